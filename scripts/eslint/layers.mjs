@@ -1,0 +1,66 @@
+// ESLint rule that keeps the layers of DESIGN.md apart: dependencies point down only.
+// Each layer lists the other layers and the packages it may import; anything else is reported.
+import path from 'node:path';
+
+const SRC = path.resolve('src');
+
+/** layer -> { layers it may import, packages it may import (prefix match) } */
+export const LAYERS = {
+  engine: { layers: [], packages: [] },
+  manifests: { layers: ['engine'], packages: ['yaml'] },
+  store: { layers: ['engine', 'manifests'], packages: ['better-sqlite3', 'node:'] },
+  kube: { layers: ['engine', 'manifests'], packages: ['@kubernetes/client-node', 'node:'] },
+  protocol: { layers: ['engine'], packages: ['vscode-languageserver-protocol', 'vscode-jsonrpc'] },
+  server: {
+    layers: ['engine', 'manifests', 'store', 'kube', 'protocol'],
+    packages: ['vscode-languageserver', 'vscode-languageserver-textdocument', 'vscode-uri', 'yaml', 'node:', '@grpc/'],
+  },
+  extension: { layers: ['protocol'], packages: ['vscode', 'vscode-languageclient', 'node:'] },
+  cli: { layers: ['engine', 'manifests', 'store', 'kube', 'protocol', 'server'], packages: ['node:', 'yaml', '@grpc/'] },
+  webview: { layers: ['protocol'], packages: [] },
+};
+
+function layerOf(file) {
+  const abs = path.resolve(file);
+  const webview = path.resolve('media/src');
+  if (abs.startsWith(webview + path.sep)) return 'webview';
+  if (!abs.startsWith(SRC + path.sep)) return undefined;
+  return abs.slice(SRC.length + 1).split(path.sep)[0];
+}
+
+function packageAllowed(source, allowed) {
+  return allowed.some((p) => (p.endsWith(':') || p.endsWith('/') ? source.startsWith(p) : source === p || source.startsWith(p + '/')));
+}
+
+/** @type {import('eslint').Rule.RuleModule} */
+export const layersRule = {
+  meta: { type: 'problem', schema: [], messages: { forbidden: '{{from}} must not import "{{source}}" (DESIGN.md, Layers: {{why}})' } },
+  create(context) {
+    const from = layerOf(context.filename);
+    if (!from || !(from in LAYERS)) return {};
+    const rules = LAYERS[from];
+    function check(node, source) {
+      if (typeof source !== 'string') return;
+      let why;
+      if (source.startsWith('.')) {
+        const target = layerOf(path.resolve(path.dirname(context.filename), source));
+        if (target === undefined) why = 'outside src/';
+        else if (target !== from && !rules.layers.includes(target)) why = `${from} may import ${rules.layers.join(', ') || 'only itself'}`;
+      } else if (!packageAllowed(source, rules.packages)) {
+        why = `${from} may use the packages ${rules.packages.join(', ') || 'none'}`;
+      }
+      if (why) context.report({ node, messageId: 'forbidden', data: { from: `src/${from}`, source, why } });
+    }
+    return {
+      ImportDeclaration: (node) => check(node.source, node.source.value),
+      ExportNamedDeclaration: (node) => node.source && check(node.source, node.source.value),
+      ExportAllDeclaration: (node) => check(node.source, node.source.value),
+      ImportExpression: (node) => node.source.type === 'Literal' && check(node.source, node.source.value),
+      CallExpression: (node) => {
+        if (node.callee.type === 'Identifier' && node.callee.name === 'require' && node.arguments[0]?.type === 'Literal') {
+          check(node.arguments[0], node.arguments[0].value);
+        }
+      },
+    };
+  },
+};

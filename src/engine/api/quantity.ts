@@ -1,0 +1,82 @@
+// Kubernetes resource quantities ("100m", "0.5", "1Gi", "500Mi", "1e3", "1.5k") parsed exactly.
+// A quantity is kept as a rational number (numerator / 10^scale with a binary or decimal multiplier
+// folded in) using bigint, so "0.1" + "0.2" is exactly "0.3" and rounding happens once, upwards, as
+// upstream's Value() and MilliValue() do.
+import { err, ok, type Result } from './result';
+
+export interface Quantity {
+  /** The exact value is `numerator / denominator`. */
+  readonly numerator: bigint;
+  readonly denominator: bigint;
+  /** The text it was parsed from. */
+  readonly text: string;
+}
+
+const BINARY: Readonly<Record<string, bigint>> = {
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
+};
+const DECIMAL_EXPONENT: Readonly<Record<string, number>> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+
+// sign, digits with optional fraction, then a suffix: binary (Ki..Ei), decimal SI, or exponent (e3, E-2).
+const QUANTITY = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+|[numkMGTPE]?)$/;
+
+export function parseQuantity(text: string): Result<Quantity> {
+  const trimmed = text.trim();
+  const match = QUANTITY.exec(trimmed);
+  if (!match) return err(`"${text}" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)`);
+  const [, sign = '', number = '', suffix = ''] = match;
+  const [whole = '', fraction = ''] = number.split('.');
+  let numerator = BigInt((whole || '0') + fraction);
+  let denominator = 10n ** BigInt(fraction.length);
+  const binary = BINARY[suffix];
+  if (binary !== undefined) {
+    numerator *= binary;
+  } else {
+    const exponent = suffix.startsWith('e') || suffix.startsWith('E') ? Number(suffix.slice(1)) : DECIMAL_EXPONENT[suffix];
+    if (exponent === undefined || Math.abs(exponent) > 64) return err(`"${text}" has an exponent out of range`);
+    if (exponent >= 0) numerator *= 10n ** BigInt(exponent);
+    else denominator *= 10n ** BigInt(-exponent);
+  }
+  if (sign === '-') numerator = -numerator;
+  return ok({ numerator, denominator, text: trimmed });
+}
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a > 0n ? q + 1n : q;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+function toSafeNumber(value: bigint, text: string): Result<number> {
+  if (value > MAX_SAFE || value < -MAX_SAFE) return err(`"${text}" is too large`);
+  return ok(Number(value));
+}
+
+/** The value rounded up to a whole unit (bytes, counts), as upstream's Value(). */
+export function quantityValue(q: Quantity): Result<number> {
+  return toSafeNumber(ceilDiv(q.numerator, q.denominator), q.text);
+}
+
+/** The value in thousandths rounded up (millicores), as upstream's MilliValue(). */
+export function quantityMilliValue(q: Quantity): Result<number> {
+  return toSafeNumber(ceilDiv(q.numerator * 1000n, q.denominator), q.text);
+}
+
+/** Renders whole units back in the most compact exact form ("1Gi", "1500m" for milli). */
+export function formatBytes(bytes: number): string {
+  for (const [suffix, size] of Object.entries(BINARY).reverse()) {
+    const unit = Number(size);
+    if (bytes !== 0 && bytes % unit === 0) return `${bytes / unit}${suffix}`;
+  }
+  return String(bytes);
+}
+
+export function formatMilliCPU(milli: number): string {
+  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+}
