@@ -7,16 +7,18 @@ const SRC = path.resolve('src');
 /** layer -> { layers it may import, packages it may import (prefix match) } */
 export const LAYERS = {
   engine: { layers: [], packages: [] },
+  // node-side implementations of the engine's injected seams (the system clock)
+  platform: { layers: ['engine'], packages: ['node:'] },
   manifests: { layers: ['engine'], packages: ['yaml'] },
-  store: { layers: ['engine', 'manifests'], packages: ['better-sqlite3', 'node:'] },
-  kube: { layers: ['engine', 'manifests'], packages: ['@kubernetes/client-node', 'node:'] },
+  store: { layers: ['engine', 'platform', 'manifests'], packages: ['better-sqlite3', 'node:'] },
+  kube: { layers: ['engine', 'platform', 'manifests'], packages: ['@kubernetes/client-node', 'node:'] },
   protocol: { layers: ['engine'], packages: ['vscode-languageserver-protocol', 'vscode-jsonrpc'] },
   server: {
-    layers: ['engine', 'manifests', 'store', 'kube', 'protocol'],
+    layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'protocol'],
     packages: ['vscode-languageserver', 'vscode-languageserver-textdocument', 'vscode-uri', 'yaml', 'node:', '@grpc/'],
   },
   extension: { layers: ['protocol'], packages: ['vscode', 'vscode-languageclient', 'node:'] },
-  cli: { layers: ['engine', 'manifests', 'store', 'kube', 'protocol', 'server'], packages: ['node:', 'yaml', '@grpc/'] },
+  cli: { layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'protocol', 'server'], packages: ['node:', 'yaml', '@grpc/'] },
   webview: { layers: ['protocol'], packages: [] },
 };
 
