@@ -1,0 +1,198 @@
+// Resource vectors and a pod's effective request, computed as upstream does
+// (k8s.io/component-helpers/resource PodRequests): max(sum of app containers + sidecars, each init
+// container's peak) + overhead, and the "non-zero" variant used for scoring, where a container that
+// requests no cpu or memory counts as 100m / 200Mi.
+import { parseQuantity, quantityMilliValue, quantityValue } from './quantity';
+import { err, ok, type Result } from './result';
+import type { Container, Node, Pod, ResourceList } from './types';
+
+export const CPU = 'cpu';
+export const MEMORY = 'memory';
+export const EPHEMERAL_STORAGE = 'ephemeral-storage';
+export const PODS = 'pods';
+
+/** Upstream's defaults for containers without a request, used only for scoring (non-zero requests). */
+export const DEFAULT_MILLI_CPU_REQUEST = 100;
+export const DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024;
+
+/** A resource vector: cpu in millicores, memory and storage in bytes, pods and extended resources as counts. */
+export class Resource {
+  milliCPU = 0;
+  memory = 0;
+  ephemeralStorage = 0;
+  allowedPodNumber = 0;
+  readonly scalar = new Map<string, number>();
+
+  static of(values: { milliCPU?: number; memory?: number; ephemeralStorage?: number; allowedPodNumber?: number; scalar?: Record<string, number> }): Resource {
+    const r = new Resource();
+    r.milliCPU = values.milliCPU ?? 0;
+    r.memory = values.memory ?? 0;
+    r.ephemeralStorage = values.ephemeralStorage ?? 0;
+    r.allowedPodNumber = values.allowedPodNumber ?? 0;
+    for (const [name, value] of Object.entries(values.scalar ?? {})) r.scalar.set(name, value);
+    return r;
+  }
+
+  clone(): Resource {
+    const r = new Resource();
+    r.add(this);
+    r.allowedPodNumber = this.allowedPodNumber;
+    return r;
+  }
+
+  /** Adds another vector's requests (not its pod count). */
+  add(other: Resource): void {
+    this.milliCPU += other.milliCPU;
+    this.memory += other.memory;
+    this.ephemeralStorage += other.ephemeralStorage;
+    for (const [name, value] of other.scalar) this.scalar.set(name, (this.scalar.get(name) ?? 0) + value);
+  }
+
+  subtract(other: Resource): void {
+    this.milliCPU -= other.milliCPU;
+    this.memory -= other.memory;
+    this.ephemeralStorage -= other.ephemeralStorage;
+    for (const [name, value] of other.scalar) this.scalar.set(name, (this.scalar.get(name) ?? 0) - value);
+  }
+
+  /** Raises each component to at least the other's. */
+  setMax(other: Resource): void {
+    this.milliCPU = Math.max(this.milliCPU, other.milliCPU);
+    this.memory = Math.max(this.memory, other.memory);
+    this.ephemeralStorage = Math.max(this.ephemeralStorage, other.ephemeralStorage);
+    for (const [name, value] of other.scalar) this.scalar.set(name, Math.max(this.scalar.get(name) ?? 0, value));
+  }
+
+  /** The amount of a named resource ("cpu" in millicores, "memory" in bytes, extended by name). */
+  get(name: string): number {
+    switch (name) {
+      case CPU:
+        return this.milliCPU;
+      case MEMORY:
+        return this.memory;
+      case EPHEMERAL_STORAGE:
+        return this.ephemeralStorage;
+      case PODS:
+        return this.allowedPodNumber;
+      default:
+        return this.scalar.get(name) ?? 0;
+    }
+  }
+
+  /** Names of every resource this vector holds a non-zero amount of. */
+  names(): string[] {
+    const names: string[] = [];
+    if (this.milliCPU) names.push(CPU);
+    if (this.memory) names.push(MEMORY);
+    if (this.ephemeralStorage) names.push(EPHEMERAL_STORAGE);
+    for (const [name, value] of this.scalar) if (value) names.push(name);
+    return names;
+  }
+}
+
+/** Parses a ResourceList (requests, limits, allocatable) into a vector; `field` names where it came from. */
+export function parseResourceList(list: ResourceList | undefined, field: string): Result<Resource> {
+  const r = new Resource();
+  for (const [name, text] of Object.entries(list ?? {})) {
+    const q = parseQuantity(String(text));
+    if (!q.ok) return err(`${field}.${name}: ${q.error}`);
+    const amount = name === CPU ? quantityMilliValue(q.value) : quantityValue(q.value);
+    if (!amount.ok) return err(`${field}.${name}: ${amount.error}`);
+    if (amount.value < 0) return err(`${field}.${name}: "${text}" must not be negative`);
+    switch (name) {
+      case CPU:
+        r.milliCPU = amount.value;
+        break;
+      case MEMORY:
+        r.memory = amount.value;
+        break;
+      case EPHEMERAL_STORAGE:
+        r.ephemeralStorage = amount.value;
+        break;
+      case PODS:
+        r.allowedPodNumber = amount.value;
+        break;
+      default:
+        r.scalar.set(name, amount.value);
+    }
+  }
+  return ok(r);
+}
+
+export interface PodResources {
+  /** What the pod asks for: used by the fit filter. */
+  readonly requests: Resource;
+  /** The same with upstream's defaults for containers that ask for no cpu or memory: used for scoring. */
+  readonly nonZero: Resource;
+}
+
+function containerRequests(c: Container, field: string): Result<PodResources> {
+  const requests = parseResourceList(c.resources?.requests, `${field}.resources.requests`);
+  if (!requests.ok) return requests;
+  const nonZero = requests.value.clone();
+  if (!c.resources?.requests?.[CPU]) nonZero.milliCPU = DEFAULT_MILLI_CPU_REQUEST;
+  if (!c.resources?.requests?.[MEMORY]) nonZero.memory = DEFAULT_MEMORY_REQUEST;
+  return ok({ requests: requests.value, nonZero });
+}
+
+const cache = new WeakMap<Pod, Result<PodResources>>();
+
+/** The pod's effective requests; memoized per pod object (engine objects are immutable). */
+export function podResources(pod: Pod): Result<PodResources> {
+  let result = cache.get(pod);
+  if (!result) {
+    result = computePodResources(pod);
+    cache.set(pod, result);
+  }
+  return result;
+}
+
+function computePodResources(pod: Pod): Result<PodResources> {
+  const requests = new Resource();
+  const nonZero = new Resource();
+  for (const [i, c] of pod.spec.containers.entries()) {
+    const r = containerRequests(c, `spec.containers[${i}]`);
+    if (!r.ok) return r;
+    requests.add(r.value.requests);
+    nonZero.add(r.value.nonZero);
+  }
+  // Init containers run one at a time before the app; sidecars (restartPolicy Always) keep running,
+  // so each init container's peak is its own request plus the sidecars started before it.
+  const sidecars = { requests: new Resource(), nonZero: new Resource() };
+  const initPeak = { requests: new Resource(), nonZero: new Resource() };
+  for (const [i, c] of (pod.spec.initContainers ?? []).entries()) {
+    const r = containerRequests(c, `spec.initContainers[${i}]`);
+    if (!r.ok) return r;
+    for (const key of ['requests', 'nonZero'] as const) {
+      const peak = r.value[key].clone();
+      peak.add(sidecars[key]);
+      initPeak[key].setMax(peak);
+      if (c.restartPolicy === 'Always') sidecars[key].add(r.value[key]);
+    }
+  }
+  requests.add(sidecars.requests);
+  nonZero.add(sidecars.nonZero);
+  requests.setMax(initPeak.requests);
+  nonZero.setMax(initPeak.nonZero);
+  if (pod.spec.overhead) {
+    const overhead = parseResourceList(pod.spec.overhead, 'spec.overhead');
+    if (!overhead.ok) return overhead;
+    requests.add(overhead.value);
+    nonZero.add(overhead.value);
+  }
+  return ok({ requests, nonZero });
+}
+
+const allocatableCache = new WeakMap<Node, Result<Resource>>();
+
+/** What the node offers pods: status.allocatable, else status.capacity. */
+export function nodeAllocatable(node: Node): Result<Resource> {
+  let result = allocatableCache.get(node);
+  if (!result) {
+    result = node.status?.allocatable
+      ? parseResourceList(node.status.allocatable, 'status.allocatable')
+      : parseResourceList(node.status?.capacity, 'status.capacity');
+    allocatableCache.set(node, result);
+  }
+  return result;
+}

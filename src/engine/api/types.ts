@@ -1,0 +1,204 @@
+// The subset of Kubernetes objects the engine reads, in their JSON shape, so a manifest or an API
+// response maps onto them directly. Quantities stay strings here; `resources.ts` parses them.
+
+export type Labels = Readonly<Record<string, string>>;
+
+export interface OwnerReference {
+  readonly apiVersion?: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid?: string;
+  readonly controller?: boolean;
+}
+
+export interface ObjectMeta {
+  readonly name: string;
+  readonly namespace?: string;
+  readonly uid?: string;
+  readonly resourceVersion?: string;
+  readonly labels?: Labels;
+  readonly annotations?: Labels;
+  readonly ownerReferences?: readonly OwnerReference[];
+  readonly creationTimestamp?: string;
+}
+
+export type ResourceList = Readonly<Record<string, string>>;
+
+export interface ContainerPort {
+  readonly containerPort: number;
+  readonly hostPort?: number;
+  readonly hostIP?: string;
+  readonly protocol?: 'TCP' | 'UDP' | 'SCTP';
+  readonly name?: string;
+}
+
+export interface Container {
+  readonly name: string;
+  readonly image?: string;
+  readonly resources?: { readonly requests?: ResourceList; readonly limits?: ResourceList };
+  readonly ports?: readonly ContainerPort[];
+  /** An init container with restartPolicy Always is a sidecar: it keeps running beside the app. */
+  readonly restartPolicy?: 'Always';
+}
+
+export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+export type NodeSelectorOperator = SelectorOperator | 'Gt' | 'Lt';
+
+export interface LabelSelectorRequirement {
+  readonly key: string;
+  readonly operator: SelectorOperator;
+  readonly values?: readonly string[];
+}
+
+export interface LabelSelector {
+  readonly matchLabels?: Labels;
+  readonly matchExpressions?: readonly LabelSelectorRequirement[];
+}
+
+export interface NodeSelectorRequirement {
+  readonly key: string;
+  readonly operator: NodeSelectorOperator;
+  readonly values?: readonly string[];
+}
+
+export interface NodeSelectorTerm {
+  readonly matchExpressions?: readonly NodeSelectorRequirement[];
+  readonly matchFields?: readonly NodeSelectorRequirement[];
+}
+
+export interface NodeSelector {
+  readonly nodeSelectorTerms: readonly NodeSelectorTerm[];
+}
+
+export interface PreferredSchedulingTerm {
+  readonly weight: number;
+  readonly preference: NodeSelectorTerm;
+}
+
+export interface NodeAffinity {
+  readonly requiredDuringSchedulingIgnoredDuringExecution?: NodeSelector;
+  readonly preferredDuringSchedulingIgnoredDuringExecution?: readonly PreferredSchedulingTerm[];
+}
+
+export interface PodAffinityTerm {
+  readonly labelSelector?: LabelSelector;
+  readonly namespaces?: readonly string[];
+  readonly namespaceSelector?: LabelSelector;
+  readonly topologyKey: string;
+  readonly matchLabelKeys?: readonly string[];
+  readonly mismatchLabelKeys?: readonly string[];
+}
+
+export interface WeightedPodAffinityTerm {
+  readonly weight: number;
+  readonly podAffinityTerm: PodAffinityTerm;
+}
+
+export interface PodAffinity {
+  readonly requiredDuringSchedulingIgnoredDuringExecution?: readonly PodAffinityTerm[];
+  readonly preferredDuringSchedulingIgnoredDuringExecution?: readonly WeightedPodAffinityTerm[];
+}
+
+export interface Affinity {
+  readonly nodeAffinity?: NodeAffinity;
+  readonly podAffinity?: PodAffinity;
+  readonly podAntiAffinity?: PodAffinity;
+}
+
+export type TaintEffect = 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+
+export interface Taint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: TaintEffect;
+}
+
+export interface Toleration {
+  readonly key?: string;
+  readonly operator?: 'Exists' | 'Equal';
+  readonly value?: string;
+  readonly effect?: TaintEffect;
+  readonly tolerationSeconds?: number;
+}
+
+export interface TopologySpreadConstraint {
+  readonly maxSkew: number;
+  readonly topologyKey: string;
+  readonly whenUnsatisfiable: 'DoNotSchedule' | 'ScheduleAnyway';
+  readonly labelSelector?: LabelSelector;
+  readonly minDomains?: number;
+  readonly nodeAffinityPolicy?: 'Honor' | 'Ignore';
+  readonly nodeTaintsPolicy?: 'Honor' | 'Ignore';
+  readonly matchLabelKeys?: readonly string[];
+}
+
+export interface PodSpec {
+  readonly nodeName?: string;
+  readonly schedulerName?: string;
+  readonly containers: readonly Container[];
+  readonly initContainers?: readonly Container[];
+  readonly overhead?: ResourceList;
+  readonly nodeSelector?: Labels;
+  readonly affinity?: Affinity;
+  readonly tolerations?: readonly Toleration[];
+  readonly topologySpreadConstraints?: readonly TopologySpreadConstraint[];
+  readonly priority?: number;
+  readonly priorityClassName?: string;
+  readonly schedulingGates?: readonly { readonly name: string }[];
+}
+
+export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
+
+export interface PodCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+}
+
+export interface Pod {
+  readonly apiVersion?: string;
+  readonly kind?: 'Pod';
+  readonly metadata: ObjectMeta;
+  readonly spec: PodSpec;
+  readonly status?: { readonly phase?: PodPhase; readonly conditions?: readonly PodCondition[] };
+}
+
+export interface ContainerImage {
+  readonly names?: readonly string[];
+  readonly sizeBytes?: number;
+}
+
+export interface NodeCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+}
+
+export interface Node {
+  readonly apiVersion?: string;
+  readonly kind?: 'Node';
+  readonly metadata: ObjectMeta;
+  readonly spec?: { readonly unschedulable?: boolean; readonly taints?: readonly Taint[] };
+  readonly status?: {
+    readonly capacity?: ResourceList;
+    readonly allocatable?: ResourceList;
+    readonly images?: readonly ContainerImage[];
+    readonly conditions?: readonly NodeCondition[];
+  };
+}
+
+/** What a scheduling cycle sees of the cluster: the engine cannot tell a workspace from a live cluster. */
+export interface ClusterSnapshot {
+  readonly nodes: readonly Node[];
+  readonly pods: readonly Pod[];
+}
+
+export const DEFAULT_NAMESPACE = 'default';
+
+/** `namespace/name`: how pods are named in plans, diagnoses and messages. */
+export function podKey(pod: Pod): string {
+  return `${pod.metadata.namespace ?? DEFAULT_NAMESPACE}/${pod.metadata.name}`;
+}
+
+/** A pod's identity in the cache: its uid when it has one, else its key. */
+export function podId(pod: Pod): string {
+  return pod.metadata.uid ?? podKey(pod);
+}

@@ -1,0 +1,45 @@
+// Per-cycle state shared between a pod's stages (PreFilter writes, Filter reads), with typed keys so
+// a plugin reads back exactly the type it wrote.
+
+export class StateKey<T> {
+  /** Phantom field so keys of different types are not interchangeable. */
+  declare readonly type: T;
+  constructor(readonly name: string) {}
+}
+
+/** A value copied when the state is cloned (a plugin's per-cycle data that later stages mutate). */
+export interface Cloneable<T> {
+  clone(): T;
+}
+
+export class CycleState {
+  private readonly values = new Map<StateKey<unknown>, unknown>();
+  /** Plugins whose PreFilter returned Skip: their Filter is not run in this cycle. */
+  readonly skipFilterPlugins = new Set<string>();
+  /** Plugins whose PreScore returned Skip: their Score is not run in this cycle. */
+  readonly skipScorePlugins = new Set<string>();
+
+  write<T>(key: StateKey<T>, value: T): void {
+    this.values.set(key, value);
+  }
+
+  read<T>(key: StateKey<T>): T | undefined {
+    return this.values.get(key) as T | undefined;
+  }
+
+  delete(key: StateKey<unknown>): void {
+    this.values.delete(key);
+  }
+
+  /** A copy for trying a hypothetical (planning, preemption): values that can clone themselves do. */
+  clone(): CycleState {
+    const copy = new CycleState();
+    for (const [key, value] of this.values) {
+      const cloneable = value as Partial<Cloneable<unknown>> | null;
+      copy.values.set(key, cloneable && typeof cloneable.clone === 'function' ? cloneable.clone() : value);
+    }
+    for (const p of this.skipFilterPlugins) copy.skipFilterPlugins.add(p);
+    for (const p of this.skipScorePlugins) copy.skipScorePlugins.add(p);
+    return copy;
+  }
+}

@@ -1,0 +1,104 @@
+// One interface per extension point, as upstream's pkg/scheduler/framework/interface.go. A plugin
+// implements the stages it takes part in; the runtime calls them in profile order.
+import type { Random } from '../api/random';
+import type { Result } from '../api/result';
+import type { CycleState } from './cycle-state';
+import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
+import type { Status } from './status';
+
+export interface Plugin {
+  readonly name: string;
+}
+
+/** A pod waiting in the scheduling queue. */
+export interface QueuedPodInfo {
+  readonly info: PodInfo;
+  /** When it entered the queue (injected clock, ms). */
+  readonly timestamp: number;
+  readonly attempts: number;
+}
+
+export interface QueueSortPlugin extends Plugin {
+  /** Whether `a` should be scheduled before `b`. */
+  less(a: QueuedPodInfo, b: QueuedPodInfo): boolean;
+}
+
+/** Chooses which of the feasible-candidate nodes a cycle evaluates (node sampling). */
+export interface SampleNodesPlugin extends Plugin {
+  /** The nodes to evaluate, in the order to evaluate them; `count` is how many to find feasible. */
+  sampleNodes(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], count: number): readonly NodeInfo[];
+}
+
+export interface PreFilterResult {
+  /** When set, only these nodes can be feasible (e.g. spec.nodeName or matchFields metadata.name). */
+  readonly nodeNames?: ReadonlySet<string>;
+}
+
+export interface PreFilterPlugin extends Plugin {
+  preFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): { status: Status; result?: PreFilterResult };
+  /** Optional: keep the pre-computed state in step when a what-if adds or removes a pod (planning, preemption). */
+  addPod?(state: CycleState, podToSchedule: PodInfo, podToAdd: PodInfo, node: NodeInfo): Status;
+  removePod?(state: CycleState, podToSchedule: PodInfo, podToRemove: PodInfo, node: NodeInfo): Status;
+}
+
+export interface FilterPlugin extends Plugin {
+  filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status;
+}
+
+export interface PostFilterResult {
+  readonly nominatedNode?: string;
+}
+
+export interface PostFilterPlugin extends Plugin {
+  /** Runs when no node is feasible; `statuses` maps node name to why it was rejected. */
+  postFilter(state: CycleState, pod: PodInfo, statuses: ReadonlyMap<string, Status>): { status: Status; result?: PostFilterResult };
+}
+
+export interface PreScorePlugin extends Plugin {
+  preScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): Status;
+}
+
+export interface NodeScore {
+  readonly name: string;
+  score: number;
+}
+
+export const MIN_NODE_SCORE = 0;
+export const MAX_NODE_SCORE = 100;
+
+export interface ScorePlugin extends Plugin {
+  /** A raw score for the node; a Status only for an internal error. */
+  score(state: CycleState, pod: PodInfo, node: NodeInfo): number | Status;
+  /** Optional: rewrites the raw scores in place to MIN_NODE_SCORE..MAX_NODE_SCORE. */
+  normalizeScore?(state: CycleState, pod: PodInfo, scores: NodeScore[]): Status;
+}
+
+export interface ReservePlugin extends Plugin {
+  reserve(state: CycleState, pod: PodInfo, nodeName: string): Status;
+  /** Undoes reserve; must be idempotent and cannot fail. */
+  unreserve(state: CycleState, pod: PodInfo, nodeName: string): void;
+}
+
+export interface PermitPlugin extends Plugin {
+  permit(state: CycleState, pod: PodInfo, nodeName: string): Status;
+}
+
+/** The binding pipeline's first step: is the chosen node still right (nothing changed under us)? */
+export interface CheckConflictsPlugin extends Plugin {
+  checkConflicts(state: CycleState, pod: PodInfo, nodeName: string): Promise<Status>;
+}
+
+export interface BindPlugin extends Plugin {
+  /** Skip means "not mine": the next bind plugin is asked. */
+  bind(state: CycleState, pod: PodInfo, nodeName: string): Promise<Status>;
+}
+
+/** What a plugin factory receives from the framework it is built for. */
+export interface FrameworkHandle {
+  /** The snapshot of the cycle being run (replaced at the start of each cycle). */
+  snapshot(): NodeInfoLister;
+  readonly random: Random;
+}
+
+/** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value. */
+export type PluginFactory = (args: unknown, handle: FrameworkHandle) => Result<Plugin>;

@@ -1,0 +1,180 @@
+// What a scheduling cycle knows about one node: the node, the pods on it (bound or assumed) and the
+// totals the plugins read, kept up to date as pods are added and removed (upstream framework.NodeInfo).
+import { nodeAllocatable, podResources, Resource, type PodResources } from '../api/resources';
+import { podId, podKey, type Node, type Pod } from '../api/types';
+import { err, ok, type Result } from '../api/result';
+
+/** A pod with what the cycle reads of it often, computed once. */
+export interface PodInfo {
+  readonly pod: Pod;
+  /** namespace/name */
+  readonly key: string;
+  /** uid, or the key when the pod has none */
+  readonly id: string;
+  readonly requests: PodResources['requests'];
+  readonly nonZero: PodResources['nonZero'];
+  /** The pod has pod affinity or anti-affinity terms (required or preferred). */
+  readonly hasAffinity: boolean;
+  readonly hasRequiredAntiAffinity: boolean;
+}
+
+const podInfos = new WeakMap<Pod, PodInfo>();
+
+/** Builds (once per pod object) the PodInfo; an error names the malformed field. */
+export function podInfo(pod: Pod): Result<PodInfo> {
+  const cached = podInfos.get(pod);
+  if (cached) return ok(cached);
+  const resources = podResources(pod);
+  if (!resources.ok) return err(`pod ${podKey(pod)}: ${resources.error}`);
+  const affinity = pod.spec.affinity;
+  const info: PodInfo = {
+    pod,
+    key: podKey(pod),
+    id: podId(pod),
+    requests: resources.value.requests,
+    nonZero: resources.value.nonZero,
+    hasAffinity: Boolean(affinity?.podAffinity || affinity?.podAntiAffinity),
+    hasRequiredAntiAffinity: Boolean(affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length),
+  };
+  podInfos.set(pod, info);
+  return ok(info);
+}
+
+const WILDCARD_IP = '0.0.0.0';
+
+/** Host ports in use on a node: ip → set of "protocol/port". */
+export class HostPorts {
+  private readonly byIP = new Map<string, Map<string, number>>();
+
+  /** Whether `ip:protocol/port` clashes with a port in use (0.0.0.0 clashes with every address). */
+  conflicts(ip: string | undefined, protocol: string | undefined, port: number): boolean {
+    const entry = `${protocol ?? 'TCP'}/${port}`;
+    const address = ip || WILDCARD_IP;
+    if (address === WILDCARD_IP) {
+      for (const ports of this.byIP.values()) if (ports.has(entry)) return true;
+      return false;
+    }
+    return Boolean(this.byIP.get(address)?.has(entry) || this.byIP.get(WILDCARD_IP)?.has(entry));
+  }
+
+  add(ip: string | undefined, protocol: string | undefined, port: number, delta: 1 | -1): void {
+    const address = ip || WILDCARD_IP;
+    const entry = `${protocol ?? 'TCP'}/${port}`;
+    let ports = this.byIP.get(address);
+    if (!ports) this.byIP.set(address, (ports = new Map()));
+    const count = (ports.get(entry) ?? 0) + delta;
+    if (count > 0) ports.set(entry, count);
+    else ports.delete(entry);
+    if (ports.size === 0) this.byIP.delete(address);
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const ports of this.byIP.values()) n += ports.size;
+    return n;
+  }
+
+  clone(): HostPorts {
+    const copy = new HostPorts();
+    for (const [ip, ports] of this.byIP) copy.byIP.set(ip, new Map(ports));
+    return copy;
+  }
+}
+
+export class NodeInfo {
+  readonly name: string;
+  /** What the node offers; when its allocatable is malformed, zero and `allocatableError` says why. */
+  readonly allocatable: Resource;
+  readonly allocatableError?: string;
+  readonly requested = new Resource();
+  readonly nonZeroRequested = new Resource();
+  readonly pods: PodInfo[] = [];
+  readonly podsWithAffinity: PodInfo[] = [];
+  readonly podsWithRequiredAntiAffinity: PodInfo[] = [];
+  readonly usedPorts = new HostPorts();
+  /** image name → size in bytes, from node.status.images */
+  readonly imageSizes = new Map<string, number>();
+  /** Bumped on every change, so a snapshot can copy only what changed. */
+  generation = 0;
+
+  constructor(readonly node: Node) {
+    this.name = node.metadata.name;
+    const allocatable = nodeAllocatable(node);
+    if (allocatable.ok) {
+      this.allocatable = allocatable.value;
+    } else {
+      this.allocatable = new Resource();
+      this.allocatableError = allocatable.error;
+    }
+    for (const image of node.status?.images ?? []) {
+      for (const name of image.names ?? []) this.imageSizes.set(name, image.sizeBytes ?? 0);
+    }
+  }
+
+  addPod(info: PodInfo): void {
+    this.pods.push(info);
+    if (info.hasAffinity) this.podsWithAffinity.push(info);
+    if (info.hasRequiredAntiAffinity) this.podsWithRequiredAntiAffinity.push(info);
+    this.account(info, 1);
+  }
+
+  /** Removes the pod with this id; false when the node does not hold it. */
+  removePod(id: string): boolean {
+    const index = this.pods.findIndex((p) => p.id === id);
+    if (index < 0) return false;
+    const [info] = this.pods.splice(index, 1);
+    if (!info) return false;
+    removeById(this.podsWithAffinity, id);
+    removeById(this.podsWithRequiredAntiAffinity, id);
+    this.account(info, -1);
+    return true;
+  }
+
+  /** A deep copy that later changes to this one do not touch (for snapshots and what-if planning). */
+  clone(): NodeInfo {
+    const copy = new NodeInfo(this.node);
+    copy.pods.push(...this.pods);
+    copy.podsWithAffinity.push(...this.podsWithAffinity);
+    copy.podsWithRequiredAntiAffinity.push(...this.podsWithRequiredAntiAffinity);
+    copy.requested.add(this.requested);
+    copy.nonZeroRequested.add(this.nonZeroRequested);
+    (copy as { usedPorts: HostPorts }).usedPorts = this.usedPorts.clone();
+    copy.generation = this.generation;
+    return copy;
+  }
+
+  /** A copy on another Node object (the node was updated), keeping its pods. */
+  withNode(node: Node): NodeInfo {
+    const copy = new NodeInfo(node);
+    for (const p of this.pods) copy.addPod(p);
+    copy.generation = this.generation + 1;
+    return copy;
+  }
+
+  private account(info: PodInfo, sign: 1 | -1): void {
+    const apply = (target: Resource, delta: Resource) => (sign === 1 ? target.add(delta) : target.subtract(delta));
+    apply(this.requested, info.requests);
+    apply(this.nonZeroRequested, info.nonZero);
+    for (const c of info.pod.spec.containers) {
+      for (const port of c.ports ?? []) {
+        if (port.hostPort) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
+      }
+    }
+    this.generation++;
+  }
+}
+
+function removeById(list: PodInfo[], id: string): void {
+  const index = list.findIndex((p) => p.id === id);
+  if (index >= 0) list.splice(index, 1);
+}
+
+/** The read side of a cycle's snapshot, as plugins see it. */
+export interface NodeInfoLister {
+  list(): readonly NodeInfo[];
+  get(name: string): NodeInfo | undefined;
+  havePodsWithAffinity(): readonly NodeInfo[];
+  havePodsWithRequiredAntiAffinity(): readonly NodeInfo[];
+  /** On how many nodes an image is present (ImageLocality's spread factor). */
+  imageNumNodes(image: string): number;
+}

@@ -1,0 +1,71 @@
+// The outcome of a plugin at one extension point, as upstream's framework.Status: a code that
+// separates a rejection (Unschedulable, UnschedulableAndUnresolvable) from an internal Error, the
+// reasons a user reads, and which plugin at which stage said so.
+
+export enum Code {
+  Success = 'Success',
+  /** The pod does not fit this node now; preemption or a cluster change could help. */
+  Unschedulable = 'Unschedulable',
+  /** The pod cannot fit this node whatever happens to other pods (a taint, a selector). */
+  UnschedulableAndUnresolvable = 'UnschedulableAndUnresolvable',
+  /** Something went wrong inside a plugin: not a verdict about the pod. */
+  Error = 'Error',
+  /** The plugin has nothing to say about this pod; its later stages are skipped. */
+  Skip = 'Skip',
+}
+
+export type Stage =
+  | 'Sort'
+  | 'SampleNodes'
+  | 'PreFilter'
+  | 'Filter'
+  | 'PostFilter'
+  | 'PreScore'
+  | 'Score'
+  | 'NormalizeScore'
+  | 'Reserve'
+  | 'Permit'
+  | 'CheckConflicts'
+  | 'Bind';
+
+export interface Status {
+  readonly code: Code;
+  readonly reasons: readonly string[];
+  /** The plugin that returned it (set by the runtime when the plugin did not). */
+  readonly plugin?: string;
+  readonly stage?: Stage;
+}
+
+export const SUCCESS: Status = Object.freeze({ code: Code.Success, reasons: Object.freeze([]) as readonly string[] });
+export const SKIP: Status = Object.freeze({ code: Code.Skip, reasons: Object.freeze([]) as readonly string[] });
+
+export function unschedulable(...reasons: string[]): Status {
+  return { code: Code.Unschedulable, reasons };
+}
+
+export function unresolvable(...reasons: string[]): Status {
+  return { code: Code.UnschedulableAndUnresolvable, reasons };
+}
+
+export function errorStatus(message: string): Status {
+  return { code: Code.Error, reasons: [message] };
+}
+
+export function isSuccess(status: Status): boolean {
+  return status.code === Code.Success;
+}
+
+/** A verdict against the pod on a node (as opposed to success, skip or an internal error). */
+export function isRejection(status: Status): boolean {
+  return status.code === Code.Unschedulable || status.code === Code.UnschedulableAndUnresolvable;
+}
+
+/** The status with the plugin and stage that produced it recorded. */
+export function attributed(status: Status, plugin: string, stage: Stage): Status {
+  if (status.plugin === plugin && status.stage === stage) return status;
+  return { ...status, plugin: status.plugin ?? plugin, stage: status.stage ?? stage };
+}
+
+export function statusMessage(status: Status): string {
+  return status.reasons.join(', ');
+}
