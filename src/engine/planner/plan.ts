@@ -1,0 +1,33 @@
+// A plan for a pod set (DESIGN.md, Contracts): where each pod goes, and why each unplaced pod could
+// not be placed. In the cluster it is a SchedulePlan (planner.ciena.io/v1alpha1, spec.plan).
+import type { Diagnosis } from '../framework/diagnosis';
+
+export interface PlanAssignment {
+  /** Pod name (the plan's namespace holds every pod of the set), as in SchedulePlan spec.plan. */
+  readonly pod: string;
+  readonly node: string;
+  /** The cycle that chose the node, when the planner ran one. */
+  readonly diagnosis?: Diagnosis;
+}
+
+export interface UnplacedPod {
+  readonly pod: string;
+  /** The upstream-format message ("0/5 nodes are available: …"). */
+  readonly message: string;
+  readonly diagnosis: Diagnosis;
+}
+
+export interface Plan {
+  readonly podSet: string;
+  readonly namespace: string;
+  /** The ScheduleTrigger that asked for it, if any. */
+  readonly trigger?: string;
+  readonly planner: string;
+  readonly profile: string;
+  readonly assignments: readonly PlanAssignment[];
+  readonly unplaced: readonly UnplacedPod[];
+  /** Injected clock, ms since the epoch. */
+  readonly createdAt: number;
+  /** A hash of the nodes and pods the plan was made from, to tell whether it is stale. */
+  readonly snapshotHash: string;
+}
