@@ -1,0 +1,279 @@
+// The scheduling queue (upstream pkg/scheduler/backend/queue): activeQ ordered by the profile's
+// QueueSort plugin, backoffQ for pods that failed recently (1 s doubling to 10 s per attempt), and
+// the unschedulable pods, which move back when a cluster event could make them schedulable (one of
+// the plugins that rejected them cares about it) or after 5 minutes at the latest. Pods with
+// scheduling gates wait, gated, until an update removes the gates.
+import type { Clock, Timer } from '../api/clock';
+import type { QueuedPodInfo } from '../framework/interfaces';
+import type { PodInfo } from '../framework/node-info';
+import { KeyedHeap } from './heap';
+
+export type ClusterEvent = 'NodeAdd' | 'NodeUpdate' | 'NodeDelete' | 'PodAdd' | 'PodUpdate' | 'PodDelete';
+
+export interface SchedulingQueueOptions {
+  readonly clock: Clock;
+  /** The QueueSort plugin's order: whether `a` goes before `b`. */
+  readonly less: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
+  readonly initialBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+  /** How long a pod may stay unschedulable before it is retried anyway. */
+  readonly maxUnschedulableMs?: number;
+  /**
+   * The cluster events a plugin's rejection can be undone by; a plugin not listed is woken by every
+   * event (safe default). Defaults to DEFAULT_EVENTS_OF_INTEREST.
+   */
+  readonly eventsOfInterest?: (plugin: string) => readonly ClusterEvent[] | undefined;
+}
+
+/** Which events can make a pod rejected by an upstream plugin schedulable (upstream's EventsToRegister). */
+export const DEFAULT_EVENTS_OF_INTEREST: Readonly<Record<string, readonly ClusterEvent[]>> = {
+  NodeName: ['NodeAdd'],
+  NodeUnschedulable: ['NodeAdd', 'NodeUpdate'],
+  NodeResourcesFit: ['NodeAdd', 'NodeUpdate', 'PodDelete', 'PodUpdate'],
+  NodeAffinity: ['NodeAdd', 'NodeUpdate'],
+  TaintToleration: ['NodeAdd', 'NodeUpdate'],
+  NodePorts: ['NodeAdd', 'PodDelete'],
+  PodTopologySpread: ['NodeAdd', 'NodeUpdate', 'NodeDelete', 'PodAdd', 'PodUpdate', 'PodDelete'],
+  InterPodAffinity: ['NodeAdd', 'NodeUpdate', 'PodAdd', 'PodUpdate', 'PodDelete'],
+};
+
+export type QueueName = 'active' | 'backoff' | 'unschedulable' | 'gated' | 'inFlight';
+
+interface Entry {
+  queued: QueuedPodInfo;
+  /** When its last attempt failed (backoff and the 5-minute leftover count from here). */
+  failedAt: number;
+  /** Plugins that rejected it in its last attempt. */
+  rejectors: ReadonlySet<string>;
+}
+
+const BACKOFF_FLUSH_MS = 1000;
+const UNSCHEDULABLE_FLUSH_MS = 30_000;
+
+export class SchedulingQueue {
+  private readonly active: KeyedHeap<QueuedPodInfo>;
+  private readonly backoff: KeyedHeap<Entry>;
+  private readonly unschedulable = new Map<string, Entry>();
+  private readonly gated = new Map<string, QueuedPodInfo>();
+  private readonly inFlight = new Map<string, QueuedPodInfo>();
+  private schedulingCycle = 0;
+  /** The scheduling cycle during which a cluster event last moved pods (upstream moveRequestCycle). */
+  private moveRequestCycle = -1;
+  private timers: Timer[] = [];
+  private readonly listeners = new Set<() => void>();
+  private readonly initialBackoffMs: number;
+  private readonly maxBackoffMs: number;
+  private readonly maxUnschedulableMs: number;
+  private readonly eventsOfInterest: (plugin: string) => readonly ClusterEvent[] | undefined;
+
+  constructor(private readonly options: SchedulingQueueOptions) {
+    this.initialBackoffMs = options.initialBackoffMs ?? 1000;
+    this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
+    this.maxUnschedulableMs = options.maxUnschedulableMs ?? 300_000;
+    this.eventsOfInterest = options.eventsOfInterest ?? ((plugin) => DEFAULT_EVENTS_OF_INTEREST[plugin]);
+    this.active = new KeyedHeap((q) => q.info.id, options.less);
+    this.backoff = new KeyedHeap(
+      (e) => e.queued.info.id,
+      (a, b) => this.backoffExpiry(a) < this.backoffExpiry(b),
+    );
+  }
+
+  /** Calls `listener` whenever a pod becomes ready to pop; returns a function that stops it. */
+  onReady(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Starts the periodic flushes on the injected clock (backoff every 1 s, leftovers every 30 s). */
+  start(): void {
+    if (this.timers.length) return;
+    const every = (ms: number, fn: () => void) => {
+      const tick = () => {
+        fn();
+        this.timers[index] = this.options.clock.setTimer(ms, tick);
+      };
+      const index = this.timers.length;
+      this.timers.push(this.options.clock.setTimer(ms, tick));
+    };
+    every(BACKOFF_FLUSH_MS, () => this.flushBackoffCompleted());
+    every(UNSCHEDULABLE_FLUSH_MS, () => this.flushUnschedulableLeftover());
+  }
+
+  stop(): void {
+    for (const t of this.timers) t.cancel();
+    this.timers = [];
+  }
+
+  /** A new pending pod: gated pods wait, others go to activeQ. */
+  add(info: PodInfo): void {
+    const queued: QueuedPodInfo = { info, timestamp: this.options.clock.now(), attempts: 0 };
+    if (isGated(info)) {
+      this.gated.set(info.id, queued);
+      return;
+    }
+    this.active.upsert(queued);
+    this.notify();
+  }
+
+  /** The pod changed: a gated pod whose gates are gone becomes active; elsewhere the new object replaces the old. */
+  update(info: PodInfo): void {
+    const id = info.id;
+    const gated = this.gated.get(id);
+    if (gated) {
+      if (isGated(info)) {
+        this.gated.set(id, { ...gated, info });
+      } else {
+        this.gated.delete(id);
+        this.active.upsert({ ...gated, info });
+        this.notify();
+      }
+      return;
+    }
+    const active = this.active.get(id);
+    if (active) return this.active.upsert({ ...active, info });
+    const backoff = this.backoff.get(id);
+    if (backoff) return this.backoff.upsert({ ...backoff, queued: { ...backoff.queued, info } });
+    const unschedulable = this.unschedulable.get(id);
+    if (unschedulable) {
+      // An update of the pod itself may make it schedulable (upstream moves it on any spec change).
+      this.unschedulable.delete(id);
+      this.requeue({ ...unschedulable, queued: { ...unschedulable.queued, info } });
+      return;
+    }
+    if (!this.inFlight.has(id)) this.add(info);
+  }
+
+  delete(id: string): void {
+    this.active.delete(id);
+    this.backoff.delete(id);
+    this.unschedulable.delete(id);
+    this.gated.delete(id);
+    this.inFlight.delete(id);
+  }
+
+  /** The next pod to schedule, or undefined when activeQ is empty. */
+  pop(): QueuedPodInfo | undefined {
+    const next = this.active.pop();
+    if (!next) return undefined;
+    this.schedulingCycle++;
+    const popped: QueuedPodInfo = { ...next, attempts: next.attempts + 1 };
+    this.inFlight.set(popped.info.id, popped);
+    return popped;
+  }
+
+  /** The popped pod was placed (or given up on): it leaves the queue. */
+  done(id: string): void {
+    this.inFlight.delete(id);
+  }
+
+  /**
+   * The popped pod could not be placed; `rejectors` are the plugins that rejected it. If a cluster
+   * event arrived while it was being scheduled it backs off and retries, else it waits for an event.
+   */
+  addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
+    this.inFlight.delete(queued.info.id);
+    const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors };
+    if (this.moveRequestCycle >= this.schedulingCycle) this.backoff.upsert(entry);
+    else this.unschedulable.set(queued.info.id, entry);
+  }
+
+  /** The popped pod failed for an internal reason (error, binding failure): it backs off and retries. */
+  addBackoff(queued: QueuedPodInfo): void {
+    this.inFlight.delete(queued.info.id);
+    this.backoff.upsert({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
+  }
+
+  /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
+  onEvent(event: ClusterEvent): void {
+    for (const [id, entry] of this.unschedulable) {
+      if (this.couldHelp(entry, event)) {
+        this.unschedulable.delete(id);
+        this.requeue(entry);
+      }
+    }
+    this.moveRequestCycle = this.schedulingCycle;
+  }
+
+  /** Moves pods whose backoff has ended to activeQ (also run every second once started). */
+  flushBackoffCompleted(): void {
+    const now = this.options.clock.now();
+    let moved = false;
+    for (let head = this.backoff.peek(); head && this.backoffExpiry(head) <= now; head = this.backoff.peek()) {
+      this.backoff.pop();
+      this.active.upsert(head.queued);
+      moved = true;
+    }
+    if (moved) this.notify();
+  }
+
+  /** Retries pods that have been unschedulable for longer than the limit (also run every 30 s). */
+  flushUnschedulableLeftover(): void {
+    const now = this.options.clock.now();
+    for (const [id, entry] of this.unschedulable) {
+      if (now - entry.failedAt >= this.maxUnschedulableMs) {
+        this.unschedulable.delete(id);
+        this.requeue(entry);
+      }
+    }
+  }
+
+  /** How long the pod backs off after its `attempts`-th failure: initial × 2^(attempts-1), capped. */
+  backoffDuration(attempts: number): number {
+    let duration = this.initialBackoffMs;
+    for (let i = 1; i < attempts; i++) {
+      duration *= 2;
+      if (duration >= this.maxBackoffMs) return this.maxBackoffMs;
+    }
+    return Math.min(duration, this.maxBackoffMs);
+  }
+
+  /** Where a pod is, for views and tests. */
+  whereIs(id: string): QueueName | undefined {
+    if (this.active.has(id)) return 'active';
+    if (this.backoff.has(id)) return 'backoff';
+    if (this.unschedulable.has(id)) return 'unschedulable';
+    if (this.gated.has(id)) return 'gated';
+    if (this.inFlight.has(id)) return 'inFlight';
+    return undefined;
+  }
+
+  counts(): Readonly<Record<QueueName, number>> {
+    return {
+      active: this.active.size,
+      backoff: this.backoff.size,
+      unschedulable: this.unschedulable.size,
+      gated: this.gated.size,
+      inFlight: this.inFlight.size,
+    };
+  }
+
+  private backoffExpiry(entry: Entry): number {
+    return entry.failedAt + this.backoffDuration(entry.queued.attempts);
+  }
+
+  private couldHelp(entry: Entry, event: ClusterEvent): boolean {
+    if (entry.rejectors.size === 0) return true;
+    for (const plugin of entry.rejectors) {
+      const events = this.eventsOfInterest(plugin);
+      if (!events || events.includes(event)) return true;
+    }
+    return false;
+  }
+
+  private requeue(entry: Entry): void {
+    if (this.backoffExpiry(entry) > this.options.clock.now()) {
+      this.backoff.upsert(entry);
+    } else {
+      this.active.upsert(entry.queued);
+      this.notify();
+    }
+  }
+
+  private notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function isGated(info: PodInfo): boolean {
+  return (info.pod.spec.schedulingGates?.length ?? 0) > 0;
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../../src/engine/api/clock';
+import type { QueuedPodInfo } from '../../../src/engine/framework/interfaces';
+import { SchedulingQueue, type ClusterEvent } from '../../../src/engine/queue/scheduling-queue';
+import { makePod } from '../../builders';
+
+// Higher priority first, then earlier arrival: the order PrioritySort gives.
+const byPriority = (a: QueuedPodInfo, b: QueuedPodInfo) => {
+  const pa = a.info.pod.spec.priority ?? 0;
+  const pb = b.info.pod.spec.priority ?? 0;
+  return pa !== pb ? pa > pb : a.timestamp < b.timestamp;
+};
+
+function setup() {
+  const clock = new ManualClock(0);
+  const queue = new SchedulingQueue({ clock, less: byPriority });
+  return { clock, queue };
+}
+
+/** Pops the pod and fails it as unschedulable, rejected by `plugins`. */
+function failOnce(queue: SchedulingQueue, ...plugins: string[]): QueuedPodInfo {
+  const popped = queue.pop();
+  assert.ok(popped, 'a pod to pop');
+  queue.addUnschedulable(popped, new Set(plugins));
+  return popped;
+}
+
+describe('engine/queue/scheduling-queue', () => {
+  it('pops by the QueueSort order: priority first, then arrival', () => {
+    const { clock, queue } = setup();
+    queue.add(makePod('low').priority(1).info);
+    clock.advance(1);
+    queue.add(makePod('high').priority(10).info);
+    clock.advance(1);
+    queue.add(makePod('low-later').priority(1).info);
+    const order = [queue.pop(), queue.pop(), queue.pop()].map((q) => q?.info.pod.metadata.name);
+    assert.deepEqual(order, ['high', 'low', 'low-later']);
+    assert.equal(queue.pop(), undefined);
+  });
+
+  describe('backs off 1 s doubling to 10 s per attempt', () => {
+    const table: Array<[attempts: number, ms: number]> = [[1, 1000], [2, 2000], [3, 4000], [4, 8000], [5, 10_000], [9, 10_000]];
+    for (const [attempts, ms] of table) {
+      it(`attempt ${attempts} → ${ms} ms`, () => assert.equal(setup().queue.backoffDuration(attempts), ms));
+    }
+  });
+
+  it('retries a pod that failed with an error after its backoff, flushed by the periodic timer', () => {
+    const { clock, queue } = setup();
+    queue.start();
+    queue.add(makePod('p').info);
+    const popped = queue.pop();
+    assert.ok(popped);
+    queue.addBackoff(popped);
+    assert.equal(queue.whereIs(popped.info.id), 'backoff');
+    clock.advance(999);
+    assert.equal(queue.whereIs(popped.info.id), 'backoff');
+    clock.advance(1);
+    assert.equal(queue.whereIs(popped.info.id), 'active');
+    assert.equal(queue.pop()?.attempts, 2);
+    queue.stop();
+  });
+
+  describe('moves an unschedulable pod back only on an event one of its rejecting plugins cares about', () => {
+    const table: Array<[plugin: string, event: ClusterEvent, moves: boolean]> = [
+      ['NodeResourcesFit', 'PodDelete', true],
+      ['NodeResourcesFit', 'NodeAdd', true],
+      ['TaintToleration', 'PodDelete', false],
+      ['TaintToleration', 'NodeUpdate', true],
+      ['NodeName', 'NodeUpdate', false],
+      ['SomeOutOfTreePlugin', 'PodAdd', true],
+    ];
+    for (const [plugin, event, moves] of table) {
+      it(`${plugin} + ${event} → ${moves ? 'moves' : 'stays'}`, () => {
+        const { clock, queue } = setup();
+        queue.add(makePod('p').info);
+        const popped = failOnce(queue, plugin);
+        // A pop of another pod makes a new cycle, so the event below is not "during" p's cycle.
+        queue.add(makePod('other').info);
+        queue.done(queue.pop()?.info.id ?? '');
+        clock.advance(5000);
+        queue.onEvent(event);
+        assert.equal(queue.whereIs(popped.info.id), moves ? 'active' : 'unschedulable');
+      });
+    }
+  });
+
+  it('sends a pod to backoff rather than unschedulable when an event arrived during its cycle', () => {
+    const { queue } = setup();
+    queue.add(makePod('p').info);
+    const popped = queue.pop();
+    assert.ok(popped);
+    queue.onEvent('NodeAdd');
+    queue.addUnschedulable(popped, new Set(['NodeResourcesFit']));
+    assert.equal(queue.whereIs(popped.info.id), 'backoff');
+  });
+
+  it('puts a moved pod still backing off into backoffQ, not activeQ', () => {
+    const { clock, queue } = setup();
+    queue.add(makePod('p').info);
+    const popped = failOnce(queue, 'NodeResourcesFit');
+    clock.advance(500);
+    queue.add(makePod('q').info);
+    queue.done(queue.pop()?.info.id ?? '');
+    queue.onEvent('PodDelete');
+    assert.equal(queue.whereIs(popped.info.id), 'backoff');
+  });
+
+  it('retries an unschedulable pod after 5 minutes even without an event', () => {
+    const { clock, queue } = setup();
+    queue.start();
+    queue.add(makePod('p').info);
+    const popped = failOnce(queue, 'TaintToleration');
+    clock.advance(299_000);
+    assert.equal(queue.whereIs(popped.info.id), 'unschedulable');
+    clock.advance(30_000);
+    assert.equal(queue.whereIs(popped.info.id), 'active');
+    queue.stop();
+  });
+
+  it('holds a pod with scheduling gates until an update removes them', () => {
+    const { queue } = setup();
+    const gated = makePod('g').gate('example.com/wait');
+    queue.add(gated.info);
+    assert.equal(queue.whereIs(gated.info.id), 'gated');
+    assert.equal(queue.pop(), undefined);
+    queue.update(makePod('g').info);
+    assert.equal(queue.whereIs(gated.info.id), 'active');
+  });
+
+  it('tells listeners when a pod becomes ready and forgets deleted pods', () => {
+    const { queue } = setup();
+    let ready = 0;
+    const stop = queue.onReady(() => ready++);
+    queue.add(makePod('a').info);
+    queue.add(makePod('b').info);
+    stop();
+    queue.add(makePod('c').info);
+    assert.equal(ready, 2);
+    queue.delete(makePod('b').info.id);
+    assert.deepEqual(queue.counts(), { active: 2, backoff: 0, unschedulable: 0, gated: 0, inFlight: 0 });
+  });
+});
