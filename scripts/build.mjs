@@ -10,7 +10,7 @@ const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', ext
 const targets = [
   { ...node, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.cjs' },
   { ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.cjs' },
-  { ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.cjs' },
+  { ...node, entryPoints: ['src/cli/entry.ts'], outfile: 'dist/cli.cjs' },
   { ...common, platform: 'browser', target: 'chrome120', format: 'iife', entryPoints: ['media/src/main.ts'], outfile: 'dist/webview.js' },
 ];
 

@@ -1,0 +1,50 @@
+// `podplan`: the engine, store and manifests without an editor.
+import { commands } from './commands';
+import { EXIT, type CliIO } from './io';
+
+const VERSION = '0.1.0';
+
+function usage(): string {
+  const width = Math.max(...commands.map((c) => c.name.length));
+  return [
+    'Usage: podplan <command> [options]',
+    '',
+    'Plan and explain Kubernetes pod scheduling with the upstream kube-scheduler plugins.',
+    '',
+    'Commands:',
+    ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    '',
+    'Run `podplan <command> --help` for a command\'s options.',
+    'Exit codes: 0 success (all pods placed), 1 some pods could not be placed, 2 bad input.',
+    '',
+  ].join('\n');
+}
+
+export async function runCli(argv: readonly string[], io: CliIO): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    const topic = name === 'help' ? commands.find((c) => c.name === rest[0]) : undefined;
+    io.stdout(topic ? topic.help : usage());
+    return EXIT.ok;
+  }
+  if (name === '--version') {
+    io.stdout(`${VERSION}\n`);
+    return EXIT.ok;
+  }
+  const command = commands.find((c) => c.name === name);
+  if (!command) {
+    io.stderr(`podplan: unknown command "${name}"\n\n${usage()}`);
+    return EXIT.badInput;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(command.help);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (error) {
+    // Commands return their expected failures; anything thrown is a bug, reported without a stack dump.
+    io.stderr(`podplan ${name}: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return EXIT.badInput;
+  }
+}

@@ -1,0 +1,26 @@
+// Runs the CLI in-process against an in-memory file table, capturing what it prints.
+import { ManualClock } from '../../src/engine/api/clock';
+import type { CliIO } from '../../src/cli/io';
+import { runCli } from '../../src/cli/main';
+
+/** Runs the CLI in-process with files from `files`, capturing its output. */
+export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}) {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readFile: async (path) => {
+      const text = files[path];
+      if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
+      return text;
+    },
+    cwd: '/work',
+    env,
+    clock: new ManualClock(Date.UTC(2026, 0, 1)),
+    interactive: false,
+  };
+  const code = await runCli(argv, io);
+  return { code, stdout, stderr };
+}
+
