@@ -1,0 +1,13 @@
+// Runs the benchmarks: `npm run bench [filter]` runs those whose name contains the filter. Each
+// module exports `benchmarks: Array<{ name, run() }>`; each run prints its workload and figures.
+import { benchmarks as reconcile } from './reconcile';
+
+const all: ReadonlyArray<{ name: string; run(): Promise<void> }> = [
+  ...reconcile,
+];
+
+const filter = process.argv[2] ?? '';
+for (const benchmark of all.filter((b) => b.name.includes(filter))) {
+  console.log(`\n# ${benchmark.name}`);
+  await benchmark.run();
+}
