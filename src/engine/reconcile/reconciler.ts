@@ -166,8 +166,9 @@ export class Reconciler {
 
   /**
    * Something arrived or changed. A schedulable node is registered and queued, or queued again if
-   * it was known (a changed terminal node re-runs); pure data (a profile, a config) is only noted
-   * as present and wakes the nodes parked on it. Either way, nodes a drain failed on `id` try again.
+   * it was known (a changed terminal node re-runs); pure data (a profile, a config) is not run,
+   * only noted as present. Either way the nodes waiting on `id` run again: those parked on it, and
+   * those a drain failed on it (with, transitively, the nodes that failed because of them).
    */
   onArrival(id: string, schedulable: boolean): void {
     if (!schedulable) {
@@ -457,13 +458,11 @@ export class Reconciler {
     if (level === DrainLevel.Force && cycle?.[1] !== undefined && dependencies.includes(cycle[1])) return `dependency cycle: ${cycle.join(' → ')}`;
     for (const dependency of dependencies) {
       if (this.absent(dependency)) return `dependency not found: ${dependency}`;
-      const status = this.nodes.get(dependency)?.status;
-      if (this.nodes.get(dependency)?.state === 'terminal' && status?.failed) {
-        return status.message === undefined ? `dependency failed: ${dependency}` : `dependency failed: ${dependency}: ${status.message}`;
-      }
+      const status = this.terminalStatus(dependency);
+      if (status?.failed) return status.message === undefined ? `dependency failed: ${dependency}` : `dependency failed: ${dependency}: ${status.message}`;
     }
     if (level !== DrainLevel.Force) return undefined;
-    const waitingOn = dependencies.find((dependency) => !this.nodes.get(dependency)?.status?.ready) ?? dependencies[0];
+    const waitingOn = dependencies.find((dependency) => !this.terminalStatus(dependency)?.ready) ?? dependencies[0];
     return waitingOn === undefined ? 'blocked without naming a dependency' : `dependency not ready: ${waitingOn}`;
   }
 
@@ -472,9 +471,9 @@ export class Reconciler {
     return (!node || node.state === 'deleted') && !this.data.has(id);
   }
 
-  private failedTerminal(id: string): boolean {
+  private terminalStatus(id: string): TerminalStatus | undefined {
     const node = this.nodes.get(id);
-    return node?.state === 'terminal' && (node.status?.failed ?? false);
+    return node?.state === 'terminal' ? node.status : undefined;
   }
 
   /**
@@ -487,7 +486,7 @@ export class Reconciler {
     const rerun = [...this.nodes.values()].filter(
       (node) => (node.state === 'terminal' || node.state === 'parked') && !node.reranAtDrain && this.rerunAtDrain(node.id),
     );
-    const cascade = parked.filter((node) => node.links.some((dependency) => this.absent(dependency) || this.failedTerminal(dependency)));
+    const cascade = parked.filter((node) => node.links.some((dependency) => this.absent(dependency) || this.terminalStatus(dependency)?.failed));
     const stalled = this.lastPass === DrainLevel.Cascade && this.progress === this.progressAtPass;
     if (rerun.length > 0 || (cascade.length > 0 && !stalled)) {
       this.pass(DrainLevel.Cascade, [...new Set([...rerun, ...cascade])].sort(byOrder));

@@ -60,13 +60,15 @@ export class FakeDispatcher implements Dispatcher {
     this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
     try {
       this.latch(this.starts, id).open();
-      for (let i = 0; i < this.hops; i++) await Promise.resolve();
       const entry = this.table[id];
       if (entry === undefined) return failed(`the table has no row for ${id}`);
       const row: Row = Array.isArray(entry) ? { needs: entry } : (entry as Row);
+      // Like a real body, it looks at the world first and answers later: what it needs may become
+      // satisfied in between, and the driver must not lose that wake-up.
+      const missing = (row.needs ?? []).filter((need) => !this.satisfied.has(need));
+      for (let i = 0; i < this.hops; i++) await Promise.resolve();
       if (row.gated) await this.latch(this.gates, id).promise;
       if (row.throws !== undefined) throw new Error(row.throws);
-      const missing = (row.needs ?? []).filter((need) => !this.satisfied.has(need));
       if (missing.length > 0) return blocked(missing);
       const ready = row.readyAtDrain ? level !== DrainLevel.None : (row.ready ?? true);
       if (ready) this.satisfied.add(id);

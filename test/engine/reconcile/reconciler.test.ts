@@ -87,6 +87,30 @@ describe('engine/reconcile/reconciler', () => {
     assert.deepEqual([counters.parks, counters.wakes, counters.cascadePasses, counters.forcePasses], [2, 2, 0, 0]);
   });
 
+  it('does not trust a Blocked answer about a dependency that advanced while the body ran: it runs again', async () => {
+    const { fake, reconciler } = fixture({ a: { needs: ['b'], gated: true }, b: [] });
+    const run = reconciler.run();
+    await flush();
+    assert.equal(reconciler.status('b')?.ready, true, 'b ended ready after a looked for it');
+    fake.open('a');
+    await run;
+    assert.deepEqual(summary(reconciler), { a: 'ready', b: 'ready' });
+    assert.deepEqual(
+      fake.calls.map(([id]) => id),
+      ['a', 'b', 'a'],
+    );
+  });
+
+  it('replays: the same graph and seed order give the same dispatches', async () => {
+    const dag = randomDag(300, 11);
+    const calls = async () => {
+      const { fake, reconciler } = fixture(dag.table, { poolSize: 4, seed: dag.order });
+      await reconciler.run();
+      return fake.calls;
+    };
+    assert.deepEqual(await calls(), await calls());
+  });
+
   it('reports why a node is parked while it waits', async () => {
     const { fake, reconciler } = fixture({ a: ['b', 'c'], c: [], gate: { gated: true } }, { seed: ['a', 'gate'] });
     const run = reconciler.run();
@@ -212,6 +236,21 @@ describe('engine/reconcile/reconciler', () => {
       assert.deepEqual(summary(reconciler), { app: 'deleted', db: 'ready' });
       assert.equal(fake.runs('app'), 1);
     });
+
+    for (const [event, fire] of [
+      ['an arrival', (r: Reconciler) => r.onArrival('db', true)],
+      ['a status wake', (r: Reconciler) => r.onStatusWake('db', true, false)],
+    ] as const) {
+      it(`${event} for a node whose body is in flight runs it again after that body, never alongside`, async () => {
+        const { fake, reconciler } = fixture({ db: { gated: true } });
+        const run = reconciler.run();
+        await fake.started('db');
+        fire(reconciler);
+        fake.open('db');
+        await run;
+        assert.deepEqual([fake.runs('db'), fake.maxInFlight, summary(reconciler)], [2, 1, { db: 'ready' }]);
+      });
+    }
 
     it('a node deleted and back while its old body is in flight runs once more, after that body', async () => {
       const { fake, reconciler } = fixture({ db: { gated: true } });
