@@ -1,18 +1,13 @@
-// Runs the benchmarks: `npm run bench` for all, `npm run bench -- <filter>` for those whose name
-// contains the filter. Each prints its workload and figures; nothing is asserted.
-export interface Benchmark {
-  readonly name: string;
-  run(): Promise<void>;
-}
+// Runs the benchmarks: `npm run bench [filter]` runs those whose name contains the filter. Each
+// module exports `benchmarks: Array<{ name, run() }>`; each run prints its workload and figures.
+import { benchmarks as reconcile } from './reconcile';
 
-const modules: Array<() => Promise<{ benchmarks: readonly Benchmark[] }>> = [
+const all: ReadonlyArray<{ name: string; run(): Promise<void> }> = [
+  ...reconcile,
 ];
 
 const filter = process.argv[2] ?? '';
-for (const load of modules) {
-  for (const bench of (await load()).benchmarks) {
-    if (!bench.name.includes(filter)) continue;
-    console.log(`\n== ${bench.name}`);
-    await bench.run();
-  }
+for (const benchmark of all.filter((b) => b.name.includes(filter))) {
+  console.log(`\n# ${benchmark.name}`);
+  await benchmark.run();
 }
