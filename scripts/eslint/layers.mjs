@@ -12,13 +12,15 @@ export const LAYERS = {
   manifests: { layers: ['engine'], packages: ['yaml'] },
   store: { layers: ['engine', 'platform', 'manifests'], packages: ['better-sqlite3', 'node:'] },
   kube: { layers: ['engine', 'platform', 'manifests'], packages: ['@kubernetes/client-node', 'node:'] },
+  // the Pallet planner API over gRPC (server and client)
+  rpc: { layers: ['engine', 'platform', 'manifests'], packages: ['@grpc/grpc-js', '@grpc/proto-loader', 'node:'] },
   protocol: { layers: ['engine'], packages: ['vscode-languageserver-protocol', 'vscode-jsonrpc'] },
   server: {
-    layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'protocol'],
-    packages: ['vscode-languageserver', 'vscode-languageserver-textdocument', 'vscode-uri', 'yaml', 'node:', '@grpc/'],
+    layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'rpc', 'protocol'],
+    packages: ['vscode-languageserver', 'vscode-languageserver-textdocument', 'vscode-uri', 'yaml', 'node:'],
   },
   extension: { layers: ['protocol'], packages: ['vscode', 'vscode-languageclient', 'node:'] },
-  cli: { layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'protocol', 'server'], packages: ['node:', 'yaml', '@grpc/'] },
+  cli: { layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'rpc', 'protocol', 'server'], packages: ['node:', 'yaml'] },
   webview: { layers: ['protocol'], packages: [] },
 };
 
