@@ -2,7 +2,6 @@
 // planners. The wire definition is src/rpc/planner.proto (Pallet's api/planner.proto).
 export { connectPlanner, type PlannerClient, type PlannerClientOptions, type RpcCode, type RpcFailure } from './client';
 export {
-  requestProblem,
   startPlannerServer,
   type PlanFunction,
   type PlannerFailure,

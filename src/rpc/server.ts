@@ -45,7 +45,7 @@ const STATUS_OF: Readonly<Record<PlannerFailure['kind'], grpc.status>> = {
 };
 
 /** What makes a request unplannable whatever the cluster holds, or undefined when it is well formed. */
-export function requestProblem(request: SchedulePlanRequest): string | undefined {
+function requestProblem(request: SchedulePlanRequest): string | undefined {
   if (request.namespace === '') return 'namespace is required';
   if (request.podSet === '') return 'podSet is required';
   const blank = request.eligibleNodes.indexOf('');
