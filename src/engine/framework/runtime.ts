@@ -328,13 +328,7 @@ export class Framework {
     let subset: Set<string> | undefined;
     const narrowedBy: string[] = [];
     for (const { name, plugin } of this.preFilter) {
-      let out: ReturnType<PreFilterPlugin['preFilter']>;
-      try {
-        out = plugin.preFilter(state, pod, all);
-      } catch (e) {
-        out = { status: thrown(e, name, 'PreFilter') };
-      }
-      const status = attributed(out.status, name, 'PreFilter');
+      const { status, result } = runWithResult(name, 'PreFilter', () => plugin.preFilter(state, pod, all));
       log.stages.push({ stage: 'PreFilter', plugin: name, status });
       if (status.code === Code.Skip) {
         state.skipFilterPlugins.add(name);
@@ -346,7 +340,7 @@ export class Framework {
         if (status.code === Code.UnschedulableAndUnresolvable) break;
         continue;
       }
-      const names = out.result?.nodeNames;
+      const names = result?.nodeNames;
       if (!names) continue;
       narrowedBy.push(name);
       subset = subset ? new Set([...subset].filter((n) => names.has(n))) : new Set(names);
@@ -431,15 +425,9 @@ export class Framework {
       // A NodeRejection carries a node's code, reasons, plugin and stage: it is that node's Status.
       const statuses = new Map<string, Status>(log.rejections.map((r) => [r.node, r]));
       for (const { name, plugin } of this.postFilter) {
-        let out: ReturnType<PostFilterPlugin['postFilter']>;
-        try {
-          out = plugin.postFilter(state, pod, statuses);
-        } catch (e) {
-          out = { status: thrown(e, name, 'PostFilter') };
-        }
-        const status = attributed(out.status, name, 'PostFilter');
+        const { status, result } = runWithResult(name, 'PostFilter', () => plugin.postFilter(state, pod, statuses));
         log.stages.push({ stage: 'PostFilter', plugin: name, status });
-        if (status.code === Code.Success) nominatedNode = out.result?.nominatedNode;
+        if (status.code === Code.Success) nominatedNode = result?.nominatedNode;
         if (status.code !== Code.Unschedulable && status.code !== Code.Skip) break;
       }
     }
@@ -660,6 +648,16 @@ function runStatus(plugin: string, stage: Stage, call: () => Status): Status {
     return attributed(call(), plugin, stage);
   } catch (e) {
     return thrown(e, plugin, stage);
+  }
+}
+
+/** A call answering a status and maybe a result (PreFilter, PostFilter), guarded and attributed. */
+function runWithResult<R>(plugin: string, stage: Stage, call: () => { status: Status; result?: R }): { status: Status; result?: R | undefined } {
+  try {
+    const out = call();
+    return { status: attributed(out.status, plugin, stage), result: out.result };
+  } catch (e) {
+    return { status: thrown(e, plugin, stage) };
   }
 }
 
