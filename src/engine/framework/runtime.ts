@@ -380,8 +380,9 @@ export class Framework {
   private runFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], start: number, count: number, log: CycleLog): NodeInfo[] | Status {
     const skip = state.skipFilterPlugins;
     const filters = skip.size > 0 ? this.filter.filter((f) => !skip.has(f.name)) : this.filter;
-    const evaluated = new Uint32Array(filters.length);
-    const passed = new Uint32Array(filters.length);
+    // Only rejections are counted per node; how many nodes each plugin saw and passed follows,
+    // since a node reaches a plugin exactly when every plugin before it passed the node.
+    const rejected = new Uint32Array(filters.length);
     const feasible: NodeInfo[] = [];
     const len = nodes.length;
     let failure: Status | undefined;
@@ -391,20 +392,17 @@ export class Framework {
       nodes: for (; i < len && feasible.length < count; i++) {
         const node = nodes[(start + i) % len] as NodeInfo;
         for (p = 0; p < filters.length; p++) {
-          const { name, plugin } = filters[p] as Entry<FilterPlugin>;
-          evaluated[p] = (evaluated[p] as number) + 1;
-          const status = plugin.filter(state, pod, node);
+          const entry = filters[p] as Entry<FilterPlugin>;
+          const status = entry.plugin.filter(state, pod, node);
           const code = status.code;
           // Skip at Filter has nothing against the node.
-          if (code === Code.Success || code === Code.Skip) {
-            passed[p] = (passed[p] as number) + 1;
-            continue;
-          }
+          if (code === Code.Success || code === Code.Skip) continue;
           if (code === Code.Error) {
-            failure = attributed(status, name, 'Filter');
+            failure = attributed(status, entry.name, 'Filter');
             break nodes;
           }
-          log.rejections.push({ node: node.name, plugin: name, stage: 'Filter', code, reasons: status.reasons });
+          rejected[p] = (rejected[p] as number) + 1;
+          log.rejections.push({ node: node.name, plugin: entry.name, stage: 'Filter', code, reasons: status.reasons });
           continue nodes;
         }
         feasible.push(node);
@@ -414,7 +412,14 @@ export class Framework {
     }
     log.evaluated = i;
     log.feasible = feasible.length;
-    log.filters = filters.map((f, k): FilterRecord => ({ plugin: f.name, evaluated: evaluated[k] as number, passed: passed[k] as number }));
+    // The node that failed with an Error reached plugin p and went no further.
+    if (failure) rejected[p] = (rejected[p] as number) + 1;
+    let reached = failure ? i + 1 : i;
+    log.filters = filters.map((f, k): FilterRecord => {
+      const record = { plugin: f.name, evaluated: reached, passed: reached - (rejected[k] as number) };
+      reached = record.passed;
+      return record;
+    });
     return failure ?? feasible;
   }
 

@@ -221,6 +221,7 @@ describe('engine/framework/runtime', () => {
       const result = failure(scheduleOn(frameworkOf([broken]), 3));
       assert.deepEqual(result.status, { code: Code.Error, reasons: ['cache out of sync'], plugin: 'Broken', stage: 'Filter' });
       assert.equal(result.diagnosis.message, 'cache out of sync');
+      assert.deepEqual(result.diagnosis.filters, [{ plugin: 'Broken', evaluated: 2, passed: 1 }], 'n0 passed; n1 was evaluated and stopped the cycle');
     });
 
     it('an empty cluster is said as upstream says it', () => {
