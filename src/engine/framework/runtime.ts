@@ -237,10 +237,9 @@ export class Framework {
       start = this.sampler.start(nodes.length);
     }
 
-    const found = this.runFilter(state, pod, nodes, start, count, log);
+    const feasible = this.runFilter(state, pod, nodes, start, count, log);
     if (!this.sampleNodes) this.sampler.advance(log.evaluated, all.length);
-    if (!Array.isArray(found)) return log.failure(found);
-    const feasible = found;
+    if (!Array.isArray(feasible)) return log.failure(feasible);
     if (feasible.length === 0) return this.unschedulable(state, pod, log);
     // As upstream: a single feasible node needs no scoring.
     if (feasible.length === 1) return log.success([(feasible[0] as NodeInfo).name], []);
@@ -294,7 +293,7 @@ export class Framework {
       last = status;
     }
     const { chosenNode: _, ...rest } = diagnosis;
-    const message = failures.length > 0 ? `pod ${pod.key} was not bound: ${failures.join('; ')}` : `pod ${pod.key} was not bound: ${statusMessage(last)}`;
+    const message = `pod ${pod.key} was not bound: ${failures.length > 0 ? failures.join('; ') : statusMessage(last)}`;
     return { ok: false, status: last, diagnosis: { ...rest, stages, status: last, message } };
   }
 
