@@ -1,9 +1,12 @@
 // Runs the benchmarks: `npm run bench [filter]` runs those whose name contains the filter. Each
 // module exports `benchmarks: Array<{ name, run() }>`; each run prints its workload and figures.
+import type { Benchmark } from './benchmark';
+import { benchmarks as framework } from './framework';
 import { benchmarks as reconcile } from './reconcile';
 import { benchmarks as rpc } from './rpc';
 
-const all: ReadonlyArray<{ name: string; run(): Promise<void> }> = [
+const all: readonly Benchmark[] = [
+  ...framework,
   ...reconcile,
   ...rpc,
 ];

@@ -39,6 +39,8 @@ export interface StageOutcome {
   readonly stage: Stage;
   readonly plugin: string;
   readonly status: Status;
+  /** The node the step was about (Reserve, Unreserve, Permit, CheckConflicts, Bind). */
+  readonly node?: string;
 }
 
 export interface Diagnosis {

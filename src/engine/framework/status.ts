@@ -24,6 +24,7 @@ export type Stage =
   | 'Score'
   | 'NormalizeScore'
   | 'Reserve'
+  | 'Unreserve'
   | 'Permit'
   | 'CheckConflicts'
   | 'Bind';

@@ -1,0 +1,688 @@
+// The framework runtime: runs one pod through a profile's plugins as upstream's schedulePod does
+// (PreFilter, node sampling, Filter, PostFilter, PreScore, Score + NormalizeScore + weights, host
+// selection) and records a Diagnosis of every decision; then the binding pipeline tries the best K
+// nodes in order (Reserve, Permit, CheckConflicts, Bind), undoing a reservation before the next.
+//
+// The cycle is synchronous and is benchmarked on thousands of nodes per pod: per-node work records
+// into typed arrays and counters, objects are made only for rejections and recorded scores.
+import type { Random } from '../api/random';
+import { err, ok, type Result } from '../api/result';
+import type { CycleState } from './cycle-state';
+import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from './diagnosis';
+import { fitErrorMessage, NO_NODES_AVAILABLE } from './fit-error';
+import {
+  MAX_NODE_SCORE,
+  MIN_NODE_SCORE,
+  type BindPlugin,
+  type CheckConflictsPlugin,
+  type FilterPlugin,
+  type FrameworkHandle,
+  type NodeScore,
+  type PermitPlugin,
+  type Plugin,
+  type PostFilterPlugin,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type QueuedPodInfo,
+  type QueueSortPlugin,
+  type ReservePlugin,
+  type SampleNodesPlugin,
+  type ScorePlugin,
+} from './interfaces';
+import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
+import {
+  frameworkSettings,
+  pluginsNeeded,
+  resolvePlugins,
+  validateProfile,
+  type ExtensionPoint,
+  type FrameworkSettings,
+  type Profile,
+  type ProfileError,
+  type ResolvedPlugins,
+} from './profile';
+import type { Registry } from './registry';
+import { NodeSampler } from './sampling';
+import { Snapshot } from './snapshot';
+import { attributed, Code, errorStatus, isRejection, statusMessage, SUCCESS, type Stage, type Status } from './status';
+
+export interface ScheduleResult {
+  readonly ok: true;
+  readonly suggestedHost: string;
+  /** Nodes run through Filter (sampling may stop before all of them). */
+  readonly evaluatedNodes: number;
+  readonly feasibleNodes: number;
+  /** The best nodes by score, best (suggestedHost) first, at most the profile's commitCandidates. */
+  readonly candidates: readonly string[];
+  readonly diagnosis: Diagnosis;
+}
+
+export interface ScheduleFailure {
+  readonly ok: false;
+  /** Why: a rejection (the pod fits no node) or an Error (a plugin failed). */
+  readonly status: Status;
+  readonly evaluatedNodes: number;
+  /** Set when a PostFilter plugin (preemption) found a node that could fit after changes. */
+  readonly nominatedNode?: string;
+  readonly diagnosis: Diagnosis;
+}
+
+export type CommitResult =
+  | { readonly ok: true; readonly node: string; readonly diagnosis: Diagnosis }
+  | { readonly ok: false; readonly status: Status; readonly diagnosis: Diagnosis };
+
+export interface FrameworkOptions {
+  /** Seeded: sampling's random start and tie-breaking replay exactly. */
+  readonly random: Random;
+}
+
+/** The handle plugins are built with: its snapshot is the one of the cycle in progress. */
+class CycleHandle implements FrameworkHandle {
+  current: NodeInfoLister = new Snapshot([]);
+  constructor(readonly random: Random) {}
+  snapshot(): NodeInfoLister {
+    return this.current;
+  }
+}
+
+interface Entry<T> {
+  readonly name: string;
+  readonly plugin: T;
+}
+
+interface ScoreEntry extends Entry<ScorePlugin> {
+  readonly weight: number;
+}
+
+/** The methods a plugin needs to take part in each extension point. */
+const METHODS: { readonly [P in ExtensionPoint]: readonly string[] } = {
+  queueSort: ['less'],
+  sampleNodes: ['sampleNodes'],
+  preFilter: ['preFilter'],
+  filter: ['filter'],
+  postFilter: ['postFilter'],
+  preScore: ['preScore'],
+  score: ['score'],
+  reserve: ['reserve', 'unreserve'],
+  permit: ['permit'],
+  checkConflicts: ['checkConflicts'],
+  bind: ['bind'],
+};
+
+/** Above this many wanted entries, ranking sorts instead of inserting into a short list. */
+const INSERTION_RANK_LIMIT = 16;
+
+export class Framework {
+  /** Whether `a` leaves the queue before `b`: the profile's queueSort plugin. */
+  readonly queueSortLess: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
+  private readonly sampler: NodeSampler;
+  private readonly sampleNodes: Entry<SampleNodesPlugin> | undefined;
+  private readonly preFilter: readonly Entry<PreFilterPlugin>[];
+  private readonly filter: readonly Entry<FilterPlugin>[];
+  private readonly postFilter: readonly Entry<PostFilterPlugin>[];
+  private readonly preScore: readonly Entry<PreScorePlugin>[];
+  private readonly score: readonly ScoreEntry[];
+  private readonly reservePlugins: readonly Entry<ReservePlugin>[];
+  private readonly permitPlugins: readonly Entry<PermitPlugin>[];
+  private readonly checkConflictsPlugins: readonly Entry<CheckConflictsPlugin>[];
+  private readonly bindPlugins: readonly Entry<BindPlugin>[];
+  // Score buffers reused across cycles ([plugin × node]); cycles never overlap.
+  private raw = new Float64Array(0);
+  private normalized = new Float64Array(0);
+  private totals = new Float64Array(0);
+  private readonly scoreLists: { name: string; score: number }[][] = [];
+
+  private constructor(
+    readonly profileName: string,
+    readonly settings: FrameworkSettings,
+    private readonly cycle: CycleHandle,
+    readonly plugins: ResolvedPlugins,
+    instances: ReadonlyMap<string, Plugin>,
+  ) {
+    const at = <T>(point: ExtensionPoint): Entry<T>[] => plugins.points[point].map((name) => ({ name, plugin: instances.get(name) as T }));
+    const [queueSort] = at<QueueSortPlugin>('queueSort');
+    this.queueSortLess = (a, b) => {
+      // A comparator cannot return a Status, and the queue must keep moving: fall back to FIFO.
+      try {
+        return (queueSort as Entry<QueueSortPlugin>).plugin.less(a, b);
+      } catch {
+        return a.timestamp < b.timestamp;
+      }
+    };
+    this.sampler = new NodeSampler(settings, cycle.random);
+    this.sampleNodes = at<SampleNodesPlugin>('sampleNodes')[0];
+    this.preFilter = at('preFilter');
+    this.filter = at('filter');
+    this.postFilter = at('postFilter');
+    this.preScore = at('preScore');
+    this.score = at<ScorePlugin>('score').map((e) => ({ ...e, weight: plugins.weights.get(e.name) ?? 1 }));
+    this.reservePlugins = at('reserve');
+    this.permitPlugins = at('permit');
+    this.checkConflictsPlugins = at('checkConflicts');
+    this.bindPlugins = at('bind');
+  }
+
+  /** What the profile's plugins were built with. */
+  get handle(): FrameworkHandle {
+    return this.cycle;
+  }
+
+  /**
+   * Builds the profile's plugins from the registry (one instance per plugin, with its pluginConfig
+   * args). Every problem is returned: an invalid profile, an unknown plugin, a factory's error, a
+   * plugin enabled at a point it does not implement, not exactly one queueSort plugin, more than one
+   * sampleNodes plugin. Pass the merged profile (mergeProfile); paths point into it.
+   */
+  static build(registry: Registry, profile: Profile, options: FrameworkOptions): Result<Framework, readonly ProfileError[]> {
+    const errors = validateProfile(profile, registry);
+    if (errors.length > 0) return err(errors);
+    const prefix = `profile ${profile.schedulerName}: `;
+    const handle = new CycleHandle(options.random);
+    const configs = profile.pluginConfig ?? [];
+    const instances = new Map<string, Plugin>();
+    for (const name of pluginsNeeded(profile)) {
+      const index = configs.findIndex((c) => c.name === name);
+      const factory = registry.get(name);
+      if (!factory) continue; // reported by validateProfile
+      let built: Result<Plugin>;
+      try {
+        built = factory(configs[index]?.args, handle);
+      } catch (e) {
+        built = err(errorText(e));
+      }
+      if (built.ok) instances.set(name, built.value);
+      else errors.push({ path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error}` });
+    }
+    if (errors.length > 0) return err(errors);
+
+    const { resolved, errors: resolveErrors } = resolvePlugins(profile, (name, point) => {
+      const plugin = instances.get(name) as unknown as Record<string, unknown> | undefined;
+      return METHODS[point].every((method) => typeof plugin?.[method] === 'function');
+    });
+    errors.push(...resolveErrors);
+    const sorts = resolved.points.queueSort.length;
+    if (sorts !== 1) errors.push({ path: ['plugins', 'queueSort'], message: `${prefix}exactly one queueSort plugin must be enabled, not ${sorts}` });
+    const samplers = resolved.points.sampleNodes.length;
+    if (samplers > 1) errors.push({ path: ['plugins', 'sampleNodes'], message: `${prefix}at most one sampleNodes plugin can be enabled, not ${samplers}` });
+    if (errors.length > 0) return err(errors);
+    return ok(new Framework(profile.schedulerName, frameworkSettings(profile), handle, resolved, instances));
+  }
+
+  /**
+   * One scheduling cycle for `pod` against `snapshot` (which plugins also see through the handle):
+   * the node to bind to and the commit candidates, or why there is none; both with the Diagnosis.
+   */
+  scheduleOne(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister): ScheduleResult | ScheduleFailure {
+    this.cycle.current = snapshot;
+    const all = snapshot.list();
+    const log = new CycleLog(pod.key, this.profileName, all.length);
+    if (all.length === 0) {
+      return log.failure({ code: Code.Unschedulable, reasons: [NO_NODES_AVAILABLE], stage: 'Filter' }, NO_NODES_AVAILABLE);
+    }
+
+    const pre = this.runPreFilter(state, pod, all, log);
+    if (pre.status) return pre.status.code === Code.Error ? log.failure(pre.status) : this.unschedulable(state, pod, log, pre.status);
+
+    let nodes = pre.nodes;
+    let start = 0;
+    const count = this.sampler.count(nodes.length);
+    if (this.sampleNodes) {
+      const { name, plugin } = this.sampleNodes;
+      try {
+        nodes = plugin.sampleNodes(state, pod, nodes, count);
+      } catch (e) {
+        return log.failure(thrown(e, name, 'SampleNodes'));
+      }
+    } else {
+      start = this.sampler.start(nodes.length);
+    }
+
+    const feasible = this.runFilter(state, pod, nodes, start, count, log);
+    if (!this.sampleNodes) this.sampler.advance(log.evaluated, all.length);
+    if (!Array.isArray(feasible)) return log.failure(feasible);
+    if (feasible.length === 0) return this.unschedulable(state, pod, log);
+    // As upstream: a single feasible node needs no scoring.
+    if (feasible.length === 1) return log.success([(feasible[0] as NodeInfo).name], []);
+
+    for (const { name, plugin } of this.preScore) {
+      const status = runStatus(name, 'PreScore', () => plugin.preScore(state, pod, feasible));
+      log.stages.push({ stage: 'PreScore', plugin: name, status });
+      if (status.code === Code.Skip) state.skipScorePlugins.add(name);
+      else if (status.code !== Code.Success) return log.failure(status);
+    }
+    return this.runScore(state, pod, feasible, log);
+  }
+
+  /** Reserve on `nodeName` with every reserve plugin in order; stops at the first failure. */
+  reserve(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[] = []): Status {
+    return runInOrder(this.reservePlugins, 'Reserve', nodeName, outcomes, (p) => p.reserve(state, pod, nodeName));
+  }
+
+  /** Undoes reserve on every reserve plugin, in reverse order; a plugin that throws is recorded and passed. */
+  unreserve(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[] = []): void {
+    for (let i = this.reservePlugins.length - 1; i >= 0; i--) {
+      const { name, plugin } = this.reservePlugins[i] as Entry<ReservePlugin>;
+      const status = runStatus(name, 'Unreserve', () => (plugin.unreserve(state, pod, nodeName), SUCCESS));
+      outcomes.push({ stage: 'Unreserve', plugin: name, status, node: nodeName });
+    }
+  }
+
+  permit(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[] = []): Status {
+    return runInOrder(this.permitPlugins, 'Permit', nodeName, outcomes, (p) => p.permit(state, pod, nodeName));
+  }
+
+  /**
+   * The binding pipeline over the commit candidates, best first: Reserve → Permit → CheckConflicts →
+   * Bind; on a failure the reservation is undone and the next candidate tried, at most
+   * 1 + bindRetries candidates. Every step is added to the Diagnosis's stages.
+   */
+  async commit(state: CycleState, pod: PodInfo, candidates: readonly string[], diagnosis: Diagnosis): Promise<CommitResult> {
+    const stages = [...diagnosis.stages];
+    const attempts = Math.min(candidates.length, 1 + this.settings.bindRetries);
+    const failures: string[] = [];
+    let last: Status = { ...errorStatus('there is no candidate node to bind to'), stage: 'Bind' };
+    for (let a = 0; a < attempts; a++) {
+      const node = candidates[a] as string;
+      let status = this.reserve(state, pod, node, stages);
+      if (status.code === Code.Success) status = this.permit(state, pod, node, stages);
+      if (status.code === Code.Success) status = await this.checkConflicts(state, pod, node, stages);
+      if (status.code === Code.Success) status = await this.bind(state, pod, node, stages);
+      if (status.code === Code.Success) return { ok: true, node, diagnosis: { ...diagnosis, stages, status: SUCCESS, chosenNode: node } };
+      this.unreserve(state, pod, node, stages);
+      failures.push(`${node} (${status.stage ?? 'Bind'}${status.plugin ? ` ${status.plugin}` : ''}: ${statusMessage(status)})`);
+      last = status;
+    }
+    const { chosenNode: _, ...rest } = diagnosis;
+    const message = `pod ${pod.key} was not bound: ${failures.length > 0 ? failures.join('; ') : statusMessage(last)}`;
+    return { ok: false, status: last, diagnosis: { ...rest, stages, status: last, message } };
+  }
+
+  private async checkConflicts(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[]): Promise<Status> {
+    for (const { name, plugin } of this.checkConflictsPlugins) {
+      const status = await runStatusAsync(name, 'CheckConflicts', () => plugin.checkConflicts(state, pod, nodeName));
+      outcomes.push({ stage: 'CheckConflicts', plugin: name, status, node: nodeName });
+      if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+    }
+    return SUCCESS;
+  }
+
+  /** Bind plugins in order until one binds; Skip passes to the next. */
+  private async bind(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[]): Promise<Status> {
+    for (const { name, plugin } of this.bindPlugins) {
+      const status = await runStatusAsync(name, 'Bind', () => plugin.bind(state, pod, nodeName));
+      outcomes.push({ stage: 'Bind', plugin: name, status, node: nodeName });
+      if (status.code !== Code.Skip) return status;
+    }
+    return { ...errorStatus('no bind plugin bound the pod'), stage: 'Bind' };
+  }
+
+  /**
+   * PreFilter plugins in order, as upstream RunPreFilterPlugins: Skip keeps the plugin's Filter out
+   * of this cycle; UnschedulableAndUnresolvable stops at once; Unschedulable is kept while the rest
+   * still run (their state serves preemption); node subsets are intersected. A rejection marks every
+   * node; nodes left out of the subset are marked as not satisfying the narrowing plugins.
+   */
+  private runPreFilter(state: CycleState, pod: PodInfo, all: readonly NodeInfo[], log: CycleLog): { nodes: readonly NodeInfo[]; status?: undefined } | { status: Status } {
+    let rejected: Status | undefined;
+    let subset: Set<string> | undefined;
+    const narrowedBy: string[] = [];
+    for (const { name, plugin } of this.preFilter) {
+      const { status, result } = runWithResult(name, 'PreFilter', () => plugin.preFilter(state, pod, all));
+      log.stages.push({ stage: 'PreFilter', plugin: name, status });
+      if (status.code === Code.Skip) {
+        state.skipFilterPlugins.add(name);
+        continue;
+      }
+      if (status.code === Code.Error) return { status };
+      if (isRejection(status)) {
+        rejected = status;
+        if (status.code === Code.UnschedulableAndUnresolvable) break;
+        continue;
+      }
+      const names = result?.nodeNames;
+      if (!names) continue;
+      narrowedBy.push(name);
+      subset = subset ? new Set([...subset].filter((n) => names.has(n))) : new Set(names);
+      if (subset.size === 0) {
+        const reason = narrowedBy.length === 1 ? `node(s) didn't satisfy plugin ${name}` : `node(s) didn't satisfy plugin(s) ${goList(narrowedBy)} simultaneously`;
+        rejected = { code: Code.UnschedulableAndUnresolvable, reasons: [reason], plugin: name, stage: 'PreFilter' };
+        break;
+      }
+    }
+    if (rejected) {
+      log.rejectAll(all, rejected);
+      return { status: rejected };
+    }
+    if (!subset) return { nodes: all };
+    const nodes: NodeInfo[] = [];
+    for (const name of subset) {
+      const node = this.cycle.current.get(name);
+      if (node) nodes.push(node);
+    }
+    const absent: Status = {
+      code: Code.UnschedulableAndUnresolvable,
+      reasons: [`node(s) didn't satisfy plugin(s) ${goList(narrowedBy)}`],
+      plugin: narrowedBy[0] as string,
+      stage: 'PreFilter',
+    };
+    log.rejectAll(
+      all.filter((n) => !subset.has(n.name)),
+      absent,
+    );
+    return { nodes };
+  }
+
+  /**
+   * Filter plugins on each node from `start` (wrapping) until `count` feasible nodes are found; a
+   * node stops at its first rejection. Returns the feasible nodes, or the Error that aborted the cycle.
+   */
+  private runFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], start: number, count: number, log: CycleLog): NodeInfo[] | Status {
+    const skip = state.skipFilterPlugins;
+    const filters = skip.size > 0 ? this.filter.filter((f) => !skip.has(f.name)) : this.filter;
+    // Only rejections are counted per node; how many nodes each plugin saw and passed follows,
+    // since a node reaches a plugin exactly when every plugin before it passed the node.
+    const rejected = new Uint32Array(filters.length);
+    const feasible: NodeInfo[] = [];
+    const len = nodes.length;
+    let failure: Status | undefined;
+    let i = 0;
+    let p = 0;
+    try {
+      nodes: for (; i < len && feasible.length < count; i++) {
+        const node = nodes[(start + i) % len] as NodeInfo;
+        for (p = 0; p < filters.length; p++) {
+          const entry = filters[p] as Entry<FilterPlugin>;
+          const status = entry.plugin.filter(state, pod, node);
+          const code = status.code;
+          // Skip at Filter has nothing against the node.
+          if (code === Code.Success || code === Code.Skip) continue;
+          if (code === Code.Error) {
+            failure = attributed(status, entry.name, 'Filter');
+            break nodes;
+          }
+          rejected[p] = (rejected[p] as number) + 1;
+          log.rejections.push({ node: node.name, plugin: entry.name, stage: 'Filter', code, reasons: status.reasons });
+          continue nodes;
+        }
+        feasible.push(node);
+      }
+    } catch (e) {
+      failure = thrown(e, (filters[p] as Entry<FilterPlugin>).name, 'Filter');
+    }
+    log.evaluated = i;
+    log.feasible = feasible.length;
+    // The node that failed with an Error reached plugin p and went no further.
+    if (failure) rejected[p] = (rejected[p] as number) + 1;
+    let reached = failure ? i + 1 : i;
+    log.filters = filters.map((f, k): FilterRecord => {
+      const record = { plugin: f.name, evaluated: reached, passed: reached - (rejected[k] as number) };
+      reached = record.passed;
+      return record;
+    });
+    return failure ?? feasible;
+  }
+
+  /** No node fits: PostFilter plugins (preemption) in order until one succeeds or one is final. */
+  private unschedulable(state: CycleState, pod: PodInfo, log: CycleLog, preFilterStatus?: Status): ScheduleFailure {
+    let nominatedNode: string | undefined;
+    if (this.postFilter.length > 0) {
+      // A NodeRejection carries a node's code, reasons, plugin and stage: it is that node's Status.
+      const statuses = new Map<string, Status>(log.rejections.map((r) => [r.node, r]));
+      for (const { name, plugin } of this.postFilter) {
+        const { status, result } = runWithResult(name, 'PostFilter', () => plugin.postFilter(state, pod, statuses));
+        log.stages.push({ stage: 'PostFilter', plugin: name, status });
+        if (status.code === Code.Success) nominatedNode = result?.nominatedNode;
+        if (status.code !== Code.Unschedulable && status.code !== Code.Skip) break;
+      }
+    }
+    const status = preFilterStatus ?? log.filterStatus();
+    return log.failure(status, undefined, nominatedNode);
+  }
+
+  /** Score, NormalizeScore and weights, then the host and the commit candidates. */
+  private runScore(state: CycleState, pod: PodInfo, feasible: readonly NodeInfo[], log: CycleLog): ScheduleResult | ScheduleFailure {
+    const skip = state.skipScorePlugins;
+    const scorers = skip.size > 0 ? this.score.filter((s) => !skip.has(s.name)) : this.score;
+    const n = feasible.length;
+    const size = scorers.length * n;
+    if (this.raw.length < size) {
+      this.raw = new Float64Array(size);
+      this.normalized = new Float64Array(size);
+    }
+    if (this.totals.length < n) this.totals = new Float64Array(n);
+    const { raw, normalized, totals } = this;
+    totals.fill(0, 0, n);
+
+    let p = 0;
+    try {
+      for (; p < scorers.length; p++) {
+        const { name, plugin, weight } = scorers[p] as ScoreEntry;
+        const base = p * n;
+        for (let i = 0; i < n; i++) {
+          const score = plugin.score(state, pod, feasible[i] as NodeInfo);
+          if (typeof score === 'number') raw[base + i] = score;
+          else if (score.code === Code.Success) raw[base + i] = 0;
+          else return log.failure(attributed(score, name, 'Score'));
+        }
+        if (plugin.normalizeScore) {
+          const list = this.scoreList(p, feasible, raw, base);
+          const status = runStatus(name, 'NormalizeScore', () => (plugin.normalizeScore as NonNullable<ScorePlugin['normalizeScore']>)(state, pod, list));
+          if (status.code !== Code.Success) return log.failure(status);
+          for (let i = 0; i < n; i++) normalized[base + i] = (list[i] as NodeScore).score;
+        } else {
+          normalized.set(raw.subarray(base, base + n), base);
+        }
+        for (let i = 0; i < n; i++) {
+          const score = normalized[base + i] as number;
+          if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE)) {
+            return log.failure({
+              code: Code.Error,
+              reasons: [`plugin ${name} returned an invalid score ${score} for node ${(feasible[i] as NodeInfo).name}, it should be in the range [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`],
+              plugin: name,
+              stage: 'Score',
+            });
+          }
+          totals[i] = (totals[i] as number) + score * weight;
+        }
+      }
+    } catch (e) {
+      return log.failure(thrown(e, (scorers[p] as ScoreEntry).name, 'Score'));
+    }
+
+    const best = this.selectHost(totals, n);
+    const { commitCandidates, recordScores } = this.settings;
+    const ranked = [best, ...rankOthers(totals, n, Math.min(n, Math.max(commitCandidates, recordScores)) - 1, best)];
+    const record = (i: number): NodeScoreRecord => {
+      const plugins = scorers.map(({ name, weight }, k): PluginScore => {
+        const value = normalized[k * n + i] as number;
+        return { plugin: name, raw: raw[k * n + i] as number, normalized: value, weight, weighted: value * weight };
+      });
+      return { node: (feasible[i] as NodeInfo).name, total: totals[i] as number, plugins };
+    };
+    return log.success(
+      ranked.slice(0, commitCandidates).map((i) => (feasible[i] as NodeInfo).name),
+      ranked.slice(0, recordScores).map(record),
+    );
+  }
+
+  /** The highest total; ties broken uniformly by the injected Random (reservoir sampling, as upstream). */
+  private selectHost(totals: Float64Array, n: number): number {
+    let best = 0;
+    let max = totals[0] as number;
+    let ties = 1;
+    for (let i = 1; i < n; i++) {
+      const total = totals[i] as number;
+      if (total > max) {
+        max = total;
+        best = i;
+        ties = 1;
+      } else if (total === max) {
+        ties++;
+        if (this.cycle.random.int(ties) === 0) best = i;
+      }
+    }
+    return best;
+  }
+
+  /** The NodeScore list NormalizeScore rewrites, from a pool reused across cycles. */
+  private scoreList(p: number, feasible: readonly NodeInfo[], raw: Float64Array, base: number): NodeScore[] {
+    const list = (this.scoreLists[p] ??= []);
+    for (let i = 0; i < feasible.length; i++) {
+      const entry = list[i];
+      const name = (feasible[i] as NodeInfo).name;
+      const score = raw[base + i] as number;
+      if (entry) {
+        entry.name = name;
+        entry.score = score;
+      } else {
+        list[i] = { name, score };
+      }
+    }
+    list.length = feasible.length;
+    return list;
+  }
+}
+
+/** What a cycle has found so far; it becomes the Diagnosis. */
+class CycleLog {
+  readonly stages: StageOutcome[] = [];
+  readonly rejections: NodeRejection[] = [];
+  filters: readonly FilterRecord[] = [];
+  evaluated = 0;
+  feasible = 0;
+
+  constructor(
+    private readonly pod: string,
+    private readonly profile: string,
+    private readonly nodesTotal: number,
+  ) {}
+
+  rejectAll(nodes: readonly NodeInfo[], status: Status): void {
+    const plugin = status.plugin ?? '';
+    const stage = status.stage ?? 'PreFilter';
+    for (const node of nodes) this.rejections.push({ node: node.name, plugin, stage, code: status.code, reasons: status.reasons });
+  }
+
+  /** The verdict when Filter left no node: unresolvable only if every rejection is; the one plugin if only one rejected. */
+  filterStatus(): Status {
+    let resolvable = false;
+    let plugin: string | undefined = this.rejections[0]?.plugin;
+    for (const r of this.rejections) {
+      if (r.code === Code.Unschedulable) resolvable = true;
+      if (r.plugin !== plugin) plugin = undefined;
+    }
+    const code = resolvable || this.rejections.length === 0 ? Code.Unschedulable : Code.UnschedulableAndUnresolvable;
+    return { code, reasons: [], stage: 'Filter', ...(plugin ? { plugin } : {}) };
+  }
+
+  success(candidates: readonly string[], scores: readonly NodeScoreRecord[]): ScheduleResult {
+    const suggestedHost = candidates[0] as string;
+    const diagnosis = this.diagnosis(SUCCESS, scores, suggestedHost);
+    return { ok: true, suggestedHost, evaluatedNodes: this.evaluated, feasibleNodes: this.feasible, candidates, diagnosis };
+  }
+
+  /**
+   * A cycle that placed nothing. The message is upstream's FitError text for a rejection, the
+   * status's own words for an Error; a Filter verdict carries that message as its reason.
+   */
+  failure(status: Status, message?: string, nominatedNode?: string): ScheduleFailure {
+    let diagnosis = this.diagnosis(status, []);
+    const text = message ?? (isRejection(status) ? fitErrorMessage(diagnosis) : statusMessage(status));
+    if (status.reasons.length === 0) diagnosis = { ...diagnosis, status: { ...status, reasons: [text] } };
+    diagnosis = { ...diagnosis, message: text };
+    return { ok: false, status: diagnosis.status, evaluatedNodes: this.evaluated, diagnosis, ...(nominatedNode ? { nominatedNode } : {}) };
+  }
+
+  private diagnosis(status: Status, scores: readonly NodeScoreRecord[], chosenNode?: string): Diagnosis {
+    return {
+      pod: this.pod,
+      profile: this.profile,
+      nodesTotal: this.nodesTotal,
+      nodesEvaluated: this.evaluated,
+      feasibleNodes: this.feasible,
+      status,
+      ...(chosenNode ? { chosenNode } : {}),
+      rejections: this.rejections,
+      filters: this.filters,
+      scores,
+      stages: this.stages,
+    };
+  }
+}
+
+/**
+ * Indices other than `exclude` with the `m` highest totals, highest first, ties in evaluation order.
+ * A short list takes insertion (one pass over the nodes); a long one a sort.
+ */
+function rankOthers(totals: Float64Array, n: number, m: number, exclude: number): number[] {
+  if (m <= 0) return [];
+  const byTotal = (a: number, b: number) => (totals[b] as number) - (totals[a] as number) || a - b;
+  if (m > INSERTION_RANK_LIMIT) {
+    const all: number[] = [];
+    for (let i = 0; i < n; i++) if (i !== exclude) all.push(i);
+    return all.sort(byTotal).slice(0, m);
+  }
+  const top: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (i === exclude) continue;
+    const total = totals[i] as number;
+    if (top.length === m && total <= (totals[top[m - 1] as number] as number)) continue;
+    let j = Math.min(top.length, m - 1);
+    while (j > 0 && (totals[top[j - 1] as number] as number) < total) {
+      top[j] = top[j - 1] as number;
+      j--;
+    }
+    top[j] = i;
+  }
+  return top;
+}
+
+/** Plugins of a non-per-node stage in order, recorded; Skip passes, anything but Success stops. */
+function runInOrder<T>(entries: readonly Entry<T>[], stage: Stage, node: string, outcomes: StageOutcome[], call: (plugin: T) => Status): Status {
+  for (const { name, plugin } of entries) {
+    const status = runStatus(name, stage, () => call(plugin));
+    outcomes.push({ stage, plugin: name, status, node });
+    if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+  }
+  return SUCCESS;
+}
+
+function runStatus(plugin: string, stage: Stage, call: () => Status): Status {
+  try {
+    return attributed(call(), plugin, stage);
+  } catch (e) {
+    return thrown(e, plugin, stage);
+  }
+}
+
+/** A call answering a status and maybe a result (PreFilter, PostFilter), guarded and attributed. */
+function runWithResult<R>(plugin: string, stage: Stage, call: () => { status: Status; result?: R }): { status: Status; result?: R | undefined } {
+  try {
+    const out = call();
+    return { status: attributed(out.status, plugin, stage), result: out.result };
+  } catch (e) {
+    return { status: thrown(e, plugin, stage) };
+  }
+}
+
+async function runStatusAsync(plugin: string, stage: Stage, call: () => Promise<Status>): Promise<Status> {
+  try {
+    return attributed(await call(), plugin, stage);
+  } catch (e) {
+    return thrown(e, plugin, stage);
+  }
+}
+
+/** A plugin that throws has failed, not the engine: an Error status naming it. */
+function thrown(error: unknown, plugin: string, stage: Stage): Status {
+  return { code: Code.Error, reasons: [`plugin ${plugin} threw at ${stage}: ${errorText(error)}`], plugin, stage };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** A sorted list as Go prints a []string: "[A B]", as in upstream's messages. */
+function goList(names: readonly string[]): string {
+  return `[${[...names].sort().join(' ')}]`;
+}
