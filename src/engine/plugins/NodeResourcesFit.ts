@@ -12,7 +12,7 @@ import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { Code, SUCCESS, type Status } from '../framework/status';
 import { ArgsReader } from './args';
 import { Names } from './names';
-import { isExtendedResourceName, isScalarResourceName, mulDiv, readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
+import { amountOf, isExtendedResourceName, isScalarResourceName, Kind, mulDiv, readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
 
 export const NAME = Names.NodeResourcesFit;
 
@@ -51,14 +51,38 @@ const MAX_UTILIZATION = 100;
 
 /** One resource the pod asks for, as Filter checks it. */
 interface Request {
-  /** cpu, memory, ephemeral-storage or a scalar resource name. */
+  readonly kind: Kind;
   readonly name: string;
   readonly quantity: number;
   readonly reason: string;
 }
 
+/**
+ * A list of reasons and its two statuses, extended one reason at a time: the nodes of a cycle that fail
+ * the same way share one frozen Status rather than allocating one each (and so do their diagnoses).
+ */
+class Rejection {
+  private readonly extended: Array<Rejection | undefined> = [];
+  private readonly statuses: Array<Status | undefined> = [];
+
+  constructor(private readonly reasons: readonly string[]) {}
+
+  /** This rejection with one more reason; `slot` identifies the reason among the pod's. */
+  with(slot: number, reason: string): Rejection {
+    return (this.extended[slot] ??= new Rejection(Object.freeze([...this.reasons, reason])));
+  }
+
+  status(unresolvable: boolean): Status {
+    const i = unresolvable ? 1 : 0;
+    return (this.statuses[i] ??= Object.freeze({ code: unresolvable ? Code.UnschedulableAndUnresolvable : Code.Unschedulable, reasons: this.reasons }));
+  }
+}
+
 /** The pod's non-zero requests (ignored extended resources left out), in upstream's order. */
-type PreFilterState = readonly Request[];
+interface PreFilterState {
+  readonly requests: readonly Request[];
+  readonly rejections: Rejection;
+}
 
 const preFilterKey = new StateKey<PreFilterState>(`PreFilter${NAME}`);
 const preScoreKey = new StateKey<readonly number[]>(`PreScore${NAME}`);
@@ -91,21 +115,20 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   }
 
   filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
-    const requests = state.read(preFilterKey) ?? this.preFilterState(pod);
+    const { requests, rejections } = state.read(preFilterKey) ?? this.preFilterState(pod);
     const allocatable = node.allocatable;
-    let reasons: string[] | undefined;
+    let rejection = node.pods.length + 1 > allocatable.allowedPodNumber ? rejections.with(0, REASON_TOO_MANY_PODS) : undefined;
     let unresolvable = false;
-    if (node.pods.length + 1 > allocatable.allowedPodNumber) reasons = [REASON_TOO_MANY_PODS];
-    for (const r of requests) {
-      const alloc = allocatable.get(r.name);
-      if (r.quantity > alloc - node.requested.get(r.name)) {
-        (reasons ??= []).push(r.reason);
+    for (let i = 0; i < requests.length; i++) {
+      const r = requests[i] as Request;
+      const alloc = amountOf(allocatable, r.kind, r.name);
+      if (r.quantity > alloc - amountOf(node.requested, r.kind, r.name)) {
+        rejection = (rejection ?? rejections).with(i + 1, r.reason);
         // No preemption can make room for a request larger than the whole node.
         if (r.quantity > alloc) unresolvable = true;
       }
     }
-    if (!reasons) return SUCCESS;
-    return { code: unresolvable ? Code.UnschedulableAndUnresolvable : Code.Unschedulable, reasons };
+    return rejection ? rejection.status(unresolvable) : SUCCESS;
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {
@@ -121,13 +144,15 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   private preFilterState(pod: PodInfo): PreFilterState {
     const r = pod.requests;
     const requests: Request[] = [];
-    if (r.milliCPU > 0) requests.push({ name: CPU, quantity: r.milliCPU, reason: REASON_INSUFFICIENT_CPU });
-    if (r.memory > 0) requests.push({ name: MEMORY, quantity: r.memory, reason: REASON_INSUFFICIENT_MEMORY });
-    if (r.ephemeralStorage > 0) requests.push({ name: EPHEMERAL_STORAGE, quantity: r.ephemeralStorage, reason: REASON_INSUFFICIENT_EPHEMERAL_STORAGE });
-    for (const [name, quantity] of r.scalar) {
-      if (quantity > 0 && isScalarResourceName(name) && !this.isIgnored(name)) requests.push({ name, quantity, reason: insufficientReason(name) });
+    if (r.milliCPU > 0) requests.push({ kind: Kind.Cpu, name: CPU, quantity: r.milliCPU, reason: REASON_INSUFFICIENT_CPU });
+    if (r.memory > 0) requests.push({ kind: Kind.Memory, name: MEMORY, quantity: r.memory, reason: REASON_INSUFFICIENT_MEMORY });
+    if (r.ephemeralStorage > 0) {
+      requests.push({ kind: Kind.EphemeralStorage, name: EPHEMERAL_STORAGE, quantity: r.ephemeralStorage, reason: REASON_INSUFFICIENT_EPHEMERAL_STORAGE });
     }
-    return requests;
+    for (const [name, quantity] of r.scalar) {
+      if (quantity > 0 && isScalarResourceName(name) && !this.isIgnored(name)) requests.push({ kind: Kind.Scalar, name, quantity, reason: insufficientReason(name) });
+    }
+    return { requests, rejections: new Rejection([]) };
   }
 
   private isIgnored(name: string): boolean {

@@ -21,6 +21,15 @@ export function untoleratedTaintReason(taint: Taint): string {
   return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
 }
 
+/** One frozen rejection per taint object, shared by every cycle that meets it. */
+const rejections = new WeakMap<Taint, Status>();
+
+function rejection(taint: Taint): Status {
+  let status = rejections.get(taint);
+  if (!status) rejections.set(taint, (status = Object.freeze(unresolvable(untoleratedTaintReason(taint)))));
+  return status;
+}
+
 /** Tolerations that can tolerate a PreferNoSchedule taint (that effect, or every effect). */
 const preScoreKey = new StateKey<readonly Toleration[]>(`PreScore${NAME}`);
 
@@ -29,7 +38,7 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
 
   filter(_state: CycleState, pod: PodInfo, node: NodeInfo): Status {
     const taint = findUntoleratedTaint(node.node.spec?.taints, pod.pod.spec.tolerations, isDoNotScheduleTaint);
-    return taint ? unresolvable(untoleratedTaintReason(taint)) : SUCCESS;
+    return taint ? rejection(taint) : SUCCESS;
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {

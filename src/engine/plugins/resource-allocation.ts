@@ -3,7 +3,7 @@
 // request for each (computed once per pod), and, per node, each resource's allocatable and requested
 // amount with the pod added.
 import { qualifiedNameError } from '../api/field';
-import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../api/resources';
+import { CPU, EPHEMERAL_STORAGE, MEMORY, type Resource } from '../api/resources';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import type { ArgsReader } from './args';
 
@@ -32,21 +32,37 @@ export function isScalarResourceName(name: string): boolean {
   return isExtendedResourceName(name) || name.startsWith('hugepages-') || name.includes(NATIVE_PREFIX) || name.startsWith('attachable-volumes-');
 }
 
-/** How a scored resource is read from resource vectors, resolved once per profile. */
-enum Kind {
+/** Where a resource lives in a resource vector, resolved once so hot loops do not compare names. */
+export enum Kind {
   Cpu,
   Memory,
   EphemeralStorage,
   Scalar,
-  /** A name no vector holds (e.g. "pods"): never scored, as upstream. */
+  /** A name no vector holds (e.g. "pods" or a name without a domain): never checked or scored, as upstream. */
   None,
 }
 
-function kindOf(name: string): Kind {
+export function kindOf(name: string): Kind {
   if (name === CPU) return Kind.Cpu;
   if (name === MEMORY) return Kind.Memory;
   if (name === EPHEMERAL_STORAGE) return Kind.EphemeralStorage;
   return isScalarResourceName(name) ? Kind.Scalar : Kind.None;
+}
+
+/** The amount of a resource of this kind in the vector. */
+export function amountOf(vector: Resource, kind: Kind, name: string): number {
+  switch (kind) {
+    case Kind.Cpu:
+      return vector.milliCPU;
+    case Kind.Memory:
+      return vector.memory;
+    case Kind.EphemeralStorage:
+      return vector.ephemeralStorage;
+    case Kind.Scalar:
+      return vector.scalar.get(name) ?? 0;
+    default:
+      return 0;
+  }
 }
 
 /**
@@ -55,6 +71,7 @@ function kindOf(name: string): Kind {
  */
 export class ResourceAllocation {
   private readonly kinds: readonly Kind[];
+  private readonly names: readonly string[];
   /** Scratch vectors reused for every node: scoring runs one node at a time. */
   readonly requested: number[];
   readonly allocatable: number[];
@@ -64,6 +81,7 @@ export class ResourceAllocation {
     private readonly useRequested: boolean,
   ) {
     this.kinds = resources.map((r) => kindOf(r.name));
+    this.names = resources.map((r) => r.name);
     this.requested = resources.map(() => 0);
     this.allocatable = resources.map(() => 0);
   }
@@ -71,46 +89,23 @@ export class ResourceAllocation {
   /** The pod's request for each resource, in the order of `resources`. */
   podRequests(pod: PodInfo): number[] {
     const vector = this.useRequested ? pod.requests : pod.nonZero;
-    return this.resources.map((r) => vector.get(r.name));
+    return this.kinds.map((kind, i) => amountOf(vector, kind, this.names[i] ?? ''));
   }
 
   /**
    * Fills `requested` (node's requests plus the pod's) and `allocatable` for the node. A resource the
-   * node does not offer, or an extended resource the pod does not ask for, is left at 0 / 0 so the
-   * scorers skip it.
+   * node does not offer, or a scalar resource the pod does not ask for, is left at 0 / 0 so the scorers
+   * skip it. Ephemeral storage and scalars always read plain requests, as upstream.
    */
   fill(node: NodeInfo, podRequests: readonly number[]): void {
-    const nodeRequested = this.useRequested ? node.requested : node.nonZeroRequested;
+    const nonZero = this.useRequested ? node.requested : node.nonZeroRequested;
     for (let i = 0; i < this.kinds.length; i++) {
+      const kind = this.kinds[i] ?? Kind.None;
+      const name = this.names[i] ?? '';
       const podRequest = podRequests[i] ?? 0;
-      let alloc = 0;
-      let req = 0;
-      switch (this.kinds[i]) {
-        case Kind.Cpu:
-          alloc = node.allocatable.milliCPU;
-          req = nodeRequested.milliCPU + podRequest;
-          break;
-        case Kind.Memory:
-          alloc = node.allocatable.memory;
-          req = nodeRequested.memory + podRequest;
-          break;
-        case Kind.EphemeralStorage:
-          alloc = node.allocatable.ephemeralStorage;
-          req = node.requested.ephemeralStorage + podRequest;
-          break;
-        case Kind.Scalar: {
-          const name = this.resources[i]?.name ?? '';
-          if (podRequest === 0) break;
-          alloc = node.allocatable.scalar.get(name) ?? 0;
-          req = (node.requested.scalar.get(name) ?? 0) + podRequest;
-          break;
-        }
-        default:
-          break;
-      }
-      if (alloc === 0) req = 0;
+      const alloc = kind === Kind.Scalar && podRequest === 0 ? 0 : amountOf(node.allocatable, kind, name);
       this.allocatable[i] = alloc;
-      this.requested[i] = req;
+      this.requested[i] = alloc === 0 ? 0 : amountOf(kind === Kind.Cpu || kind === Kind.Memory ? nonZero : node.requested, kind, name) + podRequest;
     }
   }
 }

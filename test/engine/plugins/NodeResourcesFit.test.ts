@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ResourceList } from '../../../src/engine/api/types';
+import { CycleState } from '../../../src/engine/framework/cycle-state';
 import type { NodeInfo } from '../../../src/engine/framework/node-info';
 import { Code } from '../../../src/engine/framework/status';
 import { brokenLinearFunction, factory } from '../../../src/engine/plugins/NodeResourcesFit';
@@ -51,6 +52,13 @@ describe('engine/plugins/NodeResourcesFit', () => {
     for (const [why, pod, n, expected] of table) {
       it(why, () => assert.deepEqual(runFilter(fit, pod.info, [n]), { preFilter: 'ok', filter: [expected] }));
     }
+
+    it('nodes failing the same way share one status (one allocation per pattern, not per node)', () => {
+      const state = new CycleState();
+      const pod = makePod('q').req({ cpu: '2' }).info;
+      fit.preFilter(state, pod);
+      assert.equal(fit.filter(state, pod, node([{ cpu: '3' }])), fit.filter(state, pod, node([{ cpu: '3' }])));
+    });
 
     it('ignoredResources and ignoredResourceGroups skip extended resources only', () => {
       const pod = makePod('p').req({ [GPU]: '3', 'hugepages-2Mi': '20Mi' }).info;
