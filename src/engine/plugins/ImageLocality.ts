@@ -2,10 +2,11 @@
 // its size scaled by how widely it has spread (nodes holding it / all nodes, against piling pods onto
 // the few nodes that have it); the sum is clamped to [23MB, 1000MB × containers] and mapped to 0..100.
 import type { Pod } from '../api/types';
-import { StateKey, type CycleState } from '../framework/cycle-state';
+import type { CycleState } from '../framework/cycle-state';
 import { MAX_NODE_SCORE, type FrameworkHandle, type PluginFactory, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { withoutArgs } from './args';
+import { CycleValue } from './cycle-value';
 import { Names } from './names';
 import { mulDiv } from './resource-allocation';
 
@@ -17,20 +18,21 @@ export const MAX_CONTAINER_THRESHOLD = 1000 * MB;
 
 /** The pod's images with their spread in this cycle's snapshot, worked out at the first node scored. */
 interface PodImages {
+  /** Only images some node holds: the others add nothing anywhere. */
   readonly images: ReadonlyArray<{ readonly name: string; readonly spread: number }>;
   readonly maxThreshold: number;
 }
 
-const stateKey = new StateKey<PodImages>(`Score${NAME}`);
-
 export class ImageLocality implements ScorePlugin {
   readonly name = NAME;
+  private readonly podImagesState = new CycleValue<PodImages>(`Score${NAME}`);
 
   constructor(private readonly handle: FrameworkHandle) {}
 
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number {
-    let podImages = state.read(stateKey);
-    if (!podImages) state.write(stateKey, (podImages = this.podImages(pod.pod)));
+    let podImages = this.podImagesState.read(state);
+    if (!podImages) this.podImagesState.write(state, (podImages = this.podImages(pod.pod)));
+    if (podImages.images.length === 0) return 0;
     let sum = 0;
     for (const image of podImages.images) {
       const size = node.imageSizes.get(image.name);
@@ -43,9 +45,10 @@ export class ImageLocality implements ScorePlugin {
     const snapshot = this.handle.snapshot();
     const totalNodes = snapshot.list().length;
     const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-    const images = containers.map((c) => {
+    const images = containers.flatMap((c) => {
       const name = normalizedImageName(c.image ?? '');
-      return { name, spread: totalNodes === 0 ? 0 : snapshot.imageNumNodes(name) / totalNodes };
+      const numNodes = snapshot.imageNumNodes(name);
+      return numNodes > 0 ? [{ name, spread: numNodes / totalNodes }] : [];
     });
     return { images, maxThreshold: MAX_CONTAINER_THRESHOLD * containers.length };
   }
@@ -53,8 +56,8 @@ export class ImageLocality implements ScorePlugin {
 
 /** The clamped sum of image scores mapped onto 0..100. */
 export function calculatePriority(sumScores: number, maxThreshold: number): number {
-  const clamped = Math.min(Math.max(sumScores, MIN_THRESHOLD), maxThreshold);
-  return mulDiv(MAX_NODE_SCORE, clamped - MIN_THRESHOLD, maxThreshold - MIN_THRESHOLD);
+  if (sumScores <= MIN_THRESHOLD) return 0;
+  return mulDiv(MAX_NODE_SCORE, Math.min(sumScores, maxThreshold) - MIN_THRESHOLD, maxThreshold - MIN_THRESHOLD);
 }
 
 /** The name as the container runtime reports it: a name without a tag means ":latest". */

@@ -5,7 +5,7 @@
 import { NODE_NAME_FIELD, NodeSelectorMatcher, PreferredTerms, requiredNodeAffinity, type RequiredNodeAffinity } from '../api/node-affinity';
 import { ok, type Result } from '../api/result';
 import type { NodeAffinity as NodeAffinitySpec, NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm } from '../api/types';
-import { StateKey, type CycleState } from '../framework/cycle-state';
+import type { CycleState } from '../framework/cycle-state';
 import {
   MAX_NODE_SCORE,
   type FilterPlugin,
@@ -19,6 +19,7 @@ import {
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
 import { ArgsReader } from './args';
+import { CycleValue } from './cycle-value';
 import { Names } from './names';
 import { defaultNormalizeScore } from './normalize';
 
@@ -33,15 +34,14 @@ export interface NodeAffinityArgs {
   readonly addedAffinity?: NodeAffinitySpec;
 }
 
-const preFilterKey = new StateKey<RequiredNodeAffinity>(`PreFilter${NAME}`);
-const preScoreKey = new StateKey<{ readonly preferred: PreferredTerms | undefined }>(`PreScore${NAME}`);
-
 const POD_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_POD));
 const ENFORCED_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_ENFORCED));
 const PREFERRED_PATH = 'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution';
 
 export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
+  private readonly preFilterState = new CycleValue<RequiredNodeAffinity>(`PreFilter${NAME}`);
+  private readonly preScoreState = new CycleValue<{ readonly preferred: PreferredTerms | undefined }>(`PreScore${NAME}`);
 
   constructor(
     private readonly addedRequired: NodeSelectorMatcher | undefined,
@@ -52,7 +52,7 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
     const spec = pod.pod.spec;
     const required = spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
     if (!required && !this.addedRequired && !spec.nodeSelector) return { status: SKIP };
-    state.write(preFilterKey, requiredNodeAffinity(pod.pod));
+    this.preFilterState.write(state, requiredNodeAffinity(pod.pod));
     if (!required) return { status: SUCCESS };
     const nodeNames = pinnedNodeNames(required.nodeSelectorTerms);
     if (nodeNames === undefined) return { status: SUCCESS };
@@ -62,7 +62,7 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
 
   filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
     if (this.addedRequired && !this.addedRequired.matches(node.node)) return ENFORCED_MISMATCH;
-    const required = state.read(preFilterKey) ?? requiredNodeAffinity(pod.pod);
+    const required = this.preFilterState.read(state) ?? requiredNodeAffinity(pod.pod);
     return required.matches(node.node) ? SUCCESS : POD_MISMATCH;
   }
 
@@ -70,12 +70,12 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
     const preferred = podPreferredTerms(pod);
     if (!preferred.ok) return errorStatus(preferred.error);
     if (!preferred.value && !this.addedPreferred) return SKIP;
-    state.write(preScoreKey, { preferred: preferred.value });
+    this.preScoreState.write(state, { preferred: preferred.value });
     return SUCCESS;
   }
 
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number | Status {
-    let saved = state.read(preScoreKey);
+    let saved = this.preScoreState.read(state);
     if (!saved) {
       // PreScore did not run (a caller scoring directly): compile here.
       const computed = podPreferredTerms(pod);

@@ -4,11 +4,12 @@
 // nothing (upstream's fix for best-effort pods piling onto one node).
 import { fieldDuplicate, fieldInvalid } from '../api/field';
 import { ok } from '../api/result';
-import { StateKey, type CycleState } from '../framework/cycle-state';
+import type { CycleState } from '../framework/cycle-state';
 import { MAX_NODE_SCORE, type PluginFactory, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, type Status } from '../framework/status';
 import { ArgsReader } from './args';
+import { CycleValue } from './cycle-value';
 import { Names } from './names';
 import { readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
 
@@ -18,11 +19,10 @@ export interface NodeResourcesBalancedAllocationArgs {
   readonly resources: readonly ResourceSpec[];
 }
 
-const preScoreKey = new StateKey<readonly number[]>(`PreScore${NAME}`);
-
 export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlugin {
   readonly name = NAME;
   private readonly allocation: ResourceAllocation;
+  private readonly preScoreState = new CycleValue<readonly number[]>(`PreScore${NAME}`);
 
   constructor(readonly args: NodeResourcesBalancedAllocationArgs) {
     this.allocation = new ResourceAllocation(args.resources, true);
@@ -31,12 +31,12 @@ export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlu
   preScore(state: CycleState, pod: PodInfo): Status {
     const requests = this.allocation.podRequests(pod);
     if (requests.every((r) => r === 0)) return SKIP;
-    state.write(preScoreKey, requests);
+    this.preScoreState.write(state, requests);
     return SUCCESS;
   }
 
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number {
-    const requests = state.read(preScoreKey) ?? this.allocation.podRequests(pod);
+    const requests = this.preScoreState.read(state) ?? this.allocation.podRequests(pod);
     if (requests.every((r) => r === 0)) return 0;
     this.allocation.fill(node, requests);
     return balancedResourceScore(this.allocation.requested, this.allocation.allocatable);

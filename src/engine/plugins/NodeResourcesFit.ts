@@ -6,11 +6,12 @@
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, qualifiedNameError } from '../api/field';
 import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../api/resources';
 import { ok, type Result } from '../api/result';
-import { StateKey, type CycleState } from '../framework/cycle-state';
+import type { CycleState } from '../framework/cycle-state';
 import { MAX_NODE_SCORE, type FilterPlugin, type PluginFactory, type PreFilterPlugin, type PreFilterResult, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { Code, SUCCESS, type Status } from '../framework/status';
 import { ArgsReader } from './args';
+import { CycleValue } from './cycle-value';
 import { Names } from './names';
 import { amountOf, isExtendedResourceName, isScalarResourceName, Kind, mulDiv, readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
 
@@ -19,7 +20,7 @@ export const NAME = Names.NodeResourcesFit;
 export const REASON_TOO_MANY_PODS = 'Too many pods';
 export const REASON_INSUFFICIENT_CPU = 'Insufficient cpu';
 export const REASON_INSUFFICIENT_MEMORY = 'Insufficient memory';
-export const REASON_INSUFFICIENT_EPHEMERAL_STORAGE = `Insufficient ${EPHEMERAL_STORAGE}`;
+export const REASON_INSUFFICIENT_EPHEMERAL_STORAGE = 'Insufficient ephemeral-storage';
 
 /** The reason for any other resource ("Insufficient example.com/gpu"). */
 export const insufficientReason = (resource: string): string => `Insufficient ${resource}`;
@@ -84,8 +85,6 @@ interface PreFilterState {
   readonly rejections: Rejection;
 }
 
-const preFilterKey = new StateKey<PreFilterState>(`PreFilter${NAME}`);
-const preScoreKey = new StateKey<readonly number[]>(`PreScore${NAME}`);
 
 type Scorer = (requested: readonly number[], allocatable: readonly number[]) => number;
 
@@ -95,6 +94,8 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   private readonly scorer: Scorer;
   private readonly ignored: ReadonlySet<string>;
   private readonly ignoredGroups: ReadonlySet<string>;
+  private readonly preFilterState = new CycleValue<PreFilterState>(`PreFilter${NAME}`);
+  private readonly preScoreState = new CycleValue<readonly number[]>(`PreScore${NAME}`);
 
   constructor(readonly args: NodeResourcesFitArgs) {
     const { type, resources, requestedToCapacityRatio } = args.scoringStrategy;
@@ -110,12 +111,12 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   }
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {
-    state.write(preFilterKey, this.preFilterState(pod));
+    this.preFilterState.write(state, this.podRequests(pod));
     return { status: SUCCESS };
   }
 
   filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
-    const { requests, rejections } = state.read(preFilterKey) ?? this.preFilterState(pod);
+    const { requests, rejections } = this.preFilterState.read(state) ?? this.podRequests(pod);
     const allocatable = node.allocatable;
     let rejection = node.pods.length + 1 > allocatable.allowedPodNumber ? rejections.with(0, REASON_TOO_MANY_PODS) : undefined;
     let unresolvable = false;
@@ -132,16 +133,16 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {
-    state.write(preScoreKey, this.allocation.podRequests(pod));
+    this.preScoreState.write(state, this.allocation.podRequests(pod));
     return SUCCESS;
   }
 
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number {
-    this.allocation.fill(node, state.read(preScoreKey) ?? this.allocation.podRequests(pod));
+    this.allocation.fill(node, this.preScoreState.read(state) ?? this.allocation.podRequests(pod));
     return this.scorer(this.allocation.requested, this.allocation.allocatable);
   }
 
-  private preFilterState(pod: PodInfo): PreFilterState {
+  private podRequests(pod: PodInfo): PreFilterState {
     const r = pod.requests;
     const requests: Request[] = [];
     if (r.milliCPU > 0) requests.push({ kind: Kind.Cpu, name: CPU, quantity: r.milliCPU, reason: REASON_INSUFFICIENT_CPU });

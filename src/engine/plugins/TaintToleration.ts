@@ -3,11 +3,12 @@
 // the counts so the node with the fewest scores 100.
 import { findUntoleratedTaint, isDoNotScheduleTaint, tolerationsTolerateTaint } from '../api/taints';
 import type { Taint, Toleration } from '../api/types';
-import { StateKey, type CycleState } from '../framework/cycle-state';
+import type { CycleState } from '../framework/cycle-state';
 import { MAX_NODE_SCORE, type FilterPlugin, type NodeScore, type PluginFactory, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SUCCESS, unresolvable, type Status } from '../framework/status';
 import { withoutArgs } from './args';
+import { CycleValue } from './cycle-value';
 import { defaultNormalizeScore } from './normalize';
 import { Names } from './names';
 
@@ -30,11 +31,10 @@ function rejection(taint: Taint): Status {
   return status;
 }
 
-/** Tolerations that can tolerate a PreferNoSchedule taint (that effect, or every effect). */
-const preScoreKey = new StateKey<readonly Toleration[]>(`PreScore${NAME}`);
-
 export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
+  /** The pod's tolerations that can tolerate a PreferNoSchedule taint (that effect, or every effect). */
+  private readonly preScoreState = new CycleValue<readonly Toleration[]>(`PreScore${NAME}`);
 
   filter(_state: CycleState, pod: PodInfo, node: NodeInfo): Status {
     const taint = findUntoleratedTaint(node.node.spec?.taints, pod.pod.spec.tolerations, isDoNotScheduleTaint);
@@ -42,14 +42,14 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {
-    state.write(preScoreKey, preferNoScheduleTolerations(pod));
+    this.preScoreState.write(state, preferNoScheduleTolerations(pod));
     return SUCCESS;
   }
 
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number {
     const taints = node.node.spec?.taints;
     if (!taints) return 0;
-    const tolerations = state.read(preScoreKey) ?? preferNoScheduleTolerations(pod);
+    const tolerations = this.preScoreState.read(state) ?? preferNoScheduleTolerations(pod);
     let intolerable = 0;
     for (const taint of taints) {
       if (taint.effect === 'PreferNoSchedule' && !tolerationsTolerateTaint(tolerations, taint)) intolerable++;
