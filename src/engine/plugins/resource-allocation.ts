@@ -42,7 +42,7 @@ export enum Kind {
   None,
 }
 
-export function kindOf(name: string): Kind {
+function kindOf(name: string): Kind {
   if (name === CPU) return Kind.Cpu;
   if (name === MEMORY) return Kind.Memory;
   if (name === EPHEMERAL_STORAGE) return Kind.EphemeralStorage;
