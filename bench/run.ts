@@ -2,11 +2,13 @@
 // module exports `benchmarks: Array<{ name, run() }>`; each run prints its workload and figures.
 import type { Benchmark } from './benchmark';
 import { benchmarks as framework } from './framework';
+import { benchmarks as plugins } from './plugins';
 import { benchmarks as reconcile } from './reconcile';
 import { benchmarks as rpc } from './rpc';
 
 const all: readonly Benchmark[] = [
   ...framework,
+  ...plugins,
   ...reconcile,
   ...rpc,
 ];

@@ -8,6 +8,7 @@ import type {
   Labels,
   Node,
   NodeSelectorRequirement,
+  NodeSelectorTerm,
   Pod,
   PodAffinityTerm,
   ResourceList,
@@ -16,7 +17,9 @@ import type {
   Toleration,
   TopologySpreadConstraint,
 } from '../src/engine/api/types';
-import { NodeInfo, podInfo, type PodInfo } from '../src/engine/framework/node-info';
+import { seededRandom } from '../src/engine/api/random';
+import type { FrameworkHandle } from '../src/engine/framework/interfaces';
+import { NodeInfo, podInfo, type NodeInfoLister, type PodInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 
 type Mutable<T> = T extends ReadonlyArray<infer U> ? Mutable<U>[] : T extends object ? { -readonly [K in keyof T]: Mutable<T[K]> } : T;
@@ -41,14 +44,14 @@ export class PodBuilder {
   }
 
   /** Adds another app container with these requests. */
-  container(requests: ResourceList, ports: ContainerPort[] = []): this {
-    this.m.spec.containers.push({ name: `c${this.m.spec.containers.length}`, resources: { requests: { ...requests } }, ports } as Mutable<Container>);
+  container(requests: ResourceList, ports: ContainerPort[] = [], image?: string): this {
+    this.m.spec.containers.push({ name: `c${this.m.spec.containers.length}`, resources: { requests: { ...requests } }, ports, ...(image ? { image } : {}) } as Mutable<Container>);
     return this;
   }
 
-  init(requests: ResourceList, sidecar = false): this {
+  init(requests: ResourceList, sidecar = false, image?: string): this {
     const list = (this.m.spec.initContainers ??= []);
-    list.push({ name: `init${list.length}`, resources: { requests: { ...requests } }, ...(sidecar ? { restartPolicy: 'Always' } : {}) } as Mutable<Container>);
+    list.push({ name: `init${list.length}`, resources: { requests: { ...requests } }, ...(sidecar ? { restartPolicy: 'Always' } : {}), ...(image ? { image } : {}) } as Mutable<Container>);
     return this;
   }
 
@@ -104,10 +107,15 @@ export class PodBuilder {
 
   /** Required node affinity: one term per call (terms are ORed). */
   requireNode(...requirements: NodeSelectorRequirement[]): this {
+    return this.requireNodeTerm({ matchExpressions: requirements });
+  }
+
+  /** Required node affinity: a whole term (matchExpressions and/or matchFields). */
+  requireNodeTerm(term: NodeSelectorTerm): this {
     const affinity = (this.m.spec.affinity ??= {}) as Mutable<Affinity>;
     const nodeAffinity = (affinity.nodeAffinity ??= {});
     const required = (nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution ??= { nodeSelectorTerms: [] });
-    required.nodeSelectorTerms.push({ matchExpressions: requirements as Mutable<NodeSelectorRequirement>[] });
+    required.nodeSelectorTerms.push(term as Mutable<NodeSelectorTerm>);
     return this;
   }
 
@@ -220,4 +228,9 @@ export function snapshotOf(nodes: Array<NodeBuilder | Node>, pods: Array<PodBuil
   });
   if (!s.ok) throw new Error(s.error);
   return s.value;
+}
+
+/** A framework handle over a fixed snapshot, as a plugin factory receives it. */
+export function handleOf(snapshot: NodeInfoLister, seed = 1): FrameworkHandle {
+  return { snapshot: () => snapshot, random: seededRandom(seed) };
 }

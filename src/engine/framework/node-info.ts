@@ -1,7 +1,7 @@
 // What a scheduling cycle knows about one node: the node, the pods on it (bound or assumed) and the
 // totals the plugins read, kept up to date as pods are added and removed (upstream framework.NodeInfo).
 import { nodeAllocatable, podResources, Resource, type PodResources } from '../api/resources';
-import { podId, podKey, type Node, type Pod } from '../api/types';
+import { podId, podKey, type Container, type ContainerPort, type Node, type Pod } from '../api/types';
 import { err, ok, type Result } from '../api/result';
 
 /** A pod with what the cycle reads of it often, computed once. */
@@ -38,6 +38,20 @@ export function podInfo(pod: Pod): Result<PodInfo> {
   };
   podInfos.set(pod, info);
   return ok(info);
+}
+
+/** A container port bound on the node. */
+export type HostPort = ContainerPort & { readonly hostPort: number };
+
+/** The host ports a pod holds while it runs: its app containers' and its sidecars' (upstream GetHostPorts). */
+export function podHostPorts(pod: Pod): HostPort[] {
+  const ports: HostPort[] = [];
+  const collect = (c: Container) => {
+    for (const p of c.ports ?? []) if (p.hostPort && p.hostPort > 0) ports.push(p as HostPort);
+  };
+  for (const c of pod.spec.initContainers ?? []) if (c.restartPolicy === 'Always') collect(c);
+  for (const c of pod.spec.containers) collect(c);
+  return ports;
 }
 
 const WILDCARD_IP = '0.0.0.0';
@@ -155,11 +169,7 @@ export class NodeInfo {
     const apply = (target: Resource, delta: Resource) => (sign === 1 ? target.add(delta) : target.subtract(delta));
     apply(this.requested, info.requests);
     apply(this.nonZeroRequested, info.nonZero);
-    for (const c of info.pod.spec.containers) {
-      for (const port of c.ports ?? []) {
-        if (port.hostPort) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
-      }
-    }
+    for (const port of podHostPorts(info.pod)) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
     this.generation++;
   }
 }

@@ -1,0 +1,24 @@
+// NodeName (Filter): a pod that names its node (spec.nodeName) fits only that node.
+import type { CycleState } from '../framework/cycle-state';
+import type { FilterPlugin, PluginFactory } from '../framework/interfaces';
+import type { NodeInfo, PodInfo } from '../framework/node-info';
+import { SUCCESS, unresolvable, type Status } from '../framework/status';
+import { withoutArgs } from './args';
+import { Names } from './names';
+
+export const NAME = Names.NodeName;
+
+export const ERR_REASON = "node(s) didn't match the requested node name";
+
+const MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON));
+
+export class NodeName implements FilterPlugin {
+  readonly name = NAME;
+
+  filter(_state: CycleState, pod: PodInfo, node: NodeInfo): Status {
+    const wanted = pod.pod.spec.nodeName;
+    return !wanted || wanted === node.name ? SUCCESS : MISMATCH;
+  }
+}
+
+export const factory = ((args) => withoutArgs(NAME, args, () => new NodeName())) satisfies PluginFactory;

@@ -1,0 +1,35 @@
+// NodePorts: PreFilter collects the host ports the pod asks for (Skip when none); Filter rejects a
+// node where one of them is already taken (0.0.0.0 clashes with every address).
+import type { CycleState } from '../framework/cycle-state';
+import type { FilterPlugin, PluginFactory, PreFilterPlugin, PreFilterResult } from '../framework/interfaces';
+import { podHostPorts, type HostPort, type NodeInfo, type PodInfo } from '../framework/node-info';
+import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
+import { withoutArgs } from './args';
+import { CycleValue } from './cycle-value';
+import { Names } from './names';
+
+export const NAME = Names.NodePorts;
+
+export const ERR_REASON = "node(s) didn't have free ports for the requested pod ports";
+
+const CONFLICT: Status = Object.freeze(unschedulable(ERR_REASON));
+
+export class NodePorts implements PreFilterPlugin, FilterPlugin {
+  readonly name = NAME;
+  private readonly preFilterState = new CycleValue<readonly HostPort[]>(`PreFilter${NAME}`);
+
+  preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {
+    const ports = podHostPorts(pod.pod);
+    if (ports.length === 0) return { status: SKIP };
+    this.preFilterState.write(state, ports);
+    return { status: SUCCESS };
+  }
+
+  filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
+    const wanted = this.preFilterState.read(state) ?? podHostPorts(pod.pod);
+    for (const p of wanted) if (node.usedPorts.conflicts(p.hostIP, p.protocol, p.hostPort)) return CONFLICT;
+    return SUCCESS;
+  }
+}
+
+export const factory = ((args) => withoutArgs(NAME, args, () => new NodePorts())) satisfies PluginFactory;

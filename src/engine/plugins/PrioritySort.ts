@@ -1,0 +1,24 @@
+// PrioritySort (QueueSort): higher pod priority first; equal priorities in the order they were queued.
+import type { Pod } from '../api/types';
+import type { PluginFactory, QueuedPodInfo, QueueSortPlugin } from '../framework/interfaces';
+import { withoutArgs } from './args';
+import { Names } from './names';
+
+export const NAME = Names.PrioritySort;
+
+/** spec.priority as admission resolved it; a pod without one has priority 0. */
+export function podPriority(pod: Pod): number {
+  return pod.spec.priority ?? 0;
+}
+
+export class PrioritySort implements QueueSortPlugin {
+  readonly name = NAME;
+
+  less(a: QueuedPodInfo, b: QueuedPodInfo): boolean {
+    const p1 = podPriority(a.info.pod);
+    const p2 = podPriority(b.info.pod);
+    return p1 > p2 || (p1 === p2 && a.timestamp < b.timestamp);
+  }
+}
+
+export const factory = ((args) => withoutArgs(NAME, args, () => new PrioritySort())) satisfies PluginFactory;

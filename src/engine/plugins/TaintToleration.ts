@@ -1,0 +1,70 @@
+// TaintToleration: Filter keeps a pod off nodes with a NoSchedule or NoExecute taint it does not
+// tolerate; Score counts the PreferNoSchedule taints it does not tolerate, and NormalizeScore reverses
+// the counts so the node with the fewest scores 100.
+import { findUntoleratedTaint, isDoNotScheduleTaint, tolerationsTolerateTaint } from '../api/taints';
+import type { Taint, Toleration } from '../api/types';
+import type { CycleState } from '../framework/cycle-state';
+import { MAX_NODE_SCORE, type FilterPlugin, type NodeScore, type PluginFactory, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
+import type { NodeInfo, PodInfo } from '../framework/node-info';
+import { SUCCESS, unresolvable, type Status } from '../framework/status';
+import { withoutArgs } from './args';
+import { CycleValue } from './cycle-value';
+import { defaultNormalizeScore } from './normalize';
+import { Names } from './names';
+
+export const NAME = Names.TaintToleration;
+
+/** The generic reason (upstream's ErrReasonNotMatch); Filter names the taint instead. */
+export const ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate";
+
+/** The Filter reason, as upstream formats it: `node(s) had untolerated taint {key: value}`. */
+export function untoleratedTaintReason(taint: Taint): string {
+  return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
+}
+
+/** One frozen rejection per taint object, shared by every cycle that meets it. */
+const rejections = new WeakMap<Taint, Status>();
+
+function rejection(taint: Taint): Status {
+  let status = rejections.get(taint);
+  if (!status) rejections.set(taint, (status = Object.freeze(unresolvable(untoleratedTaintReason(taint)))));
+  return status;
+}
+
+export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugin {
+  readonly name = NAME;
+  /** The pod's tolerations that can tolerate a PreferNoSchedule taint (that effect, or every effect). */
+  private readonly preScoreState = new CycleValue<readonly Toleration[]>(`PreScore${NAME}`);
+
+  filter(_state: CycleState, pod: PodInfo, node: NodeInfo): Status {
+    const taint = findUntoleratedTaint(node.node.spec?.taints, pod.pod.spec.tolerations, isDoNotScheduleTaint);
+    return taint ? rejection(taint) : SUCCESS;
+  }
+
+  preScore(state: CycleState, pod: PodInfo): Status {
+    this.preScoreState.write(state, preferNoScheduleTolerations(pod));
+    return SUCCESS;
+  }
+
+  score(state: CycleState, pod: PodInfo, node: NodeInfo): number {
+    const taints = node.node.spec?.taints;
+    if (!taints) return 0;
+    const tolerations = this.preScoreState.read(state) ?? preferNoScheduleTolerations(pod);
+    let intolerable = 0;
+    for (const taint of taints) {
+      if (taint.effect === 'PreferNoSchedule' && !tolerationsTolerateTaint(tolerations, taint)) intolerable++;
+    }
+    return intolerable;
+  }
+
+  normalizeScore(_state: CycleState, _pod: PodInfo, scores: NodeScore[]): Status {
+    defaultNormalizeScore(MAX_NODE_SCORE, true, scores);
+    return SUCCESS;
+  }
+}
+
+function preferNoScheduleTolerations(pod: PodInfo): readonly Toleration[] {
+  return (pod.pod.spec.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
+}
+
+export const factory = ((args) => withoutArgs(NAME, args, () => new TaintToleration())) satisfies PluginFactory;

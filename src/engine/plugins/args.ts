@@ -1,0 +1,76 @@
+// Reading a plugin's args (the profile's pluginConfig entry, untyped as it comes from YAML or JSON).
+// Absent args mean the plugin's defaults; a wrong type or a field the plugin does not know is an error
+// naming the field, as upstream's strict decoding reports it.
+import { aggregate, fieldInvalid } from '../api/field';
+import { err, ok, type Result } from '../api/result';
+
+export type ArgsObject = Readonly<Record<string, unknown>>;
+
+function isObject(value: unknown): value is ArgsObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
+
+/** Collects the field errors of one plugin's args; `result` turns them into the factory's Result. */
+export class ArgsReader {
+  readonly errors: string[] = [];
+
+  constructor(readonly plugin: string) {}
+
+  /** An object with only `known` fields; undefined when absent (null counts as absent). */
+  object(value: unknown, path: string, known: readonly string[]): ArgsObject | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!isObject(value)) {
+      this.errors.push(path ? fieldInvalid(path, value, 'must be an object') : 'args must be an object');
+      return undefined;
+    }
+    for (const key of Object.keys(value)) {
+      if (!known.includes(key)) this.errors.push(`unknown field "${join(path, key)}"`);
+    }
+    return value;
+  }
+
+  list(value: unknown, path: string): readonly unknown[] | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (!Array.isArray(value)) {
+      this.errors.push(fieldInvalid(path, value, 'must be a list'));
+      return undefined;
+    }
+    return value;
+  }
+
+  int(value: unknown, path: string): number | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
+      this.errors.push(fieldInvalid(path, value, 'must be an integer'));
+      return undefined;
+    }
+    return value;
+  }
+
+  string(value: unknown, path: string): string | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string') {
+      this.errors.push(fieldInvalid(path, value, 'must be a string'));
+      return undefined;
+    }
+    return value;
+  }
+
+  strings(value: unknown, path: string): string[] {
+    return (this.list(value, path) ?? []).flatMap((v, i) => this.string(v, `${path}[${i}]`) ?? []);
+  }
+
+  result<T>(value: T): Result<T> {
+    return this.errors.length ? err(`${this.plugin}: ${aggregate(this.errors)}`) : ok(value);
+  }
+}
+
+/** Builds a plugin that takes no args: absent or empty args are fine, anything else is an error. */
+export function withoutArgs<T>(plugin: string, args: unknown, make: () => T): Result<T> {
+  const reader = new ArgsReader(plugin);
+  reader.object(args, '', []);
+  const checked = reader.result(undefined);
+  return checked.ok ? ok(make()) : checked;
+}

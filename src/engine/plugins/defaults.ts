@@ -1,0 +1,49 @@
+// Upstream's default profile (kube-scheduler config v1, getDefaultPlugins) as plain data: the plugins
+// of each extension point in upstream's order, with the score weights. Left out are the upstream
+// defaults Podplan does not run as plugins: SchedulingGates (the queue holds gated pods), the volume
+// plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone), DynamicResources,
+// DefaultPreemption and DefaultBinder (binding goes through the Binder). Each plugin's default args
+// are its factory's (e.g. NodeResourcesFit: LeastAllocated over cpu and memory, weight 1 each).
+import type { Stage } from '../framework/status';
+import { Names } from './names';
+
+export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
+
+export interface PluginRef {
+  readonly name: string;
+  /** Score stage only. */
+  readonly weight?: number;
+}
+
+/** A plugin of upstream's default MultiPoint list, with the stages it takes part in. */
+interface DefaultPlugin {
+  readonly name: string;
+  readonly stages: readonly Stage[];
+  readonly weight?: number;
+}
+
+const ALL_CYCLE: readonly Stage[] = ['PreFilter', 'Filter', 'PreScore', 'Score'];
+
+/** Upstream's MultiPoint order; each stage lists its plugins in this order. */
+export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
+  { name: Names.PrioritySort, stages: ['Sort'] },
+  { name: Names.NodeUnschedulable, stages: ['Filter'] },
+  { name: Names.NodeName, stages: ['Filter'] },
+  { name: Names.TaintToleration, stages: ['Filter', 'PreScore', 'Score'], weight: 3 },
+  { name: Names.NodeAffinity, stages: ALL_CYCLE, weight: 2 },
+  { name: Names.NodePorts, stages: ['PreFilter', 'Filter'] },
+  { name: Names.NodeResourcesFit, stages: ALL_CYCLE, weight: 1 },
+  { name: Names.PodTopologySpread, stages: ALL_CYCLE, weight: 2 },
+  { name: Names.InterPodAffinity, stages: ALL_CYCLE, weight: 2 },
+  { name: Names.NodeResourcesBalancedAllocation, stages: ['PreScore', 'Score'], weight: 1 },
+  { name: Names.ImageLocality, stages: ['Score'], weight: 1 },
+];
+
+function pluginsAt(stage: Stage): readonly PluginRef[] {
+  return DEFAULT_MULTI_POINT.filter((p) => p.stages.includes(stage)).map((p) => (stage === 'Score' ? { name: p.name, weight: p.weight ?? 1 } : { name: p.name }));
+}
+
+/** The default plugins per extension point (the framework's Stage names), score weights included. */
+export const DEFAULT_PLUGINS: Readonly<Partial<Record<Stage, readonly PluginRef[]>>> = Object.fromEntries(
+  (['Sort', 'PreFilter', 'Filter', 'PreScore', 'Score'] as const).map((stage) => [stage, pluginsAt(stage)]),
+);

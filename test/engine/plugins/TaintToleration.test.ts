@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import type { Toleration } from '../../../src/engine/api/types';
+import { Code } from '../../../src/engine/framework/status';
+import { factory } from '../../../src/engine/plugins/TaintToleration';
+import { makeNode, makePod, nodeInfoOf, type NodeBuilder } from '../../builders';
+import { argsError, build, runFilter, runScore, type Verdict } from './run';
+
+const untolerated = (taint: string): Verdict => ({ code: Code.UnschedulableAndUnresolvable, reasons: [`node(s) had untolerated taint ${taint}`] });
+
+describe('engine/plugins/TaintToleration', () => {
+  const plugin = build(factory);
+
+  describe('Filter: NoSchedule and NoExecute taints must be tolerated; the reason names the first that is not', () => {
+    const table: Array<[why: string, node: NodeBuilder, tolerations: Toleration[], verdict: Verdict]> = [
+      ['no taints', makeNode('n'), [], 'ok'],
+      ['NoSchedule, no tolerations', makeNode('n').taint('dedicated', 'gpu'), [], untolerated('{dedicated: gpu}')],
+      ['NoExecute, no tolerations', makeNode('n').taint('dedicated', 'gpu', 'NoExecute'), [], untolerated('{dedicated: gpu}')],
+      ['PreferNoSchedule never filters', makeNode('n').taint('dedicated', 'gpu', 'PreferNoSchedule'), [], 'ok'],
+      ['a taint without value prints an empty one', makeNode('n').taint('maintenance', undefined), [], untolerated('{maintenance: }')],
+      ['Equal with the same value', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', operator: 'Equal', value: 'gpu' }], 'ok'],
+      ['operator defaults to Equal', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', value: 'gpu' }], 'ok'],
+      ['Equal with another value', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', value: 'cpu' }], untolerated('{dedicated: gpu}')],
+      ['Exists on the key', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', operator: 'Exists' }], 'ok'],
+      ['Exists with no key tolerates all', makeNode('n').taint('a', '1').taint('b', '2', 'NoExecute'), [{ operator: 'Exists' }], 'ok'],
+      [
+        'a toleration for another effect does not count',
+        makeNode('n').taint('dedicated', 'gpu'),
+        [{ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }],
+        untolerated('{dedicated: gpu}'),
+      ],
+      ['first tolerated, second not: the second is named', makeNode('n').taint('a', '1').taint('b', '2'), [{ key: 'a', operator: 'Exists' }], untolerated('{b: 2}')],
+    ];
+    for (const [why, node, tolerations, expected] of table) {
+      it(why, () => {
+        const pod = makePod('p');
+        for (const t of tolerations) pod.tolerate(t);
+        assert.deepEqual(runFilter(plugin, pod.info, [nodeInfoOf(node)]).filter, [expected]);
+      });
+    }
+  });
+
+  describe('Score: intolerable PreferNoSchedule taints counted, normalized reversed (fewest → 100)', () => {
+    it('counts and reverses: 100 - 100 × count / max', () => {
+      const pod = makePod('p').tolerate({ key: 'tolerated', operator: 'Exists', effect: 'PreferNoSchedule' }).tolerate({ key: 'other-effect', operator: 'Exists', effect: 'NoSchedule' });
+      const nodes = [
+        makeNode('clean'), // 0 → 100 - 100×0/2 = 100
+        makeNode('one').taint('x', '1', 'PreferNoSchedule'), // 1 → 100 - 100×1/2 = 50
+        makeNode('two').taint('x', '1', 'PreferNoSchedule').taint('y', '2', 'PreferNoSchedule'), // 2 → 100 - 100 = 0
+        makeNode('tolerated').taint('tolerated', 'v', 'PreferNoSchedule').taint('hard', 'v', 'NoSchedule'), // NoSchedule not counted → 0 → 100
+        makeNode('wrong-effect').taint('other-effect', 'v', 'PreferNoSchedule'), // a NoSchedule toleration does not help → 1 → 50
+      ].map((n) => nodeInfoOf(n));
+      assert.deepEqual(runScore(plugin, pod.info, nodes), { preScore: 'ok', raw: [0, 1, 2, 0, 1], normalized: [100, 50, 0, 100, 50] });
+    });
+
+    it('truncates: counts 0, 1, 3 → 100, 100 - trunc(100/3) = 67, 0', () => {
+      const nodes = [makeNode('a'), makeNode('b').taint('x', '', 'PreferNoSchedule'), makeNode('c').taint('x', '', 'PreferNoSchedule').taint('y', '', 'PreferNoSchedule').taint('z', '', 'PreferNoSchedule')];
+      assert.deepEqual(runScore(plugin, makePod('p').info, nodes.map((n) => nodeInfoOf(n))).normalized, [100, 67, 0]);
+    });
+
+    it('no intolerable taints anywhere: every node scores 100', () => {
+      assert.deepEqual(runScore(plugin, makePod('p').info, [nodeInfoOf(makeNode('a')), nodeInfoOf(makeNode('b'))]).normalized, [100, 100]);
+    });
+  });
+
+  it('takes no args', () => assert.equal(argsError(factory, { x: 1 }), 'TaintToleration: unknown field "x"'));
+});
