@@ -123,7 +123,10 @@ export function object<T>(fields: Fields<T>, required: ReadonlyArray<keyof T & s
     for (const [key, decode] of entries) {
       const raw = Object.hasOwn(v, key) ? v[key] : undefined;
       if (raw === undefined || raw === null) {
-        if ((required as readonly string[]).includes(key)) ctx.report(path, 'missing-field', `missing required field "${key}"`);
+        if (!(required as readonly string[]).includes(key)) continue;
+        // Written but empty (`spec:`): shown at the key; absent: at the mapping.
+        if (raw === null) ctx.report(joinPath(path, key), 'missing-field', `"${key}" is required and is empty`);
+        else ctx.report(path, 'missing-field', `missing required field "${key}"`);
         continue;
       }
       const d = decode(raw, joinPath(path, key), ctx);

@@ -61,7 +61,8 @@ function parsedDocument(doc: Document.Parsed, origin: number): ParsedDocument {
   return { syntax: new DocumentSyntax(doc.contents, span, origin), problems, value };
 }
 
-const OPTIONS = { prettyErrors: false } as const;
+// silent: yaml would otherwise print its warnings (collection keys stringified, …) to the console.
+const OPTIONS = { prettyErrors: false, logLevel: 'silent' } as const;
 
 /** The documents of one chunk (usually one; none for an empty chunk). */
 export function parseChunk(text: string): ParsedDocument[] {

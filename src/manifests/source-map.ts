@@ -4,7 +4,7 @@
 // Paths: map keys that look like identifiers are joined with dots (`metadata.labels`), other keys
 // are quoted (`metadata.labels["planner.ciena.io/pod-set"]`), sequence items use `[i]`. The
 // empty path is the document's root.
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, LineCounter, type Node as YamlNode } from 'yaml';
 
 export interface Position {
   /** 0-based offset into the file text, in UTF-16 code units (as JavaScript strings index). */
@@ -89,6 +89,16 @@ function nodeRange(node: unknown): Range3 | undefined {
   return range ?? undefined;
 }
 
+/** Where a node's content ends: a block collection's range runs on to the next line, its last item does not. */
+function contentEnd(node: unknown): number | undefined {
+  if ((isMap(node) || isSeq(node)) && !node.flow) {
+    const last: unknown = node.items[node.items.length - 1];
+    const end = isPair(last) ? (contentEnd(last.value) ?? contentEnd(last.key)) : contentEnd(last);
+    if (end !== undefined) return end;
+  }
+  return nodeRange(node)?.[1];
+}
+
 /** A scalar key's text; undefined for complex keys and merge keys (`<<`), whose fields are not mapped. */
 function keyText(key: unknown): string | undefined {
   if (!isScalar(key) || key.value === null || typeof key.value === 'object') return undefined;
@@ -123,7 +133,7 @@ export class DocumentSyntax {
     if (!this.index) {
       this.index = new Map();
       const r = nodeRange(this.root);
-      if (r) this.index.set('', { start: r[0] - this.origin, end: r[1] - this.origin });
+      if (r) this.index.set('', { start: r[0] - this.origin, end: (contentEnd(this.root) ?? r[1]) - this.origin });
       this.walk(this.root, '', this.index);
     }
     return this.index;
@@ -138,9 +148,10 @@ export class DocumentSyntax {
         const keyRange = nodeRange(pair.key);
         if (key === undefined || !keyRange) continue;
         const child = joinPath(path, key);
-        const valueRange = nodeRange(pair.value) ?? [keyRange[1], keyRange[1], keyRange[1]];
+        const valueStart = nodeRange(pair.value)?.[0] ?? keyRange[1];
+        const valueEnd = contentEnd(pair.value) ?? keyRange[1];
         const o = this.origin;
-        index.set(child, { start: valueRange[0] - o, end: valueRange[1] - o, keyStart: keyRange[0] - o, keyEnd: keyRange[1] - o });
+        index.set(child, { start: valueStart - o, end: valueEnd - o, keyStart: keyRange[0] - o, keyEnd: keyRange[1] - o });
         this.walk(pair.value, child, index);
       }
     } else if (isSeq(node)) {
@@ -148,7 +159,7 @@ export class DocumentSyntax {
         const range = nodeRange(item);
         if (!range) continue;
         const child = joinPath(path, i);
-        index.set(child, { start: range[0] - this.origin, end: range[1] - this.origin });
+        index.set(child, { start: range[0] - this.origin, end: (contentEnd(item) ?? range[1]) - this.origin });
         this.walk(item, child, index);
       }
     }
@@ -245,13 +256,13 @@ export class SourceMap {
   /** The range of `path`, or of its nearest existing ancestor (a missing field is shown on its parent). */
   locate(path: string): SourceRange {
     const nearest = this.nearestPath(path);
-    return (nearest ? this.range(nearest) : undefined) ?? this.documentRange;
+    return this.range(nearest) ?? this.documentRange;
   }
 
   /** Like `locate`, but on one line: the key when there is one, else the first line of the value. */
   locateLine(path: string): SourceRange {
     const nearest = this.nearestPath(path);
-    const range = (nearest ? (this.keyRange(nearest) ?? this.range(nearest)) : undefined) ?? this.documentRange;
+    const range = this.keyRange(nearest) ?? this.range(nearest) ?? this.documentRange;
     const nextLine = this.lines.lineStarts[range.start.line];
     if (nextLine === undefined || range.end.offset < nextLine) return range;
     return this.rangeOf(range.start.offset, Math.max(range.start.offset, nextLine - 1));
