@@ -145,7 +145,7 @@ export function refine<T>(decode: Decoder<T>, check: (value: T, path: string, ct
   };
 }
 
-/** Fields `object` cannot express because they live under another name or shape. */
+/** An own property of a mapping (never one inherited from its prototype). */
 export function field(v: PlainObject, key: string): unknown {
   return Object.hasOwn(v, key) ? v[key] : undefined;
 }
