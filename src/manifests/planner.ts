@@ -82,12 +82,21 @@ interface Envelope<Spec> {
   readonly spec: Spec;
 }
 
-/** The pod-set label, reported on metadata.labels when missing. */
-function podSetOf(meta: ObjectMeta, path: string, kind: string, ctx: DecodeContext): string | undefined {
+interface PodSetIdentity {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Labels;
+  readonly podSet: string;
+}
+
+/** Name, namespace (defaulted) and labels of a planner object, and its pod-set label: reported on metadata.labels when missing. */
+function podSetIdentity(meta: ObjectMeta, path: string, kind: string, ctx: DecodeContext): PodSetIdentity | undefined {
   const podSet = meta.labels?.[POD_SET_LABEL];
-  if (podSet) return podSet;
-  const metadata = joinPath(path, 'metadata');
-  return ctx.report(meta.labels ? joinPath(metadata, 'labels') : metadata, 'missing-field', `missing label "${POD_SET_LABEL}": a ${kind} names its pod set with it`);
+  if (!podSet) {
+    const metadata = joinPath(path, 'metadata');
+    return ctx.report(meta.labels ? joinPath(metadata, 'labels') : metadata, 'missing-field', `missing label "${POD_SET_LABEL}": a ${kind} names its pod set with it`);
+  }
+  return { name: meta.name, namespace: meta.namespace ?? DEFAULT_NAMESPACE, labels: meta.labels ?? {}, podSet };
 }
 
 const dependencyRef = object<DependencyRef>({ name: string, namespace: string, kind: oneOf(DEPENDENCY_KINDS) }, ['name']);
@@ -105,14 +114,11 @@ const triggerShape = object<Envelope<{ state: TriggerState; dependsOn?: Dependen
 export const scheduleTrigger: Decoder<ScheduleTriggerManifest> = (v, path, ctx) => {
   const t = triggerShape(v, path, ctx);
   if (!t?.metadata || !t.spec?.state) return undefined;
-  const podSet = podSetOf(t.metadata, path, 'ScheduleTrigger', ctx);
-  if (podSet === undefined) return undefined;
-  const quietTime = t.metadata.labels?.[QUIET_TIME_LABEL];
+  const identity = podSetIdentity(t.metadata, path, 'ScheduleTrigger', ctx);
+  if (!identity) return undefined;
+  const quietTime = identity.labels[QUIET_TIME_LABEL];
   return {
-    name: t.metadata.name,
-    namespace: t.metadata.namespace ?? DEFAULT_NAMESPACE,
-    labels: t.metadata.labels ?? {},
-    podSet,
+    ...identity,
     ...(quietTime !== undefined ? { quietTime } : {}),
     state: t.spec.state,
     dependsOn: t.spec.dependsOn ?? [],
@@ -195,13 +201,10 @@ const planShape = object<Envelope<{ plan: PlanEntry[] }> & { readonly status?: S
 export const schedulePlan: Decoder<SchedulePlanManifest> = (v, path, ctx) => {
   const p = planShape(v, path, ctx);
   if (!p?.metadata || !p.spec?.plan) return undefined;
-  const podSet = podSetOf(p.metadata, path, 'SchedulePlan', ctx);
-  if (podSet === undefined) return undefined;
+  const identity = podSetIdentity(p.metadata, path, 'SchedulePlan', ctx);
+  if (!identity) return undefined;
   return {
-    name: p.metadata.name,
-    namespace: p.metadata.namespace ?? DEFAULT_NAMESPACE,
-    labels: p.metadata.labels ?? {},
-    podSet,
+    ...identity,
     plan: p.spec.plan,
     ...(p.status ? { status: p.status } : {}),
   };
