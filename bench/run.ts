@@ -5,12 +5,14 @@ import { benchmarks as framework } from './framework';
 import { benchmarks as plugins } from './plugins';
 import { benchmarks as reconcile } from './reconcile';
 import { benchmarks as rpc } from './rpc';
+import { benchmarks as manifests } from './manifests';
 
 const all: readonly Benchmark[] = [
   ...framework,
   ...plugins,
   ...reconcile,
   ...rpc,
+  ...manifests,
 ];
 
 const filter = process.argv[2] ?? '';

@@ -14,20 +14,24 @@ export enum Code {
   Skip = 'Skip',
 }
 
-export type Stage =
-  | 'Sort'
-  | 'SampleNodes'
-  | 'PreFilter'
-  | 'Filter'
-  | 'PostFilter'
-  | 'PreScore'
-  | 'Score'
-  | 'NormalizeScore'
-  | 'Reserve'
-  | 'Unreserve'
-  | 'Permit'
-  | 'CheckConflicts'
-  | 'Bind';
+/** The stages of a scheduling cycle, in the order they run. */
+export const STAGES = [
+  'Sort',
+  'SampleNodes',
+  'PreFilter',
+  'Filter',
+  'PostFilter',
+  'PreScore',
+  'Score',
+  'NormalizeScore',
+  'Reserve',
+  'Unreserve',
+  'Permit',
+  'CheckConflicts',
+  'Bind',
+] as const;
+
+export type Stage = (typeof STAGES)[number];
 
 export interface Status {
   readonly code: Code;

@@ -31,3 +31,12 @@ export interface Plan {
   /** A hash of the nodes and pods the plan was made from, to tell whether it is stale. */
   readonly snapshotHash: string;
 }
+
+/** The API group/version of Pallet's ScheduleTrigger and SchedulePlan objects. */
+export const PLANNER_API_VERSION = 'planner.ciena.io/v1alpha1';
+
+/** The label that puts a pod in a pod set, and names the set on its ScheduleTrigger and SchedulePlan. */
+export const POD_SET_LABEL = 'planner.ciena.io/pod-set';
+
+/** On a ScheduleTrigger: how long the set must see no new pod before it turns to Schedule (a Go duration, "2m0s"). */
+export const QUIET_TIME_LABEL = 'planner.ciena.io/quiet-time';

@@ -1,0 +1,39 @@
+// A problem found in a manifest, at the place it came from. Codes are stable: the language server
+// and the CLI report them, and code actions key on them.
+import type { SourceRange } from './source-map';
+
+export type ManifestErrorCode =
+  /** The text is not valid YAML (or uses more aliases than allowed). */
+  | 'yaml-syntax'
+  /** A field the object needs is absent (or null). */
+  | 'missing-field'
+  /** A field holds the wrong kind of value (a number where a string is expected, …). */
+  | 'wrong-type'
+  /** A field holds a value outside what it accepts (an unknown operator, a negative count, …). */
+  | 'bad-value'
+  /** A resource quantity that does not parse ("2 cores", "-1Gi"). */
+  | 'bad-quantity'
+  /** A known kind under an unexpected apiVersion: read anyway, with a warning. */
+  | 'bad-api-version'
+  /** A workload whose selector does not select its own pod template. */
+  | 'selector-mismatch'
+  /** A second object with the same kind, namespace and name: left out. */
+  | 'duplicate-name';
+
+export type Severity = 'error' | 'warning';
+
+export interface ManifestError {
+  readonly code: ManifestErrorCode;
+  readonly severity: Severity;
+  /** What is wrong, without the location (the range says where). */
+  readonly message: string;
+  readonly range: SourceRange;
+  /** The field it is about, from the document root, when there is one. */
+  readonly path?: string;
+}
+
+/** `file:line:column: severity code: path: message`, the form compilers print. */
+export function formatError(e: ManifestError): string {
+  const where = `${e.range.file}:${e.range.start.line}:${e.range.start.column}`;
+  return `${where}: ${e.severity} ${e.code}: ${e.path ? `${e.path}: ` : ''}${e.message}`;
+}

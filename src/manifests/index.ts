@@ -1,0 +1,45 @@
+// YAML manifests ⇄ typed objects with source ranges (DESIGN.md, Layers). Callers read files and
+// pass their text; nothing here does I/O.
+export { formatError, type ManifestError, type ManifestErrorCode, type Severity } from './errors';
+export { concatPath, joinPath, splitPath, SourceMap, type PathSegment, type Position, type SourceRange } from './source-map';
+export { WORKLOAD_API_VERSIONS, workloadPods, type PodTemplate, type Workload, type WorkloadKind } from './workloads';
+export { DAEMON_POD_TOLERATIONS, daemonSetPods, requiredNodeAffinityMatches, runsDaemonPod, tolerates, type NodeEligibility } from './daemonset';
+export {
+  DEPENDENCY_KINDS,
+  TRIGGER_STATES,
+  type DecisionEntry,
+  type DependencyKind,
+  type DependencyRef,
+  type PlanEntry,
+  type ScheduleTriggerManifest,
+  type SchedulePlanManifest,
+  type SchedulePlanStatus,
+  type TriggerState,
+  type UnplacedEntry,
+} from './planner';
+export {
+  DEFAULT_SCHEDULER_NAME,
+  EXTENSION_POINTS,
+  SCHEDULER_CONFIG_API_VERSION,
+  type ExtensionPoint,
+  type PluginConfigManifest,
+  type PluginRef,
+  type PluginSet,
+  type PluginsManifest,
+  type ProfileManifest,
+  type SchedulerProfileManifest,
+} from './profile';
+export { fnv32a, planFromManifest, planName, safeEncodeString, schedulePlanManifest, writeSchedulePlan, type WritePlanOptions } from './schedule-plan';
+export {
+  combine,
+  fieldRange,
+  readFile,
+  readSnapshot,
+  type CombineOptions,
+  type FileModel,
+  type Located,
+  type ManifestDocument,
+  type ObjectLists,
+  type OtherManifest,
+  type WorkspaceModel,
+} from './workspace';

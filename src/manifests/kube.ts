@@ -1,0 +1,223 @@
+// Decoders for the Kubernetes objects the engine reads (src/engine/api/types.ts), field for field,
+// with the checks the API server would make on those fields. Resource quantities are parsed with the
+// engine's own parser so a quantity the engine would reject is reported where it is written.
+import { parseResourceList } from '../engine/api/resources';
+import type {
+  Affinity,
+  Container,
+  ContainerImage,
+  ContainerPort,
+  LabelSelector,
+  LabelSelectorRequirement,
+  Node,
+  NodeAffinity,
+  NodeCondition,
+  NodeSelector,
+  NodeSelectorRequirement,
+  NodeSelectorTerm,
+  ObjectMeta,
+  OwnerReference,
+  Pod,
+  PodAffinity,
+  PodAffinityTerm,
+  PodCondition,
+  PodSpec,
+  PreferredSchedulingTerm,
+  ResourceList,
+  Taint,
+  TaintEffect,
+  Toleration,
+  TopologySpreadConstraint,
+  WeightedPodAffinityTerm,
+} from '../engine/api/types';
+import { arrayOf, boolean, integer, isPlainObject, object, oneOf, refine, string, stringMap, wrongType, type Decoder } from './decode';
+import { joinPath } from './source-map';
+
+/** Requests, limits, allocatable: each quantity checked where it is written. YAML numbers are read as their text. */
+export const resourceList: Decoder<ResourceList> = (v, path, ctx) => {
+  if (!isPlainObject(v)) return wrongType(ctx, path, 'a mapping of resource quantities', v);
+  const out: Record<string, string> = {};
+  for (const [name, raw] of Object.entries(v)) {
+    const at = joinPath(path, name);
+    if (typeof raw !== 'string' && typeof raw !== 'number') {
+      wrongType(ctx, at, 'a quantity such as 500m or 1Gi', raw);
+      continue;
+    }
+    const text = String(raw);
+    const parsed = parseResourceList({ [name]: text }, path);
+    if (!parsed.ok) {
+      // The engine prefixes the field; the location already says it.
+      const prefix = `${path}.${name}: `;
+      ctx.report(at, 'bad-quantity', parsed.error.startsWith(prefix) ? parsed.error.slice(prefix.length) : parsed.error);
+      continue;
+    }
+    out[name] = text;
+  }
+  return out;
+};
+
+const ownerReference = object<OwnerReference>(
+  { apiVersion: string, kind: string, name: string, uid: string, controller: boolean },
+  ['kind', 'name'],
+);
+
+const metaFields = {
+  name: string,
+  namespace: string,
+  uid: string,
+  resourceVersion: string,
+  labels: stringMap,
+  annotations: stringMap,
+  ownerReferences: arrayOf(ownerReference),
+  creationTimestamp: string,
+};
+
+/** metadata of a top-level object: a name is required. */
+export const objectMeta = object<ObjectMeta>(metaFields, ['name']);
+
+/** metadata of a pod template: the controller names the pods. */
+export const templateMeta = object<Partial<ObjectMeta>>(metaFields);
+
+const selectorOperator = oneOf(['In', 'NotIn', 'Exists', 'DoesNotExist'] as const);
+const nodeSelectorOperator = oneOf(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const);
+const stringList = arrayOf(string);
+
+const labelSelectorRequirement = object<LabelSelectorRequirement>({ key: string, operator: selectorOperator, values: stringList }, ['key', 'operator']);
+
+export const labelSelector = object<LabelSelector>({ matchLabels: stringMap, matchExpressions: arrayOf(labelSelectorRequirement) });
+
+const nodeSelectorRequirement = object<NodeSelectorRequirement>({ key: string, operator: nodeSelectorOperator, values: stringList }, ['key', 'operator']);
+
+const nodeSelectorTerm = object<NodeSelectorTerm>({
+  matchExpressions: arrayOf(nodeSelectorRequirement),
+  matchFields: arrayOf(nodeSelectorRequirement),
+});
+
+const nodeSelector = object<NodeSelector>({ nodeSelectorTerms: arrayOf(nodeSelectorTerm) }, ['nodeSelectorTerms']);
+
+/** Preference and affinity weights are 1..100 upstream. */
+const weight = integer(1, 100);
+
+const preferredSchedulingTerm = object<PreferredSchedulingTerm>({ weight, preference: nodeSelectorTerm }, ['weight', 'preference']);
+
+const nodeAffinity = object<NodeAffinity>({
+  requiredDuringSchedulingIgnoredDuringExecution: nodeSelector,
+  preferredDuringSchedulingIgnoredDuringExecution: arrayOf(preferredSchedulingTerm),
+});
+
+const podAffinityTerm = object<PodAffinityTerm>(
+  {
+    labelSelector,
+    namespaces: stringList,
+    namespaceSelector: labelSelector,
+    topologyKey: string,
+    matchLabelKeys: stringList,
+    mismatchLabelKeys: stringList,
+  },
+  ['topologyKey'],
+);
+
+const weightedPodAffinityTerm = object<WeightedPodAffinityTerm>({ weight, podAffinityTerm }, ['weight', 'podAffinityTerm']);
+
+const podAffinity = object<PodAffinity>({
+  requiredDuringSchedulingIgnoredDuringExecution: arrayOf(podAffinityTerm),
+  preferredDuringSchedulingIgnoredDuringExecution: arrayOf(weightedPodAffinityTerm),
+});
+
+const affinity = object<Affinity>({ nodeAffinity, podAffinity, podAntiAffinity: podAffinity });
+
+const taintEffect = oneOf<TaintEffect>(['NoSchedule', 'PreferNoSchedule', 'NoExecute']);
+
+const taint = object<Taint>({ key: string, value: string, effect: taintEffect }, ['key', 'effect']);
+
+const toleration = object<Toleration>({
+  key: string,
+  operator: oneOf(['Exists', 'Equal'] as const),
+  value: string,
+  effect: taintEffect,
+  tolerationSeconds: integer(),
+});
+
+const topologySpreadConstraint = object<TopologySpreadConstraint>(
+  {
+    maxSkew: integer(1),
+    topologyKey: string,
+    whenUnsatisfiable: oneOf(['DoNotSchedule', 'ScheduleAnyway'] as const),
+    labelSelector,
+    minDomains: integer(1),
+    nodeAffinityPolicy: oneOf(['Honor', 'Ignore'] as const),
+    nodeTaintsPolicy: oneOf(['Honor', 'Ignore'] as const),
+    matchLabelKeys: stringList,
+  },
+  ['maxSkew', 'topologyKey', 'whenUnsatisfiable'],
+);
+
+const port = integer(1, 65535);
+
+const containerPort = object<ContainerPort>(
+  { containerPort: port, hostPort: port, hostIP: string, protocol: oneOf(['TCP', 'UDP', 'SCTP'] as const), name: string },
+  ['containerPort'],
+);
+
+const container = object<Container>(
+  {
+    name: string,
+    image: string,
+    resources: object({ requests: resourceList, limits: resourceList }),
+    ports: arrayOf(containerPort),
+    restartPolicy: oneOf(['Always'] as const),
+  },
+  ['name'],
+);
+
+const containers = refine(arrayOf(container), (list, path, ctx) => {
+  if (list.length === 0) ctx.report(path, 'missing-field', 'a pod needs at least one container');
+});
+
+export const podSpec = object<PodSpec>(
+  {
+    nodeName: string,
+    schedulerName: string,
+    containers,
+    initContainers: arrayOf(container),
+    overhead: resourceList,
+    nodeSelector: stringMap,
+    affinity,
+    tolerations: arrayOf(toleration),
+    topologySpreadConstraints: arrayOf(topologySpreadConstraint),
+    priority: integer(-2147483648, 1000000000),
+    priorityClassName: string,
+    schedulingGates: arrayOf(object<{ name: string }>({ name: string }, ['name'])),
+  },
+  ['containers'],
+);
+
+const conditionStatus = oneOf(['True', 'False', 'Unknown'] as const);
+
+const podStatus = object<NonNullable<Pod['status']>>({
+  phase: oneOf(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const),
+  conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
+});
+
+export const pod = object<Pod>(
+  { apiVersion: string, kind: oneOf(['Pod'] as const), metadata: objectMeta, spec: podSpec, status: podStatus },
+  ['metadata', 'spec'],
+);
+
+const containerImage = object<ContainerImage>({ names: stringList, sizeBytes: integer(0) });
+
+export const node = object<Node>(
+  {
+    apiVersion: string,
+    kind: oneOf(['Node'] as const),
+    metadata: objectMeta,
+    spec: object<NonNullable<Node['spec']>>({ unschedulable: boolean, taints: arrayOf(taint) }),
+    status: object<NonNullable<Node['status']>>({
+      capacity: resourceList,
+      allocatable: resourceList,
+      images: arrayOf(containerImage),
+      conditions: arrayOf(object<NodeCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
+    }),
+  },
+  ['metadata'],
+);

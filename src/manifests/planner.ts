@@ -1,0 +1,196 @@
+// Pallet's planner objects (planner.ciena.io/v1alpha1) as read from manifests. ScheduleTrigger:
+// spec.state Planning|Schedule, the pod set and quiet time as labels, and our extension
+// spec.dependsOn. SchedulePlan: spec.plan [{pod, node}], the pod set as a label, and our status.
+import { DEFAULT_NAMESPACE, type Labels, type ObjectMeta } from '../engine/api/types';
+import { Code, STAGES, type Stage, type Status } from '../engine/framework/status';
+import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from '../engine/framework/diagnosis';
+import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../engine/planner/plan';
+import { arrayOf, integer, number, object, oneOf, string, type DecodeContext, type Decoder } from './decode';
+import { objectMeta } from './kube';
+import { joinPath } from './source-map';
+
+export const TRIGGER_STATES = ['Planning', 'Schedule'] as const;
+export type TriggerState = (typeof TRIGGER_STATES)[number];
+
+/** What a dependsOn entry may name; ScheduleTrigger when left out. */
+export const DEPENDENCY_KINDS = ['ScheduleTrigger', 'SchedulePlan', 'PodSet'] as const;
+export type DependencyKind = (typeof DEPENDENCY_KINDS)[number];
+
+export interface DependencyRef {
+  readonly name: string;
+  /** The trigger's own namespace when left out. */
+  readonly namespace?: string;
+  readonly kind?: DependencyKind;
+}
+
+export interface ScheduleTriggerManifest {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Labels;
+  /** metadata.labels[planner.ciena.io/pod-set] */
+  readonly podSet: string;
+  /** metadata.labels[planner.ciena.io/quiet-time], as written (a Go duration; the planner parses it). */
+  readonly quietTime?: string;
+  readonly state: TriggerState;
+  readonly dependsOn: readonly DependencyRef[];
+}
+
+export interface PlanEntry {
+  readonly pod: string;
+  readonly node: string;
+}
+
+export interface UnplacedEntry {
+  readonly pod: string;
+  readonly message: string;
+  readonly diagnosis?: Diagnosis;
+}
+
+export interface DecisionEntry {
+  readonly pod: string;
+  readonly diagnosis: Diagnosis;
+}
+
+/** Our status on a SchedulePlan (absent in Pallet): how the plan was made and what it left out. */
+export interface SchedulePlanStatus {
+  readonly planner?: string;
+  readonly profile?: string;
+  readonly trigger?: string;
+  /** RFC 3339. */
+  readonly createdAt?: string;
+  readonly snapshotHash?: string;
+  readonly placed?: number;
+  readonly unplaced?: readonly UnplacedEntry[];
+  /** The cycle that chose each placed pod's node, when written with diagnoses. */
+  readonly decisions?: readonly DecisionEntry[];
+}
+
+export interface SchedulePlanManifest {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Labels;
+  /** metadata.labels[planner.ciena.io/pod-set] */
+  readonly podSet: string;
+  readonly plan: readonly PlanEntry[];
+  readonly status?: SchedulePlanStatus;
+}
+
+interface Envelope<Spec> {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ObjectMeta;
+  readonly spec: Spec;
+}
+
+interface PodSetIdentity {
+  readonly name: string;
+  readonly namespace: string;
+  readonly labels: Labels;
+  readonly podSet: string;
+}
+
+/** Name, namespace (defaulted) and labels of a planner object, and its pod-set label: reported on metadata.labels when missing. */
+function podSetIdentity(meta: ObjectMeta, path: string, kind: string, ctx: DecodeContext): PodSetIdentity | undefined {
+  const podSet = meta.labels?.[POD_SET_LABEL];
+  if (!podSet) {
+    const metadata = joinPath(path, 'metadata');
+    return ctx.report(meta.labels ? joinPath(metadata, 'labels') : metadata, 'missing-field', `missing label "${POD_SET_LABEL}": a ${kind} names its pod set with it`);
+  }
+  return { name: meta.name, namespace: meta.namespace ?? DEFAULT_NAMESPACE, labels: meta.labels ?? {}, podSet };
+}
+
+const dependencyRef = object<DependencyRef>({ name: string, namespace: string, kind: oneOf(DEPENDENCY_KINDS) }, ['name']);
+
+const triggerShape = object<Envelope<{ state: TriggerState; dependsOn?: DependencyRef[] }>>(
+  {
+    apiVersion: string,
+    kind: string,
+    metadata: objectMeta,
+    spec: object({ state: oneOf(TRIGGER_STATES), dependsOn: arrayOf(dependencyRef) }, ['state']),
+  },
+  ['metadata', 'spec'],
+);
+
+export const scheduleTrigger: Decoder<ScheduleTriggerManifest> = (v, path, ctx) => {
+  const t = triggerShape(v, path, ctx);
+  if (!t?.metadata || !t.spec?.state) return undefined;
+  const identity = podSetIdentity(t.metadata, path, 'ScheduleTrigger', ctx);
+  if (!identity) return undefined;
+  const quietTime = identity.labels[QUIET_TIME_LABEL];
+  return {
+    ...identity,
+    ...(quietTime !== undefined ? { quietTime } : {}),
+    state: t.spec.state,
+    dependsOn: t.spec.dependsOn ?? [],
+  };
+};
+
+const stage = oneOf<Stage>(STAGES);
+const code = oneOf<Code>(Object.values(Code));
+const strings = arrayOf(string);
+const count = integer(0);
+
+const status = object<Status>({ code, reasons: strings, plugin: string, stage }, ['code', 'reasons']);
+
+const diagnosis = object<Diagnosis>(
+  {
+    pod: string,
+    profile: string,
+    nodesTotal: count,
+    nodesEvaluated: count,
+    feasibleNodes: count,
+    status,
+    chosenNode: string,
+    rejections: arrayOf(object<NodeRejection>({ node: string, plugin: string, stage, code, reasons: strings }, ['node', 'plugin', 'stage', 'code', 'reasons'])),
+    filters: arrayOf(object<FilterRecord>({ plugin: string, evaluated: count, passed: count }, ['plugin', 'evaluated', 'passed'])),
+    scores: arrayOf(
+      object<NodeScoreRecord>(
+        {
+          node: string,
+          total: number,
+          plugins: arrayOf(
+            object<PluginScore>({ plugin: string, raw: number, normalized: number, weight: number, weighted: number }, ['plugin', 'raw', 'normalized', 'weight', 'weighted']),
+          ),
+        },
+        ['node', 'total', 'plugins'],
+      ),
+    ),
+    stages: arrayOf(object<StageOutcome>({ stage, plugin: string, status, node: string }, ['stage', 'plugin', 'status'])),
+    message: string,
+  },
+  ['pod', 'profile', 'nodesTotal', 'nodesEvaluated', 'feasibleNodes', 'status', 'rejections', 'filters', 'scores', 'stages'],
+);
+
+const planStatus = object<SchedulePlanStatus>({
+  planner: string,
+  profile: string,
+  trigger: string,
+  createdAt: string,
+  snapshotHash: string,
+  placed: count,
+  unplaced: arrayOf(object<UnplacedEntry>({ pod: string, message: string, diagnosis }, ['pod', 'message'])),
+  decisions: arrayOf(object<DecisionEntry>({ pod: string, diagnosis }, ['pod', 'diagnosis'])),
+});
+
+const planShape = object<Envelope<{ plan: PlanEntry[] }> & { readonly status?: SchedulePlanStatus }>(
+  {
+    apiVersion: string,
+    kind: string,
+    metadata: objectMeta,
+    spec: object({ plan: arrayOf(object<PlanEntry>({ pod: string, node: string }, ['pod', 'node'])) }, ['plan']),
+    status: planStatus,
+  },
+  ['metadata', 'spec'],
+);
+
+export const schedulePlan: Decoder<SchedulePlanManifest> = (v, path, ctx) => {
+  const p = planShape(v, path, ctx);
+  if (!p?.metadata || !p.spec?.plan) return undefined;
+  const identity = podSetIdentity(p.metadata, path, 'SchedulePlan', ctx);
+  if (!identity) return undefined;
+  return {
+    ...identity,
+    plan: p.spec.plan,
+    ...(p.status ? { status: p.status } : {}),
+  };
+};

@@ -1,0 +1,104 @@
+// A scheduler profile file: KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) read into
+// a plain typed object mirroring its fields. Plugin names and args are kept as written: which
+// plugins exist and what their args mean is the framework's to check.
+import { anyValue, arrayOf, integer, object, recordOf, string, type Decoder } from './decode';
+
+export const SCHEDULER_CONFIG_API_VERSION = 'kubescheduler.config.k8s.io/v1';
+export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
+
+/** Extension points of `profiles[].plugins`, as in KubeSchedulerConfiguration v1. */
+export const EXTENSION_POINTS = [
+  'preEnqueue',
+  'queueSort',
+  'preFilter',
+  'filter',
+  'postFilter',
+  'preScore',
+  'score',
+  'reserve',
+  'permit',
+  'preBind',
+  'bind',
+  'postBind',
+  'multiPoint',
+] as const;
+export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
+
+export interface PluginRef {
+  readonly name: string;
+  /** Score plugins only. */
+  readonly weight?: number;
+}
+
+export interface PluginSet {
+  readonly enabled?: readonly PluginRef[];
+  /** `name: "*"` disables every default plugin of the point. */
+  readonly disabled?: readonly PluginRef[];
+}
+
+export type PluginsManifest = { readonly [P in ExtensionPoint]?: PluginSet };
+
+export interface PluginConfigManifest {
+  readonly name: string;
+  /** The plugin's args as written (`apiVersion`/`kind` included when given). */
+  readonly args?: Readonly<Record<string, unknown>>;
+}
+
+export interface SchedulerProfileManifest {
+  /** default-scheduler when left out. */
+  readonly schedulerName: string;
+  readonly percentageOfNodesToScore?: number;
+  readonly plugins?: PluginsManifest;
+  readonly pluginConfig?: readonly PluginConfigManifest[];
+}
+
+/** KubeSchedulerConfiguration v1, the fields scheduling reads (leader election, client settings and extenders are not). */
+export interface ProfileManifest {
+  readonly apiVersion: string;
+  readonly parallelism?: number;
+  readonly percentageOfNodesToScore?: number;
+  readonly podInitialBackoffSeconds?: number;
+  readonly podMaxBackoffSeconds?: number;
+  readonly profiles: readonly SchedulerProfileManifest[];
+}
+
+const pluginRef = object<PluginRef>({ name: string, weight: integer(0) }, ['name']);
+
+const pluginSet = object<PluginSet>({ enabled: arrayOf(pluginRef), disabled: arrayOf(pluginRef) });
+
+const plugins = object<PluginsManifest>(
+  Object.fromEntries(EXTENSION_POINTS.map((p) => [p, pluginSet])) as { [P in ExtensionPoint]: Decoder<PluginSet> },
+);
+
+const pluginConfig = object<PluginConfigManifest>({ name: string, args: recordOf(anyValue) }, ['name']);
+
+const percentage = integer(0, 100);
+
+const profileShape = object<Omit<SchedulerProfileManifest, 'schedulerName'> & { schedulerName?: string }>({
+  schedulerName: string,
+  percentageOfNodesToScore: percentage,
+  plugins,
+  pluginConfig: arrayOf(pluginConfig),
+});
+
+const schedulerProfile: Decoder<SchedulerProfileManifest> = (v, path, ctx) => {
+  const p = profileShape(v, path, ctx);
+  return p && { ...p, schedulerName: p.schedulerName ?? DEFAULT_SCHEDULER_NAME };
+};
+
+const configShape = object<Omit<ProfileManifest, 'profiles'> & { profiles?: SchedulerProfileManifest[] }>({
+  apiVersion: string,
+  parallelism: integer(1),
+  percentageOfNodesToScore: percentage,
+  podInitialBackoffSeconds: integer(1),
+  podMaxBackoffSeconds: integer(1),
+  profiles: arrayOf(schedulerProfile),
+});
+
+/** A configuration without profiles runs the default one, as kube-scheduler does. */
+export const profileManifest: Decoder<ProfileManifest> = (v, path, ctx) => {
+  const c = configShape(v, path, ctx);
+  if (!c) return undefined;
+  const profiles = c.profiles?.length ? c.profiles : [{ schedulerName: DEFAULT_SCHEDULER_NAME }];
+  return { ...c, apiVersion: c.apiVersion ?? SCHEDULER_CONFIG_API_VERSION, profiles };
+};

@@ -1,0 +1,275 @@
+// The workspace model: every file read on its own (`readFile`), then combined (`combine`), so an
+// editor re-reads only the file that changed. Combining concatenates, expands DaemonSets over all
+// nodes and drops duplicates; it does not re-parse anything.
+import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type Node, type Pod } from '../engine/api/types';
+import { PLANNER_API_VERSION } from '../engine/planner/plan';
+import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
+import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
+import type { ManifestError } from './errors';
+import { node as nodeDecoder, pod as podDecoder } from './kube';
+import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './parse';
+import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
+import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
+import { concatPath, joinPath, lineCounterOf, SourceMap, type SourceRange } from './source-map';
+import { WORKLOAD_API_VERSIONS, workloadDecoder, workloadPods, type Workload, type WorkloadKind } from './workloads';
+
+/** An object with where it came from. */
+export interface Located<T> {
+  readonly value: T;
+  readonly file: string;
+  /** Its document's position in the file. */
+  readonly document: number;
+  /**
+   * Where the object sits in its document: '' for a top-level object, `items[2]` inside a List,
+   * `spec.template` for a pod made from a workload's template.
+   */
+  readonly base: string;
+  readonly source: SourceMap;
+}
+
+/** Where `path` (relative to the object, e.g. `spec.containers[0].resources`) is, or its nearest written ancestor. */
+export function fieldRange(l: Located<unknown>, path = ''): SourceRange {
+  return l.source.locate(concatPath(l.base, path));
+}
+
+/** An object of a kind Podplan does not read: ignored but counted. */
+export interface OtherManifest {
+  readonly apiVersion?: string;
+  readonly kind: string;
+  readonly name?: string;
+  readonly namespace?: string;
+}
+
+export interface ObjectLists {
+  readonly nodes: readonly Located<Node>[];
+  /** Pods written as such and pods made from workload templates. */
+  readonly pods: readonly Located<Pod>[];
+  readonly workloads: readonly Located<Workload>[];
+  readonly triggers: readonly Located<ScheduleTriggerManifest>[];
+  readonly plans: readonly Located<SchedulePlanManifest>[];
+  readonly profiles: readonly Located<ProfileManifest>[];
+  readonly others: readonly Located<OtherManifest>[];
+  readonly errors: readonly ManifestError[];
+}
+
+/** One document of a file, with where its fields are. */
+export interface ManifestDocument {
+  readonly file: string;
+  /** 0-based position among the file's documents. */
+  readonly index: number;
+  readonly source: SourceMap;
+  /** The plain value (mappings as objects); undefined when the document has syntax errors, null when empty. */
+  readonly value: unknown;
+}
+
+/** One file read on its own. Its pods do not include DaemonSet pods: those need every node (see `combine`). */
+export interface FileModel extends ObjectLists {
+  readonly file: string;
+  readonly documents: readonly ManifestDocument[];
+}
+
+export interface WorkspaceModel extends ObjectLists {
+  readonly files: readonly FileModel[];
+  /** The engine's input: the nodes and pods. */
+  readonly cluster: ClusterSnapshot;
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
+
+function emptyLists(): Mutable<ObjectLists> {
+  return { nodes: [], pods: [], workloads: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+}
+
+function toError(source: SourceMap, issue: Issue): ManifestError {
+  const range = issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
+  return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
+}
+
+const WORKLOAD_KINDS = Object.keys(WORKLOAD_API_VERSIONS) as WorkloadKind[];
+
+type Bucket = Exclude<keyof ObjectLists, 'errors'>;
+type Item<K extends Bucket> = ObjectLists[K][number]['value'];
+/** An object read from a document, before it is placed in its file. */
+type Decoded = { [K in Bucket]: { readonly bucket: K; readonly value: Item<K>; readonly base: string } }[Bucket];
+
+/** What one document yields: it depends on the document's text only, so it is reused while that text is unchanged. */
+interface DocumentRead {
+  readonly parsed: ParsedDocument;
+  readonly objects: readonly Decoded[];
+  readonly issues: readonly Issue[];
+}
+
+function readValue(value: unknown, base: string, objects: Decoded[], ctx: DecodeContext): void {
+  if (!isPlainObject(value)) {
+    ctx.report(base, 'wrong-type', 'a manifest is a mapping with apiVersion, kind and metadata');
+    return;
+  }
+  const kind = field(value, 'kind');
+  if (typeof kind !== 'string') {
+    if (kind === undefined || kind === null) ctx.report(base, 'missing-field', 'missing required field "kind"');
+    else ctx.report(joinPath(base, 'kind'), 'wrong-type', 'kind is a string such as Pod or Deployment');
+    return;
+  }
+  const items = field(value, 'items');
+  if (kind.endsWith('List') && Array.isArray(items)) {
+    // kubectl's List (`kubectl get nodes -o yaml`): each item is read where it stands.
+    for (const [i, item] of items.entries()) readValue(item, joinPath(joinPath(base, 'items'), i), objects, ctx);
+    return;
+  }
+  const decode = <T>(decoder: Decoder<T>, apiVersion: string): T | undefined => {
+    const before = ctx.errors;
+    const decoded = decoder(value, base, ctx);
+    const written = field(value, 'apiVersion');
+    if (written !== apiVersion) {
+      const got = typeof written === 'string' ? `"${written}"` : 'none';
+      ctx.report(written === undefined ? base : joinPath(base, 'apiVersion'), 'bad-api-version', `${kind} is ${apiVersion}, got ${got}; read as ${apiVersion}`, 'warning');
+    }
+    return ctx.errors > before ? undefined : decoded;
+  };
+  if (kind === 'Node') {
+    const n = decode(nodeDecoder, 'v1');
+    if (!n) return;
+    if (!n.status?.allocatable && !n.status?.capacity) {
+      ctx.report(base, 'missing-field', 'the node has neither status.allocatable nor status.capacity: no pod fits on it', 'warning');
+    }
+    objects.push({ bucket: 'nodes', value: n, base });
+  } else if (kind === 'Pod') {
+    const p = decode(podDecoder, 'v1');
+    if (p) objects.push({ bucket: 'pods', value: p, base });
+  } else if ((WORKLOAD_KINDS as string[]).includes(kind)) {
+    const workloadKind = kind as WorkloadKind;
+    const w = decode(workloadDecoder(workloadKind), WORKLOAD_API_VERSIONS[workloadKind]);
+    if (!w) return;
+    objects.push({ bucket: 'workloads', value: w, base });
+    const template = concatPath(base, 'spec.template');
+    if (w.kind !== 'DaemonSet') for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template });
+  } else if (kind === 'ScheduleTrigger') {
+    const t = decode(scheduleTrigger, PLANNER_API_VERSION);
+    if (t) objects.push({ bucket: 'triggers', value: t, base });
+  } else if (kind === 'SchedulePlan') {
+    const p = decode(schedulePlan, PLANNER_API_VERSION);
+    if (p) objects.push({ bucket: 'plans', value: p, base });
+  } else if (kind === 'KubeSchedulerConfiguration') {
+    const p = decode(profileManifest, SCHEDULER_CONFIG_API_VERSION);
+    if (p) objects.push({ bucket: 'profiles', value: p, base });
+  } else {
+    const meta = field(value, 'metadata');
+    const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+    const apiVersion = str(field(value, 'apiVersion'));
+    const name = isPlainObject(meta) ? str(field(meta, 'name')) : undefined;
+    const namespace = isPlainObject(meta) ? str(field(meta, 'namespace')) : undefined;
+    objects.push({ bucket: 'others', value: { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) }, base });
+  }
+}
+
+function readDocument(parsed: ParsedDocument): DocumentRead {
+  const objects: Decoded[] = [];
+  const ctx = new DecodeContext();
+  // Documents with syntax errors have no value; empty documents (only comments) are skipped.
+  if (parsed.value !== undefined && parsed.value !== null) readValue(parsed.value, '', objects, ctx);
+  return { parsed, objects, issues: ctx.issues };
+}
+
+/** The documents of each file's chunks, by chunk text, for the next read of the same file. */
+const chunkReads = new WeakMap<FileModel, Map<string, readonly DocumentRead[]>>();
+
+/**
+ * Reads one file's text; never throws, whatever the text. Pass the model of the previous read of the
+ * same file and only the documents whose text changed are parsed again.
+ */
+export function readFile(input: { readonly name: string; readonly text: string }, previous?: FileModel): FileModel {
+  const file = input.name;
+  const reuse = previous?.file === file ? chunkReads.get(previous) : undefined;
+  const reads = new Map<string, readonly DocumentRead[]>();
+  const lines = lineCounterOf(input.text);
+  const out = emptyLists();
+  const documents: ManifestDocument[] = [];
+  const chunks = splitDocuments(input.text);
+  // Without a previous read every chunk is new: parse the text in one go.
+  const fresh = reuse ? undefined : parseChunks(input.text, chunks);
+  for (const [i, chunk] of chunks.entries()) {
+    const chunkRead = reuse?.get(chunk.text) ?? reads.get(chunk.text) ?? (fresh?.[i] ?? parseChunk(chunk.text)).map(readDocument);
+    reads.set(chunk.text, chunkRead);
+    for (const read of chunkRead) {
+      const index = documents.length;
+      const source = new SourceMap(file, lines, read.parsed.syntax, chunk.offset);
+      documents.push({ file, index, source, value: read.parsed.value });
+      for (const p of read.parsed.problems) {
+        out.errors.push({ code: 'yaml-syntax', severity: p.severity, message: p.message, range: source.rangeOf(chunk.offset + p.start, chunk.offset + p.end) });
+      }
+      for (const issue of read.issues) out.errors.push(toError(source, issue));
+      for (const o of read.objects) (out[o.bucket] as Array<Located<unknown>>).push({ value: o.value, file, document: index, base: o.base, source });
+    }
+  }
+  out.errors.sort((a, b) => a.range.start.offset - b.range.start.offset);
+  const model: FileModel = { file, documents, ...out };
+  chunkReads.set(model, reads);
+  return model;
+}
+
+export interface CombineOptions {
+  /** Which nodes a DaemonSet runs on; `runsDaemonPod` (our matcher) when left out. */
+  readonly daemonSetEligible?: NodeEligibility;
+}
+
+const namespaced = (namespace: string | undefined, name: string): string => `${namespace ?? DEFAULT_NAMESPACE}/${name}`;
+
+/** Keeps the first object of each key; a later one gets a duplicate-name error at its name. */
+function unique<T>(items: readonly Located<T>[], what: string, key: (v: T) => string, errors: ManifestError[]): Located<T>[] {
+  const seen = new Map<string, Located<T>>();
+  const kept: Located<T>[] = [];
+  for (const item of items) {
+    const k = key(item.value);
+    const first = seen.get(k);
+    if (!first) {
+      seen.set(k, item);
+      kept.push(item);
+      continue;
+    }
+    const where = fieldRange(first, 'metadata.name');
+    errors.push({
+      code: 'duplicate-name',
+      severity: 'error',
+      message: `${what} "${k}" is already defined at ${where.file}:${where.start.line}:${where.start.column}; this one is left out`,
+      range: fieldRange(item, 'metadata.name'),
+      path: concatPath(item.base, 'metadata.name'),
+    });
+  }
+  return kept;
+}
+
+/** The workspace from files read by `readFile`: cheap enough to redo after every edit. */
+export function combine(files: readonly FileModel[], options: CombineOptions = {}): WorkspaceModel {
+  const all = emptyLists();
+  for (const f of files) {
+    // A loop, not push(...list): spreading a very long list overflows the argument limit.
+    for (const key of Object.keys(all) as Array<keyof ObjectLists>) for (const item of f[key]) (all[key] as unknown[]).push(item);
+  }
+  const errors = all.errors;
+  const nodes = unique(all.nodes, 'node', (n) => n.metadata.name, errors);
+  const workloads = unique(all.workloads, 'workload', (w) => `${w.kind} ${namespaced(w.metadata.namespace, w.metadata.name)}`, errors);
+  const nodeObjects = nodes.map((n) => n.value);
+  const eligible = options.daemonSetEligible ?? runsDaemonPod;
+  for (const ds of workloads) {
+    if (ds.value.kind !== 'DaemonSet') continue;
+    for (const p of daemonSetPods(ds.value, nodeObjects, eligible)) all.pods.push({ ...ds, value: p, base: concatPath(ds.base, 'spec.template') });
+  }
+  const pods = unique(all.pods, 'pod', podKey, errors);
+  return {
+    files,
+    nodes,
+    pods,
+    workloads,
+    triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
+    plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
+    profiles: all.profiles,
+    others: all.others,
+    errors,
+    cluster: { nodes: nodeObjects, pods: pods.map((p) => p.value) },
+  };
+}
+
+/** Reads and combines files in one go (the CLI's path; an editor keeps the FileModels and calls `combine`). */
+export function readSnapshot(files: ReadonlyArray<{ readonly name: string; readonly text: string }>, options: CombineOptions = {}): WorkspaceModel {
+  return combine(files.map((f) => readFile(f)), options);
+}

@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { podKey } from '../../src/engine/api/types';
+import { fieldRange, readFile } from '../../src/manifests';
+import { at, covered, fixture } from './fixtures';
+
+describe('manifests/workloads', () => {
+  const file = fixture('workloads.yaml');
+  const model = readFile(file);
+  const pods = (owner: string) => model.pods.filter((p) => p.value.metadata.ownerReferences?.[0]?.name === owner).map((p) => p.value);
+
+  it('reads every workload without errors', () => {
+    assert.deepEqual(model.errors, []);
+    assert.deepEqual(
+      model.workloads.map((w) => `${w.value.kind}/${w.value.metadata.name}`),
+      ['Deployment/web', 'ReplicaSet/cache', 'StatefulSet/db', 'Job/report', 'Job/migrate', 'Deployment/idle'],
+    );
+  });
+
+  describe('how many pods each runs, and their names', () => {
+    const table: Array<[workload: string, rule: string, keys: string[]]> = [
+      ['web', 'Deployment: spec.replicas, named <name>-<index>', ['shop/web-0', 'shop/web-1', 'shop/web-2']],
+      ['cache', 'ReplicaSet: replicas defaults to 1; namespace defaults to default', ['default/cache-0']],
+      ['db', 'StatefulSet: ordinals name-0..n-1 as upstream', ['data/db-0', 'data/db-1']],
+      ['report', 'Job: parallelism, capped by completions', ['default/report-0', 'default/report-1']],
+      ['migrate', 'Job: parallelism defaults to 1', ['default/migrate-0']],
+      ['idle', 'replicas 0: no pods', []],
+    ];
+    for (const [workload, rule, keys] of table) {
+      it(rule, () => assert.deepEqual(pods(workload).map(podKey), keys));
+    }
+  });
+
+  it('a pod gets the template labels and annotations, the workload namespace, and an owner reference', () => {
+    const [web0] = pods('web');
+    assert.deepEqual(web0?.metadata, {
+      name: 'web-0',
+      namespace: 'shop',
+      labels: { app: 'web', tier: 'front' },
+      annotations: { team: 'storefront' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', controller: true }],
+    });
+    assert.deepEqual(web0?.spec.containers[0]?.resources?.requests, { cpu: '500m', memory: '512Mi' });
+  });
+
+  it('controllers add the labels upstream adds: StatefulSet pod name and index, Job name', () => {
+    assert.deepEqual(pods('db')[1]?.metadata.labels, { app: 'db', 'statefulset.kubernetes.io/pod-name': 'db-1', 'apps.kubernetes.io/pod-index': '1' });
+    assert.deepEqual(pods('db')[1]?.metadata.ownerReferences?.[0]?.uid, '7c1e3a52-0000-4000-8000-000000000001');
+    assert.deepEqual(pods('report')[0]?.metadata.labels, { app: 'report', 'batch.kubernetes.io/job-name': 'report', 'job-name': 'report' });
+  });
+
+  it("a workload's pods are located at its pod template", () => {
+    const web1 = model.pods.find((p) => p.value.metadata.name === 'web-1');
+    assert.ok(web1);
+    assert.equal(web1.base, 'spec.template');
+    const cpu = fieldRange(web1, 'spec.containers[0].resources.requests.cpu');
+    assert.equal(at(cpu), '18:30');
+    assert.equal(covered(file.text, cpu), '500m');
+  });
+
+  describe('checks the API server would make', () => {
+    const deployment = (selector: string, extra = '') => `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: d }
+spec:
+${selector}  template:
+    metadata: { labels: { app: d } }
+    spec: { containers: [{ name: a }]${extra} }
+`;
+
+    it('a selector that does not select the template is an error at the selector', () => {
+      const m = readFile({ name: 'd.yaml', text: deployment('  selector: { matchLabels: { app: other } }\n') });
+      assert.deepEqual(
+        m.errors.map((e) => [e.code, e.path, at(e.range)]),
+        [['selector-mismatch', 'spec.selector', '5:13']],
+      );
+      assert.equal(m.pods.length, 0);
+    });
+
+    it('a missing selector is a warning: it does not change placement', () => {
+      const m = readFile({ name: 'd.yaml', text: deployment('') });
+      assert.deepEqual(
+        m.errors.map((e) => [e.severity, e.code]),
+        [['warning', 'missing-field']],
+      );
+      assert.equal(m.pods.length, 1);
+    });
+
+    it('a negative replica count is an error', () => {
+      const m = readFile({ name: 'd.yaml', text: deployment('  replicas: -1\n  selector: { matchLabels: { app: d } }\n') });
+      assert.deepEqual(
+        m.errors.map((e) => [e.code, at(e.range)]),
+        [['bad-value', '5:13']],
+      );
+    });
+
+    it('a bad quantity in a template is reported in the template', () => {
+      const m = readFile({ name: 'd.yaml', text: deployment('  selector: { matchLabels: { app: d } }\n', ', overhead: { cpu: lots }') });
+      assert.deepEqual(
+        m.errors.map((e) => [e.code, e.path, at(e.range)]),
+        [['bad-quantity', 'spec.template.spec.overhead.cpu', '8:57']],
+      );
+    });
+  });
+});
