@@ -5,6 +5,7 @@
 import { cpuUsage } from 'node:process';
 import { seededRandom } from '../src/engine/api/random';
 import type { Node, Pod } from '../src/engine/api/types';
+import { InMemoryBinder } from '../src/engine/framework/binder';
 import { CycleState } from '../src/engine/framework/cycle-state';
 import type { FilterPlugin, FrameworkHandle, NodeScore, Plugin, PluginFactory, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../src/engine/framework/interfaces';
 import { podInfo, type NodeInfo, type PodInfo } from '../src/engine/framework/node-info';
@@ -85,7 +86,7 @@ function build(factory: PluginFactory, handle: FrameworkHandle): AnyPlugin {
 
 function run(shape: string, makePod: (i: number) => Pod): void {
   const snap = snapshot();
-  const handle: FrameworkHandle = { snapshot: () => snap, random: seededRandom(1) };
+  const handle: FrameworkHandle = { snapshot: () => snap, random: seededRandom(1), binder: new InMemoryBinder() };
   const nodes = snap.list();
   const pods = Array.from({ length: MEASURED_PODS }, (_, i) => infoOf(makePod(i)));
   const modules = [NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality];

@@ -19,6 +19,7 @@ import type {
 } from '../src/engine/api/types';
 import { seededRandom } from '../src/engine/api/random';
 import type { FrameworkHandle } from '../src/engine/framework/interfaces';
+import { InMemoryBinder } from '../src/engine/framework/binder';
 import { NodeInfo, podInfo, type NodeInfoLister, type PodInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 
@@ -232,5 +233,5 @@ export function snapshotOf(nodes: Array<NodeBuilder | Node>, pods: Array<PodBuil
 
 /** A framework handle over a fixed snapshot, as a plugin factory receives it. */
 export function handleOf(snapshot: NodeInfoLister, seed = 1): FrameworkHandle {
-  return { snapshot: () => snapshot, random: seededRandom(seed) };
+  return { snapshot: () => snapshot, random: seededRandom(seed), binder: new InMemoryBinder() };
 }

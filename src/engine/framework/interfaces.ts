@@ -1,6 +1,7 @@
 // One interface per extension point, as upstream's pkg/scheduler/framework/interface.go. A plugin
 // implements the stages it takes part in; the runtime calls them in profile order.
 import type { Random } from '../api/random';
+import type { Binder } from './binder';
 import type { Result } from '../api/result';
 import type { CycleState } from './cycle-state';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
@@ -98,6 +99,8 @@ export interface FrameworkHandle {
   /** The snapshot of the cycle being run (replaced at the start of each cycle). */
   snapshot(): NodeInfoLister;
   readonly random: Random;
+  /** Where the DefaultBinder plugin binds pods. */
+  readonly binder: Binder;
 }
 
 /** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value. */

@@ -42,6 +42,7 @@ import {
   type ResolvedPlugins,
 } from './profile';
 import type { Registry } from './registry';
+import { InMemoryBinder, type Binder } from './binder';
 import { NodeSampler } from './sampling';
 import { Snapshot } from './snapshot';
 import { attributed, Code, errorStatus, isRejection, statusMessage, SUCCESS, type Stage, type Status } from './status';
@@ -74,12 +75,17 @@ export type CommitResult =
 export interface FrameworkOptions {
   /** Seeded: sampling's random start and tie-breaking replay exactly. */
   readonly random: Random;
+  /** Where DefaultBinder binds; an in-memory binder when not given (previews, planning). */
+  readonly binder?: Binder;
 }
 
 /** The handle plugins are built with: its snapshot is the one of the cycle in progress. */
 class CycleHandle implements FrameworkHandle {
   current: NodeInfoLister = new Snapshot([]);
-  constructor(readonly random: Random) {}
+  constructor(
+    readonly random: Random,
+    readonly binder: Binder,
+  ) {}
   snapshot(): NodeInfoLister {
     return this.current;
   }
@@ -177,7 +183,7 @@ export class Framework {
     const errors = validateProfile(profile, registry);
     if (errors.length > 0) return err(errors);
     const prefix = `profile ${profile.schedulerName}: `;
-    const handle = new CycleHandle(options.random);
+    const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder());
     const configs = profile.pluginConfig ?? [];
     const instances = new Map<string, Plugin>();
     for (const name of pluginsNeeded(profile)) {

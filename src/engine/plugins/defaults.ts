@@ -2,18 +2,11 @@
 // of each extension point in upstream's order, with the score weights. Left out are the upstream
 // defaults Podplan does not run as plugins: SchedulingGates (the queue holds gated pods), the volume
 // plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone), DynamicResources,
-// DefaultPreemption and DefaultBinder (binding goes through the Binder). Each plugin's default args
-// are its factory's (e.g. NodeResourcesFit: LeastAllocated over cpu and memory, weight 1 each).
+// and DefaultPreemption. Each plugin's default args are its factory's (e.g. NodeResourcesFit:
+// LeastAllocated over cpu and memory, weight 1 each).
+import { DEFAULT_SCHEDULER_NAME, type PluginRef, type Profile } from '../framework/profile';
 import type { Stage } from '../framework/status';
 import { Names } from './names';
-
-export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
-
-export interface PluginRef {
-  readonly name: string;
-  /** Score stage only. */
-  readonly weight?: number;
-}
 
 /** A plugin of upstream's default MultiPoint list, with the stages it takes part in. */
 interface DefaultPlugin {
@@ -37,6 +30,7 @@ export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
   { name: Names.InterPodAffinity, stages: ALL_CYCLE, weight: 2 },
   { name: Names.NodeResourcesBalancedAllocation, stages: ['PreScore', 'Score'], weight: 1 },
   { name: Names.ImageLocality, stages: ['Score'], weight: 1 },
+  { name: Names.DefaultBinder, stages: ['Bind'] },
 ];
 
 function pluginsAt(stage: Stage): readonly PluginRef[] {
@@ -45,5 +39,11 @@ function pluginsAt(stage: Stage): readonly PluginRef[] {
 
 /** The default plugins per extension point (the framework's Stage names), score weights included. */
 export const DEFAULT_PLUGINS: Readonly<Partial<Record<Stage, readonly PluginRef[]>>> = Object.fromEntries(
-  (['Sort', 'PreFilter', 'Filter', 'PreScore', 'Score'] as const).map((stage) => [stage, pluginsAt(stage)]),
+  (['Sort', 'PreFilter', 'Filter', 'PreScore', 'Score', 'Bind'] as const).map((stage) => [stage, pluginsAt(stage)]),
 );
+
+/** Upstream's default profile: the list above as multiPoint, as kube-scheduler v1 writes it. */
+export const DEFAULT_PROFILE: Profile = {
+  schedulerName: DEFAULT_SCHEDULER_NAME,
+  plugins: { multiPoint: { enabled: DEFAULT_MULTI_POINT.map((p) => (p.weight ? { name: p.name, weight: p.weight } : { name: p.name })) } },
+};

@@ -1,0 +1,42 @@
+// The in-tree registry: every plugin Podplan implements, by its upstream name.
+import { err, ok, type Result } from '../api/result';
+import type { PluginFactory } from '../framework/interfaces';
+import { Registry } from '../framework/registry';
+import * as DefaultBinder from './DefaultBinder';
+import * as ImageLocality from './ImageLocality';
+import * as NodeAffinity from './NodeAffinity';
+import * as NodeName from './NodeName';
+import * as NodePorts from './NodePorts';
+import * as NodeResourcesBalancedAllocation from './NodeResourcesBalancedAllocation';
+import * as NodeResourcesFit from './NodeResourcesFit';
+import * as NodeUnschedulable from './NodeUnschedulable';
+import * as PrioritySort from './PrioritySort';
+import * as TaintToleration from './TaintToleration';
+
+export interface PluginModule {
+  readonly NAME: string;
+  readonly factory: PluginFactory;
+}
+
+export const IN_TREE_PLUGINS: readonly PluginModule[] = [
+  PrioritySort,
+  NodeUnschedulable,
+  NodeName,
+  TaintToleration,
+  NodeAffinity,
+  NodePorts,
+  NodeResourcesFit,
+  NodeResourcesBalancedAllocation,
+  ImageLocality,
+  DefaultBinder,
+];
+
+/** A registry of the in-tree plugins plus `extra` ones (a planner's own); a duplicate name is an error. */
+export function inTreeRegistry(extra: readonly PluginModule[] = []): Result<Registry> {
+  const registry = new Registry();
+  for (const plugin of [...IN_TREE_PLUGINS, ...extra]) {
+    const added = registry.register(plugin.NAME, plugin.factory);
+    if (!added.ok) return err(added.error);
+  }
+  return ok(registry);
+}
