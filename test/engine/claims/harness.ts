@@ -24,6 +24,8 @@ export class ScriptedTarget implements PoolTarget {
   /** Clock time of every listing. */
   readonly listings: number[] = [];
   readonly swaps: SwapRequest[] = [];
+  /** Swaps the pool carried out: each must reach exactly one request. */
+  swapped = 0;
   /** Per pod uid, what its next swap does; used once. 'touch' bumps the version first: a real conflict. */
   readonly faults = new Map<string, SwapFault>();
   /** While set, swaps and listings (with what they saw when called) wait until `release()`. */
@@ -60,7 +62,9 @@ export class ScriptedTarget implements PoolTarget {
     if (fault === 'throw') throw new Error('connection reset');
     if (fault === 'touch') this.pool.touch(request.pod.uid);
     else if (fault) return fault;
-    return this.pool.swap(request);
+    const result = await this.pool.swap(request);
+    if (result.kind === 'swapped') this.swapped++;
+    return result;
   }
 
   /** Lets everything held go on. */
