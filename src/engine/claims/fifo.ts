@@ -1,8 +1,10 @@
 // A FIFO with O(1) removal from the middle: a cancelled request leaves the queue at once instead of
-// lingering until the loop reaches it.
+// lingering until the loop reaches it. (A Map is no substitute: taking its first key after many
+// deletions walks over every deleted slot until the table is rebuilt.)
 
 export interface FifoNode<T> {
-  readonly value: T;
+  /** May be replaced in place: the node keeps its position. */
+  value: T;
   prev: FifoNode<T> | undefined;
   next: FifoNode<T> | undefined;
   list: Fifo<T> | undefined;
