@@ -81,7 +81,8 @@ export class ClaimScheduler {
   /** Requests whose swap hit a conflict: they were first, so they go first. */
   private readonly parked = new Fifo<Entry>();
   private readonly inFlight = new Set<Entry>();
-  private readonly accepted = new WeakSet<ClaimRequest>();
+  /** Requests accepted and not answered yet. */
+  private readonly pending = new Set<ClaimRequest>();
   private readonly ready = new ReadyQueue();
   private readonly reservations: Reservations;
   private readonly backoff: Backoff;
@@ -133,9 +134,9 @@ export class ClaimScheduler {
    * already cancelled or past its deadline, the answer comes at once.
    */
   enqueue(request: ClaimRequest): boolean {
-    if (this.accepted.has(request)) throw new Error(`claim request ${request.id} was enqueued twice`);
+    if (this.pending.has(request)) throw new Error(`claim request ${request.id} was enqueued twice`);
     if (!this.stopped && this.queued >= this.settings.capacity) return false;
-    this.accepted.add(request);
+    this.pending.add(request);
     const entry: Entry = { request, state: 'waiting', node: undefined, deadlineTimer: undefined, onAbort: undefined };
     const early = this.stopped ? shutdownError(request) : this.stopReason(request);
     if (early) {
@@ -386,6 +387,7 @@ export class ClaimScheduler {
     if (entry.state === 'answered') return;
     this.leaveQueue(entry);
     entry.state = 'answered';
+    this.pending.delete(entry.request);
     entry.deadlineTimer?.cancel();
     if (entry.onAbort) entry.request.signal?.removeEventListener('abort', entry.onAbort);
     entry.request.reply(outcome);

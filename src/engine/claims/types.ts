@@ -76,7 +76,11 @@ export type SwapResult =
   /** Anything else: the request fails. */
   | { readonly kind: 'error'; readonly message: string };
 
-/** Where the pool lives. A rejected promise counts as an error result. */
+/**
+ * Where the pool lives. A rejected promise counts as an error result. A cluster target lists from
+ * its informer cache and swaps with an update guarded by `pod.resourceVersion`: 409 or 404 is a
+ * conflict, a phase annotation other than Idle an unexpected phase, anything else an error.
+ */
 export interface PoolTarget {
   /** The pods of the pool that are Idle now (possibly from a lagging cache). */
   listIdle(): Promise<Result<readonly PoolPod[]>>;

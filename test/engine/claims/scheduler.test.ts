@@ -336,7 +336,7 @@ describe('engine/claims/scheduler', () => {
       assert.equal(h.claim().accepted, true);
     });
 
-    it('refuses the same request twice (a programming error)', () => {
+    it('refuses a request that is still pending (a programming error)', () => {
       const h = new Harness(['a']);
       const request = { id: 'x', reply: () => undefined };
       assert.equal(h.scheduler.enqueue(request), true);
