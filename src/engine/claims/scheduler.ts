@@ -145,7 +145,7 @@ export class ClaimScheduler {
     }
     entry.node = this.intake.push(entry);
     const { deadline, signal } = request;
-    if (deadline !== undefined) entry.deadlineTimer = this.clock.setTimer(deadline - this.clock.now(), () => this.dropWaiting(entry));
+    if (deadline !== undefined && Number.isFinite(deadline)) entry.deadlineTimer = this.clock.setTimer(deadline - this.clock.now(), () => this.dropWaiting(entry));
     if (signal) {
       entry.onAbort = () => this.dropWaiting(entry);
       signal.addEventListener('abort', entry.onAbort);
@@ -346,7 +346,8 @@ export class ClaimScheduler {
       this.schedulePoll(this.backoff.minMs);
     }
     this.dispatch(false);
-    if (this.queued > 0 && this.ready.size === 0 && !this.scaleUpSignalled) {
+    // Only a listing that worked can say the pool has nothing to give.
+    if (result.ok && this.queued > 0 && this.ready.size === 0 && !this.scaleUpSignalled) {
       this.scaleUpSignalled = true;
       this.onScaleUp?.({ pool: this.pool, waiting: this.queued });
     }

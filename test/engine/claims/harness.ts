@@ -1,7 +1,7 @@
 // Builders for the claims tests: a pool in memory behind a target that records what the scheduler
 // asks and can answer differently once (a conflict, an error), hold swaps, or serve a stale listing.
 import { type Clock, ManualClock } from '../../../src/engine/api/clock';
-import { ok, type Result } from '../../../src/engine/api/result';
+import { err, ok, type Result } from '../../../src/engine/api/result';
 import {
   ClaimScheduler,
   type ClaimOptions,
@@ -33,6 +33,8 @@ export class ScriptedTarget implements PoolTarget {
   holdListings = false;
   /** While set, listings return this instead of the pool (a lagging cache). */
   staleListing: readonly PoolPod[] | undefined;
+  /** While set, listings fail with this message. */
+  listingError: string | undefined;
   /** Called from inside each swap, before it resolves (to look at the scheduler mid-dispatch). */
   duringSwap: ((request: SwapRequest) => void) | undefined;
   /** Extra wait before a swap (real latency in the stress suite). */
@@ -47,6 +49,7 @@ export class ScriptedTarget implements PoolTarget {
   async listIdle(): Promise<Result<readonly PoolPod[]>> {
     this.listings.push(this.clock.now());
     const held = this.holdListings;
+    if (this.listingError) return err(this.listingError);
     const listing = this.staleListing ? ok(this.staleListing) : await this.pool.listIdle();
     if (held) await this.held();
     return listing;

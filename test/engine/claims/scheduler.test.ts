@@ -109,6 +109,20 @@ describe('engine/claims/scheduler', () => {
       assert.deepEqual(h.target.listings.slice(-3), [1000, 1010, 1030].map((t) => t * 1_000));
     });
 
+    it('reports a failing listing, keeps polling on the back-off, and raises no scale-up for it', async () => {
+      const h = await started([]);
+      h.target.listingError = 'the server is currently unable to handle the request';
+      h.claim();
+      await h.advance(30_000, 1_000);
+      assert.deepEqual(h.target.listings, [0, 0, 10_000, 30_000]);
+      assert.equal(h.snapshot().lastListError, 'the server is currently unable to handle the request');
+      assert.deepEqual(h.scaleUps, []);
+      h.target.listingError = undefined;
+      h.pool.add('a');
+      await h.advance(40_000, 1_000);
+      assert.deepEqual([h.snapshot().lastListError, h.snapshot().claimed], [undefined, 1]);
+    });
+
     it('starts over on an idle notice, and a conflict lists again at once', async () => {
       const h = await started([]);
       h.claim();
