@@ -285,35 +285,32 @@ export class ClaimScheduler {
 
   private settle(entry: Entry, pod: PoolPod, result: SwapResult): void {
     this.inFlight.delete(entry);
-    const retriable = result.kind === 'conflict' || result.kind === 'unexpectedPhase';
-    if (retriable) this.conflicts++;
     if (result.kind === 'swapped') this.claimed++;
-    if (this.stopped) {
-      if (result.kind === 'swapped') this.answer(entry, ok(result.pod));
-      else if (result.kind === 'error') this.answer(entry, err(swapFailed(entry, pod, result.message)));
-      else this.answer(entry, err(shutdownError(entry.request)));
-      this.checkDrained();
-      return;
-    }
+    else if (result.kind !== 'error') this.conflicts++;
     // The version the swap was tried at is stale now (swapped, conflict, not Idle): keep it blocked
     // until a listing shows the pod's next version, or the TTL runs out; a listing that lags would
     // otherwise send the same swap again at once. A hard error says nothing about the pod.
-    this.reservations.settle(pod.uid, result.kind !== 'error');
-    if (result.kind === 'swapped') this.answer(entry, ok(result.pod));
-    if (result.kind === 'error') this.answer(entry, err(swapFailed(entry, pod, result.message)));
-    if (!retriable) {
-      this.dispatch(false);
-      return;
+    if (!this.stopped) this.reservations.settle(pod.uid, result.kind !== 'error');
+    switch (result.kind) {
+      case 'swapped':
+        this.answer(entry, ok(result.pod));
+        break;
+      case 'error':
+        this.answer(entry, err({ kind: 'failed', message: `claiming pod ${pod.name} for ${entry.request.id} failed: ${result.message}` }));
+        break;
+      default: {
+        const stop = this.stopped ? shutdownError(entry.request) : this.stopReason(entry.request);
+        if (!stop) {
+          entry.state = 'waiting';
+          entry.node = this.parked.push(entry);
+          this.wake(true);
+          return;
+        }
+        this.answer(entry, err(stop));
+      }
     }
-    const stop = this.stopReason(entry.request);
-    if (stop) {
-      this.answer(entry, err(stop));
-      this.dispatch(false);
-      return;
-    }
-    entry.state = 'waiting';
-    entry.node = this.parked.push(entry);
-    this.wake(true);
+    this.dispatch(false);
+    this.checkDrained();
   }
 
   private requestListing(): void {
@@ -404,10 +401,6 @@ export class ClaimScheduler {
 
 function shutdownError(request: ClaimRequest): ClaimError {
   return { kind: 'shutdown', message: `claim request ${request.id} was cancelled: the pool scheduler shut down` };
-}
-
-function swapFailed(entry: Entry, pod: PoolPod, message: string): ClaimError {
-  return { kind: 'failed', message: `claiming pod ${pod.name} for ${entry.request.id} failed: ${message}` };
 }
 
 /** Runs `start`, turning a synchronous throw into a rejected promise. */
