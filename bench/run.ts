@@ -6,6 +6,7 @@ import { benchmarks as plugins } from './plugins';
 import { benchmarks as reconcile } from './reconcile';
 import { benchmarks as rpc } from './rpc';
 import { benchmarks as manifests } from './manifests';
+import { benchmarks as claims } from './claims';
 
 const all: readonly Benchmark[] = [
   ...framework,
@@ -13,6 +14,7 @@ const all: readonly Benchmark[] = [
   ...reconcile,
   ...rpc,
   ...manifests,
+  ...claims,
 ];
 
 const filter = process.argv[2] ?? '';
