@@ -40,6 +40,12 @@ export class PodBuilder {
     return this;
   }
 
+  /** Limits of the first container. */
+  limits(limits: ResourceList): this {
+    this.main.resources = { ...this.main.resources, limits: { ...limits } };
+    return this;
+  }
+
   /** Adds another app container with these requests. */
   container(requests: ResourceList, ports: ContainerPort[] = []): this {
     this.m.spec.containers.push({ name: `c${this.m.spec.containers.length}`, resources: { requests: { ...requests } }, ports } as Mutable<Container>);
