@@ -122,7 +122,7 @@ describe('engine/api/resources', () => {
     for (const [what, node, offers] of table) {
       it(what, () => {
         const r = nodeAllocatable(node);
-        assert.ok(r.ok);
+        assert.ok(r.ok, 'allocatable parses');
         assert.deepEqual(r.value.toRecord(), offers);
       });
     }
@@ -138,7 +138,7 @@ describe('engine/api/resources', () => {
   describe('Resource vectors', () => {
     it('parse cpu in millicores, memory in bytes and anything else as a count', () => {
       const r = parseResourceList({ cpu: '1.5', memory: '1Ki', 'example.com/widget': '3' }, 'x');
-      assert.ok(r.ok);
+      assert.ok(r.ok, 'list parses');
       assert.deepEqual(r.value.toRecord(), { cpu: 1500, memory: 1024, 'example.com/widget': 3 });
       assert.equal(r.value.get('example.com/other'), 0);
     });
