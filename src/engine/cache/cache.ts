@@ -122,11 +122,13 @@ export class ClusterCache {
     if (existing?.state === 'Assumed') return failure('PodExists', `pod ${key} is already assumed on node ${existing.nodeName}, so it can't be assumed again`);
     if (existing) return failure('PodExists', `pod ${key} is already added on node ${existing.nodeName}, so it can't be assumed`);
     if (!nodeName) return failure('InvalidPod', `pod ${key} can't be assumed without a node name`);
-    const placed = pod.spec.nodeName === nodeName ? pod : { ...pod, spec: { ...pod.spec, nodeName } };
-    const info = infoOf(placed);
-    if (!info.ok) return info;
-    this.place(info.value, nodeName);
-    this.setEntry({ pod: placed, info: info.value, nodeName, state: 'Assumed', bindingFinished: false, expiresAt: undefined });
+    // The original's PodInfo is usually memoized already (the cycle that chose the node built it);
+    // nothing in it depends on the node name, so the placed copy shares it.
+    const original = infoOf(pod);
+    if (!original.ok) return original;
+    const info = pod.spec.nodeName === nodeName ? original.value : { ...original.value, pod: { ...pod, spec: { ...pod.spec, nodeName } } };
+    this.place(info, nodeName);
+    this.setEntry({ pod: info.pod, info, nodeName, state: 'Assumed', bindingFinished: false, expiresAt: undefined });
     return done;
   }
 

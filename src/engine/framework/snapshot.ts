@@ -11,8 +11,8 @@ export class Snapshot implements NodeInfoLister {
   private withRequiredAntiAffinity: NodeInfo[] | undefined;
   private imageCounts: Map<string, number> | undefined;
   // For update(): per position, the NodeInfo the entry was copied from and its generation then.
-  private sources: ReadonlyArray<NodeInfo | undefined> = [];
-  private copiedGenerations: readonly number[] = [];
+  private sources: Array<NodeInfo | undefined> = [];
+  private copiedGenerations: number[] = [];
 
   constructor(private nodeInfos: readonly NodeInfo[]) {
     for (const n of nodeInfos) this.byName.set(n.name, n);
@@ -29,23 +29,53 @@ export class Snapshot implements NodeInfoLister {
   update(current: readonly NodeInfo[]): number {
     const old = this.nodeInfos;
     const aligned = current.length === old.length && current.every((n, i) => n.name === old[i]?.name);
-    const oldIndex = aligned ? undefined : new Map(old.map((n, i) => [n.name, i]));
+    return aligned ? this.patch(current) : this.rebuild(current);
+  }
+
+  /** The same nodes in the same order: stale copies are replaced in a new list. */
+  private patch(current: readonly NodeInfo[]): number {
+    let infos: NodeInfo[] | undefined;
+    let copied = 0;
+    // An index loop: this runs over every node each cycle.
+    for (let i = 0; i < current.length; i++) {
+      const source = current[i];
+      if (!source || this.heldCopy(i, source)) continue;
+      const copy = source.clone();
+      (infos ??= [...this.nodeInfos])[i] = copy;
+      this.sources[i] = source;
+      this.copiedGenerations[i] = source.generation;
+      this.byName.set(copy.name, copy);
+      copied++;
+    }
+    if (infos) this.replaced(infos);
+    return copied;
+  }
+
+  /** Nodes added, removed or reordered: a new list, reusing the copies that are still current. */
+  private rebuild(current: readonly NodeInfo[]): number {
+    const oldIndex = new Map(this.nodeInfos.map((n, i) => [n.name, i]));
     const infos: NodeInfo[] = [];
-    const changed: NodeInfo[] = [];
-    for (const [i, source] of current.entries()) {
-      let info = this.heldCopy(oldIndex ? oldIndex.get(source.name) : i, source);
-      if (!info) changed.push((info = source.clone()));
+    let copied = 0;
+    for (const source of current) {
+      let info = this.heldCopy(oldIndex.get(source.name), source);
+      if (!info) {
+        info = source.clone();
+        copied++;
+      }
       infos.push(info);
     }
-    if (aligned && changed.length === 0) return 0;
-    this.nodeInfos = infos;
     this.sources = [...current];
     this.copiedGenerations = current.map((n) => n.generation);
-    if (!aligned) this.byName.clear();
-    for (const n of aligned ? changed : infos) this.byName.set(n.name, n);
+    this.byName.clear();
+    for (const n of infos) this.byName.set(n.name, n);
+    this.replaced(infos);
+    return copied;
+  }
+
+  private replaced(infos: readonly NodeInfo[]): void {
+    this.nodeInfos = infos;
     this.invalidate();
     this.imageCounts = undefined;
-    return changed.length;
   }
 
   /** The copy held at `index`, when it still stands for `source` as it is now. */

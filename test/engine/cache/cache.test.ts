@@ -400,6 +400,7 @@ describe('engine/cache/cache', () => {
         for (const step of after) assert.ok(world.run(step).ok, step);
         assert.deepEqual(listing(snapshot), old);
         assert.equal(world.cache.updateSnapshot(snapshot), copied);
+        assert.equal(world.cache.updateSnapshot(snapshot), 0, 'an update right after copies nothing');
         assert.deepEqual(listing(snapshot), updated);
         // The incrementally updated snapshot holds what a fresh one does.
         assert.deepEqual(detail(snapshot), detail(world.cache.snapshot()));

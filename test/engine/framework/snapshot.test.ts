@@ -44,6 +44,7 @@ describe('engine/framework/snapshot', () => {
         const handedOut = s.list();
         const next = change(current, s);
         assert.equal(s.update(next), copied);
+        assert.equal(s.update(next), 0, 'an update right after copies nothing');
         assert.deepEqual(names(s.list()), listed);
         // The snapshot now mirrors the sources, and finds by name only what they hold.
         for (const source of next) assert.equal(s.get(source.name)?.pods.length, source.pods.length, source.name);
