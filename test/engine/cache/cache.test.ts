@@ -220,6 +220,12 @@ describe('engine/cache/cache', () => {
         { web: 'Assumed on n1' },
         { n1: 'Live web' },
       ],
+      [
+        'finishing binding again restarts the countdown',
+        ['addNode n1', 'assume web n1', 'finish web', 'advance 20000', 'finish web', 'advance 20000', 'cleanup'],
+        { web: 'Assumed on n1' },
+        { n1: 'Live web' },
+      ],
       ['never while its binding is in flight', ['addNode n1', 'assume web n1', 'advance 99999999', 'cleanup'], { web: 'Assumed on n1' }, { n1: 'Live web' }],
       ['never with a TTL of 0', ['addNode n1', 'assume web n1', 'finish web', 'advance 99999999', 'cleanup'], { web: 'Assumed on n1' }, { n1: 'Live web' }, 0],
       [
