@@ -7,6 +7,7 @@ import { benchmarks as reconcile } from './reconcile';
 import { benchmarks as rpc } from './rpc';
 import { benchmarks as manifests } from './manifests';
 import { benchmarks as claims } from './claims';
+import { benchmarks as cache } from './cache';
 
 const all: readonly Benchmark[] = [
   ...framework,
@@ -15,6 +16,7 @@ const all: readonly Benchmark[] = [
   ...rpc,
   ...manifests,
   ...claims,
+  ...cache,
 ];
 
 const filter = process.argv[2] ?? '';

@@ -44,6 +44,12 @@ export class PodBuilder {
     return this;
   }
 
+  /** Limits of the first container. */
+  limits(limits: ResourceList): this {
+    this.main.resources = { ...this.main.resources, limits: { ...limits } };
+    return this;
+  }
+
   /** Adds another app container with these requests. */
   container(requests: ResourceList, ports: ContainerPort[] = [], image?: string): this {
     this.m.spec.containers.push({ name: `c${this.m.spec.containers.length}`, resources: { requests: { ...requests } }, ports, ...(image ? { image } : {}) } as Mutable<Container>);

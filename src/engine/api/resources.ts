@@ -1,7 +1,8 @@
 // Resource vectors and a pod's effective request, computed as upstream does
 // (k8s.io/component-helpers/resource PodRequests): max(sum of app containers + sidecars, each init
 // container's peak) + overhead, and the "non-zero" variant used for scoring, where a container that
-// requests no cpu or memory counts as 100m / 200Mi.
+// requests no cpu or memory counts as 100m / 200Mi. A container's limits stand in for requests it
+// leaves out, as the API server's defaulting does.
 import { parseQuantity, quantityMilliValue, quantityValue } from './quantity';
 import { err, ok, type Result } from './result';
 import type { Container, Node, Pod, ResourceList } from './types';
@@ -85,8 +86,14 @@ export class Resource {
     if (this.milliCPU) names.push(CPU);
     if (this.memory) names.push(MEMORY);
     if (this.ephemeralStorage) names.push(EPHEMERAL_STORAGE);
+    if (this.allowedPodNumber) names.push(PODS);
     for (const [name, value] of this.scalar) if (value) names.push(name);
     return names;
+  }
+
+  /** The non-zero amounts by resource name ({ cpu: millicores, memory: bytes, ... }), for views and tests. */
+  toRecord(): Record<string, number> {
+    return Object.fromEntries(this.names().map((name) => [name, this.get(name)]));
   }
 }
 
@@ -127,11 +134,20 @@ export interface PodResources {
 }
 
 function containerRequests(c: Container, field: string): Result<PodResources> {
-  const requests = parseResourceList(c.resources?.requests, `${field}.resources.requests`);
+  const explicit = c.resources?.requests ?? {};
+  // As the API server defaults every pod it stores (SetDefaults_Pod): a resource with a limit but no
+  // request requests its limit. Pods read from workspace manifests never went through that defaulting.
+  const fromLimits = Object.fromEntries(Object.entries(c.resources?.limits ?? {}).filter(([name]) => !Object.hasOwn(explicit, name)));
+  const requests = parseResourceList(explicit, `${field}.resources.requests`);
   if (!requests.ok) return requests;
+  const defaulted = parseResourceList(fromLimits, `${field}.resources.limits`);
+  if (!defaulted.ok) return defaulted;
+  requests.value.add(defaulted.value);
   const nonZero = requests.value.clone();
-  if (!c.resources?.requests?.[CPU]) nonZero.milliCPU = DEFAULT_MILLI_CPU_REQUEST;
-  if (!c.resources?.requests?.[MEMORY]) nonZero.memory = DEFAULT_MEMORY_REQUEST;
+  const asked = (name: string) => Object.hasOwn(explicit, name) || Object.hasOwn(fromLimits, name);
+  // Only a request that is absent gets the default: an explicit "0" stays 0, as upstream.
+  if (!asked(CPU)) nonZero.milliCPU = DEFAULT_MILLI_CPU_REQUEST;
+  if (!asked(MEMORY)) nonZero.memory = DEFAULT_MEMORY_REQUEST;
   return ok({ requests: requests.value, nonZero });
 }
 

@@ -1,4 +1,5 @@
-// A consistent view of the cluster for one scheduling cycle. The cache hands one out per cycle; a
+// A consistent view of the cluster for one scheduling cycle. The cache hands one out per cycle
+// (ClusterCache.snapshot, or updateSnapshot to refresh one in place, copying only what changed); a
 // workspace preview builds one straight from a ClusterSnapshot.
 import { err, ok, type Result } from '../api/result';
 import type { ClusterSnapshot } from '../api/types';
@@ -9,9 +10,80 @@ export class Snapshot implements NodeInfoLister {
   private withAffinity: NodeInfo[] | undefined;
   private withRequiredAntiAffinity: NodeInfo[] | undefined;
   private imageCounts: Map<string, number> | undefined;
+  // For update(): per position, the NodeInfo the entry was copied from and its generation then.
+  private sources: Array<NodeInfo | undefined> = [];
+  private copiedGenerations: number[] = [];
 
-  constructor(private readonly nodeInfos: readonly NodeInfo[]) {
+  constructor(private nodeInfos: readonly NodeInfo[]) {
     for (const n of nodeInfos) this.byName.set(n.name, n);
+  }
+
+  /**
+   * Brings the snapshot in line with `current` (the source's NodeInfos, in list order) and returns
+   * how many NodeInfos it copied. A NodeInfo is copied only when it is new here, is another object
+   * than the one copied last time (a node updated, or removed and added again), has a different
+   * generation than when copied (pods changed), or the copy held here was changed since (what-if
+   * planning on this snapshot). Finding them costs a comparison per node; copying is per changed
+   * node. Arrays handed out by list() before are left as they were.
+   */
+  update(current: readonly NodeInfo[]): number {
+    const old = this.nodeInfos;
+    const aligned = current.length === old.length && current.every((n, i) => n.name === old[i]?.name);
+    return aligned ? this.patch(current) : this.rebuild(current);
+  }
+
+  /** The same nodes in the same order: stale copies are replaced in a new list. */
+  private patch(current: readonly NodeInfo[]): number {
+    let infos: NodeInfo[] | undefined;
+    let copied = 0;
+    // An index loop: this runs over every node each cycle.
+    for (let i = 0; i < current.length; i++) {
+      const source = current[i];
+      if (!source || this.heldCopy(i, source)) continue;
+      const copy = source.clone();
+      (infos ??= [...this.nodeInfos])[i] = copy;
+      this.sources[i] = source;
+      this.copiedGenerations[i] = source.generation;
+      this.byName.set(copy.name, copy);
+      copied++;
+    }
+    if (infos) this.replaced(infos);
+    return copied;
+  }
+
+  /** Nodes added, removed or reordered: a new list, reusing the copies that are still current. */
+  private rebuild(current: readonly NodeInfo[]): number {
+    const oldIndex = new Map(this.nodeInfos.map((n, i) => [n.name, i]));
+    const infos: NodeInfo[] = [];
+    let copied = 0;
+    for (const source of current) {
+      let info = this.heldCopy(oldIndex.get(source.name), source);
+      if (!info) {
+        info = source.clone();
+        copied++;
+      }
+      infos.push(info);
+    }
+    this.sources = [...current];
+    this.copiedGenerations = current.map((n) => n.generation);
+    this.byName.clear();
+    for (const n of infos) this.byName.set(n.name, n);
+    this.replaced(infos);
+    return copied;
+  }
+
+  private replaced(infos: readonly NodeInfo[]): void {
+    this.nodeInfos = infos;
+    this.invalidate();
+    this.imageCounts = undefined;
+  }
+
+  /** The copy held at `index`, when it still stands for `source` as it is now. */
+  private heldCopy(index: number | undefined, source: NodeInfo): NodeInfo | undefined {
+    if (index === undefined) return undefined;
+    const held = this.nodeInfos[index];
+    const generation = this.copiedGenerations[index];
+    return this.sources[index] === source && generation === source.generation && held?.generation === generation ? held : undefined;
   }
 
   /**
