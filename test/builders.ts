@@ -16,7 +16,9 @@ import type {
   Toleration,
   TopologySpreadConstraint,
 } from '../src/engine/api/types';
-import { NodeInfo, podInfo, type PodInfo } from '../src/engine/framework/node-info';
+import { seededRandom } from '../src/engine/api/random';
+import { type FrameworkHandle } from '../src/engine/framework/interfaces';
+import { NodeInfo, podInfo, type NodeInfoLister, type PodInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 
 type Mutable<T> = T extends ReadonlyArray<infer U> ? Mutable<U>[] : T extends object ? { -readonly [K in keyof T]: Mutable<T[K]> } : T;
@@ -148,6 +150,18 @@ export class PodBuilder {
     return this;
   }
 
+  /** Marks the pod terminating (deletionTimestamp set). */
+  deleting(): this {
+    this.m.metadata.deletionTimestamp = '2024-01-01T00:00:00Z';
+    return this;
+  }
+
+  /** A controller ownerReference (ReplicaSet, StatefulSet, …). */
+  controlledBy(kind: string, name: string): this {
+    (this.m.metadata.ownerReferences ??= []).push({ kind, name, controller: true });
+    return this;
+  }
+
   phase(phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed'): this {
     this.m.status = { ...this.m.status, phase };
     return this;
@@ -210,6 +224,11 @@ export function nodeInfoOf(node: NodeBuilder | Node, ...pods: Array<PodBuilder |
     info.addPod(pi.value);
   }
   return info;
+}
+
+/** The FrameworkHandle a plugin factory receives, over a fixed snapshot. */
+export function handleOf(snapshot: NodeInfoLister): FrameworkHandle {
+  return { snapshot: () => snapshot, random: seededRandom(1) };
 }
 
 /** A snapshot of nodes and the pods bound to them (pods with spec.nodeName). */
