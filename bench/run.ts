@@ -5,11 +5,13 @@ import { benchmarks as framework } from './framework';
 import { benchmarks as plugins } from './plugins';
 import { benchmarks as reconcile } from './reconcile';
 import { benchmarks as rpc } from './rpc';
+import { benchmarks as scheduler } from './scheduler';
 import { benchmarks as manifests } from './manifests';
 import { benchmarks as claims } from './claims';
 import { benchmarks as cache } from './cache';
 
 const all: readonly Benchmark[] = [
+  ...scheduler,
   ...framework,
   ...plugins,
   ...reconcile,

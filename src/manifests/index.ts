@@ -19,6 +19,7 @@ export {
 } from './planner';
 export {
   DEFAULT_SCHEDULER_NAME,
+  engineProfile,
   EXTENSION_POINTS,
   SCHEDULER_CONFIG_API_VERSION,
   type ExtensionPoint,
