@@ -61,7 +61,7 @@ export const factory: PluginFactory = factoryOf(validateArgs, (args, handle) => 
 
 /** A pod affinity term with its selectors compiled (upstream framework.AffinityTerm). */
 interface AffinityTerm {
-  /** Identifies the term's effect (for the per-node memos). */
+  /** Identifies what the term selects, for the counts kept across cycles. */
   readonly key: string;
   readonly topologyKey: string;
   readonly namespaces: ReadonlySet<string>;
@@ -239,6 +239,13 @@ function countExistingAntiAffinity(counts: TopologyCounts, existingTerms: readon
   for (const t of existingTerms) if (termMatches(t, incoming)) counts.add(t.topologyKey, nodeLabels, delta);
 }
 
+/** An existing pod counts for the affinity terms if it matches them all, and for each anti-affinity term it matches. */
+function countIncoming(s: PreFilterState, existing: Pod, nodeLabels: Labels | undefined, delta: number): void {
+  const { requiredAffinity, requiredAntiAffinity } = s.terms;
+  if (matchesAllTerms(requiredAffinity, existing)) for (const t of requiredAffinity) s.affinity.add(t.topologyKey, nodeLabels, delta);
+  for (const t of requiredAntiAffinity) if (termMatches(t, existing)) s.antiAffinity.add(t.topologyKey, nodeLabels, delta);
+}
+
 const newPreFilterState = (pod: Pod, terms: PodTerms) => new PreFilterState(pod, terms, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
 
 /**
@@ -257,19 +264,15 @@ class SharedPreFilterCounts {
       for (const other of nodeInfo.pods) counts.updateWithPod(other.pod, labels, 1);
       return counts.empty ? undefined : counts;
     };
-    this.aggregate = new NodeAggregate(share, (counts, sign) => counts && this.total.merge(counts, sign));
+    this.aggregate = new NodeAggregate(share, (counts, sign) => {
+      if (counts) this.total.merge(counts, sign);
+    });
   }
 
   update(nodes: readonly NodeInfo[]): this {
     this.aggregate.update(nodes);
     return this;
   }
-}
-
-function countIncoming(s: PreFilterState, existing: Pod, nodeLabels: Labels | undefined, delta: number): void {
-  const { requiredAffinity, requiredAntiAffinity } = s.terms;
-  if (matchesAllTerms(requiredAffinity, existing)) for (const t of requiredAffinity) s.affinity.add(t.topologyKey, nodeLabels, delta);
-  for (const t of requiredAntiAffinity) if (termMatches(t, existing)) s.antiAffinity.add(t.topologyKey, nodeLabels, delta);
 }
 
 /** Every required affinity term finds a matching pod in the node's domain; the node has every topology key. */
@@ -391,6 +394,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     private readonly handle: FrameworkHandle,
   ) {}
 
+  /** Counts over `nodes` (upstream takes existing pods' anti-affinity from the whole snapshot: the runtime passes all its nodes). */
   preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
     const pod = podInfo.pod;
     const terms = termsOf(pod);
