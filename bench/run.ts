@@ -9,6 +9,7 @@ import { benchmarks as scheduler } from './scheduler';
 import { benchmarks as manifests } from './manifests';
 import { benchmarks as claims } from './claims';
 import { benchmarks as cache } from './cache';
+import { benchmarks as plugins_affinity } from './plugins-affinity';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -19,6 +20,7 @@ const all: readonly Benchmark[] = [
   ...manifests,
   ...claims,
   ...cache,
+  ...plugins_affinity,
 ];
 
 const filter = process.argv[2] ?? '';
