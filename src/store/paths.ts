@@ -1,11 +1,12 @@
 // Where the history lives when the caller has no better place (the extension passes its global
 // storage; the CLI takes --db). Pure in its inputs so every platform's rule is testable anywhere.
+import { homedir } from 'node:os';
 import path from 'node:path';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** PODPLAN_DB, else the platform's per-user data directory + podplan/history.db. */
-export function defaultDatabasePath(env: Env, platform: NodeJS.Platform, home: string): string {
+export function defaultDatabasePath(env: Env = process.env, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
   const explicit = env['PODPLAN_DB'];
   if (explicit) return explicit;
   if (platform === 'win32') {
