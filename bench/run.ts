@@ -6,6 +6,7 @@ export interface Benchmark {
 }
 
 const modules: Array<() => Promise<{ benchmarks: readonly Benchmark[] }>> = [
+  () => import('./store'),
 ];
 
 const filter = process.argv[2] ?? '';

@@ -37,8 +37,35 @@ export function reasonHistogram(d: Diagnosis): ReasonCount[] {
   return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }
 
-export function summarize(d: Diagnosis, topScores: number): DiagnosisSummary {
-  return { reasons: reasonHistogram(d), topScores: d.scores.slice(0, topScores) };
+/** The summary columns of a pod's row: the histogram and the top `topScores` scored nodes, as JSON. */
+export interface SummaryColumns {
+  readonly reasons: string;
+  readonly topScores: string;
+}
+
+/**
+ * Scores are written `{"node", "total", "plugins": {"<plugin>": [raw, normalized, weight, weighted]}}`:
+ * half the bytes of the NodeScoreRecord shape, still plain JSON for sqlite's json functions.
+ */
+export function summaryColumns(d: Diagnosis, topScores: number): SummaryColumns {
+  const scores = d.scores.slice(0, topScores).map((n) => ({
+    node: n.node,
+    total: n.total,
+    plugins: Object.fromEntries(n.plugins.map((p) => [p.plugin, [p.raw, p.normalized, p.weight, p.weighted]])),
+  }));
+  return { reasons: JSON.stringify(reasonHistogram(d)), topScores: JSON.stringify(scores) };
+}
+
+export function readSummary(columns: SummaryColumns): DiagnosisSummary {
+  const scores = JSON.parse(columns.topScores) as Array<{ node: string; total: number; plugins: Record<string, [number, number, number, number]> }>;
+  return {
+    reasons: JSON.parse(columns.reasons) as ReasonCount[],
+    topScores: scores.map((n) => ({
+      node: n.node,
+      total: n.total,
+      plugins: Object.entries(n.plugins).map(([plugin, [raw, normalized, weight, weighted]]) => ({ plugin, raw, normalized, weight, weighted })),
+    })),
+  };
 }
 
 // The codec writes every field of these types; a field added to one of them stops the build here

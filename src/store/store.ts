@@ -5,13 +5,13 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { err, ok, type Result } from '../engine/api/result';
-import type { Diagnosis, NodeScoreRecord } from '../engine/framework/diagnosis';
+import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
 import { schedulePlanObject, type SchedulePlanObject } from '../engine/planner/schedule-plan';
 import { systemClock } from '../platform/clock';
 import type { Clock } from '../engine/api/clock';
 import { diffPlacements, type Placements } from './diff';
-import { Chunk, packDiagnoses, summarize, type DiagnosisSummary, type ReasonCount } from './diagnoses';
+import { Chunk, packDiagnoses, readSummary, summaryColumns, type DiagnosisSummary, type ReasonCount } from './diagnoses';
 import { firstLine, immediate, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';
 import { hasForeignTables, migrate, SCHEMA_VERSION, userVersion } from './schema';
 import type {
@@ -37,6 +37,8 @@ import type {
 } from './types';
 
 const DEFAULT_LIMIT = 50;
+/** Rows per multi-row INSERT (well under SQLite's 32,766 parameters). */
+const BATCH = 64;
 
 /**
  * Opens (creating it and its directory if needed) and migrates the history at `file`. Never throws:
@@ -172,10 +174,7 @@ export class PlanStore {
       for (const a of plan.assignments) if (a.diagnosis) diagnosed.push({ pod: a.pod, diagnosis: a.diagnosis });
       for (const u of plan.unplaced) diagnosed.push({ pod: u.pod, diagnosis: u.diagnosis });
       const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis));
-      const summaries = diagnosed.map((d) => {
-        const s = summarize(d.diagnosis, this.topScores);
-        return { reasons: JSON.stringify(s.reasons), topScores: JSON.stringify(s.topScores) };
-      });
+      const summaries = diagnosed.map((d) => summaryColumns(d.diagnosis, this.topScores));
       return immediate(this.db, () => {
         const id = this.sql(
           `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, profile, profile_hash, snapshot_hash, created_at, placed, unplaced)
@@ -183,15 +182,12 @@ export class PlanStore {
         ).run(runId, plan.podSet, plan.namespace, plan.trigger ?? null, plan.planner, plan.profile, meta.profileHash, plan.snapshotHash, plan.createdAt, plan.assignments.length, plan.unplaced.length).lastInsertRowid;
         const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
         const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
-        const insertAssignment = this.sql('INSERT INTO assignments (plan_id, pod, node, seq) VALUES (?, ?, ?, ?)');
-        plan.assignments.forEach((a, i) => insertAssignment.run(id, a.pod, a.node, i));
-        const insertUnplaced = this.sql('INSERT INTO unplaced (plan_id, pod, message, seq) VALUES (?, ?, ?, ?)');
-        plan.unplaced.forEach((u, i) => insertUnplaced.run(id, u.pod, u.message, i));
-        const insertDiagnosis = this.sql('INSERT INTO diagnoses (plan_id, pod, reasons, top_scores, chunk_id, slot) VALUES (?, ?, ?, ?, ?, ?)');
-        diagnosed.forEach((d, i) => {
+        this.insertMany('assignments', ['plan_id', 'pod', 'node', 'seq'], plan.assignments, (a, i) => [id, a.pod, a.node, i]);
+        this.insertMany('unplaced', ['plan_id', 'pod', 'message', 'seq'], plan.unplaced, (u, i) => [id, u.pod, u.message, i]);
+        this.insertMany('diagnoses', ['plan_id', 'pod', 'reasons', 'top_scores', 'chunk_id', 'slot'], diagnosed, (d, i) => {
           const place = packed.places[i]!;
           const summary = summaries[i]!;
-          insertDiagnosis.run(id, d.pod, summary.reasons, summary.topScores, chunkIds[place.chunk]!, place.slot);
+          return [id, d.pod, summary.reasons, summary.topScores, chunkIds[place.chunk]!, place.slot];
         });
         this.sql(
           `DELETE FROM plans WHERE status != 'applied' AND id IN (
@@ -234,7 +230,7 @@ export class PlanStore {
     return this.attempt(() => {
       const summaries = new Map<string, DiagnosisSummary>();
       for (const row of this.sql('SELECT pod, reasons, top_scores FROM diagnoses WHERE plan_id = ?').all(id)) {
-        summaries.set(row['pod'] as string, { reasons: JSON.parse(row['reasons'] as string) as ReasonCount[], topScores: JSON.parse(row['top_scores'] as string) as NodeScoreRecord[] });
+        summaries.set(row['pod'] as string, readSummary({ reasons: row['reasons'] as string, topScores: row['top_scores'] as string }));
       }
       const withSummary = <T extends { pod: string }>(item: T): T & { diagnosis?: DiagnosisSummary } => {
         const diagnosis = summaries.get(item.pod);
@@ -402,6 +398,21 @@ export class PlanStore {
   }
 
   /** SQLite's own failures (a locked or full disk, a damaged file) as values. */
+  /** Rows go in BATCH to a statement: one call into SQLite per batch rather than per row. */
+  private insertMany<T>(table: string, columns: readonly string[], items: readonly T[], row: (item: T, index: number) => SqlValue[]): void {
+    const one = `(${columns.map(() => '?').join(', ')})`;
+    const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
+    const batch = this.sql(head + Array<string>(BATCH).fill(one).join(', '));
+    let i = 0;
+    for (; i + BATCH <= items.length; i += BATCH) {
+      const params: SqlValue[] = [];
+      for (let j = i; j < i + BATCH; j++) params.push(...row(items[j]!, j));
+      batch.run(...params);
+    }
+    const single = this.sql(head + one);
+    for (; i < items.length; i++) single.run(...row(items[i]!, i));
+  }
+
   private attempt<T>(body: () => T): Result<T, StoreError> {
     try {
       return ok(body());

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Diagnosis } from '../../src/engine/framework/diagnosis';
 import { Code } from '../../src/engine/framework/status';
-import { Chunk, packDiagnoses, reasonHistogram, summarize } from '../../src/store/diagnoses';
+import { Chunk, packDiagnoses, readSummary, reasonHistogram, summaryColumns } from '../../src/store/diagnoses';
 import { syntheticPlan } from './synthetic';
 
 const base: Diagnosis = {
@@ -49,10 +49,15 @@ describe('store/diagnoses', () => {
     }
   });
 
-  it('summarize keeps the histogram and the best scored nodes, best first', () => {
-    const plugins = [{ plugin: 'NodeResourcesFit', raw: 10, normalized: 50, weight: 2, weighted: 100 }];
-    const d: Diagnosis = { ...base, scores: ['a', 'b', 'c', 'd'].map((node, i) => ({ node, total: 100 - i, plugins })) };
-    assert.deepEqual(summarize(d, 2).topScores.map((s) => s.node), ['a', 'b']);
+  it('keeps in the summary columns the histogram and the best scored nodes with their breakdown', () => {
+    const plugins = [
+      { plugin: 'NodeResourcesFit', raw: 10, normalized: 50, weight: 2, weighted: 100 },
+      { plugin: 'ImageLocality', raw: 3, normalized: 30, weight: 1, weighted: 30 },
+    ];
+    const d: Diagnosis = { ...base, rejections: [rejection('d', ['Insufficient cpu'])], scores: ['a', 'b', 'c'].map((node, i) => ({ node, total: 130 - i, plugins })) };
+    const columns = summaryColumns(d, 2);
+    assert.deepEqual(readSummary(columns), { reasons: [{ reason: 'Insufficient cpu', count: 1 }], topScores: d.scores.slice(0, 2) });
+    assert.equal(JSON.parse(columns.topScores)[0].plugins.ImageLocality[3], 30, 'plain JSON, readable without Podplan');
   });
 
   describe('packed diagnoses read back exactly as written', () => {
