@@ -4,12 +4,12 @@
 // that cannot be read or written is an expected outcome the caller shows, not a crash.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
 import { schedulePlanObject, type SchedulePlanObject } from '../engine/planner/schedule-plan';
 import { systemClock } from '../platform/clock';
-import type { Clock } from '../engine/api/clock';
 import { diffPlacements, type Placements } from './diff';
 import { Chunk, packDiagnoses, readSummary, summaryColumns, type DiagnosisSummary, type ReasonCount } from './diagnoses';
 import { firstLine, immediate, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';

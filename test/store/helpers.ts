@@ -45,7 +45,7 @@ export interface Writer {
   readonly lines: string[];
   /** Resolves once a printed line matches. */
   waitFor(pattern: RegExp): Promise<string>;
-  /** Resolves with the exit code, or the signal that ended it. */
+  /** Resolves with the exit code, or the signal that ended it, once all it printed is in `lines`. */
   readonly exited: Promise<number | NodeJS.Signals>;
 }
 
@@ -71,7 +71,7 @@ export function startWriter(file: string, podSet: string, count: number, seed: n
   });
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.on('exit', (code, signal) => resolve(signal ?? code ?? -1)));
+  const exited = new Promise<number | NodeJS.Signals>((resolve) => child.on('close', (code, signal) => resolve(signal ?? code ?? -1)));
   const waitFor = (pattern: RegExp): Promise<string> => {
     const seen = lines.find((l) => pattern.test(l));
     if (seen) return Promise.resolve(seen);
