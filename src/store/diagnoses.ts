@@ -29,12 +29,14 @@ export interface DiagnosisSummary {
  */
 export function reasonHistogram(d: Diagnosis): ReasonCount[] {
   const counts = new Map<string, number>();
-  const add = (reason: string, n: number): void => void counts.set(reason, (counts.get(reason) ?? 0) + n);
-  for (const r of d.rejections) for (const reason of r.reasons) add(reason, 1);
+  for (const r of d.rejections) for (const reason of r.reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
   if (d.rejections.length === 0 && d.status.code !== Code.Success) {
-    for (const reason of d.status.reasons) add(reason, d.status.stage === 'PreFilter' ? d.nodesTotal : 1);
+    const n = d.status.stage === 'PreFilter' ? d.nodesTotal : 1;
+    for (const reason of d.status.reasons) counts.set(reason, (counts.get(reason) ?? 0) + n);
   }
-  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  const histogram: ReasonCount[] = [];
+  for (const [reason, count] of counts) histogram.push({ reason, count });
+  return histogram.sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }
 
 /** The summary columns of a pod's row: the histogram and the top `topScores` scored nodes, as JSON. */
@@ -164,10 +166,11 @@ interface ChunkHeader {
   readonly offsets: readonly number[];
 }
 
+/** Writes one chunk at a time, reusing its buffer from chunk to chunk. */
 class ChunkWriter {
-  private readonly index = new Map<string, number>();
-  private readonly strings: string[] = [];
-  private readonly offsets: number[] = [];
+  private index = new Map<string, number>();
+  private strings: string[] = [];
+  private offsets: number[] = [];
   private readonly body = new ByteWriter();
 
   get size(): number {
@@ -251,13 +254,18 @@ class ChunkWriter {
     this.reasons(st.reasons);
   }
 
-  /** [header length: u32][header JSON][body], deflated. */
+  /** [header length: u32][header JSON][body], deflated; the writer then starts the next chunk. */
   seal(): Buffer {
     const header: ChunkHeader = { format: CHUNK_FORMAT, strings: this.strings, offsets: this.offsets };
     const head = Buffer.from(JSON.stringify(header), 'utf8');
     const length = Buffer.alloc(4);
     length.writeUInt32BE(head.length);
-    return deflateSync(Buffer.concat([length, head, this.body.bytes.subarray(0, this.body.length)]), { level: DEFLATE_LEVEL });
+    const sealed = deflateSync(Buffer.concat([length, head, this.body.bytes.subarray(0, this.body.length)]), { level: DEFLATE_LEVEL });
+    this.index = new Map();
+    this.strings = [];
+    this.offsets = [];
+    this.body.length = 0;
+    return sealed;
   }
 }
 
@@ -314,14 +322,11 @@ export interface PackedDiagnoses {
 export function packDiagnoses(diagnoses: readonly Diagnosis[]): PackedDiagnoses {
   const chunks: Buffer[] = [];
   const places: Array<{ chunk: number; slot: number }> = [];
-  let writer = new ChunkWriter();
+  const writer = new ChunkWriter();
   for (const d of diagnoses) {
     places.push({ chunk: chunks.length, slot: writer.size });
     writer.add(d);
-    if (writer.full) {
-      chunks.push(writer.seal());
-      writer = new ChunkWriter();
-    }
+    if (writer.full) chunks.push(writer.seal());
   }
   if (writer.size > 0) chunks.push(writer.seal());
   return { chunks, places };

@@ -41,6 +41,9 @@ interface NativeDatabase {
 }
 
 function wrap(driver: DriverName, db: NativeDatabase): SqlDatabase {
+  // better-sqlite3 binds an array as the parameter list, which spares spreading the multi-row
+  // inserts' hundreds of values a second time; node:sqlite wants them spread.
+  const bindsArrays = driver === 'better-sqlite3';
   return {
     driver,
     exec: (sql) => void db.exec(sql),
@@ -48,7 +51,7 @@ function wrap(driver: DriverName, db: NativeDatabase): SqlDatabase {
       const st = db.prepare(sql);
       return {
         run: (...params) => {
-          const r = st.run(...params);
+          const r = bindsArrays ? st.run(params as unknown as SqlValue) : st.run(...params);
           return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
         },
         get: (...params) => st.get(...params) as Row | undefined,
