@@ -10,6 +10,7 @@ import { benchmarks as manifests } from './manifests';
 import { benchmarks as claims } from './claims';
 import { benchmarks as cache } from './cache';
 import { benchmarks as plugins_affinity } from './plugins-affinity';
+import { benchmarks as store } from './store';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -21,6 +22,7 @@ const all: readonly Benchmark[] = [
   ...claims,
   ...cache,
   ...plugins_affinity,
+  ...store,
 ];
 
 const filter = process.argv[2] ?? '';

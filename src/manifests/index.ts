@@ -30,7 +30,8 @@ export {
   type ProfileManifest,
   type SchedulerProfileManifest,
 } from './profile';
-export { fnv32a, planFromManifest, planName, safeEncodeString, schedulePlanManifest, writeSchedulePlan, type WritePlanOptions } from './schedule-plan';
+export { fnv32a, safeEncodeString, schedulePlanName } from '../engine/planner/name';
+export { planFromManifest, schedulePlanManifest, writeSchedulePlan, type WritePlanOptions } from './schedule-plan';
 export {
   combine,
   fieldRange,
