@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Code } from '../../src/engine/framework/status';
 import type { Diagnosis } from '../../src/engine/framework/diagnosis';
 import type { Plan } from '../../src/engine/planner/plan';
-import { fnv32a, planFromManifest, planName, readFile, safeEncodeString, writeSchedulePlan } from '../../src/manifests';
+import { fnv32a, planFromManifest, schedulePlanName, readFile, safeEncodeString, writeSchedulePlan } from '../../src/manifests';
 
 const rejected: Diagnosis = {
   pod: 'analytics/batch-2',
@@ -76,7 +76,7 @@ describe('manifests/schedule-plan', () => {
       ['team-a', 'batch', 'batch-fff9bcc8b'],
     ];
     for (const [namespace, podSet, name] of table) {
-      it(`${namespace}/${podSet} → ${name}`, () => assert.equal(planName(namespace, podSet), name));
+      it(`${namespace}/${podSet} → ${name}`, () => assert.equal(schedulePlanName(namespace, podSet), name));
     }
   });
 
