@@ -1,5 +1,6 @@
 // Plan history as the server uses it: list, open and compare stored plans, and keep each preview.
-// Backed by src/store when it can be opened; otherwise every request says why there is no history.
+// Backed by src/store (store-history.ts) when it can be opened; otherwise every request says why there
+// is no history.
 import { err, type Result } from '../engine/api/result';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
@@ -12,8 +13,8 @@ export interface History {
   /** A stored plan; `view` turns the stored plan into the view the client renders. */
   open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView>;
   compare(from: number, to: number): Result<PlanDiffView>;
-  /** Keeps a preview; its id. */
-  savePreview(plan: Plan): Result<number>;
+  /** Keeps a preview made with the profile of this hash; its id. */
+  savePreview(plan: Plan, profileHash: string): Result<number>;
   close(): void;
 }
 

@@ -36,7 +36,9 @@ import {
   type ScheduleNowParams,
   type WorkspaceSummary,
 } from '../protocol/requests';
+import { defaultDatabasePath } from '../store/paths';
 import { noHistory, type History } from './history';
+import { openHistory } from './store-history';
 import * as service from './service';
 import { planView } from './service/planning';
 import { Workspace } from './workspace';
@@ -50,12 +52,15 @@ export interface InitializationOptions {
   readonly debounceMs?: number;
   /** The schedulerName that hands pods to the planner (default podset-planner-scheduler). */
   readonly plannerSchedulerName?: string;
+  /**
+   * The plan history database (the extension passes its global storage): a file, ':memory:', or
+   * false for none; PODPLAN_DB or the user's data directory when left out.
+   */
+  readonly historyDatabase?: string | false;
 }
 
 export interface ServerOptions {
   readonly clock?: Clock;
-  /** Opens the plan history; without it there is none. */
-  readonly openHistory?: () => Promise<History>;
 }
 
 const DEFAULT_DEBOUNCE_MS = 150;
@@ -77,7 +82,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let workspace = new Workspace();
   let folders: string[] = [];
   let debounceMs = DEFAULT_DEBOUNCE_MS;
-  let history: History = noHistory('no history database was configured');
+  let history: History = noHistory('the workspace is still being read');
   let timer: ReturnType<typeof setTimeout> | undefined;
   let watchDynamically = false;
   let markReady: () => void = () => undefined;
@@ -193,7 +198,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     watchDynamically = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     void (async () => {
       try {
-        if (options.openHistory) history = await options.openHistory();
+        const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
+        history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, folders);
         await scan(folders);
       } catch (e) {
         log(`reading the workspace failed: ${errorText(e)}`);

@@ -81,7 +81,7 @@ export async function startLspSession(workspace: string, initializationOptions: 
       textDocument: { publishDiagnostics: { relatedInformation: true }, completion: { completionItem: { snippetSupport: true } } },
       workspace: { workspaceFolders: true, didChangeWatchedFiles: { dynamicRegistration: true } },
     },
-    initializationOptions: { debounceMs: 0, ...initializationOptions },
+    initializationOptions: { debounceMs: 0, historyDatabase: ':memory:', ...initializationOptions },
   });
   await connection.sendNotification(InitializedNotification.type, {});
   await first;

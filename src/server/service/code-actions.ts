@@ -4,7 +4,7 @@
 import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
 import type { Pod } from '../../engine/api/types';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
-import { concatPath, planName, splitPath, writeSchedulePlan, type Located, type ManifestDocument, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
+import { concatPath, schedulePlanName, splitPath, writeSchedulePlan, type Located, type ManifestDocument, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
 import type { SourceFile } from '../workspace';
 import type { Analysis } from './analysis';
 import { CODES, SOURCE } from './codes';
@@ -131,7 +131,7 @@ function addRequired(d: Diagnostic, place: At, t: Target): CodeAction[] {
 function planSetName(name: string, namespace: string): string {
   const dash = name.lastIndexOf('-');
   const set = dash > 0 ? name.slice(0, dash) : name;
-  return planName(namespace, set) === name ? set : name;
+  return schedulePlanName(namespace, set) === name ? set : name;
 }
 
 function entryFixes(d: Diagnostic, place: At, t: Target, analysis: Analysis): CodeAction[] {

@@ -5,7 +5,7 @@
 import { CPU, MEMORY, PODS, type Resource } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
-import type { Diagnosis } from '../../engine/framework/diagnosis';
+import { explain } from '../../engine/explain/explain';
 import { podInfo, type PodInfo } from '../../engine/framework/node-info';
 import type { Snapshot } from '../../engine/framework/snapshot';
 import type { Plan, PlanAssignment, UnplacedPod } from '../../engine/planner/plan';
@@ -79,15 +79,8 @@ export function amounts(r: Resource): ResourceAmountView[] {
   return Object.entries(r.toRecord()).map(([resource, amount]) => ({ resource, unit: unitOf(resource), amount }));
 }
 
-/** Reasons with how many nodes gave each, most first. */
-export function reasonCounts(d: Diagnosis): ReasonCountView[] {
-  const counts = new Map<string, number>();
-  for (const r of d.rejections) for (const reason of r.reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
-  return [...counts].map(([reason, nodes]) => ({ reason, nodes })).sort((a, b) => b.nodes - a.nodes || a.reason.localeCompare(b.reason));
-}
-
 function unplacedView(u: UnplacedPod): UnplacedView {
-  const reasons = reasonCounts(u.diagnosis);
+  const reasons: ReasonCountView[] = explain(u.diagnosis).reasons.map((r) => ({ reason: r.reason, nodes: r.nodes.length }));
   const status = u.diagnosis.status;
   return {
     pod: u.pod,
@@ -153,15 +146,7 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
   const d = ranking?.result.diagnosis;
   const planned = analysis.plannedEntry(p.metadata.namespace ?? 'default', p.metadata.name);
   const info = podInfo(p);
-  const groups = new Map<string, { stage: string; plugin: string; reason: string; nodes: string[] }>();
-  for (const r of d?.rejections ?? []) {
-    for (const reason of r.reasons) {
-      const key = `${r.stage}\u0000${r.plugin}\u0000${reason}`;
-      const group = groups.get(key) ?? { stage: r.stage, plugin: r.plugin, reason, nodes: [] };
-      group.nodes.push(r.node);
-      groups.set(key, group);
-    }
-  }
+  const explained = d && explain(d, 10);
   const set = podSetOf(p);
   return {
     pod: p.metadata.name,
@@ -176,7 +161,7 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
     ...(d?.message ? { message: d.message } : info.ok ? {} : { message: `${podKey(p)}: ${info.error}` }),
     nodes: { total: d?.nodesTotal ?? 0, evaluated: d?.nodesEvaluated ?? 0, feasible: d?.feasibleNodes ?? 0 },
     filters: d?.filters.map((f) => ({ ...f })) ?? [],
-    rejections: [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length),
-    scores: (d?.scores ?? []).slice(0, 10).map((s) => ({ node: s.node, total: s.total, plugins: s.plugins.map((x) => ({ ...x })) })),
+    rejections: (explained?.reasons ?? []).map((r) => ({ stage: r.stage, plugin: r.plugin, reason: r.reason, nodes: r.nodes })),
+    scores: (explained?.topScores ?? []).map((s) => ({ node: s.node, total: s.total, plugins: s.plugins.map((x) => ({ ...x })) })),
   };
 }

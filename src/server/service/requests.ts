@@ -3,6 +3,7 @@ import { err, ok, type Result } from '../../engine/api/result';
 import type { ExplainPodParams, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
+import { fnv32a } from '../../manifests';
 import type { Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { replaceValue } from './edits';
@@ -24,7 +25,8 @@ export function previewPlan(params: PreviewPlanParams, analysis: Analysis, histo
   }
   if (analysis.podSet(request.namespace, request.podSet).length === 0) return err(`pod set ${request.namespace}/${request.podSet} has no pods in the workspace`);
   const plan = planPodSet(analysis, request);
-  const saved = history.savePreview(plan);
+  const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
+  const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
   return ok(planView(plan, analysis, saved.ok ? saved.value : undefined));
 }
 
