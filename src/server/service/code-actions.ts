@@ -9,11 +9,13 @@ import type { SourceFile } from '../workspace';
 import type { Analysis } from './analysis';
 import { CODES, SOURCE } from './codes';
 import { documentAt, rawObjects, stringAt, valueAt, type RawObject } from './documents';
-import { appendItems, removeItem, replaceValue, scalar, setEntry, type Target } from './edits';
+import { appendItems, removeItem, removeKey, replaceValue, scalar, setEntry, type Target } from './edits';
 import { anchorRange, contains } from './locate';
 import { quietTimeRewrite, suggestedName } from './names';
 import { planPodSet } from './planning';
+import { REGISTRY } from './profiles';
 import { checkSchema, schemaAt, SCHEMAS } from './schema';
+import { closest } from './words';
 
 const target = (file: SourceFile, document: ManifestDocument, base: string): Target => ({ file, source: document.source, value: document.value, base });
 const targetOf = (located: Located<unknown>, analysis: Analysis): Target | undefined => {
@@ -88,6 +90,12 @@ function fixes(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
     }
     case CODES.schemaRequired:
       return addRequired(d, place, t);
+    case CODES.schemaUnknownField:
+      return action(`Remove the unknown field ${String(place.segments[place.segments.length - 1])}`, edit(uri, removeKey(t, place.relative)), d);
+    case CODES.profileUnknownPlugin: {
+      const fixed = typeof value === 'string' ? closest(value, REGISTRY.names()) : undefined;
+      return fixed && fixed !== value ? action(`Change to ${fixed}`, edit(uri, replaceValue(t, place.relative, fixed)), d, true) : [];
+    }
     case CODES.planUnknownPod:
     case CODES.planUnknownNode:
     case CODES.planNodeInfeasible:
@@ -114,11 +122,12 @@ function addRequired(d: Diagnostic, place: At, t: Target): CodeAction[] {
     if (issue.code !== CODES.schemaRequired || !issue.field) continue;
     const container = splitPath(issue.path) ?? [];
     if (anchorRange(place.document.source, concatPath(place.object.base, issue.path), issue.anchor).start.line !== d.range.start.line) continue;
-    if (issue.field === POD_SET_LABEL) {
+    const labels = [...container, issue.field].join('.') === 'metadata.labels';
+    if (issue.field === POD_SET_LABEL || labels) {
       const name = stringAt(place.object.value, ['metadata', 'name']);
       const namespace = stringAt(place.object.value, ['metadata', 'namespace']) ?? 'default';
       const guess = name === undefined ? 'pod-set' : kind === 'SchedulePlan' ? planSetName(name, namespace) : name;
-      out.push(...action(`Add the label ${POD_SET_LABEL}: ${guess}`, edit(place.file.uri, setEntry(t, issue.path, POD_SET_LABEL, scalar(guess))), d, true));
+      out.push(...action(`Add the label ${POD_SET_LABEL}: ${guess}`, edit(place.file.uri, setEntry(t, 'metadata.labels', POD_SET_LABEL, scalar(guess))), d, true));
     } else {
       const first = schemaAt(schema, [...container, issue.field])?.enum?.[0];
       if (first !== undefined) out.push(...action(`Add ${issue.field}: ${first}`, edit(place.file.uri, setEntry(t, issue.path, issue.field, first)), d, true));
@@ -153,7 +162,8 @@ function entryFixes(d: Diagnostic, place: At, t: Target, analysis: Analysis): Co
   if (problem?.code === 'plan/unknown-node' || problem?.code === 'plan/node-infeasible' || problem?.code === 'plan/node-overcommitted') {
     const pod = analysis.pod(located.value.namespace, entry.pod);
     const best = pod && analysis.rank(pod.value, located.value)?.nodes[0];
-    if (best?.feasible && best.node !== entry.node) {
+    const suggested = problem.code === 'plan/unknown-node' ? problem.suggestion : undefined;
+    if (best?.feasible && best.node !== entry.node && best.node !== suggested) {
       out.push(...action(`Move ${entry.pod} to ${best.node}, the best node where it fits`, edit(uri, replaceValue(t, `spec.plan[${index}].node`, scalar(best.node))), d, !out.length));
     }
   }
@@ -201,7 +211,7 @@ function planActions(file: SourceFile, range: Range, diagnostics: readonly Diagn
   const offset = file.document.offsetAt(range.start);
   const document = documentAt(file, offset);
   const trigger = document && file.model.triggers.find((t) => t.document === document.index);
-  if (!trigger) return [];
+  if (!trigger || analysis.plannedPodsOf(trigger.value.namespace, trigger.value.podSet).length === 0) return [];
   const made = schedulePlanEdit(trigger, analysis);
   if (!made) return [];
   const related = diagnostics.filter((d) => d.code === CODES.triggerNoPlan && contains(d.range, range.start.line, range.start.character));

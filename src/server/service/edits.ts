@@ -67,15 +67,27 @@ export function setEntry(t: Target, path: string, key: string, value: string): T
   return setEntry(t, parent, last, `{ ${key}: ${value} }`);
 }
 
+/** Deletes the lines from the one holding `start` to the one holding `end`, when only `lead` precedes `start` on its line. */
+function removeLines(t: Target, start: number, end: number, lead: RegExp): TextEdit | undefined {
+  const text = t.file.document.getText();
+  const lineStart = text.lastIndexOf('\n', start - 1) + 1;
+  if (!lead.test(text.slice(lineStart, start))) return undefined;
+  const next = text.indexOf('\n', Math.max(start, end - 1));
+  return { range: rangeOf(t, lineStart, next < 0 ? text.length : next + 1), newText: '' };
+}
+
 /** Removes the item at `path` of a block sequence, its whole lines. */
 export function removeItem(t: Target, path: string): TextEdit | undefined {
   const range = t.source.range(concatPath(t.base, path));
-  if (!range) return undefined;
-  const text = t.file.document.getText();
-  const lineStart = text.lastIndexOf('\n', range.start.offset - 1) + 1;
-  if (!/^\s*-\s*$/.test(text.slice(lineStart, range.start.offset))) return undefined;
-  const next = text.indexOf('\n', range.end.offset);
-  return { range: rangeOf(t, lineStart, next < 0 ? text.length : next + 1), newText: '' };
+  return range && removeLines(t, range.start.offset, range.end.offset, /^\s*-\s*$/);
+}
+
+/** Removes a block mapping's key and its value, their whole lines. */
+export function removeKey(t: Target, path: string): TextEdit | undefined {
+  const absolute = concatPath(t.base, path);
+  const key = t.source.keyRange(absolute);
+  const value = t.source.range(absolute);
+  return key && removeLines(t, key.start.offset, Math.max(key.end.offset, value?.end.offset ?? 0), /^\s*(-\s+)?$/);
 }
 
 /** Appends block items (each a mapping of scalars) to the sequence at `path`. */

@@ -36,15 +36,19 @@ export function validate(uri: string, analysis: Analysis): Diagnostic[] {
   const file = analysis.file(uri);
   if (!file) return [];
   const out: Diagnostic[] = [];
-  readerErrors(file, analysis, out);
+  const checked = new Set<string>();
   for (const document of file.model.documents) {
     for (const object of rawObjects(document)) {
       const schema = object.kind !== undefined ? SCHEMAS[object.kind] : undefined;
       if (!schema) continue;
       const issues = [...checkSchema(object.value, schema), ...checkNames(object.value), ...dependsOnNames(object.value)];
-      for (const issue of issues) out.push(schemaDiagnostic(document.source, object.base, issue));
+      for (const issue of issues) {
+        out.push(schemaDiagnostic(document.source, object.base, issue));
+        checked.add(`${document.index}:${concatPath(object.base, issue.path)}`);
+      }
     }
   }
+  readerErrors(file, analysis, checked, out);
   for (const t of file.model.triggers) triggerChecks(t, analysis, out);
   for (const p of file.model.plans) planChecks(p, analysis, out);
   schedulerNameChecks(file, analysis, out);
@@ -70,14 +74,15 @@ function dependsOnNames(value: Record<string, unknown>): SchemaIssue[] {
 
 /**
  * What the manifest reader found, for the documents we report on. For our two planner kinds the
- * schema says it first (same problems, the schema's words), except in the status, which the schema
- * leaves open, and duplicate names, which no schema sees.
+ * schema says it first (same problems, the schema's words), except deep in the status, which the
+ * schema leaves open, and duplicate names, which no schema sees; a path the schema already
+ * reported on (`checked`) is not reported twice.
  */
-function readerErrors(file: SourceFile, analysis: Analysis, out: Diagnostic[]): void {
+function readerErrors(file: SourceFile, analysis: Analysis, checked: ReadonlySet<string>, out: Diagnostic[]): void {
   for (const error of analysis.model.errors) {
     if (error.range.file !== file.uri) continue;
     const document = documentAt(file, error.range.start.offset);
-    if (!document || !reportsReaderError(file, document, error)) continue;
+    if (!document || !reportsReaderError(file, document, error) || checked.has(`${document.index}:${error.path ?? ''}`)) continue;
     out.push(diagnostic(lspRange(error.range), error.code, error.severity, readerMessage(error)));
   }
 }
@@ -95,7 +100,9 @@ function reportsReaderError(file: SourceFile, document: Parameters<typeof declar
 
 function readerMessage(error: ManifestError): string {
   if (error.code === 'yaml-syntax') return `${error.message.replace(/\s+at line \d+, column \d+.*$/s, '')}: fix the YAML syntax so the document can be read`;
-  return error.path ? `${error.path}: ${error.message}` : error.message;
+  // Files are named by URI in the model; a message reads better with the file's name.
+  const message = error.message.replace(/\b[a-z][\w+.-]*:\/\/\S*\/([^/\s:]+):(\d+):(\d+)/g, '$1:$2:$3');
+  return error.path ? `${error.path}: ${message}` : message;
 }
 
 function triggerChecks(t: Located<ScheduleTriggerManifest>, analysis: Analysis, out: Diagnostic[]): void {
