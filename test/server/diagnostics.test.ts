@@ -76,7 +76,7 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
   }
 
   describe('messages say what is wrong and how to fix it', () => {
-    const message = (file: string, code: string) => session.diagnostics(session.uri(file))?.find((d) => d.code === code)?.message ?? '';
+    const message = (file: string, code: string) => String(session.diagnostics(session.uri(file))?.find((d) => d.code === code)?.message ?? '');
     const cases: Array<[string, string, RegExp]> = [
       ['state-case.yaml', 'schema/enum', /"planning" is not a valid state: did you mean Planning\?/],
       ['required-state.yaml', 'schema/required', /missing required field "state": add "state: Planning" \(one of Planning, Schedule\)/],
