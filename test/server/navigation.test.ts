@@ -85,8 +85,8 @@ describe('server hover, navigation, symbols and lenses (over stdio, on the clust
   });
 
   describe('go to definition', () => {
-    const definition = async (file: string, needle: string, nth = 1) => {
-      const { uri, position } = at(file, needle, nth, 2);
+    const definition = async (file: string, needle: string, nth = 1, into = 2) => {
+      const { uri, position } = at(file, needle, nth, into);
       return where((await session.connection.sendRequest(DefinitionRequest.type, { textDocument: { uri }, position })) as Location[]);
     };
     it('from a plan entry’s pod to the workload that makes it, or to the pod', async () => {
@@ -94,7 +94,7 @@ describe('server hover, navigation, symbols and lenses (over stdio, on the clust
       assert.deepEqual(await definition('plan.yaml', 'report'), ['workloads.yaml:26:9']);
     });
     it('from a plan entry’s node to the node', async () => assert.deepEqual(await definition('plan.yaml', 'node-3'), ['nodes.yaml:21:9']));
-    it('from a dependsOn entry to the trigger it names', async () => assert.deepEqual(await definition('podsets.yaml', 'name: nightly', 2, 6), ['podsets.yaml:4:9']));
+    it('from a dependsOn entry to the trigger it names', async () => assert.deepEqual(await definition('podsets.yaml', 'name: nightly', 2, 8), ['podsets.yaml:4:9']));
     it('from a pod’s pod-set label to its trigger; from the trigger’s to its plan', async () => {
       assert.deepEqual(await definition('workloads.yaml', 'pod-set: nightly', 2, 10), ['podsets.yaml:4:9']);
       assert.deepEqual(await definition('podsets.yaml', 'pod-set: nightly', 1, 10), ['plan.yaml:4:9']);
