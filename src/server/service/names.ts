@@ -107,6 +107,7 @@ export function quietTimeIssue(text: string): Omit<SchemaIssue, 'path'> | undefi
 /** The Go form of a quiet time that is not one, or not a label value, when it can be read; undefined otherwise. */
 export function quietTimeRewrite(text: string): string | undefined {
   const parsed = parseGoDurationNanos(text);
+  if (parsed.ok && !labelValueError(text)) return undefined;
   const nanos = parsed.ok ? parsed.value : looseDuration(text);
   if (nanos === undefined || nanos < 0n) return undefined;
   const go = formatGoDurationNanos(nanos, { ascii: true });
