@@ -15,13 +15,13 @@ import type { Pod } from '../../engine/api/types';
 import { podInfo } from '../../engine/framework/node-info';
 import { POD_SET_LABEL, PLANNER_API_VERSION, QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { SCHEDULER_CONFIG_API_VERSION, type PathSegment, type PlanEntry, type SchedulePlanManifest } from '../../manifests';
+import { amounts, formatAmount } from './amounts';
 import { DEFAULT_SCHEDULER, podSetOf, type Analysis } from './analysis';
-import { documentAt, documentText, isPlainObject, OUR_KINDS, PLAN, PROFILE_CONFIG, rawObjects, stringAt, TRIGGER, valueAt, writtenField } from './documents';
-import { amounts } from './planning';
+import { declaredKind, documentAt, documentText, isPlainObject, OUR_KINDS, PLAN, PROFILE_CONFIG, rawObjects, stringAt, TRIGGER, valueAt, writtenField } from './documents';
 import { PLUGIN_ARGS, PROFILE_CONFIG_SCHEMA } from './profile-schema';
 import { REGISTRY } from './profiles';
 import { schemaAt, SCHEMAS, type JsonSchema } from './schema';
-import { formatAmount } from './hover';
+import { plural } from './words';
 import { yamlContext, type YamlContext } from './yaml-context';
 
 const POD_KINDS = ['Pod', 'Deployment', 'ReplicaSet', 'StatefulSet', 'Job', 'DaemonSet'];
@@ -66,7 +66,8 @@ export function complete(uri: string, position: Position, analysis: Analysis): C
   const text = document ? documentText(file, document) : '';
   const own = document ? rawObjects(document)[0] : undefined;
   const plan = document && file.model.plans.find((p) => p.document === document.index && p.base === '')?.value;
-  const facts: Facts = { ...(own?.kind ? { kind: own.kind } : writtenKind(text)), ...(own ? { value: own.value } : {}), text, ...(plan ? { plan } : {}) };
+  const kind = document ? declaredKind(file, document) : undefined;
+  const facts: Facts = { ...(kind ? { kind } : {}), ...(own ? { value: own.value } : {}), text, ...(plan ? { plan } : {}) };
   const range: Range = { start: file.document.positionAt(context.start), end: file.document.positionAt(context.end) };
   const afterColon = context.position === 'value' && file.document.getText()[context.start - 1] === ':';
   const items = context.position === 'value' ? values(context, facts, analysis) : keys(context, facts);
@@ -75,11 +76,6 @@ export function complete(uri: string, position: Position, analysis: Analysis): C
     const { insertText: _, ...rest } = item;
     return { sortText: String(i).padStart(5, '0'), ...rest, textEdit: { range, newText } };
   });
-}
-
-function writtenKind(text: string): { kind?: string } {
-  const kind = /^kind:[ \t]*["']?([A-Za-z]+)/m.exec(text)?.[1];
-  return kind ? { kind } : {};
 }
 
 function schemaOf(kind: string | undefined): JsonSchema | undefined {
@@ -190,7 +186,7 @@ function podSetNames(analysis: Analysis): CompletionItem[] {
   }
   return [...byName].map(([name, namespaces]) => {
     const pods = namespaces.reduce((n, ns) => n + analysis.podSet(ns, name).length, 0);
-    return valueItem(name, `pod set in ${namespaces.join(', ')} · ${pods} pod${pods === 1 ? '' : 's'}`, undefined, CompletionItemKind.Reference);
+    return valueItem(name, `pod set in ${namespaces.join(', ')} · ${plural(pods, 'pod')}`, undefined, CompletionItemKind.Reference);
   });
 }
 

@@ -8,7 +8,7 @@ import { podInfo } from '../../engine/framework/node-info';
 import { durationInWords, parseGoDurationNanos } from '../../engine/planner/duration';
 import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { joinPath, splitPath, type Located, type SchedulePlanManifest } from '../../manifests';
-import type { AmountUnit } from '../../protocol/webview';
+import { formatAmount, unitOf } from './amounts';
 import { keyOf, podSetOf, schedulerOf, type Analysis, type Place } from './analysis';
 import { PLAN, PROFILE_CONFIG, TRIGGER } from './documents';
 import { lspRange } from './locate';
@@ -16,23 +16,6 @@ import { PROFILE_CONFIG_SCHEMA } from './profile-schema';
 import { looseDuration } from './quiet-time';
 import { schemaAt, SCHEMAS } from './schema';
 import { shortList } from './words';
-
-const GI = 1024 ** 3;
-const MI = 1024 ** 2;
-
-/** An amount as a person reads it: 1500m → "1.5", 3Gi, 17. */
-export function formatAmount(amount: number, unit: AmountUnit): string {
-  const trim = (n: number) => String(Math.round(n * 100) / 100);
-  if (unit === 'millicores') return amount % 1000 === 0 ? String(amount / 1000) : `${amount}m`;
-  if (unit === 'bytes') {
-    if (amount >= GI) return `${trim(amount / GI)}Gi`;
-    if (amount >= MI) return `${trim(amount / MI)}Mi`;
-    return amount >= 1024 ? `${trim(amount / 1024)}Ki` : String(amount);
-  }
-  return String(amount);
-}
-
-const unitOf = (resource: string): AmountUnit => (resource === CPU ? 'millicores' : resource === MEMORY || resource === 'ephemeral-storage' ? 'bytes' : 'count');
 
 const markdown = (lines: readonly string[], range?: Hover['range']): Hover => ({ contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, ...(range ? { range } : {}) });
 

@@ -2,18 +2,19 @@
 // Until the pod-set planner (engine/planner) is in, a plan is made as its greedy planner makes one:
 // the framework pipeline pod by pod in queue order, each placed pod assumed on its node before the
 // next is scheduled.
-import { CPU, MEMORY, PODS, type Resource } from '../../engine/api/resources';
+import { seededRandom } from '../../engine/api/random';
+import { CPU, MEMORY, PODS } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
 import { explain } from '../../engine/explain/explain';
 import { podInfo, type PodInfo } from '../../engine/framework/node-info';
 import type { Plan, PlanAssignment, UnplacedPod } from '../../engine/planner/plan';
 import { fnv32a, type Located } from '../../manifests';
-import type { AmountUnit, NodeUseView, PlanView, PodExplanationView, ReasonCountView, ResourceAmountView, UnplacedView } from '../../protocol/webview';
+import type { NodeUseView, PlanView, PodExplanationView, ReasonCountView, UnplacedView } from '../../protocol/webview';
+import { amounts, unitOf } from './amounts';
 import { podSetOf, schedulerOf, type Analysis } from './analysis';
 import { buildFramework } from './profiles';
 import type { WhatIf } from './what-if';
-import { seededRandom } from '../../engine/api/random';
 
 export const GREEDY = 'greedy';
 
@@ -69,13 +70,6 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, pods = anal
     createdAt: analysis.options.clock?.now() ?? 0,
     snapshotHash: snapshotHash(analysis),
   };
-}
-
-const UNITS: Readonly<Record<string, AmountUnit>> = { [CPU]: 'millicores', [PODS]: 'count' };
-const unitOf = (resource: string): AmountUnit => UNITS[resource] ?? (resource === MEMORY || resource === 'ephemeral-storage' ? 'bytes' : 'count');
-
-export function amounts(r: Resource): ResourceAmountView[] {
-  return Object.entries(r.toRecord()).map(([resource, amount]) => ({ resource, unit: unitOf(resource), amount }));
 }
 
 function unplacedView(u: UnplacedPod): UnplacedView {
