@@ -22,8 +22,6 @@ import { ExplainPodRequest, PreviewPlanRequest, ScheduleNowRequest, WorkspaceSum
 import { startLspSession, type LspSession } from './lsp-client';
 
 const ITERATIONS = 2000;
-/** Stop early rather than run past this (a slow machine still tests thousands of documents). */
-const BUDGET_MS = 40_000;
 
 const FIXTURES = ['test/fixtures/workspaces/cluster', 'test/fixtures/workspaces/problems'].flatMap((dir) =>
   readdirSync(dir).map((f) => readFileSync(path.join(dir, f), 'utf8')),
@@ -121,18 +119,17 @@ describe('server fuzz (over stdio): thousands of mutated documents', () => {
   after(async () => session.shutdown());
 
   it('answers every request and never exits', async function () {
-    this.timeout(BUDGET_MS + 30_000);
+    // About 30 s on a loaded two-core machine; the limit only stops a hung server.
+    this.timeout(180_000);
     const random = seededRandom(20240521);
     const uris = ['fuzz-a.yaml', 'fuzz-b.yaml', 'plan.yaml', 'podsets.yaml', 'workloads.yaml'].map((f) => session.uri(f));
     const started = Date.now();
-    let documents = 0;
     let requests = 0;
-    for (let i = 0; i < ITERATIONS && Date.now() - started < BUDGET_MS; i++) {
+    for (let i = 0; i < ITERATIONS; i++) {
       let text = pick(random, FIXTURES);
       for (let m = 1 + random.int(3); m > 0; m--) text = mutate(text, random);
       const uri = pick(random, uris);
       await session.edit(uri, text);
-      documents++;
       const doc = TextDocument.create(uri, 'yaml', 0, text);
       const position = (): Position => doc.positionAt(random.int(text.length + 1));
       const textDocument = { uri };
@@ -166,10 +163,9 @@ describe('server fuzz (over stdio): thousands of mutated documents', () => {
     }
     for (const uri of uris) await session.close(uri);
     assert.deepEqual(failures, [], `handlers failed:\n${failures.slice(0, 5).join('\n')}`);
-    assert.ok(documents >= 1000, `only ${documents} documents in the time budget`);
     assert.equal(session.process.exitCode, null);
     assert.doesNotMatch(session.stderr(), /uncaught|unhandled/i);
     // The figures, for the record (not asserted).
-    console.log(`      ${documents} documents, ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`      ${ITERATIONS} documents, ${requests} requests in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   });
 });
