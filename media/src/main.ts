@@ -52,8 +52,8 @@ function bar(use: ResourceUseView): HTMLElement {
     'div',
     { class: `use${shares.over ? ' over' : ''}`, title: `${use.resource}: ${formatAmount(use.unit, use.requested)} bound, ${formatAmount(use.unit, use.planned)} planned, ${formatAmount(use.unit, use.allocatable)} allocatable` },
     h('span', { class: 'resource' }, use.resource),
-    h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, planned),
     h('span', { class: 'amount' }, text),
+    h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, planned),
   );
 }
 
@@ -89,7 +89,7 @@ function renderPlan(plan: PlanView): HTMLElement[] {
   const summary = h('p', { class: 'summary' }, h('strong', {}, plural(plan.assignments.length, 'pod')), ' placed, ', h('strong', { class: plan.unplaced.length > 0 ? 'bad' : '' }, `${plan.unplaced.length}`), ' not placed');
   const out = [header(`Plan for ${plan.podSet}`, facts, ...actions), summary];
   if (plan.unplaced.length > 0) out.push(section('Not placed', ...plan.unplaced.map((u) => unplacedCard(u, plan.namespace))));
-  if (plan.nodes.length > 0) out.push(section('Nodes', h('p', { class: 'legend' }, h('span', { class: 'swatch requested' }), ' bound pods ', h('span', { class: 'swatch planned' }), ' planned pods'), h('div', { class: 'nodes' }, ...plan.nodes.map((n) => nodeCard(n, plan.namespace)))));
+  if (plan.nodes.length > 0) out.push(section('Nodes', h('p', { class: 'legend' }, h('span', { class: 'swatch requested' }), ' bound pods ', h('span', { class: 'swatch planned' }), ' planned pods ', h('span', { class: 'swatch over' }), ' planned beyond allocatable'), h('div', { class: 'nodes' }, ...plan.nodes.map((n) => nodeCard(n, plan.namespace)))));
   if (plan.assignments.length > 0) {
     const rows = plan.assignments.map((a) => [link(a.pod, 'Pod', a.pod, plan.namespace), link(a.node, 'Node', a.node), a.score === undefined ? '' : String(a.score), explain(plan.namespace, a.pod)]);
     out.push(section('Assignments', table(['Pod', 'Node', 'Score', ''], rows)));
