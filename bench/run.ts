@@ -11,6 +11,7 @@ import { benchmarks as claims } from './claims';
 import { benchmarks as cache } from './cache';
 import { benchmarks as plugins_affinity } from './plugins-affinity';
 import { benchmarks as store } from './store';
+import { benchmarks as server } from './server';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -23,6 +24,7 @@ const all: readonly Benchmark[] = [
   ...cache,
   ...plugins_affinity,
   ...store,
+  ...server,
 ];
 
 const filter = process.argv[2] ?? '';

@@ -134,7 +134,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         const json = JSON.stringify(diagnostics);
         if (published.get(file.uri) === json && !forced.has(file.uri)) continue;
         published.set(file.uri, json);
-        void connection.sendDiagnostics({ uri: file.uri, version: file.document.version, diagnostics });
+        // A version only for open documents: a file read from disk has none the client knows.
+        void connection.sendDiagnostics({ uri: file.uri, ...(workspace.isOpen(file.uri) ? { version: file.document.version } : {}), diagnostics });
       } catch (e) {
         log(`validating ${file.uri} failed: ${errorText(e)}`);
       }

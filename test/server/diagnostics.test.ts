@@ -41,7 +41,7 @@ const EXPECTED: Record<string, Array<[string, number, number]>> = {
   'profile-unknown-plugin.yaml': [['profile/unknown-plugin', 9, 1]],
   'profile-duplicate-plugin.yaml': [['profile/duplicate-plugin', 10, 1]],
   'profile-bad-weight.yaml': [['profile/bad-weight', 10, 1]],
-  'profile-bad-args.yaml': [['profile/bad-args', 9, 1]],
+  'profile-bad-args.yaml': [['profile/bad-args', 10, 1]],
   'profile-invalid.yaml': [['profile/invalid', 7, 1]],
   'profile-unsupported.yaml': [['profile/unsupported', 9, 2]],
   'yaml-syntax.yaml': [['yaml-syntax', 5, 1]],

@@ -9,7 +9,7 @@
 import type { Clock } from '../../engine/api/clock';
 import { podKey, DEFAULT_NAMESPACE, type Node, type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
-import { NodeInfo, podInfo, type PodInfo } from '../../engine/framework/node-info';
+import { NodeInfo, podInfo, type NodeInfoLister } from '../../engine/framework/node-info';
 import type { ScheduleFailure, ScheduleResult } from '../../engine/framework/runtime';
 import { type Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
@@ -20,6 +20,7 @@ import type { SourceFile } from '../workspace';
 import { documentAt } from './documents';
 import { checkPlan, type PlanCheck } from './plan-check';
 import { buildFramework, defaultProfile, resolveProfile, type ResolvedProfile } from './profiles';
+import { WhatIf } from './what-if';
 
 /** The schedulerName that puts a pod in the planner's hands (Pallet's default; configurable). */
 export const PLANNER_SCHEDULER_NAME = 'podset-planner-scheduler';
@@ -38,34 +39,28 @@ export const keyOf = (namespace: string | undefined, name: string): string => `$
 export const podSetOf = (pod: Pod): string | undefined => pod.metadata.labels?.[POD_SET_LABEL];
 export const schedulerOf = (pod: Pod): string => pod.spec.schedulerName ?? DEFAULT_SCHEDULER;
 
-/** The engine's view of one set of node, pod and profile objects. */
-export class EngineState {
-  readonly snapshot: Snapshot;
+/**
+ * The scheduler profiles of the workspace's configurations and their frameworks. Kept while the
+ * configurations are the same objects: a framework's plugins keep per-node memos that stay valid
+ * from one snapshot to the next.
+ */
+export class Profiles {
   /** Profiles by schedulerName, the first written wins. */
   private readonly byName = new Map<string, ResolvedProfile>();
   /** Every profile of every configuration, for diagnostics. */
-  readonly profiles: readonly ResolvedProfile[];
+  readonly all: readonly ResolvedProfile[];
   private readonly frameworks = new Map<string, Framework>();
-  private readonly checks = new WeakMap<SchedulePlanManifest, PlanCheck>();
 
-  constructor(
-    readonly nodes: readonly Node[],
-    readonly pods: readonly Pod[],
-    configs: readonly Located<ProfileManifest>[],
-  ) {
-    // A pod whose requests do not parse was reported by the reader; the engine leaves it out.
-    const usable = pods.filter((p) => podInfo(p).ok);
-    const built = Snapshot.fromCluster({ nodes, pods: usable });
-    this.snapshot = built.ok ? built.value : new Snapshot(nodes.map((n) => new NodeInfo(n)));
-    const profiles: ResolvedProfile[] = [];
+  constructor(readonly configs: readonly Located<ProfileManifest>[]) {
+    const all: ResolvedProfile[] = [];
     for (const config of configs) {
       config.value.profiles.forEach((_, i) => {
         const resolved = resolveProfile(config, i, (path) => config.source.has(concatPath(config.base, path)));
-        profiles.push(resolved);
+        all.push(resolved);
         if (!this.byName.has(resolved.schedulerName)) this.byName.set(resolved.schedulerName, resolved);
       });
     }
-    this.profiles = profiles;
+    this.all = all;
   }
 
   /** The profile pods with this schedulerName run: the workspace's, else upstream's defaults. */
@@ -85,6 +80,37 @@ export class EngineState {
     }
     return framework;
   }
+}
+
+/** The engine's view of one set of node, pod and profile objects. */
+export class EngineState {
+  readonly snapshot: Snapshot;
+  private readonly checks = new WeakMap<SchedulePlanManifest, PlanCheck>();
+  private positions: Map<string, number> | undefined;
+
+  constructor(
+    readonly nodes: readonly Node[],
+    readonly pods: readonly Pod[],
+    private readonly profileSet: Profiles,
+  ) {
+    // A pod whose requests do not parse was reported by the reader; the engine leaves it out.
+    const usable = pods.filter((p) => podInfo(p).ok);
+    const built = Snapshot.fromCluster({ nodes, pods: usable });
+    this.snapshot = built.ok ? built.value : new Snapshot(nodes.map((n) => new NodeInfo(n)));
+  }
+
+  /** Every profile of every configuration, for diagnostics. */
+  get profiles(): readonly ResolvedProfile[] {
+    return this.profileSet.all;
+  }
+
+  profile(schedulerName: string): ResolvedProfile {
+    return this.profileSet.profile(schedulerName);
+  }
+
+  framework(schedulerName: string): Framework {
+    return this.profileSet.framework(schedulerName);
+  }
 
   /** The plan's checks, computed once per plan object. */
   planCheck(plan: SchedulePlanManifest, analysis: Analysis): PlanCheck {
@@ -93,24 +119,27 @@ export class EngineState {
     return check;
   }
 
-  /** A copy of a snapshot (the cluster's by default) that what-if planning may change. */
-  whatIf(from: Snapshot = this.snapshot): Snapshot {
-    return new Snapshot(from.list().map((n) => n.clone()));
+  /** The cluster as a what-if: planning changes it, never the snapshot. */
+  whatIf(): WhatIf {
+    this.positions ??= new Map(this.snapshot.list().map((n, i) => [n.name, i]));
+    return new WhatIf(this.snapshot, this.positions);
   }
 }
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Keeps the last EngineState while the objects it was built from are the same. */
+/** Keeps the last EngineState while the objects it was built from are the same, and the profiles while theirs are. */
 export class EngineCache {
-  private last: { state: EngineState; configs: readonly ProfileManifest[] } | undefined;
+  private last: { state: EngineState; profiles: Profiles } | undefined;
 
   state(model: WorkspaceModel): EngineState {
-    const configs = model.profiles.map((p) => p.value);
     const last = this.last;
-    if (last && sameItems(last.state.nodes, model.cluster.nodes) && sameItems(last.state.pods, model.cluster.pods) && sameItems(last.configs, configs)) return last.state;
-    const state = new EngineState(model.cluster.nodes, model.cluster.pods, model.profiles);
-    this.last = { state, configs };
+    const configs = model.profiles;
+    const sameConfigs = last !== undefined && sameItems(last.profiles.configs.map((c) => c.value), configs.map((c) => c.value));
+    if (last && sameConfigs && sameItems(last.state.nodes, model.cluster.nodes) && sameItems(last.state.pods, model.cluster.pods)) return last.state;
+    const profiles = sameConfigs && last ? last.profiles : new Profiles(configs);
+    const state = new EngineState(model.cluster.nodes, model.cluster.pods, profiles);
+    this.last = { state, profiles };
     return state;
   }
 }
@@ -285,19 +314,16 @@ export class Analysis {
     const info = podInfo(pod);
     if (!info.ok) return undefined;
     const check = plan ? this.planCheck(plan) : undefined;
-    const snapshot = check?.snapshot ?? this.engine.snapshot;
     const assumed = check?.assumed.get(pod.metadata.name);
-    const holder = assumed ? snapshot.get(assumed) : undefined;
-    if (holder) withoutPod(snapshot, holder, info.value);
-    try {
-      const result = this.engine.framework(schedulerOf(pod)).scheduleOne(new CycleState(), info.value, snapshot);
-      return { result, nodes: fitsOf(result, snapshot) };
-    } finally {
-      if (holder) {
-        holder.addPod(info.value);
-        snapshot.invalidate();
-      }
+    // The plan's cluster without this pod: a copy, so the check's own stays as it is.
+    let snapshot: NodeInfoLister = check?.snapshot ?? this.engine.snapshot;
+    if (check && assumed) {
+      const without = check.snapshot.copy();
+      without.removePod(assumed, info.value);
+      snapshot = without;
     }
+    const result = this.engine.framework(schedulerOf(pod)).scheduleOne(new CycleState(), info.value, snapshot);
+    return { result, nodes: fitsOf(result, snapshot) };
   }
 
   /** The document and object at an offset of a file. */
@@ -329,14 +355,8 @@ function objectIn(file: SourceFile, document: number, path: string): { object?: 
   return best ? { object: best } : {};
 }
 
-/** Takes an assumed pod off its node for one question (the caller puts it back). */
-function withoutPod(snapshot: Snapshot, node: NodeInfo, pod: PodInfo): void {
-  node.removePod(pod.id);
-  snapshot.invalidate();
-}
-
 /** A cycle's verdicts per node: feasible nodes by score (the one a single-node cycle chose first), then the rejected. */
-function fitsOf(result: ScheduleResult | ScheduleFailure, snapshot: Snapshot): NodeFit[] {
+function fitsOf(result: ScheduleResult | ScheduleFailure, snapshot: NodeInfoLister): NodeFit[] {
   const d = result.diagnosis;
   const scored = new Map(d.scores.map((s) => [s.node, s.total]));
   const rejected = new Map(d.rejections.map((r) => [r.node, r]));

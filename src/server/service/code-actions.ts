@@ -191,7 +191,7 @@ function addMissing(d: Diagnostic, place: At, t: Target, analysis: Analysis): Co
   const plan = located.value;
   const check = analysis.planCheck(plan);
   const pods = check.missing.flatMap((name) => analysis.pod(plan.namespace, name) ?? []);
-  const made = planPodSet(analysis, { namespace: plan.namespace, podSet: plan.podSet }, pods, analysis.engine.whatIf(check.snapshot));
+  const made = planPodSet(analysis, { namespace: plan.namespace, podSet: plan.podSet }, pods, check.snapshot.copy());
   if (made.assignments.length === 0) return [];
   const items = made.assignments.map((a) => ({ pod: a.pod, node: a.node }));
   const left = made.unplaced.length ? ` (${made.unplaced.length} fit nowhere)` : '';

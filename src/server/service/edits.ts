@@ -115,10 +115,9 @@ export function appendItems(t: Target, path: string, items: ReadonlyArray<Readon
   const keyRange = t.source.keyRange(absolute);
   const range = t.source.range(absolute);
   if (!keyRange || !range) return undefined;
-  const indent = keyRange.start.column - 1 + 2;
-  // `plan: []` or `plan:` with nothing: the list is written out as a block after the key.
-  const from = Array.isArray(list) ? range.start.offset : keyRange.end.offset + 1;
-  const to = Array.isArray(list) ? range.end.offset : keyRange.end.offset + 1;
+  // `plan: []` or `plan:` with nothing: the list is written out as a block after the colon.
   const colon = text.indexOf(':', keyRange.end.offset);
-  return { range: rangeOf(t, Array.isArray(list) ? from : colon + 1, Array.isArray(list) ? to : colon + 1), newText: `\n${render(indent)}` };
+  if (colon < 0) return undefined;
+  const end = Array.isArray(list) ? range.end.offset : colon + 1;
+  return { range: rangeOf(t, colon + 1, end), newText: `\n${render(keyRange.start.column - 1 + 2)}` };
 }

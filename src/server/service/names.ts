@@ -1,33 +1,12 @@
 // Kubernetes names and labels of our objects, checked as the API server checks them and worded as it
 // words them, and the quiet-time label: a Go duration that must also be a label value.
-import { labelValueError, qualifiedNameError } from '../../engine/api/field';
+import { dnsLabelError, labelValueError, qualifiedNameError, subdomainError } from '../../engine/api/field';
 import { formatGoDurationNanos, parseGoDurationNanos } from '../../engine/planner/duration';
 import { QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { joinPath } from '../../manifests';
 import { CODES } from './codes';
 import { looseDuration } from './quiet-time';
 import type { SchemaIssue } from './schema';
-
-const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-/** Why `name` is not a DNS-1123 subdomain (object names), or undefined. */
-export function subdomainError(name: string): string | undefined {
-  if (name.length > 253) return 'must be no more than 253 characters';
-  if (!DNS1123_SUBDOMAIN.test(name)) {
-    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')";
-  }
-  return undefined;
-}
-
-/** Why `name` is not a DNS-1123 label (namespaces), or undefined. */
-export function dnsLabelError(name: string): string | undefined {
-  if (name.length > 63) return 'must be no more than 63 characters';
-  if (!DNS1123_LABEL.test(name)) {
-    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name')";
-  }
-  return undefined;
-}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const own = (o: Record<string, unknown>, key: string): unknown => (Object.hasOwn(o, key) ? o[key] : undefined);
@@ -107,6 +86,7 @@ export function quietTimeIssue(text: string): Omit<SchemaIssue, 'path'> | undefi
 /** The Go form of a quiet time that is not one, or not a label value, when it can be read; undefined otherwise. */
 export function quietTimeRewrite(text: string): string | undefined {
   const parsed = parseGoDurationNanos(text);
+  if (parsed.ok && !labelValueError(text)) return undefined;
   const nanos = parsed.ok ? parsed.value : looseDuration(text);
   if (nanos === undefined || nanos < 0n) return undefined;
   const go = formatGoDurationNanos(nanos, { ascii: true });

@@ -6,11 +6,11 @@
 import { type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
 import { podInfo } from '../../engine/framework/node-info';
-import type { Snapshot } from '../../engine/framework/snapshot';
 import { isRejection, isSuccess, type Status } from '../../engine/framework/status';
 import { Names } from '../../engine/plugins/names';
 import type { Located, SchedulePlanManifest } from '../../manifests';
 import { podSetOf, schedulerOf, type Analysis } from './analysis';
+import type { WhatIf } from './what-if';
 import { closest } from './words';
 
 export type EntryProblem =
@@ -28,7 +28,7 @@ export interface PlanCheck {
   /** Pods of the set the planner places that the plan leaves out. */
   readonly missing: readonly string[];
   /** The cluster with the plan applied. */
-  readonly snapshot: Snapshot;
+  readonly snapshot: WhatIf;
   /** Pod name → the node it was put on in `snapshot`. */
   readonly assumed: ReadonlyMap<string, string>;
 }
@@ -79,8 +79,7 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
       else problems.push({ code: 'plan/node-infeasible', status: alone ? base : status, alone, before: [...before] });
     }
     if (pod.value.spec.nodeName) continue;
-    node.addPod(info.value);
-    snapshot.invalidate();
+    snapshot.addPod(entry.node, info.value);
     assumed.set(entry.pod, entry.node);
     plannedOn.set(entry.node, [...before, entry.pod]);
   }

@@ -7,12 +7,12 @@ import { podKey, type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
 import { explain } from '../../engine/explain/explain';
 import { podInfo, type PodInfo } from '../../engine/framework/node-info';
-import type { Snapshot } from '../../engine/framework/snapshot';
 import type { Plan, PlanAssignment, UnplacedPod } from '../../engine/planner/plan';
 import { fnv32a, type Located } from '../../manifests';
 import type { AmountUnit, NodeUseView, PlanView, PodExplanationView, ReasonCountView, ResourceAmountView, UnplacedView } from '../../protocol/webview';
 import { podSetOf, schedulerOf, type Analysis } from './analysis';
 import { buildFramework } from './profiles';
+import type { WhatIf } from './what-if';
 import { seededRandom } from '../../engine/api/random';
 
 export const GREEDY = 'greedy';
@@ -34,7 +34,7 @@ export function snapshotHash(analysis: Analysis): string {
  * scheduled in queue order with the profile of their schedulerName, on `start` (the workspace's
  * cluster when not given) changed as pods are placed.
  */
-export function planPodSet(analysis: Analysis, request: PlanRequest, pods = analysis.plannedPodsOf(request.namespace, request.podSet), start?: Snapshot): Plan {
+export function planPodSet(analysis: Analysis, request: PlanRequest, pods = analysis.plannedPodsOf(request.namespace, request.podSet), start?: WhatIf): Plan {
   const engine = analysis.engine;
   const snapshot = start ?? engine.whatIf();
   const schedulerName = analysis.plannerSchedulerName;
@@ -52,8 +52,7 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, pods = anal
     const result = framework.scheduleOne(new CycleState(), info, snapshot);
     const name = info.pod.metadata.name;
     if (result.ok) {
-      snapshot.get(result.suggestedHost)?.addPod(info);
-      snapshot.invalidate();
+      snapshot.addPod(result.suggestedHost, info);
       assignments.push({ pod: name, node: result.suggestedHost, diagnosis: result.diagnosis });
     } else {
       unplaced.push({ pod: name, message: result.diagnosis.message ?? '', diagnosis: result.diagnosis });

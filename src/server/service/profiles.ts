@@ -83,9 +83,14 @@ function pathOf(base: string, path: FieldPath): string {
   return path.reduce<string>((p, segment) => joinPath(p, segment), base);
 }
 
-/** A plugin arg error names its field ("NodeResourcesFit: scoringStrategy.type: Unsupported value: …"): point at it when it is written. */
-function argsPath(argsBase: string, message: string, exists: (path: string) => boolean): string {
-  const field = /:\s*([A-Za-z_][\w]*(?:(?:\.[A-Za-z_]\w*)|\[\d+\])*):\s/.exec(message)?.[1] ?? /unknown field "([^"]+)"/.exec(message)?.[1];
+/**
+ * A plugin arg error names its field after the plugin's name ("… NodeResourcesFit:
+ * scoringStrategy.type: Unsupported value: …", "… unknown field "speed""): point at that field when
+ * it is written, else at the args.
+ */
+function argsPath(argsBase: string, plugin: string, message: string, exists: (path: string) => boolean): string {
+  const rest = message.slice(message.lastIndexOf(`${plugin}: `) + plugin.length + 2);
+  const field = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*): /.exec(rest)?.[1] ?? /^unknown field "([^"]+)"/.exec(rest)?.[1];
   if (!field) return argsBase;
   const path = field.split('.').reduce((p, part) => {
     const m = /^(\w+)((?:\[\d+\])*)$/.exec(part);
@@ -151,7 +156,7 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
         const [head, a] = e.path;
         let path: string;
         if (head === 'pluginConfig' && typeof a === 'number' && a < pluginConfig.length) {
-          path = argsPath(userPath(['pluginConfig', a, 'args']), e.message, (p) => exists(p));
+          path = argsPath(userPath(['pluginConfig', a, 'args']), pluginConfig[a]?.name ?? '', e.message, exists);
         } else if (head === 'plugins' && e.path.length >= 4) {
           // An index into the merged list: find the user's entry of that plugin, if the user wrote it.
           const point = String(a);
