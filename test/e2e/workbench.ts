@@ -2,7 +2,7 @@
 // this machine's Node) installed by scripts/e2e/install-code-server.sh, with the built extension
 // staged the way `vsce package` would ship it, driven by Debian's Chromium (shared/E2E.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { cp, mkdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -48,8 +48,22 @@ export interface CodeServer {
   stop(): void;
 }
 
+// A quiet, deterministic workbench: no gallery queries (there is no internet), no welcome page.
+const SETTINGS = {
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
+  'extensions.ignoreRecommendations': true,
+  'workbench.enableExperiments': false,
+  'workbench.startupEditor': 'none',
+  'workbench.tips.enabled': false,
+  'telemetry.telemetryLevel': 'off',
+  'update.mode': 'none',
+};
+
 /** Starts code-server on a free loopback port with its own folders and no auth. */
 export async function startCodeServer(options: { workspace: string; userDataDir: string; extensionsDir: string; timeoutMs: number }): Promise<CodeServer> {
+  await mkdir(path.join(options.userDataDir, 'User'), { recursive: true });
+  await writeFile(path.join(options.userDataDir, 'User/settings.json'), JSON.stringify(SETTINGS, null, 2));
   const args = [
     '--bind-addr', '127.0.0.1:0', '--auth', 'none',
     '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
