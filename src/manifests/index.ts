@@ -29,7 +29,7 @@ export {
   type ProfileManifest,
   type SchedulerProfileManifest,
 } from './profile';
-export { fnv32a, planFromManifest, planName, safeEncodeString, schedulePlanManifest, writeSchedulePlan, type WritePlanOptions } from './schedule-plan';
+export { planFromManifest, schedulePlanManifest, writeSchedulePlan, type WritePlanOptions } from './schedule-plan';
 export {
   combine,
   fieldRange,

@@ -1,39 +1,11 @@
-// A Plan (src/engine/planner/plan.ts) as a Pallet SchedulePlan manifest, and back.
-//
-// Pallet names the plan of a pod set `<podset>-<hash>` where hash is FNV-1a 32 of namespace then
-// podset, printed in decimal and passed through apimachinery's rand.SafeEncodeString (each digit
-// mapped into "bcdfghjklmnpqrstvwxz2456789"), as in internal/pkg/client/utils.go getName.
+// A Plan (src/engine/planner/plan.ts) as a Pallet SchedulePlan manifest, and back. The manifest is
+// named as Pallet names a pod set's plan (src/engine/planner/name.ts).
 import { stringify } from 'yaml';
 import { Code } from '../engine/framework/status';
 import type { Diagnosis } from '../engine/framework/diagnosis';
+import { schedulePlanName } from '../engine/planner/name';
 import { PLANNER_API_VERSION, POD_SET_LABEL, type Plan } from '../engine/planner/plan';
 import type { SchedulePlanManifest, SchedulePlanStatus } from './planner';
-
-const FNV32_OFFSET = 0x811c9dc5;
-const FNV32_PRIME = 0x01000193;
-
-/** FNV-1a, 32 bits, over the UTF-8 bytes of `text` (Go's hash/fnv New32a). */
-export function fnv32a(text: string): number {
-  let hash = FNV32_OFFSET;
-  for (const byte of new TextEncoder().encode(text)) {
-    hash = Math.imul(hash ^ byte, FNV32_PRIME) >>> 0;
-  }
-  return hash;
-}
-
-const SAFE_ALPHANUMS = 'bcdfghjklmnpqrstvwxz2456789';
-
-/** apimachinery's rand.SafeEncodeString: each character mapped into a vowel-free alphabet. */
-export function safeEncodeString(text: string): string {
-  let out = '';
-  for (const ch of text) out += SAFE_ALPHANUMS[(ch.codePointAt(0) ?? 0) % SAFE_ALPHANUMS.length];
-  return out;
-}
-
-/** The SchedulePlan name Pallet gives a pod set's plan. */
-export function planName(namespace: string, podSet: string): string {
-  return `${podSet}-${safeEncodeString(String(fnv32a(namespace + podSet)))}`;
-}
 
 export interface WritePlanOptions {
   /**
@@ -57,7 +29,7 @@ export function schedulePlanManifest(plan: Plan, options: WritePlanOptions = {})
     ...(decisions.length > 0 ? { decisions } : {}),
   };
   return {
-    name: planName(plan.namespace, plan.podSet),
+    name: schedulePlanName(plan.namespace, plan.podSet),
     namespace: plan.namespace,
     labels: { [POD_SET_LABEL]: plan.podSet },
     podSet: plan.podSet,
