@@ -163,6 +163,18 @@ export class PodBuilder {
     return this;
   }
 
+  /** Marks the pod terminating (deletionTimestamp set). */
+  deleting(): this {
+    this.m.metadata.deletionTimestamp = '2024-01-01T00:00:00Z';
+    return this;
+  }
+
+  /** A controller ownerReference (ReplicaSet, StatefulSet, …). */
+  controlledBy(kind: string, name: string): this {
+    (this.m.metadata.ownerReferences ??= []).push({ kind, name, controller: true });
+    return this;
+  }
+
   phase(phase: 'Pending' | 'Running' | 'Succeeded' | 'Failed'): this {
     this.m.status = { ...this.m.status, phase };
     return this;

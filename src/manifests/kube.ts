@@ -70,6 +70,7 @@ const metaFields = {
   annotations: stringMap,
   ownerReferences: arrayOf(ownerReference),
   creationTimestamp: string,
+  deletionTimestamp: string,
 };
 
 /** metadata of a top-level object: a name is required. */

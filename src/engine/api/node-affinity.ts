@@ -3,6 +3,7 @@
 // added affinity. Selectors are compiled once (per pod, per profile) and then matched against many
 // nodes, so matching does no parsing and allocates nothing.
 import { aggregate, fieldInvalid, fieldNotSupported, labelValueError, qualifiedNameError } from './field';
+import { labelValue } from './labels';
 import { err, ok, type Result } from './result';
 import type { Labels, Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm } from './types';
 
@@ -13,10 +14,6 @@ const NODE_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 
 const FIELD_SELECTOR_OPERATORS = ['In', 'NotIn'];
 const EMPTY_LABELS: Labels = Object.freeze({});
 
-/** A label's value, ignoring inherited properties ("constructor" is a valid label key). */
-export function labelValue(labels: Labels, key: string): string | undefined {
-  return Object.hasOwn(labels, key) ? labels[key] : undefined;
-}
 
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;

@@ -20,6 +20,8 @@ export interface ObjectMeta {
   readonly annotations?: Labels;
   readonly ownerReferences?: readonly OwnerReference[];
   readonly creationTimestamp?: string;
+  /** Set when the object is being deleted: a terminating pod no longer counts for spreading. */
+  readonly deletionTimestamp?: string;
 }
 
 export type ResourceList = Readonly<Record<string, string>>;
@@ -193,9 +195,13 @@ export interface ClusterSnapshot {
 
 export const DEFAULT_NAMESPACE = 'default';
 
+export function podNamespace(pod: Pod): string {
+  return pod.metadata.namespace ?? DEFAULT_NAMESPACE;
+}
+
 /** `namespace/name`: how pods are named in plans, diagnoses and messages. */
 export function podKey(pod: Pod): string {
-  return `${pod.metadata.namespace ?? DEFAULT_NAMESPACE}/${pod.metadata.name}`;
+  return `${podNamespace(pod)}/${pod.metadata.name}`;
 }
 
 /** A pod's identity in the cache: its uid when it has one, else its key. */

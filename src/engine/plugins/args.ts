@@ -3,6 +3,7 @@
 // naming the field, as upstream's strict decoding reports it.
 import { aggregate, fieldInvalid } from '../api/field';
 import { err, ok, type Result } from '../api/result';
+import type { FrameworkHandle, Plugin, PluginFactory } from '../framework/interfaces';
 
 export type ArgsObject = Readonly<Record<string, unknown>>;
 
@@ -73,4 +74,24 @@ export function withoutArgs<T>(plugin: string, args: unknown, make: () => T): Re
   reader.object(args, '', []);
   const checked = reader.result(undefined);
   return checked.ok ? ok(make()) : checked;
+}
+
+/** The args as an object with only `known` fields (absent args: an empty object), or the error. */
+export function argsObject(plugin: string, args: unknown, known: readonly string[]): Result<ArgsObject> {
+  const reader = new ArgsReader(plugin);
+  const value = reader.object(args, '', known) ?? {};
+  return reader.result(value);
+}
+
+/** All the field errors as one message, or the value when there are none. */
+export function argsResult<T>(plugin: string, errors: readonly string[], value: T): Result<T> {
+  return errors.length > 0 ? err(`${plugin}: ${aggregate(errors)}`) : ok(value);
+}
+
+/** A factory that validates the args before building the plugin. */
+export function factoryOf<A>(validate: (args: unknown) => Result<A>, make: (args: A, handle: FrameworkHandle) => Plugin): PluginFactory {
+  return (args, handle) => {
+    const valid = validate(args);
+    return valid.ok ? ok(make(valid.value, handle)) : valid;
+  };
 }

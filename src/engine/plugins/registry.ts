@@ -4,12 +4,14 @@ import type { PluginFactory } from '../framework/interfaces';
 import { Registry } from '../framework/registry';
 import * as DefaultBinder from './DefaultBinder';
 import * as ImageLocality from './ImageLocality';
+import * as InterPodAffinity from './InterPodAffinity';
 import * as NodeAffinity from './NodeAffinity';
 import * as NodeName from './NodeName';
 import * as NodePorts from './NodePorts';
 import * as NodeResourcesBalancedAllocation from './NodeResourcesBalancedAllocation';
 import * as NodeResourcesFit from './NodeResourcesFit';
 import * as NodeUnschedulable from './NodeUnschedulable';
+import * as PodTopologySpread from './PodTopologySpread';
 import * as PrioritySort from './PrioritySort';
 import * as TaintToleration from './TaintToleration';
 
@@ -26,6 +28,8 @@ export const IN_TREE_PLUGINS: readonly PluginModule[] = [
   NodeAffinity,
   NodePorts,
   NodeResourcesFit,
+  PodTopologySpread,
+  InterPodAffinity,
   NodeResourcesBalancedAllocation,
   ImageLocality,
   DefaultBinder,

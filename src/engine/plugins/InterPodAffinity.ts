@@ -1,0 +1,362 @@
+// InterPodAffinity as upstream's pkg/scheduler/framework/plugins/interpodaffinity: required pod
+// affinity and anti-affinity filter nodes (the incoming pod's terms, and existing pods'
+// anti-affinity terms against the incoming pod), preferred terms score them in both directions.
+//
+// PreFilter and PreScore count matches once per cycle by topology pair (key, value) over the nodes'
+// pods; Filter and Score then only look up the node's own pairs.
+//
+// Namespaces: the snapshot holds no Namespace objects, so a term's namespaceSelector is matched
+// against the one label every namespace carries, kubernetes.io/metadata.name (an empty selector
+// still means every namespace). matchLabelKeys / mismatchLabelKeys are merged into the term's
+// labelSelector with the owning pod's values, as the API server does when it admits the pod.
+import { compileSelector, labelValue, withLabelKeys, type LabelMatcher } from '../api/labels';
+import { type Result } from '../api/result';
+import { podNamespace, type Labels, type Pod, type PodAffinityTerm, type WeightedPodAffinityTerm } from '../api/types';
+import { StateKey, type Cloneable, type CycleState } from '../framework/cycle-state';
+import {
+  MAX_NODE_SCORE,
+  type FilterPlugin,
+  type FrameworkHandle,
+  type NodeScore,
+  type PluginFactory,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type ScorePlugin,
+} from '../framework/interfaces';
+import { type NodeInfo, type PodInfo } from '../framework/node-info';
+import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
+import { argsObject, argsResult, factoryOf } from './args';
+
+export const NAME = 'InterPodAffinity';
+
+export const ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't satisfy existing pods anti-affinity rules";
+export const ERR_REASON_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod affinity rules";
+export const ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH = "node(s) didn't match pod anti-affinity rules";
+
+export interface InterPodAffinityArgs {
+  /** Score weight of an existing pod's required affinity term that the incoming pod matches (0..100). */
+  readonly hardPodAffinityWeight: number;
+  /** Skip existing pods' preferred terms when the incoming pod has no preferred terms of its own. */
+  readonly ignorePreferredTermsOfExistingPods: boolean;
+}
+
+/** Upstream's ValidateInterPodAffinityArgs, after v1 defaulting (hardPodAffinityWeight 1). */
+export function validateArgs(args: unknown): Result<InterPodAffinityArgs> {
+  const fields = argsObject(NAME, args, ['hardPodAffinityWeight', 'ignorePreferredTermsOfExistingPods']);
+  if (!fields.ok) return fields;
+  const errors: string[] = [];
+  const weight = fields.value.hardPodAffinityWeight ?? 1;
+  if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 0 || weight > 100) {
+    errors.push(`hardPodAffinityWeight: Invalid value: ${JSON.stringify(weight)}: not in valid range [0, 100]`);
+  }
+  const ignore = fields.value.ignorePreferredTermsOfExistingPods ?? false;
+  if (typeof ignore !== 'boolean') errors.push(`ignorePreferredTermsOfExistingPods: Invalid value: ${JSON.stringify(ignore)}: want true or false`);
+  return argsResult(NAME, errors, { hardPodAffinityWeight: weight as number, ignorePreferredTermsOfExistingPods: ignore as boolean });
+}
+
+export const factory: PluginFactory = factoryOf(validateArgs, (args, handle) => new InterPodAffinity(args, handle));
+
+/** A pod affinity term with its selectors compiled (upstream framework.AffinityTerm). */
+interface AffinityTerm {
+  readonly topologyKey: string;
+  readonly namespaces: ReadonlySet<string>;
+  readonly namespaceSelector: LabelMatcher;
+  readonly selector: LabelMatcher;
+}
+
+interface WeightedAffinityTerm extends AffinityTerm {
+  readonly weight: number;
+}
+
+interface PodTerms {
+  readonly requiredAffinity: readonly AffinityTerm[];
+  readonly requiredAntiAffinity: readonly AffinityTerm[];
+  readonly preferredAffinity: readonly WeightedAffinityTerm[];
+  readonly preferredAntiAffinity: readonly WeightedAffinityTerm[];
+}
+
+const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+const namespaceLabelSets = new Map<string, Labels>();
+
+function namespaceLabels(namespace: string): Labels {
+  let labels = namespaceLabelSets.get(namespace);
+  if (!labels) namespaceLabelSets.set(namespace, (labels = Object.freeze({ [NAMESPACE_NAME_LABEL]: namespace })));
+  return labels;
+}
+
+/** Without namespaces or a namespaceSelector, a term selects pods of its own pod's namespace. */
+function compileTerm(owner: Pod, term: PodAffinityTerm): AffinityTerm {
+  const namespaces = new Set(term.namespaces ?? []);
+  if (!term.namespaceSelector && namespaces.size === 0) namespaces.add(podNamespace(owner));
+  const selector = term.labelSelector && withLabelKeys(term.labelSelector, owner.metadata.labels, term.matchLabelKeys, term.mismatchLabelKeys);
+  return { topologyKey: term.topologyKey, namespaces, namespaceSelector: compileSelector(term.namespaceSelector), selector: compileSelector(selector) };
+}
+
+const compileWeighted = (owner: Pod, terms: readonly WeightedPodAffinityTerm[] | undefined): WeightedAffinityTerm[] =>
+  (terms ?? []).map((t) => ({ ...compileTerm(owner, t.podAffinityTerm), weight: t.weight }));
+
+const termsByPod = new WeakMap<Pod, PodTerms>();
+
+/** The pod's terms, compiled once per pod object (existing pods are looked at in every cycle). */
+function termsOf(pod: Pod): PodTerms {
+  let terms = termsByPod.get(pod);
+  if (!terms) {
+    const affinity = pod.spec.affinity;
+    terms = {
+      requiredAffinity: (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t)),
+      requiredAntiAffinity: (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t)),
+      preferredAffinity: compileWeighted(pod, affinity?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
+      preferredAntiAffinity: compileWeighted(pod, affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
+    };
+    termsByPod.set(pod, terms);
+  }
+  return terms;
+}
+
+function termMatches(term: AffinityTerm, pod: Pod): boolean {
+  const namespace = podNamespace(pod);
+  if (!term.namespaces.has(namespace) && !term.namespaceSelector(namespaceLabels(namespace))) return false;
+  return term.selector(pod.metadata.labels);
+}
+
+/** False for no terms, as upstream's podMatchesAllAffinityTerms. */
+function matchesAllTerms(terms: readonly AffinityTerm[], pod: Pod): boolean {
+  return terms.length > 0 && terms.every((t) => termMatches(t, pod));
+}
+
+/** Counts by topology pair (key, value); a pair whose count comes back to zero is dropped, as upstream. */
+class TopologyCounts implements Cloneable<TopologyCounts> {
+  private readonly byKey = new Map<string, Map<string, number>>();
+  private pairs = 0;
+
+  /** How many pairs have a count. */
+  get size(): number {
+    return this.pairs;
+  }
+
+  /** Adds `delta` to the pair of `key` and the node's value for it; a node without the label adds nothing. */
+  add(key: string, nodeLabels: Labels | undefined, delta: number): void {
+    const value = labelValue(nodeLabels, key);
+    if (value === undefined) return;
+    let values = this.byKey.get(key);
+    if (!values) this.byKey.set(key, (values = new Map()));
+    const before = values.get(value) ?? 0;
+    const after = before + delta;
+    if (after === 0) values.delete(value);
+    else values.set(value, after);
+    this.pairs += (after !== 0 ? 1 : 0) - (before !== 0 ? 1 : 0);
+  }
+
+  /** The count of the pair of `key` and the node's value for it (0 without the label). */
+  get(key: string, nodeLabels: Labels | undefined): number {
+    const value = labelValue(nodeLabels, key);
+    return value === undefined ? 0 : (this.byKey.get(key)?.get(value) ?? 0);
+  }
+
+  /** Whether any of the node's own pairs has a positive count. */
+  anyPositive(nodeLabels: Labels | undefined): boolean {
+    for (const key of this.byKey.keys()) if (this.get(key, nodeLabels) > 0) return true;
+    return false;
+  }
+
+  clone(): TopologyCounts {
+    const copy = new TopologyCounts();
+    for (const [key, values] of this.byKey) copy.byKey.set(key, new Map(values));
+    copy.pairs = this.pairs;
+    return copy;
+  }
+}
+
+class PreFilterState implements Cloneable<PreFilterState> {
+  constructor(
+    readonly pod: Pod,
+    readonly terms: PodTerms,
+    /** Existing pods whose required anti-affinity terms match the incoming pod. */
+    readonly existingAntiAffinity: TopologyCounts,
+    /** Existing pods matching all of the incoming pod's required affinity terms. */
+    readonly affinity: TopologyCounts,
+    /** Existing pods matching one of the incoming pod's required anti-affinity terms (per term). */
+    readonly antiAffinity: TopologyCounts,
+  ) {}
+
+  /** Counts `other` (on `nodeLabels`) in or out, in the three directions. */
+  updateWithPod(other: Pod, nodeLabels: Labels | undefined, delta: 1 | -1): void {
+    countExistingAntiAffinity(this.existingAntiAffinity, termsOf(other).requiredAntiAffinity, this.pod, nodeLabels, delta);
+    countIncoming(this, other, nodeLabels, delta);
+  }
+
+  clone(): PreFilterState {
+    return new PreFilterState(this.pod, this.terms, this.existingAntiAffinity.clone(), this.affinity.clone(), this.antiAffinity.clone());
+  }
+}
+
+function countExistingAntiAffinity(counts: TopologyCounts, existingTerms: readonly AffinityTerm[], incoming: Pod, nodeLabels: Labels | undefined, delta: number): void {
+  for (const t of existingTerms) if (termMatches(t, incoming)) counts.add(t.topologyKey, nodeLabels, delta);
+}
+
+function countIncoming(s: PreFilterState, existing: Pod, nodeLabels: Labels | undefined, delta: number): void {
+  const { requiredAffinity, requiredAntiAffinity } = s.terms;
+  if (matchesAllTerms(requiredAffinity, existing)) for (const t of requiredAffinity) s.affinity.add(t.topologyKey, nodeLabels, delta);
+  for (const t of requiredAntiAffinity) if (termMatches(t, existing)) s.antiAffinity.add(t.topologyKey, nodeLabels, delta);
+}
+
+/** Every required affinity term finds a matching pod in the node's domain; the node has every topology key. */
+function satisfiesPodAffinity(s: PreFilterState, nodeLabels: Labels | undefined): boolean {
+  let podsExist = true;
+  for (const t of s.terms.requiredAffinity) {
+    if (labelValue(nodeLabels, t.topologyKey) === undefined) return false;
+    if (s.affinity.get(t.topologyKey, nodeLabels) <= 0) podsExist = false;
+  }
+  // The first pod of a group with affinity to itself: no pod anywhere matches the terms and the pod
+  // matches them itself, so it may go anywhere that has the topology keys.
+  return podsExist || (s.affinity.size === 0 && matchesAllTerms(s.terms.requiredAffinity, s.pod));
+}
+
+function satisfiesPodAntiAffinity(s: PreFilterState, nodeLabels: Labels | undefined): boolean {
+  if (s.antiAffinity.size === 0) return true;
+  return !s.terms.requiredAntiAffinity.some((t) => s.antiAffinity.get(t.topologyKey, nodeLabels) > 0);
+}
+
+interface PreScoreState {
+  /** topology key → value → summed weights (affinity positive, anti-affinity negative). */
+  readonly topologyScore: ReadonlyMap<string, ReadonlyMap<string, number>>;
+}
+
+const PRE_FILTER_KEY = new StateKey<PreFilterState>(`PreFilter${NAME}`);
+const PRE_SCORE_KEY = new StateKey<PreScoreState>(`PreScore${NAME}`);
+
+type ScoreMap = Map<string, Map<string, number>>;
+
+/** Adds weight × multiplier to the pair of the term's key on the node, when `pod` matches the term. */
+function processTerm(scores: ScoreMap, term: AffinityTerm, weight: number, pod: Pod, nodeLabels: Labels | undefined, multiplier: 1 | -1): void {
+  if (!termMatches(term, pod)) return;
+  const value = labelValue(nodeLabels, term.topologyKey);
+  if (value === undefined) return;
+  let values = scores.get(term.topologyKey);
+  if (!values) scores.set(term.topologyKey, (values = new Map()));
+  values.set(value, (values.get(value) ?? 0) + weight * multiplier);
+}
+
+function processTerms(scores: ScoreMap, terms: readonly WeightedAffinityTerm[], pod: Pod, nodeLabels: Labels | undefined, multiplier: 1 | -1): void {
+  for (const t of terms) processTerm(scores, t, t.weight, pod, nodeLabels, multiplier);
+}
+
+export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
+  readonly name = NAME;
+
+  constructor(
+    private readonly args: InterPodAffinityArgs,
+    private readonly handle: FrameworkHandle,
+  ) {}
+
+  preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
+    const pod = podInfo.pod;
+    const terms = termsOf(pod);
+    const s = new PreFilterState(pod, terms, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
+    for (const nodeInfo of this.handle.snapshot().havePodsWithRequiredAntiAffinity()) {
+      const labels = nodeInfo.node.metadata.labels;
+      for (const existing of nodeInfo.podsWithRequiredAntiAffinity) {
+        countExistingAntiAffinity(s.existingAntiAffinity, termsOf(existing.pod).requiredAntiAffinity, pod, labels, 1);
+      }
+    }
+    const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
+    if (hasRequiredTerms) {
+      for (const nodeInfo of nodes) {
+        const labels = nodeInfo.node.metadata.labels;
+        for (const existing of nodeInfo.pods) countIncoming(s, existing.pod, labels, 1);
+      }
+    }
+    if (s.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
+    state.write(PRE_FILTER_KEY, s);
+    return { status: SUCCESS };
+  }
+
+  addPod(state: CycleState, _podToSchedule: PodInfo, podToAdd: PodInfo, node: NodeInfo): Status {
+    return this.updateWithPod(state, podToAdd, node, 1);
+  }
+
+  removePod(state: CycleState, _podToSchedule: PodInfo, podToRemove: PodInfo, node: NodeInfo): Status {
+    return this.updateWithPod(state, podToRemove, node, -1);
+  }
+
+  private updateWithPod(state: CycleState, other: PodInfo, node: NodeInfo, delta: 1 | -1): Status {
+    const s = state.read(PRE_FILTER_KEY);
+    if (!s) return errorStatus(`${NAME}: no PreFilter state in this cycle`);
+    s.updateWithPod(other.pod, node.node.metadata.labels, delta);
+    return SUCCESS;
+  }
+
+  /** Upstream's order: the pod's affinity, then its anti-affinity, then existing pods' anti-affinity. */
+  filter(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): Status {
+    const s = state.read(PRE_FILTER_KEY);
+    if (!s) return errorStatus(`${NAME}: no PreFilter state in this cycle`);
+    const labels = nodeInfo.node.metadata.labels;
+    if (!satisfiesPodAffinity(s, labels)) return unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH);
+    if (!satisfiesPodAntiAffinity(s, labels)) return unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
+    if (s.existingAntiAffinity.size > 0 && s.existingAntiAffinity.anyPositive(labels)) return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
+    return SUCCESS;
+  }
+
+  preScore(state: CycleState, podInfo: PodInfo): Status {
+    const pod = podInfo.pod;
+    const terms = termsOf(pod);
+    const hasPreferredTerms = terms.preferredAffinity.length > 0 || terms.preferredAntiAffinity.length > 0;
+    if (this.args.ignorePreferredTermsOfExistingPods && !hasPreferredTerms) return SKIP;
+    // Without preferred terms of its own, only existing pods with affinity terms can score the pod.
+    const lister = this.handle.snapshot();
+    const nodes = hasPreferredTerms ? lister.list() : lister.havePodsWithAffinity();
+    const scores: ScoreMap = new Map();
+    for (const nodeInfo of nodes) {
+      const labels = nodeInfo.node.metadata.labels;
+      if (!labels || Object.keys(labels).length === 0) continue;
+      for (const existing of hasPreferredTerms ? nodeInfo.pods : nodeInfo.podsWithAffinity) {
+        this.processExistingPod(scores, terms, pod, existing.pod, labels);
+      }
+    }
+    if (scores.size === 0) return SKIP;
+    state.write(PRE_SCORE_KEY, { topologyScore: scores });
+    return SUCCESS;
+  }
+
+  private processExistingPod(scores: ScoreMap, incomingTerms: PodTerms, incoming: Pod, existing: Pod, nodeLabels: Labels): void {
+    // The incoming pod's preferred terms, matched by the existing pod.
+    processTerms(scores, incomingTerms.preferredAffinity, existing, nodeLabels, 1);
+    processTerms(scores, incomingTerms.preferredAntiAffinity, existing, nodeLabels, -1);
+    // The existing pod's terms, matched by the incoming pod: its required affinity at hardPodAffinityWeight.
+    const existingTerms = termsOf(existing);
+    if (this.args.hardPodAffinityWeight > 0) {
+      for (const t of existingTerms.requiredAffinity) processTerm(scores, t, this.args.hardPodAffinityWeight, incoming, nodeLabels, 1);
+    }
+    processTerms(scores, existingTerms.preferredAffinity, incoming, nodeLabels, 1);
+    processTerms(scores, existingTerms.preferredAntiAffinity, incoming, nodeLabels, -1);
+  }
+
+  /** The summed weights of the node's topology pairs: positive for affinity, negative for anti-affinity. */
+  score(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): number | Status {
+    const s = state.read(PRE_SCORE_KEY);
+    if (!s) return errorStatus(`${NAME}: no PreScore state in this cycle`);
+    const labels = nodeInfo.node.metadata.labels;
+    let score = 0;
+    for (const [key, values] of s.topologyScore) {
+      const value = labelValue(labels, key);
+      if (value !== undefined) score += values.get(value) ?? 0;
+    }
+    return score;
+  }
+
+  /** Onto 0..100 by min-max as upstream: trunc(100 × (s − min) / (max − min)), all 0 when max = min. */
+  normalizeScore(state: CycleState, _pod: PodInfo, scores: NodeScore[]): Status {
+    const s = state.read(PRE_SCORE_KEY);
+    if (!s) return errorStatus(`${NAME}: no PreScore state in this cycle`);
+    if (s.topologyScore.size === 0) return SUCCESS;
+    let min = Infinity;
+    let max = -Infinity;
+    for (const { score } of scores) {
+      min = Math.min(min, score);
+      max = Math.max(max, score);
+    }
+    const diff = max - min;
+    for (const entry of scores) entry.score = diff > 0 ? Math.trunc(MAX_NODE_SCORE * ((entry.score - min) / diff)) : 0;
+    return SUCCESS;
+  }
+}

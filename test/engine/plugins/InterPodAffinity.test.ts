@@ -1,0 +1,319 @@
+import assert from 'node:assert/strict';
+import { type PodAffinityTerm } from '../../../src/engine/api/types';
+import { type NodeInfo } from '../../../src/engine/framework/node-info';
+import { Code } from '../../../src/engine/framework/status';
+import {
+  ERR_REASON_AFFINITY_RULES_NOT_MATCH,
+  ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
+  ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
+  factory,
+  validateArgs,
+  type InterPodAffinity,
+} from '../../../src/engine/plugins/InterPodAffinity';
+import { makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
+import { build, filterAll, runFilters, runScores } from './harness';
+
+const AFFINITY = `${Code.UnschedulableAndUnresolvable}: ${ERR_REASON_AFFINITY_RULES_NOT_MATCH}`;
+const ANTI = `${Code.Unschedulable}: ${ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH}`;
+const EXISTING = `${Code.Unschedulable}: ${ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH}`;
+
+const HOSTNAME = 'kubernetes.io/hostname';
+const ZONE = 'topology.kubernetes.io/zone';
+
+/** n1, n2 in zone a; n3 in zone b; n4 without a zone label (every node has its hostname label). */
+const nodes = (): NodeBuilder[] => [makeNode('n1').labels({ [ZONE]: 'a' }), makeNode('n2').labels({ [ZONE]: 'a' }), makeNode('n3').labels({ [ZONE]: 'b' }), makeNode('n4')];
+
+const term = (app: string, topologyKey: string, extra: Partial<PodAffinityTerm> = {}): PodAffinityTerm => ({ labelSelector: { matchLabels: { app } }, topologyKey, ...extra });
+
+const pod = (name: string, app: string, namespace?: string) => makePod(name, namespace).labels({ app });
+
+/** Pallet's shape: pods of one set that must not share a node. */
+const pallet = (name: string) => pod(name, 'pallet').requirePods('podAntiAffinity', term('pallet', HOSTNAME));
+
+describe('engine/plugins/InterPodAffinity', () => {
+  describe('validates its args as upstream (hardPodAffinityWeight defaults to 1)', () => {
+    const table: Array<[name: string, args: unknown, want: string]> = [
+      ['no args', undefined, 'ok 1 false'],
+      ['both set', { hardPodAffinityWeight: 100, ignorePreferredTermsOfExistingPods: true }, 'ok 100 true'],
+      ['weight 0 turns existing pods’ required affinity out of scoring', { hardPodAffinityWeight: 0 }, 'ok 0 false'],
+      ['weight above 100', { hardPodAffinityWeight: 101 }, 'hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]'],
+      ['a negative weight', { hardPodAffinityWeight: -1 }, 'hardPodAffinityWeight: Invalid value: -1'],
+      ['a fractional weight', { hardPodAffinityWeight: 1.5 }, 'hardPodAffinityWeight: Invalid value: 1.5'],
+      ['a flag that is no boolean', { ignorePreferredTermsOfExistingPods: 'yes' }, 'ignorePreferredTermsOfExistingPods: Invalid value: "yes"'],
+      ['an unknown field', { hardPodAffinityWieght: 2 }, 'unknown field "hardPodAffinityWieght"'],
+    ];
+    for (const [name, args, want] of table) {
+      it(name, () => {
+        const result = validateArgs(args);
+        if (want.startsWith('ok')) {
+          assert.ok(result.ok, result.ok ? '' : result.error);
+          assert.equal(`ok ${result.value.hardPodAffinityWeight} ${result.value.ignorePreferredTermsOfExistingPods}`, want);
+        } else {
+          assert.ok(!result.ok);
+          assert.ok(result.error.startsWith('InterPodAffinity: ') && result.error.includes(want), result.error);
+        }
+      });
+    }
+  });
+
+  describe('Filter: the pod’s affinity, then its anti-affinity, then existing pods’ anti-affinity', () => {
+    interface Row {
+      name: string;
+      pod: PodBuilder;
+      pods: PodBuilder[];
+      want: Record<string, string>;
+    }
+    const table: Row[] = [
+      {
+        name: 'mutual anti-affinity on the hostname (Pallet’s shape): the second pod avoids the first one’s node',
+        pod: pallet('pallet-1'),
+        pods: [pallet('pallet-0').node('n1')],
+        want: { n1: ANTI, n2: 'ok', n3: 'ok', n4: 'ok' },
+      },
+      {
+        // guard's term matches the web pod: zone a is closed to it; n4 has no zone, so no domain to clash in
+        name: 'an existing pod’s anti-affinity keeps a matching pod out of its whole zone',
+        pod: pod('new', 'web'),
+        pods: [pod('guard', 'guard').requirePods('podAntiAffinity', term('web', ZONE)).node('n1')],
+        want: { n1: EXISTING, n2: EXISTING, n3: 'ok', n4: 'ok' },
+      },
+      {
+        name: 'the pod’s own anti-affinity by zone: n4 without the key cannot clash',
+        pod: pod('new', 'batch').requirePods('podAntiAffinity', term('web', ZONE)),
+        pods: [pod('web-0', 'web').node('n1')],
+        want: { n1: ANTI, n2: ANTI, n3: 'ok', n4: 'ok' },
+      },
+      {
+        name: 'required affinity to a db pod’s zone; a node without the key is rejected',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE)),
+        pods: [pod('db-0', 'db').node('n3')],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
+      },
+      {
+        // no cache pod anywhere and the pod matches its own term: any node with the topology key
+        name: 'the first pod of a group with affinity to itself may go anywhere that has the key',
+        pod: pod('cache-0', 'cache').requirePods('podAffinity', term('cache', ZONE)),
+        pods: [],
+        want: { n1: 'ok', n2: 'ok', n3: 'ok', n4: AFFINITY },
+      },
+      {
+        name: 'the first-pod exception needs the pod to match its own term',
+        pod: pod('new', 'web').requirePods('podAffinity', term('cache', ZONE)),
+        pods: [],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: AFFINITY, n4: AFFINITY },
+      },
+      {
+        // no single pod matches both terms, so there is no domain to join
+        name: 'affinity terms must all be matched by one pod',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE)).requirePods('podAffinity', { labelSelector: { matchLabels: { tier: 'backend' } }, topologyKey: ZONE }),
+        pods: [pod('db-0', 'db').labels({ tier: 'frontend' }).node('n1'), pod('api-0', 'api').labels({ tier: 'backend' }).node('n3')],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: AFFINITY, n4: AFFINITY },
+      },
+      {
+        name: 'a term without namespaces selects pods of the pod’s own namespace only',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE)),
+        pods: [pod('db-0', 'db', 'other').node('n3')],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: AFFINITY, n4: AFFINITY },
+      },
+      {
+        name: 'namespaces name where to look',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE, { namespaces: ['other'] })),
+        pods: [pod('db-0', 'db', 'other').node('n3')],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
+      },
+      {
+        name: 'an empty namespaceSelector selects every namespace',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE, { namespaceSelector: {} })),
+        pods: [pod('db-0', 'db', 'other').node('n3')],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
+      },
+      {
+        name: 'a namespaceSelector matches the kubernetes.io/metadata.name label every namespace has',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'other' } } })),
+        pods: [pod('db-0', 'db', 'other').node('n3'), pod('db-1', 'db', 'third').node('n1')],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
+      },
+      {
+        name: 'matchLabelKeys: anti-affinity only against pods of the same release',
+        pod: pod('new', 'web').labels({ release: 'r2' }).requirePods('podAntiAffinity', term('web', HOSTNAME, { matchLabelKeys: ['release'] })),
+        pods: [pod('web-r1', 'web').labels({ release: 'r1' }).node('n1'), pod('web-r2', 'web').labels({ release: 'r2' }).node('n2')],
+        want: { n1: 'ok', n2: ANTI, n3: 'ok', n4: 'ok' },
+      },
+      {
+        name: 'mismatchLabelKeys: anti-affinity only against pods of other releases',
+        pod: pod('new', 'web').labels({ release: 'r2' }).requirePods('podAntiAffinity', term('web', HOSTNAME, { mismatchLabelKeys: ['release'] })),
+        pods: [pod('web-r1', 'web').labels({ release: 'r1' }).node('n1'), pod('web-r2', 'web').labels({ release: 'r2' }).node('n2')],
+        want: { n1: ANTI, n2: 'ok', n3: 'ok', n4: 'ok' },
+      },
+      {
+        // n1: affinity fails first; n3: affinity holds, the guard there rejects
+        name: 'the pod’s affinity is reported before existing pods’ anti-affinity',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE)),
+        pods: [pod('db-0', 'db').node('n3'), pod('guard', 'guard').requirePods('podAntiAffinity', term('web', ZONE)).node('n3'), pod('guard-a', 'guard').requirePods('podAntiAffinity', term('web', ZONE)).node('n1')],
+        want: { n1: AFFINITY, n2: AFFINITY, n3: EXISTING, n4: AFFINITY },
+      },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const snapshot = snapshotOf(nodes(), row.pods);
+        const run = runFilters(build<InterPodAffinity>(factory, snapshot), snapshot, row.pod.info);
+        assert.equal(run.preFilter, 'ok');
+        assert.deepEqual(run.verdicts, row.want);
+      });
+    }
+
+    it('PreFilter skips a pod without required terms when no existing pod’s anti-affinity matches it', () => {
+      const snapshot = snapshotOf(nodes(), [pod('guard', 'guard').requirePods('podAntiAffinity', term('db', ZONE)).node('n1')]);
+      assert.equal(runFilters(build<InterPodAffinity>(factory, snapshot), snapshot, pod('new', 'web').info).preFilter, 'Skip');
+    });
+  });
+
+  describe('addPod/removePod keep the PreFilter counts in step with a what-if', () => {
+    const cache = pod('cache-1', 'cache').requirePods('podAffinity', term('cache', ZONE));
+    const table: Array<{ name: string; pod: PodBuilder; pods: PodBuilder[]; op: 'add' | 'remove'; other: PodBuilder; want: Record<string, string> }> = [
+      {
+        name: 'adding the first pallet pod closes its node to the second',
+        pod: pallet('pallet-1'),
+        pods: [],
+        op: 'add',
+        other: pallet('pallet-0').node('n1'),
+        want: { n1: ANTI, n2: 'ok', n3: 'ok', n4: 'ok' },
+      },
+      {
+        name: 'removing it opens the node again',
+        pod: pallet('pallet-1'),
+        pods: [pallet('pallet-0').node('n1')],
+        op: 'remove',
+        other: pallet('pallet-0').node('n1'),
+        want: { n1: 'ok', n2: 'ok', n3: 'ok', n4: 'ok' },
+      },
+      {
+        name: 'adding a pod whose anti-affinity matches the incoming pod closes its zone',
+        pod: pallet('pallet-1'),
+        pods: [],
+        op: 'add',
+        other: pod('guard', 'guard').requirePods('podAntiAffinity', term('pallet', ZONE)).node('n3'),
+        want: { n1: 'ok', n2: 'ok', n3: EXISTING, n4: 'ok' },
+      },
+      {
+        name: 'adding a group member ends the first-pod exception: the group’s zone only',
+        pod: cache,
+        pods: [],
+        op: 'add',
+        other: pod('cache-0', 'cache').node('n3'),
+        want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
+      },
+      {
+        // the count drops back to zero and is forgotten, so the exception holds again
+        name: 'removing the only group member brings the first-pod exception back',
+        pod: cache,
+        pods: [pod('cache-0', 'cache').node('n3')],
+        op: 'remove',
+        other: pod('cache-0', 'cache').node('n3'),
+        want: { n1: 'ok', n2: 'ok', n3: 'ok', n4: AFFINITY },
+      },
+    ];
+    for (const row of table) {
+      it(`${row.name}, as a fresh PreFilter on the changed cluster would`, () => {
+        const snapshot = snapshotOf(nodes(), row.pods);
+        const plugin = build<InterPodAffinity>(factory, snapshot);
+        const run = runFilters(plugin, snapshot, row.pod.info);
+        const node = snapshot.get(row.other.obj.spec.nodeName ?? '') as NodeInfo;
+        const status = row.op === 'add' ? plugin.addPod(run.state, row.pod.info, row.other.info, node) : plugin.removePod(run.state, row.pod.info, row.other.info, node);
+        assert.equal(status.code, Code.Success);
+        assert.deepEqual(filterAll(plugin, run.state, row.pod.info, snapshot.list()), row.want);
+
+        const changed = row.op === 'add' ? [...row.pods, row.other] : row.pods.filter((p) => p.obj.metadata.name !== row.other.obj.metadata.name);
+        const fresh = snapshotOf(nodes(), changed);
+        assert.deepEqual(runFilters(build<InterPodAffinity>(factory, fresh), fresh, row.pod.info).verdicts, row.want);
+      });
+    }
+
+    it('a clone taken before a what-if is untouched by it', () => {
+      const snapshot = snapshotOf(nodes(), []);
+      const plugin = build<InterPodAffinity>(factory, snapshot);
+      const incoming = pallet('pallet-1');
+      const run = runFilters(plugin, snapshot, incoming.info);
+      const before = run.state.clone();
+      plugin.addPod(run.state, incoming.info, pallet('pallet-0').info, snapshot.get('n1') as NodeInfo);
+      assert.equal(filterAll(plugin, run.state, incoming.info, snapshot.list()).n1, ANTI);
+      assert.equal(filterAll(plugin, before, incoming.info, snapshot.list()).n1, 'ok');
+    });
+  });
+
+  describe('Score: summed term weights per topology pair, both directions; normalized 100 × (s − min) / (max − min)', () => {
+    /** e1 on n1: required affinity to web pods' zone and preferred (10) to their node; e2 on n3: preferred anti-affinity (4) to their zone. */
+    const existingPreferences = () => [
+      pod('e1', 'e').requirePods('podAffinity', term('web', ZONE)).preferPods('podAffinity', 10, term('web', HOSTNAME)).node('n1'),
+      pod('e2', 'e').preferPods('podAntiAffinity', 4, term('web', ZONE)).node('n3'),
+    ];
+    interface Row {
+      name: string;
+      pod: PodBuilder;
+      pods: PodBuilder[];
+      args?: unknown;
+      raw: Record<string, number>;
+      normalized: Record<string, number>;
+    }
+    const table: Row[] = [
+      {
+        // zone a +5 (db on n1), hostname n3 −3 (web on n3): n1 5, n2 5, n3 −3, n4 0.
+        // min −3, max 5: n4 100 × 3 / 8 = 37
+        name: 'the pod’s preferred affinity and anti-affinity',
+        pod: pod('new', 'api').preferPods('podAffinity', 5, term('db', ZONE)).preferPods('podAntiAffinity', 3, term('web', HOSTNAME)),
+        pods: [pod('db-0', 'db').node('n1'), pod('web-0', 'web').node('n3')],
+        raw: { n1: 5, n2: 5, n3: -3, n4: 0 },
+        normalized: { n1: 100, n2: 100, n3: 0, n4: 37 },
+      },
+      {
+        // e1: zone a +1 (hardPodAffinityWeight), hostname n1 +10; e2: zone b −4: n1 11, n2 1, n3 −4, n4 0.
+        // min −4, max 11: n2 100 × 5 / 15 = 33, n4 100 × 4 / 15 = 26
+        name: 'existing pods’ required affinity (hardPodAffinityWeight 1) and preferred terms',
+        pod: pod('new', 'web'),
+        pods: existingPreferences(),
+        raw: { n1: 11, n2: 1, n3: -4, n4: 0 },
+        normalized: { n1: 100, n2: 33, n3: 0, n4: 26 },
+      },
+      {
+        // n1 10, n2 0, n3 −4, n4 0; min −4, max 10: n2 and n4 100 × 4 / 14 = 28
+        name: 'hardPodAffinityWeight 0 leaves existing pods’ required affinity out',
+        pod: pod('new', 'web'),
+        pods: existingPreferences(),
+        args: { hardPodAffinityWeight: 0 },
+        raw: { n1: 10, n2: 0, n3: -4, n4: 0 },
+        normalized: { n1: 100, n2: 28, n3: 0, n4: 28 },
+      },
+      {
+        // e1 and e2 as above, plus the pod's own +2 for each app=e pod's zone: zone a 1 + 2 = 3,
+        // zone b −4 + 2 = −2, hostname n1 10: n1 13, n2 3, n3 −2, n4 0.
+        // min −2, max 13: n2 100 × 5 / 15 = 33, n4 100 × 2 / 15 = 13
+        name: 'both directions add up',
+        pod: pod('new', 'web').preferPods('podAffinity', 2, term('e', ZONE)),
+        pods: existingPreferences(),
+        raw: { n1: 13, n2: 3, n3: -2, n4: 0 },
+        normalized: { n1: 100, n2: 33, n3: 0, n4: 13 },
+      },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const snapshot = snapshotOf(nodes(), row.pods);
+        const run = runScores(build<InterPodAffinity>(factory, snapshot, row.args), snapshot, row.pod.info);
+        assert.equal(run.preScore, 'ok');
+        assert.deepEqual(run.raw, row.raw);
+        assert.deepEqual(run.normalized, row.normalized);
+      });
+    }
+
+    const skips: Array<[name: string, pod: PodBuilder, pods: PodBuilder[], args?: unknown]> = [
+      ['no pod has affinity terms', pod('new', 'web'), [pod('db-0', 'db').node('n1')]],
+      ['existing pods’ terms do not match the pod', pod('new', 'batch'), existingPreferences()],
+      ['ignorePreferredTermsOfExistingPods and the pod has no preferred terms', pod('new', 'web'), existingPreferences(), { ignorePreferredTermsOfExistingPods: true }],
+    ];
+    for (const [name, incoming, pods, args] of skips) {
+      it(`PreScore skips when ${name}`, () => {
+        const snapshot = snapshotOf(nodes(), pods);
+        assert.equal(runScores(build<InterPodAffinity>(factory, snapshot, args), snapshot, incoming.info).preScore, 'Skip');
+      });
+    }
+  });
+});
