@@ -8,11 +8,14 @@
 // proof that no more pods can be placed) is known.
 import { selectorMatches } from '../api/labels';
 import type { Node } from '../api/types';
-import type { PodInfo } from '../framework/node-info';
+import { PODS } from '../api/resources';
+import type { NodeInfo, PodInfo } from '../framework/node-info';
+import { isSuccess } from '../framework/status';
+import { Names } from '../plugins/names';
 import { queueOrder, type PlannerResult, type PlanRequest } from './planner';
 import { compareQuality, quality, type Quality } from './quality';
 import { Search, UNPLACED } from './search';
-import { podShape } from './what-if';
+import { Feasibility, podShape, WhatIf } from './what-if';
 
 const HOSTNAME = 'kubernetes.io/hostname';
 
@@ -34,27 +37,69 @@ export interface ExactOutcome {
 }
 
 /**
- * The fewest nodes that can hold all the pods: for each resource, the fewest nodes whose free
- * amounts, largest first, add up to what the pods ask for; and for pods of one shape that must not
- * share a node (required anti-affinity on the hostname matching themselves), one node each.
+ * The fewest nodes a plan placing every pod that can be placed at all must use. Each pod shape can
+ * use the nodes the filters accept it on now, or reject only for its spread or pod affinity (which
+ * more pods can change); shapes that share nodes form groups with disjoint nodes, and each group
+ * needs, for each resource, the fewest of its nodes whose free amounts, largest first, add up to
+ * what its pods ask for; and one node per pod for pods of one shape that must not share a node
+ * (required anti-affinity on the hostname matching themselves). The groups' needs add up.
  */
 export function nodesLowerBound(request: PlanRequest): number {
-  const nodes = request.snapshot.list();
-  const names = new Set<string>();
-  for (const p of request.pods) for (const name of [...p.requests.names(), 'pods']) names.add(name);
-  let bound = request.pods.length > 0 ? 1 : 0;
+  const whatIf = new WhatIf(request.snapshot);
+  const feasibility = new Feasibility(request.framework, whatIf, request.eligible);
+  const nodes = whatIf.nodes;
+  const group = nodes.map((_, i) => i);
+  const root = (i: number): number => {
+    while (group[i] !== i) i = group[i] = group[group[i] as number] as number;
+    return i;
+  };
+  const byShape = new Map<string, PodInfo[]>();
+  for (const p of request.pods) byShape.set(podShape(p), [...(byShape.get(podShape(p)) ?? []), p]);
+  const usable: Array<{ pods: PodInfo[]; first: number }> = [];
+  for (const pods of byShape.values()) {
+    const pod = pods[0] as PodInfo;
+    const prepared = feasibility.prepare(pod);
+    let first = -1;
+    for (let n = 0; n < nodes.length && !prepared.stopped; n++) {
+      if (!prepared.allowed[n]) continue;
+      const status = request.framework.filterNode(prepared.state, pod, nodes[n] as NodeInfo);
+      if (!isSuccess(status) && status.plugin !== Names.PodTopologySpread && status.plugin !== Names.InterPodAffinity) continue;
+      if (first < 0) first = n;
+      else group[root(n)] = root(first);
+    }
+    if (first >= 0) usable.push({ pods, first });
+  }
+  const members = new Map<number, PodInfo[]>();
+  for (const { pods, first } of usable) members.set(root(first), [...(members.get(root(first)) ?? []), ...pods]);
+  let bound = 0;
+  for (const [id, pods] of members) {
+    const own = nodes.filter((_, n) => root(n) === id);
+    bound += Math.max(resourceBound(pods, own), cliqueBound(pods));
+  }
+  return bound;
+}
+
+/** For each resource, the fewest nodes whose free amounts, largest first, hold what the pods ask for. */
+function resourceBound(pods: readonly PodInfo[], nodes: readonly NodeInfo[]): number {
+  const names = new Set<string>([PODS]);
+  for (const p of pods) for (const name of p.requests.names()) names.add(name);
+  let bound = 1;
   for (const name of names) {
-    const demand = name === 'pods' ? request.pods.length : request.pods.reduce((sum, p) => sum + p.requests.get(name), 0);
-    const free = nodes.map((n) => (name === 'pods' ? n.allocatable.allowedPodNumber - n.pods.length : n.allocatable.get(name) - n.requested.get(name))).sort((a, b) => b - a);
+    const demand = name === PODS ? pods.length : pods.reduce((sum, p) => sum + p.requests.get(name), 0);
+    const free = nodes.map((n) => (name === PODS ? n.allocatable.allowedPodNumber - n.pods.length : n.allocatable.get(name) - n.requested.get(name))).sort((a, b) => b - a);
     let covered = 0;
     let count = 0;
     while (covered < demand && count < free.length) covered += free[count++] as number;
     bound = Math.max(bound, count);
   }
-  const shapes = new Map<string, number>();
-  for (const p of request.pods) if (avoidsItsOwnShape(p)) shapes.set(podShape(p), (shapes.get(podShape(p)) ?? 0) + 1);
-  for (const count of shapes.values()) bound = Math.max(bound, count);
   return bound;
+}
+
+/** Pods of one shape that must each have a node of their own. */
+function cliqueBound(pods: readonly PodInfo[]): number {
+  const shapes = new Map<string, number>();
+  for (const p of pods) if (avoidsItsOwnShape(p)) shapes.set(podShape(p), (shapes.get(podShape(p)) ?? 0) + 1);
+  return Math.max(0, ...shapes.values());
 }
 
 function avoidsItsOwnShape(p: PodInfo): boolean {

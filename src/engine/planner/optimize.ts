@@ -25,8 +25,8 @@ import { Search, UNPLACED } from './search';
 
 export const OPTIMIZE = 'optimize';
 
-/** Work allowed for repair and for improvement, per pod and node of the request. */
-const WORK_PER_ITEM = 400;
+/** Work allowed for repair and for improvement each, per pod and node of the request (in node looks). */
+const WORK_PER_ITEM = 4000;
 /** Sets up to this many pods get the exact search too. */
 export const EXACT_MAX_PODS = 40;
 /** How far the exact search in the planner may go (in filter runs). */
@@ -40,8 +40,8 @@ export const optimize: Planner = {
     const search = new Search(constructionOrder(request), request);
     const budget = WORK_PER_ITEM * (request.pods.length + search.nodeCount);
     construct(search);
-    repair(search, search.feasibility.filterCalls + budget);
-    improve(search, search.feasibility.filterCalls + budget);
+    repair(search, search.work + budget);
+    improve(search, search.work + budget);
     let planned = replay(request, targetsOf(search));
     if (request.pods.length <= EXACT_MAX_PODS) {
       const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
@@ -82,7 +82,7 @@ function construct(search: Search): void {
 function repair(search: Search, limit: number): void {
   const left = [...search.pods.keys()].filter((p) => search.at[p] === UNPLACED);
   for (const pod of left) {
-    if (search.feasibility.filterCalls > limit) return;
+    if (search.work > limit) return;
     const node = search.choose(pod);
     if (node !== UNPLACED) search.place(pod, node);
     else clearNodeFor(search, pod);
@@ -155,47 +155,50 @@ function improve(search: Search, limit: number): void {
   else flattenPeak(search, limit);
 }
 
+/** The set's pods on a node, as shares of the cluster: what it takes to empty it. */
+function setLoad(search: Search, node: number): number {
+  return (search.setPodsOn[node] as number[]).reduce((sum, p) => sum + search.size(p), 0);
+}
+
 /**
- * Nodes holding the set's pods, least loaded first: each is emptied when every set pod on it fits
- * on another node the set already uses; passes repeat while one empties a node.
+ * Nodes holding the set's pods, least loaded first: the set's pods on each are taken off and placed
+ * again, largest first, on the other nodes the set uses; kept when they all find a place (one node
+ * fewer), else undone. Passes repeat while one empties a node.
  */
 function emptyNodes(search: Search, limit: number): void {
   for (let progress = true; progress; ) {
     progress = false;
     const used = [...search.setPodsOn.keys()].filter((n) => (search.setPodsOn[n] as number[]).length > 0);
-    const load = (n: number) => (search.setPodsOn[n] as number[]).reduce((sum, p) => sum + search.size(p), 0);
-    used.sort((a, b) => load(a) - load(b) || a - b);
+    const load = new Map(used.map((n) => [n, setLoad(search, n)]));
+    used.sort((a, b) => (load.get(a) as number) - (load.get(b) as number) || a - b);
     for (const node of used) {
-      if (search.feasibility.filterCalls > limit) return;
-      const moving = [...(search.setPodsOn[node] as number[])].sort((a, b) => search.size(b) - search.size(a) || a - b);
-      const moved: number[] = [];
-      for (const pod of moving) {
-        search.remove(pod);
-        const target = search.choose(pod, (n) => n !== node && (search.setPodsOn[n] as number[]).length > 0);
-        if (target === UNPLACED) {
-          search.place(pod, node);
-          break;
-        }
-        search.place(pod, target);
-        moved.push(pod);
-      }
-      if (moved.length === moving.length) {
-        progress = true;
-        continue;
-      }
-      for (const pod of moved) {
-        search.remove(pod);
-        search.place(pod, node);
-      }
+      if (search.work > limit) return;
+      if (emptyNode(search, node)) progress = true;
     }
   }
+}
+
+function emptyNode(search: Search, node: number): boolean {
+  const moving = [...(search.setPodsOn[node] as number[])].sort((a, b) => search.size(b) - search.size(a) || a - b);
+  for (const pod of moving) search.remove(pod);
+  const moved: number[] = [];
+  for (const pod of moving) {
+    const target = search.choose(pod, (n) => n !== node && (search.setPodsOn[n] as number[]).length > 0);
+    if (target === UNPLACED) break;
+    search.place(pod, target);
+    moved.push(pod);
+  }
+  if (moved.length === moving.length) return true;
+  for (const pod of moved) search.remove(pod);
+  for (const pod of moving) search.place(pod, node);
+  return false;
 }
 
 /** Moves a set pod off the busiest node while that lowers the busiest of the two nodes. */
 function flattenPeak(search: Search, limit: number): void {
   for (let progress = true; progress; ) {
     progress = false;
-    if (search.feasibility.filterCalls > limit) return;
+    if (search.work > limit) return;
     let busiest = UNPLACED;
     for (let n = 0; n < search.nodeCount; n++) {
       if ((search.setPodsOn[n] as number[]).length > 0 && (busiest === UNPLACED || search.peak(n) > search.peak(busiest))) busiest = n;

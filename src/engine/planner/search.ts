@@ -8,6 +8,9 @@ import type { Objective, PlanRequest } from './planner';
 
 export const UNPLACED = -1;
 
+/** A filter run costs about this many node looks in `choose`. */
+const FILTER_WORK = 10;
+
 /** The resources the heuristics weigh: cpu, memory and every extended resource the set asks for. */
 function resourceNames(pods: readonly PodInfo[]): string[] {
   const names = new Set<string>([CPU, MEMORY]);
@@ -32,6 +35,8 @@ export class Search {
   /** What the set's pods not on a node ask for, summed per resource. */
   readonly demand: Float64Array;
   private readonly totalCapacity: Float64Array;
+  /** Nodes looked at by `choose` so far; with the filter runs, the effort budgets count. */
+  scanned = 0;
 
   constructor(
     readonly pods: readonly PodInfo[],
@@ -100,24 +105,30 @@ export class Search {
     return this.node(node).pods.length > 0;
   }
 
-  /** The pod's size: its requests as shares of the cluster's capacity, summed. */
+  /** The pod's size: its dominant share, the largest of its requests as a share of the cluster's capacity. */
   size(pod: number): number {
     const R = this.resources.length;
-    let total = 0;
+    let size = 0;
     for (let k = 0; k < R; k++) {
       const capacity = this.totalCapacity[k] as number;
-      if (capacity > 0) total += (this.request[pod * R + k] as number) / capacity;
+      if (capacity > 0) size = Math.max(size, (this.request[pod * R + k] as number) / capacity);
     }
-    return total;
+    return size;
   }
 
-  /** Pack: the share of each resource the node would have left with the pod on it, summed (lower is a tighter fit). */
+  /**
+   * Pack: the share of each resource the node would have left with the pod on it, squared and
+   * summed (lower is a tighter fit); squares prefer leaving little of every resource over leaving
+   * none of one and much of another.
+   */
   slackAfter(pod: number, node: number): number {
     const R = this.resources.length;
     let slack = 0;
     for (let k = 0; k < R; k++) {
       const capacity = this.capacity[node * R + k] as number;
-      if (capacity > 0) slack += (capacity - (this.used[node * R + k] as number) - (this.request[pod * R + k] as number)) / capacity;
+      if (capacity <= 0) continue;
+      const left = (capacity - (this.used[node * R + k] as number) - (this.request[pod * R + k] as number)) / capacity;
+      slack += left * left;
     }
     return slack;
   }
@@ -166,6 +177,7 @@ export class Search {
     if (prepared.stopped) return UNPLACED;
     const open: number[] = [];
     const empty: number[] = [];
+    this.scanned += this.nodeCount;
     for (let n = 0; n < this.nodeCount; n++) {
       if (!prepared.allowed[n] || !this.feasibility.hasRoom(info, n) || (allowed && !allowed(n))) continue;
       (this.objective === 'balance' || this.isOpen(n) ? open : empty).push(n);
@@ -186,6 +198,11 @@ export class Search {
     const order = candidates.map((_, i) => i).sort((a, b) => (ranks[a] as number) - (ranks[b] as number) || a - b);
     for (const i of order) if (i !== best && this.feasibility.fits(info, candidates[i] as number)) return candidates[i] as number;
     return UNPLACED;
+  }
+
+  /** Effort so far, in node looks (a filter run counting as FILTER_WORK of them). */
+  get work(): number {
+    return this.scanned + FILTER_WORK * this.feasibility.filterCalls;
   }
 
   /** Nodes holding pods of the set. */
