@@ -138,20 +138,22 @@ export function exactSearch(request: PlanRequest, options: ExactOptions): ExactO
     suffixLevels[k] = (suffixLevels[k + 1] as number[]).map((c, l) => c + (l === level[k] ? 1 : 0));
   }
 
-  let best: Quality = options.incumbent ? quality(request, options.incumbent) : { placedByPriority: levels.map(() => 0), placed: 0, nodes: 0, peak: 0 };
+  let best: Quality = options.incumbent ? quality(request, options.incumbent) : { placedByPriority: levels.map(() => 0), placed: 0, nodes: 0, opened: 0, peak: 0 };
   let bestAt: Int32Array | undefined;
-  const lowerBound = nodesLowerBound(request);
+  // The set uses at least lowerBound nodes, of which at most `occupied` held pods before.
+  const occupied = search.whatIf.nodes.filter((n) => n.pods.length > 0).length;
+  const fewestOpened = Math.max(0, nodesLowerBound(request) - occupied);
   const placedByLevel = levels.map(() => 0);
   let aborted = false;
 
   const current = (): Quality => {
     let peak = 0;
     for (let n = 0; n < search.nodeCount; n++) if ((search.setPodsOn[n] as number[]).length > 0) peak = Math.max(peak, search.peak(n));
-    return { placedByPriority: [...placedByLevel], placed: placedByLevel.reduce((a, b) => a + b, 0), nodes: search.nodesUsed(), peak };
+    return { placedByPriority: [...placedByLevel], placed: placedByLevel.reduce((a, b) => a + b, 0), nodes: search.nodesUsed(), opened: search.opened(), peak };
   };
-  const optimal = () => best.placed === P && (objective === 'balance' ? false : best.nodes <= lowerBound);
+  const optimal = () => best.placed === P && objective === 'pack' && best.opened <= fewestOpened;
 
-  /** Nodes the set does not use yet that pods k.. need at the least: what exceeds the free room of the nodes it uses, over the largest free room elsewhere. */
+  /** Empty nodes pods k.. need at the least: what exceeds the free room of the nodes in use, over the largest free room of an empty one. */
   const moreNodesNeeded = (k: number): number => {
     let needed = 0;
     for (let r = 0; r < R; r++) {
@@ -159,7 +161,7 @@ export function exactSearch(request: PlanRequest, options: ExactOptions): ExactO
       let largest = 0;
       for (let n = 0; n < search.nodeCount; n++) {
         const free = (search.capacity[n * R + r] as number) - (search.used[n * R + r] as number);
-        if ((search.setPodsOn[n] as number[]).length > 0) room += Math.max(0, free);
+        if (search.isOpen(n)) room += Math.max(0, free);
         else largest = Math.max(largest, free);
       }
       const excess = (suffix[k * R + r] as number) - room;
@@ -174,8 +176,11 @@ export function exactSearch(request: PlanRequest, options: ExactOptions): ExactO
       const diff = (hope[l] as number) - (best.placedByPriority[l] ?? 0);
       if (diff !== 0) return diff < 0;
     }
-    // Placing every remaining pod would only tie on counts: it must beat the known nodes or peak.
-    if (objective === 'pack') return search.nodesUsed() + moreNodesNeeded(k) >= best.nodes;
+    // Placing every remaining pod would only tie on counts: it must open fewer nodes (or as many, and use fewer) or have a lower peak.
+    if (objective === 'pack') {
+      const opened = search.opened() + moreNodesNeeded(k);
+      return opened > best.opened || (opened === best.opened && search.nodesUsed() >= best.nodes);
+    }
     return current().peak >= best.peak;
   };
 

@@ -1,6 +1,7 @@
 // How good a placement is, so planners' results can be compared: first the pods placed, priority
 // by priority from the highest (a high-priority pod outweighs any number of lower ones); then, per
-// the objective, fewer nodes in use (pack) or a lower load on the busiest node (balance).
+// the objective, fewer nodes taken into use (pack: empty nodes the plan puts pods on, then all the
+// nodes it uses) or a lower load on the busiest node (balance).
 import type { NodeInfo } from '../framework/node-info';
 import type { PlannerResult, PlanRequest } from './planner';
 
@@ -10,6 +11,8 @@ export interface Quality {
   readonly placed: number;
   /** Distinct nodes the set's pods are placed on. */
   readonly nodes: number;
+  /** Of those, the ones that held no pod before. */
+  readonly opened: number;
   /** The busiest cpu or memory share among those nodes, other pods included (0..1). */
   readonly peak: number;
 }
@@ -36,7 +39,8 @@ export function quality(request: PlanRequest, result: PlannerResult): Quality {
       share(info.requested.memory + sums.memory, info.allocatable.memory),
     );
   }
-  return { placedByPriority, placed: result.placed.length, nodes: load.size, peak };
+  const opened = [...load.keys()].filter((name) => request.snapshot.get(name)?.pods.length === 0).length;
+  return { placedByPriority, placed: result.placed.length, nodes: load.size, opened, peak };
 }
 
 /** Negative when `a` is better than `b`, positive when worse, 0 when as good. */
@@ -45,5 +49,5 @@ export function compareQuality(a: Quality, b: Quality, objective: PlanRequest['o
     const diff = (b.placedByPriority[i] ?? 0) - (a.placedByPriority[i] ?? 0);
     if (diff !== 0) return diff;
   }
-  return objective === 'pack' ? a.nodes - b.nodes || a.peak - b.peak : a.peak - b.peak || a.nodes - b.nodes;
+  return objective === 'pack' ? a.opened - b.opened || a.nodes - b.nodes || a.peak - b.peak : a.peak - b.peak || a.opened - b.opened || a.nodes - b.nodes;
 }

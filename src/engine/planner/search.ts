@@ -211,4 +211,13 @@ export class Search {
     for (const pods of this.setPodsOn) if (pods.length > 0) used++;
     return used;
   }
+
+  /** Nodes holding pods of the set and no other pod: the nodes the set takes into use. */
+  opened(): number {
+    let opened = 0;
+    this.setPodsOn.forEach((pods, n) => {
+      if (pods.length > 0 && pods.length === this.node(n).pods.length) opened++;
+    });
+    return opened;
+  }
 }
