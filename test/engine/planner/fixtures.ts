@@ -8,7 +8,7 @@ import type { Objective, PlannerResult, PlanRequest } from '../../../src/engine/
 import { podSetFramework, type PodSetFramework, type PodSetGate } from '../../../src/engine/planner/plugin';
 import { POD_SET_SCHEDULER_NAME } from '../../../src/engine/planner/podset';
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
-import { makePod, NodeBuilder, PodBuilder, snapshotOf } from '../../builders';
+import { makePod, type NodeBuilder, PodBuilder, snapshotOf } from '../../builders';
 
 /** The default profile with PodSetPlanner, as plans are made (throws on a profile error: a test bug). */
 export function planning(profile: Profile = DEFAULT_PROFILE, gate?: PodSetGate): PodSetFramework {
