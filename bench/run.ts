@@ -5,11 +5,15 @@ import { benchmarks as framework } from './framework';
 import { benchmarks as plugins } from './plugins';
 import { benchmarks as reconcile } from './reconcile';
 import { benchmarks as rpc } from './rpc';
+import { benchmarks as scheduler } from './scheduler';
 import { benchmarks as manifests } from './manifests';
 import { benchmarks as claims } from './claims';
 import { benchmarks as cache } from './cache';
+import { benchmarks as plugins_affinity } from './plugins-affinity';
+import { benchmarks as store } from './store';
 
 const all: readonly Benchmark[] = [
+  ...scheduler,
   ...framework,
   ...plugins,
   ...reconcile,
@@ -17,6 +21,8 @@ const all: readonly Benchmark[] = [
   ...manifests,
   ...claims,
   ...cache,
+  ...plugins_affinity,
+  ...store,
 ];
 
 const filter = process.argv[2] ?? '';

@@ -1,5 +1,6 @@
 // What a command may touch of the outside world, passed in so tests run commands in-process.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { systemClock } from '../platform/clock';
 import type { Clock } from '../engine/api/clock';
 
@@ -7,6 +8,8 @@ export interface CliIO {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly readFile: (path: string) => Promise<string>;
+  /** The YAML files a path names: the file itself, or every *.yaml / *.yml below a directory, sorted. */
+  readonly yamlFiles: (path: string) => Promise<string[]>;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly clock: Clock;
@@ -17,7 +20,15 @@ export interface CliIO {
 export const processIO: CliIO = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
-  readFile: (path) => readFile(path, 'utf8'),
+  readFile: (file) => readFile(file, 'utf8'),
+  yamlFiles: async (target) => {
+    if (!(await stat(target)).isDirectory()) return [target];
+    const entries = await readdir(target, { recursive: true, withFileTypes: true });
+    return entries
+      .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
+      .map((e) => path.join(e.parentPath, e.name))
+      .sort();
+  },
   cwd: process.cwd(),
   env: process.env,
   clock: systemClock,

@@ -19,6 +19,7 @@ export {
 } from './planner';
 export {
   DEFAULT_SCHEDULER_NAME,
+  engineProfile,
   EXTENSION_POINTS,
   SCHEDULER_CONFIG_API_VERSION,
   type ExtensionPoint,
@@ -29,6 +30,7 @@ export {
   type ProfileManifest,
   type SchedulerProfileManifest,
 } from './profile';
+export { fnv32a, safeEncodeString, schedulePlanName } from '../engine/planner/name';
 export { planFromManifest, schedulePlanManifest, writeSchedulePlan, type WritePlanOptions } from './schedule-plan';
 export {
   combine,

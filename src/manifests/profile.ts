@@ -1,10 +1,11 @@
 // A scheduler profile file: KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) read into
 // a plain typed object mirroring its fields. Plugin names and args are kept as written: which
 // plugins exist and what their args mean is the framework's to check.
+import { DEFAULT_SCHEDULER_NAME, type ExtensionPoint as EngineExtensionPoint, type PluginRef, type PluginSet, type Plugins, type Profile } from '../engine/framework/profile';
 import { anyValue, arrayOf, integer, object, recordOf, string, type Decoder } from './decode';
 
+export { DEFAULT_SCHEDULER_NAME, type PluginRef, type PluginSet };
 export const SCHEDULER_CONFIG_API_VERSION = 'kubescheduler.config.k8s.io/v1';
-export const DEFAULT_SCHEDULER_NAME = 'default-scheduler';
 
 /** Extension points of `profiles[].plugins`, as in KubeSchedulerConfiguration v1. */
 export const EXTENSION_POINTS = [
@@ -23,18 +24,6 @@ export const EXTENSION_POINTS = [
   'multiPoint',
 ] as const;
 export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
-
-export interface PluginRef {
-  readonly name: string;
-  /** Score plugins only. */
-  readonly weight?: number;
-}
-
-export interface PluginSet {
-  readonly enabled?: readonly PluginRef[];
-  /** `name: "*"` disables every default plugin of the point. */
-  readonly disabled?: readonly PluginRef[];
-}
 
 export type PluginsManifest = { readonly [P in ExtensionPoint]?: PluginSet };
 
@@ -102,3 +91,30 @@ export const profileManifest: Decoder<ProfileManifest> = (v, path, ctx) => {
   const profiles = c.profiles?.length ? c.profiles : [{ schedulerName: DEFAULT_SCHEDULER_NAME }];
   return { ...c, apiVersion: c.apiVersion ?? SCHEDULER_CONFIG_API_VERSION, profiles };
 };
+
+/** Extension points kube-scheduler has and the engine does not run (no volumes, no async binding). */
+const POINTS_NOT_RUN: readonly ExtensionPoint[] = ['preEnqueue', 'preBind', 'postBind'];
+
+/**
+ * The engine's Profile for profile `index` of a configuration (the configuration's
+ * percentageOfNodesToScore applies where the profile sets none), and the extension points it
+ * configures that the engine does not run, so a caller can warn about them. Field paths of the
+ * engine's profile errors are those of `profiles[index]`.
+ */
+export function engineProfile(config: ProfileManifest, index = 0): { profile: Profile; pointsNotRun: ExtensionPoint[] } {
+  const manifest = config.profiles[index] ?? { schedulerName: DEFAULT_SCHEDULER_NAME };
+  const plugins: Partial<Record<EngineExtensionPoint | 'multiPoint', PluginSet>> = {};
+  const pointsNotRun: ExtensionPoint[] = [];
+  for (const [point, set] of Object.entries(manifest.plugins ?? {}) as Array<[ExtensionPoint, PluginSet]>) {
+    if (POINTS_NOT_RUN.includes(point)) pointsNotRun.push(point);
+    else plugins[point as EngineExtensionPoint | 'multiPoint'] = set;
+  }
+  const percentage = manifest.percentageOfNodesToScore ?? config.percentageOfNodesToScore;
+  const profile: Profile = {
+    schedulerName: manifest.schedulerName,
+    plugins: plugins as Plugins,
+    ...(manifest.pluginConfig ? { pluginConfig: manifest.pluginConfig } : {}),
+    ...(percentage !== undefined ? { percentageOfNodesToScore: percentage } : {}),
+  };
+  return { profile, pointsNotRun };
+}

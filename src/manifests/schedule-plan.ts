@@ -1,5 +1,5 @@
-// A Plan (src/engine/planner/plan.ts) as a Pallet SchedulePlan manifest, and back. The manifest is
-// named as Pallet names a pod set's plan (src/engine/planner/name.ts).
+// A Plan (src/engine/planner/plan.ts) as a Pallet SchedulePlan manifest, and back. The name follows
+// Pallet's rule (src/engine/planner/name.ts).
 import { stringify } from 'yaml';
 import { Code } from '../engine/framework/status';
 import type { Diagnosis } from '../engine/framework/diagnosis';

@@ -15,6 +15,12 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
       if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
       return text;
     },
+    yamlFiles: async (path) => {
+      if (files[path] !== undefined) return [path];
+      const below = Object.keys(files).filter((f) => f.startsWith(`${path.replace(/\/$/, '')}/`) && /\.ya?ml$/.test(f)).sort();
+      if (below.length === 0) throw Object.assign(new Error(`ENOENT: no such file or directory, stat '${path}'`), { code: 'ENOENT' });
+      return below;
+    },
     cwd: '/work',
     env,
     clock: new ManualClock(Date.UTC(2026, 0, 1)),

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { Code } from '../../src/engine/framework/status';
 import type { Diagnosis } from '../../src/engine/framework/diagnosis';
 import type { Plan } from '../../src/engine/planner/plan';
-import { schedulePlanName } from '../../src/engine/planner/name';
-import { planFromManifest, readFile, schedulePlanManifest, writeSchedulePlan } from '../../src/manifests';
+import { fnv32a, planFromManifest, schedulePlanName, readFile, safeEncodeString, writeSchedulePlan } from '../../src/manifests';
 
 const rejected: Diagnosis = {
   pod: 'analytics/batch-2',
@@ -60,13 +59,24 @@ function readBack(text: string) {
 }
 
 describe('manifests/schedule-plan', () => {
-  describe("the manifest is named as Pallet names the pod set's plan", () => {
+  describe("the plan name is Pallet's: <podset>-SafeEncodeString(decimal fnv32a(namespace + podset))", () => {
+    it('FNV-1a 32 matches the reference vectors', () => {
+      assert.equal(fnv32a(''), 0x811c9dc5);
+      assert.equal(fnv32a('a'), 0xe40c292c);
+      assert.equal(fnv32a('foobar'), 0xbf9cf968);
+      assert.equal(fnv32a('é'), 513665217, 'over UTF-8 bytes, as Go hashes a string');
+    });
+
+    it('SafeEncodeString maps each digit into bcdfghjklmnpqrstvwxz2456789 by its code modulo 27', () => {
+      assert.equal(safeEncodeString('0123456789'), '456789bcdf');
+    });
+
     const table: Array<[namespace: string, podSet: string, name: string]> = [
       ['default', 'planner-podset', 'planner-podset-d4cd7dc68'],
       ['team-a', 'batch', 'batch-fff9bcc8b'],
     ];
     for (const [namespace, podSet, name] of table) {
-      it(`${namespace}/${podSet} → ${name}`, () => assert.equal(schedulePlanManifest({ ...plan, namespace, podSet }).name, name));
+      it(`${namespace}/${podSet} → ${name}`, () => assert.equal(schedulePlanName(namespace, podSet), name));
     }
   });
 
@@ -76,7 +86,7 @@ describe('manifests/schedule-plan', () => {
       `apiVersion: planner.ciena.io/v1alpha1
 kind: SchedulePlan
 metadata:
-  name: ${schedulePlanName('analytics', 'batch')}
+  name: batch-${safeEncodeString(String(fnv32a('analyticsbatch')))}
   namespace: analytics
   labels:
     planner.ciena.io/pod-set: batch

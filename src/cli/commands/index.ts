@@ -1,4 +1,5 @@
 // Every CLI command, in the order `podplan --help` lists them.
 import type { Command } from '../io';
+import { schedule } from './schedule';
 
-export const commands: readonly Command[] = [];
+export const commands: readonly Command[] = [schedule];

@@ -72,6 +72,15 @@ export type CommitResult =
   | { readonly ok: true; readonly node: string; readonly diagnosis: Diagnosis }
   | { readonly ok: false; readonly status: Status; readonly diagnosis: Diagnosis };
 
+/**
+ * How the caller's cache follows a commit: the pod is assumed on a candidate before it is reserved
+ * there (so the next cycle sees it) and forgotten when that candidate fails.
+ */
+export interface Assumption {
+  assume(nodeName: string): Status;
+  forget(nodeName: string): void;
+}
+
 export interface FrameworkOptions {
   /** Seeded: sampling's random start and tie-breaking replay exactly. */
   readonly random: Random;
@@ -308,19 +317,26 @@ export class Framework {
    * Bind; on a failure the reservation is undone and the next candidate tried, at most
    * 1 + bindRetries candidates. Every step is added to the Diagnosis's stages.
    */
-  async commit(state: CycleState, pod: PodInfo, candidates: readonly string[], diagnosis: Diagnosis): Promise<CommitResult> {
+  async commit(state: CycleState, pod: PodInfo, candidates: readonly string[], diagnosis: Diagnosis, assumption?: Assumption): Promise<CommitResult> {
     const stages = [...diagnosis.stages];
     const attempts = Math.min(candidates.length, 1 + this.settings.bindRetries);
     const failures: string[] = [];
     let last: Status = { ...errorStatus('there is no candidate node to bind to'), stage: 'Bind' };
     for (let a = 0; a < attempts; a++) {
       const node = candidates[a] as string;
+      const assumed = assumption ? assumption.assume(node) : SUCCESS;
+      if (assumed.code !== Code.Success) {
+        failures.push(`${node} (assume: ${statusMessage(assumed)})`);
+        last = assumed;
+        continue;
+      }
       let status = this.reserve(state, pod, node, stages);
       if (status.code === Code.Success) status = this.permit(state, pod, node, stages);
       if (status.code === Code.Success) status = await this.checkConflicts(state, pod, node, stages);
       if (status.code === Code.Success) status = await this.bind(state, pod, node, stages);
       if (status.code === Code.Success) return { ok: true, node, diagnosis: { ...diagnosis, stages, status: SUCCESS, chosenNode: node } };
       this.unreserve(state, pod, node, stages);
+      assumption?.forget(node);
       failures.push(`${node} (${status.stage ?? 'Bind'}${status.plugin ? ` ${status.plugin}` : ''}: ${statusMessage(status)})`);
       last = status;
     }

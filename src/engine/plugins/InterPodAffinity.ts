@@ -3,7 +3,9 @@
 // anti-affinity terms against the incoming pod), preferred terms score them in both directions.
 //
 // PreFilter and PreScore count matches once per cycle by topology pair (key, value) over the nodes'
-// pods; Filter and Score then only look up the node's own pairs.
+// pods; Filter and Score then only look up the node's own pairs. The counts are kept across cycles
+// per shape of incoming pod (what other pods' terms see of it, and its own terms) and brought up to
+// date from the nodes that changed, so a cycle does not match every pod.
 //
 // Namespaces: the snapshot holds no Namespace objects, so a term's namespaceSelector is matched
 // against the one label every namespace carries, kubernetes.io/metadata.name (an empty selector
@@ -13,6 +15,7 @@ import { compileSelector, labelValue, withLabelKeys, type LabelMatcher } from '.
 import { type Result } from '../api/result';
 import { podNamespace, type Labels, type Pod, type PodAffinityTerm, type WeightedPodAffinityTerm } from '../api/types';
 import { StateKey, type Cloneable, type CycleState } from '../framework/cycle-state';
+import { LruCache, memoKey, NodeAggregate } from '../framework/node-memo';
 import {
   MAX_NODE_SCORE,
   type FilterPlugin,
@@ -58,6 +61,8 @@ export const factory: PluginFactory = factoryOf(validateArgs, (args, handle) => 
 
 /** A pod affinity term with its selectors compiled (upstream framework.AffinityTerm). */
 interface AffinityTerm {
+  /** Identifies what the term selects, for the counts kept across cycles. */
+  readonly key: string;
   readonly topologyKey: string;
   readonly namespaces: ReadonlySet<string>;
   readonly namespaceSelector: LabelMatcher;
@@ -73,6 +78,10 @@ interface PodTerms {
   readonly requiredAntiAffinity: readonly AffinityTerm[];
   readonly preferredAffinity: readonly WeightedAffinityTerm[];
   readonly preferredAntiAffinity: readonly WeightedAffinityTerm[];
+  /** What other pods' terms see of this pod: its namespace and labels. */
+  readonly identity: string;
+  readonly requiredKey: string;
+  readonly preferredKey: string;
 }
 
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
@@ -89,11 +98,22 @@ function compileTerm(owner: Pod, term: PodAffinityTerm): AffinityTerm {
   const namespaces = new Set(term.namespaces ?? []);
   if (!term.namespaceSelector && namespaces.size === 0) namespaces.add(podNamespace(owner));
   const selector = term.labelSelector && withLabelKeys(term.labelSelector, owner.metadata.labels, term.matchLabelKeys, term.mismatchLabelKeys);
-  return { topologyKey: term.topologyKey, namespaces, namespaceSelector: compileSelector(term.namespaceSelector), selector: compileSelector(selector) };
+  return {
+    key: JSON.stringify([term.topologyKey, [...namespaces], term.namespaceSelector ?? null, selector ?? null]),
+    topologyKey: term.topologyKey,
+    namespaces,
+    namespaceSelector: compileSelector(term.namespaceSelector),
+    selector: compileSelector(selector),
+  };
 }
 
 const compileWeighted = (owner: Pod, terms: readonly WeightedPodAffinityTerm[] | undefined): WeightedAffinityTerm[] =>
-  (terms ?? []).map((t) => ({ ...compileTerm(owner, t.podAffinityTerm), weight: t.weight }));
+  (terms ?? []).map((t) => {
+    const compiled = compileTerm(owner, t.podAffinityTerm);
+    return { ...compiled, key: `${t.weight}${compiled.key}`, weight: t.weight };
+  });
+
+const keyOf = (...lists: ReadonlyArray<readonly AffinityTerm[]>): string => lists.map((terms) => terms.map((t) => t.key).join(',')).join('|');
 
 const termsByPod = new WeakMap<Pod, PodTerms>();
 
@@ -102,11 +122,18 @@ function termsOf(pod: Pod): PodTerms {
   let terms = termsByPod.get(pod);
   if (!terms) {
     const affinity = pod.spec.affinity;
+    const requiredAffinity = (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
+    const requiredAntiAffinity = (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
+    const preferredAffinity = compileWeighted(pod, affinity?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
+    const preferredAntiAffinity = compileWeighted(pod, affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
     terms = {
-      requiredAffinity: (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t)),
-      requiredAntiAffinity: (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t)),
-      preferredAffinity: compileWeighted(pod, affinity?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
-      preferredAntiAffinity: compileWeighted(pod, affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution),
+      requiredAffinity,
+      requiredAntiAffinity,
+      preferredAffinity,
+      preferredAntiAffinity,
+      identity: memoKey(JSON.stringify([podNamespace(pod), pod.metadata.labels ?? {}])),
+      requiredKey: memoKey(keyOf(requiredAffinity, requiredAntiAffinity)),
+      preferredKey: keyOf(preferredAffinity, preferredAntiAffinity),
     };
     termsByPod.set(pod, terms);
   }
@@ -137,7 +164,15 @@ class TopologyCounts implements Cloneable<TopologyCounts> {
   /** Adds `delta` to the pair of `key` and the node's value for it; a node without the label adds nothing. */
   add(key: string, nodeLabels: Labels | undefined, delta: number): void {
     const value = labelValue(nodeLabels, key);
-    if (value === undefined) return;
+    if (value !== undefined) this.addPair(key, value, delta);
+  }
+
+  /** Adds (sign 1) or takes out (−1) all of `other`'s counts. */
+  merge(other: TopologyCounts, sign: 1 | -1): void {
+    for (const [key, values] of other.byKey) for (const [value, count] of values) this.addPair(key, value, sign * count);
+  }
+
+  private addPair(key: string, value: string, delta: number): void {
     let values = this.byKey.get(key);
     if (!values) this.byKey.set(key, (values = new Map()));
     const before = values.get(value) ?? 0;
@@ -185,6 +220,16 @@ class PreFilterState implements Cloneable<PreFilterState> {
     countIncoming(this, other, nodeLabels, delta);
   }
 
+  get empty(): boolean {
+    return this.existingAntiAffinity.size === 0 && this.affinity.size === 0 && this.antiAffinity.size === 0;
+  }
+
+  merge(other: PreFilterState, sign: 1 | -1): void {
+    this.existingAntiAffinity.merge(other.existingAntiAffinity, sign);
+    this.affinity.merge(other.affinity, sign);
+    this.antiAffinity.merge(other.antiAffinity, sign);
+  }
+
   clone(): PreFilterState {
     return new PreFilterState(this.pod, this.terms, this.existingAntiAffinity.clone(), this.affinity.clone(), this.antiAffinity.clone());
   }
@@ -194,10 +239,40 @@ function countExistingAntiAffinity(counts: TopologyCounts, existingTerms: readon
   for (const t of existingTerms) if (termMatches(t, incoming)) counts.add(t.topologyKey, nodeLabels, delta);
 }
 
+/** An existing pod counts for the affinity terms if it matches them all, and for each anti-affinity term it matches. */
 function countIncoming(s: PreFilterState, existing: Pod, nodeLabels: Labels | undefined, delta: number): void {
   const { requiredAffinity, requiredAntiAffinity } = s.terms;
   if (matchesAllTerms(requiredAffinity, existing)) for (const t of requiredAffinity) s.affinity.add(t.topologyKey, nodeLabels, delta);
   for (const t of requiredAntiAffinity) if (termMatches(t, existing)) s.antiAffinity.add(t.topologyKey, nodeLabels, delta);
+}
+
+const newPreFilterState = (pod: Pod, terms: PodTerms) => new PreFilterState(pod, terms, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
+
+/**
+ * The PreFilter counts over a list of nodes, kept up to date across cycles for one shape of incoming
+ * pod: a node's share is what its pods add (updateWithPod for each), taken out again when it changes.
+ */
+class SharedPreFilterCounts {
+  readonly total: PreFilterState;
+  private readonly aggregate: NodeAggregate<PreFilterState | undefined>;
+
+  constructor(pod: Pod, terms: PodTerms) {
+    this.total = newPreFilterState(pod, terms);
+    const share = (nodeInfo: NodeInfo): PreFilterState | undefined => {
+      const counts = newPreFilterState(pod, terms);
+      const labels = nodeInfo.node.metadata.labels;
+      for (const other of nodeInfo.pods) counts.updateWithPod(other.pod, labels, 1);
+      return counts.empty ? undefined : counts;
+    };
+    this.aggregate = new NodeAggregate(share, (counts, sign) => {
+      if (counts) this.total.merge(counts, sign);
+    });
+  }
+
+  update(nodes: readonly NodeInfo[]): this {
+    this.aggregate.update(nodes);
+    return this;
+  }
 }
 
 /** Every required affinity term finds a matching pod in the node's domain; the node has every topology key. */
@@ -227,6 +302,73 @@ const PRE_SCORE_KEY = new StateKey<PreScoreState>(`PreScore${NAME}`);
 
 type ScoreMap = Map<string, Map<string, number>>;
 
+/** A node's share of the topology score: (topology key, value, summed weights). */
+type Contribution = readonly [string, string, number];
+
+/** What a node's contribution to the score depends on of the incoming pod and the plugin. */
+interface Scoring {
+  readonly pod: Pod;
+  readonly terms: PodTerms;
+  /** Whether every pod counts (the incoming pod has preferred terms) or only pods with affinity terms. */
+  readonly allPods: boolean;
+  readonly hardPodAffinityWeight: number;
+}
+
+/** The node's pods scored against the incoming pod in both directions (upstream processExistingPod). */
+function contributionsOn(nodeInfo: NodeInfo, scoring: Scoring): readonly Contribution[] {
+  const labels = nodeInfo.node.metadata.labels;
+  if (!labels || Object.keys(labels).length === 0) return NONE;
+  if (!scoring.allPods && nodeInfo.podsWithAffinity.length === 0) return NONE;
+  const { pod: incoming, terms: incomingTerms } = scoring;
+  const scores: ScoreMap = new Map();
+  for (const { pod: existing } of scoring.allPods ? nodeInfo.pods : nodeInfo.podsWithAffinity) {
+    // The incoming pod's preferred terms, matched by the existing pod.
+    processTerms(scores, incomingTerms.preferredAffinity, existing, labels, 1);
+    processTerms(scores, incomingTerms.preferredAntiAffinity, existing, labels, -1);
+    // The existing pod's terms, matched by the incoming pod: its required affinity at hardPodAffinityWeight.
+    const existingTerms = termsOf(existing);
+    if (scoring.hardPodAffinityWeight > 0) {
+      for (const t of existingTerms.requiredAffinity) processTerm(scores, t, scoring.hardPodAffinityWeight, incoming, labels, 1);
+    }
+    processTerms(scores, existingTerms.preferredAffinity, incoming, labels, 1);
+    processTerms(scores, existingTerms.preferredAntiAffinity, incoming, labels, -1);
+  }
+  if (scores.size === 0) return NONE;
+  const contributions: Contribution[] = [];
+  for (const [topologyKey, values] of scores) for (const [value, amount] of values) contributions.push([topologyKey, value, amount]);
+  return contributions;
+}
+
+/** The shared empty result, so nodes without contributions cost no memory. */
+const NONE: readonly never[] = Object.freeze([]);
+
+/** The topology score over a list of nodes, kept up to date across cycles for one shape of incoming pod. */
+class SharedScores {
+  readonly scores: ScoreMap = new Map();
+  /** Nodes with a contribution (upstream skips scoring when there is none). */
+  contributingNodes = 0;
+  private readonly aggregate: NodeAggregate<readonly Contribution[]>;
+
+  constructor(scoring: Scoring) {
+    this.aggregate = new NodeAggregate(
+      (nodeInfo) => contributionsOn(nodeInfo, scoring),
+      (contributions, sign) => {
+        if (contributions.length > 0) this.contributingNodes += sign;
+        for (const [topologyKey, value, amount] of contributions) {
+          let values = this.scores.get(topologyKey);
+          if (!values) this.scores.set(topologyKey, (values = new Map()));
+          values.set(value, (values.get(value) ?? 0) + sign * amount);
+        }
+      },
+    );
+  }
+
+  update(nodes: readonly NodeInfo[]): this {
+    this.aggregate.update(nodes);
+    return this;
+  }
+}
+
 /** Adds weight × multiplier to the pair of the term's key on the node, when `pod` matches the term. */
 function processTerm(scores: ScoreMap, term: AffinityTerm, weight: number, pod: Pod, nodeLabels: Labels | undefined, multiplier: 1 | -1): void {
   if (!termMatches(term, pod)) return;
@@ -244,29 +386,23 @@ function processTerms(scores: ScoreMap, terms: readonly WeightedAffinityTerm[], 
 export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
 
+  private readonly preFilterCounts = new LruCache<SharedPreFilterCounts>(16);
+  private readonly scoreTotals = new LruCache<SharedScores>(16);
+
   constructor(
     private readonly args: InterPodAffinityArgs,
     private readonly handle: FrameworkHandle,
   ) {}
 
+  /** Counts over `nodes` (upstream takes existing pods' anti-affinity from the whole snapshot: the runtime passes all its nodes). */
   preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
     const pod = podInfo.pod;
     const terms = termsOf(pod);
-    const s = new PreFilterState(pod, terms, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
-    for (const nodeInfo of this.handle.snapshot().havePodsWithRequiredAntiAffinity()) {
-      const labels = nodeInfo.node.metadata.labels;
-      for (const existing of nodeInfo.podsWithRequiredAntiAffinity) {
-        countExistingAntiAffinity(s.existingAntiAffinity, termsOf(existing.pod).requiredAntiAffinity, pod, labels, 1);
-      }
-    }
+    const shared = this.preFilterCounts.get(memoKey(`${terms.identity}|${terms.requiredKey}`), () => new SharedPreFilterCounts(pod, terms)).update(nodes).total;
     const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
-    if (hasRequiredTerms) {
-      for (const nodeInfo of nodes) {
-        const labels = nodeInfo.node.metadata.labels;
-        for (const existing of nodeInfo.pods) countIncoming(s, existing.pod, labels, 1);
-      }
-    }
-    if (s.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
+    if (shared.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
+    // A copy: addPod/removePod change it, and the shared counts move on with the next cycle.
+    const s = new PreFilterState(pod, terms, shared.existingAntiAffinity.clone(), shared.affinity.clone(), shared.antiAffinity.clone());
     state.write(PRE_FILTER_KEY, s);
     return { status: SUCCESS };
   }
@@ -303,32 +439,15 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     const hasPreferredTerms = terms.preferredAffinity.length > 0 || terms.preferredAntiAffinity.length > 0;
     if (this.args.ignorePreferredTermsOfExistingPods && !hasPreferredTerms) return SKIP;
     // Without preferred terms of its own, only existing pods with affinity terms can score the pod.
-    const lister = this.handle.snapshot();
-    const nodes = hasPreferredTerms ? lister.list() : lister.havePodsWithAffinity();
+    const scoring: Scoring = { pod, terms, allPods: hasPreferredTerms, hardPodAffinityWeight: this.args.hardPodAffinityWeight };
+    const key = memoKey(`${terms.identity}|${terms.preferredKey}`);
+    const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(this.handle.snapshot().list());
+    // Upstream skips when no pod added a term weight anywhere, even one that sums to zero.
+    if (shared.contributingNodes === 0) return SKIP;
     const scores: ScoreMap = new Map();
-    for (const nodeInfo of nodes) {
-      const labels = nodeInfo.node.metadata.labels;
-      if (!labels || Object.keys(labels).length === 0) continue;
-      for (const existing of hasPreferredTerms ? nodeInfo.pods : nodeInfo.podsWithAffinity) {
-        this.processExistingPod(scores, terms, pod, existing.pod, labels);
-      }
-    }
-    if (scores.size === 0) return SKIP;
+    for (const [topologyKey, values] of shared.scores) scores.set(topologyKey, new Map(values));
     state.write(PRE_SCORE_KEY, { topologyScore: scores });
     return SUCCESS;
-  }
-
-  private processExistingPod(scores: ScoreMap, incomingTerms: PodTerms, incoming: Pod, existing: Pod, nodeLabels: Labels): void {
-    // The incoming pod's preferred terms, matched by the existing pod.
-    processTerms(scores, incomingTerms.preferredAffinity, existing, nodeLabels, 1);
-    processTerms(scores, incomingTerms.preferredAntiAffinity, existing, nodeLabels, -1);
-    // The existing pod's terms, matched by the incoming pod: its required affinity at hardPodAffinityWeight.
-    const existingTerms = termsOf(existing);
-    if (this.args.hardPodAffinityWeight > 0) {
-      for (const t of existingTerms.requiredAffinity) processTerm(scores, t, this.args.hardPodAffinityWeight, incoming, nodeLabels, 1);
-    }
-    processTerms(scores, existingTerms.preferredAffinity, incoming, nodeLabels, 1);
-    processTerms(scores, existingTerms.preferredAntiAffinity, incoming, nodeLabels, -1);
   }
 
   /** The summed weights of the node's topology pairs: positive for affinity, negative for anti-affinity. */

@@ -5,13 +5,15 @@
 // PreFilter counts, per hard constraint, the matching pods in each domain (topology value) over the
 // nodes eligible by the node inclusion policies, once per cycle; Filter is then O(constraints) per
 // node. PreScore does the same for soft constraints, except that hostname domains (one node each)
-// are counted in Score on the node itself.
+// are counted in Score on the node itself. The domain counts are kept across cycles per shape of
+// pod and brought up to date from the nodes that changed, so a cycle does not match every pod.
 import { compileSelector, isQualifiedName, labelValue, withLabelKeys, type LabelMatcher } from '../api/labels';
 import { requiredNodeAffinity, type RequiredNodeAffinity } from '../api/node-affinity';
 import { type Result } from '../api/result';
 import { findUntoleratedTaint, isDoNotScheduleTaint } from '../api/taints';
 import { podNamespace, type LabelSelector, type Labels, type Node, type Pod, type TopologySpreadConstraint } from '../api/types';
 import { StateKey, type Cloneable, type CycleState } from '../framework/cycle-state';
+import { LruCache, memoKey, NodeAggregate, NodeMemo } from '../framework/node-memo';
 import {
   MAX_NODE_SCORE,
   type FilterPlugin,
@@ -95,6 +97,10 @@ interface Constraint {
   readonly maxSkew: number;
   readonly topologyKey: string;
   readonly selector: LabelMatcher;
+  /** The pod's namespace: only pods there count. */
+  readonly namespace: string;
+  /** Identifies selector and namespace, for the per-node memo of counts. */
+  readonly countKey: string;
   readonly minDomains: number;
   /** nodeAffinityPolicy Honor (the default): only nodes matching the pod's required node affinity count. */
   readonly honorNodeAffinity: boolean;
@@ -104,15 +110,18 @@ interface Constraint {
 
 type Action = TopologySpreadConstraint['whenUnsatisfiable'];
 
-function compileConstraints(constraints: readonly TopologySpreadConstraint[], podLabels: Labels | undefined, action: Action, selector?: LabelSelector): Constraint[] {
+function compileConstraints(constraints: readonly TopologySpreadConstraint[], pod: Pod, action: Action, selector?: LabelSelector): Constraint[] {
   const result: Constraint[] = [];
+  const namespace = podNamespace(pod);
   for (const c of constraints) {
     if (c.whenUnsatisfiable !== action) continue;
-    const own = c.labelSelector && withLabelKeys(c.labelSelector, podLabels, c.matchLabelKeys);
+    const effective = selector ?? (c.labelSelector && withLabelKeys(c.labelSelector, pod.metadata.labels, c.matchLabelKeys));
     result.push({
       maxSkew: c.maxSkew,
       topologyKey: c.topologyKey,
-      selector: compileSelector(selector ?? own),
+      selector: compileSelector(effective),
+      namespace,
+      countKey: memoKey(JSON.stringify([namespace, effective ?? null])),
       minDomains: c.minDomains ?? 1,
       honorNodeAffinity: (c.nodeAffinityPolicy ?? 'Honor') === 'Honor',
       honorTaints: c.nodeTaintsPolicy === 'Honor',
@@ -148,14 +157,73 @@ function nodeIncluded(c: Constraint, pod: Pod, node: Node, nodeAffinity: Require
   return !(c.honorTaints && findUntoleratedTaint(node.spec?.taints, pod.spec.tolerations, isDoNotScheduleTaint));
 }
 
-/** Pods in `namespace` matching `selector`, leaving out terminating pods (upstream #87621). */
-function countMatching(pods: readonly PodInfo[], selector: LabelMatcher, namespace: string): number {
+/** The node's pods in the constraint's namespace matching its selector, leaving out terminating pods (upstream #87621). */
+function countMatching(nodeInfo: NodeInfo, c: Constraint): number {
   let count = 0;
-  for (const { pod } of pods) {
-    if (pod.metadata.deletionTimestamp !== undefined || podNamespace(pod) !== namespace) continue;
-    if (selector(pod.metadata.labels)) count++;
+  for (const { pod } of nodeInfo.pods) {
+    if (pod.metadata.deletionTimestamp !== undefined || podNamespace(pod) !== c.namespace) continue;
+    if (c.selector(pod.metadata.labels)) count++;
   }
   return count;
+}
+
+/** A node's share of the domain counts: per constraint, its domain and matching pods, or undefined when it is not eligible. */
+type NodeShare = ReadonlyArray<readonly [domain: string, pods: number] | undefined>;
+
+interface Domain {
+  /** Eligible nodes in the domain: it exists while there is one. */
+  nodes: number;
+  pods: number;
+}
+
+/**
+ * Per constraint, domain → eligible nodes and matching pods, over a list of nodes, kept up to date
+ * across cycles for one shape of pod (everything `share` reads of it is in the key it is cached by).
+ */
+class DomainCounts {
+  readonly domains: Array<Map<string, Domain>>;
+  private readonly aggregate: NodeAggregate<NodeShare>;
+
+  constructor(constraints: readonly Constraint[], pod: Pod, requireAllTopologies: boolean, skipHostname: boolean, count: (nodeInfo: NodeInfo, c: Constraint) => number) {
+    const nodeAffinity = requiredNodeAffinity(pod);
+    const notEligible: NodeShare = constraints.map(() => undefined);
+    this.domains = constraints.map(() => new Map());
+    const share = (nodeInfo: NodeInfo): NodeShare => {
+      const node = nodeInfo.node;
+      const labels = node.metadata.labels;
+      if (requireAllTopologies && !hasAllTopologyKeys(labels, constraints)) return notEligible;
+      return constraints.map((c) => {
+        if ((skipHostname && c.topologyKey === LABEL_HOSTNAME) || !nodeIncluded(c, pod, node, nodeAffinity)) return undefined;
+        return [labelValue(labels, c.topologyKey) ?? '', count(nodeInfo, c)] as const;
+      });
+    };
+    const apply = (nodeShare: NodeShare, sign: 1 | -1): void => {
+      nodeShare.forEach((entry, i) => {
+        if (!entry) return;
+        const domains = this.domains[i] as Map<string, Domain>;
+        let domain = domains.get(entry[0]);
+        if (!domain) domains.set(entry[0], (domain = { nodes: 0, pods: 0 }));
+        domain.nodes += sign;
+        domain.pods += sign * entry[1];
+        if (domain.nodes === 0) domains.delete(entry[0]);
+      });
+    };
+    this.aggregate = new NodeAggregate(share, apply);
+  }
+
+  update(nodes: readonly NodeInfo[]): this {
+    this.aggregate.update(nodes);
+    return this;
+  }
+}
+
+/** What decides a node's share besides the node: the constraints and, where a policy honors them, the pod's node affinity and tolerations. */
+function shapeKey(kind: string, constraints: readonly Constraint[], pod: Pod, requireAllTopologies: boolean): string {
+  const spec = pod.spec;
+  const affinity = constraints.some((c) => c.honorNodeAffinity) ? [spec.nodeSelector ?? null, spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null] : null;
+  const tolerations = constraints.some((c) => c.honorTaints) ? (spec.tolerations ?? []) : null;
+  const shape = constraints.map((c) => [c.countKey, c.topologyKey, c.honorNodeAffinity, c.honorTaints]);
+  return memoKey(JSON.stringify([kind, requireAllTopologies, shape, affinity, tolerations]));
 }
 
 const MAX_INT32 = 2147483647;
@@ -198,6 +266,8 @@ class CriticalPaths {
 class PreFilterState implements Cloneable<PreFilterState> {
   constructor(
     readonly constraints: readonly Constraint[],
+    /** Per constraint: 1 when the incoming pod matches its selector (it adds itself to the domain). */
+    readonly selfMatch: readonly number[],
     /** Per constraint: domain (topology value) → matching pods. */
     readonly counts: Array<Map<string, number>>,
     readonly paths: CriticalPaths[],
@@ -214,6 +284,7 @@ class PreFilterState implements Cloneable<PreFilterState> {
   clone(): PreFilterState {
     return new PreFilterState(
       this.constraints,
+      this.selfMatch,
       this.counts.map((m) => new Map(m)),
       this.paths.map((p) => p.clone()),
     );
@@ -236,6 +307,10 @@ const PRE_SCORE_KEY = new StateKey<PreScoreState>(`PreScore${NAME}`);
 interface PodConstraints {
   readonly hard: readonly Constraint[];
   readonly soft: readonly Constraint[];
+  /** Only non-system defaults require every topology key for scoring, so that nodes without a zone label still get hostname spreading. */
+  readonly requireAllTopologies: boolean;
+  readonly hardKey: string;
+  readonly softKey: string;
 }
 
 export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
@@ -244,6 +319,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   private readonly systemDefaulted: boolean;
   /** Compiled once per pod object: a pod is tried many times (retries, planning) with the same spec. */
   private readonly compiled = new WeakMap<Pod, PodConstraints>();
+  private readonly counts = new NodeMemo<number>();
+  private readonly domainCounts = new LruCache<DomainCounts>(16);
 
   constructor(
     args: PodTopologySpreadArgs,
@@ -257,44 +334,38 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     let compiled = this.compiled.get(pod);
     if (!compiled) {
       const own = pod.spec.topologySpreadConstraints ?? [];
-      const labels = pod.metadata.labels;
-      if (own.length > 0) {
-        compiled = { hard: compileConstraints(own, labels, 'DoNotSchedule'), soft: compileConstraints(own, labels, 'ScheduleAnyway') };
-      } else {
-        const selector = this.defaultConstraints.length > 0 ? defaultSelector(pod) : undefined;
-        compiled = selector
-          ? { hard: compileConstraints(this.defaultConstraints, labels, 'DoNotSchedule', selector), soft: compileConstraints(this.defaultConstraints, labels, 'ScheduleAnyway', selector) }
-          : { hard: [], soft: [] };
-      }
+      const selector = own.length === 0 && this.defaultConstraints.length > 0 ? defaultSelector(pod) : undefined;
+      const source = own.length > 0 ? own : selector ? this.defaultConstraints : [];
+      const hard = compileConstraints(source, pod, 'DoNotSchedule', selector);
+      const soft = compileConstraints(source, pod, 'ScheduleAnyway', selector);
+      const requireAllTopologies = own.length > 0 || !this.systemDefaulted;
+      compiled = { hard, soft, requireAllTopologies, hardKey: shapeKey('filter', hard, pod, true), softKey: shapeKey('score', soft, pod, requireAllTopologies) };
       this.compiled.set(pod, compiled);
     }
     return compiled;
   }
 
+  /** Matching pods on the node, memoized while its pods are unchanged. */
+  private readonly count = (nodeInfo: NodeInfo, c: Constraint): number => this.counts.get(nodeInfo, c.countKey, countMatching, c);
+
   preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
     const pod = podInfo.pod;
-    const constraints = this.constraintsOf(pod).hard;
+    const { hard: constraints, hardKey } = this.constraintsOf(pod);
     if (constraints.length === 0) return { status: SKIP };
-    const namespace = podNamespace(pod);
-    const nodeAffinity = requiredNodeAffinity(pod);
-    const counts = constraints.map(() => new Map<string, number>());
-    for (const nodeInfo of nodes) {
-      const node = nodeInfo.node;
-      const labels = node.metadata.labels;
-      if (!hasAllTopologyKeys(labels, constraints)) continue;
-      constraints.forEach((c, i) => {
-        if (!nodeIncluded(c, pod, node, nodeAffinity)) return;
-        const value = labelValue(labels, c.topologyKey) ?? '';
-        const domain = counts[i] as Map<string, number>;
-        domain.set(value, (domain.get(value) ?? 0) + countMatching(nodeInfo.pods, c.selector, namespace));
-      });
-    }
+    const domainCounts = this.domainCounts.get(hardKey, () => new DomainCounts(constraints, pod, true, false, this.count)).update(nodes);
+    // A copy: addPod/removePod change it, and the shared counts move on with the next cycle.
+    const counts = domainCounts.domains.map((domains) => {
+      const copy = new Map<string, number>();
+      for (const [value, domain] of domains) copy.set(value, domain.pods);
+      return copy;
+    });
     const paths = counts.map((domain) => {
       const p = new CriticalPaths();
       for (const [value, num] of domain) p.update(value, num);
       return p;
     });
-    state.write(PRE_FILTER_KEY, new PreFilterState(constraints, counts, paths));
+    const selfMatch = constraints.map((c) => (c.selector(pod.metadata.labels) ? 1 : 0));
+    state.write(PRE_FILTER_KEY, new PreFilterState(constraints, selfMatch, counts, paths));
     return { status: SUCCESS };
   }
 
@@ -324,18 +395,16 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     return SUCCESS;
   }
 
-  filter(state: CycleState, podInfo: PodInfo, nodeInfo: NodeInfo): Status {
+  filter(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): Status {
     const s = state.read(PRE_FILTER_KEY);
     if (!s) return errorStatus(`${NAME}: no PreFilter state in this cycle`);
     const labels = nodeInfo.node.metadata.labels;
-    const podLabels = podInfo.pod.metadata.labels;
     for (let i = 0; i < s.constraints.length; i++) {
       const c = s.constraints[i] as Constraint;
       const value = labelValue(labels, c.topologyKey);
       if (value === undefined) return unresolvable(ERR_REASON_NODE_LABEL_NOT_MATCH);
       // existing matches in the node's domain + the pod itself if it matches - the global minimum
-      const selfMatch = c.selector(podLabels) ? 1 : 0;
-      const skew = (s.counts[i]?.get(value) ?? 0) + selfMatch - s.minMatchNum(i);
+      const skew = (s.counts[i]?.get(value) ?? 0) + (s.selfMatch[i] ?? 0) - s.minMatchNum(i);
       if (skew > c.maxSkew) return unschedulable(ERR_REASON_CONSTRAINTS_NOT_MATCH);
     }
     return SUCCESS;
@@ -345,11 +414,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const allNodes = this.handle.snapshot().list();
     if (allNodes.length === 0) return SKIP;
     const pod = podInfo.pod;
-    const constraints = this.constraintsOf(pod).soft;
+    const { soft: constraints, softKey, requireAllTopologies } = this.constraintsOf(pod);
     if (constraints.length === 0) return SKIP;
-    // Only non-system defaults require every topology key, so that nodes without a zone label
-    // still get hostname spreading.
-    const requireAllTopologies = (pod.spec.topologySpreadConstraints?.length ?? 0) > 0 || !this.systemDefaulted;
     const ignoredNodes = new Set<string>();
     const counts = constraints.map(() => new Map<string, number>());
     for (const nodeInfo of filteredNodes) {
@@ -358,45 +424,37 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
         ignoredNodes.add(nodeInfo.name);
         continue;
       }
-      constraints.forEach((c, i) => {
-        if (c.topologyKey !== LABEL_HOSTNAME) counts[i]?.set(labelValue(labels, c.topologyKey) ?? '', 0);
-      });
+      for (let i = 0; i < constraints.length; i++) {
+        const key = (constraints[i] as Constraint).topologyKey;
+        if (key !== LABEL_HOSTNAME) counts[i]?.set(labelValue(labels, key) ?? '', 0);
+      }
     }
     const weights = constraints.map((c, i) => Math.log((c.topologyKey === LABEL_HOSTNAME ? filteredNodes.length - ignoredNodes.size : (counts[i]?.size ?? 0)) + 2));
 
-    const namespace = podNamespace(pod);
-    const nodeAffinity = requiredNodeAffinity(pod);
-    for (const nodeInfo of allNodes) {
-      const node = nodeInfo.node;
-      const labels = node.metadata.labels;
-      if (requireAllTopologies && !hasAllTopologyKeys(labels, constraints)) continue;
-      constraints.forEach((c, i) => {
-        const domain = counts[i] as Map<string, number>;
-        const value = labelValue(labels, c.topologyKey) ?? '';
-        // Only domains of candidate nodes are counted (hostname domains have none here).
-        const count = domain.get(value);
-        if (count === undefined || !nodeIncluded(c, pod, node, nodeAffinity)) return;
-        domain.set(value, count + countMatching(nodeInfo.pods, c.selector, namespace));
-      });
-    }
+    // Pods on every eligible node count, for the domains of the candidate nodes (hostname domains
+    // have none here: Score counts them on the node).
+    const totals = this.domainCounts.get(softKey, () => new DomainCounts(constraints, pod, requireAllTopologies, true, this.count)).update(allNodes);
+    counts.forEach((domains, i) => {
+      for (const value of domains.keys()) domains.set(value, totals.domains[i]?.get(value)?.pods ?? 0);
+    });
     state.write(PRE_SCORE_KEY, { constraints, ignoredNodes, counts, weights });
     return SUCCESS;
   }
 
   /** Sum over soft constraints of matches × the topology's weight + (maxSkew − 1), rounded; lower is better. */
-  score(state: CycleState, podInfo: PodInfo, nodeInfo: NodeInfo): number | Status {
+  score(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): number | Status {
     const s = state.read(PRE_SCORE_KEY);
     if (!s) return errorStatus(`${NAME}: no PreScore state in this cycle`);
     if (s.ignoredNodes.has(nodeInfo.name)) return 0;
     const labels = nodeInfo.node.metadata.labels;
-    const namespace = podNamespace(podInfo.pod);
     let score = 0;
-    s.constraints.forEach((c, i) => {
+    for (let i = 0; i < s.constraints.length; i++) {
+      const c = s.constraints[i] as Constraint;
       const value = labelValue(labels, c.topologyKey);
-      if (value === undefined) return;
-      const count = c.topologyKey === LABEL_HOSTNAME ? countMatching(nodeInfo.pods, c.selector, namespace) : (s.counts[i]?.get(value) ?? 0);
+      if (value === undefined) continue;
+      const count = c.topologyKey === LABEL_HOSTNAME ? this.count(nodeInfo, c) : (s.counts[i]?.get(value) ?? 0);
       score += count * (s.weights[i] ?? 0) + (c.maxSkew - 1);
-    });
+    }
     return Math.round(score);
   }
 

@@ -10,7 +10,7 @@ import {
   validateArgs,
   type InterPodAffinity,
 } from '../../../src/engine/plugins/InterPodAffinity';
-import { makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
+import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
 import { build, filterAll, runFilters, runScores } from './harness';
 
 const AFFINITY = `${Code.UnschedulableAndUnresolvable}: ${ERR_REASON_AFFINITY_RULES_NOT_MATCH}`;
@@ -238,6 +238,26 @@ describe('engine/plugins/InterPodAffinity', () => {
       plugin.addPod(run.state, incoming.info, pallet('pallet-0').info, snapshot.get('n1') as NodeInfo);
       assert.equal(filterAll(plugin, run.state, incoming.info, snapshot.list()).n1, ANTI);
       assert.equal(filterAll(plugin, before, incoming.info, snapshot.list()).n1, 'ok');
+    });
+  });
+
+  describe('one plugin instance across cycles (counts are kept between cycles)', () => {
+    it('sees pods bound since the last cycle, and a snapshot of other NodeInfo objects', () => {
+      const snapshot = snapshotOf(nodes(), []);
+      let current = snapshot;
+      const plugin = factory(undefined, { ...handleOf(snapshot), snapshot: () => current });
+      assert.ok(plugin.ok);
+      const ipa = plugin.value as InterPodAffinity;
+      const second = pallet('pallet-1').preferPods('podAffinity', 5, term('db', ZONE));
+      assert.deepEqual(runFilters(ipa, snapshot, second.info).verdicts, { n1: 'ok', n2: 'ok', n3: 'ok', n4: 'ok' });
+      assert.equal(runScores(ipa, snapshot, second.info).preScore, 'Skip');
+      (snapshot.get('n1') as NodeInfo).addPod(pallet('pallet-0').node('n1').info);
+      (snapshot.get('n3') as NodeInfo).addPod(pod('db-0', 'db').node('n3').info);
+      assert.deepEqual(runFilters(ipa, snapshot, second.info).verdicts, { n1: ANTI, n2: 'ok', n3: 'ok', n4: 'ok' });
+      assert.deepEqual(runScores(ipa, snapshot, second.info).raw, { n1: 0, n2: 0, n3: 5, n4: 0 });
+      current = snapshotOf(nodes(), []);
+      assert.deepEqual(runFilters(ipa, current, second.info).verdicts, { n1: 'ok', n2: 'ok', n3: 'ok', n4: 'ok' });
+      assert.equal(runScores(ipa, current, second.info).preScore, 'Skip');
     });
   });
 

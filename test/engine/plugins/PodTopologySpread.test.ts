@@ -12,7 +12,7 @@ import {
   validateArgs,
   type PodTopologySpread,
 } from '../../../src/engine/plugins/PodTopologySpread';
-import { makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
+import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
 import { build, filterAll, runFilters, runScores } from './harness';
 
 const SKEW = `${Code.Unschedulable}: ${ERR_REASON_CONSTRAINTS_NOT_MATCH}`;
@@ -247,6 +247,26 @@ describe('engine/plugins/PodTopologySpread', () => {
       assert.deepEqual(filterAll(plugin, before, pod.info, snapshot.list()), run.verdicts);
       plugin.removePod(run.state, pod.info, added.info, b1);
       assert.deepEqual(filterAll(plugin, run.state, pod.info, snapshot.list()), run.verdicts);
+    });
+  });
+
+  describe('one plugin instance across cycles (counts are kept between cycles)', () => {
+    it('sees pods bound since the last cycle, and a snapshot of other NodeInfo objects', () => {
+      const snapshot = snapshotOf(nodes(), webPods());
+      let current = snapshot;
+      const made = factory(undefined, { ...handleOf(snapshot), snapshot: () => current });
+      assert.ok(made.ok);
+      const plugin = made.value as PodTopologySpread;
+      const pod = incoming(spread(), spread({ whenUnsatisfiable: 'ScheduleAnyway' }));
+      assert.deepEqual(runFilters(plugin, snapshot, pod.info).verdicts, { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL });
+      assert.deepEqual(runScores(plugin, snapshot, pod.info).raw, { a1: 3, a2: 3, b1: 1, x1: 0 });
+      // a web pod bound to b1 evens the zones: every node with the key takes the next pod
+      (snapshot.get('b1') as NodeInfo).addPod(web('w4', 'b1').info);
+      assert.deepEqual(runFilters(plugin, snapshot, pod.info).verdicts, { a1: 'ok', a2: 'ok', b1: 'ok', x1: NO_LABEL });
+      assert.deepEqual(runScores(plugin, snapshot, pod.info).raw, { a1: 3, a2: 3, b1: 3, x1: 0 });
+      current = snapshotOf(nodes(), webPods());
+      assert.deepEqual(runFilters(plugin, current, pod.info).verdicts, { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL });
+      assert.deepEqual(runScores(plugin, current, pod.info).raw, { a1: 3, a2: 3, b1: 1, x1: 0 });
     });
   });
 

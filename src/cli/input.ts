@@ -1,0 +1,64 @@
+// Reading the command line's inputs: YAML paths into the workspace model, a profile file into the
+// engine's Profile. Problems come back as located lines (`file:line:col: error code: message`).
+import type { Profile } from '../engine/framework/profile';
+import { engineProfile, fieldRange, formatError, joinPath, readFile, readSnapshot, type WorkspaceModel } from '../manifests';
+import type { CliIO } from './io';
+
+export interface Input<T> {
+  readonly value?: T;
+  /** Located errors: the command stops with exit 2 when there are any. */
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Reads every YAML file the paths name into one workspace model. */
+export async function readWorkspace(paths: readonly string[], io: CliIO): Promise<Input<WorkspaceModel>> {
+  const errors: string[] = [];
+  const files: Array<{ name: string; text: string }> = [];
+  for (const target of paths) {
+    try {
+      for (const file of await io.yamlFiles(target)) files.push({ name: file, text: await io.readFile(file) });
+    } catch (error) {
+      errors.push(`${target}: ${describe(error)}`);
+    }
+  }
+  const model = readSnapshot(files);
+  for (const e of model.errors) (e.severity === 'error' ? errors : []).push(formatError(e));
+  const warnings = model.errors.filter((e) => e.severity !== 'error').map(formatError);
+  return { value: model, errors, warnings };
+}
+
+export interface ProfileInput {
+  readonly profile: Profile;
+  /** A located line for a profile error at `path` (a field path into the profile). */
+  readonly locate: (path: readonly (string | number)[], message: string) => string;
+}
+
+/** The first profile of a KubeSchedulerConfiguration file, as the engine's Profile. */
+export async function readProfile(file: string, io: CliIO): Promise<Input<ProfileInput>> {
+  let text: string;
+  try {
+    text = await io.readFile(file);
+  } catch (error) {
+    return { errors: [`${file}: ${describe(error)}`], warnings: [] };
+  }
+  const model = readFile({ name: file, text });
+  const errors = model.errors.filter((e) => e.severity === 'error').map(formatError);
+  const warnings = model.errors.filter((e) => e.severity !== 'error').map(formatError);
+  const located = model.profiles[0];
+  if (!located) return { errors: errors.length ? errors : [`${file}: no KubeSchedulerConfiguration in this file`], warnings };
+  const { profile, pointsNotRun } = engineProfile(located.value);
+  for (const point of pointsNotRun) {
+    const range = fieldRange(located, `profiles[0].plugins.${point}`);
+    warnings.push(`${file}:${range.start.line}:${range.start.column}: warning: the ${point} extension point is not run by Podplan; its plugins are ignored`);
+  }
+  const locate = (path: readonly (string | number)[], message: string) => {
+    const range = fieldRange(located, path.reduce<string>((base, key) => joinPath(base, key), 'profiles[0]'));
+    return `${file}:${range.start.line}:${range.start.column}: error: ${message}`;
+  };
+  return { value: { profile, locate }, errors, warnings };
+}

@@ -1,0 +1,92 @@
+// Per-node results of a computation over a node's pods, reused across cycles while the node is
+// unchanged. An entry belongs to one NodeInfo object at one generation (bumped by every pod added or
+// removed), so a snapshot that copies only the nodes that changed recomputes only those. Plugins use
+// it so that a cycle costs a lookup per node rather than a selector match per pod.
+import type { NodeInfo } from './node-info';
+
+/** Distinct keys kept per node: beyond it the node's entries start over (many distinct pod shapes). */
+const MAX_KEYS_PER_NODE = 64;
+
+const interned = new Map<string, string>();
+
+/**
+ * One string instance per distinct memo key, so lookups compare keys by identity instead of by
+ * content (keys are built afresh for every pod, and are long: selectors, terms, labels).
+ */
+export function memoKey(key: string): string {
+  const known = interned.get(key);
+  if (known !== undefined) return known;
+  if (interned.size >= 10_000) interned.clear();
+  interned.set(key, key);
+  return key;
+}
+
+export class NodeMemo<V> {
+  private readonly byNode = new WeakMap<NodeInfo, { generation: number; values: Map<string, V> }>();
+
+  /**
+   * The value for `key` on `node`, computed by `compute(node, arg)` unless known for this generation.
+   * `key` must identify everything `compute` reads besides the node's pods and labels; pass it
+   * through `memoKey` once per cycle.
+   */
+  get<A>(node: NodeInfo, key: string, compute: (node: NodeInfo, arg: A) => V, arg: A): V {
+    let entry = this.byNode.get(node);
+    if (!entry || entry.generation !== node.generation) {
+      entry = { generation: node.generation, values: new Map() };
+      this.byNode.set(node, entry);
+    }
+    if (entry.values.has(key)) return entry.values.get(key) as V;
+    if (entry.values.size >= MAX_KEYS_PER_NODE) entry.values.clear();
+    const value = compute(node, arg);
+    entry.values.set(key, value);
+    return value;
+  }
+}
+
+/**
+ * A sum over a list of nodes of per-node contributions, kept across cycles: an update recomputes
+ * only the slots whose NodeInfo object or generation changed since the last one, taking the old
+ * contribution out and putting the new one in. The sum itself lives wherever `apply` writes.
+ */
+export class NodeAggregate<C> {
+  private readonly slots: Array<NodeInfo | undefined> = [];
+  private readonly generations: number[] = [];
+  private readonly contributions: C[] = [];
+
+  constructor(
+    private readonly compute: (node: NodeInfo) => C,
+    private readonly apply: (contribution: C, sign: 1 | -1) => void,
+  ) {}
+
+  update(nodes: readonly NodeInfo[]): void {
+    const { slots, generations, contributions } = this;
+    for (let i = 0; i < nodes.length; i++) {
+      const node = nodes[i] as NodeInfo;
+      if (slots[i] === node && generations[i] === node.generation) continue;
+      if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
+      const contribution = this.compute(node);
+      this.apply(contribution, 1);
+      slots[i] = node;
+      generations[i] = node.generation;
+      contributions[i] = contribution;
+    }
+    for (let i = nodes.length; i < slots.length; i++) if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
+    slots.length = generations.length = contributions.length = nodes.length;
+  }
+}
+
+/** Values by key (one per distinct pod shape), the least recently used dropped beyond `capacity`. */
+export class LruCache<V> {
+  private readonly byKey = new Map<string, V>();
+
+  constructor(private readonly capacity: number) {}
+
+  get(key: string, create: () => V): V {
+    let value = this.byKey.get(key);
+    if (value === undefined) value = create();
+    else this.byKey.delete(key);
+    this.byKey.set(key, value);
+    if (this.byKey.size > this.capacity) this.byKey.delete(this.byKey.keys().next().value as string);
+    return value;
+  }
+}

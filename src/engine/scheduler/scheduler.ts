@@ -1,0 +1,179 @@
+// The scheduling loop (upstream scheduleOne): pop a pod from the queue, run the framework on a
+// snapshot of the cache, assume the pod on the chosen node, run the binding pipeline through the
+// Binder, then confirm the pod in the cache or forget it and requeue. Cluster events (pods and nodes
+// added, updated, removed) feed the cache and wake the pods they could help.
+import type { Clock, ManualClock } from '../api/clock';
+import { podKey, type Node, type Pod } from '../api/types';
+import type { ClusterCache } from '../cache/cache';
+import { CycleState } from '../framework/cycle-state';
+import type { Diagnosis } from '../framework/diagnosis';
+import { podInfo } from '../framework/node-info';
+import type { Framework } from '../framework/runtime';
+import type { Snapshot } from '../framework/snapshot';
+import { errorStatus, isRejection, SUCCESS, type Status } from '../framework/status';
+import { SchedulingQueue, type ClusterEvent } from '../queue/scheduling-queue';
+import { DEFAULT_SCHEDULER_NAME } from '../framework/profile';
+
+export interface ScheduleOutcome {
+  /** namespace/name */
+  readonly pod: string;
+  /** Set when the pod was bound. */
+  readonly node?: string;
+  readonly diagnosis: Diagnosis;
+  /** How many cycles the pod has been through. */
+  readonly attempts: number;
+}
+
+/** A pod the scheduler cannot take at all (malformed requests): reported, never queued. */
+export interface RejectedPod {
+  readonly pod: string;
+  readonly error: string;
+}
+
+export interface SchedulerOptions {
+  readonly framework: Framework;
+  readonly cache: ClusterCache;
+  readonly clock: Clock;
+  /** Pods whose spec.schedulerName names another scheduler are left alone. */
+  readonly schedulerName?: string;
+}
+
+export class Scheduler {
+  readonly queue: SchedulingQueue;
+  /** The latest outcome per pod (namespace/name). */
+  readonly outcomes = new Map<string, ScheduleOutcome>();
+  readonly rejected: RejectedPod[] = [];
+  /** Queue id (uid) of each pending pod by namespace/name. */
+  private readonly pendingIds = new Map<string, string>();
+  private snapshot: Snapshot;
+  private readonly schedulerName: string;
+
+  constructor(private readonly options: SchedulerOptions) {
+    this.schedulerName = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
+    this.queue = new SchedulingQueue({ clock: options.clock, less: options.framework.queueSortLess });
+    this.snapshot = options.cache.snapshot();
+  }
+
+  /** Whether this scheduler is responsible for the pod (unbound, its scheduler, still pending). */
+  responsibleFor(pod: Pod): boolean {
+    const phase = pod.status?.phase;
+    return !pod.spec.nodeName && (pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME) === this.schedulerName && phase !== 'Succeeded' && phase !== 'Failed';
+  }
+
+  onPodAdd(pod: Pod): void {
+    if (pod.spec.nodeName) {
+      this.cacheChanged(this.options.cache.addPod(pod), 'PodAdd');
+      return;
+    }
+    if (!this.responsibleFor(pod)) return;
+    const info = podInfo(pod);
+    if (!info.ok) {
+      this.rejected.push({ pod: podKey(pod), error: info.error });
+      return;
+    }
+    this.pendingIds.set(info.value.key, info.value.id);
+    this.queue.add(info.value);
+  }
+
+  onPodUpdate(pod: Pod): void {
+    if (pod.spec.nodeName) {
+      const known = pod.metadata.uid ? this.options.cache.getPod(pod.metadata.uid) : undefined;
+      this.cacheChanged(known ? this.options.cache.updatePod(pod) : this.options.cache.addPod(pod), 'PodUpdate');
+      return;
+    }
+    const info = podInfo(pod);
+    if (info.ok && this.responsibleFor(pod)) this.queue.update(info.value);
+  }
+
+  onPodDelete(pod: Pod): void {
+    if (pod.spec.nodeName) this.cacheChanged(this.options.cache.removePod(pod), 'PodDelete');
+    const info = podInfo(pod);
+    if (info.ok) this.queue.delete(info.value.id);
+  }
+
+  onNodeAdd(node: Node): void {
+    this.cacheChanged(this.options.cache.addNode(node), 'NodeAdd');
+  }
+
+  onNodeUpdate(node: Node): void {
+    this.cacheChanged(this.options.cache.updateNode(node), 'NodeUpdate');
+  }
+
+  onNodeDelete(name: string): void {
+    this.cacheChanged(this.options.cache.removeNode(name), 'NodeDelete');
+  }
+
+  /**
+   * One scheduling cycle for the next pod in activeQ; undefined when there is none. A pod that fits
+   * nowhere waits among the unschedulable pods; one that failed to bind backs off.
+   */
+  async scheduleNext(): Promise<ScheduleOutcome | undefined> {
+    const queued = this.queue.pop();
+    if (!queued) return undefined;
+    const { info } = queued;
+    const { framework, cache } = this.options;
+    cache.updateSnapshot(this.snapshot);
+    const state = new CycleState();
+    const result = framework.scheduleOne(state, info, this.snapshot);
+    if (!result.ok) {
+      const rejectors = new Set(result.diagnosis.rejections.map((r) => r.plugin));
+      if (result.status.plugin) rejectors.add(result.status.plugin);
+      if (isRejection(result.status)) this.queue.addUnschedulable(queued, rejectors);
+      else this.queue.addBackoff(queued);
+      return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts });
+    }
+    const commit = await framework.commit(state, info, result.candidates, result.diagnosis, {
+      assume: (node) => statusOf(cache.assumePod(info.pod, node)),
+      forget: () => void cache.forgetPod(info.pod),
+    });
+    if (!commit.ok) {
+      this.queue.addBackoff(queued);
+      return this.record({ pod: info.key, diagnosis: commit.diagnosis, attempts: queued.attempts });
+    }
+    cache.finishBinding(info.pod);
+    // The binder has answered: confirm the pod as the watch would, so it stops being only assumed.
+    cache.addPod({ ...info.pod, spec: { ...info.pod.spec, nodeName: commit.node } });
+    this.queue.done(info.id);
+    this.queue.onEvent('PodAdd');
+    return this.record({ pod: info.key, node: commit.node, diagnosis: commit.diagnosis, attempts: queued.attempts });
+  }
+
+  /**
+   * Runs cycles until nothing more can happen without a cluster change: activeQ empty and no pod
+   * backing off. Time is simulated: a backoff is waited out by advancing `clock`. A pod that has
+   * failed `maxAttempts` times is given up on (its last outcome stays). For previews and the CLI; a
+   * live scheduler runs on the real clock instead.
+   */
+  async runUntilIdle(clock: ManualClock, { maxAttempts = 5, onCycle }: { maxAttempts?: number; onCycle?: (outcome: ScheduleOutcome) => void } = {}): Promise<void> {
+    for (;;) {
+      const outcome = await this.scheduleNext();
+      if (outcome) {
+        if (!outcome.node && outcome.attempts >= maxAttempts) {
+          const pod = this.pendingIds.get(outcome.pod);
+          if (pod) this.queue.delete(pod);
+        }
+        onCycle?.(outcome);
+        continue;
+      }
+      if (this.queue.counts().backoff === 0) return;
+      clock.advance(BACKOFF_STEP_MS);
+      this.queue.flushBackoffCompleted();
+    }
+  }
+
+  private record(outcome: ScheduleOutcome): ScheduleOutcome {
+    this.outcomes.set(outcome.pod, outcome);
+    return outcome;
+  }
+
+  private cacheChanged(result: { ok: boolean }, event: ClusterEvent): void {
+    if (result.ok) this.queue.onEvent(event);
+  }
+}
+
+/** How far simulated time moves while waiting for a backoff (the queue's flush period). */
+const BACKOFF_STEP_MS = 1000;
+
+function statusOf(result: { ok: true } | { ok: false; error: { message: string } }): Status {
+  return result.ok ? SUCCESS : errorStatus(result.error.message);
+}

@@ -1,0 +1,139 @@
+// The seam between the store and a SQLite binding. better-sqlite3 is native and loads only into
+// the Node ABI it was built for; inside another host (an editor's bundled Node) it can fail to load,
+// so the store falls back to Node's own node:sqlite (Node >= 22.5) and, when neither loads, reports
+// one error value and the caller runs without history.
+import { err, ok, type Result } from '../engine/api/result';
+
+export type SqlValue = string | number | bigint | Uint8Array | null;
+export type Row = Record<string, unknown>;
+
+export interface SqlStatement {
+  run(...params: SqlValue[]): { changes: number; lastInsertRowid: number };
+  get(...params: SqlValue[]): Row | undefined;
+  all(...params: SqlValue[]): Row[];
+}
+
+export interface SqlDatabase {
+  readonly driver: DriverName;
+  exec(sql: string): void;
+  prepare(sql: string): SqlStatement;
+  close(): void;
+}
+
+export type DriverName = 'better-sqlite3' | 'node:sqlite';
+
+export interface DriverLoader {
+  readonly name: DriverName;
+  /** Loads the binding (throws when it cannot) and returns how to open a file with it. */
+  load(): Promise<(path: string) => SqlDatabase>;
+}
+
+interface NativeStatement {
+  run(...params: SqlValue[]): { changes: number | bigint; lastInsertRowid: number | bigint };
+  get(...params: SqlValue[]): unknown;
+  all(...params: SqlValue[]): unknown[];
+}
+
+interface NativeDatabase {
+  exec(sql: string): unknown;
+  prepare(sql: string): NativeStatement;
+  close(): unknown;
+}
+
+function wrap(driver: DriverName, db: NativeDatabase): SqlDatabase {
+  // better-sqlite3 binds an array as the parameter list, which spares spreading the multi-row
+  // inserts' hundreds of values a second time; node:sqlite wants them spread.
+  const bindsArrays = driver === 'better-sqlite3';
+  return {
+    driver,
+    exec: (sql) => void db.exec(sql),
+    prepare: (sql) => {
+      const st = db.prepare(sql);
+      return {
+        run: (...params) => {
+          const r = bindsArrays ? st.run(params as unknown as SqlValue) : st.run(...params);
+          return { changes: Number(r.changes), lastInsertRowid: Number(r.lastInsertRowid) };
+        },
+        get: (...params) => st.get(...params) as Row | undefined,
+        all: (...params) => st.all(...params) as Row[],
+      };
+    },
+    close: () => void db.close(),
+  };
+}
+
+export const betterSqlite3: DriverLoader = {
+  name: 'better-sqlite3',
+  async load() {
+    const Database = (await import('better-sqlite3')).default;
+    // The native addon loads on first construction: an in-memory probe surfaces an ABI mismatch
+    // here, as a load failure, rather than as a failure to open the user's file.
+    new Database(':memory:').close();
+    return (path) => wrap('better-sqlite3', new Database(path) as unknown as NativeDatabase);
+  },
+};
+
+// The specifier is a variable so the type checker (typed for Node 20, which lacks the module) and
+// the bundler leave it to the runtime.
+const NODE_SQLITE = 'node:sqlite';
+
+export const nodeSqlite: DriverLoader = {
+  name: 'node:sqlite',
+  async load() {
+    const { DatabaseSync } = (await import(NODE_SQLITE)) as { DatabaseSync: new (path: string) => NativeDatabase };
+    return (path) => wrap('node:sqlite', new DatabaseSync(path));
+  },
+};
+
+export const DEFAULT_LOADERS: readonly DriverLoader[] = [betterSqlite3, nodeSqlite];
+
+export type OpenFailure = { readonly kind: 'no-driver' | 'cannot-open'; readonly message: string };
+
+/**
+ * Opens `path` with the first driver whose binding loads. When none loads, the error names every
+ * driver tried and why; when one loads but the file cannot be opened, it says so.
+ */
+export async function openDatabase(path: string, loaders: readonly DriverLoader[] = DEFAULT_LOADERS): Promise<Result<SqlDatabase, OpenFailure>> {
+  const failures: string[] = [];
+  for (const loader of loaders) {
+    let open: (path: string) => SqlDatabase;
+    try {
+      open = await loader.load();
+    } catch (e) {
+      failures.push(`${loader.name}: ${firstLine(e)}`);
+      continue;
+    }
+    try {
+      return ok(open(path));
+    } catch (e) {
+      return err({ kind: 'cannot-open', message: `cannot open ${path} (${loader.name}): ${firstLine(e)}` });
+    }
+  }
+  return err({ kind: 'no-driver', message: `no SQLite driver could be loaded, plan history is off (${failures.join('; ')})` });
+}
+
+export function firstLine(e: unknown): string {
+  const text = e instanceof Error ? e.message : String(e);
+  return text.split('\n')[0] ?? text;
+}
+
+/**
+ * Runs `body` in a BEGIN IMMEDIATE transaction: the write lock is taken up front, so a second
+ * process waits on busy_timeout instead of failing when a read transaction would need upgrading.
+ * Any exception rolls everything back and is rethrown.
+ */
+export function immediate<T>(db: SqlDatabase, body: () => T): T {
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    const result = body();
+    db.exec('COMMIT');
+    return result;
+  } catch (e) {
+    try {
+      db.exec('ROLLBACK');
+    } catch {
+      // SQLite already rolled back (it does on some errors, e.g. a full disk); the first error is the one to report.
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,513 @@
+// The plan history: every run and every plan, with failures kept compactly, compared and exported.
+// One PlanStore owns one connection; a second process (the CLI beside the editor) opens its own and
+// the two share the file through WAL and busy_timeout. Every method returns a Result: a database
+// that cannot be read or written is an expected outcome the caller shows, not a crash.
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Clock } from '../engine/api/clock';
+import { err, ok, type Result } from '../engine/api/result';
+import type { Diagnosis } from '../engine/framework/diagnosis';
+import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
+import { schedulePlanObject, type SchedulePlanObject } from '../engine/planner/schedule-plan';
+import { systemClock } from '../platform/clock';
+import { diffPlacements, type Placements } from './diff';
+import { Chunk, packDiagnoses, readSummary, summaryColumns, type DiagnosisSummary, type ReasonCount } from './diagnoses';
+import { firstLine, immediate, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';
+import { hasForeignTables, migrate, SCHEMA_VERSION, userVersion } from './schema';
+import type {
+  ClaimOutcome,
+  ClaimRecord,
+  Page,
+  Paging,
+  HistoryQuery,
+  PlanDiff,
+  PlanStatus,
+  PlanSummary,
+  RunKind,
+  RunOutcome,
+  RunSummary,
+  Source,
+  SourceKind,
+  SourceRef,
+  StoredPlan,
+  StoreError,
+  StoreOptions,
+  TriggerCause,
+  TriggerTransition,
+} from './types';
+
+const DEFAULT_LIMIT = 50;
+/** Rows per multi-row INSERT (well under SQLite's 32,766 parameters). */
+const BATCH = 64;
+
+/**
+ * Opens (creating it and its directory if needed) and migrates the history at `file`. Never throws:
+ * no loadable driver, a file that is not a history database, or one from a newer Podplan (refused
+ * and left untouched) come back as errors the caller can show before running without history.
+ */
+export async function openStore(file: string, options: StoreOptions = {}): Promise<Result<PlanStore, StoreError>> {
+  if (file !== ':memory:') {
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+    } catch (e) {
+      return err({ kind: 'cannot-open', message: `cannot create the directory of ${file}: ${firstLine(e)}` });
+    }
+  }
+  const opened = await openDatabase(file, options.loaders);
+  if (!opened.ok) return opened;
+  const db = opened.value;
+  const ready = prepareDatabase(db, file, options.busyTimeoutMs ?? 5000);
+  if (!ready.ok) {
+    db.close();
+    return ready;
+  }
+  return ok(new PlanStore(db, file, options));
+}
+
+function prepareDatabase(db: SqlDatabase, file: string, busyTimeoutMs: number): Result<void, StoreError> {
+  try {
+    db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    // Read before anything writes: a refused file must be left exactly as it was.
+    const version = userVersion(db);
+    if (version > SCHEMA_VERSION) {
+      return err({
+        kind: 'newer-schema',
+        message: `${file} was written by a newer Podplan (schema version ${version}, this one knows up to ${SCHEMA_VERSION}); it was left untouched. Use a newer Podplan or another database file.`,
+      });
+    }
+    if (version === 0 && hasForeignTables(db)) {
+      return err({ kind: 'not-a-database', message: `${file} is not a Podplan history: it holds another program's tables; it was left untouched.` });
+    }
+    const mode = db.prepare('PRAGMA journal_mode = WAL').get()?.['journal_mode'];
+    if (mode !== 'wal' && file !== ':memory:') return err({ kind: 'cannot-open', message: `${file}: cannot switch to WAL mode (got ${String(mode)})` });
+    // FULL: a committed plan survives power loss too, for one fsync per plan.
+    db.exec('PRAGMA synchronous = FULL');
+    db.exec('PRAGMA foreign_keys = ON');
+    // A 10,000-pod plan is ~10 MB of pages in one transaction: a cache that holds it all saves
+    // spilling and re-reading pages mid-transaction (2 MB by default; grown only as used).
+    db.exec('PRAGMA cache_size = -65536');
+    const migrated = migrate(db);
+    if (!migrated.ok) return err({ kind: 'newer-schema', message: migrated.error });
+    return ok(undefined);
+  } catch (e) {
+    const message = firstLine(e);
+    return err({ kind: /not a database/i.test(message) ? 'not-a-database' : 'sqlite', message: `${file}: ${message}` });
+  }
+}
+
+/** Cuts user info, query and fragment from a server URL: the places a credential can hide. */
+export function safeServer(server: string): string {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)?(?:[^/?#@]*@)?([^?#]*)/i.exec(server.trim());
+  return `${match?.[1] ?? ''}${match?.[2] ?? ''}`;
+}
+
+const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.profile, p.profile_hash,
+  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
+const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id';
+
+export class PlanStore {
+  readonly driver: DriverName;
+  private readonly clock: Clock;
+  private readonly keepPerPodSet: number;
+  private readonly topScores: number;
+  private readonly statements = new Map<string, SqlStatement>();
+
+  constructor(
+    private readonly db: SqlDatabase,
+    readonly file: string,
+    options: StoreOptions,
+  ) {
+    this.driver = db.driver;
+    this.clock = options.clock ?? systemClock;
+    this.keepPerPodSet = Math.max(1, options.keepPerPodSet ?? 100);
+    this.topScores = Math.max(0, options.topScores ?? 3);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  // ---- runs
+
+  /** Starts a run (a preview, a trigger firing, a live session) on a source; its plans are saved under it. */
+  startRun(source: SourceRef, kind: RunKind): Result<number, StoreError> {
+    return this.attempt(() =>
+      immediate(this.db, () => this.sql('INSERT INTO runs (source_id, kind, started_at) VALUES (?, ?, ?)').run(this.sourceId(source), kind, this.clock.now()).lastInsertRowid),
+    );
+  }
+
+  finishRun(runId: number, outcome: Exclude<RunOutcome, 'running'>, message?: string): Result<void, StoreError> {
+    const changed = this.attempt(() => this.sql('UPDATE runs SET finished_at = ?, outcome = ?, message = ? WHERE id = ?').run(this.clock.now(), outcome, message ?? null, runId).changes);
+    if (!changed.ok) return changed;
+    return changed.value === 0 ? notFound(`run ${runId}`) : ok(undefined);
+  }
+
+  runs(query: Paging & { readonly source?: SourceRef } = {}): Result<Page<RunSummary>, StoreError> {
+    return this.attempt(() => {
+      const where: string[] = [];
+      const params: SqlValue[] = [];
+      if (query.source) {
+        where.push('r.source_id = ?');
+        params.push(this.existingSourceId(query.source));
+      }
+      return this.page('SELECT r.*, s.kind AS source_kind, s.name AS source_name, s.server AS source_server FROM runs r JOIN sources s ON s.id = r.source_id', 'r.id', where, params, query, (row) => ({
+        id: row['id'] as number,
+        source: sourceOf(row),
+        kind: row['kind'] as RunKind,
+        startedAt: row['started_at'] as number,
+        ...optional('finishedAt', row['finished_at'] as number | null),
+        outcome: row['outcome'] as RunOutcome,
+        ...optional('message', row['message'] as string | null),
+      }));
+    });
+  }
+
+  // ---- plans
+
+  /**
+   * Saves a plan under a run, in one transaction with its assignments, unplaced pods and diagnoses,
+   * and prunes the pod set's history to the newest `keepPerPodSet` in the same transaction. Encoding
+   * and compression happen before the write lock is taken.
+   */
+  savePlan(runId: number, plan: Plan, meta: { readonly profileHash: string }): Result<number, StoreError> {
+    const duplicate = firstDuplicate([...plan.assignments.map((a) => a.pod), ...plan.unplaced.map((u) => u.pod)]);
+    if (duplicate !== undefined) return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} lists pod ${duplicate} more than once` });
+    return this.attempt(() => {
+      const diagnosed: Array<{ pod: string; diagnosis: Diagnosis }> = [];
+      for (const a of plan.assignments) if (a.diagnosis) diagnosed.push({ pod: a.pod, diagnosis: a.diagnosis });
+      for (const u of plan.unplaced) diagnosed.push({ pod: u.pod, diagnosis: u.diagnosis });
+      const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis));
+      const summaries = diagnosed.map((d) => summaryColumns(d.diagnosis, this.topScores));
+      return immediate(this.db, () => {
+        const id = this.sql(
+          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, profile, profile_hash, snapshot_hash, created_at, placed, unplaced)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(runId, plan.podSet, plan.namespace, plan.trigger ?? null, plan.planner, plan.profile, meta.profileHash, plan.snapshotHash, plan.createdAt, plan.assignments.length, plan.unplaced.length).lastInsertRowid;
+        const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
+        const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
+        this.insertMany('assignments', ['plan_id', 'pod', 'node', 'seq'], plan.assignments, (a, i) => [id, a.pod, a.node, i]);
+        this.insertMany('unplaced', ['plan_id', 'pod', 'message', 'seq'], plan.unplaced, (u, i) => [id, u.pod, u.message, i]);
+        this.insertMany('diagnoses', ['plan_id', 'pod', 'reasons', 'top_scores', 'chunk_id', 'slot'], diagnosed, (d, i) => {
+          const place = packed.places[i]!;
+          const summary = summaries[i]!;
+          return [id, d.pod, summary.reasons, summary.topScores, chunkIds[place.chunk]!, place.slot];
+        });
+        this.sql(
+          `DELETE FROM plans WHERE status != 'applied' AND id IN (
+             SELECT id FROM plans WHERE namespace = ? AND pod_set = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`,
+        ).run(plan.namespace, plan.podSet, this.keepPerPodSet);
+        return id;
+      });
+    });
+  }
+
+  /** Plans newest first, filtered by any of pod set, namespace, trigger, source and status. */
+  history(query: HistoryQuery = {}): Result<Page<PlanSummary>, StoreError> {
+    return this.attempt(() => {
+      const where: string[] = [];
+      const params: SqlValue[] = [];
+      const filter = (clause: string, value: SqlValue | undefined): void => {
+        if (value === undefined) return;
+        where.push(clause);
+        params.push(value);
+      };
+      filter('p.namespace = ?', query.namespace);
+      filter('p.pod_set = ?', query.podSet);
+      filter('p.trigger_name = ?', query.trigger);
+      filter('p.status = ?', query.status);
+      if (query.source) filter('r.source_id = ?', this.existingSourceId(query.source));
+      return this.page(`SELECT ${PLAN_COLUMNS} FROM ${PLAN_FROM}`, 'p.id', where, params, query, summaryOf);
+    });
+  }
+
+  summary(id: number): Result<PlanSummary, StoreError> {
+    const row = this.attempt(() => this.sql(`SELECT ${PLAN_COLUMNS} FROM ${PLAN_FROM} WHERE p.id = ?`).get(id));
+    if (!row.ok) return row;
+    return row.value ? ok(summaryOf(row.value)) : notFound(`plan ${id}`);
+  }
+
+  /** The whole plan in the planner's order, each pod with its reason histogram and top scores. */
+  getPlan(id: number): Result<StoredPlan, StoreError> {
+    const summary = this.summary(id);
+    if (!summary.ok) return summary;
+    return this.attempt(() => {
+      const summaries = new Map<string, DiagnosisSummary>();
+      for (const row of this.sql('SELECT pod, reasons, top_scores FROM diagnoses WHERE plan_id = ?').all(id)) {
+        summaries.set(row['pod'] as string, readSummary({ reasons: row['reasons'] as string, topScores: row['top_scores'] as string }));
+      }
+      const withSummary = <T extends { pod: string }>(item: T): T & { diagnosis?: DiagnosisSummary } => {
+        const diagnosis = summaries.get(item.pod);
+        return diagnosis ? { ...item, diagnosis } : item;
+      };
+      return {
+        summary: summary.value,
+        assignments: this.assignmentRows(id).map(withSummary),
+        unplaced: this.unplacedRows(id).map(withSummary),
+      };
+    });
+  }
+
+  /** One pod's full diagnosis, decompressed; undefined when the plan kept none for it. */
+  diagnosis(planId: number, pod: string): Result<Diagnosis | undefined, StoreError> {
+    return this.attempt(() => {
+      const row = this.sql('SELECT c.data, d.slot FROM diagnoses d JOIN diagnosis_chunks c ON c.id = d.chunk_id WHERE d.plan_id = ? AND d.pod = ?').get(planId, pod);
+      return row ? Chunk.open(row['data'] as Uint8Array).diagnosis(row['slot'] as number) : undefined;
+    });
+  }
+
+  /** The plan as the planner made it, every diagnosis decompressed. */
+  loadPlan(id: number): Result<Plan, StoreError> {
+    const summary = this.summary(id);
+    if (!summary.ok) return summary;
+    const s = summary.value;
+    return this.attempt(() => {
+      const chunks = new Map<number, Chunk>();
+      for (const row of this.sql('SELECT id, data FROM diagnosis_chunks WHERE plan_id = ?').all(id)) chunks.set(row['id'] as number, Chunk.open(row['data'] as Uint8Array));
+      const full = new Map<string, Diagnosis>();
+      for (const row of this.sql('SELECT pod, chunk_id, slot FROM diagnoses WHERE plan_id = ?').all(id)) {
+        const d = chunks.get(row['chunk_id'] as number)?.diagnosis(row['slot'] as number);
+        if (d) full.set(row['pod'] as string, d);
+      }
+      const assignments: PlanAssignment[] = this.assignmentRows(id).map((a) => {
+        const diagnosis = full.get(a.pod);
+        return diagnosis ? { ...a, diagnosis } : a;
+      });
+      const unplaced: UnplacedPod[] = [];
+      for (const u of this.unplacedRows(id)) {
+        const diagnosis = full.get(u.pod);
+        if (!diagnosis) throw new Error(`plan ${id}: the diagnosis of unplaced pod ${u.pod} is missing`);
+        unplaced.push({ ...u, diagnosis });
+      }
+      return {
+        podSet: s.podSet,
+        namespace: s.namespace,
+        ...(s.trigger !== undefined ? { trigger: s.trigger } : {}),
+        planner: s.planner,
+        profile: s.profile,
+        assignments,
+        unplaced,
+        createdAt: s.createdAt,
+        snapshotHash: s.snapshotHash,
+      };
+    });
+  }
+
+  /** What changed from plan `a` to plan `b`: pods moved, newly placed, newly unplaced (with why). */
+  diffPlans(a: number, b: number): Result<PlanDiff, StoreError> {
+    const from = this.summary(a);
+    if (!from.ok) return from;
+    const to = this.summary(b);
+    if (!to.ok) return to;
+    return this.attempt(() =>
+      diffPlacements(from.value, to.value, this.placements(a), this.placements(b), (pod) => {
+        const row = this.sql('SELECT reasons FROM diagnoses WHERE plan_id = ? AND pod = ?').get(b, pod);
+        return row ? (JSON.parse(row['reasons'] as string) as ReasonCount[]) : [];
+      }),
+    );
+  }
+
+  /** The plan as a SchedulePlan object under Pallet's name rule (src/manifests writes it as YAML). */
+  exportPlan(id: number): Result<SchedulePlanObject, StoreError> {
+    const summary = this.summary(id);
+    if (!summary.ok) return summary;
+    return this.attempt(() => schedulePlanObject({ ...summary.value, assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id) }));
+  }
+
+  latestApplied(podSet: string, namespace: string): Result<PlanSummary | undefined, StoreError> {
+    return this.attempt(() => {
+      const row = this.sql(`SELECT ${PLAN_COLUMNS} FROM ${PLAN_FROM} WHERE p.namespace = ? AND p.pod_set = ? AND p.status = 'applied' ORDER BY p.id DESC LIMIT 1`).get(namespace, podSet);
+      return row ? summaryOf(row) : undefined;
+    });
+  }
+
+  /** Marks the plan applied; the pod set's previously applied plan becomes superseded, in one transaction. */
+  markApplied(id: number): Result<void, StoreError> {
+    const summary = this.summary(id);
+    if (!summary.ok) return summary;
+    const { namespace, podSet } = summary.value;
+    return this.attempt(() =>
+      immediate(this.db, () => {
+        this.sql("UPDATE plans SET status = 'superseded' WHERE namespace = ? AND pod_set = ? AND status = 'applied' AND id != ?").run(namespace, podSet, id);
+        this.sql("UPDATE plans SET status = 'applied' WHERE id = ?").run(id);
+      }),
+    );
+  }
+
+  markSuperseded(id: number): Result<void, StoreError> {
+    const changed = this.attempt(() => this.sql("UPDATE plans SET status = 'superseded' WHERE id = ?").run(id).changes);
+    if (!changed.ok) return changed;
+    return changed.value === 0 ? notFound(`plan ${id}`) : ok(undefined);
+  }
+
+  // ---- triggers and claims
+
+  recordTriggerTransition(t: Omit<TriggerTransition, 'id'>): Result<number, StoreError> {
+    return this.attempt(
+      () =>
+        this.sql('INSERT INTO trigger_transitions (namespace, trigger_name, from_state, to_state, cause, at) VALUES (?, ?, ?, ?, ?, ?)').run(t.namespace, t.trigger, t.from ?? null, t.to, t.cause, t.at)
+          .lastInsertRowid,
+    );
+  }
+
+  triggerHistory(query: Paging & { readonly namespace?: string; readonly trigger?: string } = {}): Result<Page<TriggerTransition>, StoreError> {
+    return this.attempt(() => {
+      const [where, params] = equalities({ namespace: query.namespace, trigger_name: query.trigger });
+      return this.page('SELECT * FROM trigger_transitions', 'id', where, params, query, (row) => ({
+        id: row['id'] as number,
+        namespace: row['namespace'] as string,
+        trigger: row['trigger_name'] as string,
+        ...optional('from', row['from_state'] as string | null),
+        to: row['to_state'] as string,
+        cause: row['cause'] as TriggerCause,
+        at: row['at'] as number,
+      }));
+    });
+  }
+
+  recordClaim(c: Omit<ClaimRecord, 'id'>): Result<number, StoreError> {
+    return this.attempt(
+      () =>
+        this.sql('INSERT INTO claims (namespace, pool, request, pod, outcome, message, at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(c.namespace, c.pool, c.request, c.pod ?? null, c.outcome, c.message ?? null, c.at)
+          .lastInsertRowid,
+    );
+  }
+
+  claims(query: Paging & { readonly namespace?: string; readonly pool?: string } = {}): Result<Page<ClaimRecord>, StoreError> {
+    return this.attempt(() => {
+      const [where, params] = equalities({ namespace: query.namespace, pool: query.pool });
+      return this.page('SELECT * FROM claims', 'id', where, params, query, (row) => ({
+        id: row['id'] as number,
+        namespace: row['namespace'] as string,
+        pool: row['pool'] as string,
+        request: row['request'] as string,
+        ...optional('pod', row['pod'] as string | null),
+        outcome: row['outcome'] as ClaimOutcome,
+        ...optional('message', row['message'] as string | null),
+        at: row['at'] as number,
+      }));
+    });
+  }
+
+  // ---- internals
+
+  /** Statements are prepared once per SQL text and reused. */
+  private sql(text: string): SqlStatement {
+    let st = this.statements.get(text);
+    if (!st) {
+      st = this.db.prepare(text);
+      this.statements.set(text, st);
+    }
+    return st;
+  }
+
+  /** SQLite's own failures (a locked or full disk, a damaged file) as values. */
+  /** Rows go in BATCH to a statement: one call into SQLite per batch rather than per row. */
+  private insertMany<T>(table: string, columns: readonly string[], items: readonly T[], row: (item: T, index: number) => SqlValue[]): void {
+    const one = `(${columns.map(() => '?').join(', ')})`;
+    const head = `INSERT INTO ${table} (${columns.join(', ')}) VALUES `;
+    const batch = this.sql(head + Array<string>(BATCH).fill(one).join(', '));
+    let i = 0;
+    for (; i + BATCH <= items.length; i += BATCH) {
+      const params: SqlValue[] = [];
+      for (let j = i; j < i + BATCH; j++) params.push(...row(items[j]!, j));
+      batch.run(...params);
+    }
+    const single = this.sql(head + one);
+    for (; i < items.length; i++) single.run(...row(items[i]!, i));
+  }
+
+  private attempt<T>(body: () => T): Result<T, StoreError> {
+    try {
+      return ok(body());
+    } catch (e) {
+      return err({ kind: 'sqlite', message: firstLine(e) });
+    }
+  }
+
+  private sourceId(source: SourceRef): number {
+    const server = safeServer(source.server ?? '');
+    this.sql('INSERT INTO sources (kind, name, server) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(source.kind, source.name, server);
+    return this.sql('SELECT id FROM sources WHERE kind = ? AND name = ? AND server = ?').get(source.kind, source.name, server)!['id'] as number;
+  }
+
+  /** The source's id, or -1 (matching nothing) when it was never recorded. */
+  private existingSourceId(source: SourceRef): number {
+    const row = this.sql('SELECT id FROM sources WHERE kind = ? AND name = ? AND server = ?').get(source.kind, source.name, safeServer(source.server ?? ''));
+    return row ? (row['id'] as number) : -1;
+  }
+
+  private page<T>(select: string, idColumn: string, where: string[], params: SqlValue[], paging: Paging, map: (row: Row) => T): Page<T> {
+    const limit = Math.max(1, Math.floor(paging.limit ?? DEFAULT_LIMIT));
+    const conditions = paging.before !== undefined ? [...where, `${idColumn} < ?`] : where;
+    const values = paging.before !== undefined ? [...params, paging.before] : params;
+    const text = `${select}${conditions.length ? ` WHERE ${conditions.join(' AND ')}` : ''} ORDER BY ${idColumn} DESC LIMIT ?`;
+    // One row more than asked tells whether another page follows.
+    const rows = this.sql(text).all(...values, limit + 1);
+    const items = rows.slice(0, limit).map(map);
+    const last = rows.length > limit ? rows[limit - 1] : undefined;
+    return last ? { items, next: last['id'] as number } : { items };
+  }
+
+  private assignmentRows(planId: number): Array<{ pod: string; node: string }> {
+    return this.sql('SELECT pod, node FROM assignments WHERE plan_id = ? ORDER BY seq').all(planId) as Array<{ pod: string; node: string }>;
+  }
+
+  private unplacedRows(planId: number): Array<{ pod: string; message: string }> {
+    return this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ? ORDER BY seq').all(planId) as Array<{ pod: string; message: string }>;
+  }
+
+  /** pod → node for placed pods, pod → message for unplaced ones. */
+  private placements(planId: number): Placements {
+    const placed = new Map<string, string>();
+    for (const row of this.sql('SELECT pod, node FROM assignments WHERE plan_id = ?').all(planId)) placed.set(row['pod'] as string, row['node'] as string);
+    const unplaced = new Map<string, string>();
+    for (const row of this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ?').all(planId)) unplaced.set(row['pod'] as string, row['message'] as string);
+    return { placed, unplaced };
+  }
+}
+
+function summaryOf(row: Row): PlanSummary {
+  return {
+    id: row['id'] as number,
+    runId: row['run_id'] as number,
+    source: sourceOf(row),
+    podSet: row['pod_set'] as string,
+    namespace: row['namespace'] as string,
+    ...optional('trigger', row['trigger_name'] as string | null),
+    planner: row['planner'] as string,
+    profile: row['profile'] as string,
+    profileHash: row['profile_hash'] as string,
+    snapshotHash: row['snapshot_hash'] as string,
+    status: row['status'] as PlanStatus,
+    createdAt: row['created_at'] as number,
+    placed: row['placed'] as number,
+    unplaced: row['unplaced'] as number,
+  };
+}
+
+function sourceOf(row: Row): Source {
+  return { kind: row['source_kind'] as SourceKind, name: row['source_name'] as string, server: row['source_server'] as string };
+}
+
+function optional<K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } {
+  return (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** `column = ?` for each given value. */
+function equalities(values: Record<string, string | undefined>): [string[], SqlValue[]] {
+  const entries = Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined);
+  return [entries.map(([column]) => `${column} = ?`), entries.map(([, value]) => value)];
+}
+
+function firstDuplicate(names: readonly string[]): string | undefined {
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n)) return n;
+    seen.add(n);
+  }
+  return undefined;
+}
+
+function notFound(what: string): Result<never, StoreError> {
+  return err({ kind: 'not-found', message: `${what} is not in the history` });
+}

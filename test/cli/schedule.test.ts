@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cli } from './run-cli';
+
+/** The example workspace as the in-memory file table the CLI harness reads. */
+function exampleFiles(): Record<string, string> {
+  const dir = 'examples/cluster';
+  return Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]));
+}
+
+const TWO_NODES = `
+apiVersion: v1
+kind: Node
+metadata: { name: n1, labels: { kubernetes.io/hostname: n1 } }
+status: { allocatable: { cpu: "2", memory: 8Gi, pods: "110" } }
+---
+apiVersion: v1
+kind: Node
+metadata: { name: n2, labels: { kubernetes.io/hostname: n2 } }
+status: { allocatable: { cpu: "4", memory: 8Gi, pods: "110" } }
+`;
+
+const pod = (name: string, cpu: string) => `---
+apiVersion: v1
+kind: Pod
+metadata: { name: ${name} }
+spec:
+  containers:
+    - name: main
+      resources: { requests: { cpu: "${cpu}" } }
+`;
+
+describe('cli schedule', () => {
+  it('schedules the bundled example and explains the two pods that cannot be placed (exit 1)', async () => {
+    const { code, stdout } = await cli(['schedule', 'examples/cluster'], exampleFiles());
+    assert.equal(code, 1);
+    assert.match(stdout, /^POD\s+NODE\s+SCORE$/m);
+    assert.match(stdout, /^ {2}ml\/trainer: 0\/6 nodes are available: 1 node\(s\) had untolerated taint \{nvidia\.com\/gpu: present\}, .*5 Insufficient nvidia\.com\/gpu\.$/m);
+    assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\.$/m);
+    assert.match(stdout, /^12 of 14 pending pods placed\.$/m);
+  });
+
+  it('places every pod and exits 0 when all fit', async () => {
+    const { code, stdout } = await cli(['schedule', 'c.yaml'], { 'c.yaml': TWO_NODES + pod('a', '1') + pod('b', '1') });
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^default\/a\s+n2\s+\d+$/m);
+    assert.match(stdout, /2 of 2 pending pods placed\./);
+  });
+
+  it('prints outcomes and diagnoses as JSON with --json', async () => {
+    const { code, stdout } = await cli(['schedule', '--json', 'c.yaml'], { 'c.yaml': TWO_NODES + pod('huge', '64') });
+    assert.equal(code, 1);
+    const json = JSON.parse(stdout) as { outcomes: Array<{ pod: string; node: string | null; message: string; diagnosis: { nodesTotal: number } }> };
+    assert.deepEqual(
+      json.outcomes.map((o) => [o.pod, o.node, o.message, o.diagnosis.nodesTotal]),
+      [['default/huge', null, '0/2 nodes are available: 2 Insufficient cpu.', 2]],
+    );
+  });
+
+  describe('bad input gives located errors and exit 2', () => {
+    const table: Array<[what: string, files: Record<string, string>, args: string[], expected: RegExp]> = [
+      ['broken YAML', { 'c.yaml': TWO_NODES + '---\nkind: Pod\nmetadata: { name: [\n' }, ['c.yaml'], /^c\.yaml:\d+:\d+: error yaml-syntax/m],
+      ['a malformed quantity', { 'c.yaml': TWO_NODES + pod('a', 'lots') }, ['c.yaml'], /^c\.yaml:18:37: error bad-quantity: spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/m],
+      ['a missing path', {}, ['nowhere'], /^nowhere: ENOENT/m],
+      ['a bad profile weight', { 'c.yaml': TWO_NODES, 'p.yaml': 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - plugins:\n      score:\n        enabled:\n          - name: NodeAffinity\n            weight: 1000\n' }, ['c.yaml', '--profile', 'p.yaml'], /^p\.yaml:8:21: error: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m],
+      ['no paths', {}, [], /no paths given/],
+      ['a bad seed', { 'c.yaml': TWO_NODES }, ['c.yaml', '--seed', 'x'], /--seed must be a whole number/],
+    ];
+    for (const [what, files, args, expected] of table) {
+      it(what, async () => {
+        const { code, stderr } = await cli(['schedule', ...args], files);
+        assert.equal(code, 2, stderr);
+        assert.match(stderr, expected);
+      });
+    }
+  });
+
+  it('documents itself with --help', async () => {
+    const { code, stdout } = await cli(['schedule', '--help']);
+    assert.equal(code, 0);
+    assert.match(stdout, /Usage: podplan schedule <paths…>/);
+  });
+});

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../../src/engine/api/clock';
+import { seededRandom } from '../../../src/engine/api/random';
+import type { Pod } from '../../../src/engine/api/types';
+import { ClusterCache } from '../../../src/engine/cache/cache';
+import type { Binder } from '../../../src/engine/framework/binder';
+import { Framework } from '../../../src/engine/framework/runtime';
+import { errorStatus, SUCCESS } from '../../../src/engine/framework/status';
+import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
+import { inTreeRegistry } from '../../../src/engine/plugins/registry';
+import { Scheduler } from '../../../src/engine/scheduler/scheduler';
+import { makeNode, makePod, type NodeBuilder, type PodBuilder } from '../../builders';
+
+/** A binder that refuses the nodes in `refuse` and records what it bound. */
+function recordingBinder(refuse: readonly string[] = []): Binder & { bound: Array<[string, string]> } {
+  const bound: Array<[string, string]> = [];
+  return {
+    bound,
+    bind: async (pod: Pod, node: string) => {
+      if (refuse.includes(node)) return errorStatus(`node ${node} refused the binding`);
+      bound.push([pod.metadata.name, node]);
+      return SUCCESS;
+    },
+  };
+}
+
+function setup(nodes: NodeBuilder[], pods: PodBuilder[], binder: Binder = recordingBinder()) {
+  const registry = inTreeRegistry();
+  assert.ok(registry.ok, 'registry builds');
+  const framework = Framework.build(registry.value, DEFAULT_PROFILE, { random: seededRandom(1), binder });
+  assert.ok(framework.ok, 'default profile builds');
+  const clock = new ManualClock(0);
+  const cache = new ClusterCache({ clock, assumedPodTtlMs: 30_000 });
+  const scheduler = new Scheduler({ framework: framework.value, cache, clock });
+  for (const n of nodes) scheduler.onNodeAdd(n.obj);
+  for (const p of pods) scheduler.onPodAdd(p.obj);
+  return { scheduler, cache, clock };
+}
+
+const placements = (s: Scheduler) => Object.fromEntries([...s.outcomes].map(([pod, o]) => [pod, o.node ?? null]));
+
+describe('engine/scheduler/scheduler', () => {
+  it('places a pod on the least allocated node, and the next one around it', async () => {
+    const busy = makePod('busy').req({ cpu: '3', memory: '1Gi' }).node('n1');
+    const { scheduler, clock } = setup([makeNode('n1'), makeNode('n2')], [busy, makePod('a').req({ cpu: '1' }), makePod('b').req({ cpu: '1' })]);
+    await scheduler.runUntilIdle(clock);
+    assert.deepEqual(placements(scheduler), { 'default/a': 'n2', 'default/b': 'n2' });
+  });
+
+  it('schedules by priority: the important pod takes the only room', async () => {
+    const { scheduler, clock } = setup([makeNode('n1').alloc({ cpu: '1', memory: '4Gi', pods: '10' })], [makePod('low').req({ cpu: '1' }).priority(1), makePod('high').req({ cpu: '1' }).priority(100)]);
+    await scheduler.runUntilIdle(clock);
+    assert.equal(scheduler.outcomes.get('default/high')?.node, 'n1');
+    assert.equal(scheduler.outcomes.get('default/low')?.node, undefined);
+    assert.equal(scheduler.outcomes.get('default/low')?.diagnosis.message, '0/1 nodes are available: 1 Insufficient cpu.');
+  });
+
+  it('keeps an unschedulable pod until a node that helps arrives, then places it', async () => {
+    const { scheduler, clock } = setup([makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })], [makePod('big').req({ cpu: '8' })]);
+    await scheduler.runUntilIdle(clock);
+    assert.equal(scheduler.queue.whereIs('uid-default-big'), 'unschedulable');
+    scheduler.onNodeAdd(makeNode('large').alloc({ cpu: '16', memory: '64Gi', pods: '110' }).obj);
+    await scheduler.runUntilIdle(clock);
+    assert.equal(scheduler.outcomes.get('default/big')?.node, 'large');
+  });
+
+  it('falls through to the next candidate when binding fails, keeping the cache in step', async () => {
+    const binder = recordingBinder(['n1']);
+    // n1 is the best node (emptiest), so it is tried first and refused.
+    const { scheduler, cache, clock } = setup([makeNode('n1'), makeNode('n2').alloc({ cpu: '2', memory: '8Gi', pods: '110' })], [makePod('p').req({ cpu: '1' })], binder);
+    await scheduler.runUntilIdle(clock);
+    assert.deepEqual(binder.bound, [['p', 'n2']]);
+    assert.equal(cache.getPod('uid-default-p')?.nodeName, 'n2');
+    assert.equal(cache.getPod('uid-default-p')?.state, 'Added');
+    const stages = scheduler.outcomes.get('default/p')?.diagnosis.stages.filter((s) => s.stage === 'Bind').map((s) => [s.node, s.status.code]);
+    assert.deepEqual(stages, [['n1', 'Error'], ['n2', 'Success']]);
+  });
+
+  it('gives a pod up after repeated binding failures and says why', async () => {
+    const { scheduler, cache, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
+    await scheduler.runUntilIdle(clock, { maxAttempts: 3 });
+    const outcome = scheduler.outcomes.get('default/p');
+    assert.equal(outcome?.attempts, 3);
+    assert.match(outcome?.diagnosis.message ?? '', /was not bound: n1 \(Bind DefaultBinder: node n1 refused the binding\)/);
+    assert.equal(cache.getPod('uid-default-p'), undefined, 'the assumed pod was forgotten');
+  });
+
+  it('leaves pods of other schedulers and gated pods alone', async () => {
+    const { scheduler, clock } = setup([makeNode('n1')], [makePod('mine'), makePod('theirs').scheduler('podset-planner-scheduler'), makePod('gated').gate('wait')]);
+    await scheduler.runUntilIdle(clock);
+    assert.deepEqual(placements(scheduler), { 'default/mine': 'n1' });
+    assert.equal(scheduler.queue.whereIs('uid-default-gated'), 'gated');
+  });
+
+  it('reports a pod with a malformed request instead of queueing it', () => {
+    const { scheduler } = setup([makeNode('n1')], [makePod('bad').req({ cpu: 'lots' })]);
+    assert.deepEqual(scheduler.rejected, [{ pod: 'default/bad', error: 'pod default/bad: spec.containers[0].resources.requests.cpu: "lots" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)' }]);
+  });
+});

@@ -1,0 +1,291 @@
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ManualClock } from '../../src/engine/api/clock';
+import type { Diagnosis } from '../../src/engine/framework/diagnosis';
+import { Code } from '../../src/engine/framework/status';
+import type { Plan } from '../../src/engine/planner/plan';
+import { schedulePlanObject } from '../../src/engine/planner/schedule-plan';
+import type { PlanStore } from '../../src/store/store';
+import type { SourceRef } from '../../src/store/types';
+import { openTestStore, useTempDir, value } from './helpers';
+import { syntheticPlan } from './synthetic';
+
+const workspace: SourceRef = { kind: 'workspace', name: 'examples', server: 'examples/cluster' };
+const prod: SourceRef = { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' };
+const profile = { profileHash: 'sha256:profile' };
+
+const NO_CPU = '0/4 nodes are available: 4 Insufficient cpu.';
+
+/** Every one of 4 nodes short of cpu for `pod`. */
+function noCpu(pod: string): Diagnosis {
+  return {
+    pod: `default/${pod}`,
+    profile: 'default-scheduler',
+    nodesTotal: 4,
+    nodesEvaluated: 4,
+    feasibleNodes: 0,
+    status: { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'NodeResourcesFit', stage: 'Filter' },
+    rejections: ['n1', 'n2', 'n3', 'n4'].map((node) => ({ node, plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] })),
+    filters: [],
+    scores: [],
+    stages: [],
+    message: NO_CPU,
+  };
+}
+
+/** A plan placing pods as listed (`{ 'web-0': 'n1', 'web-1': null }`); unplaced pods lack cpu. */
+function planOf(pods: Record<string, string | null>, extra: Partial<Plan> = {}): Plan {
+  const entries = Object.entries(pods);
+  return {
+    podSet: 'web',
+    namespace: 'default',
+    planner: 'default',
+    profile: 'default-scheduler',
+    createdAt: 5_000,
+    snapshotHash: 'sha256:snap',
+    assignments: entries.flatMap(([pod, node]) => (node ? [{ pod, node }] : [])),
+    unplaced: entries.flatMap(([pod, node]) => (node ? [] : [{ pod, message: NO_CPU, diagnosis: noCpu(pod) }])),
+    ...extra,
+  };
+}
+
+describe('store/store', () => {
+  const dir = useTempDir();
+  let store: PlanStore;
+  let clock: ManualClock;
+  let file: string;
+  let n = 0;
+
+  beforeEach(async () => {
+    file = join(dir.path, `history-${n++}.db`);
+    clock = new ManualClock(1_000);
+    store = await openTestStore(file, { clock, keepPerPodSet: 5 });
+  });
+  afterEach(() => store.close());
+
+  const save = (plan: Plan, source: SourceRef = workspace): number => value(store.savePlan(value(store.startRun(source, 'preview')), plan, profile));
+  /** The file as the sqlite3 tool or another process sees it, beside the open store. */
+  const rows = (sql: string): number => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return (db.prepare(sql).get() as { n: number }).n;
+    } finally {
+      db.close();
+    }
+  };
+
+  describe('saving and reading a plan', () => {
+    const plan = syntheticPlan({ pods: 300, unplaced: 12, nodes: 200, rejections: 6, scores: 4, trigger: 'web-trigger' });
+
+    it('reads back the plan exactly as the planner made it, every diagnosis included', () => {
+      assert.deepEqual(value(store.loadPlan(save(plan))), plan);
+    });
+
+    it('shows the pods in the planner\'s order with reason histograms and top scores, full diagnoses opened one at a time', () => {
+      const id = save(plan);
+      const shown = value(store.getPlan(id));
+      assert.deepEqual(
+        shown.assignments.map((a) => [a.pod, a.node]),
+        plan.assignments.map((a) => [a.pod, a.node]),
+      );
+      assert.deepEqual(
+        shown.unplaced.map((u) => [u.pod, u.message]),
+        plan.unplaced.map((u) => [u.pod, u.message]),
+      );
+      const first = shown.unplaced[0]!;
+      assert.equal(first.diagnosis!.reasons.reduce((sum, r) => sum + r.count, 0), 200);
+      assert.deepEqual(shown.assignments[0]!.diagnosis!.topScores, plan.assignments[0]!.diagnosis!.scores.slice(0, 3));
+      assert.deepEqual(value(store.diagnosis(id, first.pod)), plan.unplaced[0]!.diagnosis);
+      assert.equal(value(store.diagnosis(id, 'no-such-pod')), undefined);
+    });
+
+    it('summarizes the plan with its run\'s source, counts and status', () => {
+      const id = save(plan, prod);
+      const summary = value(store.summary(id));
+      assert.deepEqual(
+        { ...summary, id: 0, runId: 0 },
+        {
+          id: 0,
+          runId: 0,
+          source: { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' },
+          podSet: 'web',
+          namespace: 'default',
+          trigger: 'web-trigger',
+          planner: 'default',
+          profile: 'default-scheduler',
+          profileHash: 'sha256:profile',
+          snapshotHash: plan.snapshotHash,
+          status: 'draft',
+          createdAt: plan.createdAt,
+          placed: 288,
+          unplaced: 12,
+        },
+      );
+    });
+
+    it('refuses a plan that lists a pod twice and writes nothing of it', () => {
+      const broken = planOf({ 'web-0': 'n1', 'web-1': null });
+      const twice = { ...broken, unplaced: [...broken.unplaced, { ...broken.unplaced[0]!, pod: 'web-0' }] };
+      const saved = store.savePlan(value(store.startRun(workspace, 'preview')), twice, profile);
+      assert.deepEqual(saved.ok ? undefined : saved.error.kind, 'invalid');
+      assert.deepEqual(value(store.history()).items, []);
+    });
+
+    it('answers an unknown plan id with not-found', () => {
+      for (const r of [store.getPlan(42), store.loadPlan(42), store.exportPlan(42), store.markApplied(42), store.markSuperseded(42), store.diffPlans(42, 43)]) {
+        assert.equal(r.ok ? 'ok' : r.error.kind, 'not-found');
+      }
+    });
+
+    it('writes rows per pod, not per node: unplaced pods rejected by all 5,000 nodes stay a few rows each', () => {
+      save(syntheticPlan({ pods: 2000, unplaced: 100, nodes: 5000, rejections: 20, scores: 5 }));
+      const total = ['plans', 'assignments', 'unplaced', 'diagnoses', 'diagnosis_chunks'].reduce((sum, table) => sum + rows(`SELECT count(*) AS n FROM ${table}`), 0);
+      // A plan row, and per pod an assignment or unplaced row and a diagnosis row; chunks are few.
+      assert.ok(total < 1 + 2000 * 2 + 20, `${total} rows`);
+    });
+  });
+
+  describe('history', () => {
+    it('lists plans newest first, filtered by pod set, namespace, trigger, source and status', () => {
+      const a = save(planOf({ 'web-0': 'n1' }));
+      const b = save(planOf({ 'db-0': 'n1' }, { podSet: 'db', trigger: 'db-trigger' }), prod);
+      const c = save(planOf({ 'web-0': 'n2' }, { namespace: 'staging' }));
+      value(store.markApplied(a));
+      const ids = (query: Parameters<PlanStore['history']>[0]): number[] => value(store.history(query)).items.map((p) => p.id);
+      assert.deepEqual(ids({}), [c, b, a]);
+      assert.deepEqual(ids({ podSet: 'web' }), [c, a]);
+      assert.deepEqual(ids({ podSet: 'web', namespace: 'default' }), [a]);
+      assert.deepEqual(ids({ trigger: 'db-trigger' }), [b]);
+      assert.deepEqual(ids({ source: prod }), [b]);
+      assert.deepEqual(ids({ source: { kind: 'kube-context', name: 'never-seen' } }), []);
+      assert.deepEqual(ids({ status: 'applied' }), [a]);
+    });
+
+    it('pages with next until the last page, which has none', () => {
+      const saved = Array.from({ length: 7 }, (_, i) => save(planOf({ [`web-${i}`]: 'n1' }, { podSet: `set-${i}` })));
+      const pages: number[][] = [];
+      let before: number | undefined;
+      for (;;) {
+        const page = value(store.history({ limit: 3, ...(before !== undefined ? { before } : {}) }));
+        pages.push(page.items.map((p) => p.id));
+        if (page.next === undefined) break;
+        before = page.next;
+      }
+      assert.deepEqual(pages, [saved.slice(4).reverse(), saved.slice(1, 4).reverse(), saved.slice(0, 1)]);
+    });
+  });
+
+  describe('applied plans', () => {
+    it('applying a plan supersedes the pod set\'s previously applied one, and only that one', () => {
+      const first = save(planOf({ 'web-0': 'n1' }));
+      const other = save(planOf({ 'db-0': 'n1' }, { podSet: 'db' }));
+      const second = save(planOf({ 'web-0': 'n2' }));
+      value(store.markApplied(first));
+      value(store.markApplied(other));
+      assert.equal(value(store.latestApplied('web', 'default'))?.id, first);
+      value(store.markApplied(second));
+      assert.equal(value(store.latestApplied('web', 'default'))?.id, second);
+      assert.equal(value(store.summary(first)).status, 'superseded');
+      assert.equal(value(store.summary(other)).status, 'applied');
+      assert.equal(value(store.latestApplied('web', 'staging')), undefined);
+    });
+
+    it('a draft can be superseded without ever being applied', () => {
+      const id = save(planOf({ 'web-0': 'n1' }));
+      value(store.markSuperseded(id));
+      assert.equal(value(store.summary(id)).status, 'superseded');
+    });
+  });
+
+  describe('retention', () => {
+    it('keeps the newest plans of each pod set, and the applied one besides, in the transaction of the insert', () => {
+      const applied = save(planOf({ 'web-0': 'n1', 'web-1': null }));
+      value(store.markApplied(applied));
+      const web = Array.from({ length: 7 }, (_, i) => save(planOf({ 'web-0': `n${i}`, 'web-1': null })));
+      const db = save(planOf({ 'db-0': 'n1' }, { podSet: 'db' }));
+      assert.deepEqual(
+        value(store.history({ podSet: 'web' })).items.map((p) => p.id),
+        [...web.slice(2).reverse(), applied],
+      );
+      assert.deepEqual(value(store.history({ podSet: 'db' })).items.map((p) => p.id), [db]);
+      const orphans = rows(
+        `SELECT (SELECT count(*) FROM assignments WHERE plan_id NOT IN (SELECT id FROM plans))
+              + (SELECT count(*) FROM unplaced WHERE plan_id NOT IN (SELECT id FROM plans))
+              + (SELECT count(*) FROM diagnoses WHERE plan_id NOT IN (SELECT id FROM plans))
+              + (SELECT count(*) FROM diagnosis_chunks WHERE plan_id NOT IN (SELECT id FROM plans)) AS n`,
+      );
+      assert.equal(orphans, 0);
+    });
+  });
+
+  describe('diff', () => {
+    it('tells which pods moved, became placed, became unplaced and why, came and went, and how many stayed', () => {
+      const a = save(planOf({ stays: 'n1', moves: 'n1', fits: null, breaks: 'n2', goes: 'n3', stuck: null }));
+      const b = save(planOf({ stays: 'n1', moves: 'n2', fits: 'n3', breaks: null, comes: 'n4', stuck: null }));
+      const diff = value(store.diffPlans(a, b));
+      assert.deepEqual(
+        { ...diff, from: diff.from.id, to: diff.to.id },
+        {
+          from: a,
+          to: b,
+          moved: [{ pod: 'moves', from: 'n1', to: 'n2' }],
+          becamePlaced: [{ pod: 'fits', node: 'n3', was: NO_CPU }],
+          becameUnplaced: [{ pod: 'breaks', was: 'n2', message: NO_CPU, reasons: [{ reason: 'Insufficient cpu', count: 4 }] }],
+          added: [{ pod: 'comes', node: 'n4' }],
+          removed: [{ pod: 'goes', node: 'n3' }],
+          unchanged: 1,
+          stillUnplaced: 1,
+        },
+      );
+    });
+  });
+
+  describe('export', () => {
+    it('gives the stored plan as the SchedulePlan object the plan itself exports to', () => {
+      const plan = syntheticPlan({ pods: 40, unplaced: 3, nodes: 10, trigger: 'web-trigger' });
+      const exported = value(store.exportPlan(save(plan)));
+      assert.deepEqual(exported, schedulePlanObject(plan));
+      assert.deepEqual(JSON.parse(JSON.stringify(exported)), exported);
+    });
+  });
+
+  describe('runs, trigger transitions and claims', () => {
+    it('stamps runs with the injected clock and records how they ended', () => {
+      const run = value(store.startRun(prod, 'live'));
+      clock.advance(250);
+      value(store.finishRun(run, 'failed', 'the API server went away'));
+      assert.deepEqual(value(store.runs({ source: prod })).items, [
+        { id: run, source: { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' }, kind: 'live', startedAt: 1_000, finishedAt: 1_250, outcome: 'failed', message: 'the API server went away' },
+      ]);
+      assert.equal(store.finishRun(run + 1, 'succeeded').ok, false);
+    });
+
+    it('keeps trigger transitions per trigger, newest first', () => {
+      value(store.recordTriggerTransition({ namespace: 'default', trigger: 'web', to: 'Planning', cause: 'manual', at: 10 }));
+      value(store.recordTriggerTransition({ namespace: 'default', trigger: 'db', from: 'Planning', to: 'Schedule', cause: 'dependency', at: 15 }));
+      value(store.recordTriggerTransition({ namespace: 'default', trigger: 'web', from: 'Planning', to: 'Schedule', cause: 'quiet-time', at: 20 }));
+      const web = value(store.triggerHistory({ namespace: 'default', trigger: 'web' })).items;
+      assert.deepEqual(
+        web.map(({ from, to, cause, at }) => ({ from, to, cause, at })),
+        [
+          { from: 'Planning', to: 'Schedule', cause: 'quiet-time', at: 20 },
+          { from: undefined, to: 'Planning', cause: 'manual', at: 10 },
+        ],
+      );
+    });
+
+    it('keeps claims per pool, newest first', () => {
+      value(store.recordClaim({ namespace: 'ml', pool: 'gpu', request: 'r1', pod: 'worker-0', outcome: 'claimed', at: 1 }));
+      value(store.recordClaim({ namespace: 'ml', pool: 'cpu', request: 'r2', outcome: 'failed', message: 'no idle pod', at: 2 }));
+      value(store.recordClaim({ namespace: 'ml', pool: 'gpu', request: 'r3', pod: 'worker-0', outcome: 'conflict', at: 3 }));
+      assert.deepEqual(
+        value(store.claims({ pool: 'gpu' })).items.map((c) => [c.request, c.outcome]),
+        [
+          ['r3', 'conflict'],
+          ['r1', 'claimed'],
+        ],
+      );
+    });
+  });
+});
