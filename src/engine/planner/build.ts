@@ -44,14 +44,36 @@ export interface PlanInput {
   readonly now: number;
 }
 
+/** A label whose value cannot be used, and why. */
+export interface LabelError {
+  readonly label: string;
+  readonly message: string;
+}
+
 /** Settings read from labels (a trigger's, else the set's pods'): planner and gang size; bad values are errors naming the label. */
-export function settingsFromLabels(labels: readonly (Labels | undefined)[]): Result<PlanSettings> {
+export function settingsFromLabels(labels: readonly (Labels | undefined)[]): Result<PlanSettings, LabelError> {
   const find = (key: string) => labels.map((l) => l?.[key]).find((v) => v !== undefined);
   const planner = find(PLANNER_LABEL);
-  if (planner !== undefined && !PLANNERS.has(planner)) return err(unknownPlanner(planner, `label ${PLANNER_LABEL}`));
+  if (planner !== undefined && !PLANNERS.has(planner)) return err({ label: PLANNER_LABEL, message: unknownPlanner(planner, `label ${PLANNER_LABEL}`) });
   const minMember = find(MIN_MEMBER_LABEL);
-  if (minMember !== undefined && !/^[1-9][0-9]*$/.test(minMember)) return err(`label ${MIN_MEMBER_LABEL}: "${minMember}" is not a whole number of at least 1`);
+  if (minMember !== undefined && !/^[1-9][0-9]*$/.test(minMember)) {
+    return err({ label: MIN_MEMBER_LABEL, message: `label ${MIN_MEMBER_LABEL}: "${minMember}" is not a whole number of at least 1` });
+  }
   return ok({ ...(planner !== undefined ? { planner } : {}), ...(minMember !== undefined ? { minMember: Number(minMember) } : {}) });
+}
+
+/** The profile's defaults for its pod sets (PodSetPlanner args). */
+export interface PlanDefaults {
+  readonly planner?: string;
+  readonly objective?: Objective;
+}
+
+/** A set's settings: the first of its labels (its trigger's, then its pods') that says, else the profile's defaults. */
+export function planSettings(defaults: PlanDefaults, labels: readonly (Labels | undefined)[]): Result<PlanSettings, LabelError> {
+  const fromLabels = settingsFromLabels(labels);
+  if (!fromLabels.ok) return fromLabels;
+  const { planner, objective } = defaults;
+  return ok({ ...(planner !== undefined ? { planner } : {}), ...(objective !== undefined ? { objective } : {}), ...fromLabels.value });
 }
 
 export function unknownPlanner(name: string, where: string): string {

@@ -7,7 +7,7 @@ import { err, ok, type Result } from '../api/result';
 import { podKey, type Pod } from '../api/types';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import { isSuccess } from '../framework/status';
-import { buildPlan, settingsFromLabels, type PlanSettings } from './build';
+import { buildPlan, planSettings, type PlanSettings } from './build';
 import type { Plan, PlanAssignment, UnplacedPod } from './plan';
 import { planningState } from './planner';
 import type { Admission, PodSetFramework, PodSetGate } from './plugin';
@@ -78,8 +78,8 @@ export class PodSetCoordinator implements PodSetGate {
     const set = this.set({ namespace: spec.namespace, name: spec.podSet });
     const config = readTrigger(spec);
     if (!config.ok) {
-      set.invalid = config.error;
-      return config;
+      set.invalid = config.error.message;
+      return err(config.error.message);
     }
     delete set.invalid;
     if (set.trigger) set.trigger.update(config.value);
@@ -233,15 +233,9 @@ export class PodSetCoordinator implements PodSetGate {
 
   /** Planner and gang from the trigger's labels, else the pods', else the profile's PodSetPlanner args. */
   private settings(set: SetRecord, podSet: PodSet): Result<PlanSettings> {
-    const fromLabels = settingsFromLabels([set.trigger?.spec.labels, ...podSet.pods.map((p) => p.metadata.labels)]);
-    if (!fromLabels.ok) return err(fromLabels.error);
-    const { planner, objective } = this.options.planning.args;
-    return ok({
-      ...(planner !== undefined ? { planner } : {}),
-      ...(objective !== undefined ? { objective } : {}),
-      ...fromLabels.value,
-      ...(set.trigger ? { trigger: set.trigger.spec.name } : {}),
-    });
+    const settings = planSettings(this.options.planning.args, [set.trigger?.spec.labels, ...podSet.pods.map((p) => p.metadata.labels)]);
+    if (!settings.ok) return err(settings.error.message);
+    return ok({ ...settings.value, ...(set.trigger ? { trigger: set.trigger.spec.name } : {}) });
   }
 
   private entryOf(plan: Plan, pod: string): PlanEntry | undefined {

@@ -9,7 +9,7 @@ import { podInfo } from '../framework/node-info';
 import { Snapshot } from '../framework/snapshot';
 import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
 import { nodeId, parseNodeId, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
-import { buildPlan, type PlanSettings } from './build';
+import { buildPlan, planSettings, type PlanSettings } from './build';
 import { schedulePlanName } from './name';
 import type { Plan } from './plan';
 import type { PodSetFramework } from './plugin';
@@ -79,12 +79,14 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
   const plan = async (descriptor: TriggerDescriptor): Promise<Terminal> => {
     const spec = specs.get(descriptor.id) as TriggerSpec;
     const config = readTrigger(spec);
-    if (!config.ok) return failed(config.error);
+    if (!config.ok) return failed(config.error.message);
     const ref = { namespace: spec.namespace, name: spec.podSet };
     const first = owner.get(podSetKey(ref)) as TriggerSpec;
     if (first !== spec) return failed(`pod set ${podSetKey(ref)} is planned by ScheduleTrigger ${triggerKey(first)}`);
     const podSet = resolvePodSet(input.cluster.pods, ref, schedulerName);
-    const built = buildPlan({ podSet, snapshot: working.snapshot, framework: input.planning.framework, now: input.now }, { ...config.value.settings, ...input.override });
+    const settings = planSettings(input.planning.args, [spec.labels, ...podSet.pods.map((p) => p.metadata.labels)]);
+    if (!settings.ok) return failed(settings.error.message);
+    const built = buildPlan({ podSet, snapshot: working.snapshot, framework: input.planning.framework, now: input.now }, { ...settings.value, trigger: spec.name, ...input.override });
     if (!built.ok) return failed(built.error);
     const made = built.value;
     assume(working, podSet.pending, made);

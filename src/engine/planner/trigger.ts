@@ -6,8 +6,9 @@ import type { Clock, Timer } from '../api/clock';
 import { err, ok, type Result } from '../api/result';
 import type { Labels } from '../api/types';
 import type { DependencyRef } from '../reconcile/triggers';
-import { settingsFromLabels, type PlanSettings } from './build';
+import { settingsFromLabels } from './build';
 import { parseDuration } from './duration';
+import { QUIET_TIME_LABEL } from './plan';
 
 export const TRIGGER_STATES = ['Planning', 'Schedule'] as const;
 export type TriggerState = (typeof TRIGGER_STATES)[number];
@@ -29,36 +30,42 @@ export interface TriggerSpec {
   readonly requireReady?: boolean;
 }
 
-/** A trigger that has been checked: a known state, the quiet time in ms, the plan settings of its labels. */
+/** A trigger that has been checked: a known state, the quiet time in ms, labels the planner can use. */
 export interface TriggerConfig {
   readonly spec: TriggerSpec;
   readonly state: TriggerState;
   readonly quietTimeMs?: number;
-  readonly settings: PlanSettings;
 }
 
 export const triggerKey = (spec: Pick<TriggerSpec, 'namespace' | 'name'>): string => `${spec.namespace}/${spec.name}`;
 
-/** Checks a trigger; the error names it and says what is wrong. */
-export function readTrigger(spec: TriggerSpec): Result<TriggerConfig> {
+/** What is wrong with a trigger, and where in the object (field path segments, e.g. ['spec', 'state']). */
+export interface TriggerError {
+  readonly field: readonly string[];
+  /** Names the trigger: "ScheduleTrigger ns/name: …". */
+  readonly message: string;
+}
+
+/** Checks a trigger; the error names it, the field, and what is wrong. */
+export function readTrigger(spec: TriggerSpec): Result<TriggerConfig, TriggerError> {
   const where = `ScheduleTrigger ${triggerKey(spec)}`;
   if (!(TRIGGER_STATES as readonly string[]).includes(spec.state)) {
-    return err(`${where}: unknown state "${spec.state}" (one of ${TRIGGER_STATES.join(', ')})`);
+    return err({ field: ['spec', 'state'], message: `${where}: unknown state "${spec.state}" (one of ${TRIGGER_STATES.join(', ')})` });
   }
   let quietTimeMs: number | undefined;
   if (spec.quietTime !== undefined) {
+    const field = ['metadata', 'labels', QUIET_TIME_LABEL];
     const parsed = parseDuration(spec.quietTime);
-    if (!parsed.ok) return err(`${where}: quiet time: ${parsed.error}`);
-    if (parsed.value < 0) return err(`${where}: quiet time "${spec.quietTime}" is negative`);
+    if (!parsed.ok) return err({ field, message: `${where}: quiet time: ${parsed.error}` });
+    if (parsed.value < 0) return err({ field, message: `${where}: quiet time "${spec.quietTime}" is negative` });
     quietTimeMs = parsed.value;
   }
-  const settings = settingsFromLabels([spec.labels]);
-  if (!settings.ok) return err(`${where}: ${settings.error}`);
+  const labels = settingsFromLabels([spec.labels]);
+  if (!labels.ok) return err({ field: ['metadata', 'labels', labels.error.label], message: `${where}: ${labels.error.message}` });
   return ok({
     spec,
     state: spec.state as TriggerState,
     ...(quietTimeMs !== undefined ? { quietTimeMs } : {}),
-    settings: { ...settings.value, trigger: spec.name },
   });
 }
 
@@ -85,10 +92,6 @@ export class Trigger {
 
   get spec(): TriggerSpec {
     return this.config.spec;
-  }
-
-  get settings(): PlanSettings {
-    return this.config.settings;
   }
 
   get quietTimeMs(): number | undefined {

@@ -8,7 +8,7 @@ const spec = (fields: Partial<TriggerSpec> = {}): TriggerSpec => ({ name: 'batch
 
 function config(fields: Partial<TriggerSpec> = {}): TriggerConfig {
   const read = readTrigger(spec(fields));
-  if (!read.ok) throw new Error(read.error);
+  if (!read.ok) throw new Error(read.error.message);
   return read.value;
 }
 
@@ -22,29 +22,38 @@ function started(fields: Partial<TriggerSpec> = {}) {
 
 describe('engine/planner/trigger', () => {
   describe('reading a trigger', () => {
-    it('a good one: its state, quiet time in ms, and plan settings from its labels', () => {
+    it('a good one: its state and quiet time in ms', () => {
       const read = readTrigger(spec({ labels: { [QUIET_TIME_LABEL]: '2m0s', [PLANNER_LABEL]: 'optimize', [MIN_MEMBER_LABEL]: '3' } }));
-      assert.deepEqual(read.ok && { state: read.value.state, quietTimeMs: read.value.quietTimeMs, settings: read.value.settings }, {
-        state: 'Planning',
-        quietTimeMs: 120_000,
-        settings: { planner: 'optimize', minMember: 3, trigger: 'batch' },
-      });
+      assert.deepEqual(read.ok && { state: read.value.state, quietTimeMs: read.value.quietTimeMs }, { state: 'Planning', quietTimeMs: 120_000 });
     });
 
     it('no quiet time: none (the set waits for a hand)', () => assert.equal(config({ quietTime: undefined }).quietTimeMs, undefined));
 
-    describe('a bad one is an error naming the trigger and what is wrong', () => {
-      const table: Array<[fields: Partial<TriggerSpec>, error: string]> = [
-        [{ state: 'Scheduled' }, 'ScheduleTrigger jobs/batch: unknown state "Scheduled" (one of Planning, Schedule)'],
-        [{ state: '' }, 'ScheduleTrigger jobs/batch: unknown state "" (one of Planning, Schedule)'],
-        [{ quietTime: 'two minutes' }, 'ScheduleTrigger jobs/batch: quiet time: invalid duration "two minutes"'],
-        [{ quietTime: '120' }, 'ScheduleTrigger jobs/batch: quiet time: missing unit in duration "120"'],
-        [{ quietTime: '-30s' }, 'ScheduleTrigger jobs/batch: quiet time "-30s" is negative'],
-        [{ labels: { [PLANNER_LABEL]: 'fastest' } }, 'ScheduleTrigger jobs/batch: label planner.ciena.io/planner: unknown planner "fastest" (one of greedy, optimize)'],
-        [{ labels: { [MIN_MEMBER_LABEL]: 'all' } }, 'ScheduleTrigger jobs/batch: label planner.ciena.io/min-member: "all" is not a whole number of at least 1'],
-        [{ labels: { [MIN_MEMBER_LABEL]: '0' } }, 'ScheduleTrigger jobs/batch: label planner.ciena.io/min-member: "0" is not a whole number of at least 1'],
+    describe('a bad one is an error naming the trigger, the field and what is wrong', () => {
+      const QUIET = ['metadata', 'labels', QUIET_TIME_LABEL];
+      const table: Array<[fields: Partial<TriggerSpec>, field: string[], message: string]> = [
+        [{ state: 'Scheduled' }, ['spec', 'state'], 'ScheduleTrigger jobs/batch: unknown state "Scheduled" (one of Planning, Schedule)'],
+        [{ state: '' }, ['spec', 'state'], 'ScheduleTrigger jobs/batch: unknown state "" (one of Planning, Schedule)'],
+        [{ quietTime: 'two minutes' }, QUIET, 'ScheduleTrigger jobs/batch: quiet time: invalid duration "two minutes"'],
+        [{ quietTime: '120' }, QUIET, 'ScheduleTrigger jobs/batch: quiet time: missing unit in duration "120"'],
+        [{ quietTime: '-30s' }, QUIET, 'ScheduleTrigger jobs/batch: quiet time "-30s" is negative'],
+        [
+          { labels: { [PLANNER_LABEL]: 'fastest' } },
+          ['metadata', 'labels', PLANNER_LABEL],
+          'ScheduleTrigger jobs/batch: label planner.ciena.io/planner: unknown planner "fastest" (one of greedy, optimize)',
+        ],
+        [
+          { labels: { [MIN_MEMBER_LABEL]: 'all' } },
+          ['metadata', 'labels', MIN_MEMBER_LABEL],
+          'ScheduleTrigger jobs/batch: label planner.ciena.io/min-member: "all" is not a whole number of at least 1',
+        ],
+        [
+          { labels: { [MIN_MEMBER_LABEL]: '0' } },
+          ['metadata', 'labels', MIN_MEMBER_LABEL],
+          'ScheduleTrigger jobs/batch: label planner.ciena.io/min-member: "0" is not a whole number of at least 1',
+        ],
       ];
-      for (const [fields, error] of table) it(error, () => assert.deepEqual(readTrigger(spec(fields)), { ok: false, error }));
+      for (const [fields, field, message] of table) it(message, () => assert.deepEqual(readTrigger(spec(fields)), { ok: false, error: { field, message } }));
     });
   });
 
