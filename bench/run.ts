@@ -11,6 +11,7 @@ import { benchmarks as claims } from './claims';
 import { benchmarks as cache } from './cache';
 import { benchmarks as plugins_affinity } from './plugins-affinity';
 import { benchmarks as store } from './store';
+import { benchmarks as planner } from './planner';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -23,6 +24,7 @@ const all: readonly Benchmark[] = [
   ...cache,
   ...plugins_affinity,
   ...store,
+  ...planner,
 ];
 
 const filter = process.argv[2] ?? '';

@@ -4,7 +4,8 @@
 //
 //   1. construction: pods by priority, most constrained first (fewest nodes to go to), then the
 //      largest first (first-fit decreasing); each to the tightest open node, or to the best node
-//      to open (pack), or to the node left least loaded (balance);
+//      to open (pack), or to the node left least loaded (balance). When that leaves pods out, the
+//      smallest first too (more pods fit), and the better of the two is kept;
 //   2. repair: a pod left out takes a node after the set's pods in its way move elsewhere;
 //   3. improvement: empty the least used nodes into the others (pack), or move pods off the
 //      busiest node (balance);
@@ -37,9 +38,8 @@ const REPAIR_TARGETS = 8;
 export const optimize: Planner = {
   name: OPTIMIZE,
   plan(request) {
-    const search = new Search(constructionOrder(request), request);
+    const search = constructed(request);
     const budget = WORK_PER_ITEM * (request.pods.length + search.nodeCount);
-    construct(search);
     repair(search, search.work + budget);
     improve(search, search.work + budget);
     let planned = replay(request, targetsOf(search));
@@ -52,8 +52,22 @@ export const optimize: Planner = {
   },
 };
 
-/** Priority first; then pods with fewer nodes to go to; then the largest; then queue order. */
-function constructionOrder(request: PlanRequest): PodInfo[] {
+/**
+ * The construction in first-fit-decreasing order; when that leaves pods out, also smallest first
+ * (which fits more pods when not all fit), keeping the better.
+ */
+function constructed(request: PlanRequest): Search {
+  const decreasing = new Search(constructionOrder(request, 'largest'), request);
+  construct(decreasing);
+  if (!decreasing.at.includes(UNPLACED)) return decreasing;
+  const increasing = new Search(constructionOrder(request, 'smallest'), request);
+  construct(increasing);
+  const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
+  return compareQuality(quality(request, placedBy(increasing)), quality(request, placedBy(decreasing)), request.objective) < 0 ? increasing : decreasing;
+}
+
+/** Priority first; then pods with fewer nodes to go to; then by size (`first`); then queue order. */
+function constructionOrder(request: PlanRequest, first: 'largest' | 'smallest'): PodInfo[] {
   const queued = queueOrder(request.framework, request.pods);
   const probe = new Search(queued, request);
   const keys = queued.map((pod, i) => {
@@ -62,7 +76,8 @@ function constructionOrder(request: PlanRequest): PodInfo[] {
     if (!prepared.stopped) for (let n = 0; n < probe.nodeCount; n++) if (prepared.allowed[n] && probe.feasibility.hasRoom(pod, n)) candidates++;
     return { i, priority: probe.priority[i] as number, candidates, size: probe.size(i) };
   });
-  keys.sort((a, b) => b.priority - a.priority || a.candidates - b.candidates || b.size - a.size || a.i - b.i);
+  const bySize = first === 'largest' ? (a: { size: number }, b: { size: number }) => b.size - a.size : (a: { size: number }, b: { size: number }) => a.size - b.size;
+  keys.sort((a, b) => b.priority - a.priority || a.candidates - b.candidates || bySize(a, b) || a.i - b.i);
   return keys.map((k) => queued[k.i] as PodInfo);
 }
 
@@ -180,10 +195,14 @@ function emptyNodes(search: Search, limit: number): void {
 
 function emptyNode(search: Search, node: number): boolean {
   const moving = [...(search.setPodsOn[node] as number[])].sort((a, b) => search.size(b) - search.size(a) || a - b);
+  const elsewhere = (n: number) => n !== node && (search.setPodsOn[n] as number[]).length > 0;
+  // Most nodes cannot be emptied: their requests alone say so, before any plugin runs.
+  search.scanned += moving.length * search.nodeCount;
+  if (!search.couldHold(moving, elsewhere)) return false;
   for (const pod of moving) search.remove(pod);
   const moved: number[] = [];
   for (const pod of moving) {
-    const target = search.choose(pod, (n) => n !== node && (search.setPodsOn[n] as number[]).length > 0);
+    const target = search.choose(pod, elsewhere);
     if (target === UNPLACED) break;
     search.place(pod, target);
     moved.push(pod);

@@ -200,6 +200,38 @@ export class Search {
     return UNPLACED;
   }
 
+  /**
+   * Whether the pods could all go to `allowed` nodes by their requests alone (first fit, in the
+   * order given): when not, no filter run can place them all, so a move can be given up early.
+   * Always true when the profile does not filter on requests.
+   */
+  couldHold(pods: readonly number[], allowed: (node: number) => boolean): boolean {
+    if (!this.feasibility.checksRoom) return true;
+    const R = this.resources.length;
+    const taken = new Map<number, { pods: number; amounts: Float64Array }>();
+    for (const pod of pods) {
+      let found = UNPLACED;
+      for (let n = 0; n < this.nodeCount && found === UNPLACED; n++) {
+        if (!allowed(n)) continue;
+        const extra = taken.get(n);
+        const info = this.node(n);
+        if (info.pods.length + (extra?.pods ?? 0) + 1 > info.allocatable.allowedPodNumber) continue;
+        let fits = true;
+        for (let k = 0; k < R && fits; k++) {
+          const need = this.request[pod * R + k] as number;
+          fits = need === 0 || (this.used[n * R + k] as number) + (extra?.amounts[k] ?? 0) + need <= (this.capacity[n * R + k] as number);
+        }
+        if (fits) found = n;
+      }
+      if (found === UNPLACED) return false;
+      let extra = taken.get(found);
+      if (!extra) taken.set(found, (extra = { pods: 0, amounts: new Float64Array(R) }));
+      extra.pods++;
+      for (let k = 0; k < R; k++) extra.amounts[k] = (extra.amounts[k] as number) + (this.request[pod * R + k] as number);
+    }
+    return true;
+  }
+
   /** Effort so far, in node looks (a filter run counting as FILTER_WORK of them). */
   get work(): number {
     return this.scanned + FILTER_WORK * this.feasibility.filterCalls;

@@ -71,7 +71,8 @@ export class Feasibility {
   /** Filter plugin runs so far: what planners budget their search by (deterministic, unlike a clock). */
   filterCalls = 0;
   private readonly prepared = new Map<string, Prepared>();
-  private readonly checksRoom: boolean;
+  /** The profile filters on requests (NodeResourcesFit): a node without room is no candidate. */
+  readonly checksRoom: boolean;
 
   constructor(
     private readonly framework: Framework,
