@@ -37,7 +37,23 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
   return `${range.file}:${range.start.line}:${range.start.column}: error: ${read.error.message}`;
 }
 
-export async function readPlanning(paths: readonly string[], options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {
+/**
+ * The planning input of a command's `paths`, `--profile` and `--seed`, warnings and errors printed
+ * to stderr; undefined when there were errors (the command exits 2).
+ */
+export async function loadPlanning(command: string, paths: readonly string[], values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed)) {
+    io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
+    return undefined;
+  }
+  const input = await readPlanning(paths, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
+  for (const w of input.warnings) io.stderr(`${w}\n`);
+  for (const e of input.errors) io.stderr(`${e}\n`);
+  return input.value;
+}
+
+async function readPlanning(paths: readonly string[], options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {
   const workspace = await readWorkspace(paths, io);
   const fromFile = options.profile !== undefined ? await readProfile(options.profile, io, POD_SET_SCHEDULER_NAME) : undefined;
   const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];

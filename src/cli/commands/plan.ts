@@ -9,7 +9,7 @@ import { planWorkspace, type TriggerOutcome } from '../../engine/planner/plan-al
 import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from '../../engine/planner/podset';
 import { planFromManifest, writeSchedulePlan } from '../../manifests';
 import { EXIT, type Command } from '../io';
-import { readPlanning, type Planning } from '../planning';
+import { loadPlanning, type Planning } from '../planning';
 import { formatTable } from '../table';
 
 const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize] [--profile file] [--seed n] [--yaml|--json]
@@ -71,16 +71,8 @@ export const plan: Command = {
     if (positionals.length === 0) return fail(`no paths given\n\n${HELP}`);
     if (values.yaml && values.json) return fail('--yaml and --json cannot be used together');
     if (values.planner !== undefined && !PLANNERS.has(values.planner)) return fail(`--planner must be one of ${[...PLANNERS.keys()].join(', ')}, not "${values.planner}"`);
-    const seed = values.seed === undefined ? 1 : Number(values.seed);
-    if (!Number.isInteger(seed)) return fail(`--seed must be a whole number, not "${values.seed}"`);
-
-    const input = await readPlanning(positionals, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
-    for (const w of input.warnings) io.stderr(`${w}\n`);
-    if (!input.value) {
-      for (const e of input.errors) io.stderr(`${e}\n`);
-      return EXIT.badInput;
-    }
-    const planning = input.value;
+    const planning = await loadPlanning('plan', positionals, values, io);
+    if (!planning) return EXIT.badInput;
     const sets = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName);
     if (values['pod-set'] === undefined) return fail(`--pod-set is required (pod sets in the files: ${sets.map(podSetKey).join(', ') || 'none'})`);
     const named = sets.filter((s) => s.name === values['pod-set'] && (values.namespace === undefined || s.namespace === values.namespace));

@@ -10,7 +10,7 @@ import { OPTIMIZE } from '../../engine/planner/optimize';
 import { podSetKey, podSetsIn, resolvePodSet } from '../../engine/planner/podset';
 import { startPlannerServer, type PlanFunction } from '../../rpc';
 import { EXIT, type Command } from '../io';
-import { readPlanning, type Planning } from '../planning';
+import { loadPlanning, type Planning } from '../planning';
 
 export const DEFAULT_PLANNER_PORT = 7309;
 
@@ -50,20 +50,13 @@ export const servePlanner: Command = {
     if (positionals.length === 0) return fail(`no paths given\n\n${HELP}`);
     const port = values.port === undefined ? DEFAULT_PLANNER_PORT : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port must be a port number (0-65535), not "${values.port}"`);
-    const seed = values.seed === undefined ? 1 : Number(values.seed);
-    if (!Number.isInteger(seed)) return fail(`--seed must be a whole number, not "${values.seed}"`);
-
-    const input = await readPlanning(positionals, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
-    for (const w of input.warnings) io.stderr(`${w}\n`);
-    if (!input.value) {
-      for (const e of input.errors) io.stderr(`${e}\n`);
-      return EXIT.badInput;
-    }
-    const planner = plannerOver(input.value, () => io.clock.now());
+    const planning = await loadPlanning('serve-planner', positionals, values, io);
+    if (!planning) return EXIT.badInput;
+    const planner = plannerOver(planning, () => io.clock.now());
     if (typeof planner === 'string') return fail(planner);
     const server = await startPlannerServer({ port, ...(values.host !== undefined ? { host: values.host } : {}), planner });
     if (!server.ok) return fail(server.error);
-    const sets = podSetsIn(input.value.workspace.cluster.pods, input.value.planning.args.schedulerName).map(podSetKey);
+    const sets = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName).map(podSetKey);
     io.stdout(`serving the planner API on ${server.value.address} (pod sets: ${sets.join(', ') || 'none'})\n`);
     const signal = await io.stopSignal();
     await server.value.close();
