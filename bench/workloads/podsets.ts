@@ -107,18 +107,19 @@ export function generatePodSet(shape: PodSetShape): PodSetWorkload {
   const templates: Array<{ template: Template; replicas: number }> = [];
   for (let t = 0, count = 0; count < shape.pods; t++) {
     const template = makeTemplate(t, random);
-    // Anti-affine replicas need a node each: keep them fewer than a third of the nodes.
-    const most = template.antiAffinity ? Math.max(1, Math.floor(shape.nodes / 3)) : 12;
+    // Up to 12 replicas, as deployments go; anti-affine replicas need a node each, so fewer than a third of the nodes.
+    const most = template.antiAffinity ? Math.max(1, Math.min(12, Math.floor(shape.nodes / 3))) : 12;
     const replicas = Math.min(1 + random.int(most), shape.pods - count);
     templates.push({ template, replicas });
     count += replicas;
   }
-  // Requests scaled so the set asks for the load wanted of the cluster's cpu, memory in proportion.
+  // Requests scaled so the set asks for the load wanted of the cluster's cpu, memory in proportion;
+  // GPU pods keep theirs (a tenth of the nodes hold them).
   const capacity = nodes.reduce((sum, n) => sum + Number(n.status?.allocatable?.['cpu'] ?? 0) * 1000, 0);
   const asked = templates.reduce((sum, t) => sum + t.template.cpu * t.replicas, 0);
   const scale = (capacity * (shape.load ?? 0.6)) / asked;
   const pods = templates.flatMap(({ template, replicas }) => {
-    const cpu = Math.max(50, Math.min(MAX_CPU, Math.round((template.cpu * scale) / 50) * 50));
+    const cpu = template.gpu ? template.cpu : Math.max(50, Math.min(MAX_CPU, Math.round((template.cpu * scale) / 50) * 50));
     const scaled = { ...template, cpu, memoryMi: Math.round((template.memoryMi * cpu) / template.cpu) };
     return Array.from({ length: replicas }, (_, r) => makePod(scaled, r));
   });

@@ -5,7 +5,7 @@
 //   1. construction: pods by priority, most constrained first (fewest nodes to go to), then the
 //      largest first (first-fit decreasing); each to the tightest open node, or to the best node
 //      to open (pack), or to the node left least loaded (balance). When that leaves pods out, the
-//      smallest first too (more pods fit), and the better of the two is kept;
+//      smallest first too, and the greedy plan itself, and the best of the three is kept;
 //   2. repair: a pod left out takes a node after the set's pods in its way move elsewhere;
 //   3. improvement: empty the least used nodes into the others (pack), or move pods off the
 //      busiest node (balance);
@@ -13,7 +13,7 @@
 //   5. replay in queue order, the order the scheduler will carry the plan out, so every placement
 //      holds for the pods placed before it; a pod whose node no longer holds at its turn is placed
 //      again, and pods that fit only once later pods are placed (pod affinity) are retried;
-//   6. the greedy baseline is run as well and the better plan is kept: never worse than greedy.
+//   6. the greedy plan is kept when it is still better: never worse than greedy.
 //
 // Search effort is counted in work units (a node looked at, a filter run), never in time, so a
 // plan is the same on every machine.
@@ -38,7 +38,8 @@ const REPAIR_TARGETS = 8;
 export const optimize: Planner = {
   name: OPTIMIZE,
   plan(request) {
-    const search = constructed(request);
+    const baseline = greedy.plan(request);
+    const search = constructed(request, baseline);
     const budget = WORK_PER_ITEM * (request.pods.length + search.nodeCount);
     repair(search, search.work + budget);
     improve(search, search.work + budget);
@@ -47,23 +48,30 @@ export const optimize: Planner = {
       const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
       if (exact.improved) planned = replay(request, exact.targets);
     }
-    const baseline = greedy.plan(request);
     return compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
   },
 };
 
 /**
- * The construction in first-fit-decreasing order; when that leaves pods out, also smallest first
- * (which fits more pods when not all fit), keeping the better.
+ * Where the search starts: the construction in first-fit-decreasing order; when that leaves pods
+ * out, also smallest first (more pods fit) and the greedy plan itself (spreading can fit more still,
+ * resources left over on every node), whichever is best.
  */
-function constructed(request: PlanRequest): Search {
-  const decreasing = new Search(constructionOrder(request, 'largest'), request);
+function constructed(request: PlanRequest, baseline: PlannerResult): Search {
+  const order = constructionOrder(request, 'largest');
+  const decreasing = new Search(order, request);
   construct(decreasing);
   if (!decreasing.at.includes(UNPLACED)) return decreasing;
   const increasing = new Search(constructionOrder(request, 'smallest'), request);
   construct(increasing);
+  const fromBaseline = new Search(order, request);
+  const index = new Map(order.map((pod, i) => [pod, i]));
+  // Greedy's placement holds in its own order: it is taken as it is.
+  for (const { pod, node } of baseline.placed) fromBaseline.place(index.get(pod) as number, fromBaseline.whatIf.indexOf(node) as number);
   const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
-  return compareQuality(quality(request, placedBy(increasing)), quality(request, placedBy(decreasing)), request.objective) < 0 ? increasing : decreasing;
+  const starts = [decreasing, increasing, fromBaseline].map((s) => ({ search: s, quality: quality(request, placedBy(s)) }));
+  starts.sort((a, b) => compareQuality(a.quality, b.quality, request.objective));
+  return (starts[0] as { search: Search }).search;
 }
 
 /** Priority first; then pods with fewer nodes to go to; then by size (`first`); then queue order. */

@@ -232,9 +232,9 @@ export class Search {
     return true;
   }
 
-  /** Effort so far, in node looks (a filter run counting as FILTER_WORK of them). */
+  /** Effort so far, in node looks: a filter run counts as FILTER_WORK of them, a PreFilter run as one per node. */
   get work(): number {
-    return this.scanned + FILTER_WORK * this.feasibility.filterCalls;
+    return this.scanned + FILTER_WORK * this.feasibility.filterCalls + this.nodeCount * this.feasibility.preFilterCalls;
   }
 
   /** Nodes holding pods of the set. */

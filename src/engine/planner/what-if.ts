@@ -70,6 +70,8 @@ export function podShape(pod: PodInfo): string {
 export class Feasibility {
   /** Filter plugin runs so far: what planners budget their search by (deterministic, unlike a clock). */
   filterCalls = 0;
+  /** PreFilter runs so far (each walks every node in some plugin). */
+  preFilterCalls = 0;
   private readonly prepared = new Map<string, Prepared>();
   /** The profile filters on requests (NodeResourcesFit): a node without room is no candidate. */
   readonly checksRoom: boolean;
@@ -89,6 +91,7 @@ export class Feasibility {
     const cached = this.prepared.get(shape);
     if (cached?.version === this.whatIf.version) return cached;
     const state = planningState(pod, this.eligible);
+    this.preFilterCalls++;
     const pre = this.framework.preFilterPod(state, pod, this.whatIf.snapshot);
     const allowed = new Uint8Array(this.whatIf.nodes.length);
     if (pre.ok) for (const n of pre.nodes) allowed[this.whatIf.indexOf(n.name) as number] = 1;
