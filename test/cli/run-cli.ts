@@ -3,12 +3,22 @@ import { ManualClock } from '../../src/engine/api/clock';
 import type { CliIO } from '../../src/cli/io';
 import { runCli } from '../../src/cli/main';
 
+export interface CliSession {
+  /** Called with each piece of stdout as it is written (a server's "serving on" line). */
+  readonly onStdout?: (text: string) => void;
+  /** What the command's stopSignal resolves with, when it does (never, if not given). */
+  readonly stop?: Promise<string>;
+}
+
 /** Runs the CLI in-process with files from `files`, capturing its output. */
-export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}) {
+export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, session: CliSession = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
-    stdout: (t) => void (stdout += t),
+    stdout: (t) => {
+      stdout += t;
+      session.onStdout?.(t);
+    },
     stderr: (t) => void (stderr += t),
     readFile: async (path) => {
       const text = files[path];
@@ -25,6 +35,7 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     env,
     clock: new ManualClock(Date.UTC(2026, 0, 1)),
     interactive: false,
+    stopSignal: () => session.stop ?? new Promise<string>(() => undefined),
   };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };

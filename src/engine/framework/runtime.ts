@@ -291,6 +291,32 @@ export class Framework {
     return feasible.length === 1 ? SUCCESS : rejection();
   }
 
+  /**
+   * PreFilter alone, for a planner that then asks about single nodes (filterNode) rather than
+   * running a whole cycle: makes `snapshot` the cycle's, runs the PreFilter plugins into `state` and
+   * returns the nodes they leave, or the status that stopped the pod (a rejection or an Error).
+   */
+  preFilterPod(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister): { readonly ok: true; readonly nodes: readonly NodeInfo[] } | { readonly ok: false; readonly status: Status } {
+    this.cycle.current = snapshot;
+    const all = snapshot.list();
+    const pre = this.runPreFilter(state, pod, all, new CycleLog(pod.key, this.profileName, all.length));
+    return pre.status ? { ok: false, status: pre.status } : { ok: true, nodes: pre.nodes };
+  }
+
+  /**
+   * The Filter plugins on one node, in profile order, with a state prepared by preFilterPod on the
+   * snapshot the node belongs to: the first rejection or Error (attributed), else Success.
+   */
+  filterNode(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
+    const skip = state.skipFilterPlugins;
+    for (const { name, plugin } of this.filter) {
+      if (skip.has(name)) continue;
+      const status = runStatus(name, 'Filter', () => plugin.filter(state, pod, node));
+      if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+    }
+    return SUCCESS;
+  }
+
   /** Reserve on `nodeName` with every reserve plugin in order; stops at the first failure. */
   reserve(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[] = []): Status {
     return runInOrder(this.reservePlugins, 'Reserve', nodeName, outcomes, (p) => p.reserve(state, pod, nodeName));

@@ -325,6 +325,46 @@ describe('engine/framework/runtime', () => {
     });
   });
 
+  describe('PreFilter and Filter one node at a time (for planners)', () => {
+    it('preFilterPod returns the nodes PreFilter leaves; filterNode then runs the filters not skipped on one node', () => {
+      const narrow = preFilter('Narrow', SUCCESS, ['n1', 'n2']);
+      const skipped = { ...preFilter('Affinity', SKIP), ...rejects('Affinity', names(3), 'no') };
+      const fit = rejects('Fit', ['n2'], 'Insufficient cpu');
+      const framework = frameworkOf([narrow, skipped, fit]);
+      const state = new CycleState();
+      const cluster = clusterOf(3);
+      const pre = framework.preFilterPod(state, pod(), cluster);
+      assert.ok(pre.ok);
+      assert.deepEqual(pre.nodes.map((n) => n.name), ['n1', 'n2']);
+      assert.deepEqual(
+        pre.nodes.map((n) => framework.filterNode(state, pod(), n)),
+        [SUCCESS, { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'Fit', stage: 'Filter' }],
+      );
+      assert.deepEqual(skipped.seen, []);
+    });
+
+    it('preFilterPod says what stopped the pod', () => {
+      const framework = frameworkOf([preFilter('Ports', unresolvable('node(s) had no free ports'))]);
+      assert.deepEqual(framework.preFilterPod(new CycleState(), pod(), clusterOf(2)), {
+        ok: false,
+        status: { code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) had no free ports'], plugin: 'Ports', stage: 'PreFilter' },
+      });
+    });
+
+    it('a filter that throws is an Error naming it', () => {
+      const framework = frameworkOf([{ name: 'Broken', filter: throws } as FilterPlugin]);
+      const state = new CycleState();
+      const [node] = clusterOf(1).list();
+      assert.ok(node && framework.preFilterPod(state, pod(), clusterOf(1)).ok);
+      assert.deepEqual(framework.filterNode(state, pod(), node), {
+        code: Code.Error,
+        reasons: ['plugin Broken threw at Filter: boom'],
+        plugin: 'Broken',
+        stage: 'Filter',
+      });
+    });
+  });
+
   describe('Score: totals are the sum of normalized score × weight', () => {
     // Spread (weight 2) normalizes 10/50/30 to 20/100/60; Balance (weight 1) is taken raw.
     //   n0: 20×2 + 90 = 130   n1: 100×2 + 0 = 200   n2: 60×2 + 70 = 190
