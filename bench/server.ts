@@ -177,6 +177,13 @@ export const benchmarks: readonly Benchmark[] = [
       const ranked = complete(uri, nodeValue, ws.analysis());
       console.log(`(node completion offers ${ranked.length} nodes, first ${ranked[0]?.label} "${ranked[0]?.detail}")`);
       show('completion of a plan entry’s node (500 ranked by fit)', measure(15, () => undefined, () => complete(uri, nodeValue, ws.analysis())), 30);
+      // While the node is being typed the plan does not read as one: it is ranked from what is written.
+      const typing = text.replace(`${entry}node-`, `${entry}\n      # node-`);
+      ws.setBuffer(uri, typing, 401);
+      validate(uri, ws.analysis());
+      show('completion of a node while the plan is being typed', measure(15, () => undefined, () => complete(uri, positionOf(typing, entry, entry.length), ws.analysis())), 30);
+      ws.setBuffer(uri, text, 402);
+      validate(uri, ws.analysis());
       const podValue = positionOf(text, 'pod: app-5-3', 6);
       show('completion of a plan entry’s pod', measure(15, () => undefined, () => complete(uri, podValue, ws.analysis())), 30);
       const nodeName = positionOf(text, entry, entry.length + 2);

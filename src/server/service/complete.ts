@@ -228,14 +228,22 @@ function planPods(facts: Facts, analysis: Analysis): CompletionItem[] {
   });
 }
 
+/** Plans as written so far, by their document's value (the same object while the text is), so their checks are reused. */
+const written = new WeakMap<object, SchedulePlanManifest>();
+
 /** The plan as written so far: its complete entries, for ranking nodes on the cluster it leaves. */
 function planSoFar(facts: Facts, namespace: string, podSet: string): SchedulePlanManifest {
   if (facts.plan) return facts.plan;
+  const key = isPlainObject(facts.value) ? facts.value : undefined;
+  const known = key && written.get(key);
+  if (known) return known;
   const entries = valueAt(facts.value, ['spec', 'plan']);
   const plan: PlanEntry[] = Array.isArray(entries)
     ? entries.flatMap((e) => (isPlainObject(e) && typeof e['pod'] === 'string' && typeof e['node'] === 'string' ? [{ pod: e['pod'], node: e['node'] }] : []))
     : [];
-  return { name: '', namespace, labels: {}, podSet, plan };
+  const manifest = { name: '', namespace, labels: {}, podSet, plan };
+  if (key) written.set(key, manifest);
+  return manifest;
 }
 
 function planNodes(facts: Facts, context: YamlContext, index: number, analysis: Analysis): CompletionItem[] {
