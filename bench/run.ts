@@ -12,6 +12,7 @@ import { benchmarks as cache } from './cache';
 import { benchmarks as plugins_affinity } from './plugins-affinity';
 import { benchmarks as store } from './store';
 import { benchmarks as planner } from './planner';
+import { benchmarks as server } from './server';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -25,6 +26,7 @@ const all: readonly Benchmark[] = [
   ...plugins_affinity,
   ...store,
   ...planner,
+  ...server,
 ];
 
 const filter = process.argv[2] ?? '';

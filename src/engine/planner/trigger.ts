@@ -7,7 +7,7 @@ import { err, ok, type Result } from '../api/result';
 import type { Labels } from '../api/types';
 import type { DependencyRef } from '../reconcile/triggers';
 import { settingsFromLabels } from './build';
-import { parseDuration } from './duration';
+import { parseGoDuration } from './duration';
 import { QUIET_TIME_LABEL } from './plan';
 
 export const TRIGGER_STATES = ['Planning', 'Schedule'] as const;
@@ -55,9 +55,9 @@ export function readTrigger(spec: TriggerSpec): Result<TriggerConfig, TriggerErr
   let quietTimeMs: number | undefined;
   if (spec.quietTime !== undefined) {
     const field = ['metadata', 'labels', QUIET_TIME_LABEL];
-    const parsed = parseDuration(spec.quietTime);
-    if (!parsed.ok) return err({ field, message: `${where}: quiet time: ${parsed.error}` });
-    if (parsed.value < 0) return err({ field, message: `${where}: quiet time "${spec.quietTime}" is negative` });
+    const parsed = parseGoDuration(spec.quietTime);
+    if (!parsed.ok) return err({ field, message: `${where}: label ${QUIET_TIME_LABEL}: ${parsed.error}` });
+    if (parsed.value < 0) return err({ field, message: `${where}: label ${QUIET_TIME_LABEL}: a quiet time cannot be negative ("${spec.quietTime}")` });
     quietTimeMs = parsed.value;
   }
   const labels = settingsFromLabels([spec.labels]);

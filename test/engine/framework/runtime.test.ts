@@ -511,6 +511,41 @@ describe('engine/framework/runtime', () => {
     }
   });
 
+  describe('checkNode: one given node judged as a cycle would judge it', () => {
+    const check = (plugins: Plugin[], node = 'n1', nodes = 3) => frameworkOf(plugins).checkNode(new CycleState(), pod(), clusterOf(nodes), node);
+
+    it('runs the filters on that node only and answers Success when they pass', () => {
+      const filter = rejects('Fit', ['n0'], 'Insufficient cpu');
+      assert.deepEqual(check([filter]), SUCCESS);
+      assert.deepEqual(filter.seen, ['n1']);
+    });
+
+    it("gives the first rejection with the plugin's reason", () => {
+      assert.deepEqual(check([rejects('Taints', ['n1'], 'untolerated taint', Code.UnschedulableAndUnresolvable), rejects('Fit', ['n1'], 'Insufficient cpu')]), {
+        code: Code.UnschedulableAndUnresolvable,
+        reasons: ['untolerated taint'],
+        plugin: 'Taints',
+        stage: 'Filter',
+      });
+    });
+
+    it('PreFilter sees the whole snapshot: its rejection, or a subset leaving the node out, is the answer', () => {
+      assert.deepEqual(check([preFilter('Ports', unschedulable('ports in use'))]), { code: Code.Unschedulable, reasons: ['ports in use'], plugin: 'Ports', stage: 'PreFilter' });
+      assert.deepEqual(check([preFilter('Affinity', SUCCESS, ['n2'])]), {
+        code: Code.UnschedulableAndUnresolvable,
+        reasons: ["node(s) didn't satisfy plugin(s) [Affinity]"],
+        plugin: 'Affinity',
+        stage: 'PreFilter',
+      });
+      assert.deepEqual(check([preFilter('Affinity', SUCCESS, ['n1'])]), SUCCESS);
+    });
+
+    it('a node not in the snapshot is unresolvable; a filter that throws is an Error', () => {
+      assert.deepEqual(check([], 'n9'), { code: Code.UnschedulableAndUnresolvable, reasons: ['node "n9" not found'], stage: 'Filter' });
+      assert.equal(check([{ name: 'Broken', filter: throws } as FilterPlugin]).code, Code.Error);
+    });
+  });
+
   describe('commit: the best candidates through Reserve → Permit → CheckConflicts → Bind', () => {
     /** Nodes ranked n2 > n1 > n0, and a binding pipeline that logs each call and fails where told. */
     function pipeline(fail: { permit?: string[]; conflict?: string[]; bind?: string[]; bindThrows?: string[] } = {}) {
