@@ -202,11 +202,7 @@ export class PodSetCoordinator implements PodSetGate {
 
   /** Whether the planned node still takes the pod, by the planning framework's filters. */
   private fits(pod: PodInfo, node: string, cluster: NodeInfoLister): boolean {
-    const framework = this.options.planning.framework;
-    const state = planningState(pod, undefined);
-    const pre = framework.preFilterPod(state, pod, cluster);
-    const info = cluster.get(node);
-    return pre.ok && info !== undefined && pre.nodes.includes(info) && isSuccess(framework.filterNode(state, pod, info));
+    return isSuccess(this.options.planning.framework.checkNode(planningState(pod, undefined), pod, cluster, node));
   }
 
   /** A new plan for the set's members not on a node yet, the bound ones staying where they are. */

@@ -56,8 +56,8 @@ export function readTrigger(spec: TriggerSpec): Result<TriggerConfig, TriggerErr
   if (spec.quietTime !== undefined) {
     const field = ['metadata', 'labels', QUIET_TIME_LABEL];
     const parsed = parseGoDuration(spec.quietTime);
-    if (!parsed.ok) return err({ field, message: `${where}: quiet time: ${parsed.error}` });
-    if (parsed.value < 0) return err({ field, message: `${where}: quiet time "${spec.quietTime}" is negative` });
+    if (!parsed.ok) return err({ field, message: `${where}: label ${QUIET_TIME_LABEL}: ${parsed.error}` });
+    if (parsed.value < 0) return err({ field, message: `${where}: label ${QUIET_TIME_LABEL}: a quiet time cannot be negative ("${spec.quietTime}")` });
     quietTimeMs = parsed.value;
   }
   const labels = settingsFromLabels([spec.labels]);

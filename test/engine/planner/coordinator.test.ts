@@ -140,7 +140,7 @@ describe('engine/planner/coordinator', () => {
 
   describe('a bad trigger is an error, and holds the set until a good one comes', () => {
     const table: Array<[Partial<TriggerSpec>, string]> = [
-      [{ quietTime: 'soon' }, 'ScheduleTrigger default/web: quiet time: invalid duration "soon"'],
+      [{ quietTime: 'soon' }, 'ScheduleTrigger default/web: label planner.ciena.io/quiet-time: time: invalid duration "soon"'],
       [{ state: 'Go' }, 'ScheduleTrigger default/web: unknown state "Go" (one of Planning, Schedule)'],
     ];
     for (const [fields, error] of table) {

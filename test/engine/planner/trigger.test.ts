@@ -34,9 +34,9 @@ describe('engine/planner/trigger', () => {
       const table: Array<[fields: Partial<TriggerSpec>, field: string[], message: string]> = [
         [{ state: 'Scheduled' }, ['spec', 'state'], 'ScheduleTrigger jobs/batch: unknown state "Scheduled" (one of Planning, Schedule)'],
         [{ state: '' }, ['spec', 'state'], 'ScheduleTrigger jobs/batch: unknown state "" (one of Planning, Schedule)'],
-        [{ quietTime: 'two minutes' }, QUIET, 'ScheduleTrigger jobs/batch: quiet time: invalid duration "two minutes"'],
-        [{ quietTime: '120' }, QUIET, 'ScheduleTrigger jobs/batch: quiet time: missing unit in duration "120"'],
-        [{ quietTime: '-30s' }, QUIET, 'ScheduleTrigger jobs/batch: quiet time "-30s" is negative'],
+        [{ quietTime: 'two minutes' }, QUIET, 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: time: invalid duration "two minutes"'],
+        [{ quietTime: '120' }, QUIET, 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: time: missing unit in duration "120"'],
+        [{ quietTime: '-30s' }, QUIET, 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: a quiet time cannot be negative ("-30s")'],
         [
           { labels: { [PLANNER_LABEL]: 'fastest' } },
           ['metadata', 'labels', PLANNER_LABEL],
