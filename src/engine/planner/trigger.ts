@@ -56,7 +56,8 @@ export function readTrigger(spec: TriggerSpec): Result<TriggerConfig, TriggerErr
   if (spec.quietTime !== undefined) {
     const field = ['metadata', 'labels', QUIET_TIME_LABEL];
     const parsed = parseGoDuration(spec.quietTime);
-    if (!parsed.ok) return err({ field, message: `${where}: quiet time: ${parsed.error}` });
+    // Go's "time: " prefix would stutter after "quiet time: ".
+    if (!parsed.ok) return err({ field, message: `${where}: quiet time: ${parsed.error.replace(/^time: /, '')}` });
     if (parsed.value < 0) return err({ field, message: `${where}: quiet time "${spec.quietTime}" is negative` });
     quietTimeMs = parsed.value;
   }
