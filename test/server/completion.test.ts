@@ -69,8 +69,8 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
     it(what, async () => assert.deepEqual(await labels(marked), expected));
   }
 
-  it('plugin names: every in-tree plugin; "*" first among plugins to disable', async () => {
-    const plugins = ['DefaultBinder', 'ImageLocality', 'InterPodAffinity', 'NodeAffinity', 'NodeName', 'NodePorts', 'NodeResourcesBalancedAllocation', 'NodeResourcesFit', 'NodeUnschedulable', 'PodTopologySpread', 'PrioritySort', 'TaintToleration'];
+  it('plugin names: every in-tree plugin and PodSetPlanner; "*" first among plugins to disable', async () => {
+    const plugins = ['DefaultBinder', 'ImageLocality', 'InterPodAffinity', 'NodeAffinity', 'NodeName', 'NodePorts', 'NodeResourcesBalancedAllocation', 'NodeResourcesFit', 'NodeUnschedulable', 'PodSetPlanner', 'PodTopologySpread', 'PrioritySort', 'TaintToleration'];
     assert.deepEqual((await labels(`${CONFIG}    plugins:\n      score:\n        enabled:\n          - name: Node|`)).sort(), plugins);
     const [first, ...rest] = await labels(`${CONFIG}    plugins:\n      score:\n        disabled:\n          - name: |`);
     assert.equal(first, '*');

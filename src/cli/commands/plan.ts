@@ -3,7 +3,7 @@
 import { parseArgs } from 'node:util';
 import { podInfo } from '../../engine/framework/node-info';
 import { Snapshot } from '../../engine/framework/snapshot';
-import { buildPlan, planSettings, PLANNERS, type PlanSettings } from '../../engine/planner/build';
+import { planPodSet, PLANNERS, type PlanSettings } from '../../engine/planner/build';
 import { planStatus, type Plan } from '../../engine/planner/plan';
 import { planWorkspace, type TriggerOutcome } from '../../engine/planner/plan-all';
 import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from '../../engine/planner/podset';
@@ -117,9 +117,7 @@ async function planSet(planning: Planning, ref: PodSetRef, override: PlanSetting
     const info = podInfo(p);
     if (!info.ok) return info.error;
   }
-  const settings = planSettings(planning.planning.args, podSet.pods.map((p) => p.metadata.labels));
-  if (!settings.ok) return settings.error.message;
-  const built = buildPlan({ podSet, snapshot: snapshot.value, framework: planning.planning.framework, now }, { ...settings.value, ...override });
+  const built = planPodSet(planning.planning, { podSet, snapshot: snapshot.value, now }, { override });
   return built.ok ? { plan: built.value, failed: false } : built.error;
 }
 

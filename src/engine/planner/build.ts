@@ -11,6 +11,7 @@ import { snapshotHash } from './hash';
 import { optimize } from './optimize';
 import type { Plan, PlanAssignment, UnplacedPod } from './plan';
 import { OBJECTIVES, type Objective, type Planner } from './planner';
+import type { PodSetFramework } from './plugin';
 import { podSetKey, type PodSet } from './podset';
 
 export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize].map((p) => [p.name, p]));
@@ -122,4 +123,23 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
       [...pods, ...podSet.pending.filter((p) => !onNodes.has(podKey(p)))],
     ),
   });
+}
+
+/** What a plan is asked for beside the set and the cluster: the set's trigger, and settings over every other. */
+export interface PodSetPlanOptions {
+  /** The set's ScheduleTrigger: its labels say first, its name is recorded on the plan. */
+  readonly trigger?: { readonly name: string; readonly labels?: Labels };
+  /** Over the labels' and the profile's settings (a planner chosen on the command line). */
+  readonly override?: PlanSettings;
+}
+
+/**
+ * A set planned with a profile's planning framework (podSetFramework in ./plugin): the settings of
+ * its trigger's labels, else its pods', else the profile's PodSetPlanner args, `override` over them.
+ */
+export function planPodSet(planning: PodSetFramework, input: Omit<PlanInput, 'framework'>, options: PodSetPlanOptions = {}): Result<Plan> {
+  const { trigger, override } = options;
+  const settings = planSettings(planning.args, [trigger?.labels, ...input.podSet.pods.map((p) => p.metadata.labels)]);
+  if (!settings.ok) return err(settings.error.message);
+  return buildPlan({ ...input, framework: planning.framework }, { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override });
 }

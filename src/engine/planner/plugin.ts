@@ -18,7 +18,7 @@ import { Framework } from '../framework/runtime';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
 import type { Random } from '../api/random';
 import { ArgsReader } from '../plugins/args';
-import { inTreeRegistry } from '../plugins/registry';
+import { inTreeRegistry, type PluginModule } from '../plugins/registry';
 import { isObjective, PLANNERS, unknownPlanner } from './build';
 import { PLANNING_CYCLE, PLUGIN_NAME, type Objective } from './planner';
 import { POD_SET_SCHEDULER_NAME } from './podset';
@@ -107,6 +107,18 @@ export interface PodSetFramework {
   readonly args: PodSetPlannerArgs;
 }
 
+/** PodSetPlanner for a registry (a profile that configures it validates against one with it); `made` is told of each plugin built. */
+export function podSetPlannerModule(gate?: PodSetGate, made?: (plugin: PodSetPlanner) => void): PluginModule {
+  const factory: PluginFactory = (args, handle) => {
+    const read = readArgs(args);
+    if (!read.ok) return read;
+    const plugin = new PodSetPlanner(read.value, handle, gate);
+    made?.(plugin);
+    return ok(plugin);
+  };
+  return { NAME, factory };
+}
+
 /** Score records a plan keeps per pod unless the profile says otherwise: the best nodes, not all. */
 export const PLAN_RECORD_SCORES = 3;
 
@@ -117,13 +129,7 @@ export const PLAN_RECORD_SCORES = 3;
  */
 export function podSetFramework(profile: Profile, options: { readonly random: Random; readonly gate?: PodSetGate }): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
-  const factory: PluginFactory = (args, handle) => {
-    const read = readArgs(args);
-    if (!read.ok) return read;
-    plugin = new PodSetPlanner(read.value, handle, options.gate);
-    return ok(plugin);
-  };
-  const registry = inTreeRegistry([{ NAME, factory }]);
+  const registry = inTreeRegistry([podSetPlannerModule(options.gate, (made) => (plugin = made))]);
   if (!registry.ok) return err([{ path: ['plugins'], message: registry.error }]);
   const withPlanner = mergeProfile(profile, {
     schedulerName: profile.schedulerName,

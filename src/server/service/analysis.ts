@@ -14,6 +14,7 @@ import type { ScheduleFailure, ScheduleResult } from '../../engine/framework/run
 import { type Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
 import { seededRandom } from '../../engine/api/random';
 import { concatPath, type Located, type ManifestDocument, type ProfileManifest, type SchedulePlanManifest, type ScheduleTriggerManifest, type WorkspaceModel } from '../../manifests';
 import type { SourceFile } from '../workspace';
@@ -22,12 +23,10 @@ import { checkPlan, type PlanCheck } from './plan-check';
 import { buildFramework, defaultProfile, resolveProfile, type ResolvedProfile } from './profiles';
 import { WhatIf } from './what-if';
 
-/** The schedulerName that puts a pod in the planner's hands (Pallet's default; configurable). */
-export const PLANNER_SCHEDULER_NAME = 'podset-planner-scheduler';
 export const DEFAULT_SCHEDULER = 'default-scheduler';
 
 export interface AnalysisOptions {
-  /** Pods of a pod set must carry this schedulerName for the planner to see them. */
+  /** Pods of a pod set must carry this schedulerName for the planner to see them (POD_SET_SCHEDULER_NAME when not given). */
   readonly plannerSchedulerName?: string;
   /** Stamps previews and plans (the system clock in the server, a manual one in tests). */
   readonly clock?: Clock;
@@ -213,7 +212,7 @@ export class Analysis {
     private readonly cache: EngineCache,
     readonly options: AnalysisOptions = {},
   ) {
-    this.plannerSchedulerName = options.plannerSchedulerName ?? PLANNER_SCHEDULER_NAME;
+    this.plannerSchedulerName = options.plannerSchedulerName ?? POD_SET_SCHEDULER_NAME;
   }
 
   file(uri: string): SourceFile | undefined {

@@ -3,7 +3,7 @@
 // the SchedulePlan" filled from the planner.
 import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
 import type { Pod } from '../../engine/api/types';
-import { POD_SET_LABEL } from '../../engine/planner/plan';
+import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { concatPath, schedulePlanName, splitPath, writeSchedulePlan, type Located, type ManifestDocument, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
 import type { SourceFile } from '../workspace';
 import type { Analysis } from './analysis';
@@ -191,8 +191,10 @@ function addMissing(d: Diagnostic, place: At, t: Target, analysis: Analysis): Co
   const plan = located.value;
   const check = analysis.planCheck(plan);
   const pods = check.missing.flatMap((name) => analysis.pod(plan.namespace, name) ?? []);
-  const made = planPodSet(analysis, { namespace: plan.namespace, podSet: plan.podSet }, pods, check.snapshot.copy());
-  if (made.assignments.length === 0) return [];
+  const trigger = analysis.triggersOf(plan.namespace, plan.podSet)[0]?.value.name;
+  const built = planPodSet(analysis, { namespace: plan.namespace, podSet: plan.podSet, trigger }, { pods, snapshot: check.snapshot });
+  const made = built.ok ? built.value : undefined;
+  if (!made || made.assignments.length === 0) return [];
   const items = made.assignments.map((a) => ({ pod: a.pod, node: a.node }));
   const left = made.unplaced.length ? ` (${made.unplaced.length} fit nowhere)` : '';
   return action(`Add ${items.length} missing pod${items.length === 1 ? '' : 's'} to the plan, each on the best node left${left}`, edit(place.file.uri, appendItems(t, 'spec.plan', items)), d, true);
@@ -227,7 +229,7 @@ function planActions(file: SourceFile, range: Range, diagnostics: readonly Diagn
 
 export interface PlanEdit {
   readonly edit: WorkspaceEdit;
-  readonly plan: ReturnType<typeof planPodSet>;
+  readonly plan: Plan;
   /** The plan document it replaces, if the set had one. */
   readonly existing?: Located<SchedulePlanManifest>;
 }
@@ -235,7 +237,9 @@ export interface PlanEdit {
 /** The edit that writes the trigger's pod-set plan: over the set's existing SchedulePlan, else after the trigger. */
 export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: TextEdit[] = []): PlanEdit | undefined {
   const { namespace, podSet, name } = trigger.value;
-  const plan = planPodSet(analysis, { namespace, podSet, trigger: name });
+  const made = planPodSet(analysis, { namespace, podSet, trigger: name });
+  if (!made.ok) return undefined;
+  const plan = made.value;
   const text = writeSchedulePlan(plan);
   const existing = analysis.plansOf(namespace, podSet)[0];
   if (existing && existing.base === '') {

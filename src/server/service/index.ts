@@ -1,6 +1,6 @@
 // The language service: plain functions from a document (by URI) and the workspace analysis to LSP
 // types, testable in-process. The connection layer (server.ts) only wires them to requests.
-export { Analysis, EngineCache, PLANNER_SCHEDULER_NAME, type AnalysisOptions } from './analysis';
+export { Analysis, EngineCache, type AnalysisOptions } from './analysis';
 export { codeActions } from './code-actions';
 export { codeLenses } from './code-lens';
 export { CODES, SOURCE, type Code } from './codes';

@@ -1,22 +1,20 @@
-// Plans for the workspace's pod sets, and the view models the client renders (protocol/webview.ts).
-// Until the pod-set planner (engine/planner) is in, a plan is made as its greedy planner makes one:
-// the framework pipeline pod by pod in queue order, each placed pod assumed on its node before the
-// next is scheduled.
+// Plans for the workspace's pod sets, made by the engine's pod-set planner (engine/planner) with the
+// profile of the planner's schedulerName, and the view models the client renders (protocol/webview.ts).
 import { seededRandom } from '../../engine/api/random';
+import { err, type Result } from '../../engine/api/result';
 import { CPU, MEMORY, PODS } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
-import { CycleState } from '../../engine/framework/cycle-state';
 import { explain } from '../../engine/explain/explain';
-import { podInfo, type PodInfo } from '../../engine/framework/node-info';
-import type { Plan, PlanAssignment, UnplacedPod } from '../../engine/planner/plan';
-import { fnv32a, type Located } from '../../manifests';
+import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
+import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
+import type { Plan, UnplacedPod } from '../../engine/planner/plan';
+import { podSetFramework, type PodSetFramework } from '../../engine/planner/plugin';
+import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
+import type { Located } from '../../manifests';
 import type { NodeUseView, PlanView, PodExplanationView, ReasonCountView, UnplacedView } from '../../protocol/webview';
 import { amounts, unitOf } from './amounts';
 import { podSetOf, schedulerOf, type Analysis } from './analysis';
-import { buildFramework } from './profiles';
-import type { WhatIf } from './what-if';
-
-export const GREEDY = 'greedy';
+import { defaultProfile } from './profiles';
 
 export interface PlanRequest {
   readonly namespace: string;
@@ -24,52 +22,40 @@ export interface PlanRequest {
   readonly trigger?: string;
 }
 
-/** A hash of the nodes and pods a plan was made from, to tell later whether it is stale. */
-export function snapshotHash(analysis: Analysis): string {
-  const cluster = analysis.model.cluster;
-  return fnv32a(JSON.stringify([cluster.nodes, cluster.pods])).toString(16).padStart(8, '0');
+/** Where a plan starts from, when not the whole pending set on the workspace's cluster. */
+export interface PlanStart {
+  /** The pods to place (pending members of the set); the set's other members only lend their labels. */
+  readonly pods?: readonly Located<Pod>[];
+  /** The cluster to place them on. */
+  readonly snapshot?: NodeInfoLister;
 }
 
 /**
- * The plan of a pod set: its pods the planner places (pending, with the planner's schedulerName),
- * scheduled in queue order with the profile of their schedulerName, on `start` (the workspace's
- * cluster when not given) changed as pods are placed.
+ * The planning framework of the planner's profile as written (its sampling too), the defaults when
+ * it has errors; built for each plan and seeded, so the same workspace gives the same plan.
  */
-export function planPodSet(analysis: Analysis, request: PlanRequest, pods = analysis.plannedPodsOf(request.namespace, request.podSet), start?: WhatIf): Plan {
-  const engine = analysis.engine;
-  const snapshot = start ?? engine.whatIf();
-  const schedulerName = analysis.plannerSchedulerName;
-  const resolved = engine.profile(schedulerName);
-  // The profile as written (its sampling too), seeded so the same workspace gives the same plan.
-  const framework = (resolved.valid ? buildFramework(resolved.profile, seededRandom(1), false) : undefined) ?? engine.framework(schedulerName);
-  const queued = pods.flatMap((p, i) => {
-    const info = podInfo(p.value);
-    return info.ok ? [{ info: info.value, timestamp: i, attempts: 0 }] : [];
-  });
-  queued.sort((a, b) => (framework.queueSortLess(a, b) ? -1 : framework.queueSortLess(b, a) ? 1 : a.timestamp - b.timestamp));
-  const assignments: PlanAssignment[] = [];
-  const unplaced: UnplacedPod[] = [];
-  for (const { info } of queued) {
-    const result = framework.scheduleOne(new CycleState(), info, snapshot);
-    const name = info.pod.metadata.name;
-    if (result.ok) {
-      snapshot.addPod(result.suggestedHost, info);
-      assignments.push({ pod: name, node: result.suggestedHost, diagnosis: result.diagnosis });
-    } else {
-      unplaced.push({ pod: name, message: result.diagnosis.message ?? '', diagnosis: result.diagnosis });
-    }
-  }
-  return {
-    podSet: request.podSet,
-    namespace: request.namespace,
-    ...(request.trigger !== undefined ? { trigger: request.trigger } : {}),
-    planner: GREEDY,
-    profile: framework.profileName,
-    assignments,
-    unplaced,
-    createdAt: analysis.options.clock?.now() ?? 0,
-    snapshotHash: snapshotHash(analysis),
-  };
+function planning(analysis: Analysis): Result<PodSetFramework> {
+  const name = analysis.plannerSchedulerName;
+  const resolved = analysis.engine.profile(name);
+  const built = podSetFramework(resolved.valid ? resolved.profile : defaultProfile(name).profile, { random: seededRandom(1) });
+  return built.ok ? built : err(built.error.map((e) => e.message).join('; '));
+}
+
+/**
+ * The plan of a pod set as the engine's planner makes it: the planner and gang size of the trigger's
+ * labels (the requested trigger's, else none), else the pods', else the profile's PodSetPlanner args.
+ */
+export function planPodSet(analysis: Analysis, request: PlanRequest, start: PlanStart = {}): Result<Plan> {
+  const framework = planning(analysis);
+  if (!framework.ok) return framework;
+  const ref = { namespace: request.namespace, name: request.podSet };
+  // A pod whose requests do not parse was reported by the reader; the planner leaves it out.
+  const usable = analysis.engine.pods.filter((p) => podInfo(p).ok);
+  const members = resolvePodSet(usable, ref, analysis.plannerSchedulerName);
+  const pending = start.pods?.map((p) => p.value).filter((p) => podInfo(p).ok);
+  const podSet: PodSet = pending ? { ...members, pending, bound: [] } : members;
+  const trigger = request.trigger === undefined ? undefined : { name: request.trigger, labels: analysis.trigger(request.namespace, request.trigger)?.value.labels };
+  return buildPodSetPlan(framework.value, { podSet, snapshot: start.snapshot ?? analysis.engine.snapshot, now: analysis.options.clock?.now() ?? 0 }, { trigger });
 }
 
 function unplacedView(u: UnplacedPod): UnplacedView {

@@ -9,10 +9,12 @@ import { Framework } from '../../engine/framework/runtime';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import { ALL_PLUGIN_NAMES } from '../../engine/plugins/names';
 import { inTreeRegistry } from '../../engine/plugins/registry';
+import { podSetPlannerModule } from '../../engine/planner/plugin';
 import { joinPath, type Located, type ProfileManifest, type SchedulerProfileManifest } from '../../manifests';
 import type { Code } from './codes';
 
-const built = inTreeRegistry();
+// PodSetPlanner too: the planner's profile configures it (its planner and objective).
+const built = inTreeRegistry([podSetPlannerModule()]);
 if (!built.ok) throw new Error(`the in-tree plugin registry is inconsistent: ${built.error}`);
 /** Every plugin Podplan runs. */
 export const REGISTRY: Registry = built.value;

@@ -24,7 +24,9 @@ export function previewPlan(params: PreviewPlanParams, analysis: Analysis, histo
     return err('previewPlan needs a trigger or a pod set');
   }
   if (analysis.podSet(request.namespace, request.podSet).length === 0) return err(`pod set ${request.namespace}/${request.podSet} has no pods in the workspace`);
-  const plan = planPodSet(analysis, request);
+  const made = planPodSet(analysis, request);
+  if (!made.ok) return made;
+  const plan = made.value;
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
   return ok(planView(plan, analysis, saved.ok ? saved.value : undefined));
