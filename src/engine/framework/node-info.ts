@@ -95,6 +95,11 @@ export class HostPorts {
   }
 }
 
+/** Told of every change to the pods of a NodeInfo it watches (how a snapshot follows what-if changes to its copies). */
+export interface NodeInfoObserver {
+  nodeInfoChanged(info: NodeInfo): void;
+}
+
 export class NodeInfo {
   readonly name: string;
   /** What the node offers; when its allocatable is malformed, zero and `allocatableError` says why. */
@@ -110,6 +115,8 @@ export class NodeInfo {
   readonly imageSizes = new Map<string, number>();
   /** Bumped on every change, so a snapshot can copy only what changed. */
   generation = 0;
+  /** The one watcher of this NodeInfo, if any: the snapshot holding it. Copies start unwatched. */
+  observer: NodeInfoObserver | undefined = undefined;
 
   constructor(readonly node: Node) {
     this.name = node.metadata.name;
@@ -171,6 +178,7 @@ export class NodeInfo {
     apply(this.nonZeroRequested, info.nonZero);
     for (const port of podHostPorts(info.pod)) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
     this.generation++;
+    this.observer?.nodeInfoChanged(this);
   }
 }
 
@@ -187,4 +195,15 @@ export interface NodeInfoLister {
   havePodsWithRequiredAntiAffinity(): readonly NodeInfo[];
   /** On how many nodes an image is present (ImageLocality's spread factor). */
   imageNumNodes(image: string): number;
+  /**
+   * Optional, with changedSince: a mark of the list as it is now. A consumer keeping per-node results
+   * over list() across cycles refreshes only the positions changed since its mark (NodeAggregate).
+   */
+  changeMark?(): number;
+  /**
+   * The positions of list() whose NodeInfo was replaced or changed since `mark` (taken from this
+   * lister), possibly repeated; undefined when that cannot be told (the list was rebuilt, or changed
+   * too much): compare every node then.
+   */
+  changedSince?(mark: number): readonly number[] | undefined;
 }

@@ -2,7 +2,7 @@
 // unchanged. An entry belongs to one NodeInfo object at one generation (bumped by every pod added or
 // removed), so a snapshot that copies only the nodes that changed recomputes only those. Plugins use
 // it so that a cycle costs a lookup per node rather than a selector match per pod.
-import type { NodeInfo } from './node-info';
+import type { NodeInfo, NodeInfoLister } from './node-info';
 
 /** Distinct keys kept per node: beyond it the node's entries start over (many distinct pod shapes). */
 const MAX_KEYS_PER_NODE = 64;
@@ -52,26 +52,44 @@ export class NodeAggregate<C> {
   private readonly slots: Array<NodeInfo | undefined> = [];
   private readonly generations: number[] = [];
   private readonly contributions: C[] = [];
+  // Where the last update's list came from, and the lister's change mark then.
+  private lister: NodeInfoLister | undefined;
+  private mark = 0;
 
   constructor(
     private readonly compute: (node: NodeInfo) => C,
     private readonly apply: (contribution: C, sign: 1 | -1) => void,
   ) {}
 
-  update(nodes: readonly NodeInfo[]): void {
-    const { slots, generations, contributions } = this;
-    for (let i = 0; i < nodes.length; i++) {
-      const node = nodes[i] as NodeInfo;
-      if (slots[i] === node && generations[i] === node.generation) continue;
-      if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
-      const contribution = this.compute(node);
-      this.apply(contribution, 1);
-      slots[i] = node;
-      generations[i] = node.generation;
-      contributions[i] = contribution;
+  /**
+   * Brings the sum in line with `nodes`. When they are `lister`'s list and the lister can tell what
+   * changed since the last update (changedSince), only those positions are looked at; otherwise
+   * every node is compared.
+   */
+  update(nodes: readonly NodeInfo[], lister?: NodeInfoLister): void {
+    const fromLister = lister !== undefined && lister.list() === nodes;
+    const changed = fromLister && lister === this.lister && nodes.length === this.slots.length ? lister.changedSince?.(this.mark) : undefined;
+    if (changed) {
+      for (const i of changed) this.refresh(i, nodes[i] as NodeInfo);
+    } else {
+      for (let i = 0; i < nodes.length; i++) this.refresh(i, nodes[i] as NodeInfo);
+      const { slots, contributions } = this;
+      for (let i = nodes.length; i < slots.length; i++) if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
+      slots.length = this.generations.length = contributions.length = nodes.length;
     }
-    for (let i = nodes.length; i < slots.length; i++) if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
-    slots.length = generations.length = contributions.length = nodes.length;
+    this.lister = fromLister ? lister : undefined;
+    this.mark = (fromLister && lister.changeMark?.()) || 0;
+  }
+
+  private refresh(i: number, node: NodeInfo): void {
+    const { slots, generations, contributions } = this;
+    if (slots[i] === node && generations[i] === node.generation) return;
+    if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
+    const contribution = this.compute(node);
+    this.apply(contribution, 1);
+    slots[i] = node;
+    generations[i] = node.generation;
+    contributions[i] = contribution;
   }
 }
 

@@ -26,7 +26,7 @@ import {
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/interfaces';
-import { type NodeInfo, type PodInfo } from '../framework/node-info';
+import { type NodeInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
 import { argsObject, argsResult, factoryOf } from './args';
 
@@ -269,8 +269,9 @@ class SharedPreFilterCounts {
     });
   }
 
-  update(nodes: readonly NodeInfo[]): this {
-    this.aggregate.update(nodes);
+  /** `lister`: where `nodes` come from, so that only the nodes it changed are looked at. */
+  update(nodes: readonly NodeInfo[], lister: NodeInfoLister): this {
+    this.aggregate.update(nodes, lister);
     return this;
   }
 }
@@ -363,8 +364,9 @@ class SharedScores {
     );
   }
 
-  update(nodes: readonly NodeInfo[]): this {
-    this.aggregate.update(nodes);
+  /** `lister`: where `nodes` come from, so that only the nodes it changed are looked at. */
+  update(nodes: readonly NodeInfo[], lister: NodeInfoLister): this {
+    this.aggregate.update(nodes, lister);
     return this;
   }
 }
@@ -398,7 +400,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
     const pod = podInfo.pod;
     const terms = termsOf(pod);
-    const shared = this.preFilterCounts.get(memoKey(`${terms.identity}|${terms.requiredKey}`), () => new SharedPreFilterCounts(pod, terms)).update(nodes).total;
+    const shared = this.preFilterCounts.get(memoKey(`${terms.identity}|${terms.requiredKey}`), () => new SharedPreFilterCounts(pod, terms)).update(nodes, this.handle.snapshot()).total;
     const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
     if (shared.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
     // A copy: addPod/removePod change it, and the shared counts move on with the next cycle.
@@ -441,7 +443,8 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     // Without preferred terms of its own, only existing pods with affinity terms can score the pod.
     const scoring: Scoring = { pod, terms, allPods: hasPreferredTerms, hardPodAffinityWeight: this.args.hardPodAffinityWeight };
     const key = memoKey(`${terms.identity}|${terms.preferredKey}`);
-    const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(this.handle.snapshot().list());
+    const snapshot = this.handle.snapshot();
+    const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(snapshot.list(), snapshot);
     // Upstream skips when no pod added a term weight anywhere, even one that sums to zero.
     if (shared.contributingNodes === 0) return SKIP;
     const scores: ScoreMap = new Map();
