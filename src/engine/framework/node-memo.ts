@@ -108,3 +108,37 @@ export class LruCache<V> {
     return value;
   }
 }
+
+/**
+ * Results by position in a lister's list (one per node), kept across cycles and dropped for the
+ * positions the lister reports changed (changedSince). The runtime keeps plugins' verdicts and scores
+ * here when they depend only on the node and a key (filterKey, scoreKey): reading one is an array
+ * access, with no visit to the NodeInfo.
+ */
+export class PositionMemo<T> {
+  private values: Array<T | undefined> = [];
+  private lister: NodeInfoLister | undefined;
+  private mark = 0;
+
+  /** Follows the lister's changes since the last call; false when it cannot tell them, and nothing may be read then. */
+  sync(lister: NodeInfoLister): boolean {
+    if (!lister.changeMark || !lister.changedSince) {
+      this.lister = undefined;
+      return false;
+    }
+    const changed = lister === this.lister ? lister.changedSince(this.mark) : undefined;
+    if (changed) for (const i of changed) this.values[i] = undefined;
+    else this.values = new Array<T | undefined>(lister.list().length).fill(undefined);
+    this.lister = lister;
+    this.mark = lister.changeMark();
+    return true;
+  }
+
+  get(position: number): T | undefined {
+    return this.values[position];
+  }
+
+  set(position: number, value: T): void {
+    this.values[position] = value;
+  }
+}

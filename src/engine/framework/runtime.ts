@@ -43,6 +43,7 @@ import {
 } from './profile';
 import type { Registry } from './registry';
 import { InMemoryBinder, type Binder } from './binder';
+import { LruCache, PositionMemo } from './node-memo';
 import { NodeSampler } from './sampling';
 import { Snapshot } from './snapshot';
 import { attributed, Code, errorStatus, isRejection, statusMessage, SUCCESS, type Stage, type Status } from './status';
@@ -127,6 +128,9 @@ const METHODS: { readonly [P in ExtensionPoint]: readonly string[] } = {
 /** Above this many wanted entries, ranking sorts instead of inserting into a short list. */
 const INSERTION_RANK_LIMIT = 16;
 
+/** Remembered verdict and score tables kept (one per plugin and key, i.e. per pod shape), the least recently used dropped. */
+const MEMO_TABLES = 64;
+
 export class Framework {
   /** Whether `a` leaves the queue before `b`: the profile's queueSort plugin. */
   readonly queueSortLess: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
@@ -145,7 +149,12 @@ export class Framework {
   private raw = new Float64Array(0);
   private normalized = new Float64Array(0);
   private totals = new Float64Array(0);
-  private readonly scoreLists: { name: string; score: number }[][] = [];
+  private readonly scoreLists: PooledNodeScore[][] = [];
+  // Verdicts and raw scores remembered across cycles for plugins with a filterKey / scoreKey.
+  private readonly filterMemos = new LruCache<PositionMemo<Status>>(MEMO_TABLES);
+  private readonly scoreMemos = new LruCache<PositionMemo<number>>(MEMO_TABLES);
+  /** Per feasible node of the cycle, its position in the snapshot's list; -1 when Filter ran on another list. */
+  private feasibleAt = new Int32Array(0);
 
   private constructor(
     readonly profileName: string,
@@ -397,6 +406,8 @@ export class Framework {
   /**
    * Filter plugins on each node from `start` (wrapping) until `count` feasible nodes are found; a
    * node stops at its first rejection. Returns the feasible nodes, or the Error that aborted the cycle.
+   * On the snapshot's own list, verdicts of plugins with a filterKey come from the memo when the node
+   * has not changed since they were given.
    */
   private runFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], start: number, count: number, log: CycleLog): NodeInfo[] | Status {
     const skip = state.skipFilterPlugins;
@@ -406,15 +417,29 @@ export class Framework {
     const rejected = new Uint32Array(filters.length);
     const feasible: NodeInfo[] = [];
     const len = nodes.length;
+    const positional = nodes === this.cycle.current.list();
+    if (this.feasibleAt.length < Math.min(count, len)) this.feasibleAt = new Int32Array(Math.min(count, len));
+    const feasibleAt = this.feasibleAt;
+    const memos: Array<PositionMemo<Status> | undefined> = [];
     let failure: Status | undefined;
     let i = 0;
     let p = 0;
     try {
+      for (p = 0; positional && p < filters.length; p++) {
+        const { name, plugin } = filters[p] as Entry<FilterPlugin>;
+        memos.push(this.memoFor(this.filterMemos, name, plugin.filterKey?.(state, pod)));
+      }
       nodes: for (; i < len && feasible.length < count; i++) {
-        const node = nodes[(start + i) % len] as NodeInfo;
+        const at = (start + i) % len;
+        const node = nodes[at] as NodeInfo;
         for (p = 0; p < filters.length; p++) {
           const entry = filters[p] as Entry<FilterPlugin>;
-          const status = entry.plugin.filter(state, pod, node);
+          const memo = memos[p];
+          let status = memo?.get(at);
+          if (status === undefined) {
+            status = entry.plugin.filter(state, pod, node);
+            if (memo && status.code !== Code.Error) memo.set(at, status);
+          }
           const code = status.code;
           // Skip at Filter has nothing against the node.
           if (code === Code.Success || code === Code.Skip) continue;
@@ -426,6 +451,7 @@ export class Framework {
           log.rejections.push({ node: node.name, plugin: entry.name, stage: 'Filter', code, reasons: status.reasons });
           continue nodes;
         }
+        feasibleAt[feasible.length] = positional ? at : -1;
         feasible.push(node);
       }
     } catch (e) {
@@ -442,6 +468,13 @@ export class Framework {
       return record;
     });
     return failure ?? feasible;
+  }
+
+  /** The memo of a plugin's results for this key, synced with the cycle's snapshot; none without a key or when the snapshot cannot tell its changes. */
+  private memoFor<T>(memos: LruCache<PositionMemo<T>>, plugin: string, key: string | undefined): PositionMemo<T> | undefined {
+    if (key === undefined) return undefined;
+    const memo = memos.get(`${plugin}\0${key}`, () => new PositionMemo<T>());
+    return memo.sync(this.cycle.current) ? memo : undefined;
   }
 
   /** No node fits: PostFilter plugins (preemption) in order until one succeeds or one is final. */
@@ -472,19 +505,28 @@ export class Framework {
       this.normalized = new Float64Array(size);
     }
     if (this.totals.length < n) this.totals = new Float64Array(n);
-    const { raw, normalized, totals } = this;
+    const { raw, normalized, totals, feasibleAt } = this;
     totals.fill(0, 0, n);
+    // Filter recorded where each feasible node sits in the snapshot's list, or -1 on another list.
+    const positional = n > 0 && (feasibleAt[0] as number) >= 0;
 
     let p = 0;
     try {
       for (; p < scorers.length; p++) {
         const { name, plugin, weight } = scorers[p] as ScoreEntry;
         const base = p * n;
+        const memo = positional ? this.memoFor(this.scoreMemos, name, plugin.scoreKey?.(state, pod)) : undefined;
         for (let i = 0; i < n; i++) {
-          const score = plugin.score(state, pod, feasible[i] as NodeInfo);
-          if (typeof score === 'number') raw[base + i] = score;
-          else if (score.code === Code.Success) raw[base + i] = 0;
-          else return log.failure(attributed(score, name, 'Score'));
+          const at = feasibleAt[i] as number;
+          let score = memo?.get(at);
+          if (score === undefined) {
+            const result = plugin.score(state, pod, feasible[i] as NodeInfo);
+            if (typeof result === 'number') score = result;
+            else if (result.code === Code.Success) score = 0;
+            else return log.failure(attributed(result, name, 'Score'));
+            memo?.set(at, score);
+          }
+          raw[base + i] = score;
         }
         if (plugin.normalizeScore) {
           const list = this.scoreList(p, feasible, raw, base);
@@ -551,17 +593,29 @@ export class Framework {
     const list = (this.scoreLists[p] ??= []);
     for (let i = 0; i < feasible.length; i++) {
       const entry = list[i];
-      const name = (feasible[i] as NodeInfo).name;
+      const node = feasible[i] as NodeInfo;
       const score = raw[base + i] as number;
       if (entry) {
-        entry.name = name;
+        entry.node = node;
         entry.score = score;
       } else {
-        list[i] = { name, score };
+        list[i] = new PooledNodeScore(node, score);
       }
     }
     list.length = feasible.length;
     return list;
+  }
+}
+
+/** A NodeScore that reads the node's name only when asked: most normalizations look at scores alone. */
+class PooledNodeScore implements NodeScore {
+  constructor(
+    public node: NodeInfo,
+    public score: number,
+  ) {}
+
+  get name(): string {
+    return this.node.name;
   }
 }
 
