@@ -22,7 +22,7 @@ import { type Clock, type Timer } from '../api/clock';
 import { selectorMatches } from '../api/labels';
 import { err, ok, type Result } from '../api/result';
 import { podId, podKey, type LabelSelector, type Node, type Pod } from '../api/types';
-import { NodeInfo, podInfo, type PodInfo } from '../framework/node-info';
+import { boundPodInfo, NodeInfo, podInfo, type PodInfo } from '../framework/node-info';
 import { Snapshot } from '../framework/snapshot';
 import { NodeTree, zoneKey } from './node-tree';
 
@@ -132,11 +132,10 @@ export class ClusterCache {
     if (existing?.state === 'Assumed') return failure('PodExists', `pod ${key} is already assumed on node ${existing.nodeName}, so it can't be assumed again`);
     if (existing) return failure('PodExists', `pod ${key} is already added on node ${existing.nodeName}, so it can't be assumed`);
     if (!nodeName) return failure('InvalidPod', `pod ${key} can't be assumed without a node name`);
-    // The original's PodInfo is usually memoized already (the cycle that chose the node built it);
-    // nothing in it depends on the node name, so the placed copy shares it.
+    // The original's PodInfo is usually memoized already (the cycle that chose the node built it).
     const original = infoOf(pod);
     if (!original.ok) return original;
-    const info = pod.spec.nodeName === nodeName ? original.value : { ...original.value, pod: { ...pod, spec: { ...pod.spec, nodeName } } };
+    const info = boundPodInfo(original.value, nodeName);
     this.place(info, nodeName);
     this.setEntry({ pod: info.pod, info, nodeName, state: 'Assumed', bindingFinished: false, expiresAt: undefined });
     return done;

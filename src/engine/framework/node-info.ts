@@ -40,6 +40,19 @@ export function podInfo(pod: Pod): Result<PodInfo> {
   return ok(info);
 }
 
+/**
+ * The PodInfo of a copy of the pod bound to `nodeName` (what the cache holds for an assumed pod, and
+ * what the binding's confirmation adds): nothing in a PodInfo depends on the node name, so the copy
+ * shares it, memoized for the copy's object, and its requests are not read again.
+ */
+export function boundPodInfo(info: PodInfo, nodeName: string): PodInfo {
+  if (info.pod.spec.nodeName === nodeName) return info;
+  const pod: Pod = { ...info.pod, spec: { ...info.pod.spec, nodeName } };
+  const bound: PodInfo = { ...info, pod };
+  podInfos.set(pod, bound);
+  return bound;
+}
+
 /** A container port bound on the node. */
 export type HostPort = ContainerPort & { readonly hostPort: number };
 

@@ -128,8 +128,8 @@ const METHODS: { readonly [P in ExtensionPoint]: readonly string[] } = {
 /** Above this many wanted entries, ranking sorts instead of inserting into a short list. */
 const INSERTION_RANK_LIMIT = 16;
 
-/** Remembered verdict and score tables kept (one per plugin and key, i.e. per pod shape), the least recently used dropped. */
-const MEMO_TABLES = 64;
+/** Remembered verdict and score tables kept per plugin (one per key, i.e. per pod shape), the least recently used dropped. */
+const MEMO_KEYS = 16;
 
 export class Framework {
   /** Whether `a` leaves the queue before `b`: the profile's queueSort plugin. */
@@ -151,8 +151,8 @@ export class Framework {
   private totals = new Float64Array(0);
   private readonly scoreLists: PooledNodeScore[][] = [];
   // Verdicts and raw scores remembered across cycles for plugins with a filterKey / scoreKey.
-  private readonly filterMemos = new LruCache<PositionMemo<Status>>(MEMO_TABLES);
-  private readonly scoreMemos = new LruCache<PositionMemo<number>>(MEMO_TABLES);
+  private readonly filterMemos = new Map<string, LruCache<PositionMemo<Status>>>();
+  private readonly scoreMemos = new Map<string, LruCache<PositionMemo<number>>>();
   /** Per feasible node of the cycle, its position in the snapshot's list; -1 when Filter ran on another list. */
   private feasibleAt = new Int32Array(0);
 
@@ -471,9 +471,11 @@ export class Framework {
   }
 
   /** The memo of a plugin's results for this key, synced with the cycle's snapshot; none without a key or when the snapshot cannot tell its changes. */
-  private memoFor<T>(memos: LruCache<PositionMemo<T>>, plugin: string, key: string | undefined): PositionMemo<T> | undefined {
+  private memoFor<T>(memos: Map<string, LruCache<PositionMemo<T>>>, plugin: string, key: string | undefined): PositionMemo<T> | undefined {
     if (key === undefined) return undefined;
-    const memo = memos.get(`${plugin}\0${key}`, () => new PositionMemo<T>());
+    let byKey = memos.get(plugin);
+    if (!byKey) memos.set(plugin, (byKey = new LruCache(MEMO_KEYS)));
+    const memo = byKey.get(key, () => new PositionMemo<T>());
     return memo.sync(this.cycle.current) ? memo : undefined;
   }
 

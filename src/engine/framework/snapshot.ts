@@ -36,7 +36,11 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
   /** False when a NodeInfo given to the constructor is watched by another snapshot: changes then cannot be told. */
   private tracked = true;
 
-  constructor(private nodeInfos: readonly NodeInfo[]) {
+  /** The snapshot's own array (the constructor's argument is copied): list() hands it out, update() keeps it current. */
+  private nodeInfos: NodeInfo[];
+
+  constructor(nodeInfos: readonly NodeInfo[]) {
+    this.nodeInfos = [...nodeInfos];
     nodeInfos.forEach((n, i) => {
       this.byName.set(n.name, n);
       this.positions.set(n.name, i);
@@ -50,7 +54,8 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
    * how many NodeInfos it copied. A NodeInfo is copied only when it is new here, is another object
    * than the one copied last time (a node updated, or removed and added again), has a different
    * generation than when copied (pods changed), or the copy held here was changed since (what-if
-   * planning on this snapshot). Arrays handed out by list() before are left as they were.
+   * planning on this snapshot). When the nodes are the same in the same order, stale copies are
+   * replaced in the array list() hands out; otherwise a new array is made.
    *
    * Finding them costs a comparison per node, unless `changed` is given: the only NodeInfos of
    * `current` that may differ since the last update, which was given this same array (the cache
@@ -69,38 +74,33 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
     return copied;
   }
 
-  /** The same nodes in the same order: stale copies are replaced in a new list. */
+  /** The same nodes in the same order: stale copies are replaced. */
   private patch(current: readonly NodeInfo[]): number {
-    const infos = { list: undefined as NodeInfo[] | undefined };
     let copied = 0;
     // An index loop: this runs over every node.
     for (let i = 0; i < current.length; i++) {
       const source = current[i];
-      if (source && this.copyIfStale(i, source, infos)) copied++;
+      if (source && this.copyIfStale(i, source)) copied++;
     }
-    if (infos.list) this.replaced(infos.list);
     return copied;
   }
 
   /** Only the positions of `changed` and of copies changed here; undefined when `changed` does not fit the list (compare every node then). */
   private patchChanged(current: readonly NodeInfo[], changed: Iterable<NodeInfo>): number | undefined {
-    const infos = { list: undefined as NodeInfo[] | undefined };
     let copied = 0;
     for (const source of changed) {
       const i = this.positions.get(source.name);
       if (i === undefined || current[i] !== source) return undefined;
-      if (this.copyIfStale(i, source, infos)) copied++;
+      if (this.copyIfStale(i, source)) copied++;
     }
-    for (const i of this.mutated) if (this.copyIfStale(i, current[i] as NodeInfo, infos)) copied++;
-    if (infos.list) this.replaced(infos.list);
+    for (const i of this.mutated) if (this.copyIfStale(i, current[i] as NodeInfo)) copied++;
     return copied;
   }
 
-  /** Copies `source` into position `i` of a new list (made on the first copy) unless the held copy still stands for it. */
-  private copyIfStale(i: number, source: NodeInfo, infos: { list: NodeInfo[] | undefined }): boolean {
+  /** Copies `source` into position `i` unless the held copy still stands for it. */
+  private copyIfStale(i: number, source: NodeInfo): boolean {
     if (this.heldCopy(i, source)) return false;
-    const list = (infos.list ??= [...this.nodeInfos]);
-    const old = list[i];
+    const old = this.nodeInfos[i];
     const copy = source.clone();
     copy.observer = this;
     if (old?.observer === this) old.observer = undefined;
@@ -108,11 +108,13 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
       countImages(this.imageCounts, old, -1);
       countImages(this.imageCounts, copy, 1);
     }
-    list[i] = copy;
+    this.nodeInfos[i] = copy;
     this.sources[i] = source;
     this.copiedGenerations[i] = source.generation;
     this.byName.set(copy.name, copy);
     this.logChange(i);
+    this.withAffinity = undefined;
+    this.withRequiredAntiAffinity = undefined;
     return true;
   }
 
@@ -145,14 +147,10 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
     this.tracked = true;
     this.imageCounts = undefined;
     this.newEpoch();
-    this.replaced(infos);
-    return copied;
-  }
-
-  private replaced(infos: readonly NodeInfo[]): void {
     this.nodeInfos = infos;
     this.withAffinity = undefined;
     this.withRequiredAntiAffinity = undefined;
+    return copied;
   }
 
   /** The copy held at `index`, when it still stands for `source` as it is now. */
