@@ -270,7 +270,7 @@ export class Framework {
 
     for (const { name, plugin } of this.preScore) {
       const status = runStatus(name, 'PreScore', () => plugin.preScore(state, pod, feasible));
-      log.stages.push({ stage: 'PreScore', plugin: name, status });
+      log.stages.push(stageOutcome('PreScore', name, status));
       if (status.code === Code.Skip) state.skipScorePlugins.add(name);
       else if (status.code !== Code.Success) return log.failure(status);
     }
@@ -359,7 +359,7 @@ export class Framework {
     const narrowedBy: string[] = [];
     for (const { name, plugin } of this.preFilter) {
       const { status, result } = runWithResult(name, 'PreFilter', () => plugin.preFilter(state, pod, all));
-      log.stages.push({ stage: 'PreFilter', plugin: name, status });
+      log.stages.push(stageOutcome('PreFilter', name, status));
       if (status.code === Code.Skip) {
         state.skipFilterPlugins.add(name);
         continue;
@@ -749,6 +749,17 @@ async function runStatusAsync(plugin: string, stage: Stage, call: () => Promise<
   } catch (e) {
     return thrown(e, plugin, stage);
   }
+}
+
+/** Outcomes of shared (frozen) statuses, made once: every Diagnosis a scheduler keeps records a dozen of them. */
+const sharedOutcomes = new WeakMap<Status, StageOutcome>();
+
+/** The record of a non-per-node stage's status (PreFilter, PreScore). */
+function stageOutcome(stage: Stage, plugin: string, status: Status): StageOutcome {
+  if (!Object.isFrozen(status)) return { stage, plugin, status };
+  let outcome = sharedOutcomes.get(status);
+  if (outcome?.stage !== stage || outcome.plugin !== plugin) sharedOutcomes.set(status, (outcome = Object.freeze({ stage, plugin, status })));
+  return outcome;
 }
 
 /** A plugin that throws has failed, not the engine: an Error status naming it. */
