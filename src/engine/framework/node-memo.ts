@@ -3,6 +3,7 @@
 // removed), so a snapshot that copies only the nodes that changed recomputes only those. Plugins use
 // it so that a cycle costs a lookup per node rather than a selector match per pod.
 import type { NodeInfo, NodeInfoLister } from './node-info';
+import { Code, SUCCESS, type Status } from './status';
 
 /** Distinct keys kept per node: beyond it the node's entries start over (many distinct pod shapes). */
 const MAX_KEYS_PER_NODE = 64;
@@ -112,11 +113,10 @@ export class LruCache<V> {
 /**
  * Results by position in a lister's list (one per node), kept across cycles and dropped for the
  * positions the lister reports changed (changedSince). The runtime keeps plugins' verdicts and scores
- * here when they depend only on the node and a key (filterKey, scoreKey): reading one is an array
- * access, with no visit to the NodeInfo.
+ * in them when they depend only on the node and a key (filterKey, scoreKey): reading one is a typed
+ * array access, with no visit to the NodeInfo.
  */
-export class PositionMemo<T> {
-  private values: Array<T | undefined> = [];
+abstract class PositionMemo {
   private lister: NodeInfoLister | undefined;
   private mark = 0;
 
@@ -127,18 +127,72 @@ export class PositionMemo<T> {
       return false;
     }
     const changed = lister === this.lister ? lister.changedSince(this.mark) : undefined;
-    if (changed) for (const i of changed) this.values[i] = undefined;
-    else this.values = new Array<T | undefined>(lister.list().length).fill(undefined);
+    if (changed) for (const i of changed) this.forget(i);
+    else this.reset(lister.list().length);
     this.lister = lister;
     this.mark = lister.changeMark();
     return true;
   }
 
-  get(position: number): T | undefined {
-    return this.values[position];
+  protected abstract forget(position: number): void;
+  protected abstract reset(length: number): void;
+}
+
+const UNKNOWN = 0;
+const PASSED = 1;
+const REJECTED = 2;
+
+/** A Filter plugin's verdicts: whether each node passed, or the status that rejected it. */
+export class VerdictMemo extends PositionMemo {
+  private verdicts = new Uint8Array(0);
+  private rejections: Array<Status | undefined> = [];
+
+  passed(position: number): boolean {
+    return this.verdicts[position] === PASSED;
   }
 
-  set(position: number, value: T): void {
-    this.values[position] = value;
+  /** The remembered verdict, undefined when unknown. */
+  get(position: number): Status | undefined {
+    const verdict = this.verdicts[position];
+    return verdict === PASSED ? SUCCESS : verdict === REJECTED ? this.rejections[position] : undefined;
+  }
+
+  /** Remembers a verdict other than an Error. */
+  set(position: number, status: Status): void {
+    const rejected = status.code !== Code.Success && status.code !== Code.Skip;
+    this.verdicts[position] = rejected ? REJECTED : PASSED;
+    this.rejections[position] = rejected ? status : undefined;
+  }
+
+  protected forget(position: number): void {
+    this.verdicts[position] = UNKNOWN;
+    this.rejections[position] = undefined;
+  }
+
+  protected reset(length: number): void {
+    this.verdicts = new Uint8Array(length);
+    this.rejections = new Array<Status | undefined>(length).fill(undefined);
+  }
+}
+
+/** A Score plugin's raw scores (NaN: unknown). */
+export class ScoreMemo extends PositionMemo {
+  private scores = new Float64Array(0);
+
+  /** The remembered raw score; NaN when unknown. */
+  get(position: number): number {
+    return this.scores[position] as number;
+  }
+
+  set(position: number, score: number): void {
+    this.scores[position] = score;
+  }
+
+  protected forget(position: number): void {
+    this.scores[position] = NaN;
+  }
+
+  protected reset(length: number): void {
+    this.scores = new Float64Array(length).fill(NaN);
   }
 }

@@ -43,7 +43,7 @@ import {
 } from './profile';
 import type { Registry } from './registry';
 import { InMemoryBinder, type Binder } from './binder';
-import { LruCache, PositionMemo } from './node-memo';
+import { LruCache, ScoreMemo, VerdictMemo } from './node-memo';
 import { NodeSampler } from './sampling';
 import { Snapshot } from './snapshot';
 import { attributed, Code, errorStatus, isRejection, statusMessage, SUCCESS, type Stage, type Status } from './status';
@@ -151,8 +151,8 @@ export class Framework {
   private totals = new Float64Array(0);
   private readonly scoreLists: PooledNodeScore[][] = [];
   // Verdicts and raw scores remembered across cycles for plugins with a filterKey / scoreKey.
-  private readonly filterMemos = new Map<string, LruCache<PositionMemo<Status>>>();
-  private readonly scoreMemos = new Map<string, LruCache<PositionMemo<number>>>();
+  private readonly filterMemos = new Map<string, LruCache<VerdictMemo>>();
+  private readonly scoreMemos = new Map<string, LruCache<ScoreMemo>>();
   /** Per feasible node of the cycle, its position in the snapshot's list; -1 when Filter ran on another list. */
   private feasibleAt = new Int32Array(0);
 
@@ -420,14 +420,14 @@ export class Framework {
     const positional = nodes === this.cycle.current.list();
     if (this.feasibleAt.length < Math.min(count, len)) this.feasibleAt = new Int32Array(Math.min(count, len));
     const feasibleAt = this.feasibleAt;
-    const memos: Array<PositionMemo<Status> | undefined> = [];
+    const memos: Array<VerdictMemo | undefined> = [];
     let failure: Status | undefined;
     let i = 0;
     let p = 0;
     try {
       for (p = 0; positional && p < filters.length; p++) {
         const { name, plugin } = filters[p] as Entry<FilterPlugin>;
-        memos.push(this.memoFor(this.filterMemos, name, plugin.filterKey?.(state, pod)));
+        memos.push(this.memoFor(this.filterMemos, () => new VerdictMemo(), name, plugin.filterKey?.(state, pod)));
       }
       nodes: for (; i < len && feasible.length < count; i++) {
         const at = (start + i) % len;
@@ -435,6 +435,7 @@ export class Framework {
         for (p = 0; p < filters.length; p++) {
           const entry = filters[p] as Entry<FilterPlugin>;
           const memo = memos[p];
+          if (memo?.passed(at)) continue;
           let status = memo?.get(at);
           if (status === undefined) {
             status = entry.plugin.filter(state, pod, node);
@@ -471,11 +472,11 @@ export class Framework {
   }
 
   /** The memo of a plugin's results for this key, synced with the cycle's snapshot; none without a key or when the snapshot cannot tell its changes. */
-  private memoFor<T>(memos: Map<string, LruCache<PositionMemo<T>>>, plugin: string, key: string | undefined): PositionMemo<T> | undefined {
+  private memoFor<M extends VerdictMemo | ScoreMemo>(memos: Map<string, LruCache<M>>, make: () => M, plugin: string, key: string | undefined): M | undefined {
     if (key === undefined) return undefined;
     let byKey = memos.get(plugin);
     if (!byKey) memos.set(plugin, (byKey = new LruCache(MEMO_KEYS)));
-    const memo = byKey.get(key, () => new PositionMemo<T>());
+    const memo = byKey.get(key, make);
     return memo.sync(this.cycle.current) ? memo : undefined;
   }
 
@@ -517,11 +518,11 @@ export class Framework {
       for (; p < scorers.length; p++) {
         const { name, plugin, weight } = scorers[p] as ScoreEntry;
         const base = p * n;
-        const memo = positional ? this.memoFor(this.scoreMemos, name, plugin.scoreKey?.(state, pod)) : undefined;
+        const memo = positional ? this.memoFor(this.scoreMemos, () => new ScoreMemo(), name, plugin.scoreKey?.(state, pod)) : undefined;
         for (let i = 0; i < n; i++) {
           const at = feasibleAt[i] as number;
-          let score = memo?.get(at);
-          if (score === undefined) {
+          let score = memo ? memo.get(at) : NaN;
+          if (Number.isNaN(score)) {
             const result = plugin.score(state, pod, feasible[i] as NodeInfo);
             if (typeof result === 'number') score = result;
             else if (result.code === Code.Success) score = 0;
