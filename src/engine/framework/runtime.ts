@@ -531,16 +531,14 @@ export class Framework {
           }
           raw[base + i] = score;
         }
+        let list: NodeScore[] | undefined;
         if (plugin.normalizeScore) {
-          const list = this.scoreList(p, feasible, raw, base);
-          const status = runStatus(name, 'NormalizeScore', () => (plugin.normalizeScore as NonNullable<ScorePlugin['normalizeScore']>)(state, pod, list));
+          list = this.scoreList(p, feasible, raw, base);
+          const status = runStatus(name, 'NormalizeScore', () => (plugin.normalizeScore as NonNullable<ScorePlugin['normalizeScore']>)(state, pod, list as NodeScore[]));
           if (status.code !== Code.Success) return log.failure(status);
-          for (let i = 0; i < n; i++) normalized[base + i] = (list[i] as NodeScore).score;
-        } else {
-          normalized.set(raw.subarray(base, base + n), base);
         }
         for (let i = 0; i < n; i++) {
-          const score = normalized[base + i] as number;
+          const score = list ? (list[i] as NodeScore).score : (raw[base + i] as number);
           if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE)) {
             return log.failure({
               code: Code.Error,
@@ -549,6 +547,7 @@ export class Framework {
               stage: 'Score',
             });
           }
+          normalized[base + i] = score;
           totals[i] = (totals[i] as number) + score * weight;
         }
       }
