@@ -196,3 +196,37 @@ export class ScoreMemo extends PositionMemo {
     this.scores = new Float64Array(length).fill(NaN);
   }
 }
+
+/** Several plugins' scores on each node and their weighted sum (NaN: unknown). */
+export class SumMemo extends PositionMemo {
+  private values = new Float64Array(0);
+
+  constructor(private readonly parts: number) {
+    super();
+  }
+
+  sum(position: number): number {
+    return this.values[position * (this.parts + 1)] as number;
+  }
+
+  part(position: number, part: number): number {
+    return this.values[position * (this.parts + 1) + 1 + part] as number;
+  }
+
+  /** Set the parts first: the sum makes the position known. */
+  setPart(position: number, part: number, score: number): void {
+    this.values[position * (this.parts + 1) + 1 + part] = score;
+  }
+
+  setSum(position: number, sum: number): void {
+    this.values[position * (this.parts + 1)] = sum;
+  }
+
+  protected forget(position: number): void {
+    this.values[position * (this.parts + 1)] = NaN;
+  }
+
+  protected reset(length: number): void {
+    this.values = new Float64Array(length * (this.parts + 1)).fill(NaN);
+  }
+}

@@ -486,6 +486,34 @@ describe('engine/framework/runtime', () => {
       assert.deepEqual(calls, { filter: 9, score: 7 }, 'another key: every node asked');
     });
 
+    describe('scores summed per node give what scoring plugin by plugin gives', () => {
+      const index = (node: { name: string }) => Number(node.name.slice(1));
+      const table: Array<[what: string, score: (node: { name: string }) => number | Status | never]> = [
+        ['whole scores', (node) => (index(node) * 7) % 10],
+        ['a fraction (totals then added in plugin order)', (node) => (index(node) === 2 ? 33.5 : 10)],
+        ['a score out of range', (node) => (index(node) === 3 ? 150 : 10)],
+        ['an Error', (node) => (index(node) === 1 ? errorStatus('no data') : 10)],
+        ['a throw', (node) => (index(node) === 4 ? throws() : 10)],
+      ];
+      for (const [what, score] of table) {
+        it(what, () => {
+          const run = (keyed: boolean) => {
+            const key = keyed ? { scoreKey: () => 'k' } : {};
+            const plugins: ScorePlugin[] = [
+              { name: 'First', score: (_s, _p, node) => index(node) % 3, ...key },
+              { name: 'Second', score: (_s, _p, node) => score(node), ...key },
+              scores('Normalized', { n1: 4, n2: 2 }, true),
+            ];
+            const framework = frameworkOf(plugins, {}, { First: 2, Second: 3 });
+            const snapshot = clusterOf(6);
+            framework.scheduleOne(new CycleState(), pod(), snapshot);
+            return framework.scheduleOne(new CycleState(), pod(), snapshot);
+          };
+          assert.deepEqual(run(true), run(false));
+        });
+      }
+    });
+
     it('an Error is never remembered', () => {
       const { calls, framework } = keyed(['n0'], errorStatus('flaky'));
       const snapshot = clusterOf(2);
