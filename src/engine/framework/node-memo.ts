@@ -97,15 +97,21 @@ export class NodeAggregate<C> {
 /** Values by key (one per distinct pod shape), the least recently used dropped beyond `capacity`. */
 export class LruCache<V> {
   private readonly byKey = new Map<string, V>();
+  // The most recently used entry: asked again (the common case), it needs no reordering.
+  private lastKey: string | undefined;
+  private lastValue: V | undefined;
 
   constructor(private readonly capacity: number) {}
 
   get(key: string, create: () => V): V {
+    if (key === this.lastKey) return this.lastValue as V;
     let value = this.byKey.get(key);
     if (value === undefined) value = create();
     else this.byKey.delete(key);
     this.byKey.set(key, value);
     if (this.byKey.size > this.capacity) this.byKey.delete(this.byKey.keys().next().value as string);
+    this.lastKey = key;
+    this.lastValue = value;
     return value;
   }
 }

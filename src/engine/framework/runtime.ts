@@ -426,8 +426,10 @@ export class Framework {
     // Only rejections are counted per node; how many nodes each plugin saw and passed follows,
     // since a node reaches a plugin exactly when every plugin before it passed the node.
     const rejected = new Uint32Array(filters.length);
-    const feasible: NodeInfo[] = [];
     const len = nodes.length;
+    // At most `count`: sized once rather than grown node by node, and cut to what was found.
+    const feasible: NodeInfo[] = new Array<NodeInfo>(Math.min(count, len));
+    let found = 0;
     const positional = nodes === this.cycle.current.list();
     if (this.feasibleAt.length < Math.min(count, len)) this.feasibleAt = new Int32Array(Math.min(count, len));
     const feasibleAt = this.feasibleAt;
@@ -452,7 +454,7 @@ export class Framework {
         if (memo) lastKeyed = k;
       });
       // `at` walks the list from `start`, wrapping around.
-      nodes: for (let at = start - 1; i < len && feasible.length < count; i++) {
+      nodes: for (let at = start - 1; i < len && found < count; i++) {
         if (++at === len) at = 0;
         const node = nodes[at] as NodeInfo;
         const order = allKeyed?.passed(at) ? unkeyed : every;
@@ -480,14 +482,15 @@ export class Framework {
           continue nodes;
         }
         if (order === every) allKeyed?.set(at, SUCCESS);
-        feasibleAt[feasible.length] = positional ? at : -1;
-        feasible.push(node);
+        feasibleAt[found] = positional ? at : -1;
+        feasible[found++] = node;
       }
     } catch (e) {
       failure = thrown(e, (filters[p] as Entry<FilterPlugin>).name, 'Filter');
     }
     log.evaluated = i;
-    log.feasible = feasible.length;
+    feasible.length = found;
+    log.feasible = found;
     // The node that failed with an Error reached plugin p and went no further.
     if (failure) rejected[p] = (rejected[p] as number) + 1;
     let reached = failure ? i + 1 : i;
