@@ -177,6 +177,26 @@ export class NodeInfo {
     return copy;
   }
 
+  /**
+   * Makes this copy of `source` (on the same Node object) what `source` is now, keeping this object:
+   * how a snapshot refreshes the copy of a node whose pods changed without allocating a new one.
+   */
+  refreshFrom(source: NodeInfo): void {
+    if (source.node !== this.node) throw new Error(`NodeInfo ${this.name}: refreshFrom needs the same Node object`);
+    for (const [mine, theirs] of [
+      [this.pods, source.pods],
+      [this.podsWithAffinity, source.podsWithAffinity],
+      [this.podsWithRequiredAntiAffinity, source.podsWithRequiredAntiAffinity],
+    ] as const) {
+      mine.length = 0;
+      for (const p of theirs) mine.push(p);
+    }
+    this.requested.assign(source.requested);
+    this.nonZeroRequested.assign(source.nonZeroRequested);
+    if (this.usedPorts.size > 0 || source.usedPorts.size > 0) (this as { usedPorts: HostPorts }).usedPorts = source.usedPorts.clone();
+    this.generation = source.generation;
+  }
+
   /** A copy on another Node object (the node was updated), keeping its pods. */
   withNode(node: Node): NodeInfo {
     const copy = new NodeInfo(node);

@@ -55,7 +55,9 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
    * than the one copied last time (a node updated, or removed and added again), has a different
    * generation than when copied (pods changed), or the copy held here was changed since (what-if
    * planning on this snapshot). When the nodes are the same in the same order, stale copies are
-   * replaced in the array list() hands out; otherwise a new array is made.
+   * replaced in the array list() hands out (a copy whose Node object is unchanged is refreshed in
+   * place, so a NodeInfo taken from the snapshot is current after the update too); otherwise a new
+   * array is made.
    *
    * Finding them costs a comparison per node, unless `changed` is given: the only NodeInfos of
    * `current` that may differ since the last update, which was given this same array (the cache
@@ -97,21 +99,28 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
     return copied;
   }
 
-  /** Copies `source` into position `i` unless the held copy still stands for it. */
+  /**
+   * Copies `source` into position `i` unless the held copy still stands for it. A copy made here of
+   * the same Node object is refreshed in place (only pods changed): no new NodeInfo for every pod bound.
+   */
   private copyIfStale(i: number, source: NodeInfo): boolean {
     if (this.heldCopy(i, source)) return false;
     const old = this.nodeInfos[i];
-    const copy = source.clone();
-    copy.observer = this;
-    if (old?.observer === this) old.observer = undefined;
-    if (this.imageCounts && old && old.node !== copy.node) {
-      countImages(this.imageCounts, old, -1);
-      countImages(this.imageCounts, copy, 1);
+    if (old && old.observer === this && old.node === source.node) {
+      old.refreshFrom(source);
+    } else {
+      const copy = source.clone();
+      copy.observer = this;
+      if (old?.observer === this) old.observer = undefined;
+      if (this.imageCounts && old) {
+        countImages(this.imageCounts, old, -1);
+        countImages(this.imageCounts, copy, 1);
+      }
+      this.nodeInfos[i] = copy;
+      this.byName.set(copy.name, copy);
     }
-    this.nodeInfos[i] = copy;
     this.sources[i] = source;
     this.copiedGenerations[i] = source.generation;
-    this.byName.set(copy.name, copy);
     this.logChange(i);
     this.withAffinity = undefined;
     this.withRequiredAntiAffinity = undefined;

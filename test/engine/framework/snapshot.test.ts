@@ -54,6 +54,20 @@ describe('engine/framework/snapshot', () => {
       });
     }
 
+    it('a copy whose node is the same object is refreshed in place; a node updated gets a new copy', () => {
+      const current = sources();
+      const s = new Snapshot([]);
+      s.update(current);
+      const [n1, n2] = [s.get('n1'), s.get('n2')];
+      current[0]?.addPod(makePod('a').hostPort(8080).info);
+      const next = [current[0] as NodeInfo, (current[1] as NodeInfo).withNode(makeNode('n2').labels({ x: 'y' }).obj), current[2] as NodeInfo];
+      assert.equal(s.update(next), 2);
+      assert.equal(s.get('n1'), n1, 'n1: the same object');
+      assert.deepEqual([n1?.pods, n1?.requested, n1?.usedPorts.size, n1?.generation], [next[0]?.pods, next[0]?.requested, 1, next[0]?.generation]);
+      assert.notEqual(n1?.pods, next[0]?.pods, 'its own pod list');
+      assert.notEqual(s.get('n2'), n2, 'n2: a new copy');
+    });
+
     it('told which sources changed, it looks only at those and at its own copies changed since', () => {
       const current = sources();
       const s = new Snapshot([]);
