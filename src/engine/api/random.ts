@@ -15,10 +15,11 @@ export function seededRandom(seed: number): Random {
 
 /** A class rather than closures so that int() compiles into its callers without boxing a float per call. */
 class Mulberry32 implements Random {
+  /** Kept as a signed 32-bit integer (the same bits as mulberry32's unsigned state), so it stays a small integer. */
   private state: number;
 
   constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.state = seed | 0;
   }
 
   next(): number {
@@ -33,7 +34,7 @@ class Mulberry32 implements Random {
 
   /** The next 32-bit output. */
   private step(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
+    this.state = (this.state + 0x6d2b79f5) | 0;
     let t = this.state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
