@@ -493,6 +493,91 @@ describe('engine/framework/runtime', () => {
     });
   });
 
+  describe('verdicts and raw scores of plugins with a key are remembered per node until the node changes', () => {
+    /** A filter rejecting `nodes` and a scorer counting pods, both keyed by the pod's "shape" label; calls are counted. */
+    function keyed(rejected: string[], verdict: Status = unschedulable('too small')) {
+      const calls = { filter: 0, score: 0 };
+      const shape = (p: { pod: { metadata: { labels?: Record<string, string> } } }) => p.pod.metadata.labels?.['shape'] ?? '';
+      const filter: FilterPlugin = {
+        name: 'KeyedFilter',
+        filter: (_s, _p, node) => (calls.filter++, rejected.includes(node.name) ? verdict : SUCCESS),
+        filterKey: (_s, p) => shape(p),
+      };
+      const score: ScorePlugin = { name: 'KeyedScore', score: (_s, _p, node) => (calls.score++, node.pods.length), scoreKey: (_s, p) => shape(p) };
+      return { calls, framework: frameworkOf([filter, score]) };
+    }
+    const shaped = (name: string, shape: string) => makePod(name).labels({ shape }).info;
+
+    it('asks once per node and key; a node changed since is asked again, and decides as a fresh cycle would', () => {
+      const { calls, framework } = keyed(['n0']);
+      const snapshot = clusterOf(4);
+      const first = success(framework.scheduleOne(new CycleState(), shaped('a', 'small'), snapshot));
+      assert.deepEqual(calls, { filter: 4, score: 3 });
+      const again = success(framework.scheduleOne(new CycleState(), shaped('b', 'small'), snapshot));
+      assert.deepEqual(calls, { filter: 4, score: 3 }, 'same key, nothing changed: nothing asked');
+      assert.deepEqual(again.diagnosis.rejections, first.diagnosis.rejections);
+      const byNode = (r: ScheduleResult) => [...r.diagnosis.scores].sort((a, b) => a.node.localeCompare(b.node));
+      assert.deepEqual(byNode(again), byNode(first), 'the same scores (ties fall where the random source says)');
+      snapshot.get('n2')?.addPod(makePod('what-if').info);
+      const changed = success(framework.scheduleOne(new CycleState(), shaped('c', 'small'), snapshot));
+      assert.deepEqual(calls, { filter: 5, score: 4 }, 'n2 changed: only n2 asked');
+      assert.equal(changed.diagnosis.scores.find((r) => r.node === 'n2')?.plugins[0]?.raw, 1);
+      framework.scheduleOne(new CycleState(), shaped('d', 'large'), snapshot);
+      assert.deepEqual(calls, { filter: 9, score: 7 }, 'another key: every node asked');
+    });
+
+    describe('scores summed per node give what scoring plugin by plugin gives', () => {
+      const index = (node: { name: string }) => Number(node.name.slice(1));
+      const table: Array<[what: string, score: (node: { name: string }) => number | Status | never]> = [
+        ['whole scores', (node) => (index(node) * 7) % 10],
+        ['a fraction (totals then added in plugin order)', (node) => (index(node) === 2 ? 33.5 : 10)],
+        ['a score out of range', (node) => (index(node) === 3 ? 150 : 10)],
+        ['an Error', (node) => (index(node) === 1 ? errorStatus('no data') : 10)],
+        ['a throw', (node) => (index(node) === 4 ? throws() : 10)],
+      ];
+      for (const [what, score] of table) {
+        it(what, () => {
+          const run = (keyed: boolean) => {
+            const key = keyed ? { scoreKey: () => 'k' } : {};
+            const plugins: ScorePlugin[] = [
+              { name: 'First', score: (_s, _p, node) => index(node) % 3, ...key },
+              { name: 'Second', score: (_s, _p, node) => score(node), ...key },
+              scores('Normalized', { n1: 4, n2: 2 }, true),
+            ];
+            const framework = frameworkOf(plugins, {}, { First: 2, Second: 3 });
+            const snapshot = clusterOf(6);
+            framework.scheduleOne(new CycleState(), pod(), snapshot);
+            return framework.scheduleOne(new CycleState(), pod(), snapshot);
+          };
+          assert.deepEqual(run(true), run(false));
+        });
+      }
+    });
+
+    it('an Error is never remembered', () => {
+      const { calls, framework } = keyed(['n0'], errorStatus('flaky'));
+      const snapshot = clusterOf(2);
+      framework.scheduleOne(new CycleState(), shaped('a', 'small'), snapshot);
+      framework.scheduleOne(new CycleState(), shaped('b', 'small'), snapshot);
+      assert.equal(calls.filter, 2, 'n0 asked in both cycles (the Error stops each cycle at n0)');
+    });
+
+    it('a snapshot that cannot tell what changed is asked every time', () => {
+      const { calls, framework } = keyed([]);
+      const snapshot = clusterOf(3);
+      const untracked: NodeInfoLister = {
+        list: () => snapshot.list(),
+        get: (name) => snapshot.get(name),
+        havePodsWithAffinity: () => [],
+        havePodsWithRequiredAntiAffinity: () => [],
+        imageNumNodes: () => 0,
+      };
+      framework.scheduleOne(new CycleState(), shaped('a', 'small'), untracked);
+      framework.scheduleOne(new CycleState(), shaped('b', 'small'), untracked);
+      assert.deepEqual(calls, { filter: 6, score: 6 });
+    });
+  });
+
   describe('a plugin that throws becomes an Error status naming it, never a crash', () => {
     const table: Array<[stage: string, plugin: Plugin]> = [
       ['PreFilter', { name: 'Thrower', preFilter: throws } as Plugin],
