@@ -8,7 +8,7 @@ import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
-import { schedulePlanObject, type SchedulePlanObject } from '../engine/planner/schedule-plan';
+import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-plan';
 import { systemClock } from '../platform/clock';
 import { diffPlacements, type Placements } from './diff';
 import { Chunk, packDiagnoses, readSummary, summaryColumns, type DiagnosisSummary, type ReasonCount } from './diagnoses';
@@ -259,7 +259,6 @@ export class PlanStore {
   loadPlan(id: number): Result<Plan, StoreError> {
     const summary = this.summary(id);
     if (!summary.ok) return summary;
-    const s = summary.value;
     return this.attempt(() => {
       const chunks = new Map<number, Chunk>();
       for (const row of this.sql('SELECT id, data FROM diagnosis_chunks WHERE plan_id = ?').all(id)) chunks.set(row['id'] as number, Chunk.open(row['data'] as Uint8Array));
@@ -278,17 +277,7 @@ export class PlanStore {
         if (!diagnosis) throw new Error(`plan ${id}: the diagnosis of unplaced pod ${u.pod} is missing`);
         unplaced.push({ ...u, diagnosis });
       }
-      return {
-        podSet: s.podSet,
-        namespace: s.namespace,
-        ...(s.trigger !== undefined ? { trigger: s.trigger } : {}),
-        planner: s.planner,
-        profile: s.profile,
-        assignments,
-        unplaced,
-        createdAt: s.createdAt,
-        snapshotHash: s.snapshotHash,
-      };
+      return { ...planHeader(summary.value), assignments, unplaced };
     });
   }
 
@@ -306,11 +295,18 @@ export class PlanStore {
     );
   }
 
-  /** The plan as a SchedulePlan object under Pallet's name rule (src/manifests writes it as YAML). */
-  exportPlan(id: number): Result<SchedulePlanObject, StoreError> {
+  /**
+   * The plan as SchedulePlan YAML under Pallet's name rule, as src/manifests writes it; with
+   * `diagnoses` every pod's full diagnosis goes in too, so reading it back gives the plan saved.
+   */
+  exportPlan(id: number, options: WritePlanOptions = {}): Result<string, StoreError> {
+    if (options.diagnoses) {
+      const plan = this.loadPlan(id);
+      return plan.ok ? ok(writeSchedulePlan(plan.value, options)) : plan;
+    }
     const summary = this.summary(id);
     if (!summary.ok) return summary;
-    return this.attempt(() => schedulePlanObject({ ...summary.value, assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id) }));
+    return this.attempt(() => writeSchedulePlan({ ...planHeader(summary.value), assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id) }));
   }
 
   latestApplied(podSet: string, namespace: string): Result<PlanSummary | undefined, StoreError> {
@@ -482,6 +478,19 @@ function summaryOf(row: Row): PlanSummary {
     createdAt: row['created_at'] as number,
     placed: row['placed'] as number,
     unplaced: row['unplaced'] as number,
+  };
+}
+
+/** What a Plan says besides its pods. */
+function planHeader(s: PlanSummary): Omit<Plan, 'assignments' | 'unplaced'> {
+  return {
+    podSet: s.podSet,
+    namespace: s.namespace,
+    ...optional('trigger', s.trigger),
+    planner: s.planner,
+    profile: s.profile,
+    createdAt: s.createdAt,
+    snapshotHash: s.snapshotHash,
   };
 }
 

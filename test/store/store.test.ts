@@ -5,7 +5,7 @@ import { ManualClock } from '../../src/engine/api/clock';
 import type { Diagnosis } from '../../src/engine/framework/diagnosis';
 import { Code } from '../../src/engine/framework/status';
 import type { Plan } from '../../src/engine/planner/plan';
-import { schedulePlanObject } from '../../src/engine/planner/schedule-plan';
+import { planFromManifest, readFile, writeSchedulePlan } from '../../src/manifests';
 import type { PlanStore } from '../../src/store/store';
 import type { SourceRef } from '../../src/store/types';
 import { openTestStore, useTempDir, value } from './helpers';
@@ -242,11 +242,30 @@ describe('store/store', () => {
   });
 
   describe('export', () => {
-    it('gives the stored plan as the SchedulePlan object the plan itself exports to', () => {
+    const readBack = (text: string): Plan => {
+      const model = readFile({ name: 'plan.yaml', text });
+      assert.deepEqual(model.errors, []);
+      return planFromManifest(model.plans[0]!.value);
+    };
+
+    it('writes the stored plan as src/manifests writes the plan itself, without opening its diagnoses', () => {
       const plan = syntheticPlan({ pods: 40, unplaced: 3, nodes: 10, trigger: 'web-trigger' });
-      const exported = value(store.exportPlan(save(plan)));
-      assert.deepEqual(exported, schedulePlanObject(plan));
-      assert.deepEqual(JSON.parse(JSON.stringify(exported)), exported);
+      const id = save(plan);
+      assert.equal(value(store.exportPlan(id)), writeSchedulePlan(plan));
+      const back = readBack(value(store.exportPlan(id)));
+      assert.deepEqual(
+        back.assignments,
+        plan.assignments.map(({ pod, node }) => ({ pod, node })),
+      );
+      assert.deepEqual(
+        back.unplaced.map((u) => u.message),
+        plan.unplaced.map((u) => u.message),
+      );
+    });
+
+    it('with diagnoses, reads back with src/manifests into the plan saved', () => {
+      const plan = syntheticPlan({ pods: 40, unplaced: 3, nodes: 10, trigger: 'web-trigger' });
+      assert.deepEqual(readBack(value(store.exportPlan(save(plan), { diagnoses: true }))), plan);
     });
   });
 
