@@ -101,6 +101,13 @@ export function safeServer(server: string): string {
   return `${match?.[1] ?? ''}${match?.[2] ?? ''}`;
 }
 
+/**
+ * Pod set and namespace of a plan that covers every pending pod of a snapshot (a `podplan schedule`
+ * run, pods named namespace/name) rather than one pod set: no label value can be "*", and such a
+ * plan has no SchedulePlan.
+ */
+export const ALL_PENDING_PODS = '*';
+
 const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.profile, p.profile_hash,
   p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
 const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id';
@@ -300,12 +307,13 @@ export class PlanStore {
    * `diagnoses` every pod's full diagnosis goes in too, so reading it back gives the plan saved.
    */
   exportPlan(id: number, options: WritePlanOptions = {}): Result<string, StoreError> {
+    const summary = this.summary(id);
+    if (!summary.ok) return summary;
+    if (summary.value.podSet === ALL_PENDING_PODS) return err({ kind: 'invalid', message: `plan ${id} is a podplan schedule run over every pending pod, not a pod set's plan: it has no SchedulePlan` });
     if (options.diagnoses) {
       const plan = this.loadPlan(id);
       return plan.ok ? ok(writeSchedulePlan(plan.value, options)) : plan;
     }
-    const summary = this.summary(id);
-    if (!summary.ok) return summary;
     return this.attempt(() => writeSchedulePlan({ ...planHeader(summary.value), assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id) }));
   }
 

@@ -1,10 +1,26 @@
-// Runs the CLI in-process against an in-memory file table, capturing what it prints.
+// Runs the CLI in-process against an in-memory file table, capturing what it prints. The plan
+// history is a real file: by default under a temp home directory of the test process, so no test
+// writes to the real user's data directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '../../src/engine/api/clock';
 import type { CliIO } from '../../src/cli/io';
 import { runCli } from '../../src/cli/main';
 
+let home: string | undefined;
+
+function testHome(): string {
+  if (home === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'podplan-cli-home-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    home = dir;
+  }
+  return home;
+}
+
 /** Runs the CLI in-process with files from `files`, capturing its output. */
-export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}) {
+export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, options: Pick<CliIO, 'sqlite'> = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
@@ -23,8 +39,11 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     },
     cwd: '/work',
     env,
+    homedir: testHome(),
+    platform: process.platform,
     clock: new ManualClock(Date.UTC(2026, 0, 1)),
     interactive: false,
+    ...options,
   };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };

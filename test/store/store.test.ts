@@ -2,53 +2,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ManualClock } from '../../src/engine/api/clock';
-import type { Diagnosis } from '../../src/engine/framework/diagnosis';
-import { Code } from '../../src/engine/framework/status';
 import type { Plan } from '../../src/engine/planner/plan';
 import { planFromManifest, readFile, writeSchedulePlan } from '../../src/manifests';
 import type { PlanStore } from '../../src/store/store';
 import type { SourceRef } from '../../src/store/types';
-import { openTestStore, useTempDir, value } from './helpers';
+import { NO_CPU, openTestStore, planOf, useTempDir, value } from './helpers';
 import { syntheticPlan } from './synthetic';
 
 const workspace: SourceRef = { kind: 'workspace', name: 'examples', server: 'examples/cluster' };
 const prod: SourceRef = { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' };
 const profile = { profileHash: 'sha256:profile' };
-
-const NO_CPU = '0/4 nodes are available: 4 Insufficient cpu.';
-
-/** Every one of 4 nodes short of cpu for `pod`. */
-function noCpu(pod: string): Diagnosis {
-  return {
-    pod: `default/${pod}`,
-    profile: 'default-scheduler',
-    nodesTotal: 4,
-    nodesEvaluated: 4,
-    feasibleNodes: 0,
-    status: { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'NodeResourcesFit', stage: 'Filter' },
-    rejections: ['n1', 'n2', 'n3', 'n4'].map((node) => ({ node, plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] })),
-    filters: [],
-    scores: [],
-    stages: [],
-    message: NO_CPU,
-  };
-}
-
-/** A plan placing pods as listed (`{ 'web-0': 'n1', 'web-1': null }`); unplaced pods lack cpu. */
-function planOf(pods: Record<string, string | null>, extra: Partial<Plan> = {}): Plan {
-  const entries = Object.entries(pods);
-  return {
-    podSet: 'web',
-    namespace: 'default',
-    planner: 'default',
-    profile: 'default-scheduler',
-    createdAt: 5_000,
-    snapshotHash: 'sha256:snap',
-    assignments: entries.flatMap(([pod, node]) => (node ? [{ pod, node }] : [])),
-    unplaced: entries.flatMap(([pod, node]) => (node ? [] : [{ pod, message: NO_CPU, diagnosis: noCpu(pod) }])),
-    ...extra,
-  };
-}
 
 describe('store/store', () => {
   const dir = useTempDir();
