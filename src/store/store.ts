@@ -11,7 +11,7 @@ import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
 import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-plan';
 import { systemClock } from '../platform/clock';
 import { diffPlacements, type Placements } from './diff';
-import { Chunk, packDiagnoses, readSummary, summaryColumns, type DiagnosisSummary, type ReasonCount } from './diagnoses';
+import { Chunk, packDiagnoses, readSummary, type DiagnosisSummary, type ReasonCount } from './diagnoses';
 import { firstLine, immediate, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';
 import { hasForeignTables, migrate, SCHEMA_VERSION, userVersion } from './schema';
 import type {
@@ -183,8 +183,7 @@ export class PlanStore {
       const diagnosed: Array<{ pod: string; diagnosis: Diagnosis }> = [];
       for (const a of plan.assignments) if (a.diagnosis) diagnosed.push({ pod: a.pod, diagnosis: a.diagnosis });
       for (const u of plan.unplaced) diagnosed.push({ pod: u.pod, diagnosis: u.diagnosis });
-      const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis));
-      const summaries = diagnosed.map((d) => summaryColumns(d.diagnosis, this.topScores));
+      const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis), this.topScores);
       return immediate(this.db, () => {
         const id = this.sql(
           `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, profile, profile_hash, snapshot_hash, created_at, placed, unplaced)
@@ -196,7 +195,7 @@ export class PlanStore {
         this.insertMany('unplaced', ['plan_id', 'pod', 'message', 'seq'], plan.unplaced, (u, i) => [id, u.pod, u.message, i]);
         this.insertMany('diagnoses', ['plan_id', 'pod', 'reasons', 'top_scores', 'chunk_id', 'slot'], diagnosed, (d, i) => {
           const place = packed.places[i]!;
-          const summary = summaries[i]!;
+          const summary = packed.summaries[i]!;
           return [id, d.pod, summary.reasons, summary.topScores, chunkIds[place.chunk]!, place.slot];
         });
         this.sql(
