@@ -1,8 +1,10 @@
 // What a command may touch of the outside world, passed in so tests run commands in-process.
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../platform/clock';
 import type { Clock } from '../engine/api/clock';
+import type { DriverLoader } from '../store/driver';
 
 export interface CliIO {
   readonly stdout: (text: string) => void;
@@ -12,6 +14,11 @@ export interface CliIO {
   readonly yamlFiles: (path: string) => Promise<string[]>;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** With env and platform, where the plan history lives by default (src/store/paths.ts). */
+  readonly homedir: string;
+  readonly platform: NodeJS.Platform;
+  /** The SQLite bindings to try for the plan history, in order (default: better-sqlite3, then node:sqlite). */
+  readonly sqlite?: readonly DriverLoader[];
   readonly clock: Clock;
   /** Whether stderr is a terminal (progress lines are only drawn there). */
   readonly interactive: boolean;
@@ -33,6 +40,8 @@ export const processIO: CliIO = {
   },
   cwd: process.cwd(),
   env: process.env,
+  homedir: homedir(),
+  platform: process.platform,
   clock: systemClock,
   interactive: Boolean(process.stderr.isTTY),
   stopSignal: () =>

@@ -31,7 +31,7 @@ export {
   type SchedulerProfileManifest,
 } from './profile';
 export { fnv32a, safeEncodeString, schedulePlanName } from '../engine/planner/name';
-export { planFromManifest, schedulePlanManifest, writeSchedulePlan, type WritePlanOptions } from './schedule-plan';
+export { planFromManifest, schedulePlanManifest, writeSchedulePlan, type WritablePlan, type WritePlanOptions } from './schedule-plan';
 export {
   combine,
   fieldRange,

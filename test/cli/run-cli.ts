@@ -1,4 +1,9 @@
-// Runs the CLI in-process against an in-memory file table, capturing what it prints.
+// Runs the CLI in-process against an in-memory file table, capturing what it prints. The plan
+// history is a real file: by default under a temp home directory of the test process, so no test
+// writes to the real user's data directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '../../src/engine/api/clock';
 import type { CliIO } from '../../src/cli/io';
 import { runCli } from '../../src/cli/main';
@@ -10,8 +15,19 @@ export interface CliSession {
   readonly stop?: Promise<string>;
 }
 
+let home: string | undefined;
+
+function testHome(): string {
+  if (home === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'podplan-cli-home-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    home = dir;
+  }
+  return home;
+}
+
 /** Runs the CLI in-process with files from `files`, capturing its output. */
-export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, session: CliSession = {}) {
+export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, session: CliSession & Pick<CliIO, 'sqlite'> = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
@@ -33,9 +49,12 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     },
     cwd: '/work',
     env,
+    homedir: testHome(),
+    platform: process.platform,
     clock: new ManualClock(Date.UTC(2026, 0, 1)),
     interactive: false,
     stopSignal: () => session.stop ?? new Promise<string>(() => undefined),
+    ...(session.sqlite ? { sqlite: session.sqlite } : {}),
   };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };
