@@ -16,6 +16,8 @@ export interface PodInfo {
   /** The pod has pod affinity or anti-affinity terms (required or preferred). */
   readonly hasAffinity: boolean;
   readonly hasRequiredAntiAffinity: boolean;
+  /** The host ports it holds (podHostPorts): read whenever it is added to or removed from a node. */
+  readonly hostPorts: readonly HostPort[];
 }
 
 const podInfos = new WeakMap<Pod, PodInfo>();
@@ -35,6 +37,7 @@ export function podInfo(pod: Pod): Result<PodInfo> {
     nonZero: resources.value.nonZero,
     hasAffinity: Boolean(affinity?.podAffinity || affinity?.podAntiAffinity),
     hasRequiredAntiAffinity: Boolean(affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length),
+    hostPorts: podHostPorts(pod),
   };
   podInfos.set(pod, info);
   return ok(info);
@@ -209,7 +212,7 @@ export class NodeInfo {
     const apply = (target: Resource, delta: Resource) => (sign === 1 ? target.add(delta) : target.subtract(delta));
     apply(this.requested, info.requests);
     apply(this.nonZeroRequested, info.nonZero);
-    for (const port of podHostPorts(info.pod)) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
+    for (const port of info.hostPorts) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
     this.generation++;
     this.observer?.nodeInfoChanged(this);
   }
