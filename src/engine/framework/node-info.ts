@@ -186,14 +186,9 @@ export class NodeInfo {
    */
   refreshFrom(source: NodeInfo): void {
     if (source.node !== this.node) throw new Error(`NodeInfo ${this.name}: refreshFrom needs the same Node object`);
-    for (const [mine, theirs] of [
-      [this.pods, source.pods],
-      [this.podsWithAffinity, source.podsWithAffinity],
-      [this.podsWithRequiredAntiAffinity, source.podsWithRequiredAntiAffinity],
-    ] as const) {
-      mine.length = 0;
-      for (const p of theirs) mine.push(p);
-    }
+    copyInto(this.pods, source.pods);
+    copyInto(this.podsWithAffinity, source.podsWithAffinity);
+    copyInto(this.podsWithRequiredAntiAffinity, source.podsWithRequiredAntiAffinity);
     this.requested.assign(source.requested);
     this.nonZeroRequested.assign(source.nonZeroRequested);
     if (this.usedPorts.size > 0 || source.usedPorts.size > 0) (this as { usedPorts: HostPorts }).usedPorts = source.usedPorts.clone();
@@ -216,6 +211,11 @@ export class NodeInfo {
     this.generation++;
     this.observer?.nodeInfoChanged(this);
   }
+}
+
+function copyInto(target: PodInfo[], source: readonly PodInfo[]): void {
+  target.length = source.length;
+  for (let i = 0; i < source.length; i++) target[i] = source[i] as PodInfo;
 }
 
 function removeById(list: PodInfo[], id: string): void {
