@@ -326,7 +326,7 @@ export class Framework {
     const stages = [...diagnosis.stages];
     const attempts = Math.min(candidates.length, 1 + this.settings.bindRetries);
     const failures: string[] = [];
-    let last: Status = { ...errorStatus('there is no candidate node to bind to'), stage: 'Bind' };
+    let last: Status | undefined;
     for (let a = 0; a < attempts; a++) {
       const node = candidates[a] as string;
       const assumed = assumption ? assumption.assume(node) : SUCCESS;
@@ -337,7 +337,7 @@ export class Framework {
       }
       let status = this.reserve(state, pod, node, stages);
       if (status.code === Code.Success) status = this.permit(state, pod, node, stages);
-      if (status.code === Code.Success) status = await this.checkConflicts(state, pod, node, stages);
+      if (status.code === Code.Success && this.checkConflictsPlugins.length > 0) status = await this.checkConflicts(state, pod, node, stages);
       if (status.code === Code.Success) status = await this.bind(state, pod, node, stages);
       if (status.code === Code.Success) return { ok: true, node, diagnosis: { ...diagnosis, stages, status: SUCCESS, chosenNode: node } };
       this.unreserve(state, pod, node, stages);
@@ -345,6 +345,7 @@ export class Framework {
       failures.push(`${node} (${status.stage ?? 'Bind'}${status.plugin ? ` ${status.plugin}` : ''}: ${statusMessage(status)})`);
       last = status;
     }
+    last ??= { ...errorStatus('there is no candidate node to bind to'), stage: 'Bind' };
     const { chosenNode: _, ...rest } = diagnosis;
     const message = `pod ${pod.key} was not bound: ${failures.length > 0 ? failures.join('; ') : statusMessage(last)}`;
     return { ok: false, status: last, diagnosis: { ...rest, stages, status: last, message } };
@@ -362,7 +363,12 @@ export class Framework {
   /** Bind plugins in order until one binds; Skip passes to the next. */
   private async bind(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[]): Promise<Status> {
     for (const { name, plugin } of this.bindPlugins) {
-      const status = await runStatusAsync(name, 'Bind', () => plugin.bind(state, pod, nodeName));
+      let status: Status;
+      try {
+        status = attributed(await plugin.bind(state, pod, nodeName), name, 'Bind');
+      } catch (e) {
+        status = thrown(e, name, 'Bind');
+      }
       outcomes.push({ stage: 'Bind', plugin: name, status, node: nodeName });
       if (status.code !== Code.Skip) return status;
     }
@@ -606,13 +612,12 @@ export class Framework {
     const ranked = [best, ...rankOthers(totals, n, Math.min(n, Math.max(commitCandidates, recordScores)) - 1, best)];
     const recorded = ranked.slice(0, recordScores);
     // The summed plugins' own scores were not written out per node: those of the recorded nodes are.
-    if (summed) {
+    for (let part = 0; summed && part < summed.scorers.length; part++) {
+      const base = (summed.scorers[part] as number) * n;
       for (const i of recorded) {
-        summed.scorers.forEach((k, part) => {
-          const value = (summed as Summed).memo.part(feasibleAt[i] as number, part);
-          raw[k * n + i] = value;
-          normalized[k * n + i] = value;
-        });
+        const value = summed.memo.part(feasibleAt[i] as number, part);
+        raw[base + i] = value;
+        normalized[base + i] = value;
       }
     }
     const record = (i: number): NodeScoreRecord => {
