@@ -1,8 +1,10 @@
 // What a command may touch of the outside world, passed in so tests run commands in-process.
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../platform/clock';
 import type { Clock } from '../engine/api/clock';
+import type { DriverLoader } from '../store/driver';
 
 export interface CliIO {
   readonly stdout: (text: string) => void;
@@ -12,9 +14,16 @@ export interface CliIO {
   readonly yamlFiles: (path: string) => Promise<string[]>;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** With env and platform, where the plan history lives by default (src/store/paths.ts). */
+  readonly homedir: string;
+  readonly platform: NodeJS.Platform;
+  /** The SQLite bindings to try for the plan history, in order (default: better-sqlite3, then node:sqlite). */
+  readonly sqlite?: readonly DriverLoader[];
   readonly clock: Clock;
   /** Whether stderr is a terminal (progress lines are only drawn there). */
   readonly interactive: boolean;
+  /** Resolves with the signal's name when the process is asked to stop (SIGINT, SIGTERM): what a server waits for. */
+  readonly stopSignal: () => Promise<string>;
 }
 
 export const processIO: CliIO = {
@@ -31,8 +40,20 @@ export const processIO: CliIO = {
   },
   cwd: process.cwd(),
   env: process.env,
+  homedir: homedir(),
+  platform: process.platform,
   clock: systemClock,
   interactive: Boolean(process.stderr.isTTY),
+  stopSignal: () =>
+    new Promise((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve(signal);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    }),
 };
 
 /** Exit codes every command shares. */

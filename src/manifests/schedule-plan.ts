@@ -1,11 +1,12 @@
-// A Plan (src/engine/planner/plan.ts) as a Pallet SchedulePlan manifest, and back. The name follows
-// Pallet's rule (src/engine/planner/name.ts).
+// A Plan (src/engine/planner/plan.ts) as a Pallet SchedulePlan manifest, and back: the one place a
+// SchedulePlan object is built (the store exports through it too). The name follows Pallet's rule
+// (src/engine/planner/name.ts).
 import { stringify } from 'yaml';
 import { Code } from '../engine/framework/status';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import { schedulePlanName } from '../engine/planner/name';
 import { PLANNER_API_VERSION, POD_SET_LABEL, type Plan } from '../engine/planner/plan';
-import type { SchedulePlanManifest, SchedulePlanStatus } from './planner';
+import type { SchedulePlanManifest, SchedulePlanStatus, UnplacedEntry } from './planner';
 
 export interface WritePlanOptions {
   /**
@@ -15,8 +16,14 @@ export interface WritePlanOptions {
   readonly diagnoses?: boolean;
 }
 
+/**
+ * What a SchedulePlan is written from: a Plan whose unplaced pods may lack their diagnosis, so a
+ * stored plan is written without opening its compressed diagnoses when they are not wanted.
+ */
+export type WritablePlan = Omit<Plan, 'unplaced'> & { readonly unplaced: readonly UnplacedEntry[] };
+
 /** The SchedulePlan for a plan: spec.plan as Pallet has it, and our status. */
-export function schedulePlanManifest(plan: Plan, options: WritePlanOptions = {}): SchedulePlanManifest {
+export function schedulePlanManifest(plan: WritablePlan, options: WritePlanOptions = {}): SchedulePlanManifest {
   const decisions = options.diagnoses ? plan.assignments.flatMap((a) => (a.diagnosis ? [{ pod: a.pod, diagnosis: a.diagnosis }] : [])) : [];
   const status: SchedulePlanStatus = {
     planner: plan.planner,
@@ -25,7 +32,7 @@ export function schedulePlanManifest(plan: Plan, options: WritePlanOptions = {})
     ...(Number.isFinite(plan.createdAt) ? { createdAt: new Date(plan.createdAt).toISOString() } : {}),
     snapshotHash: plan.snapshotHash,
     placed: plan.assignments.length,
-    unplaced: plan.unplaced.map((u) => ({ pod: u.pod, message: u.message, ...(options.diagnoses ? { diagnosis: u.diagnosis } : {}) })),
+    unplaced: plan.unplaced.map((u) => ({ pod: u.pod, message: u.message, ...(options.diagnoses && u.diagnosis ? { diagnosis: u.diagnosis } : {}) })),
     ...(decisions.length > 0 ? { decisions } : {}),
   };
   return {
@@ -39,7 +46,7 @@ export function schedulePlanManifest(plan: Plan, options: WritePlanOptions = {})
 }
 
 /** SchedulePlan YAML text (one document) for a plan. */
-export function writeSchedulePlan(plan: Plan, options: WritePlanOptions = {}): string {
+export function writeSchedulePlan(plan: WritablePlan, options: WritePlanOptions = {}): string {
   const m = schedulePlanManifest(plan, options);
   const object = {
     apiVersion: PLANNER_API_VERSION,

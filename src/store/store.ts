@@ -8,10 +8,10 @@ import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
-import { schedulePlanObject, type SchedulePlanObject } from '../engine/planner/schedule-plan';
+import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-plan';
 import { systemClock } from '../platform/clock';
 import { diffPlacements, type Placements } from './diff';
-import { Chunk, packDiagnoses, readSummary, summaryColumns, type DiagnosisSummary, type ReasonCount } from './diagnoses';
+import { Chunk, packDiagnoses, readSummary, type DiagnosisSummary, type ReasonCount } from './diagnoses';
 import { firstLine, immediate, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';
 import { hasForeignTables, migrate, SCHEMA_VERSION, userVersion } from './schema';
 import type {
@@ -101,6 +101,13 @@ export function safeServer(server: string): string {
   return `${match?.[1] ?? ''}${match?.[2] ?? ''}`;
 }
 
+/**
+ * Pod set and namespace of a plan that covers every pending pod of a snapshot (a `podplan schedule`
+ * run, pods named namespace/name) rather than one pod set: no label value can be "*", and such a
+ * plan has no SchedulePlan.
+ */
+export const ALL_PENDING_PODS = '*';
+
 const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.profile, p.profile_hash,
   p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
 const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id';
@@ -176,8 +183,7 @@ export class PlanStore {
       const diagnosed: Array<{ pod: string; diagnosis: Diagnosis }> = [];
       for (const a of plan.assignments) if (a.diagnosis) diagnosed.push({ pod: a.pod, diagnosis: a.diagnosis });
       for (const u of plan.unplaced) diagnosed.push({ pod: u.pod, diagnosis: u.diagnosis });
-      const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis));
-      const summaries = diagnosed.map((d) => summaryColumns(d.diagnosis, this.topScores));
+      const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis), this.topScores);
       return immediate(this.db, () => {
         const id = this.sql(
           `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, profile, profile_hash, snapshot_hash, created_at, placed, unplaced)
@@ -189,7 +195,7 @@ export class PlanStore {
         this.insertMany('unplaced', ['plan_id', 'pod', 'message', 'seq'], plan.unplaced, (u, i) => [id, u.pod, u.message, i]);
         this.insertMany('diagnoses', ['plan_id', 'pod', 'reasons', 'top_scores', 'chunk_id', 'slot'], diagnosed, (d, i) => {
           const place = packed.places[i]!;
-          const summary = summaries[i]!;
+          const summary = packed.summaries[i]!;
           return [id, d.pod, summary.reasons, summary.topScores, chunkIds[place.chunk]!, place.slot];
         });
         this.sql(
@@ -259,7 +265,6 @@ export class PlanStore {
   loadPlan(id: number): Result<Plan, StoreError> {
     const summary = this.summary(id);
     if (!summary.ok) return summary;
-    const s = summary.value;
     return this.attempt(() => {
       const chunks = new Map<number, Chunk>();
       for (const row of this.sql('SELECT id, data FROM diagnosis_chunks WHERE plan_id = ?').all(id)) chunks.set(row['id'] as number, Chunk.open(row['data'] as Uint8Array));
@@ -278,17 +283,7 @@ export class PlanStore {
         if (!diagnosis) throw new Error(`plan ${id}: the diagnosis of unplaced pod ${u.pod} is missing`);
         unplaced.push({ ...u, diagnosis });
       }
-      return {
-        podSet: s.podSet,
-        namespace: s.namespace,
-        ...(s.trigger !== undefined ? { trigger: s.trigger } : {}),
-        planner: s.planner,
-        profile: s.profile,
-        assignments,
-        unplaced,
-        createdAt: s.createdAt,
-        snapshotHash: s.snapshotHash,
-      };
+      return { ...planHeader(summary.value), assignments, unplaced };
     });
   }
 
@@ -306,11 +301,19 @@ export class PlanStore {
     );
   }
 
-  /** The plan as a SchedulePlan object under Pallet's name rule (src/manifests writes it as YAML). */
-  exportPlan(id: number): Result<SchedulePlanObject, StoreError> {
+  /**
+   * The plan as SchedulePlan YAML under Pallet's name rule, as src/manifests writes it; with
+   * `diagnoses` every pod's full diagnosis goes in too, so reading it back gives the plan saved.
+   */
+  exportPlan(id: number, options: WritePlanOptions = {}): Result<string, StoreError> {
     const summary = this.summary(id);
     if (!summary.ok) return summary;
-    return this.attempt(() => schedulePlanObject({ ...summary.value, assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id) }));
+    if (summary.value.podSet === ALL_PENDING_PODS) return err({ kind: 'invalid', message: `plan ${id} is a podplan schedule run over every pending pod, not a pod set's plan: it has no SchedulePlan` });
+    if (options.diagnoses) {
+      const plan = this.loadPlan(id);
+      return plan.ok ? ok(writeSchedulePlan(plan.value, options)) : plan;
+    }
+    return this.attempt(() => writeSchedulePlan({ ...planHeader(summary.value), assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id) }));
   }
 
   latestApplied(podSet: string, namespace: string): Result<PlanSummary | undefined, StoreError> {
@@ -482,6 +485,19 @@ function summaryOf(row: Row): PlanSummary {
     createdAt: row['created_at'] as number,
     placed: row['placed'] as number,
     unplaced: row['unplaced'] as number,
+  };
+}
+
+/** What a Plan says besides its pods. */
+function planHeader(s: PlanSummary): Omit<Plan, 'assignments' | 'unplaced'> {
+  return {
+    podSet: s.podSet,
+    namespace: s.namespace,
+    ...optional('trigger', s.trigger),
+    planner: s.planner,
+    profile: s.profile,
+    createdAt: s.createdAt,
+    snapshotHash: s.snapshotHash,
   };
 }
 

@@ -1,14 +1,40 @@
-// Runs the CLI in-process against an in-memory file table, capturing what it prints.
+// Runs the CLI in-process against an in-memory file table, capturing what it prints. The plan
+// history is a real file: by default under a temp home directory of the test process, so no test
+// writes to the real user's data directory.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ManualClock } from '../../src/engine/api/clock';
 import type { CliIO } from '../../src/cli/io';
 import { runCli } from '../../src/cli/main';
 
+export interface CliSession {
+  /** Called with each piece of stdout as it is written (a server's "serving on" line). */
+  readonly onStdout?: (text: string) => void;
+  /** What the command's stopSignal resolves with, when it does (never, if not given). */
+  readonly stop?: Promise<string>;
+}
+
+let home: string | undefined;
+
+function testHome(): string {
+  if (home === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'podplan-cli-home-'));
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+    home = dir;
+  }
+  return home;
+}
+
 /** Runs the CLI in-process with files from `files`, capturing its output. */
-export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}) {
+export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, session: CliSession & Pick<CliIO, 'sqlite'> = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
-    stdout: (t) => void (stdout += t),
+    stdout: (t) => {
+      stdout += t;
+      session.onStdout?.(t);
+    },
     stderr: (t) => void (stderr += t),
     readFile: async (path) => {
       const text = files[path];
@@ -23,8 +49,12 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     },
     cwd: '/work',
     env,
+    homedir: testHome(),
+    platform: process.platform,
     clock: new ManualClock(Date.UTC(2026, 0, 1)),
     interactive: false,
+    stopSignal: () => session.stop ?? new Promise<string>(() => undefined),
+    ...(session.sqlite ? { sqlite: session.sqlite } : {}),
   };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };

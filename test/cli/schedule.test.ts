@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { openTestStore, useTempDir, value } from '../store/helpers';
 import { cli } from './run-cli';
 
 /** The example workspace as the in-memory file table the CLI harness reads. */
@@ -74,6 +75,54 @@ describe('cli schedule', () => {
         assert.match(stderr, expected);
       });
     }
+  });
+
+  describe('the plan history', () => {
+    const dir = useTempDir();
+    const files = { 'c.yaml': TWO_NODES + pod('a', '1') + pod('huge', '64') };
+
+    it('records the run and its outcome as a plan of every pending pod, which podplan show reads', async () => {
+      const db = path.join(dir.path, 'recorded.db');
+      const { code, stderr } = await cli(['schedule', 'c.yaml', '--db', db], files);
+      assert.equal(code, 1);
+      assert.equal(stderr, `Recorded as plan 1 in ${db} (podplan show 1).\n`);
+      const shown = await cli(['show', '1', '--db', db]);
+      assert.match(shown.stdout, /^Plan 1: every pending pod \(podplan schedule\), draft$/m);
+      assert.match(shown.stdout, /^default\/a\s+n2\s+\d+$/m);
+      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\.\n {6}2 {2}Insufficient cpu$/m);
+      const store = await openTestStore(db);
+      try {
+        const [run] = value(store.runs()).items;
+        assert.deepEqual([run?.source.kind, run?.source.name, run?.kind, run?.outcome, run?.message], ['workspace', '/work/c.yaml', 'preview', 'succeeded', '1 of 2 pending pods placed']);
+        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu.');
+      } finally {
+        store.close();
+      }
+    });
+
+    it('two runs of the same snapshot compare with podplan diff', async () => {
+      const db = path.join(dir.path, 'twice.db');
+      await cli(['schedule', 'c.yaml', '--db', db], files);
+      await cli(['schedule', 'c.yaml', '--db', db, '--seed', '2'], files);
+      assert.match((await cli(['diff', '1', '2', '--db', db])).stdout, /Unchanged: 1 on the same node, 1 still not placed\.$/m);
+    });
+
+    it('records nothing with --no-history', async () => {
+      const db = path.join(dir.path, 'none.db');
+      const { code, stderr } = await cli(['schedule', 'c.yaml', '--db', db, '--no-history'], files);
+      assert.equal(code, 1);
+      assert.equal(stderr, '');
+      assert.equal(existsSync(db), false);
+    });
+
+    it('goes on without it, in one line on stderr, when the history cannot be opened', async () => {
+      const db = path.join(dir.path, 'notes.txt');
+      writeFileSync(db, 'not a database\n'.repeat(100));
+      const { code, stdout, stderr } = await cli(['schedule', 'c.yaml', '--db', db], files);
+      assert.equal(code, 1);
+      assert.match(stdout, /1 of 2 pending pods placed\./);
+      assert.equal(stderr, `podplan schedule: plan history is off: ${db}: file is not a database\n`);
+    });
   });
 
   it('documents itself with --help', async () => {

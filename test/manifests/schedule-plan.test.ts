@@ -110,6 +110,13 @@ status:
     );
   });
 
+  it('leaves out the trigger of a plan nobody triggered', () => {
+    const { trigger: _trigger, ...untriggered } = plan;
+    const text = writeSchedulePlan(untriggered);
+    assert.doesNotMatch(text, /trigger/);
+    assert.equal('trigger' in planFromManifest(readBack(text)), false);
+  });
+
   it('written with diagnoses, reading it back gives an equal plan', () => {
     assert.deepEqual(planFromManifest(readBack(writeSchedulePlan(plan, { diagnoses: true }))), plan);
   });

@@ -1,5 +1,5 @@
-// Shared by the store's tests: real database files in a temp dir, writer child processes, and the
-// check that every plan in a file is whole.
+// Shared by the store's tests (and the CLI's history commands'): small hand-made plans, real
+// database files in a temp dir, writer child processes, and the check that every plan in a file is whole.
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,9 +8,47 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { ManualClock } from '../../src/engine/api/clock';
+import type { Diagnosis } from '../../src/engine/framework/diagnosis';
+import { Code } from '../../src/engine/framework/status';
+import type { Plan } from '../../src/engine/planner/plan';
 import { openStore } from '../../src/store/store';
 import type { PlanStore } from '../../src/store/store';
 import type { StoreOptions } from '../../src/store/types';
+
+export const NO_CPU = '0/4 nodes are available: 4 Insufficient cpu.';
+
+/** Every one of 4 nodes short of cpu for `pod`. */
+export function noCpu(pod: string): Diagnosis {
+  return {
+    pod: `default/${pod}`,
+    profile: 'default-scheduler',
+    nodesTotal: 4,
+    nodesEvaluated: 4,
+    feasibleNodes: 0,
+    status: { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'NodeResourcesFit', stage: 'Filter' },
+    rejections: ['n1', 'n2', 'n3', 'n4'].map((node) => ({ node, plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] })),
+    filters: [],
+    scores: [],
+    stages: [],
+    message: NO_CPU,
+  };
+}
+
+/** A plan placing pods as listed (`{ 'web-0': 'n1', 'web-1': null }`); unplaced pods lack cpu. */
+export function planOf(pods: Record<string, string | null>, extra: Partial<Plan> = {}): Plan {
+  const entries = Object.entries(pods);
+  return {
+    podSet: 'web',
+    namespace: 'default',
+    planner: 'default',
+    profile: 'default-scheduler',
+    createdAt: 5_000,
+    snapshotHash: 'sha256:snap',
+    assignments: entries.flatMap(([pod, node]) => (node ? [{ pod, node }] : [])),
+    unplaced: entries.flatMap(([pod, node]) => (node ? [] : [{ pod, message: NO_CPU, diagnosis: noCpu(pod) }])),
+    ...extra,
+  };
+}
 
 export const WRITER = fileURLToPath(new URL('./children/write-plans.ts', import.meta.url));
 

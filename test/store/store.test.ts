@@ -2,53 +2,16 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ManualClock } from '../../src/engine/api/clock';
-import type { Diagnosis } from '../../src/engine/framework/diagnosis';
-import { Code } from '../../src/engine/framework/status';
 import type { Plan } from '../../src/engine/planner/plan';
-import { schedulePlanObject } from '../../src/engine/planner/schedule-plan';
+import { planFromManifest, readFile, writeSchedulePlan } from '../../src/manifests';
 import type { PlanStore } from '../../src/store/store';
 import type { SourceRef } from '../../src/store/types';
-import { openTestStore, useTempDir, value } from './helpers';
+import { NO_CPU, openTestStore, planOf, useTempDir, value } from './helpers';
 import { syntheticPlan } from './synthetic';
 
 const workspace: SourceRef = { kind: 'workspace', name: 'examples', server: 'examples/cluster' };
 const prod: SourceRef = { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' };
 const profile = { profileHash: 'sha256:profile' };
-
-const NO_CPU = '0/4 nodes are available: 4 Insufficient cpu.';
-
-/** Every one of 4 nodes short of cpu for `pod`. */
-function noCpu(pod: string): Diagnosis {
-  return {
-    pod: `default/${pod}`,
-    profile: 'default-scheduler',
-    nodesTotal: 4,
-    nodesEvaluated: 4,
-    feasibleNodes: 0,
-    status: { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'NodeResourcesFit', stage: 'Filter' },
-    rejections: ['n1', 'n2', 'n3', 'n4'].map((node) => ({ node, plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] })),
-    filters: [],
-    scores: [],
-    stages: [],
-    message: NO_CPU,
-  };
-}
-
-/** A plan placing pods as listed (`{ 'web-0': 'n1', 'web-1': null }`); unplaced pods lack cpu. */
-function planOf(pods: Record<string, string | null>, extra: Partial<Plan> = {}): Plan {
-  const entries = Object.entries(pods);
-  return {
-    podSet: 'web',
-    namespace: 'default',
-    planner: 'default',
-    profile: 'default-scheduler',
-    createdAt: 5_000,
-    snapshotHash: 'sha256:snap',
-    assignments: entries.flatMap(([pod, node]) => (node ? [{ pod, node }] : [])),
-    unplaced: entries.flatMap(([pod, node]) => (node ? [] : [{ pod, message: NO_CPU, diagnosis: noCpu(pod) }])),
-    ...extra,
-  };
-}
 
 describe('store/store', () => {
   const dir = useTempDir();
@@ -242,11 +205,30 @@ describe('store/store', () => {
   });
 
   describe('export', () => {
-    it('gives the stored plan as the SchedulePlan object the plan itself exports to', () => {
+    const readBack = (text: string): Plan => {
+      const model = readFile({ name: 'plan.yaml', text });
+      assert.deepEqual(model.errors, []);
+      return planFromManifest(model.plans[0]!.value);
+    };
+
+    it('writes the stored plan as src/manifests writes the plan itself, without opening its diagnoses', () => {
       const plan = syntheticPlan({ pods: 40, unplaced: 3, nodes: 10, trigger: 'web-trigger' });
-      const exported = value(store.exportPlan(save(plan)));
-      assert.deepEqual(exported, schedulePlanObject(plan));
-      assert.deepEqual(JSON.parse(JSON.stringify(exported)), exported);
+      const id = save(plan);
+      assert.equal(value(store.exportPlan(id)), writeSchedulePlan(plan));
+      const back = readBack(value(store.exportPlan(id)));
+      assert.deepEqual(
+        back.assignments,
+        plan.assignments.map(({ pod, node }) => ({ pod, node })),
+      );
+      assert.deepEqual(
+        back.unplaced.map((u) => u.message),
+        plan.unplaced.map((u) => u.message),
+      );
+    });
+
+    it('with diagnoses, reads back with src/manifests into the plan saved', () => {
+      const plan = syntheticPlan({ pods: 40, unplaced: 3, nodes: 10, trigger: 'web-trigger' });
+      assert.deepEqual(readBack(value(store.exportPlan(save(plan), { diagnoses: true }))), plan);
     });
   });
 

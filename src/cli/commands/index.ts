@@ -1,5 +1,11 @@
 // Every CLI command, in the order `podplan --help` lists them.
 import type { Command } from '../io';
+import { diff } from './diff';
+import { exportPlan } from './export';
+import { history } from './history';
+import { plan } from './plan';
 import { schedule } from './schedule';
+import { servePlanner } from './serve-planner';
+import { show } from './show';
 
-export const commands: readonly Command[] = [schedule];
+export const commands: readonly Command[] = [schedule, plan, servePlanner, history, show, diff, exportPlan];

@@ -299,6 +299,55 @@ export class Framework {
     return this.runScore(state, pod, feasible, log);
   }
 
+  /**
+   * Whether `pod` can run on the node `nodeName` of `snapshot`, judged as a cycle judges that node:
+   * PreFilter over the whole snapshot (a node it leaves out is rejected as in scheduleOne), then the
+   * Filter plugins on that node alone. Success, or the rejection or Error with its plugin, stage and
+   * reasons. For checking a placement someone chose (a plan entry) without scheduling the pod.
+   */
+  checkNode(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister, nodeName: string): Status {
+    this.cycle.current = snapshot;
+    const node = snapshot.get(nodeName);
+    if (!node) return { code: Code.UnschedulableAndUnresolvable, reasons: [`node "${nodeName}" not found`], stage: 'Filter' };
+    const log = new CycleLog(pod.key, this.profileName, 1);
+    const pre = this.runPreFilter(state, pod, snapshot.list(), log);
+    if (pre.status) return pre.status;
+    const rejection = (): Status => {
+      const r = log.rejections.find((x) => x.node === nodeName);
+      return r ? { code: r.code, reasons: r.reasons, plugin: r.plugin, stage: r.stage } : { ...errorStatus('no plugin recorded a verdict'), stage: 'Filter' };
+    };
+    if (pre.nodes.length !== snapshot.list().length && !pre.nodes.includes(node)) return rejection();
+    const feasible = this.runFilter(state, pod, [node], 0, 1, log);
+    if (!Array.isArray(feasible)) return feasible;
+    return feasible.length === 1 ? SUCCESS : rejection();
+  }
+
+  /**
+   * PreFilter alone, for a planner that then asks about single nodes (filterNode) rather than
+   * running a whole cycle: makes `snapshot` the cycle's, runs the PreFilter plugins into `state` and
+   * returns the nodes they leave, or the status that stopped the pod (a rejection or an Error).
+   */
+  preFilterPod(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister): { readonly ok: true; readonly nodes: readonly NodeInfo[] } | { readonly ok: false; readonly status: Status } {
+    this.cycle.current = snapshot;
+    const all = snapshot.list();
+    const pre = this.runPreFilter(state, pod, all, new CycleLog(pod.key, this.profileName, all.length));
+    return pre.status ? { ok: false, status: pre.status } : { ok: true, nodes: pre.nodes };
+  }
+
+  /**
+   * The Filter plugins on one node, in profile order, with a state prepared by preFilterPod on the
+   * snapshot the node belongs to: the first rejection or Error (attributed), else Success.
+   */
+  filterNode(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
+    const skip = state.skipFilterPlugins;
+    for (const { name, plugin } of this.filter) {
+      if (skip.has(name)) continue;
+      const status = runStatus(name, 'Filter', () => plugin.filter(state, pod, node));
+      if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+    }
+    return SUCCESS;
+  }
+
   /** Reserve on `nodeName` with every reserve plugin in order; stops at the first failure. */
   reserve(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[] = []): Status {
     return runInOrder(this.reservePlugins, 'Reserve', nodeName, outcomes, (p) => p.reserve(state, pod, nodeName));

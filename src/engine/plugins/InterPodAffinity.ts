@@ -410,7 +410,9 @@ function processTerms(scores: ScoreMap, terms: readonly WeightedAffinityTerm[], 
 export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
 
-  private readonly preFilterCounts = new LruCache<SharedPreFilterCounts>(16);
+  // A pod-set planner asks about hundreds of pod shapes in turn (every template of the set): fewer
+  // kept counts would be recomputed over every node at almost every PreFilter.
+  private readonly preFilterCounts = new LruCache<SharedPreFilterCounts>(1024);
   private readonly scoreTotals = new LruCache<SharedScores>(16);
 
   constructor(

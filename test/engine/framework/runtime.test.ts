@@ -325,6 +325,46 @@ describe('engine/framework/runtime', () => {
     });
   });
 
+  describe('PreFilter and Filter one node at a time (for planners)', () => {
+    it('preFilterPod returns the nodes PreFilter leaves; filterNode then runs the filters not skipped on one node', () => {
+      const narrow = preFilter('Narrow', SUCCESS, ['n1', 'n2']);
+      const skipped = { ...preFilter('Affinity', SKIP), ...rejects('Affinity', names(3), 'no') };
+      const fit = rejects('Fit', ['n2'], 'Insufficient cpu');
+      const framework = frameworkOf([narrow, skipped, fit]);
+      const state = new CycleState();
+      const cluster = clusterOf(3);
+      const pre = framework.preFilterPod(state, pod(), cluster);
+      assert.ok(pre.ok);
+      assert.deepEqual(pre.nodes.map((n) => n.name), ['n1', 'n2']);
+      assert.deepEqual(
+        pre.nodes.map((n) => framework.filterNode(state, pod(), n)),
+        [SUCCESS, { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'Fit', stage: 'Filter' }],
+      );
+      assert.deepEqual(skipped.seen, []);
+    });
+
+    it('preFilterPod says what stopped the pod', () => {
+      const framework = frameworkOf([preFilter('Ports', unresolvable('node(s) had no free ports'))]);
+      assert.deepEqual(framework.preFilterPod(new CycleState(), pod(), clusterOf(2)), {
+        ok: false,
+        status: { code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) had no free ports'], plugin: 'Ports', stage: 'PreFilter' },
+      });
+    });
+
+    it('a filter that throws is an Error naming it', () => {
+      const framework = frameworkOf([{ name: 'Broken', filter: throws } as FilterPlugin]);
+      const state = new CycleState();
+      const [node] = clusterOf(1).list();
+      assert.ok(node && framework.preFilterPod(state, pod(), clusterOf(1)).ok);
+      assert.deepEqual(framework.filterNode(state, pod(), node), {
+        code: Code.Error,
+        reasons: ['plugin Broken threw at Filter: boom'],
+        plugin: 'Broken',
+        stage: 'Filter',
+      });
+    });
+  });
+
   describe('Score: totals are the sum of normalized score × weight', () => {
     // Spread (weight 2) normalizes 10/50/30 to 20/100/60; Balance (weight 1) is taken raw.
     //   n0: 20×2 + 90 = 130   n1: 100×2 + 0 = 200   n2: 60×2 + 70 = 190
@@ -554,6 +594,41 @@ describe('engine/framework/runtime', () => {
         assert.equal(result.diagnosis.message, `plugin Thrower threw at ${stage}: boom`);
       });
     }
+  });
+
+  describe('checkNode: one given node judged as a cycle would judge it', () => {
+    const check = (plugins: Plugin[], node = 'n1', nodes = 3) => frameworkOf(plugins).checkNode(new CycleState(), pod(), clusterOf(nodes), node);
+
+    it('runs the filters on that node only and answers Success when they pass', () => {
+      const filter = rejects('Fit', ['n0'], 'Insufficient cpu');
+      assert.deepEqual(check([filter]), SUCCESS);
+      assert.deepEqual(filter.seen, ['n1']);
+    });
+
+    it("gives the first rejection with the plugin's reason", () => {
+      assert.deepEqual(check([rejects('Taints', ['n1'], 'untolerated taint', Code.UnschedulableAndUnresolvable), rejects('Fit', ['n1'], 'Insufficient cpu')]), {
+        code: Code.UnschedulableAndUnresolvable,
+        reasons: ['untolerated taint'],
+        plugin: 'Taints',
+        stage: 'Filter',
+      });
+    });
+
+    it('PreFilter sees the whole snapshot: its rejection, or a subset leaving the node out, is the answer', () => {
+      assert.deepEqual(check([preFilter('Ports', unschedulable('ports in use'))]), { code: Code.Unschedulable, reasons: ['ports in use'], plugin: 'Ports', stage: 'PreFilter' });
+      assert.deepEqual(check([preFilter('Affinity', SUCCESS, ['n2'])]), {
+        code: Code.UnschedulableAndUnresolvable,
+        reasons: ["node(s) didn't satisfy plugin(s) [Affinity]"],
+        plugin: 'Affinity',
+        stage: 'PreFilter',
+      });
+      assert.deepEqual(check([preFilter('Affinity', SUCCESS, ['n1'])]), SUCCESS);
+    });
+
+    it('a node not in the snapshot is unresolvable; a filter that throws is an Error', () => {
+      assert.deepEqual(check([], 'n9'), { code: Code.UnschedulableAndUnresolvable, reasons: ['node "n9" not found'], stage: 'Filter' });
+      assert.equal(check([{ name: 'Broken', filter: throws } as FilterPlugin]).code, Code.Error);
+    });
   });
 
   describe('commit: the best candidates through Reserve → Permit → CheckConflicts → Bind', () => {

@@ -1,0 +1,54 @@
+// `podplan diff <a> <b>`: what changed from one plan in the history to another, pod by pod.
+import type { PlanDiff, PlanSummary } from '../../store/types';
+import { DB_HELP, planScope, runPlanCommand } from '../history';
+import type { Command } from '../io';
+import { histogram } from './show';
+
+const HELP = `Usage: podplan diff <plan-a> <plan-b> [--json] [--db file]
+
+Compares two plans of the plan history (usually two plans of one pod set): which pods moved to
+another node, which became placeable and which could no longer be placed, and why.
+
+Options:
+  --json            print the difference as JSON
+${DB_HELP}
+  -h, --help        this help
+
+Exit codes: 0 compared (whatever the difference), 2 no such plan, bad options or a history that
+cannot be opened.
+
+Example:
+  podplan diff 11 12
+`;
+
+export const diff: Command = {
+  name: 'diff',
+  summary: 'compare two plans: pods moved, newly placed, newly unplaced and why',
+  help: HELP,
+  run: (args, io) =>
+    runPlanCommand('diff', args, io, {
+      ids: 2,
+      options: { json: { type: 'boolean' } },
+      query: (store, [a, b]) => store.diffPlans(a!, b!),
+      print: (d, values) => (values['json'] ? `${JSON.stringify(d, null, 2)}\n` : report(d)),
+    }),
+};
+
+const described = (p: PlanSummary): string => `plan ${p.id} (${planScope(p)}: ${p.placed} placed, ${p.unplaced} not placed)`;
+
+function report(d: PlanDiff): string {
+  const lines = [`From ${described(d.from)}`, `to   ${described(d.to)}`];
+  const section = <T>(title: string, items: readonly T[], line: (item: T) => string[]): void => {
+    if (items.length === 0) return;
+    lines.push('', `${title} (${items.length}):`);
+    for (const item of items) lines.push(...line(item));
+  };
+  section('Moved', d.moved, (m) => [`  ${m.pod}: ${m.from} → ${m.to}`]);
+  section('Newly placed', d.becamePlaced, (p) => [`  ${p.pod}: on ${p.node}, was: ${p.was}`]);
+  section('Newly unplaced', d.becameUnplaced, (u) => [`  ${u.pod}: was on ${u.was}; ${u.message}`, ...histogram(u.reasons, '      ')]);
+  const where = (p: { node?: string; message?: string }): string => (p.node !== undefined ? `on ${p.node}` : `not placed: ${p.message ?? ''}`);
+  section(`Only in plan ${d.to.id}`, d.added, (p) => [`  ${p.pod}: ${where(p)}`]);
+  section(`Only in plan ${d.from.id}`, d.removed, (p) => [`  ${p.pod}: ${where(p)}`]);
+  lines.push('', `Unchanged: ${d.unchanged} on the same node, ${d.stillUnplaced} still not placed.`);
+  return `${lines.join('\n')}\n`;
+}

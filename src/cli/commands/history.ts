@@ -1,0 +1,98 @@
+// `podplan history`: the plans kept in the history, newest first, a page at a time.
+import type { PlanSummary } from '../../store/types';
+import { DB_HELP, DB_OPTION, formatTime, orReport, parseCommand, positiveInteger, readHistory } from '../history';
+import { EXIT, type CliIO, type Command } from '../io';
+import { formatTable } from '../table';
+
+const HELP = `Usage: podplan history [--pod-set name] [--namespace ns] [--trigger name] [--limit n] [--before id] [--json] [--db file]
+
+Lists the plans kept in the plan history, newest first: every plan Podplan made (previews, trigger
+firings, live plans) and every podplan schedule run (pod set "*", planner "schedule").
+
+Options:
+  --pod-set <name>  only this pod set's plans
+  --namespace <ns>  only plans in this namespace
+  --trigger <name>  only plans this ScheduleTrigger asked for
+  --limit <n>       at most n plans (default 20)
+  --before <id>     only plans older than this id: the next page, as the last line suggests
+  --json            print the plans as JSON ({ plans, next })
+${DB_HELP}
+  -h, --help        this help
+
+Exit codes: 0 listed (possibly none), 2 bad options or a history that cannot be opened.
+
+Example:
+  podplan history --pod-set web --limit 5
+`;
+
+const DEFAULT_LIMIT = 20;
+
+export const history: Command = {
+  name: 'history',
+  summary: 'list the plans kept in the plan history, newest first',
+  help: HELP,
+  async run(args, io) {
+    const parsed = parseCommand(
+      'history',
+      args,
+      { ...DB_OPTION, 'pod-set': { type: 'string' }, namespace: { type: 'string' }, trigger: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' }, json: { type: 'boolean' } },
+      0,
+      io,
+    );
+    if (!parsed) return EXIT.badInput;
+    const { values } = parsed;
+    const limit = wholeNumber('--limit', values.limit, DEFAULT_LIMIT, io);
+    const before = wholeNumber('--before', values.before, undefined, io);
+    if (limit === null || before === null) return EXIT.badInput;
+    return readHistory('history', values.db, io, (store) => {
+      const page = orReport(
+        'history',
+        store.history({ podSet: values['pod-set'], namespace: values.namespace, trigger: values.trigger, limit, ...(before !== undefined ? { before } : {}) }),
+        io,
+      );
+      if (!page) return EXIT.badInput;
+      if (values.json) io.stdout(`${JSON.stringify({ plans: page.items, ...(page.next !== undefined ? { next: page.next } : {}) }, null, 2)}\n`);
+      else io.stdout(listing(page.items, page.next, args));
+      return EXIT.ok;
+    });
+  },
+};
+
+/** A positive whole number option, `fallback` when absent, null after printing why it is not one. */
+function wholeNumber(option: string, text: string | undefined, fallback: number | undefined, io: CliIO): number | undefined | null {
+  if (text === undefined) return fallback;
+  const n = positiveInteger(text);
+  if (n !== undefined) return n;
+  io.stderr(`podplan history: ${option} must be a positive whole number, not "${text}"\n`);
+  return null;
+}
+
+function listing(plans: readonly PlanSummary[], next: number | undefined, args: readonly string[]): string {
+  if (plans.length === 0) return 'No plans in the history match.\n';
+  const rows = plans.map((p) => [
+    String(p.id),
+    formatTime(p.createdAt),
+    p.podSet,
+    p.namespace,
+    p.trigger ?? '-',
+    p.planner,
+    p.status,
+    String(p.placed),
+    String(p.unplaced),
+    `${p.source.kind} ${p.source.name}`,
+  ]);
+  const lines = [formatTable(['ID', 'CREATED', 'POD SET', 'NAMESPACE', 'TRIGGER', 'PLANNER', 'STATUS', 'PLACED', 'UNPLACED', 'SOURCE'], rows)];
+  if (next !== undefined) lines.push('', `More: podplan history ${[...withoutBefore(args), '--before', String(next)].join(' ')}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The arguments given, less a --before (and its value) from the page shown. */
+function withoutBefore(args: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--before') i++;
+    else if (!arg.startsWith('--before=')) kept.push(arg);
+  }
+  return kept;
+}

@@ -1,0 +1,69 @@
+// `podplan show <plan-id>`: one plan from the history, where each pod went and why the others
+// could not be placed.
+import type { ReasonCount } from '../../store/diagnoses';
+import type { StoredAssignment, StoredPlan } from '../../store/types';
+import { DB_HELP, formatTime, planScope, runPlanCommand } from '../history';
+import type { Command } from '../io';
+import { formatTable } from '../table';
+
+const HELP = `Usage: podplan show <plan-id> [--json] [--db file]
+
+Prints a plan kept in the plan history (podplan history lists the ids): how and from what it was
+made, where each pod was placed with its score, and for each pod that could not be placed the
+message kube-scheduler would give and how many nodes rejected it for each reason.
+
+Options:
+  --json            print the plan as JSON: summary, assignments and unplaced pods, each with its
+                    reason histogram and best scored nodes
+${DB_HELP}
+  -h, --help        this help
+
+Exit codes: 0 shown, 2 no such plan, bad options or a history that cannot be opened.
+
+Example:
+  podplan show 12
+`;
+
+export const show: Command = {
+  name: 'show',
+  summary: 'show a plan from the history: placements, failures and their reasons',
+  help: HELP,
+  run: (args, io) =>
+    runPlanCommand('show', args, io, {
+      ids: 1,
+      options: { json: { type: 'boolean' } },
+      query: (store, [id]) => store.getPlan(id!),
+      print: (plan, values) => (values['json'] ? `${JSON.stringify(plan, null, 2)}\n` : report(plan)),
+    }),
+};
+
+function report({ summary: s, assignments, unplaced }: StoredPlan): string {
+  const lines = [
+    `Plan ${s.id}: ${planScope(s)}, ${s.status}`,
+    `  planner ${s.planner}, profile ${s.profile} (${s.profileHash})${s.trigger !== undefined ? `, trigger ${s.trigger}` : ''}`,
+    `  made ${formatTime(s.createdAt)} from ${s.source.kind} ${s.source.name} (run ${s.runId}), snapshot ${s.snapshotHash}`,
+    `  ${s.placed} placed, ${s.unplaced} not placed`,
+  ];
+  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [a.pod, a.node, scoreOf(a)])));
+  if (unplaced.length > 0) {
+    lines.push('', 'Not placed:');
+    for (const u of unplaced) {
+      lines.push(`  ${u.pod}: ${u.message}`);
+      lines.push(...histogram(u.diagnosis?.reasons ?? [], '      '));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** The chosen node's total when it is among the scores kept; '-' when it is not, '' with no diagnosis. */
+function scoreOf(a: StoredAssignment): string {
+  if (!a.diagnosis) return '';
+  const record = a.diagnosis.topScores.find((n) => n.node === a.node);
+  return record ? String(Math.round(record.total)) : '-';
+}
+
+/** One line per reason: how many nodes, then the reason, counts aligned. */
+export function histogram(reasons: readonly ReasonCount[], indent: string): string[] {
+  const width = Math.max(0, ...reasons.map((r) => String(r.count).length));
+  return reasons.map((r) => `${indent}${String(r.count).padStart(width)}  ${r.reason}`);
+}

@@ -1,0 +1,124 @@
+// What the history commands share: their arguments, where the database is (--db, else PODPLAN_DB,
+// else the user's data directory), opening it with one clear line when it cannot be, and plan ids.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import type { Result } from '../engine/api/result';
+import { defaultDatabasePath } from '../store/paths';
+import { ALL_PENDING_PODS, openStore, type PlanStore } from '../store/store';
+import type { PlanSummary, StoreError } from '../store/types';
+import { EXIT, type CliIO } from './io';
+
+export const DB_OPTION = { db: { type: 'string' } } as const;
+
+export const DB_HELP = `  --db <file>       the plan history (default: $PODPLAN_DB, else podplan/history.db in the
+                    user's data directory: ~/.local/share, ~/Library/Application Support, %APPDATA%)`;
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** The command's options and (at most `positionals`) arguments, or undefined after printing why they do not parse. */
+export function parseCommand<O extends Options>(command: string, args: readonly string[], options: O, positionals: number, io: CliIO) {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], allowPositionals: true, options, strict: true });
+  } catch (error) {
+    io.stderr(`podplan ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    return undefined;
+  }
+  const extra = parsed.positionals[positionals];
+  if (extra === undefined) return parsed;
+  io.stderr(`podplan ${command}: unexpected argument "${extra}"\n`);
+  return undefined;
+}
+
+export function databasePath(db: string | undefined, io: CliIO): string {
+  return path.resolve(io.cwd, db ?? defaultDatabasePath(io.env, io.platform, io.homedir));
+}
+
+/** Opens (creating it if needed) the history a command writes to. */
+export function openHistory(file: string, io: CliIO): Promise<Result<PlanStore, StoreError>> {
+  return openStore(file, { clock: io.clock, ...(io.sqlite ? { loaders: io.sqlite } : {}) });
+}
+
+/**
+ * Runs a read command's body on the history. Only an existing file is opened: a mistyped --db must
+ * say so, not answer from a new empty history. Exit 2 with one line when it cannot be opened.
+ */
+export async function readHistory(command: string, db: string | undefined, io: CliIO, body: (store: PlanStore) => number): Promise<number> {
+  const file = databasePath(db, io);
+  if (!existsSync(file)) {
+    io.stderr(`podplan ${command}: there is no plan history at ${file} (podplan schedule records one; --db or PODPLAN_DB name another file)\n`);
+    return EXIT.badInput;
+  }
+  const opened = await openHistory(file, io);
+  if (!opened.ok) {
+    io.stderr(`podplan ${command}: cannot open the plan history: ${opened.error.message}\n`);
+    return EXIT.badInput;
+  }
+  try {
+    return body(opened.value);
+  } finally {
+    opened.value.close();
+  }
+}
+
+/** The value of a store result, or undefined after printing its error. */
+export function orReport<T>(command: string, result: Result<T, StoreError>, io: CliIO): T | undefined {
+  if (result.ok) return result.value;
+  io.stderr(`podplan ${command}: ${result.error.message}\n`);
+  return undefined;
+}
+
+/** 1, 2, 3…, as typed; undefined for anything else. */
+export function positiveInteger(text: string): number | undefined {
+  return /^[1-9]\d*$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+}
+
+/** A plan id as typed, or undefined after printing why it is not one. */
+export function planId(command: string, text: string | undefined, io: CliIO): number | undefined {
+  const id = text === undefined ? undefined : positiveInteger(text);
+  if (id !== undefined) return id;
+  io.stderr(`podplan ${command}: ${text === undefined ? 'a plan id is needed' : `"${text}" is not a plan id (a whole number, as podplan history lists them)`}\n`);
+  return undefined;
+}
+
+/** An instant as the history prints it: UTC to the second. */
+export function formatTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** Option values by name: the text of a string option, true for a flag given. */
+type Values = Readonly<Record<string, string | boolean | undefined>>;
+
+/** What a command about given plans does: how many ids it takes, its options, its query and its output. */
+export interface PlanCommand<T> {
+  readonly ids: number;
+  readonly options: Options;
+  readonly query: (store: PlanStore, ids: readonly number[], values: Values) => Result<T, StoreError>;
+  readonly print: (value: T, values: Values) => string;
+}
+
+/** Runs a command about given plans (show, diff, export): ids and options checked, then the history opened and queried. */
+export async function runPlanCommand<T>(command: string, args: readonly string[], io: CliIO, spec: PlanCommand<T>): Promise<number> {
+  const parsed = parseCommand(command, args, { ...DB_OPTION, ...spec.options }, spec.ids, io);
+  if (!parsed) return EXIT.badInput;
+  const ids: number[] = [];
+  for (let i = 0; i < spec.ids; i++) {
+    const id = planId(command, parsed.positionals[i], io);
+    if (id === undefined) return EXIT.badInput;
+    ids.push(id);
+  }
+  const values: Values = parsed.values;
+  const db = values['db'];
+  return readHistory(command, typeof db === 'string' ? db : undefined, io, (store) => {
+    const value = orReport(command, spec.query(store, ids, values), io);
+    if (value === undefined) return EXIT.badInput;
+    io.stdout(spec.print(value, values));
+    return EXIT.ok;
+  });
+}
+
+/** What a plan is of, in prose: a pod set, or every pending pod for a podplan schedule run. */
+export function planScope(p: PlanSummary): string {
+  return p.podSet === ALL_PENDING_PODS ? 'every pending pod (podplan schedule)' : `pod set ${p.podSet} in namespace ${p.namespace}`;
+}

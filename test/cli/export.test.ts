@@ -1,0 +1,72 @@
+// `podplan export <plan-id>`: a plan from the history as Pallet's SchedulePlan on stdout. What it
+// prints reads back with src/manifests into the plan that was saved.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Plan } from '../../src/engine/planner/plan';
+import { planFromManifest, readFile, writeSchedulePlan } from '../../src/manifests';
+import { ALL_PENDING_PODS } from '../../src/store/store';
+import { openTestStore, planOf, useTempDir, value } from '../store/helpers';
+import { syntheticPlan } from '../store/synthetic';
+import { cli } from './run-cli';
+
+function readBack(yaml: string): Plan {
+  const model = readFile({ name: 'exported.yaml', text: yaml });
+  assert.deepEqual(model.errors, []);
+  assert.equal(model.plans.length, 1);
+  return planFromManifest(model.plans[0]!.value);
+}
+
+describe('cli export', () => {
+  const dir = useTempDir();
+  const plan = syntheticPlan({ podSet: 'batch', namespace: 'team-a', trigger: 'batch-trigger', pods: 12, unplaced: 2, nodes: 6, rejections: 3, scores: 2 });
+  let db: string;
+
+  before(async () => {
+    db = join(dir.path, 'history.db');
+    const store = await openTestStore(db);
+    const run = value(store.startRun({ kind: 'workspace', name: 'examples' }, 'preview'));
+    assert.equal(value(store.savePlan(run, plan, { profileHash: 'sha256:p' })), 1);
+    assert.equal(value(store.savePlan(run, planOf({ 'default/a': 'n1' }, { podSet: ALL_PENDING_PODS, namespace: ALL_PENDING_PODS, planner: 'schedule' }), { profileHash: 'sha256:p' })), 2);
+    store.close();
+  });
+
+  it('prints the SchedulePlan under Pallet\'s name, as src/manifests writes the plan', async () => {
+    const { code, stdout } = await cli(['export', '1', '--db', db]);
+    assert.equal(code, 0);
+    assert.equal(stdout, writeSchedulePlan(plan));
+    assert.match(stdout, /^apiVersion: planner\.ciena\.io\/v1alpha1\nkind: SchedulePlan\nmetadata:\n {2}name: batch-[bcdfghjklmnpqrstvwxz2456789]+\n {2}namespace: team-a\n/);
+  });
+
+  it('reads back into the same placements, unplaced pods and messages', async () => {
+    const back = readBack((await cli(['export', '1', '--db', db])).stdout);
+    assert.deepEqual(
+      back.assignments,
+      plan.assignments.map(({ pod, node }) => ({ pod, node })),
+    );
+    assert.deepEqual(
+      back.unplaced.map(({ pod, message }) => ({ pod, message })),
+      plan.unplaced.map(({ pod, message }) => ({ pod, message })),
+    );
+    assert.deepEqual({ ...back, assignments: [], unplaced: [] }, { ...plan, assignments: [], unplaced: [] });
+  });
+
+  it('with --diagnoses, reads back into the plan saved, every diagnosis included', async () => {
+    const { code, stdout } = await cli(['export', '1', '--diagnoses', '--db', db]);
+    assert.equal(code, 0);
+    assert.deepEqual(readBack(stdout), plan);
+  });
+
+  const bad: Array<[args: string[], expected: RegExp]> = [
+    [['2'], /plan 2 is a podplan schedule run over every pending pod, not a pod set's plan: it has no SchedulePlan/],
+    [['3'], /^podplan export: plan 3 is not in the history\n$/],
+    [['one'], /"one" is not a plan id/],
+  ];
+  for (const [args, expected] of bad) {
+    it(`refuses ${args.join(' ')} with exit 2`, async () => {
+      const { code, stdout, stderr } = await cli(['export', ...args, '--db', db]);
+      assert.equal(code, 2);
+      assert.equal(stdout, '');
+      assert.match(stderr, expected);
+    });
+  }
+});
