@@ -672,9 +672,9 @@ export class Framework {
     const record = (i: number): NodeScoreRecord => {
       const plugins = scorers.map(({ name, weight }, k): PluginScore => {
         const value = normalized[k * n + i] as number;
-        return { plugin: name, raw: raw[k * n + i] as number, normalized: value, weight, weighted: value * weight };
+        return { plugin: name, raw: small(raw[k * n + i] as number), normalized: small(value), weight, weighted: small(value * weight) };
       });
-      return { node: (feasible[i] as NodeInfo).name, total: totals[i] as number, plugins };
+      return { node: (feasible[i] as NodeInfo).name, total: small(totals[i] as number), plugins };
     };
     return log.success(
       ranked.slice(0, commitCandidates).map((i) => (feasible[i] as NodeInfo).name),
@@ -913,6 +913,14 @@ function rankOthers(totals: Float64Array, n: number, m: number, exclude: number)
     top[j] = i;
   }
   return top;
+}
+
+/**
+ * The number as a small integer when it is one: read from a float array, a whole score would be kept
+ * boxed in every record a Diagnosis holds.
+ */
+function small(x: number): number {
+  return (x | 0) === x ? x | 0 : x;
 }
 
 /** Plugins of a non-per-node stage in order, recorded; Skip passes, anything but Success stops. */
