@@ -40,8 +40,8 @@ export class Resource {
     this.memory = other.memory;
     this.ephemeralStorage = other.ephemeralStorage;
     this.allowedPodNumber = other.allowedPodNumber;
-    this.scalar.clear();
-    for (const [name, value] of other.scalar) this.scalar.set(name, value);
+    if (this.scalar.size > 0) this.scalar.clear();
+    if (other.scalar.size > 0) for (const [name, value] of other.scalar) this.scalar.set(name, value);
   }
 
   clone(): Resource {
@@ -56,14 +56,14 @@ export class Resource {
     this.milliCPU += other.milliCPU;
     this.memory += other.memory;
     this.ephemeralStorage += other.ephemeralStorage;
-    for (const [name, value] of other.scalar) this.scalar.set(name, (this.scalar.get(name) ?? 0) + value);
+    if (other.scalar.size > 0) for (const [name, value] of other.scalar) this.scalar.set(name, (this.scalar.get(name) ?? 0) + value);
   }
 
   subtract(other: Resource): void {
     this.milliCPU -= other.milliCPU;
     this.memory -= other.memory;
     this.ephemeralStorage -= other.ephemeralStorage;
-    for (const [name, value] of other.scalar) this.scalar.set(name, (this.scalar.get(name) ?? 0) - value);
+    if (other.scalar.size > 0) for (const [name, value] of other.scalar) this.scalar.set(name, (this.scalar.get(name) ?? 0) - value);
   }
 
   /** Raises each component to at least the other's. */

@@ -127,11 +127,10 @@ export class ClusterCache {
 
   /** Counts `pod` on `nodeName` before its binding is confirmed (the scheduler's decision). */
   assumePod(pod: Pod, nodeName: string): Result<void, CacheError> {
-    const key = podKey(pod);
     const existing = this.pods.get(podId(pod));
-    if (existing?.state === 'Assumed') return failure('PodExists', `pod ${key} is already assumed on node ${existing.nodeName}, so it can't be assumed again`);
-    if (existing) return failure('PodExists', `pod ${key} is already added on node ${existing.nodeName}, so it can't be assumed`);
-    if (!nodeName) return failure('InvalidPod', `pod ${key} can't be assumed without a node name`);
+    if (existing?.state === 'Assumed') return failure('PodExists', `pod ${podKey(pod)} is already assumed on node ${existing.nodeName}, so it can't be assumed again`);
+    if (existing) return failure('PodExists', `pod ${podKey(pod)} is already added on node ${existing.nodeName}, so it can't be assumed`);
+    if (!nodeName) return failure('InvalidPod', `pod ${podKey(pod)} can't be assumed without a node name`);
     // The original's PodInfo is usually memoized already (the cycle that chose the node built it).
     const original = infoOf(pod);
     if (!original.ok) return original;
@@ -164,11 +163,10 @@ export class ClusterCache {
 
   /** A bound pod seen in the cluster: confirms it if assumed (on the node it is really bound to), else adds it. */
   addPod(pod: Pod): Result<void, CacheError> {
-    const key = podKey(pod);
     const nodeName = pod.spec.nodeName;
-    if (!nodeName) return failure('InvalidPod', `pod ${key} has no spec.nodeName: only pods bound to a node are added to the cache`);
+    if (!nodeName) return failure('InvalidPod', `pod ${podKey(pod)} has no spec.nodeName: only pods bound to a node are added to the cache`);
     const existing = this.pods.get(podId(pod));
-    if (existing?.state === 'Added') return failure('PodExists', `pod ${key} was already added on node ${existing.nodeName}`);
+    if (existing?.state === 'Added') return failure('PodExists', `pod ${podKey(pod)} was already added on node ${existing.nodeName}`);
     const info = infoOf(pod);
     if (!info.ok) return info;
     if (existing) this.drop(existing);
@@ -179,12 +177,11 @@ export class ClusterCache {
 
   /** A new version of an added pod; its node can't change. */
   updatePod(pod: Pod): Result<void, CacheError> {
-    const key = podKey(pod);
     const entry = this.pods.get(podId(pod));
-    if (!entry) return failure('PodNotFound', `pod ${key} was never added to the cache, so it can't be updated`);
-    if (entry.state === 'Assumed') return failure('PodAssumed', `pod ${key} is assumed, not added: only its add event can change it`);
+    if (!entry) return failure('PodNotFound', `pod ${podKey(pod)} was never added to the cache, so it can't be updated`);
+    if (entry.state === 'Assumed') return failure('PodAssumed', `pod ${podKey(pod)} is assumed, not added: only its add event can change it`);
     if (pod.spec.nodeName !== entry.nodeName) {
-      return failure('NodeMismatch', `pod ${key} is on node ${entry.nodeName} but the update puts it on ${pod.spec.nodeName || 'no node'}; a bound pod never moves`);
+      return failure('NodeMismatch', `pod ${podKey(pod)} is on node ${entry.nodeName} but the update puts it on ${pod.spec.nodeName || 'no node'}; a bound pod never moves`);
     }
     const info = infoOf(pod);
     if (!info.ok) return info;
@@ -403,10 +400,9 @@ export class ClusterCache {
   }
 
   private assumedEntry(pod: Pod, action: string): Result<PodEntry, CacheError> {
-    const key = podKey(pod);
     const entry = this.pods.get(podId(pod));
-    if (!entry) return failure('PodNotFound', `pod ${key} is not in the cache, so it can't ${action}`);
-    if (entry.state !== 'Assumed') return failure('PodNotAssumed', `pod ${key} is added on node ${entry.nodeName}, not assumed, so it can't ${action}`);
+    if (!entry) return failure('PodNotFound', `pod ${podKey(pod)} is not in the cache, so it can't ${action}`);
+    if (entry.state !== 'Assumed') return failure('PodNotAssumed', `pod ${podKey(pod)} is added on node ${entry.nodeName}, not assumed, so it can't ${action}`);
     return ok(entry);
   }
 

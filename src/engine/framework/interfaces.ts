@@ -63,6 +63,7 @@ export interface PostFilterPlugin extends Plugin {
 }
 
 export interface PreScorePlugin extends Plugin {
+  /** `nodes`: the cycle's feasible nodes, in a list the runtime reuses for the next cycle (copy it to keep it). */
   preScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): Status;
 }
 

@@ -16,6 +16,8 @@ export interface PodInfo {
   /** The pod has pod affinity or anti-affinity terms (required or preferred). */
   readonly hasAffinity: boolean;
   readonly hasRequiredAntiAffinity: boolean;
+  /** The host ports it holds (podHostPorts): read whenever it is added to or removed from a node. */
+  readonly hostPorts: readonly HostPort[];
 }
 
 const podInfos = new WeakMap<Pod, PodInfo>();
@@ -35,6 +37,7 @@ export function podInfo(pod: Pod): Result<PodInfo> {
     nonZero: resources.value.nonZero,
     hasAffinity: Boolean(affinity?.podAffinity || affinity?.podAntiAffinity),
     hasRequiredAntiAffinity: Boolean(affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length),
+    hostPorts: podHostPorts(pod),
   };
   podInfos.set(pod, info);
   return ok(info);
@@ -183,14 +186,9 @@ export class NodeInfo {
    */
   refreshFrom(source: NodeInfo): void {
     if (source.node !== this.node) throw new Error(`NodeInfo ${this.name}: refreshFrom needs the same Node object`);
-    for (const [mine, theirs] of [
-      [this.pods, source.pods],
-      [this.podsWithAffinity, source.podsWithAffinity],
-      [this.podsWithRequiredAntiAffinity, source.podsWithRequiredAntiAffinity],
-    ] as const) {
-      mine.length = 0;
-      for (const p of theirs) mine.push(p);
-    }
+    copyInto(this.pods, source.pods);
+    copyInto(this.podsWithAffinity, source.podsWithAffinity);
+    copyInto(this.podsWithRequiredAntiAffinity, source.podsWithRequiredAntiAffinity);
     this.requested.assign(source.requested);
     this.nonZeroRequested.assign(source.nonZeroRequested);
     if (this.usedPorts.size > 0 || source.usedPorts.size > 0) (this as { usedPorts: HostPorts }).usedPorts = source.usedPorts.clone();
@@ -209,10 +207,15 @@ export class NodeInfo {
     const apply = (target: Resource, delta: Resource) => (sign === 1 ? target.add(delta) : target.subtract(delta));
     apply(this.requested, info.requests);
     apply(this.nonZeroRequested, info.nonZero);
-    for (const port of podHostPorts(info.pod)) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
+    for (const port of info.hostPorts) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
     this.generation++;
     this.observer?.nodeInfoChanged(this);
   }
+}
+
+function copyInto(target: PodInfo[], source: readonly PodInfo[]): void {
+  target.length = source.length;
+  for (let i = 0; i < source.length; i++) target[i] = source[i] as PodInfo;
 }
 
 function removeById(list: PodInfo[], id: string): void {

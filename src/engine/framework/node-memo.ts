@@ -236,3 +236,21 @@ export class SumMemo extends PositionMemo {
     this.values = new Float64Array(length * (this.parts + 1)).fill(NaN);
   }
 }
+
+/**
+ * Memos for several plugins' keys together (whether a node passed all their filters, the sum of
+ * their scores). Consecutive pods mostly share their keys: the last memo found is kept, and the keys
+ * are joined into one only when they change.
+ */
+export class CombinedMemos<M> {
+  private readonly byKey = new LruCache<M>(16);
+  private lastKeys: readonly string[] = [];
+  private last: M | undefined;
+
+  get(keys: readonly string[], make: () => M): M {
+    if (this.last !== undefined && keys.length === this.lastKeys.length && keys.every((k, i) => k === this.lastKeys[i])) return this.last;
+    this.last = this.byKey.get(keys.join('\0'), make);
+    this.lastKeys = keys;
+    return this.last;
+  }
+}

@@ -22,6 +22,7 @@ import {
   type Plugin,
   type PostFilterPlugin,
   type PreFilterPlugin,
+  type PreFilterResult,
   type PreScorePlugin,
   type QueuedPodInfo,
   type QueueSortPlugin,
@@ -43,7 +44,7 @@ import {
 } from './profile';
 import type { Registry } from './registry';
 import { InMemoryBinder, type Binder } from './binder';
-import { LruCache, ScoreMemo, SumMemo, VerdictMemo } from './node-memo';
+import { CombinedMemos, LruCache, ScoreMemo, SumMemo, VerdictMemo } from './node-memo';
 import { NodeSampler } from './sampling';
 import { Snapshot } from './snapshot';
 import { attributed, Code, errorStatus, isRejection, statusMessage, SUCCESS, type Stage, type Status } from './status';
@@ -161,8 +162,14 @@ export class Framework {
   // Verdicts and raw scores remembered across cycles for plugins with a filterKey / scoreKey.
   private readonly filterMemos = new Map<string, LruCache<VerdictMemo>>();
   private readonly scoreMemos = new Map<string, LruCache<ScoreMemo>>();
+  /** Whether a node passed every filter with a memo, by their keys. */
+  private readonly allPassedMemos = new CombinedMemos<VerdictMemo>();
   /** Weighted sums of the remembered scores of the plugins that do not normalize, by their keys. */
-  private readonly sumMemos = new LruCache<SumMemo>(MEMO_KEYS);
+  private readonly sumMemos = new CombinedMemos<SumMemo>();
+  /** Per filter plugin, the nodes it rejected in the cycle (reused). */
+  private rejectedCounts = new Uint32Array(0);
+  /** The cycle's feasible nodes, in a list reused by the next cycle (PreScore's `nodes`). */
+  private readonly feasibleNodes: NodeInfo[] = [];
   /** Per feasible node of the cycle, its position in the snapshot's list; -1 when Filter ran on another list. */
   private feasibleAt = new Int32Array(0);
 
@@ -279,7 +286,12 @@ export class Framework {
     if (feasible.length === 1) return log.success([(feasible[0] as NodeInfo).name], []);
 
     for (const { name, plugin } of this.preScore) {
-      const status = runStatus(name, 'PreScore', () => plugin.preScore(state, pod, feasible));
+      let status: Status;
+      try {
+        status = attributed(plugin.preScore(state, pod, feasible), name, 'PreScore');
+      } catch (e) {
+        status = thrown(e, name, 'PreScore');
+      }
       log.stages.push(stageOutcome('PreScore', name, status));
       if (status.code === Code.Skip) state.skipScorePlugins.add(name);
       else if (status.code !== Code.Success) return log.failure(status);
@@ -363,7 +375,7 @@ export class Framework {
     const stages = [...diagnosis.stages];
     const attempts = Math.min(candidates.length, 1 + this.settings.bindRetries);
     const failures: string[] = [];
-    let last: Status = { ...errorStatus('there is no candidate node to bind to'), stage: 'Bind' };
+    let last: Status | undefined;
     for (let a = 0; a < attempts; a++) {
       const node = candidates[a] as string;
       const assumed = assumption ? assumption.assume(node) : SUCCESS;
@@ -374,7 +386,7 @@ export class Framework {
       }
       let status = this.reserve(state, pod, node, stages);
       if (status.code === Code.Success) status = this.permit(state, pod, node, stages);
-      if (status.code === Code.Success) status = await this.checkConflicts(state, pod, node, stages);
+      if (status.code === Code.Success && this.checkConflictsPlugins.length > 0) status = await this.checkConflicts(state, pod, node, stages);
       if (status.code === Code.Success) status = await this.bind(state, pod, node, stages);
       if (status.code === Code.Success) return { ok: true, node, diagnosis: { ...diagnosis, stages, status: SUCCESS, chosenNode: node } };
       this.unreserve(state, pod, node, stages);
@@ -382,6 +394,7 @@ export class Framework {
       failures.push(`${node} (${status.stage ?? 'Bind'}${status.plugin ? ` ${status.plugin}` : ''}: ${statusMessage(status)})`);
       last = status;
     }
+    last ??= { ...errorStatus('there is no candidate node to bind to'), stage: 'Bind' };
     const { chosenNode: _, ...rest } = diagnosis;
     const message = `pod ${pod.key} was not bound: ${failures.length > 0 ? failures.join('; ') : statusMessage(last)}`;
     return { ok: false, status: last, diagnosis: { ...rest, stages, status: last, message } };
@@ -399,7 +412,12 @@ export class Framework {
   /** Bind plugins in order until one binds; Skip passes to the next. */
   private async bind(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[]): Promise<Status> {
     for (const { name, plugin } of this.bindPlugins) {
-      const status = await runStatusAsync(name, 'Bind', () => plugin.bind(state, pod, nodeName));
+      let status: Status;
+      try {
+        status = attributed(await plugin.bind(state, pod, nodeName), name, 'Bind');
+      } catch (e) {
+        status = thrown(e, name, 'Bind');
+      }
       outcomes.push({ stage: 'Bind', plugin: name, status, node: nodeName });
       if (status.code !== Code.Skip) return status;
     }
@@ -417,7 +435,15 @@ export class Framework {
     let subset: Set<string> | undefined;
     const narrowedBy: string[] = [];
     for (const { name, plugin } of this.preFilter) {
-      const { status, result } = runWithResult(name, 'PreFilter', () => plugin.preFilter(state, pod, all));
+      let status: Status;
+      let result: PreFilterResult | undefined;
+      try {
+        const out = plugin.preFilter(state, pod, all);
+        status = attributed(out.status, name, 'PreFilter');
+        result = out.result;
+      } catch (e) {
+        status = thrown(e, name, 'PreFilter');
+      }
       log.stages.push(stageOutcome('PreFilter', name, status));
       if (status.code === Code.Skip) {
         state.skipFilterPlugins.add(name);
@@ -474,10 +500,12 @@ export class Framework {
     const filters = skip.size > 0 ? this.filter.filter((f) => !skip.has(f.name)) : this.filter;
     // Only rejections are counted per node; how many nodes each plugin saw and passed follows,
     // since a node reaches a plugin exactly when every plugin before it passed the node.
-    const rejected = new Uint32Array(filters.length);
+    if (this.rejectedCounts.length < filters.length) this.rejectedCounts = new Uint32Array(filters.length);
+    const rejected = this.rejectedCounts;
+    rejected.fill(0);
     const len = nodes.length;
-    // At most `count`: sized once rather than grown node by node, and cut to what was found.
-    const feasible: NodeInfo[] = new Array<NodeInfo>(Math.min(count, len));
+    // One list reused by every cycle (cycles never overlap), cut to what was found.
+    const feasible = this.feasibleNodes;
     let found = 0;
     const positional = nodes === this.cycle.current.list();
     if (this.feasibleAt.length < Math.min(count, len)) this.feasibleAt = new Int32Array(Math.min(count, len));
@@ -496,7 +524,8 @@ export class Framework {
         if (key !== undefined) keys.push(name, key);
       }
       // Whether a node passed every plugin that has a memo, and the plugins left to run when it did.
-      const allKeyed = keys.length > 2 ? this.memoFor(this.filterMemos, () => new VerdictMemo(), '', keys.join('\0')) : undefined;
+      let allKeyed = keys.length > 2 ? this.allPassedMemos.get(keys, () => new VerdictMemo()) : undefined;
+      if (allKeyed && !allKeyed.sync(this.cycle.current)) allKeyed = undefined;
       const unkeyed = every.filter((k) => !memos[k]);
       let lastKeyed = -1;
       memos.forEach((memo, k) => {
@@ -612,7 +641,7 @@ export class Framework {
         }
       }
       if (summable.length > 1) {
-        const memo = this.sumMemos.get(sumKey.join('\0'), () => new SumMemo(summable.length));
+        const memo = this.sumMemos.get(sumKey, () => new SumMemo(summable.length));
         if (memo.sync(this.cycle.current)) summed = { memo, scorers: summable };
       }
       if (summed && !this.scoreSummed(state, pod, feasible, scorers, memos, summed, log)) summed = undefined;
@@ -632,21 +661,20 @@ export class Framework {
     const ranked = [best, ...rankOthers(totals, n, Math.min(n, Math.max(commitCandidates, recordScores)) - 1, best)];
     const recorded = ranked.slice(0, recordScores);
     // The summed plugins' own scores were not written out per node: those of the recorded nodes are.
-    if (summed) {
+    for (let part = 0; summed && part < summed.scorers.length; part++) {
+      const base = (summed.scorers[part] as number) * n;
       for (const i of recorded) {
-        summed.scorers.forEach((k, part) => {
-          const value = (summed as Summed).memo.part(feasibleAt[i] as number, part);
-          raw[k * n + i] = value;
-          normalized[k * n + i] = value;
-        });
+        const value = summed.memo.part(feasibleAt[i] as number, part);
+        raw[base + i] = value;
+        normalized[base + i] = value;
       }
     }
     const record = (i: number): NodeScoreRecord => {
       const plugins = scorers.map(({ name, weight }, k): PluginScore => {
         const value = normalized[k * n + i] as number;
-        return { plugin: name, raw: raw[k * n + i] as number, normalized: value, weight, weighted: value * weight };
+        return { plugin: name, raw: small(raw[k * n + i] as number), normalized: small(value), weight, weighted: small(value * weight) };
       });
-      return { node: (feasible[i] as NodeInfo).name, total: totals[i] as number, plugins };
+      return { node: (feasible[i] as NodeInfo).name, total: small(totals[i] as number), plugins };
     };
     return log.success(
       ranked.slice(0, commitCandidates).map((i) => (feasible[i] as NodeInfo).name),
@@ -885,6 +913,14 @@ function rankOthers(totals: Float64Array, n: number, m: number, exclude: number)
     top[j] = i;
   }
   return top;
+}
+
+/**
+ * The number as a small integer when it is one: read from a float array, a whole score would be kept
+ * boxed in every record a Diagnosis holds.
+ */
+function small(x: number): number {
+  return (x | 0) === x ? x | 0 : x;
 }
 
 /** Plugins of a non-per-node stage in order, recorded; Skip passes, anything but Success stops. */

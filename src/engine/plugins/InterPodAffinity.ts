@@ -78,10 +78,23 @@ interface PodTerms {
   readonly requiredAntiAffinity: readonly AffinityTerm[];
   readonly preferredAffinity: readonly WeightedAffinityTerm[];
   readonly preferredAntiAffinity: readonly WeightedAffinityTerm[];
-  /** What other pods' terms see of this pod: its namespace and labels. */
-  readonly identity: string;
+  /** What the shared PreFilter counts are kept by: what other pods' terms see of this pod (its namespace and labels) and its required terms. */
   readonly requiredKey: string;
+  /** The same for the shared scores: its identity and its preferred terms. */
   readonly preferredKey: string;
+}
+
+/** The terms with the keys the shared counts are kept by. */
+function podTerms(pod: Pod, required: readonly AffinityTerm[], requiredAnti: readonly AffinityTerm[], preferred: readonly WeightedAffinityTerm[], preferredAnti: readonly WeightedAffinityTerm[]): PodTerms {
+  const identity = JSON.stringify([podNamespace(pod), pod.metadata.labels ?? {}]);
+  return {
+    requiredAffinity: required,
+    requiredAntiAffinity: requiredAnti,
+    preferredAffinity: preferred,
+    preferredAntiAffinity: preferredAnti,
+    requiredKey: memoKey(`${identity}|${keyOf(required, requiredAnti)}`),
+    preferredKey: memoKey(`${identity}|${keyOf(preferred, preferredAnti)}`),
+  };
 }
 
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
@@ -117,26 +130,33 @@ const keyOf = (...lists: ReadonlyArray<readonly AffinityTerm[]>): string => list
 
 const termsByPod = new WeakMap<Pod, PodTerms>();
 
+/** Pods without affinity terms by labels object and namespace: their terms are only their identity. */
+const withoutTermsByLabels = new WeakMap<Labels, Map<string, PodTerms>>();
+const withoutTermsUnlabelled = new Map<string, PodTerms>();
+
 /** The pod's terms, compiled once per pod object (existing pods are looked at in every cycle). */
 function termsOf(pod: Pod): PodTerms {
   let terms = termsByPod.get(pod);
   if (!terms) {
     const affinity = pod.spec.affinity;
+    if (!affinity?.podAffinity && !affinity?.podAntiAffinity) return withoutTerms(pod);
     const requiredAffinity = (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
     const requiredAntiAffinity = (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
     const preferredAffinity = compileWeighted(pod, affinity?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
     const preferredAntiAffinity = compileWeighted(pod, affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
-    terms = {
-      requiredAffinity,
-      requiredAntiAffinity,
-      preferredAffinity,
-      preferredAntiAffinity,
-      identity: memoKey(JSON.stringify([podNamespace(pod), pod.metadata.labels ?? {}])),
-      requiredKey: memoKey(keyOf(requiredAffinity, requiredAntiAffinity)),
-      preferredKey: keyOf(preferredAffinity, preferredAntiAffinity),
-    };
+    terms = podTerms(pod, requiredAffinity, requiredAntiAffinity, preferredAffinity, preferredAntiAffinity);
     termsByPod.set(pod, terms);
   }
+  return terms;
+}
+
+function withoutTerms(pod: Pod): PodTerms {
+  const labels = pod.metadata.labels;
+  let byNamespace = labels ? withoutTermsByLabels.get(labels) : withoutTermsUnlabelled;
+  if (!byNamespace) withoutTermsByLabels.set(labels as Labels, (byNamespace = new Map()));
+  const namespace = podNamespace(pod);
+  let terms = byNamespace.get(namespace);
+  if (!terms) byNamespace.set(namespace, (terms = podTerms(pod, [], [], [], [])));
   return terms;
 }
 
@@ -424,7 +444,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
     const pod = podInfo.pod;
     const terms = termsOf(pod);
-    const shared = this.preFilterCounts.get(memoKey(`${terms.identity}|${terms.requiredKey}`), () => new SharedPreFilterCounts(pod, terms)).update(nodes, this.handle.snapshot()).total;
+    const shared = this.preFilterCounts.get(terms.requiredKey, () => new SharedPreFilterCounts(pod, terms)).update(nodes, this.handle.snapshot()).total;
     const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
     if (shared.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
     state.write(PRE_FILTER_KEY, PreFilterState.borrowing(pod, terms, shared));
@@ -464,7 +484,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     if (this.args.ignorePreferredTermsOfExistingPods && !hasPreferredTerms) return SKIP;
     // Without preferred terms of its own, only existing pods with affinity terms can score the pod.
     const scoring: Scoring = { pod, terms, allPods: hasPreferredTerms, hardPodAffinityWeight: this.args.hardPodAffinityWeight };
-    const key = memoKey(`${terms.identity}|${terms.preferredKey}`);
+    const key = terms.preferredKey;
     const snapshot = this.handle.snapshot();
     const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(snapshot.list(), snapshot);
     // Upstream skips when no pod added a term weight anywhere, even one that sums to zero.

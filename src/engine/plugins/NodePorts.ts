@@ -22,14 +22,14 @@ export class NodePorts implements PreFilterPlugin, FilterPlugin {
   private readonly preFilterState = new CycleValue<readonly HostPort[]>(`PreFilter${NAME}`);
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {
-    const ports = podHostPorts(pod.pod);
+    const ports = pod.hostPorts;
     if (ports.length === 0) return { status: SKIP };
     this.preFilterState.write(state, ports);
     return { status: SUCCESS };
   }
 
   filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
-    const wanted = this.preFilterState.read(state) ?? podHostPorts(pod.pod);
+    const wanted = this.preFilterState.read(state) ?? pod.hostPorts;
     for (const p of wanted) if (node.usedPorts.conflicts(p.hostIP, p.protocol, p.hostPort)) return CONFLICT;
     return SUCCESS;
   }

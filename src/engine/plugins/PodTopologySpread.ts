@@ -229,6 +229,8 @@ function shapeKey(kind: string, constraints: readonly Constraint[], pod: Pod, re
 
 const MAX_INT32 = 2147483647;
 
+const NO_CONSTRAINTS: PodConstraints = Object.freeze({ hard: [], soft: [], requireAllTopologies: true, hardKey: '', softKey: '' });
+
 interface Path {
   value: string;
   num: number;
@@ -337,6 +339,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       const own = pod.spec.topologySpreadConstraints ?? [];
       const selector = own.length === 0 && this.defaultConstraints.length > 0 ? defaultSelector(pod) : undefined;
       const source = own.length > 0 ? own : selector ? this.defaultConstraints : [];
+      // Most pods have nothing to spread by: they share one answer (and keys, never looked at).
+      if (source.length === 0) return NO_CONSTRAINTS;
       const hard = compileConstraints(source, pod, 'DoNotSchedule', selector);
       const soft = compileConstraints(source, pod, 'ScheduleAnyway', selector);
       const requireAllTopologies = own.length > 0 || !this.systemDefaulted;
