@@ -11,6 +11,8 @@ import { benchmarks as claims } from './claims';
 import { benchmarks as cache } from './cache';
 import { benchmarks as plugins_affinity } from './plugins-affinity';
 import { benchmarks as store } from './store';
+import { benchmarks as server } from './server';
+import { benchmarks as planner } from './planner';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -23,6 +25,8 @@ const all: readonly Benchmark[] = [
   ...cache,
   ...plugins_affinity,
   ...store,
+  ...server,
+  ...planner,
 ];
 
 const filter = process.argv[2] ?? '';

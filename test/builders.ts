@@ -180,6 +180,12 @@ export class PodBuilder {
     return this;
   }
 
+  /** Running with its Ready condition True. */
+  ready(): this {
+    this.m.status = { ...this.m.status, phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+    return this;
+  }
+
   /** The PodInfo the framework works with (throws on a malformed pod: a test bug). */
   get info(): PodInfo {
     const info = podInfo(this.obj);

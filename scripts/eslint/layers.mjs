@@ -3,6 +3,8 @@
 import path from 'node:path';
 
 const SRC = path.resolve('src');
+// The JSON schemas (also offered to other YAML tooling) are data a layer may bundle.
+const SCHEMAS = path.resolve('schemas');
 
 /** layer -> { layers it may import, packages it may import (prefix match) } */
 export const LAYERS = {
@@ -16,7 +18,7 @@ export const LAYERS = {
   rpc: { layers: ['engine', 'platform', 'manifests'], packages: ['@grpc/grpc-js', '@grpc/proto-loader', 'node:'] },
   protocol: { layers: ['engine'], packages: ['vscode-languageserver-protocol', 'vscode-jsonrpc'] },
   server: {
-    layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'rpc', 'protocol'],
+    layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'rpc', 'protocol', 'schemas'],
     packages: ['vscode-languageserver', 'vscode-languageserver-textdocument', 'vscode-uri', 'yaml', 'node:'],
   },
   extension: { layers: ['protocol'], packages: ['vscode', 'vscode-languageclient', 'node:'] },
@@ -28,6 +30,7 @@ function layerOf(file) {
   const abs = path.resolve(file);
   const webview = path.resolve('media/src');
   if (abs.startsWith(webview + path.sep)) return 'webview';
+  if (abs.startsWith(SCHEMAS + path.sep)) return 'schemas';
   if (!abs.startsWith(SRC + path.sep)) return undefined;
   return abs.slice(SRC.length + 1).split(path.sep)[0];
 }

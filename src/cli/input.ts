@@ -1,7 +1,7 @@
 // Reading the command line's inputs: YAML paths into the workspace model, a profile file into the
 // engine's Profile. Problems come back as located lines (`file:line:col: error code: message`).
 import type { Profile } from '../engine/framework/profile';
-import { engineProfile, fieldRange, formatError, joinPath, readFile, readSnapshot, type WorkspaceModel } from '../manifests';
+import { engineProfile, fieldRange, formatError, joinPath, readFile, readSnapshot, type Located, type ProfileManifest, type WorkspaceModel } from '../manifests';
 import type { CliIO } from './io';
 
 export interface Input<T> {
@@ -38,8 +38,8 @@ export interface ProfileInput {
   readonly locate: (path: readonly (string | number)[], message: string) => string;
 }
 
-/** The first profile of a KubeSchedulerConfiguration file, as the engine's Profile. */
-export async function readProfile(file: string, io: CliIO): Promise<Input<ProfileInput>> {
+/** The profile of a KubeSchedulerConfiguration file named `schedulerName` (else its first), as the engine's Profile. */
+export async function readProfile(file: string, io: CliIO, schedulerName?: string): Promise<Input<ProfileInput>> {
   let text: string;
   try {
     text = await io.readFile(file);
@@ -51,14 +51,24 @@ export async function readProfile(file: string, io: CliIO): Promise<Input<Profil
   const warnings = model.errors.filter((e) => e.severity !== 'error').map(formatError);
   const located = model.profiles[0];
   if (!located) return { errors: errors.length ? errors : [`${file}: no KubeSchedulerConfiguration in this file`], warnings };
-  const { profile, pointsNotRun } = engineProfile(located.value);
-  for (const point of pointsNotRun) {
-    const range = fieldRange(located, `profiles[0].plugins.${point}`);
-    warnings.push(`${file}:${range.start.line}:${range.start.column}: warning: the ${point} extension point is not run by Podplan; its plugins are ignored`);
-  }
+  const chosen = profileInput(located, schedulerName);
+  return { value: chosen.value, errors, warnings: [...warnings, ...chosen.warnings] };
+}
+
+/** The profile of a configuration read from a file that is named `schedulerName`, else its first. */
+export function profileInput(located: Located<ProfileManifest>, schedulerName?: string): { value: ProfileInput; warnings: string[] } {
+  const file = located.file;
+  const named = located.value.profiles.findIndex((p) => p.schedulerName === schedulerName);
+  const index = Math.max(0, named);
+  const base = `profiles[${index}]`;
+  const { profile, pointsNotRun } = engineProfile(located.value, index);
+  const warnings = pointsNotRun.map((point) => {
+    const range = fieldRange(located, `${base}.plugins.${point}`);
+    return `${file}:${range.start.line}:${range.start.column}: warning: the ${point} extension point is not run by Podplan; its plugins are ignored`;
+  });
   const locate = (path: readonly (string | number)[], message: string) => {
-    const range = fieldRange(located, path.reduce<string>((base, key) => joinPath(base, key), 'profiles[0]'));
+    const range = fieldRange(located, path.reduce<string>((at, key) => joinPath(at, key), base));
     return `${file}:${range.start.line}:${range.start.column}: error: ${message}`;
   };
-  return { value: { profile, locate }, errors, warnings };
+  return { value: { profile, locate }, warnings };
 }

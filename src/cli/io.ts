@@ -22,6 +22,8 @@ export interface CliIO {
   readonly clock: Clock;
   /** Whether stderr is a terminal (progress lines are only drawn there). */
   readonly interactive: boolean;
+  /** Resolves with the signal's name when the process is asked to stop (SIGINT, SIGTERM): what a server waits for. */
+  readonly stopSignal: () => Promise<string>;
 }
 
 export const processIO: CliIO = {
@@ -42,6 +44,16 @@ export const processIO: CliIO = {
   platform: process.platform,
   clock: systemClock,
   interactive: Boolean(process.stderr.isTTY),
+  stopSignal: () =>
+    new Promise((resolve) => {
+      const stop = (signal: NodeJS.Signals) => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        resolve(signal);
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    }),
 };
 
 /** Exit codes every command shares. */

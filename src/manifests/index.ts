@@ -3,7 +3,7 @@
 export { formatError, type ManifestError, type ManifestErrorCode, type Severity } from './errors';
 export { concatPath, joinPath, splitPath, SourceMap, type PathSegment, type Position, type SourceRange } from './source-map';
 export { WORKLOAD_API_VERSIONS, workloadPods, type PodTemplate, type Workload, type WorkloadKind } from './workloads';
-export { DAEMON_POD_TOLERATIONS, daemonSetPods, requiredNodeAffinityMatches, runsDaemonPod, tolerates, type NodeEligibility } from './daemonset';
+export { DAEMON_POD_TOLERATIONS, daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 export {
   DEPENDENCY_KINDS,
   TRIGGER_STATES,

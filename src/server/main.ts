@@ -3,4 +3,9 @@
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startServer } from './server';
 
-startServer(createConnection(ProposedFeatures.all));
+const connection = createConnection(ProposedFeatures.all);
+// Handlers catch their own failures; anything that still escapes is logged, and the server stays up
+// for the editor rather than dying with the user's work open.
+process.on('uncaughtException', (e) => connection.console.error(`[podplan] uncaught: ${e.stack ?? e.message}`));
+process.on('unhandledRejection', (e) => connection.console.error(`[podplan] unhandled rejection: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+startServer(connection);

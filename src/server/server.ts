@@ -1,16 +1,304 @@
-// Wires an LSP connection to the language service. Handlers only translate; the service decides.
-import { TextDocumentSyncKind, type Connection, type InitializeResult } from 'vscode-languageserver';
+// Wires an LSP connection to the language service. Handlers only wire: each one waits for the
+// first read of the workspace, calls the service, and on any exception logs it to the connection
+// and answers with what it has (an empty list, null, an error result), so no input takes the
+// server down.
+import { readdir, readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  CodeActionKind,
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type Connection,
+  type Diagnostic,
+  type InitializeResult,
+} from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { Clock } from '../engine/api/clock';
+import { err, type Result } from '../engine/api/result';
+import { systemClock } from '../platform/clock';
+import {
+  ComparePlansRequest,
+  ExplainPodRequest,
+  ListHistoryRequest,
+  OpenPlanRequest,
+  PreviewPlanRequest,
+  ScheduleNowRequest,
+  WorkspaceChangedNotification,
+  WorkspaceSummaryRequest,
+  type ComparePlansParams,
+  type ExplainPodParams,
+  type ListHistoryParams,
+  type OpenPlanParams,
+  type PreviewPlanParams,
+  type ScheduleNowParams,
+  type WorkspaceSummary,
+} from '../protocol/requests';
+import { defaultDatabasePath } from '../store/paths';
+import { noHistory, type History } from './history';
+import { openHistory } from './store-history';
+import * as service from './service';
+import { planView } from './service/planning';
+import { Workspace } from './workspace';
 
 export const SERVER_NAME = 'podplan';
+const VERSION = '0.1.0';
 
-export function startServer(connection: Connection): void {
-  connection.onInitialize(
-    (): InitializeResult => ({
+/** What a client may pass in initializationOptions. */
+export interface InitializationOptions {
+  /** Wait this long after the last change before publishing diagnostics (default 150 ms). */
+  readonly debounceMs?: number;
+  /** The schedulerName that hands pods to the planner (default podset-planner-scheduler). */
+  readonly plannerSchedulerName?: string;
+  /**
+   * The plan history database (the extension passes its global storage): a file, ':memory:', or
+   * false for none; PODPLAN_DB or the user's data directory when left out.
+   */
+  readonly historyDatabase?: string | false;
+}
+
+export interface ServerOptions {
+  readonly clock?: Clock;
+}
+
+const DEFAULT_DEBOUNCE_MS = 150;
+const YAML_FILE = /\.ya?ml$/i;
+/** Folders never holding manifests worth reading, and big enough to slow the first read. */
+const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.cache']);
+/** Larger files are left out (a manifest this big is generated output, not something edited here). */
+const MAX_FILE_BYTES = 8 * 1024 * 1024;
+const MAX_FILES = 20_000;
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? (e.stack ?? e.message) : String(e);
+}
+
+export function startServer(connection: Connection, options: ServerOptions = {}): void {
+  const documents = new TextDocuments(TextDocument);
+  const published = new Map<string, string>();
+  const forced = new Set<string>();
+  let workspace = new Workspace();
+  let folders: string[] = [];
+  let debounceMs = DEFAULT_DEBOUNCE_MS;
+  let history: History = noHistory('the workspace is still being read');
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let watchDynamically = false;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+
+  const log = (message: string) => connection.console.error(`[podplan] ${message}`);
+
+  /** A handler that waits for the workspace, and answers `fallback` (after logging) if it throws. */
+  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R, handler: (...args: P) => R): (...args: P) => Promise<R> {
+    return async (...args: P) => {
+      try {
+        await ready;
+        return handler(...args);
+      } catch (e) {
+        log(`${name} failed: ${errorText(e)}`);
+        return fallback(e);
+      }
+    };
+  }
+  const failed = <T>(name: string) => (e: unknown): Result<T> => err(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+
+  function problems(): { errors: number; warnings: number } {
+    let errors = 0;
+    let warnings = 0;
+    for (const json of published.values()) {
+      for (const d of JSON.parse(json) as Diagnostic[]) {
+        if (d.severity === 1) errors++;
+        else if (d.severity === 2) warnings++;
+      }
+    }
+    return { errors, warnings };
+  }
+
+  /** Validates every file and publishes what changed (and the files forced by an edit, changed or not). */
+  function publishAll(): void {
+    timer = undefined;
+    let analysis: service.Analysis;
+    try {
+      analysis = workspace.analysis();
+    } catch (e) {
+      log(`reading the workspace failed: ${errorText(e)}`);
+      return;
+    }
+    const present = new Set<string>();
+    for (const file of workspace.files()) {
+      present.add(file.uri);
+      try {
+        const diagnostics = service.validate(file.uri, analysis);
+        const json = JSON.stringify(diagnostics);
+        if (published.get(file.uri) === json && !forced.has(file.uri)) continue;
+        published.set(file.uri, json);
+        // A version only for open documents: a file read from disk has none the client knows.
+        void connection.sendDiagnostics({ uri: file.uri, ...(workspace.isOpen(file.uri) ? { version: file.document.version } : {}), diagnostics });
+      } catch (e) {
+        log(`validating ${file.uri} failed: ${errorText(e)}`);
+      }
+    }
+    for (const uri of [...published.keys()]) {
+      if (present.has(uri)) continue;
+      published.delete(uri);
+      void connection.sendDiagnostics({ uri, diagnostics: [] });
+    }
+    forced.clear();
+    void connection.sendNotification(WorkspaceChangedNotification.method, { generation: workspace.generation });
+  }
+
+  function changed(uri?: string): void {
+    if (uri) forced.add(uri);
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(publishAll, debounceMs);
+  }
+
+  async function readDisk(uri: string): Promise<void> {
+    try {
+      const file = fileURLToPath(uri);
+      const info = await stat(file);
+      if (!info.isFile() || info.size > MAX_FILE_BYTES) return;
+      workspace.setDisk(uri, await readFile(file, 'utf8'));
+    } catch (e) {
+      // Gone between the event and the read: a delete event follows.
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') log(`reading ${uri} failed: ${errorText(e)}`);
+    }
+  }
+
+  /** Every YAML file under the folders, breadth first, within the limits above. */
+  async function scan(roots: readonly string[]): Promise<void> {
+    const queue = roots.flatMap((uri) => (uri.startsWith('file:') ? [fileURLToPath(uri)] : []));
+    let files = 0;
+    while (queue.length > 0 && files < MAX_FILES) {
+      const dir = queue.shift() as string;
+      let entries;
+      try {
+        entries = await readdir(dir, { withFileTypes: true });
+      } catch (e) {
+        log(`listing ${dir} failed: ${errorText(e)}`);
+        continue;
+      }
+      for (const entry of entries) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory() && !SKIPPED_DIRECTORIES.has(entry.name)) queue.push(full);
+        else if (entry.isFile() && YAML_FILE.test(entry.name) && files++ < MAX_FILES) await readDisk(pathToFileURL(full).toString());
+      }
+    }
+  }
+
+  connection.onInitialize((params): InitializeResult => {
+    const init = (params.initializationOptions ?? {}) as InitializationOptions;
+    if (typeof init.debounceMs === 'number' && init.debounceMs >= 0) debounceMs = init.debounceMs;
+    workspace = new Workspace({
+      clock: options.clock ?? systemClock,
+      ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}),
+    });
+    folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    watchDynamically = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
+    void (async () => {
+      try {
+        const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
+        history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, folders);
+        await scan(folders);
+      } catch (e) {
+        log(`reading the workspace failed: ${errorText(e)}`);
+      } finally {
+        markReady();
+        changed();
+      }
+    })();
+    return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
+        completionProvider: { triggerCharacters: [':', ' ', '-', '/'] },
+        hoverProvider: true,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.Refactor] },
+        codeLensProvider: { resolveProvider: false },
+        documentSymbolProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
       },
-      serverInfo: { name: SERVER_NAME, version: '0.1.0' },
-    }),
+      serverInfo: { name: SERVER_NAME, version: VERSION },
+    };
+  });
+
+  connection.onInitialized(() => {
+    if (watchDynamically) {
+      connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] }).catch((e: unknown) => log(`watching files failed: ${errorText(e)}`));
+    }
+  });
+
+  connection.onDidChangeWatchedFiles(async (params) => {
+    try {
+      await ready;
+      for (const change of params.changes) {
+        if (!YAML_FILE.test(change.uri)) continue;
+        if (change.type === FileChangeType.Deleted) workspace.deleteDisk(change.uri);
+        else await readDisk(change.uri);
+      }
+      changed();
+    } catch (e) {
+      log(`file change failed: ${errorText(e)}`);
+    }
+  });
+
+  const isYaml = (doc: TextDocument) => doc.languageId === 'yaml' || YAML_FILE.test(doc.uri);
+  documents.onDidChangeContent((e) => {
+    try {
+      if (!isYaml(e.document)) return;
+      workspace.setBuffer(e.document.uri, e.document.getText(), e.document.version);
+      changed(e.document.uri);
+    } catch (err) {
+      log(`reading ${e.document.uri} failed: ${errorText(err)}`);
+    }
+  });
+  documents.onDidClose((e) => {
+    try {
+      workspace.closeBuffer(e.document.uri);
+      changed();
+    } catch (err) {
+      log(`closing ${e.document.uri} failed: ${errorText(err)}`);
+    }
+  });
+
+  const analysis = () => workspace.analysis();
+  connection.onCompletion(guard('completion', () => [], (p) => service.complete(p.textDocument.uri, p.position, analysis())));
+  connection.onHover(guard('hover', () => null, (p) => service.hover(p.textDocument.uri, p.position, analysis())));
+  connection.onCodeAction(guard('code actions', () => [], (p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, analysis())));
+  connection.onCodeLens(guard('code lenses', () => [], (p) => service.codeLenses(p.textDocument.uri, analysis())));
+  connection.onDocumentSymbol(guard('document symbols', () => [], (p) => service.symbols(p.textDocument.uri, analysis())));
+  connection.onDefinition(guard('definition', () => [], (p) => service.definition(p.textDocument.uri, p.position, analysis())));
+  connection.onReferences(guard('references', () => [], (p) => service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, analysis())));
+
+  // vscode-languageserver carries its own copy of the protocol package, whose types differ from the
+  // one src/protocol (and the client) use by a private field: requests are registered by method name,
+  // typed by the request types of src/protocol.
+  const onRequest = <P, R>(type: { readonly method: string; readonly _: readonly [P, R, ...unknown[]] | undefined }, handler: (params: P) => Promise<R>) =>
+    connection.onRequest(type.method, (params: P) => handler(params));
+  const onRequest0 = <R>(type: { readonly method: string; readonly _: readonly [R, ...unknown[]] | undefined }, handler: () => Promise<R>) => connection.onRequest(type.method, () => handler());
+
+  onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
+  onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis())));
+  onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis())));
+  onRequest0(
+    WorkspaceSummaryRequest,
+    guard(
+      'podplan/workspaceSummary',
+      (): WorkspaceSummary => ({ folders, files: 0, nodes: 0, pods: 0, workloads: 0, triggers: 0, plans: 0, profiles: [], podSets: [], problems: problems(), history: { available: false } }),
+      () => service.workspaceSummary(analysis(), folders, problems(), history),
+    ),
   );
+  onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (p: ListHistoryParams) => history.list(p)));
+  onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (p: OpenPlanParams) => history.open(p.id, (plan, id) => planView(plan, analysis(), id))));
+  onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (p: ComparePlansParams) => history.compare(p.from, p.to)));
+
+  connection.onShutdown(() => {
+    if (timer) clearTimeout(timer);
+    history.close();
+  });
+
+  documents.listen(connection);
   connection.listen();
 }

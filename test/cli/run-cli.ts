@@ -8,6 +8,13 @@ import { ManualClock } from '../../src/engine/api/clock';
 import type { CliIO } from '../../src/cli/io';
 import { runCli } from '../../src/cli/main';
 
+export interface CliSession {
+  /** Called with each piece of stdout as it is written (a server's "serving on" line). */
+  readonly onStdout?: (text: string) => void;
+  /** What the command's stopSignal resolves with, when it does (never, if not given). */
+  readonly stop?: Promise<string>;
+}
+
 let home: string | undefined;
 
 function testHome(): string {
@@ -20,11 +27,14 @@ function testHome(): string {
 }
 
 /** Runs the CLI in-process with files from `files`, capturing its output. */
-export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, options: Pick<CliIO, 'sqlite'> = {}) {
+export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, session: CliSession & Pick<CliIO, 'sqlite'> = {}) {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
-    stdout: (t) => void (stdout += t),
+    stdout: (t) => {
+      stdout += t;
+      session.onStdout?.(t);
+    },
     stderr: (t) => void (stderr += t),
     readFile: async (path) => {
       const text = files[path];
@@ -43,7 +53,8 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     platform: process.platform,
     clock: new ManualClock(Date.UTC(2026, 0, 1)),
     interactive: false,
-    ...options,
+    stopSignal: () => session.stop ?? new Promise<string>(() => undefined),
+    ...(session.sqlite ? { sqlite: session.sqlite } : {}),
   };
   const code = await runCli(argv, io);
   return { code, stdout, stderr };

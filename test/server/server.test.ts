@@ -4,10 +4,20 @@ import { startLspSession, type LspSession } from './lsp-client';
 describe('server (over stdio)', () => {
   let session: LspSession;
   before(async () => (session = await startLspSession('examples')));
-  after(async () => session.close());
+  after(async () => session.shutdown());
 
-  it('answers initialize with its name and incremental document sync', () => {
+  it('answers initialize with its name, incremental document sync and its features', () => {
     assert.equal(session.initialize.serverInfo?.name, 'podplan');
-    assert.equal(session.initialize.capabilities.textDocumentSync, 2);
+    const c = session.initialize.capabilities;
+    assert.equal(c.textDocumentSync, 2);
+    assert.ok(c.completionProvider && c.hoverProvider && c.codeActionProvider && c.codeLensProvider && c.documentSymbolProvider && c.definitionProvider && c.referencesProvider);
+  });
+
+  it('asks to be told about YAML files changing on disk', () => {
+    assert.deepEqual(session.registrations(), ['workspace/didChangeWatchedFiles']);
+  });
+
+  it('reads the example workspace without a problem', () => {
+    assert.deepEqual(session.diagnostics(session.uri('cluster/podset.yaml')), []);
   });
 });

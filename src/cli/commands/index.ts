@@ -1,15 +1,11 @@
 // Every CLI command, in the order `podplan --help` lists them.
 import type { Command } from '../io';
-import { schedule } from './schedule';
-import { history } from './history';
-import { show } from './show';
 import { diff } from './diff';
 import { exportPlan } from './export';
+import { history } from './history';
+import { plan } from './plan';
+import { schedule } from './schedule';
+import { servePlanner } from './serve-planner';
+import { show } from './show';
 
-export const commands: readonly Command[] = [
-  schedule,
-  history,
-  show,
-  diff,
-  exportPlan,
-];
+export const commands: readonly Command[] = [schedule, plan, servePlanner, history, show, diff, exportPlan];

@@ -24,6 +24,7 @@ export function aggregate(errors: readonly string[]): string {
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 const DNS1123_SUBDOMAIN = new RegExp(`^${DNS1123_LABEL}(\\.${DNS1123_LABEL})*$`);
+const DNS1123_LABEL_ONLY = new RegExp(`^${DNS1123_LABEL}$`);
 const QUALIFIED_NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
 
@@ -43,6 +44,24 @@ export function qualifiedNameError(name: string): string | undefined {
   if (local.length > 63) return 'name part must be no more than 63 characters';
   if (!QUALIFIED_NAME_PART.test(local)) {
     return "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+  }
+  return undefined;
+}
+
+/** Why `name` is not a DNS-1123 subdomain (the names of most objects), or undefined when it is. */
+export function subdomainError(name: string): string | undefined {
+  if (name.length > 253) return 'must be no more than 253 characters';
+  if (!DNS1123_SUBDOMAIN.test(name)) {
+    return "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com')";
+  }
+  return undefined;
+}
+
+/** Why `name` is not a DNS-1123 label (namespaces), or undefined when it is. */
+export function dnsLabelError(name: string): string | undefined {
+  if (name.length > 63) return 'must be no more than 63 characters';
+  if (!DNS1123_LABEL_ONLY.test(name)) {
+    return "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name')";
   }
   return undefined;
 }

@@ -34,6 +34,16 @@ export class Resource {
     return r;
   }
 
+  /** Becomes a copy of `other` (its requests and pod count), in place. */
+  assign(other: Resource): void {
+    this.milliCPU = other.milliCPU;
+    this.memory = other.memory;
+    this.ephemeralStorage = other.ephemeralStorage;
+    this.allowedPodNumber = other.allowedPodNumber;
+    this.scalar.clear();
+    for (const [name, value] of other.scalar) this.scalar.set(name, value);
+  }
+
   clone(): Resource {
     const r = new Resource();
     r.add(this);

@@ -44,6 +44,13 @@ export interface PreFilterPlugin extends Plugin {
 
 export interface FilterPlugin extends Plugin {
   filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status;
+  /**
+   * Optional: a key for everything Filter reads besides the node (the pod's fields, what PreFilter
+   * wrote of them), asked after PreFilter. The runtime then keeps the verdict on each node across
+   * cycles, for pods with the same key, until the node changes. Leave it out when the verdict depends
+   * on anything else (other nodes, counts over the cluster).
+   */
+  filterKey?(state: CycleState, pod: PodInfo): string;
 }
 
 export interface PostFilterResult {
@@ -72,6 +79,8 @@ export interface ScorePlugin extends Plugin {
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number | Status;
   /** Optional: rewrites the raw scores in place to MIN_NODE_SCORE..MAX_NODE_SCORE. */
   normalizeScore?(state: CycleState, pod: PodInfo, scores: NodeScore[]): Status;
+  /** Optional, as FilterPlugin.filterKey for the raw score: asked after PreScore. */
+  scoreKey?(state: CycleState, pod: PodInfo): string;
 }
 
 export interface ReservePlugin extends Plugin {

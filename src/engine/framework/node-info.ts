@@ -40,6 +40,19 @@ export function podInfo(pod: Pod): Result<PodInfo> {
   return ok(info);
 }
 
+/**
+ * The PodInfo of a copy of the pod bound to `nodeName` (what the cache holds for an assumed pod, and
+ * what the binding's confirmation adds): nothing in a PodInfo depends on the node name, so the copy
+ * shares it, memoized for the copy's object, and its requests are not read again.
+ */
+export function boundPodInfo(info: PodInfo, nodeName: string): PodInfo {
+  if (info.pod.spec.nodeName === nodeName) return info;
+  const pod: Pod = { ...info.pod, spec: { ...info.pod.spec, nodeName } };
+  const bound: PodInfo = { ...info, pod };
+  podInfos.set(pod, bound);
+  return bound;
+}
+
 /** A container port bound on the node. */
 export type HostPort = ContainerPort & { readonly hostPort: number };
 
@@ -95,6 +108,11 @@ export class HostPorts {
   }
 }
 
+/** Told of every change to the pods of a NodeInfo it watches (how a snapshot follows what-if changes to its copies). */
+export interface NodeInfoObserver {
+  nodeInfoChanged(info: NodeInfo): void;
+}
+
 export class NodeInfo {
   readonly name: string;
   /** What the node offers; when its allocatable is malformed, zero and `allocatableError` says why. */
@@ -110,6 +128,8 @@ export class NodeInfo {
   readonly imageSizes = new Map<string, number>();
   /** Bumped on every change, so a snapshot can copy only what changed. */
   generation = 0;
+  /** The one watcher of this NodeInfo, if any: the snapshot holding it. Copies start unwatched. */
+  observer: NodeInfoObserver | undefined = undefined;
 
   constructor(readonly node: Node) {
     this.name = node.metadata.name;
@@ -157,6 +177,26 @@ export class NodeInfo {
     return copy;
   }
 
+  /**
+   * Makes this copy of `source` (on the same Node object) what `source` is now, keeping this object:
+   * how a snapshot refreshes the copy of a node whose pods changed without allocating a new one.
+   */
+  refreshFrom(source: NodeInfo): void {
+    if (source.node !== this.node) throw new Error(`NodeInfo ${this.name}: refreshFrom needs the same Node object`);
+    for (const [mine, theirs] of [
+      [this.pods, source.pods],
+      [this.podsWithAffinity, source.podsWithAffinity],
+      [this.podsWithRequiredAntiAffinity, source.podsWithRequiredAntiAffinity],
+    ] as const) {
+      mine.length = 0;
+      for (const p of theirs) mine.push(p);
+    }
+    this.requested.assign(source.requested);
+    this.nonZeroRequested.assign(source.nonZeroRequested);
+    if (this.usedPorts.size > 0 || source.usedPorts.size > 0) (this as { usedPorts: HostPorts }).usedPorts = source.usedPorts.clone();
+    this.generation = source.generation;
+  }
+
   /** A copy on another Node object (the node was updated), keeping its pods. */
   withNode(node: Node): NodeInfo {
     const copy = new NodeInfo(node);
@@ -171,6 +211,7 @@ export class NodeInfo {
     apply(this.nonZeroRequested, info.nonZero);
     for (const port of podHostPorts(info.pod)) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
     this.generation++;
+    this.observer?.nodeInfoChanged(this);
   }
 }
 
@@ -187,4 +228,15 @@ export interface NodeInfoLister {
   havePodsWithRequiredAntiAffinity(): readonly NodeInfo[];
   /** On how many nodes an image is present (ImageLocality's spread factor). */
   imageNumNodes(image: string): number;
+  /**
+   * Optional, with changedSince: a mark of the list as it is now. A consumer keeping per-node results
+   * over list() across cycles refreshes only the positions changed since its mark (NodeAggregate).
+   */
+  changeMark?(): number;
+  /**
+   * The positions of list() whose NodeInfo was replaced or changed since `mark` (taken from this
+   * lister), possibly repeated; undefined when that cannot be told (the list was rebuilt, or changed
+   * too much): compare every node then.
+   */
+  changedSince?(mark: number): readonly number[] | undefined;
 }

@@ -2,7 +2,8 @@
 // unchanged. An entry belongs to one NodeInfo object at one generation (bumped by every pod added or
 // removed), so a snapshot that copies only the nodes that changed recomputes only those. Plugins use
 // it so that a cycle costs a lookup per node rather than a selector match per pod.
-import type { NodeInfo } from './node-info';
+import type { NodeInfo, NodeInfoLister } from './node-info';
+import { Code, SUCCESS, type Status } from './status';
 
 /** Distinct keys kept per node: beyond it the node's entries start over (many distinct pod shapes). */
 const MAX_KEYS_PER_NODE = 64;
@@ -52,41 +53,186 @@ export class NodeAggregate<C> {
   private readonly slots: Array<NodeInfo | undefined> = [];
   private readonly generations: number[] = [];
   private readonly contributions: C[] = [];
+  // Where the last update's list came from, and the lister's change mark then.
+  private lister: NodeInfoLister | undefined;
+  private mark = 0;
 
   constructor(
     private readonly compute: (node: NodeInfo) => C,
     private readonly apply: (contribution: C, sign: 1 | -1) => void,
   ) {}
 
-  update(nodes: readonly NodeInfo[]): void {
-    const { slots, generations, contributions } = this;
-    for (let i = 0; i < nodes.length; i++) {
-      const node = nodes[i] as NodeInfo;
-      if (slots[i] === node && generations[i] === node.generation) continue;
-      if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
-      const contribution = this.compute(node);
-      this.apply(contribution, 1);
-      slots[i] = node;
-      generations[i] = node.generation;
-      contributions[i] = contribution;
+  /**
+   * Brings the sum in line with `nodes`. When they are `lister`'s list and the lister can tell what
+   * changed since the last update (changedSince), only those positions are looked at; otherwise
+   * every node is compared.
+   */
+  update(nodes: readonly NodeInfo[], lister?: NodeInfoLister): void {
+    const fromLister = lister !== undefined && lister.list() === nodes;
+    const changed = fromLister && lister === this.lister && nodes.length === this.slots.length ? lister.changedSince?.(this.mark) : undefined;
+    if (changed) {
+      for (const i of changed) this.refresh(i, nodes[i] as NodeInfo);
+    } else {
+      for (let i = 0; i < nodes.length; i++) this.refresh(i, nodes[i] as NodeInfo);
+      const { slots, contributions } = this;
+      for (let i = nodes.length; i < slots.length; i++) if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
+      slots.length = this.generations.length = contributions.length = nodes.length;
     }
-    for (let i = nodes.length; i < slots.length; i++) if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
-    slots.length = generations.length = contributions.length = nodes.length;
+    this.lister = fromLister ? lister : undefined;
+    this.mark = (fromLister && lister.changeMark?.()) || 0;
+  }
+
+  private refresh(i: number, node: NodeInfo): void {
+    const { slots, generations, contributions } = this;
+    if (slots[i] === node && generations[i] === node.generation) return;
+    if (slots[i] !== undefined) this.apply(contributions[i] as C, -1);
+    const contribution = this.compute(node);
+    this.apply(contribution, 1);
+    slots[i] = node;
+    generations[i] = node.generation;
+    contributions[i] = contribution;
   }
 }
 
 /** Values by key (one per distinct pod shape), the least recently used dropped beyond `capacity`. */
 export class LruCache<V> {
   private readonly byKey = new Map<string, V>();
+  // The most recently used entry: asked again (the common case), it needs no reordering.
+  private lastKey: string | undefined;
+  private lastValue: V | undefined;
 
   constructor(private readonly capacity: number) {}
 
   get(key: string, create: () => V): V {
+    if (key === this.lastKey) return this.lastValue as V;
     let value = this.byKey.get(key);
     if (value === undefined) value = create();
     else this.byKey.delete(key);
     this.byKey.set(key, value);
     if (this.byKey.size > this.capacity) this.byKey.delete(this.byKey.keys().next().value as string);
+    this.lastKey = key;
+    this.lastValue = value;
     return value;
+  }
+}
+
+/**
+ * Results by position in a lister's list (one per node), kept across cycles and dropped for the
+ * positions the lister reports changed (changedSince). The runtime keeps plugins' verdicts and scores
+ * in them when they depend only on the node and a key (filterKey, scoreKey): reading one is a typed
+ * array access, with no visit to the NodeInfo.
+ */
+abstract class PositionMemo {
+  private lister: NodeInfoLister | undefined;
+  private mark = 0;
+
+  /** Follows the lister's changes since the last call; false when it cannot tell them, and nothing may be read then. */
+  sync(lister: NodeInfoLister): boolean {
+    if (!lister.changeMark || !lister.changedSince) {
+      this.lister = undefined;
+      return false;
+    }
+    const changed = lister === this.lister ? lister.changedSince(this.mark) : undefined;
+    if (changed) for (const i of changed) this.forget(i);
+    else this.reset(lister.list().length);
+    this.lister = lister;
+    this.mark = lister.changeMark();
+    return true;
+  }
+
+  protected abstract forget(position: number): void;
+  protected abstract reset(length: number): void;
+}
+
+const UNKNOWN = 0;
+const PASSED = 1;
+const REJECTED = 2;
+
+/** A Filter plugin's verdicts: whether each node passed, or the status that rejected it. */
+export class VerdictMemo extends PositionMemo {
+  private verdicts = new Uint8Array(0);
+  private rejections: Array<Status | undefined> = [];
+
+  passed(position: number): boolean {
+    return this.verdicts[position] === PASSED;
+  }
+
+  /** The remembered verdict, undefined when unknown. */
+  get(position: number): Status | undefined {
+    const verdict = this.verdicts[position];
+    return verdict === PASSED ? SUCCESS : verdict === REJECTED ? this.rejections[position] : undefined;
+  }
+
+  /** Remembers a verdict other than an Error. */
+  set(position: number, status: Status): void {
+    const rejected = status.code !== Code.Success && status.code !== Code.Skip;
+    this.verdicts[position] = rejected ? REJECTED : PASSED;
+    this.rejections[position] = rejected ? status : undefined;
+  }
+
+  protected forget(position: number): void {
+    this.verdicts[position] = UNKNOWN;
+    this.rejections[position] = undefined;
+  }
+
+  protected reset(length: number): void {
+    this.verdicts = new Uint8Array(length);
+    this.rejections = new Array<Status | undefined>(length).fill(undefined);
+  }
+}
+
+/** A Score plugin's raw scores (NaN: unknown). */
+export class ScoreMemo extends PositionMemo {
+  private scores = new Float64Array(0);
+
+  /** The remembered raw score; NaN when unknown. */
+  get(position: number): number {
+    return this.scores[position] as number;
+  }
+
+  set(position: number, score: number): void {
+    this.scores[position] = score;
+  }
+
+  protected forget(position: number): void {
+    this.scores[position] = NaN;
+  }
+
+  protected reset(length: number): void {
+    this.scores = new Float64Array(length).fill(NaN);
+  }
+}
+
+/** Several plugins' scores on each node and their weighted sum (NaN: unknown). */
+export class SumMemo extends PositionMemo {
+  private values = new Float64Array(0);
+
+  constructor(private readonly parts: number) {
+    super();
+  }
+
+  sum(position: number): number {
+    return this.values[position * (this.parts + 1)] as number;
+  }
+
+  part(position: number, part: number): number {
+    return this.values[position * (this.parts + 1) + 1 + part] as number;
+  }
+
+  /** Set the parts first: the sum makes the position known. */
+  setPart(position: number, part: number, score: number): void {
+    this.values[position * (this.parts + 1) + 1 + part] = score;
+  }
+
+  setSum(position: number, sum: number): void {
+    this.values[position * (this.parts + 1)] = sum;
+  }
+
+  protected forget(position: number): void {
+    this.values[position * (this.parts + 1)] = NaN;
+  }
+
+  protected reset(length: number): void {
+    this.values = new Float64Array(length * (this.parts + 1)).fill(NaN);
   }
 }

@@ -43,6 +43,7 @@ import {
 } from './profile';
 import type { Registry } from './registry';
 import { InMemoryBinder, type Binder } from './binder';
+import { LruCache, ScoreMemo, SumMemo, VerdictMemo } from './node-memo';
 import { NodeSampler } from './sampling';
 import { Snapshot } from './snapshot';
 import { attributed, Code, errorStatus, isRejection, statusMessage, SUCCESS, type Stage, type Status } from './status';
@@ -109,6 +110,12 @@ interface ScoreEntry extends Entry<ScorePlugin> {
   readonly weight: number;
 }
 
+/** The plugins (indices among the cycle's scorers) whose weighted scores are read as one sum per node. */
+interface Summed {
+  readonly memo: SumMemo;
+  readonly scorers: readonly number[];
+}
+
 /** The methods a plugin needs to take part in each extension point. */
 const METHODS: { readonly [P in ExtensionPoint]: readonly string[] } = {
   queueSort: ['less'],
@@ -126,6 +133,9 @@ const METHODS: { readonly [P in ExtensionPoint]: readonly string[] } = {
 
 /** Above this many wanted entries, ranking sorts instead of inserting into a short list. */
 const INSERTION_RANK_LIMIT = 16;
+
+/** Remembered verdict and score tables kept per plugin (one per key, i.e. per pod shape), the least recently used dropped. */
+const MEMO_KEYS = 16;
 
 export class Framework {
   /** Whether `a` leaves the queue before `b`: the profile's queueSort plugin. */
@@ -145,7 +155,16 @@ export class Framework {
   private raw = new Float64Array(0);
   private normalized = new Float64Array(0);
   private totals = new Float64Array(0);
-  private readonly scoreLists: { name: string; score: number }[][] = [];
+  private readonly scoreLists: PooledNodeScore[][] = [];
+  /** The feasible nodes of the cycle being scored, which pooled NodeScores name theirs from. */
+  private readonly scored: { nodes: readonly NodeInfo[] } = { nodes: [] };
+  // Verdicts and raw scores remembered across cycles for plugins with a filterKey / scoreKey.
+  private readonly filterMemos = new Map<string, LruCache<VerdictMemo>>();
+  private readonly scoreMemos = new Map<string, LruCache<ScoreMemo>>();
+  /** Weighted sums of the remembered scores of the plugins that do not normalize, by their keys. */
+  private readonly sumMemos = new LruCache<SumMemo>(MEMO_KEYS);
+  /** Per feasible node of the cycle, its position in the snapshot's list; -1 when Filter ran on another list. */
+  private feasibleAt = new Int32Array(0);
 
   private constructor(
     readonly profileName: string,
@@ -261,11 +280,60 @@ export class Framework {
 
     for (const { name, plugin } of this.preScore) {
       const status = runStatus(name, 'PreScore', () => plugin.preScore(state, pod, feasible));
-      log.stages.push({ stage: 'PreScore', plugin: name, status });
+      log.stages.push(stageOutcome('PreScore', name, status));
       if (status.code === Code.Skip) state.skipScorePlugins.add(name);
       else if (status.code !== Code.Success) return log.failure(status);
     }
     return this.runScore(state, pod, feasible, log);
+  }
+
+  /**
+   * Whether `pod` can run on the node `nodeName` of `snapshot`, judged as a cycle judges that node:
+   * PreFilter over the whole snapshot (a node it leaves out is rejected as in scheduleOne), then the
+   * Filter plugins on that node alone. Success, or the rejection or Error with its plugin, stage and
+   * reasons. For checking a placement someone chose (a plan entry) without scheduling the pod.
+   */
+  checkNode(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister, nodeName: string): Status {
+    this.cycle.current = snapshot;
+    const node = snapshot.get(nodeName);
+    if (!node) return { code: Code.UnschedulableAndUnresolvable, reasons: [`node "${nodeName}" not found`], stage: 'Filter' };
+    const log = new CycleLog(pod.key, this.profileName, 1);
+    const pre = this.runPreFilter(state, pod, snapshot.list(), log);
+    if (pre.status) return pre.status;
+    const rejection = (): Status => {
+      const r = log.rejections.find((x) => x.node === nodeName);
+      return r ? { code: r.code, reasons: r.reasons, plugin: r.plugin, stage: r.stage } : { ...errorStatus('no plugin recorded a verdict'), stage: 'Filter' };
+    };
+    if (pre.nodes.length !== snapshot.list().length && !pre.nodes.includes(node)) return rejection();
+    const feasible = this.runFilter(state, pod, [node], 0, 1, log);
+    if (!Array.isArray(feasible)) return feasible;
+    return feasible.length === 1 ? SUCCESS : rejection();
+  }
+
+  /**
+   * PreFilter alone, for a planner that then asks about single nodes (filterNode) rather than
+   * running a whole cycle: makes `snapshot` the cycle's, runs the PreFilter plugins into `state` and
+   * returns the nodes they leave, or the status that stopped the pod (a rejection or an Error).
+   */
+  preFilterPod(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister): { readonly ok: true; readonly nodes: readonly NodeInfo[] } | { readonly ok: false; readonly status: Status } {
+    this.cycle.current = snapshot;
+    const all = snapshot.list();
+    const pre = this.runPreFilter(state, pod, all, new CycleLog(pod.key, this.profileName, all.length));
+    return pre.status ? { ok: false, status: pre.status } : { ok: true, nodes: pre.nodes };
+  }
+
+  /**
+   * The Filter plugins on one node, in profile order, with a state prepared by preFilterPod on the
+   * snapshot the node belongs to: the first rejection or Error (attributed), else Success.
+   */
+  filterNode(state: CycleState, pod: PodInfo, node: NodeInfo): Status {
+    const skip = state.skipFilterPlugins;
+    for (const { name, plugin } of this.filter) {
+      if (skip.has(name)) continue;
+      const status = runStatus(name, 'Filter', () => plugin.filter(state, pod, node));
+      if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+    }
+    return SUCCESS;
   }
 
   /** Reserve on `nodeName` with every reserve plugin in order; stops at the first failure. */
@@ -350,7 +418,7 @@ export class Framework {
     const narrowedBy: string[] = [];
     for (const { name, plugin } of this.preFilter) {
       const { status, result } = runWithResult(name, 'PreFilter', () => plugin.preFilter(state, pod, all));
-      log.stages.push({ stage: 'PreFilter', plugin: name, status });
+      log.stages.push(stageOutcome('PreFilter', name, status));
       if (status.code === Code.Skip) {
         state.skipFilterPlugins.add(name);
         continue;
@@ -397,6 +465,9 @@ export class Framework {
   /**
    * Filter plugins on each node from `start` (wrapping) until `count` feasible nodes are found; a
    * node stops at its first rejection. Returns the feasible nodes, or the Error that aborted the cycle.
+   * On the snapshot's own list, verdicts of plugins with a filterKey come from the memo when the node
+   * has not changed since they were given, and so does whether the node passed all of them: then
+   * only the other plugins run on it.
    */
   private runFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], start: number, count: number, log: CycleLog): NodeInfo[] | Status {
     const skip = state.skipFilterPlugins;
@@ -404,17 +475,48 @@ export class Framework {
     // Only rejections are counted per node; how many nodes each plugin saw and passed follows,
     // since a node reaches a plugin exactly when every plugin before it passed the node.
     const rejected = new Uint32Array(filters.length);
-    const feasible: NodeInfo[] = [];
     const len = nodes.length;
+    // At most `count`: sized once rather than grown node by node, and cut to what was found.
+    const feasible: NodeInfo[] = new Array<NodeInfo>(Math.min(count, len));
+    let found = 0;
+    const positional = nodes === this.cycle.current.list();
+    if (this.feasibleAt.length < Math.min(count, len)) this.feasibleAt = new Int32Array(Math.min(count, len));
+    const feasibleAt = this.feasibleAt;
+    const memos: Array<VerdictMemo | undefined> = [];
+    const every = filters.map((_, k) => k);
     let failure: Status | undefined;
     let i = 0;
     let p = 0;
     try {
-      nodes: for (; i < len && feasible.length < count; i++) {
-        const node = nodes[(start + i) % len] as NodeInfo;
-        for (p = 0; p < filters.length; p++) {
+      const keys: string[] = [];
+      for (p = 0; positional && p < filters.length; p++) {
+        const { name, plugin } = filters[p] as Entry<FilterPlugin>;
+        const key = plugin.filterKey?.(state, pod);
+        memos.push(this.memoFor(this.filterMemos, () => new VerdictMemo(), name, key));
+        if (key !== undefined) keys.push(name, key);
+      }
+      // Whether a node passed every plugin that has a memo, and the plugins left to run when it did.
+      const allKeyed = keys.length > 2 ? this.memoFor(this.filterMemos, () => new VerdictMemo(), '', keys.join('\0')) : undefined;
+      const unkeyed = every.filter((k) => !memos[k]);
+      let lastKeyed = -1;
+      memos.forEach((memo, k) => {
+        if (memo) lastKeyed = k;
+      });
+      // `at` walks the list from `start`, wrapping around.
+      nodes: for (let at = start - 1; i < len && found < count; i++) {
+        if (++at === len) at = 0;
+        const node = nodes[at] as NodeInfo;
+        const order = allKeyed?.passed(at) ? unkeyed : every;
+        for (let k = 0; k < order.length; k++) {
+          p = order[k] as number;
           const entry = filters[p] as Entry<FilterPlugin>;
-          const status = entry.plugin.filter(state, pod, node);
+          const memo = memos[p];
+          if (memo?.passed(at)) continue;
+          let status = memo?.get(at);
+          if (status === undefined) {
+            status = entry.plugin.filter(state, pod, node);
+            if (memo && status.code !== Code.Error) memo.set(at, status);
+          }
           const code = status.code;
           // Skip at Filter has nothing against the node.
           if (code === Code.Success || code === Code.Skip) continue;
@@ -424,15 +526,20 @@ export class Framework {
           }
           rejected[p] = (rejected[p] as number) + 1;
           log.rejections.push({ node: node.name, plugin: entry.name, stage: 'Filter', code, reasons: status.reasons });
+          // Rejected after the last plugin with a memo: it passed all of those.
+          if (p > lastKeyed) allKeyed?.set(at, SUCCESS);
           continue nodes;
         }
-        feasible.push(node);
+        if (order === every) allKeyed?.set(at, SUCCESS);
+        feasibleAt[found] = positional ? at : -1;
+        feasible[found++] = node;
       }
     } catch (e) {
       failure = thrown(e, (filters[p] as Entry<FilterPlugin>).name, 'Filter');
     }
     log.evaluated = i;
-    log.feasible = feasible.length;
+    feasible.length = found;
+    log.feasible = found;
     // The node that failed with an Error reached plugin p and went no further.
     if (failure) rejected[p] = (rejected[p] as number) + 1;
     let reached = failure ? i + 1 : i;
@@ -442,6 +549,15 @@ export class Framework {
       return record;
     });
     return failure ?? feasible;
+  }
+
+  /** The memo of a plugin's results for this key, synced with the cycle's snapshot; none without a key or when the snapshot cannot tell its changes. */
+  private memoFor<M extends VerdictMemo | ScoreMemo>(memos: Map<string, LruCache<M>>, make: () => M, plugin: string, key: string | undefined): M | undefined {
+    if (key === undefined) return undefined;
+    let byKey = memos.get(plugin);
+    if (!byKey) memos.set(plugin, (byKey = new LruCache(MEMO_KEYS)));
+    const memo = byKey.get(key, make);
+    return memo.sync(this.cycle.current) ? memo : undefined;
   }
 
   /** No node fits: PostFilter plugins (preemption) in order until one succeeds or one is final. */
@@ -461,7 +577,11 @@ export class Framework {
     return log.failure(status, undefined, nominatedNode);
   }
 
-  /** Score, NormalizeScore and weights, then the host and the commit candidates. */
+  /**
+   * Score, NormalizeScore and weights, then the host and the commit candidates. On the snapshot's own
+   * list, raw scores of plugins with a scoreKey come from their memos, and the weighted sum of those
+   * that do not normalize comes from one memo per node (scoreSummed).
+   */
   private runScore(state: CycleState, pod: PodInfo, feasible: readonly NodeInfo[], log: CycleLog): ScheduleResult | ScheduleFailure {
     const skip = state.skipScorePlugins;
     const scorers = skip.size > 0 ? this.score.filter((s) => !skip.has(s.name)) : this.score;
@@ -472,39 +592,35 @@ export class Framework {
       this.normalized = new Float64Array(size);
     }
     if (this.totals.length < n) this.totals = new Float64Array(n);
-    const { raw, normalized, totals } = this;
-    totals.fill(0, 0, n);
+    const { raw, normalized, totals, feasibleAt } = this;
+    // Filter recorded where each feasible node sits in the snapshot's list, or -1 on another list.
+    const positional = n > 0 && (feasibleAt[0] as number) >= 0;
 
     let p = 0;
+    let summed: Summed | undefined;
     try {
-      for (; p < scorers.length; p++) {
-        const { name, plugin, weight } = scorers[p] as ScoreEntry;
-        const base = p * n;
-        for (let i = 0; i < n; i++) {
-          const score = plugin.score(state, pod, feasible[i] as NodeInfo);
-          if (typeof score === 'number') raw[base + i] = score;
-          else if (score.code === Code.Success) raw[base + i] = 0;
-          else return log.failure(attributed(score, name, 'Score'));
+      const memos: Array<ScoreMemo | undefined> = [];
+      const summable: number[] = [];
+      const sumKey: string[] = [];
+      for (p = 0; p < scorers.length; p++) {
+        const { name, plugin } = scorers[p] as ScoreEntry;
+        const key = positional ? plugin.scoreKey?.(state, pod) : undefined;
+        memos.push(this.memoFor(this.scoreMemos, () => new ScoreMemo(), name, key));
+        if (memos[p] && !plugin.normalizeScore) {
+          summable.push(p);
+          sumKey.push(name, key as string);
         }
-        if (plugin.normalizeScore) {
-          const list = this.scoreList(p, feasible, raw, base);
-          const status = runStatus(name, 'NormalizeScore', () => (plugin.normalizeScore as NonNullable<ScorePlugin['normalizeScore']>)(state, pod, list));
-          if (status.code !== Code.Success) return log.failure(status);
-          for (let i = 0; i < n; i++) normalized[base + i] = (list[i] as NodeScore).score;
-        } else {
-          normalized.set(raw.subarray(base, base + n), base);
-        }
-        for (let i = 0; i < n; i++) {
-          const score = normalized[base + i] as number;
-          if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE)) {
-            return log.failure({
-              code: Code.Error,
-              reasons: [`plugin ${name} returned an invalid score ${score} for node ${(feasible[i] as NodeInfo).name}, it should be in the range [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`],
-              plugin: name,
-              stage: 'Score',
-            });
-          }
-          totals[i] = (totals[i] as number) + score * weight;
+      }
+      if (summable.length > 1) {
+        const memo = this.sumMemos.get(sumKey.join('\0'), () => new SumMemo(summable.length));
+        if (memo.sync(this.cycle.current)) summed = { memo, scorers: summable };
+      }
+      if (summed && !this.scoreSummed(state, pod, feasible, scorers, memos, summed, log)) summed = undefined;
+      if (!summed) {
+        totals.fill(0, 0, n);
+        for (p = 0; p < scorers.length; p++) {
+          const failure = this.scorePlugin(state, pod, feasible, scorers, p, memos[p], log);
+          if (failure) return failure;
         }
       }
     } catch (e) {
@@ -514,6 +630,17 @@ export class Framework {
     const best = this.selectHost(totals, n);
     const { commitCandidates, recordScores } = this.settings;
     const ranked = [best, ...rankOthers(totals, n, Math.min(n, Math.max(commitCandidates, recordScores)) - 1, best)];
+    const recorded = ranked.slice(0, recordScores);
+    // The summed plugins' own scores were not written out per node: those of the recorded nodes are.
+    if (summed) {
+      for (const i of recorded) {
+        summed.scorers.forEach((k, part) => {
+          const value = (summed as Summed).memo.part(feasibleAt[i] as number, part);
+          raw[k * n + i] = value;
+          normalized[k * n + i] = value;
+        });
+      }
+    }
     const record = (i: number): NodeScoreRecord => {
       const plugins = scorers.map(({ name, weight }, k): PluginScore => {
         const value = normalized[k * n + i] as number;
@@ -523,8 +650,97 @@ export class Framework {
     };
     return log.success(
       ranked.slice(0, commitCandidates).map((i) => (feasible[i] as NodeInfo).name),
-      ranked.slice(0, recordScores).map(record),
+      recorded.map(record),
     );
+  }
+
+  /**
+   * One plugin's raw scores (from its memo when known), NormalizeScore, the range check; its
+   * normalized scores × weight are added to the totals. A failure ends the cycle.
+   */
+  private scorePlugin(state: CycleState, pod: PodInfo, feasible: readonly NodeInfo[], scorers: readonly ScoreEntry[], p: number, memo: ScoreMemo | undefined, log: CycleLog): ScheduleFailure | undefined {
+    const { name, plugin, weight } = scorers[p] as ScoreEntry;
+    const { raw, normalized, totals, feasibleAt } = this;
+    const n = feasible.length;
+    const base = p * n;
+    for (let i = 0; i < n; i++) {
+      const at = feasibleAt[i] as number;
+      let score = memo ? memo.get(at) : NaN;
+      if (Number.isNaN(score)) {
+        const result = plugin.score(state, pod, feasible[i] as NodeInfo);
+        if (typeof result === 'number') score = result;
+        else if (result.code === Code.Success) score = 0;
+        else return log.failure(attributed(result, name, 'Score'));
+        memo?.set(at, score);
+      }
+      raw[base + i] = score;
+    }
+    let list: NodeScore[] | undefined;
+    if (plugin.normalizeScore) {
+      list = this.scoreList(p, feasible, raw, base);
+      const status = runStatus(name, 'NormalizeScore', () => (plugin.normalizeScore as NonNullable<ScorePlugin['normalizeScore']>)(state, pod, list as NodeScore[]));
+      if (status.code !== Code.Success) return log.failure(status);
+    }
+    for (let i = 0; i < n; i++) {
+      const score = list ? (list[i] as NodeScore).score : (raw[base + i] as number);
+      if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE)) {
+        return log.failure({
+          code: Code.Error,
+          reasons: [`plugin ${name} returned an invalid score ${score} for node ${(feasible[i] as NodeInfo).name}, it should be in the range [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`],
+          plugin: name,
+          stage: 'Score',
+        });
+      }
+      normalized[base + i] = score;
+      totals[i] = (totals[i] as number) + score * weight;
+    }
+    return undefined;
+  }
+
+  /**
+   * The totals with the summed plugins' weighted scores read as one number per node: the other
+   * plugins are scored one by one, the sum is made for the nodes the memo does not know. Totals of
+   * whole numbers do not depend on the order they are added in; anything else (an error, a score out
+   * of range, a fraction) answers false, and the cycle is scored plugin by plugin to say so exactly.
+   */
+  private scoreSummed(state: CycleState, pod: PodInfo, feasible: readonly NodeInfo[], scorers: readonly ScoreEntry[], memos: ReadonlyArray<ScoreMemo | undefined>, summed: Summed, log: CycleLog): boolean {
+    const { normalized, totals, feasibleAt } = this;
+    const n = feasible.length;
+    try {
+      totals.fill(0, 0, n);
+      for (let p = 0; p < scorers.length; p++) {
+        if (summed.scorers.includes(p)) continue;
+        if (this.scorePlugin(state, pod, feasible, scorers, p, memos[p], log)) return false;
+        const weight = (scorers[p] as ScoreEntry).weight;
+        for (let i = p * n; i < (p + 1) * n; i++) if (!Number.isInteger((normalized[i] as number) * weight)) return false;
+      }
+      for (let i = 0; i < n; i++) {
+        const at = feasibleAt[i] as number;
+        let sum = summed.memo.sum(at);
+        if (Number.isNaN(sum)) {
+          sum = 0;
+          for (let part = 0; part < summed.scorers.length; part++) {
+            const { plugin, weight } = scorers[summed.scorers[part] as number] as ScoreEntry;
+            const memo = memos[summed.scorers[part] as number] as ScoreMemo;
+            let score = memo.get(at);
+            if (Number.isNaN(score)) {
+              const result = plugin.score(state, pod, feasible[i] as NodeInfo);
+              if (typeof result !== 'number' && result.code !== Code.Success) return false;
+              score = typeof result === 'number' ? result : 0;
+              memo.set(at, score);
+            }
+            if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE) || !Number.isInteger(score)) return false;
+            summed.memo.setPart(at, part, score);
+            sum += score * weight;
+          }
+          summed.memo.setSum(at, sum);
+        }
+        totals[i] = (totals[i] as number) + sum;
+      }
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** The highest total; ties broken uniformly by the injected Random (reservoir sampling, as upstream). */
@@ -549,19 +765,31 @@ export class Framework {
   /** The NodeScore list NormalizeScore rewrites, from a pool reused across cycles. */
   private scoreList(p: number, feasible: readonly NodeInfo[], raw: Float64Array, base: number): NodeScore[] {
     const list = (this.scoreLists[p] ??= []);
+    this.scored.nodes = feasible;
     for (let i = 0; i < feasible.length; i++) {
-      const entry = list[i];
-      const name = (feasible[i] as NodeInfo).name;
       const score = raw[base + i] as number;
-      if (entry) {
-        entry.name = name;
-        entry.score = score;
-      } else {
-        list[i] = { name, score };
-      }
+      const entry = list[i];
+      if (entry) entry.score = score;
+      else list[i] = new PooledNodeScore(this.scored, i, score);
     }
     list.length = feasible.length;
     return list;
+  }
+}
+
+/**
+ * A NodeScore that reads the node's name only when asked (most normalizations look at scores alone)
+ * and is reused across cycles with the same index, so a cycle writes only its score.
+ */
+class PooledNodeScore implements NodeScore {
+  constructor(
+    private readonly scored: { readonly nodes: readonly NodeInfo[] },
+    private readonly index: number,
+    public score: number,
+  ) {}
+
+  get name(): string {
+    return (this.scored.nodes[this.index] as NodeInfo).name;
   }
 }
 
@@ -693,6 +921,17 @@ async function runStatusAsync(plugin: string, stage: Stage, call: () => Promise<
   } catch (e) {
     return thrown(e, plugin, stage);
   }
+}
+
+/** Outcomes of shared (frozen) statuses, made once: every Diagnosis a scheduler keeps records a dozen of them. */
+const sharedOutcomes = new WeakMap<Status, StageOutcome>();
+
+/** The record of a non-per-node stage's status (PreFilter, PreScore). */
+function stageOutcome(stage: Stage, plugin: string, status: Status): StageOutcome {
+  if (!Object.isFrozen(status)) return { stage, plugin, status };
+  let outcome = sharedOutcomes.get(status);
+  if (outcome?.stage !== stage || outcome.plugin !== plugin) sharedOutcomes.set(status, (outcome = Object.freeze({ stage, plugin, status })));
+  return outcome;
 }
 
 /** A plugin that throws has failed, not the engine: an Error status naming it. */

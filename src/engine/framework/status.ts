@@ -65,10 +65,19 @@ export function isRejection(status: Status): boolean {
   return status.code === Code.Unschedulable || status.code === Code.UnschedulableAndUnresolvable;
 }
 
-/** The status with the plugin and stage that produced it recorded. */
+/** Attributed copies of shared (frozen) statuses, by plugin and stage: made once, not every cycle. */
+const attributions = new WeakMap<Status, Map<string, Status>>();
+
+/** The status with the plugin and stage that produced it recorded; for a frozen status, one frozen copy per plugin and stage. */
 export function attributed(status: Status, plugin: string, stage: Stage): Status {
   if (status.plugin === plugin && status.stage === stage) return status;
-  return { ...status, plugin: status.plugin ?? plugin, stage: status.stage ?? stage };
+  if (!Object.isFrozen(status)) return { ...status, plugin: status.plugin ?? plugin, stage: status.stage ?? stage };
+  let copies = attributions.get(status);
+  if (!copies) attributions.set(status, (copies = new Map()));
+  const key = `${plugin}\0${stage}`;
+  let copy = copies.get(key);
+  if (!copy) copies.set(key, (copy = Object.freeze({ ...status, plugin: status.plugin ?? plugin, stage: status.stage ?? stage })));
+  return copy;
 }
 
 export function statusMessage(status: Status): string {

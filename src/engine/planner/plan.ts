@@ -40,3 +40,27 @@ export const POD_SET_LABEL = 'planner.ciena.io/pod-set';
 
 /** On a ScheduleTrigger: how long the set must see no new pod before it turns to Schedule (a Go duration, "2m0s"). */
 export const QUIET_TIME_LABEL = 'planner.ciena.io/quiet-time';
+
+/** A plan's status (our addition to Pallet's SchedulePlan): what it placed, what not and why, and how it was made. */
+export interface PlanStatus {
+  readonly placed: number;
+  readonly unplaced: number;
+  /** Each pod left out, with the upstream-format reason. */
+  readonly reasons: readonly { readonly pod: string; readonly message: string }[];
+  readonly planner: string;
+  readonly profile: string;
+  readonly snapshotHash: string;
+  readonly createdAt: number;
+}
+
+export function planStatus(plan: Plan): PlanStatus {
+  return {
+    placed: plan.assignments.length,
+    unplaced: plan.unplaced.length,
+    reasons: plan.unplaced.map(({ pod, message }) => ({ pod, message })),
+    planner: plan.planner,
+    profile: plan.profile,
+    snapshotHash: plan.snapshotHash,
+    createdAt: plan.createdAt,
+  };
+}

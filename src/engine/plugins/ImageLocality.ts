@@ -21,6 +21,8 @@ interface PodImages {
   /** Only images some node holds: the others add nothing anywhere. */
   readonly images: ReadonlyArray<{ readonly name: string; readonly spread: number }>;
   readonly maxThreshold: number;
+  /** All of the above, as a scoreKey: Score reads nothing else of the pod or the snapshot. */
+  readonly key: string;
 }
 
 export class ImageLocality implements ScorePlugin {
@@ -30,8 +32,7 @@ export class ImageLocality implements ScorePlugin {
   constructor(private readonly handle: FrameworkHandle) {}
 
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number {
-    let podImages = this.podImagesState.read(state);
-    if (!podImages) this.podImagesState.write(state, (podImages = this.podImages(pod.pod)));
+    const podImages = this.imagesOf(state, pod);
     if (podImages.images.length === 0) return 0;
     let sum = 0;
     for (const image of podImages.images) {
@@ -39,6 +40,16 @@ export class ImageLocality implements ScorePlugin {
       if (size !== undefined) sum += Math.trunc(size * image.spread);
     }
     return calculatePriority(sum, podImages.maxThreshold);
+  }
+
+  scoreKey(state: CycleState, pod: PodInfo): string {
+    return this.imagesOf(state, pod).key;
+  }
+
+  private imagesOf(state: CycleState, pod: PodInfo): PodImages {
+    let podImages = this.podImagesState.read(state);
+    if (!podImages) this.podImagesState.write(state, (podImages = this.podImages(pod.pod)));
+    return podImages;
   }
 
   private podImages(pod: Pod): PodImages {
@@ -50,7 +61,8 @@ export class ImageLocality implements ScorePlugin {
       const numNodes = snapshot.imageNumNodes(name);
       return numNodes > 0 ? [{ name, spread: numNodes / totalNodes }] : [];
     });
-    return { images, maxThreshold: MAX_CONTAINER_THRESHOLD * containers.length };
+    const maxThreshold = MAX_CONTAINER_THRESHOLD * containers.length;
+    return { images, maxThreshold, key: JSON.stringify([images, maxThreshold]) };
   }
 }
 

@@ -26,7 +26,7 @@ import {
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/interfaces';
-import { type NodeInfo, type PodInfo } from '../framework/node-info';
+import { type NodeInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
 import { argsObject, argsResult, factoryOf } from './args';
 
@@ -207,15 +207,32 @@ class PreFilterState implements Cloneable<PreFilterState> {
     readonly pod: Pod,
     readonly terms: PodTerms,
     /** Existing pods whose required anti-affinity terms match the incoming pod. */
-    readonly existingAntiAffinity: TopologyCounts,
+    public existingAntiAffinity: TopologyCounts,
     /** Existing pods matching all of the incoming pod's required affinity terms. */
-    readonly affinity: TopologyCounts,
+    public affinity: TopologyCounts,
     /** Existing pods matching one of the incoming pod's required anti-affinity terms (per term). */
-    readonly antiAffinity: TopologyCounts,
+    public antiAffinity: TopologyCounts,
+    /** The counts are another state's (the shared ones), copied before this state changes them. */
+    private borrowed = false,
   ) {}
+
+  /**
+   * A cycle's state reading `shared`'s counts: a PreFilter costs no copy of counts that can hold a
+   * pair per node. Like every cycle's state it stands for the snapshot it was made on: the shared
+   * counts move on with the next cycle's nodes. addPod/removePod (what-ifs) copy them first.
+   */
+  static borrowing(pod: Pod, terms: PodTerms, shared: PreFilterState): PreFilterState {
+    return new PreFilterState(pod, terms, shared.existingAntiAffinity, shared.affinity, shared.antiAffinity, true);
+  }
 
   /** Counts `other` (on `nodeLabels`) in or out, in the three directions. */
   updateWithPod(other: Pod, nodeLabels: Labels | undefined, delta: 1 | -1): void {
+    if (this.borrowed) {
+      this.existingAntiAffinity = this.existingAntiAffinity.clone();
+      this.affinity = this.affinity.clone();
+      this.antiAffinity = this.antiAffinity.clone();
+      this.borrowed = false;
+    }
     countExistingAntiAffinity(this.existingAntiAffinity, termsOf(other).requiredAntiAffinity, this.pod, nodeLabels, delta);
     countIncoming(this, other, nodeLabels, delta);
   }
@@ -258,10 +275,15 @@ class SharedPreFilterCounts {
 
   constructor(pod: Pod, terms: PodTerms) {
     this.total = newPreFilterState(pod, terms);
+    const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
+    // What updateWithPod would count for each pod of the node, looking only at the pods that can count:
+    // those with required anti-affinity terms, and every pod only when the incoming pod has required terms.
     const share = (nodeInfo: NodeInfo): PreFilterState | undefined => {
+      if (nodeInfo.podsWithRequiredAntiAffinity.length === 0 && !hasRequiredTerms) return undefined;
       const counts = newPreFilterState(pod, terms);
       const labels = nodeInfo.node.metadata.labels;
-      for (const other of nodeInfo.pods) counts.updateWithPod(other.pod, labels, 1);
+      for (const other of nodeInfo.podsWithRequiredAntiAffinity) countExistingAntiAffinity(counts.existingAntiAffinity, termsOf(other.pod).requiredAntiAffinity, pod, labels, 1);
+      if (hasRequiredTerms) for (const other of nodeInfo.pods) countIncoming(counts, other.pod, labels, 1);
       return counts.empty ? undefined : counts;
     };
     this.aggregate = new NodeAggregate(share, (counts, sign) => {
@@ -269,8 +291,9 @@ class SharedPreFilterCounts {
     });
   }
 
-  update(nodes: readonly NodeInfo[]): this {
-    this.aggregate.update(nodes);
+  /** `lister`: where `nodes` come from, so that only the nodes it changed are looked at. */
+  update(nodes: readonly NodeInfo[], lister: NodeInfoLister): this {
+    this.aggregate.update(nodes, lister);
     return this;
   }
 }
@@ -363,8 +386,9 @@ class SharedScores {
     );
   }
 
-  update(nodes: readonly NodeInfo[]): this {
-    this.aggregate.update(nodes);
+  /** `lister`: where `nodes` come from, so that only the nodes it changed are looked at. */
+  update(nodes: readonly NodeInfo[], lister: NodeInfoLister): this {
+    this.aggregate.update(nodes, lister);
     return this;
   }
 }
@@ -386,7 +410,9 @@ function processTerms(scores: ScoreMap, terms: readonly WeightedAffinityTerm[], 
 export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
 
-  private readonly preFilterCounts = new LruCache<SharedPreFilterCounts>(16);
+  // A pod-set planner asks about hundreds of pod shapes in turn (every template of the set): fewer
+  // kept counts would be recomputed over every node at almost every PreFilter.
+  private readonly preFilterCounts = new LruCache<SharedPreFilterCounts>(1024);
   private readonly scoreTotals = new LruCache<SharedScores>(16);
 
   constructor(
@@ -398,12 +424,10 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
     const pod = podInfo.pod;
     const terms = termsOf(pod);
-    const shared = this.preFilterCounts.get(memoKey(`${terms.identity}|${terms.requiredKey}`), () => new SharedPreFilterCounts(pod, terms)).update(nodes).total;
+    const shared = this.preFilterCounts.get(memoKey(`${terms.identity}|${terms.requiredKey}`), () => new SharedPreFilterCounts(pod, terms)).update(nodes, this.handle.snapshot()).total;
     const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
     if (shared.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
-    // A copy: addPod/removePod change it, and the shared counts move on with the next cycle.
-    const s = new PreFilterState(pod, terms, shared.existingAntiAffinity.clone(), shared.affinity.clone(), shared.antiAffinity.clone());
-    state.write(PRE_FILTER_KEY, s);
+    state.write(PRE_FILTER_KEY, PreFilterState.borrowing(pod, terms, shared));
     return { status: SUCCESS };
   }
 
@@ -441,7 +465,8 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     // Without preferred terms of its own, only existing pods with affinity terms can score the pod.
     const scoring: Scoring = { pod, terms, allPods: hasPreferredTerms, hardPodAffinityWeight: this.args.hardPodAffinityWeight };
     const key = memoKey(`${terms.identity}|${terms.preferredKey}`);
-    const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(this.handle.snapshot().list());
+    const snapshot = this.handle.snapshot();
+    const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(snapshot.list(), snapshot);
     // Upstream skips when no pod added a term weight anywhere, even one that sums to zero.
     if (shared.contributingNodes === 0) return SKIP;
     const scores: ScoreMap = new Map();

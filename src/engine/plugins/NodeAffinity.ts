@@ -20,6 +20,7 @@ import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
 import { ArgsReader } from './args';
 import { CycleValue } from './cycle-value';
+import { keyPerPod } from './memo-key';
 import { Names } from './names';
 import { defaultNormalizeScore } from './normalize';
 
@@ -37,6 +38,10 @@ export interface NodeAffinityArgs {
 const POD_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_POD));
 const ENFORCED_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_ENFORCED));
 const PREFERRED_PATH = 'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution';
+
+/** What Filter and Score read of the pod (the addedAffinity is the plugin's own, the same for every pod). */
+const requiredKey = keyPerPod((pod) => [pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+const preferredKey = keyPerPod((pod) => pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? null);
 
 export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
@@ -66,6 +71,10 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
     return required.matches(node.node) ? SUCCESS : POD_MISMATCH;
   }
 
+  filterKey(_state: CycleState, pod: PodInfo): string {
+    return requiredKey(pod.pod);
+  }
+
   preScore(state: CycleState, pod: PodInfo): Status {
     const preferred = podPreferredTerms(pod);
     if (!preferred.ok) return errorStatus(preferred.error);
@@ -83,6 +92,10 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
       saved = { preferred: computed.value };
     }
     return (this.addedPreferred?.score(node.node) ?? 0) + (saved.preferred?.score(node.node) ?? 0);
+  }
+
+  scoreKey(_state: CycleState, pod: PodInfo): string {
+    return preferredKey(pod.pod);
   }
 
   normalizeScore(_state: CycleState, _pod: PodInfo, scores: NodeScore[]): Status {

@@ -19,6 +19,10 @@ export class NodeName implements FilterPlugin {
     const wanted = pod.pod.spec.nodeName;
     return !wanted || wanted === node.name ? SUCCESS : MISMATCH;
   }
+
+  filterKey(_state: CycleState, pod: PodInfo): string {
+    return pod.pod.spec.nodeName ?? '';
+  }
 }
 
 export const factory = ((args) => withoutArgs(NAME, args, () => new NodeName())) satisfies PluginFactory;

@@ -6,6 +6,7 @@ import { podHostPorts, type HostPort, type NodeInfo, type PodInfo } from '../fra
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
 import { withoutArgs } from './args';
 import { CycleValue } from './cycle-value';
+import { keyPerPod } from './memo-key';
 import { Names } from './names';
 
 export const NAME = Names.NodePorts;
@@ -13,6 +14,8 @@ export const NAME = Names.NodePorts;
 export const ERR_REASON = "node(s) didn't have free ports for the requested pod ports";
 
 const CONFLICT: Status = Object.freeze(unschedulable(ERR_REASON));
+
+const portsKey = keyPerPod((pod) => podHostPorts(pod).map((p) => [p.hostIP, p.protocol, p.hostPort]));
 
 export class NodePorts implements PreFilterPlugin, FilterPlugin {
   readonly name = NAME;
@@ -29,6 +32,10 @@ export class NodePorts implements PreFilterPlugin, FilterPlugin {
     const wanted = this.preFilterState.read(state) ?? podHostPorts(pod.pod);
     for (const p of wanted) if (node.usedPorts.conflicts(p.hostIP, p.protocol, p.hostPort)) return CONFLICT;
     return SUCCESS;
+  }
+
+  filterKey(_state: CycleState, pod: PodInfo): string {
+    return portsKey(pod.pod);
   }
 }
 

@@ -41,6 +41,10 @@ export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlu
     this.allocation.fill(node, requests);
     return balancedResourceScore(this.allocation.requested, this.allocation.allocatable);
   }
+
+  scoreKey(state: CycleState, pod: PodInfo): string {
+    return (this.preScoreState.read(state) ?? this.allocation.podRequests(pod)).join();
+  }
 }
 
 /** (1 - std of the fractions) × 100, truncated; resources the node does not offer are left out. */

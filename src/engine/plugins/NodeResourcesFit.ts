@@ -83,6 +83,8 @@ class Rejection {
 interface PreFilterState {
   readonly requests: readonly Request[];
   readonly rejections: Rejection;
+  /** The requests as a filterKey: Filter reads nothing else of the pod. */
+  readonly key: string;
 }
 
 
@@ -132,6 +134,10 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     return rejection ? rejection.status(unresolvable) : SUCCESS;
   }
 
+  filterKey(state: CycleState, pod: PodInfo): string {
+    return (this.preFilterState.read(state) ?? this.podRequests(pod)).key;
+  }
+
   preScore(state: CycleState, pod: PodInfo): Status {
     this.preScoreState.write(state, this.allocation.podRequests(pod));
     return SUCCESS;
@@ -140,6 +146,10 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number {
     this.allocation.fill(node, this.preScoreState.read(state) ?? this.allocation.podRequests(pod));
     return this.scorer(this.allocation.requested, this.allocation.allocatable);
+  }
+
+  scoreKey(state: CycleState, pod: PodInfo): string {
+    return (this.preScoreState.read(state) ?? this.allocation.podRequests(pod)).join();
   }
 
   private podRequests(pod: PodInfo): PreFilterState {
@@ -153,7 +163,7 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     for (const [name, quantity] of r.scalar) {
       if (quantity > 0 && isScalarResourceName(name) && !this.isIgnored(name)) requests.push({ kind: Kind.Scalar, name, quantity, reason: insufficientReason(name) });
     }
-    return { requests, rejections: new Rejection([]) };
+    return { requests, rejections: new Rejection([]), key: requests.map((q) => `${q.name}=${q.quantity}`).join() };
   }
 
   private isIgnored(name: string): boolean {

@@ -23,6 +23,11 @@ export class NodeUnschedulable implements FilterPlugin {
     if (!node.node.spec?.unschedulable) return SUCCESS;
     return tolerationsTolerateTaint(pod.pod.spec.tolerations, UNSCHEDULABLE_TAINT) ? SUCCESS : REJECTED;
   }
+
+  /** The verdict depends on the node and whether the pod tolerates the cordon. */
+  filterKey(_state: CycleState, pod: PodInfo): string {
+    return tolerationsTolerateTaint(pod.pod.spec.tolerations, UNSCHEDULABLE_TAINT) ? 'tolerates' : '';
+  }
 }
 
 export const factory = ((args) => withoutArgs(NAME, args, () => new NodeUnschedulable())) satisfies PluginFactory;

@@ -24,7 +24,7 @@ import {
   type PreScorePlugin,
   type ScorePlugin,
 } from '../framework/interfaces';
-import { type NodeInfo, type PodInfo } from '../framework/node-info';
+import { type NodeInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
 import { argsObject, argsResult, factoryOf } from './args';
 
@@ -211,8 +211,9 @@ class DomainCounts {
     this.aggregate = new NodeAggregate(share, apply);
   }
 
-  update(nodes: readonly NodeInfo[]): this {
-    this.aggregate.update(nodes);
+  /** `lister`: where `nodes` come from, so that only the nodes it changed are looked at. */
+  update(nodes: readonly NodeInfo[], lister: NodeInfoLister): this {
+    this.aggregate.update(nodes, lister);
     return this;
   }
 }
@@ -352,7 +353,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
     const pod = podInfo.pod;
     const { hard: constraints, hardKey } = this.constraintsOf(pod);
     if (constraints.length === 0) return { status: SKIP };
-    const domainCounts = this.domainCounts.get(hardKey, () => new DomainCounts(constraints, pod, true, false, this.count)).update(nodes);
+    const domainCounts = this.domainCounts.get(hardKey, () => new DomainCounts(constraints, pod, true, false, this.count)).update(nodes, this.handle.snapshot());
     // A copy: addPod/removePod change it, and the shared counts move on with the next cycle.
     const counts = domainCounts.domains.map((domains) => {
       const copy = new Map<string, number>();
@@ -411,7 +412,8 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   }
 
   preScore(state: CycleState, podInfo: PodInfo, filteredNodes: readonly NodeInfo[]): Status {
-    const allNodes = this.handle.snapshot().list();
+    const snapshot = this.handle.snapshot();
+    const allNodes = snapshot.list();
     if (allNodes.length === 0) return SKIP;
     const pod = podInfo.pod;
     const { soft: constraints, softKey, requireAllTopologies } = this.constraintsOf(pod);
@@ -433,7 +435,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
 
     // Pods on every eligible node count, for the domains of the candidate nodes (hostname domains
     // have none here: Score counts them on the node).
-    const totals = this.domainCounts.get(softKey, () => new DomainCounts(constraints, pod, requireAllTopologies, true, this.count)).update(allNodes);
+    const totals = this.domainCounts.get(softKey, () => new DomainCounts(constraints, pod, requireAllTopologies, true, this.count)).update(allNodes, snapshot);
     counts.forEach((domains, i) => {
       for (const value of domains.keys()) domains.set(value, totals.domains[i]?.get(value)?.pods ?? 0);
     });

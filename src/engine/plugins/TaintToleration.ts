@@ -10,6 +10,7 @@ import { SUCCESS, unresolvable, type Status } from '../framework/status';
 import { withoutArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { defaultNormalizeScore } from './normalize';
+import { keyPerPod } from './memo-key';
 import { Names } from './names';
 
 export const NAME = Names.TaintToleration;
@@ -21,6 +22,9 @@ export const ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tole
 export function untoleratedTaintReason(taint: Taint): string {
   return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
 }
+
+/** Filter and Score read the pod's tolerations only. */
+const tolerationsKey = keyPerPod((pod) => pod.spec.tolerations ?? []);
 
 /** One frozen rejection per taint object, shared by every cycle that meets it. */
 const rejections = new WeakMap<Taint, Status>();
@@ -39,6 +43,14 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
   filter(_state: CycleState, pod: PodInfo, node: NodeInfo): Status {
     const taint = findUntoleratedTaint(node.node.spec?.taints, pod.pod.spec.tolerations, isDoNotScheduleTaint);
     return taint ? rejection(taint) : SUCCESS;
+  }
+
+  filterKey(_state: CycleState, pod: PodInfo): string {
+    return tolerationsKey(pod.pod);
+  }
+
+  scoreKey(_state: CycleState, pod: PodInfo): string {
+    return tolerationsKey(pod.pod);
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {

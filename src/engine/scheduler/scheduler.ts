@@ -7,7 +7,7 @@ import { podKey, type Node, type Pod } from '../api/types';
 import type { ClusterCache } from '../cache/cache';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
-import { podInfo } from '../framework/node-info';
+import { boundPodInfo, podInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
 import { errorStatus, isRejection, SUCCESS, type Status } from '../framework/status';
@@ -132,7 +132,7 @@ export class Scheduler {
     }
     cache.finishBinding(info.pod);
     // The binder has answered: confirm the pod as the watch would, so it stops being only assumed.
-    cache.addPod({ ...info.pod, spec: { ...info.pod.spec, nodeName: commit.node } });
+    cache.addPod(boundPodInfo(info, commit.node).pod);
     this.queue.done(info.id);
     this.queue.onEvent('PodAdd');
     return this.record({ pod: info.key, node: commit.node, diagnosis: commit.diagnosis, attempts: queued.attempts });

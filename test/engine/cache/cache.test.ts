@@ -432,6 +432,17 @@ describe('engine/cache/cache', () => {
       assert.deepEqual([listing(a), listing(b)], [['n1 web'], ['n1']]);
     });
 
+    it('a snapshot also updated from another list in between is compared node by node', () => {
+      const world = given(['addNode n1', 'addNode n2']);
+      const other = given(['addNode n1', 'addNode n2', 'add web n2']);
+      const snapshot = world.cache.snapshot();
+      other.cache.updateSnapshot(snapshot);
+      assert.deepEqual(listing(snapshot), ['n1', 'n2 web']);
+      world.run('add api n1');
+      assert.equal(world.cache.updateSnapshot(snapshot), 2);
+      assert.deepEqual(listing(snapshot), ['n1 api', 'n2']);
+    });
+
     it('what-if changes made on a snapshot never reach the cache, and the next update undoes them', () => {
       const world = given(['addNode n1', 'addNode n2']);
       const snapshot = world.cache.snapshot();

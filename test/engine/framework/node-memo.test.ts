@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { LruCache, NodeAggregate, NodeMemo } from '../../../src/engine/framework/node-memo';
-import { type NodeInfo } from '../../../src/engine/framework/node-info';
+import { type NodeInfo, type NodeInfoLister } from '../../../src/engine/framework/node-info';
+import { Snapshot } from '../../../src/engine/framework/snapshot';
 import { makeNode, makePod, nodeInfoOf } from '../../builders';
 
 const podCount = (node: NodeInfo): number => node.pods.length;
@@ -62,6 +63,42 @@ describe('engine/framework/node-memo', () => {
       assert.equal(result.total, 3, 'n2 replaced by an empty copy, n3 added');
       aggregate.update([nodes[0] as NodeInfo]);
       assert.equal(result.total, 1, 'n2 and n3 gone');
+    });
+
+    it("over a snapshot's list, looks only at the positions the snapshot changed since the last update", () => {
+      const sources = [nodeInfoOf(makeNode('n1'), makePod('a')), nodeInfoOf(makeNode('n2')), nodeInfoOf(makeNode('n3'))];
+      const snapshot = new Snapshot([]);
+      snapshot.update(sources);
+      // The snapshot, with the positions it reports as changed written down.
+      const looked: number[] = [];
+      const lister: NodeInfoLister = {
+        list: () => snapshot.list(),
+        get: (name) => snapshot.get(name),
+        havePodsWithAffinity: () => snapshot.havePodsWithAffinity(),
+        havePodsWithRequiredAntiAffinity: () => snapshot.havePodsWithRequiredAntiAffinity(),
+        imageNumNodes: (image) => snapshot.imageNumNodes(image),
+        changeMark: () => snapshot.changeMark(),
+        changedSince: (mark) => {
+          const changed = snapshot.changedSince(mark);
+          looked.push(...(changed ?? []));
+          return changed;
+        },
+      };
+      const { result, aggregate } = pods();
+      aggregate.update(snapshot.list(), lister);
+      assert.deepEqual(result, { total: 1, computed: 3 }, 'the first update computes every node');
+      aggregate.update(snapshot.list(), lister);
+      assert.deepEqual([result, looked], [{ total: 1, computed: 3 }, []], 'nothing changed: no node looked at');
+      sources[2]?.addPod(makePod('b').info);
+      snapshot.update(sources, [sources[2] as NodeInfo]);
+      aggregate.update(snapshot.list(), lister);
+      assert.deepEqual([result, looked], [{ total: 2, computed: 4 }, [2]], 'n3 changed: only n3 looked at');
+      snapshot.get('n1')?.addPod(makePod('what-if').info);
+      aggregate.update(snapshot.list(), lister);
+      assert.deepEqual([result, looked], [{ total: 3, computed: 5 }, [2, 0]], 'a what-if pod on the copy of n1');
+      snapshot.update([...sources].reverse());
+      aggregate.update(snapshot.list(), lister);
+      assert.deepEqual([result.total, looked], [2, [2, 0]], 'reordered (and the what-if undone): every node compared');
     });
   });
 

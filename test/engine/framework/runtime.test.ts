@@ -325,6 +325,46 @@ describe('engine/framework/runtime', () => {
     });
   });
 
+  describe('PreFilter and Filter one node at a time (for planners)', () => {
+    it('preFilterPod returns the nodes PreFilter leaves; filterNode then runs the filters not skipped on one node', () => {
+      const narrow = preFilter('Narrow', SUCCESS, ['n1', 'n2']);
+      const skipped = { ...preFilter('Affinity', SKIP), ...rejects('Affinity', names(3), 'no') };
+      const fit = rejects('Fit', ['n2'], 'Insufficient cpu');
+      const framework = frameworkOf([narrow, skipped, fit]);
+      const state = new CycleState();
+      const cluster = clusterOf(3);
+      const pre = framework.preFilterPod(state, pod(), cluster);
+      assert.ok(pre.ok);
+      assert.deepEqual(pre.nodes.map((n) => n.name), ['n1', 'n2']);
+      assert.deepEqual(
+        pre.nodes.map((n) => framework.filterNode(state, pod(), n)),
+        [SUCCESS, { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'Fit', stage: 'Filter' }],
+      );
+      assert.deepEqual(skipped.seen, []);
+    });
+
+    it('preFilterPod says what stopped the pod', () => {
+      const framework = frameworkOf([preFilter('Ports', unresolvable('node(s) had no free ports'))]);
+      assert.deepEqual(framework.preFilterPod(new CycleState(), pod(), clusterOf(2)), {
+        ok: false,
+        status: { code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) had no free ports'], plugin: 'Ports', stage: 'PreFilter' },
+      });
+    });
+
+    it('a filter that throws is an Error naming it', () => {
+      const framework = frameworkOf([{ name: 'Broken', filter: throws } as FilterPlugin]);
+      const state = new CycleState();
+      const [node] = clusterOf(1).list();
+      assert.ok(node && framework.preFilterPod(state, pod(), clusterOf(1)).ok);
+      assert.deepEqual(framework.filterNode(state, pod(), node), {
+        code: Code.Error,
+        reasons: ['plugin Broken threw at Filter: boom'],
+        plugin: 'Broken',
+        stage: 'Filter',
+      });
+    });
+  });
+
   describe('Score: totals are the sum of normalized score × weight', () => {
     // Spread (weight 2) normalizes 10/50/30 to 20/100/60; Balance (weight 1) is taken raw.
     //   n0: 20×2 + 90 = 130   n1: 100×2 + 0 = 200   n2: 60×2 + 70 = 190
@@ -453,6 +493,91 @@ describe('engine/framework/runtime', () => {
     });
   });
 
+  describe('verdicts and raw scores of plugins with a key are remembered per node until the node changes', () => {
+    /** A filter rejecting `nodes` and a scorer counting pods, both keyed by the pod's "shape" label; calls are counted. */
+    function keyed(rejected: string[], verdict: Status = unschedulable('too small')) {
+      const calls = { filter: 0, score: 0 };
+      const shape = (p: { pod: { metadata: { labels?: Record<string, string> } } }) => p.pod.metadata.labels?.['shape'] ?? '';
+      const filter: FilterPlugin = {
+        name: 'KeyedFilter',
+        filter: (_s, _p, node) => (calls.filter++, rejected.includes(node.name) ? verdict : SUCCESS),
+        filterKey: (_s, p) => shape(p),
+      };
+      const score: ScorePlugin = { name: 'KeyedScore', score: (_s, _p, node) => (calls.score++, node.pods.length), scoreKey: (_s, p) => shape(p) };
+      return { calls, framework: frameworkOf([filter, score]) };
+    }
+    const shaped = (name: string, shape: string) => makePod(name).labels({ shape }).info;
+
+    it('asks once per node and key; a node changed since is asked again, and decides as a fresh cycle would', () => {
+      const { calls, framework } = keyed(['n0']);
+      const snapshot = clusterOf(4);
+      const first = success(framework.scheduleOne(new CycleState(), shaped('a', 'small'), snapshot));
+      assert.deepEqual(calls, { filter: 4, score: 3 });
+      const again = success(framework.scheduleOne(new CycleState(), shaped('b', 'small'), snapshot));
+      assert.deepEqual(calls, { filter: 4, score: 3 }, 'same key, nothing changed: nothing asked');
+      assert.deepEqual(again.diagnosis.rejections, first.diagnosis.rejections);
+      const byNode = (r: ScheduleResult) => [...r.diagnosis.scores].sort((a, b) => a.node.localeCompare(b.node));
+      assert.deepEqual(byNode(again), byNode(first), 'the same scores (ties fall where the random source says)');
+      snapshot.get('n2')?.addPod(makePod('what-if').info);
+      const changed = success(framework.scheduleOne(new CycleState(), shaped('c', 'small'), snapshot));
+      assert.deepEqual(calls, { filter: 5, score: 4 }, 'n2 changed: only n2 asked');
+      assert.equal(changed.diagnosis.scores.find((r) => r.node === 'n2')?.plugins[0]?.raw, 1);
+      framework.scheduleOne(new CycleState(), shaped('d', 'large'), snapshot);
+      assert.deepEqual(calls, { filter: 9, score: 7 }, 'another key: every node asked');
+    });
+
+    describe('scores summed per node give what scoring plugin by plugin gives', () => {
+      const index = (node: { name: string }) => Number(node.name.slice(1));
+      const table: Array<[what: string, score: (node: { name: string }) => number | Status | never]> = [
+        ['whole scores', (node) => (index(node) * 7) % 10],
+        ['a fraction (totals then added in plugin order)', (node) => (index(node) === 2 ? 33.5 : 10)],
+        ['a score out of range', (node) => (index(node) === 3 ? 150 : 10)],
+        ['an Error', (node) => (index(node) === 1 ? errorStatus('no data') : 10)],
+        ['a throw', (node) => (index(node) === 4 ? throws() : 10)],
+      ];
+      for (const [what, score] of table) {
+        it(what, () => {
+          const run = (keyed: boolean) => {
+            const key = keyed ? { scoreKey: () => 'k' } : {};
+            const plugins: ScorePlugin[] = [
+              { name: 'First', score: (_s, _p, node) => index(node) % 3, ...key },
+              { name: 'Second', score: (_s, _p, node) => score(node), ...key },
+              scores('Normalized', { n1: 4, n2: 2 }, true),
+            ];
+            const framework = frameworkOf(plugins, {}, { First: 2, Second: 3 });
+            const snapshot = clusterOf(6);
+            framework.scheduleOne(new CycleState(), pod(), snapshot);
+            return framework.scheduleOne(new CycleState(), pod(), snapshot);
+          };
+          assert.deepEqual(run(true), run(false));
+        });
+      }
+    });
+
+    it('an Error is never remembered', () => {
+      const { calls, framework } = keyed(['n0'], errorStatus('flaky'));
+      const snapshot = clusterOf(2);
+      framework.scheduleOne(new CycleState(), shaped('a', 'small'), snapshot);
+      framework.scheduleOne(new CycleState(), shaped('b', 'small'), snapshot);
+      assert.equal(calls.filter, 2, 'n0 asked in both cycles (the Error stops each cycle at n0)');
+    });
+
+    it('a snapshot that cannot tell what changed is asked every time', () => {
+      const { calls, framework } = keyed([]);
+      const snapshot = clusterOf(3);
+      const untracked: NodeInfoLister = {
+        list: () => snapshot.list(),
+        get: (name) => snapshot.get(name),
+        havePodsWithAffinity: () => [],
+        havePodsWithRequiredAntiAffinity: () => [],
+        imageNumNodes: () => 0,
+      };
+      framework.scheduleOne(new CycleState(), shaped('a', 'small'), untracked);
+      framework.scheduleOne(new CycleState(), shaped('b', 'small'), untracked);
+      assert.deepEqual(calls, { filter: 6, score: 6 });
+    });
+  });
+
   describe('a plugin that throws becomes an Error status naming it, never a crash', () => {
     const table: Array<[stage: string, plugin: Plugin]> = [
       ['PreFilter', { name: 'Thrower', preFilter: throws } as Plugin],
@@ -469,6 +594,41 @@ describe('engine/framework/runtime', () => {
         assert.equal(result.diagnosis.message, `plugin Thrower threw at ${stage}: boom`);
       });
     }
+  });
+
+  describe('checkNode: one given node judged as a cycle would judge it', () => {
+    const check = (plugins: Plugin[], node = 'n1', nodes = 3) => frameworkOf(plugins).checkNode(new CycleState(), pod(), clusterOf(nodes), node);
+
+    it('runs the filters on that node only and answers Success when they pass', () => {
+      const filter = rejects('Fit', ['n0'], 'Insufficient cpu');
+      assert.deepEqual(check([filter]), SUCCESS);
+      assert.deepEqual(filter.seen, ['n1']);
+    });
+
+    it("gives the first rejection with the plugin's reason", () => {
+      assert.deepEqual(check([rejects('Taints', ['n1'], 'untolerated taint', Code.UnschedulableAndUnresolvable), rejects('Fit', ['n1'], 'Insufficient cpu')]), {
+        code: Code.UnschedulableAndUnresolvable,
+        reasons: ['untolerated taint'],
+        plugin: 'Taints',
+        stage: 'Filter',
+      });
+    });
+
+    it('PreFilter sees the whole snapshot: its rejection, or a subset leaving the node out, is the answer', () => {
+      assert.deepEqual(check([preFilter('Ports', unschedulable('ports in use'))]), { code: Code.Unschedulable, reasons: ['ports in use'], plugin: 'Ports', stage: 'PreFilter' });
+      assert.deepEqual(check([preFilter('Affinity', SUCCESS, ['n2'])]), {
+        code: Code.UnschedulableAndUnresolvable,
+        reasons: ["node(s) didn't satisfy plugin(s) [Affinity]"],
+        plugin: 'Affinity',
+        stage: 'PreFilter',
+      });
+      assert.deepEqual(check([preFilter('Affinity', SUCCESS, ['n1'])]), SUCCESS);
+    });
+
+    it('a node not in the snapshot is unresolvable; a filter that throws is an Error', () => {
+      assert.deepEqual(check([], 'n9'), { code: Code.UnschedulableAndUnresolvable, reasons: ['node "n9" not found'], stage: 'Filter' });
+      assert.equal(check([{ name: 'Broken', filter: throws } as FilterPlugin]).code, Code.Error);
+    });
   });
 
   describe('commit: the best candidates through Reserve → Permit → CheckConflicts → Bind', () => {

@@ -54,6 +54,34 @@ describe('engine/framework/snapshot', () => {
       });
     }
 
+    it('a copy whose node is the same object is refreshed in place; a node updated gets a new copy', () => {
+      const current = sources();
+      const s = new Snapshot([]);
+      s.update(current);
+      const [n1, n2] = [s.get('n1'), s.get('n2')];
+      current[0]?.addPod(makePod('a').hostPort(8080).info);
+      const next = [current[0] as NodeInfo, (current[1] as NodeInfo).withNode(makeNode('n2').labels({ x: 'y' }).obj), current[2] as NodeInfo];
+      assert.equal(s.update(next), 2);
+      assert.equal(s.get('n1'), n1, 'n1: the same object');
+      assert.deepEqual([n1?.pods, n1?.requested, n1?.usedPorts.size, n1?.generation], [next[0]?.pods, next[0]?.requested, 1, next[0]?.generation]);
+      assert.notEqual(n1?.pods, next[0]?.pods, 'its own pod list');
+      assert.notEqual(s.get('n2'), n2, 'n2: a new copy');
+    });
+
+    it('told which sources changed, it looks only at those and at its own copies changed since', () => {
+      const current = sources();
+      const s = new Snapshot([]);
+      s.update(current);
+      current[0]?.addPod(makePod('a').info);
+      current[1]?.addPod(makePod('b').info);
+      s.get('n3')?.addPod(makePod('what-if').info);
+      assert.equal(s.update(current, [current[1] as NodeInfo]), 2, 'n2 (told) and n3 (what-if) copied');
+      assert.deepEqual(s.list().map((n) => n.pods.length), [0, 1, 0], 'n1 changed untold: left as it was');
+      assert.equal(s.update([...current], [current[1] as NodeInfo]), 1, 'another list than the last update: every node compared, n1 copied');
+      current[2]?.addPod(makePod('c').info);
+      assert.equal(s.update(current, [nodeInfoOf(makeNode('n3'))]), 1, 'a changed source not in the list: every node compared');
+    });
+
     it('derived lists follow the update', () => {
       const anti = makePod('anti').requirePods('podAntiAffinity', { labelSelector: {}, topologyKey: 'kubernetes.io/hostname' });
       const current = [nodeInfoOf(makeNode('n1').image(['nginx:1'], 100)), nodeInfoOf(makeNode('n2'))];
@@ -64,6 +92,39 @@ describe('engine/framework/snapshot', () => {
       const n2 = current[1]?.withNode(makeNode('n2').image(['nginx:1'], 100).obj);
       s.update([current[0] as NodeInfo, n2 as NodeInfo]);
       assert.deepEqual([names(s.havePodsWithAffinity()), names(s.havePodsWithRequiredAntiAffinity()), s.imageNumNodes('nginx:1')], [['n2'], ['n2'], 2]);
+    });
+  });
+
+  describe('changedSince tells the positions changed after a mark', () => {
+    const setup = () => {
+      const current = [nodeInfoOf(makeNode('n1')), nodeInfoOf(makeNode('n2')), nodeInfoOf(makeNode('n3'))];
+      const s = new Snapshot([]);
+      s.update(current);
+      return { current, s, mark: s.changeMark() };
+    };
+    const table: Array<[what: string, change: (current: NodeInfo[], s: Snapshot) => void, changed: number[] | undefined]> = [
+      ['nothing', () => undefined, []],
+      ['a source copied again', (current, s) => (current[2]?.addPod(makePod('a').info), s.update(current)), [2]],
+      ['a copy changed in place (what-if), twice', (_, s) => (s.get('n2')?.addPod(makePod('a').info), s.get('n2')?.addPod(makePod('b').info)), [1, 1]],
+      ['the list rebuilt: cannot tell', (current, s) => s.update([...current].reverse()), undefined],
+      ['invalidated: cannot tell', (_, s) => s.invalidate(), undefined],
+    ];
+    for (const [what, change, changed] of table) {
+      it(what, () => {
+        const { current, s, mark } = setup();
+        change(current, s);
+        assert.deepEqual(s.changedSince(mark), changed);
+        assert.deepEqual(s.changedSince(s.changeMark()), [], 'nothing after the latest mark');
+      });
+    }
+
+    it('a NodeInfo another snapshot watches makes the changes untold', () => {
+      const shared = [nodeInfoOf(makeNode('n1'))];
+      const first = new Snapshot(shared);
+      const second = new Snapshot(shared);
+      const [a, b] = [first.changeMark(), second.changeMark()];
+      shared[0]?.addPod(makePod('a').info);
+      assert.deepEqual([first.changedSince(a), second.changedSince(b)], [[0], undefined]);
     });
   });
 });

@@ -239,6 +239,14 @@ describe('engine/plugins/InterPodAffinity', () => {
       assert.equal(filterAll(plugin, run.state, incoming.info, snapshot.list()).n1, ANTI);
       assert.equal(filterAll(plugin, before, incoming.info, snapshot.list()).n1, 'ok');
     });
+
+    it("a what-if on one cycle's state leaves the counts the next cycle starts from as they were", () => {
+      const snapshot = snapshotOf(nodes(), []);
+      const plugin = build<InterPodAffinity>(factory, snapshot);
+      const run = runFilters(plugin, snapshot, pallet('pallet-1').info);
+      plugin.addPod(run.state, pallet('pallet-1').info, pallet('pallet-0').info, snapshot.get('n1') as NodeInfo);
+      assert.equal(runFilters(plugin, snapshot, pallet('pallet-2').info).verdicts.n1, 'ok');
+    });
   });
 
   describe('one plugin instance across cycles (counts are kept between cycles)', () => {

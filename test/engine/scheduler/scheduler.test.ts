@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
 import { seededRandom } from '../../../src/engine/api/random';
+import { ok, type Result } from '../../../src/engine/api/result';
 import type { Pod } from '../../../src/engine/api/types';
 import { ClusterCache } from '../../../src/engine/cache/cache';
 import type { Binder } from '../../../src/engine/framework/binder';
+import { Registry } from '../../../src/engine/framework/registry';
 import { Framework } from '../../../src/engine/framework/runtime';
 import { errorStatus, SUCCESS } from '../../../src/engine/framework/status';
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
-import { inTreeRegistry } from '../../../src/engine/plugins/registry';
+import { IN_TREE_PLUGINS, inTreeRegistry } from '../../../src/engine/plugins/registry';
 import { Scheduler } from '../../../src/engine/scheduler/scheduler';
 import { makeNode, makePod, type NodeBuilder, type PodBuilder } from '../../builders';
 
@@ -24,8 +26,7 @@ function recordingBinder(refuse: readonly string[] = []): Binder & { bound: Arra
   };
 }
 
-function setup(nodes: NodeBuilder[], pods: PodBuilder[], binder: Binder = recordingBinder()) {
-  const registry = inTreeRegistry();
+function setup(nodes: NodeBuilder[], pods: PodBuilder[], binder: Binder = recordingBinder(), registry = inTreeRegistry()) {
   assert.ok(registry.ok, 'registry builds');
   const framework = Framework.build(registry.value, DEFAULT_PROFILE, { random: seededRandom(1), binder });
   assert.ok(framework.ok, 'default profile builds');
@@ -38,6 +39,19 @@ function setup(nodes: NodeBuilder[], pods: PodBuilder[], binder: Binder = record
 }
 
 const placements = (s: Scheduler) => Object.fromEntries([...s.outcomes].map(([pod, o]) => [pod, o.node ?? null]));
+
+/** The in-tree plugins with their filterKey and scoreKey hidden: nothing is remembered across cycles. */
+function unremembered(): Result<Registry> {
+  const registry = new Registry();
+  for (const { NAME, factory } of IN_TREE_PLUGINS) {
+    registry.register(NAME, (args, handle) => {
+      const built = factory(args, handle);
+      const hidden = new Set<PropertyKey>(['filterKey', 'scoreKey']);
+      return built.ok ? ok(new Proxy(built.value, { get: (plugin, key) => (hidden.has(key) ? undefined : Reflect.get(plugin, key, plugin)) })) : built;
+    });
+  }
+  return ok(registry);
+}
 
 describe('engine/scheduler/scheduler', () => {
   it('places a pod on the least allocated node, and the next one around it', async () => {
@@ -90,6 +104,38 @@ describe('engine/scheduler/scheduler', () => {
     await scheduler.runUntilIdle(clock);
     assert.deepEqual(placements(scheduler), { 'default/mine': 'n1' });
     assert.equal(scheduler.queue.whereIs('uid-default-gated'), 'gated');
+  });
+
+  it('decides every pod as it would without remembering plugin verdicts and scores across cycles', async () => {
+    const zones = ['a', 'b', 'c'];
+    const nodes = Array.from({ length: 24 }, (_, i) => {
+      const node = makeNode(`n${i}`).alloc({ cpu: `${2 + (i % 3)}`, memory: '8Gi', pods: '8' }).labels({ zone: zones[i % 3] as string, disk: i % 4 === 0 ? 'ssd' : 'hdd' });
+      if (i % 5 === 0) node.taint('dedicated', 'gpu');
+      if (i % 7 === 0) node.taint('spot', 'true', 'PreferNoSchedule');
+      if (i % 6 === 0) node.image(['nginx:1.27'], 300 * 1024 * 1024);
+      if (i === 11) node.unschedulable();
+      return node;
+    });
+    const shapes: Array<(p: PodBuilder) => PodBuilder> = [
+      (p) => p.req({ cpu: '500m', memory: '1Gi' }),
+      (p) => p.req({ cpu: '1', memory: '2Gi' }).tolerate({ key: 'dedicated', operator: 'Exists' }),
+      (p) => p.req({ cpu: '250m' }).nodeSelector({ disk: 'ssd' }),
+      (p) => p.req({ cpu: '300m', memory: '512Mi' }).preferNode(10, { key: 'zone', operator: 'In', values: ['b'] }).image('nginx:1.27'),
+      (p) => p.req({ cpu: '100m' }).hostPort(8080),
+      (p) => p.req({ cpu: '100m' }).hostPort(9090).tolerate({ key: 'node.kubernetes.io/unschedulable', operator: 'Exists' }),
+      (p) => p.req({ cpu: '400m' }).preferNode(5, { key: 'disk', operator: 'In', values: ['ssd'] }).tolerate({ key: 'spot', operator: 'Exists' }),
+      (p) => p.req({ cpu: '200m' }).labels({ app: 'web' }).requirePods('podAntiAffinity', { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' }),
+      (p) => p.req({ cpu: '3' }).requireNode({ key: 'zone', operator: 'NotIn', values: ['c'] }),
+    ];
+    const pods = () => Array.from({ length: 90 }, (_, i) => (shapes[(i * 5) % shapes.length] as (p: PodBuilder) => PodBuilder)(makePod(`p${i}`)));
+    const decisions = async (registry: Result<Registry>) => {
+      const { scheduler, clock } = setup(nodes, pods(), recordingBinder(), registry);
+      await scheduler.runUntilIdle(clock);
+      return [...scheduler.outcomes].map(([pod, o]) => [pod, o.node ?? o.diagnosis.message, o.diagnosis.scores]);
+    };
+    const remembered = await decisions(inTreeRegistry());
+    assert.ok(remembered.some(([, node]) => typeof node === 'string' && node.startsWith('0/')), 'some pods fit nowhere');
+    assert.deepEqual(remembered, await decisions(unremembered()));
   });
 
   it('reports a pod with a malformed request instead of queueing it', () => {

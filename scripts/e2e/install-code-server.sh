@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Installs code-server (a full VS Code workbench whose extension host is this machine's Node) into
+# .cache/code-server for the end-to-end tests, without the internet downloads its own install
+# scripts expect (see shared/E2E.md). Idempotent: every step checks its own result first, so a warm
+# run takes seconds and an interrupted run resumes where it stopped.
+set -euo pipefail
+
+VERSION=4.100.3
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+PREFIX="${CODE_SERVER_CACHE:-$ROOT/.cache/code-server}"
+CS="$PREFIX/node_modules/code-server"
+VSCODE="$CS/lib/vscode"
+STAMP="$PREFIX/.complete-$VERSION"
+# code-server writes a default config file on first start; keep it here rather than in ~/.config.
+export CODE_SERVER_CONFIG="$PREFIX/config.yaml"
+
+step() { printf '[install-code-server] %s\n' "$*"; }
+# npm 11 warns about config from the environment it does not know; the warnings are noise here.
+quiet_npm() { npm --no-audit --no-fund --loglevel=error "$@"; }
+
+BIN="$PREFIX/node_modules/.bin/code-server"
+if [ -f "$STAMP" ] && "$BIN" --version 2>/dev/null; then
+  step "code-server $VERSION already installed in $PREFIX"
+  exit 0
+fi
+
+missing=()
+[ -e /usr/include/krb5.h ] || [ -e /usr/include/gssapi/gssapi.h ] || missing+=(libkrb5-dev)
+command -v rg >/dev/null || missing+=(ripgrep)
+command -v chromium >/dev/null || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
+  step "apt-get install ${missing[*]}"
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "missing Debian packages: ${missing[*]} (run as root, or install them first)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq "${missing[@]}" >/dev/null
+else
+  step "Debian packages present (libkrb5-dev ripgrep chromium)"
+fi
+
+mkdir -p "$PREFIX"
+if [ "$(node -p "try{require('$CS/package.json').version}catch{''}")" != "$VERSION" ]; then
+  step "npm install --ignore-scripts code-server@$VERSION (about 300 MB)"
+  [ -f "$PREFIX/package.json" ] || echo '{ "private": true }' >"$PREFIX/package.json"
+  quiet_npm install --prefix "$PREFIX" --ignore-scripts --no-save "code-server@$VERSION"
+else
+  step "code-server@$VERSION package present"
+fi
+
+# Native modules of the VS Code server, built against this Node (node-pty's build calls npx, which
+# waits for a yes unless told).
+if [ ! -f "$VSCODE/node_modules/node-pty/build/Release/pty.node" ]; then
+  step "lib/vscode: npm install --omit=dev --ignore-scripts, then rebuild native modules"
+  (cd "$VSCODE" && quiet_npm install --omit=dev --ignore-scripts)
+  (cd "$VSCODE" && npm_config_yes=true quiet_npm rebuild kerberos node-pty @vscode/spdlog native-watchdog @parcel/watcher @vscode/deviceid)
+else
+  step "lib/vscode native modules built"
+fi
+
+# @vscode/ripgrep would download its binary; Debian's is the same tool.
+RG="$VSCODE/node_modules/@vscode/ripgrep/bin/rg"
+if [ ! -x "$RG" ]; then
+  step "ripgrep: $RG -> /usr/bin/rg"
+  mkdir -p "$(dirname "$RG")"
+  ln -sf "$(command -v rg)" "$RG"
+fi
+
+# The links code-server's postinstall would make.
+link() { # target name dir
+  if [ ! -e "$3/$2" ]; then step "ln -s $1 $3/$2"; ln -s "$1" "$3/$2"; fi
+}
+link node_modules node_modules.asar "$VSCODE"
+link code-linux.sh code-server "$VSCODE/bin/remote-cli"
+link browser-linux.sh browser.sh "$VSCODE/bin/helpers"
+
+if [ ! -d "$VSCODE/extensions/node_modules" ]; then
+  step "lib/vscode/extensions: npm install --omit=dev --ignore-scripts"
+  (cd "$VSCODE/extensions" && quiet_npm install --omit=dev --ignore-scripts)
+else
+  step "built-in extensions' dependencies present"
+fi
+
+if ! (cd "$CS" && node -e "require('argon2')" 2>/dev/null); then
+  step "npm rebuild argon2"
+  (cd "$PREFIX" && npm_config_yes=true quiet_npm rebuild argon2)
+else
+  step "argon2 loads"
+fi
+
+step "code-server --version"
+"$BIN" --version
+touch "$STAMP"

@@ -1,0 +1,80 @@
+// What `podplan plan` and `podplan serve-planner` share: the workspace read from the paths given,
+// and the planning framework of the pod-set profile (--profile, else the workspace's profile for the
+// pod-set scheduler, else the default one), every problem as a located line.
+import { seededRandom } from '../engine/api/random';
+import { mergeProfile, type Profile } from '../engine/framework/profile';
+import { podSetFramework, type PodSetFramework } from '../engine/planner/plugin';
+import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset';
+import type { TriggerSpec } from '../engine/planner/trigger';
+import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
+import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
+import { profileInput, readProfile, readWorkspace, type ProfileInput } from './input';
+import type { CliIO } from './io';
+import { readTrigger } from '../engine/planner/trigger';
+
+export interface Planning {
+  readonly workspace: WorkspaceModel;
+  readonly planning: PodSetFramework;
+  /** The workspace's triggers as the engine reads them, each checked. */
+  readonly triggers: readonly TriggerSpec[];
+}
+
+export interface PlanningInput {
+  readonly value?: Planning;
+  readonly errors: readonly string[];
+  readonly warnings: readonly string[];
+}
+
+export function triggerSpec(t: ScheduleTriggerManifest): TriggerSpec {
+  return { name: t.name, namespace: t.namespace, podSet: t.podSet, state: t.state, labels: t.labels, dependsOn: t.dependsOn, ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}) };
+}
+
+/** A trigger the engine cannot use (a quiet time that does not parse, a bad planner label), at its field. */
+function triggerError(located: Located<ScheduleTriggerManifest>): string | undefined {
+  const read = readTrigger(triggerSpec(located.value));
+  if (read.ok) return undefined;
+  const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
+  return `${range.file}:${range.start.line}:${range.start.column}: error: ${read.error.message}`;
+}
+
+/**
+ * The planning input of a command's `paths`, `--profile` and `--seed`, warnings and errors printed
+ * to stderr; undefined when there were errors (the command exits 2).
+ */
+export async function loadPlanning(command: string, paths: readonly string[], values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed)) {
+    io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
+    return undefined;
+  }
+  const input = await readPlanning(paths, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
+  for (const w of input.warnings) io.stderr(`${w}\n`);
+  for (const e of input.errors) io.stderr(`${e}\n`);
+  return input.value;
+}
+
+async function readPlanning(paths: readonly string[], options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {
+  const workspace = await readWorkspace(paths, io);
+  const fromFile = options.profile !== undefined ? await readProfile(options.profile, io, POD_SET_SCHEDULER_NAME) : undefined;
+  const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
+  const warnings = [...workspace.warnings, ...(fromFile?.warnings ?? [])];
+  if (!workspace.value || errors.length > 0) return { errors, warnings };
+  for (const t of workspace.value.triggers) {
+    const error = triggerError(t);
+    if (error) errors.push(error);
+  }
+  let chosen: ProfileInput | undefined = fromFile?.value;
+  if (options.profile === undefined) {
+    const own = workspace.value.profiles.find((p) => p.value.profiles.some((q) => q.schedulerName === POD_SET_SCHEDULER_NAME));
+    if (own) {
+      const input = profileInput(own, POD_SET_SCHEDULER_NAME);
+      chosen = input.value;
+      warnings.push(...input.warnings);
+    }
+  }
+  const profile: Profile = chosen ? mergeProfile(DEFAULT_PROFILE, chosen.profile) : DEFAULT_PROFILE;
+  const planning = podSetFramework(profile, { random: seededRandom(options.seed) });
+  if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
+  if (errors.length > 0 || !planning.ok) return { errors, warnings };
+  return { value: { workspace: workspace.value, planning: planning.value, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
+}

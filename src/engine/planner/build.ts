@@ -1,0 +1,145 @@
+// Building a pod set's Plan: the planner chosen for the set places its pending pods on the cluster
+// (its bound pods stay where they are), a gang places all or nothing, and the plan records who made
+// it, from what, and why each pod left out could not be placed.
+import { err, ok, type Result } from '../api/result';
+import { podKey, type Labels, type Pod } from '../api/types';
+import { podInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
+import type { Framework } from '../framework/runtime';
+import { applyGang } from './gang';
+import { GREEDY, greedy } from './greedy';
+import { snapshotHash } from './hash';
+import { optimize } from './optimize';
+import type { Plan, PlanAssignment, UnplacedPod } from './plan';
+import { OBJECTIVES, type Objective, type Planner } from './planner';
+import type { PodSetFramework } from './plugin';
+import { podSetKey, type PodSet } from './podset';
+
+export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize].map((p) => [p.name, p]));
+export const DEFAULT_PLANNER = GREEDY;
+export const DEFAULT_OBJECTIVE: Objective = 'pack';
+
+/** On a ScheduleTrigger (or the set's pods): which planner plans the set. Podplan's addition. */
+export const PLANNER_LABEL = 'planner.ciena.io/planner';
+/** On a ScheduleTrigger (or the set's pods): the set is a gang of at least this many pods. Podplan's addition. */
+export const MIN_MEMBER_LABEL = 'planner.ciena.io/min-member';
+
+export interface PlanSettings {
+  /** A name in PLANNERS; DEFAULT_PLANNER when not given. */
+  readonly planner?: string;
+  readonly objective?: Objective;
+  /** A gang: nothing is placed unless at least this many members are (bound members count). */
+  readonly minMember?: number;
+  /** The ScheduleTrigger that asked, recorded on the plan. */
+  readonly trigger?: string;
+  /** Pod key → the only nodes that pod may go to. */
+  readonly eligible?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export interface PlanInput {
+  readonly podSet: PodSet;
+  /** The cluster: nodes and the pods bound to them (the set's bound members among them). */
+  readonly snapshot: NodeInfoLister;
+  /** The planning framework (planningFramework in ./plugin). */
+  readonly framework: Framework;
+  /** Injected clock, ms since the epoch. */
+  readonly now: number;
+}
+
+/** A label whose value cannot be used, and why. */
+export interface LabelError {
+  readonly label: string;
+  readonly message: string;
+}
+
+/** Settings read from labels (a trigger's, else the set's pods'): planner and gang size; bad values are errors naming the label. */
+export function settingsFromLabels(labels: readonly (Labels | undefined)[]): Result<PlanSettings, LabelError> {
+  const find = (key: string) => labels.map((l) => l?.[key]).find((v) => v !== undefined);
+  const planner = find(PLANNER_LABEL);
+  if (planner !== undefined && !PLANNERS.has(planner)) return err({ label: PLANNER_LABEL, message: unknownPlanner(planner, `label ${PLANNER_LABEL}`) });
+  const minMember = find(MIN_MEMBER_LABEL);
+  if (minMember !== undefined && !/^[1-9][0-9]*$/.test(minMember)) {
+    return err({ label: MIN_MEMBER_LABEL, message: `label ${MIN_MEMBER_LABEL}: "${minMember}" is not a whole number of at least 1` });
+  }
+  return ok({ ...(planner !== undefined ? { planner } : {}), ...(minMember !== undefined ? { minMember: Number(minMember) } : {}) });
+}
+
+/** The profile's defaults for its pod sets (PodSetPlanner args). */
+export interface PlanDefaults {
+  readonly planner?: string;
+  readonly objective?: Objective;
+}
+
+/** A set's settings: the first of its labels (its trigger's, then its pods') that says, else the profile's defaults. */
+export function planSettings(defaults: PlanDefaults, labels: readonly (Labels | undefined)[]): Result<PlanSettings, LabelError> {
+  const fromLabels = settingsFromLabels(labels);
+  if (!fromLabels.ok) return fromLabels;
+  const { planner, objective } = defaults;
+  return ok({ ...(planner !== undefined ? { planner } : {}), ...(objective !== undefined ? { objective } : {}), ...fromLabels.value });
+}
+
+export function unknownPlanner(name: string, where: string): string {
+  return `${where}: unknown planner "${name}" (one of ${[...PLANNERS.keys()].join(', ')})`;
+}
+
+export function isObjective(value: unknown): value is Objective {
+  return OBJECTIVES.includes(value as Objective);
+}
+
+export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result<Plan> {
+  const { podSet, snapshot, framework } = input;
+  const name = settings.planner ?? DEFAULT_PLANNER;
+  const planner = PLANNERS.get(name);
+  if (!planner) return err(unknownPlanner(name, 'planner'));
+  if (podSet.pods.length === 0) return err(`pod set ${podSetKey(podSet)} has no pods`);
+  const pending: PodInfo[] = [];
+  for (const pod of podSet.pending) {
+    const info = podInfo(pod);
+    if (!info.ok) return err(info.error);
+    pending.push(info.value);
+  }
+  let result = planner.plan({ pods: pending, snapshot, framework, objective: settings.objective ?? DEFAULT_OBJECTIVE, ...(settings.eligible ? { eligible: settings.eligible } : {}) });
+  if (settings.minMember !== undefined) {
+    result = applyGang(result, podSetKey(podSet), settings.minMember, { profile: framework.profileName, nodesTotal: snapshot.list().length }, podSet.bound.length);
+  }
+  const assignments: PlanAssignment[] = [
+    ...podSet.bound.map((p) => ({ pod: p.metadata.name, node: p.spec.nodeName as string })),
+    ...result.placed.map(({ pod, node, diagnosis }) => ({ pod: pod.pod.metadata.name, node, ...(diagnosis ? { diagnosis } : {}) })),
+  ];
+  const unplaced: UnplacedPod[] = result.unplaced.map(({ pod, message, diagnosis }) => ({ pod: pod.pod.metadata.name, message, diagnosis }));
+  const cluster = snapshot.list();
+  const pods: Pod[] = cluster.flatMap((n) => n.pods.map((p) => p.pod));
+  const onNodes = new Set(pods.map(podKey));
+  return ok({
+    podSet: podSet.name,
+    namespace: podSet.namespace,
+    ...(settings.trigger !== undefined ? { trigger: settings.trigger } : {}),
+    planner: planner.name,
+    profile: framework.profileName,
+    assignments,
+    unplaced,
+    createdAt: input.now,
+    snapshotHash: snapshotHash(
+      cluster.map((n) => n.node),
+      [...pods, ...podSet.pending.filter((p) => !onNodes.has(podKey(p)))],
+    ),
+  });
+}
+
+/** What a plan is asked for beside the set and the cluster: the set's trigger, and settings over every other. */
+export interface PodSetPlanOptions {
+  /** The set's ScheduleTrigger: its labels say first, its name is recorded on the plan. */
+  readonly trigger?: { readonly name: string; readonly labels?: Labels };
+  /** Over the labels' and the profile's settings (a planner chosen on the command line). */
+  readonly override?: PlanSettings;
+}
+
+/**
+ * A set planned with a profile's planning framework (podSetFramework in ./plugin): the settings of
+ * its trigger's labels, else its pods', else the profile's PodSetPlanner args, `override` over them.
+ */
+export function planPodSet(planning: PodSetFramework, input: Omit<PlanInput, 'framework'>, options: PodSetPlanOptions = {}): Result<Plan> {
+  const { trigger, override } = options;
+  const settings = planSettings(planning.args, [trigger?.labels, ...input.podSet.pods.map((p) => p.metadata.labels)]);
+  if (!settings.ok) return err(settings.error.message);
+  return buildPlan({ ...input, framework: planning.framework }, { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override });
+}

@@ -1,0 +1,299 @@
+// The optimizing planner: places as many pods as it can (by priority), then uses as few nodes as
+// it can (pack) or keeps the busiest node as low as it can (balance), with every filter plugin of
+// the profile deciding what fits.
+//
+//   1. construction: pods by priority, most constrained first (fewest nodes to go to), then the
+//      largest first (first-fit decreasing); each to the tightest open node, or to the best node
+//      to open (pack), or to the node left least loaded (balance). When that leaves pods out, the
+//      smallest first too, and the greedy plan itself, and the best of the three is kept;
+//   2. repair: a pod left out takes a node after the set's pods in its way move elsewhere;
+//   3. improvement: empty the least used nodes into the others (pack), or move pods off the
+//      busiest node (balance);
+//   4. small sets: an exact branch and bound from there, which proves the optimum when it ends;
+//   5. replay in queue order, the order the scheduler will carry the plan out, so every placement
+//      holds for the pods placed before it; a pod whose node no longer holds at its turn is placed
+//      again, and pods that fit only once later pods are placed (pod affinity) are retried;
+//   6. the greedy plan is kept when it is still better: never worse than greedy.
+//
+// Search effort is counted in work units (a node looked at, a filter run), never in time, so a
+// plan is the same on every machine.
+import type { PodInfo } from '../framework/node-info';
+import { exactSearch } from './exact';
+import { greedy } from './greedy';
+import { planningState, queueOrder, type Placement, type Planner, type PlannerResult, type PlanRequest, type Unplaced } from './planner';
+import { compareQuality, quality } from './quality';
+import { Search, UNPLACED } from './search';
+
+export const OPTIMIZE = 'optimize';
+
+/** Work allowed for repair and for improvement each, per pod and node of the request (in node looks). */
+const WORK_PER_ITEM = 4000;
+/** Sets up to this many pods get the exact search too. */
+export const EXACT_MAX_PODS = 40;
+/** How far the exact search in the planner may go (in filter runs). */
+const EXACT_BUDGET = 20_000;
+/** How many nodes repair tries to clear for one pod. */
+const REPAIR_TARGETS = 8;
+
+export const optimize: Planner = {
+  name: OPTIMIZE,
+  plan(request) {
+    const baseline = greedy.plan(request);
+    const search = constructed(request, baseline);
+    const budget = WORK_PER_ITEM * (request.pods.length + search.nodeCount);
+    repair(search, search.work + budget);
+    improve(search, search.work + budget);
+    let planned = replay(request, targetsOf(search));
+    if (request.pods.length <= EXACT_MAX_PODS) {
+      const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
+      if (exact.improved) planned = replay(request, exact.targets);
+    }
+    return compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
+  },
+};
+
+/**
+ * Where the search starts: the construction in first-fit-decreasing order; when that leaves pods
+ * out, also smallest first (more pods fit) and the greedy plan itself (spreading can fit more still,
+ * resources left over on every node), whichever is best.
+ */
+function constructed(request: PlanRequest, baseline: PlannerResult): Search {
+  const order = constructionOrder(request, 'largest');
+  const decreasing = new Search(order, request);
+  construct(decreasing);
+  if (!decreasing.at.includes(UNPLACED)) return decreasing;
+  const increasing = new Search(constructionOrder(request, 'smallest'), request);
+  construct(increasing);
+  const fromBaseline = new Search(order, request);
+  const index = new Map(order.map((pod, i) => [pod, i]));
+  // Greedy's placement holds in its own order: it is taken as it is.
+  for (const { pod, node } of baseline.placed) fromBaseline.place(index.get(pod) as number, fromBaseline.whatIf.indexOf(node) as number);
+  const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
+  const starts = [decreasing, increasing, fromBaseline].map((s) => ({ search: s, quality: quality(request, placedBy(s)) }));
+  starts.sort((a, b) => compareQuality(a.quality, b.quality, request.objective));
+  return (starts[0] as { search: Search }).search;
+}
+
+/** Priority first; then pods with fewer nodes to go to; then by size (`first`); then queue order. */
+function constructionOrder(request: PlanRequest, first: 'largest' | 'smallest'): PodInfo[] {
+  const queued = queueOrder(request.framework, request.pods);
+  const probe = new Search(queued, request);
+  const keys = queued.map((pod, i) => {
+    const prepared = probe.feasibility.prepare(pod);
+    let candidates = 0;
+    if (!prepared.stopped) for (let n = 0; n < probe.nodeCount; n++) if (prepared.allowed[n] && probe.feasibility.hasRoom(pod, n)) candidates++;
+    return { i, priority: probe.priority[i] as number, candidates, size: probe.size(i) };
+  });
+  const bySize = first === 'largest' ? (a: { size: number }, b: { size: number }) => b.size - a.size : (a: { size: number }, b: { size: number }) => a.size - b.size;
+  keys.sort((a, b) => b.priority - a.priority || a.candidates - b.candidates || bySize(a, b) || a.i - b.i);
+  return keys.map((k) => queued[k.i] as PodInfo);
+}
+
+function construct(search: Search): void {
+  for (let pod = 0; pod < search.pods.length; pod++) {
+    const node = search.choose(pod);
+    if (node !== UNPLACED) search.place(pod, node);
+  }
+}
+
+/**
+ * Each pod left out, highest priority first: placed directly if the moves since made room, else
+ * on a node cleared for it: the set's pods there (of no higher priority, smallest first) are moved
+ * out until it fits, then placed elsewhere. Kept when every moved pod found a place, or when the
+ * ones that did not have a lower priority than the pod that took their place.
+ */
+function repair(search: Search, limit: number): void {
+  const left = [...search.pods.keys()].filter((p) => search.at[p] === UNPLACED);
+  for (const pod of left) {
+    if (search.work > limit) return;
+    const node = search.choose(pod);
+    if (node !== UNPLACED) search.place(pod, node);
+    else clearNodeFor(search, pod);
+  }
+}
+
+function clearNodeFor(search: Search, pod: number): boolean {
+  const info = search.pods[pod] as PodInfo;
+  const prepared = search.feasibility.prepare(info);
+  if (prepared.stopped) return false;
+  const priority = search.priority[pod] as number;
+  const movable = (node: number) => (search.setPodsOn[node] as number[]).filter((p) => (search.priority[p] as number) <= priority);
+  const targets: Array<{ node: number; load: number }> = [];
+  for (let n = 0; n < search.nodeCount; n++) {
+    if (!prepared.allowed[n] || !roomWithout(search, pod, n, movable(n))) continue;
+    const load = movable(n).reduce((sum, p) => sum + search.size(p), 0);
+    if (load > 0) targets.push({ node: n, load });
+  }
+  targets.sort((a, b) => a.load - b.load || a.node - b.node);
+  for (const { node } of targets.slice(0, REPAIR_TARGETS)) {
+    const moved: number[] = [];
+    for (const victim of movable(node).sort((a, b) => search.size(a) - search.size(b) || a - b)) {
+      if (search.feasibility.hasRoom(info, node)) break;
+      search.remove(victim);
+      moved.push(victim);
+    }
+    if (!search.feasibility.fits(info, node)) {
+      for (const victim of moved) search.place(victim, node);
+      continue;
+    }
+    search.place(pod, node);
+    const rehomed: number[] = [];
+    const homeless: number[] = [];
+    for (const victim of [...moved].sort((a, b) => search.size(b) - search.size(a) || a - b)) {
+      const target = search.choose(victim);
+      if (target === UNPLACED) homeless.push(victim);
+      else {
+        search.place(victim, target);
+        rehomed.push(victim);
+      }
+    }
+    if (homeless.every((v) => (search.priority[v] as number) < priority)) return true;
+    for (const victim of rehomed) search.remove(victim);
+    search.remove(pod);
+    for (const victim of moved) search.place(victim, node);
+  }
+  return false;
+}
+
+/** Whether the pod's requests would fit on the node with `movable` gone (cpu, memory, pod count). */
+function roomWithout(search: Search, pod: number, node: number, movable: readonly number[]): boolean {
+  const info = search.node(node);
+  const r = (search.pods[pod] as PodInfo).requests;
+  let cpu = info.requested.milliCPU;
+  let memory = info.requested.memory;
+  for (const p of movable) {
+    cpu -= (search.pods[p] as PodInfo).requests.milliCPU;
+    memory -= (search.pods[p] as PodInfo).requests.memory;
+  }
+  return (
+    info.pods.length - movable.length + 1 <= info.allocatable.allowedPodNumber &&
+    r.milliCPU <= info.allocatable.milliCPU - cpu &&
+    r.memory <= info.allocatable.memory - memory
+  );
+}
+
+/** Pack: empty nodes into the other nodes the set uses; balance: move pods off the busiest node. */
+function improve(search: Search, limit: number): void {
+  if (search.objective === 'pack') emptyNodes(search, limit);
+  else flattenPeak(search, limit);
+}
+
+/** The set's pods on a node, as shares of the cluster: what it takes to empty it. */
+function setLoad(search: Search, node: number): number {
+  return (search.setPodsOn[node] as number[]).reduce((sum, p) => sum + search.size(p), 0);
+}
+
+/**
+ * Nodes holding the set's pods, least loaded first: the set's pods on each are taken off and placed
+ * again, largest first, on the other nodes the set uses; kept when they all find a place (one node
+ * fewer), else undone. Passes repeat while one empties a node.
+ */
+function emptyNodes(search: Search, limit: number): void {
+  for (let progress = true; progress; ) {
+    progress = false;
+    const used = [...search.setPodsOn.keys()].filter((n) => (search.setPodsOn[n] as number[]).length > 0);
+    const load = new Map(used.map((n) => [n, setLoad(search, n)]));
+    used.sort((a, b) => (load.get(a) as number) - (load.get(b) as number) || a - b);
+    for (const node of used) {
+      if (search.work > limit) return;
+      if (emptyNode(search, node)) progress = true;
+    }
+  }
+}
+
+function emptyNode(search: Search, node: number): boolean {
+  const moving = [...(search.setPodsOn[node] as number[])].sort((a, b) => search.size(b) - search.size(a) || a - b);
+  const elsewhere = (n: number) => n !== node && (search.setPodsOn[n] as number[]).length > 0;
+  // Most nodes cannot be emptied: their requests alone say so, before any plugin runs.
+  search.scanned += moving.length * search.nodeCount;
+  if (!search.couldHold(moving, elsewhere)) return false;
+  for (const pod of moving) search.remove(pod);
+  const moved: number[] = [];
+  for (const pod of moving) {
+    const target = search.choose(pod, elsewhere);
+    if (target === UNPLACED) break;
+    search.place(pod, target);
+    moved.push(pod);
+  }
+  if (moved.length === moving.length) return true;
+  for (const pod of moved) search.remove(pod);
+  for (const pod of moving) search.place(pod, node);
+  return false;
+}
+
+/** Moves a set pod off the busiest node while that lowers the busiest of the two nodes. */
+function flattenPeak(search: Search, limit: number): void {
+  for (let progress = true; progress; ) {
+    progress = false;
+    if (search.work > limit) return;
+    let busiest = UNPLACED;
+    for (let n = 0; n < search.nodeCount; n++) {
+      if ((search.setPodsOn[n] as number[]).length > 0 && (busiest === UNPLACED || search.peak(n) > search.peak(busiest))) busiest = n;
+    }
+    if (busiest === UNPLACED) return;
+    const before = search.peak(busiest);
+    for (const pod of [...(search.setPodsOn[busiest] as number[])]) {
+      search.remove(pod);
+      const target = search.choose(pod, (n) => n !== busiest);
+      if (target !== UNPLACED && search.peak(target, pod) < before) {
+        search.place(pod, target);
+        progress = true;
+        break;
+      }
+      search.place(pod, busiest);
+    }
+  }
+}
+
+/** Each placed pod's node name. */
+function targetsOf(search: Search): Map<PodInfo, string> {
+  const targets = new Map<PodInfo, string>();
+  search.pods.forEach((pod, i) => {
+    const node = search.at[i] as number;
+    if (node !== UNPLACED) targets.set(pod, search.node(node).name);
+  });
+  return targets;
+}
+
+/**
+ * The placement carried out in queue order on a fresh copy: each pod to its target when it still
+ * fits there at its turn, else to the best node then; pods left out are retried while a pass
+ * places one (as the scheduler retries them); the rest get the diagnosis of a scheduling cycle.
+ */
+export function replay(request: PlanRequest, targets: ReadonlyMap<PodInfo, string>): PlannerResult {
+  const search = new Search(queueOrder(request.framework, request.pods), request);
+  const placed: Placement[] = [];
+  const place = (pod: number, node: number) => {
+    search.place(pod, node);
+    placed.push({ pod: search.pods[pod] as PodInfo, node: search.node(node).name });
+  };
+  let waiting: number[] = [];
+  search.pods.forEach((pod, i) => {
+    const target = targets.get(pod);
+    const node = target === undefined ? undefined : search.whatIf.indexOf(target);
+    if (node !== undefined && search.feasibility.fits(pod, node)) place(i, node);
+    else waiting.push(i);
+  });
+  for (let progress = true; progress && waiting.length > 0; ) {
+    progress = false;
+    const still: number[] = [];
+    for (const pod of waiting) {
+      const node = search.choose(pod);
+      if (node === UNPLACED) still.push(pod);
+      else {
+        place(pod, node);
+        progress = true;
+      }
+    }
+    waiting = still;
+  }
+  const unplaced: Unplaced[] = [];
+  for (const i of waiting) {
+    const pod = search.pods[i] as PodInfo;
+    const cycle = request.framework.scheduleOne(planningState(pod, request.eligible), pod, search.whatIf.snapshot);
+    // The cycle asks the same filters as `choose`, so it finds no node either; if it ever did, the pod goes there.
+    if (cycle.ok) place(i, search.whatIf.indexOf(cycle.suggestedHost) as number);
+    else unplaced.push({ pod, diagnosis: cycle.diagnosis, message: cycle.diagnosis.message ?? '' });
+  }
+  return { placed, unplaced };
+}

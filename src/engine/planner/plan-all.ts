@@ -1,0 +1,160 @@
+// Planning every ScheduleTrigger of a workspace (or a cluster snapshot) to the fixpoint: a trigger
+// with spec.dependsOn is planned only once what it names is complete (every pod placed) or, with
+// requireReady, its pods are Ready; each plan is assumed on the cluster before the next, so a set
+// planned later sees the pods planned before it. The Reconciler decides the order and ends what can
+// never proceed with a clear status (a dependency not found, failed, never ready, or a cycle).
+import { err, ok, type Result } from '../api/result';
+import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
+import { podInfo } from '../framework/node-info';
+import { Snapshot } from '../framework/snapshot';
+import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
+import { nodeId, parseNodeId, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
+import { planPodSet, type PlanSettings } from './build';
+import { schedulePlanName } from './name';
+import type { Plan } from './plan';
+import type { PodSetFramework } from './plugin';
+import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from './podset';
+import { readTrigger, triggerKey, type TriggerSpec } from './trigger';
+import { WhatIf } from './what-if';
+
+export const POD_SET_KIND = 'PodSet';
+export const SCHEDULE_PLAN_KIND = 'SchedulePlan';
+
+export interface WorkspaceInput {
+  /** Nodes, and pods bound or not: the sets' pods among them. */
+  readonly cluster: ClusterSnapshot;
+  readonly triggers: readonly TriggerSpec[];
+  /** SchedulePlans already written, which a trigger may depend on. */
+  readonly plans?: readonly Plan[];
+  readonly planning: PodSetFramework;
+  /** Injected clock, ms since the epoch: every plan's createdAt. */
+  readonly now: number;
+  /** Settings over every trigger's own (a planner chosen on the command line). */
+  readonly override?: PlanSettings;
+  /** Plans made at once at most (the Reconciler's pool). */
+  readonly poolSize?: number;
+}
+
+export interface TriggerOutcome {
+  readonly trigger: TriggerSpec;
+  /** `ScheduleTrigger/namespace/name`. */
+  readonly id: string;
+  /** Its plan placed every pod. */
+  readonly ready: boolean;
+  /** It could not be planned: a bad trigger, a set without pods, a dependency that failed, was not found, never got ready, or a cycle. */
+  readonly failed: boolean;
+  readonly message?: string;
+  readonly plan?: Plan;
+}
+
+const isReady = (pod: Pod): boolean => Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** Plans every trigger; an error only when the cluster itself cannot be read (a malformed bound pod). */
+export async function planWorkspace(input: WorkspaceInput): Promise<Result<TriggerOutcome[]>> {
+  const base = Snapshot.fromCluster(input.cluster);
+  if (!base.ok) return err(base.error);
+  const working = new WhatIf(base.value);
+  const schedulerName = input.planning.args.schedulerName;
+  const triggerId = (t: TriggerSpec) => nodeId({ kind: TRIGGER_KIND, namespace: t.namespace, name: t.name });
+  const setId = (kind: string, ref: PodSetRef) => nodeId({ kind, namespace: ref.namespace, name: kind === SCHEDULE_PLAN_KIND ? schedulePlanName(ref.namespace, ref.name) : ref.name });
+
+  const descriptors = new Map<string, TriggerDescriptor>();
+  const specs = new Map<string, TriggerSpec>();
+  const owner = new Map<string, TriggerSpec>();
+  for (const t of input.triggers) {
+    const id = triggerId(t);
+    specs.set(id, t);
+    descriptors.set(id, { id, ...(t.dependsOn ? { dependsOn: t.dependsOn } : {}), ...(t.requireReady ? { requireReady: true } : {}) });
+    const set = podSetKey({ namespace: t.namespace, name: t.podSet });
+    if (!owner.has(set)) owner.set(set, t);
+  }
+
+  const plans = new Map<string, Plan>();
+  for (const p of input.plans ?? []) plans.set(setId(SCHEDULE_PLAN_KIND, { namespace: p.namespace, name: p.podSet }), p);
+  const planOfTrigger = new Map<string, Plan>();
+  /** Pods placed by the plans made so far, by key. */
+  const placed = new Set<string>();
+  const members = (ref: PodSetRef) => resolvePodSet(input.cluster.pods, ref, schedulerName).pods;
+
+  const plan = async (descriptor: TriggerDescriptor): Promise<Terminal> => {
+    const spec = specs.get(descriptor.id) as TriggerSpec;
+    const config = readTrigger(spec);
+    if (!config.ok) return failed(config.error.message);
+    const ref = { namespace: spec.namespace, name: spec.podSet };
+    const first = owner.get(podSetKey(ref)) as TriggerSpec;
+    if (first !== spec) return failed(`pod set ${podSetKey(ref)} is planned by ScheduleTrigger ${triggerKey(first)}`);
+    const podSet = resolvePodSet(input.cluster.pods, ref, schedulerName);
+    const built = planPodSet(input.planning, { podSet, snapshot: working.snapshot, now: input.now }, { trigger: spec, override: input.override });
+    if (!built.ok) return failed(built.error);
+    const made = built.value;
+    assume(working, podSet.pending, made);
+    for (const a of made.assignments) placed.add(`${made.namespace}/${a.pod}`);
+    planOfTrigger.set(descriptor.id, made);
+    plans.set(setId(SCHEDULE_PLAN_KIND, ref), made);
+    // What waits on the set or its plan looks again.
+    reconciler.onArrival(setId(POD_SET_KIND, ref), false);
+    reconciler.onArrival(setId(SCHEDULE_PLAN_KIND, ref), false);
+    const total = made.assignments.length + made.unplaced.length;
+    return made.unplaced.length === 0
+      ? terminal(true, `planned all ${total} pods`)
+      : terminal(false, `planned ${made.assignments.length} of ${total} pods; left out: ${made.unplaced.map((u) => u.pod).join(', ')}`);
+  };
+
+  const progress = (id: string): DependencyProgress => {
+    const node = parseNodeId(id);
+    if (!node.ok) return { complete: false, ready: false };
+    const { kind, namespace, name } = node.value;
+    const complete = (p: Plan | undefined) => p !== undefined && p.unplaced.length === 0;
+    const ready = (ref: PodSetRef) => members(ref).length > 0 && members(ref).every(isReady);
+    if (kind === TRIGGER_KIND) {
+      const spec = specs.get(id);
+      return { complete: complete(planOfTrigger.get(id)), ready: spec !== undefined && ready({ namespace, name: spec.podSet }) };
+    }
+    if (kind === POD_SET_KIND) {
+      const pods = members({ namespace, name });
+      return { complete: pods.length > 0 && pods.every((p) => p.spec.nodeName || placed.has(podKey(p))), ready: ready({ namespace, name }) };
+    }
+    if (kind === SCHEDULE_PLAN_KIND) {
+      const p = plans.get(id);
+      return { complete: complete(p), ready: p !== undefined && ready({ namespace: p.namespace, name: p.podSet }) };
+    }
+    return { complete: false, ready: false };
+  };
+
+  const reconciler = new Reconciler(triggerDispatcher(descriptors, { plan, progress }), input.poolSize ? { poolSize: input.poolSize } : {});
+  // Pod sets and plans are data a trigger may wait on: present (so not "not found") but never run.
+  const sets = [...podSetsIn(input.cluster.pods, schedulerName), ...input.triggers.map((t) => ({ namespace: t.namespace, name: t.podSet }))];
+  for (const ref of sets) reconciler.onArrival(setId(POD_SET_KIND, ref), false);
+  for (const ref of [...sets, ...(input.plans ?? []).map((p) => ({ namespace: p.namespace, name: p.podSet }))]) reconciler.onArrival(setId(SCHEDULE_PLAN_KIND, ref), false);
+  reconciler.seed(descriptors.keys());
+  await reconciler.run();
+
+  return ok(
+    input.triggers.map((trigger): TriggerOutcome => {
+      const id = triggerId(trigger);
+      const status = reconciler.status(id) as NodeStatus;
+      const made = planOfTrigger.get(id);
+      return {
+        trigger,
+        id,
+        ready: status.ready,
+        failed: status.failed,
+        ...(status.message !== undefined ? { message: status.message } : {}),
+        ...(made ? { plan: made } : {}),
+      };
+    }),
+  );
+}
+
+/** The plan's new placements on the working copy, so later plans see them. */
+function assume(working: WhatIf, pending: readonly Pod[], plan: Plan): void {
+  const byName = new Map(pending.map((p) => [p.metadata.name, p]));
+  for (const a of plan.assignments) {
+    const pod = byName.get(a.pod);
+    const node = working.indexOf(a.node);
+    if (!pod || node === undefined) continue;
+    // buildPlan has read every pending pod already, so this is ok.
+    const info = podInfo(pod);
+    if (info.ok) working.assume(info.value, node);
+  }
+}

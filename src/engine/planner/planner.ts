@@ -1,0 +1,77 @@
+// The planners' one interface: a pod set's pending pods and the cluster in, where each pod goes (or
+// why it cannot) out. Every planner asks the planning framework's own filter plugins whether a pod
+// fits a node, so a plan honours exactly the constraints the scheduler will check.
+import { CycleState, StateKey } from '../framework/cycle-state';
+import type { Diagnosis } from '../framework/diagnosis';
+import type { NodeInfoLister, PodInfo } from '../framework/node-info';
+import type { Framework } from '../framework/runtime';
+
+/** What a planner minimizes once it has placed all it can: nodes in use, or the load of the busiest node. */
+export type Objective = 'pack' | 'balance';
+export const OBJECTIVES: readonly Objective[] = ['pack', 'balance'];
+
+export interface PlanRequest {
+  /** The pods to place, in any order; planners order them themselves, deterministically. */
+  readonly pods: readonly PodInfo[];
+  /** The cluster as it is; planners work on copies and never change it. */
+  readonly snapshot: NodeInfoLister;
+  /** The planning framework: its filters decide what fits, its pipeline is the greedy baseline. */
+  readonly framework: Framework;
+  readonly objective: Objective;
+  /** Pod key → the only nodes that pod may go to (the nodes a scheduler found eligible for it). */
+  readonly eligible?: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export interface Placement {
+  readonly pod: PodInfo;
+  readonly node: string;
+  /** The cycle that chose the node, when the planner ran one. */
+  readonly diagnosis?: Diagnosis;
+}
+
+export interface Unplaced {
+  readonly pod: PodInfo;
+  /** A scheduling cycle for the pod on the cluster as planned: why no node fits. */
+  readonly diagnosis: Diagnosis;
+  /** The upstream-format message. */
+  readonly message: string;
+}
+
+export interface PlannerResult {
+  /** In the order the scheduler will place them (its queue order), so the plan replays as made. */
+  readonly placed: readonly Placement[];
+  readonly unplaced: readonly Unplaced[];
+}
+
+export interface Planner {
+  readonly name: string;
+  plan(request: PlanRequest): PlannerResult;
+}
+
+/** The plugin that ties the scheduler to the plans (src/engine/planner/plugin.ts). */
+export const PLUGIN_NAME = 'PodSetPlanner';
+
+/** What a planner's own cycles carry: the PodSetPlanner plugin then only applies the node restriction. */
+export interface PlanningCycle {
+  readonly eligible?: ReadonlySet<string>;
+}
+
+export const PLANNING_CYCLE = new StateKey<PlanningCycle>('PodSetPlanner/planning');
+
+/** A fresh CycleState for a planner's what-if cycle of `pod`. */
+export function planningState(pod: PodInfo, eligible: PlanRequest['eligible']): CycleState {
+  const state = new CycleState();
+  const nodes = eligible?.get(pod.key);
+  state.write(PLANNING_CYCLE, nodes ? { eligible: nodes } : {});
+  return state;
+}
+
+/**
+ * The pods in the order the framework's queue releases them (its queueSort plugin), arrival order
+ * being the order given: the order in which the scheduler will carry a plan out.
+ */
+export function queueOrder(framework: Framework, pods: readonly PodInfo[]): PodInfo[] {
+  const queued = pods.map((info, timestamp) => ({ info, timestamp, attempts: 0 }));
+  queued.sort((a, b) => (framework.queueSortLess(a, b) ? -1 : framework.queueSortLess(b, a) ? 1 : a.timestamp - b.timestamp));
+  return queued.map((q) => q.info);
+}

@@ -1,0 +1,23 @@
+// Preview plan: plans a pod set on the workspace's nodes (podplan/previewPlan) and shows it.
+// From a code lens the trigger is given; from the palette the user picks a pod set.
+import { PreviewPlanRequest, type PreviewPlanParams, type TriggerCommandArgs } from '../../protocol';
+import type { Ctx } from '../ctx';
+import { pickPodSet } from '../pick';
+
+export const previewPlan = (ctx: Ctx) => async (args?: TriggerCommandArgs) => {
+  let params: PreviewPlanParams;
+  let title: string;
+  if (args?.trigger) {
+    params = { trigger: args.trigger };
+    title = args.podSet;
+  } else {
+    const set = await pickPodSet(ctx, 'Preview the plan of which pod set?');
+    if (!set) return;
+    params = set.trigger ? { trigger: { namespace: set.namespace, name: set.trigger } } : { podSet: { namespace: set.namespace, name: set.name } };
+    title = set.name;
+  }
+  await ctx.panel.show(`Plan: ${title}`, `Planning ${title}…`, async () => {
+    const result = await ctx.request(PreviewPlanRequest, params);
+    return result.ok ? { type: 'plan', plan: result.value } : { type: 'error', message: result.error };
+  });
+};

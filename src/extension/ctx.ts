@@ -1,0 +1,93 @@
+// The extension's state, handed to every command factory (commands/index.ts): the language client,
+// the output channel, the plan panel and the status bar. The server computes; this only asks.
+import * as vscode from 'vscode';
+import { State, type LanguageClient } from 'vscode-languageclient/node';
+import type { RequestType, RequestType0 } from 'vscode-languageclient';
+import { WorkspaceChangedNotification, WorkspaceSummaryRequest, type WorkspaceSummary } from '../protocol/requests';
+import { createClient } from './client';
+import { PlanPanel } from './panel';
+import { StatusItem } from './status';
+
+export class Ctx implements vscode.Disposable {
+  readonly output: vscode.LogOutputChannel;
+  readonly panel: PlanPanel;
+  private readonly status: StatusItem;
+  private client: LanguageClient | undefined;
+  private readonly clientSubscriptions: vscode.Disposable[] = [];
+
+  constructor(readonly extension: vscode.ExtensionContext) {
+    this.output = vscode.window.createOutputChannel('Podplan', { log: true });
+    this.panel = new PlanPanel(extension.extensionUri);
+    this.status = new StatusItem();
+    extension.subscriptions.push(this, this.output, this.panel, this.status);
+  }
+
+  get trusted(): boolean {
+    return vscode.workspace.isTrusted;
+  }
+
+  async start(): Promise<void> {
+    const client = await createClient(this.extension, this.output);
+    this.client = client;
+    this.clientSubscriptions.push(
+      client.onDidChangeState((e) => {
+        this.status.setState(e.newState === State.Running ? 'running' : e.newState === State.Starting ? 'starting' : 'stopped');
+        // package.json's when-clauses offer the server's commands only while it runs.
+        void vscode.commands.executeCommand('setContext', 'podplan.serverRunning', e.newState === State.Running);
+        if (e.newState === State.Running) void this.refreshSummary();
+      }),
+    );
+    this.status.setState('starting');
+    await client.start();
+    this.clientSubscriptions.push(client.onNotification(WorkspaceChangedNotification, () => void this.refreshSummary()));
+  }
+
+  async stop(): Promise<void> {
+    for (const d of this.clientSubscriptions.splice(0)) d.dispose();
+    const client = this.client;
+    this.client = undefined;
+    if (client) await client.dispose();
+    this.status.setState('stopped');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start();
+  }
+
+  /** The running client; a command started before the server is up (or after it died) says so. */
+  private running(): LanguageClient {
+    if (!this.client || this.client.state !== State.Running) throw new Error('the Podplan language server is not running (see Output → Podplan)');
+    return this.client;
+  }
+
+  // By method name: the client's overloads for typed requests do not infer generic params.
+  request<P, R>(type: RequestType<P, R, void>, params: P): Promise<R> {
+    return this.running().sendRequest<R>(type.method, params);
+  }
+
+  request0<R>(type: RequestType0<R, void>): Promise<R> {
+    return this.running().sendRequest<R>(type.method);
+  }
+
+  /** Converts a server WorkspaceEdit into VS Code's. */
+  workspaceEdit(edit: Parameters<LanguageClient['protocol2CodeConverter']['asWorkspaceEdit']>[0]): Promise<vscode.WorkspaceEdit | undefined> {
+    return this.running().protocol2CodeConverter.asWorkspaceEdit(edit);
+  }
+
+  summary(): Promise<WorkspaceSummary> {
+    return this.request0(WorkspaceSummaryRequest);
+  }
+
+  private async refreshSummary(): Promise<void> {
+    try {
+      this.status.setSummary(await this.summary());
+    } catch (e) {
+      this.output.warn(`workspace summary failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}

@@ -1,0 +1,4 @@
+// The protocol between the language server and its clients (DESIGN.md, Layers: src/protocol).
+export * from './commands';
+export * from './requests';
+export type * from './webview';

@@ -1,0 +1,110 @@
+// Podplan's own LSP requests and notifications (DESIGN.md, Contracts: Protocol). Each method is
+// namespaced `podplan/…`, typed here once, and imported by the server, the VS Code client and any
+// other editor's client. An expected failure (no such trigger, no history) is an `ok: false` result
+// with a message for the user, not a JSON-RPC error.
+import { NotificationType, RequestType, RequestType0, type WorkspaceEdit } from 'vscode-languageserver-protocol';
+import type { Result } from '../engine/api/result';
+import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from './webview';
+
+/** A namespaced object of the workspace; namespace `default` when left out. */
+export interface ObjectRef {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+export interface PreviewPlanParams {
+  /** Plan the pod set of this ScheduleTrigger … */
+  readonly trigger?: ObjectRef;
+  /** … or this pod set (by its label value). One of the two is required. */
+  readonly podSet?: ObjectRef;
+}
+
+/** client → server: plan a pod set now on the workspace's nodes, without changing any file. Stored in the history when it is available. */
+export const PreviewPlanRequest = new RequestType<PreviewPlanParams, Result<PlanView>, void>('podplan/previewPlan');
+
+export interface ExplainPodParams {
+  readonly pod: ObjectRef;
+}
+
+/** client → server: one scheduling cycle for one pod of the workspace, and every node's verdict. */
+export const ExplainPodRequest = new RequestType<ExplainPodParams, Result<PodExplanationView>, void>('podplan/explainPod');
+
+export interface PodSetSummary {
+  readonly namespace: string;
+  readonly name: string;
+  readonly pods: number;
+  /** Pods of the set still to be placed (no spec.nodeName). */
+  readonly pending: number;
+  readonly trigger?: string;
+  readonly state?: string;
+  readonly plan?: string;
+}
+
+export interface WorkspaceSummary {
+  /** Workspace folders, as URIs. */
+  readonly folders: readonly string[];
+  readonly files: number;
+  readonly nodes: number;
+  readonly pods: number;
+  readonly workloads: number;
+  readonly triggers: number;
+  readonly plans: number;
+  /** Scheduler profiles found (schedulerName). */
+  readonly profiles: readonly string[];
+  readonly podSets: readonly PodSetSummary[];
+  readonly problems: { readonly errors: number; readonly warnings: number };
+  /** Whether plan history can be listed, and if not why. */
+  readonly history: { readonly available: boolean; readonly reason?: string };
+}
+
+/** client → server: what the server has read of the workspace (tree views, status bar). */
+export const WorkspaceSummaryRequest = new RequestType0<WorkspaceSummary, void>('podplan/workspaceSummary');
+
+export interface ListHistoryParams {
+  readonly podSet?: string;
+  readonly namespace?: string;
+  /** At most this many entries (default 50). */
+  readonly limit?: number;
+  /** Entries older than this id: the `next` of the previous page. */
+  readonly before?: number;
+}
+
+export interface HistoryPage {
+  readonly entries: readonly HistoryEntryView[];
+  /** Pass back as `before` for the next page; absent on the last page. */
+  readonly next?: number;
+}
+
+/** client → server: stored plans, newest first. */
+export const ListHistoryRequest = new RequestType<ListHistoryParams, Result<HistoryPage>, void>('podplan/listHistory');
+
+export interface OpenPlanParams {
+  readonly id: number;
+}
+
+/** client → server: one stored plan. */
+export const OpenPlanRequest = new RequestType<OpenPlanParams, Result<PlanView>, void>('podplan/openPlan');
+
+export interface ComparePlansParams {
+  readonly from: number;
+  readonly to: number;
+}
+
+/** client → server: how stored plan `to` differs from `from`, pod by pod. */
+export const ComparePlansRequest = new RequestType<ComparePlansParams, Result<PlanDiffView>, void>('podplan/comparePlans');
+
+export interface ScheduleNowParams {
+  readonly trigger: ObjectRef;
+}
+
+export interface ScheduleNowResult {
+  /** Sets the trigger's state to Schedule and writes (or rewrites) its pod set's SchedulePlan. */
+  readonly edit: WorkspaceEdit;
+  readonly plan: PlanView;
+}
+
+/** client → server: what "Schedule now" changes in the workspace; the client applies the edit. */
+export const ScheduleNowRequest = new RequestType<ScheduleNowParams, Result<ScheduleNowResult>, void>('podplan/scheduleNow');
+
+/** server → client: the workspace model changed (after the debounce); views may ask for a new summary. */
+export const WorkspaceChangedNotification = new NotificationType<{ readonly generation: number }>('podplan/workspaceChanged');

@@ -1,0 +1,26 @@
+// Plan history as the server uses it: list, open and compare stored plans, and keep each preview.
+// Backed by src/store (store-history.ts) when it can be opened; otherwise every request says why there
+// is no history.
+import { err, type Result } from '../engine/api/result';
+import type { Plan } from '../engine/planner/plan';
+import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
+import type { PlanDiffView, PlanView } from '../protocol/webview';
+
+export interface History {
+  /** Why there is no history, when there is none. */
+  readonly unavailable?: string;
+  list(params: ListHistoryParams): Result<HistoryPage>;
+  /** A stored plan; `view` turns the stored plan into the view the client renders. */
+  open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView>;
+  compare(from: number, to: number): Result<PlanDiffView>;
+  /** Keeps a preview made with the profile of this hash; its id. */
+  savePreview(plan: Plan, profileHash: string): Result<number>;
+  close(): void;
+}
+
+/** No history: each request answers with the reason. */
+export function noHistory(reason: string): History {
+  const unavailable = `history unavailable: ${reason}`;
+  const no = () => err(unavailable);
+  return { unavailable, list: no, open: no, compare: no, savePreview: no, close: () => undefined };
+}

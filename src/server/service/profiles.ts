@@ -1,0 +1,190 @@
+// Scheduler profiles as the engine runs them: each KubeSchedulerConfiguration profile of the
+// workspace turned into an engine Profile, merged onto upstream's default one, validated and built
+// with the framework, and every problem mapped back to the manifest path it came from.
+import type { Random } from '../../engine/api/random';
+import { seededRandom } from '../../engine/api/random';
+import { mergeProfile, validateProfile, EXTENSION_POINTS as ENGINE_POINTS, type FieldPath, type PluginSet, type Plugins, type Profile } from '../../engine/framework/profile';
+import type { Registry } from '../../engine/framework/registry';
+import { Framework } from '../../engine/framework/runtime';
+import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
+import { ALL_PLUGIN_NAMES } from '../../engine/plugins/names';
+import { inTreeRegistry } from '../../engine/plugins/registry';
+import { podSetPlannerModule } from '../../engine/planner/plugin';
+import { joinPath, type Located, type ProfileManifest, type SchedulerProfileManifest } from '../../manifests';
+import type { Code } from './codes';
+
+// PodSetPlanner too: the planner's profile configures it (its planner and objective).
+const built = inTreeRegistry([podSetPlannerModule()]);
+if (!built.ok) throw new Error(`the in-tree plugin registry is inconsistent: ${built.error}`);
+/** Every plugin Podplan runs. */
+export const REGISTRY: Registry = built.value;
+
+/** A problem in a profile, at a path relative to its configuration document's object. */
+export interface ProfileIssue {
+  readonly code: Code;
+  readonly severity: 'error' | 'warning';
+  readonly path: string;
+  readonly message: string;
+}
+
+export interface ResolvedProfile {
+  readonly schedulerName: string;
+  /** The merged profile the engine runs (upstream's defaults under the user's changes). */
+  readonly profile: Profile;
+  /** Where it is written, when it is; absent for a profile made from the defaults alone. */
+  readonly source?: { readonly config: Located<ProfileManifest>; readonly index: number };
+  readonly issues: readonly ProfileIssue[];
+  /** Built when the profile has no errors; for analysis it scores every node (see analysisFramework). */
+  readonly valid: boolean;
+}
+
+/** An upstream plugin Podplan does not run (volume, DRA, preemption): left out with a warning. */
+const isUnimplemented = (name: string): boolean => (ALL_PLUGIN_NAMES as readonly string[]).includes(name) && !REGISTRY.has(name);
+
+/** Upstream's defaults with the plugins Podplan does not run left out. */
+const DEFAULTS: Profile = { ...DEFAULT_PROFILE, plugins: stripPlugins(DEFAULT_PROFILE.plugins, (name) => !REGISTRY.has(name)).plugins ?? {} };
+
+/** Plugin sets without the names `drop` selects, and for each point the original index of each kept entry. */
+function stripPlugins(plugins: Plugins | undefined, drop: (name: string) => boolean): { plugins?: Plugins; indices: Map<string, number[]> } {
+  const indices = new Map<string, number[]>();
+  if (!plugins) return { indices };
+  const out: Record<string, PluginSet> = {};
+  for (const [point, set] of Object.entries(plugins) as Array<[string, PluginSet | undefined]>) {
+    if (!set) continue;
+    const kept: number[] = [];
+    const enabled = (set.enabled ?? []).filter((p, i) => !drop(p.name) && kept.push(i) > 0);
+    indices.set(point, kept);
+    out[point] = { ...set, ...(set.enabled ? { enabled } : {}) };
+  }
+  return { plugins: out, indices };
+}
+
+/** Extension points of KubeSchedulerConfiguration the engine has no stage for. */
+const ENGINE_POINT_NAMES: readonly string[] = [...ENGINE_POINTS, 'multiPoint'];
+
+function profileIssue(path: string, message: string): ProfileIssue {
+  return { code: classify(path, message), severity: 'error', path, message };
+}
+
+/** Something written that Podplan leaves out (an upstream plugin it does not run, a point it has no stage for). */
+function unsupported(path: string, message: string): ProfileIssue {
+  return { code: 'profile/unsupported', severity: 'warning', path, message };
+}
+
+/** The stable code of a framework profile error, by where it points and what it says. */
+function classify(path: string, message: string): Code {
+  if (/unknown plugin|does not implement/.test(message)) return 'profile/unknown-plugin';
+  if (/twice/.test(message)) return 'profile/duplicate-plugin';
+  if (path.endsWith('.weight')) return 'profile/bad-weight';
+  if (/\.args(\.|\[|$)/.test(path) || /^pluginConfig/.test(path)) return 'profile/bad-args';
+  return 'profile/invalid';
+}
+
+/** `['plugins', 'score', 'enabled', 2, 'weight']` as a manifest path under `base`. */
+function pathOf(base: string, path: FieldPath): string {
+  return path.reduce<string>((p, segment) => joinPath(p, segment), base);
+}
+
+/**
+ * A plugin arg error names its field after the plugin's name ("… NodeResourcesFit:
+ * scoringStrategy.type: Unsupported value: …", "… unknown field "speed""): point at that field when
+ * it is written, else at the args.
+ */
+function argsPath(argsBase: string, plugin: string, message: string, exists: (path: string) => boolean): string {
+  const rest = message.slice(message.lastIndexOf(`${plugin}: `) + plugin.length + 2);
+  const field = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*): /.exec(rest)?.[1] ?? /^unknown field "([^"]+)"/.exec(rest)?.[1];
+  if (!field) return argsBase;
+  const path = field.split('.').reduce((p, part) => {
+    const m = /^(\w+)((?:\[\d+\])*)$/.exec(part);
+    return m ? `${joinPath(p, m[1] ?? '')}${m[2] ?? ''}` : p;
+  }, argsBase);
+  return exists(path) ? path : argsBase;
+}
+
+/**
+ * One profile of a configuration as the engine runs it, with its problems at manifest paths
+ * (`profiles[1].plugins.score.enabled[0].weight`, relative to the configuration object).
+ */
+export function resolveProfile(config: Located<ProfileManifest>, index: number, exists: (path: string) => boolean): ResolvedProfile {
+  const manifest = config.value.profiles[index] as SchedulerProfileManifest;
+  const base = joinPath('profiles', index);
+  const issues: ProfileIssue[] = [];
+  const plugins: Record<string, PluginSet> = {};
+  for (const [point, set] of Object.entries(manifest.plugins ?? {}) as Array<[string, PluginSet | undefined]>) {
+    if (!set) continue;
+    if (!ENGINE_POINT_NAMES.includes(point)) {
+      if (set.enabled?.length) issues.push(unsupported(pathOf(base, ['plugins', point]), `Podplan runs no plugins at ${point}: these are left out of previews and checks`));
+      continue;
+    }
+    plugins[point] = set;
+  }
+  const stripped = stripPlugins(plugins, isUnimplemented);
+  for (const [point, set] of Object.entries(plugins)) {
+    (set.enabled ?? []).forEach((p, i) => {
+      if (isUnimplemented(p.name)) {
+        issues.push(unsupported(pathOf(base, ['plugins', point, 'enabled', i, 'name']), `${p.name} is an upstream plugin Podplan does not run: it is left out of previews and checks`));
+      }
+    });
+  }
+  const configIndex: number[] = [];
+  const pluginConfig = (manifest.pluginConfig ?? []).filter((c, i) => {
+    if (!isUnimplemented(c.name)) return configIndex.push(i) > 0;
+    issues.push(unsupported(pathOf(base, ['pluginConfig', i, 'name']), `${c.name} is an upstream plugin Podplan does not run: its args are not read`));
+    return false;
+  });
+  const percentage = manifest.percentageOfNodesToScore ?? config.value.percentageOfNodesToScore;
+  const user: Profile = {
+    schedulerName: manifest.schedulerName,
+    ...(stripped.plugins ? { plugins: stripped.plugins } : {}),
+    pluginConfig,
+    ...(percentage !== undefined ? { percentageOfNodesToScore: percentage } : {}),
+  };
+  // Paths of the user's (stripped) profile back to what is written.
+  const userPath = (path: FieldPath): string => {
+    const [head, a, b, c, ...rest] = path;
+    if (head === 'plugins' && b === 'enabled' && typeof c === 'number') {
+      const original = stripped.indices.get(String(a))?.[c] ?? c;
+      return pathOf(base, ['plugins', a as string, 'enabled', original, ...rest]);
+    }
+    if (head === 'pluginConfig' && typeof a === 'number') return pathOf(base, ['pluginConfig', configIndex[a] ?? a, ...path.slice(2)]);
+    return pathOf(base, path);
+  };
+  for (const e of validateProfile(user, REGISTRY)) issues.push(profileIssue(userPath(e.path), e.message));
+  const merged = mergeProfile(DEFAULTS, user);
+  if (!issues.some((i) => i.severity === 'error')) {
+    const framework = Framework.build(REGISTRY, merged, { random: seededRandom(1) });
+    if (!framework.ok) {
+      for (const e of framework.error) {
+        const [head, a] = e.path;
+        let path: string;
+        if (head === 'pluginConfig' && typeof a === 'number' && a < pluginConfig.length) {
+          path = argsPath(userPath(['pluginConfig', a, 'args']), pluginConfig[a]?.name ?? '', e.message, exists);
+        } else if (head === 'plugins' && e.path.length >= 4) {
+          // An index into the merged list: find the user's entry of that plugin, if the user wrote it.
+          const point = String(a);
+          const name = merged.plugins?.[point as keyof Plugins]?.enabled?.[Number(e.path[3])]?.name;
+          const at = (plugins[point]?.enabled ?? []).findIndex((p) => p.name === name);
+          path = at >= 0 ? pathOf(base, ['plugins', point, 'enabled', at, 'name']) : pathOf(base, ['plugins']);
+        } else {
+          path = exists(pathOf(base, ['plugins'])) ? pathOf(base, ['plugins']) : base;
+        }
+        issues.push(profileIssue(path, e.message));
+      }
+    }
+  }
+  return { schedulerName: manifest.schedulerName, profile: merged, source: { config, index }, issues, valid: !issues.some((i) => i.severity === 'error') };
+}
+
+/** The default plugins under a scheduler name no configuration of the workspace defines. */
+export function defaultProfile(schedulerName: string): ResolvedProfile {
+  return { schedulerName, profile: { ...DEFAULTS, schedulerName }, issues: [], valid: true };
+}
+
+/**
+ * A framework that judges every node (no sampling), for checks, ranking and explanations; previews
+ * use the profile as written. Undefined only if the profile cannot be built, which `valid` rules out.
+ */
+export function buildFramework(profile: Profile, random: Random, everyNode: boolean): Framework | undefined {
+  const built = Framework.build(REGISTRY, everyNode ? { ...profile, percentageOfNodesToScore: 100, sampling: { strategy: 'adaptive' } } : profile, { random });
+  return built.ok ? built.value : undefined;
+}

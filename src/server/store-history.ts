@@ -1,0 +1,94 @@
+// The plan history on src/store: previews are kept as runs of the workspace source, and the
+// history requests read them back as the views of protocol/webview.ts.
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ok, err, type Result } from '../engine/api/result';
+import type { Plan } from '../engine/planner/plan';
+import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
+import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
+import { openStore, type PlanStore } from '../store/store';
+import type { PlanSummary, SourceRef, StoreError } from '../store/types';
+import { noHistory, type History } from './history';
+
+function entry(s: PlanSummary): HistoryEntryView {
+  return {
+    id: s.id,
+    podSet: s.podSet,
+    namespace: s.namespace,
+    ...(s.trigger !== undefined ? { trigger: s.trigger } : {}),
+    planner: s.planner,
+    profile: s.profile,
+    status: s.status,
+    createdAt: s.createdAt,
+    placed: s.placed,
+    unplaced: s.unplaced,
+  };
+}
+
+const message = <T>(r: Result<T, StoreError>): Result<T> => (r.ok ? r : err(`history: ${r.error.message}`));
+
+/** The workspace as a history source: named by its first folder, by path (never anything else). */
+export function workspaceSource(folders: readonly string[]): SourceRef {
+  const first = folders[0];
+  const where = first?.startsWith('file:') ? fileURLToPath(first) : (first ?? '');
+  return { kind: 'workspace', name: where ? path.basename(where) : 'workspace', server: where };
+}
+
+class StoreHistory implements History {
+  constructor(
+    private readonly store: PlanStore,
+    private readonly source: SourceRef,
+  ) {}
+
+  list(params: ListHistoryParams): Result<HistoryPage> {
+    const page = message(
+      this.store.history({
+        ...(params.podSet !== undefined ? { podSet: params.podSet } : {}),
+        ...(params.namespace !== undefined ? { namespace: params.namespace } : {}),
+        ...(params.limit !== undefined ? { limit: params.limit } : {}),
+        ...(params.before !== undefined ? { before: params.before } : {}),
+      }),
+    );
+    return page.ok ? ok({ entries: page.value.items.map(entry), ...(page.value.next !== undefined ? { next: page.value.next } : {}) }) : page;
+  }
+
+  open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView> {
+    const plan = message(this.store.loadPlan(id));
+    return plan.ok ? ok(view(plan.value, id)) : plan;
+  }
+
+  compare(from: number, to: number): Result<PlanDiffView> {
+    const diff = message(this.store.diffPlans(from, to));
+    if (!diff.ok) return diff;
+    const d = diff.value;
+    return ok({
+      from: entry(d.from),
+      to: entry(d.to),
+      moved: d.moved,
+      becamePlaced: d.becamePlaced,
+      becameUnplaced: d.becameUnplaced.map((u) => ({ pod: u.pod, was: u.was, message: u.message })),
+      added: d.added,
+      removed: d.removed,
+      unchanged: d.unchanged,
+      stillUnplaced: d.stillUnplaced,
+    });
+  }
+
+  savePreview(plan: Plan, profileHash: string): Result<number> {
+    const run = message(this.store.startRun(this.source, 'preview'));
+    if (!run.ok) return run;
+    const saved = message(this.store.savePlan(run.value, plan, { profileHash }));
+    const finished = this.store.finishRun(run.value, saved.ok ? 'succeeded' : 'failed', saved.ok ? undefined : saved.error);
+    return saved.ok && !finished.ok ? message(finished) : saved;
+  }
+
+  close(): void {
+    this.store.close();
+  }
+}
+
+/** The history in `file`, or none with the reason (no driver, a newer schema, …): the server runs on either way. */
+export async function openHistory(file: string, folders: readonly string[]): Promise<History> {
+  const opened = await openStore(file);
+  return opened.ok ? new StoreHistory(opened.value, workspaceSource(folders)) : noHistory(opened.error.message);
+}

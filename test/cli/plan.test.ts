@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { schedulePlanName } from '../../src/engine/planner/name';
+import { readFile } from '../../src/manifests';
+import { cli } from './run-cli';
+
+const NODES = `
+apiVersion: v1
+kind: Node
+metadata: { name: n1, labels: { kubernetes.io/hostname: n1 } }
+status: { allocatable: { cpu: "4", memory: 8Gi, pods: "110" } }
+---
+apiVersion: v1
+kind: Node
+metadata: { name: n2, labels: { kubernetes.io/hostname: n2 } }
+status: { allocatable: { cpu: "4", memory: 8Gi, pods: "110" } }
+`;
+
+const member = (name: string, cpu: string, set = 'batch') => `---
+apiVersion: v1
+kind: Pod
+metadata: { name: ${name}, labels: { planner.ciena.io/pod-set: ${set} } }
+spec:
+  schedulerName: podset-planner-scheduler
+  containers:
+    - name: main
+      resources: { requests: { cpu: "${cpu}" } }
+`;
+
+const trigger = (set: string, extra = '', quietTime = '2m0s') => `---
+apiVersion: planner.ciena.io/v1alpha1
+kind: ScheduleTrigger
+metadata:
+  name: ${set}
+  labels:
+    planner.ciena.io/pod-set: ${set}
+    planner.ciena.io/quiet-time: ${quietTime}
+spec:
+  state: Planning${extra}
+`;
+
+/** Two 2-cpu pods and a 4-cpu pod on two 4-cpu nodes: pod by pod, the first two take a node each. */
+const FRAGMENTED = { 'c.yaml': NODES + member('a', '2') + member('b', '2') + member('c', '4') + trigger('batch') };
+
+describe('cli plan', () => {
+  it('prints the plan as a pod → node table and each pod left out with its reason (exit 1)', async () => {
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch'], FRAGMENTED);
+    assert.equal(code, 1);
+    assert.equal(
+      stdout,
+      `POD         NODE
+default/a   n1
+default/b   n2
+default/c   <none>
+
+Pod set default/batch: 2 of 3 pods placed on 2 nodes (planner greedy, profile default-scheduler, ScheduleTrigger default/batch).
+
+Not placed:
+  default/c: 0/2 nodes are available: 2 Insufficient cpu.
+`,
+    );
+  });
+
+  it('--planner optimize plans the set as a whole and places every pod (exit 0)', async () => {
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize'], FRAGMENTED);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^Pod set default\/batch: 3 of 3 pods placed on 2 nodes \(planner optimize, /m);
+    assert.doesNotMatch(stdout, /Not placed/);
+  });
+
+  it('--yaml writes the SchedulePlan manifest, which reads back', async () => {
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize', '--yaml'], FRAGMENTED);
+    assert.equal(code, 0);
+    const model = readFile({ name: 'plan.yaml', text: stdout });
+    assert.deepEqual(model.errors, []);
+    const [written] = model.plans;
+    assert.equal(written?.value.name, schedulePlanName('default', 'batch'));
+    assert.deepEqual(written?.value.plan.map((e) => e.pod).sort(), ['a', 'b', 'c']);
+    assert.deepEqual([written?.value.status?.planner, written?.value.status?.placed, written?.value.status?.trigger], ['optimize', 3, 'batch']);
+  });
+
+  it('--json prints the plan with its status and the diagnoses', async () => {
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--json'], FRAGMENTED);
+    assert.equal(code, 1);
+    const json = JSON.parse(stdout) as { status: { placed: number; unplaced: number; reasons: unknown[]; planner: string }; unplaced: Array<{ pod: string; diagnosis: { nodesTotal: number } }> };
+    assert.deepEqual([json.status.placed, json.status.unplaced, json.status.planner], [2, 1, 'greedy']);
+    assert.deepEqual(json.status.reasons, [{ pod: 'c', message: '0/2 nodes are available: 2 Insufficient cpu.' }]);
+    assert.deepEqual(json.unplaced.map((u) => [u.pod, u.diagnosis.nodesTotal]), [['c', 2]]);
+  });
+
+  it('plans what the set’s trigger depends on first, assuming its pods placed', async () => {
+    const files = { 'c.yaml': NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db') };
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'app'], files);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^default\/app\s+n2$/m, 'db took n1');
+  });
+
+  it('a trigger that cannot be planned says why (exit 1)', async () => {
+    const files = { 'c.yaml': NODES + member('app', '1', 'app') + trigger('app', '\n  dependsOn:\n    - name: db') };
+    const { code, stdout, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'app'], files);
+    assert.equal(code, 1);
+    assert.equal(stdout, '');
+    assert.equal(stderr, 'ScheduleTrigger default/app: dependency not found: ScheduleTrigger/default/db\n');
+  });
+
+  it('a pod set without a trigger is planned on the cluster as it is', async () => {
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize'], { 'c.yaml': NODES + member('a', '1') });
+    assert.equal(code, 0);
+    assert.match(stdout, /^Pod set default\/batch: 1 of 1 pods placed on 1 node \(planner optimize, profile default-scheduler\)\.$/m);
+  });
+
+  it('plans the bundled example’s pod set with its pod-set profile', async () => {
+    const dir = 'examples/cluster';
+    const files = Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]));
+    const { code, stdout } = await cli(['plan', dir, '--pod-set', 'nightly-batch', '--planner', 'optimize'], files);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^Pod set analytics\/nightly-batch: 6 of 6 pods placed on \d nodes \(planner optimize, profile podset-planner-scheduler, ScheduleTrigger analytics\/nightly-batch\)\.$/m);
+  });
+
+  describe('bad input gives clear, located errors and exit 2', () => {
+    const table: Array<[what: string, files: Record<string, string>, args: string[], expected: RegExp]> = [
+      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: time: invalid duration "soon"$/m],
+      ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
+      ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
+      ['no --pod-set', FRAGMENTED, ['c.yaml'], /^podplan plan: --pod-set is required \(pod sets in the files: default\/batch\)$/m],
+      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, not "best"/],
+      ['--yaml with --json', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'], /--yaml and --json cannot be used together/],
+      ['no paths', {}, ['--pod-set', 'batch'], /no paths given/],
+    ];
+    for (const [what, files, args, expected] of table) {
+      it(what, async () => {
+        const { code, stderr } = await cli(['plan', ...args], files);
+        assert.equal(code, 2, stderr);
+        assert.match(stderr, expected);
+      });
+    }
+  });
+
+  it('documents itself with --help', async () => {
+    const { code, stdout } = await cli(['plan', '--help']);
+    assert.equal(code, 0);
+    assert.match(stdout, /Usage: podplan plan <paths…> --pod-set NAME/);
+  });
+});

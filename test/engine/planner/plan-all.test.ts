@@ -1,0 +1,128 @@
+import assert from 'node:assert/strict';
+import type { DependencyRef } from '../../../src/engine/reconcile/triggers';
+import { schedulePlanName } from '../../../src/engine/planner/name';
+import { planWorkspace, type TriggerOutcome } from '../../../src/engine/planner/plan-all';
+import type { TriggerSpec } from '../../../src/engine/planner/trigger';
+import { makeNode, type PodBuilder } from '../../builders';
+import { planning, setPod } from './fixtures';
+
+const nodes = [makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pods: '110' }), makeNode('n2').alloc({ cpu: '4', memory: '16Gi', pods: '110' })];
+const HOSTNAME = 'kubernetes.io/hostname';
+
+const trigger = (set: string, dependsOn: Array<string | DependencyRef> = [], fields: Partial<TriggerSpec> = {}): TriggerSpec => ({
+  name: set,
+  namespace: 'default',
+  podSet: set,
+  state: 'Planning',
+  dependsOn: dependsOn.map((d) => (typeof d === 'string' ? { name: d } : d)),
+  ...fields,
+});
+
+async function plan(triggers: TriggerSpec[], pods: PodBuilder[]): Promise<TriggerOutcome[]> {
+  const outcomes = await planWorkspace({ cluster: { nodes: nodes.map((n) => n.obj), pods: pods.map((p) => p.obj) }, triggers, planning: planning(), now: 0, poolSize: 2 });
+  assert.ok(outcomes.ok);
+  return outcomes.value;
+}
+
+/** trigger name → "ready" | "not ready: …" | "failed: …" */
+const statuses = (outcomes: TriggerOutcome[]) =>
+  Object.fromEntries(outcomes.map((o) => [o.trigger.name, o.ready ? 'ready' : o.failed ? `failed: ${o.message}` : `not ready: ${o.message}`]));
+
+const db = (i: number) => setPod(`db-${i}`, 'db').labels({ app: 'db' }).req({ cpu: '1' });
+/** An app pod that must run beside a db pod (same node). */
+const app = (i: number) =>
+  setPod(`app-${i}`, 'app')
+    .req({ cpu: '1' })
+    .requirePods('podAffinity', { topologyKey: HOSTNAME, labelSelector: { matchLabels: { app: 'db' } } });
+
+describe('engine/planner/plan-all', () => {
+  it('plans a trigger after the one it depends on, on the cluster with that plan assumed', async () => {
+    const outcomes = await plan([trigger('app', ['db']), trigger('db')], [app(0), db(0)]);
+    assert.deepEqual(statuses(outcomes), { app: 'ready', db: 'ready' });
+    const [appPlan, dbPlan] = outcomes.map((o) => o.plan);
+    assert.equal(appPlan?.assignments[0]?.node, dbPlan?.assignments[0]?.node, 'the app pod found its db pod planned');
+  });
+
+  it('triggers without dependencies are all planned, each seeing the placements before it', async () => {
+    const outcomes = await plan([trigger('a'), trigger('b')], [setPod('a-0', 'a').req({ cpu: '4' }), setPod('b-0', 'b').req({ cpu: '4' })]);
+    assert.deepEqual(statuses(outcomes), { a: 'ready', b: 'ready' });
+    assert.notEqual(outcomes[0]?.plan?.assignments[0]?.node, outcomes[1]?.plan?.assignments[0]?.node);
+  });
+
+  describe('what can never proceed ends with a clear status', () => {
+    const table: Array<{ name: string; triggers: TriggerSpec[]; pods: PodBuilder[]; expect: Record<string, string> }> = [
+      {
+        name: 'a dependency that does not exist',
+        triggers: [trigger('app', ['cache'])],
+        pods: [app(0)],
+        expect: { app: 'failed: dependency not found: ScheduleTrigger/default/cache' },
+      },
+      {
+        name: 'a dependency whose pod set has no pods',
+        triggers: [trigger('app', ['db']), trigger('db')],
+        pods: [app(0)],
+        expect: { app: 'failed: dependency failed: ScheduleTrigger/default/db: pod set default/db has no pods', db: 'failed: pod set default/db has no pods' },
+      },
+      {
+        name: 'a dependency that leaves a pod out is never complete',
+        triggers: [trigger('app', ['db']), trigger('db')],
+        pods: [app(0), db(0), setPod('db-big', 'db').req({ cpu: '8' })],
+        expect: { app: 'failed: dependency not ready: ScheduleTrigger/default/db', db: 'not ready: planned 1 of 2 pods; left out: db-big' },
+      },
+      {
+        name: 'triggers that wait on each other',
+        triggers: [trigger('a', ['b']), trigger('b', ['a'])],
+        pods: [setPod('a-0', 'a'), setPod('b-0', 'b')],
+        expect: {
+          a: 'failed: dependency cycle: ScheduleTrigger/default/a → ScheduleTrigger/default/b → ScheduleTrigger/default/a',
+          b: 'failed: dependency cycle: ScheduleTrigger/default/b → ScheduleTrigger/default/a → ScheduleTrigger/default/b',
+        },
+      },
+      {
+        name: 'a trigger with an unknown state',
+        triggers: [trigger('db', [], { state: 'Later' })],
+        pods: [db(0)],
+        expect: { db: 'failed: ScheduleTrigger default/db: unknown state "Later" (one of Planning, Schedule)' },
+      },
+      {
+        name: 'a trigger with a quiet time that does not parse',
+        triggers: [trigger('db', [], { quietTime: '5 minutes' })],
+        pods: [db(0)],
+        expect: { db: 'failed: ScheduleTrigger default/db: label planner.ciena.io/quiet-time: time: unknown unit " minutes" in duration "5 minutes"' },
+      },
+      {
+        name: 'a second trigger for a pod set already planned by another',
+        triggers: [trigger('db'), { ...trigger('db'), name: 'db-again' }],
+        pods: [db(0)],
+        expect: { db: 'ready', 'db-again': 'failed: pod set default/db is planned by ScheduleTrigger default/db' },
+      },
+    ];
+    for (const { name, triggers, pods, expect } of table) it(name, async () => assert.deepEqual(statuses(await plan(triggers, pods)), expect));
+  });
+
+  describe('requireReady waits for the dependency’s pods to be Ready, not only planned', () => {
+    it('planned but not running: never ready', async () => {
+      const outcomes = await plan([trigger('app', ['db'], { requireReady: true }), trigger('db')], [app(0), db(0)]);
+      assert.deepEqual(statuses(outcomes), { app: 'failed: dependency not ready: ScheduleTrigger/default/db', db: 'ready' });
+    });
+
+    it('running and Ready', async () => {
+      const outcomes = await plan([trigger('app', ['db'], { requireReady: true }), trigger('db')], [app(0), db(0).node('n2').ready()]);
+      assert.deepEqual(statuses(outcomes), { app: 'ready', db: 'ready' });
+      assert.equal(outcomes[0]?.plan?.assignments[0]?.node, 'n2');
+    });
+  });
+
+  describe('a dependency may name a pod set or a plan', () => {
+    const table: Array<[DependencyRef, string]> = [
+      [{ kind: 'PodSet', name: 'db' }, 'ready'],
+      [{ kind: 'SchedulePlan', name: schedulePlanName('default', 'db') }, 'ready'],
+      [{ kind: 'PodSet', name: 'cache' }, 'failed: dependency not found: PodSet/default/cache'],
+    ];
+    for (const [ref, expect] of table) {
+      it(`${ref.kind}/${ref.name}: ${expect}`, async () => {
+        assert.equal(statuses(await plan([trigger('app', [ref]), trigger('db')], [app(0), db(0)]))['app'], expect);
+      });
+    }
+  });
+});

@@ -1,0 +1,43 @@
+// How the webview prints amounts and sizes its bars (it prints; the server computes).
+import assert from 'node:assert/strict';
+import { barShares, formatAmount, formatTime, usageText } from '../../media/src/format';
+import type { AmountUnit, ResourceUseView } from '../../src/protocol/webview';
+
+const cpu = (allocatable: number, requested: number, planned: number): ResourceUseView => ({ resource: 'cpu', unit: 'millicores', allocatable, requested, planned });
+
+describe('webview format', () => {
+  const amounts: Array<[AmountUnit, number, string]> = [
+    ['millicores', 250, '250m'],
+    ['millicores', 1000, '1 core'],
+    ['millicores', 2500, '2.5 cores'],
+    ['millicores', 3333, '3.33 cores'],
+    ['bytes', 512, '512 B'],
+    ['bytes', 1536, '1.5 KiB'],
+    ['bytes', 256 * 1024 ** 2, '256 MiB'],
+    ['bytes', 3 * 1024 ** 3, '3 GiB'],
+    ['count', 17, '17'],
+  ];
+  for (const [unit, amount, text] of amounts) {
+    it(`prints ${amount} ${unit} as ${text}`, () => assert.equal(formatAmount(unit, amount), text));
+  }
+
+  const bars: Array<[string, ResourceUseView, { requested: number; planned: number; over: boolean }]> = [
+    ['bound and planned within allocatable', cpu(4000, 1000, 2000), { requested: 25, planned: 50, over: false }],
+    ['exactly full', cpu(4000, 2000, 2000), { requested: 50, planned: 50, over: false }],
+    ['over: the planned part is cut at the end of the bar', cpu(4000, 3000, 2000), { requested: 75, planned: 25, over: true }],
+    ['bound pods alone over', cpu(1000, 1500, 500), { requested: 100, planned: 0, over: true }],
+    ['nothing allocatable', cpu(0, 0, 100), { requested: 0, planned: 0, over: true }],
+  ];
+  for (const [name, use, shares] of bars) {
+    it(`bar: ${name}`, () => assert.deepEqual(barShares(use), shares));
+  }
+
+  it('labels a bar with used / allocatable and the planned part', () => {
+    assert.equal(usageText(cpu(4000, 1000, 1500)), '2.5 cores / 4 cores (1.5 cores planned)');
+    assert.equal(usageText({ resource: 'memory', unit: 'bytes', allocatable: 8 * 1024 ** 3, requested: 1024 ** 3, planned: 0 }), '1 GiB / 8 GiB');
+  });
+
+  it('prints times in UTC', () => {
+    assert.equal(formatTime(Date.UTC(2025, 0, 31, 23, 5)), '2025-01-31 23:05 UTC');
+  });
+});

@@ -1,0 +1,121 @@
+// Completion over stdio on the cluster workspace: each case opens a new document (not on disk) with
+// the text before and after the cursor (`|`) and reads the labels offered there.
+import assert from 'node:assert/strict';
+import { CompletionRequest, type CompletionItem, type CompletionList } from 'vscode-languageserver-protocol';
+import { startLspSession, type LspSession } from './lsp-client';
+import { applyEdits, cursor } from './text';
+
+const TRIGGER = `apiVersion: planner.ciena.io/v1alpha1
+kind: ScheduleTrigger
+metadata:
+  name: draft
+  namespace: jobs
+`;
+
+const PLAN = `apiVersion: planner.ciena.io/v1alpha1
+kind: SchedulePlan
+metadata:
+  name: draft-plan
+  namespace: jobs
+  labels:
+    planner.ciena.io/pod-set: nightly
+spec:
+  plan:
+`;
+
+const CONFIG = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: draft
+`;
+
+describe('server completion (over stdio, on the cluster workspace)', () => {
+  let session: LspSession;
+  let n = 0;
+  before(async () => (session = await startLspSession('test/fixtures/workspaces/cluster', { historyDatabase: false })));
+  after(async () => session.shutdown());
+
+  async function complete(marked: string): Promise<CompletionItem[]> {
+    const { text, position } = cursor(marked);
+    const uri = session.uri(`draft-${++n}.yaml`);
+    await session.edit(uri, text);
+    const result = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position })) as CompletionItem[] | CompletionList | null;
+    await session.close(uri);
+    return Array.isArray(result) ? result : (result?.items ?? []);
+  }
+  const labels = async (marked: string) => (await complete(marked)).map((i) => i.label);
+
+  const cases: Array<[string, string, string[]]> = [
+    ['a new document: our kinds as skeletons, then apiVersion and kind', '|', ['ScheduleTrigger', 'SchedulePlan', 'KubeSchedulerConfiguration', 'apiVersion', 'kind']],
+    ['kind', 'apiVersion: planner.ciena.io/v1alpha1\nkind: |', ['ScheduleTrigger', 'SchedulePlan', 'KubeSchedulerConfiguration']],
+    ['apiVersion of a trigger', 'kind: ScheduleTrigger\napiVersion: |', ['planner.ciena.io/v1alpha1']],
+    ['the fields of a trigger not yet written', `${TRIGGER}|`, ['spec', 'status']],
+    ['the fields of spec', `${TRIGGER}spec:\n  state: Planning\n  |`, ['dependsOn']],
+    ['state values', `${TRIGGER}spec:\n  state: |`, ['Planning', 'Schedule']],
+    ['planner label keys on a trigger', `${TRIGGER}  labels:\n    |`, ['planner.ciena.io/pod-set', 'planner.ciena.io/quiet-time']],
+    ['the pod-set label key on a pod template', 'kind: Job\nspec:\n  template:\n    metadata:\n      labels:\n        app: x\n        |', ['planner.ciena.io/pod-set']],
+    ['pod-set names seen in the workspace', `${TRIGGER}  labels:\n    planner.ciena.io/pod-set: |`, ['nightly', 'reports']],
+    ['quiet times', `${TRIGGER}  labels:\n    planner.ciena.io/quiet-time: |`, ['30s', '2m0s', '5m0s', '15m0s', '1h0m0s']],
+    ['dependsOn names: the triggers of the namespace', `${TRIGGER}spec:\n  state: Planning\n  dependsOn:\n    - name: |`, ['nightly', 'reports']],
+    ['dependsOn kinds', `${TRIGGER}spec:\n  state: Planning\n  dependsOn:\n    - name: nightly\n      kind: |`, ['ScheduleTrigger', 'SchedulePlan', 'PodSet']],
+    ['the pods of the plan’s set, those not in the plan first', `${PLAN}    - pod: batch-1\n      node: node-1\n    - pod: |`, ['batch-0', 'batch-2', 'report', 'batch-1']],
+    ['the fields of a plan entry', `${PLAN}    - pod: batch-1\n      |`, ['node']],
+    ['extension points', `${CONFIG}    plugins:\n      |`, ['preEnqueue', 'queueSort', 'preFilter', 'filter', 'postFilter', 'preScore', 'score', 'reserve', 'permit', 'preBind', 'bind', 'postBind', 'multiPoint']],
+    ['the args of the plugin named', `${CONFIG}    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          |`, ['ignoredResources', 'ignoredResourceGroups', 'scoringStrategy']],
+    ['values of an arg', `${CONFIG}    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy:\n            type: |`, ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio']],
+    ['scheduler names on a pod', 'kind: Pod\nspec:\n  schedulerName: |', ['podset-planner-scheduler', 'default-scheduler']],
+  ];
+  for (const [what, marked, expected] of cases) {
+    it(what, async () => assert.deepEqual(await labels(marked), expected));
+  }
+
+  it('plugin names: every in-tree plugin and PodSetPlanner; "*" first among plugins to disable', async () => {
+    const plugins = ['DefaultBinder', 'ImageLocality', 'InterPodAffinity', 'NodeAffinity', 'NodeName', 'NodePorts', 'NodeResourcesBalancedAllocation', 'NodeResourcesFit', 'NodeUnschedulable', 'PodSetPlanner', 'PodTopologySpread', 'PrioritySort', 'TaintToleration'];
+    assert.deepEqual((await labels(`${CONFIG}    plugins:\n      score:\n        enabled:\n          - name: Node|`)).sort(), plugins);
+    const [first, ...rest] = await labels(`${CONFIG}    plugins:\n      score:\n        disabled:\n          - name: |`);
+    assert.equal(first, '*');
+    assert.deepEqual(rest.sort(), plugins);
+  });
+
+  it('nodes for a plan entry come ranked by fit for its pod: feasible best first, the tainted node last with its reason', async () => {
+    const items = await complete(`${PLAN}    - pod: report\n      node: |`);
+    assert.deepEqual(items.map((i) => i.label).sort(), ['gpu-1', 'node-1', 'node-2', 'node-3']);
+    const last = items[items.length - 1];
+    assert.equal(last?.label, 'gpu-1');
+    assert.match(String(last?.detail), /^✗ node\(s\) had untolerated taint \{nvidia.com\/gpu: present\}/);
+    assert.equal(items[0]?.preselect, true);
+    assert.match(String(items[0]?.detail), /^fits · score \d+ · best$/);
+    const scores = items.slice(0, 3).map((i) => Number(/score (\d+)/.exec(String(i.detail))?.[1]));
+    assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
+    assert.deepEqual(items.map((i) => i.sortText), [...items.map((i) => i.sortText)].sort());
+  });
+
+  it('nodes are ranked on the cluster as the plan’s other entries leave it', async () => {
+    // The planner's profile packs (MostAllocated): the node the plan fills is the best one left.
+    const packed = `${PLAN}    - pod: batch-0\n      node: node-2\n    - pod: batch-1\n      node: node-2\n    - pod: batch-2\n      node: node-3\n    - pod: report\n      node: |`;
+    assert.equal((await complete(packed))[0]?.label, 'node-2');
+    const full = packed.replace('node-3', 'node-2');
+    const left = await complete(full);
+    assert.equal(left.find((i) => i.label === 'node-2')?.detail, '✗ Insufficient cpu');
+    const giant = await complete(`${PLAN}    - pod: giant\n      node: |`);
+    assert.ok(giant.every((i) => String(i.detail).startsWith('✗')), 'giant fits nowhere');
+  });
+
+  it('the edit replaces what was typed, and puts a space after a bare colon', async () => {
+    const { text, position } = cursor(`${TRIGGER}spec:\n  state: Sch|`);
+    const [planning] = await complete(`${TRIGGER}spec:\n  state: Sch|`);
+    assert.ok(planning?.textEdit && 'range' in planning.textEdit);
+    assert.equal(planning.textEdit.range.start.character, 9);
+    assert.deepEqual(planning.textEdit.range.end, position);
+    assert.equal(applyEdits(text, [planning.textEdit]).split('\n').at(-1), '  state: Planning');
+    const [bare] = await complete(`${TRIGGER}spec:\n  state:|`);
+    assert.equal(bare?.textEdit?.newText, ' Planning');
+  });
+
+  it('a key completion writes the key, and opens a mapping or list for fields that hold one', async () => {
+    const items = await complete(`${TRIGGER}|`);
+    assert.equal(items.find((i) => i.label === 'spec')?.textEdit?.newText, 'spec:\n  ');
+    const spec = await complete(`${TRIGGER}spec:\n  state: Planning\n  |`);
+    assert.equal(spec[0]?.textEdit?.newText, 'dependsOn:\n    - ');
+  });
+});

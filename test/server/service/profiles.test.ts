@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { readFile } from '../../../src/manifests';
+import { resolveProfile } from '../../../src/server/service/profiles';
+
+const config = (profile: string) => `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - schedulerName: p\n${profile}`;
+
+function resolve(profile: string) {
+  const file = readFile({ name: 'c.yaml', text: config(profile) });
+  const located = file.profiles[0];
+  assert.ok(located, JSON.stringify(file.errors));
+  return resolveProfile(located, 0, (path) => located.source.has(path));
+}
+const issues = (profile: string) => resolve(profile).issues.map((i) => [i.code, i.severity, i.path]);
+
+describe('server/service/profiles: workspace profiles as the engine runs them, problems at their manifest paths', () => {
+  it('a profile that changes the defaults is valid and runs upstream’s plugins with its changes', () => {
+    const r = resolve('    plugins:\n      score:\n        disabled: [{ name: NodeResourcesBalancedAllocation }]\n');
+    assert.deepEqual(r.issues, []);
+    assert.ok(r.valid);
+    assert.ok(r.profile.plugins?.multiPoint?.enabled?.some((p) => p.name === 'NodeResourcesFit'));
+    assert.deepEqual(r.profile.plugins?.score?.disabled, [{ name: 'NodeResourcesBalancedAllocation' }]);
+  });
+
+  const cases: Array<[string, string, unknown[][]]> = [
+    ['an unknown plugin, at its name', '    plugins:\n      filter:\n        enabled: [{ name: Typo }]\n', [['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[0].name']]],
+    [
+      'an upstream plugin Podplan does not run is left out with a warning; the next entry keeps its own index',
+      '    plugins:\n      filter:\n        enabled: [{ name: VolumeBinding }, { name: Typo }]\n',
+      [
+        ['profile/unsupported', 'warning', 'profiles[0].plugins.filter.enabled[0].name'],
+        ['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[1].name'],
+      ],
+    ],
+    ['an extension point Podplan has no stage for', '    plugins:\n      preBind:\n        enabled: [{ name: VolumeBinding }]\n', [['profile/unsupported', 'warning', 'profiles[0].plugins.preBind']]],
+    ['a weight out of range', '    plugins:\n      score:\n        enabled: [{ name: ImageLocality, weight: 101 }]\n', [['profile/bad-weight', 'error', 'profiles[0].plugins.score.enabled[0].weight']]],
+    ['a plugin twice', '    plugins:\n      filter:\n        enabled: [{ name: NodeName }, { name: NodeName }]\n', [['profile/duplicate-plugin', 'error', 'profiles[0].plugins.filter.enabled[1]']]],
+    [
+      'bad args, at the field the plugin names; args of a plugin not run are not read',
+      '    pluginConfig:\n      - name: VolumeBinding\n        args: {}\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy: { type: Fastest }\n',
+      [
+        ['profile/unsupported', 'warning', 'profiles[0].pluginConfig[0].name'],
+        ['profile/bad-args', 'error', 'profiles[0].pluginConfig[1].args.scoringStrategy.type'],
+      ],
+    ],
+    ['an unknown arg field', '    pluginConfig:\n      - name: NodeResourcesFit\n        args: { speed: 3 }\n', [['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.speed']]],
+    ['no queue sort left', '    plugins:\n      queueSort:\n        disabled: [{ name: "*" }]\n', [['profile/invalid', 'error', 'profiles[0].plugins']]],
+  ];
+  for (const [what, profile, expected] of cases) it(what, () => assert.deepEqual(issues(profile), expected));
+});

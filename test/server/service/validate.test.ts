@@ -1,0 +1,54 @@
+import assert from 'node:assert/strict';
+import { validate } from '../../../src/server/service';
+import { docs, node, trigger, uriOf, workspaceOf } from './fixtures';
+
+const deployment = (labels: string, cpu = '"1"', scheduler = 'podset-planner-scheduler') => `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web }
+spec:
+  replicas: 3
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web${labels} } }
+    spec:
+      schedulerName: ${scheduler}
+      containers: [{ name: main, resources: { requests: { cpu: ${cpu} } } }]
+`;
+
+const codes = (files: Record<string, string>, file: string) => validate(uriOf(file), workspaceOf(files).analysis()).map((d) => [d.code, d.range.start.line]);
+
+describe('server/service/validate: diagnostics for our kinds and the objects they reference only', () => {
+  it('a workload outside any pod set is not ours to check, even when broken', () => {
+    assert.deepEqual(codes({ 'w.yaml': deployment('', '"2 cores"') }, 'w.yaml'), []);
+  });
+
+  it('a workload of a pod set is: its bad quantity is reported where it is written', () => {
+    assert.deepEqual(codes({ 'w.yaml': deployment(', planner.ciena.io/pod-set: web', '"2 cores"') }, 'w.yaml'), [['bad-quantity', 10]]);
+  });
+
+  it('YAML syntax errors are reported in documents of our kinds only', () => {
+    const broken = (kind: string) => `kind: ${kind}\nmetadata: { name: [x\n`;
+    const ours = codes({ 'a.yaml': broken('ScheduleTrigger') }, 'a.yaml');
+    assert.ok(ours.length > 0 && ours.every(([code]) => code === 'yaml-syntax'), JSON.stringify(ours));
+    assert.deepEqual(codes({ 'a.yaml': broken('Pod') }, 'a.yaml'), []);
+  });
+
+  it('a pod set’s scheduler name is checked once a trigger or plan names the set, once per workload', () => {
+    const web = deployment(', planner.ciena.io/pod-set: web', '"1"', 'default-scheduler');
+    assert.deepEqual(codes({ 'w.yaml': web }, 'w.yaml'), []);
+    assert.deepEqual(codes({ 'w.yaml': web, 't.yaml': docs(trigger('web'), node('n1')) }, 'w.yaml'), [['pod-set/scheduler-name', 9]]);
+  });
+
+  it('gives LSP diagnostics: 0-based ranges, a stable code, the source, a severity', () => {
+    const [d] = validate(uriOf('t.yaml'), workspaceOf({ 't.yaml': trigger('lonely') }).analysis());
+    assert.deepEqual(d, {
+      range: { start: { line: 5, character: 30 }, end: { line: 5, character: 36 } },
+      code: 'pod-set/empty',
+      severity: 2,
+      source: 'podplan',
+      message: 'no pod in namespace default has the label planner.ciena.io/pod-set: lonely, so this trigger holds nothing: label the pods (or their workload\'s pod template) with it, or fix the name',
+    });
+  });
+
+  it('a file the workspace does not hold has no diagnostics', () => assert.deepEqual(validate('file:///elsewhere.yaml', workspaceOf({}).analysis()), []));
+});
