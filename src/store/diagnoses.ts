@@ -205,8 +205,10 @@ class ChunkWriter {
   private kinds: RejectionKind[] = [];
   private kindIndex = new Map<string, number>();
   private lastKind = 0;
-  /** Per rejection kind, how many nodes of the pod being written it rejected. */
+  /** Per rejection kind, how many nodes of the pod being written it rejected; the kinds it met. */
   private kindNodes: number[] = [];
+  private readonly kindsMet: number[] = [];
+  private topLayout = -1;
   private layouts: Layout[] = [];
   private layoutIndex = new Map<string, number>();
   private lastLayout = 0;
@@ -221,11 +223,14 @@ class ChunkWriter {
     return this.length >= CHUNK_BYTES;
   }
 
-  /** Writes the diagnosis and returns the pod's summary columns. */
+  /**
+   * Writes the diagnosis and returns the pod's summary columns. The sections are methods of their
+   * own: one large function leaves the JIT no room to inline the byte writers into its loops.
+   */
   add(d: Diagnosis): SummaryColumns {
     let at = this.length;
     this.offsets.push(at);
-    let b = this.room(at, 2 * U + 3 * N + 2 * U + statusBytes(d.status.reasons.length) + U);
+    const b = this.room(at, 2 * U + 3 * N + 2 * U + statusBytes(d.status.reasons.length) + U);
     at = putU(b, at, this.ref(d.pod));
     at = putU(b, at, this.ref(d.profile));
     at = putN(b, at, d.nodesTotal);
@@ -234,33 +239,56 @@ class ChunkWriter {
     at = putU(b, at, this.optRef(d.chosenNode));
     at = putU(b, at, this.optRef(d.message));
     at = this.putStatus(b, at, d.status);
+    at = this.putRejections(d.rejections, at);
+    at = this.putFilters(d.filters, at);
+    const top = Math.min(d.scores.length, this.topScores);
+    at = this.putScores(d.scores, top, at);
+    this.length = this.putStages(d.stages, at);
 
-    const kindsMet: number[] = [];
-    b = this.room(at, U + d.rejections.length * 2 * U);
-    at = putU(b, at, d.rejections.length);
-    for (const r of d.rejections) {
+    const groups = this.kindsMet.map((k) => {
+      const nodes = this.kindNodes[k]!;
+      this.kindNodes[k] = 0;
+      return [this.kinds[k]!.reasons, nodes] as const;
+    });
+    this.kindsMet.length = 0;
+    return { reasons: JSON.stringify(reasonHistogram(d, groups)), topScores: this.topScoresJson(d.scores.slice(0, top), this.topLayout) };
+  }
+
+  /** Also counts the nodes of each kind, and lists in kindsMet the kinds met, for the histogram. */
+  private putRejections(rejections: readonly NodeRejection[], start: number): number {
+    const b = this.room(start, U + rejections.length * 2 * U);
+    let at = putU(b, start, rejections.length);
+    for (const r of rejections) {
       at = putU(b, at, this.rejectedNode(r.node));
       const k = this.kind(r);
       at = putU(b, at, k);
       const seen = this.kindNodes[k]!;
-      if (seen === 0) kindsMet.push(k);
+      if (seen === 0) this.kindsMet.push(k);
       this.kindNodes[k] = seen + 1;
     }
+    return at;
+  }
 
-    b = this.room(at, U + d.filters.length * (U + 2 * N));
-    at = putU(b, at, d.filters.length);
-    for (const f of d.filters) {
+  private putFilters(filters: readonly FilterRecord[], start: number): number {
+    const b = this.room(start, U + filters.length * (U + 2 * N));
+    let at = putU(b, start, filters.length);
+    for (const f of filters) {
       at = putU(b, at, this.ref(f.plugin));
       at = putN(b, at, f.evaluated);
       at = putN(b, at, f.passed);
     }
+    return at;
+  }
 
-    const top = Math.min(d.scores.length, this.topScores);
-    let topLayout = -1;
-    at = putU(this.room(at, U), at, d.scores.length);
-    for (let i = 0; i < d.scores.length; i++) {
-      const n = d.scores[i]!;
-      b = this.room(at, 2 * U + N + n.plugins.length * 4 * N);
+  /** Also sets topLayout: the layout the first `top` records share, -1 when they do not. */
+  private putScores(scores: readonly NodeScoreRecord[], top: number, start: number): number {
+    let bytes = U;
+    for (const n of scores) bytes += 2 * U + N + n.plugins.length * 4 * N;
+    const b = this.room(start, bytes);
+    let at = putU(b, start, scores.length);
+    this.topLayout = -1;
+    for (let i = 0; i < scores.length; i++) {
+      const n = scores[i]!;
       at = putU(b, at, this.ref(n.node));
       at = putN(b, at, n.total);
       const l = this.layout(n.plugins);
@@ -271,25 +299,21 @@ class ChunkWriter {
         at = putN(b, at, p.weight);
         at = putN(b, at, p.weighted);
       }
-      if (i < top) topLayout = i === 0 || l === topLayout ? l : -1;
+      if (i < top) this.topLayout = i === 0 || l === this.topLayout ? l : -1;
     }
+    return at;
+  }
 
-    at = putU(this.room(at, U), at, d.stages.length);
-    for (const g of d.stages) {
-      b = this.room(at, 3 * U + statusBytes(g.status.reasons.length));
+  private putStages(stages: readonly StageOutcome[], start: number): number {
+    let at = putU(this.room(start, U), start, stages.length);
+    for (const g of stages) {
+      const b = this.room(at, 3 * U + statusBytes(g.status.reasons.length));
       at = putU(b, at, this.ref(g.stage));
       at = putU(b, at, this.ref(g.plugin));
       at = putU(b, at, this.optRef(g.node));
       at = this.putStatus(b, at, g.status);
     }
-    this.length = at;
-
-    const groups = kindsMet.map((k) => {
-      const nodes = this.kindNodes[k]!;
-      this.kindNodes[k] = 0;
-      return [this.kinds[k]!.reasons, nodes] as const;
-    });
-    return { reasons: JSON.stringify(reasonHistogram(d, groups)), topScores: this.topScoresJson(d.scores.slice(0, top), topLayout) };
+    return at;
   }
 
   /** The top records as summary JSON; `layout` is the plugin layout they share, -1 when they do not. */

@@ -21,6 +21,15 @@ function schemaOf(file: string): Array<[string, string]> {
   }
 }
 
+function pageSize(file: string): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.pragma('page_size', { simple: true }) as number;
+  } finally {
+    db.close();
+  }
+}
+
 const digest = (file: string): string => createHash('sha256').update(readFileSync(file)).digest('hex');
 
 describe('store/schema', () => {
@@ -53,6 +62,8 @@ describe('store/schema', () => {
         const store = await openTestStore(file);
         try {
           assert.deepEqual(schemaOf(file), fresh, 'the migrated schema is the one a new database gets');
+          // New files get 16 KB pages; a file that exists keeps its page size (changing it would rewrite it all).
+          assert.equal(pageSize(file), version === 0 ? 16384 : 4096);
           if (version > 0) {
             // What the old version wrote reads back through today's code.
             const plan = value(store.loadPlan(1));

@@ -33,8 +33,9 @@ Prints a table (pod, node, score) and, for each pod that could not be placed, th
 kube-scheduler's words ("0/5 nodes are available: …"). Progress goes to stderr on long runs.
 
 The run is recorded in the plan history as a plan of pod set "*" in namespace "*" (every pending
-pod, named namespace/name), which podplan show and podplan diff read. A history that cannot be
-opened or written is reported on stderr and the run goes on without it.
+pod, named namespace/name, with its diagnosis; a placed pod's cut to its 10 best scored nodes),
+which podplan show and podplan diff read. A history that cannot be opened or written is reported
+on stderr and the run goes on without it.
 
 Exit codes: 0 every pod placed, 1 some pods could not be placed, 2 bad input (located errors).
 
@@ -148,10 +149,18 @@ function toJson(result: SimulationResult) {
 }
 
 /**
+ * How many of a placed pod's scored nodes the run's record keeps, best first: the default profile
+ * scores hundreds of nodes per pod, and keeping them all would make recording a large run cost a
+ * good part of scheduling it. Unplaced pods keep their whole diagnosis.
+ */
+const RECORDED_SCORES = 10;
+
+/**
  * A schedule run in the plan history: a run on the workspace source and, when it finishes, its
  * outcome as a plan of pod set "*" (every pending pod, named namespace/name) with each pod's
- * diagnosis. Pods never tried (scheduling gates, unreadable) are counted in the run's message only:
- * they have no diagnosis to keep. Failures of the history are one line on stderr, never the run's.
+ * diagnosis (placed pods' scores cut to the RECORDED_SCORES best). Pods never tried (scheduling
+ * gates, unreadable) are counted in the run's message only: they have no diagnosis to keep.
+ * Failures of the history are one line on stderr, never the run's.
  */
 class Recording {
   private constructor(
@@ -186,7 +195,7 @@ class Recording {
       namespace: ALL_PENDING_PODS,
       planner: 'schedule',
       profile: (profile ?? DEFAULT_PROFILE).schedulerName,
-      assignments: placed.map((o) => ({ pod: o.pod, node: o.node!, diagnosis: o.diagnosis })),
+      assignments: placed.map((o) => ({ pod: o.pod, node: o.node!, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } })),
       unplaced: result.outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
       createdAt: this.io.clock.now(),
       snapshotHash: sha256(JSON.stringify(cluster)),
