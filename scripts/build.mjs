@@ -1,10 +1,12 @@
 // Bundles the extension and the language server for Node, the CLI for Node, and the webview for
 // the browser. Entry points that do not exist yet are skipped, so the build grows with src/.
-import { build } from 'esbuild';
+// `--watch` rebuilds on every change (npm run watch); `--production` minifies.
+import { build, context } from 'esbuild';
 import { existsSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
-const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
+const watch = process.argv.includes('--watch');
+const common = { bundle: true, sourcemap: !production, minify: production, logLevel: watch ? 'info' : 'warning', legalComments: 'none' };
 const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode', 'better-sqlite3'] };
 
 const targets = [
@@ -12,6 +14,10 @@ const targets = [
   { ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.cjs' },
   { ...node, entryPoints: ['src/cli/entry.ts'], outfile: 'dist/cli.cjs' },
   { ...common, platform: 'browser', target: 'chrome120', format: 'iife', entryPoints: ['media/src/main.ts'], outfile: 'dist/webview.js' },
-];
+].filter((t) => existsSync(t.entryPoints[0]));
 
-await Promise.all(targets.filter((t) => existsSync(t.entryPoints[0])).map((t) => build(t)));
+if (watch) {
+  for (const target of targets) await (await context(target)).watch();
+} else {
+  await Promise.all(targets.map((t) => build(t)));
+}

@@ -10,8 +10,12 @@ describe('server (over stdio)', () => {
     assert.equal(session.initialize.serverInfo?.name, 'podplan');
     const c = session.initialize.capabilities;
     assert.equal(c.textDocumentSync, 2);
-    assert.ok(c.completionProvider && c.hoverProvider && c.codeActionProvider && c.codeLensProvider && c.documentSymbolProvider && c.definitionProvider && c.referencesProvider);
   });
+
+  const features = ['completionProvider', 'hoverProvider', 'codeActionProvider', 'codeLensProvider', 'documentSymbolProvider', 'definitionProvider', 'referencesProvider'] as const;
+  for (const feature of features) {
+    it(`offers ${feature}`, () => assert.ok(session.initialize.capabilities[feature], `${feature} is not offered`));
+  }
 
   it('asks to be told about YAML files changing on disk', () => {
     assert.deepEqual(session.registrations(), ['workspace/didChangeWatchedFiles']);

@@ -1,6 +1,7 @@
 // The claim scheduler on the real clock under load. Sizes scale with PODPLAN_STRESS_SCALE (default
 // 1.0). The checks are invariants (no pod held by two requests, every swap the pool made reaches
-// exactly one request, every request answered), never timings, except shutdown's 5 s bound.
+// exactly one request, every request answered), never timings. Shutdown's 5 s bound is proven on
+// the manual clock in scheduler.test.ts; here shutdown must leave nothing queued or in flight.
 import assert from 'node:assert/strict';
 import { seededRandom, type Random } from '../../../src/engine/api/random';
 import { ClaimScheduler, claimRequest, type ClaimOptions, type ClaimOutcome, type ClaimSchedulerOptions, InMemoryPoolTarget } from '../../../src/engine/claims';
@@ -110,7 +111,7 @@ describe('engine/claims/scheduler under load (real clock)', function () {
     });
   }
 
-  it('shuts down within 5 s after a 600 ms storm of enqueues, cancellations, deadlines and idle notices', async () => {
+  it('shuts down and answers everyone after a 600 ms storm of enqueues, cancellations, deadlines and idle notices', async () => {
     // Fewer pods than the storm asks for: requests pile up, get pushed back, time out, are cancelled.
     const w = new Workload(scaled(100), 11);
     const answers: Array<Promise<ClaimOutcome>> = [];
@@ -127,10 +128,7 @@ describe('engine/claims/scheduler under load (real clock)', function () {
       await sleep(1);
     }
     assert.ok(w.scheduler.snapshot().queued > 0, 'the storm left requests waiting');
-    const started = Date.now();
     await w.scheduler.shutdown();
-    const took = Date.now() - started;
-    assert.ok(took < 5_000, `shutdown took ${took} ms`);
     // Claimers that were being pushed back enqueue after shutdown: they are answered at once too.
     const outcomes = await Promise.all(answers);
     await w.recycled();
