@@ -1,26 +1,18 @@
 // The language client: the bundled server (dist/server.cjs) over IPC, for YAML documents.
 import * as vscode from 'vscode';
+import type { InitializationOptions } from '../protocol/initialization';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 
-/** The server's initializationOptions (src/server/server.ts InitializationOptions) from the settings. */
-async function initializationOptions(extension: vscode.ExtensionContext): Promise<Record<string, unknown>> {
+/** The server's initializationOptions from the settings. */
+async function initializationOptions(extension: vscode.ExtensionContext): Promise<InitializationOptions> {
   const config = vscode.workspace.getConfiguration('podplan');
-  const options: Record<string, unknown> = {};
-  const schedulerName = config.get<string>('schedulerName');
-  if (schedulerName) options['plannerSchedulerName'] = schedulerName;
-  if (!config.get<boolean>('history.enabled', true)) {
-    options['historyDatabase'] = false;
-  } else {
-    const database = config.get<string>('history.database');
-    if (database) {
-      options['historyDatabase'] = database;
-    } else {
-      // The extension's own storage, so that the history survives updates and is not in the workspace.
-      await vscode.workspace.fs.createDirectory(extension.globalStorageUri);
-      options['historyDatabase'] = vscode.Uri.joinPath(extension.globalStorageUri, 'history.db').fsPath;
-    }
-  }
-  return options;
+  const plannerSchedulerName = config.get<string>('schedulerName') || undefined;
+  if (!config.get<boolean>('history.enabled', true)) return { plannerSchedulerName, historyDatabase: false };
+  const database = config.get<string>('history.database');
+  if (database) return { plannerSchedulerName, historyDatabase: database };
+  // The extension's own storage, so that the history survives updates and is not in the workspace.
+  await vscode.workspace.fs.createDirectory(extension.globalStorageUri);
+  return { plannerSchedulerName, historyDatabase: vscode.Uri.joinPath(extension.globalStorageUri, 'history.db').fsPath };
 }
 
 export async function createClient(extension: vscode.ExtensionContext, output: vscode.LogOutputChannel): Promise<LanguageClient> {

@@ -2,7 +2,7 @@
 // the output channel, the plan panel and the status bar. The server computes; this only asks.
 import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
-import type { RequestType, RequestType0 } from 'vscode-languageclient';
+import type { RequestParam, RequestType, RequestType0 } from 'vscode-languageclient';
 import { WorkspaceChangedNotification, WorkspaceSummaryRequest, type WorkspaceSummary } from '../protocol/requests';
 import { createClient } from './client';
 import { PlanPanel } from './panel';
@@ -61,13 +61,12 @@ export class Ctx implements vscode.Disposable {
     return this.client;
   }
 
-  // By method name: the client's overloads for typed requests do not infer generic params.
-  request<P, R>(type: RequestType<P, R, void>, params: P): Promise<R> {
-    return this.running().sendRequest<R>(type.method, params);
+  request<P, R>(type: RequestType<P, R, void>, params: RequestParam<P>): Promise<R> {
+    return this.running().sendRequest(type, params);
   }
 
   request0<R>(type: RequestType0<R, void>): Promise<R> {
-    return this.running().sendRequest<R>(type.method);
+    return this.running().sendRequest(type);
   }
 
   /** Converts a server WorkspaceEdit into VS Code's. */

@@ -36,6 +36,7 @@ import {
   type ScheduleNowParams,
   type WorkspaceSummary,
 } from '../protocol/requests';
+import type { InitializationOptions } from '../protocol/initialization';
 import { defaultDatabasePath } from '../store/paths';
 import { noHistory, type History } from './history';
 import { openHistory } from './store-history';
@@ -45,19 +46,6 @@ import { Workspace } from './workspace';
 
 export const SERVER_NAME = 'podplan';
 const VERSION = '0.1.0';
-
-/** What a client may pass in initializationOptions. */
-export interface InitializationOptions {
-  /** Wait this long after the last change before publishing diagnostics (default 150 ms). */
-  readonly debounceMs?: number;
-  /** The schedulerName that hands pods to the planner (default podset-planner-scheduler). */
-  readonly plannerSchedulerName?: string;
-  /**
-   * The plan history database (the extension passes its global storage): a file, ':memory:', or
-   * false for none; PODPLAN_DB or the user's data directory when left out.
-   */
-  readonly historyDatabase?: string | false;
-}
 
 export interface ServerOptions {
   readonly clock?: Clock;
@@ -272,17 +260,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onDefinition(guard('definition', () => [], (p) => service.definition(p.textDocument.uri, p.position, analysis())));
   connection.onReferences(guard('references', () => [], (p) => service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, analysis())));
 
-  // vscode-languageserver carries its own copy of the protocol package, whose types differ from the
-  // one src/protocol (and the client) use by a private field: requests are registered by method name,
-  // typed by the request types of src/protocol.
-  const onRequest = <P, R>(type: { readonly method: string; readonly _: readonly [P, R, ...unknown[]] | undefined }, handler: (params: P) => Promise<R>) =>
-    connection.onRequest(type.method, (params: P) => handler(params));
-  const onRequest0 = <R>(type: { readonly method: string; readonly _: readonly [R, ...unknown[]] | undefined }, handler: () => Promise<R>) => connection.onRequest(type.method, () => handler());
-
-  onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
-  onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis())));
-  onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis())));
-  onRequest0(
+  connection.onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
+  connection.onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis())));
+  connection.onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis())));
+  connection.onRequest(
     WorkspaceSummaryRequest,
     guard(
       'podplan/workspaceSummary',
@@ -290,9 +271,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       () => service.workspaceSummary(analysis(), folders, problems(), history),
     ),
   );
-  onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (p: ListHistoryParams) => history.list(p)));
-  onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (p: OpenPlanParams) => history.open(p.id, (plan, id) => planView(plan, analysis(), id))));
-  onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (p: ComparePlansParams) => history.compare(p.from, p.to)));
+  connection.onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (p: ListHistoryParams) => history.list(p)));
+  connection.onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (p: OpenPlanParams) => history.open(p.id, (plan, id) => planView(plan, analysis(), id))));
+  connection.onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (p: ComparePlansParams) => history.compare(p.from, p.to)));
 
   connection.onShutdown(() => {
     if (timer) clearTimeout(timer);
