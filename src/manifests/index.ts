@@ -20,7 +20,7 @@ export {
 export {
   DEFAULT_SCHEDULER_NAME,
   engineProfile,
-  EXTENSION_POINTS,
+  CONFIG_EXTENSION_POINTS,
   SCHEDULER_CONFIG_API_VERSION,
   type ExtensionPoint,
   type PluginConfigManifest,

@@ -8,7 +8,7 @@ export { DEFAULT_SCHEDULER_NAME, type PluginRef, type PluginSet };
 export const SCHEDULER_CONFIG_API_VERSION = 'kubescheduler.config.k8s.io/v1';
 
 /** Extension points of `profiles[].plugins`, as in KubeSchedulerConfiguration v1. */
-export const EXTENSION_POINTS = [
+export const CONFIG_EXTENSION_POINTS = [
   'preEnqueue',
   'queueSort',
   'preFilter',
@@ -23,7 +23,7 @@ export const EXTENSION_POINTS = [
   'postBind',
   'multiPoint',
 ] as const;
-export type ExtensionPoint = (typeof EXTENSION_POINTS)[number];
+export type ExtensionPoint = (typeof CONFIG_EXTENSION_POINTS)[number];
 
 export type PluginsManifest = { readonly [P in ExtensionPoint]?: PluginSet };
 
@@ -56,7 +56,7 @@ const pluginRef = object<PluginRef>({ name: string, weight: integer(0) }, ['name
 const pluginSet = object<PluginSet>({ enabled: arrayOf(pluginRef), disabled: arrayOf(pluginRef) });
 
 const plugins = object<PluginsManifest>(
-  Object.fromEntries(EXTENSION_POINTS.map((p) => [p, pluginSet])) as { [P in ExtensionPoint]: Decoder<PluginSet> },
+  Object.fromEntries(CONFIG_EXTENSION_POINTS.map((p) => [p, pluginSet])) as { [P in ExtensionPoint]: Decoder<PluginSet> },
 );
 
 const pluginConfig = object<PluginConfigManifest>({ name: string, args: recordOf(anyValue) }, ['name']);

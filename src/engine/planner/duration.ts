@@ -130,11 +130,6 @@ export function formatGoDurationNanos(nanos: bigint, options: FormatOptions = {}
   return negative ? `-${out}` : out;
 }
 
-/** Duration.String() of a duration in milliseconds (rounded to the nanosecond). */
-export function formatGoDuration(ms: number, options: FormatOptions = {}): string {
-  return formatGoDurationNanos(BigInt(Math.round(ms * 1e6)), options);
-}
-
 const plural = (n: bigint | string, word: string): string => `${n} ${word}${n === 1n || n === '1' ? '' : 's'}`;
 
 /** A duration read out: "2 minutes", "1 hour 30 minutes", "1.5 seconds", "300 milliseconds". */

@@ -9,6 +9,7 @@
 import type { Clock } from '../../engine/api/clock';
 import { podKey, DEFAULT_NAMESPACE, type Node, type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
+import { DEFAULT_SCHEDULER_NAME } from '../../engine/framework/profile';
 import { NodeInfo, podInfo, type NodeInfoLister } from '../../engine/framework/node-info';
 import type { ScheduleFailure, ScheduleResult } from '../../engine/framework/runtime';
 import { type Framework } from '../../engine/framework/runtime';
@@ -23,8 +24,6 @@ import { checkPlan, type PlanCheck } from './plan-check';
 import { buildFramework, defaultProfile, resolveProfile, type ResolvedProfile } from './profiles';
 import { WhatIf } from './what-if';
 
-export const DEFAULT_SCHEDULER = 'default-scheduler';
-
 export interface AnalysisOptions {
   /** Pods of a pod set must carry this schedulerName for the planner to see them (POD_SET_SCHEDULER_NAME when not given). */
   readonly plannerSchedulerName?: string;
@@ -35,8 +34,9 @@ export interface AnalysisOptions {
 /** `namespace/name`. */
 export const keyOf = (namespace: string | undefined, name: string): string => `${namespace ?? DEFAULT_NAMESPACE}/${name}`;
 
-export const podSetOf = (pod: Pod): string | undefined => pod.metadata.labels?.[POD_SET_LABEL];
-export const schedulerOf = (pod: Pod): string => pod.spec.schedulerName ?? DEFAULT_SCHEDULER;
+/** The pod-set label's value (the set's name), whichever scheduler the pod names. */
+export const podSetLabelOf = (pod: Pod): string | undefined => pod.metadata.labels?.[POD_SET_LABEL];
+export const schedulerOf = (pod: Pod): string => pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME;
 
 /**
  * The scheduler profiles of the workspace's configurations and their frameworks. Kept while the
@@ -234,7 +234,7 @@ export class Analysis {
   /** The pods labelled with the pod set in its namespace. */
   podSet(namespace: string, set: string): readonly Located<Pod>[] {
     this.setIndex ??= group(this.model.pods, (p) => {
-      const s = podSetOf(p.value);
+      const s = podSetLabelOf(p.value);
       return s === undefined ? undefined : keyOf(p.value.metadata.namespace, s);
     });
     return this.setIndex.get(keyOf(namespace, set)) ?? [];
@@ -249,7 +249,7 @@ export class Analysis {
   podSetKeys(): string[] {
     const keys = new Set<string>();
     for (const p of this.model.pods) {
-      const s = podSetOf(p.value);
+      const s = podSetLabelOf(p.value);
       if (s !== undefined) keys.add(keyOf(p.value.metadata.namespace, s));
     }
     for (const t of this.model.triggers) keys.add(keyOf(t.value.namespace, t.value.podSet));

@@ -16,7 +16,8 @@ import { podInfo } from '../../engine/framework/node-info';
 import { POD_SET_LABEL, PLANNER_API_VERSION, QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { SCHEDULER_CONFIG_API_VERSION, type PathSegment, type PlanEntry, type SchedulePlanManifest } from '../../manifests';
 import { amounts, formatAmount } from './amounts';
-import { DEFAULT_SCHEDULER, podSetOf, type Analysis } from './analysis';
+import { DEFAULT_SCHEDULER_NAME } from '../../engine/framework/profile';
+import { podSetLabelOf, type Analysis } from './analysis';
 import { declaredKind, documentAt, documentText, isPlainObject, OUR_KINDS, PLAN, PROFILE_CONFIG, rawObjects, stringAt, TRIGGER, valueAt, writtenField } from './documents';
 import { PLUGIN_ARGS, PROFILE_CONFIG_SCHEMA } from './profile-schema';
 import { REGISTRY } from './profiles';
@@ -191,7 +192,7 @@ function podSetNames(analysis: Analysis): CompletionItem[] {
 }
 
 function schedulerNames(analysis: Analysis): CompletionItem[] {
-  const names = new Set([analysis.plannerSchedulerName, DEFAULT_SCHEDULER]);
+  const names = new Set([analysis.plannerSchedulerName, DEFAULT_SCHEDULER_NAME]);
   for (const p of analysis.engine.profiles) names.add(p.schedulerName);
   return [...names].map((name) =>
     valueItem(name, name === analysis.plannerSchedulerName ? 'the pod-set planner' : 'scheduler profile', name === analysis.plannerSchedulerName ? 'Pods of a pod set need this schedulerName for the planner to see them.' : undefined),
@@ -224,7 +225,7 @@ function planPods(facts: Facts, analysis: Analysis): CompletionItem[] {
   return sorted.map((p) => {
     const name = p.value.metadata.name;
     const state = p.value.spec.nodeName ? `bound to ${p.value.spec.nodeName}` : planned.has(name) ? 'already in this plan' : 'to place';
-    return valueItem(name, `${state} · ${requestsText(p.value)}`, podSetOf(p.value) === undefined ? undefined : `pod set ${podSetOf(p.value)} in ${namespace}`, CompletionItemKind.Reference);
+    return valueItem(name, `${state} · ${requestsText(p.value)}`, podSetLabelOf(p.value) === undefined ? undefined : `pod set ${podSetLabelOf(p.value)} in ${namespace}`, CompletionItemKind.Reference);
   });
 }
 

@@ -9,7 +9,7 @@ import { durationInWords, parseGoDurationNanos } from '../../engine/planner/dura
 import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { joinPath, splitPath, type Located, type SchedulePlanManifest } from '../../manifests';
 import { formatAmount, unitOf } from './amounts';
-import { keyOf, podSetOf, schedulerOf, type Analysis, type Place } from './analysis';
+import { keyOf, podSetLabelOf, schedulerOf, type Analysis, type Place } from './analysis';
 import { PLAN, PROFILE_CONFIG, TRIGGER } from './documents';
 import { lspRange } from './locate';
 import { PROFILE_CONFIG_SCHEMA } from './profile-schema';
@@ -133,7 +133,7 @@ function podHover(pod: Located<Pod>, analysis: Analysis, at: Hover['range']): Ho
   const p = pod.value;
   const info = podInfo(p);
   const requests = info.ok ? Object.entries(info.value.requests.toRecord()).map(([r, v]) => `${r} ${formatAmount(v, unitOf(r))}`) : [`unreadable: ${info.error}`];
-  const set = podSetOf(p);
+  const set = podSetLabelOf(p);
   const namespace = p.metadata.namespace ?? 'default';
   const owner = p.metadata.ownerReferences?.[0];
   const lines = [`**Pod ${podKey(p)}**${owner ? ` (from ${owner.kind} ${owner.name})` : ''}`, '', `- requests: ${requests.length ? requests.join(', ') : 'none'}`, `- scheduler: ${schedulerOf(p)}`];

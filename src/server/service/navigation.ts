@@ -4,7 +4,7 @@ import type { Location, Position } from 'vscode-languageserver';
 import type { Pod } from '../../engine/api/types';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import { concatPath, joinPath, splitPath, type Located, type ScheduleTriggerManifest } from '../../manifests';
-import { keyOf, podSetOf, type Analysis, type Place } from './analysis';
+import { keyOf, podSetLabelOf, type Analysis, type Place } from './analysis';
 import { resolveDependency } from './dependencies';
 import { namespaceOf } from './hover';
 import { lspRange } from './locate';
@@ -104,7 +104,7 @@ export function references(uri: string, position: Position, includeDeclaration: 
   };
   if (includeDeclaration) for (const t of analysis.triggersOf(set.namespace, set.name)) add(location(t, LABEL));
   for (const p of analysis.plansOf(set.namespace, set.name)) add(location(p, LABEL));
-  for (const pod of analysis.podSet(set.namespace, set.name)) if (podSetOf(pod.value) === set.name) add(location(pod, LABEL));
+  for (const pod of analysis.podSet(set.namespace, set.name)) if (podSetLabelOf(pod.value) === set.name) add(location(pod, LABEL));
   for (const t of analysis.model.triggers) {
     t.value.dependsOn.forEach((ref, i) => {
       if (ref.kind === 'PodSet' && keyOf(ref.namespace ?? t.value.namespace, ref.name) === keyOf(set.namespace, set.name)) add(location(t, `spec.dependsOn[${i}].name`));

@@ -9,7 +9,7 @@ import { podInfo } from '../../engine/framework/node-info';
 import { isRejection, isSuccess, type Status } from '../../engine/framework/status';
 import { Names } from '../../engine/plugins/names';
 import type { Located, SchedulePlanManifest } from '../../manifests';
-import { podSetOf, schedulerOf, type Analysis } from './analysis';
+import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import type { WhatIf } from './what-if';
 import { closest } from './words';
 
@@ -55,8 +55,8 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
     if (!pod) {
       const suggestion = closest(entry.pod, podNames());
       problems.push({ code: 'plan/unknown-pod', ...(suggestion ? { suggestion } : {}) });
-    } else if (podSetOf(pod.value) !== plan.podSet) {
-      const podSet = podSetOf(pod.value);
+    } else if (podSetLabelOf(pod.value) !== plan.podSet) {
+      const podSet = podSetLabelOf(pod.value);
       problems.push({ code: 'plan/pod-outside-set', pod, ...(podSet !== undefined ? { podSet } : {}) });
     }
     const node = snapshot.get(entry.node);

@@ -13,7 +13,7 @@ import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
 import type { Located } from '../../manifests';
 import type { NodeUseView, PlanView, PodExplanationView, ReasonCountView, UnplacedView } from '../../protocol/webview';
 import { amounts, unitOf } from './amounts';
-import { podSetOf, schedulerOf, type Analysis } from './analysis';
+import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { defaultProfile } from './profiles';
 
 export interface PlanRequest {
@@ -126,7 +126,7 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
   const planned = analysis.plannedEntry(p.metadata.namespace ?? 'default', p.metadata.name);
   const info = podInfo(p);
   const explained = d && explain(d, 10);
-  const set = podSetOf(p);
+  const set = podSetLabelOf(p);
   return {
     pod: p.metadata.name,
     namespace: p.metadata.namespace ?? 'default',

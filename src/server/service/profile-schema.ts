@@ -1,7 +1,7 @@
 // The fields of a KubeSchedulerConfiguration and of the in-tree plugins' args, in the schema form
 // completion and hover read. Checking is the framework's (validateProfile, the plugin factories);
 // this only says what can be written and what it means.
-import { EXTENSION_POINTS, SCHEDULER_CONFIG_API_VERSION } from '../../manifests';
+import { CONFIG_EXTENSION_POINTS, SCHEDULER_CONFIG_API_VERSION } from '../../manifests';
 import type { JsonSchema } from './schema';
 
 const resourceSpecs: JsonSchema = {
@@ -105,7 +105,7 @@ export const PROFILE_CONFIG_SCHEMA: JsonSchema = {
         properties: {
           schedulerName: { type: 'string', description: 'Pods with this spec.schedulerName are scheduled with this profile (default-scheduler when left out).' },
           percentageOfNodesToScore: { type: 'integer', description: 'Share of nodes to find feasible before scoring (0: adaptive).' },
-          plugins: { type: 'object', description: 'Plugins per extension point, on top of upstream’s defaults.', properties: Object.fromEntries(EXTENSION_POINTS.map((p) => [p, pluginSet])) },
+          plugins: { type: 'object', description: 'Plugins per extension point, on top of upstream’s defaults.', properties: Object.fromEntries(CONFIG_EXTENSION_POINTS.map((p) => [p, pluginSet])) },
           pluginConfig: {
             type: 'array',
             description: 'Args of plugins, by plugin name.',

@@ -9,7 +9,7 @@ import { POD_SET_LABEL } from '../../engine/planner/plan';
 import type { Pod } from '../../engine/api/types';
 import { concatPath, joinPath, type Located, type ManifestError, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
 import type { SourceFile } from '../workspace';
-import { keyOf, podSetOf, schedulerOf, type Analysis } from './analysis';
+import { keyOf, podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { CODES, SOURCE, type Code } from './codes';
 import { dependencyCycles, resolveDependency } from './dependencies';
 import { carriesPodSetLabel, declaredKind, documentAt, OUR_KINDS, PLAN, PROFILE_CONFIG, rawObjects, TRIGGER } from './documents';
@@ -209,7 +209,7 @@ function planChecks(p: Located<SchedulePlanManifest>, analysis: Analysis, out: D
 function schedulerNameChecks(file: SourceFile, analysis: Analysis, out: Diagnostic[]): void {
   const reported = new Set<string>();
   for (const pod of file.model.pods) {
-    const set = podSetOf(pod.value);
+    const set = podSetLabelOf(pod.value);
     const namespace = pod.value.metadata.namespace ?? 'default';
     if (set === undefined || pod.value.spec.nodeName || schedulerOf(pod.value) === analysis.plannerSchedulerName) continue;
     if (analysis.triggersOf(namespace, set).length === 0 && analysis.plansOf(namespace, set).length === 0) continue;
