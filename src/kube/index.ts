@@ -3,6 +3,7 @@
 // Every message that leaves this layer is redacted (redact.ts).
 export { applyCrdInstall, PLAN_STATUS_ANNOTATION, PLANNER_CRDS, planCrdInstall, planForCluster, SCHEDULE_PLAN_CRD, SCHEDULE_TRIGGER_CRD, type CrdAction, type CrdStep } from './crds';
 export { apiErrorKind, KubeHttp, type ApiError, type ApiErrorKind, type RequestOptions } from './http';
+export { ClusterMirror, type MirrorOptions } from './mirror';
 export { Informer, type InformerEvent, type InformerEventType, type InformerOptions } from './informer';
 export { kubeconfigFiles, listContexts, loadKubeconfig, openContext, selectContext, type ContextInfo, type Kubeconfig, type KubeconfigOptions, type KubeContext } from './kubeconfig';
 export { cleanObject, decodeObject, LAST_APPLIED_ANNOTATION, snapshotFile, sortForSnapshot, sourceName, type ApiObject, type TypedObject } from './objects';

@@ -53,6 +53,12 @@ export class Informer {
   readonly synced: Promise<void>;
   /** How many times the informer was restarted after an error. */
   restarts = 0;
+  /**
+   * Why the kind cannot be watched at all: its API group is not served ('not-served': none of them,
+   * as when the planner CRDs are not installed) or listing it is forbidden. The informer then stops
+   * and counts as synced with nothing.
+   */
+  unavailable: 'not-served' | 'forbidden' | undefined;
   /** How many full lists it made (the first one, and each re-list after 410 Gone or a restart). */
   lists = 0;
 
@@ -68,6 +74,7 @@ export class Informer {
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
       const listed = await listAll(http, resource, namespace);
       if (!listed.ok) throw new ListError(listed.error.message, listed.error.status);
+      if (!listed.value) throw new ListError(`the API server does not serve ${resource.apiVersion}`, 404);
       this.lists++;
       this.delay = options.backoff?.initialMs ?? 1_000;
       const items = (listed.value?.items ?? []).map((i) => i.object as KubernetesObject);
@@ -119,6 +126,13 @@ export class Informer {
   private failed(error: unknown): void {
     if (this.stopped) return;
     const { resource } = this.options;
+    if (error instanceof ListError && (error.statusCode === 404 || error.statusCode === 403)) {
+      this.unavailable = error.statusCode === 404 ? 'not-served' : 'forbidden';
+      if (this.unavailable === 'forbidden') this.options.onError?.(`cannot list ${resource.plural}: ${error.message}; going on without them`);
+      this.markSynced();
+      void this.stop();
+      return;
+    }
     this.options.onError?.(`${resource.plural}: ${this.http.context.redactor.describe(error)}; retrying in ${Math.round(this.delay / 100) / 10} s`);
     this.timer?.cancel();
     this.timer = this.options.clock.setTimer(this.delay, () => {

@@ -99,7 +99,8 @@ export function listContexts(kubeconfig: Kubeconfig): ContextInfo[] {
   const { config } = kubeconfig;
   const currentName = config.getCurrentContext();
   return config.getContexts().map((c) => {
-    const server = config.getCluster(c.cluster)?.server;
+    const cluster = config.getCluster(c.cluster);
+    const server = cluster ? kubeconfig.redactor.redact(withoutUserInfo(cluster.server)) : undefined;
     return { name: c.name, cluster: c.cluster, user: c.user, ...(c.namespace ? { namespace: c.namespace } : {}), ...(server ? { server } : {}), current: c.name === currentName };
   });
 }
@@ -136,5 +137,10 @@ export function selectContext(kubeconfig: Kubeconfig, name: string | undefined):
   const user = source.getUser(context.user);
   if (!user) return err(`context "${chosen}" names user "${context.user}", which the kubeconfig does not define`);
   config.loadFromOptions({ clusters: [cluster], users: [user], contexts: [context], currentContext: chosen });
-  return ok({ config, context: chosen, namespace: context.namespace ?? 'default', server: redactor.redact(cluster.server), redactor });
+  return ok({ config, context: chosen, namespace: context.namespace ?? 'default', server: redactor.redact(withoutUserInfo(cluster.server)), redactor });
+}
+
+/** A server URL without `user:password@` (kubeconfigs rarely have it, but it must never be shown). */
+function withoutUserInfo(server: string): string {
+  return server.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/@]*@/i, '$1');
 }
