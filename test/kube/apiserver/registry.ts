@@ -159,7 +159,7 @@ export class Registry {
       const key = keys[i] as string;
       if (prefix && !key.startsWith(prefix)) break;
       const e = c.items.get(key) as Entry;
-      if (!match(e.obj)) continue;
+      if (e.createdRV > rv || !match(e.obj)) continue;
       if (limit > 0 && items.length === limit) {
         next = key;
         break;

@@ -12,6 +12,8 @@ export interface Entry {
   readonly obj: KubeObject;
   readonly json: string;
   readonly rv: number;
+  /** resourceVersion of the object's creation (continued lists leave out younger objects) */
+  readonly createdRV: number;
 }
 
 interface HistoryEvent {
@@ -89,7 +91,7 @@ export class Store {
     const meta = obj.metadata ?? {};
     const key = objectKey(meta.namespace, meta.name ?? '');
     const old = collection.items.get(key);
-    const entry = this.stamp(obj);
+    const entry = this.stamp(obj, old?.createdRV);
     collection.items.set(key, entry);
     if (!old) collection.invalidateOrder();
     this.record(collection, old ? 'MODIFIED' : type, entry, old);
@@ -102,15 +104,15 @@ export class Store {
     if (!old) return undefined;
     collection.items.delete(key);
     collection.invalidateOrder();
-    const entry = this.stamp(structuredClone(old.obj));
+    const entry = this.stamp(structuredClone(old.obj), old.createdRV);
     this.record(collection, 'DELETED', entry, old);
     return entry;
   }
 
-  private stamp(obj: KubeObject): Entry {
+  private stamp(obj: KubeObject, createdRV: number | undefined): Entry {
     const rv = ++this.resourceVersion;
     obj.metadata = { ...obj.metadata, resourceVersion: String(rv) };
-    return { obj, json: JSON.stringify(obj), rv };
+    return { obj, json: JSON.stringify(obj), rv, createdRV: createdRV ?? rv };
   }
 
   private record(collection: Collection, type: WatchEventType, entry: Entry, old: Entry | undefined): void {
