@@ -7,10 +7,15 @@ import { stringify } from 'yaml';
 import { openContext, type KubeContext } from '../../src/kube';
 import type { KubeconfigOptions, KubeObject, TestApiServer } from './apiserver';
 
+const made: string[] = [];
+process.on('exit', () => {
+  for (const dir of made) rmSync(dir, { recursive: true, force: true });
+});
+
 /** A fresh directory removed when the process exits. */
 export function tempDir(prefix = 'podplan-kube-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  made.push(dir);
   return dir;
 }
 
@@ -88,4 +93,16 @@ export async function eventually(check: () => boolean, what: string, ms = 10_000
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** One object of each kind Podplan reads besides nodes and pods (cluster-scoped and in `ns`). */
+export function storageAndPolicy(ns = 'default'): KubeObject[] {
+  return [
+    { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 },
+    { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'csi.example', volumeBindingMode: 'WaitForFirstConsumer' },
+    { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'n1' }, spec: { drivers: [{ name: 'csi.example', nodeID: 'n1', allocatable: { count: 8 } }] } },
+    { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1' }, spec: { capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'fast', csi: { driver: 'csi.example', volumeHandle: 'h1' } } },
+    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: ns }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } } },
+    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: ns }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } },
+  ];
 }
