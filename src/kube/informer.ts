@@ -33,6 +33,31 @@ export interface InformerOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
+/**
+ * client-node's Watch, remembering its open requests: ListWatch.stop() aborts only the request it
+ * already holds, so a watch still being opened when the informer stops would stay open.
+ */
+class ClosableWatch extends Watch {
+  private readonly open = new Set<AbortController>();
+  closed = false;
+
+  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    const controller = await super.watch(path, queryParams, callback, (error) => {
+      this.open.delete(controller);
+      done(error);
+    });
+    if (this.closed) controller.abort();
+    else this.open.add(controller);
+    return controller;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const c of this.open) c.abort();
+    this.open.clear();
+  }
+}
+
 class ListError extends Error {
   constructor(
     message: string,
@@ -44,6 +69,7 @@ class ListError extends Error {
 
 export class Informer {
   private readonly listWatch: ListWatch<KubernetesObject>;
+  private readonly watch: ClosableWatch;
   private delay: number;
   private timer: Timer | undefined;
   private stopped = false;
@@ -80,7 +106,8 @@ export class Informer {
       const items = (listed.value?.items ?? []).map((i) => i.object as KubernetesObject);
       return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: listed.value?.resourceVersion ?? '' }, items };
     };
-    this.listWatch = new ListWatch(path, new Watch(http.context.config), list, false, options.labelSelector, options.fieldSelector);
+    this.watch = new ClosableWatch(http.context.config);
+    this.listWatch = new ListWatch(path, this.watch, list, false, options.labelSelector, options.fieldSelector);
     const emit = (type: InformerEventType) => (raw: KubernetesObject) => {
       const object = cleanObject(resource, raw);
       if (object) options.onEvent({ type, resource, object });
@@ -97,6 +124,7 @@ export class Informer {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.watch.closed = false;
     await this.listWatch.start();
     if (this.lists > 0) this.markSynced();
   }
@@ -106,6 +134,7 @@ export class Informer {
     this.timer?.cancel();
     this.timer = undefined;
     await this.listWatch.stop();
+    this.watch.close();
   }
 
   /** The objects it holds now. */

@@ -92,7 +92,7 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     });
     const read = await readCluster(new KubeHttp(context), { namespace: 'shop' });
     assert.ok(read.ok);
-    const leaky = read.value.objects.find((o) => o.object.metadata.name === 'leaky')?.object as { metadata: Record<string, unknown>; spec: { containers: Array<{ env: unknown }> } };
+    const leaky = read.value.objects.find((o) => o.object.metadata.name === 'leaky')?.object as unknown as { metadata: Record<string, unknown>; spec: { containers: Array<{ env: unknown }> } };
     assert.equal(leaky.metadata.managedFields, undefined);
     assert.deepEqual(leaky.metadata.annotations, { team: 'a' });
     assert.deepEqual(leaky.spec.containers[0]?.env, [{ name: 'DB_PASSWORD' }, { name: 'MODE' }]);
