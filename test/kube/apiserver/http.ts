@@ -29,6 +29,7 @@ interface Route {
 
 /** A live watch stream, so the server can send bookmarks now and close them all. */
 export interface WatchStream {
+  /** a BOOKMARK at the current resourceVersion, if the watch allowed them */
   bookmark(): void;
   close(): void;
 }
@@ -252,13 +253,17 @@ export class ApiHttp {
     let closed = false;
     const timers: NodeJS.Timeout[] = [];
     const streams = this.streams;
+    const allowBookmarks = query.get('allowWatchBookmarks') === 'true';
     const finish = (how: 'end' | 'reset'): void => {
       if (closed) return;
       closed = true;
       stop();
       for (const t of timers) clearTimeout(t);
       streams.delete(stream);
-      if (how === 'reset') res.socket?.resetAndDestroy();
+      // A TLS socket cannot send a TCP RST from node; closing the connection in the middle of the
+      // chunked response (after the events written so far) is what clients see of a reset: an error,
+      // not a clean end of the response.
+      if (how === 'reset') res.socket?.end();
       else res.end();
     };
     const write = (type: WatchEventType | 'BOOKMARK' | 'ERROR', json: string): void => {
@@ -266,7 +271,11 @@ export class ApiHttp {
       res.write(`{"type":"${type}","object":${json}}\n`);
     };
     const stream: WatchStream = {
-      bookmark: () => write('BOOKMARK', JSON.stringify({ kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(this.registry.store.currentRV) } })),
+      bookmark: () => {
+        if (!allowBookmarks) return;
+        const rv = String(this.registry.store.currentRV);
+        write('BOOKMARK', JSON.stringify({ kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: rv } }));
+      },
       close: () => finish('end'),
     };
     res.on('close', () => finish('end'));
@@ -292,7 +301,7 @@ export class ApiHttp {
     };
     stop = this.registry.store.watch(this.registry.store.collection(`${type.group}/${type.plural}`), watcher, fromRV);
     if (closed) stop();
-    if (query.get('allowWatchBookmarks') === 'true' && this.options.bookmarkIntervalMs > 0) {
+    if (allowBookmarks && this.options.bookmarkIntervalMs > 0) {
       const tick = (): void => {
         stream.bookmark();
         timers[0] = setTimeout(tick, this.options.bookmarkIntervalMs);

@@ -1,7 +1,7 @@
 // The test Kubernetes API server: real REST over https on 127.0.0.1, for @kubernetes/client-node
 // and kubectl. See README.md for what it speaks and what it does not.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Counters, FaultState, type Faults } from './faults';
 import { ApiHttp } from './http';
@@ -39,6 +39,7 @@ export class TestApiServer {
   private readonly faultState: FaultState;
   private readonly http: ApiHttp;
   private readonly registry: Registry;
+  private readonly sockets = new Set<Socket>();
 
   constructor(
     private readonly server: Server,
@@ -62,6 +63,10 @@ export class TestApiServer {
       address: () => this.address,
     });
     server.on('request', (req, res) => this.http.handle(req, res));
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
   }
 
   /** `127.0.0.1:port` */
@@ -113,7 +118,7 @@ export class TestApiServer {
     this.registry.store.setHistoryLimit(events);
   }
 
-  /** Sends a BOOKMARK now on every watch that allowed them... and on the others too (tests only). */
+  /** Sends a BOOKMARK now on every open watch that allowed them. */
   sendBookmarks(): void {
     for (const s of this.http.streams) s.bookmark();
   }
@@ -169,8 +174,9 @@ export class TestApiServer {
 
   close(): Promise<void> {
     this.closeWatches();
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    return closed;
   }
 }
 
