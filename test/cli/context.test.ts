@@ -52,6 +52,11 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
     assert.equal(code, 1, stderr);
   });
 
+  it('--kubeconfig alone uses its current context', async () => {
+    const { code, stderr } = await cli(['schedule', '--kubeconfig', kubeconfig, '--no-history', '--json']);
+    assert.equal(code, 1, stderr);
+  });
+
   it('schedule from the context and from its snapshot print the same', async () => {
     const files: Record<string, string> = {};
     const fromContext = await cli(['schedule', ...ctx(), '--no-history'], files);

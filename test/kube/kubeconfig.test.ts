@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { KubeHttp, kubeconfigFiles, listContexts, loadKubeconfig, openContext } from '../../src/kube';
 import { startTestApiServer, type TestApiServer } from './apiserver';
 import { contextOn, node, tempDir, writeConfig } from './support';
@@ -131,6 +132,23 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
         const listed = await new KubeHttp(opened.value).request('/api/v1/nodes');
         assert.ok(listed.ok, context);
       }
+    });
+
+    it('an exec plugin user: its token authenticates and is redacted from then on', async () => {
+      const dir = tempDir();
+      const plugin = join(dir, 'plugin.cjs');
+      const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: server.token } };
+      writeFileSync(plugin, `process.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`);
+      const base = parse(server.kubeconfig({ user: 'token' })) as { users: Array<{ user: Record<string, unknown> }> };
+      base.users[0]!.user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } };
+      const file = join(dir, 'config');
+      writeFileSync(file, stringify(base));
+      const opened = openContext({ kubeconfig: file, env: {}, homedir: dir, cwd: dir });
+      assert.ok(opened.ok);
+      assert.equal(opened.value.redactor.redact(server.token), server.token, 'not known before the plugin ran');
+      const listed = await new KubeHttp(opened.value).request('/api/v1/nodes');
+      assert.ok(listed.ok);
+      assert.equal(opened.value.redactor.redact(`token ${server.token}`), 'token <redacted>');
     });
 
     it('a refused token is an unauthorized value whose message does not hold the token', async () => {
