@@ -2,7 +2,7 @@
 // (it re-lists by itself on 410 Gone and when the server closes a watch cleanly). What it does not
 // do is done here: it asks for bookmarks, it stops for good on an error (a reset connection, a
 // failed list), so it is restarted after a back-off (1 s doubling to 30 s, reset once a list
-// succeeds); and it reports "synced" after its first list. Objects are cleaned (objects.ts) before
+// succeeds or events arrive); and it reports "synced" after its first list. Objects are cleaned (objects.ts) before
 // anyone sees them, and events are a typed stream.
 import { ListWatch, Watch, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../engine/api/clock';
@@ -109,6 +109,8 @@ export class Informer {
     this.watch = new ClosableWatch(http.context.config);
     this.listWatch = new ListWatch(path, this.watch, list, false, options.labelSelector, options.fieldSelector);
     const emit = (type: InformerEventType) => (raw: KubernetesObject) => {
+      // Events flow again: the next failure starts the back-off from the beginning.
+      this.delay = options.backoff?.initialMs ?? 1_000;
       const object = cleanObject(resource, raw);
       if (object) options.onEvent({ type, resource, object });
     };
