@@ -98,7 +98,8 @@ export class Informer {
     // ListWatch builds the watch URL from this path and keeps its query, so bookmarks are asked for here.
     const path = `${collectionPath(resource, namespace)}?allowWatchBookmarks=true`;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-      const listed = await listAll(http, resource, namespace);
+      const selectors = { ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}), ...(options.fieldSelector !== undefined ? { fieldSelector: options.fieldSelector } : {}) };
+      const listed = await listAll(http, resource, namespace, selectors);
       if (!listed.ok) throw new ListError(listed.error.message, listed.error.status);
       if (!listed.value) throw new ListError(`the API server does not serve ${resource.apiVersion}`, 404);
       this.lists++;

@@ -49,6 +49,18 @@ describe('kube/informer (list + watch, kept alive)', () => {
     assert.deepEqual(informer.list().map((o) => o.metadata.name), ['p1']);
   });
 
+  it('lists and watches with the same label and field selectors', async () => {
+    server.create(pod('mine', { namespace: 'a', schedulerName: 'podplan', labels: { team: 'x' } }), pod('theirs', { namespace: 'a', labels: { team: 'x' } }), pod('other-team', { namespace: 'a', schedulerName: 'podplan', labels: { team: 'y' } }));
+    const events: InformerEvent[] = [];
+    const informer = new Informer(new KubeHttp(context), { resource: POD, clock: systemClock, labelSelector: 'team=x', fieldSelector: 'spec.schedulerName=podplan', onEvent: (e) => events.push(e) });
+    informers.push(informer);
+    await informer.start();
+    await informer.synced;
+    server.create(pod('mine-too', { namespace: 'b', schedulerName: 'podplan', labels: { team: 'x' } }), pod('not-mine', { namespace: 'b', labels: { team: 'x' } }));
+    await eventually(() => events.length === 2, 'the second matching pod');
+    assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['add mine', 'add mine-too']);
+  });
+
   it('asks for bookmarks: its resourceVersion moves on with no event', async () => {
     const { informer, seen } = watchPods({ namespace: 'a' });
     await informer.start();
