@@ -51,7 +51,12 @@ export class ApiHttp {
     private readonly options: HttpOptions,
   ) {}
 
+  /** requests received and not answered yet (watches count until they end) */
+  inFlight = 0;
+
   handle(req: IncomingMessage, res: ServerResponse): void {
+    this.inFlight++;
+    res.on('close', () => this.inFlight--);
     const latency = this.faults.faults.latencyMs;
     const go = (): void => {
       this.serve(req, res).catch((err: unknown) => this.fail(res, err));
