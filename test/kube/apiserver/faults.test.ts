@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import * as k8s from '@kubernetes/client-node';
+import type * as k8s from '@kubernetes/client-node';
 import { seededRandom } from '../../../src/engine/api/random';
 import { startTestApiServer, type TestApiServer } from './index';
 import { clients, node, pod, rejectsWith, until, type Clients } from './client';
