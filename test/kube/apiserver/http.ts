@@ -11,6 +11,7 @@ import { selectorMatcher } from './selectors';
 import { errors, qualified, StatusError, success, type KubeStatus } from './status';
 import type { WatchEventType } from './store';
 import { openApiV2, openApiV3Index, openApiV3GroupVersion } from './openapi';
+import { decodeProtobuf } from './protobuf';
 
 export interface HttpOptions {
   readonly tokens: ReadonlySet<string>;
@@ -375,5 +376,6 @@ function parseBody(req: IncomingMessage, body: Buffer): unknown {
   const type = mediaType(req);
   if (type === 'application/json' || type === '') return parseJson(body);
   if (type === 'application/yaml') return parseYamlBody(body);
+  if (type === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(body);
   throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
 }
