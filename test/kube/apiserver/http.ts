@@ -11,6 +11,7 @@ import { selectorMatcher } from './selectors';
 import { errors, qualified, StatusError, success, type KubeStatus } from './status';
 import type { WatchEventType } from './store';
 import { openApiV2, openApiV3Index, openApiV3GroupVersion } from './openapi';
+import { decodeProtobuf } from './protobuf';
 
 export interface HttpOptions {
   readonly tokens: ReadonlySet<string>;
@@ -51,7 +52,12 @@ export class ApiHttp {
     private readonly options: HttpOptions,
   ) {}
 
+  /** requests received and not answered yet (watches count until they end) */
+  inFlight = 0;
+
   handle(req: IncomingMessage, res: ServerResponse): void {
+    this.inFlight++;
+    res.on('close', () => this.inFlight--);
     const latency = this.faults.faults.latencyMs;
     const go = (): void => {
       this.serve(req, res).catch((err: unknown) => this.fail(res, err));
@@ -377,5 +383,6 @@ function parseBody(req: IncomingMessage, body: Buffer): unknown {
   const type = mediaType(req);
   if (type === 'application/json' || type === '') return parseJson(body);
   if (type === 'application/yaml') return parseYamlBody(body);
+  if (type === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(body);
   throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
 }

@@ -128,6 +128,11 @@ export class TestApiServer {
     for (const s of [...this.http.streams]) s.close();
   }
 
+  /** Requests received and not answered yet (open watches included). */
+  get requestsInFlight(): number {
+    return this.http.inFlight;
+  }
+
   get openWatches(): number {
     return this.http.streams.size;
   }

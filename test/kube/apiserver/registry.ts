@@ -243,6 +243,7 @@ export class Registry {
       if (violations.length > 0) throw errors.invalid(t.kind, t.group, obj.metadata?.name ?? '', violations);
     }
     if (t.group === '' && t.kind === 'Pod' && !old) this.defaultPod(obj);
+    if (t.group === '' && t.kind === 'Namespace' && !old) defaultNamespace(obj);
     if (t.group === 'apiextensions.k8s.io') this.admitCrd(obj, old);
     return warnings;
   }
@@ -522,6 +523,14 @@ interface CrdSpec {
   scope?: string;
   names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[]; listKind?: string };
   versions?: { name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: JsonSchema }; subresources?: { status?: unknown } }[];
+}
+
+/** What the API server adds to a new namespace: its name label, the `kubernetes` finalizer, phase Active. */
+function defaultNamespace(ns: KubeObject): void {
+  const meta = ns.metadata as ObjectMeta;
+  meta.labels = { ...meta.labels, 'kubernetes.io/metadata.name': meta.name ?? '' };
+  ns.spec = { finalizers: ['kubernetes'], ...(isMap(ns.spec) ? ns.spec : {}) };
+  ns.status = { phase: 'Active' };
 }
 
 function lowerBound(keys: readonly string[], key: string): number {
