@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { applyCrdInstall, KubeHttp, PLANNER_CRDS, planCrdInstall } from '../../kube';
 import { parseCommand } from '../history';
 import { EXIT, type Command } from '../io';
-import { contextOf, SOURCE_HELP, SOURCE_OPTIONS } from '../source';
+import { contextOf, sourceHelp, SOURCE_OPTIONS } from '../source';
 
 const CRDS_HELP = `Usage: podplan crds
 
@@ -37,7 +37,7 @@ it only prints. An update carries the resourceVersion read, so a CRD changed mea
 overwritten (run the command again).
 
 Options:
-${SOURCE_HELP}
+${sourceHelp(22)}
   --dry-run           print what would be done and write nothing
   -h, --help          this help
 

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { snapshotFile, type TypedObject } from '../../kube';
 import { parseCommand } from '../history';
 import { EXIT, type Command } from '../io';
-import { readContext, SOURCE_HELP, SOURCE_OPTIONS } from '../source';
+import { readContext, sourceHelp, SOURCE_OPTIONS } from '../source';
 
 const HELP = `Usage: podplan snapshot --context NAME [--kubeconfig file] [-n NAMESPACE] -o DIR
 
@@ -23,7 +23,7 @@ annotation and containers' literal env values (they may hold credentials). Kinds
 not list are reported and left out.
 
 Options:
-${SOURCE_HELP}
+${sourceHelp(23)}
   -n, --namespace <ns> only this namespace's namespaced objects (cluster-scoped kinds are whole)
   -o, --output <dir>   the directory to write
   -h, --help           this help
