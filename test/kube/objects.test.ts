@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cleanObject, decodeObject, LAST_APPLIED_ANNOTATION, NODE, POD, snapshotFile, sortForSnapshot, sourceName, type ApiObject } from '../../src/kube';
+import { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, NODE, POD, snapshotFile, sortForSnapshot, sourceName, type ApiObject } from '../../src/kube';
 import { formatError } from '../../src/manifests';
 
 const listItem = (name: string, ns?: string, extra: Record<string, unknown> = {}) => ({ metadata: { name, ...(ns ? { namespace: ns } : {}) }, ...extra });
@@ -61,5 +61,19 @@ describe('kube/objects (API objects as Podplan keeps them)', () => {
     const bad = decodeObject('prod', cleanObject(POD, { metadata: { name: 'b', namespace: 'shop' }, spec: { containers: 'none' } }) as ApiObject);
     assert.equal(bad.pods.length, 0);
     assert.match(formatError(bad.errors[0]!), /^context\/prod\/Pod\/shop\/b:1:1: error /);
+  });
+
+  it('adapts a watched Pod or Node to the engine type, or says why not', () => {
+    const pod = decodePod('prod', cleanObject(POD, { metadata: { name: 'a', namespace: 'shop' }, spec: { nodeName: 'n1', containers: [{ name: 'c' }] } }) as ApiObject);
+    assert.ok(pod.ok);
+    assert.deepEqual([pod.value.metadata.name, pod.value.spec.nodeName], ['a', 'n1']);
+    const node = decodeNode('prod', cleanObject(NODE, { metadata: { name: 'n1' }, status: { allocatable: { cpu: '2' } } }) as ApiObject);
+    assert.ok(node.ok);
+    assert.equal(node.value.metadata.name, 'n1');
+    const bad = decodePod('prod', cleanObject(POD, { metadata: { name: 'b', namespace: 'shop' }, spec: { containers: 'none' } }) as ApiObject);
+    assert.ok(!bad.ok);
+    assert.match(bad.error[0] ?? '', /^context\/prod\/Pod\/shop\/b:1:1: error /);
+    const wrongKind = decodeNode('prod', cleanObject(POD, { metadata: { name: 'c', namespace: 'shop' }, spec: { containers: [{ name: 'c' }] } }) as ApiObject);
+    assert.deepEqual(wrongKind, { ok: false, error: ['context/prod/Pod/shop/c: not a Node'] });
   });
 });
