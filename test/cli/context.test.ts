@@ -85,6 +85,10 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
     assert.deepEqual(Object.keys(files).sort(), ['/work/snap/namespaces.yaml', '/work/snap/nodes.yaml', '/work/snap/shop/pods.yaml', '/work/snap/shop/scheduletriggers.yaml']);
     assert.match(files['/work/snap/shop/pods.yaml'] ?? '', /^# Podplan snapshot of kube context lab\n---\napiVersion: v1\nkind: Pod\n/);
     assert.ok(!Object.values(files).some((t) => t.includes('managedFields')));
+    files['/work/snap/old/pods.yaml'] = 'kind: Pod\n';
+    const again = await cli(['snapshot', ...ctx(), '-n', 'shop', '-o', 'snap'], files);
+    assert.equal(again.code, 0);
+    assert.equal(again.stderr, 'warning: /work/snap holds other YAML files, which commands reading it will read too: /work/snap/old/pods.yaml\n');
   });
 
   it('serve-planner --context answers for the live pods by their real names, and logs each request', async () => {

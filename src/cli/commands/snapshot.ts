@@ -16,7 +16,8 @@ DIR: cluster-scoped kinds in DIR/<kind>.yaml (nodes, namespaces, priorityclasses
 csinodes, persistentvolumes), namespaced ones in DIR/<namespace>/<kind>.yaml (pods,
 persistentvolumeclaims, poddisruptionbudgets, scheduletriggers, scheduleplans). Every other
 command reads DIR back to the same result as the context: attach it to a bug report, or plan
-offline. Existing files of those names are replaced; nothing else in DIR is touched.
+offline. Existing files of those names are replaced; nothing else in DIR is touched (other YAML
+files there are named in a warning: commands reading DIR would read them too).
 
 Left out: Secrets (never read), managedFields, the kubectl.kubernetes.io/last-applied-configuration
 annotation and containers' literal env values (they may hold credentials). Kinds the context may
@@ -66,6 +67,10 @@ export const snapshot: Command = {
     for (const w of read.value.read.warnings) io.stderr(`warning: ${w}\n`);
     const dir = path.resolve(io.cwd, values.output);
     const files = snapshotFiles(read.value.read.objects, read.value.context.context);
+    // YAML files already in DIR that this snapshot does not replace would be read back with it.
+    const written = new Set([...files.keys()].map((f) => path.join(dir, f)));
+    const others = (await io.yamlFiles(dir).catch(() => [])).filter((f) => !written.has(path.resolve(io.cwd, f)));
+    if (others.length > 0) io.stderr(`warning: ${dir} holds other YAML files, which commands reading it will read too: ${others.join(', ')}\n`);
     try {
       for (const [file, text] of files) await io.writeFile(path.join(dir, file), text);
     } catch (error) {
