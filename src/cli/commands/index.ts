@@ -1,5 +1,6 @@
 // Every CLI command, in the order `podplan --help` lists them.
 import type { Command } from '../io';
+import { crds, installCrds } from './crds';
 import { diff } from './diff';
 import { exportPlan } from './export';
 import { history } from './history';
@@ -7,5 +8,6 @@ import { plan } from './plan';
 import { schedule } from './schedule';
 import { servePlanner } from './serve-planner';
 import { show } from './show';
+import { snapshot } from './snapshot';
 
-export const commands: readonly Command[] = [schedule, plan, servePlanner, history, show, diff, exportPlan];
+export const commands: readonly Command[] = [schedule, plan, servePlanner, snapshot, crds, installCrds, history, show, diff, exportPlan];
