@@ -29,6 +29,8 @@ function intent(message: WebviewToHost): Thenable<unknown> | undefined {
       return reveal(message.kind, message.name, message.namespace);
     case 'ready':
     case 'refresh':
+    case 'back':
+    case 'forward':
       return undefined;
   }
 }

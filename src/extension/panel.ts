@@ -1,53 +1,88 @@
-// The plan panel: one webview, reused, that shows what the last command loaded (a plan, an
-// explanation, the history, a comparison). `refresh` from the webview runs the same load again;
-// every other intent goes to the command that handles it.
+// The plan panel: one webview that shows what the commands load (a plan, an explanation, the
+// history, a comparison) and keeps them as a back/forward history, as a browser does. Going back
+// shows the answer kept for that entry at once (the webview restores its own tab, selection and
+// filters for it); `refresh` runs the entry's load again. Other intents go to the commands.
 import * as vscode from 'vscode';
-import type { HostToWebview, PlanView, WebviewToHost } from '../protocol/webview';
+import type { HostToWebview, NavigationView, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
 import { newNonce, panelHtml } from './webview/html';
 
-export type Load = () => Promise<HostToWebview>;
+export type Load = () => Promise<ViewMessage>;
+
+/** One place in the panel's history: how to load it, and its answer once it came. */
+interface Entry {
+  readonly id: number;
+  readonly title: string;
+  readonly what: string;
+  readonly load: Load;
+  shown?: ViewMessage;
+}
+
+/** How many entries back the panel remembers: a budget, so a long session does not keep every plan. */
+const HISTORY_LIMIT = 50;
 
 export class PlanPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
-  private load: Load | undefined;
-  private shown: HostToWebview | undefined;
+  private entries: Entry[] = [];
+  private index = -1;
+  private nextId = 1;
   private ready = false;
-  /** Set by main.ts: what to do with an intent other than `ready` and `refresh`. */
+  /** Set by main.ts: what to do with an intent the panel does not handle itself. */
   onIntent: (intent: WebviewToHost) => void = () => undefined;
 
   constructor(private readonly extensionUri: vscode.Uri) {}
 
+  private get current(): Entry | undefined {
+    return this.entries[this.index];
+  }
+
   /** The plan the panel shows now, if it shows one (for Export plan). */
   get plan(): PlanView | undefined {
-    return this.shown?.type === 'plan' ? this.shown.plan : undefined;
+    const shown = this.current?.shown;
+    return shown?.type === 'plan' ? shown.plan : undefined;
   }
 
-  /** Opens (or brings forward) the panel and shows what `load` answers. */
+  /** Opens (or brings forward) the panel and shows what `load` answers, as a new history entry. */
   async show(title: string, what: string, load: Load): Promise<void> {
-    this.load = load;
-    const panel = this.open();
-    panel.title = title;
-    panel.reveal(undefined, true);
-    await this.run(what);
+    const entry: Entry = { id: this.nextId++, title, what, load };
+    this.entries = [...this.entries.slice(0, this.index + 1), entry].slice(-HISTORY_LIMIT);
+    this.index = this.entries.length - 1;
+    this.open().reveal(undefined, true);
+    await this.run(entry);
   }
 
-  private async run(what: string): Promise<void> {
-    const load = this.load;
-    if (!load) return;
-    this.post({ type: 'loading', what });
-    let message: HostToWebview;
+  private nav(entry: Entry): NavigationView {
+    return { entry: entry.id, back: this.index > 0, forward: this.index < this.entries.length - 1 };
+  }
+
+  private async run(entry: Entry): Promise<void> {
+    if (this.panel) this.panel.title = entry.title;
+    this.post({ type: 'loading', what: entry.what, nav: this.nav(entry) });
+    let message: ViewMessage;
     try {
-      message = await load();
+      message = await entry.load();
     } catch (e) {
       message = { type: 'error', message: e instanceof Error ? e.message : String(e) };
     }
-    // A newer load started meanwhile: its answer is the one to show.
-    if (load === this.load) this.post(message);
+    entry.shown = message;
+    // Another entry was shown meanwhile: this answer waits in its entry.
+    if (entry === this.current) this.post({ ...message, nav: this.nav(entry) });
+  }
+
+  private go(step: -1 | 1): void {
+    const to = this.index + step;
+    const entry = this.entries[to];
+    if (!entry) return;
+    this.index = to;
+    if (!entry.shown) {
+      void this.run(entry);
+      return;
+    }
+    if (this.panel) this.panel.title = entry.title;
+    this.post({ ...entry.shown, nav: this.nav(entry) });
   }
 
   private post(message: HostToWebview): void {
-    if (message.type !== 'loading') this.shown = message;
-    // Before `ready` the script cannot hear it yet; `ready` sends what is shown by then.
+    // Before `ready` the script cannot hear it yet; `ready` sends the current entry.
     if (this.panel && this.ready) void this.panel.webview.postMessage(message);
   }
 
@@ -72,8 +107,8 @@ export class PlanPanel implements vscode.Disposable {
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
-      this.load = undefined;
-      this.shown = undefined;
+      this.entries = [];
+      this.index = -1;
     });
     this.panel = panel;
     this.ready = false;
@@ -81,13 +116,23 @@ export class PlanPanel implements vscode.Disposable {
   }
 
   private receive(intent: WebviewToHost): void {
-    if (intent.type === 'ready') {
-      this.ready = true;
-      if (this.shown) this.post(this.shown);
-    } else if (intent.type === 'refresh') {
-      void this.run('Asking the server again…');
-    } else {
-      this.onIntent(intent);
+    const entry = this.current;
+    switch (intent.type) {
+      case 'ready':
+        this.ready = true;
+        if (entry) this.post(entry.shown ? { ...entry.shown, nav: this.nav(entry) } : { type: 'loading', what: entry.what, nav: this.nav(entry) });
+        return;
+      case 'refresh':
+        if (entry) void this.run(entry);
+        return;
+      case 'back':
+        this.go(-1);
+        return;
+      case 'forward':
+        this.go(1);
+        return;
+      default:
+        this.onIntent(intent);
     }
   }
 

@@ -9,6 +9,7 @@ import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webvi
 import { openStore, type PlanStore } from '../store/store';
 import type { PlanSummary, SourceRef, StoreError } from '../store/types';
 import { noHistory, type History } from './history';
+import { moveReason } from './service/pipeline';
 
 function entry(s: PlanSummary): HistoryEntryView {
   return {
@@ -64,7 +65,10 @@ class StoreHistory implements History {
     return ok({
       from: entry(d.from),
       to: entry(d.to),
-      moved: d.moved,
+      moved: d.moved.map((m) => {
+        const newer = this.store.diagnosis(to, m.pod);
+        return { ...m, reason: moveReason(m.from, m.to, newer.ok ? newer.value : undefined) };
+      }),
       becamePlaced: d.becamePlaced,
       becameUnplaced: d.becameUnplaced.map((u) => ({ pod: u.pod, was: u.was, message: u.message })),
       added: d.added,
