@@ -59,7 +59,7 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
   let state = initial;
   const filters = matrix.filterPlugins;
   const scores = matrix.scorePlugins;
-  const template = `minmax(180px, 260px) 96px ${filters.length > 0 ? `repeat(${filters.length}, 30px) ` : ''}${scores.length > 0 ? `repeat(${scores.length}, 64px) ` : ''}72px 52px`;
+  const template = `minmax(140px, 200px) 84px ${filters.length > 0 ? `repeat(${filters.length}, 28px) ` : ''}${scores.length > 0 ? `repeat(${scores.length}, 52px) ` : ''}64px 44px`;
   const columns = 2 + filters.length + scores.length + 2;
   let ordered = sortRows(matrix.rows, state.sort, state.scoreKind);
 
@@ -81,8 +81,8 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
     header('node', 'Node', 'Node name'),
     header('verdict', 'Verdict', 'What the cycle made of the node'),
     ...filters.map((p, i) => header(`f${i}`, p, `Filter plugin ${p}: ✓ passed, ✗ rejected, · not run (an earlier plugin rejected the node)`, 'vertical')),
-    ...scores.map((s, i) => header(`s${i}`, s.plugin, `Score plugin ${s.plugin}, weight ${s.weight}`, 'vertical')),
-    header('total', 'Total', 'Total score: the weighted scores added up'),
+    ...scores.map((s, i) => header(`s${i}`, `${s.plugin} ×${s.weight}`, `Score plugin ${s.plugin}, weight ${s.weight}`, `vertical score${i === 0 ? ' first' : ''}`)),
+    header('total', 'Total', 'Total score: the weighted scores added up', 'first'),
     h('div', { role: 'columnheader' }, 'Rank'),
   );
 
@@ -113,9 +113,9 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
       }),
       ...scores.map((s, j) => {
         const v = r.scores?.[j];
-        return h('div', { role: 'gridcell', class: 'num', title: v ? `${s.plugin}: raw ${v[0]}, normalized ${v[1]}, weighted ${v[2]} (×${s.weight})` : '' }, v ? String(v[k]) : '');
+        return h('div', { role: 'gridcell', class: `num${j === 0 ? ' first' : ''}`, title: v ? `${s.plugin}: raw ${v[0]}, normalized ${v[1]}, weighted ${v[2]} (×${s.weight})` : '' }, v ? String(v[k]) : '');
       }),
-      h('div', { role: 'gridcell', class: 'num total' }, r.total === undefined ? '' : String(r.total)),
+      h('div', { role: 'gridcell', class: 'num total first' }, r.total === undefined ? '' : String(r.total)),
       h('div', { role: 'gridcell', class: 'num' }, r.rank === undefined ? '' : String(r.rank)),
     );
     row.addEventListener('click', () => activate(i));

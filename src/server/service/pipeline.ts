@@ -8,6 +8,7 @@ import type { FunnelStepView, FunnelView, MatrixRowView, MatrixView, StepRejecti
 
 /** The stages after Score that act on the chosen node, in the order they run. */
 const COMMIT_STAGES = ['Reserve', 'Permit', 'CheckConflicts', 'Bind'] as const;
+const SCORED_LOWER = 'scored lower than the chosen node';
 
 /** A step while it is being built: rejections by reason, nodes kept distinct. */
 interface StepBuilder {
@@ -32,7 +33,7 @@ function reject(step: StepBuilder, reason: string, node: string | undefined): vo
 }
 
 /** The steps of one cycle, appended to (or summed into) `steps` in the order the cycle ran them. */
-function addCycle(steps: Map<string, StepBuilder>, d: Diagnosis, pod: string): void {
+function addCycle(steps: Map<string, StepBuilder>, d: Diagnosis, pod: string, listScored: boolean): void {
   const step = (stage: string, plugin?: string): StepBuilder => {
     const key = stepKey(stage, plugin);
     let s = steps.get(key);
@@ -50,29 +51,32 @@ function addCycle(steps: Map<string, StepBuilder>, d: Diagnosis, pod: string): v
   const total = d.nodesTotal;
   count(step('Sort'), total, total);
 
-  const byStage = (stage: string) => d.rejections.filter((r) => r.stage === stage);
-  const preFilter = byStage('PreFilter');
-  const afterPreFilter = total - new Set(preFilter.map((r) => r.node)).size;
+  // One pass over the rejections: a pod set sums thousands of cycles over thousands of nodes.
   const pre = step('PreFilter');
+  const filterSteps = new Map(d.filters.map((f) => [f.plugin, step('Filter', f.plugin)]));
+  const preFiltered = new Set<string>();
+  for (const r of d.rejections) {
+    const s = r.stage === 'PreFilter' ? pre : r.stage === 'Filter' ? filterSteps.get(r.plugin) : undefined;
+    if (!s) continue;
+    if (s === pre) preFiltered.add(r.node);
+    for (const reason of r.reasons) reject(s, reason, r.node);
+  }
+  const afterPreFilter = total - preFiltered.size;
   count(pre, total, afterPreFilter);
-  for (const r of preFilter) for (const reason of r.reasons) reject(pre, reason, r.node);
-
-  const filtered = byStage('Filter');
   d.filters.forEach((f, i) => {
-    const s = step('Filter', f.plugin);
     // Sampling stops once enough nodes are feasible: the rest reach Filter but are never evaluated.
-    count(s, i === 0 ? afterPreFilter : f.evaluated, f.passed, i === 0 ? Math.max(0, afterPreFilter - f.evaluated) : 0);
-    for (const r of filtered) if (r.plugin === f.plugin) for (const reason of r.reasons) reject(s, reason, r.node);
+    count(filterSteps.get(f.plugin) as StepBuilder, i === 0 ? afterPreFilter : f.evaluated, f.passed, i === 0 ? Math.max(0, afterPreFilter - f.evaluated) : 0);
   });
 
   const chosen = d.chosenNode;
   const score = step('Score');
   count(score, d.feasibleNodes, chosen !== undefined ? 1 : 0);
   if (chosen !== undefined && d.feasibleNodes > 1) {
-    const group = score.rejected.get(`scored lower than the chosen node`) ?? { count: 0, nodes: new Set<string>() };
+    const group = score.rejected.get(SCORED_LOWER) ?? { count: 0, nodes: new Set<string>() };
     group.count += d.feasibleNodes - 1;
-    for (const s of d.scores) if (s.node !== chosen) group.nodes.add(s.node);
-    score.rejected.set(`scored lower than the chosen node`, group);
+    // A pod's funnel names them; a pod set's would name every node for every pod, so it counts them.
+    if (listScored) for (const s of d.scores) if (s.node !== chosen) group.nodes.add(s.node);
+    score.rejected.set(SCORED_LOWER, group);
   }
 
   let kept = chosen !== undefined ? 1 : 0;
@@ -93,7 +97,7 @@ function addCycle(steps: Map<string, StepBuilder>, d: Diagnosis, pod: string): v
 
 function funnelOf(subject: string, unit: FunnelView['unit'], cycles: ReadonlyArray<{ readonly pod: string; readonly diagnosis: Diagnosis }>): FunnelView {
   const steps = new Map<string, StepBuilder>();
-  for (const c of cycles) addCycle(steps, c.diagnosis, c.pod);
+  for (const c of cycles) addCycle(steps, c.diagnosis, c.pod, unit === 'nodes');
   return {
     subject,
     unit,
