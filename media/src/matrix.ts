@@ -59,7 +59,7 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
   let state = initial;
   const filters = matrix.filterPlugins;
   const scores = matrix.scorePlugins;
-  const template = `minmax(140px, 200px) 84px ${filters.length > 0 ? `repeat(${filters.length}, 28px) ` : ''}${scores.length > 0 ? `repeat(${scores.length}, 52px) ` : ''}64px 44px`;
+  const template = `minmax(140px, 200px) 84px ${filters.length > 0 ? `repeat(${filters.length}, 28px) ` : ''}${scores.length > 0 ? `repeat(${scores.length}, 52px) ` : ''}64px 52px`;
   const columns = 2 + filters.length + scores.length + 2;
   let ordered = sortRows(matrix.rows, state.sort, state.scoreKind);
 

@@ -92,22 +92,24 @@ const SCORERS = [
 
 /** A cycle over `count` nodes: every fifth rejected (by NodeResourcesFit, or a taint), the rest scored. */
 export function explanation(count: number, planned = true): PodExplanationView {
-  const rows: MatrixRowView[] = [];
-  let rank = 0;
+  const scored: MatrixRowView[] = [];
+  const rejectedRows: MatrixRowView[] = [];
   for (let i = 0; i < count; i++) {
     const name = `node-${String(i).padStart(4, '0')}`;
     if (i % 5 === 4) {
       const taint = i % 10 === 9;
-      rows.push({ node: name, verdict: 'rejected', stage: 'Filter', plugin: taint ? 'TaintToleration' : 'NodeResourcesFit', reasons: [taint ? 'node(s) had untolerated taint {dedicated: gpu}' : 'Insufficient cpu'], rejectedAt: taint ? 2 : 5 });
+      rejectedRows.push({ node: name, verdict: 'rejected', stage: 'Filter', plugin: taint ? 'TaintToleration' : 'NodeResourcesFit', reasons: [taint ? 'node(s) had untolerated taint {dedicated: gpu}' : 'Insufficient cpu'], rejectedAt: taint ? 2 : 5 });
       continue;
     }
-    rank++;
     const scores = SCORERS.map((s, j): readonly [number, number, number] => {
       const raw = (i * 7 + j * 13) % 101;
       return [raw, raw, raw * s.weight];
     });
-    rows.push({ node: name, verdict: rank === 1 ? 'chosen' : 'feasible', scores, total: scores.reduce((t, s) => t + s[2], 0), rank });
+    scored.push({ node: name, verdict: 'feasible', scores, total: scores.reduce((t, s) => t + s[2], 0) });
   }
+  // As the server sends them: the chosen node, the feasible by rank, then the rejected.
+  scored.sort((a, b) => (b.total ?? 0) - (a.total ?? 0) || (a.node < b.node ? -1 : 1));
+  const rows: MatrixRowView[] = [...scored.map((r, i): MatrixRowView => ({ ...r, verdict: i === 0 ? 'chosen' : 'feasible', rank: i + 1 })), ...rejectedRows];
   const feasible = rows.filter((r) => r.verdict !== 'rejected');
   const rejected = rows.filter((r) => r.verdict === 'rejected');
   const first = feasible[0]?.node ?? '';

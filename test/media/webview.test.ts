@@ -159,13 +159,16 @@ describe('webview in headless Chromium', function () {
 
   it('explains a planned pod about its planned node, with the row of that node marked in the matrix', async () => {
     const page = await open('light');
-    await send(page, { type: 'explanation', explanation: explanation(40) });
-    assert.equal(await page.locator('.verdict-text').innerText(), 'node-0002, the planned node, fits: ranked 3 of 32 feasible nodes.');
-    assert.match(await page.locator('dl.verdict').innerText(), /Planned on\s+node-0002 by nightly-batch-plan/);
+    const x = explanation(40);
+    const planned = x.plannedNode ?? '';
+    await send(page, { type: 'explanation', explanation: x });
+    assert.equal(await page.locator('.verdict-text').innerText(), `${planned}, the planned node, fits: ranked 3 of 32 feasible nodes.`);
+    assert.match(await page.locator('dl.verdict').innerText(), new RegExp(`Planned on\\s+${planned} by nightly-batch-plan`));
     await tab(page, 'matrix');
-    assert.equal(await page.locator('.matrix-row.focus .name').innerText(), 'node-0002');
-    await page.getByRole('button', { name: 'Go to node-0002' }).click();
-    assert.equal(await page.locator('.matrix-row.active .name').innerText(), 'node-0002');
+    assert.equal(await page.locator('.matrix-row.focus .name').innerText(), planned);
+    assert.equal(await page.locator('.matrix-row.focus [role=gridcell]').last().innerText(), '3');
+    await page.getByRole('button', { name: `Go to ${planned}` }).click();
+    assert.equal(await page.locator('.matrix-row.active .name').innerText(), planned);
     await page.close();
   });
 
@@ -179,10 +182,15 @@ describe('webview in headless Chromium', function () {
     await send(page, { type: 'explanation', explanation: explanation(200), nav: nav(3) });
     await tab(page, 'matrix');
     const first = page.locator('.matrix-body .matrix-row').first();
-    // A rejected row: ✓ up to the plugin that rejected it, ✗ there, · after.
-    const rejected = page.locator('.matrix-body .matrix-row.rejected').first();
-    assert.deepEqual(await rejected.locator('.filter').allInnerTexts(), ['✓', '✓', '✓', '✓', '✓', '✗', '·', '·', '·']);
     const header = (name: string) => page.locator('.matrix-head [role=columnheader]').filter({ hasText: name }).first();
+    // Rejected rows first; one rejected by NodeResourcesFit: ✓ up to it, ✗ there, · after.
+    await header('Verdict').locator('button').click();
+    assert.equal(await first.locator('.verdict').innerText(), 'rejected');
+    const verdicts = await page.locator('.matrix-body .matrix-row.rejected').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('.filter')].map((c) => c.textContent).join('')));
+    assert.ok(verdicts.includes('✓✓✓✓✓✗···'), verdicts.join(' '));
+    assert.ok(verdicts.includes('✓✓✗······'), verdicts.join(' '));
+    const why = await page.locator('.matrix-body .filter.fail').evaluateAll((cells) => [...new Set(cells.map((c) => c.getAttribute('title')))].sort());
+    assert.deepEqual(why, ['NodeResourcesFit: Insufficient cpu', 'TaintToleration: node(s) had untolerated taint {dedicated: gpu}']);
     await header('Total').locator('button').click();
     assert.equal(await header('Total').getAttribute('aria-sort'), 'descending');
     const totals = await page.locator('.matrix-body .matrix-row .total').allInnerTexts();
