@@ -17,6 +17,8 @@ export interface NodeMap {
 export interface NodeMapOptions {
   readonly onSelect: (node: NodeUseView) => void;
   readonly describe: (node: NodeUseView) => string;
+  /** The colour variable of an owner, for the owner colouring. */
+  readonly ownerColour: (owner: string) => string;
 }
 
 const GAP = 2;
@@ -27,7 +29,10 @@ const BANDS: ReadonlyArray<readonly [number, string]> = [
   [90, '--vscode-charts-orange'],
   [Infinity, '--vscode-charts-red'],
 ];
+/** The owners with the most planned pods get a colour each; the others share one. */
 const OWNER_COLOURS = ['--vscode-charts-blue', '--vscode-charts-purple', '--vscode-charts-green', '--vscode-charts-orange', '--vscode-charts-yellow', '--vscode-charts-red'];
+export const OTHER_OWNERS = '--vscode-descriptionForeground';
+export const NO_PODS = '--vscode-editorWidget-background';
 
 /** Tiles shrink as the cluster grows, so 5,000 nodes fit a panel's width in about 70 columns. */
 function pitchFor(count: number): number {
@@ -36,10 +41,16 @@ function pitchFor(count: number): number {
   return 13;
 }
 
-export function ownerColour(owner: string): string {
-  let h = 0;
-  for (let i = 0; i < owner.length; i++) h = (h * 31 + owner.charCodeAt(i)) | 0;
-  return OWNER_COLOURS[Math.abs(h) % OWNER_COLOURS.length] as string;
+/** The owners of the planned pods, most pods first, the first ones with a colour of their own. */
+export function ownerPalette(nodes: readonly NodeUseView[]): { readonly top: ReadonlyArray<readonly [owner: string, pods: number, colour: string]>; readonly colourOf: (owner: string) => string } {
+  const counts = new Map<string, number>();
+  for (const n of nodes) for (const o of n.owners) counts.set(o.owner, (counts.get(o.owner) ?? 0) + o.pods.length);
+  const top = [...counts]
+    .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+    .slice(0, OWNER_COLOURS.length)
+    .map(([owner, pods], i): readonly [string, number, string] => [owner, pods, OWNER_COLOURS[i] as string]);
+  const colours = new Map(top.map(([owner, , colour]) => [owner, colour]));
+  return { top, colourOf: (owner) => colours.get(owner) ?? OTHER_OWNERS };
 }
 
 export function bandOf(percent: number): string {
@@ -82,9 +93,9 @@ export function nodeMap(label: string, options: NodeMapOptions): NodeMap {
   };
 
   const fillOf = (n: NodeUseView): string => {
-    if (colouring === 'owner') return n.owners[0] ? themeColour(ownerColour(n.owners[0].owner)) : themeColour('--vscode-editorWidget-background');
+    if (colouring === 'owner') return themeColour(n.owners[0] ? options.ownerColour(n.owners[0].owner) : NO_PODS);
     const use = usePercent(n, colouring);
-    return use <= 0 ? themeColour('--vscode-editorWidget-background') : themeColour(bandOf(use));
+    return themeColour(use <= 0 ? NO_PODS : bandOf(use));
   };
 
   const tile = (ctx: CanvasRenderingContext2D, i: number): void => {

@@ -7,7 +7,7 @@ import { tabs } from './elements';
 import { barShares, formatAmount, formatTime, plural, usageText } from './format';
 import { renderFunnel } from './funnel';
 import { explainButton, header, link, post } from './host';
-import { bandOf, nodeMap, ownerColour, type Colouring } from './node-map';
+import { bandOf, NO_PODS, nodeMap, OTHER_OWNERS, ownerPalette, type Colouring } from './node-map';
 import { parseQuery, sortNodes, usePercent, type NodeOrder } from './query';
 import type { ViewContext } from './state';
 
@@ -47,17 +47,14 @@ function nodeDetail(n: NodeUseView, namespace: string): HTMLElement {
   );
 }
 
-function legend(colouring: Colouring, nodes: readonly NodeUseView[]): HTMLElement {
+function legend(colouring: Colouring, palette: ReturnType<typeof ownerPalette>): HTMLElement {
   const swatch = (variable: string): HTMLElement => {
     const el = h('span', { class: 'swatch' });
     el.style.background = `var(${variable})`;
     return el;
   };
   if (colouring === 'owner') {
-    const counts = new Map<string, number>();
-    for (const n of nodes) for (const o of n.owners) counts.set(o.owner, (counts.get(o.owner) ?? 0) + o.pods.length);
-    const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 8);
-    return h('p', { class: 'legend' }, 'Tile: owner with the most planned pods on the node. ', ...top.flatMap(([o, c]) => [swatch(ownerColour(o)), ` ${o || '(no owner)'} (${c}) `]), swatch('--vscode-editorWidget-background'), ' none planned');
+    return h('p', { class: 'legend' }, 'Tile: owner with the most planned pods on the node. ', ...palette.top.flatMap(([o, c, colour]) => [swatch(colour), ` ${o || '(no owner)'} (${c.toLocaleString('en')}) `]), swatch(OTHER_OWNERS), ' other owners ', swatch(NO_PODS), ' none planned; search owner:name to find one.');
   }
   return h(
     'p',
@@ -84,8 +81,10 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
   const detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
   const count = h('span', { class: 'count', role: 'status' });
   const legendSlot = h('div', {});
+  const palette = ownerPalette(plan.nodes);
   const map = nodeMap(`Node map of ${plan.nodes.length} nodes; arrow keys move, Enter shows a node`, {
     describe,
+    ownerColour: palette.colourOf,
     onSelect: (n) => select(n.node),
   });
   const select = (node: string | undefined): void => {
@@ -99,12 +98,12 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
     const predicate = parseQuery(query);
     const shown = sortNodes(predicate ? plan.nodes.filter(predicate) : plan.nodes, order);
     count.textContent = `${shown.length.toLocaleString('en')} of ${plan.nodes.length.toLocaleString('en')} nodes`;
-    legendSlot.replaceChildren(legend(colouring, plan.nodes));
+    legendSlot.replaceChildren(legend(colouring, palette));
     map.show(shown, colouring);
     map.select(selected);
   };
 
-  const search = h('vscode-textfield', { placeholder: 'name, pod, zone:z1, key=value, cpu>80', 'aria-label': 'Filter nodes by name, pod, zone, label or resource use', class: 'search' });
+  const search = h('vscode-textfield', { placeholder: 'name, pod, zone:z1, owner:web, key=value, cpu>80', 'aria-label': 'Filter nodes by name, pod, zone, owner, label or resource use', class: 'search' });
   search.value = query;
   search.addEventListener('input', () => {
     query = search.value;

@@ -1,6 +1,7 @@
 // The node map's search box. Words narrow the nodes, all of them must match:
 //   web-7        a node or planned pod whose name contains it (any case)
 //   zone:z1      the node's zone
+//   owner:web    a node the plan puts pods of an owner there whose name contains it ("Deployment/web")
 //   key=value    a label (key=value exactly; key= any value of key)
 //   cpu>80       use of a resource in percent of allocatable, bound and planned pods together (> or <)
 // Reading view-model numbers only: the share a bar draws, never a scheduling decision.
@@ -26,6 +27,10 @@ function word(text: string): NodePredicate {
   if (lower.startsWith('zone:')) {
     const zone = lower.slice('zone:'.length);
     return (n) => (n.zone ?? '').toLowerCase() === zone;
+  }
+  if (lower.startsWith('owner:')) {
+    const owner = lower.slice('owner:'.length);
+    return (n) => n.owners.some((o) => o.owner.toLowerCase().includes(owner));
   }
   const eq = text.indexOf('=');
   if (eq > 0) {

@@ -9,7 +9,7 @@ const node = (name: string, zone: string | undefined, cpuUsed: number, pods: str
   labels,
   bound: 0,
   pods,
-  owners: [],
+  owners: pods.length > 0 ? [{ owner: `Deployment/${pods[0]?.split('-')[0] ?? ''}`, pods }] : [],
   resources: [
     { resource: 'cpu', unit: 'millicores', allocatable: 4000, requested: cpuUsed, planned: 0 },
     { resource: 'pods', unit: 'count', allocatable: 110, requested: 0, planned: pods.length },
@@ -24,6 +24,8 @@ describe('webview query: the node map’s search', () => {
     ['WEB', ['web-1', 'web-2']],
     ['api-0', ['web-1']],
     ['zone:z2', ['web-2']],
+    ['owner:deployment/db', ['db-1']],
+    ['owner:api', ['web-1']],
     ['gpu=a100', ['web-2']],
     ['gpu=', ['web-2', 'db-1']],
     ['cpu>50', ['web-2']],

@@ -105,10 +105,8 @@ describe('webview in headless Chromium', function () {
       assert.equal(await count.innerText(), expected, query);
     }
     // Sorted by cpu use, the first tile is worker-b (4.5 of 4 cores).
-    await page.locator('.map-view vscode-single-select').first().evaluate((el: HTMLElement & { value: string }) => {
-      el.value = 'cpu';
-      el.dispatchEvent(new Event('change'));
-    });
+    await page.locator('.map-view vscode-single-select').first().click();
+    await page.getByRole('option', { name: 'by cpu use' }).click();
     await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
     assert.match(await page.locator('.node-detail h3').innerText(), /^worker-b/);
     assert.deepEqual(await page.locator('.node-detail .use .amount').allInnerTexts(), ['4.5 cores / 4 cores (1.5 cores planned)', '5 GiB / 32 GiB (1 GiB planned)', '4 / 110 (1 planned)']);
@@ -121,6 +119,10 @@ describe('webview in headless Chromium', function () {
     await page.keyboard.press('Enter');
     assert.match(await page.locator('.node-detail h3').innerText(), /^worker-a/);
     await page.locator('.node-detail').getByRole('button', { name: 'Explain' }).first().click();
+    // Coloured by owner: the legend names the owners of the planned pods.
+    await page.locator('.map-view vscode-single-select').nth(1).click();
+    await page.getByRole('option', { name: 'owner of planned pods' }).click();
+    assert.match(await page.locator('.map-view .legend').innerText(), /^Tile: owner with the most planned pods on the node\. +Job\/etl \(3\)/);
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-0' }]);
     await page.close();
   });
@@ -244,6 +246,10 @@ describe('webview in headless Chromium', function () {
     assert.equal(await page.locator('.map-view .count[role=status]').innerText(), '5,000 of 5,000 nodes');
     assert.ok((await painted(page)) > 5000 * 50);
     await page.screenshot({ path: `${RESULTS}/webview-plan-map-5000-dark.png` });
+    await page.locator('.map-view vscode-single-select').nth(1).click();
+    await page.getByRole('option', { name: 'owner of planned pods' }).click();
+    await page.locator('.node-map canvas').click({ position: { x: 20, y: 20 } });
+    await page.screenshot({ path: `${RESULTS}/webview-plan-owners-5000-dark.png` });
     await tab(page, 'unplaced');
     assert.equal(await page.locator('.unplaced').count(), 4);
     await send(page, { type: 'explanation', explanation: explanation(5000), nav: nav(2, true) });
