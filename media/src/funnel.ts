@@ -2,9 +2,9 @@
 // Reserve…), as wide as what reached the step, with what it kept and what it rejected. Each step is
 // a button: choosing it lists the reasons it rejected candidates for, with the nodes (and, for a pod
 // set, the pods it stopped). Every number comes from the server's FunnelView.
-import type { FunnelStepView, FunnelView } from '../../src/protocol/webview';
+import type { FunnelStepView, FunnelView, PlanRefView } from '../../src/protocol/webview';
 import { h } from './dom';
-import { explainButton, link } from './host';
+import { link, podChip } from './host';
 import { virtualRows } from './virtual';
 
 export function stepName(step: FunnelStepView): string {
@@ -19,7 +19,7 @@ function names(items: readonly string[], label: string, item: (name: string) => 
   return list.element;
 }
 
-function stepDetail(funnel: FunnelView, step: FunnelStepView, namespace: string): HTMLElement {
+function stepDetail(funnel: FunnelView, step: FunnelStepView, namespace: string, inPlan: PlanRefView | undefined): HTMLElement {
   const dropped = step.entered - step.left;
   const out = h(
     'div',
@@ -40,13 +40,13 @@ function stepDetail(funnel: FunnelView, step: FunnelStepView, namespace: string)
   }
   const stopped = step.podsStopped ?? [];
   if (stopped.length > 0) {
-    out.append(h('h4', {}, `Pods stopped here (${stopped.length})`), names(stopped, 'Pods stopped at this step', (p) => h('span', { class: 'pod-chip' }, link(p, 'Pod', p, namespace), ' ', explainButton(namespace, p))));
+    out.append(h('h4', {}, `Pods stopped here (${stopped.length})`), names(stopped, 'Pods stopped at this step', (p) => podChip(namespace, p, inPlan)));
   }
   return out;
 }
 
-/** The funnel of `funnel`, step `selected` open; `onSelect` hears which step the user opens. */
-export function renderFunnel(funnel: FunnelView, namespace: string, selected: number | undefined, onSelect: (index: number) => void): HTMLElement {
+/** The funnel of `funnel`, step `selected` open; `onSelect` hears which step the user opens; pods are explained in `inPlan`. */
+export function renderFunnel(funnel: FunnelView, namespace: string, selected: number | undefined, onSelect: (index: number) => void, inPlan?: PlanRefView): HTMLElement {
   const total = Math.max(1, funnel.steps[0]?.entered ?? 1);
   const detail = h('div', { class: 'funnel-detail' });
   const buttons: HTMLButtonElement[] = [];
@@ -54,7 +54,7 @@ export function renderFunnel(funnel: FunnelView, namespace: string, selected: nu
     const step = funnel.steps[i];
     if (!step) return;
     buttons.forEach((b, j) => b.setAttribute('aria-pressed', String(i === j)));
-    detail.replaceChildren(stepDetail(funnel, step, namespace));
+    detail.replaceChildren(stepDetail(funnel, step, namespace, inPlan));
     onSelect(i);
   };
   const rows = funnel.steps.map((step, i) => {

@@ -1,6 +1,6 @@
 // The webview's side of the host: the VS Code API (acquired once), what it posts, and the small
 // pieces every view uses to ask for something (a link that reveals an object, an Explain button).
-import type { ObjectKindView, WebviewToHost } from '../../src/protocol/webview';
+import type { ObjectKindView, PlanRefView, WebviewToHost } from '../../src/protocol/webview';
 import { button, h, type Child } from './dom';
 
 interface VsCodeApi {
@@ -23,12 +23,18 @@ export function link(label: string, kind: ObjectKindView, name: string, namespac
   return a;
 }
 
-export function explainButton(namespace: string, pod: string): HTMLButtonElement {
-  return button('Explain', `Explain where ${pod} goes and why`, () => post({ type: 'explainPod', namespace, pod }), 'action small');
+/** Explain a pod; from a plan, the planner's cycle for it in that plan. */
+export function explainButton(namespace: string, pod: string, inPlan?: PlanRefView): HTMLButtonElement {
+  return button('Explain', `Explain where ${pod} goes and why`, () => post({ type: 'explainPod', namespace, pod, ...(inPlan ? { inPlan } : {}) }), 'action small');
 }
 
 /** A view's title, its facts on one line, and its actions. */
 export function header(title: string, facts: readonly Child[], ...actions: HTMLElement[]): HTMLElement {
   const parts = facts.filter((f): f is string | Node => f !== undefined && f !== false);
   return h('header', {}, h('h1', {}, title), parts.length > 0 && h('p', { class: 'facts' }, ...parts.flatMap((f, i) => (i === 0 ? [f] : [' · ', f]))), actions.length > 0 && h('div', { class: 'actions' }, ...actions));
+}
+
+/** A pod's name (opens it) and its Explain button. */
+export function podChip(namespace: string, pod: string, inPlan?: PlanRefView): HTMLElement {
+  return h('span', { class: 'pod-chip' }, link(pod, 'Pod', pod, namespace), ' ', explainButton(namespace, pod, inPlan));
 }

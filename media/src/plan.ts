@@ -1,12 +1,12 @@
 // The plan view: the node map (every node of the cluster, filtered, sorted and coloured as the user
 // asks, with the selected node's detail), the unplaced pods grouped by reason, and the stage funnel
 // of the whole pod set.
-import type { NodeUseView, PlanView, ResourceUseView, UnplacedGroupView } from '../../src/protocol/webview';
+import type { NodeUseView, PlanRefView, PlanView, ResourceUseView, UnplacedGroupView } from '../../src/protocol/webview';
 import { button, h, section, type Child } from './dom';
 import { tabs } from './elements';
 import { barShares, formatAmount, formatTime, plural, usageText } from './format';
 import { renderFunnel } from './funnel';
-import { explainButton, header, link, post } from './host';
+import { header, link, podChip, post } from './host';
 import { bandOf, NO_PODS, nodeMap, OTHER_OWNERS, ownerPalette, type Colouring } from './node-map';
 import { parseQuery, sortNodes, usePercent, type NodeOrder } from './query';
 import type { ViewContext } from './state';
@@ -28,12 +28,17 @@ export function bar(use: ResourceUseView): HTMLElement {
   );
 }
 
+/** The plan a pod of this view is explained in: the stored one, else the pod set's preview. */
+function planRef(plan: PlanView): PlanRefView {
+  return { podSet: plan.podSet, ...(plan.trigger !== undefined ? { trigger: plan.trigger } : {}), ...(plan.historyId !== undefined ? { historyId: plan.historyId } : {}) };
+}
+
 function describe(n: NodeUseView): string {
   const use = ['cpu', 'memory', 'pods'].map((r) => `${r} ${Math.round(usePercent(n, r))}%`).join(', ');
   return `${n.node}${n.zone !== undefined ? `, zone ${n.zone}` : ''}: ${use}; ${plural(n.pods.length, 'pod')} planned${n.unschedulable ? ', cordoned' : ''}`;
 }
 
-function nodeDetail(n: NodeUseView, namespace: string): HTMLElement {
+function nodeDetail(n: NodeUseView, namespace: string, inPlan: PlanRefView): HTMLElement {
   const labels = Object.entries(n.labels);
   return h(
     'div',
@@ -42,7 +47,7 @@ function nodeDetail(n: NodeUseView, namespace: string): HTMLElement {
     h('p', { class: 'facts' }, n.zone !== undefined ? `zone ${n.zone} · ` : '', `${plural(n.bound, 'pod')} bound · ${plural(n.pods.length, 'pod')} planned`),
     ...n.resources.map(bar),
     n.owners.length > 0 && h('h4', {}, 'Planned pods by owner'),
-    ...n.owners.map((o) => h('div', { class: 'owner' }, h('p', { class: 'owner-name' }, o.owner || '(no owner)', h('span', { class: 'count' }, ` ${o.pods.length}`)), h('ul', { class: 'pods' }, ...o.pods.map((p) => h('li', {}, link(p, 'Pod', p, namespace), ' ', explainButton(namespace, p)))))),
+    ...n.owners.map((o) => h('div', { class: 'owner' }, h('p', { class: 'owner-name' }, o.owner || '(no owner)', h('span', { class: 'count' }, ` ${o.pods.length}`)), h('ul', { class: 'pods' }, ...o.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan)))))),
     labels.length > 0 && h('details', {}, h('summary', {}, plural(labels.length, 'label')), h('ul', { class: 'labels' }, ...labels.map(([k, v]) => h('li', {}, h('code', {}, `${k}=${v}`))))),
   );
 }
@@ -92,7 +97,7 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
     ctx.save({ node });
     map.select(node);
     const n = node !== undefined ? byName.get(node) : undefined;
-    detail.replaceChildren(n ? nodeDetail(n, plan.namespace) : h('p', { class: 'empty' }, 'Choose a node on the map to see its resources and planned pods.'));
+    detail.replaceChildren(n ? nodeDetail(n, plan.namespace, planRef(plan)) : h('p', { class: 'empty' }, 'Choose a node on the map to see its resources and planned pods.'));
   };
   const apply = (): void => {
     const predicate = parseQuery(query);
@@ -155,10 +160,10 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
   return view;
 }
 
-function groupCard(g: UnplacedGroupView, namespace: string): HTMLElement {
+function groupCard(g: UnplacedGroupView, namespace: string, inPlan: PlanRefView): HTMLElement {
   const where = [g.stage, g.plugin].filter((x): x is string => Boolean(x)).join(' · ');
   const shown = g.pods.slice(0, 40);
-  const list = h('ul', { class: 'chips', 'aria-label': `Pods not placed: ${g.reason}` }, ...shown.map((p) => h('li', {}, h('span', { class: 'pod-chip' }, link(p, 'Pod', p, namespace), ' ', explainButton(namespace, p)))));
+  const list = h('ul', { class: 'chips', 'aria-label': `Pods not placed: ${g.reason}` }, ...shown.map((p) => h('li', {}, podChip(namespace, p, inPlan))));
   const card = h(
     'div',
     { class: 'unplaced', role: 'group', 'aria-label': `${plural(g.pods.length, 'pod')}: ${g.reason}` },
@@ -168,7 +173,7 @@ function groupCard(g: UnplacedGroupView, namespace: string): HTMLElement {
   );
   if (g.pods.length > shown.length) {
     const more = button(`Show all ${g.pods.length}`, 'List every pod of this group', () => {
-      list.replaceChildren(...g.pods.map((p) => h('li', {}, h('span', { class: 'pod-chip' }, link(p, 'Pod', p, namespace), ' ', explainButton(namespace, p)))));
+      list.replaceChildren(...g.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan))));
       more.remove();
     }, 'action small');
     card.append(more);
@@ -207,13 +212,13 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
       title: `Not placed (${plan.unplaced.length.toLocaleString('en')})`,
       body: () =>
         plan.unplacedGroups.length > 0
-          ? section(`${plural(plan.unplacedGroups.length, 'reason')} for ${plural(plan.unplaced.length, 'pod')}`, ...plan.unplacedGroups.map((g) => groupCard(g, plan.namespace)))
+          ? section(`${plural(plan.unplacedGroups.length, 'reason')} for ${plural(plan.unplaced.length, 'pod')}`, ...plan.unplacedGroups.map((g) => groupCard(g, plan.namespace, planRef(plan))))
           : h('p', { class: 'empty' }, 'Every pod of the set is placed.'),
     },
     {
       id: 'funnel',
       title: 'Funnel',
-      body: () => renderFunnel(plan.funnel, plan.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step })),
+      body: () => renderFunnel(plan.funnel, plan.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step }), planRef(plan)),
     },
   ];
   return [header(`Plan for ${plan.podSet}`, facts, ...actions), summary, tabs('Plan views', pages, selectedTab, (tab) => ctx.save({ tab }))];

@@ -16,7 +16,7 @@ let ctx: Ctx | undefined;
 function intent(message: WebviewToHost): Thenable<unknown> | undefined {
   switch (message.type) {
     case 'explainPod':
-      return vscode.commands.executeCommand(CommandIds.explainPod, { pod: { namespace: message.namespace, name: message.pod } });
+      return vscode.commands.executeCommand(CommandIds.explainPod, { pod: { namespace: message.namespace, name: message.pod }, ...(message.inPlan ? { inPlan: message.inPlan } : {}) });
     case 'openPlan':
       return vscode.commands.executeCommand(CommandIds.openPlan, { id: message.id });
     case 'comparePlans':

@@ -256,6 +256,13 @@ export interface PlanDiffView {
   readonly stillUnplaced: number;
 }
 
+/** The plan a pod is explained in: a stored plan (historyId), else the pod set's plan as a preview makes it now. */
+export interface PlanRefView {
+  readonly podSet: string;
+  readonly trigger?: string;
+  readonly historyId?: number;
+}
+
 /** An object of the workspace the webview can ask to be shown in the editor. */
 export type ObjectKindView = 'Pod' | 'Node' | 'ScheduleTrigger' | 'SchedulePlan';
 
@@ -285,7 +292,7 @@ export type WebviewToHost =
   /** Back or forward in the panel's history (Alt+Left / Alt+Right, or the toolbar). */
   | { readonly type: 'back' }
   | { readonly type: 'forward' }
-  | { readonly type: 'explainPod'; readonly namespace: string; readonly pod: string }
+  | { readonly type: 'explainPod'; readonly namespace: string; readonly pod: string; readonly inPlan?: PlanRefView }
   | { readonly type: 'openPlan'; readonly id: number }
   | { readonly type: 'comparePlans'; readonly from: number; readonly to: number }
   | { readonly type: 'moreHistory'; readonly before: number }

@@ -280,7 +280,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const onRequest0 = <R>(type: { readonly method: string; readonly _: readonly [R, ...unknown[]] | undefined }, handler: () => Promise<R>) => connection.onRequest(type.method, () => handler());
 
   onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
-  onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis())));
+  onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis(), history)));
   onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis())));
   onRequest0(
     WorkspaceSummaryRequest,

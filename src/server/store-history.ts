@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ok, err, type Result } from '../engine/api/result';
+import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
@@ -76,6 +77,10 @@ class StoreHistory implements History {
       unchanged: d.unchanged,
       stillUnplaced: d.stillUnplaced,
     });
+  }
+
+  diagnosis(id: number, pod: string): Result<Diagnosis | undefined> {
+    return message(this.store.diagnosis(id, pod));
   }
 
   savePreview(plan: Plan, profileHash: string): Result<number> {

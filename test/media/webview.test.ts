@@ -123,7 +123,7 @@ describe('webview in headless Chromium', function () {
     await page.locator('.map-view vscode-single-select').nth(1).click();
     await page.getByRole('option', { name: 'owner of planned pods' }).click();
     assert.match(await page.locator('.map-view .legend').innerText(), /^Tile: owner with the most planned pods on the node\. +Job\/etl \(3\)/);
-    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-0' }]);
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-0', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
     await page.close();
   });
 
@@ -137,7 +137,7 @@ describe('webview in headless Chromium', function () {
     assert.equal(await cards.first().locator('.badge').innerText(), 'Filter · NodeResourcesFit');
     assert.deepEqual(await cards.first().locator('.pod-chip a').allInnerTexts(), ['etl-3', 'etl-4']);
     await cards.first().locator('.pod-chip').nth(1).getByRole('button', { name: 'Explain' }).click();
-    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-4' }]);
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-4', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
     await page.close();
   });
 
@@ -154,7 +154,7 @@ describe('webview in headless Chromium', function () {
     await page.locator('.step-detail .pod-chip').first().getByRole('button', { name: 'Explain' }).click();
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [
       { type: 'reveal', kind: 'Node', name: 'worker-b' },
-      { type: 'explainPod', namespace: 'analytics', pod: 'etl-3' },
+      { type: 'explainPod', namespace: 'analytics', pod: 'etl-3', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } },
     ]);
     await page.close();
   });

@@ -143,8 +143,12 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
     const opened = value(await request<object, Result<PlanView>>(OpenPlanRequest.method, { id: first.historyId }));
     assert.deepEqual(opened.assignments.map((a) => [a.pod, a.node]), first.assignments.map((a) => [a.pod, a.node]));
     assert.equal(opened.historyId, first.historyId);
-    const diff = value(await request<object, Result<PlanDiffView>>(ComparePlansRequest.method, { from: first.historyId, to: second.historyId }));
+    // Explain from the stored plan: the planner's cycle kept with it, about the node it gave the pod.
     const report = first.assignments.find((a) => a.pod === 'report');
+    const inStored = value(await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'report' }, inPlan: { podSet: 'nightly', historyId: first.historyId } }));
+    assert.deepEqual([inStored.plannedNode, inStored.plan], [report?.node, `plan #${first.historyId}`]);
+    assert.match(inStored.verdict, new RegExp(`^${report?.node}, the planned node, is where the planner’s cycle put the pod`));
+    const diff = value(await request<object, Result<PlanDiffView>>(ComparePlansRequest.method, { from: first.historyId, to: second.historyId }));
     const moved = diff.moved.map((m) => m.pod);
     const unplaced = diff.becameUnplaced.map((m) => m.pod);
     assert.ok(moved.includes('report') || unplaced.includes('report'), `report stayed on ${report?.node}: ${JSON.stringify(diff)}`);

@@ -12,7 +12,8 @@ import { podSetFramework, type PodSetFramework } from '../../engine/planner/plug
 import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
 import type { Located } from '../../manifests';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
-import type { MatrixView, NodeUseView, PlanView, PodExplanationView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
+import type { MatrixView, NodeUseView, PlanRefView, PlanView, PodExplanationView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
+import type { History } from '../history';
 import { amounts, formatAmount, unitOf } from './amounts';
 import { podFunnel, podMatrix, podSetFunnel, type Shortfall } from './pipeline';
 import { podSetOf, schedulerOf, type Analysis } from './analysis';
@@ -184,8 +185,11 @@ function shortfallOn(pod: PodInfo, snapshot: NodeInfoLister): Shortfall {
   };
 }
 
+/** Whose cycle an explanation reads: one run now (on the workspace, or as a SchedulePlan leaves it), or the planner's own. */
+type CycleSource = 'now' | 'planner';
+
 /** The cycle's verdict on `node`, in words. */
-function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: MatrixView, planned: boolean): string {
+function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: MatrixView, planned: boolean, source: CycleSource): string {
   if (!d) return 'The pod’s requests do not parse: no cycle ran.';
   if (node === undefined) return matrix.closest ? `No node fits. Closest: ${matrix.closest.node}, which ${matrix.closest.why}.` : `No node fits: ${d.message ?? ''}`;
   const row = matrix.rows.find((r) => r.node === node);
@@ -193,8 +197,10 @@ function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: M
   if (!row) return `${node}, ${what}, is not in the cluster.`;
   const feasible = matrix.rows.filter((r) => r.verdict === 'chosen' || r.verdict === 'feasible').length;
   switch (row.verdict) {
-    case 'chosen':
-      return `${node}, ${what}, is where a cycle puts the pod now: the best of ${feasible} feasible nodes${row.total !== undefined ? `, score ${row.total}` : ''}.`;
+    case 'chosen': {
+      const where = source === 'planner' ? 'is where the planner’s cycle put the pod' : 'is where a cycle puts the pod now';
+      return `${node}, ${what}, ${where}: the best of ${feasible} feasible nodes${row.total !== undefined ? `, score ${row.total}` : ''}.`;
+    }
     case 'feasible': {
       const best = matrix.rows[0];
       const lead = best && best.total !== undefined && row.total !== undefined ? `; ${best.node} scores ${best.total}` : '';
@@ -207,32 +213,32 @@ function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: M
   }
 }
 
-/**
- * One cycle for a pod, explained. A pod a SchedulePlan of the workspace places is explained on the
- * cluster as that plan leaves it (its other pods in place), about its planned node; any other pod on
- * the workspace's cluster, about the node a cycle chooses now.
- */
-export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanationView {
-  const p = pod.value;
-  const namespace = p.metadata.namespace ?? 'default';
-  const planned = analysis.plannedEntry(namespace, p.metadata.name);
-  const ranking = analysis.rank(p, planned?.plan.value);
-  const d = ranking?.result.diagnosis;
+interface Cycle {
+  readonly diagnosis?: Diagnosis;
+  /** Every node of the cluster the cycle ran on. */
+  readonly nodes: readonly string[];
+  readonly shortfall?: Shortfall;
+  readonly source: CycleSource;
+  /** The node a plan gives the pod, and that plan's name. */
+  readonly planned?: { readonly node: string; readonly plan: string };
+}
+
+function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
+  const d = cycle.diagnosis;
   const info = podInfo(p);
   const explained = d && explain(d, 10);
   const set = podSetOf(p);
-  const nodes = (ranking?.snapshot ?? analysis.engine.snapshot).list().map((n) => n.name);
-  const matrix = d ? podMatrix(d, nodes, info.ok && ranking ? shortfallOn(info.value, ranking.snapshot) : undefined) : { filterPlugins: [], scorePlugins: [], rows: [] };
-  const focus = planned?.node ?? d?.chosenNode;
+  const matrix = d ? podMatrix(d, cycle.nodes, cycle.shortfall) : { filterPlugins: [], scorePlugins: [], rows: [] };
+  const planned = cycle.planned;
   return {
     pod: p.metadata.name,
-    namespace,
+    namespace: p.metadata.namespace ?? 'default',
     ...(set !== undefined ? { podSet: set } : {}),
     schedulerName: schedulerOf(p),
     profile: d?.profile ?? schedulerOf(p),
     requests: info.ok ? amounts(info.value.requests) : [],
-    ...(planned ? { plannedNode: planned.node, plan: planned.plan.value.name } : {}),
-    verdict: verdictOn(focus, d, matrix, planned !== undefined),
+    ...(planned ? { plannedNode: planned.node, plan: planned.plan } : {}),
+    verdict: verdictOn(planned?.node ?? d?.chosenNode, d, matrix, planned !== undefined, cycle.source),
     ...(p.spec.nodeName ? { boundNode: p.spec.nodeName } : {}),
     ...(d?.chosenNode ? { chosenNode: d.chosenNode } : {}),
     ...(d?.message ? { message: d.message } : info.ok ? {} : { message: `${podKey(p)}: ${info.error}` }),
@@ -243,4 +249,54 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
     funnel: d ? podFunnel(p.metadata.name, d) : { subject: p.metadata.name, unit: 'nodes', pods: 1, steps: [] },
     matrix,
   };
+}
+
+/**
+ * One cycle for a pod, explained. A pod a SchedulePlan of the workspace places is explained on the
+ * cluster as that plan leaves it (its other pods in place), about its planned node; any other pod on
+ * the workspace's cluster, about the node a cycle chooses now.
+ */
+export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanationView {
+  const p = pod.value;
+  const planned = analysis.plannedEntry(p.metadata.namespace ?? 'default', p.metadata.name);
+  const ranking = analysis.rank(p, planned?.plan.value);
+  const info = podInfo(p);
+  return explanationView(p, {
+    ...(ranking ? { diagnosis: ranking.result.diagnosis } : {}),
+    nodes: (ranking?.snapshot ?? analysis.engine.snapshot).list().map((n) => n.name),
+    ...(info.ok && ranking ? { shortfall: shortfallOn(info.value, ranking.snapshot) } : {}),
+    source: 'now',
+    ...(planned ? { planned: { node: planned.node, plan: planned.plan.value.name } } : {}),
+  });
+}
+
+/**
+ * A pod explained by the planner's own cycle for it in a plan: a stored plan's kept diagnosis, or
+ * the pod set's plan as a preview makes it now (the planner is seeded: the preview the user looks at).
+ * Undefined when that plan has no cycle for the pod (it is not in the set, or the planner kept none).
+ */
+export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRefView, history: History): PodExplanationView | undefined {
+  const p = pod.value;
+  const namespace = p.metadata.namespace ?? 'default';
+  let cycle: { diagnosis: Diagnosis; node?: string; plan: string } | undefined;
+  if (ref.historyId !== undefined) {
+    const kept = history.diagnosis(ref.historyId, p.metadata.name);
+    if (kept.ok && kept.value) cycle = { diagnosis: kept.value, ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}), plan: `plan #${ref.historyId}` };
+  } else {
+    const made = planPodSet(analysis, { namespace, podSet: ref.podSet, ...(ref.trigger !== undefined ? { trigger: ref.trigger } : {}) });
+    if (made.ok) {
+      const name = `the preview of ${ref.podSet}`;
+      const a = made.value.assignments.find((x) => x.pod === p.metadata.name);
+      const u = made.value.unplaced.find((x) => x.pod === p.metadata.name);
+      if (a?.diagnosis) cycle = { diagnosis: a.diagnosis, node: a.node, plan: name };
+      else if (u) cycle = { diagnosis: u.diagnosis, plan: name };
+    }
+  }
+  if (!cycle) return undefined;
+  return explanationView(p, {
+    diagnosis: cycle.diagnosis,
+    nodes: analysis.engine.snapshot.list().map((n) => n.name),
+    source: 'planner',
+    ...(cycle.node !== undefined ? { planned: { node: cycle.node, plan: cycle.plan } } : {}),
+  });
 }

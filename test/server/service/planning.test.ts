@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { explainPod, planPodSet, planView } from '../../../src/server/service/planning';
+import { noHistory } from '../../../src/server/history';
+import { explainInPlan, explainPod, planPodSet, planView } from '../../../src/server/service/planning';
 import { docs, node, plan, pod, workspaceOf } from './fixtures';
 
 /** Trigger `s` of set `s` with extra labels. */
@@ -71,5 +72,23 @@ describe('server/service/planning: the view models of a plan and of an explanati
     const x = explainPod(big, analysis);
     assert.equal(x.matrix.closest?.node, 'n1');
     assert.equal(x.verdict, 'No node fits. Closest: n1, which passed 3 of 4 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 4 cpu).');
+  });
+
+  it('explaining a pod in a preview plan reads the planner’s own cycle for it, about the node it got there', () => {
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
+    assert.ok(made.ok);
+    const node = made.value.assignments.find((a) => a.pod === 'b')?.node;
+    const b = analysis.pod('default', 'b');
+    const big = analysis.pod('default', 'big-2');
+    assert.ok(b && big && node);
+    const x = explainInPlan(b, analysis, { podSet: 's' }, noHistory('not needed'));
+    assert.deepEqual([x?.plannedNode, x?.plan], [node, 'the preview of s']);
+    assert.match(x?.verdict ?? '', new RegExp(`^${node}, the planned node, is where the planner’s cycle put the pod: the best of \\d feasible nodes`));
+    const left = explainInPlan(big, analysis, { podSet: 's' }, noHistory('not needed'));
+    assert.equal(left?.plannedNode, undefined);
+    assert.match(left?.verdict ?? '', /^No node fits\. Closest: n\d, which passed 3 of 4 filter plugins/);
+    // A stored plan the history cannot give: no explanation in it (the caller explains the pod as it is).
+    assert.equal(explainInPlan(b, analysis, { podSet: 's', historyId: 7 }, noHistory('off')), undefined);
   });
 });
