@@ -3,82 +3,71 @@
 // shows the answer kept for that entry at once (the webview restores its own tab, selection and
 // filters for it); `refresh` runs the entry's load again. Other intents go to the commands.
 import * as vscode from 'vscode';
-import type { HostToWebview, NavigationView, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
+import type { HostToWebview, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
 import { newNonce, panelHtml } from './webview/html';
+import { PanelHistory, type HistoryEntry } from './webview/navigation';
 
 export type Load = () => Promise<ViewMessage>;
 
 /** One place in the panel's history: how to load it, and its answer once it came. */
-interface Entry {
-  readonly id: number;
+interface Page {
   readonly title: string;
   readonly what: string;
   readonly load: Load;
   shown?: ViewMessage;
 }
+type Entry = HistoryEntry<Page>;
 
-/** How many entries back the panel remembers: a budget, so a long session does not keep every plan. */
+/** How many entries back the panel remembers. */
 const HISTORY_LIMIT = 50;
 
 export class PlanPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
-  private entries: Entry[] = [];
-  private index = -1;
-  private nextId = 1;
+  private readonly history = new PanelHistory<Page>(HISTORY_LIMIT);
   private ready = false;
   /** Set by main.ts: what to do with an intent the panel does not handle itself. */
   onIntent: (intent: WebviewToHost) => void = () => undefined;
 
   constructor(private readonly extensionUri: vscode.Uri) {}
 
-  private get current(): Entry | undefined {
-    return this.entries[this.index];
-  }
-
   /** The plan the panel shows now, if it shows one (for Export plan). */
   get plan(): PlanView | undefined {
-    const shown = this.current?.shown;
+    const shown = this.history.current?.value.shown;
     return shown?.type === 'plan' ? shown.plan : undefined;
   }
 
   /** Opens (or brings forward) the panel and shows what `load` answers, as a new history entry. */
   async show(title: string, what: string, load: Load): Promise<void> {
-    const entry: Entry = { id: this.nextId++, title, what, load };
-    this.entries = [...this.entries.slice(0, this.index + 1), entry].slice(-HISTORY_LIMIT);
-    this.index = this.entries.length - 1;
+    const entry = this.history.push({ title, what, load });
     this.open().reveal(undefined, true);
     await this.run(entry);
   }
 
-  private nav(entry: Entry): NavigationView {
-    return { entry: entry.id, back: this.index > 0, forward: this.index < this.entries.length - 1 };
-  }
-
   private async run(entry: Entry): Promise<void> {
-    if (this.panel) this.panel.title = entry.title;
-    this.post({ type: 'loading', what: entry.what, nav: this.nav(entry) });
+    const page = entry.value;
+    if (this.panel) this.panel.title = page.title;
+    this.post({ type: 'loading', what: page.what, nav: this.history.nav(entry) });
     let message: ViewMessage;
     try {
-      message = await entry.load();
+      message = await page.load();
     } catch (e) {
       message = { type: 'error', message: e instanceof Error ? e.message : String(e) };
     }
-    entry.shown = message;
+    page.shown = message;
     // Another entry was shown meanwhile: this answer waits in its entry.
-    if (entry === this.current) this.post({ ...message, nav: this.nav(entry) });
+    if (entry === this.history.current) this.post({ ...message, nav: this.history.nav(entry) });
   }
 
   private go(step: -1 | 1): void {
-    const to = this.index + step;
-    const entry = this.entries[to];
+    const entry = this.history.go(step);
     if (!entry) return;
-    this.index = to;
-    if (!entry.shown) {
+    const shown = entry.value.shown;
+    if (!shown) {
       void this.run(entry);
       return;
     }
-    if (this.panel) this.panel.title = entry.title;
-    this.post({ ...entry.shown, nav: this.nav(entry) });
+    if (this.panel) this.panel.title = entry.value.title;
+    this.post({ ...shown, nav: this.history.nav(entry) });
   }
 
   private post(message: HostToWebview): void {
@@ -107,8 +96,7 @@ export class PlanPanel implements vscode.Disposable {
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
-      this.entries = [];
-      this.index = -1;
+      this.history.clear();
     });
     this.panel = panel;
     this.ready = false;
@@ -116,11 +104,11 @@ export class PlanPanel implements vscode.Disposable {
   }
 
   private receive(intent: WebviewToHost): void {
-    const entry = this.current;
+    const entry = this.history.current;
     switch (intent.type) {
       case 'ready':
         this.ready = true;
-        if (entry) this.post(entry.shown ? { ...entry.shown, nav: this.nav(entry) } : { type: 'loading', what: entry.what, nav: this.nav(entry) });
+        if (entry) this.post({ ...(entry.value.shown ?? { type: 'loading', what: entry.value.what }), nav: this.history.nav(entry) });
         return;
       case 'refresh':
         if (entry) void this.run(entry);
