@@ -179,10 +179,20 @@ export function nodeMap(label: string, options: NodeMapOptions): NodeMap {
     cell.setAttribute('aria-rowindex', String(Math.floor(cursor / columns) + 1));
     cell.setAttribute('aria-colindex', String((cursor % columns) + 1));
     element.setAttribute('aria-activedescendant', cell.id);
-    // Keep the cursor's tile in view when the map scrolls with the page.
+    // Keep the cursor's tile in view when the map scrolls with the page, and say what it is beside it.
+    const x = (cursor % columns) * pitch;
     const y = Math.floor(cursor / columns) * pitch;
     const box = canvas.getBoundingClientRect();
     if (box.top + y < 0 || box.top + y + pitch > window.innerHeight) window.scrollBy(0, box.top + y - window.innerHeight / 2);
+    showTip(n, x + pitch, y + pitch);
+  };
+
+  /** The tooltip for `n` at (x, y) in the map's own coordinates, kept inside the map's width. */
+  const showTip = (n: NodeUseView, x: number, y: number): void => {
+    tip.textContent = options.describe(n);
+    tip.hidden = false;
+    tip.style.left = `${Math.min(x, Math.max(0, element.clientWidth - 260))}px`;
+    tip.style.top = `${y}px`;
   };
 
   canvas.addEventListener('mousemove', (ev) => {
@@ -197,11 +207,8 @@ export function nodeMap(label: string, options: NodeMapOptions): NodeMap {
       tip.hidden = true;
       return;
     }
-    tip.textContent = options.describe(n);
-    tip.hidden = false;
     const box = element.getBoundingClientRect();
-    tip.style.left = `${Math.min(ev.clientX - box.left + 12, Math.max(0, box.width - 260))}px`;
-    tip.style.top = `${ev.clientY - box.top + 16}px`;
+    showTip(n, ev.clientX - box.left + 12, ev.clientY - box.top + 16);
   });
   canvas.addEventListener('mouseleave', () => {
     const before = hovered;
@@ -215,6 +222,9 @@ export function nodeMap(label: string, options: NodeMapOptions): NodeMap {
     if (!n) return;
     moveCursor(i);
     options.onSelect(n);
+  });
+  element.addEventListener('blur', () => {
+    tip.hidden = true;
   });
   element.addEventListener('focus', () => {
     if (cursor < 0) moveCursor(Math.max(0, nodes.findIndex((n) => n.node === selected)));

@@ -59,6 +59,8 @@ describe('webview in headless Chromium', function () {
       await page.locator('.step').nth(3).click();
       await page.screenshot({ path: `${RESULTS}/webview-plan-funnel-${theme}.png`, fullPage: true });
       await send(page, { type: 'explanation', explanation: explanation(40), nav: nav(2, true) });
+      await page.locator('.step').nth(4).click();
+      await page.screenshot({ path: `${RESULTS}/webview-explain-funnel-${theme}.png`, fullPage: true });
       await tab(page, 'matrix');
       await page.screenshot({ path: `${RESULTS}/webview-matrix-${theme}.png`, fullPage: true });
       assert.deepEqual(await violationsAndPosts(page), [{ type: 'ready' }]);
@@ -181,6 +183,7 @@ describe('webview in headless Chromium', function () {
     assert.match(await page.locator('.callout').innerText(), /^Closest node: node-0002 — it passed 5 of 9 filter plugins/);
     await page.getByRole('button', { name: 'Show its row' }).click();
     assert.equal(await page.locator('.matrix-row.active .name').innerText(), 'node-0002');
+    await page.screenshot({ path: `${RESULTS}/webview-matrix-unplaced-light.png`, fullPage: true });
     await send(page, { type: 'explanation', explanation: explanation(200), nav: nav(3) });
     await tab(page, 'matrix');
     const first = page.locator('.matrix-body .matrix-row').first();

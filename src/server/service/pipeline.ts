@@ -153,13 +153,13 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Sh
 
   const chosen: MatrixRowView[] = [];
   const feasible: Array<{ readonly row: MatrixRowView; readonly order: number }> = [];
-  const failed: MatrixRowView[] = [];
+  const failed: Array<{ readonly row: MatrixRowView; readonly rejection: NodeRejection }> = [];
   const unevaluated: MatrixRowView[] = [];
   for (const node of nodes) {
     const r = rejected.get(node);
     if (r) {
       const at = r.stage === 'Filter' ? (filterIndex.get(r.plugin) ?? -1) : -1;
-      failed.push({ node, verdict: 'rejected', stage: r.stage, plugin: r.plugin, reasons: r.reasons, rejectedAt: at });
+      failed.push({ row: { node, verdict: 'rejected', stage: r.stage, plugin: r.plugin, reasons: r.reasons, rejectedAt: at }, rejection: r });
       continue;
     }
     const s = scored.get(node);
@@ -186,41 +186,38 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Sh
     }
   }
   feasible.sort((a, b) => a.order - b.order);
+  const placed = d.chosenNode !== undefined;
+  // For an unplaced pod the rejected nodes read closest first, the closest named above them.
+  const closeness = placed ? undefined : closenessOf(filterIndex, shortfall);
+  if (closeness) failed.sort((a, b) => closeness.compare(a.rejection, b.rejection));
   const view: MatrixView = {
     filterPlugins,
     scorePlugins,
-    rows: [...chosen, ...feasible.map((f) => f.row), ...failed, ...unevaluated],
+    rows: [...chosen, ...feasible.map((f) => f.row), ...failed.map((f) => f.row), ...unevaluated],
   };
-  if (d.chosenNode !== undefined || failed.length === 0) return view;
-  const closest = closestNode(d.rejections, filterIndex, filterPlugins.length, shortfall);
-  return closest ? { ...view, closest } : view;
+  const best = failed[0]?.rejection;
+  if (!closeness || !best) return view;
+  const s = closeness.short(best);
+  const through = best.stage === 'Filter' ? `passed ${closeness.passed(best)} of ${filterPlugins.length} filter plugins, then ${best.plugin} rejected it` : `${best.plugin} rejected it at ${best.stage}`;
+  return { ...view, closest: { node: best.node, why: `${through}: ${best.reasons.join(', ')}${s ? ` (${s.text})` : ''}` } };
 }
 
-function closestNode(rejections: readonly NodeRejection[], filterIndex: ReadonlyMap<string, number>, filters: number, shortfall?: Shortfall): MatrixView['closest'] {
+/** How close a rejected node came to fitting: a comparator (closest first) and the measures it uses. */
+function closenessOf(filterIndex: ReadonlyMap<string, number>, shortfall?: Shortfall) {
   const passed = (r: NodeRejection): number => (r.stage === 'Filter' ? (filterIndex.get(r.plugin) ?? 0) : 0);
   const shortOf = new Map<string, { share: number; text: string } | undefined>();
   const short = (r: NodeRejection) => {
     if (!shortOf.has(r.node)) shortOf.set(r.node, shortfall?.(r.node, r.reasons));
     return shortOf.get(r.node);
   };
-  let best: NodeRejection | undefined;
-  for (const r of rejections) {
-    if (!best) {
-      best = r;
-      continue;
-    }
-    const order =
-      resolvable(r) - resolvable(best) ||
-      r.reasons.length - best.reasons.length ||
-      passed(best) - passed(r) ||
-      (short(r)?.share ?? Infinity) - (short(best)?.share ?? Infinity) ||
-      (r.node < best.node ? -1 : 0);
-    if (order < 0) best = r;
-  }
-  if (!best) return undefined;
-  const s = short(best);
-  const through = best.stage === 'Filter' ? `passed ${passed(best)} of ${filters} filter plugins, then ${best.plugin} rejected it` : `${best.plugin} rejected it at ${best.stage}`;
-  return { node: best.node, why: `${through}: ${best.reasons.join(', ')}${s ? ` (${s.text})` : ''}` };
+  const compare = (a: NodeRejection, b: NodeRejection): number =>
+    resolvable(a) - resolvable(b) ||
+    a.reasons.length - b.reasons.length ||
+    passed(b) - passed(a) ||
+    // Unknown shortfalls (Infinity - Infinity) compare as equal, then by name.
+    (short(a)?.share ?? Infinity) - (short(b)?.share ?? Infinity) ||
+    (a.node < b.node ? -1 : a.node > b.node ? 1 : 0);
+  return { compare, passed, short };
 }
 
 /** Why a pod moved from `from` to `to` between two plans, as the newer plan's cycle for it saw both nodes. */

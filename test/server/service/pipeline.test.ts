@@ -105,6 +105,11 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
     const short: Record<string, number> = { n3: 0.5, n5: 0.25, n6: 0.75 };
     const m = podMatrix(unplacedWithoutChoice, nodes, (node) => (short[node] !== undefined ? { share: short[node], text: `short by ${short[node]}` } : undefined));
     assert.deepEqual(m.closest, { node: 'n5', why: 'passed 1 of 2 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 0.25)' });
+    assert.deepEqual(
+      m.rows.map((r) => r.node),
+      ['n5', 'n3', 'n6', 'n4', 'n1', 'n2'],
+      'the rejected nodes read closest first',
+    );
     assert.equal(podMatrix(unplacedWithoutChoice, nodes).closest?.node, 'n3');
   });
 
