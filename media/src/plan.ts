@@ -8,6 +8,7 @@ import { barShares, formatAmount, formatTime, plural, usageText } from './format
 import { renderFunnel } from './funnel';
 import { header, link, podChip, post } from './host';
 import { bandOf, NO_PODS, nodeMap, OTHER_OWNERS, ownerPalette, type Colouring } from './node-map';
+import { renderPods } from './pods';
 import { parseQuery, sortNodes, usePercent, type NodeOrder } from './query';
 import type { ViewContext } from './state';
 
@@ -207,6 +208,7 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
   const selectedTab = typeof ctx.ui['tab'] === 'string' ? ctx.ui['tab'] : plan.unplaced.length > 0 && plan.nodes.length === 0 ? 'unplaced' : 'map';
   const pages = [
     { id: 'map', title: `Node map (${plan.nodes.length.toLocaleString('en')})`, body: () => mapTab(plan, ctx) },
+    { id: 'pods', title: `Pods (${plan.assignments.length.toLocaleString('en')})`, body: () => renderPods(plan, planRef(plan), ctx) },
     {
       id: 'unplaced',
       title: `Not placed (${plan.unplaced.length.toLocaleString('en')})`,

@@ -53,6 +53,8 @@ describe('webview in headless Chromium', function () {
       await send(page, { type: 'plan', plan, nav: nav(1) });
       await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
       await page.screenshot({ path: `${RESULTS}/webview-plan-map-${theme}.png`, fullPage: true });
+      await tab(page, 'pods');
+      await page.screenshot({ path: `${RESULTS}/webview-plan-pods-${theme}.png`, fullPage: true });
       await tab(page, 'unplaced');
       await page.screenshot({ path: `${RESULTS}/webview-plan-unplaced-${theme}.png`, fullPage: true });
       await tab(page, 'funnel');
@@ -126,6 +128,25 @@ describe('webview in headless Chromium', function () {
     await page.getByRole('option', { name: 'owner of planned pods' }).click();
     assert.match(await page.locator('.map-view .legend').innerText(), /^Tile: owner with the most planned pods on the node\. +Job\/etl \(3\)/);
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-0', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
+    await page.close();
+  });
+
+  it('pods: every placed pod with its owner, node and score; searchable, sortable, explainable in the plan', async () => {
+    const page = await open('light');
+    await send(page, { type: 'plan', plan });
+    await tab(page, 'pods');
+    const names = () => page.locator('.pods-table .matrix-body .name').allInnerTexts();
+    // By owner (all Job/etl here), then by name.
+    assert.deepEqual(await names(), [HOSTILE, 'etl-0', 'etl-1']);
+    await page.locator('.pods-table [role=columnheader]').filter({ hasText: 'Score' }).locator('button').click();
+    assert.deepEqual(await names(), ['etl-0', 'etl-1', HOSTILE]);
+    await page.locator('.pods-table [role=columnheader]').filter({ hasText: 'Node' }).locator('button').click();
+    assert.equal(await page.locator('.pods-table [role=columnheader]').filter({ hasText: 'Node' }).getAttribute('aria-sort'), 'ascending');
+    await page.locator('.pods-view vscode-textfield input').fill('worker-b');
+    assert.deepEqual(await names(), ['etl-1']);
+    assert.equal(await page.locator('.pods-view .count').innerText(), '1 of 3 pods');
+    await page.locator('.pods-table .matrix-body').getByRole('button', { name: 'Explain' }).click();
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-1', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
     await page.close();
   });
 
@@ -227,7 +248,7 @@ describe('webview in headless Chromium', function () {
     await page.keyboard.press('Alt+ArrowLeft');
     // The host answers with entry 1 again: the funnel tab, its step open.
     await send(page, { type: 'plan', plan, nav: nav(1, false, true) });
-    assert.equal(await page.locator('vscode-tabs').evaluate((t: HTMLElement & { selectedIndex: number }) => t.selectedIndex), 2);
+    assert.equal(await page.locator('vscode-tabs').evaluate((t: HTMLElement & { selectedIndex: number }) => t.selectedIndex), 3);
     assert.equal(await page.locator('.step').nth(3).getAttribute('aria-pressed'), 'true');
     await page.getByRole('button', { name: 'Forward →' }).click();
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'back' }, { type: 'back' }, { type: 'forward' }]);
@@ -238,7 +259,7 @@ describe('webview in headless Chromium', function () {
     const page = await open('light', { message: { type: 'plan', plan, nav: nav(4) }, ui: { '4': { tab: 'unplaced' } } });
     await page.waitForSelector('#root[data-view="plan"]');
     assert.equal(await page.locator('h1').innerText(), 'Plan for nightly-batch');
-    assert.equal(await page.locator('vscode-tabs').evaluate((t: HTMLElement & { selectedIndex: number }) => t.selectedIndex), 1);
+    assert.equal(await page.locator('vscode-tabs').evaluate((t: HTMLElement & { selectedIndex: number }) => t.selectedIndex), 2);
     await page.close();
   });
 
@@ -253,6 +274,10 @@ describe('webview in headless Chromium', function () {
     await page.getByRole('option', { name: 'owner of planned pods' }).click();
     await page.locator('.node-map canvas').click({ position: { x: 20, y: 20 } });
     await page.screenshot({ path: `${RESULTS}/webview-plan-owners-5000-dark.png` });
+    await tab(page, 'pods');
+    const podRows = await page.locator('.pods-table .matrix-body .matrix-row').count();
+    assert.ok(podRows > 10 && podRows < 60, `${podRows} pod rows in the DOM`);
+    assert.equal(await page.locator('.pods-view .count').innerText(), '9,800 of 9,800 pods');
     await tab(page, 'unplaced');
     assert.equal(await page.locator('.unplaced').count(), 4);
     await send(page, { type: 'explanation', explanation: explanation(5000), nav: nav(2, true) });
