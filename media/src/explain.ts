@@ -24,7 +24,8 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
   ];
   const terms: Array<[string, HTMLElement | string]> = [['Requests', x.requests.map((r) => `${r.resource} ${formatAmount(r.unit, r.amount)}`).join(', ') || 'none']];
   if (x.plannedNode !== undefined) terms.push(['Planned on', h('span', {}, node(x.plannedNode), x.plan !== undefined ? ` by ${x.plan}` : '')]);
-  terms.push([x.plannedNode !== undefined ? 'A cycle now, with the rest of the plan in place, chooses' : 'A cycle now chooses', node(x.chosenNode)]);
+  const chooser = x.cycle === 'planner' ? 'The planner’s cycle chose' : x.plannedNode !== undefined ? 'A cycle now, with the rest of the plan in place, chooses' : 'A cycle now chooses';
+  terms.push([chooser, node(x.chosenNode)]);
   if (x.boundNode !== undefined) terms.push(['Bound to', node(x.boundNode)]);
   terms.push(['Nodes', `${x.nodes.feasible} feasible of ${x.nodes.evaluated} evaluated (${x.nodes.total} in the cluster)`]);
   out.push(h('dl', { class: 'verdict' }, ...terms.flatMap(([t, d]) => [h('dt', {}, t), h('dd', {}, d)])));

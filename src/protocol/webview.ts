@@ -213,6 +213,8 @@ export interface PodExplanationView {
   readonly plan?: string;
   /** What the cycle says of the node this explanation is about (the planned node, else the chosen one), in words. */
   readonly verdict: string;
+  /** Whose cycle this is: one run now (on the workspace, or as a SchedulePlan leaves it), or the planner's own in the plan. */
+  readonly cycle: 'now' | 'planner';
   /** Already bound (spec.nodeName). */
   readonly boundNode?: string;
   /** The node a scheduling cycle chooses now; absent when none fits. */

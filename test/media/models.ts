@@ -125,6 +125,7 @@ export function explanation(count: number, planned = true): PodExplanationView {
       { resource: 'memory', unit: 'bytes', amount: 3 * GIB },
     ],
     ...(planned ? { plannedNode: target, plan: 'nightly-batch-plan' } : {}),
+    cycle: 'now',
     verdict: planned ? `${target}, the planned node, fits: ranked 3 of ${feasible.length} feasible nodes.` : `${first}, the chosen node, is where a cycle puts the pod now.`,
     chosenNode: first,
     nodes: { total: count, evaluated: count, feasible: feasible.length },

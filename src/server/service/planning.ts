@@ -186,7 +186,7 @@ function shortfallOn(pod: PodInfo, snapshot: NodeInfoLister): Shortfall {
 }
 
 /** Whose cycle an explanation reads: one run now (on the workspace, or as a SchedulePlan leaves it), or the planner's own. */
-type CycleSource = 'now' | 'planner';
+type CycleSource = PodExplanationView['cycle'];
 
 /** The cycle's verdict on `node`, in words. */
 function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: MatrixView, planned: boolean, source: CycleSource): string {
@@ -239,6 +239,7 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
     requests: info.ok ? amounts(info.value.requests) : [],
     ...(planned ? { plannedNode: planned.node, plan: planned.plan } : {}),
     verdict: verdictOn(planned?.node ?? d?.chosenNode, d, matrix, planned !== undefined, cycle.source),
+    cycle: cycle.source,
     ...(p.spec.nodeName ? { boundNode: p.spec.nodeName } : {}),
     ...(d?.chosenNode ? { chosenNode: d.chosenNode } : {}),
     ...(d?.message ? { message: d.message } : info.ok ? {} : { message: `${podKey(p)}: ${info.error}` }),

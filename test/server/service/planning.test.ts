@@ -61,6 +61,7 @@ describe('server/service/planning: the view models of a plan and of an explanati
     const x = explainPod(a, analysis);
     assert.equal(x.plannedNode, 'n2');
     assert.equal(x.plan, 's-plan');
+    assert.equal(x.cycle, 'now');
     assert.match(x.verdict, /^n2, the planned node, (fits|is where a cycle puts the pod now)/);
     assert.deepEqual(x.matrix.rows.map((r) => r.node).sort(), ['n1', 'n2']);
   });
@@ -83,7 +84,7 @@ describe('server/service/planning: the view models of a plan and of an explanati
     const big = analysis.pod('default', 'big-2');
     assert.ok(b && big && node);
     const x = explainInPlan(b, analysis, { podSet: 's' }, noHistory('not needed'));
-    assert.deepEqual([x?.plannedNode, x?.plan], [node, 'the preview of s']);
+    assert.deepEqual([x?.plannedNode, x?.plan, x?.cycle], [node, 'the preview of s', 'planner']);
     assert.match(x?.verdict ?? '', new RegExp(`^${node}, the planned node, is where the planner’s cycle put the pod: the best of \\d feasible nodes`));
     const left = explainInPlan(big, analysis, { podSet: 's' }, noHistory('not needed'));
     assert.equal(left?.plannedNode, undefined);
