@@ -56,5 +56,5 @@ export function formatTime(ms: number): string {
 }
 
 export function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 }

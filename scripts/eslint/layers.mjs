@@ -24,7 +24,7 @@ export const LAYERS = {
   },
   extension: { layers: ['protocol'], packages: ['vscode', 'vscode-languageclient', 'node:'] },
   cli: { layers: ['engine', 'platform', 'manifests', 'store', 'kube', 'rpc', 'protocol', 'server'], packages: ['node:', 'yaml'] },
-  webview: { layers: ['protocol'], packages: [] },
+  webview: { layers: ['protocol'], packages: ['@vscode-elements/elements'] },
 };
 
 function layerOf(file) {

@@ -16,7 +16,7 @@ let ctx: Ctx | undefined;
 function intent(message: WebviewToHost): Thenable<unknown> | undefined {
   switch (message.type) {
     case 'explainPod':
-      return vscode.commands.executeCommand(CommandIds.explainPod, { pod: { namespace: message.namespace, name: message.pod } });
+      return vscode.commands.executeCommand(CommandIds.explainPod, { pod: { namespace: message.namespace, name: message.pod }, ...(message.inPlan ? { inPlan: message.inPlan } : {}) });
     case 'openPlan':
       return vscode.commands.executeCommand(CommandIds.openPlan, { id: message.id });
     case 'comparePlans':
@@ -29,6 +29,8 @@ function intent(message: WebviewToHost): Thenable<unknown> | undefined {
       return reveal(message.kind, message.name, message.namespace);
     case 'ready':
     case 'refresh':
+    case 'back':
+    case 'forward':
       return undefined;
   }
 }

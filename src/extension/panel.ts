@@ -1,53 +1,77 @@
-// The plan panel: one webview, reused, that shows what the last command loaded (a plan, an
-// explanation, the history, a comparison). `refresh` from the webview runs the same load again;
-// every other intent goes to the command that handles it.
+// The plan panel: one webview that shows what the commands load (a plan, an explanation, the
+// history, a comparison) and keeps them as a back/forward history, as a browser does. Going back
+// shows the answer kept for that entry at once (the webview restores its own tab, selection and
+// filters for it); `refresh` runs the entry's load again. Other intents go to the commands.
 import * as vscode from 'vscode';
-import type { HostToWebview, PlanView, WebviewToHost } from '../protocol/webview';
+import type { HostToWebview, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
 import { newNonce, panelHtml } from './webview/html';
+import { PanelHistory, type HistoryEntry } from './webview/navigation';
 
-export type Load = () => Promise<HostToWebview>;
+export type Load = () => Promise<ViewMessage>;
+
+/** One place in the panel's history: how to load it, and its answer once it came. */
+interface Page {
+  readonly title: string;
+  readonly what: string;
+  readonly load: Load;
+  shown?: ViewMessage;
+}
+type Entry = HistoryEntry<Page>;
+
+/** How many entries back the panel remembers. */
+const HISTORY_LIMIT = 50;
 
 export class PlanPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
-  private load: Load | undefined;
-  private shown: HostToWebview | undefined;
+  private readonly history = new PanelHistory<Page>(HISTORY_LIMIT);
   private ready = false;
-  /** Set by main.ts: what to do with an intent other than `ready` and `refresh`. */
+  /** Set by main.ts: what to do with an intent the panel does not handle itself. */
   onIntent: (intent: WebviewToHost) => void = () => undefined;
 
   constructor(private readonly extensionUri: vscode.Uri) {}
 
   /** The plan the panel shows now, if it shows one (for Export plan). */
   get plan(): PlanView | undefined {
-    return this.shown?.type === 'plan' ? this.shown.plan : undefined;
+    const shown = this.history.current?.value.shown;
+    return shown?.type === 'plan' ? shown.plan : undefined;
   }
 
-  /** Opens (or brings forward) the panel and shows what `load` answers. */
+  /** Opens (or brings forward) the panel and shows what `load` answers, as a new history entry. */
   async show(title: string, what: string, load: Load): Promise<void> {
-    this.load = load;
-    const panel = this.open();
-    panel.title = title;
-    panel.reveal(undefined, true);
-    await this.run(what);
+    const entry = this.history.push({ title, what, load });
+    this.open().reveal(undefined, true);
+    await this.run(entry);
   }
 
-  private async run(what: string): Promise<void> {
-    const load = this.load;
-    if (!load) return;
-    this.post({ type: 'loading', what });
-    let message: HostToWebview;
+  private async run(entry: Entry): Promise<void> {
+    const page = entry.value;
+    if (this.panel) this.panel.title = page.title;
+    this.post({ type: 'loading', what: page.what, nav: this.history.nav(entry) });
+    let message: ViewMessage;
     try {
-      message = await load();
+      message = await page.load();
     } catch (e) {
       message = { type: 'error', message: e instanceof Error ? e.message : String(e) };
     }
-    // A newer load started meanwhile: its answer is the one to show.
-    if (load === this.load) this.post(message);
+    page.shown = message;
+    // Another entry was shown meanwhile: this answer waits in its entry.
+    if (entry === this.history.current) this.post({ ...message, nav: this.history.nav(entry) });
+  }
+
+  private go(step: -1 | 1): void {
+    const entry = this.history.go(step);
+    if (!entry) return;
+    const shown = entry.value.shown;
+    if (!shown) {
+      void this.run(entry);
+      return;
+    }
+    if (this.panel) this.panel.title = entry.value.title;
+    this.post({ ...shown, nav: this.history.nav(entry) });
   }
 
   private post(message: HostToWebview): void {
-    if (message.type !== 'loading') this.shown = message;
-    // Before `ready` the script cannot hear it yet; `ready` sends what is shown by then.
+    // Before `ready` the script cannot hear it yet; `ready` sends the current entry.
     if (this.panel && this.ready) void this.panel.webview.postMessage(message);
   }
 
@@ -72,8 +96,7 @@ export class PlanPanel implements vscode.Disposable {
     panel.onDidDispose(() => {
       this.panel = undefined;
       this.ready = false;
-      this.load = undefined;
-      this.shown = undefined;
+      this.history.clear();
     });
     this.panel = panel;
     this.ready = false;
@@ -81,13 +104,23 @@ export class PlanPanel implements vscode.Disposable {
   }
 
   private receive(intent: WebviewToHost): void {
-    if (intent.type === 'ready') {
-      this.ready = true;
-      if (this.shown) this.post(this.shown);
-    } else if (intent.type === 'refresh') {
-      void this.run('Asking the server again…');
-    } else {
-      this.onIntent(intent);
+    const entry = this.history.current;
+    switch (intent.type) {
+      case 'ready':
+        this.ready = true;
+        if (entry) this.post({ ...(entry.value.shown ?? { type: 'loading', what: entry.value.what }), nav: this.history.nav(entry) });
+        return;
+      case 'refresh':
+        if (entry) void this.run(entry);
+        return;
+      case 'back':
+        this.go(-1);
+        return;
+      case 'forward':
+        this.go(1);
+        return;
+      default:
+        this.onIntent(intent);
     }
   }
 

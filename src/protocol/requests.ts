@@ -4,7 +4,7 @@
 // with a message for the user, not a JSON-RPC error.
 import { NotificationType, RequestType, RequestType0, type WorkspaceEdit } from 'vscode-languageserver-protocol';
 import type { Result } from '../engine/api/result';
-import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from './webview';
+import type { HistoryEntryView, PlanDiffView, PlanRefView, PlanView, PodExplanationView } from './webview';
 
 /** A namespaced object of the workspace; namespace `default` when left out. */
 export interface ObjectRef {
@@ -24,6 +24,8 @@ export const PreviewPlanRequest = new RequestType<PreviewPlanParams, Result<Plan
 
 export interface ExplainPodParams {
   readonly pod: ObjectRef;
+  /** Explain the cycle that placed (or failed to place) the pod in this plan of its namespace, about the node it got there. */
+  readonly inPlan?: PlanRefView;
 }
 
 /** client → server: one scheduling cycle for one pod of the workspace, and every node's verdict. */

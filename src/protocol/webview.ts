@@ -23,10 +23,28 @@ export interface ResourceUseView {
   readonly planned: number;
 }
 
+/** The pods of one owner (a Deployment, a Job, …) the plan puts on a node. */
+export interface OwnerPodsView {
+  /** "Deployment/web", an `app` label value, or "" when the pod names no owner. */
+  readonly owner: string;
+  readonly pods: readonly string[];
+}
+
+/** One node of the cluster as the node map draws it: every node, whether the plan uses it or not. */
 export interface NodeUseView {
   readonly node: string;
+  /** topology.kubernetes.io/zone, when labelled. */
+  readonly zone?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  /** spec.unschedulable (cordoned). */
+  readonly unschedulable?: boolean;
+  /** Pods already bound to the node. */
+  readonly bound: number;
   /** Pods the plan puts on the node, by name. */
   readonly pods: readonly string[];
+  /** The same pods grouped by owner, most pods first. */
+  readonly owners: readonly OwnerPodsView[];
+  /** cpu, memory and pods always, then every other resource a planned pod asks for. */
   readonly resources: readonly ResourceUseView[];
 }
 
@@ -35,6 +53,8 @@ export interface AssignmentView {
   readonly node: string;
   /** The node's total score in the cycle that chose it, when scored. */
   readonly score?: number;
+  /** As NodeUseView.owners names it. */
+  readonly owner: string;
 }
 
 /** How many nodes a reason rejected the pod on ("3 × Insufficient cpu"). */
@@ -55,6 +75,82 @@ export interface UnplacedView {
   readonly reasons: readonly ReasonCountView[];
 }
 
+/** Unplaced pods that failed for the same reason at the same stage and plugin: one card, not one per pod. */
+export interface UnplacedGroupView {
+  readonly stage?: string;
+  readonly plugin?: string;
+  readonly reason: string;
+  /** The upstream message of the group's first pod (the others differ only in counts, if at all). */
+  readonly message: string;
+  readonly pods: readonly string[];
+}
+
+/** Nodes (or pod × node pairs, for a pod set) that one step of the cycle dropped for one reason. */
+export interface StepRejectionView {
+  readonly reason: string;
+  /** Rejections counted: nodes for a pod, pod × node pairs for a pod set. */
+  readonly count: number;
+  /** The distinct nodes rejected, in the order the cycle met them. */
+  readonly nodes: readonly string[];
+}
+
+/** One step of the scheduling cycle: how many candidates reached it and how many it kept. */
+export interface FunnelStepView {
+  /** Sort, PreFilter, Filter, Score, Reserve, Permit, Bind (engine/framework/status.ts STAGES). */
+  readonly stage: string;
+  /** The plugin, for the steps run per plugin (Filter). */
+  readonly plugin?: string;
+  readonly entered: number;
+  readonly left: number;
+  /** Candidates that reached the step but were never evaluated (sampling stopped early). */
+  readonly skipped: number;
+  readonly rejected: readonly StepRejectionView[];
+  /** For a pod set: the pods whose cycle ended at this step. */
+  readonly podsStopped?: readonly string[];
+}
+
+/** The stage funnel of one pod (candidates are nodes) or of a pod set (pod × node pairs, summed over its pods' cycles). */
+export interface FunnelView {
+  readonly subject: string;
+  readonly unit: 'nodes' | 'pod × node pairs';
+  /** The pods the cycles were for (1 for a pod). */
+  readonly pods: number;
+  readonly steps: readonly FunnelStepView[];
+}
+
+export type MatrixVerdict = 'chosen' | 'feasible' | 'rejected' | 'unevaluated';
+
+/** One node's row of the node × plugin matrix. */
+export interface MatrixRowView {
+  readonly node: string;
+  readonly verdict: MatrixVerdict;
+  /** For a rejected node: where it was stopped and why. */
+  readonly stage?: string;
+  readonly plugin?: string;
+  readonly reasons?: readonly string[];
+  /**
+   * The index in MatrixView.filterPlugins of the plugin that rejected the node: the plugins before it
+   * passed and the ones after it did not run (a cycle stops at a node's first rejection, as upstream's
+   * RunFilterPlugins does). Absent when every filter passed; -1 when rejected before Filter.
+   */
+  readonly rejectedAt?: number;
+  /** [raw, normalized, weighted] per MatrixView.scorePlugins entry; absent when not scored. */
+  readonly scores?: ReadonlyArray<readonly [number, number, number]>;
+  readonly total?: number;
+  /** 1 for the best scored node. */
+  readonly rank?: number;
+}
+
+/** Every evaluated node × every filter and score plugin, for one pod's cycle. */
+export interface MatrixView {
+  readonly filterPlugins: readonly string[];
+  readonly scorePlugins: ReadonlyArray<{ readonly plugin: string; readonly weight: number }>;
+  /** Every node of the cluster: chosen, then feasible by rank, then rejected, then not evaluated. */
+  readonly rows: readonly MatrixRowView[];
+  /** For an unplaced pod: the node it came closest to fitting, and why that one. */
+  readonly closest?: { readonly node: string; readonly why: string };
+}
+
 export interface PlanView {
   readonly podSet: string;
   readonly namespace: string;
@@ -65,9 +161,13 @@ export interface PlanView {
   readonly createdAt: number;
   readonly snapshotHash: string;
   readonly assignments: readonly AssignmentView[];
-  /** The nodes the plan puts pods on, by name. */
+  /** Every node of the cluster, with what the plan puts there. */
   readonly nodes: readonly NodeUseView[];
   readonly unplaced: readonly UnplacedView[];
+  /** The same pods, one group per distinct stage, plugin and reason; most pods first. */
+  readonly unplacedGroups: readonly UnplacedGroupView[];
+  /** The stage funnel summed over the cycles that placed (or failed to place) the set's pods. */
+  readonly funnel: FunnelView;
   /** The history entry the plan was stored as, when the history is available. */
   readonly historyId?: number;
 }
@@ -107,8 +207,14 @@ export interface PodExplanationView {
   readonly schedulerName: string;
   readonly profile: string;
   readonly requests: readonly ResourceAmountView[];
-  /** The node a SchedulePlan of the workspace gives it. */
+  /** The node a SchedulePlan of the workspace gives it; the cycle is then run on the cluster as that plan leaves it. */
   readonly plannedNode?: string;
+  /** The SchedulePlan that gives it plannedNode. */
+  readonly plan?: string;
+  /** What the cycle says of the node this explanation is about (the planned node, else the chosen one), in words. */
+  readonly verdict: string;
+  /** Whose cycle this is: one run now (on the workspace, or as a SchedulePlan leaves it), or the planner's own in the plan. */
+  readonly cycle: 'now' | 'planner';
   /** Already bound (spec.nodeName). */
   readonly boundNode?: string;
   /** The node a scheduling cycle chooses now; absent when none fits. */
@@ -120,6 +226,8 @@ export interface PodExplanationView {
   readonly rejections: readonly RejectionGroupView[];
   /** The best scored nodes, best first. */
   readonly scores: readonly NodeScoreView[];
+  readonly funnel: FunnelView;
+  readonly matrix: MatrixView;
 }
 
 export type PlanStatusView = 'draft' | 'applied' | 'superseded';
@@ -140,7 +248,8 @@ export interface HistoryEntryView {
 export interface PlanDiffView {
   readonly from: HistoryEntryView;
   readonly to: HistoryEntryView;
-  readonly moved: ReadonlyArray<{ readonly pod: string; readonly from: string; readonly to: string }>;
+  /** Each move with why: what the newer plan's cycle said of the old node against the new one. */
+  readonly moved: ReadonlyArray<{ readonly pod: string; readonly from: string; readonly to: string; readonly reason: string }>;
   readonly becamePlaced: ReadonlyArray<{ readonly pod: string; readonly node: string; readonly was: string }>;
   readonly becameUnplaced: ReadonlyArray<{ readonly pod: string; readonly was: string; readonly message: string }>;
   readonly added: ReadonlyArray<{ readonly pod: string; readonly node?: string; readonly message?: string }>;
@@ -149,23 +258,43 @@ export interface PlanDiffView {
   readonly stillUnplaced: number;
 }
 
+/** The plan a pod is explained in: a stored plan (historyId), else the pod set's plan as a preview makes it now. */
+export interface PlanRefView {
+  readonly podSet: string;
+  readonly trigger?: string;
+  readonly historyId?: number;
+}
+
 /** An object of the workspace the webview can ask to be shown in the editor. */
 export type ObjectKindView = 'Pod' | 'Node' | 'ScheduleTrigger' | 'SchedulePlan';
 
-/** extension → webview */
-export type HostToWebview =
-  | { readonly type: 'loading'; readonly what: string }
+/** Where the panel is in its back/forward history; the webview keeps its own state (tab, selection, filters) per entry. */
+export interface NavigationView {
+  /** Names the history entry; the same entry shown again has the same id. */
+  readonly entry: number;
+  readonly back: boolean;
+  readonly forward: boolean;
+}
+
+/** What a panel shows: one of these, with where it is in the panel's history. */
+export type ViewMessage =
   | { readonly type: 'plan'; readonly plan: PlanView }
   | { readonly type: 'explanation'; readonly explanation: PodExplanationView }
   | { readonly type: 'history'; readonly entries: readonly HistoryEntryView[]; readonly next?: number }
   | { readonly type: 'diff'; readonly diff: PlanDiffView }
   | { readonly type: 'error'; readonly message: string };
 
+/** extension → webview */
+export type HostToWebview = { readonly type: 'loading'; readonly what: string; readonly nav?: NavigationView } | (ViewMessage & { readonly nav?: NavigationView });
+
 /** webview → extension: what the user asked for; the extension asks the server. */
 export type WebviewToHost =
   | { readonly type: 'ready' }
   | { readonly type: 'refresh' }
-  | { readonly type: 'explainPod'; readonly namespace: string; readonly pod: string }
+  /** Back or forward in the panel's history (Alt+Left / Alt+Right, or the toolbar). */
+  | { readonly type: 'back' }
+  | { readonly type: 'forward' }
+  | { readonly type: 'explainPod'; readonly namespace: string; readonly pod: string; readonly inPlan?: PlanRefView }
   | { readonly type: 'openPlan'; readonly id: number }
   | { readonly type: 'comparePlans'; readonly from: number; readonly to: number }
   | { readonly type: 'moreHistory'; readonly before: number }

@@ -2,6 +2,7 @@
 // Backed by src/store (store-history.ts) when it can be opened; otherwise every request says why there
 // is no history.
 import { err, type Result } from '../engine/api/result';
+import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { PlanDiffView, PlanView } from '../protocol/webview';
@@ -13,6 +14,8 @@ export interface History {
   /** A stored plan; `view` turns the stored plan into the view the client renders. */
   open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView>;
   compare(from: number, to: number): Result<PlanDiffView>;
+  /** The cycle of `pod` kept with stored plan `id`; undefined when the plan kept none. */
+  diagnosis(id: number, pod: string): Result<Diagnosis | undefined>;
   /** Keeps a preview made with the profile of this hash; its id. */
   savePreview(plan: Plan, profileHash: string): Result<number>;
   close(): void;
@@ -22,5 +25,5 @@ export interface History {
 export function noHistory(reason: string): History {
   const unavailable = `history unavailable: ${reason}`;
   const no = () => err(unavailable);
-  return { unavailable, list: no, open: no, compare: no, savePreview: no, close: () => undefined };
+  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, close: () => undefined };
 }

@@ -3,12 +3,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ok, err, type Result } from '../engine/api/result';
+import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 import { openStore, type PlanStore } from '../store/store';
 import type { PlanSummary, SourceRef, StoreError } from '../store/types';
 import { noHistory, type History } from './history';
+import { moveReason } from './service/pipeline';
 
 function entry(s: PlanSummary): HistoryEntryView {
   return {
@@ -64,7 +66,10 @@ class StoreHistory implements History {
     return ok({
       from: entry(d.from),
       to: entry(d.to),
-      moved: d.moved,
+      moved: d.moved.map((m) => {
+        const newer = this.store.diagnosis(to, m.pod);
+        return { ...m, reason: moveReason(m.from, m.to, newer.ok ? newer.value : undefined) };
+      }),
       becamePlaced: d.becamePlaced,
       becameUnplaced: d.becameUnplaced.map((u) => ({ pod: u.pod, was: u.was, message: u.message })),
       added: d.added,
@@ -72,6 +77,10 @@ class StoreHistory implements History {
       unchanged: d.unchanged,
       stillUnplaced: d.stillUnplaced,
     });
+  }
+
+  diagnosis(id: number, pod: string): Result<Diagnosis | undefined> {
+    return message(this.store.diagnosis(id, pod));
   }
 
   savePreview(plan: Plan, profileHash: string): Result<number> {

@@ -1,114 +1,15 @@
-// The plan preview webview in headless Chromium: the real bundle (dist/webview.js) under the real
-// panel page and its Content Security Policy, with a stand-in for acquireVsCodeApi. It is sent view
-// models (with hostile strings, to prove they stay text), the DOM and the posted intents are checked,
-// and screenshots in a light and a dark theme go to test-results/ to be looked at.
+// The Podplan panel in headless Chromium (harness.ts): each view is sent its view model (hostile
+// strings included, to prove they stay text), the DOM, the canvas and the posted intents are
+// checked, and screenshots in the light, dark and high contrast themes go to test-results/.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import path from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { panelHtml } from '../../src/extension/webview/html';
-import type { HostToWebview, PlanView, WebviewToHost } from '../../src/protocol/webview';
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import type { HostToWebview } from '../../src/protocol/webview';
+import { launch, openPanel, recorded, send, THEMES, type Theme } from './harness';
+import { bigPlan, explanation, HOSTILE, plan, unplacedExplanation } from './models';
 
-const ORIGIN = 'https://webview.test';
-const BUNDLE = 'dist/webview.js';
 const RESULTS = 'test-results';
-const CHROMIUM = '/usr/bin/chromium';
-const HOSTILE = '<img src=x onerror=alert(1)>';
-
-/** Builds the bundle when it is missing or older than its sources, so that `npx mocha` alone works. */
-async function ensureBundle(): Promise<void> {
-  const built = existsSync(BUNDLE) ? statSync(BUNDLE).mtimeMs : 0;
-  const sources = ['media/src', 'src/protocol'].flatMap((dir) => readdirSync(dir).map((f) => statSync(path.join(dir, f)).mtimeMs));
-  if (built > Math.max(...sources)) return;
-  await build({ entryPoints: ['media/src/main.ts'], outfile: BUNDLE, bundle: true, platform: 'browser', target: 'chrome120', format: 'iife', sourcemap: true, logLevel: 'warning' });
-}
-
-// VS Code's Light Modern and Dark Modern values of the variables podplan.css uses; VS Code sets
-// them on <html> and a theme class on <body> the same way.
-const THEME_COLORS: Readonly<Record<string, readonly [light: string, dark: string]>> = {
-  foreground: ['#3b3b3b', '#cccccc'],
-  'editor-background': ['#ffffff', '#1f1f1f'],
-  descriptionForeground: ['#717171', '#9d9d9d'],
-  'button-background': ['#005fb8', '#0078d4'],
-  'button-foreground': ['#ffffff', '#ffffff'],
-  'button-hoverBackground': ['#0258a8', '#026ec1'],
-  'button-secondaryBackground': ['#e5e5e5', '#313131'],
-  'button-secondaryForeground': ['#3b3b3b', '#cccccc'],
-  'textLink-foreground': ['#005fb8', '#4daafc'],
-  errorForeground: ['#f85149', '#f85149'],
-  'badge-background': ['#cccccc', '#616161'],
-  'badge-foreground': ['#3b3b3b', '#f8f8f8'],
-  'panel-border': ['#e5e5e5', '#2b2b2b'],
-  'charts-blue': ['#1a85ff', '#3794ff'],
-  'charts-green': ['#388a34', '#89d185'],
-  'charts-red': ['#e51400', '#f14c4c'],
-  'textBlockQuote-background': ['#f8f8f8', '#2b2b2b'],
-  'editorWidget-background': ['#f8f8f8', '#202020'],
-  'list-hoverBackground': ['#f2f2f2', '#2a2d2e'],
-  focusBorder: ['#005fb8', '#0078d4'],
-  'inputValidation-errorBackground': ['#f2dede', '#5a1d1d'],
-  'inputValidation-errorBorder': ['#be1100', '#be1100'],
-  'editorError-foreground': ['#e51400', '#f14c4c'],
-};
-const THEMES = { light: 0, dark: 1 } as const;
-type Theme = keyof typeof THEMES;
-
-const GIB = 1024 ** 3;
-const plan: PlanView = {
-  podSet: 'nightly-batch',
-  namespace: 'analytics',
-  trigger: 'nightly-batch',
-  planner: 'default',
-  profile: 'podset-planner-scheduler',
-  createdAt: Date.UTC(2025, 2, 14, 9, 30),
-  snapshotHash: 'c0ffee',
-  historyId: 42,
-  assignments: [
-    { pod: 'etl-0', node: 'worker-a', score: 187 },
-    { pod: 'etl-1', node: 'worker-b', score: 164 },
-    { pod: HOSTILE, node: 'worker-a', score: 150 },
-  ],
-  nodes: [
-    {
-      node: 'worker-a',
-      pods: ['etl-0', HOSTILE],
-      resources: [
-        { resource: 'cpu', unit: 'millicores', allocatable: 8000, requested: 2000, planned: 3000 },
-        { resource: 'memory', unit: 'bytes', allocatable: 32 * GIB, requested: 4 * GIB, planned: 6 * GIB },
-        { resource: 'pods', unit: 'count', allocatable: 110, requested: 12, planned: 2 },
-      ],
-    },
-    {
-      node: 'worker-b',
-      pods: ['etl-1'],
-      resources: [
-        { resource: 'cpu', unit: 'millicores', allocatable: 4000, requested: 3000, planned: 1500 },
-        { resource: 'memory', unit: 'bytes', allocatable: 16 * GIB, requested: 8 * GIB, planned: 3 * GIB },
-      ],
-    },
-  ],
-  unplaced: [
-    {
-      pod: 'etl-3',
-      stage: 'Filter',
-      plugin: 'NodeResourcesFit',
-      reason: 'Insufficient cpu',
-      message: '0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint {dedicated: gpu}.',
-      reasons: [
-        { reason: 'node(s) had untolerated taint {dedicated: gpu}', nodes: 3 },
-        { reason: 'Insufficient cpu', nodes: 2 },
-      ],
-    },
-    { pod: 'feature-store-1', stage: 'Filter', plugin: HOSTILE, reason: HOSTILE, message: `0/5 nodes are available: 5 ${HOSTILE}.`, reasons: [{ reason: HOSTILE, nodes: 5 }] },
-  ],
-};
-
-interface Recorded {
-  readonly posted: WebviewToHost[];
-  readonly violations: string[];
-  readonly state: unknown;
-}
+const nav = (entry: number, back = false, forward = false) => ({ entry, back, forward });
 
 describe('webview in headless Chromium', function () {
   let browser: Browser;
@@ -116,87 +17,55 @@ describe('webview in headless Chromium', function () {
   const errors: string[] = [];
 
   before(async function () {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
-    await ensureBundle();
+    browser = await launch();
     mkdirSync(RESULTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-    });
   });
 
   after(async () => {
     await browser?.close();
   });
 
-  afterEach(() => assert.deepEqual(errors.splice(0), [], 'errors in the page'));
+  afterEach(() => {
+    assert.deepEqual(errors.splice(0), [], 'errors in the page');
+    assert.deepEqual(dialogs.splice(0), [], 'dialogs opened by the page');
+  });
 
-  /** A page as VS Code would show it: the panel HTML, the extension's files served from ORIGIN. */
-  async function open(theme: Theme, saved?: HostToWebview): Promise<Page> {
-    const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('dialog', (d) => {
-      dialogs.push(d.message());
-      void d.dismiss();
+  const open = (theme: Theme, saved?: unknown, width?: number): Promise<Page> => openPanel(browser, theme, { saved, errors, dialogs, ...(width !== undefined ? { width } : {}) });
+  const tab = (page: Page, id: string) => page.locator(`vscode-tab-header[data-tab="${id}"]`).click();
+  /** Pixels of the map's canvas that are not transparent: the tiles were drawn. */
+  const painted = (page: Page) =>
+    page.locator('.node-map canvas').evaluate((c: HTMLCanvasElement) => {
+      const data = c.getContext('2d')?.getImageData(0, 0, c.width, c.height).data ?? new Uint8ClampedArray();
+      let n = 0;
+      for (let i = 3; i < data.length; i += 4) if ((data[i] ?? 0) > 0) n++;
+      return n;
     });
-    const files: Record<string, { body: string; type: string }> = {
-      '/index.html': { body: panelHtml({ cspSource: ORIGIN, script: `${ORIGIN}/dist/webview.js`, style: `${ORIGIN}/media/podplan.css`, nonce: 'dGVzdG5vbmNldGVzdG5vbmNl', title: 'Podplan' }), type: 'text/html' },
-      '/dist/webview.js': { body: readFileSync(BUNDLE, 'utf8'), type: 'text/javascript' },
-      '/media/podplan.css': { body: readFileSync('media/podplan.css', 'utf8'), type: 'text/css' },
-    };
-    await page.route('**/*', async (route) => {
-      const url = new URL(route.request().url());
-      const file = url.origin === ORIGIN ? files[url.pathname] : undefined;
-      await (file ? route.fulfill({ status: 200, contentType: file.type, body: file.body }) : route.abort());
-    });
-    // The stand-in for VS Code's acquireVsCodeApi, and a record of what the page did. A string, as
-    // tsx would add helpers to a function that the page does not have.
-    await page.addInitScript(`
-      window.__posted = [];
-      window.__violations = [];
-      window.__state = ${JSON.stringify(saved ?? null)} ?? undefined;
-      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));
-      window.acquireVsCodeApi = () => ({
-        postMessage(m) { window.__posted.push(m); },
-        getState() { return window.__state; },
-        setState(s) { window.__state = s; },
-      });
-    `);
-    await page.goto(`${ORIGIN}/index.html`);
-    const vars: Record<string, string> = {
-      'font-family': 'system-ui, sans-serif',
-      'font-size': '13px',
-      'editor-font-family': 'monospace',
-      'editor-font-size': '13px',
-      ...Object.fromEntries(Object.entries(THEME_COLORS).map(([name, colors]) => [name, colors[THEMES[theme]]])),
-    };
-    await page.evaluate(`
-      document.body.className = 'vscode-${theme}';
-      for (const [name, value] of Object.entries(${JSON.stringify(vars)})) document.documentElement.style.setProperty('--vscode-' + name, value);
-    `);
-    return page;
+
+  async function violationsAndPosts(page: Page) {
+    const r = await recorded(page);
+    assert.deepEqual(r.violations, [], 'CSP violations');
+    return r.posted;
   }
 
-  async function send(page: Page, message: HostToWebview): Promise<void> {
-    await page.evaluate((m) => window.postMessage(m, '*'), message);
-    await page.waitForSelector(`#root[data-view="${message.type}"]`);
-  }
-
-  const recorded = (page: Page): Promise<Recorded> =>
-    page.evaluate(() => {
-      const w = window as unknown as { __posted: WebviewToHost[]; __violations: string[]; __state: unknown };
-      return { posted: w.__posted, violations: w.__violations, state: w.__state };
-    });
-
-  for (const theme of ['light', 'dark'] as const) {
-    it(`renders a plan in the ${theme} theme (screenshot test-results/webview-plan-${theme}.png)`, async () => {
+  for (const theme of Object.keys(THEMES) as Theme[]) {
+    it(`renders the plan's node map, funnel and unplaced groups and an explanation's matrix in the ${theme} theme (screenshots test-results/webview-*-${theme}.png)`, async () => {
       const page = await open(theme);
-      await send(page, { type: 'plan', plan });
-      await page.screenshot({ path: `${RESULTS}/webview-plan-${theme}.png`, fullPage: true });
-      const r = await recorded(page);
-      assert.deepEqual(r.posted, [{ type: 'ready' }]);
-      assert.deepEqual(r.violations, []);
+      await send(page, { type: 'plan', plan, nav: nav(1) });
+      await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
+      await page.screenshot({ path: `${RESULTS}/webview-plan-map-${theme}.png`, fullPage: true });
+      await tab(page, 'pods');
+      await page.screenshot({ path: `${RESULTS}/webview-plan-pods-${theme}.png`, fullPage: true });
+      await tab(page, 'unplaced');
+      await page.screenshot({ path: `${RESULTS}/webview-plan-unplaced-${theme}.png`, fullPage: true });
+      await tab(page, 'funnel');
+      await page.locator('.step').nth(3).click();
+      await page.screenshot({ path: `${RESULTS}/webview-plan-funnel-${theme}.png`, fullPage: true });
+      await send(page, { type: 'explanation', explanation: explanation(40), nav: nav(2, true) });
+      await page.locator('.step').nth(4).click();
+      await page.screenshot({ path: `${RESULTS}/webview-explain-funnel-${theme}.png`, fullPage: true });
+      await tab(page, 'matrix');
+      await page.screenshot({ path: `${RESULTS}/webview-matrix-${theme}.png`, fullPage: true });
+      assert.deepEqual(await violationsAndPosts(page), [{ type: 'ready' }]);
       await page.close();
     });
   }
@@ -204,108 +73,222 @@ describe('webview in headless Chromium', function () {
   it('keeps every string of the view model as text', async () => {
     const page = await open('light');
     await send(page, { type: 'plan', plan });
+    await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
+    assert.match(await page.locator('.node-detail').innerText(), /worker-a/);
+    assert.ok((await page.locator('.node-detail').innerText()).includes(HOSTILE));
+    await tab(page, 'unplaced');
+    assert.ok((await page.locator('.unplaced').nth(1).innerText()).includes(`0/3 nodes are available: 3 ${HOSTILE}.`));
+    await tab(page, 'funnel');
+    await page.locator('.step').nth(3).click();
+    assert.ok((await page.locator('.step-detail').innerText()).includes(HOSTILE));
+    await send(page, { type: 'error', message: HOSTILE });
+    assert.equal(await page.getByRole('alert').innerText(), HOSTILE);
     assert.equal(await page.locator('img').count(), 0);
-    const text = await page.locator('#root').innerText();
-    assert.ok(text.includes(`0/5 nodes are available: 5 ${HOSTILE}.`));
-    // The reason, the pod in worker-a's list and in the assignments; the plugin inside its badge.
-    assert.equal(await page.getByText(HOSTILE, { exact: true }).count(), 3);
-    assert.equal(await page.locator('.unplaced .badge').nth(1).innerText(), `Filter · ${HOSTILE}`);
-    assert.deepEqual(dialogs, []);
+    await violationsAndPosts(page);
     await page.close();
   });
 
-  it('shows each unplaced pod with its stage, plugin, reason and the upstream message', async () => {
+  it('node map: every node a tile; search by name, zone, label and use; sort; the selected node’s detail; keyboard', async () => {
+    const page = await open('dark');
+    await send(page, { type: 'plan', plan });
+    assert.ok((await painted(page)) > 0);
+    const count = page.locator('.map-view .count[role=status]');
+    assert.equal(await count.innerText(), '3 of 3 nodes');
+    const search = page.locator('vscode-textfield.search input');
+    const cases: Array<[string, string]> = [
+      ['worker-b', '1 of 3 nodes'],
+      ['zone:z2', '2 of 3 nodes'],
+      ['dedicated=gpu', '1 of 3 nodes'],
+      ['cpu>60', '2 of 3 nodes'],
+      ['etl-1', '1 of 3 nodes'],
+      ['zone:z2 cpu<10', '1 of 3 nodes'],
+      ['', '3 of 3 nodes'],
+    ];
+    for (const [query, expected] of cases) {
+      await search.fill(query);
+      assert.equal(await count.innerText(), expected, query);
+    }
+    // Sorted by cpu use, the first tile is worker-b (4.5 of 4 cores).
+    await page.locator('.map-view vscode-single-select').first().click();
+    await page.getByRole('option', { name: 'by cpu use' }).click();
+    await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
+    assert.match(await page.locator('.node-detail h3').innerText(), /^worker-b/);
+    assert.deepEqual(await page.locator('.node-detail .use .amount').allInnerTexts(), ['4.5 cores / 4 cores (1.5 cores planned)', '5 GiB / 32 GiB (1 GiB planned)', '4 / 110 (1 planned)']);
+    // The keyboard: the map is a grid whose active cell names the node under the cursor.
+    await page.locator('.node-map').focus();
+    await page.keyboard.press('ArrowRight');
+    const active = await page.locator('.node-map').getAttribute('aria-activedescendant');
+    assert.ok(active);
+    assert.match(await page.locator(`#${active}`).innerText(), /^worker-a, zone z1: cpu 63%/);
+    await page.keyboard.press('Enter');
+    assert.match(await page.locator('.node-detail h3').innerText(), /^worker-a/);
+    await page.locator('.node-detail').getByRole('button', { name: 'Explain' }).first().click();
+    // Coloured by owner: the legend names the owners of the planned pods.
+    await page.locator('.map-view vscode-single-select').nth(1).click();
+    await page.getByRole('option', { name: 'owner of planned pods' }).click();
+    assert.match(await page.locator('.map-view .legend').innerText(), /^Tile: owner with the most planned pods on the node\. +Job\/etl \(3\)/);
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-0', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
+    await page.close();
+  });
+
+  it('pods: every placed pod with its owner, node and score; searchable, sortable, explainable in the plan', async () => {
     const page = await open('light');
     await send(page, { type: 'plan', plan });
+    await tab(page, 'pods');
+    const names = () => page.locator('.pods-table .matrix-body .name').allInnerTexts();
+    // By owner (all Job/etl here), then by name.
+    assert.deepEqual(await names(), [HOSTILE, 'etl-0', 'etl-1']);
+    await page.locator('.pods-table [role=columnheader]').filter({ hasText: 'Score' }).locator('button').click();
+    assert.deepEqual(await names(), ['etl-0', 'etl-1', HOSTILE]);
+    await page.locator('.pods-table [role=columnheader]').filter({ hasText: 'Node' }).locator('button').click();
+    assert.equal(await page.locator('.pods-table [role=columnheader]').filter({ hasText: 'Node' }).getAttribute('aria-sort'), 'ascending');
+    await page.locator('.pods-view vscode-textfield input').fill('worker-b');
+    assert.deepEqual(await names(), ['etl-1']);
+    assert.equal(await page.locator('.pods-view .count').innerText(), '1 of 3 pods');
+    await page.locator('.pods-table .matrix-body').getByRole('button', { name: 'Explain' }).click();
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-1', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
+    await page.close();
+  });
+
+  it('unplaced pods: one card per distinct reason with its pods, each pod explainable', async () => {
+    const page = await open('light');
+    await send(page, { type: 'plan', plan });
+    await tab(page, 'unplaced');
     const cards = page.locator('.unplaced');
     assert.equal(await cards.count(), 2);
-    const first = cards.first();
-    assert.equal(await first.locator('.badge').innerText(), 'Filter · NodeResourcesFit');
-    assert.equal(await first.locator('.reason').innerText(), 'Insufficient cpu');
-    assert.equal(await first.locator('.message').innerText(), plan.unplaced[0]?.message);
-    assert.deepEqual(await first.locator('.reasons li').allInnerTexts(), ['3 × node(s) had untolerated taint {dedicated: gpu}', '2 × Insufficient cpu']);
-    assert.equal(await page.locator('.summary').innerText(), '3 pods placed, 2 not placed');
+    assert.equal(await cards.first().locator('.reason').innerText(), 'Insufficient cpu');
+    assert.equal(await cards.first().locator('.badge').innerText(), 'Filter · NodeResourcesFit');
+    assert.deepEqual(await cards.first().locator('.pod-chip a').allInnerTexts(), ['etl-3', 'etl-4']);
+    await cards.first().locator('.pod-chip').nth(1).getByRole('button', { name: 'Explain' }).click();
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-4', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
     await page.close();
   });
 
-  it('draws requested and planned use per node as bars sized by the server numbers', async () => {
+  it('funnel: each step drawn to scale; a step opens the nodes it rejected and why, and the pods it stopped', async () => {
     const page = await open('light');
     await send(page, { type: 'plan', plan });
-    const nodeA = page.locator('.node').first();
-    assert.deepEqual(await nodeA.locator('.use .amount').allInnerTexts(), ['5 cores / 8 cores (3 cores planned)', '10 GiB / 32 GiB (6 GiB planned)', '14 / 110 (2 planned)']);
-    const widths = await nodeA.locator('.use').first().evaluate((use) => ['.requested', '.planned'].map((s) => (use.querySelector(s) as HTMLElement).style.width));
-    assert.deepEqual(widths, ['25%', '37.5%']);
-    // worker-b: 3 + 1.5 cores asked of 4: over, the bar is cut at its end.
-    const over = page.locator('.node').nth(1).locator('.use.over');
-    assert.equal(await over.count(), 1);
-    assert.equal(await over.locator('.amount').innerText(), '4.5 cores / 4 cores (1.5 cores planned)');
-    await page.close();
-  });
-
-  it('posts what the user asks for: explain, open pod or node, re-run, schedule now', async () => {
-    const page = await open('light');
-    await send(page, { type: 'plan', plan });
-    await page.locator('.unplaced').first().getByRole('button', { name: 'Explain' }).click();
-    await page.locator('.unplaced').first().getByRole('link', { name: 'etl-3' }).click();
-    await page.locator('.node h3').first().getByRole('link', { name: 'worker-a' }).click();
-    await page.getByRole('button', { name: 'Re-run preview' }).click();
-    await page.getByRole('button', { name: 'Schedule now' }).click();
-    const r = await recorded(page);
-    assert.deepEqual(r.posted, [
-      { type: 'ready' },
-      { type: 'explainPod', namespace: 'analytics', pod: 'etl-3' },
-      { type: 'reveal', kind: 'Pod', namespace: 'analytics', name: 'etl-3' },
-      { type: 'reveal', kind: 'Node', name: 'worker-a' },
-      { type: 'refresh' },
-      { type: 'scheduleNow', namespace: 'analytics', trigger: 'nightly-batch' },
+    await tab(page, 'funnel');
+    assert.deepEqual(await page.locator('.step-name').allInnerTexts(), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · NodeResourcesFit', 'Score']);
+    assert.equal(await page.locator('.step').nth(3).locator('.kept').evaluate((e: HTMLElement) => e.style.width), '40%');
+    await page.locator('.step').nth(3).click();
+    assert.equal(await page.locator('.step').nth(3).getAttribute('aria-pressed'), 'true');
+    assert.deepEqual(await page.locator('.step-detail .rejection .reason').allInnerTexts(), ['4 × Insufficient cpu', `2 × ${HOSTILE}`]);
+    await page.locator('.step-detail').getByRole('link', { name: 'worker-b' }).click();
+    await page.locator('.step-detail .pod-chip').first().getByRole('button', { name: 'Explain' }).click();
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [
+      { type: 'reveal', kind: 'Node', name: 'worker-b' },
+      { type: 'explainPod', namespace: 'analytics', pod: 'etl-3', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } },
     ]);
-    // The view is kept for a panel VS Code reloads.
-    assert.deepEqual(r.state, { type: 'plan', plan });
     await page.close();
   });
 
-  it('shows the saved view at once when VS Code reloads the panel', async () => {
-    const page = await open('light', { type: 'plan', plan });
+  it('explains a planned pod about its planned node, with the row of that node marked in the matrix', async () => {
+    const page = await open('light');
+    const x = explanation(40);
+    const planned = x.plannedNode ?? '';
+    await send(page, { type: 'explanation', explanation: x });
+    assert.equal(await page.locator('.verdict-text').innerText(), `${planned}, the planned node, fits: ranked 3 of 32 feasible nodes.`);
+    assert.match(await page.locator('dl.verdict').innerText(), new RegExp(`Planned on\\s+${planned} by nightly-batch-plan`));
+    await tab(page, 'matrix');
+    assert.equal(await page.locator('.matrix-row.focus .name').innerText(), planned);
+    assert.equal(await page.locator('.matrix-row.focus [role=gridcell]').last().innerText(), '3');
+    await page.getByRole('button', { name: `Go to ${planned}` }).click();
+    assert.equal(await page.locator('.matrix-row.active .name').innerText(), planned);
+    await page.close();
+  });
+
+  it('matrix: filter verdicts per plugin, scores per plugin, sortable by any column, keyboard rows, closest node of an unplaced pod', async () => {
+    const page = await open('light');
+    await send(page, { type: 'explanation', explanation: unplacedExplanation(200) });
+    await tab(page, 'matrix');
+    assert.match(await page.locator('.callout').innerText(), /^Closest node: node-0002 — it passed 5 of 9 filter plugins/);
+    await page.getByRole('button', { name: 'Show its row' }).click();
+    assert.equal(await page.locator('.matrix-row.active .name').innerText(), 'node-0002');
+    await page.screenshot({ path: `${RESULTS}/webview-matrix-unplaced-light.png`, fullPage: true });
+    await send(page, { type: 'explanation', explanation: explanation(200), nav: nav(3) });
+    await tab(page, 'matrix');
+    const first = page.locator('.matrix-body .matrix-row').first();
+    const header = (name: string) => page.locator('.matrix-head [role=columnheader]').filter({ hasText: name }).first();
+    // Rejected rows first; one rejected by NodeResourcesFit: ✓ up to it, ✗ there, · after.
+    await header('Verdict').locator('button').click();
+    assert.equal(await first.locator('.verdict').innerText(), 'rejected');
+    const verdicts = await page.locator('.matrix-body .matrix-row.rejected').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('.filter')].map((c) => c.textContent).join('')));
+    assert.ok(verdicts.includes('✓✓✓✓✓✗···'), verdicts.join(' '));
+    assert.ok(verdicts.includes('✓✓✗······'), verdicts.join(' '));
+    const why = await page.locator('.matrix-body .filter.fail').evaluateAll((cells) => [...new Set(cells.map((c) => c.getAttribute('title')))].sort());
+    assert.deepEqual(why, ['NodeResourcesFit: Insufficient cpu', 'TaintToleration: node(s) had untolerated taint {dedicated: gpu}']);
+    await header('Total').locator('button').click();
+    assert.equal(await header('Total').getAttribute('aria-sort'), 'descending');
+    const totals = await page.locator('.matrix-body .matrix-row .total').allInnerTexts();
+    const numbers = totals.map(Number);
+    assert.deepEqual(numbers, [...numbers].sort((a, b) => b - a));
+    await header('Node').locator('button').click();
+    assert.equal(await first.locator('.name').innerText(), 'node-0000');
+    await header('Node').locator('button').click();
+    assert.equal(await first.locator('.name').innerText(), 'node-0199');
+    // Keyboard: the grid keeps focus and points at its active row.
+    await page.locator('.matrix').focus();
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    const active = await page.locator('.matrix').getAttribute('aria-activedescendant');
+    assert.equal(await page.locator(`#${active} .name`).innerText(), 'node-0198');
+    await page.keyboard.press('Enter');
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'reveal', kind: 'Node', name: 'node-0198' }]);
+    await page.close();
+  });
+
+  it('back and forward: the toolbar and Alt+arrows ask the host; an entry shown again comes back as it was left', async () => {
+    const page = await open('light');
+    await send(page, { type: 'plan', plan, nav: nav(1) });
+    assert.equal(await page.getByRole('button', { name: '← Back' }).isDisabled(), true);
+    await tab(page, 'funnel');
+    await page.locator('.step').nth(3).click();
+    await send(page, { type: 'explanation', explanation: explanation(40), nav: nav(2, true) });
+    await page.getByRole('button', { name: '← Back' }).click();
+    await page.keyboard.press('Alt+ArrowLeft');
+    // The host answers with entry 1 again: the funnel tab, its step open.
+    await send(page, { type: 'plan', plan, nav: nav(1, false, true) });
+    assert.equal(await page.locator('vscode-tabs').evaluate((t: HTMLElement & { selectedIndex: number }) => t.selectedIndex), 3);
+    assert.equal(await page.locator('.step').nth(3).getAttribute('aria-pressed'), 'true');
+    await page.getByRole('button', { name: 'Forward →' }).click();
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'back' }, { type: 'back' }, { type: 'forward' }]);
+    await page.close();
+  });
+
+  it('shows the saved view at once when VS Code reloads the panel, with what the user did in it', async () => {
+    const page = await open('light', { message: { type: 'plan', plan, nav: nav(4) }, ui: { '4': { tab: 'unplaced' } } });
     await page.waitForSelector('#root[data-view="plan"]');
     assert.equal(await page.locator('h1').innerText(), 'Plan for nightly-batch');
+    assert.equal(await page.locator('vscode-tabs').evaluate((t: HTMLElement & { selectedIndex: number }) => t.selectedIndex), 2);
     await page.close();
   });
 
-  for (const theme of ['light', 'dark'] as const) {
-    it(`renders an explanation in the ${theme} theme (screenshot test-results/webview-explanation-${theme}.png)`, async () => {
-      const page = await open(theme);
-      await send(page, {
-        type: 'explanation',
-        explanation: {
-          pod: 'etl-3',
-          namespace: 'analytics',
-          podSet: 'nightly-batch',
-          schedulerName: 'podset-planner-scheduler',
-          profile: 'podset-planner-scheduler',
-          requests: [
-            { resource: 'cpu', unit: 'millicores', amount: 1500 },
-            { resource: 'memory', unit: 'bytes', amount: 3 * GIB },
-          ],
-          message: '0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint {dedicated: gpu}.',
-          nodes: { total: 5, evaluated: 5, feasible: 0 },
-          filters: [
-            { plugin: 'NodeUnschedulable', evaluated: 5, passed: 5 },
-            { plugin: 'TaintToleration', evaluated: 5, passed: 2 },
-            { plugin: 'NodeResourcesFit', evaluated: 2, passed: 0 },
-          ],
-          rejections: [
-            { stage: 'Filter', plugin: 'TaintToleration', reason: 'node(s) had untolerated taint {dedicated: gpu}', nodes: ['gpu-1', 'gpu-2', 'gpu-3'] },
-            { stage: 'Filter', plugin: 'NodeResourcesFit', reason: 'Insufficient cpu', nodes: ['worker-a', 'worker-b'] },
-          ],
-          scores: [],
-        },
-      });
-      await page.screenshot({ path: `${RESULTS}/webview-explanation-${theme}.png`, fullPage: true });
-      assert.equal(await page.locator('h1').innerText(), 'Why etl-3');
-      assert.deepEqual(await page.locator('tbody').nth(1).locator('tr').first().locator('td').allInnerTexts(), ['Filter', 'TaintToleration', 'node(s) had untolerated taint {dedicated: gpu}', 'gpu-1, gpu-2, gpu-3']);
-      await page.close();
-    });
-  }
+  it('renders 5,000 nodes and 10,000 pods: every node drawn on the map, the matrix of 5,000 rows virtualized', async () => {
+    const page = await open('dark');
+    const big = bigPlan(5000, 10000);
+    await send(page, { type: 'plan', plan: big, nav: nav(1) });
+    assert.equal(await page.locator('.map-view .count[role=status]').innerText(), '5,000 of 5,000 nodes');
+    assert.ok((await painted(page)) > 5000 * 50);
+    await page.screenshot({ path: `${RESULTS}/webview-plan-map-5000-dark.png` });
+    await page.locator('.map-view vscode-single-select').nth(1).click();
+    await page.getByRole('option', { name: 'owner of planned pods' }).click();
+    await page.locator('.node-map canvas').click({ position: { x: 20, y: 20 } });
+    await page.screenshot({ path: `${RESULTS}/webview-plan-owners-5000-dark.png` });
+    await tab(page, 'pods');
+    const podRows = await page.locator('.pods-table .matrix-body .matrix-row').count();
+    assert.ok(podRows > 10 && podRows < 60, `${podRows} pod rows in the DOM`);
+    assert.equal(await page.locator('.pods-view .count').innerText(), '9,800 of 9,800 pods');
+    await tab(page, 'unplaced');
+    assert.equal(await page.locator('.unplaced').count(), 4);
+    await send(page, { type: 'explanation', explanation: explanation(5000), nav: nav(2, true) });
+    await tab(page, 'matrix');
+    const rows = await page.locator('.matrix-body .matrix-row').count();
+    assert.ok(rows > 10 && rows < 60, `${rows} rows in the DOM`);
+    await page.locator('.matrix-body').evaluate((e) => (e.scrollTop = 24 * 4000));
+    await page.waitForFunction(() => [...document.querySelectorAll('.matrix-body .matrix-row')].some((r) => r.getAttribute('aria-rowindex') === '4002'));
+    await violationsAndPosts(page);
+    await page.close();
+  });
 
   it('lists the history and asks to compare two picked plans, older first', async () => {
     const page = await open('dark');
@@ -324,17 +307,27 @@ describe('webview in headless Chromium', function () {
     await page.close();
   });
 
-  it('shows a comparison and an error', async () => {
+  it('shows a comparison with the reason for each move', async () => {
     const page = await open('light');
     const entry = (id: number) => ({ id, podSet: 'nightly-batch', namespace: 'analytics', planner: 'default', profile: 'p', status: 'draft' as const, createdAt: Date.UTC(2025, 2, 14, 9, id), placed: 4, unplaced: 2 });
-    await send(page, {
+    const diff: HostToWebview = {
       type: 'diff',
-      diff: { from: entry(3), to: entry(9), moved: [{ pod: 'etl-0', from: 'worker-a', to: 'worker-b' }], becamePlaced: [], becameUnplaced: [{ pod: 'etl-2', was: 'worker-b', message: '0/5 nodes are available: 5 Insufficient memory.' }], added: [], removed: [], unchanged: 3, stillUnplaced: 1 },
-    });
-    assert.deepEqual(await page.locator('h2').allInnerTexts(), ['Moved', 'No longer placed']);
-    await send(page, { type: 'error', message: HOSTILE });
-    assert.equal(await page.getByRole('alert').innerText(), HOSTILE);
-    assert.equal(await page.locator('img').count(), 0);
+      diff: {
+        from: entry(3),
+        to: entry(9),
+        moved: [{ pod: 'etl-0', from: 'worker-a', to: 'worker-b', reason: 'worker-a now rejects it at Filter: NodeResourcesFit: Insufficient cpu' }],
+        becamePlaced: [],
+        becameUnplaced: [{ pod: 'etl-2', was: 'worker-b', message: '0/5 nodes are available: 5 Insufficient memory.' }],
+        added: [],
+        removed: [],
+        unchanged: 3,
+        stillUnplaced: 1,
+      },
+    };
+    await send(page, diff);
+    await page.screenshot({ path: `${RESULTS}/webview-diff-light.png`, fullPage: true });
+    assert.deepEqual(await page.locator('h2').allInnerTexts(), ['Moved (1)', 'No longer placed (1)']);
+    assert.deepEqual(await page.locator('tbody').first().locator('td').allInnerTexts(), ['etl-0', 'worker-a', 'worker-b', 'worker-a now rejects it at Filter: NodeResourcesFit: Insufficient cpu']);
     await page.close();
   });
 });

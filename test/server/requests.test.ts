@@ -92,6 +92,14 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
     assert.equal(batch.plannedNode, 'node-1');
     assert.equal(batch.podSet, 'nightly');
     assert.ok(batch.chosenNode && batch.scores[0]?.node === batch.chosenNode);
+    // A planned pod is explained about its planned node, on the cluster as its plan leaves it.
+    assert.match(batch.verdict, /^node-1, the planned node, /);
+    assert.equal(batch.matrix.rows.length, 4);
+    assert.deepEqual(batch.funnel.steps.slice(0, 2).map((s) => [s.stage, s.entered]), [
+      ['Sort', 4],
+      ['PreFilter', 4],
+    ]);
+    assert.ok(giant.matrix.closest, 'an unplaced pod names its closest node');
     assert.deepEqual(await request(ExplainPodRequest.method, { pod: { name: 'nobody' } }), { ok: false, error: 'no pod default/nobody in the workspace' });
   });
 
@@ -135,11 +143,16 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
     const opened = value(await request<object, Result<PlanView>>(OpenPlanRequest.method, { id: first.historyId }));
     assert.deepEqual(opened.assignments.map((a) => [a.pod, a.node]), first.assignments.map((a) => [a.pod, a.node]));
     assert.equal(opened.historyId, first.historyId);
-    const diff = value(await request<object, Result<PlanDiffView>>(ComparePlansRequest.method, { from: first.historyId, to: second.historyId }));
+    // Explain from the stored plan: the planner's cycle kept with it, about the node it gave the pod.
     const report = first.assignments.find((a) => a.pod === 'report');
+    const inStored = value(await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'report' }, inPlan: { podSet: 'nightly', historyId: first.historyId } }));
+    assert.deepEqual([inStored.plannedNode, inStored.plan], [report?.node, `plan #${first.historyId}`]);
+    assert.match(inStored.verdict, new RegExp(`^${report?.node}, the planned node, is where the planner’s cycle put the pod`));
+    const diff = value(await request<object, Result<PlanDiffView>>(ComparePlansRequest.method, { from: first.historyId, to: second.historyId }));
     const moved = diff.moved.map((m) => m.pod);
     const unplaced = diff.becameUnplaced.map((m) => m.pod);
     assert.ok(moved.includes('report') || unplaced.includes('report'), `report stayed on ${report?.node}: ${JSON.stringify(diff)}`);
+    for (const m of diff.moved) assert.match(m.reason, new RegExp(`^(${m.from} now rejects it at |${m.to} scores )`), JSON.stringify(m));
     assert.deepEqual(await request(OpenPlanRequest.method, { id: 99999 }), { ok: false, error: 'history: plan 99999 is not in the history' });
   });
 

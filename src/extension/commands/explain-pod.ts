@@ -1,7 +1,7 @@
 // Explain pod: one scheduling cycle for one pod (podplan/explainPod), every node's verdict shown.
 // The pod comes from the webview, or the Pod manifest under the cursor, or the user types it.
 import * as vscode from 'vscode';
-import { ExplainPodRequest, type ObjectRef } from '../../protocol';
+import { ExplainPodRequest, type ObjectRef, type PlanRefView } from '../../protocol';
 import type { Ctx } from '../ctx';
 
 async function podUnderCursor(): Promise<ObjectRef | undefined> {
@@ -19,7 +19,7 @@ function parseRef(text: string): ObjectRef | undefined {
   return second === undefined ? { namespace: 'default', name: first } : second ? { namespace: first, name: second } : undefined;
 }
 
-export const explainPod = (ctx: Ctx) => async (args?: { readonly pod?: ObjectRef }) => {
+export const explainPod = (ctx: Ctx) => async (args?: { readonly pod?: ObjectRef; readonly inPlan?: PlanRefView }) => {
   let pod = args?.pod ?? (await podUnderCursor());
   if (!pod) {
     const typed = await vscode.window.showInputBox({ prompt: 'Explain which pod?', placeHolder: 'namespace/name', validateInput: (v) => (parseRef(v) ? undefined : 'namespace/name or name') });
@@ -28,7 +28,7 @@ export const explainPod = (ctx: Ctx) => async (args?: { readonly pod?: ObjectRef
   if (!pod) return;
   const ref = pod;
   await ctx.panel.show(`Why ${ref.name}`, `Explaining ${ref.name}…`, async () => {
-    const result = await ctx.request(ExplainPodRequest, { pod: ref });
+    const result = await ctx.request(ExplainPodRequest, { pod: ref, ...(args?.inPlan ? { inPlan: args.inPlan } : {}) });
     return result.ok ? { type: 'explanation', explanation: result.value } : { type: 'error', message: result.error };
   });
 };

@@ -156,6 +156,8 @@ export interface Ranking {
   /** Feasible nodes best first, then the others by name. */
   readonly nodes: readonly NodeFit[];
   readonly result: ScheduleResult | ScheduleFailure;
+  /** The cluster the cycle ran on. */
+  readonly snapshot: NodeInfoLister;
 }
 
 /** Where an object of a document is: the object, what kind of list it is in, and the path within it. */
@@ -322,7 +324,7 @@ export class Analysis {
       snapshot = without;
     }
     const result = this.engine.framework(schedulerOf(pod)).scheduleOne(new CycleState(), info.value, snapshot);
-    return { result, nodes: fitsOf(result, snapshot) };
+    return { result, nodes: fitsOf(result, snapshot), snapshot };
   }
 
   /** The document and object at an offset of a file. */

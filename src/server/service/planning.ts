@@ -11,8 +11,11 @@ import type { Plan, UnplacedPod } from '../../engine/planner/plan';
 import { podSetFramework, type PodSetFramework } from '../../engine/planner/plugin';
 import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
 import type { Located } from '../../manifests';
-import type { NodeUseView, PlanView, PodExplanationView, ReasonCountView, UnplacedView } from '../../protocol/webview';
-import { amounts, unitOf } from './amounts';
+import type { Diagnosis } from '../../engine/framework/diagnosis';
+import type { MatrixView, NodeUseView, PlanRefView, PlanView, PodExplanationView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
+import type { History } from '../history';
+import { amounts, formatAmount, unitOf } from './amounts';
+import { podFunnel, podMatrix, podSetFunnel, type Shortfall } from './pipeline';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { defaultProfile } from './profiles';
 
@@ -71,35 +74,76 @@ function unplacedView(u: UnplacedPod): UnplacedView {
   };
 }
 
-/** What each node the plan uses offers, holds already and gets from the plan. */
+/** Unplaced pods by stage, plugin and most frequent reason: one group per distinct failure, most pods first. */
+export function unplacedGroups(unplaced: readonly UnplacedView[]): UnplacedGroupView[] {
+  const groups = new Map<string, { stage?: string; plugin?: string; reason: string; message: string; pods: string[] }>();
+  for (const u of unplaced) {
+    const key = `${u.stage ?? ''}\u0000${u.plugin ?? ''}\u0000${u.reason}`;
+    const group = groups.get(key);
+    if (group) group.pods.push(u.pod);
+    else groups.set(key, { ...(u.stage !== undefined ? { stage: u.stage } : {}), ...(u.plugin !== undefined ? { plugin: u.plugin } : {}), reason: u.reason, message: u.message, pods: [u.pod] });
+  }
+  return [...groups.values()].sort((a, b) => b.pods.length - a.pods.length || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+}
+
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+/** Who a pod belongs to, as the node map groups pods: its controller, else its app label, else "". */
+export function ownerOf(pod: Pod | undefined): string {
+  if (!pod) return '';
+  const refs = pod.metadata.ownerReferences ?? [];
+  const owner = refs.find((r) => r.controller) ?? refs[0];
+  if (owner) return `${owner.kind}/${owner.name}`;
+  const labels = pod.metadata.labels ?? {};
+  return labels['app.kubernetes.io/name'] ?? labels['app'] ?? '';
+}
+
+/** Every node of the cluster: what it offers, holds already and gets from the plan, its pods by owner. */
 function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
-  const byNode = new Map<string, string[]>();
-  for (const a of plan.assignments) byNode.set(a.node, [...(byNode.get(a.node) ?? []), a.pod]);
-  const base = analysis.engine.snapshot;
-  return [...byNode].map(([node, pods]): NodeUseView => {
-    const info = base.get(node);
-    const planned = pods.flatMap((name) => {
-      const pod = analysis.pod(plan.namespace, name);
-      const pi = pod ? podInfo(pod.value) : undefined;
-      return pi?.ok ? [pi.value] : [];
-    });
+  const byNode = new Map<string, PodInfo[]>();
+  for (const a of plan.assignments) {
+    const pod = analysis.pod(plan.namespace, a.pod);
+    const pi = pod ? podInfo(pod.value) : undefined;
+    if (!pi?.ok) continue;
+    const list = byNode.get(a.node);
+    if (list) list.push(pi.value);
+    else byNode.set(a.node, [pi.value]);
+  }
+  return analysis.engine.snapshot.list().map((info): NodeUseView => {
+    const planned = byNode.get(info.name) ?? [];
+    const owners = new Map<string, string[]>();
+    for (const p of planned) {
+      const owner = ownerOf(p.pod);
+      const list = owners.get(owner);
+      if (list) list.push(p.pod.metadata.name);
+      else owners.set(owner, [p.pod.metadata.name]);
+    }
     const resources = new Set([CPU, MEMORY, PODS]);
     for (const p of planned) for (const name of p.requests.names()) resources.add(name);
+    const labels = info.node.metadata.labels ?? {};
+    const zone = labels[ZONE_LABEL];
     return {
-      node,
-      pods,
+      node: info.name,
+      ...(zone !== undefined ? { zone } : {}),
+      labels,
+      ...(info.node.spec?.unschedulable ? { unschedulable: true } : {}),
+      bound: info.pods.length,
+      pods: planned.map((p) => p.pod.metadata.name),
+      owners: [...owners].map(([owner, pods]) => ({ owner, pods })).sort((a, b) => b.pods.length - a.pods.length || (a.owner < b.owner ? -1 : 1)),
       resources: [...resources].map((resource) => ({
         resource,
         unit: unitOf(resource),
-        allocatable: info?.allocatable.get(resource) ?? 0,
-        requested: resource === PODS ? (info?.pods.length ?? 0) : (info?.requested.get(resource) ?? 0),
-        planned: resource === PODS ? planned.length : planned.reduce((sum, p: PodInfo) => sum + p.requests.get(resource), 0),
+        allocatable: info.allocatable.get(resource),
+        requested: resource === PODS ? info.pods.length : info.requested.get(resource),
+        planned: resource === PODS ? planned.length : planned.reduce((sum, p) => sum + p.requests.get(resource), 0),
       })),
     };
   });
 }
 
 export function planView(plan: Plan, analysis: Analysis, historyId?: number): PlanView {
+  const unplaced = plan.unplaced.map(unplacedView);
+  const cycles = [...plan.assignments.flatMap((a) => (a.diagnosis ? [{ pod: a.pod, diagnosis: a.diagnosis }] : [])), ...plan.unplaced.map((u) => ({ pod: u.pod, diagnosis: u.diagnosis }))];
   return {
     podSet: plan.podSet,
     namespace: plan.namespace,
@@ -110,23 +154,82 @@ export function planView(plan: Plan, analysis: Analysis, historyId?: number): Pl
     snapshotHash: plan.snapshotHash,
     assignments: plan.assignments.map((a) => {
       const score = a.diagnosis?.scores.find((s) => s.node === a.node)?.total;
-      return { pod: a.pod, node: a.node, ...(score !== undefined ? { score } : {}) };
+      return { pod: a.pod, node: a.node, ...(score !== undefined ? { score } : {}), owner: ownerOf(analysis.pod(plan.namespace, a.pod)?.value) };
     }),
     nodes: nodeUse(plan, analysis),
-    unplaced: plan.unplaced.map(unplacedView),
+    unplaced,
+    unplacedGroups: unplacedGroups(unplaced),
+    funnel: podSetFunnel(plan.podSet, cycles),
     ...(historyId !== undefined ? { historyId } : {}),
   };
 }
 
-/** One cycle for a pod on the workspace's cluster (with the plans of the workspace not applied), explained. */
-export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanationView {
-  const p = pod.value;
-  const ranking = analysis.rank(p);
-  const d = ranking?.result.diagnosis;
-  const planned = analysis.plannedEntry(p.metadata.namespace ?? 'default', p.metadata.name);
+/** What `pod` lacks on a node that NodeResourcesFit rejected it on, as a share of what it asks. */
+function shortfallOn(pod: PodInfo, snapshot: NodeInfoLister): Shortfall {
+  return (node, reasons) => {
+    const info = snapshot.get(node);
+    if (!info) return undefined;
+    let share = 0;
+    const parts: string[] = [];
+    for (const reason of reasons) {
+      const resource = reason === 'Too many pods' ? PODS : reason.startsWith('Insufficient ') ? reason.slice('Insufficient '.length) : undefined;
+      if (resource === undefined) return undefined;
+      const asked = resource === PODS ? 1 : pod.requests.get(resource);
+      const used = resource === PODS ? info.pods.length : info.requested.get(resource);
+      const missing = used + asked - info.allocatable.get(resource);
+      if (missing <= 0 || asked <= 0) continue;
+      share += missing / asked;
+      parts.push(`short by ${formatAmount(missing, unitOf(resource))} ${resource}`);
+    }
+    return parts.length > 0 ? { share, text: parts.join(', ') } : undefined;
+  };
+}
+
+/** Whose cycle an explanation reads: one run now (on the workspace, or as a SchedulePlan leaves it), or the planner's own. */
+type CycleSource = PodExplanationView['cycle'];
+
+/** The cycle's verdict on `node`, in words. */
+function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: MatrixView, planned: boolean, source: CycleSource): string {
+  if (!d) return 'The pod’s requests do not parse: no cycle ran.';
+  if (node === undefined) return matrix.closest ? `No node fits. Closest: ${matrix.closest.node}, which ${matrix.closest.why}.` : `No node fits: ${d.message ?? ''}`;
+  const row = matrix.rows.find((r) => r.node === node);
+  const what = planned ? 'the planned node' : 'the chosen node';
+  if (!row) return `${node}, ${what}, is not in the cluster.`;
+  const feasible = matrix.rows.filter((r) => r.verdict === 'chosen' || r.verdict === 'feasible').length;
+  switch (row.verdict) {
+    case 'chosen': {
+      const where = source === 'planner' ? 'is where the planner’s cycle put the pod' : 'is where a cycle puts the pod now';
+      return `${node}, ${what}, ${where}: the best of ${feasible} feasible nodes${row.total !== undefined ? `, score ${row.total}` : ''}.`;
+    }
+    case 'feasible': {
+      const best = matrix.rows[0];
+      const lead = best && best.total !== undefined && row.total !== undefined ? `; ${best.node} scores ${best.total}` : '';
+      return `${node}, ${what}, fits: ranked ${row.rank ?? '?'} of ${feasible} feasible nodes${row.total !== undefined ? ` with score ${row.total}` : ''}${lead}.`;
+    }
+    case 'rejected':
+      return `${node}, ${what}, rejects the pod at ${row.stage ?? 'Filter'}: ${row.plugin ?? ''}: ${(row.reasons ?? []).join(', ')}.`;
+    case 'unevaluated':
+      return `${node}, ${what}, was not evaluated: the cycle found enough feasible nodes before it.`;
+  }
+}
+
+interface Cycle {
+  readonly diagnosis?: Diagnosis;
+  /** Every node of the cluster the cycle ran on. */
+  readonly nodes: readonly string[];
+  readonly shortfall?: Shortfall;
+  readonly source: CycleSource;
+  /** The node a plan gives the pod, and that plan's name. */
+  readonly planned?: { readonly node: string; readonly plan: string };
+}
+
+function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
+  const d = cycle.diagnosis;
   const info = podInfo(p);
   const explained = d && explain(d, 10);
   const set = podSetLabelOf(p);
+  const matrix = d ? podMatrix(d, cycle.nodes, cycle.shortfall) : { filterPlugins: [], scorePlugins: [], rows: [] };
+  const planned = cycle.planned;
   return {
     pod: p.metadata.name,
     namespace: p.metadata.namespace ?? 'default',
@@ -134,7 +237,9 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
     schedulerName: schedulerOf(p),
     profile: d?.profile ?? schedulerOf(p),
     requests: info.ok ? amounts(info.value.requests) : [],
-    ...(planned ? { plannedNode: planned.node } : {}),
+    ...(planned ? { plannedNode: planned.node, plan: planned.plan } : {}),
+    verdict: verdictOn(planned?.node ?? d?.chosenNode, d, matrix, planned !== undefined, cycle.source),
+    cycle: cycle.source,
     ...(p.spec.nodeName ? { boundNode: p.spec.nodeName } : {}),
     ...(d?.chosenNode ? { chosenNode: d.chosenNode } : {}),
     ...(d?.message ? { message: d.message } : info.ok ? {} : { message: `${podKey(p)}: ${info.error}` }),
@@ -142,5 +247,57 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
     filters: d?.filters.map((f) => ({ ...f })) ?? [],
     rejections: (explained?.reasons ?? []).map((r) => ({ stage: r.stage, plugin: r.plugin, reason: r.reason, nodes: r.nodes })),
     scores: (explained?.topScores ?? []).map((s) => ({ node: s.node, total: s.total, plugins: s.plugins.map((x) => ({ ...x })) })),
+    funnel: d ? podFunnel(p.metadata.name, d) : { subject: p.metadata.name, unit: 'nodes', pods: 1, steps: [] },
+    matrix,
   };
+}
+
+/**
+ * One cycle for a pod, explained. A pod a SchedulePlan of the workspace places is explained on the
+ * cluster as that plan leaves it (its other pods in place), about its planned node; any other pod on
+ * the workspace's cluster, about the node a cycle chooses now.
+ */
+export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanationView {
+  const p = pod.value;
+  const planned = analysis.plannedEntry(p.metadata.namespace ?? 'default', p.metadata.name);
+  const ranking = analysis.rank(p, planned?.plan.value);
+  const info = podInfo(p);
+  return explanationView(p, {
+    ...(ranking ? { diagnosis: ranking.result.diagnosis } : {}),
+    nodes: (ranking?.snapshot ?? analysis.engine.snapshot).list().map((n) => n.name),
+    ...(info.ok && ranking ? { shortfall: shortfallOn(info.value, ranking.snapshot) } : {}),
+    source: 'now',
+    ...(planned ? { planned: { node: planned.node, plan: planned.plan.value.name } } : {}),
+  });
+}
+
+/**
+ * A pod explained by the planner's own cycle for it in a plan: a stored plan's kept diagnosis, or
+ * the pod set's plan as a preview makes it now (the planner is seeded: the preview the user looks at).
+ * Undefined when that plan has no cycle for the pod (it is not in the set, or the planner kept none).
+ */
+export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRefView, history: History): PodExplanationView | undefined {
+  const p = pod.value;
+  const namespace = p.metadata.namespace ?? 'default';
+  let cycle: { diagnosis: Diagnosis; node?: string; plan: string } | undefined;
+  if (ref.historyId !== undefined) {
+    const kept = history.diagnosis(ref.historyId, p.metadata.name);
+    if (kept.ok && kept.value) cycle = { diagnosis: kept.value, ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}), plan: `plan #${ref.historyId}` };
+  } else {
+    const made = planPodSet(analysis, { namespace, podSet: ref.podSet, ...(ref.trigger !== undefined ? { trigger: ref.trigger } : {}) });
+    if (made.ok) {
+      const name = `the preview of ${ref.podSet}`;
+      const a = made.value.assignments.find((x) => x.pod === p.metadata.name);
+      const u = made.value.unplaced.find((x) => x.pod === p.metadata.name);
+      if (a?.diagnosis) cycle = { diagnosis: a.diagnosis, node: a.node, plan: name };
+      else if (u) cycle = { diagnosis: u.diagnosis, plan: name };
+    }
+  }
+  if (!cycle) return undefined;
+  return explanationView(p, {
+    diagnosis: cycle.diagnosis,
+    nodes: analysis.engine.snapshot.list().map((n) => n.name),
+    source: 'planner',
+    ...(cycle.node !== undefined ? { planned: { node: cycle.node, plan: cycle.plan } } : {}),
+  });
 }

@@ -7,7 +7,7 @@ import { fnv32a } from '../../manifests';
 import type { Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { replaceValue } from './edits';
-import { explainPod, planPodSet, planView } from './planning';
+import { explainInPlan, explainPod, planPodSet, planView } from './planning';
 
 const DEFAULT_NS = 'default';
 
@@ -32,10 +32,11 @@ export function previewPlan(params: PreviewPlanParams, analysis: Analysis, histo
   return ok(planView(plan, analysis, saved.ok ? saved.value : undefined));
 }
 
-export function explainPodRequest(params: ExplainPodParams, analysis: Analysis): Result<PodExplanationView> {
+export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Result<PodExplanationView> {
   const namespace = params.pod.namespace ?? DEFAULT_NS;
   const pod = analysis.pod(namespace, params.pod.name);
-  return pod ? ok(explainPod(pod, analysis)) : err(`no pod ${namespace}/${params.pod.name} in the workspace`);
+  if (!pod) return err(`no pod ${namespace}/${params.pod.name} in the workspace`);
+  return ok((params.inPlan && explainInPlan(pod, analysis, params.inPlan, history)) || explainPod(pod, analysis));
 }
 
 export function scheduleNow(params: ScheduleNowParams, analysis: Analysis): Result<ScheduleNowResult> {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { planPodSet } from '../../../src/server/service/planning';
-import { docs, node, pod, workspaceOf } from './fixtures';
+import { noHistory } from '../../../src/server/history';
+import { explainInPlan, explainPod, planPodSet, planView } from '../../../src/server/service/planning';
+import { docs, node, plan, pod, workspaceOf } from './fixtures';
 
 /** Trigger `s` of set `s` with extra labels. */
 const labelledTrigger = (labels: string) =>
@@ -36,4 +37,59 @@ describe('server/service/planning: plans are made by the engine’s pod-set plan
     ['a planner nobody knows is an error naming the label', '    planner.ciena.io/planner: clever\n', room, 'label planner.ciena.io/planner: unknown planner "clever" (one of greedy, optimize)'],
   ];
   for (const [what, labels, cluster, expected, profile] of cases) it(what, () => assert.deepEqual(planOf(labels, cluster, profile), expected));
+});
+
+describe('server/service/planning: the view models of a plan and of an explanation', () => {
+  const cluster = docs(node('n1'), node('n2'), pod('a', 's'), pod('b', 's'), pod('big-1', 's', '8'), pod('big-2', 's', '8'));
+
+  it('every node of the cluster is on the map, the unplaced are one group per reason, the set has a funnel', () => {
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
+    assert.ok(made.ok);
+    const view = planView(made.value, analysis);
+    assert.deepEqual(view.nodes.map((n) => n.node), ['n1', 'n2']);
+    assert.deepEqual(view.nodes.flatMap((n) => n.owners.map((o) => o.owner)), view.nodes.flatMap((n) => (n.pods.length > 0 ? ['s'] : [])));
+    assert.deepEqual(view.unplacedGroups.map((g) => [g.plugin, g.reason, g.pods]), [['NodeResourcesFit', 'Insufficient cpu', ['big-1', 'big-2']]]);
+    assert.equal(view.funnel.pods, 4);
+    assert.deepEqual(view.funnel.steps.find((s) => s.plugin === 'NodeResourcesFit')?.podsStopped, ['big-1', 'big-2']);
+  });
+
+  it('explaining a planned pod explains its planned node, on the cluster as the plan leaves it', () => {
+    const analysis = workspaceOf({ 'cluster.yaml': cluster, 'plan.yaml': plan('s', [['a', 'n2'], ['b', 'n2']]) }).analysis();
+    const a = analysis.pod('default', 'a');
+    assert.ok(a);
+    const x = explainPod(a, analysis);
+    assert.equal(x.plannedNode, 'n2');
+    assert.equal(x.plan, 's-plan');
+    assert.equal(x.cycle, 'now');
+    assert.match(x.verdict, /^n2, the planned node, (fits|is where a cycle puts the pod now)/);
+    assert.deepEqual(x.matrix.rows.map((r) => r.node).sort(), ['n1', 'n2']);
+  });
+
+  it('explaining a pod nothing fits names the closest node and by how much it falls short', () => {
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const big = analysis.pod('default', 'big-1');
+    assert.ok(big);
+    const x = explainPod(big, analysis);
+    assert.equal(x.matrix.closest?.node, 'n1');
+    assert.equal(x.verdict, 'No node fits. Closest: n1, which passed 3 of 4 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 4 cpu).');
+  });
+
+  it('explaining a pod in a preview plan reads the planner’s own cycle for it, about the node it got there', () => {
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
+    assert.ok(made.ok);
+    const node = made.value.assignments.find((a) => a.pod === 'b')?.node;
+    const b = analysis.pod('default', 'b');
+    const big = analysis.pod('default', 'big-2');
+    assert.ok(b && big && node);
+    const x = explainInPlan(b, analysis, { podSet: 's' }, noHistory('not needed'));
+    assert.deepEqual([x?.plannedNode, x?.plan, x?.cycle], [node, 'the preview of s', 'planner']);
+    assert.match(x?.verdict ?? '', new RegExp(`^${node}, the planned node, is where the planner’s cycle put the pod: the best of \\d feasible nodes`));
+    const left = explainInPlan(big, analysis, { podSet: 's' }, noHistory('not needed'));
+    assert.equal(left?.plannedNode, undefined);
+    assert.match(left?.verdict ?? '', /^No node fits\. Closest: n\d, which passed 3 of 4 filter plugins/);
+    // A stored plan the history cannot give: no explanation in it (the caller explains the pod as it is).
+    assert.equal(explainInPlan(b, analysis, { podSet: 's', historyId: 7 }, noHistory('off')), undefined);
+  });
 });

@@ -1,0 +1,227 @@
+// The plan view: the node map (every node of the cluster, filtered, sorted and coloured as the user
+// asks, with the selected node's detail), the unplaced pods grouped by reason, and the stage funnel
+// of the whole pod set.
+import type { NodeUseView, PlanRefView, PlanView, ResourceUseView, UnplacedGroupView } from '../../src/protocol/webview';
+import { button, h, section, type Child } from './dom';
+import { tabs } from './elements';
+import { barShares, formatAmount, formatTime, plural, usageText } from './format';
+import { renderFunnel } from './funnel';
+import { header, link, podChip, post } from './host';
+import { bandOf, NO_PODS, nodeMap, OTHER_OWNERS, ownerPalette, type Colouring } from './node-map';
+import { renderPods } from './pods';
+import { parseQuery, sortNodes, usePercent, type NodeOrder } from './query';
+import type { ViewContext } from './state';
+
+/** A node's use of one resource as a bar: bound pods, then planned pods, cut at allocatable. */
+export function bar(use: ResourceUseView): HTMLElement {
+  const shares = barShares(use);
+  const requested = h('span', { class: 'requested' });
+  requested.style.width = `${shares.requested}%`;
+  const planned = h('span', { class: 'planned' });
+  planned.style.width = `${shares.planned}%`;
+  const text = usageText(use);
+  return h(
+    'div',
+    { class: `use${shares.over ? ' over' : ''}`, title: `${use.resource}: ${formatAmount(use.unit, use.requested)} bound, ${formatAmount(use.unit, use.planned)} planned, ${formatAmount(use.unit, use.allocatable)} allocatable` },
+    h('span', { class: 'resource' }, use.resource),
+    h('span', { class: 'amount' }, text),
+    h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, planned),
+  );
+}
+
+/** The plan a pod of this view is explained in: the stored one, else the pod set's preview. */
+function planRef(plan: PlanView): PlanRefView {
+  return { podSet: plan.podSet, ...(plan.trigger !== undefined ? { trigger: plan.trigger } : {}), ...(plan.historyId !== undefined ? { historyId: plan.historyId } : {}) };
+}
+
+function describe(n: NodeUseView): string {
+  const use = ['cpu', 'memory', 'pods'].map((r) => `${r} ${Math.round(usePercent(n, r))}%`).join(', ');
+  return `${n.node}${n.zone !== undefined ? `, zone ${n.zone}` : ''}: ${use}; ${plural(n.pods.length, 'pod')} planned${n.unschedulable ? ', cordoned' : ''}`;
+}
+
+function nodeDetail(n: NodeUseView, namespace: string, inPlan: PlanRefView): HTMLElement {
+  const labels = Object.entries(n.labels);
+  return h(
+    'div',
+    { class: 'node-detail', 'aria-live': 'polite' },
+    h('h3', {}, link(n.node, 'Node', n.node), n.unschedulable === true && h('span', { class: 'badge' }, 'cordoned')),
+    h('p', { class: 'facts' }, n.zone !== undefined ? `zone ${n.zone} · ` : '', `${plural(n.bound, 'pod')} bound · ${plural(n.pods.length, 'pod')} planned`),
+    ...n.resources.map(bar),
+    n.owners.length > 0 && h('h4', {}, 'Planned pods by owner'),
+    ...n.owners.map((o) => h('div', { class: 'owner' }, h('p', { class: 'owner-name' }, o.owner || '(no owner)', h('span', { class: 'count' }, ` ${o.pods.length}`)), h('ul', { class: 'pods' }, ...o.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan)))))),
+    labels.length > 0 && h('details', {}, h('summary', {}, plural(labels.length, 'label')), h('ul', { class: 'labels' }, ...labels.map(([k, v]) => h('li', {}, h('code', {}, `${k}=${v}`))))),
+  );
+}
+
+function legend(colouring: Colouring, palette: ReturnType<typeof ownerPalette>): HTMLElement {
+  const swatch = (variable: string): HTMLElement => {
+    const el = h('span', { class: 'swatch' });
+    el.style.background = `var(${variable})`;
+    return el;
+  };
+  if (colouring === 'owner') {
+    return h('p', { class: 'legend' }, 'Tile: owner with the most planned pods on the node. ', ...palette.top.flatMap(([o, c, colour]) => [swatch(colour), ` ${o || '(no owner)'} (${c.toLocaleString('en')}) `]), swatch(OTHER_OWNERS), ' other owners ', swatch(NO_PODS), ' none planned; search owner:name to find one.');
+  }
+  return h(
+    'p',
+    { class: 'legend' },
+    `Tile: ${colouring} used (bound + planned) of allocatable. `,
+    swatch(bandOf(10)),
+    ' under 50% ',
+    swatch(bandOf(60)),
+    ' 50–75% ',
+    swatch(bandOf(80)),
+    ' 75–90% ',
+    swatch(bandOf(95)),
+    ' 90% or more; struck through: over 100% or cordoned; dot: the plan puts pods there.',
+  );
+}
+
+function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
+  const ui = ctx.ui;
+  let query = typeof ui['query'] === 'string' ? ui['query'] : '';
+  let order = (typeof ui['order'] === 'string' ? ui['order'] : 'name') as NodeOrder;
+  let colouring = (typeof ui['colouring'] === 'string' ? ui['colouring'] : 'cpu') as Colouring;
+  let selected = typeof ui['node'] === 'string' ? ui['node'] : undefined;
+  const byName = new Map(plan.nodes.map((n) => [n.node, n]));
+  const detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
+  const count = h('span', { class: 'count', role: 'status' });
+  const legendSlot = h('div', {});
+  const palette = ownerPalette(plan.nodes);
+  const map = nodeMap(`Node map of ${plan.nodes.length} nodes; arrow keys move, Enter shows a node`, {
+    describe,
+    ownerColour: palette.colourOf,
+    onSelect: (n) => select(n.node),
+  });
+  const select = (node: string | undefined): void => {
+    selected = node;
+    ctx.save({ node });
+    map.select(node);
+    const n = node !== undefined ? byName.get(node) : undefined;
+    detail.replaceChildren(n ? nodeDetail(n, plan.namespace, planRef(plan)) : h('p', { class: 'empty' }, 'Choose a node on the map to see its resources and planned pods.'));
+  };
+  const apply = (): void => {
+    const predicate = parseQuery(query);
+    const shown = sortNodes(predicate ? plan.nodes.filter(predicate) : plan.nodes, order);
+    count.textContent = `${shown.length.toLocaleString('en')} of ${plan.nodes.length.toLocaleString('en')} nodes`;
+    legendSlot.replaceChildren(legend(colouring, palette));
+    map.show(shown, colouring);
+    map.select(selected);
+  };
+
+  const search = h('vscode-textfield', { placeholder: 'name, pod, zone:z1, owner:web, key=value, cpu>80', 'aria-label': 'Filter nodes by name, pod, zone, owner, label or resource use', class: 'search' });
+  search.value = query;
+  search.addEventListener('input', () => {
+    query = search.value;
+    ctx.save({ query });
+    apply();
+  });
+  const choose = (label: string, options: ReadonlyArray<readonly [string, string]>, value: string, onChange: (v: string) => void): HTMLElement => {
+    const el = h('vscode-single-select', { 'aria-label': label, title: label });
+    for (const [v, text] of options) el.append(h('vscode-option', { value: v }, text));
+    el.value = value;
+    el.addEventListener('change', () => onChange(el.value));
+    return h('label', { class: 'field' }, h('span', {}, label), el);
+  };
+  const sortSelect = choose(
+    'Sort',
+    [
+      ['name', 'by name'],
+      ['zone', 'by zone'],
+      ['cpu', 'by cpu use'],
+      ['memory', 'by memory use'],
+      ['pods', 'by pod count'],
+      ['planned', 'by planned pods'],
+    ],
+    order,
+    (v) => {
+      order = v as NodeOrder;
+      ctx.save({ order });
+      apply();
+    },
+  );
+  const colourSelect = choose(
+    'Colour',
+    [
+      ['cpu', 'cpu use'],
+      ['memory', 'memory use'],
+      ['pods', 'pod count'],
+      ['owner', 'owner of planned pods'],
+    ],
+    colouring,
+    (v) => {
+      colouring = v as Colouring;
+      ctx.save({ colouring });
+      apply();
+    },
+  );
+  const view = h('div', { class: 'map-view' }, h('div', { class: 'toolbar' }, search, sortSelect, colourSelect, count), legendSlot, h('div', { class: 'map-layout' }, map.element, detail));
+  apply();
+  select(selected);
+  return view;
+}
+
+function groupCard(g: UnplacedGroupView, namespace: string, inPlan: PlanRefView): HTMLElement {
+  const where = [g.stage, g.plugin].filter((x): x is string => Boolean(x)).join(' · ');
+  const shown = g.pods.slice(0, 40);
+  const list = h('ul', { class: 'chips', 'aria-label': `Pods not placed: ${g.reason}` }, ...shown.map((p) => h('li', {}, podChip(namespace, p, inPlan))));
+  const card = h(
+    'div',
+    { class: 'unplaced', role: 'group', 'aria-label': `${plural(g.pods.length, 'pod')}: ${g.reason}` },
+    h('h3', {}, h('span', { class: 'reason' }, g.reason), where && h('span', { class: 'badge', title: 'The stage and plugin that stopped the pods' }, where), h('span', { class: 'count' }, plural(g.pods.length, 'pod'))),
+    h('p', { class: 'message' }, g.message),
+    list,
+  );
+  if (g.pods.length > shown.length) {
+    const more = button(`Show all ${g.pods.length}`, 'List every pod of this group', () => {
+      list.replaceChildren(...g.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan))));
+      more.remove();
+    }, 'action small');
+    card.append(more);
+  }
+  return card;
+}
+
+export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
+  const facts: Child[] = [
+    `namespace ${plan.namespace}`,
+    plan.trigger !== undefined && `trigger ${plan.trigger}`,
+    `planner ${plan.planner}`,
+    `profile ${plan.profile}`,
+    formatTime(plan.createdAt),
+    plan.historyId !== undefined && `history #${plan.historyId}`,
+  ];
+  const actions = [button('Re-run preview', 'Plan the pod set again on the current workspace', () => post({ type: 'refresh' }))];
+  const trigger = plan.trigger;
+  if (trigger !== undefined) actions.push(button('Schedule now', `Set ${trigger} to Schedule and write its plan`, () => post({ type: 'scheduleNow', namespace: plan.namespace, trigger })));
+  const used = plan.nodes.filter((n) => n.pods.length > 0).length;
+  const summary = h(
+    'p',
+    { class: 'summary' },
+    h('strong', {}, plural(plan.assignments.length, 'pod')),
+    ' placed on ',
+    h('strong', {}, plural(used, 'node')),
+    ` of ${plan.nodes.length.toLocaleString('en')}, `,
+    h('strong', { class: plan.unplaced.length > 0 ? 'bad' : '' }, `${plan.unplaced.length}`),
+    ' not placed',
+  );
+  const selectedTab = typeof ctx.ui['tab'] === 'string' ? ctx.ui['tab'] : plan.unplaced.length > 0 && plan.nodes.length === 0 ? 'unplaced' : 'map';
+  const pages = [
+    { id: 'map', title: `Node map (${plan.nodes.length.toLocaleString('en')})`, body: () => mapTab(plan, ctx) },
+    { id: 'pods', title: `Pods (${plan.assignments.length.toLocaleString('en')})`, body: () => renderPods(plan, planRef(plan), ctx) },
+    {
+      id: 'unplaced',
+      title: `Not placed (${plan.unplaced.length.toLocaleString('en')})`,
+      body: () =>
+        plan.unplacedGroups.length > 0
+          ? section(`${plural(plan.unplacedGroups.length, 'reason')} for ${plural(plan.unplaced.length, 'pod')}`, ...plan.unplacedGroups.map((g) => groupCard(g, plan.namespace, planRef(plan))))
+          : h('p', { class: 'empty' }, 'Every pod of the set is placed.'),
+    },
+    {
+      id: 'funnel',
+      title: 'Funnel',
+      body: () => renderFunnel(plan.funnel, plan.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step }), planRef(plan)),
+    },
+  ];
+  return [header(`Plan for ${plan.podSet}`, facts, ...actions), summary, tabs('Plan views', pages, selectedTab, (tab) => ctx.save({ tab }))];
+}
