@@ -1,11 +1,19 @@
 // Bundles the extension and the language server for Node, the CLI for Node, and the webview for
 // the browser. Entry points that do not exist yet are skipped, so the build grows with src/.
+// better-sqlite3's JavaScript is bundled and its native addon copied to dist/native/ under the name
+// src/store/driver.ts looks for (platform, architecture, Node module version), since a .vsix
+// carries no node_modules. The addon in node_modules is the one npm built for the Node running
+// this script; more can be dropped into dist/native/ under their own names before packaging.
 import { build } from 'esbuild';
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 
 const production = process.argv.includes('--production');
+// A package is built from a clean dist/, so no source map or addon of an earlier build ships.
+if (production) rmSync('dist', { recursive: true, force: true });
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
-const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode', 'better-sqlite3'] };
+const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'] };
 
 const targets = [
   { ...node, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.cjs' },
@@ -15,3 +23,8 @@ const targets = [
 ];
 
 await Promise.all(targets.filter((t) => existsSync(t.entryPoints[0])).map((t) => build(t)));
+
+const addon = path.join(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build/Release/better_sqlite3.node');
+const shipped = `dist/native/better_sqlite3-${process.platform}-${process.arch}-node${process.versions.modules}.node`;
+mkdirSync(path.dirname(shipped), { recursive: true });
+copyFileSync(addon, shipped);

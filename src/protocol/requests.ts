@@ -97,14 +97,40 @@ export interface ScheduleNowParams {
   readonly trigger: ObjectRef;
 }
 
+/** One object Schedule Now writes, named for the user's confirmation. */
+export interface ScheduleWrite {
+  readonly uri: string;
+  /** Kind and namespace/name, e.g. `ScheduleTrigger analytics/nightly-batch`. */
+  readonly object: string;
+  /** Whether the object is added (else changed in place). */
+  readonly created: boolean;
+  /** The fields written and how, e.g. `spec.state: Planning → Schedule`, `spec.plan: 6 pods`. */
+  readonly fields: readonly string[];
+}
+
 export interface ScheduleNowResult {
   /** Sets the trigger's state to Schedule and writes (or rewrites) its pod set's SchedulePlan. */
   readonly edit: WorkspaceEdit;
+  /** The plan, kept in the history as a draft (`historyId`) until the client records it applied. */
   readonly plan: PlanView;
+  /** What `edit` writes, object by object. */
+  readonly writes: readonly ScheduleWrite[];
 }
 
-/** client → server: what "Schedule now" changes in the workspace; the client applies the edit. */
+/**
+ * client → server: what "Schedule now" would change in the workspace; nothing is written. Refused
+ * (ok: false, with the reason) while a spec.dependsOn dependency is not complete. The client
+ * confirms with the user, applies the edit, then sends podplan/recordApplied.
+ */
 export const ScheduleNowRequest = new RequestType<ScheduleNowParams, Result<ScheduleNowResult>, void>('podplan/scheduleNow');
+
+export interface RecordAppliedParams {
+  /** The plan's history id (ScheduleNowResult.plan.historyId). */
+  readonly id: number;
+}
+
+/** client → server: the plan was written; its history entry becomes applied (the set's previous applied one superseded). */
+export const RecordAppliedRequest = new RequestType<RecordAppliedParams, Result<HistoryEntryView>, void>('podplan/recordApplied');
 
 /** server → client: the workspace model changed (after the debounce); views may ask for a new summary. */
 export const WorkspaceChangedNotification = new NotificationType<{ readonly generation: number }>('podplan/workspaceChanged');

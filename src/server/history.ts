@@ -4,7 +4,7 @@
 import { err, type Result } from '../engine/api/result';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
-import type { PlanDiffView, PlanView } from '../protocol/webview';
+import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 
 export interface History {
   /** Why there is no history, when there is none. */
@@ -13,8 +13,14 @@ export interface History {
   /** A stored plan; `view` turns the stored plan into the view the client renders. */
   open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView>;
   compare(from: number, to: number): Result<PlanDiffView>;
-  /** Keeps a preview made with the profile of this hash; its id. */
+  /**
+   * Keeps a preview made with the profile of this hash; its id. A plan identical to the pod set's
+   * latest draft (same snapshot, profile, planner, placements and unplaced pods) is not stored
+   * again: the draft's id comes back.
+   */
   savePreview(plan: Plan, profileHash: string): Result<number>;
+  /** The plan was written to the workspace: applied, the set's previously applied plan superseded. */
+  markApplied(id: number): Result<HistoryEntryView>;
   close(): void;
 }
 
@@ -22,5 +28,5 @@ export interface History {
 export function noHistory(reason: string): History {
   const unavailable = `history unavailable: ${reason}`;
   const no = () => err(unavailable);
-  return { unavailable, list: no, open: no, compare: no, savePreview: no, close: () => undefined };
+  return { unavailable, list: no, open: no, compare: no, savePreview: no, markApplied: no, close: () => undefined };
 }

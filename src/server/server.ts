@@ -25,6 +25,7 @@ import {
   ListHistoryRequest,
   OpenPlanRequest,
   PreviewPlanRequest,
+  RecordAppliedRequest,
   ScheduleNowRequest,
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
@@ -33,6 +34,7 @@ import {
   type ListHistoryParams,
   type OpenPlanParams,
   type PreviewPlanParams,
+  type RecordAppliedParams,
   type ScheduleNowParams,
   type WorkspaceSummary,
 } from '../protocol/requests';
@@ -200,7 +202,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     void (async () => {
       try {
         const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
-        history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, folders);
+        history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, folders, log);
         await scan(folders);
       } catch (e) {
         log(`reading the workspace failed: ${errorText(e)}`);
@@ -281,7 +283,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
   onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis())));
-  onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis())));
+  onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis(), history)));
+  onRequest(RecordAppliedRequest, guard('podplan/recordApplied', failed('podplan/recordApplied'), (p: RecordAppliedParams) => history.markApplied(p.id)));
   onRequest0(
     WorkspaceSummaryRequest,
     guard(

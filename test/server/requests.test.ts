@@ -10,13 +10,14 @@ import {
   ListHistoryRequest,
   OpenPlanRequest,
   PreviewPlanRequest,
+  RecordAppliedRequest,
   ScheduleNowRequest,
   WorkspaceSummaryRequest,
   type HistoryPage,
   type ScheduleNowResult,
   type WorkspaceSummary,
 } from '../../src/protocol/requests';
-import type { PlanDiffView, PlanView, PodExplanationView } from '../../src/protocol/webview';
+import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from '../../src/protocol/webview';
 import { startLspSession, type LspSession } from './lsp-client';
 import { applyWorkspaceEdit } from './text';
 
@@ -131,7 +132,6 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       ['nightly', 'greedy', 'draft', second.assignments.length],
       ['nightly', 'greedy', 'draft', 4],
     ]);
-    assert.ok(page.next !== undefined, 'an earlier preview is on the next page');
     const opened = value(await request<object, Result<PlanView>>(OpenPlanRequest.method, { id: first.historyId }));
     assert.deepEqual(opened.assignments.map((a) => [a.pod, a.node]), first.assignments.map((a) => [a.pod, a.node]));
     assert.equal(opened.historyId, first.historyId);
@@ -143,8 +143,28 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
     assert.deepEqual(await request(OpenPlanRequest.method, { id: 99999 }), { ok: false, error: 'history: plan 99999 is not in the history' });
   });
 
-  it('podplan/scheduleNow: the trigger set to Schedule and its plan rewritten; applied, the workspace stays clean', async () => {
+  it('podplan/previewPlan: an identical consecutive preview is not stored again', async () => {
+    const first = value(await preview({ podSet: { namespace: 'jobs', name: 'reports' } }));
+    const again = value(await preview({ podSet: { namespace: 'jobs', name: 'reports' } }));
+    assert.equal(again.historyId, first.historyId);
+    const page = value(await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'reports', namespace: 'jobs' }));
+    assert.equal(page.entries.filter((e) => e.id === first.historyId).length, 1);
+    assert.equal(new Set(page.entries.map((e) => e.id)).size, page.entries.length);
+  });
+
+  it('podplan/scheduleNow: refused with the reason while a dependency is not complete', async () => {
+    assert.deepEqual(await request(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'reports' } }), {
+      ok: false,
+      error: 'reports cannot be scheduled yet: it depends on ScheduleTrigger nightly, which is not complete (it is still Planning). Schedule what it depends on first.',
+    });
+  });
+
+  it('podplan/scheduleNow + recordApplied: names what it writes; applied, the history entry is applied and the workspace stays clean', async () => {
     const result = value(await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } }));
+    assert.deepEqual(result.writes, [
+      { uri: session.uri('podsets.yaml'), object: 'ScheduleTrigger jobs/nightly', created: false, fields: ['spec.state: Planning → Schedule'] },
+      { uri: session.uri('plan.yaml'), object: 'SchedulePlan jobs/nightly-559897b958', created: false, fields: ['spec.plan: 4 pods to nodes', 'status: planner greedy'] },
+    ]);
     const changed = applyWorkspaceEdit(result.edit, diskText);
     assert.deepEqual([...changed.keys()].sort(), [session.uri('plan.yaml'), session.uri('podsets.yaml')]);
     try {
@@ -154,6 +174,19 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       for (const a of result.plan.assignments) assert.match(plan, new RegExp(`- pod: ${a.pod}\\n\\s+node: ${a.node}`));
       assert.deepEqual(session.diagnostics(session.uri('plan.yaml')), []);
       assert.deepEqual(session.diagnostics(session.uri('podsets.yaml')), []);
+
+      const applied = value(await request<object, Result<HistoryEntryView>>(RecordAppliedRequest.method, { id: result.plan.historyId }));
+      assert.deepEqual([applied.id, applied.podSet, applied.status], [result.plan.historyId, 'nightly', 'applied']);
+      const page = value(await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'nightly', namespace: 'jobs', limit: 1 }));
+      assert.deepEqual(page.entries.map((e) => [e.id, e.status]), [[result.plan.historyId, 'applied']]);
+
+      // With nightly scheduled, reports may be scheduled: its plan leaves a pod out, which the client asks about.
+      const reports = value(await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'reports' } }));
+      assert.deepEqual(reports.plan.unplaced.map((u) => u.pod), ['giant']);
+      assert.deepEqual(reports.writes.map((w) => [w.object, w.created, w.fields]), [
+        ['ScheduleTrigger jobs/reports', false, ['spec.state: Planning → Schedule']],
+        ['SchedulePlan jobs/reports', true, ['spec.plan: 1 pod to nodes', 'status: planner greedy, 1 unplaced with reasons']],
+      ]);
     } finally {
       for (const uri of changed.keys()) await session.close(uri);
     }
@@ -166,6 +199,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       assert.deepEqual(await none.connection.sendRequest(ListHistoryRequest.method, {}), expected);
       assert.deepEqual(await none.connection.sendRequest(OpenPlanRequest.method, { id: 1 }), expected);
       assert.deepEqual(await none.connection.sendRequest(ComparePlansRequest.method, { from: 1, to: 2 }), expected);
+      assert.deepEqual(await none.connection.sendRequest(RecordAppliedRequest.method, { id: 1 }), expected);
       const plan = value((await none.connection.sendRequest(PreviewPlanRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } })) as Result<PlanView>);
       assert.equal(plan.historyId, undefined, 'the preview is made all the same');
       const summary = (await none.connection.sendRequest(WorkspaceSummaryRequest.method)) as WorkspaceSummary;

@@ -1,11 +1,13 @@
 // The custom requests of protocol/requests.ts, answered from the workspace analysis.
 import { err, ok, type Result } from '../../engine/api/result';
-import type { ExplainPodParams, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, WorkspaceSummary } from '../../protocol/requests';
+import type { Plan } from '../../engine/planner/plan';
+import type { ExplainPodParams, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
 import type { Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
+import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
 import { explainPod, planPodSet, planView } from './planning';
 
@@ -26,10 +28,14 @@ export function previewPlan(params: PreviewPlanParams, analysis: Analysis, histo
   if (analysis.podSet(request.namespace, request.podSet).length === 0) return err(`pod set ${request.namespace}/${request.podSet} has no pods in the workspace`);
   const made = planPodSet(analysis, request);
   if (!made.ok) return made;
-  const plan = made.value;
+  return ok(keptView(made.value, analysis, history));
+}
+
+/** The plan's view, after keeping it in the history (as its id) when there is one. */
+function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
-  return ok(planView(plan, analysis, saved.ok ? saved.value : undefined));
+  return planView(plan, analysis, saved.ok ? saved.value : undefined);
 }
 
 export function explainPodRequest(params: ExplainPodParams, analysis: Analysis): Result<PodExplanationView> {
@@ -38,17 +44,27 @@ export function explainPodRequest(params: ExplainPodParams, analysis: Analysis):
   return pod ? ok(explainPod(pod, analysis)) : err(`no pod ${namespace}/${params.pod.name} in the workspace`);
 }
 
-export function scheduleNow(params: ScheduleNowParams, analysis: Analysis): Result<ScheduleNowResult> {
+export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, history: History): Result<ScheduleNowResult> {
   const namespace = params.trigger.namespace ?? DEFAULT_NS;
   const trigger = analysis.trigger(namespace, params.trigger.name);
   if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in the workspace`);
+  const waiting = incompleteDependencies(trigger.value, analysis);
+  if (waiting.length > 0) return err(`${trigger.value.name} cannot be scheduled yet: it depends on ${waiting.join('; ')}. Schedule what it depends on first.`);
   const file = analysis.file(trigger.file);
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
   const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
   const made = schedulePlanEdit(trigger, analysis, state ? [state] : []);
   if (!made) return err(`cannot write the plan of ${trigger.value.podSet}`);
-  return ok({ edit: made.edit, plan: planView(made.plan, analysis) });
+  const plan = made.plan;
+  const planFile = made.existing?.file ?? trigger.file;
+  const planName = `${plan.namespace}/${made.existing?.value.name ?? plan.podSet}`;
+  const planFields = [`spec.plan: ${plan.assignments.length} pod${plan.assignments.length === 1 ? '' : 's'} to nodes`, `status: planner ${plan.planner}${plan.unplaced.length > 0 ? `, ${plan.unplaced.length} unplaced with reasons` : ''}`];
+  const writes: ScheduleWrite[] = [
+    ...(state ? [{ uri: trigger.file, object: `ScheduleTrigger ${namespace}/${trigger.value.name}`, created: false, fields: [`spec.state: ${trigger.value.state} → Schedule`] }] : []),
+    { uri: planFile, object: `SchedulePlan ${planName}`, created: made.existing === undefined, fields: planFields },
+  ];
+  return ok({ edit: made.edit, plan: keptView(plan, analysis, history), writes });
 }
 
 export function workspaceSummary(analysis: Analysis, folders: readonly string[], problems: { errors: number; warnings: number }, history: History): WorkspaceSummary {
