@@ -38,6 +38,17 @@ export interface PodSetSummary {
   readonly trigger?: string;
   readonly state?: string;
   readonly plan?: string;
+  /** The trigger's quiet time as written (planner.ciena.io/quiet-time). */
+  readonly quietTime?: string;
+  /**
+   * Milliseconds of quiet time left before the trigger turns to Schedule, counted from the newest
+   * pod's creationTimestamp; absent when the trigger is not Planning or no pod carries a timestamp.
+   */
+  readonly quietTimeLeftMs?: number;
+  /** The trigger's spec.dependsOn, as `Kind name`. */
+  readonly dependsOn?: readonly string[];
+  /** Why it may not be scheduled yet: its dependencies that are not complete, in words. */
+  readonly waitingOn?: readonly string[];
 }
 
 export interface WorkspaceSummary {
@@ -59,6 +70,28 @@ export interface WorkspaceSummary {
 
 /** client → server: what the server has read of the workspace (tree views, status bar). */
 export const WorkspaceSummaryRequest = new RequestType0<WorkspaceSummary, void>('podplan/workspaceSummary');
+
+export interface ClusterNodeSummary {
+  readonly name: string;
+  /** Pods bound to it (spec.nodeName). */
+  readonly pods: number;
+  readonly unschedulable: boolean;
+  /** Allocatable cpu (millicores) and memory (bytes), and what its pods request. */
+  readonly cpu: { readonly allocatable: number; readonly requested: number };
+  readonly memory: { readonly allocatable: number; readonly requested: number };
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface ClusterSummary {
+  /** Where the nodes and pods come from: the workspace's YAML files (later also a kube context). */
+  readonly source: { readonly kind: 'workspace' | 'cluster'; readonly name: string };
+  readonly nodes: readonly ClusterNodeSummary[];
+  /** Pods without spec.nodeName, as `namespace/name`, with the scheduler that takes them. */
+  readonly pending: readonly { readonly namespace: string; readonly name: string; readonly schedulerName: string; readonly podSet?: string }[];
+}
+
+/** client → server: the nodes and pending pods the server plans on (the Cluster view). */
+export const ClusterSummaryRequest = new RequestType0<ClusterSummary, void>('podplan/clusterSummary');
 
 export interface ListHistoryParams {
   readonly podSet?: string;

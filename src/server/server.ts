@@ -20,6 +20,7 @@ import type { Clock } from '../engine/api/clock';
 import { err, type Result } from '../engine/api/result';
 import { systemClock } from '../platform/clock';
 import {
+  ClusterSummaryRequest,
   ComparePlansRequest,
   ExplainPodRequest,
   ListHistoryRequest,
@@ -292,6 +293,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       (): WorkspaceSummary => ({ folders, files: 0, nodes: 0, pods: 0, workloads: 0, triggers: 0, plans: 0, profiles: [], podSets: [], problems: problems(), history: { available: false } }),
       () => service.workspaceSummary(analysis(), folders, problems(), history),
     ),
+  );
+  onRequest0(
+    ClusterSummaryRequest,
+    guard('podplan/clusterSummary', () => ({ source: { kind: 'workspace' as const, name: 'workspace' }, nodes: [], pending: [] }), () => service.clusterSummary(analysis(), folders)),
   );
   onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (p: ListHistoryParams) => history.list(p)));
   onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (p: OpenPlanParams) => history.open(p.id, (plan, id) => planView(plan, analysis(), id))));

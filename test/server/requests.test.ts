@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Result } from '../../src/engine/api/result';
 import {
+  ClusterSummaryRequest,
   ComparePlansRequest,
   ExplainPodRequest,
   ListHistoryRequest,
@@ -13,6 +14,7 @@ import {
   RecordAppliedRequest,
   ScheduleNowRequest,
   WorkspaceSummaryRequest,
+  type ClusterSummary,
   type HistoryPage,
   type ScheduleNowResult,
   type WorkspaceSummary,
@@ -110,13 +112,32 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
         plans: 1,
         profiles: ['default-scheduler', 'podset-planner-scheduler'],
         podSets: [
-          { namespace: 'jobs', name: 'nightly', pods: 4, pending: 4, trigger: 'nightly', state: 'Planning', plan: 'nightly-559897b958' },
-          { namespace: 'jobs', name: 'reports', pods: 2, pending: 2, trigger: 'reports', state: 'Planning' },
+          { namespace: 'jobs', name: 'nightly', pods: 4, pending: 4, trigger: 'nightly', state: 'Planning', quietTime: '2m0s', plan: 'nightly-559897b958' },
+          {
+            namespace: 'jobs',
+            name: 'reports',
+            pods: 2,
+            pending: 2,
+            trigger: 'reports',
+            state: 'Planning',
+            quietTime: '1h30m',
+            dependsOn: ['ScheduleTrigger nightly'],
+            waitingOn: ['ScheduleTrigger nightly, which is not complete (it is still Planning)'],
+          },
         ],
         problems: { errors: 0, warnings: 0 },
         history: { available: true },
       },
     );
+  });
+
+  it('podplan/clusterSummary: the workspace as the source, its nodes with their use, the pending pods', async () => {
+    const cluster = await request<undefined, ClusterSummary>(ClusterSummaryRequest.method);
+    assert.deepEqual(cluster.source, { kind: 'workspace', name: 'cluster' });
+    assert.deepEqual(cluster.nodes.map((n) => n.name), ['node-1', 'node-2', 'node-3', 'gpu-1']);
+    for (const n of cluster.nodes) assert.ok(n.cpu.allocatable > 0 && n.memory.allocatable > 0, n.name);
+    assert.deepEqual(cluster.pending.filter((p) => p.podSet === 'nightly').map((p) => p.name).sort(), ['batch-0', 'batch-1', 'batch-2', 'report']);
+    assert.ok(cluster.pending.every((p) => p.schedulerName.length > 0));
   });
 
   it('podplan/listHistory, openPlan, comparePlans: previews kept, read back, compared', async () => {

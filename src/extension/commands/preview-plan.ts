@@ -18,6 +18,7 @@ export const previewPlan = (ctx: Ctx) => async (args?: TriggerCommandArgs) => {
   }
   await ctx.panel.show(`Plan: ${title}`, `Planning ${title}…`, async () => {
     const result = await ctx.request(PreviewPlanRequest, params);
+    if (result.ok && result.value.historyId !== undefined) ctx.historyUpdated();
     return result.ok ? { type: 'plan', plan: result.value } : { type: 'error', message: result.error };
   });
 };

@@ -1,11 +1,14 @@
 // The custom requests of protocol/requests.ts, answered from the workspace analysis.
 import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
-import type { ExplainPodParams, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
+import { CPU, MEMORY } from '../../engine/api/resources';
+import { parseGoDuration } from '../../engine/planner/duration';
+import type { ScheduleTriggerManifest } from '../../manifests';
+import type { ClusterSummary, ExplainPodParams, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
-import type { Analysis } from './analysis';
+import { podSetOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
@@ -78,7 +81,7 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
       name,
       pods: analysis.podSet(namespace, name).length,
       pending: analysis.plannedPodsOf(namespace, name).length,
-      ...(trigger ? { trigger: trigger.value.name, state: trigger.value.state } : {}),
+      ...(trigger ? { trigger: trigger.value.name, state: trigger.value.state, ...triggerDetails(trigger.value, analysis) } : {}),
       ...(plan ? { plan: plan.value.name } : {}),
     };
   });
@@ -95,4 +98,44 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     problems,
     history: history.unavailable ? { available: false, reason: history.unavailable } : { available: true },
   };
+}
+
+/** A trigger's quiet time (and what is left of it), its dependencies and those not complete. */
+function triggerDetails(trigger: ScheduleTriggerManifest, analysis: Analysis): Partial<PodSetSummary> {
+  const details: { -readonly [K in keyof PodSetSummary]?: PodSetSummary[K] } = {};
+  if (trigger.quietTime !== undefined) {
+    details.quietTime = trigger.quietTime;
+    const quiet = parseGoDuration(trigger.quietTime);
+    const arrivals = analysis.podSet(trigger.namespace, trigger.podSet).flatMap((p) => {
+      const at = Date.parse(p.value.metadata.creationTimestamp ?? '');
+      return Number.isNaN(at) ? [] : [at];
+    });
+    const now = analysis.options.clock?.now();
+    if (trigger.state === 'Planning' && quiet.ok && arrivals.length > 0 && now !== undefined) details.quietTimeLeftMs = Math.max(0, Math.max(...arrivals) + quiet.value - now);
+  }
+  if (trigger.dependsOn.length > 0) {
+    details.dependsOn = trigger.dependsOn.map((d) => `${d.kind ?? 'ScheduleTrigger'} ${d.namespace && d.namespace !== trigger.namespace ? `${d.namespace}/` : ''}${d.name}`);
+    const waiting = incompleteDependencies(trigger, analysis);
+    if (waiting.length > 0) details.waitingOn = waiting;
+  }
+  return details;
+}
+
+export function clusterSummary(analysis: Analysis, folders: readonly string[]): ClusterSummary {
+  const first = folders[0] ?? '';
+  const nodes = analysis.engine.snapshot.list().map((info) => ({
+    name: info.name,
+    pods: info.pods.length,
+    unschedulable: info.node.spec?.unschedulable === true,
+    cpu: { allocatable: info.allocatable.get(CPU), requested: info.requested.get(CPU) },
+    memory: { allocatable: info.allocatable.get(MEMORY), requested: info.requested.get(MEMORY) },
+    labels: info.node.metadata.labels ?? {},
+  }));
+  const pending = analysis.model.pods
+    .filter((p) => !p.value.spec.nodeName)
+    .map((p) => {
+      const podSet = podSetOf(p.value);
+      return { namespace: p.value.metadata.namespace ?? DEFAULT_NS, name: p.value.metadata.name, schedulerName: schedulerOf(p.value), ...(podSet !== undefined ? { podSet } : {}) };
+    });
+  return { source: { kind: 'workspace', name: decodeURIComponent(first.split('/').pop() ?? '') || 'workspace' }, nodes, pending };
 }
