@@ -64,8 +64,8 @@ export interface WorkspaceSummary {
   readonly profiles: readonly string[];
   readonly podSets: readonly PodSetSummary[];
   readonly problems: { readonly errors: number; readonly warnings: number };
-  /** Whether plan history can be listed, and if not why. */
-  readonly history: { readonly available: boolean; readonly reason?: string };
+  /** Whether plan history can be listed, and if not why; when it can, the SQLite driver it runs on. */
+  readonly history: { readonly available: boolean; readonly reason?: string; readonly driver?: string };
 }
 
 /** client → server: what the server has read of the workspace (tree views, status bar). */

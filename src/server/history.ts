@@ -9,6 +9,8 @@ import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webvi
 export interface History {
   /** Why there is no history, when there is none. */
   readonly unavailable?: string;
+  /** The SQLite driver it runs on, when there is one. */
+  readonly driver?: string;
   list(params: ListHistoryParams): Result<HistoryPage>;
   /** A stored plan; `view` turns the stored plan into the view the client renders. */
   open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView>;

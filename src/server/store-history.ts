@@ -35,10 +35,14 @@ export function workspaceSource(folders: readonly string[]): SourceRef {
 }
 
 class StoreHistory implements History {
+  readonly driver: string;
+
   constructor(
     private readonly store: PlanStore,
     private readonly source: SourceRef,
-  ) {}
+  ) {
+    this.driver = store.driver;
+  }
 
   list(params: ListHistoryParams): Result<HistoryPage> {
     const page = message(

@@ -205,6 +205,8 @@ for (const line of LINES) {
       const listed = panel().getByText('nightly-batch').first();
       await listed.waitFor();
       assert.equal(await panel().locator('[role=alert]').count(), 0, 'no "history unavailable" alert');
+      await page.locator('.statusbar-item', { hasText: 'pods to place' }).hover();
+      await page.locator('.monaco-hover, .workbench-hover', { hasText: `Plan history: on (${line.sqlite})` }).first().waitFor();
       await shot(page, 'history');
     });
 

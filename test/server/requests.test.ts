@@ -126,7 +126,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
           },
         ],
         problems: { errors: 0, warnings: 0 },
-        history: { available: true },
+        history: { available: true, driver: 'better-sqlite3' },
       },
     );
   });
