@@ -10,6 +10,7 @@ import { reveal } from './reveal';
 import { workspaceClusterSource } from './views/cluster-source';
 import { registerViews } from './views';
 import { isViewNode } from './views/model';
+import { offerSchemasToYamlExtension } from './yaml-extension';
 
 /** Settings the server reads once at start: a change restarts it. */
 const SERVER_SETTINGS = ['podplan.schedulerName', 'podplan.history.enabled', 'podplan.history.database'];
@@ -56,7 +57,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
       }),
     );
   }
-  extension.subscriptions.push(...registerViews(context, workspaceClusterSource(context)));
+  extension.subscriptions.push(...registerViews(context, workspaceClusterSource(context)), offerSchemasToYamlExtension(extension, context.output));
   context.panel.onIntent = (message) => void Promise.resolve(intent(message)).catch((e: unknown) => context.output.error(`webview intent ${message.type} failed: ${String(e)}`));
   extension.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
