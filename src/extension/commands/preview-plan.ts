@@ -3,6 +3,7 @@
 import { PreviewPlanRequest, type PreviewPlanParams, type TriggerCommandArgs } from '../../protocol';
 import type { Ctx } from '../ctx';
 import { pickPodSet } from '../pick';
+import { planLogLines } from '../plan-log';
 
 export const previewPlan = (ctx: Ctx) => async (args?: TriggerCommandArgs) => {
   let params: PreviewPlanParams;
@@ -18,6 +19,7 @@ export const previewPlan = (ctx: Ctx) => async (args?: TriggerCommandArgs) => {
   }
   await ctx.panel.show(`Plan: ${title}`, `Planning ${title}…`, async () => {
     const result = await ctx.request(PreviewPlanRequest, params);
+    if (result.ok) for (const line of planLogLines(result.value, 'preview')) ctx.output.info(line);
     if (result.ok && result.value.historyId !== undefined) ctx.historyUpdated();
     return result.ok ? { type: 'plan', plan: result.value } : { type: 'error', message: result.error };
   });

@@ -7,6 +7,7 @@ import * as vscode from 'vscode';
 import { RecordAppliedRequest, ScheduleNowRequest, type ObjectRef, type ScheduleNowResult } from '../../protocol';
 import type { Ctx } from '../ctx';
 import { pickTrigger } from '../pick';
+import { planLogLines } from '../plan-log';
 import { confirmationWords } from './schedule-words';
 
 async function saveAll(uris: readonly vscode.Uri[]): Promise<void> {
@@ -44,6 +45,7 @@ export const scheduleNow = (ctx: Ctx) => async (args?: { readonly trigger?: Obje
     recorded = applied.ok ? `Plan #${applied.value.id} is recorded as applied in the history.` : `It could not be recorded as applied: ${applied.error}`;
     ctx.historyUpdated();
   }
+  for (const logLine of planLogLines(plan, 'schedule')) ctx.output.info(logLine);
   void vscode.window.showInformationMessage(`Podplan: ${words.done} ${recorded}`);
   await ctx.panel.show(`Plan: ${plan.podSet}`, `Showing the plan of ${plan.podSet}…`, () => Promise.resolve({ type: 'plan', plan }));
 };
