@@ -5,7 +5,7 @@
 // problem and two files other YAML tools own, and headless Chromium drives the UI the way a user
 // would. The first run on a machine installs code-server (see workbench.ts).
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
@@ -229,8 +229,10 @@ for (const line of LINES) {
       await page.keyboard.press('Escape');
     });
 
-    it('schedules after a confirmation naming the files and fields, and records the plan as applied', async () => {
-      await pick('Podplan: Schedule Now', 'nightly-batch');
+    it('schedules (the inline action in the Pod sets tree) after a confirmation naming the files and fields, and records the plan as applied', async () => {
+      const row = treeRow('Pod Sets & Triggers', /^nightly-batch/).first();
+      await row.hover();
+      await row.locator('.action-label[aria-label^="Schedule Now"]').click();
       const dialog = page.locator('.monaco-dialog-box');
       await dialog.waitFor();
       const asked = await dialog.innerText();
@@ -244,5 +246,70 @@ for (const line of LINES) {
       await treeRow('Pod Sets & Triggers', /Depends on.*ScheduleTrigger nightly-batch — complete/).first().waitFor();
       await shot(page, 'schedule-applied');
     });
+
+    it('opens a stored plan from the Plans tree', async () => {
+      const applied = treeRow('Plans', /#\d+ applied/).first();
+      const id = /#(\d+)/.exec(await applied.innerText())?.[1];
+      // Select it, then open it as a keyboard user would.
+      await applied.click();
+      await page.keyboard.press('Enter');
+      await page.locator('.tab', { hasText: `Plan #${id}` }).waitFor();
+      await panel().getByText('nightly-batch').first().waitFor();
+      await shot(page, 'plans-open');
+    });
   });
 }
+
+// A platform the package carries no better-sqlite3 addon for, on a Node without node:sqlite: the
+// addon is removed from the installed extension, and the workbench runs on Node 20.
+describe('the packaged extension where no SQLite driver loads (code-server 4.100.3, addon removed)', function () {
+  this.timeout(30 * 60_000);
+  const line = LINES[0] as (typeof LINES)[number];
+  let dir = '';
+  let server: CodeServer | undefined;
+  let browser: BrowserContext | undefined;
+  let page: Page;
+
+  before(async () => {
+    installCodeServer(line, 25 * 60_000);
+    dir = await mkdtemp(path.join(tmpdir(), 'podplan-e2e-'));
+    const workspace = path.join(dir, 'workspace');
+    await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
+    const extensionsDir = path.join(dir, 'extensions');
+    const userDataDir = path.join(dir, 'user-data');
+    installExtension(line, packageExtension(dir), extensionsDir, userDataDir);
+    const [installed] = (await readdir(extensionsDir)).filter((name) => name.startsWith('podplan.'));
+    await rm(path.join(extensionsDir, installed ?? '', 'dist/native'), { recursive: true });
+    server = await startCodeServer(line, { workspace, userDataDir, extensionsDir, timeoutMs: STEP_MS });
+    browser = await launchChromium(path.join(dir, 'chromium'));
+    browser.setDefaultTimeout(STEP_MS);
+    page = await browser.newPage();
+    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+    await page.locator('.monaco-workbench').waitFor();
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => undefined);
+    server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it('says once, in plain words, that plan history is off and what to do, and previews all the same', async () => {
+    const notice = page.locator('.notifications-toasts .notification-toast', { hasText: 'plan history is off' });
+    await notice.waitFor();
+    // Past the toast's fade-in, for the screenshot.
+    await page.waitForTimeout(1000);
+    const text = await notice.innerText();
+    assert.match(text, /Podplan: plan history is off, no SQLite driver could be loaded in Node v20\.\d+\.\d+ \(linux-x64\): node:sqlite needs Node 22\.5 or newer, and there is no better-sqlite3 built for this Node \(module version 115\)\. Plans are still previewed and scheduled, but not kept\./);
+    assert.match(text, /set podplan\.history\.enabled to false/);
+    assert.doesNotMatch(text, /Cannot find|No such built-in module|at .*\.js:\d+/);
+    await page.screenshot({ path: path.join(SCREENSHOTS, 'no-driver-notice.png') });
+    await runCommand(page, 'Podplan: Preview Plan');
+    const input = page.locator('.quick-input-widget input');
+    await input.fill('nightly-batch');
+    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'nightly-batch' }).first().waitFor();
+    await input.press('Enter');
+    await page.frameLocator('iframe.webview.ready').frameLocator('#active-frame').locator('p.summary').waitFor();
+    assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'plan history is off' }).count(), 1);
+  });
+});

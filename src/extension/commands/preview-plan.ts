@@ -5,11 +5,17 @@ import type { Ctx } from '../ctx';
 import { pickPodSet } from '../pick';
 import { planLogLines } from '../plan-log';
 
-export const previewPlan = (ctx: Ctx) => async (args?: TriggerCommandArgs) => {
+/** From a lens: the trigger; from the Pod sets view: the trigger, or the pod set when it has none. */
+type PreviewArgs = Partial<TriggerCommandArgs> & { readonly namespace?: string };
+
+export const previewPlan = (ctx: Ctx) => async (args?: PreviewArgs) => {
   let params: PreviewPlanParams;
   let title: string;
   if (args?.trigger) {
     params = { trigger: args.trigger };
+    title = args.podSet ?? args.trigger.name;
+  } else if (args?.podSet) {
+    params = { podSet: { namespace: args.namespace ?? 'default', name: args.podSet } };
     title = args.podSet;
   } else {
     const set = await pickPodSet(ctx, 'Preview the plan of which pod set?');
