@@ -4,6 +4,8 @@
 // src/store/driver.ts looks for (platform, architecture, Node module version), since a .vsix
 // carries no node_modules. The addon in node_modules is the one npm built for the Node running
 // this script; more can be dropped into dist/native/ under their own names before packaging.
+// `highs` (HiGHS as WebAssembly), left external by the bundles, is copied to dist/node_modules/highs,
+// where Node resolves the bundles' require('highs'), with its .wasm beside its JavaScript.
 import { build } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -28,3 +30,10 @@ const addon = path.join(path.dirname(createRequire(import.meta.url).resolve('bet
 const shipped = `dist/native/better_sqlite3-${process.platform}-${process.arch}-node${process.versions.modules}.node`;
 mkdirSync(path.dirname(shipped), { recursive: true });
 copyFileSync(addon, shipped);
+
+// Its exports map hides package.json: the package folder is two levels above its main file.
+const highs = path.dirname(path.dirname(createRequire(import.meta.url).resolve('highs')));
+for (const file of ['package.json', 'LICENSE', 'build/highs.js', 'build/highs.wasm']) {
+  mkdirSync(path.dirname(path.join('dist/node_modules/highs', file)), { recursive: true });
+  copyFileSync(path.join(highs, file), path.join('dist/node_modules/highs', file));
+}

@@ -9,7 +9,7 @@ import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
-import { installCodeServer, installExtension, launchChromium, LINES, packageExtension, ROOT, runCommand, startCodeServer, type CodeServer } from './workbench';
+import { installCodeServer, installExtension, launchChromium, LINES, packageExtension, ROOT, runCommand, runNode, startCodeServer, type CodeServer } from './workbench';
 
 // A plan that puts a pod that does not tolerate the GPU node's taint on that node.
 const BAD_PLAN = `apiVersion: planner.ciena.io/v1alpha1
@@ -83,6 +83,7 @@ for (const line of LINES) {
 
     let dir = '';
     let workspace = '';
+    let installed = '';
     let server: CodeServer | undefined;
     let browser: BrowserContext | undefined;
     let page: Page;
@@ -102,6 +103,7 @@ for (const line of LINES) {
       const userDataDir = path.join(dir, 'user-data');
       const vsix = packageExtension(dir);
       assert.match(installExtension(line, vsix, extensionsDir, userDataDir), /Extension 'podplan\.vsix' was successfully installed/);
+      installed = path.join(extensionsDir, (await readdir(extensionsDir)).find((name) => name.startsWith('podplan.')) ?? '');
       await mkdir(SCREENSHOTS, { recursive: true });
 
       server = await startCodeServer(line, { workspace, userDataDir, extensionsDir, timeoutMs: STEP_MS });
@@ -137,6 +139,13 @@ for (const line of LINES) {
       await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor();
       await input.press('Enter');
     }
+
+    it('ships HiGHS (WebAssembly) in the package, loadable by the extension host\'s Node from the installed extension', () => {
+      // Resolved as the server bundle's require('highs') is.
+      const fromServer = `require('node:module').createRequire(${JSON.stringify(path.join(installed, 'dist/server.cjs'))})`;
+      const version = runNode(line, `${fromServer}('highs')().then((h) => process.stdout.write(h.version.string))`);
+      assert.match(version, /^\d+\.\d+\.\d+/);
+    });
 
     it('shows the language server\'s diagnostic for a plan that breaks a taint in the Problems panel', async () => {
       await page.getByRole('treeitem', { name: 'bad-plan.yaml' }).click();

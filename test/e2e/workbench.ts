@@ -60,6 +60,11 @@ export function packageExtension(outDir: string): string {
   return vsix;
 }
 
+/** Runs a script with the Node the line's extension host runs on; what it printed. */
+export function runNode(line: CodeServerLine, script: string): string {
+  return run(line.nodeBin ? path.join(line.nodeBin, 'node') : 'node', ['-e', script], 60_000, { env: lineEnv(line) });
+}
+
 /** `code-server --install-extension <vsix>` into a fresh extensions folder; what it printed. */
 export function installExtension(line: CodeServerLine, vsix: string, extensionsDir: string, userDataDir: string): string {
   const env = { ...lineEnv(line), CODE_SERVER_CONFIG: path.join(userDataDir, 'config.yaml') };
