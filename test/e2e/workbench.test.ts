@@ -112,6 +112,8 @@ for (const line of LINES) {
       page = await browser.newPage();
       await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
       await page.locator('.monaco-workbench').waitFor();
+      // The language server has read the workspace: its commands are in the palette from now on.
+      await page.locator('.statusbar-item', { hasText: 'pods to place' }).waitFor();
     });
 
     after(async () => {
@@ -207,6 +209,14 @@ for (const line of LINES) {
       }
       assert.match(await panel().locator('p.summary').innerText(), new RegExp(`^${rows.length} pods? placed, 0 not placed`));
       await shot(page, 'plan-preview');
+      // The plan's line in the Podplan output channel (coloured by syntaxes/podplan-output.tmLanguage.json).
+      await runCommand(page, 'Podplan: Show Output');
+      const output = page.locator('.part.panel .view-lines', { hasText: 'preview' });
+      await output.waitFor();
+      // Monaco renders spaces as no-break spaces and wraps the long line.
+      const logged = (await output.innerText()).replace(/\u00a0/g, ' ').replace(/\s*\n\s*/g, ' ');
+      assert.match(logged, /preview pod set analytics\/nightly-batch \(trigger nightly-batch\): planner \S+, profile podset-planner-scheduler, history #\d+: \d+ placed, 0 not placed/);
+      await shot(page, 'output-channel');
     });
 
     it('keeps the preview in the plan history, listed by Show Plan History (SQLite in the installed extension)', async () => {
