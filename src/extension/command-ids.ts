@@ -12,6 +12,9 @@ export const CommandIds = {
   exportPlan: 'podplan.exportPlan',
   restartServer: 'podplan.restartServer',
   showOutput: 'podplan.showOutput',
+  revealObject: 'podplan.revealObject',
+  refreshViews: 'podplan.refreshViews',
+  openExample: 'podplan.openExample',
 } as const;
 
 export type CommandName = keyof typeof CommandIds;

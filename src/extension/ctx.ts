@@ -14,12 +14,19 @@ export class Ctx implements vscode.Disposable {
   private readonly status: StatusItem;
   private client: LanguageClient | undefined;
   private readonly clientSubscriptions: vscode.Disposable[] = [];
+  private readonly workspaceChanged = new vscode.EventEmitter<void>();
+  private readonly historyChanged = new vscode.EventEmitter<void>();
+  /** The server read a change of the workspace (or started): views ask again. */
+  readonly onDidChangeWorkspace = this.workspaceChanged.event;
+  /** A plan was kept or its status changed in the history. */
+  readonly onDidChangeHistory = this.historyChanged.event;
+  private historyNoticeShown = false;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('Podplan', { log: true });
     this.panel = new PlanPanel(extension.extensionUri);
     this.status = new StatusItem();
-    extension.subscriptions.push(this, this.output, this.panel, this.status);
+    extension.subscriptions.push(this, this.output, this.panel, this.status, this.workspaceChanged, this.historyChanged);
   }
 
   get trusted(): boolean {
@@ -78,9 +85,29 @@ export class Ctx implements vscode.Disposable {
     return this.request0(WorkspaceSummaryRequest);
   }
 
+  /** Every view asks again. */
+  refreshViews(): void {
+    this.workspaceChanged.fire();
+  }
+
+  /** Views showing the history ask again (after a preview or a schedule kept a plan). */
+  historyUpdated(): void {
+    this.historyChanged.fire();
+  }
+
   private async refreshSummary(): Promise<void> {
+    this.workspaceChanged.fire();
     try {
-      this.status.setSummary(await this.summary());
+      const summary = await this.summary();
+      this.status.setSummary(summary);
+      if (!summary.history.available && summary.history.reason && !this.historyNoticeShown && /no SQLite driver/.test(summary.history.reason)) {
+        // Once per session, in words: planning works, only keeping plans does not.
+        this.historyNoticeShown = true;
+        this.output.warn(summary.history.reason);
+        void vscode.window.showWarningMessage(
+          `Podplan: plan history is off, ${summary.history.reason.replace(/^history unavailable: /, '')}. Plans are still previewed and scheduled, but not kept. To keep them, run the editor with Node 22.5 or newer; to hide this notice, set podplan.history.enabled to false.`,
+        );
+      }
     } catch (e) {
       this.output.warn(`workspace summary failed: ${e instanceof Error ? e.message : String(e)}`);
     }

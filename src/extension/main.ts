@@ -7,6 +7,10 @@ import { CommandIds, type CommandName } from './command-ids';
 import { commandTable } from './commands';
 import { Ctx } from './ctx';
 import { reveal } from './reveal';
+import { workspaceClusterSource } from './views/cluster-source';
+import { registerViews } from './views';
+import { isViewNode } from './views/model';
+import { offerSchemasToYamlExtension } from './yaml-extension';
 
 /** Settings the server reads once at start: a change restarts it. */
 const SERVER_SETTINGS = ['podplan.schedulerName', 'podplan.history.enabled', 'podplan.history.database'];
@@ -43,7 +47,9 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
     extension.subscriptions.push(
       vscode.commands.registerCommand(CommandIds[name], async (...args: unknown[]) => {
         try {
-          return await handler(...args);
+          // From a tree's context menu or inline action: the node's arguments, not the node.
+          const [first, ...rest] = args;
+          return await handler(...(isViewNode(first) ? [first.args, ...rest] : args));
         } catch (e) {
           const message = e instanceof Error ? e.message : String(e);
           context.output.error(`${CommandIds[name]} failed: ${message}`);
@@ -53,6 +59,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
       }),
     );
   }
+  extension.subscriptions.push(...registerViews(context, workspaceClusterSource(context)), offerSchemasToYamlExtension(extension, context.output));
   context.panel.onIntent = (message) => void Promise.resolve(intent(message)).catch((e: unknown) => context.output.error(`webview intent ${message.type} failed: ${String(e)}`));
   extension.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -40,6 +40,17 @@ export interface PodSetSummary {
   readonly trigger?: string;
   readonly state?: string;
   readonly plan?: string;
+  /** The trigger's quiet time as written (planner.ciena.io/quiet-time). */
+  readonly quietTime?: string;
+  /**
+   * Milliseconds of quiet time left before the trigger turns to Schedule, counted from the newest
+   * pod's creationTimestamp; absent when the trigger is not Planning or no pod carries a timestamp.
+   */
+  readonly quietTimeLeftMs?: number;
+  /** The trigger's spec.dependsOn, as `Kind name`. */
+  readonly dependsOn?: readonly string[];
+  /** Why it may not be scheduled yet: its dependencies that are not complete, in words. */
+  readonly waitingOn?: readonly string[];
 }
 
 export interface WorkspaceSummary {
@@ -55,12 +66,34 @@ export interface WorkspaceSummary {
   readonly profiles: readonly string[];
   readonly podSets: readonly PodSetSummary[];
   readonly problems: { readonly errors: number; readonly warnings: number };
-  /** Whether plan history can be listed, and if not why. */
-  readonly history: { readonly available: boolean; readonly reason?: string };
+  /** Whether plan history can be listed, and if not why; when it can, the SQLite driver it runs on. */
+  readonly history: { readonly available: boolean; readonly reason?: string; readonly driver?: string };
 }
 
 /** client → server: what the server has read of the workspace (tree views, status bar). */
 export const WorkspaceSummaryRequest = new RequestType0<WorkspaceSummary, void>('podplan/workspaceSummary');
+
+export interface ClusterNodeSummary {
+  readonly name: string;
+  /** Pods bound to it (spec.nodeName). */
+  readonly pods: number;
+  readonly unschedulable: boolean;
+  /** Allocatable cpu (millicores) and memory (bytes), and what its pods request. */
+  readonly cpu: { readonly allocatable: number; readonly requested: number };
+  readonly memory: { readonly allocatable: number; readonly requested: number };
+  readonly labels: Readonly<Record<string, string>>;
+}
+
+export interface ClusterSummary {
+  /** Where the nodes and pods come from: the workspace's YAML files (later also a kube context). */
+  readonly source: { readonly kind: 'workspace' | 'cluster'; readonly name: string };
+  readonly nodes: readonly ClusterNodeSummary[];
+  /** Pods without spec.nodeName, as `namespace/name`, with the scheduler that takes them. */
+  readonly pending: readonly { readonly namespace: string; readonly name: string; readonly schedulerName: string; readonly podSet?: string }[];
+}
+
+/** client → server: the nodes and pending pods the server plans on (the Cluster view). */
+export const ClusterSummaryRequest = new RequestType0<ClusterSummary, void>('podplan/clusterSummary');
 
 export interface ListHistoryParams {
   readonly podSet?: string;
@@ -99,14 +132,40 @@ export interface ScheduleNowParams {
   readonly trigger: ObjectRef;
 }
 
+/** One object Schedule Now writes, named for the user's confirmation. */
+export interface ScheduleWrite {
+  readonly uri: string;
+  /** Kind and namespace/name, e.g. `ScheduleTrigger analytics/nightly-batch`. */
+  readonly object: string;
+  /** Whether the object is added (else changed in place). */
+  readonly created: boolean;
+  /** The fields written and how, e.g. `spec.state: Planning → Schedule`, `spec.plan: 6 pods`. */
+  readonly fields: readonly string[];
+}
+
 export interface ScheduleNowResult {
   /** Sets the trigger's state to Schedule and writes (or rewrites) its pod set's SchedulePlan. */
   readonly edit: WorkspaceEdit;
+  /** The plan, kept in the history as a draft (`historyId`) until the client records it applied. */
   readonly plan: PlanView;
+  /** What `edit` writes, object by object. */
+  readonly writes: readonly ScheduleWrite[];
 }
 
-/** client → server: what "Schedule now" changes in the workspace; the client applies the edit. */
+/**
+ * client → server: what "Schedule now" would change in the workspace; nothing is written. Refused
+ * (ok: false, with the reason) while a spec.dependsOn dependency is not complete. The client
+ * confirms with the user, applies the edit, then sends podplan/recordApplied.
+ */
 export const ScheduleNowRequest = new RequestType<ScheduleNowParams, Result<ScheduleNowResult>, void>('podplan/scheduleNow');
+
+export interface RecordAppliedParams {
+  /** The plan's history id (ScheduleNowResult.plan.historyId). */
+  readonly id: number;
+}
+
+/** client → server: the plan was written; its history entry becomes applied (the set's previous applied one superseded). */
+export const RecordAppliedRequest = new RequestType<RecordAppliedParams, Result<HistoryEntryView>, void>('podplan/recordApplied');
 
 /** server → client: the workspace model changed (after the debounce); views may ask for a new summary. */
 export const WorkspaceChangedNotification = new NotificationType<{ readonly generation: number }>('podplan/workspaceChanged');

@@ -5,19 +5,27 @@ import { err, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
-import type { PlanDiffView, PlanView } from '../protocol/webview';
+import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 
 export interface History {
   /** Why there is no history, when there is none. */
   readonly unavailable?: string;
+  /** The SQLite driver it runs on, when there is one. */
+  readonly driver?: string;
   list(params: ListHistoryParams): Result<HistoryPage>;
   /** A stored plan; `view` turns the stored plan into the view the client renders. */
   open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView>;
   compare(from: number, to: number): Result<PlanDiffView>;
   /** The cycle of `pod` kept with stored plan `id`; undefined when the plan kept none. */
   diagnosis(id: number, pod: string): Result<Diagnosis | undefined>;
-  /** Keeps a preview made with the profile of this hash; its id. */
+  /**
+   * Keeps a preview made with the profile of this hash; its id. A plan identical to the pod set's
+   * latest draft (same snapshot, profile, planner, placements and unplaced pods) is not stored
+   * again: the draft's id comes back.
+   */
   savePreview(plan: Plan, profileHash: string): Result<number>;
+  /** The plan was written to the workspace: applied, the set's previously applied plan superseded. */
+  markApplied(id: number): Result<HistoryEntryView>;
   close(): void;
 }
 
@@ -25,5 +33,5 @@ export interface History {
 export function noHistory(reason: string): History {
   const unavailable = `history unavailable: ${reason}`;
   const no = () => err(unavailable);
-  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, close: () => undefined };
+  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, close: () => undefined };
 }

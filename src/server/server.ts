@@ -20,11 +20,13 @@ import type { Clock } from '../engine/api/clock';
 import { err, type Result } from '../engine/api/result';
 import { systemClock } from '../platform/clock';
 import {
+  ClusterSummaryRequest,
   ComparePlansRequest,
   ExplainPodRequest,
   ListHistoryRequest,
   OpenPlanRequest,
   PreviewPlanRequest,
+  RecordAppliedRequest,
   ScheduleNowRequest,
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
@@ -33,6 +35,7 @@ import {
   type ListHistoryParams,
   type OpenPlanParams,
   type PreviewPlanParams,
+  type RecordAppliedParams,
   type ScheduleNowParams,
   type WorkspaceSummary,
 } from '../protocol/requests';
@@ -188,7 +191,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     void (async () => {
       try {
         const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
-        history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, folders);
+        history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, folders, log);
         await scan(folders);
       } catch (e) {
         log(`reading the workspace failed: ${errorText(e)}`);
@@ -262,7 +265,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
   connection.onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis(), history)));
-  connection.onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis())));
+  connection.onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis(), history)));
+  connection.onRequest(RecordAppliedRequest, guard('podplan/recordApplied', failed('podplan/recordApplied'), (p: RecordAppliedParams) => history.markApplied(p.id)));
   connection.onRequest(
     WorkspaceSummaryRequest,
     guard(
@@ -270,6 +274,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       (): WorkspaceSummary => ({ folders, files: 0, nodes: 0, pods: 0, workloads: 0, triggers: 0, plans: 0, profiles: [], podSets: [], problems: problems(), history: { available: false } }),
       () => service.workspaceSummary(analysis(), folders, problems(), history),
     ),
+  );
+  connection.onRequest(
+    ClusterSummaryRequest,
+    guard('podplan/clusterSummary', () => ({ source: { kind: 'workspace' as const, name: 'workspace' }, nodes: [], pending: [] }), () => service.clusterSummary(analysis(), folders)),
   );
   connection.onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (p: ListHistoryParams) => history.list(p)));
   connection.onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (p: OpenPlanParams) => history.open(p.id, (plan, id) => planView(plan, analysis(), id))));

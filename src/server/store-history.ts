@@ -37,10 +37,14 @@ export function workspaceSource(folders: readonly string[]): SourceRef {
 }
 
 class StoreHistory implements History {
+  readonly driver: string;
+
   constructor(
     private readonly store: PlanStore,
     private readonly source: SourceRef,
-  ) {}
+  ) {
+    this.driver = store.driver;
+  }
 
   list(params: ListHistoryParams): Result<HistoryPage> {
     const page = message(
@@ -84,6 +88,8 @@ class StoreHistory implements History {
   }
 
   savePreview(plan: Plan, profileHash: string): Result<number> {
+    const same = this.sameAsLatestDraft(plan, profileHash);
+    if (same !== undefined) return ok(same);
     const run = message(this.store.startRun(this.source, 'preview'));
     if (!run.ok) return run;
     const saved = message(this.store.savePlan(run.value, plan, { profileHash }));
@@ -91,13 +97,37 @@ class StoreHistory implements History {
     return saved.ok && !finished.ok ? message(finished) : saved;
   }
 
+  markApplied(id: number): Result<HistoryEntryView> {
+    const marked = message(this.store.markApplied(id));
+    if (!marked.ok) return marked;
+    const summary = message(this.store.summary(id));
+    return summary.ok ? ok(entry(summary.value)) : summary;
+  }
+
   close(): void {
     this.store.close();
   }
+
+  /** The id of the pod set's latest plan when it is a draft equal to `plan`. */
+  private sameAsLatestDraft(plan: Plan, profileHash: string): number | undefined {
+    const latest = this.store.history({ podSet: plan.podSet, namespace: plan.namespace, limit: 1 });
+    const last = latest.ok ? latest.value.items[0] : undefined;
+    if (!last || last.status !== 'draft' || last.snapshotHash !== plan.snapshotHash || last.profileHash !== profileHash || last.planner !== plan.planner) return undefined;
+    if ((last.trigger ?? '') !== (plan.trigger ?? '') || last.placed !== plan.assignments.length || last.unplaced !== plan.unplaced.length) return undefined;
+    const stored = this.store.loadPlan(last.id);
+    if (!stored.ok) return undefined;
+    const placements = (p: Plan) => JSON.stringify([p.assignments.map((a) => [a.pod, a.node]), p.unplaced.map((u) => [u.pod, u.message])]);
+    return placements(stored.value) === placements(plan) ? last.id : undefined;
+  }
 }
 
-/** The history in `file`, or none with the reason (no driver, a newer schema, …): the server runs on either way. */
-export async function openHistory(file: string, folders: readonly string[]): Promise<History> {
+/**
+ * The history in `file`, or none with the reason (no driver, a newer schema, …): the server runs on
+ * either way. The reason's details (each driver's own error) go to `log`, not to the user.
+ */
+export async function openHistory(file: string, folders: readonly string[], log: (message: string) => void): Promise<History> {
   const opened = await openStore(file);
-  return opened.ok ? new StoreHistory(opened.value, workspaceSource(folders)) : noHistory(opened.error.message);
+  if (opened.ok) return new StoreHistory(opened.value, workspaceSource(folders));
+  log(`plan history is off: ${opened.error.message}${opened.error.detail ? ` (${opened.error.detail})` : ''}`);
+  return noHistory(opened.error.message);
 }

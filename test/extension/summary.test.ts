@@ -44,4 +44,9 @@ describe('extension status words', () => {
       ].join('\n'),
     );
   });
+
+  it('names the SQLite driver the history runs on', () => {
+    const tooltip = statusWords('running', { ...summary, history: { available: true, driver: 'node:sqlite' } }).tooltip;
+    assert.equal(tooltip.split('\n').at(-1), 'Plan history: on (node:sqlite)');
+  });
 });

@@ -5,18 +5,21 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Result } from '../../src/engine/api/result';
 import {
+  ClusterSummaryRequest,
   ComparePlansRequest,
   ExplainPodRequest,
   ListHistoryRequest,
   OpenPlanRequest,
   PreviewPlanRequest,
+  RecordAppliedRequest,
   ScheduleNowRequest,
   WorkspaceSummaryRequest,
+  type ClusterSummary,
   type HistoryPage,
   type ScheduleNowResult,
   type WorkspaceSummary,
 } from '../../src/protocol/requests';
-import type { PlanDiffView, PlanView, PodExplanationView } from '../../src/protocol/webview';
+import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from '../../src/protocol/webview';
 import { startLspSession, type LspSession } from './lsp-client';
 import { applyWorkspaceEdit } from './text';
 
@@ -117,13 +120,32 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
         plans: 1,
         profiles: ['default-scheduler', 'podset-planner-scheduler'],
         podSets: [
-          { namespace: 'jobs', name: 'nightly', pods: 4, pending: 4, trigger: 'nightly', state: 'Planning', plan: 'nightly-559897b958' },
-          { namespace: 'jobs', name: 'reports', pods: 2, pending: 2, trigger: 'reports', state: 'Planning' },
+          { namespace: 'jobs', name: 'nightly', pods: 4, pending: 4, trigger: 'nightly', state: 'Planning', quietTime: '2m0s', plan: 'nightly-559897b958' },
+          {
+            namespace: 'jobs',
+            name: 'reports',
+            pods: 2,
+            pending: 2,
+            trigger: 'reports',
+            state: 'Planning',
+            quietTime: '1h30m',
+            dependsOn: ['ScheduleTrigger nightly'],
+            waitingOn: ['ScheduleTrigger nightly, which is not complete (it is still Planning)'],
+          },
         ],
         problems: { errors: 0, warnings: 0 },
-        history: { available: true },
+        history: { available: true, driver: 'better-sqlite3' },
       },
     );
+  });
+
+  it('podplan/clusterSummary: the workspace as the source, its nodes with their use, the pending pods', async () => {
+    const cluster = await request<undefined, ClusterSummary>(ClusterSummaryRequest.method);
+    assert.deepEqual(cluster.source, { kind: 'workspace', name: 'cluster' });
+    assert.deepEqual(cluster.nodes.map((n) => n.name), ['node-1', 'node-2', 'node-3', 'gpu-1']);
+    for (const n of cluster.nodes) assert.ok(n.cpu.allocatable > 0 && n.memory.allocatable > 0, n.name);
+    assert.deepEqual(cluster.pending.filter((p) => p.podSet === 'nightly').map((p) => p.name).sort(), ['batch-0', 'batch-1', 'batch-2', 'report']);
+    assert.ok(cluster.pending.every((p) => p.schedulerName.length > 0));
   });
 
   it('podplan/listHistory, openPlan, comparePlans: previews kept, read back, compared', async () => {
@@ -139,7 +161,6 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       ['nightly', 'greedy', 'draft', second.assignments.length],
       ['nightly', 'greedy', 'draft', 4],
     ]);
-    assert.ok(page.next !== undefined, 'an earlier preview is on the next page');
     const opened = value(await request<object, Result<PlanView>>(OpenPlanRequest.method, { id: first.historyId }));
     assert.deepEqual(opened.assignments.map((a) => [a.pod, a.node]), first.assignments.map((a) => [a.pod, a.node]));
     assert.equal(opened.historyId, first.historyId);
@@ -156,8 +177,28 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
     assert.deepEqual(await request(OpenPlanRequest.method, { id: 99999 }), { ok: false, error: 'history: plan 99999 is not in the history' });
   });
 
-  it('podplan/scheduleNow: the trigger set to Schedule and its plan rewritten; applied, the workspace stays clean', async () => {
+  it('podplan/previewPlan: an identical consecutive preview is not stored again', async () => {
+    const first = value(await preview({ podSet: { namespace: 'jobs', name: 'reports' } }));
+    const again = value(await preview({ podSet: { namespace: 'jobs', name: 'reports' } }));
+    assert.equal(again.historyId, first.historyId);
+    const page = value(await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'reports', namespace: 'jobs' }));
+    assert.equal(page.entries.filter((e) => e.id === first.historyId).length, 1);
+    assert.equal(new Set(page.entries.map((e) => e.id)).size, page.entries.length);
+  });
+
+  it('podplan/scheduleNow: refused with the reason while a dependency is not complete', async () => {
+    assert.deepEqual(await request(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'reports' } }), {
+      ok: false,
+      error: 'reports cannot be scheduled yet: it depends on ScheduleTrigger nightly, which is not complete (it is still Planning). Schedule what it depends on first.',
+    });
+  });
+
+  it('podplan/scheduleNow + recordApplied: names what it writes; applied, the history entry is applied and the workspace stays clean', async () => {
     const result = value(await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } }));
+    assert.deepEqual(result.writes, [
+      { uri: session.uri('podsets.yaml'), object: 'ScheduleTrigger jobs/nightly', created: false, fields: ['spec.state: Planning → Schedule'] },
+      { uri: session.uri('plan.yaml'), object: 'SchedulePlan jobs/nightly-559897b958', created: false, fields: ['spec.plan: 4 pods to nodes', 'status: planner greedy'] },
+    ]);
     const changed = applyWorkspaceEdit(result.edit, diskText);
     assert.deepEqual([...changed.keys()].sort(), [session.uri('plan.yaml'), session.uri('podsets.yaml')]);
     try {
@@ -167,6 +208,19 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       for (const a of result.plan.assignments) assert.match(plan, new RegExp(`- pod: ${a.pod}\\n\\s+node: ${a.node}`));
       assert.deepEqual(session.diagnostics(session.uri('plan.yaml')), []);
       assert.deepEqual(session.diagnostics(session.uri('podsets.yaml')), []);
+
+      const applied = value(await request<object, Result<HistoryEntryView>>(RecordAppliedRequest.method, { id: result.plan.historyId }));
+      assert.deepEqual([applied.id, applied.podSet, applied.status], [result.plan.historyId, 'nightly', 'applied']);
+      const page = value(await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'nightly', namespace: 'jobs', limit: 1 }));
+      assert.deepEqual(page.entries.map((e) => [e.id, e.status]), [[result.plan.historyId, 'applied']]);
+
+      // With nightly scheduled, reports may be scheduled: its plan leaves a pod out, which the client asks about.
+      const reports = value(await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'reports' } }));
+      assert.deepEqual(reports.plan.unplaced.map((u) => u.pod), ['giant']);
+      assert.deepEqual(reports.writes.map((w) => [w.object, w.created, w.fields]), [
+        ['ScheduleTrigger jobs/reports', false, ['spec.state: Planning → Schedule']],
+        ['SchedulePlan jobs/reports', true, ['spec.plan: 1 pod to nodes', 'status: planner greedy, 1 unplaced with reasons']],
+      ]);
     } finally {
       for (const uri of changed.keys()) await session.close(uri);
     }
@@ -179,6 +233,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       assert.deepEqual(await none.connection.sendRequest(ListHistoryRequest.method, {}), expected);
       assert.deepEqual(await none.connection.sendRequest(OpenPlanRequest.method, { id: 1 }), expected);
       assert.deepEqual(await none.connection.sendRequest(ComparePlansRequest.method, { from: 1, to: 2 }), expected);
+      assert.deepEqual(await none.connection.sendRequest(RecordAppliedRequest.method, { id: 1 }), expected);
       const plan = value((await none.connection.sendRequest(PreviewPlanRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } })) as Result<PlanView>);
       assert.equal(plan.historyId, undefined, 'the preview is made all the same');
       const summary = (await none.connection.sendRequest(WorkspaceSummaryRequest.method)) as WorkspaceSummary;

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { betterSqlite3, type DriverLoader, type DriverName } from '../../src/store/driver';
+import { betterSqlite3, nativeAddonName, noDriverMessage, type DriverLoader, type DriverName } from '../../src/store/driver';
 import { openStore } from '../../src/store/store';
 import { assertWhole, openTestStore, savedIds, startWriter, useTempDir, value } from './helpers';
 import { syntheticPlan } from './synthetic';
@@ -31,7 +31,7 @@ describe('store/driver', () => {
     if (opened.ok) opened.value.close();
   });
 
-  it('when no driver loads, returns one error naming each and why, and throws nothing', async () => {
+  it('when no driver loads, returns one error in plain words, each driver\'s own error as its detail, and throws nothing', async () => {
     const opened = await openStore(join(dir.path, 'none.db'), {
       loaders: [failing('better-sqlite3', 'was compiled against a different Node.js version using NODE_MODULE_VERSION 115'), failing('node:sqlite', 'No such built-in module: node:sqlite')],
     });
@@ -39,10 +39,21 @@ describe('store/driver', () => {
       ok: false,
       error: {
         kind: 'no-driver',
-        message:
-          'no SQLite driver could be loaded, plan history is off (better-sqlite3: was compiled against a different Node.js version using NODE_MODULE_VERSION 115; node:sqlite: No such built-in module: node:sqlite)',
+        message: noDriverMessage(),
+        detail: 'better-sqlite3: was compiled against a different Node.js version using NODE_MODULE_VERSION 115; node:sqlite: No such built-in module: node:sqlite',
       },
     });
+  });
+
+  it('says which Node has no driver and what each driver needs', () => {
+    assert.equal(
+      noDriverMessage('v20.20.2', '115', 'linux-x64'),
+      'no SQLite driver could be loaded in Node v20.20.2 (linux-x64): node:sqlite needs Node 22.5 or newer, and there is no better-sqlite3 built for this Node (module version 115)',
+    );
+  });
+
+  it('names a shipped addon by platform, architecture and Node module version', () => {
+    assert.equal(nativeAddonName('linux', 'x64', '115'), 'better_sqlite3-linux-x64-node115.node');
   });
 
   describe('under Node 22, where this better-sqlite3 build cannot load', function () {

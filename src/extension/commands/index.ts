@@ -9,6 +9,7 @@ import { previewPlan } from './preview-plan';
 import { scheduleNow } from './schedule-now';
 import { restartServer, showOutput } from './server';
 import { showPodSet } from './show-pod-set';
+import { openExample, refreshViews, revealObject } from './views';
 
 // Handlers take whatever arguments their callers (lenses, webview intents, the palette) pass.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,4 +26,7 @@ export const commandTable: Readonly<Record<CommandName, CommandFactory>> = {
   exportPlan,
   restartServer,
   showOutput,
+  revealObject,
+  refreshViews,
+  openExample,
 };

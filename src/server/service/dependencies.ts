@@ -54,3 +54,38 @@ export function dependencyCycles(analysis: Analysis): Map<string, string[]> {
   cycleCache.set(analysis, cycles);
   return cycles;
 }
+
+/** Whether every pod of the set is placed: bound (spec.nodeName) or in the set's SchedulePlan. */
+function unplacedPods(namespace: string, podSet: string, analysis: Analysis): { readonly total: number; readonly unplaced: number } {
+  const pods = analysis.podSet(namespace, podSet);
+  const planned = new Set(analysis.plansOf(namespace, podSet).flatMap((p) => p.value.plan.map((e) => e.pod)));
+  return { total: pods.length, unplaced: pods.filter((p) => !p.value.spec.nodeName && !planned.has(p.value.metadata.name)).length };
+}
+
+/**
+ * Why each of the trigger's dependencies is not complete yet, in words (empty when all are). As the
+ * planner has it (engine/planner/plan-all.ts), a dependency is complete when every pod of its set is
+ * placed; in the workspace a trigger counts only once it is set to Schedule and its plan is written.
+ */
+export function incompleteDependencies(trigger: ScheduleTriggerManifest, analysis: Analysis): string[] {
+  const reasons: string[] = [];
+  for (const ref of trigger.dependsOn) {
+    const kind = ref.kind ?? 'ScheduleTrigger';
+    const namespace = ref.namespace ?? trigger.namespace;
+    const named = `${kind} ${namespace === trigger.namespace ? '' : `${namespace}/`}${ref.name}`;
+    const dependency = resolveDependency(ref, trigger, analysis);
+    if (!dependency.exists) {
+      reasons.push(`${named}, which is not in the workspace`);
+      continue;
+    }
+    const planning = dependency.triggers.filter((t) => t.value.state !== 'Schedule').map((t) => t.value.name);
+    const podSet = kind === 'PodSet' ? ref.name : (dependency.triggers[0]?.value.podSet ?? (kind === 'SchedulePlan' ? analysis.plan(namespace, ref.name)?.value.podSet : undefined));
+    const pods = podSet === undefined ? { total: 0, unplaced: 0 } : unplacedPods(namespace, podSet, analysis);
+    const why = [
+      ...(planning.length > 0 ? [`${kind === 'ScheduleTrigger' ? 'it is' : planning.length === 1 ? `its trigger ${planning[0]} is` : `its triggers ${planning.join(', ')} are`} still Planning`] : []),
+      ...(pods.unplaced > 0 ? [`${pods.unplaced} of its ${pods.total} pods are not placed`] : []),
+    ];
+    if (why.length > 0) reasons.push(`${named}, which is not complete (${why.join(', and ')})`);
+  }
+  return reasons;
+}

@@ -1,11 +1,16 @@
 // The custom requests of protocol/requests.ts, answered from the workspace analysis.
 import { err, ok, type Result } from '../../engine/api/result';
-import type { ExplainPodParams, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, WorkspaceSummary } from '../../protocol/requests';
+import type { Plan } from '../../engine/planner/plan';
+import { CPU, MEMORY } from '../../engine/api/resources';
+import { parseGoDuration } from '../../engine/planner/duration';
+import type { ScheduleTriggerManifest } from '../../manifests';
+import type { ClusterSummary, ExplainPodParams, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
-import type { Analysis } from './analysis';
+import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
+import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
 import { explainInPlan, explainPod, planPodSet, planView } from './planning';
 
@@ -26,10 +31,14 @@ export function previewPlan(params: PreviewPlanParams, analysis: Analysis, histo
   if (analysis.podSet(request.namespace, request.podSet).length === 0) return err(`pod set ${request.namespace}/${request.podSet} has no pods in the workspace`);
   const made = planPodSet(analysis, request);
   if (!made.ok) return made;
-  const plan = made.value;
+  return ok(keptView(made.value, analysis, history));
+}
+
+/** The plan's view, after keeping it in the history (as its id) when there is one. */
+function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
-  return ok(planView(plan, analysis, saved.ok ? saved.value : undefined));
+  return planView(plan, analysis, saved.ok ? saved.value : undefined);
 }
 
 export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Result<PodExplanationView> {
@@ -39,17 +48,27 @@ export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, 
   return ok((params.inPlan && explainInPlan(pod, analysis, params.inPlan, history)) || explainPod(pod, analysis));
 }
 
-export function scheduleNow(params: ScheduleNowParams, analysis: Analysis): Result<ScheduleNowResult> {
+export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, history: History): Result<ScheduleNowResult> {
   const namespace = params.trigger.namespace ?? DEFAULT_NS;
   const trigger = analysis.trigger(namespace, params.trigger.name);
   if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in the workspace`);
+  const waiting = incompleteDependencies(trigger.value, analysis);
+  if (waiting.length > 0) return err(`${trigger.value.name} cannot be scheduled yet: it depends on ${waiting.join('; ')}. Schedule what it depends on first.`);
   const file = analysis.file(trigger.file);
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
   const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
   const made = schedulePlanEdit(trigger, analysis, state ? [state] : []);
   if (!made) return err(`cannot write the plan of ${trigger.value.podSet}`);
-  return ok({ edit: made.edit, plan: planView(made.plan, analysis) });
+  const plan = made.plan;
+  const planFile = made.existing?.file ?? trigger.file;
+  const planName = `${plan.namespace}/${made.existing?.value.name ?? plan.podSet}`;
+  const planFields = [`spec.plan: ${plan.assignments.length} pod${plan.assignments.length === 1 ? '' : 's'} to nodes`, `status: planner ${plan.planner}${plan.unplaced.length > 0 ? `, ${plan.unplaced.length} unplaced with reasons` : ''}`];
+  const writes: ScheduleWrite[] = [
+    ...(state ? [{ uri: trigger.file, object: `ScheduleTrigger ${namespace}/${trigger.value.name}`, created: false, fields: [`spec.state: ${trigger.value.state} → Schedule`] }] : []),
+    { uri: planFile, object: `SchedulePlan ${planName}`, created: made.existing === undefined, fields: planFields },
+  ];
+  return ok({ edit: made.edit, plan: keptView(plan, analysis, history), writes });
 }
 
 export function workspaceSummary(analysis: Analysis, folders: readonly string[], problems: { errors: number; warnings: number }, history: History): WorkspaceSummary {
@@ -63,7 +82,7 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
       name,
       pods: analysis.podSet(namespace, name).length,
       pending: analysis.plannedPodsOf(namespace, name).length,
-      ...(trigger ? { trigger: trigger.value.name, state: trigger.value.state } : {}),
+      ...(trigger ? { trigger: trigger.value.name, state: trigger.value.state, ...triggerDetails(trigger.value, analysis) } : {}),
       ...(plan ? { plan: plan.value.name } : {}),
     };
   });
@@ -78,6 +97,46 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     profiles: [...new Set(analysis.engine.profiles.map((p) => p.schedulerName))],
     podSets,
     problems,
-    history: history.unavailable ? { available: false, reason: history.unavailable } : { available: true },
+    history: history.unavailable ? { available: false, reason: history.unavailable } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
   };
+}
+
+/** A trigger's quiet time (and what is left of it), its dependencies and those not complete. */
+function triggerDetails(trigger: ScheduleTriggerManifest, analysis: Analysis): Partial<PodSetSummary> {
+  const details: { -readonly [K in keyof PodSetSummary]?: PodSetSummary[K] } = {};
+  if (trigger.quietTime !== undefined) {
+    details.quietTime = trigger.quietTime;
+    const quiet = parseGoDuration(trigger.quietTime);
+    const arrivals = analysis.podSet(trigger.namespace, trigger.podSet).flatMap((p) => {
+      const at = Date.parse(p.value.metadata.creationTimestamp ?? '');
+      return Number.isNaN(at) ? [] : [at];
+    });
+    const now = analysis.options.clock?.now();
+    if (trigger.state === 'Planning' && quiet.ok && arrivals.length > 0 && now !== undefined) details.quietTimeLeftMs = Math.max(0, Math.max(...arrivals) + quiet.value - now);
+  }
+  if (trigger.dependsOn.length > 0) {
+    details.dependsOn = trigger.dependsOn.map((d) => `${d.kind ?? 'ScheduleTrigger'} ${d.namespace && d.namespace !== trigger.namespace ? `${d.namespace}/` : ''}${d.name}`);
+    const waiting = incompleteDependencies(trigger, analysis);
+    if (waiting.length > 0) details.waitingOn = waiting;
+  }
+  return details;
+}
+
+export function clusterSummary(analysis: Analysis, folders: readonly string[]): ClusterSummary {
+  const first = folders[0] ?? '';
+  const nodes = analysis.engine.snapshot.list().map((info) => ({
+    name: info.name,
+    pods: info.pods.length,
+    unschedulable: info.node.spec?.unschedulable === true,
+    cpu: { allocatable: info.allocatable.get(CPU), requested: info.requested.get(CPU) },
+    memory: { allocatable: info.allocatable.get(MEMORY), requested: info.requested.get(MEMORY) },
+    labels: info.node.metadata.labels ?? {},
+  }));
+  const pending = analysis.model.pods
+    .filter((p) => !p.value.spec.nodeName)
+    .map((p) => {
+      const podSet = podSetLabelOf(p.value);
+      return { namespace: p.value.metadata.namespace ?? DEFAULT_NS, name: p.value.metadata.name, schedulerName: schedulerOf(p.value), ...(podSet !== undefined ? { podSet } : {}) };
+    });
+  return { source: { kind: 'workspace', name: decodeURIComponent(first.split('/').pop() ?? '') || 'workspace' }, nodes, pending };
 }

@@ -1,0 +1,21 @@
+// The lines a plan leaves in the Podplan output channel: what was planned, with which planner and
+// profile, and every pod left out with the stage, plugin and upstream message that stopped it
+// (syntaxes/podplan-output.tmLanguage.json colours them). Free of `vscode` so that a test can
+// read them. Placements are counted, not listed: a plan of thousands of pods stays a few lines.
+import type { PlanView } from '../protocol/webview';
+
+/** Unplaced pods listed one per line; the rest are counted. */
+const UNPLACED_LISTED = 20;
+
+export function planLogLines(plan: PlanView, action: 'preview' | 'schedule'): string[] {
+  const history = plan.historyId !== undefined ? `, history #${plan.historyId}` : '';
+  const lines = [
+    `${action} pod set ${plan.namespace}/${plan.podSet}${plan.trigger ? ` (trigger ${plan.trigger})` : ''}: planner ${plan.planner}, profile ${plan.profile}${history}: ${plan.assignments.length} placed, ${plan.unplaced.length} not placed`,
+  ];
+  for (const u of plan.unplaced.slice(0, UNPLACED_LISTED)) {
+    const at = u.stage ? ` at ${u.stage}${u.plugin ? ` ${u.plugin}` : ''}` : '';
+    lines.push(`  pod ${plan.namespace}/${u.pod} not placed${at}: ${u.message}`);
+  }
+  if (plan.unplaced.length > UNPLACED_LISTED) lines.push(`  … and ${plan.unplaced.length - UNPLACED_LISTED} more pods not placed`);
+  return lines;
+}

@@ -1,0 +1,29 @@
+// What a plan leaves in the Podplan output channel: one summary line, then each pod left out with
+// the stage, plugin and upstream message that stopped it, the first twenty listed.
+import assert from 'node:assert/strict';
+import { planLogLines } from '../../src/extension/plan-log';
+import type { PlanView, UnplacedView } from '../../src/protocol/webview';
+
+const unplaced = (i: number): UnplacedView => ({ pod: `big-${i}`, stage: 'Filter', plugin: 'NodeResourcesFit', reason: 'Insufficient cpu', message: '0/9 nodes are available: 9 Insufficient cpu.', reasons: [] });
+
+const plan = (over: Partial<PlanView>): PlanView => ({
+  podSet: 'nightly-batch', namespace: 'analytics', trigger: 'nightly-batch', planner: 'greedy', profile: 'podset-planner-scheduler', createdAt: 0, snapshotHash: 'h',
+  assignments: [{ pod: 'etl-0', node: 'node-a1', owner: 'etl' }], nodes: [], unplaced: [], unplacedGroups: [],
+  funnel: { subject: 'pod set analytics/nightly-batch', unit: 'pod × node pairs', pods: 1, steps: [] }, ...over,
+});
+
+describe('extension/plan-log', () => {
+  it('says what was planned, how, and where it is kept', () => {
+    assert.deepEqual(planLogLines(plan({ historyId: 3 }), 'preview'), [
+      'preview pod set analytics/nightly-batch (trigger nightly-batch): planner greedy, profile podset-planner-scheduler, history #3: 1 placed, 0 not placed',
+    ]);
+  });
+
+  it('lists each pod left out with the stage, plugin and message, up to twenty, and counts the rest', () => {
+    const lines = planLogLines(plan({ trigger: undefined, unplaced: Array.from({ length: 22 }, (_, i) => unplaced(i)) }), 'schedule');
+    assert.equal(lines[0], 'schedule pod set analytics/nightly-batch: planner greedy, profile podset-planner-scheduler: 1 placed, 22 not placed');
+    assert.equal(lines[1], '  pod analytics/big-0 not placed at Filter NodeResourcesFit: 0/9 nodes are available: 9 Insufficient cpu.');
+    assert.equal(lines.length, 22);
+    assert.equal(lines.at(-1), '  … and 2 more pods not placed');
+  });
+});

@@ -1,0 +1,78 @@
+// The words of the Podplan view container's trees, from the server's answers.
+import assert from 'node:assert/strict';
+import type { ClusterSummary, PodSetSummary, WorkspaceSummary } from '../../../src/protocol/requests';
+import type { HistoryEntryView } from '../../../src/protocol/webview';
+import { clusterNodes, isViewNode, planNodes, podSetNodes, shortDuration, type ViewNode } from '../../../src/extension/views/model';
+
+function summary(...podSets: PodSetSummary[]): WorkspaceSummary {
+  return { folders: [], files: 1, nodes: 0, pods: 0, workloads: 0, triggers: 0, plans: 0, profiles: [], podSets, problems: { errors: 0, warnings: 0 }, history: { available: true } };
+}
+
+const set = (over: Partial<PodSetSummary>): PodSetSummary => ({ namespace: 'analytics', name: 'nightly-batch', pods: 6, pending: 6, trigger: 'nightly-batch', state: 'Planning', ...over });
+
+const entry = (id: number, over: Partial<HistoryEntryView> = {}): HistoryEntryView => ({
+  id, podSet: 'nightly-batch', namespace: 'analytics', planner: 'greedy', profile: 'podset-planner-scheduler', status: 'draft', createdAt: Date.UTC(2026, 10, 24, 20, 0, id), placed: 6, unplaced: 0, ...over,
+});
+
+const described = (nodes: readonly ViewNode[] | undefined) => (nodes ?? []).map((n) => [n.label, n.description]);
+
+describe('extension/views/model', () => {
+  it('shows durations in whole seconds, hours and minutes', () => {
+    for (const [ms, text] of [[0, '0s'], [400, '1s'], [90_000, '1m 30s'], [3_600_000, '1h'], [5_430_000, '1h 30m 30s']] as const) assert.equal(shortDuration(ms), text, String(ms));
+  });
+
+  it('gives each pod set its state, pods, quiet time left and dependencies marked complete or not', () => {
+    const [batch, report] = podSetNodes(
+      summary(
+        set({ quietTime: '2m0s', quietTimeLeftMs: 75_000 }),
+        set({ name: 'nightly-report', trigger: 'nightly-report', pods: 1, pending: 1, quietTime: '30s', dependsOn: ['ScheduleTrigger nightly-batch'], waitingOn: ['ScheduleTrigger nightly-batch, which is not complete (it is still Planning)'] }),
+      ),
+      'reveal',
+    );
+    assert.equal(batch?.description, 'analytics · Planning · 6 pods to place');
+    assert.equal(batch?.contextValue, 'podSet.trigger');
+    assert.deepEqual(batch?.open, { command: 'reveal', args: ['ScheduleTrigger', 'nightly-batch', 'analytics'] });
+    assert.deepEqual(batch?.args, { podSet: 'nightly-batch', namespace: 'analytics', trigger: { namespace: 'analytics', name: 'nightly-batch' } });
+    assert.deepEqual(described(batch?.children), [['State', 'Planning'], ['Pods', '6, 6 to place'], ['Quiet time', '1m 15s left of 2m0s']]);
+    assert.equal(report?.contextValue, 'podSet.trigger.waiting');
+    assert.deepEqual(described(report?.children), [['State', 'Planning'], ['Pods', '1, 1 to place'], ['Quiet time', '30s after the last pod arrives (no arrival time in the workspace)'], ['Depends on', 'ScheduleTrigger nightly-batch — not complete']]);
+    assert.match(report?.tooltip ?? '', /Waits on ScheduleTrigger nightly-batch, which is not complete/);
+  });
+
+  it('says when a set has no trigger and when the quiet time is over', () => {
+    const [alone, due] = podSetNodes(summary(set({ name: 'loose', trigger: undefined, state: undefined }), set({ quietTime: '2m0s', quietTimeLeftMs: 0 })), 'reveal');
+    assert.equal(alone?.contextValue, 'podSet');
+    assert.equal(alone?.open, undefined);
+    assert.deepEqual(described(alone?.children)[0], ['State', 'no ScheduleTrigger']);
+    assert.deepEqual(described(due?.children)[2], ['Quiet time', '2m0s: over, due to turn to Schedule']);
+  });
+
+  it('groups the history by pod set, newest first, each plan comparable with the one before it', () => {
+    const [set1, set2] = planNodes([entry(3, { status: 'applied' }), entry(2, { podSet: 'nightly-report', unplaced: 1, placed: 0 }), entry(1, { status: 'superseded' })], 'open');
+    assert.equal(set1?.label, 'analytics/nightly-batch');
+    assert.deepEqual(described(set1?.children), [['#3 applied', '6 placed · 2026-11-24 20:00:03'], ['#1 superseded', '6 placed · 2026-11-24 20:00:01']]);
+    assert.deepEqual(set1?.children?.map((c) => [c.contextValue, c.args]), [['plan.applied.comparable', { id: 3, from: 1, to: 3 }], ['plan.superseded', { id: 1 }]]);
+    assert.deepEqual(set1?.children?.[0]?.open, { command: 'open', args: [{ id: 3 }] });
+    assert.deepEqual(described(set2?.children), [['#2 draft', '0 placed, 1 not placed · 2026-11-24 20:00:02']]);
+  });
+
+  it('shows the cluster source, each node with its use, and the pending pods by scheduler', () => {
+    const cluster: ClusterSummary = {
+      source: { kind: 'workspace', name: 'cluster' },
+      nodes: [{ name: 'node-a1', pods: 2, unschedulable: false, cpu: { allocatable: 4000, requested: 1000 }, memory: { allocatable: 8, requested: 4 }, labels: { 'topology.kubernetes.io/zone': 'a' } }],
+      pending: [{ namespace: 'analytics', name: 'etl-0', schedulerName: 'podset-planner-scheduler', podSet: 'nightly-batch' }],
+    };
+    const [source, nodes, pending] = clusterNodes(cluster, 'reveal');
+    assert.deepEqual([source?.label, source?.description], ['Source', 'workspace files: cluster']);
+    assert.deepEqual(described(nodes?.children), [['node-a1', '2 pods · cpu 25% · memory 50%']]);
+    assert.equal(nodes?.children?.[0]?.tooltip, 'topology.kubernetes.io/zone=a');
+    assert.deepEqual(described(pending?.children), [['podset-planner-scheduler', '1 pod']]);
+    assert.deepEqual(described(pending?.children?.[0]?.children), [['etl-0', 'analytics · nightly-batch']]);
+  });
+
+  it('tells a tree node passed by a context menu from other arguments', () => {
+    assert.equal(isViewNode({ key: 'a', label: 'b', args: {} }), true);
+    assert.equal(isViewNode({ trigger: { name: 'x' } }), false);
+    assert.equal(isViewNode(undefined), false);
+  });
+});
