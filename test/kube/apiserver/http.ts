@@ -195,6 +195,10 @@ export class ApiHttp {
       this.send(res, 201, result.json, result.warnings);
       return;
     }
+    if (method === 'DELETE' && name === undefined) {
+      this.send(res, 200, this.registry.deleteCollection(type, namespace, query, opts));
+      return;
+    }
     if (name === undefined) throw errors.methodNotAllowed();
     const sub = subresource === 'status' ? 'status' : undefined;
     if (method === 'PUT') {
