@@ -190,6 +190,22 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     assert.deepEqual(out.trim().split('\n'), ['pod/first', 'pod/second']);
   });
 
+  it('get and get -w print the columns of a real cluster', async () => {
+    server.create(pod('first'));
+    assert.match(await ok(['get', 'pods']), /^NAME {4}READY {3}STATUS {4}RESTARTS {3}AGE\nfirst {3}0\/1 {5}Pending {3}0 {10}\d+s\n$/);
+    const watcher = spawn(KUBECTL, ['get', 'pods', '-w'], { env });
+    let out = '';
+    watcher.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    try {
+      await until(() => out.includes('first') && server.openWatches === 1);
+      server.create(pod('second'));
+      await until(() => out.includes('second'));
+    } finally {
+      watcher.kill();
+    }
+    assert.deepEqual(out.trim().split('\n').map((line) => line.split(/\s+/).slice(0, 3).join(' ')), ['NAME READY STATUS', 'first 0/1 Pending', 'second 0/1 Pending']);
+  });
+
   it('create namespace and run (sent as protobuf) make the objects kubectl describes', async () => {
     assert.equal(await ok(['create', 'namespace', 'team']), 'namespace/team created\n');
     assert.deepEqual(server.get({ apiVersion: 'v1', kind: 'Namespace' }, undefined, 'team')?.metadata?.labels, { 'kubernetes.io/metadata.name': 'team' });

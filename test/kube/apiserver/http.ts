@@ -9,7 +9,8 @@ import { apiVersionOf, type KubeObject, type ResourceType } from './resources';
 import type { BindingRequest, FieldValidation, PatchType, Registry, WriteOptions } from './registry';
 import { selectorMatcher } from './selectors';
 import { errors, qualified, StatusError, success, type KubeStatus } from './status';
-import type { WatchEventType } from './store';
+import type { Entry, WatchEventType } from './store';
+import { table, wantsTable } from './table';
 import { openApiV2, openApiV3Index, openApiV3GroupVersion } from './openapi';
 import { decodeProtobuf } from './protobuf';
 
@@ -168,15 +169,22 @@ export class ApiHttp {
     if (method === 'GET' && (watching || name === undefined)) {
       const verb = watching ? 'watch' : 'list';
       this.counters.countRequest(verb, resource);
-      if (watching) this.watch(res, route, query);
-      else this.send(res, 200, this.registry.list(type, namespace, query).json);
+      const asTable = wantsTable(req.headers.accept);
+      if (watching) this.watch(res, route, query, asTable);
+      else {
+        const list = this.registry.list(type, namespace, query);
+        const { resourceVersion, ...rest } = list.metadata;
+        const json = asTable ? JSON.stringify(table(type, list.entries.map((e) => e.obj), String(resourceVersion), rest)) : this.registry.listJson(type, list);
+        this.send(res, 200, json);
+      }
       return;
     }
     const verb = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name === undefined ? 'deletecollection' : 'delete' }[method];
     if (!verb) throw errors.methodNotAllowed();
     this.counters.countRequest(verb, resource);
     if (method === 'GET') {
-      this.send(res, 200, this.registry.entry(type, namespace, name as string).json);
+      const entry = this.registry.entry(type, namespace, name as string);
+      this.send(res, 200, wantsTable(req.headers.accept) ? JSON.stringify(table(type, [entry.obj], String(entry.rv))) : entry.json);
       return;
     }
     const body = await readBody(req);
@@ -240,7 +248,7 @@ export class ApiHttp {
     this.send(res, 201, JSON.stringify(success(201)));
   }
 
-  private watch(res: ServerResponse, route: Route, query: URLSearchParams): void {
+  private watch(res: ServerResponse, route: Route, query: URLSearchParams, asTable: boolean): void {
     const { type, namespace, name } = route;
     const selector = selectorMatcher(query, type);
     const match = name === undefined ? selector : (o: KubeObject) => o.metadata?.name === name && selector(o);
@@ -292,8 +300,8 @@ export class ApiHttp {
     const watcher = {
       namespace: type.namespaced ? namespace : undefined,
       match,
-      send: (t: WatchEventType, json: string): void => {
-        write(t, json);
+      send: (t: WatchEventType, entry: Entry): void => {
+        write(t, asTable ? JSON.stringify(table(type, [entry.obj], String(entry.rv))) : entry.json);
         sent++;
         const every = faults.faults.dropWatchEvery;
         if (every > 0 && sent % every === 0) {

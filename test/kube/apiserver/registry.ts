@@ -28,10 +28,9 @@ export interface WriteResult {
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
 export interface ListResult {
-  /** the list as JSON text */
-  readonly json: string;
-  readonly resourceVersion: number;
-  readonly count: number;
+  readonly entries: readonly Entry[];
+  /** the list's metadata: resourceVersion, continue, remainingItemCount */
+  readonly metadata: Record<string, unknown>;
 }
 
 export interface BindingRequest {
@@ -153,7 +152,7 @@ export class Registry {
     let i = start ? lowerBound(keys, start) : 0;
     const prefix = t.namespaced && namespace !== undefined ? `${namespace}/` : '';
     if (prefix && !start) i = lowerBound(keys, prefix);
-    const items: string[] = [];
+    const items: Entry[] = [];
     let next: string | undefined;
     for (; i < keys.length; i++) {
       const key = keys[i] as string;
@@ -164,7 +163,7 @@ export class Registry {
         next = key;
         break;
       }
-      items.push(e.json);
+      items.push(e);
     }
     const meta: Record<string, unknown> = { resourceVersion: String(rv) };
     if (next !== undefined) {
@@ -175,8 +174,13 @@ export class Registry {
         meta.remainingItemCount = remaining;
       }
     }
-    const head = `{"kind":${JSON.stringify(`${t.kind}List`)},"apiVersion":${JSON.stringify(apiVersionOf(t))},"metadata":${JSON.stringify(meta)},"items":[`;
-    return { json: `${head}${items.join(',')}]}`, resourceVersion: rv, count: items.length };
+    return { entries: items, metadata: meta };
+  }
+
+  /** The list as JSON text, built from the stored objects' JSON. */
+  listJson(t: ResourceType, list: ListResult): string {
+    const head = `{"kind":${JSON.stringify(`${t.kind}List`)},"apiVersion":${JSON.stringify(apiVersionOf(t))},"metadata":${JSON.stringify(list.metadata)},"items":[`;
+    return `${head}${list.entries.map((e) => e.json).join(',')}]}`;
   }
 
   private checkContinue(rv: number): void {
