@@ -177,6 +177,29 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
     });
   });
 
+  describe('direct access from the test', () => {
+    it('seeds many objects at once and reads them back in key order', () => {
+      const nodes = Array.from({ length: 500 }, (_, i) => node(`n${String(i).padStart(3, '0')}`));
+      const pods = Array.from({ length: 2000 }, (_, i) => pod(`p${String(i).padStart(4, '0')}`));
+      server.create(...nodes, ...pods);
+      const stored = server.list({ apiVersion: 'v1', kind: 'Pod' }, 'default');
+      assert.equal(stored.length, 2000);
+      assert.deepEqual([stored[0]?.metadata?.name, stored[1999]?.metadata?.name], ['p0000', 'p1999']);
+      assert.equal(server.list({ apiVersion: 'v1', kind: 'Node' }).length, 500);
+    });
+
+    it('writes status and spec as given (playing kubelet or another scheduler), with watch events', async () => {
+      server.create(node('n1'), pod('p'));
+      const rv = String(server.resourceVersion);
+      server.patch({ apiVersion: 'v1', kind: 'Pod' }, 'default', 'p', { spec: { nodeName: 'n1' }, status: { phase: 'Running' } });
+      const changed = await c.core.listNamespacedPod({ namespace: 'default', resourceVersion: rv });
+      assert.deepEqual([changed.items[0]?.spec?.nodeName, changed.items[0]?.status?.phase], ['n1', 'Running']);
+      server.create(pod('q'));
+      server.bind('default', 'q', 'n1');
+      assert.equal(server.counters.bindings.get('default/q'), 1);
+    });
+  });
+
   describe('list', () => {
     beforeEach(() => {
       server.create(
