@@ -166,6 +166,14 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     assert.match(strategic.stderr, /application\/strategic-merge-patch\+json is not supported by example.com\/v1, Kind=Widget/);
   });
 
+  it('scale and cordon change the objects as on a cluster', async () => {
+    server.create(node('n1'), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } } } });
+    assert.equal(await ok(['scale', 'deployment', 'web', '--replicas=3']), 'deployment.apps/web scaled\n');
+    assert.equal((server.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, 'default', 'web')?.spec as { replicas: number }).replicas, 3);
+    assert.equal(await ok(['cordon', 'n1']), 'node/n1 cordoned\n');
+    assert.match(await ok(['get', 'nodes']), /n1 +Unknown,SchedulingDisabled +<none>/);
+  });
+
   it('delete removes the object and says so', async () => {
     server.create(pod('web'));
     assert.equal(await ok(['delete', 'pod', 'web']), 'pod "web" deleted\n');

@@ -142,6 +142,14 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
       });
     }
 
+    it('the scale subresource reads and sets a workload\'s replicas', async () => {
+      server.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } } } });
+      const scale = await c.apps.readNamespacedDeploymentScale({ namespace: 'default', name: 'web' });
+      assert.deepEqual([scale.spec?.replicas, scale.status?.selector], [2, 'app=web']);
+      await c.apps.patchNamespacedDeploymentScale({ namespace: 'default', name: 'web', body: { spec: { replicas: 5 } } }, patchAs(k8s.PatchStrategy.MergePatch));
+      assert.equal((server.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, 'default', 'web')?.spec as { replicas: number }).replicas, 5);
+    });
+
     it('deletecollection deletes what the selector matches and answers the list of it', async () => {
       server.create(pod('a', { labels: { app: 'web' } }), pod('b', { labels: { app: 'db' } }));
       const answer = await c.core.deleteCollectionNamespacedPod({ namespace: 'default', labelSelector: 'app=web' });
