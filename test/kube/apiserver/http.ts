@@ -12,7 +12,7 @@ import { errors, qualified, StatusError, success, type KubeStatus } from './stat
 import type { Entry, WatchEventType } from './store';
 import { table, wantsTable } from './table';
 import { jsonPatch, mergePatch } from './patch';
-import { openApiV2, openApiV3Index, openApiV3GroupVersion } from './openapi';
+import { OPENAPI_V2_PROTOBUF, openApiV2, openApiV2Protobuf, openApiV3Index, openApiV3GroupVersion } from './openapi';
 import { decodeProtobuf } from './protobuf';
 
 export interface HttpOptions {
@@ -79,6 +79,11 @@ export class ApiHttp {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const types = this.registry.allTypes();
+    if (path === '/openapi/v2' && req.headers.accept?.includes(OPENAPI_V2_PROTOBUF)) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(openApiV2Protobuf());
+      return;
+    }
     const fixed = this.fixedDocument(path, types);
     if (fixed !== undefined) {
       if (req.method !== 'GET') throw errors.methodNotAllowed();
