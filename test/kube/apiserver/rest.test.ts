@@ -86,6 +86,12 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
       });
     });
 
+    it('dryRun=All answers what would be stored and stores nothing', async () => {
+      const answer = await c.core.createNamespacedPod({ namespace: 'default', body: pod('web') as k8s.V1Pod, dryRun: 'All' });
+      assert.equal(answer.spec?.schedulerName, 'default-scheduler');
+      assert.equal(server.get({ apiVersion: 'v1', kind: 'Pod' }, 'default', 'web'), undefined);
+    });
+
     it('generateName makes a unique name from the prefix', async () => {
       const a = await c.core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c' }] } } });
       const b = await c.core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c' }] } } });
