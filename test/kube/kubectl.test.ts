@@ -240,10 +240,12 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     assert.deepEqual((stored.spec as { containers: unknown }).containers, (wanted.spec as { containers: unknown }).containers);
   });
 
-  it('authenticates with a client certificate; a wrong token is Unauthorized', async () => {
+  it('authenticates with a client certificate or an exec plugin; a wrong token is Unauthorized', async () => {
     server.create(node('n1'));
-    const certConfig = await server.writeKubeconfig({ user: 'cert' });
-    assert.equal((await kubectl(['get', 'nodes', '-o', 'name'], { env: { ...env, KUBECONFIG: certConfig } })).stdout, 'node/n1\n');
+    for (const user of ['cert', 'exec'] as const) {
+      const config = await server.writeKubeconfig({ user });
+      assert.equal((await kubectl(['get', 'nodes', '-o', 'name'], { env: { ...env, KUBECONFIG: config } })).stdout, 'node/n1\n', user);
+    }
     const badConfig = await file('bad-kubeconfig', server.kubeconfig({ user: 'token' }).replace(server.token, 'wrong-token'));
     const refused = await kubectl(['get', 'nodes'], { env: { ...env, KUBECONFIG: badConfig } });
     assert.notEqual(refused.code, 0);
