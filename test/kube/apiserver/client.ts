@@ -96,11 +96,12 @@ export interface RawAnswer {
 }
 
 /** One https request outside any client library (the server's CA trusted), for what clients hide. */
-export function raw(server: TestApiServer, method: string, path: string, options: { token?: string | null; body?: string; contentType?: string } = {}): Promise<RawAnswer> {
+export function raw(server: TestApiServer, method: string, path: string, options: { token?: string | null; body?: string; contentType?: string; accept?: string } = {}): Promise<RawAnswer> {
   const headers: Record<string, string> = {};
   const token = options.token === undefined ? server.token : options.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;
   if (options.contentType) headers['content-type'] = options.contentType;
+  if (options.accept) headers.accept = options.accept;
   return new Promise((resolve, reject) => {
     const req = request(`${server.url}${path}`, { method, headers, ca: server.tls.caCert }, (res) => {
       const chunks: Buffer[] = [];

@@ -9,8 +9,10 @@ import { apiVersionOf, type KubeObject, type ResourceType } from './resources';
 import type { BindingRequest, FieldValidation, PatchType, Registry, WriteOptions } from './registry';
 import { selectorMatcher } from './selectors';
 import { errors, qualified, StatusError, success, type KubeStatus } from './status';
-import type { WatchEventType } from './store';
-import { openApiV2, openApiV3Index, openApiV3GroupVersion } from './openapi';
+import type { Entry, WatchEventType } from './store';
+import { table, wantsTable } from './table';
+import { jsonPatch, mergePatch } from './patch';
+import { OPENAPI_V2_PROTOBUF, openApiV2, openApiV2Protobuf, openApiV3Index, openApiV3GroupVersion } from './openapi';
 import { decodeProtobuf } from './protobuf';
 
 export interface HttpOptions {
@@ -77,6 +79,11 @@ export class ApiHttp {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const types = this.registry.allTypes();
+    if (path === '/openapi/v2' && req.headers.accept?.includes(OPENAPI_V2_PROTOBUF)) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(openApiV2Protobuf());
+      return;
+    }
     const fixed = this.fixedDocument(path, types);
     if (fixed !== undefined) {
       if (req.method !== 'GET') throw errors.methodNotAllowed();
@@ -168,22 +175,37 @@ export class ApiHttp {
       throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details: { kind: type.plural, ...(type.group ? { group: type.group } : {}) }, code: 403 });
     }
     const isPods = !type.group && type.plural === 'pods';
-    const served = subresource === undefined || (subresource === 'status' && type.statusSubresource) || (isPods && (subresource === 'binding' || subresource === 'bindings'));
+    const served =
+      subresource === undefined ||
+      (subresource === 'status' && type.statusSubresource) ||
+      (subresource === 'scale' && type.scaleSubresource) ||
+      (isPods && (subresource === 'binding' || subresource === 'bindings'));
     if (!served) throw errors.pathNotFound();
     if (subresource === 'bindings' && req.method !== 'POST') throw errors.methodNotAllowed();
     const watching = route.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
     if (method === 'GET' && (watching || name === undefined)) {
       const verb = watching ? 'watch' : 'list';
       this.counters.countRequest(verb, resource);
-      if (watching) this.watch(res, route, query);
-      else this.send(res, 200, this.registry.list(type, namespace, query).json);
+      const asTable = wantsTable(req.headers.accept);
+      if (watching) this.watch(res, route, query, asTable);
+      else {
+        const list = this.registry.list(type, namespace, query);
+        const { resourceVersion, ...rest } = list.metadata;
+        const json = asTable ? JSON.stringify(table(type, list.entries.map((e) => e.obj), String(resourceVersion), rest)) : this.registry.listJson(type, list);
+        this.send(res, 200, json);
+      }
       return;
     }
     const verb = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name === undefined ? 'deletecollection' : 'delete' }[method];
     if (!verb) throw errors.methodNotAllowed();
     this.counters.countRequest(verb, resource);
+    if (subresource === 'scale') {
+      await this.scale(req, res, type, namespace, name as string, opts);
+      return;
+    }
     if (method === 'GET') {
-      this.send(res, 200, this.registry.entry(type, namespace, name as string).json);
+      const entry = this.registry.entry(type, namespace, name as string);
+      this.send(res, 200, wantsTable(req.headers.accept) ? JSON.stringify(table(type, [entry.obj], String(entry.rv))) : entry.json);
       return;
     }
     const body = await readBody(req);
@@ -200,6 +222,10 @@ export class ApiHttp {
       if (name !== undefined) throw errors.methodNotAllowed();
       const result = this.registry.create(type, namespace, parseBody(req, body) as KubeObject, opts);
       this.send(res, 201, result.json, result.warnings);
+      return;
+    }
+    if (method === 'DELETE' && name === undefined) {
+      this.send(res, 200, this.registry.deleteCollection(type, namespace, query, opts));
       return;
     }
     if (name === undefined) throw errors.methodNotAllowed();
@@ -225,6 +251,25 @@ export class ApiHttp {
     this.send(res, 200, this.registry.delete(type, namespace, name, options, opts).json);
   }
 
+  private async scale(req: IncomingMessage, res: ServerResponse, type: ResourceType, namespace: string | undefined, name: string, opts: WriteOptions): Promise<void> {
+    const method = req.method ?? 'GET';
+    const current = this.registry.scale(type, namespace, name);
+    if (method === 'GET') {
+      this.send(res, 200, JSON.stringify(current));
+      return;
+    }
+    const body = await readBody(req);
+    let wanted: unknown;
+    if (method === 'PUT') wanted = parseBody(req, body);
+    else if (method === 'PATCH') {
+      const patchType = PATCH_TYPES[mediaType(req)];
+      const patch = parseJson(body);
+      wanted = patchType === 'json' ? jsonPatch(current, patch) : patchType === 'merge' || patchType === 'strategic' ? mergePatch(current, patch) : undefined;
+      if (wanted === undefined) throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    } else throw errors.methodNotAllowed();
+    this.send(res, 200, JSON.stringify(this.registry.updateScale(type, namespace, name, wanted as KubeObject, opts)));
+  }
+
   private exists(type: ResourceType, namespace: string | undefined, name: string): boolean {
     try {
       this.registry.entry(type, namespace, name);
@@ -243,7 +288,7 @@ export class ApiHttp {
     this.send(res, 201, JSON.stringify(success(201)));
   }
 
-  private watch(res: ServerResponse, route: Route, query: URLSearchParams): void {
+  private watch(res: ServerResponse, route: Route, query: URLSearchParams, asTable: boolean): void {
     const { type, namespace, name } = route;
     const selector = selectorMatcher(query, type);
     const match = name === undefined ? selector : (o: KubeObject) => o.metadata?.name === name && selector(o);
@@ -295,8 +340,8 @@ export class ApiHttp {
     const watcher = {
       namespace: type.namespaced ? namespace : undefined,
       match,
-      send: (t: WatchEventType, json: string): void => {
-        write(t, json);
+      send: (t: WatchEventType, entry: Entry): void => {
+        write(t, asTable ? JSON.stringify(table(type, [entry.obj], String(entry.rv))) : entry.json);
         sent++;
         const every = faults.faults.dropWatchEvery;
         if (every > 0 && sent % every === 0) {

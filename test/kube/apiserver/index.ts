@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Counters, FaultState, type Faults } from './faults';
 import { ApiHttp } from './http';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig';
-import { Registry, type WriteOptions } from './registry';
+import { Registry } from './registry';
 import type { KubeObject, ResourceType } from './resources';
 import { tlsMaterial, type TlsMaterial } from './tls';
 
@@ -148,16 +148,23 @@ export class TestApiServer {
     return objects.map((o) => this.registry.create(this.type(o as KindRef), o.metadata?.namespace, o).obj);
   }
 
-  /** Replaces an object (no resourceVersion precondition unless the object carries one). */
-  update(obj: KubeObject, options: WriteOptions & { subresource?: 'status' } = {}): KubeObject {
-    const { subresource, ...opts } = options;
+  /**
+   * Replaces an object as a test's own write: status included, no update validation (so a test can
+   * play kubelet or another scheduler); a resourceVersion in the object is still a precondition.
+   */
+  update(obj: KubeObject): KubeObject {
     const meta = obj.metadata ?? {};
-    return this.registry.update(this.type(obj as KindRef), meta.namespace, meta.name ?? '', obj, opts, subresource).obj;
+    return this.registry.update(this.type(obj as KindRef), meta.namespace, meta.name ?? '', obj, { direct: true }).obj;
   }
 
-  /** Merge-patches an object. */
+  /** Merge-patches an object as a test's own write (status included, as `update`). */
   patch(ref: KindRef, namespace: string | undefined, name: string, patch: Record<string, unknown>): KubeObject {
-    return this.registry.patch(this.type(ref), namespace, name, 'merge', patch).obj;
+    return this.registry.patch(this.type(ref), namespace, name, 'merge', patch, { direct: true }).obj;
+  }
+
+  /** Binds a pod as pods/{name}/binding does (counted in `counters.bindings`). */
+  bind(namespace: string, pod: string, node: string): void {
+    this.registry.bind(namespace, pod, { metadata: { name: pod }, target: { kind: 'Node', name: node } });
   }
 
   delete(ref: KindRef, namespace: string | undefined, name: string): void {

@@ -16,6 +16,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
   fieldManager?: string;
+  /** a test's own write: the whole object as given (status too), no update validation */
+  direct?: boolean;
 }
 
 export interface WriteResult {
@@ -28,10 +30,9 @@ export interface WriteResult {
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
 export interface ListResult {
-  /** the list as JSON text */
-  readonly json: string;
-  readonly resourceVersion: number;
-  readonly count: number;
+  readonly entries: readonly Entry[];
+  /** the list's metadata: resourceVersion, continue, remainingItemCount */
+  readonly metadata: Record<string, unknown>;
 }
 
 export interface BindingRequest {
@@ -47,6 +48,12 @@ const CRD_KEY = 'apiextensions.k8s.io/customresourcedefinitions';
 
 function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+}
+
+function get(obj: unknown, ...keys: string[]): unknown {
+  let v = obj;
+  for (const k of keys) v = isMap(v) ? v[k] : undefined;
+  return v;
 }
 
 function isMap(v: unknown): v is Record<string, unknown> {
@@ -153,7 +160,7 @@ export class Registry {
     let i = start ? lowerBound(keys, start) : 0;
     const prefix = t.namespaced && namespace !== undefined ? `${namespace}/` : '';
     if (prefix && !start) i = lowerBound(keys, prefix);
-    const items: string[] = [];
+    const items: Entry[] = [];
     let next: string | undefined;
     for (; i < keys.length; i++) {
       const key = keys[i] as string;
@@ -164,7 +171,7 @@ export class Registry {
         next = key;
         break;
       }
-      items.push(e.json);
+      items.push(e);
     }
     const meta: Record<string, unknown> = { resourceVersion: String(rv) };
     if (next !== undefined) {
@@ -175,8 +182,13 @@ export class Registry {
         meta.remainingItemCount = remaining;
       }
     }
-    const head = `{"kind":${JSON.stringify(`${t.kind}List`)},"apiVersion":${JSON.stringify(apiVersionOf(t))},"metadata":${JSON.stringify(meta)},"items":[`;
-    return { json: `${head}${items.join(',')}]}`, resourceVersion: rv, count: items.length };
+    return { entries: items, metadata: meta };
+  }
+
+  /** The list as JSON text, built from the stored objects' JSON. */
+  listJson(t: ResourceType, list: ListResult): string {
+    const head = `{"kind":${JSON.stringify(`${t.kind}List`)},"apiVersion":${JSON.stringify(apiVersionOf(t))},"metadata":${JSON.stringify(list.metadata)},"items":[`;
+    return `${head}${list.entries.map((e) => e.json).join(',')}]}`;
   }
 
   private checkContinue(rv: number): void {
@@ -242,7 +254,10 @@ export class Registry {
       const violations = validateObject(obj, t.schema);
       if (violations.length > 0) throw errors.invalid(t.kind, t.group, obj.metadata?.name ?? '', violations);
     }
-    if (t.group === '' && t.kind === 'Pod' && !old) this.defaultPod(obj);
+    if (t.group === '' && t.kind === 'Pod') {
+      if (old && !opts.direct) checkPodUpdate(obj, old);
+      else this.defaultPod(obj);
+    }
     if (t.group === '' && t.kind === 'Namespace' && !old) defaultNamespace(obj);
     if (t.group === 'apiextensions.k8s.io') this.admitCrd(obj, old);
     return warnings;
@@ -283,8 +298,10 @@ export class Registry {
     const old = current.obj;
     let obj: KubeObject = structuredClone(body);
     if (subresource === 'status') obj = { ...structuredClone(old), status: obj.status };
-    else if (t.statusSubresource && old.status !== undefined) obj.status = structuredClone(old.status);
-    else if (t.statusSubresource) delete obj.status;
+    else if (t.statusSubresource && !opts.direct) {
+      if (old.status !== undefined) obj.status = structuredClone(old.status);
+      else delete obj.status;
+    }
     const meta: ObjectMeta = { ...(obj.metadata ?? {}) };
     const oldMeta = old.metadata ?? {};
     meta.name = name;
@@ -390,6 +407,43 @@ export class Registry {
     this.afterDelete(t, gone.obj);
     this.onWrite('delete', qualified(t), gone.obj);
     return this.deleteAnswer(t, gone.obj);
+  }
+
+  /** The autoscaling/v1 Scale of a workload (its `scale` subresource). */
+  scale(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const obj = this.get(t, namespace, name);
+    const meta = obj.metadata ?? {};
+    const spec = (obj.spec ?? {}) as { replicas?: number; selector?: { matchLabels?: Record<string, string> } };
+    const selector = Object.entries(spec.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion, creationTimestamp: meta.creationTimestamp },
+      spec: { replicas: spec.replicas ?? 1 },
+      status: { replicas: (get(obj, 'status', 'replicas') as number | undefined) ?? 0, selector },
+    };
+  }
+
+  /** Writes a Scale back: spec.replicas of the workload (resourceVersion in the Scale is a precondition). */
+  updateScale(t: ResourceType, namespace: string | undefined, name: string, scale: KubeObject, opts: WriteOptions = {}): KubeObject {
+    const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw errors.invalid('Scale', 'autoscaling', name, [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+    }
+    const current = structuredClone(this.get(t, namespace, name));
+    current.spec = { ...(current.spec as object), replicas };
+    const wanted = scale.metadata?.resourceVersion;
+    if (wanted) current.metadata = { ...current.metadata, resourceVersion: wanted };
+    this.update(t, namespace, name, current, opts);
+    return this.scale(t, namespace, name);
+  }
+
+  /** DELETE on a collection: every object the selectors match; answers the list of them. */
+  deleteCollection(t: ResourceType, namespace: string | undefined, query: URLSearchParams, opts: WriteOptions = {}): string {
+    const match = selectorMatcher(query, t);
+    const doomed = this.objects(t, t.namespaced ? namespace : undefined).filter(match);
+    const items = doomed.map((o) => this.delete(t, o.metadata?.namespace, o.metadata?.name ?? '', {}, opts).obj);
+    return JSON.stringify({ kind: `${t.kind}List`, apiVersion: apiVersionOf(t), metadata: { resourceVersion: String(this.store.currentRV) }, items });
   }
 
   private deleteAnswer(t: ResourceType, obj: KubeObject): { json: string; obj: KubeObject } {
@@ -498,6 +552,7 @@ export class Registry {
         shortNames: names.shortNames ?? [],
         categories: names.categories ?? [],
         statusSubresource: v.subresources?.status !== undefined,
+        scaleSubresource: false,
         fields: {},
         strategicMerge: false,
         schema: v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
@@ -523,6 +578,46 @@ interface CrdSpec {
   scope?: string;
   names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[]; listKind?: string };
   versions?: { name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: JsonSchema }; subresources?: { status?: unknown } }[];
+}
+
+const POD_UPDATE_FORBIDDEN =
+  'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+const POD_DEFAULTED = ['schedulerName', 'restartPolicy', 'dnsPolicy', 'terminationGracePeriodSeconds', 'priority', 'priorityClassName', 'preemptionPolicy'];
+
+/** JSON with object keys sorted, to compare values whatever order their keys came in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (!isMap(value)) return JSON.stringify(value) ?? 'null';
+  return `{${Object.keys(value).sort().filter((k) => value[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+}
+
+/** A pod's spec is immutable but for images, activeDeadlineSeconds, added tolerations and removed scheduling gates. */
+function checkPodUpdate(pod: KubeObject, old: KubeObject): void {
+  const mutable = (spec: unknown): string => {
+    const s = { ...(isMap(spec) ? spec : {}) };
+    for (const key of ['containers', 'initContainers'] as const) {
+      if (Array.isArray(s[key])) s[key] = (s[key] as Record<string, unknown>[]).map(({ image: _image, ...rest }) => rest);
+    }
+    delete s.activeDeadlineSeconds;
+    delete s.tolerations;
+    delete s.schedulingGates;
+    return canonicalJson(s);
+  };
+  const oldSpec = (old.spec ?? {}) as Record<string, unknown>;
+  const newSpec = (isMap(pod.spec) ? pod.spec : (pod.spec = {})) as Record<string, unknown>;
+  // fields the server defaulted on create are defaulted again when an update leaves them out
+  for (const key of POD_DEFAULTED) if (newSpec[key] === undefined && oldSpec[key] !== undefined) newSpec[key] = oldSpec[key];
+  const oldTolerations = JSON.stringify(oldSpec.tolerations ?? []);
+  const keptTolerations = JSON.stringify(((newSpec.tolerations ?? []) as unknown[]).slice(0, ((oldSpec.tolerations ?? []) as unknown[]).length));
+  const gates = (s: Record<string, unknown>): string[] => ((s.schedulingGates ?? []) as { name: string }[]).map((g) => g.name);
+  const gatesAdded = gates(newSpec).some((g) => !gates(oldSpec).includes(g));
+  if (mutable(newSpec) !== mutable(oldSpec) || keptTolerations !== oldTolerations) {
+    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [{ field: 'spec', reason: 'FieldValueForbidden', message: POD_UPDATE_FORBIDDEN }]);
+  }
+  if (gatesAdded) {
+    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [{ field: 'spec.schedulingGates', reason: 'FieldValueForbidden', message: 'Forbidden: only deletion is allowed, but found new scheduling gate' }]);
+  }
 }
 
 /** What the API server adds to a new namespace: its name label, the `kubernetes` finalizer, phase Active. */

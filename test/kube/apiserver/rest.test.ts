@@ -86,6 +86,12 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
       });
     });
 
+    it('dryRun=All answers what would be stored and stores nothing', async () => {
+      const answer = await c.core.createNamespacedPod({ namespace: 'default', body: pod('web') as k8s.V1Pod, dryRun: 'All' });
+      assert.equal(answer.spec?.schedulerName, 'default-scheduler');
+      assert.equal(server.get({ apiVersion: 'v1', kind: 'Pod' }, 'default', 'web'), undefined);
+    });
+
     it('generateName makes a unique name from the prefix', async () => {
       const a = await c.core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c' }] } } });
       const b = await c.core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c' }] } } });
@@ -125,6 +131,38 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
       assert.equal(afterMain.status?.phase, 'Running');
     });
 
+    const podUpdates: [string, (spec: k8s.V1PodSpec) => void, boolean][] = [
+      ['a container image', (spec) => Object.assign(spec.containers[0] as k8s.V1Container, { image: 'nginx:2' }), true],
+      ['an added toleration', (spec) => (spec.tolerations = [{ key: 'k', operator: 'Exists' }]), true],
+      ['spec.nodeName (only a binding sets it)', (spec) => (spec.nodeName = 'n1'), false],
+      ['a container\'s resources', (spec) => Object.assign(spec.containers[0] as k8s.V1Container, { resources: { requests: { cpu: '1' } } }), false],
+    ];
+    for (const [what, change, allowed] of podUpdates) {
+      it(`a pod update changing ${what} is ${allowed ? 'accepted' : '422 Forbidden'}`, async () => {
+        server.create(pod('web'));
+        const current = await c.core.readNamespacedPod({ namespace: 'default', name: 'web' });
+        change(current.spec as k8s.V1PodSpec);
+        const update = c.core.replaceNamespacedPod({ namespace: 'default', name: 'web', body: current });
+        if (allowed) await update;
+        else await rejectsWith(update, { code: 422, reason: 'Invalid' });
+      });
+    }
+
+    it('the scale subresource reads and sets a workload\'s replicas', async () => {
+      server.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } } } });
+      const scale = await c.apps.readNamespacedDeploymentScale({ namespace: 'default', name: 'web' });
+      assert.deepEqual([scale.spec?.replicas, scale.status?.selector], [2, 'app=web']);
+      await c.apps.patchNamespacedDeploymentScale({ namespace: 'default', name: 'web', body: { spec: { replicas: 5 } } }, patchAs(k8s.PatchStrategy.MergePatch));
+      assert.equal((server.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, 'default', 'web')?.spec as { replicas: number }).replicas, 5);
+    });
+
+    it('deletecollection deletes what the selector matches and answers the list of it', async () => {
+      server.create(pod('a', { labels: { app: 'web' } }), pod('b', { labels: { app: 'db' } }));
+      const answer = await c.core.deleteCollectionNamespacedPod({ namespace: 'default', labelSelector: 'app=web' });
+      assert.equal(answer.status, undefined);
+      assert.deepEqual(server.list({ apiVersion: 'v1', kind: 'Pod' }).map((p) => p.metadata?.name), ['b']);
+    });
+
     it('a pod takes its priority from its PriorityClass; an unknown class is forbidden', async () => {
       await c.scheduling.createPriorityClass({ body: { metadata: { name: 'high' }, value: 1000 } });
       const p = await c.core.createNamespacedPod({ namespace: 'default', body: pod('p', { priorityClassName: 'high' }) as k8s.V1Pod });
@@ -150,6 +188,29 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
       server.create(namespace('team'), pod('a', { namespace: 'team' }), pod('b'));
       await c.core.deleteNamespace({ name: 'team' });
       assert.deepEqual(server.list({ apiVersion: 'v1', kind: 'Pod' }).map((p) => p.metadata?.name), ['b']);
+    });
+  });
+
+  describe('direct access from the test', () => {
+    it('seeds many objects at once and reads them back in key order', () => {
+      const nodes = Array.from({ length: 500 }, (_, i) => node(`n${String(i).padStart(3, '0')}`));
+      const pods = Array.from({ length: 2000 }, (_, i) => pod(`p${String(i).padStart(4, '0')}`));
+      server.create(...nodes, ...pods);
+      const stored = server.list({ apiVersion: 'v1', kind: 'Pod' }, 'default');
+      assert.equal(stored.length, 2000);
+      assert.deepEqual([stored[0]?.metadata?.name, stored[1999]?.metadata?.name], ['p0000', 'p1999']);
+      assert.equal(server.list({ apiVersion: 'v1', kind: 'Node' }).length, 500);
+    });
+
+    it('writes status and spec as given (playing kubelet or another scheduler), with watch events', async () => {
+      server.create(node('n1'), pod('p'));
+      const rv = String(server.resourceVersion);
+      server.patch({ apiVersion: 'v1', kind: 'Pod' }, 'default', 'p', { spec: { nodeName: 'n1' }, status: { phase: 'Running' } });
+      const changed = await c.core.listNamespacedPod({ namespace: 'default', resourceVersion: rv });
+      assert.deepEqual([changed.items[0]?.spec?.nodeName, changed.items[0]?.status?.phase], ['n1', 'Running']);
+      server.create(pod('q'));
+      server.bind('default', 'q', 'n1');
+      assert.equal(server.counters.bindings.get('default/q'), 1);
     });
   });
 
@@ -230,33 +291,39 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
 
   describe('patch', () => {
     beforeEach(() => {
-      server.create({ ...pod('web', { labels: { app: 'web', tier: 'front' } }), spec: { containers: [{ name: 'main', image: 'nginx:1' }, { name: 'side', image: 'envoy:1' }] } });
+      server.create({
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'web', namespace: 'default', labels: { app: 'web', tier: 'front' } },
+        spec: { selector: { matchLabels: { app: 'web' } }, template: { spec: { containers: [{ name: 'main', image: 'nginx:1' }, { name: 'side', image: 'envoy:1' }] } } },
+      });
     });
+    const containers = (d: k8s.V1Deployment): k8s.V1Container[] => d.spec?.template.spec?.containers ?? [];
 
-    const cases: [string, k8s.PatchStrategy, object, (p: k8s.V1Pod) => unknown, unknown][] = [
-      ['merge patch sets and removes (null) keys', k8s.PatchStrategy.MergePatch, { metadata: { labels: { tier: null, x: 'y' } } }, (p) => p.metadata?.labels, { app: 'web', x: 'y' }],
-      ['merge patch replaces lists whole', k8s.PatchStrategy.MergePatch, { spec: { containers: [{ name: 'main', image: 'nginx:2' }] } }, (p) => p.spec?.containers.map((x) => x.name), ['main']],
+    const cases: [string, k8s.PatchStrategy, object, (d: k8s.V1Deployment) => unknown, unknown][] = [
+      ['merge patch sets and removes (null) keys', k8s.PatchStrategy.MergePatch, { metadata: { labels: { tier: null, x: 'y' } } }, (d) => d.metadata?.labels, { app: 'web', x: 'y' }],
+      ['merge patch replaces lists whole', k8s.PatchStrategy.MergePatch, { spec: { template: { spec: { containers: [{ name: 'main', image: 'nginx:2' }] } } } }, (d) => containers(d).map((x) => x.name), ['main']],
       ['JSON patch applies its operations in order', k8s.PatchStrategy.JsonPatch,
-        [{ op: 'add', path: '/metadata/labels/x', value: 'y' }, { op: 'remove', path: '/metadata/labels/tier' }, { op: 'replace', path: '/spec/containers/1/image', value: 'envoy:2' }],
-        (p) => [p.metadata?.labels, p.spec?.containers[1]?.image], [{ app: 'web', x: 'y' }, 'envoy:2']],
-      ['strategic merge patch merges containers by name', k8s.PatchStrategy.StrategicMergePatch, { spec: { containers: [{ name: 'side', image: 'envoy:2' }] } },
-        (p) => p.spec?.containers.map((x) => `${x.name}=${x.image}`), ['main=nginx:1', 'side=envoy:2']],
-      ['strategic merge patch deletes a list element with $patch: delete', k8s.PatchStrategy.StrategicMergePatch, { spec: { containers: [{ name: 'main', $patch: 'delete' }] } },
-        (p) => p.spec?.containers.map((x) => x.name), ['side']],
+        [{ op: 'add', path: '/metadata/labels/x', value: 'y' }, { op: 'remove', path: '/metadata/labels/tier' }, { op: 'replace', path: '/spec/template/spec/containers/1/image', value: 'envoy:2' }],
+        (d) => [d.metadata?.labels, containers(d)[1]?.image], [{ app: 'web', x: 'y' }, 'envoy:2']],
+      ['strategic merge patch merges containers by name', k8s.PatchStrategy.StrategicMergePatch, { spec: { template: { spec: { containers: [{ name: 'side', image: 'envoy:2' }] } } } },
+        (d) => containers(d).map((x) => `${x.name}=${x.image}`), ['main=nginx:1', 'side=envoy:2']],
+      ['strategic merge patch deletes a list element with $patch: delete', k8s.PatchStrategy.StrategicMergePatch, { spec: { template: { spec: { containers: [{ name: 'main', $patch: 'delete' }] } } } },
+        (d) => containers(d).map((x) => x.name), ['side']],
     ];
     for (const [what, strategy, body, read, expected] of cases) {
       it(what, async () => {
-        const patched = await c.core.patchNamespacedPod({ namespace: 'default', name: 'web', body }, patchAs(strategy));
+        const patched = await c.apps.patchNamespacedDeployment({ namespace: 'default', name: 'web', body }, patchAs(strategy));
         assert.deepEqual(read(patched), expected);
       });
     }
 
     it('a JSON patch on a missing path is 422', async () => {
-      await rejectsWith(c.core.patchNamespacedPod({ namespace: 'default', name: 'web', body: [{ op: 'remove', path: '/spec/nope/x' }] }, patchAs(k8s.PatchStrategy.JsonPatch)), { code: 422 });
+      await rejectsWith(c.apps.patchNamespacedDeployment({ namespace: 'default', name: 'web', body: [{ op: 'remove', path: '/spec/nope/x' }] }, patchAs(k8s.PatchStrategy.JsonPatch)), { code: 422 });
     });
 
     it('a patch carrying a stale resourceVersion is a 409 Conflict', async () => {
-      await rejectsWith(c.core.patchNamespacedPod({ namespace: 'default', name: 'web', body: { metadata: { resourceVersion: '1', labels: { x: 'y' } } } }, patchAs(k8s.PatchStrategy.MergePatch)), {
+      await rejectsWith(c.apps.patchNamespacedDeployment({ namespace: 'default', name: 'web', body: { metadata: { resourceVersion: '1', labels: { x: 'y' } } } }, patchAs(k8s.PatchStrategy.MergePatch)), {
         code: 409, reason: 'Conflict',
       });
     });

@@ -27,8 +27,8 @@ interface HistoryEvent {
 export interface Watcher {
   readonly namespace: string | undefined;
   readonly match: Matcher;
-  /** one event line; `json` is the object's JSON text */
-  send(type: WatchEventType, json: string): void;
+  /** one event */
+  send(type: WatchEventType, entry: Entry): void;
 }
 
 export class Collection {
@@ -121,7 +121,7 @@ export class Store {
     this.trim();
     for (const w of collection.watchers) {
       const t = eventFor(w, ev);
-      if (t) w.send(t, entry.json);
+      if (t) w.send(t, entry);
     }
   }
 
@@ -163,7 +163,7 @@ export class Store {
       for (const key of collection.sortedKeys()) {
         const entry = collection.items.get(key) as Entry;
         const t = eventFor(watcher, { type: 'ADDED', entry, old: undefined });
-        if (t) watcher.send(t, entry.json);
+        if (t) watcher.send(t, entry);
       }
     } else {
       this.checkNotCompacted(fromRV);
@@ -171,7 +171,7 @@ export class Store {
         const ev = this.history[i] as HistoryEvent;
         if (ev.collection !== collection) continue;
         const t = eventFor(watcher, ev);
-        if (t) watcher.send(t, ev.entry.json);
+        if (t) watcher.send(t, ev.entry);
       }
     }
     collection.watchers.add(watcher);
