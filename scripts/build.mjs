@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: 'warning', legalComments: 'none' };
-const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode', 'better-sqlite3'] };
+const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode', 'better-sqlite3', 'highs'] };
 
 const targets = [
   { ...node, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.cjs' },

@@ -7,6 +7,7 @@ import { podSetFramework, type PodSetFramework } from '../engine/planner/plugin'
 import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset';
 import type { TriggerSpec } from '../engine/planner/trigger';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
+import { highsSolver } from '../platform/highs';
 import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
 import { profileInput, readProfile, readWorkspace, type ProfileInput } from './input';
 import type { CliIO } from './io';
@@ -36,6 +37,9 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
   const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
   return `${range.file}:${range.start.line}:${range.start.column}: error: ${read.error.message}`;
 }
+
+/** How long one solve may take in the CLI's plans. */
+const SOLVER_TIME_LIMIT_MS = 10_000;
 
 /**
  * The planning input of a command's `paths`, `--profile` and `--seed`, warnings and errors printed
@@ -73,7 +77,9 @@ async function readPlanning(paths: readonly string[], options: { readonly profil
     }
   }
   const profile: Profile = chosen ? mergeProfile(DEFAULT_PROFILE, chosen.profile) : DEFAULT_PROFILE;
-  const planning = podSetFramework(profile, { random: seededRandom(options.seed) });
+  // The exact planner's solver and the bound beside every plan (HiGHS, loaded from node_modules).
+  const solver = { solver: await highsSolver(), timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: options.seed };
+  const planning = podSetFramework(profile, { random: seededRandom(options.seed), solver });
   if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
   return { value: { workspace: workspace.value, planning: planning.value, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };

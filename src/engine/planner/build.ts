@@ -5,16 +5,18 @@ import { err, ok, type Result } from '../api/result';
 import { podKey, type Labels, type Pod } from '../api/types';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
+import { boundOf, proveBound } from './bound';
+import { exact } from './exact-planner';
 import { applyGang } from './gang';
 import { GREEDY, greedy } from './greedy';
 import { snapshotHash } from './hash';
 import { optimize } from './optimize';
 import type { Plan, PlanAssignment, UnplacedPod } from './plan';
-import { OBJECTIVES, type Objective, type Planner } from './planner';
+import { OBJECTIVES, type Objective, type Planner, type SolverSettings } from './planner';
 import type { PodSetFramework } from './plugin';
 import { podSetKey, type PodSet } from './podset';
 
-export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize].map((p) => [p.name, p]));
+export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize, exact].map((p) => [p.name, p]));
 export const DEFAULT_PLANNER = GREEDY;
 export const DEFAULT_OBJECTIVE: Objective = 'pack';
 
@@ -43,6 +45,8 @@ export interface PlanInput {
   readonly framework: Framework;
   /** Injected clock, ms since the epoch. */
   readonly now: number;
+  /** A MILP solver for the exact planner and the bound beside every plan, when the process has one. */
+  readonly solver?: SolverSettings;
 }
 
 /** A label whose value cannot be used, and why. */
@@ -97,7 +101,22 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     if (!info.ok) return err(info.error);
     pending.push(info.value);
   }
-  let result = planner.plan({ pods: pending, snapshot, framework, objective: settings.objective ?? DEFAULT_OBJECTIVE, ...(settings.eligible ? { eligible: settings.eligible } : {}) });
+  const objective = settings.objective ?? DEFAULT_OBJECTIVE;
+  const request = {
+    pods: pending,
+    snapshot,
+    framework,
+    objective,
+    ...(settings.eligible ? { eligible: settings.eligible } : {}),
+    ...(settings.minMember !== undefined ? { gang: Math.max(0, settings.minMember - podSet.bound.length) } : {}),
+    ...(input.solver ? { solver: input.solver } : {}),
+  };
+  let result = planner.plan(request);
+  // Every plan gets its bound when there is a solver: the planners that solve bring theirs.
+  if (input.solver && !result.bound && pending.length > 0) {
+    const proven = proveBound(request);
+    if (proven) result = { ...result, bound: boundOf(request, result, proven, input.solver.solver.name) };
+  }
   if (settings.minMember !== undefined) {
     result = applyGang(result, podSetKey(podSet), settings.minMember, { profile: framework.profileName, nodesTotal: snapshot.list().length }, podSet.bound.length);
   }
@@ -114,6 +133,8 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     namespace: podSet.namespace,
     ...(settings.trigger !== undefined ? { trigger: settings.trigger } : {}),
     planner: planner.name,
+    objective,
+    ...(result.bound ? { bound: result.bound } : {}),
     profile: framework.profileName,
     assignments,
     unplaced,
@@ -141,5 +162,5 @@ export function planPodSet(planning: PodSetFramework, input: Omit<PlanInput, 'fr
   const { trigger, override } = options;
   const settings = planSettings(planning.args, [trigger?.labels, ...input.podSet.pods.map((p) => p.metadata.labels)]);
   if (!settings.ok) return err(settings.error.message);
-  return buildPlan({ ...input, framework: planning.framework }, { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override });
+  return buildPlan({ ...input, framework: planning.framework, ...(planning.solver ? { solver: planning.solver } : {}) }, { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override });
 }

@@ -13,16 +13,20 @@
 //   5. replay in queue order, the order the scheduler will carry the plan out, so every placement
 //      holds for the pods placed before it; a pod whose node no longer holds at its turn is placed
 //      again, and pods that fit only once later pods are placed (pod affinity) are retried;
-//   6. the greedy plan is kept when it is still better: never worse than greedy.
+//   6. the greedy plan is kept when it is still better: never worse than greedy;
+//   7. with a solver in the request: the solver's plan from there when the engine accepts it and it
+//      is better (exact-solver.ts), and the proven bound beside the plan.
 //
 // Search effort is counted in work units (a node looked at, a filter run), never in time, so a
 // plan is the same on every machine.
 import type { PodInfo } from '../framework/node-info';
 import { exactSearch } from './exact';
 import { greedy } from './greedy';
-import { planningState, queueOrder, type Placement, type Planner, type PlannerResult, type PlanRequest, type Unplaced } from './planner';
+import { queueOrder, type Planner, type PlannerResult, type PlanRequest } from './planner';
 import { compareQuality, quality } from './quality';
+import { replay } from './replay';
 import { Search, UNPLACED } from './search';
+import { solveExactly } from './exact-solver';
 
 export const OPTIMIZE = 'optimize';
 
@@ -32,6 +36,8 @@ const WORK_PER_ITEM = 4000;
 export const EXACT_MAX_PODS = 40;
 /** How far the exact search in the planner may go (in filter runs). */
 const EXACT_BUDGET = 20_000;
+/** The most time the solver may take in the optimizing planner (the exact planner takes the request's whole limit). */
+const SOLVER_TIME_LIMIT_MS = 2000;
 /** How many nodes repair tries to clear for one pod. */
 const REPAIR_TARGETS = 8;
 
@@ -48,7 +54,10 @@ export const optimize: Planner = {
       const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
       if (exact.improved) planned = replay(request, exact.targets);
     }
-    return compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
+    const best = compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
+    // With a solver: its plan from there, when better, and the proven bound.
+    const solver = request.solver;
+    return solver ? solveExactly({ ...request, solver: { ...solver, timeLimitMs: Math.min(solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) } }, best) : best;
   },
 };
 
@@ -255,45 +264,3 @@ function targetsOf(search: Search): Map<PodInfo, string> {
   return targets;
 }
 
-/**
- * The placement carried out in queue order on a fresh copy: each pod to its target when it still
- * fits there at its turn, else to the best node then; pods left out are retried while a pass
- * places one (as the scheduler retries them); the rest get the diagnosis of a scheduling cycle.
- */
-export function replay(request: PlanRequest, targets: ReadonlyMap<PodInfo, string>): PlannerResult {
-  const search = new Search(queueOrder(request.framework, request.pods), request);
-  const placed: Placement[] = [];
-  const place = (pod: number, node: number) => {
-    search.place(pod, node);
-    placed.push({ pod: search.pods[pod] as PodInfo, node: search.node(node).name });
-  };
-  let waiting: number[] = [];
-  search.pods.forEach((pod, i) => {
-    const target = targets.get(pod);
-    const node = target === undefined ? undefined : search.whatIf.indexOf(target);
-    if (node !== undefined && search.feasibility.fits(pod, node)) place(i, node);
-    else waiting.push(i);
-  });
-  for (let progress = true; progress && waiting.length > 0; ) {
-    progress = false;
-    const still: number[] = [];
-    for (const pod of waiting) {
-      const node = search.choose(pod);
-      if (node === UNPLACED) still.push(pod);
-      else {
-        place(pod, node);
-        progress = true;
-      }
-    }
-    waiting = still;
-  }
-  const unplaced: Unplaced[] = [];
-  for (const i of waiting) {
-    const pod = search.pods[i] as PodInfo;
-    const cycle = request.framework.scheduleOne(planningState(pod, request.eligible), pod, search.whatIf.snapshot);
-    // The cycle asks the same filters as `choose`, so it finds no node either; if it ever did, the pod goes there.
-    if (cycle.ok) place(i, search.whatIf.indexOf(cycle.suggestedHost) as number);
-    else unplaced.push({ pod, diagnosis: cycle.diagnosis, message: cycle.diagnosis.message ?? '' });
-  }
-  return { placed, unplaced };
-}

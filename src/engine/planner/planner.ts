@@ -5,6 +5,8 @@ import { CycleState, StateKey } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
+import type { PlanBound } from './bound';
+import type { MilpSolver } from './solver';
 
 /** What a planner minimizes once it has placed all it can: nodes in use, or the load of the busiest node. */
 export type Objective = 'pack' | 'balance';
@@ -20,6 +22,18 @@ export interface PlanRequest {
   readonly objective: Objective;
   /** Pod key → the only nodes that pod may go to (the nodes a scheduler found eligible for it). */
   readonly eligible?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** A gang: at least this many of the pods placed, or none (the solver's model keeps to it; buildPlan enforces it). */
+  readonly gang?: number;
+  /** A MILP solver for the exact planner and the bounds, when the process has one loaded. */
+  readonly solver?: SolverSettings;
+}
+
+export interface SolverSettings {
+  readonly solver: MilpSolver;
+  /** Wall-clock limit of one solve. */
+  readonly timeLimitMs: number;
+  /** The solver's seed. */
+  readonly seed: number;
 }
 
 export interface Placement {
@@ -41,6 +55,8 @@ export interface PlannerResult {
   /** In the order the scheduler will place them (its queue order), so the plan replays as made. */
   readonly placed: readonly Placement[];
   readonly unplaced: readonly Unplaced[];
+  /** How far from the best possible the placement is proven to be, when a solver said. */
+  readonly bound?: PlanBound;
 }
 
 export interface Planner {

@@ -1,0 +1,16 @@
+// The exact planner: the optimizing planner's plan handed to the solver with the request's whole
+// time limit, whatever the set's size; proven optimal when the solve ends, else the proven gap.
+// Without a solver it is the optimizing planner, and says so by carrying no bound.
+import { solveExactly } from './exact-solver';
+import { optimize } from './optimize';
+import type { Planner } from './planner';
+
+export const EXACT = 'exact';
+
+export const exact: Planner = {
+  name: EXACT,
+  plan(request) {
+    const heuristic = optimize.plan({ ...request, solver: undefined });
+    return solveExactly(request, heuristic);
+  },
+};
