@@ -34,7 +34,7 @@ export interface PlacementModelOptions {
    */
   readonly aggregate?: boolean;
   /**
-   * plan: the planner's objective (the default); every-pod: the same with every pod placed;
+   * plan: the planner's objective (the default); every-pod: every pod placed opening the fewest nodes;
    * fewest-nodes: every pod placed on the fewest nodes (the bound on nodes of plans placing all);
    * most-pods: the most pods placed, nothing else.
    */
@@ -138,7 +138,8 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
   const placementWeight = levels.map((_, l) => (N + 2) * (P + 1) ** (levels.length - 1 - l));
   const goal = options.goal ?? 'plan';
   const builder = new MilpBuilder();
-  const nodeCost = (bin: Bin) => (goal === 'fewest-nodes' ? 1 : goal === 'most-pods' ? 0 : (bin.occupied ? 0 : 1) + usedWeight);
+  // Whole costs where placement is fixed: the solver proves integral objectives far sooner.
+  const nodeCost = (bin: Bin) => (goal === 'fewest-nodes' ? 1 : goal === 'most-pods' ? 0 : goal === 'every-pod' ? (bin.occupied ? 0 : 1) : (bin.occupied ? 0 : 1) + usedWeight);
   const usage = bins.map((bin) => builder.column(nodeCost(bin), 0, bin.nodes.length, true));
   const assignments: Array<{ group: number; bin: number; column: number }> = [];
   const perNodeMost = (group: Group, bin: Bin): number => {
