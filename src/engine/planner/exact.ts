@@ -6,18 +6,15 @@
 // empty nodes that are alike only the first is tried: both only skip placements that are the same
 // up to renaming. When the search ends within its budget, nothing better exists: the optimum (or the
 // proof that no more pods can be placed) is known.
-import { selectorMatches } from '../api/labels';
-import type { Node } from '../api/types';
 import { PODS } from '../api/resources';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { isSuccess } from '../framework/status';
 import { Names } from '../plugins/names';
+import { avoidsItsOwnShape, nodeClass } from './milp';
 import { queueOrder, type PlannerResult, type PlanRequest } from './planner';
 import { compareQuality, quality, type Quality } from './quality';
 import { Search, UNPLACED } from './search';
 import { Feasibility, podShape, WhatIf } from './what-if';
-
-const HOSTNAME = 'kubernetes.io/hostname';
 
 export interface ExactOptions {
   /** How many filter runs the search may spend. */
@@ -100,24 +97,6 @@ function cliqueBound(pods: readonly PodInfo[]): number {
   const shapes = new Map<string, number>();
   for (const p of pods) if (avoidsItsOwnShape(p)) shapes.set(podShape(p), (shapes.get(podShape(p)) ?? 0) + 1);
   return Math.max(0, ...shapes.values());
-}
-
-function avoidsItsOwnShape(p: PodInfo): boolean {
-  const namespace = p.pod.metadata.namespace;
-  return (p.pod.spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).some(
-    (term) =>
-      term.topologyKey === HOSTNAME &&
-      !term.namespaceSelector &&
-      (!term.namespaces?.length || (namespace !== undefined && term.namespaces.includes(namespace))) &&
-      selectorMatches(term.labelSelector, p.pod.metadata.labels),
-  );
-}
-
-/** Nodes that are interchangeable while empty: the same capacity, labels (but the hostname), taints and schedulability. */
-function nodeClass(node: Node): string {
-  const { [HOSTNAME]: _, ...labels } = node.metadata.labels ?? {};
-  const sorted = Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([node.status?.allocatable ?? node.status?.capacity, sorted, node.spec?.taints, node.spec?.unschedulable]);
 }
 
 export function exactSearch(request: PlanRequest, options: ExactOptions): ExactOutcome {

@@ -20,6 +20,7 @@
 // Search effort is counted in work units (a node looked at, a filter run), never in time, so a
 // plan is the same on every machine.
 import type { PodInfo } from '../framework/node-info';
+import { boundOf, proveBound } from './bound';
 import { exactSearch } from './exact';
 import { greedy } from './greedy';
 import { queueOrder, type Planner, type PlannerResult, type PlanRequest } from './planner';
@@ -38,6 +39,8 @@ export const EXACT_MAX_PODS = 40;
 const EXACT_BUDGET = 20_000;
 /** The most time the solver may take in the optimizing planner (the exact planner takes the request's whole limit). */
 const SOLVER_TIME_LIMIT_MS = 2000;
+/** Sets up to this many pods times nodes get the solver's plan too (beyond, its model takes longer to build than to plan). */
+const SOLVER_MAX_PAIRS = 100_000;
 /** How many nodes repair tries to clear for one pod. */
 const REPAIR_TARGETS = 8;
 
@@ -55,9 +58,13 @@ export const optimize: Planner = {
       if (exact.improved) planned = replay(request, exact.targets);
     }
     const best = compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
-    // With a solver: its plan from there, when better, and the proven bound.
+    // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
     const solver = request.solver;
-    return solver ? solveExactly({ ...request, solver: { ...solver, timeLimitMs: Math.min(solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) } }, best) : best;
+    if (!solver) return best;
+    const limited = { ...request, solver: { ...solver, timeLimitMs: Math.min(solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) } };
+    if (request.pods.length * request.snapshot.list().length <= SOLVER_MAX_PAIRS) return solveExactly(limited, best);
+    const proven = proveBound(limited);
+    return proven ? { ...best, bound: boundOf(limited, best, proven, solver.solver.name) } : best;
   },
 };
 
