@@ -32,13 +32,20 @@ export function proveBound(request: PlanRequest, settings: SolverSettings | unde
   if (!settings) return undefined;
   const { solver, timeLimitMs, seed } = settings;
   const fewest = placementModel(request, { aggregate: true, goal: 'fewest-nodes' });
-  const nodes = solver.solve(fewest.model, { timeLimitMs, seed });
-  if (nodes.status !== 'infeasible' && nodes.status !== 'error') return { nodes: Math.max(0, Math.ceil(nodes.bound - 1e-6)) };
-  if (nodes.status === 'error') return undefined;
+  // The LP relaxation first (quick, and a bound whatever happens next), then the MILP for a stronger one.
+  const relaxed = solver.solve(fewest.model, { timeLimitMs, seed, relaxation: true });
+  if (relaxed.status === 'error') return undefined;
+  if (relaxed.status !== 'infeasible') {
+    const nodes = solver.solve(fewest.model, { timeLimitMs, seed });
+    if (nodes.status !== 'infeasible') {
+      const proven = (solution: typeof nodes) => (solution.status !== 'error' && Number.isFinite(solution.bound) ? solution.bound : 0);
+      return { nodes: Math.max(0, Math.ceil(Math.max(proven(relaxed), proven(nodes)) - 1e-6)) };
+    }
+  }
   const most = placementModel(request, { aggregate: true, goal: 'most-pods' });
   const pods = solver.solve(most.model, { timeLimitMs, seed });
   // Maximizing placement is minimizing its negative: the bound is minus the most pods.
-  return pods.status === 'error' ? undefined : { placeable: Math.max(0, Math.floor(-pods.bound + 1e-6)) };
+  return pods.status === 'error' || !Number.isFinite(pods.bound) ? undefined : { placeable: Math.max(0, Math.floor(-pods.bound + 1e-6)) };
 }
 
 /** What a solve of the plan's own model proved: optimal, else how far its best solution was from its bound. */

@@ -39,6 +39,7 @@ export interface PlacementModelOptions {
    * most-pods: the most pods placed, nothing else.
    */
   readonly goal?: 'plan' | 'every-pod' | 'fewest-nodes' | 'most-pods';
+
 }
 
 /** Pods of one shape, in queue order, and what the model knows of them. */
@@ -314,14 +315,15 @@ export function nodeClass(node: Node): string {
   return JSON.stringify([node.status?.allocatable ?? node.status?.capacity, sorted, node.spec?.taints, node.spec?.unschedulable]);
 }
 
-/** A heuristic's plan as a start for the (unaggregated) model: its counts per group and node, and the nodes it uses. */
+/** A heuristic's plan as a start for the model: its counts per group and bin, and the nodes it uses of each bin. */
 export function startOf(placement: PlacementModel, result: PlannerResult): Float64Array | undefined {
   const values = new Float64Array(placement.model.cost.length);
   const groupOfPod = new Map<PodInfo, number>();
   placement.groups.forEach((group, g) => group.pods.forEach((pod) => groupOfPod.set(pod, g)));
   const binOf = new Map<string, number>();
-  placement.bins.forEach((bin, b) => bin.nodes.length === 1 && binOf.set((placement.nodes[bin.nodes[0] as number] as NodeInfo).name, b));
+  placement.bins.forEach((bin, b) => bin.nodes.forEach((n) => binOf.set((placement.nodes[n] as NodeInfo).name, b)));
   const column = new Map(placement.assignments.map((a) => [`${a.group}/${a.bin}`, a.column]));
+  const used = new Set<string>();
   for (const { pod, node } of result.placed) {
     const g = groupOfPod.get(pod);
     const b = binOf.get(node);
@@ -329,7 +331,11 @@ export function startOf(placement: PlacementModel, result: PlannerResult): Float
     // A placement the model does not allow (a verdict the engine changed with more pods): no start.
     if (g === undefined || b === undefined || c === undefined) return undefined;
     values[c] = (values[c] as number) + 1;
-    values[placement.usage[b] as number] = 1;
+    if (!used.has(node)) {
+      used.add(node);
+      const y = placement.usage[b] as number;
+      values[y] = (values[y] as number) + 1;
+    }
   }
   return values;
 }

@@ -4,8 +4,9 @@
 //
 //   1. construction: pods by priority, most constrained first (fewest nodes to go to), then the
 //      largest first (first-fit decreasing); each to the tightest open node, or to the best node
-//      to open (pack), or to the node left least loaded (balance). When that leaves pods out, the
-//      smallest first too, and the greedy plan itself, and the best of the three is kept;
+//      to open (pack), or to the node left least loaded (balance). With a solver, also its guided
+//      construction (guided.ts). When the first leaves pods out, the smallest first too, and the
+//      greedy plan itself; the best start is kept;
 //   2. repair: a pod left out takes a node after the set's pods in its way move elsewhere;
 //   3. improvement: empty the least used nodes into the others (pack), or move pods off the
 //      busiest node (balance);
@@ -18,12 +19,13 @@
 //      is better (exact-solver.ts), and the proven bound beside the plan.
 //
 // Search effort is counted in work units (a node looked at, a filter run), never in time, so a
-// plan is the same on every machine.
+// plan is the same on every machine; only the solver's stages run against a clock (its time limit).
 import type { PodInfo } from '../framework/node-info';
 import { boundOf, proveBound } from './bound';
 import { exactSearch } from './exact';
 import { greedy } from './greedy';
-import { queueOrder, type Planner, type PlannerResult, type PlanRequest } from './planner';
+import { guidedTargets } from './guided';
+import { queueOrder, type Planner, type PlannerResult, type PlanRequest, type SolverSettings } from './planner';
 import { compareQuality, quality } from './quality';
 import { replay } from './replay';
 import { Search, UNPLACED } from './search';
@@ -47,8 +49,9 @@ const REPAIR_TARGETS = 8;
 export const optimize: Planner = {
   name: OPTIMIZE,
   plan(request) {
+    const solver = request.solver && { ...request.solver, timeLimitMs: Math.min(request.solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) };
     const baseline = greedy.plan(request);
-    const search = constructed(request, baseline);
+    const search = constructed(request, baseline, solver);
     const budget = WORK_PER_ITEM * (request.pods.length + search.nodeCount);
     repair(search, search.work + budget);
     improve(search, search.work + budget);
@@ -59,9 +62,8 @@ export const optimize: Planner = {
     }
     const best = compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
     // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
-    const solver = request.solver;
     if (!solver) return best;
-    const limited = { ...request, solver: { ...solver, timeLimitMs: Math.min(solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) } };
+    const limited = { ...request, solver };
     if (request.pods.length * request.snapshot.list().length <= SOLVER_MAX_PAIRS) return solveExactly(limited, best);
     const proven = proveBound(limited);
     return proven ? { ...best, bound: boundOf(limited, best, proven, solver.solver.name) } : best;
@@ -69,25 +71,36 @@ export const optimize: Planner = {
 };
 
 /**
- * Where the search starts: the construction in first-fit-decreasing order; when that leaves pods
- * out, also smallest first (more pods fit) and the greedy plan itself (spreading can fit more still,
- * resources left over on every node), whichever is best.
+ * Where the search starts: the construction in first-fit-decreasing order; with a solver, also its
+ * guided construction (guided.ts); when the first leaves pods out, also smallest first (more pods
+ * fit) and the greedy plan itself (spreading can fit more still, resources left over on every
+ * node), whichever is best.
  */
-function constructed(request: PlanRequest, baseline: PlannerResult): Search {
+const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
+
+function constructed(request: PlanRequest, baseline: PlannerResult, solver: SolverSettings | undefined): Search {
   const order = constructionOrder(request, 'largest');
   const decreasing = new Search(order, request);
   construct(decreasing);
-  if (!decreasing.at.includes(UNPLACED)) return decreasing;
-  const increasing = new Search(constructionOrder(request, 'smallest'), request);
-  construct(increasing);
-  const fromBaseline = new Search(order, request);
+  const starts = [decreasing];
   const index = new Map(order.map((pod, i) => [pod, i]));
-  // Greedy's placement holds in its own order: it is taken as it is.
-  for (const { pod, node } of baseline.placed) fromBaseline.place(index.get(pod) as number, fromBaseline.whatIf.indexOf(node) as number);
-  const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
-  const starts = [decreasing, increasing, fromBaseline].map((s) => ({ search: s, quality: quality(request, placedBy(s)) }));
-  starts.sort((a, b) => compareQuality(a.quality, b.quality, request.objective));
-  return (starts[0] as { search: Search }).search;
+  // A placement that holds in its own order (greedy's, a replayed one) is taken as it is.
+  const searchOf = (result: PlannerResult): Search => {
+    const search = new Search(order, request);
+    for (const { pod, node } of result.placed) search.place(index.get(pod) as number, search.whatIf.indexOf(node) as number);
+    return search;
+  };
+  const guided = solver && guidedTargets(request, solver, placedBy(decreasing));
+  if (guided) starts.push(searchOf(replay(request, guided)));
+  if (decreasing.at.includes(UNPLACED)) {
+    const increasing = new Search(constructionOrder(request, 'smallest'), request);
+    construct(increasing);
+    starts.push(increasing, searchOf(baseline));
+  }
+  if (starts.length === 1) return decreasing;
+  const ranked = starts.map((s) => ({ search: s, quality: quality(request, placedBy(s)) }));
+  ranked.sort((a, b) => compareQuality(a.quality, b.quality, request.objective));
+  return (ranked[0] as { search: Search }).search;
 }
 
 /** Priority first; then pods with fewer nodes to go to; then by size (`first`); then queue order. */
