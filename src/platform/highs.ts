@@ -9,7 +9,7 @@ let loading: Promise<MilpSolver> | undefined;
 
 /** The process's HiGHS solver, loaded on first use. */
 export function highsSolver(): Promise<MilpSolver> {
-  loading ??= loadHighs(process.env["PODPLAN_HIGHS_LOG"] === "1" ? { print: (line) => process.stderr.write(`${line}\n`) } : {}).then((highs) => new HighsSolver(highs));
+  loading ??= loadHighs().then((highs) => new HighsSolver(highs));
   return loading;
 }
 
@@ -28,7 +28,7 @@ class HighsSolver implements MilpSolver {
     const unsolved = (message: string): MilpSolution => ({ status: 'error', bound: minimize ? -Infinity : Infinity, message });
     const instance = highs.createModel();
     try {
-      instance.options.set({ output_flag: process.env["PODPLAN_HIGHS_LOG"] === "1", time_limit: options.timeLimitMs / 1000, random_seed: options.seed, mip_rel_gap: 1e-6 });
+      instance.options.set({ output_flag: false, time_limit: options.timeLimitMs / 1000, random_seed: options.seed, mip_rel_gap: 1e-6 });
       instance.passModel({
         numCols,
         numRows,

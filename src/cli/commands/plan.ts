@@ -134,9 +134,9 @@ function report(ref: PodSetRef, outcome: SetOutcome): string {
   const lines = [
     formatTable(['POD', 'NODE'], rows),
     '',
-    `Pod set ${podSetKey(ref)}: ${made.assignments.length} of ${total} pods placed on ${nodes} node${nodes === 1 ? '' : 's'} (planner ${made.planner}, profile ${made.profile}${outcome.trigger ? `, ScheduleTrigger ${outcome.trigger}` : ''}).`,
+    `Pod set ${podSetKey(ref)}: ${made.assignments.length} of ${total} pods placed on ${nodes} node${nodes === 1 ? '' : 's'} (planner ${made.planner}, objective ${made.objective ?? 'pack'}, profile ${made.profile}${outcome.trigger ? `, ScheduleTrigger ${outcome.trigger}` : ''}).`,
   ];
-  if (made.bound) lines.push(`Bound (${made.bound.solver}, objective ${made.objective ?? 'pack'}): ${describeBound(made.bound, made.assignments.length, nodes)}.`);
+  if (made.bound) lines.push(`Bound (${made.bound.solver}): ${describeBound(made.bound, made.assignments.length, nodes)}.`);
   if (made.unplaced.length > 0) {
     lines.push('', 'Not placed:');
     for (const u of made.unplaced) lines.push(`  ${made.namespace}/${u.pod}: ${u.message}`);

@@ -1,7 +1,8 @@
 // How far a plan is from the best possible, proven by the solver: the fewest nodes any plan placing
 // every pod can use (or, when not every pod can be placed, the most pods any plan can place), from
-// the aggregated placement model (milp.ts: alike empty nodes pooled, so a relaxation of the real
-// problem) solved within a time limit; what the solver proves by then is the bound. Stronger than
+// the placement model (milp.ts; for larger sets aggregated, alike empty nodes pooled, a relaxation
+// of the real problem) solved within a time limit: its LP relaxation first, then the MILP; what
+// the solver proves by then is the bound. Stronger than
 // the resource sums: it knows which pods may go where, that a template's anti-affine replicas take a
 // node each, and that each node holds whole pods.
 import { placementModel } from './milp';
@@ -27,11 +28,16 @@ export interface ProvenBound {
   readonly placeable?: number;
 }
 
+/** Sets up to this many pods times nodes get the bound of the node-by-node model. */
+const NODE_BY_NODE_PAIRS = 2000;
+
 /** The request's bound; undefined when the request has no solver or the solve failed. */
 export function proveBound(request: PlanRequest, settings: SolverSettings | undefined = request.solver): ProvenBound | undefined {
   if (!settings) return undefined;
   const { solver, timeLimitMs, seed } = settings;
-  const fewest = placementModel(request, { aggregate: true, goal: 'fewest-nodes' });
+  // Small sets are modelled node by node (exact); larger ones with alike empty nodes pooled (smaller, weaker).
+  const aggregate = request.pods.length * request.snapshot.list().length > NODE_BY_NODE_PAIRS;
+  const fewest = placementModel(request, { aggregate, goal: 'fewest-nodes' });
   // The LP relaxation first (quick, and a bound whatever happens next), then the MILP for a stronger one.
   const relaxed = solver.solve(fewest.model, { timeLimitMs, seed, relaxation: true });
   if (relaxed.status === 'error') return undefined;
@@ -42,7 +48,7 @@ export function proveBound(request: PlanRequest, settings: SolverSettings | unde
       return { nodes: Math.max(0, Math.ceil(Math.max(proven(relaxed), proven(nodes)) - 1e-6)) };
     }
   }
-  const most = placementModel(request, { aggregate: true, goal: 'most-pods' });
+  const most = placementModel(request, { aggregate, goal: 'most-pods' });
   const pods = solver.solve(most.model, { timeLimitMs, seed });
   // Maximizing placement is minimizing its negative: the bound is minus the most pods.
   return pods.status === 'error' || !Number.isFinite(pods.bound) ? undefined : { placeable: Math.max(0, Math.floor(-pods.bound + 1e-6)) };

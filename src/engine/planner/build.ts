@@ -24,6 +24,8 @@ export const DEFAULT_OBJECTIVE: Objective = 'pack';
 export const PLANNER_LABEL = 'planner.ciena.io/planner';
 /** On a ScheduleTrigger (or the set's pods): the set is a gang of at least this many pods. Podplan's addition. */
 export const MIN_MEMBER_LABEL = 'planner.ciena.io/min-member';
+/** On a ScheduleTrigger (or the set's pods): what the planner minimizes once it placed all it can (OBJECTIVES). Podplan's addition. */
+export const OBJECTIVE_LABEL = 'planner.ciena.io/objective';
 
 export interface PlanSettings {
   /** A name in PLANNERS; DEFAULT_PLANNER when not given. */
@@ -35,6 +37,8 @@ export interface PlanSettings {
   readonly trigger?: string;
   /** Pod key → the only nodes that pod may go to. */
   readonly eligible?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Pod name → its node in the set's current plan (replanning): what the moves objective keeps. */
+  readonly previous?: ReadonlyMap<string, string>;
 }
 
 export interface PlanInput {
@@ -60,11 +64,19 @@ export function settingsFromLabels(labels: readonly (Labels | undefined)[]): Res
   const find = (key: string) => labels.map((l) => l?.[key]).find((v) => v !== undefined);
   const planner = find(PLANNER_LABEL);
   if (planner !== undefined && !PLANNERS.has(planner)) return err({ label: PLANNER_LABEL, message: unknownPlanner(planner, `label ${PLANNER_LABEL}`) });
+  const objective = find(OBJECTIVE_LABEL);
+  if (objective !== undefined && !isObjective(objective)) {
+    return err({ label: OBJECTIVE_LABEL, message: `label ${OBJECTIVE_LABEL}: unknown objective "${objective}" (one of ${OBJECTIVES.join(', ')})` });
+  }
   const minMember = find(MIN_MEMBER_LABEL);
   if (minMember !== undefined && !/^[1-9][0-9]*$/.test(minMember)) {
     return err({ label: MIN_MEMBER_LABEL, message: `label ${MIN_MEMBER_LABEL}: "${minMember}" is not a whole number of at least 1` });
   }
-  return ok({ ...(planner !== undefined ? { planner } : {}), ...(minMember !== undefined ? { minMember: Number(minMember) } : {}) });
+  return ok({
+    ...(planner !== undefined ? { planner } : {}),
+    ...(objective !== undefined && isObjective(objective) ? { objective } : {}),
+    ...(minMember !== undefined ? { minMember: Number(minMember) } : {}),
+  });
 }
 
 /** The profile's defaults for its pod sets (PodSetPlanner args). */
@@ -109,6 +121,7 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     objective,
     ...(settings.eligible ? { eligible: settings.eligible } : {}),
     ...(settings.minMember !== undefined ? { gang: Math.max(0, settings.minMember - podSet.bound.length) } : {}),
+    ...(settings.previous ? { previous: previousByKey(pending, settings.previous) } : {}),
     ...(input.solver ? { solver: input.solver } : {}),
   };
   let result = planner.plan(request);
@@ -144,6 +157,16 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
       [...pods, ...podSet.pending.filter((p) => !onNodes.has(podKey(p)))],
     ),
   });
+}
+
+/** The current plan's nodes by pod key, for the pods still to place. */
+function previousByKey(pending: readonly PodInfo[], byName: ReadonlyMap<string, string>): Map<string, string> {
+  const previous = new Map<string, string>();
+  for (const pod of pending) {
+    const node = byName.get(pod.pod.metadata.name);
+    if (node !== undefined) previous.set(pod.key, node);
+  }
+  return previous;
 }
 
 /** What a plan is asked for beside the set and the cluster: the set's trigger, and settings over every other. */

@@ -23,7 +23,7 @@ export function solveExactly(request: PlanRequest, incumbent: PlannerResult): Pl
   let result = incumbent;
   let accepted = false;
   if (solution.values) {
-    const targets = targetsOf(placement, solution.values);
+    const targets = targetsOf(placement, solution.values, request.previous);
     const replayed = replay(request, targets);
     // A gang's minimum the incumbent misses is met by the solver's plan (or it places none).
     result = request.gang !== undefined && incumbent.placed.length < request.gang ? replayed : better(request, incumbent, replayed);

@@ -11,7 +11,7 @@ import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { isSuccess } from '../framework/status';
 import { Names } from '../plugins/names';
 import { avoidsItsOwnShape, nodeClass } from './milp';
-import { queueOrder, type PlannerResult, type PlanRequest } from './planner';
+import { queueOrder, type Placement, type PlannerResult, type PlanRequest } from './planner';
 import { compareQuality, quality, type Quality } from './quality';
 import { Search, UNPLACED } from './search';
 import { Feasibility, podShape, WhatIf } from './what-if';
@@ -117,7 +117,8 @@ export function exactSearch(request: PlanRequest, options: ExactOptions): ExactO
     suffixLevels[k] = (suffixLevels[k + 1] as number[]).map((c, l) => c + (l === level[k] ? 1 : 0));
   }
 
-  let best: Quality = options.incumbent ? quality(request, options.incumbent) : { placedByPriority: levels.map(() => 0), placed: 0, nodes: 0, opened: 0, peak: 0 };
+  const nothing: Quality = { placedByPriority: levels.map(() => 0), placed: 0, nodes: 0, opened: 0, peak: 0, crowd: 0, cost: 0, moved: 0 };
+  let best: Quality = options.incumbent ? quality(request, options.incumbent) : nothing;
   let bestAt: Int32Array | undefined;
   // The set uses at least lowerBound nodes, of which at most `occupied` held pods before.
   const occupied = search.whatIf.nodes.filter((n) => n.pods.length > 0).length;
@@ -126,9 +127,9 @@ export function exactSearch(request: PlanRequest, options: ExactOptions): ExactO
   let aborted = false;
 
   const current = (): Quality => {
-    let peak = 0;
-    for (let n = 0; n < search.nodeCount; n++) if ((search.setPodsOn[n] as number[]).length > 0) peak = Math.max(peak, search.peak(n));
-    return { placedByPriority: [...placedByLevel], placed: placedByLevel.reduce((a, b) => a + b, 0), nodes: search.nodesUsed(), opened: search.opened(), peak };
+    const placed: Placement[] = [];
+    search.at.forEach((n, k) => n !== UNPLACED && placed.push({ pod: pods[k] as PodInfo, node: search.node(n).name }));
+    return quality(request, { placed, unplaced: [] });
   };
   const optimal = () => best.placed === P && objective === 'pack' && best.opened <= fewestOpened;
 

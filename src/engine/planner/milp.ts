@@ -12,14 +12,16 @@
 // carried out pod by pod in queue order (replay.ts): the engine has the last word.
 //
 // Objective, lexicographically by weights: the most pods placed (priority levels first), then per
-// objective the fewest nodes taken into use (pack), the lowest busiest-node share (balance).
+// objective the fewest nodes taken into use (pack), the lowest busiest-node share (balance), the
+// fewest of the set's pods on its most crowded node (spread), the least summed node cost (cost),
+// the most pods kept where the current plan put them (moves).
 import { selectorMatches } from '../api/labels';
 import { CPU, MEMORY, PODS } from '../api/resources';
 import type { LabelSelector, Node, TopologySpreadConstraint } from '../api/types';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { isSuccess } from '../framework/status';
 import { Names } from '../plugins/names';
-import { queueOrder, type PlannerResult, type PlanRequest } from './planner';
+import { nodeCost, queueOrder, type PlannerResult, type PlanRequest } from './planner';
 import { MilpBuilder, type MilpModel } from './solver';
 import { Feasibility, podShape, WhatIf } from './what-if';
 
@@ -135,13 +137,19 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
   const N = nodes.length;
   const P = pods.length;
   const usedWeight = 1 / (N + 1);
-  // One more pod at a level outweighs every node cost (at most N * (1 + usedWeight) < N + 1), and every pod of the levels below.
-  const placementWeight = levels.map((_, l) => (N + 2) * (P + 1) ** (levels.length - 1 - l));
+  const objective = request.objective;
+  const binCost = (bin: Bin) => (objective === 'cost' ? nodeCost((nodes[bin.nodes[0] as number] as NodeInfo).node) : (bin.occupied ? 0 : 1) + usedWeight);
+  // What a pod of the set crowding a node (spread) or kept where it was (moves) weighs: more than every node's cost together.
+  const perPod = N + 2;
+  // The most the objective's other terms can add up to (node costs, peak, crowding, pods kept).
+  const secondary = bins.reduce((sum, bin) => sum + binCost(bin) * bin.nodes.length, 0) + 1 + (objective === 'spread' || objective === 'moves' ? perPod * P : 0);
+  // One more pod at a level outweighs all of that, and every pod of the levels below.
+  const placementWeight = levels.map((_, l) => (secondary + 1) * (P + 1) ** (levels.length - 1 - l));
   const goal = options.goal ?? 'plan';
   const builder = new MilpBuilder();
   // Whole costs where placement is fixed: the solver proves integral objectives far sooner.
-  const nodeCost = (bin: Bin) => (goal === 'fewest-nodes' ? 1 : goal === 'most-pods' ? 0 : goal === 'every-pod' ? (bin.occupied ? 0 : 1) : (bin.occupied ? 0 : 1) + usedWeight);
-  const usage = bins.map((bin) => builder.column(nodeCost(bin), 0, bin.nodes.length, true));
+  const usageCost = (bin: Bin) => (goal === 'fewest-nodes' ? 1 : goal === 'most-pods' ? 0 : goal === 'every-pod' ? (bin.occupied ? 0 : 1) : binCost(bin));
+  const usage = bins.map((bin) => builder.column(usageCost(bin), 0, bin.nodes.length, true));
   const assignments: Array<{ group: number; bin: number; column: number }> = [];
   const perNodeMost = (group: Group, bin: Bin): number => {
     let most = Math.min(group.pods.length, bin.freePods);
@@ -181,7 +189,11 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
   });
   spreadRows(builder, groups, bins, nodes, byGroup, allowed);
   if (request.gang !== undefined && (goal === 'plan' || goal === 'most-pods')) gangRows(builder, request.gang, assignments, P);
-  if (request.objective === 'balance' && (goal === 'plan' || goal === 'every-pod')) balanceRows(builder, resources, groups, bins, byBin, usage);
+  if (goal === 'plan' || goal === 'every-pod') {
+    if (objective === 'balance') balanceRows(builder, resources, groups, bins, byBin, usage);
+    if (objective === 'spread') spreadOutRows(builder, bins, byBin, perPod);
+    if (objective === 'moves' && request.previous) keptRows(builder, request.previous, groups, bins, nodes, byGroup, perPod);
+  }
   return { model: builder.build('minimize'), groups, bins, nodes, assignments, usage, placementWeight, usedWeight };
 }
 
@@ -292,6 +304,45 @@ function balanceRows(
   });
 }
 
+/** Spread: the most pods of the set on one node, `crowd`, weighs `perPod` a pod: crowd >= the set's pods on every node. */
+function spreadOutRows(builder: MilpBuilder, bins: readonly Bin[], byBin: ReadonlyArray<ReadonlyArray<{ column: number }>>, perPod: number): void {
+  const crowd = builder.column(perPod, 0, Infinity, false);
+  bins.forEach((bin, b) => {
+    const here = byBin[b] ?? [];
+    // A pooled bin's pods spread over its nodes in use at the best.
+    if (here.length > 0 && bin.nodes.length === 1) builder.row([...here.map(({ column }) => [column, 1] as const), [crowd, -1]], -Infinity, 0);
+  });
+}
+
+/**
+ * Moves: each pod kept on the node the current plan gives it earns `perPod`: kept[g][n] is at most
+ * x[g][n] and at most the group's pods planned there.
+ */
+function keptRows(
+  builder: MilpBuilder,
+  previous: ReadonlyMap<string, string>,
+  groups: readonly Group[],
+  bins: readonly Bin[],
+  nodes: readonly NodeInfo[],
+  byGroup: ReadonlyArray<ReadonlyArray<{ bin: number; column: number }>>,
+  perPod: number,
+): void {
+  groups.forEach((group, g) => {
+    const planned = new Map<string, number>();
+    for (const pod of group.pods) {
+      const node = previous.get(pod.key);
+      if (node !== undefined) planned.set(node, (planned.get(node) ?? 0) + 1);
+    }
+    for (const { bin, column } of byGroup[g] ?? []) {
+      const nodesOfBin = (bins[bin] as Bin).nodes;
+      const count = nodesOfBin.length === 1 ? (planned.get((nodes[nodesOfBin[0] as number] as NodeInfo).name) ?? 0) : 0;
+      if (count === 0) continue;
+      const kept = builder.column(-perPod, 0, count, false);
+      builder.row([[kept, 1], [column, -1]], -Infinity, 0);
+    }
+  });
+}
+
 function hasRequiredAffinity(pod: PodInfo): boolean {
   return (pod.pod.spec.affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).length > 0;
 }
@@ -340,27 +391,37 @@ export function startOf(placement: PlacementModel, result: PlannerResult): Float
   return values;
 }
 
-/** Each pod's node by a solution of the (unaggregated) model: a group's pods take its nodes round-robin over the spread domains' order. */
-export function targetsOf(placement: PlacementModel, values: Float64Array): Map<PodInfo, string> {
+/**
+ * Each pod's node by a solution of the (unaggregated) model: pods the current plan put on a node the
+ * solution gives their group keep it; the others take the group's nodes round-robin, so spread
+ * counts grow evenly in queue order.
+ */
+export function targetsOf(placement: PlacementModel, values: Float64Array, previous?: ReadonlyMap<string, string>): Map<PodInfo, string> {
   const targets = new Map<PodInfo, string>();
-  const perGroup = placement.groups.map(() => [] as Array<{ node: number; count: number }>);
+  const perGroup = placement.groups.map(() => [] as Array<{ node: string; count: number }>);
   for (const { group, bin, column } of placement.assignments) {
     const count = Math.round(values[column] as number);
     const nodes = (placement.bins[bin] as Bin).nodes;
-    if (count > 0 && nodes.length === 1) perGroup[group]?.push({ node: nodes[0] as number, count });
+    if (count > 0 && nodes.length === 1) perGroup[group]?.push({ node: (placement.nodes[nodes[0] as number] as NodeInfo).name, count });
   }
   placement.groups.forEach((group, g) => {
-    // Interleaved: one pod per node in turn, so spread counts grow evenly in queue order.
     const slots = perGroup[g] ?? [];
-    let i = 0;
-    for (let left = slots.reduce((s, x) => s + x.count, 0); left > 0; ) {
-      for (const slot of slots) {
-        if (slot.count === 0 || i >= group.pods.length) continue;
-        targets.set(group.pods[i++] as PodInfo, (placement.nodes[slot.node] as NodeInfo).name);
+    const waiting: PodInfo[] = [];
+    for (const pod of group.pods) {
+      const slot = slots.find((s) => s.count > 0 && s.node === previous?.get(pod.key));
+      if (!slot) waiting.push(pod);
+      else {
+        targets.set(pod, slot.node);
         slot.count--;
-        left--;
       }
-      if (i >= group.pods.length) break;
+    }
+    let i = 0;
+    while (i < waiting.length && slots.some((s) => s.count > 0)) {
+      for (const slot of slots) {
+        if (slot.count === 0 || i >= waiting.length) continue;
+        targets.set(waiting[i++] as PodInfo, slot.node);
+        slot.count--;
+      }
     }
   });
   return targets;

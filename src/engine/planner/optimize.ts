@@ -56,7 +56,8 @@ export const optimize: Planner = {
     repair(search, search.work + budget);
     improve(search, search.work + budget);
     let planned = replay(request, targetsOf(search));
-    if (request.pods.length <= EXACT_MAX_PODS) {
+    // The branch and bound prunes by nodes (pack) or peak (balance) only.
+    if (request.pods.length <= EXACT_MAX_PODS && (request.objective === 'pack' || request.objective === 'balance')) {
       const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
       if (exact.improved) planned = replay(request, exact.targets);
     }
@@ -90,7 +91,8 @@ function constructed(request: PlanRequest, baseline: PlannerResult, solver: Solv
     for (const { pod, node } of result.placed) search.place(index.get(pod) as number, search.whatIf.indexOf(node) as number);
     return search;
   };
-  const guided = solver && guidedTargets(request, solver, placedBy(decreasing));
+  // The aggregated model counts nodes and their costs: it guides packing, not spreading or keeping.
+  const guided = solver && (request.objective === 'pack' || request.objective === 'cost') && guidedTargets(request, solver, placedBy(decreasing));
   if (guided) starts.push(searchOf(replay(request, guided)));
   if (decreasing.at.includes(UNPLACED)) {
     const increasing = new Search(constructionOrder(request, 'smallest'), request);
@@ -201,10 +203,22 @@ function roomWithout(search: Search, pod: number, node: number, movable: readonl
   );
 }
 
-/** Pack: empty nodes into the other nodes the set uses; balance: move pods off the busiest node. */
+/**
+ * Pack and cost: empty nodes into the other nodes the set uses; balance and spread: move pods off
+ * the busiest node (by load, by the set's pods); moves: nothing (every move is a move).
+ */
 function improve(search: Search, limit: number): void {
-  if (search.objective === 'pack') emptyNodes(search, limit);
-  else flattenPeak(search, limit);
+  switch (search.objective) {
+    case 'pack':
+    case 'cost':
+      return emptyNodes(search, limit);
+    case 'balance':
+      return flattenPeak(search, limit, (node, pod) => search.peak(node, pod));
+    case 'spread':
+      return flattenPeak(search, limit, (node, pod = -1) => (search.setPodsOn[node] as number[]).length + (pod >= 0 ? 1 : 0) + search.peak(node, pod) / 2);
+    case 'moves':
+      return;
+  }
 }
 
 /** The set's pods on a node, as shares of the cluster: what it takes to empty it. */
@@ -222,7 +236,9 @@ function emptyNodes(search: Search, limit: number): void {
     progress = false;
     const used = [...search.setPodsOn.keys()].filter((n) => (search.setPodsOn[n] as number[]).length > 0);
     const load = new Map(used.map((n) => [n, setLoad(search, n)]));
-    used.sort((a, b) => (load.get(a) as number) - (load.get(b) as number) || a - b);
+    // Least cost: the dearest nodes first; else the least loaded.
+    const dearer = (a: number, b: number) => (search.objective === 'cost' ? (search.cost[b] as number) - (search.cost[a] as number) : 0);
+    used.sort((a, b) => dearer(a, b) || (load.get(a) as number) - (load.get(b) as number) || a - b);
     for (const node of used) {
       if (search.work > limit) return;
       if (emptyNode(search, node)) progress = true;
@@ -250,21 +266,21 @@ function emptyNode(search: Search, node: number): boolean {
   return false;
 }
 
-/** Moves a set pod off the busiest node while that lowers the busiest of the two nodes. */
-function flattenPeak(search: Search, limit: number): void {
+/** Moves a set pod off the busiest node (by `busy`, with a pod added when given) while that lowers the busiest of the two nodes. */
+function flattenPeak(search: Search, limit: number, busy: (node: number, pod?: number) => number): void {
   for (let progress = true; progress; ) {
     progress = false;
     if (search.work > limit) return;
     let busiest = UNPLACED;
     for (let n = 0; n < search.nodeCount; n++) {
-      if ((search.setPodsOn[n] as number[]).length > 0 && (busiest === UNPLACED || search.peak(n) > search.peak(busiest))) busiest = n;
+      if ((search.setPodsOn[n] as number[]).length > 0 && (busiest === UNPLACED || busy(n) > busy(busiest))) busiest = n;
     }
     if (busiest === UNPLACED) return;
-    const before = search.peak(busiest);
+    const before = busy(busiest);
     for (const pod of [...(search.setPodsOn[busiest] as number[])]) {
       search.remove(pod);
       const target = search.choose(pod, (n) => n !== busiest);
-      if (target !== UNPLACED && search.peak(target, pod) < before) {
+      if (target !== UNPLACED && busy(target, pod) < before) {
         search.place(pod, target);
         progress = true;
         break;

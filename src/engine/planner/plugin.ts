@@ -20,7 +20,7 @@ import type { Random } from '../api/random';
 import { ArgsReader } from '../plugins/args';
 import { inTreeRegistry, type PluginModule } from '../plugins/registry';
 import { isObjective, PLANNERS, unknownPlanner } from './build';
-import { PLANNING_CYCLE, PLUGIN_NAME, type Objective, type SolverSettings } from './planner';
+import { OBJECTIVES, PLANNING_CYCLE, PLUGIN_NAME, type Objective, type SolverSettings } from './planner';
 import { POD_SET_SCHEDULER_NAME } from './podset';
 
 export const NAME = PLUGIN_NAME;
@@ -40,7 +40,7 @@ export function readArgs(args: unknown): Result<PodSetPlannerArgs> {
   const planner = reader.string(value['planner'], 'planner');
   if (planner !== undefined && !PLANNERS.has(planner)) reader.errors.push(unknownPlanner(planner, 'planner'));
   const objective = reader.string(value['objective'], 'objective');
-  if (objective !== undefined && !isObjective(objective)) reader.errors.push(fieldNotSupported('objective', objective, ['pack', 'balance']));
+  if (objective !== undefined && !isObjective(objective)) reader.errors.push(fieldNotSupported('objective', objective, OBJECTIVES));
   const schedulerName = reader.string(value['schedulerName'], 'schedulerName') ?? POD_SET_SCHEDULER_NAME;
   return reader.result({
     ...(planner !== undefined ? { planner } : {}),
