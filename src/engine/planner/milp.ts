@@ -187,7 +187,7 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
     }
     builder.row([...here.map(({ column }) => [column, 1] as const), [usage[b] as number, -bin.freePods]], -Infinity, 0);
   });
-  spreadRows(builder, groups, bins, nodes, byGroup, allowed);
+  spreadRows(builder, groups, bins, nodes, byGroup, allowed, options.aggregate ?? false);
   if (request.gang !== undefined && (goal === 'plan' || goal === 'most-pods')) gangRows(builder, request.gang, assignments, P);
   if (goal === 'plan' || goal === 'every-pod') {
     if (objective === 'balance') balanceRows(builder, resources, groups, bins, byBin, usage);
@@ -217,13 +217,15 @@ function spreadRows(
   nodes: readonly NodeInfo[],
   byGroup: ReadonlyArray<ReadonlyArray<{ bin: number; column: number }>>,
   allowed: ReadonlyArray<ReadonlyArray<boolean>>,
+  aggregated: boolean,
 ): void {
   const seen = new Set<string>();
   groups.forEach((group, g) => {
     const pod = (group.pods[0] as PodInfo).pod;
     const namespace = pod.metadata.namespace;
     for (const constraint of pod.spec.topologySpreadConstraints ?? []) {
-      if (constraint.whenUnsatisfiable !== 'DoNotSchedule') continue;
+      // Pooled nodes differ in their hostname only: spread over hostnames is not counted per node there (the bound stays a bound).
+      if (constraint.whenUnsatisfiable !== 'DoNotSchedule' || (aggregated && constraint.topologyKey === HOSTNAME)) continue;
       const key = JSON.stringify([namespace, constraint.topologyKey, constraint.maxSkew, constraint.labelSelector]);
       if (seen.has(key)) continue;
       seen.add(key);
