@@ -1,5 +1,6 @@
-// The exact planner: the optimizing planner's plan handed to the solver with the request's whole
-// time limit, whatever the set's size; proven optimal when the solve ends, else the proven gap.
+// The exact planner: the optimizing planner's plan (solver-guided) handed to the solver with the
+// request's whole time limit, whatever the set's size; proven optimal when the solve ends, else
+// the proven gap.
 // Without a solver it is the optimizing planner, and says so by carrying no bound.
 import { solveExactly } from './exact-solver';
 import { optimize } from './optimize';
@@ -10,7 +11,7 @@ export const EXACT = 'exact';
 export const exact: Planner = {
   name: EXACT,
   plan(request) {
-    const heuristic = optimize.plan({ ...request, solver: undefined });
-    return solveExactly(request, heuristic);
+    // The optimizing planner's plan with the solver's guidance, then the solver with the whole limit.
+    return solveExactly(request, optimize.plan(request));
   },
 };

@@ -7,7 +7,8 @@
 //      to open (pack), or to the node left least loaded (balance). With a solver, also its guided
 //      construction (guided.ts). When the first leaves pods out, the smallest first too, and the
 //      greedy plan itself; the best start is kept;
-//   2. repair: a pod left out takes a node after the set's pods in its way move elsewhere;
+//   2. repair (of every start, before they are compared): a pod left out takes a node after the
+//      set's pods in its way move elsewhere;
 //   3. improvement: empty the least used nodes into the others (pack), or move pods off the
 //      busiest node (balance);
 //   4. small sets: an exact branch and bound from there, which proves the optimum when it ends;
@@ -51,9 +52,8 @@ export const optimize: Planner = {
   plan(request) {
     const solver = request.solver && { ...request.solver, timeLimitMs: Math.min(request.solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) };
     const baseline = greedy.plan(request);
-    const search = constructed(request, baseline, solver);
-    const budget = WORK_PER_ITEM * (request.pods.length + search.nodeCount);
-    repair(search, search.work + budget);
+    const budget = WORK_PER_ITEM * (request.pods.length + request.snapshot.list().length);
+    const search = constructed(request, baseline, solver, budget);
     improve(search, search.work + budget);
     let planned = replay(request, targetsOf(search));
     // The branch and bound prunes by nodes (pack) or peak (balance) only.
@@ -75,34 +75,52 @@ export const optimize: Planner = {
  * Where the search starts: the construction in first-fit-decreasing order; with a solver, also its
  * guided construction (guided.ts); when the first leaves pods out, also smallest first (more pods
  * fit) and the greedy plan itself (spreading can fit more still, resources left over on every
- * node), whichever is best.
+ * node); each repaired, whichever is best then.
  */
 const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
 
-function constructed(request: PlanRequest, baseline: PlannerResult, solver: SolverSettings | undefined): Search {
+function constructed(request: PlanRequest, baseline: PlannerResult, solver: SolverSettings | undefined, budget: number): Search {
   const order = constructionOrder(request, 'largest');
   const decreasing = new Search(order, request);
   construct(decreasing);
   const starts = [decreasing];
-  const index = new Map(order.map((pod, i) => [pod, i]));
-  // A placement that holds in its own order (greedy's, a replayed one) is taken as it is.
-  const searchOf = (result: PlannerResult): Search => {
-    const search = new Search(order, request);
-    for (const { pod, node } of result.placed) search.place(index.get(pod) as number, search.whatIf.indexOf(node) as number);
-    return search;
-  };
   // The aggregated model counts nodes and their costs: it guides packing, not spreading or keeping.
   const guided = solver && (request.objective === 'pack' || request.objective === 'cost') && guidedTargets(request, solver, placedBy(decreasing));
-  if (guided) starts.push(searchOf(replay(request, guided)));
+  if (guided) starts.push(guidedStart(request, order, guided));
   if (decreasing.at.includes(UNPLACED)) {
     const increasing = new Search(constructionOrder(request, 'smallest'), request);
     construct(increasing);
-    starts.push(increasing, searchOf(baseline));
+    const fromBaseline = new Search(order, request);
+    const index = new Map(order.map((pod, i) => [pod, i]));
+    // Greedy's placement holds in its own order: it is taken as it is.
+    for (const { pod, node } of baseline.placed) fromBaseline.place(index.get(pod) as number, fromBaseline.whatIf.indexOf(node) as number);
+    starts.push(increasing, fromBaseline);
   }
+  // Each start repaired (its pods left out placed where moves make room) before they are compared.
+  for (const start of starts) repair(start, start.work + budget);
   if (starts.length === 1) return decreasing;
   const ranked = starts.map((s) => ({ search: s, quality: quality(request, placedBy(s)) }));
   ranked.sort((a, b) => compareQuality(a.quality, b.quality, request.objective));
   return (ranked[0] as { search: Search }).search;
+}
+
+/**
+ * The solver's guided targets as a start: the pods its rounding left without a node go first, in
+ * construction order (they are the hard ones: scarce GPUs, a spread at its limit), then every
+ * other pod to its target when the filters take it there, else to the best node then.
+ */
+function guidedStart(request: PlanRequest, order: readonly PodInfo[], targets: ReadonlyMap<PodInfo, string>): Search {
+  const search = new Search(order, request);
+  const place = (pod: number, node: number | undefined) => {
+    const target = node !== undefined && search.feasibility.fits(order[pod] as PodInfo, node) ? node : search.choose(pod);
+    if (target !== UNPLACED) search.place(pod, target);
+  };
+  order.forEach((pod, p) => targets.has(pod) || place(p, undefined));
+  order.forEach((pod, p) => {
+    const target = targets.get(pod);
+    if (target !== undefined) place(p, search.whatIf.indexOf(target));
+  });
+  return search;
 }
 
 /** Priority first; then pods with fewer nodes to go to; then by size (`first`); then queue order. */
