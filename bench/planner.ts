@@ -36,7 +36,9 @@ async function requestOf(shape: PodSetShape): Promise<{ request: PlanRequest; de
     if (!info.ok) throw new Error(info.error);
     return info.value;
   });
-  const solver = { solver: await highsSolver(), timeLimitMs: EXACT_LIMIT_MS, seed: 1 };
+  const highs = await highsSolver();
+  if (!highs.ok) throw new Error(highs.error);
+  const solver = { solver: highs.value, timeLimitMs: EXACT_LIMIT_MS, seed: 1 };
   return { request: { pods, snapshot: snapshot.value, framework: planning.value.framework, objective: 'pack', solver }, description: workload.description };
 }
 

@@ -77,9 +77,11 @@ async function readPlanning(paths: readonly string[], options: { readonly profil
     }
   }
   const profile: Profile = chosen ? mergeProfile(DEFAULT_PROFILE, chosen.profile) : DEFAULT_PROFILE;
-  // The exact planner's solver and the bound beside every plan (HiGHS, loaded from node_modules).
-  const solver = { solver: await highsSolver(), timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: options.seed };
-  const planning = podSetFramework(profile, { random: seededRandom(options.seed), solver });
+  // The exact planner's solver and the bound beside every plan (HiGHS, loaded from node_modules); without it, plans have no bound.
+  const highs = await highsSolver();
+  if (!highs.ok) warnings.push(highs.error);
+  const solver = highs.ok ? { solver: { solver: highs.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: options.seed } } : {};
+  const planning = podSetFramework(profile, { random: seededRandom(options.seed), ...solver });
   if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
   return { value: { workspace: workspace.value, planning: planning.value, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };

@@ -1,15 +1,24 @@
 // The engine's MilpSolver (src/engine/planner/solver.ts) on HiGHS, compiled to WebAssembly (npm
-// package `highs`). Loading compiles the bundled highs.wasm from node_modules (no download);
+// package `highs`, external to the bundles). Loading compiles highs.wasm from node_modules (no download);
 // after that each solve is synchronous and runs on a fresh native instance, so solves share
 // nothing and one loaded runtime serves every planner of the process. HiGHS is built single-threaded.
-import loadHighs, { type Highs } from 'highs';
+import type { Highs } from 'highs';
+import { err, ok, type Result } from '../engine/api/result';
 import type { MilpModel, MilpOptions, MilpSolution, MilpSolver } from '../engine/planner/solver';
 
-let loading: Promise<MilpSolver> | undefined;
+let loading: Promise<Result<MilpSolver>> | undefined;
 
-/** The process's HiGHS solver, loaded on first use. */
-export function highsSolver(): Promise<MilpSolver> {
-  loading ??= loadHighs().then((highs) => new HighsSolver(highs));
+/**
+ * The process's HiGHS solver, loaded on first use; an error (the package or its .wasm missing from
+ * an install) when it cannot be, and the caller plans without a solver.
+ */
+export function highsSolver(): Promise<Result<MilpSolver>> {
+  loading ??= import('highs')
+    .then((module) => module.default())
+    .then(
+      (highs): Result<MilpSolver> => ok(new HighsSolver(highs)),
+      (error: unknown) => err(`the MILP solver (npm package highs) could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
+    );
   return loading;
 }
 

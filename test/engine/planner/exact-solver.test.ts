@@ -36,7 +36,9 @@ function assertEngineAccepts(req: PlanRequest, result: PlannerResult): void {
 describe('engine/planner/exact-solver (HiGHS through the MilpSolver seam)', function () {
   this.timeout(120_000);
   before(async () => {
-    highs = await highsSolver();
+    const loaded = await highsSolver();
+    assert.ok(loaded.ok, loaded.ok ? '' : loaded.error);
+    highs = loaded.value;
   });
 
   describe('small instances whose optimum is known by construction', () => {

@@ -50,7 +50,9 @@ const table: Array<{ objective: Objective; why: string; nodes: () => NodeBuilder
 describe('engine/planner objectives (pack, spread, cost, moves)', function () {
   this.timeout(60_000);
   before(async () => {
-    highs = await highsSolver();
+    const loaded = await highsSolver();
+    assert.ok(loaded.ok, loaded.ok ? '' : loaded.error);
+    highs = loaded.value;
   });
 
   for (const planner of [optimize, exact] as Planner[]) {
