@@ -17,7 +17,7 @@ const watch = process.argv.includes('--watch');
 // A package is built from a clean dist/, so no source map or addon of an earlier build ships.
 if (production) rmSync('dist', { recursive: true, force: true });
 const common = { bundle: true, sourcemap: !production, minify: production, logLevel: watch ? 'info' : 'warning', legalComments: 'none' };
-const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode'] };
+const node = { ...common, platform: 'node', target: 'node20', format: 'cjs', external: ['vscode', 'highs'] };
 
 const targets = [
   { ...node, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.cjs' },

@@ -9,8 +9,8 @@ const SCHEMAS = path.resolve('schemas');
 /** layer -> { layers it may import, packages it may import (prefix match) } */
 export const LAYERS = {
   engine: { layers: [], packages: [] },
-  // node-side implementations of the engine's injected seams (the system clock)
-  platform: { layers: ['engine'], packages: ['node:'] },
+  // node-side implementations of the engine's injected seams (the system clock, the MILP solver)
+  platform: { layers: ['engine'], packages: ['node:', 'highs'] },
   manifests: { layers: ['engine'], packages: ['yaml'] },
   store: { layers: ['engine', 'platform', 'manifests'], packages: ['better-sqlite3', 'node:'] },
   // the cluster: beside store, below server and cli; its objects go through manifests' decoder

@@ -7,6 +7,7 @@ import { podSetFramework, type PodSetFramework } from '../engine/planner/plugin'
 import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset';
 import type { TriggerSpec } from '../engine/planner/trigger';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
+import { highsSolver } from '../platform/highs';
 import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
 import { profileInput, readProfile, type ProfileInput } from './input';
 import type { CliIO } from './io';
@@ -37,6 +38,9 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
   const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
   return `${range.file}:${range.start.line}:${range.start.column}: error: ${read.error.message}`;
 }
+
+/** How long one solve may take in the CLI's plans. */
+const SOLVER_TIME_LIMIT_MS = 10_000;
 
 /**
  * The planning input of a command's source (its parsed arguments: paths or --context; or just paths), `--profile` and `--seed`, warnings and errors printed
@@ -78,7 +82,11 @@ async function readPlanning(source: SourceArgs, options: { readonly profile?: st
     }
   }
   const profile: Profile = chosen ? mergeProfile(DEFAULT_PROFILE, chosen.profile) : DEFAULT_PROFILE;
-  const planning = podSetFramework(profile, { random: seededRandom(options.seed) });
+  // The exact planner's solver and the bound beside every plan (HiGHS, loaded from node_modules); without it, plans have no bound.
+  const highs = await highsSolver();
+  if (!highs.ok) warnings.push(highs.error);
+  const solver = highs.ok ? { solver: { solver: highs.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: options.seed } } : {};
+  const planning = podSetFramework(profile, { random: seededRandom(options.seed), ...solver });
   if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
   return { value: { workspace: workspace.value, planning: planning.value, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };

@@ -123,6 +123,14 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX runs_by_source ON runs (source_id, id);
     `,
   },
+  {
+    version: 4,
+    description: "each plan's objective and the bound its solver proved (JSON: nodes, placeable, optimal, gap, solver)",
+    sql: `
+      ALTER TABLE plans ADD COLUMN objective TEXT;
+      ALTER TABLE plans ADD COLUMN bound TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

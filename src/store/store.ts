@@ -5,6 +5,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../engine/api/clock';
+import type { PlanBound } from '../engine/planner/bound';
+import type { Objective } from '../engine/planner/planner';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
@@ -112,7 +114,7 @@ export function safeServer(server: string): string {
  */
 export const ALL_PENDING_PODS = '*';
 
-const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.profile, p.profile_hash,
+const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.objective, p.bound, p.profile, p.profile_hash,
   p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
 const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id';
 
@@ -190,9 +192,23 @@ export class PlanStore {
       const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis), this.topScores);
       return immediate(this.db, () => {
         const id = this.sql(
-          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, profile, profile_hash, snapshot_hash, created_at, placed, unplaced)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        ).run(runId, plan.podSet, plan.namespace, plan.trigger ?? null, plan.planner, plan.profile, meta.profileHash, plan.snapshotHash, plan.createdAt, plan.assignments.length, plan.unplaced.length).lastInsertRowid;
+          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        ).run(
+          runId,
+          plan.podSet,
+          plan.namespace,
+          plan.trigger ?? null,
+          plan.planner,
+          plan.objective ?? null,
+          plan.bound ? JSON.stringify(plan.bound) : null,
+          plan.profile,
+          meta.profileHash,
+          plan.snapshotHash,
+          plan.createdAt,
+          plan.assignments.length,
+          plan.unplaced.length,
+        ).lastInsertRowid;
         const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
         const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
         this.insertMany('assignments', ['plan_id', 'pod', 'node', 'seq'], plan.assignments, (a, i) => [id, a.pod, a.node, i]);
@@ -482,6 +498,8 @@ function summaryOf(row: Row): PlanSummary {
     namespace: row['namespace'] as string,
     ...optional('trigger', row['trigger_name'] as string | null),
     planner: row['planner'] as string,
+    ...optional('objective', row['objective'] as Objective | null),
+    ...optional('bound', row['bound'] === null || row['bound'] === undefined ? null : (JSON.parse(row['bound'] as string) as PlanBound)),
     profile: row['profile'] as string,
     profileHash: row['profile_hash'] as string,
     snapshotHash: row['snapshot_hash'] as string,
@@ -499,6 +517,8 @@ function planHeader(s: PlanSummary): Omit<Plan, 'assignments' | 'unplaced'> {
     namespace: s.namespace,
     ...optional('trigger', s.trigger),
     planner: s.planner,
+    ...optional('objective', s.objective),
+    ...optional('bound', s.bound),
     profile: s.profile,
     createdAt: s.createdAt,
     snapshotHash: s.snapshotHash,

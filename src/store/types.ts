@@ -1,5 +1,7 @@
 // The store's public types: what callers pass in and what the history hands back.
 import type { Clock } from '../engine/api/clock';
+import type { PlanBound } from '../engine/planner/bound';
+import type { Objective } from '../engine/planner/planner';
 import type { DiagnosisSummary, ReasonCount } from './diagnoses';
 import type { DriverLoader } from './driver';
 
@@ -56,6 +58,10 @@ export interface PlanSummary {
   readonly namespace: string;
   readonly trigger?: string;
   readonly planner: string;
+  /** What the planner minimized (absent on plans recorded before schema version 4). */
+  readonly objective?: Objective;
+  /** How far from the best possible the plan was proven to be, when a solver said. */
+  readonly bound?: PlanBound;
   readonly profile: string;
   readonly profileHash: string;
   readonly snapshotHash: string;

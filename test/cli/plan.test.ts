@@ -54,7 +54,8 @@ default/a   n1
 default/b   n2
 default/c   <none>
 
-Pod set default/batch: 2 of 3 pods placed on 2 nodes (planner greedy, profile default-scheduler, ScheduleTrigger default/batch).
+Pod set default/batch: 2 of 3 pods placed on 2 nodes (planner greedy, objective pack, profile default-scheduler, ScheduleTrigger default/batch).
+Bound (HiGHS 1.15.1): places 2; no plan places more than 3 (within 33.3% of the best possible).
 
 Not placed:
   default/c: 0/2 nodes are available: 2 Insufficient cpu.
@@ -107,7 +108,8 @@ Not placed:
   it('a pod set without a trigger is planned on the cluster as it is', async () => {
     const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize'], { 'c.yaml': NODES + member('a', '1') });
     assert.equal(code, 0);
-    assert.match(stdout, /^Pod set default\/batch: 1 of 1 pods placed on 1 node \(planner optimize, profile default-scheduler\)\.$/m);
+    assert.match(stdout, /^Pod set default\/batch: 1 of 1 pods placed on 1 node \(planner optimize, objective pack, profile default-scheduler\)\.$/m);
+    assert.match(stdout, /^Bound \(HiGHS [0-9.]+\): proven optimal\.$/m);
   });
 
   it('plans the bundled example’s pod set with its pod-set profile', async () => {
@@ -115,7 +117,7 @@ Not placed:
     const files = Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]));
     const { code, stdout } = await cli(['plan', dir, '--pod-set', 'nightly-batch', '--planner', 'optimize'], files);
     assert.equal(code, 0, stdout);
-    assert.match(stdout, /^Pod set analytics\/nightly-batch: 6 of 6 pods placed on \d nodes \(planner optimize, profile podset-planner-scheduler, ScheduleTrigger analytics\/nightly-batch\)\.$/m);
+    assert.match(stdout, /^Pod set analytics\/nightly-batch: 6 of 6 pods placed on \d nodes \(planner optimize, objective pack, profile podset-planner-scheduler, ScheduleTrigger analytics\/nightly-batch\)\.$/m);
   });
 
   describe('bad input gives clear, located errors and exit 2', () => {
@@ -124,7 +126,7 @@ Not placed:
       ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
       ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
       ['no --pod-set', FRAGMENTED, ['c.yaml'], /^podplan plan: --pod-set is required \(pod sets in the files: default\/batch\)$/m],
-      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, not "best"/],
+      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, exact, not "best"/],
       ['--yaml with --json', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'], /--yaml and --json cannot be used together/],
       ['no paths', {}, ['--pod-set', 'batch'], /no paths given/],
     ];

@@ -27,6 +27,8 @@ describe('scripts/eslint/layers (the rule that keeps DESIGN.md layers apart)', (
     ['src/manifests/x.ts', 'yaml', true],
     ['src/manifests/x.ts', '../store/store', false],
     ['src/store/x.ts', 'better-sqlite3', true],
+    ['src/platform/x.ts', 'highs', true],
+    ['src/engine/planner/x.ts', 'highs', false],
     ['src/extension/x.ts', '../engine/api/types', false],
     ['src/extension/x.ts', 'vscode', true],
     ['src/protocol/x.ts', 'vscode', false],

@@ -45,6 +45,14 @@ describe('store/store', () => {
       assert.deepEqual(value(store.loadPlan(save(plan))), plan);
     });
 
+    it("keeps the plan's objective and the bound its solver proved", () => {
+      const solved = { ...plan, objective: 'cost' as const, bound: { nodes: 7, optimal: false, gap: 0.125, solver: 'HiGHS 1.15.1' } };
+      const id = save(solved);
+      assert.deepEqual(value(store.loadPlan(id)), solved);
+      const { summary } = value(store.getPlan(id));
+      assert.deepEqual([summary.objective, summary.bound], ['cost', solved.bound]);
+    });
+
     it('shows the pods in the planner\'s order with reason histograms and top scores, full diagnoses opened one at a time', () => {
       const id = save(plan);
       const shown = value(store.getPlan(id));

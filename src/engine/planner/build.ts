@@ -5,16 +5,18 @@ import { err, ok, type Result } from '../api/result';
 import { podKey, type Labels, type Pod } from '../api/types';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
+import { boundOf, proveBound } from './bound';
+import { exact } from './exact-planner';
 import { applyGang } from './gang';
 import { GREEDY, greedy } from './greedy';
 import { snapshotHash } from './hash';
 import { optimize } from './optimize';
 import type { Plan, PlanAssignment, UnplacedPod } from './plan';
-import { OBJECTIVES, type Objective, type Planner } from './planner';
+import { OBJECTIVES, type Objective, type Planner, type SolverSettings } from './planner';
 import type { PodSetFramework } from './plugin';
 import { podSetKey, type PodSet } from './podset';
 
-export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize].map((p) => [p.name, p]));
+export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize, exact].map((p) => [p.name, p]));
 export const DEFAULT_PLANNER = GREEDY;
 export const DEFAULT_OBJECTIVE: Objective = 'pack';
 
@@ -22,6 +24,8 @@ export const DEFAULT_OBJECTIVE: Objective = 'pack';
 export const PLANNER_LABEL = 'planner.ciena.io/planner';
 /** On a ScheduleTrigger (or the set's pods): the set is a gang of at least this many pods. Podplan's addition. */
 export const MIN_MEMBER_LABEL = 'planner.ciena.io/min-member';
+/** On a ScheduleTrigger (or the set's pods): what the planner minimizes once it placed all it can (OBJECTIVES). Podplan's addition. */
+export const OBJECTIVE_LABEL = 'planner.ciena.io/objective';
 
 export interface PlanSettings {
   /** A name in PLANNERS; DEFAULT_PLANNER when not given. */
@@ -33,6 +37,8 @@ export interface PlanSettings {
   readonly trigger?: string;
   /** Pod key → the only nodes that pod may go to. */
   readonly eligible?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Pod name → its node in the set's current plan (replanning): what the moves objective keeps. */
+  readonly previous?: ReadonlyMap<string, string>;
 }
 
 export interface PlanInput {
@@ -43,6 +49,8 @@ export interface PlanInput {
   readonly framework: Framework;
   /** Injected clock, ms since the epoch. */
   readonly now: number;
+  /** A MILP solver for the exact planner and the bound beside every plan, when the process has one. */
+  readonly solver?: SolverSettings;
 }
 
 /** A label whose value cannot be used, and why. */
@@ -56,11 +64,19 @@ export function settingsFromLabels(labels: readonly (Labels | undefined)[]): Res
   const find = (key: string) => labels.map((l) => l?.[key]).find((v) => v !== undefined);
   const planner = find(PLANNER_LABEL);
   if (planner !== undefined && !PLANNERS.has(planner)) return err({ label: PLANNER_LABEL, message: unknownPlanner(planner, `label ${PLANNER_LABEL}`) });
+  const objective = find(OBJECTIVE_LABEL);
+  if (objective !== undefined && !isObjective(objective)) {
+    return err({ label: OBJECTIVE_LABEL, message: `label ${OBJECTIVE_LABEL}: unknown objective "${objective}" (one of ${OBJECTIVES.join(', ')})` });
+  }
   const minMember = find(MIN_MEMBER_LABEL);
   if (minMember !== undefined && !/^[1-9][0-9]*$/.test(minMember)) {
     return err({ label: MIN_MEMBER_LABEL, message: `label ${MIN_MEMBER_LABEL}: "${minMember}" is not a whole number of at least 1` });
   }
-  return ok({ ...(planner !== undefined ? { planner } : {}), ...(minMember !== undefined ? { minMember: Number(minMember) } : {}) });
+  return ok({
+    ...(planner !== undefined ? { planner } : {}),
+    ...(objective !== undefined && isObjective(objective) ? { objective } : {}),
+    ...(minMember !== undefined ? { minMember: Number(minMember) } : {}),
+  });
 }
 
 /** The profile's defaults for its pod sets (PodSetPlanner args). */
@@ -97,7 +113,23 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     if (!info.ok) return err(info.error);
     pending.push(info.value);
   }
-  let result = planner.plan({ pods: pending, snapshot, framework, objective: settings.objective ?? DEFAULT_OBJECTIVE, ...(settings.eligible ? { eligible: settings.eligible } : {}) });
+  const objective = settings.objective ?? DEFAULT_OBJECTIVE;
+  const request = {
+    pods: pending,
+    snapshot,
+    framework,
+    objective,
+    ...(settings.eligible ? { eligible: settings.eligible } : {}),
+    ...(settings.minMember !== undefined ? { gang: Math.max(0, settings.minMember - podSet.bound.length) } : {}),
+    ...(settings.previous ? { previous: previousByKey(pending, settings.previous) } : {}),
+    ...(input.solver ? { solver: input.solver } : {}),
+  };
+  let result = planner.plan(request);
+  // Every plan gets its bound when there is a solver: the planners that solve bring theirs.
+  if (input.solver && !result.bound && pending.length > 0) {
+    const proven = proveBound(request);
+    if (proven) result = { ...result, bound: boundOf(request, result, proven, input.solver.solver.name) };
+  }
   if (settings.minMember !== undefined) {
     result = applyGang(result, podSetKey(podSet), settings.minMember, { profile: framework.profileName, nodesTotal: snapshot.list().length }, podSet.bound.length);
   }
@@ -114,6 +146,8 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     namespace: podSet.namespace,
     ...(settings.trigger !== undefined ? { trigger: settings.trigger } : {}),
     planner: planner.name,
+    objective,
+    ...(result.bound ? { bound: result.bound } : {}),
     profile: framework.profileName,
     assignments,
     unplaced,
@@ -123,6 +157,16 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
       [...pods, ...podSet.pending.filter((p) => !onNodes.has(podKey(p)))],
     ),
   });
+}
+
+/** The current plan's nodes by pod key, for the pods still to place. */
+function previousByKey(pending: readonly PodInfo[], byName: ReadonlyMap<string, string>): Map<string, string> {
+  const previous = new Map<string, string>();
+  for (const pod of pending) {
+    const node = byName.get(pod.pod.metadata.name);
+    if (node !== undefined) previous.set(pod.key, node);
+  }
+  return previous;
 }
 
 /** What a plan is asked for beside the set and the cluster: the set's trigger, and settings over every other. */
@@ -141,5 +185,5 @@ export function planPodSet(planning: PodSetFramework, input: Omit<PlanInput, 'fr
   const { trigger, override } = options;
   const settings = planSettings(planning.args, [trigger?.labels, ...input.podSet.pods.map((p) => p.metadata.labels)]);
   if (!settings.ok) return err(settings.error.message);
-  return buildPlan({ ...input, framework: planning.framework }, { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override });
+  return buildPlan({ ...input, framework: planning.framework, ...(planning.solver ? { solver: planning.solver } : {}) }, { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override });
 }

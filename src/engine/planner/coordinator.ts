@@ -218,7 +218,11 @@ export class PodSetCoordinator implements PodSetGate {
     };
     const settings = this.settings(set, podSet);
     const plan = settings.ok
-      ? buildPlan({ podSet, snapshot: cluster, framework: this.options.planning.framework, now: this.options.clock.now() }, settings.value)
+      ? buildPlan(
+          { podSet, snapshot: cluster, framework: this.options.planning.framework, now: this.options.clock.now(), ...(this.options.planning.solver ? { solver: this.options.planning.solver } : {}) },
+          // The plan being replaced: the moves objective keeps its pods where it put them.
+          { ...settings.value, ...(set.plan ? { previous: new Map(set.plan.assignments.map((a) => [a.pod, a.node])) } : {}) },
+        )
       : settings;
     // A set with no members yet, or settings that do not read, has no plan until that changes.
     if (!plan.ok) return;

@@ -6,18 +6,15 @@
 // empty nodes that are alike only the first is tried: both only skip placements that are the same
 // up to renaming. When the search ends within its budget, nothing better exists: the optimum (or the
 // proof that no more pods can be placed) is known.
-import { selectorMatches } from '../api/labels';
-import type { Node } from '../api/types';
 import { PODS } from '../api/resources';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { isSuccess } from '../framework/status';
 import { Names } from '../plugins/names';
-import { queueOrder, type PlannerResult, type PlanRequest } from './planner';
+import { avoidsItsOwnShape, nodeClass } from './milp';
+import { queueOrder, type Placement, type PlannerResult, type PlanRequest } from './planner';
 import { compareQuality, quality, type Quality } from './quality';
 import { Search, UNPLACED } from './search';
 import { Feasibility, podShape, WhatIf } from './what-if';
-
-const HOSTNAME = 'kubernetes.io/hostname';
 
 export interface ExactOptions {
   /** How many filter runs the search may spend. */
@@ -102,24 +99,6 @@ function cliqueBound(pods: readonly PodInfo[]): number {
   return Math.max(0, ...shapes.values());
 }
 
-function avoidsItsOwnShape(p: PodInfo): boolean {
-  const namespace = p.pod.metadata.namespace;
-  return (p.pod.spec.affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).some(
-    (term) =>
-      term.topologyKey === HOSTNAME &&
-      !term.namespaceSelector &&
-      (!term.namespaces?.length || (namespace !== undefined && term.namespaces.includes(namespace))) &&
-      selectorMatches(term.labelSelector, p.pod.metadata.labels),
-  );
-}
-
-/** Nodes that are interchangeable while empty: the same capacity, labels (but the hostname), taints and schedulability. */
-function nodeClass(node: Node): string {
-  const { [HOSTNAME]: _, ...labels } = node.metadata.labels ?? {};
-  const sorted = Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return JSON.stringify([node.status?.allocatable ?? node.status?.capacity, sorted, node.spec?.taints, node.spec?.unschedulable]);
-}
-
 export function exactSearch(request: PlanRequest, options: ExactOptions): ExactOutcome {
   const pods = queueOrder(request.framework, request.pods);
   const search = new Search(pods, request);
@@ -138,7 +117,8 @@ export function exactSearch(request: PlanRequest, options: ExactOptions): ExactO
     suffixLevels[k] = (suffixLevels[k + 1] as number[]).map((c, l) => c + (l === level[k] ? 1 : 0));
   }
 
-  let best: Quality = options.incumbent ? quality(request, options.incumbent) : { placedByPriority: levels.map(() => 0), placed: 0, nodes: 0, opened: 0, peak: 0 };
+  const nothing: Quality = { placedByPriority: levels.map(() => 0), placed: 0, nodes: 0, opened: 0, peak: 0, crowd: 0, cost: 0, moved: 0 };
+  let best: Quality = options.incumbent ? quality(request, options.incumbent) : nothing;
   let bestAt: Int32Array | undefined;
   // The set uses at least lowerBound nodes, of which at most `occupied` held pods before.
   const occupied = search.whatIf.nodes.filter((n) => n.pods.length > 0).length;
@@ -147,9 +127,9 @@ export function exactSearch(request: PlanRequest, options: ExactOptions): ExactO
   let aborted = false;
 
   const current = (): Quality => {
-    let peak = 0;
-    for (let n = 0; n < search.nodeCount; n++) if ((search.setPodsOn[n] as number[]).length > 0) peak = Math.max(peak, search.peak(n));
-    return { placedByPriority: [...placedByLevel], placed: placedByLevel.reduce((a, b) => a + b, 0), nodes: search.nodesUsed(), opened: search.opened(), peak };
+    const placed: Placement[] = [];
+    search.at.forEach((n, k) => n !== UNPLACED && placed.push({ pod: pods[k] as PodInfo, node: search.node(n).name }));
+    return quality(request, { placed, unplaced: [] });
   };
   const optimal = () => best.placed === P && objective === 'pack' && best.opened <= fewestOpened;
 

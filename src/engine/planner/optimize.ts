@@ -4,25 +4,33 @@
 //
 //   1. construction: pods by priority, most constrained first (fewest nodes to go to), then the
 //      largest first (first-fit decreasing); each to the tightest open node, or to the best node
-//      to open (pack), or to the node left least loaded (balance). When that leaves pods out, the
-//      smallest first too, and the greedy plan itself, and the best of the three is kept;
-//   2. repair: a pod left out takes a node after the set's pods in its way move elsewhere;
+//      to open (pack), or to the node left least loaded (balance). With a solver, also its guided
+//      construction (guided.ts). When the first leaves pods out, the smallest first too, and the
+//      greedy plan itself; the best start is kept;
+//   2. repair (of every start, before they are compared): a pod left out takes a node after the
+//      set's pods in its way move elsewhere;
 //   3. improvement: empty the least used nodes into the others (pack), or move pods off the
 //      busiest node (balance);
 //   4. small sets: an exact branch and bound from there, which proves the optimum when it ends;
 //   5. replay in queue order, the order the scheduler will carry the plan out, so every placement
 //      holds for the pods placed before it; a pod whose node no longer holds at its turn is placed
 //      again, and pods that fit only once later pods are placed (pod affinity) are retried;
-//   6. the greedy plan is kept when it is still better: never worse than greedy.
+//   6. the greedy plan is kept when it is still better: never worse than greedy;
+//   7. with a solver in the request: the solver's plan from there when the engine accepts it and it
+//      is better (exact-solver.ts), and the proven bound beside the plan.
 //
 // Search effort is counted in work units (a node looked at, a filter run), never in time, so a
-// plan is the same on every machine.
+// plan is the same on every machine; only the solver's stages run against a clock (its time limit).
 import type { PodInfo } from '../framework/node-info';
+import { boundOf, proveBound } from './bound';
 import { exactSearch } from './exact';
 import { greedy } from './greedy';
-import { planningState, queueOrder, type Placement, type Planner, type PlannerResult, type PlanRequest, type Unplaced } from './planner';
+import { guidedTargets } from './guided';
+import { queueOrder, type Planner, type PlannerResult, type PlanRequest, type SolverSettings } from './planner';
 import { compareQuality, quality } from './quality';
+import { replay } from './replay';
 import { Search, UNPLACED } from './search';
+import { solveExactly } from './exact-solver';
 
 export const OPTIMIZE = 'optimize';
 
@@ -32,46 +40,87 @@ const WORK_PER_ITEM = 4000;
 export const EXACT_MAX_PODS = 40;
 /** How far the exact search in the planner may go (in filter runs). */
 const EXACT_BUDGET = 20_000;
+/** The most time the solver may take in the optimizing planner (the exact planner takes the request's whole limit). */
+const SOLVER_TIME_LIMIT_MS = 2000;
+/** Sets up to this many pods times nodes get the solver's plan too (beyond, its model takes longer to build than to plan). */
+const SOLVER_MAX_PAIRS = 100_000;
 /** How many nodes repair tries to clear for one pod. */
 const REPAIR_TARGETS = 8;
 
 export const optimize: Planner = {
   name: OPTIMIZE,
   plan(request) {
+    const solver = request.solver && { ...request.solver, timeLimitMs: Math.min(request.solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) };
     const baseline = greedy.plan(request);
-    const search = constructed(request, baseline);
-    const budget = WORK_PER_ITEM * (request.pods.length + search.nodeCount);
-    repair(search, search.work + budget);
+    const budget = WORK_PER_ITEM * (request.pods.length + request.snapshot.list().length);
+    const search = constructed(request, baseline, solver, budget);
     improve(search, search.work + budget);
     let planned = replay(request, targetsOf(search));
-    if (request.pods.length <= EXACT_MAX_PODS) {
+    // The branch and bound prunes by nodes (pack) or peak (balance) only.
+    if (request.pods.length <= EXACT_MAX_PODS && (request.objective === 'pack' || request.objective === 'balance')) {
       const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
       if (exact.improved) planned = replay(request, exact.targets);
     }
-    return compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
+    const best = compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
+    // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
+    if (!solver) return best;
+    const limited = { ...request, solver };
+    if (request.pods.length * request.snapshot.list().length <= SOLVER_MAX_PAIRS) return solveExactly(limited, best);
+    const proven = proveBound(limited);
+    return proven ? { ...best, bound: boundOf(limited, best, proven, solver.solver.name) } : best;
   },
 };
 
 /**
- * Where the search starts: the construction in first-fit-decreasing order; when that leaves pods
- * out, also smallest first (more pods fit) and the greedy plan itself (spreading can fit more still,
- * resources left over on every node), whichever is best.
+ * Where the search starts: the construction in first-fit-decreasing order; with a solver, also its
+ * guided construction (guided.ts); when the first leaves pods out, also smallest first (more pods
+ * fit) and the greedy plan itself (spreading can fit more still, resources left over on every
+ * node); each repaired, whichever is best then.
  */
-function constructed(request: PlanRequest, baseline: PlannerResult): Search {
+const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
+
+function constructed(request: PlanRequest, baseline: PlannerResult, solver: SolverSettings | undefined, budget: number): Search {
   const order = constructionOrder(request, 'largest');
   const decreasing = new Search(order, request);
   construct(decreasing);
-  if (!decreasing.at.includes(UNPLACED)) return decreasing;
-  const increasing = new Search(constructionOrder(request, 'smallest'), request);
-  construct(increasing);
-  const fromBaseline = new Search(order, request);
-  const index = new Map(order.map((pod, i) => [pod, i]));
-  // Greedy's placement holds in its own order: it is taken as it is.
-  for (const { pod, node } of baseline.placed) fromBaseline.place(index.get(pod) as number, fromBaseline.whatIf.indexOf(node) as number);
-  const placedBy = (s: Search): PlannerResult => ({ placed: [...targetsOf(s)].map(([pod, node]) => ({ pod, node })), unplaced: [] });
-  const starts = [decreasing, increasing, fromBaseline].map((s) => ({ search: s, quality: quality(request, placedBy(s)) }));
-  starts.sort((a, b) => compareQuality(a.quality, b.quality, request.objective));
-  return (starts[0] as { search: Search }).search;
+  const starts = [decreasing];
+  // The aggregated model counts nodes and their costs: it guides packing, not spreading or keeping.
+  const guided = solver && (request.objective === 'pack' || request.objective === 'cost') && guidedTargets(request, solver, placedBy(decreasing));
+  if (guided) starts.push(guidedStart(request, order, guided));
+  if (decreasing.at.includes(UNPLACED)) {
+    const increasing = new Search(constructionOrder(request, 'smallest'), request);
+    construct(increasing);
+    const fromBaseline = new Search(order, request);
+    const index = new Map(order.map((pod, i) => [pod, i]));
+    // Greedy's placement holds in its own order: it is taken as it is.
+    for (const { pod, node } of baseline.placed) fromBaseline.place(index.get(pod) as number, fromBaseline.whatIf.indexOf(node) as number);
+    starts.push(increasing, fromBaseline);
+  }
+  // Each start repaired (its pods left out placed where moves make room) before they are compared.
+  for (const start of starts) repair(start, start.work + budget);
+  if (starts.length === 1) return decreasing;
+  const ranked = starts.map((s) => ({ search: s, quality: quality(request, placedBy(s)) }));
+  ranked.sort((a, b) => compareQuality(a.quality, b.quality, request.objective));
+  return (ranked[0] as { search: Search }).search;
+}
+
+/**
+ * The solver's guided targets as a start: the pods its rounding left without a node go first, in
+ * construction order (they are the hard ones: scarce GPUs, a spread at its limit), then every
+ * other pod to its target when the filters take it there, else to the best node then.
+ */
+function guidedStart(request: PlanRequest, order: readonly PodInfo[], targets: ReadonlyMap<PodInfo, string>): Search {
+  const search = new Search(order, request);
+  const place = (pod: number, node: number | undefined) => {
+    const target = node !== undefined && search.feasibility.fits(order[pod] as PodInfo, node) ? node : search.choose(pod);
+    if (target !== UNPLACED) search.place(pod, target);
+  };
+  order.forEach((pod, p) => targets.has(pod) || place(p, undefined));
+  order.forEach((pod, p) => {
+    const target = targets.get(pod);
+    if (target !== undefined) place(p, search.whatIf.indexOf(target));
+  });
+  return search;
 }
 
 /** Priority first; then pods with fewer nodes to go to; then by size (`first`); then queue order. */
@@ -172,10 +221,22 @@ function roomWithout(search: Search, pod: number, node: number, movable: readonl
   );
 }
 
-/** Pack: empty nodes into the other nodes the set uses; balance: move pods off the busiest node. */
+/**
+ * Pack and cost: empty nodes into the other nodes the set uses; balance and spread: move pods off
+ * the busiest node (by load, by the set's pods); moves: nothing (every move is a move).
+ */
 function improve(search: Search, limit: number): void {
-  if (search.objective === 'pack') emptyNodes(search, limit);
-  else flattenPeak(search, limit);
+  switch (search.objective) {
+    case 'pack':
+    case 'cost':
+      return emptyNodes(search, limit);
+    case 'balance':
+      return flattenPeak(search, limit, (node, pod) => search.peak(node, pod));
+    case 'spread':
+      return flattenPeak(search, limit, (node, pod = -1) => (search.setPodsOn[node] as number[]).length + (pod >= 0 ? 1 : 0) + search.peak(node, pod) / 2);
+    case 'moves':
+      return;
+  }
 }
 
 /** The set's pods on a node, as shares of the cluster: what it takes to empty it. */
@@ -193,7 +254,9 @@ function emptyNodes(search: Search, limit: number): void {
     progress = false;
     const used = [...search.setPodsOn.keys()].filter((n) => (search.setPodsOn[n] as number[]).length > 0);
     const load = new Map(used.map((n) => [n, setLoad(search, n)]));
-    used.sort((a, b) => (load.get(a) as number) - (load.get(b) as number) || a - b);
+    // Least cost: the dearest nodes first; else the least loaded.
+    const dearer = (a: number, b: number) => (search.objective === 'cost' ? (search.cost[b] as number) - (search.cost[a] as number) : 0);
+    used.sort((a, b) => dearer(a, b) || (load.get(a) as number) - (load.get(b) as number) || a - b);
     for (const node of used) {
       if (search.work > limit) return;
       if (emptyNode(search, node)) progress = true;
@@ -221,21 +284,21 @@ function emptyNode(search: Search, node: number): boolean {
   return false;
 }
 
-/** Moves a set pod off the busiest node while that lowers the busiest of the two nodes. */
-function flattenPeak(search: Search, limit: number): void {
+/** Moves a set pod off the busiest node (by `busy`, with a pod added when given) while that lowers the busiest of the two nodes. */
+function flattenPeak(search: Search, limit: number, busy: (node: number, pod?: number) => number): void {
   for (let progress = true; progress; ) {
     progress = false;
     if (search.work > limit) return;
     let busiest = UNPLACED;
     for (let n = 0; n < search.nodeCount; n++) {
-      if ((search.setPodsOn[n] as number[]).length > 0 && (busiest === UNPLACED || search.peak(n) > search.peak(busiest))) busiest = n;
+      if ((search.setPodsOn[n] as number[]).length > 0 && (busiest === UNPLACED || busy(n) > busy(busiest))) busiest = n;
     }
     if (busiest === UNPLACED) return;
-    const before = search.peak(busiest);
+    const before = busy(busiest);
     for (const pod of [...(search.setPodsOn[busiest] as number[])]) {
       search.remove(pod);
       const target = search.choose(pod, (n) => n !== busiest);
-      if (target !== UNPLACED && search.peak(target, pod) < before) {
+      if (target !== UNPLACED && busy(target, pod) < before) {
         search.place(pod, target);
         progress = true;
         break;
@@ -255,45 +318,3 @@ function targetsOf(search: Search): Map<PodInfo, string> {
   return targets;
 }
 
-/**
- * The placement carried out in queue order on a fresh copy: each pod to its target when it still
- * fits there at its turn, else to the best node then; pods left out are retried while a pass
- * places one (as the scheduler retries them); the rest get the diagnosis of a scheduling cycle.
- */
-export function replay(request: PlanRequest, targets: ReadonlyMap<PodInfo, string>): PlannerResult {
-  const search = new Search(queueOrder(request.framework, request.pods), request);
-  const placed: Placement[] = [];
-  const place = (pod: number, node: number) => {
-    search.place(pod, node);
-    placed.push({ pod: search.pods[pod] as PodInfo, node: search.node(node).name });
-  };
-  let waiting: number[] = [];
-  search.pods.forEach((pod, i) => {
-    const target = targets.get(pod);
-    const node = target === undefined ? undefined : search.whatIf.indexOf(target);
-    if (node !== undefined && search.feasibility.fits(pod, node)) place(i, node);
-    else waiting.push(i);
-  });
-  for (let progress = true; progress && waiting.length > 0; ) {
-    progress = false;
-    const still: number[] = [];
-    for (const pod of waiting) {
-      const node = search.choose(pod);
-      if (node === UNPLACED) still.push(pod);
-      else {
-        place(pod, node);
-        progress = true;
-      }
-    }
-    waiting = still;
-  }
-  const unplaced: Unplaced[] = [];
-  for (const i of waiting) {
-    const pod = search.pods[i] as PodInfo;
-    const cycle = request.framework.scheduleOne(planningState(pod, request.eligible), pod, search.whatIf.snapshot);
-    // The cycle asks the same filters as `choose`, so it finds no node either; if it ever did, the pod goes there.
-    if (cycle.ok) place(i, search.whatIf.indexOf(cycle.suggestedHost) as number);
-    else unplaced.push({ pod, diagnosis: cycle.diagnosis, message: cycle.diagnosis.message ?? '' });
-  }
-  return { placed, unplaced };
-}

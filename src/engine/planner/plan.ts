@@ -1,6 +1,8 @@
 // A plan for a pod set (DESIGN.md, Contracts): where each pod goes, and why each unplaced pod could
 // not be placed. In the cluster it is a SchedulePlan (planner.ciena.io/v1alpha1, spec.plan).
 import type { Diagnosis } from '../framework/diagnosis';
+import type { PlanBound } from './bound';
+import type { Objective } from './planner';
 
 export interface PlanAssignment {
   /** Pod name (the plan's namespace holds every pod of the set), as in SchedulePlan spec.plan. */
@@ -23,6 +25,10 @@ export interface Plan {
   /** The ScheduleTrigger that asked for it, if any. */
   readonly trigger?: string;
   readonly planner: string;
+  /** What the planner minimized once it placed all it could (absent on plans recorded before objectives were kept). */
+  readonly objective?: Objective;
+  /** How far from the best possible the plan is proven to be, when a solver was at hand. */
+  readonly bound?: PlanBound;
   readonly profile: string;
   readonly assignments: readonly PlanAssignment[];
   readonly unplaced: readonly UnplacedPod[];
@@ -48,6 +54,9 @@ export interface PlanStatus {
   /** Each pod left out, with the upstream-format reason. */
   readonly reasons: readonly { readonly pod: string; readonly message: string }[];
   readonly planner: string;
+  readonly objective?: Objective;
+  /** How far from the best possible, when a solver proved it. */
+  readonly bound?: PlanBound;
   readonly profile: string;
   readonly snapshotHash: string;
   readonly createdAt: number;
@@ -59,6 +68,8 @@ export function planStatus(plan: Plan): PlanStatus {
     unplaced: plan.unplaced.length,
     reasons: plan.unplaced.map(({ pod, message }) => ({ pod, message })),
     planner: plan.planner,
+    ...(plan.objective ? { objective: plan.objective } : {}),
+    ...(plan.bound ? { bound: plan.bound } : {}),
     profile: plan.profile,
     snapshotHash: plan.snapshotHash,
     createdAt: plan.createdAt,

@@ -5,10 +5,28 @@ import { CycleState, StateKey } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
+import type { Node } from '../api/types';
+import type { PlanBound } from './bound';
+import type { MilpSolver } from './solver';
 
-/** What a planner minimizes once it has placed all it can: nodes in use, or the load of the busiest node. */
-export type Objective = 'pack' | 'balance';
-export const OBJECTIVES: readonly Objective[] = ['pack', 'balance'];
+/**
+ * What a planner minimizes once it has placed all it can: pack, the nodes taken into use; balance,
+ * the load of the busiest node; spread, the most pods of the set on one node (resilience); cost,
+ * the summed cost of the nodes used (NODE_COST_KEY); moves, the pods placed elsewhere than the
+ * current plan put them (replanning keeps planned pods where they are, unless that costs placement).
+ */
+export type Objective = 'pack' | 'balance' | 'spread' | 'cost' | 'moves';
+export const OBJECTIVES: readonly Objective[] = ['pack', 'balance', 'spread', 'cost', 'moves'];
+
+/** A node's cost per use (a decimal number, label or annotation) for the cost objective; a node without it costs 1. */
+export const NODE_COST_KEY = 'planner.ciena.io/node-cost';
+
+/** The node's cost for the cost objective: its NODE_COST_KEY annotation, else label, else 1. */
+export function nodeCost(node: Node): number {
+  const text = node.metadata.annotations?.[NODE_COST_KEY] ?? node.metadata.labels?.[NODE_COST_KEY];
+  const value = text === undefined ? NaN : Number(text);
+  return Number.isFinite(value) && value >= 0 ? value : 1;
+}
 
 export interface PlanRequest {
   /** The pods to place, in any order; planners order them themselves, deterministically. */
@@ -20,6 +38,20 @@ export interface PlanRequest {
   readonly objective: Objective;
   /** Pod key → the only nodes that pod may go to (the nodes a scheduler found eligible for it). */
   readonly eligible?: ReadonlyMap<string, ReadonlySet<string>>;
+  /** Pod key → its node in the current plan: what the moves objective keeps. */
+  readonly previous?: ReadonlyMap<string, string>;
+  /** A gang: at least this many of the pods placed, or none (the solver's model keeps to it; buildPlan enforces it). */
+  readonly gang?: number;
+  /** A MILP solver for the exact planner and the bounds, when the process has one loaded. */
+  readonly solver?: SolverSettings;
+}
+
+export interface SolverSettings {
+  readonly solver: MilpSolver;
+  /** Wall-clock limit of one solve. */
+  readonly timeLimitMs: number;
+  /** The solver's seed. */
+  readonly seed: number;
 }
 
 export interface Placement {
@@ -41,6 +73,8 @@ export interface PlannerResult {
   /** In the order the scheduler will place them (its queue order), so the plan replays as made. */
   readonly placed: readonly Placement[];
   readonly unplaced: readonly Unplaced[];
+  /** How far from the best possible the placement is proven to be, when a solver said. */
+  readonly bound?: PlanBound;
 }
 
 export interface Planner {

@@ -20,7 +20,7 @@ import type { Random } from '../api/random';
 import { ArgsReader } from '../plugins/args';
 import { inTreeRegistry, type PluginModule } from '../plugins/registry';
 import { isObjective, PLANNERS, unknownPlanner } from './build';
-import { PLANNING_CYCLE, PLUGIN_NAME, type Objective } from './planner';
+import { OBJECTIVES, PLANNING_CYCLE, PLUGIN_NAME, type Objective, type SolverSettings } from './planner';
 import { POD_SET_SCHEDULER_NAME } from './podset';
 
 export const NAME = PLUGIN_NAME;
@@ -40,7 +40,7 @@ export function readArgs(args: unknown): Result<PodSetPlannerArgs> {
   const planner = reader.string(value['planner'], 'planner');
   if (planner !== undefined && !PLANNERS.has(planner)) reader.errors.push(unknownPlanner(planner, 'planner'));
   const objective = reader.string(value['objective'], 'objective');
-  if (objective !== undefined && !isObjective(objective)) reader.errors.push(fieldNotSupported('objective', objective, ['pack', 'balance']));
+  if (objective !== undefined && !isObjective(objective)) reader.errors.push(fieldNotSupported('objective', objective, OBJECTIVES));
   const schedulerName = reader.string(value['schedulerName'], 'schedulerName') ?? POD_SET_SCHEDULER_NAME;
   return reader.result({
     ...(planner !== undefined ? { planner } : {}),
@@ -105,6 +105,8 @@ export interface PodSetFramework {
   readonly framework: Framework;
   /** The PodSetPlanner args of the profile. */
   readonly args: PodSetPlannerArgs;
+  /** The MILP solver its plans may use (the exact planner, the bound beside every plan). */
+  readonly solver?: SolverSettings;
 }
 
 /** PodSetPlanner for a registry (a profile that configures it validates against one with it); `made` is told of each plugin built. */
@@ -127,7 +129,10 @@ export const PLAN_RECORD_SCORES = 3;
  * PodSetPlanner enabled too, registered as an extra plugin. Plan with one built without a gate;
  * schedule pod-set pods with one built with the coordinator as its gate.
  */
-export function podSetFramework(profile: Profile, options: { readonly random: Random; readonly gate?: PodSetGate }): Result<PodSetFramework, readonly ProfileError[]> {
+export function podSetFramework(
+  profile: Profile,
+  options: { readonly random: Random; readonly gate?: PodSetGate; readonly solver?: SolverSettings },
+): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
   const registry = inTreeRegistry([podSetPlannerModule(options.gate, (made) => (plugin = made))]);
   if (!registry.ok) return err([{ path: ['plugins'], message: registry.error }]);
@@ -138,5 +143,5 @@ export function podSetFramework(profile: Profile, options: { readonly random: Ra
   });
   const built = Framework.build(registry.value, withPlanner, { random: options.random });
   if (!built.ok) return built;
-  return ok({ framework: built.value, args: (plugin as PodSetPlanner).args });
+  return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });
 }

@@ -4,7 +4,7 @@
 import { CPU, MEMORY, type Resource } from '../api/resources';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { Feasibility, WhatIf } from './what-if';
-import type { Objective, PlanRequest } from './planner';
+import { nodeCost, type Objective, type PlanRequest } from './planner';
 
 export const UNPLACED = -1;
 
@@ -34,6 +34,10 @@ export class Search {
   readonly priority: Int32Array;
   /** What the set's pods not on a node ask for, summed per resource. */
   readonly demand: Float64Array;
+  /** Per node: its cost (the cost objective). */
+  readonly cost: Float64Array;
+  /** Per pod: the node index the current plan gives it (the moves objective), or UNPLACED. */
+  readonly previous: Int32Array;
   private readonly totalCapacity: Float64Array;
   /** Nodes looked at by `choose` so far; with the filter runs, the effort budgets count. */
   scanned = 0;
@@ -58,6 +62,11 @@ export class Search {
     pods.forEach((p, i) => {
       row(this.request, i, p.requests);
       for (let k = 0; k < R; k++) this.demand[k] = (this.demand[k] as number) + (this.request[i * R + k] as number);
+    });
+    this.cost = Float64Array.from(nodes, (n) => nodeCost(n.node));
+    this.previous = Int32Array.from(pods, (p) => {
+      const name = base.previous?.get(p.key);
+      return name === undefined ? UNPLACED : (this.whatIf.indexOf(name) ?? UNPLACED);
     });
     this.totalCapacity = new Float64Array(R);
     nodes.forEach((n, i) => {
@@ -168,8 +177,10 @@ export class Search {
 
   /**
    * The best node the pod fits now by the objective, or UNPLACED. Pack: the tightest open node,
-   * else the best node to open; balance: the node whose busiest resource stays lowest. `allowed`
-   * further limits the nodes (moves that must not open a node).
+   * else the best node to open; cost: the same, the cheapest node to open first; balance: the node
+   * whose busiest resource stays lowest; spread: the node with fewest of the set's pods; moves: the
+   * node the current plan gives the pod, else as pack. `allowed` further limits the nodes (moves
+   * that must not open a node).
    */
   choose(pod: number, allowed?: (node: number) => boolean): number {
     const info = this.pods[pod] as PodInfo;
@@ -178,13 +189,23 @@ export class Search {
     const open: number[] = [];
     const empty: number[] = [];
     this.scanned += this.nodeCount;
+    const anyNode = this.objective === 'balance' || this.objective === 'spread';
     for (let n = 0; n < this.nodeCount; n++) {
       if (!prepared.allowed[n] || !this.feasibility.hasRoom(info, n) || (allowed && !allowed(n))) continue;
-      (this.objective === 'balance' || this.isOpen(n) ? open : empty).push(n);
+      (anyNode || this.isOpen(n) ? open : empty).push(n);
     }
-    const rank = this.objective === 'balance' ? (n: number) => this.peak(n, pod) : (n: number) => this.slackAfter(pod, n);
+    const kept = this.previous[pod] as number;
+    if (this.objective === 'moves' && kept !== UNPLACED && (open.includes(kept) || empty.includes(kept)) && this.feasibility.fits(info, kept)) return kept;
+    const rank =
+      this.objective === 'balance'
+        ? (n: number) => this.peak(n, pod)
+        : this.objective === 'spread'
+          ? (n: number) => (this.setPodsOn[n] as number[]).length + this.peak(n, pod) / 2
+          : (n: number) => this.slackAfter(pod, n);
     const found = this.firstFitting(pod, open, rank);
-    return found !== UNPLACED || empty.length === 0 ? found : this.firstFitting(pod, empty, (n) => this.openingRank(n));
+    if (found !== UNPLACED || empty.length === 0) return found;
+    const opening = this.objective === 'cost' ? (n: number) => (this.cost[n] as number) * 1e6 + this.openingRank(n) : (n: number) => this.openingRank(n);
+    return this.firstFitting(pod, empty, opening);
   }
 
   /** The candidate with the lowest rank that passes the filters: the best one tried first, the rest in order only if it fails. */

@@ -26,6 +26,7 @@ describe('engine/planner/build', () => {
       namespace: 'default',
       trigger: 'web-trigger',
       planner: 'optimize',
+      objective: 'pack',
       profile: 'default-scheduler',
       createdAt: NOW,
       snapshotHash: snapshotHash(
@@ -54,6 +55,7 @@ describe('engine/planner/build', () => {
       unplaced: 1,
       reasons: [{ pod: 'web-2', message: '0/2 nodes are available: 2 Insufficient cpu.' }],
       planner: 'greedy',
+      objective: 'pack',
       profile: 'default-scheduler',
       snapshotHash: plan.value.snapshotHash,
       createdAt: NOW,
@@ -76,7 +78,7 @@ describe('engine/planner/build', () => {
 
   describe('what cannot be planned is an error saying so', () => {
     it('a pod set with no pods', () => assert.deepEqual(buildPlan(input(pods, 'cache')), { ok: false, error: 'pod set default/cache has no pods' }));
-    it('an unknown planner', () => assert.deepEqual(buildPlan(input(pods), { planner: 'magic' }), { ok: false, error: 'planner: unknown planner "magic" (one of greedy, optimize)' }));
+    it('an unknown planner', () => assert.deepEqual(buildPlan(input(pods), { planner: 'magic' }), { ok: false, error: 'planner: unknown planner "magic" (one of greedy, optimize, exact)' }));
     it('a pod with a malformed request', () => {
       const error = buildPlan(input([setPod('web-9').req({ cpu: 'lots' })]));
       assert.equal(error.ok, false);
