@@ -300,12 +300,14 @@ describe('the packaged extension where no SQLite driver loads (code-server 4.100
   it('says once, in plain words, that plan history is off and what to do, and previews all the same', async () => {
     const notice = page.locator('.notifications-toasts .notification-toast', { hasText: 'plan history is off' });
     await notice.waitFor();
-    // Past the toast's fade-in, for the screenshot.
-    await page.waitForTimeout(1000);
     const text = await notice.innerText();
     assert.match(text, /Podplan: plan history is off, no SQLite driver could be loaded in Node v20\.\d+\.\d+ \(linux-x64\): node:sqlite needs Node 22\.5 or newer, and there is no better-sqlite3 built for this Node \(module version 115\)\. Plans are still previewed and scheduled, but not kept\./);
     assert.match(text, /set podplan\.history\.enabled to false/);
     assert.doesNotMatch(text, /Cannot find|No such built-in module|at .*\.js:\d+/);
+    // Expanded, so that the screenshot shows all of it.
+    await notice.hover();
+    await notice.locator('.codicon-notifications-expand').click();
+    await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'no-driver-notice.png') });
     await runCommand(page, 'Podplan: Preview Plan');
     const input = page.locator('.quick-input-widget input');
