@@ -5,11 +5,11 @@
 // problem and two files other YAML tools own, and headless Chromium drives the UI the way a user
 // would. The first run on a machine installs code-server (see workbench.ts).
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
-import { installCodeServer, installExtension, launchChromium, LINES, packageExtension, ROOT, runCommand, runNode, startCodeServer, type CodeServer } from './workbench';
+import { installCodeServer, installPackaged, LINES, openWorkbench, ROOT, runCommand, runNode, type CodeServer } from './workbench';
 
 // A plan that puts a pod that does not tolerate the GPU node's taint on that node.
 const BAD_PLAN = `apiVersion: planner.ciena.io/v1alpha1
@@ -99,19 +99,11 @@ for (const line of LINES) {
       await writeFile(path.join(workspace, 'bad-plan.yaml'), BAD_PLAN);
       await writeFile(path.join(workspace, 'deploy-plan.yaml'), DEPLOY_PLAN);
       await writeFile(path.join(workspace, 'keda-trigger.yaml'), KEDA_TRIGGER);
-      const extensionsDir = path.join(dir, 'extensions');
-      const userDataDir = path.join(dir, 'user-data');
-      const vsix = packageExtension(dir);
-      assert.match(installExtension(line, vsix, extensionsDir, userDataDir), /Extension 'podplan\.vsix' was successfully installed/);
-      installed = path.join(extensionsDir, (await readdir(extensionsDir)).find((name) => name.startsWith('podplan.')) ?? '');
+      const packaged = await installPackaged(line, dir);
+      assert.match(packaged.printed, /Extension 'podplan\.vsix' was successfully installed/);
+      installed = packaged.extension;
       await mkdir(SCREENSHOTS, { recursive: true });
-
-      server = await startCodeServer(line, { workspace, userDataDir, extensionsDir, timeoutMs: STEP_MS });
-      browser = await launchChromium(path.join(dir, 'chromium'));
-      browser.setDefaultTimeout(STEP_MS);
-      page = await browser.newPage();
-      await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-      await page.locator('.monaco-workbench').waitFor();
+      ({ server, browser, page } = await openWorkbench(line, dir, workspace, packaged, STEP_MS));
       // The language server has read the workspace: its commands are in the palette from now on.
       await page.locator('.statusbar-item', { hasText: 'pods to place' }).waitFor();
     });
@@ -294,17 +286,9 @@ describe('the packaged extension where no SQLite driver loads (code-server 4.100
     dir = await mkdtemp(path.join(tmpdir(), 'podplan-e2e-'));
     const workspace = path.join(dir, 'workspace');
     await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
-    const extensionsDir = path.join(dir, 'extensions');
-    const userDataDir = path.join(dir, 'user-data');
-    installExtension(line, packageExtension(dir), extensionsDir, userDataDir);
-    const [installed] = (await readdir(extensionsDir)).filter((name) => name.startsWith('podplan.'));
-    await rm(path.join(extensionsDir, installed ?? '', 'dist/native'), { recursive: true });
-    server = await startCodeServer(line, { workspace, userDataDir, extensionsDir, timeoutMs: STEP_MS });
-    browser = await launchChromium(path.join(dir, 'chromium'));
-    browser.setDefaultTimeout(STEP_MS);
-    page = await browser.newPage();
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
-    await page.locator('.monaco-workbench').waitFor();
+    const packaged = await installPackaged(line, dir);
+    await rm(path.join(packaged.extension, 'dist/native'), { recursive: true });
+    ({ server, browser, page } = await openWorkbench(line, dir, workspace, packaged, STEP_MS));
   });
 
   after(async () => {
@@ -316,12 +300,14 @@ describe('the packaged extension where no SQLite driver loads (code-server 4.100
   it('says once, in plain words, that plan history is off and what to do, and previews all the same', async () => {
     const notice = page.locator('.notifications-toasts .notification-toast', { hasText: 'plan history is off' });
     await notice.waitFor();
-    // Past the toast's fade-in, for the screenshot.
-    await page.waitForTimeout(1000);
     const text = await notice.innerText();
     assert.match(text, /Podplan: plan history is off, no SQLite driver could be loaded in Node v20\.\d+\.\d+ \(linux-x64\): node:sqlite needs Node 22\.5 or newer, and there is no better-sqlite3 built for this Node \(module version 115\)\. Plans are still previewed and scheduled, but not kept\./);
     assert.match(text, /set podplan\.history\.enabled to false/);
     assert.doesNotMatch(text, /Cannot find|No such built-in module|at .*\.js:\d+/);
+    // Expanded, so that the screenshot shows all of it.
+    await notice.hover();
+    await notice.locator('.codicon-notifications-expand').click();
+    await page.waitForTimeout(500);
     await page.screenshot({ path: path.join(SCREENSHOTS, 'no-driver-notice.png') });
     await runCommand(page, 'Podplan: Preview Plan');
     const input = page.locator('.quick-input-widget input');

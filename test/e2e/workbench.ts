@@ -3,7 +3,7 @@
 // newest on Node 24 from the npm registry), with the extension installed from its packaged .vsix
 // the way a user installs it, driven by Debian's Chromium (shared/E2E.md).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -54,7 +54,7 @@ export function installCodeServer(line: CodeServerLine, timeoutMs: number): void
 }
 
 /** Packages the extension as users get it (`npm run package`: a production build, then vsce) into `outDir`. */
-export function packageExtension(outDir: string): string {
+function packageExtension(outDir: string): string {
   const vsix = path.join(outDir, 'podplan.vsix');
   run('npm', ['run', '--silent', 'package', '--', '--out', vsix], 300_000);
   return vsix;
@@ -66,7 +66,7 @@ export function runNode(line: CodeServerLine, script: string): string {
 }
 
 /** `code-server --install-extension <vsix>` into a fresh extensions folder; what it printed. */
-export function installExtension(line: CodeServerLine, vsix: string, extensionsDir: string, userDataDir: string): string {
+function installExtension(line: CodeServerLine, vsix: string, extensionsDir: string, userDataDir: string): string {
   const env = { ...lineEnv(line), CODE_SERVER_CONFIG: path.join(userDataDir, 'config.yaml') };
   return run(line.bin, ['--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', vsix], 120_000, { env });
 }
@@ -91,7 +91,7 @@ const SETTINGS = {
 };
 
 /** Starts code-server on a free loopback port with its own folders and no auth. */
-export async function startCodeServer(line: CodeServerLine, options: { workspace: string; userDataDir: string; extensionsDir: string; timeoutMs: number }): Promise<CodeServer> {
+async function startCodeServer(line: CodeServerLine, options: { workspace: string; userDataDir: string; extensionsDir: string; timeoutMs: number }): Promise<CodeServer> {
   await mkdir(path.join(options.userDataDir, 'User'), { recursive: true });
   await writeFile(path.join(options.userDataDir, 'User/settings.json'), JSON.stringify(SETTINGS, null, 2));
   const args = [
@@ -137,7 +137,7 @@ export async function startCodeServer(line: CodeServerLine, options: { workspace
 }
 
 /** Headless Debian Chromium with a fresh profile and nothing that talks to the internet. */
-export async function launchChromium(userDataDir: string): Promise<BrowserContext> {
+async function launchChromium(userDataDir: string): Promise<BrowserContext> {
   return chromium.launchPersistentContext(userDataDir, {
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -154,4 +154,40 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await input.fill(`>${title}`);
   await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor();
   await input.press('Enter');
+}
+
+export interface Installed {
+  readonly extensionsDir: string;
+  readonly userDataDir: string;
+  /** The installed extension's folder. */
+  readonly extension: string;
+  /** What `--install-extension` printed. */
+  readonly printed: string;
+}
+
+/** Packages the extension and installs the .vsix into fresh folders under `dir`. */
+export async function installPackaged(line: CodeServerLine, dir: string): Promise<Installed> {
+  const extensionsDir = path.join(dir, 'extensions');
+  const userDataDir = path.join(dir, 'user-data');
+  const printed = installExtension(line, packageExtension(dir), extensionsDir, userDataDir);
+  const folder = (await readdir(extensionsDir)).find((name) => name.startsWith('podplan.'));
+  if (!folder) throw new Error(`no podplan.* folder in ${extensionsDir} after installing:\n${printed}`);
+  return { extensionsDir, userDataDir, extension: path.join(extensionsDir, folder), printed };
+}
+
+export interface Workbench {
+  readonly server: CodeServer;
+  readonly browser: BrowserContext;
+  readonly page: Page;
+}
+
+/** code-server on `workspace` with the installed extension, and a Chromium page on it once the workbench has loaded. */
+export async function openWorkbench(line: CodeServerLine, dir: string, workspace: string, installed: Installed, stepMs: number): Promise<Workbench> {
+  const server = await startCodeServer(line, { workspace, userDataDir: installed.userDataDir, extensionsDir: installed.extensionsDir, timeoutMs: stepMs });
+  const browser = await launchChromium(path.join(dir, 'chromium'));
+  browser.setDefaultTimeout(stepMs);
+  const page = await browser.newPage();
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
+  await page.locator('.monaco-workbench').waitFor();
+  return { server, browser, page };
 }

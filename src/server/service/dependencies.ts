@@ -83,7 +83,7 @@ export function incompleteDependencies(trigger: ScheduleTriggerManifest, analysi
     const pods = podSet === undefined ? { total: 0, unplaced: 0 } : unplacedPods(namespace, podSet, analysis);
     const why = [
       ...(planning.length > 0 ? [`${kind === 'ScheduleTrigger' ? 'it is' : planning.length === 1 ? `its trigger ${planning[0]} is` : `its triggers ${planning.join(', ')} are`} still Planning`] : []),
-      ...(pods.unplaced > 0 ? [`${pods.unplaced} of its ${pods.total} pods are not placed`] : []),
+      ...(pods.unplaced > 0 ? [`${pods.unplaced} of its ${pods.total} pod${pods.total === 1 ? '' : 's'} ${pods.unplaced === 1 ? 'is' : 'are'} not placed`] : []),
     ];
     if (why.length > 0) reasons.push(`${named}, which is not complete (${why.join(', and ')})`);
   }
