@@ -62,6 +62,11 @@ export async function readHistory(command: string, db: string | undefined, io: C
   }
 }
 
+/** Why a run goes on without its history, in one clause (a missing driver's message says so itself). */
+export function historyOff(error: StoreError): string {
+  return error.kind === 'no-driver' ? error.message : `plan history is off: ${error.message}`;
+}
+
 /** The value of a store result, or undefined after printing its error. */
 export function orReport<T>(command: string, result: Result<T, StoreError>, io: CliIO): T | undefined {
   if (result.ok) return result.value;

@@ -348,6 +348,20 @@ export class Framework {
     return SUCCESS;
   }
 
+  /**
+   * Every Filter plugin on one node, not stopping at the first rejection (what `explain` shows of a
+   * node): each rejection or Error, attributed, in profile order; empty when the node passes.
+   */
+  filterVerdicts(state: CycleState, pod: PodInfo, node: NodeInfo): Status[] {
+    const failed: Status[] = [];
+    for (const { name, plugin } of this.filter) {
+      if (state.skipFilterPlugins.has(name)) continue;
+      const status = runStatus(name, 'Filter', () => plugin.filter(state, pod, node));
+      if (status.code !== Code.Success && status.code !== Code.Skip) failed.push(status);
+    }
+    return failed;
+  }
+
   /** Reserve on `nodeName` with every reserve plugin in order; stops at the first failure. */
   reserve(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[] = []): Status {
     return runInOrder(this.reservePlugins, 'Reserve', nodeName, outcomes, (p) => p.reserve(state, pod, nodeName));
@@ -657,7 +671,8 @@ export class Framework {
     }
 
     const best = this.selectHost(totals, n);
-    const { commitCandidates, recordScores } = this.settings;
+    const { commitCandidates } = this.settings;
+    const recordScores = state.recordScores ?? this.settings.recordScores;
     const ranked = [best, ...rankOthers(totals, n, Math.min(n, Math.max(commitCandidates, recordScores)) - 1, best)];
     const recorded = ranked.slice(0, recordScores);
     // The summed plugins' own scores were not written out per node: those of the recorded nodes are.
