@@ -11,10 +11,19 @@ import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type 
 import { profileInput, readProfile, readWorkspace, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import { readTrigger } from '../engine/planner/trigger';
+import { podInfo } from '../engine/framework/node-info';
+import { Snapshot } from '../engine/framework/snapshot';
+import { planPodSet, type PlanSettings } from '../engine/planner/build';
+import type { Plan } from '../engine/planner/plan';
+import { planWorkspace, type TriggerOutcome } from '../engine/planner/plan-all';
+import { resolvePodSet, type PodSetRef } from '../engine/planner/podset';
+import { planFromManifest } from '../manifests';
 
 export interface Planning {
   readonly workspace: WorkspaceModel;
   readonly planning: PodSetFramework;
+  /** The merged profile the planning framework runs. */
+  readonly profile: Profile;
   /** The workspace's triggers as the engine reads them, each checked. */
   readonly triggers: readonly TriggerSpec[];
 }
@@ -41,20 +50,20 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
  * The planning input of a command's `paths`, `--profile` and `--seed`, warnings and errors printed
  * to stderr; undefined when there were errors (the command exits 2).
  */
-export async function loadPlanning(command: string, paths: readonly string[], values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
+export async function loadPlanning(command: string, paths: readonly string[], values: { readonly profile?: string | undefined; readonly seed?: string | undefined; readonly strict?: boolean | undefined }, io: CliIO): Promise<Planning | undefined> {
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed)) {
     io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
     return undefined;
   }
-  const input = await readPlanning(paths, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
+  const input = await readPlanning(paths, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed, strict: values.strict }, io);
   for (const w of input.warnings) io.stderr(`${w}\n`);
   for (const e of input.errors) io.stderr(`${e}\n`);
   return input.value;
 }
 
-async function readPlanning(paths: readonly string[], options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {
-  const workspace = await readWorkspace(paths, io);
+async function readPlanning(paths: readonly string[], options: { readonly profile?: string; readonly seed: number; readonly strict?: boolean | undefined }, io: CliIO): Promise<PlanningInput> {
+  const workspace = await readWorkspace(paths, io, options);
   const fromFile = options.profile !== undefined ? await readProfile(options.profile, io, POD_SET_SCHEDULER_NAME) : undefined;
   const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
   const warnings = [...workspace.warnings, ...(fromFile?.warnings ?? [])];
@@ -76,5 +85,34 @@ async function readPlanning(paths: readonly string[], options: { readonly profil
   const planning = podSetFramework(profile, { random: seededRandom(options.seed) });
   if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
-  return { value: { workspace: workspace.value, planning: planning.value, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
+  return { value: { workspace: workspace.value, planning: planning.value, profile, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
+}
+
+export interface SetOutcome {
+  readonly plan?: Plan;
+  /** The set's trigger (namespace/name), when it has one. */
+  readonly trigger?: string;
+  readonly failed: boolean;
+  readonly message?: string;
+}
+
+/** The set planned through its trigger (and what it depends on), or directly when it has none; a string when it cannot be. */
+export async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
+  const { workspace, triggers } = planning;
+  const own = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
+  if (own) {
+    const outcomes = await planWorkspace({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override });
+    if (!outcomes.ok) return outcomes.error;
+    const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
+    return { ...(outcome.plan ? { plan: outcome.plan } : {}), trigger: `${own.namespace}/${own.name}`, failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
+  }
+  const snapshot = Snapshot.fromCluster(workspace.cluster);
+  if (!snapshot.ok) return snapshot.error;
+  const podSet = resolvePodSet(workspace.cluster.pods, ref, planning.planning.args.schedulerName);
+  for (const p of podSet.pending) {
+    const info = podInfo(p);
+    if (!info.ok) return info.error;
+  }
+  const built = planPodSet(planning.planning, { podSet, snapshot: snapshot.value, now }, { override });
+  return built.ok ? { plan: built.value, failed: false } : built.error;
 }

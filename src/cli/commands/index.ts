@@ -1,6 +1,7 @@
 // Every CLI command, in the order `podplan --help` lists them.
 import type { Command } from '../io';
 import { diff } from './diff';
+import { explainCommand } from './explain';
 import { exportPlan } from './export';
 import { history } from './history';
 import { plan } from './plan';
@@ -8,4 +9,4 @@ import { schedule } from './schedule';
 import { servePlanner } from './serve-planner';
 import { show } from './show';
 
-export const commands: readonly Command[] = [schedule, plan, servePlanner, history, show, diff, exportPlan];
+export const commands: readonly Command[] = [schedule, explainCommand, plan, servePlanner, history, show, diff, exportPlan];

@@ -1,7 +1,5 @@
 // `podplan schedule`: schedules the pending pods of a snapshot with the upstream plugins and prints
 // where each went and, for each that could not be placed, kube-scheduler's message.
-import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { ClusterSnapshot } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import type { Profile } from '../../engine/framework/profile';
@@ -9,10 +7,11 @@ import type { Plan } from '../../engine/planner/plan';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
-import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
+import { ALL_PENDING_PODS } from '../../store/store';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
-import { databasePath, DB_HELP, DB_OPTION, historyOff, openHistory, parseCommand } from '../history';
+import { DB_HELP, DB_OPTION, parseCommand } from '../history';
+import { Recording, sha256 } from '../recording';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
 import { loadScheduling, runProfile } from '../scheduling';
@@ -84,7 +83,7 @@ export const schedule: Command = {
     if (!scheduling) return EXIT.badInput;
     const { workspace, profile: profileInput } = scheduling;
     const profile = runProfile(scheduling, values.detail ? undefined : RECORDED_SCORES);
-    const history = values['no-history'] ? undefined : await Recording.start(positionals, values.db, io);
+    const history = values['no-history'] ? undefined : await Recording.start('schedule', positionals, values.db, io);
     const started = io.clock.now();
     let lastProgress = started;
     const result = await simulate(workspace.cluster, {
@@ -107,7 +106,7 @@ export const schedule: Command = {
     const generated = workspace.generated;
     if (values.json) writeJsonLines(outcome, generated, Boolean(values.detail), io);
     else io.stdout(report(outcome, generated));
-    history?.finished(outcome, workspace.cluster, profileInput?.profile);
+    if (history) recordRun(history, outcome, workspace.cluster, profileInput?.profile, io.clock.now());
     const unplaced = outcome.outcomes.some((o) => !o.node) || outcome.rejected.length > 0 || outcome.waiting.length > 0;
     return unplaced ? EXIT.unplaced : EXIT.ok;
   },
@@ -198,65 +197,20 @@ function writeJsonLines(result: ScheduleRun, generated: ReadonlySet<string>, det
  */
 const RECORDED_SCORES = 10;
 
-/**
- * A schedule run in the plan history: a run on the workspace source and, when it finishes, its
- * outcome as a plan of pod set "*" (every pending pod, named namespace/name) with each pod's
- * diagnosis (placed pods' scores cut to the RECORDED_SCORES best). Pods never tried (scheduling
- * gates, unreadable) are counted in the run's message only: they have no diagnosis to keep.
- * Failures of the history are one line on stderr, never the run's.
- */
-class Recording {
-  private constructor(
-    private readonly store: PlanStore,
-    private readonly run: number,
-    private readonly io: CliIO,
-  ) {}
-
-  static async start(paths: readonly string[], db: string | undefined, io: CliIO): Promise<Recording | undefined> {
-    const opened = await openHistory(databasePath(db, io), io);
-    if (!opened.ok) {
-      io.stderr(`podplan schedule: ${historyOff(opened.error)}\n`);
-      return undefined;
-    }
-    const store = opened.value;
-    const run = store.startRun({ kind: 'workspace', name: paths.map((p) => path.resolve(io.cwd, p)).join(' ') }, 'preview');
-    if (run.ok) return new Recording(store, run.value, io);
-    store.close();
-    io.stderr(`podplan schedule: ${historyOff(run.error)}\n`);
-    return undefined;
-  }
-
-  failed(message: string): void {
-    this.report(this.store.finishRun(this.run, 'failed', message));
-    this.store.close();
-  }
-
-  finished(result: SimulationResult, cluster: ClusterSnapshot, profile: Profile | undefined): void {
-    const placed = result.outcomes.filter((o) => o.node !== undefined);
-    const plan: Plan = {
-      podSet: ALL_PENDING_PODS,
-      namespace: ALL_PENDING_PODS,
-      planner: 'schedule',
-      profile: (profile ?? DEFAULT_PROFILE).schedulerName,
-      assignments: placed.map((o) => ({ pod: o.pod, node: o.node!, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } })),
-      unplaced: result.outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
-      createdAt: this.io.clock.now(),
-      snapshotHash: sha256(JSON.stringify(cluster)),
-    };
-    const saved = this.store.savePlan(this.run, plan, { profileHash: sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)) });
-    const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
-    const untried = result.waiting.length + result.rejected.length;
-    this.report(this.store.finishRun(this.run, 'succeeded', `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`));
-    if (saved.ok) this.io.stderr(`Recorded as plan ${saved.value} in ${this.store.file} (podplan show ${saved.value}).\n`);
-    else this.report(saved);
-    this.store.close();
-  }
-
-  private report(result: { ok: true } | { ok: false; error: { message: string } }): void {
-    if (!result.ok) this.io.stderr(`podplan schedule: the run was not recorded in the plan history: ${result.error.message}\n`);
-  }
-}
-
-function sha256(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+/** The run's outcome as a plan of pod set "*" (every pending pod), recorded with the run's message. */
+function recordRun(history: Recording, result: SimulationResult, cluster: ClusterSnapshot, profile: Profile | undefined, now: number): void {
+  const placed = result.outcomes.filter((o) => o.node !== undefined);
+  const plan: Plan = {
+    podSet: ALL_PENDING_PODS,
+    namespace: ALL_PENDING_PODS,
+    planner: 'schedule',
+    profile: (profile ?? DEFAULT_PROFILE).schedulerName,
+    assignments: placed.map((o) => ({ pod: o.pod, node: o.node!, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } })),
+    unplaced: result.outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
+    createdAt: now,
+    snapshotHash: sha256(JSON.stringify(cluster)),
+  };
+  const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
+  const untried = result.waiting.length + result.rejected.length;
+  history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`);
 }
