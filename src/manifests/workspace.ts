@@ -86,7 +86,8 @@ function emptyLists(): Mutable<ObjectLists> {
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
-  const range = issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
+  // A missing field is shown on its mapping's line, an unknown one at its key (as kubectl names the field).
+  const range = issue.code === 'unknown-field' ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
   return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
 }
 
