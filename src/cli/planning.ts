@@ -85,6 +85,10 @@ async function readPlanning(paths: readonly string[], options: { readonly profil
   const planning = podSetFramework(profile, { random: seededRandom(options.seed) });
   if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
+  for (const key of planning.value.args.ignored ?? []) {
+    const at = chosen ? pluginArgsPath(chosen.profile, key) : undefined;
+    warnings.push(`${chosen && at ? chosen.locate(at, '').replace(/: error: $/, '') : 'profile'}: warning: PodSetPlanner arg ${key} is Pallet's own setting and means nothing to Podplan; ignored`);
+  }
   return { value: { workspace: workspace.value, planning: planning.value, profile, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
 }
 
@@ -115,4 +119,10 @@ export async function planSet(planning: Planning, ref: PodSetRef, override: Plan
   }
   const built = planPodSet(planning.planning, { podSet, snapshot: snapshot.value, now }, { override });
   return built.ok ? { plan: built.value, failed: false } : built.error;
+}
+
+/** Where a PodSetPlanner arg is written in the profile (pluginConfig[i].args.key), if it is. */
+function pluginArgsPath(profile: Profile, key: string): (string | number)[] | undefined {
+  const index = profile.pluginConfig?.findIndex((c) => c.name === 'PodSetPlanner') ?? -1;
+  return index >= 0 ? ['pluginConfig', index, 'args', key] : undefined;
 }
