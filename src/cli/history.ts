@@ -108,6 +108,11 @@ export async function runPlanCommand<T>(command: string, args: readonly string[]
   const parsed = parseCommand(command, args, { ...DB_OPTION, ...spec.options }, spec.ids, io);
   if (!parsed) return EXIT.badInput;
   const ids: number[] = [];
+  if (spec.ids > 1 && parsed.positionals.length < spec.ids) {
+    const given = parsed.positionals.length;
+    io.stderr(`podplan ${command}: ${spec.ids} plan ids are needed (as podplan history lists them), ${given === 0 ? 'none was' : `only ${given} was`} given\n`);
+    return EXIT.badInput;
+  }
   for (let i = 0; i < spec.ids; i++) {
     const id = planId(command, parsed.positionals[i], io);
     if (id === undefined) return EXIT.badInput;

@@ -232,7 +232,7 @@ export class Framework {
         built = err(errorText(e));
       }
       if (built.ok) instances.set(name, built.value);
-      else errors.push({ path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error}` });
+      else errors.push({ path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error.startsWith(`${name}: `) ? built.error.slice(name.length + 2) : built.error}` });
     }
     if (errors.length > 0) return err(errors);
 
