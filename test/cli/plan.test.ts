@@ -70,8 +70,8 @@ Not placed:
     assert.doesNotMatch(stdout, /Not placed/);
   });
 
-  it('--yaml writes the SchedulePlan manifest, which reads back', async () => {
-    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize', '--yaml'], FRAGMENTED);
+  it('--yaml --status writes the SchedulePlan manifest with Podplan\'s status, which reads back', async () => {
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize', '--yaml', '--status'], FRAGMENTED);
     assert.equal(code, 0);
     const model = readFile({ name: 'plan.yaml', text: stdout });
     assert.deepEqual(model.errors, []);

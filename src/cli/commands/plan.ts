@@ -11,7 +11,7 @@ import { loadPlanning, planSet, type SetOutcome } from '../planning';
 import { Recording } from '../recording';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize] [--profile file] [--seed n] [--yaml|--json]
+const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize] [--profile file] [--seed n] [--yaml [--status]|--json]
 
 Plans the pending pods of a pod set (pods labelled planner.ciena.io/pod-set: NAME with
 schedulerName podset-planner-scheduler) all at once, on the nodes and pods of the YAML files and
@@ -28,7 +28,10 @@ Options:
                       first) is merged onto the default one. Without it, such a profile among the
                       files given is used.
   --seed <n>          seed for tie-breaking (default 1): the same seed, the same plan
-  --yaml              print the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1)
+  --yaml              print the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1) holding
+                      only what Pallet's CRD declares (spec.plan), ready for kubectl apply
+  --status            with --yaml: add Podplan's status (planner, profile, the pods left out and
+                      why), which Pallet's CRD does not declare
   --json              print the plan, its status and the diagnoses as JSON
 ${STRICT_HELP}
 ${DB_HELP}
@@ -66,6 +69,7 @@ export const plan: Command = {
         profile: { type: 'string' },
         seed: { type: 'string' },
         yaml: { type: 'boolean' },
+        status: { type: 'boolean' },
         json: { type: 'boolean' },
         'no-history': { type: 'boolean' },
       },
@@ -76,6 +80,7 @@ export const plan: Command = {
     const { positionals, values } = parsed;
     if (positionals.length === 0) return fail(`no paths given\n\n${HELP}`);
     if (values.yaml && values.json) return fail('--yaml and --json cannot be used together');
+    if (values.status && !values.yaml) return fail('--status goes with --yaml (Podplan\'s status in the SchedulePlan)');
     if (values['no-history'] && values.db !== undefined) return fail('--no-history and --db cannot be used together: --db names the history to record in');
     if (values.planner !== undefined && !PLANNERS.has(values.planner)) return fail(`--planner must be one of ${[...PLANNERS.keys()].join(', ')}, not "${values.planner}"`);
     const planning = await loadPlanning('plan', positionals, values, io);
@@ -101,7 +106,7 @@ export const plan: Command = {
     }
     const made = outcome.plan;
     if (values.json) io.stdout(`${JSON.stringify(toJson(ref, outcome), null, 2)}\n`);
-    else if (values.yaml && made) io.stdout(writeSchedulePlan(made));
+    else if (values.yaml && made) io.stdout(writeSchedulePlan(made, { status: Boolean(values.status) }));
     else if (!values.yaml) io.stdout(report(ref, outcome));
     if (!made || outcome.failed) io.stderr(`ScheduleTrigger ${outcome.trigger}: ${outcome.message ?? 'not planned'}\n`);
     if (history) {

@@ -1,0 +1,48 @@
+// Podplan's SchedulePlans against Pallet's published CRD (test/fixtures/pallet), checked as an API
+// server reads a structural schema: a field the schema does not declare is pruned, so here it is an
+// error (every object closed, except metadata, which the API server validates itself).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
+import { parse, parseAllDocuments } from 'yaml';
+import { runPodplan } from './run-cli-process';
+
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: boolean; 'x-kubernetes-preserve-unknown-fields'?: boolean; [key: string]: unknown };
+
+/** The CRD's openAPIV3Schema with every object closed, as pruning makes it. */
+function structural(schema: JsonSchema, path: string[] = []): JsonSchema {
+  const out: JsonSchema = { ...schema };
+  if (schema.properties) out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, structural(v, [...path, k])]));
+  if (schema.items) out.items = structural(schema.items, [...path, '[]']);
+  const isMetadata = path.length === 1 && path[0] === 'metadata';
+  if (schema.type === 'object' && !schema['x-kubernetes-preserve-unknown-fields'] && !isMetadata) out.additionalProperties = false;
+  return out;
+}
+
+function palletSchemaValidator() {
+  const crd = parseAllDocuments(readFileSync('test/fixtures/pallet/planner.ciena.io_scheduleplans.yaml', 'utf8'))
+    .map((d) => d.toJS() as { kind?: string; spec?: { versions: Array<{ name: string; schema: { openAPIV3Schema: JsonSchema } }> } })
+    .find((d) => d.kind === 'CustomResourceDefinition');
+  const schema = crd?.spec?.versions.find((v) => v.name === 'v1alpha1')?.schema.openAPIV3Schema;
+  assert.ok(schema, 'the fixture holds the v1alpha1 schema');
+  return new Ajv({ allErrors: true, strict: false }).compile(structural(schema));
+}
+
+describe("SchedulePlans against Pallet's CRD (child process)", () => {
+  const validate = palletSchemaValidator();
+
+  it('plan --yaml writes a SchedulePlan that validates against the CRD', async () => {
+    const { code, stdout, stderr } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--no-history']);
+    assert.equal(code, 0, stderr);
+    const plan = parse(stdout) as { spec: { plan: unknown[] }; status?: unknown };
+    assert.ok(validate(plan), JSON.stringify(validate.errors));
+    assert.equal(plan.status, undefined);
+    assert.equal(plan.spec.plan.length, 6);
+  });
+
+  it("--status adds Podplan's status, which the CRD does not declare", async () => {
+    const { stdout } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--status', '--no-history']);
+    assert.equal(validate(parse(stdout)), false);
+    assert.deepEqual(validate.errors?.map((e) => [e.instancePath, e.keyword]).slice(0, 1), [['/status', 'additionalProperties']]);
+  });
+});
