@@ -268,8 +268,13 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     workloads.map((w) => w.value),
     real.map((p) => p.value),
   );
-  const made = all.pods.filter((p) => p.generated && missing.has(p.value));
-  const pods = unique([...real, ...made], 'pod', podKey, errors);
+  // In file order, the made-up pods among the real ones.
+  const pods = unique(
+    all.pods.filter((p) => !p.generated || missing.has(p.value)),
+    'pod',
+    podKey,
+    errors,
+  );
   return {
     files,
     nodes,

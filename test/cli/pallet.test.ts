@@ -2,9 +2,11 @@
 // server reads a structural schema: a field the schema does not declare is pruned, so here it is an
 // error (every object closed, except metadata, which the API server validates itself).
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { Ajv } from 'ajv';
 import { parse, parseAllDocuments } from 'yaml';
+import { useTempDir } from '../store/helpers';
 import { runPodplan } from './run-cli-process';
 
 type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: boolean; 'x-kubernetes-preserve-unknown-fields'?: boolean; [key: string]: unknown };
@@ -46,3 +48,52 @@ describe("SchedulePlans against Pallet's CRD (child process)", () => {
     assert.deepEqual(validate.errors?.map((e) => [e.instancePath, e.keyword]).slice(0, 1), [['/status', 'additionalProperties']]);
   });
 });
+
+const node = (name: string) => `apiVersion: v1
+kind: Node
+metadata: { name: ${name}, labels: { kubernetes.io/hostname: ${name} } }
+status: { allocatable: { cpu: "8", memory: 16Gi, pods: "110" } }
+`;
+
+/** A pod of set "spread" that prefers not to share a node with the set's other pods. */
+const spreadPod = (name: string) => `apiVersion: v1
+kind: Pod
+metadata: { name: ${name}, labels: { app: spread, planner.ciena.io/pod-set: spread } }
+spec:
+  schedulerName: podset-planner-scheduler
+  affinity:
+    podAntiAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+        - weight: 1
+          podAffinityTerm: { topologyKey: kubernetes.io/hostname, labelSelector: { matchLabels: { app: spread } } }
+  containers:
+    - name: main
+      image: busybox
+      resources: { requests: { cpu: "1" } }
+`;
+
+describe("--planner pallet: Pallet's default planner (child process)", () => {
+  const dir = useTempDir();
+
+  it('treats preferred pod anti-affinity as required: one pod per node, the rest left out with the predicate that refused them', async () => {
+    const file = path.join(dir.path, 'spread.yaml');
+    writeFileSync(file, [node('n1'), node('n2'), spreadPod('a'), spreadPod('b'), spreadPod('c')].join('---\n'));
+    const { code, stdout } = await runPodplan(['plan', file, '--pod-set', 'spread', '--planner', 'pallet', '--json', '--no-history']);
+    assert.equal(code, 1);
+    const plan = JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }>; unplaced: Array<{ pod: string; message: string; diagnosis: { rejections: Array<{ plugin: string }> } }>; status: { planner: string } };
+    assert.equal(plan.status.planner, 'pallet');
+    assert.deepEqual(plan.assignments.map((a) => a.pod), ['a', 'b'], 'in the order the API lists them');
+    assert.notEqual(plan.assignments[0]?.node, plan.assignments[1]?.node);
+    assert.deepEqual(plan.unplaced.map((u) => [u.pod, u.message]), [['c', "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."]]);
+    assert.deepEqual(plan.unplaced[0]?.diagnosis.rejections.map((r) => r.plugin), ['PodAntiAffinity', 'PodAntiAffinity']);
+  });
+
+  it('the greedy planner, reading the same preference as kube-scheduler does, places all three', async () => {
+    const file = path.join(dir.path, 'spread.yaml');
+    writeFileSync(file, [node('n1'), node('n2'), spreadPod('a'), spreadPod('b'), spreadPod('c')].join('---\n'));
+    const { code, stdout } = await runPodplan(['plan', file, '--pod-set', 'spread', '--planner', 'greedy', '--json', '--no-history']);
+    assert.equal(code, 0, stdout);
+    assert.equal((JSON.parse(stdout) as { assignments: unknown[] }).assignments.length, 3);
+  });
+});
+

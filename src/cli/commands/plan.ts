@@ -11,7 +11,7 @@ import { loadPlanning, planSet, type SetOutcome } from '../planning';
 import { Recording } from '../recording';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize] [--profile file] [--seed n] [--yaml [--status]|--json]
+const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize|pallet] [--profile file] [--seed n] [--yaml [--status]|--json]
 
 Plans the pending pods of a pod set (pods labelled planner.ciena.io/pod-set: NAME with
 schedulerName podset-planner-scheduler) all at once, on the nodes and pods of the YAML files and
@@ -21,8 +21,10 @@ set's trigger depends on (spec.dependsOn) are planned first and their pods assum
 Options:
   --pod-set <name>    the pod set to plan
   --namespace <ns>    its namespace (needed only when several namespaces have a set of that name)
-  --planner <name>    greedy (the scheduler's pipeline pod by pod) or optimize (the whole set at
-                      once: as many pods as possible, then as few nodes); default: the trigger's
+  --planner <name>    greedy (the scheduler's pipeline pod by pod), optimize (the whole set at
+                      once: as many pods as possible, then as few nodes) or pallet (Pallet's
+                      default planner: its predicates, preferred pod anti-affinity as required,
+                      pods by name, a random passing node); default: the trigger's
                       planner.ciena.io/planner label, the profile's PodSetPlanner args, else greedy
   --profile <file>    a KubeSchedulerConfiguration; its podset-planner-scheduler profile (else its
                       first) is merged onto the default one. Without it, such a profile among the

@@ -11,7 +11,7 @@ describe('engine/planner/plugin', () => {
     const table: Array<[args: unknown, expected: ReturnType<typeof readArgs>]> = [
       [undefined, { ok: true, value: { schedulerName: 'podset-planner-scheduler' } }],
       [{ planner: 'optimize', objective: 'balance', schedulerName: 'pallet' }, { ok: true, value: { planner: 'optimize', objective: 'balance', schedulerName: 'pallet' } }],
-      [{ planner: 'best' }, { ok: false, error: 'PodSetPlanner: planner: unknown planner "best" (one of greedy, optimize)' }],
+      [{ planner: 'best' }, { ok: false, error: 'PodSetPlanner: planner: unknown planner "best" (one of greedy, optimize, pallet)' }],
       [{ objective: 'fast' }, { ok: false, error: 'PodSetPlanner: objective: Unsupported value: "fast": supported values: "pack", "balance"' }],
       [{ gang: 3 }, { ok: false, error: 'PodSetPlanner: unknown field "gang"' }],
     ];
