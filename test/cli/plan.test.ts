@@ -125,7 +125,7 @@ Not placed:
       ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
       ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
       ['no --pod-set', FRAGMENTED, ['c.yaml'], /^podplan plan: --pod-set is required \(pod sets in the files: default\/batch\)$/m],
-      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, not "best"/],
+      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, pallet, not "best"/],
       ['--yaml with --json', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'], /--yaml and --json cannot be used together/],
       ['no paths', {}, ['--pod-set', 'batch'], /no paths given/],
     ];
