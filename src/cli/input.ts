@@ -2,6 +2,7 @@
 // engine's Profile. Problems come back as located lines (`file:line:col: error code: message`).
 import type { Profile } from '../engine/framework/profile';
 import { combine, engineProfile, fieldRange, formatError, joinPath, readFile, type FileModel, type Located, type ManifestErrorCode, type ProfileManifest, type WorkspaceModel } from '../manifests';
+import { classify } from '../server/service/profiles';
 import type { CliIO } from './io';
 
 export interface Input<T> {
@@ -75,8 +76,10 @@ export interface ProfileInput {
   readonly profile: Profile;
   /** Every profile's schedulerName in the configuration it came from. */
   readonly schedulerNames: readonly string[];
-  /** A located line for a profile error at `path` (a field path into the profile). */
+  /** A located line for a profile error at `path` (a field path into the profile), with its code. */
   readonly locate: (path: readonly (string | number)[], message: string) => string;
+  /** `file:line:column` of a field path into the profile. */
+  readonly position: (path: readonly (string | number)[]) => string;
 }
 
 /** The profile of a KubeSchedulerConfiguration file named `schedulerName` (else its first), as the engine's Profile. */
@@ -107,9 +110,10 @@ export function profileInput(located: Located<ProfileManifest>, schedulerName?: 
     const range = fieldRange(located, `${base}.plugins.${point}`);
     return `${file}:${range.start.line}:${range.start.column}: warning: the ${point} extension point is not run by Podplan; its plugins are ignored`;
   });
-  const locate = (path: readonly (string | number)[], message: string) => {
+  const position = (path: readonly (string | number)[]) => {
     const range = fieldRange(located, path.reduce<string>((at, key) => joinPath(at, key), base));
-    return `${file}:${range.start.line}:${range.start.column}: error: ${message}`;
+    return `${file}:${range.start.line}:${range.start.column}`;
   };
-  return { value: { profile, locate, schedulerNames: located.value.profiles.map((p) => p.schedulerName) }, warnings };
+  const locate = (path: readonly (string | number)[], message: string) => `${position(path)}: error ${classify(path.map(String).join('.'), message)}: ${message}`;
+  return { value: { profile, locate, position, schedulerNames: located.value.profiles.map((p) => p.schedulerName) }, warnings };
 }

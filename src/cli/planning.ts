@@ -14,7 +14,8 @@ import { readTrigger } from '../engine/planner/trigger';
 import { podInfo } from '../engine/framework/node-info';
 import { Snapshot } from '../engine/framework/snapshot';
 import { planPodSet, type PlanSettings } from '../engine/planner/build';
-import type { Plan } from '../engine/planner/plan';
+import { QUIET_TIME_LABEL, type Plan } from '../engine/planner/plan';
+import { CODES } from '../server/service/codes';
 import { planWorkspace, type TriggerOutcome } from '../engine/planner/plan-all';
 import { resolvePodSet, type PodSetRef } from '../engine/planner/podset';
 import { planFromManifest } from '../manifests';
@@ -43,7 +44,8 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
   const read = readTrigger(triggerSpec(located.value));
   if (read.ok) return undefined;
   const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
-  return `${range.file}:${range.start.line}:${range.start.column}: error: ${read.error.message}`;
+  const code = read.error.field.includes(QUIET_TIME_LABEL) ? CODES.quietTimeNotDuration : 'bad-value';
+  return `${range.file}:${range.start.line}:${range.start.column}: error ${code}: ${read.error.message}`;
 }
 
 /**
@@ -87,7 +89,7 @@ async function readPlanning(paths: readonly string[], options: { readonly profil
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
   for (const key of planning.value.args.ignored ?? []) {
     const at = chosen ? pluginArgsPath(chosen.profile, key) : undefined;
-    warnings.push(`${chosen && at ? chosen.locate(at, '').replace(/: error: $/, '') : 'profile'}: warning: PodSetPlanner arg ${key} is Pallet's own setting and means nothing to Podplan; ignored`);
+    warnings.push(`${chosen && at ? chosen.position(at) : 'profile'}: warning: PodSetPlanner arg ${key} is Pallet's own setting and means nothing to Podplan; ignored`);
   }
   return { value: { workspace: workspace.value, planning: planning.value, profile, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
 }

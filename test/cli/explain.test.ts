@@ -15,12 +15,19 @@ describe('cli explain (child process)', () => {
   });
 
   it('explains a placed pod with every score plugin raw/normalized×weight=weighted, and one node in full with --node', async () => {
+    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'data/postgres-1', '--node', 'node-a1']);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^Pod data\/postgres-1 \(a name made up/m);
+    assert.match(stdout, /^Decision: placed on node-b2$/m);
+    assert.match(stdout, /^ {2}#\s+NODE\s+TOTAL\s+TaintToleration\s+NodeResourcesFit\s+PodTopologySpread\s+NodeResourcesBalancedAllocation\s+ImageLocality$/m);
+    assert.match(stdout, /^ {2}1\s+node-b2\s+682\s+0\/100×3=300\s+84\/84×1=84\s+6\/100×2=200/m);
+    assert.match(stdout, /^Node node-a1: feasible \(rank 4\)\n {2}every Filter plugin passes it\n/m);
+  });
+
+  it('says when a pod had one feasible node, and gives a rejected node its every failing filter', async () => {
     const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'shop/web-1', '--node', 'node-a1']);
     assert.equal(code, 0, stdout);
-    assert.match(stdout, /^Pod shop\/web-1 \(a name made up/m);
-    assert.match(stdout, /^Decision: placed on node-b2$/m);
-    assert.match(stdout, /^ {2}#\s+NODE\s+TOTAL\s+TaintToleration\s+NodeResourcesFit\s+NodeResourcesBalancedAllocation\s+ImageLocality$/m);
-    assert.match(stdout, /^ {2}1\s+node-b2\s+476\s+0\/100×3=300\s+80\/80×1=80/m);
+    assert.match(stdout, /^Not scored: the only feasible node, which kube-scheduler takes without scoring\.$/m);
     assert.match(stdout, /^Node node-a1: rejected\n {2}rejected by PodTopologySpread at Filter: node\(s\) didn't match pod topology spread constraints\n {2}fails PodTopologySpread \(Filter\)/m);
   });
 

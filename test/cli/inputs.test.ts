@@ -31,9 +31,9 @@ describe('cli inputs (child process)', () => {
       assert.equal(code, 0, stdout);
       const outcomes = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; pod: string; generated?: boolean }).filter((o) => o.type === 'outcome');
       assert.deepEqual(outcomes.map((o) => [o.pod, o.generated ?? false]), [
-        ['shop/web-5d9f8c7b6-q2w8r', false],
         ['shop/web-5d9f8c7b6-0', true],
         ['shop/web-5d9f8c7b6-1', true],
+        ['shop/web-5d9f8c7b6-q2w8r', false],
       ]);
     });
   });

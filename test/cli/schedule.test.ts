@@ -76,10 +76,35 @@ describe('cli schedule', () => {
       ['broken YAML', { 'c.yaml': TWO_NODES + '---\nkind: Pod\nmetadata: { name: [\n' }, ['c.yaml'], /^c\.yaml:\d+:\d+: error yaml-syntax/m],
       ['a malformed quantity', { 'c.yaml': TWO_NODES + pod('a', 'lots') }, ['c.yaml'], /^c\.yaml:18:37: error bad-quantity: spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/m],
       ['a missing path', {}, ['nowhere'], /^nowhere: ENOENT/m],
-      ['a bad profile weight', { 'c.yaml': TWO_NODES, 'p.yaml': 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - plugins:\n      score:\n        enabled:\n          - name: NodeAffinity\n            weight: 1000\n' }, ['c.yaml', '--profile', 'p.yaml'], /^p\.yaml:8:21: error: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m],
+      ['a bad profile weight', { 'c.yaml': TWO_NODES, 'p.yaml': 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - plugins:\n      score:\n        enabled:\n          - name: NodeAffinity\n            weight: 1000\n' }, ['c.yaml', '--profile', 'p.yaml'], /^p\.yaml:8:21: error profile\/bad-weight: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m],
       ['no paths', {}, [], /no paths given/],
       ['a bad seed', { 'c.yaml': TWO_NODES }, ['c.yaml', '--seed', 'x'], /--seed must be a whole number/],
     ];
+    it('every error of a profile in one run, each with its code', async () => {
+      const profile = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - plugins:
+      score:
+        enabled:
+          - name: NodeAffinity
+            weight: 1000
+          - name: NoSuchPlugin
+    pluginConfig:
+      - name: NodeResourcesFit
+        args: { scoringStrategy: { type: Mostallocated } }
+      - name: PodTopologySpread
+        args: { defaultingType: Sometimes }
+`;
+      const { code, stderr } = await cli(['schedule', 'c.yaml', '--profile', 'p.yaml', '--no-history'], { 'c.yaml': TWO_NODES, 'p.yaml': profile });
+      assert.equal(code, 2);
+      assert.deepEqual(
+        stderr.trimEnd().split('\n').map((l) => /^p\.yaml:\d+:\d+: error (\S+): /.exec(l)?.[1]),
+        ['profile/bad-weight', 'profile/unknown-plugin', 'profile/bad-args', 'profile/bad-args'],
+      );
+      assert.doesNotMatch(stderr, /NodeResourcesFit: NodeResourcesFit:/);
+    });
+
     for (const [what, files, args, expected] of table) {
       it(what, async () => {
         const { code, stderr } = await cli(['schedule', ...args], files);

@@ -215,8 +215,8 @@ export class Framework {
    * sampleNodes plugin. Pass the merged profile (mergeProfile); paths point into it.
    */
   static build(registry: Registry, profile: Profile, options: FrameworkOptions): Result<Framework, readonly ProfileError[]> {
+    // The plugins' own args are checked even when the profile has other errors: every error in one go.
     const errors = validateProfile(profile, registry);
-    if (errors.length > 0) return err(errors);
     const prefix = `profile ${profile.schedulerName}: `;
     const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder());
     const configs = profile.pluginConfig ?? [];

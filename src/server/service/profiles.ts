@@ -71,8 +71,8 @@ function unsupported(path: string, message: string): ProfileIssue {
   return { code: 'profile/unsupported', severity: 'warning', path, message };
 }
 
-/** The stable code of a framework profile error, by where it points and what it says. */
-function classify(path: string, message: string): Code {
+/** The stable code of a framework profile error, by where it points and what it says (the CLI prints the same). */
+export function classify(path: string, message: string): Code {
   if (/unknown plugin|does not implement/.test(message)) return 'profile/unknown-plugin';
   if (/twice/.test(message)) return 'profile/duplicate-plugin';
   if (path.endsWith('.weight')) return 'profile/bad-weight';
