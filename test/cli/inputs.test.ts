@@ -84,6 +84,14 @@ spec:
     });
   });
 
+  it('shows progress on stderr while it reads a large file', async () => {
+    const file = path.join(dir.path, 'large.yaml');
+    writeFileSync(file, `${'# a comment line that pads the file out to a large size\n'.repeat(160_000)}${NODE}`);
+    const { code, stderr } = await runPodplan(['schedule', file, '--no-history']);
+    assert.equal(code, 0, stderr);
+    assert.match(stderr, new RegExp(`^reading ${file} \\(8\\.5 MB\\)…\nread ${file}: 1 documents, 1 nodes, 0 pods in \\d+\\.\\d s$`, 'm'));
+  });
+
   describe('directories', () => {
     it('reads .json files and reports a symbolic link loop', async () => {
       const root = path.join(dir.path, 'ws');
