@@ -105,11 +105,15 @@ export function profileInput(located: Located<ProfileManifest>, schedulerName?: 
   const named = located.value.profiles.findIndex((p) => p.schedulerName === schedulerName);
   const index = Math.max(0, named);
   const base = `profiles[${index}]`;
-  const { profile, pointsNotRun } = engineProfile(located.value, index);
+  const { profile, pointsNotRun, palletOnly } = engineProfile(located.value, index);
   const warnings = pointsNotRun.map((point) => {
     const range = fieldRange(located, `${base}.plugins.${point}`);
     return `${file}:${range.start.line}:${range.start.column}: warning: the ${point} extension point is not run by Podplan; its plugins are ignored`;
   });
+  for (const p of palletOnly) {
+    const range = fieldRange(located, `${base}.plugins.${p.point}.enabled[${p.index}].name`);
+    warnings.push(`${file}:${range.start.line}:${range.start.column}: warning: ${p.name} at ${p.point} is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored`);
+  }
   const position = (path: readonly (string | number)[]) => {
     const range = fieldRange(located, path.reduce<string>((at, key) => joinPath(at, key), base));
     return `${file}:${range.start.line}:${range.start.column}`;

@@ -72,6 +72,22 @@ spec:
       resources: { requests: { cpu: "1" } }
 `;
 
+describe("Pallet's scheduler configuration (child process)", () => {
+  it('reads, with what means nothing to Podplan reported as ignored, not as errors', async () => {
+    const { code, stderr } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--profile', 'test/fixtures/pallet/scheduler-config.yaml', '--no-history']);
+    assert.equal(code, 0, stderr);
+    assert.deepEqual(
+      stderr.trimEnd().split('\n').map((l) => l.replace(/^test\/fixtures\/pallet\/scheduler-config\.yaml:\d+:\d+: /, '')),
+      [
+        'warning bad-api-version: apiVersion: KubeSchedulerConfiguration is kubescheduler.config.k8s.io/v1, got "kubescheduler.config.k8s.io/v1beta2"; read as kubescheduler.config.k8s.io/v1',
+        "warning: PodSetPlanner at preScore is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored",
+        "warning: PodSetPlanner at score is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored",
+        "warning: PodSetPlanner arg debug is Pallet's own setting and means nothing to Podplan; ignored",
+      ],
+    );
+  });
+});
+
 describe("--planner pallet: Pallet's default planner (child process)", () => {
   const dir = useTempDir();
 
