@@ -47,7 +47,7 @@ export function openHistory(file: string, io: CliIO): Promise<Result<PlanStore, 
 export async function readHistory(command: string, db: string | undefined, io: CliIO, body: (store: PlanStore) => number): Promise<number> {
   const file = databasePath(db, io);
   if (!existsSync(file)) {
-    io.stderr(`podplan ${command}: there is no plan history at ${file} (podplan schedule records one; --db or PODPLAN_DB name another file)\n`);
+    io.stderr(`podplan ${command}: there is no plan history at ${file} (podplan schedule and podplan plan record one; --db or PODPLAN_DB name another file)\n`);
     return EXIT.badInput;
   }
   const opened = await openHistory(file, io);
