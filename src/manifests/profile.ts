@@ -96,7 +96,12 @@ export const profileManifest: Decoder<ProfileManifest> = (v, path, ctx) => {
  * Pallet's PodSetPlanner also scores (its planned node highest); Podplan's restricts the pod to its
  * planned node at PreFilter, so the score is not needed: enabled there, it is left out with a warning.
  */
-const PALLET_ONLY_POINTS: Readonly<Record<string, readonly ExtensionPoint[]>> = { PodSetPlanner: ['preScore', 'score'] };
+const PALLET_ONLY_POINTS: Readonly<Record<string, readonly string[]>> = { PodSetPlanner: ['preScore', 'score'] };
+
+/** Whether `plugin` enabled at `point` is Pallet's own use of it, left out by Podplan (see PALLET_ONLY_POINTS). */
+export function palletOnlyAt(plugin: string, point: string): boolean {
+  return PALLET_ONLY_POINTS[plugin]?.includes(point) ?? false;
+}
 
 /** Extension points kube-scheduler has and the engine does not run (no volumes, no async binding). */
 const POINTS_NOT_RUN: readonly ExtensionPoint[] = ['preEnqueue', 'preBind', 'postBind'];
@@ -117,7 +122,7 @@ export function engineProfile(config: ProfileManifest, index = 0): { profile: Pr
       pointsNotRun.push(point);
       continue;
     }
-    const enabled = set.enabled?.filter((p, i) => !(PALLET_ONLY_POINTS[p.name]?.includes(point) && palletOnly.push({ point, index: i, name: p.name })));
+    const enabled = set.enabled?.filter((p, i) => !(palletOnlyAt(p.name, point) && palletOnly.push({ point, index: i, name: p.name })));
     plugins[point as EngineExtensionPoint | 'multiPoint'] = enabled ? { ...set, enabled } : set;
   }
   const percentage = manifest.percentageOfNodesToScore ?? config.percentageOfNodesToScore;
