@@ -1,9 +1,8 @@
-// Upstream's default profile (kube-scheduler config v1, getDefaultPlugins) as plain data: the plugins
-// of each extension point in upstream's order, with the score weights. Left out are the upstream
-// defaults Podplan does not run as plugins: SchedulingGates (the queue holds gated pods), the volume
-// plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone), DynamicResources,
-// and DefaultPreemption. Each plugin's default args are its factory's (e.g. NodeResourcesFit:
-// LeastAllocated over cpu and memory, weight 1 each).
+// Upstream's default profile as of 1.35 (kube-scheduler config v1, getDefaultPlugins with the
+// feature gates on by default) as plain data: the plugins of each extension point in upstream's
+// order, with the score weights. docs/fidelity.md lists the upstream defaults not run yet. Each
+// plugin's default args are its factory's (e.g. NodeResourcesFit: LeastAllocated over cpu and
+// memory, weight 1 each).
 import { DEFAULT_SCHEDULER_NAME, type PluginRef, type Profile } from '../framework/profile';
 import type { Stage } from '../framework/status';
 import { Names } from './names';
