@@ -107,6 +107,22 @@ export class PodBuilder {
     return this;
   }
 
+  priorityClass(name: string): this {
+    this.m.spec.priorityClassName = name;
+    return this;
+  }
+
+  preemptionPolicy(policy: 'PreemptLowerPriority' | 'Never'): this {
+    this.m.spec.preemptionPolicy = policy;
+    return this;
+  }
+
+  /** When the kubelet started it (RFC 3339). */
+  started(startTime: string): this {
+    this.m.status = { ...this.m.status, startTime };
+    return this;
+  }
+
   nodeSelector(selector: Labels): this {
     this.m.spec.nodeSelector = { ...selector };
     return this;

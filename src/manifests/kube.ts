@@ -7,6 +7,7 @@ import type {
   Container,
   ContainerImage,
   ContainerPort,
+  IntOrString,
   LabelSelector,
   LabelSelectorRequirement,
   Node,
@@ -21,8 +22,11 @@ import type {
   PodAffinity,
   PodAffinityTerm,
   PodCondition,
+  PodDisruptionBudget,
   PodSpec,
+  PreemptionPolicy,
   PreferredSchedulingTerm,
+  PriorityClass,
   ResourceList,
   Taint,
   TaintEffect,
@@ -175,6 +179,8 @@ const containers = refine(arrayOf(container), (list, path, ctx) => {
   if (list.length === 0) ctx.report(path, 'missing-field', 'a pod needs at least one container');
 });
 
+const preemptionPolicy = oneOf<PreemptionPolicy>(['PreemptLowerPriority', 'Never']);
+
 export const podSpec = object<PodSpec>(
   {
     nodeName: string,
@@ -188,6 +194,7 @@ export const podSpec = object<PodSpec>(
     topologySpreadConstraints: arrayOf(topologySpreadConstraint),
     priority: integer(-2147483648, 1000000000),
     priorityClassName: string,
+    preemptionPolicy,
     schedulingGates: arrayOf(object<{ name: string }>({ name: string }, ['name'])),
   },
   ['containers'],
@@ -198,6 +205,7 @@ const conditionStatus = oneOf(['True', 'False', 'Unknown'] as const);
 const podStatus = object<NonNullable<Pod['status']>>({
   phase: oneOf(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const),
   conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
+  startTime: string,
 });
 
 export const pod = object<Pod>(
@@ -221,4 +229,43 @@ export const node = object<Node>(
     }),
   },
   ['metadata'],
+);
+
+/** User classes go up to one billion; the system classes above it are built in. */
+export const priorityClass = object<PriorityClass>(
+  {
+    apiVersion: string,
+    kind: oneOf(['PriorityClass'] as const),
+    metadata: objectMeta,
+    value: integer(-2147483648, 1000000000),
+    globalDefault: boolean,
+    preemptionPolicy,
+    description: string,
+  },
+  ['metadata', 'value'],
+);
+
+/** An int, or a percentage written as "N%". */
+const intOrPercent: Decoder<IntOrString> = (v, path, ctx) => {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
+  if (typeof v === 'string' && /^\d+%$/.test(v)) return v;
+  return wrongType(ctx, path, 'a non-negative integer or a percentage such as 50%', v);
+};
+
+export const podDisruptionBudget = refine(
+  object<PodDisruptionBudget>(
+    {
+      apiVersion: string,
+      kind: oneOf(['PodDisruptionBudget'] as const),
+      metadata: objectMeta,
+      spec: object<NonNullable<PodDisruptionBudget['spec']>>({ selector: labelSelector, minAvailable: intOrPercent, maxUnavailable: intOrPercent }),
+      status: object<NonNullable<PodDisruptionBudget['status']>>({ disruptionsAllowed: integer(0), disruptedPods: stringMap }),
+    },
+    ['metadata'],
+  ),
+  (pdb, path, ctx) => {
+    if (pdb.spec?.minAvailable !== undefined && pdb.spec.maxUnavailable !== undefined) {
+      ctx.report(joinPath(path, 'spec'), 'bad-value', 'minAvailable and maxUnavailable cannot be both set');
+    }
+  },
 );

@@ -7,6 +7,19 @@ import { Code, isRejection, statusMessage } from './status';
 export const NO_NODES_AVAILABLE = 'no nodes available to schedule pods';
 
 /**
+ * " <count> <reason>, …." over the nodes' reasons (one list per node), sorted as strings; `absent`
+ * more nodes counted under one more reason (upstream's status for nodes absent from the map).
+ * Empty when there is no reason.
+ */
+export function histogram(reasonsPerNode: Iterable<readonly string[]>, absent?: { readonly count: number; readonly reason: string }): string {
+  const counts = new Map<string, number>();
+  for (const reasons of reasonsPerNode) for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
+  if (absent && absent.count > 0) counts.set(absent.reason, (counts.get(absent.reason) ?? 0) + absent.count);
+  const entries = [...counts].map(([reason, count]) => `${count} ${reason}`).sort();
+  return entries.length > 0 ? ` ${entries.join(', ')}.` : '';
+}
+
+/**
  * As upstream FitError.Error(): when PreFilter rejected the pod, its message (every node carries the
  * same status, so counting them would repeat it); otherwise a histogram of the reasons of the
  * rejected nodes, "<count> <reason>" sorted as strings, joined with ", "; then what PostFilter said:
@@ -19,12 +32,7 @@ export function fitErrorMessage(diagnosis: Diagnosis): string {
   if (status.stage === 'PreFilter' && isRejection(status)) {
     message += ` ${statusMessage(status)}.`;
   } else {
-    const counts = new Map<string, number>();
-    for (const rejection of diagnosis.rejections) {
-      for (const reason of rejection.reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
-    }
-    const entries = [...counts].map(([reason, count]) => `${count} ${reason}`).sort();
-    if (entries.length > 0) message += ` ${entries.join(', ')}.`;
+    message += histogram(diagnosis.rejections.map((r) => r.reasons));
   }
   const postFilter = diagnosis.stages.filter((s) => s.stage === 'PostFilter' && s.status.code !== Code.Skip);
   const reasons = postFilter.some((s) => s.status.code === Code.Success) ? [] : postFilter.flatMap((s) => s.status.reasons);

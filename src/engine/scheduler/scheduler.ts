@@ -7,7 +7,7 @@ import { podKey, type Node, type Pod } from '../api/types';
 import type { ClusterCache } from '../cache/cache';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
-import { boundPodInfo, podInfo } from '../framework/node-info';
+import { boundPodInfo, podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
 import { errorStatus, isRejection, SUCCESS, type Status } from '../framework/status';
@@ -22,6 +22,21 @@ export interface ScheduleOutcome {
   readonly diagnosis: Diagnosis;
   /** How many cycles the pod has been through. */
   readonly attempts: number;
+  /**
+   * The pods preempted for it (namespace/name): with `node` set, those evicted before it was placed
+   * there; without, those to evict from `nominatedNode` (when the scheduler only nominates).
+   */
+  readonly victims?: readonly string[];
+  /** The node preemption chose for it, while it waits for its victims to go. */
+  readonly nominatedNode?: string;
+}
+
+/** A running pod evicted to make room for a higher-priority one. */
+export interface Preempted {
+  readonly pod: string;
+  readonly node: string;
+  /** The preemptor, namespace/name. */
+  readonly by: string;
 }
 
 /** A pod the scheduler cannot take at all (malformed requests): reported, never queued. */
@@ -36,6 +51,12 @@ export interface SchedulerOptions {
   readonly clock: Clock;
   /** Pods whose spec.schedulerName names another scheduler are left alone. */
   readonly schedulerName?: string;
+  /**
+   * What happens to the victims preemption chose: 'evict' removes them from the cache as their
+   * deletion would (a simulation); 'nominate' leaves them and only reports the nominated node (a
+   * scheduler that must not delete pods on its own). Default 'evict'.
+   */
+  readonly preemption?: 'evict' | 'nominate';
 }
 
 export class Scheduler {
@@ -43,6 +64,10 @@ export class Scheduler {
   /** The latest outcome per pod (namespace/name). */
   readonly outcomes = new Map<string, ScheduleOutcome>();
   readonly rejected: RejectedPod[] = [];
+  /** Pods evicted by preemption, in the order it happened. */
+  readonly preempted: Preempted[] = [];
+  /** Victims evicted for each preemptor not placed yet, by namespace/name. */
+  private readonly evictedFor = new Map<string, string[]>();
   /** Queue id (uid) of each pending pod by namespace/name. */
   private readonly pendingIds = new Map<string, string>();
   private snapshot: Snapshot;
@@ -120,7 +145,8 @@ export class Scheduler {
       if (result.status.plugin) rejectors.add(result.status.plugin);
       if (isRejection(result.status)) this.queue.addUnschedulable(queued, rejectors);
       else this.queue.addBackoff(queued);
-      return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts });
+      const outcome = this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...this.preempt(info.key, result.nominatedNode, result.victims) });
+      return outcome;
     }
     const commit = await framework.commit(state, info, result.candidates, result.diagnosis, {
       assume: (node) => statusOf(cache.assumePod(info.pod, node)),
@@ -135,7 +161,27 @@ export class Scheduler {
     cache.addPod(boundPodInfo(info, commit.node).pod);
     this.queue.done(info.id);
     this.queue.onEvent('PodAdd');
-    return this.record({ pod: info.key, node: commit.node, diagnosis: commit.diagnosis, attempts: queued.attempts });
+    const victims = this.evictedFor.get(info.key);
+    this.evictedFor.delete(info.key);
+    return this.record({ pod: info.key, node: commit.node, diagnosis: commit.diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });
+  }
+
+  /**
+   * Preemption chose `node` for the preemptor: its victims are evicted (their deletion events wake
+   * the preemptor, which then fits) or, when this scheduler only nominates, named in its outcome.
+   */
+  private preempt(preemptor: string, node: string | undefined, victims: readonly PodInfo[] | undefined): Pick<ScheduleOutcome, 'victims' | 'nominatedNode'> {
+    if (!node || !victims) return {};
+    const names = victims.map((v) => v.key);
+    if (this.options.preemption === 'nominate') return { nominatedNode: node, victims: names };
+    const evicted = this.evictedFor.get(preemptor) ?? [];
+    for (const victim of victims) {
+      this.onPodDelete(victim.pod);
+      this.preempted.push({ pod: victim.key, node, by: preemptor });
+      evicted.push(victim.key);
+    }
+    this.evictedFor.set(preemptor, evicted);
+    return { nominatedNode: node };
   }
 
   /**
