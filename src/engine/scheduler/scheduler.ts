@@ -7,6 +7,7 @@ import { podKey, type Node, type Pod } from '../api/types';
 import type { ClusterCache } from '../cache/cache';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
+import type { PreemptionRecord } from '../framework/preemption/record';
 import { boundPodInfo, podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
@@ -138,15 +139,26 @@ export class Scheduler {
     const { info } = queued;
     const { framework, cache } = this.options;
     cache.updateSnapshot(this.snapshot);
-    const state = new CycleState();
-    const result = framework.scheduleOne(state, info, this.snapshot);
+    let state = new CycleState();
+    let result = framework.scheduleOne(state, info, this.snapshot);
+    // Evicting victims makes room on the nominated node at once: the pod is tried again before any
+    // other (upstream keeps the room for it by counting nominated pods in Filter). Each round evicts
+    // at least one pod, so it ends.
+    let preemption: PreemptionRecord | undefined;
+    while (!result.ok && this.options.preemption !== 'nominate' && result.nominatedNode && result.victims?.length) {
+      preemption = result.diagnosis.preemption;
+      this.evict(info.key, result.nominatedNode, result.victims);
+      cache.updateSnapshot(this.snapshot);
+      state = new CycleState();
+      result = framework.scheduleOne(state, info, this.snapshot);
+    }
     if (!result.ok) {
       const rejectors = new Set(result.diagnosis.rejections.map((r) => r.plugin));
       if (result.status.plugin) rejectors.add(result.status.plugin);
       if (isRejection(result.status)) this.queue.addUnschedulable(queued, rejectors);
       else this.queue.addBackoff(queued);
-      const outcome = this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...this.preempt(info.key, result.nominatedNode, result.victims) });
-      return outcome;
+      const nominated = result.nominatedNode && result.victims ? { nominatedNode: result.nominatedNode, victims: result.victims.map((v) => v.key) } : {};
+      return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...nominated });
     }
     const commit = await framework.commit(state, info, result.candidates, result.diagnosis, {
       assume: (node) => statusOf(cache.assumePod(info.pod, node)),
@@ -163,25 +175,25 @@ export class Scheduler {
     this.queue.onEvent('PodAdd');
     const victims = this.evictedFor.get(info.key);
     this.evictedFor.delete(info.key);
-    return this.record({ pod: info.key, node: commit.node, diagnosis: commit.diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });
+    // The placing cycle's diagnosis, with what the preemption before it weighed.
+    const diagnosis = victims && preemption ? { ...commit.diagnosis, preemption } : commit.diagnosis;
+    return this.record({ pod: info.key, node: commit.node, diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });
   }
 
   /**
-   * Preemption chose `node` for the preemptor: its victims are evicted (their deletion events wake
-   * the preemptor, which then fits) or, when this scheduler only nominates, named in its outcome.
+   * Preemption chose `node` for the preemptor: its victims are deleted as the API server would
+   * (their deletion events wake the pods they could help). A victim this scheduler placed earlier
+   * in the run loses its placement.
    */
-  private preempt(preemptor: string, node: string | undefined, victims: readonly PodInfo[] | undefined): Pick<ScheduleOutcome, 'victims' | 'nominatedNode'> {
-    if (!node || !victims) return {};
-    const names = victims.map((v) => v.key);
-    if (this.options.preemption === 'nominate') return { nominatedNode: node, victims: names };
+  private evict(preemptor: string, node: string, victims: readonly PodInfo[]): void {
     const evicted = this.evictedFor.get(preemptor) ?? [];
     for (const victim of victims) {
       this.onPodDelete(victim.pod);
+      if (this.outcomes.get(victim.key)?.node) this.outcomes.delete(victim.key);
       this.preempted.push({ pod: victim.key, node, by: preemptor });
       evicted.push(victim.key);
     }
     this.evictedFor.set(preemptor, evicted);
-    return { nominatedNode: node };
   }
 
   /**
