@@ -107,6 +107,18 @@ export class PodBuilder {
     return this;
   }
 
+  /** Pod-level requests and limits (spec.resources). */
+  podResources(requests: ResourceList, limits?: ResourceList): this {
+    this.m.spec.resources = { requests: { ...requests }, ...(limits ? { limits: { ...limits } } : {}) };
+    return this;
+  }
+
+  /** The first container's limits and requests together. */
+  containerResources(requests: ResourceList, limits: ResourceList): this {
+    this.main.resources = { requests: { ...requests }, limits: { ...limits } };
+    return this;
+  }
+
   priorityClass(name: string): this {
     this.m.spec.priorityClassName = name;
     return this;

@@ -187,6 +187,7 @@ export const podSpec = object<PodSpec>(
     schedulerName: string,
     containers,
     initContainers: arrayOf(container),
+    resources: object({ requests: resourceList, limits: resourceList }),
     overhead: resourceList,
     nodeSelector: stringMap,
     affinity,

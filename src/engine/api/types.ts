@@ -34,10 +34,15 @@ export interface ContainerPort {
   readonly name?: string;
 }
 
+export interface ResourceRequirements {
+  readonly requests?: ResourceList;
+  readonly limits?: ResourceList;
+}
+
 export interface Container {
   readonly name: string;
   readonly image?: string;
-  readonly resources?: { readonly requests?: ResourceList; readonly limits?: ResourceList };
+  readonly resources?: ResourceRequirements;
   readonly ports?: readonly ContainerPort[];
   /** An init container with restartPolicy Always is a sidecar: it keeps running beside the app. */
   readonly restartPolicy?: 'Always';
@@ -139,6 +144,8 @@ export interface PodSpec {
   readonly schedulerName?: string;
   readonly containers: readonly Container[];
   readonly initContainers?: readonly Container[];
+  /** Pod-level requests and limits (beta, on by default since 1.34): they win over the containers' for cpu, memory and hugepages. */
+  readonly resources?: ResourceRequirements;
   readonly overhead?: ResourceList;
   readonly nodeSelector?: Labels;
   readonly affinity?: Affinity;

@@ -359,8 +359,14 @@ export class Framework implements PodEvaluator {
     const skip = state.skipFilterPlugins;
     for (const { name, plugin } of this.filter) {
       if (skip.has(name)) continue;
-      const status = runStatus(name, 'Filter', () => plugin.filter(state, pod, node));
-      if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+      let status: Status;
+      try {
+        status = plugin.filter(state, pod, node);
+      } catch (e) {
+        return thrown(e, name, 'Filter');
+      }
+      // Only a failure is attributed: preemption asks this of many nodes many times.
+      if (status.code !== Code.Success && status.code !== Code.Skip) return attributed(status, name, 'Filter');
     }
     return SUCCESS;
   }
