@@ -3,6 +3,7 @@
 //   makeNode('n1').alloc({ cpu: '4', memory: '32Gi', pods: '110' }).taint('dedicated', 'gpu').obj
 import type {
   Affinity,
+  ClusterObjects,
   Container,
   ContainerPort,
   Labels,
@@ -284,6 +285,6 @@ export function snapshotOf(nodes: Array<NodeBuilder | Node>, pods: Array<PodBuil
 }
 
 /** A framework handle over a fixed snapshot, as a plugin factory receives it. */
-export function handleOf(snapshot: NodeInfoLister, seed = 1): FrameworkHandle {
-  return { snapshot: () => snapshot, random: seededRandom(seed), binder: new InMemoryBinder() };
+export function handleOf(snapshot: NodeInfoLister, seed = 1, objects: ClusterObjects = {}): FrameworkHandle {
+  return { snapshot: () => snapshot, random: seededRandom(seed), binder: new InMemoryBinder(), objects: () => objects };
 }

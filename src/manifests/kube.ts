@@ -10,6 +10,7 @@ import type {
   IntOrString,
   LabelSelector,
   LabelSelectorRequirement,
+  Namespace,
   Node,
   NodeAffinity,
   NodeCondition,
@@ -232,18 +233,23 @@ export const node = object<Node>(
   ['metadata'],
 );
 
-/** User classes go up to one billion; the system classes above it are built in. */
-export const priorityClass = object<PriorityClass>(
-  {
-    apiVersion: string,
-    kind: oneOf(['PriorityClass'] as const),
-    metadata: objectMeta,
-    value: integer(-2147483648, 1000000000),
-    globalDefault: boolean,
-    preemptionPolicy,
-    description: string,
+/** User classes go up to one billion; above it only the system- classes (as a cluster lists them). */
+export const priorityClass = refine(
+  object<PriorityClass>(
+    {
+      apiVersion: string,
+      kind: oneOf(['PriorityClass'] as const),
+      metadata: objectMeta,
+      value: integer(-2147483648, 2147483647),
+      globalDefault: boolean,
+      preemptionPolicy,
+      description: string,
+    },
+    ['metadata', 'value'],
+  ),
+  (c, path, ctx) => {
+    if (c.value > 1000000000 && !c.metadata.name.startsWith('system-')) ctx.report(joinPath(path, 'value'), 'bad-value', `${c.value}: must be no greater than 1000000000`);
   },
-  ['metadata', 'value'],
 );
 
 /** An int, or a percentage written as "N%". */
@@ -270,3 +276,5 @@ export const podDisruptionBudget = refine(
     }
   },
 );
+
+export const namespace = object<Namespace>({ apiVersion: string, kind: oneOf(['Namespace'] as const), metadata: objectMeta }, ['metadata']);

@@ -228,8 +228,16 @@ export interface PodDisruptionBudget {
   readonly status?: { readonly disruptionsAllowed?: number; readonly disruptedPods?: Readonly<Record<string, string>> };
 }
 
+/** v1 Namespace: its labels are what InterPodAffinity's namespaceSelector matches. */
+export interface Namespace {
+  readonly apiVersion?: string;
+  readonly kind?: 'Namespace';
+  readonly metadata: ObjectMeta;
+}
+
 /** The cluster objects besides nodes and pods that plugins read (all optional: a snapshot may have none). */
 export interface ClusterObjects {
+  readonly namespaces?: readonly Namespace[];
   readonly priorityClasses?: readonly PriorityClass[];
   readonly podDisruptionBudgets?: readonly PodDisruptionBudget[];
 }
