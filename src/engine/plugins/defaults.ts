@@ -25,6 +25,11 @@ export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
   { name: Names.NodeAffinity, stages: ALL_CYCLE, weight: 2 },
   { name: Names.NodePorts, stages: ['PreFilter', 'Filter'] },
   { name: Names.NodeResourcesFit, stages: ALL_CYCLE, weight: 1 },
+  { name: Names.VolumeRestrictions, stages: ['PreFilter', 'Filter'] },
+  { name: Names.NodeVolumeLimits, stages: ['PreFilter', 'Filter'] },
+  // Upstream's VolumeBinding also scores, with StorageCapacityScoring only (off by default).
+  { name: Names.VolumeBinding, stages: ['PreFilter', 'Filter'] },
+  { name: Names.VolumeZone, stages: ['PreFilter', 'Filter'] },
   { name: Names.PodTopologySpread, stages: ALL_CYCLE, weight: 2 },
   { name: Names.InterPodAffinity, stages: ALL_CYCLE, weight: 2 },
   // Inserted before DefaultPreemption when DynamicResourceAllocation is on (GA, on by default);

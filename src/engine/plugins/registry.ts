@@ -16,6 +16,10 @@ import * as NodeUnschedulable from './NodeUnschedulable';
 import * as PodTopologySpread from './PodTopologySpread';
 import * as PrioritySort from './PrioritySort';
 import * as TaintToleration from './TaintToleration';
+import * as NodeVolumeLimits from './NodeVolumeLimits';
+import * as VolumeBinding from './VolumeBinding';
+import * as VolumeRestrictions from './VolumeRestrictions';
+import * as VolumeZone from './VolumeZone';
 
 export interface PluginModule {
   readonly NAME: string;
@@ -30,6 +34,10 @@ export const IN_TREE_PLUGINS: readonly PluginModule[] = [
   NodeAffinity,
   NodePorts,
   NodeResourcesFit,
+  VolumeRestrictions,
+  NodeVolumeLimits,
+  VolumeBinding,
+  VolumeZone,
   PodTopologySpread,
   InterPodAffinity,
   DynamicResources,
