@@ -18,6 +18,8 @@ const ALL_CYCLE: readonly Stage[] = ['PreFilter', 'Filter', 'PreScore', 'Score']
 
 /** Upstream's MultiPoint order; each stage lists its plugins in this order. */
 export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
+  // PreEnqueue: the queue holds gated pods; the plugin says why (no cycle stage of its own).
+  { name: Names.SchedulingGates, stages: [] },
   { name: Names.PrioritySort, stages: ['Sort'] },
   { name: Names.NodeUnschedulable, stages: ['Filter'] },
   { name: Names.NodeName, stages: ['Filter'] },

@@ -15,6 +15,7 @@ import * as NodeResourcesFit from './NodeResourcesFit';
 import * as NodeUnschedulable from './NodeUnschedulable';
 import * as PodTopologySpread from './PodTopologySpread';
 import * as PrioritySort from './PrioritySort';
+import * as SchedulingGates from './SchedulingGates';
 import * as TaintToleration from './TaintToleration';
 import * as NodeVolumeLimits from './NodeVolumeLimits';
 import * as VolumeBinding from './VolumeBinding';
@@ -27,6 +28,7 @@ export interface PluginModule {
 }
 
 export const IN_TREE_PLUGINS: readonly PluginModule[] = [
+  SchedulingGates,
   PrioritySort,
   NodeUnschedulable,
   NodeName,

@@ -39,6 +39,12 @@ describe('engine/scheduler/simulate', () => {
     );
   });
 
+  it('a gated pod waits, its gates named as upstream prints them', async () => {
+    const result = await simulate({ nodes: [makeNode('n1').obj], pods: [makePod('held').gate('example.com/quota').gate('example.com/review').obj] });
+    assert.ok(result.ok);
+    assert.deepEqual(result.value.waiting, [{ pod: 'default/held', reason: 'waiting for scheduling gates: [example.com/quota example.com/review]' }]);
+  });
+
   describe('preemption', () => {
     const node = makeNode('n1').alloc({ cpu: '2', memory: '4Gi', pods: '10' });
     const running = () => [
