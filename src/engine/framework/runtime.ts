@@ -96,10 +96,13 @@ export interface FrameworkOptions {
   readonly binder?: Binder;
 }
 
+const NO_OBJECTS: ClusterObjects = Object.freeze({});
+
 /** The handle plugins are built with: its snapshot is the one of the cycle in progress. */
 class CycleHandle implements FrameworkHandle {
   current: NodeInfoLister = new Snapshot([]);
-  clusterObjects: ClusterObjects = {};
+  /** Set by useObjects, for snapshots that do not carry the objects (the scheduler cache's). */
+  clusterObjects: ClusterObjects | undefined;
   evaluator: PodEvaluator | undefined;
   constructor(
     readonly random: Random,
@@ -109,7 +112,7 @@ class CycleHandle implements FrameworkHandle {
     return this.current;
   }
   objects(): ClusterObjects {
-    return this.clusterObjects;
+    return this.clusterObjects ?? this.current.objects?.() ?? NO_OBJECTS;
   }
 }
 
@@ -215,7 +218,11 @@ export class Framework implements PodEvaluator {
     cycle.evaluator = this;
   }
 
-  /** The cluster's objects besides nodes and pods that plugins read (PriorityClasses, PodDisruptionBudgets, …). */
+  /**
+   * The cluster's objects besides nodes and pods that plugins read (PriorityClasses,
+   * PodDisruptionBudgets, claims, …) for every cycle, whatever snapshot it runs on; without it they
+   * come from the cycle's snapshot (Snapshot.fromCluster keeps them).
+   */
   useObjects(objects: ClusterObjects): void {
     this.cycle.clusterObjects = objects;
   }
