@@ -5,7 +5,7 @@ describe('cli explain (child process)', () => {
   it('explains an unplaceable pod: the upstream message, the funnel, reasons by plugin and the closest nodes (exit 1)', async () => {
     const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'ml/trainer']);
     assert.equal(code, 1);
-    assert.match(stdout, /^Decision: not placed: 0\/6 nodes are available: .*5 Insufficient nvidia\.com\/gpu\.$/m);
+    assert.match(stdout, /^Decision: not placed: 0\/6 nodes are available: .*5 Insufficient nvidia\.com\/gpu\. no new claims to deallocate, preemption: 0\/6 nodes are available: 6 Preemption is not helpful for scheduling\.$/m);
     assert.match(stdout, /^ {2}nodes in the snapshot\s+6$/m);
     assert.match(stdout, /^ {2}TaintToleration\s+5$/m);
     assert.match(stdout, /^ {2}NodeResourcesFit\s+0$/m);
@@ -20,15 +20,17 @@ describe('cli explain (child process)', () => {
     assert.match(stdout, /^Pod data\/postgres-1 \(a name made up/m);
     assert.match(stdout, /^Decision: placed on node-b2$/m);
     assert.match(stdout, /^ {2}#\s+NODE\s+TOTAL\s+TaintToleration\s+NodeResourcesFit\s+PodTopologySpread\s+NodeResourcesBalancedAllocation\s+ImageLocality$/m);
-    assert.match(stdout, /^ {2}1\s+node-b2\s+682\s+0\/100×3=300\s+84\/84×1=84\s+6\/100×2=200/m);
-    assert.match(stdout, /^Node node-a1: feasible \(rank 4\)\n {2}every Filter plugin passes it\n/m);
+    assert.match(stdout, /^ {2}1\s+node-b2\s+685\s+0\/100×3=300\s+86\/86×1=86\s+6\/100×2=200\s+99\/99×1=99\s+0\/0×1=0$/m);
+    assert.match(stdout, /^Node node-a1: feasible \(rank 3\)\n {2}every Filter plugin passes it\n/m);
   });
 
   it('says when a pod had one feasible node, and gives a rejected node its every failing filter', async () => {
-    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'shop/web-1', '--node', 'node-a1']);
+    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'monitoring/node-exporter-node-a1', '--node', 'node-a2']);
     assert.equal(code, 0, stdout);
     assert.match(stdout, /^Not scored: the only feasible node, which kube-scheduler takes without scoring\.$/m);
-    assert.match(stdout, /^Node node-a1: rejected\n {2}rejected by PodTopologySpread at Filter: node\(s\) didn't match pod topology spread constraints\n {2}fails PodTopologySpread \(Filter\)/m);
+    assert.match(stdout, /^Node node-a2: rejected\n {2}rejected by NodeAffinity at PreFilter: node\(s\) didn't satisfy plugin\(s\) \[NodeAffinity\]\n/m);
+    const spread = await runPodplan(['explain', 'examples/cluster', 'shop/web-1', '--node', 'node-b1']);
+    assert.match(spread.stdout, /^Node node-b1: rejected\n {2}rejected by PodTopologySpread at Filter: node\(s\) didn't match pod topology spread constraints\n {2}fails PodTopologySpread \(Filter\)/m);
   });
 
   it('prints the same report as JSON with --json', async () => {
@@ -38,7 +40,7 @@ describe('cli explain (child process)', () => {
     assert.equal(report.pod, 'analytics/warehouse-loader');
     assert.equal(report.placed, false);
     assert.deepEqual(report.funnel.at(-1), { step: 'selected', stage: 'Selected', nodes: 0 });
-    assert.deepEqual(report.rejected.map((r) => [r.reason, r.count]), [['Insufficient cpu', 5], ['Insufficient memory', 3], ["node(s) had untolerated taint {nvidia.com/gpu: present}", 1]]);
+    assert.deepEqual(report.rejected.map((r) => [r.reason, r.count]), [['Insufficient cpu', 5], ['Insufficient memory', 3], ['node(s) had untolerated taint(s)', 1]]);
     assert.equal(report.closest.length, 3);
   });
 

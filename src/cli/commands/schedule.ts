@@ -47,8 +47,11 @@ ${DB_HELP}
 
 Prints a table (pod, node, score) and, for each pod that could not be placed, the reason in
 kube-scheduler's words ("0/5 nodes are available: …"). A score of - means the pod had a single
-feasible node, which kube-scheduler takes without scoring. Progress goes to stderr on long runs
-and large files. podplan explain tells why one pod went where it did.
+feasible node, which kube-scheduler takes without scoring. A pod placed by preemption
+(DefaultPreemption: PriorityClasses and spec.priority, preemptionPolicy, PodDisruptionBudgets in
+the snapshot) shows the pods evicted for it ("node-b1 (preempts data/batch-3, data/batch-4)"), and
+those are listed as preempted; --json gives each outcome its "node" and "victims". Progress goes to
+stderr on long runs and large files. podplan explain tells why one pod went where it did.
 
 The run is recorded in the plan history as a plan of pod set "*" in namespace "*" (every pending
 pod, named namespace/name, with its diagnosis; a placed pod's cut to its 10 best scored nodes),
@@ -135,13 +138,19 @@ function scoreOf(o: ScheduleOutcome): string {
   return record ? String(Math.round(record.total)) : '-';
 }
 
+/** The node, and the pods evicted from it first when the pod got there by preemption. */
+function nodeColumn(o: ScheduleOutcome): string {
+  if (!o.node) return o.nominatedNode ? `<none> (nominated ${o.nominatedNode})` : '<none>';
+  return o.victims?.length ? `${o.node} (preempts ${o.victims.join(', ')})` : o.node;
+}
+
 function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
   const lines: string[] = [];
   const placed = result.outcomes.filter((o) => o.node);
   const failed = result.outcomes.filter((o) => !o.node);
   const name = (pod: string) => (generated.has(pod) ? `${pod}*` : pod);
   if (result.outcomes.length > 0) {
-    lines.push(formatTable(['POD', 'NODE', 'SCORE'], result.outcomes.map((o) => [name(o.pod), o.node ?? '<none>', scoreOf(o)])));
+    lines.push(formatTable(['POD', 'NODE', 'SCORE'], result.outcomes.map((o) => [name(o.pod), nodeColumn(o), scoreOf(o)])));
   }
   const notes: string[] = [];
   if (result.outcomes.some((o) => generated.has(o.pod))) notes.push("* a name made up for a workload's replica that has no pod in the files");
@@ -149,6 +158,10 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
   if (notes.length > 0) lines.push('', ...notes);
   lines.push('');
   lines.push(`${placed.length} of ${result.outcomes.length + result.waiting.length + result.rejected.length} pending pods placed.`);
+  if (result.preempted.length > 0) {
+    lines.push('', 'Preempted (evicted to make room for a higher-priority pod):');
+    for (const p of result.preempted) lines.push(`  ${p.pod} on ${p.node}: preempted by ${p.by}`);
+  }
   if (failed.length > 0) {
     lines.push('', 'Not placed (podplan explain <paths> POD tells more):');
     for (const o of failed) lines.push(`  ${name(o.pod)}: ${explain(o.diagnosis).message}`);
@@ -184,8 +197,9 @@ function jsonDiagnosis(d: Diagnosis, detail: boolean) {
 function writeJsonLines(result: ScheduleRun, generated: ReadonlySet<string>, detail: boolean, io: CliIO): void {
   const line = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
   for (const o of result.outcomes) {
-    line({ type: 'outcome', pod: o.pod, node: o.node ?? null, ...(generated.has(o.pod) ? { generated: true } : {}), attempts: o.attempts, message: explain(o.diagnosis, 0).message, diagnosis: jsonDiagnosis(o.diagnosis, detail) });
+    line({ type: 'outcome', pod: o.pod, node: o.node ?? null, ...(o.victims ? { victims: o.victims } : {}), ...(generated.has(o.pod) ? { generated: true } : {}), attempts: o.attempts, message: explain(o.diagnosis, 0).message, diagnosis: jsonDiagnosis(o.diagnosis, detail) });
   }
+  for (const p of result.preempted) line({ type: 'preempted', ...p });
   for (const w of result.waiting) line({ type: 'waiting', ...w });
   for (const r of result.rejected) line({ type: 'rejected', ...r });
   for (const o of result.otherProfiles) line({ type: 'otherProfile', ...o });

@@ -8,6 +8,7 @@ import type { Framework } from '../framework/runtime';
 import type { Node } from '../api/types';
 import type { PlanBound } from './bound';
 import type { MilpSolver } from './solver';
+import { PREEMPTION_MODE } from '../framework/preemption/record';
 
 /**
  * What a planner minimizes once it has placed all it can: pack, the nodes taken into use; balance,
@@ -97,6 +98,8 @@ export function planningState(pod: PodInfo, eligible: PlanRequest['eligible']): 
   const state = new CycleState();
   const nodes = eligible?.get(pod.key);
   state.write(PLANNING_CYCLE, nodes ? { eligible: nodes } : {});
+  // Plans do not evict: preemption only says where it would make room.
+  state.write(PREEMPTION_MODE, 'report');
   return state;
 }
 

@@ -3,6 +3,8 @@ import { err, ok, type Result } from '../api/result';
 import type { PluginFactory } from '../framework/interfaces';
 import { Registry } from '../framework/registry';
 import * as DefaultBinder from './DefaultBinder';
+import * as DefaultPreemption from './DefaultPreemption';
+import * as DynamicResources from './DynamicResources';
 import * as ImageLocality from './ImageLocality';
 import * as InterPodAffinity from './InterPodAffinity';
 import * as NodeAffinity from './NodeAffinity';
@@ -13,7 +15,12 @@ import * as NodeResourcesFit from './NodeResourcesFit';
 import * as NodeUnschedulable from './NodeUnschedulable';
 import * as PodTopologySpread from './PodTopologySpread';
 import * as PrioritySort from './PrioritySort';
+import * as SchedulingGates from './SchedulingGates';
 import * as TaintToleration from './TaintToleration';
+import * as NodeVolumeLimits from './NodeVolumeLimits';
+import * as VolumeBinding from './VolumeBinding';
+import * as VolumeRestrictions from './VolumeRestrictions';
+import * as VolumeZone from './VolumeZone';
 
 export interface PluginModule {
   readonly NAME: string;
@@ -21,6 +28,7 @@ export interface PluginModule {
 }
 
 export const IN_TREE_PLUGINS: readonly PluginModule[] = [
+  SchedulingGates,
   PrioritySort,
   NodeUnschedulable,
   NodeName,
@@ -28,8 +36,14 @@ export const IN_TREE_PLUGINS: readonly PluginModule[] = [
   NodeAffinity,
   NodePorts,
   NodeResourcesFit,
+  VolumeRestrictions,
+  NodeVolumeLimits,
+  VolumeBinding,
+  VolumeZone,
   PodTopologySpread,
   InterPodAffinity,
+  DynamicResources,
+  DefaultPreemption,
   NodeResourcesBalancedAllocation,
   ImageLocality,
   DefaultBinder,
