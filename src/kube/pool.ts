@@ -23,7 +23,8 @@ export interface PoolPodObject {
     readonly namespace?: string;
     readonly uid?: string;
     readonly resourceVersion?: string;
-    readonly creationTimestamp?: string;
+    /** A string in JSON, a Date from client-node's typed clients. */
+    readonly creationTimestamp?: string | Date;
     readonly labels?: Readonly<Record<string, string>>;
     readonly annotations?: Readonly<Record<string, string>>;
   };
@@ -115,7 +116,7 @@ export function poolPod(object: PoolPodObject): PoolPod | undefined {
   if (!uid || !resourceVersion) return undefined;
   const phase = toPhase(annotations[PHASE_ANNOTATION]) ?? 'Idle';
   const target = toPhase(annotations[TARGET_PHASE_ANNOTATION]);
-  const since = creationTimestamp ? Date.parse(creationTimestamp) : NaN;
+  const since = creationTimestamp ? new Date(creationTimestamp).getTime() : NaN;
   return {
     uid,
     name,

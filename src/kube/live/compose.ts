@@ -36,7 +36,7 @@ export interface LiveComposition {
   /** Merged onto the default profile for the pod-set scheduler. */
   readonly podSetProfile?: Profile;
   readonly seed?: number;
-  readonly tuning?: Pick<LiveSchedulerOptions, 'maxBindingsInFlight' | 'cyclesPerTurn' | 'expiryPeriodMs' | 'planWriteDelayMs'>;
+  readonly tuning?: Pick<LiveSchedulerOptions, 'maxBindingsInFlight' | 'cyclesPerTurn' | 'expiryPeriodMs' | 'planWriteDelayMs' | 'confirmedBy'>;
 }
 
 export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, readonly ProfileError[]> {

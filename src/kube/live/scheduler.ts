@@ -59,6 +59,8 @@ export interface LiveSchedulerOptions {
   readonly expiryPeriodMs?: number;
   /** A plan changed this recently is written once it settles, so a burst of changes is one write. */
   readonly planWriteDelayMs?: number;
+  /** 'binder' when nothing is really bound (a dry run): the binder's answer confirms the pod. Default 'watch'. */
+  readonly confirmedBy?: 'binder' | 'watch';
 }
 
 export const LIVE_DEFAULTS = { maxBindingsInFlight: 256, cyclesPerTurn: 64, expiryPeriodMs: 1_000, planWriteDelayMs: 100, assumedPodTtlMs: 30_000 } as const;
@@ -110,7 +112,7 @@ export class LiveScheduler {
     const profiles = [...options.profiles, ...(options.podSets ? [options.podSets.profile] : [])];
     this.schedulers = profiles.map(({ schedulerName, framework }) => ({
       name: schedulerName,
-      scheduler: new Scheduler({ framework, cache: options.cache, clock: options.clock, schedulerName, confirmedBy: 'watch' }),
+      scheduler: new Scheduler({ framework, cache: options.cache, clock: options.clock, schedulerName, confirmedBy: options.confirmedBy ?? 'watch' }),
     }));
     for (const { scheduler } of this.schedulers) {
       scheduler.queue.onReady(() => this.kick());
