@@ -8,8 +8,9 @@ import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset';
 import type { TriggerSpec } from '../engine/planner/trigger';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
 import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
-import { profileInput, readProfile, readWorkspace, type ProfileInput } from './input';
+import { profileInput, readProfile, type ProfileInput } from './input';
 import type { CliIO } from './io';
+import { readSource, type SourceArgs } from './source';
 import { readTrigger } from '../engine/planner/trigger';
 
 export interface Planning {
@@ -38,23 +39,23 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
 }
 
 /**
- * The planning input of a command's `paths`, `--profile` and `--seed`, warnings and errors printed
+ * The planning input of a command's source (paths or --context), `--profile` and `--seed`, warnings and errors printed
  * to stderr; undefined when there were errors (the command exits 2).
  */
-export async function loadPlanning(command: string, paths: readonly string[], values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
+export async function loadPlanning(command: string, source: SourceArgs, values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed)) {
     io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
     return undefined;
   }
-  const input = await readPlanning(paths, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
+  const input = await readPlanning(source, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
   for (const w of input.warnings) io.stderr(`${w}\n`);
   for (const e of input.errors) io.stderr(`${e}\n`);
   return input.value;
 }
 
-async function readPlanning(paths: readonly string[], options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {
-  const workspace = await readWorkspace(paths, io);
+async function readPlanning(source: SourceArgs, options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {
+  const workspace = await readSource(source, io);
   const fromFile = options.profile !== undefined ? await readProfile(options.profile, io, POD_SET_SCHEDULER_NAME) : undefined;
   const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
   const warnings = [...workspace.warnings, ...(fromFile?.warnings ?? [])];

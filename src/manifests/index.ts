@@ -36,6 +36,7 @@ export {
   combine,
   fieldRange,
   readFile,
+  readObject,
   readSnapshot,
   type CombineOptions,
   type FileModel,

@@ -10,7 +10,7 @@ import { node as nodeDecoder, pod as podDecoder } from './kube';
 import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './parse';
 import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
 import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
-import { concatPath, joinPath, lineCounterOf, SourceMap, type SourceRange } from './source-map';
+import { concatPath, DocumentSyntax, joinPath, lineCounterOf, SourceMap, type SourceRange } from './source-map';
 import { WORKLOAD_API_VERSIONS, workloadDecoder, workloadPods, type Workload, type WorkloadKind } from './workloads';
 
 /** An object with where it came from. */
@@ -205,6 +205,24 @@ export function readFile(input: { readonly name: string; readonly text: string }
   const model: FileModel = { file, documents, ...out };
   chunkReads.set(model, reads);
   return model;
+}
+
+/**
+ * Reads one object that is already parsed (an API server's JSON) as a one-document file named
+ * `name` (a synthetic source such as `context/prod/Pod/web/api-0`), through the same decoding as
+ * YAML text: a cluster's objects and a snapshot's files make the same model. Its problems are
+ * reported at line 1 of that name.
+ */
+export function readObject(input: { readonly name: string; readonly value: unknown }): FileModel {
+  const file = input.name;
+  const source = new SourceMap(file, lineCounterOf(''), new DocumentSyntax(null, [0, 0]), 0);
+  const out = emptyLists();
+  const objects: Decoded[] = [];
+  const ctx = new DecodeContext();
+  readValue(input.value, '', objects, ctx);
+  for (const issue of ctx.issues) out.errors.push(toError(source, issue));
+  for (const o of objects) (out[o.bucket] as Array<Located<unknown>>).push({ value: o.value, file, document: 0, base: o.base, source });
+  return { file, documents: [{ file, index: 0, source, value: input.value }], ...out };
 }
 
 export interface CombineOptions {

@@ -72,7 +72,18 @@ describe('cli serve-planner', () => {
     const { code, stdout, stderr } = await server.run;
     assert.equal(code, 0);
     assert.match(stdout, /^serving the planner API on 127\.0\.0\.1:\d+ \(pod sets: shop\/cart\)$/m);
-    assert.equal(stderr, 'podplan serve-planner: stopped (SIGTERM)\n');
+    // One log line per request, then the stop.
+    assert.equal(
+      stderr,
+      [
+        '2026-01-01T00:00:00.000Z BuildSchedulePlan shop/cart: 3 pods placed',
+        '2026-01-01T00:00:00.000Z BuildSchedulePlan shop/cart for pod cart-2: 3 pods placed',
+        '2026-01-01T00:00:00.000Z BuildSchedulePlan shop/basket: not-found: pod set shop/basket has no pods',
+        '2026-01-01T00:00:00.000Z BuildSchedulePlan shop/cart for pod cart-9: invalid-argument: pod cart-9 is not in pod set shop/cart',
+        'podplan serve-planner: stopped (SIGTERM)',
+        '',
+      ].join('\n'),
+    );
   });
 
   it('a port already in use is an error (exit 2)', async () => {

@@ -10,16 +10,20 @@ import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from '../../engin
 import { planFromManifest, writeSchedulePlan } from '../../manifests';
 import { EXIT, type Command } from '../io';
 import { loadPlanning, type Planning } from '../planning';
+import { SOURCE_HELP, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
 
 const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize] [--profile file] [--seed n] [--yaml|--json]
+       podplan plan --context NAME [--kubeconfig file] --pod-set NAME [options]
 
 Plans the pending pods of a pod set (pods labelled planner.ciena.io/pod-set: NAME with
 schedulerName podset-planner-scheduler) all at once, on the nodes and pods of the YAML files and
-directories given, as the set's ScheduleTrigger would on turning to Schedule. ScheduleTriggers the
+directories given (or of the cluster of --context, read only), as the set's ScheduleTrigger would
+on turning to Schedule. ScheduleTriggers the
 set's trigger depends on (spec.dependsOn) are planned first and their pods assumed placed.
 
 Options:
+${SOURCE_HELP}
   --pod-set <name>    the pod set to plan
   --namespace <ns>    its namespace (needed only when several namespaces have a set of that name)
   --planner <name>    greedy (the scheduler's pipeline pod by pod) or optimize (the whole set at
@@ -55,6 +59,7 @@ export const plan: Command = {
         args: [...args],
         allowPositionals: true,
         options: {
+          ...SOURCE_OPTIONS,
           'pod-set': { type: 'string' },
           namespace: { type: 'string' },
           planner: { type: 'string' },
@@ -67,11 +72,12 @@ export const plan: Command = {
     } catch (error) {
       return fail(error instanceof Error ? error.message : String(error));
     }
-    const { positionals, values } = parsed;
-    if (positionals.length === 0) return fail(`no paths given\n\n${HELP}`);
+    const { values } = parsed;
+    const problem = sourceProblem(parsed);
+    if (problem) return fail(`${problem}\n\n${HELP}`);
     if (values.yaml && values.json) return fail('--yaml and --json cannot be used together');
     if (values.planner !== undefined && !PLANNERS.has(values.planner)) return fail(`--planner must be one of ${[...PLANNERS.keys()].join(', ')}, not "${values.planner}"`);
-    const planning = await loadPlanning('plan', positionals, values, io);
+    const planning = await loadPlanning('plan', parsed, values, io);
     if (!planning) return EXIT.badInput;
     const sets = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName);
     if (values['pod-set'] === undefined) return fail(`--pod-set is required (pod sets in the files: ${sets.map(podSetKey).join(', ') || 'none'})`);

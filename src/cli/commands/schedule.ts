@@ -1,7 +1,6 @@
 // `podplan schedule`: schedules the pending pods of a snapshot with the upstream plugins and prints
 // where each went and, for each that could not be placed, kube-scheduler's message.
 import { createHash } from 'node:crypto';
-import path from 'node:path';
 import type { ClusterSnapshot } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import type { Profile } from '../../engine/framework/profile';
@@ -11,17 +10,22 @@ import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
 import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
 import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
-import { readProfile, readWorkspace } from '../input';
+import { readProfile } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
+import { readSource, SOURCE_HELP, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
+import type { SourceRef } from '../../store/types';
 
 const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [--json] [--db file] [--no-history]
+       podplan schedule --context NAME [--kubeconfig file] [options]
 
 Schedules every pending pod (no spec.nodeName) found in the YAML files and directories given, on
 the nodes found there, with kube-scheduler's default plugins and scoring. Pods already bound count
 as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets become pods.
+With --context, the cluster of that kube context is read instead (its pods by their real names).
 
 Options:
+${SOURCE_HELP}
   --profile <file>  a KubeSchedulerConfiguration; its first profile is merged onto the default one
   --seed <n>        seed for sampling and tie-breaking (default 1): the same seed, the same result
   --json            print the outcomes with their full diagnoses as JSON
@@ -55,14 +59,15 @@ export const schedule: Command = {
     const parsed = parseCommand(
       'schedule',
       args,
-      { ...DB_OPTION, profile: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, 'no-history': { type: 'boolean' } },
+      { ...DB_OPTION, ...SOURCE_OPTIONS, profile: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, 'no-history': { type: 'boolean' } },
       Infinity,
       io,
     );
     if (!parsed) return EXIT.badInput;
-    const { positionals, values } = parsed;
-    if (positionals.length === 0) {
-      io.stderr(`podplan schedule: no paths given\n\n${HELP}`);
+    const { values } = parsed;
+    const problem = sourceProblem(parsed);
+    if (problem) {
+      io.stderr(`podplan schedule: ${problem}\n\n${HELP}`);
       return EXIT.badInput;
     }
     const seed = values.seed === undefined ? 1 : Number(values.seed);
@@ -70,7 +75,7 @@ export const schedule: Command = {
       io.stderr(`podplan schedule: --seed must be a whole number, not "${values.seed}"\n`);
       return EXIT.badInput;
     }
-    const workspace = await readWorkspace(positionals, io);
+    const workspace = await readSource(parsed, io);
     const profileInput = values.profile ? await readProfile(values.profile, io) : undefined;
     const warnings = [...workspace.warnings, ...(profileInput?.warnings ?? [])];
     const errors = [...workspace.errors, ...(profileInput?.errors ?? [])];
@@ -80,7 +85,7 @@ export const schedule: Command = {
       return EXIT.badInput;
     }
     const profile: Profile | undefined = profileInput?.value?.profile;
-    const history = values['no-history'] ? undefined : await Recording.start(positionals, values.db, io);
+    const history = values['no-history'] || !workspace.source ? undefined : await Recording.start(workspace.source, values.db, io);
     const started = io.clock.now();
     let lastProgress = started;
     const result = await simulate(workspace.value.cluster, {
@@ -156,7 +161,7 @@ function toJson(result: SimulationResult) {
 const RECORDED_SCORES = 10;
 
 /**
- * A schedule run in the plan history: a run on the workspace source and, when it finishes, its
+ * A schedule run in the plan history: a run on its source (the files, or the kube context by name and server) and, when it finishes, its
  * outcome as a plan of pod set "*" (every pending pod, named namespace/name) with each pod's
  * diagnosis (placed pods' scores cut to the RECORDED_SCORES best). Pods never tried (scheduling
  * gates, unreadable) are counted in the run's message only: they have no diagnosis to keep.
@@ -169,14 +174,14 @@ class Recording {
     private readonly io: CliIO,
   ) {}
 
-  static async start(paths: readonly string[], db: string | undefined, io: CliIO): Promise<Recording | undefined> {
+  static async start(source: SourceRef, db: string | undefined, io: CliIO): Promise<Recording | undefined> {
     const opened = await openHistory(databasePath(db, io), io);
     if (!opened.ok) {
       io.stderr(`podplan schedule: plan history is off: ${opened.error.message}\n`);
       return undefined;
     }
     const store = opened.value;
-    const run = store.startRun({ kind: 'workspace', name: paths.map((p) => path.resolve(io.cwd, p)).join(' ') }, 'preview');
+    const run = store.startRun(source, 'preview');
     if (run.ok) return new Recording(store, run.value, io);
     store.close();
     io.stderr(`podplan schedule: plan history is off: ${run.error.message}\n`);

@@ -9,19 +9,28 @@ import { buildPlan, planSettings } from '../../engine/planner/build';
 import { OPTIMIZE } from '../../engine/planner/optimize';
 import { podSetKey, podSetsIn, resolvePodSet } from '../../engine/planner/podset';
 import { startPlannerServer, type PlanFunction } from '../../rpc';
-import { EXIT, type Command } from '../io';
-import { loadPlanning, type Planning } from '../planning';
+import { ClusterMirror, KubeHttp } from '../../kube';
+import type { WorkspaceModel } from '../../manifests';
+import { EXIT, type CliIO, type Command } from '../io';
+import { loadPlanning, triggerSpec, type Planning } from '../planning';
+import { contextOf, isClusterSource, SOURCE_HELP, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 
 export const DEFAULT_PLANNER_PORT = 7309;
 
 const HELP = `Usage: podplan serve-planner <paths…> [--port ${DEFAULT_PLANNER_PORT}] [--host 127.0.0.1] [--profile file] [--seed n]
+       podplan serve-planner --context NAME [--kubeconfig file] [options]
 
 Serves Pallet's planner API (gRPC service planner.SchedulePlanner, rpc BuildSchedulePlan) on the
 nodes and pods of the YAML files and directories given, answered by the optimize planner: each
 request plans the pod set it names and returns pod → node for every pod placed. The pod being
 scheduled is kept to the eligible nodes the request lists. Runs until SIGINT or SIGTERM.
 
+With --context, the cluster of that kube context is watched (list + watch, read only) and each
+request is answered on its state of the moment, its pods by their real names. One line per
+request goes to stderr.
+
 Options:
+${SOURCE_HELP}
   --port <n>        the port to listen on (default ${DEFAULT_PLANNER_PORT}, as Pallet dials; 0 picks a free one)
   --host <address>  the address to listen on (default 127.0.0.1: this machine only)
   --profile <file>  a KubeSchedulerConfiguration, as for podplan plan
@@ -42,36 +51,81 @@ export const servePlanner: Command = {
     };
     let parsed;
     try {
-      parsed = parseArgs({ args: [...args], allowPositionals: true, options: { port: { type: 'string' }, host: { type: 'string' }, profile: { type: 'string' }, seed: { type: 'string' } } });
+      parsed = parseArgs({ args: [...args], allowPositionals: true, options: { ...SOURCE_OPTIONS, port: { type: 'string' }, host: { type: 'string' }, profile: { type: 'string' }, seed: { type: 'string' } } });
     } catch (error) {
       return fail(error instanceof Error ? error.message : String(error));
     }
-    const { positionals, values } = parsed;
-    if (positionals.length === 0) return fail(`no paths given\n\n${HELP}`);
+    const { values } = parsed;
+    const problem = sourceProblem(parsed);
+    if (problem) return fail(`${problem}\n\n${HELP}`);
     const port = values.port === undefined ? DEFAULT_PLANNER_PORT : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port must be a port number (0-65535), not "${values.port}"`);
-    const planning = await loadPlanning('serve-planner', positionals, values, io);
+    const planning = await loadPlanning('serve-planner', parsed, values, io);
     if (!planning) return EXIT.badInput;
-    const planner = plannerOver(planning, () => io.clock.now());
-    if (typeof planner === 'string') return fail(planner);
+    const live = await watchCluster(parsed, planning, io);
+    if (typeof live === 'string') return fail(live);
+    const planner = logged(plannerOver(live.current, () => io.clock.now()), io);
     const server = await startPlannerServer({ port, ...(values.host !== undefined ? { host: values.host } : {}), planner });
-    if (!server.ok) return fail(server.error);
-    const sets = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName).map(podSetKey);
-    io.stdout(`serving the planner API on ${server.value.address} (pod sets: ${sets.join(', ') || 'none'})\n`);
+    if (!server.ok) {
+      await live.stop();
+      return fail(server.error);
+    }
+    const now = live.current();
+    const sets = podSetsIn(now.workspace.cluster.pods, now.planning.args.schedulerName).map(podSetKey);
+    io.stdout(`serving the planner API on ${server.value.address} (${live.name ? `${live.name}; ` : ''}pod sets: ${sets.join(', ') || 'none'})\n`);
     const signal = await io.stopSignal();
     await server.value.close();
+    await live.stop();
     io.stderr(`podplan serve-planner: stopped (${signal})\n`);
     return EXIT.ok;
   },
 };
 
-/** The optimize planner over the snapshot, as the server's PlanFunction; a string when the snapshot cannot be read. */
-function plannerOver(planning: Planning, now: () => number): PlanFunction | string {
-  const { workspace, triggers } = planning;
-  const snapshot = Snapshot.fromCluster(workspace.cluster);
-  if (!snapshot.ok) return snapshot.error;
-  const { framework, args } = planning.planning;
+interface LivePlanning {
+  /** The planning input of the moment. */
+  readonly current: () => Planning;
+  /** What is served, for the first line ('' for files). */
+  readonly name: string;
+  readonly stop: () => Promise<void>;
+}
+
+/** The files as read, or the context's cluster kept up to date by informers. */
+async function watchCluster(args: SourceArgs, planning: Planning, io: CliIO): Promise<LivePlanning | string> {
+  if (!isClusterSource(args)) return { current: () => planning, name: '', stop: async () => undefined };
+  const context = contextOf(args, io);
+  if (!context.ok) return context.error;
+  const mirror = new ClusterMirror(new KubeHttp(context.value), { clock: io.clock, onWarning: (m) => io.stderr(`podplan serve-planner: ${m}\n`) });
+  await mirror.start();
+  await mirror.synced;
+  let last: { workspace: WorkspaceModel; planning: Planning } | undefined;
+  const current = (): Planning => {
+    const workspace = mirror.model();
+    if (last?.workspace !== workspace) last = { workspace, planning: { ...planning, workspace, triggers: workspace.triggers.map((t) => triggerSpec(t.value)) } };
+    return last.planning;
+  };
+  return { current, name: `context ${context.value.context} at ${context.value.server}`, stop: () => mirror.stop() };
+}
+
+/** One line on stderr per request: what was asked and what was answered. */
+function logged(planner: PlanFunction, io: CliIO): PlanFunction {
   return async (request) => {
+    const answer = await planner(request);
+    const asked = `BuildSchedulePlan ${request.namespace}/${request.podSet}${request.scheduledPod ? ` for pod ${request.scheduledPod}` : ''}`;
+    io.stderr(`${new Date(io.clock.now()).toISOString()} ${asked}: ${answer.ok ? `${Object.keys(answer.value).length} pods placed` : `${answer.error.kind}: ${answer.error.message}`}\n`);
+    return answer;
+  };
+}
+
+/** The optimize planner over the snapshot of the moment, as the server's PlanFunction. */
+function plannerOver(current: () => Planning, now: () => number): PlanFunction {
+  let last: { workspace: WorkspaceModel; snapshot: ReturnType<typeof Snapshot.fromCluster> } | undefined;
+  return async (request) => {
+    const planning = current();
+    const { workspace, triggers } = planning;
+    if (last?.workspace !== workspace) last = { workspace, snapshot: Snapshot.fromCluster(workspace.cluster) };
+    const snapshot = last.snapshot;
+    if (!snapshot.ok) return err({ kind: 'internal', message: snapshot.error });
+    const { framework, args } = planning.planning;
     const ref = { namespace: request.namespace, name: request.podSet };
     const podSet = resolvePodSet(workspace.cluster.pods, ref, args.schedulerName);
     if (podSet.pods.length === 0) return err({ kind: 'not-found', message: `pod set ${podSetKey(ref)} has no pods` });

@@ -1,0 +1,71 @@
+// Where a command's cluster comes from: YAML paths, or a kube context (`--context NAME`,
+// `--kubeconfig FILE`) read once, read only. Either way the command gets the same workspace model
+// (the cluster's objects go through the manifests decoder, as files do), so adding the cluster as
+// a source to a command is passing its parsed arguments to `readSource` instead of its paths.
+import path from 'node:path';
+import { clusterModel, KubeHttp, openContext, readCluster, type ClusterRead, type KubeContext } from '../kube';
+import { err, ok, type Result } from '../engine/api/result';
+import { formatError, type WorkspaceModel } from '../manifests';
+import type { SourceRef } from '../store/types';
+import { readWorkspace, type Input } from './input';
+import type { CliIO } from './io';
+
+/** The options every command reading a cluster takes (spread into its parseArgs options). */
+export const SOURCE_OPTIONS = { context: { type: 'string' }, kubeconfig: { type: 'string' } } as const;
+
+export const SOURCE_HELP = `  --context <name>    read the cluster of this kube context instead of files (read only:
+                      nothing is written to the cluster)
+  --kubeconfig <file> the kubeconfig to read (default: $KUBECONFIG, all its files merged as
+                      kubectl does, else ~/.kube/config); alone, its current context is used`;
+
+export interface SourceArgs {
+  readonly positionals: readonly string[];
+  readonly values: { readonly context?: string | undefined; readonly kubeconfig?: string | undefined };
+}
+
+/** Whether the arguments name a kube context (rather than paths). */
+export function isClusterSource(args: SourceArgs): boolean {
+  return args.values.context !== undefined || args.values.kubeconfig !== undefined;
+}
+
+/** Why the arguments name no source, or both kinds; undefined when they name exactly one. */
+export function sourceProblem(args: SourceArgs): string | undefined {
+  if (isClusterSource(args) && args.positionals.length > 0) return `give paths or --context/--kubeconfig, not both (paths: ${args.positionals.join(' ')})`;
+  if (!isClusterSource(args) && args.positionals.length === 0) return 'no paths given (YAML files or directories), and no --context';
+  return undefined;
+}
+
+/** The kube context the arguments name, its kubeconfig loaded; an error is one redacted line. */
+export function contextOf(args: SourceArgs, io: CliIO): Result<KubeContext, string> {
+  const { context, kubeconfig } = args.values;
+  return openContext({ ...(context !== undefined ? { context } : {}), ...(kubeconfig !== undefined ? { kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+}
+
+/** Reads the cluster of the context the arguments name (all namespaces, or `namespace`). */
+export async function readContext(args: SourceArgs, io: CliIO, namespace?: string): Promise<Result<{ context: KubeContext; read: ClusterRead }, string>> {
+  const context = contextOf(args, io);
+  if (!context.ok) return context;
+  const read = await readCluster(new KubeHttp(context.value), namespace !== undefined ? { namespace } : {});
+  return read.ok ? ok({ context: context.value, read: read.value }) : err(read.error);
+}
+
+export interface SourceInput extends Input<WorkspaceModel> {
+  /** What the model was read from, for the plan history. */
+  readonly source?: SourceRef;
+}
+
+/** The workspace model of the paths or the kube context the arguments name, every problem as a line. */
+export async function readSource(args: SourceArgs, io: CliIO): Promise<SourceInput> {
+  const problem = sourceProblem(args);
+  if (problem) return { errors: [problem], warnings: [] };
+  if (!isClusterSource(args)) {
+    const files = await readWorkspace(args.positionals, io);
+    return { ...files, source: { kind: 'workspace', name: args.positionals.map((p) => path.resolve(io.cwd, p)).join(' ') } };
+  }
+  const read = await readContext(args, io);
+  if (!read.ok) return { errors: [read.error], warnings: [] };
+  const model = clusterModel(read.value.read);
+  const errors = model.errors.filter((e) => e.severity === 'error').map(formatError);
+  const warnings = [...read.value.read.warnings, ...model.errors.filter((e) => e.severity !== 'error').map(formatError)];
+  return { value: model, errors, warnings, source: { kind: 'kube-context', name: read.value.context.context, server: read.value.context.server } };
+}

@@ -1,0 +1,93 @@
+// API objects as Podplan keeps them: with their apiVersion and kind (list items come without),
+// without what is bookkeeping or may carry credentials, in one stable order, under a synthetic
+// source name. Reading a cluster and reading back its snapshot go through the same steps, so both
+// give the same model.
+//
+// What is dropped, and why:
+// - metadata.managedFields: server-side apply bookkeeping, large and never read.
+// - the annotation kubectl.kubernetes.io/last-applied-configuration: a full copy of the object as
+//   last applied, which can hold literal environment values (and is not read for scheduling).
+// - containers' literal env values (`env[].value`, in containers, initContainers and ephemeral
+//   containers): people put passwords and tokens there; the variable's name and valueFrom are kept.
+// Secrets are never read at all (see resources.ts).
+import { readObject, type FileModel } from '../manifests';
+import type { ResourceType } from './resources';
+
+/** A Kubernetes object as JSON (what the API server sends and a YAML file holds). */
+export interface ApiObject {
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly namespace?: string; readonly resourceVersion?: string; readonly [key: string]: unknown };
+  readonly [key: string]: unknown;
+}
+
+export const LAST_APPLIED_ANNOTATION = 'kubectl.kubernetes.io/last-applied-configuration';
+
+type Json = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A list item or watched object as Podplan keeps it (a new object; the input is not changed). */
+export function cleanObject(resource: ResourceType, raw: unknown): ApiObject | undefined {
+  if (!isRecord(raw) || !isRecord(raw.metadata) || typeof raw.metadata.name !== 'string') return undefined;
+  const { managedFields: _managed, ...metadata } = raw.metadata;
+  if (isRecord(metadata.annotations) && LAST_APPLIED_ANNOTATION in metadata.annotations) {
+    const { [LAST_APPLIED_ANNOTATION]: _applied, ...annotations } = metadata.annotations;
+    metadata.annotations = annotations;
+  }
+  const out: Json = { ...raw, apiVersion: resource.apiVersion, kind: resource.kind, metadata };
+  if (isRecord(raw.spec)) out.spec = withoutEnvValues(raw.spec);
+  return out as unknown as ApiObject;
+}
+
+const CONTAINER_LISTS = ['containers', 'initContainers', 'ephemeralContainers'] as const;
+
+/** A pod spec (or any spec holding one under template.spec) without literal env values. */
+function withoutEnvValues(spec: Json): Json {
+  let out = spec;
+  for (const list of CONTAINER_LISTS) {
+    const containers = spec[list];
+    if (!Array.isArray(containers)) continue;
+    out = { ...out, [list]: containers.map((c: unknown) => (isRecord(c) && Array.isArray(c.env) ? { ...c, env: c.env.map((e: unknown) => (isRecord(e) ? withoutKey(e, 'value') : e)) } : c)) };
+  }
+  return out;
+}
+
+function withoutKey(o: Json, key: string): Json {
+  const { [key]: _dropped, ...rest } = o;
+  return rest;
+}
+
+/**
+ * Where an object goes in a snapshot directory: cluster-scoped kinds in `<plural>.yaml`,
+ * namespaced ones in `<namespace>/<plural>.yaml`.
+ */
+export function snapshotFile(resource: ResourceType, object: ApiObject): string {
+  return resource.namespaced ? `${object.metadata.namespace ?? 'default'}/${resource.plural}.yaml` : `${resource.plural}.yaml`;
+}
+
+export interface TypedObject {
+  readonly resource: ResourceType;
+  readonly object: ApiObject;
+}
+
+/**
+ * The order a snapshot's files are read back in (files by path, objects by name within a file), so
+ * a model read from the cluster and one read from its snapshot list things alike.
+ */
+export function sortForSnapshot(objects: readonly TypedObject[]): TypedObject[] {
+  const keyed = objects.map((o) => ({ o, file: snapshotFile(o.resource, o.object) }));
+  keyed.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.o.object.metadata.name < b.o.object.metadata.name ? -1 : a.o.object.metadata.name > b.o.object.metadata.name ? 1 : 0));
+  return keyed.map((k) => k.o);
+}
+
+/** The synthetic source name of an object read from a context: `context/<ctx>/<Kind>/<namespace>/<name>` (no namespace part for cluster-scoped kinds). */
+export function sourceName(context: string, object: ApiObject): string {
+  const ns = object.metadata.namespace;
+  return ['context', context, object.kind, ...(ns ? [ns] : []), object.metadata.name].join('/');
+}
+
+/** An API object through the manifests decoder (the adapter to the engine's types). */
+export function decodeObject(context: string, object: ApiObject): FileModel {
+  return readObject({ name: sourceName(context, object), value: object });
+}
