@@ -3,7 +3,9 @@
 import { parseGoDuration } from '../../engine/planner/duration';
 import { claimRequest, ClaimScheduler } from '../../engine/claims/scheduler';
 import { CLAIMED_BY_ANNOTATION, KubePoolTarget, PHASE_ANNOTATION, POOL_LABEL } from '../../kube/pool';
-import { loadKubeConfig, poolClient } from '../../kube/live/cluster';
+import { KubeHttp } from '../../kube/http';
+import { openContext } from '../../kube/kubeconfig';
+import { poolClient } from '../../kube/live/cluster';
 import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
 import { EXIT, type Command } from '../io';
 
@@ -69,13 +71,13 @@ export const claim: Command = {
       return EXIT.badInput;
     }
     const pool = values.pool as string;
-    const kc = loadKubeConfig(values.context as string, values.kubeconfig);
-    if (!kc.ok) {
-      io.stderr(`podplan claim: ${kc.error}\n`);
+    const context = openContext({ context: values.context as string, ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+    if (!context.ok) {
+      io.stderr(`podplan claim: ${context.error}\n`);
       return EXIT.badInput;
     }
-    const namespace = values.namespace ?? (kc.value.getContextObject(values.context as string)?.namespace || 'default');
-    const client = poolClient(kc.value, namespace, `${POOL_LABEL}=${pool}`);
+    const namespace = values.namespace ?? context.value.namespace;
+    const client = poolClient(new KubeHttp(context.value), namespace, `${POOL_LABEL}=${pool}`);
     const target = new KubePoolTarget({ pool, list: () => client.list(), update: (pod) => client.update(pod) });
     const claims = new ClaimScheduler({ pool, target, clock: io.clock, capacity: Math.max(count, 1), pollMinMs: CLAIM_POLL_MS, pollMaxMs: CLAIM_POLL_MS * 5 });
     const deadline = io.clock.now() + timeout.value;

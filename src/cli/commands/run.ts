@@ -12,7 +12,10 @@ import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { KubeBinder } from '../../kube/binder';
 import { LeaderElector } from '../../kube/lease';
-import { bindingPoster, leaseClient, loadKubeConfig, planWriter, serverOf, startInformers } from '../../kube/live/cluster';
+import { KubeHttp } from '../../kube/http';
+import { openContext } from '../../kube/kubeconfig';
+import { bindingPoster, leaseClient, planWriter, startInformers } from '../../kube/live/cluster';
+import { PlannerObjects } from '../../kube/planner-objects';
 import { composeLiveScheduler, PODPLAN_SCHEDULER_NAME, RECORDED_SCORES } from '../../kube/live/compose';
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
 import { schedulePlanName } from '../../engine/planner/name';
@@ -93,21 +96,22 @@ export const run: Command = {
     }
     const profiles = await readProfiles(values.profile, io);
     if (!profiles) return EXIT.badInput;
-    const kc = loadKubeConfig(values.context, values.kubeconfig);
-    if (!kc.ok) {
-      io.stderr(`podplan run: ${kc.error}\n`);
+    const context = openContext({ context: values.context, ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+    if (!context.ok) {
+      io.stderr(`podplan run: ${context.error}\n`);
       return EXIT.badInput;
     }
+    const http = new KubeHttp(context.value);
     const dryRun = values['dry-run'] === true;
     const clock = io.clock;
-    const history = values['no-history'] ? undefined : await LiveHistory.start(values.context, serverOf(kc.value), values.db, io);
+    const history = values['no-history'] ? undefined : await LiveHistory.start(values.context, context.value.server, values.db, io);
     const report = new RunReport(io, dryRun, history);
-    const binder: Binder & { drain?: () => Promise<void> } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(kc.value), clock });
+    const binder: Binder & { drain?: () => Promise<void> } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
     const composed = composeLiveScheduler({
       clock,
       cache: liveCache(clock),
       binder,
-      writer: dryRun ? dryRunWriter(io) : planWriter(kc.value),
+      writer: dryRun ? dryRunWriter(io) : planWriter(new PlannerObjects(context.value)),
       report,
       ...profiles,
       ...(dryRun ? { tuning: { confirmedBy: 'binder' } } : {}),
@@ -118,11 +122,11 @@ export const run: Command = {
       return EXIT.badInput;
     }
     const live = composed.value;
-    const informers = startInformers(kc.value, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`) });
+    const informers = startInformers(http, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`) });
     try {
       await informers.synced;
     } catch (e) {
-      io.stderr(`podplan run: cannot list the cluster: ${e instanceof Error ? e.message.split('\n')[0] : String(e)}\n`);
+      io.stderr(`podplan run: cannot list the cluster: ${context.value.redactor.describe(e)}\n`);
       await Promise.all([informers.stop(), live.stop()]);
       history?.finish('failed', 'the cluster could not be listed');
       return EXIT.badInput;
@@ -131,7 +135,7 @@ export const run: Command = {
     const elector = dryRun
       ? undefined
       : new LeaderElector({
-          client: leaseClient(kc.value, values['lease-namespace'] ?? LEASE_NAMESPACE, LEASE_NAME),
+          client: leaseClient(http, values['lease-namespace'] ?? LEASE_NAMESPACE, LEASE_NAME),
           identity,
           clock,
           onStartedLeading: () => {
