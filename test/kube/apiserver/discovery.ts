@@ -2,7 +2,7 @@
 // answer is plain application/json): /api, /api/v1, /apis, /apis/<group>, /apis/<group>/<version>.
 import type { ResourceType } from './resources';
 
-const VERBS = ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'];
+const VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 
 interface GroupVersions {
   name: string;

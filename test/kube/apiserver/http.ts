@@ -9,8 +9,10 @@ import { apiVersionOf, type KubeObject, type ResourceType } from './resources';
 import type { BindingRequest, FieldValidation, PatchType, Registry, WriteOptions } from './registry';
 import { selectorMatcher } from './selectors';
 import { errors, qualified, StatusError, success, type KubeStatus } from './status';
-import type { WatchEventType } from './store';
+import type { Entry, WatchEventType } from './store';
+import { table, wantsTable } from './table';
 import { openApiV2, openApiV3Index, openApiV3GroupVersion } from './openapi';
+import { decodeProtobuf } from './protobuf';
 
 export interface HttpOptions {
   readonly tokens: ReadonlySet<string>;
@@ -29,6 +31,7 @@ interface Route {
 
 /** A live watch stream, so the server can send bookmarks now and close them all. */
 export interface WatchStream {
+  /** a BOOKMARK at the current resourceVersion, if the watch allowed them */
   bookmark(): void;
   close(): void;
 }
@@ -50,7 +53,12 @@ export class ApiHttp {
     private readonly options: HttpOptions,
   ) {}
 
+  /** requests received and not answered yet (watches count until they end) */
+  inFlight = 0;
+
   handle(req: IncomingMessage, res: ServerResponse): void {
+    this.inFlight++;
+    res.on('close', () => this.inFlight--);
     const latency = this.faults.faults.latencyMs;
     const go = (): void => {
       this.serve(req, res).catch((err: unknown) => this.fail(res, err));
@@ -161,15 +169,22 @@ export class ApiHttp {
     if (method === 'GET' && (watching || name === undefined)) {
       const verb = watching ? 'watch' : 'list';
       this.counters.countRequest(verb, resource);
-      if (watching) this.watch(res, route, query);
-      else this.send(res, 200, this.registry.list(type, namespace, query).json);
+      const asTable = wantsTable(req.headers.accept);
+      if (watching) this.watch(res, route, query, asTable);
+      else {
+        const list = this.registry.list(type, namespace, query);
+        const { resourceVersion, ...rest } = list.metadata;
+        const json = asTable ? JSON.stringify(table(type, list.entries.map((e) => e.obj), String(resourceVersion), rest)) : this.registry.listJson(type, list);
+        this.send(res, 200, json);
+      }
       return;
     }
     const verb = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name === undefined ? 'deletecollection' : 'delete' }[method];
     if (!verb) throw errors.methodNotAllowed();
     this.counters.countRequest(verb, resource);
     if (method === 'GET') {
-      this.send(res, 200, this.registry.entry(type, namespace, name as string).json);
+      const entry = this.registry.entry(type, namespace, name as string);
+      this.send(res, 200, wantsTable(req.headers.accept) ? JSON.stringify(table(type, [entry.obj], String(entry.rv))) : entry.json);
       return;
     }
     const body = await readBody(req);
@@ -186,6 +201,10 @@ export class ApiHttp {
       if (name !== undefined) throw errors.methodNotAllowed();
       const result = this.registry.create(type, namespace, parseBody(req, body) as KubeObject, opts);
       this.send(res, 201, result.json, result.warnings);
+      return;
+    }
+    if (method === 'DELETE' && name === undefined) {
+      this.send(res, 200, this.registry.deleteCollection(type, namespace, query, opts));
       return;
     }
     if (name === undefined) throw errors.methodNotAllowed();
@@ -229,7 +248,7 @@ export class ApiHttp {
     this.send(res, 201, JSON.stringify(success(201)));
   }
 
-  private watch(res: ServerResponse, route: Route, query: URLSearchParams): void {
+  private watch(res: ServerResponse, route: Route, query: URLSearchParams, asTable: boolean): void {
     const { type, namespace, name } = route;
     const selector = selectorMatcher(query, type);
     const match = name === undefined ? selector : (o: KubeObject) => o.metadata?.name === name && selector(o);
@@ -245,13 +264,17 @@ export class ApiHttp {
     let closed = false;
     const timers: NodeJS.Timeout[] = [];
     const streams = this.streams;
+    const allowBookmarks = query.get('allowWatchBookmarks') === 'true';
     const finish = (how: 'end' | 'reset'): void => {
       if (closed) return;
       closed = true;
       stop();
       for (const t of timers) clearTimeout(t);
       streams.delete(stream);
-      if (how === 'reset') res.socket?.resetAndDestroy();
+      // A TLS socket cannot send a TCP RST from node; closing the connection in the middle of the
+      // chunked response (after the events written so far) is what clients see of a reset: an error,
+      // not a clean end of the response.
+      if (how === 'reset') res.socket?.end();
       else res.end();
     };
     const write = (type: WatchEventType | 'BOOKMARK' | 'ERROR', json: string): void => {
@@ -259,7 +282,11 @@ export class ApiHttp {
       res.write(`{"type":"${type}","object":${json}}\n`);
     };
     const stream: WatchStream = {
-      bookmark: () => write('BOOKMARK', JSON.stringify({ kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: String(this.registry.store.currentRV) } })),
+      bookmark: () => {
+        if (!allowBookmarks) return;
+        const rv = String(this.registry.store.currentRV);
+        write('BOOKMARK', JSON.stringify({ kind: type.kind, apiVersion: apiVersionOf(type), metadata: { resourceVersion: rv } }));
+      },
       close: () => finish('end'),
     };
     res.on('close', () => finish('end'));
@@ -273,8 +300,8 @@ export class ApiHttp {
     const watcher = {
       namespace: type.namespaced ? namespace : undefined,
       match,
-      send: (t: WatchEventType, json: string): void => {
-        write(t, json);
+      send: (t: WatchEventType, entry: Entry): void => {
+        write(t, asTable ? JSON.stringify(table(type, [entry.obj], String(entry.rv))) : entry.json);
         sent++;
         const every = faults.faults.dropWatchEvery;
         if (every > 0 && sent % every === 0) {
@@ -285,7 +312,7 @@ export class ApiHttp {
     };
     stop = this.registry.store.watch(this.registry.store.collection(`${type.group}/${type.plural}`), watcher, fromRV);
     if (closed) stop();
-    if (query.get('allowWatchBookmarks') === 'true' && this.options.bookmarkIntervalMs > 0) {
+    if (allowBookmarks && this.options.bookmarkIntervalMs > 0) {
       const tick = (): void => {
         stream.bookmark();
         timers[0] = setTimeout(tick, this.options.bookmarkIntervalMs);
@@ -361,5 +388,6 @@ function parseBody(req: IncomingMessage, body: Buffer): unknown {
   const type = mediaType(req);
   if (type === 'application/json' || type === '') return parseJson(body);
   if (type === 'application/yaml') return parseYamlBody(body);
+  if (type === 'application/vnd.kubernetes.protobuf') return decodeProtobuf(body);
   throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
 }

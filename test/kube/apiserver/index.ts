@@ -1,12 +1,12 @@
 // The test Kubernetes API server: real REST over https on 127.0.0.1, for @kubernetes/client-node
 // and kubectl. See README.md for what it speaks and what it does not.
 import { createServer, type Server } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { Counters, FaultState, type Faults } from './faults';
 import { ApiHttp } from './http';
 import { kubeconfigYaml, writeKubeconfigFile, type KubeconfigOptions } from './kubeconfig';
-import { Registry, type WriteOptions } from './registry';
+import { Registry } from './registry';
 import type { KubeObject, ResourceType } from './resources';
 import { tlsMaterial, type TlsMaterial } from './tls';
 
@@ -39,6 +39,7 @@ export class TestApiServer {
   private readonly faultState: FaultState;
   private readonly http: ApiHttp;
   private readonly registry: Registry;
+  private readonly sockets = new Set<Socket>();
 
   constructor(
     private readonly server: Server,
@@ -62,6 +63,10 @@ export class TestApiServer {
       address: () => this.address,
     });
     server.on('request', (req, res) => this.http.handle(req, res));
+    server.on('connection', (socket: Socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
   }
 
   /** `127.0.0.1:port` */
@@ -113,7 +118,7 @@ export class TestApiServer {
     this.registry.store.setHistoryLimit(events);
   }
 
-  /** Sends a BOOKMARK now on every watch that allowed them... and on the others too (tests only). */
+  /** Sends a BOOKMARK now on every open watch that allowed them. */
   sendBookmarks(): void {
     for (const s of this.http.streams) s.bookmark();
   }
@@ -121,6 +126,11 @@ export class TestApiServer {
   /** Ends every open watch cleanly (clients re-watch). */
   closeWatches(): void {
     for (const s of [...this.http.streams]) s.close();
+  }
+
+  /** Requests received and not answered yet (open watches included). */
+  get requestsInFlight(): number {
+    return this.http.inFlight;
   }
 
   get openWatches(): number {
@@ -138,16 +148,23 @@ export class TestApiServer {
     return objects.map((o) => this.registry.create(this.type(o as KindRef), o.metadata?.namespace, o).obj);
   }
 
-  /** Replaces an object (no resourceVersion precondition unless the object carries one). */
-  update(obj: KubeObject, options: WriteOptions & { subresource?: 'status' } = {}): KubeObject {
-    const { subresource, ...opts } = options;
+  /**
+   * Replaces an object as a test's own write: status included, no update validation (so a test can
+   * play kubelet or another scheduler); a resourceVersion in the object is still a precondition.
+   */
+  update(obj: KubeObject): KubeObject {
     const meta = obj.metadata ?? {};
-    return this.registry.update(this.type(obj as KindRef), meta.namespace, meta.name ?? '', obj, opts, subresource).obj;
+    return this.registry.update(this.type(obj as KindRef), meta.namespace, meta.name ?? '', obj, { direct: true }).obj;
   }
 
-  /** Merge-patches an object. */
+  /** Merge-patches an object as a test's own write (status included, as `update`). */
   patch(ref: KindRef, namespace: string | undefined, name: string, patch: Record<string, unknown>): KubeObject {
-    return this.registry.patch(this.type(ref), namespace, name, 'merge', patch).obj;
+    return this.registry.patch(this.type(ref), namespace, name, 'merge', patch, { direct: true }).obj;
+  }
+
+  /** Binds a pod as pods/{name}/binding does (counted in `counters.bindings`). */
+  bind(namespace: string, pod: string, node: string): void {
+    this.registry.bind(namespace, pod, { metadata: { name: pod }, target: { kind: 'Node', name: node } });
   }
 
   delete(ref: KindRef, namespace: string | undefined, name: string): void {
@@ -169,8 +186,9 @@ export class TestApiServer {
 
   close(): Promise<void> {
     this.closeWatches();
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    for (const socket of this.sockets) socket.destroy();
+    return closed;
   }
 }
 

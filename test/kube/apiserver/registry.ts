@@ -16,6 +16,8 @@ export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
   fieldManager?: string;
+  /** a test's own write: the whole object as given (status too), no update validation */
+  direct?: boolean;
 }
 
 export interface WriteResult {
@@ -28,10 +30,9 @@ export interface WriteResult {
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';
 
 export interface ListResult {
-  /** the list as JSON text */
-  readonly json: string;
-  readonly resourceVersion: number;
-  readonly count: number;
+  readonly entries: readonly Entry[];
+  /** the list's metadata: resourceVersion, continue, remainingItemCount */
+  readonly metadata: Record<string, unknown>;
 }
 
 export interface BindingRequest {
@@ -153,18 +154,18 @@ export class Registry {
     let i = start ? lowerBound(keys, start) : 0;
     const prefix = t.namespaced && namespace !== undefined ? `${namespace}/` : '';
     if (prefix && !start) i = lowerBound(keys, prefix);
-    const items: string[] = [];
+    const items: Entry[] = [];
     let next: string | undefined;
     for (; i < keys.length; i++) {
       const key = keys[i] as string;
       if (prefix && !key.startsWith(prefix)) break;
       const e = c.items.get(key) as Entry;
-      if (!match(e.obj)) continue;
+      if (e.createdRV > rv || !match(e.obj)) continue;
       if (limit > 0 && items.length === limit) {
         next = key;
         break;
       }
-      items.push(e.json);
+      items.push(e);
     }
     const meta: Record<string, unknown> = { resourceVersion: String(rv) };
     if (next !== undefined) {
@@ -175,8 +176,13 @@ export class Registry {
         meta.remainingItemCount = remaining;
       }
     }
-    const head = `{"kind":${JSON.stringify(`${t.kind}List`)},"apiVersion":${JSON.stringify(apiVersionOf(t))},"metadata":${JSON.stringify(meta)},"items":[`;
-    return { json: `${head}${items.join(',')}]}`, resourceVersion: rv, count: items.length };
+    return { entries: items, metadata: meta };
+  }
+
+  /** The list as JSON text, built from the stored objects' JSON. */
+  listJson(t: ResourceType, list: ListResult): string {
+    const head = `{"kind":${JSON.stringify(`${t.kind}List`)},"apiVersion":${JSON.stringify(apiVersionOf(t))},"metadata":${JSON.stringify(list.metadata)},"items":[`;
+    return `${head}${list.entries.map((e) => e.json).join(',')}]}`;
   }
 
   private checkContinue(rv: number): void {
@@ -242,7 +248,11 @@ export class Registry {
       const violations = validateObject(obj, t.schema);
       if (violations.length > 0) throw errors.invalid(t.kind, t.group, obj.metadata?.name ?? '', violations);
     }
-    if (t.group === '' && t.kind === 'Pod' && !old) this.defaultPod(obj);
+    if (t.group === '' && t.kind === 'Pod') {
+      if (old && !opts.direct) checkPodUpdate(obj, old);
+      else this.defaultPod(obj);
+    }
+    if (t.group === '' && t.kind === 'Namespace' && !old) defaultNamespace(obj);
     if (t.group === 'apiextensions.k8s.io') this.admitCrd(obj, old);
     return warnings;
   }
@@ -282,8 +292,10 @@ export class Registry {
     const old = current.obj;
     let obj: KubeObject = structuredClone(body);
     if (subresource === 'status') obj = { ...structuredClone(old), status: obj.status };
-    else if (t.statusSubresource && old.status !== undefined) obj.status = structuredClone(old.status);
-    else if (t.statusSubresource) delete obj.status;
+    else if (t.statusSubresource && !opts.direct) {
+      if (old.status !== undefined) obj.status = structuredClone(old.status);
+      else delete obj.status;
+    }
     const meta: ObjectMeta = { ...(obj.metadata ?? {}) };
     const oldMeta = old.metadata ?? {};
     meta.name = name;
@@ -389,6 +401,14 @@ export class Registry {
     this.afterDelete(t, gone.obj);
     this.onWrite('delete', qualified(t), gone.obj);
     return this.deleteAnswer(t, gone.obj);
+  }
+
+  /** DELETE on a collection: every object the selectors match; answers the list of them. */
+  deleteCollection(t: ResourceType, namespace: string | undefined, query: URLSearchParams, opts: WriteOptions = {}): string {
+    const match = selectorMatcher(query, t);
+    const doomed = this.objects(t, t.namespaced ? namespace : undefined).filter(match);
+    const items = doomed.map((o) => this.delete(t, o.metadata?.namespace, o.metadata?.name ?? '', {}, opts).obj);
+    return JSON.stringify({ kind: `${t.kind}List`, apiVersion: apiVersionOf(t), metadata: { resourceVersion: String(this.store.currentRV) }, items });
   }
 
   private deleteAnswer(t: ResourceType, obj: KubeObject): { json: string; obj: KubeObject } {
@@ -522,6 +542,54 @@ interface CrdSpec {
   scope?: string;
   names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[]; listKind?: string };
   versions?: { name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: JsonSchema }; subresources?: { status?: unknown } }[];
+}
+
+const POD_UPDATE_FORBIDDEN =
+  'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
+
+const POD_DEFAULTED = ['schedulerName', 'restartPolicy', 'dnsPolicy', 'terminationGracePeriodSeconds', 'priority', 'priorityClassName', 'preemptionPolicy'];
+
+/** JSON with object keys sorted, to compare values whatever order their keys came in. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (!isMap(value)) return JSON.stringify(value) ?? 'null';
+  return `{${Object.keys(value).sort().filter((k) => value[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+}
+
+/** A pod's spec is immutable but for images, activeDeadlineSeconds, added tolerations and removed scheduling gates. */
+function checkPodUpdate(pod: KubeObject, old: KubeObject): void {
+  const mutable = (spec: unknown): string => {
+    const s = { ...(isMap(spec) ? spec : {}) };
+    for (const key of ['containers', 'initContainers'] as const) {
+      if (Array.isArray(s[key])) s[key] = (s[key] as Record<string, unknown>[]).map(({ image: _image, ...rest }) => rest);
+    }
+    delete s.activeDeadlineSeconds;
+    delete s.tolerations;
+    delete s.schedulingGates;
+    return canonicalJson(s);
+  };
+  const oldSpec = (old.spec ?? {}) as Record<string, unknown>;
+  const newSpec = (isMap(pod.spec) ? pod.spec : (pod.spec = {})) as Record<string, unknown>;
+  // fields the server defaulted on create are defaulted again when an update leaves them out
+  for (const key of POD_DEFAULTED) if (newSpec[key] === undefined && oldSpec[key] !== undefined) newSpec[key] = oldSpec[key];
+  const oldTolerations = JSON.stringify(oldSpec.tolerations ?? []);
+  const keptTolerations = JSON.stringify(((newSpec.tolerations ?? []) as unknown[]).slice(0, ((oldSpec.tolerations ?? []) as unknown[]).length));
+  const gates = (s: Record<string, unknown>): string[] => ((s.schedulingGates ?? []) as { name: string }[]).map((g) => g.name);
+  const gatesAdded = gates(newSpec).some((g) => !gates(oldSpec).includes(g));
+  if (mutable(newSpec) !== mutable(oldSpec) || keptTolerations !== oldTolerations) {
+    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [{ field: 'spec', reason: 'FieldValueForbidden', message: POD_UPDATE_FORBIDDEN }]);
+  }
+  if (gatesAdded) {
+    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [{ field: 'spec.schedulingGates', reason: 'FieldValueForbidden', message: 'Forbidden: only deletion is allowed, but found new scheduling gate' }]);
+  }
+}
+
+/** What the API server adds to a new namespace: its name label, the `kubernetes` finalizer, phase Active. */
+function defaultNamespace(ns: KubeObject): void {
+  const meta = ns.metadata as ObjectMeta;
+  meta.labels = { ...meta.labels, 'kubernetes.io/metadata.name': meta.name ?? '' };
+  ns.spec = { finalizers: ['kubernetes'], ...(isMap(ns.spec) ? ns.spec : {}) };
+  ns.status = { phase: 'Active' };
 }
 
 function lowerBound(keys: readonly string[], key: string): number {

@@ -12,6 +12,8 @@ export interface Entry {
   readonly obj: KubeObject;
   readonly json: string;
   readonly rv: number;
+  /** resourceVersion of the object's creation (continued lists leave out younger objects) */
+  readonly createdRV: number;
 }
 
 interface HistoryEvent {
@@ -25,8 +27,8 @@ interface HistoryEvent {
 export interface Watcher {
   readonly namespace: string | undefined;
   readonly match: Matcher;
-  /** one event line; `json` is the object's JSON text */
-  send(type: WatchEventType, json: string): void;
+  /** one event */
+  send(type: WatchEventType, entry: Entry): void;
 }
 
 export class Collection {
@@ -89,7 +91,7 @@ export class Store {
     const meta = obj.metadata ?? {};
     const key = objectKey(meta.namespace, meta.name ?? '');
     const old = collection.items.get(key);
-    const entry = this.stamp(obj);
+    const entry = this.stamp(obj, old?.createdRV);
     collection.items.set(key, entry);
     if (!old) collection.invalidateOrder();
     this.record(collection, old ? 'MODIFIED' : type, entry, old);
@@ -102,15 +104,15 @@ export class Store {
     if (!old) return undefined;
     collection.items.delete(key);
     collection.invalidateOrder();
-    const entry = this.stamp(structuredClone(old.obj));
+    const entry = this.stamp(structuredClone(old.obj), old.createdRV);
     this.record(collection, 'DELETED', entry, old);
     return entry;
   }
 
-  private stamp(obj: KubeObject): Entry {
+  private stamp(obj: KubeObject, createdRV: number | undefined): Entry {
     const rv = ++this.resourceVersion;
     obj.metadata = { ...obj.metadata, resourceVersion: String(rv) };
-    return { obj, json: JSON.stringify(obj), rv };
+    return { obj, json: JSON.stringify(obj), rv, createdRV: createdRV ?? rv };
   }
 
   private record(collection: Collection, type: WatchEventType, entry: Entry, old: Entry | undefined): void {
@@ -119,7 +121,7 @@ export class Store {
     this.trim();
     for (const w of collection.watchers) {
       const t = eventFor(w, ev);
-      if (t) w.send(t, entry.json);
+      if (t) w.send(t, entry);
     }
   }
 
@@ -161,7 +163,7 @@ export class Store {
       for (const key of collection.sortedKeys()) {
         const entry = collection.items.get(key) as Entry;
         const t = eventFor(watcher, { type: 'ADDED', entry, old: undefined });
-        if (t) watcher.send(t, entry.json);
+        if (t) watcher.send(t, entry);
       }
     } else {
       this.checkNotCompacted(fromRV);
@@ -169,7 +171,7 @@ export class Store {
         const ev = this.history[i] as HistoryEvent;
         if (ev.collection !== collection) continue;
         const t = eventFor(watcher, ev);
-        if (t) watcher.send(t, ev.entry.json);
+        if (t) watcher.send(t, ev.entry);
       }
     }
     collection.watchers.add(watcher);
