@@ -1,5 +1,5 @@
 // What a command may touch of the outside world, passed in so tests run commands in-process.
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../platform/clock';
@@ -10,6 +10,8 @@ export interface CliIO {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
   readonly readFile: (path: string) => Promise<string>;
+  /** Writes a file, creating its directory (`podplan snapshot`). */
+  readonly writeFile: (path: string, text: string) => Promise<void>;
   /** The YAML files a path names: the file itself, or every *.yaml / *.yml below a directory, sorted. */
   readonly yamlFiles: (path: string) => Promise<string[]>;
   readonly cwd: string;
@@ -30,6 +32,10 @@ export const processIO: CliIO = {
   stdout: (text) => void process.stdout.write(text),
   stderr: (text) => void process.stderr.write(text),
   readFile: (file) => readFile(file, 'utf8'),
+  writeFile: async (file, text) => {
+    await mkdir(path.dirname(file), { recursive: true });
+    await writeFile(file, text, 'utf8');
+  },
   yamlFiles: async (target) => {
     if (!(await stat(target)).isDirectory()) return [target];
     const entries = await readdir(target, { recursive: true, withFileTypes: true });

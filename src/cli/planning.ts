@@ -38,19 +38,23 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
 }
 
 /**
- * The planning input of a command's source (paths or --context), `--profile` and `--seed`, warnings and errors printed
+ * The planning input of a command's source (its parsed arguments: paths or --context; or just paths), `--profile` and `--seed`, warnings and errors printed
  * to stderr; undefined when there were errors (the command exits 2).
  */
-export async function loadPlanning(command: string, source: SourceArgs, values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
+export async function loadPlanning(command: string, source: SourceArgs | readonly string[], values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed)) {
     io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
     return undefined;
   }
-  const input = await readPlanning(source, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
+  const input = await readPlanning(isPaths(source) ? { positionals: source, values: {} } : source, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
   for (const w of input.warnings) io.stderr(`${w}\n`);
   for (const e of input.errors) io.stderr(`${e}\n`);
   return input.value;
+}
+
+function isPaths(source: SourceArgs | readonly string[]): source is readonly string[] {
+  return Array.isArray(source);
 }
 
 async function readPlanning(source: SourceArgs, options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {

@@ -13,10 +13,22 @@ import type { CliIO } from './io';
 /** The options every command reading a cluster takes (spread into its parseArgs options). */
 export const SOURCE_OPTIONS = { context: { type: 'string' }, kubeconfig: { type: 'string' } } as const;
 
-export const SOURCE_HELP = `  --context <name>    read the cluster of this kube context instead of files (read only:
-                      nothing is written to the cluster)
-  --kubeconfig <file> the kubeconfig to read (default: $KUBECONFIG, all its files merged as
-                      kubectl does, else ~/.kube/config); alone, its current context is used`;
+const SOURCE_OPTION_HELP: ReadonlyArray<[option: string, lines: readonly string[]]> = [
+  ['--context <name>', ['read the cluster of this kube context instead of files (read only:', 'nothing is written to the cluster)']],
+  ['--kubeconfig <file>', ['the kubeconfig (default: $KUBECONFIG, all its files merged as kubectl', 'does, else ~/.kube/config); alone, its current context is used']],
+];
+
+/** The help lines of SOURCE_OPTIONS, their text starting at `column` like the command's other options. */
+export function sourceHelp(column: number): string {
+  const pad = ' '.repeat(column);
+  return SOURCE_OPTION_HELP.flatMap(([option, lines]) => {
+    const head = `  ${option}`;
+    const text = lines.map((l, i) => (i === 0 && head.length < column - 1 ? '' : pad) + l);
+    if (head.length < column - 1) text[0] = head.padEnd(column) + text[0];
+    else text.unshift(head);
+    return text;
+  }).join('\n');
+}
 
 export interface SourceArgs {
   readonly positionals: readonly string[];

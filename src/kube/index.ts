@@ -6,8 +6,8 @@ export { apiErrorKind, KubeHttp, type ApiError, type ApiErrorKind, type RequestO
 export { ClusterMirror, type MirrorOptions } from './mirror';
 export { Informer, type InformerEvent, type InformerEventType, type InformerOptions } from './informer';
 export { kubeconfigFiles, listContexts, loadKubeconfig, openContext, selectContext, type ContextInfo, type Kubeconfig, type KubeconfigOptions, type KubeContext } from './kubeconfig';
-export { cleanObject, decodeObject, LAST_APPLIED_ANNOTATION, snapshotFile, sortForSnapshot, sourceName, type ApiObject, type TypedObject } from './objects';
+export { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, snapshotFile, sortForSnapshot, sourceName, type ApiObject, type TypedObject } from './objects';
 export { PlannerObjects, toApiError, type PlannerKind } from './planner-objects';
-export { clusterModel, listAll, readCluster, type ClusterRead, type ReadOptions } from './read';
+export { clusterModel, listAll, readCluster, type ClusterRead, type ReadOptions, type Selectors } from './read';
 export { REDACTED, Redactor } from './redact';
 export { CLUSTER_RESOURCES, collectionPath, NODE, objectPath, PLANNER_GROUP, POD, SCHEDULE_PLAN, SCHEDULE_TRIGGER, type ResourceType } from './resources';

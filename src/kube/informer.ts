@@ -2,7 +2,7 @@
 // (it re-lists by itself on 410 Gone and when the server closes a watch cleanly). What it does not
 // do is done here: it asks for bookmarks, it stops for good on an error (a reset connection, a
 // failed list), so it is restarted after a back-off (1 s doubling to 30 s, reset once a list
-// succeeds); and it reports "synced" after its first list. Objects are cleaned (objects.ts) before
+// succeeds or events arrive); and it reports "synced" after its first list. Objects are cleaned (objects.ts) before
 // anyone sees them, and events are a typed stream.
 import { ListWatch, Watch, type KubernetesListObject, type KubernetesObject } from '@kubernetes/client-node';
 import type { Clock, Timer } from '../engine/api/clock';
@@ -33,6 +33,31 @@ export interface InformerOptions {
   readonly backoff?: { readonly initialMs: number; readonly maxMs: number };
 }
 
+/**
+ * client-node's Watch, remembering its open requests: ListWatch.stop() aborts only the request it
+ * already holds, so a watch still being opened when the informer stops would stay open.
+ */
+class ClosableWatch extends Watch {
+  private readonly open = new Set<AbortController>();
+  closed = false;
+
+  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    const controller = await super.watch(path, queryParams, callback, (error) => {
+      this.open.delete(controller);
+      done(error);
+    });
+    if (this.closed) controller.abort();
+    else this.open.add(controller);
+    return controller;
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const c of this.open) c.abort();
+    this.open.clear();
+  }
+}
+
 class ListError extends Error {
   constructor(
     message: string,
@@ -44,6 +69,7 @@ class ListError extends Error {
 
 export class Informer {
   private readonly listWatch: ListWatch<KubernetesObject>;
+  private readonly watch: ClosableWatch;
   private delay: number;
   private timer: Timer | undefined;
   private stopped = false;
@@ -72,7 +98,8 @@ export class Informer {
     // ListWatch builds the watch URL from this path and keeps its query, so bookmarks are asked for here.
     const path = `${collectionPath(resource, namespace)}?allowWatchBookmarks=true`;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-      const listed = await listAll(http, resource, namespace);
+      const selectors = { ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}), ...(options.fieldSelector !== undefined ? { fieldSelector: options.fieldSelector } : {}) };
+      const listed = await listAll(http, resource, namespace, selectors);
       if (!listed.ok) throw new ListError(listed.error.message, listed.error.status);
       if (!listed.value) throw new ListError(`the API server does not serve ${resource.apiVersion}`, 404);
       this.lists++;
@@ -80,8 +107,11 @@ export class Informer {
       const items = (listed.value?.items ?? []).map((i) => i.object as KubernetesObject);
       return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: listed.value?.resourceVersion ?? '' }, items };
     };
-    this.listWatch = new ListWatch(path, new Watch(http.context.config), list, false, options.labelSelector, options.fieldSelector);
+    this.watch = new ClosableWatch(http.context.config);
+    this.listWatch = new ListWatch(path, this.watch, list, false, options.labelSelector, options.fieldSelector);
     const emit = (type: InformerEventType) => (raw: KubernetesObject) => {
+      // Events flow again: the next failure starts the back-off from the beginning.
+      this.delay = options.backoff?.initialMs ?? 1_000;
       const object = cleanObject(resource, raw);
       if (object) options.onEvent({ type, resource, object });
     };
@@ -97,6 +127,7 @@ export class Informer {
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.watch.closed = false;
     await this.listWatch.start();
     if (this.lists > 0) this.markSynced();
   }
@@ -106,6 +137,7 @@ export class Informer {
     this.timer?.cancel();
     this.timer = undefined;
     await this.listWatch.stop();
+    this.watch.close();
   }
 
   /** The objects it holds now. */

@@ -66,8 +66,8 @@ export function loadKubeconfig(options: KubeconfigOptions): Result<Kubeconfig, s
     try {
       one.loadFromFile(file);
     } catch (error) {
-      // The file's own text may be in the message (a YAML error quotes it): name no secret from it.
-      return err(`kubeconfig ${file}: ${new Redactor().describe(error)}`);
+      // A YAML error quotes the file's text on the lines after the first: keep the first, redacted.
+      return err(`kubeconfig ${file}: ${new Redactor().describe(error).split('\n')[0] ?? ''}`);
     }
     read.push(file);
     for (const u of one.getUsers()) rememberSecrets(u, redactor);

@@ -10,7 +10,9 @@
 // - containers' literal env values (`env[].value`, in containers, initContainers and ephemeral
 //   containers): people put passwords and tokens there; the variable's name and valueFrom are kept.
 // Secrets are never read at all (see resources.ts).
-import { readObject, type FileModel } from '../manifests';
+import type { Node, Pod } from '../engine/api/types';
+import { err, ok, type Result } from '../engine/api/result';
+import { formatError, readObject, type FileModel } from '../manifests';
 import type { ResourceType } from './resources';
 
 /** A Kubernetes object as JSON (what the API server sends and a YAML file holds). */
@@ -90,4 +92,23 @@ export function sourceName(context: string, object: ApiObject): string {
 /** An API object through the manifests decoder (the adapter to the engine's types). */
 export function decodeObject(context: string, object: ApiObject): FileModel {
   return readObject({ name: sourceName(context, object), value: object });
+}
+
+/** A watched Pod as the engine's Pod (for the live loop's cache); its errors as located lines. */
+export function decodePod(context: string, object: ApiObject): Result<Pod, string[]> {
+  const file = decodeObject(context, object);
+  const pod = file.pods[0]?.value;
+  return pod && !file.errors.some((e) => e.severity === 'error') ? ok(pod) : err(problems(file, 'Pod'));
+}
+
+/** A watched Node as the engine's Node; its errors as located lines. */
+export function decodeNode(context: string, object: ApiObject): Result<Node, string[]> {
+  const file = decodeObject(context, object);
+  const node = file.nodes[0]?.value;
+  return node && !file.errors.some((e) => e.severity === 'error') ? ok(node) : err(problems(file, 'Node'));
+}
+
+function problems(file: FileModel, kind: string): string[] {
+  const lines = file.errors.filter((e) => e.severity === 'error').map(formatError);
+  return lines.length > 0 ? lines : [`${file.file}: not a ${kind}`];
 }

@@ -30,13 +30,18 @@ interface ListBody {
 /** Large lists come in pages, as kubectl reads them. */
 const PAGE_SIZE = 500;
 
+export interface Selectors {
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
 /** Every object of one kind (all pages); `undefined` when the API group is not served. */
-export async function listAll(http: KubeHttp, resource: ResourceType, namespace?: string): Promise<Result<{ items: TypedObject[]; resourceVersion: string } | undefined, ApiError>> {
+export async function listAll(http: KubeHttp, resource: ResourceType, namespace?: string, selectors: Selectors = {}): Promise<Result<{ items: TypedObject[]; resourceVersion: string } | undefined, ApiError>> {
   const items: TypedObject[] = [];
   let token: string | undefined;
   let resourceVersion = '';
   do {
-    const page = await http.request<ListBody>(collectionPath(resource, namespace), { query: { limit: String(PAGE_SIZE), continue: token } });
+    const page = await http.request<ListBody>(collectionPath(resource, namespace), { query: { limit: String(PAGE_SIZE), continue: token, ...selectors } });
     if (!page.ok) return page.error.kind === 'not-found' ? ok(undefined) : page;
     for (const raw of page.value.items ?? []) {
       const object = cleanObject(resource, raw);

@@ -1,4 +1,5 @@
-// Runs the CLI in-process against an in-memory file table, capturing what it prints. The plan
+// Runs the CLI in-process against an in-memory file table (files a command writes land in it too),
+// capturing what it prints. The plan
 // history is a real file: by default under a temp home directory of the test process, so no test
 // writes to the real user's data directory.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -40,6 +41,9 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
       const text = files[path];
       if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: 'ENOENT' });
       return text;
+    },
+    writeFile: async (path, text) => {
+      files[path] = text;
     },
     yamlFiles: async (path) => {
       if (files[path] !== undefined) return [path];

@@ -10,7 +10,7 @@ import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from '../../engin
 import { planFromManifest, writeSchedulePlan } from '../../manifests';
 import { EXIT, type Command } from '../io';
 import { loadPlanning, type Planning } from '../planning';
-import { SOURCE_HELP, SOURCE_OPTIONS, sourceProblem } from '../source';
+import { sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
 
 const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize] [--profile file] [--seed n] [--yaml|--json]
@@ -23,7 +23,7 @@ on turning to Schedule. ScheduleTriggers the
 set's trigger depends on (spec.dependsOn) are planned first and their pods assumed placed.
 
 Options:
-${SOURCE_HELP}
+${sourceHelp(22)}
   --pod-set <name>    the pod set to plan
   --namespace <ns>    its namespace (needed only when several namespaces have a set of that name)
   --planner <name>    greedy (the scheduler's pipeline pod by pod) or optimize (the whole set at

@@ -12,7 +12,7 @@ import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
 import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
 import { readProfile } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
-import { readSource, SOURCE_HELP, SOURCE_OPTIONS, sourceProblem } from '../source';
+import { readSource, sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
 import type { SourceRef } from '../../store/types';
 
@@ -25,7 +25,7 @@ as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs and Daemo
 With --context, the cluster of that kube context is read instead (its pods by their real names).
 
 Options:
-${SOURCE_HELP}
+${sourceHelp(20)}
   --profile <file>  a KubeSchedulerConfiguration; its first profile is merged onto the default one
   --seed <n>        seed for sampling and tie-breaking (default 1): the same seed, the same result
   --json            print the outcomes with their full diagnoses as JSON

@@ -13,7 +13,7 @@ import { ClusterMirror, KubeHttp } from '../../kube';
 import type { WorkspaceModel } from '../../manifests';
 import { EXIT, type CliIO, type Command } from '../io';
 import { loadPlanning, triggerSpec, type Planning } from '../planning';
-import { contextOf, isClusterSource, SOURCE_HELP, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
+import { contextOf, isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 
 export const DEFAULT_PLANNER_PORT = 7309;
 
@@ -30,7 +30,7 @@ request is answered on its state of the moment, its pods by their real names. On
 request goes to stderr.
 
 Options:
-${SOURCE_HELP}
+${sourceHelp(20)}
   --port <n>        the port to listen on (default ${DEFAULT_PLANNER_PORT}, as Pallet dials; 0 picks a free one)
   --host <address>  the address to listen on (default 127.0.0.1: this machine only)
   --profile <file>  a KubeSchedulerConfiguration, as for podplan plan

@@ -18,6 +18,8 @@ export interface Faults {
   dropWatchMode: 'reset' | 'close';
   /** the next this-many watch requests answer with a 410 Gone ERROR event */
   goneOnNextWatches: number;
+  /** resources (plural, `.group` for named groups: `poddisruptionbudgets.policy`) every request for is 403 Forbidden, as RBAC denies */
+  forbiddenResources: readonly string[];
 }
 
 export const NO_FAULTS: Faults = {
@@ -29,6 +31,7 @@ export const NO_FAULTS: Faults = {
   dropWatchEvery: 0,
   dropWatchMode: 'close',
   goneOnNextWatches: 0,
+  forbiddenResources: [],
 };
 
 export type BindingFault = 'conflict' | 'error' | 'lost-response' | undefined;

@@ -161,6 +161,13 @@ export class ApiHttp {
       fieldManager: query.get('fieldManager') ?? undefined,
       fieldValidation: (query.get('fieldValidation') as FieldValidation | null) ?? 'Warn',
     };
+    const rbacName = type.group ? `${type.plural}.${type.group}` : type.plural;
+    if (this.faults.faults.forbiddenResources.includes(rbacName)) {
+      const scope = namespace === undefined ? 'at the cluster scope' : `in the namespace "${namespace}"`;
+      const verb = method === 'GET' ? (name === undefined ? (query.get('watch') === 'true' || route.watchPath ? 'watch' : 'list') : 'get') : method.toLowerCase();
+      const message = `${rbacName} is forbidden: User "test" cannot ${verb} resource "${type.plural}" in API group "${type.group}" ${scope}`;
+      throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details: { kind: type.plural, ...(type.group ? { group: type.group } : {}) }, code: 403 });
+    }
     const isPods = !type.group && type.plural === 'pods';
     const served = subresource === undefined || (subresource === 'status' && type.statusSubresource) || (isPods && (subresource === 'binding' || subresource === 'bindings'));
     if (!served) throw errors.pathNotFound();

@@ -1,0 +1,79 @@
+import assert from 'node:assert/strict';
+import { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, NODE, POD, snapshotFile, sortForSnapshot, sourceName, type ApiObject } from '../../src/kube';
+import { formatError } from '../../src/manifests';
+
+const listItem = (name: string, ns?: string, extra: Record<string, unknown> = {}) => ({ metadata: { name, ...(ns ? { namespace: ns } : {}) }, ...extra });
+
+describe('kube/objects (API objects as Podplan keeps them)', () => {
+  it('gives list items their apiVersion and kind, and leaves the input alone', () => {
+    const raw = listItem('n1', undefined, { status: { allocatable: { cpu: '2' } } });
+    const before = JSON.stringify(raw);
+    assert.deepEqual(cleanObject(NODE, raw), { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { allocatable: { cpu: '2' } } });
+    assert.equal(JSON.stringify(raw), before);
+  });
+
+  it('drops managedFields, the last-applied annotation and literal env values, in every container list', () => {
+    const container = (name: string) => ({ name, env: [{ name: 'TOKEN', value: 'abc' }, { name: 'FROM', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }] });
+    const raw = {
+      metadata: { name: 'p', namespace: 'ns', managedFields: [{ manager: 'kubectl' }], annotations: { [LAST_APPLIED_ANNOTATION]: '{}', keep: 'me' } },
+      spec: { containers: [container('c')], initContainers: [container('i')], ephemeralContainers: [container('e')] },
+    };
+    const clean = cleanObject(POD, raw) as unknown as { metadata: Record<string, unknown>; spec: Record<string, Array<{ env: unknown }>> };
+    assert.deepEqual(clean.metadata, { name: 'p', namespace: 'ns', annotations: { keep: 'me' } });
+    for (const list of ['containers', 'initContainers', 'ephemeralContainers']) {
+      assert.deepEqual(clean.spec[list]?.[0]?.env, [{ name: 'TOKEN' }, { name: 'FROM', valueFrom: { secretKeyRef: { name: 's', key: 'k' } } }], list);
+    }
+  });
+
+  it('skips what is not an object with a name', () => {
+    for (const raw of [null, 'x', [], { metadata: {} }, { metadata: { name: 3 } }]) assert.equal(cleanObject(POD, raw), undefined);
+  });
+
+  const node = cleanObject(NODE, listItem('n1')) as ApiObject;
+  const podB = cleanObject(POD, listItem('b', 'shop')) as ApiObject;
+  const podA = cleanObject(POD, listItem('a', 'shop')) as ApiObject;
+  const podZ = cleanObject(POD, listItem('z', 'batch')) as ApiObject;
+
+  it('names snapshot files by kind (and namespace for namespaced kinds)', () => {
+    assert.equal(snapshotFile(NODE, node), 'nodes.yaml');
+    assert.equal(snapshotFile(POD, podA), 'shop/pods.yaml');
+  });
+
+  it('orders objects as a snapshot directory is read back: by file path, then by name', () => {
+    const sorted = sortForSnapshot([
+      { resource: POD, object: podB },
+      { resource: NODE, object: node },
+      { resource: POD, object: podA },
+      { resource: POD, object: podZ },
+    ]);
+    assert.deepEqual(sorted.map((t) => t.object.metadata.name), ['z', 'n1', 'a', 'b']);
+  });
+
+  it('gives each object a synthetic source name', () => {
+    assert.equal(sourceName('prod', podA), 'context/prod/Pod/shop/a');
+    assert.equal(sourceName('prod', node), 'context/prod/Node/n1');
+  });
+
+  it('decodes through the manifests decoder; a bad object is reported at its source name', () => {
+    const good = decodeObject('prod', cleanObject(POD, { metadata: { name: 'a', namespace: 'shop' }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] } }) as ApiObject);
+    assert.deepEqual(good.errors, []);
+    assert.equal(good.pods[0]?.value.metadata.name, 'a');
+    const bad = decodeObject('prod', cleanObject(POD, { metadata: { name: 'b', namespace: 'shop' }, spec: { containers: 'none' } }) as ApiObject);
+    assert.equal(bad.pods.length, 0);
+    assert.match(formatError(bad.errors[0]!), /^context\/prod\/Pod\/shop\/b:1:1: error /);
+  });
+
+  it('adapts a watched Pod or Node to the engine type, or says why not', () => {
+    const pod = decodePod('prod', cleanObject(POD, { metadata: { name: 'a', namespace: 'shop' }, spec: { nodeName: 'n1', containers: [{ name: 'c' }] } }) as ApiObject);
+    assert.ok(pod.ok);
+    assert.deepEqual([pod.value.metadata.name, pod.value.spec.nodeName], ['a', 'n1']);
+    const node = decodeNode('prod', cleanObject(NODE, { metadata: { name: 'n1' }, status: { allocatable: { cpu: '2' } } }) as ApiObject);
+    assert.ok(node.ok);
+    assert.equal(node.value.metadata.name, 'n1');
+    const bad = decodePod('prod', cleanObject(POD, { metadata: { name: 'b', namespace: 'shop' }, spec: { containers: 'none' } }) as ApiObject);
+    assert.ok(!bad.ok);
+    assert.match(bad.error[0] ?? '', /^context\/prod\/Pod\/shop\/b:1:1: error /);
+    const wrongKind = decodeNode('prod', cleanObject(POD, { metadata: { name: 'c', namespace: 'shop' }, spec: { containers: [{ name: 'c' }] } }) as ApiObject);
+    assert.deepEqual(wrongKind, { ok: false, error: ['context/prod/Pod/shop/c: not a Node'] });
+  });
+});
