@@ -1,12 +1,10 @@
 // What the live scenarios share: a test API server seeded with nodes and pods (plain API JSON), a
 // kubeconfig for it, and the CLI run in-process on the real clock with its output captured.
 import { mkdtempSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readFile } from 'node:fs/promises';
-import type { CliIO } from '../../../src/cli/io';
+import { processIO, type CliIO } from '../../../src/cli/io';
 import { runCli } from '../../../src/cli/main';
-import { systemClock } from '../../../src/platform/clock';
 import { startTestApiServer, type KubeObject, type TestApiServer } from '../apiserver';
 
 export const PODPLAN = 'podplan';
@@ -85,18 +83,13 @@ export function runLive(argv: readonly string[], options: { readonly stop?: Prom
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
+    ...processIO,
     stdout: (t) => {
       stdout += t;
       options.onStdout?.(t);
     },
     stderr: (t) => void (stderr += t),
-    readFile: (path) => readFile(path, 'utf8'),
-    yamlFiles: (path) => Promise.resolve([path]),
-    cwd: process.cwd(),
     env: {},
-    homedir: homedir(),
-    platform: process.platform,
-    clock: systemClock,
     interactive: false,
     stopSignal: () => options.stop ?? new Promise<string>(() => undefined),
   };

@@ -47,7 +47,7 @@ describe('kube/live: podplan run', function () {
 
   it('binds every pod once under 30% 409s, 10% 500s and a watch dropped every 200 events', async () => {
     cluster = await startCluster([...workload(500, 2000), ...bystanders]);
-    cluster.server.setFaults({ bindingConflictShare: 0.3, bindingErrorShare: 0.1, dropWatchEvery: 200, dropWatchMode: 'reset', seed: 7 });
+    cluster.server.setFaults({ bindingConflictShare: 0.3, bindingErrorShare: 0.1, dropWatchEvery: 200, dropWatchMode: 'close', seed: 7 });
     const run = await runLive(runArgs(cluster, '--once'));
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /^2000 pods bound, 1 not placed\.$/m);
