@@ -49,7 +49,7 @@ export interface Cluster {
 
 export async function startCluster(objects: readonly KubeObject[] = []): Promise<Cluster> {
   const server = await startTestApiServer();
-  const namespaces = new Set(objects.flatMap((o) => (o.metadata?.namespace ? [o.metadata.namespace] : [])));
+  const namespaces = new Set(['kube-system', ...objects.flatMap((o) => (o.metadata?.namespace ? [o.metadata.namespace] : []))]);
   for (const ns of namespaces) if (!server.get({ apiVersion: 'v1', kind: 'Namespace' }, undefined, ns)) server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   if (objects.length > 0) server.create(...objects);
   const kubeconfig = await server.writeKubeconfig();
