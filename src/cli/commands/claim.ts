@@ -1,5 +1,6 @@
 // `podplan claim`: claims idle pods of a warm pool in a cluster through engine/claims with the kube
 // pool target (src/kube/pool.ts), and prints which pods it got.
+import { randomUUID } from 'node:crypto';
 import { parseGoDuration } from '../../engine/planner/duration';
 import { claimRequest, ClaimScheduler } from '../../engine/claims/scheduler';
 import { CLAIMED_BY_ANNOTATION, KubePoolTarget, PHASE_ANNOTATION, POOL_LABEL } from '../../kube/pool';
@@ -81,7 +82,8 @@ export const claim: Command = {
     const target = new KubePoolTarget({ pool, list: () => client.list(), update: (pod) => client.update(pod) });
     const claims = new ClaimScheduler({ pool, target, clock: io.clock, capacity: Math.max(count, 1), pollMinMs: CLAIM_POLL_MS, pollMaxMs: CLAIM_POLL_MS * 5 });
     const deadline = io.clock.now() + timeout.value;
-    const pending = Array.from({ length: count }, (_, i) => claimRequest({ id: `podplan-claim-${process.pid}-${i + 1}`, deadline }));
+    const batch = randomUUID().slice(0, 8);
+    const pending = Array.from({ length: count }, (_, i) => claimRequest({ id: `podplan-claim-${batch}-${i + 1}`, deadline }));
     for (const p of pending) claims.enqueue(p.request);
     const answers = await Promise.all(pending.map((p) => p.answer));
     await claims.shutdown();
