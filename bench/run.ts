@@ -13,6 +13,7 @@ import { benchmarks as plugins_affinity } from './plugins-affinity';
 import { benchmarks as store } from './store';
 import { benchmarks as server } from './server';
 import { benchmarks as planner } from './planner';
+import { benchmarks as kube } from './kube';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -27,6 +28,7 @@ const all: readonly Benchmark[] = [
   ...store,
   ...server,
   ...planner,
+  ...kube,
 ];
 
 const filter = process.argv[2] ?? '';
