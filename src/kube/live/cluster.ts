@@ -125,7 +125,7 @@ export function startInformers(http: KubeHttp, live: LiveScheduler, options: { r
       else if (event.type === 'update') live.podUpdated(pod);
       else live.podDeleted(pod);
     } else if (trigger) {
-      if (event.type === 'delete') live.triggerDeleted(trigger.namespace, trigger.podSet);
+      if (event.type === 'delete') live.triggerDeleted(trigger.namespace, trigger.name, trigger.podSet);
       else live.triggerApplied(triggerSpec(trigger));
     }
   };

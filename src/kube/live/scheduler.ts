@@ -16,6 +16,7 @@ import type { PlanCause, PodSetCoordinator } from '../../engine/planner/coordina
 import type { Plan } from '../../engine/planner/plan';
 import type { TriggerSpec } from '../../engine/planner/trigger';
 import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
+import { dependencyId, nodeId, TRIGGER_KIND } from '../../engine/reconcile/triggers';
 import { Scheduler, type ScheduleOutcome } from '../../engine/scheduler/scheduler';
 
 /** What the loop writes to the cluster besides bindings. Never rejects. */
@@ -90,6 +91,10 @@ export class LiveScheduler {
   private readonly latest = new Map<string, Pod>();
   /** Pod id by namespace/name (outcomes name pods by key). */
   private readonly ids = new Map<string, string>();
+  /** ScheduleTriggers as written, by reconcile node id (ScheduleTrigger/namespace/name). */
+  private readonly triggers = new Map<string, TriggerSpec>();
+  /** Triggers held back on their dependsOn. */
+  private readonly held = new Set<string>();
   /** Plans changed and not written yet, by pod set (namespace/name). */
   private readonly pendingPlans = new Map<string, Plan>();
   private readonly unconfirmed = new Set<string>();
@@ -158,14 +163,53 @@ export class LiveScheduler {
     this.fanOut('NodeDelete', (s) => s.onNodeDelete(name));
   }
 
+  /**
+   * A ScheduleTrigger added or changed. One whose `dependsOn` names triggers whose plans are not
+   * complete yet (every pod placed) is held: the coordinator sees it Planning with no quiet time
+   * until they are, then gets it as written (a fresh trigger, so its quiet time starts then).
+   */
   triggerApplied(spec: TriggerSpec): void {
-    const applied = this.options.podSets?.coordinator.applyTrigger(spec);
-    if (applied && !applied.ok) this.options.report.warning(applied.error);
+    const id = nodeId({ kind: TRIGGER_KIND, namespace: spec.namespace, name: spec.name });
+    this.triggers.set(id, spec);
+    this.applyTrigger(id, spec);
+  }
+
+  triggerDeleted(namespace: string, name: string, podSet: string): void {
+    this.triggers.delete(nodeId({ kind: TRIGGER_KIND, namespace, name }));
+    this.held.delete(nodeId({ kind: TRIGGER_KIND, namespace, name }));
+    this.options.podSets?.coordinator.deleteTrigger(namespace, podSet);
+  }
+
+  private applyTrigger(id: string, spec: TriggerSpec): void {
+    const coordinator = this.options.podSets?.coordinator;
+    if (!coordinator) return;
+    const waitingOn = (spec.dependsOn ?? []).map((ref) => dependencyId(ref, spec.namespace)).filter((dep) => !this.planComplete(dep));
+    const { quietTime: _quiet, ...withoutQuietTime } = spec;
+    if (waitingOn.length > 0) {
+      if (!this.held.has(id)) this.options.report.warning(`ScheduleTrigger ${spec.namespace}/${spec.name} waits for ${waitingOn.join(', ')}`);
+      this.held.add(id);
+      coordinator.applyTrigger({ ...withoutQuietTime, state: 'Planning' });
+      return;
+    }
+    if (this.held.delete(id)) coordinator.deleteTrigger(spec.namespace, spec.podSet);
+    const applied = coordinator.applyTrigger(spec);
+    if (!applied.ok) this.options.report.warning(applied.error);
     this.wakePodSets();
   }
 
-  triggerDeleted(namespace: string, podSet: string): void {
-    this.options.podSets?.coordinator.deleteTrigger(namespace, podSet);
+  /** Whether the trigger `id` names has a plan that placed every pod of its set. */
+  private planComplete(id: string): boolean {
+    const spec = this.triggers.get(id);
+    const plan = spec && this.options.podSets?.coordinator.plan(spec.namespace, spec.podSet);
+    return plan !== undefined && plan.unplaced.length === 0 && plan.assignments.length > 0;
+  }
+
+  /** A plan changed: held triggers whose dependencies are now complete go ahead. */
+  private releaseHeld(): void {
+    for (const id of [...this.held]) {
+      const spec = this.triggers.get(id);
+      if (spec) this.applyTrigger(id, spec);
+    }
   }
 
   // ---- state
@@ -222,6 +266,7 @@ export class LiveScheduler {
   /** For CoordinatorOptions.onPlan: reports the plan and writes it once it settles. */
   planMade(plan: Plan, cause: PlanCause): void {
     this.options.report.plan(plan, cause);
+    this.releaseHeld();
     const key = `${plan.namespace}/${plan.podSet}`;
     this.pendingPlans.set(key, plan);
     if (this.planTimers.has(key)) return;

@@ -32,6 +32,7 @@ function live() {
   return { clock, binder, warnings, scheduler, settle };
 }
 
+const member = (name: string, set: string) => makePod(name).req({ cpu: '1' }).labels({ 'planner.ciena.io/pod-set': set }).scheduler('podset-planner-scheduler').obj;
 const ours = (name: string) => makePod(name).req({ cpu: '1' }).scheduler('podplan').obj;
 const bound = (pod: Pod, node: string): Pod => ({ ...pod, spec: { ...pod.spec, nodeName: node } });
 
@@ -66,6 +67,25 @@ describe('kube/live/scheduler', () => {
     await s.settle();
     assert.match(s.warnings.join('\n'), /pod default\/lost was assumed on node n1 but never seen bound; requeued/);
     assert.equal(s.scheduler.counts().unconfirmed, 0);
+    await s.scheduler.stop();
+  });
+
+  it('holds a trigger until the triggers it dependsOn have complete plans', async () => {
+    const s = live();
+    s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '8', memory: '8Gi', pods: '10' }).obj);
+    s.scheduler.setLeading(true);
+    s.scheduler.triggerApplied({ name: 'db', namespace: 'default', podSet: 'db', state: 'Planning', quietTime: '10s' });
+    s.scheduler.triggerApplied({ name: 'web', namespace: 'default', podSet: 'web', state: 'Schedule', dependsOn: [{ name: 'db' }] });
+    for (const p of [member('db-0', 'db'), member('web-0', 'web'), member('web-1', 'web')]) s.scheduler.podAdded(p);
+    await s.settle();
+    assert.match(s.warnings.join('\n'), /ScheduleTrigger default\/web waits for ScheduleTrigger\/default\/db/);
+    assert.equal(s.binder.bindings.size, 0, 'db waits for its quiet time, web for db');
+
+    s.clock.advance(10_000);
+    await s.settle();
+    s.clock.advance(1_000);
+    await s.settle();
+    assert.deepEqual([...s.binder.bindings.keys()].sort(), ['default/db-0', 'default/web-0', 'default/web-1'], 'db is planned, then web');
     await s.scheduler.stop();
   });
 });
