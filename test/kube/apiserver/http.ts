@@ -11,7 +11,8 @@ import { selectorMatcher } from './selectors';
 import { errors, qualified, StatusError, success, type KubeStatus } from './status';
 import type { Entry, WatchEventType } from './store';
 import { table, wantsTable } from './table';
-import { openApiV2, openApiV3Index, openApiV3GroupVersion } from './openapi';
+import { jsonPatch, mergePatch } from './patch';
+import { OPENAPI_V2_PROTOBUF, openApiV2, openApiV2Protobuf, openApiV3Index, openApiV3GroupVersion } from './openapi';
 import { decodeProtobuf } from './protobuf';
 
 export interface HttpOptions {
@@ -78,6 +79,11 @@ export class ApiHttp {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const types = this.registry.allTypes();
+    if (path === '/openapi/v2' && req.headers.accept?.includes(OPENAPI_V2_PROTOBUF)) {
+      res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+      res.end(openApiV2Protobuf());
+      return;
+    }
     const fixed = this.fixedDocument(path, types);
     if (fixed !== undefined) {
       if (req.method !== 'GET') throw errors.methodNotAllowed();
@@ -169,7 +175,11 @@ export class ApiHttp {
       throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details: { kind: type.plural, ...(type.group ? { group: type.group } : {}) }, code: 403 });
     }
     const isPods = !type.group && type.plural === 'pods';
-    const served = subresource === undefined || (subresource === 'status' && type.statusSubresource) || (isPods && (subresource === 'binding' || subresource === 'bindings'));
+    const served =
+      subresource === undefined ||
+      (subresource === 'status' && type.statusSubresource) ||
+      (subresource === 'scale' && type.scaleSubresource) ||
+      (isPods && (subresource === 'binding' || subresource === 'bindings'));
     if (!served) throw errors.pathNotFound();
     if (subresource === 'bindings' && req.method !== 'POST') throw errors.methodNotAllowed();
     const watching = route.watchPath || query.get('watch') === 'true' || query.get('watch') === '1';
@@ -189,6 +199,10 @@ export class ApiHttp {
     const verb = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name === undefined ? 'deletecollection' : 'delete' }[method];
     if (!verb) throw errors.methodNotAllowed();
     this.counters.countRequest(verb, resource);
+    if (subresource === 'scale') {
+      await this.scale(req, res, type, namespace, name as string, opts);
+      return;
+    }
     if (method === 'GET') {
       const entry = this.registry.entry(type, namespace, name as string);
       this.send(res, 200, wantsTable(req.headers.accept) ? JSON.stringify(table(type, [entry.obj], String(entry.rv))) : entry.json);
@@ -235,6 +249,25 @@ export class ApiHttp {
     }
     const options = body.length > 0 ? (parseJson(body) as Record<string, unknown>) : {};
     this.send(res, 200, this.registry.delete(type, namespace, name, options, opts).json);
+  }
+
+  private async scale(req: IncomingMessage, res: ServerResponse, type: ResourceType, namespace: string | undefined, name: string, opts: WriteOptions): Promise<void> {
+    const method = req.method ?? 'GET';
+    const current = this.registry.scale(type, namespace, name);
+    if (method === 'GET') {
+      this.send(res, 200, JSON.stringify(current));
+      return;
+    }
+    const body = await readBody(req);
+    let wanted: unknown;
+    if (method === 'PUT') wanted = parseBody(req, body);
+    else if (method === 'PATCH') {
+      const patchType = PATCH_TYPES[mediaType(req)];
+      const patch = parseJson(body);
+      wanted = patchType === 'json' ? jsonPatch(current, patch) : patchType === 'merge' || patchType === 'strategic' ? mergePatch(current, patch) : undefined;
+      if (wanted === undefined) throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+    } else throw errors.methodNotAllowed();
+    this.send(res, 200, JSON.stringify(this.registry.updateScale(type, namespace, name, wanted as KubeObject, opts)));
   }
 
   private exists(type: ResourceType, namespace: string | undefined, name: string): boolean {

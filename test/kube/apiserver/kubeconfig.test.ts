@@ -8,7 +8,7 @@ import { names, namespace, pod } from './client';
 
 interface KubeconfigDoc {
   clusters: { name: string; cluster: Record<string, string> }[];
-  users: { name: string; user: Record<string, string> }[];
+  users: { name: string; user: Record<string, unknown> }[];
   contexts: { name: string; context: Record<string, string> }[];
   'current-context': string;
 }
@@ -23,7 +23,7 @@ describe('test/kube/apiserver: generated kubeconfigs', () => {
   afterEach(() => server.close());
 
   it('puts the server CA in certificate-authority-data and the credentials each user kind names', () => {
-    const doc = parse(server.kubeconfig({ contexts: [{ name: 't', user: 'token' }, { name: 'c', user: 'cert' }, { name: 'b', user: 'both' }] })) as KubeconfigDoc;
+    const doc = parse(server.kubeconfig({ contexts: [{ name: 't', user: 'token' }, { name: 'c', user: 'cert' }, { name: 'b', user: 'both' }, { name: 'e', user: 'exec' }] })) as KubeconfigDoc;
     const cluster = doc.clusters[0]?.cluster ?? {};
     assert.equal(Buffer.from(cluster['certificate-authority-data'] ?? '', 'base64').toString(), server.tls.caCert);
     assert.equal(cluster['insecure-skip-tls-verify'], undefined);
@@ -32,8 +32,16 @@ describe('test/kube/apiserver: generated kubeconfigs', () => {
       ['test-token-user', ['token']],
       ['test-cert-user', ['client-certificate-data', 'client-key-data']],
       ['test-both-user', ['client-certificate-data', 'client-key-data', 'token']],
+      ['test-exec-user', ['exec']],
     ]);
     assert.equal(doc['current-context'], 't');
+  });
+
+  it('an exec credential plugin user gets its token from the plugin, and is let in', async () => {
+    const kc = new k8s.KubeConfig();
+    kc.loadFromString(server.kubeconfig({ user: 'exec' }));
+    assert.equal(kc.getCurrentUser()?.token, undefined);
+    assert.deepEqual(names(await kc.makeApiClient(k8s.CoreV1Api).listNamespacedPod({ namespace: 'team' })), ['in-team']);
   });
 
   it('several contexts, each with its namespace and user, all reach the server', async () => {

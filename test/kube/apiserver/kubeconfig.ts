@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { TlsMaterial } from './tls';
 
-export type UserKind = 'token' | 'cert' | 'both';
+/** `exec`: an exec credential plugin (node printing an ExecCredential with the token) */
+export type UserKind = 'token' | 'cert' | 'both' | 'exec';
 
 export interface ContextSpec {
   readonly name: string;
@@ -44,8 +45,9 @@ export function kubeconfigYaml(target: KubeconfigTarget, options: KubeconfigOpti
   const kinds = [...new Set(contexts.map((c) => c.user ?? defaultUser))];
   const userName = (kind: UserKind): string => `${prefix}test-${kind}-user`;
   const users = kinds.map((kind) => {
-    const user: Record<string, string> = {};
+    const user: Record<string, unknown> = {};
     if (kind === 'token' || kind === 'both') user.token = target.token;
+    if (kind === 'exec') user.exec = execPlugin(target.token);
     if (kind === 'cert' || kind === 'both') {
       user['client-certificate-data'] = b64(target.tls.clientCert);
       user['client-key-data'] = b64(target.tls.clientKey);
@@ -67,6 +69,14 @@ export function kubeconfigYaml(target: KubeconfigTarget, options: KubeconfigOpti
     'current-context': options.currentContext ?? contexts[0]?.name ?? '',
   };
   return stringify(doc);
+}
+
+// v1beta1: the exec credential version every kubectl since 1.11 and client-node understand
+const EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
+
+function execPlugin(token: string): Record<string, unknown> {
+  const credential = { apiVersion: EXEC_API_VERSION, kind: 'ExecCredential', status: { token } };
+  return { apiVersion: EXEC_API_VERSION, command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(JSON.stringify(credential))})`] };
 }
 
 /** Writes the kubeconfig into a fresh temporary folder and returns the file's path. */

@@ -1,7 +1,8 @@
 // OpenAPI documents, as far as kubectl reads them: v3 per group-version with one PATCH operation per
 // kind carrying `x-kubernetes-group-version-kind` and the `fieldValidation` parameter (so kubectl
 // validates on the server, `fieldValidation=Strict`); strategic merge is not advertised, so kubectl
-// computes client-side apply patches from its built-in types. v2 is an empty but valid document.
+// computes client-side apply patches from its built-in types. v2 is an empty but valid document,
+// in JSON or, as older kubectl asks for it, protobuf.
 import { apiVersionOf, type ResourceType } from './resources';
 
 function gvPath(group: string, version: string): string {
@@ -11,6 +12,15 @@ function gvPath(group: string, version: string): string {
 export function openApiV2(_types: readonly ResourceType[]): unknown {
   return { swagger: '2.0', info: { title: 'Kubernetes', version: 'v1.35.0' }, paths: {}, definitions: {} };
 }
+
+/** The same empty v2 document as protobuf (openapi_v2.Document), which kubectl up to 1.2x asks for. */
+export function openApiV2Protobuf(): Buffer {
+  const field = (no: number, bytes: Buffer): Buffer => Buffer.concat([Buffer.from([(no << 3) | 2, bytes.length]), bytes]);
+  const info = Buffer.concat([field(1, Buffer.from('Kubernetes')), field(2, Buffer.from('v1.35.0'))]);
+  return Buffer.concat([field(1, Buffer.from('2.0')), field(2, info)]);
+}
+
+export const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 
 export function openApiV3Index(types: readonly ResourceType[]): unknown {
   const paths: Record<string, { serverRelativeURL: string }> = {};

@@ -50,6 +50,12 @@ function now(): string {
   return new Date().toISOString().replace(/\.\d+Z$/, 'Z');
 }
 
+function get(obj: unknown, ...keys: string[]): unknown {
+  let v = obj;
+  for (const k of keys) v = isMap(v) ? v[k] : undefined;
+  return v;
+}
+
 function isMap(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -403,6 +409,35 @@ export class Registry {
     return this.deleteAnswer(t, gone.obj);
   }
 
+  /** The autoscaling/v1 Scale of a workload (its `scale` subresource). */
+  scale(t: ResourceType, namespace: string | undefined, name: string): KubeObject {
+    const obj = this.get(t, namespace, name);
+    const meta = obj.metadata ?? {};
+    const spec = (obj.spec ?? {}) as { replicas?: number; selector?: { matchLabels?: Record<string, string> } };
+    const selector = Object.entries(spec.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion, creationTimestamp: meta.creationTimestamp },
+      spec: { replicas: spec.replicas ?? 1 },
+      status: { replicas: (get(obj, 'status', 'replicas') as number | undefined) ?? 0, selector },
+    };
+  }
+
+  /** Writes a Scale back: spec.replicas of the workload (resourceVersion in the Scale is a precondition). */
+  updateScale(t: ResourceType, namespace: string | undefined, name: string, scale: KubeObject, opts: WriteOptions = {}): KubeObject {
+    const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
+    if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
+      throw errors.invalid('Scale', 'autoscaling', name, [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+    }
+    const current = structuredClone(this.get(t, namespace, name));
+    current.spec = { ...(current.spec as object), replicas };
+    const wanted = scale.metadata?.resourceVersion;
+    if (wanted) current.metadata = { ...current.metadata, resourceVersion: wanted };
+    this.update(t, namespace, name, current, opts);
+    return this.scale(t, namespace, name);
+  }
+
   /** DELETE on a collection: every object the selectors match; answers the list of them. */
   deleteCollection(t: ResourceType, namespace: string | undefined, query: URLSearchParams, opts: WriteOptions = {}): string {
     const match = selectorMatcher(query, t);
@@ -517,6 +552,7 @@ export class Registry {
         shortNames: names.shortNames ?? [],
         categories: names.categories ?? [],
         statusSubresource: v.subresources?.status !== undefined,
+        scaleSubresource: false,
         fields: {},
         strategicMerge: false,
         schema: v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },

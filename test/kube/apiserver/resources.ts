@@ -41,6 +41,8 @@ export interface ResourceType {
   readonly statusSubresource: boolean;
   /** field selectors beyond metadata.name / metadata.namespace */
   readonly fields: Readonly<Record<string, FieldGetter>>;
+  /** `scale` subresource (autoscaling/v1 Scale over spec.replicas) */
+  readonly scaleSubresource: boolean;
   /** strategic merge patch is accepted (built-in kinds only) */
   readonly strategicMerge: boolean;
   /** structural schema of a custom resource: unknown fields are pruned or rejected */
@@ -80,6 +82,7 @@ interface Builtin {
   shortNames?: string[];
   categories?: string[];
   status?: boolean;
+  scale?: boolean;
   fields?: string[];
 }
 
@@ -101,9 +104,9 @@ const BUILTINS: readonly Builtin[] = [
   { kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', shortNames: ['pvc'], status: true },
   { kind: 'PersistentVolume', plural: 'persistentvolumes', namespaced: false, shortNames: ['pv'], status: true },
   { kind: 'ServiceAccount', plural: 'serviceaccounts', shortNames: ['sa'] },
-  { group: 'apps', kind: 'Deployment', plural: 'deployments', shortNames: ['deploy'], categories: ['all'], status: true },
-  { group: 'apps', kind: 'ReplicaSet', plural: 'replicasets', shortNames: ['rs'], categories: ['all'], status: true },
-  { group: 'apps', kind: 'StatefulSet', plural: 'statefulsets', shortNames: ['sts'], categories: ['all'], status: true },
+  { group: 'apps', kind: 'Deployment', plural: 'deployments', shortNames: ['deploy'], categories: ['all'], status: true, scale: true },
+  { group: 'apps', kind: 'ReplicaSet', plural: 'replicasets', shortNames: ['rs'], categories: ['all'], status: true, scale: true },
+  { group: 'apps', kind: 'StatefulSet', plural: 'statefulsets', shortNames: ['sts'], categories: ['all'], status: true, scale: true },
   { group: 'apps', kind: 'DaemonSet', plural: 'daemonsets', shortNames: ['ds'], categories: ['all'], status: true },
   { group: 'batch', kind: 'Job', plural: 'jobs', categories: ['all'], status: true },
   { group: 'events.k8s.io', kind: 'Event', plural: 'events', shortNames: ['ev'] },
@@ -127,6 +130,7 @@ export function builtinResources(): ResourceType[] {
     shortNames: b.shortNames ?? [],
     categories: b.categories ?? [],
     statusSubresource: b.status ?? false,
+    scaleSubresource: b.scale ?? false,
     fields: fieldsOf(b.fields ?? []),
     strategicMerge: true,
   }));

@@ -86,6 +86,12 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
       });
     });
 
+    it('dryRun=All answers what would be stored and stores nothing', async () => {
+      const answer = await c.core.createNamespacedPod({ namespace: 'default', body: pod('web') as k8s.V1Pod, dryRun: 'All' });
+      assert.equal(answer.spec?.schedulerName, 'default-scheduler');
+      assert.equal(server.get({ apiVersion: 'v1', kind: 'Pod' }, 'default', 'web'), undefined);
+    });
+
     it('generateName makes a unique name from the prefix', async () => {
       const a = await c.core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c' }] } } });
       const b = await c.core.createNamespacedPod({ namespace: 'default', body: { metadata: { generateName: 'web-' }, spec: { containers: [{ name: 'c' }] } } });
@@ -141,6 +147,14 @@ describe('test/kube/apiserver: REST through @kubernetes/client-node', () => {
         else await rejectsWith(update, { code: 422, reason: 'Invalid' });
       });
     }
+
+    it('the scale subresource reads and sets a workload\'s replicas', async () => {
+      server.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 2, selector: { matchLabels: { app: 'web' } } } });
+      const scale = await c.apps.readNamespacedDeploymentScale({ namespace: 'default', name: 'web' });
+      assert.deepEqual([scale.spec?.replicas, scale.status?.selector], [2, 'app=web']);
+      await c.apps.patchNamespacedDeploymentScale({ namespace: 'default', name: 'web', body: { spec: { replicas: 5 } } }, patchAs(k8s.PatchStrategy.MergePatch));
+      assert.equal((server.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, 'default', 'web')?.spec as { replicas: number }).replicas, 5);
+    });
 
     it('deletecollection deletes what the selector matches and answers the list of it', async () => {
       server.create(pod('a', { labels: { app: 'web' } }), pod('b', { labels: { app: 'db' } }));

@@ -116,6 +116,12 @@ describe('test/kube/apiserver: watch streams and informers', () => {
       }
     });
 
+    it('timeoutSeconds ends the watch cleanly', async () => {
+      const run = await watch(c.kc, '/api/v1/pods', { timeoutSeconds: 1, resourceVersion: String(server.resourceVersion) });
+      assert.equal(await run.done, null);
+      assert.equal(server.openWatches, 0);
+    });
+
     const gone: [string, (s: TestApiServer) => string][] = [
       ['after compaction, from an older resourceVersion', (s) => {
         const rv = String(s.resourceVersion);
