@@ -15,6 +15,7 @@ import { benchmarks as server } from './server';
 import { benchmarks as planner } from './planner';
 import { benchmarks as webview } from './webview';
 import { benchmarks as cli } from './cli';
+import { benchmarks as kube } from './kube';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -31,6 +32,7 @@ const all: readonly Benchmark[] = [
   ...planner,
   ...webview,
   ...cli,
+  ...kube,
 ];
 
 const filter = process.argv[2] ?? '';

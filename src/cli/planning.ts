@@ -22,6 +22,7 @@ import { CODES } from '../server/service/codes';
 import { planWorkspace, type TriggerOutcome } from '../engine/planner/plan-all';
 import { resolvePodSet, type PodSetRef } from '../engine/planner/podset';
 import { planFromManifest } from '../manifests';
+import { triggerSpec } from '../manifests/planner';
 
 export interface Planning {
   readonly workspace: WorkspaceModel;
@@ -40,9 +41,7 @@ export interface PlanningInput {
   readonly warnings: readonly string[];
 }
 
-export function triggerSpec(t: ScheduleTriggerManifest): TriggerSpec {
-  return { name: t.name, namespace: t.namespace, podSet: t.podSet, state: t.state, labels: t.labels, dependsOn: t.dependsOn, ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}) };
-}
+export { triggerSpec } from '../manifests/planner';
 
 /** A trigger the engine cannot use (a quiet time that does not parse, a bad planner label), at its field. */
 function triggerError(located: Located<ScheduleTriggerManifest>): string | undefined {

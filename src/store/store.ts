@@ -70,15 +70,25 @@ export async function openStore(file: string, options: StoreOptions = {}): Promi
 function prepareDatabase(db: SqlDatabase, file: string, busyTimeoutMs: number): Result<void, StoreError> {
   try {
     db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    // Read before anything writes: a refused file must be left exactly as it was.
-    const version = userVersion(db);
+    // Read before anything writes: a refused file must be left exactly as it was. Both reads in one
+    // read transaction: another process migrating a new file between them would otherwise make it
+    // look foreign (version 0, yet tables).
+    db.exec('BEGIN');
+    let version: number;
+    let foreign: boolean;
+    try {
+      version = userVersion(db);
+      foreign = version === 0 && hasForeignTables(db);
+    } finally {
+      db.exec('COMMIT');
+    }
     if (version > SCHEMA_VERSION) {
       return err({
         kind: 'newer-schema',
         message: `${file} was written by a newer Podplan (schema version ${version}, this one knows up to ${SCHEMA_VERSION}); it was left untouched. Use a newer Podplan or another database file.`,
       });
     }
-    if (version === 0 && hasForeignTables(db)) {
+    if (foreign) {
       return err({ kind: 'not-a-database', message: `${file} is not a Podplan history: it holds another program's tables; it was left untouched.` });
     }
     // Takes effect only on a new file (before WAL mode; an existing one keeps its size): a plan is
