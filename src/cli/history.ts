@@ -8,6 +8,7 @@ import { defaultDatabasePath } from '../store/paths';
 import { ALL_PENDING_PODS, openStore, type PlanStore } from '../store/store';
 import type { PlanSummary, StoreError } from '../store/types';
 import { EXIT, type CliIO } from './io';
+import { errorMessage } from '../engine/api/errors';
 
 export const DB_OPTION = { db: { type: 'string' } } as const;
 
@@ -22,7 +23,7 @@ export function parseCommand<O extends Options>(command: string, args: readonly 
   try {
     parsed = parseArgs({ args: [...args], allowPositionals: true, options, strict: true });
   } catch (error) {
-    io.stderr(`podplan ${command}: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`podplan ${command}: ${errorMessage(error)}\n`);
     return undefined;
   }
   const extra = parsed.positionals[positionals];

@@ -4,6 +4,7 @@ import type { Profile } from '../engine/framework/profile';
 import { combine, engineProfile, fieldRange, formatError, joinPath, readFile, type FileModel, type Located, type ManifestErrorCode, type ProfileManifest, type WorkspaceModel } from '../manifests';
 import { classify } from '../server/service/profiles';
 import type { CliIO } from './io';
+import { errorMessage } from '../engine/api/errors';
 
 export interface Input<T> {
   readonly value?: T;
@@ -12,9 +13,6 @@ export interface Input<T> {
   readonly warnings: readonly string[];
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** --strict, as the commands that read manifests take it. */
 export const STRICT_OPTION = { strict: { type: 'boolean' } } as const;
@@ -44,7 +42,7 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
     try {
       names = await io.yamlFiles(target, (problem) => warnings.push(`warning: ${problem}`));
     } catch (error) {
-      errors.push(`${target}: ${describe(error)}`);
+      errors.push(`${target}: ${errorMessage(error)}`);
       continue;
     }
     for (const name of names) {
@@ -56,7 +54,7 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
         if (size >= LARGE_FILE_BYTES) io.stderr(`read ${name}: ${model.documents.length} documents, ${model.nodes.length} nodes, ${model.pods.length} pods in ${((io.clock.now() - started) / 1000).toFixed(1)} s\n`);
         files.push(model);
       } catch (error) {
-        errors.push(`${name}: ${describe(error)}`);
+        errors.push(`${name}: ${errorMessage(error)}`);
       }
     }
   }
@@ -88,7 +86,7 @@ export async function readProfile(file: string, io: CliIO, schedulerName?: strin
   try {
     text = await io.readFile(file);
   } catch (error) {
-    return { errors: [`${file}: ${describe(error)}`], warnings: [] };
+    return { errors: [`${file}: ${errorMessage(error)}`], warnings: [] };
   }
   const model = readFile({ name: file, text });
   const errors = model.errors.filter((e) => e.severity === 'error').map(formatError);

@@ -1,6 +1,7 @@
 // `podplan`: the engine, store and manifests without an editor.
 import { commands } from './commands';
 import { EXIT, type CliIO } from './io';
+import { errorMessage } from '../engine/api/errors';
 
 const VERSION = '0.1.0';
 
@@ -44,7 +45,7 @@ export async function runCli(argv: readonly string[], io: CliIO): Promise<number
     return await command.run(rest, io);
   } catch (error) {
     // Commands return their expected failures; anything thrown is a bug, reported without a stack dump.
-    io.stderr(`podplan ${name}: internal error: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(`podplan ${name}: internal error: ${errorMessage(error)}\n`);
     return EXIT.badInput;
   }
 }

@@ -7,6 +7,7 @@ import { WorkspaceChangedNotification, WorkspaceSummaryRequest, type WorkspaceSu
 import { createClient } from './client';
 import { PlanPanel } from './panel';
 import { StatusItem } from './status';
+import { errorMessage } from '../protocol/errors';
 
 export class Ctx implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
@@ -109,7 +110,7 @@ export class Ctx implements vscode.Disposable {
         );
       }
     } catch (e) {
-      this.output.warn(`workspace summary failed: ${e instanceof Error ? e.message : String(e)}`);
+      this.output.warn(`workspace summary failed: ${errorMessage(e)}`);
     }
   }
 

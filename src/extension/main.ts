@@ -11,6 +11,7 @@ import { workspaceClusterSource } from './views/cluster-source';
 import { registerViews } from './views';
 import { isViewNode } from './views/model';
 import { offerSchemasToYamlExtension } from './yaml-extension';
+import { errorMessage } from '../protocol/errors';
 
 /** Settings the server reads once at start: a change restarts it. */
 const SERVER_SETTINGS = ['podplan.schedulerName', 'podplan.history.enabled', 'podplan.history.database'];
@@ -51,7 +52,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
           const [first, ...rest] = args;
           return await handler(...(isViewNode(first) ? [first.args, ...rest] : args));
         } catch (e) {
-          const message = e instanceof Error ? e.message : String(e);
+          const message = errorMessage(e);
           context.output.error(`${CommandIds[name]} failed: ${message}`);
           void vscode.window.showErrorMessage(`Podplan: ${message}`);
           return undefined;
@@ -69,7 +70,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
   try {
     await context.start();
   } catch (e) {
-    context.output.error(`the language server did not start: ${e instanceof Error ? e.message : String(e)}`);
+    context.output.error(`the language server did not start: ${errorMessage(e)}`);
     void vscode.window.showErrorMessage('Podplan: the language server did not start (see Output → Podplan).');
   }
 }

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { HostToWebview, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
 import { newNonce, panelHtml } from './webview/html';
 import { PanelHistory, type HistoryEntry } from './webview/navigation';
+import { errorMessage } from '../protocol/errors';
 
 export type Load = () => Promise<ViewMessage>;
 
@@ -51,7 +52,7 @@ export class PlanPanel implements vscode.Disposable {
     try {
       message = await page.load();
     } catch (e) {
-      message = { type: 'error', message: e instanceof Error ? e.message : String(e) };
+      message = { type: 'error', message: errorMessage(e) };
     }
     page.shown = message;
     // Another entry was shown meanwhile: this answer waits in its entry.

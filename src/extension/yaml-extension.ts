@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { contributedSchema, holdsOurKinds, OFFERED, SCHEMA_SCHEME, SCHEMA_URI, type YamlExtensionApi } from './yaml-schemas';
+import { errorMessage } from '../protocol/errors';
 
 export const YAML_EXTENSION_ID = 'redhat.vscode-yaml';
 
@@ -29,7 +30,7 @@ export function offerSchemasToYamlExtension(extension: vscode.ExtensionContext, 
       api.registerContributor(SCHEMA_SCHEME, requestSchema, (uri) => (uri === SCHEMA_URI ? content : undefined), 'Podplan');
       output.info(`schemas for ScheduleTrigger and SchedulePlan offered to ${YAML_EXTENSION_ID} by kind and apiVersion`);
     } catch (e) {
-      output.warn(`offering schemas to ${YAML_EXTENSION_ID} failed: ${e instanceof Error ? e.message : String(e)}`);
+      output.warn(`offering schemas to ${YAML_EXTENSION_ID} failed: ${errorMessage(e)}`);
     }
   };
   void tryOffer();

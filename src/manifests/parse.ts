@@ -5,6 +5,7 @@
 import { parseAllDocuments, type Document } from 'yaml';
 import type { Severity } from './errors';
 import { DocumentSyntax } from './source-map';
+import { errorMessage } from '../engine/api/errors';
 
 export interface Chunk {
   /** Offset of the piece in the file. */
@@ -55,7 +56,7 @@ function parsedDocument(doc: Document.Parsed, origin: number): ParsedDocument {
       value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
     } catch (e) {
       // toJS throws on alias bombs and unresolved aliases: input problems, reported like syntax errors.
-      problems.push({ message: e instanceof Error ? e.message : String(e), severity: 'error', start: span[0], end: span[1] });
+      problems.push({ message: errorMessage(e), severity: 'error', start: span[0], end: span[1] });
     }
   }
   return { syntax: new DocumentSyntax(doc.contents, span, origin), problems, value };

@@ -5,6 +5,7 @@
 import type { Highs } from 'highs';
 import { err, ok, type Result } from '../engine/api/result';
 import type { MilpModel, MilpOptions, MilpSolution, MilpSolver } from '../engine/planner/solver';
+import { errorMessage } from '../engine/api/errors';
 
 let loading: Promise<Result<MilpSolver>> | undefined;
 
@@ -17,7 +18,7 @@ export function highsSolver(): Promise<Result<MilpSolver>> {
     .then((module) => module.default())
     .then(
       (highs): Result<MilpSolver> => ok(new HighsSolver(highs)),
-      (error: unknown) => err(`the MILP solver (npm package highs) could not be loaded: ${error instanceof Error ? error.message : String(error)}`),
+      (error: unknown) => err(`the MILP solver (npm package highs) could not be loaded: ${errorMessage(error)}`),
     );
   return loading;
 }
@@ -69,7 +70,7 @@ class HighsSolver implements MilpSolver {
         ...(feasible ? { values: Float64Array.from(instance.getSolution().colValue), objective: objective as number } : {}),
       };
     } catch (error) {
-      return unsolved(error instanceof Error ? error.message : String(error));
+      return unsolved(errorMessage(error));
     } finally {
       instance.dispose();
     }

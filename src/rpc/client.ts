@@ -4,6 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { err, ok, type Result } from '../engine/api/result';
 import { buildSchedulePlanMethod, type Assignments, type SchedulePlanRequest } from './service';
+import { errorMessage } from '../engine/api/errors';
 
 /** A gRPC status name: 'DEADLINE_EXCEEDED', 'UNAVAILABLE', 'NOT_FOUND', … */
 export type RpcCode = keyof typeof grpc.status;
@@ -39,7 +40,7 @@ export function connectPlanner(address: string, options: PlannerClientOptions): 
   try {
     client = new grpc.Client(address, grpc.credentials.createInsecure());
   } catch (error) {
-    return err(`cannot use planner address "${address}": ${error instanceof Error ? error.message : String(error)}`);
+    return err(`cannot use planner address "${address}": ${errorMessage(error)}`);
   }
   const method = buildSchedulePlanMethod;
   return ok({

@@ -4,6 +4,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { err, ok, type Result } from '../engine/api/result';
 import { plannerService, type Assignments, type SchedulePlanRequest, type SchedulePlanResponse } from './service';
+import { errorMessage } from '../engine/api/errors';
 
 /** Why a planner could not answer; each kind is one gRPC status code. */
 export interface PlannerFailure {
@@ -64,7 +65,7 @@ async function answer(planner: PlanFunction, request: SchedulePlanRequest): Prom
     return err({ code: STATUS_OF[planned.error.kind], details: planned.error.message });
   } catch (error) {
     // A planner that throws has a bug: the caller gets INTERNAL and the server keeps serving.
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     return err({ code: grpc.status.INTERNAL, details: `planner failed on pod set ${request.namespace}/${request.podSet}: ${message}` });
   }
 }

@@ -2,10 +2,11 @@
 // arguments (--stdio, --node-ipc), as vscode-languageserver's createConnection decides.
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { startServer } from './server';
+import { errorDetail } from '../engine/api/errors';
 
 const connection = createConnection(ProposedFeatures.all);
 // Handlers catch their own failures; anything that still escapes is logged, and the server stays up
 // for the editor rather than dying with the user's work open.
 process.on('uncaughtException', (e) => connection.console.error(`[podplan] uncaught: ${e.stack ?? e.message}`));
-process.on('unhandledRejection', (e) => connection.console.error(`[podplan] unhandled rejection: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`));
+process.on('unhandledRejection', (e) => connection.console.error(`[podplan] unhandled rejection: ${errorDetail(e)}`));
 startServer(connection);

@@ -46,6 +46,7 @@ import { openHistory } from './store-history';
 import * as service from './service';
 import { planView } from './service/planning';
 import { Workspace } from './workspace';
+import { errorDetail, errorMessage } from '../engine/api/errors';
 
 export const SERVER_NAME = 'podplan';
 const VERSION = '0.1.0';
@@ -62,9 +63,6 @@ const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', 'dist', 'out', '.vs
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
 const MAX_FILES = 20_000;
 
-function errorText(e: unknown): string {
-  return e instanceof Error ? (e.stack ?? e.message) : String(e);
-}
 
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
   const documents = new TextDocuments(TextDocument);
@@ -88,12 +86,12 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         await ready;
         return handler(...args);
       } catch (e) {
-        log(`${name} failed: ${errorText(e)}`);
+        log(`${name} failed: ${errorDetail(e)}`);
         return fallback(e);
       }
     };
   }
-  const failed = <T>(name: string) => (e: unknown): Result<T> => err(`${name} failed: ${e instanceof Error ? e.message : String(e)}`);
+  const failed = <T>(name: string) => (e: unknown): Result<T> => err(`${name} failed: ${errorMessage(e)}`);
 
   function problems(): { errors: number; warnings: number } {
     let errors = 0;
@@ -114,7 +112,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     try {
       analysis = workspace.analysis();
     } catch (e) {
-      log(`reading the workspace failed: ${errorText(e)}`);
+      log(`reading the workspace failed: ${errorDetail(e)}`);
       return;
     }
     const present = new Set<string>();
@@ -128,7 +126,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         // A version only for open documents: a file read from disk has none the client knows.
         void connection.sendDiagnostics({ uri: file.uri, ...(workspace.isOpen(file.uri) ? { version: file.document.version } : {}), diagnostics });
       } catch (e) {
-        log(`validating ${file.uri} failed: ${errorText(e)}`);
+        log(`validating ${file.uri} failed: ${errorDetail(e)}`);
       }
     }
     for (const uri of [...published.keys()]) {
@@ -154,7 +152,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       workspace.setDisk(uri, await readFile(file, 'utf8'));
     } catch (e) {
       // Gone between the event and the read: a delete event follows.
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') log(`reading ${uri} failed: ${errorText(e)}`);
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') log(`reading ${uri} failed: ${errorDetail(e)}`);
     }
   }
 
@@ -168,7 +166,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       try {
         entries = await readdir(dir, { withFileTypes: true });
       } catch (e) {
-        log(`listing ${dir} failed: ${errorText(e)}`);
+        log(`listing ${dir} failed: ${errorDetail(e)}`);
         continue;
       }
       for (const entry of entries) {
@@ -194,7 +192,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, folders, log);
         await scan(folders);
       } catch (e) {
-        log(`reading the workspace failed: ${errorText(e)}`);
+        log(`reading the workspace failed: ${errorDetail(e)}`);
       } finally {
         markReady();
         changed();
@@ -217,7 +215,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onInitialized(() => {
     if (watchDynamically) {
-      connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] }).catch((e: unknown) => log(`watching files failed: ${errorText(e)}`));
+      connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] }).catch((e: unknown) => log(`watching files failed: ${errorDetail(e)}`));
     }
   });
 
@@ -231,7 +229,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       }
       changed();
     } catch (e) {
-      log(`file change failed: ${errorText(e)}`);
+      log(`file change failed: ${errorDetail(e)}`);
     }
   });
 
@@ -242,7 +240,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       workspace.setBuffer(e.document.uri, e.document.getText(), e.document.version);
       changed(e.document.uri);
     } catch (err) {
-      log(`reading ${e.document.uri} failed: ${errorText(err)}`);
+      log(`reading ${e.document.uri} failed: ${errorDetail(err)}`);
     }
   });
   documents.onDidClose((e) => {
@@ -250,7 +248,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       workspace.closeBuffer(e.document.uri);
       changed();
     } catch (err) {
-      log(`closing ${e.document.uri} failed: ${errorText(err)}`);
+      log(`closing ${e.document.uri} failed: ${errorDetail(err)}`);
     }
   });
 

@@ -9,6 +9,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { err, ok, type Result } from '../engine/api/result';
+import { errorMessage } from '../engine/api/errors';
 
 export type SqlValue = string | number | bigint | Uint8Array | null;
 export type Row = Record<string, unknown>;
@@ -152,7 +153,7 @@ export async function openDatabase(path: string, loaders: readonly DriverLoader[
 }
 
 export function firstLine(e: unknown): string {
-  const text = e instanceof Error ? e.message : String(e);
+  const text = errorMessage(e);
   return text.split('\n')[0] ?? text;
 }
 

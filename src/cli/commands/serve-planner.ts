@@ -14,6 +14,7 @@ import type { WorkspaceModel } from '../../manifests';
 import { EXIT, type CliIO, type Command } from '../io';
 import { loadPlanning, triggerSpec, type Planning } from '../planning';
 import { contextOf, isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
+import { errorMessage } from '../../engine/api/errors';
 
 export const DEFAULT_PLANNER_PORT = 7309;
 
@@ -53,7 +54,7 @@ export const servePlanner: Command = {
     try {
       parsed = parseArgs({ args: [...args], allowPositionals: true, options: { ...SOURCE_OPTIONS, port: { type: 'string' }, host: { type: 'string' }, profile: { type: 'string' }, seed: { type: 'string' } } });
     } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error));
+      return fail(errorMessage(error));
     }
     const { values } = parsed;
     const problem = sourceProblem(parsed);

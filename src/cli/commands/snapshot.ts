@@ -8,6 +8,7 @@ import { snapshotFile, type TypedObject } from '../../kube';
 import { parseCommand } from '../history';
 import { EXIT, type Command } from '../io';
 import { readContext, sourceHelp, SOURCE_OPTIONS } from '../source';
+import { errorMessage } from '../../engine/api/errors';
 
 const HELP = `Usage: podplan snapshot --context NAME [--kubeconfig file] [-n NAMESPACE] -o DIR
 
@@ -74,7 +75,7 @@ export const snapshot: Command = {
     try {
       for (const [file, text] of files) await io.writeFile(path.join(dir, file), text);
     } catch (error) {
-      return fail(`writing ${dir}: ${error instanceof Error ? error.message : String(error)}`);
+      return fail(`writing ${dir}: ${errorMessage(error)}`);
     }
     io.stdout(`Wrote ${read.value.read.objects.length} objects of context ${read.value.context.context} in ${files.size} files under ${dir}.\n`);
     return EXIT.ok;

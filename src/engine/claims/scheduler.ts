@@ -20,6 +20,7 @@ import {
   type SwapRequest,
   type SwapResult,
 } from './types';
+import { errorMessage } from '../api/errors';
 
 export interface ClaimSchedulerOptions {
   readonly pool: string;
@@ -279,7 +280,7 @@ export class ClaimScheduler {
     };
     attempt(() => this.target.swap(swap)).then(
       (result) => this.settle(entry, pod, result),
-      (error: unknown) => this.settle(entry, pod, { kind: 'error', message: describe(error) }),
+      (error: unknown) => this.settle(entry, pod, { kind: 'error', message: errorMessage(error) }),
     );
   }
 
@@ -323,7 +324,7 @@ export class ClaimScheduler {
     this.listAgain = false;
     attempt(() => this.target.listIdle()).then(
       (result) => this.listed(result),
-      (error: unknown) => this.listed(err(describe(error))),
+      (error: unknown) => this.listed(err(errorMessage(error))),
     );
   }
 
@@ -412,6 +413,3 @@ function attempt<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

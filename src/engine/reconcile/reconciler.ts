@@ -6,6 +6,7 @@
 // changes nothing, Force fails what is still blocked (a never-ready dependency, or a cycle, which
 // it names), starting from the blocked nodes that wait on nothing else blocked.
 import { cyclesThrough, leafComponents } from './cycles';
+import { errorMessage } from '../api/errors';
 
 /** How hard the driver is pushing towards the fixpoint; a body may be more lenient at a drain level. */
 export const DrainLevel = { None: 0, Cascade: 1, Force: 2 } as const;
@@ -400,7 +401,7 @@ export class Reconciler {
       (outcome) => this.settle(node, generation, level, since, outcome),
       (error: unknown) => {
         this.stats.thrown++;
-        this.settle(node, generation, level, since, failed(error instanceof Error ? error.message : String(error)));
+        this.settle(node, generation, level, since, failed(errorMessage(error)));
       },
     );
   }

@@ -2,6 +2,7 @@
 // them; `refresh` asks again. A failed load shows one line saying why, not an empty tree.
 import * as vscode from 'vscode';
 import type { ViewNode } from './model';
+import { errorMessage } from '../../protocol/errors';
 
 export class NodeTree implements vscode.TreeDataProvider<ViewNode>, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
@@ -18,7 +19,7 @@ export class NodeTree implements vscode.TreeDataProvider<ViewNode>, vscode.Dispo
     try {
       return await this.load();
     } catch (e) {
-      return [{ key: 'error', label: e instanceof Error ? e.message : String(e), icon: 'warning' }];
+      return [{ key: 'error', label: errorMessage(e), icon: 'warning' }];
     }
   }
 
