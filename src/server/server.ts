@@ -45,6 +45,7 @@ import { noHistory, type History } from './history';
 import { openHistory } from './store-history';
 import * as service from './service';
 import { planView } from './service/planning';
+import { Debouncer } from './debounce';
 import { Workspace } from './workspace';
 
 export const SERVER_NAME = 'podplan';
@@ -54,7 +55,6 @@ export interface ServerOptions {
   readonly clock?: Clock;
 }
 
-const DEFAULT_DEBOUNCE_MS = 150;
 const YAML_FILE = /\.ya?ml$/i;
 /** Folders never holding manifests worth reading, and big enough to slow the first read. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.cache']);
@@ -72,9 +72,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const forced = new Set<string>();
   let workspace = new Workspace();
   let folders: string[] = [];
-  let debounceMs = DEFAULT_DEBOUNCE_MS;
   let history: History = noHistory('the workspace is still being read');
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let debouncer = new Debouncer(publishAll);
   let watchDynamically = false;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -109,7 +108,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   /** Validates every file and publishes what changed (and the files forced by an edit, changed or not). */
   function publishAll(): void {
-    timer = undefined;
     let analysis: service.Analysis;
     try {
       analysis = workspace.analysis();
@@ -142,8 +140,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   function changed(uri?: string): void {
     if (uri) forced.add(uri);
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(publishAll, debounceMs);
+    debouncer.schedule();
   }
 
   async function readDisk(uri: string): Promise<void> {
@@ -181,7 +178,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onInitialize((params): InitializeResult => {
     const init = (params.initializationOptions ?? {}) as InitializationOptions;
-    if (typeof init.debounceMs === 'number' && init.debounceMs >= 0) debounceMs = init.debounceMs;
+    if (typeof init.debounceMs === 'number' && init.debounceMs >= 0) debouncer = new Debouncer(publishAll, init.debounceMs);
     workspace = new Workspace({
       clock: options.clock ?? systemClock,
       ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}),
@@ -284,7 +281,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (p: ComparePlansParams) => history.compare(p.from, p.to)));
 
   connection.onShutdown(() => {
-    if (timer) clearTimeout(timer);
+    debouncer.cancel();
     history.close();
   });
 
