@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { validate } from '../../../src/server/service';
+import { codeLenses, hover, symbols, validate } from '../../../src/server/service';
 import { docs, node, trigger, uriOf, workspaceOf } from './fixtures';
 
 const deployment = (labels: string, cpu = '"1"', scheduler = 'podset-planner-scheduler') => `apiVersion: apps/v1
@@ -48,6 +48,19 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
       source: 'podplan',
       message: 'no pod in namespace default has the label planner.ciena.io/pod-set: lonely, so this trigger holds nothing: label the pods (or their workload\'s pod template) with it, or fix the name',
     });
+  });
+
+  it('a misspelt state is reported at the state; the trigger keeps its outline, lenses, hover and dependsOn check', () => {
+    const typo = `${trigger('s', 'Planing')}  dependsOn: [{ name: missing }]\n`;
+    const ws = workspaceOf({ 't.yaml': docs(typo, node('n1')) });
+    const analysis = ws.analysis();
+    assert.deepEqual(
+      validate(uriOf('t.yaml'), analysis).map((d) => [d.code, d.range.start.line]),
+      [['pod-set/empty', 5], ['schema/enum', 7], ['depends-on/unresolved', 8]],
+    );
+    assert.deepEqual(symbols(uriOf('t.yaml'), analysis).map((s) => s.name), ['default/s', 'n1']);
+    assert.ok(codeLenses(uriOf('t.yaml'), analysis).length > 0);
+    assert.ok(hover(uriOf('t.yaml'), { line: 3, character: 4 }, analysis));
   });
 
   it('a file the workspace does not hold has no diagnostics', () => assert.deepEqual(validate('file:///elsewhere.yaml', workspaceOf({}).analysis()), []));
