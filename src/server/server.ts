@@ -14,6 +14,7 @@ import {
   type Connection,
   type Diagnostic,
   type InitializeResult,
+  type WorkDoneProgressParams,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Clock } from '../engine/api/clock';
@@ -81,11 +82,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const log = (message: string) => connection.console.error(`[podplan] ${message}`);
 
   /** A handler that waits for the workspace, and answers `fallback` (after logging) if it throws. */
-  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R, handler: (...args: P) => R): (...args: P) => Promise<R> {
+  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R, handler: (...args: P) => R | Promise<R>): (...args: P) => Promise<R> {
     return async (...args: P) => {
       try {
         await ready;
-        return handler(...args);
+        return await handler(...args);
       } catch (e) {
         log(`${name} failed: ${errorText(e)}`);
         return fallback(e);
@@ -252,6 +253,24 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
 
   const analysis = () => workspace.analysis();
+
+  /**
+   * Plans with a progress notification: on the client's token when it sent one, else on one the
+   * server creates (window/workDoneProgress/create, when the client shows them) for a plan big
+   * enough to take a while. The plan runs synchronously, so `begin` is let out first.
+   */
+  async function planning<R>(params: WorkDoneProgressParams, size: service.PlanSize | undefined, title: string, plan: () => R): Promise<R> {
+    const reporter =
+      params.workDoneToken !== undefined ? connection.languages.attachWorkDoneProgress(params) : size && service.takesLong(size) ? await connection.window.createWorkDoneProgress() : undefined;
+    if (!reporter) return plan();
+    reporter.begin(title, undefined, size ? `${size.podSet}: ${size.pods} pods on ${size.nodes} nodes` : undefined, false);
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      return plan();
+    } finally {
+      reporter.done();
+    }
+  }
   connection.onCompletion(guard('completion', () => [], (p) => service.complete(p.textDocument.uri, p.position, analysis())));
   connection.onHover(guard('hover', () => null, (p) => service.hover(p.textDocument.uri, p.position, analysis())));
   connection.onCodeAction(guard('code actions', () => [], (p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, analysis())));
@@ -260,9 +279,19 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onDefinition(guard('definition', () => [], (p) => service.definition(p.textDocument.uri, p.position, analysis())));
   connection.onReferences(guard('references', () => [], (p) => service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, analysis())));
 
-  connection.onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
+  connection.onRequest(
+    PreviewPlanRequest,
+    guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams & WorkDoneProgressParams) =>
+      planning(p, service.planSize(p, analysis()), 'Podplan: planning', () => service.previewPlan(p, analysis(), history)),
+    ),
+  );
   connection.onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis(), history)));
-  connection.onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis(), history)));
+  connection.onRequest(
+    ScheduleNowRequest,
+    guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams & WorkDoneProgressParams) =>
+      planning(p, service.planSize(p, analysis()), 'Podplan: planning for Schedule Now', () => service.scheduleNow(p, analysis(), history)),
+    ),
+  );
   connection.onRequest(RecordAppliedRequest, guard('podplan/recordApplied', failed('podplan/recordApplied'), (p: RecordAppliedParams) => history.markApplied(p.id)));
   connection.onRequest(
     WorkspaceSummaryRequest,
