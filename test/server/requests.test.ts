@@ -59,7 +59,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
 
   it('podplan/previewPlan: a client that passes a workDoneToken sees the plan begin and end ($/progress)', async () => {
     const seen: unknown[] = [];
-    const listening = session.connection.onProgress(WorkDoneProgress.type, 'preview-1', (p) => seen.push(p));
+    const listening = session.connection.onProgress(WorkDoneProgress.type, 'preview-1', (p) => void seen.push(p));
     value(await preview({ trigger: { namespace: 'jobs', name: 'nightly' }, workDoneToken: 'preview-1' }));
     await session.connection.sendRequest(WorkspaceSummaryRequest.method); // the notifications sent before the answer have arrived
     listening.dispose();
