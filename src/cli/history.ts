@@ -47,7 +47,7 @@ export function openHistory(file: string, io: CliIO): Promise<Result<PlanStore, 
 export async function readHistory(command: string, db: string | undefined, io: CliIO, body: (store: PlanStore) => number): Promise<number> {
   const file = databasePath(db, io);
   if (!existsSync(file)) {
-    io.stderr(`podplan ${command}: there is no plan history at ${file} (podplan schedule records one; --db or PODPLAN_DB name another file)\n`);
+    io.stderr(`podplan ${command}: there is no plan history at ${file} (podplan schedule and podplan plan record one; --db or PODPLAN_DB name another file)\n`);
     return EXIT.badInput;
   }
   const opened = await openHistory(file, io);
@@ -60,6 +60,11 @@ export async function readHistory(command: string, db: string | undefined, io: C
   } finally {
     opened.value.close();
   }
+}
+
+/** Why a run goes on without its history, in one clause (a missing driver's message says so itself). */
+export function historyOff(error: StoreError): string {
+  return error.kind === 'no-driver' ? error.message : `plan history is off: ${error.message}`;
 }
 
 /** The value of a store result, or undefined after printing its error. */
@@ -103,6 +108,11 @@ export async function runPlanCommand<T>(command: string, args: readonly string[]
   const parsed = parseCommand(command, args, { ...DB_OPTION, ...spec.options }, spec.ids, io);
   if (!parsed) return EXIT.badInput;
   const ids: number[] = [];
+  if (spec.ids > 1 && parsed.positionals.length < spec.ids) {
+    const given = parsed.positionals.length;
+    io.stderr(`podplan ${command}: ${spec.ids} plan ids are needed (as podplan history lists them), ${given === 0 ? 'none was' : `only ${given} was`} given\n`);
+    return EXIT.badInput;
+  }
   for (let i = 0; i < spec.ids; i++) {
     const id = planId(command, parsed.positionals[i], io);
     if (id === undefined) return EXIT.badInput;

@@ -1,5 +1,5 @@
 // What a command may touch of the outside world, passed in so tests run commands in-process.
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../platform/clock';
@@ -12,8 +12,14 @@ export interface CliIO {
   readonly readFile: (path: string) => Promise<string>;
   /** Writes a file, creating its directory (`podplan snapshot`). */
   readonly writeFile: (path: string, text: string) => Promise<void>;
-  /** The YAML files a path names: the file itself, or every *.yaml / *.yml below a directory, sorted. */
-  readonly yamlFiles: (path: string) => Promise<string[]>;
+  /**
+   * The manifest files a path names: the file itself, or every *.yaml / *.yml / *.json below a
+   * directory (following symbolic links), sorted. A problem met on the way (a symbolic link loop, a
+   * broken link) goes to `onProblem` and the walk goes on.
+   */
+  readonly yamlFiles: (path: string, onProblem?: (message: string) => void) => Promise<string[]>;
+  /** A file's size in bytes (for progress on large reads). */
+  readonly fileSize?: (path: string) => Promise<number>;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** With env and platform, where the plan history lives by default (src/store/paths.ts). */
@@ -36,14 +42,13 @@ export const processIO: CliIO = {
     await mkdir(path.dirname(file), { recursive: true });
     await writeFile(file, text, 'utf8');
   },
-  yamlFiles: async (target) => {
+  yamlFiles: async (target, onProblem) => {
     if (!(await stat(target)).isDirectory()) return [target];
-    const entries = await readdir(target, { recursive: true, withFileTypes: true });
-    return entries
-      .filter((e) => e.isFile() && /\.ya?ml$/i.test(e.name))
-      .map((e) => path.join(e.parentPath, e.name))
-      .sort();
+    const found: string[] = [];
+    await walk(target, [await realpath(target)], found, onProblem ?? (() => undefined));
+    return found.sort();
   },
+  fileSize: async (file) => (await stat(file)).size,
   cwd: process.cwd(),
   env: process.env,
   homedir: homedir(),
@@ -61,6 +66,41 @@ export const processIO: CliIO = {
       process.on('SIGTERM', stop);
     }),
 };
+
+const MANIFEST_FILE = /\.(ya?ml|json)$/i;
+
+/** Collects the manifest files below `dir`; `ancestors` are the real paths of the directories above, to tell a link back up (a loop). */
+async function walk(dir: string, ancestors: readonly string[], found: string[], onProblem: (message: string) => void): Promise<void> {
+  for (const entry of await readdir(dir, { withFileTypes: true })) {
+    const at = path.join(dir, entry.name);
+    if (entry.isFile()) {
+      if (MANIFEST_FILE.test(entry.name)) found.push(at);
+      continue;
+    }
+    if (entry.isDirectory()) {
+      await walk(at, [...ancestors, await realpath(at)], found, onProblem);
+      continue;
+    }
+    if (!entry.isSymbolicLink()) continue;
+    let real: string;
+    let isDirectory: boolean;
+    try {
+      real = await realpath(at);
+      isDirectory = (await stat(real)).isDirectory();
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      onProblem(`${at}: ${code === 'ELOOP' ? 'symbolic link loop' : 'broken symbolic link'}; skipped`);
+      continue;
+    }
+    if (!isDirectory) {
+      if (MANIFEST_FILE.test(entry.name)) found.push(at);
+    } else if (ancestors.includes(real)) {
+      onProblem(`${at}: symbolic link loop (it leads back to ${real}); skipped`);
+    } else {
+      await walk(at, [...ancestors, real], found, onProblem);
+    }
+  }
+}
 
 /** Exit codes every command shares. */
 export const EXIT = { ok: 0, unplaced: 1, badInput: 2 } as const;

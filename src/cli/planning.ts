@@ -11,12 +11,25 @@ import { highsSolver } from '../platform/highs';
 import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
 import { profileInput, readProfile, type ProfileInput } from './input';
 import type { CliIO } from './io';
+import type { SourceRef } from '../store/types';
 import { readSource, type SourceArgs } from './source';
 import { readTrigger } from '../engine/planner/trigger';
+import { podInfo } from '../engine/framework/node-info';
+import { Snapshot } from '../engine/framework/snapshot';
+import { planPodSet, type PlanSettings } from '../engine/planner/build';
+import { QUIET_TIME_LABEL, type Plan } from '../engine/planner/plan';
+import { CODES } from '../server/service/codes';
+import { planWorkspace, type TriggerOutcome } from '../engine/planner/plan-all';
+import { resolvePodSet, type PodSetRef } from '../engine/planner/podset';
+import { planFromManifest } from '../manifests';
 
 export interface Planning {
   readonly workspace: WorkspaceModel;
+  /** What the workspace was read from, for the plan history. */
+  readonly source: SourceRef;
   readonly planning: PodSetFramework;
+  /** The merged profile the planning framework runs. */
+  readonly profile: Profile;
   /** The workspace's triggers as the engine reads them, each checked. */
   readonly triggers: readonly TriggerSpec[];
 }
@@ -36,34 +49,31 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
   const read = readTrigger(triggerSpec(located.value));
   if (read.ok) return undefined;
   const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
-  return `${range.file}:${range.start.line}:${range.start.column}: error: ${read.error.message}`;
+  const code = read.error.field.includes(QUIET_TIME_LABEL) ? CODES.quietTimeNotDuration : 'bad-value';
+  return `${range.file}:${range.start.line}:${range.start.column}: error ${code}: ${read.error.message}`;
 }
 
 /** How long one solve may take in the CLI's plans. */
 const SOLVER_TIME_LIMIT_MS = 10_000;
 
 /**
- * The planning input of a command's source (its parsed arguments: paths or --context; or just paths), `--profile` and `--seed`, warnings and errors printed
- * to stderr; undefined when there were errors (the command exits 2).
+ * The planning input of a command's source (its parsed arguments: paths or --context), `--profile`
+ * and `--seed`, warnings and errors printed to stderr; undefined when there were errors (the command exits 2).
  */
-export async function loadPlanning(command: string, source: SourceArgs | readonly string[], values: { readonly profile?: string; readonly seed?: string }, io: CliIO): Promise<Planning | undefined> {
+export async function loadPlanning(command: string, source: SourceArgs, values: { readonly profile?: string | undefined; readonly seed?: string | undefined; readonly strict?: boolean | undefined }, io: CliIO): Promise<Planning | undefined> {
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed)) {
     io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
     return undefined;
   }
-  const input = await readPlanning(isPaths(source) ? { positionals: source, values: {} } : source, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed }, io);
+  const input = await readPlanning(source, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed, strict: values.strict }, io);
   for (const w of input.warnings) io.stderr(`${w}\n`);
   for (const e of input.errors) io.stderr(`${e}\n`);
   return input.value;
 }
 
-function isPaths(source: SourceArgs | readonly string[]): source is readonly string[] {
-  return Array.isArray(source);
-}
-
-async function readPlanning(source: SourceArgs, options: { readonly profile?: string; readonly seed: number }, io: CliIO): Promise<PlanningInput> {
-  const workspace = await readSource(source, io);
+async function readPlanning(source: SourceArgs, options: { readonly profile?: string; readonly seed: number; readonly strict?: boolean | undefined }, io: CliIO): Promise<PlanningInput> {
+  const workspace = await readSource(source, io, options);
   const fromFile = options.profile !== undefined ? await readProfile(options.profile, io, POD_SET_SCHEDULER_NAME) : undefined;
   const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
   const warnings = [...workspace.warnings, ...(fromFile?.warnings ?? [])];
@@ -89,5 +99,44 @@ async function readPlanning(source: SourceArgs, options: { readonly profile?: st
   const planning = podSetFramework(profile, { random: seededRandom(options.seed), ...solver });
   if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
-  return { value: { workspace: workspace.value, planning: planning.value, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
+  for (const key of planning.value.args.ignored ?? []) {
+    const at = chosen ? pluginArgsPath(chosen.profile, key) : undefined;
+    warnings.push(`${chosen && at ? chosen.position(at) : 'profile'}: warning: PodSetPlanner arg ${key} is Pallet's own setting and means nothing to Podplan; ignored`);
+  }
+  return { value: { workspace: workspace.value, source: workspace.source, planning: planning.value, profile, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
+}
+
+export interface SetOutcome {
+  readonly plan?: Plan;
+  /** The set's trigger (namespace/name), when it has one. */
+  readonly trigger?: string;
+  readonly failed: boolean;
+  readonly message?: string;
+}
+
+/** The set planned through its trigger (and what it depends on), or directly when it has none; a string when it cannot be. */
+export async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
+  const { workspace, triggers } = planning;
+  const own = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
+  if (own) {
+    const outcomes = await planWorkspace({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override });
+    if (!outcomes.ok) return outcomes.error;
+    const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
+    return { ...(outcome.plan ? { plan: outcome.plan } : {}), trigger: `${own.namespace}/${own.name}`, failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
+  }
+  const snapshot = Snapshot.fromCluster(workspace.cluster);
+  if (!snapshot.ok) return snapshot.error;
+  const podSet = resolvePodSet(workspace.cluster.pods, ref, planning.planning.args.schedulerName);
+  for (const p of podSet.pending) {
+    const info = podInfo(p);
+    if (!info.ok) return info.error;
+  }
+  const built = planPodSet(planning.planning, { podSet, snapshot: snapshot.value, now }, { override });
+  return built.ok ? { plan: built.value, failed: false } : built.error;
+}
+
+/** Where a PodSetPlanner arg is written in the profile (pluginConfig[i].args.key), if it is. */
+function pluginArgsPath(profile: Profile, key: string): (string | number)[] | undefined {
+  const index = profile.pluginConfig?.findIndex((c) => c.name === 'PodSetPlanner') ?? -1;
+  return index >= 0 ? ['pluginConfig', index, 'args', key] : undefined;
 }

@@ -7,7 +7,7 @@ import { clusterModel, KubeHttp, openContext, readCluster, type ClusterRead, typ
 import { err, ok, type Result } from '../engine/api/result';
 import { formatError, type WorkspaceModel } from '../manifests';
 import type { SourceRef } from '../store/types';
-import { readWorkspace, type Input } from './input';
+import { readWorkspace, type Input, type ReadOptions } from './input';
 import type { CliIO } from './io';
 
 /** The options every command reading a cluster takes (spread into its parseArgs options). */
@@ -63,19 +63,18 @@ export async function readContext(args: SourceArgs, io: CliIO, namespace?: strin
 
 export interface SourceInput extends Input<WorkspaceModel> {
   /** What the model was read from, for the plan history. */
-  readonly source?: SourceRef;
+  readonly source: SourceRef;
 }
 
 /** The workspace model of the paths or the kube context the arguments name, every problem as a line. */
-export async function readSource(args: SourceArgs, io: CliIO): Promise<SourceInput> {
+export async function readSource(args: SourceArgs, io: CliIO, options: ReadOptions = {}): Promise<SourceInput> {
+  const files: SourceRef = { kind: 'workspace', name: args.positionals.map((p) => path.resolve(io.cwd, p)).join(' ') };
   const problem = sourceProblem(args);
-  if (problem) return { errors: [problem], warnings: [] };
-  if (!isClusterSource(args)) {
-    const files = await readWorkspace(args.positionals, io);
-    return { ...files, source: { kind: 'workspace', name: args.positionals.map((p) => path.resolve(io.cwd, p)).join(' ') } };
-  }
+  if (problem) return { errors: [problem], warnings: [], source: files };
+  if (!isClusterSource(args)) return { ...(await readWorkspace(args.positionals, io, options)), source: files };
+  const source: SourceRef = { kind: 'kube-context', name: args.values.context ?? 'current context' };
   const read = await readContext(args, io);
-  if (!read.ok) return { errors: [read.error], warnings: [] };
+  if (!read.ok) return { errors: [read.error], warnings: [], source };
   const model = clusterModel(read.value.read);
   const errors = model.errors.filter((e) => e.severity === 'error').map(formatError);
   const warnings = [...read.value.read.warnings, ...model.errors.filter((e) => e.severity !== 'error').map(formatError)];

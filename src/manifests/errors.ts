@@ -18,7 +18,13 @@ export type ManifestErrorCode =
   /** A workload whose selector does not select its own pod template. */
   | 'selector-mismatch'
   /** A second object with the same kind, namespace and name: left out. */
-  | 'duplicate-name';
+  | 'duplicate-name'
+  /** A field the Kubernetes schema of the object does not have (a misspelling): ignored, with a warning. */
+  | 'unknown-field'
+  /** A kind a built-in API group does not have (`kind: Nodee`): ignored, with a warning. */
+  | 'unknown-kind'
+  /** A metadata.name or namespace the API server would refuse. */
+  | 'invalid-name';
 
 export type Severity = 'error' | 'warning';
 

@@ -20,6 +20,7 @@ export {
 export {
   DEFAULT_SCHEDULER_NAME,
   engineProfile,
+  palletOnlyAt,
   CONFIG_EXTENSION_POINTS,
   SCHEDULER_CONFIG_API_VERSION,
   type ExtensionPoint,

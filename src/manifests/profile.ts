@@ -92,6 +92,17 @@ export const profileManifest: Decoder<ProfileManifest> = (v, path, ctx) => {
   return { ...c, apiVersion: c.apiVersion ?? SCHEDULER_CONFIG_API_VERSION, profiles };
 };
 
+/**
+ * Pallet's PodSetPlanner also scores (its planned node highest); Podplan's restricts the pod to its
+ * planned node at PreFilter, so the score is not needed: enabled there, it is left out with a warning.
+ */
+const PALLET_ONLY_POINTS: Readonly<Record<string, readonly string[]>> = { PodSetPlanner: ['preScore', 'score'] };
+
+/** Whether `plugin` enabled at `point` is Pallet's own use of it, left out by Podplan (see PALLET_ONLY_POINTS). */
+export function palletOnlyAt(plugin: string, point: string): boolean {
+  return PALLET_ONLY_POINTS[plugin]?.includes(point) ?? false;
+}
+
 /** Extension points kube-scheduler has and the engine does not run (no volumes, no async binding). */
 const POINTS_NOT_RUN: readonly ExtensionPoint[] = ['preEnqueue', 'preBind', 'postBind'];
 
@@ -101,13 +112,18 @@ const POINTS_NOT_RUN: readonly ExtensionPoint[] = ['preEnqueue', 'preBind', 'pos
  * configures that the engine does not run, so a caller can warn about them. Field paths of the
  * engine's profile errors are those of `profiles[index]`.
  */
-export function engineProfile(config: ProfileManifest, index = 0): { profile: Profile; pointsNotRun: ExtensionPoint[] } {
+export function engineProfile(config: ProfileManifest, index = 0): { profile: Profile; pointsNotRun: ExtensionPoint[]; palletOnly: Array<{ point: ExtensionPoint; index: number; name: string }> } {
   const manifest = config.profiles[index] ?? { schedulerName: DEFAULT_SCHEDULER_NAME };
   const plugins: Partial<Record<EngineExtensionPoint | 'multiPoint', PluginSet>> = {};
   const pointsNotRun: ExtensionPoint[] = [];
+  const palletOnly: Array<{ point: ExtensionPoint; index: number; name: string }> = [];
   for (const [point, set] of Object.entries(manifest.plugins ?? {}) as Array<[ExtensionPoint, PluginSet]>) {
-    if (POINTS_NOT_RUN.includes(point)) pointsNotRun.push(point);
-    else plugins[point as EngineExtensionPoint | 'multiPoint'] = set;
+    if (POINTS_NOT_RUN.includes(point)) {
+      pointsNotRun.push(point);
+      continue;
+    }
+    const enabled = set.enabled?.filter((p, i) => !(palletOnlyAt(p.name, point) && palletOnly.push({ point, index: i, name: p.name })));
+    plugins[point as EngineExtensionPoint | 'multiPoint'] = enabled ? { ...set, enabled } : set;
   }
   const percentage = manifest.percentageOfNodesToScore ?? config.percentageOfNodesToScore;
   const profile: Profile = {
@@ -116,5 +132,5 @@ export function engineProfile(config: ProfileManifest, index = 0): { profile: Pr
     ...(manifest.pluginConfig ? { pluginConfig: manifest.pluginConfig } : {}),
     ...(percentage !== undefined ? { percentageOfNodesToScore: percentage } : {}),
   };
-  return { profile, pointsNotRun };
+  return { profile, pointsNotRun, palletOnly };
 }

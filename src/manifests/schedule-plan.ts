@@ -14,6 +14,11 @@ export interface WritePlanOptions {
    * back gives the whole plan. Off by default: diagnoses list every node and make long files.
    */
   readonly diagnoses?: boolean;
+  /**
+   * Write Podplan's status (default true). Off, the object holds only what Pallet's SchedulePlan CRD
+   * declares (its status has no fields: an API server prunes any), for kubectl apply on a Pallet cluster.
+   */
+  readonly status?: boolean;
 }
 
 /**
@@ -53,7 +58,7 @@ export function writeSchedulePlan(plan: WritablePlan, options: WritePlanOptions 
     kind: 'SchedulePlan',
     metadata: { name: m.name, namespace: m.namespace, labels: m.labels },
     spec: { plan: m.plan },
-    status: m.status,
+    ...(options.status === false ? {} : { status: m.status }),
   };
   // lineWidth 0: failure messages stay on one line each.
   return stringify(object, { lineWidth: 0 });

@@ -1,12 +1,18 @@
 // Workloads whose pod template becomes pods, as their controllers would create them, so a snapshot
 // of workload manifests schedules like the cluster would.
 //
+// Pods that exist are taken as they are: a workload becomes pods only for the replicas that have no
+// pod in the files (`missingReplicas`), matched by ownerReferences, so a `kubectl get
+// deploy,rs,pods -o yaml` dump reads as the cluster is. A ReplicaSet's pods count for its owner
+// Deployment too (found by the ReplicaSet's ownerReferences, or by the pod-template-hash naming when
+// the ReplicaSet is not in the files).
+//
 // Names are deterministic `<name>-<index>` for every controller. That is upstream's rule for
 // StatefulSet ordinals; for a Deployment (upstream `<name>-<template hash>-<random>`), a ReplicaSet
 // and a Job (`<name>-<random>`) it is a simplification, so names in plans stay stable across reads.
-// Pods are owned by their workload directly: a Deployment's intermediate ReplicaSet is not modelled.
+// Made-up pods are owned by their workload directly: a Deployment's intermediate ReplicaSet is not modelled.
 import { selectorMatches } from '../engine/api/labels';
-import { DEFAULT_NAMESPACE, type LabelSelector, type Labels, type ObjectMeta, type Pod, type PodSpec } from '../engine/api/types';
+import { DEFAULT_NAMESPACE, type LabelSelector, type Labels, type ObjectMeta, type OwnerReference, type Pod, type PodSpec } from '../engine/api/types';
 import { integer, object, string, type DecodeContext, type Decoder } from './decode';
 import { labelSelector, objectMeta, podSpec, templateMeta } from './kube';
 import { joinPath } from './source-map';
@@ -139,4 +145,85 @@ export function workloadPods(w: Workload): Pod[] {
   const pods: Pod[] = [];
   for (let i = 0; i < w.replicas; i++) pods.push(podFromTemplate(w, `${w.metadata.name}-${i}`, controllerLabels(w, i)));
   return pods;
+}
+
+/** The controller reference of an object (the one marked controller, else the first). */
+function controllerOf(meta: ObjectMeta): OwnerReference | undefined {
+  const refs = meta.ownerReferences ?? [];
+  return refs.find((r) => r.controller) ?? refs[0];
+}
+
+const workloadKey = (kind: string, namespace: string | undefined, name: string) => `${kind}/${namespace ?? DEFAULT_NAMESPACE}/${name}`;
+
+function isActive(pod: Pod): boolean {
+  const phase = pod.status?.phase;
+  return phase !== 'Succeeded' && phase !== 'Failed';
+}
+
+/**
+ * Which of the pods made up from workload templates to keep beside the pods that exist: for each
+ * workload, only as many as it has replicas without a pod, never one whose name a real pod has, and
+ * for a DaemonSet none on a node that already runs its pod. Returns a filter for the made-up pods.
+ */
+export function missingReplicas(workloads: readonly Workload[], pods: readonly Pod[]): { has(generated: Pod): boolean } {
+  const byUid = new Map<string, Workload>();
+  const byKey = new Map<string, Workload>();
+  for (const w of workloads) {
+    if (w.metadata.uid) byUid.set(w.metadata.uid, w);
+    byKey.set(workloadKey(w.kind, w.metadata.namespace, w.metadata.name), w);
+  }
+  const ownerWorkload = (namespace: string | undefined, ref: OwnerReference | undefined): Workload | undefined =>
+    ref && ((ref.uid !== undefined ? byUid.get(ref.uid) : undefined) ?? byKey.get(workloadKey(ref.kind, namespace, ref.name)));
+  const deploymentOf = (rs: Workload): Workload | undefined => {
+    const ref = controllerOf(rs.metadata);
+    return ref?.kind === 'Deployment' ? ownerWorkload(rs.metadata.namespace, ref) : undefined;
+  };
+  const existing = new Map<Workload, number>();
+  const daemonNodes = new Map<Workload, Set<string>>();
+  const names = new Set<string>();
+  const count = (w: Workload) => existing.set(w, (existing.get(w) ?? 0) + 1);
+  for (const pod of pods) {
+    names.add(`${pod.metadata.namespace ?? DEFAULT_NAMESPACE}/${pod.metadata.name}`);
+    if (!isActive(pod)) continue;
+    const ref = controllerOf(pod.metadata);
+    const owner = ownerWorkload(pod.metadata.namespace, ref);
+    if (owner) {
+      count(owner);
+      if (owner.kind === 'DaemonSet' && pod.spec.nodeName) (daemonNodes.get(owner) ?? daemonNodes.set(owner, new Set()).get(owner)!).add(pod.spec.nodeName);
+      continue;
+    }
+    // A pod of a ReplicaSet the files leave out: its Deployment is the ReplicaSet's name less the pod-template-hash.
+    const hash = pod.metadata.labels?.['pod-template-hash'];
+    if (ref?.kind === 'ReplicaSet' && hash && ref.name.endsWith(`-${hash}`)) {
+      const deployment = byKey.get(workloadKey('Deployment', pod.metadata.namespace, ref.name.slice(0, -hash.length - 1)));
+      if (deployment) count(deployment);
+    }
+  }
+  const remaining = new Map<Workload, number>();
+  for (const w of workloads) {
+    if (w.kind === 'DaemonSet' || w.kind === 'Deployment') continue;
+    remaining.set(w, Math.max(0, w.replicas - (existing.get(w) ?? 0)));
+  }
+  for (const w of workloads) {
+    if (w.kind !== 'Deployment') continue;
+    let covered = existing.get(w) ?? 0;
+    for (const rs of workloads) if (rs.kind === 'ReplicaSet' && deploymentOf(rs) === w) covered += Math.max(rs.replicas, existing.get(rs) ?? 0);
+    remaining.set(w, Math.max(0, w.replicas - covered));
+  }
+  return {
+    has(generated) {
+      const namespace = generated.metadata.namespace ?? DEFAULT_NAMESPACE;
+      if (names.has(`${namespace}/${generated.metadata.name}`)) return false;
+      const w = ownerWorkload(generated.metadata.namespace, controllerOf(generated.metadata));
+      if (!w) return true;
+      if (w.kind === 'DaemonSet') {
+        const node = generated.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]?.values?.[0] ?? generated.spec.nodeName;
+        return !(node !== undefined && daemonNodes.get(w)?.has(node));
+      }
+      const left = remaining.get(w) ?? 0;
+      if (left <= 0) return false;
+      remaining.set(w, left - 1);
+      return true;
+    },
+  };
 }

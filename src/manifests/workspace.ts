@@ -3,6 +3,7 @@
 // nodes and drops duplicates; it does not re-parse anything.
 import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type Node, type Pod } from '../engine/api/types';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
+import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
 import type { ManifestError } from './errors';
@@ -11,7 +12,7 @@ import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './
 import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
 import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
 import { concatPath, DocumentSyntax, joinPath, lineCounterOf, SourceMap, type SourceRange } from './source-map';
-import { WORKLOAD_API_VERSIONS, workloadDecoder, workloadPods, type Workload, type WorkloadKind } from './workloads';
+import { missingReplicas, WORKLOAD_API_VERSIONS, workloadDecoder, workloadPods, type Workload, type WorkloadKind } from './workloads';
 
 /** An object with where it came from. */
 export interface Located<T> {
@@ -25,6 +26,8 @@ export interface Located<T> {
    */
   readonly base: string;
   readonly source: SourceMap;
+  /** A pod made up from a workload's template (a replica with no pod in the files), not one that exists. */
+  readonly generated?: true;
 }
 
 /** Where `path` (relative to the object, e.g. `spec.containers[0].resources`) is, or its nearest written ancestor. */
@@ -72,6 +75,8 @@ export interface WorkspaceModel extends ObjectLists {
   readonly files: readonly FileModel[];
   /** The engine's input: the nodes and pods. */
   readonly cluster: ClusterSnapshot;
+  /** The pods (namespace/name) made up from workload templates: replicas with no pod in the files. */
+  readonly generated: ReadonlySet<string>;
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
@@ -81,7 +86,8 @@ function emptyLists(): Mutable<ObjectLists> {
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
-  const range = issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
+  // A missing field is shown on its mapping's line, an unknown one at its key (as kubectl names the field).
+  const range = issue.code === 'unknown-field' ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
   return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
 }
 
@@ -90,7 +96,7 @@ const WORKLOAD_KINDS = Object.keys(WORKLOAD_API_VERSIONS) as WorkloadKind[];
 type Bucket = Exclude<keyof ObjectLists, 'errors'>;
 type Item<K extends Bucket> = ObjectLists[K][number]['value'];
 /** An object read from a document, before it is placed in its file. */
-type Decoded = { [K in Bucket]: { readonly bucket: K; readonly value: Item<K>; readonly base: string } }[Bucket];
+type Decoded = { [K in Bucket]: { readonly bucket: K; readonly value: Item<K>; readonly base: string; readonly generated?: true } }[Bucket];
 
 /** What one document yields: it depends on the document's text only, so it is reused while that text is unchanged. */
 interface DocumentRead {
@@ -118,6 +124,8 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   }
   const decode = <T>(decoder: Decoder<T>, apiVersion: string): T | undefined => {
     const before = ctx.errors;
+    checkNames(value, base, ctx);
+    checkFields(kind, value, base, ctx);
     const decoded = decoder(value, base, ctx);
     const written = field(value, 'apiVersion');
     if (written !== apiVersion) {
@@ -142,7 +150,7 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     if (!w) return;
     objects.push({ bucket: 'workloads', value: w, base });
     const template = concatPath(base, 'spec.template');
-    if (w.kind !== 'DaemonSet') for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template });
+    if (w.kind !== 'DaemonSet') for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template, generated: true });
   } else if (kind === 'ScheduleTrigger') {
     const t = decode(scheduleTrigger, PLANNER_API_VERSION);
     if (t) objects.push({ bucket: 'triggers', value: t, base });
@@ -153,6 +161,7 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     const p = decode(profileManifest, SCHEDULER_CONFIG_API_VERSION);
     if (p) objects.push({ bucket: 'profiles', value: p, base });
   } else {
+    checkKind(kind, field(value, 'apiVersion'), base, ctx);
     const meta = field(value, 'metadata');
     const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
     const apiVersion = str(field(value, 'apiVersion'));
@@ -198,7 +207,7 @@ export function readFile(input: { readonly name: string; readonly text: string }
         out.errors.push({ code: 'yaml-syntax', severity: p.severity, message: p.message, range: source.rangeOf(chunk.offset + p.start, chunk.offset + p.end) });
       }
       for (const issue of read.issues) out.errors.push(toError(source, issue));
-      for (const o of read.objects) (out[o.bucket] as Array<Located<unknown>>).push({ value: o.value, file, document: index, base: o.base, source });
+      for (const o of read.objects) (out[o.bucket] as Array<Located<unknown>>).push({ value: o.value, file, document: index, base: o.base, source, ...(o.generated ? { generated: true as const } : {}) });
     }
   }
   out.errors.sort((a, b) => a.range.start.offset - b.range.start.offset);
@@ -270,9 +279,20 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const eligible = options.daemonSetEligible ?? runsDaemonPod;
   for (const ds of workloads) {
     if (ds.value.kind !== 'DaemonSet') continue;
-    for (const p of daemonSetPods(ds.value, nodeObjects, eligible)) all.pods.push({ ...ds, value: p, base: concatPath(ds.base, 'spec.template') });
+    for (const p of daemonSetPods(ds.value, nodeObjects, eligible)) all.pods.push({ ...ds, value: p, base: concatPath(ds.base, 'spec.template'), generated: true });
   }
-  const pods = unique(all.pods, 'pod', podKey, errors);
+  const real = all.pods.filter((p) => !p.generated);
+  const missing = missingReplicas(
+    workloads.map((w) => w.value),
+    real.map((p) => p.value),
+  );
+  // In file order, the made-up pods among the real ones.
+  const pods = unique(
+    all.pods.filter((p) => !p.generated || missing.has(p.value)),
+    'pod',
+    podKey,
+    errors,
+  );
   return {
     files,
     nodes,
@@ -284,6 +304,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     others: all.others,
     errors,
     cluster: { nodes: nodeObjects, pods: pods.map((p) => p.value) },
+    generated: new Set(pods.filter((p) => p.generated).map((p) => podKey(p.value))),
   };
 }
 

@@ -84,12 +84,16 @@ export async function startPlannerServer(options: PlannerServerOptions): Promise
   server.addService(plannerService, { BuildSchedulePlan: buildSchedulePlan });
 
   const wanted = hostPort(host, options.port);
+  // A failed bind is returned as a value: grpc-js's own log line of it ("E No address added …") would only repeat it, rawly.
+  grpc.setLogVerbosity(grpc.logVerbosity.NONE);
   const bound = await new Promise<Result<number, string>>((resolve) =>
     server.bindAsync(wanted, grpc.ServerCredentials.createInsecure(), (error, port) => resolve(error ? err(error.message) : ok(port))),
   );
+  grpc.setLogVerbosity(grpc.logVerbosity.ERROR);
   if (!bound.ok) {
     server.forceShutdown();
-    return err(`cannot serve the planner API on ${wanted}: ${bound.error}`);
+    const inUse = /EADDRINUSE/.test(bound.error);
+    return err(`cannot serve the planner API on ${wanted}: ${inUse ? 'the port is already in use (another planner server?); choose another port' : bound.error}`);
   }
 
   let closing: Promise<void> | undefined;

@@ -79,6 +79,17 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
     assert.equal(offline.stdout, live.stdout);
   });
 
+  it('explain --context explains a live pod by its real name, the same as from the snapshot', async () => {
+    const files: Record<string, string> = {};
+    const live = await cli(['explain', ...ctx(), 'shop/huge'], files);
+    assert.equal(live.code, 1, live.stderr);
+    assert.match(live.stdout, /0\/3 nodes are available: 3 Insufficient cpu\./);
+    assert.equal((await cli(['snapshot', ...ctx(), '-o', 'snap'], files)).code, 0);
+    const offline = await cli(['explain', '/work/snap', 'shop/huge'], files);
+    assert.equal(offline.stdout, live.stdout);
+    assert.equal(server.counters.writes.length, 0);
+  });
+
   it('snapshot writes one file per kind (per namespace for namespaced kinds), -n keeps one namespace', async () => {
     const files: Record<string, string> = {};
     assert.equal((await cli(['snapshot', ...ctx(), '-n', 'shop', '-o', 'snap'], files)).code, 0);

@@ -64,7 +64,7 @@ Unchanged: 1 on the same node, 1 still not placed.
 
   const bad: Array<[args: string[], expected: RegExp]> = [
     [['1', '9'], /^podplan diff: plan 9 is not in the history\n$/],
-    [['1'], /a plan id is needed/],
+    [['1'], /^podplan diff: 2 plan ids are needed \(as podplan history lists them\), only 1 was given\n$/],
     [['1', 'latest'], /"latest" is not a plan id/],
     [['1', '2', '3'], /unexpected argument "3"/],
   ];

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { schedulePlanName } from '../../src/engine/planner/name';
 import { readFile } from '../../src/manifests';
+import { useTempDir } from '../store/helpers';
 import { cli } from './run-cli';
 
 const NODES = `
@@ -70,8 +71,8 @@ Not placed:
     assert.doesNotMatch(stdout, /Not placed/);
   });
 
-  it('--yaml writes the SchedulePlan manifest, which reads back', async () => {
-    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize', '--yaml'], FRAGMENTED);
+  it('--yaml --status writes the SchedulePlan manifest with Podplan\'s status, which reads back', async () => {
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize', '--yaml', '--status'], FRAGMENTED);
     assert.equal(code, 0);
     const model = readFile({ name: 'plan.yaml', text: stdout });
     assert.deepEqual(model.errors, []);
@@ -122,11 +123,13 @@ Not placed:
 
   describe('bad input gives clear, located errors and exit 2', () => {
     const table: Array<[what: string, files: Record<string, string>, args: string[], expected: RegExp]> = [
-      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: time: invalid duration "soon"$/m],
+      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error quiet-time\/not-duration: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: time: invalid duration "soon"$/m],
       ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
       ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
+      ['a pod set whose trigger holds no pods (workloads at 0 replicas)', { 'c.yaml': NODES + trigger('empty') }, ['c.yaml', '--pod-set', 'empty'], /^podplan plan: pod set default\/empty has no pending pods in the files \(its ScheduleTrigger empty has nothing to plan; are its workloads at 0 replicas\?\)$/m],
+      ['--status without --yaml', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--status'], /^podplan plan: --status goes with --yaml/m],
       ['no --pod-set', FRAGMENTED, ['c.yaml'], /^podplan plan: --pod-set is required \(pod sets in the files: default\/batch\)$/m],
-      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, exact, not "best"/],
+      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, exact, pallet, not "best"/],
       ['--yaml with --json', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'], /--yaml and --json cannot be used together/],
       ['no paths', {}, ['--pod-set', 'batch'], /no paths given/],
     ];
@@ -143,5 +146,57 @@ Not placed:
     const { code, stdout } = await cli(['plan', '--help']);
     assert.equal(code, 0);
     assert.match(stdout, /Usage: podplan plan <paths…> --pod-set NAME/);
+  });
+
+  describe('the plan history', () => {
+    const dir = useTempDir();
+
+    it('records the plan, which history, show, diff and export read', async () => {
+      const db = path.join(dir.path, 'plans.db');
+      const first = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--db', db], FRAGMENTED);
+      assert.equal(first.code, 1);
+      assert.match(first.stderr, /^Recorded as plan 1 in .*plans\.db \(podplan show 1\)\.$/m);
+      await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize', '--db', db], FRAGMENTED);
+      const listed = await cli(['history', '--db', db]);
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /^1 +\S+ +batch +default +batch +greedy /m);
+      const shown = await cli(['show', '1', '--db', db]);
+      assert.equal(shown.code, 0, shown.stderr);
+      assert.match(shown.stdout, /0\/2 nodes are available: 2 Insufficient cpu\./);
+      assert.equal((await cli(['diff', '1', '2', '--db', db])).code, 0);
+      const exported = await cli(['export', '2', '--db', db]);
+      assert.match(exported.stdout, /^kind: SchedulePlan$/m);
+    });
+
+    it('records nothing with --no-history, and refuses it with --db', async () => {
+      const db = path.join(dir.path, 'none.db');
+      const quiet = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history'], FRAGMENTED, { PODPLAN_DB: db });
+      assert.equal(quiet.stderr, '');
+      assert.equal(existsSync(db), false);
+      const both = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--db', db], FRAGMENTED);
+      assert.equal(both.code, 2);
+      assert.match(both.stderr, /--no-history and --db cannot be used together/);
+    });
+  });
+
+  it("reads Pallet's PodSetPlanner args, reporting those that mean nothing to Podplan as ignored", async () => {
+    const profile = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: podset-planner-scheduler
+    pluginConfig:
+      - name: PodSetPlanner
+        args:
+          debug: true
+          callTimeout: 1m
+          updatePeriod: 30s
+`;
+    const { code, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--profile', 'p.yaml', '--no-history'], { ...FRAGMENTED, 'p.yaml': profile });
+    assert.equal(code, 1, stderr);
+    assert.deepEqual(stderr.trimEnd().split('\n'), [
+      "p.yaml:8:18: warning: PodSetPlanner arg debug is Pallet's own setting and means nothing to Podplan; ignored",
+      "p.yaml:9:24: warning: PodSetPlanner arg callTimeout is Pallet's own setting and means nothing to Podplan; ignored",
+      "p.yaml:10:25: warning: PodSetPlanner arg updatePeriod is Pallet's own setting and means nothing to Podplan; ignored",
+    ]);
   });
 });

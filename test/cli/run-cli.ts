@@ -47,7 +47,7 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     },
     yamlFiles: async (path) => {
       if (files[path] !== undefined) return [path];
-      const below = Object.keys(files).filter((f) => f.startsWith(`${path.replace(/\/$/, '')}/`) && /\.ya?ml$/.test(f)).sort();
+      const below = Object.keys(files).filter((f) => f.startsWith(`${path.replace(/\/$/, '')}/`) && /\.(ya?ml|json)$/.test(f)).sort();
       if (below.length === 0) throw Object.assign(new Error(`ENOENT: no such file or directory, stat '${path}'`), { code: 'ENOENT' });
       return below;
     },

@@ -49,14 +49,26 @@ describe('cli schedule', () => {
     assert.match(stdout, /2 of 2 pending pods placed\./);
   });
 
-  it('prints outcomes and diagnoses as JSON with --json', async () => {
-    const { code, stdout } = await cli(['schedule', '--json', 'c.yaml'], { 'c.yaml': TWO_NODES + pod('huge', '64') });
+  it('prints one JSON object per line with --json: each outcome with a compact diagnosis, then a summary', async () => {
+    const { code, stdout } = await cli(['schedule', '--json', 'c.yaml'], { 'c.yaml': TWO_NODES + pod('huge', '64') + pod('small', '1') });
     assert.equal(code, 1);
-    const json = JSON.parse(stdout) as { outcomes: Array<{ pod: string; node: string | null; message: string; diagnosis: { nodesTotal: number } }> };
+    const lines = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; pod?: string; node?: string | null; message?: string; diagnosis?: { nodesTotal: number; rejections?: unknown; reasons: Array<{ reason: string; nodes: number }> } });
     assert.deepEqual(
-      json.outcomes.map((o) => [o.pod, o.node, o.message, o.diagnosis.nodesTotal]),
-      [['default/huge', null, '0/2 nodes are available: 2 Insufficient cpu.', 2]],
+      lines.map((o) => [o.type, o.pod, o.node, o.message]),
+      [
+        ['outcome', 'default/huge', null, '0/2 nodes are available: 2 Insufficient cpu.'],
+        ['outcome', 'default/small', 'n2', 'placed on n2'],
+        ['summary', undefined, undefined, undefined],
+      ],
     );
+    assert.deepEqual(lines[0]?.diagnosis?.reasons.map((r) => [r.reason, r.nodes]), [['Insufficient cpu', 2]]);
+    assert.equal(lines[0]?.diagnosis?.rejections, undefined, 'per-node rejections only with --detail');
+  });
+
+  it('--json --detail keeps every rejected node in the diagnosis', async () => {
+    const { stdout } = await cli(['schedule', '--json', '--detail', 'c.yaml', '--no-history'], { 'c.yaml': TWO_NODES + pod('huge', '64') });
+    const first = JSON.parse(stdout.split('\n')[0] as string) as { diagnosis: { rejections: Array<{ node: string }> } };
+    assert.deepEqual(first.diagnosis.rejections.map((r) => r.node), ['n1', 'n2']);
   });
 
   describe('bad input gives located errors and exit 2', () => {
@@ -64,10 +76,35 @@ describe('cli schedule', () => {
       ['broken YAML', { 'c.yaml': TWO_NODES + '---\nkind: Pod\nmetadata: { name: [\n' }, ['c.yaml'], /^c\.yaml:\d+:\d+: error yaml-syntax/m],
       ['a malformed quantity', { 'c.yaml': TWO_NODES + pod('a', 'lots') }, ['c.yaml'], /^c\.yaml:18:37: error bad-quantity: spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/m],
       ['a missing path', {}, ['nowhere'], /^nowhere: ENOENT/m],
-      ['a bad profile weight', { 'c.yaml': TWO_NODES, 'p.yaml': 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - plugins:\n      score:\n        enabled:\n          - name: NodeAffinity\n            weight: 1000\n' }, ['c.yaml', '--profile', 'p.yaml'], /^p\.yaml:8:21: error: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m],
+      ['a bad profile weight', { 'c.yaml': TWO_NODES, 'p.yaml': 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - plugins:\n      score:\n        enabled:\n          - name: NodeAffinity\n            weight: 1000\n' }, ['c.yaml', '--profile', 'p.yaml'], /^p\.yaml:8:21: error profile\/bad-weight: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m],
       ['no paths', {}, [], /no paths given/],
       ['a bad seed', { 'c.yaml': TWO_NODES }, ['c.yaml', '--seed', 'x'], /--seed must be a whole number/],
     ];
+    it('every error of a profile in one run, each with its code', async () => {
+      const profile = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - plugins:
+      score:
+        enabled:
+          - name: NodeAffinity
+            weight: 1000
+          - name: NoSuchPlugin
+    pluginConfig:
+      - name: NodeResourcesFit
+        args: { scoringStrategy: { type: Mostallocated } }
+      - name: PodTopologySpread
+        args: { defaultingType: Sometimes }
+`;
+      const { code, stderr } = await cli(['schedule', 'c.yaml', '--profile', 'p.yaml', '--no-history'], { 'c.yaml': TWO_NODES, 'p.yaml': profile });
+      assert.equal(code, 2);
+      assert.deepEqual(
+        stderr.trimEnd().split('\n').map((l) => /^p\.yaml:\d+:\d+: error (\S+): /.exec(l)?.[1]),
+        ['profile/bad-weight', 'profile/unknown-plugin', 'profile/bad-args', 'profile/bad-args'],
+      );
+      assert.doesNotMatch(stderr, /NodeResourcesFit: NodeResourcesFit:/);
+    });
+
     for (const [what, files, args, expected] of table) {
       it(what, async () => {
         const { code, stderr } = await cli(['schedule', ...args], files);
@@ -109,9 +146,17 @@ describe('cli schedule', () => {
 
     it('records nothing with --no-history', async () => {
       const db = path.join(dir.path, 'none.db');
-      const { code, stderr } = await cli(['schedule', 'c.yaml', '--db', db, '--no-history'], files);
+      const { code, stderr } = await cli(['schedule', 'c.yaml', '--no-history'], files, { PODPLAN_DB: db });
       assert.equal(code, 1);
       assert.equal(stderr, '');
+      assert.equal(existsSync(db), false);
+    });
+
+    it('refuses --no-history with --db: they contradict each other', async () => {
+      const db = path.join(dir.path, 'none.db');
+      const { code, stderr } = await cli(['schedule', 'c.yaml', '--db', db, '--no-history'], files);
+      assert.equal(code, 2);
+      assert.equal(stderr, 'podplan schedule: --no-history and --db cannot be used together: --db names the history to record in\n');
       assert.equal(existsSync(db), false);
     });
 

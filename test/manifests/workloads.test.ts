@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { podKey } from '../../src/engine/api/types';
-import { fieldRange, readFile } from '../../src/manifests';
+import { fieldRange, readFile, readSnapshot } from '../../src/manifests';
 import { at, covered, fixture } from './fixtures';
 
 describe('manifests/workloads', () => {
@@ -100,5 +100,75 @@ ${selector}  template:
         [['bad-quantity', 'spec.template.spec.overhead.cpu', '8:57']],
       );
     });
+  });
+});
+
+describe('manifests/workloads: pods that exist are taken as they are', () => {
+  const deployment = (replicas: number) => `apiVersion: apps/v1
+kind: Deployment
+metadata: { name: web, namespace: shop, uid: d-1 }
+spec:
+  replicas: ${replicas}
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec: { containers: [{ name: main }] }
+`;
+  const replicaSet = (replicas: number) => `apiVersion: apps/v1
+kind: ReplicaSet
+metadata:
+  name: web-abc
+  namespace: shop
+  uid: rs-1
+  ownerReferences: [{ apiVersion: apps/v1, kind: Deployment, name: web, uid: d-1, controller: true }]
+spec:
+  replicas: ${replicas}
+  selector: { matchLabels: { app: web, pod-template-hash: abc } }
+  template:
+    metadata: { labels: { app: web, pod-template-hash: abc } }
+    spec: { containers: [{ name: main }] }
+`;
+  const pod = (name: string, owner: string, phase = 'Running') => `apiVersion: v1
+kind: Pod
+metadata:
+  name: ${name}
+  namespace: shop
+  labels: { app: web, pod-template-hash: abc }
+  ownerReferences: [{ apiVersion: apps/v1, kind: ReplicaSet, name: web-abc, ${owner}controller: true }]
+spec: { containers: [{ name: main }] }
+status: { phase: ${phase} }
+`;
+  const podsOf = (...docs: string[]) => {
+    const model = readSnapshot([{ name: 'dump.yaml', text: docs.join('---\n') }]);
+    return model.pods.map((p) => `${podKey(p.value)}${p.generated ? '*' : ''}`);
+  };
+
+  const table: Array<[what: string, docs: string[], pods: string[]]> = [
+    ['a Deployment, its ReplicaSet and all its pods: nothing made up', [deployment(2), replicaSet(2), pod('web-abc-1', 'uid: rs-1, '), pod('web-abc-2', 'uid: rs-1, ')], ['shop/web-abc-1', 'shop/web-abc-2']],
+    ['a replica without a pod: one made up, for the ReplicaSet only', [deployment(3), replicaSet(3), pod('web-abc-1', 'uid: rs-1, '), pod('web-abc-2', 'uid: rs-1, ')], ['shop/web-abc-0*', 'shop/web-abc-1', 'shop/web-abc-2']],
+    ['pods matched by owner name when no uid is written', [replicaSet(2), pod('web-abc-1', '')], ['shop/web-abc-0*', 'shop/web-abc-1']],
+    ['a Deployment without its ReplicaSet counts the pods of its pod-template-hash ReplicaSet', [deployment(2), pod('web-abc-1', 'uid: rs-1, ')], ['shop/web-0*', 'shop/web-abc-1']],
+    ['a finished pod does not count as a replica', [replicaSet(1), pod('web-abc-1', 'uid: rs-1, ', 'Succeeded')], ['shop/web-abc-0*', 'shop/web-abc-1']],
+    ['a Deployment alone: all its replicas made up', [deployment(2)], ['shop/web-0*', 'shop/web-1*']],
+  ];
+  for (const [what, docs, pods] of table) it(what, () => assert.deepEqual(podsOf(...docs), pods));
+
+  it('a StatefulSet keeps the ordinals that exist and makes up the missing ones', () => {
+    const sts = `apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: db }
+spec:
+  replicas: 3
+  selector: { matchLabels: { app: db } }
+  template:
+    metadata: { labels: { app: db } }
+    spec: { containers: [{ name: main }] }
+`;
+    const existing = `apiVersion: v1
+kind: Pod
+metadata: { name: db-1, labels: { app: db }, ownerReferences: [{ apiVersion: apps/v1, kind: StatefulSet, name: db, controller: true }] }
+spec: { containers: [{ name: main }] }
+`;
+    assert.deepEqual(podsOf(sts, existing), ['default/db-0*', 'default/db-2*', 'default/db-1']);
   });
 });

@@ -2,6 +2,7 @@
 import type { Command } from '../io';
 import { crds, installCrds } from './crds';
 import { diff } from './diff';
+import { explainCommand } from './explain';
 import { exportPlan } from './export';
 import { history } from './history';
 import { plan } from './plan';
@@ -10,4 +11,4 @@ import { servePlanner } from './serve-planner';
 import { show } from './show';
 import { snapshot } from './snapshot';
 
-export const commands: readonly Command[] = [schedule, plan, servePlanner, snapshot, crds, installCrds, history, show, diff, exportPlan];
+export const commands: readonly Command[] = [schedule, explainCommand, plan, servePlanner, snapshot, crds, installCrds, history, show, diff, exportPlan];

@@ -1,20 +1,19 @@
 // `podplan plan`: plans one pod set of a snapshot at once, as its ScheduleTrigger would on turning
 // to Schedule, and prints where each pod goes and, for each it cannot place, kube-scheduler's reason.
-import { parseArgs } from 'node:util';
-import { podInfo } from '../../engine/framework/node-info';
-import { Snapshot } from '../../engine/framework/snapshot';
 import { describeBound } from '../../engine/planner/bound';
-import { planPodSet, PLANNERS, type PlanSettings } from '../../engine/planner/build';
-import { planStatus, type Plan } from '../../engine/planner/plan';
-import { planWorkspace, type TriggerOutcome } from '../../engine/planner/plan-all';
-import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from '../../engine/planner/podset';
-import { planFromManifest, writeSchedulePlan } from '../../manifests';
+import { PLANNERS, type PlanSettings } from '../../engine/planner/build';
+import { planStatus } from '../../engine/planner/plan';
+import { podSetKey, podSetsIn, type PodSetRef } from '../../engine/planner/podset';
+import { writeSchedulePlan } from '../../manifests';
+import { DB_HELP, DB_OPTION, parseCommand } from '../history';
+import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type Command } from '../io';
-import { loadPlanning, type Planning } from '../planning';
+import { loadPlanning, planSet, type SetOutcome } from '../planning';
+import { Recording } from '../recording';
 import { sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize|exact] [--profile file] [--seed n] [--yaml|--json]
+const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize|exact|pallet] [--profile file] [--seed n] [--yaml [--status]|--json]
        podplan plan --context NAME [--kubeconfig file] --pod-set NAME [options]
 
 Plans the pending pods of a pod set (pods labelled planner.ciena.io/pod-set: NAME with
@@ -29,17 +28,27 @@ ${sourceHelp(22)}
   --namespace <ns>    its namespace (needed only when several namespaces have a set of that name)
   --planner <name>    greedy (the scheduler's pipeline pod by pod), optimize (the whole set at
                       once: as many pods as possible, then as few nodes; a solver improves it
-                      for up to 2 s) or exact (the HiGHS solver for up to 10 s: proven optimal,
-                      or the proven gap); every plan is printed with the solver's bound;
-                      default: the trigger's
+                      for up to 2 s), exact (the HiGHS solver for up to 10 s: proven optimal, or
+                      the proven gap) or pallet (Pallet's default planner: its predicates,
+                      preferred pod anti-affinity as required, pods by name, a random passing
+                      node); every plan is printed with the solver's bound; default: the trigger's
                       planner.ciena.io/planner label, the profile's PodSetPlanner args, else greedy
   --profile <file>    a KubeSchedulerConfiguration; its podset-planner-scheduler profile (else its
                       first) is merged onto the default one. Without it, such a profile among the
                       files given is used.
   --seed <n>          seed for tie-breaking (default 1): the same seed, the same plan
-  --yaml              print the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1)
+  --yaml              print the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1) holding
+                      only what Pallet's CRD declares (spec.plan), ready for kubectl apply
+  --status            with --yaml: add Podplan's status (planner, profile, the pods left out and
+                      why), which Pallet's CRD does not declare
   --json              print the plan, its status and the diagnoses as JSON
+${STRICT_HELP}
+${DB_HELP}
+  --no-history      do not record the plan in the plan history
   -h, --help          this help
+
+The plan is recorded in the plan history (with its diagnoses), which podplan history, show, diff
+and export read.
 
 Exit codes: 0 every pod placed, 1 some pods not placed (or the trigger could not be planned),
 2 bad input (located errors).
@@ -57,79 +66,67 @@ export const plan: Command = {
       io.stderr(`podplan plan: ${message}\n`);
       return EXIT.badInput;
     };
-    let parsed;
-    try {
-      parsed = parseArgs({
-        args: [...args],
-        allowPositionals: true,
-        options: {
-          ...SOURCE_OPTIONS,
-          'pod-set': { type: 'string' },
-          namespace: { type: 'string' },
-          planner: { type: 'string' },
-          profile: { type: 'string' },
-          seed: { type: 'string' },
-          yaml: { type: 'boolean' },
-          json: { type: 'boolean' },
-        },
-      });
-    } catch (error) {
-      return fail(error instanceof Error ? error.message : String(error));
-    }
+    const parsed = parseCommand(
+      'plan',
+      args,
+      {
+        ...DB_OPTION,
+        ...SOURCE_OPTIONS,
+        ...STRICT_OPTION,
+        'pod-set': { type: 'string' },
+        namespace: { type: 'string' },
+        planner: { type: 'string' },
+        profile: { type: 'string' },
+        seed: { type: 'string' },
+        yaml: { type: 'boolean' },
+        status: { type: 'boolean' },
+        json: { type: 'boolean' },
+        'no-history': { type: 'boolean' },
+      },
+      Infinity,
+      io,
+    );
+    if (!parsed) return EXIT.badInput;
     const { values } = parsed;
     const problem = sourceProblem(parsed);
     if (problem) return fail(`${problem}\n\n${HELP}`);
     if (values.yaml && values.json) return fail('--yaml and --json cannot be used together');
+    if (values.status && !values.yaml) return fail('--status goes with --yaml (Podplan\'s status in the SchedulePlan)');
+    if (values['no-history'] && values.db !== undefined) return fail('--no-history and --db cannot be used together: --db names the history to record in');
     if (values.planner !== undefined && !PLANNERS.has(values.planner)) return fail(`--planner must be one of ${[...PLANNERS.keys()].join(', ')}, not "${values.planner}"`);
     const planning = await loadPlanning('plan', parsed, values, io);
     if (!planning) return EXIT.badInput;
     const sets = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName);
-    if (values['pod-set'] === undefined) return fail(`--pod-set is required (pod sets in the files: ${sets.map(podSetKey).join(', ') || 'none'})`);
+    const listed = sets.map(podSetKey).join(', ') || 'none';
+    if (values['pod-set'] === undefined) return fail(`--pod-set is required (pod sets in the files: ${listed})`);
     const named = sets.filter((s) => s.name === values['pod-set'] && (values.namespace === undefined || s.namespace === values.namespace));
-    if (named.length === 0) return fail(`no pod set ${values.namespace ? `${values.namespace}/` : ''}${values['pod-set']} in the files (pod sets: ${sets.map(podSetKey).join(', ') || 'none'})`);
+    if (named.length === 0) {
+      const trigger = planning.triggers.find((t) => t.podSet === values['pod-set'] && (values.namespace === undefined || t.namespace === values.namespace));
+      if (trigger) return fail(`pod set ${trigger.namespace}/${trigger.podSet} has no pending pods in the files (its ScheduleTrigger ${trigger.name} has nothing to plan; are its workloads at 0 replicas?)`);
+      return fail(`no pod set ${values.namespace ? `${values.namespace}/` : ''}${values['pod-set']} in the files (pod sets: ${listed})`);
+    }
     if (named.length > 1) return fail(`pod set ${values['pod-set']} is in namespaces ${named.map((s) => s.namespace).join(', ')}: choose one with --namespace`);
     const ref = named[0] as PodSetRef;
     const override: PlanSettings = values.planner !== undefined ? { planner: values.planner } : {};
 
+    const history = values['no-history'] ? undefined : await Recording.start('plan', planning.source, values.db, io);
     const outcome = await planSet(planning, ref, override, io.clock.now());
-    if (typeof outcome === 'string') return fail(outcome);
+    if (typeof outcome === 'string') {
+      history?.failed(outcome);
+      return fail(outcome);
+    }
     const made = outcome.plan;
     if (values.json) io.stdout(`${JSON.stringify(toJson(ref, outcome), null, 2)}\n`);
-    else if (values.yaml && made) io.stdout(writeSchedulePlan(made));
+    else if (values.yaml && made) io.stdout(writeSchedulePlan(made, { status: Boolean(values.status) }));
     else if (!values.yaml) io.stdout(report(ref, outcome));
     if (!made || outcome.failed) io.stderr(`ScheduleTrigger ${outcome.trigger}: ${outcome.message ?? 'not planned'}\n`);
+    if (history) {
+      if (made) history.finished(made, planning.profile, `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`);
+      else history.failed(outcome.message ?? 'not planned');
+    }
     return made && made.unplaced.length === 0 && !outcome.failed ? EXIT.ok : EXIT.unplaced;
   },
 };
-
-interface SetOutcome {
-  readonly plan?: Plan;
-  /** The set's trigger (namespace/name), when it has one. */
-  readonly trigger?: string;
-  readonly failed: boolean;
-  readonly message?: string;
-}
-
-/** The set planned through its trigger (and what it depends on), or directly when it has none; a string when it cannot be. */
-async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
-  const { workspace, triggers } = planning;
-  const own = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
-  if (own) {
-    const outcomes = await planWorkspace({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override });
-    if (!outcomes.ok) return outcomes.error;
-    const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
-    return { ...(outcome.plan ? { plan: outcome.plan } : {}), trigger: `${own.namespace}/${own.name}`, failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
-  }
-  const snapshot = Snapshot.fromCluster(workspace.cluster);
-  if (!snapshot.ok) return snapshot.error;
-  const podSet = resolvePodSet(workspace.cluster.pods, ref, planning.planning.args.schedulerName);
-  for (const p of podSet.pending) {
-    const info = podInfo(p);
-    if (!info.ok) return info.error;
-  }
-  const built = planPodSet(planning.planning, { podSet, snapshot: snapshot.value, now }, { override });
-  return built.ok ? { plan: built.value, failed: false } : built.error;
-}
 
 function report(ref: PodSetRef, outcome: SetOutcome): string {
   const made = outcome.plan;

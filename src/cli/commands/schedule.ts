@@ -1,6 +1,5 @@
 // `podplan schedule`: schedules the pending pods of a snapshot with the upstream plugins and prints
 // where each went and, for each that could not be placed, kube-scheduler's message.
-import { createHash } from 'node:crypto';
 import type { ClusterSnapshot } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import type { Profile } from '../../engine/framework/profile';
@@ -8,33 +7,48 @@ import type { Plan } from '../../engine/planner/plan';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
-import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
-import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
-import { readProfile } from '../input';
+import { ALL_PENDING_PODS } from '../../store/store';
+import type { Diagnosis } from '../../engine/framework/diagnosis';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { DB_HELP, DB_OPTION, parseCommand } from '../history';
+import { Recording, sha256 } from '../recording';
+import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
-import { readSource, sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
+import { loadScheduling, runProfile } from '../scheduling';
+import { sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
-import type { SourceRef } from '../../store/types';
 
-const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [--json] [--db file] [--no-history]
+const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [--json [--detail]] [--strict] [--db file | --no-history]
        podplan schedule --context NAME [--kubeconfig file] [options]
 
-Schedules every pending pod (no spec.nodeName) found in the YAML files and directories given, on
-the nodes found there, with kube-scheduler's default plugins and scoring. Pods already bound count
-as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets become pods.
-With --context, the cluster of that kube context is read instead (its pods by their real names).
+Schedules every pending pod (no spec.nodeName) found in the YAML and JSON files and directories
+given, on the nodes found there, with kube-scheduler's default plugins and scoring. Pods already
+bound count as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets
+become pods for the replicas that have no pod in the files (a kubectl dump reads as the cluster
+is); names made up for them are marked * in the table ("generated": true in JSON). With
+--context, the cluster of that kube context is read instead (its pods by their real names).
 
 Options:
 ${sourceHelp(20)}
-  --profile <file>  a KubeSchedulerConfiguration; its first profile is merged onto the default one
+  --profile <file>  a KubeSchedulerConfiguration; its default-scheduler profile (else its first) is
+                    merged onto the default one. Without it, a configuration among the files given
+                    with a default-scheduler profile is used; pods of its other profiles (the
+                    pod-set planner's: podplan plan) are not scheduled here.
   --seed <n>        seed for sampling and tie-breaking (default 1): the same seed, the same result
-  --json            print the outcomes with their full diagnoses as JSON
+  --json            JSON Lines on stdout, one object per line as the run ends: each pod's outcome
+                    ("type": "outcome") with a compact diagnosis (the funnel, rejections grouped
+                    by reason, the 10 best nodes' scores), then the pods not tried and a
+                    "summary" line
+  --detail          with --json: each diagnosis in full (every rejected node, every scored node)
+${STRICT_HELP}
 ${DB_HELP}
   --no-history      do not record the run in the plan history
   -h, --help        this help
 
 Prints a table (pod, node, score) and, for each pod that could not be placed, the reason in
-kube-scheduler's words ("0/5 nodes are available: …"). Progress goes to stderr on long runs.
+kube-scheduler's words ("0/5 nodes are available: …"). A score of - means the pod had a single
+feasible node, which kube-scheduler takes without scoring. Progress goes to stderr on long runs
+and large files. podplan explain tells why one pod went where it did.
 
 The run is recorded in the plan history as a plan of pod set "*" in namespace "*" (every pending
 pod, named namespace/name, with its diagnosis; a placed pod's cut to its 10 best scored nodes),
@@ -59,38 +73,27 @@ export const schedule: Command = {
     const parsed = parseCommand(
       'schedule',
       args,
-      { ...DB_OPTION, ...SOURCE_OPTIONS, profile: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, 'no-history': { type: 'boolean' } },
+      { ...DB_OPTION, ...SOURCE_OPTIONS, ...STRICT_OPTION, profile: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, detail: { type: 'boolean' }, 'no-history': { type: 'boolean' } },
       Infinity,
       io,
     );
     if (!parsed) return EXIT.badInput;
     const { values } = parsed;
+    const refuse = (message: string) => (io.stderr(`podplan schedule: ${message}\n`), EXIT.badInput);
     const problem = sourceProblem(parsed);
-    if (problem) {
-      io.stderr(`podplan schedule: ${problem}\n\n${HELP}`);
-      return EXIT.badInput;
-    }
-    const seed = values.seed === undefined ? 1 : Number(values.seed);
-    if (!Number.isInteger(seed)) {
-      io.stderr(`podplan schedule: --seed must be a whole number, not "${values.seed}"\n`);
-      return EXIT.badInput;
-    }
-    const workspace = await readSource(parsed, io);
-    const profileInput = values.profile ? await readProfile(values.profile, io) : undefined;
-    const warnings = [...workspace.warnings, ...(profileInput?.warnings ?? [])];
-    const errors = [...workspace.errors, ...(profileInput?.errors ?? [])];
-    for (const w of warnings) io.stderr(`${w}\n`);
-    if (errors.length > 0 || !workspace.value) {
-      for (const e of errors) io.stderr(`${e}\n`);
-      return EXIT.badInput;
-    }
-    const profile: Profile | undefined = profileInput?.value?.profile;
-    const history = values['no-history'] || !workspace.source ? undefined : await Recording.start(workspace.source, values.db, io);
+    if (problem) return refuse(`${problem}\n\n${HELP}`);
+    if (values['no-history'] && values.db !== undefined) return refuse('--no-history and --db cannot be used together: --db names the history to record in');
+    if (values.detail && !values.json) return refuse('--detail goes with --json (the diagnoses in full)');
+    const scheduling = await loadScheduling('schedule', parsed, values, io);
+    if (!scheduling) return EXIT.badInput;
+    const { workspace, profile: profileInput } = scheduling;
+    const profile = runProfile(scheduling, values.detail ? undefined : RECORDED_SCORES);
+    const history = values['no-history'] ? undefined : await Recording.start('schedule', scheduling.source, values.db, io);
     const started = io.clock.now();
     let lastProgress = started;
-    const result = await simulate(workspace.value.cluster, {
-      ...(profile ? { profile } : {}),
-      seed,
+    const result = await simulate(workspace.cluster, {
+      profile,
+      seed: scheduling.seed,
       onCycle: (_outcome, done, total) => {
         const now = io.clock.now();
         if (total >= LONG_RUN_PODS && now - lastProgress >= PROGRESS_EVERY_MS) {
@@ -100,18 +103,30 @@ export const schedule: Command = {
       },
     });
     if (!result.ok) {
-      for (const e of result.error) io.stderr(`${profileInput?.value ? profileInput.value.locate(e.path, e.message) : e.message}\n`);
+      for (const e of result.error) io.stderr(`${profileInput ? profileInput.locate(e.path, e.message) : e.message}\n`);
       history?.failed(result.error[0]?.message ?? 'the profile was refused');
       return EXIT.badInput;
     }
-    const outcome = result.value;
-    if (values.json) io.stdout(`${JSON.stringify(toJson(outcome), null, 2)}\n`);
-    else io.stdout(report(outcome));
-    history?.finished(outcome, workspace.value.cluster, profile);
+    const outcome = splitOtherProfiles(result.value, scheduling.configured);
+    const generated = workspace.generated;
+    if (values.json) writeJsonLines(outcome, generated, Boolean(values.detail), io);
+    else io.stdout(report(outcome, generated));
+    if (history) recordRun(history, outcome, workspace.cluster, profileInput?.profile, io.clock.now());
     const unplaced = outcome.outcomes.some((o) => !o.node) || outcome.rejected.length > 0 || outcome.waiting.length > 0;
     return unplaced ? EXIT.unplaced : EXIT.ok;
   },
 };
+
+
+/** A run's result with the pods of the configuration's other profiles told apart from other schedulers'. */
+interface ScheduleRun extends SimulationResult {
+  readonly otherProfiles: readonly { readonly pod: string; readonly schedulerName: string }[];
+}
+
+function splitOtherProfiles(result: SimulationResult, configured: readonly string[]): ScheduleRun {
+  const ours = (o: { schedulerName: string }) => configured.includes(o.schedulerName);
+  return { ...result, otherScheduler: result.otherScheduler.filter((o) => !ours(o)), otherProfiles: result.otherScheduler.filter(ours) };
+}
 
 function scoreOf(o: ScheduleOutcome): string {
   if (!o.node) return '';
@@ -120,21 +135,35 @@ function scoreOf(o: ScheduleOutcome): string {
   return record ? String(Math.round(record.total)) : '-';
 }
 
-function report(result: SimulationResult): string {
+function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
   const lines: string[] = [];
   const placed = result.outcomes.filter((o) => o.node);
   const failed = result.outcomes.filter((o) => !o.node);
+  const name = (pod: string) => (generated.has(pod) ? `${pod}*` : pod);
   if (result.outcomes.length > 0) {
-    lines.push(formatTable(['POD', 'NODE', 'SCORE'], result.outcomes.map((o) => [o.pod, o.node ?? '<none>', scoreOf(o)])));
+    lines.push(formatTable(['POD', 'NODE', 'SCORE'], result.outcomes.map((o) => [name(o.pod), o.node ?? '<none>', scoreOf(o)])));
   }
+  const notes: string[] = [];
+  if (result.outcomes.some((o) => generated.has(o.pod))) notes.push("* a name made up for a workload's replica that has no pod in the files");
+  if (result.outcomes.some((o) => scoreOf(o) === '-')) notes.push('- the only feasible node: kube-scheduler places such a pod without scoring');
+  if (notes.length > 0) lines.push('', ...notes);
   lines.push('');
   lines.push(`${placed.length} of ${result.outcomes.length + result.waiting.length + result.rejected.length} pending pods placed.`);
   if (failed.length > 0) {
-    lines.push('', 'Not placed:');
-    for (const o of failed) lines.push(`  ${o.pod}: ${explain(o.diagnosis).message}`);
+    lines.push('', 'Not placed (podplan explain <paths> POD tells more):');
+    for (const o of failed) lines.push(`  ${name(o.pod)}: ${explain(o.diagnosis).message}`);
   }
   for (const w of result.waiting) lines.push(`  ${w.pod}: ${w.reason}`);
   for (const r of result.rejected) lines.push(`  ${r.pod}: ${r.error}`);
+  if (result.otherProfiles.length > 0) {
+    const byProfile = new Map<string, number>();
+    for (const o of result.otherProfiles) byProfile.set(o.schedulerName, (byProfile.get(o.schedulerName) ?? 0) + 1);
+    lines.push('', 'Pods of the configuration\'s other profiles, not scheduled by this run:');
+    for (const [schedulerName, count] of byProfile) {
+      const hint = schedulerName === POD_SET_SCHEDULER_NAME ? ' (pod sets: podplan plan --pod-set NAME)' : '';
+      lines.push(`  ${schedulerName}: ${count} pod${count === 1 ? '' : 's'}${hint}`);
+    }
+  }
   if (result.otherScheduler.length > 0) {
     lines.push('', 'Left to other schedulers:');
     for (const o of result.otherScheduler) lines.push(`  ${o.pod}: schedulerName ${o.schedulerName}`);
@@ -143,14 +172,27 @@ function report(result: SimulationResult): string {
   return `${lines.join('\n')}\n`;
 }
 
-function toJson(result: SimulationResult) {
-  return {
-    outcomes: result.outcomes.map((o) => ({ pod: o.pod, node: o.node ?? null, attempts: o.attempts, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
-    waiting: result.waiting,
-    rejected: result.rejected,
-    otherScheduler: result.otherScheduler,
-    ignored: result.ignored,
-  };
+/** The diagnosis as --json prints it: compact (no per-node lists) unless `detail`. */
+function jsonDiagnosis(d: Diagnosis, detail: boolean) {
+  if (detail) return d;
+  const { rejections, ...rest } = d;
+  const summary = explain(d, 0);
+  return { ...rest, rejectedNodes: rejections.length, reasons: summary.reasons.map((g) => ({ reason: g.reason, plugin: g.plugin, stage: g.stage, code: g.code, nodes: g.nodes.length })) };
+}
+
+/** One JSON object per line, so a run of any size prints without building one huge string. */
+function writeJsonLines(result: ScheduleRun, generated: ReadonlySet<string>, detail: boolean, io: CliIO): void {
+  const line = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
+  for (const o of result.outcomes) {
+    line({ type: 'outcome', pod: o.pod, node: o.node ?? null, ...(generated.has(o.pod) ? { generated: true } : {}), attempts: o.attempts, message: explain(o.diagnosis, 0).message, diagnosis: jsonDiagnosis(o.diagnosis, detail) });
+  }
+  for (const w of result.waiting) line({ type: 'waiting', ...w });
+  for (const r of result.rejected) line({ type: 'rejected', ...r });
+  for (const o of result.otherProfiles) line({ type: 'otherProfile', ...o });
+  for (const o of result.otherScheduler) line({ type: 'otherScheduler', ...o });
+  for (const i of result.ignored) line({ type: 'ignored', ...i });
+  const placed = result.outcomes.filter((o) => o.node).length;
+  line({ type: 'summary', placed, pending: result.outcomes.length + result.waiting.length + result.rejected.length });
 }
 
 /**
@@ -160,65 +202,20 @@ function toJson(result: SimulationResult) {
  */
 const RECORDED_SCORES = 10;
 
-/**
- * A schedule run in the plan history: a run on its source (the files, or the kube context by name and server) and, when it finishes, its
- * outcome as a plan of pod set "*" (every pending pod, named namespace/name) with each pod's
- * diagnosis (placed pods' scores cut to the RECORDED_SCORES best). Pods never tried (scheduling
- * gates, unreadable) are counted in the run's message only: they have no diagnosis to keep.
- * Failures of the history are one line on stderr, never the run's.
- */
-class Recording {
-  private constructor(
-    private readonly store: PlanStore,
-    private readonly run: number,
-    private readonly io: CliIO,
-  ) {}
-
-  static async start(source: SourceRef, db: string | undefined, io: CliIO): Promise<Recording | undefined> {
-    const opened = await openHistory(databasePath(db, io), io);
-    if (!opened.ok) {
-      io.stderr(`podplan schedule: plan history is off: ${opened.error.message}\n`);
-      return undefined;
-    }
-    const store = opened.value;
-    const run = store.startRun(source, 'preview');
-    if (run.ok) return new Recording(store, run.value, io);
-    store.close();
-    io.stderr(`podplan schedule: plan history is off: ${run.error.message}\n`);
-    return undefined;
-  }
-
-  failed(message: string): void {
-    this.report(this.store.finishRun(this.run, 'failed', message));
-    this.store.close();
-  }
-
-  finished(result: SimulationResult, cluster: ClusterSnapshot, profile: Profile | undefined): void {
-    const placed = result.outcomes.filter((o) => o.node !== undefined);
-    const plan: Plan = {
-      podSet: ALL_PENDING_PODS,
-      namespace: ALL_PENDING_PODS,
-      planner: 'schedule',
-      profile: (profile ?? DEFAULT_PROFILE).schedulerName,
-      assignments: placed.map((o) => ({ pod: o.pod, node: o.node!, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } })),
-      unplaced: result.outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
-      createdAt: this.io.clock.now(),
-      snapshotHash: sha256(JSON.stringify(cluster)),
-    };
-    const saved = this.store.savePlan(this.run, plan, { profileHash: sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)) });
-    const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
-    const untried = result.waiting.length + result.rejected.length;
-    this.report(this.store.finishRun(this.run, 'succeeded', `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`));
-    if (saved.ok) this.io.stderr(`Recorded as plan ${saved.value} in ${this.store.file} (podplan show ${saved.value}).\n`);
-    else this.report(saved);
-    this.store.close();
-  }
-
-  private report(result: { ok: true } | { ok: false; error: { message: string } }): void {
-    if (!result.ok) this.io.stderr(`podplan schedule: the run was not recorded in the plan history: ${result.error.message}\n`);
-  }
-}
-
-function sha256(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+/** The run's outcome as a plan of pod set "*" (every pending pod), recorded with the run's message. */
+function recordRun(history: Recording, result: SimulationResult, cluster: ClusterSnapshot, profile: Profile | undefined, now: number): void {
+  const placed = result.outcomes.filter((o) => o.node !== undefined);
+  const plan: Plan = {
+    podSet: ALL_PENDING_PODS,
+    namespace: ALL_PENDING_PODS,
+    planner: 'schedule',
+    profile: (profile ?? DEFAULT_PROFILE).schedulerName,
+    assignments: placed.map((o) => ({ pod: o.pod, node: o.node!, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } })),
+    unplaced: result.outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
+    createdAt: now,
+    snapshotHash: sha256(JSON.stringify(cluster)),
+  };
+  const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
+  const untried = result.waiting.length + result.rejected.length;
+  history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`);
 }

@@ -18,6 +18,8 @@ export class CycleState {
   readonly skipFilterPlugins = new Set<string>();
   /** Plugins whose PreScore returned Skip: their Score is not run in this cycle. */
   readonly skipScorePlugins = new Set<string>();
+  /** How many scored nodes this cycle's Diagnosis keeps, overriding the profile's recordScores (explaining one pod in full). */
+  recordScores?: number;
 
   write<T>(key: StateKey<T>, value: T): void {
     this.values.set(key, value);
@@ -40,6 +42,7 @@ export class CycleState {
     }
     for (const p of this.skipFilterPlugins) copy.skipFilterPlugins.add(p);
     for (const p of this.skipScorePlugins) copy.skipScorePlugins.add(p);
+    if (this.recordScores !== undefined) copy.recordScores = this.recordScores;
     return copy;
   }
 }

@@ -215,8 +215,8 @@ export class Framework {
    * sampleNodes plugin. Pass the merged profile (mergeProfile); paths point into it.
    */
   static build(registry: Registry, profile: Profile, options: FrameworkOptions): Result<Framework, readonly ProfileError[]> {
+    // The plugins' own args are checked even when the profile has other errors: every error in one go.
     const errors = validateProfile(profile, registry);
-    if (errors.length > 0) return err(errors);
     const prefix = `profile ${profile.schedulerName}: `;
     const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder());
     const configs = profile.pluginConfig ?? [];
@@ -232,7 +232,7 @@ export class Framework {
         built = err(errorText(e));
       }
       if (built.ok) instances.set(name, built.value);
-      else errors.push({ path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error}` });
+      else errors.push({ path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error.startsWith(`${name}: `) ? built.error.slice(name.length + 2) : built.error}` });
     }
     if (errors.length > 0) return err(errors);
 
@@ -346,6 +346,20 @@ export class Framework {
       if (status.code !== Code.Success && status.code !== Code.Skip) return status;
     }
     return SUCCESS;
+  }
+
+  /**
+   * Every Filter plugin on one node, not stopping at the first rejection (what `explain` shows of a
+   * node): each rejection or Error, attributed, in profile order; empty when the node passes.
+   */
+  filterVerdicts(state: CycleState, pod: PodInfo, node: NodeInfo): Status[] {
+    const failed: Status[] = [];
+    for (const { name, plugin } of this.filter) {
+      if (state.skipFilterPlugins.has(name)) continue;
+      const status = runStatus(name, 'Filter', () => plugin.filter(state, pod, node));
+      if (status.code !== Code.Success && status.code !== Code.Skip) failed.push(status);
+    }
+    return failed;
   }
 
   /** Reserve on `nodeName` with every reserve plugin in order; stops at the first failure. */
@@ -657,7 +671,8 @@ export class Framework {
     }
 
     const best = this.selectHost(totals, n);
-    const { commitCandidates, recordScores } = this.settings;
+    const { commitCandidates } = this.settings;
+    const recordScores = state.recordScores ?? this.settings.recordScores;
     const ranked = [best, ...rankOthers(totals, n, Math.min(n, Math.max(commitCandidates, recordScores)) - 1, best)];
     const recorded = ranked.slice(0, recordScores);
     // The summed plugins' own scores were not written out per node: those of the recorded nodes are.

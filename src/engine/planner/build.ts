@@ -11,12 +11,13 @@ import { applyGang } from './gang';
 import { GREEDY, greedy } from './greedy';
 import { snapshotHash } from './hash';
 import { optimize } from './optimize';
+import { pallet } from './pallet';
 import type { Plan, PlanAssignment, UnplacedPod } from './plan';
 import { OBJECTIVES, type Objective, type Planner, type SolverSettings } from './planner';
 import type { PodSetFramework } from './plugin';
 import { podSetKey, type PodSet } from './podset';
 
-export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize, exact].map((p) => [p.name, p]));
+export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize, exact, pallet].map((p) => [p.name, p]));
 export const DEFAULT_PLANNER = GREEDY;
 export const DEFAULT_OBJECTIVE: Objective = 'pack';
 

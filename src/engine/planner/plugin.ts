@@ -32,11 +32,17 @@ export interface PodSetPlannerArgs {
   readonly objective?: Objective;
   /** The schedulerName pods of a pod set carry. */
   readonly schedulerName: string;
+  /** Pallet's args that mean nothing to Podplan (PALLET_ONLY_ARGS), as given: accepted and reported as ignored. */
+  readonly ignored?: readonly string[];
 }
+
+/** Pallet's PodSetPlanner args about its own process (logging, its planner service's timeout, its refresh loop). */
+export const PALLET_ONLY_ARGS = ['debug', 'callTimeout', 'updatePeriod'] as const;
 
 export function readArgs(args: unknown): Result<PodSetPlannerArgs> {
   const reader = new ArgsReader(NAME);
-  const value = reader.object(args, '', ['planner', 'objective', 'schedulerName']) ?? {};
+  const value = reader.object(args, '', ['planner', 'objective', 'schedulerName', ...PALLET_ONLY_ARGS]) ?? {};
+  const ignored = PALLET_ONLY_ARGS.filter((key) => value[key] !== undefined);
   const planner = reader.string(value['planner'], 'planner');
   if (planner !== undefined && !PLANNERS.has(planner)) reader.errors.push(unknownPlanner(planner, 'planner'));
   const objective = reader.string(value['objective'], 'objective');
@@ -46,6 +52,7 @@ export function readArgs(args: unknown): Result<PodSetPlannerArgs> {
     ...(planner !== undefined ? { planner } : {}),
     ...(objective !== undefined && isObjective(objective) ? { objective } : {}),
     schedulerName,
+    ...(ignored.length > 0 ? { ignored } : {}),
   });
 }
 

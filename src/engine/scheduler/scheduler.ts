@@ -7,7 +7,7 @@ import { podKey, type Node, type Pod } from '../api/types';
 import type { ClusterCache } from '../cache/cache';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
-import { boundPodInfo, podInfo } from '../framework/node-info';
+import { boundPodInfo, podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
 import { errorStatus, isRejection, SUCCESS, type Status } from '../framework/status';
@@ -36,6 +36,8 @@ export interface SchedulerOptions {
   readonly clock: Clock;
   /** Pods whose spec.schedulerName names another scheduler are left alone. */
   readonly schedulerName?: string;
+  /** Called before each cycle with its fresh state and the snapshot it runs on (explain looks at one pod's cycle). */
+  readonly beforeCycle?: (state: CycleState, pod: PodInfo, snapshot: Snapshot) => void;
 }
 
 export class Scheduler {
@@ -114,6 +116,7 @@ export class Scheduler {
     const { framework, cache } = this.options;
     cache.updateSnapshot(this.snapshot);
     const state = new CycleState();
+    this.options.beforeCycle?.(state, info, this.snapshot);
     const result = framework.scheduleOne(state, info, this.snapshot);
     if (!result.ok) {
       const rejectors = new Set(result.diagnosis.rejections.map((r) => r.plugin));

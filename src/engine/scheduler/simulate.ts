@@ -7,7 +7,10 @@ import { err, ok, type Result } from '../api/result';
 import { podKey, type ClusterSnapshot } from '../api/types';
 import { ClusterCache } from '../cache/cache';
 import { mergeProfile, type Profile, type ProfileError } from '../framework/profile';
+import type { CycleState } from '../framework/cycle-state';
+import type { PodInfo } from '../framework/node-info';
 import { Framework } from '../framework/runtime';
+import type { Snapshot } from '../framework/snapshot';
 import { DEFAULT_PROFILE } from '../plugins/defaults';
 import { inTreeRegistry } from '../plugins/registry';
 import { Scheduler, type RejectedPod, type ScheduleOutcome } from './scheduler';
@@ -20,6 +23,8 @@ export interface SimulationOptions {
   /** Simulated start time (ms since the epoch). */
   readonly startTime?: number;
   readonly onCycle?: (outcome: ScheduleOutcome, done: number, total: number) => void;
+  /** Called before each cycle (see SchedulerOptions.beforeCycle) with the framework that runs it. */
+  readonly beforeCycle?: (framework: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot) => void;
 }
 
 export interface SimulationResult {
@@ -48,7 +53,15 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
     const added = cache.addNode(node);
     if (!added.ok) ignored.push({ pod: node.metadata.name, reason: added.error.message });
   }
-  const scheduler = new Scheduler({ framework: framework.value, cache, clock, schedulerName: profile.schedulerName });
+  const built = framework.value;
+  const beforeCycle = options.beforeCycle;
+  const scheduler = new Scheduler({
+    framework: built,
+    cache,
+    clock,
+    schedulerName: profile.schedulerName,
+    ...(beforeCycle ? { beforeCycle: (state: CycleState, pod: PodInfo, snapshot: Snapshot) => beforeCycle(built, state, pod, snapshot) } : {}),
+  });
   const pending: string[] = [];
   const waiting: Array<{ pod: string; reason: string }> = [];
   const otherScheduler: Array<{ pod: string; schedulerName: string }> = [];

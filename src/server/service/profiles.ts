@@ -10,7 +10,7 @@ import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import { ALL_PLUGIN_NAMES } from '../../engine/plugins/names';
 import { inTreeRegistry } from '../../engine/plugins/registry';
 import { podSetPlannerModule } from '../../engine/planner/plugin';
-import { joinPath, type Located, type ProfileManifest, type SchedulerProfileManifest } from '../../manifests';
+import { joinPath, palletOnlyAt, type Located, type ProfileManifest, type SchedulerProfileManifest } from '../../manifests';
 import type { Code } from './codes';
 import { closest } from './words';
 
@@ -46,14 +46,14 @@ const isUnimplemented = (name: string): boolean => (ALL_PLUGIN_NAMES as readonly
 const DEFAULTS: Profile = { ...DEFAULT_PROFILE, plugins: stripPlugins(DEFAULT_PROFILE.plugins, (name) => !REGISTRY.has(name)).plugins ?? {} };
 
 /** Plugin sets without the names `drop` selects, and for each point the original index of each kept entry. */
-function stripPlugins(plugins: Plugins | undefined, drop: (name: string) => boolean): { plugins?: Plugins; indices: Map<string, number[]> } {
+function stripPlugins(plugins: Plugins | undefined, drop: (name: string, point: string) => boolean): { plugins?: Plugins; indices: Map<string, number[]> } {
   const indices = new Map<string, number[]>();
   if (!plugins) return { indices };
   const out: Record<string, PluginSet> = {};
   for (const [point, set] of Object.entries(plugins) as Array<[string, PluginSet | undefined]>) {
     if (!set) continue;
     const kept: number[] = [];
-    const enabled = (set.enabled ?? []).filter((p, i) => !drop(p.name) && kept.push(i) > 0);
+    const enabled = (set.enabled ?? []).filter((p, i) => !drop(p.name, point) && kept.push(i) > 0);
     indices.set(point, kept);
     out[point] = { ...set, ...(set.enabled ? { enabled } : {}) };
   }
@@ -96,8 +96,8 @@ function unknownDisabled(manifest: SchedulerProfileManifest, base: string): Prof
   return out;
 }
 
-/** The stable code of a framework profile error, by where it points and what it says. */
-function classify(path: string, message: string): Code {
+/** The stable code of a framework profile error, by where it points and what it says (the CLI prints the same). */
+export function classify(path: string, message: string): Code {
   if (/unknown plugin|does not implement/.test(message)) return 'profile/unknown-plugin';
   if (/twice/.test(message)) return 'profile/duplicate-plugin';
   if (path.endsWith('.weight')) return 'profile/bad-weight';
@@ -144,10 +144,12 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
     plugins[point] = set;
   }
   issues.push(...unknownDisabled(manifest, base));
-  const stripped = stripPlugins(plugins, isUnimplemented);
+  const stripped = stripPlugins(plugins, (name, point) => isUnimplemented(name) || palletOnlyAt(name, point));
   for (const [point, set] of Object.entries(plugins)) {
     (set.enabled ?? []).forEach((p, i) => {
-      if (isUnimplemented(p.name)) {
+      if (palletOnlyAt(p.name, point)) {
+        issues.push(unsupported(pathOf(base, ['plugins', point, 'enabled', i, 'name']), `${p.name} at ${point} is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored`));
+      } else if (isUnimplemented(p.name)) {
         issues.push(unsupported(pathOf(base, ['plugins', point, 'enabled', i, 'name']), `${p.name} is an upstream plugin Podplan does not run: it is left out of previews and checks`));
       }
     });

@@ -92,6 +92,8 @@ function readerErrors(file: SourceFile, analysis: Analysis, checked: ReadonlySet
 function reportsReaderError(file: SourceFile, document: Parameters<typeof declaredKind>[1], error: ManifestError): boolean {
   const kind = declaredKind(file, document);
   if (error.code === 'yaml-syntax') return kind !== undefined && OUR_KINDS.includes(kind);
+  // A misspelt kind drops its object from every preview: whoever wrote it wants to know.
+  if (error.code === 'unknown-kind') return true;
   if (kind === PROFILE_CONFIG) return true;
   if (kind === TRIGGER || kind === PLAN) {
     const path = error.path ?? '';

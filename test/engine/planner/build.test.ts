@@ -78,7 +78,7 @@ describe('engine/planner/build', () => {
 
   describe('what cannot be planned is an error saying so', () => {
     it('a pod set with no pods', () => assert.deepEqual(buildPlan(input(pods, 'cache')), { ok: false, error: 'pod set default/cache has no pods' }));
-    it('an unknown planner', () => assert.deepEqual(buildPlan(input(pods), { planner: 'magic' }), { ok: false, error: 'planner: unknown planner "magic" (one of greedy, optimize, exact)' }));
+    it('an unknown planner', () => assert.deepEqual(buildPlan(input(pods), { planner: 'magic' }), { ok: false, error: 'planner: unknown planner "magic" (one of greedy, optimize, exact, pallet)' }));
     it('a pod with a malformed request', () => {
       const error = buildPlan(input([setPod('web-9').req({ cpu: 'lots' })]));
       assert.equal(error.ok, false);

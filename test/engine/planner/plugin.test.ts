@@ -11,7 +11,7 @@ describe('engine/planner/plugin', () => {
     const table: Array<[args: unknown, expected: ReturnType<typeof readArgs>]> = [
       [undefined, { ok: true, value: { schedulerName: 'podset-planner-scheduler' } }],
       [{ planner: 'optimize', objective: 'balance', schedulerName: 'pallet' }, { ok: true, value: { planner: 'optimize', objective: 'balance', schedulerName: 'pallet' } }],
-      [{ planner: 'best' }, { ok: false, error: 'PodSetPlanner: planner: unknown planner "best" (one of greedy, optimize, exact)' }],
+      [{ planner: 'best' }, { ok: false, error: 'PodSetPlanner: planner: unknown planner "best" (one of greedy, optimize, exact, pallet)' }],
       [{ objective: 'fast' }, { ok: false, error: 'PodSetPlanner: objective: Unsupported value: "fast": supported values: "pack", "balance", "spread", "cost", "moves"' }],
       [{ gang: 3 }, { ok: false, error: 'PodSetPlanner: unknown field "gang"' }],
     ];
@@ -30,7 +30,7 @@ describe('engine/planner/plugin', () => {
   it('bad args are a profile error at the plugin’s pluginConfig', () => {
     const built = podSetFramework(withArgs({ objective: 'fast' }), { random: seededRandom(1) });
     assert.deepEqual(!built.ok && built.error, [
-      { path: ['pluginConfig', 0, 'args'], message: 'profile default-scheduler: plugin PodSetPlanner: PodSetPlanner: objective: Unsupported value: "fast": supported values: "pack", "balance", "spread", "cost", "moves"' },
+      { path: ['pluginConfig', 0, 'args'], message: 'profile default-scheduler: plugin PodSetPlanner: objective: Unsupported value: "fast": supported values: "pack", "balance", "spread", "cost", "moves"' },
     ]);
   });
 });

@@ -40,7 +40,7 @@ describe('engine/planner/trigger', () => {
         [
           { labels: { [PLANNER_LABEL]: 'fastest' } },
           ['metadata', 'labels', PLANNER_LABEL],
-          'ScheduleTrigger jobs/batch: label planner.ciena.io/planner: unknown planner "fastest" (one of greedy, optimize, exact)',
+          'ScheduleTrigger jobs/batch: label planner.ciena.io/planner: unknown planner "fastest" (one of greedy, optimize, exact, pallet)',
         ],
         [
           { labels: { [MIN_MEMBER_LABEL]: 'all' } },

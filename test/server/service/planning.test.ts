@@ -34,7 +34,7 @@ describe('server/service/planning: plans are made by the engine’s pod-set plan
     ],
     ['the profile’s PodSetPlanner args choose it when no label does', '', room, { trigger: 's', planner: 'optimize', placed: ['a', 'b'], left: ['c'] }, plannerProfile('{ planner: optimize }')],
     ['a label says before the profile', '    planner.ciena.io/planner: greedy\n', room, { trigger: 's', planner: 'greedy', placed: ['a', 'b'], left: ['c'] }, plannerProfile('{ planner: optimize }')],
-    ['a planner nobody knows is an error naming the label', '    planner.ciena.io/planner: clever\n', room, 'label planner.ciena.io/planner: unknown planner "clever" (one of greedy, optimize, exact)'],
+    ['a planner nobody knows is an error naming the label', '    planner.ciena.io/planner: clever\n', room, 'label planner.ciena.io/planner: unknown planner "clever" (one of greedy, optimize, exact, pallet)'],
   ];
   for (const [what, labels, cluster, expected, profile] of cases) it(what, () => assert.deepEqual(planOf(labels, cluster, profile), expected));
 });

@@ -22,6 +22,14 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
   });
 
   const cases: Array<[string, string, unknown[][]]> = [
+    [
+      "Pallet's PodSetPlanner at preScore and score (its own scoring) is left out with a warning, as the CLI does",
+      '    plugins:\n      preFilter:\n        enabled: [{ name: PodSetPlanner }]\n      score:\n        enabled: [{ name: PodSetPlanner }, { name: Typo }]\n',
+      [
+        ['profile/unsupported', 'warning', 'profiles[0].plugins.score.enabled[0].name'],
+        ['profile/unknown-plugin', 'error', 'profiles[0].plugins.score.enabled[1].name'],
+      ],
+    ],
     ['an unknown plugin, at its name', '    plugins:\n      filter:\n        enabled: [{ name: Typo }]\n', [['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[0].name']]],
     [
       'an upstream plugin Podplan does not run is left out with a warning; the next entry keeps its own index',

@@ -27,6 +27,18 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
     assert.deepEqual(codes({ 'w.yaml': deployment(', planner.ciena.io/pod-set: web', '"2 cores"') }, 'w.yaml'), [['bad-quantity', 10]]);
   });
 
+  it('a pod set’s workload with a misspelt field, and an invalid name, get the CLI’s codes', () => {
+    const misspelt = deployment(', planner.ciena.io/pod-set: web').replace('replicas: 3', 'replicaz: 3').replace('name: web }', 'name: Web_1 }');
+    assert.deepEqual(codes({ 'w.yaml': misspelt }, 'w.yaml'), [
+      ['invalid-name', 2],
+      ['unknown-field', 4],
+    ]);
+  });
+
+  it('a misspelt kind is reported wherever it is: its object is left out of every preview', () => {
+    assert.deepEqual(codes({ 'n.yaml': 'apiVersion: v1\nkind: Nodee\nmetadata: { name: n1 }\n' }, 'n.yaml'), [['unknown-kind', 1]]);
+  });
+
   it('YAML syntax errors are reported in documents of our kinds only', () => {
     const broken = (kind: string) => `kind: ${kind}\nmetadata: { name: [x\n`;
     const ours = codes({ 'a.yaml': broken('ScheduleTrigger') }, 'a.yaml');

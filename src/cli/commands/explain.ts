@@ -1,0 +1,223 @@
+// `podplan explain`: why one pod went to its node, or why it could not be placed: the decision, the
+// stage funnel, the rejected nodes grouped by reason, the best nodes' scores plugin by plugin, the
+// closest node for an unplaceable pod, and one node in full (--node). The layout comes from the
+// engine's explain report (src/engine/explain/report.ts), the same value the editor's views read.
+import { podKey, type Pod } from '../../engine/api/types';
+import type { NodeScoreRecord } from '../../engine/framework/diagnosis';
+import { podReport, type NodeDetail, type PodReport } from '../../engine/explain/report';
+import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
+import { POD_SET_LABEL } from '../../engine/planner/plan';
+import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset';
+import { simulate } from '../../engine/scheduler/simulate';
+import { parseCommand } from '../history';
+import { STRICT_HELP, STRICT_OPTION } from '../input';
+import { EXIT, type CliIO, type Command } from '../io';
+import { loadPlanning, planSet } from '../planning';
+import { loadScheduling, runProfile } from '../scheduling';
+import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
+import { formatTable } from '../table';
+
+const HELP = `Usage: podplan explain <paths…> POD [--node NODE] [--json] [--all] [--profile file] [--seed n] [--strict]
+       podplan explain --context NAME [--kubeconfig file] POD [options]
+
+Explains where one pending pod (POD as namespace/name, or name when only one namespace has it)
+goes and why, as podplan schedule places it (the same run, the same seed): the decision (its node,
+or kube-scheduler's message), the stage funnel (nodes left after PreFilter, sampling and each
+Filter plugin), the rejected nodes grouped by reason with the plugin that said so, the best nodes
+with each Score plugin's raw, normalized and weighted score, and, when no node fits, the closest
+nodes (fewest failing filters, then the smallest resource shortfall). A pod of a pod set (label
+${POD_SET_LABEL}, scheduled by the pod-set planner) is explained at its planned node.
+
+Options:
+${sourceHelp(20)}
+  --node <name>     that node's complete verdict: every Filter plugin that rejects it, what it lacks,
+                    its scores and rank
+  --all             list every node (lists are cut to 10 with the count of the rest otherwise)
+  --json            print the explanation as JSON
+  --profile <file>  a KubeSchedulerConfiguration, as podplan schedule takes it
+  --seed <n>        seed for sampling and tie-breaking (default 1)
+${STRICT_HELP}
+  -h, --help        this help
+
+Exit codes: 0 the pod is placed, 1 it cannot be, 2 bad input or no such pod.
+
+Examples:
+  podplan explain examples/cluster ml/trainer
+  podplan explain examples/cluster web-0 --node worker-2
+`;
+
+/** How many nodes each list shows without --all. */
+const LIST_LIMIT = 10;
+
+export const explainCommand: Command = {
+  name: 'explain',
+  summary: 'explain why one pod goes to its node, or why it cannot be placed',
+  help: HELP,
+  async run(args, io) {
+    const parsed = parseCommand('explain', args, { ...SOURCE_OPTIONS, ...STRICT_OPTION, node: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' }, profile: { type: 'string' }, seed: { type: 'string' } }, Infinity, io);
+    if (!parsed) return EXIT.badInput;
+    const { positionals, values } = parsed;
+    const fail = (message: string) => (io.stderr(`podplan explain: ${message}\n`), EXIT.badInput);
+    const wanted = positionals.at(-1);
+    const pathsNeeded = !isClusterSource({ positionals, values });
+    if (wanted === undefined || (pathsNeeded && positionals.length < 2)) return fail(`${pathsNeeded ? 'paths and a pod are' : 'a pod is'} needed\n\n${HELP}`);
+    // The last word is the pod; the words before it are the paths (none with --context).
+    const source: SourceArgs = { positionals: positionals.slice(0, -1), values };
+    const problem = sourceProblem(source);
+    if (problem) return fail(`${problem}\n\n${HELP}`);
+    const scheduling = await loadScheduling('explain', source, values, io);
+    if (!scheduling) return EXIT.badInput;
+    const { workspace } = scheduling;
+    const found = findPod(workspace.cluster.pods, wanted);
+    if (typeof found === 'string') return fail(found);
+    const key = podKey(found);
+    if (values.node !== undefined && !workspace.cluster.nodes.some((n) => n.metadata.name === values.node)) return fail(`no node ${values.node} in the files`);
+    if (found.spec.nodeName) return fail(`${key} is already bound to ${found.spec.nodeName} (spec.nodeName): there is no decision to explain`);
+    const limit = values.all ? Infinity : LIST_LIMIT;
+    const generated = workspace.generated.has(key);
+
+    const podSet = found.metadata.labels?.[POD_SET_LABEL];
+    if (podSet !== undefined && found.spec.schedulerName === POD_SET_SCHEDULER_NAME) return explainPlanned(source, found, podSet, values, limit, io);
+
+    let verdicts: NodeVerdict[] | undefined;
+    const result = await simulate(workspace.cluster, {
+      profile: runProfile(scheduling, 0),
+      seed: scheduling.seed,
+      beforeCycle: (framework, state, pod, snapshot) => {
+        if (pod.key !== key) return;
+        // This pod's cycle keeps every score, and every node's complete verdict is taken on the same snapshot.
+        state.recordScores = Infinity;
+        verdicts = nodeVerdicts(framework, pod, snapshot);
+      },
+    });
+    if (!result.ok) {
+      for (const e of result.error) io.stderr(`${scheduling.profile ? scheduling.profile.locate(e.path, e.message) : e.message}\n`);
+      return EXIT.badInput;
+    }
+    const outcome = result.value.outcomes.find((o) => o.pod === key);
+    if (!outcome) {
+      const why = result.value.waiting.find((w) => w.pod === key)?.reason ?? result.value.rejected.find((r) => r.pod === key)?.error ?? result.value.otherScheduler.find((o) => o.pod === key)?.schedulerName;
+      return fail(`${key} was not scheduled by this run${why ? `: ${why}` : ''}`);
+    }
+    const report = podReport(outcome.diagnosis, { limit, ...(verdicts ? { verdicts } : {}), ...(values.node !== undefined ? { node: values.node } : {}) });
+    io.stdout(values.json ? `${JSON.stringify({ ...report, generated, attempts: outcome.attempts }, null, 2)}\n` : formatReport(report, generated));
+    return report.placed ? EXIT.ok : EXIT.unplaced;
+  },
+};
+
+/** `name` or `namespace/name` among the pods; a string saying why when it is not exactly one. */
+function findPod(pods: readonly Pod[], wanted: string): Pod | string {
+  const matches = wanted.includes('/') ? pods.filter((p) => podKey(p) === wanted) : pods.filter((p) => p.metadata.name === wanted);
+  if (matches.length === 1) return matches[0] as Pod;
+  if (matches.length > 1) return `pod ${wanted} is in several namespaces (${matches.map(podKey).join(', ')}): name it as namespace/name`;
+  const near = pods.filter((p) => p.metadata.name.startsWith(wanted.split('/').pop() ?? wanted)).slice(0, 5).map(podKey);
+  return `no pod ${wanted} in the files${near.length ? ` (pods named like it: ${near.join(', ')})` : ''}`;
+}
+
+/** A pod of a pod set: planned with its set, as podplan plan would, and explained at its planned node. */
+async function explainPlanned(source: SourceArgs, pod: Pod, podSet: string, values: { node?: string | undefined; json?: boolean | undefined; profile?: string | undefined; seed?: string | undefined; strict?: boolean | undefined }, limit: number, io: CliIO): Promise<number> {
+  const planning = await loadPlanning('explain', source, values, io);
+  if (!planning) return EXIT.badInput;
+  const namespace = pod.metadata.namespace ?? 'default';
+  const ref = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName).find((s) => s.name === podSet && s.namespace === namespace);
+  if (!ref) {
+    io.stderr(`podplan explain: ${podKey(pod)} is in pod set ${podSet} but not scheduled by ${planning.planning.args.schedulerName}\n`);
+    return EXIT.badInput;
+  }
+  const outcome = await planSet(planning, ref, {}, io.clock.now());
+  if (typeof outcome === 'string') {
+    io.stderr(`podplan explain: ${outcome}\n`);
+    return EXIT.badInput;
+  }
+  const plan = outcome.plan;
+  const assigned = plan?.assignments.find((a) => a.pod === pod.metadata.name);
+  const unplaced = plan?.unplaced.find((u) => u.pod === pod.metadata.name);
+  const diagnosis = assigned?.diagnosis ?? unplaced?.diagnosis;
+  const lead = `${podKey(pod)} is in pod set ${podSet}: planned with its set by the ${plan?.planner ?? 'pod-set'} planner${outcome.trigger ? ` (ScheduleTrigger ${outcome.trigger})` : ''}.`;
+  if (!diagnosis) {
+    const text = assigned ? `${lead}\nPlanned node: ${assigned.node} (the planner chose it for the set as a whole; it records no cycle for this pod).\n` : `${lead}\nNot in the plan: ${outcome.message ?? 'not planned'}\n`;
+    io.stdout(values.json ? `${JSON.stringify({ pod: podKey(pod), podSet, planner: plan?.planner ?? null, node: assigned?.node ?? null, message: outcome.message ?? null }, null, 2)}\n` : text);
+    return assigned ? EXIT.ok : EXIT.unplaced;
+  }
+  const report = podReport({ ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) }, { limit, ...(values.node !== undefined ? { node: values.node } : {}) });
+  io.stdout(values.json ? `${JSON.stringify({ ...report, podSet, planner: plan?.planner }, null, 2)}\n` : `${lead}\n${formatReport(report, false)}`);
+  return report.placed ? EXIT.ok : EXIT.unplaced;
+}
+
+function more(count: number, shown: number): string {
+  return count > shown ? ` … and ${count - shown} more (--all lists them)` : '';
+}
+
+function formatFailure(f: FilterFailure): string {
+  return `${f.plugin} (${f.stage}): ${f.reasons.join('; ') || f.code}`;
+}
+
+function formatShortfall(s: readonly Shortfall[]): string {
+  return s.map((x) => `${x.resource} short by ${x.resource === 'cpu' ? `${x.missing}m` : x.resource === 'memory' || x.resource === 'ephemeral-storage' ? bytes(x.missing) : String(x.missing)}`).join(', ');
+}
+
+function bytes(n: number): string {
+  const units = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
+  let i = 0;
+  while (n >= 1024 && i < units.length - 1) [n, i] = [n / 1024, i + 1];
+  return `${Number.isInteger(n) ? n : n.toFixed(1)}${units[i]}`;
+}
+
+function scoreTable(records: readonly NodeScoreRecord[], firstRank = 1): string {
+  const plugins = records[0]?.plugins.map((p) => p.plugin) ?? [];
+  const rows = records.map((r, i) => [String(firstRank + i), r.node, String(Math.round(r.total)), ...plugins.map((name) => {
+    const p = r.plugins.find((x) => x.plugin === name);
+    return p ? `${round(p.raw)}/${round(p.normalized)}×${p.weight}=${round(p.weighted)}` : '';
+  })]);
+  return formatTable(['#', 'NODE', 'TOTAL', ...plugins], rows);
+}
+
+function round(n: number): string {
+  return Number.isInteger(n) ? String(n) : n.toFixed(1);
+}
+
+function indent(text: string): string {
+  return text.split('\n').map((l) => `  ${l}`).join('\n');
+}
+
+/** The report as a terminal shows it: every list cut to `limit` with the count of the rest. */
+function formatReport(r: PodReport, generated: boolean): string {
+  const lines: string[] = [];
+  lines.push(`Pod ${r.pod}${generated ? " (a name made up for a workload's replica that has no pod in the files)" : ''}`);
+  lines.push(r.placed ? `Decision: placed on ${r.node}` : `Decision: not placed: ${r.message}`);
+  lines.push('', 'Stage funnel (nodes left):');
+  lines.push(indent(formatTable(['STEP', 'NODES'], r.funnel.map((s) => [s.step, String(s.nodes)]))));
+  if (r.rejected.length > 0) {
+    lines.push('', 'Rejected nodes by reason:');
+    for (const g of r.rejected) lines.push(`  ${g.count} × ${g.reason} [${g.plugin}, ${g.stage}]: ${g.nodes.join(', ')}${more(g.count, g.nodes.length)}`);
+  }
+  if (r.best.length > 0) {
+    lines.push('', `Best nodes (of ${r.scoredNodes} scored; each plugin raw/normalized×weight=weighted):`);
+    lines.push(indent(scoreTable(r.best)));
+    if (r.scoredNodes > r.best.length) lines.push(`  … and ${r.scoredNodes - r.best.length} more scored nodes (--all lists them)`);
+  } else if (r.placed) {
+    lines.push('', 'Not scored: the only feasible node, which kube-scheduler takes without scoring.');
+  }
+  if (r.closest.length > 0) {
+    lines.push('', 'Closest nodes (fewest failing filters, then the smallest shortfall):');
+    for (const c of r.closest) {
+      lines.push(`  ${c.node}: ${c.failures.length} failing filter${c.failures.length === 1 ? '' : 's'}${c.shortfall.length ? `; ${formatShortfall(c.shortfall)}` : ''}`);
+      for (const f of c.failures) lines.push(`    ${formatFailure(f)}`);
+    }
+  }
+  if (r.detail) lines.push('', ...formatDetail(r.detail));
+  return `${lines.join('\n')}\n`;
+}
+
+function formatDetail(d: NodeDetail): string[] {
+  const lines = [`Node ${d.node}: ${d.standing}${d.rank !== undefined ? ` (rank ${d.rank})` : ''}`];
+  if (d.rejection) lines.push(`  rejected by ${d.rejection.plugin} at ${d.rejection.stage}: ${d.rejection.reasons.join('; ')}`);
+  if (d.failures) {
+    if (d.failures.length === 0) lines.push('  every Filter plugin passes it');
+    else for (const f of d.failures) lines.push(`  fails ${formatFailure(f)}`);
+  }
+  if (d.shortfall && d.shortfall.length > 0) lines.push(`  lacks: ${formatShortfall(d.shortfall)}`);
+  if (d.score) lines.push(indent(scoreTable([d.score], d.rank)));
+  if (d.note) lines.push(`  ${d.note}`);
+  return lines;
+}

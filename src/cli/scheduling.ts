@@ -1,0 +1,56 @@
+// What `podplan schedule` and `podplan explain` share: the workspace read from the source given (paths or a kube context) and
+// the profile pods of the default scheduler run with (--profile, else a KubeSchedulerConfiguration
+// among the files with a default-scheduler profile, else the default one), every problem a located
+// line on stderr.
+import { DEFAULT_SCHEDULER_NAME } from '../engine/framework/profile';
+import type { Profile } from '../engine/framework/profile';
+import type { WorkspaceModel } from '../manifests';
+import type { SourceRef } from '../store/types';
+import { profileInput, readProfile, type ProfileInput } from './input';
+import type { CliIO } from './io';
+import { readSource, type SourceArgs } from './source';
+
+export interface Scheduling {
+  readonly workspace: WorkspaceModel;
+  /** What the workspace was read from, for the plan history. */
+  readonly source: SourceRef;
+  readonly profile?: ProfileInput;
+  /** The scheduler names of the configuration the profile came from: pods of its other profiles are not "another scheduler's". */
+  readonly configured: readonly string[];
+  readonly seed: number;
+}
+
+/** Reads the inputs of a scheduling command; undefined after printing the errors (the command exits 2). */
+export async function loadScheduling(command: string, source: SourceArgs, values: { readonly profile?: string | undefined; readonly seed?: string | undefined; readonly strict?: boolean | undefined }, io: CliIO): Promise<Scheduling | undefined> {
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed)) {
+    io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
+    return undefined;
+  }
+  const workspace = await readSource(source, io, values);
+  const fromFile = values.profile !== undefined ? await readProfile(values.profile, io, DEFAULT_SCHEDULER_NAME) : undefined;
+  const warnings = [...workspace.warnings, ...(fromFile?.warnings ?? [])];
+  const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
+  let profile = fromFile?.value;
+  let configured: string[] = fromFile?.value ? [...fromFile.value.schedulerNames] : [];
+  if (values.profile === undefined && workspace.value) {
+    const own = workspace.value.profiles.find((p) => p.value.profiles.some((q) => (q.schedulerName ?? DEFAULT_SCHEDULER_NAME) === DEFAULT_SCHEDULER_NAME));
+    if (own) {
+      const input = profileInput(own, DEFAULT_SCHEDULER_NAME);
+      profile = input.value;
+      configured = [...input.value.schedulerNames];
+      warnings.push(...input.warnings);
+    }
+  }
+  for (const w of warnings) io.stderr(`${w}\n`);
+  for (const e of errors) io.stderr(`${e}\n`);
+  if (errors.length > 0 || !workspace.value) return undefined;
+  return { workspace: workspace.value, source: workspace.source, ...(profile ? { profile } : {}), configured, seed };
+}
+
+/** The profile to run, with how many scored nodes each pod's Diagnosis keeps (undefined: all). */
+export function runProfile(scheduling: Scheduling, recordScores: number | undefined): Profile {
+  const base = scheduling.profile?.profile ?? { schedulerName: DEFAULT_SCHEDULER_NAME };
+  const kept = base.recordScores ?? recordScores;
+  return { ...base, ...(kept !== undefined ? { recordScores: kept } : {}) };
+}

@@ -1,0 +1,158 @@
+// One pod's decision laid out for a reader, from its Diagnosis (and, when known, every node's complete
+// Filter verdict): the stage funnel, the rejected nodes grouped by reason, the best nodes with each
+// score plugin's part, the closest node when none fit, and one node in full. Plain data, sized for a
+// terminal or a view: node lists are cut to `limit` with the count of the rest. The CLI's `explain`
+// prints it; the language server and webviews can send the same value.
+import type { Diagnosis, NodeScoreRecord } from '../framework/diagnosis';
+import type { Code, Stage } from '../framework/status';
+import { explain } from './explain';
+import type { FilterFailure, NodeVerdict, Shortfall } from './verdicts';
+
+/** Nodes left after one step of the cycle. */
+export interface FunnelStep {
+  readonly step: string;
+  readonly stage: Stage | 'Snapshot' | 'Sampling' | 'Selected';
+  readonly nodes: number;
+}
+
+export interface ReasonNodes {
+  readonly reason: string;
+  readonly plugin: string;
+  readonly stage: Stage;
+  readonly code: Code;
+  readonly count: number;
+  /** The first `limit` of them, in the order the cycle met them. */
+  readonly nodes: readonly string[];
+  /** How many more were left out of `nodes`. */
+  readonly more: number;
+}
+
+export interface ClosestNode {
+  readonly node: string;
+  readonly failures: readonly FilterFailure[];
+  readonly shortfall: readonly Shortfall[];
+}
+
+/** Where one node stood in the cycle. */
+export type NodeStanding = 'chosen' | 'feasible' | 'rejected' | 'not evaluated';
+
+export interface NodeDetail {
+  readonly node: string;
+  readonly standing: NodeStanding;
+  /** The cycle's own verdict: the first plugin that rejected it. */
+  readonly rejection?: { readonly plugin: string; readonly stage: Stage; readonly code: Code; readonly reasons: readonly string[] };
+  /** Every Filter plugin that rejects it (when the verdicts were computed). */
+  readonly failures?: readonly FilterFailure[];
+  readonly shortfall?: readonly Shortfall[];
+  readonly score?: NodeScoreRecord;
+  /** 1 for the best scored node. */
+  readonly rank?: number;
+  /** Why a feasible node has no score (a single feasible node, or one outside the recorded scores). */
+  readonly note?: string;
+}
+
+export interface PodReport {
+  readonly pod: string;
+  readonly placed: boolean;
+  readonly node?: string;
+  /** "placed on <node>", or the upstream message ("0/5 nodes are available: …"). */
+  readonly message: string;
+  readonly nodesTotal: number;
+  readonly funnel: readonly FunnelStep[];
+  readonly rejected: readonly ReasonNodes[];
+  /** The best scored nodes, best first (at most `limit`). */
+  readonly best: readonly NodeScoreRecord[];
+  readonly scoredNodes: number;
+  /** For an unplaced pod with verdicts: the nodes with the fewest failing filters, then the smallest shortfall. */
+  readonly closest: readonly ClosestNode[];
+  readonly detail?: NodeDetail;
+}
+
+export interface ReportOptions {
+  /** How many nodes each list shows (Infinity: all). */
+  readonly limit: number;
+  /** Every node's complete verdict for the pod's cycle (see nodeVerdicts). */
+  readonly verdicts?: readonly NodeVerdict[];
+  /** The node to explain in full. */
+  readonly node?: string;
+  /** How many closest nodes to list. */
+  readonly closest?: number;
+}
+
+export function podReport(diagnosis: Diagnosis, options: ReportOptions): PodReport {
+  const { limit } = options;
+  const summary = explain(diagnosis, limit);
+  const rejected = summary.reasons.map((g): ReasonNodes => ({
+    reason: g.reason,
+    plugin: g.plugin,
+    stage: g.stage,
+    code: g.code,
+    count: g.nodes.length,
+    nodes: g.nodes.slice(0, limit),
+    more: Math.max(0, g.nodes.length - limit),
+  }));
+  const closest = summary.placed || !options.verdicts ? [] : closestNodes(options.verdicts, options.closest ?? 3);
+  return {
+    pod: diagnosis.pod,
+    placed: summary.placed,
+    ...(summary.node !== undefined ? { node: summary.node } : {}),
+    message: summary.message,
+    nodesTotal: diagnosis.nodesTotal,
+    funnel: stageFunnel(diagnosis),
+    rejected,
+    best: diagnosis.scores.slice(0, limit),
+    scoredNodes: diagnosis.scores.length,
+    closest,
+    ...(options.node !== undefined ? { detail: nodeDetail(diagnosis, options.node, options.verdicts) } : {}),
+  };
+}
+
+/** Nodes left after each step: the snapshot, PreFilter, sampling, each Filter plugin, then the choice. */
+export function stageFunnel(d: Diagnosis): FunnelStep[] {
+  const steps: FunnelStep[] = [{ step: 'nodes in the snapshot', stage: 'Snapshot', nodes: d.nodesTotal }];
+  const preFiltered = d.rejections.reduce((n, r) => (r.stage === 'PreFilter' ? n + 1 : n), 0);
+  const afterPreFilter = d.nodesTotal - preFiltered;
+  steps.push({ step: 'PreFilter', stage: 'PreFilter', nodes: afterPreFilter });
+  if (d.filters.length > 0) {
+    const reached = d.filters[0]?.evaluated ?? d.nodesEvaluated;
+    if (reached < afterPreFilter) steps.push({ step: `evaluated (sampling stopped once ${d.feasibleNodes} feasible nodes were found)`, stage: 'Sampling', nodes: reached });
+    for (const f of d.filters) steps.push({ step: f.plugin, stage: 'Filter', nodes: f.passed });
+  }
+  steps.push({ step: 'feasible', stage: 'Filter', nodes: d.feasibleNodes });
+  if (d.scores.length > 0) steps.push({ step: 'scored', stage: 'Score', nodes: d.feasibleNodes });
+  steps.push({ step: 'selected', stage: 'Selected', nodes: d.chosenNode !== undefined ? 1 : 0 });
+  return steps;
+}
+
+function shortfallShare(v: NodeVerdict): number {
+  return v.shortfall.reduce((sum, s) => sum + s.share, 0);
+}
+
+/** The nodes nearest to fitting: fewest failing filters, then the smallest total shortfall, then by name. */
+export function closestNodes(verdicts: readonly NodeVerdict[], count: number): ClosestNode[] {
+  return verdicts
+    .filter((v) => v.failures.length > 0 && v.failures[0]?.stage !== 'PreFilter')
+    .map((v) => ({ v, share: shortfallShare(v) }))
+    .sort((a, b) => a.v.failures.length - b.v.failures.length || a.share - b.share || (a.v.node < b.v.node ? -1 : a.v.node > b.v.node ? 1 : 0))
+    .slice(0, count)
+    .map(({ v }) => ({ node: v.node, failures: v.failures, shortfall: v.shortfall }));
+}
+
+function nodeDetail(d: Diagnosis, node: string, verdicts: readonly NodeVerdict[] | undefined): NodeDetail {
+  const verdict = verdicts?.find((v) => v.node === node);
+  const full = verdict ? { failures: verdict.failures, shortfall: verdict.shortfall } : {};
+  const r = d.rejections.find((x) => x.node === node);
+  if (r) return { node, standing: 'rejected', rejection: { plugin: r.plugin, stage: r.stage, code: r.code, reasons: r.reasons }, ...full };
+  const index = d.scores.findIndex((s) => s.node === node);
+  const score = d.scores[index];
+  if (d.chosenNode === node || score) {
+    const standing: NodeStanding = d.chosenNode === node ? 'chosen' : 'feasible';
+    if (score) return { node, standing, score, rank: index + 1, ...full };
+    return { node, standing, note: 'the only feasible node: placed without scoring, as kube-scheduler does', ...full };
+  }
+  const note =
+    d.nodesEvaluated < d.nodesTotal
+      ? `the cycle stopped after ${d.nodesEvaluated} of ${d.nodesTotal} nodes (percentageOfNodesToScore) before reaching it`
+      : `not among the ${d.scores.length} scored nodes the diagnosis kept`;
+  return { node, standing: 'not evaluated', note, ...full };
+}

@@ -1,0 +1,188 @@
+// What kubectl's strict field validation knows and the decoders do not: the field names of the
+// Kubernetes objects Podplan reads (those scheduling ignores included), the built-in kinds, and the
+// name rules. A field not in the schema is a warning at its key ("unknown field"), as
+// `kubectl apply --validate=warn` prints; a misspelt `nodeSelectr` is never read silently as absent.
+import type { DecodeContext } from './decode';
+import { isPlainObject } from './decode';
+import { joinPath } from './source-map';
+
+/** A mapping's fields; `true`: any value (not checked further). The same schema applies to each item of a list. */
+interface Schema {
+  readonly [field: string]: Schema | true;
+}
+
+const any = true;
+
+const fields = (names: string, nested: Record<string, Schema | true> = {}): Schema => {
+  const out: Record<string, Schema | true> = {};
+  for (const n of names.split(/\s+/).filter(Boolean)) out[n] = any;
+  return { ...out, ...nested };
+};
+
+const ownerReference = fields('apiVersion kind name uid controller blockOwnerDeletion');
+
+const objectMeta = fields('name generateName namespace selfLink uid resourceVersion generation creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations finalizers managedFields', {
+  ownerReferences: ownerReference,
+});
+
+const labelSelector = fields('matchLabels', { matchExpressions: fields('key operator values') });
+const nodeSelectorTerm = fields('', { matchExpressions: fields('key operator values'), matchFields: fields('key operator values') });
+const podAffinityTerm = fields('namespaces topologyKey matchLabelKeys mismatchLabelKeys', { labelSelector, namespaceSelector: labelSelector });
+const podAffinity = fields('', {
+  requiredDuringSchedulingIgnoredDuringExecution: podAffinityTerm,
+  preferredDuringSchedulingIgnoredDuringExecution: fields('weight', { podAffinityTerm }),
+});
+
+const affinity = fields('', {
+  nodeAffinity: fields('', {
+    requiredDuringSchedulingIgnoredDuringExecution: fields('', { nodeSelectorTerms: nodeSelectorTerm }),
+    preferredDuringSchedulingIgnoredDuringExecution: fields('weight', { preference: nodeSelectorTerm }),
+  }),
+  podAffinity,
+  podAntiAffinity: podAffinity,
+});
+
+const resources = fields('requests limits claims');
+
+const container = fields(
+  'name image command args workingDir envFrom env volumeMounts volumeDevices livenessProbe readinessProbe startupProbe lifecycle terminationMessagePath terminationMessagePolicy imagePullPolicy securityContext stdin stdinOnce tty resizePolicy restartPolicy restartPolicyRules',
+  { resources, ports: fields('name hostPort containerPort protocol hostIP') },
+);
+
+const podSpec = fields(
+  'volumes restartPolicy terminationGracePeriodSeconds activeDeadlineSeconds dnsPolicy nodeSelector serviceAccountName serviceAccount automountServiceAccountToken nodeName hostNetwork hostPID hostIPC shareProcessNamespace securityContext imagePullSecrets hostname subdomain schedulerName priorityClassName priority dnsConfig readinessGates runtimeClassName enableServiceLinks preemptionPolicy overhead setHostnameAsFQDN os hostUsers resourceClaims hostAliases',
+  {
+    containers: container,
+    initContainers: container,
+    ephemeralContainers: container,
+    affinity,
+    tolerations: fields('key operator value effect tolerationSeconds'),
+    topologySpreadConstraints: fields('maxSkew topologyKey whenUnsatisfiable minDomains nodeAffinityPolicy nodeTaintsPolicy matchLabelKeys', { labelSelector }),
+    schedulingGates: fields('name'),
+    resources,
+  },
+);
+
+const podTemplate = fields('', { metadata: objectMeta, spec: podSpec });
+
+const top = (spec: Schema, status: Schema | true = any): Schema => fields('apiVersion kind', { metadata: objectMeta, spec, status });
+
+const workloadSpec = (names: string): Schema => fields(names, { selector: labelSelector, template: podTemplate });
+
+/** The schema of each kind whose fields are checked. */
+const KIND_SCHEMAS: Readonly<Record<string, Schema>> = {
+  Pod: top(podSpec, fields('phase conditions message reason nominatedNodeName hostIP hostIPs podIP podIPs startTime initContainerStatuses containerStatuses ephemeralContainerStatuses qosClass resize resourceClaimStatuses observedGeneration extendedResourceClaimStatus')),
+  Node: top(
+    fields('podCIDR podCIDRs providerID unschedulable configSource externalID', { taints: fields('key value effect timeAdded') }),
+    fields('capacity allocatable phase conditions addresses daemonEndpoints nodeInfo images volumesInUse volumesAttached config runtimeHandlers features declaredFeatures'),
+  ),
+  Deployment: top(workloadSpec('replicas strategy minReadySeconds revisionHistoryLimit paused progressDeadlineSeconds')),
+  ReplicaSet: top(workloadSpec('replicas minReadySeconds')),
+  StatefulSet: top(workloadSpec('replicas volumeClaimTemplates serviceName podManagementPolicy updateStrategy revisionHistoryLimit minReadySeconds persistentVolumeClaimRetentionPolicy ordinals')),
+  DaemonSet: top(workloadSpec('updateStrategy minReadySeconds revisionHistoryLimit')),
+  Job: top(
+    workloadSpec('parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy'),
+  ),
+};
+
+/** Built-in kinds by API group ('' is the core group, v1), as `kubectl api-resources` lists them. */
+const BUILT_IN_KINDS: Readonly<Record<string, readonly string[]>> = {
+  '': 'Binding ComponentStatus ConfigMap Endpoints Event LimitRange Namespace Node PersistentVolume PersistentVolumeClaim Pod PodTemplate ReplicationController ResourceQuota Secret Service ServiceAccount List'.split(' '),
+  apps: 'ControllerRevision DaemonSet Deployment ReplicaSet StatefulSet'.split(' '),
+  batch: 'CronJob Job'.split(' '),
+  autoscaling: ['HorizontalPodAutoscaler'],
+  policy: ['PodDisruptionBudget'],
+  'scheduling.k8s.io': ['PriorityClass'],
+  'storage.k8s.io': 'CSIDriver CSINode CSIStorageCapacity StorageClass VolumeAttachment VolumeAttributesClass'.split(' '),
+  'networking.k8s.io': 'Ingress IngressClass NetworkPolicy IPAddress ServiceCIDR'.split(' '),
+  'rbac.authorization.k8s.io': 'ClusterRole ClusterRoleBinding Role RoleBinding'.split(' '),
+  'node.k8s.io': ['RuntimeClass'],
+  'coordination.k8s.io': ['Lease'],
+  'discovery.k8s.io': ['EndpointSlice'],
+  'apiextensions.k8s.io': ['CustomResourceDefinition'],
+  'admissionregistration.k8s.io': 'MutatingWebhookConfiguration ValidatingWebhookConfiguration ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding'.split(' '),
+  'resource.k8s.io': 'DeviceClass ResourceClaim ResourceClaimTemplate ResourceSlice'.split(' '),
+  'certificates.k8s.io': ['CertificateSigningRequest'],
+  'events.k8s.io': ['Event'],
+  'flowcontrol.apiserver.k8s.io': ['FlowSchema', 'PriorityLevelConfiguration'],
+};
+
+function groupOf(apiVersion: string): string | undefined {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** Reports `kind` when its apiVersion names a built-in group that has no such kind (`kind: Nodee`); other groups are custom resources it cannot know. */
+export function checkKind(kind: string, apiVersion: unknown, path: string, ctx: DecodeContext): void {
+  const group = typeof apiVersion === 'string' ? groupOf(apiVersion) : undefined;
+  const known = group === undefined ? Object.values(BUILT_IN_KINDS).flat() : BUILT_IN_KINDS[group];
+  if (!known || known.includes(kind) || kind.endsWith('List')) return;
+  const near = closest(kind, known);
+  const where = group === undefined ? 'is not a Kubernetes kind' : `is not a kind of ${apiVersion as string}`;
+  ctx.report(joinPath(path, 'kind'), 'unknown-kind', `"${kind}" ${where}${near ? ` (did you mean ${near}?)` : ''}; the object is ignored`, 'warning');
+}
+
+/** Reports every field of an object of `kind` the Kubernetes schema does not have, at its key. */
+export function checkFields(kind: string, value: unknown, path: string, ctx: DecodeContext): void {
+  const schema = KIND_SCHEMAS[kind];
+  if (schema) walk(schema, value, path, ctx);
+}
+
+function walk(schema: Schema, value: unknown, path: string, ctx: DecodeContext): void {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) walk(schema, item, joinPath(path, i), ctx);
+    return;
+  }
+  if (!isPlainObject(value)) return;
+  for (const [key, item] of Object.entries(value)) {
+    const sub = Object.hasOwn(schema, key) ? schema[key] : undefined;
+    if (sub === undefined) {
+      const near = closest(key, Object.keys(schema));
+      ctx.report(joinPath(path, key), 'unknown-field', `unknown field "${key}"${near ? ` (did you mean "${near}"?)` : ''}; it is ignored`, 'warning');
+    } else if (sub !== true) {
+      walk(sub, item, joinPath(path, key), ctx);
+    }
+  }
+}
+
+/** The candidate at edit distance 1–2 from `word` (case aside), if one is. */
+function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const c of candidates) {
+    const d = distance(word.toLowerCase(), c.toLowerCase());
+    if (d < bestDistance) [best, bestDistance] = [c, d];
+  }
+  return best;
+}
+
+function distance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    previous = row;
+  }
+  return previous[b.length] as number;
+}
+
+/** RFC 1123 subdomain: what metadata.name of pods, nodes and workloads must be. */
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+/** RFC 1123 label: what a namespace must be. */
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** The API server's checks of metadata.name and metadata.namespace, as errors at the field. */
+export function checkNames(value: unknown, path: string, ctx: DecodeContext): void {
+  if (!isPlainObject(value)) return;
+  const meta = value['metadata'];
+  if (!isPlainObject(meta)) return;
+  const at = joinPath(path, 'metadata');
+  const name = meta['name'];
+  if (typeof name === 'string' && (name.length > 253 || !DNS_SUBDOMAIN.test(name))) {
+    ctx.report(joinPath(at, 'name'), 'invalid-name', `"${name}" is not a valid name: a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)`);
+  }
+  const namespace = meta['namespace'];
+  if (typeof namespace === 'string' && (namespace.length > 63 || !DNS_LABEL.test(namespace))) {
+    ctx.report(joinPath(at, 'namespace'), 'invalid-name', `"${namespace}" is not a valid namespace: a lowercase RFC 1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)`);
+  }
+}

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { runPodplan } from './run-cli-process';
+
+describe('cli explain (child process)', () => {
+  it('explains an unplaceable pod: the upstream message, the funnel, reasons by plugin and the closest nodes (exit 1)', async () => {
+    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'ml/trainer']);
+    assert.equal(code, 1);
+    assert.match(stdout, /^Decision: not placed: 0\/6 nodes are available: .*5 Insufficient nvidia\.com\/gpu\.$/m);
+    assert.match(stdout, /^ {2}nodes in the snapshot\s+6$/m);
+    assert.match(stdout, /^ {2}TaintToleration\s+5$/m);
+    assert.match(stdout, /^ {2}NodeResourcesFit\s+0$/m);
+    assert.match(stdout, /^ {2}5 × Insufficient nvidia\.com\/gpu \[NodeResourcesFit, Filter\]: /m);
+    assert.match(stdout, /^Closest nodes \(fewest failing filters, then the smallest shortfall\):\n {2}gpu-c2: 1 failing filter\n {4}TaintToleration \(Filter\)/m);
+    assert.match(stdout, /node-b2: 1 failing filter; nvidia\.com\/gpu short by 1$/m);
+  });
+
+  it('explains a placed pod with every score plugin raw/normalized×weight=weighted, and one node in full with --node', async () => {
+    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'data/postgres-1', '--node', 'node-a1']);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^Pod data\/postgres-1 \(a name made up/m);
+    assert.match(stdout, /^Decision: placed on node-b2$/m);
+    assert.match(stdout, /^ {2}#\s+NODE\s+TOTAL\s+TaintToleration\s+NodeResourcesFit\s+PodTopologySpread\s+NodeResourcesBalancedAllocation\s+ImageLocality$/m);
+    assert.match(stdout, /^ {2}1\s+node-b2\s+682\s+0\/100×3=300\s+84\/84×1=84\s+6\/100×2=200/m);
+    assert.match(stdout, /^Node node-a1: feasible \(rank 4\)\n {2}every Filter plugin passes it\n/m);
+  });
+
+  it('says when a pod had one feasible node, and gives a rejected node its every failing filter', async () => {
+    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'shop/web-1', '--node', 'node-a1']);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^Not scored: the only feasible node, which kube-scheduler takes without scoring\.$/m);
+    assert.match(stdout, /^Node node-a1: rejected\n {2}rejected by PodTopologySpread at Filter: node\(s\) didn't match pod topology spread constraints\n {2}fails PodTopologySpread \(Filter\)/m);
+  });
+
+  it('prints the same report as JSON with --json', async () => {
+    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'warehouse-loader', '--json']);
+    assert.equal(code, 1);
+    const report = JSON.parse(stdout) as { pod: string; placed: boolean; funnel: Array<{ step: string; nodes: number }>; rejected: Array<{ reason: string; count: number; more: number }>; closest: Array<{ node: string }> };
+    assert.equal(report.pod, 'analytics/warehouse-loader');
+    assert.equal(report.placed, false);
+    assert.deepEqual(report.funnel.at(-1), { step: 'selected', stage: 'Selected', nodes: 0 });
+    assert.deepEqual(report.rejected.map((r) => [r.reason, r.count]), [['Insufficient cpu', 5], ['Insufficient memory', 3], ["node(s) had untolerated taint {nvidia.com/gpu: present}", 1]]);
+    assert.equal(report.closest.length, 3);
+  });
+
+  it('explains a pod of a pod set at its planned node', async () => {
+    const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'analytics/etl-0']);
+    assert.equal(code, 0, stdout);
+    assert.match(stdout, /^analytics\/etl-0 is in pod set nightly-batch: planned with its set by the \w+ planner/m);
+  });
+
+  describe('refuses what it cannot explain (exit 2)', () => {
+    const table: Array<[what: string, args: string[], expected: RegExp]> = [
+      ['no pod given', ['examples/cluster'], /paths and a pod are needed/],
+      ['a pod not in the files', ['examples/cluster', 'nope'], /^podplan explain: no pod nope in the files$/m],
+      ['a node not in the files', ['examples/cluster', 'ml/trainer', '--node', 'nowhere'], /^podplan explain: no node nowhere in the files$/m],
+    ];
+    for (const [what, args, expected] of table) {
+      it(what, async () => {
+        const { code, stderr } = await runPodplan(['explain', ...args]);
+        assert.equal(code, 2, stderr);
+        assert.match(stderr, expected);
+      });
+    }
+  });
+});
