@@ -238,10 +238,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     try {
       if (!isYaml(e.document)) return;
       workspace.setBuffer(e.document.uri, e.document.getText(), e.document.version);
-      changed(e.document.uri);
     } catch (err) {
       log(`reading ${e.document.uri} failed: ${errorText(err)}`);
     }
+    // Published even when reading failed: the client waits for diagnostics of its version.
+    if (isYaml(e.document)) changed(e.document.uri);
   });
   documents.onDidClose((e) => {
     try {
