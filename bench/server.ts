@@ -190,7 +190,7 @@ export const benchmarks: readonly Benchmark[] = [
       const nodeName = positionOf(text, entry, entry.length + 2);
       show('hover on a plan entry’s node', measure(15, () => undefined, () => hover(uri, nodeName, ws.analysis())), 10);
       show('hover on a plan entry’s pod', measure(15, () => undefined, () => hover(uri, podValue, ws.analysis())), 10);
-      show('over stdio: didChange (a node) until diagnostics (adaptive debounce)', await overStdio(text, nodeEdit(0)), 100);
+      show('over stdio: keystroke to diagnostics (adaptive debounce)', await overStdio(text, nodeEdit(0)), 100);
     },
   },
 ];
