@@ -25,6 +25,18 @@ export class DecodeContext {
   get errors(): number {
     return this.errorCount;
   }
+
+  /**
+   * Runs `decode`; what it reports stays reported, but its errors do not make the enclosing object
+   * unusable: a part with errors is left out (undefined), never kept half-read.
+   */
+  tolerate<T>(decode: () => T | undefined): T | undefined {
+    const before = this.errorCount;
+    const decoded = decode();
+    if (this.errorCount === before) return decoded;
+    this.errorCount = before;
+    return undefined;
+  }
 }
 
 /** Decodes `value` found at `path`; undefined (with an issue reported) when it is unusable. */
@@ -134,6 +146,15 @@ export function object<T>(fields: Fields<T>, required: ReadonlyArray<keyof T & s
     }
     return out as T;
   };
+}
+
+/**
+ * A part whose errors are reported but do not drop the object holding it: the part is left out
+ * (undefined) and the object kept, so one bad value does not blank the editor's features for the
+ * whole object. For parts with a safe reading when left out (a list item, a status, a state).
+ */
+export function tolerated<T>(decode: Decoder<T>): Decoder<T> {
+  return (v, path, ctx) => ctx.tolerate(() => decode(v, path, ctx));
 }
 
 /** Runs `check` on a decoded value, which may report more issues (a list that must not be empty, …). */

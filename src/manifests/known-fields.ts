@@ -125,24 +125,31 @@ export function checkKind(kind: string, apiVersion: unknown, path: string, ctx: 
 /** Reports every field of an object of `kind` the Kubernetes schema does not have, at its key. */
 export function checkFields(kind: string, value: unknown, path: string, ctx: DecodeContext): void {
   const schema = KIND_SCHEMAS[kind];
-  if (schema) walk(schema, value, path, ctx);
+  if (schema) walk(schema, value, path, ctx, new Set());
 }
 
-function walk(schema: Schema, value: unknown, path: string, ctx: DecodeContext): void {
+/** `inside`: the values being walked, so an alias that holds itself (`&a [*a]`) is not walked forever. */
+function walk(schema: Schema, value: unknown, path: string, ctx: DecodeContext, inside: Set<unknown>): void {
+  if (inside.has(value)) return;
   if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) walk(schema, item, joinPath(path, i), ctx);
+    inside.add(value);
+    // A list of mappings; anything else in it (a list of lists) has no fields to check and is the decoder's to report.
+    for (const [i, item] of value.entries()) if (isPlainObject(item)) walk(schema, item, joinPath(path, i), ctx, inside);
+    inside.delete(value);
     return;
   }
   if (!isPlainObject(value)) return;
+  inside.add(value);
   for (const [key, item] of Object.entries(value)) {
     const sub = Object.hasOwn(schema, key) ? schema[key] : undefined;
     if (sub === undefined) {
       const near = closest(key, Object.keys(schema));
       ctx.report(joinPath(path, key), 'unknown-field', `unknown field "${key}"${near ? ` (did you mean "${near}"?)` : ''}; it is ignored`, 'warning');
     } else if (sub !== true) {
-      walk(sub, item, joinPath(path, key), ctx);
+      walk(sub, item, joinPath(path, key), ctx, inside);
     }
   }
+  inside.delete(value);
 }
 
 /** The candidate at edit distance 1–2 from `word` (case aside), if one is. */

@@ -7,7 +7,7 @@ import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginSco
 import { LOST_ON, type CandidateRecord, type LostOn, type PreemptionRecord, type VictimRecord } from '../engine/framework/preemption/record';
 import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../engine/planner/plan';
 import type { TriggerSpec } from '../engine/planner/trigger';
-import { arrayOf, boolean, integer, number, object, oneOf, string, type DecodeContext, type Decoder } from './decode';
+import { arrayOf, boolean, integer, number, object, oneOf, string, tolerated, type DecodeContext, type Decoder } from './decode';
 import { objectMeta } from './kube';
 import { joinPath } from './source-map';
 
@@ -113,21 +113,24 @@ const triggerShape = object<Envelope<{ state: TriggerState; dependsOn?: Dependen
     apiVersion: string,
     kind: string,
     metadata: objectMeta,
-    spec: object({ state: oneOf(TRIGGER_STATES), dependsOn: arrayOf(dependencyRef) }, ['state']),
+    // A misspelt state or a bad dependsOn entry is reported and the trigger kept (read as Planning,
+    // the entry left out), so the rest of it still has its hover, lenses and checks.
+    spec: object({ state: tolerated(oneOf(TRIGGER_STATES)), dependsOn: arrayOf(tolerated(dependencyRef)) }, ['state']),
   },
   ['metadata', 'spec'],
 );
 
 export const scheduleTrigger: Decoder<ScheduleTriggerManifest> = (v, path, ctx) => {
   const t = triggerShape(v, path, ctx);
-  if (!t?.metadata || !t.spec?.state) return undefined;
+  if (!t?.metadata || !t.spec) return undefined;
   const identity = podSetIdentity(t.metadata, path, 'ScheduleTrigger', ctx);
   if (!identity) return undefined;
   const quietTime = identity.labels[QUIET_TIME_LABEL];
   return {
     ...identity,
     ...(quietTime !== undefined ? { quietTime } : {}),
-    state: t.spec.state,
+    // Pallet schedules on Schedule only: an unreadable state (reported) plans.
+    state: t.spec.state ?? 'Planning',
     dependsOn: t.spec.dependsOn ?? [],
   };
 };
@@ -201,8 +204,9 @@ const planShape = object<Envelope<{ plan: PlanEntry[] }> & { readonly status?: S
     apiVersion: string,
     kind: string,
     metadata: objectMeta,
-    spec: object({ plan: arrayOf(object<PlanEntry>({ pod: string, node: string }, ['pod', 'node'])) }, ['plan']),
-    status: planStatus,
+    // A bad entry or status is reported and left out; the plan's other entries are still checked.
+    spec: object({ plan: arrayOf(tolerated(object<PlanEntry>({ pod: string, node: string }, ['pod', 'node']))) }, ['plan']),
+    status: tolerated(planStatus),
   },
   ['metadata', 'spec'],
 );

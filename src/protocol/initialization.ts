@@ -2,7 +2,10 @@
 // client builds it from the settings; any other editor's client may pass it too.
 
 export interface InitializationOptions {
-  /** Wait this long after the last change before publishing diagnostics (default 150 ms). */
+  /**
+   * Wait this long after the last change before publishing diagnostics. Left out, the wait adapts:
+   * none while validation is cheap, about the last validation's cost (at most 150 ms) when not.
+   */
   readonly debounceMs?: number;
   /** The schedulerName that hands pods to the planner (default podset-planner-scheduler). */
   readonly plannerSchedulerName?: string;

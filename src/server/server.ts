@@ -14,6 +14,7 @@ import {
   type Connection,
   type Diagnostic,
   type InitializeResult,
+  type WorkDoneProgressParams,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Clock } from '../engine/api/clock';
@@ -45,6 +46,7 @@ import { noHistory, type History } from './history';
 import { openHistory } from './store-history';
 import * as service from './service';
 import { planView } from './service/planning';
+import { Debouncer } from './debounce';
 import { Workspace } from './workspace';
 import { errorDetail, errorMessage } from '../engine/api/errors';
 
@@ -55,7 +57,6 @@ export interface ServerOptions {
   readonly clock?: Clock;
 }
 
-const DEFAULT_DEBOUNCE_MS = 150;
 const YAML_FILE = /\.ya?ml$/i;
 /** Folders never holding manifests worth reading, and big enough to slow the first read. */
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', 'dist', 'out', '.vscode-test', '.cache']);
@@ -70,9 +71,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const forced = new Set<string>();
   let workspace = new Workspace();
   let folders: string[] = [];
-  let debounceMs = DEFAULT_DEBOUNCE_MS;
   let history: History = noHistory('the workspace is still being read');
-  let timer: ReturnType<typeof setTimeout> | undefined;
+  let debouncer = new Debouncer(publishAll);
   let watchDynamically = false;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
@@ -80,11 +80,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const log = (message: string) => connection.console.error(`[podplan] ${message}`);
 
   /** A handler that waits for the workspace, and answers `fallback` (after logging) if it throws. */
-  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R, handler: (...args: P) => R): (...args: P) => Promise<R> {
+  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R, handler: (...args: P) => R | Promise<R>): (...args: P) => Promise<R> {
     return async (...args: P) => {
       try {
         await ready;
-        return handler(...args);
+        return await handler(...args);
       } catch (e) {
         log(`${name} failed: ${errorDetail(e)}`);
         return fallback(e);
@@ -107,7 +107,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   /** Validates every file and publishes what changed (and the files forced by an edit, changed or not). */
   function publishAll(): void {
-    timer = undefined;
     let analysis: service.Analysis;
     try {
       analysis = workspace.analysis();
@@ -140,8 +139,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   function changed(uri?: string): void {
     if (uri) forced.add(uri);
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(publishAll, debounceMs);
+    debouncer.schedule();
   }
 
   async function readDisk(uri: string): Promise<void> {
@@ -179,7 +177,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onInitialize((params): InitializeResult => {
     const init = (params.initializationOptions ?? {}) as InitializationOptions;
-    if (typeof init.debounceMs === 'number' && init.debounceMs >= 0) debounceMs = init.debounceMs;
+    if (typeof init.debounceMs === 'number' && init.debounceMs >= 0) debouncer = new Debouncer(publishAll, init.debounceMs);
     workspace = new Workspace({
       clock: options.clock ?? systemClock,
       ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}),
@@ -238,10 +236,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     try {
       if (!isYaml(e.document)) return;
       workspace.setBuffer(e.document.uri, e.document.getText(), e.document.version);
-      changed(e.document.uri);
     } catch (err) {
       log(`reading ${e.document.uri} failed: ${errorDetail(err)}`);
     }
+    // Published even when reading failed: the client waits for diagnostics of its version.
+    if (isYaml(e.document)) changed(e.document.uri);
   });
   documents.onDidClose((e) => {
     try {
@@ -253,6 +252,24 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   });
 
   const analysis = () => workspace.analysis();
+
+  /**
+   * Plans with a progress notification: on the client's token when it sent one, else on one the
+   * server creates (window/workDoneProgress/create, when the client shows them) for a plan big
+   * enough to take a while. The plan runs synchronously, so `begin` is let out first.
+   */
+  async function planning<R>(params: WorkDoneProgressParams, size: service.PlanSize | undefined, title: string, plan: () => R): Promise<R> {
+    const reporter =
+      params.workDoneToken !== undefined ? connection.languages.attachWorkDoneProgress(params) : size && service.takesLong(size) ? await connection.window.createWorkDoneProgress() : undefined;
+    if (!reporter) return plan();
+    reporter.begin(title, undefined, size ? `${size.podSet}: ${size.pods} pods on ${size.nodes} nodes` : undefined, false);
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      return plan();
+    } finally {
+      reporter.done();
+    }
+  }
   connection.onCompletion(guard('completion', () => [], (p) => service.complete(p.textDocument.uri, p.position, analysis())));
   connection.onHover(guard('hover', () => null, (p) => service.hover(p.textDocument.uri, p.position, analysis())));
   connection.onCodeAction(guard('code actions', () => [], (p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, analysis())));
@@ -261,9 +278,19 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onDefinition(guard('definition', () => [], (p) => service.definition(p.textDocument.uri, p.position, analysis())));
   connection.onReferences(guard('references', () => [], (p) => service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, analysis())));
 
-  connection.onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams) => service.previewPlan(p, analysis(), history)));
+  connection.onRequest(
+    PreviewPlanRequest,
+    guard('podplan/previewPlan', failed('podplan/previewPlan'), (p: PreviewPlanParams & WorkDoneProgressParams) =>
+      planning(p, service.planSize(p, analysis()), 'Podplan: planning', () => service.previewPlan(p, analysis(), history)),
+    ),
+  );
   connection.onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (p: ExplainPodParams) => service.explainPodRequest(p, analysis(), history)));
-  connection.onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams) => service.scheduleNow(p, analysis(), history)));
+  connection.onRequest(
+    ScheduleNowRequest,
+    guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (p: ScheduleNowParams & WorkDoneProgressParams) =>
+      planning(p, service.planSize(p, analysis()), 'Podplan: planning for Schedule Now', () => service.scheduleNow(p, analysis(), history)),
+    ),
+  );
   connection.onRequest(RecordAppliedRequest, guard('podplan/recordApplied', failed('podplan/recordApplied'), (p: RecordAppliedParams) => history.markApplied(p.id)));
   connection.onRequest(
     WorkspaceSummaryRequest,
@@ -282,7 +309,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   connection.onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (p: ComparePlansParams) => history.compare(p.from, p.to)));
 
   connection.onShutdown(() => {
-    if (timer) clearTimeout(timer);
+    debouncer.cancel();
     history.close();
   });
 

@@ -24,4 +24,11 @@ describe('manifests/known-fields: validation like kubectl', () => {
     const [error] = readFile({ name: 'm.yaml', text: 'apiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec:\n  nodeSelectr: { a: b }\n  containers: [{ name: main }]\n' }).errors;
     assert.equal(error?.message, 'unknown field "nodeSelectr" (did you mean "nodeSelector"?); it is ignored');
   });
+
+  it('an alias that holds itself is reported by the decoder, not walked forever', () => {
+    for (const metadata of ['&a [*a]', '&a { name: p, labels: *a }']) {
+      const found = problems(`apiVersion: v1\nkind: Pod\nmetadata: ${metadata}\nspec:\n  containers: [{ name: main }]\n`);
+      assert.ok(found.length > 0, metadata);
+    }
+  });
 });

@@ -37,7 +37,7 @@ describe('manifests/planner', () => {
     });
   });
 
-  it('reports a state outside Planning|Schedule, and a trigger without its pod-set label, and leaves them out', () => {
+  it('reports a state outside Planning|Schedule and keeps the trigger, read as Planning; leaves out a trigger without its pod-set label', () => {
     assert.deepEqual(
       model.errors.map((e) => [e.code, e.path, at(e.range), e.message]),
       [
@@ -46,33 +46,45 @@ describe('manifests/planner', () => {
       ],
     );
     assert.deepEqual(
-      model.triggers.map((t) => t.value.name),
-      ['batch-trigger', 'ingest-trigger'],
+      model.triggers.map((t) => [t.value.name, t.value.state]),
+      [
+        ['batch-trigger', 'Planning'],
+        ['ingest-trigger', 'Schedule'],
+        ['typo', 'Planning'],
+      ],
     );
   });
 
   describe('reports malformed entries where they are', () => {
     const trigger = 'apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata: { name: t, labels: { planner.ciena.io/pod-set: s } }\n';
     const plan = trigger.replace('ScheduleTrigger', 'SchedulePlan');
-    const table: Array<[what: string, yaml: string, expected: Array<[code: string, path: string]>]> = [
+    // What is kept: the object with the bad part left out (so its other parts keep their features), or nothing.
+    const table: Array<[what: string, yaml: string, expected: Array<[code: string, path: string]>, kept: unknown]> = [
       [
         'a dependsOn entry without a name, or of a kind nothing can be',
-        `${trigger}spec:\n  state: Planning\n  dependsOn: [{ namespace: x }, { name: y, kind: Deployment }]\n`,
+        `${trigger}spec:\n  state: Planning\n  dependsOn: [{ namespace: x }, { name: y, kind: Deployment }, { name: z }]\n`,
         [
           ['missing-field', 'spec.dependsOn[0]'],
           ['bad-value', 'spec.dependsOn[1].kind'],
         ],
+        { trigger: [{ name: 'z' }] },
       ],
-      ['a trigger without a state', `${trigger}spec: { dependsOn: [] }\n`, [['missing-field', 'spec']]],
-      ['a SchedulePlan entry without its node', `${plan}spec:\n  plan:\n    - pod: a\n`, [['missing-field', 'spec.plan[0]']]],
-      ['a SchedulePlan entry that is not a mapping', `${plan}spec:\n  plan: [a]\n`, [['wrong-type', 'spec.plan[0]']]],
+      ['a trigger without a state', `${trigger}spec: { dependsOn: [] }\n`, [['missing-field', 'spec']], {}],
+      ['a SchedulePlan entry without its node', `${plan}spec:\n  plan:\n    - pod: a\n    - { pod: b, node: n }\n`, [['missing-field', 'spec.plan[0]']], { plan: [{ pod: 'b', node: 'n' }] }],
+      ['a SchedulePlan entry that is not a mapping', `${plan}spec:\n  plan: [a]\n`, [['wrong-type', 'spec.plan[0]']], { plan: [] }],
+      ['a SchedulePlan with a malformed status', `${plan}spec:\n  plan: []\nstatus: { placed: -1 }\n`, [['bad-value', 'status.placed']], { plan: [] }],
     ];
-    for (const [what, yaml, expected] of table) {
-      it(what, () =>
+    for (const [what, yaml, expected, kept] of table) {
+      it(what, () => {
+        const read = readFile({ name: 'x.yaml', text: yaml });
         assert.deepEqual(
-          readFile({ name: 'x.yaml', text: yaml }).errors.map((e) => [e.code, e.path]),
+          read.errors.map((e) => [e.code, e.path]),
           expected,
-        ));
+        );
+        const trigger = read.triggers[0]?.value.dependsOn;
+        const plan = read.plans[0] && { plan: read.plans[0].value.plan, ...(read.plans[0].value.status ? { status: read.plans[0].value.status } : {}) };
+        assert.deepEqual({ ...(trigger ? { trigger } : {}), ...plan }, kept);
+      });
     }
   });
 });

@@ -25,6 +25,7 @@ const EXPECTED: Record<string, Array<[string, number, number]>> = {
   'quiet-time-micro.yaml': [['quiet-time/not-label-value', 9, 1]],
   'empty-set.yaml': [['pod-set/empty', 8, 2]],
   'scheduler-name.yaml': [['pod-set/scheduler-name', 16, 2]],
+  'unplaceable.yaml': [['pod-set/unplaceable', 15, 2]],
   'unknown-pod.yaml': [['plan/unknown-pod', 13, 1]],
   'unknown-node.yaml': [['plan/unknown-node', 12, 1]],
   'duplicate-pod.yaml': [['plan/duplicate-pod', 13, 1]],
@@ -86,6 +87,7 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
       ['unknown-pod.yaml', 'plan/unknown-pod', /no pod "wrker" in namespace p-pod: did you mean "worker"\?/],
       ['depends-on-cycle.yaml', 'depends-on/cycle', /dependency cycle chicken → egg → chicken/],
       ['profile-bad-args.yaml', 'profile/bad-args', /scoringStrategy.type: Unsupported value: "Fastest": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"/],
+      ['unplaceable.yaml', 'pod-set/unplaceable', /pod huge-0 cannot be placed on any node of the workspace: 0\/4 nodes are available: 1 node\(s\) had untolerated taint\(s\), 3 Insufficient cpu\. no new claims to deallocate, preemption: 0\/4 nodes are available: 4 Preemption is not helpful for scheduling; the planner will leave it unplaced/],
       ['duplicate-name.yaml', 'duplicate-name', /already defined at duplicate-name.yaml:5:9/],
     ];
     for (const [file, code, pattern] of cases) it(`${code} (${file})`, () => assert.match(message(file, code), pattern));

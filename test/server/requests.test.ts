@@ -20,6 +20,7 @@ import {
   type WorkspaceSummary,
 } from '../../src/protocol/requests';
 import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from '../../src/protocol/webview';
+import { WorkDoneProgress } from 'vscode-languageserver-protocol';
 import { startLspSession, type LspSession } from './lsp-client';
 import { applyWorkspaceEdit } from './text';
 
@@ -54,6 +55,18 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       const cpu = node.resources.find((r) => r.resource === 'cpu');
       assert.ok(cpu && cpu.requested + cpu.planned <= cpu.allocatable, `${node.node} over-committed`);
     }
+  });
+
+  it('podplan/previewPlan: a client that passes a workDoneToken sees the plan begin and end ($/progress)', async () => {
+    const seen: unknown[] = [];
+    const listening = session.connection.onProgress(WorkDoneProgress.type, 'preview-1', (p) => void seen.push(p));
+    value(await preview({ trigger: { namespace: 'jobs', name: 'nightly' }, workDoneToken: 'preview-1' }));
+    await session.connection.sendRequest(WorkspaceSummaryRequest.method); // the notifications sent before the answer have arrived
+    listening.dispose();
+    assert.deepEqual(seen, [
+      { kind: 'begin', title: 'Podplan: planning', cancellable: false, message: 'nightly: 4 pods on 4 nodes' },
+      { kind: 'end' },
+    ]);
   });
 
   it('podplan/previewPlan: an unplaced pod comes with its stage, plugin, reasons and upstream message', async () => {
@@ -134,7 +147,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
             waitingOn: ['ScheduleTrigger nightly, which is not complete (it is still Planning)'],
           },
         ],
-        problems: { errors: 0, warnings: 0 },
+        problems: { errors: 0, warnings: 1 }, // giant fits no node (pod-set/unplaceable)
         history: { available: true, driver: 'better-sqlite3' },
       },
     );

@@ -9,6 +9,7 @@
 import type { Clock } from '../../engine/api/clock';
 import { podKey, DEFAULT_NAMESPACE, type ClusterObjects, type Node, type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
+import { isSuccess } from '../../engine/framework/status';
 import { DEFAULT_SCHEDULER_NAME } from '../../engine/framework/profile';
 import { NodeInfo, podInfo, type NodeInfoLister } from '../../engine/framework/node-info';
 import type { ScheduleFailure, ScheduleResult } from '../../engine/framework/runtime';
@@ -85,6 +86,7 @@ export class Profiles {
 export class EngineState {
   readonly snapshot: Snapshot;
   private readonly checks = new WeakMap<SchedulePlanManifest, PlanCheck>();
+  private readonly placements = new Map<string, ScheduleFailure | undefined>();
   private positions: Map<string, number> | undefined;
 
   constructor(
@@ -110,6 +112,25 @@ export class EngineState {
 
   framework(schedulerName: string): Framework {
     return this.profileSet.framework(schedulerName);
+  }
+
+  /**
+   * Why `pod` fits no node of the cluster as it is (upstream's FitError, in its diagnosis), or
+   * undefined when a node fits. Computed once per `key` (the pods of one template share it): the
+   * first node that passes ends the search, so a pod that fits costs little.
+   */
+  unplaceable(key: string, pod: Pod): ScheduleFailure | undefined {
+    if (this.placements.has(key)) return this.placements.get(key);
+    let failure: ScheduleFailure | undefined;
+    const info = podInfo(pod);
+    if (info.ok) {
+      const framework = this.framework(schedulerOf(pod));
+      const fits = this.snapshot.list().some((n) => isSuccess(framework.checkNode(new CycleState(), info.value, this.snapshot, n.name)));
+      const result = fits ? undefined : framework.scheduleOne(new CycleState(), info.value, this.snapshot);
+      if (result && !result.ok) failure = result;
+    }
+    this.placements.set(key, failure);
+    return failure;
   }
 
   /** The plan's checks, computed once per plan object. */

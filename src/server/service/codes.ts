@@ -20,6 +20,7 @@ export const CODES = {
   // Pod sets.
   podSetEmpty: 'pod-set/empty',
   podSetSchedulerName: 'pod-set/scheduler-name',
+  podUnplaceable: 'pod-set/unplaceable',
   // Plans.
   planUnknownPod: 'plan/unknown-pod',
   planUnknownNode: 'plan/unknown-node',

@@ -41,7 +41,12 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
   const assumed = new Map<string, string>();
   const plannedOn = new Map<string, string[]>();
   const entries: EntryProblem[][] = [];
-  const podNames = () => analysis.model.pods.filter((p) => (p.value.metadata.namespace ?? 'default') === namespace).map((p) => p.value.metadata.name);
+  // A misspelt pod is suggested among the pods the plan does not name yet: one it names is placed already.
+  const named = new Set(plan.plan.map((entry) => entry.pod));
+  const unplannedNames = () =>
+    analysis.model.pods
+      .filter((p) => (p.value.metadata.namespace ?? 'default') === namespace && !named.has(p.value.metadata.name))
+      .map((p) => p.value.metadata.name);
   for (const [i, entry] of plan.plan.entries()) {
     const problems: EntryProblem[] = [];
     entries.push(problems);
@@ -53,7 +58,7 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
     }
     first.set(entry.pod, i);
     if (!pod) {
-      const suggestion = closest(entry.pod, podNames());
+      const suggestion = closest(entry.pod, unplannedNames());
       problems.push({ code: 'plan/unknown-pod', ...(suggestion ? { suggestion } : {}) });
     } else if (podSetLabelOf(pod.value) !== plan.podSet) {
       const podSet = podSetLabelOf(pod.value);

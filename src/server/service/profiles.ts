@@ -12,6 +12,7 @@ import { inTreeRegistry } from '../../engine/plugins/registry';
 import { podSetPlannerModule } from '../../engine/planner/plugin';
 import { joinPath, palletOnlyAt, type Located, type ProfileManifest, type SchedulerProfileManifest } from '../../manifests';
 import type { Code } from './codes';
+import { closest } from './words';
 
 // PodSetPlanner too: the planner's profile configures it (its planner and objective).
 const built = inTreeRegistry([podSetPlannerModule()]);
@@ -71,6 +72,30 @@ function unsupported(path: string, message: string): ProfileIssue {
   return { code: 'profile/unsupported', severity: 'warning', path, message };
 }
 
+/** Every plugin name a profile may write: upstream's (run or not) and ours. */
+const KNOWN_PLUGIN_NAMES: readonly string[] = [...new Set([...ALL_PLUGIN_NAMES, ...REGISTRY.names()])];
+
+/**
+ * Disabled names no plugin has, at any extension point. Upstream ignores them (disabling nothing),
+ * so a misspelt name silently leaves the plugin it meant running: a warning, with the near miss.
+ */
+function unknownDisabled(manifest: SchedulerProfileManifest, base: string): ProfileIssue[] {
+  const out: ProfileIssue[] = [];
+  for (const [point, set] of Object.entries(manifest.plugins ?? {}) as Array<[string, PluginSet | undefined]>) {
+    (set?.disabled ?? []).forEach(({ name }, i) => {
+      if (name === '*' || KNOWN_PLUGIN_NAMES.includes(name)) return;
+      const near = closest(name, KNOWN_PLUGIN_NAMES);
+      out.push({
+        code: 'profile/unknown-plugin',
+        severity: 'warning',
+        path: pathOf(base, ['plugins', point, 'disabled', i, 'name']),
+        message: `no plugin is named ${name}, so disabling it changes nothing${near ? `: did you mean ${near}?` : ''}`,
+      });
+    });
+  }
+  return out;
+}
+
 /** The stable code of a framework profile error, by where it points and what it says (the CLI prints the same). */
 export function classify(path: string, message: string): Code {
   if (/unknown plugin|does not implement/.test(message)) return 'profile/unknown-plugin';
@@ -118,6 +143,7 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
     }
     plugins[point] = set;
   }
+  issues.push(...unknownDisabled(manifest, base));
   const stripped = stripPlugins(plugins, (name, point) => isUnimplemented(name) || palletOnlyAt(name, point));
   for (const [point, set] of Object.entries(plugins)) {
     (set.enabled ?? []).forEach((p, i) => {

@@ -16,23 +16,48 @@ import { explainInPlan, explainPod, planPodSet, planView } from './planning';
 
 const DEFAULT_NS = 'default';
 
-export function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Result<PlanView> {
-  let request: { namespace: string; podSet: string; trigger?: string };
+/** The pod set a preview plans: a trigger's, or one named. */
+function previewRequest(params: PreviewPlanParams, analysis: Analysis): Result<{ namespace: string; podSet: string; trigger?: string }> {
   if (params.trigger) {
     const namespace = params.trigger.namespace ?? DEFAULT_NS;
     const trigger = analysis.trigger(namespace, params.trigger.name);
     if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in the workspace`);
-    request = { namespace, podSet: trigger.value.podSet, trigger: trigger.value.name };
-  } else if (params.podSet) {
-    request = { namespace: params.podSet.namespace ?? DEFAULT_NS, podSet: params.podSet.name };
-  } else {
-    return err('previewPlan needs a trigger or a pod set');
+    return ok({ namespace, podSet: trigger.value.podSet, trigger: trigger.value.name });
   }
-  if (analysis.podSet(request.namespace, request.podSet).length === 0) return err(`pod set ${request.namespace}/${request.podSet} has no pods in the workspace`);
-  const made = planPodSet(analysis, request);
+  if (params.podSet) return ok({ namespace: params.podSet.namespace ?? DEFAULT_NS, podSet: params.podSet.name });
+  return err('previewPlan needs a trigger or a pod set');
+}
+
+export function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Result<PlanView> {
+  const request = previewRequest(params, analysis);
+  if (!request.ok) return request;
+  if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0) return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in the workspace`);
+  const made = planPodSet(analysis, request.value);
   if (!made.ok) return made;
   return ok(keptView(made.value, analysis, history));
 }
+
+export interface PlanSize {
+  readonly podSet: string;
+  readonly pods: number;
+  readonly nodes: number;
+}
+
+/** How much a preview or Schedule Now of `params` has to plan; undefined when it plans nothing. */
+export function planSize(params: PreviewPlanParams | ScheduleNowParams, analysis: Analysis): PlanSize | undefined {
+  const request = previewRequest(params, analysis);
+  if (!request.ok) return undefined;
+  const pods = analysis.plannedPodsOf(request.value.namespace, request.value.podSet).length;
+  return pods > 0 ? { podSet: request.value.podSet, pods, nodes: analysis.model.nodes.length } : undefined;
+}
+
+/**
+ * Pod × node pairs from which a plan is worth a progress notification (the planner filters and
+ * scores each pair): below it the plan is done before a notification could be read.
+ */
+const LONG_PLAN_PAIRS = 100_000;
+
+export const takesLong = (size: PlanSize): boolean => size.pods * size.nodes >= LONG_PLAN_PAIRS;
 
 /** The plan's view, after keeping it in the history (as its id) when there is one. */
 function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {

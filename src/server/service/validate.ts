@@ -53,6 +53,7 @@ export function validate(uri: string, analysis: Analysis): Diagnostic[] {
   for (const t of file.model.triggers) triggerChecks(t, analysis, out);
   for (const p of file.model.plans) planChecks(p, analysis, out);
   schedulerNameChecks(file, analysis, out);
+  unplaceableChecks(file, analysis, out);
   profileChecks(file, analysis, out);
   return out.sort((a, b) => a.range.start.line - b.range.start.line || a.range.start.character - b.range.start.character);
 }
@@ -207,21 +208,45 @@ function planChecks(p: Located<SchedulePlanManifest>, analysis: Analysis, out: D
   }
 }
 
-/** Pending pods of a set that a trigger or plan names, whose schedulerName keeps them from the planner. */
-function schedulerNameChecks(file: SourceFile, analysis: Analysis, out: Diagnostic[]): void {
-  const reported = new Set<string>();
+/**
+ * Pending pods of a set that a trigger or plan names, in this file: one for the pods of one workload
+ * template (they share their manifest, so one diagnostic says it for them all).
+ */
+function checkedPods(file: SourceFile, analysis: Analysis): Array<{ pod: Located<Pod>; set: string; where: string }> {
+  const out: Array<{ pod: Located<Pod>; set: string; where: string }> = [];
+  const seen = new Set<string>();
   for (const pod of file.model.pods) {
     const set = podSetLabelOf(pod.value);
     const namespace = pod.value.metadata.namespace ?? 'default';
-    if (set === undefined || pod.value.spec.nodeName || schedulerOf(pod.value) === analysis.plannerSchedulerName) continue;
+    if (set === undefined || pod.value.spec.nodeName) continue;
     if (analysis.triggersOf(namespace, set).length === 0 && analysis.plansOf(namespace, set).length === 0) continue;
-    // The pods of one workload template share their manifest: one diagnostic for them all.
-    const where = `${pod.document}:${pod.base}`;
-    if (reported.has(where)) continue;
-    reported.add(where);
+    const where = `${file.uri}#${pod.document}:${pod.base}`;
+    if (seen.has(where)) continue;
+    seen.add(where);
+    out.push({ pod, set, where });
+  }
+  return out;
+}
+
+/** Checked pods whose schedulerName keeps them from the planner. */
+function schedulerNameChecks(file: SourceFile, analysis: Analysis, out: Diagnostic[]): void {
+  for (const { pod, set } of checkedPods(file, analysis)) {
+    if (schedulerOf(pod.value) === analysis.plannerSchedulerName) continue;
     const written = pod.value.spec.schedulerName !== undefined;
     const message = `${describePod(pod)} is in pod set ${set} but its schedulerName is ${schedulerOf(pod.value)}${written ? '' : ' (the default)'}, so the planner never sees it: set spec.schedulerName: ${analysis.plannerSchedulerName}`;
     out.push(diagnostic(rangeIn(pod, written ? 'spec.schedulerName' : joinPath('metadata.labels', POD_SET_LABEL)), CODES.podSetSchedulerName, 'warning', message));
+  }
+}
+
+/** Checked pods no node of the workspace can run as it is: the planner can never place them. Upstream's words say why. */
+function unplaceableChecks(file: SourceFile, analysis: Analysis, out: Diagnostic[]): void {
+  for (const { pod, where } of checkedPods(file, analysis)) {
+    const failure = analysis.engine.unplaceable(where, pod.value);
+    if (!failure) continue;
+    const template = pod.base.endsWith('spec.template');
+    const upstream = (failure.diagnosis.message ?? why(failure.status)).replace(/\.$/, '');
+    const message = `${describePod(pod)} cannot be placed on any node of the workspace: ${upstream}; the planner will leave ${template ? 'them' : 'it'} unplaced until a node fits (lower the requests or add a node)`;
+    out.push(diagnostic(rangeIn(pod, template ? joinPath('metadata.labels', POD_SET_LABEL) : 'metadata.name'), CODES.podUnplaceable, 'warning', message));
   }
 }
 

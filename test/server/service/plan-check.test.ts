@@ -75,4 +75,9 @@ describe('server/service/plan-check: a plan applied entry by entry on a copy of 
     assert.deepEqual(check([['a', 'n1']], bound).problems, [[]]);
     assert.deepEqual(check([['a', 'n2']], bound).problems, [["plan/node-infeasible NodeName: node(s) didn't match the requested node name"]]);
   });
+
+  it('a misspelt pod is never matched to a pod the plan names already (it is placed): the nearest one left is', () => {
+    assert.deepEqual(check([['b', 'n1'], ['bc', 'n2']], cluster).problems[1], ['plan/unknown-pod (c?)']);
+    assert.deepEqual(check([['a', 'n1'], ['b', 'n1'], ['c', 'n1'], ['d', 'n1'], ['zz', 'n2']], docs(node('n1', '8'), node('n2', '8'), pod('a', 's'), pod('b', 's'), pod('c', 's'), pod('d', 's'))).problems[4], ['plan/unknown-pod']);
+  });
 });

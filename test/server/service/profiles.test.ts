@@ -51,7 +51,22 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
       ],
     ],
     ['an unknown arg field', '    pluginConfig:\n      - name: NodeResourcesFit\n        args: { speed: 3 }\n', [['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.speed']]],
+    [
+      'a misspelt plugin under disabled (at any point), with a warning at its name: upstream disables nothing then',
+      '    plugins:\n      score:\n        disabled: [{ name: "*" }, { name: ImageLocalty }]\n      preBind:\n        disabled: [{ name: VolumeBinding }, { name: Nope }]\n',
+      [
+        ['profile/unknown-plugin', 'warning', 'profiles[0].plugins.score.disabled[1].name'],
+        ['profile/unknown-plugin', 'warning', 'profiles[0].plugins.preBind.disabled[1].name'],
+      ],
+    ],
     ['no queue sort left', '    plugins:\n      queueSort:\n        disabled: [{ name: "*" }]\n', [['profile/invalid', 'error', 'profiles[0].plugins']]],
   ];
   for (const [what, profile, expected] of cases) it(what, () => assert.deepEqual(issues(profile), expected));
+
+  it('says which plugin a misspelt disabled name meant', () => {
+    assert.deepEqual(
+      resolve('    plugins:\n      score:\n        disabled: [{ name: ImageLocalty }]\n').issues.map((i) => i.message),
+      ['no plugin is named ImageLocalty, so disabling it changes nothing: did you mean ImageLocality?'],
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { validate } from '../../../src/server/service';
-import { docs, node, trigger, uriOf, workspaceOf } from './fixtures';
+import type { Diagnostic } from 'vscode-languageserver';
+import { codeLenses, hover, symbols, validate } from '../../../src/server/service';
+import { docs, node, pod, trigger, uriOf, workspaceOf } from './fixtures';
 
 const deployment = (labels: string, cpu = '"1"', scheduler = 'podset-planner-scheduler') => `apiVersion: apps/v1
 kind: Deployment
@@ -60,6 +61,33 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
       source: 'podplan',
       message: 'no pod in namespace default has the label planner.ciena.io/pod-set: lonely, so this trigger holds nothing: label the pods (or their workload\'s pod template) with it, or fix the name',
     });
+  });
+
+  it('a pod of a checked set that no node can run is marked at the pod with upstream’s message; once per workload template', () => {
+    const cluster = docs(trigger('s'), trigger('web'), node('n1', '2'), node('n2', '2'), pod('fits', 's', '1'), pod('big', 's', '4'), pod('bound', 'web', '4', '  nodeName: n1\n'));
+    const ws = workspaceOf({ 'c.yaml': cluster, 'w.yaml': deployment(', planner.ciena.io/pod-set: web', '"3"') });
+    const at = (text: string, d: Diagnostic) => text.split('\n')[d.range.start.line]?.slice(d.range.start.character, d.range.end.character);
+    assert.deepEqual(
+      validate(uriOf('c.yaml'), ws.analysis()).filter((d) => d.code === 'pod-set/unplaceable').map((d) => [at(cluster, d), d.message]),
+      [['big', 'pod big cannot be placed on any node of the workspace: 0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling; the planner will leave it unplaced until a node fits (lower the requests or add a node)']],
+    );
+    assert.deepEqual(
+      validate(uriOf('w.yaml'), ws.analysis()).map((d) => [d.code, at(deployment(', planner.ciena.io/pod-set: web', '"3"'), d), String(d.message).split(':')[0]]),
+      [['pod-set/unplaceable', 'web', 'the pods of Deployment web cannot be placed on any node of the workspace']],
+    );
+  });
+
+  it('a misspelt state is reported at the state; the trigger keeps its outline, lenses, hover and dependsOn check', () => {
+    const typo = `${trigger('s', 'Planing')}  dependsOn: [{ name: missing }]\n`;
+    const ws = workspaceOf({ 't.yaml': docs(typo, node('n1')) });
+    const analysis = ws.analysis();
+    assert.deepEqual(
+      validate(uriOf('t.yaml'), analysis).map((d) => [d.code, d.range.start.line]),
+      [['pod-set/empty', 5], ['schema/enum', 7], ['depends-on/unresolved', 8]],
+    );
+    assert.deepEqual(symbols(uriOf('t.yaml'), analysis).map((s) => s.name), ['default/s', 'n1']);
+    assert.ok(codeLenses(uriOf('t.yaml'), analysis).length > 0);
+    assert.ok(hover(uriOf('t.yaml'), { line: 3, character: 4 }, analysis));
   });
 
   it('a file the workspace does not hold has no diagnostics', () => assert.deepEqual(validate('file:///elsewhere.yaml', workspaceOf({}).analysis()), []));
