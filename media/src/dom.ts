@@ -1,6 +1,6 @@
 // Builds the webview's DOM. Text only ever enters as text nodes (append of a string) and attributes
 // through setAttribute, never as markup, so no string of a view model can become HTML
-// (DESIGN.md §4: everything shown in a webview is escaped).
+// (docs/architecture.md, Data that must never be lost or leaked: everything shown in a webview is escaped).
 
 export type Child = Node | string | undefined | false;
 

@@ -1,5 +1,5 @@
 // How the webview prints the numbers of a view model. Printing only: every amount is computed by
-// the server (DESIGN.md, Process view).
+// the server (docs/architecture.md, Processes).
 import type { AmountUnit, ResourceUseView } from '../../src/protocol/webview';
 
 const GIB = 1024 ** 3;

@@ -1,5 +1,5 @@
 // The Podplan panel's script: renders the view model the extension sends and posts back what the
-// user asks for. It computes nothing the engine owns (DESIGN.md, Process view): the server builds
+// user asks for. It computes nothing the engine owns (docs/architecture.md, Processes): the server builds
 // every number; this prints and draws them. Back/Forward move through the panel's history (kept by
 // the extension); what the user did in each view (tab, search, selection, sort) is kept here, per
 // history entry, in the webview state, so a view comes back as it was left.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs code-server (a full VS Code workbench whose extension host is the Node it runs on) for
-# the end-to-end tests, without the internet downloads its own install scripts expect (see
-# shared/E2E.md). Two lines:
+# the end-to-end tests, without the internet downloads its own install scripts expect (each step
+# below says what it replaces; docs/CONTRIBUTING.md, Workbench tests). Two lines:
 #   install-code-server.sh          4.100.3 (VS Code 1.100.3) on this machine's Node 20, in .cache/code-server
 #   install-code-server.sh newest   4.139.1 (VS Code 1.139.1) on Node 24 from the npm registry's `node`
 #                                   package (.cache/node24), in .cache/code-server-4.139.1

@@ -1,4 +1,4 @@
-// ESLint rule that keeps the layers of DESIGN.md apart: dependencies point down only.
+// ESLint rule that keeps the layers of docs/architecture.md apart: dependencies point down only.
 // Each layer lists the other layers and the packages it may import; anything else is reported.
 import path from 'node:path';
 
@@ -42,7 +42,7 @@ function packageAllowed(source, allowed) {
 
 /** @type {import('eslint').Rule.RuleModule} */
 export const layersRule = {
-  meta: { type: 'problem', schema: [], messages: { forbidden: '{{from}} must not import "{{source}}" (DESIGN.md, Layers: {{why}})' } },
+  meta: { type: 'problem', schema: [], messages: { forbidden: '{{from}} must not import "{{source}}" (docs/architecture.md, Layers: {{why}})' } },
   create(context) {
     const from = layerOf(context.filename);
     if (!from || !(from in LAYERS)) return {};

@@ -1,6 +1,6 @@
 // The extension entry (dist/extension.cjs): starts the language server, registers the command
 // table and routes what the plan panel asks for to the same commands. Everything computed comes
-// from the server (DESIGN.md, Process view).
+// from the server (docs/architecture.md, Processes).
 import * as vscode from 'vscode';
 import type { WebviewToHost } from '../protocol/webview';
 import { CommandIds, type CommandName } from './command-ids';

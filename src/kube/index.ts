@@ -1,4 +1,4 @@
-// The cluster through @kubernetes/client-node (DESIGN.md, Layers): kubeconfig and contexts,
+// The cluster through @kubernetes/client-node (docs/architecture.md, Layers): kubeconfig and contexts,
 // reading a cluster into the manifests model, informers, the planner's custom objects, its CRDs.
 // Every message that leaves this layer is redacted (redact.ts).
 export { applyCrdInstall, PLAN_STATUS_ANNOTATION, PLANNER_CRDS, planCrdInstall, planForCluster, SCHEDULE_PLAN_CRD, SCHEDULE_TRIGGER_CRD, type CrdAction, type CrdStep } from './crds';

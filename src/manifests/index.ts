@@ -1,4 +1,4 @@
-// YAML manifests ⇄ typed objects with source ranges (DESIGN.md, Layers). Callers read files and
+// YAML manifests ⇄ typed objects with source ranges (docs/architecture.md, Layers). Callers read files and
 // pass their text; nothing here does I/O.
 export { formatError, type ManifestError, type ManifestErrorCode, type Severity } from './errors';
 export { concatPath, joinPath, splitPath, SourceMap, type PathSegment, type Position, type SourceRange } from './source-map';

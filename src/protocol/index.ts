@@ -1,4 +1,4 @@
-// The protocol between the language server and its clients (DESIGN.md, Layers: src/protocol).
+// The protocol between the language server and its clients (docs/architecture.md, Layers).
 export * from './commands';
 export type * from './initialization';
 export * from './requests';

@@ -1,4 +1,4 @@
-// Podplan's own LSP requests and notifications (DESIGN.md, Contracts: Protocol). Each method is
+// Podplan's own LSP requests and notifications (docs/architecture.md, Contracts). Each method is
 // namespaced `podplan/…`, typed here once, and imported by the server, the VS Code client and any
 // other editor's client. An expected failure (no such trigger, no history) is an `ok: false` result
 // with a message for the user, not a JSON-RPC error.

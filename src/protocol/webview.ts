@@ -1,5 +1,5 @@
 // What the webview is sent and what it posts back. The webview is built for the browser, so this
-// file imports nothing: the view models are plain data the server computes (DESIGN.md: the webview
+// file imports nothing: the view models are plain data the server computes (docs/architecture.md: the webview
 // computes nothing the engine owns), and the extension passes them through.
 
 /** How an amount is counted, so the webview can print it (2.5 cores, 3.2 GiB, 17 pods). */

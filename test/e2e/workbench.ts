@@ -1,7 +1,7 @@
 // A real VS Code workbench for end-to-end tests: code-server, installed by
 // scripts/e2e/install-code-server.sh in one of two lines (4.100.3 on this machine's Node 20; the
 // newest on Node 24 from the npm registry), with the extension installed from its packaged .vsix
-// the way a user installs it, driven by Debian's Chromium (shared/E2E.md).
+// the way a user installs it, driven by Debian's Chromium (docs/CONTRIBUTING.md, Workbench tests).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';

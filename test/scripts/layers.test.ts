@@ -16,7 +16,7 @@ function layerErrors(file: string, code: string): string[] {
   return messages.map((m) => m.message);
 }
 
-describe('scripts/eslint/layers (the rule that keeps DESIGN.md layers apart)', () => {
+describe('scripts/eslint/layers (the rule that keeps the layers of docs/architecture.md apart)', () => {
   const table: Array<[file: string, importing: string, allowed: boolean]> = [
     ['src/engine/api/x.ts', 'vscode', false],
     ['src/engine/api/x.ts', 'node:fs', false],

@@ -2,7 +2,7 @@
 // them, aggregated into NodeInfos, kept up to date from events, and copied into a Snapshot for each
 // scheduling cycle.
 //
-// Pod states (DESIGN.md §1), keyed by uid (namespace/name without one):
+// Pod states (docs/architecture.md, The engine), keyed by uid (namespace/name without one):
 //   Initial --assumePod--> Assumed --addPod--> Added --removePod--> Deleted
 //   Assumed --forgetPod / expiry / removePod--> Initial;   Initial --addPod--> Added
 // An add confirms an assumed pod, moving it to the node it was really bound to if that differs. An

@@ -1,5 +1,5 @@
 // What one scheduling cycle found, kept so views, diagnostics and the store all read the same
-// explanation and none recomputes it (DESIGN.md, Contracts).
+// explanation and none recomputes it (docs/architecture.md, Contracts).
 import type { PreemptionRecord } from './preemption/record';
 import type { Code, Stage, Status } from './status';
 

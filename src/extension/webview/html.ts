@@ -1,5 +1,5 @@
 // The panel's HTML: one script and one stylesheet of the extension's own, under a Content Security
-// Policy that allows nothing else (DESIGN.md §4). Free of `vscode` so that a test can check it.
+// Policy that allows nothing else (docs/architecture.md, Data that must never be lost or leaked). Free of `vscode` so that a test can check it.
 import { randomBytes } from 'node:crypto';
 
 export interface PanelPage {

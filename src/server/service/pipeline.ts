@@ -1,7 +1,7 @@
 // The scheduling pipeline as the webview draws it, built from the engine's Diagnosis only: the stage
 // funnel (how many nodes each stage and filter plugin kept, and why it dropped the others) for one
 // pod or summed over a pod set, and the node × plugin matrix of one pod's cycle. The webview
-// computes none of this (DESIGN.md, Process view).
+// computes none of this (docs/architecture.md, Processes).
 import type { Diagnosis, NodeRejection } from '../../engine/framework/diagnosis';
 import { Code } from '../../engine/framework/status';
 import type { FunnelStepView, FunnelView, MatrixRowView, MatrixView, StepRejectionView } from '../../protocol/webview';
