@@ -3,6 +3,7 @@
 //   makeNode('n1').alloc({ cpu: '4', memory: '32Gi', pods: '110' }).taint('dedicated', 'gpu').obj
 import type {
   Affinity,
+  ClusterObjects,
   Container,
   ContainerPort,
   Labels,
@@ -104,6 +105,34 @@ export class PodBuilder {
 
   priority(priority: number): this {
     this.m.spec.priority = priority;
+    return this;
+  }
+
+  /** Pod-level requests and limits (spec.resources). */
+  podResources(requests: ResourceList, limits?: ResourceList): this {
+    this.m.spec.resources = { requests: { ...requests }, ...(limits ? { limits: { ...limits } } : {}) };
+    return this;
+  }
+
+  /** The first container's limits and requests together. */
+  containerResources(requests: ResourceList, limits: ResourceList): this {
+    this.main.resources = { requests: { ...requests }, limits: { ...limits } };
+    return this;
+  }
+
+  priorityClass(name: string): this {
+    this.m.spec.priorityClassName = name;
+    return this;
+  }
+
+  preemptionPolicy(policy: 'PreemptLowerPriority' | 'Never'): this {
+    this.m.spec.preemptionPolicy = policy;
+    return this;
+  }
+
+  /** When the kubelet started it (RFC 3339). */
+  started(startTime: string): this {
+    this.m.status = { ...this.m.status, startTime };
     return this;
   }
 
@@ -256,6 +285,6 @@ export function snapshotOf(nodes: Array<NodeBuilder | Node>, pods: Array<PodBuil
 }
 
 /** A framework handle over a fixed snapshot, as a plugin factory receives it. */
-export function handleOf(snapshot: NodeInfoLister, seed = 1): FrameworkHandle {
-  return { snapshot: () => snapshot, random: seededRandom(seed), binder: new InMemoryBinder() };
+export function handleOf(snapshot: NodeInfoLister, seed = 1, objects: ClusterObjects = {}): FrameworkHandle {
+  return { snapshot: () => snapshot, random: seededRandom(seed), binder: new InMemoryBinder(), objects: () => objects };
 }

@@ -12,6 +12,11 @@ export interface Workload {
   readonly initPods: readonly Pod[];
   /** The pods whose scheduling is measured. */
   readonly measuredPods: readonly Pod[];
+  /**
+   * Pods created while the measured ones are scheduled, one after every `every` measured pods
+   * (upstream's churn op at a fixed rate), scheduled but not counted.
+   */
+  readonly churn?: { readonly pods: readonly Pod[]; readonly every: number };
   /** One line saying what it is, printed with the figures. */
   readonly description: string;
 }
@@ -42,6 +47,9 @@ interface PodShape {
   readonly labels?: Record<string, string>;
   readonly affinity?: Affinity;
   readonly spread?: readonly TopologySpreadConstraint[];
+  /** cpu request and limit (templates/pod-default.yaml: 100m). */
+  readonly cpu?: string;
+  readonly priority?: number;
 }
 
 function makePods(count: number, shape: PodShape): Pod[] {
@@ -53,9 +61,10 @@ function makePods(count: number, shape: PodShape): Pod[] {
           name: 'pause',
           image: 'registry.k8s.io/pause:3.10',
           ports: [{ containerPort: 80 }],
-          resources: { requests: { cpu: '100m', memory: '500Mi' }, limits: { cpu: '100m', memory: '500Mi' } },
+          resources: { requests: { cpu: shape.cpu ?? '100m', memory: '500Mi' }, limits: { cpu: shape.cpu ?? '100m', memory: '500Mi' } },
         },
       ],
+      ...(shape.priority !== undefined ? { priority: shape.priority } : {}),
       ...(shape.affinity ? { affinity: shape.affinity } : {}),
       ...(shape.spread ? { topologySpreadConstraints: shape.spread } : {}),
     },
@@ -109,6 +118,10 @@ export function schedulerPerfWorkloads(scale = 1, seed = 1): Workload[] {
   const topology = size(5000, 5000, 5000);
   const podAff = size(5000, 5000, 5000);
   const anti = size(5000, 1000, 2000);
+  const preemptionBasic = size(1000, 4000, 1000);
+  const preemptionAsync = size(5000, 20000, 5000);
+  const lowPriority: PodShape = { prefix: 'low', namespace: 'sched-0', cpu: '900m' };
+  const highPriority = (prefix: string): PodShape => ({ prefix, namespace: 'sched-2', cpu: '3', priority: 10 });
   return [
     build('SchedulingBasic', basic, undefined, plain('sched-0'), { prefix: 'measured', namespace: 'sched-1' }, 'default pods'),
     build(
@@ -143,5 +156,19 @@ export function schedulerPerfWorkloads(scale = 1, seed = 1): Workload[] {
       { prefix: 'measured', namespace: 'sched-1', labels: { color: 'green' }, affinity: podAntiAffinity },
       'required pod anti-affinity color=green per hostname',
     ),
+    // misc/performance-config.yaml PreemptionBasic/1000Nodes: 4 low-priority pods of 900m per node
+    // (templates/pod-low-priority.yaml), then pods of priority 10 asking 3 cpu
+    // (templates/pod-high-priority.yaml): each evicts 3 of them.
+    build('PreemptionBasic', preemptionBasic, undefined, lowPriority, highPriority('measured'), 'each measured pod (priority 10, 3 cpu) preempts 3 low-priority pods (900m)'),
+    {
+      // PreemptionAsync/5000Nodes: measured default pods interleaved with preemptors. Upstream
+      // creates a preemptor every 200 ms (5/s) while measuring; at its 570 pods/s threshold that is
+      // one per ~114 measured pods: one per 100 here, scheduled and timed but not counted.
+      ...build('PreemptionAsync', preemptionAsync, undefined, lowPriority, plain('sched-1'), 'default pods (100m), a preemptor (priority 10, 3 cpu) after every 100'),
+      churn: { pods: makePods(Math.ceil(preemptionAsync.measuredPods / PREEMPTOR_EVERY), highPriority('preemptor')), every: PREEMPTOR_EVERY },
+    },
   ];
 }
+
+/** PreemptionAsync: one preemptor per this many measured pods. */
+const PREEMPTOR_EVERY = 100;

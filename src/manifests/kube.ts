@@ -7,8 +7,10 @@ import type {
   Container,
   ContainerImage,
   ContainerPort,
+  IntOrString,
   LabelSelector,
   LabelSelectorRequirement,
+  Namespace,
   Node,
   NodeAffinity,
   NodeCondition,
@@ -21,8 +23,11 @@ import type {
   PodAffinity,
   PodAffinityTerm,
   PodCondition,
+  PodDisruptionBudget,
   PodSpec,
+  PreemptionPolicy,
   PreferredSchedulingTerm,
+  PriorityClass,
   ResourceList,
   Taint,
   TaintEffect,
@@ -175,12 +180,15 @@ const containers = refine(arrayOf(container), (list, path, ctx) => {
   if (list.length === 0) ctx.report(path, 'missing-field', 'a pod needs at least one container');
 });
 
+const preemptionPolicy = oneOf<PreemptionPolicy>(['PreemptLowerPriority', 'Never']);
+
 export const podSpec = object<PodSpec>(
   {
     nodeName: string,
     schedulerName: string,
     containers,
     initContainers: arrayOf(container),
+    resources: object({ requests: resourceList, limits: resourceList }),
     overhead: resourceList,
     nodeSelector: stringMap,
     affinity,
@@ -188,6 +196,7 @@ export const podSpec = object<PodSpec>(
     topologySpreadConstraints: arrayOf(topologySpreadConstraint),
     priority: integer(-2147483648, 1000000000),
     priorityClassName: string,
+    preemptionPolicy,
     schedulingGates: arrayOf(object<{ name: string }>({ name: string }, ['name'])),
   },
   ['containers'],
@@ -198,6 +207,7 @@ const conditionStatus = oneOf(['True', 'False', 'Unknown'] as const);
 const podStatus = object<NonNullable<Pod['status']>>({
   phase: oneOf(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const),
   conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
+  startTime: string,
 });
 
 export const pod = object<Pod>(
@@ -222,3 +232,49 @@ export const node = object<Node>(
   },
   ['metadata'],
 );
+
+/** User classes go up to one billion; above it only the system- classes (as a cluster lists them). */
+export const priorityClass = refine(
+  object<PriorityClass>(
+    {
+      apiVersion: string,
+      kind: oneOf(['PriorityClass'] as const),
+      metadata: objectMeta,
+      value: integer(-2147483648, 2147483647),
+      globalDefault: boolean,
+      preemptionPolicy,
+      description: string,
+    },
+    ['metadata', 'value'],
+  ),
+  (c, path, ctx) => {
+    if (c.value > 1000000000 && !c.metadata.name.startsWith('system-')) ctx.report(joinPath(path, 'value'), 'bad-value', `${c.value}: must be no greater than 1000000000`);
+  },
+);
+
+/** An int, or a percentage written as "N%". */
+const intOrPercent: Decoder<IntOrString> = (v, path, ctx) => {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
+  if (typeof v === 'string' && /^\d+%$/.test(v)) return v;
+  return wrongType(ctx, path, 'a non-negative integer or a percentage such as 50%', v);
+};
+
+export const podDisruptionBudget = refine(
+  object<PodDisruptionBudget>(
+    {
+      apiVersion: string,
+      kind: oneOf(['PodDisruptionBudget'] as const),
+      metadata: objectMeta,
+      spec: object<NonNullable<PodDisruptionBudget['spec']>>({ selector: labelSelector, minAvailable: intOrPercent, maxUnavailable: intOrPercent }),
+      status: object<NonNullable<PodDisruptionBudget['status']>>({ disruptionsAllowed: integer(0), disruptedPods: stringMap }),
+    },
+    ['metadata'],
+  ),
+  (pdb, path, ctx) => {
+    if (pdb.spec?.minAvailable !== undefined && pdb.spec.maxUnavailable !== undefined) {
+      ctx.report(joinPath(path, 'spec'), 'bad-value', 'minAvailable and maxUnavailable cannot be both set');
+    }
+  },
+);
+
+export const namespace = object<Namespace>({ apiVersion: string, kind: oneOf(['Namespace'] as const), metadata: objectMeta }, ['metadata']);

@@ -4,8 +4,9 @@
 import { DEFAULT_NAMESPACE, type Labels, type ObjectMeta } from '../engine/api/types';
 import { Code, STAGES, type Stage, type Status } from '../engine/framework/status';
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from '../engine/framework/diagnosis';
+import { LOST_ON, type CandidateRecord, type LostOn, type PreemptionRecord, type VictimRecord } from '../engine/framework/preemption/record';
 import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../engine/planner/plan';
-import { arrayOf, integer, number, object, oneOf, string, type DecodeContext, type Decoder } from './decode';
+import { arrayOf, boolean, integer, number, object, oneOf, string, type DecodeContext, type Decoder } from './decode';
 import { objectMeta } from './kube';
 import { joinPath } from './source-map';
 
@@ -130,6 +131,22 @@ const code = oneOf<Code>(Object.values(Code));
 const strings = arrayOf(string);
 const count = integer(0);
 
+const victimRecord = object<VictimRecord>({ pod: string, priority: integer(), violatesPdb: boolean }, ['pod', 'priority', 'violatesPdb']);
+const preemptionRecord = object<PreemptionRecord>(
+  {
+    node: string,
+    candidates: arrayOf(
+      object<CandidateRecord>(
+        { node: string, victims: arrayOf(victimRecord), pdbViolations: count, lostOn: oneOf<LostOn>(LOST_ON) },
+        ['node', 'victims', 'pdbViolations'],
+      ),
+    ),
+    failures: arrayOf(object<{ node: string; reasons: string[] }>({ node: string, reasons: strings }, ['node', 'reasons'])),
+    reportOnly: boolean,
+  },
+  ['candidates', 'failures'],
+);
+
 const status = object<Status>({ code, reasons: strings, plugin: string, stage }, ['code', 'reasons']);
 
 const diagnosis = object<Diagnosis>(
@@ -157,6 +174,7 @@ const diagnosis = object<Diagnosis>(
     ),
     stages: arrayOf(object<StageOutcome>({ stage, plugin: string, status, node: string }, ['stage', 'plugin', 'status'])),
     message: string,
+    preemption: preemptionRecord,
   },
   ['pod', 'profile', 'nodesTotal', 'nodesEvaluated', 'feasibleNodes', 'status', 'rejections', 'filters', 'scores', 'stages'],
 );

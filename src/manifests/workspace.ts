@@ -1,12 +1,12 @@
 // The workspace model: every file read on its own (`readFile`), then combined (`combine`), so an
 // editor re-reads only the file that changed. Combining concatenates, expands DaemonSets over all
 // nodes and drops duplicates; it does not re-parse anything.
-import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type Node, type Pod } from '../engine/api/types';
+import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type Namespace, type Node, type Pod, type PodDisruptionBudget, type PriorityClass } from '../engine/api/types';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
 import type { ManifestError } from './errors';
-import { node as nodeDecoder, pod as podDecoder } from './kube';
+import { namespace as namespaceDecoder, node as nodeDecoder, pod as podDecoder, podDisruptionBudget, priorityClass } from './kube';
 import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './parse';
 import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
 import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
@@ -45,6 +45,9 @@ export interface ObjectLists {
   /** Pods written as such and pods made from workload templates. */
   readonly pods: readonly Located<Pod>[];
   readonly workloads: readonly Located<Workload>[];
+  readonly namespaces: readonly Located<Namespace>[];
+  readonly priorityClasses: readonly Located<PriorityClass>[];
+  readonly podDisruptionBudgets: readonly Located<PodDisruptionBudget>[];
   readonly triggers: readonly Located<ScheduleTriggerManifest>[];
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
@@ -77,7 +80,7 @@ export interface WorkspaceModel extends ObjectLists {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 
 function emptyLists(): Mutable<ObjectLists> {
-  return { nodes: [], pods: [], workloads: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+  return { nodes: [], pods: [], workloads: [], namespaces: [], priorityClasses: [], podDisruptionBudgets: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
@@ -143,6 +146,15 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     objects.push({ bucket: 'workloads', value: w, base });
     const template = concatPath(base, 'spec.template');
     if (w.kind !== 'DaemonSet') for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template });
+  } else if (kind === 'Namespace') {
+    const n = decode(namespaceDecoder, 'v1');
+    if (n) objects.push({ bucket: 'namespaces', value: n, base });
+  } else if (kind === 'PriorityClass') {
+    const c = decode(priorityClass, 'scheduling.k8s.io/v1');
+    if (c) objects.push({ bucket: 'priorityClasses', value: c, base });
+  } else if (kind === 'PodDisruptionBudget') {
+    const b = decode(podDisruptionBudget, 'policy/v1');
+    if (b) objects.push({ bucket: 'podDisruptionBudgets', value: b, base });
   } else if (kind === 'ScheduleTrigger') {
     const t = decode(scheduleTrigger, PLANNER_API_VERSION);
     if (t) objects.push({ bucket: 'triggers', value: t, base });
@@ -255,17 +267,29 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     for (const p of daemonSetPods(ds.value, nodeObjects, eligible)) all.pods.push({ ...ds, value: p, base: concatPath(ds.base, 'spec.template') });
   }
   const pods = unique(all.pods, 'pod', podKey, errors);
+  const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
+  const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
+  const podDisruptionBudgets = unique(all.podDisruptionBudgets, 'PodDisruptionBudget', (b) => namespaced(b.metadata.namespace, b.metadata.name), errors);
   return {
     files,
     nodes,
     pods,
     workloads,
+    namespaces,
+    priorityClasses,
+    podDisruptionBudgets,
     triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
     plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
     profiles: all.profiles,
     others: all.others,
     errors,
-    cluster: { nodes: nodeObjects, pods: pods.map((p) => p.value) },
+    cluster: {
+      nodes: nodeObjects,
+      pods: pods.map((p) => p.value),
+      ...(namespaces.length > 0 ? { namespaces: namespaces.map((n) => n.value) } : {}),
+      ...(priorityClasses.length > 0 ? { priorityClasses: priorityClasses.map((c) => c.value) } : {}),
+      ...(podDisruptionBudgets.length > 0 ? { podDisruptionBudgets: podDisruptionBudgets.map((b) => b.value) } : {}),
+    },
   };
 }
 

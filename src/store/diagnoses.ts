@@ -12,6 +12,7 @@
 // names and three kinds. The pass that writes a pod also makes its summary columns.
 import { brotliCompressSync, brotliDecompressSync, constants, inflateSync } from 'node:zlib';
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from '../engine/framework/diagnosis';
+import type { PreemptionRecord } from '../engine/framework/preemption/record';
 import { Code, type Stage, type Status } from '../engine/framework/status';
 
 /** How many nodes rejected the pod for one reason (the counts of "0/5 nodes are available: …"). */
@@ -76,7 +77,7 @@ export function readSummary(columns: SummaryColumns): DiagnosisSummary {
 // instead of being dropped from the history without a word.
 type Unwritten<T, Written extends keyof T> = Exclude<keyof T, Written>;
 const writesAll = <T, Written extends keyof T>(..._: [Unwritten<T, Written>] extends [never] ? [] : [`field not stored: ${Unwritten<T, Written> & string}`]): void => undefined;
-writesAll<Diagnosis, 'pod' | 'profile' | 'nodesTotal' | 'nodesEvaluated' | 'feasibleNodes' | 'status' | 'chosenNode' | 'rejections' | 'filters' | 'scores' | 'stages' | 'message'>();
+writesAll<Diagnosis, 'pod' | 'profile' | 'nodesTotal' | 'nodesEvaluated' | 'feasibleNodes' | 'status' | 'chosenNode' | 'rejections' | 'filters' | 'scores' | 'stages' | 'message' | 'preemption'>();
 writesAll<Status, 'code' | 'reasons' | 'plugin' | 'stage'>();
 writesAll<NodeRejection, 'node' | 'plugin' | 'stage' | 'code' | 'reasons'>();
 writesAll<FilterRecord, 'plugin' | 'evaluated' | 'passed'>();
@@ -164,6 +165,8 @@ interface ChunkHeader {
   readonly kinds?: ReadonlyArray<readonly number[]>;
   /** Format 2: each score layout (a score record's plugin names in order) as string indices. */
   readonly layouts?: ReadonlyArray<readonly number[]>;
+  /** What preemption weighed, by slot, for the few diagnoses that have it (JSON: rare and small). */
+  readonly preemptions?: Readonly<Record<number, PreemptionRecord>>;
 }
 
 type RejectionKind = Omit<NodeRejection, 'node'>;
@@ -202,6 +205,7 @@ class ChunkWriter {
   private nextNode: number[] = [];
   private lastNode = -1;
   private offsets: number[] = [];
+  private preemptions: Record<number, PreemptionRecord> = {};
   private kinds: RejectionKind[] = [];
   private kindIndex = new Map<string, number>();
   private lastKind = 0;
@@ -229,6 +233,7 @@ class ChunkWriter {
    */
   add(d: Diagnosis): SummaryColumns {
     let at = this.length;
+    if (d.preemption) this.preemptions[this.offsets.length] = d.preemption;
     this.offsets.push(at);
     const b = this.room(at, 2 * U + 3 * N + 2 * U + statusBytes(d.status.reasons.length) + U);
     at = putU(b, at, this.ref(d.pod));
@@ -425,6 +430,7 @@ class ChunkWriter {
       offsets: this.offsets,
       kinds: this.kinds.map((k) => [k.plugin, k.stage, k.code, ...k.reasons].map((t) => this.intern(t))),
       layouts: this.layouts.map((l) => l.names.map((t) => this.intern(t))),
+      ...(Object.keys(this.preemptions).length > 0 ? { preemptions: this.preemptions } : {}),
     };
     const head = Buffer.from(JSON.stringify(header), 'utf8');
     const b = this.room(this.length, head.length + 4);
@@ -439,6 +445,7 @@ class ChunkWriter {
     this.nextNode = [];
     this.lastNode = -1;
     this.offsets = [];
+    this.preemptions = {};
     this.kinds = [];
     this.kindIndex = new Map();
     this.lastKind = 0;
@@ -456,6 +463,7 @@ interface Tables {
   readonly strings: readonly string[];
   readonly kinds: readonly RejectionKind[];
   readonly layouts: ReadonlyArray<readonly string[]>;
+  readonly preemptions: Readonly<Record<number, PreemptionRecord>>;
 }
 
 function decode(t: Tables, r: ByteReader): Diagnosis {
@@ -566,11 +574,14 @@ export class Chunk {
     const str = (i: number): string => strings[i]!;
     const kinds = (header.kinds ?? []).map(([plugin, stage, code, ...reasons]): RejectionKind => ({ plugin: str(plugin!), stage: str(stage!) as Stage, code: str(code!) as Code, reasons: reasons.map(str) }));
     const layouts = (header.layouts ?? []).map((refs) => refs.map(str));
-    return new Chunk({ format: header.format, strings, kinds, layouts }, header.offsets, body);
+    return new Chunk({ format: header.format, strings, kinds, layouts, preemptions: header.preemptions ?? {} }, header.offsets, body);
   }
 
   diagnosis(slot: number): Diagnosis | undefined {
     const offset = this.offsets[slot];
-    return offset === undefined ? undefined : decode(this.tables, new ByteReader(this.body, offset));
+    if (offset === undefined) return undefined;
+    const diagnosis = decode(this.tables, new ByteReader(this.body, offset));
+    const preemption = this.tables.preemptions[slot];
+    return preemption ? { ...diagnosis, preemption } : diagnosis;
   }
 }

@@ -37,9 +37,27 @@ describe('cli schedule', () => {
     const { code, stdout } = await cli(['schedule', 'examples/cluster'], exampleFiles());
     assert.equal(code, 1);
     assert.match(stdout, /^POD\s+NODE\s+SCORE$/m);
-    assert.match(stdout, /^ {2}ml\/trainer: 0\/6 nodes are available: 1 node\(s\) had untolerated taint \{nvidia\.com\/gpu: present\}, .*5 Insufficient nvidia\.com\/gpu\.$/m);
-    assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\.$/m);
-    assert.match(stdout, /^12 of 14 pending pods placed\.$/m);
+    const notHelpful = ' no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.';
+    assert.ok(stdout.includes(`  ml/trainer: 0/6 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu, 4 Insufficient memory, 5 Insufficient nvidia.com/gpu.${notHelpful}\n`), stdout);
+    assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\. no new claims to deallocate, preemption: /m);
+    assert.match(stdout, /^13 of 15 pending pods placed\.$/m);
+  });
+
+  it("shows the example's preemption: the preemptor's node with its victims, and the victims as preempted", async () => {
+    const { stdout } = await cli(['schedule', 'examples/cluster'], exampleFiles());
+    assert.match(stdout, /^data\/ingest\s+node-b1 \(preempts data\/batch-3, data\/batch-4\)\s+-$/m);
+    assert.match(stdout, /^ {2}data\/batch-3 on node-b1: preempted by data\/ingest$/m);
+    assert.match(stdout, /^ {2}data\/batch-4 on node-b1: preempted by data\/ingest$/m);
+    const { stdout: json } = await cli(['schedule', '--json', '--no-history', 'examples/cluster'], exampleFiles());
+    const parsed = JSON.parse(json) as { outcomes: Array<{ pod: string; node: string | null; victims?: string[] }>; preempted: unknown[] };
+    assert.deepEqual(
+      parsed.outcomes.find((o) => o.pod === 'data/ingest'),
+      { ...parsed.outcomes.find((o) => o.pod === 'data/ingest'), node: 'node-b1', victims: ['data/batch-3', 'data/batch-4'] },
+    );
+    assert.deepEqual(parsed.preempted, [
+      { pod: 'data/batch-3', node: 'node-b1', by: 'data/ingest' },
+      { pod: 'data/batch-4', node: 'node-b1', by: 'data/ingest' },
+    ]);
   });
 
   it('places every pod and exits 0 when all fit', async () => {
@@ -55,7 +73,7 @@ describe('cli schedule', () => {
     const json = JSON.parse(stdout) as { outcomes: Array<{ pod: string; node: string | null; message: string; diagnosis: { nodesTotal: number } }> };
     assert.deepEqual(
       json.outcomes.map((o) => [o.pod, o.node, o.message, o.diagnosis.nodesTotal]),
-      [['default/huge', null, '0/2 nodes are available: 2 Insufficient cpu.', 2]],
+      [['default/huge', null, '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.', 2]],
     );
   });
 
@@ -89,12 +107,12 @@ describe('cli schedule', () => {
       const shown = await cli(['show', '1', '--db', db]);
       assert.match(shown.stdout, /^Plan 1: every pending pod \(podplan schedule\), draft$/m);
       assert.match(shown.stdout, /^default\/a\s+n2\s+\d+$/m);
-      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\.\n {6}2 {2}Insufficient cpu$/m);
+      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\. no new claims to deallocate, preemption: 0\/2 nodes are available: 2 Preemption is not helpful for scheduling\.\n {6}2 {2}Insufficient cpu$/m);
       const store = await openTestStore(db);
       try {
         const [run] = value(store.runs()).items;
         assert.deepEqual([run?.source.kind, run?.source.name, run?.kind, run?.outcome, run?.message], ['workspace', '/work/c.yaml', 'preview', 'succeeded', '1 of 2 pending pods placed']);
-        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu.');
+        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
       } finally {
         store.close();
       }

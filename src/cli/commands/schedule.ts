@@ -30,7 +30,10 @@ ${DB_HELP}
   -h, --help        this help
 
 Prints a table (pod, node, score) and, for each pod that could not be placed, the reason in
-kube-scheduler's words ("0/5 nodes are available: …"). Progress goes to stderr on long runs.
+kube-scheduler's words ("0/5 nodes are available: …"). A pod placed by preemption (DefaultPreemption:
+PriorityClasses and spec.priority, preemptionPolicy, PodDisruptionBudgets in the snapshot) shows
+the pods evicted for it ("node-b1 (preempts data/batch-3, data/batch-4)"), and those are listed as
+preempted; --json gives each outcome its "node" and "victims". Progress goes to stderr on long runs.
 
 The run is recorded in the plan history as a plan of pod set "*" in namespace "*" (every pending
 pod, named namespace/name, with its diagnosis; a placed pod's cut to its 10 best scored nodes),
@@ -115,15 +118,25 @@ function scoreOf(o: ScheduleOutcome): string {
   return record ? String(Math.round(record.total)) : '-';
 }
 
+/** The node, and the pods evicted from it first when the pod got there by preemption. */
+function nodeColumn(o: ScheduleOutcome): string {
+  if (!o.node) return o.nominatedNode ? `<none> (nominated ${o.nominatedNode})` : '<none>';
+  return o.victims?.length ? `${o.node} (preempts ${o.victims.join(', ')})` : o.node;
+}
+
 function report(result: SimulationResult): string {
   const lines: string[] = [];
   const placed = result.outcomes.filter((o) => o.node);
   const failed = result.outcomes.filter((o) => !o.node);
   if (result.outcomes.length > 0) {
-    lines.push(formatTable(['POD', 'NODE', 'SCORE'], result.outcomes.map((o) => [o.pod, o.node ?? '<none>', scoreOf(o)])));
+    lines.push(formatTable(['POD', 'NODE', 'SCORE'], result.outcomes.map((o) => [o.pod, nodeColumn(o), scoreOf(o)])));
   }
   lines.push('');
   lines.push(`${placed.length} of ${result.outcomes.length + result.waiting.length + result.rejected.length} pending pods placed.`);
+  if (result.preempted.length > 0) {
+    lines.push('', 'Preempted (evicted to make room for a higher-priority pod):');
+    for (const p of result.preempted) lines.push(`  ${p.pod} on ${p.node}: preempted by ${p.by}`);
+  }
   if (failed.length > 0) {
     lines.push('', 'Not placed:');
     for (const o of failed) lines.push(`  ${o.pod}: ${explain(o.diagnosis).message}`);
@@ -140,7 +153,15 @@ function report(result: SimulationResult): string {
 
 function toJson(result: SimulationResult) {
   return {
-    outcomes: result.outcomes.map((o) => ({ pod: o.pod, node: o.node ?? null, attempts: o.attempts, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
+    outcomes: result.outcomes.map((o) => ({
+      pod: o.pod,
+      node: o.node ?? null,
+      ...(o.victims ? { victims: o.victims } : {}),
+      attempts: o.attempts,
+      message: explain(o.diagnosis).message,
+      diagnosis: o.diagnosis,
+    })),
+    preempted: result.preempted,
     waiting: result.waiting,
     rejected: result.rejected,
     otherScheduler: result.otherScheduler,

@@ -1,8 +1,10 @@
 // Resource vectors and a pod's effective request, computed as upstream does
 // (k8s.io/component-helpers/resource PodRequests): max(sum of app containers + sidecars, each init
-// container's peak) + overhead, and the "non-zero" variant used for scoring, where a container that
-// requests no cpu or memory counts as 100m / 200Mi. A container's limits stand in for requests it
-// leaves out, as the API server's defaulting does.
+// container's peak), where pod-level requests (spec.resources) win for the resources they may set
+// (cpu, memory, hugepages), + overhead; and the "non-zero" variant used for scoring, where a
+// container that requests no cpu or memory counts as 100m / 200Mi (with pod-level requests, only for
+// a resource neither the pod nor any container asks for). A container's limits stand in for requests
+// it leaves out, as the API server's defaulting does; so do the pod's, as its pod-level defaulting does.
 import { parseQuantity, quantityMilliValue, quantityValue } from './quantity';
 import { err, ok, type Result } from './result';
 import type { Container, Node, Pod, ResourceList } from './types';
@@ -143,7 +145,12 @@ export interface PodResources {
   readonly nonZero: Resource;
 }
 
-function containerRequests(c: Container, field: string): Result<PodResources> {
+interface ContainerResources extends PodResources {
+  /** The resources it asks for (explicitly or by its limits), even as "0". */
+  readonly asked: ReadonlySet<string>;
+}
+
+function containerRequests(c: Container, field: string): Result<ContainerResources> {
   const explicit = c.resources?.requests ?? {};
   // As the API server defaults every pod it stores (SetDefaults_Pod): a resource with a limit but no
   // request requests its limit. Pods read from workspace manifests never went through that defaulting.
@@ -158,7 +165,12 @@ function containerRequests(c: Container, field: string): Result<PodResources> {
   // Only a request that is absent gets the default: an explicit "0" stays 0, as upstream.
   if (!asked(CPU)) nonZero.milliCPU = DEFAULT_MILLI_CPU_REQUEST;
   if (!asked(MEMORY)) nonZero.memory = DEFAULT_MEMORY_REQUEST;
-  return ok({ requests: requests.value, nonZero });
+  return ok({ requests: requests.value, nonZero, asked: new Set([...Object.keys(explicit), ...Object.keys(fromLimits)]) });
+}
+
+/** Upstream IsSupportedPodLevelResource: cpu, memory and hugepages of any page size. */
+export function isSupportedPodLevelResource(name: string): boolean {
+  return name === CPU || name === MEMORY || name.startsWith('hugepages-');
 }
 
 const cache = new WeakMap<Pod, Result<PodResources>>();
@@ -176,11 +188,13 @@ export function podResources(pod: Pod): Result<PodResources> {
 function computePodResources(pod: Pod): Result<PodResources> {
   const requests = new Resource();
   const nonZero = new Resource();
+  const asked = new Set<string>();
   for (const [i, c] of pod.spec.containers.entries()) {
     const r = containerRequests(c, `spec.containers[${i}]`);
     if (!r.ok) return r;
     requests.add(r.value.requests);
     nonZero.add(r.value.nonZero);
+    for (const name of r.value.asked) asked.add(name);
   }
   // Init containers run one at a time before the app; sidecars (restartPolicy Always) keep running,
   // so each init container's peak is its own request plus the sidecars started before it.
@@ -189,6 +203,7 @@ function computePodResources(pod: Pod): Result<PodResources> {
   for (const [i, c] of (pod.spec.initContainers ?? []).entries()) {
     const r = containerRequests(c, `spec.initContainers[${i}]`);
     if (!r.ok) return r;
+    for (const name of r.value.asked) asked.add(name);
     for (const key of ['requests', 'nonZero'] as const) {
       const peak = r.value[key].clone();
       peak.add(sidecars[key]);
@@ -200,6 +215,17 @@ function computePodResources(pod: Pod): Result<PodResources> {
   nonZero.add(sidecars.nonZero);
   requests.setMax(initPeak.requests);
   nonZero.setMax(initPeak.nonZero);
+  const podLevel = podLevelRequests(pod, asked);
+  if (!podLevel.ok) return podLevel;
+  if (podLevel.value) {
+    // With pod-level requests, scoring's defaults apply only to a resource no one asks for.
+    if (asked.has(CPU)) nonZero.milliCPU = requests.milliCPU;
+    if (asked.has(MEMORY)) nonZero.memory = requests.memory;
+    for (const [name, amount] of podLevel.value) {
+      setAmount(requests, name, amount);
+      setAmount(nonZero, name, amount);
+    }
+  }
   if (pod.spec.overhead) {
     const overhead = parseResourceList(pod.spec.overhead, 'spec.overhead');
     if (!overhead.ok) return overhead;
@@ -207,6 +233,30 @@ function computePodResources(pod: Pod): Result<PodResources> {
     nonZero.add(overhead.value);
   }
   return ok({ requests, nonZero });
+}
+
+/**
+ * The pod-level requests of the resources they may set, by name; undefined when the pod sets none
+ * (upstream IsPodLevelRequestsSet). A pod-level limit without a request stands for it when no
+ * container asks for that resource (the API server's pod-level defaulting; when one does, the
+ * containers' total is the request, which is what leaving it out gives).
+ */
+function podLevelRequests(pod: Pod, askedByContainers: ReadonlySet<string>): Result<Map<string, number> | undefined> {
+  const level = pod.spec.resources;
+  if (!level) return ok(undefined);
+  const chosen: Record<string, string> = {};
+  for (const [name, value] of Object.entries(level.limits ?? {})) if (isSupportedPodLevelResource(name) && !askedByContainers.has(name)) chosen[name] = value;
+  for (const [name, value] of Object.entries(level.requests ?? {})) if (isSupportedPodLevelResource(name)) chosen[name] = value;
+  if (Object.keys(chosen).length === 0) return ok(undefined);
+  const parsed = parseResourceList(chosen, 'spec.resources');
+  if (!parsed.ok) return parsed;
+  return ok(new Map(Object.keys(chosen).map((name) => [name, parsed.value.get(name)])));
+}
+
+function setAmount(r: Resource, name: string, amount: number): void {
+  if (name === CPU) r.milliCPU = amount;
+  else if (name === MEMORY) r.memory = amount;
+  else r.scalar.set(name, amount);
 }
 
 const allocatableCache = new WeakMap<Node, Result<Resource>>();

@@ -34,10 +34,15 @@ export interface ContainerPort {
   readonly name?: string;
 }
 
+export interface ResourceRequirements {
+  readonly requests?: ResourceList;
+  readonly limits?: ResourceList;
+}
+
 export interface Container {
   readonly name: string;
   readonly image?: string;
-  readonly resources?: { readonly requests?: ResourceList; readonly limits?: ResourceList };
+  readonly resources?: ResourceRequirements;
   readonly ports?: readonly ContainerPort[];
   /** An init container with restartPolicy Always is a sidecar: it keeps running beside the app. */
   readonly restartPolicy?: 'Always';
@@ -139,6 +144,8 @@ export interface PodSpec {
   readonly schedulerName?: string;
   readonly containers: readonly Container[];
   readonly initContainers?: readonly Container[];
+  /** Pod-level requests and limits (beta, on by default since 1.34): they win over the containers' for cpu, memory and hugepages. */
+  readonly resources?: ResourceRequirements;
   readonly overhead?: ResourceList;
   readonly nodeSelector?: Labels;
   readonly affinity?: Affinity;
@@ -146,8 +153,12 @@ export interface PodSpec {
   readonly topologySpreadConstraints?: readonly TopologySpreadConstraint[];
   readonly priority?: number;
   readonly priorityClassName?: string;
+  /** Whether the pod may preempt lower-priority pods; admission copies it from the PriorityClass. */
+  readonly preemptionPolicy?: PreemptionPolicy;
   readonly schedulingGates?: readonly { readonly name: string }[];
 }
+
+export type PreemptionPolicy = 'PreemptLowerPriority' | 'Never';
 
 export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown';
 
@@ -161,7 +172,12 @@ export interface Pod {
   readonly kind?: 'Pod';
   readonly metadata: ObjectMeta;
   readonly spec: PodSpec;
-  readonly status?: { readonly phase?: PodPhase; readonly conditions?: readonly PodCondition[] };
+  readonly status?: {
+    readonly phase?: PodPhase;
+    readonly conditions?: readonly PodCondition[];
+    /** When the kubelet started the pod (RFC 3339): preemption spares the pods running longest. */
+    readonly startTime?: string;
+  };
 }
 
 export interface ContainerImage {
@@ -187,8 +203,47 @@ export interface Node {
   };
 }
 
+/** scheduling.k8s.io/v1 PriorityClass: admission gives a pod its value (and preemption policy). */
+export interface PriorityClass {
+  readonly apiVersion?: string;
+  readonly kind?: 'PriorityClass';
+  readonly metadata: ObjectMeta;
+  readonly value: number;
+  /** The class of pods that name none (at most one class has it). */
+  readonly globalDefault?: boolean;
+  readonly preemptionPolicy?: PreemptionPolicy;
+  readonly description?: string;
+}
+
+/** An int or a percentage ("50%"), as minAvailable and maxUnavailable are written. */
+export type IntOrString = number | string;
+
+/** policy/v1 PodDisruptionBudget: preemption avoids victims whose eviction would break it. */
+export interface PodDisruptionBudget {
+  readonly apiVersion?: string;
+  readonly kind?: 'PodDisruptionBudget';
+  readonly metadata: ObjectMeta;
+  readonly spec?: { readonly selector?: LabelSelector; readonly minAvailable?: IntOrString; readonly maxUnavailable?: IntOrString };
+  /** As the disruption controller writes it; computed from spec and the snapshot's pods when absent. */
+  readonly status?: { readonly disruptionsAllowed?: number; readonly disruptedPods?: Readonly<Record<string, string>> };
+}
+
+/** v1 Namespace: its labels are what InterPodAffinity's namespaceSelector matches. */
+export interface Namespace {
+  readonly apiVersion?: string;
+  readonly kind?: 'Namespace';
+  readonly metadata: ObjectMeta;
+}
+
+/** The cluster objects besides nodes and pods that plugins read (all optional: a snapshot may have none). */
+export interface ClusterObjects {
+  readonly namespaces?: readonly Namespace[];
+  readonly priorityClasses?: readonly PriorityClass[];
+  readonly podDisruptionBudgets?: readonly PodDisruptionBudget[];
+}
+
 /** What a scheduling cycle sees of the cluster: the engine cannot tell a workspace from a live cluster. */
-export interface ClusterSnapshot {
+export interface ClusterSnapshot extends ClusterObjects {
   readonly nodes: readonly Node[];
   readonly pods: readonly Pod[];
 }

@@ -3,6 +3,7 @@
 // structured form, reason → nodes, for views that let a user see which nodes said what.
 import type { Diagnosis, NodeScoreRecord } from '../framework/diagnosis';
 import { fitErrorMessage } from '../framework/fit-error';
+import type { LostOn } from '../framework/preemption/record';
 import type { Code, Stage } from '../framework/status';
 
 export interface ReasonGroup {
@@ -24,6 +25,21 @@ export interface Explanation {
   readonly reasons: readonly ReasonGroup[];
   /** The best scored nodes with their per-plugin breakdown (as many as the Diagnosis kept). */
   readonly topScores: readonly NodeScoreRecord[];
+  /** When preemption was tried: what it would evict where, and why the other nodes lost. */
+  readonly preemption?: PreemptionExplanation;
+}
+
+export interface PreemptionExplanation {
+  /** The node preemption chose; unset when it could not help. */
+  readonly node?: string;
+  /** The pods evicted (or, in a plan, that would be) from that node, namespace/name. */
+  readonly victims: readonly string[];
+  /** Set when nothing was evicted because the cycle only reports (a plan). */
+  readonly reportOnly: boolean;
+  /** One line per candidate node: its victims and, for those not chosen, what they lost on. */
+  readonly candidates: readonly { readonly node: string; readonly victims: readonly string[]; readonly pdbViolations: number; readonly lostOn?: LostOn; readonly summary: string }[];
+  /** Nodes where no eviction would help, with why. */
+  readonly failures: readonly { readonly node: string; readonly reasons: readonly string[] }[];
 }
 
 export function explain(diagnosis: Diagnosis, topScores = 5): Explanation {
@@ -45,5 +61,21 @@ export function explain(diagnosis: Diagnosis, topScores = 5): Explanation {
     message: node !== undefined ? `placed on ${node}` : (diagnosis.message ?? fitErrorMessage(diagnosis)),
     reasons,
     topScores: diagnosis.scores.slice(0, topScores),
+    ...(diagnosis.preemption ? { preemption: explainPreemption(diagnosis.preemption) } : {}),
+  };
+}
+
+function explainPreemption(record: NonNullable<Diagnosis['preemption']>): PreemptionExplanation {
+  const chosen = record.candidates.find((c) => c.node === record.node);
+  return {
+    ...(record.node ? { node: record.node } : {}),
+    victims: chosen?.victims.map((v) => v.pod) ?? [],
+    reportOnly: record.reportOnly ?? false,
+    candidates: record.candidates.map((c) => {
+      const victims = c.victims.map((v) => `${v.pod} (priority ${v.priority}${v.violatesPdb ? ', breaks a PodDisruptionBudget' : ''})`).join(', ');
+      const verdict = c.lostOn ? `lost: ${record.node} has ${c.lostOn}` : 'chosen';
+      return { node: c.node, victims: c.victims.map((v) => v.pod), pdbViolations: c.pdbViolations, ...(c.lostOn ? { lostOn: c.lostOn } : {}), summary: `${c.node}: evict ${victims}: ${verdict}` };
+    }),
+    failures: record.failures,
   };
 }

@@ -1,5 +1,6 @@
 // What one scheduling cycle found, kept so views, diagnostics and the store all read the same
 // explanation and none recomputes it (DESIGN.md, Contracts).
+import type { PreemptionRecord } from './preemption/record';
 import type { Code, Stage, Status } from './status';
 
 /** A node rejected at PreFilter, Filter or a later stage, with the plugin and reasons. */
@@ -62,4 +63,6 @@ export interface Diagnosis {
   readonly stages: readonly StageOutcome[];
   /** The upstream-format message ("0/5 nodes are available: 2 Insufficient cpu, …") when not placed. */
   readonly message?: string;
+  /** When PostFilter tried preemption: the candidate nodes, their victims, and which was chosen. */
+  readonly preemption?: PreemptionRecord;
 }

@@ -1,6 +1,8 @@
 // One interface per extension point, as upstream's pkg/scheduler/framework/interface.go. A plugin
 // implements the stages it takes part in; the runtime calls them in profile order.
 import type { Random } from '../api/random';
+import type { ClusterObjects } from '../api/types';
+import type { PreemptionRecord } from './preemption/record';
 import type { Binder } from './binder';
 import type { Result } from '../api/result';
 import type { CycleState } from './cycle-state';
@@ -55,6 +57,10 @@ export interface FilterPlugin extends Plugin {
 
 export interface PostFilterResult {
   readonly nominatedNode?: string;
+  /** The pods to evict from the nominated node so the pod fits there (preemption). */
+  readonly victims?: readonly PodInfo[];
+  /** What preemption weighed, for explain. */
+  readonly preemption?: PreemptionRecord;
 }
 
 export interface PostFilterPlugin extends Plugin {
@@ -104,6 +110,15 @@ export interface BindPlugin extends Plugin {
   bind(state: CycleState, pod: PodInfo, nodeName: string): Promise<Status>;
 }
 
+/** The framework's own steps, for a plugin that tries what-ifs on copies of nodes (preemption). */
+export interface PodEvaluator {
+  /** The profile's Filter plugins on one node, with a state PreFilter prepared. */
+  filterNode(state: CycleState, pod: PodInfo, node: NodeInfo): Status;
+  /** The PreFilter extensions (AddPod, RemovePod) of every PreFilter plugin that has them. */
+  preFilterAddPod(state: CycleState, podToSchedule: PodInfo, podToAdd: PodInfo, node: NodeInfo): Status;
+  preFilterRemovePod(state: CycleState, podToSchedule: PodInfo, podToRemove: PodInfo, node: NodeInfo): Status;
+}
+
 /** What a plugin factory receives from the framework it is built for. */
 export interface FrameworkHandle {
   /** The snapshot of the cycle being run (replaced at the start of each cycle). */
@@ -111,6 +126,10 @@ export interface FrameworkHandle {
   readonly random: Random;
   /** Where the DefaultBinder plugin binds pods. */
   readonly binder: Binder;
+  /** Set by the framework runtime (not by a plugin test's handle). */
+  readonly evaluator?: PodEvaluator;
+  /** The cluster's other objects (PriorityClasses, PodDisruptionBudgets, …) as of the cycle. */
+  objects?(): ClusterObjects;
 }
 
 /** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value. */

@@ -6,9 +6,11 @@
 // The cycle is synchronous and is benchmarked on thousands of nodes per pod: per-node work records
 // into typed arrays and counters, objects are made only for rejections and recorded scores.
 import type { Random } from '../api/random';
+import type { ClusterObjects } from '../api/types';
 import { err, ok, type Result } from '../api/result';
 import type { CycleState } from './cycle-state';
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from './diagnosis';
+import type { PreemptionRecord } from './preemption/record';
 import { fitErrorMessage, NO_NODES_AVAILABLE } from './fit-error';
 import {
   MAX_NODE_SCORE,
@@ -20,7 +22,9 @@ import {
   type NodeScore,
   type PermitPlugin,
   type Plugin,
+  type PodEvaluator,
   type PostFilterPlugin,
+  type PostFilterResult,
   type PreFilterPlugin,
   type PreFilterResult,
   type PreScorePlugin,
@@ -67,6 +71,8 @@ export interface ScheduleFailure {
   readonly evaluatedNodes: number;
   /** Set when a PostFilter plugin (preemption) found a node that could fit after changes. */
   readonly nominatedNode?: string;
+  /** With nominatedNode: the pods to evict from it first. */
+  readonly victims?: readonly PodInfo[];
   readonly diagnosis: Diagnosis;
 }
 
@@ -93,12 +99,17 @@ export interface FrameworkOptions {
 /** The handle plugins are built with: its snapshot is the one of the cycle in progress. */
 class CycleHandle implements FrameworkHandle {
   current: NodeInfoLister = new Snapshot([]);
+  clusterObjects: ClusterObjects = {};
+  evaluator: PodEvaluator | undefined;
   constructor(
     readonly random: Random,
     readonly binder: Binder,
   ) {}
   snapshot(): NodeInfoLister {
     return this.current;
+  }
+  objects(): ClusterObjects {
+    return this.clusterObjects;
   }
 }
 
@@ -138,7 +149,7 @@ const INSERTION_RANK_LIMIT = 16;
 /** Remembered verdict and score tables kept per plugin (one per key, i.e. per pod shape), the least recently used dropped. */
 const MEMO_KEYS = 16;
 
-export class Framework {
+export class Framework implements PodEvaluator {
   /** Whether `a` leaves the queue before `b`: the profile's queueSort plugin. */
   readonly queueSortLess: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
   private readonly sampler: NodeSampler;
@@ -201,6 +212,12 @@ export class Framework {
     this.permitPlugins = at('permit');
     this.checkConflictsPlugins = at('checkConflicts');
     this.bindPlugins = at('bind');
+    cycle.evaluator = this;
+  }
+
+  /** The cluster's objects besides nodes and pods that plugins read (PriorityClasses, PodDisruptionBudgets, …). */
+  useObjects(objects: ClusterObjects): void {
+    this.cycle.clusterObjects = objects;
   }
 
   /** What the profile's plugins were built with. */
@@ -342,8 +359,33 @@ export class Framework {
     const skip = state.skipFilterPlugins;
     for (const { name, plugin } of this.filter) {
       if (skip.has(name)) continue;
-      const status = runStatus(name, 'Filter', () => plugin.filter(state, pod, node));
-      if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+      let status: Status;
+      try {
+        status = plugin.filter(state, pod, node);
+      } catch (e) {
+        return thrown(e, name, 'Filter');
+      }
+      // Only a failure is attributed: preemption asks this of many nodes many times.
+      if (status.code !== Code.Success && status.code !== Code.Skip) return attributed(status, name, 'Filter');
+    }
+    return SUCCESS;
+  }
+
+  /** Every PreFilter plugin's AddPod extension, in order; stops at the first failure. */
+  preFilterAddPod(state: CycleState, podToSchedule: PodInfo, podToAdd: PodInfo, node: NodeInfo): Status {
+    return this.preFilterExtension(state, (plugin) => plugin.addPod?.(state, podToSchedule, podToAdd, node));
+  }
+
+  /** Every PreFilter plugin's RemovePod extension, in order; stops at the first failure. */
+  preFilterRemovePod(state: CycleState, podToSchedule: PodInfo, podToRemove: PodInfo, node: NodeInfo): Status {
+    return this.preFilterExtension(state, (plugin) => plugin.removePod?.(state, podToSchedule, podToRemove, node));
+  }
+
+  private preFilterExtension(state: CycleState, call: (plugin: PreFilterPlugin) => Status | undefined): Status {
+    for (const { name, plugin } of this.preFilter) {
+      if (state.skipFilterPlugins.has(name)) continue;
+      const status = runStatus(name, 'PreFilter', () => call(plugin) ?? SUCCESS);
+      if (status.code !== Code.Success) return status;
     }
     return SUCCESS;
   }
@@ -591,19 +633,20 @@ export class Framework {
 
   /** No node fits: PostFilter plugins (preemption) in order until one succeeds or one is final. */
   private unschedulable(state: CycleState, pod: PodInfo, log: CycleLog, preFilterStatus?: Status): ScheduleFailure {
-    let nominatedNode: string | undefined;
+    let found: PostFilterResult | undefined;
     if (this.postFilter.length > 0) {
       // A NodeRejection carries a node's code, reasons, plugin and stage: it is that node's Status.
       const statuses = new Map<string, Status>(log.rejections.map((r) => [r.node, r]));
       for (const { name, plugin } of this.postFilter) {
         const { status, result } = runWithResult(name, 'PostFilter', () => plugin.postFilter(state, pod, statuses));
         log.stages.push({ stage: 'PostFilter', plugin: name, status });
-        if (status.code === Code.Success) nominatedNode = result?.nominatedNode;
+        if (result?.preemption) log.preemption = result.preemption;
+        if (status.code === Code.Success) found = result;
         if (status.code !== Code.Unschedulable && status.code !== Code.Skip) break;
       }
     }
     const status = preFilterStatus ?? log.filterStatus();
-    return log.failure(status, undefined, nominatedNode);
+    return log.failure(status, undefined, found?.nominatedNode, found?.victims);
   }
 
   /**
@@ -826,6 +869,7 @@ class CycleLog {
   readonly stages: StageOutcome[] = [];
   readonly rejections: NodeRejection[] = [];
   filters: readonly FilterRecord[] = [];
+  preemption: PreemptionRecord | undefined;
   evaluated = 0;
   feasible = 0;
 
@@ -863,12 +907,12 @@ class CycleLog {
    * A cycle that placed nothing. The message is upstream's FitError text for a rejection, the
    * status's own words for an Error; a Filter verdict carries that message as its reason.
    */
-  failure(status: Status, message?: string, nominatedNode?: string): ScheduleFailure {
+  failure(status: Status, message?: string, nominatedNode?: string, victims?: readonly PodInfo[]): ScheduleFailure {
     let diagnosis = this.diagnosis(status, []);
     const text = message ?? (isRejection(status) ? fitErrorMessage(diagnosis) : statusMessage(status));
     if (status.reasons.length === 0) diagnosis = { ...diagnosis, status: { ...status, reasons: [text] } };
-    diagnosis = { ...diagnosis, message: text };
-    return { ok: false, status: diagnosis.status, evaluatedNodes: this.evaluated, diagnosis, ...(nominatedNode ? { nominatedNode } : {}) };
+    diagnosis = { ...diagnosis, message: text, ...(this.preemption ? { preemption: this.preemption } : {}) };
+    return { ok: false, status: diagnosis.status, evaluatedNodes: this.evaluated, diagnosis, ...(nominatedNode ? { nominatedNode, ...(victims ? { victims } : {}) } : {}) };
   }
 
   private diagnosis(status: Status, scores: readonly NodeScoreRecord[], chosenNode?: string): Diagnosis {

@@ -5,6 +5,7 @@ import { CycleState, StateKey } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
+import { PREEMPTION_MODE } from '../framework/preemption/record';
 
 /** What a planner minimizes once it has placed all it can: nodes in use, or the load of the busiest node. */
 export type Objective = 'pack' | 'balance';
@@ -63,6 +64,8 @@ export function planningState(pod: PodInfo, eligible: PlanRequest['eligible']): 
   const state = new CycleState();
   const nodes = eligible?.get(pod.key);
   state.write(PLANNING_CYCLE, nodes ? { eligible: nodes } : {});
+  // Plans do not evict: preemption only says where it would make room.
+  state.write(PREEMPTION_MODE, 'report');
   return state;
 }
 

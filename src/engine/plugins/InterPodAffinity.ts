@@ -7,13 +7,15 @@
 // per shape of incoming pod (what other pods' terms see of it, and its own terms) and brought up to
 // date from the nodes that changed, so a cycle does not match every pod.
 //
-// Namespaces: the snapshot holds no Namespace objects, so a term's namespaceSelector is matched
-// against the one label every namespace carries, kubernetes.io/metadata.name (an empty selector
-// still means every namespace). matchLabelKeys / mismatchLabelKeys are merged into the term's
-// labelSelector with the owning pod's values, as the API server does when it admits the pod.
+// Namespaces: a term selects pods of the namespaces it lists and of those whose labels its
+// namespaceSelector matches (an empty selector: every namespace); without either, its own pod's
+// namespace. Namespace labels are the snapshot's Namespace objects' plus kubernetes.io/metadata.name,
+// which the API server puts on every namespace (so a namespace without an object has that one).
+// matchLabelKeys / mismatchLabelKeys are merged into the term's labelSelector with the owning pod's
+// values, as the API server does when it admits the pod.
 import { compileSelector, labelValue, withLabelKeys, type LabelMatcher } from '../api/labels';
 import { type Result } from '../api/result';
-import { podNamespace, type Labels, type Pod, type PodAffinityTerm, type WeightedPodAffinityTerm } from '../api/types';
+import { podNamespace, type Labels, type Namespace, type Pod, type PodAffinityTerm, type WeightedPodAffinityTerm } from '../api/types';
 import { StateKey, type Cloneable, type CycleState } from '../framework/cycle-state';
 import { LruCache, memoKey, NodeAggregate } from '../framework/node-memo';
 import {
@@ -98,11 +100,34 @@ function podTerms(pod: Pod, required: readonly AffinityTerm[], requiredAnti: rea
 }
 
 const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
-const namespaceLabelSets = new Map<string, Labels>();
+/** Labels of namespaces that have no Namespace object in the snapshot: the name label alone. */
+const namespaceNameOnly = new Map<string, Labels>();
+
+/** The snapshot's namespace labels by name, built once per list of Namespace objects. */
+const directories = new WeakMap<readonly Namespace[], { readonly version: number; readonly labels: ReadonlyMap<string, Labels> }>();
+let directoryVersions = 0;
+
+function directoryOf(namespaces: readonly Namespace[]): { readonly version: number; readonly labels: ReadonlyMap<string, Labels> } {
+  let directory = directories.get(namespaces);
+  if (!directory) {
+    const labels = new Map(namespaces.map((n) => [n.metadata.name, Object.freeze({ ...n.metadata.labels, [NAMESPACE_NAME_LABEL]: n.metadata.name })]));
+    directories.set(namespaces, (directory = { version: ++directoryVersions, labels }));
+  }
+  return directory;
+}
+
+/**
+ * The namespace labels of the snapshot the plugin works on now. Term matching is free functions
+ * called from deep in the counting; the plugin sets this at each of its entry points (cycles are
+ * synchronous and never overlap), and its cached counts are keyed by the directory's version.
+ */
+let currentNamespaces: ReadonlyMap<string, Labels> | undefined;
 
 function namespaceLabels(namespace: string): Labels {
-  let labels = namespaceLabelSets.get(namespace);
-  if (!labels) namespaceLabelSets.set(namespace, (labels = Object.freeze({ [NAMESPACE_NAME_LABEL]: namespace })));
+  const known = currentNamespaces?.get(namespace);
+  if (known) return known;
+  let labels = namespaceNameOnly.get(namespace);
+  if (!labels) namespaceNameOnly.set(namespace, (labels = Object.freeze({ [NAMESPACE_NAME_LABEL]: namespace })));
   return labels;
 }
 
@@ -440,11 +465,24 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     private readonly handle: FrameworkHandle,
   ) {}
 
+  /** Makes the snapshot's namespaces the ones terms match against; the version keys the cached counts. */
+  private useNamespaces(): string {
+    const namespaces = this.handle.objects?.().namespaces;
+    if (!namespaces) {
+      currentNamespaces = undefined;
+      return '';
+    }
+    const directory = directoryOf(namespaces);
+    currentNamespaces = directory.labels;
+    return `ns${directory.version}|`;
+  }
+
   /** Counts over `nodes` (upstream takes existing pods' anti-affinity from the whole snapshot: the runtime passes all its nodes). */
   preFilter(state: CycleState, podInfo: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
     const pod = podInfo.pod;
     const terms = termsOf(pod);
-    const shared = this.preFilterCounts.get(terms.requiredKey, () => new SharedPreFilterCounts(pod, terms)).update(nodes, this.handle.snapshot()).total;
+    const version = this.useNamespaces();
+    const shared = this.preFilterCounts.get(version + terms.requiredKey, () => new SharedPreFilterCounts(pod, terms)).update(nodes, this.handle.snapshot()).total;
     const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
     if (shared.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
     state.write(PRE_FILTER_KEY, PreFilterState.borrowing(pod, terms, shared));
@@ -460,6 +498,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
   }
 
   private updateWithPod(state: CycleState, other: PodInfo, node: NodeInfo, delta: 1 | -1): Status {
+    this.useNamespaces();
     const s = state.read(PRE_FILTER_KEY);
     if (!s) return errorStatus(`${NAME}: no PreFilter state in this cycle`);
     s.updateWithPod(other.pod, node.node.metadata.labels, delta);
@@ -484,7 +523,7 @@ export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScore
     if (this.args.ignorePreferredTermsOfExistingPods && !hasPreferredTerms) return SKIP;
     // Without preferred terms of its own, only existing pods with affinity terms can score the pod.
     const scoring: Scoring = { pod, terms, allPods: hasPreferredTerms, hardPodAffinityWeight: this.args.hardPodAffinityWeight };
-    const key = terms.preferredKey;
+    const key = this.useNamespaces() + terms.preferredKey;
     const snapshot = this.handle.snapshot();
     const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(snapshot.list(), snapshot);
     // Upstream skips when no pod added a term weight anywhere, even one that sums to zero.

@@ -1,15 +1,10 @@
 // PrioritySort (QueueSort): higher pod priority first; equal priorities in the order they were queued.
-import type { Pod } from '../api/types';
+import { podPriority } from '../api/priority';
 import type { PluginFactory, QueuedPodInfo, QueueSortPlugin } from '../framework/interfaces';
 import { withoutArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.PrioritySort;
-
-/** spec.priority as admission resolved it; a pod without one has priority 0. */
-export function podPriority(pod: Pod): number {
-  return pod.spec.priority ?? 0;
-}
 
 export class PrioritySort implements QueueSortPlugin {
   readonly name = NAME;

@@ -2,7 +2,7 @@
 // tolerate; Score counts the PreferNoSchedule taints it does not tolerate, and NormalizeScore reverses
 // the counts so the node with the fewest scores 100.
 import { findUntoleratedTaint, isDoNotScheduleTaint, tolerationsTolerateTaint } from '../api/taints';
-import type { Taint, Toleration } from '../api/types';
+import type { Toleration } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { MAX_NODE_SCORE, type FilterPlugin, type NodeScore, type PluginFactory, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
@@ -15,25 +15,20 @@ import { Names } from './names';
 
 export const NAME = Names.TaintToleration;
 
-/** The generic reason (upstream's ErrReasonNotMatch); Filter names the taint instead. */
+/** Upstream's ErrReasonNotMatch (kept for the queueing hints upstream; Filter says ERR_REASON_UNTOLERATED). */
 export const ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate";
 
-/** The Filter reason, as upstream formats it: `node(s) had untolerated taint {key: value}`. */
-export function untoleratedTaintReason(taint: Taint): string {
-  return `node(s) had untolerated taint {${taint.key}: ${taint.value ?? ''}}`;
-}
+/**
+ * The Filter reason since 1.35: one histogram entry for every untolerated taint. The taint's key and
+ * value are no longer printed (they may be sensitive); before 1.35 it read `untolerated taint {k: v}`.
+ */
+export const ERR_REASON_UNTOLERATED = 'node(s) had untolerated taint(s)';
 
 /** Filter and Score read the pod's tolerations only. */
 const tolerationsKey = keyPerPod((pod) => pod.spec.tolerations ?? []);
 
-/** One frozen rejection per taint object, shared by every cycle that meets it. */
-const rejections = new WeakMap<Taint, Status>();
-
-function rejection(taint: Taint): Status {
-  let status = rejections.get(taint);
-  if (!status) rejections.set(taint, (status = Object.freeze(unresolvable(untoleratedTaintReason(taint)))));
-  return status;
-}
+/** One frozen rejection shared by every cycle. */
+const REJECTION: Status = Object.freeze(unresolvable(ERR_REASON_UNTOLERATED));
 
 export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
@@ -42,7 +37,7 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
 
   filter(_state: CycleState, pod: PodInfo, node: NodeInfo): Status {
     const taint = findUntoleratedTaint(node.node.spec?.taints, pod.pod.spec.tolerations, isDoNotScheduleTaint);
-    return taint ? rejection(taint) : SUCCESS;
+    return taint ? REJECTION : SUCCESS;
   }
 
   filterKey(_state: CycleState, pod: PodInfo): string {

@@ -1,9 +1,8 @@
-// Upstream's default profile (kube-scheduler config v1, getDefaultPlugins) as plain data: the plugins
-// of each extension point in upstream's order, with the score weights. Left out are the upstream
-// defaults Podplan does not run as plugins: SchedulingGates (the queue holds gated pods), the volume
-// plugins (VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone), DynamicResources,
-// and DefaultPreemption. Each plugin's default args are its factory's (e.g. NodeResourcesFit:
-// LeastAllocated over cpu and memory, weight 1 each).
+// Upstream's default profile as of 1.35 (kube-scheduler config v1, getDefaultPlugins with the
+// feature gates on by default) as plain data: the plugins of each extension point in upstream's
+// order, with the score weights. docs/fidelity.md lists the upstream defaults not run yet. Each
+// plugin's default args are its factory's (e.g. NodeResourcesFit: LeastAllocated over cpu and
+// memory, weight 1 each).
 import { DEFAULT_SCHEDULER_NAME, type PluginRef, type Profile } from '../framework/profile';
 import type { Stage } from '../framework/status';
 import { Names } from './names';
@@ -28,6 +27,10 @@ export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
   { name: Names.NodeResourcesFit, stages: ALL_CYCLE, weight: 1 },
   { name: Names.PodTopologySpread, stages: ALL_CYCLE, weight: 2 },
   { name: Names.InterPodAffinity, stages: ALL_CYCLE, weight: 2 },
+  // Inserted before DefaultPreemption when DynamicResourceAllocation is on (GA, on by default);
+  // weighted 2 since its scoring (1.35).
+  { name: Names.DynamicResources, stages: ['PreFilter', 'Filter', 'PostFilter', 'PreScore', 'Score'], weight: 2 },
+  { name: Names.DefaultPreemption, stages: ['PostFilter'] },
   { name: Names.NodeResourcesBalancedAllocation, stages: ['PreScore', 'Score'], weight: 1 },
   { name: Names.ImageLocality, stages: ['Score'], weight: 1 },
   { name: Names.DefaultBinder, stages: ['Bind'] },
@@ -39,7 +42,7 @@ function pluginsAt(stage: Stage): readonly PluginRef[] {
 
 /** The default plugins per extension point (the framework's Stage names), score weights included. */
 export const DEFAULT_PLUGINS: Readonly<Partial<Record<Stage, readonly PluginRef[]>>> = Object.fromEntries(
-  (['Sort', 'PreFilter', 'Filter', 'PreScore', 'Score', 'Bind'] as const).map((stage) => [stage, pluginsAt(stage)]),
+  (['Sort', 'PreFilter', 'Filter', 'PostFilter', 'PreScore', 'Score', 'Bind'] as const).map((stage) => [stage, pluginsAt(stage)]),
 );
 
 /** Upstream's default profile: the list above as multiPoint, as kube-scheduler v1 writes it. */

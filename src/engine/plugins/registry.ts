@@ -3,6 +3,8 @@ import { err, ok, type Result } from '../api/result';
 import type { PluginFactory } from '../framework/interfaces';
 import { Registry } from '../framework/registry';
 import * as DefaultBinder from './DefaultBinder';
+import * as DefaultPreemption from './DefaultPreemption';
+import * as DynamicResources from './DynamicResources';
 import * as ImageLocality from './ImageLocality';
 import * as InterPodAffinity from './InterPodAffinity';
 import * as NodeAffinity from './NodeAffinity';
@@ -30,6 +32,8 @@ export const IN_TREE_PLUGINS: readonly PluginModule[] = [
   NodeResourcesFit,
   PodTopologySpread,
   InterPodAffinity,
+  DynamicResources,
+  DefaultPreemption,
   NodeResourcesBalancedAllocation,
   ImageLocality,
   DefaultBinder,

@@ -7,7 +7,8 @@ import { podKey, type Node, type Pod } from '../api/types';
 import type { ClusterCache } from '../cache/cache';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
-import { boundPodInfo, podInfo } from '../framework/node-info';
+import type { PreemptionRecord } from '../framework/preemption/record';
+import { boundPodInfo, podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
 import { errorStatus, isRejection, SUCCESS, type Status } from '../framework/status';
@@ -22,6 +23,21 @@ export interface ScheduleOutcome {
   readonly diagnosis: Diagnosis;
   /** How many cycles the pod has been through. */
   readonly attempts: number;
+  /**
+   * The pods preempted for it (namespace/name): with `node` set, those evicted before it was placed
+   * there; without, those to evict from `nominatedNode` (when the scheduler only nominates).
+   */
+  readonly victims?: readonly string[];
+  /** The node preemption chose for it, while it waits for its victims to go. */
+  readonly nominatedNode?: string;
+}
+
+/** A running pod evicted to make room for a higher-priority one. */
+export interface Preempted {
+  readonly pod: string;
+  readonly node: string;
+  /** The preemptor, namespace/name. */
+  readonly by: string;
 }
 
 /** A pod the scheduler cannot take at all (malformed requests): reported, never queued. */
@@ -36,6 +52,12 @@ export interface SchedulerOptions {
   readonly clock: Clock;
   /** Pods whose spec.schedulerName names another scheduler are left alone. */
   readonly schedulerName?: string;
+  /**
+   * What happens to the victims preemption chose: 'evict' removes them from the cache as their
+   * deletion would (a simulation); 'nominate' leaves them and only reports the nominated node (a
+   * scheduler that must not delete pods on its own). Default 'evict'.
+   */
+  readonly preemption?: 'evict' | 'nominate';
 }
 
 export class Scheduler {
@@ -43,6 +65,10 @@ export class Scheduler {
   /** The latest outcome per pod (namespace/name). */
   readonly outcomes = new Map<string, ScheduleOutcome>();
   readonly rejected: RejectedPod[] = [];
+  /** Pods evicted by preemption, in the order it happened. */
+  readonly preempted: Preempted[] = [];
+  /** Victims evicted for each preemptor not placed yet, by namespace/name. */
+  private readonly evictedFor = new Map<string, string[]>();
   /** Queue id (uid) of each pending pod by namespace/name. */
   private readonly pendingIds = new Map<string, string>();
   private snapshot: Snapshot;
@@ -113,14 +139,26 @@ export class Scheduler {
     const { info } = queued;
     const { framework, cache } = this.options;
     cache.updateSnapshot(this.snapshot);
-    const state = new CycleState();
-    const result = framework.scheduleOne(state, info, this.snapshot);
+    let state = new CycleState();
+    let result = framework.scheduleOne(state, info, this.snapshot);
+    // Evicting victims makes room on the nominated node at once: the pod is tried again before any
+    // other (upstream keeps the room for it by counting nominated pods in Filter). Each round evicts
+    // at least one pod, so it ends.
+    let preemption: PreemptionRecord | undefined;
+    while (!result.ok && this.options.preemption !== 'nominate' && result.nominatedNode && result.victims?.length) {
+      preemption = result.diagnosis.preemption;
+      this.evict(info.key, result.nominatedNode, result.victims);
+      cache.updateSnapshot(this.snapshot);
+      state = new CycleState();
+      result = framework.scheduleOne(state, info, this.snapshot);
+    }
     if (!result.ok) {
       const rejectors = new Set(result.diagnosis.rejections.map((r) => r.plugin));
       if (result.status.plugin) rejectors.add(result.status.plugin);
       if (isRejection(result.status)) this.queue.addUnschedulable(queued, rejectors);
       else this.queue.addBackoff(queued);
-      return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts });
+      const nominated = result.nominatedNode && result.victims ? { nominatedNode: result.nominatedNode, victims: result.victims.map((v) => v.key) } : {};
+      return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...nominated });
     }
     const commit = await framework.commit(state, info, result.candidates, result.diagnosis, {
       assume: (node) => statusOf(cache.assumePod(info.pod, node)),
@@ -135,7 +173,27 @@ export class Scheduler {
     cache.addPod(boundPodInfo(info, commit.node).pod);
     this.queue.done(info.id);
     this.queue.onEvent('PodAdd');
-    return this.record({ pod: info.key, node: commit.node, diagnosis: commit.diagnosis, attempts: queued.attempts });
+    const victims = this.evictedFor.get(info.key);
+    this.evictedFor.delete(info.key);
+    // The placing cycle's diagnosis, with what the preemption before it weighed.
+    const diagnosis = victims && preemption ? { ...commit.diagnosis, preemption } : commit.diagnosis;
+    return this.record({ pod: info.key, node: commit.node, diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });
+  }
+
+  /**
+   * Preemption chose `node` for the preemptor: its victims are deleted as the API server would
+   * (their deletion events wake the pods they could help). A victim this scheduler placed earlier
+   * in the run loses its placement.
+   */
+  private evict(preemptor: string, node: string, victims: readonly PodInfo[]): void {
+    const evicted = this.evictedFor.get(preemptor) ?? [];
+    for (const victim of victims) {
+      this.onPodDelete(victim.pod);
+      if (this.outcomes.get(victim.key)?.node) this.outcomes.delete(victim.key);
+      this.preempted.push({ pod: victim.key, node, by: preemptor });
+      evicted.push(victim.key);
+    }
+    this.evictedFor.set(preemptor, evicted);
   }
 
   /**

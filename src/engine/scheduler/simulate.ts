@@ -10,7 +10,8 @@ import { mergeProfile, type Profile, type ProfileError } from '../framework/prof
 import { Framework } from '../framework/runtime';
 import { DEFAULT_PROFILE } from '../plugins/defaults';
 import { inTreeRegistry } from '../plugins/registry';
-import { Scheduler, type RejectedPod, type ScheduleOutcome } from './scheduler';
+import { resolvePriorities } from '../api/priority';
+import { Scheduler, type Preempted, type RejectedPod, type ScheduleOutcome } from './scheduler';
 
 export interface SimulationOptions {
   /** Merged onto the default profile; the default profile when left out. */
@@ -33,6 +34,8 @@ export interface SimulationResult {
   readonly rejected: readonly RejectedPod[];
   /** Bound pods the cache refused (e.g. on a node not in the snapshot), with why. */
   readonly ignored: readonly { readonly pod: string; readonly reason: string }[];
+  /** Running pods evicted by preemption to make room for a higher-priority pod. */
+  readonly preempted: readonly Preempted[];
 }
 
 export async function simulate(cluster: ClusterSnapshot, options: SimulationOptions = {}): Promise<Result<SimulationResult, readonly ProfileError[]>> {
@@ -41,6 +44,7 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
   const profile = options.profile ? mergeProfile(DEFAULT_PROFILE, options.profile) : DEFAULT_PROFILE;
   const framework = Framework.build(registry.value, profile, { random: seededRandom(options.seed ?? 1) });
   if (!framework.ok) return err(framework.error);
+  framework.value.useObjects(cluster);
   const clock = new ManualClock(options.startTime ?? 0);
   const cache = new ClusterCache({ clock, assumedPodTtlMs: 0 });
   const ignored: Array<{ pod: string; reason: string }> = [];
@@ -52,7 +56,9 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
   const pending: string[] = [];
   const waiting: Array<{ pod: string; reason: string }> = [];
   const otherScheduler: Array<{ pod: string; schedulerName: string }> = [];
-  for (const pod of cluster.pods) {
+  // What admission does on the way in: priorities from PriorityClasses.
+  const admitted = resolvePriorities(cluster.pods, cluster.priorityClasses);
+  for (const pod of admitted.pods) {
     if (pod.spec.nodeName) {
       const added = cache.addPod(pod);
       if (!added.ok) ignored.push({ pod: podKey(pod), reason: added.error.message });
@@ -68,5 +74,6 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
   let cycles = 0;
   await scheduler.runUntilIdle(clock, { onCycle: (outcome) => options.onCycle?.(outcome, ++cycles, pending.length) });
   const outcomes = pending.map((key) => scheduler.outcomes.get(key)).filter((o): o is ScheduleOutcome => o !== undefined);
-  return ok({ outcomes, otherScheduler, waiting, rejected: scheduler.rejected, ignored });
+  const rejected = [...admitted.refused.map((r) => ({ pod: r.pod, error: r.error })), ...scheduler.rejected];
+  return ok({ outcomes, otherScheduler, waiting, rejected, ignored, preempted: scheduler.preempted });
 }

@@ -92,6 +92,84 @@ describe('engine/api/resources', () => {
     });
   });
 
+  // k8s.io/component-helpers/resource/helpers_test.go, TestPodLevelResourceRequests (the rows with
+  // SkipPodLevelResources false: pod-level resources are on by default since 1.34), then what the
+  // scheduler's non-zero requests make of them (pkg/scheduler/framework/types.go, getNonMissingContainerRequests).
+  describe('pod-level resources (spec.resources) win over the containers for cpu, memory and hugepages', () => {
+    const hp2 = 'hugepages-2Mi';
+    const hp1 = 'hugepages-1Gi';
+    const table: Array<[what: string, pod: PodBuilder, requests: Record<string, number>, nonZero: Record<string, number>]> = [
+      ['pod level memory resource with SkipPodLevelResources false (no cpu anywhere: 100m per container for scoring)', makePod('p').podResources({ memory: '2Mi' }), { memory: 2 * Mi }, { cpu: 100, memory: 2 * Mi }],
+      [
+        'pod level memory and container level cpu resources with SkipPodLevelResources false',
+        makePod('p').podResources({ memory: '2Mi' }).req({ cpu: '2m' }),
+        { memory: 2 * Mi, cpu: 2 },
+        { memory: 2 * Mi, cpu: 2 },
+      ],
+      [
+        'pod level unsupported resources set at pod-level with SkipPodLevelResources false (ephemeral-storage is not a pod-level resource)',
+        makePod('p').podResources({ 'ephemeral-storage': '2Mi' }).req({ memory: '3Mi' }),
+        { memory: 3 * Mi },
+        { memory: 3 * Mi, cpu: 100 },
+      ],
+      [
+        'both container-level and pod-level resources set with SkipPodLevelResources false',
+        makePod('p').podResources({ memory: '6Mi', cpu: '8m' }).req({ memory: '3Mi', cpu: '2m' }),
+        { memory: 6 * Mi, cpu: 8 },
+        { memory: 6 * Mi, cpu: 8 },
+      ],
+      [
+        'pod-level resources, container-level resources, init and sidecar container set with SkipPodLevelResources false',
+        makePod('p').podResources({ memory: '15Mi', cpu: '18m' }).req({ memory: '3Mi', cpu: '2m' }).init({ memory: '5Mi', cpu: '4m' }, true).init({ memory: '6Mi', cpu: '8m' }),
+        { memory: 15 * Mi, cpu: 18 },
+        { memory: 15 * Mi, cpu: 18 },
+      ],
+      [
+        'pod-level resources, hugepage request/limit multiple page sizes',
+        makePod('p').podResources({ cpu: '1', [hp2]: '2Mi', [hp1]: '1Gi' }, { [hp2]: '2Mi', [hp1]: '1Gi' }),
+        { cpu: 1000, [hp2]: 2 * Mi, [hp1]: Gi },
+        { cpu: 1000, memory: 200 * Mi, [hp2]: 2 * Mi, [hp1]: Gi },
+      ],
+      [
+        'pod-level resources, container-level resources, hugepage request/limit single page size',
+        makePod('p').podResources({ cpu: '1', [hp2]: '10Mi' }, { [hp2]: '10Mi' }).containerResources({ [hp2]: '6Mi' }, { [hp2]: '6Mi' }),
+        { cpu: 1000, [hp2]: 10 * Mi },
+        { cpu: 1000, memory: 200 * Mi, [hp2]: 10 * Mi },
+      ],
+      [
+        'pod-level resources, container-level resources, hugepage request/limit multiple page sizes between pod-level and container-level',
+        makePod('p').podResources({ cpu: '1', [hp2]: '10Mi' }, { [hp2]: '10Mi' }).containerResources({ memory: '4Mi', [hp1]: '1Gi' }, { [hp1]: '1Gi' }),
+        { cpu: 1000, memory: 4 * Mi, [hp2]: 10 * Mi, [hp1]: Gi },
+        { cpu: 1000, memory: 4 * Mi, [hp2]: 10 * Mi, [hp1]: Gi },
+      ],
+      [
+        'overhead is added after the pod-level requests',
+        makePod('p').podResources({ cpu: '1', memory: '1Gi' }).req({ cpu: '500m' }).overhead({ cpu: '250m', memory: '100Mi' }),
+        { cpu: 1250, memory: Gi + 100 * Mi },
+        { cpu: 1250, memory: Gi + 100 * Mi },
+      ],
+      [
+        'a pod-level limit without a request is the request when no container asks (the API server defaults it so)',
+        makePod('p').podResources({}, { cpu: '2' }),
+        { cpu: 2000 },
+        { cpu: 2000, memory: 200 * Mi },
+      ],
+      [
+        'cpu asked by one container only: no 100m default for the other, as pod-level requests are set',
+        makePod('p').podResources({ memory: '1Gi' }).req({ cpu: '300m' }).container({ memory: '1Mi' }),
+        { cpu: 300, memory: Gi },
+        { cpu: 300, memory: Gi },
+      ],
+    ];
+    for (const [what, pod, requests, nonZero] of table) {
+      it(what, () => {
+        const r = resources(pod);
+        assert.deepEqual(r.requests.toRecord(), requests, 'requests');
+        assert.deepEqual(r.nonZero.toRecord(), nonZero, 'non-zero requests');
+      });
+    }
+  });
+
   describe('a malformed quantity is an error naming the field, never NaN', () => {
     const table: Array<[pod: PodBuilder, field: RegExp]> = [
       [makePod('p').req({ cpu: 'lots' }), /^spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/],

@@ -26,11 +26,15 @@ describe('engine/explain/explain', () => {
     ];
     const e = explain(diagnose(makePod('web').req({ cpu: '2' }), nodes));
     assert.equal(e.placed, false);
-    assert.equal(e.message, '0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint {dedicated: gpu}.');
+    assert.equal(
+      e.message,
+      '0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.',
+      // The small nodes' allocatable is below the request: no eviction helps (Unresolvable, as upstream fit.go).
+    );
     assert.deepEqual(
       e.reasons.map((r) => [r.reason, r.plugin, r.stage, r.nodes]),
       [
-        ['node(s) had untolerated taint {dedicated: gpu}', 'TaintToleration', 'Filter', ['gpu-1', 'gpu-2', 'gpu-3']],
+        ['node(s) had untolerated taint(s)', 'TaintToleration', 'Filter', ['gpu-1', 'gpu-2', 'gpu-3']],
         ['Insufficient cpu', 'NodeResourcesFit', 'Filter', ['small-1', 'small-2']],
       ],
     );

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Diagnosis, NodeRejection, StageOutcome } from '../../../src/engine/framework/diagnosis';
 import { fitErrorMessage } from '../../../src/engine/framework/fit-error';
-import { Code, SKIP, unresolvable, unschedulable, type Status } from '../../../src/engine/framework/status';
+import { Code, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../../../src/engine/framework/status';
 
 /** Rejections of nodes n0, n1, … by a Filter plugin, one list of reasons each. */
 const rejected = (...reasons: string[][]): NodeRejection[] =>
@@ -40,7 +40,24 @@ describe('engine/framework/fit-error', () => {
         { stage: 'PostFilter', plugin: 'Skipper', status: SKIP },
         { stage: 'PostFilter', plugin: 'Preemption', status: unschedulable('preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.') },
       ]),
-      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod..',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+    ],
+    [
+      // As a live 1.35 cluster prints it: DynamicResources runs before DefaultPreemption, their reasons join with ", ".
+      'several PostFilter plugins: their reasons joined with ", ", no second period',
+      diagnosis(6, rejected(['a'], ['a'], ['a'], ['t'], ['t'], ['t']), undefined, [
+        { stage: 'PostFilter', plugin: 'DynamicResources', status: unschedulable('no new claims to deallocate') },
+        { stage: 'PostFilter', plugin: 'DefaultPreemption', status: unschedulable('preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.') },
+      ]),
+      '0/6 nodes are available: 3 a, 3 t. no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.',
+    ],
+    [
+      'a PostFilter that found a node (nominated) adds nothing',
+      diagnosis(1, rejected(['Insufficient cpu']), undefined, [
+        { stage: 'PostFilter', plugin: 'DynamicResources', status: unschedulable('no new claims to deallocate') },
+        { stage: 'PostFilter', plugin: 'DefaultPreemption', status: SUCCESS },
+      ]),
+      '0/1 nodes are available: 1 Insufficient cpu.',
     ],
     ['no reasons at all', diagnosis(0, []), '0/0 nodes are available:'],
   ];

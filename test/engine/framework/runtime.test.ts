@@ -283,7 +283,7 @@ describe('engine/framework/runtime', () => {
   });
 
   describe('PostFilter runs when no node fits', () => {
-    it('what it says joins the message; a nominated node is passed on', () => {
+    it('a nominated node is passed on; the message then says nothing of PostFilter (upstream: a Success has no message)', () => {
       const preemption: PostFilterPlugin = {
         name: 'Preemption',
         postFilter: (_s, _p, statuses) => {
@@ -294,7 +294,7 @@ describe('engine/framework/runtime', () => {
       const none: PostFilterPlugin = { name: 'NoVictims', postFilter: () => ({ status: unschedulable('preemption: no victims found') }) };
       const result = failure(scheduleOn(frameworkOf([rejects('Fit', names(2), 'Insufficient cpu'), none, preemption]), 2));
       assert.equal(result.nominatedNode, 'n1');
-      assert.equal(result.diagnosis.message, '0/2 nodes are available: 2 Insufficient cpu. preemption: no victims found.');
+      assert.equal(result.diagnosis.message, '0/2 nodes are available: 2 Insufficient cpu.');
       assert.deepEqual(result.diagnosis.stages.map((s) => [s.plugin, s.status.code]), [['NoVictims', Code.Unschedulable], ['Preemption', Code.Success]]);
     });
   });

@@ -20,7 +20,7 @@ describe('engine/planner/greedy', () => {
   it('a pod left out carries the Diagnosis of its cycle and the upstream message', () => {
     const result = greedy.plan(request([node('n1', '2'), node('n2', '2').taint('dedicated', 'gpu')], [setPod('big').req({ cpu: '3' })]));
     const [left] = result.unplaced;
-    assert.equal(left?.message, '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}.');
+    assert.equal(left?.message, '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).');
     assert.equal(left?.diagnosis.message, left?.message);
     assert.deepEqual(left?.diagnosis.rejections.map((r) => [r.node, r.plugin]), [
       ['n1', 'NodeResourcesFit'],

@@ -68,7 +68,7 @@ describe('engine/planner/optimize', () => {
     const req = request([node('n1', '1'), node('gpu', '64').taint('nvidia.com/gpu', 'present')], [setPod('a').req({ cpu: '1' }), setPod('b').req({ cpu: '1' })]);
     const result = optimize.plan(req);
     assert.deepEqual(outcome(result).placed, { a: 'n1' });
-    assert.equal(result.unplaced[0]?.message, '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint {nvidia.com/gpu: present}.');
+    assert.equal(result.unplaced[0]?.message, '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).');
   });
 
   it('lists placements in queue order (priority, then the order given): the order the plan is carried out in', () => {

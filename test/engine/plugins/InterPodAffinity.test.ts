@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type PodAffinityTerm } from '../../../src/engine/api/types';
+import { type Namespace, type PodAffinityTerm } from '../../../src/engine/api/types';
 import { type NodeInfo } from '../../../src/engine/framework/node-info';
 import { Code } from '../../../src/engine/framework/status';
 import {
@@ -61,8 +61,12 @@ describe('engine/plugins/InterPodAffinity', () => {
       name: string;
       pod: PodBuilder;
       pods: PodBuilder[];
+      /** Namespace objects of the snapshot (their labels are what namespaceSelector matches). */
+      namespaces?: Namespace[];
       want: Record<string, string>;
     }
+    const ns = (name: string, labels: Record<string, string>): Namespace => ({ metadata: { name, labels } });
+    const teams = [ns('other', { team: 'team1' }), ns('third', { team: 'team2' })];
     const table: Row[] = [
       {
         name: 'mutual anti-affinity on the hostname (Pallet’s shape): the second pod avoids the first one’s node',
@@ -133,6 +137,35 @@ describe('engine/plugins/InterPodAffinity', () => {
         pods: [pod('db-0', 'db', 'other').node('n3'), pod('db-1', 'db', 'third').node('n1')],
         want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
       },
+      // filtering_test.go, TestRequiredAffinitySingleNode / TestRequiredAffinityMultipleNodes rows with namespaceSelector
+      {
+        name: 'a namespaceSelector matches namespaces by their labels',
+        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE, { namespaceSelector: { matchLabels: { team: 'team1' } } })),
+        pods: [pod('db-0', 'db', 'other').node('n3'), pod('db-1', 'db', 'third').node('n1')],
+        namespaces: teams,
+        want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
+      },
+      {
+        name: 'namespaces and namespaceSelector together: a pod in either counts',
+        pod: pod('new', 'web').requirePods('podAntiAffinity', term('db', ZONE, { namespaces: ['third'], namespaceSelector: { matchLabels: { team: 'team1' } } })),
+        pods: [pod('db-0', 'db', 'other').node('n3'), pod('db-1', 'db', 'third').node('n1')],
+        namespaces: teams,
+        want: { n1: ANTI, n2: ANTI, n3: ANTI, n4: 'ok' },
+      },
+      {
+        name: 'a selector on a label no namespace has matches nothing',
+        pod: pod('new', 'web').requirePods('podAntiAffinity', term('db', ZONE, { namespaceSelector: { matchLabels: { team: 'team9' } } })),
+        pods: [pod('db-0', 'db', 'other').node('n3')],
+        namespaces: teams,
+        want: { n1: 'ok', n2: 'ok', n3: 'ok', n4: 'ok' },
+      },
+      {
+        name: 'an existing pod’s anti-affinity namespaceSelector is matched against the incoming pod’s namespace labels',
+        pod: pod('new', 'web', 'other'),
+        pods: [pod('guard', 'guard', 'third').requirePods('podAntiAffinity', term('web', ZONE, { namespaceSelector: { matchLabels: { team: 'team1' } } })).node('n3')],
+        namespaces: teams,
+        want: { n1: 'ok', n2: 'ok', n3: EXISTING, n4: 'ok' },
+      },
       {
         name: 'matchLabelKeys: anti-affinity only against pods of the same release',
         pod: pod('new', 'web').labels({ release: 'r2' }).requirePods('podAntiAffinity', term('web', HOSTNAME, { matchLabelKeys: ['release'] })),
@@ -156,7 +189,7 @@ describe('engine/plugins/InterPodAffinity', () => {
     for (const row of table) {
       it(row.name, () => {
         const snapshot = snapshotOf(nodes(), row.pods);
-        const run = runFilters(build<InterPodAffinity>(factory, snapshot), snapshot, row.pod.info);
+        const run = runFilters(build<InterPodAffinity>(factory, snapshot, undefined, { namespaces: row.namespaces ?? [] }), snapshot, row.pod.info);
         assert.equal(run.preFilter, 'ok');
         assert.deepEqual(run.verdicts, row.want);
       });

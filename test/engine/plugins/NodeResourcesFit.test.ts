@@ -31,6 +31,9 @@ describe('engine/plugins/NodeResourcesFit', () => {
         unschedulable('Insufficient cpu', 'Insufficient memory'),
       ],
       ['ephemeral storage', makePod('p').req({ 'ephemeral-storage': '6Gi' }), node([{ 'ephemeral-storage': '5Gi' }]), unschedulable('Insufficient ephemeral-storage')],
+      // fit_test.go, TestEnoughRequests, the pod-level rows: the pod's own requests count, not its containers'.
+      ['pod-level: 2 cpu for the pod although its container asks 500m, into 1.5 free', makePod('p').podResources({ cpu: '2' }).req({ cpu: '500m' }), node([{ cpu: '2500m' }]), unschedulable('Insufficient cpu')],
+      ['pod-level: 1.5 cpu for the pod (its container asks 500m) into 1.5 free', makePod('p').podResources({ cpu: '1500m' }).req({ cpu: '500m' }), node([{ cpu: '2500m' }]), 'ok'],
       ['a full node (3 pods of 3) rejects even a pod requesting nothing', makePod('p'), node([{}, {}, {}]), unschedulable('Too many pods')],
       [
         'pods first, then resources',

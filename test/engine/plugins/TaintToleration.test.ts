@@ -5,30 +5,32 @@ import { factory } from '../../../src/engine/plugins/TaintToleration';
 import { makeNode, makePod, nodeInfoOf, type NodeBuilder } from '../../builders';
 import { argsError, build, runFilter, runScore, type Verdict } from './run';
 
-const untolerated = (taint: string): Verdict => ({ code: Code.UnschedulableAndUnresolvable, reasons: [`node(s) had untolerated taint ${taint}`] });
+// 1.35 prints one reason for every untolerated taint, without its key or value
+// (pkg/scheduler/framework/plugins/tainttoleration/taint_toleration_test.go, TestTaintTolerationFilter).
+const untolerated: Verdict = { code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) had untolerated taint(s)'] };
 
 describe('engine/plugins/TaintToleration', () => {
   const plugin = build(factory);
 
-  describe('Filter: NoSchedule and NoExecute taints must be tolerated; the reason names the first that is not', () => {
+  describe('Filter: NoSchedule and NoExecute taints must be tolerated; the reason does not name the taint', () => {
     const table: Array<[why: string, node: NodeBuilder, tolerations: Toleration[], verdict: Verdict]> = [
       ['no taints', makeNode('n'), [], 'ok'],
-      ['NoSchedule, no tolerations', makeNode('n').taint('dedicated', 'gpu'), [], untolerated('{dedicated: gpu}')],
-      ['NoExecute, no tolerations', makeNode('n').taint('dedicated', 'gpu', 'NoExecute'), [], untolerated('{dedicated: gpu}')],
+      ['NoSchedule, no tolerations', makeNode('n').taint('dedicated', 'gpu'), [], untolerated],
+      ['NoExecute, no tolerations', makeNode('n').taint('dedicated', 'gpu', 'NoExecute'), [], untolerated],
       ['PreferNoSchedule never filters', makeNode('n').taint('dedicated', 'gpu', 'PreferNoSchedule'), [], 'ok'],
-      ['a taint without value prints an empty one', makeNode('n').taint('maintenance', undefined), [], untolerated('{maintenance: }')],
+      ['a taint without value', makeNode('n').taint('maintenance', undefined), [], untolerated],
       ['Equal with the same value', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', operator: 'Equal', value: 'gpu' }], 'ok'],
       ['operator defaults to Equal', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', value: 'gpu' }], 'ok'],
-      ['Equal with another value', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', value: 'cpu' }], untolerated('{dedicated: gpu}')],
+      ['Equal with another value', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', value: 'cpu' }], untolerated],
       ['Exists on the key', makeNode('n').taint('dedicated', 'gpu'), [{ key: 'dedicated', operator: 'Exists' }], 'ok'],
       ['Exists with no key tolerates all', makeNode('n').taint('a', '1').taint('b', '2', 'NoExecute'), [{ operator: 'Exists' }], 'ok'],
       [
         'a toleration for another effect does not count',
         makeNode('n').taint('dedicated', 'gpu'),
         [{ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }],
-        untolerated('{dedicated: gpu}'),
+        untolerated,
       ],
-      ['first tolerated, second not: the second is named', makeNode('n').taint('a', '1').taint('b', '2'), [{ key: 'a', operator: 'Exists' }], untolerated('{b: 2}')],
+      ['first tolerated, second not', makeNode('n').taint('a', '1').taint('b', '2'), [{ key: 'a', operator: 'Exists' }], untolerated],
     ];
     for (const [why, node, tolerations, expected] of table) {
       it(why, () => {

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import type { PluginFactory } from '../../../src/engine/framework/interfaces';
 import type { Stage } from '../../../src/engine/framework/status';
 import { DEFAULT_PLUGINS } from '../../../src/engine/plugins/defaults';
+import * as DefaultPreemption from '../../../src/engine/plugins/DefaultPreemption';
+import * as DynamicResources from '../../../src/engine/plugins/DynamicResources';
 import * as ImageLocality from '../../../src/engine/plugins/ImageLocality';
 import { ALL_PLUGIN_NAMES } from '../../../src/engine/plugins/names';
 import * as NodeAffinity from '../../../src/engine/plugins/NodeAffinity';
@@ -15,9 +17,9 @@ import * as TaintToleration from '../../../src/engine/plugins/TaintToleration';
 import { build } from './run';
 
 /** The method a plugin implements for each stage the default profile lists. */
-const METHOD: Partial<Record<Stage, string>> = { Sort: 'less', PreFilter: 'preFilter', Filter: 'filter', PreScore: 'preScore', Score: 'score' };
+const METHOD: Partial<Record<Stage, string>> = { Sort: 'less', PreFilter: 'preFilter', Filter: 'filter', PostFilter: 'postFilter', PreScore: 'preScore', Score: 'score' };
 
-const modules: ReadonlyArray<{ NAME: string; factory: PluginFactory }> = [PrioritySort, NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality];
+const modules: ReadonlyArray<{ NAME: string; factory: PluginFactory }> = [PrioritySort, NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality, DynamicResources, DefaultPreemption];
 
 describe('engine/plugins/defaults', () => {
   it("score weights are upstream's", () => {
@@ -29,6 +31,7 @@ describe('engine/plugins/defaults', () => {
         ['NodeResourcesFit', 1],
         ['PodTopologySpread', 2],
         ['InterPodAffinity', 2],
+        ['DynamicResources', 2],
         ['NodeResourcesBalancedAllocation', 1],
         ['ImageLocality', 1],
       ],

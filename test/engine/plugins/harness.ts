@@ -1,5 +1,6 @@
 // Runs a plugin's stages by hand for one pod, as the framework runtime does in a cycle, so plugin
 // tests read as tables of verdicts and scores.
+import type { ClusterObjects } from '../../../src/engine/api/types';
 import assert from 'node:assert/strict';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { type FilterPlugin, type NodeScore, type PluginFactory, type PreFilterPlugin, type PreScorePlugin, type ScorePlugin } from '../../../src/engine/framework/interfaces';
@@ -14,8 +15,8 @@ export function verdict(status: Status): string {
 }
 
 /** The plugin a factory builds over `snapshot` (the test fails on bad args). */
-export function build<P>(factory: PluginFactory, snapshot: Snapshot, args?: unknown): P {
-  const made = factory(args, handleOf(snapshot));
+export function build<P>(factory: PluginFactory, snapshot: Snapshot, args?: unknown, objects?: ClusterObjects): P {
+  const made = factory(args, handleOf(snapshot, 1, objects));
   assert.ok(made.ok, made.ok ? '' : made.error);
   return made.value as P;
 }

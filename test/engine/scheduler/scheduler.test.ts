@@ -66,7 +66,11 @@ describe('engine/scheduler/scheduler', () => {
     await scheduler.runUntilIdle(clock);
     assert.equal(scheduler.outcomes.get('default/high')?.node, 'n1');
     assert.equal(scheduler.outcomes.get('default/low')?.node, undefined);
-    assert.equal(scheduler.outcomes.get('default/low')?.diagnosis.message, '0/1 nodes are available: 1 Insufficient cpu.');
+    // The high-priority pod holds the room; the low one cannot preempt it.
+    assert.equal(
+      scheduler.outcomes.get('default/low')?.diagnosis.message,
+      '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+    );
   });
 
   it('keeps an unschedulable pod until a node that helps arrives, then places it', async () => {

@@ -1,0 +1,64 @@
+// DefaultPreemption (PostFilter): when no node fits, the node where evicting the fewest and least
+// important lower-priority pods makes room (framework/preemption does the work); its message is
+// upstream's, prefixed "preemption: ". In a cycle that only reports (a plan whose profile does not
+// let plans preempt) the node and victims are said and nothing is nominated; when preemption could
+// not help, such a cycle says nothing.
+import { fieldInvalid } from '../api/field';
+import { ok, type Result } from '../api/result';
+import type { CycleState } from '../framework/cycle-state';
+import type { PluginFactory, PostFilterPlugin, PostFilterResult } from '../framework/interfaces';
+import type { PodInfo } from '../framework/node-info';
+import { DEFAULT_PREEMPTION_ARGS, Evaluator, type PreemptionArgs } from '../framework/preemption/evaluator';
+import { PREEMPTION_MODE } from '../framework/preemption/record';
+import { Code, SKIP, type Status } from '../framework/status';
+import { ArgsReader } from './args';
+import { Names } from './names';
+
+export const NAME = Names.DefaultPreemption;
+
+export class DefaultPreemption implements PostFilterPlugin {
+  readonly name = NAME;
+
+  constructor(private readonly evaluator: Evaluator) {}
+
+  postFilter(state: CycleState, pod: PodInfo, statuses: ReadonlyMap<string, Status>): { status: Status; result?: PostFilterResult } {
+    const outcome = this.evaluator.preempt(state, pod, statuses);
+    const record = outcome.record;
+    const reportOnly = state.read(PREEMPTION_MODE) === 'report';
+    if (outcome.status.code === Code.Success && outcome.node && record) {
+      if (reportOnly) {
+        const victims = (outcome.victims ?? []).map((v) => v.key).join(', ');
+        const message = `preemption: evicting ${victims} from node ${outcome.node} would make room; plans do not preempt unless the profile allows it.`;
+        return { status: { code: Code.Unschedulable, reasons: [message] }, result: { preemption: { ...record, reportOnly: true } } };
+      }
+      return { status: outcome.status, result: { nominatedNode: outcome.node, victims: outcome.victims ?? [], preemption: record } };
+    }
+    // A plan that may not preempt says only what preemption could do, not why it could not.
+    if (reportOnly && outcome.status.code !== Code.Error) return { status: SKIP };
+    const reasons = outcome.status.reasons.map((r) => `preemption: ${r}`);
+    return { status: { ...outcome.status, reasons }, ...(record ? { result: { preemption: record } } : {}) };
+  }
+}
+
+/** DefaultPreemptionArgs, checked as upstream ValidateDefaultPreemptionArgs does. */
+export function preemptionArgs(args: unknown): Result<PreemptionArgs> {
+  const reader = new ArgsReader(NAME);
+  const a = reader.object(args, '', ['minCandidateNodesPercentage', 'minCandidateNodesAbsolute']) ?? {};
+  const percentage = reader.int(a['minCandidateNodesPercentage'], 'minCandidateNodesPercentage') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesPercentage;
+  const absolute = reader.int(a['minCandidateNodesAbsolute'], 'minCandidateNodesAbsolute') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesAbsolute;
+  if (percentage < 0 || percentage > 100) reader.errors.push(fieldInvalid('minCandidateNodesPercentage', percentage, 'not in valid range [0, 100]'));
+  if (absolute < 0) reader.errors.push(fieldInvalid('minCandidateNodesAbsolute', absolute, 'not in valid range [0, inf)'));
+  if (percentage === 0 && absolute === 0) {
+    reader.errors.push(
+      fieldInvalid('minCandidateNodesPercentage', percentage, 'cannot be zero at the same time as minCandidateNodesAbsolute'),
+      fieldInvalid('minCandidateNodesAbsolute', absolute, 'cannot be zero at the same time as minCandidateNodesPercentage'),
+    );
+  }
+  return reader.result({ minCandidateNodesPercentage: percentage, minCandidateNodesAbsolute: absolute });
+}
+
+export const factory: PluginFactory = (args, handle) => {
+  const valid = preemptionArgs(args);
+  if (!valid.ok) return valid;
+  return ok(new DefaultPreemption(new Evaluator(handle, valid.value)));
+};
