@@ -17,7 +17,7 @@ import { compileSelector, labelValue, withLabelKeys, type LabelMatcher } from '.
 import { type Result } from '../api/result';
 import { podNamespace, type Labels, type Namespace, type Pod, type PodAffinityTerm, type WeightedPodAffinityTerm } from '../api/types';
 import { StateKey, type Cloneable, type CycleState } from '../framework/cycle-state';
-import { LruCache, memoKey, NodeAggregate } from '../framework/node-memo';
+import { LruCache, memoKey, NodeAggregate } from '../framework/memo';
 import {
   MAX_NODE_SCORE,
   type FilterPlugin,

@@ -13,7 +13,7 @@ import { type Result } from '../api/result';
 import { findUntoleratedTaint, isDoNotScheduleTaint } from '../api/taints';
 import { podNamespace, type LabelSelector, type Labels, type Node, type Pod, type TopologySpreadConstraint } from '../api/types';
 import { StateKey, type Cloneable, type CycleState } from '../framework/cycle-state';
-import { LruCache, memoKey, NodeAggregate, NodeMemo } from '../framework/node-memo';
+import { LruCache, memoKey, NodeAggregate, NodeMemo } from '../framework/memo';
 import {
   MAX_NODE_SCORE,
   type FilterPlugin,

@@ -254,3 +254,49 @@ export class CombinedMemos<M> {
     return this.last;
   }
 }
+
+/** Remembered verdict and score tables kept per plugin (one per key, i.e. per pod shape), the least recently used dropped. */
+const MEMO_KEYS = 16;
+
+/**
+ * The runtime's memos of one Framework: per plugin and key its verdicts (Filter) and raw scores
+ * (Score); per set of keys whether a node passed all those filters, and the weighted sum of scores
+ * that need no normalizing. Each memo is synced with the cycle's snapshot when handed out; none is
+ * handed out when the snapshot cannot tell its changes.
+ */
+export class CycleMemos {
+  private readonly verdicts = new Map<string, LruCache<VerdictMemo>>();
+  private readonly scores = new Map<string, LruCache<ScoreMemo>>();
+  private readonly allPassed = new CombinedMemos<VerdictMemo>();
+  private readonly sums = new CombinedMemos<SumMemo>();
+
+  /** `plugin`'s Filter verdicts for pods with `key`; none without a key. */
+  verdictMemo(lister: NodeInfoLister, plugin: string, key: string | undefined): VerdictMemo | undefined {
+    return memoOf(this.verdicts, () => new VerdictMemo(), lister, plugin, key);
+  }
+
+  /** `plugin`'s raw scores for pods with `key`; none without a key. */
+  scoreMemo(lister: NodeInfoLister, plugin: string, key: string | undefined): ScoreMemo | undefined {
+    return memoOf(this.scores, () => new ScoreMemo(), lister, plugin, key);
+  }
+
+  /** Whether a node passed every filter of `keys` (plugin, key, plugin, key, …). */
+  allPassedMemo(lister: NodeInfoLister, keys: readonly string[]): VerdictMemo | undefined {
+    const memo = this.allPassed.get(keys, () => new VerdictMemo());
+    return memo.sync(lister) ? memo : undefined;
+  }
+
+  /** The weighted sum of the scores of `keys` (plugin, key, …), `parts` plugins. */
+  sumMemo(lister: NodeInfoLister, keys: readonly string[], parts: number): SumMemo | undefined {
+    const memo = this.sums.get(keys, () => new SumMemo(parts));
+    return memo.sync(lister) ? memo : undefined;
+  }
+}
+
+function memoOf<M extends VerdictMemo | ScoreMemo>(memos: Map<string, LruCache<M>>, make: () => M, lister: NodeInfoLister, plugin: string, key: string | undefined): M | undefined {
+  if (key === undefined) return undefined;
+  let byKey = memos.get(plugin);
+  if (!byKey) memos.set(plugin, (byKey = new LruCache(MEMO_KEYS)));
+  const memo = byKey.get(key, make);
+  return memo.sync(lister) ? memo : undefined;
+}

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { LruCache, NodeAggregate, NodeMemo } from '../../../src/engine/framework/node-memo';
+import { LruCache, NodeAggregate, NodeMemo } from '../../../src/engine/framework/memo';
 import { type NodeInfo, type NodeInfoLister } from '../../../src/engine/framework/node-info';
 import { Snapshot } from '../../../src/engine/framework/snapshot';
 import { makeNode, makePod, nodeInfoOf } from '../../builders';
 
 const podCount = (node: NodeInfo): number => node.pods.length;
 
-describe('engine/framework/node-memo', () => {
+describe('engine/framework/memo', () => {
   describe('NodeMemo', () => {
     it('computes once per node, key and generation', () => {
       const memo = new NodeMemo<number>();
