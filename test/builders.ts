@@ -120,6 +120,12 @@ export class PodBuilder {
     return this;
   }
 
+  /** Volumes using these PersistentVolumeClaims (v0, v1, …). */
+  claims(...claimNames: string[]): this {
+    this.m.spec.volumes = claimNames.map((claimName, i) => ({ name: `v${i}`, persistentVolumeClaim: { claimName } }));
+    return this;
+  }
+
   priorityClass(name: string): this {
     this.m.spec.priorityClassName = name;
     return this;

@@ -9,8 +9,14 @@ import type {
   ContainerPort,
   IntOrString,
   LabelSelector,
+  AccessMode,
+  CSINode,
   LabelSelectorRequirement,
   Namespace,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+  Volume,
   Node,
   NodeAffinity,
   NodeCondition,
@@ -182,9 +188,20 @@ const containers = refine(arrayOf(container), (list, path, ctx) => {
 
 const preemptionPolicy = oneOf<PreemptionPolicy>(['PreemptLowerPriority', 'Never']);
 
+const volume = object<Volume>(
+  {
+    name: string,
+    persistentVolumeClaim: object<NonNullable<Volume['persistentVolumeClaim']>>({ claimName: string, readOnly: boolean }, ['claimName']),
+    ephemeral: object<NonNullable<Volume['ephemeral']>>({ volumeClaimTemplate: (v) => v }),
+  },
+  // Other volume kinds (configMap, emptyDir, …) do not matter for scheduling: their fields are passed over.
+  ['name'],
+);
+
 export const podSpec = object<PodSpec>(
   {
     nodeName: string,
+    volumes: arrayOf(volume),
     schedulerName: string,
     containers,
     initContainers: arrayOf(container),
@@ -278,3 +295,73 @@ export const podDisruptionBudget = refine(
 );
 
 export const namespace = object<Namespace>({ apiVersion: string, kind: oneOf(['Namespace'] as const), metadata: objectMeta }, ['metadata']);
+
+const accessModes = arrayOf(oneOf<AccessMode>(['ReadWriteOnce', 'ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOncePod']));
+
+export const persistentVolumeClaim = object<PersistentVolumeClaim>(
+  {
+    apiVersion: string,
+    kind: oneOf(['PersistentVolumeClaim'] as const),
+    metadata: objectMeta,
+    spec: object<NonNullable<PersistentVolumeClaim['spec']>>({
+      accessModes,
+      storageClassName: string,
+      volumeName: string,
+      resources: object({ requests: resourceList }),
+      selector: labelSelector,
+    }),
+    status: object<NonNullable<PersistentVolumeClaim['status']>>({ phase: oneOf(['Pending', 'Bound', 'Lost'] as const) }),
+  },
+  ['metadata'],
+);
+
+export const persistentVolume = object<PersistentVolume>(
+  {
+    apiVersion: string,
+    kind: oneOf(['PersistentVolume'] as const),
+    metadata: objectMeta,
+    spec: object<NonNullable<PersistentVolume['spec']>>({
+      capacity: resourceList,
+      accessModes,
+      storageClassName: string,
+      claimRef: object<{ name: string; namespace?: string }>({ name: string, namespace: string }, ['name']),
+      nodeAffinity: object<{ required?: NodeSelector }>({ required: nodeSelector }),
+      csi: object<{ driver: string; volumeHandle: string }>({ driver: string, volumeHandle: string }, ['driver', 'volumeHandle']),
+    }),
+    status: object<NonNullable<PersistentVolume['status']>>({ phase: oneOf(['Pending', 'Available', 'Bound', 'Released', 'Failed'] as const) }),
+  },
+  ['metadata'],
+);
+
+export const storageClass = object<StorageClass>(
+  {
+    apiVersion: string,
+    kind: oneOf(['StorageClass'] as const),
+    metadata: objectMeta,
+    provisioner: string,
+    volumeBindingMode: oneOf(['Immediate', 'WaitForFirstConsumer'] as const),
+    allowedTopologies: arrayOf(
+      object<{ matchLabelExpressions?: Array<{ key: string; values: string[] }> }>({
+        matchLabelExpressions: arrayOf(object<{ key: string; values: string[] }>({ key: string, values: stringList }, ['key', 'values'])),
+      }),
+    ),
+  },
+  ['metadata', 'provisioner'],
+);
+
+export const csiNode = object<CSINode>(
+  {
+    apiVersion: string,
+    kind: oneOf(['CSINode'] as const),
+    metadata: objectMeta,
+    spec: object<CSINode['spec']>({
+      drivers: arrayOf(
+        object<{ name: string; nodeID?: string; allocatable?: { count?: number } }>(
+          { name: string, nodeID: string, allocatable: object<{ count?: number }>({ count: integer(0) }) },
+          ['name'],
+        ),
+      ),
+    }),
+  },
+  ['metadata', 'spec'],
+);

@@ -1,12 +1,12 @@
 // The workspace model: every file read on its own (`readFile`), then combined (`combine`), so an
 // editor re-reads only the file that changed. Combining concatenates, expands DaemonSets over all
 // nodes and drops duplicates; it does not re-parse anything.
-import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type Namespace, type Node, type Pod, type PodDisruptionBudget, type PriorityClass } from '../engine/api/types';
+import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSINode, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
 import type { ManifestError } from './errors';
-import { namespace as namespaceDecoder, node as nodeDecoder, pod as podDecoder, podDisruptionBudget, priorityClass } from './kube';
+import { csiNode, namespace as namespaceDecoder, node as nodeDecoder, persistentVolume, persistentVolumeClaim, pod as podDecoder, podDisruptionBudget, priorityClass, storageClass } from './kube';
 import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './parse';
 import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
 import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
@@ -46,6 +46,10 @@ export interface ObjectLists {
   readonly pods: readonly Located<Pod>[];
   readonly workloads: readonly Located<Workload>[];
   readonly namespaces: readonly Located<Namespace>[];
+  readonly persistentVolumeClaims: readonly Located<PersistentVolumeClaim>[];
+  readonly persistentVolumes: readonly Located<PersistentVolume>[];
+  readonly storageClasses: readonly Located<StorageClass>[];
+  readonly csiNodes: readonly Located<CSINode>[];
   readonly priorityClasses: readonly Located<PriorityClass>[];
   readonly podDisruptionBudgets: readonly Located<PodDisruptionBudget>[];
   readonly triggers: readonly Located<ScheduleTriggerManifest>[];
@@ -80,7 +84,7 @@ export interface WorkspaceModel extends ObjectLists {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 
 function emptyLists(): Mutable<ObjectLists> {
-  return { nodes: [], pods: [], workloads: [], namespaces: [], priorityClasses: [], podDisruptionBudgets: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], priorityClasses: [], podDisruptionBudgets: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
@@ -149,6 +153,18 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   } else if (kind === 'Namespace') {
     const n = decode(namespaceDecoder, 'v1');
     if (n) objects.push({ bucket: 'namespaces', value: n, base });
+  } else if (kind === 'PersistentVolumeClaim') {
+    const c = decode(persistentVolumeClaim, 'v1');
+    if (c) objects.push({ bucket: 'persistentVolumeClaims', value: c, base });
+  } else if (kind === 'PersistentVolume') {
+    const v = decode(persistentVolume, 'v1');
+    if (v) objects.push({ bucket: 'persistentVolumes', value: v, base });
+  } else if (kind === 'StorageClass') {
+    const c = decode(storageClass, 'storage.k8s.io/v1');
+    if (c) objects.push({ bucket: 'storageClasses', value: c, base });
+  } else if (kind === 'CSINode') {
+    const c = decode(csiNode, 'storage.k8s.io/v1');
+    if (c) objects.push({ bucket: 'csiNodes', value: c, base });
   } else if (kind === 'PriorityClass') {
     const c = decode(priorityClass, 'scheduling.k8s.io/v1');
     if (c) objects.push({ bucket: 'priorityClasses', value: c, base });
@@ -268,6 +284,10 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   }
   const pods = unique(all.pods, 'pod', podKey, errors);
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
+  const persistentVolumeClaims = unique(all.persistentVolumeClaims, 'PersistentVolumeClaim', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
+  const persistentVolumes = unique(all.persistentVolumes, 'PersistentVolume', (v) => v.metadata.name, errors);
+  const storageClasses = unique(all.storageClasses, 'StorageClass', (c) => c.metadata.name, errors);
+  const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
   const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
   const podDisruptionBudgets = unique(all.podDisruptionBudgets, 'PodDisruptionBudget', (b) => namespaced(b.metadata.namespace, b.metadata.name), errors);
   return {
@@ -276,6 +296,10 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     pods,
     workloads,
     namespaces,
+    persistentVolumeClaims,
+    persistentVolumes,
+    storageClasses,
+    csiNodes,
     priorityClasses,
     podDisruptionBudgets,
     triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
@@ -287,6 +311,10 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
       nodes: nodeObjects,
       pods: pods.map((p) => p.value),
       ...(namespaces.length > 0 ? { namespaces: namespaces.map((n) => n.value) } : {}),
+      ...(persistentVolumeClaims.length > 0 ? { persistentVolumeClaims: persistentVolumeClaims.map((c) => c.value) } : {}),
+      ...(persistentVolumes.length > 0 ? { persistentVolumes: persistentVolumes.map((v) => v.value) } : {}),
+      ...(storageClasses.length > 0 ? { storageClasses: storageClasses.map((c) => c.value) } : {}),
+      ...(csiNodes.length > 0 ? { csiNodes: csiNodes.map((c) => c.value) } : {}),
       ...(priorityClasses.length > 0 ? { priorityClasses: priorityClasses.map((c) => c.value) } : {}),
       ...(podDisruptionBudgets.length > 0 ? { podDisruptionBudgets: podDisruptionBudgets.map((b) => b.value) } : {}),
     },

@@ -139,8 +139,17 @@ export interface TopologySpreadConstraint {
   readonly matchLabelKeys?: readonly string[];
 }
 
+/** A pod volume; only the kinds scheduling reads are typed (a PVC, an ephemeral claim template). */
+export interface Volume {
+  readonly name: string;
+  readonly persistentVolumeClaim?: { readonly claimName: string; readonly readOnly?: boolean };
+  /** A generic ephemeral volume: its PVC is named <pod>-<volume> and made by a controller. */
+  readonly ephemeral?: { readonly volumeClaimTemplate?: unknown };
+}
+
 export interface PodSpec {
   readonly nodeName?: string;
+  readonly volumes?: readonly Volume[];
   readonly schedulerName?: string;
   readonly containers: readonly Container[];
   readonly initContainers?: readonly Container[];
@@ -235,9 +244,70 @@ export interface Namespace {
   readonly metadata: ObjectMeta;
 }
 
+export type AccessMode = 'ReadWriteOnce' | 'ReadOnlyMany' | 'ReadWriteMany' | 'ReadWriteOncePod';
+
+/** v1 PersistentVolumeClaim. */
+export interface PersistentVolumeClaim {
+  readonly apiVersion?: string;
+  readonly kind?: 'PersistentVolumeClaim';
+  readonly metadata: ObjectMeta;
+  readonly spec?: {
+    readonly accessModes?: readonly AccessMode[];
+    readonly storageClassName?: string;
+    /** Set once bound (or pre-bound) to a PersistentVolume. */
+    readonly volumeName?: string;
+    readonly resources?: { readonly requests?: ResourceList };
+    readonly selector?: LabelSelector;
+  };
+  readonly status?: { readonly phase?: 'Pending' | 'Bound' | 'Lost' };
+}
+
+/** A topology term of a StorageClass (allowedTopologies): every key must have one of its values. */
+export interface TopologySelectorTerm {
+  readonly matchLabelExpressions?: readonly { readonly key: string; readonly values: readonly string[] }[];
+}
+
+/** v1 PersistentVolume. */
+export interface PersistentVolume {
+  readonly apiVersion?: string;
+  readonly kind?: 'PersistentVolume';
+  readonly metadata: ObjectMeta;
+  readonly spec?: {
+    readonly capacity?: ResourceList;
+    readonly accessModes?: readonly AccessMode[];
+    readonly storageClassName?: string;
+    readonly claimRef?: { readonly name: string; readonly namespace?: string };
+    readonly nodeAffinity?: { readonly required?: NodeSelector };
+    readonly csi?: { readonly driver: string; readonly volumeHandle: string };
+  };
+  readonly status?: { readonly phase?: 'Pending' | 'Available' | 'Bound' | 'Released' | 'Failed' };
+}
+
+/** storage.k8s.io/v1 StorageClass. */
+export interface StorageClass {
+  readonly apiVersion?: string;
+  readonly kind?: 'StorageClass';
+  readonly metadata: ObjectMeta;
+  readonly provisioner: string;
+  readonly volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer';
+  readonly allowedTopologies?: readonly TopologySelectorTerm[];
+}
+
+/** storage.k8s.io/v1 CSINode: how many volumes of each CSI driver the node can attach. */
+export interface CSINode {
+  readonly apiVersion?: string;
+  readonly kind?: 'CSINode';
+  readonly metadata: ObjectMeta;
+  readonly spec: { readonly drivers?: readonly { readonly name: string; readonly nodeID?: string; readonly allocatable?: { readonly count?: number } }[] };
+}
+
 /** The cluster objects besides nodes and pods that plugins read (all optional: a snapshot may have none). */
 export interface ClusterObjects {
   readonly namespaces?: readonly Namespace[];
+  readonly persistentVolumeClaims?: readonly PersistentVolumeClaim[];
+  readonly persistentVolumes?: readonly PersistentVolume[];
+  readonly storageClasses?: readonly StorageClass[];
+  readonly csiNodes?: readonly CSINode[];
   readonly priorityClasses?: readonly PriorityClass[];
   readonly podDisruptionBudgets?: readonly PodDisruptionBudget[];
 }

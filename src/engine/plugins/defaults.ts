@@ -18,6 +18,8 @@ const ALL_CYCLE: readonly Stage[] = ['PreFilter', 'Filter', 'PreScore', 'Score']
 
 /** Upstream's MultiPoint order; each stage lists its plugins in this order. */
 export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
+  // PreEnqueue: the queue holds gated pods; the plugin says why (no cycle stage of its own).
+  { name: Names.SchedulingGates, stages: [] },
   { name: Names.PrioritySort, stages: ['Sort'] },
   { name: Names.NodeUnschedulable, stages: ['Filter'] },
   { name: Names.NodeName, stages: ['Filter'] },
@@ -25,6 +27,11 @@ export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
   { name: Names.NodeAffinity, stages: ALL_CYCLE, weight: 2 },
   { name: Names.NodePorts, stages: ['PreFilter', 'Filter'] },
   { name: Names.NodeResourcesFit, stages: ALL_CYCLE, weight: 1 },
+  { name: Names.VolumeRestrictions, stages: ['PreFilter', 'Filter'] },
+  { name: Names.NodeVolumeLimits, stages: ['PreFilter', 'Filter'] },
+  // Upstream's VolumeBinding also scores, with StorageCapacityScoring only (off by default).
+  { name: Names.VolumeBinding, stages: ['PreFilter', 'Filter'] },
+  { name: Names.VolumeZone, stages: ['PreFilter', 'Filter'] },
   { name: Names.PodTopologySpread, stages: ALL_CYCLE, weight: 2 },
   { name: Names.InterPodAffinity, stages: ALL_CYCLE, weight: 2 },
   // Inserted before DefaultPreemption when DynamicResourceAllocation is on (GA, on by default);

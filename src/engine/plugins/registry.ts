@@ -15,7 +15,12 @@ import * as NodeResourcesFit from './NodeResourcesFit';
 import * as NodeUnschedulable from './NodeUnschedulable';
 import * as PodTopologySpread from './PodTopologySpread';
 import * as PrioritySort from './PrioritySort';
+import * as SchedulingGates from './SchedulingGates';
 import * as TaintToleration from './TaintToleration';
+import * as NodeVolumeLimits from './NodeVolumeLimits';
+import * as VolumeBinding from './VolumeBinding';
+import * as VolumeRestrictions from './VolumeRestrictions';
+import * as VolumeZone from './VolumeZone';
 
 export interface PluginModule {
   readonly NAME: string;
@@ -23,6 +28,7 @@ export interface PluginModule {
 }
 
 export const IN_TREE_PLUGINS: readonly PluginModule[] = [
+  SchedulingGates,
   PrioritySort,
   NodeUnschedulable,
   NodeName,
@@ -30,6 +36,10 @@ export const IN_TREE_PLUGINS: readonly PluginModule[] = [
   NodeAffinity,
   NodePorts,
   NodeResourcesFit,
+  VolumeRestrictions,
+  NodeVolumeLimits,
+  VolumeBinding,
+  VolumeZone,
   PodTopologySpread,
   InterPodAffinity,
   DynamicResources,

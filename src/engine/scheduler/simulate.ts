@@ -11,6 +11,8 @@ import { Framework } from '../framework/runtime';
 import { DEFAULT_PROFILE } from '../plugins/defaults';
 import { inTreeRegistry } from '../plugins/registry';
 import { resolvePriorities } from '../api/priority';
+import { statusMessage } from '../framework/status';
+import { SchedulingGates } from '../plugins/SchedulingGates';
 import { Scheduler, type Preempted, type RejectedPod, type ScheduleOutcome } from './scheduler';
 
 export interface SimulationOptions {
@@ -53,6 +55,7 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
     if (!added.ok) ignored.push({ pod: node.metadata.name, reason: added.error.message });
   }
   const scheduler = new Scheduler({ framework: framework.value, cache, clock, schedulerName: profile.schedulerName });
+  const gates = new SchedulingGates();
   const pending: string[] = [];
   const waiting: Array<{ pod: string; reason: string }> = [];
   const otherScheduler: Array<{ pod: string; schedulerName: string }> = [];
@@ -63,7 +66,7 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
       const added = cache.addPod(pod);
       if (!added.ok) ignored.push({ pod: podKey(pod), reason: added.error.message });
     } else if (scheduler.responsibleFor(pod) && pod.spec.schedulingGates?.length) {
-      waiting.push({ pod: podKey(pod), reason: `waiting for scheduling gates: ${pod.spec.schedulingGates.map((g) => g.name).join(', ')}` });
+      waiting.push({ pod: podKey(pod), reason: statusMessage(gates.preEnqueue(pod)) });
     } else if (scheduler.responsibleFor(pod)) {
       pending.push(podKey(pod));
       scheduler.onPodAdd(pod);

@@ -5,6 +5,10 @@ import { DEFAULT_PLUGINS } from '../../../src/engine/plugins/defaults';
 import * as DefaultPreemption from '../../../src/engine/plugins/DefaultPreemption';
 import * as DynamicResources from '../../../src/engine/plugins/DynamicResources';
 import * as ImageLocality from '../../../src/engine/plugins/ImageLocality';
+import * as NodeVolumeLimits from '../../../src/engine/plugins/NodeVolumeLimits';
+import * as VolumeBinding from '../../../src/engine/plugins/VolumeBinding';
+import * as VolumeRestrictions from '../../../src/engine/plugins/VolumeRestrictions';
+import * as VolumeZone from '../../../src/engine/plugins/VolumeZone';
 import { ALL_PLUGIN_NAMES } from '../../../src/engine/plugins/names';
 import * as NodeAffinity from '../../../src/engine/plugins/NodeAffinity';
 import * as NodeName from '../../../src/engine/plugins/NodeName';
@@ -19,7 +23,7 @@ import { build } from './run';
 /** The method a plugin implements for each stage the default profile lists. */
 const METHOD: Partial<Record<Stage, string>> = { Sort: 'less', PreFilter: 'preFilter', Filter: 'filter', PostFilter: 'postFilter', PreScore: 'preScore', Score: 'score' };
 
-const modules: ReadonlyArray<{ NAME: string; factory: PluginFactory }> = [PrioritySort, NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality, DynamicResources, DefaultPreemption];
+const modules: ReadonlyArray<{ NAME: string; factory: PluginFactory }> = [PrioritySort, NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality, DynamicResources, DefaultPreemption, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone];
 
 describe('engine/plugins/defaults', () => {
   it("score weights are upstream's", () => {

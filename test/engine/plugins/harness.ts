@@ -34,12 +34,12 @@ export interface FilterRun {
   readonly state: CycleState;
 }
 
-/** PreFilter over all of the snapshot's nodes, then Filter on each. */
+/** PreFilter over all of the snapshot's nodes, then Filter on each (none when PreFilter rejected: its verdict says why). */
 export function runFilters(plugin: PreFilterPlugin & FilterPlugin, snapshot: Snapshot, pod: PodInfo): FilterRun {
   const state = new CycleState();
   const { status } = plugin.preFilter(state, pod, snapshot.list());
   if (status.code === Code.Skip) return { preFilter: 'Skip', verdicts: {}, state };
-  assert.equal(status.code, Code.Success, verdict(status));
+  if (status.code !== Code.Success) return { preFilter: verdict(status), verdicts: {}, state };
   return { preFilter: 'ok', verdicts: filterAll(plugin, state, pod, snapshot.list()), state };
 }
 

@@ -30,6 +30,21 @@ describe('engine/scheduler/simulate', () => {
     });
   });
 
+  it('a pod whose PersistentVolumeClaim does not exist is not placed, as a 1.35 cluster says', async () => {
+    const result = await simulate({ nodes: [makeNode('n1').obj, makeNode('n2').obj], pods: [makePod('app').claims('data').obj] });
+    assert.ok(result.ok);
+    assert.deepEqual(
+      result.value.outcomes.map((o) => [o.node, o.diagnosis.message]),
+      [[undefined, '0/2 nodes are available: persistentvolumeclaim "data" not found. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.']],
+    );
+  });
+
+  it('a gated pod waits, its gates named as upstream prints them', async () => {
+    const result = await simulate({ nodes: [makeNode('n1').obj], pods: [makePod('held').gate('example.com/quota').gate('example.com/review').obj] });
+    assert.ok(result.ok);
+    assert.deepEqual(result.value.waiting, [{ pod: 'default/held', reason: 'waiting for scheduling gates: [example.com/quota example.com/review]' }]);
+  });
+
   describe('preemption', () => {
     const node = makeNode('n1').alloc({ cpu: '2', memory: '4Gi', pods: '10' });
     const running = () => [

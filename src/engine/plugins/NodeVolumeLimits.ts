@@ -1,0 +1,60 @@
+// NodeVolumeLimits (PreFilter, Filter) as upstream's CSI volume limits: the CSI volumes a pod adds
+// to a node (distinct volume handles not attached there yet), per driver, with those the node's pods
+// already use, may not exceed the driver's attach limit in the node's CSINode
+// (spec.drivers[].allocatable.count). A driver without a limit is not limited.
+import type { Pod } from '../api/types';
+import { claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
+import type { CycleState } from '../framework/cycle-state';
+import type { FilterPlugin, FrameworkHandle, PluginFactory, PreFilterPlugin } from '../framework/interfaces';
+import type { NodeInfo, PodInfo } from '../framework/node-info';
+import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
+import { withoutArgs } from './args';
+import { Names } from './names';
+
+export const NAME = Names.NodeVolumeLimits;
+export const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = 'node(s) exceed max volume count';
+
+/** driver → volume handles of the pod's bound CSI volumes. */
+function csiVolumes(pod: Pod, index: StorageIndex, into = new Map<string, Set<string>>()): Map<string, Set<string>> {
+  for (const name of podClaimNames(pod)) {
+    const claim = index.claims.get(claimKey(pod, name));
+    const volume = claim?.spec?.volumeName ? index.volumes.get(claim.spec.volumeName) : undefined;
+    const csi = volume?.spec?.csi;
+    if (!csi) continue;
+    let handles = into.get(csi.driver);
+    if (!handles) into.set(csi.driver, (handles = new Set()));
+    handles.add(csi.volumeHandle);
+  }
+  return into;
+}
+
+export class NodeVolumeLimits implements PreFilterPlugin, FilterPlugin {
+  readonly name = NAME;
+
+  constructor(private readonly handle: FrameworkHandle) {}
+
+  preFilter(_state: CycleState, pod: PodInfo): { status: Status } {
+    return { status: podClaimNames(pod.pod).length === 0 ? SKIP : SUCCESS };
+  }
+
+  filter(_state: CycleState, pod: PodInfo, node: NodeInfo): Status {
+    const index = storageIndex(this.handle.objects?.() ?? {});
+    const wanted = csiVolumes(pod.pod, index);
+    if (wanted.size === 0) return SUCCESS;
+    const csiNode = index.csiNodes.get(node.name);
+    if (!csiNode) return SUCCESS;
+    const attached = new Map<string, Set<string>>();
+    for (const p of node.pods) csiVolumes(p.pod, index, attached);
+    for (const [driver, handles] of wanted) {
+      const limit = csiNode.spec.drivers?.find((d) => d.name === driver)?.allocatable?.count;
+      if (limit === undefined) continue;
+      const onNode = attached.get(driver) ?? new Set<string>();
+      let added = 0;
+      for (const h of handles) if (!onNode.has(h)) added++;
+      if (onNode.size + added > limit) return unschedulable(ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED);
+    }
+    return SUCCESS;
+  }
+}
+
+export const factory = ((args, handle) => withoutArgs(NAME, args, () => new NodeVolumeLimits(handle))) satisfies PluginFactory;

@@ -1,0 +1,22 @@
+// SchedulingGates (PreEnqueue) as upstream's schedulinggates plugin: a pod with scheduling gates
+// does not enter the scheduling queue's active part until they are all removed; what it says names
+// the gates as Go prints a list ("waiting for scheduling gates: [example.com/a example.com/b]").
+// The queue holds gated pods (engine/queue); this plugin is the reason they are reported with.
+import type { Pod } from '../api/types';
+import type { PluginFactory } from '../framework/interfaces';
+import { SUCCESS, unresolvable, type Status } from '../framework/status';
+import { withoutArgs } from './args';
+import { Names } from './names';
+
+export const NAME = Names.SchedulingGates;
+
+export class SchedulingGates {
+  readonly name = NAME;
+
+  preEnqueue(pod: Pod): Status {
+    const gates = pod.spec.schedulingGates ?? [];
+    return gates.length === 0 ? SUCCESS : unresolvable(`waiting for scheduling gates: [${gates.map((g) => g.name).join(' ')}]`);
+  }
+}
+
+export const factory = ((args) => withoutArgs(NAME, args, () => new SchedulingGates())) satisfies PluginFactory;

@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import type { AccessMode, ClusterObjects } from '../../../src/engine/api/types';
+import { CycleState } from '../../../src/engine/framework/cycle-state';
+import * as VolumeRestrictions from '../../../src/engine/plugins/VolumeRestrictions';
+import { makeNode, makePod, snapshotOf, type PodBuilder } from '../../builders';
+import { build, runFilters, verdict } from './harness';
+
+const CONFLICT = `Unschedulable: ${VolumeRestrictions.ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT}`;
+const claims = (mode: AccessMode): ClusterObjects => ({ persistentVolumeClaims: [{ metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: [mode] } }] });
+
+// pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions_test.go, TestAccessModeConflicts
+describe('engine/plugins/VolumeRestrictions', () => {
+  const table: Array<[name: string, pod: PodBuilder, existing: PodBuilder[], objects: ClusterObjects, preFilter: string, verdicts: Record<string, string>]> = [
+    ['nothing conflicts', makePod('p').claims('data'), [], claims('ReadWriteOncePod'), 'ok', { n1: 'ok', n2: 'ok' }],
+    ['conflict: another pod uses the ReadWriteOncePod claim (every node)', makePod('p').claims('data'), [makePod('other').claims('data').node('n1')], claims('ReadWriteOncePod'), 'ok', { n1: CONFLICT, n2: CONFLICT }],
+    ['ReadWriteOnce is not restricted across pods', makePod('p').claims('data'), [makePod('other').claims('data').node('n1')], claims('ReadWriteOnce'), 'Skip', {}],
+    ['PVC does not exist', makePod('p').claims('missing'), [], {}, 'UnschedulableAndUnresolvable: persistentvolumeclaim "missing" not found', {}],
+  ];
+  for (const [name, pod, existing, objects, preFilter, verdicts] of table) {
+    it(name, () => {
+      const snapshot = snapshotOf([makeNode('n1'), makeNode('n2')], existing);
+      const run = runFilters(build(VolumeRestrictions.factory, snapshot, undefined, objects), snapshot, pod.info);
+      assert.deepEqual([run.preFilter, run.verdicts], [preFilter, verdicts]);
+    });
+  }
+
+  it('preemption removing the other pod lifts the conflict (RemovePod), adding it back restores it (AddPod)', () => {
+    const other = makePod('other').claims('data').node('n1');
+    const snapshot = snapshotOf([makeNode('n1')], [other]);
+    const plugin = build<VolumeRestrictions.VolumeRestrictions>(VolumeRestrictions.factory, snapshot, undefined, claims('ReadWriteOncePod'));
+    const state = new CycleState();
+    const pod = makePod('p').claims('data').info;
+    plugin.preFilter(state, pod, snapshot.list());
+    plugin.removePod(state, pod, other.info);
+    assert.equal(verdict(plugin.filter(state)), 'ok');
+    plugin.addPod(state, pod, other.info);
+    assert.equal(verdict(plugin.filter(state)), CONFLICT);
+  });
+});
