@@ -13,7 +13,7 @@ import { type FilterPlugin, type FrameworkHandle, type NodeScore, type PluginFac
 import { podInfo, type NodeInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 import { Code } from '../src/engine/framework/status';
-import * as InterPodAffinity from '../src/engine/plugins/InterPodAffinity';
+import * as InterPodAffinity from '../src/engine/plugins/interpodaffinity/plugin';
 import * as PodTopologySpread from '../src/engine/plugins/PodTopologySpread';
 import { type Benchmark } from './benchmark';
 

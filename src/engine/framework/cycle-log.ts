@@ -1,5 +1,6 @@
 // What a scheduling cycle has found so far (stage outcomes, per-node rejections, per-plugin Filter
 // counts, preemption's record), and how it becomes the cycle's answer with its Diagnosis.
+import { WeakCache } from './caches';
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, StageOutcome } from './diagnosis';
 import { fitErrorMessage } from './fit-error';
 import type { NodeInfo, PodInfo } from './node-info';
@@ -101,12 +102,15 @@ export class CycleLog {
   }
 }
 
-/** Outcomes of shared (frozen) statuses, made once: every Diagnosis a scheduler keeps records a dozen of them. */
-const sharedOutcomes = new WeakMap<Status, StageOutcome>();
+/** Outcomes of shared (frozen) statuses, made once: every Diagnosis a scheduler keeps records a dozen of them (budget: caches.ts). */
+const sharedOutcomes = new WeakCache<Status, Map<string, StageOutcome>>();
+const newOutcomes = () => new Map<string, StageOutcome>();
 
 function stageOutcome(stage: Stage, plugin: string, status: Status): StageOutcome {
   if (!Object.isFrozen(status)) return { stage, plugin, status };
-  let outcome = sharedOutcomes.get(status);
-  if (outcome?.stage !== stage || outcome.plugin !== plugin) sharedOutcomes.set(status, (outcome = Object.freeze({ stage, plugin, status })));
+  const outcomes = sharedOutcomes.get(status, newOutcomes);
+  const key = `${plugin}\0${stage}`;
+  let outcome = outcomes.get(key);
+  if (!outcome) outcomes.set(key, (outcome = Object.freeze({ stage, plugin, status })));
   return outcome;
 }

@@ -20,7 +20,7 @@ import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
 import { ArgsReader } from './args';
 import { CycleValue } from './cycle-value';
-import { keyPerPod } from './memo-key';
+import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
 import { defaultNormalizeScore } from './normalize';
 
@@ -39,12 +39,11 @@ const POD_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_POD));
 const ENFORCED_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_ENFORCED));
 const PREFERRED_PATH = 'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution';
 
-/** What Filter and Score read of the pod (the addedAffinity is the plugin's own, the same for every pod). */
-const requiredKey = keyPerPod((pod) => [pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
-const preferredKey = keyPerPod((pod) => pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? null);
-
 export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
+  /** What Filter and Score read of the pod (the addedAffinity is the plugin's own, the same for every pod). */
+  private readonly requiredKey = keyPerPod((pod) => [pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+  private readonly preferredKey = keyPerPod((pod) => pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? null);
   private readonly preFilterState = new CycleValue<RequiredNodeAffinity>(`PreFilter${NAME}`);
   private readonly preScoreState = new CycleValue<{ readonly preferred: PreferredTerms | undefined }>(`PreScore${NAME}`);
 
@@ -72,7 +71,7 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
   }
 
   filterKey(_state: CycleState, pod: PodInfo): string {
-    return requiredKey(pod.pod);
+    return this.requiredKey(pod.pod);
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {
@@ -95,7 +94,7 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
   }
 
   scoreKey(_state: CycleState, pod: PodInfo): string {
-    return preferredKey(pod.pod);
+    return this.preferredKey(pod.pod);
   }
 
   normalizeScore(_state: CycleState, _pod: PodInfo, scores: NodeScore[]): Status {

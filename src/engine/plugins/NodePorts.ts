@@ -6,7 +6,7 @@ import { podHostPorts, type HostPort, type NodeInfo, type PodInfo } from '../fra
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
 import { withoutArgs } from './args';
 import { CycleValue } from './cycle-value';
-import { keyPerPod } from './memo-key';
+import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
 
 export const NAME = Names.NodePorts;
@@ -15,10 +15,9 @@ export const ERR_REASON = "node(s) didn't have free ports for the requested pod 
 
 const CONFLICT: Status = Object.freeze(unschedulable(ERR_REASON));
 
-const portsKey = keyPerPod((pod) => podHostPorts(pod).map((p) => [p.hostIP, p.protocol, p.hostPort]));
-
 export class NodePorts implements PreFilterPlugin, FilterPlugin {
   readonly name = NAME;
+  private readonly portsKey = keyPerPod((pod) => podHostPorts(pod).map((p) => [p.hostIP, p.protocol, p.hostPort]));
   private readonly preFilterState = new CycleValue<readonly HostPort[]>(`PreFilter${NAME}`);
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {
@@ -35,7 +34,7 @@ export class NodePorts implements PreFilterPlugin, FilterPlugin {
   }
 
   filterKey(_state: CycleState, pod: PodInfo): string {
-    return portsKey(pod.pod);
+    return this.portsKey(pod.pod);
   }
 }
 

@@ -13,7 +13,8 @@ import { type Result } from '../api/result';
 import { findUntoleratedTaint, isDoNotScheduleTaint } from '../api/taints';
 import { podNamespace, type LabelSelector, type Labels, type Node, type Pod, type TopologySpreadConstraint } from '../api/types';
 import { StateKey, type Cloneable, type CycleState } from '../framework/cycle-state';
-import { LruCache, memoKey, NodeAggregate, NodeMemo } from '../framework/memo';
+import { KeyInterner, LruCache } from '../framework/caches';
+import { NodeAggregate, NodeMemo } from '../framework/memo';
 import {
   MAX_NODE_SCORE,
   type FilterPlugin,
@@ -110,7 +111,7 @@ interface Constraint {
 
 type Action = TopologySpreadConstraint['whenUnsatisfiable'];
 
-function compileConstraints(constraints: readonly TopologySpreadConstraint[], pod: Pod, action: Action, selector?: LabelSelector): Constraint[] {
+function compileConstraints(keys: KeyInterner, constraints: readonly TopologySpreadConstraint[], pod: Pod, action: Action, selector?: LabelSelector): Constraint[] {
   const result: Constraint[] = [];
   const namespace = podNamespace(pod);
   for (const c of constraints) {
@@ -121,7 +122,7 @@ function compileConstraints(constraints: readonly TopologySpreadConstraint[], po
       topologyKey: c.topologyKey,
       selector: compileSelector(effective),
       namespace,
-      countKey: memoKey(JSON.stringify([namespace, effective ?? null])),
+      countKey: keys.intern(JSON.stringify([namespace, effective ?? null])),
       minDomains: c.minDomains ?? 1,
       honorNodeAffinity: (c.nodeAffinityPolicy ?? 'Honor') === 'Honor',
       honorTaints: c.nodeTaintsPolicy === 'Honor',
@@ -219,12 +220,12 @@ class DomainCounts {
 }
 
 /** What decides a node's share besides the node: the constraints and, where a policy honors them, the pod's node affinity and tolerations. */
-function shapeKey(kind: string, constraints: readonly Constraint[], pod: Pod, requireAllTopologies: boolean): string {
+function shapeKey(keys: KeyInterner, kind: string, constraints: readonly Constraint[], pod: Pod, requireAllTopologies: boolean): string {
   const spec = pod.spec;
   const affinity = constraints.some((c) => c.honorNodeAffinity) ? [spec.nodeSelector ?? null, spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null] : null;
   const tolerations = constraints.some((c) => c.honorTaints) ? (spec.tolerations ?? []) : null;
   const shape = constraints.map((c) => [c.countKey, c.topologyKey, c.honorNodeAffinity, c.honorTaints]);
-  return memoKey(JSON.stringify([kind, requireAllTopologies, shape, affinity, tolerations]));
+  return keys.intern(JSON.stringify([kind, requireAllTopologies, shape, affinity, tolerations]));
 }
 
 const MAX_INT32 = 2147483647;
@@ -324,6 +325,7 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
   private readonly compiled = new WeakMap<Pod, PodConstraints>();
   private readonly counts = new NodeMemo<number>();
   private readonly domainCounts = new LruCache<DomainCounts>(16);
+  private readonly keys = new KeyInterner();
 
   constructor(
     args: PodTopologySpreadArgs,
@@ -341,10 +343,10 @@ export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScor
       const source = own.length > 0 ? own : selector ? this.defaultConstraints : [];
       // Most pods have nothing to spread by: they share one answer (and keys, never looked at).
       if (source.length === 0) return NO_CONSTRAINTS;
-      const hard = compileConstraints(source, pod, 'DoNotSchedule', selector);
-      const soft = compileConstraints(source, pod, 'ScheduleAnyway', selector);
+      const hard = compileConstraints(this.keys, source, pod, 'DoNotSchedule', selector);
+      const soft = compileConstraints(this.keys, source, pod, 'ScheduleAnyway', selector);
       const requireAllTopologies = own.length > 0 || !this.systemDefaulted;
-      compiled = { hard, soft, requireAllTopologies, hardKey: shapeKey('filter', hard, pod, true), softKey: shapeKey('score', soft, pod, requireAllTopologies) };
+      compiled = { hard, soft, requireAllTopologies, hardKey: shapeKey(this.keys, 'filter', hard, pod, true), softKey: shapeKey(this.keys, 'score', soft, pod, requireAllTopologies) };
       this.compiled.set(pod, compiled);
     }
     return compiled;

@@ -10,7 +10,7 @@ import { SUCCESS, unresolvable, type Status } from '../framework/status';
 import { withoutArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { defaultNormalizeScore } from './normalize';
-import { keyPerPod } from './memo-key';
+import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
 
 export const NAME = Names.TaintToleration;
@@ -24,14 +24,13 @@ export const ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tole
  */
 export const ERR_REASON_UNTOLERATED = 'node(s) had untolerated taint(s)';
 
-/** Filter and Score read the pod's tolerations only. */
-const tolerationsKey = keyPerPod((pod) => pod.spec.tolerations ?? []);
-
 /** One frozen rejection shared by every cycle. */
 const REJECTION: Status = Object.freeze(unresolvable(ERR_REASON_UNTOLERATED));
 
 export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
+  /** Filter and Score read the pod's tolerations only. */
+  private readonly tolerationsKey = keyPerPod((pod) => pod.spec.tolerations ?? []);
   /** The pod's tolerations that can tolerate a PreferNoSchedule taint (that effect, or every effect). */
   private readonly preScoreState = new CycleValue<readonly Toleration[]>(`PreScore${NAME}`);
 
@@ -41,11 +40,11 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
   }
 
   filterKey(_state: CycleState, pod: PodInfo): string {
-    return tolerationsKey(pod.pod);
+    return this.tolerationsKey(pod.pod);
   }
 
   scoreKey(_state: CycleState, pod: PodInfo): string {
-    return tolerationsKey(pod.pod);
+    return this.tolerationsKey(pod.pod);
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {

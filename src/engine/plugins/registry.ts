@@ -6,7 +6,7 @@ import * as DefaultBinder from './DefaultBinder';
 import * as DefaultPreemption from './DefaultPreemption';
 import * as DynamicResources from './DynamicResources';
 import * as ImageLocality from './ImageLocality';
-import * as InterPodAffinity from './InterPodAffinity';
+import * as InterPodAffinity from './interpodaffinity/plugin';
 import * as NodeAffinity from './NodeAffinity';
 import * as NodeName from './NodeName';
 import * as NodePorts from './NodePorts';

@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { type Namespace, type PodAffinityTerm } from '../../../src/engine/api/types';
-import { type NodeInfo } from '../../../src/engine/framework/node-info';
-import { Code } from '../../../src/engine/framework/status';
+import { type Namespace, type PodAffinityTerm } from '../../../../src/engine/api/types';
+import { type NodeInfo } from '../../../../src/engine/framework/node-info';
+import { Code } from '../../../../src/engine/framework/status';
 import {
   ERR_REASON_AFFINITY_RULES_NOT_MATCH,
   ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
   ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
-  factory,
-  validateArgs,
-  type InterPodAffinity,
-} from '../../../src/engine/plugins/InterPodAffinity';
-import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
-import { build, filterAll, runFilters, runScores } from './harness';
+} from '../../../../src/engine/plugins/interpodaffinity/filtering';
+import { factory, validateArgs, type InterPodAffinity } from '../../../../src/engine/plugins/interpodaffinity/plugin';
+import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../../builders';
+import { build, filterAll, runFilters, runScores } from '../harness';
 
 const AFFINITY = `${Code.UnschedulableAndUnresolvable}: ${ERR_REASON_AFFINITY_RULES_NOT_MATCH}`;
 const ANTI = `${Code.Unschedulable}: ${ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH}`;
@@ -30,7 +28,7 @@ const pod = (name: string, app: string, namespace?: string) => makePod(name, nam
 /** Pallet's shape: pods of one set that must not share a node. */
 const pallet = (name: string) => pod(name, 'pallet').requirePods('podAntiAffinity', term('pallet', HOSTNAME));
 
-describe('engine/plugins/InterPodAffinity', () => {
+describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
   describe('validates its args as upstream (hardPodAffinityWeight defaults to 1)', () => {
     const table: Array<[name: string, args: unknown, want: string]> = [
       ['no args', undefined, 'ok 1 false'],
