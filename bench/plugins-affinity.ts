@@ -14,7 +14,7 @@ import { podInfo, type NodeInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 import { Code } from '../src/engine/framework/status';
 import * as InterPodAffinity from '../src/engine/plugins/interpodaffinity/plugin';
-import * as PodTopologySpread from '../src/engine/plugins/PodTopologySpread';
+import * as PodTopologySpread from '../src/engine/plugins/podtopologyspread/plugin';
 import { type Benchmark } from './benchmark';
 
 type FullPlugin = PreFilterPlugin & FilterPlugin & PreScorePlugin & ScorePlugin;

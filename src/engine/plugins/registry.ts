@@ -13,7 +13,7 @@ import * as NodePorts from './NodePorts';
 import * as NodeResourcesBalancedAllocation from './NodeResourcesBalancedAllocation';
 import * as NodeResourcesFit from './NodeResourcesFit';
 import * as NodeUnschedulable from './NodeUnschedulable';
-import * as PodTopologySpread from './PodTopologySpread';
+import * as PodTopologySpread from './podtopologyspread/plugin';
 import * as PrioritySort from './PrioritySort';
 import * as SchedulingGates from './SchedulingGates';
 import * as TaintToleration from './TaintToleration';

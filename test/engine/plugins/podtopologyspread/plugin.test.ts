@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
-import { type TopologySpreadConstraint } from '../../../src/engine/api/types';
-import { type NodeInfo } from '../../../src/engine/framework/node-info';
-import { Code } from '../../../src/engine/framework/status';
-import {
-  ERR_REASON_CONSTRAINTS_NOT_MATCH,
-  ERR_REASON_NODE_LABEL_NOT_MATCH,
-  factory,
-  LABEL_HOSTNAME,
-  LABEL_TOPOLOGY_ZONE,
-  SYSTEM_DEFAULT_CONSTRAINTS,
-  validateArgs,
-  type PodTopologySpread,
-} from '../../../src/engine/plugins/PodTopologySpread';
-import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
-import { build, filterAll, runFilters, runScores } from './harness';
+import { type TopologySpreadConstraint } from '../../../../src/engine/api/types';
+import { type NodeInfo } from '../../../../src/engine/framework/node-info';
+import { Code } from '../../../../src/engine/framework/status';
+import { LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../../../../src/engine/plugins/podtopologyspread/common';
+import { ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH } from '../../../../src/engine/plugins/podtopologyspread/filtering';
+import { factory, SYSTEM_DEFAULT_CONSTRAINTS, validateArgs, type PodTopologySpread } from '../../../../src/engine/plugins/podtopologyspread/plugin';
+import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../../builders';
+import { build, filterAll, runFilters, runScores } from '../harness';
 
 const SKEW = `${Code.Unschedulable}: ${ERR_REASON_CONSTRAINTS_NOT_MATCH}`;
 const NO_LABEL = `${Code.UnschedulableAndUnresolvable}: ${ERR_REASON_NODE_LABEL_NOT_MATCH}`;
@@ -38,7 +31,7 @@ const incoming = (...constraints: TopologySpreadConstraint[]) => {
   return pod;
 };
 
-describe('engine/plugins/PodTopologySpread', () => {
+describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
   describe('validates its args as upstream (v1 defaults: defaultingType System)', () => {
     const hostnameHard = { maxSkew: 1, topologyKey: LABEL_HOSTNAME, whenUnsatisfiable: 'DoNotSchedule' };
     const table: Array<[name: string, args: unknown, want: string]> = [
