@@ -97,8 +97,11 @@ export interface WorkloadSize {
   readonly measuredPods: number;
 }
 
-/** Upstream's sizes for each workload (its 5000Nodes cases), scaled by `scale` (1 = full size). */
-export function schedulerPerfWorkloads(scale = 1, seed = 1): Workload[] {
+/**
+ * Upstream's sizes for each workload (its 5000Nodes cases), scaled by `scale` (1 = full size), each
+ * made when asked for: a workload's nodes and pods are not held while another one runs.
+ */
+export function schedulerPerfWorkloads(scale = 1, seed = 1): ReadonlyArray<{ readonly name: string; readonly make: () => Workload }> {
   const size = (nodes: number, initPods: number, measuredPods: number): WorkloadSize => ({
     nodes: Math.max(1, Math.round(nodes * scale)),
     initPods: Math.round(initPods * scale),
@@ -123,49 +126,71 @@ export function schedulerPerfWorkloads(scale = 1, seed = 1): Workload[] {
   const lowPriority: PodShape = { prefix: 'low', namespace: 'sched-0', cpu: '900m' };
   const highPriority = (prefix: string): PodShape => ({ prefix, namespace: 'sched-2', cpu: '3', priority: 10 });
   return [
-    build('SchedulingBasic', basic, undefined, plain('sched-0'), { prefix: 'measured', namespace: 'sched-1' }, 'default pods'),
-    build(
-      'NodeAffinity',
-      affinity,
-      ['zone1'],
-      { prefix: 'init', namespace: 'sched-0', affinity: nodeAffinity },
-      { prefix: 'measured', namespace: 'sched-1', affinity: nodeAffinity },
-      'required node affinity zone In [zone1, zone2]',
-    ),
-    build(
-      'TopologySpreading',
-      topology,
-      ['moon-1', 'moon-2', 'moon-3'],
-      plain('sched-0'),
-      { prefix: 'measured', namespace: 'sched-1', labels: { color: 'blue' }, spread },
-      'hard zone spread maxSkew 5 over 3 zones',
-    ),
-    build(
-      'PodAffinity',
-      podAff,
-      ['zone1'],
-      { prefix: 'init', namespace: 'sched-0', labels: { color: 'blue' }, affinity: podAffinity },
-      { prefix: 'measured', namespace: 'sched-1', labels: { color: 'blue' }, affinity: podAffinity },
-      'required pod affinity color=blue per zone',
-    ),
-    build(
-      'PodAntiAffinity',
-      anti,
-      undefined,
-      { prefix: 'init', namespace: 'sched-0', labels: { color: 'green' }, affinity: podAntiAffinity },
-      { prefix: 'measured', namespace: 'sched-1', labels: { color: 'green' }, affinity: podAntiAffinity },
-      'required pod anti-affinity color=green per hostname',
-    ),
+    { name: 'SchedulingBasic', make: () => build('SchedulingBasic', basic, undefined, plain('sched-0'), { prefix: 'measured', namespace: 'sched-1' }, 'default pods') },
+    {
+      name: 'NodeAffinity',
+      make: () =>
+        build(
+          'NodeAffinity',
+          affinity,
+          ['zone1'],
+          { prefix: 'init', namespace: 'sched-0', affinity: nodeAffinity },
+          { prefix: 'measured', namespace: 'sched-1', affinity: nodeAffinity },
+          'required node affinity zone In [zone1, zone2]',
+        ),
+    },
+    {
+      name: 'TopologySpreading',
+      make: () =>
+        build(
+          'TopologySpreading',
+          topology,
+          ['moon-1', 'moon-2', 'moon-3'],
+          plain('sched-0'),
+          { prefix: 'measured', namespace: 'sched-1', labels: { color: 'blue' }, spread },
+          'hard zone spread maxSkew 5 over 3 zones',
+        ),
+    },
+    {
+      name: 'PodAffinity',
+      make: () =>
+        build(
+          'PodAffinity',
+          podAff,
+          ['zone1'],
+          { prefix: 'init', namespace: 'sched-0', labels: { color: 'blue' }, affinity: podAffinity },
+          { prefix: 'measured', namespace: 'sched-1', labels: { color: 'blue' }, affinity: podAffinity },
+          'required pod affinity color=blue per zone',
+        ),
+    },
+    {
+      name: 'PodAntiAffinity',
+      make: () =>
+        build(
+          'PodAntiAffinity',
+          anti,
+          undefined,
+          { prefix: 'init', namespace: 'sched-0', labels: { color: 'green' }, affinity: podAntiAffinity },
+          { prefix: 'measured', namespace: 'sched-1', labels: { color: 'green' }, affinity: podAntiAffinity },
+          'required pod anti-affinity color=green per hostname',
+        ),
+    },
     // misc/performance-config.yaml PreemptionBasic/1000Nodes: 4 low-priority pods of 900m per node
     // (templates/pod-low-priority.yaml), then pods of priority 10 asking 3 cpu
     // (templates/pod-high-priority.yaml): each evicts 3 of them.
-    build('PreemptionBasic', preemptionBasic, undefined, lowPriority, highPriority('measured'), 'each measured pod (priority 10, 3 cpu) preempts 3 low-priority pods (900m)'),
+    {
+      name: 'PreemptionBasic',
+      make: () => build('PreemptionBasic', preemptionBasic, undefined, lowPriority, highPriority('measured'), 'each measured pod (priority 10, 3 cpu) preempts 3 low-priority pods (900m)'),
+    },
     {
       // PreemptionAsync/5000Nodes: measured default pods interleaved with preemptors. Upstream
       // creates a preemptor every 200 ms (5/s) while measuring; at its 570 pods/s threshold that is
       // one per ~114 measured pods: one per 100 here, scheduled and timed but not counted.
-      ...build('PreemptionAsync', preemptionAsync, undefined, lowPriority, plain('sched-1'), 'default pods (100m), a preemptor (priority 10, 3 cpu) after every 100'),
-      churn: { pods: makePods(Math.ceil(preemptionAsync.measuredPods / PREEMPTOR_EVERY), highPriority('preemptor')), every: PREEMPTOR_EVERY },
+      name: 'PreemptionAsync',
+      make: () => ({
+        ...build('PreemptionAsync', preemptionAsync, undefined, lowPriority, plain('sched-1'), 'default pods (100m), a preemptor (priority 10, 3 cpu) after every 100'),
+        churn: { pods: makePods(Math.ceil(preemptionAsync.measuredPods / PREEMPTOR_EVERY), highPriority('preemptor')), every: PREEMPTOR_EVERY },
+      }),
     },
   ];
 }

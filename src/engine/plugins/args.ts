@@ -27,9 +27,20 @@ export class ArgsReader {
       return undefined;
     }
     for (const key of Object.keys(value)) {
+      // The args object may carry its type, as kube-scheduler's strict decoding accepts it.
+      if (path === '' && (key === 'apiVersion' || key === 'kind')) continue;
       if (!known.includes(key)) this.errors.push(`unknown field "${join(path, key)}"`);
     }
+    if (path === '') this.checkType(value);
     return value;
+  }
+
+  /** `kind` must be this plugin's args type, `apiVersion` the config API's. */
+  private checkType(value: ArgsObject): void {
+    const kind = value['kind'];
+    const apiVersion = value['apiVersion'];
+    if (kind !== undefined && kind !== `${this.plugin}Args`) this.errors.push(fieldInvalid('kind', kind, `must be ${this.plugin}Args`));
+    if (apiVersion !== undefined && apiVersion !== 'kubescheduler.config.k8s.io/v1') this.errors.push(fieldInvalid('apiVersion', apiVersion, 'must be kubescheduler.config.k8s.io/v1'));
   }
 
   list(value: unknown, path: string): readonly unknown[] | undefined {

@@ -188,6 +188,8 @@ describe('engine/plugins/DefaultPreemption', () => {
         'DefaultPreemption: [minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute, minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage]',
       ],
       ['an unknown field is an error', { minCandidateNodes: 3 }, 'DefaultPreemption: unknown field "minCandidateNodes"'],
+      ['typed as in a KubeSchedulerConfiguration', { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'DefaultPreemptionArgs', minCandidateNodesAbsolute: 20 }, undefined],
+      ["another plugin's args type", { kind: 'NodeResourcesFitArgs' }, 'DefaultPreemption: kind: Invalid value: "NodeResourcesFitArgs": must be DefaultPreemptionArgs'],
     ];
     for (const [name, args, error] of table) {
       it(name, () => {

@@ -67,6 +67,25 @@ describe('engine/scheduler/simulate', () => {
       assert.deepEqual([why?.node, why?.victims, why?.candidates.map((c) => c.summary)], ['n1', ['default/batch-2'], ['n1: evict default/batch-2 (priority 10): chosen']]);
     });
 
+    it('a KubeSchedulerConfiguration profile that disables DefaultPreemption: nothing is evicted, DynamicResources still speaks', async () => {
+      const result = await simulate(
+        { nodes: [node.obj], pods: [...running(), makePod('urgent').req({ cpu: '1' }).priorityClass('urgent')].map((p) => p.obj), priorityClasses: [klass('batch', 10), klass('urgent', 1000)] },
+        { profile: { schedulerName: 'default-scheduler', plugins: { multiPoint: { disabled: [{ name: 'DefaultPreemption' }] } } } },
+      );
+      assert.ok(result.ok);
+      assert.deepEqual([result.value.outcomes[0]?.diagnosis.message, result.value.preempted], ['0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate', []]);
+    });
+
+    it("DefaultPreemption's args from the profile are checked as upstream", async () => {
+      const result = await simulate(
+        { nodes: [node.obj], pods: [] },
+        { profile: { schedulerName: 'default-scheduler', pluginConfig: [{ name: 'DefaultPreemption', args: { minCandidateNodesPercentage: 101 } }] } },
+      );
+      assert.deepEqual(result.ok ? [] : result.error.map((e) => e.message), [
+        'profile default-scheduler: plugin DefaultPreemption: DefaultPreemption: minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]',
+      ]);
+    });
+
     it('preemptionPolicy Never (from its class): the pod waits, and says why', async () => {
       const result = await simulate({
         nodes: [node.obj],
