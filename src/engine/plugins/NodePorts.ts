@@ -1,10 +1,10 @@
 // NodePorts: PreFilter collects the host ports the pod asks for (Skip when none); Filter rejects a
 // node where one of them is already taken (0.0.0.0 clashes with every address).
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, PluginFactory, PreFilterPlugin, PreFilterResult } from '../framework/interfaces';
+import type { FilterPlugin, PreFilterPlugin, PreFilterResult } from '../framework/interfaces';
 import { podHostPorts, type HostPort, type NodeInfo, type PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
@@ -38,4 +38,4 @@ export class NodePorts implements PreFilterPlugin, FilterPlugin {
   }
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new NodePorts())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new NodePorts());

@@ -4,19 +4,16 @@
 import { findUntoleratedTaint, isDoNotScheduleTaint, tolerationsTolerateTaint } from '../api/taints';
 import type { Toleration } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type FilterPlugin, type NodeScore, type PluginFactory, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
+import { MAX_NODE_SCORE, type FilterPlugin, type NodeScore, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SUCCESS, unresolvable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { defaultNormalizeScore } from './normalize';
 import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
 
 export const NAME = Names.TaintToleration;
-
-/** Upstream's ErrReasonNotMatch (kept for the queueing hints upstream; Filter says ERR_REASON_UNTOLERATED). */
-export const ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate";
 
 /**
  * The Filter reason since 1.35: one histogram entry for every untolerated taint. The taint's key and
@@ -73,4 +70,4 @@ function preferNoScheduleTolerations(pod: PodInfo): readonly Toleration[] {
   return (pod.pod.spec.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new TaintToleration())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new TaintToleration());

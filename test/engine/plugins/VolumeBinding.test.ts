@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ClusterObjects, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../src/engine/api/types';
 import * as VolumeBinding from '../../../src/engine/plugins/VolumeBinding';
-import { makeNode, makePod, snapshotOf, type PodBuilder } from '../../builders';
+import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -74,7 +74,7 @@ describe('engine/plugins/VolumeBinding', () => {
   for (const [name, pod, objects, preFilter, filter] of table) {
     it(name, () => {
       const snapshot = snapshotOf(nodes);
-      const run = runFilters(build(VolumeBinding.factory, snapshot, undefined, objects), snapshot, pod.info);
+      const run = runFilters(build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, pod.info);
       assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
     });
   }

@@ -3,7 +3,7 @@
 // directions (scoring.ts); both read pods' terms through one TermCatalog (terms.ts).
 import { type Result } from '../../api/result';
 import type { CycleState } from '../../framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, NodeScore, PluginFactory, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces';
+import type { FilterPlugin, FrameworkHandle, NodeScore, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../../framework/node-info';
 import type { Status } from '../../framework/status';
 import { argsObject, argsResult, factoryOf } from '../args';
@@ -35,7 +35,7 @@ export function validateArgs(args: unknown): Result<InterPodAffinityArgs> {
   return argsResult(NAME, errors, { hardPodAffinityWeight: weight as number, ignorePreferredTermsOfExistingPods: ignore as boolean });
 }
 
-export const factory: PluginFactory = factoryOf(validateArgs, (args, handle) => new InterPodAffinity(args, handle));
+export const factory = factoryOf(validateArgs, (args, handle) => new InterPodAffinity(args, handle));
 
 export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;

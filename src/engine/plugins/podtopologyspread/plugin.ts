@@ -7,7 +7,7 @@ import { isQualifiedName } from '../../api/labels';
 import { type Result } from '../../api/result';
 import type { TopologySpreadConstraint } from '../../api/types';
 import type { CycleState } from '../../framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, NodeScore, PluginFactory, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces';
+import type { FilterPlugin, FrameworkHandle, NodeScore, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../../framework/node-info';
 import type { Status } from '../../framework/status';
 import { argsObject, argsResult, factoryOf } from '../args';
@@ -72,7 +72,7 @@ function constraintErrors(value: unknown, index: number, all: readonly unknown[]
   return errors;
 }
 
-export const factory: PluginFactory = factoryOf(validateArgs, (args, handle) => new PodTopologySpread(args, handle));
+export const factory = factoryOf(validateArgs, (args, handle) => new PodTopologySpread(args, handle));
 
 export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
