@@ -32,10 +32,13 @@ import { Scoring } from './scoring';
 import { Snapshot } from './snapshot';
 import { attributed, Code, errorStatus, isRejection, SUCCESS, type Status } from './status';
 
+const NO_OBJECTS: ClusterObjects = Object.freeze({});
+
 /** The handle plugins are built with: its snapshot is the one of the cycle in progress. */
 export class CycleHandle implements FrameworkHandle {
   current: NodeInfoLister = new Snapshot([]);
-  clusterObjects: ClusterObjects = {};
+  /** Set by useObjects, for snapshots that do not carry the objects (the scheduler cache's). */
+  clusterObjects: ClusterObjects | undefined;
   evaluator: PodEvaluator | undefined;
   constructor(
     readonly random: Random,
@@ -45,7 +48,7 @@ export class CycleHandle implements FrameworkHandle {
     return this.current;
   }
   objects(): ClusterObjects {
-    return this.clusterObjects;
+    return this.clusterObjects ?? this.current.objects?.() ?? NO_OBJECTS;
   }
 }
 

@@ -1,7 +1,7 @@
 // What a scheduling cycle knows about one node: the node, the pods on it (bound or assumed) and the
 // totals the plugins read, kept up to date as pods are added and removed (upstream framework.NodeInfo).
 import { nodeAllocatable, podResources, Resource, type PodResources } from '../api/resources';
-import { podId, podKey, type Container, type ContainerPort, type Node, type Pod } from '../api/types';
+import { podId, podKey, type ClusterObjects, type Container, type ContainerPort, type Node, type Pod } from '../api/types';
 import { err, ok, type Result } from '../api/result';
 
 /** A pod with what the cycle reads of it often, computed once. */
@@ -231,6 +231,8 @@ export interface NodeInfoLister {
   havePodsWithRequiredAntiAffinity(): readonly NodeInfo[];
   /** On how many nodes an image is present (ImageLocality's spread factor). */
   imageNumNodes(image: string): number;
+  /** Optional: the cluster's other objects (PriorityClasses, claims, …) the snapshot was taken with. */
+  objects?(): ClusterObjects;
   /**
    * Optional, with changedSince: a mark of the list as it is now. A consumer keeping per-node results
    * over list() across cycles refreshes only the positions changed since its mark (NodeAggregate).

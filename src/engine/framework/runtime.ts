@@ -96,7 +96,11 @@ export class Framework implements PodEvaluator {
     cycleHandle.evaluator = this;
   }
 
-  /** The cluster's objects besides nodes and pods that plugins read (PriorityClasses, PodDisruptionBudgets, …). */
+  /**
+   * The cluster's objects besides nodes and pods that plugins read (PriorityClasses,
+   * PodDisruptionBudgets, claims, …) for every cycle, whatever snapshot it runs on; without it they
+   * come from the cycle's snapshot (Snapshot.fromCluster keeps them).
+   */
   useObjects(objects: ClusterObjects): void {
     this.cycleHandle.clusterObjects = objects;
   }

@@ -7,7 +7,7 @@
 // keeps a log of the positions it changed so that plugins keeping per-node results across cycles
 // (NodeAggregate) refresh only those (changedSince).
 import { err, ok, type Result } from '../api/result';
-import type { ClusterSnapshot } from '../api/types';
+import type { ClusterObjects, ClusterSnapshot } from '../api/types';
 import { NodeInfo, podInfo, type NodeInfoLister, type NodeInfoObserver } from './node-info';
 
 /** Change marks are unique across snapshots, so a mark from before a rebuild is never mistaken for a later one. */
@@ -15,6 +15,8 @@ let lastMark = 0;
 
 /** The log of changed positions is kept to at most this many entries or the number of nodes, whichever is more. */
 const MIN_LOG = 64;
+
+const NO_OBJECTS: ClusterObjects = Object.freeze({});
 
 export class Snapshot implements NodeInfoLister, NodeInfoObserver {
   private readonly byName = new Map<string, NodeInfo>();
@@ -38,6 +40,8 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
 
   /** The snapshot's own array (the constructor's argument is copied): list() hands it out, update() keeps it current. */
   private nodeInfos: NodeInfo[];
+  /** The cluster's other objects (PriorityClasses, claims, …) the snapshot was taken with. */
+  private clusterObjects: ClusterObjects = NO_OBJECTS;
 
   constructor(nodeInfos: readonly NodeInfo[]) {
     this.nodeInfos = [...nodeInfos];
@@ -222,7 +226,18 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
       if (!info.ok) return err(info.error);
       node.addPod(info.value);
     }
-    return ok(new Snapshot(infos));
+    const snapshot = new Snapshot(infos);
+    snapshot.useObjects(cluster);
+    return ok(snapshot);
+  }
+
+  /** The objects besides nodes and pods plugins read through this snapshot (a ClusterSnapshot is one). */
+  useObjects(objects: ClusterObjects): void {
+    this.clusterObjects = objects;
+  }
+
+  objects(): ClusterObjects {
+    return this.clusterObjects;
   }
 
   list(): readonly NodeInfo[] {

@@ -21,6 +21,7 @@ export class WhatIf {
   constructor(base: NodeInfoLister) {
     this.nodes = base.list().map((n) => n.clone());
     this.snapshot = new Snapshot(this.nodes);
+    this.snapshot.useObjects(base.objects?.() ?? {});
     this.byName = new Map(this.nodes.map((n, i) => [n.name, i]));
   }
 

@@ -1,15 +1,18 @@
-// Every upstream plugin name (pkg/scheduler/framework/plugins/names), in one place, so profiles,
-// registries and messages never spell one differently. Podplan implements the scheduling plugins;
-// the volume, DRA and binding plugins are named here so a profile that mentions them can be told so.
+// Every upstream plugin name of 1.35 (pkg/scheduler/framework/plugins/names), in one place, so
+// profiles, registries and messages never spell one differently. Podplan runs every default plugin;
+// the alpha ones (GangScheduling, NodeDeclaredFeatures, off by default) are named here so a profile
+// that mentions them can be told Podplan does not run them.
 
 export const Names = {
   PrioritySort: 'PrioritySort',
   DefaultBinder: 'DefaultBinder',
   DefaultPreemption: 'DefaultPreemption',
   DynamicResources: 'DynamicResources',
+  GangScheduling: 'GangScheduling',
   ImageLocality: 'ImageLocality',
   InterPodAffinity: 'InterPodAffinity',
   NodeAffinity: 'NodeAffinity',
+  NodeDeclaredFeatures: 'NodeDeclaredFeatures',
   NodeName: 'NodeName',
   NodePorts: 'NodePorts',
   NodeResourcesBalancedAllocation: 'NodeResourcesBalancedAllocation',

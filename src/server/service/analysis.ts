@@ -7,7 +7,7 @@
 // reuses the objects of documents whose text did not change), so an edit in a trigger or a plan
 // re-checks that plan only.
 import type { Clock } from '../../engine/api/clock';
-import { podKey, DEFAULT_NAMESPACE, type Node, type Pod } from '../../engine/api/types';
+import { podKey, DEFAULT_NAMESPACE, type ClusterObjects, type Node, type Pod } from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
 import { DEFAULT_SCHEDULER_NAME } from '../../engine/framework/profile';
 import { NodeInfo, podInfo, type NodeInfoLister } from '../../engine/framework/node-info';
@@ -91,10 +91,11 @@ export class EngineState {
     readonly nodes: readonly Node[],
     readonly pods: readonly Pod[],
     private readonly profileSet: Profiles,
+    objects: ClusterObjects = {},
   ) {
     // A pod whose requests do not parse was reported by the reader; the engine leaves it out.
     const usable = pods.filter((p) => podInfo(p).ok);
-    const built = Snapshot.fromCluster({ nodes, pods: usable });
+    const built = Snapshot.fromCluster({ ...objects, nodes, pods: usable });
     this.snapshot = built.ok ? built.value : new Snapshot(nodes.map((n) => new NodeInfo(n)));
   }
 
@@ -137,7 +138,7 @@ export class EngineCache {
     const sameConfigs = last !== undefined && sameItems(last.profiles.configs.map((c) => c.value), configs.map((c) => c.value));
     if (last && sameConfigs && sameItems(last.state.nodes, model.cluster.nodes) && sameItems(last.state.pods, model.cluster.pods)) return last.state;
     const profiles = sameConfigs && last ? last.profiles : new Profiles(configs);
-    const state = new EngineState(model.cluster.nodes, model.cluster.pods, profiles);
+    const state = new EngineState(model.cluster.nodes, model.cluster.pods, profiles, model.cluster);
     this.last = { state, profiles };
     return state;
   }

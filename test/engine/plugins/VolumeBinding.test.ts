@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
 import type { ClusterObjects, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../src/engine/api/types';
+import { seededRandom } from '../../../src/engine/api/random';
+import { CycleState } from '../../../src/engine/framework/cycle-state';
+import { Framework } from '../../../src/engine/framework/runtime';
+import { Snapshot } from '../../../src/engine/framework/snapshot';
+import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
+import { inTreeRegistry } from '../../../src/engine/plugins/registry';
 import * as VolumeBinding from '../../../src/engine/plugins/VolumeBinding';
 import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
@@ -78,4 +84,22 @@ describe('engine/plugins/VolumeBinding', () => {
       assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
     });
   }
+});
+
+describe('engine/plugins/VolumeBinding in a whole cycle', () => {
+  it('reads the claims the snapshot was taken with (Snapshot.fromCluster), as previews and planners build it', () => {
+    const registry = inTreeRegistry();
+    assert.ok(registry.ok);
+    const framework = Framework.build(registry.value, DEFAULT_PROFILE, { random: seededRandom(1) });
+    assert.ok(framework.ok);
+    const snapshot = Snapshot.fromCluster({
+      nodes: [makeNode('a1').labels({ [ZONE]: 'a' }).obj, makeNode('b1').labels({ [ZONE]: 'b' }).obj],
+      pods: [],
+      persistentVolumeClaims: [claim('pvc-a', { volumeName: 'pv-a' })],
+      persistentVolumes: [volume('pv-a', {}, 'b')],
+    });
+    assert.ok(snapshot.ok);
+    const result = framework.value.scheduleOne(new CycleState(), usingClaims('pvc-a').info, snapshot.value);
+    assert.deepEqual(result.ok ? result.suggestedHost : result.diagnosis.message, 'b1');
+  });
 });

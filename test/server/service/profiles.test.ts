@@ -25,7 +25,7 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
     ['an unknown plugin, at its name', '    plugins:\n      filter:\n        enabled: [{ name: Typo }]\n', [['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[0].name']]],
     [
       'an upstream plugin Podplan does not run is left out with a warning; the next entry keeps its own index',
-      '    plugins:\n      filter:\n        enabled: [{ name: VolumeBinding }, { name: Typo }]\n',
+      '    plugins:\n      filter:\n        enabled: [{ name: GangScheduling }, { name: Typo }]\n',
       [
         ['profile/unsupported', 'warning', 'profiles[0].plugins.filter.enabled[0].name'],
         ['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[1].name'],
@@ -36,7 +36,7 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
     ['a plugin twice', '    plugins:\n      filter:\n        enabled: [{ name: NodeName }, { name: NodeName }]\n', [['profile/duplicate-plugin', 'error', 'profiles[0].plugins.filter.enabled[1]']]],
     [
       'bad args, at the field the plugin names; args of a plugin not run are not read',
-      '    pluginConfig:\n      - name: VolumeBinding\n        args: {}\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy: { type: Fastest }\n',
+      '    pluginConfig:\n      - name: GangScheduling\n        args: {}\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy: { type: Fastest }\n',
       [
         ['profile/unsupported', 'warning', 'profiles[0].pluginConfig[0].name'],
         ['profile/bad-args', 'error', 'profiles[0].pluginConfig[1].args.scoringStrategy.type'],
