@@ -19,13 +19,12 @@ import type {
   PostFilterPlugin,
   PostFilterResult,
   PreFilterPlugin,
-  PreFilterResult,
   PreScorePlugin,
   SampleNodesPlugin,
 } from './interfaces';
 import type { CycleMemos, VerdictMemo } from './memo';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
-import { guarded, thrown, type Entry, type ScoreEntry } from './plugin-call';
+import { guarded, guardedWithResult, thrown, type Entry, type ScoreEntry } from './plugin-call';
 import type { FrameworkSettings } from './profile';
 import { NodeSampler } from './sampling';
 import { Scoring } from './scoring';
@@ -210,12 +209,7 @@ export class SchedulingCycle implements PodEvaluator {
     let subset: Set<string> | undefined;
     const narrowedBy: string[] = [];
     for (const { name, plugin } of this.plugins.preFilter) {
-      let result: PreFilterResult | undefined;
-      const status = guarded(name, 'PreFilter', () => {
-        const out = plugin.preFilter(state, pod, all);
-        result = out.result;
-        return out.status;
-      });
+      const { status, result } = guardedWithResult(name, 'PreFilter', () => plugin.preFilter(state, pod, all));
       log.stage('PreFilter', name, status);
       if (status.code === Code.Skip) {
         state.skipFilterPlugins.add(name);
@@ -227,7 +221,7 @@ export class SchedulingCycle implements PodEvaluator {
         if (status.code === Code.UnschedulableAndUnresolvable) break;
         continue;
       }
-      const names = (result as PreFilterResult | undefined)?.nodeNames;
+      const names = result?.nodeNames;
       if (!names) continue;
       narrowedBy.push(name);
       subset = subset ? new Set([...subset].filter((n) => names.has(n))) : new Set(names);
@@ -357,16 +351,10 @@ export class SchedulingCycle implements PodEvaluator {
       // A NodeRejection carries a node's code, reasons, plugin and stage: it is that node's Status.
       const statuses = new Map<string, Status>(log.rejections.map((r) => [r.node, r]));
       for (const { name, plugin } of this.plugins.postFilter) {
-        let result: PostFilterResult | undefined;
-        const status = guarded(name, 'PostFilter', () => {
-          const out = plugin.postFilter(state, pod, statuses);
-          result = out.result;
-          return out.status;
-        });
+        const { status, result } = guardedWithResult(name, 'PostFilter', () => plugin.postFilter(state, pod, statuses));
         log.stage('PostFilter', name, status);
-        const answer = result as PostFilterResult | undefined;
-        if (answer?.preemption) log.preemption = answer.preemption;
-        if (status.code === Code.Success) found = answer;
+        if (result?.preemption) log.preemption = result.preemption;
+        if (status.code === Code.Success) found = result;
         if (status.code !== Code.Unschedulable && status.code !== Code.Skip) break;
       }
     }

@@ -19,8 +19,7 @@ export interface ScoreEntry extends Entry<ScorePlugin> {
 
 /**
  * The status `call` answers, attributed to `plugin` at `stage`; an Error status naming them when it
- * throws or its promise rejects. A call answering more than a status (PreFilter, PostFilter) keeps
- * the rest in a variable of its caller.
+ * throws or its promise rejects.
  */
 export function guarded(plugin: string, stage: Stage, call: () => Status): Status;
 /** For an async call: a plain status when it threw before its promise, so `await` the answer. */
@@ -38,6 +37,17 @@ export function guarded(plugin: string, stage: Stage, call: () => Status | Promi
   } catch (e) {
     return thrown(e, plugin, stage);
   }
+}
+
+/** `guarded` for a call answering a status and maybe a result (PreFilter, PostFilter): no result when it threw. */
+export function guardedWithResult<R>(plugin: string, stage: Stage, call: () => { status: Status; result?: R }): { status: Status; result: R | undefined } {
+  let result: R | undefined;
+  const status = guarded(plugin, stage, () => {
+    const out = call();
+    result = out.result;
+    return out.status;
+  });
+  return { status, result };
 }
 
 /** The Error status of a plugin that threw. */
