@@ -136,9 +136,8 @@ export class Scoring {
     const n = nodes.length;
     const base = p * n;
     for (let i = 0; i < n; i++) {
-      const score = rawScore(state, pod, entry, nodes[i] as NodeInfo, positions[i] as number, memo);
-      if (typeof score !== 'number') return log.failure(score);
-      raw[base + i] = score;
+      const failure = rawScore(state, pod, entry, nodes[i] as NodeInfo, positions[i] as number, memo, raw, base + i);
+      if (failure) return log.failure(failure);
     }
     let list: NodeScore[] | undefined;
     if (plugin.normalizeScore) {
@@ -172,7 +171,7 @@ export class Scoring {
    * to say so exactly.
    */
   private scoreSummed(state: CycleState, pod: PodInfo, feasible: Feasible, scorers: readonly ScoreEntry[], memos: ReadonlyArray<ScoreMemo | undefined>, summed: Summed, log: CycleLog): boolean {
-    const { normalized, totals } = this;
+    const { raw, normalized, totals } = this;
     const { nodes, positions } = feasible;
     const n = nodes.length;
     try {
@@ -191,8 +190,10 @@ export class Scoring {
           for (let part = 0; part < summed.scorers.length; part++) {
             const s = summed.scorers[part] as number;
             const entry = scorers[s] as ScoreEntry;
-            const score = rawScore(state, pod, entry, nodes[i] as NodeInfo, at, memos[s]);
-            if (typeof score !== 'number' || !(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE) || !Number.isInteger(score)) return false;
+            // The plugin's row of raw scores holds it for now (the recorded nodes' are written at the end).
+            if (rawScore(state, pod, entry, nodes[i] as NodeInfo, at, memos[s], raw, s * n + i)) return false;
+            const score = raw[s * n + i] as number;
+            if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE) || !Number.isInteger(score)) return false;
             summed.memo.setPart(at, part, score);
             sum += score * entry.weight;
           }
@@ -241,10 +242,11 @@ export class Scoring {
 }
 
 /**
- * A plugin's raw score on a node: its memo's when known (at the node's position), else the plugin's,
- * then remembered. A Status, attributed, when the plugin failed; a Success status scores 0.
+ * A plugin's raw score on a node, written to `out[at]`: its memo's when known (at the node's
+ * position), else the plugin's, then remembered; a Success status scores 0. Answers the plugin's
+ * failure, attributed, or undefined (no number is returned: a fraction would be boxed per node).
  */
-function rawScore(state: CycleState, pod: PodInfo, entry: ScoreEntry, node: NodeInfo, position: number, memo: ScoreMemo | undefined): number | Status {
+function rawScore(state: CycleState, pod: PodInfo, entry: ScoreEntry, node: NodeInfo, position: number, memo: ScoreMemo | undefined, out: Float64Array, at: number): Status | undefined {
   let score = memo ? memo.get(position) : NaN;
   if (Number.isNaN(score)) {
     const result = entry.plugin.score(state, pod, node);
@@ -253,7 +255,8 @@ function rawScore(state: CycleState, pod: PodInfo, entry: ScoreEntry, node: Node
     else return attributed(result, entry.name, 'Score');
     memo?.set(position, score);
   }
-  return score;
+  out[at] = score;
+  return undefined;
 }
 
 /**

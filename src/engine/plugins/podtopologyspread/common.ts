@@ -175,6 +175,8 @@ export class SpreadCounts {
 
   /** The pod's hard and soft constraints, compiled once per pod object. */
   constraintsOf(pod: Pod): PodConstraints {
+    // Most pods have nothing to spread by: they share one answer, and take no entry in the cache.
+    if (!pod.spec.topologySpreadConstraints?.length && (this.defaultConstraints.length === 0 || !pod.metadata.ownerReferences?.length)) return NO_CONSTRAINTS;
     return this.compiled.get(pod, this.compile);
   }
 
@@ -182,7 +184,6 @@ export class SpreadCounts {
     const own = pod.spec.topologySpreadConstraints ?? [];
     const selector = own.length === 0 && this.defaultConstraints.length > 0 ? defaultSelector(pod) : undefined;
     const source = own.length > 0 ? own : selector ? this.defaultConstraints : [];
-    // Most pods have nothing to spread by: they share one answer (and keys, never looked at).
     if (source.length === 0) return NO_CONSTRAINTS;
     const hard = compileConstraints(this.keys, source, pod, 'DoNotSchedule', selector);
     const soft = compileConstraints(this.keys, source, pod, 'ScheduleAnyway', selector);
