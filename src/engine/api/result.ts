@@ -3,3 +3,8 @@ export type Result<T, E = string> = { readonly ok: true; readonly value: T } | {
 
 export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
+
+/** The words of something thrown, for an error value: an Error's message, anything else as a string. */
+export function errorText(thrown: unknown): string {
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}

@@ -4,7 +4,7 @@
 // off the loop (at most `maxInFlight` swaps at once) and come back into it when they settle. Time
 // comes only from the injected Clock, so tests drive every timer by hand.
 import { type Clock, type Timer } from '../api/clock';
-import { err, ok, type Result } from '../api/result';
+import { err, errorText, ok, type Result } from '../api/result';
 import { Backoff } from './backoff';
 import { Fifo, type FifoNode } from './fifo';
 import { ReadyQueue } from './readyQueue';
@@ -279,7 +279,7 @@ export class ClaimScheduler {
     };
     attempt(() => this.target.swap(swap)).then(
       (result) => this.settle(entry, pod, result),
-      (error: unknown) => this.settle(entry, pod, { kind: 'error', message: describe(error) }),
+      (error: unknown) => this.settle(entry, pod, { kind: 'error', message: errorText(error) }),
     );
   }
 
@@ -323,7 +323,7 @@ export class ClaimScheduler {
     this.listAgain = false;
     attempt(() => this.target.listIdle()).then(
       (result) => this.listed(result),
-      (error: unknown) => this.listed(err(describe(error))),
+      (error: unknown) => this.listed(err(errorText(error))),
     );
   }
 
@@ -410,8 +410,4 @@ function attempt<T>(start: () => Promise<T>): Promise<T> {
   } catch (error) {
     return Promise.reject(error);
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

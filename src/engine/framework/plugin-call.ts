@@ -4,6 +4,7 @@
 //
 // The per-node stages (Filter, Score) run thousands of calls a cycle: they wrap their whole loop in
 // one try and convert with `thrown`, rather than making a closure per node per plugin.
+import { errorText } from '../api/result';
 import type { ScorePlugin } from './interfaces';
 import { attributed, Code, type Stage, type Status } from './status';
 
@@ -53,8 +54,4 @@ export function guardedWithResult<R>(plugin: string, stage: Stage, call: () => {
 /** The Error status of a plugin that threw. */
 export function thrown(error: unknown, plugin: string, stage: Stage): Status {
   return { code: Code.Error, reasons: [`plugin ${plugin} threw at ${stage}: ${errorText(error)}`], plugin, stage };
-}
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -5,7 +5,7 @@
 // the verdicts and scores remembered across cycles live in memo.ts.
 import type { Random } from '../api/random';
 import type { ClusterObjects } from '../api/types';
-import { err, ok, type Result } from '../api/result';
+import { err, errorText, ok, type Result } from '../api/result';
 import { InMemoryBinder, type Binder } from './binder';
 import { BindingPipeline, type Assumption, type CommitResult } from './binding';
 import { CycleHandle, SchedulingCycle } from './cycle';
@@ -15,7 +15,7 @@ import type { Diagnosis, StageOutcome } from './diagnosis';
 import type { FrameworkHandle, Plugin, PodEvaluator, QueuedPodInfo, QueueSortPlugin, SampleNodesPlugin, ScorePlugin } from './interfaces';
 import { CycleMemos } from './memo';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
-import { errorText, type Entry } from './plugin-call';
+import type { Entry } from './plugin-call';
 import {
   frameworkSettings,
   pluginsNeeded,

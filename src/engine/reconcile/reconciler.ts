@@ -5,6 +5,7 @@
 // dependency, leaf first, each dependent carrying its dependency's message; when a Cascade pass
 // changes nothing, Force fails what is still blocked (a never-ready dependency, or a cycle, which
 // it names), starting from the blocked nodes that wait on nothing else blocked.
+import { errorText } from '../api/result';
 import { cyclesThrough, leafComponents } from './cycles';
 
 /** How hard the driver is pushing towards the fixpoint; a body may be more lenient at a drain level. */
@@ -400,7 +401,7 @@ export class Reconciler {
       (outcome) => this.settle(node, generation, level, since, outcome),
       (error: unknown) => {
         this.stats.thrown++;
-        this.settle(node, generation, level, since, failed(error instanceof Error ? error.message : String(error)));
+        this.settle(node, generation, level, since, failed(errorText(error)));
       },
     );
   }
