@@ -5,7 +5,7 @@ import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, StageOutc
 import { fitErrorMessage } from './fit-error';
 import type { NodeInfo, PodInfo } from './node-info';
 import type { PreemptionRecord } from './preemption/record';
-import { Code, isRejection, statusMessage, SUCCESS, type Stage, type Status } from './status';
+import { Code, isRejection, STAGES, statusMessage, SUCCESS, type Stage, type Status } from './status';
 
 export interface ScheduleResult {
   readonly ok: true;
@@ -102,15 +102,15 @@ export class CycleLog {
   }
 }
 
-/** Outcomes of shared (frozen) statuses, made once: every Diagnosis a scheduler keeps records a dozen of them (budget: caches.ts). */
-const sharedOutcomes = new WeakCache<Status, Map<string, StageOutcome>>();
-const newOutcomes = () => new Map<string, StageOutcome>();
+/** Outcomes of shared (frozen) statuses by stage and plugin, made once: every Diagnosis a scheduler keeps records a dozen of them (budget: caches.ts). */
+const sharedOutcomes = new WeakCache<Status, Map<string, StageOutcome>[]>();
+const newOutcomes = (): Map<string, StageOutcome>[] => [];
 
 function stageOutcome(stage: Stage, plugin: string, status: Status): StageOutcome {
   if (!Object.isFrozen(status)) return { stage, plugin, status };
-  const outcomes = sharedOutcomes.get(status, newOutcomes);
-  const key = `${plugin}\0${stage}`;
-  let outcome = outcomes.get(key);
-  if (!outcome) outcomes.set(key, (outcome = Object.freeze({ stage, plugin, status })));
+  const byStage = sharedOutcomes.get(status, newOutcomes);
+  const byPlugin = (byStage[STAGES.indexOf(stage)] ??= new Map());
+  let outcome = byPlugin.get(plugin);
+  if (!outcome) byPlugin.set(plugin, (outcome = Object.freeze({ stage, plugin, status })));
   return outcome;
 }
