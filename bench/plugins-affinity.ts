@@ -13,8 +13,8 @@ import { type FilterPlugin, type FrameworkHandle, type NodeScore, type PluginFac
 import { podInfo, type NodeInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 import { Code } from '../src/engine/framework/status';
-import * as InterPodAffinity from '../src/engine/plugins/InterPodAffinity';
-import * as PodTopologySpread from '../src/engine/plugins/PodTopologySpread';
+import * as InterPodAffinity from '../src/engine/plugins/interpodaffinity/plugin';
+import * as PodTopologySpread from '../src/engine/plugins/podtopologyspread/plugin';
 import { type Benchmark } from './benchmark';
 
 type FullPlugin = PreFilterPlugin & FilterPlugin & PreScorePlugin & ScorePlugin;

@@ -69,7 +69,7 @@ export interface PostFilterPlugin extends Plugin {
 }
 
 export interface PreScorePlugin extends Plugin {
-  /** `nodes`: the cycle's feasible nodes, in a list the runtime reuses for the next cycle (copy it to keep it). */
+  /** `nodes`: the cycle's feasible nodes, in a list of this cycle's own (a plugin may keep it). */
   preScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): Status;
 }
 

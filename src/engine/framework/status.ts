@@ -1,6 +1,7 @@
 // The outcome of a plugin at one extension point, as upstream's framework.Status: a code that
 // separates a rejection (Unschedulable, UnschedulableAndUnresolvable) from an internal Error, the
 // reasons a user reads, and which plugin at which stage said so.
+import { WeakCache } from './caches';
 
 export enum Code {
   Success = 'Success',
@@ -65,15 +66,15 @@ export function isRejection(status: Status): boolean {
   return status.code === Code.Unschedulable || status.code === Code.UnschedulableAndUnresolvable;
 }
 
-/** Attributed copies of shared (frozen) statuses, by plugin and stage: made once, not every cycle. */
-const attributions = new WeakMap<Status, Map<string, Status>>();
+/** Attributed copies of shared (frozen) statuses, by plugin and stage: made once, not every cycle (budget: caches.ts). */
+const attributions = new WeakCache<Status, Map<string, Status>>();
+const newCopies = () => new Map<string, Status>();
 
 /** The status with the plugin and stage that produced it recorded; for a frozen status, one frozen copy per plugin and stage. */
 export function attributed(status: Status, plugin: string, stage: Stage): Status {
   if (status.plugin === plugin && status.stage === stage) return status;
   if (!Object.isFrozen(status)) return { ...status, plugin: status.plugin ?? plugin, stage: status.stage ?? stage };
-  let copies = attributions.get(status);
-  if (!copies) attributions.set(status, (copies = new Map()));
+  const copies = attributions.get(status, newCopies);
   const key = `${plugin}\0${stage}`;
   let copy = copies.get(key);
   if (!copy) copies.set(key, (copy = Object.freeze({ ...status, plugin: status.plugin ?? plugin, stage: status.stage ?? stage })));

@@ -1,10 +1,10 @@
 // DefaultBinder (Bind): binds the pod through the framework's Binder (the API server's binding
 // subresource in a cluster, memory in a preview).
 import type { CycleState } from '../framework/cycle-state';
-import type { BindPlugin, FrameworkHandle, PluginFactory } from '../framework/interfaces';
+import type { BindPlugin, FrameworkHandle } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
 import type { Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.DefaultBinder;
@@ -19,4 +19,4 @@ export class DefaultBinder implements BindPlugin {
   }
 }
 
-export const factory = ((args, handle) => withoutArgs(NAME, args, () => new DefaultBinder(handle))) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), (_args, handle) => new DefaultBinder(handle));

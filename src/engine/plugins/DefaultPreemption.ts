@@ -4,14 +4,14 @@
 // let plans preempt) the node and victims are said and nothing is nominated; when preemption could
 // not help, such a cycle says nothing.
 import { fieldInvalid } from '../api/field';
-import { ok, type Result } from '../api/result';
+import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
-import type { PluginFactory, PostFilterPlugin, PostFilterResult } from '../framework/interfaces';
+import type { PostFilterPlugin, PostFilterResult } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
 import { DEFAULT_PREEMPTION_ARGS, Evaluator, type PreemptionArgs } from '../framework/preemption/evaluator';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 import { Code, SKIP, type Status } from '../framework/status';
-import { ArgsReader } from './args';
+import { ArgsReader, factoryOf } from './args';
 import { Names } from './names';
 
 export const NAME = Names.DefaultPreemption;
@@ -57,8 +57,4 @@ export function preemptionArgs(args: unknown): Result<PreemptionArgs> {
   return reader.result({ minCandidateNodesPercentage: percentage, minCandidateNodesAbsolute: absolute });
 }
 
-export const factory: PluginFactory = (args, handle) => {
-  const valid = preemptionArgs(args);
-  if (!valid.ok) return valid;
-  return ok(new DefaultPreemption(new Evaluator(handle, valid.value)));
-};
+export const factory = factoryOf(preemptionArgs, (args, handle) => new DefaultPreemption(new Evaluator(handle, args)));

@@ -4,11 +4,11 @@
 // so an idle claim is freed before a working pod is evicted, says it has nothing to free: that
 // reason is part of the message a 1.35 cluster prints ("no new claims to deallocate, preemption: …").
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, PluginFactory, PostFilterPlugin, PostFilterResult, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../framework/interfaces';
+import type { FilterPlugin, PostFilterPlugin, PostFilterResult, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.DynamicResources;
@@ -42,4 +42,4 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   }
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new DynamicResources())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new DynamicResources());

@@ -3,9 +3,9 @@
 // the few nodes that have it); the sum is clamped to [23MB, 1000MB × containers] and mapped to 0..100.
 import type { Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type FrameworkHandle, type PluginFactory, type ScorePlugin } from '../framework/interfaces';
+import { MAX_NODE_SCORE, type FrameworkHandle, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { Names } from './names';
 import { mulDiv } from './resource-allocation';
@@ -77,4 +77,4 @@ export function normalizedImageName(name: string): string {
   return name.lastIndexOf(':') <= name.lastIndexOf('/') ? `${name}:latest` : name;
 }
 
-export const factory = ((args, handle) => withoutArgs(NAME, args, () => new ImageLocality(handle))) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), (_args, handle) => new ImageLocality(handle));

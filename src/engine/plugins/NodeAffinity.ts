@@ -4,13 +4,12 @@
 // normalized so the best node scores 100.
 import { NODE_NAME_FIELD, NodeSelectorMatcher, PreferredTerms, requiredNodeAffinity, type RequiredNodeAffinity } from '../api/node-affinity';
 import { ok, type Result } from '../api/result';
-import type { NodeAffinity as NodeAffinitySpec, NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm } from '../api/types';
+import type { NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import {
   MAX_NODE_SCORE,
   type FilterPlugin,
   type NodeScore,
-  type PluginFactory,
   type PreFilterPlugin,
   type PreFilterResult,
   type PreScorePlugin,
@@ -18,9 +17,9 @@ import {
 } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
-import { ArgsReader } from './args';
+import { ArgsReader, factoryOf } from './args';
 import { CycleValue } from './cycle-value';
-import { keyPerPod } from './memo-key';
+import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
 import { defaultNormalizeScore } from './normalize';
 
@@ -30,28 +29,31 @@ export const ERR_REASON_POD = "node(s) didn't match Pod's node affinity/selector
 export const ERR_REASON_ENFORCED = "node(s) didn't match scheduler-enforced node affinity";
 export const ERR_REASON_CONFLICT = 'pod affinity terms conflict';
 
+/** The plugin's args (upstream NodeAffinityArgs) checked and compiled: its addedAffinity, which every pod of the profile must (required) or should (preferred) satisfy too. */
 export interface NodeAffinityArgs {
-  /** Affinity every pod of the profile must (required) or should (preferred) satisfy too. */
-  readonly addedAffinity?: NodeAffinitySpec;
+  readonly addedRequired: NodeSelectorMatcher | undefined;
+  readonly addedPreferred: PreferredTerms | undefined;
 }
 
 const POD_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_POD));
 const ENFORCED_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_ENFORCED));
 const PREFERRED_PATH = 'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution';
 
-/** What Filter and Score read of the pod (the addedAffinity is the plugin's own, the same for every pod). */
-const requiredKey = keyPerPod((pod) => [pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
-const preferredKey = keyPerPod((pod) => pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? null);
-
 export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
+  /** What Filter and Score read of the pod (the addedAffinity is the plugin's own, the same for every pod). */
+  private readonly requiredKey = keyPerPod((pod) => [pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
+  private readonly preferredKey = keyPerPod((pod) => pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? null);
   private readonly preFilterState = new CycleValue<RequiredNodeAffinity>(`PreFilter${NAME}`);
   private readonly preScoreState = new CycleValue<{ readonly preferred: PreferredTerms | undefined }>(`PreScore${NAME}`);
 
-  constructor(
-    private readonly addedRequired: NodeSelectorMatcher | undefined,
-    private readonly addedPreferred: PreferredTerms | undefined,
-  ) {}
+  private readonly addedRequired: NodeSelectorMatcher | undefined;
+  private readonly addedPreferred: PreferredTerms | undefined;
+
+  constructor(args: NodeAffinityArgs) {
+    this.addedRequired = args.addedRequired;
+    this.addedPreferred = args.addedPreferred;
+  }
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {
     const spec = pod.pod.spec;
@@ -72,7 +74,7 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
   }
 
   filterKey(_state: CycleState, pod: PodInfo): string {
-    return requiredKey(pod.pod);
+    return this.requiredKey(pod.pod);
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {
@@ -95,7 +97,7 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
   }
 
   scoreKey(_state: CycleState, pod: PodInfo): string {
-    return preferredKey(pod.pod);
+    return this.preferredKey(pod.pod);
   }
 
   normalizeScore(_state: CycleState, _pod: PodInfo, scores: NodeScore[]): Status {
@@ -135,7 +137,7 @@ const ADDED_REQUIRED = `${ADDED}.requiredDuringSchedulingIgnoredDuringExecution`
 const ADDED_PREFERRED = `${ADDED}.preferredDuringSchedulingIgnoredDuringExecution`;
 
 /** Checks the addedAffinity shape and compiles it; any malformed term is an error. */
-export const factory = ((args) => {
+export function parseArgs(args: unknown): Result<NodeAffinityArgs> {
   const reader = new ArgsReader(NAME);
   const root = reader.object(args, '', [ADDED]);
   const added = reader.object(root?.[ADDED], ADDED, ['requiredDuringSchedulingIgnoredDuringExecution', 'preferredDuringSchedulingIgnoredDuringExecution']);
@@ -160,8 +162,10 @@ export const factory = ((args) => {
     if (compiled.ok) preferred = compiled.value;
     else reader.errors.push(compiled.error);
   }
-  return reader.result(new NodeAffinity(required, preferred));
-}) satisfies PluginFactory;
+  return reader.result<NodeAffinityArgs>({ addedRequired: required, addedPreferred: preferred });
+}
+
+export const factory = factoryOf(parseArgs, (args) => new NodeAffinity(args));
 
 /** A node selector term with its shape checked (keys, operators and values are checked when compiled). */
 function readTerm(reader: ArgsReader, value: unknown, path: string): NodeSelectorTerm {

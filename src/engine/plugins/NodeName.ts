@@ -1,9 +1,9 @@
 // NodeName (Filter): a pod that names its node (spec.nodeName) fits only that node.
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, PluginFactory } from '../framework/interfaces';
+import type { FilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SUCCESS, unresolvable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.NodeName;
@@ -25,4 +25,4 @@ export class NodeName implements FilterPlugin {
   }
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new NodeName())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new NodeName());

@@ -1,12 +1,12 @@
 // NodePorts: PreFilter collects the host ports the pod asks for (Skip when none); Filter rejects a
 // node where one of them is already taken (0.0.0.0 clashes with every address).
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, PluginFactory, PreFilterPlugin, PreFilterResult } from '../framework/interfaces';
+import type { FilterPlugin, PreFilterPlugin, PreFilterResult } from '../framework/interfaces';
 import { podHostPorts, type HostPort, type NodeInfo, type PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { CycleValue } from './cycle-value';
-import { keyPerPod } from './memo-key';
+import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
 
 export const NAME = Names.NodePorts;
@@ -15,10 +15,9 @@ export const ERR_REASON = "node(s) didn't have free ports for the requested pod 
 
 const CONFLICT: Status = Object.freeze(unschedulable(ERR_REASON));
 
-const portsKey = keyPerPod((pod) => podHostPorts(pod).map((p) => [p.hostIP, p.protocol, p.hostPort]));
-
 export class NodePorts implements PreFilterPlugin, FilterPlugin {
   readonly name = NAME;
+  private readonly portsKey = keyPerPod((pod) => podHostPorts(pod).map((p) => [p.hostIP, p.protocol, p.hostPort]));
   private readonly preFilterState = new CycleValue<readonly HostPort[]>(`PreFilter${NAME}`);
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {
@@ -35,8 +34,8 @@ export class NodePorts implements PreFilterPlugin, FilterPlugin {
   }
 
   filterKey(_state: CycleState, pod: PodInfo): string {
-    return portsKey(pod.pod);
+    return this.portsKey(pod.pod);
   }
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new NodePorts())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new NodePorts());

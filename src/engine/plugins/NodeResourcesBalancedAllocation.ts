@@ -3,12 +3,11 @@
 // fractions (for two resources |f1 - f2| / 2). It reads plain requests, and skips pods that request
 // nothing (upstream's fix for best-effort pods piling onto one node).
 import { fieldDuplicate, fieldInvalid } from '../api/field';
-import { ok } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type PluginFactory, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
+import { MAX_NODE_SCORE, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, type Status } from '../framework/status';
-import { ArgsReader } from './args';
+import { ArgsReader, factoryOf } from './args';
 import { CycleValue } from './cycle-value';
 import { Names } from './names';
 import { readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
@@ -93,7 +92,4 @@ export function parseArgs(args: unknown) {
   return reader.result<NodeResourcesBalancedAllocationArgs>({ resources });
 }
 
-export const factory = ((args) => {
-  const parsed = parseArgs(args);
-  return parsed.ok ? ok(new NodeResourcesBalancedAllocation(parsed.value)) : parsed;
-}) satisfies PluginFactory;
+export const factory = factoryOf(parseArgs, (args) => new NodeResourcesBalancedAllocation(args));

@@ -5,12 +5,12 @@
 // cpu and memory and integer arithmetic, as upstream.
 import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, qualifiedNameError } from '../api/field';
 import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../api/resources';
-import { ok, type Result } from '../api/result';
+import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type FilterPlugin, type PluginFactory, type PreFilterPlugin, type PreFilterResult, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
+import { MAX_NODE_SCORE, type FilterPlugin, type PreFilterPlugin, type PreFilterResult, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { Code, SUCCESS, type Status } from '../framework/status';
-import { ArgsReader } from './args';
+import { ArgsReader, factoryOf } from './args';
 import { CycleValue } from './cycle-value';
 import { Names } from './names';
 import { amountOf, isExtendedResourceName, isScalarResourceName, Kind, mulDiv, readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
@@ -310,7 +310,4 @@ function readShape(reader: ArgsReader, value: unknown, path: string): Utilizatio
   return shape;
 }
 
-export const factory = ((args) => {
-  const parsed = parseArgs(args);
-  return parsed.ok ? ok(new NodeResourcesFit(parsed.value)) : parsed;
-}) satisfies PluginFactory;
+export const factory = factoryOf(parseArgs, (args) => new NodeResourcesFit(args));

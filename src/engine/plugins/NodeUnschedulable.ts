@@ -3,10 +3,10 @@
 import { TAINT_NODE_UNSCHEDULABLE, tolerationsTolerateTaint } from '../api/taints';
 import type { Taint } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, PluginFactory } from '../framework/interfaces';
+import type { FilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SUCCESS, unresolvable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.NodeUnschedulable;
@@ -30,4 +30,4 @@ export class NodeUnschedulable implements FilterPlugin {
   }
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new NodeUnschedulable())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new NodeUnschedulable());

@@ -5,10 +5,10 @@
 import type { Pod } from '../api/types';
 import { claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, PluginFactory, PreFilterPlugin } from '../framework/interfaces';
+import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.NodeVolumeLimits;
@@ -57,4 +57,4 @@ export class NodeVolumeLimits implements PreFilterPlugin, FilterPlugin {
   }
 }
 
-export const factory = ((args, handle) => withoutArgs(NAME, args, () => new NodeVolumeLimits(handle))) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), (_args, handle) => new NodeVolumeLimits(handle));

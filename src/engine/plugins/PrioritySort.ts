@@ -1,7 +1,7 @@
 // PrioritySort (QueueSort): higher pod priority first; equal priorities in the order they were queued.
 import { podPriority } from '../api/priority';
-import type { PluginFactory, QueuedPodInfo, QueueSortPlugin } from '../framework/interfaces';
-import { withoutArgs } from './args';
+import type { QueuedPodInfo, QueueSortPlugin } from '../framework/interfaces';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.PrioritySort;
@@ -16,4 +16,4 @@ export class PrioritySort implements QueueSortPlugin {
   }
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new PrioritySort())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new PrioritySort());

@@ -3,9 +3,8 @@
 // the gates as Go prints a list ("waiting for scheduling gates: [example.com/a example.com/b]").
 // The queue holds gated pods (engine/queue); this plugin is the reason they are reported with.
 import type { Pod } from '../api/types';
-import type { PluginFactory } from '../framework/interfaces';
 import { SUCCESS, unresolvable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 
 export const NAME = Names.SchedulingGates;
@@ -19,4 +18,4 @@ export class SchedulingGates {
   }
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new SchedulingGates())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new SchedulingGates());

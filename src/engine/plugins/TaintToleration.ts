@@ -4,19 +4,16 @@
 import { findUntoleratedTaint, isDoNotScheduleTaint, tolerationsTolerateTaint } from '../api/taints';
 import type { Toleration } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type FilterPlugin, type NodeScore, type PluginFactory, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
+import { MAX_NODE_SCORE, type FilterPlugin, type NodeScore, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SUCCESS, unresolvable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { defaultNormalizeScore } from './normalize';
-import { keyPerPod } from './memo-key';
+import { keyPerPod } from '../framework/caches';
 import { Names } from './names';
 
 export const NAME = Names.TaintToleration;
-
-/** Upstream's ErrReasonNotMatch (kept for the queueing hints upstream; Filter says ERR_REASON_UNTOLERATED). */
-export const ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tolerate";
 
 /**
  * The Filter reason since 1.35: one histogram entry for every untolerated taint. The taint's key and
@@ -24,14 +21,13 @@ export const ERR_REASON_NOT_MATCH = "node(s) had taints that the pod didn't tole
  */
 export const ERR_REASON_UNTOLERATED = 'node(s) had untolerated taint(s)';
 
-/** Filter and Score read the pod's tolerations only. */
-const tolerationsKey = keyPerPod((pod) => pod.spec.tolerations ?? []);
-
 /** One frozen rejection shared by every cycle. */
 const REJECTION: Status = Object.freeze(unresolvable(ERR_REASON_UNTOLERATED));
 
 export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
+  /** Filter and Score read the pod's tolerations only. */
+  private readonly tolerationsKey = keyPerPod((pod) => pod.spec.tolerations ?? []);
   /** The pod's tolerations that can tolerate a PreferNoSchedule taint (that effect, or every effect). */
   private readonly preScoreState = new CycleValue<readonly Toleration[]>(`PreScore${NAME}`);
 
@@ -41,11 +37,11 @@ export class TaintToleration implements FilterPlugin, PreScorePlugin, ScorePlugi
   }
 
   filterKey(_state: CycleState, pod: PodInfo): string {
-    return tolerationsKey(pod.pod);
+    return this.tolerationsKey(pod.pod);
   }
 
   scoreKey(_state: CycleState, pod: PodInfo): string {
-    return tolerationsKey(pod.pod);
+    return this.tolerationsKey(pod.pod);
   }
 
   preScore(state: CycleState, pod: PodInfo): Status {
@@ -74,4 +70,4 @@ function preferNoScheduleTolerations(pod: PodInfo): readonly Toleration[] {
   return (pod.pod.spec.tolerations ?? []).filter((t) => !t.effect || t.effect === 'PreferNoSchedule');
 }
 
-export const factory = ((args) => withoutArgs(NAME, args, () => new TaintToleration())) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), () => new TaintToleration());

@@ -9,10 +9,10 @@ import { parseResourceList } from '../api/resources';
 import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/types';
 import { claimClass, claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, PluginFactory, PreFilterPlugin } from '../framework/interfaces';
+import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { Names } from './names';
 
@@ -128,4 +128,4 @@ function topologyAllows(storageClass: StorageClass, node: Node): boolean {
   return terms.some((t) => (t.matchLabelExpressions ?? []).every((e) => e.values.includes(labels[e.key] ?? '\0')));
 }
 
-export const factory = ((args, handle) => withoutArgs(NAME, args, () => new VolumeBinding(handle))) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), (_args, handle) => new VolumeBinding(handle));

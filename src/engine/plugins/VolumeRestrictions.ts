@@ -5,10 +5,10 @@
 // also checks, GCE PD, EBS, RBD, iSCSI, are not read by Podplan.)
 import { claimKey, podClaimNames, storageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, PluginFactory, PreFilterPlugin } from '../framework/interfaces';
+import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { Names } from './names';
 import { StateKey, type Cloneable } from '../framework/cycle-state';
 
@@ -78,4 +78,4 @@ export class VolumeRestrictions implements PreFilterPlugin, FilterPlugin {
   }
 }
 
-export const factory = ((args, handle) => withoutArgs(NAME, args, () => new VolumeRestrictions(handle))) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), (_args, handle) => new VolumeRestrictions(handle));

@@ -3,10 +3,10 @@
 // nodes in one of them. A node with none of those labels has no zone constraint and passes.
 import { podClaimNames, claimKey, storageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, PluginFactory, PreFilterPlugin } from '../framework/interfaces';
+import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
-import { withoutArgs } from './args';
+import { factoryOf, noArgs } from './args';
 import { CycleValue } from './cycle-value';
 import { Names } from './names';
 
@@ -64,4 +64,4 @@ export class VolumeZone implements PreFilterPlugin, FilterPlugin {
   }
 }
 
-export const factory = ((args, handle) => withoutArgs(NAME, args, () => new VolumeZone(handle))) satisfies PluginFactory;
+export const factory = factoryOf(noArgs(NAME), (_args, handle) => new VolumeZone(handle));

@@ -3,7 +3,7 @@
 // naming the field, as upstream's strict decoding reports it.
 import { aggregate, fieldInvalid } from '../api/field';
 import { err, ok, type Result } from '../api/result';
-import type { FrameworkHandle, Plugin, PluginFactory } from '../framework/interfaces';
+import type { FrameworkHandle, Plugin } from '../framework/interfaces';
 
 export type ArgsObject = Readonly<Record<string, unknown>>;
 
@@ -79,12 +79,13 @@ export class ArgsReader {
   }
 }
 
-/** Builds a plugin that takes no args: absent or empty args are fine, anything else is an error. */
-export function withoutArgs<T>(plugin: string, args: unknown, make: () => T): Result<T> {
-  const reader = new ArgsReader(plugin);
-  reader.object(args, '', []);
-  const checked = reader.result(undefined);
-  return checked.ok ? ok(make()) : checked;
+/** The args check of a plugin that takes none: absent or empty args are fine, anything else is an error. */
+export function noArgs(plugin: string): (args: unknown) => Result<undefined> {
+  return (args) => {
+    const reader = new ArgsReader(plugin);
+    reader.object(args, '', []);
+    return reader.result(undefined);
+  };
 }
 
 /** The args as an object with only `known` fields (absent args: an empty object), or the error. */
@@ -99,8 +100,8 @@ export function argsResult<T>(plugin: string, errors: readonly string[], value: 
   return errors.length > 0 ? err(`${plugin}: ${aggregate(errors)}`) : ok(value);
 }
 
-/** A factory that validates the args before building the plugin. */
-export function factoryOf<A>(validate: (args: unknown) => Result<A>, make: (args: A, handle: FrameworkHandle) => Plugin): PluginFactory {
+/** A plugin's factory: its args checked (and defaulted) by `validate`, then the plugin built from them. Every plugin's factory is one. */
+export function factoryOf<A, P extends Plugin>(validate: (args: unknown) => Result<A>, make: (args: A, handle: FrameworkHandle) => P): (args: unknown, handle: FrameworkHandle) => Result<P> {
   return (args, handle) => {
     const valid = validate(args);
     return valid.ok ? ok(make(valid.value, handle)) : valid;

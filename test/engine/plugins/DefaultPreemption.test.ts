@@ -10,7 +10,7 @@ import * as DefaultPreemption from '../../../src/engine/plugins/DefaultPreemptio
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
 import { inTreeRegistry } from '../../../src/engine/plugins/registry';
 import { makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
-import { argsError, build } from './run';
+import { argsError, build } from './harness';
 
 // Priorities and resources of upstream's default_preemption_test.go.
 const low = 0;

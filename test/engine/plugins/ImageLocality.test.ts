@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { calculatePriority, factory, MAX_CONTAINER_THRESHOLD, MIN_THRESHOLD, normalizedImageName } from '../../../src/engine/plugins/ImageLocality';
 import { handleOf, makeNode, makePod, snapshotOf } from '../../builders';
-import { argsError, build, runScore } from './run';
+import { argsError, build, runScore } from './harness';
 
 const MB = 1024 * 1024;
 

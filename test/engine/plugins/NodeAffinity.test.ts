@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Code } from '../../../src/engine/framework/status';
 import { factory } from '../../../src/engine/plugins/NodeAffinity';
 import { makeNode, makePod, nodeInfoOf, type PodBuilder } from '../../builders';
-import { argsError, build, runFilter, runScore, type Verdict } from './run';
+import { argsError, build, runFilter, runScore, type Verdict } from './harness';
 
 const mismatch: Verdict = { code: Code.UnschedulableAndUnresolvable, reasons: ["node(s) didn't match Pod's node affinity/selector"] };
 const enforced: Verdict = { code: Code.UnschedulableAndUnresolvable, reasons: ["node(s) didn't match scheduler-enforced node affinity"] };

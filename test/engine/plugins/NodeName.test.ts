@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Code } from '../../../src/engine/framework/status';
 import { ERR_REASON, factory } from '../../../src/engine/plugins/NodeName';
 import { makeNode, makePod, nodeInfoOf } from '../../builders';
-import { argsError, build, runFilter } from './run';
+import { argsError, build, runFilter } from './harness';
 
 describe('engine/plugins/NodeName', () => {
   const plugin = build(factory);

@@ -4,7 +4,7 @@ import { podInfo } from '../../../src/engine/framework/node-info';
 import { Code } from '../../../src/engine/framework/status';
 import { factory } from '../../../src/engine/plugins/NodePorts';
 import { makeNode, makePod, nodeInfoOf, type PodBuilder } from '../../builders';
-import { argsError, build, runFilter, type Verdict } from './run';
+import { argsError, build, runFilter, type Verdict } from './harness';
 
 const conflict: Verdict = { code: Code.Unschedulable, reasons: ["node(s) didn't have free ports for the requested pod ports"] };
 

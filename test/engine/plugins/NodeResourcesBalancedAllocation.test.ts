@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ResourceList } from '../../../src/engine/api/types';
 import { factory } from '../../../src/engine/plugins/NodeResourcesBalancedAllocation';
 import { makeNode, makePod, nodeInfoOf, type PodBuilder } from '../../builders';
-import { argsError, build, runScore } from './run';
+import { argsError, build, runScore } from './harness';
 
 const GPU = 'example.com/gpu';
 

@@ -5,7 +5,7 @@ import type { NodeInfo } from '../../../src/engine/framework/node-info';
 import { Code } from '../../../src/engine/framework/status';
 import { brokenLinearFunction, factory } from '../../../src/engine/plugins/NodeResourcesFit';
 import { makeNode, makePod, nodeInfoOf, type PodBuilder } from '../../builders';
-import { argsError, build, runFilter, runScore, type Verdict } from './run';
+import { argsError, build, runFilter, runScore, type Verdict } from './harness';
 
 const GPU = 'example.com/gpu';
 const unschedulable = (...reasons: string[]): Verdict => ({ code: Code.Unschedulable, reasons });

@@ -3,7 +3,7 @@ import type { Toleration } from '../../../src/engine/api/types';
 import { Code } from '../../../src/engine/framework/status';
 import { factory } from '../../../src/engine/plugins/NodeUnschedulable';
 import { makeNode, makePod, nodeInfoOf } from '../../builders';
-import { argsError, build, runFilter, type Verdict } from './run';
+import { argsError, build, runFilter, type Verdict } from './harness';
 
 describe('engine/plugins/NodeUnschedulable', () => {
   const plugin = build(factory);

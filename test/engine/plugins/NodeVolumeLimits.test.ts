@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ClusterObjects } from '../../../src/engine/api/types';
 import * as NodeVolumeLimits from '../../../src/engine/plugins/NodeVolumeLimits';
-import { makeNode, makePod, snapshotOf, type PodBuilder } from '../../builders';
+import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
 
 const EXCEEDED = `Unschedulable: ${NodeVolumeLimits.ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED}`;
@@ -28,7 +28,7 @@ describe('engine/plugins/NodeVolumeLimits', () => {
   for (const [name, pod, existing, limit, want] of table) {
     it(name, () => {
       const snapshot = snapshotOf([makeNode('n')], existing);
-      const run = runFilters(build(NodeVolumeLimits.factory, snapshot, undefined, objects(limit)), snapshot, pod.info);
+      const run = runFilters(build(NodeVolumeLimits.factory, undefined, handleOf(snapshot, 1, objects(limit))), snapshot, pod.info);
       assert.deepEqual(run.verdicts, { n: want });
     });
   }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { QueuedPodInfo } from '../../../src/engine/framework/interfaces';
 import { factory, NAME } from '../../../src/engine/plugins/PrioritySort';
 import { makePod } from '../../builders';
-import { argsError, build } from './run';
+import { argsError, build } from './harness';
 
 const queued = (name: string, priority: number | undefined, timestamp: number): QueuedPodInfo => {
   const pod = makePod(name);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as SchedulingGates from '../../../src/engine/plugins/SchedulingGates';
 import { makePod, type PodBuilder } from '../../builders';
 import { Code } from '../../../src/engine/framework/status';
-import { build, verdict, type Verdict } from './run';
+import { build, verdict, type Verdict } from './harness';
 
 // pkg/scheduler/framework/plugins/schedulinggates/scheduling_gates_test.go, TestPreEnqueue
 describe('engine/plugins/SchedulingGates', () => {

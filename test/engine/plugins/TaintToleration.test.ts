@@ -3,7 +3,7 @@ import type { Toleration } from '../../../src/engine/api/types';
 import { Code } from '../../../src/engine/framework/status';
 import { factory } from '../../../src/engine/plugins/TaintToleration';
 import { makeNode, makePod, nodeInfoOf, type NodeBuilder } from '../../builders';
-import { argsError, build, runFilter, runScore, type Verdict } from './run';
+import { argsError, build, runFilter, runScore, type Verdict } from './harness';
 
 // 1.35 prints one reason for every untolerated taint, without its key or value
 // (pkg/scheduler/framework/plugins/tainttoleration/taint_toleration_test.go, TestTaintTolerationFilter).

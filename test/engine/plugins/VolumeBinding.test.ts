@@ -7,7 +7,7 @@ import { Snapshot } from '../../../src/engine/framework/snapshot';
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
 import { inTreeRegistry } from '../../../src/engine/plugins/registry';
 import * as VolumeBinding from '../../../src/engine/plugins/VolumeBinding';
-import { makeNode, makePod, snapshotOf, type PodBuilder } from '../../builders';
+import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
 
 const ZONE = 'topology.kubernetes.io/zone';
@@ -80,7 +80,7 @@ describe('engine/plugins/VolumeBinding', () => {
   for (const [name, pod, objects, preFilter, filter] of table) {
     it(name, () => {
       const snapshot = snapshotOf(nodes);
-      const run = runFilters(build(VolumeBinding.factory, snapshot, undefined, objects), snapshot, pod.info);
+      const run = runFilters(build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, pod.info);
       assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
     });
   }

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { AccessMode, ClusterObjects } from '../../../src/engine/api/types';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import * as VolumeRestrictions from '../../../src/engine/plugins/VolumeRestrictions';
-import { makeNode, makePod, snapshotOf, type PodBuilder } from '../../builders';
-import { build, runFilters, verdict } from './harness';
+import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
+import { build, runFilters, verdictText } from './harness';
 
 const CONFLICT = `Unschedulable: ${VolumeRestrictions.ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT}`;
 const claims = (mode: AccessMode): ClusterObjects => ({ persistentVolumeClaims: [{ metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: [mode] } }] });
@@ -19,7 +19,7 @@ describe('engine/plugins/VolumeRestrictions', () => {
   for (const [name, pod, existing, objects, preFilter, verdicts] of table) {
     it(name, () => {
       const snapshot = snapshotOf([makeNode('n1'), makeNode('n2')], existing);
-      const run = runFilters(build(VolumeRestrictions.factory, snapshot, undefined, objects), snapshot, pod.info);
+      const run = runFilters(build(VolumeRestrictions.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, pod.info);
       assert.deepEqual([run.preFilter, run.verdicts], [preFilter, verdicts]);
     });
   }
@@ -27,13 +27,13 @@ describe('engine/plugins/VolumeRestrictions', () => {
   it('preemption removing the other pod lifts the conflict (RemovePod), adding it back restores it (AddPod)', () => {
     const other = makePod('other').claims('data').node('n1');
     const snapshot = snapshotOf([makeNode('n1')], [other]);
-    const plugin = build<VolumeRestrictions.VolumeRestrictions>(VolumeRestrictions.factory, snapshot, undefined, claims('ReadWriteOncePod'));
+    const plugin = build<VolumeRestrictions.VolumeRestrictions>(VolumeRestrictions.factory, undefined, handleOf(snapshot, 1, claims('ReadWriteOncePod')));
     const state = new CycleState();
     const pod = makePod('p').claims('data').info;
     plugin.preFilter(state, pod, snapshot.list());
     plugin.removePod(state, pod, other.info);
-    assert.equal(verdict(plugin.filter(state)), 'ok');
+    assert.equal(verdictText(plugin.filter(state)), 'ok');
     plugin.addPod(state, pod, other.info);
-    assert.equal(verdict(plugin.filter(state)), CONFLICT);
+    assert.equal(verdictText(plugin.filter(state)), CONFLICT);
   });
 });

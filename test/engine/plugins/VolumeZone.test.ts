@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ClusterObjects } from '../../../src/engine/api/types';
 import * as VolumeZone from '../../../src/engine/plugins/VolumeZone';
-import { makeNode, makePod, snapshotOf } from '../../builders';
+import { makeNode, makePod, snapshotOf, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
 
 const CONFLICT = `UnschedulableAndUnresolvable: ${VolumeZone.ERR_REASON_CONFLICT}`;
@@ -24,14 +24,14 @@ describe('engine/plugins/VolumeZone', () => {
   for (const [name, nodeLabels, volumeLabels, want] of table) {
     it(name, () => {
       const snapshot = snapshotOf([makeNode('n').labels(nodeLabels)]);
-      const run = runFilters(build(VolumeZone.factory, snapshot, undefined, bound(volumeLabels)), snapshot, makePod('p').claims('pvc').info);
+      const run = runFilters(build(VolumeZone.factory, undefined, handleOf(snapshot, 1, bound(volumeLabels))), snapshot, makePod('p').claims('pvc').info);
       assert.deepEqual(run.verdicts, { n: want });
     });
   }
 
   it('a pod without claims, or whose volumes carry no zone, is skipped', () => {
     const snapshot = snapshotOf([makeNode('n')]);
-    assert.equal(runFilters(build(VolumeZone.factory, snapshot), snapshot, makePod('p').info).preFilter, 'Skip');
-    assert.equal(runFilters(build(VolumeZone.factory, snapshot, undefined, bound({})), snapshot, makePod('p').claims('pvc').info).preFilter, 'Skip');
+    assert.equal(runFilters(build(VolumeZone.factory, undefined, handleOf(snapshot)), snapshot, makePod('p').info).preFilter, 'Skip');
+    assert.equal(runFilters(build(VolumeZone.factory, undefined, handleOf(snapshot, 1, bound({}))), snapshot, makePod('p').claims('pvc').info).preFilter, 'Skip');
   });
 });

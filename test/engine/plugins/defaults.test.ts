@@ -18,7 +18,7 @@ import * as NodeResourcesFit from '../../../src/engine/plugins/NodeResourcesFit'
 import * as NodeUnschedulable from '../../../src/engine/plugins/NodeUnschedulable';
 import * as PrioritySort from '../../../src/engine/plugins/PrioritySort';
 import * as TaintToleration from '../../../src/engine/plugins/TaintToleration';
-import { build } from './run';
+import { build } from './harness';
 
 /** The method a plugin implements for each stage the default profile lists. */
 const METHOD: Partial<Record<Stage, string>> = { Sort: 'less', PreFilter: 'preFilter', Filter: 'filter', PostFilter: 'postFilter', PreScore: 'preScore', Score: 'score' };

@@ -1,19 +1,12 @@
 import assert from 'node:assert/strict';
-import { type TopologySpreadConstraint } from '../../../src/engine/api/types';
-import { type NodeInfo } from '../../../src/engine/framework/node-info';
-import { Code } from '../../../src/engine/framework/status';
-import {
-  ERR_REASON_CONSTRAINTS_NOT_MATCH,
-  ERR_REASON_NODE_LABEL_NOT_MATCH,
-  factory,
-  LABEL_HOSTNAME,
-  LABEL_TOPOLOGY_ZONE,
-  SYSTEM_DEFAULT_CONSTRAINTS,
-  validateArgs,
-  type PodTopologySpread,
-} from '../../../src/engine/plugins/PodTopologySpread';
-import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
-import { build, filterAll, runFilters, runScores } from './harness';
+import { type TopologySpreadConstraint } from '../../../../src/engine/api/types';
+import { type NodeInfo } from '../../../../src/engine/framework/node-info';
+import { Code } from '../../../../src/engine/framework/status';
+import { LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../../../../src/engine/plugins/podtopologyspread/common';
+import { ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH } from '../../../../src/engine/plugins/podtopologyspread/filtering';
+import { factory, SYSTEM_DEFAULT_CONSTRAINTS, validateArgs, type PodTopologySpread } from '../../../../src/engine/plugins/podtopologyspread/plugin';
+import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../../builders';
+import { build, filterAll, runFilters, runScores } from '../harness';
 
 const SKEW = `${Code.Unschedulable}: ${ERR_REASON_CONSTRAINTS_NOT_MATCH}`;
 const NO_LABEL = `${Code.UnschedulableAndUnresolvable}: ${ERR_REASON_NODE_LABEL_NOT_MATCH}`;
@@ -38,7 +31,7 @@ const incoming = (...constraints: TopologySpreadConstraint[]) => {
   return pod;
 };
 
-describe('engine/plugins/PodTopologySpread', () => {
+describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
   describe('validates its args as upstream (v1 defaults: defaultingType System)', () => {
     const hostnameHard = { maxSkew: 1, topologyKey: LABEL_HOSTNAME, whenUnsatisfiable: 'DoNotSchedule' };
     const table: Array<[name: string, args: unknown, want: string]> = [
@@ -184,7 +177,7 @@ describe('engine/plugins/PodTopologySpread', () => {
     for (const row of table) {
       it(row.name, () => {
         const snapshot = snapshotOf(row.nodes ?? nodes(), row.pods ?? webPods());
-        const run = runFilters(build<PodTopologySpread>(factory, snapshot, row.args), snapshot, row.pod.info);
+        const run = runFilters(build<PodTopologySpread>(factory, row.args, handleOf(snapshot)), snapshot, row.pod.info);
         assert.equal(run.preFilter, 'ok');
         assert.deepEqual(run.verdicts, row.want);
       });
@@ -202,7 +195,7 @@ describe('engine/plugins/PodTopologySpread', () => {
     for (const [name, pod, args] of skips) {
       it(`PreFilter skips the pod with ${name}`, () => {
         const snapshot = snapshotOf(nodes(), webPods());
-        assert.equal(runFilters(build<PodTopologySpread>(factory, snapshot, args), snapshot, pod.info).preFilter, 'Skip');
+        assert.equal(runFilters(build<PodTopologySpread>(factory, args, handleOf(snapshot)), snapshot, pod.info).preFilter, 'Skip');
       });
     }
   });
@@ -222,7 +215,7 @@ describe('engine/plugins/PodTopologySpread', () => {
     for (const { name, op, other, want } of table) {
       it(`${name}, as a fresh PreFilter on the changed cluster would`, () => {
         const snapshot = snapshotOf(nodes(), webPods());
-        const plugin = build<PodTopologySpread>(factory, snapshot);
+        const plugin = build<PodTopologySpread>(factory, undefined, handleOf(snapshot));
         const run = runFilters(plugin, snapshot, pod.info);
         const node = snapshot.get(other.obj.spec.nodeName ?? '') as NodeInfo;
         const status = op === 'add' ? plugin.addPod(run.state, pod.info, other.info, node) : plugin.removePod(run.state, pod.info, other.info, node);
@@ -231,13 +224,13 @@ describe('engine/plugins/PodTopologySpread', () => {
 
         const changed = op === 'add' ? [...webPods(), other] : webPods().filter((p) => p.obj.metadata.name !== other.obj.metadata.name);
         const fresh = snapshotOf(nodes(), changed);
-        assert.deepEqual(runFilters(build<PodTopologySpread>(factory, fresh), fresh, pod.info).verdicts, want);
+        assert.deepEqual(runFilters(build<PodTopologySpread>(factory, undefined, handleOf(fresh)), fresh, pod.info).verdicts, want);
       });
     }
 
     it('removing what was added restores the verdicts, and a clone taken before is untouched', () => {
       const snapshot = snapshotOf(nodes(), webPods());
-      const plugin = build<PodTopologySpread>(factory, snapshot);
+      const plugin = build<PodTopologySpread>(factory, undefined, handleOf(snapshot));
       const run = runFilters(plugin, snapshot, pod.info);
       const before = run.state.clone();
       const b1 = snapshot.get('b1') as NodeInfo;
@@ -335,7 +328,7 @@ describe('engine/plugins/PodTopologySpread', () => {
       it(row.name, () => {
         const snapshot = snapshotOf(nodes(), webPods());
         const feasible = row.feasible ? row.feasible.map((n) => snapshot.get(n) as NodeInfo) : snapshot.list();
-        const run = runScores(build<PodTopologySpread>(factory, snapshot), snapshot, row.pod.info, feasible);
+        const run = runScores(build<PodTopologySpread>(factory, undefined, handleOf(snapshot)), snapshot, row.pod.info, feasible);
         assert.equal(run.preScore, 'ok');
         assert.deepEqual(run.raw, row.raw);
         assert.deepEqual(run.normalized, row.normalized);
@@ -349,7 +342,7 @@ describe('engine/plugins/PodTopologySpread', () => {
     for (const [name, pod] of skips) {
       it(`PreScore skips the pod with ${name}`, () => {
         const snapshot = snapshotOf(nodes(), webPods());
-        assert.equal(runScores(build<PodTopologySpread>(factory, snapshot), snapshot, pod.info).preScore, 'Skip');
+        assert.equal(runScores(build<PodTopologySpread>(factory, undefined, handleOf(snapshot)), snapshot, pod.info).preScore, 'Skip');
       });
     }
   });

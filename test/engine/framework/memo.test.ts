@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { LruCache, NodeAggregate, NodeMemo } from '../../../src/engine/framework/node-memo';
+import { NodeAggregate, NodeMemo } from '../../../src/engine/framework/memo';
 import { type NodeInfo, type NodeInfoLister } from '../../../src/engine/framework/node-info';
 import { Snapshot } from '../../../src/engine/framework/snapshot';
 import { makeNode, makePod, nodeInfoOf } from '../../builders';
 
 const podCount = (node: NodeInfo): number => node.pods.length;
 
-describe('engine/framework/node-memo', () => {
+describe('engine/framework/memo', () => {
   describe('NodeMemo', () => {
     it('computes once per node, key and generation', () => {
       const memo = new NodeMemo<number>();
@@ -100,19 +100,5 @@ describe('engine/framework/node-memo', () => {
       aggregate.update(snapshot.list(), lister);
       assert.deepEqual([result.total, looked], [2, [2, 0]], 'reordered (and the what-if undone): every node compared');
     });
-  });
-
-  it('LruCache keeps the most recently used values', () => {
-    const cache = new LruCache<string>(2);
-    const made: string[] = [];
-    const get = (key: string) => cache.get(key, () => (made.push(key), key.toUpperCase()));
-    assert.equal(get('a'), 'A');
-    get('b');
-    get('a');
-    get('c');
-    assert.deepEqual(made, ['a', 'b', 'c']);
-    get('a');
-    get('b');
-    assert.deepEqual(made, ['a', 'b', 'c', 'b'], 'b was the least recently used when c came');
   });
 });

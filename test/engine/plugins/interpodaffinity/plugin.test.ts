@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { type Namespace, type PodAffinityTerm } from '../../../src/engine/api/types';
-import { type NodeInfo } from '../../../src/engine/framework/node-info';
-import { Code } from '../../../src/engine/framework/status';
+import { type Namespace, type PodAffinityTerm } from '../../../../src/engine/api/types';
+import { type NodeInfo } from '../../../../src/engine/framework/node-info';
+import { Code } from '../../../../src/engine/framework/status';
 import {
   ERR_REASON_AFFINITY_RULES_NOT_MATCH,
   ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH,
   ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH,
-  factory,
-  validateArgs,
-  type InterPodAffinity,
-} from '../../../src/engine/plugins/InterPodAffinity';
-import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
-import { build, filterAll, runFilters, runScores } from './harness';
+} from '../../../../src/engine/plugins/interpodaffinity/filtering';
+import { factory, validateArgs, type InterPodAffinity } from '../../../../src/engine/plugins/interpodaffinity/plugin';
+import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../../builders';
+import { build, filterAll, runFilters, runScores } from '../harness';
 
 const AFFINITY = `${Code.UnschedulableAndUnresolvable}: ${ERR_REASON_AFFINITY_RULES_NOT_MATCH}`;
 const ANTI = `${Code.Unschedulable}: ${ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH}`;
@@ -30,7 +28,7 @@ const pod = (name: string, app: string, namespace?: string) => makePod(name, nam
 /** Pallet's shape: pods of one set that must not share a node. */
 const pallet = (name: string) => pod(name, 'pallet').requirePods('podAntiAffinity', term('pallet', HOSTNAME));
 
-describe('engine/plugins/InterPodAffinity', () => {
+describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
   describe('validates its args as upstream (hardPodAffinityWeight defaults to 1)', () => {
     const table: Array<[name: string, args: unknown, want: string]> = [
       ['no args', undefined, 'ok 1 false'],
@@ -189,7 +187,7 @@ describe('engine/plugins/InterPodAffinity', () => {
     for (const row of table) {
       it(row.name, () => {
         const snapshot = snapshotOf(nodes(), row.pods);
-        const run = runFilters(build<InterPodAffinity>(factory, snapshot, undefined, { namespaces: row.namespaces ?? [] }), snapshot, row.pod.info);
+        const run = runFilters(build<InterPodAffinity>(factory, undefined, handleOf(snapshot, 1, { namespaces: row.namespaces ?? [] })), snapshot, row.pod.info);
         assert.equal(run.preFilter, 'ok');
         assert.deepEqual(run.verdicts, row.want);
       });
@@ -197,7 +195,7 @@ describe('engine/plugins/InterPodAffinity', () => {
 
     it('PreFilter skips a pod without required terms when no existing pod’s anti-affinity matches it', () => {
       const snapshot = snapshotOf(nodes(), [pod('guard', 'guard').requirePods('podAntiAffinity', term('db', ZONE)).node('n1')]);
-      assert.equal(runFilters(build<InterPodAffinity>(factory, snapshot), snapshot, pod('new', 'web').info).preFilter, 'Skip');
+      assert.equal(runFilters(build<InterPodAffinity>(factory, undefined, handleOf(snapshot)), snapshot, pod('new', 'web').info).preFilter, 'Skip');
     });
   });
 
@@ -249,7 +247,7 @@ describe('engine/plugins/InterPodAffinity', () => {
     for (const row of table) {
       it(`${row.name}, as a fresh PreFilter on the changed cluster would`, () => {
         const snapshot = snapshotOf(nodes(), row.pods);
-        const plugin = build<InterPodAffinity>(factory, snapshot);
+        const plugin = build<InterPodAffinity>(factory, undefined, handleOf(snapshot));
         const run = runFilters(plugin, snapshot, row.pod.info);
         const node = snapshot.get(row.other.obj.spec.nodeName ?? '') as NodeInfo;
         const status = row.op === 'add' ? plugin.addPod(run.state, row.pod.info, row.other.info, node) : plugin.removePod(run.state, row.pod.info, row.other.info, node);
@@ -258,13 +256,13 @@ describe('engine/plugins/InterPodAffinity', () => {
 
         const changed = row.op === 'add' ? [...row.pods, row.other] : row.pods.filter((p) => p.obj.metadata.name !== row.other.obj.metadata.name);
         const fresh = snapshotOf(nodes(), changed);
-        assert.deepEqual(runFilters(build<InterPodAffinity>(factory, fresh), fresh, row.pod.info).verdicts, row.want);
+        assert.deepEqual(runFilters(build<InterPodAffinity>(factory, undefined, handleOf(fresh)), fresh, row.pod.info).verdicts, row.want);
       });
     }
 
     it('a clone taken before a what-if is untouched by it', () => {
       const snapshot = snapshotOf(nodes(), []);
-      const plugin = build<InterPodAffinity>(factory, snapshot);
+      const plugin = build<InterPodAffinity>(factory, undefined, handleOf(snapshot));
       const incoming = pallet('pallet-1');
       const run = runFilters(plugin, snapshot, incoming.info);
       const before = run.state.clone();
@@ -275,7 +273,7 @@ describe('engine/plugins/InterPodAffinity', () => {
 
     it("a what-if on one cycle's state leaves the counts the next cycle starts from as they were", () => {
       const snapshot = snapshotOf(nodes(), []);
-      const plugin = build<InterPodAffinity>(factory, snapshot);
+      const plugin = build<InterPodAffinity>(factory, undefined, handleOf(snapshot));
       const run = runFilters(plugin, snapshot, pallet('pallet-1').info);
       plugin.addPod(run.state, pallet('pallet-1').info, pallet('pallet-0').info, snapshot.get('n1') as NodeInfo);
       assert.equal(runFilters(plugin, snapshot, pallet('pallet-2').info).verdicts.n1, 'ok');
@@ -358,7 +356,7 @@ describe('engine/plugins/InterPodAffinity', () => {
     for (const row of table) {
       it(row.name, () => {
         const snapshot = snapshotOf(nodes(), row.pods);
-        const run = runScores(build<InterPodAffinity>(factory, snapshot, row.args), snapshot, row.pod.info);
+        const run = runScores(build<InterPodAffinity>(factory, row.args, handleOf(snapshot)), snapshot, row.pod.info);
         assert.equal(run.preScore, 'ok');
         assert.deepEqual(run.raw, row.raw);
         assert.deepEqual(run.normalized, row.normalized);
@@ -373,7 +371,7 @@ describe('engine/plugins/InterPodAffinity', () => {
     for (const [name, incoming, pods, args] of skips) {
       it(`PreScore skips when ${name}`, () => {
         const snapshot = snapshotOf(nodes(), pods);
-        assert.equal(runScores(build<InterPodAffinity>(factory, snapshot, args), snapshot, incoming.info).preScore, 'Skip');
+        assert.equal(runScores(build<InterPodAffinity>(factory, args, handleOf(snapshot)), snapshot, incoming.info).preScore, 'Skip');
       });
     }
   });

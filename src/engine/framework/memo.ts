@@ -3,24 +3,11 @@
 // removed), so a snapshot that copies only the nodes that changed recomputes only those. Plugins use
 // it so that a cycle costs a lookup per node rather than a selector match per pod.
 import type { NodeInfo, NodeInfoLister } from './node-info';
+import { LruCache } from './caches';
 import { Code, SUCCESS, type Status } from './status';
 
 /** Distinct keys kept per node: beyond it the node's entries start over (many distinct pod shapes). */
 const MAX_KEYS_PER_NODE = 64;
-
-const interned = new Map<string, string>();
-
-/**
- * One string instance per distinct memo key, so lookups compare keys by identity instead of by
- * content (keys are built afresh for every pod, and are long: selectors, terms, labels).
- */
-export function memoKey(key: string): string {
-  const known = interned.get(key);
-  if (known !== undefined) return known;
-  if (interned.size >= 10_000) interned.clear();
-  interned.set(key, key);
-  return key;
-}
 
 export class NodeMemo<V> {
   private readonly byNode = new WeakMap<NodeInfo, { generation: number; values: Map<string, V> }>();
@@ -28,7 +15,7 @@ export class NodeMemo<V> {
   /**
    * The value for `key` on `node`, computed by `compute(node, arg)` unless known for this generation.
    * `key` must identify everything `compute` reads besides the node's pods and labels; pass it
-   * through `memoKey` once per cycle.
+   * through a KeyInterner once per cycle.
    */
   get<A>(node: NodeInfo, key: string, compute: (node: NodeInfo, arg: A) => V, arg: A): V {
     let entry = this.byNode.get(node);
@@ -91,28 +78,6 @@ export class NodeAggregate<C> {
     slots[i] = node;
     generations[i] = node.generation;
     contributions[i] = contribution;
-  }
-}
-
-/** Values by key (one per distinct pod shape), the least recently used dropped beyond `capacity`. */
-export class LruCache<V> {
-  private readonly byKey = new Map<string, V>();
-  // The most recently used entry: asked again (the common case), it needs no reordering.
-  private lastKey: string | undefined;
-  private lastValue: V | undefined;
-
-  constructor(private readonly capacity: number) {}
-
-  get(key: string, create: () => V): V {
-    if (key === this.lastKey) return this.lastValue as V;
-    let value = this.byKey.get(key);
-    if (value === undefined) value = create();
-    else this.byKey.delete(key);
-    this.byKey.set(key, value);
-    if (this.byKey.size > this.capacity) this.byKey.delete(this.byKey.keys().next().value as string);
-    this.lastKey = key;
-    this.lastValue = value;
-    return value;
   }
 }
 
@@ -253,4 +218,50 @@ export class CombinedMemos<M> {
     this.lastKeys = keys;
     return this.last;
   }
+}
+
+/** Remembered verdict and score tables kept per plugin (one per key, i.e. per pod shape), the least recently used dropped. */
+const MEMO_KEYS = 16;
+
+/**
+ * The runtime's memos of one Framework: per plugin and key its verdicts (Filter) and raw scores
+ * (Score); per set of keys whether a node passed all those filters, and the weighted sum of scores
+ * that need no normalizing. Each memo is synced with the cycle's snapshot when handed out; none is
+ * handed out when the snapshot cannot tell its changes.
+ */
+export class CycleMemos {
+  private readonly verdicts = new Map<string, LruCache<VerdictMemo>>();
+  private readonly scores = new Map<string, LruCache<ScoreMemo>>();
+  private readonly allPassed = new CombinedMemos<VerdictMemo>();
+  private readonly sums = new CombinedMemos<SumMemo>();
+
+  /** `plugin`'s Filter verdicts for pods with `key`; none without a key. */
+  verdictMemo(lister: NodeInfoLister, plugin: string, key: string | undefined): VerdictMemo | undefined {
+    return memoOf(this.verdicts, () => new VerdictMemo(), lister, plugin, key);
+  }
+
+  /** `plugin`'s raw scores for pods with `key`; none without a key. */
+  scoreMemo(lister: NodeInfoLister, plugin: string, key: string | undefined): ScoreMemo | undefined {
+    return memoOf(this.scores, () => new ScoreMemo(), lister, plugin, key);
+  }
+
+  /** Whether a node passed every filter of `keys` (plugin, key, plugin, key, …). */
+  allPassedMemo(lister: NodeInfoLister, keys: readonly string[]): VerdictMemo | undefined {
+    const memo = this.allPassed.get(keys, () => new VerdictMemo());
+    return memo.sync(lister) ? memo : undefined;
+  }
+
+  /** The weighted sum of the scores of `keys` (plugin, key, …), `parts` plugins. */
+  sumMemo(lister: NodeInfoLister, keys: readonly string[], parts: number): SumMemo | undefined {
+    const memo = this.sums.get(keys, () => new SumMemo(parts));
+    return memo.sync(lister) ? memo : undefined;
+  }
+}
+
+function memoOf<M extends VerdictMemo | ScoreMemo>(memos: Map<string, LruCache<M>>, make: () => M, lister: NodeInfoLister, plugin: string, key: string | undefined): M | undefined {
+  if (key === undefined) return undefined;
+  let byKey = memos.get(plugin);
+  if (!byKey) memos.set(plugin, (byKey = new LruCache(MEMO_KEYS)));
+  const memo = byKey.get(key, make);
+  return memo.sync(lister) ? memo : undefined;
 }

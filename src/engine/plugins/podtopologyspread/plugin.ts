@@ -1,0 +1,116 @@
+// PodTopologySpread as upstream's pkg/scheduler/framework/plugins/podtopologyspread: hard
+// constraints (DoNotSchedule) filter nodes by skew (filtering.ts), soft ones (ScheduleAnyway) score
+// them (scoring.ts); both read the pod's constraints and the domain counts kept across cycles
+// through one SpreadCounts (common.ts). A pod without constraints of its own gets the profile's
+// default constraints (System: upstream's).
+import { isQualifiedName } from '../../api/labels';
+import { type Result } from '../../api/result';
+import type { TopologySpreadConstraint } from '../../api/types';
+import type { CycleState } from '../../framework/cycle-state';
+import type { FilterPlugin, FrameworkHandle, NodeScore, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces';
+import type { NodeInfo, PodInfo } from '../../framework/node-info';
+import type { Status } from '../../framework/status';
+import { argsObject, argsResult, factoryOf } from '../args';
+import { Names } from '../names';
+import { LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE, SpreadCounts } from './common';
+import { SpreadFiltering } from './filtering';
+import { SpreadScoring } from './scoring';
+
+export const NAME = Names.PodTopologySpread;
+
+/** Upstream's systemDefaultConstraints, used when defaultingType is System. */
+export const SYSTEM_DEFAULT_CONSTRAINTS: readonly TopologySpreadConstraint[] = Object.freeze([
+  { topologyKey: LABEL_HOSTNAME, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 3 },
+  { topologyKey: LABEL_TOPOLOGY_ZONE, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 5 },
+] as const);
+
+export type DefaultingType = 'System' | 'List';
+
+export interface PodTopologySpreadArgs {
+  /** Constraints for pods that have none (defaultingType List); they must not carry a labelSelector. */
+  readonly defaultConstraints: readonly TopologySpreadConstraint[];
+  readonly defaultingType: DefaultingType;
+}
+
+/** Upstream's ValidatePodTopologySpreadArgs, after v1 defaulting (defaultingType System). */
+export function validateArgs(args: unknown): Result<PodTopologySpreadArgs> {
+  const fields = argsObject(NAME, args, ['defaultConstraints', 'defaultingType']);
+  if (!fields.ok) return fields;
+  const errors: string[] = [];
+  const defaultingType = fields.value.defaultingType ?? 'System';
+  if (defaultingType !== 'System' && defaultingType !== 'List') {
+    errors.push(`defaultingType: Unsupported value: ${JSON.stringify(defaultingType)}: supported values: "System", "List"`);
+  }
+  const constraints = fields.value.defaultConstraints ?? [];
+  if (!Array.isArray(constraints)) {
+    errors.push('defaultConstraints: Invalid value: want a list of constraints');
+  } else {
+    if (defaultingType === 'System' && constraints.length > 0) errors.push('defaultingType: Invalid value: "System": when .defaultConstraints are not empty');
+    constraints.forEach((c: unknown, i) => errors.push(...constraintErrors(c, i, constraints)));
+  }
+  return argsResult(NAME, errors, { defaultConstraints: constraints as TopologySpreadConstraint[], defaultingType: defaultingType as DefaultingType });
+}
+
+function constraintErrors(value: unknown, index: number, all: readonly unknown[]): string[] {
+  const path = `defaultConstraints[${index}]`;
+  if (typeof value !== 'object' || value === null) return [`${path}: Invalid value: want a constraint object`];
+  const c = value as Partial<Record<keyof TopologySpreadConstraint, unknown>>;
+  const errors: string[] = [];
+  if (typeof c.maxSkew !== 'number' || !Number.isInteger(c.maxSkew) || c.maxSkew <= 0) errors.push(`${path}.maxSkew: Invalid value: ${JSON.stringify(c.maxSkew)}: not in valid range (0, inf)`);
+  if (typeof c.topologyKey !== 'string' || c.topologyKey === '') errors.push(`${path}.topologyKey: Required value: can not be empty`);
+  else if (!isQualifiedName(c.topologyKey)) errors.push(`${path}.topologyKey: Invalid value: ${JSON.stringify(c.topologyKey)}: not a valid label name`);
+  if (c.whenUnsatisfiable === undefined || c.whenUnsatisfiable === '') errors.push(`${path}.whenUnsatisfiable: Required value: can not be empty`);
+  else if (c.whenUnsatisfiable !== 'DoNotSchedule' && c.whenUnsatisfiable !== 'ScheduleAnyway') {
+    errors.push(`${path}.whenUnsatisfiable: Unsupported value: ${JSON.stringify(c.whenUnsatisfiable)}: supported values: "DoNotSchedule", "ScheduleAnyway"`);
+  }
+  if (c.labelSelector !== undefined) errors.push(`${path}.labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`);
+  const repeated = all.slice(0, index).some((o) => {
+    const other = o as Partial<TopologySpreadConstraint> | null;
+    return other?.topologyKey === c.topologyKey && other?.whenUnsatisfiable === c.whenUnsatisfiable;
+  });
+  if (repeated) errors.push(`${path}: Duplicate value: "{${String(c.topologyKey)}, ${String(c.whenUnsatisfiable)}}"`);
+  return errors;
+}
+
+export const factory = factoryOf(validateArgs, (args, handle) => new PodTopologySpread(args, handle));
+
+export class PodTopologySpread implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
+  readonly name = NAME;
+  private readonly filtering: SpreadFiltering;
+  private readonly scoring: SpreadScoring;
+
+  constructor(args: PodTopologySpreadArgs, handle: FrameworkHandle) {
+    const systemDefaulted = args.defaultingType === 'System';
+    const shared = new SpreadCounts(systemDefaulted ? SYSTEM_DEFAULT_CONSTRAINTS : args.defaultConstraints, systemDefaulted);
+    this.filtering = new SpreadFiltering(shared, handle);
+    this.scoring = new SpreadScoring(shared, handle);
+  }
+
+  preFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): { status: Status } {
+    return this.filtering.preFilter(state, pod, nodes);
+  }
+
+  addPod(state: CycleState, podToSchedule: PodInfo, podToAdd: PodInfo, node: NodeInfo): Status {
+    return this.filtering.updateWithPod(state, podToSchedule.pod, podToAdd.pod, node.node, 1);
+  }
+
+  removePod(state: CycleState, podToSchedule: PodInfo, podToRemove: PodInfo, node: NodeInfo): Status {
+    return this.filtering.updateWithPod(state, podToSchedule.pod, podToRemove.pod, node.node, -1);
+  }
+
+  filter(state: CycleState, _pod: PodInfo, node: NodeInfo): Status {
+    return this.filtering.filter(state, node);
+  }
+
+  preScore(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): Status {
+    return this.scoring.preScore(state, pod, nodes);
+  }
+
+  score(state: CycleState, _pod: PodInfo, node: NodeInfo): number | Status {
+    return this.scoring.score(state, node);
+  }
+
+  normalizeScore(state: CycleState, _pod: PodInfo, scores: NodeScore[]): Status {
+    return this.scoring.normalizeScore(state, scores);
+  }
+}
