@@ -14,6 +14,7 @@ import { benchmarks as store } from './store';
 import { benchmarks as server } from './server';
 import { benchmarks as planner } from './planner';
 import { benchmarks as webview } from './webview';
+import { benchmarks as kube } from './kube';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -29,6 +30,7 @@ const all: readonly Benchmark[] = [
   ...server,
   ...planner,
   ...webview,
+  ...kube,
 ];
 
 const filter = process.argv[2] ?? '';

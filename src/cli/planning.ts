@@ -13,6 +13,7 @@ import { profileInput, readProfile, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import { readSource, type SourceArgs } from './source';
 import { readTrigger } from '../engine/planner/trigger';
+import { triggerSpec } from '../manifests/planner';
 
 export interface Planning {
   readonly workspace: WorkspaceModel;
@@ -27,9 +28,7 @@ export interface PlanningInput {
   readonly warnings: readonly string[];
 }
 
-export function triggerSpec(t: ScheduleTriggerManifest): TriggerSpec {
-  return { name: t.name, namespace: t.namespace, podSet: t.podSet, state: t.state, labels: t.labels, dependsOn: t.dependsOn, ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}) };
-}
+export { triggerSpec } from '../manifests/planner';
 
 /** A trigger the engine cannot use (a quiet time that does not parse, a bad planner label), at its field. */
 function triggerError(located: Located<ScheduleTriggerManifest>): string | undefined {

@@ -34,11 +34,27 @@ export interface RequestOptions {
   readonly query?: Readonly<Record<string, string | undefined>>;
 }
 
+/** Connections to the API server at once; more requests wait for one (a TLS handshake costs more than the wait). */
+const MAX_SOCKETS = 32;
+
 /** Bounded so a stalled server cannot hang a command. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
 export class KubeHttp {
+  /** client-node makes a new agent per request (a TLS handshake each time): one keep-alive agent per TLS identity reuses connections. */
+  private agent: { readonly key: string; readonly agent: https.Agent } | undefined;
+
   constructor(readonly context: KubeContext) {}
+
+  private agentFor(opts: https.RequestOptions): https.Agent {
+    const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, servername: opts.servername, ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}) };
+    const key = JSON.stringify([tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.servername, tls.rejectUnauthorized].map((v) => (v === undefined ? null : String(v))));
+    if (this.agent?.key !== key) {
+      this.agent?.agent.destroy();
+      this.agent = { key, agent: new https.Agent({ ...tls, keepAlive: true, maxSockets: MAX_SOCKETS }) };
+    }
+    return this.agent.agent;
+  }
 
   /** The parsed JSON answer of a request to `path` (e.g. `/api/v1/pods`), or an ApiError. */
   async request<T = unknown>(path: string, options: RequestOptions = {}): Promise<Result<T, ApiError>> {
@@ -60,6 +76,7 @@ export class KubeHttp {
       redactor.add(authorization.replace(/^\S+\s+/, ''));
     }
     if (opts.key) redactor.add(opts.key.toString());
+    if (url.protocol === 'https:') opts.agent = this.agentFor(opts);
     if (payload !== undefined) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(payload));

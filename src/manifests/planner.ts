@@ -5,6 +5,7 @@ import { DEFAULT_NAMESPACE, type Labels, type ObjectMeta } from '../engine/api/t
 import { Code, STAGES, type Stage, type Status } from '../engine/framework/status';
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from '../engine/framework/diagnosis';
 import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../engine/planner/plan';
+import type { TriggerSpec } from '../engine/planner/trigger';
 import { arrayOf, integer, number, object, oneOf, string, type DecodeContext, type Decoder } from './decode';
 import { objectMeta } from './kube';
 import { joinPath } from './source-map';
@@ -33,6 +34,11 @@ export interface ScheduleTriggerManifest {
   readonly quietTime?: string;
   readonly state: TriggerState;
   readonly dependsOn: readonly DependencyRef[];
+}
+
+/** A ScheduleTrigger as the engine's trigger logic reads it. */
+export function triggerSpec(t: ScheduleTriggerManifest): TriggerSpec {
+  return { name: t.name, namespace: t.namespace, podSet: t.podSet, state: t.state, labels: t.labels, dependsOn: t.dependsOn, ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}) };
 }
 
 export interface PlanEntry {

@@ -45,18 +45,22 @@ export function schedulePlanManifest(plan: WritablePlan, options: WritePlanOptio
   };
 }
 
-/** SchedulePlan YAML text (one document) for a plan. */
-export function writeSchedulePlan(plan: WritablePlan, options: WritePlanOptions = {}): string {
+/** The SchedulePlan object for a plan, as written to a file or sent to the API server. */
+export function schedulePlanObject(plan: WritablePlan, options: WritePlanOptions = {}) {
   const m = schedulePlanManifest(plan, options);
-  const object = {
+  return {
     apiVersion: PLANNER_API_VERSION,
     kind: 'SchedulePlan',
     metadata: { name: m.name, namespace: m.namespace, labels: m.labels },
     spec: { plan: m.plan },
     status: m.status,
   };
+}
+
+/** SchedulePlan YAML text (one document) for a plan. */
+export function writeSchedulePlan(plan: WritablePlan, options: WritePlanOptions = {}): string {
   // lineWidth 0: failure messages stay on one line each.
-  return stringify(object, { lineWidth: 0 });
+  return stringify(schedulePlanObject(plan, options), { lineWidth: 0 });
 }
 
 /** What is known of an unplaced pod whose diagnosis was not written: its message. */

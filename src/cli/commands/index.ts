@@ -1,13 +1,15 @@
 // Every CLI command, in the order `podplan --help` lists them.
 import type { Command } from '../io';
+import { claim } from './claim';
 import { crds, installCrds } from './crds';
 import { diff } from './diff';
 import { exportPlan } from './export';
 import { history } from './history';
 import { plan } from './plan';
+import { run } from './run';
 import { schedule } from './schedule';
 import { servePlanner } from './serve-planner';
 import { show } from './show';
 import { snapshot } from './snapshot';
 
-export const commands: readonly Command[] = [schedule, plan, servePlanner, snapshot, crds, installCrds, history, show, diff, exportPlan];
+export const commands: readonly Command[] = [schedule, plan, servePlanner, snapshot, crds, installCrds, run, claim, history, show, diff, exportPlan];

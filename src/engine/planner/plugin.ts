@@ -13,6 +13,7 @@ import { err, ok, type Result } from '../api/result';
 import { StateKey, type CycleState } from '../framework/cycle-state';
 import type { FrameworkHandle, PluginFactory, PreFilterPlugin, PreFilterResult, ReservePlugin } from '../framework/interfaces';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
+import type { Binder } from '../framework/binder';
 import { mergeProfile, type Profile, type ProfileError } from '../framework/profile';
 import { Framework } from '../framework/runtime';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
@@ -131,7 +132,7 @@ export const PLAN_RECORD_SCORES = 3;
  */
 export function podSetFramework(
   profile: Profile,
-  options: { readonly random: Random; readonly gate?: PodSetGate; readonly solver?: SolverSettings },
+  options: { readonly random: Random; readonly gate?: PodSetGate; readonly solver?: SolverSettings; readonly binder?: Binder },
 ): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
   const registry = inTreeRegistry([podSetPlannerModule(options.gate, (made) => (plugin = made))]);
@@ -141,7 +142,7 @@ export function podSetFramework(
     recordScores: profile.recordScores ?? PLAN_RECORD_SCORES,
     plugins: { multiPoint: { enabled: [{ name: NAME }] } },
   });
-  const built = Framework.build(registry.value, withPlanner, { random: options.random });
+  const built = Framework.build(registry.value, withPlanner, { random: options.random, ...(options.binder ? { binder: options.binder } : {}) });
   if (!built.ok) return built;
   return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });
 }

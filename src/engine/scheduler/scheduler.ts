@@ -3,7 +3,7 @@
 // Binder, then confirm the pod in the cache or forget it and requeue. Cluster events (pods and nodes
 // added, updated, removed) feed the cache and wake the pods they could help.
 import type { Clock, ManualClock } from '../api/clock';
-import { podKey, type Node, type Pod } from '../api/types';
+import { podId, podKey, type Node, type Pod } from '../api/types';
 import type { ClusterCache } from '../cache/cache';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
@@ -36,6 +36,12 @@ export interface SchedulerOptions {
   readonly clock: Clock;
   /** Pods whose spec.schedulerName names another scheduler are left alone. */
   readonly schedulerName?: string;
+  /**
+   * Who confirms a bound pod in the cache: the scheduler itself as soon as the binder answers
+   * (previews, where nothing else will), or the cluster's watch (a live scheduler: an assumed pod
+   * the watch never shows expires). Default 'binder'.
+   */
+  readonly confirmedBy?: 'binder' | 'watch';
 }
 
 export class Scheduler {
@@ -63,6 +69,7 @@ export class Scheduler {
   onPodAdd(pod: Pod): void {
     if (pod.spec.nodeName) {
       this.cacheChanged(this.options.cache.addPod(pod), 'PodAdd');
+      this.queue.delete(podId(pod));
       return;
     }
     if (!this.responsibleFor(pod)) return;
@@ -77,8 +84,11 @@ export class Scheduler {
 
   onPodUpdate(pod: Pod): void {
     if (pod.spec.nodeName) {
-      const known = pod.metadata.uid ? this.options.cache.getPod(pod.metadata.uid) : undefined;
-      this.cacheChanged(known ? this.options.cache.updatePod(pod) : this.options.cache.addPod(pod), 'PodUpdate');
+      const known = this.options.cache.getPod(podId(pod));
+      // An assumed pod's bound version confirms it, like an add.
+      this.cacheChanged(known?.state === 'Added' ? this.options.cache.updatePod(pod) : this.options.cache.addPod(pod), 'PodUpdate');
+      // Bound (by this scheduler or another): it is no longer anyone's to schedule.
+      this.queue.delete(podId(pod));
       return;
     }
     const info = podInfo(pod);
@@ -127,12 +137,14 @@ export class Scheduler {
       forget: () => void cache.forgetPod(info.pod),
     });
     if (!commit.ok) {
-      this.queue.addBackoff(queued);
+      // Seen bound meanwhile (another scheduler won the binding): nothing is left to retry.
+      if (cache.getPod(info.id)?.state === 'Added') this.queue.done(info.id);
+      else this.queue.addBackoff(queued);
       return this.record({ pod: info.key, diagnosis: commit.diagnosis, attempts: queued.attempts });
     }
     cache.finishBinding(info.pod);
     // The binder has answered: confirm the pod as the watch would, so it stops being only assumed.
-    cache.addPod(boundPodInfo(info, commit.node).pod);
+    if (this.options.confirmedBy !== 'watch') cache.addPod(boundPodInfo(info, commit.node).pod);
     this.queue.done(info.id);
     this.queue.onEvent('PodAdd');
     return this.record({ pod: info.key, node: commit.node, diagnosis: commit.diagnosis, attempts: queued.attempts });

@@ -1,0 +1,326 @@
+// `podplan run`: Podplan as a cluster's scheduler (src/kube/live): informers feed the engine, the
+// scheduling loop decides, bindings and SchedulePlans are written while this process holds the
+// Lease; every decision and plan goes to the history as a run of the kube context.
+import { createHash } from 'node:crypto';
+import { hostname } from 'node:os';
+import { podKey, type Pod } from '../../engine/api/types';
+import { explain } from '../../engine/explain/explain';
+import { InMemoryBinder, type Binder } from '../../engine/framework/binder';
+import type { Profile } from '../../engine/framework/profile';
+import type { Plan } from '../../engine/planner/plan';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
+import { KubeBinder } from '../../kube/binder';
+import { LeaderElector } from '../../kube/lease';
+import { KubeHttp } from '../../kube/http';
+import { openContext } from '../../kube/kubeconfig';
+import { bindingPoster, leaseClient, planWriter, startInformers } from '../../kube/live/cluster';
+import { PlannerObjects } from '../../kube/planner-objects';
+import { composeLiveScheduler, PODPLAN_SCHEDULER_NAME, RECORDED_SCORES } from '../../kube/live/compose';
+import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
+import { schedulePlanName } from '../../engine/planner/name';
+import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
+import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
+import { readProfile } from '../input';
+import { EXIT, type CliIO, type Command } from '../io';
+
+/** The Lease two copies of `podplan run` elect their leader with. */
+export const LEASE_NAME = 'podplan-scheduler';
+const LEASE_NAMESPACE = 'kube-system';
+
+const HELP = `Usage: podplan run --context <name> [--kubeconfig file] [--profile file] [--dry-run] [--once] [--db file]
+
+Runs Podplan as a scheduler of the cluster of a kube context. It watches Nodes, Pods and
+ScheduleTriggers and schedules the pending pods whose spec.schedulerName is "${PODPLAN_SCHEDULER_NAME}" (default
+plugins) or "${POD_SET_SCHEDULER_NAME}" (pod sets, planned whole as Pallet does), binding each with
+pods/{name}/binding. Pods of other schedulers are never touched.
+
+Pod sets: a ScheduleTrigger holds its set while Planning; once its quiet time has passed since the
+last pod of the set arrived, its spec.state is set to Schedule, one SchedulePlan is written for the
+set (named as Pallet names it) and the pods are bound as planned. A pod arriving later is placed at
+once; a plan whose node no longer fits is made again.
+
+Options:
+  --context <name>     the kube context (required)
+  --kubeconfig <file>  the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)
+  --profile <file>     a KubeSchedulerConfiguration: the profile named ${PODPLAN_SCHEDULER_NAME} (else the first) is
+                       merged onto the default one; a profile named ${POD_SET_SCHEDULER_NAME} is used for pod sets
+  --dry-run            write nothing to the cluster (no bindings, plans, trigger states or Lease); print
+                       what would be written
+  --once               exit once nothing of its own is pending or in flight
+  --lease-namespace <ns>  where the ${LEASE_NAME} Lease lives (default ${LEASE_NAMESPACE})
+  --identity <id>      this copy's name in the Lease (default host name and process id)
+${DB_HELP}
+  --no-history         do not record the run in the plan history
+  -h, --help           this help
+
+Two copies elect a leader through the coordination.k8s.io/v1 Lease ${LEASE_NAMESPACE}/${LEASE_NAME}: only the
+leader binds. SIGINT or SIGTERM lets the bindings in flight finish, releases the Lease and exits.
+
+Exit codes: 0 done (every pod it tried was bound), 1 some pods could not be placed, 2 bad input or
+the cluster could not be reached.
+`;
+
+/** How often --once looks whether the work is done. */
+const IDLE_POLL_MS = 100;
+/** Decisions are saved in the history in batches this far apart. */
+const HISTORY_FLUSH_MS = 2_000;
+
+export const run: Command = {
+  name: 'run',
+  summary: 'run Podplan as the scheduler of a cluster (kube context)',
+  help: HELP,
+  async run(args, io) {
+    const parsed = parseCommand(
+      'run',
+      args,
+      {
+        ...DB_OPTION,
+        context: { type: 'string' },
+        kubeconfig: { type: 'string' },
+        profile: { type: 'string' },
+        'dry-run': { type: 'boolean' },
+        once: { type: 'boolean' },
+        'lease-namespace': { type: 'string' },
+        identity: { type: 'string' },
+        'no-history': { type: 'boolean' },
+      },
+      0,
+      io,
+    );
+    if (!parsed) return EXIT.badInput;
+    const { values } = parsed;
+    if (!values.context) {
+      io.stderr(`podplan run: --context is required\n\n${HELP}`);
+      return EXIT.badInput;
+    }
+    const profiles = await readProfiles(values.profile, io);
+    if (!profiles) return EXIT.badInput;
+    const context = openContext({ context: values.context, ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+    if (!context.ok) {
+      io.stderr(`podplan run: ${context.error}\n`);
+      return EXIT.badInput;
+    }
+    const http = new KubeHttp(context.value);
+    const dryRun = values['dry-run'] === true;
+    const clock = io.clock;
+    const history = values['no-history'] ? undefined : await LiveHistory.start(values.context, context.value.server, values.db, io);
+    const report = new RunReport(io, dryRun, history);
+    const binder: Binder & { drain?: () => Promise<void> } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
+    const composed = composeLiveScheduler({
+      clock,
+      cache: liveCache(clock),
+      binder,
+      writer: dryRun ? dryRunWriter(io) : planWriter(new PlannerObjects(context.value)),
+      report,
+      ...profiles,
+      ...(dryRun ? { tuning: { confirmedBy: 'binder' } } : {}),
+    });
+    if (!composed.ok) {
+      for (const e of composed.error) io.stderr(`podplan run: ${e.message}\n`);
+      history?.finish('failed', 'the profile was refused');
+      return EXIT.badInput;
+    }
+    const live = composed.value;
+    const informers = startInformers(http, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`) });
+    try {
+      await informers.synced;
+    } catch (e) {
+      io.stderr(`podplan run: cannot list the cluster: ${context.value.redactor.describe(e)}\n`);
+      await Promise.all([informers.stop(), live.stop()]);
+      history?.finish('failed', 'the cluster could not be listed');
+      return EXIT.badInput;
+    }
+    const identity = values.identity ?? `${hostname()}_${process.pid}`;
+    const elector = dryRun
+      ? undefined
+      : new LeaderElector({
+          client: leaseClient(http, values['lease-namespace'] ?? LEASE_NAMESPACE, LEASE_NAME),
+          identity,
+          clock,
+          onStartedLeading: () => {
+            io.stderr(`podplan run: ${identity} leads; scheduling\n`);
+            live.setLeading(true);
+          },
+          onStoppedLeading: () => {
+            io.stderr(`podplan run: ${identity} no longer leads; scheduling stopped\n`);
+            live.setLeading(false);
+          },
+          onError: (m) => io.stderr(`podplan run: lease: ${m}\n`),
+        });
+    if (elector) elector.start();
+    else live.setLeading(true);
+    io.stderr(`podplan run: watching context ${values.context}${dryRun ? ' (dry run: nothing is written)' : ''}\n`);
+
+    const flush = history ? startFlushing(clock, history) : undefined;
+    const signal = await Promise.race([io.stopSignal(), values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined)]);
+    if (signal !== 'idle') io.stderr(`podplan run: ${signal}: finishing the bindings in flight\n`);
+    await live.stop();
+    await binder.drain?.();
+    await elector?.stop();
+    await informers.stop();
+    flush?.cancel();
+    const outcomes = [...live.outcomes().values()];
+    const bound = outcomes.filter((o) => o.node !== undefined).length;
+    const unplaced = outcomes.filter((o) => o.node === undefined);
+    history?.finish('succeeded', `${bound} pods bound, ${unplaced.length} not placed`);
+    io.stdout(`${bound} pods ${dryRun ? 'would be ' : ''}bound, ${unplaced.length} not placed.\n`);
+    return unplaced.length > 0 ? EXIT.unplaced : EXIT.ok;
+  },
+};
+
+/** The profiles from --profile: the one for `podplan` and, if it has one, the pod-set scheduler's. */
+async function readProfiles(file: string | undefined, io: CliIO): Promise<{ profile?: Profile; podSetProfile?: Profile } | undefined> {
+  if (file === undefined) return {};
+  const main = await readProfile(file, io, PODPLAN_SCHEDULER_NAME);
+  const podSets = await readProfile(file, io, POD_SET_SCHEDULER_NAME);
+  for (const w of main.warnings) io.stderr(`${w}\n`);
+  if (main.errors.length > 0 || !main.value || !podSets.value) {
+    for (const e of main.errors) io.stderr(`${e}\n`);
+    return undefined;
+  }
+  const podSetProfile = podSets.value.profile.schedulerName === POD_SET_SCHEDULER_NAME ? podSets.value.profile : undefined;
+  return { profile: main.value.profile, ...(podSetProfile ? { podSetProfile } : {}) };
+}
+
+function whenIdle(clock: CliIO['clock'], idle: () => boolean): Promise<'idle'> {
+  return new Promise((resolve) => {
+    const look = () => (idle() ? resolve('idle') : clock.setTimer(IDLE_POLL_MS, look));
+    clock.setTimer(IDLE_POLL_MS, look);
+  });
+}
+
+function startFlushing(clock: CliIO['clock'], history: LiveHistory): { cancel(): void } {
+  let timer = clock.setTimer(HISTORY_FLUSH_MS, function tick() {
+    history.flush();
+    timer = clock.setTimer(HISTORY_FLUSH_MS, tick);
+  });
+  return { cancel: () => timer.cancel() };
+}
+
+function dryRunBinder(io: CliIO): Binder {
+  const memory = new InMemoryBinder();
+  return {
+    bind(pod: Pod, node: string) {
+      io.stdout(`would bind ${podKey(pod)} to ${node}\n`);
+      return memory.bind(pod, node);
+    },
+  };
+}
+
+function dryRunWriter(io: CliIO): PlanWriter {
+  return {
+    writePlan(plan: Plan) {
+      const placed = plan.assignments.map((a) => `${a.pod}→${a.node}`).join(', ');
+      io.stdout(`would write SchedulePlan ${plan.namespace}/${schedulePlanName(plan.namespace, plan.podSet)}: ${placed || 'no pod placed'}${plan.unplaced.length ? `; ${plan.unplaced.length} left out` : ''}\n`);
+      return Promise.resolve({ ok: true });
+    },
+    setTriggerState(namespace, name, state) {
+      io.stdout(`would set ScheduleTrigger ${namespace}/${name} to ${state}\n`);
+      return Promise.resolve({ ok: true });
+    },
+  };
+}
+
+/** Decisions and plans as lines on stdout (bindings) and stderr (failures), and into the history. */
+class RunReport implements LiveReport {
+  constructor(
+    private readonly io: CliIO,
+    private readonly dryRun: boolean,
+    private readonly history: LiveHistory | undefined,
+  ) {}
+
+  decision(outcome: ScheduleOutcome): void {
+    if (outcome.node !== undefined) {
+      if (!this.dryRun) this.io.stdout(`bound ${outcome.pod} to ${outcome.node}\n`);
+    } else {
+      this.io.stdout(`not placed ${outcome.pod}: ${explain(outcome.diagnosis).message}\n`);
+    }
+    this.history?.decision(outcome);
+  }
+
+  plan(plan: Plan, cause: string): void {
+    this.io.stderr(`podplan run: plan of pod set ${plan.namespace}/${plan.podSet} (${cause}): ${plan.assignments.length} placed, ${plan.unplaced.length} left out\n`);
+    this.history?.plan(plan);
+  }
+
+  triggerScheduled(trigger: { namespace: string; name: string }): void {
+    this.io.stderr(`podplan run: ScheduleTrigger ${trigger.namespace}/${trigger.name}: quiet time passed, Schedule\n`);
+    this.history?.triggerScheduled(trigger.namespace, trigger.name);
+  }
+
+  warning(message: string): void {
+    this.io.stderr(`podplan run: ${message}\n`);
+  }
+}
+
+/**
+ * The run in the plan history: a `live` run of the kube-context source; decisions are saved in
+ * batches as plans of pod set "*" (each pod's latest decision of the batch), pod-set plans as they
+ * are made, trigger flips as transitions. A history that fails is one line on stderr, never the run's.
+ */
+class LiveHistory {
+  private batch = new Map<string, ScheduleOutcome>();
+
+  private constructor(
+    private readonly store: PlanStore,
+    private readonly run: number,
+    private readonly io: CliIO,
+  ) {}
+
+  static async start(context: string, server: string, db: string | undefined, io: CliIO): Promise<LiveHistory | undefined> {
+    const opened = await openHistory(databasePath(db, io), io);
+    if (!opened.ok) {
+      io.stderr(`podplan run: plan history is off: ${opened.error.message}\n`);
+      return undefined;
+    }
+    const run = opened.value.startRun({ kind: 'kube-context', name: context, server }, 'live');
+    if (run.ok) return new LiveHistory(opened.value, run.value, io);
+    opened.value.close();
+    io.stderr(`podplan run: plan history is off: ${run.error.message}\n`);
+    return undefined;
+  }
+
+  decision(outcome: ScheduleOutcome): void {
+    this.batch.set(outcome.pod, outcome);
+  }
+
+  plan(plan: Plan): void {
+    this.report(this.store.savePlan(this.run, plan, { profileHash: hash(plan.profile) }));
+  }
+
+  triggerScheduled(namespace: string, trigger: string): void {
+    this.report(this.store.recordTriggerTransition({ namespace, trigger, from: 'Planning', to: 'Schedule', cause: 'quiet-time', at: this.io.clock.now() }));
+  }
+
+  flush(): void {
+    if (this.batch.size === 0) return;
+    const outcomes = [...this.batch.values()];
+    this.batch = new Map();
+    const plan: Plan = {
+      podSet: ALL_PENDING_PODS,
+      namespace: ALL_PENDING_PODS,
+      planner: 'run',
+      profile: PODPLAN_SCHEDULER_NAME,
+      assignments: outcomes.flatMap((o) => (o.node !== undefined ? [{ pod: o.pod, node: o.node, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } }] : [])),
+      unplaced: outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
+      createdAt: this.io.clock.now(),
+      snapshotHash: '',
+    };
+    this.report(this.store.savePlan(this.run, plan, { profileHash: hash(PODPLAN_SCHEDULER_NAME) }));
+  }
+
+  finish(outcome: 'succeeded' | 'failed', message: string): void {
+    this.flush();
+    this.report(this.store.finishRun(this.run, outcome, message));
+    this.store.close();
+  }
+
+  private report(result: { ok: true } | { ok: false; error: { message: string } }): void {
+    if (!result.ok) this.io.stderr(`podplan run: the plan history was not written: ${result.error.message}\n`);
+  }
+}
+
+function hash(text: string): string {
+  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
+}

@@ -1,0 +1,131 @@
+// The live scheduler's Binder: posts pods/{name}/binding and turns the API server's answer into the
+// engine's Status, with upstream's policy. A 5xx or a dropped connection is retried with doubling
+// back-off (the pod stays assumed meanwhile); a 409 "already assigned" to the node we asked for is
+// our own earlier attempt that landed, so it is success; to another node, the pod was bound by
+// someone else; any other 409 is a conflict. Every failure is an Error status: the scheduler forgets
+// the assumption and requeues the pod, and drops it once the watch shows it bound. A pod this binder
+// bound is never posted again, and one pod never has two bindings in flight.
+import type { Clock } from '../engine/api/clock';
+import { podId, podKey, type Pod } from '../engine/api/types';
+import type { Binder } from '../engine/framework/binder';
+import { errorStatus, SUCCESS, type Status } from '../engine/framework/status';
+
+/** What the API server said to one binding request. */
+export type BindingAnswer =
+  | { readonly kind: 'created' }
+  /** An HTTP status other than 2xx, with the Status object's message. */
+  | { readonly kind: 'status'; readonly code: number; readonly message: string }
+  /** No answer (connection refused or reset, timeout). */
+  | { readonly kind: 'unreachable'; readonly message: string };
+
+/** Posts one Binding of the pod (namespace, name, uid) to the node. Never rejects. */
+export type PostBinding = (pod: { readonly namespace: string; readonly name: string; readonly uid?: string }, node: string) => Promise<BindingAnswer>;
+
+export interface KubeBinderOptions {
+  readonly post: PostBinding;
+  /** Back-off timers. */
+  readonly clock: Clock;
+  /** Tries per binding for retriable answers (5xx, unreachable, 429). */
+  readonly attempts?: number;
+  readonly initialBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+}
+
+export const BINDER_DEFAULTS = { attempts: 5, initialBackoffMs: 100, maxBackoffMs: 2_000 } as const;
+
+/** The node a 409 "pod X is already assigned to node "Y"" names. */
+const ALREADY_ASSIGNED = /is already assigned to node "([^"]*)"/;
+
+export interface BinderCounters {
+  readonly bound: number;
+  readonly retried: number;
+  readonly conflicts: number;
+  readonly boundElsewhere: number;
+  readonly failed: number;
+  readonly inFlight: number;
+}
+
+export class KubeBinder implements Binder {
+  private readonly settings: { readonly attempts: number; readonly initialBackoffMs: number; readonly maxBackoffMs: number };
+  /** Pods this binder bound, by id, with their node. */
+  private readonly bound = new Map<string, string>();
+  /** Bindings in flight, by pod id: each settles once. */
+  private readonly inFlight = new Map<string, Promise<Status>>();
+  private readonly counts = { bound: 0, retried: 0, conflicts: 0, boundElsewhere: 0, failed: 0 };
+
+  constructor(private readonly options: KubeBinderOptions) {
+    this.settings = {
+      attempts: options.attempts ?? BINDER_DEFAULTS.attempts,
+      initialBackoffMs: options.initialBackoffMs ?? BINDER_DEFAULTS.initialBackoffMs,
+      maxBackoffMs: options.maxBackoffMs ?? BINDER_DEFAULTS.maxBackoffMs,
+    };
+  }
+
+  bind(pod: Pod, nodeName: string): Promise<Status> {
+    const id = podId(pod);
+    const done = this.bound.get(id);
+    if (done !== undefined) {
+      return Promise.resolve(done === nodeName ? SUCCESS : errorStatus(`pod ${podKey(pod)} was already bound to node ${done} by this scheduler`));
+    }
+    if (this.inFlight.has(id)) return Promise.resolve(errorStatus(`pod ${podKey(pod)} already has a binding in flight`));
+    const binding = this.attempt(pod, nodeName).finally(() => this.inFlight.delete(id));
+    this.inFlight.set(id, binding);
+    return binding;
+  }
+
+  /** Resolves when every binding in flight now has settled. */
+  async drain(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /** The node this binder bound the pod (by id) to, if it did. */
+  boundTo(id: string): string | undefined {
+    return this.bound.get(id);
+  }
+
+  counters(): BinderCounters {
+    return { ...this.counts, inFlight: this.inFlight.size };
+  }
+
+  private async attempt(pod: Pod, nodeName: string): Promise<Status> {
+    const target = { namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) };
+    const key = podKey(pod);
+    let delay = this.settings.initialBackoffMs;
+    let last = '';
+    for (let attempt = 1; attempt <= this.settings.attempts; attempt++) {
+      const answer = await this.options.post(target, nodeName);
+      if (answer.kind === 'created') return this.succeeded(pod, nodeName);
+      if (answer.kind === 'status' && answer.code === 409) {
+        const assigned = ALREADY_ASSIGNED.exec(answer.message)?.[1];
+        if (assigned === nodeName) return this.succeeded(pod, nodeName);
+        if (assigned !== undefined) {
+          this.counts.boundElsewhere++;
+          return errorStatus(`pod ${key} is already bound to node ${assigned} by someone else`);
+        }
+        this.counts.conflicts++;
+        return errorStatus(`binding pod ${key} to node ${nodeName} conflicted: ${answer.message}`);
+      }
+      last = answer.kind === 'status' ? `${answer.code} ${answer.message}` : answer.message;
+      if (!retriable(answer) || attempt === this.settings.attempts) break;
+      this.counts.retried++;
+      await sleep(this.options.clock, delay);
+      delay = Math.min(delay * 2, this.settings.maxBackoffMs);
+    }
+    this.counts.failed++;
+    return errorStatus(`binding pod ${key} to node ${nodeName} failed: ${last}`);
+  }
+
+  private succeeded(pod: Pod, nodeName: string): Status {
+    this.bound.set(podId(pod), nodeName);
+    this.counts.bound++;
+    return SUCCESS;
+  }
+}
+
+function retriable(answer: BindingAnswer): boolean {
+  return answer.kind === 'unreachable' || (answer.kind === 'status' && (answer.code >= 500 || answer.code === 429));
+}
+
+function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimer(ms, resolve));
+}

@@ -1,0 +1,142 @@
+// The live scheduler's and the claimer's side of the cluster, on src/kube's pieces: informers feed
+// a LiveScheduler with objects decoded by the manifests decoder, and the writes they make
+// (bindings, Leases, SchedulePlans, trigger states, pool pods) become the small interfaces their
+// logic is written against, over KubeHttp (plain JSON, errors as redacted values) and PlannerObjects.
+import type { Clock } from '../../engine/api/clock';
+import { err, ok, type Result } from '../../engine/api/result';
+import type { Plan } from '../../engine/planner/plan';
+import { schedulePlanObject } from '../../manifests/schedule-plan';
+import { triggerSpec } from '../../manifests/planner';
+import type { BindingAnswer, PostBinding } from '../binder';
+import { planForCluster } from '../crds';
+import type { ApiError, KubeHttp } from '../http';
+import { Informer, type InformerEvent } from '../informer';
+import type { LeaseClient, LeaseRecord, LeaseWrite, StoredLease } from '../lease';
+import { decodeObject, type ApiObject } from '../objects';
+import type { PlannerObjects } from '../planner-objects';
+import type { PodUpdateAnswer, PoolPodObject } from '../pool';
+import { collectionPath, NODE, objectPath, POD, SCHEDULE_TRIGGER, type ResourceType } from '../resources';
+import type { LiveScheduler, PlanWriter, WriteOutcome } from './scheduler';
+
+const LEASE: ResourceType = { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespaced: true };
+
+const describe = (e: ApiError): string => (e.status ? `${e.status} ${e.message}` : e.message);
+
+export function bindingPoster(http: KubeHttp): PostBinding {
+  return async ({ namespace, name, uid }, node): Promise<BindingAnswer> => {
+    const body = { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, ...(uid ? { uid } : {}) }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
+    const answer = await http.request(`${objectPath(POD, name, namespace)}/binding`, { method: 'POST', body });
+    if (answer.ok) return { kind: 'created' };
+    return answer.error.status === 0 ? { kind: 'unreachable', message: answer.error.message } : { kind: 'status', code: answer.error.status, message: answer.error.message };
+  };
+}
+
+interface LeaseObject {
+  readonly metadata?: { readonly resourceVersion?: string };
+  readonly spec?: LeaseRecord;
+}
+
+export function leaseClient(http: KubeHttp, namespace: string, name: string): LeaseClient {
+  const stored = (lease: LeaseObject): StoredLease => ({ record: lease.spec ?? {}, resourceVersion: lease.metadata?.resourceVersion ?? '' });
+  const object = (record: LeaseRecord, resourceVersion?: string) => ({
+    apiVersion: LEASE.apiVersion,
+    kind: LEASE.kind,
+    metadata: { name, namespace, ...(resourceVersion ? { resourceVersion } : {}) },
+    spec: record,
+  });
+  const written = (answer: Result<LeaseObject, ApiError>): LeaseWrite => {
+    if (answer.ok) return { kind: 'written', lease: stored(answer.value) };
+    return answer.error.kind === 'conflict' ? { kind: 'conflict' } : { kind: 'error', message: describe(answer.error) };
+  };
+  return {
+    async get() {
+      const answer = await http.request<LeaseObject>(objectPath(LEASE, name, namespace));
+      if (answer.ok) return { kind: 'found', lease: stored(answer.value) };
+      return answer.error.kind === 'not-found' ? { kind: 'absent' } : { kind: 'error', message: describe(answer.error) };
+    },
+    create: async (record) => written(await http.request<LeaseObject>(collectionPath(LEASE, namespace), { method: 'POST', body: object(record) })),
+    update: async (record, resourceVersion) => written(await http.request<LeaseObject>(objectPath(LEASE, name, namespace), { method: 'PUT', body: object(record, resourceVersion) })),
+  };
+}
+
+/** SchedulePlans created or replaced under Pallet's name; trigger states set with a merge patch. */
+export function planWriter(objects: PlannerObjects): PlanWriter {
+  const outcome = (answer: Result<unknown, ApiError>): WriteOutcome => (answer.ok ? { ok: true } : { ok: false, message: describe(answer.error) });
+  return {
+    async writePlan(plan: Plan) {
+      // Our status rides in an annotation: Pallet's CRD prunes whatever is under `status`.
+      const object = planForCluster(schedulePlanObject(plan) as unknown as ApiObject);
+      const { namespace, name } = object.metadata;
+      const current = await objects.get('SchedulePlan', namespace ?? plan.namespace, name);
+      if (!current.ok && current.error.kind !== 'not-found') return outcome(current);
+      const saved = current.ok ? await objects.update({ ...object, metadata: { ...object.metadata, resourceVersion: current.value.metadata.resourceVersion } }) : await objects.create(object);
+      return outcome(saved);
+    },
+    async setTriggerState(namespace, name, state) {
+      return outcome(await objects.patch('ScheduleTrigger', namespace, name, { spec: { state } }));
+    },
+  };
+}
+
+/** A pool's pods listed by label, and updated (PUT) with their resourceVersion as the precondition. */
+export function poolClient(http: KubeHttp, namespace: string, labelSelector: string) {
+  return {
+    async list(): Promise<Result<readonly PoolPodObject[]>> {
+      const listed = await http.request<{ items?: PoolPodObject[] }>(collectionPath(POD, namespace), { query: { labelSelector } });
+      return listed.ok ? ok(listed.value.items ?? []) : err(`listing the pool's pods: ${describe(listed.error)}`);
+    },
+    async update(pod: PoolPodObject): Promise<PodUpdateAnswer> {
+      const answer = await http.request<PoolPodObject>(objectPath(POD, pod.metadata.name, pod.metadata.namespace ?? namespace), { method: 'PUT', body: pod });
+      if (answer.ok) return { kind: 'updated', pod: answer.value };
+      return answer.error.status === 0 ? { kind: 'unreachable', message: answer.error.message } : { kind: 'status', code: answer.error.status, message: answer.error.message };
+    },
+  };
+}
+
+export interface InformerSet {
+  /** Resolves once every informer has listed. */
+  readonly synced: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Nodes, Pods and ScheduleTriggers of every namespace into `live`, each object through the
+ * manifests decoder; one that does not decode is reported and left out. Nodes are listed first, so
+ * the first pods find the nodes they are bound to.
+ */
+export function startInformers(http: KubeHttp, live: LiveScheduler, options: { readonly clock: Clock; readonly onError: (message: string) => void }): InformerSet {
+  const context = http.context.context;
+  const onEvent = (event: InformerEvent) => {
+    const file = decodeObject(context, event.object);
+    const problem = file.errors.find((e) => e.severity === 'error');
+    if (problem && event.type !== 'delete') {
+      options.onError(`${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`);
+      return;
+    }
+    const node = file.nodes[0]?.value;
+    const pod = file.pods[0]?.value;
+    const trigger = file.triggers[0]?.value;
+    if (node) {
+      if (event.type === 'add') live.nodeAdded(node);
+      else if (event.type === 'update') live.nodeUpdated(node);
+      else live.nodeDeleted(node.metadata.name);
+    } else if (pod) {
+      if (event.type === 'add') live.podAdded(pod);
+      else if (event.type === 'update') live.podUpdated(pod);
+      else live.podDeleted(pod);
+    } else if (trigger) {
+      if (event.type === 'delete') live.triggerDeleted(trigger.namespace, trigger.name, trigger.podSet);
+      else live.triggerApplied(triggerSpec(trigger));
+    }
+  };
+  const informer = (resource: ResourceType) => new Informer(http, { resource, clock: options.clock, onEvent, onError: options.onError });
+  const nodes = informer(NODE);
+  const rest = [informer(POD), informer(SCHEDULE_TRIGGER)];
+  const all = [nodes, ...rest];
+  const synced = nodes
+    .start()
+    .then(() => nodes.synced)
+    .then(() => Promise.all(rest.map((i) => i.start().then(() => i.synced))))
+    .then(() => undefined);
+  return { synced, stop: async () => void (await Promise.all(all.map((i) => i.stop()))) };
+}

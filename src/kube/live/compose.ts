@@ -1,0 +1,79 @@
+// Builds a LiveScheduler from profiles: the `podplan` profile's framework with the in-tree plugins,
+// and the pod-set scheduler's two frameworks (one plans, one schedules gated by the coordinator),
+// all binding through the same Binder. In a live cluster a failed binding is not tried on the next
+// candidate node (the API server said no for the pod, not for the node): bindRetries is 0, as
+// upstream forgets the pod and requeues it. Decisions keep the scores of the best few nodes only
+// (RECORDED_SCORES), unless the profile asks for more: a live scheduler keeps every pod's last one.
+import type { Clock } from '../../engine/api/clock';
+import { seededRandom } from '../../engine/api/random';
+import { err, ok, type Result } from '../../engine/api/result';
+import type { ClusterCache } from '../../engine/cache/cache';
+import type { Binder } from '../../engine/framework/binder';
+import { mergeProfile, type Profile, type ProfileError } from '../../engine/framework/profile';
+import { Framework } from '../../engine/framework/runtime';
+import { Snapshot } from '../../engine/framework/snapshot';
+import { PodSetCoordinator } from '../../engine/planner/coordinator';
+import { podSetFramework } from '../../engine/planner/plugin';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
+import { inTreeRegistry } from '../../engine/plugins/registry';
+import { LiveScheduler, type LiveReport, type LiveSchedulerOptions, type PlanWriter } from './scheduler';
+
+/** The scheduler name `podplan run` answers to with the default plugins. */
+export const PODPLAN_SCHEDULER_NAME = 'podplan';
+
+/** Score records a live decision keeps, best nodes first. */
+export const RECORDED_SCORES = 3;
+
+export interface LiveComposition {
+  readonly clock: Clock;
+  readonly cache: ClusterCache;
+  readonly binder: Binder;
+  readonly writer: PlanWriter;
+  readonly report: LiveReport;
+  /** Merged onto the default profile for schedulerName `podplan` (its own schedulerName is kept if set). */
+  readonly profile?: Profile;
+  /** Merged onto the default profile for the pod-set scheduler. */
+  readonly podSetProfile?: Profile;
+  readonly seed?: number;
+  readonly tuning?: Pick<LiveSchedulerOptions, 'maxBindingsInFlight' | 'cyclesPerTurn' | 'expiryPeriodMs' | 'planWriteDelayMs' | 'confirmedBy'>;
+}
+
+export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, readonly ProfileError[]> {
+  const random = seededRandom(c.seed ?? 1);
+  const live = (user: Profile | undefined) => ({ ...user, bindRetries: 0, recordScores: user?.recordScores ?? RECORDED_SCORES }) as Profile;
+  const main = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: PODPLAN_SCHEDULER_NAME }), live(c.profile));
+  const registry = inTreeRegistry();
+  if (!registry.ok) return err([{ path: [], message: registry.error }]);
+  const framework = Framework.build(registry.value, main, { random, binder: c.binder });
+  if (!framework.ok) return framework;
+
+  const podSetProfile = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: POD_SET_SCHEDULER_NAME }), live(c.podSetProfile));
+  const planning = podSetFramework(podSetProfile, { random });
+  if (!planning.ok) return planning;
+  const view = new Snapshot([]);
+  // The coordinator's callbacks reach the scheduler built after it.
+  const built: { scheduler?: LiveScheduler } = {};
+  const coordinator = new PodSetCoordinator({
+    clock: c.clock,
+    planning: planning.value,
+    cluster: () => {
+      c.cache.updateSnapshot(view);
+      return view;
+    },
+    onPlan: (plan, cause) => built.scheduler?.planMade(plan, cause),
+    onScheduled: (trigger) => built.scheduler?.triggerScheduled(trigger),
+  });
+  const gated = podSetFramework(podSetProfile, { random, gate: coordinator, binder: c.binder });
+  if (!gated.ok) return gated;
+  built.scheduler = new LiveScheduler({
+    clock: c.clock,
+    cache: c.cache,
+    writer: c.writer,
+    report: c.report,
+    profiles: [{ schedulerName: main.schedulerName, framework: framework.value }],
+    podSets: { profile: { schedulerName: podSetProfile.schedulerName, framework: gated.value.framework }, coordinator },
+    ...c.tuning,
+  });
+  return ok(built.scheduler);
+}

@@ -1,0 +1,404 @@
+// Podplan as a cluster's scheduler: the engine's pieces composed around the cluster's events.
+//
+// Events in (pods, nodes and ScheduleTriggers added, changed, removed, as informers deliver them);
+// writes out (bindings through the Binder, SchedulePlans and trigger states through a PlanWriter).
+// One ClusterCache holds the nodes and the bound and assumed pods; each profile has its Scheduler
+// (queue + framework) over that cache: `podplan` with the default plugins, and the pod-set
+// scheduler, whose PodSetPlanner is gated by the PodSetCoordinator that keeps the triggers and plans.
+// Scheduling cycles run back to back while this process leads; each pod's binding runs off the loop
+// (upstream's binding cycle), so up to `maxBindingsInFlight` are posted at once. A bound pod is only
+// assumed until the watch shows it bound; one the watch never shows expires and is requeued.
+import type { Clock, Timer } from '../../engine/api/clock';
+import { podId, podKey, type Node, type Pod } from '../../engine/api/types';
+import { ClusterCache } from '../../engine/cache/cache';
+import type { Framework } from '../../engine/framework/runtime';
+import type { PlanCause, PodSetCoordinator } from '../../engine/planner/coordinator';
+import type { Plan } from '../../engine/planner/plan';
+import type { TriggerSpec } from '../../engine/planner/trigger';
+import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
+import { dependencyId, nodeId, TRIGGER_KIND } from '../../engine/reconcile/triggers';
+import { Scheduler, type ScheduleOutcome } from '../../engine/scheduler/scheduler';
+
+/** What the loop writes to the cluster besides bindings. Never rejects. */
+export interface PlanWriter {
+  /** Creates or replaces the pod set's SchedulePlan. */
+  writePlan(plan: Plan): Promise<WriteOutcome>;
+  /** Sets a ScheduleTrigger's spec.state (its quiet time has passed). */
+  setTriggerState(namespace: string, name: string, state: 'Schedule'): Promise<WriteOutcome>;
+}
+
+export type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonly message: string };
+
+/** Where decisions and plans are reported (the history, the log). Must not throw. */
+export interface LiveReport {
+  decision(outcome: ScheduleOutcome, scheduler: string): void;
+  plan(plan: Plan, cause: PlanCause): void;
+  triggerScheduled(trigger: TriggerSpec): void;
+  /** A write that failed, or an assumed pod that expired: one line for a log. */
+  warning(message: string): void;
+}
+
+export interface LiveProfile {
+  readonly schedulerName: string;
+  readonly framework: Framework;
+}
+
+export interface LiveSchedulerOptions {
+  readonly clock: Clock;
+  /** The default profile(s): schedulers for their schedulerName. */
+  readonly profiles: readonly LiveProfile[];
+  /** The pod-set scheduler: its framework gated by `coordinator`. */
+  readonly podSets?: { readonly profile: LiveProfile; readonly coordinator: PodSetCoordinator };
+  readonly cache: ClusterCache;
+  readonly writer: PlanWriter;
+  readonly report: LiveReport;
+  /** Bindings (scheduling cycles awaiting their binding) in flight at once. */
+  readonly maxBindingsInFlight?: number;
+  /** Cycles run in one turn of the event loop before informer events get a turn. */
+  readonly cyclesPerTurn?: number;
+  /** How often expired assumed pods are swept (upstream: every second). */
+  readonly expiryPeriodMs?: number;
+  /** A plan changed this recently is written once it settles, so a burst of changes is one write. */
+  readonly planWriteDelayMs?: number;
+  /** 'binder' when nothing is really bound (a dry run): the binder's answer confirms the pod. Default 'watch'. */
+  readonly confirmedBy?: 'binder' | 'watch';
+}
+
+export const LIVE_DEFAULTS = { maxBindingsInFlight: 256, cyclesPerTurn: 64, expiryPeriodMs: 1_000, planWriteDelayMs: 100, assumedPodTtlMs: 30_000 } as const;
+
+/** A cache for a live scheduler: assumed pods expire after the TTL unless the watch confirms them. */
+export function liveCache(clock: Clock, assumedPodTtlMs: number = LIVE_DEFAULTS.assumedPodTtlMs): ClusterCache {
+  return new ClusterCache({ clock, assumedPodTtlMs });
+}
+
+export interface LiveCounts {
+  /** Pods waiting to be tried (activeQ and backoff) or in a cycle, over all profiles. */
+  readonly pending: number;
+  readonly unschedulable: number;
+  readonly bindingsInFlight: number;
+  /** Bound by this process, not yet seen bound through the watch. */
+  readonly unconfirmed: number;
+  readonly bound: number;
+  /** Triggers whose quiet time is running. */
+  readonly triggersWaiting: number;
+  readonly writesInFlight: number;
+}
+
+export class LiveScheduler {
+  private readonly schedulers: Array<{ readonly name: string; readonly scheduler: Scheduler }>;
+  private readonly settings: { readonly maxBindingsInFlight: number; readonly cyclesPerTurn: number; readonly planWriteDelayMs: number };
+  /** The newest version of every pod seen, by id, so an expired assumption can be requeued as it is now. */
+  private readonly latest = new Map<string, Pod>();
+  /** Pod id by namespace/name (outcomes name pods by key). */
+  private readonly ids = new Map<string, string>();
+  /** ScheduleTriggers as written, by reconcile node id (ScheduleTrigger/namespace/name). */
+  private readonly triggers = new Map<string, TriggerSpec>();
+  /** Triggers held back on their dependsOn. */
+  private readonly held = new Set<string>();
+  /** Plans changed and not written yet, by pod set (namespace/name). */
+  private readonly pendingPlans = new Map<string, Plan>();
+  private readonly unconfirmed = new Set<string>();
+  private readonly cycles = new Set<Promise<void>>();
+  private readonly writes = new Set<Promise<void>>();
+  private readonly planTimers = new Map<string, Timer>();
+  private readonly expiry: Timer;
+  private leading = false;
+  private stopped = false;
+  private turn: Timer | undefined;
+  private next = 0;
+  private bound = 0;
+
+  constructor(private readonly options: LiveSchedulerOptions) {
+    this.settings = {
+      maxBindingsInFlight: options.maxBindingsInFlight ?? LIVE_DEFAULTS.maxBindingsInFlight,
+      cyclesPerTurn: options.cyclesPerTurn ?? LIVE_DEFAULTS.cyclesPerTurn,
+      planWriteDelayMs: options.planWriteDelayMs ?? LIVE_DEFAULTS.planWriteDelayMs,
+    };
+    const profiles = [...options.profiles, ...(options.podSets ? [options.podSets.profile] : [])];
+    this.schedulers = profiles.map(({ schedulerName, framework }) => ({
+      name: schedulerName,
+      scheduler: new Scheduler({ framework, cache: options.cache, clock: options.clock, schedulerName, confirmedBy: options.confirmedBy ?? 'watch' }),
+    }));
+    for (const { scheduler } of this.schedulers) {
+      scheduler.queue.onReady(() => this.kick());
+      scheduler.queue.start();
+    }
+    this.expiry = options.cache.startExpiry(options.expiryPeriodMs ?? LIVE_DEFAULTS.expiryPeriodMs, (pods) => this.expired(pods));
+  }
+
+  /** Schedules only while leading (the Lease is ours); events are taken in either way, so a new leader starts warm. */
+  setLeading(leading: boolean): void {
+    this.leading = leading;
+    if (leading) this.kick();
+  }
+
+  // ---- events in
+
+  podAdded(pod: Pod): void {
+    this.podEvent(pod, 'PodAdd');
+  }
+
+  podUpdated(pod: Pod): void {
+    this.podEvent(pod, 'PodUpdate');
+  }
+
+  podDeleted(pod: Pod): void {
+    const id = podId(pod);
+    this.latest.delete(id);
+    this.ids.delete(podKey(pod));
+    this.unconfirmed.delete(id);
+    this.options.podSets?.coordinator.podDeleted(pod);
+    this.fanOut('PodDelete', (s) => s.onPodDelete(pod), (s) => s.queue.delete(id));
+  }
+
+  nodeAdded(node: Node): void {
+    this.fanOut('NodeAdd', (s) => s.onNodeAdd(node));
+  }
+
+  nodeUpdated(node: Node): void {
+    this.fanOut('NodeUpdate', (s) => s.onNodeUpdate(node));
+  }
+
+  nodeDeleted(name: string): void {
+    this.fanOut('NodeDelete', (s) => s.onNodeDelete(name));
+  }
+
+  /**
+   * A ScheduleTrigger added or changed. One whose `dependsOn` names triggers whose plans are not
+   * complete yet (every pod placed) is held: the coordinator sees it Planning with no quiet time
+   * until they are, then gets it as written (a fresh trigger, so its quiet time starts then).
+   */
+  triggerApplied(spec: TriggerSpec): void {
+    const id = nodeId({ kind: TRIGGER_KIND, namespace: spec.namespace, name: spec.name });
+    this.triggers.set(id, spec);
+    this.applyTrigger(id, spec);
+  }
+
+  triggerDeleted(namespace: string, name: string, podSet: string): void {
+    this.triggers.delete(nodeId({ kind: TRIGGER_KIND, namespace, name }));
+    this.held.delete(nodeId({ kind: TRIGGER_KIND, namespace, name }));
+    this.options.podSets?.coordinator.deleteTrigger(namespace, podSet);
+  }
+
+  private applyTrigger(id: string, spec: TriggerSpec): void {
+    const coordinator = this.options.podSets?.coordinator;
+    if (!coordinator) return;
+    const waitingOn = (spec.dependsOn ?? []).map((ref) => dependencyId(ref, spec.namespace)).filter((dep) => !this.planComplete(dep));
+    const { quietTime: _quiet, ...withoutQuietTime } = spec;
+    if (waitingOn.length > 0) {
+      if (!this.held.has(id)) this.options.report.warning(`ScheduleTrigger ${spec.namespace}/${spec.name} waits for ${waitingOn.join(', ')}`);
+      this.held.add(id);
+      coordinator.applyTrigger({ ...withoutQuietTime, state: 'Planning' });
+      return;
+    }
+    if (this.held.delete(id)) coordinator.deleteTrigger(spec.namespace, spec.podSet);
+    const applied = coordinator.applyTrigger(spec);
+    if (!applied.ok) this.options.report.warning(applied.error);
+    this.wakePodSets();
+  }
+
+  /** Whether the trigger `id` names has a plan that placed every pod of its set. */
+  private planComplete(id: string): boolean {
+    const spec = this.triggers.get(id);
+    const plan = spec && this.options.podSets?.coordinator.plan(spec.namespace, spec.podSet);
+    return plan !== undefined && plan.unplaced.length === 0 && plan.assignments.length > 0;
+  }
+
+  /** A plan changed: held triggers whose dependencies are now complete go ahead. */
+  private releaseHeld(): void {
+    for (const id of [...this.held]) {
+      const spec = this.triggers.get(id);
+      if (spec) this.applyTrigger(id, spec);
+    }
+  }
+
+  // ---- state
+
+  counts(): LiveCounts {
+    let pending = 0;
+    let unschedulable = 0;
+    for (const { scheduler } of this.schedulers) {
+      const c = scheduler.queue.counts();
+      pending += c.active + c.backoff + c.inFlight;
+      unschedulable += c.unschedulable;
+    }
+    const triggersWaiting = this.options.podSets?.coordinator.triggers().filter((t) => t.quietUntil !== undefined).length ?? 0;
+    return {
+      pending,
+      unschedulable,
+      bindingsInFlight: this.cycles.size,
+      unconfirmed: this.unconfirmed.size,
+      bound: this.bound,
+      triggersWaiting,
+      writesInFlight: this.writes.size + this.planTimers.size,
+    };
+  }
+
+  /** Nothing of this scheduler's is pending, in flight, unconfirmed or about to be written. */
+  idle(): boolean {
+    const c = this.counts();
+    return c.pending === 0 && c.bindingsInFlight === 0 && c.unconfirmed === 0 && c.triggersWaiting === 0 && c.writesInFlight === 0;
+  }
+
+  /** The latest outcome of each pod tried, by namespace/name. */
+  outcomes(): Map<string, ScheduleOutcome> {
+    const all = new Map<string, ScheduleOutcome>();
+    for (const { scheduler } of this.schedulers) for (const [pod, outcome] of scheduler.outcomes) all.set(pod, outcome);
+    return all;
+  }
+
+  /** Stops scheduling and waits for the cycles and writes in flight (their bindings settle). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.turn?.cancel();
+    this.expiry.cancel();
+    for (const { scheduler } of this.schedulers) scheduler.queue.stop();
+    for (const [key, timer] of this.planTimers) {
+      timer.cancel();
+      this.planTimers.delete(key);
+      this.flushPlan(key);
+    }
+    while (this.cycles.size > 0 || this.writes.size > 0) await Promise.allSettled([...this.cycles, ...this.writes]);
+  }
+
+  // ---- plans and triggers (the coordinator's callbacks)
+
+  /** For CoordinatorOptions.onPlan: reports the plan and writes it once it settles. */
+  planMade(plan: Plan, cause: PlanCause): void {
+    this.options.report.plan(plan, cause);
+    this.releaseHeld();
+    const key = `${plan.namespace}/${plan.podSet}`;
+    this.pendingPlans.set(key, plan);
+    if (this.planTimers.has(key)) return;
+    this.planTimers.set(
+      key,
+      this.options.clock.setTimer(this.settings.planWriteDelayMs, () => {
+        this.planTimers.delete(key);
+        this.flushPlan(key);
+      }),
+    );
+    this.wakePodSets();
+  }
+
+  /** For CoordinatorOptions.onScheduled: the quiet time passed, so the trigger's object says Schedule. */
+  triggerScheduled(trigger: TriggerSpec): void {
+    this.options.report.triggerScheduled(trigger);
+    this.track(this.options.writer.setTriggerState(trigger.namespace, trigger.name, 'Schedule'), `setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule`);
+  }
+
+  private flushPlan(key: string): void {
+    const plan = this.pendingPlans.get(key);
+    if (!plan) return;
+    this.pendingPlans.delete(key);
+    this.track(this.options.writer.writePlan(plan), `writing the SchedulePlan of pod set ${key}`);
+  }
+
+  private track(write: Promise<WriteOutcome>, what: string): void {
+    const done = write.then((outcome) => {
+      if (!outcome.ok) this.options.report.warning(`${what} failed: ${outcome.message}`);
+    });
+    this.writes.add(done);
+    void done.finally(() => this.writes.delete(done));
+  }
+
+  // ---- the loop
+
+  private podEvent(pod: Pod, event: 'PodAdd' | 'PodUpdate'): void {
+    const id = podId(pod);
+    this.latest.set(id, pod);
+    this.ids.set(podKey(pod), id);
+    if (pod.spec.nodeName) {
+      this.unconfirmed.delete(id);
+      this.fanOut(event, (s) => (event === 'PodAdd' ? s.onPodAdd(pod) : s.onPodUpdate(pod)), (s) => s.queue.delete(id));
+      return;
+    }
+    const owner = this.schedulers.find((s) => s.scheduler.responsibleFor(pod))?.scheduler;
+    if (!owner) return;
+    if (event === 'PodAdd') {
+      this.options.podSets?.coordinator.podAdded(pod);
+      owner.onPodAdd(pod);
+    } else owner.onPodUpdate(pod);
+  }
+
+  /**
+   * A cluster event: the first scheduler applies it to the shared cache (and its queue), every other
+   * scheduler's queue hears of it, after `forOthers` when given.
+   */
+  private fanOut(event: ClusterEvent, apply: (s: Scheduler) => void, forOthers?: (s: Scheduler) => void): void {
+    const [first, ...others] = this.schedulers;
+    if (!first) return;
+    apply(first.scheduler);
+    for (const { scheduler } of others) {
+      forOthers?.(scheduler);
+      scheduler.queue.onEvent(event);
+    }
+  }
+
+  /** Plans changed or triggers moved: pod-set pods held back are tried again. */
+  private wakePodSets(): void {
+    const podSets = this.options.podSets;
+    if (!podSets) return;
+    const entry = this.schedulers.find((s) => s.name === podSets.profile.schedulerName);
+    if (!entry) return;
+    entry.scheduler.queue.onEvent('PodUpdate');
+    entry.scheduler.queue.flushBackoffCompleted();
+  }
+
+  private expired(pods: readonly Pod[]): void {
+    for (const assumed of pods) {
+      const id = podId(assumed);
+      this.unconfirmed.delete(id);
+      const now = this.latest.get(id);
+      this.options.report.warning(`pod ${podKey(assumed)} was assumed on node ${assumed.spec.nodeName} but never seen bound; ${now && !now.spec.nodeName ? 'requeued' : 'dropped'}`);
+      if (now && !now.spec.nodeName) this.schedulers.find((s) => s.scheduler.responsibleFor(now))?.scheduler.onPodAdd(now);
+    }
+  }
+
+  /** Runs cycles on the next turn of the event loop, unless a turn is already due. */
+  private kick(): void {
+    if (this.turn || this.stopped || !this.leading) return;
+    this.turn = this.options.clock.setTimer(0, () => {
+      this.turn = undefined;
+      this.runTurn();
+    });
+  }
+
+  private runTurn(): void {
+    let budget = this.settings.cyclesPerTurn;
+    while (budget-- > 0 && this.leading && !this.stopped && this.cycles.size < this.settings.maxBindingsInFlight) {
+      const entry = this.nextReady();
+      if (!entry) return;
+      // The cycle runs now, up to its binding request; the rest settles later.
+      const cycle = entry.scheduler.scheduleNext().then((outcome) => {
+        if (outcome) this.settled(entry.name, outcome);
+      });
+      this.cycles.add(cycle);
+      void cycle.finally(() => {
+        this.cycles.delete(cycle);
+        this.kick();
+      });
+    }
+    if (budget < 0) this.kick();
+  }
+
+  /** The next scheduler with a pod ready, round robin over the profiles. */
+  private nextReady(): { readonly name: string; readonly scheduler: Scheduler } | undefined {
+    for (let i = 0; i < this.schedulers.length; i++) {
+      const entry = this.schedulers[(this.next + i) % this.schedulers.length];
+      if (entry && entry.scheduler.queue.counts().active > 0) {
+        this.next = (this.next + i + 1) % this.schedulers.length;
+        return entry;
+      }
+    }
+    return undefined;
+  }
+
+  private settled(scheduler: string, outcome: ScheduleOutcome): void {
+    if (outcome.node !== undefined) {
+      this.bound++;
+      const id = this.ids.get(outcome.pod);
+      if (id !== undefined && this.options.cache.getPod(id)?.state === 'Assumed') this.unconfirmed.add(id);
+    }
+    this.options.report.decision(outcome, scheduler);
+  }
+}

@@ -1,0 +1,73 @@
+// The live Binder's policy, answer by answer: what the API server says to pods/{name}/binding and
+// what the scheduler is told. Retries wait on the injected clock.
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../src/engine/api/clock';
+import { Code } from '../../src/engine/framework/status';
+import { KubeBinder, type BindingAnswer } from '../../src/kube/binder';
+import { makePod } from '../builders';
+
+const created: BindingAnswer = { kind: 'created' };
+const status = (code: number, message: string): BindingAnswer => ({ kind: 'status', code, message });
+
+/** A binder whose posts answer `answers` in turn; it records each post's node. */
+function binder(answers: BindingAnswer[], attempts = 3) {
+  const clock = new ManualClock(0);
+  const posts: string[] = [];
+  const b = new KubeBinder({
+    clock,
+    attempts,
+    initialBackoffMs: 100,
+    post: async (_pod, node) => {
+      posts.push(node);
+      return answers.shift() ?? created;
+    },
+  });
+  /** Runs the binding to its end, advancing the clock through its back-offs. */
+  const bind = async (pod = makePod('web').obj, node = 'n1') => {
+    const pending = b.bind(pod, node);
+    let settled = false;
+    void pending.then(() => (settled = true));
+    for (let i = 0; i < 20 && !settled; i++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      clock.advance(1000);
+    }
+    return pending;
+  };
+  return { binder: b, posts, bind };
+}
+
+describe('kube/binder', () => {
+  const cases: Array<{ name: string; answers: BindingAnswer[]; code: Code; posts: number; message?: RegExp }> = [
+    { name: 'created: bound', answers: [created], code: Code.Success, posts: 1 },
+    { name: '500 then created: retried', answers: [status(500, 'etcd timeout'), created], code: Code.Success, posts: 2 },
+    { name: 'unreachable then created: retried', answers: [{ kind: 'unreachable', message: 'ECONNRESET' }, created], code: Code.Success, posts: 2 },
+    { name: '500 every time: fails after its attempts', answers: [status(500, 'a'), status(500, 'b'), status(503, 'c')], code: Code.Error, posts: 3, message: /failed: 503 c/ },
+    { name: '409 already assigned to this node: our earlier attempt landed', answers: [status(409, 'pod web is already assigned to node "n1"')], code: Code.Success, posts: 1 },
+    { name: '409 already assigned elsewhere: bound by someone else, not retried', answers: [status(409, 'pod web is already assigned to node "n9"')], code: Code.Error, posts: 1, message: /already bound to node n9 by someone else/ },
+    { name: '409 conflict: not retried, the scheduler requeues', answers: [status(409, 'the object has been modified')], code: Code.Error, posts: 1, message: /conflicted/ },
+    { name: '404: the pod is gone, not retried', answers: [status(404, 'pods "web" not found')], code: Code.Error, posts: 1, message: /404/ },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const b = binder([...c.answers]);
+      const result = await b.bind();
+      assert.equal(result.code, c.code, result.reasons.join(', '));
+      assert.equal(b.posts.length, c.posts);
+      if (c.message) assert.match(result.reasons.join(', '), c.message);
+    });
+  }
+
+  it('never posts a pod it bound again, and refuses a second binding in flight', async () => {
+    const b = binder([]);
+    const pod = makePod('web').obj;
+    const first = b.binder.bind(pod, 'n1');
+    const second = await b.binder.bind(pod, 'n1');
+    assert.equal(second.code, Code.Error);
+    assert.match(second.reasons[0] ?? '', /already has a binding in flight/);
+    assert.equal((await first).code, Code.Success);
+    assert.equal((await b.binder.bind(pod, 'n1')).code, Code.Success, 'the same node again is what is already true');
+    assert.match((await b.binder.bind(pod, 'n2')).reasons[0] ?? '', /already bound to node n1 by this scheduler/);
+    assert.deepEqual(b.posts, ['n1']);
+    assert.equal(b.binder.boundTo(pod.metadata.uid!), 'n1');
+  });
+});

@@ -1,0 +1,91 @@
+// The live loop's composition without a cluster: events in, bindings out, on a manual clock. Only
+// the leader binds; a bound pod is unconfirmed until the watch shows it bound; one the watch never
+// shows expires and is tried again; a pod of another scheduler is never touched.
+import assert from 'node:assert/strict';
+import { ManualClock } from '../../../src/engine/api/clock';
+import type { Pod } from '../../../src/engine/api/types';
+import { InMemoryBinder } from '../../../src/engine/framework/binder';
+import { composeLiveScheduler } from '../../../src/kube/live/compose';
+import { liveCache, type LiveScheduler } from '../../../src/kube/live/scheduler';
+import { makeNode, makePod } from '../../builders';
+
+function live() {
+  const clock = new ManualClock(0);
+  const binder = new InMemoryBinder();
+  const warnings: string[] = [];
+  const composed = composeLiveScheduler({
+    clock,
+    cache: liveCache(clock, 30_000),
+    binder,
+    writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+    report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: (m) => warnings.push(m) },
+  });
+  assert.ok(composed.ok);
+  const scheduler: LiveScheduler = composed.value;
+  /** Lets timers due now and the bindings' promises run. */
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) {
+      clock.advance(0);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  return { clock, binder, warnings, scheduler, settle };
+}
+
+const member = (name: string, set: string) => makePod(name).req({ cpu: '1' }).labels({ 'planner.ciena.io/pod-set': set }).scheduler('podset-planner-scheduler').obj;
+const ours = (name: string) => makePod(name).req({ cpu: '1' }).scheduler('podplan').obj;
+const bound = (pod: Pod, node: string): Pod => ({ ...pod, spec: { ...pod.spec, nodeName: node } });
+
+describe('kube/live/scheduler', () => {
+  it('binds only while leading, and is idle once the watch has confirmed every binding', async () => {
+    const s = live();
+    s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '4', memory: '8Gi', pods: '10' }).obj);
+    const pods = [ours('a'), ours('b'), makePod('theirs').scheduler('default-scheduler').obj];
+    for (const p of pods) s.scheduler.podAdded(p);
+    await s.settle();
+    assert.equal(s.binder.bindings.size, 0, 'a follower binds nothing');
+    assert.equal(s.scheduler.counts().pending, 2, 'but queues its own pods');
+
+    s.scheduler.setLeading(true);
+    await s.settle();
+    assert.deepEqual([...s.binder.bindings.keys()].sort(), ['default/a', 'default/b'], 'the other scheduler\'s pod is left alone');
+    assert.equal(s.scheduler.counts().unconfirmed, 2);
+    assert.equal(s.scheduler.idle(), false, 'bound, not yet seen bound');
+    for (const p of pods.slice(0, 2)) s.scheduler.podUpdated(bound(p, 'n1'));
+    assert.equal(s.scheduler.idle(), true);
+    await s.scheduler.stop();
+  });
+
+  it('requeues a pod whose binding the watch never shows once its assumption expires', async () => {
+    const s = live();
+    s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '4', memory: '8Gi', pods: '10' }).obj);
+    s.scheduler.podAdded(ours('lost'));
+    s.scheduler.setLeading(true);
+    await s.settle();
+    assert.equal(s.binder.bindings.get('default/lost'), 'n1');
+    s.clock.advance(31_000);
+    await s.settle();
+    assert.match(s.warnings.join('\n'), /pod default\/lost was assumed on node n1 but never seen bound; requeued/);
+    assert.equal(s.scheduler.counts().unconfirmed, 0);
+    await s.scheduler.stop();
+  });
+
+  it('holds a trigger until the triggers it dependsOn have complete plans', async () => {
+    const s = live();
+    s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '8', memory: '8Gi', pods: '10' }).obj);
+    s.scheduler.setLeading(true);
+    s.scheduler.triggerApplied({ name: 'db', namespace: 'default', podSet: 'db', state: 'Planning', quietTime: '10s' });
+    s.scheduler.triggerApplied({ name: 'web', namespace: 'default', podSet: 'web', state: 'Schedule', dependsOn: [{ name: 'db' }] });
+    for (const p of [member('db-0', 'db'), member('web-0', 'web'), member('web-1', 'web')]) s.scheduler.podAdded(p);
+    await s.settle();
+    assert.match(s.warnings.join('\n'), /ScheduleTrigger default\/web waits for ScheduleTrigger\/default\/db/);
+    assert.equal(s.binder.bindings.size, 0, 'db waits for its quiet time, web for db');
+
+    s.clock.advance(10_000);
+    await s.settle();
+    s.clock.advance(1_000);
+    await s.settle();
+    assert.deepEqual([...s.binder.bindings.keys()].sort(), ['default/db-0', 'default/web-0', 'default/web-1'], 'db is planned, then web');
+    await s.scheduler.stop();
+  });
+});

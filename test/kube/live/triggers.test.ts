@@ -1,0 +1,64 @@
+// ScheduleTriggers carried out live as Pallet does: the set is held while Planning; once the quiet
+// time has passed since its last pod, the trigger's spec.state becomes Schedule, one SchedulePlan
+// (Pallet's name) is written for the whole set and the pods are bound as planned; a pod arriving
+// later is placed at once and the plan follows.
+import assert from 'node:assert/strict';
+import { schedulePlanName } from '../../../src/engine/planner/name';
+import { PLANNER_CRDS } from '../../../src/kube/crds';
+import type { KubeObject } from '../apiserver';
+import { node, pod, podsOf, POD_SETS, runArgs, runLive, startCluster, type Cluster } from './cluster';
+
+const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger' } as const;
+const PLAN = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan' } as const;
+
+const member = (name: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '2', labels: { 'planner.ciena.io/pod-set': 'cart' } });
+
+const trigger: KubeObject = {
+  ...TRIGGER,
+  metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart', 'planner.ciena.io/quiet-time': '1s' } },
+  spec: { state: 'Planning' },
+};
+
+async function until(what: string, condition: () => boolean, limitMs = 60_000): Promise<void> {
+  for (let waited = 0; !condition(); waited += 50) {
+    if (waited > limitMs) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('kube/live: ScheduleTriggers', function () {
+  this.timeout(120_000);
+  let cluster: Cluster | undefined;
+  afterEach(async () => {
+    await cluster?.close();
+    cluster = undefined;
+  });
+
+  it('flips a trigger after its quiet time, writes one SchedulePlan and binds the set as planned; a late pod is placed at once', async () => {
+    cluster = await startCluster([node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), node('n2', { cpu: '4', memory: '16Gi', pods: '110' }), node('n3', { cpu: '4', memory: '16Gi', pods: '110' })]);
+    const { server } = cluster;
+    server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
+    server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, trigger, member('cart-0'), member('cart-1'), member('cart-2'));
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
+    const planName = schedulePlanName('shop', 'cart');
+    const plan = () => server.get(PLAN, 'shop', planName) as (KubeObject & { spec: { plan: Array<{ pod: string; node: string }> } }) | undefined;
+    const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
+
+    await until('the set is bound', () => ['cart-0', 'cart-1', 'cart-2'].every((p) => nodeOf(p) !== undefined));
+    assert.equal((server.get(TRIGGER, 'shop', 'cart') as { spec: { state: string } }).spec.state, 'Schedule', 'the trigger says Schedule');
+    await until('the plan is written', () => plan()?.spec.plan.length === 3);
+    for (const entry of plan()!.spec.plan) assert.equal(nodeOf(entry.pod), entry.node, `${entry.pod} is bound where the plan put it`);
+
+    server.create(member('cart-3'));
+    await until('the late pod is bound', () => nodeOf('cart-3') !== undefined);
+    await until('the plan has the late pod', () => plan()?.spec.plan.some((e) => e.pod === 'cart-3') === true);
+    assert.equal(plan()!.spec.plan.find((e) => e.pod === 'cart-3')?.node, nodeOf('cart-3'));
+
+    stop('SIGTERM');
+    const result = await run;
+    assert.match(result.stderr, /ScheduleTrigger shop\/cart: quiet time passed, Schedule/);
+    assert.match(result.stderr, /plan of pod set shop\/cart \(late-pod\)/);
+    for (const p of ['cart-0', 'cart-1', 'cart-2', 'cart-3']) assert.equal(server.counters.bindings.get(`shop/${p}`), 1);
+  });
+});
