@@ -3,6 +3,7 @@
 // and answers with what it has (an empty list, null, an error result), so no input takes the
 // server down.
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -20,7 +21,11 @@ import type { Clock } from '../engine/api/clock';
 import { err, type Result } from '../engine/api/result';
 import { systemClock } from '../platform/clock';
 import {
+  ApplyPlanRequest,
   ClusterSummaryRequest,
+  ListContextsRequest,
+  SchedulerRequest,
+  SelectSourceRequest,
   ComparePlansRequest,
   ExplainPodRequest,
   ListHistoryRequest,
@@ -30,7 +35,11 @@ import {
   ScheduleNowRequest,
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
+  type ApplyPlanParams,
   type ComparePlansParams,
+  type SchedulerParams,
+  type SelectSourceParams,
+  type SourceView,
   type ExplainPodParams,
   type ListHistoryParams,
   type OpenPlanParams,
@@ -45,6 +54,8 @@ import { noHistory, type History } from './history';
 import { openHistory } from './store-history';
 import * as service from './service';
 import { planView } from './service/planning';
+import { LiveSource } from './live-source';
+import { workspaceSource } from './store-history';
 import { Workspace } from './workspace';
 
 export const SERVER_NAME = 'podplan';
@@ -52,6 +63,8 @@ const VERSION = '0.1.0';
 
 export interface ServerOptions {
   readonly clock?: Clock;
+  /** Where kubeconfig files are looked for (the process's KUBECONFIG and home by default). */
+  readonly kube?: { readonly env: Readonly<Record<string, string | undefined>>; readonly homedir: string; readonly cwd: string };
 }
 
 const DEFAULT_DEBOUNCE_MS = 150;
@@ -71,6 +84,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const published = new Map<string, string>();
   const forced = new Set<string>();
   let workspace = new Workspace();
+  let live: LiveSource | undefined;
   let folders: string[] = [];
   let debounceMs = DEFAULT_DEBOUNCE_MS;
   let history: History = noHistory('the workspace is still being read');
@@ -82,11 +96,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const log = (message: string) => connection.console.error(`[podplan] ${message}`);
 
   /** A handler that waits for the workspace, and answers `fallback` (after logging) if it throws. */
-  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R, handler: (...args: P) => R): (...args: P) => Promise<R> {
+  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R, handler: (...args: P) => R | Promise<R>): (...args: P) => Promise<R> {
     return async (...args: P) => {
       try {
         await ready;
-        return handler(...args);
+        return await handler(...args);
       } catch (e) {
         log(`${name} failed: ${errorText(e)}`);
         return fallback(e);
@@ -187,6 +201,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}),
     });
     folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    const clock = options.clock ?? systemClock;
+    live = new LiveSource({
+      kubeconfig: options.kube ?? { env: process.env, homedir: homedir(), cwd: process.cwd() },
+      clock,
+      analysis: { clock, ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}) },
+      onChange: () => void connection.sendNotification(WorkspaceChangedNotification.method, { generation: ++liveGeneration }),
+      log,
+    });
     watchDynamically = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     void (async () => {
       try {
@@ -254,7 +276,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
   });
 
-  const analysis = () => workspace.analysis();
+  /** What previews, Explain, the Cluster view and the history plan on: the live source when one is picked. */
+  const analysis = () => live?.analysis() ?? workspace.analysis();
+  let liveGeneration = 0;
+  const workspaceView = (): SourceView => ({ kind: 'workspace', name: workspaceSource(folders).name });
+  const liveSource = (): LiveSource => {
+    if (!live) throw new Error('the server is not initialized');
+    return live;
+  };
   connection.onCompletion(guard('completion', () => [], (p) => service.complete(p.textDocument.uri, p.position, analysis())));
   connection.onHover(guard('hover', () => null, (p) => service.hover(p.textDocument.uri, p.position, analysis())));
   connection.onCodeAction(guard('code actions', () => [], (p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, analysis())));
@@ -277,14 +306,33 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
   connection.onRequest(
     ClusterSummaryRequest,
-    guard('podplan/clusterSummary', () => ({ source: { kind: 'workspace' as const, name: 'workspace' }, nodes: [], pending: [] }), () => service.clusterSummary(analysis(), folders)),
+    guard('podplan/clusterSummary', () => ({ source: { kind: 'workspace' as const, name: 'workspace' }, nodes: [], pending: [] }), () => {
+      const summary = service.clusterSummary(analysis(), folders);
+      const source = live?.source();
+      return source ? { ...summary, source: { kind: source.kind, name: source.name } } : summary;
+    }),
   );
+  connection.onRequest(ListContextsRequest, guard('podplan/listContexts', failed('podplan/listContexts'), () => liveSource().contexts(workspaceView())));
+  connection.onRequest(
+    SelectSourceRequest,
+    guard('podplan/selectSource', failed('podplan/selectSource'), async (p: SelectSourceParams) => {
+      const selected = await liveSource().select(p.context);
+      if (!selected.ok) return selected;
+      const source = selected.value;
+      history.useSource(source ? { kind: 'kube-context', name: source.name, ...(source.server ? { server: source.server } : {}) } : workspaceSource(folders));
+      void connection.sendNotification(WorkspaceChangedNotification.method, { generation: ++liveGeneration });
+      return { ok: true as const, value: source ?? workspaceView() };
+    }),
+  );
+  connection.onRequest(ApplyPlanRequest, guard('podplan/applyPlan', failed('podplan/applyPlan'), (p: ApplyPlanParams) => liveSource().applyPlan(p, history)));
+  connection.onRequest(SchedulerRequest, guard('podplan/scheduler', failed('podplan/scheduler'), (p: SchedulerParams) => liveSource().scheduler(p)));
   connection.onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (p: ListHistoryParams) => history.list(p)));
   connection.onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (p: OpenPlanParams) => history.open(p.id, (plan, id) => planView(plan, analysis(), id))));
   connection.onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (p: ComparePlansParams) => history.compare(p.from, p.to)));
 
-  connection.onShutdown(() => {
+  connection.onShutdown(async () => {
     if (timer) clearTimeout(timer);
+    await live?.close();
     history.close();
   });
 

@@ -35,7 +35,7 @@ export function previewPlan(params: PreviewPlanParams, analysis: Analysis, histo
 }
 
 /** The plan's view, after keeping it in the history (as its id) when there is one. */
-function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
+export function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
   return planView(plan, analysis, saved.ok ? saved.value : undefined);
