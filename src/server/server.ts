@@ -36,6 +36,7 @@ import {
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
   type ApplyPlanParams,
+  type ClusterSummary,
   type ComparePlansParams,
   type SchedulerParams,
   type SelectSourceParams,
@@ -306,10 +307,17 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
   connection.onRequest(
     ClusterSummaryRequest,
-    guard('podplan/clusterSummary', () => ({ source: { kind: 'workspace' as const, name: 'workspace' }, nodes: [], pending: [] }), () => {
+    guard('podplan/clusterSummary', (): ClusterSummary => ({ source: { kind: 'workspace', name: 'workspace' }, nodes: [], pending: [] }), async (): Promise<ClusterSummary> => {
       const summary = service.clusterSummary(analysis(), folders);
-      const source = live?.source();
-      return source ? { ...summary, source: { kind: source.kind, name: source.name } } : summary;
+      const source = liveSource().source();
+      const contexts = liveSource().contexts(workspaceView());
+      const scheduler = await liveSource().scheduler({ action: 'status', trusted: false });
+      return {
+        ...summary,
+        ...(source ? { source: { kind: source.kind, name: source.name } } : {}),
+        ...(contexts.ok ? { contexts: contexts.value.contexts.map((c) => c.name) } : {}),
+        ...(source && scheduler.ok ? { scheduler: scheduler.value } : {}),
+      };
     }),
   );
   connection.onRequest(ListContextsRequest, guard('podplan/listContexts', failed('podplan/listContexts'), () => liveSource().contexts(workspaceView())));
