@@ -162,4 +162,14 @@ describe('server/live-source: a kube context as the editor’s source', function
     assert.ok(stopped.bound >= 2);
     assert.equal(server.counters.bindings.get('shop/web-0'), 1, 'bound once');
   });
+
+  it('after Apply Plan, the scheduler binds the pod set where the plan put it', async () => {
+    value(await live.select('test'));
+    const preview = value(await live.applyPlan({ trigger: { name: 'cart' }, trusted: true }, history));
+    value(await live.applyPlan({ trigger: { name: 'cart' }, trusted: true, confirm: preview.token }, history));
+    value(await live.scheduler({ action: 'start', trusted: true }));
+    await until('the set is bound', () => nodeOf('shop', 'cart-0') !== undefined && nodeOf('shop', 'cart-1') !== undefined);
+    for (const a of preview.plan.assignments) assert.equal(nodeOf('shop', a.pod), a.node, `${a.pod} where planned`);
+    value(await live.scheduler({ action: 'stop', trusted: true }));
+  });
 });
