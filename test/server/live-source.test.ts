@@ -3,7 +3,7 @@
 // previews, Apply Plan (confirm, then SchedulePlan + trigger flip, or bindings), Podplan as the
 // scheduler started and stopped, no writes from an untrusted workspace, no token in any answer.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Result } from '../../src/engine/api/result';
@@ -44,6 +44,7 @@ describe('server/live-source: a kube context as the editor’s source', function
   let history: History;
   let live: LiveSource;
   let changes = 0;
+  let kubeconfig = '';
   const nodeOf = (ns: string, name: string) => (server.get({ apiVersion: 'v1', kind: 'Pod' }, ns, name) as { spec: { nodeName?: string } } | undefined)?.spec.nodeName;
 
   beforeEach(async () => {
@@ -53,7 +54,7 @@ describe('server/live-source: a kube context as the editor’s source', function
     server.create(node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), node('n2', { cpu: '4', memory: '16Gi', pods: '110' }));
     server.create(trigger, member('cart-0'), member('cart-1'), loner('solo-0'), pod('web-0', { namespace: 'shop' }), pod('web-1', { namespace: 'shop' }));
     dir = mkdtempSync(join(tmpdir(), 'podplan-live-source-'));
-    const kubeconfig = await server.writeKubeconfig({ contexts: [{ name: 'test', namespace: 'shop' }, { name: 'other' }] });
+    kubeconfig = await server.writeKubeconfig({ contexts: [{ name: 'test', namespace: 'shop' }, { name: 'other' }] });
     history = await openHistory(join(dir, 'history.db'), [], () => undefined);
     changes = 0;
     live = new LiveSource({
@@ -86,9 +87,13 @@ describe('server/live-source: a kube context as the editor’s source', function
     assert.equal(live.analysis(), undefined);
   });
 
-  it('a picked context feeds the Cluster view and follows the cluster', async () => {
-    const source = value(await live.select('test'));
-    assert.equal(source?.name, 'test');
+  it('a picked context feeds the Cluster view and follows the cluster; the kubeconfig is left as it was', async () => {
+    const before = readFileSync(kubeconfig, 'utf8');
+    const source = value(await live.select('other'));
+    assert.equal(source?.name, 'other');
+    value(await live.select('test'));
+    assert.equal(readFileSync(kubeconfig, 'utf8'), before, 'switching never rewrites the kubeconfig (its current-context stays)');
+    assert.equal(live.source()?.name, 'test');
     const summary = clusterSummary(live.analysis()!, []);
     assert.deepEqual(summary.nodes.map((n) => n.name).sort(), ['n1', 'n2']);
     assert.deepEqual(summary.pending.map((p) => `${p.namespace}/${p.name}`).sort(), ['shop/cart-0', 'shop/cart-1', 'shop/solo-0', 'shop/web-0', 'shop/web-1']);
