@@ -4,7 +4,7 @@
 // cluster's nodes and pending pods, applies a plan (confirming the dialog that names the objects
 // and fields) and runs Podplan as the scheduler until the pending pods are bound, then stops it.
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -33,6 +33,7 @@ for (const line of LINES) {
   describe(`a kube context as the source in ${line.name} + Chromium`, function () {
     this.timeout(30 * 60_000);
     let dir = '';
+  let userDataDir = '';
     let api: TestApiServer;
     let server: CodeServer | undefined;
     let browser: BrowserContext | undefined;
@@ -60,6 +61,7 @@ for (const line of LINES) {
       const workspace = path.join(dir, 'workspace');
       await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
       const packaged = await installPackaged(line, dir);
+    userDataDir = packaged.userDataDir;
       await mkdir(SCREENSHOTS, { recursive: true });
       ({ server, browser, page } = await openWorkbench(line, dir, workspace, packaged, STEP_MS));
       await page.locator('.statusbar-item', { hasText: 'pods to place' }).waitFor();
@@ -142,6 +144,16 @@ for (const line of LINES) {
       await treeRow('Cluster', /Scheduler.*stopped/).waitFor();
       assert.equal(api.counters.bindings.get('shop/web-0'), 1, 'bound once');
       await shot('scheduler-stopped');
+    });
+
+    it("leaves the kubeconfig's token out of every log the workbench wrote (output channel, server, extension host)", async () => {
+      const logs = (await readdir(userDataDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.log'));
+      assert.ok(logs.some((e) => /Podplan/.test(e.name)), 'the Podplan output channel was written');
+      for (const entry of logs) {
+        const text = await readFile(path.join(entry.parentPath, entry.name), 'utf8');
+        assert.ok(!text.includes(api.token), `${entry.name} holds no token`);
+      }
+      assert.ok(!server?.output().includes(api.token), 'code-server printed no token');
     });
   });
 }
