@@ -325,11 +325,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     SelectSourceRequest,
     guard('podplan/selectSource', failed('podplan/selectSource'), async (p: SelectSourceParams) => {
       const selected = await liveSource().select(p.context);
-      if (!selected.ok) return selected;
-      const source = selected.value;
+      const source = liveSource().source();
       history.useSource(source ? { kind: 'kube-context', name: source.name, ...(source.server ? { server: source.server } : {}) } : workspaceSource(folders));
       void connection.sendNotification(WorkspaceChangedNotification.method, { generation: ++liveGeneration });
-      return { ok: true as const, value: source ?? workspaceView() };
+      return selected.ok ? { ok: true as const, value: source ?? workspaceView() } : selected;
     }),
   );
   connection.onRequest(ApplyPlanRequest, guard('podplan/applyPlan', failed('podplan/applyPlan'), (p: ApplyPlanParams) => liveSource().applyPlan(p, history)));

@@ -85,4 +85,11 @@ describe('server: a kube context as the source (over stdio)', function () {
     assert.equal(summary.source.kind, 'workspace');
     assert.ok(summary.nodes.length > 1, 'the workspace’s nodes again');
   });
+
+  it('a context that cannot be read is refused, and leaves the server on the workspace files', async () => {
+    value(await request<Result<SourceView>>(SelectSourceRequest.method, { context: 'live' }));
+    const refused = await request<Result<SourceView>>(SelectSourceRequest.method, { context: 'nope' });
+    assert.ok(!refused.ok && /no context "nope"/.test(refused.error));
+    assert.equal((await request<ClusterSummary>(ClusterSummaryRequest.method)).source.kind, 'workspace');
+  });
 });

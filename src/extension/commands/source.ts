@@ -18,6 +18,11 @@ async function select(ctx: Ctx, context: string | undefined): Promise<SourceView
     ctx.request(SelectSourceRequest, context !== undefined ? { context } : {}),
   );
   if (!selected.ok) {
+    // A context that cannot be read leaves the server on the workspace files; a running scheduler keeps its context.
+    const listed = await ctx.request0(ListContextsRequest);
+    const source: SourceView = listed.ok ? listed.value.source : { kind: 'workspace', name: 'workspace' };
+    await ctx.extension.workspaceState.update(SOURCE_STATE_KEY, source.kind === 'cluster' ? source.name : undefined);
+    ctx.setSource(source);
     void vscode.window.showErrorMessage(`Podplan: ${selected.error}`);
     return undefined;
   }
