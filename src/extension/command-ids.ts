@@ -15,6 +15,10 @@ export const CommandIds = {
   revealObject: 'podplan.revealObject',
   refreshViews: 'podplan.refreshViews',
   openExample: 'podplan.openExample',
+  selectSource: 'podplan.selectSource',
+  applyPlan: 'podplan.applyPlan',
+  runScheduler: 'podplan.runScheduler',
+  stopScheduler: 'podplan.stopScheduler',
 } as const;
 
 export type CommandName = keyof typeof CommandIds;

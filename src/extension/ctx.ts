@@ -3,11 +3,16 @@
 import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType, RequestType0 } from 'vscode-languageclient';
-import { WorkspaceChangedNotification, WorkspaceSummaryRequest, type WorkspaceSummary } from '../protocol/requests';
+import { SchedulerRequest, WorkspaceChangedNotification, WorkspaceSummaryRequest, type SchedulerStatus, type SourceView, type WorkspaceSummary } from '../protocol/requests';
+import { CommandIds } from './command-ids';
+import { sourceStatusWords } from './commands/source-words';
 import { createClient } from './client';
 import { PlanPanel } from './panel';
 import { StatusItem } from './status';
 import { errorMessage } from '../protocol/errors';
+
+/** How often the status bar asks a running scheduler how it does. */
+const SCHEDULER_POLL_MS = 1_000;
 
 export class Ctx implements vscode.Disposable {
   readonly output: vscode.LogOutputChannel;
@@ -22,12 +27,58 @@ export class Ctx implements vscode.Disposable {
   /** A plan was kept or its status changed in the history. */
   readonly onDidChangeHistory = this.historyChanged.event;
   private historyNoticeShown = false;
+  /** The source and scheduler item: click to switch the source. */
+  private readonly sourceItem = vscode.window.createStatusBarItem('podplan.source', vscode.StatusBarAlignment.Left, 9);
+  private source: SourceView = { kind: 'workspace', name: 'workspace' };
+  private schedulerStatus: SchedulerStatus | undefined;
+  private schedulerPoll: ReturnType<typeof setInterval> | undefined;
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.output = vscode.window.createOutputChannel('Podplan', { log: true });
     this.panel = new PlanPanel(extension.extensionUri);
     this.status = new StatusItem();
-    extension.subscriptions.push(this, this.output, this.panel, this.status, this.workspaceChanged, this.historyChanged);
+    extension.subscriptions.push(this, this.output, this.panel, this.status, this.workspaceChanged, this.historyChanged, this.sourceItem);
+    this.sourceItem.name = 'Podplan Source';
+    this.sourceItem.command = CommandIds.selectSource;
+    this.showSource();
+  }
+
+  /** The server plans from this source now (the status bar says so, the views ask again). */
+  setSource(source: SourceView): void {
+    this.source = source;
+    void vscode.commands.executeCommand('setContext', 'podplan.sourceIsCluster', source.kind === 'cluster');
+    this.showSource();
+    this.workspaceChanged.fire();
+  }
+
+  /** The scheduler's latest status; polled while it runs, so the status bar follows it. */
+  setScheduler(status: SchedulerStatus): void {
+    this.schedulerStatus = status;
+    void vscode.commands.executeCommand('setContext', 'podplan.schedulerRunning', status.running);
+    if (status.running && !this.schedulerPoll) {
+      this.schedulerPoll = setInterval(() => {
+        this.request(SchedulerRequest, { action: 'status', trusted: this.trusted }).then(
+          (answer) => answer.ok && this.setScheduler(answer.value),
+          () => undefined,
+        );
+      }, SCHEDULER_POLL_MS);
+    } else if (!status.running && this.schedulerPoll) {
+      clearInterval(this.schedulerPoll);
+      this.schedulerPoll = undefined;
+    }
+    this.showSource();
+    this.workspaceChanged.fire();
+  }
+
+  get scheduler(): SchedulerStatus | undefined {
+    return this.schedulerStatus;
+  }
+
+  private showSource(): void {
+    const words = sourceStatusWords(this.source, this.schedulerStatus);
+    this.sourceItem.text = words.text;
+    this.sourceItem.tooltip = words.tooltip;
+    this.sourceItem.show();
   }
 
   get trusted(): boolean {
@@ -51,6 +102,8 @@ export class Ctx implements vscode.Disposable {
   }
 
   async stop(): Promise<void> {
+    if (this.schedulerPoll) clearInterval(this.schedulerPoll);
+    this.schedulerPoll = undefined;
     for (const d of this.clientSubscriptions.splice(0)) d.dispose();
     const client = this.client;
     this.client = undefined;

@@ -5,6 +5,7 @@ import * as vscode from 'vscode';
 import type { WebviewToHost } from '../protocol/webview';
 import { CommandIds, type CommandName } from './command-ids';
 import { commandTable } from './commands';
+import { restoreSource } from './commands/source';
 import { Ctx } from './ctx';
 import { reveal } from './reveal';
 import { workspaceClusterSource } from './views/cluster-source';
@@ -69,6 +70,7 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
   );
   try {
     await context.start();
+    await restoreSource(context);
   } catch (e) {
     context.output.error(`the language server did not start: ${errorMessage(e)}`);
     void vscode.window.showErrorMessage('Podplan: the language server did not start (see Output → Podplan).');

@@ -90,6 +90,10 @@ export interface ClusterSummary {
   readonly nodes: readonly ClusterNodeSummary[];
   /** Pods without spec.nodeName, as `namespace/name`, with the scheduler that takes them. */
   readonly pending: readonly { readonly namespace: string; readonly name: string; readonly schedulerName: string; readonly podSet?: string }[];
+  /** The kubeconfig's contexts (names only), when a kubeconfig was found. */
+  readonly contexts?: readonly string[];
+  /** Podplan as the scheduler of the cluster source: how it does (or did, once stopped). */
+  readonly scheduler?: SchedulerStatus;
 }
 
 /** client → server: the nodes and pending pods the server plans on (the Cluster view). */
@@ -169,3 +173,83 @@ export const RecordAppliedRequest = new RequestType<RecordAppliedParams, Result<
 
 /** server → client: the workspace model changed (after the debounce); views may ask for a new summary. */
 export const WorkspaceChangedNotification = new NotificationType<{ readonly generation: number }>('podplan/workspaceChanged');
+
+/** Where the server plans from: the workspace's YAML files, or a kube context (kept in the client's workspace state, never in the kubeconfig). */
+export interface SourceView {
+  readonly kind: 'workspace' | 'cluster';
+  /** The workspace folder's name, or the context's name. */
+  readonly name: string;
+  /** The context's API server URL (redacted), for a cluster source. */
+  readonly server?: string;
+}
+
+export interface ContextView {
+  readonly name: string;
+  readonly cluster: string;
+  readonly namespace?: string;
+  readonly server?: string;
+  /** The kubeconfig's current-context. */
+  readonly current: boolean;
+}
+
+export interface ContextList {
+  readonly contexts: readonly ContextView[];
+  readonly source: SourceView;
+}
+
+/** client → server: the kubeconfig's contexts (KUBECONFIG, else ~/.kube/config; no credentials) and the source in use. */
+export const ListContextsRequest = new RequestType0<Result<ContextList>, void>('podplan/listContexts');
+
+export interface SelectSourceParams {
+  /** A kubeconfig context; left out for the workspace's files. */
+  readonly context?: string;
+}
+
+/** client → server: plan from this source from now on; answers once the cluster was listed. */
+export const SelectSourceRequest = new RequestType<SelectSourceParams, Result<SourceView>, void>('podplan/selectSource');
+
+export interface ApplyPlanParams {
+  /** The trigger whose pod set is planned (SchedulePlan written, trigger flipped) … */
+  readonly trigger?: ObjectRef;
+  /** … or a pod set without a trigger (its pods bound directly). */
+  readonly podSet?: ObjectRef;
+  /** vscode.workspace.isTrusted: the server writes nothing for an untrusted workspace. */
+  readonly trusted: boolean;
+  /** Left out: plan and say what would be written. Given (the `token` of that answer): write exactly that plan. */
+  readonly confirm?: number;
+}
+
+export interface ApplyPlanResult {
+  /** The context the writes go to. */
+  readonly context: string;
+  readonly plan: PlanView;
+  /** Objects and fields written (or to be written). */
+  readonly writes: readonly ScheduleWrite[];
+  /** Pass back as `confirm` to write this plan. */
+  readonly token: number;
+  readonly applied: boolean;
+}
+
+/** client → server: carry a plan out on the live cluster (write the SchedulePlan, flip the trigger to Schedule); two steps, confirm then write. */
+export const ApplyPlanRequest = new RequestType<ApplyPlanParams, Result<ApplyPlanResult>, void>('podplan/applyPlan');
+
+export interface SchedulerStatus {
+  readonly running: boolean;
+  readonly context?: string;
+  /** Pods bound since it started. */
+  readonly bound: number;
+  /** Pods it could not place (latest decision). */
+  readonly unplaced: number;
+  /** Pods waiting in its queues. */
+  readonly pending: number;
+  /** The latest problems (redacted), newest last. */
+  readonly errors: readonly string[];
+}
+
+export interface SchedulerParams {
+  readonly action: 'start' | 'stop' | 'status';
+  readonly trusted: boolean;
+}
+
+/** client → server: run Podplan as the scheduler of the selected context, stop it (draining the bindings in flight), or ask how it does. */
+export const SchedulerRequest = new RequestType<SchedulerParams, Result<SchedulerStatus>, void>('podplan/scheduler');

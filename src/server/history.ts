@@ -5,6 +5,7 @@ import { err, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
+import type { SourceRef } from '../store/types';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 
 export interface History {
@@ -26,6 +27,8 @@ export interface History {
   savePreview(plan: Plan, profileHash: string): Result<number>;
   /** The plan was written to the workspace: applied, the set's previously applied plan superseded. */
   markApplied(id: number): Result<HistoryEntryView>;
+  /** Runs from now on are recorded as runs of this source (the workspace, or a kube context). */
+  useSource(source: SourceRef): void;
   close(): void;
 }
 
@@ -33,5 +36,5 @@ export interface History {
 export function noHistory(reason: string): History {
   const unavailable = `history unavailable: ${reason}`;
   const no = () => err(unavailable);
-  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, close: () => undefined };
+  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, useSource: () => undefined, close: () => undefined };
 }

@@ -3,6 +3,7 @@
 // and answers with what it has (an empty list, null, an error result), so no input takes the
 // server down.
 import { readdir, readFile, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
@@ -21,7 +22,11 @@ import type { Clock } from '../engine/api/clock';
 import { err, type Result } from '../engine/api/result';
 import { systemClock } from '../platform/clock';
 import {
+  ApplyPlanRequest,
   ClusterSummaryRequest,
+  ListContextsRequest,
+  SchedulerRequest,
+  SelectSourceRequest,
   ComparePlansRequest,
   ExplainPodRequest,
   ListHistoryRequest,
@@ -31,7 +36,12 @@ import {
   ScheduleNowRequest,
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
+  type ApplyPlanParams,
+  type ClusterSummary,
   type ComparePlansParams,
+  type SchedulerParams,
+  type SelectSourceParams,
+  type SourceView,
   type ExplainPodParams,
   type ListHistoryParams,
   type OpenPlanParams,
@@ -47,6 +57,8 @@ import { openHistory } from './store-history';
 import * as service from './service';
 import { planView } from './service/planning';
 import { Debouncer } from './debounce';
+import { LiveSource } from './live-source';
+import { workspaceSource } from './store-history';
 import { Workspace } from './workspace';
 import { errorDetail, errorMessage } from '../engine/api/errors';
 
@@ -55,6 +67,8 @@ const VERSION = '0.1.0';
 
 export interface ServerOptions {
   readonly clock?: Clock;
+  /** Where kubeconfig files are looked for (the process's KUBECONFIG and home by default). */
+  readonly kube?: { readonly env: Readonly<Record<string, string | undefined>>; readonly homedir: string; readonly cwd: string };
 }
 
 const YAML_FILE = /\.ya?ml$/i;
@@ -70,6 +84,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   const published = new Map<string, string>();
   const forced = new Set<string>();
   let workspace = new Workspace();
+  let live: LiveSource | undefined;
   let folders: string[] = [];
   let history: History = noHistory('the workspace is still being read');
   let debouncer = new Debouncer(publishAll);
@@ -183,6 +198,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}),
     });
     folders = params.workspaceFolders?.map((f) => f.uri) ?? (params.rootUri ? [params.rootUri] : []);
+    const clock = options.clock ?? systemClock;
+    live = new LiveSource({
+      kubeconfig: options.kube ?? { env: process.env, homedir: homedir(), cwd: process.cwd() },
+      clock,
+      analysis: { clock, ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}) },
+      onChange: () => void connection.sendNotification(WorkspaceChangedNotification.method, { generation: ++liveGeneration }),
+      log,
+    });
     watchDynamically = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     void (async () => {
       try {
@@ -251,7 +274,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
   });
 
-  const analysis = () => workspace.analysis();
+  /** What previews, Explain, the Cluster view and the history plan on: the live source when one is picked. */
+  const analysis = () => live?.analysis() ?? workspace.analysis();
+  let liveGeneration = 0;
+  const workspaceView = (): SourceView => ({ kind: 'workspace', name: workspaceSource(folders).name });
+  const liveSource = (): LiveSource => {
+    if (!live) throw new Error('the server is not initialized');
+    return live;
+  };
 
   /**
    * Plans with a progress notification: on the client's token when it sent one, else on one the
@@ -302,14 +332,39 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   );
   connection.onRequest(
     ClusterSummaryRequest,
-    guard('podplan/clusterSummary', () => ({ source: { kind: 'workspace' as const, name: 'workspace' }, nodes: [], pending: [] }), () => service.clusterSummary(analysis(), folders)),
+    guard('podplan/clusterSummary', (): ClusterSummary => ({ source: { kind: 'workspace', name: 'workspace' }, nodes: [], pending: [] }), async (): Promise<ClusterSummary> => {
+      const summary = service.clusterSummary(analysis(), folders);
+      const source = liveSource().source();
+      const contexts = liveSource().contexts(workspaceView());
+      const scheduler = await liveSource().scheduler({ action: 'status', trusted: false });
+      return {
+        ...summary,
+        ...(source ? { source: { kind: source.kind, name: source.name } } : {}),
+        ...(contexts.ok ? { contexts: contexts.value.contexts.map((c) => c.name) } : {}),
+        ...(source && scheduler.ok ? { scheduler: scheduler.value } : {}),
+      };
+    }),
   );
+  connection.onRequest(ListContextsRequest, guard('podplan/listContexts', failed('podplan/listContexts'), () => liveSource().contexts(workspaceView())));
+  connection.onRequest(
+    SelectSourceRequest,
+    guard('podplan/selectSource', failed('podplan/selectSource'), async (p: SelectSourceParams) => {
+      const selected = await liveSource().select(p.context);
+      const source = liveSource().source();
+      history.useSource(source ? { kind: 'kube-context', name: source.name, ...(source.server ? { server: source.server } : {}) } : workspaceSource(folders));
+      void connection.sendNotification(WorkspaceChangedNotification.method, { generation: ++liveGeneration });
+      return selected.ok ? { ok: true as const, value: source ?? workspaceView() } : selected;
+    }),
+  );
+  connection.onRequest(ApplyPlanRequest, guard('podplan/applyPlan', failed('podplan/applyPlan'), (p: ApplyPlanParams) => liveSource().applyPlan(p, history)));
+  connection.onRequest(SchedulerRequest, guard('podplan/scheduler', failed('podplan/scheduler'), (p: SchedulerParams) => liveSource().scheduler(p)));
   connection.onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (p: ListHistoryParams) => history.list(p)));
   connection.onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (p: OpenPlanParams) => history.open(p.id, (plan, id) => planView(plan, analysis(), id))));
   connection.onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (p: ComparePlansParams) => history.compare(p.from, p.to)));
 
-  connection.onShutdown(() => {
+  connection.onShutdown(async () => {
     debouncer.cancel();
+    await live?.close();
     history.close();
   });
 

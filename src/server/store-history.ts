@@ -41,7 +41,7 @@ class StoreHistory implements History {
 
   constructor(
     private readonly store: PlanStore,
-    private readonly source: SourceRef,
+    private source: SourceRef,
   ) {
     this.driver = store.driver;
   }
@@ -102,6 +102,10 @@ class StoreHistory implements History {
     if (!marked.ok) return marked;
     const summary = message(this.store.summary(id));
     return summary.ok ? ok(entry(summary.value)) : summary;
+  }
+
+  useSource(source: SourceRef): void {
+    this.source = source;
   }
 
   close(): void {

@@ -9,6 +9,7 @@ import { previewPlan } from './preview-plan';
 import { scheduleNow } from './schedule-now';
 import { restartServer, showOutput } from './server';
 import { showPodSet } from './show-pod-set';
+import { applyPlan, runScheduler, selectSource, stopScheduler } from './source';
 import { openExample, refreshViews, revealObject } from './views';
 
 // Handlers take whatever arguments their callers (lenses, webview intents, the palette) pass.
@@ -29,4 +30,8 @@ export const commandTable: Readonly<Record<CommandName, CommandFactory>> = {
   revealObject,
   refreshViews,
   openExample,
+  selectSource,
+  applyPlan,
+  runScheduler,
+  stopScheduler,
 };

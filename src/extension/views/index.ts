@@ -27,7 +27,7 @@ export function registerViews(ctx: Ctx, cluster: ClusterSource): vscode.Disposab
     return podSetNodes(summary, CommandIds.revealObject);
   });
   const plans = new NodeTree(async () => planNodes(await historyEntries(ctx), CommandIds.openPlan));
-  const nodes = new NodeTree(async () => clusterNodes(await cluster.summary(), CommandIds.revealObject));
+  const nodes = new NodeTree(async () => clusterNodes(await cluster.summary(), CommandIds.revealObject, CommandIds.selectSource));
   return [
     podSets,
     plans,

@@ -112,7 +112,7 @@ function percent(part: number, whole: number): string {
 }
 
 /** The source, its nodes (with use) and the pods still to place. */
-export function clusterNodes(cluster: ClusterSummary, reveal: string): ViewNode[] {
+export function clusterNodes(cluster: ClusterSummary, reveal: string, selectSource?: string): ViewNode[] {
   const byScheduler = new Map<string, ClusterSummary['pending'][number][]>();
   for (const p of cluster.pending) {
     const list = byScheduler.get(p.schedulerName);
@@ -120,7 +120,41 @@ export function clusterNodes(cluster: ClusterSummary, reveal: string): ViewNode[
     else byScheduler.set(p.schedulerName, [p]);
   }
   return [
-    { key: 'source', label: 'Source', description: `${cluster.source.kind === 'workspace' ? 'workspace files' : 'cluster'}: ${cluster.source.name}`, icon: cluster.source.kind === 'workspace' ? 'folder' : 'cloud' },
+    {
+      key: 'source',
+      label: 'Source',
+      description: `${cluster.source.kind === 'workspace' ? 'workspace files' : 'cluster'}: ${cluster.source.name}`,
+      icon: cluster.source.kind === 'workspace' ? 'folder' : 'cloud',
+      ...(selectSource ? { open: { command: selectSource, args: [] } } : {}),
+    },
+    ...(cluster.contexts && cluster.contexts.length > 0
+      ? [
+          {
+            key: 'contexts',
+            label: 'Contexts',
+            description: String(cluster.contexts.length),
+            icon: 'list-tree',
+            children: cluster.contexts.map((name) => ({
+              key: `context:${name}`,
+              label: name,
+              ...(cluster.source.kind === 'cluster' && cluster.source.name === name ? { description: 'in use' } : {}),
+              icon: 'cloud',
+              ...(selectSource ? { open: { command: selectSource, args: [{ context: name }] } } : {}),
+            })),
+          },
+        ]
+      : []),
+    ...(cluster.scheduler
+      ? [
+          {
+            key: 'scheduler',
+            label: 'Scheduler',
+            description: `${cluster.scheduler.running ? 'running' : 'stopped'} · ${plural(cluster.scheduler.bound, 'pod')} bound · ${cluster.scheduler.pending} pending${cluster.scheduler.errors.length ? ` · ${plural(cluster.scheduler.errors.length, 'error')}` : ''}`,
+            tooltip: cluster.scheduler.errors.join('\n'),
+            icon: cluster.scheduler.running ? 'sync' : 'debug-stop',
+          },
+        ]
+      : []),
     {
       key: 'nodes',
       label: 'Nodes',

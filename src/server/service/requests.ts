@@ -60,7 +60,7 @@ const LONG_PLAN_PAIRS = 100_000;
 export const takesLong = (size: PlanSize): boolean => size.pods * size.nodes >= LONG_PLAN_PAIRS;
 
 /** The plan's view, after keeping it in the history (as its id) when there is one. */
-function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
+export function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
   return planView(plan, analysis, saved.ok ? saved.value : undefined);

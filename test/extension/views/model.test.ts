@@ -70,6 +70,26 @@ describe('extension/views/model', () => {
     assert.deepEqual(described(pending?.children?.[0]?.children), [['etl-0', 'analytics · nightly-batch']]);
   });
 
+  it('for a cluster source, lists the kubeconfig contexts (each switches to itself) and how the scheduler does', () => {
+    const view = clusterNodes(
+      {
+        source: { kind: 'cluster', name: 'prod' },
+        nodes: [],
+        pending: [],
+        contexts: ['dev', 'prod'],
+        scheduler: { running: true, context: 'prod', bound: 3, unplaced: 0, pending: 1, errors: ['lease: conflict'] },
+      },
+      'reveal',
+      'select',
+    );
+    assert.deepEqual(view.map((n) => n.label), ['Source', 'Contexts', 'Scheduler', 'Nodes', 'Pending pods']);
+    const [source, contexts, scheduler] = view;
+    assert.deepEqual([source?.description, source?.open], ['cluster: prod', { command: 'select', args: [] }]);
+    assert.deepEqual(described(contexts?.children), [['dev', undefined], ['prod', 'in use']]);
+    assert.deepEqual(contexts?.children?.[0]?.open, { command: 'select', args: [{ context: 'dev' }] });
+    assert.deepEqual([scheduler?.description, scheduler?.tooltip], ['running · 3 pods bound · 1 pending · 1 error', 'lease: conflict']);
+  });
+
   it('tells a tree node passed by a context menu from other arguments', () => {
     assert.equal(isViewNode({ key: 'a', label: 'b', args: {} }), true);
     assert.equal(isViewNode({ trigger: { name: 'x' } }), false);

@@ -1,0 +1,279 @@
+// The editor's live source: a kube context the user picked (never written back to the kubeconfig),
+// mirrored by informers (ClusterMirror) into the same WorkspaceModel and Analysis the YAML files
+// give, so previews, Explain, the Cluster view and the history work on it. Also what writes to
+// that cluster on the user's request: Apply Plan (SchedulePlan + trigger state, or bindings) and
+// Podplan as its scheduler (src/kube/live). Every message leaving here goes through the context's
+// Redactor; nothing is written for a client that says its workspace is untrusted.
+import type { Clock } from '../engine/api/clock';
+import { err, ok, type Result } from '../engine/api/result';
+import type { Plan } from '../engine/planner/plan';
+import { schedulePlanName } from '../engine/planner/name';
+import { KubeBinder } from '../kube/binder';
+import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
+import { KubeHttp } from '../kube/http';
+import { listContexts, loadKubeconfig, selectContext, type KubeconfigOptions, type KubeContext } from '../kube/kubeconfig';
+import { LeaderElector } from '../kube/lease';
+import { bindingPoster, leaseClient, planWriter, startInformers, type InformerSet } from '../kube/live/cluster';
+import { composeLiveScheduler } from '../kube/live/compose';
+import { liveCache, type LiveReport, type LiveScheduler } from '../kube/live/scheduler';
+import { ClusterMirror } from '../kube/mirror';
+import { PlannerObjects } from '../kube/planner-objects';
+import type { ApplyPlanParams, ApplyPlanResult, ContextList, SchedulerParams, SchedulerStatus, ScheduleWrite, SourceView } from '../protocol/requests';
+import type { History } from './history';
+import { Analysis, EngineCache, type AnalysisOptions } from './service/analysis';
+import { incompleteDependencies } from './service/dependencies';
+import { planPodSet, planView } from './service/planning';
+import { keptView } from './service/requests';
+
+/** The Lease `podplan run` elects its leader with: the editor's scheduler takes part, so the two never both bind. */
+const LEASE = { namespace: 'kube-system', name: 'podplan-scheduler' } as const;
+/** Problems kept for the status (newest last). */
+const KEPT_ERRORS = 20;
+/** Informer events closer than this are one change for the client. */
+const CHANGE_DEBOUNCE_MS = 200;
+
+export interface LiveSourceOptions {
+  /** Where the kubeconfig is found: KUBECONFIG of `env`, else `homedir`/.kube/config. */
+  readonly kubeconfig: Omit<KubeconfigOptions, 'context' | 'kubeconfig'>;
+  readonly clock: Clock;
+  readonly analysis: AnalysisOptions;
+  /** The live source changed (after a short debounce): views and previews may ask again. */
+  readonly onChange: () => void;
+  readonly log: (message: string) => void;
+}
+
+interface Connected {
+  readonly context: KubeContext;
+  readonly http: KubeHttp;
+  readonly mirror: ClusterMirror;
+}
+
+interface PendingApply {
+  readonly plan: Plan;
+  readonly historyId?: number;
+  readonly trigger?: { readonly namespace: string; readonly name: string };
+}
+
+class RunningScheduler {
+  private constructor(
+    readonly context: string,
+    private readonly errors: string[],
+    private readonly live: LiveScheduler,
+    private readonly binder: KubeBinder,
+    private readonly informers: InformerSet,
+    private readonly elector: LeaderElector,
+  ) {}
+
+  static start(connected: Connected, clock: Clock): Result<RunningScheduler> {
+    const { context, http } = connected;
+    const errors: string[] = [];
+    const note = (message: string) => {
+      errors.push(context.redactor.redact(message));
+      if (errors.length > KEPT_ERRORS) errors.shift();
+    };
+    const report: LiveReport = { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: note };
+    const binder = new KubeBinder({ post: bindingPoster(http), clock });
+    const composed = composeLiveScheduler({ clock, cache: liveCache(clock), binder, writer: planWriter(new PlannerObjects(context)), report });
+    if (!composed.ok) return err(composed.error.map((e) => e.message).join('; '));
+    const live = composed.value;
+    const informers = startInformers(http, live, { clock, onError: note });
+    const elector = new LeaderElector({
+      client: leaseClient(http, LEASE.namespace, LEASE.name),
+      identity: `podplan-editor_${process.pid}`,
+      clock,
+      onStartedLeading: () => live.setLeading(true),
+      onStoppedLeading: () => live.setLeading(false),
+      onError: (m) => note(`lease: ${m}`),
+    });
+    elector.start();
+    return ok(new RunningScheduler(context.context, errors, live, binder, informers, elector));
+  }
+
+  status(): SchedulerStatus {
+    const counts = this.live.counts();
+    const unplaced = [...this.live.outcomes().values()].filter((o) => o.node === undefined).length;
+    return { running: true, context: this.context, bound: counts.bound, unplaced, pending: counts.pending, errors: [...this.errors] };
+  }
+
+  /** Lets the bindings in flight finish, then releases the Lease and stops watching. */
+  async stop(): Promise<SchedulerStatus> {
+    await this.live.stop();
+    await this.binder.drain();
+    const last = { ...this.status(), running: false };
+    await this.elector.stop();
+    await this.informers.stop();
+    return last;
+  }
+}
+
+export class LiveSource {
+  private connected: Connected | undefined;
+  private current: Analysis | undefined;
+  private readonly engine = new EngineCache();
+  private readonly pending = new Map<number, PendingApply>();
+  private nextToken = 1;
+  private running: RunningScheduler | undefined;
+  private lastRun: SchedulerStatus | undefined;
+  private changeTimer: ReturnType<Clock['setTimer']> | undefined;
+
+  constructor(private readonly options: LiveSourceOptions) {}
+
+  /** The cluster source in use, or undefined when the workspace files are the source. */
+  source(): SourceView | undefined {
+    const c = this.connected;
+    return c ? { kind: 'cluster', name: c.context.context, server: c.context.server } : undefined;
+  }
+
+  contexts(workspace: SourceView): Result<ContextList> {
+    const loaded = loadKubeconfig(this.options.kubeconfig);
+    if (!loaded.ok) return loaded;
+    const contexts = listContexts(loaded.value).map((c) => ({ name: c.name, cluster: c.cluster, current: c.current, ...(c.namespace ? { namespace: c.namespace } : {}), ...(c.server ? { server: c.server } : {}) }));
+    return ok({ contexts, source: this.source() ?? workspace });
+  }
+
+  /** Switches to `context` (listed before it answers), or back to the workspace files when undefined. */
+  async select(context: string | undefined): Promise<Result<SourceView | undefined>> {
+    if (this.running) return err(`Podplan runs as the scheduler of ${this.running.context}; stop it before switching the source`);
+    const previous = this.connected;
+    this.connected = undefined;
+    this.current = undefined;
+    this.pending.clear();
+    await previous?.mirror.stop();
+    if (context === undefined) return ok(undefined);
+    const loaded = loadKubeconfig(this.options.kubeconfig);
+    if (!loaded.ok) return loaded;
+    const chosen = selectContext(loaded.value, context);
+    if (!chosen.ok) return chosen;
+    const http = new KubeHttp(chosen.value);
+    const redactor = chosen.value.redactor;
+    const mirror = new ClusterMirror(http, {
+      clock: this.options.clock,
+      onWarning: (m) => this.options.log(`${context}: ${redactor.redact(m)}`),
+      onEvent: () => this.changed(),
+    });
+    try {
+      await mirror.start();
+      await mirror.synced;
+    } catch (e) {
+      await mirror.stop();
+      return err(`cannot read context ${context}: ${redactor.describe(e)}`);
+    }
+    this.connected = { context: chosen.value, http, mirror };
+    return ok(this.source());
+  }
+
+  /** The analysis of the cluster as mirrored now; undefined for the workspace source. */
+  analysis(): Analysis | undefined {
+    const c = this.connected;
+    if (!c) return undefined;
+    return (this.current ??= new Analysis(c.mirror.model(), () => undefined, this.engine, this.options.analysis));
+  }
+
+  /**
+   * Apply Plan. Without `confirm`: plans the pod set on the live cluster and says what would be
+   * written (kept under a token, and as a draft in the history). With it: writes that plan.
+   */
+  async applyPlan(params: ApplyPlanParams, history: History): Promise<Result<ApplyPlanResult>> {
+    const c = this.connected;
+    const analysis = this.analysis();
+    if (!c || !analysis) return err('Apply Plan needs a kube context as the source; pick one first');
+    if (!params.trusted) return err('this workspace is not trusted: Podplan writes nothing to a cluster from it');
+    if (params.confirm !== undefined) return this.write(c, params.confirm, history);
+    const namespace = params.trigger?.namespace ?? params.podSet?.namespace ?? c.context.namespace;
+    let request: { namespace: string; podSet: string; trigger?: string };
+    if (params.trigger) {
+      const trigger = analysis.trigger(namespace, params.trigger.name);
+      if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in context ${c.context.context}`);
+      const waiting = incompleteDependencies(trigger.value, analysis);
+      if (waiting.length > 0) return err(`${trigger.value.name} cannot be scheduled yet: it depends on ${waiting.join('; ')}`);
+      request = { namespace, podSet: trigger.value.podSet, trigger: trigger.value.name };
+    } else if (params.podSet) {
+      request = { namespace, podSet: params.podSet.name };
+    } else {
+      return err('Apply Plan needs a trigger or a pod set');
+    }
+    const made = planPodSet(analysis, request);
+    if (!made.ok) return made;
+    const plan = made.value;
+    const view = keptView(plan, analysis, history);
+    const token = this.nextToken++;
+    const trigger = request.trigger !== undefined ? { namespace, name: request.trigger } : undefined;
+    this.pending.set(token, { plan, ...(view.historyId !== undefined ? { historyId: view.historyId } : {}), ...(trigger ? { trigger } : {}) });
+    return ok({ context: c.context.context, plan: view, writes: describeWrites(plan, analysis, trigger), token, applied: false });
+  }
+
+  private async write(c: Connected, token: number, history: History): Promise<Result<ApplyPlanResult>> {
+    const pending = this.pending.get(token);
+    if (!pending) return err('that plan is no longer pending (the source changed); preview it again');
+    this.pending.delete(token);
+    const { plan, trigger } = pending;
+    const analysis = this.analysis() as Analysis;
+    if (trigger) {
+      const writer = planWriter(new PlannerObjects(c.context));
+      const written = await writer.writePlan(plan);
+      if (!written.ok) return err(`writing SchedulePlan ${plan.namespace}/${schedulePlanName(plan.namespace, plan.podSet)} failed: ${c.context.redactor.redact(written.message)}`);
+      const flipped = await writer.setTriggerState(trigger.namespace, trigger.name, 'Schedule');
+      if (!flipped.ok) return err(`the SchedulePlan was written, but setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule failed: ${c.context.redactor.redact(flipped.message)}`);
+    } else {
+      const post = bindingPoster(c.http);
+      const failed: string[] = [];
+      for (const a of plan.assignments) {
+        const answer = await post({ namespace: plan.namespace, name: a.pod }, a.node);
+        if (answer.kind !== 'created') failed.push(`${a.pod}: ${c.context.redactor.redact(answer.message)}`);
+      }
+      if (failed.length > 0) return err(`${failed.length} of ${plan.assignments.length} bindings failed: ${failed.join('; ')}`);
+    }
+    if (pending.historyId !== undefined) history.markApplied(pending.historyId);
+    return ok({ context: c.context.context, plan: planView(plan, analysis, pending.historyId), writes: describeWrites(plan, analysis, trigger), token, applied: true });
+  }
+
+  async scheduler(params: SchedulerParams): Promise<Result<SchedulerStatus>> {
+    const idle: SchedulerStatus = this.lastRun ?? { running: false, bound: 0, unplaced: 0, pending: 0, errors: [] };
+    if (params.action === 'status') return ok(this.running?.status() ?? idle);
+    if (params.action === 'stop') {
+      const running = this.running;
+      if (!running) return ok(idle);
+      this.running = undefined;
+      this.lastRun = await running.stop();
+      return ok(this.lastRun);
+    }
+    if (!params.trusted) return err('this workspace is not trusted: Podplan does not schedule a cluster from it');
+    if (this.running) return ok(this.running.status());
+    const c = this.connected;
+    if (!c) return err('Run Podplan as scheduler needs a kube context as the source; pick one first');
+    const started = RunningScheduler.start(c, this.options.clock);
+    if (!started.ok) return started;
+    this.running = started.value;
+    return ok(this.running.status());
+  }
+
+  async close(): Promise<void> {
+    this.changeTimer?.cancel();
+    await this.running?.stop();
+    this.running = undefined;
+    await this.connected?.mirror.stop();
+    this.connected = undefined;
+  }
+
+  private changed(): void {
+    this.current = undefined;
+    if (this.changeTimer) return;
+    this.changeTimer = this.options.clock.setTimer(CHANGE_DEBOUNCE_MS, () => {
+      this.changeTimer = undefined;
+      this.options.onChange();
+    });
+  }
+}
+
+/** The objects and fields Apply Plan writes, for the confirmation. */
+function describeWrites(plan: Plan, analysis: Analysis, trigger: { namespace: string; name: string } | undefined): ScheduleWrite[] {
+  const placed = `${plan.assignments.length} pod${plan.assignments.length === 1 ? '' : 's'}`;
+  if (!trigger) return plan.assignments.map((a) => ({ uri: '', object: `Pod ${plan.namespace}/${a.pod}`, created: false, fields: [`binding: spec.nodeName → ${a.node}`] }));
+  const name = schedulePlanName(plan.namespace, plan.podSet);
+  const exists = analysis.model.plans.some((p) => p.value.namespace === plan.namespace && p.value.name === name);
+  const state = analysis.trigger(trigger.namespace, trigger.name)?.value.state ?? 'Planning';
+  return [
+    { uri: '', object: `SchedulePlan ${plan.namespace}/${name}`, created: !exists, fields: [`spec.plan: ${placed} to nodes`, `metadata.annotations["${PLAN_STATUS_ANNOTATION}"]: planner ${plan.planner}${plan.unplaced.length > 0 ? `, ${plan.unplaced.length} unplaced` : ''}`] },
+    ...(state === 'Schedule' ? [] : [{ uri: '', object: `ScheduleTrigger ${trigger.namespace}/${trigger.name}`, created: false, fields: [`spec.state: ${state} → Schedule`] }]),
+  ];
+}
