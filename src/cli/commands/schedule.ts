@@ -94,17 +94,25 @@ export const schedule: Command = {
     const history = values['no-history'] ? undefined : await Recording.start('schedule', scheduling.source, values.db, io);
     const started = io.clock.now();
     let lastProgress = started;
+    let cycles = { done: 0, total: 0, printed: 0 };
+    const progress = () => {
+      io.stderr(`scheduling: ${cycles.done} cycles, ${cycles.total} pods\n`);
+      cycles = { ...cycles, printed: cycles.done };
+    };
     const result = await simulate(workspace.cluster, {
       profile,
       seed: scheduling.seed,
       onCycle: (_outcome, done, total) => {
+        cycles = { ...cycles, done, total };
         const now = io.clock.now();
         if (total >= LONG_RUN_PODS && now - lastProgress >= PROGRESS_EVERY_MS) {
           lastProgress = now;
-          io.stderr(`scheduling: ${done} cycles, ${total} pods\n`);
+          progress();
         }
       },
     });
+    // A long run always ends with its count, however fast it went.
+    if (cycles.total >= LONG_RUN_PODS && cycles.printed !== cycles.done) progress();
     if (!result.ok) {
       for (const e of result.error) io.stderr(`${profileInput ? profileInput.locate(e.path, e.message) : e.message}\n`);
       history?.failed(result.error[0]?.message ?? 'the profile was refused');
