@@ -94,16 +94,19 @@ export const schedule: Command = {
     const history = values['no-history'] ? undefined : await Recording.start('schedule', scheduling.source, values.db, io);
     const started = io.clock.now();
     let lastProgress = started;
-    let cycles = { done: 0, total: 0, printed: 0 };
+    let cycles = 0;
+    let pods = 0;
+    let printed = 0;
     const progress = () => {
-      io.stderr(`scheduling: ${cycles.done} cycles, ${cycles.total} pods\n`);
-      cycles = { ...cycles, printed: cycles.done };
+      io.stderr(`scheduling: ${cycles} cycles, ${pods} pods\n`);
+      printed = cycles;
     };
     const result = await simulate(workspace.cluster, {
       profile,
       seed: scheduling.seed,
       onCycle: (_outcome, done, total) => {
-        cycles = { ...cycles, done, total };
+        cycles = done;
+        pods = total;
         const now = io.clock.now();
         if (total >= LONG_RUN_PODS && now - lastProgress >= PROGRESS_EVERY_MS) {
           lastProgress = now;
@@ -112,7 +115,7 @@ export const schedule: Command = {
       },
     });
     // A long run always ends with its count, however fast it went.
-    if (cycles.total >= LONG_RUN_PODS && cycles.printed !== cycles.done) progress();
+    if (pods >= LONG_RUN_PODS && printed !== cycles) progress();
     if (!result.ok) {
       for (const e of result.error) io.stderr(`${profileInput ? profileInput.locate(e.path, e.message) : e.message}\n`);
       history?.failed(result.error[0]?.message ?? 'the profile was refused');
