@@ -93,3 +93,37 @@ describe('server/service/planning: the view models of a plan and of an explanati
     assert.equal(explainInPlan(b, analysis, { podSet: 's', historyId: 7 }, noHistory('off')), undefined);
   });
 });
+
+describe('server/service/planning: preemption in an explanation', () => {
+  /** A default-scheduler pod of `cpu` at `priority`, bound to `nodeName` when given. */
+  const running = (name: string, cpu: string, priority: number, nodeName?: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n${nodeName ? `  nodeName: ${nodeName}\n` : ''}  priority: ${priority}\n  containers: [{ name: main, resources: { requests: { cpu: "${cpu}" } } }]\n`;
+
+  it('which victims make room on which node, and why the other candidate lost', () => {
+    const cluster = docs(node('n1', '2'), node('n2', '2'), running('a', '1', 10, 'n1'), running('b', '1', 10, 'n1'), running('c', '2', 10, 'n2'), running('urgent', '2', 100));
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const urgent = analysis.pod('default', 'urgent');
+    assert.ok(urgent);
+    const x = explainPod(urgent, analysis);
+    assert.deepEqual(x.preemption, {
+      node: 'n2',
+      victims: ['default/c'],
+      reportOnly: false,
+      candidates: [
+        { node: 'n2', victims: [{ pod: 'default/c', priority: 10, violatesPdb: false }], pdbViolations: 0 },
+        { node: 'n1', victims: [{ pod: 'default/a', priority: 10, violatesPdb: false }, { pod: 'default/b', priority: 10, violatesPdb: false }], pdbViolations: 0, lostOn: 'smaller sum of victim priorities' },
+      ],
+      failures: [],
+    });
+  });
+
+  it('a pod no eviction helps: the nodes tried, by reason', () => {
+    const cluster = docs(node('n1', '2'), running('d', '2', 200, 'n1'), running('urgent', '2', 100));
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const urgent = analysis.pod('default', 'urgent');
+    assert.ok(urgent);
+    const x = explainPod(urgent, analysis);
+    assert.match(x.message ?? '', /preemption: 0\/1 nodes are available: 1 No preemption victims found for incoming pod\.$/);
+    assert.deepEqual(x.preemption, { victims: [], reportOnly: false, candidates: [], failures: [{ reason: 'No preemption victims found for incoming pod', nodes: ['n1'] }] });
+  });
+});
