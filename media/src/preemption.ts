@@ -27,7 +27,7 @@ export function renderPreemption(p: PreemptionView): HTMLElement {
   const lead =
     node === undefined
       ? h('p', { class: 'callout bad' }, 'No eviction of lower-priority pods makes room on any node.')
-      : h('p', { class: 'callout' }, p.reportOnly ? 'Not done (plans do not preempt unless the profile allows it): evicting ' : 'Evicting ', joined(p.victims.map(podLink)), ' from ', link(node, 'Node', node), p.reportOnly ? ' would make room.' : ' makes room.');
+      : h('p', { class: 'callout' }, p.reportOnly ? 'Not done (plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting ' : 'Evicting ', joined(p.victims.map(podLink)), ' from ', link(node, 'Node', node), p.reportOnly ? ' would make room.' : ' makes room.');
   const candidates =
     p.candidates.length > 0 &&
     section(

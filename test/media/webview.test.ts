@@ -275,7 +275,7 @@ describe('webview in headless Chromium', function () {
     assert.ok(preemption);
     await send(page, { type: 'explanation', explanation: { ...x, preemption: { ...preemption, reportOnly: true } } });
     await tab(page, 'preemption');
-    assert.equal(await page.locator('.preemption .callout').innerText(), 'Not done (plans do not preempt unless the profile allows it): evicting data/batch-3, data/batch-4 from node-0002 would make room.');
+    assert.equal(await page.locator('.preemption .callout').innerText(), 'Not done (plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting data/batch-3, data/batch-4 from node-0002 would make room.');
     await send(page, { type: 'explanation', explanation: { ...x, preemption: { victims: [], reportOnly: false, candidates: [], failures: preemption.failures } }, nav: nav(2) });
     await tab(page, 'preemption');
     assert.equal(await page.locator('vscode-tab-header[data-tab="preemption"]').innerText(), 'Preemption');

@@ -215,7 +215,7 @@ function formatPreemption(p: PreemptionReport): string[] {
   const lines: string[] = [];
   const victims = p.victims.join(', ');
   if (p.node === undefined) lines.push('Preemption: no eviction of lower-priority pods makes room on any node.');
-  else if (p.reportOnly) lines.push(`Preemption (not done: plans do not preempt unless the profile allows it): evicting ${victims} from ${p.node} would make room.`);
+  else if (p.reportOnly) lines.push(`Preemption (not done: plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting ${victims} from ${p.node} would make room.`);
   else lines.push(`Preemption: evicting ${victims} from ${p.node} makes room.`);
   if (p.candidates.length > 0) {
     lines.push('  Candidate nodes (upstream pickOneNodeForPreemption: fewest PDB violations, lowest highest victim priority, smallest priority sum, fewest victims, latest start):');
