@@ -225,6 +225,7 @@ const podStatus = object<NonNullable<Pod['status']>>({
   phase: oneOf(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const),
   conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
   startTime: string,
+  nominatedNodeName: string,
 });
 
 export const pod = object<Pod>(

@@ -186,6 +186,8 @@ export interface Pod {
     readonly conditions?: readonly PodCondition[];
     /** When the kubelet started the pod (RFC 3339): preemption spares the pods running longest. */
     readonly startTime?: string;
+    /** The node preemption nominated a pending pod to: its room there is held against pods of lower or equal priority. */
+    readonly nominatedNodeName?: string;
   };
 }
 
