@@ -2,6 +2,7 @@
 // editor re-reads only the file that changed. Combining concatenates, expands DaemonSets over all
 // nodes and drops duplicates; it does not re-parse anything.
 import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSINode, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
+import { resolvePriorities } from '../engine/api/priority';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
 import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
@@ -293,6 +294,36 @@ function unique<T>(items: readonly Located<T>[], what: string, key: (v: T) => st
   return kept;
 }
 
+/**
+ * The Priority admission plugin on the pods (engine/api/priority.ts, the one place it is decided):
+ * spec.priority from the named PriorityClass or the globalDefault one, so every reader of the
+ * workspace (schedule, plan, explain, the language server, cluster snapshots) sees the same
+ * priorities. A pod naming a class that does not exist is left as written, with a warning: the API
+ * server would refuse it (podplan schedule reports it as refused).
+ */
+function admitPriorities(pods: readonly Located<Pod>[], classes: readonly Located<PriorityClass>[], errors: ManifestError[]): Located<Pod>[] {
+  const admitted = resolvePriorities(
+    pods.map((p) => p.value),
+    classes.map((c) => c.value),
+  );
+  const refused = new Map(admitted.refused.map((r) => [r.pod, r.error]));
+  // A workload's replicas share one template: one warning at it.
+  const warned = new Set<string>();
+  let next = 0;
+  return pods.map((p) => {
+    const error = refused.get(podKey(p.value));
+    if (error !== undefined) {
+      const path = concatPath(p.base, 'spec.priorityClassName');
+      if (warned.has(`${p.file}\u0000${p.document}\u0000${path}`)) return p;
+      warned.add(`${p.file}\u0000${p.document}\u0000${path}`);
+      errors.push({ code: 'bad-value', severity: 'warning', message: error, range: fieldRange(p, 'spec.priorityClassName'), path });
+      return p;
+    }
+    const value = admitted.pods[next++] as Pod;
+    return value === p.value ? p : { ...p, value };
+  });
+}
+
 /** The workspace from files read by `readFile`: cheap enough to redo after every edit. */
 export function combine(files: readonly FileModel[], options: CombineOptions = {}): WorkspaceModel {
   const all = emptyLists();
@@ -314,11 +345,16 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     workloads.map((w) => w.value),
     real.map((p) => p.value),
   );
-  // In file order, the made-up pods among the real ones.
-  const pods = unique(
-    all.pods.filter((p) => !p.generated || missing.has(p.value)),
-    'pod',
-    podKey,
+  const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
+  // In file order, the made-up pods among the real ones; with their priorities as admission gives them.
+  const pods = admitPriorities(
+    unique(
+      all.pods.filter((p) => !p.generated || missing.has(p.value)),
+      'pod',
+      podKey,
+      errors,
+    ),
+    priorityClasses,
     errors,
   );
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
@@ -326,7 +362,6 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const persistentVolumes = unique(all.persistentVolumes, 'PersistentVolume', (v) => v.metadata.name, errors);
   const storageClasses = unique(all.storageClasses, 'StorageClass', (c) => c.metadata.name, errors);
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
-  const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
   const podDisruptionBudgets = unique(all.podDisruptionBudgets, 'PodDisruptionBudget', (b) => namespaced(b.metadata.namespace, b.metadata.name), errors);
   return {
     files,

@@ -225,6 +225,15 @@ profiles:
       });
     }
 
+    it('reads priorities as admission gives them: a PriorityClass named by the set’s pod', async () => {
+      const urgentClass = 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: urgent }\nvalue: 100\n';
+      const byClass = full.replace('  priority: 100\n', '  priorityClassName: urgent\n');
+      assert.notEqual(byClass, full);
+      const run = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml'], { 'c.yaml': `${urgentClass}---\n${byClass}`, 'p.yaml': allowing });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /^default\/urgent\s+n1 \(preempts batch\/filler-1\)$/m);
+    });
+
     it('--json lists the victims', async () => {
       const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml', '--json'], { 'c.yaml': full, 'p.yaml': allowing });
       assert.deepEqual((JSON.parse(stdout) as { victims: unknown }).victims, [{ pod: 'batch/filler-1', node: 'n1', by: 'urgent' }]);

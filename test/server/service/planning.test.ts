@@ -117,6 +117,16 @@ describe('server/service/planning: preemption in an explanation', () => {
     });
   });
 
+  it('priorities as admission gives them: a pod naming a PriorityClass preempts as its value says', () => {
+    const urgentClass = 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: urgent }\nvalue: 100\n';
+    const byClass = running('urgent', '2', 0).replace('  priority: 0\n', '  priorityClassName: urgent\n');
+    const analysis = workspaceOf({ 'cluster.yaml': docs(urgentClass, node('n1', '2'), running('c', '2', 10, 'n1'), byClass) }).analysis();
+    const urgent = analysis.pod('default', 'urgent');
+    assert.ok(urgent);
+    assert.equal(urgent.value.spec.priority, 100);
+    assert.deepEqual(explainPod(urgent, analysis).preemption?.victims, ['default/c']);
+  });
+
   it('a pod no eviction helps: the nodes tried, by reason', () => {
     const cluster = docs(node('n1', '2'), running('d', '2', 200, 'n1'), running('urgent', '2', 100));
     const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
