@@ -80,6 +80,14 @@ describe('cli explain: preemption', () => {
     assert.doesNotMatch(stdout, /^Preemption/m);
   });
 
+  it('a pod of a pod set: the plan does not preempt, and explain says what preemption would evict', async () => {
+    const member = pod('urgent', '2', 100, { labels: 'planner.ciena.io/pod-set: s' }).replace('spec: { ', 'spec: { schedulerName: podset-planner-scheduler, ');
+    const { code, stdout } = await cli(['explain', 'c.yaml', 'batch/urgent'], files(node('n1'), pod('filler', '2', 10, { node: 'n1' }), member));
+    assert.equal(code, 1);
+    assert.match(stdout, /^Preemption \(not done: plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption\): evicting batch\/filler from n1 would make room\.$/m);
+    assert.match(stdout, /^ {4}n1\s+batch\/filler \(10\)\s+0\s+chosen$/m);
+  });
+
   it('--json carries the same: chosen node, victims with priority and budget, each candidate’s lostOn', async () => {
     const { stdout } = await cli(['explain', 'c.yaml', 'batch/urgent', '--json'], files(...FULL, pod('urgent', '2', 100)));
     const report = JSON.parse(stdout) as { preemption: { node: string; victims: string[]; reportOnly: boolean; candidates: Array<{ node: string; victims: Array<{ pod: string; priority: number; violatesPdb: boolean }>; lostOn?: string }>; failures: Array<{ reason: string; nodes: string[] }> } };
