@@ -34,10 +34,12 @@ export function preemptForUnplaced(request: Pick<PlanRequest, 'framework' | 'eli
       placed.push({ pod, node: first.suggestedHost, diagnosis: first.diagnosis });
       continue;
     }
+    // Left out after all: the reason is this cycle's, which may preempt (upstream's full message).
+    const stays: Unplaced = { pod, diagnosis: first.diagnosis, message: first.diagnosis.message ?? left.message };
     const node = first.nominatedNode;
     const chosen = first.victims ?? [];
     if (node === undefined || chosen.length === 0 || chosen.some((v) => planned.has(v.id))) {
-      unplaced.push(left);
+      unplaced.push(stays);
       continue;
     }
     const index = whatIf.indexOf(node) as number;
@@ -49,7 +51,7 @@ export function preemptForUnplaced(request: Pick<PlanRequest, 'framework' | 'eli
       for (const v of chosen) victims.push({ pod: v.key, node, by: pod.pod.metadata.name });
     } else {
       for (const v of chosen) whatIf.assume(v, index);
-      unplaced.push(left);
+      unplaced.push(stays);
     }
   }
   if (victims.length === 0) return { result: { ...result, placed, unplaced }, victims };
