@@ -192,6 +192,13 @@ type CycleSource = PodExplanationView['cycle'];
 /** The cycle's verdict on `node`, in words. */
 function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: MatrixView, planned: boolean, source: CycleSource): string {
   if (!d) return 'The pod’s requests do not parse: no cycle ran.';
+  const preempting = d.preemption;
+  if (node === undefined && preempting?.node !== undefined) {
+    const victims = preempting.candidates.find((c) => c.node === preempting.node)?.victims.map((v) => v.pod).join(', ') ?? '';
+    return preempting.reportOnly
+      ? `No node fits. Preemption would make room on ${preempting.node} by evicting ${victims}; the plan does not preempt (PodSetPlanner args allowPreemption).`
+      : `No node fits as the cluster stands. Preemption makes room on ${preempting.node} by evicting ${victims}.`;
+  }
   if (node === undefined) return matrix.closest ? `No node fits. Closest: ${matrix.closest.node}, which ${matrix.closest.why}.` : `No node fits: ${d.message ?? ''}`;
   const row = matrix.rows.find((r) => r.node === node);
   const what = planned ? 'the planned node' : 'the chosen node';

@@ -105,6 +105,7 @@ describe('server/service/planning: preemption in an explanation', () => {
     const urgent = analysis.pod('default', 'urgent');
     assert.ok(urgent);
     const x = explainPod(urgent, analysis);
+    assert.equal(x.verdict, 'No node fits as the cluster stands. Preemption makes room on n2 by evicting default/c.');
     assert.deepEqual(x.preemption, {
       node: 'n2',
       victims: ['default/c'],
@@ -125,6 +126,15 @@ describe('server/service/planning: preemption in an explanation', () => {
     assert.ok(urgent);
     assert.equal(urgent.value.spec.priority, 100);
     assert.deepEqual(explainPod(urgent, analysis).preemption?.victims, ['default/c']);
+  });
+
+  it('in a plan whose profile does not let it preempt: what preemption would evict, and that the plan does not', () => {
+    const analysis = workspaceOf({ 'cluster.yaml': docs(node('n1', '2'), running('filler', '2', 10, 'n1'), pod('a', 's', '2', '  priority: 100\n')) }).analysis();
+    const a = analysis.pod('default', 'a');
+    assert.ok(a);
+    const x = explainInPlan(a, analysis, { podSet: 's' }, noHistory('not needed'));
+    assert.equal(x?.verdict, 'No node fits. Preemption would make room on n1 by evicting default/filler; the plan does not preempt (PodSetPlanner args allowPreemption).');
+    assert.deepEqual([x?.preemption?.node, x?.preemption?.victims, x?.preemption?.reportOnly], ['n1', ['default/filler'], true]);
   });
 
   it('a pod no eviction helps: the nodes tried, by reason', () => {
