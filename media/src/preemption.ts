@@ -4,15 +4,9 @@
 // nodes where evicting would not help, by reason.
 import type { PreemptionView, VictimView } from '../../src/protocol/webview';
 import { h, section, table } from './dom';
-import { link } from './host';
+import { link, podLink } from './host';
 
 const CRITERIA = 'Candidates are compared as kube-scheduler does: fewest PodDisruptionBudget violations, then the lowest highest-victim priority, the smallest sum of priorities, the fewest victims, the latest start.';
-
-/** namespace/name as a link that opens the pod. */
-function podLink(key: string): HTMLAnchorElement {
-  const slash = key.indexOf('/');
-  return slash < 0 ? link(key, 'Pod', key) : link(key, 'Pod', key.slice(slash + 1), key.slice(0, slash));
-}
 
 function victim(v: VictimView): HTMLElement {
   return h('span', { class: `victim${v.violatesPdb ? ' bad' : ''}`, title: v.violatesPdb ? 'evicting it breaks a PodDisruptionBudget' : '' }, podLink(v.pod), ` (${v.priority}${v.violatesPdb ? ', breaks a PDB' : ''})`);

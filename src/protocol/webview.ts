@@ -170,6 +170,8 @@ export interface PlanView {
   readonly funnel: FunnelView;
   /** The history entry the plan was stored as, when the history is available. */
   readonly historyId?: number;
+  /** Running pods the plan evicts to place its own (only when the profile lets plans preempt). */
+  readonly victims?: readonly { readonly pod: string; readonly node: string; readonly by: string }[];
 }
 
 export interface FilterView {

@@ -268,6 +268,19 @@ describe('webview in headless Chromium', function () {
     });
   }
 
+  it('a plan that evicts running pods (the profile lets plans preempt) says so above its views (screenshot test-results/webview-plan-evicts-light.png)', async () => {
+    const page = await open('light');
+    await send(page, { type: 'plan', plan: { ...plan, victims: [{ pod: 'batch/filler-1', node: 'worker-a', by: 'etl-0' }, { pod: `batch/${HOSTILE}`, node: 'worker-b', by: 'etl-1' }] } });
+    assert.equal(await page.locator('.callout[role=note]').innerText(), `This plan evicts 2 running pods: batch/filler-1 from worker-a for etl-0, batch/${HOSTILE} from worker-b for etl-1.`);
+    assert.equal(await page.locator('img').count(), 0);
+    await page.screenshot({ path: `${RESULTS}/webview-plan-evicts-light.png` });
+    await page.locator('.callout[role=note] a').first().click();
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'reveal', kind: 'Pod', namespace: 'batch', name: 'filler-1' }]);
+    await send(page, { type: 'plan', plan, nav: nav(2) });
+    assert.equal(await page.locator('.callout[role=note]').count(), 0, 'a plan that evicts nothing says nothing of it');
+    await page.close();
+  });
+
   it('preemption in a plan that may not preempt says it was not done; one that cannot help says so', async () => {
     const page = await open('light');
     const x = preemptingExplanation();

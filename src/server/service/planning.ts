@@ -162,6 +162,7 @@ export function planView(plan: Plan, analysis: Analysis, historyId?: number): Pl
     unplacedGroups: unplacedGroups(unplaced),
     funnel: podSetFunnel(plan.podSet, cycles),
     ...(historyId !== undefined ? { historyId } : {}),
+    ...(plan.victims && plan.victims.length > 0 ? { victims: plan.victims.map((v) => ({ ...v })) } : {}),
   };
 }
 

@@ -137,6 +137,15 @@ describe('server/service/planning: preemption in an explanation', () => {
     assert.deepEqual([x?.preemption?.node, x?.preemption?.victims, x?.preemption?.reportOnly], ['n1', ['default/filler'], true]);
   });
 
+  it('a plan whose profile lets it preempt lists its victims in the plan view', () => {
+    const cluster = docs(node('n1', '2'), running('filler', '2', 10, 'n1'), pod('a', 's', '2', '  priority: 100\n'));
+    const analysis = workspaceOf({ 'cluster.yaml': cluster, 'profile.yaml': plannerProfile('{ allowPreemption: true }') }).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
+    assert.ok(made.ok);
+    const view = planView(made.value, analysis);
+    assert.deepEqual([view.assignments.map((x) => [x.pod, x.node]), view.victims], [[['a', 'n1']], [{ pod: 'default/filler', node: 'n1', by: 'a' }]]);
+  });
+
   it('a pod no eviction helps: the nodes tried, by reason', () => {
     const cluster = docs(node('n1', '2'), running('d', '2', 200, 'n1'), running('urgent', '2', 100));
     const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
