@@ -1,6 +1,6 @@
 // Why a pod goes where it goes: the server's verdict on the node the explanation is about (the
 // planned node for a pod a SchedulePlan places), then the stage funnel of its cycle, the node ×
-// plugin matrix, and the rejection reasons with their nodes.
+// plugin matrix, the rejection reasons with their nodes, and, when the cycle tried it, preemption.
 import type { PodExplanationView } from '../../src/protocol/webview';
 import { button, h, section, table } from './dom';
 import { tabs } from './elements';
@@ -8,6 +8,7 @@ import { formatAmount } from './format';
 import { renderFunnel } from './funnel';
 import { header, link, post } from './host';
 import { renderMatrix, type MatrixState } from './matrix';
+import { renderPreemption } from './preemption';
 import type { ViewContext } from './state';
 
 export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTMLElement[] {
@@ -41,10 +42,12 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
     x.rejections.length > 0
       ? section('Rejections', table(['Stage', 'Plugin', 'Reason', 'Nodes'], x.rejections.map((r) => [r.stage, r.plugin, r.reason, h('span', { class: 'nodelist', title: r.nodes.join(', ') }, `${r.nodes.length} `, r.nodes.length <= 5 ? `(${r.nodes.join(', ')})` : `(${r.nodes.slice(0, 5).join(', ')}, …)`)])))
       : h('p', { class: 'empty' }, 'No node rejected the pod.');
+  const preemption = x.preemption;
   const pages = [
     { id: 'funnel', title: 'Funnel', body: () => renderFunnel(x.funnel, x.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step })) },
     { id: 'matrix', title: `Nodes × plugins (${x.matrix.rows.length.toLocaleString('en')})`, body: () => renderMatrix(x.matrix, focus, matrixState, (s) => ctx.save({ sort: s.sort, scoreKind: s.scoreKind, active: s.active })) },
     { id: 'reasons', title: `Reasons (${x.rejections.length})`, body: reasons },
+    ...(preemption ? [{ id: 'preemption', title: preemption.node === undefined ? 'Preemption' : `Preemption (${preemption.candidates.length})`, body: () => renderPreemption(preemption) }] : []),
   ];
   out.push(tabs('Explanation views', pages, typeof ctx.ui['tab'] === 'string' ? ctx.ui['tab'] : 'funnel', (tab) => ctx.save({ tab })));
   return out;

@@ -23,6 +23,12 @@ export function link(label: string, kind: ObjectKindView, name: string, namespac
   return a;
 }
 
+/** A pod named namespace/name, as a link that opens it. */
+export function podLink(key: string): HTMLAnchorElement {
+  const slash = key.indexOf('/');
+  return slash < 0 ? link(key, 'Pod', key) : link(key, 'Pod', key.slice(slash + 1), key.slice(0, slash));
+}
+
 /** Explain a pod; from a plan, the planner's cycle for it in that plan. */
 export function explainButton(namespace: string, pod: string, inPlan?: PlanRefView): HTMLButtonElement {
   return button('Explain', `Explain where ${pod} goes and why`, () => post({ type: 'explainPod', namespace, pod, ...(inPlan ? { inPlan } : {}) }), 'action small');

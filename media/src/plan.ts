@@ -6,7 +6,7 @@ import { button, h, section, type Child } from './dom';
 import { tabs } from './elements';
 import { barShares, formatAmount, formatTime, plural, usageText } from './format';
 import { renderFunnel } from './funnel';
-import { header, link, podChip, post } from './host';
+import { header, link, podChip, podLink, post } from './host';
 import { bandOf, NO_PODS, nodeMap, OTHER_OWNERS, ownerPalette, type Colouring } from './node-map';
 import { renderPods } from './pods';
 import { parseQuery, sortNodes, usePercent, type NodeOrder } from './query';
@@ -223,5 +223,10 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
       body: () => renderFunnel(plan.funnel, plan.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step }), planRef(plan)),
     },
   ];
-  return [header(`Plan for ${plan.podSet}`, facts, ...actions), summary, tabs('Plan views', pages, selectedTab, (tab) => ctx.save({ tab }))];
+  // A plan that evicts says so before anything else (the profile lets plans preempt).
+  const victims = plan.victims ?? [];
+  const evicts =
+    victims.length > 0 &&
+    h('p', { class: 'callout bad', role: 'note' }, `This plan evicts ${plural(victims.length, 'running pod')}: `, ...victims.flatMap((v, i) => [i > 0 ? ', ' : '', podLink(v.pod), ` from ${v.node} for ${v.by}`]), '.');
+  return [header(`Plan for ${plan.podSet}`, facts, ...actions), summary, evicts || undefined, tabs('Plan views', pages, selectedTab, (tab) => ctx.save({ tab }))].filter((e): e is HTMLElement => e !== undefined);
 }

@@ -10,7 +10,9 @@ import type {
   IntOrString,
   LabelSelector,
   AccessMode,
+  CSIDriver,
   CSINode,
+  CSIStorageCapacity,
   LabelSelectorRequirement,
   Namespace,
   PersistentVolume,
@@ -41,6 +43,7 @@ import type {
   TopologySpreadConstraint,
   WeightedPodAffinityTerm,
 } from '../engine/api/types';
+import { parseQuantity } from '../engine/api/quantity';
 import { arrayOf, boolean, integer, isPlainObject, object, oneOf, refine, string, stringMap, wrongType, type Decoder } from './decode';
 import { joinPath } from './source-map';
 
@@ -225,6 +228,7 @@ const podStatus = object<NonNullable<Pod['status']>>({
   phase: oneOf(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const),
   conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
   startTime: string,
+  nominatedNodeName: string,
 });
 
 export const pod = object<Pod>(
@@ -364,4 +368,34 @@ export const csiNode = object<CSINode>(
     }),
   },
   ['metadata', 'spec'],
+);
+
+/** One quantity (a CSIStorageCapacity's capacity), checked where it is written. */
+const quantity: Decoder<string> = (v, path, ctx) => {
+  if (typeof v !== 'string' && typeof v !== 'number') return wrongType(ctx, path, 'a quantity such as 500m or 1Gi', v);
+  const parsed = parseQuantity(String(v));
+  return parsed.ok ? String(v) : ctx.report(path, 'bad-quantity', parsed.error);
+};
+
+export const csiDriver = object<CSIDriver>(
+  {
+    apiVersion: string,
+    kind: oneOf(['CSIDriver'] as const),
+    metadata: objectMeta,
+    spec: object<CSIDriver['spec']>({ storageCapacity: boolean }),
+  },
+  ['metadata', 'spec'],
+);
+
+export const csiStorageCapacity = object<CSIStorageCapacity>(
+  {
+    apiVersion: string,
+    kind: oneOf(['CSIStorageCapacity'] as const),
+    metadata: objectMeta,
+    storageClassName: string,
+    nodeTopology: labelSelector,
+    capacity: quantity,
+    maximumVolumeSize: quantity,
+  },
+  ['metadata', 'storageClassName'],
 );

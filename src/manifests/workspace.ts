@@ -1,13 +1,14 @@
 // The workspace model: every file read on its own (`readFile`), then combined (`combine`), so an
 // editor re-reads only the file that changed. Combining concatenates, expands DaemonSets over all
 // nodes and drops duplicates; it does not re-parse anything.
-import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSINode, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
+import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSIDriver, type CSINode, type CSIStorageCapacity, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
+import { resolvePriorities } from '../engine/api/priority';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
 import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
 import type { ManifestError } from './errors';
-import { csiNode, namespace as namespaceDecoder, node as nodeDecoder, persistentVolume, persistentVolumeClaim, pod as podDecoder, podDisruptionBudget, priorityClass, storageClass } from './kube';
+import { csiDriver, csiNode, csiStorageCapacity, namespace as namespaceDecoder, node as nodeDecoder, persistentVolume, persistentVolumeClaim, pod as podDecoder, podDisruptionBudget, priorityClass, storageClass } from './kube';
 import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './parse';
 import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
 import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
@@ -53,6 +54,8 @@ export interface ObjectLists {
   readonly persistentVolumes: readonly Located<PersistentVolume>[];
   readonly storageClasses: readonly Located<StorageClass>[];
   readonly csiNodes: readonly Located<CSINode>[];
+  readonly csiDrivers: readonly Located<CSIDriver>[];
+  readonly csiStorageCapacities: readonly Located<CSIStorageCapacity>[];
   readonly priorityClasses: readonly Located<PriorityClass>[];
   readonly podDisruptionBudgets: readonly Located<PodDisruptionBudget>[];
   readonly triggers: readonly Located<ScheduleTriggerManifest>[];
@@ -89,7 +92,7 @@ export interface WorkspaceModel extends ObjectLists {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 
 function emptyLists(): Mutable<ObjectLists> {
-  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], priorityClasses: [], podDisruptionBudgets: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
@@ -173,6 +176,12 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   } else if (kind === 'CSINode') {
     const c = decode(csiNode, 'storage.k8s.io/v1');
     if (c) objects.push({ bucket: 'csiNodes', value: c, base });
+  } else if (kind === 'CSIDriver') {
+    const d = decode(csiDriver, 'storage.k8s.io/v1');
+    if (d) objects.push({ bucket: 'csiDrivers', value: d, base });
+  } else if (kind === 'CSIStorageCapacity') {
+    const c = decode(csiStorageCapacity, 'storage.k8s.io/v1');
+    if (c) objects.push({ bucket: 'csiStorageCapacities', value: c, base });
   } else if (kind === 'PriorityClass') {
     const c = decode(priorityClass, 'scheduling.k8s.io/v1');
     if (c) objects.push({ bucket: 'priorityClasses', value: c, base });
@@ -293,6 +302,36 @@ function unique<T>(items: readonly Located<T>[], what: string, key: (v: T) => st
   return kept;
 }
 
+/**
+ * The Priority admission plugin on the pods (engine/api/priority.ts, the one place it is decided):
+ * spec.priority from the named PriorityClass or the globalDefault one, so every reader of the
+ * workspace (schedule, plan, explain, the language server, cluster snapshots) sees the same
+ * priorities. A pod naming a class that does not exist is left as written, with a warning: the API
+ * server would refuse it (podplan schedule reports it as refused).
+ */
+function admitPriorities(pods: readonly Located<Pod>[], classes: readonly Located<PriorityClass>[], errors: ManifestError[]): Located<Pod>[] {
+  const admitted = resolvePriorities(
+    pods.map((p) => p.value),
+    classes.map((c) => c.value),
+  );
+  const refused = new Map(admitted.refused.map((r) => [r.pod, r.error]));
+  // A workload's replicas share one template: one warning at it.
+  const warned = new Set<string>();
+  let next = 0;
+  return pods.map((p) => {
+    const error = refused.get(podKey(p.value));
+    if (error !== undefined) {
+      const path = concatPath(p.base, 'spec.priorityClassName');
+      if (warned.has(`${p.file}\u0000${p.document}\u0000${path}`)) return p;
+      warned.add(`${p.file}\u0000${p.document}\u0000${path}`);
+      errors.push({ code: 'bad-value', severity: 'warning', message: error, range: fieldRange(p, 'spec.priorityClassName'), path });
+      return p;
+    }
+    const value = admitted.pods[next++] as Pod;
+    return value === p.value ? p : { ...p, value };
+  });
+}
+
 /** The workspace from files read by `readFile`: cheap enough to redo after every edit. */
 export function combine(files: readonly FileModel[], options: CombineOptions = {}): WorkspaceModel {
   const all = emptyLists();
@@ -314,11 +353,16 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     workloads.map((w) => w.value),
     real.map((p) => p.value),
   );
-  // In file order, the made-up pods among the real ones.
-  const pods = unique(
-    all.pods.filter((p) => !p.generated || missing.has(p.value)),
-    'pod',
-    podKey,
+  const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
+  // In file order, the made-up pods among the real ones; with their priorities as admission gives them.
+  const pods = admitPriorities(
+    unique(
+      all.pods.filter((p) => !p.generated || missing.has(p.value)),
+      'pod',
+      podKey,
+      errors,
+    ),
+    priorityClasses,
     errors,
   );
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
@@ -326,7 +370,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const persistentVolumes = unique(all.persistentVolumes, 'PersistentVolume', (v) => v.metadata.name, errors);
   const storageClasses = unique(all.storageClasses, 'StorageClass', (c) => c.metadata.name, errors);
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
-  const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
+  const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);
+  const csiStorageCapacities = unique(all.csiStorageCapacities, 'CSIStorageCapacity', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
   const podDisruptionBudgets = unique(all.podDisruptionBudgets, 'PodDisruptionBudget', (b) => namespaced(b.metadata.namespace, b.metadata.name), errors);
   return {
     files,
@@ -338,6 +383,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     persistentVolumes,
     storageClasses,
     csiNodes,
+    csiDrivers,
+    csiStorageCapacities,
     priorityClasses,
     podDisruptionBudgets,
     triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
@@ -353,6 +400,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
       ...(persistentVolumes.length > 0 ? { persistentVolumes: persistentVolumes.map((v) => v.value) } : {}),
       ...(storageClasses.length > 0 ? { storageClasses: storageClasses.map((c) => c.value) } : {}),
       ...(csiNodes.length > 0 ? { csiNodes: csiNodes.map((c) => c.value) } : {}),
+      ...(csiDrivers.length > 0 ? { csiDrivers: csiDrivers.map((d) => d.value) } : {}),
+      ...(csiStorageCapacities.length > 0 ? { csiStorageCapacities: csiStorageCapacities.map((c) => c.value) } : {}),
       ...(priorityClasses.length > 0 ? { priorityClasses: priorityClasses.map((c) => c.value) } : {}),
       ...(podDisruptionBudgets.length > 0 ? { podDisruptionBudgets: podDisruptionBudgets.map((b) => b.value) } : {}),
     },

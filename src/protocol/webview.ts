@@ -170,6 +170,8 @@ export interface PlanView {
   readonly funnel: FunnelView;
   /** The history entry the plan was stored as, when the history is available. */
   readonly historyId?: number;
+  /** Running pods the plan evicts to place its own (only when the profile lets plans preempt). */
+  readonly victims?: readonly { readonly pod: string; readonly node: string; readonly by: string }[];
 }
 
 export interface FilterView {
@@ -228,6 +230,38 @@ export interface PodExplanationView {
   readonly scores: readonly NodeScoreView[];
   readonly funnel: FunnelView;
   readonly matrix: MatrixView;
+  /** When the cycle tried preemption: which victims make room on which node, and why the other candidate nodes lost. */
+  readonly preemption?: PreemptionView;
+}
+
+export interface VictimView {
+  /** namespace/name */
+  readonly pod: string;
+  readonly priority: number;
+  /** Evicting it breaks a PodDisruptionBudget. */
+  readonly violatesPdb: boolean;
+}
+
+export interface PreemptionCandidateView {
+  readonly node: string;
+  /** Highest priority first. */
+  readonly victims: readonly VictimView[];
+  readonly pdbViolations: number;
+  /** For a node not chosen: the first of upstream's criteria (pickOneNodeForPreemption) the chosen node beat it on. */
+  readonly lostOn?: string;
+}
+
+export interface PreemptionView {
+  /** The node preemption chose; absent when no eviction helps. */
+  readonly node?: string;
+  /** The victims on that node, namespace/name. */
+  readonly victims: readonly string[];
+  /** Nothing was evicted: the cycle only reports (a plan whose profile does not let plans preempt). */
+  readonly reportOnly: boolean;
+  /** The chosen node first, then the others in the order the search found them. */
+  readonly candidates: readonly PreemptionCandidateView[];
+  /** Nodes where evicting would not help, grouped by reason, most nodes first. */
+  readonly failures: readonly { readonly reason: string; readonly nodes: readonly string[] }[];
 }
 
 export type PlanStatusView = 'draft' | 'applied' | 'superseded';

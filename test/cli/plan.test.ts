@@ -179,6 +179,67 @@ Not placed:
     });
   });
 
+  describe('preemption: off unless the profile allows it (PodSetPlanner args allowPreemption)', () => {
+    // n1 full with a pod of priority 0, n2 with one of 50: the set's pod (priority 100) would evict the one of 0.
+    const full = `${NODES}---
+apiVersion: v1
+kind: Pod
+metadata: { name: filler-1, namespace: batch }
+spec: { nodeName: n1, containers: [{ name: c, resources: { requests: { cpu: "4" } } }] }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: filler-2, namespace: batch }
+spec: { nodeName: n2, priority: 50, containers: [{ name: c, resources: { requests: { cpu: "3" } } }] }
+${member('urgent', '2').replace('  schedulerName:', '  priority: 100\n  schedulerName:')}`;
+    const allowing = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: podset-planner-scheduler
+    pluginConfig:
+      - name: PodSetPlanner
+        args: { allowPreemption: true }
+`;
+    const table: Array<[name: string, files: Record<string, string>, args: string[], code: number, expected: RegExp[]]> = [
+      [
+        'off: the pod is left out, the reason says where preemption would make room',
+        { 'c.yaml': full },
+        [],
+        1,
+        [/^default\/urgent\s+<none>$/m, /^ {2}default\/urgent: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: evicting batch\/filler-1 from node n1 would make room; plans do not preempt unless the profile allows it \(PodSetPlanner args: allowPreemption: true\)\.$/m],
+      ],
+      [
+        'on: placed after evicting, the victims listed',
+        { 'c.yaml': full, 'p.yaml': allowing },
+        ['--profile', 'p.yaml'],
+        0,
+        [/^default\/urgent\s+n1 \(preempts batch\/filler-1\)$/m, /^Preempted \(the profile lets plans preempt: PodSetPlanner allowPreemption\):\n {2}batch\/filler-1 on n1: preempted by default\/urgent$/m],
+      ],
+      ['a value that is not true or false is an error at its line', { 'c.yaml': full, 'p.yaml': allowing.replace('true', '"yes"') }, ['--profile', 'p.yaml'], 2, [/^p\.yaml:7:\d+: .*allowPreemption: Invalid value: "yes": must be true or false/m]],
+    ];
+    for (const [name, files, args, code, expected] of table) {
+      it(name, async () => {
+        const run = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', ...args], files);
+        assert.equal(run.code, code, run.stdout + run.stderr);
+        for (const line of expected) assert.match(run.stdout + run.stderr, line);
+      });
+    }
+
+    it('reads priorities as admission gives them: a PriorityClass named by the set’s pod', async () => {
+      const urgentClass = 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: urgent }\nvalue: 100\n';
+      const byClass = full.replace('  priority: 100\n', '  priorityClassName: urgent\n');
+      assert.notEqual(byClass, full);
+      const run = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml'], { 'c.yaml': `${urgentClass}---\n${byClass}`, 'p.yaml': allowing });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /^default\/urgent\s+n1 \(preempts batch\/filler-1\)$/m);
+    });
+
+    it('--json lists the victims', async () => {
+      const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml', '--json'], { 'c.yaml': full, 'p.yaml': allowing });
+      assert.deepEqual((JSON.parse(stdout) as { victims: unknown }).victims, [{ pod: 'batch/filler-1', node: 'n1', by: 'urgent' }]);
+    });
+  });
+
   it("reads Pallet's PodSetPlanner args, reporting those that mean nothing to Podplan as ignored", async () => {
     const profile = `apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

@@ -31,6 +31,28 @@ describe('manifests: the cluster kinds scheduling reads besides nodes and pods',
     assert.deepEqual(model.cluster.podDisruptionBudgets?.map((b) => [b.metadata.name, b.spec?.minAvailable, b.status?.disruptionsAllowed]), [['web', '50%', 1]]);
   });
 
+  it('CSIDrivers and CSIStorageCapacities (VolumeBinding’s capacity check) reach the snapshot', () => {
+    const storage = `apiVersion: storage.k8s.io/v1
+kind: CSIDriver
+metadata: { name: hostpath.csi.k8s.io }
+spec: { storageCapacity: true, attachRequired: false }
+---
+apiVersion: storage.k8s.io/v1
+kind: CSIStorageCapacity
+metadata: { name: node1-fast, namespace: kube-system }
+storageClassName: fast
+nodeTopology: { matchLabels: { kubernetes.io/hostname: node1 } }
+capacity: 100Gi
+maximumVolumeSize: 10Gi
+`;
+    const model = readSnapshot([{ name: 'c.yaml', text: storage }]);
+    assert.deepEqual(model.errors, []);
+    assert.deepEqual(model.cluster.csiDrivers?.map((d) => [d.metadata.name, d.spec.storageCapacity]), [['hostpath.csi.k8s.io', true]]);
+    assert.deepEqual(model.cluster.csiStorageCapacities?.map((c) => [c.storageClassName, c.nodeTopology, c.capacity, c.maximumVolumeSize]), [['fast', { matchLabels: { 'kubernetes.io/hostname': 'node1' } }, '100Gi', '10Gi']]);
+    const bad = readSnapshot([{ name: 'bad.yaml', text: storage.replace('capacity: 100Gi', 'capacity: lots') }]);
+    assert.deepEqual(bad.errors.map((e) => [e.code, e.range.start.line]), [['bad-quantity', 11]]);
+  });
+
   it('a system class read from a cluster is above one billion and fine', () => {
     const model = readSnapshot([{ name: 'c.yaml', text: 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: system-node-critical }\nvalue: 2000001000\n' }]);
     assert.deepEqual([model.errors, model.cluster.priorityClasses?.[0]?.value], [[], 2000001000]);

@@ -146,6 +146,44 @@ items:
     });
   });
 
+  describe('pods get their priority as admission gives it, for every reader of the workspace', () => {
+    const classes = [
+      'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: urgent }\nvalue: 1000\npreemptionPolicy: Never\n',
+      'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: usual }\nvalue: 10\nglobalDefault: true\n',
+    ].join('---\n');
+    const pod = (name: string, spec: string) => `---\napiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec: { ${spec}containers: [{ name: a }] }\n`;
+    const table: Array<[name: string, spec: string, priority: number | undefined, policy: string | undefined]> = [
+      ['the named class', 'priorityClassName: urgent, ', 1000, 'Never'],
+      ['the globalDefault class when none is named', '', 10, 'PreemptLowerPriority'],
+      ['a system class, which every cluster has', 'priorityClassName: system-node-critical, ', 2000001000, 'PreemptLowerPriority'],
+      ['spec.priority kept as written (a live cluster’s pod)', 'priority: 7, priorityClassName: urgent, ', 7, undefined],
+    ];
+    for (const [name, spec, priority, policy] of table) {
+      it(name, () => {
+        const m = readSnapshot([{ name: 'c.yaml', text: classes + pod('p', spec) }]);
+        const [located] = m.pods;
+        assert.deepEqual([located?.value.spec.priority, located?.value.spec.preemptionPolicy], [priority, policy]);
+        assert.equal(m.cluster.pods[0], located?.value, 'the snapshot holds the same admitted pod');
+        assert.deepEqual(m.errors, []);
+      });
+    }
+
+    it('a class that does not exist: the pod is kept as written, with admission’s refusal as a warning at the name, once per template', () => {
+      const deployment = '---\napiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  replicas: 3\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web } }\n    spec: { priorityClassName: nope, containers: [{ name: a }] }\n';
+      const m = readSnapshot([{ name: 'c.yaml', text: pod('p', 'priorityClassName: nope, ').slice(4) + deployment }]);
+      assert.equal(m.cluster.pods.length, 4);
+      assert.equal(m.pods[0]?.value.spec.priority, undefined);
+      assert.deepEqual(
+        m.errors.map((e) => [e.severity, e.code, at(e.range), e.message]),
+        [
+          ['warning', 'bad-value', '4:28', 'pods "p" is forbidden: no PriorityClass with name nope was found'],
+          ['warning', 'bad-value', '14:32', m.errors[1]?.message ?? ''],
+        ],
+      );
+      assert.match(m.errors[1]?.message ?? '', /^pods "web-[a-z0-9-]+" is forbidden: no PriorityClass with name nope was found$/);
+    });
+  });
+
   describe('never throws, whatever the input', () => {
     const seeds = [fixture('pod.yaml').text, fixture('workloads.yaml').text, fixture('planner.yaml').text, fixture('daemonset.yaml').text];
     const odd = ['', '\u0000', '\uFEFF', '---', '...', '%YAML 1.2\n---\n', '&a [*a]', '*nope', '{', ']', 'key: |\n  ---\n', '\t- x', 'é: ü\n', '9'.repeat(400), '"\\u'];

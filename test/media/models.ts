@@ -194,3 +194,30 @@ export function bigPlan(nodes: number, pods: number): PlanView {
     funnel: { ...setFunnel, subject: 'big-set', pods },
   };
 }
+
+/** A pod only preemption places: the victims on the chosen node and the candidates that lost, each on its criterion. */
+export function preemptingExplanation(): PodExplanationView {
+  const x = unplacedExplanation(12);
+  const victim = (pod: string, priority: number, violatesPdb = false) => ({ pod, priority, violatesPdb });
+  return {
+    ...x,
+    pod: 'ingest',
+    namespace: 'data',
+    message: `0/12 nodes are available: 12 Insufficient cpu. no new claims to deallocate, ${HOSTILE}`,
+    preemption: {
+      node: 'node-0002',
+      victims: ['data/batch-3', 'data/batch-4'],
+      reportOnly: false,
+      candidates: [
+        { node: 'node-0002', victims: [victim('data/batch-3', 1000), victim('data/batch-4', 1000)], pdbViolations: 0 },
+        { node: 'node-0005', victims: [victim('data/batch-7', 1000), victim('data/batch-8', 1000), victim('data/batch-9', 1000)], pdbViolations: 0, lostOn: 'smaller sum of victim priorities' },
+        { node: 'node-0007', victims: [victim('shop/cache-0', 5000)], pdbViolations: 0, lostOn: 'lower highest victim priority' },
+        { node: 'node-0009', victims: [victim(`data/${HOSTILE}`, 10, true)], pdbViolations: 1, lostOn: 'fewer PDB violations' },
+      ],
+      failures: [
+        { reason: 'No preemption victims found for incoming pod', nodes: ['node-0000', 'node-0001', 'node-0003', 'node-0004', 'node-0006', 'node-0008'] },
+        { reason: 'Insufficient cpu', nodes: ['node-0010', 'node-0011'] },
+      ],
+    },
+  };
+}

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview } from '../../src/protocol/webview';
 import { launch, openPanel, recorded, send, THEMES, type Theme } from './harness';
-import { bigPlan, explanation, HOSTILE, plan, unplacedExplanation } from './models';
+import { bigPlan, explanation, HOSTILE, plan, preemptingExplanation, unplacedExplanation } from './models';
 
 const RESULTS = 'test-results';
 const nav = (entry: number, back = false, forward = false) => ({ entry, back, forward });
@@ -234,6 +234,69 @@ describe('webview in headless Chromium', function () {
     assert.equal(await page.locator(`#${active} .name`).innerText(), 'node-0198');
     await page.keyboard.press('Enter');
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'reveal', kind: 'Node', name: 'node-0198' }]);
+    await page.close();
+  });
+
+  for (const theme of ['light', 'dark'] as const) {
+    it(`preemption: the victims on the chosen node, each other candidate with what it lost on, the nodes it could not help (${theme}; screenshot test-results/webview-preemption-${theme}.png)`, async () => {
+      const page = await open(theme);
+      await send(page, { type: 'explanation', explanation: preemptingExplanation() });
+      await tab(page, 'preemption');
+      assert.equal(await page.locator('vscode-tab-header[data-tab="preemption"]').innerText(), 'Preemption (4)');
+      assert.equal(await page.locator('.preemption .callout').innerText(), 'Evicting data/batch-3, data/batch-4 from node-0002 makes room.');
+      const rows = await page.locator('.preemption section').first().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+      assert.deepEqual(rows, [
+        ['node-0002', 'data/batch-3 (1000), data/batch-4 (1000)', '0', 'chosen'],
+        ['node-0005', 'data/batch-7 (1000), data/batch-8 (1000), data/batch-9 (1000)', '0', 'lost: node-0002 has smaller sum of victim priorities'],
+        ['node-0007', 'shop/cache-0 (5000)', '0', 'lost: node-0002 has lower highest victim priority'],
+        ['node-0009', `data/${HOSTILE} (10, breaks a PDB)`, '1', 'lost: node-0002 has fewer PDB violations'],
+      ]);
+      assert.deepEqual(await page.locator('.preemption section').nth(1).locator('tbody tr').allInnerTexts(), [
+        'No preemption victims found for incoming pod\t6 (node-0000, node-0001, node-0003, node-0004, node-0006, …)',
+        'Insufficient cpu\t2 (node-0010, node-0011)',
+      ]);
+      assert.equal(await page.locator('img').count(), 0);
+      await page.screenshot({ path: `${RESULTS}/webview-preemption-${theme}.png`, fullPage: true });
+      // A victim opens in the editor; a candidate node too.
+      await page.locator('.preemption .callout a').first().click();
+      await page.locator('.preemption tbody a', { hasText: 'node-0007' }).click();
+      assert.deepEqual((await violationsAndPosts(page)).slice(1), [
+        { type: 'reveal', kind: 'Pod', namespace: 'data', name: 'batch-3' },
+        { type: 'reveal', kind: 'Node', name: 'node-0007' },
+      ]);
+      await page.close();
+    });
+  }
+
+  it('a plan that evicts running pods (the profile lets plans preempt) says so above its views (screenshot test-results/webview-plan-evicts-light.png)', async () => {
+    const page = await open('light');
+    await send(page, { type: 'plan', plan: { ...plan, victims: [{ pod: 'batch/filler-1', node: 'worker-a', by: 'etl-0' }, { pod: `batch/${HOSTILE}`, node: 'worker-b', by: 'etl-1' }] } });
+    assert.equal(await page.locator('.callout[role=note]').innerText(), `This plan evicts 2 running pods: batch/filler-1 from worker-a for etl-0, batch/${HOSTILE} from worker-b for etl-1.`);
+    assert.equal(await page.locator('img').count(), 0);
+    await page.screenshot({ path: `${RESULTS}/webview-plan-evicts-light.png` });
+    await page.locator('.callout[role=note] a').first().click();
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'reveal', kind: 'Pod', namespace: 'batch', name: 'filler-1' }]);
+    await send(page, { type: 'plan', plan, nav: nav(2) });
+    assert.equal(await page.locator('.callout[role=note]').count(), 0, 'a plan that evicts nothing says nothing of it');
+    await page.close();
+  });
+
+  it('preemption in a plan that may not preempt says it was not done; one that cannot help says so', async () => {
+    const page = await open('light');
+    const x = preemptingExplanation();
+    const preemption = x.preemption;
+    assert.ok(preemption);
+    await send(page, { type: 'explanation', explanation: { ...x, preemption: { ...preemption, reportOnly: true } } });
+    await tab(page, 'preemption');
+    assert.equal(await page.locator('.preemption .callout').innerText(), 'Not done (plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting data/batch-3, data/batch-4 from node-0002 would make room.');
+    await send(page, { type: 'explanation', explanation: { ...x, preemption: { victims: [], reportOnly: false, candidates: [], failures: preemption.failures } }, nav: nav(2) });
+    await tab(page, 'preemption');
+    assert.equal(await page.locator('vscode-tab-header[data-tab="preemption"]').innerText(), 'Preemption');
+    assert.equal(await page.locator('.preemption .callout').innerText(), 'No eviction of lower-priority pods makes room on any node.');
+    assert.equal(await page.locator('.preemption section').count(), 1);
+    await send(page, { type: 'explanation', explanation: explanation(12), nav: nav(3) });
+    assert.equal(await page.locator('vscode-tab-header[data-tab="preemption"]').count(), 0, 'no preemption tab when the cycle did not try it');
+    await violationsAndPosts(page);
     await page.close();
   });
 

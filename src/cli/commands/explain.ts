@@ -4,7 +4,7 @@
 // engine's explain report (src/engine/explain/report.ts), the same value the editor's views read.
 import { podKey, type Pod } from '../../engine/api/types';
 import type { NodeScoreRecord } from '../../engine/framework/diagnosis';
-import { podReport, type NodeDetail, type PodReport } from '../../engine/explain/report';
+import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
 import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset';
@@ -205,8 +205,30 @@ function formatReport(r: PodReport, generated: boolean): string {
       for (const f of c.failures) lines.push(`    ${formatFailure(f)}`);
     }
   }
+  if (r.preemption) lines.push('', ...formatPreemption(r.preemption));
   if (r.detail) lines.push('', ...formatDetail(r.detail));
   return `${lines.join('\n')}\n`;
+}
+
+/** Which victims make room on which node, each other candidate with the criterion it lost on, and the nodes it could not help. */
+function formatPreemption(p: PreemptionReport): string[] {
+  const lines: string[] = [];
+  const victims = p.victims.join(', ');
+  if (p.node === undefined) lines.push('Preemption: no eviction of lower-priority pods makes room on any node.');
+  else if (p.reportOnly) lines.push(`Preemption (not done: plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting ${victims} from ${p.node} would make room.`);
+  else lines.push(`Preemption: evicting ${victims} from ${p.node} makes room.`);
+  if (p.candidates.length > 0) {
+    lines.push('  Candidate nodes (upstream pickOneNodeForPreemption: fewest PDB violations, lowest highest victim priority, smallest priority sum, fewest victims, latest start):');
+    const rows = p.candidates.map((c) => [c.node, c.victims.map((v) => `${v.pod} (${v.priority}${v.violatesPdb ? ', breaks a PDB' : ''})`).join(', '), String(c.pdbViolations), c.lostOn === undefined ? 'chosen' : `lost: ${p.node ?? ''} has ${c.lostOn}`]);
+    lines.push(indent(indent(formatTable(['NODE', 'VICTIMS (PRIORITY)', 'PDB VIOLATIONS', 'VERDICT'], rows))));
+    if (p.moreCandidates > 0) lines.push(`    … and ${p.moreCandidates} more candidates (--all lists them)`);
+  }
+  if (p.failures.length > 0) {
+    lines.push('  Nodes where evicting would not help:');
+    for (const f of p.failures) lines.push(`    ${f.count} × ${f.reason}: ${f.nodes.join(', ')}${more(f.count, f.nodes.length)}`);
+  }
+  if (p.notTried > 0) lines.push(`  ${p.notTried} node${p.notTried === 1 ? '' : 's'} not tried (rejected for a reason no eviction resolves, or enough candidates were found first)`);
+  return lines;
 }
 
 function formatDetail(d: NodeDetail): string[] {

@@ -131,7 +131,10 @@ export const plan: Command = {
 function report(ref: PodSetRef, outcome: SetOutcome): string {
   const made = outcome.plan;
   if (!made) return '';
-  const rows = [...made.assignments.map((a) => [`${made.namespace}/${a.pod}`, a.node]), ...made.unplaced.map((u) => [`${made.namespace}/${u.pod}`, '<none>'])];
+  // As podplan schedule shows a preemptor: its node with the pods it evicts (the profile lets plans preempt).
+  const evicts = (pod: string) => (made.victims ?? []).filter((v) => v.by === pod).map((v) => v.pod);
+  const nodeOf = (pod: string, node: string) => (evicts(pod).length > 0 ? `${node} (preempts ${evicts(pod).join(', ')})` : node);
+  const rows = [...made.assignments.map((a) => [`${made.namespace}/${a.pod}`, nodeOf(a.pod, a.node)]), ...made.unplaced.map((u) => [`${made.namespace}/${u.pod}`, '<none>'])];
   const total = made.assignments.length + made.unplaced.length;
   const nodes = new Set(made.assignments.map((a) => a.node)).size;
   const lines = [
@@ -140,6 +143,10 @@ function report(ref: PodSetRef, outcome: SetOutcome): string {
     `Pod set ${podSetKey(ref)}: ${made.assignments.length} of ${total} pods placed on ${nodes} node${nodes === 1 ? '' : 's'} (planner ${made.planner}, objective ${made.objective ?? 'pack'}, profile ${made.profile}${outcome.trigger ? `, ScheduleTrigger ${outcome.trigger}` : ''}).`,
   ];
   if (made.bound) lines.push(`Bound (${made.bound.solver}): ${describeBound(made.bound, made.assignments.length, nodes)}.`);
+  if (made.victims && made.victims.length > 0) {
+    lines.push('', 'Preempted (the profile lets plans preempt: PodSetPlanner allowPreemption):');
+    for (const v of made.victims) lines.push(`  ${v.pod} on ${v.node}: preempted by ${made.namespace}/${v.by}`);
+  }
   if (made.unplaced.length > 0) {
     lines.push('', 'Not placed:');
     for (const u of made.unplaced) lines.push(`  ${made.namespace}/${u.pod}: ${u.message}`);
@@ -156,5 +163,6 @@ function toJson(ref: PodSetRef, outcome: SetOutcome) {
     status: made ? planStatus(made) : null,
     assignments: made?.assignments.map((a) => ({ pod: a.pod, node: a.node })) ?? [],
     unplaced: made?.unplaced ?? [],
+    victims: made?.victims ?? [],
   };
 }

@@ -186,6 +186,8 @@ export interface Pod {
     readonly conditions?: readonly PodCondition[];
     /** When the kubelet started the pod (RFC 3339): preemption spares the pods running longest. */
     readonly startTime?: string;
+    /** The node preemption nominated a pending pod to: its room there is held against pods of lower or equal priority. */
+    readonly nominatedNodeName?: string;
   };
 }
 
@@ -301,6 +303,27 @@ export interface CSINode {
   readonly spec: { readonly drivers?: readonly { readonly name: string; readonly nodeID?: string; readonly allocatable?: { readonly count?: number } }[] };
 }
 
+/** storage.k8s.io/v1 CSIDriver: whether scheduling checks the driver's storage capacity. */
+export interface CSIDriver {
+  readonly apiVersion?: string;
+  readonly kind?: 'CSIDriver';
+  readonly metadata: ObjectMeta;
+  readonly spec: { readonly storageCapacity?: boolean };
+}
+
+/** storage.k8s.io/v1 CSIStorageCapacity: what a class can still provision for the nodes its topology selects. */
+export interface CSIStorageCapacity {
+  readonly apiVersion?: string;
+  readonly kind?: 'CSIStorageCapacity';
+  readonly metadata: ObjectMeta;
+  readonly storageClassName: string;
+  /** The nodes with access to it; none: no node has. */
+  readonly nodeTopology?: LabelSelector;
+  readonly capacity?: string;
+  /** The largest volume that can be made (more precise than capacity when given). */
+  readonly maximumVolumeSize?: string;
+}
+
 /** The cluster objects besides nodes and pods that plugins read (all optional: a snapshot may have none). */
 export interface ClusterObjects {
   readonly namespaces?: readonly Namespace[];
@@ -308,6 +331,8 @@ export interface ClusterObjects {
   readonly persistentVolumes?: readonly PersistentVolume[];
   readonly storageClasses?: readonly StorageClass[];
   readonly csiNodes?: readonly CSINode[];
+  readonly csiDrivers?: readonly CSIDriver[];
+  readonly csiStorageCapacities?: readonly CSIStorageCapacity[];
   readonly priorityClasses?: readonly PriorityClass[];
   readonly podDisruptionBudgets?: readonly PodDisruptionBudget[];
 }

@@ -1,7 +1,7 @@
 // The storage objects of a snapshot, indexed once per list so the volume plugins look a pod's
 // claims up by name: PersistentVolumeClaims by namespace/name, PersistentVolumes and StorageClasses
-// and CSINodes by name.
-import type { ClusterObjects, CSINode, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from './types';
+// and CSINodes and CSIDrivers by name, CSIStorageCapacities as listed.
+import type { ClusterObjects, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from './types';
 import { podNamespace } from './types';
 
 export interface StorageIndex {
@@ -9,6 +9,8 @@ export interface StorageIndex {
   readonly volumes: ReadonlyMap<string, PersistentVolume>;
   readonly classes: ReadonlyMap<string, StorageClass>;
   readonly csiNodes: ReadonlyMap<string, CSINode>;
+  readonly csiDrivers: ReadonlyMap<string, CSIDriver>;
+  readonly capacities: readonly CSIStorageCapacity[];
 }
 
 const indexes = new WeakMap<ClusterObjects, StorageIndex>();
@@ -22,6 +24,8 @@ export function storageIndex(objects: ClusterObjects): StorageIndex {
       volumes: new Map((objects.persistentVolumes ?? []).map((v) => [v.metadata.name, v])),
       classes: new Map((objects.storageClasses ?? []).map((c) => [c.metadata.name, c])),
       csiNodes: new Map((objects.csiNodes ?? []).map((c) => [c.metadata.name, c])),
+      csiDrivers: new Map((objects.csiDrivers ?? []).map((d) => [d.metadata.name, d])),
+      capacities: objects.csiStorageCapacities ?? [],
     };
     indexes.set(objects, index);
   }

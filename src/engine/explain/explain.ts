@@ -3,7 +3,7 @@
 // structured form, reason → nodes, for views that let a user see which nodes said what.
 import type { Diagnosis, NodeScoreRecord } from '../framework/diagnosis';
 import { fitErrorMessage } from '../framework/fit-error';
-import type { LostOn } from '../framework/preemption/record';
+import type { LostOn, VictimRecord } from '../framework/preemption/record';
 import type { Code, Stage } from '../framework/status';
 
 export interface ReasonGroup {
@@ -37,7 +37,7 @@ export interface PreemptionExplanation {
   /** Set when nothing was evicted because the cycle only reports (a plan). */
   readonly reportOnly: boolean;
   /** One line per candidate node: its victims and, for those not chosen, what they lost on. */
-  readonly candidates: readonly { readonly node: string; readonly victims: readonly string[]; readonly pdbViolations: number; readonly lostOn?: LostOn; readonly summary: string }[];
+  readonly candidates: readonly { readonly node: string; readonly victims: readonly VictimRecord[]; readonly pdbViolations: number; readonly lostOn?: LostOn; readonly summary: string }[];
   /** Nodes where no eviction would help, with why. */
   readonly failures: readonly { readonly node: string; readonly reasons: readonly string[] }[];
 }
@@ -73,8 +73,8 @@ function explainPreemption(record: NonNullable<Diagnosis['preemption']>): Preemp
     reportOnly: record.reportOnly ?? false,
     candidates: record.candidates.map((c) => {
       const victims = c.victims.map((v) => `${v.pod} (priority ${v.priority}${v.violatesPdb ? ', breaks a PodDisruptionBudget' : ''})`).join(', ');
-      const verdict = c.lostOn ? `lost: ${record.node} has ${c.lostOn}` : 'chosen';
-      return { node: c.node, victims: c.victims.map((v) => v.pod), pdbViolations: c.pdbViolations, ...(c.lostOn ? { lostOn: c.lostOn } : {}), summary: `${c.node}: evict ${victims}: ${verdict}` };
+      const verdict = c.lostOn ? `lost to ${record.node ?? 'the chosen node'}, which ${c.lostOn === 'earlier in candidate order' ? 'came earlier in candidate order (a tie on every criterion)' : `has ${c.lostOn}`}` : 'chosen';
+      return { node: c.node, victims: c.victims, pdbViolations: c.pdbViolations, ...(c.lostOn ? { lostOn: c.lostOn } : {}), summary: `${c.node}: evict ${victims}: ${verdict}` };
     }),
     failures: record.failures,
   };

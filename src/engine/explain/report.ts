@@ -5,7 +5,7 @@
 // prints it; the language server and webviews can send the same value.
 import type { Diagnosis, NodeScoreRecord } from '../framework/diagnosis';
 import type { Code, Stage } from '../framework/status';
-import { explain } from './explain';
+import { explain, type PreemptionExplanation } from './explain';
 import type { FilterFailure, NodeVerdict, Shortfall } from './verdicts';
 
 /** Nodes left after one step of the cycle. */
@@ -66,6 +66,18 @@ export interface PodReport {
   /** For an unplaced pod with verdicts: the nodes with the fewest failing filters, then the smallest shortfall. */
   readonly closest: readonly ClosestNode[];
   readonly detail?: NodeDetail;
+  /** When PostFilter tried preemption: the victims on the chosen node and why each other candidate lost. */
+  readonly preemption?: PreemptionReport;
+}
+
+/** Preemption's part of the report: candidates and the nodes it could not help, cut to the limit. */
+export interface PreemptionReport extends Omit<PreemptionExplanation, 'failures'> {
+  /** How many more candidates were left out of `candidates`. */
+  readonly moreCandidates: number;
+  /** The nodes where no eviction helps, grouped by reason (most nodes first), as upstream's "preemption: 0/N" histogram counts them. */
+  readonly failures: readonly { readonly reason: string; readonly count: number; readonly nodes: readonly string[]; readonly more: number }[];
+  /** Nodes preemption did not try: rejected for a reason no eviction resolves, or left once enough candidates were found. */
+  readonly notTried: number;
 }
 
 export interface ReportOptions {
@@ -104,7 +116,26 @@ export function podReport(diagnosis: Diagnosis, options: ReportOptions): PodRepo
     scoredNodes: diagnosis.scores.length,
     closest,
     ...(options.node !== undefined ? { detail: nodeDetail(diagnosis, options.node, options.verdicts) } : {}),
+    ...(summary.preemption ? { preemption: preemptionReport(summary.preemption, limit, diagnosis.nodesTotal) } : {}),
   };
+}
+
+function preemptionReport(p: PreemptionExplanation, limit: number, nodesTotal: number): PreemptionReport {
+  const byReason = new Map<string, string[]>();
+  for (const f of p.failures) {
+    for (const reason of f.reasons) {
+      const nodes = byReason.get(reason) ?? [];
+      nodes.push(f.node);
+      byReason.set(reason, nodes);
+    }
+  }
+  const failures = [...byReason]
+    .sort(([ra, a], [rb, b]) => b.length - a.length || (ra < rb ? -1 : ra > rb ? 1 : 0))
+    .map(([reason, nodes]) => ({ reason, count: nodes.length, nodes: nodes.slice(0, limit), more: Math.max(0, nodes.length - limit) }));
+  // The chosen node first, then the others in the order the search found them.
+  const candidates = [...p.candidates.filter((c) => c.lostOn === undefined), ...p.candidates.filter((c) => c.lostOn !== undefined)];
+  const notTried = nodesTotal - p.candidates.length - p.failures.length;
+  return { ...p, candidates: candidates.slice(0, limit), moreCandidates: Math.max(0, candidates.length - limit), failures, notTried };
 }
 
 /** Nodes left after each step: the snapshot, PreFilter, sampling, each Filter plugin, then the choice. */

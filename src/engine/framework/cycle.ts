@@ -26,6 +26,7 @@ import type { CycleMemos, VerdictMemo } from './memo';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
 import { guarded, guardedWithResult, thrown, type Entry, type ScoreEntry } from './plugin-call';
 import type { FrameworkSettings } from './profile';
+import { filterWithNominatedPods, nominatedPodsOf } from './preemption/nominated';
 import { NodeSampler } from './sampling';
 import { Scoring } from './scoring';
 import { Snapshot } from './snapshot';
@@ -292,6 +293,7 @@ export class SchedulingCycle implements PodEvaluator {
     const feasibleAt = this.feasibleAt;
     const memos: Array<VerdictMemo | undefined> = [];
     const every = filters.map((_, k) => k);
+    const nominated = nominatedPodsOf(state);
     let failure: Status | undefined;
     let i = 0;
     let p = 0;
@@ -314,7 +316,19 @@ export class SchedulingCycle implements PodEvaluator {
       nodes: for (let at = start - 1; i < len && found < count; i++) {
         if (++at === len) at = 0;
         const node = nodes[at] as NodeInfo;
-        const order = allKeyed?.passed(at) ? unkeyed : every;
+        // Pods nominated to the node hold their room (preemption/nominated.ts): every plugin runs there, no memo.
+        const held = nominated?.forNode(node.name) && filterWithNominatedPods(this, state, pod, node, nominated);
+        if (held && held.code !== Code.Success) {
+          p = Math.max(0, filters.findIndex((f) => f.name === held.plugin));
+          if (held.code === Code.Error) {
+            failure = held;
+            break;
+          }
+          rejected[p] = (rejected[p] as number) + 1;
+          log.rejections.push({ node: node.name, plugin: held.plugin ?? '', stage: 'Filter', code: held.code, reasons: held.reasons });
+          continue;
+        }
+        const order = held ? [] : allKeyed?.passed(at) ? unkeyed : every;
         for (let k = 0; k < order.length; k++) {
           p = order[k] as number;
           const entry = filters[p] as Entry<FilterPlugin>;

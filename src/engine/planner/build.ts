@@ -12,7 +12,8 @@ import { GREEDY, greedy } from './greedy';
 import { snapshotHash } from './hash';
 import { optimize } from './optimize';
 import { pallet } from './pallet';
-import type { Plan, PlanAssignment, UnplacedPod } from './plan';
+import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from './plan';
+import { preemptForUnplaced, victimsOfPlaced } from './preempt';
 import { OBJECTIVES, type Objective, type Planner, type SolverSettings } from './planner';
 import type { PodSetFramework } from './plugin';
 import { podSetKey, type PodSet } from './podset';
@@ -40,6 +41,8 @@ export interface PlanSettings {
   readonly eligible?: ReadonlyMap<string, ReadonlySet<string>>;
   /** Pod name → its node in the set's current plan (replanning): what the moves objective keeps. */
   readonly previous?: ReadonlyMap<string, string>;
+  /** Pods the planner cannot place may evict lower-priority running pods (PodSetPlanner allowPreemption). */
+  readonly allowPreemption?: boolean;
 }
 
 export interface PlanInput {
@@ -84,14 +87,15 @@ export function settingsFromLabels(labels: readonly (Labels | undefined)[]): Res
 export interface PlanDefaults {
   readonly planner?: string;
   readonly objective?: Objective;
+  readonly allowPreemption?: boolean;
 }
 
 /** A set's settings: the first of its labels (its trigger's, then its pods') that says, else the profile's defaults. */
 export function planSettings(defaults: PlanDefaults, labels: readonly (Labels | undefined)[]): Result<PlanSettings, LabelError> {
   const fromLabels = settingsFromLabels(labels);
   if (!fromLabels.ok) return fromLabels;
-  const { planner, objective } = defaults;
-  return ok({ ...(planner !== undefined ? { planner } : {}), ...(objective !== undefined ? { objective } : {}), ...fromLabels.value });
+  const { planner, objective, allowPreemption } = defaults;
+  return ok({ ...(planner !== undefined ? { planner } : {}), ...(objective !== undefined ? { objective } : {}), ...(allowPreemption ? { allowPreemption } : {}), ...fromLabels.value });
 }
 
 export function unknownPlanner(name: string, where: string): string {
@@ -131,6 +135,8 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     const proven = proveBound(request);
     if (proven) result = { ...result, bound: boundOf(request, result, proven, input.solver.solver.name) };
   }
+  let victims: readonly PlanVictim[] = [];
+  if (settings.allowPreemption) ({ result, victims } = preemptForUnplaced(request, result));
   if (settings.minMember !== undefined) {
     result = applyGang(result, podSetKey(podSet), settings.minMember, { profile: framework.profileName, nodesTotal: snapshot.list().length }, podSet.bound.length);
   }
@@ -139,6 +145,7 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     ...result.placed.map(({ pod, node, diagnosis }) => ({ pod: pod.pod.metadata.name, node, ...(diagnosis ? { diagnosis } : {}) })),
   ];
   const unplaced: UnplacedPod[] = result.unplaced.map(({ pod, message, diagnosis }) => ({ pod: pod.pod.metadata.name, message, diagnosis }));
+  victims = victimsOfPlaced(victims, result.placed);
   const cluster = snapshot.list();
   const pods: Pod[] = cluster.flatMap((n) => n.pods.map((p) => p.pod));
   const onNodes = new Set(pods.map(podKey));
@@ -152,6 +159,7 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     profile: framework.profileName,
     assignments,
     unplaced,
+    ...(victims.length > 0 ? { victims } : {}),
     createdAt: input.now,
     snapshotHash: snapshotHash(
       cluster.map((n) => n.node),

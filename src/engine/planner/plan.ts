@@ -19,6 +19,15 @@ export interface UnplacedPod {
   readonly diagnosis: Diagnosis;
 }
 
+/** A running pod the plan evicts (the profile lets plans preempt): where, and for which pod of the set. */
+export interface PlanVictim {
+  /** namespace/name */
+  readonly pod: string;
+  readonly node: string;
+  /** The set's pod (name) it makes room for. */
+  readonly by: string;
+}
+
 export interface Plan {
   readonly podSet: string;
   readonly namespace: string;
@@ -32,6 +41,8 @@ export interface Plan {
   readonly profile: string;
   readonly assignments: readonly PlanAssignment[];
   readonly unplaced: readonly UnplacedPod[];
+  /** The running pods the plan evicts to place its pods; only when the profile lets plans preempt (PodSetPlanner allowPreemption). */
+  readonly victims?: readonly PlanVictim[];
   /** Injected clock, ms since the epoch. */
   readonly createdAt: number;
   /** A hash of the nodes and pods the plan was made from, to tell whether it is stale. */

@@ -33,6 +33,11 @@ export interface PodSetPlannerArgs {
   readonly objective?: Objective;
   /** The schedulerName pods of a pod set carry. */
   readonly schedulerName: string;
+  /**
+   * Plans may evict lower-priority pods to place the set's pods, as DefaultPreemption would (the
+   * victims are listed in the plan). Off by default: a plan that silently evicts is a surprise.
+   */
+  readonly allowPreemption?: boolean;
   /** Pallet's args that mean nothing to Podplan (PALLET_ONLY_ARGS), as given: accepted and reported as ignored. */
   readonly ignored?: readonly string[];
 }
@@ -42,17 +47,19 @@ export const PALLET_ONLY_ARGS = ['debug', 'callTimeout', 'updatePeriod'] as cons
 
 export function readArgs(args: unknown): Result<PodSetPlannerArgs> {
   const reader = new ArgsReader(NAME);
-  const value = reader.object(args, '', ['planner', 'objective', 'schedulerName', ...PALLET_ONLY_ARGS]) ?? {};
+  const value = reader.object(args, '', ['planner', 'objective', 'schedulerName', 'allowPreemption', ...PALLET_ONLY_ARGS]) ?? {};
   const ignored = PALLET_ONLY_ARGS.filter((key) => value[key] !== undefined);
   const planner = reader.string(value['planner'], 'planner');
   if (planner !== undefined && !PLANNERS.has(planner)) reader.errors.push(unknownPlanner(planner, 'planner'));
   const objective = reader.string(value['objective'], 'objective');
   if (objective !== undefined && !isObjective(objective)) reader.errors.push(fieldNotSupported('objective', objective, OBJECTIVES));
   const schedulerName = reader.string(value['schedulerName'], 'schedulerName') ?? POD_SET_SCHEDULER_NAME;
+  const allowPreemption = reader.bool(value['allowPreemption'], 'allowPreemption');
   return reader.result({
     ...(planner !== undefined ? { planner } : {}),
     ...(objective !== undefined && isObjective(objective) ? { objective } : {}),
     schedulerName,
+    ...(allowPreemption ? { allowPreemption } : {}),
     ...(ignored.length > 0 ? { ignored } : {}),
   });
 }

@@ -28,7 +28,7 @@ export class DefaultPreemption implements PostFilterPlugin {
     if (outcome.status.code === Code.Success && outcome.node && record) {
       if (reportOnly) {
         const victims = (outcome.victims ?? []).map((v) => v.key).join(', ');
-        const message = `preemption: evicting ${victims} from node ${outcome.node} would make room; plans do not preempt unless the profile allows it.`;
+        const message = `preemption: evicting ${victims} from node ${outcome.node} would make room; plans do not preempt unless the profile allows it (PodSetPlanner args: allowPreemption: true).`;
         return { status: { code: Code.Unschedulable, reasons: [message] }, result: { preemption: { ...record, reportOnly: true } } };
       }
       return { status: outcome.status, result: { nominatedNode: outcome.node, victims: outcome.victims ?? [], preemption: record } };

@@ -2,11 +2,14 @@
 // holds: a claim that does not exist, is being deleted, or is unbound in Immediate mode stops the
 // pod at PreFilter; a bound claim's PersistentVolume must allow the node (its node affinity); an
 // unbound WaitForFirstConsumer claim needs, on the node, an available volume that fits it or a
-// StorageClass that can provision one there. Upstream scores only with StorageCapacityScoring (off
-// by default), so this plugin does not score.
+// StorageClass that can provision one there, with room for it when the class's CSI driver asks for
+// storage capacity checks (CSIStorageCapacity). Upstream scores only with StorageCapacityScoring
+// (alpha, off by default in 1.35), so this plugin does not score.
 import { NodeSelectorMatcher } from '../api/node-affinity';
+import { selectorMatches } from '../api/labels';
+import { parseQuantity, quantityValue } from '../api/quantity';
 import { parseResourceList } from '../api/resources';
-import type { Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/types';
+import type { CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/types';
 import { claimClass, claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
 import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
@@ -21,6 +24,7 @@ export const NAME = Names.VolumeBinding;
 export const ERR_REASON_BIND_CONFLICT = "node(s) didn't find available persistent volumes to bind";
 export const ERR_REASON_NODE_CONFLICT = 'node(s) had volume node affinity conflict';
 export const ERR_REASON_PV_NOT_EXIST = 'node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)';
+export const ERR_REASON_NOT_ENOUGH_SPACE = 'node(s) did not have enough free storage';
 export const ERR_UNBOUND_IMMEDIATE = 'pod has unbound immediate PersistentVolumeClaims';
 export const NO_PROVISIONER = 'kubernetes.io/no-provisioner';
 
@@ -77,23 +81,55 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
         break;
       }
     }
-    if (volumes.delayed.length > 0 && !this.canBindOrProvision(volumes, node.node)) reasons.push(ERR_REASON_BIND_CONFLICT);
+    const unbound = volumes.delayed.length > 0 ? this.canBindOrProvision(volumes, node.node) : undefined;
+    if (unbound) reasons.push(unbound);
     return reasons.length > 0 ? unresolvable(...reasons) : SUCCESS;
   }
 
-  /** Each delayed claim gets an available volume allowed on the node (one each) or can be provisioned there. */
-  private canBindOrProvision(volumes: PodVolumes, node: Node): boolean {
+  /**
+   * Each delayed claim gets an available volume allowed on the node (one each), or else is
+   * provisioned there (upstream checkVolumeProvisions): the class must provision, allow the node
+   * (allowedTopologies) and, for a CSI driver that asks for it, have the capacity. The reason when not.
+   */
+  private canBindOrProvision(volumes: PodVolumes, node: Node): string | undefined {
     const taken = new Set<string>();
-    for (const { claim, storageClass } of volumes.delayed) {
-      const match = [...volumes.index.volumes.values()].find((v) => !taken.has(v.metadata.name) && volumeFits(v, claim) && volumeAllowsNode(v, node));
-      if (match) {
-        taken.add(match.metadata.name);
-        continue;
-      }
-      if (storageClass.provisioner === NO_PROVISIONER || !topologyAllows(storageClass, node)) return false;
+    const toProvision: Array<PodVolumes['delayed'][number]> = [];
+    for (const delayed of volumes.delayed) {
+      const match = [...volumes.index.volumes.values()].find((v) => !taken.has(v.metadata.name) && volumeFits(v, delayed.claim) && volumeAllowsNode(v, node));
+      if (match) taken.add(match.metadata.name);
+      else toProvision.push(delayed);
     }
-    return true;
+    for (const { claim, storageClass } of toProvision) {
+      if (!storageClass.provisioner || storageClass.provisioner === NO_PROVISIONER || !topologyAllows(storageClass, node)) return ERR_REASON_BIND_CONFLICT;
+      if (!hasEnoughCapacity(volumes.index, claim, storageClass, node)) return ERR_REASON_NOT_ENOUGH_SPACE;
+    }
+    return undefined;
   }
+}
+
+/**
+ * Upstream hasEnoughCapacity: only for a CSI driver whose CSIDriver says storageCapacity: true, some
+ * CSIStorageCapacity of the claim's class whose nodeTopology selects the node must hold a volume of
+ * the claim's size (maximumVolumeSize when given, else capacity). A claim without a size needs none.
+ */
+function hasEnoughCapacity(index: StorageIndex, claim: PersistentVolumeClaim, storageClass: StorageClass, node: Node): boolean {
+  const requested = claim.spec?.resources?.requests?.['storage'];
+  if (requested === undefined) return true;
+  if (index.csiDrivers.get(storageClass.provisioner)?.spec.storageCapacity !== true) return true;
+  const size = bytesOf(requested);
+  if (size === undefined) return false;
+  return index.capacities.some((c) => c.storageClassName === storageClass.metadata.name && (bytesOf(volumeLimit(c)) ?? -1) >= size && c.nodeTopology !== undefined && selectorMatches(c.nodeTopology, node.metadata.labels));
+}
+
+function volumeLimit(capacity: CSIStorageCapacity): string | undefined {
+  return capacity.maximumVolumeSize ?? capacity.capacity;
+}
+
+function bytesOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const q = parseQuantity(text);
+  const v = q.ok ? quantityValue(q.value) : undefined;
+  return v?.ok ? v.value : undefined;
 }
 
 const matchers = new WeakMap<PersistentVolume, NodeSelectorMatcher>();

@@ -61,6 +61,15 @@ export class ArgsReader {
     return value;
   }
 
+  bool(value: unknown, path: string): boolean | undefined {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'boolean') {
+      this.errors.push(fieldInvalid(path, value, 'must be true or false'));
+      return undefined;
+    }
+    return value;
+  }
+
   string(value: unknown, path: string): string | undefined {
     if (value === undefined || value === null) return undefined;
     if (typeof value !== 'string') {

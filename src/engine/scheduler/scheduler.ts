@@ -7,6 +7,7 @@ import { podId, podKey, type Node, type Pod } from '../api/types';
 import type { ClusterCache } from '../cache/cache';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
+import { NominatedPods, NOMINATED_PODS } from '../framework/preemption/nominated';
 import type { PreemptionRecord } from '../framework/preemption/record';
 import { boundPodInfo, podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
@@ -75,6 +76,8 @@ export class Scheduler {
   readonly rejected: RejectedPod[] = [];
   /** Pods evicted by preemption, in the order it happened. */
   readonly preempted: Preempted[] = [];
+  /** Pods nominated to nodes (by preemption, or by their status.nominatedNodeName): Filter holds their room. */
+  readonly nominated = new NominatedPods();
   /** Victims evicted for each preemptor not placed yet, by namespace/name. */
   private readonly evictedFor = new Map<string, string[]>();
   /** Queue id (uid) of each pending pod by namespace/name. */
@@ -108,6 +111,7 @@ export class Scheduler {
     }
     this.pendingIds.set(info.value.key, info.value.id);
     this.queue.add(info.value);
+    if (pod.status?.nominatedNodeName) this.nominated.nominate(info.value, pod.status.nominatedNodeName);
   }
 
   onPodUpdate(pod: Pod): void {
@@ -117,16 +121,19 @@ export class Scheduler {
       this.cacheChanged(known?.state === 'Added' ? this.options.cache.updatePod(pod) : this.options.cache.addPod(pod), 'PodUpdate');
       // Bound (by this scheduler or another): it is no longer anyone's to schedule.
       this.queue.delete(podId(pod));
+      this.nominated.remove(podId(pod));
       return;
     }
     const info = podInfo(pod);
     if (info.ok && this.responsibleFor(pod)) this.queue.update(info.value);
+    if (info.ok && pod.status?.nominatedNodeName) this.nominated.nominate(info.value, pod.status.nominatedNodeName);
   }
 
   onPodDelete(pod: Pod): void {
     if (pod.spec.nodeName) this.cacheChanged(this.options.cache.removePod(pod), 'PodDelete');
     const info = podInfo(pod);
     if (info.ok) this.queue.delete(info.value.id);
+    this.nominated.remove(podId(pod));
   }
 
   onNodeAdd(node: Node): void {
@@ -151,7 +158,7 @@ export class Scheduler {
     const { info } = queued;
     const { framework, cache } = this.options;
     cache.updateSnapshot(this.snapshot);
-    let state = new CycleState();
+    let state = this.cycleState();
     this.options.beforeCycle?.(state, info, this.snapshot);
     let result = framework.scheduleOne(state, info, this.snapshot);
     // Evicting victims makes room on the nominated node at once: the pod is tried again before any
@@ -162,7 +169,7 @@ export class Scheduler {
       preemption = result.diagnosis.preemption;
       this.evict(info.key, result.nominatedNode, result.victims);
       cache.updateSnapshot(this.snapshot);
-      state = new CycleState();
+      state = this.cycleState();
       this.options.beforeCycle?.(state, info, this.snapshot);
       result = framework.scheduleOne(state, info, this.snapshot);
     }
@@ -171,6 +178,9 @@ export class Scheduler {
       if (result.status.plugin) rejectors.add(result.status.plugin);
       if (isRejection(result.status)) this.queue.addUnschedulable(queued, rejectors);
       else this.queue.addBackoff(queued);
+      // As upstream's nominator: preemption's node holds the pod's room; preemption that found none clears it.
+      if (result.nominatedNode) this.nominated.nominate(info, result.nominatedNode);
+      else if (result.diagnosis.preemption) this.nominated.remove(info.id);
       const nominated = result.nominatedNode && result.victims ? { nominatedNode: result.nominatedNode, victims: result.victims.map((v) => v.key) } : {};
       return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...nominated });
     }
@@ -188,12 +198,20 @@ export class Scheduler {
     // The binder has answered: confirm the pod as the watch would, so it stops being only assumed.
     if (this.options.confirmedBy !== 'watch') cache.addPod(boundPodInfo(info, commit.node).pod);
     this.queue.done(info.id);
+    this.nominated.remove(info.id);
     this.queue.onEvent('PodAdd');
     const victims = this.evictedFor.get(info.key);
     this.evictedFor.delete(info.key);
     // The placing cycle's diagnosis, with what the preemption before it weighed.
     const diagnosis = victims && preemption ? { ...commit.diagnosis, preemption } : commit.diagnosis;
     return this.record({ pod: info.key, node: commit.node, diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });
+  }
+
+  /** A cycle's state, carrying the nominated pods when there are any. */
+  private cycleState(): CycleState {
+    const state = new CycleState();
+    if (this.nominated.size > 0) state.write(NOMINATED_PODS, this.nominated);
+    return state;
   }
 
   /**

@@ -5,6 +5,7 @@ import { err, type Result } from '../../engine/api/result';
 import { CPU, MEMORY, PODS } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
+import { podReport } from '../../engine/explain/report';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
@@ -12,7 +13,7 @@ import { podSetFramework, type PodSetFramework } from '../../engine/planner/plug
 import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
 import type { Located } from '../../manifests';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
-import type { MatrixView, NodeUseView, PlanRefView, PlanView, PodExplanationView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
+import type { MatrixView, NodeUseView, PlanRefView, PlanView, PodExplanationView, PreemptionView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
 import type { History } from '../history';
 import { amounts, formatAmount, unitOf } from './amounts';
 import { podFunnel, podMatrix, podSetFunnel, type Shortfall } from './pipeline';
@@ -161,6 +162,7 @@ export function planView(plan: Plan, analysis: Analysis, historyId?: number): Pl
     unplacedGroups: unplacedGroups(unplaced),
     funnel: podSetFunnel(plan.podSet, cycles),
     ...(historyId !== undefined ? { historyId } : {}),
+    ...(plan.victims && plan.victims.length > 0 ? { victims: plan.victims.map((v) => ({ ...v })) } : {}),
   };
 }
 
@@ -191,6 +193,13 @@ type CycleSource = PodExplanationView['cycle'];
 /** The cycle's verdict on `node`, in words. */
 function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: MatrixView, planned: boolean, source: CycleSource): string {
   if (!d) return 'The pod’s requests do not parse: no cycle ran.';
+  const preempting = d.preemption;
+  if (node === undefined && preempting?.node !== undefined) {
+    const victims = preempting.candidates.find((c) => c.node === preempting.node)?.victims.map((v) => v.pod).join(', ') ?? '';
+    return preempting.reportOnly
+      ? `No node fits. Preemption would make room on ${preempting.node} by evicting ${victims}; the plan does not preempt (PodSetPlanner args allowPreemption).`
+      : `No node fits as the cluster stands. Preemption makes room on ${preempting.node} by evicting ${victims}.`;
+  }
   if (node === undefined) return matrix.closest ? `No node fits. Closest: ${matrix.closest.node}, which ${matrix.closest.why}.` : `No node fits: ${d.message ?? ''}`;
   const row = matrix.rows.find((r) => r.node === node);
   const what = planned ? 'the planned node' : 'the chosen node';
@@ -230,6 +239,7 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
   const set = podSetLabelOf(p);
   const matrix = d ? podMatrix(d, cycle.nodes, cycle.shortfall) : { filterPlugins: [], scorePlugins: [], rows: [] };
   const planned = cycle.planned;
+  const preemption = d && preemptionView(d);
   return {
     pod: p.metadata.name,
     namespace: p.metadata.namespace ?? 'default',
@@ -249,6 +259,20 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
     scores: (explained?.topScores ?? []).map((s) => ({ node: s.node, total: s.total, plugins: s.plugins.map((x) => ({ ...x })) })),
     funnel: d ? podFunnel(p.metadata.name, d) : { subject: p.metadata.name, unit: 'nodes', pods: 1, steps: [] },
     matrix,
+    ...(preemption ? { preemption } : {}),
+  };
+}
+
+/** Preemption's part of a cycle as the engine's explain report lays it out, every node listed. */
+function preemptionView(d: Diagnosis): PreemptionView | undefined {
+  const p = podReport(d, { limit: Infinity }).preemption;
+  if (!p) return undefined;
+  return {
+    ...(p.node !== undefined ? { node: p.node } : {}),
+    victims: p.victims,
+    reportOnly: p.reportOnly,
+    candidates: p.candidates.map((c) => ({ node: c.node, victims: c.victims.map((v) => ({ ...v })), pdbViolations: c.pdbViolations, ...(c.lostOn !== undefined ? { lostOn: c.lostOn } : {}) })),
+    failures: p.failures.map((f) => ({ reason: f.reason, nodes: f.nodes })),
   };
 }
 

@@ -165,7 +165,7 @@ describe('engine/plugins/DefaultPreemption', () => {
       assert.deepEqual([nominated, status.code, status.reasons], [
         '',
         Code.Unschedulable,
-        ['preemption: evicting default/p1 from node node1 would make room; plans do not preempt unless the profile allows it.'],
+        ['preemption: evicting default/p1 from node node1 would make room; plans do not preempt unless the profile allows it (PodSetPlanner args: allowPreemption: true).'],
       ]);
     });
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { ClusterObjects, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../src/engine/api/types';
+import type { ClusterObjects, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../src/engine/api/types';
 import { seededRandom } from '../../../src/engine/api/random';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { Framework } from '../../../src/engine/framework/runtime';
@@ -84,6 +84,64 @@ describe('engine/plugins/VolumeBinding', () => {
       assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
     });
   }
+});
+
+// pkg/scheduler/framework/plugins/volumebinding/binder_test.go, TestCapacity: a claim of 1Gi to be
+// provisioned on node1 by a CSI driver; the scenarios' CSIStorageCapacity objects, with the driver
+// opting into capacity checks (CSIDriver storageCapacity: true) and not.
+describe('engine/plugins/VolumeBinding: CSIStorageCapacity (upstream TestCapacity)', () => {
+  const NODE_LABEL = 'kubernetes.io/hostname';
+  const PROVISIONER = 'test-provisioner';
+  const node1 = makeNode('node1').labels({ [NODE_LABEL]: 'node1' });
+  /** upstream makeCapacity: nodeTopology {} (every node) or the node's label; empty strings leave a size out. */
+  const capacity = (storageClassName: string, node: string | undefined, size: string, maximumVolumeSize = ''): CSIStorageCapacity => ({
+    metadata: { name: 'net' },
+    storageClassName,
+    nodeTopology: node ? { matchLabels: { [NODE_LABEL]: node } } : {},
+    ...(size ? { capacity: size } : {}),
+    ...(maximumVolumeSize ? { maximumVolumeSize } : {}),
+  });
+  const WAIT_WITH_PROVISIONER = 'wait-w-provisioner';
+  const classes: StorageClass[] = [wffc(WAIT_WITH_PROVISIONER, { provisioner: PROVISIONER }), wffc('wait', { provisioner: 'kubernetes.io/no-provisioner' })];
+  const NOT_ENOUGH = 'UnschedulableAndUnresolvable: node(s) did not have enough free storage';
+  const table: Array<[name: string, capacities: CSIStorageCapacity[], reason: string]> = [
+    ['network-attached', [capacity(WAIT_WITH_PROVISIONER, undefined, '1Gi')], 'ok'],
+    ['local-storage', [capacity(WAIT_WITH_PROVISIONER, 'node1', '1Gi')], 'ok'],
+    ['multiple', [capacity(WAIT_WITH_PROVISIONER, undefined, '1Gi'), capacity(WAIT_WITH_PROVISIONER, 'node2', '1Gi'), capacity(WAIT_WITH_PROVISIONER, 'node1', '1Gi')], 'ok'],
+    ['no-storage', [], NOT_ENOUGH],
+    ['wrong-node', [capacity(WAIT_WITH_PROVISIONER, 'node2', '1Gi')], NOT_ENOUGH],
+    ['wrong-storage-class', [capacity('wait', 'node1', '1Gi')], NOT_ENOUGH],
+    ['insufficient-storage', [capacity(WAIT_WITH_PROVISIONER, 'node1', '1Mi')], NOT_ENOUGH],
+    ['insufficient-volume-size', [capacity(WAIT_WITH_PROVISIONER, 'node1', '1Gi', '1Mi')], NOT_ENOUGH],
+    ['zero-storage', [capacity(WAIT_WITH_PROVISIONER, 'node1', '0Mi')], NOT_ENOUGH],
+    ['zero-volume-size', [capacity(WAIT_WITH_PROVISIONER, 'node1', '', '0Mi')], NOT_ENOUGH],
+    ['nil-storage', [capacity(WAIT_WITH_PROVISIONER, 'node1', '')], NOT_ENOUGH],
+  ];
+  for (const optIn of [true, false]) {
+    describe(`CSIDriver.StorageCapacity=${optIn}`, () => {
+      for (const [name, capacities, reason] of table) {
+        it(name, () => {
+          const snapshot = snapshotOf([node1]);
+          const objects: ClusterObjects = {
+            persistentVolumeClaims: [claim('provisioned-pvc', { storageClassName: WAIT_WITH_PROVISIONER })],
+            storageClasses: classes,
+            csiDrivers: [{ metadata: { name: PROVISIONER }, spec: { storageCapacity: optIn } }],
+            csiStorageCapacities: capacities,
+          };
+          const run = runFilters(build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, usingClaims('provisioned-pvc').info);
+          // Without the opt-in no capacity is checked: every scenario fits.
+          assert.deepEqual(run.verdicts, { node1: optIn ? reason : 'ok' });
+        });
+      }
+    });
+  }
+
+  it('a provisioner that is not a CSIDriver of the snapshot is not checked', () => {
+    const snapshot = snapshotOf([node1]);
+    const objects: ClusterObjects = { persistentVolumeClaims: [claim('provisioned-pvc', { storageClassName: WAIT_WITH_PROVISIONER })], storageClasses: classes, csiStorageCapacities: [] };
+    const run = runFilters(build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, usingClaims('provisioned-pvc').info);
+    assert.deepEqual(run.verdicts, { node1: 'ok' });
+  });
 });
 
 describe('engine/plugins/VolumeBinding in a whole cycle', () => {

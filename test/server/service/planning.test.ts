@@ -93,3 +93,66 @@ describe('server/service/planning: the view models of a plan and of an explanati
     assert.equal(explainInPlan(b, analysis, { podSet: 's', historyId: 7 }, noHistory('off')), undefined);
   });
 });
+
+describe('server/service/planning: preemption in an explanation', () => {
+  /** A default-scheduler pod of `cpu` at `priority`, bound to `nodeName` when given. */
+  const running = (name: string, cpu: string, priority: number, nodeName?: string) =>
+    `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n${nodeName ? `  nodeName: ${nodeName}\n` : ''}  priority: ${priority}\n  containers: [{ name: main, resources: { requests: { cpu: "${cpu}" } } }]\n`;
+
+  it('which victims make room on which node, and why the other candidate lost', () => {
+    const cluster = docs(node('n1', '2'), node('n2', '2'), running('a', '1', 10, 'n1'), running('b', '1', 10, 'n1'), running('c', '2', 10, 'n2'), running('urgent', '2', 100));
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const urgent = analysis.pod('default', 'urgent');
+    assert.ok(urgent);
+    const x = explainPod(urgent, analysis);
+    assert.equal(x.verdict, 'No node fits as the cluster stands. Preemption makes room on n2 by evicting default/c.');
+    assert.deepEqual(x.preemption, {
+      node: 'n2',
+      victims: ['default/c'],
+      reportOnly: false,
+      candidates: [
+        { node: 'n2', victims: [{ pod: 'default/c', priority: 10, violatesPdb: false }], pdbViolations: 0 },
+        { node: 'n1', victims: [{ pod: 'default/a', priority: 10, violatesPdb: false }, { pod: 'default/b', priority: 10, violatesPdb: false }], pdbViolations: 0, lostOn: 'smaller sum of victim priorities' },
+      ],
+      failures: [],
+    });
+  });
+
+  it('priorities as admission gives them: a pod naming a PriorityClass preempts as its value says', () => {
+    const urgentClass = 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: urgent }\nvalue: 100\n';
+    const byClass = running('urgent', '2', 0).replace('  priority: 0\n', '  priorityClassName: urgent\n');
+    const analysis = workspaceOf({ 'cluster.yaml': docs(urgentClass, node('n1', '2'), running('c', '2', 10, 'n1'), byClass) }).analysis();
+    const urgent = analysis.pod('default', 'urgent');
+    assert.ok(urgent);
+    assert.equal(urgent.value.spec.priority, 100);
+    assert.deepEqual(explainPod(urgent, analysis).preemption?.victims, ['default/c']);
+  });
+
+  it('in a plan whose profile does not let it preempt: what preemption would evict, and that the plan does not', () => {
+    const analysis = workspaceOf({ 'cluster.yaml': docs(node('n1', '2'), running('filler', '2', 10, 'n1'), pod('a', 's', '2', '  priority: 100\n')) }).analysis();
+    const a = analysis.pod('default', 'a');
+    assert.ok(a);
+    const x = explainInPlan(a, analysis, { podSet: 's' }, noHistory('not needed'));
+    assert.equal(x?.verdict, 'No node fits. Preemption would make room on n1 by evicting default/filler; the plan does not preempt (PodSetPlanner args allowPreemption).');
+    assert.deepEqual([x?.preemption?.node, x?.preemption?.victims, x?.preemption?.reportOnly], ['n1', ['default/filler'], true]);
+  });
+
+  it('a plan whose profile lets it preempt lists its victims in the plan view', () => {
+    const cluster = docs(node('n1', '2'), running('filler', '2', 10, 'n1'), pod('a', 's', '2', '  priority: 100\n'));
+    const analysis = workspaceOf({ 'cluster.yaml': cluster, 'profile.yaml': plannerProfile('{ allowPreemption: true }') }).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
+    assert.ok(made.ok);
+    const view = planView(made.value, analysis);
+    assert.deepEqual([view.assignments.map((x) => [x.pod, x.node]), view.victims], [[['a', 'n1']], [{ pod: 'default/filler', node: 'n1', by: 'a' }]]);
+  });
+
+  it('a pod no eviction helps: the nodes tried, by reason', () => {
+    const cluster = docs(node('n1', '2'), running('d', '2', 200, 'n1'), running('urgent', '2', 100));
+    const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
+    const urgent = analysis.pod('default', 'urgent');
+    assert.ok(urgent);
+    const x = explainPod(urgent, analysis);
+    assert.match(x.message ?? '', /preemption: 0\/1 nodes are available: 1 No preemption victims found for incoming pod\.$/);
+    assert.deepEqual(x.preemption, { victims: [], reportOnly: false, candidates: [], failures: [{ reason: 'No preemption victims found for incoming pod', nodes: ['n1'] }] });
+  });
+});

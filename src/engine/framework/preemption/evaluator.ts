@@ -8,6 +8,7 @@ import { histogram, NO_NODES_AVAILABLE } from '../fit-error';
 import type { FrameworkHandle, PodEvaluator } from '../interfaces';
 import type { NodeInfo, PodInfo } from '../node-info';
 import { Code, errorStatus, isSuccess, statusMessage, SUCCESS, unschedulable, type Status } from '../status';
+import { filterCountingNominated } from './nominated';
 import { prepareBudgets, splitByPdbViolation, type Budget } from './pdb';
 import { LOST_ON, type CandidateRecord, type LostOn, type PreemptionRecord } from './record';
 
@@ -141,7 +142,7 @@ export class Evaluator {
       const removed = this.framework.preFilterRemovePod(state, pod, victim, node);
       if (!isSuccess(removed)) return { status: removed };
     }
-    const fits = this.framework.filterNode(state, pod, node);
+    const fits = filterCountingNominated(this.framework, state, pod, node);
     if (!isSuccess(fits)) return { status: fits };
     potential.sort(moreImportantFirst);
     const { violating, nonViolating } = splitByPdbViolation(potential, budgets);
@@ -151,7 +152,7 @@ export class Evaluator {
       node.addPod(victim);
       const added = this.framework.preFilterAddPod(state, pod, victim, node);
       if (!isSuccess(added)) return added;
-      if (isSuccess(this.framework.filterNode(state, pod, node))) return true;
+      if (isSuccess(filterCountingNominated(this.framework, state, pod, node))) return true;
       node.removePod(victim.id);
       const removed = this.framework.preFilterRemovePod(state, pod, victim, node);
       if (!isSuccess(removed)) return removed;
