@@ -205,6 +205,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       analysis: { clock, ...(typeof init.plannerSchedulerName === 'string' && init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}) },
       onChange: () => void connection.sendNotification(WorkspaceChangedNotification.method, { generation: ++liveGeneration }),
       log,
+      history: () => history,
     });
     watchDynamically = params.capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     void (async () => {
