@@ -170,6 +170,19 @@ export interface PlanView {
   readonly funnel: FunnelView;
   /** The history entry the plan was stored as, when the history is available. */
   readonly historyId?: number;
+  /** How far the plan is from the best possible, as the solver proved it (absent when no solver was loaded). */
+  readonly bound?: PlanBoundView;
+}
+
+/** A plan's bound and gap (engine/planner/bound.ts), worded as `podplan plan` prints it. */
+export interface PlanBoundView {
+  /** The solver that proved it, e.g. "HiGHS 1.8.0". */
+  readonly solver: string;
+  readonly optimal: boolean;
+  /** How far from the best possible, 0..1. */
+  readonly gap: number;
+  /** e.g. "uses 3 nodes; no plan uses fewer than 2 (within 33.3% of the best possible)". */
+  readonly text: string;
 }
 
 export interface FilterView {

@@ -7,6 +7,7 @@
 import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Plan } from '../engine/planner/plan';
+import type { WorkspaceModel } from '../manifests';
 import { schedulePlanName } from '../engine/planner/name';
 import { KubeBinder } from '../kube/binder';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
@@ -23,7 +24,7 @@ import type { RunRecording } from '../store/recording';
 import { noHistory, type History } from './history';
 import { Analysis, EngineCache, type AnalysisOptions } from './service/analysis';
 import { incompleteDependencies } from './service/dependencies';
-import { planPodSet, planView } from './service/planning';
+import { planPodSet, planView, solverOf } from './service/planning';
 import { keptView } from './service/requests';
 
 /** The Lease `podplan run` elects its leader with: the editor's scheduler takes part, so the two never both bind. */
@@ -183,7 +184,12 @@ export class LiveSource {
   analysis(): Analysis | undefined {
     const c = this.connected;
     if (!c) return undefined;
-    return (this.current ??= new Analysis(c.mirror.model(), () => undefined, this.engine, this.options.analysis));
+    return (this.current ??= new Analysis(c.mirror.model(), () => undefined, this.engine, { ...this.options.analysis, where: `context ${c.context.context}` }));
+  }
+
+  /** The cluster's objects as mirrored now (kept until the next informer event); undefined for the workspace source. */
+  model(): WorkspaceModel | undefined {
+    return this.connected?.mirror.model();
   }
 
   /**
@@ -209,7 +215,7 @@ export class LiveSource {
     } else {
       return err('Apply Plan needs a trigger or a pod set');
     }
-    const made = planPodSet(analysis, request);
+    const made = planPodSet(analysis, request, solverOf(analysis));
     if (!made.ok) return made;
     const plan = made.value;
     const view = keptView(plan, analysis, history);
