@@ -44,7 +44,6 @@ describe('server: diagnostics against the live cluster while a kube context is t
   let api: TestApiServer;
   let session: LspSession;
   let dir: string;
-  const previous = process.env['KUBECONFIG'];
 
   before(async () => {
     api = await startTestApiServer();
@@ -53,13 +52,10 @@ describe('server: diagnostics against the live cluster while a kube context is t
     api.create(node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), node('n2', { cpu: '4', memory: '16Gi', pods: '110' }));
     dir = mkdtempSync(join(tmpdir(), 'podplan-live-diagnostics-'));
     for (const [name, text] of Object.entries(FILES)) writeFileSync(join(dir, name), text);
-    process.env['KUBECONFIG'] = await api.writeKubeconfig({ contexts: [{ name: 'live', namespace: 'jobs' }] });
-    session = await startLspSession(dir);
+    session = await startLspSession(dir, {}, { KUBECONFIG: await api.writeKubeconfig({ contexts: [{ name: 'live', namespace: 'jobs' }] }) });
   });
 
   after(async () => {
-    if (previous === undefined) delete process.env['KUBECONFIG'];
-    else process.env['KUBECONFIG'] = previous;
     await session?.shutdown();
     await api?.close();
     rmSync(dir, { recursive: true, force: true });

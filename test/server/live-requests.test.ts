@@ -26,7 +26,6 @@ describe('server: a kube context as the source (over stdio)', function () {
   let api: TestApiServer;
   let session: LspSession;
   let dir: string;
-  const previous = process.env['KUBECONFIG'];
 
   before(async () => {
     api = await startTestApiServer();
@@ -34,13 +33,11 @@ describe('server: a kube context as the source (over stdio)', function () {
     api.create(node('n1'), member('cart-0'), member('cart-1'));
     api.create({ apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } }, spec: { state: 'Planning' } });
     dir = mkdtempSync(join(tmpdir(), 'podplan-live-requests-'));
-    process.env['KUBECONFIG'] = await api.writeKubeconfig({ contexts: [{ name: 'live', namespace: 'shop' }] });
-    session = await startLspSession('test/fixtures/workspaces/cluster', { historyDatabase: join(dir, 'history.db') });
+    const kubeconfig = await api.writeKubeconfig({ contexts: [{ name: 'live', namespace: 'shop' }] });
+    session = await startLspSession('test/fixtures/workspaces/cluster', { historyDatabase: join(dir, 'history.db') }, { KUBECONFIG: kubeconfig });
   });
 
   after(async () => {
-    if (previous === undefined) delete process.env['KUBECONFIG'];
-    else process.env['KUBECONFIG'] = previous;
     await session?.shutdown();
     await api?.close();
     rmSync(dir, { recursive: true, force: true });
