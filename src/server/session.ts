@@ -80,6 +80,7 @@ export class Session {
   readonly ready: Promise<void>;
   private readonly workspace: Workspace;
   private readonly live: LiveSource;
+  private readonly analysisOptions: service.AnalysisOptions;
   private readonly debouncer: Debouncer;
   private readonly published = new Map<string, string>();
   private readonly forced = new Set<string>();
@@ -99,6 +100,7 @@ export class Session {
     this.debouncer = new Debouncer(() => this.publishAll(), init.debounceMs);
     this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
     const analysis: service.AnalysisOptions = { clock, solver: () => this.solver, ...(init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}) };
+    this.analysisOptions = analysis;
     this.workspace = new Workspace(analysis);
     this.live = new LiveSource({
       kubeconfig: options.kube,
@@ -173,7 +175,7 @@ export class Session {
     const files = this.workspace.model();
     const last = this.overlaid;
     if (last && last.files === files && last.cluster === cluster) return last.analysis;
-    const analysis = new service.Analysis(overlayCluster(files, cluster), (uri) => this.workspace.file(uri), this.overlayEngine, { ...this.workspace.analysis().options, where: `context ${source.name}` });
+    const analysis = new service.Analysis(overlayCluster(files, cluster), (uri) => this.workspace.file(uri), this.overlayEngine, { ...this.analysisOptions, where: `context ${source.name}` });
     this.overlaid = { files, cluster, analysis };
     return analysis;
   }

@@ -1,7 +1,8 @@
 // server/session: the language server's state and transitions, in process (no connection): the
 // folders read at start and every file's diagnostics published, an edit published for its version
-// and a close back to the disk's text, previews planned with the HiGHS solver carrying its bound,
-// and the editor's scheduler on a kube context (test API server) recording its run in the history.
+// and a close back to the disk's text, previews planned with the HiGHS solver carrying its bound;
+// on a kube context (test API server): the files checked against the cluster and back, and the
+// editor's scheduler recording its run in the history.
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -142,6 +143,27 @@ describe('server/session: the server’s state, in process', function () {
     afterEach(async () => {
       await session?.shutdown();
       await api.close();
+    });
+
+    it('a picked context checks the files against the cluster, follows its changes, and the files’ own nodes are back with the workspace source', async () => {
+      await start({}, undefined, await api.writeKubeconfig({ contexts: [{ name: 'live', namespace: 'shop' }] }));
+      await session.ready;
+      await settled();
+      const plan = uri('plan.yaml');
+      const unknownNodes = () => (published.get(plan)?.diagnostics ?? []).filter((d) => d.code === 'plan/unknown-node').map((d) => d.message.split(':')[0]);
+      assert.deepEqual(unknownNodes(), []);
+      const source = value(await session.selectSource({ context: 'live' }));
+      assert.deepEqual([source.kind, source.name], ['cluster', 'live']);
+      await until('the plan checked against the cluster', () => unknownNodes().length > 0);
+      assert.deepEqual(unknownNodes(), ['no node "node-1" in context live', 'no node "node-2" in context live', 'no node "node-3" in context live', 'no node "node-3" in context live']);
+      assert.equal(session.fileAnalysis().where, 'context live');
+      assert.equal(session.analysis().file(plan), undefined, 'previews plan on the cluster itself');
+      api.create(node('node-3'));
+      await until('the new node is seen', () => unknownNodes().length === 2);
+      assert.deepEqual(unknownNodes(), ['no node "node-1" in context live', 'no node "node-2" in context live']);
+      value(await session.selectSource({}));
+      await until('the files’ nodes again', () => unknownNodes().length === 0);
+      assert.equal(session.fileAnalysis(), session.analysis());
     });
 
     it('Run Podplan as scheduler, started through the session, binds the pods and records the run and its decisions in the history file', async () => {
