@@ -150,7 +150,7 @@ describe('server/session: the server’s state, in process', function () {
       await session.ready;
       await settled();
       const plan = uri('plan.yaml');
-      const unknownNodes = () => (published.get(plan)?.diagnostics ?? []).filter((d) => d.code === 'plan/unknown-node').map((d) => d.message.split(':')[0]);
+      const unknownNodes = () => (published.get(plan)?.diagnostics ?? []).filter((d) => d.code === 'plan/unknown-node').map((d) => (typeof d.message === 'string' ? d.message : d.message.value).split(':')[0]);
       assert.deepEqual(unknownNodes(), []);
       const source = value(await session.selectSource({ context: 'live' }));
       assert.deepEqual([source.kind, source.name], ['cluster', 'live']);
