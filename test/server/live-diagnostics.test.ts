@@ -4,15 +4,11 @@
 // matches), checked again when the cluster changes, and against the files' own nodes once the
 // source is switched back.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Diagnostic } from 'vscode-languageserver-protocol';
 import type { Result } from '../../src/engine/api/result';
 import { SelectSourceRequest, type SourceView } from '../../src/protocol/requests';
-import { startTestApiServer, type TestApiServer } from '../kube/apiserver';
 import { node } from '../kube/live/cluster';
-import { startLspSession, type LspSession } from './lsp-client';
+import { useLiveServer } from './live-session';
 
 const SET = 'planner.ciena.io/pod-set';
 const pending = (name: string, cpu: string, extra = '') => `apiVersion: v1
@@ -41,34 +37,22 @@ const FILES: Record<string, string> = {
 
 describe('server: diagnostics against the live cluster while a kube context is the source (over stdio)', function () {
   this.timeout(60_000);
-  let api: TestApiServer;
-  let session: LspSession;
-  let dir: string;
-
-  before(async () => {
-    api = await startTestApiServer();
-    api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'jobs' } });
+  const live = useLiveServer({
+    namespaces: ['jobs'],
     // The cluster: small nodes with other names, none labelled disk: ssd.
-    api.create(node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), node('n2', { cpu: '4', memory: '16Gi', pods: '110' }));
-    dir = mkdtempSync(join(tmpdir(), 'podplan-live-diagnostics-'));
-    for (const [name, text] of Object.entries(FILES)) writeFileSync(join(dir, name), text);
-    session = await startLspSession(dir, {}, { KUBECONFIG: await api.writeKubeconfig({ contexts: [{ name: 'live', namespace: 'jobs' }] }) });
+    objects: [node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), node('n2', { cpu: '4', memory: '16Gi', pods: '110' })],
+    context: { name: 'live', namespace: 'jobs' },
+    workspace: FILES,
   });
 
-  after(async () => {
-    await session?.shutdown();
-    await api?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const messages = (file: string): string[] => (session.diagnostics(session.uri(file)) ?? []).map((d: Diagnostic) => `${d.code}: ${d.message}`);
+  const messages = (file: string): string[] => (live.session.diagnostics(live.session.uri(file)) ?? []).map((d: Diagnostic) => `${d.code}: ${d.message}`);
   async function until(what: string, condition: () => boolean): Promise<void> {
     for (let waited = 0; !condition(); waited += 50) {
       if (waited > 30_000) assert.fail(`gave up waiting: ${what}; plan.yaml ${JSON.stringify(messages('plan.yaml'))}, pods.yaml ${JSON.stringify(messages('pods.yaml'))}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  const select = (context?: string) => session.connection.sendRequest(SelectSourceRequest, context === undefined ? {} : { context }) as Promise<Result<SourceView>>;
+  const select = (context?: string) => live.session.connection.sendRequest(SelectSourceRequest, context === undefined ? {} : { context }) as Promise<Result<SourceView>>;
   const unplaceable = (pod: string) => messages('pods.yaml').filter((m) => m.startsWith('pod-set/unplaceable') && m.includes(`pod ${pod} `));
 
   it('on the workspace files, the plan and the pods fit the files’ own nodes', () => {
@@ -85,16 +69,16 @@ describe('server: diagnostics against the live cluster while a kube context is t
     assert.match(unplaceable('big')[0] ?? '', /pod big cannot be placed on any node of context live: 0\/2 nodes are available: 2 Insufficient cpu/);
     assert.match(unplaceable('picky')[0] ?? '', /pod picky cannot be placed on any node of context live: 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/);
     assert.deepEqual(unplaceable('small'), []);
-    assert.ok(!JSON.stringify(messages('pods.yaml')).includes(api.token));
+    assert.ok(!JSON.stringify(messages('pods.yaml')).includes(live.api.token));
   });
 
   it('follows the cluster: a node added there clears what it fixes, without any edit', async () => {
-    api.create(node('ws-1', { cpu: '16', memory: '64Gi', pods: '110' }, { disk: 'ssd' }));
+    live.api.create(node('ws-1', { cpu: '16', memory: '64Gi', pods: '110' }, { disk: 'ssd' }));
     await until('the new node is seen', () => messages('plan.yaml').length === 0 && unplaceable('big').length === 0 && unplaceable('picky').length === 0);
   });
 
   it('back on the workspace files, their own nodes are the cluster again', async () => {
-    api.delete({ apiVersion: 'v1', kind: 'Node' }, undefined, 'ws-1');
+    live.api.delete({ apiVersion: 'v1', kind: 'Node' }, undefined, 'ws-1');
     await until('the node removal is seen', () => unplaceable('big').length > 0);
     const back = await select(undefined);
     assert.ok(back.ok && back.value.kind === 'workspace');
