@@ -1,5 +1,5 @@
 // The lines a plan leaves in the Podplan output channel: what was planned, with which planner and
-// profile, and every pod left out with the stage, plugin and upstream message that stopped it
+// profile, its bound when a solver proved one, and every pod left out with the stage, plugin and upstream message that stopped it
 // (syntaxes/podplan-output.tmLanguage.json colours them). Free of `vscode` so that a test can
 // read them. Placements are counted, not listed: a plan of thousands of pods stays a few lines.
 import type { PlanView } from '../protocol/webview';
@@ -12,6 +12,8 @@ export function planLogLines(plan: PlanView, action: 'preview' | 'schedule'): st
   const lines = [
     `${action} pod set ${plan.namespace}/${plan.podSet}${plan.trigger ? ` (trigger ${plan.trigger})` : ''}: planner ${plan.planner}, profile ${plan.profile}${history}: ${plan.assignments.length} placed, ${plan.unplaced.length} not placed`,
   ];
+  // As podplan plan prints it: how far from the best possible the solver proved the plan to be.
+  if (plan.bound) lines.push(`  bound (${plan.bound.solver}): ${plan.bound.text}`);
   for (const u of plan.unplaced.slice(0, UNPLACED_LISTED)) {
     const at = u.stage ? ` at ${u.stage}${u.plugin ? ` ${u.plugin}` : ''}` : '';
     lines.push(`  pod ${plan.namespace}/${u.pod} not placed${at}: ${u.message}`);

@@ -1,5 +1,5 @@
 // The protocol between the language server and its clients (docs/architecture.md, Layers).
 export * from './commands';
-export type * from './initialization';
+export * from './initialization';
 export * from './requests';
 export type * from './webview';

@@ -15,3 +15,17 @@ export interface InitializationOptions {
    */
   readonly historyDatabase?: string | false;
 }
+
+/**
+ * The options as a client sent them, each field kept only when it has its declared type (another
+ * editor's client may send anything): the server reads them through this, never by a cast.
+ */
+export function readInitializationOptions(sent: unknown): InitializationOptions {
+  const o = typeof sent === 'object' && sent !== null ? (sent as Record<string, unknown>) : {};
+  const { debounceMs, plannerSchedulerName, historyDatabase } = o;
+  return {
+    ...(typeof debounceMs === 'number' && debounceMs >= 0 ? { debounceMs } : {}),
+    ...(typeof plannerSchedulerName === 'string' && plannerSchedulerName !== '' ? { plannerSchedulerName } : {}),
+    ...(typeof historyDatabase === 'string' || historyDatabase === false ? { historyDatabase } : {}),
+  };
+}

@@ -172,6 +172,19 @@ export interface PlanView {
   readonly historyId?: number;
   /** Running pods the plan evicts to place its own (only when the profile lets plans preempt). */
   readonly victims?: readonly { readonly pod: string; readonly node: string; readonly by: string }[];
+  /** How far the plan is from the best possible, as the solver proved it (absent when no solver was loaded). */
+  readonly bound?: PlanBoundView;
+}
+
+/** A plan's bound and gap (engine/planner/bound.ts), worded as `podplan plan` prints it. */
+export interface PlanBoundView {
+  /** The solver that proved it, e.g. "HiGHS 1.8.0". */
+  readonly solver: string;
+  readonly optimal: boolean;
+  /** How far from the best possible, 0..1. */
+  readonly gap: number;
+  /** e.g. "uses 3 nodes; no plan uses fewer than 2 (within 33.3% of the best possible)". */
+  readonly text: string;
 }
 
 export interface FilterView {

@@ -5,7 +5,8 @@ import { err, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
-import type { SourceRef } from '../store/types';
+import type { RecordingOptions, RunRecording } from '../store/recording';
+import type { RunKind, SourceRef } from '../store/types';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 
 export interface History {
@@ -27,6 +28,8 @@ export interface History {
   savePreview(plan: Plan, profileHash: string): Result<number>;
   /** The plan was written to the workspace: applied, the set's previously applied plan superseded. */
   markApplied(id: number): Result<HistoryEntryView>;
+  /** Starts a run of `kind` on `source` that is recorded as it goes (the editor's scheduler: decisions and plans). */
+  record(source: SourceRef, kind: RunKind, options: Omit<RecordingOptions, 'closeStore'>): Result<RunRecording>;
   /** Runs from now on are recorded as runs of this source (the workspace, or a kube context). */
   useSource(source: SourceRef): void;
   close(): void;
@@ -36,5 +39,5 @@ export interface History {
 export function noHistory(reason: string): History {
   const unavailable = `history unavailable: ${reason}`;
   const no = () => err(unavailable);
-  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, useSource: () => undefined, close: () => undefined };
+  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, record: no, useSource: () => undefined, close: () => undefined };
 }

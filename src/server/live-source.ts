@@ -7,6 +7,7 @@
 import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Plan } from '../engine/planner/plan';
+import type { WorkspaceModel } from '../manifests';
 import { schedulePlanName } from '../engine/planner/name';
 import { KubeBinder } from '../kube/binder';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
@@ -14,15 +15,16 @@ import { KubeHttp } from '../kube/http';
 import { listContexts, loadKubeconfig, selectContext, type KubeconfigOptions, type KubeContext } from '../kube/kubeconfig';
 import { LeaderElector } from '../kube/lease';
 import { bindingPoster, leaseClient, planWriter, startInformers, type InformerSet } from '../kube/live/cluster';
-import { composeLiveScheduler } from '../kube/live/compose';
+import { composeLiveScheduler, LIVE_DECISIONS } from '../kube/live/compose';
 import { liveCache, type LiveReport, type LiveScheduler } from '../kube/live/scheduler';
 import { ClusterMirror } from '../kube/mirror';
 import { PlannerObjects } from '../kube/planner-objects';
 import type { ApplyPlanParams, ApplyPlanResult, ContextList, SchedulerParams, SchedulerStatus, ScheduleWrite, SourceView } from '../protocol/requests';
-import type { History } from './history';
+import type { RunRecording } from '../store/recording';
+import { noHistory, type History } from './history';
 import { Analysis, EngineCache, type AnalysisOptions } from './service/analysis';
 import { incompleteDependencies } from './service/dependencies';
-import { planPodSet, planView } from './service/planning';
+import { planPodSet, planView, solverOf } from './service/planning';
 import { keptView } from './service/requests';
 
 /** The Lease `podplan run` elects its leader with: the editor's scheduler takes part, so the two never both bind. */
@@ -40,6 +42,8 @@ export interface LiveSourceOptions {
   /** The live source changed (after a short debounce): views and previews may ask again. */
   readonly onChange: () => void;
   readonly log: (message: string) => void;
+  /** Where the editor's scheduler records its run (the server's plan history once it is open). */
+  readonly history?: () => History;
 }
 
 interface Connected {
@@ -62,19 +66,32 @@ class RunningScheduler {
     private readonly binder: KubeBinder,
     private readonly informers: InformerSet,
     private readonly elector: LeaderElector,
+    private readonly recording: RunRecording | undefined,
   ) {}
 
-  static start(connected: Connected, clock: Clock): Result<RunningScheduler> {
+  /** Starts scheduling the cluster of `connected`, every decision and plan recorded in `history` as a live run of the context (as `podplan run` records). */
+  static start(connected: Connected, clock: Clock, history: History, log: (message: string) => void): Result<RunningScheduler> {
     const { context, http } = connected;
     const errors: string[] = [];
     const note = (message: string) => {
       errors.push(context.redactor.redact(message));
       if (errors.length > KEPT_ERRORS) errors.shift();
     };
-    const report: LiveReport = { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: note };
+    const recorded = history.record({ kind: 'kube-context', name: context.context, server: context.server }, 'live', { clock, onError: note, decisions: LIVE_DECISIONS });
+    if (!recorded.ok) log(`the scheduler of ${context.context} runs unrecorded: ${recorded.error}`);
+    const recording = recorded.ok ? recorded.value : undefined;
+    const report: LiveReport = {
+      decision: (outcome) => recording?.decision(outcome),
+      plan: (plan) => void recording?.savePlan(plan),
+      triggerScheduled: (t) => recording?.triggerScheduled(t.namespace, t.name),
+      warning: note,
+    };
     const binder = new KubeBinder({ post: bindingPoster(http), clock });
     const composed = composeLiveScheduler({ clock, cache: liveCache(clock), binder, writer: planWriter(new PlannerObjects(context)), report });
-    if (!composed.ok) return err(composed.error.map((e) => e.message).join('; '));
+    if (!composed.ok) {
+      recording?.finish('failed', 'the profile was refused');
+      return err(composed.error.map((e) => e.message).join('; '));
+    }
     const live = composed.value;
     const informers = startInformers(http, live, { clock, onError: note });
     const elector = new LeaderElector({
@@ -86,7 +103,7 @@ class RunningScheduler {
       onError: (m) => note(`lease: ${m}`),
     });
     elector.start();
-    return ok(new RunningScheduler(context.context, errors, live, binder, informers, elector));
+    return ok(new RunningScheduler(context.context, errors, live, binder, informers, elector, recording));
   }
 
   status(): SchedulerStatus {
@@ -102,6 +119,7 @@ class RunningScheduler {
     const last = { ...this.status(), running: false };
     await this.elector.stop();
     await this.informers.stop();
+    this.recording?.finish('succeeded', `${last.bound} pods bound, ${last.unplaced} not placed`);
     return last;
   }
 }
@@ -166,7 +184,12 @@ export class LiveSource {
   analysis(): Analysis | undefined {
     const c = this.connected;
     if (!c) return undefined;
-    return (this.current ??= new Analysis(c.mirror.model(), () => undefined, this.engine, this.options.analysis));
+    return (this.current ??= new Analysis(c.mirror.model(), () => undefined, this.engine, { ...this.options.analysis, where: `context ${c.context.context}` }));
+  }
+
+  /** The cluster's objects as mirrored now (kept until the next informer event); undefined for the workspace source. */
+  model(): WorkspaceModel | undefined {
+    return this.connected?.mirror.model();
   }
 
   /**
@@ -192,7 +215,7 @@ export class LiveSource {
     } else {
       return err('Apply Plan needs a trigger or a pod set');
     }
-    const made = planPodSet(analysis, request);
+    const made = planPodSet(analysis, request, solverOf(analysis));
     if (!made.ok) return made;
     const plan = made.value;
     const view = keptView(plan, analysis, history);
@@ -241,7 +264,7 @@ export class LiveSource {
     if (this.running) return ok(this.running.status());
     const c = this.connected;
     if (!c) return err('Run Podplan as scheduler needs a kube context as the source; pick one first');
-    const started = RunningScheduler.start(c, this.options.clock);
+    const started = RunningScheduler.start(c, this.options.clock, this.options.history?.() ?? noHistory('none was given'), this.options.log);
     if (!started.ok) return started;
     this.running = started.value;
     return ok(this.running.status());

@@ -7,8 +7,9 @@ import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
+import { RunRecording, type RecordingOptions } from '../store/recording';
 import { openStore, type PlanStore } from '../store/store';
-import type { PlanSummary, SourceRef, StoreError } from '../store/types';
+import type { PlanSummary, RunKind, SourceRef, StoreError } from '../store/types';
 import { noHistory, type History } from './history';
 import { moveReason } from './service/pipeline';
 
@@ -102,6 +103,10 @@ class StoreHistory implements History {
     if (!marked.ok) return marked;
     const summary = message(this.store.summary(id));
     return summary.ok ? ok(entry(summary.value)) : summary;
+  }
+
+  record(source: SourceRef, kind: RunKind, options: Omit<RecordingOptions, 'closeStore'>): Result<RunRecording> {
+    return message(RunRecording.start(this.store, source, kind, options));
   }
 
   useSource(source: SourceRef): void {

@@ -19,6 +19,11 @@ describe('extension/plan-log', () => {
     ]);
   });
 
+  it('gives the bound the solver proved, as podplan plan prints it', () => {
+    const bound = { solver: 'HiGHS 1.8.0', optimal: false, gap: 0.25, text: 'uses 4 nodes; no plan uses fewer than 3 (within 25.0% of the best possible)' };
+    assert.deepEqual(planLogLines(plan({ bound }), 'preview').slice(1), ['  bound (HiGHS 1.8.0): uses 4 nodes; no plan uses fewer than 3 (within 25.0% of the best possible)']);
+  });
+
   it('lists each pod left out with the stage, plugin and message, up to twenty, and counts the rest', () => {
     const lines = planLogLines(plan({ trigger: undefined, unplaced: Array.from({ length: 22 }, (_, i) => unplaced(i)) }), 'schedule');
     assert.equal(lines[0], 'schedule pod set analytics/nightly-batch: planner greedy, profile podset-planner-scheduler: 1 placed, 22 not placed');

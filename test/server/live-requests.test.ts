@@ -2,17 +2,15 @@
 // its contexts, switches to one, answers the Cluster view and previews from the cluster, records
 // those previews as runs of the kube-context source, and goes back to the workspace files.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Result } from '../../src/engine/api/result';
 import { PLANNER_CRDS } from '../../src/kube/crds';
 import { ClusterSummaryRequest, ListContextsRequest, PreviewPlanRequest, SelectSourceRequest, type ClusterSummary, type ContextList, type SourceView } from '../../src/protocol/requests';
 import type { PlanView } from '../../src/protocol/webview';
 import { openStore } from '../../src/store/store';
-import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube/apiserver';
+import type { KubeObject } from '../kube/apiserver';
 import { node, pod, POD_SETS } from '../kube/live/cluster';
-import { startLspSession, type LspSession } from './lsp-client';
+import { useLiveServer } from './live-session';
 
 const member = (name: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': 'cart' } });
 
@@ -23,30 +21,20 @@ function value<T>(result: Result<T>): T {
 
 describe('server: a kube context as the source (over stdio)', function () {
   this.timeout(60_000);
-  let api: TestApiServer;
-  let session: LspSession;
-  let dir: string;
-  const previous = process.env['KUBECONFIG'];
-
-  before(async () => {
-    api = await startTestApiServer();
-    api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, ...(PLANNER_CRDS as unknown as KubeObject[]));
-    api.create(node('n1'), member('cart-0'), member('cart-1'));
-    api.create({ apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } }, spec: { state: 'Planning' } });
-    dir = mkdtempSync(join(tmpdir(), 'podplan-live-requests-'));
-    process.env['KUBECONFIG'] = await api.writeKubeconfig({ contexts: [{ name: 'live', namespace: 'shop' }] });
-    session = await startLspSession('test/fixtures/workspaces/cluster', { historyDatabase: join(dir, 'history.db') });
+  const live = useLiveServer({
+    namespaces: ['shop'],
+    objects: [
+      ...(PLANNER_CRDS as unknown as KubeObject[]),
+      node('n1'),
+      member('cart-0'),
+      member('cart-1'),
+      { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } }, spec: { state: 'Planning' } },
+    ],
+    context: { name: 'live', namespace: 'shop' },
+    workspace: 'test/fixtures/workspaces/cluster',
   });
 
-  after(async () => {
-    if (previous === undefined) delete process.env['KUBECONFIG'];
-    else process.env['KUBECONFIG'] = previous;
-    await session?.shutdown();
-    await api?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const request = <R>(method: string, params?: object) => session.connection.sendRequest(method, params) as Promise<R>;
+  const request = <R>(method: string, params?: object) => live.session.connection.sendRequest(method, params) as Promise<R>;
 
   it('lists the contexts, switches to one, and the Cluster view and previews come from the cluster', async () => {
     const contexts = value(await request<Result<ContextList>>(ListContextsRequest.method));
@@ -61,11 +49,11 @@ describe('server: a kube context as the source (over stdio)', function () {
     assert.equal(summary.scheduler?.running, false);
     const plan = value(await request<Result<PlanView>>(PreviewPlanRequest.method, { trigger: { namespace: 'shop', name: 'cart' } }));
     assert.deepEqual(plan.assignments.map((a) => a.node), ['n1', 'n1']);
-    assert.ok(!JSON.stringify([contexts, summary, plan]).includes(api.token), 'no token in any answer');
+    assert.ok(!JSON.stringify([contexts, summary, plan]).includes(live.api.token), 'no token in any answer');
   });
 
   it('records previews of the cluster as runs of the kube-context source', async () => {
-    const store = value(await openStore(join(dir, 'history.db')).then((r) => (r.ok ? r : { ok: false as const, error: r.error.message })));
+    const store = value(await openStore(join(live.dir, 'history.db')).then((r) => (r.ok ? r : { ok: false as const, error: r.error.message })));
     try {
       const runs = store.runs();
       assert.ok(runs.ok);

@@ -14,6 +14,8 @@ import { LiveSource } from '../../src/server/live-source';
 import { clusterSummary } from '../../src/server/service';
 import { openHistory } from '../../src/server/store-history';
 import type { History } from '../../src/server/history';
+import { ALL_PENDING_PODS } from '../../src/store/store';
+import { openTestStore, value as storeValue } from '../store/helpers';
 import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube/apiserver';
 import { node, pod, POD_SETS } from '../kube/live/cluster';
 
@@ -63,6 +65,7 @@ describe('server/live-source: a kube context as the editor’s source', function
       analysis: {},
       onChange: () => changes++,
       log: () => undefined,
+      history: () => history,
     });
   });
 
@@ -166,6 +169,28 @@ describe('server/live-source: a kube context as the editor’s source', function
     assert.equal(stopped.running, false);
     assert.ok(stopped.bound >= 2);
     assert.equal(server.counters.bindings.get('shop/web-0'), 1, 'bound once');
+  });
+
+  it('Run Podplan as scheduler records its run in the history as podplan run does: a live run of the context, every decision, the run finished on stop', async () => {
+    value(await live.select('test'));
+    value(await live.scheduler({ action: 'start', trusted: true }));
+    await until('web pods bound', () => nodeOf('shop', 'web-0') !== undefined && nodeOf('shop', 'web-1') !== undefined);
+    const stopped = value(await live.scheduler({ action: 'stop', trusted: true }));
+    const store = await openTestStore(join(dir, 'history.db'));
+    try {
+      const runs = storeValue(store.runs()).items;
+      assert.deepEqual(
+        runs.map((r) => [r.kind, r.source.kind, r.source.name, r.source.server, r.outcome, r.message]),
+        [['live', 'kube-context', 'test', server.url, 'succeeded', `${stopped.bound} pods bound, ${stopped.unplaced} not placed`]],
+      );
+      const decisions = storeValue(store.history({ podSet: ALL_PENDING_PODS })).items;
+      assert.ok(decisions.length > 0 && decisions.every((p) => p.runId === runs[0]?.id && p.planner === 'run'), 'decisions saved under the run');
+      const placed = decisions.flatMap((p) => storeValue(store.loadPlan(p.id)).assignments.map((a) => [a.pod, a.node]));
+      for (const pod of ['shop/web-0', 'shop/web-1']) assert.deepEqual(placed.find(([p]) => p === pod), [pod, nodeOf('shop', pod.slice('shop/'.length))], `${pod} where it was bound`);
+      assert.ok(!JSON.stringify(runs).includes(server.token), 'no token in the history');
+    } finally {
+      store.close();
+    }
   });
 
   it('after Apply Plan, the scheduler binds the pod set where the plan put it', async () => {

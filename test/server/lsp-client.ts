@@ -45,11 +45,12 @@ export interface LspSession {
 }
 
 /**
- * Starts the server (from source, through tsx) on `workspace` with no debounce, completes the
- * initialize handshake and waits for the first diagnostics of the whole workspace.
+ * Starts the server (from source, through tsx; `env` over this process's environment, e.g. a
+ * KUBECONFIG) on `workspace` with no debounce, completes the initialize handshake and waits for
+ * the first diagnostics of the whole workspace.
  */
-export async function startLspSession(workspace: string, initializationOptions: Record<string, unknown> = {}): Promise<LspSession> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+export async function startLspSession(workspace: string, initializationOptions: Record<string, unknown> = {}, env: Readonly<Record<string, string>> = {}): Promise<LspSession> {
+  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   if (!child.stdout || !child.stdin) throw new Error('server stdio not piped');

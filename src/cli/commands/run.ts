@@ -1,7 +1,6 @@
 // `podplan run`: Podplan as a cluster's scheduler (src/kube/live): informers feed the engine, the
 // scheduling loop decides, bindings and SchedulePlans are written while this process holds the
 // Lease; every decision and plan goes to the history as a run of the kube context.
-import { createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
@@ -16,12 +15,13 @@ import { KubeHttp } from '../../kube/http';
 import { openContext } from '../../kube/kubeconfig';
 import { bindingPoster, leaseClient, planWriter, startInformers } from '../../kube/live/cluster';
 import { PlannerObjects } from '../../kube/planner-objects';
-import { composeLiveScheduler, PODPLAN_SCHEDULER_NAME, RECORDED_SCORES } from '../../kube/live/compose';
+import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '../../kube/live/compose';
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
 import { schedulePlanName } from '../../engine/planner/name';
-import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
-import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
+import type { RunRecording } from '../../store/recording';
+import { DB_HELP, DB_OPTION, parseCommand } from '../history';
 import { readProfile } from '../input';
+import { startRecording } from '../recording';
 import { EXIT, type CliIO, type Command } from '../io';
 
 /** The Lease two copies of `podplan run` elect their leader with. */
@@ -63,8 +63,6 @@ the cluster could not be reached.
 
 /** How often --once looks whether the work is done. */
 const IDLE_POLL_MS = 100;
-/** Decisions are saved in the history in batches this far apart. */
-const HISTORY_FLUSH_MS = 2_000;
 
 export const run: Command = {
   name: 'run',
@@ -104,7 +102,7 @@ export const run: Command = {
     const http = new KubeHttp(context.value);
     const dryRun = values['dry-run'] === true;
     const clock = io.clock;
-    const history = values['no-history'] ? undefined : await LiveHistory.start(values.context, context.value.server, values.db, io);
+    const history = values['no-history'] ? undefined : await startRecording('run', { kind: 'kube-context', name: values.context, server: context.value.server }, 'live', values.db, io, LIVE_DECISIONS);
     const report = new RunReport(io, dryRun, history);
     const binder: Binder & { drain?: () => Promise<void> } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
     const composed = composeLiveScheduler({
@@ -152,14 +150,12 @@ export const run: Command = {
     else live.setLeading(true);
     io.stderr(`podplan run: watching context ${values.context}${dryRun ? ' (dry run: nothing is written)' : ''}\n`);
 
-    const flush = history ? startFlushing(clock, history) : undefined;
     const signal = await Promise.race([io.stopSignal(), values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined)]);
     if (signal !== 'idle') io.stderr(`podplan run: ${signal}: finishing the bindings in flight\n`);
     await live.stop();
     await binder.drain?.();
     await elector?.stop();
     await informers.stop();
-    flush?.cancel();
     const outcomes = [...live.outcomes().values()];
     const bound = outcomes.filter((o) => o.node !== undefined).length;
     const unplaced = outcomes.filter((o) => o.node === undefined);
@@ -188,14 +184,6 @@ function whenIdle(clock: CliIO['clock'], idle: () => boolean): Promise<'idle'> {
     const look = () => (idle() ? resolve('idle') : clock.setTimer(IDLE_POLL_MS, look));
     clock.setTimer(IDLE_POLL_MS, look);
   });
-}
-
-function startFlushing(clock: CliIO['clock'], history: LiveHistory): { cancel(): void } {
-  let timer = clock.setTimer(HISTORY_FLUSH_MS, function tick() {
-    history.flush();
-    timer = clock.setTimer(HISTORY_FLUSH_MS, tick);
-  });
-  return { cancel: () => timer.cancel() };
 }
 
 function dryRunBinder(io: CliIO): Binder {
@@ -227,7 +215,7 @@ class RunReport implements LiveReport {
   constructor(
     private readonly io: CliIO,
     private readonly dryRun: boolean,
-    private readonly history: LiveHistory | undefined,
+    private readonly history: RunRecording | undefined,
   ) {}
 
   decision(outcome: ScheduleOutcome): void {
@@ -241,7 +229,7 @@ class RunReport implements LiveReport {
 
   plan(plan: Plan, cause: string): void {
     this.io.stderr(`podplan run: plan of pod set ${plan.namespace}/${plan.podSet} (${cause}): ${plan.assignments.length} placed, ${plan.unplaced.length} left out\n`);
-    this.history?.plan(plan);
+    this.history?.savePlan(plan);
   }
 
   triggerScheduled(trigger: { namespace: string; name: string }): void {
@@ -252,75 +240,4 @@ class RunReport implements LiveReport {
   warning(message: string): void {
     this.io.stderr(`podplan run: ${message}\n`);
   }
-}
-
-/**
- * The run in the plan history: a `live` run of the kube-context source; decisions are saved in
- * batches as plans of pod set "*" (each pod's latest decision of the batch), pod-set plans as they
- * are made, trigger flips as transitions. A history that fails is one line on stderr, never the run's.
- */
-class LiveHistory {
-  private batch = new Map<string, ScheduleOutcome>();
-
-  private constructor(
-    private readonly store: PlanStore,
-    private readonly run: number,
-    private readonly io: CliIO,
-  ) {}
-
-  static async start(context: string, server: string, db: string | undefined, io: CliIO): Promise<LiveHistory | undefined> {
-    const opened = await openHistory(databasePath(db, io), io);
-    if (!opened.ok) {
-      io.stderr(`podplan run: plan history is off: ${opened.error.message}\n`);
-      return undefined;
-    }
-    const run = opened.value.startRun({ kind: 'kube-context', name: context, server }, 'live');
-    if (run.ok) return new LiveHistory(opened.value, run.value, io);
-    opened.value.close();
-    io.stderr(`podplan run: plan history is off: ${run.error.message}\n`);
-    return undefined;
-  }
-
-  decision(outcome: ScheduleOutcome): void {
-    this.batch.set(outcome.pod, outcome);
-  }
-
-  plan(plan: Plan): void {
-    this.report(this.store.savePlan(this.run, plan, { profileHash: hash(plan.profile) }));
-  }
-
-  triggerScheduled(namespace: string, trigger: string): void {
-    this.report(this.store.recordTriggerTransition({ namespace, trigger, from: 'Planning', to: 'Schedule', cause: 'quiet-time', at: this.io.clock.now() }));
-  }
-
-  flush(): void {
-    if (this.batch.size === 0) return;
-    const outcomes = [...this.batch.values()];
-    this.batch = new Map();
-    const plan: Plan = {
-      podSet: ALL_PENDING_PODS,
-      namespace: ALL_PENDING_PODS,
-      planner: 'run',
-      profile: PODPLAN_SCHEDULER_NAME,
-      assignments: outcomes.flatMap((o) => (o.node !== undefined ? [{ pod: o.pod, node: o.node, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } }] : [])),
-      unplaced: outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
-      createdAt: this.io.clock.now(),
-      snapshotHash: '',
-    };
-    this.report(this.store.savePlan(this.run, plan, { profileHash: hash(PODPLAN_SCHEDULER_NAME) }));
-  }
-
-  finish(outcome: 'succeeded' | 'failed', message: string): void {
-    this.flush();
-    this.report(this.store.finishRun(this.run, outcome, message));
-    this.store.close();
-  }
-
-  private report(result: { ok: true } | { ok: false; error: { message: string } }): void {
-    if (!result.ok) this.io.stderr(`podplan run: the plan history was not written: ${result.error.message}\n`);
-  }
-}
-
-function hash(text: string): string {
-  return `sha256:${createHash('sha256').update(text).digest('hex')}`;
 }

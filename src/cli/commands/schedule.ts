@@ -3,15 +3,14 @@
 import type { ClusterSnapshot } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import type { Profile } from '../../engine/framework/profile';
-import type { Plan } from '../../engine/planner/plan';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
-import { ALL_PENDING_PODS } from '../../store/store';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
 import { DB_HELP, DB_OPTION, parseCommand } from '../history';
-import { Recording, sha256 } from '../recording';
+import { Recording } from '../recording';
+import { decisionsPlan, sha256 } from '../../store/recording';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
 import { loadScheduling, runProfile } from '../scheduling';
@@ -230,16 +229,7 @@ const RECORDED_SCORES = 10;
 /** The run's outcome as a plan of pod set "*" (every pending pod), recorded with the run's message. */
 function recordRun(history: Recording, result: SimulationResult, cluster: ClusterSnapshot, profile: Profile | undefined, now: number): void {
   const placed = result.outcomes.filter((o) => o.node !== undefined);
-  const plan: Plan = {
-    podSet: ALL_PENDING_PODS,
-    namespace: ALL_PENDING_PODS,
-    planner: 'schedule',
-    profile: (profile ?? DEFAULT_PROFILE).schedulerName,
-    assignments: placed.map((o) => ({ pod: o.pod, node: o.node!, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, RECORDED_SCORES) } })),
-    unplaced: result.outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
-    createdAt: now,
-    snapshotHash: sha256(JSON.stringify(cluster)),
-  };
+  const plan = decisionsPlan(result.outcomes, { planner: 'schedule', profile: (profile ?? DEFAULT_PROFILE).schedulerName, scores: RECORDED_SCORES }, now, sha256(JSON.stringify(cluster)));
   const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
   const untried = result.waiting.length + result.rejected.length;
   history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`);

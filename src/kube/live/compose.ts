@@ -25,6 +25,9 @@ export const PODPLAN_SCHEDULER_NAME = 'podplan';
 /** Score records a live decision keeps, best nodes first. */
 export const RECORDED_SCORES = 3;
 
+/** How a live scheduler's decisions are kept in the plan history (src/store/recording.ts, DecisionPlan). */
+export const LIVE_DECISIONS = { planner: 'run', profile: PODPLAN_SCHEDULER_NAME, scores: RECORDED_SCORES } as const;
+
 export interface LiveComposition {
   readonly clock: Clock;
   readonly cache: ClusterCache;

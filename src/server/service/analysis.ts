@@ -17,6 +17,7 @@ import { type Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import type { SolverSettings } from '../../engine/planner/planner';
 import { seededRandom } from '../../engine/api/random';
 import { concatPath, type Located, type ManifestDocument, type ProfileManifest, type SchedulePlanManifest, type ScheduleTriggerManifest, type WorkspaceModel } from '../../manifests';
 import type { SourceFile } from '../workspace';
@@ -30,6 +31,10 @@ export interface AnalysisOptions {
   readonly plannerSchedulerName?: string;
   /** Stamps previews and plans (the system clock in the server, a manual one in tests). */
   readonly clock?: Clock;
+  /** Where the cluster comes from, in words for messages: "the workspace" (the default) or "context prod". */
+  readonly where?: string;
+  /** The MILP solver previews plan with, once it is loaded (the server loads HiGHS at start). */
+  readonly solver?: () => SolverSettings | undefined;
 }
 
 /** `namespace/name`. */
@@ -219,6 +224,8 @@ export interface PlannedEntry {
 
 export class Analysis {
   readonly plannerSchedulerName: string;
+  /** Where the cluster comes from, for messages ("the workspace", "context prod"). */
+  readonly where: string;
   private engineState: EngineState | undefined;
   private podIndex: Map<string, Located<Pod>> | undefined;
   private nodeIndex: Map<string, Located<Node>> | undefined;
@@ -237,6 +244,7 @@ export class Analysis {
     readonly options: AnalysisOptions = {},
   ) {
     this.plannerSchedulerName = options.plannerSchedulerName ?? POD_SET_SCHEDULER_NAME;
+    this.where = options.where ?? 'the workspace';
   }
 
   file(uri: string): SourceFile | undefined {

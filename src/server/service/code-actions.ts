@@ -12,7 +12,7 @@ import { documentAt, rawObjects, stringAt, valueAt, type RawObject } from './doc
 import { appendItems, removeItem, removeKey, replaceValue, scalar, setEntry, type Target } from './edits';
 import { anchorRange, contains } from './locate';
 import { quietTimeRewrite, suggestedName } from './names';
-import { planPodSet } from './planning';
+import { planPodSet, type PlanStart } from './planning';
 import { REGISTRY } from './profiles';
 import { checkSchema, schemaAt, SCHEMAS } from './schema';
 import { closest } from './words';
@@ -235,9 +235,9 @@ export interface PlanEdit {
 }
 
 /** The edit that writes the trigger's pod-set plan: over the set's existing SchedulePlan, else after the trigger. */
-export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: TextEdit[] = []): PlanEdit | undefined {
+export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: TextEdit[] = [], start: PlanStart = {}): PlanEdit | undefined {
   const { namespace, podSet, name } = trigger.value;
-  const made = planPodSet(analysis, { namespace, podSet, trigger: name });
+  const made = planPodSet(analysis, { namespace, podSet, trigger: name }, start);
   if (!made.ok) return undefined;
   const plan = made.value;
   const text = writeSchedulePlan(plan);

@@ -98,7 +98,7 @@ function plannedPods(node: string, analysis: Analysis): { pods: Pod[]; by: Set<s
 function nodeHover(name: string, analysis: Analysis, at: Hover['range']): Hover | null {
   const node = analysis.node(name);
   const info = analysis.engine.snapshot.get(name);
-  if (!node || !info) return markdown([`**Node ${name}**: not in the workspace`], at);
+  if (!node || !info) return markdown([`**Node ${name}**: not in ${analysis.where}`], at);
   const planned = plannedPods(name, analysis);
   const plannedUse = new Resource();
   for (const p of planned.pods) {

@@ -8,12 +8,14 @@ import { explain } from '../../engine/explain/explain';
 import { podReport } from '../../engine/explain/report';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
+import { describeBound, type PlanBound } from '../../engine/planner/bound';
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
+import type { SolverSettings } from '../../engine/planner/planner';
 import { podSetFramework, type PodSetFramework } from '../../engine/planner/plugin';
 import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
 import type { Located } from '../../manifests';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
-import type { MatrixView, NodeUseView, PlanRefView, PlanView, PodExplanationView, PreemptionView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
+import type { MatrixView, NodeUseView, PlanBoundView, PlanRefView, PlanView, PodExplanationView, PreemptionView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
 import type { History } from '../history';
 import { amounts, formatAmount, unitOf } from './amounts';
 import { podFunnel, podMatrix, podSetFunnel, type Shortfall } from './pipeline';
@@ -32,17 +34,25 @@ export interface PlanStart {
   readonly pods?: readonly Located<Pod>[];
   /** The cluster to place them on. */
   readonly snapshot?: NodeInfoLister;
+  /** The MILP solver for the exact planner and the bound beside the plan (previews pass it; quick fixes plan without). */
+  readonly solver?: SolverSettings;
 }
 
 /**
  * The planning framework of the planner's profile as written (its sampling too), the defaults when
  * it has errors; built for each plan and seeded, so the same workspace gives the same plan.
  */
-function planning(analysis: Analysis): Result<PodSetFramework> {
+function planning(analysis: Analysis, solver: SolverSettings | undefined): Result<PodSetFramework> {
   const name = analysis.plannerSchedulerName;
   const resolved = analysis.engine.profile(name);
-  const built = podSetFramework(resolved.valid ? resolved.profile : defaultProfile(name).profile, { random: seededRandom(1) });
+  const built = podSetFramework(resolved.valid ? resolved.profile : defaultProfile(name).profile, { random: seededRandom(1), ...(solver ? { solver } : {}) });
   return built.ok ? built : err(built.error.map((e) => e.message).join('; '));
+}
+
+/** The analysis's solver as a plan start (previews, Explain in a preview, Apply Plan): nothing when none is loaded. */
+export function solverOf(analysis: Analysis): { solver?: SolverSettings } {
+  const solver = analysis.options.solver?.();
+  return solver ? { solver } : {};
 }
 
 /**
@@ -50,7 +60,7 @@ function planning(analysis: Analysis): Result<PodSetFramework> {
  * labels (the requested trigger's, else none), else the pods', else the profile's PodSetPlanner args.
  */
 export function planPodSet(analysis: Analysis, request: PlanRequest, start: PlanStart = {}): Result<Plan> {
-  const framework = planning(analysis);
+  const framework = planning(analysis, start.solver);
   if (!framework.ok) return framework;
   const ref = { namespace: request.namespace, name: request.podSet };
   // A pod whose requests do not parse was reported by the reader; the planner leaves it out.
@@ -163,7 +173,13 @@ export function planView(plan: Plan, analysis: Analysis, historyId?: number): Pl
     funnel: podSetFunnel(plan.podSet, cycles),
     ...(historyId !== undefined ? { historyId } : {}),
     ...(plan.victims && plan.victims.length > 0 ? { victims: plan.victims.map((v) => ({ ...v })) } : {}),
+    ...(plan.bound ? { bound: boundView(plan.bound, plan) } : {}),
   };
+}
+
+function boundView(bound: PlanBound, plan: Plan): PlanBoundView {
+  const nodes = new Set(plan.assignments.map((a) => a.node)).size;
+  return { solver: bound.solver, optimal: bound.optimal, gap: bound.gap, text: describeBound(bound, plan.assignments.length, nodes) };
 }
 
 /** What `pod` lacks on a node that NodeResourcesFit rejected it on, as a share of what it asks. */
@@ -308,7 +324,7 @@ export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRe
     const kept = history.diagnosis(ref.historyId, p.metadata.name);
     if (kept.ok && kept.value) cycle = { diagnosis: kept.value, ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}), plan: `plan #${ref.historyId}` };
   } else {
-    const made = planPodSet(analysis, { namespace, podSet: ref.podSet, ...(ref.trigger !== undefined ? { trigger: ref.trigger } : {}) });
+    const made = planPodSet(analysis, { namespace, podSet: ref.podSet, ...(ref.trigger !== undefined ? { trigger: ref.trigger } : {}) }, { ...solverOf(analysis) });
     if (made.ok) {
       const name = `the preview of ${ref.podSet}`;
       const a = made.value.assignments.find((x) => x.pod === p.metadata.name);

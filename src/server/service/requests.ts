@@ -12,7 +12,7 @@ import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
-import { explainInPlan, explainPod, planPodSet, planView } from './planning';
+import { explainInPlan, explainPod, planPodSet, planView, solverOf } from './planning';
 
 const DEFAULT_NS = 'default';
 
@@ -21,7 +21,7 @@ function previewRequest(params: PreviewPlanParams, analysis: Analysis): Result<{
   if (params.trigger) {
     const namespace = params.trigger.namespace ?? DEFAULT_NS;
     const trigger = analysis.trigger(namespace, params.trigger.name);
-    if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in the workspace`);
+    if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in ${analysis.where}`);
     return ok({ namespace, podSet: trigger.value.podSet, trigger: trigger.value.name });
   }
   if (params.podSet) return ok({ namespace: params.podSet.namespace ?? DEFAULT_NS, podSet: params.podSet.name });
@@ -31,8 +31,8 @@ function previewRequest(params: PreviewPlanParams, analysis: Analysis): Result<{
 export function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Result<PlanView> {
   const request = previewRequest(params, analysis);
   if (!request.ok) return request;
-  if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0) return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in the workspace`);
-  const made = planPodSet(analysis, request.value);
+  if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0) return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in ${analysis.where}`);
+  const made = planPodSet(analysis, request.value, solverOf(analysis));
   if (!made.ok) return made;
   return ok(keptView(made.value, analysis, history));
 }
@@ -69,21 +69,21 @@ export function keptView(plan: Plan, analysis: Analysis, history: History): Plan
 export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Result<PodExplanationView> {
   const namespace = params.pod.namespace ?? DEFAULT_NS;
   const pod = analysis.pod(namespace, params.pod.name);
-  if (!pod) return err(`no pod ${namespace}/${params.pod.name} in the workspace`);
+  if (!pod) return err(`no pod ${namespace}/${params.pod.name} in ${analysis.where}`);
   return ok((params.inPlan && explainInPlan(pod, analysis, params.inPlan, history)) || explainPod(pod, analysis));
 }
 
 export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, history: History): Result<ScheduleNowResult> {
   const namespace = params.trigger.namespace ?? DEFAULT_NS;
   const trigger = analysis.trigger(namespace, params.trigger.name);
-  if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in the workspace`);
+  if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in ${analysis.where}`);
   const waiting = incompleteDependencies(trigger.value, analysis);
   if (waiting.length > 0) return err(`${trigger.value.name} cannot be scheduled yet: it depends on ${waiting.join('; ')}. Schedule what it depends on first.`);
   const file = analysis.file(trigger.file);
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
   const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
-  const made = schedulePlanEdit(trigger, analysis, state ? [state] : []);
+  const made = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
   if (!made) return err(`cannot write the plan of ${trigger.value.podSet}`);
   const plan = made.plan;
   const planFile = made.existing?.file ?? trigger.file;

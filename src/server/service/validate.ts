@@ -166,7 +166,7 @@ function entryMessage(problem: EntryProblem, plan: SchedulePlanManifest, index: 
     case 'plan/pod-outside-set':
       return `pod "${entry.pod}" is not in pod set ${plan.podSet} (${problem.podSet === undefined ? `it has no ${POD_SET_LABEL} label` : `its ${POD_SET_LABEL} label is "${problem.podSet}"`}): label the pod with ${POD_SET_LABEL}: ${plan.podSet}, or remove the entry`;
     case 'plan/unknown-node':
-      return `no node "${entry.node}" in the workspace: ${problem.suggestion ? `did you mean "${problem.suggestion}"?` : 'name a node of the workspace (completion ranks them by fit for this pod)'}`;
+      return `no node "${entry.node}" in ${analysis.where}: ${problem.suggestion ? `did you mean "${problem.suggestion}"?` : `name a node of ${analysis.where} (completion ranks them by fit for this pod)`}`;
     case 'plan/node-infeasible': {
       const context = problem.alone ? '' : ` once the pods planned there before it are placed (${shortList(problem.before)})`;
       return `pod ${entry.pod} cannot run on node ${entry.node}: ${why(problem.status)}${context}; choose a node where it fits (the quick fix picks the best one)`;
@@ -218,7 +218,8 @@ function checkedPods(file: SourceFile, analysis: Analysis): Array<{ pod: Located
   for (const pod of file.model.pods) {
     const set = podSetLabelOf(pod.value);
     const namespace = pod.value.metadata.namespace ?? 'default';
-    if (set === undefined || pod.value.spec.nodeName) continue;
+    // Bound here, or bound already where the cluster comes from (a live cluster runs a pod the files also write).
+    if (set === undefined || pod.value.spec.nodeName || analysis.pod(namespace, pod.value.metadata.name)?.value.spec.nodeName) continue;
     if (analysis.triggersOf(namespace, set).length === 0 && analysis.plansOf(namespace, set).length === 0) continue;
     const where = `${file.uri}#${pod.document}:${pod.base}`;
     if (seen.has(where)) continue;
@@ -238,14 +239,14 @@ function schedulerNameChecks(file: SourceFile, analysis: Analysis, out: Diagnost
   }
 }
 
-/** Checked pods no node of the workspace can run as it is: the planner can never place them. Upstream's words say why. */
+/** Checked pods no node of the cluster (the workspace's, or the live one) can run as it is: the planner can never place them. Upstream's words say why. */
 function unplaceableChecks(file: SourceFile, analysis: Analysis, out: Diagnostic[]): void {
   for (const { pod, where } of checkedPods(file, analysis)) {
     const failure = analysis.engine.unplaceable(where, pod.value);
     if (!failure) continue;
     const template = pod.base.endsWith('spec.template');
     const upstream = (failure.diagnosis.message ?? why(failure.status)).replace(/\.$/, '');
-    const message = `${describePod(pod)} cannot be placed on any node of the workspace: ${upstream}; the planner will leave ${template ? 'them' : 'it'} unplaced until a node fits (lower the requests or add a node)`;
+    const message = `${describePod(pod)} cannot be placed on any node of ${analysis.where}: ${upstream}; the planner will leave ${template ? 'them' : 'it'} unplaced until a node fits (lower the requests or add a node)`;
     out.push(diagnostic(rangeIn(pod, template ? joinPath('metadata.labels', POD_SET_LABEL) : 'metadata.name'), CODES.podUnplaceable, 'warning', message));
   }
 }

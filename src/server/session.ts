@@ -1,0 +1,321 @@
+// The language server's state and its transitions, with no connection: the workspace files (editor
+// buffers over what is on disk), the source (those files, or a kube context the user picked), the
+// plan history, the MILP solver, and the diagnostics published so far. server.ts routes each LSP
+// message to it; tests drive it in-process.
+//
+// Two analyses: the source's (`analysis()`: previews, Explain, the Cluster view, Apply Plan, the
+// history plan on it) and the files' (`fileAnalysis()`: diagnostics and document features). They are
+// the same while the files are the source; with a kube context the files are checked against the
+// live cluster (overlay.ts), re-checked when the cluster changes, and against their own nodes again
+// once the source switches back.
+import type { Diagnostic } from 'vscode-languageserver';
+import type { Clock } from '../engine/api/clock';
+import { ok, type Result } from '../engine/api/result';
+import { errorDetail } from '../engine/api/errors';
+import type { SolverSettings } from '../engine/planner/planner';
+import type { MilpSolver } from '../engine/planner/solver';
+import type { WorkspaceModel } from '../manifests';
+import type { KubeconfigOptions } from '../kube/kubeconfig';
+import type { InitializationOptions } from '../protocol/initialization';
+import type {
+  ApplyPlanParams,
+  ApplyPlanResult,
+  ClusterSummary,
+  ContextList,
+  ExplainPodParams,
+  HistoryPage,
+  ListHistoryParams,
+  PreviewPlanParams,
+  ScheduleNowParams,
+  ScheduleNowResult,
+  SchedulerParams,
+  SchedulerStatus,
+  SelectSourceParams,
+  SourceView,
+  WorkspaceSummary,
+} from '../protocol/requests';
+import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from '../protocol/webview';
+import { defaultDatabasePath } from '../store/paths';
+import { Debouncer } from './debounce';
+import { readYamlFile, scanFolders, YAML_FILE } from './disk';
+import { noHistory, type History } from './history';
+import { LiveSource } from './live-source';
+import { overlayCluster } from './overlay';
+import * as service from './service';
+import { planView } from './service/planning';
+import { openHistory, workspaceSource } from './store-history';
+import { Workspace } from './workspace';
+
+/** A solve's wall-clock limit in the editor: a preview waits for it, so shorter than the CLI's. */
+const SOLVER_TIME_LIMIT_MS = 2_000;
+
+/** What the session tells the client, through the connection. */
+export interface SessionPorts {
+  /** A file's diagnostics; `version` for a document the client has open (a file read from disk has none it knows). */
+  publishDiagnostics(uri: string, diagnostics: Diagnostic[], version: number | undefined): void;
+  /** The source or its diagnostics changed: views and previews may ask again. */
+  sourceChanged(generation: number): void;
+  log(message: string): void;
+}
+
+export interface SessionOptions {
+  readonly clock: Clock;
+  /** Where kubeconfig files are looked for. */
+  readonly kube: Omit<KubeconfigOptions, 'context' | 'kubeconfig'>;
+  readonly init: InitializationOptions;
+  /** The workspace folders, as URIs. */
+  readonly folders: readonly string[];
+  /** Loads the solver previews plan with (the server passes HiGHS'); without one, plans have no bound. */
+  readonly loadSolver?: () => Promise<Result<MilpSolver>>;
+}
+
+export interface FileChange {
+  readonly uri: string;
+  readonly deleted: boolean;
+}
+
+export class Session {
+  readonly folders: readonly string[];
+  /** Resolves once the history is open, the solver loaded (or found missing) and the folders read. */
+  readonly ready: Promise<void>;
+  private readonly workspace: Workspace;
+  private readonly live: LiveSource;
+  private readonly analysisOptions: service.AnalysisOptions;
+  private readonly debouncer: Debouncer;
+  private readonly published = new Map<string, string>();
+  private readonly forced = new Set<string>();
+  private history: History = noHistory('the workspace is still being read');
+  private solver: SolverSettings | undefined;
+  private overlaid: { files: WorkspaceModel; cluster: WorkspaceModel; analysis: service.Analysis } | undefined;
+  private readonly overlayEngine = new service.EngineCache();
+  private generation = 0;
+  private markReady: () => void = () => undefined;
+
+  constructor(
+    private readonly options: SessionOptions,
+    private readonly ports: SessionPorts,
+  ) {
+    const { init, clock } = options;
+    this.folders = options.folders;
+    this.debouncer = new Debouncer(() => this.publishAll(), init.debounceMs);
+    this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
+    const analysis: service.AnalysisOptions = { clock, solver: () => this.solver, ...(init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}) };
+    this.analysisOptions = analysis;
+    this.workspace = new Workspace(analysis);
+    this.live = new LiveSource({
+      kubeconfig: options.kube,
+      clock,
+      analysis,
+      // Informer events (already debounced there): the files are checked again against the cluster.
+      onChange: () => this.changed(),
+      log: ports.log,
+      history: () => this.history,
+    });
+  }
+
+  /** Opens the history, loads the solver and reads the folders; then publishes every file's diagnostics. */
+  async start(): Promise<void> {
+    const { init, loadSolver } = this.options;
+    try {
+      const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
+      this.history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, this.folders, this.ports.log);
+      const solver = await loadSolver?.();
+      if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
+      else if (solver) this.ports.log(`plans have no bound: ${solver.error}`);
+      await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.ports.log);
+    } catch (e) {
+      this.ports.log(`reading the workspace failed: ${errorDetail(e)}`);
+    } finally {
+      this.markReady();
+      this.changed();
+    }
+  }
+
+  // ---- the files
+
+  /** An editor opened or changed a document (anything but YAML is not ours). */
+  bufferChanged(uri: string, languageId: string, text: string, version: number): void {
+    if (!isYaml(uri, languageId)) return;
+    try {
+      this.workspace.setBuffer(uri, text, version);
+    } finally {
+      // Published even when reading failed: the client waits for diagnostics of its version.
+      this.changed(uri);
+    }
+  }
+
+  bufferClosed(uri: string): void {
+    this.workspace.closeBuffer(uri);
+    this.changed();
+  }
+
+  /** Files changed on disk (the client watches them): each YAML one read again, or forgotten. */
+  async filesChanged(changes: readonly FileChange[]): Promise<void> {
+    for (const change of changes) {
+      if (!YAML_FILE.test(change.uri)) continue;
+      const text = change.deleted ? undefined : await readYamlFile(change.uri, this.ports.log);
+      if (text !== undefined) this.workspace.setDisk(change.uri, text);
+      else if (change.deleted) this.workspace.deleteDisk(change.uri);
+    }
+    this.changed();
+  }
+
+  // ---- the analyses
+
+  /** What previews, Explain, the Cluster view and the history plan on: the live source when one is picked. */
+  analysis(): service.Analysis {
+    return this.live.analysis() ?? this.workspace.analysis();
+  }
+
+  /** What the files' diagnostics and document features read: the files, against the live cluster when one is the source. */
+  fileAnalysis(): service.Analysis {
+    const cluster = this.live.model();
+    const source = this.live.source();
+    if (!cluster || !source) return this.workspace.analysis();
+    const files = this.workspace.model();
+    const last = this.overlaid;
+    if (last && last.files === files && last.cluster === cluster) return last.analysis;
+    const analysis = new service.Analysis(overlayCluster(files, cluster), (uri) => this.workspace.file(uri), this.overlayEngine, { ...this.analysisOptions, where: `context ${source.name}` });
+    this.overlaid = { files, cluster, analysis };
+    return analysis;
+  }
+
+  /** Errors and warnings published now, over every file. */
+  problems(): { errors: number; warnings: number } {
+    let errors = 0;
+    let warnings = 0;
+    for (const json of this.published.values()) {
+      for (const d of JSON.parse(json) as Diagnostic[]) {
+        if (d.severity === 1) errors++;
+        else if (d.severity === 2) warnings++;
+      }
+    }
+    return { errors, warnings };
+  }
+
+  // ---- requests
+
+  planSize(params: PreviewPlanParams | ScheduleNowParams): service.PlanSize | undefined {
+    return service.planSize(params, this.analysis());
+  }
+
+  previewPlan(params: PreviewPlanParams): Result<PlanView> {
+    return service.previewPlan(params, this.analysis(), this.history);
+  }
+
+  explainPod(params: ExplainPodParams): Result<PodExplanationView> {
+    return service.explainPodRequest(params, this.analysis(), this.history);
+  }
+
+  scheduleNow(params: ScheduleNowParams): Result<ScheduleNowResult> {
+    return service.scheduleNow(params, this.analysis(), this.history);
+  }
+
+  recordApplied(id: number): Result<HistoryEntryView> {
+    return this.history.markApplied(id);
+  }
+
+  workspaceSummary(): WorkspaceSummary {
+    return service.workspaceSummary(this.analysis(), this.folders, this.problems(), this.history);
+  }
+
+  async clusterSummary(): Promise<ClusterSummary> {
+    const summary = service.clusterSummary(this.analysis(), this.folders);
+    const source = this.live.source();
+    const contexts = this.live.contexts(this.workspaceView());
+    const scheduler = await this.live.scheduler({ action: 'status', trusted: false });
+    return {
+      ...summary,
+      ...(source ? { source: { kind: source.kind, name: source.name } } : {}),
+      ...(contexts.ok ? { contexts: contexts.value.contexts.map((c) => c.name) } : {}),
+      ...(source && scheduler.ok ? { scheduler: scheduler.value } : {}),
+    };
+  }
+
+  listContexts(): Result<ContextList> {
+    return this.live.contexts(this.workspaceView());
+  }
+
+  /** Switches the source; the history records runs of it from now on, and the files are checked against it. */
+  async selectSource(params: SelectSourceParams): Promise<Result<SourceView>> {
+    const selected = await this.live.select(params.context);
+    const source = this.live.source();
+    this.history.useSource(source ? { kind: 'kube-context', name: source.name, ...(source.server ? { server: source.server } : {}) } : workspaceSource(this.folders));
+    this.overlaid = undefined;
+    this.changed();
+    return selected.ok ? ok(source ?? this.workspaceView()) : selected;
+  }
+
+  applyPlan(params: ApplyPlanParams): Promise<Result<ApplyPlanResult>> {
+    return this.live.applyPlan(params, this.history);
+  }
+
+  scheduler(params: SchedulerParams): Promise<Result<SchedulerStatus>> {
+    return this.live.scheduler(params);
+  }
+
+  listHistory(params: ListHistoryParams): Result<HistoryPage> {
+    return this.history.list(params);
+  }
+
+  openPlan(id: number): Result<PlanView> {
+    return this.history.open(id, (plan, stored) => planView(plan, this.analysis(), stored));
+  }
+
+  comparePlans(from: number, to: number): Result<PlanDiffView> {
+    return this.history.compare(from, to);
+  }
+
+  async shutdown(): Promise<void> {
+    this.debouncer.cancel();
+    await this.live.close();
+    this.history.close();
+  }
+
+  // ---- publishing
+
+  private workspaceView(): SourceView {
+    return { kind: 'workspace', name: workspaceSource(this.folders).name };
+  }
+
+  /** Something the diagnostics depend on changed (`uri`: publish that file even if its diagnostics did not). */
+  private changed(uri?: string): void {
+    if (uri) this.forced.add(uri);
+    this.debouncer.schedule();
+  }
+
+  /** Validates every file and publishes what changed (and the files forced by an edit, changed or not). */
+  private publishAll(): void {
+    let analysis: service.Analysis;
+    try {
+      analysis = this.fileAnalysis();
+    } catch (e) {
+      this.ports.log(`reading the workspace failed: ${errorDetail(e)}`);
+      return;
+    }
+    const present = new Set<string>();
+    for (const file of this.workspace.files()) {
+      present.add(file.uri);
+      try {
+        const diagnostics = service.validate(file.uri, analysis);
+        const json = JSON.stringify(diagnostics);
+        if (this.published.get(file.uri) === json && !this.forced.has(file.uri)) continue;
+        this.published.set(file.uri, json);
+        this.ports.publishDiagnostics(file.uri, diagnostics, this.workspace.isOpen(file.uri) ? file.document.version : undefined);
+      } catch (e) {
+        this.ports.log(`validating ${file.uri} failed: ${errorDetail(e)}`);
+      }
+    }
+    for (const uri of [...this.published.keys()]) {
+      if (present.has(uri)) continue;
+      this.published.delete(uri);
+      this.ports.publishDiagnostics(uri, [], undefined);
+    }
+    this.forced.clear();
+    this.ports.sourceChanged(++this.generation);
+  }
+}
+
+function isYaml(uri: string, languageId: string): boolean {
+  return languageId === 'yaml' || YAML_FILE.test(uri);
+}
