@@ -1,0 +1,33 @@
+// The optimizing planner's plan from the classes (packing.ts): the engine's filters run once per pod
+// group and node class, the packing is arithmetic, and the result is carried out pod by pod in
+// queue order through every filter plugin (replay.ts), which has the last word: a pod its target
+// no longer takes at its turn goes to the best node then.
+import { seededRandom } from '../api/random';
+import { placementClasses, type PlacementClasses } from './milp';
+import { Packing, type FillRule } from './packing';
+import type { PlannerResult, PlanRequest } from './planner';
+import { replay } from './replay';
+
+/** Work allowed to the improvement of each packing, per pod and node of the request (in node looks). */
+const WORK_PER_ITEM = 600;
+const RULES: readonly FillRule[] = ['balanced', 'tightest'];
+
+/** The classes' packing of the request (pack and cost objectives), the better of both fill rules, replayed through the filters. */
+export function classPlan(request: PlanRequest, classes: PlacementClasses = placementClasses(request, true)): PlannerResult {
+  const budget = WORK_PER_ITEM * (classes.pods.length + classes.nodes.length);
+  const packings = RULES.map((rule) => {
+    const packing = new Packing(classes, request.objective);
+    packing.constructByNodes(packing.constructionOrder(), rule);
+    packing.emptyNodes(packing.work + budget);
+    packing.recreate(packing.work + budget, seededRandom(request.solver?.seed ?? 1));
+    return packing;
+  });
+  const best = packings.reduce((a, b) => (compare(b, a) < 0 ? b : a));
+  return replay(request, best.targets());
+}
+
+/** Negative when `a` is the better packing: more pods placed, then cheaper (cost) or fewer nodes taken into use, then fewer used. */
+function compare(a: Packing, b: Packing): number {
+  const [ua, ub] = [a.usage(), b.usage()];
+  return b.placed() - a.placed() || (a.objective === 'cost' ? ua.cost - ub.cost : 0) || ua.opened - ub.opened || ua.used - ub.used;
+}
