@@ -10,12 +10,14 @@ import { replay } from './replay';
 
 /** Work allowed to the improvement of each packing, per pod and node of the request (in node looks). */
 const WORK_PER_ITEM = 600;
-const RULES: readonly FillRule[] = ['balanced', 'tightest'];
-
-/** The classes' packing of the request (pack and cost objectives), the better of both fill rules, replayed through the filters. */
-export function classPlan(request: PlanRequest, classes: PlacementClasses = placementClasses(request, true)): PlannerResult {
+/**
+ * The classes' packing of the request (pack and cost objectives), the better of the fill rules
+ * given, replayed through the filters. Balanced fills do better on mixed requests; tightest ones
+ * where one resource binds.
+ */
+export function classPlan(request: PlanRequest, classes: PlacementClasses = placementClasses(request, true), rules: readonly FillRule[] = ['balanced', 'tightest']): PlannerResult {
   const budget = WORK_PER_ITEM * (classes.pods.length + classes.nodes.length);
-  const packings = RULES.map((rule) => {
+  const packings = rules.map((rule) => {
     const packing = new Packing(classes, request.objective);
     packing.constructByNodes(packing.constructionOrder(), rule);
     packing.emptyNodes(packing.work + budget);

@@ -64,7 +64,8 @@ export const optimize: Planner = {
     const baseline = large ? undefined : greedy.plan(request);
     // Packing: the classes' plan (filters once per pod group and node class); large sets that it places whole take it as it is.
     const classes = packs ? placementClasses(request, true) : undefined;
-    const packed = classes && classPlan(request, classes);
+    // Large sets: the balanced fill alone (the other rarely wins there, and costs as much again).
+    const packed = classes && classPlan(request, classes, large ? ['balanced'] : undefined);
     if (!large || !packed) {
       const best = searched(request, solver, packed, baseline);
       // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
