@@ -310,8 +310,8 @@ export class Packing {
     return best !== NONE ? best : empty;
   }
 
-  /** Pods by priority, then fewer nodes to go to, then larger first (first fit decreasing), then queue order. */
-  constructionOrder(): number[] {
+  /** Pods by priority, then fewer nodes to go to, then larger (or smaller) first, then queue order. */
+  constructionOrder(first: 'largest' | 'smallest' = 'largest'): number[] {
     const { groups, bins, allowed } = this.classes;
     const candidates = groups.map((_, g) => bins.reduce((sum, bin, b) => sum + (allowed[g]?.[b] ? bin.nodes.length : 0), 0));
     const order = [...this.at.keys()];
@@ -320,7 +320,7 @@ export class Packing {
       (a, b) =>
         level(a) - level(b) ||
         (candidates[this.groupOf[a] as number] as number) - (candidates[this.groupOf[b] as number] as number) ||
-        (this.size[b] as number) - (this.size[a] as number) ||
+        (first === 'largest' ? (this.size[b] as number) - (this.size[a] as number) : (this.size[a] as number) - (this.size[b] as number)) ||
         a - b,
     );
     return order;
