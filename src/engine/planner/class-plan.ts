@@ -11,7 +11,7 @@ import { replay } from './replay';
 /** Work allowed to the improvement of each packing, per pod and node of the request (in node looks). */
 const WORK_PER_ITEM = 600;
 /** Small sets get at least this much: a few hundred rounds of ruin and recreate cost milliseconds there. */
-const MIN_WORK = Number(process.env.MINWORK ?? 500_000);
+const MIN_WORK = 100_000;
 /**
  * The classes' packing of the request (pack and cost objectives), the better of the fill rules
  * given, replayed through the filters. Balanced fills do better on mixed requests; tightest ones
