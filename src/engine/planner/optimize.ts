@@ -73,11 +73,13 @@ export const optimize: Planner = {
       const limited = { ...request, solver };
       return large ? withBound(limited, best, proveBound(limited, solver)) : solveExactly(limited, best);
     }
-    // Large sets take the classes' plan unless it leaves out pods that the solver does not prove unplaceable.
-    const proven = solver && proveBound({ ...request, solver }, solver, classes, packed.placed.length);
-    const complete = packed.unplaced.length === 0 || (proven?.placeable !== undefined && packed.placed.length >= proven.placeable);
-    const best = complete ? packed : searched(request, solver, packed, greedy.plan(request));
-    return solver ? withBound({ ...request, solver }, best, proven) : best;
+    // Large sets take the classes' plan unless the solver proves more pods placeable than it places (the
+    // pod-by-pod search costs many times more there). Their bound is the LP relaxation's, given the
+    // request's whole limit: it is quick, and a plan without its bound says less.
+    const proven = request.solver && proveBound(request, request.solver, classes, packed.placed.length);
+    const short = packed.unplaced.length > 0 && proven?.placeable !== undefined && packed.placed.length < proven.placeable;
+    const best = short ? searched(request, solver, packed, greedy.plan(request)) : packed;
+    return request.solver ? withBound({ ...request, solver: request.solver }, best, proven) : best;
   },
 };
 

@@ -11,8 +11,8 @@
 //      most evenly used (or tightest) until none fits;
 //   2. improvement: the least filled nodes emptied into the others; then ruin and recreate: a few
 //      nodes' pods taken off together and packed again (into the nodes in use first, then the best
-//      empty nodes), kept when the set then uses fewer nodes, or as many with the emptied nodes'
-//      load more uneven (which makes the next node easier to empty).
+//      empty nodes), kept when the set then uses fewer nodes, or as many with the load more
+//      concentrated (fuller nodes beside emptier ones, which are then easier to empty).
 // Effort is counted in work units (a node looked at), never in time, so the same request gives the
 // same plan everywhere.
 import type { Random } from '../api/random';
@@ -427,8 +427,8 @@ export class Packing {
   /**
    * Ruin and recreate: `count` nodes in use (the least filled, and others picked by `random`) lose
    * their pods, which are packed again largest first (into nodes in use first); kept when the set
-   * then takes fewer nodes into use (or costs less), or as many with the emptied nodes' load more
-   * uneven; else undone. Rounds go on until the work limit.
+   * then takes fewer nodes into use (or costs less), or as many with the load more concentrated
+   * (`score`); else undone. Rounds go on until the work limit.
    */
   recreate(limit: number, random: Random, count = 3): void {
     while (this.work < limit) {
@@ -438,7 +438,7 @@ export class Packing {
       const picked = new Set<number>([used[0] as number]);
       // The rest near the least filled, more likely the emptier they are.
       while (picked.size < Math.min(count, used.length)) picked.add(used[Math.floor(random.next() ** 2 * used.length)] as number);
-      const before = this.score([...picked]);
+      const before = this.score();
       const moving: Array<{ pod: number; from: number }> = [];
       for (const node of picked) for (const pod of [...(this.podsOn[node] as number[])]) moving.push({ pod, from: node });
       for (const { pod } of moving) this.remove(pod);
@@ -454,19 +454,24 @@ export class Packing {
         this.place(pod, target);
         moved.push(pod);
       }
-      if (complete && this.spreadHolds() && this.score([...picked]) < before) continue;
+      if (complete && this.spreadHolds() && this.score() < before - 1e-12) continue;
       for (const pod of moved) this.remove(pod);
       for (const { pod, from } of moving) this.place(pod, from);
     }
   }
 
-  /** Lexicographic: nodes taken into use (or cost), then minus the squared loads of the given nodes (emptier is better). */
-  private score(nodes: readonly number[]): number {
+  /**
+   * Lexicographic: nodes taken into use (or cost), then minus the squared loads of the nodes
+   * summed: at as many nodes, fuller nodes beside emptier ones are better (the emptier ones are
+   * closer to being emptied).
+   */
+  private score(): number {
     const { opened, used, cost } = this.usage();
-    let spread = 0;
-    for (const n of nodes) spread += (this.load[n] as number) ** 2;
+    let concentration = 0;
+    for (const load of this.load) concentration += load * load;
     const primary = this.objective === 'cost' ? cost : opened * (this.N + 1) + used;
-    return primary * 1e6 - Math.min(spread, 1) * 1e3;
+    // Loads are shares of the cluster: their squares sum to at most 1, below one node.
+    return primary - Math.min(concentration, 1) * 0.5;
   }
 
   /**
