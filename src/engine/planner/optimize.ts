@@ -4,8 +4,8 @@
 //
 //   0. pack and cost: the classes' plan (class-plan.ts): filters once per pod group and node
 //      class, a node-by-node packing in arithmetic, replayed through the filters. Large sets
-//      (pods × nodes beyond SOLVER_MAX_PAIRS) take it as it is when it places every pod (or as
-//      many as the solver proves placeable); smaller ones weigh it against the search below;
+//      (pods × nodes beyond SOLVER_MAX_PAIRS) take it as it is unless the solver proves more pods
+//      placeable than it places; smaller ones weigh it against the search below;
 //   1. construction: pods by priority, most constrained first (fewest nodes to go to), then the
 //      largest first (first-fit decreasing); each to the tightest open node, or to the best node
 //      to open (pack), or to the node left least loaded (balance). With a solver, also its guided
@@ -19,7 +19,8 @@
 //   5. replay in queue order, the order the scheduler will carry the plan out, so every placement
 //      holds for the pods placed before it; a pod whose node no longer holds at its turn is placed
 //      again, and pods that fit only once later pods are placed (pod affinity) are retried;
-//   6. the best of that, the classes' plan and the greedy plan: never worse than greedy;
+//   6. the best of that, the classes' plan and the greedy plan: never worse than greedy (large
+//      sets that take the classes' plan skip greedy, which costs more than the whole plan there);
 //   7. with a solver in the request: the solver's plan from there when the engine accepts it and it
 //      is better (exact-solver.ts), and the proven bound beside the plan.
 //
