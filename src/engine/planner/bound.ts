@@ -5,7 +5,7 @@
 // the solver proves by then is the bound. Stronger than
 // the resource sums: it knows which pods may go where, that a template's anti-affine replicas take a
 // node each, and that each node holds whole pods.
-import { placementModel } from './milp';
+import { placementClasses, placementModel, type PlacementClasses } from './milp';
 import type { PlannerResult, PlanRequest, SolverSettings } from './planner';
 import { compareQuality, quality } from './quality';
 
@@ -31,16 +31,37 @@ export interface ProvenBound {
 /** Sets up to this many pods times nodes get the bound of the node-by-node model. */
 const NODE_BY_NODE_PAIRS = 2000;
 
-/** The request's bound; undefined when the request has no solver or the solve failed. */
-export function proveBound(request: PlanRequest, settings: SolverSettings | undefined = request.solver): ProvenBound | undefined {
+/** Sets beyond this many pods times nodes get the LP relaxation's bounds only (the MILP adds little there, and takes its whole limit). */
+const MILP_BOUND_PAIRS = 100_000;
+
+/**
+ * The request's bound; undefined when the request has no solver or the solve failed. `classes`:
+ * the request's aggregated placement classes when the caller has them already; `placed`: how many
+ * pods the plan beside it places.
+ */
+export function proveBound(request: PlanRequest, settings: SolverSettings | undefined = request.solver, classes?: PlacementClasses, placed?: number): ProvenBound | undefined {
   if (!settings) return undefined;
   const { solver, timeLimitMs, seed } = settings;
   // Small sets are modelled node by node (exact); larger ones with alike empty nodes pooled (smaller, weaker).
-  const aggregate = request.pods.length * request.snapshot.list().length > NODE_BY_NODE_PAIRS;
-  const fewest = placementModel(request, { aggregate, goal: 'fewest-nodes' });
+  const pairs = request.pods.length * request.snapshot.list().length;
+  const aggregate = pairs > NODE_BY_NODE_PAIRS;
+  const modelled = aggregate ? (classes ?? placementClasses(request, true)) : placementClasses(request, false);
+  // Maximizing placement is minimizing its negative: the bound is minus the most pods.
+  const mostPods = (): ProvenBound | undefined => {
+    const most = placementModel(request, { aggregate, goal: 'most-pods' }, modelled);
+    const pods = solver.solve(most.model, { timeLimitMs, seed, relaxation: pairs > MILP_BOUND_PAIRS });
+    return pods.status === 'error' || !Number.isFinite(pods.bound) ? undefined : { placeable: Math.max(0, Math.floor(-pods.bound + 1e-6)) };
+  };
+  // A plan that leaves pods out: first whether any plan places them all (else the nodes' bound has no model to solve).
+  if (placed !== undefined && placed < request.pods.length) {
+    const most = mostPods();
+    if (!most || (most.placeable ?? 0) < request.pods.length) return most;
+  }
+  const fewest = placementModel(request, { aggregate, goal: 'fewest-nodes' }, modelled);
   // The LP relaxation first (quick, and a bound whatever happens next), then the MILP for a stronger one.
   const relaxed = solver.solve(fewest.model, { timeLimitMs, seed, relaxation: true });
   if (relaxed.status === 'error') return undefined;
+  if (relaxed.status !== 'infeasible' && pairs > MILP_BOUND_PAIRS) return { nodes: Math.max(0, Math.ceil(relaxed.bound - 1e-6)) };
   if (relaxed.status !== 'infeasible') {
     const nodes = solver.solve(fewest.model, { timeLimitMs, seed });
     if (nodes.status !== 'infeasible') {
@@ -48,10 +69,7 @@ export function proveBound(request: PlanRequest, settings: SolverSettings | unde
       return { nodes: Math.max(0, Math.ceil(Math.max(proven(relaxed), proven(nodes)) - 1e-6)) };
     }
   }
-  const most = placementModel(request, { aggregate, goal: 'most-pods' });
-  const pods = solver.solve(most.model, { timeLimitMs, seed });
-  // Maximizing placement is minimizing its negative: the bound is minus the most pods.
-  return pods.status === 'error' || !Number.isFinite(pods.bound) ? undefined : { placeable: Math.max(0, Math.floor(-pods.bound + 1e-6)) };
+  return mostPods();
 }
 
 /** What a solve of the plan's own model proved: optimal, else how far its best solution was from its bound. */

@@ -45,7 +45,7 @@ export interface PlacementModelOptions {
 }
 
 /** Pods of one shape, in queue order, and what the model knows of them. */
-interface Group {
+export interface Group {
   readonly pods: PodInfo[];
   readonly requests: Float64Array;
   readonly level: number;
@@ -53,7 +53,7 @@ interface Group {
   readonly selfAntiAffine: boolean;
 }
 
-interface Bin {
+export interface Bin {
   /** Node indices (one unless aggregated). */
   readonly nodes: readonly number[];
   readonly free: Float64Array;
@@ -79,14 +79,32 @@ export interface PlacementModel {
   readonly usedWeight: number;
 }
 
-/** The model of a request's placement. */
-export function placementModel(request: PlanRequest, options: PlacementModelOptions = {}): PlacementModel {
+/** A request's pods in groups of one shape, its nodes in bins, and the engine's verdict per group and bin. */
+export interface PlacementClasses {
+  readonly groups: readonly Group[];
+  readonly bins: readonly Bin[];
+  readonly nodes: readonly NodeInfo[];
+  /** The resources the set asks for; groups' requests and bins' amounts in this order (memory in MiB). */
+  readonly resources: readonly string[];
+  /** Per group and bin: the filters let the group's pods go there (spread and the set's own pod affinity aside, which more pods change). */
+  readonly allowed: ReadonlyArray<ReadonlyArray<boolean>>;
+  /** The priority levels, highest first: a group's `level` indexes them. */
+  readonly levels: readonly number[];
+  /** Every pod, in queue order. */
+  readonly pods: readonly PodInfo[];
+}
+
+/**
+ * The request's pods grouped by shape and its nodes into bins (one per node, or with `aggregate`
+ * alike empty nodes pooled), with the engine's verdict per group and bin: PreFilter once per group,
+ * Filter once per group on the bin's first node (the others are alike by construction).
+ */
+export function placementClasses(request: PlanRequest, aggregate: boolean): PlacementClasses {
   const whatIf = new WhatIf(request.snapshot);
   const feasibility = new Feasibility(request.framework, whatIf, request.eligible);
   const nodes = whatIf.nodes;
   const pods = queueOrder(request.framework, request.pods);
   const resources = resourceNames(pods);
-  const R = resources.length;
   const amount = (name: string, value: number) => (name === MEMORY ? value / MEMORY_UNIT : value);
 
   const levels = [...new Set(pods.map((p) => p.pod.spec.priority ?? 0))].sort((a, b) => b - a);
@@ -108,7 +126,7 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
   const classes = new Map<string, number>();
   nodes.forEach((node, n) => {
     const occupied = node.pods.length > 0;
-    const key = options.aggregate && !occupied ? nodeClass(node.node) : `node:${n}`;
+    const key = aggregate && !occupied ? nodeClass(node.node) : `node:${n}`;
     const existing = classes.get(key);
     if (existing !== undefined) {
       (bins[existing]?.nodes as number[]).push(n);
@@ -120,7 +138,6 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
     bins.push({ nodes: [n], free, capacity, freePods: Math.max(0, node.allocatable.allowedPodNumber - node.pods.length), occupied });
   });
 
-  // The engine's verdict per group and bin (its first node stands for the others, alike by construction).
   const allowed = groups.map((group) => {
     const pod = group.pods[0] as PodInfo;
     const prepared = feasibility.prepare(pod);
@@ -133,6 +150,13 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
       return status.plugin === Names.PodTopologySpread || (status.plugin === Names.InterPodAffinity && hasRequiredAffinity(pod));
     });
   });
+  return { groups, bins, nodes, resources, allowed, levels, pods };
+}
+
+/** The model of a request's placement. */
+export function placementModel(request: PlanRequest, options: PlacementModelOptions = {}, classes = placementClasses(request, options.aggregate ?? false)): PlacementModel {
+  const { groups, bins, nodes, resources, allowed, levels, pods } = classes;
+  const R = resources.length;
 
   const N = nodes.length;
   const P = pods.length;

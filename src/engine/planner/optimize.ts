@@ -2,6 +2,10 @@
 // it can (pack) or keeps the busiest node as low as it can (balance), with every filter plugin of
 // the profile deciding what fits.
 //
+//   0. pack and cost: the classes' plan (class-plan.ts): filters once per pod group and node
+//      class, a node-by-node packing in arithmetic, replayed through the filters. Large sets
+//      (pods × nodes beyond SOLVER_MAX_PAIRS) take it as it is unless the solver proves more pods
+//      placeable than it places; smaller ones weigh it against the search below;
 //   1. construction: pods by priority, most constrained first (fewest nodes to go to), then the
 //      largest first (first-fit decreasing); each to the tightest open node, or to the best node
 //      to open (pack), or to the node left least loaded (balance). With a solver, also its guided
@@ -15,14 +19,17 @@
 //   5. replay in queue order, the order the scheduler will carry the plan out, so every placement
 //      holds for the pods placed before it; a pod whose node no longer holds at its turn is placed
 //      again, and pods that fit only once later pods are placed (pod affinity) are retried;
-//   6. the greedy plan is kept when it is still better: never worse than greedy;
+//   6. the best of that, the classes' plan and the greedy plan: never worse than greedy (large
+//      sets that take the classes' plan skip greedy, which costs more than the whole plan there);
 //   7. with a solver in the request: the solver's plan from there when the engine accepts it and it
 //      is better (exact-solver.ts), and the proven bound beside the plan.
 //
 // Search effort is counted in work units (a node looked at, a filter run), never in time, so a
 // plan is the same on every machine; only the solver's stages run against a clock (its time limit).
 import type { PodInfo } from '../framework/node-info';
-import { boundOf, proveBound } from './bound';
+import { better, boundOf, proveBound, type ProvenBound } from './bound';
+import { classPlan } from './class-plan';
+import { placementClasses } from './milp';
 import { exactSearch } from './exact';
 import { greedy } from './greedy';
 import { guidedTargets } from './guided';
@@ -51,25 +58,50 @@ export const optimize: Planner = {
   name: OPTIMIZE,
   plan(request) {
     const solver = request.solver && { ...request.solver, timeLimitMs: Math.min(request.solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) };
-    const baseline = greedy.plan(request);
-    const budget = WORK_PER_ITEM * (request.pods.length + request.snapshot.list().length);
-    const search = constructed(request, baseline, solver, budget);
-    improve(search, search.work + budget);
-    let planned = replay(request, targetsOf(search));
-    // The branch and bound prunes by nodes (pack) or peak (balance) only.
-    if (request.pods.length <= EXACT_MAX_PODS && (request.objective === 'pack' || request.objective === 'balance')) {
-      const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
-      if (exact.improved) planned = replay(request, exact.targets);
+    const pairs = request.pods.length * request.snapshot.list().length;
+    const packs = request.objective === 'pack' || request.objective === 'cost';
+    const large = pairs > SOLVER_MAX_PAIRS;
+    // The greedy baseline first, while the framework's tie-breaking draws are where a plain greedy plan starts them.
+    const baseline = large ? undefined : greedy.plan(request);
+    // Packing: the classes' plan (filters once per pod group and node class); large sets that it places whole take it as it is.
+    const classes = packs ? placementClasses(request, true) : undefined;
+    // Large sets: the balanced fill alone (the other rarely wins there, and costs as much again).
+    const packed = classes && classPlan(request, classes, large ? ['balanced'] : undefined);
+    if (!large || !packed) {
+      const best = searched(request, solver, packed, baseline);
+      // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
+      if (!solver) return best;
+      const limited = { ...request, solver };
+      return large ? withBound(limited, best, proveBound(limited, solver)) : solveExactly(limited, best);
     }
-    const best = compareQuality(quality(request, planned), quality(request, baseline), request.objective) <= 0 ? planned : baseline;
-    // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
-    if (!solver) return best;
-    const limited = { ...request, solver };
-    if (request.pods.length * request.snapshot.list().length <= SOLVER_MAX_PAIRS) return solveExactly(limited, best);
-    const proven = proveBound(limited);
-    return proven ? { ...best, bound: boundOf(limited, best, proven, solver.solver.name) } : best;
+    // Large sets take the classes' plan unless the solver proves more pods placeable than it places (the
+    // pod-by-pod search costs many times more there). Their bound is the LP relaxation's, given the
+    // request's whole limit: it is quick, and a plan without its bound says less.
+    const proven = request.solver && proveBound(request, request.solver, classes, packed.placed.length);
+    const short = packed.unplaced.length > 0 && proven?.placeable !== undefined && packed.placed.length < proven.placeable;
+    const best = short ? searched(request, solver, packed, greedy.plan(request)) : packed;
+    return request.solver ? withBound({ ...request, solver: request.solver }, best, proven) : best;
   },
 };
+
+function withBound(request: PlanRequest & { solver: SolverSettings }, result: PlannerResult, proven: ProvenBound | undefined): PlannerResult {
+  return proven ? { ...result, bound: boundOf(request, result, proven, request.solver.solver.name) } : result;
+}
+
+/** The pod-by-pod search (construction, repair, improvement, exact search), never worse than greedy nor than `packed`. */
+function searched(request: PlanRequest, solver: SolverSettings | undefined, packed: PlannerResult | undefined, baseline = greedy.plan(request)): PlannerResult {
+  const budget = WORK_PER_ITEM * (request.pods.length + request.snapshot.list().length);
+  const search = constructed(request, baseline, solver, budget);
+  improve(search, search.work + budget);
+  let planned = replay(request, targetsOf(search));
+  // The branch and bound prunes by nodes (pack) or peak (balance) only.
+  if (request.pods.length <= EXACT_MAX_PODS && (request.objective === 'pack' || request.objective === 'balance')) {
+    const exact = exactSearch(request, { budget: EXACT_BUDGET, incumbent: planned });
+    if (exact.improved) planned = replay(request, exact.targets);
+  }
+  const candidates = [planned, baseline, ...(packed ? [packed] : [])];
+  return candidates.reduce((a, b) => better(request, a, b));
+}
 
 /**
  * Where the search starts: the construction in first-fit-decreasing order; with a solver, also its

@@ -95,7 +95,9 @@ export class Feasibility {
     this.preFilterCalls++;
     const pre = this.framework.preFilterPod(state, pod, this.whatIf.snapshot);
     const allowed = new Uint8Array(this.whatIf.nodes.length);
-    if (pre.ok) for (const n of pre.nodes) allowed[this.whatIf.indexOf(n.name) as number] = 1;
+    // PreFilter names a subset of the nodes, or all of them (most pods: no lookup by name then).
+    if (pre.ok && pre.nodes.length === allowed.length) allowed.fill(1);
+    else if (pre.ok) for (const n of pre.nodes) allowed[this.whatIf.indexOf(n.name) as number] = 1;
     const prepared: Prepared = pre.ok ? { version: this.whatIf.version, state, allowed } : { version: this.whatIf.version, state, allowed, stopped: pre.status };
     this.prepared.set(shape, prepared);
     return prepared;

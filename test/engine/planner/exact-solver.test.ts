@@ -1,19 +1,18 @@
 import assert from 'node:assert/strict';
 import type { PodInfo } from '../../../src/engine/framework/node-info';
 import { buildPlan } from '../../../src/engine/planner/build';
-import { describeBound } from '../../../src/engine/planner/bound';
+import { describeBound, proveBound } from '../../../src/engine/planner/bound';
 import { exact } from '../../../src/engine/planner/exact-planner';
 import { optimize } from '../../../src/engine/planner/optimize';
-import type { PlannerResult, PlanRequest, SolverSettings } from '../../../src/engine/planner/planner';
+import type { PlanRequest, SolverSettings } from '../../../src/engine/planner/planner';
 import { resolvePodSet } from '../../../src/engine/planner/podset';
 import type { MilpSolver } from '../../../src/engine/planner/solver';
-import { Feasibility, WhatIf } from '../../../src/engine/planner/what-if';
 import { highsSolver } from '../../../src/platform/highs';
 import { generatePodSet } from '../../../bench/workloads/podsets';
 import { Snapshot } from '../../../src/engine/framework/snapshot';
 import { podInfo } from '../../../src/engine/framework/node-info';
 import { makeNode } from '../../builders';
-import { nodesUsed, outcome, planning, request, setPod } from './fixtures';
+import { assertEngineAccepts, nodesUsed, outcome, planning, request, setPod } from './fixtures';
 
 const HOSTNAME = 'kubernetes.io/hostname';
 const ZONE = 'topology.kubernetes.io/zone';
@@ -21,17 +20,6 @@ const node = (name: string, cpu = '4') => makeNode(name).alloc({ cpu, memory: '6
 
 let highs: MilpSolver;
 const solving = (req: PlanRequest, timeLimitMs = 20_000): PlanRequest => ({ ...req, solver: { solver: highs, timeLimitMs, seed: 1 } });
-
-/** Every placement, in the plan's order, passes the engine's PreFilter and Filter plugins on the cluster as planned so far. */
-function assertEngineAccepts(req: PlanRequest, result: PlannerResult): void {
-  const whatIf = new WhatIf(req.snapshot);
-  const feasibility = new Feasibility(req.framework, whatIf, req.eligible);
-  for (const { pod, node: name } of result.placed) {
-    const index = whatIf.indexOf(name) as number;
-    assert.ok(feasibility.fits(pod, index), `${pod.key} on ${name}`);
-    whatIf.assume(pod, index);
-  }
-}
 
 describe('engine/planner/exact-solver (HiGHS through the MilpSolver seam)', function () {
   this.timeout(120_000);
@@ -99,6 +87,33 @@ describe('engine/planner/exact-solver (HiGHS through the MilpSolver seam)', func
         assert.equal(result.bound?.gap, 0);
         assertEngineAccepts(r, result);
       });
+    }
+  });
+
+  describe('on generated pod sets (seeded) where the solver proves the optimum', () => {
+    for (const [pods, nodes] of [
+      [20, 10],
+      [30, 12],
+    ] as const) {
+      for (const seed of [1, 2, 3, 4, 5]) {
+        it(`${pods} pods on ${nodes} nodes, seed ${seed}: optimize within 1.02x of it, placing every pod it proves placeable; the bound never above it`, () => {
+          const workload = generatePodSet({ pods, nodes, seed, load: 0.75 });
+          const snapshot = Snapshot.fromCluster({ nodes: workload.nodes, pods: [] });
+          assert.ok(snapshot.ok);
+          const infos = workload.pods.map((p) => (podInfo(p) as { ok: true; value: PodInfo }).value);
+          const base = (): PlanRequest => ({ pods: infos, snapshot: snapshot.value, framework: planning().framework, objective: 'pack' });
+          const proven = exact.plan(solving(base()));
+          assert.equal(proven.bound?.optimal, true, 'the instance is settled by the solver');
+          const optimized = optimize.plan(solving(base()));
+          assert.ok(optimized.placed.length >= proven.placed.length, `optimize placed ${optimized.placed.length} of ${proven.placed.length} placeable`);
+          assert.ok(nodesUsed(optimized) <= 1.02 * nodesUsed(proven), `optimize uses ${nodesUsed(optimized)} nodes, the optimum ${nodesUsed(proven)}`);
+          assertEngineAccepts(base(), optimized);
+          const bound = proveBound(solving(base()));
+          assert.ok(bound);
+          if (bound.nodes !== undefined) assert.ok(bound.nodes <= nodesUsed(proven), `bound ${bound.nodes} above the optimum ${nodesUsed(proven)}`);
+          if (bound.placeable !== undefined) assert.ok(bound.placeable >= proven.placed.length);
+        });
+      }
     }
   });
 

@@ -1,6 +1,7 @@
 // Shared pieces for the planner tests: the default profile's planning framework, pods of a pod set,
 // and plan requests over builder nodes and pods.
 import { seededRandom } from '../../../src/engine/api/random';
+import assert from 'node:assert/strict';
 import type { NodeInfoLister, PodInfo } from '../../../src/engine/framework/node-info';
 import type { Profile } from '../../../src/engine/framework/profile';
 import { POD_SET_LABEL } from '../../../src/engine/planner/plan';
@@ -8,6 +9,7 @@ import type { Objective, PlannerResult, PlanRequest } from '../../../src/engine/
 import { podSetFramework, type PodSetFramework, type PodSetGate } from '../../../src/engine/planner/plugin';
 import { POD_SET_SCHEDULER_NAME } from '../../../src/engine/planner/podset';
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
+import { Feasibility, WhatIf } from '../../../src/engine/planner/what-if';
 import { makePod, type NodeBuilder, PodBuilder, snapshotOf } from '../../builders';
 
 /** The default profile with PodSetPlanner, as plans are made (throws on a profile error: a test bug). */
@@ -45,3 +47,14 @@ export function outcome(result: PlannerResult): { placed: Record<string, string>
 
 /** Distinct nodes a result uses. */
 export const nodesUsed = (result: PlannerResult): number => new Set(result.placed.map((p) => p.node)).size;
+
+/** Every placement, in the plan's order, passes the engine's PreFilter and Filter plugins on the cluster as planned so far. */
+export function assertEngineAccepts(req: PlanRequest, result: PlannerResult): void {
+  const whatIf = new WhatIf(req.snapshot);
+  const feasibility = new Feasibility(req.framework, whatIf, req.eligible);
+  for (const { pod, node: name } of result.placed) {
+    const index = whatIf.indexOf(name) as number;
+    assert.ok(feasibility.fits(pod, index), `${pod.key} on ${name}`);
+    whatIf.assume(pod, index);
+  }
+}
