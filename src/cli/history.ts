@@ -129,6 +129,16 @@ export async function runPlanCommand<T>(command: string, args: readonly string[]
   });
 }
 
+/** The preemptor a plan's victim was evicted for, namespace/name (a pod set's plan names its pods without the namespace). */
+export function preemptorOf(p: PlanSummary, by: string): string {
+  return p.podSet === ALL_PENDING_PODS ? by : `${p.namespace}/${by}`;
+}
+
+/** A plan's counts in prose: placed, not placed, and evicted when it evicts any. */
+export function planCounts(p: PlanSummary): string {
+  return `${p.placed} placed, ${p.unplaced} not placed${p.evicted > 0 ? `, ${p.evicted} evicted` : ''}`;
+}
+
 /** What a plan is of, in prose: a pod set, or every pending pod for a podplan schedule run. */
 export function planScope(p: PlanSummary): string {
   return p.podSet === ALL_PENDING_PODS ? 'every pending pod (podplan schedule)' : `pod set ${p.podSet} in namespace ${p.namespace}`;

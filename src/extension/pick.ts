@@ -49,7 +49,7 @@ export async function pickHistory(ctx: Ctx, placeHolder: string, count: 1 | 2): 
   const items = page.value.entries.map((e) => ({
     label: `#${e.id} ${e.namespace}/${e.podSet}`,
     description: `${e.status} · ${new Date(e.createdAt).toLocaleString()}`,
-    detail: `${e.placed} placed, ${e.unplaced} not placed · ${e.planner}`,
+    detail: `${e.placed} placed, ${e.unplaced} not placed${e.evicted ? `, ${e.evicted} evicted` : ''} · ${e.planner}`,
     entry: e,
   }));
   if (count === 1) {

@@ -5,7 +5,7 @@ import { DEFAULT_NAMESPACE, type Labels, type ObjectMeta } from '../engine/api/t
 import { Code, STAGES, type Stage, type Status } from '../engine/framework/status';
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from '../engine/framework/diagnosis';
 import { LOST_ON, type CandidateRecord, type LostOn, type PreemptionRecord, type VictimRecord } from '../engine/framework/preemption/record';
-import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../engine/planner/plan';
+import { POD_SET_LABEL, QUIET_TIME_LABEL, type PlanVictim } from '../engine/planner/plan';
 import type { TriggerSpec } from '../engine/planner/trigger';
 import { arrayOf, boolean, integer, number, object, oneOf, string, tolerated, type DecodeContext, type Decoder } from './decode';
 import { objectMeta } from './kube';
@@ -70,6 +70,8 @@ export interface SchedulePlanStatus {
   readonly unplaced?: readonly UnplacedEntry[];
   /** The cycle that chose each placed pod's node, when written with diagnoses. */
   readonly decisions?: readonly DecisionEntry[];
+  /** The running pods the plan evicts (a profile that lets plans preempt). */
+  readonly victims?: readonly PlanVictim[];
 }
 
 export interface SchedulePlanManifest {
@@ -197,6 +199,7 @@ const planStatus = object<SchedulePlanStatus>({
   placed: count,
   unplaced: arrayOf(object<UnplacedEntry>({ pod: string, message: string, diagnosis }, ['pod', 'message'])),
   decisions: arrayOf(object<DecisionEntry>({ pod: string, diagnosis }, ['pod', 'diagnosis'])),
+  victims: arrayOf(object<PlanVictim>({ pod: string, node: string, by: string }, ['pod', 'node', 'by'])),
 });
 
 const planShape = object<Envelope<{ plan: PlanEntry[] }> & { readonly status?: SchedulePlanStatus }>(

@@ -39,6 +39,7 @@ export function schedulePlanManifest(plan: WritablePlan, options: WritePlanOptio
     placed: plan.assignments.length,
     unplaced: plan.unplaced.map((u) => ({ pod: u.pod, message: u.message, ...(options.diagnoses && u.diagnosis ? { diagnosis: u.diagnosis } : {}) })),
     ...(decisions.length > 0 ? { decisions } : {}),
+    ...(plan.victims && plan.victims.length > 0 ? { victims: plan.victims.map((v) => ({ pod: v.pod, node: v.node, by: v.by })) } : {}),
   };
   return {
     name: schedulePlanName(plan.namespace, plan.podSet),
@@ -110,6 +111,7 @@ export function planFromManifest(m: SchedulePlanManifest): Plan {
       message: u.message,
       diagnosis: u.diagnosis ?? messageOnlyDiagnosis(`${m.namespace}/${u.pod}`, profile, u.message),
     })),
+    ...(status.victims && status.victims.length > 0 ? { victims: status.victims } : {}),
     createdAt: Number.isFinite(createdAt) ? createdAt : 0,
     snapshotHash: status.snapshotHash ?? '',
   };

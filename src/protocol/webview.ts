@@ -290,6 +290,15 @@ export interface HistoryEntryView {
   readonly createdAt: number;
   readonly placed: number;
   readonly unplaced: number;
+  /** Running pods the plan evicts (a profile that lets plans preempt); absent: none. */
+  readonly evicted?: number;
+}
+
+/** A running pod a plan evicts: namespace/name, its node, and the plan's pod it makes room for. */
+export interface EvictionView {
+  readonly pod: string;
+  readonly node: string;
+  readonly by: string;
 }
 
 export interface PlanDiffView {
@@ -303,6 +312,12 @@ export interface PlanDiffView {
   readonly removed: ReadonlyArray<{ readonly pod: string; readonly node?: string; readonly message?: string }>;
   readonly unchanged: number;
   readonly stillUnplaced: number;
+  /** Running pods only the newer plan (`to`) evicts. */
+  readonly newlyEvicted: readonly EvictionView[];
+  /** Running pods only the older plan (`from`) evicts. */
+  readonly noLongerEvicted: readonly EvictionView[];
+  /** Evicted by both. */
+  readonly stillEvicted: number;
 }
 
 /** The plan a pod is explained in: a stored plan (historyId), else the pod set's plan as a preview makes it now. */

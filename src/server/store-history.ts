@@ -25,6 +25,7 @@ function entry(s: PlanSummary): HistoryEntryView {
     createdAt: s.createdAt,
     placed: s.placed,
     unplaced: s.unplaced,
+    ...(s.evicted > 0 ? { evicted: s.evicted } : {}),
   };
 }
 
@@ -81,6 +82,9 @@ class StoreHistory implements History {
       removed: d.removed,
       unchanged: d.unchanged,
       stillUnplaced: d.stillUnplaced,
+      newlyEvicted: d.newlyEvicted,
+      noLongerEvicted: d.noLongerEvicted,
+      stillEvicted: d.stillEvicted,
     });
   }
 
@@ -125,7 +129,7 @@ class StoreHistory implements History {
     if ((last.trigger ?? '') !== (plan.trigger ?? '') || last.placed !== plan.assignments.length || last.unplaced !== plan.unplaced.length) return undefined;
     const stored = this.store.loadPlan(last.id);
     if (!stored.ok) return undefined;
-    const placements = (p: Plan) => JSON.stringify([p.assignments.map((a) => [a.pod, a.node]), p.unplaced.map((u) => [u.pod, u.message])]);
+    const placements = (p: Plan) => JSON.stringify([p.assignments.map((a) => [a.pod, a.node]), p.unplaced.map((u) => [u.pod, u.message]), (p.victims ?? []).map((v) => [v.pod, v.node, v.by])]);
     return placements(stored.value) === placements(plan) ? last.id : undefined;
   }
 }

@@ -1,11 +1,13 @@
 // Comparing two plans pod by pod. Pure over what the store reads, so it costs two map passes.
+import type { PlanVictim } from '../engine/planner/plan';
 import type { ReasonCount } from './diagnoses';
 import type { PlanDiff, PlanSummary } from './types';
 
-/** Where each pod of a plan went: its node when placed, its failure message when not. */
+/** Where each pod of a plan went: its node when placed, its failure message when not; and the running pods it evicts, by name. */
 export interface Placements {
   readonly placed: ReadonlyMap<string, string>;
   readonly unplaced: ReadonlyMap<string, string>;
+  readonly victims: ReadonlyMap<string, PlanVictim>;
 }
 
 /** `reasonsInTo` is asked only for pods that became unplaced, so their histograms are read lazily. */
@@ -34,6 +36,8 @@ export function diffPlacements(from: PlanSummary, to: PlanSummary, a: Placements
     else if (a.unplaced.has(pod)) stillUnplaced++;
     else added.push({ pod, message });
   }
+  const newlyEvicted = [...b.victims.values()].filter((v) => !a.victims.has(v.pod));
+  const noLongerEvicted = [...a.victims.values()].filter((v) => !b.victims.has(v.pod));
   for (const [pod, node] of a.placed) if (!b.placed.has(pod) && !b.unplaced.has(pod)) removed.push({ pod, node });
   for (const [pod, message] of a.unplaced) if (!b.placed.has(pod) && !b.unplaced.has(pod)) removed.push({ pod, message });
 
@@ -47,6 +51,9 @@ export function diffPlacements(from: PlanSummary, to: PlanSummary, a: Placements
     removed: removed.sort(byPod),
     unchanged,
     stillUnplaced,
+    newlyEvicted: newlyEvicted.sort(byPod),
+    noLongerEvicted: noLongerEvicted.sort(byPod),
+    stillEvicted: b.victims.size - newlyEvicted.length,
   };
 }
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import type { Clock, Timer } from '../engine/api/clock';
 import { ok, type Result } from '../engine/api/result';
 import { explain } from '../engine/explain/explain';
-import type { Plan } from '../engine/planner/plan';
+import type { Plan, PlanVictim } from '../engine/planner/plan';
 import type { ScheduleOutcome } from '../engine/scheduler/scheduler';
 import { ALL_PENDING_PODS, type PlanStore } from './store';
 import type { RunKind, SourceRef, StoreError } from './types';
@@ -30,8 +30,18 @@ export interface DecisionPlan {
   readonly scores: number;
 }
 
-/** The decisions as one plan of every pending pod: bound pods as assignments, the others unplaced with upstream's message. */
+/**
+ * The decisions as one plan of every pending pod: bound pods as assignments, the others unplaced with
+ * upstream's message, and the pods preemption evicted for them (on the node it chose) as its victims.
+ */
 export function decisionsPlan(outcomes: readonly ScheduleOutcome[], how: DecisionPlan, createdAt: number, snapshotHash = ''): Plan {
+  // A pod evicted once, whoever named it last (a nominated preemptor's victims can be named again by another).
+  const evictions = new Map<string, PlanVictim>();
+  for (const o of outcomes) {
+    const node = o.node ?? o.nominatedNode;
+    if (node !== undefined) for (const pod of o.victims ?? []) evictions.set(pod, { pod, node, by: o.pod });
+  }
+  const victims = [...evictions.values()];
   return {
     podSet: ALL_PENDING_PODS,
     namespace: ALL_PENDING_PODS,
@@ -39,6 +49,7 @@ export function decisionsPlan(outcomes: readonly ScheduleOutcome[], how: Decisio
     profile: how.profile,
     assignments: outcomes.flatMap((o) => (o.node !== undefined ? [{ pod: o.pod, node: o.node, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, how.scores) } }] : [])),
     unplaced: outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
+    ...(victims.length > 0 ? { victims } : {}),
     createdAt,
     snapshotHash,
   };

@@ -131,6 +131,22 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE plans ADD COLUMN bound TEXT;
     `,
   },
+  {
+    version: 5,
+    description: 'the running pods a plan evicts (a profile that lets plans preempt), and how many on the plan',
+    sql: `
+      ALTER TABLE plans ADD COLUMN evicted INTEGER NOT NULL DEFAULT 0;
+      -- seq keeps the plan's order; preemptor is the pod of the plan it makes room for.
+      CREATE TABLE victims (
+        plan_id INTEGER NOT NULL REFERENCES plans (id) ON DELETE CASCADE,
+        pod TEXT NOT NULL,
+        node TEXT NOT NULL,
+        preemptor TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        PRIMARY KEY (plan_id, pod)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

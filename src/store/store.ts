@@ -9,7 +9,7 @@ import type { PlanBound } from '../engine/planner/bound';
 import type { Objective } from '../engine/planner/planner';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
-import type { Plan, PlanAssignment, UnplacedPod } from '../engine/planner/plan';
+import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from '../engine/planner/plan';
 import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-plan';
 import { systemClock } from '../platform/clock';
 import { diffPlacements, type Placements } from './diff';
@@ -125,7 +125,7 @@ export function safeServer(server: string): string {
 export const ALL_PENDING_PODS = '*';
 
 const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.objective, p.bound, p.profile, p.profile_hash,
-  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
+  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
 const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id';
 
 export class PlanStore {
@@ -195,6 +195,9 @@ export class PlanStore {
   savePlan(runId: number, plan: Plan, meta: { readonly profileHash: string }): Result<number, StoreError> {
     const duplicate = firstDuplicate([...plan.assignments.map((a) => a.pod), ...plan.unplaced.map((u) => u.pod)]);
     if (duplicate !== undefined) return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} lists pod ${duplicate} more than once` });
+    const victims = plan.victims ?? [];
+    const evictedTwice = firstDuplicate(victims.map((v) => v.pod));
+    if (evictedTwice !== undefined) return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} evicts pod ${evictedTwice} more than once` });
     return this.attempt(() => {
       const diagnosed: Array<{ pod: string; diagnosis: Diagnosis }> = [];
       for (const a of plan.assignments) if (a.diagnosis) diagnosed.push({ pod: a.pod, diagnosis: a.diagnosis });
@@ -202,8 +205,8 @@ export class PlanStore {
       const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis), this.topScores);
       return immediate(this.db, () => {
         const id = this.sql(
-          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           runId,
           plan.podSet,
@@ -218,11 +221,13 @@ export class PlanStore {
           plan.createdAt,
           plan.assignments.length,
           plan.unplaced.length,
+          victims.length,
         ).lastInsertRowid;
         const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
         const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
         this.insertMany('assignments', ['plan_id', 'pod', 'node', 'seq'], plan.assignments, (a, i) => [id, a.pod, a.node, i]);
         this.insertMany('unplaced', ['plan_id', 'pod', 'message', 'seq'], plan.unplaced, (u, i) => [id, u.pod, u.message, i]);
+        this.insertMany('victims', ['plan_id', 'pod', 'node', 'preemptor', 'seq'], victims, (v, i) => [id, v.pod, v.node, v.by, i]);
         this.insertMany('diagnoses', ['plan_id', 'pod', 'reasons', 'top_scores', 'chunk_id', 'slot'], diagnosed, (d, i) => {
           const place = packed.places[i]!;
           const summary = packed.summaries[i]!;
@@ -279,6 +284,7 @@ export class PlanStore {
         summary: summary.value,
         assignments: this.assignmentRows(id).map(withSummary),
         unplaced: this.unplacedRows(id).map(withSummary),
+        victims: this.victimRows(id),
       };
     });
   }
@@ -313,7 +319,7 @@ export class PlanStore {
         if (!diagnosis) throw new Error(`plan ${id}: the diagnosis of unplaced pod ${u.pod} is missing`);
         unplaced.push({ ...u, diagnosis });
       }
-      return { ...planHeader(summary.value), assignments, unplaced };
+      return { ...planHeader(summary.value), assignments, unplaced, ...this.victimsOf(id) };
     });
   }
 
@@ -343,7 +349,7 @@ export class PlanStore {
       const plan = this.loadPlan(id);
       return plan.ok ? ok(writeSchedulePlan(plan.value, options)) : plan;
     }
-    return this.attempt(() => writeSchedulePlan({ ...planHeader(summary.value), assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id) }));
+    return this.attempt(() => writeSchedulePlan({ ...planHeader(summary.value), assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id), ...this.victimsOf(id) }));
   }
 
   latestApplied(podSet: string, namespace: string): Result<PlanSummary | undefined, StoreError> {
@@ -489,13 +495,25 @@ export class PlanStore {
     return this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ? ORDER BY seq').all(planId) as Array<{ pod: string; message: string }>;
   }
 
-  /** pod → node for placed pods, pod → message for unplaced ones. */
+  private victimRows(planId: number): PlanVictim[] {
+    return this.sql('SELECT pod, node, preemptor FROM victims WHERE plan_id = ? ORDER BY seq')
+      .all(planId)
+      .map((row) => ({ pod: row['pod'] as string, node: row['node'] as string, by: row['preemptor'] as string }));
+  }
+
+  /** A Plan's `victims`, left out when it evicts none (as the planner leaves it out). */
+  private victimsOf(planId: number): { victims?: readonly PlanVictim[] } {
+    const victims = this.victimRows(planId);
+    return victims.length > 0 ? { victims } : {};
+  }
+
+  /** pod → node for placed pods, pod → message for unplaced ones, evicted pod → its eviction. */
   private placements(planId: number): Placements {
     const placed = new Map<string, string>();
     for (const row of this.sql('SELECT pod, node FROM assignments WHERE plan_id = ?').all(planId)) placed.set(row['pod'] as string, row['node'] as string);
     const unplaced = new Map<string, string>();
     for (const row of this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ?').all(planId)) unplaced.set(row['pod'] as string, row['message'] as string);
-    return { placed, unplaced };
+    return { placed, unplaced, victims: new Map(this.victimRows(planId).map((v) => [v.pod, v])) };
   }
 }
 
@@ -517,6 +535,7 @@ function summaryOf(row: Row): PlanSummary {
     createdAt: row['created_at'] as number,
     placed: row['placed'] as number,
     unplaced: row['unplaced'] as number,
+    evicted: row['evicted'] as number,
   };
 }
 

@@ -1,6 +1,7 @@
 // The store's public types: what callers pass in and what the history hands back.
 import type { Clock } from '../engine/api/clock';
 import type { PlanBound } from '../engine/planner/bound';
+import type { PlanVictim } from '../engine/planner/plan';
 import type { Objective } from '../engine/planner/planner';
 import type { DiagnosisSummary, ReasonCount } from './diagnoses';
 import type { DriverLoader } from './driver';
@@ -69,6 +70,8 @@ export interface PlanSummary {
   readonly createdAt: number;
   readonly placed: number;
   readonly unplaced: number;
+  /** Running pods the plan evicts (0 on plans recorded before schema version 5). */
+  readonly evicted: number;
 }
 
 export interface StoredAssignment {
@@ -88,6 +91,8 @@ export interface StoredPlan {
   readonly summary: PlanSummary;
   readonly assignments: readonly StoredAssignment[];
   readonly unplaced: readonly StoredUnplaced[];
+  /** The running pods the plan evicts, in its order (a profile that lets plans preempt). */
+  readonly victims: readonly PlanVictim[];
 }
 
 export interface TriggerTransition {
@@ -164,4 +169,10 @@ export interface PlanDiff {
   readonly unchanged: number;
   /** Unplaced in both. */
   readonly stillUnplaced: number;
+  /** Running pods only `to` evicts, with the node and the pod they make room for. */
+  readonly newlyEvicted: readonly PlanVictim[];
+  /** Running pods only `from` evicts: `to` leaves them running. */
+  readonly noLongerEvicted: readonly PlanVictim[];
+  /** Evicted by both. */
+  readonly stillEvicted: number;
 }

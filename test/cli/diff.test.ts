@@ -17,6 +17,14 @@ describe('cli diff', () => {
     const save = (pods: Record<string, string | null>): number => value(store.savePlan(run, planOf(pods), { profileHash: 'sha256:p' }));
     assert.equal(save({ stays: 'n1', moves: 'n2', fits: null, breaks: 'n2', stuck: null, goes: 'n3' }), 1);
     assert.equal(save({ stays: 'n1', moves: 'n3', fits: 'n4', breaks: null, stuck: null, comes: 'n4' }), 2);
+    // Plan 2 again, made by a profile that lets plans preempt: breaks is placed by evicting two running pods.
+    const preempting = planOf({ stays: 'n1', moves: 'n3', fits: 'n4', breaks: 'n2', stuck: null, comes: 'n4' }, {
+      victims: [
+        { pod: 'batch/low-1', node: 'n2', by: 'breaks' },
+        { pod: 'batch/low-0', node: 'n2', by: 'breaks' },
+      ],
+    });
+    assert.equal(value(store.savePlan(run, preempting, { profileHash: 'sha256:p' })), 3);
     store.close();
   });
 
@@ -56,6 +64,34 @@ Unchanged: 1 on the same node, 1 still not placed.
     assert.deepEqual([d.from.id, d.to.id], [2, 1]);
     assert.deepEqual(d.moved, [{ pod: 'moves', from: 'n3', to: 'n2' }]);
     assert.deepEqual(d.becameUnplaced, [{ pod: 'fits', was: 'n4', message: NO_CPU, reasons: [{ reason: 'Insufficient cpu', count: 4 }] }]);
+  });
+
+  it('a plan that evicts against one that does not: the running pods only one of them evicts, with node and preemptor', async () => {
+    const { code, stdout } = await cli(['diff', '2', '3', '--db', db]);
+    assert.equal(code, 0);
+    assert.equal(
+      stdout,
+      `From plan 2 (pod set web in namespace default: 4 placed, 2 not placed)
+to   plan 3 (pod set web in namespace default: 5 placed, 1 not placed, 2 evicted)
+
+Newly placed (1):
+  breaks: on n2, was: ${NO_CPU}
+
+Evicted only by plan 3 (2):
+  batch/low-0 on n2: preempted by default/breaks
+  batch/low-1 on n2: preempted by default/breaks
+
+Unchanged: 4 on the same node, 1 still not placed.
+`,
+    );
+    const back = JSON.parse((await cli(['diff', '3', '2', '--json', '--db', db])).stdout) as PlanDiff;
+    assert.deepEqual([back.newlyEvicted, back.stillEvicted], [[], 0]);
+    assert.deepEqual(back.noLongerEvicted, [
+      { pod: 'batch/low-0', node: 'n2', by: 'breaks' },
+      { pod: 'batch/low-1', node: 'n2', by: 'breaks' },
+    ]);
+    assert.match((await cli(['diff', '3', '2', '--db', db])).stdout, /\n\nEvicted only by plan 3 \(2\):\n {2}batch\/low-0 on n2: preempted by default\/breaks\n/);
+    assert.match((await cli(['diff', '3', '3', '--db', db])).stdout, /\n\nUnchanged: 5 on the same node, 1 still not placed, 2 evicted by both\.\n$/);
   });
 
   it('a plan against itself: nothing changed', async () => {

@@ -18,7 +18,14 @@ function readBack(yaml: string): Plan {
 
 describe('cli export', () => {
   const dir = useTempDir();
-  const plan = syntheticPlan({ podSet: 'batch', namespace: 'team-a', trigger: 'batch-trigger', pods: 12, unplaced: 2, nodes: 6, rejections: 3, scores: 2 });
+  // Made by a profile that lets plans preempt: it evicts two running pods.
+  const plan: Plan = {
+    ...syntheticPlan({ podSet: 'batch', namespace: 'team-a', trigger: 'batch-trigger', pods: 12, unplaced: 2, nodes: 6, rejections: 3, scores: 2 }),
+    victims: [
+      { pod: 'team-b/low-1', node: 'node-0001', by: 'batch-0' },
+      { pod: 'team-b/low-0', node: 'node-0002', by: 'batch-1' },
+    ],
+  };
   let db: string;
 
   before(async () => {
@@ -37,7 +44,12 @@ describe('cli export', () => {
     assert.match(stdout, /^apiVersion: planner\.ciena\.io\/v1alpha1\nkind: SchedulePlan\nmetadata:\n {2}name: batch-[bcdfghjklmnpqrstvwxz2456789]+\n {2}namespace: team-a\n/);
   });
 
-  it('reads back into the same placements, unplaced pods and messages', async () => {
+  it('says in its status which running pods the plan evicts, where and for which pod', async () => {
+    const { stdout } = await cli(['export', '1', '--db', db]);
+    assert.match(stdout, /\n {2}victims:\n {4}- pod: team-b\/low-1\n {6}node: node-0001\n {6}by: batch-0\n {4}- pod: team-b\/low-0\n {6}node: node-0002\n {6}by: batch-1\n/);
+  });
+
+  it('reads back into the same placements, unplaced pods, messages and evictions', async () => {
     const back = readBack((await cli(['export', '1', '--db', db])).stdout);
     assert.deepEqual(
       back.assignments,

@@ -27,7 +27,7 @@ describe('cli history', () => {
       planOf({ 'batch-0': 'n2' }, { ...triggered, createdAt: at(2) }),
       planOf({ 'web-0': 'n1', 'web-1': 'n3' }, { createdAt: at(3) }),
       planOf({ 'batch-0': null, 'batch-1': null }, { ...triggered, createdAt: at(4) }),
-      planOf({ 'web-0': 'n2', 'web-1': 'n3' }, { createdAt: at(5) }),
+      planOf({ 'web-0': 'n2', 'web-1': 'n3' }, { createdAt: at(5), victims: [{ pod: 'batch/low-1', node: 'n3', by: 'web-1' }] }),
     ];
     for (const plan of plans) value(store.savePlan(run, plan, { profileHash: 'sha256:p' }));
     store.close();
@@ -35,17 +35,17 @@ describe('cli history', () => {
 
   const history = (...args: string[]) => cli(['history', '--db', db, ...args]);
 
-  it('lists the plans newest first: when, pod set, trigger, planner, status, counts and source', async () => {
+  it('lists the plans newest first: when, pod set, trigger, planner, status, counts (running pods evicted too) and source', async () => {
     const { code, stdout } = await history();
     assert.equal(code, 0);
     assert.equal(
       stdout,
-      `ID   CREATED                POD SET   NAMESPACE   TRIGGER         PLANNER   STATUS   PLACED   UNPLACED   SOURCE
-5    2026-01-01T05:00:00Z   web       default     -               default   draft    2        0          workspace examples
-4    2026-01-01T04:00:00Z   batch     team-a      batch-trigger   default   draft    0        2          workspace examples
-3    2026-01-01T03:00:00Z   web       default     -               default   draft    2        0          workspace examples
-2    2026-01-01T02:00:00Z   batch     team-a      batch-trigger   default   draft    1        0          workspace examples
-1    2026-01-01T01:00:00Z   web       default     -               default   draft    1        1          workspace examples
+      `ID   CREATED                POD SET   NAMESPACE   TRIGGER         PLANNER   STATUS   PLACED   UNPLACED   EVICTED   SOURCE
+5    2026-01-01T05:00:00Z   web       default     -               default   draft    2        0          1         workspace examples
+4    2026-01-01T04:00:00Z   batch     team-a      batch-trigger   default   draft    0        2          0         workspace examples
+3    2026-01-01T03:00:00Z   web       default     -               default   draft    2        0          0         workspace examples
+2    2026-01-01T02:00:00Z   batch     team-a      batch-trigger   default   draft    1        0          0         workspace examples
+1    2026-01-01T01:00:00Z   web       default     -               default   draft    1        1          0         workspace examples
 `,
     );
   });

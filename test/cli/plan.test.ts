@@ -234,6 +234,26 @@ profiles:
       assert.match(run.stdout, /^default\/urgent\s+n1 \(preempts batch\/filler-1\)$/m);
     });
 
+    describe('the plan history keeps what a plan evicts', () => {
+      const dir = useTempDir();
+
+      it('podplan plan records the victims; show lists them, diff against the plan made without preemption shows them, export writes them', async () => {
+        const db = path.join(dir.path, 'preempting.db');
+        assert.equal((await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--db', db], { 'c.yaml': full })).code, 1);
+        assert.equal((await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--db', db, '--profile', 'p.yaml'], { 'c.yaml': full, 'p.yaml': allowing })).code, 0);
+        assert.match((await cli(['history', '--db', db])).stdout, /^2 .* 1 +0 +1 +workspace /m);
+        const shown = (await cli(['show', '2', '--db', db])).stdout;
+        assert.match(shown, /^ {2}1 placed, 0 not placed, 1 evicted$/m);
+        assert.match(shown, /^urgent\s+n1 \(preempts batch\/filler-1\)/m);
+        assert.match(shown, /\nPreempted:\n {2}batch\/filler-1 on n1: preempted by default\/urgent\n/);
+        const diff = (await cli(['diff', '1', '2', '--db', db])).stdout;
+        assert.match(diff, /\nNewly placed \(1\):\n {2}urgent: on n1, was: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: evicting batch\/filler-1 from node n1 would make room;/);
+        assert.match(diff, /\nEvicted only by plan 2 \(1\):\n {2}batch\/filler-1 on n1: preempted by default\/urgent\n/);
+        const exported = readFile({ name: 'plan.yaml', text: (await cli(['export', '2', '--db', db])).stdout });
+        assert.deepEqual(exported.plans[0]?.value.status?.victims, [{ pod: 'batch/filler-1', node: 'n1', by: 'urgent' }]);
+      });
+    });
+
     it('--json lists the victims', async () => {
       const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml', '--json'], { 'c.yaml': full, 'p.yaml': allowing });
       assert.deepEqual((JSON.parse(stdout) as { victims: unknown }).victims, [{ pod: 'batch/filler-1', node: 'n1', by: 'urgent' }]);

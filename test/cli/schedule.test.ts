@@ -153,6 +153,15 @@ profiles:
       }
     });
 
+    it("keeps the pods preemption evicted with the run: podplan show lists them under the example's preemptor", async () => {
+      const db = path.join(dir.path, 'preempted.db');
+      await cli(['schedule', 'examples/cluster', '--db', db], exampleFiles());
+      const shown = (await cli(['show', '1', '--db', db])).stdout;
+      assert.match(shown, /^ {2}13 placed, 2 not placed, 2 evicted$/m);
+      assert.match(shown, /^data\/ingest\s+node-b1 \(preempts data\/batch-3, data\/batch-4\)/m);
+      assert.match(shown, /\nPreempted:\n {2}data\/batch-3 on node-b1: preempted by data\/ingest\n {2}data\/batch-4 on node-b1: preempted by data\/ingest\n/);
+    });
+
     it('two runs of the same snapshot compare with podplan diff', async () => {
       const db = path.join(dir.path, 'twice.db');
       await cli(['schedule', 'c.yaml', '--db', db], files);

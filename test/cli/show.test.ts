@@ -79,6 +79,37 @@ Not placed:
     );
   });
 
+  it('a plan that preempts: each preemptor\'s node with the pods it evicts, and the evicted pods with their node and preemptor', async () => {
+    const store = await openTestStore(db, { clock: new ManualClock(0) });
+    const run = value(store.startRun({ kind: 'workspace', name: 'examples' }, 'preview'));
+    const victims = [
+      { pod: 'batch/low-0', node: 'n2', by: 'web-1' },
+      { pod: 'batch/low-1', node: 'n2', by: 'web-1' },
+    ];
+    const preempting = value(store.savePlan(run, planOf({ 'web-0': 'n1', 'web-1': 'n2' }, { createdAt: Date.UTC(2026, 0, 1, 11), victims }), { profileHash: 'sha256:p' }));
+    store.close();
+    const { code, stdout } = await cli(['show', String(preempting), '--db', db]);
+    assert.equal(code, 0);
+    assert.equal(
+      stdout,
+      `Plan ${preempting}: pod set web in namespace default, draft
+  planner default, profile default-scheduler (sha256:p)
+  made 2026-01-01T11:00:00Z from workspace examples (run 2), snapshot sha256:snap
+  2 placed, 0 not placed, 2 evicted
+
+POD     NODE                                     SCORE
+web-0   n1
+web-1   n2 (preempts batch/low-0, batch/low-1)
+
+Preempted:
+  batch/low-0 on n2: preempted by default/web-1
+  batch/low-1 on n2: preempted by default/web-1
+`,
+    );
+    const json = JSON.parse((await cli(['show', String(preempting), '--json', '--db', db])).stdout) as StoredPlan;
+    assert.deepEqual([json.summary.evicted, json.victims], [2, victims]);
+  });
+
   it('prints the plan as JSON with --json: each pod with its reason histogram and best scored nodes', async () => {
     const { code, stdout } = await cli(['show', String(id), '--json', '--db', db]);
     assert.equal(code, 0);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { applyCrdInstall, clusterModel, KubeHttp, LAST_APPLIED_ANNOTATION, planCrdInstall, readCluster, type KubeContext } from '../../src/kube';
-import { startTestApiServer, type TestApiServer } from './apiserver';
+import { simulate } from '../../src/engine/scheduler/simulate';
+import { startTestApiServer, type KubeObject, type TestApiServer } from './apiserver';
 import { contextOn, namespace, node, pod, storageAndPolicy } from './support';
 
 async function installCrds(context: KubeContext): Promise<void> {
@@ -43,6 +44,7 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
       read.value.objects.map((o) => `${o.object.apiVersion} ${o.object.kind} ${o.object.metadata.namespace ?? '-'}/${o.object.metadata.name}`),
       [
         'v1 Pod batch/job-1',
+        'storage.k8s.io/v1 CSIDriver -/csi.example',
         'storage.k8s.io/v1 CSINode -/n1',
         'v1 Namespace -/batch',
         'v1 Namespace -/default',
@@ -54,6 +56,7 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
         'v1 Node -/n2',
         'v1 PersistentVolume -/pv-1',
         'scheduling.k8s.io/v1 PriorityClass -/high',
+        'storage.k8s.io/v1 CSIStorageCapacity shop/fast-zone-a',
         'v1 PersistentVolumeClaim shop/data',
         'policy/v1 PodDisruptionBudget shop/web',
         'v1 Pod shop/web-7d4b9-abcde',
@@ -131,6 +134,42 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     assert.match(read.value.warnings[0] ?? '', /^cannot list poddisruptionbudgets\.policy in context lab: poddisruptionbudgets\.policy is forbidden: User "test" cannot list/);
     assert.ok(!read.value.objects.some((o) => o.object.kind === 'PodDisruptionBudget'));
     assert.ok(read.value.objects.some((o) => o.object.kind === 'Pod'));
+  });
+
+  it('CSIDriver and CSIStorageCapacity reach the engine: a claim to provision is checked against the capacity the cluster publishes', async () => {
+    // csi.example says storageCapacity: true; its only CSIStorageCapacity (max 20Gi) selects zone a, which only n3 is in.
+    const claim = (name: string, size: string): KubeObject => ({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name, namespace: 'shop' },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: size } } },
+    });
+    const withClaim = (name: string, claimName: string): KubeObject => {
+      const p = pod(name, { namespace: 'shop' }) as { spec: Record<string, unknown> };
+      return { ...p, spec: { ...p.spec, volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] } } as KubeObject;
+    };
+    server.create(node('n3', '4', { zone: 'a' }), claim('mid', '15Gi'), claim('big', '50Gi'), withClaim('db', 'mid'), withClaim('huge-db', 'big'));
+    const read = await readCluster(new KubeHttp(context), { namespace: 'shop' });
+    assert.ok(read.ok);
+    const { cluster } = clusterModel(read.value);
+    assert.deepEqual(cluster.csiDrivers?.map((d) => [d.metadata.name, d.spec.storageCapacity]), [['csi.example', true]]);
+    assert.deepEqual(cluster.csiStorageCapacities?.map((c) => [c.metadata.name, c.storageClassName, c.maximumVolumeSize]), [['fast-zone-a', 'fast', '20Gi']]);
+    const result = await simulate(cluster);
+    assert.ok(result.ok);
+    const outcome = (name: string) => result.value.outcomes.find((o) => o.pod === `shop/${name}`);
+    assert.equal(outcome('db')?.node, 'n3');
+    assert.equal(outcome('huge-db')?.node, undefined);
+    assert.equal(outcome('huge-db')?.diagnosis.message, '0/3 nodes are available: 3 node(s) did not have enough free storage. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.');
+  });
+
+  it('CSIStorageCapacity objects the user may not list are a warning; the rest is read', async () => {
+    server.setFaults({ forbiddenResources: ['csistoragecapacities.storage.k8s.io'] });
+    const read = await readCluster(new KubeHttp(context));
+    assert.ok(read.ok);
+    assert.equal(read.value.warnings.length, 1);
+    assert.match(read.value.warnings[0] ?? '', /^cannot list csistoragecapacities\.storage\.k8s\.io in context lab: /);
+    assert.ok(!read.value.objects.some((o) => o.object.kind === 'CSIStorageCapacity'));
+    assert.ok(read.value.objects.some((o) => o.object.kind === 'CSIDriver'));
   });
 
   it('reads long lists page by page', async () => {

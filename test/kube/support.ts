@@ -101,6 +101,8 @@ export function storageAndPolicy(ns = 'default'): KubeObject[] {
     { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 },
     { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'csi.example', volumeBindingMode: 'WaitForFirstConsumer' },
     { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'n1' }, spec: { drivers: [{ name: 'csi.example', nodeID: 'n1', allocatable: { count: 8 } }] } },
+    { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: 'csi.example' }, spec: { storageCapacity: true } },
+    { apiVersion: 'storage.k8s.io/v1', kind: 'CSIStorageCapacity', metadata: { name: 'fast-zone-a', namespace: ns }, storageClassName: 'fast', nodeTopology: { matchLabels: { zone: 'a' } }, capacity: '100Gi', maximumVolumeSize: '20Gi' },
     { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1' }, spec: { capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'fast', csi: { driver: 'csi.example', volumeHandle: 'h1' } } },
     { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: ns }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } } },
     { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: ns }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } },

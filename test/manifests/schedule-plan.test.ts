@@ -110,6 +110,14 @@ status:
     );
   });
 
+  it('a plan that preempts lists the running pods it evicts in its status, and reads back with them', () => {
+    const preempting = { ...plan, victims: [{ pod: 'batch-low/old-0', node: 'node-b', by: 'batch-1' }] };
+    const text = writeSchedulePlan(preempting);
+    assert.match(text, /\n {2}victims:\n {4}- pod: batch-low\/old-0\n {6}node: node-b\n {6}by: batch-1\n/);
+    assert.deepEqual(planFromManifest(readBack(text)).victims, preempting.victims);
+    assert.doesNotMatch(writeSchedulePlan(plan), /victims/);
+  });
+
   it('leaves out the trigger of a plan nobody triggered', () => {
     const { trigger: _trigger, ...untriggered } = plan;
     const text = writeSchedulePlan(untriggered);

@@ -385,12 +385,49 @@ describe('webview in headless Chromium', function () {
         removed: [],
         unchanged: 3,
         stillUnplaced: 1,
+        newlyEvicted: [],
+        noLongerEvicted: [],
+        stillEvicted: 0,
       },
     };
     await send(page, diff);
     await page.screenshot({ path: `${RESULTS}/webview-diff-light.png`, fullPage: true });
     assert.deepEqual(await page.locator('h2').allInnerTexts(), ['Moved (1)', 'No longer placed (1)']);
     assert.deepEqual(await page.locator('tbody').first().locator('td').allInnerTexts(), ['etl-0', 'worker-a', 'worker-b', 'worker-a now rejects it at Filter: NodeResourcesFit: Insufficient cpu']);
+    await page.close();
+  });
+
+  it('shows which running pods only one of two plans evicts, and how many both do', async () => {
+    const page = await open('dark');
+    const entry = (id: number, evicted: number) => ({ id, podSet: 'nightly-batch', namespace: 'analytics', planner: 'default', profile: 'p', status: 'draft' as const, createdAt: Date.UTC(2025, 2, 14, 9, id), placed: 6, unplaced: 0, evicted });
+    await send(page, { type: 'history', entries: [entry(9, 3), entry(3, 1)] });
+    assert.deepEqual(await page.locator('tbody tr').first().locator('td').last().innerText(), '3');
+    await send(page, {
+      type: 'diff',
+      diff: {
+        from: entry(3, 1),
+        to: entry(9, 3),
+        moved: [],
+        becamePlaced: [],
+        becameUnplaced: [],
+        added: [],
+        removed: [],
+        unchanged: 6,
+        stillUnplaced: 0,
+        newlyEvicted: [
+          { pod: 'reports/render-1', node: 'worker-b', by: 'etl-4' },
+          { pod: 'reports/render-2', node: 'worker-b', by: 'etl-4' },
+        ],
+        noLongerEvicted: [],
+        stillEvicted: 1,
+      },
+    });
+    await page.screenshot({ path: `${RESULTS}/webview-diff-evictions-dark.png`, fullPage: true });
+    assert.deepEqual(await page.locator('h2').allInnerTexts(), ['Evicted only by #9 (2)']);
+    assert.match(await page.locator('header .facts').innerText(), /1 evicted by both/);
+    assert.deepEqual(await page.locator('tbody tr').first().locator('td').allInnerTexts(), ['reports/render-1', 'worker-b', 'etl-4']);
+    await page.locator('tbody tr').first().getByRole('link', { name: 'reports/render-1' }).click();
+    assert.deepEqual((await recorded(page)).posted.at(-1), { type: 'reveal', kind: 'Pod', name: 'render-1', namespace: 'reports' });
     await page.close();
   });
 });

@@ -128,7 +128,7 @@ export function savedIds(lines: readonly string[]): number[] {
 
 /**
  * Checks the file the way a crash must leave it: integrity_check and foreign_key_check clean, and
- * every plan whole (as many assignments, unplaced pods and diagnoses as its row says, each diagnosis
+ * every plan whole (as many assignments, unplaced pods, victims and diagnoses as its row says, each diagnosis
  * in a chunk of its own plan). Returns the plan ids present.
  */
 export function assertWhole(file: string): number[] {
@@ -138,16 +138,18 @@ export function assertWhole(file: string): number[] {
     assert.deepEqual(db.pragma('foreign_key_check'), []);
     const plans = db
       .prepare(
-        `SELECT p.id, p.placed, p.unplaced,
+        `SELECT p.id, p.placed, p.unplaced, p.evicted,
            (SELECT count(*) FROM assignments a WHERE a.plan_id = p.id) AS assignments,
+           (SELECT count(*) FROM victims v WHERE v.plan_id = p.id) AS victims,
            (SELECT count(*) FROM unplaced u WHERE u.plan_id = p.id) AS unplacedRows,
            (SELECT count(*) FROM diagnoses d WHERE d.plan_id = p.id) AS diagnoses
          FROM plans p ORDER BY p.id`,
       )
-      .all() as Array<{ id: number; placed: number; unplaced: number; assignments: number; unplacedRows: number; diagnoses: number }>;
+      .all() as Array<{ id: number; placed: number; unplaced: number; evicted: number; assignments: number; victims: number; unplacedRows: number; diagnoses: number }>;
     for (const p of plans) {
       assert.equal(p.assignments, p.placed, `plan ${p.id}: assignments`);
       assert.equal(p.unplacedRows, p.unplaced, `plan ${p.id}: unplaced pods`);
+      assert.equal(p.victims, p.evicted, `plan ${p.id}: evicted pods`);
       assert.equal(p.diagnoses, p.placed + p.unplaced, `plan ${p.id}: diagnoses`);
     }
     const stray = db.prepare('SELECT count(*) AS n FROM diagnoses d LEFT JOIN diagnosis_chunks c ON c.id = d.chunk_id AND c.plan_id = d.plan_id WHERE c.id IS NULL').get() as { n: number };

@@ -107,5 +107,25 @@ describe('store/recording', () => {
     assert.deepEqual(plan.assignments[0]?.diagnosis?.scores.map((s) => s.node), ['n1']);
     assert.equal(plan.unplaced[0]?.diagnosis.rejections.length, 4);
     assert.deepEqual([plan.createdAt, plan.snapshotHash], [7, 'sha256:x']);
+    assert.equal(plan.victims, undefined, 'no preemption, no victims');
+  });
+
+  it('decisionsPlan keeps the pods preemption evicted: for a placed pod on its node, for a nominated one on the node it waits for; each pod once', () => {
+    const preemptor = { ...bound('shop/a', 'n1'), victims: ['batch/low-0', 'batch/low-1'] };
+    const nominated = { ...unplaced('shop/b'), nominatedNode: 'n2', victims: ['batch/low-2', 'batch/low-1'] };
+    const plan = decisionsPlan([preemptor, nominated, unplaced('shop/c')], HOW, 7);
+    assert.deepEqual(plan.victims, [
+      { pod: 'batch/low-0', node: 'n1', by: 'shop/a' },
+      { pod: 'batch/low-1', node: 'n2', by: 'shop/b' },
+      { pod: 'batch/low-2', node: 'n2', by: 'shop/b' },
+    ]);
+    const recording = start();
+    recording.decision(preemptor);
+    recording.finish('succeeded', 'done');
+    assert.deepEqual(errors, []);
+    assert.deepEqual(value(store.getPlan(plans()[0]!.id)).victims, [
+      { pod: 'batch/low-0', node: 'n1', by: 'shop/a' },
+      { pod: 'batch/low-1', node: 'n1', by: 'shop/a' },
+    ]);
   });
 });

@@ -76,9 +76,14 @@ describe('store/schema', () => {
             assert.equal(value(store.latestApplied('web', 'default'))?.id, 1);
             assert.equal(value(store.triggerHistory({ trigger: 'web-trigger' })).items.length, 1);
             assert.equal(value(store.claims({ pool: 'gpu' })).items.length, version >= 2 ? 1 : 0);
+            // Plans from before evictions were kept evict nothing.
+            assert.deepEqual([value(store.getPlan(1)).victims, value(store.summary(1)).evicted, plan.victims], [[], 0, undefined]);
           }
           const run = value(store.startRun({ kind: 'workspace', name: 'examples' }, 'preview'));
-          value(store.savePlan(run, syntheticPlan({ pods: 20, unplaced: 2, nodes: 5 }), { profileHash: 'p' }));
+          const preempting = { ...syntheticPlan({ pods: 20, unplaced: 2, nodes: 5 }), victims: [{ pod: 'batch/low-0', node: 'node-0001', by: 'web-0' }] };
+          const saved = value(store.savePlan(run, preempting, { profileHash: 'p' }));
+          assert.deepEqual(value(store.loadPlan(saved)), preempting);
+          if (version > 0) assert.deepEqual(value(store.diffPlans(1, saved)).newlyEvicted, preempting.victims);
           value(store.recordClaim({ namespace: 'ml', pool: 'gpu', request: 'r9', outcome: 'claimed', at: 9 }));
         } finally {
           store.close();

@@ -21,18 +21,20 @@ describe('store: read with the sqlite3 command-line tool', () => {
     file = join(dir.path, 'history.db');
     store = await openTestStore(file);
     const run = value(store.startRun({ kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' }, 'trigger'));
-    value(store.savePlan(run, syntheticPlan({ pods: 4, unplaced: 1, nodes: 3, trigger: 'web-trigger' }), { profileHash: 'sha256:p' }));
+    const plan = syntheticPlan({ pods: 4, unplaced: 1, nodes: 3, trigger: 'web-trigger' });
+    value(store.savePlan(run, { ...plan, victims: [{ pod: 'batch/low-0', node: 'node-0001', by: 'web-0' }] }, { profileHash: 'sha256:p' }));
   });
   after(() => store.close());
 
   const sqlite3 = (...args: string[]): string => execFileSync(SQLITE3, [file, ...args], { encoding: 'utf8' });
 
   it('lists the tables', () => {
-    assert.deepEqual(sqlite3('.tables').trim().split(/\s+/).sort(), ['assignments', 'claims', 'diagnoses', 'diagnosis_chunks', 'plans', 'runs', 'sources', 'trigger_transitions', 'unplaced']);
+    assert.deepEqual(sqlite3('.tables').trim().split(/\s+/).sort(), ['assignments', 'claims', 'diagnoses', 'diagnosis_chunks', 'plans', 'runs', 'sources', 'trigger_transitions', 'unplaced', 'victims']);
   });
 
-  it('reads a plan, its assignments and why a pod was not placed, in plain columns', () => {
-    assert.equal(sqlite3('-separator', '|', 'SELECT pod_set, namespace, trigger_name, status, placed, unplaced FROM plans').trim(), 'web|default|web-trigger|draft|3|1');
+  it('reads a plan, its assignments, why a pod was not placed and the pods it evicts, in plain columns', () => {
+    assert.equal(sqlite3('-separator', '|', 'SELECT pod_set, namespace, trigger_name, status, placed, unplaced, evicted FROM plans').trim(), 'web|default|web-trigger|draft|3|1|1');
+    assert.equal(sqlite3('-separator', '|', 'SELECT pod, node, preemptor FROM victims ORDER BY seq').trim(), 'batch/low-0|node-0001|web-0');
     assert.equal(sqlite3('-separator', '|', "SELECT s.kind, s.name, s.server FROM sources s").trim(), 'kube-context|prod|https://10.0.0.1:6443');
     assert.match(sqlite3('SELECT node FROM assignments ORDER BY seq').trim(), /^node-\d{4}\nnode-\d{4}\nnode-\d{4}$/);
     assert.match(sqlite3('SELECT message FROM unplaced').trim(), /^0\/3 nodes are available: \d+ /);

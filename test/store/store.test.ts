@@ -12,6 +12,12 @@ import { syntheticPlan } from './synthetic';
 const workspace: SourceRef = { kind: 'workspace', name: 'examples', server: 'examples/cluster' };
 const prod: SourceRef = { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' };
 const profile = { profileHash: 'sha256:profile' };
+/** What a profile that lets plans preempt adds to a plan: running pods evicted, on their node, for a pod of the set. */
+const victims = [
+  { pod: 'batch/low-2', node: 'node-0003', by: 'web-1' },
+  { pod: 'batch/low-0', node: 'node-0001', by: 'web-0' },
+  { pod: 'batch/low-1', node: 'node-0001', by: 'web-0' },
+];
 
 describe('store/store', () => {
   const dir = useTempDir();
@@ -43,6 +49,22 @@ describe('store/store', () => {
 
     it('reads back the plan exactly as the planner made it, every diagnosis included', () => {
       assert.deepEqual(value(store.loadPlan(save(plan))), plan);
+    });
+
+    it('keeps the running pods a plan evicts, in its order, with their node and preemptor', () => {
+      const preempting = { ...plan, victims };
+      const id = save(preempting);
+      assert.deepEqual(value(store.loadPlan(id)), preempting);
+      const shown = value(store.getPlan(id));
+      assert.deepEqual([shown.victims, shown.summary.evicted], [victims, 3]);
+      const none = value(store.getPlan(save(plan)));
+      assert.deepEqual([none.victims, none.summary.evicted], [[], 0]);
+    });
+
+    it('refuses a plan that evicts a pod twice and writes nothing of it', () => {
+      const saved = store.savePlan(value(store.startRun(workspace, 'preview')), { ...plan, victims: [...victims, victims[0]!] }, profile);
+      assert.deepEqual(saved.ok ? undefined : [saved.error.kind, saved.error.message], ['invalid', 'plan for pod set web evicts pod batch/low-2 more than once']);
+      assert.deepEqual(value(store.history()).items, []);
     });
 
     it("keeps the plan's objective and the bound its solver proved", () => {
@@ -91,6 +113,7 @@ describe('store/store', () => {
           createdAt: plan.createdAt,
           placed: 288,
           unplaced: 12,
+          evicted: 0,
         },
       );
     });
@@ -173,7 +196,7 @@ describe('store/store', () => {
     it('keeps the newest plans of each pod set, and the applied one besides, in the transaction of the insert', () => {
       const applied = save(planOf({ 'web-0': 'n1', 'web-1': null }));
       value(store.markApplied(applied));
-      const web = Array.from({ length: 7 }, (_, i) => save(planOf({ 'web-0': `n${i}`, 'web-1': null })));
+      const web = Array.from({ length: 7 }, (_, i) => save(planOf({ 'web-0': `n${i}`, 'web-1': null }, { victims: [{ pod: 'batch/low-0', node: `n${i}`, by: 'web-0' }] })));
       const db = save(planOf({ 'db-0': 'n1' }, { podSet: 'db' }));
       assert.deepEqual(
         value(store.history({ podSet: 'web' })).items.map((p) => p.id),
@@ -184,6 +207,7 @@ describe('store/store', () => {
         `SELECT (SELECT count(*) FROM assignments WHERE plan_id NOT IN (SELECT id FROM plans))
               + (SELECT count(*) FROM unplaced WHERE plan_id NOT IN (SELECT id FROM plans))
               + (SELECT count(*) FROM diagnoses WHERE plan_id NOT IN (SELECT id FROM plans))
+              + (SELECT count(*) FROM victims WHERE plan_id NOT IN (SELECT id FROM plans))
               + (SELECT count(*) FROM diagnosis_chunks WHERE plan_id NOT IN (SELECT id FROM plans)) AS n`,
       );
       assert.equal(orphans, 0);
@@ -207,8 +231,26 @@ describe('store/store', () => {
           removed: [{ pod: 'goes', node: 'n3' }],
           unchanged: 1,
           stillUnplaced: 1,
+          newlyEvicted: [],
+          noLongerEvicted: [],
+          stillEvicted: 0,
         },
       );
+    });
+
+    it('tells which running pods only one of the plans evicts; a pod evicted by both is counted', () => {
+      const pods = { 'web-0': 'node-0001', 'web-1': 'node-0003' };
+      const none = save(planOf(pods));
+      const all = save(planOf(pods, { victims }));
+      const some = save(planOf(pods, { victims: [victims[1]!, { pod: 'batch/low-9', node: 'node-0003', by: 'web-1' }] }));
+      const sorted = [victims[1]!, victims[2]!, victims[0]!];
+      const evictions = (a: number, b: number) => {
+        const d = value(store.diffPlans(a, b));
+        return { newly: d.newlyEvicted, noLonger: d.noLongerEvicted, still: d.stillEvicted, unchanged: d.unchanged };
+      };
+      assert.deepEqual(evictions(none, all), { newly: sorted, noLonger: [], still: 0, unchanged: 2 });
+      assert.deepEqual(evictions(all, none), { newly: [], noLonger: sorted, still: 0, unchanged: 2 });
+      assert.deepEqual(evictions(all, some), { newly: [{ pod: 'batch/low-9', node: 'node-0003', by: 'web-1' }], noLonger: [victims[2]!, victims[0]!], still: 1, unchanged: 2 });
     });
   });
 
@@ -234,8 +276,8 @@ describe('store/store', () => {
       );
     });
 
-    it('with diagnoses, reads back with src/manifests into the plan saved', () => {
-      const plan = syntheticPlan({ pods: 40, unplaced: 3, nodes: 10, trigger: 'web-trigger' });
+    it('with diagnoses, reads back with src/manifests into the plan saved, evictions included', () => {
+      const plan = { ...syntheticPlan({ pods: 40, unplaced: 3, nodes: 10, trigger: 'web-trigger' }), victims };
       assert.deepEqual(readBack(value(store.exportPlan(save(plan), { diagnoses: true }))), plan);
     });
   });

@@ -1,13 +1,14 @@
 // `podplan diff <a> <b>`: what changed from one plan in the history to another, pod by pod.
 import type { PlanDiff, PlanSummary } from '../../store/types';
-import { DB_HELP, planScope, runPlanCommand } from '../history';
+import { DB_HELP, planCounts, planScope, preemptorOf, runPlanCommand } from '../history';
 import type { Command } from '../io';
 import { histogram } from './show';
 
 const HELP = `Usage: podplan diff <plan-a> <plan-b> [--json] [--db file]
 
 Compares two plans of the plan history (usually two plans of one pod set): which pods moved to
-another node, which became placeable and which could no longer be placed, and why.
+another node, which became placeable and which could no longer be placed, and why; and which
+running pods one plan evicts and the other does not (plans that preempt).
 
 Options:
   --json            print the difference as JSON
@@ -34,7 +35,7 @@ export const diff: Command = {
     }),
 };
 
-const described = (p: PlanSummary): string => `plan ${p.id} (${planScope(p)}: ${p.placed} placed, ${p.unplaced} not placed)`;
+const described = (p: PlanSummary): string => `plan ${p.id} (${planScope(p)}: ${planCounts(p)})`;
 
 function report(d: PlanDiff): string {
   const lines = [`From ${described(d.from)}`, `to   ${described(d.to)}`];
@@ -49,6 +50,8 @@ function report(d: PlanDiff): string {
   const where = (p: { node?: string; message?: string }): string => (p.node !== undefined ? `on ${p.node}` : `not placed: ${p.message ?? ''}`);
   section(`Only in plan ${d.to.id}`, d.added, (p) => [`  ${p.pod}: ${where(p)}`]);
   section(`Only in plan ${d.from.id}`, d.removed, (p) => [`  ${p.pod}: ${where(p)}`]);
-  lines.push('', `Unchanged: ${d.unchanged} on the same node, ${d.stillUnplaced} still not placed.`);
+  section(`Evicted only by plan ${d.to.id}`, d.newlyEvicted, (v) => [`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(d.to, v.by)}`]);
+  section(`Evicted only by plan ${d.from.id}`, d.noLongerEvicted, (v) => [`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(d.from, v.by)}`]);
+  lines.push('', `Unchanged: ${d.unchanged} on the same node, ${d.stillUnplaced} still not placed${d.stillEvicted > 0 ? `, ${d.stillEvicted} evicted by both` : ''}.`);
   return `${lines.join('\n')}\n`;
 }

@@ -6,8 +6,8 @@ const HELP = `Usage: podplan export <plan-id> [--diagnoses] [--db file]
 
 Prints a plan of the plan history as a SchedulePlan (planner.ciena.io/v1alpha1) on stdout, named as
 Pallet names it, so that kubectl apply -f replaces the plan Pallet's controllers look up. spec.plan
-holds the placements; status (which Pallet ignores) says how the plan was made and why each
-unplaced pod was left out.
+holds the placements; status (which Pallet ignores) says how the plan was made, why each
+unplaced pod was left out, and which running pods the plan evicts (status.victims: pod, node, by).
 
 Options:
   --diagnoses       also write every pod's full diagnosis into the status (long), so that reading

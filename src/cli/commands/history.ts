@@ -79,9 +79,10 @@ function listing(plans: readonly PlanSummary[], next: number | undefined, args: 
     p.status,
     String(p.placed),
     String(p.unplaced),
+    String(p.evicted),
     `${p.source.kind} ${p.source.name}`,
   ]);
-  const lines = [formatTable(['ID', 'CREATED', 'POD SET', 'NAMESPACE', 'TRIGGER', 'PLANNER', 'STATUS', 'PLACED', 'UNPLACED', 'SOURCE'], rows)];
+  const lines = [formatTable(['ID', 'CREATED', 'POD SET', 'NAMESPACE', 'TRIGGER', 'PLANNER', 'STATUS', 'PLACED', 'UNPLACED', 'EVICTED', 'SOURCE'], rows)];
   if (next !== undefined) lines.push('', `More: podplan history ${[...withoutBefore(args), '--before', String(next)].join(' ')}`);
   return `${lines.join('\n')}\n`;
 }

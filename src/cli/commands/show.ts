@@ -2,7 +2,7 @@
 // could not be placed.
 import type { ReasonCount } from '../../store/diagnoses';
 import type { StoredAssignment, StoredPlan } from '../../store/types';
-import { DB_HELP, formatTime, planScope, runPlanCommand } from '../history';
+import { DB_HELP, formatTime, planCounts, planScope, preemptorOf, runPlanCommand } from '../history';
 import type { Command } from '../io';
 import { formatTable } from '../table';
 
@@ -10,11 +10,13 @@ const HELP = `Usage: podplan show <plan-id> [--json] [--db file]
 
 Prints a plan kept in the plan history (podplan history lists the ids): how and from what it was
 made, where each pod was placed with its score, and for each pod that could not be placed the
-message kube-scheduler would give and how many nodes rejected it for each reason.
+message kube-scheduler would give and how many nodes rejected it for each reason. A plan that
+preempts (podplan schedule, or a profile that lets plans preempt) lists the running pods it evicts,
+each with its node and the pod it makes room for.
 
 Options:
   --json            print the plan as JSON: summary, assignments and unplaced pods, each with its
-                    reason histogram and best scored nodes
+                    reason histogram and best scored nodes, and victims ({ pod, node, by })
 ${DB_HELP}
   -h, --help        this help
 
@@ -37,14 +39,21 @@ export const show: Command = {
     }),
 };
 
-function report({ summary: s, assignments, unplaced }: StoredPlan): string {
+function report({ summary: s, assignments, unplaced, victims }: StoredPlan): string {
   const lines = [
     `Plan ${s.id}: ${planScope(s)}, ${s.status}`,
     `  planner ${s.planner}, profile ${s.profile} (${s.profileHash})${s.trigger !== undefined ? `, trigger ${s.trigger}` : ''}`,
     `  made ${formatTime(s.createdAt)} from ${s.source.kind} ${s.source.name} (run ${s.runId}), snapshot ${s.snapshotHash}`,
-    `  ${s.placed} placed, ${s.unplaced} not placed`,
+    `  ${planCounts(s)}`,
   ];
-  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [a.pod, a.node, scoreOf(a)])));
+  // As podplan schedule and plan show a preemptor: its node with the pods it evicts.
+  const evicts = (pod: string) => victims.filter((v) => v.by === pod).map((v) => v.pod);
+  const nodeOf = (a: StoredAssignment) => (evicts(a.pod).length > 0 ? `${a.node} (preempts ${evicts(a.pod).join(', ')})` : a.node);
+  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [a.pod, nodeOf(a), scoreOf(a)])));
+  if (victims.length > 0) {
+    lines.push('', 'Preempted:');
+    for (const v of victims) lines.push(`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(s, v.by)}`);
+  }
   if (unplaced.length > 0) {
     lines.push('', 'Not placed:');
     for (const u of unplaced) {

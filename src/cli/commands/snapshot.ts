@@ -14,8 +14,9 @@ const HELP = `Usage: podplan snapshot --context NAME [--kubeconfig file] [-n NAM
 
 Reads the cluster of a kube context (read only) and writes what Podplan reads as YAML files under
 DIR: cluster-scoped kinds in DIR/<kind>.yaml (nodes, namespaces, priorityclasses, storageclasses,
-csinodes, persistentvolumes), namespaced ones in DIR/<namespace>/<kind>.yaml (pods,
-persistentvolumeclaims, poddisruptionbudgets, scheduletriggers, scheduleplans). Every other
+csinodes, csidrivers, persistentvolumes), namespaced ones in DIR/<namespace>/<kind>.yaml (pods,
+persistentvolumeclaims, poddisruptionbudgets, csistoragecapacities, scheduletriggers,
+scheduleplans). Every other
 command reads DIR back to the same result as the context: attach it to a bug report, or plan
 offline. Existing files of those names are replaced; nothing else in DIR is touched (other YAML
 files there are named in a warning: commands reading DIR would read them too).

@@ -96,7 +96,7 @@ export function planNodes(entries: readonly HistoryEntryView[], openPlan: string
       return {
         key: `plan:${e.id}`,
         label: `#${e.id} ${e.status}`,
-        description: `${e.placed} placed${e.unplaced ? `, ${e.unplaced} not placed` : ''} · ${new Date(e.createdAt).toISOString().replace('T', ' ').slice(0, 19)}`,
+        description: `${e.placed} placed${e.unplaced ? `, ${e.unplaced} not placed` : ''}${e.evicted ? `, ${e.evicted} evicted` : ''} · ${new Date(e.createdAt).toISOString().replace('T', ' ').slice(0, 19)}`,
         tooltip: `Plan #${e.id} of ${key} (${e.status}) by ${e.planner}, profile ${e.profile}${e.trigger ? `, trigger ${e.trigger}` : ''}`,
         icon: e.status === 'applied' ? 'pass-filled' : e.status === 'superseded' ? 'history' : 'edit',
         contextValue: `plan.${e.status}${previous ? '.comparable' : ''}`,

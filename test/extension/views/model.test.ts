@@ -48,9 +48,9 @@ describe('extension/views/model', () => {
   });
 
   it('groups the history by pod set, newest first, each plan comparable with the one before it', () => {
-    const [set1, set2] = planNodes([entry(3, { status: 'applied' }), entry(2, { podSet: 'nightly-report', unplaced: 1, placed: 0 }), entry(1, { status: 'superseded' })], 'open');
+    const [set1, set2] = planNodes([entry(3, { status: 'applied' }), entry(2, { podSet: 'nightly-report', unplaced: 1, placed: 0 }), entry(1, { status: 'superseded', evicted: 2 })], 'open');
     assert.equal(set1?.label, 'analytics/nightly-batch');
-    assert.deepEqual(described(set1?.children), [['#3 applied', '6 placed · 2026-11-24 20:00:03'], ['#1 superseded', '6 placed · 2026-11-24 20:00:01']]);
+    assert.deepEqual(described(set1?.children), [['#3 applied', '6 placed · 2026-11-24 20:00:03'], ['#1 superseded', '6 placed, 2 evicted · 2026-11-24 20:00:01']]);
     assert.deepEqual(set1?.children?.map((c) => [c.contextValue, c.args]), [['plan.applied.comparable', { id: 3, from: 1, to: 3 }], ['plan.superseded', { id: 1 }]]);
     assert.deepEqual(set1?.children?.[0]?.open, { command: 'open', args: [{ id: 3 }] });
     assert.deepEqual(described(set2?.children), [['#2 draft', '0 placed, 1 not placed · 2026-11-24 20:00:02']]);

@@ -115,6 +115,7 @@ const BUILTINS: readonly Builtin[] = [
   { group: 'storage.k8s.io', kind: 'StorageClass', plural: 'storageclasses', namespaced: false, shortNames: ['sc'] },
   { group: 'storage.k8s.io', kind: 'CSINode', plural: 'csinodes', namespaced: false },
   { group: 'storage.k8s.io', kind: 'CSIDriver', plural: 'csidrivers', namespaced: false },
+  { group: 'storage.k8s.io', kind: 'CSIStorageCapacity', plural: 'csistoragecapacities' },
   { group: 'coordination.k8s.io', kind: 'Lease', plural: 'leases' },
   { group: 'apiextensions.k8s.io', kind: 'CustomResourceDefinition', plural: 'customresourcedefinitions', namespaced: false, shortNames: ['crd', 'crds'], status: true },
 ];
