@@ -305,8 +305,17 @@ export class ApiHttp {
     const timers: NodeJS.Timeout[] = [];
     const streams = this.streams;
     const allowBookmarks = query.get('allowWatchBookmarks') === 'true';
+    // Events are written together once per turn of the event loop (a burst of writes is one TLS
+    // record and one system call, as the real server's buffered encoder sends them).
+    let unsent: string[] = [];
+    const flush = (): void => {
+      const text = unsent.join('');
+      unsent = [];
+      if (text && !res.destroyed && !res.writableEnded) res.write(text);
+    };
     const finish = (how: 'end' | 'reset'): void => {
       if (closed) return;
+      flush();
       closed = true;
       stop();
       for (const t of timers) clearTimeout(t);
@@ -319,7 +328,8 @@ export class ApiHttp {
     };
     const write = (type: WatchEventType | 'BOOKMARK' | 'ERROR', json: string): void => {
       if (closed) return;
-      res.write(`{"type":"${type}","object":${json}}\n`);
+      if (unsent.length === 0) setImmediate(() => closed || flush());
+      unsent.push(`{"type":"${type}","object":${json}}\n`);
     };
     const stream: WatchStream = {
       bookmark: () => {
