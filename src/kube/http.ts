@@ -3,6 +3,7 @@
 // client-node's typed APIs because those turn objects into models (timestamps become Dates, fields
 // the model does not know are dropped); the manifests decoder reads API objects as the server
 // sends them, exactly like YAML files. Failures are values with a kind, and their text is redacted.
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { err, ok, type Result } from '../engine/api/result';
@@ -80,9 +81,21 @@ export class KubeHttp {
   private agent: { readonly key: string; readonly agent: https.Agent } | undefined;
   private prepared: Prepared | undefined;
   private readonly base: string;
+  /** Aborts every request of this client (see abort()). */
+  private readonly abortion = new AbortController();
 
   constructor(readonly context: KubeContext) {
     this.base = context.config.getCurrentCluster()!.server.replace(/\/$/, '');
+    // Every request in flight listens on it: hundreds at once are expected, not a leak.
+    setMaxListeners(0, this.abortion.signal);
+  }
+
+  /**
+   * Aborts every request in flight and answers later ones at once, all with an ApiError of kind
+   * 'aborted': for a process that must exit now, whatever the API server does.
+   */
+  abort(): void {
+    this.abortion.abort();
   }
 
   private agentFor(opts: https.RequestOptions): https.Agent {
@@ -141,17 +154,18 @@ export class KubeHttp {
   /** The parsed JSON answer of a request to `path` (e.g. `/api/v1/pods`), or an ApiError. */
   async request<T = unknown>(path: string, options: RequestOptions = {}): Promise<Result<T, ApiError>> {
     const { redactor } = this.context;
-    if (options.signal?.aborted) return err(aborted(path));
+    const signal = options.signal ? AbortSignal.any([options.signal, this.abortion.signal]) : this.abortion.signal;
+    if (signal.aborted) return err(aborted(path));
     const prepared = await this.prepare();
     if (!prepared.ok) return prepared;
     const url = this.url(path, options.query);
     const payload = options.body === undefined ? undefined : { text: JSON.stringify(options.body), contentType: options.contentType ?? 'application/json' };
     return new Promise((resolve) => {
-      const req = this.send(url, prepared.value, { method: options.method ?? 'GET', accept: 'application/json', timeout: REQUEST_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}) }, payload);
+      const req = this.send(url, prepared.value, { method: options.method ?? 'GET', accept: 'application/json', timeout: REQUEST_TIMEOUT_MS, signal }, payload);
       req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => resolve(err(options.signal?.aborted ? aborted(path) : { kind: 'network', status: 0, message: redactor.describe(e) })));
+        res.on('error', (e) => resolve(err(signal.aborted ? aborted(path) : { kind: 'network', status: 0, message: redactor.describe(e) })));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
@@ -174,8 +188,15 @@ export class KubeHttp {
         });
       });
       req.on('timeout', () => req.destroy(new Error(`no answer from the API server within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-      req.on('error', (e) => resolve(err(options.signal?.aborted ? aborted(path) : { kind: 'network', status: 0, message: `${this.context.server}: ${redactor.describe(e)}` })));
+      req.on('error', (e) => resolve(err(signal.aborted ? aborted(path) : { kind: 'network', status: 0, message: `${this.context.server}: ${redactor.describe(e)}` })));
     });
+  }
+
+  /** Closes the idle keep-alive connections (requests in flight finish first); a later request opens new ones. */
+  close(): void {
+    this.agent?.agent.destroy();
+    this.agent = undefined;
+    this.prepared = undefined;
   }
 
   /**

@@ -64,8 +64,23 @@ export class ApiHttp {
     const go = (): void => {
       this.serve(req, res).catch((err: unknown) => this.fail(res, err));
     };
-    if (latency > 0) setTimeout(go, latency);
+    if (latency > 0) void this.delay(res, latency).then((answered) => answered && go());
     else go();
+  }
+
+  /** Resolves true after `ms`, or false as soon as the client goes away (a request it gave up on is never carried out). */
+  private delay(res: ServerResponse, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const gone = (): void => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        res.off('close', gone);
+        resolve(true);
+      }, ms);
+      res.once('close', gone);
+    });
   }
 
   private authenticated(req: IncomingMessage): boolean {
@@ -209,6 +224,8 @@ export class ApiHttp {
       return;
     }
     const body = await readBody(req);
+    const binding = method === 'POST' && (subresource === 'binding' || subresource === 'bindings');
+    if (binding && this.faults.faults.bindingLatencyMs > 0 && !(await this.delay(res, this.faults.faults.bindingLatencyMs))) return;
     if (method === 'POST' && subresource === 'binding') {
       this.bind(res, namespace ?? 'default', name as string, parseBody(req, body) as BindingRequest, opts);
       return;
@@ -361,7 +378,11 @@ export class ApiHttp {
       },
     };
     stop = this.registry.store.watch(this.registry.store.collection(`${type.group}/${type.plural}`), watcher, fromRV);
-    if (closed) stop();
+    // Dropped while replaying its history: no bookmark or timeout timer may outlive it.
+    if (closed) {
+      stop();
+      return;
+    }
     if (allowBookmarks && this.options.bookmarkIntervalMs > 0) {
       const tick = (): void => {
         stream.bookmark();
