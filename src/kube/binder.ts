@@ -4,7 +4,10 @@
 // our own earlier attempt that landed, so it is success; to another node, the pod was bound by
 // someone else; any other 409 is a conflict. Every failure is an Error status: the scheduler forgets
 // the assumption and requeues the pod, and drops it once the watch shows it bound. A pod this binder
-// bound is never posted again, and one pod never has two bindings in flight.
+// bound is never posted again, and one pod never has two bindings in flight. `abort()` (a process
+// that must exit now) ends every binding in flight at once, their requests and back-offs included:
+// each is an Error status saying the pod was not bound, so its assumption is forgotten.
+import { setMaxListeners } from 'node:events';
 import type { Clock } from '../engine/api/clock';
 import { podId, podKey, type Pod } from '../engine/api/types';
 import type { Binder } from '../engine/framework/binder';
@@ -16,10 +19,12 @@ export type BindingAnswer =
   /** An HTTP status other than 2xx, with the Status object's message. */
   | { readonly kind: 'status'; readonly code: number; readonly message: string }
   /** No answer (connection refused or reset, timeout). */
-  | { readonly kind: 'unreachable'; readonly message: string };
+  | { readonly kind: 'unreachable'; readonly message: string }
+  /** The request was aborted through the signal before an answer came. */
+  | { readonly kind: 'aborted'; readonly message: string };
 
-/** Posts one Binding of the pod (namespace, name, uid) to the node. Never rejects. */
-export type PostBinding = (pod: { readonly namespace: string; readonly name: string; readonly uid?: string }, node: string) => Promise<BindingAnswer>;
+/** Posts one Binding of the pod (namespace, name, uid) to the node; `signal` aborts it. Never rejects. */
+export type PostBinding = (pod: { readonly namespace: string; readonly name: string; readonly uid?: string }, node: string, signal?: AbortSignal) => Promise<BindingAnswer>;
 
 export interface KubeBinderOptions {
   readonly post: PostBinding;
@@ -42,6 +47,8 @@ export interface BinderCounters {
   readonly conflicts: number;
   readonly boundElsewhere: number;
   readonly failed: number;
+  /** Ended by abort() before an answer: not bound. */
+  readonly aborted: number;
   readonly inFlight: number;
 }
 
@@ -51,9 +58,12 @@ export class KubeBinder implements Binder {
   private readonly bound = new Map<string, string>();
   /** Bindings in flight, by pod id: each settles once. */
   private readonly inFlight = new Map<string, Promise<Status>>();
-  private readonly counts = { bound: 0, retried: 0, conflicts: 0, boundElsewhere: 0, failed: 0 };
+  private readonly counts = { bound: 0, retried: 0, conflicts: 0, boundElsewhere: 0, failed: 0, aborted: 0 };
+  private readonly abortion = new AbortController();
 
   constructor(private readonly options: KubeBinderOptions) {
+    // Every binding in flight listens on it.
+    setMaxListeners(0, this.abortion.signal);
     this.settings = {
       attempts: options.attempts ?? BINDER_DEFAULTS.attempts,
       initialBackoffMs: options.initialBackoffMs ?? BINDER_DEFAULTS.initialBackoffMs,
@@ -68,6 +78,7 @@ export class KubeBinder implements Binder {
       return Promise.resolve(done === nodeName ? SUCCESS : errorStatus(`pod ${podKey(pod)} was already bound to node ${done} by this scheduler`));
     }
     if (this.inFlight.has(id)) return Promise.resolve(errorStatus(`pod ${podKey(pod)} already has a binding in flight`));
+    if (this.abortion.signal.aborted) return Promise.resolve(this.aborted(pod, nodeName));
     const binding = this.attempt(pod, nodeName).finally(() => this.inFlight.delete(id));
     this.inFlight.set(id, binding);
     return binding;
@@ -76,6 +87,16 @@ export class KubeBinder implements Binder {
   /** Resolves when every binding in flight now has settled. */
   async drain(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight.values()]);
+  }
+
+  /**
+   * Ends every binding in flight now (requests aborted, back-offs cut short) and refuses new ones:
+   * each settles as an Error status, the pod not bound. How many were in flight.
+   */
+  abort(): number {
+    const inFlight = this.inFlight.size;
+    this.abortion.abort();
+    return inFlight;
   }
 
   /** The node this binder bound the pod (by id) to, if it did. */
@@ -92,8 +113,10 @@ export class KubeBinder implements Binder {
     const key = podKey(pod);
     let delay = this.settings.initialBackoffMs;
     let last = '';
+    const { signal } = this.abortion;
     for (let attempt = 1; attempt <= this.settings.attempts; attempt++) {
-      const answer = await this.options.post(target, nodeName);
+      const answer = await this.options.post(target, nodeName, signal);
+      if (answer.kind === 'aborted' || signal.aborted) return this.aborted(pod, nodeName);
       if (answer.kind === 'created') return this.succeeded(pod, nodeName);
       if (answer.kind === 'status' && answer.code === 409) {
         const assigned = ALREADY_ASSIGNED.exec(answer.message)?.[1];
@@ -108,11 +131,17 @@ export class KubeBinder implements Binder {
       last = answer.kind === 'status' ? `${answer.code} ${answer.message}` : answer.message;
       if (!retriable(answer) || attempt === this.settings.attempts) break;
       this.counts.retried++;
-      await sleep(this.options.clock, delay);
+      await sleep(this.options.clock, delay, signal);
+      if (signal.aborted) return this.aborted(pod, nodeName);
       delay = Math.min(delay * 2, this.settings.maxBackoffMs);
     }
     this.counts.failed++;
     return errorStatus(`binding pod ${key} to node ${nodeName} failed: ${last}`);
+  }
+
+  private aborted(pod: Pod, nodeName: string): Status {
+    this.counts.aborted++;
+    return errorStatus(`binding pod ${podKey(pod)} to node ${nodeName} was aborted (the scheduler is stopping): not bound`);
   }
 
   private succeeded(pod: Pod, nodeName: string): Status {
@@ -126,6 +155,17 @@ function retriable(answer: BindingAnswer): boolean {
   return answer.kind === 'unreachable' || (answer.kind === 'status' && (answer.code >= 500 || answer.code === 429));
 }
 
-function sleep(clock: Clock, ms: number): Promise<void> {
-  return new Promise((resolve) => clock.setTimer(ms, resolve));
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = clock.setTimer(ms, () => {
+      signal.removeEventListener('abort', wake);
+      resolve();
+    });
+    const wake = () => {
+      timer.cancel();
+      resolve();
+    };
+    signal.addEventListener('abort', wake, { once: true });
+  });
 }

@@ -1,8 +1,8 @@
 // The ScheduleTrigger and SchedulePlan CustomResourceDefinitions, compatible with the ones Pallet
 // publishes (config/crd/bases/planner.ciena.io_*.yaml in ciena/pallet): same group and version,
 // kinds, plural/singular/short names, printer columns, required fields, status subresource and
-// schemas. Podplan's one schema addition is the optional spec.dependsOn of a ScheduleTrigger (with
-// Pallet's own CRD installed the API server prunes it). Pallet declares a SchedulePlan's `status`
+// schemas. Podplan's one schema addition is the optional spec.dependsOn (and spec.requireReady) of a
+// ScheduleTrigger (with Pallet's own CRD installed the API server prunes them). Pallet declares a SchedulePlan's `status`
 // as a bare object, so the server prunes every field under it: Podplan therefore writes its plan
 // status (planner, profile, the pods it could not place) as JSON in the PLAN_STATUS_ANNOTATION
 // annotation, which survives under either CRD. No `x-kubernetes-preserve-unknown-fields`: Pallet's
@@ -83,6 +83,7 @@ export const SCHEDULE_TRIGGER_CRD: ApiObject = crd(
           properties: { name: { type: 'string' }, namespace: { type: 'string' }, kind: { type: 'string', enum: ['ScheduleTrigger', 'SchedulePlan', 'PodSet'] } },
         },
       },
+      requireReady: { description: "Podplan's addition: wait until the pods of what dependsOn names are Ready, not only planned.", type: 'boolean' },
     },
   },
   'ScheduleTriggerStatus defines the status for a trigger.',

@@ -3,12 +3,13 @@
 // client-node's typed APIs because those turn objects into models (timestamps become Dates, fields
 // the model does not know are dropped); the manifests decoder reads API objects as the server
 // sends them, exactly like YAML files. Failures are values with a kind, and their text is redacted.
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { err, ok, type Result } from '../engine/api/result';
 import type { KubeContext } from './kubeconfig';
 
-export type ApiErrorKind = 'forbidden' | 'unauthorized' | 'not-found' | 'conflict' | 'gone' | 'invalid' | 'unsupported-media-type' | 'server' | 'network';
+export type ApiErrorKind = 'forbidden' | 'unauthorized' | 'not-found' | 'conflict' | 'gone' | 'invalid' | 'unsupported-media-type' | 'server' | 'network' | 'aborted';
 
 export interface ApiError {
   readonly kind: ApiErrorKind;
@@ -32,6 +33,24 @@ export interface RequestOptions {
   /** Content type of the body (default application/json; merge patches: application/merge-patch+json). */
   readonly contentType?: string;
   readonly query?: Readonly<Record<string, string | undefined>>;
+  /** Aborting it ends the request at once: the answer is an ApiError of kind 'aborted'. */
+  readonly signal?: AbortSignal;
+}
+
+/** One event of a watch stream, as the API server wrote it. */
+export interface WatchEvent {
+  readonly type: string;
+  readonly object: unknown;
+}
+
+export interface WatchHandlers {
+  readonly onEvent: (event: WatchEvent) => void;
+  /**
+   * Called once when the watch is over: `undefined` when the server ended it cleanly or it was
+   * aborted; otherwise the error (an answer other than 200 carries its `statusCode`, a connection
+   * that broke in the middle of the stream a plain Error).
+   */
+  readonly onDone: (error: (Error & { statusCode?: number }) | undefined) => void;
 }
 
 /** Connections to the API server at once; more requests wait for one (a TLS handshake costs more than the wait). */
@@ -40,11 +59,44 @@ const MAX_SOCKETS = 32;
 /** Bounded so a stalled server cannot hang a command. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
+/**
+ * How long what client-node put on a request (auth headers, TLS material) is reused: resolving it
+ * costs more than a binding request itself, and an exec plugin's token is cached by client-node
+ * anyway. A 401 drops it at once.
+ */
+const AUTH_REUSE_MS = 1_000;
+
+/** TCP keep-alive probes on watch connections, so a peer that vanished ends the watch (as client-node does). */
+const WATCH_KEEPALIVE_MS = 30_000;
+
+/** What client-node resolved for requests of this context: headers and the agent built from its TLS material. */
+interface Prepared {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly agent: https.Agent | undefined;
+  readonly at: number;
+}
+
 export class KubeHttp {
   /** client-node makes a new agent per request (a TLS handshake each time): one keep-alive agent per TLS identity reuses connections. */
   private agent: { readonly key: string; readonly agent: https.Agent } | undefined;
+  private prepared: Prepared | undefined;
+  private readonly base: string;
+  /** Aborts every request of this client (see abort()). */
+  private readonly abortion = new AbortController();
 
-  constructor(readonly context: KubeContext) {}
+  constructor(readonly context: KubeContext) {
+    this.base = context.config.getCurrentCluster()!.server.replace(/\/$/, '');
+    // Every request in flight listens on it: hundreds at once are expected, not a leak.
+    setMaxListeners(0, this.abortion.signal);
+  }
+
+  /**
+   * Aborts every request in flight and answers later ones at once, all with an ApiError of kind
+   * 'aborted': for a process that must exit now, whatever the API server does.
+   */
+  abort(): void {
+    this.abortion.abort();
+  }
 
   private agentFor(opts: https.RequestOptions): https.Agent {
     const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, servername: opts.servername, ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}) };
@@ -56,39 +108,64 @@ export class KubeHttp {
     return this.agent.agent;
   }
 
-  /** The parsed JSON answer of a request to `path` (e.g. `/api/v1/pods`), or an ApiError. */
-  async request<T = unknown>(path: string, options: RequestOptions = {}): Promise<Result<T, ApiError>> {
+  /** Headers and agent for the next request: client-node's answer, reused for AUTH_REUSE_MS. */
+  private async prepare(): Promise<Result<Prepared, ApiError>> {
+    const now = Date.now();
+    if (this.prepared && now - this.prepared.at < AUTH_REUSE_MS) return ok(this.prepared);
     const { config, redactor } = this.context;
-    const url = new URL(this.context.config.getCurrentCluster()!.server.replace(/\/$/, '') + path);
-    for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const opts: https.RequestOptions = { method: options.method ?? 'GET', headers: { Accept: 'application/json' } };
+    const opts: https.RequestOptions = { headers: {} };
     try {
       await config.applyToHTTPSOptions(opts);
     } catch (error) {
       return err({ kind: 'unauthorized', status: 0, message: `cannot authenticate: ${redactor.describe(error)}` });
     }
     // What client-node put on the request (an exec plugin's token, a key read from a file) is secret too.
-    const headers = (opts.headers ?? {}) as Record<string, string>;
+    const headers = { ...((opts.headers ?? {}) as Record<string, string>) };
+    if (opts.auth) headers.Authorization = `Basic ${Buffer.from(opts.auth).toString('base64')}`;
     const authorization = headers.Authorization ?? headers.authorization;
     if (authorization) {
       redactor.add(authorization);
       redactor.add(authorization.replace(/^\S+\s+/, ''));
     }
     if (opts.key) redactor.add(opts.key.toString());
-    if (url.protocol === 'https:') opts.agent = this.agentFor(opts);
-    if (payload !== undefined) {
-      headers['Content-Type'] = options.contentType ?? 'application/json';
-      headers['Content-Length'] = String(Buffer.byteLength(payload));
+    this.prepared = { headers, agent: this.base.startsWith('https:') ? this.agentFor(opts) : undefined, at: now };
+    return ok(this.prepared);
+  }
+
+  private url(path: string, query: Readonly<Record<string, string | undefined>> | undefined): URL {
+    const url = new URL(this.base + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
+    return url;
+  }
+
+  private send(url: URL, prepared: Prepared, options: { readonly method: string; readonly accept: string; readonly signal?: AbortSignal; readonly timeout?: number }, payload?: { readonly text: string; readonly contentType: string }): http.ClientRequest {
+    const headers: Record<string, string> = { ...prepared.headers, Accept: options.accept };
+    if (payload) {
+      headers['Content-Type'] = payload.contentType;
+      headers['Content-Length'] = String(Buffer.byteLength(payload.text));
     }
-    opts.headers = headers;
-    opts.timeout = REQUEST_TIMEOUT_MS;
-    const transport = url.protocol === 'http:' ? http : https;
+    const opts: https.RequestOptions = { method: options.method, headers, ...(prepared.agent ? { agent: prepared.agent } : {}), ...(options.signal ? { signal: options.signal } : {}), ...(options.timeout ? { timeout: options.timeout } : {}) };
+    const req = (url.protocol === 'http:' ? http : https).request(url, opts);
+    if (payload) req.write(payload.text);
+    req.end();
+    return req;
+  }
+
+  /** The parsed JSON answer of a request to `path` (e.g. `/api/v1/pods`), or an ApiError. */
+  async request<T = unknown>(path: string, options: RequestOptions = {}): Promise<Result<T, ApiError>> {
+    const { redactor } = this.context;
+    const signal = options.signal ? AbortSignal.any([options.signal, this.abortion.signal]) : this.abortion.signal;
+    if (signal.aborted) return err(aborted(path));
+    const prepared = await this.prepare();
+    if (!prepared.ok) return prepared;
+    const url = this.url(path, options.query);
+    const payload = options.body === undefined ? undefined : { text: JSON.stringify(options.body), contentType: options.contentType ?? 'application/json' };
     return new Promise((resolve) => {
-      const req = transport.request(url, opts, (res) => {
+      const req = this.send(url, prepared.value, { method: options.method ?? 'GET', accept: 'application/json', timeout: REQUEST_TIMEOUT_MS, signal }, payload);
+      req.on('response', (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => resolve(err({ kind: 'network', status: 0, message: redactor.describe(e) })));
+        res.on('error', (e) => resolve(err(signal.aborted ? aborted(path) : { kind: 'network', status: 0, message: redactor.describe(e) })));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
@@ -103,6 +180,7 @@ export class KubeHttp {
             else resolve(ok(body as T));
             return;
           }
+          if (status === 401) this.prepared = undefined;
           const statusObject = body as { message?: unknown; reason?: unknown } | undefined;
           const message = typeof statusObject?.message === 'string' ? statusObject.message : `${status} ${res.statusMessage ?? ''}`.trim();
           const reason = typeof statusObject?.reason === 'string' ? statusObject.reason : undefined;
@@ -110,9 +188,69 @@ export class KubeHttp {
         });
       });
       req.on('timeout', () => req.destroy(new Error(`no answer from the API server within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-      req.on('error', (e) => resolve(err({ kind: 'network', status: 0, message: `${this.context.server}: ${redactor.describe(e)}` })));
-      if (payload !== undefined) req.write(payload);
-      req.end();
+      req.on('error', (e) => resolve(err(signal.aborted ? aborted(path) : { kind: 'network', status: 0, message: `${this.context.server}: ${redactor.describe(e)}` })));
     });
   }
+
+  /** Closes the idle keep-alive connections (requests in flight finish first); a later request opens new ones. */
+  close(): void {
+    this.agent?.agent.destroy();
+    this.agent = undefined;
+    this.prepared = undefined;
+  }
+
+  /**
+   * Watches `path` (a collection, with `watch=true` added): each line of the stream is one event.
+   * The connection is the keep-alive agent's: a watch the server ends cleanly gives it back, one
+   * that broke or was aborted destroys it. Returns the controller that aborts it.
+   */
+  watch(path: string, query: Readonly<Record<string, string | undefined>>, handlers: WatchHandlers): AbortController {
+    const controller = new AbortController();
+    let over = false;
+    const done = (error: (Error & { statusCode?: number }) | undefined) => {
+      if (over) return;
+      over = true;
+      handlers.onDone(controller.signal.aborted ? undefined : error);
+    };
+    void this.prepare().then((prepared) => {
+      if (!prepared.ok) return done(Object.assign(new Error(prepared.error.message), { statusCode: prepared.error.status }));
+      if (controller.signal.aborted) return done(undefined);
+      const req = this.send(this.url(path, { ...query, watch: 'true' }), prepared.value, { method: 'GET', accept: 'application/json', signal: controller.signal });
+      req.on('socket', (socket) => socket.setKeepAlive(true, WATCH_KEEPALIVE_MS));
+      req.on('error', (e) => done(Object.assign(new Error(this.context.redactor.describe(e)), { statusCode: 0 })));
+      req.on('response', (res) => {
+        if (res.statusCode !== 200) {
+          if (res.statusCode === 401) this.prepared = undefined;
+          res.resume();
+          done(Object.assign(new Error(`${res.statusCode ?? 0} ${res.statusMessage ?? ''}`.trim()), { statusCode: res.statusCode ?? 0 }));
+          return;
+        }
+        res.setEncoding('utf8');
+        let partial = '';
+        res.on('data', (chunk: string) => {
+          const lines = (partial + chunk).split('\n');
+          partial = lines.pop() ?? '';
+          for (const line of lines) {
+            if (over || !line.trim()) continue;
+            let event: WatchEvent;
+            try {
+              event = JSON.parse(line) as WatchEvent;
+            } catch {
+              continue;
+            }
+            handlers.onEvent(event);
+          }
+        });
+        res.on('end', () => done(undefined));
+        // A stream that stops before its end (a reset, a server that went away) is an error, not an end.
+        res.on('close', () => done(res.complete ? undefined : new Error(`the watch of ${path} was cut off`)));
+        res.on('error', (e) => done(Object.assign(new Error(this.context.redactor.describe(e)), { statusCode: 0 })));
+      });
+    });
+    return controller;
+  }
+}
+
+function aborted(path: string): ApiError {
+  return { kind: 'aborted', status: 0, message: `the request to ${path} was aborted` };
 }

@@ -34,21 +34,33 @@ export interface InformerOptions {
 }
 
 /**
- * client-node's Watch, remembering its open requests: ListWatch.stop() aborts only the request it
- * already holds, so a watch still being opened when the informer stops would stay open.
+ * The transport under client-node's ListWatch: watches through KubeHttp (its keep-alive agent,
+ * each event parsed once from the stream) instead of client-node's Watch (a new connection per
+ * watch, node-fetch, a readline pipe). It remembers its open watches, so stopping aborts a watch
+ * still being opened too, and a connection that broke is destroyed, never left open.
  */
-class ClosableWatch extends Watch {
+class KubeWatch extends Watch {
   private readonly open = new Set<AbortController>();
   closed = false;
 
-  override async watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
-    const controller = await super.watch(path, queryParams, callback, (error) => {
-      this.open.delete(controller);
-      done(error);
+  constructor(private readonly http: KubeHttp) {
+    super(http.context.config);
+  }
+
+  override watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+    const query = Object.fromEntries(Object.entries(queryParams).map(([k, v]) => [k, v === undefined ? undefined : String(v)]));
+    const [collection = path, inPath = ''] = path.split('?');
+    for (const [k, v] of new URLSearchParams(inPath)) query[k] = v;
+    const controller = this.http.watch(collection, query, {
+      onEvent: (event) => callback(event.type, event.object, event),
+      onDone: (error) => {
+        this.open.delete(controller);
+        done(error ?? null);
+      },
     });
     if (this.closed) controller.abort();
     else this.open.add(controller);
-    return controller;
+    return Promise.resolve(controller);
   }
 
   close(): void {
@@ -69,7 +81,7 @@ class ListError extends Error {
 
 export class Informer {
   private readonly listWatch: ListWatch<KubernetesObject>;
-  private readonly watch: ClosableWatch;
+  private readonly watch: KubeWatch;
   private delay: number;
   private timer: Timer | undefined;
   private stopped = false;
@@ -107,7 +119,7 @@ export class Informer {
       const items = (listed.value?.items ?? []).map((i) => i.object as KubernetesObject);
       return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: listed.value?.resourceVersion ?? '' }, items };
     };
-    this.watch = new ClosableWatch(http.context.config);
+    this.watch = new KubeWatch(http);
     this.listWatch = new ListWatch(path, this.watch, list, false, options.labelSelector, options.fieldSelector);
     const emit = (type: InformerEventType) => (raw: KubernetesObject) => {
       // Events flow again: the next failure starts the back-off from the beginning.

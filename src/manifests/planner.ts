@@ -35,11 +35,13 @@ export interface ScheduleTriggerManifest {
   readonly quietTime?: string;
   readonly state: TriggerState;
   readonly dependsOn: readonly DependencyRef[];
+  /** spec.requireReady: wait for the dependencies' pods to be Ready, not only planned. */
+  readonly requireReady?: boolean;
 }
 
 /** A ScheduleTrigger as the engine's trigger logic reads it. */
 export function triggerSpec(t: ScheduleTriggerManifest): TriggerSpec {
-  return { name: t.name, namespace: t.namespace, podSet: t.podSet, state: t.state, labels: t.labels, dependsOn: t.dependsOn, ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}) };
+  return { name: t.name, namespace: t.namespace, podSet: t.podSet, state: t.state, labels: t.labels, dependsOn: t.dependsOn, ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}), ...(t.requireReady ? { requireReady: true } : {}) };
 }
 
 export interface PlanEntry {
@@ -110,14 +112,14 @@ function podSetIdentity(meta: ObjectMeta, path: string, kind: string, ctx: Decod
 
 const dependencyRef = object<DependencyRef>({ name: string, namespace: string, kind: oneOf(DEPENDENCY_KINDS) }, ['name']);
 
-const triggerShape = object<Envelope<{ state: TriggerState; dependsOn?: DependencyRef[] }>>(
+const triggerShape = object<Envelope<{ state: TriggerState; dependsOn?: DependencyRef[]; requireReady?: boolean }>>(
   {
     apiVersion: string,
     kind: string,
     metadata: objectMeta,
     // A misspelt state or a bad dependsOn entry is reported and the trigger kept (read as Planning,
     // the entry left out), so the rest of it still has its hover, lenses and checks.
-    spec: object({ state: tolerated(oneOf(TRIGGER_STATES)), dependsOn: arrayOf(tolerated(dependencyRef)) }, ['state']),
+    spec: object({ state: tolerated(oneOf(TRIGGER_STATES)), dependsOn: arrayOf(tolerated(dependencyRef)), requireReady: tolerated(boolean) }, ['state']),
   },
   ['metadata', 'spec'],
 );
@@ -134,6 +136,7 @@ export const scheduleTrigger: Decoder<ScheduleTriggerManifest> = (v, path, ctx) 
     // Pallet schedules on Schedule only: an unreadable state (reported) plans.
     state: t.spec.state ?? 'Planning',
     dependsOn: t.spec.dependsOn ?? [],
+    ...(t.spec.requireReady ? { requireReady: true } : {}),
   };
 };
 

@@ -70,4 +70,38 @@ describe('kube/binder', () => {
     assert.deepEqual(b.posts, ['n1']);
     assert.equal(b.binder.boundTo(pod.metadata.uid!), 'n1');
   });
+
+  it('abort(): a binding waiting for its answer and one backing off both end at once, not bound; later ones are refused', async () => {
+    const clock = new ManualClock(0);
+    const signals: AbortSignal[] = [];
+    const b = new KubeBinder({
+      clock,
+      initialBackoffMs: 60_000,
+      // "slow" never answers until aborted; "flaky" answers 500 (and backs off for a minute).
+      post: (pod, _node, signal) => {
+        if (signal) signals.push(signal);
+        if (pod.name === 'flaky') return Promise.resolve(status(500, 'etcd timeout'));
+        return new Promise<BindingAnswer>((resolve) => signal?.addEventListener('abort', () => resolve({ kind: 'aborted', message: 'aborted' })));
+      },
+    });
+    const slow = b.bind(makePod('slow').obj, 'n1');
+    const flaky = b.bind(makePod('flaky').obj, 'n1');
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(b.counters().inFlight, 2);
+    assert.equal(b.counters().retried, 1, 'flaky is backing off');
+
+    assert.equal(b.abort(), 2, 'two bindings were in flight');
+    assert.ok(signals.every((s) => s.aborted), 'the request in flight was aborted');
+    for (const result of await Promise.all([slow, flaky])) {
+      assert.equal(result.code, Code.Error);
+      assert.match(result.reasons.join(', '), /was aborted \(the scheduler is stopping\): not bound/);
+    }
+    assert.equal(clock.pendingTimers, 0, 'the back-off timer was cancelled, not waited out');
+    assert.deepEqual({ aborted: b.counters().aborted, bound: b.counters().bound, inFlight: b.counters().inFlight }, { aborted: 2, bound: 0, inFlight: 0 });
+    assert.equal(b.boundTo(makePod('slow').obj.metadata.uid ?? ''), undefined);
+
+    const later = await b.bind(makePod('late').obj, 'n1');
+    assert.match(later.reasons.join(', '), /not bound/);
+    assert.equal(signals.length, 2, 'nothing is posted after abort()');
+  });
 });

@@ -55,11 +55,18 @@ ${DB_HELP}
   -h, --help           this help
 
 Two copies elect a leader through the coordination.k8s.io/v1 Lease ${LEASE_NAMESPACE}/${LEASE_NAME}: only the
-leader binds. SIGINT or SIGTERM lets the bindings in flight finish, releases the Lease and exits.
+leader binds. SIGINT or SIGTERM lets the bindings in flight finish, releases the Lease and exits within
+5 s: what is still in flight after 4 s is aborted and reported not bound.
 
 Exit codes: 0 done (every pod it tried was bound), 1 some pods could not be placed, 2 bad input or
 the cluster could not be reached.
 `;
+
+/**
+ * How long SIGINT/SIGTERM waits for the bindings (and the Lease release) in flight before it aborts
+ * them: under the 5 s a stopping scheduler is given, with room for the rest of the shutdown.
+ */
+export const STOP_DEADLINE_MS = 4_000;
 
 /** How often --once looks whether the work is done. */
 const IDLE_POLL_MS = 100;
@@ -104,7 +111,7 @@ export const run: Command = {
     const clock = io.clock;
     const history = values['no-history'] ? undefined : await startRecording('run', { kind: 'kube-context', name: values.context, server: context.value.server }, 'live', values.db, io, LIVE_DECISIONS);
     const report = new RunReport(io, dryRun, history);
-    const binder: Binder & { drain?: () => Promise<void> } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
+    const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
     const composed = composeLiveScheduler({
       clock,
       cache: liveCache(clock),
@@ -152,10 +159,23 @@ export const run: Command = {
 
     const signal = await Promise.race([io.stopSignal(), values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined)]);
     if (signal !== 'idle') io.stderr(`podplan run: ${signal}: finishing the bindings in flight\n`);
+    // Stopping on a signal is bounded whatever the API server does: what is still in flight at the
+    // deadline is aborted (bindings reported not bound, their assumptions forgotten; the Lease left
+    // to expire), so every step below settles at once.
+    const deadline =
+      signal === 'idle'
+        ? undefined
+        : clock.setTimer(STOP_DEADLINE_MS, () => {
+            const aborted = binder.abort?.() ?? 0;
+            http.abort();
+            io.stderr(`podplan run: still waiting after ${STOP_DEADLINE_MS / 1000} s: ${aborted} binding${aborted === 1 ? '' : 's'} in flight aborted, not bound\n`);
+          });
     await live.stop();
     await binder.drain?.();
     await elector?.stop();
     await informers.stop();
+    deadline?.cancel();
+    http.close();
     const outcomes = [...live.outcomes().values()];
     const bound = outcomes.filter((o) => o.node !== undefined).length;
     const unplaced = outcomes.filter((o) => o.node === undefined);

@@ -47,7 +47,8 @@ export interface TriggerOutcome {
   readonly plan?: Plan;
 }
 
-const isReady = (pod: Pod): boolean => Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+/** A pod bound and Ready (its Ready condition True): what `requireReady` waits for. */
+export const isReady = (pod: Pod): boolean => Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Plans every trigger; an error only when the cluster itself cannot be read (a malformed bound pod). */
 export async function planWorkspace(input: WorkspaceInput): Promise<Result<TriggerOutcome[]>> {

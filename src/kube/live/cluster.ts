@@ -23,10 +23,11 @@ const LEASE: ResourceType = { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1
 const describe = (e: ApiError): string => (e.status ? `${e.status} ${e.message}` : e.message);
 
 export function bindingPoster(http: KubeHttp): PostBinding {
-  return async ({ namespace, name, uid }, node): Promise<BindingAnswer> => {
+  return async ({ namespace, name, uid }, node, signal?): Promise<BindingAnswer> => {
     const body = { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, ...(uid ? { uid } : {}) }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
-    const answer = await http.request(`${objectPath(POD, name, namespace)}/binding`, { method: 'POST', body });
+    const answer = await http.request(`${objectPath(POD, name, namespace)}/binding`, { method: 'POST', body, ...(signal ? { signal } : {}) });
     if (answer.ok) return { kind: 'created' };
+    if (answer.error.kind === 'aborted') return { kind: 'aborted', message: answer.error.message };
     return answer.error.status === 0 ? { kind: 'unreachable', message: answer.error.message } : { kind: 'status', code: answer.error.status, message: answer.error.message };
   };
 }

@@ -13,7 +13,9 @@ import { podId, podKey, type Node, type Pod } from '../../engine/api/types';
 import { ClusterCache } from '../../engine/cache/cache';
 import type { Framework } from '../../engine/framework/runtime';
 import type { PlanCause, PodSetCoordinator } from '../../engine/planner/coordinator';
-import type { Plan } from '../../engine/planner/plan';
+import { isReady } from '../../engine/planner/plan-all';
+import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
+import { resolvePodSet } from '../../engine/planner/podset';
 import type { TriggerSpec } from '../../engine/planner/trigger';
 import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
 import { dependencyId, nodeId, TRIGGER_KIND } from '../../engine/reconcile/triggers';
@@ -149,6 +151,7 @@ export class LiveScheduler {
     this.unconfirmed.delete(id);
     this.options.podSets?.coordinator.podDeleted(pod);
     this.fanOut('PodDelete', (s) => s.onPodDelete(pod), (s) => s.queue.delete(id));
+    this.podSetPodChanged(pod);
   }
 
   nodeAdded(node: Node): void {
@@ -165,8 +168,9 @@ export class LiveScheduler {
 
   /**
    * A ScheduleTrigger added or changed. One whose `dependsOn` names triggers whose plans are not
-   * complete yet (every pod placed) is held: the coordinator sees it Planning with no quiet time
-   * until they are, then gets it as written (a fresh trigger, so its quiet time starts then).
+   * complete yet (every pod placed) or, with `requireReady`, whose pods are not all Ready (from the
+   * pods' status conditions the watch brings) is held: the coordinator sees it Planning with no
+   * quiet time until they are, then gets it as written (a fresh trigger, so its quiet time starts then).
    */
   triggerApplied(spec: TriggerSpec): void {
     const id = nodeId({ kind: TRIGGER_KIND, namespace: spec.namespace, name: spec.name });
@@ -183,10 +187,11 @@ export class LiveScheduler {
   private applyTrigger(id: string, spec: TriggerSpec): void {
     const coordinator = this.options.podSets?.coordinator;
     if (!coordinator) return;
-    const waitingOn = (spec.dependsOn ?? []).map((ref) => dependencyId(ref, spec.namespace)).filter((dep) => !this.planComplete(dep));
+    const done = (dep: string) => (spec.requireReady ? this.podsReady(dep) : this.planComplete(dep));
+    const waitingOn = (spec.dependsOn ?? []).map((ref) => dependencyId(ref, spec.namespace)).filter((dep) => !done(dep));
     const { quietTime: _quiet, ...withoutQuietTime } = spec;
     if (waitingOn.length > 0) {
-      if (!this.held.has(id)) this.options.report.warning(`ScheduleTrigger ${spec.namespace}/${spec.name} waits for ${waitingOn.join(', ')}`);
+      if (!this.held.has(id)) this.options.report.warning(`ScheduleTrigger ${spec.namespace}/${spec.name} waits for ${waitingOn.join(', ')}${spec.requireReady ? ' (their pods Ready)' : ''}`);
       this.held.add(id);
       coordinator.applyTrigger({ ...withoutQuietTime, state: 'Planning' });
       return;
@@ -202,6 +207,20 @@ export class LiveScheduler {
     const spec = this.triggers.get(id);
     const plan = spec && this.options.podSets?.coordinator.plan(spec.namespace, spec.podSet);
     return plan !== undefined && plan.unplaced.length === 0 && plan.assignments.length > 0;
+  }
+
+  /** Whether the pods of the set of the trigger `id` names are all bound and Ready. */
+  private podsReady(id: string): boolean {
+    const spec = this.triggers.get(id);
+    const podSets = this.options.podSets;
+    if (!spec || !podSets) return false;
+    const members = resolvePodSet([...this.latest.values()], { namespace: spec.namespace, name: spec.podSet }, podSets.profile.schedulerName).pods;
+    return members.length > 0 && members.every(isReady);
+  }
+
+  /** A pod of a pod set changed while triggers are held: those waiting on Ready pods look again. */
+  private podSetPodChanged(pod: Pod): void {
+    if (this.held.size > 0 && pod.metadata.labels?.[POD_SET_LABEL] !== undefined) this.releaseHeld();
   }
 
   /** A plan changed: held triggers whose dependencies are now complete go ahead. */
@@ -310,6 +329,7 @@ export class LiveScheduler {
     if (pod.spec.nodeName) {
       this.unconfirmed.delete(id);
       this.fanOut(event, (s) => (event === 'PodAdd' ? s.onPodAdd(pod) : s.onPodUpdate(pod)), (s) => s.queue.delete(id));
+      this.podSetPodChanged(pod);
       return;
     }
     const owner = this.schedulers.find((s) => s.scheduler.responsibleFor(pod))?.scheduler;
@@ -354,13 +374,18 @@ export class LiveScheduler {
     }
   }
 
-  /** Runs cycles on the next turn of the event loop, unless a turn is already due. */
+  /**
+   * Runs cycles on the next turn of the event loop (after the I/O that is ready: binding answers
+   * and watch events), unless a turn is already due. setImmediate, not a 0 ms timer: a timer waits
+   * at least a millisecond, which caps how often the loop can take up freed binding slots.
+   */
   private kick(): void {
     if (this.turn || this.stopped || !this.leading) return;
-    this.turn = this.options.clock.setTimer(0, () => {
+    const immediate = setImmediate(() => {
       this.turn = undefined;
       this.runTurn();
     });
+    this.turn = { cancel: () => clearImmediate(immediate) };
   }
 
   private runTurn(): void {

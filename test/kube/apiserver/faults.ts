@@ -12,6 +12,8 @@ export interface Faults {
   seed: number;
   /** milliseconds added before every request is answered */
   latencyMs: number;
+  /** milliseconds a binding request waits (counted, not yet applied) before it is carried out and answered */
+  bindingLatencyMs: number;
   /** drop each watch stream after this many events (0: never) */
   dropWatchEvery: number;
   /** how a watch is dropped: `reset` destroys the connection, `close` ends the response cleanly */
@@ -28,6 +30,7 @@ export const NO_FAULTS: Faults = {
   bindingLostResponseShare: 0,
   seed: 1,
   latencyMs: 0,
+  bindingLatencyMs: 0,
   dropWatchEvery: 0,
   dropWatchMode: 'close',
   goneOnNextWatches: 0,

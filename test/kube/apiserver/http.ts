@@ -64,8 +64,23 @@ export class ApiHttp {
     const go = (): void => {
       this.serve(req, res).catch((err: unknown) => this.fail(res, err));
     };
-    if (latency > 0) setTimeout(go, latency);
+    if (latency > 0) void this.delay(res, latency).then((answered) => answered && go());
     else go();
+  }
+
+  /** Resolves true after `ms`, or false as soon as the client goes away (a request it gave up on is never carried out). */
+  private delay(res: ServerResponse, ms: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const gone = (): void => {
+        clearTimeout(timer);
+        resolve(false);
+      };
+      const timer = setTimeout(() => {
+        res.off('close', gone);
+        resolve(true);
+      }, ms);
+      res.once('close', gone);
+    });
   }
 
   private authenticated(req: IncomingMessage): boolean {
@@ -209,6 +224,8 @@ export class ApiHttp {
       return;
     }
     const body = await readBody(req);
+    const binding = method === 'POST' && (subresource === 'binding' || subresource === 'bindings');
+    if (binding && this.faults.faults.bindingLatencyMs > 0 && !(await this.delay(res, this.faults.faults.bindingLatencyMs))) return;
     if (method === 'POST' && subresource === 'binding') {
       this.bind(res, namespace ?? 'default', name as string, parseBody(req, body) as BindingRequest, opts);
       return;
@@ -305,8 +322,17 @@ export class ApiHttp {
     const timers: NodeJS.Timeout[] = [];
     const streams = this.streams;
     const allowBookmarks = query.get('allowWatchBookmarks') === 'true';
+    // Events are written together once per turn of the event loop (a burst of writes is one TLS
+    // record and one system call, as the real server's buffered encoder sends them).
+    let unsent: string[] = [];
+    const flush = (): void => {
+      const text = unsent.join('');
+      unsent = [];
+      if (text && !res.destroyed && !res.writableEnded) res.write(text);
+    };
     const finish = (how: 'end' | 'reset'): void => {
       if (closed) return;
+      flush();
       closed = true;
       stop();
       for (const t of timers) clearTimeout(t);
@@ -319,7 +345,8 @@ export class ApiHttp {
     };
     const write = (type: WatchEventType | 'BOOKMARK' | 'ERROR', json: string): void => {
       if (closed) return;
-      res.write(`{"type":"${type}","object":${json}}\n`);
+      if (unsent.length === 0) setImmediate(() => closed || flush());
+      unsent.push(`{"type":"${type}","object":${json}}\n`);
     };
     const stream: WatchStream = {
       bookmark: () => {
@@ -351,7 +378,11 @@ export class ApiHttp {
       },
     };
     stop = this.registry.store.watch(this.registry.store.collection(`${type.group}/${type.plural}`), watcher, fromRV);
-    if (closed) stop();
+    // Dropped while replaying its history: no bookmark or timeout timer may outlive it.
+    if (closed) {
+      stop();
+      return;
+    }
     if (allowBookmarks && this.options.bookmarkIntervalMs > 0) {
       const tick = (): void => {
         stream.bookmark();

@@ -137,6 +137,11 @@ export class TestApiServer {
     return this.http.streams.size;
   }
 
+  /** Client connections open now (idle keep-alive ones included). */
+  get openConnections(): number {
+    return this.sockets.size;
+  }
+
   // ---- direct object access (no HTTP, same semantics and watch events) --------------------------
 
   private type(ref: KindRef): ResourceType {

@@ -98,3 +98,11 @@ export function runLive(argv: readonly string[], options: { readonly stop?: Prom
 
 /** `podplan run` arguments for the cluster. */
 export const runArgs = (cluster: Cluster, ...extra: string[]): string[] => ['run', '--context', 'test', '--kubeconfig', cluster.kubeconfig, '--db', cluster.db, ...extra];
+
+/** Waits (polling every 50 ms) until `condition` holds; fails naming `what` after `limitMs`. */
+export async function until(what: string, condition: () => boolean, limitMs = 60_000): Promise<void> {
+  for (let waited = 0; !condition(); waited += 50) {
+    if (waited > limitMs) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { schedulePlanName } from '../../../src/engine/planner/name';
 import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
-import { node, pod, podsOf, POD_SETS, runArgs, runLive, startCluster, type Cluster } from './cluster';
+import { node, pod, podRef, podsOf, POD_SETS, runArgs, runLive, startCluster, until, type Cluster } from './cluster';
 
 const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger' } as const;
 const PLAN = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan' } as const;
@@ -18,13 +18,6 @@ const trigger: KubeObject = {
   metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart', 'planner.ciena.io/quiet-time': '1s' } },
   spec: { state: 'Planning' },
 };
-
-async function until(what: string, condition: () => boolean, limitMs = 60_000): Promise<void> {
-  for (let waited = 0; !condition(); waited += 50) {
-    if (waited > limitMs) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe('kube/live: ScheduleTriggers', function () {
   this.timeout(120_000);
@@ -60,5 +53,35 @@ describe('kube/live: ScheduleTriggers', function () {
     assert.match(result.stderr, /ScheduleTrigger shop\/cart: quiet time passed, Schedule/);
     assert.match(result.stderr, /plan of pod set shop\/cart \(late-pod\)/);
     for (const p of ['cart-0', 'cart-1', 'cart-2', 'cart-3']) assert.equal(server.counters.bindings.get(`shop/${p}`), 1);
+  });
+
+  it('dependsOn with requireReady: the dependent set waits until the pods of its dependency are Ready (their status conditions), not only bound', async () => {
+    cluster = await startCluster([node('n1', { cpu: '8', memory: '32Gi', pods: '110' }), node('n2', { cpu: '8', memory: '32Gi', pods: '110' })]);
+    const { server } = cluster;
+    server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
+    const setMember = (name: string, set: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': set } });
+    const db: KubeObject = { ...TRIGGER, metadata: { name: 'db', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'db' } }, spec: { state: 'Schedule' } };
+    const web: KubeObject = { ...TRIGGER, metadata: { name: 'web', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'web' } }, spec: { state: 'Schedule', dependsOn: [{ name: 'db' }], requireReady: true } };
+    server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, db, web, setMember('db-0', 'db'), setMember('db-1', 'db'), setMember('web-0', 'web'));
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
+    const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
+    /** Plays the kubelet: the pod's Ready condition. */
+    const markReady = (name: string) => server.patch(podRef, 'shop', name, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
+
+    await until('the db set is bound', () => nodeOf('db-0') !== undefined && nodeOf('db-1') !== undefined);
+    // Bound is not Ready: web waits while the bindings settle and the watch brings them back.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.equal(nodeOf('web-0'), undefined, 'web waits for db to be Ready, not only bound');
+    markReady('db-0');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(nodeOf('web-0'), undefined, 'one of two db pods Ready is not enough');
+    markReady('db-1');
+    await until('web is bound once db is Ready', () => nodeOf('web-0') !== undefined);
+
+    stop('SIGTERM');
+    const result = await run;
+    assert.match(result.stderr, /ScheduleTrigger shop\/web waits for ScheduleTrigger\/shop\/db \(their pods Ready\)/);
+    for (const p of ['db-0', 'db-1', 'web-0']) assert.equal(server.counters.bindings.get(`shop/${p}`), 1);
   });
 });
