@@ -1,5 +1,6 @@
 // Kubeconfig files for the test API server: several contexts, users with a bearer token, a client
 // certificate or both, the server's CA in `certificate-authority-data`.
+import { rmSync } from 'node:fs';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,9 +80,18 @@ function execPlugin(token: string): Record<string, unknown> {
   return { apiVersion: EXEC_API_VERSION, command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(JSON.stringify(credential))})`] };
 }
 
-/** Writes the kubeconfig into a fresh temporary folder and returns the file's path. */
+const written = new Set<string>();
+
+// Kept for the whole process, not the server's life: a test may read a kubeconfig again after its server closed.
+function removeAtExit(dir: string): void {
+  if (written.size === 0) process.once('exit', () => written.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  written.add(dir);
+}
+
+/** Writes the kubeconfig into a fresh temporary folder (removed when the process exits) and returns the file's path. */
 export async function writeKubeconfigFile(yaml: string, fileName = 'kubeconfig'): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'podplan-kubeconfig-'));
+  removeAtExit(dir);
   const file = join(dir, fileName);
   await writeFile(file, yaml, { mode: 0o600 });
   return file;
