@@ -102,7 +102,9 @@ class RunningScheduler {
       onStoppedLeading: () => live.setLeading(false),
       onError: (m) => note(`lease: ${m}`),
     });
-    elector.start();
+    // Lead only once the informers hold the cluster, as podplan run does: a pod seen before its
+    // trigger would be scheduled alone instead of as planned. (Starting after a stop does nothing.)
+    void informers.synced.then(() => elector.start());
     return ok(new RunningScheduler(context.context, errors, live, binder, informers, elector, recording));
   }
 
