@@ -73,8 +73,16 @@ export const optimize: Planner = {
     const baseline = large ? undefined : greedy.plan(request);
     // Packing: the classes' plan (filters once per pod group and node class); large sets that it places whole take it as it is.
     const classes = packs ? placementClasses(request, true) : undefined;
-    // Large sets: the balanced fill alone (the other rarely wins there, and costs as much again).
-    const packed = classes && classPlan(request, classes, large ? ['balanced'] : undefined);
+    // Large sets: the balanced fill alone (the other rarely wins there, and costs as much again), and
+    // their bound (the LP relaxation's) as soon as it leaves pods out: no smaller-first packing then when no plan places more.
+    let proven: ProvenBound | undefined;
+    let proved = false;
+    const placeable = (placed: number) => {
+      proved = true;
+      proven = solver && proveBound(request, solver, classes, placed);
+      return proven?.placeable;
+    };
+    const packed = classes && (large ? classPlan(request, classes, ['balanced'], placeable) : classPlan(request, classes));
     if (!large || !packed) {
       const best = searched(request, solver, packed, baseline);
       // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
@@ -83,8 +91,8 @@ export const optimize: Planner = {
       return large ? withBound(limited, best, proveBound(limited, solver)) : solveExactly(limited, best);
     }
     // Large sets take the classes' plan unless the solver proves more pods placeable than it places (the
-    // pod-by-pod search costs many times more there). Their bound is the LP relaxation's.
-    const proven = solver && proveBound(request, solver, classes, packed.placed.length);
+    // pod-by-pod search costs many times more there).
+    if (!proved) proven = solver && proveBound(request, solver, classes, packed.placed.length);
     const short = packed.unplaced.length > 0 && proven?.placeable !== undefined && packed.placed.length < proven.placeable;
     const best = short ? searched(request, solver, packed, greedy.plan(request)) : packed;
     return solver ? withBound({ ...request, solver }, best, proven) : best;
