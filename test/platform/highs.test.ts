@@ -51,7 +51,8 @@ describe('platform/highs (the MilpSolver on HiGHS compiled to WebAssembly)', () 
   it('a work limit ends the solve at the same point whatever the time limit: nodes for a MILP, iterations for an LP', () => {
     const model = knapsack();
     assert.equal(solver.solve(model, { timeLimitMs: 60_000, seed: 1 }).objective, 716);
-    const work = { branchNodes: 3, simplexIterations: 1 };
+    // 20 columns: 3 branch-and-bound nodes.
+    const work = { branchNodeColumns: 60, simplexIterations: 1 };
     const stopped = solver.solve(model, { timeLimitMs: 10_000, seed: 1, work });
     assert.equal(stopped.status, 'limit');
     assert.equal(stopped.objective, 715);

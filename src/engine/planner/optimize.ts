@@ -52,11 +52,12 @@ const EXACT_BUDGET = 20_000;
 /**
  * The work each solve of the optimizing planner may do: what ends it, so a request and seed give the
  * same plan on a quiet machine and on a loaded one; the request's time limit stays a safety net
- * above it. The generated sets of 20 to 60 pods settle within 30 nodes and the LP of 5000 pods
- * within 5000 iterations (the root node's own work is HiGHS's, bounded by its effort settings).
- * The exact planner has no work limit.
+ * above it. Branch-and-bound nodes by the model's width: the generated sets of 20 to 60 pods (60 to
+ * 210 columns) get 50 to 170 nodes and settle within 30; 100 pods on 50 nodes (600 columns) get 16,
+ * which cost seconds already. The LP of 5000 pods ends within 5000 iterations. The exact planner has
+ * no work limit.
  */
-export const SOLVER_WORK: MilpWorkLimit = { branchNodes: 50, simplexIterations: 200_000 };
+export const SOLVER_WORK: MilpWorkLimit = { branchNodeColumns: 10_000, simplexIterations: 200_000 };
 /** Sets up to this many pods times nodes get the solver's plan too (beyond, its model takes longer to build than to plan). */
 const SOLVER_MAX_PAIRS = 100_000;
 /** How many nodes repair tries to clear for one pod. */

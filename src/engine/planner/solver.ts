@@ -26,8 +26,12 @@ export interface MilpModel {
  * ends at the same point on a quiet machine and on a loaded one, so its result is the same.
  */
 export interface MilpWorkLimit {
-  /** Branch-and-bound nodes of a MILP solve (its root is always solved). */
-  readonly branchNodes: number;
+  /**
+   * Branch-and-bound nodes of a MILP solve times its model's columns (a node's LP costs about as
+   * much as the model is wide): a model of `c` columns gets floor(branchNodeColumns / c) nodes, the
+   * root at least.
+   */
+  readonly branchNodeColumns: number;
   /** Simplex iterations of an LP relaxation solve. */
   readonly simplexIterations: number;
 }
