@@ -23,6 +23,12 @@ export function highsSolver(): Promise<Result<MilpSolver>> {
   return loading;
 }
 
+/** The work limit as HiGHS options: branch-and-bound nodes of a MILP (the root counts as one), simplex iterations of an LP (HiGHS's iteration limit leaves a MILP's LPs alone). */
+function workLimit({ work, relaxation }: MilpOptions, columns: number): Record<string, number> {
+  if (!work) return {};
+  return relaxation ? { simplex_iteration_limit: work.simplexIterations } : { mip_max_nodes: Math.max(1, Math.floor(work.branchNodeColumns / Math.max(1, columns))) };
+}
+
 class HighsSolver implements MilpSolver {
   readonly name: string;
 
@@ -38,7 +44,7 @@ class HighsSolver implements MilpSolver {
     const unsolved = (message: string): MilpSolution => ({ status: 'error', bound: minimize ? -Infinity : Infinity, message });
     const instance = highs.createModel();
     try {
-      instance.options.set({ output_flag: false, time_limit: options.timeLimitMs / 1000, random_seed: options.seed, mip_rel_gap: 1e-6 });
+      instance.options.set({ output_flag: false, time_limit: options.timeLimitMs / 1000, random_seed: options.seed, mip_rel_gap: 1e-6, ...workLimit(options, numCols) });
       instance.passModel({
         numCols,
         numRows,

@@ -6,7 +6,7 @@
 // the resource sums: it knows which pods may go where, that a template's anti-affine replicas take a
 // node each, and that each node holds whole pods.
 import { placementClasses, placementModel, type PlacementClasses } from './milp';
-import type { PlannerResult, PlanRequest, SolverSettings } from './planner';
+import { solveOptions, type PlannerResult, type PlanRequest, type SolverSettings } from './planner';
 import { compareQuality, quality } from './quality';
 
 export interface PlanBound {
@@ -41,7 +41,8 @@ const MILP_BOUND_PAIRS = 100_000;
  */
 export function proveBound(request: PlanRequest, settings: SolverSettings | undefined = request.solver, classes?: PlacementClasses, placed?: number): ProvenBound | undefined {
   if (!settings) return undefined;
-  const { solver, timeLimitMs, seed } = settings;
+  const { solver } = settings;
+  const options = solveOptions(settings);
   // Small sets are modelled node by node (exact); larger ones with alike empty nodes pooled (smaller, weaker).
   const pairs = request.pods.length * request.snapshot.list().length;
   const aggregate = pairs > NODE_BY_NODE_PAIRS;
@@ -49,7 +50,7 @@ export function proveBound(request: PlanRequest, settings: SolverSettings | unde
   // Maximizing placement is minimizing its negative: the bound is minus the most pods.
   const mostPods = (): ProvenBound | undefined => {
     const most = placementModel(request, { aggregate, goal: 'most-pods' }, modelled);
-    const pods = solver.solve(most.model, { timeLimitMs, seed, relaxation: pairs > MILP_BOUND_PAIRS });
+    const pods = solver.solve(most.model, { ...options, relaxation: pairs > MILP_BOUND_PAIRS });
     return pods.status === 'error' || !Number.isFinite(pods.bound) ? undefined : { placeable: Math.max(0, Math.floor(-pods.bound + 1e-6)) };
   };
   // A plan that leaves pods out: first whether any plan places them all (else the nodes' bound has no model to solve).
@@ -59,11 +60,11 @@ export function proveBound(request: PlanRequest, settings: SolverSettings | unde
   }
   const fewest = placementModel(request, { aggregate, goal: 'fewest-nodes' }, modelled);
   // The LP relaxation first (quick, and a bound whatever happens next), then the MILP for a stronger one.
-  const relaxed = solver.solve(fewest.model, { timeLimitMs, seed, relaxation: true });
+  const relaxed = solver.solve(fewest.model, { ...options, relaxation: true });
   if (relaxed.status === 'error') return undefined;
   if (relaxed.status !== 'infeasible' && pairs > MILP_BOUND_PAIRS) return { nodes: Math.max(0, Math.ceil(relaxed.bound - 1e-6)) };
   if (relaxed.status !== 'infeasible') {
-    const nodes = solver.solve(fewest.model, { timeLimitMs, seed });
+    const nodes = solver.solve(fewest.model, options);
     if (nodes.status !== 'infeasible') {
       const proven = (solution: typeof nodes) => (solution.status !== 'error' && Number.isFinite(solution.bound) ? solution.bound : 0);
       return { nodes: Math.max(0, Math.ceil(Math.max(proven(relaxed), proven(nodes)) - 1e-6)) };

@@ -15,9 +15,15 @@ const MIN_WORK = 100_000;
 /**
  * The classes' packing of the request (pack and cost objectives), the better of the fill rules
  * given, replayed through the filters. Balanced fills do better on mixed requests; tightest ones
- * where one resource binds.
+ * where one resource binds. When they leave pods out, smaller pods first place more of them, unless
+ * `placeable` (asked then: the most pods any plan places, when known) says no plan places more.
  */
-export function classPlan(request: PlanRequest, classes: PlacementClasses = placementClasses(request, true), rules: readonly FillRule[] = ['balanced', 'tightest']): PlannerResult {
+export function classPlan(
+  request: PlanRequest,
+  classes: PlacementClasses = placementClasses(request, true),
+  rules: readonly FillRule[] = ['balanced', 'tightest'],
+  placeable?: (placed: number) => number | undefined,
+): PlannerResult {
   const budget = Math.max(MIN_WORK, WORK_PER_ITEM * (classes.pods.length + classes.nodes.length));
   const packed = (rule: FillRule, order: 'largest' | 'smallest') => {
     const packing = new Packing(classes, request.objective);
@@ -27,8 +33,8 @@ export function classPlan(request: PlanRequest, classes: PlacementClasses = plac
     return packing;
   };
   const packings = rules.map((rule) => packed(rule, 'largest'));
-  // Pods left out: smaller pods first place more of them.
-  if (packings.every((p) => p.placed() < p.groupOf.length)) packings.push(...rules.map((rule) => packed(rule, 'smallest')));
+  const most = Math.max(...packings.map((p) => p.placed()));
+  if (most < (packings[0] as Packing).groupOf.length && most < (placeable?.(most) ?? Infinity)) packings.push(...rules.map((rule) => packed(rule, 'smallest')));
   const best = packings.reduce((a, b) => (compare(b, a) < 0 ? b : a));
   return replay(request, best.targets());
 }

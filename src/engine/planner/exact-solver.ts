@@ -5,7 +5,7 @@
 // or the gap to its bound when the time limit stopped it.
 import { better, boundOf, proveBound } from './bound';
 import { placementModel, startOf, targetsOf } from './milp';
-import type { PlannerResult, PlanRequest } from './planner';
+import { solveOptions, type PlannerResult, type PlanRequest } from './planner';
 import { replay } from './replay';
 import { relativeGap } from './solver';
 
@@ -13,13 +13,13 @@ import { relativeGap } from './solver';
 export function solveExactly(request: PlanRequest, incumbent: PlannerResult): PlannerResult {
   const settings = request.solver;
   if (!settings) return incumbent;
-  const { solver, timeLimitMs, seed } = settings;
+  const { solver } = settings;
   // When the incumbent places every pod, so can the best plan: the model then asks for all of them
   // and weighs nodes alone, which the solver settles far sooner than the weighted objective.
   const placesAll = incumbent.placed.length === request.pods.length && request.objective === 'pack';
   const placement = placementModel(request, { goal: placesAll ? 'every-pod' : 'plan' });
   const start = startOf(placement, incumbent);
-  const solution = solver.solve(placement.model, { timeLimitMs, seed, ...(start ? { start } : {}) });
+  const solution = solver.solve(placement.model, { ...solveOptions(settings), ...(start ? { start } : {}) });
   let result = incumbent;
   let accepted = false;
   if (solution.values) {

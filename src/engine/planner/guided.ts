@@ -6,7 +6,7 @@
 // plugins (replay) and improves from there.
 import type { PodInfo } from '../framework/node-info';
 import { placementModel, type PlacementModel } from './milp';
-import type { PlannerResult, PlanRequest, SolverSettings } from './planner';
+import { solveOptions, type PlannerResult, type PlanRequest, type SolverSettings } from './planner';
 
 /**
  * Targets for the request's pods from the LP relaxation of the aggregated model (solved in a
@@ -14,11 +14,10 @@ import type { PlannerResult, PlanRequest, SolverSettings } from './planner';
  * class's share, packed node by node; the pods the rounding leaves over get no target.
  */
 export function guidedTargets(request: PlanRequest, settings: SolverSettings, incumbent: PlannerResult): Map<PodInfo, string> | undefined {
-  const { solver, timeLimitMs, seed } = settings;
   // Every pod on the fewest nodes when the incumbent shows that possible; else the planner's own weighing.
   const goal = incumbent.placed.length === request.pods.length ? 'every-pod' : 'plan';
   const placement = placementModel(request, { aggregate: true, goal });
-  const solution = solver.solve(placement.model, { timeLimitMs, seed, relaxation: true });
+  const solution = settings.solver.solve(placement.model, { ...solveOptions(settings), relaxation: true });
   return solution.values ? disaggregate(placement, solution.values) : undefined;
 }
 

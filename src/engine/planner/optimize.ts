@@ -25,7 +25,8 @@
 //      is better (exact-solver.ts), and the proven bound beside the plan.
 //
 // Search effort is counted in work units (a node looked at, a filter run), never in time, so a
-// plan is the same on every machine; only the solver's stages run against a clock (its time limit).
+// plan is the same on every machine; so is the solver's (SOLVER_WORK: branch-and-bound nodes,
+// simplex iterations), its time limit only a safety net.
 import type { PodInfo } from '../framework/node-info';
 import { better, boundOf, proveBound, type ProvenBound } from './bound';
 import { classPlan } from './class-plan';
@@ -38,6 +39,7 @@ import { compareQuality, quality } from './quality';
 import { replay } from './replay';
 import { Search, UNPLACED } from './search';
 import { solveExactly } from './exact-solver';
+import type { MilpWorkLimit } from './solver';
 
 export const OPTIMIZE = 'optimize';
 
@@ -47,8 +49,15 @@ const WORK_PER_ITEM = 4000;
 export const EXACT_MAX_PODS = 40;
 /** How far the exact search in the planner may go (in filter runs). */
 const EXACT_BUDGET = 20_000;
-/** The most time the solver may take in the optimizing planner (the exact planner takes the request's whole limit). */
-const SOLVER_TIME_LIMIT_MS = 2000;
+/**
+ * The work each solve of the optimizing planner may do: what ends it, so a request and seed give the
+ * same plan on a quiet machine and on a loaded one; the request's time limit stays a safety net
+ * above it. Branch-and-bound nodes by the model's width: the generated sets of 20 to 60 pods (60 to
+ * 210 columns) get 50 to 170 nodes and settle within 30; 100 pods on 50 nodes (600 columns) get 16,
+ * which cost seconds already. The LP of 5000 pods ends within 5000 iterations. The exact planner has
+ * no work limit.
+ */
+export const SOLVER_WORK: MilpWorkLimit = { branchNodeColumns: 10_000, simplexIterations: 200_000 };
 /** Sets up to this many pods times nodes get the solver's plan too (beyond, its model takes longer to build than to plan). */
 const SOLVER_MAX_PAIRS = 100_000;
 /** How many nodes repair tries to clear for one pod. */
@@ -57,7 +66,7 @@ const REPAIR_TARGETS = 8;
 export const optimize: Planner = {
   name: OPTIMIZE,
   plan(request) {
-    const solver = request.solver && { ...request.solver, timeLimitMs: Math.min(request.solver.timeLimitMs, SOLVER_TIME_LIMIT_MS) };
+    const solver = request.solver && { ...request.solver, work: SOLVER_WORK };
     const pairs = request.pods.length * request.snapshot.list().length;
     const packs = request.objective === 'pack' || request.objective === 'cost';
     const large = pairs > SOLVER_MAX_PAIRS;
@@ -65,8 +74,16 @@ export const optimize: Planner = {
     const baseline = large ? undefined : greedy.plan(request);
     // Packing: the classes' plan (filters once per pod group and node class); large sets that it places whole take it as it is.
     const classes = packs ? placementClasses(request, true) : undefined;
-    // Large sets: the balanced fill alone (the other rarely wins there, and costs as much again).
-    const packed = classes && classPlan(request, classes, large ? ['balanced'] : undefined);
+    // Large sets: the balanced fill alone (the other rarely wins there, and costs as much again), and
+    // their bound (the LP relaxation's) as soon as it leaves pods out: no smaller-first packing then when no plan places more.
+    let proven: ProvenBound | undefined;
+    let proved = false;
+    const placeable = (placed: number) => {
+      proved = true;
+      proven = solver && proveBound(request, solver, classes, placed);
+      return proven?.placeable;
+    };
+    const packed = classes && (large ? classPlan(request, classes, ['balanced'], placeable) : classPlan(request, classes));
     if (!large || !packed) {
       const best = searched(request, solver, packed, baseline);
       // With a solver: its plan from there when better (sets small enough to model pod shape by node), and the proven bound.
@@ -75,12 +92,11 @@ export const optimize: Planner = {
       return large ? withBound(limited, best, proveBound(limited, solver)) : solveExactly(limited, best);
     }
     // Large sets take the classes' plan unless the solver proves more pods placeable than it places (the
-    // pod-by-pod search costs many times more there). Their bound is the LP relaxation's, given the
-    // request's whole limit: it is quick, and a plan without its bound says less.
-    const proven = request.solver && proveBound(request, request.solver, classes, packed.placed.length);
+    // pod-by-pod search costs many times more there).
+    if (!proved) proven = solver && proveBound(request, solver, classes, packed.placed.length);
     const short = packed.unplaced.length > 0 && proven?.placeable !== undefined && packed.placed.length < proven.placeable;
     const best = short ? searched(request, solver, packed, greedy.plan(request)) : packed;
-    return request.solver ? withBound({ ...request, solver: request.solver }, best, proven) : best;
+    return solver ? withBound({ ...request, solver }, best, proven) : best;
   },
 };
 

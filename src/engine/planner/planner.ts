@@ -7,7 +7,7 @@ import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Node } from '../api/types';
 import type { PlanBound } from './bound';
-import type { MilpSolver } from './solver';
+import type { MilpOptions, MilpSolver, MilpWorkLimit } from './solver';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 
 /**
@@ -51,8 +51,15 @@ export interface SolverSettings {
   readonly solver: MilpSolver;
   /** Wall-clock limit of one solve. */
   readonly timeLimitMs: number;
+  /** Work limit of one solve: what ends it, the same on every machine, when the time limit is far above its cost (the optimizing planner's). */
+  readonly work?: MilpWorkLimit;
   /** The solver's seed. */
   readonly seed: number;
+}
+
+/** A solve's limits and seed by the settings. */
+export function solveOptions({ timeLimitMs, work, seed }: SolverSettings): MilpOptions {
+  return { timeLimitMs, seed, ...(work ? { work } : {}) };
 }
 
 export interface Placement {

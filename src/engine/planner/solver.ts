@@ -21,10 +21,27 @@ export interface MilpModel {
   readonly values: Float64Array;
 }
 
+/**
+ * How much work a solve may do, counted by the solver (never in time): a solve the work limit ends
+ * ends at the same point on a quiet machine and on a loaded one, so its result is the same.
+ */
+export interface MilpWorkLimit {
+  /**
+   * Branch-and-bound nodes of a MILP solve times its model's columns (a node's LP costs about as
+   * much as the model is wide): a model of `c` columns gets floor(branchNodeColumns / c) nodes, the
+   * root at least.
+   */
+  readonly branchNodeColumns: number;
+  /** Simplex iterations of an LP relaxation solve. */
+  readonly simplexIterations: number;
+}
+
 export interface MilpOptions {
-  /** Wall-clock limit of the solve (the solver's clock, not the engine's). */
+  /** Wall-clock limit of the solve (the solver's clock, not the engine's); with a work limit, only a safety net above its usual cost. */
   readonly timeLimitMs: number;
-  /** The solver's random seed: the same seed and model give the same solve when it ends within its limit. */
+  /** Work limit: with it, the same seed and model give the same solve whatever the machine's load, unless the time limit comes first. */
+  readonly work?: MilpWorkLimit;
+  /** The solver's random seed: the same seed and model give the same solve when it ends within its limits. */
   readonly seed: number;
   /** Solve the LP relaxation only (integrality dropped). */
   readonly relaxation?: boolean;

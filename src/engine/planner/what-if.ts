@@ -39,8 +39,9 @@ export class WhatIf {
     this.changed();
   }
 
+  // The snapshot sees pods come and go on its NodeInfos (their observer) and logs which nodes
+  // changed, so per-node consumers (NodeAggregate, the runtime's verdict memos) refresh only those.
   private changed(): void {
-    this.snapshot.invalidate();
     this.version++;
   }
 }

@@ -86,6 +86,16 @@ describe('engine/planner/class-plan (packing on pod groups and node classes)', (
     assert.match(result.unplaced[0]?.message ?? '', /Insufficient cpu/);
   });
 
+  it('leaving pods out, it asks how many any plan places: smaller pods first then place more, unless no plan places more', () => {
+    // 3 + 1 cpu fill the node largest first (2 pods); 1 + 1 + 1 + 1 smallest first (4 pods).
+    const r = request([node('n1', '4')], [setPod('big').req({ cpu: '3' }), ...['a', 'b', 'c', 'd'].map((n) => setPod(n).req({ cpu: '1' }))]);
+    const asked: number[] = [];
+    assert.equal(classPlan(r, undefined, undefined, (placed) => (asked.push(placed), undefined)).placed.length, 4);
+    assert.deepEqual(asked, [2]);
+    assert.equal(classPlan(r, undefined, undefined, () => 2).placed.length, 2, 'told no plan places more than 2, it keeps the largest-first packing');
+    assert.equal(classPlan(r).placed.length, 4);
+  });
+
   it('is deterministic: the same request gives the same plan', () => {
     const req = () => request(['n1', 'n2', 'n3', 'n4'].map((n) => node(n)), Array.from({ length: 12 }, (_, i) => setPod(`p${i}`).req({ cpu: `${1 + (i % 4)}`, memory: `${2 + ((i * 5) % 7)}Gi` })));
     assert.deepEqual(outcome(classPlan(req())), outcome(classPlan(req())));

@@ -3,10 +3,10 @@ import type { PodInfo } from '../../../src/engine/framework/node-info';
 import { buildPlan } from '../../../src/engine/planner/build';
 import { describeBound, proveBound } from '../../../src/engine/planner/bound';
 import { exact } from '../../../src/engine/planner/exact-planner';
-import { optimize } from '../../../src/engine/planner/optimize';
+import { optimize, SOLVER_WORK } from '../../../src/engine/planner/optimize';
 import type { PlanRequest, SolverSettings } from '../../../src/engine/planner/planner';
 import { resolvePodSet } from '../../../src/engine/planner/podset';
-import type { MilpSolver } from '../../../src/engine/planner/solver';
+import type { MilpOptions, MilpSolver } from '../../../src/engine/planner/solver';
 import { highsSolver } from '../../../src/platform/highs';
 import { generatePodSet } from '../../../bench/workloads/podsets';
 import { Snapshot } from '../../../src/engine/framework/snapshot';
@@ -114,6 +114,24 @@ describe('engine/planner/exact-solver (HiGHS through the MilpSolver seam)', func
           if (bound.placeable !== undefined) assert.ok(bound.placeable >= proven.placed.length);
         });
       }
+    }
+  });
+
+  it("optimize's solves end by its work limit, not by the clock: the same plan and bound whether the time limit is 20 s or 2,000 s", () => {
+    for (const seed of [3, 4]) {
+      const workload = generatePodSet({ pods: 30, nodes: 12, seed, load: 0.75 });
+      const snapshot = Snapshot.fromCluster({ nodes: workload.nodes, pods: [] });
+      assert.ok(snapshot.ok);
+      const infos = workload.pods.map((p) => (podInfo(p) as { ok: true; value: PodInfo }).value);
+      const solves: MilpOptions[] = [];
+      const recording: MilpSolver = { name: highs.name, solve: (model, options) => (solves.push(options), highs.solve(model, options)) };
+      const planned = (timeLimitMs: number) => {
+        const result = optimize.plan({ pods: infos, snapshot: snapshot.value, framework: planning().framework, objective: 'pack', solver: { solver: recording, timeLimitMs, seed: 1 } });
+        return { ...outcome(result), bound: result.bound };
+      };
+      const quick = planned(20_000);
+      assert.deepEqual(planned(2_000_000), quick, `seed ${seed}`);
+      assert.ok(solves.length > 0 && solves.every((options) => options.work === SOLVER_WORK), 'every solve carries the work limit');
     }
   });
 
