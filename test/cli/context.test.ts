@@ -3,7 +3,7 @@ import { KubeHttp, PLANNER_CRDS, applyCrdInstall, planCrdInstall } from '../../s
 import { connectPlanner } from '../../src/rpc';
 import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube/apiserver';
 import { contextOn, namespace, node, pod } from '../kube/support';
-import { cli } from './run-cli';
+import { cli, servePlanner } from './run-cli';
 
 const member = (name: string, cpu: string): KubeObject => pod(name, { namespace: 'shop', cpu, schedulerName: 'podset-planner-scheduler', labels: { 'planner.ciena.io/pod-set': 'cart' } });
 
@@ -103,16 +103,7 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
   });
 
   it('serve-planner --context answers for the live pods by their real names, and logs each request', async () => {
-    let stop = (_: string): void => undefined;
-    let serving = (_: string): void => undefined;
-    const address = new Promise<string>((resolve) => (serving = resolve));
-    const run = cli(['serve-planner', ...ctx(), '--port', '0'], {}, {}, {
-      stop: new Promise<string>((resolve) => (stop = resolve)),
-      onStdout: (text) => {
-        const m = /serving the planner API on (\S+)/.exec(text);
-        if (m?.[1]) serving(m[1]);
-      },
-    });
+    const { address, run, stop } = servePlanner(ctx());
     const connected = connectPlanner(await address, { deadlineMs: 10_000 });
     assert.ok(connected.ok);
     try {

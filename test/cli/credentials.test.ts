@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { connectPlanner } from '../../src/rpc';
 import { startTestApiServer, type TestApiServer } from '../kube/apiserver';
 import { namespace, node, pod, tempDir } from '../kube/support';
-import { cli } from './run-cli';
+import { cli, servePlanner } from './run-cli';
 
 describe('cli: credentials are found nowhere', () => {
   let server: TestApiServer;
@@ -86,16 +86,7 @@ function keyLines(pem: string): string[] {
 }
 
 async function servePlannerOnce(ctx: string[], files: Record<string, string>): Promise<string> {
-  let stop = (_: string): void => undefined;
-  let serving = (_: string): void => undefined;
-  const address = new Promise<string>((resolve) => (serving = resolve));
-  const running = cli(['serve-planner', ...ctx, '--port', '0'], files, {}, {
-    stop: new Promise<string>((resolve) => (stop = resolve)),
-    onStdout: (text) => {
-      const m = /serving the planner API on (\S+)/.exec(text);
-      if (m?.[1]) serving(m[1]);
-    },
-  });
+  const { address, run: running, stop } = servePlanner(ctx, files);
   const connected = connectPlanner(await address, { deadlineMs: 10_000 });
   assert.ok(connected.ok);
   await connected.value.buildSchedulePlan({ namespace: 'shop', podSet: 'cart', scheduledPod: '', eligibleNodes: [] });

@@ -64,3 +64,22 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
   return { code, stdout, stderr };
 }
 
+
+/**
+ * Runs `podplan serve-planner <args> --port 0` until `stop` is called with a signal's name;
+ * `address` resolves once it serves, `run` with what it printed when it stops.
+ */
+export function servePlanner(args: string[], files: Record<string, string> = {}) {
+  let stop = (_signal: string): void => undefined;
+  const stopped = new Promise<string>((resolve) => (stop = resolve));
+  let serving = (_address: string): void => undefined;
+  const address = new Promise<string>((resolve) => (serving = resolve));
+  const run = cli(['serve-planner', ...args, '--port', '0'], files, {}, {
+    stop: stopped,
+    onStdout: (text) => {
+      const match = /serving the planner API on (\S+)/.exec(text);
+      if (match?.[1]) serving(match[1]);
+    },
+  });
+  return { address, run, stop };
+}

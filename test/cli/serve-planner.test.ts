@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { connectPlanner } from '../../src/rpc';
-import { cli } from './run-cli';
+import { cli, servePlanner } from './run-cli';
 
 const NODES = ['n1', 'n2', 'n3']
   .map(
@@ -26,21 +26,7 @@ spec:
 
 const FILES = { 'c.yaml': NODES + member('cart-0', '2') + member('cart-1', '2') + member('cart-2', '4') };
 
-/** Runs serve-planner on a free port until `stop` is called; `address` resolves once it serves. */
-function serve(files: Record<string, string>, args: string[] = []) {
-  let stop = (_signal: string): void => undefined;
-  const stopped = new Promise<string>((resolve) => (stop = resolve));
-  let serving = (_address: string): void => undefined;
-  const address = new Promise<string>((resolve) => (serving = resolve));
-  const run = cli(['serve-planner', 'c.yaml', '--port', '0', ...args], files, {}, {
-    stop: stopped,
-    onStdout: (text) => {
-      const match = /serving the planner API on (\S+)/.exec(text);
-      if (match?.[1]) serving(match[1]);
-    },
-  });
-  return { address, run, stop };
-}
+const serve = (files: Record<string, string>, args: string[] = []) => servePlanner(['c.yaml', ...args], files);
 
 describe('cli serve-planner', () => {
   it('answers BuildSchedulePlan over gRPC with the optimize planner, and stops on a signal', async () => {
