@@ -7,7 +7,7 @@ import type { Plan } from '../engine/planner/plan';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
 import type { PlanStore } from '../store/store';
 import type { SourceRef } from '../store/types';
-import { databasePath, historyOff, openHistory } from './history';
+import { databasePath, historyOff, openHistory } from './plan-store';
 import type { CliIO } from './io';
 
 export class Recording {

@@ -20,7 +20,8 @@ import { composeLiveScheduler, PODPLAN_SCHEDULER_NAME, RECORDED_SCORES } from '.
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
 import { schedulePlanName } from '../../engine/planner/name';
 import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
-import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
+import { parseCommand } from '../arguments';
+import { databasePath, DB_HELP, DB_OPTION, openHistory } from '../plan-store';
 import { readProfile } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
 

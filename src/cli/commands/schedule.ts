@@ -10,7 +10,8 @@ import { simulate, type SimulationResult } from '../../engine/scheduler/simulate
 import { ALL_PENDING_PODS } from '../../store/store';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
-import { DB_HELP, DB_OPTION, parseCommand } from '../history';
+import { parseCommand } from '../arguments';
+import { DB_HELP, DB_OPTION } from '../plan-store';
 import { Recording, sha256 } from '../recording';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
