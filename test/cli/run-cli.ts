@@ -18,7 +18,8 @@ export interface CliSession {
 
 let home: string | undefined;
 
-function testHome(): string {
+/** A home directory of the test process's own, removed when it exits (the plan history's default place lies under it). */
+export function testHome(): string {
   if (home === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'podplan-cli-home-'));
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
