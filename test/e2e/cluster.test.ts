@@ -69,7 +69,8 @@ for (const line of LINES) {
       await page().locator('.quick-input-list .monaco-list-row', { hasText: 'e2e-cluster' }).first().waitFor();
       await shot('pick-source');
       await pickItem(page(), 'e2e-cluster');
-      await page().locator('.statusbar-item', { hasText: 'e2e-cluster' }).waitFor();
+      // The source's own item (a progress item names the context too while it reads it).
+      await page().locator('.statusbar-item[id$="podplan.source"]', { hasText: 'e2e-cluster' }).waitFor();
 
       await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       await treeRow('Cluster', /Source.*cluster: e2e-cluster/).waitFor();
