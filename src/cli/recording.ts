@@ -7,7 +7,7 @@ import type { Plan } from '../engine/planner/plan';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
 import { RunRecording, sha256, type DecisionPlan } from '../store/recording';
 import type { RunKind, SourceRef } from '../store/types';
-import { databasePath, historyOff, openHistory } from './history';
+import { databasePath, historyOff, openHistory } from './plan-store';
 import type { CliIO } from './io';
 
 /** Opens the history and starts a run of `kind` on `source`; undefined (said on stderr) when it cannot be. */

@@ -23,7 +23,7 @@ export {
   palletOnlyAt,
   CONFIG_EXTENSION_POINTS,
   SCHEDULER_CONFIG_API_VERSION,
-  type ExtensionPoint,
+  type ConfigExtensionPoint,
   type PluginConfigManifest,
   type PluginRef,
   type PluginSet,

@@ -23,9 +23,10 @@ export const CONFIG_EXTENSION_POINTS = [
   'postBind',
   'multiPoint',
 ] as const;
-export type ExtensionPoint = (typeof CONFIG_EXTENSION_POINTS)[number];
+/** A point of `profiles[].plugins` in the configuration file (the engine runs some of them: engine/framework/profile.ts). */
+export type ConfigExtensionPoint = (typeof CONFIG_EXTENSION_POINTS)[number];
 
-export type PluginsManifest = { readonly [P in ExtensionPoint]?: PluginSet };
+export type PluginsManifest = { readonly [P in ConfigExtensionPoint]?: PluginSet };
 
 export interface PluginConfigManifest {
   readonly name: string;
@@ -56,7 +57,7 @@ const pluginRef = object<PluginRef>({ name: string, weight: integer(0) }, ['name
 const pluginSet = object<PluginSet>({ enabled: arrayOf(pluginRef), disabled: arrayOf(pluginRef) });
 
 const plugins = object<PluginsManifest>(
-  Object.fromEntries(CONFIG_EXTENSION_POINTS.map((p) => [p, pluginSet])) as { [P in ExtensionPoint]: Decoder<PluginSet> },
+  Object.fromEntries(CONFIG_EXTENSION_POINTS.map((p) => [p, pluginSet])) as { [P in ConfigExtensionPoint]: Decoder<PluginSet> },
 );
 
 const pluginConfig = object<PluginConfigManifest>({ name: string, args: recordOf(anyValue) }, ['name']);
@@ -104,7 +105,7 @@ export function palletOnlyAt(plugin: string, point: string): boolean {
 }
 
 /** Extension points kube-scheduler has and the engine does not run (no volumes, no async binding). */
-const POINTS_NOT_RUN: readonly ExtensionPoint[] = ['preEnqueue', 'preBind', 'postBind'];
+const POINTS_NOT_RUN: readonly ConfigExtensionPoint[] = ['preEnqueue', 'preBind', 'postBind'];
 
 /**
  * The engine's Profile for profile `index` of a configuration (the configuration's
@@ -112,12 +113,12 @@ const POINTS_NOT_RUN: readonly ExtensionPoint[] = ['preEnqueue', 'preBind', 'pos
  * configures that the engine does not run, so a caller can warn about them. Field paths of the
  * engine's profile errors are those of `profiles[index]`.
  */
-export function engineProfile(config: ProfileManifest, index = 0): { profile: Profile; pointsNotRun: ExtensionPoint[]; palletOnly: Array<{ point: ExtensionPoint; index: number; name: string }> } {
+export function engineProfile(config: ProfileManifest, index = 0): { profile: Profile; pointsNotRun: ConfigExtensionPoint[]; palletOnly: Array<{ point: ConfigExtensionPoint; index: number; name: string }> } {
   const manifest = config.profiles[index] ?? { schedulerName: DEFAULT_SCHEDULER_NAME };
   const plugins: Partial<Record<EngineExtensionPoint | 'multiPoint', PluginSet>> = {};
-  const pointsNotRun: ExtensionPoint[] = [];
-  const palletOnly: Array<{ point: ExtensionPoint; index: number; name: string }> = [];
-  for (const [point, set] of Object.entries(manifest.plugins ?? {}) as Array<[ExtensionPoint, PluginSet]>) {
+  const pointsNotRun: ConfigExtensionPoint[] = [];
+  const palletOnly: Array<{ point: ConfigExtensionPoint; index: number; name: string }> = [];
+  for (const [point, set] of Object.entries(manifest.plugins ?? {}) as Array<[ConfigExtensionPoint, PluginSet]>) {
     if (POINTS_NOT_RUN.includes(point)) {
       pointsNotRun.push(point);
       continue;

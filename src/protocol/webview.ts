@@ -363,4 +363,3 @@ export type WebviewToHost =
   | { readonly type: 'reveal'; readonly kind: ObjectKindView; readonly namespace?: string; readonly name: string }
   | { readonly type: 'scheduleNow'; readonly namespace: string; readonly trigger: string };
 
-export type WebviewMessage = HostToWebview | WebviewToHost;

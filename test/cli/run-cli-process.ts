@@ -2,20 +2,8 @@
 // real files, real stdout/stderr pipes, the exit code. The plan history defaults to a file under a
 // temp home directory (PODPLAN_DB), so no test writes to the real user's data directory.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-let home: string | undefined;
-
-function testHome(): string {
-  if (home === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'podplan-cli-process-'));
-    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-    home = dir;
-  }
-  return home;
-}
+import { testHome } from './run-cli';
 
 export interface CliRun {
   readonly code: number | null;

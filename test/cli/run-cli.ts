@@ -18,7 +18,8 @@ export interface CliSession {
 
 let home: string | undefined;
 
-function testHome(): string {
+/** A home directory of the test process's own, removed when it exits (the plan history's default place lies under it). */
+export function testHome(): string {
   if (home === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'podplan-cli-home-'));
     process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
@@ -64,8 +65,10 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
   return { code, stdout, stderr };
 }
 
-
-/** Runs `podplan serve-planner ARGS --port 0` until `stop` is called; `address` resolves once it serves. */
+/**
+ * Runs `podplan serve-planner <args> --port 0` until `stop` is called with a signal's name;
+ * `address` resolves once it serves, `run` with what it printed when it stops.
+ */
 export function servePlanner(args: string[], files: Record<string, string> = {}) {
   let stop = (_signal: string): void => undefined;
   const stopped = new Promise<string>((resolve) => (stop = resolve));

@@ -4,17 +4,14 @@
 // cluster's nodes and pending pods, applies a plan (confirming the dialog that names the objects
 // and fields) and runs Podplan as the scheduler until the pending pods are bound, then stops it.
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
 import { schedulePlanName } from '../../src/engine/planner/name';
 import { PLANNER_CRDS } from '../../src/kube/crds';
 import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube/apiserver';
 import { node, pod, POD_SETS } from '../kube/live/cluster';
-import { installCodeServer, installPackaged, LINES, openWorkbench, ROOT, runCommand, type CodeServer } from './workbench';
+import { LINES, pickItem, ROOT, runCommand, runCommandOn, useWorkbench } from './workbench';
 
-const SCREENSHOTS = path.join(ROOT, 'test-results/e2e');
 const STEP_MS = 60_000;
 const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger' } as const;
 const PLAN = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan' } as const;
@@ -29,71 +26,53 @@ async function until(what: string, condition: () => boolean, limitMs = STEP_MS):
 }
 
 for (const line of LINES) {
-  const tag = line.installArgs.includes('newest') ? 'newest' : '4.100';
   describe(`a kube context as the source in ${line.name} + Chromium`, function () {
     this.timeout(30 * 60_000);
-    let dir = '';
-  let userDataDir = '';
     let api: TestApiServer;
-    let server: CodeServer | undefined;
-    let browser: BrowserContext | undefined;
-    let page: Page;
     const previousKubeconfig = process.env['KUBECONFIG'];
-    const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${tag}-cluster-${name}.png`) });
-    const treeRow = (view: string, text: string | RegExp) =>
-      page.locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
-    const nodeOf = (name: string) =>
-      (api.get({ apiVersion: 'v1', kind: 'Pod' }, 'shop', name) as { spec: { nodeName?: string } } | undefined)?.spec.nodeName;
 
-    before(async () => {
-      installCodeServer(line, 25 * 60_000);
-      api = await startTestApiServer();
-      api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, ...(PLANNER_CRDS as unknown as KubeObject[]));
-      api.create(node('node-a', { cpu: '4', memory: '16Gi', pods: '110' }), node('node-b', { cpu: '4', memory: '16Gi', pods: '110' }));
-      api.create({
-        ...TRIGGER,
-        metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } },
-        spec: { state: 'Planning' },
-      });
-      api.create(member('cart-0'), member('cart-1'), pod('web-0', { namespace: 'shop' }), pod('web-1', { namespace: 'shop' }));
-      dir = await mkdtemp(path.join(tmpdir(), 'podplan-e2e-cluster-'));
-      process.env['KUBECONFIG'] = await api.writeKubeconfig({ contexts: [{ name: 'e2e-cluster', namespace: 'shop' }] });
-      const workspace = path.join(dir, 'workspace');
-      await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
-      const packaged = await installPackaged(line, dir);
-    userDataDir = packaged.userDataDir;
-      await mkdir(SCREENSHOTS, { recursive: true });
-      ({ server, browser, page } = await openWorkbench(line, dir, workspace, packaged, STEP_MS));
-      await page.locator('.statusbar-item', { hasText: 'pods to place' }).waitFor();
+    const workbench = useWorkbench(line, {
+      name: 'cluster',
+      stepMs: STEP_MS,
+      // The cluster and a KUBECONFIG naming it, before code-server (which inherits it) starts.
+      async prepare(workspace) {
+        api = await startTestApiServer();
+        api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, ...(PLANNER_CRDS as unknown as KubeObject[]));
+        api.create(node('node-a', { cpu: '4', memory: '16Gi', pods: '110' }), node('node-b', { cpu: '4', memory: '16Gi', pods: '110' }));
+        api.create({
+          ...TRIGGER,
+          metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } },
+          spec: { state: 'Planning' },
+        });
+        api.create(member('cart-0'), member('cart-1'), pod('web-0', { namespace: 'shop' }), pod('web-1', { namespace: 'shop' }));
+        process.env['KUBECONFIG'] = await api.writeKubeconfig({ contexts: [{ name: 'e2e-cluster', namespace: 'shop' }] });
+        await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
+      },
     });
 
+    // Registered after useWorkbench's: runs once the workbench is closed.
     after(async () => {
       if (previousKubeconfig === undefined) delete process.env['KUBECONFIG'];
       else process.env['KUBECONFIG'] = previousKubeconfig;
-      await browser?.close().catch(() => undefined);
-      server?.stop();
       await api?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
     });
 
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed' && browser) {
-        await shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`).catch(() => undefined);
-        if (server) console.log(server.output());
-      }
-    });
+    const page = () => workbench.page;
+    const shot = (name: string) => workbench.shot(name);
+    const treeRow = (view: string, text: string | RegExp) =>
+      page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
+    const nodeOf = (name: string) =>
+      (api.get({ apiVersion: 'v1', kind: 'Pod' }, 'shop', name) as { spec: { nodeName?: string } } | undefined)?.spec.nodeName;
 
     it('switches the source to the context from the status bar; the Cluster view lists its nodes and pending pods', async () => {
-      await page.locator('.statusbar-item', { hasText: 'Workspace files' }).click();
-      const input = page.locator('.quick-input-widget input');
-      await input.waitFor({ state: 'visible' });
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'e2e-cluster' }).first().waitFor();
+      await page().locator('.statusbar-item', { hasText: 'Workspace files' }).click();
+      await page().locator('.quick-input-list .monaco-list-row', { hasText: 'e2e-cluster' }).first().waitFor();
       await shot('pick-source');
-      await input.fill('e2e-cluster');
-      await input.press('Enter');
-      await page.locator('.statusbar-item', { hasText: 'e2e-cluster' }).waitFor();
+      await pickItem(page(), 'e2e-cluster');
+      // The source's own item (a progress item names the context too while it reads it).
+      await page().locator('.statusbar-item[id$="podplan.source"]', { hasText: 'e2e-cluster' }).waitFor();
 
-      await page.locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
+      await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       await treeRow('Cluster', /Source.*cluster: e2e-cluster/).waitFor();
       await treeRow('Cluster', /Nodes\s*2/).click();
       await treeRow('Cluster', 'node-a').waitFor();
@@ -104,12 +83,8 @@ for (const line of LINES) {
     });
 
     it('applies the plan of a trigger after a confirmation naming the context, objects and fields: the SchedulePlan is written and the trigger flipped', async () => {
-      await runCommand(page, 'Podplan: Apply Plan to Cluster');
-      const input = page.locator('.quick-input-widget input');
-      await input.fill('cart');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'cart' }).first().waitFor();
-      await input.press('Enter');
-      const dialog = page.locator('.monaco-dialog-box');
+      await runCommandOn(page(), 'Podplan: Apply Plan to Cluster', 'cart');
+      const dialog = page().locator('.monaco-dialog-box');
       await dialog.waitFor();
       const asked = await dialog.innerText();
       const planName = schedulePlanName('shop', 'cart');
@@ -126,34 +101,34 @@ for (const line of LINES) {
       );
       const written = api.get(PLAN, 'shop', planName) as { spec: { plan: Array<{ pod: string }> } };
       assert.deepEqual(written.spec.plan.map((e) => e.pod).sort(), ['cart-0', 'cart-1']);
-      await page.locator('.notifications-toasts .notification-toast', { hasText: /applied to context e2e-cluster/ }).waitFor();
+      await page().locator('.notifications-toasts .notification-toast', { hasText: /applied to context e2e-cluster/ }).waitFor();
       await shot('applied');
     });
 
     it('runs Podplan as the scheduler until the pending pods are bound (the applied set where planned), shows it, and stops', async () => {
-      await runCommand(page, 'Podplan: Run Podplan as Scheduler');
+      await runCommand(page(), 'Podplan: Run Podplan as Scheduler');
       await until('every pending pod is bound', () => ['web-0', 'web-1', 'cart-0', 'cart-1'].every((name) => nodeOf(name) !== undefined));
       const plan = api.get(PLAN, 'shop', schedulePlanName('shop', 'cart')) as { spec: { plan: Array<{ pod: string; node: string }> } };
       for (const entry of plan.spec.plan)
         assert.equal(nodeOf(entry.pod), entry.node, `${entry.pod} is bound where the applied plan put it`);
-      await page.locator('.statusbar-item', { hasText: /e2e-cluster.*4 bound/ }).waitFor();
+      await page().locator('.statusbar-item', { hasText: /e2e-cluster.*4 bound/ }).waitFor();
       await treeRow('Cluster', /Scheduler.*running · 4 pods bound/).waitFor();
       await treeRow('Cluster', /Pending pods\s*0/).waitFor();
       await shot('scheduler-running');
-      await runCommand(page, 'Podplan: Stop Podplan Scheduler');
+      await runCommand(page(), 'Podplan: Stop Podplan Scheduler');
       await treeRow('Cluster', /Scheduler.*stopped/).waitFor();
       assert.equal(api.counters.bindings.get('shop/web-0'), 1, 'bound once');
       await shot('scheduler-stopped');
     });
 
     it("leaves the kubeconfig's token out of every log the workbench wrote (output channel, server, extension host)", async () => {
-      const logs = (await readdir(userDataDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.log'));
+      const logs = (await readdir(workbench.installed.userDataDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.log'));
       assert.ok(logs.some((e) => /Podplan/.test(e.name)), 'the Podplan output channel was written');
       for (const entry of logs) {
         const text = await readFile(path.join(entry.parentPath, entry.name), 'utf8');
         assert.ok(!text.includes(api.token), `${entry.name} holds no token`);
       }
-      assert.ok(!server?.output().includes(api.token), 'code-server printed no token');
+      assert.ok(!workbench.server.output().includes(api.token), 'code-server printed no token');
     });
   });
 }

@@ -4,11 +4,9 @@
 // opens a step's rejections, and Explain of an unplaced pod shows its node × plugin matrix over all
 // 5,000 nodes with the closest node named.
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
-import { installCodeServer, installPackaged, LINES, openWorkbench, ROOT, runCommand, type CodeServer } from './workbench';
+import { LINES, runCommandOn, useWorkbench } from './workbench';
 
 const NODES = 5_000;
 const PODS = 300;
@@ -45,58 +43,31 @@ spec:
   state: Planning
 `;
 
-const SCREENSHOTS = path.join(ROOT, 'test-results/e2e');
 const STEP_MS = 120_000;
 
 for (const line of LINES) {
-  const tag = line.installArgs.includes('newest') ? 'newest' : '4.100';
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${tag}-scale-${name}.png`) });
-
   describe(`the plan panel at ${NODES.toLocaleString('en')} nodes in ${line.name}`, function () {
     this.timeout(30 * 60_000);
 
-    let dir = '';
-    let server: CodeServer | undefined;
-    let browser: BrowserContext | undefined;
-    let page: Page;
-    const panel = (): FrameLocator => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-
-    before(async function () {
-      installCodeServer(line, 25 * 60_000);
-      dir = await mkdtemp(path.join(tmpdir(), 'podplan-e2e-scale-'));
-      const workspace = path.join(dir, 'workspace');
-      await mkdir(workspace, { recursive: true });
-      await writeFile(path.join(workspace, 'nodes.yaml'), Array.from({ length: NODES }, (_, i) => node(i)).join('---\n'));
-      const pods = Array.from({ length: PODS }, (_, i) => pod(i, i < TOO_BIG ? '64' : '1'));
-      await writeFile(path.join(workspace, 'podset.yaml'), [TRIGGER, ...pods].join('---\n'));
-      const packaged = await installPackaged(line, dir);
-      await mkdir(SCREENSHOTS, { recursive: true });
-      ({ server, browser, page } = await openWorkbench(line, dir, workspace, packaged, STEP_MS));
-      await page.locator('.statusbar-item', { hasText: 'pods to place' }).waitFor();
+    const workbench = useWorkbench(line, {
+      name: 'scale',
+      stepMs: STEP_MS,
+      async prepare(workspace) {
+        await writeFile(path.join(workspace, 'nodes.yaml'), Array.from({ length: NODES }, (_, i) => node(i)).join('---\n'));
+        const pods = Array.from({ length: PODS }, (_, i) => pod(i, i < TOO_BIG ? '64' : '1'));
+        await writeFile(path.join(workspace, 'podset.yaml'), [TRIGGER, ...pods].join('---\n'));
+      },
     });
-
-    after(async () => {
-      await browser?.close().catch(() => undefined);
-      server?.stop();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed' && browser) await shot(page, `failed-${this.currentTest.title.replace(/\W+/g, '-')}`).catch(() => undefined);
-    });
+    const panel = () => workbench.panel();
 
     it('previews the pod set and draws every node on the node map', async () => {
-      await runCommand(page, 'Podplan: Preview Plan');
-      const input = page.locator('.quick-input-widget input');
-      await input.fill('big-set');
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'big-set' }).first().waitFor();
-      await input.press('Enter');
+      await runCommandOn(workbench.page, 'Podplan: Preview Plan', 'big-set');
       const summary = panel().locator('p.summary');
       await summary.waitFor();
       assert.match(await summary.innerText(), new RegExp(`^${PODS - TOO_BIG} pods placed on \\d+ nodes? of ${NODES.toLocaleString('en')}, ${TOO_BIG} not placed`));
       await panel().locator('.node-map canvas').waitFor();
       assert.match(await panel().locator('vscode-tab-header[data-tab="map"]').innerText(), new RegExp(`Node map \\(${NODES.toLocaleString('en')}\\)`));
-      await shot(page, 'node-map');
+      await workbench.shot('node-map');
     });
 
     it("opens a step of the pod set's stage funnel to the nodes it rejected", async () => {
@@ -104,7 +75,7 @@ for (const line of LINES) {
       const fit = panel().locator('button.step', { hasText: 'NodeResourcesFit' });
       await fit.first().click();
       await panel().getByText('Insufficient cpu').first().waitFor();
-      await shot(page, 'funnel');
+      await workbench.shot('funnel');
     });
 
     it('explains an unplaced pod with its node × plugin matrix over every node and the closest node', async () => {
@@ -115,7 +86,7 @@ for (const line of LINES) {
       assert.match(await header.innerText(), new RegExp(`Nodes × plugins \\(${NODES.toLocaleString('en')}\\)`));
       await panel().locator('.matrix-body .matrix-row').first().waitFor();
       assert.match(await panel().locator('#root').innerText(), /Closest node/);
-      await shot(page, 'matrix');
+      await workbench.shot('matrix');
     });
   });
 }

@@ -5,11 +5,9 @@
 // problem and two files other YAML tools own, and headless Chromium drives the UI the way a user
 // would. The first run on a machine installs code-server (see workbench.ts).
 import assert from 'node:assert/strict';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { BrowserContext, FrameLocator, Page } from 'playwright-core';
-import { installCodeServer, installPackaged, LINES, openWorkbench, ROOT, runCommand, runNode, type CodeServer } from './workbench';
+import { LINES, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
 
 // A plan that puts a pod that does not tolerate the GPU node's taint on that node.
 const BAD_PLAN = `apiVersion: planner.ciena.io/v1alpha1
@@ -70,127 +68,85 @@ spec:
         desiredReplicas: "4"
 `;
 
-const SCREENSHOTS = path.join(ROOT, 'test-results/e2e');
 const STEP_MS = 60_000;
 
 for (const line of LINES) {
-  const tag = line.installArgs.includes('newest') ? 'newest' : '4.100';
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${tag}-${name}.png`) });
-
   describe(`the packaged extension in ${line.name} + Chromium`, function () {
     // The first run on a fresh machine installs code-server; later runs start in seconds.
     this.timeout(30 * 60_000);
 
-    let dir = '';
-    let workspace = '';
-    let installed = '';
-    let server: CodeServer | undefined;
-    let browser: BrowserContext | undefined;
-    let page: Page;
-
-    before(async function () {
-      const started = performance.now();
-      installCodeServer(line, 25 * 60_000);
-      console.log(`      ${line.name} ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-
-      dir = await mkdtemp(path.join(tmpdir(), 'podplan-e2e-'));
-      workspace = path.join(dir, 'workspace');
-      await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
-      await writeFile(path.join(workspace, 'bad-plan.yaml'), BAD_PLAN);
-      await writeFile(path.join(workspace, 'deploy-plan.yaml'), DEPLOY_PLAN);
-      await writeFile(path.join(workspace, 'keda-trigger.yaml'), KEDA_TRIGGER);
-      const packaged = await installPackaged(line, dir);
-      assert.match(packaged.printed, /Extension 'podplan\.vsix' was successfully installed/);
-      installed = packaged.extension;
-      await mkdir(SCREENSHOTS, { recursive: true });
-      ({ server, browser, page } = await openWorkbench(line, dir, workspace, packaged, STEP_MS));
-      // The language server has read the workspace: its commands are in the palette from now on.
-      await page.locator('.statusbar-item', { hasText: 'pods to place' }).waitFor();
+    const workbench = useWorkbench(line, {
+      stepMs: STEP_MS,
+      async prepare(workspace) {
+        await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
+        await writeFile(path.join(workspace, 'bad-plan.yaml'), BAD_PLAN);
+        await writeFile(path.join(workspace, 'deploy-plan.yaml'), DEPLOY_PLAN);
+        await writeFile(path.join(workspace, 'keda-trigger.yaml'), KEDA_TRIGGER);
+      },
     });
-
-    after(async () => {
-      await browser?.close().catch(() => undefined);
-      server?.stop();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
-
-    afterEach(async function () {
-      if (this.currentTest?.state === 'failed' && browser) {
-        await shot(page, `failed-${this.currentTest.title.replace(/\W+/g, '-')}`).catch(() => undefined);
-        if (server) console.log(server.output());
-      }
-    });
-
-    /** The plan panel's page: it sits in an iframe inside the workbench's webview iframe. */
-    const panel = (): FrameLocator => page.frameLocator('iframe.webview.ready').frameLocator('#active-frame');
-    const notification = (text: string | RegExp) => page.locator('.notifications-toasts .notification-toast', { hasText: text });
-    const treeRow = (view: string, text: string | RegExp) => page.locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
-
-    async function pick(title: string, item: string): Promise<void> {
-      await runCommand(page, title);
-      const input = page.locator('.quick-input-widget input');
-      await input.fill(item);
-      await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor();
-      await input.press('Enter');
-    }
+    const page = () => workbench.page;
+    const panel = () => workbench.panel();
+    const shot = (name: string) => workbench.shot(name);
+    const notification = (text: string | RegExp) => page().locator('.notifications-toasts .notification-toast', { hasText: text });
+    const treeRow = (view: string, text: string | RegExp) => page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
 
     it('ships HiGHS (WebAssembly) in the package, loadable by the extension host\'s Node from the installed extension', () => {
       // Resolved as the server bundle's require('highs') is.
-      const fromServer = `require('node:module').createRequire(${JSON.stringify(path.join(installed, 'dist/server.cjs'))})`;
+      const fromServer = `require('node:module').createRequire(${JSON.stringify(path.join(workbench.installed.extension, 'dist/server.cjs'))})`;
       const version = runNode(line, `${fromServer}('highs')().then((h) => process.stdout.write(h.version.string))`);
       assert.match(version, /^\d+\.\d+\.\d+/);
     });
 
     it('shows the language server\'s diagnostic for a plan that breaks a taint in the Problems panel', async () => {
-      await page.getByRole('treeitem', { name: 'bad-plan.yaml' }).click();
-      await page.locator('.tab.active', { hasText: 'bad-plan.yaml' }).waitFor();
-      await runCommand(page, 'Problems: Focus on Problems View');
-      const problem = page.locator('.markers-panel .monaco-list-row', { hasText: 'pod tainted-0 cannot run on node gpu-c2' });
+      await page().getByRole('treeitem', { name: 'bad-plan.yaml' }).click();
+      await page().locator('.tab.active', { hasText: 'bad-plan.yaml' }).waitFor();
+      await runCommand(page(), 'Problems: Focus on Problems View');
+      const problem = page().locator('.markers-panel .monaco-list-row', { hasText: 'pod tainted-0 cannot run on node gpu-c2' });
       await problem.waitFor();
       const text = await problem.innerText();
       assert.match(text, /node\(s\) had untolerated taint\(s\) \(TaintToleration\)/);
       assert.match(text, /podplan\s*\(?plan\/node-infeasible/);
-      await shot(page, 'problems');
+      await shot('problems');
     });
 
     it('moves the pod with the server\'s quick fix, after which the Problems panel is empty', async () => {
-      await page.locator('.monaco-editor .view-lines').first().click();
-      await page.keyboard.press('Control+G');
-      await page.keyboard.type('11:13');
-      await page.keyboard.press('Enter');
-      await page.keyboard.press('Control+.');
-      const fix = page.locator('.action-widget .monaco-list-row', { hasText: /Move tainted-0 to \S+, the best node where it fits/ });
+      await page().locator('.monaco-editor .view-lines').first().click();
+      await page().keyboard.press('Control+G');
+      await page().keyboard.type('11:13');
+      await page().keyboard.press('Enter');
+      await page().keyboard.press('Control+.');
+      const fix = page().locator('.action-widget .monaco-list-row', { hasText: /Move tainted-0 to \S+, the best node where it fits/ });
       await fix.waitFor();
       const node = /Move tainted-0 to (\S+),/.exec(await fix.innerText())?.[1];
       // The preferred fix comes focused; the widget's pointer block swallows clicks, so apply by key.
       assert.match((await fix.getAttribute('class')) ?? '', /\bfocused\b/);
-      await page.keyboard.press('Enter');
-      await page.locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
+      await page().keyboard.press('Enter');
+      await page().locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
       // Monaco renders spaces as no-break spaces.
-      const shown = (await page.locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+      const shown = (await page().locator('.monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
       assert.match(shown, new RegExp(`node: ${node}\\b`));
-      await page.keyboard.press('Control+S');
+      await page().keyboard.press('Control+S');
     });
 
     it('gives no error to a Deployment in deploy-plan.yaml beside a ScheduleTrigger, nor to keda-trigger.yaml', async () => {
-      await page.getByRole('treeitem', { name: 'podset.yaml' }).click();
-      await page.locator('.tab.active', { hasText: 'podset.yaml' }).waitFor();
-      await runCommand(page, 'View: Split Editor Right');
-      await page.getByRole('treeitem', { name: 'deploy-plan.yaml' }).dblclick();
-      await page.locator('.tab.active', { hasText: 'deploy-plan.yaml' }).waitFor();
-      await runCommand(page, 'Problems: Focus on Problems View');
+      await page().getByRole('treeitem', { name: 'podset.yaml' }).click();
+      await page().locator('.tab.active', { hasText: 'podset.yaml' }).waitFor();
+      await runCommand(page(), 'View: Split Editor Right');
+      await page().getByRole('treeitem', { name: 'deploy-plan.yaml' }).dblclick();
+      await page().locator('.tab.active', { hasText: 'deploy-plan.yaml' }).waitFor();
+      await runCommand(page(), 'Problems: Focus on Problems View');
       // Time for a late diagnostic to arrive, from us or any other YAML tool.
-      await page.waitForTimeout(3000);
-      await page.locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
-      await shot(page, 'trigger-beside-deploy-plan');
-      await page.getByRole('treeitem', { name: 'keda-trigger.yaml' }).dblclick();
-      await page.locator('.tab.active', { hasText: 'keda-trigger.yaml' }).waitFor();
-      await page.waitForTimeout(3000);
-      await page.locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
+      await page().waitForTimeout(3000);
+      await page().locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
+      await shot('trigger-beside-deploy-plan');
+      await page().getByRole('treeitem', { name: 'keda-trigger.yaml' }).dblclick();
+      await page().locator('.tab.active', { hasText: 'keda-trigger.yaml' }).waitFor();
+      await page().waitForTimeout(3000);
+      await page().locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
     });
 
     it('previews a pod set\'s plan from the command palette, and the plan webview lists where each pod goes', async () => {
-      await pick('Podplan: Preview Plan', 'nightly-batch');
+      await runCommandOn(page(), 'Podplan: Preview Plan', 'nightly-batch');
       // The Pods tab lists every placed pod: pod, owner, node, score.
       await panel().locator('vscode-tab-header[data-tab="pods"]').click();
       const assignments = panel().locator('.pods-view .matrix-row:not(.matrix-head)');
@@ -202,29 +158,29 @@ for (const line of LINES) {
         assert.match(node ?? '', /^node-[abc]\d$/);
       }
       assert.match(await panel().locator('p.summary').innerText(), new RegExp(`^${rows.length} pods? placed on \\d+ nodes? of \\d+, 0 not placed`));
-      await shot(page, 'plan-preview');
+      await shot('plan-preview');
       // The plan's line in the Podplan output channel (coloured by syntaxes/podplan-output.tmLanguage.json).
-      await runCommand(page, 'Podplan: Show Output');
-      const output = page.locator('.part.panel .view-lines', { hasText: 'preview' });
+      await runCommand(page(), 'Podplan: Show Output');
+      const output = page().locator('.part.panel .view-lines', { hasText: 'preview' });
       await output.waitFor();
       // Monaco renders spaces as no-break spaces and wraps the long line.
       const logged = (await output.innerText()).replace(/\u00a0/g, ' ').replace(/\s*\n\s*/g, ' ');
       assert.match(logged, /preview pod set analytics\/nightly-batch \(trigger nightly-batch\): planner \S+, profile podset-planner-scheduler, history #\d+: \d+ placed, 0 not placed/);
-      await shot(page, 'output-channel');
+      await shot('output-channel');
     });
 
     it('keeps the preview in the plan history, listed by Show Plan History (SQLite in the installed extension)', async () => {
-      await runCommand(page, 'Podplan: Show Plan History');
+      await runCommand(page(), 'Podplan: Show Plan History');
       const listed = panel().getByText('nightly-batch').first();
       await listed.waitFor();
       assert.equal(await panel().locator('[role=alert]').count(), 0, 'no "history unavailable" alert');
-      await page.locator('.statusbar-item', { hasText: 'pods to place' }).hover();
-      await page.locator('.monaco-hover, .workbench-hover', { hasText: `Plan history: on (${line.sqlite})` }).first().waitFor();
-      await shot(page, 'history');
+      await page().locator('.statusbar-item', { hasText: 'pods to place' }).hover();
+      await page().locator('.monaco-hover, .workbench-hover', { hasText: `Plan history: on (${line.sqlite})` }).first().waitFor();
+      await shot('history');
     });
 
     it('shows the Podplan view container: pod sets and triggers, plans with their status, the cluster', async () => {
-      await page.locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
+      await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       await treeRow('Pod Sets & Triggers', 'nightly-batch').first().waitFor();
       await treeRow('Pod Sets & Triggers', 'nightly-report').first().waitFor();
       await treeRow('Pod Sets & Triggers', /Quiet time/).first().waitFor();
@@ -232,32 +188,32 @@ for (const line of LINES) {
       await treeRow('Plans', /#\d+ draft/).first().waitFor();
       await treeRow('Cluster', /Source/).waitFor();
       await treeRow('Cluster', /Nodes/).waitFor();
-      await shot(page, 'views');
+      await shot('views');
     });
 
     it('refuses Schedule Now while a dependency is not complete, and says why', async () => {
-      await pick('Podplan: Schedule Now', 'nightly-report');
+      await runCommandOn(page(), 'Podplan: Schedule Now', 'nightly-report');
       await notification(/nightly-report cannot be scheduled yet: it depends on ScheduleTrigger nightly-batch, which is not complete/).waitFor();
-      await shot(page, 'schedule-refused');
-      await page.keyboard.press('Escape');
+      await shot('schedule-refused');
+      await page().keyboard.press('Escape');
     });
 
     it('schedules (the inline action in the Pod sets tree) after a confirmation naming the files and fields, and records the plan as applied', async () => {
       const row = treeRow('Pod Sets & Triggers', /^nightly-batch/).first();
       await row.hover();
       await row.locator('.action-label[aria-label^="Schedule Now"]').click();
-      const dialog = page.locator('.monaco-dialog-box');
+      const dialog = page().locator('.monaco-dialog-box');
       await dialog.waitFor();
       const asked = await dialog.innerText();
       assert.match(asked, /Schedule nightly-batch now\? 6 pods placed; this writes podset\.yaml\./);
       assert.match(asked, /podset\.yaml: changes ScheduleTrigger analytics\/nightly-batch: spec\.state: Planning → Schedule/);
       assert.match(asked, /podset\.yaml: adds SchedulePlan analytics\/nightly-batch: spec\.plan: 6 pods to nodes/);
-      await shot(page, 'schedule-confirm');
+      await shot('schedule-confirm');
       await dialog.getByRole('button', { name: 'Schedule' }).click();
       await notification(/nightly-batch scheduled: 6 pods placed, written to podset\.yaml\. Plan #\d+ is recorded as applied in the history\./).waitFor();
       await treeRow('Plans', /#\d+ applied/).first().waitFor();
       await treeRow('Pod Sets & Triggers', /Depends on.*ScheduleTrigger nightly-batch — complete/).first().waitFor();
-      await shot(page, 'schedule-applied');
+      await shot('schedule-applied');
     });
 
     it('opens a stored plan from the Plans tree', async () => {
@@ -265,10 +221,10 @@ for (const line of LINES) {
       const id = /#(\d+)/.exec(await applied.innerText())?.[1];
       // Select it, then open it as a keyboard user would.
       await applied.click();
-      await page.keyboard.press('Enter');
-      await page.locator('.tab', { hasText: `Plan #${id}` }).waitFor();
+      await page().keyboard.press('Enter');
+      await page().locator('.tab', { hasText: `Plan #${id}` }).waitFor();
       await panel().getByText('nightly-batch').first().waitFor();
-      await shot(page, 'plans-open');
+      await shot('plans-open');
     });
   });
 }
@@ -277,29 +233,15 @@ for (const line of LINES) {
 // addon is removed from the installed extension, and the workbench runs on Node 20.
 describe('the packaged extension where no SQLite driver loads (code-server 4.100.3, addon removed)', function () {
   this.timeout(30 * 60_000);
-  const line = LINES[0] as (typeof LINES)[number];
-  let dir = '';
-  let server: CodeServer | undefined;
-  let browser: BrowserContext | undefined;
-  let page: Page;
-
-  before(async () => {
-    installCodeServer(line, 25 * 60_000);
-    dir = await mkdtemp(path.join(tmpdir(), 'podplan-e2e-'));
-    const workspace = path.join(dir, 'workspace');
-    await cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true });
-    const packaged = await installPackaged(line, dir);
-    await rm(path.join(packaged.extension, 'dist/native'), { recursive: true });
-    ({ server, browser, page } = await openWorkbench(line, dir, workspace, packaged, STEP_MS));
-  });
-
-  after(async () => {
-    await browser?.close().catch(() => undefined);
-    server?.stop();
-    if (dir) await rm(dir, { recursive: true, force: true });
+  const workbench = useWorkbench(LINES[0] as (typeof LINES)[number], {
+    name: 'no-driver',
+    stepMs: STEP_MS,
+    prepare: (workspace) => cp(path.join(ROOT, 'examples/cluster'), workspace, { recursive: true }),
+    alter: (installed) => rm(path.join(installed.extension, 'dist/native'), { recursive: true }),
   });
 
   it('says once, in plain words, that plan history is off and what to do, and previews all the same', async () => {
+    const page = workbench.page;
     const notice = page.locator('.notifications-toasts .notification-toast', { hasText: 'plan history is off' });
     await notice.waitFor();
     const text = await notice.innerText();
@@ -310,13 +252,9 @@ describe('the packaged extension where no SQLite driver loads (code-server 4.100
     await notice.hover();
     await notice.locator('.codicon-notifications-expand').click();
     await page.waitForTimeout(500);
-    await page.screenshot({ path: path.join(SCREENSHOTS, 'no-driver-notice.png') });
-    await runCommand(page, 'Podplan: Preview Plan');
-    const input = page.locator('.quick-input-widget input');
-    await input.fill('nightly-batch');
-    await page.locator('.quick-input-list .monaco-list-row', { hasText: 'nightly-batch' }).first().waitFor();
-    await input.press('Enter');
-    await page.frameLocator('iframe.webview.ready').frameLocator('#active-frame').locator('p.summary').waitFor();
+    await workbench.shot('notice');
+    await runCommandOn(page, 'Podplan: Preview Plan', 'nightly-batch');
+    await workbench.panel().locator('p.summary').waitFor();
     assert.equal(await page.locator('.notifications-toasts .notification-toast', { hasText: 'plan history is off' }).count(), 1);
   });
 });

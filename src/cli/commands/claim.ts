@@ -7,7 +7,8 @@ import { CLAIMED_BY_ANNOTATION, KubePoolTarget, PHASE_ANNOTATION, POOL_LABEL } f
 import { KubeHttp } from '../../kube/http';
 import { openContext } from '../../kube/kubeconfig';
 import { poolClient } from '../../kube/live/cluster';
-import { databasePath, DB_HELP, DB_OPTION, openHistory, parseCommand } from '../history';
+import { parseCommand } from '../arguments';
+import { databasePath, DB_HELP, DB_OPTION, openHistory } from '../plan-store';
 import { EXIT, type Command } from '../io';
 
 const HELP = `Usage: podplan claim --context <name> --pool <name> [--count n] [--timeout d] [-n namespace] [--kubeconfig file] [--db file]

@@ -3,7 +3,7 @@
 // does it (unless --dry-run): the only commands here that write to a cluster, and only CRDs.
 import { stringify } from 'yaml';
 import { applyCrdInstall, KubeHttp, PLANNER_CRDS, planCrdInstall } from '../../kube';
-import { parseCommand } from '../history';
+import { parseCommand } from '../arguments';
 import { EXIT, type Command } from '../io';
 import { contextOf, sourceHelp, SOURCE_OPTIONS } from '../source';
 

@@ -1,6 +1,6 @@
 // `podplan diff <a> <b>`: what changed from one plan in the history to another, pod by pod.
 import type { PlanDiff, PlanSummary } from '../../store/types';
-import { DB_HELP, planCounts, planScope, preemptorOf, runPlanCommand } from '../history';
+import { DB_HELP, planCounts, planScope, preemptorOf, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
 import { histogram } from './show';
 

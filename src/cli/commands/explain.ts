@@ -9,7 +9,7 @@ import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } fr
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset';
 import { simulate } from '../../engine/scheduler/simulate';
-import { parseCommand } from '../history';
+import { parseCommand } from '../arguments';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
 import { loadPlanning, planSet } from '../planning';

@@ -1,5 +1,5 @@
 // `podplan export <plan-id>`: a plan from the history as the SchedulePlan manifest Pallet reads.
-import { DB_HELP, runPlanCommand } from '../history';
+import { DB_HELP, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
 
 const HELP = `Usage: podplan export <plan-id> [--diagnoses] [--db file]

@@ -1,6 +1,7 @@
 // `podplan history`: the plans kept in the history, newest first, a page at a time.
 import type { PlanSummary } from '../../store/types';
-import { DB_HELP, DB_OPTION, formatTime, orReport, parseCommand, positiveInteger, readHistory } from '../history';
+import { parseCommand } from '../arguments';
+import { DB_HELP, DB_OPTION, formatTime, orReport, positiveInteger, readHistory } from '../plan-store';
 import { EXIT, type CliIO, type Command } from '../io';
 import { formatTable } from '../table';
 

@@ -19,7 +19,8 @@ import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '..
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
 import { schedulePlanName } from '../../engine/planner/name';
 import type { RunRecording } from '../../store/recording';
-import { DB_HELP, DB_OPTION, parseCommand } from '../history';
+import { parseCommand } from '../arguments';
+import { DB_HELP, DB_OPTION } from '../plan-store';
 import { readProfile } from '../input';
 import { startRecording } from '../recording';
 import { EXIT, type CliIO, type Command } from '../io';

@@ -2,7 +2,7 @@
 // could not be placed.
 import type { ReasonCount } from '../../store/diagnoses';
 import type { StoredAssignment, StoredPlan } from '../../store/types';
-import { DB_HELP, formatTime, planCounts, planScope, preemptorOf, runPlanCommand } from '../history';
+import { DB_HELP, formatTime, planCounts, planScope, preemptorOf, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
 import { formatTable } from '../table';
 

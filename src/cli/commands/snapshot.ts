@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { snapshotFile, type TypedObject } from '../../kube';
-import { parseCommand } from '../history';
+import { parseCommand } from '../arguments';
 import { EXIT, type Command } from '../io';
 import { readContext, sourceHelp, SOURCE_OPTIONS } from '../source';
 import { errorMessage } from '../../engine/api/errors';

@@ -69,6 +69,8 @@ export class SchedulingCycle implements PodEvaluator {
   private rejectedCounts = new Uint32Array(0);
   /** Per feasible node of the cycle, its position in the snapshot's list; -1 when Filter ran on another list (reused). */
   private feasibleAt = new Int32Array(0);
+  /** The feasible nodes as Filter finds them, reused (it only grows); a cycle hands out a copy cut to size. */
+  private readonly feasibleFound: NodeInfo[] = [];
 
   constructor(
     private readonly profileName: string,
@@ -285,7 +287,8 @@ export class SchedulingCycle implements PodEvaluator {
     const rejected = this.rejectedCounts;
     rejected.fill(0);
     const len = nodes.length;
-    const feasible: NodeInfo[] = [];
+    // Growing a fresh list node by node costs more than one copy of the reused one at the end.
+    const feasible = this.feasibleFound;
     let found = 0;
     const lister = this.handle.current;
     const positional = nodes === lister.list();
@@ -353,14 +356,15 @@ export class SchedulingCycle implements PodEvaluator {
           continue nodes;
         }
         if (order === every) allKeyed?.set(at, SUCCESS);
-        feasibleAt[found++] = positional ? at : -1;
-        feasible.push(node);
+        feasibleAt[found] = positional ? at : -1;
+        feasible[found++] = node;
       }
     } catch (e) {
       failure = thrown(e, (filters[p] as Entry<FilterPlugin>).name, 'Filter');
     }
     log.evaluated = i;
     log.feasible = found;
+    const list = feasible.slice(0, found);
     // The node that failed with an Error reached plugin p and went no further.
     if (failure) rejected[p] = (rejected[p] as number) + 1;
     let reached = failure ? i + 1 : i;
@@ -369,7 +373,7 @@ export class SchedulingCycle implements PodEvaluator {
       reached = record.passed;
       return record;
     });
-    return failure ?? feasible;
+    return failure ?? list;
   }
 
   /** No node fits: PostFilter plugins (preemption) in order until one succeeds or one is final. */

@@ -133,13 +133,11 @@ export class Scoring {
     const entry = scorers[p] as ScoreEntry;
     const { name, plugin, weight } = entry;
     const { raw, normalized, totals } = this;
-    const { nodes, positions } = feasible;
+    const nodes = feasible.nodes;
     const n = nodes.length;
     const base = p * n;
-    for (let i = 0; i < n; i++) {
-      const failure = rawScore(state, pod, entry, nodes[i] as NodeInfo, positions[i] as number, memo, raw, base + i);
-      if (failure) return log.failure(failure);
-    }
+    const failure = rawScores(state, pod, entry, feasible, memo, raw, base);
+    if (failure) return log.failure(failure);
     let list: NodeScore[] | undefined;
     if (plugin.normalizeScore) {
       const normalize = plugin.normalizeScore.bind(plugin);
@@ -172,7 +170,7 @@ export class Scoring {
    * to say so exactly.
    */
   private scoreSummed(state: CycleState, pod: PodInfo, feasible: Feasible, scorers: readonly ScoreEntry[], memos: ReadonlyArray<ScoreMemo | undefined>, summed: Summed, log: CycleLog): boolean {
-    const { raw, normalized, totals } = this;
+    const { normalized, totals } = this;
     const { nodes, positions } = feasible;
     const n = nodes.length;
     try {
@@ -190,13 +188,20 @@ export class Scoring {
           sum = 0;
           for (let part = 0; part < summed.scorers.length; part++) {
             const s = summed.scorers[part] as number;
-            const entry = scorers[s] as ScoreEntry;
-            // The plugin's row of raw scores holds it for now (the recorded nodes' are written at the end).
-            if (rawScore(state, pod, entry, nodes[i] as NodeInfo, at, memos[s], raw, s * n + i)) return false;
-            const score = raw[s * n + i] as number;
+            const { plugin, weight } = scorers[s] as ScoreEntry;
+            const memo = memos[s] as ScoreMemo;
+            let score = memo.get(at);
+            if (Number.isNaN(score)) {
+              // Not through rawScores: a call site of its own keeps the summed plugins out of the
+              // one rawScores makes per node (V8 inlines at most four plugins at a call site).
+              const result = plugin.score(state, pod, nodes[i] as NodeInfo);
+              if (typeof result !== 'number' && result.code !== Code.Success) return false;
+              score = typeof result === 'number' ? result : 0;
+              memo.set(at, score);
+            }
             if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE) || !Number.isInteger(score)) return false;
             summed.memo.setPart(at, part, score);
-            sum += score * entry.weight;
+            sum += score * weight;
           }
           summed.memo.setSum(at, sum);
         }
@@ -243,20 +248,26 @@ export class Scoring {
 }
 
 /**
- * A plugin's raw score on a node, written to `out[at]`: its memo's when known (at the node's
- * position), else the plugin's, then remembered; a Success status scores 0. Answers the plugin's
- * failure, attributed, or undefined (no number is returned: a fraction would be boxed per node).
+ * A plugin's raw scores on the feasible nodes, written to `out[base + i]`: its memo's when known (at
+ * the node's position), else the plugin's, then remembered; a Success status scores 0. Answers the
+ * plugin's failure, attributed, or undefined. One call per plugin, not per node: the loop around the
+ * plugin's score call stays in one optimized function.
  */
-function rawScore(state: CycleState, pod: PodInfo, entry: ScoreEntry, node: NodeInfo, position: number, memo: ScoreMemo | undefined, out: Float64Array, at: number): Status | undefined {
-  let score = memo ? memo.get(position) : NaN;
-  if (Number.isNaN(score)) {
-    const result = entry.plugin.score(state, pod, node);
-    if (typeof result === 'number') score = result;
-    else if (result.code === Code.Success) score = 0;
-    else return attributed(result, entry.name, 'Score');
-    memo?.set(position, score);
+function rawScores(state: CycleState, pod: PodInfo, entry: ScoreEntry, feasible: Feasible, memo: ScoreMemo | undefined, out: Float64Array, base: number): Status | undefined {
+  const { nodes, positions } = feasible;
+  const plugin = entry.plugin;
+  for (let i = 0; i < nodes.length; i++) {
+    const at = positions[i] as number;
+    let score = memo ? memo.get(at) : NaN;
+    if (Number.isNaN(score)) {
+      const result = plugin.score(state, pod, nodes[i] as NodeInfo);
+      if (typeof result === 'number') score = result;
+      else if (result.code === Code.Success) score = 0;
+      else return attributed(result, entry.name, 'Score');
+      memo?.set(at, score);
+    }
+    out[base + i] = score;
   }
-  out[at] = score;
   return undefined;
 }
 

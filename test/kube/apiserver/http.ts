@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import { parse as parseYaml } from 'yaml';
+import { errorMessage } from '../../../src/engine/api/errors';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, versionInfo } from './discovery';
 import type { Counters, FaultState } from './faults';
 import { apiVersionOf, type KubeObject, type ResourceType } from './resources';
@@ -415,7 +416,7 @@ export class ApiHttp {
       res.destroy();
       return;
     }
-    const status = err instanceof StatusError ? err.status : errors.internal(err instanceof Error ? err.message : String(err)).status;
+    const status = err instanceof StatusError ? err.status : errors.internal(errorMessage(err)).status;
     this.send(res, status.code, JSON.stringify(status));
   }
 }

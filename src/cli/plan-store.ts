@@ -1,36 +1,19 @@
-// What the history commands share: their arguments, where the database is (--db, else PODPLAN_DB,
-// else the user's data directory), opening it with one clear line when it cannot be, and plan ids.
+// The plan store as commands reach it: where the database is (--db, else PODPLAN_DB, else the
+// user's data directory), opening it with one clear line when it cannot be, plan ids, and the
+// commands that read given plans (show, diff, export).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { Result } from '../engine/api/result';
 import { defaultDatabasePath } from '../store/paths';
 import { ALL_PENDING_PODS, openStore, type PlanStore } from '../store/store';
 import type { PlanSummary, StoreError } from '../store/types';
+import { parseCommand, type CommandOptions } from './arguments';
 import { EXIT, type CliIO } from './io';
-import { errorMessage } from '../engine/api/errors';
 
 export const DB_OPTION = { db: { type: 'string' } } as const;
 
 export const DB_HELP = `  --db <file>       the plan history (default: $PODPLAN_DB, else podplan/history.db in the
                     user's data directory: ~/.local/share, ~/Library/Application Support, %APPDATA%)`;
-
-type Options = NonNullable<ParseArgsConfig['options']>;
-
-/** The command's options and (at most `positionals`) arguments, or undefined after printing why they do not parse. */
-export function parseCommand<O extends Options>(command: string, args: readonly string[], options: O, positionals: number, io: CliIO) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: [...args], allowPositionals: true, options, strict: true });
-  } catch (error) {
-    io.stderr(`podplan ${command}: ${errorMessage(error)}\n`);
-    return undefined;
-  }
-  const extra = parsed.positionals[positionals];
-  if (extra === undefined) return parsed;
-  io.stderr(`podplan ${command}: unexpected argument "${extra}"\n`);
-  return undefined;
-}
 
 export function databasePath(db: string | undefined, io: CliIO): string {
   return path.resolve(io.cwd, db ?? defaultDatabasePath(io.env, io.platform, io.homedir));
@@ -99,7 +82,7 @@ type Values = Readonly<Record<string, string | boolean | undefined>>;
 /** What a command about given plans does: how many ids it takes, its options, its query and its output. */
 export interface PlanCommand<T> {
   readonly ids: number;
-  readonly options: Options;
+  readonly options: CommandOptions;
   readonly query: (store: PlanStore, ids: readonly number[], values: Values) => Result<T, StoreError>;
   readonly print: (value: T, values: Values) => string;
 }
