@@ -137,8 +137,9 @@ export class KubeHttp {
 
   /** The request path of `path` under the server's own path, with the query. */
   private requestPath(path: string, query: Readonly<Record<string, string | undefined>> | undefined): string {
+    if (!query) return this.server.pathPrefix + path;
     const search = new URLSearchParams();
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) search.set(k, v);
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, v);
     const text = search.toString();
     return this.server.pathPrefix + path + (text ? `?${text}` : '');
   }

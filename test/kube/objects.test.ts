@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, NODE, POD, snapshotFile, sortForSnapshot, sourceName, WatchedPods, type ApiObject } from '../../src/kube';
+import { podInfo } from '../../src/engine/framework/node-info';
 import { formatError } from '../../src/manifests';
 
 const listItem = (name: string, ns?: string, extra: Record<string, unknown> = {}) => ({ metadata: { name, ...(ns ? { namespace: ns } : {}) }, ...extra });
@@ -98,6 +99,11 @@ describe('kube/objects (API objects as Podplan keeps them)', () => {
         assert.ok(first.ok && second.ok);
         assert.deepEqual(second.value, (decodePod('prod', next) as { value: unknown }).value);
         assert.equal(second.value.spec.containers === first.value.spec.containers, reused);
+        // Its engine PodInfo is shared too (its requests not read again), for its own object.
+        const [before, after] = [podInfo(first.value), podInfo(second.value)];
+        assert.ok(before.ok && after.ok);
+        assert.equal(after.value.pod, second.value);
+        assert.equal(after.value.requests === before.value.requests, reused);
       });
     }
 
