@@ -85,6 +85,8 @@ export class KubeHttp {
   private aborting = false;
   /** Requests waiting for their answer, each with what ends it as aborted: abort() ends them all. */
   private readonly inFlight = new Set<() => void>();
+  /** The same, by the caller's signal that aborts them: one listener per signal, not one per request. */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<() => void>>();
 
   constructor(readonly context: KubeContext) {
     const url = new URL(context.config.getCurrentCluster()!.server);
@@ -111,10 +113,16 @@ export class KubeHttp {
     return this.agent.agent;
   }
 
+  /** What was prepared, while it may still be reused. */
+  private fresh(now: number): Prepared | undefined {
+    return this.prepared && now - this.prepared.at < AUTH_REUSE_MS ? this.prepared : undefined;
+  }
+
   /** Headers and agent for the next request: client-node's answer, reused for AUTH_REUSE_MS. */
   private async prepare(): Promise<Result<Prepared, ApiError>> {
     const now = Date.now();
-    if (this.prepared && now - this.prepared.at < AUTH_REUSE_MS) return ok(this.prepared);
+    const fresh = this.fresh(now);
+    if (fresh) return ok(fresh);
     const { config, redactor } = this.context;
     const opts: https.RequestOptions = { headers: {} };
     try {
@@ -163,7 +171,9 @@ export class KubeHttp {
     const { redactor } = this.context;
     const { signal } = options;
     if (this.aborting || signal?.aborted) return err(aborted(path));
-    const prepared = await this.prepare();
+    // Reused at once when fresh (no turn through a promise): most requests of a live loop are.
+    const cached = this.fresh(Date.now());
+    const prepared = cached ? ok(cached) : await this.prepare();
     if (!prepared.ok) return prepared;
     if (this.aborting || signal?.aborted) return err(aborted(path));
     const payload = options.body === undefined ? undefined : { text: JSON.stringify(options.body), contentType: options.contentType ?? 'application/json' };
@@ -177,13 +187,14 @@ export class KubeHttp {
         req.destroy();
       };
       this.inFlight.add(end);
-      signal?.addEventListener('abort', end, { once: true });
+      const ended = signal ? this.endsOn(signal) : undefined;
+      ended?.add(end);
       let settled = false;
       const settle = (answer: Result<T, ApiError>) => {
         if (settled) return;
         settled = true;
         this.inFlight.delete(end);
-        signal?.removeEventListener('abort', end);
+        ended?.delete(end);
         resolve(answer);
       };
       const failed = (e: Error, prefix: string) => settle(err(abortedNow ? aborted(path) : { kind: 'network', status: 0, message: `${prefix}${redactor.describe(e)}` }));
@@ -222,6 +233,22 @@ export class KubeHttp {
       // A request destroyed before its socket came may end with no error at all.
       req.on('close', () => responded || failed(new Error(`the request to ${path} was closed before its answer`), ''));
     });
+  }
+
+  /** What ends the requests `signal` aborts: listened to once, for as long as the signal lives. */
+  private endsOn(signal: AbortSignal): Set<() => void> {
+    let ends = this.bySignal.get(signal);
+    if (!ends) {
+      const set = new Set<() => void>();
+      const endAll = () => {
+        for (const end of [...set]) end();
+        set.clear();
+      };
+      signal.addEventListener('abort', endAll, { once: true });
+      this.bySignal.set(signal, set);
+      ends = set;
+    }
+    return ends;
   }
 
   /** Closes the idle keep-alive connections (requests in flight finish first); a later request opens new ones. */
