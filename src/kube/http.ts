@@ -3,7 +3,6 @@
 // client-node's typed APIs because those turn objects into models (timestamps become Dates, fields
 // the model does not know are dropped); the manifests decoder reads API objects as the server
 // sends them, exactly like YAML files. Failures are values with a kind, and their text is redacted.
-import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import https from 'node:https';
 import { err, ok, type Result } from '../engine/api/result';
@@ -80,14 +79,18 @@ export class KubeHttp {
   /** client-node makes a new agent per request (a TLS handshake each time): one keep-alive agent per TLS identity reuses connections. */
   private agent: { readonly key: string; readonly agent: https.Agent } | undefined;
   private prepared: Prepared | undefined;
-  private readonly base: string;
-  /** Aborts every request of this client (see abort()). */
-  private readonly abortion = new AbortController();
+  /** The server URL, parsed once: requests are built from its parts, not from a URL each. */
+  private readonly server: { readonly secure: boolean; readonly hostname: string; readonly port: string; readonly pathPrefix: string };
+  /** Set by abort(): later requests are answered at once. */
+  private aborting = false;
+  /** Requests waiting for their answer, each with what ends it as aborted: abort() ends them all. */
+  private readonly inFlight = new Set<() => void>();
+  /** The same, by the caller's signal that aborts them: one listener per signal, not one per request. */
+  private readonly bySignal = new WeakMap<AbortSignal, Set<() => void>>();
 
   constructor(readonly context: KubeContext) {
-    this.base = context.config.getCurrentCluster()!.server.replace(/\/$/, '');
-    // Every request in flight listens on it: hundreds at once are expected, not a leak.
-    setMaxListeners(0, this.abortion.signal);
+    const url = new URL(context.config.getCurrentCluster()!.server);
+    this.server = { secure: url.protocol === 'https:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, pathPrefix: url.pathname.replace(/\/$/, '') };
   }
 
   /**
@@ -95,7 +98,9 @@ export class KubeHttp {
    * 'aborted': for a process that must exit now, whatever the API server does.
    */
   abort(): void {
-    this.abortion.abort();
+    this.aborting = true;
+    for (const end of [...this.inFlight]) end();
+    this.inFlight.clear();
   }
 
   private agentFor(opts: https.RequestOptions): https.Agent {
@@ -108,10 +113,16 @@ export class KubeHttp {
     return this.agent.agent;
   }
 
+  /** What was prepared, while it may still be reused. */
+  private fresh(now: number): Prepared | undefined {
+    return this.prepared && now - this.prepared.at < AUTH_REUSE_MS ? this.prepared : undefined;
+  }
+
   /** Headers and agent for the next request: client-node's answer, reused for AUTH_REUSE_MS. */
   private async prepare(): Promise<Result<Prepared, ApiError>> {
     const now = Date.now();
-    if (this.prepared && now - this.prepared.at < AUTH_REUSE_MS) return ok(this.prepared);
+    const fresh = this.fresh(now);
+    if (fresh) return ok(fresh);
     const { config, redactor } = this.context;
     const opts: https.RequestOptions = { headers: {} };
     try {
@@ -128,46 +139,76 @@ export class KubeHttp {
       redactor.add(authorization.replace(/^\S+\s+/, ''));
     }
     if (opts.key) redactor.add(opts.key.toString());
-    this.prepared = { headers, agent: this.base.startsWith('https:') ? this.agentFor(opts) : undefined, at: now };
+    this.prepared = { headers, agent: this.server.secure ? this.agentFor(opts) : undefined, at: now };
     return ok(this.prepared);
   }
 
-  private url(path: string, query: Readonly<Record<string, string | undefined>> | undefined): URL {
-    const url = new URL(this.base + path);
-    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, v);
-    return url;
+  /** The request path of `path` under the server's own path, with the query. */
+  private requestPath(path: string, query: Readonly<Record<string, string | undefined>> | undefined): string {
+    if (!query) return this.server.pathPrefix + path;
+    const search = new URLSearchParams();
+    for (const [k, v] of Object.entries(query)) if (v !== undefined) search.set(k, v);
+    const text = search.toString();
+    return this.server.pathPrefix + path + (text ? `?${text}` : '');
   }
 
-  private send(url: URL, prepared: Prepared, options: { readonly method: string; readonly accept: string; readonly signal?: AbortSignal; readonly timeout?: number }, payload?: { readonly text: string; readonly contentType: string }): http.ClientRequest {
+  private send(path: string, prepared: Prepared, options: { readonly method: string; readonly accept: string; readonly signal?: AbortSignal; readonly timeout?: number }, payload?: { readonly text: string; readonly contentType: string }): http.ClientRequest {
     const headers: Record<string, string> = { ...prepared.headers, Accept: options.accept };
     if (payload) {
       headers['Content-Type'] = payload.contentType;
       headers['Content-Length'] = String(Buffer.byteLength(payload.text));
     }
-    const opts: https.RequestOptions = { method: options.method, headers, ...(prepared.agent ? { agent: prepared.agent } : {}), ...(options.signal ? { signal: options.signal } : {}), ...(options.timeout ? { timeout: options.timeout } : {}) };
-    const req = (url.protocol === 'http:' ? http : https).request(url, opts);
-    if (payload) req.write(payload.text);
-    req.end();
+    const { hostname, port, secure } = this.server;
+    const opts: https.RequestOptions = { hostname, ...(port ? { port } : {}), path, method: options.method, headers, ...(prepared.agent ? { agent: prepared.agent } : {}), ...(options.signal ? { signal: options.signal } : {}), ...(options.timeout ? { timeout: options.timeout } : {}) };
+    const req = (secure ? https : http).request(opts);
+    // Headers and body in one write: one TLS record, one system call.
+    req.end(payload?.text);
     return req;
   }
 
   /** The parsed JSON answer of a request to `path` (e.g. `/api/v1/pods`), or an ApiError. */
   async request<T = unknown>(path: string, options: RequestOptions = {}): Promise<Result<T, ApiError>> {
     const { redactor } = this.context;
-    const signal = options.signal ? AbortSignal.any([options.signal, this.abortion.signal]) : this.abortion.signal;
-    if (signal.aborted) return err(aborted(path));
-    const prepared = await this.prepare();
+    const { signal } = options;
+    if (this.aborting || signal?.aborted) return err(aborted(path));
+    // Reused at once when fresh (no turn through a promise): most requests of a live loop are.
+    const cached = this.fresh(Date.now());
+    const prepared = cached ? ok(cached) : await this.prepare();
     if (!prepared.ok) return prepared;
-    const url = this.url(path, options.query);
+    if (this.aborting || signal?.aborted) return err(aborted(path));
     const payload = options.body === undefined ? undefined : { text: JSON.stringify(options.body), contentType: options.contentType ?? 'application/json' };
     return new Promise((resolve) => {
-      const req = this.send(url, prepared.value, { method: options.method ?? 'GET', accept: 'application/json', timeout: REQUEST_TIMEOUT_MS, signal }, payload);
+      // Aborting ends the request at once. Not through the request's own `signal` option: that costs
+      // an AbortSignal.any and listeners per request, and bindings are hundreds in flight.
+      let abortedNow = false;
+      const req = this.send(this.requestPath(path, options.query), prepared.value, { method: options.method ?? 'GET', accept: 'application/json', timeout: REQUEST_TIMEOUT_MS }, payload);
+      const end = () => {
+        abortedNow = true;
+        req.destroy();
+      };
+      this.inFlight.add(end);
+      const ended = signal ? this.endsOn(signal) : undefined;
+      ended?.add(end);
+      let settled = false;
+      const settle = (answer: Result<T, ApiError>) => {
+        if (settled) return;
+        settled = true;
+        this.inFlight.delete(end);
+        ended?.delete(end);
+        resolve(answer);
+      };
+      const failed = (e: Error, prefix: string) => settle(err(abortedNow ? aborted(path) : { kind: 'network', status: 0, message: `${prefix}${redactor.describe(e)}` }));
+      let responded = false;
       req.on('response', (res) => {
+        responded = true;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', (e) => resolve(err(signal.aborted ? aborted(path) : { kind: 'network', status: 0, message: redactor.describe(e) })));
+        res.on('error', (e) => failed(e, ''));
+        res.on('close', () => {
+          if (!res.complete) failed(new Error(`the answer to ${path} was cut off`), '');
+        });
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
           let body: unknown;
           try {
@@ -176,20 +217,38 @@ export class KubeHttp {
             body = undefined;
           }
           if (status >= 200 && status < 300) {
-            if (body === undefined && text) resolve(err({ kind: 'server', status, message: `the API server's answer to ${path} is not JSON` }));
-            else resolve(ok(body as T));
+            if (body === undefined && text) settle(err({ kind: 'server', status, message: `the API server's answer to ${path} is not JSON` }));
+            else settle(ok(body as T));
             return;
           }
           if (status === 401) this.prepared = undefined;
           const statusObject = body as { message?: unknown; reason?: unknown } | undefined;
           const message = typeof statusObject?.message === 'string' ? statusObject.message : `${status} ${res.statusMessage ?? ''}`.trim();
           const reason = typeof statusObject?.reason === 'string' ? statusObject.reason : undefined;
-          resolve(err({ kind: apiErrorKind(status), status, message: redactor.redact(message), ...(reason ? { reason } : {}) }));
+          settle(err({ kind: apiErrorKind(status), status, message: redactor.redact(message), ...(reason ? { reason } : {}) }));
         });
       });
       req.on('timeout', () => req.destroy(new Error(`no answer from the API server within ${REQUEST_TIMEOUT_MS / 1000} s`)));
-      req.on('error', (e) => resolve(err(signal.aborted ? aborted(path) : { kind: 'network', status: 0, message: `${this.context.server}: ${redactor.describe(e)}` })));
+      req.on('error', (e) => failed(e, `${this.context.server}: `));
+      // A request destroyed before its socket came may end with no error at all.
+      req.on('close', () => responded || failed(new Error(`the request to ${path} was closed before its answer`), ''));
     });
+  }
+
+  /** What ends the requests `signal` aborts: listened to once, for as long as the signal lives. */
+  private endsOn(signal: AbortSignal): Set<() => void> {
+    let ends = this.bySignal.get(signal);
+    if (!ends) {
+      const set = new Set<() => void>();
+      const endAll = () => {
+        for (const end of [...set]) end();
+        set.clear();
+      };
+      signal.addEventListener('abort', endAll, { once: true });
+      this.bySignal.set(signal, set);
+      ends = set;
+    }
+    return ends;
   }
 
   /** Closes the idle keep-alive connections (requests in flight finish first); a later request opens new ones. */
@@ -215,7 +274,7 @@ export class KubeHttp {
     void this.prepare().then((prepared) => {
       if (!prepared.ok) return done(Object.assign(new Error(prepared.error.message), { statusCode: prepared.error.status }));
       if (controller.signal.aborted) return done(undefined);
-      const req = this.send(this.url(path, { ...query, watch: 'true' }), prepared.value, { method: 'GET', accept: 'application/json', signal: controller.signal });
+      const req = this.send(this.requestPath(path, { ...query, watch: 'true' }), prepared.value, { method: 'GET', accept: 'application/json', signal: controller.signal });
       req.on('socket', (socket) => socket.setKeepAlive(true, WATCH_KEEPALIVE_MS));
       req.on('error', (e) => done(Object.assign(new Error(this.context.redactor.describe(e)), { statusCode: 0 })));
       req.on('response', (res) => {

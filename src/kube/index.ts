@@ -6,7 +6,7 @@ export { apiErrorKind, KubeHttp, type ApiError, type ApiErrorKind, type RequestO
 export { ClusterMirror, type MirrorOptions } from './mirror';
 export { Informer, type InformerEvent, type InformerEventType, type InformerOptions } from './informer';
 export { kubeconfigFiles, listContexts, loadKubeconfig, openContext, selectContext, type ContextInfo, type Kubeconfig, type KubeconfigOptions, type KubeContext } from './kubeconfig';
-export { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, snapshotFile, sortForSnapshot, sourceName, type ApiObject, type TypedObject } from './objects';
+export { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, snapshotFile, sortForSnapshot, sourceName, type ApiObject, type TypedObject, WatchedPods } from './objects';
 export { PlannerObjects, toApiError, type PlannerKind } from './planner-objects';
 export { clusterModel, listAll, readCluster, type ClusterRead, type ReadOptions, type Selectors } from './read';
 export { REDACTED, Redactor } from './redact';

@@ -11,8 +11,9 @@
 //   containers): people put passwords and tokens there; the variable's name and valueFrom are kept.
 // Secrets are never read at all (see resources.ts).
 import type { Node, Pod } from '../engine/api/types';
+import { podInfo, sharePodInfo } from '../engine/framework/node-info';
 import { err, ok, type Result } from '../engine/api/result';
-import { formatError, readObject, type FileModel } from '../manifests';
+import { formatError, readObject, readPodStatus, type FileModel } from '../manifests';
 import type { ResourceType } from './resources';
 
 /** A Kubernetes object as JSON (what the API server sends and a YAML file holds). */
@@ -49,7 +50,7 @@ function withoutEnvValues(spec: Json): Json {
   let out = spec;
   for (const list of CONTAINER_LISTS) {
     const containers = spec[list];
-    if (!Array.isArray(containers)) continue;
+    if (!Array.isArray(containers) || !containers.some((c: unknown) => isRecord(c) && Array.isArray(c.env))) continue;
     out = { ...out, [list]: containers.map((c: unknown) => (isRecord(c) && Array.isArray(c.env) ? { ...c, env: c.env.map((e: unknown) => (isRecord(e) ? withoutKey(e, 'value') : e)) } : c)) };
   }
   return out;
@@ -111,4 +112,80 @@ export function decodeNode(context: string, object: ApiObject): Result<Node, str
 function problems(file: FileModel, kind: string): string[] {
   const lines = file.errors.filter((e) => e.severity === 'error').map(formatError);
   return lines.length > 0 ? lines : [`${file.file}: not a ${kind}`];
+}
+
+/**
+ * Watched pods decoded once per spec. A pod's update whose metadata and spec are those of the
+ * version seen before, but for spec.nodeName and metadata.resourceVersion (its binding, as the
+ * watch shows it), reuses that version's decoded pod with the new node, resourceVersion and
+ * status (the status read alone); any other change goes through the manifests decoder. Every pod
+ * version seen is kept until its delete, whichever scheduler it belongs to.
+ */
+export class WatchedPods {
+  private readonly seen = new Map<string, { readonly object: ApiObject; readonly pod: Pod }>();
+
+  constructor(private readonly context: string) {}
+
+  /** The engine's Pod of a watched version, or its errors as located lines (the pod is then forgotten). */
+  decode(object: ApiObject): Result<Pod, string[]> {
+    const key = `${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+    const before = this.seen.get(key);
+    const pod = (before && rebound(before.object, before.pod, object)) ?? decodePod(this.context, object);
+    if (pod.ok) this.seen.set(key, { object, pod: pod.value });
+    else this.seen.delete(key);
+    return pod;
+  }
+
+  forget(object: ApiObject): void {
+    this.seen.delete(`${object.metadata.namespace ?? ''}/${object.metadata.name}`);
+  }
+}
+
+/** `pod` (decoded from `before`) as of `after`, when they differ only in binding, resourceVersion and status. */
+function rebound(before: ApiObject, pod: Pod, after: ApiObject): Result<Pod, string[]> | undefined {
+  const spec = after['spec'] as Json | undefined;
+  const beforeSpec = before['spec'] as Json | undefined;
+  if (!isRecord(spec) || !isRecord(beforeSpec)) return undefined;
+  const nodeName = spec['nodeName'];
+  if (nodeName !== undefined && typeof nodeName !== 'string') return undefined;
+  if (Object.keys(after).length !== Object.keys(before).length || after.apiVersion !== before.apiVersion || after.kind !== before.kind) return undefined;
+  if (!sameJson(spec, beforeSpec, 'nodeName') || !sameJson(after.metadata, before.metadata, 'resourceVersion')) return undefined;
+  const read = readPodStatus(after['status']);
+  if (!read) return undefined;
+  const { resourceVersion } = after.metadata;
+  const { resourceVersion: _old, ...metadata } = pod.metadata;
+  const { nodeName: _node, ...podSpec } = pod.spec;
+  const { status: _status, ...rest } = pod;
+  const next: Pod = {
+    ...rest,
+    metadata: typeof resourceVersion === 'string' ? { ...metadata, resourceVersion } : metadata,
+    spec: nodeName !== undefined ? { ...podSpec, nodeName } : podSpec,
+    ...(read.status !== undefined ? { status: read.status } : {}),
+  };
+  const info = podInfo(pod);
+  if (info.ok) sharePodInfo(info.value, next);
+  return ok(next);
+}
+
+/** Whether two JSON values are equal (objects key by key, in any order), `ignored` left out at the top level. */
+function sameJson(a: unknown, b: unknown, ignored?: string): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Json;
+  const y = b as Json;
+  let keys = 0;
+  for (const key in x) {
+    if (key === ignored) continue;
+    if (x[key] === undefined) continue;
+    keys++;
+    if (!sameJson(x[key], y[key])) return false;
+  }
+  for (const key in y) if (key !== ignored && y[key] !== undefined) keys--;
+  return keys === 0;
 }

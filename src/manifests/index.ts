@@ -32,6 +32,7 @@ export {
   type SchedulerProfileManifest,
 } from './profile';
 export { fnv32a, safeEncodeString, schedulePlanName } from '../engine/planner/name';
+export { readPodStatus } from './kube';
 export { planFromManifest, schedulePlanManifest, writeSchedulePlan, type WritablePlan, type WritePlanOptions } from './schedule-plan';
 export {
   combine,

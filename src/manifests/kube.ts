@@ -44,7 +44,7 @@ import type {
   WeightedPodAffinityTerm,
 } from '../engine/api/types';
 import { parseQuantity } from '../engine/api/quantity';
-import { arrayOf, boolean, integer, isPlainObject, object, oneOf, refine, string, stringMap, wrongType, type Decoder } from './decode';
+import { arrayOf, boolean, DecodeContext, integer, isPlainObject, object, oneOf, refine, string, stringMap, wrongType, type Decoder } from './decode';
 import { joinPath } from './source-map';
 
 /** Requests, limits, allocatable: each quantity checked where it is written. YAML numbers are read as their text. */
@@ -230,6 +230,18 @@ const podStatus = object<NonNullable<Pod['status']>>({
   startTime: string,
   nominatedNodeName: string,
 });
+
+/**
+ * A pod's status alone, read as the pod decoder reads it: for a new version of a pod whose other
+ * parts were decoded already (a watch's update after a binding). Undefined when it has errors (the
+ * whole pod then goes through the decoder, to report them where they are).
+ */
+export function readPodStatus(value: unknown): { readonly status: Pod['status'] } | undefined {
+  if (value === undefined || value === null) return { status: undefined };
+  const ctx = new DecodeContext();
+  const status = podStatus(value, 'status', ctx);
+  return ctx.errors > 0 ? undefined : { status };
+}
 
 export const pod = object<Pod>(
   { apiVersion: string, kind: oneOf(['Pod'] as const), metadata: objectMeta, spec: podSpec, status: podStatus },

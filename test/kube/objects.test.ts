@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, NODE, POD, snapshotFile, sortForSnapshot, sourceName, type ApiObject } from '../../src/kube';
+import { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, NODE, POD, snapshotFile, sortForSnapshot, sourceName, WatchedPods, type ApiObject } from '../../src/kube';
+import { podInfo } from '../../src/engine/framework/node-info';
 import { formatError } from '../../src/manifests';
 
 const listItem = (name: string, ns?: string, extra: Record<string, unknown> = {}) => ({ metadata: { name, ...(ns ? { namespace: ns } : {}) }, ...extra });
@@ -75,5 +76,52 @@ describe('kube/objects (API objects as Podplan keeps them)', () => {
     assert.match(bad.error[0] ?? '', /^context\/prod\/Pod\/shop\/b:1:1: error /);
     const wrongKind = decodeNode('prod', cleanObject(POD, { metadata: { name: 'c', namespace: 'shop' }, spec: { containers: [{ name: 'c' }] } }) as ApiObject);
     assert.deepEqual(wrongKind, { ok: false, error: ['context/prod/Pod/shop/c: not a Node'] });
+  });
+
+  describe('WatchedPods: a new version that only binds the pod reuses the decoded one', () => {
+    const pending = { metadata: { name: 'a', namespace: 'shop', uid: 'u1', resourceVersion: '10', labels: { app: 'web' } }, spec: { schedulerName: 'podplan', containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] }, status: { phase: 'Pending' } };
+    const version = (change: (raw: typeof pending) => object) => cleanObject(POD, change(structuredClone(pending))) as ApiObject;
+    const bound = (raw: typeof pending) => ({ ...raw, metadata: { ...raw.metadata, resourceVersion: '11' }, spec: { ...raw.spec, nodeName: 'n1' }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'True' }] } });
+    const cases: Array<{ readonly name: string; readonly next: ApiObject; readonly reused: boolean }> = [
+      { name: 'bound: node, resourceVersion and status changed', next: version(bound), reused: true },
+      { name: 'status only (Running, Ready)', next: version((r) => ({ ...r, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], startTime: '2026-11-25T00:00:00Z' } })), reused: true },
+      { name: 'bound and its status dropped', next: version((r) => ({ ...bound(r), status: undefined })), reused: true },
+      { name: 'a request changed', next: version((r) => ({ ...bound(r), spec: { ...bound(r).spec, containers: [{ name: 'c', resources: { requests: { cpu: '200m' } } }] } })), reused: false },
+      { name: 'a label changed', next: version((r) => ({ ...bound(r), metadata: { ...bound(r).metadata, labels: { app: 'db' } } })), reused: false },
+      { name: 'being deleted', next: version((r) => ({ ...bound(r), metadata: { ...bound(r).metadata, deletionTimestamp: '2026-11-25T00:00:00Z' } })), reused: false },
+      { name: 'a new pod of the same name (other uid)', next: version((r) => ({ ...bound(r), metadata: { ...bound(r).metadata, uid: 'u2' } })), reused: false },
+    ];
+    for (const { name, next, reused } of cases) {
+      it(`${name}: ${reused ? 'reused' : 'decoded again'}, equal to what the decoder makes of it`, () => {
+        const pods = new WatchedPods('prod');
+        const first = pods.decode(version((r) => r));
+        const second = pods.decode(next);
+        assert.ok(first.ok && second.ok);
+        assert.deepEqual(second.value, (decodePod('prod', next) as { value: unknown }).value);
+        assert.equal(second.value.spec.containers === first.value.spec.containers, reused);
+        // Its engine PodInfo is shared too (its requests not read again), for its own object.
+        const [before, after] = [podInfo(first.value), podInfo(second.value)];
+        assert.ok(before.ok && after.ok);
+        assert.equal(after.value.pod, second.value);
+        assert.equal(after.value.requests === before.value.requests, reused);
+      });
+    }
+
+    it('a status the decoder rejects is reported as the decoder reports it, and the pod forgotten', () => {
+      const pods = new WatchedPods('prod');
+      pods.decode(version((r) => r));
+      const bad = version((r) => ({ ...bound(r), status: { phase: 'Sleeping' } }));
+      assert.deepEqual(pods.decode(bad), decodePod('prod', bad));
+      assert.ok(!pods.decode(bad).ok);
+    });
+
+    it('after forget (the delete), the next version is decoded afresh', () => {
+      const pods = new WatchedPods('prod');
+      const first = pods.decode(version((r) => r));
+      pods.forget(version((r) => r));
+      const again = pods.decode(version(bound));
+      assert.ok(first.ok && again.ok);
+      assert.notEqual(again.value.spec.containers, first.value.spec.containers);
+    });
   });
 });

@@ -56,6 +56,15 @@ export function boundPodInfo(info: PodInfo, nodeName: string): PodInfo {
   return bound;
 }
 
+/**
+ * Gives `pod` the PodInfo of `info.pod`, for its own object: `pod` is a newer version of the same
+ * pod (same namespace, name and uid) whose spec differs only in nodeName (a watch's update after
+ * the binding), and nothing in a PodInfo depends on anything else, so its requests are not read again.
+ */
+export function sharePodInfo(info: PodInfo, pod: Pod): void {
+  if (!podInfos.has(pod)) podInfos.set(pod, { ...info, pod });
+}
+
 /** A container port bound on the node. */
 export type HostPort = ContainerPort & { readonly hostPort: number };
 

@@ -12,7 +12,7 @@ import { planForCluster } from '../crds';
 import type { ApiError, KubeHttp } from '../http';
 import { Informer, type InformerEvent } from '../informer';
 import type { LeaseClient, LeaseRecord, LeaseWrite, StoredLease } from '../lease';
-import { decodeObject, type ApiObject } from '../objects';
+import { decodeObject, WatchedPods, type ApiObject } from '../objects';
 import type { PlannerObjects } from '../planner-objects';
 import type { PodUpdateAnswer, PoolPodObject } from '../pool';
 import { collectionPath, NODE, objectPath, POD, SCHEDULE_TRIGGER, type ResourceType } from '../resources';
@@ -107,7 +107,16 @@ export interface InformerSet {
  */
 export function startInformers(http: KubeHttp, live: LiveScheduler, options: { readonly clock: Clock; readonly onError: (message: string) => void }): InformerSet {
   const context = http.context.context;
+  const pods = new WatchedPods(context);
   const onEvent = (event: InformerEvent) => {
+    if (event.resource === POD && event.type !== 'delete') {
+      const pod = pods.decode(event.object);
+      if (!pod.ok) options.onError(`Pod ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${pod.error[0] ?? 'not a Pod'}`);
+      else if (event.type === 'add') live.podAdded(pod.value);
+      else live.podUpdated(pod.value);
+      return;
+    }
+    if (event.resource === POD) pods.forget(event.object);
     const file = decodeObject(context, event.object);
     const problem = file.errors.find((e) => e.severity === 'error');
     if (problem && event.type !== 'delete') {
