@@ -3,8 +3,9 @@
 // a pod whose PVC does not exist stays unplaced with upstream's message, and a kind the user may not
 // list is a warning, not a failure.
 import assert from 'node:assert/strict';
+import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
-import { node, pod, podsOf, runArgs, runLive, startCluster, until, type Cluster } from './cluster';
+import { node, pod, podsOf, POD_SETS, runArgs, runLive, startCluster, until, type Cluster, type PodInit } from './cluster';
 
 /** A PV of 10Gi whose node affinity allows only `onNode`, bound to claim default/`claim`. */
 const pinnedVolume = (name: string, onNode: string, claim: string): KubeObject => ({
@@ -30,9 +31,9 @@ const boundClaim = (name: string, volume: string): KubeObject => ({
   status: { phase: 'Bound', accessModes: ['ReadWriteOnce'], capacity: { storage: '10Gi' } },
 });
 
-/** A podplan pod that mounts the claim `claim`. */
-const podWithClaim = (name: string, claim: string): KubeObject => {
-  const base = pod(name);
+/** A pod (of podplan unless `init` says) that mounts the claim `claim`. */
+const podWithClaim = (name: string, claim: string, init: PodInit = {}): KubeObject => {
+  const base = pod(name, init);
   return { ...base, spec: { ...(base.spec as object), volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }] } };
 };
 
@@ -69,6 +70,23 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     stop('SIGTERM');
     const result = await run;
     assert.equal(podsOf(server).get('default/late')?.spec.nodeName, 'node-c', result.stdout);
+  });
+
+  it('plans a pod set with the claims its pods mount: each lands on the node its volume allows', async () => {
+    cluster = await startCluster(nodes);
+    const { server } = cluster;
+    server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
+    const member = (name: string, claim: string) => podWithClaim(name, claim, { schedulerName: POD_SETS, labels: { 'planner.ciena.io/pod-set': 'db' } });
+    const trigger = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'db', namespace: 'default', labels: { 'planner.ciena.io/pod-set': 'db', 'planner.ciena.io/quiet-time': '1s' } }, spec: { state: 'Planning' } };
+    server.create(pinnedVolume('pv-a', 'node-a', 'data-0'), boundClaim('data-0', 'pv-a'), pinnedVolume('pv-c', 'node-c', 'data-1'), boundClaim('data-1', 'pv-c'), trigger, member('db-0', 'data-0'), member('db-1', 'data-1'));
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
+    const nodeOf = (name: string) => podsOf(server).get(`default/${name}`)?.spec.nodeName;
+    await until('the set is bound', () => nodeOf('db-0') !== undefined && nodeOf('db-1') !== undefined);
+    stop('SIGTERM');
+    const result = await run;
+    assert.equal(nodeOf('db-0'), 'node-a', result.stdout);
+    assert.equal(nodeOf('db-1'), 'node-c', result.stdout);
   });
 
   it('warns about a kind it may not list and schedules without it', async () => {
