@@ -89,6 +89,21 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     assert.equal(nodeOf('db-1'), 'node-c', result.stdout);
   });
 
+  it('reads namespace labels: a pod whose affinity selects pods by their namespace’s labels joins them', async () => {
+    cluster = await startCluster(nodes);
+    const { server } = cluster;
+    const follower = pod('follower');
+    const affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'anchor' } }, namespaceSelector: { matchLabels: { team: 'blue' } }, topologyKey: 'kubernetes.io/hostname' }] } };
+    server.create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'blue', labels: { team: 'blue' } } },
+      pod('anchor', { namespace: 'blue', schedulerName: 'default-scheduler', nodeName: 'node-b', labels: { app: 'anchor' } }),
+      { ...follower, spec: { ...(follower.spec as object), affinity } },
+    );
+    const run = await runLive(runArgs(cluster, '--once'));
+    assert.equal(run.code, 0, run.stdout + run.stderr);
+    assert.equal(podsOf(server).get('default/follower')?.spec.nodeName, 'node-b');
+  });
+
   it('warns about a kind it may not list and schedules without it', async () => {
     cluster = await startCluster([...nodes, pod('web')]);
     cluster.server.setFaults({ forbiddenResources: ['poddisruptionbudgets.policy'] });
