@@ -155,7 +155,9 @@ export function startInformers(http: KubeHttp, live: LiveScheduler, options: { r
   // After the first list, changes are handed over once per burst (a relist is one), before the loop's next turn.
   let objectsSynced = false;
   let handOver: Promise<void> | undefined;
-  const objectsChanged = () => {
+  const objectsChanged = (event: InformerEvent) => {
+    const problem = mirror.fileOf(event)?.errors.find((e) => e.severity === 'error');
+    if (problem) options.onError(`${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`);
     if (!objectsSynced || handOver) return;
     handOver = Promise.resolve().then(() => {
       handOver = undefined;

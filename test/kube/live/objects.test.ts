@@ -1,7 +1,9 @@
 // `podplan run` hands the engine the cluster's other objects (PVCs, PVs, StorageClasses, Namespaces,
-// PDBs, ...) from informers: a pod whose bound PVC's PV is pinned to one node lands on that node,
-// a pod whose PVC does not exist stays unplaced with upstream's message, and a kind the user may not
-// list is a warning, not a failure.
+// PDBs, ...) from informers, to the pod scheduler and to the pod-set planner, and again whenever
+// they change: a pod whose bound PVC's PV is pinned to one node lands on that node, a pod whose PVC
+// does not exist stays unplaced with upstream's message until the claim appears, namespace labels
+// reach affinity's namespaceSelector. An object that does not decode is reported and left out; a
+// kind the user may not list is a warning, not a failure.
 import assert from 'node:assert/strict';
 import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
@@ -102,6 +104,15 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     const run = await runLive(runArgs(cluster, '--once'));
     assert.equal(run.code, 0, run.stdout + run.stderr);
     assert.equal(podsOf(server).get('default/follower')?.spec.nodeName, 'node-b');
+  });
+
+  it('reports an object that does not decode, and a pod mounting it stays unplaced', async () => {
+    const broken = boundClaim('broken', 'pv-b');
+    cluster = await startCluster([...nodes, { ...broken, spec: { ...(broken.spec as object), resources: { requests: { storage: 'lots' } } } }, podWithClaim('db', 'broken')]);
+    const run = await runLive(runArgs(cluster, '--once'));
+    assert.equal(run.code, 1, run.stdout + run.stderr);
+    assert.match(run.stderr, /PersistentVolumeClaim default\/broken is left out: /);
+    assert.match(run.stdout, /not placed default\/db: 0\/3 nodes are available: persistentvolumeclaim "broken" not found\./);
   });
 
   it('warns about a kind it may not list and schedules without it', async () => {
