@@ -19,6 +19,8 @@ export interface MirrorOptions {
   readonly onEvent?: (event: InformerEvent) => void;
 }
 
+const entryKey = ({ resource, object }: InformerEvent): string => `${resource.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+
 interface Entry {
   readonly typed: TypedObject;
   readonly file: FileModel;
@@ -68,11 +70,16 @@ export class ClusterMirror {
     return this.cached;
   }
 
+  /** The decoded file of the object an event was about (undefined once deleted). */
+  fileOf(event: InformerEvent): FileModel | undefined {
+    return this.entries.get(entryKey(event))?.file;
+  }
+
   private apply(event: InformerEvent): void {
-    const { object, resource } = event;
-    const key = `${resource.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+    const { object } = event;
+    const key = entryKey(event);
     if (event.type === 'delete') this.entries.delete(key);
-    else this.entries.set(key, { typed: { resource, object }, file: decodeObject(this.http.context.context, object) });
+    else this.entries.set(key, { typed: { resource: event.resource, object }, file: decodeObject(this.http.context.context, object) });
     this.cached = undefined;
   }
 }

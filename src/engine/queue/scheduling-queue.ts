@@ -8,7 +8,8 @@ import type { QueuedPodInfo } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
 import { KeyedHeap } from './heap';
 
-export type ClusterEvent = 'NodeAdd' | 'NodeUpdate' | 'NodeDelete' | 'PodAdd' | 'PodUpdate' | 'PodDelete';
+/** `ObjectsUpdate`: one of the cluster's other objects (ClusterObjects: PVCs, PVs, Namespaces, PDBs, ...) changed. */
+export type ClusterEvent = 'NodeAdd' | 'NodeUpdate' | 'NodeDelete' | 'PodAdd' | 'PodUpdate' | 'PodDelete' | 'ObjectsUpdate';
 
 export interface SchedulingQueueOptions {
   readonly clock: Clock;

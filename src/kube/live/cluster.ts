@@ -3,6 +3,7 @@
 // (bindings, Leases, SchedulePlans, trigger states, pool pods) become the small interfaces their
 // logic is written against, over KubeHttp (plain JSON, errors as redacted values) and PlannerObjects.
 import type { Clock } from '../../engine/api/clock';
+import type { ClusterObjects } from '../../engine/api/types';
 import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { schedulePlanObject } from '../../manifests/schedule-plan';
@@ -15,7 +16,8 @@ import type { LeaseClient, LeaseRecord, LeaseWrite, StoredLease } from '../lease
 import { decodeObject, WatchedPods, type ApiObject } from '../objects';
 import type { PlannerObjects } from '../planner-objects';
 import type { PodUpdateAnswer, PoolPodObject } from '../pool';
-import { collectionPath, NODE, objectPath, POD, SCHEDULE_TRIGGER, type ResourceType } from '../resources';
+import { ClusterMirror } from '../mirror';
+import { CLUSTER_RESOURCES, collectionPath, NODE, objectPath, POD, SCHEDULE_PLAN, SCHEDULE_TRIGGER, type ResourceType } from '../resources';
 import type { LiveScheduler, PlanWriter, WriteOutcome } from './scheduler';
 
 const LEASE: ResourceType = { kind: 'Lease', apiVersion: 'coordination.k8s.io/v1', plural: 'leases', namespaced: true };
@@ -100,10 +102,21 @@ export interface InformerSet {
   stop(): Promise<void>;
 }
 
+/** The kinds besides Nodes, Pods and the planner's own that plugins read (ClusterObjects). */
+const OBJECT_RESOURCES = CLUSTER_RESOURCES.filter((r) => ![NODE, POD, SCHEDULE_TRIGGER, SCHEDULE_PLAN].includes(r));
+
+/** The ClusterObjects part of a mirror's model. */
+function clusterObjects(mirror: ClusterMirror): ClusterObjects {
+  const { namespaces, persistentVolumeClaims, persistentVolumes, storageClasses, csiNodes, csiDrivers, csiStorageCapacities, priorityClasses, podDisruptionBudgets } = mirror.model().cluster;
+  return { namespaces, persistentVolumeClaims, persistentVolumes, storageClasses, csiNodes, csiDrivers, csiStorageCapacities, priorityClasses, podDisruptionBudgets };
+}
+
 /**
  * Nodes, Pods and ScheduleTriggers of every namespace into `live`, each object through the
- * manifests decoder; one that does not decode is reported and left out. Nodes are listed first, so
- * the first pods find the nodes they are bound to.
+ * manifests decoder; one that does not decode is reported and left out. The other objects plugins
+ * read (PVCs, PVs, Namespaces, PDBs, ...) are kept by a ClusterMirror and handed to `live` whenever
+ * they change (a kind that cannot be listed is a warning and stays empty). Nodes and those objects
+ * are listed first, so the first pods find the nodes they are bound to and the claims they mount.
  */
 export function startInformers(http: KubeHttp, live: LiveScheduler, options: { readonly clock: Clock; readonly onError: (message: string) => void }): InformerSet {
   const context = http.context.context;
@@ -139,14 +152,29 @@ export function startInformers(http: KubeHttp, live: LiveScheduler, options: { r
       else live.triggerApplied(triggerSpec(trigger));
     }
   };
+  // After the first list, changes are handed over once per burst (a relist is one), before the loop's next turn.
+  let objectsSynced = false;
+  let handOver: Promise<void> | undefined;
+  const objectsChanged = (event: InformerEvent) => {
+    const problem = mirror.fileOf(event)?.errors.find((e) => e.severity === 'error');
+    if (problem) options.onError(`${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`);
+    if (!objectsSynced || handOver) return;
+    handOver = Promise.resolve().then(() => {
+      handOver = undefined;
+      live.objectsChanged(clusterObjects(mirror));
+    });
+  };
+  const mirror = new ClusterMirror(http, { resources: OBJECT_RESOURCES, clock: options.clock, onWarning: options.onError, onEvent: objectsChanged });
   const informer = (resource: ResourceType) => new Informer(http, { resource, clock: options.clock, onEvent, onError: options.onError });
   const nodes = informer(NODE);
   const rest = [informer(POD), informer(SCHEDULE_TRIGGER)];
   const all = [nodes, ...rest];
-  const synced = nodes
-    .start()
-    .then(() => nodes.synced)
+  const synced = Promise.all([nodes.start().then(() => nodes.synced), mirror.start().then(() => mirror.synced)])
+    .then(() => {
+      objectsSynced = true;
+      live.objectsChanged(clusterObjects(mirror));
+    })
     .then(() => Promise.all(rest.map((i) => i.start().then(() => i.synced))))
     .then(() => undefined);
-  return { synced, stop: async () => void (await Promise.all(all.map((i) => i.stop()))) };
+  return { synced, stop: async () => void (await Promise.all([...all.map((i) => i.stop()), mirror.stop()])) };
 }

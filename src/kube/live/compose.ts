@@ -75,7 +75,17 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
     writer: c.writer,
     report: c.report,
     profiles: [{ schedulerName: main.schedulerName, framework: framework.value }],
-    podSets: { profile: { schedulerName: podSetProfile.schedulerName, framework: gated.value.framework }, coordinator },
+    podSets: {
+      profile: { schedulerName: podSetProfile.schedulerName, framework: gated.value.framework },
+      coordinator,
+      // The planner reads them from its framework and from the snapshot its what-ifs start from.
+      planning: {
+        useObjects: (objects) => {
+          planning.value.framework.useObjects(objects);
+          view.useObjects(objects);
+        },
+      },
+    },
     ...c.tuning,
   });
   return ok(built.scheduler);

@@ -9,7 +9,7 @@
 // (upstream's binding cycle), so up to `maxBindingsInFlight` are posted at once. A bound pod is only
 // assumed until the watch shows it bound; one the watch never shows expires and is requeued.
 import type { Clock, Timer } from '../../engine/api/clock';
-import { podId, podKey, type Node, type Pod } from '../../engine/api/types';
+import { podId, podKey, type ClusterObjects, type Node, type Pod } from '../../engine/api/types';
 import { ClusterCache } from '../../engine/cache/cache';
 import type { Framework } from '../../engine/framework/runtime';
 import type { PlanCause, PodSetCoordinator } from '../../engine/planner/coordinator';
@@ -40,6 +40,11 @@ export interface LiveReport {
   warning(message: string): void;
 }
 
+/** What reads the cluster's other objects: a Framework, the planner's snapshot. */
+export interface ObjectsReader {
+  useObjects(objects: ClusterObjects): void;
+}
+
 export interface LiveProfile {
   readonly schedulerName: string;
   readonly framework: Framework;
@@ -49,8 +54,8 @@ export interface LiveSchedulerOptions {
   readonly clock: Clock;
   /** The default profile(s): schedulers for their schedulerName. */
   readonly profiles: readonly LiveProfile[];
-  /** The pod-set scheduler: its framework gated by `coordinator`. */
-  readonly podSets?: { readonly profile: LiveProfile; readonly coordinator: PodSetCoordinator };
+  /** The pod-set scheduler: its framework gated by `coordinator`; `planning` is what the coordinator plans with. */
+  readonly podSets?: { readonly profile: LiveProfile; readonly coordinator: PodSetCoordinator; readonly planning: ObjectsReader };
   readonly cache: ClusterCache;
   readonly writer: PlanWriter;
   readonly report: LiveReport;
@@ -164,6 +169,16 @@ export class LiveScheduler {
 
   nodeDeleted(name: string): void {
     this.fanOut('NodeDelete', (s) => s.onNodeDelete(name));
+  }
+
+  /** The cluster's other objects changed (all of them, as they are now): every framework reads these from now on. */
+  objectsChanged(objects: ClusterObjects): void {
+    for (const { framework } of this.options.profiles) framework.useObjects(objects);
+    if (this.options.podSets) {
+      this.options.podSets.profile.framework.useObjects(objects);
+      this.options.podSets.planning.useObjects(objects);
+    }
+    for (const { scheduler } of this.schedulers) scheduler.queue.onEvent('ObjectsUpdate');
   }
 
   /**
