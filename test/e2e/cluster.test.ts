@@ -61,6 +61,17 @@ for (const line of LINES) {
     const shot = (name: string) => workbench.shot(name);
     const treeRow = (view: string, text: string | RegExp) =>
       page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
+    /** Expands a tree row until `child` shows (a click can land while the tree re-renders on a cluster update). */
+    const expand = async (view: string, row: string | RegExp, child: string) => {
+      for (let attempt = 1; ; attempt++) {
+        if ((await treeRow(view, row).getAttribute('aria-expanded')) !== 'true') await treeRow(view, row).click();
+        try {
+          return await treeRow(view, child).waitFor({ timeout: 15_000 });
+        } catch (e) {
+          if (attempt === 3) throw e;
+        }
+      }
+    };
     const nodeOf = (name: string) =>
       (api.get({ apiVersion: 'v1', kind: 'Pod' }, 'shop', name) as { spec: { nodeName?: string } } | undefined)?.spec.nodeName;
 
@@ -74,8 +85,7 @@ for (const line of LINES) {
 
       await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       await treeRow('Cluster', /Source.*cluster: e2e-cluster/).waitFor();
-      await treeRow('Cluster', /Nodes\s*2/).click();
-      await treeRow('Cluster', 'node-a').waitFor();
+      await expand('Cluster', /Nodes\s*2/, 'node-a');
       await treeRow('Cluster', 'node-b').waitFor();
       await treeRow('Cluster', /Pending pods\s*4/).waitFor();
       await treeRow('Cluster', /podplan/).waitFor();
