@@ -7,7 +7,7 @@ export { ClusterMirror, type MirrorOptions } from './mirror';
 export { Informer, type InformerEvent, type InformerEventType, type InformerOptions } from './informer';
 export { kubeconfigFiles, listContexts, loadKubeconfig, openContext, selectContext, type ContextInfo, type Kubeconfig, type KubeconfigOptions, type KubeContext } from './kubeconfig';
 export { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, snapshotFile, sortForSnapshot, sourceName, type ApiObject, type TypedObject, WatchedPods } from './objects';
-export { PlannerObjects, toApiError, type PlannerKind } from './planner-objects';
+export { PlannerObjects, type PlannerKind } from './planner-objects';
 export { clusterModel, listAll, readCluster, type ClusterRead, type ReadOptions, type Selectors } from './read';
 export { REDACTED, Redactor } from './redact';
 export { CLUSTER_RESOURCES, collectionPath, NODE, objectPath, PLANNER_GROUP, POD, SCHEDULE_PLAN, SCHEDULE_TRIGGER, type ResourceType } from './resources';

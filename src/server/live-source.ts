@@ -87,7 +87,7 @@ class RunningScheduler {
       warning: note,
     };
     const binder = new KubeBinder({ post: bindingPoster(http), clock });
-    const composed = composeLiveScheduler({ clock, cache: liveCache(clock), binder, writer: planWriter(new PlannerObjects(context)), report });
+    const composed = composeLiveScheduler({ clock, cache: liveCache(clock), binder, writer: planWriter(new PlannerObjects(http)), report });
     if (!composed.ok) {
       recording?.finish('failed', 'the profile was refused');
       return err(composed.error.map((e) => e.message).join('; '));
@@ -234,7 +234,7 @@ export class LiveSource {
     const { plan, trigger } = pending;
     const analysis = this.analysis() as Analysis;
     if (trigger) {
-      const writer = planWriter(new PlannerObjects(c.context));
+      const writer = planWriter(new PlannerObjects(c.http));
       const written = await writer.writePlan(plan);
       if (!written.ok) return err(`writing SchedulePlan ${plan.namespace}/${schedulePlanName(plan.namespace, plan.podSet)} failed: ${c.context.redactor.redact(written.message)}`);
       const flipped = await writer.setTriggerState(trigger.namespace, trigger.name, 'Schedule');

@@ -108,7 +108,7 @@ describe('kube/crds (Pallet-compatible ScheduleTrigger and SchedulePlan CRDs)', 
       const written = parse(
         writeSchedulePlan({ podSet: 'nightly', namespace: 'batch', planner: 'optimize', profile: 'podset-planner-scheduler', assignments: [{ pod: 'a', node: 'n1' }], unplaced: [{ pod: 'b', message: '0/1 nodes are available: 1 Insufficient cpu.' }], createdAt: 0, snapshotHash: 'sha256:x' }),
       ) as ApiObject & { status: Record<string, unknown> };
-      const objects = new PlannerObjects(http.context);
+      const objects = new PlannerObjects(http);
       const created = await objects.create(planForCluster(written));
       assert.ok(created.ok, JSON.stringify(created));
       const got = await objects.get('SchedulePlan', 'batch', written.metadata.name);

@@ -17,7 +17,7 @@ const plan = (name: string): ApiObject => ({
   spec: { plan: [{ pod: 'a', node: 'n1' }] },
 });
 
-describe('kube/planner-objects (ScheduleTrigger and SchedulePlan through CustomObjectsApi)', () => {
+describe('kube/planner-objects (ScheduleTrigger and SchedulePlan over KubeHttp)', () => {
   let server: TestApiServer;
   let context: KubeContext;
   let objects: PlannerObjects;
@@ -26,7 +26,7 @@ describe('kube/planner-objects (ScheduleTrigger and SchedulePlan through CustomO
     server = await startTestApiServer();
     context = await contextOn(server);
     server.create(namespace('batch'));
-    objects = new PlannerObjects(context);
+    objects = new PlannerObjects(new KubeHttp(context));
   });
   afterEach(() => server.close());
 

@@ -117,7 +117,7 @@ export const run: Command = {
       clock,
       cache: liveCache(clock),
       binder,
-      writer: dryRun ? dryRunWriter(io) : planWriter(new PlannerObjects(context.value)),
+      writer: dryRun ? dryRunWriter(io) : planWriter(new PlannerObjects(http)),
       report,
       ...profiles,
       ...(dryRun ? { tuning: { confirmedBy: 'binder' } } : {}),
