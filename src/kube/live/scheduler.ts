@@ -124,7 +124,8 @@ export class LiveScheduler {
     const profiles = [...options.profiles, ...(options.podSets ? [options.podSets.profile] : [])];
     this.schedulers = profiles.map(({ schedulerName, framework }) => ({
       name: schedulerName,
-      scheduler: new Scheduler({ framework, cache: options.cache, clock: options.clock, schedulerName, confirmedBy: options.confirmedBy ?? 'watch' }),
+      // A live scheduler deletes no pod: preemption only nominates, so a preemptor never lands on a node its victims still use.
+      scheduler: new Scheduler({ framework, cache: options.cache, clock: options.clock, schedulerName, confirmedBy: options.confirmedBy ?? 'watch', preemption: 'nominate' }),
     }));
     for (const { scheduler } of this.schedulers) {
       scheduler.queue.onReady(() => this.kick());
