@@ -104,7 +104,11 @@ class RunningScheduler {
     });
     // Lead only once the informers hold the cluster, as podplan run does: a pod seen before its
     // trigger would be scheduled alone instead of as planned. (Starting after a stop does nothing.)
-    void informers.synced.then(() => elector.start());
+    // A cluster that cannot be listed is reported in the status, never an unhandled rejection in the server.
+    informers.synced.then(
+      () => elector.start(),
+      (e: unknown) => note(`cannot list the cluster: ${context.redactor.describe(e)}`),
+    );
     return ok(new RunningScheduler(context.context, errors, live, binder, informers, elector, recording));
   }
 
