@@ -98,6 +98,20 @@ export class SchedulingCycle implements PodEvaluator {
     const pre = this.runPreFilter(state, pod, all, log);
     if (pre.status) return pre.status.code === Code.Error ? log.failure(pre.status) : this.unschedulable(state, pod, log, pre.status);
 
+    // As upstream's evaluateNominatedNode: a pod nominated by an earlier preemption tries that node
+    // first (any node of the snapshot, whatever PreFilter narrowed to); if it fits, it is taken
+    // without scoring and the search does not move on.
+    const nominatedNode = nominatedPodsOf(state)?.nodeOfPod(pod.id);
+    const nominatedInfo = nominatedNode === undefined ? undefined : snapshot.get(nominatedNode);
+    if (nominatedInfo) {
+      const before = log.rejections.length;
+      const fits = this.runFilter(state, pod, [nominatedInfo], 0, 1, log);
+      if (!Array.isArray(fits)) return log.failure(fits);
+      if (fits.length === 1) return log.success([nominatedInfo.name], []);
+      // The search below judges the node again: one verdict per node, as upstream's NodeToStatus map.
+      log.rejections.length = before;
+    }
+
     let nodes = pre.nodes;
     let start = 0;
     const count = this.sampler.count(nodes.length);

@@ -58,9 +58,11 @@ export interface SchedulerOptions {
   /**
    * What happens to the victims preemption chose: 'evict' removes them from the cache as their
    * deletion would (a simulation); 'nominate' leaves them and only reports the nominated node (a
-   * scheduler that must not delete pods on its own). Default 'evict'.
+   * scheduler that must not delete pods on its own); 'delete' nominates and deletes the victims as
+   * kube-scheduler does, so the pod is tried again (on its nominated node first) once their deletion
+   * wakes it. Default 'evict'.
    */
-  readonly preemption?: 'evict' | 'nominate';
+  readonly preemption?: 'evict' | 'nominate' | 'delete';
   /**
    * Who confirms a bound pod in the cache: the scheduler itself as soon as the binder answers
    * (previews, where nothing else will), or the cluster's watch (a live scheduler: an assumed pod
@@ -165,7 +167,7 @@ export class Scheduler {
     // other (upstream keeps the room for it by counting nominated pods in Filter). Each round evicts
     // at least one pod, so it ends.
     let preemption: PreemptionRecord | undefined;
-    while (!result.ok && this.options.preemption !== 'nominate' && result.nominatedNode && result.victims?.length) {
+    while (!result.ok && (this.options.preemption ?? 'evict') === 'evict' && result.nominatedNode && result.victims?.length) {
       preemption = result.diagnosis.preemption;
       this.evict(info.key, result.nominatedNode, result.victims);
       cache.updateSnapshot(this.snapshot);
@@ -181,6 +183,9 @@ export class Scheduler {
       // As upstream's nominator: preemption's node holds the pod's room; preemption that found none clears it.
       if (result.nominatedNode) this.nominated.nominate(info, result.nominatedNode);
       else if (result.diagnosis.preemption) this.nominated.remove(info.id);
+      // As a cluster: the victims are deleted now, and their deletion wakes the pod, which then
+      // tries its nominated node first.
+      if (this.options.preemption === 'delete' && result.nominatedNode && result.victims?.length) this.evict(info.key, result.nominatedNode, result.victims);
       const nominated = result.nominatedNode && result.victims ? { nominatedNode: result.nominatedNode, victims: result.victims.map((v) => v.key) } : {};
       return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...nominated });
     }

@@ -25,6 +25,12 @@ export interface SimulationOptions {
   readonly seed?: number;
   /** Simulated start time (ms since the epoch). */
   readonly startTime?: number;
+  /**
+   * 'at-once' (the default): a preemptor's victims are evicted and it is placed in the same cycle;
+   * 'as-kube-scheduler': it is nominated, its victims are deleted, and it is tried again when their
+   * deletion wakes it, on its nominated node first (what the differential suite compares).
+   */
+  readonly preemption?: 'at-once' | 'as-kube-scheduler';
   readonly onCycle?: (outcome: ScheduleOutcome, done: number, total: number) => void;
   /** Called before each cycle (see SchedulerOptions.beforeCycle) with the framework that runs it. */
   readonly beforeCycle?: (framework: Framework, state: CycleState, pod: PodInfo, snapshot: Snapshot) => void;
@@ -66,6 +72,7 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
     cache,
     clock,
     schedulerName: profile.schedulerName,
+    ...(options.preemption === 'as-kube-scheduler' ? { preemption: 'delete' as const } : {}),
     ...(beforeCycle ? { beforeCycle: (state: CycleState, pod: PodInfo, snapshot: Snapshot) => beforeCycle(built, state, pod, snapshot) } : {}),
   });
   const gates = new SchedulingGates();
