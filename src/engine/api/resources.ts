@@ -145,6 +145,16 @@ export interface PodResources {
   readonly nonZero: Resource;
 }
 
+/** A pod's requests, and what NodeResourcesFit's scoring reads of an incoming pod. */
+export interface PodRequestVectors extends PodResources {
+  /**
+   * The non-zero requests of the containers (and overhead) without the pod-level ones: upstream
+   * 1.37's NodeResourcesFit builds its scorer without the PodLevelResources switch, so its scores
+   * read the containers alone (BalancedAllocation, and every node's totals, read the pod level).
+   */
+  readonly nonZeroContainers: Resource;
+}
+
 interface ContainerResources extends PodResources {
   /** The resources it asks for (explicitly or by its limits), even as "0". */
   readonly asked: ReadonlySet<string>;
@@ -173,10 +183,10 @@ export function isSupportedPodLevelResource(name: string): boolean {
   return name === CPU || name === MEMORY || name.startsWith('hugepages-');
 }
 
-const cache = new WeakMap<Pod, Result<PodResources>>();
+const cache = new WeakMap<Pod, Result<PodRequestVectors>>();
 
 /** The pod's effective requests; memoized per pod object (engine objects are immutable). */
-export function podResources(pod: Pod): Result<PodResources> {
+export function podResources(pod: Pod): Result<PodRequestVectors> {
   let result = cache.get(pod);
   if (!result) {
     result = computePodResources(pod);
@@ -185,7 +195,7 @@ export function podResources(pod: Pod): Result<PodResources> {
   return result;
 }
 
-function computePodResources(pod: Pod): Result<PodResources> {
+function computePodResources(pod: Pod): Result<PodRequestVectors> {
   const requests = new Resource();
   const nonZero = new Resource();
   const asked = new Set<string>();
@@ -215,6 +225,7 @@ function computePodResources(pod: Pod): Result<PodResources> {
   nonZero.add(sidecars.nonZero);
   requests.setMax(initPeak.requests);
   nonZero.setMax(initPeak.nonZero);
+  const nonZeroContainers = nonZero.clone();
   const podLevel = podLevelRequests(pod, asked);
   if (!podLevel.ok) return podLevel;
   if (podLevel.value) {
@@ -231,8 +242,9 @@ function computePodResources(pod: Pod): Result<PodResources> {
     if (!overhead.ok) return overhead;
     requests.add(overhead.value);
     nonZero.add(overhead.value);
+    nonZeroContainers.add(overhead.value);
   }
-  return ok({ requests, nonZero });
+  return ok({ requests, nonZero, nonZeroContainers: podLevel.value ? nonZeroContainers : nonZero });
 }
 
 /**

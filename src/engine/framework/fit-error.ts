@@ -1,5 +1,5 @@
 // The upstream FitError message ("0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had
-// untolerated taint(s). no new claims to deallocate, preemption: 0/5 nodes are available: …"), built
+// untolerated taint(s). preemption: 0/5 nodes are available: …"), built
 // from a Diagnosis in one place so the runtime and the explain module say the same thing.
 import type { Diagnosis } from './diagnosis';
 import { Code, isRejection, statusMessage } from './status';
@@ -22,9 +22,9 @@ export function histogram(reasonsPerNode: Iterable<readonly string[]>, absent?: 
 /**
  * As upstream FitError.Error(): when PreFilter rejected the pod, its message (every node carries the
  * same status, so counting them would repeat it); otherwise a histogram of the reasons of the
- * rejected nodes, "<count> <reason>" sorted as strings, joined with ", "; then what PostFilter said:
- * the reasons of its plugins joined with ", " and added without a period of its own (since 1.30 the
- * preemption part ends with its own), nothing when one of them succeeded (a nominated node).
+ * rejected nodes, "<count> <reason>" sorted as strings, joined with ", "; then what PostFilter said
+ * (postFilterReasons), joined with ", " and added without a period of its own (since 1.30 the
+ * preemption part ends with its own; since 1.37 a preemption that nominates a node says so).
  */
 export function fitErrorMessage(diagnosis: Diagnosis): string {
   let message = `0/${diagnosis.nodesTotal} nodes are available:`;
@@ -34,8 +34,22 @@ export function fitErrorMessage(diagnosis: Diagnosis): string {
   } else {
     message += histogram(diagnosis.rejections.map((r) => r.reasons));
   }
-  const postFilter = diagnosis.stages.filter((s) => s.stage === 'PostFilter' && s.status.code !== Code.Skip);
-  const reasons = postFilter.some((s) => s.status.code === Code.Success) ? [] : postFilter.flatMap((s) => s.status.reasons);
+  const reasons = postFilterReasons(diagnosis);
   if (reasons.length > 0) message += ` ${reasons.join(', ')}`;
   return message;
+}
+
+/**
+ * The PostFilter part, as upstream's RunPostFilterPlugins builds its status: the reasons of the
+ * plugins that left the pod unschedulable, in order, until one succeeds (a nominated node), is
+ * final (UnschedulableAndUnresolvable) or fails (Error): that plugin's words alone then.
+ */
+function postFilterReasons(diagnosis: Diagnosis): readonly string[] {
+  const reasons: string[] = [];
+  for (const { stage, status } of diagnosis.stages) {
+    if (stage !== 'PostFilter' || status.code === Code.Skip) continue;
+    if (status.code !== Code.Unschedulable) return status.reasons;
+    reasons.push(...status.reasons);
+  }
+  return reasons;
 }

@@ -1,6 +1,6 @@
 // What a scheduling cycle knows about one node: the node, the pods on it (bound or assumed) and the
 // totals the plugins read, kept up to date as pods are added and removed (upstream framework.NodeInfo).
-import { nodeAllocatable, podResources, Resource, type PodResources } from '../api/resources';
+import { nodeAllocatable, podResources, Resource, type PodRequestVectors, type PodResources } from '../api/resources';
 import { podId, podKey, type ClusterObjects, type Container, type ContainerPort, type Node, type Pod } from '../api/types';
 import { err, ok, type Result } from '../api/result';
 
@@ -13,6 +13,8 @@ export interface PodInfo {
   readonly id: string;
   readonly requests: PodResources['requests'];
   readonly nonZero: PodResources['nonZero'];
+  /** What NodeResourcesFit's scoring reads of the pod (PodRequestVectors). */
+  readonly nonZeroContainers: PodRequestVectors['nonZeroContainers'];
   /** The pod has pod affinity or anti-affinity terms (required or preferred). */
   readonly hasAffinity: boolean;
   readonly hasRequiredAntiAffinity: boolean;
@@ -35,6 +37,7 @@ export function podInfo(pod: Pod): Result<PodInfo> {
     id: podId(pod),
     requests: resources.value.requests,
     nonZero: resources.value.nonZero,
+    nonZeroContainers: resources.value.nonZeroContainers,
     hasAffinity: Boolean(affinity?.podAffinity || affinity?.podAntiAffinity),
     hasRequiredAntiAffinity: Boolean(affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.length),
     hostPorts: podHostPorts(pod),

@@ -31,7 +31,9 @@ export class DefaultPreemption implements PostFilterPlugin {
         const message = `preemption: evicting ${victims} from node ${outcome.node} would make room; plans do not preempt unless the profile allows it (PodSetPlanner args: allowPreemption: true).`;
         return { status: { code: Code.Unschedulable, reasons: [message] }, result: { preemption: { ...record, reportOnly: true } } };
       }
-      return { status: outcome.status, result: { nominatedNode: outcome.node, victims: outcome.victims ?? [], preemption: record } };
+      // Upstream 1.37's success message, which the FitError message then ends with.
+      const found = `preemption: found a potential placement for pod on node ${outcome.node}, preempting ${outcome.victims?.length ?? 0} victims`;
+      return { status: { code: Code.Success, reasons: [found] }, result: { nominatedNode: outcome.node, victims: outcome.victims ?? [], preemption: record } };
     }
     // A plan that may not preempt says only what preemption could do, not why it could not.
     if (reportOnly && outcome.status.code !== Code.Error) return { status: SKIP };

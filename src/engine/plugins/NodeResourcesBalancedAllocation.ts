@@ -1,7 +1,8 @@
-// NodeResourcesBalancedAllocation (Score): favours nodes whose resources would be used evenly with the
-// pod placed: score = (1 - std) × 100, std the standard deviation of the requested/allocatable
-// fractions (for two resources |f1 - f2| / 2). It reads plain requests, and skips pods that request
-// nothing (upstream's fix for best-effort pods piling onto one node).
+// NodeResourcesBalancedAllocation (Score): favours nodes whose balance the pod improves. Since 1.36
+// (kubernetes PR #135573) the score compares the node's balance with and without the pod:
+// 50 + (50 + with − without) / 2, each balance (1 - std) × 100 with std the standard deviation of
+// the requested/allocatable fractions (for two resources |f1 - f2| / 2). It reads plain requests,
+// and skips pods that request nothing (upstream's fix for best-effort pods piling onto one node).
 import { fieldDuplicate, fieldInvalid } from '../api/field';
 import type { CycleState } from '../framework/cycle-state';
 import { MAX_NODE_SCORE, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
@@ -38,12 +39,22 @@ export class NodeResourcesBalancedAllocation implements PreScorePlugin, ScorePlu
     const requests = this.preScoreState.read(state) ?? this.allocation.podRequests(pod);
     if (requests.every((r) => r === 0)) return 0;
     this.allocation.fill(node, requests);
-    return balancedResourceScore(this.allocation.requested, this.allocation.allocatable);
+    const { requested, allocated, allocatable } = this.allocation;
+    return balanceImprovementScore(balancedResourceScore(requested, allocatable), balancedResourceScore(allocated, allocatable));
   }
 
   scoreKey(state: CycleState, pod: PodInfo): string {
     return (this.preScoreState.read(state) ?? this.allocation.podRequests(pod)).join();
   }
+}
+
+/**
+ * Upstream's balancedResourceScorer (1.36+): the balance with the pod against the balance without
+ * it, both in [50, 100], brought back to [50, 100] around 75 (integer division, as Go's).
+ */
+export function balanceImprovementScore(withPod: number, withoutPod: number): number {
+  const half = MAX_NODE_SCORE / 2;
+  return half + Math.trunc((half + withPod - withoutPod) / 2);
 }
 
 /** (1 - std of the fractions) × 100, truncated; resources the node does not offer are left out. */

@@ -1,10 +1,12 @@
-// VolumeBinding (PreFilter, Filter) as upstream's volumebinding plugin, for the claims a snapshot
-// holds: a claim that does not exist, is being deleted, or is unbound in Immediate mode stops the
-// pod at PreFilter; a bound claim's PersistentVolume must allow the node (its node affinity); an
-// unbound WaitForFirstConsumer claim needs, on the node, an available volume that fits it or a
-// StorageClass that can provision one there, with room for it when the class's CSI driver asks for
-// storage capacity checks (CSIStorageCapacity). Upstream scores only with StorageCapacityScoring
-// (alpha, off by default in 1.35), so this plugin does not score.
+// VolumeBinding (PreFilter, Filter, PreScore, Score) as upstream's volumebinding plugin, for the
+// claims a snapshot holds: a claim that does not exist, is being deleted, or is unbound in Immediate
+// mode stops the pod at PreFilter; a bound claim's PersistentVolume must allow the node (its node
+// affinity); an unbound WaitForFirstConsumer claim needs, on the node, an available volume that fits
+// it or a StorageClass that can provision one there, with room for it when the class's CSI driver
+// asks for storage capacity checks (CSIStorageCapacity). Scoring is upstream's with
+// StorageCapacityScoring (beta and on in 1.37): per storage class, the utilization of the volumes it
+// would bind on the node (or, when none, of the capacity it would provision from), scored on the
+// default shape 0% → 100, 100% → 0, averaged over the classes; a pod without such claims scores 0.
 import { NodeSelectorMatcher } from '../api/node-affinity';
 import { selectorMatches } from '../api/labels';
 import { parseQuantity, quantityValue } from '../api/quantity';
@@ -12,7 +14,7 @@ import { parseResourceList } from '../api/resources';
 import type { CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/types';
 import { claimClass, claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
+import { MAX_NODE_SCORE, type FilterPlugin, type FrameworkHandle, type PreFilterPlugin, type PreScorePlugin, type ReservePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
 import { factoryOf, noArgs } from './args';
@@ -36,15 +38,56 @@ interface PodVolumes {
   readonly index: StorageIndex;
 }
 
-export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
+/** The annotation the scheduler puts on a claim it chose a node to provision for. */
+export const ANN_SELECTED_NODE = 'volume.kubernetes.io/selected-node';
+
+/** What a delayed claim would use on a node: a volume to bind (static) or a class to provision from. */
+interface StorageUse {
+  /** namespace/name of the claim */
+  readonly claim: string;
+  /** The volume a static binding binds. */
+  readonly volume?: string;
+  readonly storageClass: string;
+  /** The claim's size, bytes. */
+  readonly requested: number;
+  /** The volume's capacity, or the CSIStorageCapacity's capacity (undefined when none was checked). */
+  readonly capacity: number | undefined;
+}
+
+/** Per feasible node, the delayed claims' use of storage (upstream podVolumesByNode). */
+interface NodeVolumes {
+  readonly staticBindings: readonly StorageUse[];
+  readonly dynamicProvisions: readonly StorageUse[];
+}
+
+const NO_VOLUMES: PodVolumes = Object.freeze({ bound: [], delayed: [], index: storageIndex({}) });
+
+/** A delayed claim a placed pod reserved: the node chosen for it and, for a static binding, the volume. */
+interface ReservedClaim {
+  readonly node: string;
+  readonly volume?: string;
+}
+
+export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin {
   readonly name = NAME;
   private readonly state = new CycleValue<PodVolumes>(`PreFilter${NAME}`);
+  private readonly byNode = new CycleValue<Map<string, NodeVolumes>>(`Filter${NAME}`);
+  /**
+   * Claims reserved by pods placed so far (upstream's assumed PVs and PVCs): a volume bound to its
+   * claim, a claim annotated with the node to provision on. Later pods sharing the claim follow it.
+   */
+  private readonly reserved = new Map<string, ReservedClaim>();
 
   constructor(private readonly handle: FrameworkHandle) {}
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status } {
     const names = podClaimNames(pod.pod);
-    if (names.length === 0) return { status: SKIP };
+    if (names.length === 0) {
+      // As upstream: an empty state, so scoring still runs (and gives every node 0).
+      this.state.write(state, NO_VOLUMES);
+      this.byNode.write(state, new Map());
+      return { status: SKIP };
+    }
     const index = storageIndex(this.handle.objects?.() ?? {});
     const bound: Array<PodVolumes['bound'][number]> = [];
     const delayed: Array<PodVolumes['delayed'][number]> = [];
@@ -64,12 +107,13 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
     }
     if (unboundImmediate) return { status: unresolvable(ERR_UNBOUND_IMMEDIATE) };
     this.state.write(state, { bound, delayed, index });
+    this.byNode.write(state, new Map());
     return { status: SUCCESS };
   }
 
   filter(state: CycleState, _pod: PodInfo, node: NodeInfo): Status {
     const volumes = this.state.read(state);
-    if (!volumes) return SUCCESS;
+    if (!volumes || volumes === NO_VOLUMES) return SUCCESS;
     const reasons: string[] = [];
     for (const { volume } of volumes.bound) {
       if (!volume) {
@@ -81,44 +125,148 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin {
         break;
       }
     }
-    const unbound = volumes.delayed.length > 0 ? this.canBindOrProvision(volumes, node.node) : undefined;
-    if (unbound) reasons.push(unbound);
-    return reasons.length > 0 ? unresolvable(...reasons) : SUCCESS;
+    const unbound = volumes.delayed.length > 0 ? this.canBindOrProvision(volumes, node.node) : { staticBindings: [], dynamicProvisions: [] };
+    if (typeof unbound === 'string') return unresolvable(...reasons, unbound);
+    if (reasons.length > 0) return unresolvable(...reasons);
+    this.byNode.read(state)?.set(node.name, unbound);
+    return SUCCESS;
+  }
+
+  preScore(): Status {
+    return SUCCESS;
+  }
+
+  /** As upstream's AssumePodVolumes: the claims follow the node the pod was placed on. */
+  reserve(state: CycleState, _pod: PodInfo, nodeName: string): Status {
+    const volumes = this.byNode.read(state)?.get(nodeName);
+    if (!volumes) return SUCCESS;
+    for (const use of volumes.staticBindings) this.reserved.set(use.claim, { node: nodeName, ...(use.volume ? { volume: use.volume } : {}) });
+    for (const use of volumes.dynamicProvisions) this.reserved.set(use.claim, { node: nodeName });
+    return SUCCESS;
+  }
+
+  unreserve(state: CycleState, _pod: PodInfo, nodeName: string): void {
+    const volumes = this.byNode.read(state)?.get(nodeName);
+    if (!volumes) return;
+    for (const use of [...volumes.staticBindings, ...volumes.dynamicProvisions]) {
+      if (this.reserved.get(use.claim)?.node === nodeName) this.reserved.delete(use.claim);
+    }
+  }
+
+  /** Upstream's Score with StorageCapacityScoring: static bindings when there are any, else the capacity provisioned from. */
+  score(state: CycleState, _pod: PodInfo, node: NodeInfo): number {
+    const volumes = this.byNode.read(state)?.get(node.name);
+    if (!volumes) return 0;
+    const classes = new Map<string, { requested: number; capacity: number }>();
+    if (volumes.staticBindings.length > 0) {
+      for (const use of volumes.staticBindings) {
+        const c = classes.get(use.storageClass) ?? { requested: 0, capacity: 0 };
+        c.requested += use.requested;
+        c.capacity += use.capacity ?? 0;
+        classes.set(use.storageClass, c);
+      }
+    } else {
+      for (const use of volumes.dynamicProvisions) {
+        if (use.capacity === undefined) continue;
+        const c = classes.get(use.storageClass) ?? { requested: 0, capacity: 0 };
+        // Not a sum: two claims of a class provision from the same capacity.
+        c.capacity = use.capacity;
+        c.requested += use.requested;
+        classes.set(use.storageClass, c);
+      }
+    }
+    if (classes.size === 0) return 0;
+    let total = 0;
+    for (const { requested, capacity } of classes.values()) total += utilizationScore(capacity === 0 || requested > capacity ? 100 : Math.trunc((requested * 100) / capacity));
+    return Math.round(total / classes.size);
   }
 
   /**
-   * Each delayed claim gets an available volume allowed on the node (one each), or else is
-   * provisioned there (upstream checkVolumeProvisions): the class must provision, allow the node
-   * (allowedTopologies) and, for a CSI driver that asks for it, have the capacity. The reason when not.
+   * Each delayed claim (smallest first) gets the smallest available volume allowed on the node (one
+   * each), or else is provisioned there (upstream checkVolumeProvisions): the class must provision,
+   * allow the node (allowedTopologies) and, for a CSI driver that asks for it, have the capacity.
+   * The reason when not; otherwise what the claims would use.
    */
-  private canBindOrProvision(volumes: PodVolumes, node: Node): string | undefined {
+  private canBindOrProvision(volumes: PodVolumes, node: Node): NodeVolumes | string {
     const taken = new Set<string>();
     const toProvision: Array<PodVolumes['delayed'][number]> = [];
+    const staticBindings: StorageUse[] = [];
+    const dynamicProvisions: StorageUse[] = [];
+    const toMatch: Array<PodVolumes['delayed'][number]> = [];
+    // Volumes other claims have reserved are theirs (their claimRef).
+    const reservedVolumes = new Map<string, string>();
+    for (const [claim, r] of this.reserved) if (r.volume) reservedVolumes.set(r.volume, claim);
     for (const delayed of volumes.delayed) {
-      const match = [...volumes.index.volumes.values()].find((v) => !taken.has(v.metadata.name) && volumeFits(v, delayed.claim) && volumeAllowsNode(v, node));
-      if (match) taken.add(match.metadata.name);
+      const key = claimId(delayed.claim);
+      const selected = delayed.claim.metadata.annotations?.[ANN_SELECTED_NODE] ?? (this.reserved.get(key)?.volume ? undefined : this.reserved.get(key)?.node);
+      if (selected === undefined) toMatch.push(delayed);
+      else if (selected !== node.metadata.name) return ERR_REASON_BIND_CONFLICT;
       else toProvision.push(delayed);
+    }
+    const bySize = toMatch.sort((a, b) => (claimBytes(a.claim) ?? 0) - (claimBytes(b.claim) ?? 0));
+    for (const delayed of bySize) {
+      const key = claimId(delayed.claim);
+      let match: PersistentVolume | undefined;
+      let matchSize = Infinity;
+      const own = this.reserved.get(key)?.volume;
+      for (const v of volumes.index.volumes.values()) {
+        const holder = reservedVolumes.get(v.metadata.name);
+        if (holder !== undefined && holder !== key) continue;
+        if (taken.has(v.metadata.name) || !volumeFits(v, delayed.claim)) continue;
+        // A volume bound to the claim is its only match, on the nodes it allows (pvutil.FindMatchingVolume).
+        if (own !== undefined && v.metadata.name === own) {
+          match = volumeAllowsNode(v, node) ? v : undefined;
+          break;
+        }
+        if (!volumeAllowsNode(v, node)) continue;
+        const size = bytesOf(v.spec?.capacity?.['storage']) ?? Infinity;
+        if (size < matchSize || match === undefined) {
+          match = v;
+          matchSize = size;
+        }
+      }
+      if (match) {
+        taken.add(match.metadata.name);
+        staticBindings.push({ claim: key, volume: match.metadata.name, storageClass: claimClass(delayed.claim), requested: claimBytes(delayed.claim) ?? 0, capacity: bytesOf(match.spec?.capacity?.['storage']) ?? 0 });
+      } else toProvision.push(delayed);
     }
     for (const { claim, storageClass } of toProvision) {
       if (!storageClass.provisioner || storageClass.provisioner === NO_PROVISIONER || !topologyAllows(storageClass, node)) return ERR_REASON_BIND_CONFLICT;
-      if (!hasEnoughCapacity(volumes.index, claim, storageClass, node)) return ERR_REASON_NOT_ENOUGH_SPACE;
+      const capacity = enoughCapacity(volumes.index, claim, storageClass, node);
+      if (capacity === false) return ERR_REASON_NOT_ENOUGH_SPACE;
+      dynamicProvisions.push({ claim: claimId(claim), storageClass: storageClass.metadata.name, requested: claimBytes(claim) ?? 0, capacity: capacity === true ? undefined : (bytesOf(capacity.capacity) ?? 0) });
     }
-    return undefined;
+    return { staticBindings, dynamicProvisions };
   }
 }
 
+/** The default StorageCapacityScoring shape (utilization 0 → 10, 100 → 0, scaled to 0..100): 100 − utilization. */
+function utilizationScore(utilization: number): number {
+  return MAX_NODE_SCORE - utilization;
+}
+
+/** namespace/name of a claim, as claimKey names a pod's claim. */
+function claimId(claim: PersistentVolumeClaim): string {
+  return `${claim.metadata.namespace ?? 'default'}/${claim.metadata.name}`;
+}
+
+function claimBytes(claim: PersistentVolumeClaim): number | undefined {
+  return bytesOf(claim.spec?.resources?.requests?.['storage']);
+}
+
 /**
- * Upstream hasEnoughCapacity: only for a CSI driver whose CSIDriver says storageCapacity: true, some
+ * Upstream hasEnoughCapacity (returning the capacity object that has room, or true when none is
+ * checked): only for a CSI driver whose CSIDriver says storageCapacity: true, some
  * CSIStorageCapacity of the claim's class whose nodeTopology selects the node must hold a volume of
  * the claim's size (maximumVolumeSize when given, else capacity). A claim without a size needs none.
  */
-function hasEnoughCapacity(index: StorageIndex, claim: PersistentVolumeClaim, storageClass: StorageClass, node: Node): boolean {
+function enoughCapacity(index: StorageIndex, claim: PersistentVolumeClaim, storageClass: StorageClass, node: Node): CSIStorageCapacity | boolean {
   const requested = claim.spec?.resources?.requests?.['storage'];
   if (requested === undefined) return true;
   if (index.csiDrivers.get(storageClass.provisioner)?.spec.storageCapacity !== true) return true;
   const size = bytesOf(requested);
   if (size === undefined) return false;
-  return index.capacities.some((c) => c.storageClassName === storageClass.metadata.name && (bytesOf(volumeLimit(c)) ?? -1) >= size && c.nodeTopology !== undefined && selectorMatches(c.nodeTopology, node.metadata.labels));
+  return index.capacities.find((c) => c.storageClassName === storageClass.metadata.name && (bytesOf(volumeLimit(c)) ?? -1) >= size && c.nodeTopology !== undefined && selectorMatches(c.nodeTopology, node.metadata.labels)) ?? false;
 }
 
 function volumeLimit(capacity: CSIStorageCapacity): string | undefined {

@@ -1,5 +1,5 @@
-// Upstream's default profile as of 1.35 (kube-scheduler config v1, getDefaultPlugins with the
-// feature gates on by default) as plain data: the plugins of each extension point in upstream's
+// Upstream's default profile as of 1.37 (kube-scheduler config v1, getDefaultPlugins with the
+// feature gates on by default; the oracle's `-profile` prints the lists upstream builds) as plain data: the plugins of each extension point in upstream's
 // order, with the score weights. docs/fidelity.md lists the upstream defaults not run yet. Each
 // plugin's default args are its factory's (e.g. NodeResourcesFit: LeastAllocated over cpu and
 // memory, weight 1 each).
@@ -21,22 +21,22 @@ export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
   // PreEnqueue: the queue holds gated pods; the plugin says why (no cycle stage of its own).
   { name: Names.SchedulingGates, stages: [] },
   { name: Names.PrioritySort, stages: ['Sort'] },
-  { name: Names.NodeUnschedulable, stages: ['Filter'] },
   { name: Names.NodeName, stages: ['Filter'] },
+  { name: Names.NodeUnschedulable, stages: ['Filter'] },
   { name: Names.TaintToleration, stages: ['Filter', 'PreScore', 'Score'], weight: 3 },
   { name: Names.NodeAffinity, stages: ALL_CYCLE, weight: 2 },
   { name: Names.NodePorts, stages: ['PreFilter', 'Filter'] },
   { name: Names.NodeResourcesFit, stages: ALL_CYCLE, weight: 1 },
   { name: Names.VolumeRestrictions, stages: ['PreFilter', 'Filter'] },
   { name: Names.NodeVolumeLimits, stages: ['PreFilter', 'Filter'] },
-  // Upstream's VolumeBinding also scores, with StorageCapacityScoring only (off by default).
-  { name: Names.VolumeBinding, stages: ['PreFilter', 'Filter'] },
+  // Scores since StorageCapacityScoring went beta (on by default in 1.37); weight 1 by defaulting.
+  { name: Names.VolumeBinding, stages: ['PreFilter', 'Filter', 'PreScore', 'Score'], weight: 1 },
   { name: Names.VolumeZone, stages: ['PreFilter', 'Filter'] },
   { name: Names.PodTopologySpread, stages: ALL_CYCLE, weight: 2 },
   { name: Names.InterPodAffinity, stages: ALL_CYCLE, weight: 2 },
   // Inserted before DefaultPreemption when DynamicResourceAllocation is on (GA, on by default);
   // weighted 2 since its scoring (1.35).
-  { name: Names.DynamicResources, stages: ['PreFilter', 'Filter', 'PostFilter', 'PreScore', 'Score'], weight: 2 },
+  { name: Names.DynamicResources, stages: ['PreFilter', 'Filter', 'PostFilter', 'Score'], weight: 2 },
   { name: Names.DefaultPreemption, stages: ['PostFilter'] },
   { name: Names.NodeResourcesBalancedAllocation, stages: ['PreScore', 'Score'], weight: 1 },
   { name: Names.ImageLocality, stages: ['Score'], weight: 1 },

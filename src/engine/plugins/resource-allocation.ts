@@ -74,6 +74,8 @@ export class ResourceAllocation {
   private readonly names: readonly string[];
   /** Scratch vectors reused for every node: scoring runs one node at a time. */
   readonly requested: number[];
+  /** The node's requests without the pod (what BalancedAllocation compares the balance against). */
+  readonly allocated: number[];
   readonly allocatable: number[];
 
   constructor(
@@ -83,17 +85,19 @@ export class ResourceAllocation {
     this.kinds = resources.map((r) => kindOf(r.name));
     this.names = resources.map((r) => r.name);
     this.requested = resources.map(() => 0);
+    this.allocated = resources.map(() => 0);
     this.allocatable = resources.map(() => 0);
   }
 
   /** The pod's request for each resource, in the order of `resources`. */
   podRequests(pod: PodInfo): number[] {
-    const vector = this.useRequested ? pod.requests : pod.nonZero;
+    const vector = this.useRequested ? pod.requests : pod.nonZeroContainers;
     return this.kinds.map((kind, i) => amountOf(vector, kind, this.names[i] ?? ''));
   }
 
   /**
-   * Fills `requested` (node's requests plus the pod's) and `allocatable` for the node. A resource the
+   * Fills `requested` (node's requests plus the pod's), `allocated` (without the pod) and
+   * `allocatable` for the node. A resource the
    * node does not offer, or a scalar resource the pod does not ask for, is left at 0 / 0 so the scorers
    * skip it. Ephemeral storage and scalars always read plain requests, as upstream.
    */
@@ -105,7 +109,9 @@ export class ResourceAllocation {
       const podRequest = podRequests[i] ?? 0;
       const alloc = kind === Kind.Scalar && podRequest === 0 ? 0 : amountOf(node.allocatable, kind, name);
       this.allocatable[i] = alloc;
-      this.requested[i] = alloc === 0 ? 0 : amountOf(kind === Kind.Cpu || kind === Kind.Memory ? nonZero : node.requested, kind, name) + podRequest;
+      const allocated = alloc === 0 ? 0 : amountOf(kind === Kind.Cpu || kind === Kind.Memory ? nonZero : node.requested, kind, name);
+      this.allocated[i] = allocated;
+      this.requested[i] = alloc === 0 ? 0 : allocated + podRequest;
     }
   }
 }

@@ -21,6 +21,7 @@ const APPS = ['web', 'db', 'cache', 'batch'];
 const TIERS = ['front', 'back'];
 const IMAGES = ['nginx:1.27', 'redis:7.2', 'postgres:16', 'busybox:1.36', 'registry.example.com/ml/trainer:v3'];
 const EXTENDED = 'example.com/gpu';
+const IMAGE_SIZES: Record<string, number> = Object.fromEntries(IMAGES.map((image, i) => [image, [187, 45, 430, 4, 2900][i]! * 1024 * 1024]));
 
 class Gen {
   constructor(private readonly random: Random) {}
@@ -109,7 +110,8 @@ function makeNode(g: Gen, index: number, knobs: Knobs): K8sObject {
   if (g.chance(0.04)) spec.unschedulable = true;
   const status: Record<string, unknown> = { capacity, allocatable: capacity };
   if (g.chance(knobs.images)) {
-    status.images = g.some(IMAGES, 3).map((image) => ({ names: [image.includes('/') ? image : `docker.io/library/${image}`, image], sizeBytes: g.int(20, 900) * 1024 * 1024 }));
+    // One size per image, as one digest has everywhere (upstream keeps the size the cache saw first).
+    status.images = g.some(IMAGES, 3).map((image) => ({ names: [image.includes('/') ? image : `docker.io/library/${image}`, image], sizeBytes: IMAGE_SIZES[image] }));
   }
   return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, spec, status };
 }

@@ -130,6 +130,7 @@ type caseResult struct {
 func main() {
 	in := flag.String("in", "-", "JSON-lines file of cases ('-' for stdin)")
 	snapshot := flag.String("snapshot", "", "a folder of YAML snapshot files: schedule its pending pods (no trace)")
+	printProfile := flag.Bool("profile", false, "print the default profile's plugins per extension point, as the framework built it")
 	flag.Parse()
 	// klog would write the framework's own errors on stderr; keep them out of the way.
 	klog.SetOutput(io.Discard)
@@ -143,6 +144,15 @@ func main() {
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
+	if *printProfile {
+		cl, _, err := newCluster(inputCase{})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		_ = enc.Encode(cl.framework.ListPlugins())
+		return
+	}
 	if *snapshot != "" {
 		objects, err := readSnapshot(*snapshot)
 		if err != nil {
@@ -438,9 +448,14 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 			if err := cl.cache.AddPod(logger, p); err != nil {
 				invalid = append(invalid, fmt.Sprintf("pod %s: %v", podKey(p), err))
 			}
-		} else if p.Status.NominatedNodeName != "" {
-			pi, _ := framework.NewPodInfo(p)
-			cl.queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: p.Status.NominatedNodeName})
+		} else {
+			// In the queue, as a scheduler holds its pending pods: the nominator reads a nominated
+			// pod's spec (requests, priority) from there.
+			cl.queue.Add(ctx, p)
+			if p.Status.NominatedNodeName != "" {
+				pi, _ := framework.NewPodInfo(p)
+				cl.queue.AddNominatedPod(logger, pi, &fwk.NominatingInfo{NominatingMode: fwk.ModeOverride, NominatedNodeName: p.Status.NominatedNodeName})
+			}
 		}
 	}
 	return cl, invalid, nil
@@ -680,6 +695,7 @@ func (cl *cluster) place(pod *v1.Pod, node string, state fwk.CycleState) error {
 		return err
 	}
 	cl.queue.DeleteNominatedPodIfExists(pod)
+	cl.queue.Delete(cl.logger, pod)
 	cl.pods[podKey(pod)] = assumed
 	return nil
 }
