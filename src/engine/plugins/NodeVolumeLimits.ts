@@ -3,7 +3,7 @@
 // already use, may not exceed the driver's attach limit in the node's CSINode
 // (spec.drivers[].allocatable.count). A driver without a limit is not limited.
 import type { Pod } from '../api/types';
-import { claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
+import { claimClass, claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
 import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
@@ -14,16 +14,36 @@ import { Names } from './names';
 export const NAME = Names.NodeVolumeLimits;
 export const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = 'node(s) exceed max volume count';
 
-/** driver → volume handles of the pod's bound CSI volumes. */
+/** In-tree provisioners CSI migration translates (counted by upstream only where migration is on: not here). */
+const MIGRATABLE_IN_TREE = new Set(['kubernetes.io/aws-ebs', 'kubernetes.io/gce-pd', 'kubernetes.io/azure-disk', 'kubernetes.io/azure-file', 'kubernetes.io/cinder', 'kubernetes.io/vsphere-volume', 'kubernetes.io/portworx-volume']);
+
+/**
+ * driver → volume handles of the pod's CSI volumes: a bound claim's volume handle; an unbound claim
+ * counts as a volume of its StorageClass's provisioner, named after the claim (upstream
+ * getCSIDriverInfoFromSC), so a volume still to be provisioned takes its place in the limit.
+ */
 function csiVolumes(pod: Pod, index: StorageIndex, into = new Map<string, Set<string>>()): Map<string, Set<string>> {
   for (const name of podClaimNames(pod)) {
-    const claim = index.claims.get(claimKey(pod, name));
-    const volume = claim?.spec?.volumeName ? index.volumes.get(claim.spec.volumeName) : undefined;
-    const csi = volume?.spec?.csi;
-    if (!csi) continue;
-    let handles = into.get(csi.driver);
-    if (!handles) into.set(csi.driver, (handles = new Set()));
-    handles.add(csi.volumeHandle);
+    const key = claimKey(pod, name);
+    const claim = index.claims.get(key);
+    if (!claim) continue;
+    let driver: string | undefined;
+    let handle: string | undefined;
+    if (claim.spec?.volumeName) {
+      const csi = index.volumes.get(claim.spec.volumeName)?.spec?.csi;
+      driver = csi?.driver;
+      handle = csi?.volumeHandle;
+    } else {
+      const provisioner = index.classes.get(claimClass(claim))?.provisioner;
+      if (provisioner && !MIGRATABLE_IN_TREE.has(provisioner)) {
+        driver = provisioner;
+        handle = `claim:${key}`;
+      }
+    }
+    if (!driver || !handle) continue;
+    let handles = into.get(driver);
+    if (!handles) into.set(driver, (handles = new Set()));
+    handles.add(handle);
   }
   return into;
 }

@@ -291,10 +291,14 @@ export function volumeAllowsNode(volume: PersistentVolume, node: Node): boolean 
   return matcher.matches(node);
 }
 
-/** An available volume (unclaimed, or claimed for this claim) of the claim's class, modes and at least its size. */
+/** An available volume (unclaimed and Available, or claimed for this claim) of the claim's class, modes and at least its size. */
 function volumeFits(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
   const ref = volume.spec?.claimRef;
-  if (ref && (ref.name !== claim.metadata.name || (ref.namespace ?? 'default') !== (claim.metadata.namespace ?? 'default'))) return false;
+  const preBound = ref !== undefined && ref.name === claim.metadata.name && (ref.namespace ?? 'default') === (claim.metadata.namespace ?? 'default');
+  if (ref && !preBound) return false;
+  // Upstream matches only Available volumes (a volume pre-bound to the claim whatever its phase); a
+  // volume written without status is taken as the PV controller would make it: Available.
+  if (!preBound && volume.status?.phase !== undefined && volume.status.phase !== 'Available') return false;
   if ((volume.spec?.storageClassName ?? '') !== claimClass(claim)) return false;
   const modes = volume.spec?.accessModes ?? [];
   if (!(claim.spec?.accessModes ?? []).every((m) => modes.includes(m))) return false;

@@ -1,7 +1,8 @@
 // VolumeRestrictions (PreFilter, Filter) for PersistentVolumeClaims, as upstream's
 // volumerestrictions: a claim with access mode ReadWriteOncePod may be used by one pod only, so while
 // another pod of the cluster uses it, every node rejects the pod (Unschedulable: preempting that pod
-// would help). A claim that does not exist stops the pod at PreFilter. (The in-tree disk kinds it
+// would help); when no pod uses its claims, it skips (so pods nominated with them are not counted). A
+// claim that does not exist stops the pod at PreFilter. (The in-tree disk kinds it
 // also checks, GCE PD, EBS, RBD, iSCSI, are not read by Podplan.)
 import { claimKey, podClaimNames, storageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
@@ -13,7 +14,7 @@ import { Names } from './names';
 import { StateKey, type Cloneable } from '../framework/cycle-state';
 
 export const NAME = Names.VolumeRestrictions;
-export const ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = 'node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode';
+export const ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = 'node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod';
 
 /** The pod's ReadWriteOncePod claims (namespace/name) and how many other pods use them. */
 class PreFilterState implements Cloneable<PreFilterState> {
@@ -53,6 +54,9 @@ export class VolumeRestrictions implements PreFilterPlugin, FilterPlugin {
     if (claims.size === 0) return { status: SKIP };
     const s = new PreFilterState(claims, 0);
     for (const node of nodes) for (const other of node.pods) if (other.id !== pod.id) s.conflicts += s.uses(other);
+    // As upstream: with no pod using the claims now, the plugin skips, so Filter (and the nominated
+    // pods its AddPod would count) never runs.
+    if (s.conflicts === 0) return { status: SKIP };
     state.write(STATE, s);
     return { status: SUCCESS };
   }

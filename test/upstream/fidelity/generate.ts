@@ -316,6 +316,8 @@ function storage(g: Gen, nodes: readonly K8sObject[]): { objects: K8sObject[]; c
         local: { path: `/mnt/disk${i}` },
         nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [nodeName(node)] }] }] } },
       },
+      // As a cluster holds it once the PV controller has seen it (mostly Available).
+      status: { phase: g.chance(0.85) ? 'Available' : g.pick(['Released', 'Failed']) },
     });
   }
   for (let i = 0; i < g.int(1, 4); i++) {

@@ -54,7 +54,10 @@ import (
 	configv1 "k8s.io/kube-scheduler/config/v1"
 	fwk "k8s.io/kube-scheduler/framework"
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
+	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	noderegistry "k8s.io/kubernetes/pkg/registry/core/node"
+	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
 	"k8s.io/kubernetes/pkg/features"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
@@ -275,9 +278,49 @@ func decodeObjects(raws []json.RawMessage) ([]runtime.Object, []string) {
 		}
 		// What the API server's defaulting does on the way in.
 		legacyscheme.Scheme.Default(obj)
+		if problem := admit(obj); problem != "" {
+			problems = append(problems, fmt.Sprintf("object %d: %s", i, problem))
+		}
 		objects = append(objects, obj)
 	}
 	return objects, problems
+}
+
+// admit runs what the API server does to a created pod (the pod strategy's PrepareForCreate: pod
+// affinity's matchLabelKeys merged into the selector, pod-level resource defaults, …) and its
+// validation, and validates nodes; the status written in the snapshot is kept (a cluster's kubelet
+// and scheduler set it after creation). Returns why the API server would refuse the object.
+func admit(obj runtime.Object) string {
+	ctx := context.Background()
+	switch o := obj.(type) {
+	case *v1.Pod:
+		if o.Namespace == "" {
+			o.Namespace = "default"
+		}
+		internal := &api.Pod{}
+		if err := legacyscheme.Scheme.Convert(o, internal, nil); err != nil {
+			return err.Error()
+		}
+		status := internal.Status
+		podregistry.Strategy.PrepareForCreate(ctx, internal)
+		errs := podregistry.Strategy.Validate(ctx, internal)
+		internal.Status = status
+		if err := legacyscheme.Scheme.Convert(internal, o, nil); err != nil {
+			return err.Error()
+		}
+		if len(errs) > 0 {
+			return fmt.Sprintf("pod %s/%s: %v", o.Namespace, o.Name, errs.ToAggregate())
+		}
+	case *v1.Node:
+		internal := &api.Node{}
+		if err := legacyscheme.Scheme.Convert(o, internal, nil); err != nil {
+			return err.Error()
+		}
+		if errs := noderegistry.Strategy.Validate(ctx, internal); len(errs) > 0 {
+			return fmt.Sprintf("node %s: %v", o.Name, errs.ToAggregate())
+		}
+	}
+	return ""
 }
 
 // admitPriority sets spec.priority as the Priority admission plugin does (when it is not set).
