@@ -17,6 +17,7 @@ import { bindingPoster, leaseClient, planWriter, startInformers } from '../../ku
 import { PlannerObjects } from '../../kube/planner-objects';
 import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '../../kube/live/compose';
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
+import { KubeSchedulingEffects } from '../../kube/live/effects';
 import { schedulePlanName } from '../../engine/planner/name';
 import type { RunRecording } from '../../store/recording';
 import { parseCommand } from '../arguments';
@@ -113,8 +114,10 @@ export const run: Command = {
     const history = values['no-history'] ? undefined : await startRecording('run', { kind: 'kube-context', name: values.context, server: context.value.server }, 'live', values.db, io, LIVE_DECISIONS);
     const report = new RunReport(io, dryRun, history);
     const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
+    const effects = dryRun ? undefined : new KubeSchedulingEffects({ http, clock, host: hostname(), warning: (m) => io.stderr(`podplan run: ${m}\n`) });
     const composed = composeLiveScheduler({
       clock,
+      ...(effects ? { effects } : {}),
       cache: liveCache(clock),
       binder,
       writer: dryRun ? dryRunWriter(io) : planWriter(new PlannerObjects(http)),
@@ -128,7 +131,7 @@ export const run: Command = {
       return EXIT.badInput;
     }
     const live = composed.value;
-    const informers = startInformers(http, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`) });
+    const informers = startInformers(http, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`), ...(effects ? { onPod: (o, deleted) => effects.podObserved(o, deleted) } : {}) });
     try {
       await informers.synced;
     } catch (e) {
@@ -173,6 +176,7 @@ export const run: Command = {
           });
     await live.stop();
     await binder.drain?.();
+    await effects?.stop();
     await elector?.stop();
     await informers.stop();
     deadline?.cancel();

@@ -118,10 +118,15 @@ function clusterObjects(mirror: ClusterMirror): ClusterObjects {
  * they change (a kind that cannot be listed is a warning and stays empty). Nodes and those objects
  * are listed first, so the first pods find the nodes they are bound to and the claims they mount.
  */
-export function startInformers(http: KubeHttp, live: LiveScheduler, options: { readonly clock: Clock; readonly onError: (message: string) => void }): InformerSet {
+export function startInformers(
+  http: KubeHttp,
+  live: LiveScheduler,
+  options: { readonly clock: Clock; readonly onError: (message: string) => void; /** Each pod as the watch shows it, before the scheduler hears of it. */ readonly onPod?: (object: ApiObject, deleted: boolean) => void },
+): InformerSet {
   const context = http.context.context;
   const pods = new WatchedPods(context);
   const onEvent = (event: InformerEvent) => {
+    if (event.resource === POD) options.onPod?.(event.object, event.type === 'delete');
     if (event.resource === POD && event.type !== 'delete') {
       const pod = pods.decode(event.object);
       if (!pod.ok) options.onError(`Pod ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${pod.error[0] ?? 'not a Pod'}`);

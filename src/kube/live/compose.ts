@@ -40,6 +40,8 @@ export interface LiveComposition {
   readonly podSetProfile?: Profile;
   readonly seed?: number;
   readonly tuning?: Pick<LiveSchedulerOptions, 'maxBindingsInFlight' | 'cyclesPerTurn' | 'expiryPeriodMs' | 'planWriteDelayMs' | 'confirmedBy'>;
+  /** Events, conditions and preemption's writes (none in a dry run). */
+  readonly effects?: LiveSchedulerOptions['effects'];
 }
 
 export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, readonly ProfileError[]> {
@@ -87,6 +89,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
       },
     },
     ...c.tuning,
+    ...(c.effects ? { effects: c.effects } : {}),
   });
   return ok(built.scheduler);
 }

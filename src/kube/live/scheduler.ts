@@ -20,6 +20,10 @@ import type { TriggerSpec } from '../../engine/planner/trigger';
 import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
 import { dependencyId, nodeId, TRIGGER_KIND } from '../../engine/reconcile/triggers';
 import { Scheduler, type ScheduleOutcome } from '../../engine/scheduler/scheduler';
+import { explain } from '../../engine/explain/explain';
+import { isRejection } from '../../engine/framework/status';
+import { podPriority } from '../../engine/api/priority';
+import type { SchedulingEffects } from './effects';
 
 /** What the loop writes to the cluster besides bindings. Never rejects. */
 export interface PlanWriter {
@@ -69,6 +73,11 @@ export interface LiveSchedulerOptions {
   readonly planWriteDelayMs?: number;
   /** 'binder' when nothing is really bound (a dry run): the binder's answer confirms the pod. Default 'watch'. */
   readonly confirmedBy?: 'binder' | 'watch';
+  /**
+   * What each outcome writes besides the binding (kube-scheduler's Events, PodScheduled condition,
+   * nomination and preemption); none in a dry run.
+   */
+  readonly effects?: SchedulingEffects;
 }
 
 export const LIVE_DEFAULTS = { maxBindingsInFlight: 256, cyclesPerTurn: 64, expiryPeriodMs: 1_000, planWriteDelayMs: 100, assumedPodTtlMs: 30_000 } as const;
@@ -435,11 +444,45 @@ export class LiveScheduler {
   }
 
   private settled(scheduler: string, outcome: ScheduleOutcome): void {
+    const id = this.ids.get(outcome.pod);
     if (outcome.node !== undefined) {
       this.bound++;
-      const id = this.ids.get(outcome.pod);
       if (id !== undefined && this.options.cache.getPod(id)?.state === 'Assumed') this.unconfirmed.add(id);
     }
     this.options.report.decision(outcome, scheduler);
+    const pod = id !== undefined ? this.latest.get(id) : undefined;
+    if (pod && this.options.effects) this.writeEffects(scheduler, pod, outcome, this.options.effects);
+  }
+
+  /** As kube-scheduler after a cycle: the Scheduled event, or FailedScheduling with the PodScheduled condition, and preemption's writes. */
+  private writeEffects(scheduler: string, pod: Pod, outcome: ScheduleOutcome, effects: SchedulingEffects): void {
+    if (outcome.node !== undefined) {
+      effects.scheduled(pod, outcome.node, scheduler);
+      return;
+    }
+    const { diagnosis } = outcome;
+    const unschedulable = isRejection(diagnosis.status);
+    const nominatedNode = outcome.nominatedNode;
+    effects.failed(
+      pod,
+      {
+        message: explain(diagnosis).message,
+        reason: unschedulable ? 'Unschedulable' : 'SchedulerError',
+        ...(nominatedNode !== undefined ? { nominatedNode } : {}),
+        clearNomination: !unschedulable || (diagnosis.preemption !== undefined && nominatedNode === undefined),
+      },
+      scheduler,
+    );
+    if (nominatedNode === undefined || !outcome.victims?.length) return;
+    const victims = outcome.victims.flatMap((key) => {
+      const victimId = this.ids.get(key);
+      const victim = victimId !== undefined ? this.latest.get(victimId) : undefined;
+      return victim ? [victim] : [];
+    });
+    // Upstream getLowerPriorityNominatedPods: pods nominated to that node with a lower priority lose their nomination.
+    const entry = this.schedulers.find((s) => s.name === scheduler);
+    const priority = podPriority(pod);
+    const lower = (entry?.scheduler.nominated.forNode(nominatedNode) ?? []).filter((p) => p.id !== podId(pod) && podPriority(p.pod) < priority).map((p) => this.latest.get(p.id) ?? p.pod);
+    effects.preempt(pod, nominatedNode, victims, lower);
   }
 }

@@ -1,0 +1,111 @@
+// `podplan run` (the built bin/podplan.js) against a real kube-apiserver v1.37.2 and etcd: pods
+// bound once; the Events and the PodScheduled condition written as kube-scheduler writes them, read
+// back through the API and with the built `kubectl describe`.
+import assert from 'node:assert/strict';
+import { node, pod, startRealCluster, eventually, type RealCluster, type EventObject } from './cluster';
+
+describe('real kube-apiserver: podplan run', function () {
+  this.timeout(180_000);
+  let cluster: RealCluster;
+
+  before(async () => {
+    cluster = await startRealCluster();
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  const eventsOf = async (ns: string, name: string, reason?: string): Promise<EventObject[]> =>
+    (await cluster.events(ns)).filter((e) => e.regarding.name === name && (reason === undefined || e.reason === reason));
+
+  it('binds each pod once, writes Scheduled events, and FailedScheduling with the PodScheduled condition for a pod that fits nowhere', async () => {
+    const ns = 'plain';
+    await cluster.apply(node('plain-a', { cpu: '2', memory: '8Gi', pods: '110' }, { pool: 'plain' }), node('plain-b', { cpu: '2', memory: '8Gi', pods: '110' }, { pool: 'plain' }));
+    const pods = Array.from({ length: 6 }, (_, i) => pod(`web-${i}`, { namespace: ns, cpu: '500m', nodeSelector: { pool: 'plain' } }));
+    await cluster.apply(...pods, pod('huge', { namespace: ns, cpu: '3', nodeSelector: { pool: 'plain' } }));
+
+    const run = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
+    assert.equal(run.code, 1, run.stderr);
+    for (let i = 0; i < 6; i++) assert.equal(run.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/web-${i} to `)).length, 1, run.stdout);
+
+    const listed = await cluster.pods(ns);
+    const byName = new Map(listed.map((p) => [p.metadata.name, p]));
+    for (let i = 0; i < 6; i++) {
+      const p = byName.get(`web-${i}`)!;
+      assert.ok(p.spec.nodeName?.startsWith('plain-'), `web-${i} bound`);
+      const scheduled = await eventually(async () => {
+        const e = await eventsOf(ns, `web-${i}`, 'Scheduled');
+        return e.length > 0 ? e : undefined;
+      }, `the Scheduled event of web-${i}`);
+      assert.equal(scheduled.length, 1);
+      assert.equal(scheduled[0]!.note, `Successfully assigned ${ns}/web-${i} to ${p.spec.nodeName}`);
+      assert.equal(scheduled[0]!.action, 'Binding');
+      assert.equal(scheduled[0]!.type, 'Normal');
+      assert.equal(scheduled[0]!.reportingController, 'podplan');
+      assert.match(scheduled[0]!.reportingInstance, /^podplan-/);
+      assert.equal(scheduled[0]!.regarding.uid, p.metadata.uid);
+    }
+
+    const message = '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
+    const huge = byName.get('huge')!;
+    assert.equal(huge.spec.nodeName, undefined);
+    const condition = huge.status?.conditions?.find((c) => c.type === 'PodScheduled');
+    assert.deepEqual(
+      { status: condition?.status, reason: condition?.reason, message: condition?.message, observedGeneration: condition?.observedGeneration },
+      { status: 'False', reason: 'Unschedulable', message, observedGeneration: huge.metadata.generation },
+    );
+    // One per try, at most two objects (a second try after the condition patch names the pod's new resourceVersion).
+    const failed = await eventsOf(ns, 'huge', 'FailedScheduling');
+    assert.ok(failed.length >= 1 && failed.length <= 2, `${failed.length} FailedScheduling events`);
+    for (const e of failed) assert.deepEqual({ type: e.type, action: e.action, note: e.note, controller: e.reportingController }, { type: 'Warning', action: 'Scheduling', note: message, controller: 'podplan' });
+
+    const describe = await cluster.kubectl(['describe', 'pod', '-n', ns, 'huge']);
+    assert.equal(describe.code, 0, describe.stderr);
+    assert.match(describe.stdout, /PodScheduled\s+False/);
+    assert.match(describe.stdout, /Warning\s+FailedScheduling\s+\S+\s+podplan\s+0\/2 nodes are available: 2 Insufficient cpu\. preemption:/);
+    const bound = await cluster.kubectl(['describe', 'pod', '-n', ns, 'web-0']);
+    assert.match(bound.stdout, new RegExp(`Normal\\s+Scheduled\\s+\\S+\\s+podplan\\s+Successfully assigned ${ns}/web-0 to plain-`));
+  });
+
+  it('cuts a FailedScheduling note at 1,024 bytes as upstream, keeps the full message in the condition, and folds repeated failures into an event series', async () => {
+    const ns = 'long';
+    // 30 extended resources no node has: the message names 30 distinct reasons.
+    const extended = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`example.com/accelerator-${String(i).padStart(2, '0')}`, '1']));
+    await cluster.apply(pod('picky', { namespace: ns, cpu: '100m', extended }));
+    const running = cluster.spawnPodplan(['run', ...cluster.admin, '--no-history', '--identity', 'long-test']);
+    try {
+      await running.waitFor((o) => o.stdout.includes(`not placed ${ns}/picky`), 'the first failure');
+      const first = await eventually(async () => (await eventsOf(ns, 'picky', 'FailedScheduling'))[0], 'the FailedScheduling event');
+      const pickyPod = (await cluster.pods(ns)).find((p) => p.metadata.name === 'picky')!;
+      const full = await eventually(async () => (await cluster.pods(ns)).find((p) => p.metadata.name === 'picky')?.status?.conditions?.find((c) => c.type === 'PodScheduled')?.message, 'the condition');
+      assert.ok(full.length > 1024, `the message is ${full.length} long`);
+      assert.ok(full.startsWith('0/'), full);
+      assert.equal(Buffer.byteLength(first.note ?? ''), 1024);
+      assert.equal(first.note, `${full.slice(0, 1020)} ...`);
+      assert.equal(pickyPod.status?.conditions?.find((c) => c.type === 'PodScheduled')?.reason, 'Unschedulable');
+
+      // Each deletion of a bound pod wakes the pod; it fails again with the same message.
+      const attempts = () => running.output.stdout.split('\n').filter((l) => l.startsWith(`not placed ${ns}/picky:`)).length;
+      for (let i = 0; attempts() < 4 && i < 30; i++) {
+        const filler = pod(`filler-${i}`, { namespace: ns, nodeName: 'plain-a', schedulerName: 'default-scheduler' });
+        await cluster.apply(filler);
+        await cluster.request('DELETE', `/api/v1/namespaces/${ns}/pods/filler-${i}`);
+        const before = attempts();
+        await eventually(async () => (attempts() > before ? true : undefined), 'another attempt', 15_000).catch(() => undefined);
+      }
+      const tries = attempts();
+      assert.ok(tries >= 4, `tried ${tries} times`);
+      // The first failure's event, then (the condition patch changed the pod's resourceVersion, which
+      // the event's regarding names) one more that becomes a series of 2: never one object per try.
+      const series = await eventually(async () => {
+        const events = await eventsOf(ns, 'picky', 'FailedScheduling');
+        return events.some((e) => e.series?.count === 2) ? events : undefined;
+      }, 'an event series');
+      assert.equal(series.length, 2, JSON.stringify(series.map((e) => e.series)));
+      const describe = await cluster.kubectl(['describe', 'pod', '-n', ns, 'picky']);
+      assert.match(describe.stdout, /Warning\s+FailedScheduling\s+\S+ \(x2 over \S+\)\s+podplan/);
+    } finally {
+      await running.stop();
+    }
+  });
+});
