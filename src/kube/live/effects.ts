@@ -129,6 +129,10 @@ export class EventRecorder {
     while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
   }
 
+  inFlight(): number {
+    return this.writes.size;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) t.cancel();
@@ -339,6 +343,10 @@ export class PodStatusWriter {
     while (this.writes.size > 0) await Promise.allSettled([...this.writes]);
   }
 
+  inFlight(): number {
+    return this.writes.size;
+  }
+
   private async patch(pod: Pod, body: unknown): Promise<boolean> {
     const namespace = pod.metadata.namespace ?? 'default';
     const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}/status`;
@@ -379,8 +387,13 @@ export interface SchedulingEffects {
   scheduled(pod: Pod, node: string, schedulerName: string): void;
   /** The pod was not placed: the FailedScheduling event, the PodScheduled condition, the nomination. */
   failed(pod: Pod, failure: { readonly message: string; readonly reason: 'Unschedulable' | 'SchedulerError'; readonly nominatedNode?: string; readonly clearNomination: boolean }, schedulerName: string): void;
-  /** Preemption chose `node` for `preemptor`: the victims get DisruptionTarget and are deleted; `lower` lose their nomination. */
-  preempt(preemptor: Pod, node: string, victims: readonly Pod[], lower: readonly Pod[]): void;
+  /**
+   * Preemption chose `node` for `preemptor`: the victims get DisruptionTarget and are deleted; `lower`
+   * lose their nomination. Resolves with the ids of the victims whose deletion failed.
+   */
+  preempt(preemptor: Pod, node: string, victims: readonly Pod[], lower: readonly Pod[]): Promise<readonly string[]>;
+  /** Writes in flight (events, status patches, deletions). */
+  inFlight(): number;
   /** A raw pod from the watch. */
   podObserved(object: ApiObject, deleted: boolean): void;
   /** Victims whose deletion is in flight for preemptors, by victim id. */
@@ -393,7 +406,7 @@ export class KubeSchedulingEffects implements SchedulingEffects {
   readonly status: PodStatusWriter;
   private readonly deletions = new Set<Promise<void>>();
   /** Victims being preempted (patch and delete in flight), by pod id. */
-  private readonly inFlight = new Set<string>();
+  private readonly preemptingNow = new Set<string>();
   readonly counts = { preemptions: 0, victims: 0 };
 
   constructor(private readonly options: EffectsOptions) {
@@ -414,7 +427,7 @@ export class KubeSchedulingEffects implements SchedulingEffects {
   }
 
   preempting(): ReadonlySet<string> {
-    return this.inFlight;
+    return this.preemptingNow;
   }
 
   scheduled(pod: Pod, node: string, schedulerName: string): void {
@@ -428,37 +441,55 @@ export class KubeSchedulingEffects implements SchedulingEffects {
     void this.status.update(pod, { type: 'PodScheduled', status: 'False', reason: failure.reason, message: failure.message }, nominate);
   }
 
-  preempt(preemptor: Pod, node: string, victims: readonly Pod[], lower: readonly Pod[]): void {
+  inFlight(): number {
+    return this.deletions.size + this.status.inFlight() + [...this.recorders.values()].reduce((n, r) => n + r.inFlight(), 0);
+  }
+
+  async preempt(preemptor: Pod, node: string, victims: readonly Pod[], lower: readonly Pod[]): Promise<readonly string[]> {
     const schedulerName = preemptor.spec.schedulerName ?? 'default-scheduler';
-    const todo = victims.filter((v) => !v.metadata.deletionTimestamp && !this.status.deleting(v) && !this.inFlight.has(podId(v)));
-    if (todo.length === 0) return;
+    // Upstream skips a victim whose graceful deletion has started; one already being preempted is not asked twice.
+    const todo = victims.filter((v) => !v.metadata.deletionTimestamp && !this.status.deleting(v) && !this.preemptingNow.has(podId(v)));
+    if (todo.length === 0) return [];
     this.counts.preemptions++;
     this.counts.victims += todo.length;
     for (const p of lower) void this.status.update(p, undefined, '');
-    for (const victim of todo) {
-      const id = podId(victim);
-      this.inFlight.add(id);
-      const done = this.preemptOne(preemptor, victim, node, schedulerName).finally(() => {
-        this.inFlight.delete(id);
-        this.deletions.delete(done);
-      });
-      this.deletions.add(done);
-    }
+    const failed: string[] = [];
+    await Promise.all(
+      todo.map((victim) => {
+        const id = podId(victim);
+        this.preemptingNow.add(id);
+        const done = this.preemptOne(preemptor, victim, node, schedulerName)
+          .then((ok) => {
+            if (!ok) failed.push(id);
+          })
+          .finally(() => {
+            this.preemptingNow.delete(id);
+            this.deletions.delete(done);
+          });
+        this.deletions.add(done);
+        return done;
+      }),
+    );
+    return failed;
   }
 
-  private async preemptOne(preemptor: Pod, victim: Pod, node: string, schedulerName: string): Promise<void> {
+  /** Whether the victim is deleted (or already gone). */
+  private async preemptOne(preemptor: Pod, victim: Pod, node: string, schedulerName: string): Promise<boolean> {
     const there = await this.status.update(victim, { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${schedulerName}: preempting to accommodate a higher priority pod` });
-    if (!there) return;
+    if (!there) return true;
     const namespace = victim.metadata.namespace ?? 'default';
     const deleted = await this.options.http.request(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(victim.metadata.name)}`, {
       method: 'DELETE',
       body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(victim.metadata.uid ? { preconditions: { uid: victim.metadata.uid } } : {}) },
     });
     if (!deleted.ok) {
-      if (deleted.error.kind !== 'not-found' && deleted.error.kind !== 'conflict') this.options.warning(`deleting pod ${podKey(victim)} (preempted by ${podKey(preemptor)}) failed: ${describe(deleted.error)}`);
-      return;
+      // Gone already, or replaced by another pod of that name (the uid precondition): nothing to wait for.
+      if (deleted.error.kind === 'not-found' || deleted.error.kind === 'conflict') return true;
+      this.options.warning(`deleting pod ${podKey(victim)} (preempted by ${podKey(preemptor)}) failed: ${describe(deleted.error)}`);
+      return false;
     }
     this.recorder(schedulerName).record({ type: 'Normal', reason: 'Preempted', action: 'Preempting', note: `Preempted by pod ${preemptor.metadata.uid ?? ''} on node ${node}`, regarding: podReference(victim), related: podReference(preemptor) });
+    return true;
   }
 
   async stop(): Promise<void> {

@@ -98,6 +98,8 @@ export interface LiveCounts {
   /** Triggers whose quiet time is running. */
   readonly triggersWaiting: number;
   readonly writesInFlight: number;
+  /** Victims of preemption asked to go and not yet seen deleted. */
+  readonly preempting: number;
 }
 
 export class LiveScheduler {
@@ -114,6 +116,8 @@ export class LiveScheduler {
   /** Plans changed and not written yet, by pod set (namespace/name). */
   private readonly pendingPlans = new Map<string, Plan>();
   private readonly unconfirmed = new Set<string>();
+  /** Victims of a preemption this scheduler asked to delete, not yet seen deleted through the watch. */
+  private readonly awaitingDeletion = new Set<string>();
   private readonly cycles = new Set<Promise<void>>();
   private readonly writes = new Set<Promise<void>>();
   private readonly planTimers = new Map<string, Timer>();
@@ -164,6 +168,7 @@ export class LiveScheduler {
     this.latest.delete(id);
     this.ids.delete(podKey(pod));
     this.unconfirmed.delete(id);
+    this.awaitingDeletion.delete(id);
     this.options.podSets?.coordinator.podDeleted(pod);
     this.fanOut('PodDelete', (s) => s.onPodDelete(pod), (s) => s.queue.delete(id));
     this.podSetPodChanged(pod);
@@ -274,14 +279,15 @@ export class LiveScheduler {
       unconfirmed: this.unconfirmed.size,
       bound: this.bound,
       triggersWaiting,
-      writesInFlight: this.writes.size + this.planTimers.size,
+      writesInFlight: this.writes.size + this.planTimers.size + (this.options.effects?.inFlight() ?? 0),
+      preempting: this.awaitingDeletion.size,
     };
   }
 
   /** Nothing of this scheduler's is pending, in flight, unconfirmed or about to be written. */
   idle(): boolean {
     const c = this.counts();
-    return c.pending === 0 && c.bindingsInFlight === 0 && c.unconfirmed === 0 && c.triggersWaiting === 0 && c.writesInFlight === 0;
+    return c.pending === 0 && c.bindingsInFlight === 0 && c.unconfirmed === 0 && c.triggersWaiting === 0 && c.writesInFlight === 0 && c.preempting === 0;
   }
 
   /** The latest outcome of each pod tried, by namespace/name. */
@@ -483,6 +489,9 @@ export class LiveScheduler {
     const entry = this.schedulers.find((s) => s.name === scheduler);
     const priority = podPriority(pod);
     const lower = (entry?.scheduler.nominated.forNode(nominatedNode) ?? []).filter((p) => p.id !== podId(pod) && podPriority(p.pod) < priority).map((p) => this.latest.get(p.id) ?? p.pod);
-    effects.preempt(pod, nominatedNode, victims, lower);
+    for (const v of victims) this.awaitingDeletion.add(podId(v));
+    void effects.preempt(pod, nominatedNode, victims, lower).then((failed) => {
+      for (const v of failed) this.awaitingDeletion.delete(v);
+    });
   }
 }

@@ -1,5 +1,6 @@
-// `podplan run` deletes no pod: where upstream would preempt, the preemptor is not bound onto a node
-// whose victims still run (that would overcommit the node); it waits, reported with upstream's message.
+// `podplan run` preempts as kube-scheduler: the victim gets the DisruptionTarget condition and is
+// deleted, the preemptor is nominated to the node and bound there once the watch shows the victim
+// gone; --once waits for that. (Against a real kube-apiserver: test/real/preemption.test.ts.)
 import assert from 'node:assert/strict';
 import type { KubeObject } from '../apiserver';
 import { node, pod, podsOf, runArgs, runLive, startCluster, type Cluster } from './cluster';
@@ -14,15 +15,19 @@ describe('kube/live: podplan run and preemption', function () {
     cluster = undefined;
   });
 
-  it('does not bind a high-priority pod onto a full node: the running low-priority pod stays, the preemptor waits with the preemption message', async () => {
+  it('deletes the lower-priority pod (its status patched with DisruptionTarget first), then binds the preemptor on its nominated node, once', async () => {
     const running = withPriority(pod('batch', { cpu: '3', nodeName: 'node-a', schedulerName: 'default-scheduler' }), 0);
     const urgent = withPriority(pod('urgent', { cpu: '2' }), 1000);
     cluster = await startCluster([node('node-a', { cpu: '4', memory: '32Gi', pods: '110' }), { ...running, status: { phase: 'Running' } }, urgent]);
     const run = await runLive(runArgs(cluster, '--once'));
-    assert.equal(run.code, 1, run.stderr);
-    assert.match(run.stdout, /not placed default\/urgent: 0\/1 nodes are available: 1 Insufficient cpu\./);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stdout, /not placed default\/urgent: 0\/1 nodes are available: 1 Insufficient cpu\. preemption: /);
+    assert.match(run.stdout, /^bound default\/urgent to node-a$/m);
     const pods = podsOf(cluster.server);
-    assert.equal(pods.get('default/urgent')?.spec.nodeName, undefined, 'not bound onto the full node');
-    assert.equal(pods.get('default/batch')?.spec.nodeName, 'node-a', 'the running pod is left as it is');
+    assert.equal(pods.get('default/batch'), undefined, 'the victim is deleted');
+    assert.equal(pods.get('default/urgent')?.spec.nodeName, 'node-a');
+    assert.equal(cluster.server.counters.bindings.get('default/urgent'), 1);
+    const writes = cluster.server.counters.writes.filter((w) => w.name === 'batch').map((w) => `${w.verb} ${w.resource}`);
+    assert.deepEqual(writes.slice(-2), ['update pods/status', 'delete pods'], JSON.stringify(writes));
   });
 });
