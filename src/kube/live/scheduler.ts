@@ -365,6 +365,9 @@ export class LiveScheduler {
     }
     const owner = this.schedulers.find((s) => s.scheduler.responsibleFor(pod))?.scheduler;
     if (!owner) return;
+    // As upstream's updatePodInSchedulingQueue: an unbound version of a pod assumed bound (a status
+    // write that went out before its binding, seen now) does not put it back in the queue.
+    if (event === 'PodUpdate' && this.options.cache.getPod(id)?.state === 'Assumed') return;
     if (event === 'PodAdd') {
       this.options.podSets?.coordinator.podAdded(pod);
       owner.onPodAdd(pod);
