@@ -14,7 +14,7 @@ export const LAYERS = {
   manifests: { layers: ['engine'], packages: ['yaml'] },
   store: { layers: ['engine', 'platform', 'manifests'], packages: ['better-sqlite3', 'node:'] },
   // the cluster: beside store, below server and cli; its objects go through manifests' decoder
-  kube: { layers: ['engine', 'platform', 'manifests'], packages: ['@kubernetes/client-node', 'node:'] },
+  kube: { layers: ['engine', 'platform', 'manifests'], packages: ['@kubernetes/client-node', 'prom-client', 'node:'] },
   // the Pallet planner API over gRPC (server and client)
   rpc: { layers: ['engine', 'platform', 'manifests'], packages: ['@grpc/grpc-js', '@grpc/proto-loader', 'node:'] },
   protocol: { layers: ['engine'], packages: ['vscode-languageserver-protocol', 'vscode-jsonrpc'] },

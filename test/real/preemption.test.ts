@@ -23,8 +23,10 @@ describe('real kube-apiserver: preemption by podplan run', function () {
     await cluster.apply({ ...held, metadata: { ...held.metadata, finalizers: ['podplan.test/hold'] } }, pod('low-free', { namespace: ns, cpu: '900m', nodeName: 'prem-a', priorityClassName: 'low' }));
     await cluster.apply(pod('urgent', { namespace: ns, cpu: '1500m', priorityClassName: 'high' }));
 
-    const running = cluster.spawnPodplan(['run', ...cluster.admin, '--no-history', '--identity', 'prem-test']);
+    const running = cluster.spawnPodplan(['run', ...cluster.admin, '--no-history', '--identity', 'prem-test', '--metrics-address', '127.0.0.1:0']);
     try {
+      await running.waitFor((o) => /serving \/livez, \/readyz and \/metrics on 127\.0\.0\.1:\d+/.test(o.stderr), 'the metrics listener');
+      const base = `http://${/on (127\.0\.0\.1:\d+)/.exec(running.output.stderr)![1]}`;
       const urgent = await eventually(async () => {
         const p = (await cluster.pods(ns)).find((x) => x.metadata.name === 'urgent');
         return p?.status?.nominatedNodeName ? p : undefined;
@@ -63,6 +65,20 @@ describe('real kube-apiserver: preemption by podplan run', function () {
       await eventually(async () => ((await cluster.events(ns)).some((e) => e.reason === 'Scheduled' && e.regarding.name === 'urgent') ? true : undefined), 'its Scheduled event');
       const describe = await cluster.kubectl(['describe', 'pod', '-n', ns, 'urgent']);
       assert.match(describe.stdout, /Normal\s+Scheduled\s+\S+\s+podplan\s+Successfully assigned prem\/urgent to prem-a/);
+
+      // Health and metrics, with kube-scheduler's names.
+      assert.equal((await fetch(`${base}/livez`)).status, 200);
+      const ready = await fetch(`${base}/readyz`);
+      assert.equal(ready.status, 200, await ready.text());
+      const metrics = await (await fetch(`${base}/metrics`)).text();
+      assert.match(metrics, /^scheduler_schedule_attempts_total\{result="scheduled",profile="podplan"\} 1$/m);
+      assert.match(metrics, /^scheduler_schedule_attempts_total\{result="unschedulable",profile="podplan"\} [1-9]\d*$/m);
+      assert.match(metrics, /^scheduler_preemption_attempts_total [1-9]\d*$/m);
+      assert.match(metrics, /^scheduler_preemption_victims_sum 2$/m);
+      assert.match(metrics, /^scheduler_pending_pods\{queue="active"\} 0$/m);
+      assert.match(metrics, /^scheduler_pod_scheduling_sli_duration_seconds_count\{attempts="\d+"\} 1$/m);
+      assert.match(metrics, /^scheduler_scheduling_attempt_duration_seconds_bucket\{le="\+Inf",result="scheduled",profile="podplan"\} 1$/m);
+      assert.match(metrics, /^process_cpu_seconds_total /m);
     } finally {
       const stopped = await running.stop();
       assert.equal(stopped.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/urgent to `)).length, 1, stopped.stdout);

@@ -1,7 +1,9 @@
 // `podplan run`: Podplan as a cluster's scheduler (src/kube/live): informers feed the engine, the
 // scheduling loop decides, bindings and SchedulePlans are written while this process holds the
 // Lease; every decision and plan goes to the history as a run of the kube context.
+import type { Server } from 'node:http';
 import { hostname } from 'node:os';
+import type { ApiObject } from '../../kube/objects';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import { InMemoryBinder, type Binder } from '../../engine/framework/binder';
@@ -18,6 +20,7 @@ import { PlannerObjects } from '../../kube/planner-objects';
 import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '../../kube/live/compose';
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
 import { KubeSchedulingEffects } from '../../kube/live/effects';
+import { parseAddress, SchedulerMetrics, serveHealth } from '../../kube/live/metrics';
 import { schedulePlanName } from '../../engine/planner/name';
 import type { RunRecording } from '../../store/recording';
 import { parseCommand } from '../arguments';
@@ -52,6 +55,8 @@ Options:
   --once               exit once nothing of its own is pending or in flight
   --lease-namespace <ns>  where the ${LEASE_NAME} Lease lives (default ${LEASE_NAMESPACE})
   --identity <id>      this copy's name in the Lease (default host name and process id)
+  --metrics-address <host:port>  serve /livez, /readyz (informers synced; leading or standing by) and
+                       /metrics (Prometheus, kube-scheduler's metric names) over HTTP there
 ${DB_HELP}
   --no-history         do not record the run in the plan history
   -h, --help           this help
@@ -90,6 +95,7 @@ export const run: Command = {
         once: { type: 'boolean' },
         'lease-namespace': { type: 'string' },
         identity: { type: 'string' },
+        'metrics-address': { type: 'string' },
         'no-history': { type: 'boolean' },
       },
       0,
@@ -99,6 +105,11 @@ export const run: Command = {
     const { values } = parsed;
     if (!values.context) {
       io.stderr(`podplan run: --context is required\n\n${HELP}`);
+      return EXIT.badInput;
+    }
+    const metricsAddress = values['metrics-address'] !== undefined ? parseAddress(values['metrics-address']) : undefined;
+    if (values['metrics-address'] !== undefined && !metricsAddress) {
+      io.stderr(`podplan run: --metrics-address must be host:port (or :port), not ${JSON.stringify(values['metrics-address'])}\n`);
       return EXIT.badInput;
     }
     const profiles = await readProfiles(values.profile, io);
@@ -112,7 +123,8 @@ export const run: Command = {
     const dryRun = values['dry-run'] === true;
     const clock = io.clock;
     const history = values['no-history'] ? undefined : await startRecording('run', { kind: 'kube-context', name: values.context, server: context.value.server }, 'live', values.db, io, LIVE_DECISIONS);
-    const report = new RunReport(io, dryRun, history);
+    const metricsBox: { metrics?: SchedulerMetrics } = {};
+    const report = new RunReport(io, dryRun, history, clock, metricsBox);
     const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
     const effects = dryRun ? undefined : new KubeSchedulingEffects({ http, clock, host: hostname(), warning: (m) => io.stderr(`podplan run: ${m}\n`) });
     const composed = composeLiveScheduler({
@@ -131,12 +143,37 @@ export const run: Command = {
       return EXIT.badInput;
     }
     const live = composed.value;
-    const informers = startInformers(http, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`), ...(effects ? { onPod: (o, deleted) => effects.podObserved(o, deleted) } : {}) });
+    const metrics = new SchedulerMetrics(() => live.counts());
+    metricsBox.metrics = metrics;
+    const onPod = (o: ApiObject, deleted: boolean) => {
+      effects?.podObserved(o, deleted);
+      const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+      if (deleted) metrics.podGone(key);
+      else if (!(o['spec'] as { nodeName?: string } | undefined)?.nodeName) metrics.podSeen(key, clock.now());
+    };
+    const informers = startInformers(http, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`), onPod });
+    let synced = false;
+    let leadership: 'leading' | 'standby' | 'starting' = 'starting';
+    let health: Server | undefined;
+    if (metricsAddress) {
+      try {
+        health = await serveHealth(metricsAddress, metrics, { synced: () => synced, leadership: () => leadership });
+        const bound = health.address();
+        io.stderr(`podplan run: serving /livez, /readyz and /metrics on ${typeof bound === 'object' && bound ? `${bound.address}:${bound.port}` : values['metrics-address']}\n`);
+      } catch (e) {
+        io.stderr(`podplan run: cannot listen on ${values['metrics-address']}: ${String(e)}\n`);
+        await Promise.all([informers.stop(), live.stop()]);
+        history?.finish('failed', 'the metrics address could not be listened on');
+        return EXIT.badInput;
+      }
+    }
     try {
       await informers.synced;
+      synced = true;
     } catch (e) {
       io.stderr(`podplan run: cannot list the cluster: ${context.value.redactor.describe(e)}\n`);
       await Promise.all([informers.stop(), live.stop()]);
+      health?.close();
       history?.finish('failed', 'the cluster could not be listed');
       return EXIT.badInput;
     }
@@ -148,17 +185,24 @@ export const run: Command = {
           identity,
           clock,
           onStartedLeading: () => {
+            leadership = 'leading';
             io.stderr(`podplan run: ${identity} leads; scheduling\n`);
             live.setLeading(true);
           },
           onStoppedLeading: () => {
+            leadership = 'standby';
             io.stderr(`podplan run: ${identity} no longer leads; scheduling stopped\n`);
             live.setLeading(false);
           },
           onError: (m) => io.stderr(`podplan run: lease: ${m}\n`),
         });
-    if (elector) elector.start();
-    else live.setLeading(true);
+    if (elector) {
+      if (leadership === 'starting') leadership = 'standby';
+      elector.start();
+    } else {
+      leadership = 'leading';
+      live.setLeading(true);
+    }
     io.stderr(`podplan run: watching context ${values.context}${dryRun ? ' (dry run: nothing is written)' : ''}\n`);
 
     const signal = await Promise.race([io.stopSignal(), values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined)]);
@@ -181,6 +225,7 @@ export const run: Command = {
     await informers.stop();
     deadline?.cancel();
     http.close();
+    if (health) await new Promise((resolve) => health.close(resolve));
     const outcomes = [...live.outcomes().values()];
     const bound = outcomes.filter((o) => o.node !== undefined).length;
     const unplaced = outcomes.filter((o) => o.node === undefined);
@@ -241,9 +286,12 @@ class RunReport implements LiveReport {
     private readonly io: CliIO,
     private readonly dryRun: boolean,
     private readonly history: RunRecording | undefined,
+    private readonly clock: CliIO['clock'],
+    private readonly metrics: { metrics?: SchedulerMetrics },
   ) {}
 
-  decision(outcome: ScheduleOutcome): void {
+  decision(outcome: ScheduleOutcome, scheduler: string, elapsedMs = 0): void {
+    this.metrics.metrics?.attempt(outcome, scheduler, elapsedMs, this.clock.now());
     if (outcome.node !== undefined) {
       if (!this.dryRun) this.io.stdout(`bound ${outcome.pod} to ${outcome.node}\n`);
     } else {
@@ -253,11 +301,13 @@ class RunReport implements LiveReport {
   }
 
   plan(plan: Plan, cause: string): void {
+    this.metrics.metrics?.plansWritten.inc({ cause });
     this.io.stderr(`podplan run: plan of pod set ${plan.namespace}/${plan.podSet} (${cause}): ${plan.assignments.length} placed, ${plan.unplaced.length} left out\n`);
     this.history?.savePlan(plan);
   }
 
   triggerScheduled(trigger: { namespace: string; name: string }): void {
+    this.metrics.metrics?.triggersScheduled.inc();
     this.io.stderr(`podplan run: ScheduleTrigger ${trigger.namespace}/${trigger.name}: quiet time passed, Schedule\n`);
     this.history?.triggerScheduled(trigger.namespace, trigger.name);
   }

@@ -37,7 +37,8 @@ export type WriteOutcome = { readonly ok: true } | { readonly ok: false; readonl
 
 /** Where decisions and plans are reported (the history, the log). Must not throw. */
 export interface LiveReport {
-  decision(outcome: ScheduleOutcome, scheduler: string): void;
+  /** One cycle's outcome; `elapsedMs` from the cycle's start until its binding settled. */
+  decision(outcome: ScheduleOutcome, scheduler: string, elapsedMs?: number): void;
   plan(plan: Plan, cause: PlanCause): void;
   triggerScheduled(trigger: TriggerSpec): void;
   /** A write that failed, or an assumed pod that expired: one line for a log. */
@@ -90,6 +91,9 @@ export function liveCache(clock: Clock, assumedPodTtlMs: number = LIVE_DEFAULTS.
 export interface LiveCounts {
   /** Pods waiting to be tried (activeQ and backoff) or in a cycle, over all profiles. */
   readonly pending: number;
+  readonly active: number;
+  readonly backoff: number;
+  readonly gated: number;
   readonly unschedulable: number;
   readonly bindingsInFlight: number;
   /** Bound by this process, not yet seen bound through the watch. */
@@ -266,14 +270,23 @@ export class LiveScheduler {
   counts(): LiveCounts {
     let pending = 0;
     let unschedulable = 0;
+    let active = 0;
+    let backoff = 0;
+    let gated = 0;
     for (const { scheduler } of this.schedulers) {
       const c = scheduler.queue.counts();
       pending += c.active + c.backoff + c.inFlight;
       unschedulable += c.unschedulable;
+      active += c.active;
+      backoff += c.backoff;
+      gated += c.gated;
     }
     const triggersWaiting = this.options.podSets?.coordinator.triggers().filter((t) => t.quietUntil !== undefined).length ?? 0;
     return {
       pending,
+      active,
+      backoff,
+      gated,
       unschedulable,
       bindingsInFlight: this.cycles.size,
       unconfirmed: this.unconfirmed.size,
@@ -428,8 +441,9 @@ export class LiveScheduler {
       const entry = this.nextReady();
       if (!entry) return;
       // The cycle runs now, up to its binding request; the rest settles later.
+      const started = this.options.clock.now();
       const cycle = entry.scheduler.scheduleNext().then((outcome) => {
-        if (outcome) this.settled(entry.name, outcome);
+        if (outcome) this.settled(entry.name, outcome, this.options.clock.now() - started);
       });
       this.cycles.add(cycle);
       void cycle.finally(() => {
@@ -452,13 +466,13 @@ export class LiveScheduler {
     return undefined;
   }
 
-  private settled(scheduler: string, outcome: ScheduleOutcome): void {
+  private settled(scheduler: string, outcome: ScheduleOutcome, elapsedMs: number): void {
     const id = this.ids.get(outcome.pod);
     if (outcome.node !== undefined) {
       this.bound++;
       if (id !== undefined && this.options.cache.getPod(id)?.state === 'Assumed') this.unconfirmed.add(id);
     }
-    this.options.report.decision(outcome, scheduler);
+    this.options.report.decision(outcome, scheduler, elapsedMs);
     const pod = id !== undefined ? this.latest.get(id) : undefined;
     if (pod && this.options.effects) this.writeEffects(scheduler, pod, outcome, this.options.effects);
   }
