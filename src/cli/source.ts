@@ -3,7 +3,7 @@
 // (the cluster's objects go through the manifests decoder, as files do), so adding the cluster as
 // a source to a command is passing its parsed arguments to `readSource` instead of its paths.
 import path from 'node:path';
-import { clusterModel, KubeHttp, openContext, readCluster, type ClusterRead, type KubeContext } from '../kube';
+import { clusterModel, KubeHttp, openContext, openInClusterContext, readCluster, type ClusterRead, type KubeContext } from '../kube';
 import { err, ok, type Result } from '../engine/api/result';
 import { formatError, type WorkspaceModel } from '../manifests';
 import type { SourceRef } from '../store/types';
@@ -11,11 +11,12 @@ import { readWorkspace, type Input, type ReadOptions } from './input';
 import type { CliIO } from './io';
 
 /** The options every command reading a cluster takes (spread into its parseArgs options). */
-export const SOURCE_OPTIONS = { context: { type: 'string' }, kubeconfig: { type: 'string' } } as const;
+export const SOURCE_OPTIONS = { context: { type: 'string' }, kubeconfig: { type: 'string' }, 'in-cluster': { type: 'boolean' } } as const;
 
 const SOURCE_OPTION_HELP: ReadonlyArray<[option: string, lines: readonly string[]]> = [
   ['--context <name>', ['read the cluster of this kube context instead of files (read only:', 'nothing is written to the cluster)']],
   ['--kubeconfig <file>', ['the kubeconfig (default: $KUBECONFIG, all its files merged as kubectl', 'does, else ~/.kube/config); alone, its current context is used']],
+  ['--in-cluster', ["inside a pod: the cluster of the pod's service account (its mounted", 'token, CA and namespace; KUBERNETES_SERVICE_HOST/PORT)']],
 ];
 
 /** The help lines of SOURCE_OPTIONS, their text starting at `column` like the command's other options. */
@@ -32,12 +33,12 @@ export function sourceHelp(column: number): string {
 
 export interface SourceArgs {
   readonly positionals: readonly string[];
-  readonly values: { readonly context?: string | undefined; readonly kubeconfig?: string | undefined };
+  readonly values: { readonly context?: string | undefined; readonly kubeconfig?: string | undefined; readonly 'in-cluster'?: boolean | undefined };
 }
 
 /** Whether the arguments name a kube context (rather than paths). */
 export function isClusterSource(args: SourceArgs): boolean {
-  return args.values.context !== undefined || args.values.kubeconfig !== undefined;
+  return args.values.context !== undefined || args.values.kubeconfig !== undefined || args.values['in-cluster'] === true;
 }
 
 /** Why the arguments name no source, or both kinds; undefined when they name exactly one. */
@@ -50,6 +51,7 @@ export function sourceProblem(args: SourceArgs): string | undefined {
 /** The kube context the arguments name, its kubeconfig loaded; an error is one redacted line. */
 export function contextOf(args: SourceArgs, io: CliIO): Result<KubeContext, string> {
   const { context, kubeconfig } = args.values;
+  if (args.values['in-cluster'] === true) return context !== undefined || kubeconfig !== undefined ? err('--in-cluster excludes --context and --kubeconfig') : openInClusterContext(io.env);
   return openContext({ ...(context !== undefined ? { context } : {}), ...(kubeconfig !== undefined ? { kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
 }
 

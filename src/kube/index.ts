@@ -5,7 +5,7 @@ export { applyCrdInstall, PLAN_STATUS_ANNOTATION, PLANNER_CRDS, planCrdInstall, 
 export { apiErrorKind, KubeHttp, type ApiError, type ApiErrorKind, type RequestOptions } from './http';
 export { ClusterMirror, type MirrorOptions } from './mirror';
 export { Informer, type InformerEvent, type InformerEventType, type InformerOptions } from './informer';
-export { kubeconfigFiles, listContexts, loadKubeconfig, openContext, selectContext, type ContextInfo, type Kubeconfig, type KubeconfigOptions, type KubeContext } from './kubeconfig';
+export { kubeconfigFiles, listContexts, loadKubeconfig, openContext, openInClusterContext, selectContext, type ContextInfo, type Kubeconfig, type KubeconfigOptions, type KubeContext } from './kubeconfig';
 export { cleanObject, decodeNode, decodeObject, decodePod, LAST_APPLIED_ANNOTATION, snapshotFile, sortForSnapshot, sourceName, type ApiObject, type TypedObject, WatchedPods } from './objects';
 export { PlannerObjects, type PlannerKind } from './planner-objects';
 export { clusterModel, listAll, readCluster, type ClusterRead, type ReadOptions, type Selectors } from './read';

@@ -4,7 +4,7 @@
 // file and does the authentication (token, client certificate, exec plugins, auth providers); its
 // own KUBECONFIG merge differs from kubectl's (the last current-context wins, a name defined twice
 // throws), so the files are merged here. Nothing here writes a kubeconfig.
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { KubeConfig, type Cluster, type Context, type User } from '@kubernetes/client-node';
 import { err, ok, type Result } from '../engine/api/result';
@@ -113,6 +113,43 @@ export interface KubeContext {
   readonly namespace: string;
   readonly server: string;
   readonly redactor: Redactor;
+}
+
+/** The folder the service account's token, CA and namespace are mounted in, inside a pod. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * In-cluster credentials as client-node's loadFromCluster reads them: the API server from
+ * KUBERNETES_SERVICE_HOST/PORT, the service account's token (read again as it is rotated), CA and
+ * namespace from SERVICE_ACCOUNT_DIR under `root` (default "/": PODPLAN_IN_CLUSTER_ROOT moves it, for tests).
+ */
+export function openInClusterContext(env: Readonly<Record<string, string | undefined>>): Result<KubeContext, string> {
+  const host = env['KUBERNETES_SERVICE_HOST'];
+  const port = env['KUBERNETES_SERVICE_PORT'];
+  if (!host || !port) return err('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
+  const root = (env['PODPLAN_IN_CLUSTER_ROOT'] ?? '').replace(/\/$/, '');
+  const dir = `${root}${SERVICE_ACCOUNT_DIR}`;
+  for (const file of ['token', 'ca.crt']) if (!existsSync(path.join(dir, file))) return err(`in-cluster credentials: ${path.join(dir, file)} does not exist (is a service account token mounted?)`);
+  const config = new KubeConfig();
+  const saved = { host: process.env['KUBERNETES_SERVICE_HOST'], port: process.env['KUBERNETES_SERVICE_PORT'] };
+  // client-node reads these from process.env.
+  process.env['KUBERNETES_SERVICE_HOST'] = host;
+  process.env['KUBERNETES_SERVICE_PORT'] = port;
+  try {
+    config.loadFromCluster(root);
+  } finally {
+    if (saved.host === undefined) delete process.env['KUBERNETES_SERVICE_HOST'];
+    else process.env['KUBERNETES_SERVICE_HOST'] = saved.host;
+    if (saved.port === undefined) delete process.env['KUBERNETES_SERVICE_PORT'];
+    else process.env['KUBERNETES_SERVICE_PORT'] = saved.port;
+  }
+  const redactor = new Redactor();
+  try {
+    redactor.add(readFileSync(path.join(dir, 'token'), 'utf8').trim());
+  } catch {
+    // unreadable: client-node reports it on the first request
+  }
+  return selectContext({ config, files: [path.join(dir, 'token')], redactor }, config.getCurrentContext());
 }
 
 /** Loads the kubeconfig and picks `options.context` (else its current context). */

@@ -14,7 +14,7 @@ import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { KubeBinder } from '../../kube/binder';
 import { LeaderElector } from '../../kube/lease';
 import { KubeHttp } from '../../kube/http';
-import { openContext } from '../../kube/kubeconfig';
+import { openContext, openInClusterContext } from '../../kube/kubeconfig';
 import { bindingPoster, leaseClient, planWriter, startInformers } from '../../kube/live/cluster';
 import { PlannerObjects } from '../../kube/planner-objects';
 import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '../../kube/live/compose';
@@ -33,7 +33,7 @@ import { EXIT, type CliIO, type Command } from '../io';
 export const LEASE_NAME = 'podplan-scheduler';
 const LEASE_NAMESPACE = 'kube-system';
 
-const HELP = `Usage: podplan run --context <name> [--kubeconfig file] [--profile file] [--dry-run] [--once] [--db file]
+const HELP = `Usage: podplan run (--context <name> [--kubeconfig file] | --in-cluster) [--config file] [--dry-run] [--once] [--db file]
 
 Runs Podplan as a scheduler of the cluster of a kube context. It watches Nodes, Pods and
 ScheduleTriggers and schedules the pending pods whose spec.schedulerName is "${PODPLAN_SCHEDULER_NAME}" (default
@@ -46,9 +46,12 @@ set (named as Pallet names it) and the pods are bound as planned. A pod arriving
 once; a plan whose node no longer fits is made again.
 
 Options:
-  --context <name>     the kube context (required)
+  --context <name>     the kube context (required unless --in-cluster)
   --kubeconfig <file>  the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)
-  --profile <file>     a KubeSchedulerConfiguration: the profile named ${PODPLAN_SCHEDULER_NAME} (else the first) is
+  --in-cluster         the pod's service account: token, CA and namespace from
+                       /var/run/secrets/kubernetes.io/serviceaccount, the API server from
+                       KUBERNETES_SERVICE_HOST/PORT (the Lease then defaults to the pod's namespace)
+  --config <file>      (or --profile) a KubeSchedulerConfiguration: the profile named ${PODPLAN_SCHEDULER_NAME} (else the first) is
                        merged onto the default one; a profile named ${POD_SET_SCHEDULER_NAME} is used for pod sets
   --dry-run            write nothing to the cluster (no bindings, plans, trigger states or Lease); print
                        what would be written
@@ -91,6 +94,8 @@ export const run: Command = {
         context: { type: 'string' },
         kubeconfig: { type: 'string' },
         profile: { type: 'string' },
+        config: { type: 'string' },
+        'in-cluster': { type: 'boolean' },
         'dry-run': { type: 'boolean' },
         once: { type: 'boolean' },
         'lease-namespace': { type: 'string' },
@@ -103,8 +108,17 @@ export const run: Command = {
     );
     if (!parsed) return EXIT.badInput;
     const { values } = parsed;
-    if (!values.context) {
-      io.stderr(`podplan run: --context is required\n\n${HELP}`);
+    const inCluster = values['in-cluster'] === true;
+    if (!values.context && !inCluster) {
+      io.stderr(`podplan run: --context (or --in-cluster) is required\n\n${HELP}`);
+      return EXIT.badInput;
+    }
+    if (values.context && inCluster) {
+      io.stderr(`podplan run: --context and --in-cluster exclude each other\n`);
+      return EXIT.badInput;
+    }
+    if (values.config !== undefined && values.profile !== undefined) {
+      io.stderr(`podplan run: --config and --profile name the same file; give one\n`);
       return EXIT.badInput;
     }
     const metricsAddress = values['metrics-address'] !== undefined ? parseAddress(values['metrics-address']) : undefined;
@@ -112,9 +126,9 @@ export const run: Command = {
       io.stderr(`podplan run: --metrics-address must be host:port (or :port), not ${JSON.stringify(values['metrics-address'])}\n`);
       return EXIT.badInput;
     }
-    const profiles = await readProfiles(values.profile, io);
+    const profiles = await readProfiles(values.config ?? values.profile, io);
     if (!profiles) return EXIT.badInput;
-    const context = openContext({ context: values.context, ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+    const context = inCluster ? openInClusterContext(io.env) : openContext({ context: values.context, ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
     if (!context.ok) {
       io.stderr(`podplan run: ${context.error}\n`);
       return EXIT.badInput;
@@ -122,7 +136,7 @@ export const run: Command = {
     const http = new KubeHttp(context.value);
     const dryRun = values['dry-run'] === true;
     const clock = io.clock;
-    const history = values['no-history'] ? undefined : await startRecording('run', { kind: 'kube-context', name: values.context, server: context.value.server }, 'live', values.db, io, LIVE_DECISIONS);
+    const history = values['no-history'] ? undefined : await startRecording('run', { kind: 'kube-context', name: context.value.context, server: context.value.server }, 'live', values.db, io, LIVE_DECISIONS);
     const metricsBox: { metrics?: SchedulerMetrics } = {};
     const report = new RunReport(io, dryRun, history, clock, metricsBox);
     const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
@@ -181,7 +195,7 @@ export const run: Command = {
     const elector = dryRun
       ? undefined
       : new LeaderElector({
-          client: leaseClient(http, values['lease-namespace'] ?? LEASE_NAMESPACE, LEASE_NAME),
+          client: leaseClient(http, values['lease-namespace'] ?? (inCluster ? context.value.namespace : LEASE_NAMESPACE), LEASE_NAME),
           identity,
           clock,
           onStartedLeading: () => {
@@ -203,7 +217,7 @@ export const run: Command = {
       leadership = 'leading';
       live.setLeading(true);
     }
-    io.stderr(`podplan run: watching context ${values.context}${dryRun ? ' (dry run: nothing is written)' : ''}\n`);
+    io.stderr(`podplan run: watching context ${context.value.context}${dryRun ? ' (dry run: nothing is written)' : ''}\n`);
 
     const signal = await Promise.race([io.stopSignal(), values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined)]);
     if (signal !== 'idle') io.stderr(`podplan run: ${signal}: finishing the bindings in flight\n`);
