@@ -15,8 +15,17 @@ export const SOURCE_OPTIONS = { context: { type: 'string' }, kubeconfig: { type:
 
 const SOURCE_OPTION_HELP: ReadonlyArray<[option: string, lines: readonly string[]]> = [
   ['--context <name>', ['read the cluster of this kube context instead of files (read only:', 'nothing is written to the cluster)']],
-  ['--kubeconfig <file>', ['the kubeconfig (default: $KUBECONFIG, all its files merged as kubectl', 'does, else ~/.kube/config); alone, its current context is used']],
-  ['--in-cluster', ["inside a pod: the cluster of the pod's service account (its mounted", 'token, CA and namespace; KUBERNETES_SERVICE_HOST/PORT)']],
+  [
+    '--kubeconfig <file>',
+    [
+      'the kubeconfig (default: $KUBECONFIG, all its files merged as kubectl',
+      'does, else ~/.kube/config); alone, its current context is used',
+    ],
+  ],
+  [
+    '--in-cluster',
+    ["inside a pod: the cluster of the pod's service account (its mounted", 'token, CA and namespace; KUBERNETES_SERVICE_HOST/PORT)'],
+  ],
 ];
 
 /** The help lines of SOURCE_OPTIONS, their text starting at `column` like the command's other options. */
@@ -33,7 +42,11 @@ export function sourceHelp(column: number): string {
 
 export interface SourceArgs {
   readonly positionals: readonly string[];
-  readonly values: { readonly context?: string | undefined; readonly kubeconfig?: string | undefined; readonly 'in-cluster'?: boolean | undefined };
+  readonly values: {
+    readonly context?: string | undefined;
+    readonly kubeconfig?: string | undefined;
+    readonly 'in-cluster'?: boolean | undefined;
+  };
 }
 
 /** Whether the arguments name a kube context (rather than paths). */
@@ -43,7 +56,8 @@ export function isClusterSource(args: SourceArgs): boolean {
 
 /** Why the arguments name no source, or both kinds; undefined when they name exactly one. */
 export function sourceProblem(args: SourceArgs): string | undefined {
-  if (isClusterSource(args) && args.positionals.length > 0) return `give paths or --context/--kubeconfig, not both (paths: ${args.positionals.join(' ')})`;
+  if (isClusterSource(args) && args.positionals.length > 0)
+    return `give paths or --context/--kubeconfig, not both (paths: ${args.positionals.join(' ')})`;
   if (!isClusterSource(args) && args.positionals.length === 0) return 'no paths given (YAML files or directories), and no --context';
   return undefined;
 }
@@ -51,12 +65,26 @@ export function sourceProblem(args: SourceArgs): string | undefined {
 /** The kube context the arguments name, its kubeconfig loaded; an error is one redacted line. */
 export function contextOf(args: SourceArgs, io: CliIO): Result<KubeContext, string> {
   const { context, kubeconfig } = args.values;
-  if (args.values['in-cluster'] === true) return context !== undefined || kubeconfig !== undefined ? err('--in-cluster excludes --context and --kubeconfig') : openInClusterContext(io.env);
-  return openContext({ ...(context !== undefined ? { context } : {}), ...(kubeconfig !== undefined ? { kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+  if (args.values['in-cluster'] === true)
+    return context !== undefined || kubeconfig !== undefined
+      ? err('--in-cluster excludes --context and --kubeconfig')
+      : openInClusterContext(io.env);
+  return openContext({
+    ...(context !== undefined ? { context } : {}),
+    ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+    env: io.env,
+    homedir: io.homedir,
+    cwd: io.cwd,
+    platform: io.platform,
+  });
 }
 
 /** Reads the cluster of the context the arguments name (all namespaces, or `namespace`). */
-export async function readContext(args: SourceArgs, io: CliIO, namespace?: string): Promise<Result<{ context: KubeContext; read: ClusterRead }, string>> {
+export async function readContext(
+  args: SourceArgs,
+  io: CliIO,
+  namespace?: string,
+): Promise<Result<{ context: KubeContext; read: ClusterRead }, string>> {
   const context = contextOf(args, io);
   if (!context.ok) return context;
   const read = await readCluster(new KubeHttp(context.value), namespace !== undefined ? { namespace } : {});
@@ -80,5 +108,10 @@ export async function readSource(args: SourceArgs, io: CliIO, options: ReadOptio
   const model = clusterModel(read.value.read);
   const errors = model.errors.filter((e) => e.severity === 'error').map(formatError);
   const warnings = [...read.value.read.warnings, ...model.errors.filter((e) => e.severity !== 'error').map(formatError)];
-  return { value: model, errors, warnings, source: { kind: 'kube-context', name: read.value.context.context, server: read.value.context.server } };
+  return {
+    value: model,
+    errors,
+    warnings,
+    source: { kind: 'kube-context', name: read.value.context.context, server: read.value.context.server },
+  };
 }

@@ -78,7 +78,12 @@ export function loadKubeconfig(options: KubeconfigOptions): Result<Kubeconfig, s
   }
   if (read.length === 0) return err(`no kubeconfig found (looked at ${files.join(', ')}); pass --kubeconfig FILE or set KUBECONFIG`);
   const config = new KubeConfig();
-  config.loadFromOptions({ clusters: [...clusters.values()], users: [...users.values()], contexts: [...contexts.values()], currentContext: current });
+  config.loadFromOptions({
+    clusters: [...clusters.values()],
+    users: [...users.values()],
+    contexts: [...contexts.values()],
+    currentContext: current,
+  });
   return ok({ config, files: read, redactor });
 }
 
@@ -101,7 +106,14 @@ export function listContexts(kubeconfig: Kubeconfig): ContextInfo[] {
   return config.getContexts().map((c) => {
     const cluster = config.getCluster(c.cluster);
     const server = cluster ? kubeconfig.redactor.redact(withoutUserInfo(cluster.server)) : undefined;
-    return { name: c.name, cluster: c.cluster, user: c.user, ...(c.namespace ? { namespace: c.namespace } : {}), ...(server ? { server } : {}), current: c.name === currentName };
+    return {
+      name: c.name,
+      cluster: c.cluster,
+      user: c.user,
+      ...(c.namespace ? { namespace: c.namespace } : {}),
+      ...(server ? { server } : {}),
+      current: c.name === currentName,
+    };
   });
 }
 
@@ -129,7 +141,9 @@ export function openInClusterContext(env: Readonly<Record<string, string | undef
   if (!host || !port) return err('not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set');
   const root = (env['PODPLAN_IN_CLUSTER_ROOT'] ?? '').replace(/\/$/, '');
   const dir = `${root}${SERVICE_ACCOUNT_DIR}`;
-  for (const file of ['token', 'ca.crt']) if (!existsSync(path.join(dir, file))) return err(`in-cluster credentials: ${path.join(dir, file)} does not exist (is a service account token mounted?)`);
+  for (const file of ['token', 'ca.crt'])
+    if (!existsSync(path.join(dir, file)))
+      return err(`in-cluster credentials: ${path.join(dir, file)} does not exist (is a service account token mounted?)`);
   const config = new KubeConfig();
   const saved = { host: process.env['KUBERNETES_SERVICE_HOST'], port: process.env['KUBERNETES_SERVICE_PORT'] };
   // client-node reads these from process.env.
@@ -166,15 +180,25 @@ export function selectContext(kubeconfig: Kubeconfig, name: string | undefined):
   const source = kubeconfig.config;
   const chosen = name ?? source.getCurrentContext();
   const names = source.getContexts().map((c) => c.name);
-  if (!chosen) return err(`the kubeconfig (${kubeconfig.files.join(', ')}) has no current context; pick one with --context (contexts: ${names.join(', ') || 'none'})`);
+  if (!chosen)
+    return err(
+      `the kubeconfig (${kubeconfig.files.join(', ')}) has no current context; pick one with --context (contexts: ${names.join(', ') || 'none'})`,
+    );
   const context = source.getContextObject(chosen);
-  if (!context) return err(`no context "${chosen}" in the kubeconfig (${kubeconfig.files.join(', ')}); contexts: ${names.join(', ') || 'none'}`);
+  if (!context)
+    return err(`no context "${chosen}" in the kubeconfig (${kubeconfig.files.join(', ')}); contexts: ${names.join(', ') || 'none'}`);
   const cluster = source.getCluster(context.cluster);
   if (!cluster) return err(`context "${chosen}" names cluster "${context.cluster}", which the kubeconfig does not define`);
   const user = source.getUser(context.user);
   if (!user) return err(`context "${chosen}" names user "${context.user}", which the kubeconfig does not define`);
   config.loadFromOptions({ clusters: [cluster], users: [user], contexts: [context], currentContext: chosen });
-  return ok({ config, context: chosen, namespace: context.namespace ?? 'default', server: redactor.redact(withoutUserInfo(cluster.server)), redactor });
+  return ok({
+    config,
+    context: chosen,
+    namespace: context.namespace ?? 'default',
+    server: redactor.redact(withoutUserInfo(cluster.server)),
+    redactor,
+  });
 }
 
 /** A server URL without `user:password@` (kubeconfigs rarely have it, but it must never be shown). */

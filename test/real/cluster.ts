@@ -144,13 +144,49 @@ async function freePort(): Promise<number> {
 async function makeCertificates(dir: string): Promise<void> {
   const file = (name: string) => join(dir, name);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await exec('openssl', ['req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-days', '2', '-subj', '/CN=podplan-real-ca', '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await exec('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.crt'),
+    '-days',
+    '2',
+    '-subj',
+    '/CN=podplan-real-ca',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   const leaf = async (name: string, subject: string, ext: string) => {
     writeFileSync(file(`${name}.ext`), ext);
     await exec('openssl', ['req', ...ec, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', subject]);
-    await exec('openssl', ['x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.crt'), '-CAkey', file('ca.key'), '-CAcreateserial', '-out', file(`${name}.crt`), '-days', '2', '-extfile', file(`${name}.ext`)]);
+    await exec('openssl', [
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
+      file('ca.crt'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file(`${name}.crt`),
+      '-days',
+      '2',
+      '-extfile',
+      file(`${name}.ext`),
+    ]);
   };
-  await leaf('apiserver', '/CN=kube-apiserver', 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n');
+  await leaf(
+    'apiserver',
+    '/CN=kube-apiserver',
+    'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
+  );
   await leaf('admin', '/O=system:masters/CN=podplan-admin', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   writeFileSync(file('sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
@@ -188,7 +224,25 @@ export async function startRealCluster(options: RealClusterOptions = {}): Promis
   const etcdUrl = `http://127.0.0.1:${etcdPort}`;
   const etcd = startProcess(
     join(bin, 'etcd'),
-    ['--name', 'podplan', '--data-dir', join(dir, 'etcd'), '--listen-client-urls', etcdUrl, '--advertise-client-urls', etcdUrl, '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-cluster', `podplan=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync', '--log-level', 'warn'],
+    [
+      '--name',
+      'podplan',
+      '--data-dir',
+      join(dir, 'etcd'),
+      '--listen-client-urls',
+      etcdUrl,
+      '--advertise-client-urls',
+      etcdUrl,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster',
+      `podplan=http://127.0.0.1:${peerPort}`,
+      '--unsafe-no-fsync',
+      '--log-level',
+      'warn',
+    ],
     join(dir, 'etcd.log'),
   );
   const file = (name: string) => join(dir, name);
@@ -250,7 +304,11 @@ current-context: admin
           method,
           ca: caCert,
           ...(token ? {} : { cert, key }),
-          headers: { accept: 'application/json', ...(data !== undefined ? { 'content-type': contentType } : {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          headers: {
+            accept: 'application/json',
+            ...(data !== undefined ? { 'content-type': contentType } : {}),
+            ...(token ? { authorization: `Bearer ${token}` } : {}),
+          },
         },
         (res) => {
           let text = '';
@@ -279,7 +337,9 @@ current-context: admin
   for (;;) {
     if (apiserver.exitCode !== null || etcd.exitCode !== null) {
       await stopAll();
-      throw new Error(`kube-apiserver or etcd exited at start; see ${dir}/*.log:\n${readFileSync(file('kube-apiserver.log'), 'utf8').slice(-3000)}`);
+      throw new Error(
+        `kube-apiserver or etcd exited at start; see ${dir}/*.log:\n${readFileSync(file('kube-apiserver.log'), 'utf8').slice(-3000)}`,
+      );
     }
     const ready = await request('GET', '/readyz').catch(() => undefined);
     if (ready?.status === 200) break;
@@ -295,7 +355,11 @@ current-context: admin
     if (namespaces.has(name)) return;
     const ns = await request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
     if (ns.status !== 201 && ns.status !== 409) throw new Error(`creating namespace ${name}: ${ns.status} ${ns.text}`);
-    const sa = await request('POST', `/api/v1/namespaces/${name}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } });
+    const sa = await request('POST', `/api/v1/namespaces/${name}/serviceaccounts`, {
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'default' },
+    });
     if (sa.status !== 201 && sa.status !== 409) throw new Error(`creating ServiceAccount ${name}/default: ${sa.status} ${sa.text}`);
     namespaces.add(name);
   };
@@ -303,7 +367,11 @@ current-context: admin
 
   const run = (command: string, args: readonly string[], env: Record<string, string> = {}, input?: string): Promise<Run> =>
     new Promise((resolve, reject) => {
-      const child = spawn(command, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+      const child = spawn(command, args, {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+        stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
       children.add(child);
       let stdout = '';
       let stderr = '';
@@ -334,7 +402,8 @@ current-context: admin
       for (const o of objects) {
         const path = collection(o);
         const answer = await request('POST', path, o);
-        if (answer.status !== 201) throw new Error(`creating ${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}: ${answer.status} ${answer.text}`);
+        if (answer.status !== 201)
+          throw new Error(`creating ${o.kind} ${o.metadata.namespace ?? ''}/${o.metadata.name}: ${answer.status} ${answer.text}`);
       }
     },
     async pods(ns) {
@@ -348,7 +417,11 @@ current-context: admin
     kubectl: (args, env = {}) => run(join(bin, 'kubectl'), ['--kubeconfig', kubeconfig, '--context', 'admin', ...args], env),
     podplan: (args, opts = {}) => run(process.execPath, [join(ROOT, 'bin/podplan.js'), ...args], { ...cliEnv, ...opts.env }, opts.input),
     spawnPodplan(args, env = {}) {
-      const child = spawn(process.execPath, [join(ROOT, 'bin/podplan.js'), ...args], { cwd: ROOT, env: { ...process.env, ...cliEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [join(ROOT, 'bin/podplan.js'), ...args], {
+        cwd: ROOT,
+        env: { ...process.env, ...cliEnv, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       children.add(child);
       const output = { stdout: '', stderr: '' };
       child.stdout.setEncoding('utf8').on('data', (t: string) => (output.stdout += t));
@@ -366,7 +439,10 @@ current-context: admin
           const until = Date.now() + timeoutMs;
           while (!predicate(output)) {
             if (child.exitCode !== null) throw new Error(`podplan exited (${child.exitCode}) before ${what}:\n${output.stderr}`);
-            if (Date.now() > until) throw new Error(`timed out waiting for ${what}; stderr:\n${output.stderr.slice(-2000)}\nstdout:\n${output.stdout.slice(-2000)}`);
+            if (Date.now() > until)
+              throw new Error(
+                `timed out waiting for ${what}; stderr:\n${output.stderr.slice(-2000)}\nstdout:\n${output.stdout.slice(-2000)}`,
+              );
             await new Promise((r) => setTimeout(r, 100));
           }
         },
@@ -405,8 +481,23 @@ current-context: token
 }
 
 const GROUPS: Record<string, string> = { v1: '/api/v1' };
-const PLURALS: Record<string, string> = { PriorityClass: 'priorityclasses', PodDisruptionBudget: 'poddisruptionbudgets', CustomResourceDefinition: 'customresourcedefinitions', ScheduleTrigger: 'scheduletriggers', SchedulePlan: 'scheduleplans' };
-const CLUSTER_SCOPED = new Set(['Node', 'Namespace', 'PriorityClass', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding', 'PersistentVolume', 'StorageClass']);
+const PLURALS: Record<string, string> = {
+  PriorityClass: 'priorityclasses',
+  PodDisruptionBudget: 'poddisruptionbudgets',
+  CustomResourceDefinition: 'customresourcedefinitions',
+  ScheduleTrigger: 'scheduletriggers',
+  SchedulePlan: 'scheduleplans',
+};
+const CLUSTER_SCOPED = new Set([
+  'Node',
+  'Namespace',
+  'PriorityClass',
+  'CustomResourceDefinition',
+  'ClusterRole',
+  'ClusterRoleBinding',
+  'PersistentVolume',
+  'StorageClass',
+]);
 
 function collection(o: KubeObject): string {
   const base = GROUPS[o.apiVersion] ?? `/apis/${o.apiVersion}`;
@@ -418,7 +509,11 @@ function collection(o: KubeObject): string {
 
 export const PODPLAN = 'podplan';
 
-export const node = (name: string, allocatable: Record<string, string> = { cpu: '4', memory: '16Gi', pods: '110' }, labels: Record<string, string> = {}): KubeObject => ({
+export const node = (
+  name: string,
+  allocatable: Record<string, string> = { cpu: '4', memory: '16Gi', pods: '110' },
+  labels: Record<string, string> = {},
+): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Node',
   metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
@@ -448,11 +543,25 @@ export const pod = (name: string, init: PodInit = {}): KubeObject => ({
     ...(init.nodeName ? { nodeName: init.nodeName } : {}),
     ...(init.priorityClassName ? { priorityClassName: init.priorityClassName } : {}),
     ...(init.nodeSelector ? { nodeSelector: init.nodeSelector } : {}),
-    containers: [{ name: 'main', image: 'registry.example/app:1', resources: { requests: { cpu: init.cpu ?? '100m', memory: init.memory ?? '128Mi', ...init.extended }, ...(init.extended ? { limits: init.extended } : {}) } }],
+    containers: [
+      {
+        name: 'main',
+        image: 'registry.example/app:1',
+        resources: {
+          requests: { cpu: init.cpu ?? '100m', memory: init.memory ?? '128Mi', ...init.extended },
+          ...(init.extended ? { limits: init.extended } : {}),
+        },
+      },
+    ],
   },
 });
 
-export const priorityClass = (name: string, value: number): KubeObject => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name }, value });
+export const priorityClass = (name: string, value: number): KubeObject => ({
+  apiVersion: 'scheduling.k8s.io/v1',
+  kind: 'PriorityClass',
+  metadata: { name },
+  value,
+});
 
 /** An HTTPS server for tests that needs the cluster's CA (faults proxy): re-exported for convenience. */
 export { createServer as createHttpsServer };

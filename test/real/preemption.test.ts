@@ -19,11 +19,24 @@ describe('real kube-apiserver: preemption by podplan run', function () {
     const ns = 'prem';
     await cluster.apply(priorityClass('low', 100), priorityClass('high', 1000), node('prem-a', { cpu: '2', memory: '8Gi', pods: '110' }));
     // A finalizer holds one victim in Terminating until the test lets it go.
-    const held = pod('low-held', { namespace: ns, cpu: '900m', nodeName: 'prem-a', priorityClassName: 'low' }) as KubeObject & { metadata: Record<string, unknown> };
-    await cluster.apply({ ...held, metadata: { ...held.metadata, finalizers: ['podplan.test/hold'] } }, pod('low-free', { namespace: ns, cpu: '900m', nodeName: 'prem-a', priorityClassName: 'low' }));
+    const held = pod('low-held', { namespace: ns, cpu: '900m', nodeName: 'prem-a', priorityClassName: 'low' }) as KubeObject & {
+      metadata: Record<string, unknown>;
+    };
+    await cluster.apply(
+      { ...held, metadata: { ...held.metadata, finalizers: ['podplan.test/hold'] } },
+      pod('low-free', { namespace: ns, cpu: '900m', nodeName: 'prem-a', priorityClassName: 'low' }),
+    );
     await cluster.apply(pod('urgent', { namespace: ns, cpu: '1500m', priorityClassName: 'high' }));
 
-    const running = cluster.spawnPodplan(['run', ...cluster.admin, '--no-history', '--identity', 'prem-test', '--metrics-address', '127.0.0.1:0']);
+    const running = cluster.spawnPodplan([
+      'run',
+      ...cluster.admin,
+      '--no-history',
+      '--identity',
+      'prem-test',
+      '--metrics-address',
+      '127.0.0.1:0',
+    ]);
     try {
       await running.waitFor((o) => /serving \/livez, \/readyz and \/metrics on 127\.0\.0\.1:\d+/.test(o.stderr), 'the metrics listener');
       const base = `http://${/on (127\.0\.0\.1:\d+)/.exec(running.output.stderr)![1]}`;
@@ -39,8 +52,14 @@ describe('real kube-apiserver: preemption by podplan run', function () {
         return p?.metadata.deletionTimestamp ? p : undefined;
       }, 'the held victim terminating');
       const target = victim.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
-      assert.deepEqual({ status: target?.status, reason: target?.reason, message: target?.message }, { status: 'True', reason: 'PreemptionByScheduler', message: 'podplan: preempting to accommodate a higher priority pod' });
-      await eventually(async () => ((await cluster.pods(ns)).some((x) => x.metadata.name === 'low-free') ? undefined : true), 'the other victim deleted');
+      assert.deepEqual(
+        { status: target?.status, reason: target?.reason, message: target?.message },
+        { status: 'True', reason: 'PreemptionByScheduler', message: 'podplan: preempting to accommodate a higher priority pod' },
+      );
+      await eventually(
+        async () => ((await cluster.pods(ns)).some((x) => x.metadata.name === 'low-free') ? undefined : true),
+        'the other victim deleted',
+      );
 
       const preempted = await eventually(async () => {
         const events = (await cluster.events(ns)).filter((e) => e.reason === 'Preempted');
@@ -59,10 +78,21 @@ describe('real kube-apiserver: preemption by podplan run', function () {
       // Still terminating: the preemptor waits for the room.
       assert.equal((await cluster.pods(ns)).find((x) => x.metadata.name === 'urgent')?.spec.nodeName, undefined);
 
-      await cluster.request('PATCH', `/api/v1/namespaces/${ns}/pods/low-held`, { metadata: { finalizers: null } }, 'application/merge-patch+json');
-      const bound = await eventually(async () => (await cluster.pods(ns)).find((x) => x.metadata.name === 'urgent' && x.spec.nodeName), 'the preemptor bound');
+      await cluster.request(
+        'PATCH',
+        `/api/v1/namespaces/${ns}/pods/low-held`,
+        { metadata: { finalizers: null } },
+        'application/merge-patch+json',
+      );
+      const bound = await eventually(
+        async () => (await cluster.pods(ns)).find((x) => x.metadata.name === 'urgent' && x.spec.nodeName),
+        'the preemptor bound',
+      );
       assert.equal(bound.spec.nodeName, 'prem-a');
-      await eventually(async () => ((await cluster.events(ns)).some((e) => e.reason === 'Scheduled' && e.regarding.name === 'urgent') ? true : undefined), 'its Scheduled event');
+      await eventually(
+        async () => ((await cluster.events(ns)).some((e) => e.reason === 'Scheduled' && e.regarding.name === 'urgent') ? true : undefined),
+        'its Scheduled event',
+      );
       const describe = await cluster.kubectl(['describe', 'pod', '-n', ns, 'urgent']);
       assert.match(describe.stdout, /Normal\s+Scheduled\s+\S+\s+podplan\s+Successfully assigned prem\/urgent to prem-a/);
 

@@ -20,13 +20,17 @@ describe('real kube-apiserver: podplan run', function () {
 
   it('binds each pod once, writes Scheduled events, and FailedScheduling with the PodScheduled condition for a pod that fits nowhere', async () => {
     const ns = 'plain';
-    await cluster.apply(node('plain-a', { cpu: '2', memory: '8Gi', pods: '110' }, { pool: 'plain' }), node('plain-b', { cpu: '2', memory: '8Gi', pods: '110' }, { pool: 'plain' }));
+    await cluster.apply(
+      node('plain-a', { cpu: '2', memory: '8Gi', pods: '110' }, { pool: 'plain' }),
+      node('plain-b', { cpu: '2', memory: '8Gi', pods: '110' }, { pool: 'plain' }),
+    );
     const pods = Array.from({ length: 6 }, (_, i) => pod(`web-${i}`, { namespace: ns, cpu: '500m', nodeSelector: { pool: 'plain' } }));
     await cluster.apply(...pods, pod('huge', { namespace: ns, cpu: '3', nodeSelector: { pool: 'plain' } }));
 
     const run = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
     assert.equal(run.code, 1, run.stderr);
-    for (let i = 0; i < 6; i++) assert.equal(run.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/web-${i} to `)).length, 1, run.stdout);
+    for (let i = 0; i < 6; i++)
+      assert.equal(run.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/web-${i} to `)).length, 1, run.stdout);
 
     const listed = await cluster.pods(ns);
     const byName = new Map(listed.map((p) => [p.metadata.name, p]));
@@ -46,23 +50,36 @@ describe('real kube-apiserver: podplan run', function () {
       assert.equal(scheduled[0]!.regarding.uid, p.metadata.uid);
     }
 
-    const message = '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
+    const message =
+      '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
     const huge = byName.get('huge')!;
     assert.equal(huge.spec.nodeName, undefined);
     const condition = huge.status?.conditions?.find((c) => c.type === 'PodScheduled');
     assert.deepEqual(
-      { status: condition?.status, reason: condition?.reason, message: condition?.message, observedGeneration: condition?.observedGeneration },
+      {
+        status: condition?.status,
+        reason: condition?.reason,
+        message: condition?.message,
+        observedGeneration: condition?.observedGeneration,
+      },
       { status: 'False', reason: 'Unschedulable', message, observedGeneration: huge.metadata.generation },
     );
     // One per try, at most two objects (a second try after the condition patch names the pod's new resourceVersion).
     const failed = await eventsOf(ns, 'huge', 'FailedScheduling');
     assert.ok(failed.length >= 1 && failed.length <= 2, `${failed.length} FailedScheduling events`);
-    for (const e of failed) assert.deepEqual({ type: e.type, action: e.action, note: e.note, controller: e.reportingController }, { type: 'Warning', action: 'Scheduling', note: message, controller: 'podplan' });
+    for (const e of failed)
+      assert.deepEqual(
+        { type: e.type, action: e.action, note: e.note, controller: e.reportingController },
+        { type: 'Warning', action: 'Scheduling', note: message, controller: 'podplan' },
+      );
 
     const describe = await cluster.kubectl(['describe', 'pod', '-n', ns, 'huge']);
     assert.equal(describe.code, 0, describe.stderr);
     assert.match(describe.stdout, /PodScheduled\s+False/);
-    assert.match(describe.stdout, /Warning\s+FailedScheduling\s+\S+\s+podplan\s+0\/2 nodes are available: 2 Insufficient cpu\. preemption:/);
+    assert.match(
+      describe.stdout,
+      /Warning\s+FailedScheduling\s+\S+\s+podplan\s+0\/2 nodes are available: 2 Insufficient cpu\. preemption:/,
+    );
     const bound = await cluster.kubectl(['describe', 'pod', '-n', ns, 'web-0']);
     assert.match(bound.stdout, new RegExp(`Normal\\s+Scheduled\\s+\\S+\\s+podplan\\s+Successfully assigned ${ns}/web-0 to plain-`));
   });
@@ -70,14 +87,21 @@ describe('real kube-apiserver: podplan run', function () {
   it('cuts a FailedScheduling note at 1,024 bytes as upstream, keeps the full message in the condition, and folds repeated failures into an event series', async () => {
     const ns = 'long';
     // 30 extended resources no node has: the message names 30 distinct reasons.
-    const extended = Object.fromEntries(Array.from({ length: 30 }, (_, i) => [`example.com/accelerator-${String(i).padStart(2, '0')}`, '1']));
+    const extended = Object.fromEntries(
+      Array.from({ length: 30 }, (_, i) => [`example.com/accelerator-${String(i).padStart(2, '0')}`, '1']),
+    );
     await cluster.apply(pod('picky', { namespace: ns, cpu: '100m', extended }));
     const running = cluster.spawnPodplan(['run', ...cluster.admin, '--no-history', '--identity', 'long-test']);
     try {
       await running.waitFor((o) => o.stdout.includes(`not placed ${ns}/picky`), 'the first failure');
       const first = await eventually(async () => (await eventsOf(ns, 'picky', 'FailedScheduling'))[0], 'the FailedScheduling event');
       const pickyPod = (await cluster.pods(ns)).find((p) => p.metadata.name === 'picky')!;
-      const full = await eventually(async () => (await cluster.pods(ns)).find((p) => p.metadata.name === 'picky')?.status?.conditions?.find((c) => c.type === 'PodScheduled')?.message, 'the condition');
+      const full = await eventually(
+        async () =>
+          (await cluster.pods(ns)).find((p) => p.metadata.name === 'picky')?.status?.conditions?.find((c) => c.type === 'PodScheduled')
+            ?.message,
+        'the condition',
+      );
       assert.ok(full.length > 1024, `the message is ${full.length} long`);
       assert.ok(full.startsWith('0/'), full);
       assert.equal(Buffer.byteLength(first.note ?? ''), 1024);

@@ -3,6 +3,7 @@
 // Lease; every decision and plan goes to the history as a run of the kube context.
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
+import { parse as parseYaml } from 'yaml';
 import type { ApiObject } from '../../kube/objects';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
@@ -128,7 +129,18 @@ export const run: Command = {
     }
     const profiles = await readProfiles(values.config ?? values.profile, io);
     if (!profiles) return EXIT.badInput;
-    const context = inCluster ? openInClusterContext(io.env) : openContext({ context: values.context, ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+    const election = await readLeaderElection(values.config ?? values.profile, io);
+    if (!election) return EXIT.badInput;
+    const context = inCluster
+      ? openInClusterContext(io.env)
+      : openContext({
+          context: values.context,
+          ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+          env: io.env,
+          homedir: io.homedir,
+          cwd: io.cwd,
+          platform: io.platform,
+        });
     if (!context.ok) {
       io.stderr(`podplan run: ${context.error}\n`);
       return EXIT.badInput;
@@ -136,11 +148,24 @@ export const run: Command = {
     const http = new KubeHttp(context.value);
     const dryRun = values['dry-run'] === true;
     const clock = io.clock;
-    const history = values['no-history'] ? undefined : await startRecording('run', { kind: 'kube-context', name: context.value.context, server: context.value.server }, 'live', values.db, io, LIVE_DECISIONS);
+    const history = values['no-history']
+      ? undefined
+      : await startRecording(
+          'run',
+          { kind: 'kube-context', name: context.value.context, server: context.value.server },
+          'live',
+          values.db,
+          io,
+          LIVE_DECISIONS,
+        );
     const metricsBox: { metrics?: SchedulerMetrics } = {};
     const report = new RunReport(io, dryRun, history, clock, metricsBox);
-    const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun ? dryRunBinder(io) : new KubeBinder({ post: bindingPoster(http), clock });
-    const effects = dryRun ? undefined : new KubeSchedulingEffects({ http, clock, host: hostname(), warning: (m) => io.stderr(`podplan run: ${m}\n`) });
+    const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun
+      ? dryRunBinder(io)
+      : new KubeBinder({ post: bindingPoster(http), clock });
+    const effects = dryRun
+      ? undefined
+      : new KubeSchedulingEffects({ http, clock, host: hostname(), warning: (m) => io.stderr(`podplan run: ${m}\n`) });
     const composed = composeLiveScheduler({
       clock,
       ...(effects ? { effects } : {}),
@@ -173,7 +198,9 @@ export const run: Command = {
       try {
         health = await serveHealth(metricsAddress, metrics, { synced: () => synced, leadership: () => leadership });
         const bound = health.address();
-        io.stderr(`podplan run: serving /livez, /readyz and /metrics on ${typeof bound === 'object' && bound ? `${bound.address}:${bound.port}` : values['metrics-address']}\n`);
+        io.stderr(
+          `podplan run: serving /livez, /readyz and /metrics on ${typeof bound === 'object' && bound ? `${bound.address}:${bound.port}` : values['metrics-address']}\n`,
+        );
       } catch (e) {
         io.stderr(`podplan run: cannot listen on ${values['metrics-address']}: ${String(e)}\n`);
         await Promise.all([informers.stop(), live.stop()]);
@@ -192,24 +219,30 @@ export const run: Command = {
       return EXIT.badInput;
     }
     const identity = values.identity ?? `${hostname()}_${process.pid}`;
-    const elector = dryRun
-      ? undefined
-      : new LeaderElector({
-          client: leaseClient(http, values['lease-namespace'] ?? (inCluster ? context.value.namespace : LEASE_NAMESPACE), LEASE_NAME),
-          identity,
-          clock,
-          onStartedLeading: () => {
-            leadership = 'leading';
-            io.stderr(`podplan run: ${identity} leads; scheduling\n`);
-            live.setLeading(true);
-          },
-          onStoppedLeading: () => {
-            leadership = 'standby';
-            io.stderr(`podplan run: ${identity} no longer leads; scheduling stopped\n`);
-            live.setLeading(false);
-          },
-          onError: (m) => io.stderr(`podplan run: lease: ${m}\n`),
-        });
+    const elector =
+      dryRun || election.leaderElect === false
+        ? undefined
+        : new LeaderElector({
+            client: leaseClient(
+              http,
+              values['lease-namespace'] ?? election.resourceNamespace ?? (inCluster ? context.value.namespace : LEASE_NAMESPACE),
+              election.resourceName ?? LEASE_NAME,
+            ),
+            identity,
+            clock,
+            ...election.timings,
+            onStartedLeading: () => {
+              leadership = 'leading';
+              io.stderr(`podplan run: ${identity} leads; scheduling\n`);
+              live.setLeading(true);
+            },
+            onStoppedLeading: () => {
+              leadership = 'standby';
+              io.stderr(`podplan run: ${identity} no longer leads; scheduling stopped\n`);
+              live.setLeading(false);
+            },
+            onError: (m) => io.stderr(`podplan run: lease: ${m}\n`),
+          });
     if (elector) {
       if (leadership === 'starting') leadership = 'standby';
       elector.start();
@@ -219,7 +252,10 @@ export const run: Command = {
     }
     io.stderr(`podplan run: watching context ${context.value.context}${dryRun ? ' (dry run: nothing is written)' : ''}\n`);
 
-    const signal = await Promise.race([io.stopSignal(), values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined)]);
+    const signal = await Promise.race([
+      io.stopSignal(),
+      values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined),
+    ]);
     if (signal !== 'idle') io.stderr(`podplan run: ${signal}: finishing the bindings in flight\n`);
     // Stopping on a signal is bounded whatever the API server does: what is still in flight at the
     // deadline is aborted (bindings reported not bound, their assumptions forgotten; the Lease left
@@ -230,7 +266,9 @@ export const run: Command = {
         : clock.setTimer(STOP_DEADLINE_MS, () => {
             const aborted = binder.abort?.() ?? 0;
             http.abort();
-            io.stderr(`podplan run: still waiting after ${STOP_DEADLINE_MS / 1000} s: ${aborted} binding${aborted === 1 ? '' : 's'} in flight aborted, not bound\n`);
+            io.stderr(
+              `podplan run: still waiting after ${STOP_DEADLINE_MS / 1000} s: ${aborted} binding${aborted === 1 ? '' : 's'} in flight aborted, not bound\n`,
+            );
           });
     await live.stop();
     await binder.drain?.();
@@ -248,6 +286,59 @@ export const run: Command = {
     return unplaced.length > 0 ? EXIT.unplaced : EXIT.ok;
   },
 };
+
+interface LeaderElectionConfig {
+  readonly leaderElect?: boolean;
+  readonly resourceNamespace?: string;
+  readonly resourceName?: string;
+  readonly timings: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+}
+
+/** A Go duration ("15s", "1m30s", "500ms") in milliseconds. */
+export function goDurationMs(text: string): number | undefined {
+  const units: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1_000, ms: 1, us: 0.001, µs: 0.001, ns: 0.000001 };
+  if (!/^(\d+(\.\d+)?(h|m|s|ms|us|µs|ns))+$/.test(text)) return undefined;
+  let total = 0;
+  for (const [, n, , unit] of text.matchAll(/(\d+(\.\d+)?)(ms|us|µs|ns|h|m|s)/g)) total += Number(n) * (units[unit ?? ''] ?? 0);
+  return total;
+}
+
+/**
+ * The KubeSchedulerConfiguration's leaderElection (leaderElect, leaseDuration, renewDeadline,
+ * retryPeriod, resourceNamespace, resourceName); upstream's defaults where it says nothing.
+ */
+async function readLeaderElection(file: string | undefined, io: CliIO): Promise<LeaderElectionConfig | undefined> {
+  if (file === undefined) return { timings: {} };
+  let doc: unknown;
+  try {
+    doc = parseYaml(await io.readFile(file));
+  } catch {
+    return { timings: {} }; // readProfiles has reported what is wrong with the file
+  }
+  const le = (doc as { leaderElection?: Record<string, unknown> } | null)?.leaderElection;
+  if (le === undefined || le === null) return { timings: {} };
+  const timings: LeaderElectionConfig['timings'] = {};
+  const keys = { leaseDuration: 'leaseDurationMs', renewDeadline: 'renewDeadlineMs', retryPeriod: 'retryPeriodMs' } as const;
+  for (const [field, key] of Object.entries(keys)) {
+    const value = le[field];
+    if (value === undefined) continue;
+    const ms = typeof value === 'string' ? goDurationMs(value) : undefined;
+    if (ms === undefined) {
+      io.stderr(`${file}: leaderElection.${field} must be a duration such as "15s", not ${JSON.stringify(value)}\n`);
+      return undefined;
+    }
+    timings[key] = ms;
+  }
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined);
+  const resourceNamespace = str(le['resourceNamespace']);
+  const resourceName = str(le['resourceName']);
+  return {
+    ...(typeof le['leaderElect'] === 'boolean' ? { leaderElect: le['leaderElect'] } : {}),
+    ...(resourceNamespace ? { resourceNamespace } : {}),
+    ...(resourceName ? { resourceName } : {}),
+    timings,
+  };
+}
 
 /** The profiles from --profile: the one for `podplan` and, if it has one, the pod-set scheduler's. */
 async function readProfiles(file: string | undefined, io: CliIO): Promise<{ profile?: Profile; podSetProfile?: Profile } | undefined> {
@@ -284,7 +375,9 @@ function dryRunWriter(io: CliIO): PlanWriter {
   return {
     writePlan(plan: Plan) {
       const placed = plan.assignments.map((a) => `${a.pod}→${a.node}`).join(', ');
-      io.stdout(`would write SchedulePlan ${plan.namespace}/${schedulePlanName(plan.namespace, plan.podSet)}: ${placed || 'no pod placed'}${plan.unplaced.length ? `; ${plan.unplaced.length} left out` : ''}\n`);
+      io.stdout(
+        `would write SchedulePlan ${plan.namespace}/${schedulePlanName(plan.namespace, plan.podSet)}: ${placed || 'no pod placed'}${plan.unplaced.length ? `; ${plan.unplaced.length} left out` : ''}\n`,
+      );
       return Promise.resolve({ ok: true });
     },
     setTriggerState(namespace, name, state) {
@@ -316,7 +409,9 @@ class RunReport implements LiveReport {
 
   plan(plan: Plan, cause: string): void {
     this.metrics.metrics?.plansWritten.inc({ cause });
-    this.io.stderr(`podplan run: plan of pod set ${plan.namespace}/${plan.podSet} (${cause}): ${plan.assignments.length} placed, ${plan.unplaced.length} left out\n`);
+    this.io.stderr(
+      `podplan run: plan of pod set ${plan.namespace}/${plan.podSet} (${cause}): ${plan.assignments.length} placed, ${plan.unplaced.length} left out\n`,
+    );
     this.history?.savePlan(plan);
   }
 

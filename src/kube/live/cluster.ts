@@ -26,11 +26,22 @@ const describe = (e: ApiError): string => (e.status ? `${e.status} ${e.message}`
 
 export function bindingPoster(http: KubeHttp): PostBinding {
   return async ({ namespace, name, uid }, node, signal?): Promise<BindingAnswer> => {
-    const body = { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, ...(uid ? { uid } : {}) }, target: { apiVersion: 'v1', kind: 'Node', name: node } };
-    const answer = await http.request(`${objectPath(POD, name, namespace)}/binding`, { method: 'POST', body, ...(signal ? { signal } : {}) });
+    const body = {
+      apiVersion: 'v1',
+      kind: 'Binding',
+      metadata: { name, namespace, ...(uid ? { uid } : {}) },
+      target: { apiVersion: 'v1', kind: 'Node', name: node },
+    };
+    const answer = await http.request(`${objectPath(POD, name, namespace)}/binding`, {
+      method: 'POST',
+      body,
+      ...(signal ? { signal } : {}),
+    });
     if (answer.ok) return { kind: 'created' };
     if (answer.error.kind === 'aborted') return { kind: 'aborted', message: answer.error.message };
-    return answer.error.status === 0 ? { kind: 'unreachable', message: answer.error.message } : { kind: 'status', code: answer.error.status, message: answer.error.message };
+    return answer.error.status === 0
+      ? { kind: 'unreachable', message: answer.error.message }
+      : { kind: 'status', code: answer.error.status, message: answer.error.message };
   };
 }
 
@@ -40,7 +51,10 @@ interface LeaseObject {
 }
 
 export function leaseClient(http: KubeHttp, namespace: string, name: string): LeaseClient {
-  const stored = (lease: LeaseObject): StoredLease => ({ record: lease.spec ?? {}, resourceVersion: lease.metadata?.resourceVersion ?? '' });
+  const stored = (lease: LeaseObject): StoredLease => ({
+    record: lease.spec ?? {},
+    resourceVersion: lease.metadata?.resourceVersion ?? '',
+  });
   const object = (record: LeaseRecord, resourceVersion?: string) => ({
     apiVersion: LEASE.apiVersion,
     kind: LEASE.kind,
@@ -57,14 +71,19 @@ export function leaseClient(http: KubeHttp, namespace: string, name: string): Le
       if (answer.ok) return { kind: 'found', lease: stored(answer.value) };
       return answer.error.kind === 'not-found' ? { kind: 'absent' } : { kind: 'error', message: describe(answer.error) };
     },
-    create: async (record) => written(await http.request<LeaseObject>(collectionPath(LEASE, namespace), { method: 'POST', body: object(record) })),
-    update: async (record, resourceVersion) => written(await http.request<LeaseObject>(objectPath(LEASE, name, namespace), { method: 'PUT', body: object(record, resourceVersion) })),
+    create: async (record) =>
+      written(await http.request<LeaseObject>(collectionPath(LEASE, namespace), { method: 'POST', body: object(record) })),
+    update: async (record, resourceVersion) =>
+      written(
+        await http.request<LeaseObject>(objectPath(LEASE, name, namespace), { method: 'PUT', body: object(record, resourceVersion) }),
+      ),
   };
 }
 
 /** SchedulePlans created or replaced under Pallet's name; trigger states set with a merge patch. */
 export function planWriter(objects: PlannerObjects): PlanWriter {
-  const outcome = (answer: Result<unknown, ApiError>): WriteOutcome => (answer.ok ? { ok: true } : { ok: false, message: describe(answer.error) });
+  const outcome = (answer: Result<unknown, ApiError>): WriteOutcome =>
+    answer.ok ? { ok: true } : { ok: false, message: describe(answer.error) };
   return {
     async writePlan(plan: Plan) {
       // Our status rides in an annotation: Pallet's CRD prunes whatever is under `status`.
@@ -72,7 +91,9 @@ export function planWriter(objects: PlannerObjects): PlanWriter {
       const { namespace, name } = object.metadata;
       const current = await objects.get('SchedulePlan', namespace ?? plan.namespace, name);
       if (!current.ok && current.error.kind !== 'not-found') return outcome(current);
-      const saved = current.ok ? await objects.update({ ...object, metadata: { ...object.metadata, resourceVersion: current.value.metadata.resourceVersion } }) : await objects.create(object);
+      const saved = current.ok
+        ? await objects.update({ ...object, metadata: { ...object.metadata, resourceVersion: current.value.metadata.resourceVersion } })
+        : await objects.create(object);
       return outcome(saved);
     },
     async setTriggerState(namespace, name, state) {
@@ -89,9 +110,14 @@ export function poolClient(http: KubeHttp, namespace: string, labelSelector: str
       return listed.ok ? ok(listed.value.items ?? []) : err(`listing the pool's pods: ${describe(listed.error)}`);
     },
     async update(pod: PoolPodObject): Promise<PodUpdateAnswer> {
-      const answer = await http.request<PoolPodObject>(objectPath(POD, pod.metadata.name, pod.metadata.namespace ?? namespace), { method: 'PUT', body: pod });
+      const answer = await http.request<PoolPodObject>(objectPath(POD, pod.metadata.name, pod.metadata.namespace ?? namespace), {
+        method: 'PUT',
+        body: pod,
+      });
       if (answer.ok) return { kind: 'updated', pod: answer.value };
-      return answer.error.status === 0 ? { kind: 'unreachable', message: answer.error.message } : { kind: 'status', code: answer.error.status, message: answer.error.message };
+      return answer.error.status === 0
+        ? { kind: 'unreachable', message: answer.error.message }
+        : { kind: 'status', code: answer.error.status, message: answer.error.message };
     },
   };
 }
@@ -107,8 +133,28 @@ const OBJECT_RESOURCES = CLUSTER_RESOURCES.filter((r) => ![NODE, POD, SCHEDULE_T
 
 /** The ClusterObjects part of a mirror's model. */
 function clusterObjects(mirror: ClusterMirror): ClusterObjects {
-  const { namespaces, persistentVolumeClaims, persistentVolumes, storageClasses, csiNodes, csiDrivers, csiStorageCapacities, priorityClasses, podDisruptionBudgets } = mirror.model().cluster;
-  return { namespaces, persistentVolumeClaims, persistentVolumes, storageClasses, csiNodes, csiDrivers, csiStorageCapacities, priorityClasses, podDisruptionBudgets };
+  const {
+    namespaces,
+    persistentVolumeClaims,
+    persistentVolumes,
+    storageClasses,
+    csiNodes,
+    csiDrivers,
+    csiStorageCapacities,
+    priorityClasses,
+    podDisruptionBudgets,
+  } = mirror.model().cluster;
+  return {
+    namespaces,
+    persistentVolumeClaims,
+    persistentVolumes,
+    storageClasses,
+    csiNodes,
+    csiDrivers,
+    csiStorageCapacities,
+    priorityClasses,
+    podDisruptionBudgets,
+  };
 }
 
 /**
@@ -121,7 +167,11 @@ function clusterObjects(mirror: ClusterMirror): ClusterObjects {
 export function startInformers(
   http: KubeHttp,
   live: LiveScheduler,
-  options: { readonly clock: Clock; readonly onError: (message: string) => void; /** Each pod as the watch shows it, before the scheduler hears of it. */ readonly onPod?: (object: ApiObject, deleted: boolean) => void },
+  options: {
+    readonly clock: Clock;
+    readonly onError: (message: string) => void;
+    /** Each pod as the watch shows it, before the scheduler hears of it. */ readonly onPod?: (object: ApiObject, deleted: boolean) => void;
+  },
 ): InformerSet {
   const context = http.context.context;
   const pods = new WatchedPods(context);
@@ -129,7 +179,10 @@ export function startInformers(
     if (event.resource === POD) options.onPod?.(event.object, event.type === 'delete');
     if (event.resource === POD && event.type !== 'delete') {
       const pod = pods.decode(event.object);
-      if (!pod.ok) options.onError(`Pod ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${pod.error[0] ?? 'not a Pod'}`);
+      if (!pod.ok)
+        options.onError(
+          `Pod ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${pod.error[0] ?? 'not a Pod'}`,
+        );
       else if (event.type === 'add') live.podAdded(pod.value);
       else live.podUpdated(pod.value);
       return;
@@ -138,7 +191,9 @@ export function startInformers(
     const file = decodeObject(context, event.object);
     const problem = file.errors.find((e) => e.severity === 'error');
     if (problem && event.type !== 'delete') {
-      options.onError(`${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`);
+      options.onError(
+        `${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`,
+      );
       return;
     }
     const node = file.nodes[0]?.value;
@@ -162,14 +217,22 @@ export function startInformers(
   let handOver: Promise<void> | undefined;
   const objectsChanged = (event: InformerEvent) => {
     const problem = mirror.fileOf(event)?.errors.find((e) => e.severity === 'error');
-    if (problem) options.onError(`${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`);
+    if (problem)
+      options.onError(
+        `${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`,
+      );
     if (!objectsSynced || handOver) return;
     handOver = Promise.resolve().then(() => {
       handOver = undefined;
       live.objectsChanged(clusterObjects(mirror));
     });
   };
-  const mirror = new ClusterMirror(http, { resources: OBJECT_RESOURCES, clock: options.clock, onWarning: options.onError, onEvent: objectsChanged });
+  const mirror = new ClusterMirror(http, {
+    resources: OBJECT_RESOURCES,
+    clock: options.clock,
+    onWarning: options.onError,
+    onEvent: objectsChanged,
+  });
   const informer = (resource: ResourceType) => new Informer(http, { resource, clock: options.clock, onEvent, onError: options.onError });
   const nodes = informer(NODE);
   const rest = [informer(POD), informer(SCHEDULE_TRIGGER)];

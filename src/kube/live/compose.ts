@@ -39,7 +39,10 @@ export interface LiveComposition {
   /** Merged onto the default profile for the pod-set scheduler. */
   readonly podSetProfile?: Profile;
   readonly seed?: number;
-  readonly tuning?: Pick<LiveSchedulerOptions, 'maxBindingsInFlight' | 'cyclesPerTurn' | 'expiryPeriodMs' | 'planWriteDelayMs' | 'confirmedBy'>;
+  readonly tuning?: Pick<
+    LiveSchedulerOptions,
+    'maxBindingsInFlight' | 'cyclesPerTurn' | 'expiryPeriodMs' | 'planWriteDelayMs' | 'confirmedBy'
+  >;
   /** Events, conditions and preemption's writes (none in a dry run). */
   readonly effects?: LiveSchedulerOptions['effects'];
 }

@@ -20,7 +20,12 @@ export function truncateNote(message: string): string {
   if (bytes.length <= NOTE_LENGTH_LIMIT) return message;
   const suffix = ' ...';
   // Go slices bytes; a rune cut in half is dropped rather than kept as an invalid byte.
-  return bytes.subarray(0, NOTE_LENGTH_LIMIT - suffix.length).toString('utf8').replace(/\uFFFD$/, '') + suffix;
+  return (
+    bytes
+      .subarray(0, NOTE_LENGTH_LIMIT - suffix.length)
+      .toString('utf8')
+      .replace(/\uFFFD$/, '') + suffix
+  );
 }
 
 export interface ObjectReference {
@@ -34,7 +39,14 @@ export interface ObjectReference {
 
 export function podReference(pod: Pod): ObjectReference {
   const { namespace, name, uid, resourceVersion } = pod.metadata;
-  return { apiVersion: 'v1', kind: 'Pod', namespace: namespace ?? 'default', name, ...(uid ? { uid } : {}), ...(resourceVersion ? { resourceVersion } : {}) };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    namespace: namespace ?? 'default',
+    name,
+    ...(uid ? { uid } : {}),
+    ...(resourceVersion ? { resourceVersion } : {}),
+  };
 }
 
 export interface EventSpec {
@@ -176,7 +188,10 @@ export class EventRecorder {
   }
 
   private path(api: 'events.k8s.io/v1' | 'v1', namespace: string, name?: string): string {
-    const base = api === 'v1' ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/events` : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
+    const base =
+      api === 'v1'
+        ? `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`
+        : `/apis/events.k8s.io/v1/namespaces/${encodeURIComponent(namespace)}/events`;
     return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
   }
 
@@ -189,7 +204,9 @@ export class EventRecorder {
       return;
     }
     this.counts.failed++;
-    this.warning(`writing event ${event.body.metadata.namespace}/${event.body.metadata.name} (${String(event.body['reason'])}) failed: ${describe(answer.error)}`);
+    this.warning(
+      `writing event ${event.body.metadata.namespace}/${event.body.metadata.name} (${String(event.body['reason'])}) failed: ${describe(answer.error)}`,
+    );
   }
 
   /** The series as it is now, patched onto the event (created again when it is gone, as client-go does). */
@@ -197,15 +214,25 @@ export class EventRecorder {
     const api = await this.served();
     const series = event.series;
     if (!series) return;
-    const patch = api === 'v1' ? { count: series.count, lastTimestamp: new Date(event.lastObserved).toISOString().replace(/\.\d{3}Z$/, 'Z'), series } : { series };
+    const patch =
+      api === 'v1'
+        ? { count: series.count, lastTimestamp: new Date(event.lastObserved).toISOString().replace(/\.\d{3}Z$/, 'Z'), series }
+        : { series };
     const { namespace, name } = event.body.metadata;
-    const answer = await this.http.request(this.path(api, namespace, name), { method: 'PATCH', body: patch, contentType: 'application/strategic-merge-patch+json' });
+    const answer = await this.http.request(this.path(api, namespace, name), {
+      method: 'PATCH',
+      body: patch,
+      contentType: 'application/strategic-merge-patch+json',
+    });
     if (answer.ok) {
       this.counts.seriesPatched++;
       return;
     }
     if (answer.error.kind === 'not-found') {
-      const body = api === 'v1' ? { ...coreEvent(event), count: series.count } : { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...event.body, series };
+      const body =
+        api === 'v1'
+          ? { ...coreEvent(event), count: series.count }
+          : { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...event.body, series };
       const created = await this.http.request(this.path(api, namespace), { method: 'POST', body });
       if (created.ok) return;
       this.warning(`writing event series ${namespace}/${name} failed: ${describe(created.error)}`);
@@ -322,15 +349,27 @@ export class PodStatusWriter {
         ...condition,
         ...(generation !== undefined ? { observedGeneration: generation } : {}),
         lastProbeTime: null,
-        lastTransitionTime: current && current.status === condition.status && current.lastTransitionTime ? current.lastTransitionTime : new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        lastTransitionTime:
+          current && current.status === condition.status && current.lastTransitionTime
+            ? current.lastTransitionTime
+            : new Date(this.clock.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
       };
-      const changed = !current || current.status !== next.status || current.reason !== next.reason || current.message !== next.message || current.observedGeneration !== next.observedGeneration;
+      const changed =
+        !current ||
+        current.status !== next.status ||
+        current.reason !== next.reason ||
+        current.message !== next.message ||
+        current.observedGeneration !== next.observedGeneration;
       if (changed) {
         status['conditions'] = [next];
-        status['$setElementOrder/conditions'] = [...(seen?.conditions ?? []).map((c) => ({ type: c.type })), ...(current ? [] : [{ type: condition.type }])];
+        status['$setElementOrder/conditions'] = [
+          ...(seen?.conditions ?? []).map((c) => ({ type: c.type })),
+          ...(current ? [] : [{ type: condition.type }]),
+        ];
       }
     }
-    if (nominate !== undefined && (seen?.nominatedNodeName ?? '') !== nominate) status['nominatedNodeName'] = nominate === '' ? null : nominate;
+    if (nominate !== undefined && (seen?.nominatedNodeName ?? '') !== nominate)
+      status['nominatedNodeName'] = nominate === '' ? null : nominate;
     if (Object.keys(status).length === 0) return Promise.resolve(true);
     const write = this.patch(pod, { status });
     const tracked = write.then(() => undefined);
@@ -358,7 +397,11 @@ export class PodStatusWriter {
         return true;
       }
       if (answer.error.kind === 'not-found') return false;
-      const retriable = answer.error.kind === 'conflict' || answer.error.kind === 'server' || answer.error.kind === 'network' || answer.error.status === 429;
+      const retriable =
+        answer.error.kind === 'conflict' ||
+        answer.error.kind === 'server' ||
+        answer.error.kind === 'network' ||
+        answer.error.status === 429;
       if (!retriable || attempt >= STATUS_WRITE_DEFAULTS.attempts) {
         this.counts.failed++;
         this.warning(`patching the status of pod ${podKey(pod)} failed: ${describe(answer.error)}`);
@@ -386,7 +429,16 @@ export interface SchedulingEffects {
   /** The pod was bound to `node`: the Scheduled event. */
   scheduled(pod: Pod, node: string, schedulerName: string): void;
   /** The pod was not placed: the FailedScheduling event, the PodScheduled condition, the nomination. */
-  failed(pod: Pod, failure: { readonly message: string; readonly reason: 'Unschedulable' | 'SchedulerError'; readonly nominatedNode?: string; readonly clearNomination: boolean }, schedulerName: string): void;
+  failed(
+    pod: Pod,
+    failure: {
+      readonly message: string;
+      readonly reason: 'Unschedulable' | 'SchedulerError';
+      readonly nominatedNode?: string;
+      readonly clearNomination: boolean;
+    },
+    schedulerName: string,
+  ): void;
   /**
    * Preemption chose `node` for `preemptor`: the victims get DisruptionTarget and are deleted; `lower`
    * lose their nomination. Resolves with the ids of the victims whose deletion failed.
@@ -416,7 +468,13 @@ export class KubeSchedulingEffects implements SchedulingEffects {
   recorder(schedulerName: string): EventRecorder {
     let r = this.recorders.get(schedulerName);
     if (!r) {
-      r = new EventRecorder(this.options.http, this.options.clock, schedulerName, `${schedulerName}-${this.options.host}`, this.options.warning);
+      r = new EventRecorder(
+        this.options.http,
+        this.options.clock,
+        schedulerName,
+        `${schedulerName}-${this.options.host}`,
+        this.options.warning,
+      );
       this.recorders.set(schedulerName, r);
     }
     return r;
@@ -432,11 +490,32 @@ export class KubeSchedulingEffects implements SchedulingEffects {
 
   scheduled(pod: Pod, node: string, schedulerName: string): void {
     const namespace = pod.metadata.namespace ?? 'default';
-    this.recorder(schedulerName).record({ type: 'Normal', reason: 'Scheduled', action: 'Binding', note: `Successfully assigned ${namespace}/${pod.metadata.name} to ${node}`, regarding: podReference(pod) });
+    this.recorder(schedulerName).record({
+      type: 'Normal',
+      reason: 'Scheduled',
+      action: 'Binding',
+      note: `Successfully assigned ${namespace}/${pod.metadata.name} to ${node}`,
+      regarding: podReference(pod),
+    });
   }
 
-  failed(pod: Pod, failure: { readonly message: string; readonly reason: 'Unschedulable' | 'SchedulerError'; readonly nominatedNode?: string; readonly clearNomination: boolean }, schedulerName: string): void {
-    this.recorder(schedulerName).record({ type: 'Warning', reason: 'FailedScheduling', action: 'Scheduling', note: failure.message, regarding: podReference(pod) });
+  failed(
+    pod: Pod,
+    failure: {
+      readonly message: string;
+      readonly reason: 'Unschedulable' | 'SchedulerError';
+      readonly nominatedNode?: string;
+      readonly clearNomination: boolean;
+    },
+    schedulerName: string,
+  ): void {
+    this.recorder(schedulerName).record({
+      type: 'Warning',
+      reason: 'FailedScheduling',
+      action: 'Scheduling',
+      note: failure.message,
+      regarding: podReference(pod),
+    });
     const nominate = failure.nominatedNode ?? (failure.clearNomination ? '' : undefined);
     void this.status.update(pod, { type: 'PodScheduled', status: 'False', reason: failure.reason, message: failure.message }, nominate);
   }
@@ -475,20 +554,35 @@ export class KubeSchedulingEffects implements SchedulingEffects {
 
   /** Whether the victim is deleted (or already gone). */
   private async preemptOne(preemptor: Pod, victim: Pod, node: string, schedulerName: string): Promise<boolean> {
-    const there = await this.status.update(victim, { type: 'DisruptionTarget', status: 'True', reason: 'PreemptionByScheduler', message: `${schedulerName}: preempting to accommodate a higher priority pod` });
+    const there = await this.status.update(victim, {
+      type: 'DisruptionTarget',
+      status: 'True',
+      reason: 'PreemptionByScheduler',
+      message: `${schedulerName}: preempting to accommodate a higher priority pod`,
+    });
     if (!there) return true;
     const namespace = victim.metadata.namespace ?? 'default';
-    const deleted = await this.options.http.request(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(victim.metadata.name)}`, {
-      method: 'DELETE',
-      body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(victim.metadata.uid ? { preconditions: { uid: victim.metadata.uid } } : {}) },
-    });
+    const deleted = await this.options.http.request(
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(victim.metadata.name)}`,
+      {
+        method: 'DELETE',
+        body: { apiVersion: 'v1', kind: 'DeleteOptions', ...(victim.metadata.uid ? { preconditions: { uid: victim.metadata.uid } } : {}) },
+      },
+    );
     if (!deleted.ok) {
       // Gone already, or replaced by another pod of that name (the uid precondition): nothing to wait for.
       if (deleted.error.kind === 'not-found' || deleted.error.kind === 'conflict') return true;
       this.options.warning(`deleting pod ${podKey(victim)} (preempted by ${podKey(preemptor)}) failed: ${describe(deleted.error)}`);
       return false;
     }
-    this.recorder(schedulerName).record({ type: 'Normal', reason: 'Preempted', action: 'Preempting', note: `Preempted by pod ${preemptor.metadata.uid ?? ''} on node ${node}`, regarding: podReference(victim), related: podReference(preemptor) });
+    this.recorder(schedulerName).record({
+      type: 'Normal',
+      reason: 'Preempted',
+      action: 'Preempting',
+      note: `Preempted by pod ${preemptor.metadata.uid ?? ''} on node ${node}`,
+      regarding: podReference(victim),
+      related: podReference(preemptor),
+    });
     return true;
   }
 

@@ -9,7 +9,8 @@ import { isRejection } from '../../engine/framework/status';
 import type { LiveCounts } from './scheduler';
 
 /** Upstream's buckets: attempt durations 1 ms doubling 15 times; the SLI 10 ms doubling 20 times; victims 1 doubling 7 times. */
-const exponential = (start: number, factor: number, count: number): number[] => Array.from({ length: count }, (_, i) => start * factor ** i);
+const exponential = (start: number, factor: number, count: number): number[] =>
+  Array.from({ length: count }, (_, i) => start * factor ** i);
 
 export class SchedulerMetrics {
   readonly registry = new Registry();
@@ -26,8 +27,19 @@ export class SchedulerMetrics {
   constructor(counts: () => LiveCounts) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
-    this.attempts = new Counter({ name: 'scheduler_schedule_attempts_total', help: 'Number of attempts to schedule pods, by the result. unschedulable means a pod could not be scheduled, while error means an internal scheduler problem.', labelNames: ['result', 'profile'], registers });
-    this.attemptDuration = new Histogram({ name: 'scheduler_scheduling_attempt_duration_seconds', help: 'Scheduling attempt latency in seconds (scheduling algorithm + binding)', labelNames: ['result', 'profile'], buckets: exponential(0.001, 2, 15), registers });
+    this.attempts = new Counter({
+      name: 'scheduler_schedule_attempts_total',
+      help: 'Number of attempts to schedule pods, by the result. unschedulable means a pod could not be scheduled, while error means an internal scheduler problem.',
+      labelNames: ['result', 'profile'],
+      registers,
+    });
+    this.attemptDuration = new Histogram({
+      name: 'scheduler_scheduling_attempt_duration_seconds',
+      help: 'Scheduling attempt latency in seconds (scheduling algorithm + binding)',
+      labelNames: ['result', 'profile'],
+      buckets: exponential(0.001, 2, 15),
+      registers,
+    });
     this.sli = new Histogram({
       name: 'scheduler_pod_scheduling_sli_duration_seconds',
       help: 'E2e latency for a pod being scheduled, from the time the pod enters the scheduling queue and might involve multiple scheduling attempts.',
@@ -35,8 +47,17 @@ export class SchedulerMetrics {
       buckets: exponential(0.01, 2, 20),
       registers,
     });
-    this.preemptionAttempts = new Counter({ name: 'scheduler_preemption_attempts_total', help: 'Total preemption attempts in the cluster till now', registers });
-    this.preemptionVictims = new Histogram({ name: 'scheduler_preemption_victims', help: 'Number of selected preemption victims', buckets: exponential(1, 2, 7), registers });
+    this.preemptionAttempts = new Counter({
+      name: 'scheduler_preemption_attempts_total',
+      help: 'Total preemption attempts in the cluster till now',
+      registers,
+    });
+    this.preemptionVictims = new Histogram({
+      name: 'scheduler_preemption_victims',
+      help: 'Number of selected preemption victims',
+      buckets: exponential(1, 2, 7),
+      registers,
+    });
     new Gauge({
       name: 'scheduler_pending_pods',
       help: "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods; 'gated' means number of pods gated.",
@@ -50,8 +71,17 @@ export class SchedulerMetrics {
         this.set({ queue: 'gated' }, c.gated);
       },
     });
-    this.plansWritten = new Counter({ name: 'podplan_plans_total', help: 'SchedulePlans made for pod sets, by what made them', labelNames: ['cause'], registers });
-    this.triggersScheduled = new Counter({ name: 'podplan_triggers_scheduled_total', help: 'ScheduleTriggers set to Schedule once their quiet time passed', registers });
+    this.plansWritten = new Counter({
+      name: 'podplan_plans_total',
+      help: 'SchedulePlans made for pod sets, by what made them',
+      labelNames: ['cause'],
+      registers,
+    });
+    this.triggersScheduled = new Counter({
+      name: 'podplan_triggers_scheduled_total',
+      help: 'ScheduleTriggers set to Schedule once their quiet time passed',
+      registers,
+    });
     new Gauge({
       name: 'podplan_bindings_in_flight',
       help: 'Bindings posted and not answered yet',
@@ -97,7 +127,11 @@ export interface HealthState {
  * Serves /livez (the process answers), /readyz (informers synced and leader election running:
  * leading or standing by) and /metrics. Resolves with the server once it listens.
  */
-export function serveHealth(address: { readonly host: string; readonly port: number }, metrics: SchedulerMetrics, state: HealthState): Promise<Server> {
+export function serveHealth(
+  address: { readonly host: string; readonly port: number },
+  metrics: SchedulerMetrics,
+  state: HealthState,
+): Promise<Server> {
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const text = (status: number, body: string) => {
@@ -110,7 +144,10 @@ export function serveHealth(address: { readonly host: string; readonly port: num
       const synced = state.synced();
       const leadership = state.leadership();
       const ready = synced && leadership !== 'starting';
-      return text(ready ? 200 : 503, `[${synced ? '+' : '-'}]informers synced\n[${leadership !== 'starting' ? '+' : '-'}]leader election: ${leadership}\nreadyz check ${ready ? 'passed' : 'failed'}\n`);
+      return text(
+        ready ? 200 : 503,
+        `[${synced ? '+' : '-'}]informers synced\n[${leadership !== 'starting' ? '+' : '-'}]leader election: ${leadership}\nreadyz check ${ready ? 'passed' : 'failed'}\n`,
+      );
     }
     if (path === '/metrics') {
       metrics.registry.metrics().then(

@@ -81,7 +81,13 @@ export interface LiveSchedulerOptions {
   readonly effects?: SchedulingEffects;
 }
 
-export const LIVE_DEFAULTS = { maxBindingsInFlight: 256, cyclesPerTurn: 64, expiryPeriodMs: 1_000, planWriteDelayMs: 100, assumedPodTtlMs: 30_000 } as const;
+export const LIVE_DEFAULTS = {
+  maxBindingsInFlight: 256,
+  cyclesPerTurn: 64,
+  expiryPeriodMs: 1_000,
+  planWriteDelayMs: 100,
+  assumedPodTtlMs: 30_000,
+} as const;
 
 /** A cache for a live scheduler: assumed pods expire after the TTL unless the watch confirms them. */
 export function liveCache(clock: Clock, assumedPodTtlMs: number = LIVE_DEFAULTS.assumedPodTtlMs): ClusterCache {
@@ -142,7 +148,14 @@ export class LiveScheduler {
     this.schedulers = profiles.map(({ schedulerName, framework }) => ({
       name: schedulerName,
       // A live scheduler deletes no pod: preemption only nominates, so a preemptor never lands on a node its victims still use.
-      scheduler: new Scheduler({ framework, cache: options.cache, clock: options.clock, schedulerName, confirmedBy: options.confirmedBy ?? 'watch', preemption: 'nominate' }),
+      scheduler: new Scheduler({
+        framework,
+        cache: options.cache,
+        clock: options.clock,
+        schedulerName,
+        confirmedBy: options.confirmedBy ?? 'watch',
+        preemption: 'nominate',
+      }),
     }));
     for (const { scheduler } of this.schedulers) {
       scheduler.queue.onReady(() => this.kick());
@@ -174,7 +187,11 @@ export class LiveScheduler {
     this.unconfirmed.delete(id);
     this.awaitingDeletion.delete(id);
     this.options.podSets?.coordinator.podDeleted(pod);
-    this.fanOut('PodDelete', (s) => s.onPodDelete(pod), (s) => s.queue.delete(id));
+    this.fanOut(
+      'PodDelete',
+      (s) => s.onPodDelete(pod),
+      (s) => s.queue.delete(id),
+    );
     this.podSetPodChanged(pod);
   }
 
@@ -225,7 +242,10 @@ export class LiveScheduler {
     const waitingOn = (spec.dependsOn ?? []).map((ref) => dependencyId(ref, spec.namespace)).filter((dep) => !done(dep));
     const { quietTime: _quiet, ...withoutQuietTime } = spec;
     if (waitingOn.length > 0) {
-      if (!this.held.has(id)) this.options.report.warning(`ScheduleTrigger ${spec.namespace}/${spec.name} waits for ${waitingOn.join(', ')}${spec.requireReady ? ' (their pods Ready)' : ''}`);
+      if (!this.held.has(id))
+        this.options.report.warning(
+          `ScheduleTrigger ${spec.namespace}/${spec.name} waits for ${waitingOn.join(', ')}${spec.requireReady ? ' (their pods Ready)' : ''}`,
+        );
       this.held.add(id);
       coordinator.applyTrigger({ ...withoutQuietTime, state: 'Planning' });
       return;
@@ -248,7 +268,11 @@ export class LiveScheduler {
     const spec = this.triggers.get(id);
     const podSets = this.options.podSets;
     if (!spec || !podSets) return false;
-    const members = resolvePodSet([...this.latest.values()], { namespace: spec.namespace, name: spec.podSet }, podSets.profile.schedulerName).pods;
+    const members = resolvePodSet(
+      [...this.latest.values()],
+      { namespace: spec.namespace, name: spec.podSet },
+      podSets.profile.schedulerName,
+    ).pods;
     return members.length > 0 && members.every(isReady);
   }
 
@@ -300,7 +324,14 @@ export class LiveScheduler {
   /** Nothing of this scheduler's is pending, in flight, unconfirmed or about to be written. */
   idle(): boolean {
     const c = this.counts();
-    return c.pending === 0 && c.bindingsInFlight === 0 && c.unconfirmed === 0 && c.triggersWaiting === 0 && c.writesInFlight === 0 && c.preempting === 0;
+    return (
+      c.pending === 0 &&
+      c.bindingsInFlight === 0 &&
+      c.unconfirmed === 0 &&
+      c.triggersWaiting === 0 &&
+      c.writesInFlight === 0 &&
+      c.preempting === 0
+    );
   }
 
   /** The latest outcome of each pod tried, by namespace/name. */
@@ -346,7 +377,10 @@ export class LiveScheduler {
   /** For CoordinatorOptions.onScheduled: the quiet time passed, so the trigger's object says Schedule. */
   triggerScheduled(trigger: TriggerSpec): void {
     this.options.report.triggerScheduled(trigger);
-    this.track(this.options.writer.setTriggerState(trigger.namespace, trigger.name, 'Schedule'), `setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule`);
+    this.track(
+      this.options.writer.setTriggerState(trigger.namespace, trigger.name, 'Schedule'),
+      `setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule`,
+    );
   }
 
   private flushPlan(key: string): void {
@@ -372,7 +406,11 @@ export class LiveScheduler {
     this.ids.set(podKey(pod), id);
     if (pod.spec.nodeName) {
       this.unconfirmed.delete(id);
-      this.fanOut(event, (s) => (event === 'PodAdd' ? s.onPodAdd(pod) : s.onPodUpdate(pod)), (s) => s.queue.delete(id));
+      this.fanOut(
+        event,
+        (s) => (event === 'PodAdd' ? s.onPodAdd(pod) : s.onPodUpdate(pod)),
+        (s) => s.queue.delete(id),
+      );
       this.podSetPodChanged(pod);
       return;
     }
@@ -416,7 +454,9 @@ export class LiveScheduler {
       const id = podId(assumed);
       this.unconfirmed.delete(id);
       const now = this.latest.get(id);
-      this.options.report.warning(`pod ${podKey(assumed)} was assumed on node ${assumed.spec.nodeName} but never seen bound; ${now && !now.spec.nodeName ? 'requeued' : 'dropped'}`);
+      this.options.report.warning(
+        `pod ${podKey(assumed)} was assumed on node ${assumed.spec.nodeName} but never seen bound; ${now && !now.spec.nodeName ? 'requeued' : 'dropped'}`,
+      );
       if (now && !now.spec.nodeName) this.schedulers.find((s) => s.scheduler.responsibleFor(now))?.scheduler.onPodAdd(now);
     }
   }
@@ -505,7 +545,9 @@ export class LiveScheduler {
     // Upstream getLowerPriorityNominatedPods: pods nominated to that node with a lower priority lose their nomination.
     const entry = this.schedulers.find((s) => s.name === scheduler);
     const priority = podPriority(pod);
-    const lower = (entry?.scheduler.nominated.forNode(nominatedNode) ?? []).filter((p) => p.id !== podId(pod) && podPriority(p.pod) < priority).map((p) => this.latest.get(p.id) ?? p.pod);
+    const lower = (entry?.scheduler.nominated.forNode(nominatedNode) ?? [])
+      .filter((p) => p.id !== podId(pod) && podPriority(p.pod) < priority)
+      .map((p) => this.latest.get(p.id) ?? p.pod);
     for (const v of victims) this.awaitingDeletion.add(podId(v));
     void effects.preempt(pod, nominatedNode, victims, lower).then((failed) => {
       for (const v of failed) this.awaitingDeletion.delete(v);

@@ -18,7 +18,11 @@ describe('kube/live: podplan run and preemption', function () {
   it('deletes the lower-priority pod (its status patched with DisruptionTarget first), then binds the preemptor on its nominated node, once', async () => {
     const running = withPriority(pod('batch', { cpu: '3', nodeName: 'node-a', schedulerName: 'default-scheduler' }), 0);
     const urgent = withPriority(pod('urgent', { cpu: '2' }), 1000);
-    cluster = await startCluster([node('node-a', { cpu: '4', memory: '32Gi', pods: '110' }), { ...running, status: { phase: 'Running' } }, urgent]);
+    cluster = await startCluster([
+      node('node-a', { cpu: '4', memory: '32Gi', pods: '110' }),
+      { ...running, status: { phase: 'Running' } },
+      urgent,
+    ]);
     const run = await runLive(runArgs(cluster, '--once'));
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /not placed default\/urgent: 0\/1 nodes are available: 1 Insufficient cpu\. preemption: /);
