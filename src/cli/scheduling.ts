@@ -4,6 +4,8 @@
 // line on stderr.
 import { DEFAULT_SCHEDULER_NAME } from '../engine/framework/profile';
 import type { Profile } from '../engine/framework/profile';
+import type { ClusterSnapshot } from '../engine/api/types';
+import { PODPLAN_SCHEDULER_NAME } from '../kube/live/compose';
 import type { WorkspaceModel } from '../manifests';
 import type { SourceRef } from '../store/types';
 import { profileInput, readProfile, type ProfileInput } from './input';
@@ -21,7 +23,12 @@ export interface Scheduling {
 }
 
 /** Reads the inputs of a scheduling command; undefined after printing the errors (the command exits 2). */
-export async function loadScheduling(command: string, source: SourceArgs, values: { readonly profile?: string | undefined; readonly seed?: string | undefined; readonly strict?: boolean | undefined }, io: CliIO): Promise<Scheduling | undefined> {
+export async function loadScheduling(
+  command: string,
+  source: SourceArgs,
+  values: { readonly profile?: string | undefined; readonly seed?: string | undefined; readonly strict?: boolean | undefined },
+  io: CliIO,
+): Promise<Scheduling | undefined> {
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed)) {
     io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
@@ -34,7 +41,9 @@ export async function loadScheduling(command: string, source: SourceArgs, values
   let profile = fromFile?.value;
   let configured: string[] = fromFile?.value ? [...fromFile.value.schedulerNames] : [];
   if (values.profile === undefined && workspace.value) {
-    const own = workspace.value.profiles.find((p) => p.value.profiles.some((q) => (q.schedulerName ?? DEFAULT_SCHEDULER_NAME) === DEFAULT_SCHEDULER_NAME));
+    const own = workspace.value.profiles.find((p) =>
+      p.value.profiles.some((q) => (q.schedulerName ?? DEFAULT_SCHEDULER_NAME) === DEFAULT_SCHEDULER_NAME),
+    );
     if (own) {
       const input = profileInput(own, DEFAULT_SCHEDULER_NAME);
       profile = input.value;
@@ -46,6 +55,24 @@ export async function loadScheduling(command: string, source: SourceArgs, values
   for (const e of errors) io.stderr(`${e}\n`);
   if (errors.length > 0 || !workspace.value) return undefined;
   return { workspace: workspace.value, source: workspace.source, ...(profile ? { profile } : {}), configured, seed };
+}
+
+/**
+ * A cluster read for `podplan schedule --context`: the pending pods whose schedulerName is
+ * `podplan` (what `podplan run` schedules) are scheduled by the run's profile too, so the preview
+ * shows what `podplan run` will do with them; unless the configuration has a `podplan` profile of its own.
+ */
+export function withPodplanPods(cluster: ClusterSnapshot, profileSchedulerName: string, configured: readonly string[]): ClusterSnapshot {
+  if (profileSchedulerName === PODPLAN_SCHEDULER_NAME || configured.includes(PODPLAN_SCHEDULER_NAME)) return cluster;
+  if (!cluster.pods.some((p) => !p.spec.nodeName && p.spec.schedulerName === PODPLAN_SCHEDULER_NAME)) return cluster;
+  return {
+    ...cluster,
+    pods: cluster.pods.map((p) =>
+      !p.spec.nodeName && p.spec.schedulerName === PODPLAN_SCHEDULER_NAME
+        ? { ...p, spec: { ...p.spec, schedulerName: profileSchedulerName } }
+        : p,
+    ),
+  };
 }
 
 /** The profile to run, with how many scored nodes each pod's Diagnosis keeps (undefined: all). */

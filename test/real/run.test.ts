@@ -27,6 +27,28 @@ describe('real kube-apiserver: podplan run', function () {
     const pods = Array.from({ length: 6 }, (_, i) => pod(`web-${i}`, { namespace: ns, cpu: '500m', nodeSelector: { pool: 'plain' } }));
     await cluster.apply(...pods, pod('huge', { namespace: ns, cpu: '3', nodeSelector: { pool: 'plain' } }));
 
+    // The preview first: schedule --context takes the podplan pods as its own, and writes nothing.
+    const preview = await cluster.podplan(['schedule', ...cluster.admin, '--no-history', '--json']);
+    assert.equal(preview.code, 1, preview.stderr);
+    const outcomes = preview.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; pod?: string; node?: string | null });
+    const previewed = outcomes.filter((o) => o.type === 'outcome');
+    assert.deepEqual(
+      previewed
+        .filter((o) => o.node?.startsWith('plain-'))
+        .map((o) => o.pod)
+        .sort(),
+      pods.map((p) => `${ns}/${p.metadata.name}`).sort(),
+      preview.stdout,
+    );
+    assert.ok(previewed.some((o) => o.pod === `${ns}/huge` && o.node === null));
+    assert.ok(
+      (await cluster.pods(ns)).every((p) => !p.spec.nodeName),
+      'the preview bound nothing',
+    );
+
     const run = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
     assert.equal(run.code, 1, run.stderr);
     for (let i = 0; i < 6; i++)

@@ -2,7 +2,7 @@
 // where each went and, for each that could not be placed, kube-scheduler's message.
 import type { ClusterSnapshot } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
-import type { Profile } from '../../engine/framework/profile';
+import { DEFAULT_SCHEDULER_NAME, type Profile } from '../../engine/framework/profile';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
@@ -14,8 +14,8 @@ import { Recording } from '../recording';
 import { decisionsPlan, sha256 } from '../../store/recording';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
-import { loadScheduling, runProfile } from '../scheduling';
-import { sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
+import { loadScheduling, runProfile, withPodplanPods } from '../scheduling';
+import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
 
 const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [--json [--detail]] [--strict] [--db file | --no-history]
@@ -26,7 +26,8 @@ given, on the nodes found there, with kube-scheduler's default plugins and scori
 bound count as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets
 become pods for the replicas that have no pod in the files (a kubectl dump reads as the cluster
 is); names made up for them are marked * in the table ("generated": true in JSON). With
---context, the cluster of that kube context is read instead (its pods by their real names).
+--context, the cluster of that kube context is read instead (its pods by their real names), and
+its pending pods whose schedulerName is podplan are scheduled too, as \`podplan run\` would.
 
 Options:
 ${sourceHelp(20)}
@@ -76,7 +77,16 @@ export const schedule: Command = {
     const parsed = parseCommand(
       'schedule',
       args,
-      { ...DB_OPTION, ...SOURCE_OPTIONS, ...STRICT_OPTION, profile: { type: 'string' }, seed: { type: 'string' }, json: { type: 'boolean' }, detail: { type: 'boolean' }, 'no-history': { type: 'boolean' } },
+      {
+        ...DB_OPTION,
+        ...SOURCE_OPTIONS,
+        ...STRICT_OPTION,
+        profile: { type: 'string' },
+        seed: { type: 'string' },
+        json: { type: 'boolean' },
+        detail: { type: 'boolean' },
+        'no-history': { type: 'boolean' },
+      },
       Infinity,
       io,
     );
@@ -85,12 +95,17 @@ export const schedule: Command = {
     const refuse = (message: string) => (io.stderr(`podplan schedule: ${message}\n`), EXIT.badInput);
     const problem = sourceProblem(parsed);
     if (problem) return refuse(`${problem}\n\n${HELP}`);
-    if (values['no-history'] && values.db !== undefined) return refuse('--no-history and --db cannot be used together: --db names the history to record in');
+    if (values['no-history'] && values.db !== undefined)
+      return refuse('--no-history and --db cannot be used together: --db names the history to record in');
     if (values.detail && !values.json) return refuse('--detail goes with --json (the diagnoses in full)');
     const scheduling = await loadScheduling('schedule', parsed, values, io);
     if (!scheduling) return EXIT.badInput;
     const { workspace, profile: profileInput } = scheduling;
     const profile = runProfile(scheduling, values.detail ? undefined : RECORDED_SCORES);
+    // From a cluster, pods left to `podplan run` are previewed as the run would place them.
+    const cluster = isClusterSource(parsed)
+      ? withPodplanPods(workspace.cluster, profile.schedulerName ?? DEFAULT_SCHEDULER_NAME, scheduling.configured)
+      : workspace.cluster;
     const history = values['no-history'] ? undefined : await Recording.start('schedule', scheduling.source, values.db, io);
     const started = io.clock.now();
     let lastProgress = started;
@@ -101,7 +116,7 @@ export const schedule: Command = {
       io.stderr(`scheduling: ${cycles} cycles, ${pods} pods\n`);
       printed = cycles;
     };
-    const result = await simulate(workspace.cluster, {
+    const result = await simulate(cluster, {
       profile,
       seed: scheduling.seed,
       onCycle: (_outcome, done, total) => {
@@ -130,7 +145,6 @@ export const schedule: Command = {
     return unplaced ? EXIT.unplaced : EXIT.ok;
   },
 };
-
 
 /** A run's result with the pods of the configuration's other profiles told apart from other schedulers'. */
 interface ScheduleRun extends SimulationResult {
@@ -161,11 +175,18 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
   const failed = result.outcomes.filter((o) => !o.node);
   const name = (pod: string) => (generated.has(pod) ? `${pod}*` : pod);
   if (result.outcomes.length > 0) {
-    lines.push(formatTable(['POD', 'NODE', 'SCORE'], result.outcomes.map((o) => [name(o.pod), nodeColumn(o), scoreOf(o)])));
+    lines.push(
+      formatTable(
+        ['POD', 'NODE', 'SCORE'],
+        result.outcomes.map((o) => [name(o.pod), nodeColumn(o), scoreOf(o)]),
+      ),
+    );
   }
   const notes: string[] = [];
-  if (result.outcomes.some((o) => generated.has(o.pod))) notes.push("* a name made up for a workload's replica that has no pod in the files");
-  if (result.outcomes.some((o) => scoreOf(o) === '-')) notes.push('- the only feasible node: kube-scheduler places such a pod without scoring');
+  if (result.outcomes.some((o) => generated.has(o.pod)))
+    notes.push("* a name made up for a workload's replica that has no pod in the files");
+  if (result.outcomes.some((o) => scoreOf(o) === '-'))
+    notes.push('- the only feasible node: kube-scheduler places such a pod without scoring');
   if (notes.length > 0) lines.push('', ...notes);
   lines.push('');
   lines.push(`${placed.length} of ${result.outcomes.length + result.waiting.length + result.rejected.length} pending pods placed.`);
@@ -182,7 +203,7 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
   if (result.otherProfiles.length > 0) {
     const byProfile = new Map<string, number>();
     for (const o of result.otherProfiles) byProfile.set(o.schedulerName, (byProfile.get(o.schedulerName) ?? 0) + 1);
-    lines.push('', 'Pods of the configuration\'s other profiles, not scheduled by this run:');
+    lines.push('', "Pods of the configuration's other profiles, not scheduled by this run:");
     for (const [schedulerName, count] of byProfile) {
       const hint = schedulerName === POD_SET_SCHEDULER_NAME ? ' (pod sets: podplan plan --pod-set NAME)' : '';
       lines.push(`  ${schedulerName}: ${count} pod${count === 1 ? '' : 's'}${hint}`);
@@ -201,14 +222,27 @@ function jsonDiagnosis(d: Diagnosis, detail: boolean) {
   if (detail) return d;
   const { rejections, ...rest } = d;
   const summary = explain(d, 0);
-  return { ...rest, rejectedNodes: rejections.length, reasons: summary.reasons.map((g) => ({ reason: g.reason, plugin: g.plugin, stage: g.stage, code: g.code, nodes: g.nodes.length })) };
+  return {
+    ...rest,
+    rejectedNodes: rejections.length,
+    reasons: summary.reasons.map((g) => ({ reason: g.reason, plugin: g.plugin, stage: g.stage, code: g.code, nodes: g.nodes.length })),
+  };
 }
 
 /** One JSON object per line, so a run of any size prints without building one huge string. */
 function writeJsonLines(result: ScheduleRun, generated: ReadonlySet<string>, detail: boolean, io: CliIO): void {
   const line = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
   for (const o of result.outcomes) {
-    line({ type: 'outcome', pod: o.pod, node: o.node ?? null, ...(o.victims ? { victims: o.victims } : {}), ...(generated.has(o.pod) ? { generated: true } : {}), attempts: o.attempts, message: explain(o.diagnosis, 0).message, diagnosis: jsonDiagnosis(o.diagnosis, detail) });
+    line({
+      type: 'outcome',
+      pod: o.pod,
+      node: o.node ?? null,
+      ...(o.victims ? { victims: o.victims } : {}),
+      ...(generated.has(o.pod) ? { generated: true } : {}),
+      attempts: o.attempts,
+      message: explain(o.diagnosis, 0).message,
+      diagnosis: jsonDiagnosis(o.diagnosis, detail),
+    });
   }
   for (const p of result.preempted) line({ type: 'preempted', ...p });
   for (const w of result.waiting) line({ type: 'waiting', ...w });
@@ -228,9 +262,20 @@ function writeJsonLines(result: ScheduleRun, generated: ReadonlySet<string>, det
 const RECORDED_SCORES = 10;
 
 /** The run's outcome as a plan of pod set "*" (every pending pod), recorded with the run's message. */
-function recordRun(history: Recording, result: SimulationResult, cluster: ClusterSnapshot, profile: Profile | undefined, now: number): void {
+function recordRun(
+  history: Recording,
+  result: SimulationResult,
+  cluster: ClusterSnapshot,
+  profile: Profile | undefined,
+  now: number,
+): void {
   const placed = result.outcomes.filter((o) => o.node !== undefined);
-  const plan = decisionsPlan(result.outcomes, { planner: 'schedule', profile: (profile ?? DEFAULT_PROFILE).schedulerName, scores: RECORDED_SCORES }, now, sha256(JSON.stringify(cluster)));
+  const plan = decisionsPlan(
+    result.outcomes,
+    { planner: 'schedule', profile: (profile ?? DEFAULT_PROFILE).schedulerName, scores: RECORDED_SCORES },
+    now,
+    sha256(JSON.stringify(cluster)),
+  );
   const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
   const untried = result.waiting.length + result.rejected.length;
   history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`);
