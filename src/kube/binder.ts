@@ -24,10 +24,25 @@ export type BindingAnswer =
   | { readonly kind: 'aborted'; readonly message: string };
 
 /** Posts one Binding of the pod (namespace, name, uid) to the node; `signal` aborts it. Never rejects. */
-export type PostBinding = (pod: { readonly namespace: string; readonly name: string; readonly uid?: string }, node: string, signal?: AbortSignal) => Promise<BindingAnswer>;
+export type PostBinding = (
+  pod: { readonly namespace: string; readonly name: string; readonly uid?: string },
+  node: string,
+  signal?: AbortSignal,
+) => Promise<BindingAnswer>;
+
+/** The node the pod (namespace, name) is bound to now, '' when none; undefined when it cannot be read. */
+export type ReadBoundNode = (
+  pod: { readonly namespace: string; readonly name: string },
+  signal?: AbortSignal,
+) => Promise<string | undefined>;
 
 export interface KubeBinderOptions {
   readonly post: PostBinding;
+  /**
+   * Reads the pod after a 409 conflict that follows an attempt whose answer was lost (a 5xx or no
+   * answer): that attempt may have landed, and the pod is then bound to our node.
+   */
+  readonly readBoundNode?: ReadBoundNode;
   /** Back-off timers. */
   readonly clock: Clock;
   /** Tries per binding for retriable answers (5xx, unreachable, 429). */
@@ -75,7 +90,9 @@ export class KubeBinder implements Binder {
     const id = podId(pod);
     const done = this.bound.get(id);
     if (done !== undefined) {
-      return Promise.resolve(done === nodeName ? SUCCESS : errorStatus(`pod ${podKey(pod)} was already bound to node ${done} by this scheduler`));
+      return Promise.resolve(
+        done === nodeName ? SUCCESS : errorStatus(`pod ${podKey(pod)} was already bound to node ${done} by this scheduler`),
+      );
     }
     if (this.inFlight.has(id)) return Promise.resolve(errorStatus(`pod ${podKey(pod)} already has a binding in flight`));
     if (this.abortion.signal.aborted) return Promise.resolve(this.aborted(pod, nodeName));
@@ -109,10 +126,16 @@ export class KubeBinder implements Binder {
   }
 
   private async attempt(pod: Pod, nodeName: string): Promise<Status> {
-    const target = { namespace: pod.metadata.namespace ?? 'default', name: pod.metadata.name, ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}) };
+    const target = {
+      namespace: pod.metadata.namespace ?? 'default',
+      name: pod.metadata.name,
+      ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
+    };
     const key = podKey(pod);
     let delay = this.settings.initialBackoffMs;
     let last = '';
+    /** An earlier attempt got no clear answer: it may have bound the pod. */
+    let ambiguous = false;
     const { signal } = this.abortion;
     for (let attempt = 1; attempt <= this.settings.attempts; attempt++) {
       const answer = await this.options.post(target, nodeName, signal);
@@ -125,10 +148,15 @@ export class KubeBinder implements Binder {
           this.counts.boundElsewhere++;
           return errorStatus(`pod ${key} is already bound to node ${assigned} by someone else`);
         }
+        if (ambiguous && this.options.readBoundNode) {
+          const now = await this.options.readBoundNode(target, signal);
+          if (now === nodeName) return this.succeeded(pod, nodeName);
+        }
         this.counts.conflicts++;
         return errorStatus(`binding pod ${key} to node ${nodeName} conflicted: ${answer.message}`);
       }
       last = answer.kind === 'status' ? `${answer.code} ${answer.message}` : answer.message;
+      if (retriable(answer)) ambiguous = true;
       if (!retriable(answer) || attempt === this.settings.attempts) break;
       this.counts.retried++;
       await sleep(this.options.clock, delay, signal);

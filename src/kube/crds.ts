@@ -30,7 +30,15 @@ const KIND_FIELD = {
   type: 'string',
 };
 
-function crd(kind: string, plural: string, shortName: string, columns: object[], spec: object, statusDescription: string, description: string): ApiObject {
+function crd(
+  kind: string,
+  plural: string,
+  shortName: string,
+  columns: object[],
+  spec: object,
+  statusDescription: string,
+  description: string,
+): ApiObject {
   return {
     apiVersion: CRD_API_VERSION,
     kind: 'CustomResourceDefinition',
@@ -51,7 +59,13 @@ function crd(kind: string, plural: string, shortName: string, columns: object[],
               description,
               type: 'object',
               required: ['spec'],
-              properties: { apiVersion: API_VERSION_FIELD, kind: KIND_FIELD, metadata: { type: 'object' }, spec, status: { description: statusDescription, type: 'object' } },
+              properties: {
+                apiVersion: API_VERSION_FIELD,
+                kind: KIND_FIELD,
+                metadata: { type: 'object' },
+                spec,
+                status: { description: statusDescription, type: 'object' },
+              },
             },
           },
         },
@@ -67,7 +81,12 @@ export const SCHEDULE_TRIGGER_CRD: ApiObject = crd(
   SCHEDULE_TRIGGER.kind,
   SCHEDULE_TRIGGER.plural,
   'st',
-  [{ jsonPath: '.spec.state', name: 'State', type: 'string' }, POD_SET_COLUMN, { jsonPath: '.metadata.labels.planner\\.ciena\\.io/quiet-time', name: 'QuietTime', priority: 1, type: 'string' }, AGE_COLUMN],
+  [
+    { jsonPath: '.spec.state', name: 'State', type: 'string' },
+    POD_SET_COLUMN,
+    { jsonPath: '.metadata.labels.planner\\.ciena\\.io/quiet-time', name: 'QuietTime', priority: 1, type: 'string' },
+    AGE_COLUMN,
+  ],
   {
     description: 'ScheduleTriggerSpec defines an event indicating that the pod-set can be transitioned from planning to schedule state.',
     type: 'object',
@@ -80,10 +99,17 @@ export const SCHEDULE_TRIGGER_CRD: ApiObject = crd(
         items: {
           type: 'object',
           required: ['name'],
-          properties: { name: { type: 'string' }, namespace: { type: 'string' }, kind: { type: 'string', enum: ['ScheduleTrigger', 'SchedulePlan', 'PodSet'] } },
+          properties: {
+            name: { type: 'string' },
+            namespace: { type: 'string' },
+            kind: { type: 'string', enum: ['ScheduleTrigger', 'SchedulePlan', 'PodSet'] },
+          },
         },
       },
-      requireReady: { description: "Podplan's addition: wait until the pods of what dependsOn names are Ready, not only planned.", type: 'boolean' },
+      requireReady: {
+        description: "Podplan's addition: wait until the pods of what dependsOn names are Ready, not only planned.",
+        type: 'boolean',
+      },
     },
   },
   'ScheduleTriggerStatus defines the status for a trigger.',
@@ -124,7 +150,10 @@ export const PLANNER_CRDS: readonly ApiObject[] = [SCHEDULE_TRIGGER_CRD, SCHEDUL
 export function planForCluster(plan: ApiObject): ApiObject {
   const { status, ...rest } = plan as ApiObject & { status?: unknown };
   if (status === undefined) return plan;
-  const annotations = { ...((plan.metadata.annotations as Record<string, string> | undefined) ?? {}), [PLAN_STATUS_ANNOTATION]: JSON.stringify(status) };
+  const annotations = {
+    ...((plan.metadata.annotations as Record<string, string> | undefined) ?? {}),
+    [PLAN_STATUS_ANNOTATION]: JSON.stringify(status),
+  };
   return { ...rest, metadata: { ...plan.metadata, annotations } } as ApiObject;
 }
 
@@ -153,14 +182,19 @@ export async function planCrdInstall(http: KubeHttp): Promise<Result<CrdStep[], 
   for (const want of PLANNER_CRDS) {
     const name = want.metadata.name;
     const existing = await http.request<ApiObject>(`${CRD_COLLECTION}/${name}`);
-    if (!existing.ok && existing.error.kind !== 'not-found') return err(`reading CustomResourceDefinition ${name}: ${existing.error.message}`);
+    if (!existing.ok && existing.error.kind !== 'not-found')
+      return err(`reading CustomResourceDefinition ${name}: ${existing.error.message}`);
     if (!existing.ok) {
       steps.push({ name, action: 'create', object: want });
       continue;
     }
     const have = existing.value as ApiObject & { spec?: unknown };
     const unchanged = covers(have.spec, (want as ApiObject & { spec: unknown }).spec);
-    steps.push({ name, action: unchanged ? 'unchanged' : 'update', object: { ...want, metadata: { ...want.metadata, resourceVersion: have.metadata.resourceVersion } } });
+    steps.push({
+      name,
+      action: unchanged ? 'unchanged' : 'update',
+      object: { ...want, metadata: { ...want.metadata, resourceVersion: have.metadata.resourceVersion } },
+    });
   }
   return ok(steps);
 }
@@ -173,7 +207,8 @@ export async function applyCrdInstall(http: KubeHttp, steps: readonly CrdStep[])
       step.action === 'create'
         ? await http.request(CRD_COLLECTION, { method: 'POST', body: step.object })
         : await http.request(`${CRD_COLLECTION}/${step.name}`, { method: 'PUT', body: step.object });
-    if (!written.ok) return err(`${step.action === 'create' ? 'creating' : 'updating'} CustomResourceDefinition ${step.name}: ${written.error.message}`);
+    if (!written.ok)
+      return err(`${step.action === 'create' ? 'creating' : 'updating'} CustomResourceDefinition ${step.name}: ${written.error.message}`);
   }
   return ok(undefined);
 }

@@ -8,7 +8,17 @@ import https from 'node:https';
 import { err, ok, type Result } from '../engine/api/result';
 import type { KubeContext } from './kubeconfig';
 
-export type ApiErrorKind = 'forbidden' | 'unauthorized' | 'not-found' | 'conflict' | 'gone' | 'invalid' | 'unsupported-media-type' | 'server' | 'network' | 'aborted';
+export type ApiErrorKind =
+  | 'forbidden'
+  | 'unauthorized'
+  | 'not-found'
+  | 'conflict'
+  | 'gone'
+  | 'invalid'
+  | 'unsupported-media-type'
+  | 'server'
+  | 'network'
+  | 'aborted';
 
 export interface ApiError {
   readonly kind: ApiErrorKind;
@@ -20,7 +30,15 @@ export interface ApiError {
   readonly reason?: string;
 }
 
-const KIND_OF_STATUS: Readonly<Record<number, ApiErrorKind>> = { 401: 'unauthorized', 403: 'forbidden', 404: 'not-found', 409: 'conflict', 410: 'gone', 415: 'unsupported-media-type', 422: 'invalid' };
+const KIND_OF_STATUS: Readonly<Record<number, ApiErrorKind>> = {
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  409: 'conflict',
+  410: 'gone',
+  415: 'unsupported-media-type',
+  422: 'invalid',
+};
 
 export function apiErrorKind(status: number): ApiErrorKind {
   return KIND_OF_STATUS[status] ?? (status === 0 ? 'network' : status >= 500 ? 'server' : 'invalid');
@@ -90,7 +108,12 @@ export class KubeHttp {
 
   constructor(readonly context: KubeContext) {
     const url = new URL(context.config.getCurrentCluster()!.server);
-    this.server = { secure: url.protocol === 'https:', hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: url.port, pathPrefix: url.pathname.replace(/\/$/, '') };
+    this.server = {
+      secure: url.protocol === 'https:',
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port,
+      pathPrefix: url.pathname.replace(/\/$/, ''),
+    };
   }
 
   /**
@@ -104,8 +127,20 @@ export class KubeHttp {
   }
 
   private agentFor(opts: https.RequestOptions): https.Agent {
-    const tls = { ca: opts.ca, cert: opts.cert, key: opts.key, pfx: opts.pfx, passphrase: opts.passphrase, servername: opts.servername, ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}) };
-    const key = JSON.stringify([tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.servername, tls.rejectUnauthorized].map((v) => (v === undefined ? null : String(v))));
+    const tls = {
+      ca: opts.ca,
+      cert: opts.cert,
+      key: opts.key,
+      pfx: opts.pfx,
+      passphrase: opts.passphrase,
+      servername: opts.servername,
+      ...(opts.rejectUnauthorized !== undefined ? { rejectUnauthorized: opts.rejectUnauthorized } : {}),
+    };
+    const key = JSON.stringify(
+      [tls.ca, tls.cert, tls.key, tls.pfx, tls.passphrase, tls.servername, tls.rejectUnauthorized].map((v) =>
+        v === undefined ? null : String(v),
+      ),
+    );
     if (this.agent?.key !== key) {
       this.agent?.agent.destroy();
       this.agent = { key, agent: new https.Agent({ ...tls, keepAlive: true, maxSockets: MAX_SOCKETS }) };
@@ -152,14 +187,28 @@ export class KubeHttp {
     return this.server.pathPrefix + path + (text ? `?${text}` : '');
   }
 
-  private send(path: string, prepared: Prepared, options: { readonly method: string; readonly accept: string; readonly signal?: AbortSignal; readonly timeout?: number }, payload?: { readonly text: string; readonly contentType: string }): http.ClientRequest {
+  private send(
+    path: string,
+    prepared: Prepared,
+    options: { readonly method: string; readonly accept: string; readonly signal?: AbortSignal; readonly timeout?: number },
+    payload?: { readonly text: string; readonly contentType: string },
+  ): http.ClientRequest {
     const headers: Record<string, string> = { ...prepared.headers, Accept: options.accept };
     if (payload) {
       headers['Content-Type'] = payload.contentType;
       headers['Content-Length'] = String(Buffer.byteLength(payload.text));
     }
     const { hostname, port, secure } = this.server;
-    const opts: https.RequestOptions = { hostname, ...(port ? { port } : {}), path, method: options.method, headers, ...(prepared.agent ? { agent: prepared.agent } : {}), ...(options.signal ? { signal: options.signal } : {}), ...(options.timeout ? { timeout: options.timeout } : {}) };
+    const opts: https.RequestOptions = {
+      hostname,
+      ...(port ? { port } : {}),
+      path,
+      method: options.method,
+      headers,
+      ...(prepared.agent ? { agent: prepared.agent } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.timeout ? { timeout: options.timeout } : {}),
+    };
     const req = (secure ? https : http).request(opts);
     // Headers and body in one write: one TLS record, one system call.
     req.end(payload?.text);
@@ -176,12 +225,20 @@ export class KubeHttp {
     const prepared = cached ? ok(cached) : await this.prepare();
     if (!prepared.ok) return prepared;
     if (this.aborting || signal?.aborted) return err(aborted(path));
-    const payload = options.body === undefined ? undefined : { text: JSON.stringify(options.body), contentType: options.contentType ?? 'application/json' };
+    const payload =
+      options.body === undefined
+        ? undefined
+        : { text: JSON.stringify(options.body), contentType: options.contentType ?? 'application/json' };
     return new Promise((resolve) => {
       // Aborting ends the request at once. Not through the request's own `signal` option: that costs
       // an AbortSignal.any and listeners per request, and bindings are hundreds in flight.
       let abortedNow = false;
-      const req = this.send(this.requestPath(path, options.query), prepared.value, { method: options.method ?? 'GET', accept: 'application/json', timeout: REQUEST_TIMEOUT_MS }, payload);
+      const req = this.send(
+        this.requestPath(path, options.query),
+        prepared.value,
+        { method: options.method ?? 'GET', accept: 'application/json', timeout: REQUEST_TIMEOUT_MS },
+        payload,
+      );
       const end = () => {
         abortedNow = true;
         req.destroy();
@@ -197,7 +254,8 @@ export class KubeHttp {
         ended?.delete(end);
         resolve(answer);
       };
-      const failed = (e: Error, prefix: string) => settle(err(abortedNow ? aborted(path) : { kind: 'network', status: 0, message: `${prefix}${redactor.describe(e)}` }));
+      const failed = (e: Error, prefix: string) =>
+        settle(err(abortedNow ? aborted(path) : { kind: 'network', status: 0, message: `${prefix}${redactor.describe(e)}` }));
       let responded = false;
       req.on('response', (res) => {
         responded = true;
@@ -217,7 +275,8 @@ export class KubeHttp {
             body = undefined;
           }
           if (status >= 200 && status < 300) {
-            if (body === undefined && text) settle(err({ kind: 'server', status, message: `the API server's answer to ${path} is not JSON` }));
+            if (body === undefined && text)
+              settle(err({ kind: 'server', status, message: `the API server's answer to ${path} is not JSON` }));
             else settle(ok(body as T));
             return;
           }
@@ -274,7 +333,11 @@ export class KubeHttp {
     void this.prepare().then((prepared) => {
       if (!prepared.ok) return done(Object.assign(new Error(prepared.error.message), { statusCode: prepared.error.status }));
       if (controller.signal.aborted) return done(undefined);
-      const req = this.send(this.requestPath(path, { ...query, watch: 'true' }), prepared.value, { method: 'GET', accept: 'application/json', signal: controller.signal });
+      const req = this.send(this.requestPath(path, { ...query, watch: 'true' }), prepared.value, {
+        method: 'GET',
+        accept: 'application/json',
+        signal: controller.signal,
+      });
       req.on('socket', (socket) => socket.setKeepAlive(true, WATCH_KEEPALIVE_MS));
       req.on('error', (e) => done(Object.assign(new Error(this.context.redactor.describe(e)), { statusCode: 0 })));
       req.on('response', (res) => {

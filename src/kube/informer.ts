@@ -47,7 +47,12 @@ class KubeWatch extends Watch {
     super(http.context.config);
   }
 
-  override watch(path: string, queryParams: Record<string, string | number | boolean | undefined>, callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void, done: (err: unknown) => void): Promise<AbortController> {
+  override watch(
+    path: string,
+    queryParams: Record<string, string | number | boolean | undefined>,
+    callback: (phase: string, apiObj: unknown, watchObj?: unknown) => void,
+    done: (err: unknown) => void,
+  ): Promise<AbortController> {
     const query = Object.fromEntries(Object.entries(queryParams).map(([k, v]) => [k, v === undefined ? undefined : String(v)]));
     const [collection = path, inPath = ''] = path.split('?');
     for (const [k, v] of new URLSearchParams(inPath)) query[k] = v;
@@ -110,14 +115,22 @@ export class Informer {
     // ListWatch builds the watch URL from this path and keeps its query, so bookmarks are asked for here.
     const path = `${collectionPath(resource, namespace)}?allowWatchBookmarks=true`;
     const list = async (): Promise<KubernetesListObject<KubernetesObject>> => {
-      const selectors = { ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}), ...(options.fieldSelector !== undefined ? { fieldSelector: options.fieldSelector } : {}) };
+      const selectors = {
+        ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
+        ...(options.fieldSelector !== undefined ? { fieldSelector: options.fieldSelector } : {}),
+      };
       const listed = await listAll(http, resource, namespace, selectors);
       if (!listed.ok) throw new ListError(listed.error.message, listed.error.status);
       if (!listed.value) throw new ListError(`the API server does not serve ${resource.apiVersion}`, 404);
       this.lists++;
       this.delay = options.backoff?.initialMs ?? 1_000;
       const items = (listed.value?.items ?? []).map((i) => i.object as KubernetesObject);
-      return { apiVersion: resource.apiVersion, kind: `${resource.kind}List`, metadata: { resourceVersion: listed.value?.resourceVersion ?? '' }, items };
+      return {
+        apiVersion: resource.apiVersion,
+        kind: `${resource.kind}List`,
+        metadata: { resourceVersion: listed.value?.resourceVersion ?? '' },
+        items,
+      };
     };
     this.watch = new KubeWatch(http);
     this.listWatch = new ListWatch(path, this.watch, list, false, options.labelSelector, options.fieldSelector);
@@ -172,12 +185,15 @@ export class Informer {
     const { resource } = this.options;
     if (error instanceof ListError && (error.statusCode === 404 || error.statusCode === 403)) {
       this.unavailable = error.statusCode === 404 ? 'not-served' : 'forbidden';
-      if (this.unavailable === 'forbidden') this.options.onError?.(`cannot list ${resource.plural}: ${error.message}; going on without them`);
+      if (this.unavailable === 'forbidden')
+        this.options.onError?.(`cannot list ${resource.plural}: ${error.message}; going on without them`);
       this.markSynced();
       void this.stop();
       return;
     }
-    this.options.onError?.(`${resource.plural}: ${this.http.context.redactor.describe(error)}; retrying in ${Math.round(this.delay / 100) / 10} s`);
+    this.options.onError?.(
+      `${resource.plural}: ${this.http.context.redactor.describe(error)}; retrying in ${Math.round(this.delay / 100) / 10} s`,
+    );
     this.timer?.cancel();
     this.timer = this.options.clock.setTimer(this.delay, () => {
       this.timer = undefined;

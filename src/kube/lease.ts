@@ -22,12 +22,19 @@ export interface StoredLease {
   readonly resourceVersion: string;
 }
 
-export type LeaseWrite = { readonly kind: 'written'; readonly lease: StoredLease } | { readonly kind: 'conflict' } | { readonly kind: 'error'; readonly message: string };
+export type LeaseWrite =
+  | { readonly kind: 'written'; readonly lease: StoredLease }
+  | { readonly kind: 'conflict' }
+  | { readonly kind: 'error'; readonly message: string };
 
 /** One Lease object of the API server. Never rejects. */
 export interface LeaseClient {
   /** The Lease, undefined when it does not exist, or an error message. */
-  get(): Promise<{ readonly kind: 'found'; readonly lease: StoredLease } | { readonly kind: 'absent' } | { readonly kind: 'error'; readonly message: string }>;
+  get(): Promise<
+    | { readonly kind: 'found'; readonly lease: StoredLease }
+    | { readonly kind: 'absent' }
+    | { readonly kind: 'error'; readonly message: string }
+  >;
   create(record: LeaseRecord): Promise<LeaseWrite>;
   /** Replaces the Lease only if it is still at `resourceVersion` (else conflict). */
   update(record: LeaseRecord, resourceVersion: string): Promise<LeaseWrite>;
@@ -67,7 +74,9 @@ export class LeaderElector {
     this.renewDeadlineMs = options.renewDeadlineMs ?? LEASE_DEFAULTS.renewDeadlineMs;
     this.retryPeriodMs = options.retryPeriodMs ?? LEASE_DEFAULTS.retryPeriodMs;
     if (!(this.renewDeadlineMs < this.leaseDurationMs && this.retryPeriodMs < this.renewDeadlineMs)) {
-      throw new RangeError(`lease timings must satisfy retry period < renew deadline < lease duration (got ${this.retryPeriodMs}, ${this.renewDeadlineMs}, ${this.leaseDurationMs} ms)`);
+      throw new RangeError(
+        `lease timings must satisfy retry period < renew deadline < lease duration (got ${this.retryPeriodMs}, ${this.renewDeadlineMs}, ${this.leaseDurationMs} ms)`,
+      );
     }
   }
 
@@ -90,7 +99,10 @@ export class LeaderElector {
     this.setLeading(false);
     const seen = this.observed?.lease;
     if (seen && seen.record.holderIdentity === this.options.identity) {
-      const released = await this.options.client.update({ ...seen.record, holderIdentity: '', leaseDurationSeconds: 1 }, seen.resourceVersion);
+      const released = await this.options.client.update(
+        { ...seen.record, holderIdentity: '', leaseDurationSeconds: 1 },
+        seen.resourceVersion,
+      );
       if (released.kind === 'error') this.options.onError?.(`releasing the lease: ${released.message}`);
     }
   }
@@ -115,7 +127,11 @@ export class LeaderElector {
   private async acquireOrRenew(): Promise<boolean> {
     if (this.stopped) return false;
     const now = this.options.clock.now();
-    const record: LeaseRecord = { holderIdentity: this.options.identity, leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000), renewTime: microTime(now) };
+    const record: LeaseRecord = {
+      holderIdentity: this.options.identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      renewTime: microTime(now),
+    };
     const current = await this.options.client.get();
     let write: LeaseWrite;
     if (current.kind === 'error') {

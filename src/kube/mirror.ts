@@ -19,7 +19,8 @@ export interface MirrorOptions {
   readonly onEvent?: (event: InformerEvent) => void;
 }
 
-const entryKey = ({ resource, object }: InformerEvent): string => `${resource.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
+const entryKey = ({ resource, object }: InformerEvent): string =>
+  `${resource.kind}/${object.metadata.namespace ?? ''}/${object.metadata.name}`;
 
 interface Entry {
   readonly typed: TypedObject;

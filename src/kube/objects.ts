@@ -20,7 +20,12 @@ import type { ResourceType } from './resources';
 export interface ApiObject {
   readonly apiVersion: string;
   readonly kind: string;
-  readonly metadata: { readonly name: string; readonly namespace?: string; readonly resourceVersion?: string; readonly [key: string]: unknown };
+  readonly metadata: {
+    readonly name: string;
+    readonly namespace?: string;
+    readonly resourceVersion?: string;
+    readonly [key: string]: unknown;
+  };
   readonly [key: string]: unknown;
 }
 
@@ -51,7 +56,12 @@ function withoutEnvValues(spec: Json): Json {
   for (const list of CONTAINER_LISTS) {
     const containers = spec[list];
     if (!Array.isArray(containers) || !containers.some((c: unknown) => isRecord(c) && Array.isArray(c.env))) continue;
-    out = { ...out, [list]: containers.map((c: unknown) => (isRecord(c) && Array.isArray(c.env) ? { ...c, env: c.env.map((e: unknown) => (isRecord(e) ? withoutKey(e, 'value') : e)) } : c)) };
+    out = {
+      ...out,
+      [list]: containers.map((c: unknown) =>
+        isRecord(c) && Array.isArray(c.env) ? { ...c, env: c.env.map((e: unknown) => (isRecord(e) ? withoutKey(e, 'value') : e)) } : c,
+      ),
+    };
   }
   return out;
 }
@@ -80,7 +90,17 @@ export interface TypedObject {
  */
 export function sortForSnapshot(objects: readonly TypedObject[]): TypedObject[] {
   const keyed = objects.map((o) => ({ o, file: snapshotFile(o.resource, o.object) }));
-  keyed.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.o.object.metadata.name < b.o.object.metadata.name ? -1 : a.o.object.metadata.name > b.o.object.metadata.name ? 1 : 0));
+  keyed.sort((a, b) =>
+    a.file < b.file
+      ? -1
+      : a.file > b.file
+        ? 1
+        : a.o.object.metadata.name < b.o.object.metadata.name
+          ? -1
+          : a.o.object.metadata.name > b.o.object.metadata.name
+            ? 1
+            : 0,
+  );
   return keyed.map((k) => k.o);
 }
 
@@ -148,7 +168,8 @@ function rebound(before: ApiObject, pod: Pod, after: ApiObject): Result<Pod, str
   if (!isRecord(spec) || !isRecord(beforeSpec)) return undefined;
   const nodeName = spec['nodeName'];
   if (nodeName !== undefined && typeof nodeName !== 'string') return undefined;
-  if (Object.keys(after).length !== Object.keys(before).length || after.apiVersion !== before.apiVersion || after.kind !== before.kind) return undefined;
+  if (Object.keys(after).length !== Object.keys(before).length || after.apiVersion !== before.apiVersion || after.kind !== before.kind)
+    return undefined;
   if (!sameJson(spec, beforeSpec, 'nodeName') || !sameJson(after.metadata, before.metadata, 'resourceVersion')) return undefined;
   const read = readPodStatus(after['status']);
   if (!read) return undefined;

@@ -23,7 +23,10 @@ export class PlannerObjects {
 
   /** The objects of a namespace (all namespaces when left out); none when the CRD is not installed. */
   async list(kind: PlannerKind, namespace?: string, labelSelector?: string): Promise<Result<ApiObject[], ApiError>> {
-    const listed = await this.http.request<{ items?: ApiObject[] }>(collectionPath(kind, namespace), labelSelector ? { query: { labelSelector } } : {});
+    const listed = await this.http.request<{ items?: ApiObject[] }>(
+      collectionPath(kind, namespace),
+      labelSelector ? { query: { labelSelector } } : {},
+    );
     if (!listed.ok) return listed.error.kind === 'not-found' ? ok([]) : listed;
     return ok((listed.value.items ?? []).map((i) => ({ ...i, apiVersion: SCHEDULE_PLAN.apiVersion, kind })));
   }
@@ -47,7 +50,13 @@ export class PlannerObjects {
    * A JSON merge patch (RFC 7386). Put `metadata.resourceVersion` in the patch to make it
    * conditional: the server then answers 409 when the object moved on.
    */
-  patch(kind: PlannerKind, namespace: string, name: string, patch: Record<string, unknown>, subresource?: 'status'): Promise<Result<ApiObject, ApiError>> {
+  patch(
+    kind: PlannerKind,
+    namespace: string,
+    name: string,
+    patch: Record<string, unknown>,
+    subresource?: 'status',
+  ): Promise<Result<ApiObject, ApiError>> {
     const options: RequestOptions = { method: 'PATCH', body: patch, contentType: MERGE_PATCH };
     return this.http.request<ApiObject>(objectPath(kind, namespace, name) + (subresource === 'status' ? '/status' : ''), options);
   }

@@ -56,7 +56,8 @@ export class KubePoolTarget implements PoolTarget {
     if (!listed.ok) return err(listed.error);
     const idle: PoolPod[] = [];
     for (const object of listed.value) {
-      if (object.metadata.labels?.[POOL_LABEL] !== this.options.pool || object.metadata.annotations?.[PHASE_ANNOTATION] !== 'Idle') continue;
+      if (object.metadata.labels?.[POOL_LABEL] !== this.options.pool || object.metadata.annotations?.[PHASE_ANNOTATION] !== 'Idle')
+        continue;
       const pod = poolPod(object);
       if (!pod) continue;
       this.listed.set(pod.uid, object);
@@ -73,13 +74,20 @@ export class KubePoolTarget implements PoolTarget {
       return { kind: 'conflict', message: `pod ${pod.name} is no longer at resourceVersion ${pod.resourceVersion} in the listing` };
     }
     const phase = object.metadata.annotations?.[PHASE_ANNOTATION];
-    if (phase !== 'Idle') return { kind: 'unexpectedPhase', phase: toPhase(phase) ?? 'Running', message: `pod ${pod.name} is ${phase ?? 'without a phase'}, not Idle` };
+    if (phase !== 'Idle')
+      return {
+        kind: 'unexpectedPhase',
+        phase: toPhase(phase) ?? 'Running',
+        message: `pod ${pod.name} is ${phase ?? 'without a phase'}, not Idle`,
+      };
     const answer = await this.options.update(claimed(object, request));
     switch (answer.kind) {
       case 'updated': {
         this.listed.delete(pod.uid);
         const swapped = poolPod(answer.pod);
-        return swapped ? { kind: 'swapped', pod: { ...swapped, targetPhase: request.targetPhase } } : { kind: 'error', message: `pod ${pod.name} came back without a uid or resourceVersion` };
+        return swapped
+          ? { kind: 'swapped', pod: { ...swapped, targetPhase: request.targetPhase } }
+          : { kind: 'error', message: `pod ${pod.name} came back without a uid or resourceVersion` };
       }
       case 'status':
         if (answer.code === 409 || answer.code === 404) return { kind: 'conflict', message: `pod ${pod.name}: ${answer.message}` };

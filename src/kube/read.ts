@@ -36,12 +36,19 @@ export interface Selectors {
 }
 
 /** Every object of one kind (all pages); `undefined` when the API group is not served. */
-export async function listAll(http: KubeHttp, resource: ResourceType, namespace?: string, selectors: Selectors = {}): Promise<Result<{ items: TypedObject[]; resourceVersion: string } | undefined, ApiError>> {
+export async function listAll(
+  http: KubeHttp,
+  resource: ResourceType,
+  namespace?: string,
+  selectors: Selectors = {},
+): Promise<Result<{ items: TypedObject[]; resourceVersion: string } | undefined, ApiError>> {
   const items: TypedObject[] = [];
   let token: string | undefined;
   let resourceVersion = '';
   do {
-    const page = await http.request<ListBody>(collectionPath(resource, namespace), { query: { limit: String(PAGE_SIZE), continue: token, ...selectors } });
+    const page = await http.request<ListBody>(collectionPath(resource, namespace), {
+      query: { limit: String(PAGE_SIZE), continue: token, ...selectors },
+    });
     if (!page.ok) return page.error.kind === 'not-found' ? ok(undefined) : page;
     for (const raw of page.value.items ?? []) {
       const object = cleanObject(resource, raw);
@@ -56,7 +63,12 @@ export async function listAll(http: KubeHttp, resource: ResourceType, namespace?
 export async function readCluster(http: KubeHttp, options: ReadOptions = {}): Promise<Result<ClusterRead, string>> {
   const objects: TypedObject[] = [];
   const warnings: string[] = [];
-  const lists = await Promise.all((options.resources ?? CLUSTER_RESOURCES).map(async (resource) => ({ resource, list: await listAll(http, resource, options.namespace) })));
+  const lists = await Promise.all(
+    (options.resources ?? CLUSTER_RESOURCES).map(async (resource) => ({
+      resource,
+      list: await listAll(http, resource, options.namespace),
+    })),
+  );
   for (const { resource, list } of lists) {
     const what = `${resource.plural}${resource.apiVersion.includes('/') ? `.${resource.apiVersion.split('/')[0]}` : ''}`;
     if (!list.ok) {

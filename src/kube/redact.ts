@@ -10,7 +10,10 @@ export const REDACTED = '<redacted>';
 const CREDENTIAL_PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, REDACTED],
   [/\b(Bearer|Basic)\s+[^\s"',;]+/gi, `$1 ${REDACTED}`],
-  [/((?:token|password|secret|client-key-data|client-key|id-token|refresh-token|access-token)["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi, `$1${REDACTED}`],
+  [
+    /((?:token|password|secret|client-key-data|client-key|id-token|refresh-token|access-token)["']?\s*[:=]\s*["']?)[^\s"',;}]+/gi,
+    `$1${REDACTED}`,
+  ],
 ];
 
 /** Secrets shorter than this are not searched for on their own (they would blank ordinary words). */

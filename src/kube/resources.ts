@@ -14,8 +14,18 @@ export const PLANNER_GROUP = 'planner.ciena.io';
 
 export const NODE: ResourceType = { kind: 'Node', apiVersion: 'v1', plural: 'nodes', namespaced: false };
 export const POD: ResourceType = { kind: 'Pod', apiVersion: 'v1', plural: 'pods', namespaced: true };
-export const SCHEDULE_TRIGGER: ResourceType = { kind: 'ScheduleTrigger', apiVersion: PLANNER_API_VERSION, plural: 'scheduletriggers', namespaced: true };
-export const SCHEDULE_PLAN: ResourceType = { kind: 'SchedulePlan', apiVersion: PLANNER_API_VERSION, plural: 'scheduleplans', namespaced: true };
+export const SCHEDULE_TRIGGER: ResourceType = {
+  kind: 'ScheduleTrigger',
+  apiVersion: PLANNER_API_VERSION,
+  plural: 'scheduletriggers',
+  namespaced: true,
+};
+export const SCHEDULE_PLAN: ResourceType = {
+  kind: 'SchedulePlan',
+  apiVersion: PLANNER_API_VERSION,
+  plural: 'scheduleplans',
+  namespaced: true,
+};
 
 /** In the order a snapshot lists them (cluster-scoped kinds first). */
 export const CLUSTER_RESOURCES: readonly ResourceType[] = [

@@ -10,7 +10,7 @@ const created: BindingAnswer = { kind: 'created' };
 const status = (code: number, message: string): BindingAnswer => ({ kind: 'status', code, message });
 
 /** A binder whose posts answer `answers` in turn; it records each post's node. */
-function binder(answers: BindingAnswer[], attempts = 3) {
+function binder(answers: BindingAnswer[], attempts = 3, boundNode?: string) {
   const clock = new ManualClock(0);
   const posts: string[] = [];
   const b = new KubeBinder({
@@ -21,6 +21,7 @@ function binder(answers: BindingAnswer[], attempts = 3) {
       posts.push(node);
       return answers.shift() ?? created;
     },
+    ...(boundNode !== undefined ? { readBoundNode: async () => boundNode } : {}),
   });
   /** Runs the binding to its end, advancing the clock through its back-offs. */
   const bind = async (pod = makePod('web').obj, node = 'n1') => {
@@ -37,19 +38,76 @@ function binder(answers: BindingAnswer[], attempts = 3) {
 }
 
 describe('kube/binder', () => {
-  const cases: Array<{ name: string; answers: BindingAnswer[]; code: Code; posts: number; message?: RegExp }> = [
+  const cases: Array<{ name: string; answers: BindingAnswer[]; code: Code; posts: number; message?: RegExp; boundNode?: string }> = [
     { name: 'created: bound', answers: [created], code: Code.Success, posts: 1 },
     { name: '500 then created: retried', answers: [status(500, 'etcd timeout'), created], code: Code.Success, posts: 2 },
-    { name: 'unreachable then created: retried', answers: [{ kind: 'unreachable', message: 'ECONNRESET' }, created], code: Code.Success, posts: 2 },
-    { name: '500 every time: fails after its attempts', answers: [status(500, 'a'), status(500, 'b'), status(503, 'c')], code: Code.Error, posts: 3, message: /failed: 503 c/ },
-    { name: '409 already assigned to this node: our earlier attempt landed', answers: [status(409, 'pod web is already assigned to node "n1"')], code: Code.Success, posts: 1 },
-    { name: '409 already assigned elsewhere: bound by someone else, not retried', answers: [status(409, 'pod web is already assigned to node "n9"')], code: Code.Error, posts: 1, message: /already bound to node n9 by someone else/ },
-    { name: '409 conflict: not retried, the scheduler requeues', answers: [status(409, 'the object has been modified')], code: Code.Error, posts: 1, message: /conflicted/ },
-    { name: '404: the pod is gone, not retried', answers: [status(404, 'pods "web" not found')], code: Code.Error, posts: 1, message: /404/ },
+    {
+      name: 'unreachable then created: retried',
+      answers: [{ kind: 'unreachable', message: 'ECONNRESET' }, created],
+      code: Code.Success,
+      posts: 2,
+    },
+    {
+      name: '500 every time: fails after its attempts',
+      answers: [status(500, 'a'), status(500, 'b'), status(503, 'c')],
+      code: Code.Error,
+      posts: 3,
+      message: /failed: 503 c/,
+    },
+    {
+      name: '409 already assigned to this node: our earlier attempt landed',
+      answers: [status(409, 'pod web is already assigned to node "n1"')],
+      code: Code.Success,
+      posts: 1,
+    },
+    {
+      name: '409 already assigned elsewhere: bound by someone else, not retried',
+      answers: [status(409, 'pod web is already assigned to node "n9"')],
+      code: Code.Error,
+      posts: 1,
+      message: /already bound to node n9 by someone else/,
+    },
+    {
+      name: '409 conflict: not retried, the scheduler requeues',
+      answers: [status(409, 'the object has been modified')],
+      code: Code.Error,
+      posts: 1,
+      message: /conflicted/,
+    },
+    {
+      name: '500 then 409 conflict, the pod reads bound to our node: the lost attempt landed',
+      answers: [status(500, 'lost'), status(409, 'the object has been modified')],
+      code: Code.Success,
+      posts: 2,
+      boundNode: 'n1',
+    },
+    {
+      name: '500 then 409 conflict, the pod reads unbound: a conflict',
+      answers: [status(500, 'lost'), status(409, 'the object has been modified')],
+      code: Code.Error,
+      posts: 2,
+      boundNode: '',
+      message: /conflicted/,
+    },
+    {
+      name: '409 conflict with no lost attempt before: the pod is not read',
+      answers: [status(409, 'the object has been modified')],
+      code: Code.Error,
+      posts: 1,
+      boundNode: 'n1',
+      message: /conflicted/,
+    },
+    {
+      name: '404: the pod is gone, not retried',
+      answers: [status(404, 'pods "web" not found')],
+      code: Code.Error,
+      posts: 1,
+      message: /404/,
+    },
   ];
   for (const c of cases) {
     it(c.name, async () => {
-      const b = binder([...c.answers]);
+      const b = binder([...c.answers], 3, c.boundNode);
       const result = await b.bind();
       assert.equal(result.code, c.code, result.reasons.join(', '));
       assert.equal(b.posts.length, c.posts);
@@ -81,7 +139,9 @@ describe('kube/binder', () => {
       post: (pod, _node, signal) => {
         if (signal) signals.push(signal);
         if (pod.name === 'flaky') return Promise.resolve(status(500, 'etcd timeout'));
-        return new Promise<BindingAnswer>((resolve) => signal?.addEventListener('abort', () => resolve({ kind: 'aborted', message: 'aborted' })));
+        return new Promise<BindingAnswer>((resolve) =>
+          signal?.addEventListener('abort', () => resolve({ kind: 'aborted', message: 'aborted' })),
+        );
       },
     });
     const slow = b.bind(makePod('slow').obj, 'n1');
@@ -91,13 +151,19 @@ describe('kube/binder', () => {
     assert.equal(b.counters().retried, 1, 'flaky is backing off');
 
     assert.equal(b.abort(), 2, 'two bindings were in flight');
-    assert.ok(signals.every((s) => s.aborted), 'the request in flight was aborted');
+    assert.ok(
+      signals.every((s) => s.aborted),
+      'the request in flight was aborted',
+    );
     for (const result of await Promise.all([slow, flaky])) {
       assert.equal(result.code, Code.Error);
       assert.match(result.reasons.join(', '), /was aborted \(the scheduler is stopping\): not bound/);
     }
     assert.equal(clock.pendingTimers, 0, 'the back-off timer was cancelled, not waited out');
-    assert.deepEqual({ aborted: b.counters().aborted, bound: b.counters().bound, inFlight: b.counters().inFlight }, { aborted: 2, bound: 0, inFlight: 0 });
+    assert.deepEqual(
+      { aborted: b.counters().aborted, bound: b.counters().bound, inFlight: b.counters().inFlight },
+      { aborted: 2, bound: 0, inFlight: 0 },
+    );
     assert.equal(b.boundTo(makePod('slow').obj.metadata.uid ?? ''), undefined);
 
     const later = await b.bind(makePod('late').obj, 'n1');

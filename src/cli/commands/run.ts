@@ -16,7 +16,7 @@ import { KubeBinder } from '../../kube/binder';
 import { LeaderElector } from '../../kube/lease';
 import { KubeHttp } from '../../kube/http';
 import { openContext, openInClusterContext } from '../../kube/kubeconfig';
-import { bindingPoster, leaseClient, planWriter, startInformers } from '../../kube/live/cluster';
+import { bindingPoster, boundNodeReader, leaseClient, planWriter, startInformers } from '../../kube/live/cluster';
 import { PlannerObjects } from '../../kube/planner-objects';
 import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '../../kube/live/compose';
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
@@ -162,7 +162,7 @@ export const run: Command = {
     const report = new RunReport(io, dryRun, history, clock, metricsBox);
     const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun
       ? dryRunBinder(io)
-      : new KubeBinder({ post: bindingPoster(http), clock });
+      : new KubeBinder({ post: bindingPoster(http), readBoundNode: boundNodeReader(http), clock });
     const effects = dryRun
       ? undefined
       : new KubeSchedulingEffects({ http, clock, host: hostname(), warning: (m) => io.stderr(`podplan run: ${m}\n`) });

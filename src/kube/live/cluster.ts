@@ -8,7 +8,7 @@ import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { schedulePlanObject } from '../../manifests/schedule-plan';
 import { triggerSpec } from '../../manifests/planner';
-import type { BindingAnswer, PostBinding } from '../binder';
+import type { BindingAnswer, PostBinding, ReadBoundNode } from '../binder';
 import { planForCluster } from '../crds';
 import type { ApiError, KubeHttp } from '../http';
 import { Informer, type InformerEvent } from '../informer';
@@ -42,6 +42,14 @@ export function bindingPoster(http: KubeHttp): PostBinding {
     return answer.error.status === 0
       ? { kind: 'unreachable', message: answer.error.message }
       : { kind: 'status', code: answer.error.status, message: answer.error.message };
+  };
+}
+
+/** The node a pod is bound to now ('' when none), read with a GET; undefined when it cannot be read. */
+export function boundNodeReader(http: KubeHttp): ReadBoundNode {
+  return async ({ namespace, name }, signal?) => {
+    const answer = await http.request<{ spec?: { nodeName?: string } }>(objectPath(POD, name, namespace), signal ? { signal } : {});
+    return answer.ok ? (answer.value.spec?.nodeName ?? '') : undefined;
   };
 }
 
