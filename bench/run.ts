@@ -16,6 +16,7 @@ import { benchmarks as planner } from './planner';
 import { benchmarks as webview } from './webview';
 import { benchmarks as cli } from './cli';
 import { benchmarks as kube } from './kube';
+import { benchmarks as kubeSideBySide } from './kube-side-by-side';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -33,6 +34,7 @@ const all: readonly Benchmark[] = [
   ...webview,
   ...cli,
   ...kube,
+  ...kubeSideBySide,
 ];
 
 const filter = process.argv[2] ?? '';
