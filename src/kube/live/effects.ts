@@ -448,8 +448,6 @@ export interface SchedulingEffects {
   inFlight(): number;
   /** A raw pod from the watch. */
   podObserved(object: ApiObject, deleted: boolean): void;
-  /** Victims whose deletion is in flight for preemptors, by victim id. */
-  preempting(): ReadonlySet<string>;
   stop(): Promise<void>;
 }
 
@@ -482,10 +480,6 @@ export class KubeSchedulingEffects implements SchedulingEffects {
 
   podObserved(object: ApiObject, deleted: boolean): void {
     this.status.podObserved(object, deleted);
-  }
-
-  preempting(): ReadonlySet<string> {
-    return this.preemptingNow;
   }
 
   scheduled(pod: Pod, node: string, schedulerName: string): void {
