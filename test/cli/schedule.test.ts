@@ -37,9 +37,9 @@ describe('cli schedule', () => {
     const { code, stdout } = await cli(['schedule', 'examples/cluster'], exampleFiles());
     assert.equal(code, 1);
     assert.match(stdout, /^POD\s+NODE\s+SCORE$/m);
-    const notHelpful = ' no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.';
+    const notHelpful = ' preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.';
     assert.ok(stdout.includes(`  ml/trainer: 0/6 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu, 4 Insufficient memory, 5 Insufficient nvidia.com/gpu.${notHelpful}\n`), stdout);
-    assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\. no new claims to deallocate, preemption: /m);
+    assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\. preemption: /m);
     assert.match(stdout, /^13 of 15 pending pods placed\.$/m);
   });
 
@@ -72,7 +72,7 @@ describe('cli schedule', () => {
     assert.deepEqual(
       lines.map((o) => [o.type, o.pod, o.node, o.message]),
       [
-        ['outcome', 'default/huge', null, '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.'],
+        ['outcome', 'default/huge', null, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.'],
         ['outcome', 'default/small', 'n2', 'placed on n2'],
         ['summary', undefined, undefined, undefined],
       ],
@@ -142,12 +142,12 @@ profiles:
       const shown = await cli(['show', '1', '--db', db]);
       assert.match(shown.stdout, /^Plan 1: every pending pod \(podplan schedule\), draft$/m);
       assert.match(shown.stdout, /^default\/a\s+n2\s+\d+$/m);
-      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\. no new claims to deallocate, preemption: 0\/2 nodes are available: 2 Preemption is not helpful for scheduling\.\n {6}2 {2}Insufficient cpu$/m);
+      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: 0\/2 nodes are available: 2 Preemption is not helpful for scheduling\.\n {6}2 {2}Insufficient cpu$/m);
       const store = await openTestStore(db);
       try {
         const [run] = value(store.runs()).items;
         assert.deepEqual([run?.source.kind, run?.source.name, run?.kind, run?.outcome, run?.message], ['workspace', '/work/c.yaml', 'preview', 'succeeded', '1 of 2 pending pods placed']);
-        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
+        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
       } finally {
         store.close();
       }

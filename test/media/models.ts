@@ -203,7 +203,7 @@ export function preemptingExplanation(): PodExplanationView {
     ...x,
     pod: 'ingest',
     namespace: 'data',
-    message: `0/12 nodes are available: 12 Insufficient cpu. no new claims to deallocate, ${HOSTILE}`,
+    message: `0/12 nodes are available: 12 Insufficient cpu. ${HOSTILE}`,
     preemption: {
       node: 'node-0002',
       victims: ['data/batch-3', 'data/batch-4'],
