@@ -26,9 +26,10 @@ export interface SimulationOptions {
   /** Simulated start time (ms since the epoch). */
   readonly startTime?: number;
   /**
-   * 'at-once' (the default): a preemptor's victims are evicted and it is placed in the same cycle;
-   * 'as-kube-scheduler': it is nominated, its victims are deleted, and it is tried again when their
-   * deletion wakes it, on its nominated node first (what the differential suite compares).
+   * 'as-kube-scheduler' (the default): a preemptor is nominated, its victims are deleted, and it is
+   * tried again when their deletion wakes it, on its nominated node first, as a 1.37 cluster does
+   * (what the differential suite compares with upstream); 'at-once': the victims are evicted and the
+   * preemptor placed in the same cycle.
    */
   readonly preemption?: 'at-once' | 'as-kube-scheduler';
   readonly onCycle?: (outcome: ScheduleOutcome, done: number, total: number) => void;
@@ -72,7 +73,7 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
     cache,
     clock,
     schedulerName: profile.schedulerName,
-    ...(options.preemption === 'as-kube-scheduler' ? { preemption: 'delete' as const } : {}),
+    ...(options.preemption === 'at-once' ? {} : { preemption: 'delete' as const }),
     ...(beforeCycle ? { beforeCycle: (state: CycleState, pod: PodInfo, snapshot: Snapshot) => beforeCycle(built, state, pod, snapshot) } : {}),
   });
   const gates = new SchedulingGates();
