@@ -9,4 +9,4 @@ if (!existsSync(bundle)) {
   console.error('podplan: dist/cli.cjs is missing; run `npm run build` first.');
   process.exit(2);
 }
-createRequire(import.meta.url)(bundle);
+createRequire(import.meta.url)(bundle).main(process.argv.slice(2));
