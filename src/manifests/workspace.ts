@@ -304,6 +304,33 @@ function unique<T>(items: readonly Located<T>[], what: string, key: (v: T) => st
 }
 
 /**
+ * metadata.uid is unique in a cluster (the API server assigns it), and the scheduler keys pods by
+ * it: a pod whose uid an earlier pod has is an error at its uid, and left out, never merged with the
+ * other one silently.
+ */
+function uniqueUids(pods: readonly Located<Pod>[], errors: ManifestError[]): Located<Pod>[] {
+  const seen = new Map<string, Located<Pod>>();
+  return pods.filter((p) => {
+    const uid = p.value.metadata.uid;
+    if (uid === undefined) return true;
+    const first = seen.get(uid);
+    if (!first) {
+      seen.set(uid, p);
+      return true;
+    }
+    const where = fieldRange(first, 'metadata.uid');
+    errors.push({
+      code: 'duplicate-uid',
+      severity: 'error',
+      message: `pod ${podKey(p.value)} has uid "${uid}", which pod ${podKey(first.value)} already has at ${where.file}:${where.start.line}:${where.start.column} (a uid is unique in a cluster); this one is left out`,
+      range: fieldRange(p, 'metadata.uid'),
+      path: concatPath(p.base, 'metadata.uid'),
+    });
+    return false;
+  });
+}
+
+/**
  * The Priority admission plugin on the pods (engine/api/priority.ts, the one place it is decided):
  * spec.priority from the named PriorityClass or the globalDefault one, so every reader of the
  * workspace (schedule, plan, explain, the language server, cluster snapshots) sees the same
@@ -357,10 +384,13 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
   // In file order, the made-up pods among the real ones; with their priorities as admission gives them.
   const pods = admitPriorities(
-    unique(
-      all.pods.filter((p) => !p.generated || missing.has(p.value)),
-      'pod',
-      podKey,
+    uniqueUids(
+      unique(
+        all.pods.filter((p) => !p.generated || missing.has(p.value)),
+        'pod',
+        podKey,
+        errors,
+      ),
       errors,
     ),
     priorityClasses,

@@ -249,3 +249,19 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.deepEqual(placed, ['cpu-demo-4', 'cpu-demo-5', 'cpu-demo-6']);
   });
 });
+
+describe('cli schedule: nothing dropped silently (real-world dumps)', () => {
+  const dump = readFileSync('test/fixtures/real-world/simple-pod-dump.yaml', 'utf8');
+  const nodes = readFileSync('test/fixtures/real-world/kind-nodes.yaml', 'utf8');
+
+  it('kubernetes/website simple-pod.yaml as kubectl get -o yaml dumps it, copied to 100 pending pods keeping its uid: a located error for each of the 99 duplicates, exit 2', async () => {
+    const pending = dump.replace(/^ {2}nodeName: kind-worker\n/m, '').replace(/^status:\n {2}phase: Running\n/m, '');
+    const copies = Array.from({ length: 100 }, (_, i) => pending.replace('name: nginx\n', `name: nginx-${i}\n`)).join('---\n');
+    const { code, stdout, stderr } = await cli(['schedule', 'dump.yaml', 'nodes.yaml', '--no-history'], { 'dump.yaml': copies, 'nodes.yaml': nodes });
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    const lines = stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 99, stderr);
+    assert.match(lines[0]!, /^dump\.yaml:\d+:\d+: error duplicate-uid: metadata\.uid: pod default\/nginx-1 has uid "5b8a1c1e-0f6f-4b57-9d43-2a3f4b0c9e11", which pod default\/nginx-0 already has at dump\.yaml:\d+:\d+/);
+  });
+});
