@@ -43,7 +43,7 @@ Exit codes: 0 the pod is placed, 1 it cannot be, 2 bad input or no such pod.
 
 Examples:
   podplan explain examples/cluster ml/trainer
-  podplan explain examples/cluster web-0 --node worker-2
+  podplan explain examples/cluster web-0 --node node-b1
 `;
 
 /** How many nodes each list shows without --all. */
