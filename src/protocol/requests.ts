@@ -150,6 +150,11 @@ export interface ScheduleWrite {
 export interface ScheduleNowResult {
   /** Sets the trigger's state to Schedule and writes (or rewrites) its pod set's SchedulePlan. */
   readonly edit: WorkspaceEdit;
+  /**
+   * Each file the edit writes, as digests (textDigest) of its text before (what the edit was made
+   * on: the client applies it only to that) and after (what the saved file must read back as).
+   */
+  readonly files: readonly { readonly uri: string; readonly before: string; readonly after: string }[];
   /** The plan, kept in the history as a draft (`historyId`) until the client records it applied. */
   readonly plan: PlanView;
   /** What `edit` writes, object by object. */

@@ -4,6 +4,7 @@ import type { Plan } from '../../engine/planner/plan';
 import { CPU, MEMORY } from '../../engine/api/resources';
 import { parseGoDuration } from '../../engine/planner/duration';
 import type { ScheduleTriggerManifest } from '../../manifests';
+import { textDigest } from '../../protocol/digest';
 import type { ClusterSummary, ExplainPodParams, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
@@ -82,9 +83,10 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
   const file = analysis.file(trigger.file);
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
-  const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
+  const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, index: document.index, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
   const made = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
   if (!made) return err(`cannot write the plan of ${trigger.value.podSet}`);
+  if (!made.edit.ok) return err(`the plan of ${trigger.value.podSet} is not written: ${made.edit.error}`);
   const plan = made.plan;
   const planFile = made.existing?.file ?? trigger.file;
   const planName = `${plan.namespace}/${made.existing?.value.name ?? plan.podSet}`;
@@ -93,7 +95,8 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
     ...(state ? [{ uri: trigger.file, object: `ScheduleTrigger ${namespace}/${trigger.value.name}`, created: false, fields: [`spec.state: ${trigger.value.state} → Schedule`] }] : []),
     { uri: planFile, object: `SchedulePlan ${planName}`, created: made.existing === undefined, fields: planFields },
   ];
-  return ok({ edit: made.edit, plan: keptView(plan, analysis, history), writes });
+  const files = made.edit.value.files.map((f) => ({ uri: f.uri, before: textDigest(f.before), after: textDigest(f.after) }));
+  return ok({ edit: made.edit.value.edit, files, plan: keptView(plan, analysis, history), writes });
 }
 
 export function workspaceSummary(analysis: Analysis, folders: readonly string[], problems: { errors: number; warnings: number }, history: History): WorkspaceSummary {
