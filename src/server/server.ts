@@ -148,7 +148,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   // Document features read the files (checked against the live cluster when one is the source).
   connection.onCompletion(guard('completion', () => [], (s, p) => service.complete(p.textDocument.uri, p.position, s.fileAnalysis())));
   connection.onHover(guard('hover', () => null, (s, p) => service.hover(p.textDocument.uri, p.position, s.fileAnalysis())));
-  connection.onCodeAction(guard('code actions', () => [], (s, p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis())));
+  // Only the kinds asked for (an editor asking for quick fixes gets no refactoring).
+  const wanted = (kind: string | undefined, only: readonly string[] | undefined) => !only || (kind !== undefined && only.some((o) => kind === o || kind.startsWith(`${o}.`)));
+  connection.onCodeAction(guard('code actions', () => [], (s, p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis()).filter((a) => wanted(a.kind, p.context.only))));
   // Lenses start previews, which plan on the source: they are offered where the source has the file.
   connection.onCodeLens(guard('code lenses', () => [], (s, p) => service.codeLenses(p.textDocument.uri, s.analysis())));
   connection.onDocumentSymbol(guard('document symbols', () => [], (s, p) => service.symbols(p.textDocument.uri, s.fileAnalysis())));

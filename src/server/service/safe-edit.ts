@@ -157,6 +157,8 @@ function marksOf(text: string, skip: ReadonlyArray<readonly [number, number]> = 
   let ends = 0;
   let offset = 0;
   for (const token of new Lexer().lex(text)) {
+    // yaml's lexer marks some places with one control character that is not in the source.
+    if (token.length === 1 && token < ' ' && token !== '\t' && token !== '\n' && token !== '\r') continue;
     const at = offset;
     offset += token.length;
     if (skip.some(([s, e]) => at >= s && at < e)) continue;
@@ -190,7 +192,7 @@ function firstDifference(a: unknown, b: unknown, path = ''): string {
 }
 
 /**
- * The file's text after `edits`, when it reads back as the intents say and keeps every comment and
+ * The file's text after `edits` (`intents[i]` says what `edits[i]` means), when it reads back as the intents say and keeps every comment and
  * document marker outside the documents it replaces; else why not, in words.
  */
 export function checkFileEdit(uri: string, before: string, edits: readonly TextEdit[], intents: readonly Intent[]): Result<string> {
@@ -222,7 +224,13 @@ export function checkFileEdit(uri: string, before: string, edits: readonly TextE
     const r = was.documents[i.document]?.source.documentRange;
     return r ? [[r.start.offset, r.end.offset] as const] : [];
   });
-  const kept = marksOf(before, replaced);
+  // A removed key or item takes the comments on its own lines with it.
+  const lines = TextDocument.create(uri, 'yaml', 0, before);
+  const removed = intents.flatMap((intent, i) => {
+    const e = edits[i];
+    return intent.kind === 'delete' && e ? [[lines.offsetAt(e.range.start), lines.offsetAt(e.range.end)] as const] : [];
+  });
+  const kept = marksOf(before, [...replaced, ...removed]);
   const got = marksOf(after);
   for (const [comment, count] of kept.comments) if ((got.comments.get(comment) ?? 0) < count) return err(`the comment "${comment}" would be lost`);
   const inserted = intents.filter((i) => i.kind === 'insert-document').length;
