@@ -168,7 +168,7 @@ describe('webview in headless Chromium', function () {
     const page = await open('light');
     await send(page, { type: 'plan', plan });
     await tab(page, 'funnel');
-    assert.deepEqual(await page.locator('.step-name').allInnerTexts(), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · NodeResourcesFit', 'Score']);
+    assert.deepEqual(await page.locator('.step-name').allInnerTexts(), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · NodeResourcesFit', 'Score', 'Select host']);
     assert.equal(await page.locator('.step').nth(3).locator('.kept').evaluate((e: HTMLElement) => e.style.width), '40%');
     await page.locator('.step').nth(3).click();
     assert.equal(await page.locator('.step').nth(3).getAttribute('aria-pressed'), 'true');

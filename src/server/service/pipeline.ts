@@ -333,7 +333,7 @@ export function moveReason(from: string, to: string, newer: Diagnosis | undefine
     const counts = context.podsOn ? `; in the newer plan ${from} holds ${plural(context.podsOn(from), 'pod')} of the set, ${to} ${plural(context.podsOn(to), 'pod')}` : '';
     if (!older) return `${whole}${counts}`;
     const rejected = older.rejections.find((r) => r.node === to);
-    if (rejected) return `${whole}; the older plan’s cycle rejected ${to} (${rejected.plugin}: ${rejected.reasons.join(', ')}), so the cluster changed for it${counts}`;
+    if (rejected) return `${whole}; in the older plan’s cycle ${to} had no room for it (${rejected.plugin}: ${rejected.reasons.join(', ')})${counts}`;
     const toScore = older.scores.find((s) => s.node === to)?.total;
     const fromScore = older.scores.find((s) => s.node === from)?.total;
     if (toScore !== undefined && fromScore !== undefined) return `${whole}; in the older plan’s cycle ${from} scored ${fromScore} and ${to} ${toScore}${counts}`;
