@@ -38,8 +38,13 @@ export interface PodSetSummary {
   /** Pods of the set still to be placed (no spec.nodeName). */
   readonly pending: number;
   readonly trigger?: string;
+  /** The trigger's state as the planner reads it (an unreadable one reads as Planning). */
   readonly state?: string;
+  /** The trigger's spec.state as written, when it is not a valid state (the file has an error and a quick fix there). */
+  readonly invalidState?: string;
   readonly plan?: string;
+  /** Pods of the set the set's SchedulePlan places while the trigger is Schedule: scheduled, waiting to be bound. */
+  readonly planned?: number;
   /** The trigger's quiet time as written (planner.ciena.io/quiet-time). */
   readonly quietTime?: string;
   /**

@@ -85,7 +85,7 @@ function fixes(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
     case CODES.schemaEnum: {
       const schema = place.object.kind ? SCHEMAS[place.object.kind] : undefined;
       const options = (schema && schemaAt(schema, place.segments)?.enum) ?? [];
-      const fixed = typeof value === 'string' ? (options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? (options.length === 1 ? options[0] : undefined)) : undefined;
+      const fixed = typeof value === 'string' ? (options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? (options.length === 1 ? options[0] : closest(value, options))) : undefined;
       return fixed ? action(`Change to ${fixed}`, edit(analysis, replaceValue(t, place.relative, fixed)), d, true) : [];
     }
     case CODES.quietTimeNotDuration:

@@ -3,7 +3,8 @@ import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { CPU, MEMORY } from '../../engine/api/resources';
 import { parseGoDuration } from '../../engine/planner/duration';
-import type { ScheduleTriggerManifest } from '../../manifests';
+import { splitPath, type Located, type ScheduleTriggerManifest } from '../../manifests';
+import { valueAt } from './documents';
 import { textDigest } from '../../protocol/digest';
 import type { ClusterSummary, ExplainPodParams, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
@@ -105,13 +106,20 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     const [namespace = DEFAULT_NS, name = ''] = key.split('/');
     const trigger = analysis.triggersOf(namespace, name)[0];
     const plan = analysis.plansOf(namespace, name)[0];
+    const pending = analysis.plannedPodsOf(namespace, name);
+    const written = trigger ? writtenState(trigger, analysis) : undefined;
+    // Scheduled: the plan places these pods; they wait to be bound, not to be placed.
+    const inPlan = new Set(plan?.value.plan.map((e) => e.pod) ?? []);
+    const planned = trigger?.value.state === 'Schedule' && plan ? pending.filter((p) => inPlan.has(p.value.metadata.name)).length : 0;
     return {
       namespace,
       name,
       pods: analysis.podSet(namespace, name).length,
-      pending: analysis.plannedPodsOf(namespace, name).length,
+      pending: pending.length - planned,
       ...(trigger ? { trigger: trigger.value.name, state: trigger.value.state, ...triggerDetails(trigger.value, analysis) } : {}),
+      ...(written !== undefined && written !== trigger?.value.state ? { invalidState: written } : {}),
       ...(plan ? { plan: plan.value.name } : {}),
+      ...(planned > 0 ? { planned } : {}),
     };
   });
   return {
@@ -127,6 +135,14 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     problems,
     history: history.unavailable ? { available: false, reason: history.unavailable } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
   };
+}
+
+/** The trigger's spec.state as written in its file (text for a value that is not a string). */
+function writtenState(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis): string | undefined {
+  const document = analysis.file(trigger.file)?.model.documents[trigger.document];
+  const object = valueAt(document?.value, splitPath(trigger.base) ?? []);
+  const state = valueAt(object, ['spec', 'state']);
+  return state === undefined || state === null ? undefined : typeof state === 'string' ? state : JSON.stringify(state);
 }
 
 /** A trigger's quiet time (and what is left of it), its dependencies and those not complete. */
