@@ -23,10 +23,24 @@ export interface PreviewPlanParams {
 export const PreviewPlanRequest = new RequestType<PreviewPlanParams, Result<PlanView>, void>('podplan/previewPlan');
 
 export interface ExplainPodParams {
+  /** Without a namespace: the one pod of that name in any namespace (an error names them when several are). */
   readonly pod: ObjectRef;
   /** Explain the cycle that placed (or failed to place) the pod in this plan of its namespace, about the node it got there. */
   readonly inPlan?: PlanRefView;
 }
+
+/** A pod as Explain's pick list shows it. */
+export interface PodListItem {
+  readonly namespace: string;
+  readonly name: string;
+  /** spec.nodeName, when bound. */
+  readonly node?: string;
+  readonly podSet?: string;
+  readonly schedulerName: string;
+}
+
+/** client → server: every pod of the source, those not yet placed first, then by namespace and name. */
+export const ListPodsRequest = new RequestType0<readonly PodListItem[], void>('podplan/listPods');
 
 /** client → server: one scheduling cycle for one pod of the workspace, and every node's verdict. */
 export const ExplainPodRequest = new RequestType<ExplainPodParams, Result<PodExplanationView>, void>('podplan/explainPod');

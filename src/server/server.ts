@@ -24,6 +24,8 @@ import { readInitializationOptions } from '../protocol/initialization';
 import {
   ApplyPlanRequest,
   ClusterSummaryRequest,
+  ListPodsRequest,
+  type PodListItem,
   ComparePlansRequest,
   ExplainPodRequest,
   ListContextsRequest,
@@ -172,6 +174,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       (s) => s.workspaceSummary(),
     ),
   );
+  connection.onRequest(ListPodsRequest, guard('podplan/listPods', (): PodListItem[] => [], (s) => s.listPods()));
   connection.onRequest(ClusterSummaryRequest, guard('podplan/clusterSummary', (): ClusterSummary => ({ source: { kind: 'workspace', name: 'workspace' }, nodes: [], pending: [] }), (s) => s.clusterSummary()));
   connection.onRequest(ListContextsRequest, guard('podplan/listContexts', failed('podplan/listContexts'), (s) => s.listContexts()));
   connection.onRequest(SelectSourceRequest, guard('podplan/selectSource', failed('podplan/selectSource'), (s, p) => s.selectSource(p)));

@@ -27,6 +27,7 @@ import type {
   ListHistoryParams,
   PreviewPlanParams,
   ScheduleNowParams,
+  PodListItem,
   ScheduleNowResult,
   SchedulerParams,
   SchedulerStatus,
@@ -213,6 +214,10 @@ export class Session {
 
   recordApplied(id: number): Result<HistoryEntryView> {
     return this.history.markApplied(id);
+  }
+
+  listPods(): PodListItem[] {
+    return service.listPods(this.analysis());
   }
 
   workspaceSummary(): WorkspaceSummary {

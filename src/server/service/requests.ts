@@ -5,8 +5,10 @@ import { CPU, MEMORY } from '../../engine/api/resources';
 import { parseGoDuration } from '../../engine/planner/duration';
 import { splitPath, type Located, type ScheduleTriggerManifest } from '../../manifests';
 import { valueAt } from './documents';
+import { closest } from './words';
+import type { Pod } from '../../engine/api/types';
 import { textDigest } from '../../protocol/digest';
-import type { ClusterSummary, ExplainPodParams, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
+import type { ClusterSummary, ExplainPodParams, ObjectRef, PodListItem, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
@@ -68,11 +70,45 @@ export function keptView(plan: Plan, analysis: Analysis, history: History): Plan
   return planView(plan, analysis, saved.ok ? saved.value : undefined);
 }
 
+/** The pod a reference names: by namespace and name, or by a name that is unique across namespaces; else why not, with a near miss. */
+export function resolvePod(ref: ObjectRef, analysis: Analysis): Result<Located<Pod>> {
+  if (ref.namespace !== undefined) {
+    const pod = analysis.pod(ref.namespace, ref.name);
+    if (pod) return ok(pod);
+  } else {
+    const named = analysis.model.pods.filter((p) => p.value.metadata.name === ref.name);
+    const [only] = named;
+    if (named.length === 1 && only) return ok(only);
+    if (named.length > 1) return err(`${named.length} pods are named ${ref.name} in ${analysis.where}: ${named.map((p) => `${p.value.metadata.namespace ?? DEFAULT_NS}/${ref.name}`).join(', ')}; give the namespace`);
+  }
+  const where = ref.namespace !== undefined ? `${ref.namespace}/${ref.name}` : ref.name;
+  const inNamespace = analysis.model.pods.filter((p) => ref.namespace === undefined || (p.value.metadata.namespace ?? DEFAULT_NS) === ref.namespace);
+  const near = closest(ref.name, inNamespace.map((p) => p.value.metadata.name));
+  const match = near === undefined ? undefined : inNamespace.find((p) => p.value.metadata.name === near);
+  const suggestion = match ? `; did you mean ${match.value.metadata.namespace ?? DEFAULT_NS}/${near}?` : '';
+  return err(`no pod ${where} in ${analysis.where}${suggestion}`);
+}
+
 export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Result<PodExplanationView> {
-  const namespace = params.pod.namespace ?? DEFAULT_NS;
-  const pod = analysis.pod(namespace, params.pod.name);
-  if (!pod) return err(`no pod ${namespace}/${params.pod.name} in ${analysis.where}`);
-  return ok((params.inPlan && explainInPlan(pod, analysis, params.inPlan, history)) || explainPod(pod, analysis));
+  const pod = resolvePod(params.pod, analysis);
+  if (!pod.ok) return pod;
+  return ok((params.inPlan && explainInPlan(pod.value, analysis, params.inPlan, history)) || explainPod(pod.value, analysis));
+}
+
+/** Every pod, those not yet placed first, then by namespace and name. */
+export function listPods(analysis: Analysis): PodListItem[] {
+  return analysis.model.pods
+    .map((p): PodListItem => {
+      const podSet = podSetLabelOf(p.value);
+      return {
+        namespace: p.value.metadata.namespace ?? DEFAULT_NS,
+        name: p.value.metadata.name,
+        ...(p.value.spec.nodeName ? { node: p.value.spec.nodeName } : {}),
+        ...(podSet !== undefined ? { podSet } : {}),
+        schedulerName: schedulerOf(p.value),
+      };
+    })
+    .sort((a, b) => Number(a.node !== undefined) - Number(b.node !== undefined) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }
 
 export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, history: History): Result<ScheduleNowResult> {

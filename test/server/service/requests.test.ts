@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { codeActions, planSize, takesLong, validate, workspaceSummary } from '../../../src/server/service';
+import { codeActions, listPods, planSize, resolvePod, takesLong, validate, workspaceSummary } from '../../../src/server/service';
 import type { History } from '../../../src/server/history';
 import { docs, node, plan, pod, trigger, uriOf, workspaceOf } from './fixtures';
 
@@ -39,5 +39,27 @@ describe('server/service/requests: the workspace summary follows the document', 
     assert.deepEqual([scheduled?.pending, scheduled?.planned], [1, 1]);
     const planning = summaryOf(docs(trigger('s'), plan('s', [['a', 'n1']]), node('n1'), pod('a', 's'), pod('b', 's')));
     assert.deepEqual([planning?.pending, planning?.planned], [2, undefined]);
+  });
+});
+
+describe('server/service/requests: Explain finds the pod the user means', () => {
+  const ns = (name: string, namespace: string) => pod(name, 'x').replace('metadata: { name:', `metadata: { namespace: ${namespace}, name:`);
+  const analysis = workspaceOf({ 'a.yaml': docs(node('n1'), ns('trainer', 'ml'), ns('web', 'a'), ns('web', 'b'), pod('trainer-2', 'x').replace('spec:', 'spec:\n  nodeName: n1')) }).analysis();
+  const cases: ReadonlyArray<[what: string, ref: { namespace?: string; name: string }, expected: string]> = [
+    ['a bare name unique across namespaces', { name: 'trainer' }, 'ok ml/trainer'],
+    ['a bare name in two namespaces: both named', { name: 'web' }, 'error 2 pods are named web in the workspace: a/web, b/web; give the namespace'],
+    ['a typo: the near miss suggested', { name: 'trainr' }, 'error no pod trainr in the workspace; did you mean ml/trainer?'],
+    ['namespace and name', { namespace: 'b', name: 'web' }, 'ok b/web'],
+    ['a wrong namespace: no guess from another', { namespace: 'zz', name: 'web' }, 'error no pod zz/web in the workspace'],
+  ];
+  for (const [what, ref, expected] of cases) {
+    it(what, () => {
+      const r = resolvePod(ref, analysis);
+      assert.equal(r.ok ? `ok ${r.value.value.metadata.namespace ?? 'default'}/${r.value.value.metadata.name}` : `error ${r.error}`, expected);
+    });
+  }
+
+  it('lists every pod for the pick list, those not placed first', () => {
+    assert.deepEqual(listPods(analysis).map((p) => `${p.namespace}/${p.name}${p.node ? `@${p.node}` : ''}`), ['a/web', 'b/web', 'ml/trainer', 'default/trainer-2@n1']);
   });
 });
