@@ -44,6 +44,7 @@ import {
   type WorkspaceSummary,
 } from '../protocol/requests';
 import * as service from './service';
+import { plural } from './service/words';
 import { Session, type SessionOptions } from './session';
 
 export const SERVER_NAME = 'podplan';
@@ -138,7 +139,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const reporter =
       params.workDoneToken !== undefined ? connection.languages.attachWorkDoneProgress(params) : size && service.takesLong(size) ? await connection.window.createWorkDoneProgress() : undefined;
     if (!reporter) return plan();
-    reporter.begin(title, undefined, size ? `${size.podSet}: ${size.pods} pods on ${size.nodes} nodes` : undefined, false);
+    reporter.begin(title, undefined, size ? `${size.podSet}: ${plural(size.pods, 'pod')} on ${plural(size.nodes, 'node')}` : undefined, false);
     await new Promise((resolve) => setImmediate(resolve));
     try {
       return plan();
