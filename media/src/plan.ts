@@ -30,6 +30,9 @@ export function bar(use: ResourceUseView): HTMLElement {
 }
 
 /** The plan a pod of this view is explained in: the stored one, else the pod set's preview. */
+/** How long the search waits after the last key before it filters (a burst of keys costs one filter). */
+const SEARCH_PAUSE_MS = 150;
+
 function planRef(plan: PlanView): PlanRefView {
   return { podSet: plan.podSet, ...(plan.trigger !== undefined ? { trigger: plan.trigger } : {}), ...(plan.historyId !== undefined ? { historyId: plan.historyId } : {}) };
 }
@@ -111,10 +114,17 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
 
   const search = h('vscode-textfield', { placeholder: 'name, pod, zone:z1, owner:web, key=value, cpu>80', 'aria-label': 'Filter nodes by name, pod, zone, owner, label or resource use', class: 'search' });
   search.value = query;
+  // Typing only records the query: the filter, sort and redraw run once the keys pause (off the
+  // keystroke path), so a key is never waiting behind 5,000 tiles, and a burst of keys costs one run.
+  let pending: ReturnType<typeof setTimeout> | undefined;
   search.addEventListener('input', () => {
     query = search.value;
-    ctx.save({ query });
-    apply();
+    if (pending !== undefined) clearTimeout(pending);
+    pending = setTimeout(() => {
+      pending = undefined;
+      ctx.save({ query });
+      apply();
+    }, SEARCH_PAUSE_MS);
   });
   const choose = (label: string, options: ReadonlyArray<readonly [string, string]>, value: string, onChange: (v: string) => void): HTMLElement => {
     const el = h('vscode-single-select', { 'aria-label': label, title: label });

@@ -44,8 +44,9 @@ spec:
 `;
 
 const STEP_MS = 120_000;
+const ONLY = process.env['PODPLAN_E2E_LINE'];
 
-for (const line of LINES) {
+for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
   describe(`the plan panel at ${NODES.toLocaleString('en')} nodes in ${line.name}`, function () {
     this.timeout(30 * 60_000);
 
@@ -68,6 +69,29 @@ for (const line of LINES) {
       await panel().locator('.node-map canvas').waitFor();
       assert.match(await panel().locator('vscode-tab-header[data-tab="map"]').innerText(), new RegExp(`Node map \\(${NODES.toLocaleString('en')}\\)`));
       await workbench.shot('node-map');
+    });
+
+    it('the map’s search keeps every key typed at 30 ms per key, and filters by what was typed', async () => {
+      const search = panel().locator('.map-view vscode-textfield.search');
+      const count = panel().locator('.map-view .count[role=status]');
+      // zone-1 holds every third node; node-12 names node-012x and node-12xx; cpu>0 the nodes the plan uses (nothing else runs).
+      const used = /placed on (\d+) nodes?/.exec(await panel().locator('p.summary').innerText())?.[1] ?? '?';
+      for (const [query, shown] of [
+        ['zone:zone-1', '1,667 of 5,000 nodes'],
+        ['node-12', '110 of 5,000 nodes'],
+        ['cpu>0', `${Number(used).toLocaleString('en')} of 5,000 nodes`],
+      ] as const) {
+        await search.click();
+        await search.evaluate((e: HTMLElement & { value: string }) => {
+          e.value = '';
+          e.dispatchEvent(new Event('input'));
+        });
+        await workbench.page.keyboard.type(query, { delay: 30 });
+        await panel().locator('.map-view .count[role=status]', { hasText: shown }).waitFor();
+        assert.equal(await search.evaluate((e: HTMLElement & { value: string }) => e.value), query);
+        assert.equal(await count.innerText(), shown);
+      }
+      await workbench.shot('search-typed');
     });
 
     it("opens a step of the pod set's stage funnel to the nodes it rejected", async () => {

@@ -106,6 +106,8 @@ describe('webview in headless Chromium', function () {
     ];
     for (const [query, expected] of cases) {
       await search.fill(query);
+      // The filter runs once the keys pause.
+      await page.locator('.map-view .count[role=status]', { hasText: new RegExp(`^${expected}$`) }).waitFor();
       assert.equal(await count.innerText(), expected, query);
     }
     // Sorted by cpu use, the first tile is worker-b (4.5 of 4 cores).
@@ -350,6 +352,25 @@ describe('webview in headless Chromium', function () {
     await page.locator('.matrix-body').evaluate((e) => (e.scrollTop = 24 * 4000));
     await page.waitForFunction(() => [...document.querySelectorAll('.matrix-body .matrix-row')].some((r) => r.getAttribute('aria-rowindex') === '4002'));
     await violationsAndPosts(page);
+    await page.close();
+  });
+
+  it('the map’s search at 5,000 nodes keeps every key typed 30 ms apart and filters once the keys pause', async () => {
+    const page = await open('dark');
+    const big = bigPlan(5000, 10000);
+    await send(page, { type: 'plan', plan: big, nav: nav(1) });
+    const search = page.locator('.map-view vscode-textfield.search');
+    await page.locator('.map-view vscode-textfield.search input').click();
+    // Count the filter's runs: each redraws the count.
+    await page.locator('.map-view .count[role=status]').evaluate((el) => {
+      (window as unknown as { __counts: number }).__counts = 0;
+      new MutationObserver(() => (window as unknown as { __counts: number }).__counts++).observe(el, { childList: true, characterData: true, subtree: true });
+    });
+    await page.keyboard.type('node-12', { delay: 30 });
+    const expected = big.nodes.filter((n) => n.node.includes('node-12')).length;
+    await page.locator('.map-view .count[role=status]', { hasText: `${expected.toLocaleString('en')} of 5,000 nodes` }).waitFor();
+    assert.equal(await search.evaluate((e: HTMLElement & { value: string }) => e.value), 'node-12');
+    assert.ok((await page.evaluate(() => (window as unknown as { __counts: number }).__counts)) <= 2, 'the filter ran once per pause, not once per key');
     await page.close();
   });
 
