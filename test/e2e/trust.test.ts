@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Page } from 'playwright-core';
 import { parseAllDocuments } from 'yaml';
 import { LINES, ROOT, runCommand, runCommandOn, useWorkbench } from './workbench';
 
@@ -47,7 +48,8 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
     });
     const page = () => workbench.page;
     const notification = (text: string | RegExp) => page().locator('.notifications-toasts .notification-toast', { hasText: text });
-    const treeRow = (view: string, text: string | RegExp) => page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
+    const treeRow = (view: string, text: string | RegExp) =>
+      page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
     const onDisk = async (file = 'podset.yaml') => readFile(path.join(workspace, file), 'utf8');
     /** The file on disk once it says `done` (the save is written after the key press returns). */
     const saved = async (done: (text: string) => boolean, file?: string): Promise<string> => {
@@ -58,7 +60,8 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       }
       return onDisk(file);
     };
-    const kinds = (text: string) => parseAllDocuments(text).map((d) => [String((d.toJS() as { kind?: string } | null)?.kind), d.errors.map((e) => e.message)]);
+    const kinds = (text: string) =>
+      parseAllDocuments(text).map((d) => [String((d.toJS() as { kind?: string } | null)?.kind), d.errors.map((e) => e.message)]);
 
     it('creates the SchedulePlan with the trigger’s code action (Ctrl+.) and saves it', async () => {
       await page().getByRole('treeitem', { name: 'podset.yaml' }).click();
@@ -71,13 +74,21 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       const create = page().locator('.action-widget .monaco-list-row', { hasText: 'Create a SchedulePlan for this trigger' });
       await create.waitFor();
       // The widget's pointer block swallows the mouse: move the focus to the action by key.
-      for (let i = 0; i < 10 && !/\bfocused\b/.test((await create.getAttribute('class')) ?? ''); i++) await page().keyboard.press('ArrowDown');
+      for (let i = 0; i < 10 && !/\bfocused\b/.test((await create.getAttribute('class')) ?? ''); i++)
+        await page().keyboard.press('ArrowDown');
       await page().keyboard.press('Enter');
       // Applied: the editor shows the new document.
       await page().locator('.monaco-editor .view-lines', { hasText: 'SchedulePlan' }).first().waitFor();
       await page().keyboard.press('Control+S');
       const text = await saved((t) => t.includes('kind: SchedulePlan'));
-      assert.deepEqual(kinds(text), [['ScheduleTrigger', []], ['SchedulePlan', []], ['Job', []], ['Deployment', []], ['ScheduleTrigger', []], ['Pod', []]]);
+      assert.deepEqual(kinds(text), [
+        ['ScheduleTrigger', []],
+        ['SchedulePlan', []],
+        ['Job', []],
+        ['Deployment', []],
+        ['ScheduleTrigger', []],
+        ['Pod', []],
+      ]);
       await workbench.shot('plan-created');
     });
 
@@ -90,19 +101,31 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       await notification(/nightly-batch scheduled: 6 pods placed, written to podset\.yaml\./).waitFor();
       const text = await onDisk();
       assert.doesNotMatch(text, /\]---/, 'a separator glued to the plan');
-      assert.deepEqual(kinds(text), [['ScheduleTrigger', []], ['SchedulePlan', []], ['Job', []], ['Deployment', []], ['ScheduleTrigger', []], ['Pod', []]]);
+      assert.deepEqual(kinds(text), [
+        ['ScheduleTrigger', []],
+        ['SchedulePlan', []],
+        ['Job', []],
+        ['Deployment', []],
+        ['ScheduleTrigger', []],
+        ['Pod', []],
+      ]);
       const [trigger, plan] = parseAllDocuments(text).map((d) => d.toJS() as { spec: { state?: string; plan?: unknown[] } });
       assert.equal(trigger?.spec.state, 'Schedule');
       assert.equal(plan?.spec.plan?.length, 6);
       // The comments the user wrote are all still there.
-      for (const comment of (await readFile(path.join(ROOT, 'examples/cluster/podset.yaml'), 'utf8')).split('\n').filter((l) => l.startsWith('#'))) assert.ok(text.includes(comment), comment);
+      for (const comment of (await readFile(path.join(ROOT, 'examples/cluster/podset.yaml'), 'utf8'))
+        .split('\n')
+        .filter((l) => l.startsWith('#')))
+        assert.ok(text.includes(comment), comment);
       await runCommand(page(), 'Problems: Focus on Problems View');
       // podset.yaml has no problem (typo.yaml has its own, below).
       await page().locator('.markers-panel .monaco-list-row', { hasText: 'typo.yaml' }).first().waitFor();
       assert.equal(await page().locator('.markers-panel .monaco-list-row', { hasText: 'podset.yaml' }).count(), 0);
       await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       // The tree follows the schedule: the set's pods are planned, not "to place".
-      await treeRow('Pod Sets & Triggers', /^nightly-batch\s*Schedule · 6 planned/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /^nightly-batch\s*Schedule · 6 planned/)
+        .first()
+        .waitFor();
       assert.equal(await treeRow('Pod Sets & Triggers', /no ScheduleTrigger/).count(), 0);
       await workbench.shot('scheduled-file-whole');
     });
@@ -113,7 +136,9 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       // Its rows may be below the pane's fold: focus the set and step down to its state.
       await typo.click();
       await page().keyboard.press('ArrowDown');
-      await treeRow('Pod Sets & Triggers', /State\s*Planing \(invalid\)/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /State\s*Planing \(invalid\)/)
+        .first()
+        .waitFor();
       await workbench.shot('invalid-state');
       await page().locator('.activitybar .action-item a[aria-label^="Explorer"]').click();
       await page().getByRole('treeitem', { name: 'typo.yaml', exact: true }).click();
@@ -131,7 +156,9 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       const fixed = await saved((t) => t.includes('state: Planning'), 'typo.yaml');
       assert.match(fixed, /\n {2}state: Planning\n/);
       await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
-      await treeRow('Pod Sets & Triggers', /^typo\s*Planning · 1 to place/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /^typo\s*Planning · 1 to place/)
+        .first()
+        .waitFor();
     });
 
     it('the funnel of a preview runs in the pipeline’s order, its counts chaining, Score rejecting none', async () => {
@@ -139,7 +166,10 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       await workbench.panel().locator('vscode-tab-header[data-tab="funnel"]').click();
       const names = await workbench.panel().locator('.step-name').allInnerTexts();
       const score = names.indexOf('Score');
-      assert.ok(score > 2 && names.slice(2, score).every((n) => n.startsWith('Filter · ')) && names[score + 1] === 'Select host', names.join(', '));
+      assert.ok(
+        score > 2 && names.slice(2, score).every((n) => n.startsWith('Filter · ')) && names[score + 1] === 'Select host',
+        names.join(', '),
+      );
       const counts = (await workbench.panel().locator('.step-count').allInnerTexts()).map((t) => t.split(' → ').map(Number));
       counts.slice(1).forEach(([entered], i) => assert.equal(entered, counts[i]?.[1], JSON.stringify(counts)));
       await workbench.shot('funnel');
@@ -177,7 +207,7 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
 }
 
 /** In the open quick pick, types `label` and picks the row with that label and description. */
-async function pickItemIn(page: import('playwright-core').Page, label: string, description: string): Promise<void> {
+async function pickItemIn(page: Page, label: string, description: string): Promise<void> {
   const input = page.locator('.quick-input-widget input');
   await input.fill(label);
   const row = page.locator('.quick-input-list .monaco-list-row', { hasText: description }).filter({ hasText: label }).first();

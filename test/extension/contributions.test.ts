@@ -45,13 +45,17 @@ describe('extension contributions and walkthrough', () => {
   });
 
   it('binds keys to Preview Plan and Explain', () => {
-    assert.deepEqual(manifest.contributes.keybindings?.map((k) => [k.command, k.key]), [
-      ['podplan.previewPlan', 'ctrl+alt+p'],
-      ['podplan.explainPod', 'ctrl+alt+e'],
-    ]);
+    assert.deepEqual(
+      manifest.contributes.keybindings?.map((k) => [k.command, k.key]),
+      [
+        ['podplan.previewPlan', 'ctrl+alt+p'],
+        ['podplan.explainPod', 'ctrl+alt+e'],
+      ],
+    );
   });
 
   it('shows every setting in the User tab (no machine scope, which a remote window lists only under Remote)', () => {
-    for (const [name, setting] of Object.entries(manifest.contributes.configuration.properties)) assert.ok(!setting.scope?.startsWith('machine'), `${name}: ${setting.scope}`);
+    for (const [name, setting] of Object.entries(manifest.contributes.configuration.properties))
+      assert.ok(!setting.scope?.startsWith('machine'), `${name}: ${setting.scope}`);
   });
 });

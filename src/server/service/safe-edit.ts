@@ -98,7 +98,8 @@ export function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  if (Array.isArray(a) || Array.isArray(b)) return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+  if (Array.isArray(a) || Array.isArray(b))
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a);
     return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
@@ -118,7 +119,9 @@ interface Expected {
 function expectedDocuments(model: FileModel, text: string, intents: readonly Intent[]): Result<Expected[]> {
   const docs: Expected[] = model.documents.map((d) => {
     const r = d.source.documentRange;
-    return d.value === undefined ? { value: undefined, text: text.slice(r.start.offset, r.end.offset), from: d.index, parses: false } : { value: d.value, from: d.index, parses: true };
+    return d.value === undefined
+      ? { value: undefined, text: text.slice(r.start.offset, r.end.offset), from: d.index, parses: false }
+      : { value: d.value, from: d.index, parses: true };
   });
   for (const intent of intents) {
     if (intent.kind === 'insert-document') continue;
@@ -175,7 +178,9 @@ const describeDoc = (value: unknown, index: number): string => {
   const kind = isPlainObject(value) ? value['kind'] : undefined;
   const meta = isPlainObject(value) ? value['metadata'] : undefined;
   const name = isPlainObject(meta) ? meta['name'] : undefined;
-  return typeof kind === 'string' ? `${kind}${typeof name === 'string' ? ` ${name}` : ''} (document ${index + 1})` : `document ${index + 1}`;
+  return typeof kind === 'string'
+    ? `${kind}${typeof name === 'string' ? ` ${name}` : ''} (document ${index + 1})`
+    : `document ${index + 1}`;
 };
 
 function firstDifference(a: unknown, b: unknown, path = ''): string {
@@ -207,7 +212,8 @@ export function checkFileEdit(uri: string, before: string, edits: readonly TextE
     const problem = now.errors.find((e) => e.severity === 'error' && e.range.start.offset >= broken.source.documentRange.start.offset);
     return err(`the result would not parse${problem ? ` at line ${problem.range.start.line}: ${problem.message}` : ''}`);
   }
-  if (now.documents.length !== want.length) return err(`the result would have ${now.documents.length} documents where ${want.length} are meant (a \`---\` lost or added)`);
+  if (now.documents.length !== want.length)
+    return err(`the result would have ${now.documents.length} documents where ${want.length} are meant (a \`---\` lost or added)`);
   for (const [i, doc] of now.documents.entries()) {
     const w = want[i];
     if (!w) continue;
@@ -216,7 +222,10 @@ export function checkFileEdit(uri: string, before: string, edits: readonly TextE
       if (after.slice(r.start.offset, r.end.offset) !== w.text) return err(`document ${i + 1}, which does not parse, would change`);
       continue;
     }
-    if (!sameValue(doc.value, w.value)) return err(`${describeDoc(w.value, i)} would change at ${firstDifference(w.value, doc.value)}, which the edit does not mean to change`);
+    if (!sameValue(doc.value, w.value))
+      return err(
+        `${describeDoc(w.value, i)} would change at ${firstDifference(w.value, doc.value)}, which the edit does not mean to change`,
+      );
   }
   // Replaced documents may lose their own comments; nothing else may.
   const replaced = intents.flatMap((i) => {
@@ -232,10 +241,12 @@ export function checkFileEdit(uri: string, before: string, edits: readonly TextE
   });
   const kept = marksOf(before, [...replaced, ...removed]);
   const got = marksOf(after);
-  for (const [comment, count] of kept.comments) if ((got.comments.get(comment) ?? 0) < count) return err(`the comment "${comment}" would be lost`);
+  for (const [comment, count] of kept.comments)
+    if ((got.comments.get(comment) ?? 0) < count) return err(`the comment "${comment}" would be lost`);
   const inserted = intents.filter((i) => i.kind === 'insert-document').length;
   // A new document brings its `---`, and one more when the document after it had none (it followed a `...`).
-  if (got.starts < kept.starts || got.starts > marksOf(before).starts + 2 * inserted) return err('the result would lose or add a `---` it does not mean to');
+  if (got.starts < kept.starts || got.starts > marksOf(before).starts + 2 * inserted)
+    return err('the result would lose or add a `---` it does not mean to');
   if (got.ends < kept.ends) return err('the result would lose a `...`');
   return ok(after);
 }
@@ -248,7 +259,10 @@ export interface FileWrite {
 }
 
 /** The changes as one WorkspaceEdit, each file checked; the files before and after; or why it is refused. */
-export function guardedEdit(changes: readonly Change[], textOf: (uri: string) => string | undefined): Result<{ edit: WorkspaceEdit; files: FileWrite[] }> {
+export function guardedEdit(
+  changes: readonly Change[],
+  textOf: (uri: string) => string | undefined,
+): Result<{ edit: WorkspaceEdit; files: FileWrite[] }> {
   const byFile = new Map<string, Change[]>();
   for (const c of changes) byFile.set(c.uri, [...(byFile.get(c.uri) ?? []), c]);
   const edit: Record<string, TextEdit[]> = {};
@@ -260,7 +274,12 @@ export function guardedEdit(changes: readonly Change[], textOf: (uri: string) =>
       before,
       list.map((c) => c.edit),
     );
-    const checked = checkFileEdit(uri, before, edits, list.map((c) => c.intent));
+    const checked = checkFileEdit(
+      uri,
+      before,
+      edits,
+      list.map((c) => c.intent),
+    );
     if (!checked.ok) return err(`${fileName(uri)}: ${checked.error}`);
     edit[uri] = edits.map((e) => ({ range: e.range, newText: e.newText }));
     files.push({ uri, before, after: checked.value });

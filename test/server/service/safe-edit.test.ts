@@ -25,11 +25,15 @@ const chance = (random: Random, p: number): boolean => random.next() < p;
 
 const PLAIN = /^[A-Za-z0-9][\w./-]*$/;
 const SPECIAL = /^(true|false|yes|no|on|off|null|~|[-+]?[\d.][\d._eE+-]*|0x.*|0o.*)$/i;
-const scalarText = (v: Json): string => (typeof v === 'string' ? (PLAIN.test(v) && !SPECIAL.test(v) ? v : JSON.stringify(v)) : JSON.stringify(v));
+const scalarText = (v: Json): string =>
+  typeof v === 'string' ? (PLAIN.test(v) && !SPECIAL.test(v) ? v : JSON.stringify(v)) : JSON.stringify(v);
 
 function flow(v: Json): string {
   if (Array.isArray(v)) return `[${v.map(flow).join(', ')}]`;
-  if (v !== null && typeof v === 'object') return `{ ${Object.entries(v).map(([k, x]) => `${scalarText(k)}: ${flow(x)}`).join(', ')} }`;
+  if (v !== null && typeof v === 'object')
+    return `{ ${Object.entries(v)
+      .map(([k, x]) => `${scalarText(k)}: ${flow(x)}`)
+      .join(', ')} }`;
   return scalarText(v);
 }
 
@@ -64,7 +68,13 @@ function writeDocument(value: { [k: string]: Json }, random: Random): string {
   const lead = chance(random, 0.4) ? [comment()] : [];
   const style = random.int(3);
   if (style === 0) return [...lead, flow(value)].join('\n');
-  if (style === 1) return [...lead, `{ ${Object.entries(value).map(([k, x]) => `${k}: ${flow(x)}`).join(',\n  ')} }`].join('\n');
+  if (style === 1)
+    return [
+      ...lead,
+      `{ ${Object.entries(value)
+        .map(([k, x]) => `${k}: ${flow(x)}`)
+        .join(',\n  ')} }`,
+    ].join('\n');
   return [...lead, ...block(value, 0, random)].join('\n');
 }
 
@@ -113,7 +123,8 @@ function read(text: string): Read {
 /** Leaf paths where two values differ (a whole subtree when one side is missing or of another type). */
 function differences(a: unknown, b: unknown, path = ''): string[] {
   const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isMap(a) && isMap(b)) return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) => differences(a[k], b[k], path ? `${path}.${k}` : k));
+  if (isMap(a) && isMap(b))
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])].flatMap((k) => differences(a[k], b[k], path ? `${path}.${k}` : k));
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) return a.flatMap((x, i) => differences(x, b[i], `${path}[${i}]`));
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [path];
 }
@@ -132,7 +143,8 @@ const contains = (list: readonly string[], sub: readonly string[]): boolean => {
 const NO_HISTORY = { savePreview: () => ({ ok: false, error: 'off' }) } as unknown as History;
 const PROBLEMS = 'test/fixtures/workspaces/problems';
 const CLUSTER = readFileSync(`${PROBLEMS}/cluster.yaml`, 'utf8');
-const valuesOf = (file: string) => parseAllDocuments(readFileSync(`${PROBLEMS}/${file}`, 'utf8')).map((d) => d.toJS() as { [k: string]: Json });
+const valuesOf = (file: string) =>
+  parseAllDocuments(readFileSync(`${PROBLEMS}/${file}`, 'utf8')).map((d) => d.toJS() as { [k: string]: Json });
 
 /** Each quick fix's file, and the paths its fix may change (prefixes, in the one document it changes). */
 const FIXES: ReadonlyArray<[file: string, may: readonly string[]]> = [
@@ -190,7 +202,13 @@ describe('server/service/safe-edit: every edit on random documents keeps the fil
               assert.equal(now.values.length, then.values.length + created, seen);
               // A removed key or item takes the comments on its own lines with it.
               const removed = edits.filter((e) => e.newText === '').flatMap((e) => read(removedText(was, e.range)).comments);
-              assert.ok(contains(now.comments, then.comments.filter((c) => !removed.includes(c))), `a comment lost: ${seen}`);
+              assert.ok(
+                contains(
+                  now.comments,
+                  then.comments.filter((c) => !removed.includes(c)),
+                ),
+                `a comment lost: ${seen}`,
+              );
               assert.ok(now.markers.end >= then.markers.end && now.markers.start >= then.markers.start, `a marker lost: ${seen}`);
               if (created) continue;
               const changed = then.values.flatMap((v, i) => {
@@ -198,7 +216,11 @@ describe('server/service/safe-edit: every edit on random documents keeps the fil
                 return diff.length ? [diff] : [];
               });
               assert.equal(changed.length, 1, `${changed.length} documents changed: ${seen}`);
-              for (const path of changed[0]!) assert.ok(may.some((m) => path === m || path.startsWith(`${m}.`) || path.startsWith(`${m}[`)), `${path} changed: ${seen}`);
+              for (const path of changed[0]!)
+                assert.ok(
+                  may.some((m) => path === m || path.startsWith(`${m}.`) || path.startsWith(`${m}[`)),
+                  `${path} changed: ${seen}`,
+                );
               applied++;
               fixedHere++;
             }
@@ -212,15 +234,30 @@ describe('server/service/safe-edit: every edit on random documents keeps the fil
 
   it('Schedule Now and "Create a SchedulePlan": the trigger’s state and the plan document change, nothing else', () => {
     const random = seededRandom(3333);
-    const node = (name: string): { [k: string]: Json } => ({ apiVersion: 'v1', kind: 'Node', metadata: { name }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } });
+    const node = (name: string): { [k: string]: Json } => ({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name },
+      status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } },
+    });
     const pod = (name: string): { [k: string]: Json } => ({
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name, labels: { 'planner.ciena.io/pod-set': 'batch' } },
       spec: { schedulerName: 'podset-planner-scheduler', containers: [{ name: 'main', resources: { requests: { cpu: '1' } } }] },
     });
-    const trigger: { [k: string]: Json } = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'batch', labels: { 'planner.ciena.io/pod-set': 'batch' } }, spec: { state: 'Planning' } };
-    const oldPlan: { [k: string]: Json } = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan', metadata: { name: 'batch-plan', labels: { 'planner.ciena.io/pod-set': 'batch' } }, spec: { plan: [{ pod: 'p0', node: 'n0' }] } };
+    const trigger: { [k: string]: Json } = {
+      apiVersion: 'planner.ciena.io/v1alpha1',
+      kind: 'ScheduleTrigger',
+      metadata: { name: 'batch', labels: { 'planner.ciena.io/pod-set': 'batch' } },
+      spec: { state: 'Planning' },
+    };
+    const oldPlan: { [k: string]: Json } = {
+      apiVersion: 'planner.ciena.io/v1alpha1',
+      kind: 'SchedulePlan',
+      metadata: { name: 'batch-plan', labels: { 'planner.ciena.io/pod-set': 'batch' } },
+      spec: { plan: [{ pod: 'p0', node: 'n0' }] },
+    };
     let runs = 0;
     for (let round = 0; round < 40; round++) {
       const withPlan = chance(random, 0.6);
@@ -269,7 +306,9 @@ describe('server/service/safe-edit: every edit on random documents keeps the fil
       check('Schedule Now', scheduled.value.edit.changes?.[uri] ?? [], true);
       const lines = text.split(/\r?\n/);
       const at = lines.findIndex((l) => /kind: ScheduleTrigger|ScheduleTrigger/.test(l));
-      const create = codeActions(uri, { start: { line: at, character: 0 }, end: { line: at, character: 0 } }, [], ws.analysis()).find((a) => /SchedulePlan/.test(a.title));
+      const create = codeActions(uri, { start: { line: at, character: 0 }, end: { line: at, character: 0 } }, [], ws.analysis()).find((a) =>
+        /SchedulePlan/.test(a.title),
+      );
       assert.ok(create?.edit?.changes?.[uri], `no plan action:\n${text}`);
       check(create.title, create.edit.changes[uri], false);
     }
@@ -283,9 +322,21 @@ describe('server/service/safe-edit: every edit on random documents keeps the fil
       return { line: lines.length - 1, character: lines[lines.length - 1]!.length };
     };
     const edit = (start: number, end: number, newText: string) => ({ range: { start: at(start), end: at(end) }, newText });
-    const cases: ReadonlyArray<[what: string, edits: ReturnType<typeof edit>[], intents: Parameters<typeof checkFileEdit>[3], reason: RegExp]> = [
-      ['a lost `---` merges two documents', [edit(11, 15, '')], [{ kind: 'set', document: 0, path: ['a'], value: 1 }], /would not parse|documents/],
-      ['a field it does not mean to change', [edit(3, 4, '5')], [{ kind: 'set', document: 1, path: ['b'], value: 2 }], /document 1 .*would change at a/],
+    const cases: ReadonlyArray<
+      [what: string, edits: ReturnType<typeof edit>[], intents: Parameters<typeof checkFileEdit>[3], reason: RegExp]
+    > = [
+      [
+        'a lost `---` merges two documents',
+        [edit(11, 15, '')],
+        [{ kind: 'set', document: 0, path: ['a'], value: 1 }],
+        /would not parse|documents/,
+      ],
+      [
+        'a field it does not mean to change',
+        [edit(3, 4, '5')],
+        [{ kind: 'set', document: 1, path: ['b'], value: 2 }],
+        /document 1 .*would change at a/,
+      ],
       ['a lost comment', [edit(5, 10, '')], [], /comment "# one"/],
       ['a lost `...`', [edit(27, 31, '')], [], /`\.\.\.`/],
       ['text that does not parse', [edit(23, 24, ': : [')], [{ kind: 'set', document: 1, path: ['b'], value: 3 }], /would not parse/],
@@ -297,16 +348,23 @@ describe('server/service/safe-edit: every edit on random documents keeps the fil
     }
     const fine = checkFileEdit('file:///w/a.yaml', text, [edit(26, 27, '3')], [{ kind: 'set', document: 1, path: ['b'], value: 3 }]);
     assert.deepEqual(fine, { ok: true, value: text.replace('b: 2', 'b: 3') });
-    const refused = guardedEdit([{ uri: 'file:///w/a.yaml', edit: edit(3, 4, '5'), intent: { kind: 'set', document: 1, path: ['b'], value: 2 } }], () => text);
+    const refused = guardedEdit(
+      [{ uri: 'file:///w/a.yaml', edit: edit(3, 4, '5'), intent: { kind: 'set', document: 1, path: ['b'], value: 2 } }],
+      () => text,
+    );
     assert.ok(!refused.ok && refused.error.startsWith('a.yaml: '));
   });
 
   it('the Schedule Now of issue 22 (a file that already holds a SchedulePlan, from the example) writes a whole file', () => {
     const dir = 'examples/cluster';
-    const files = Object.fromEntries(['nodes.yaml', 'podset.yaml', 'priority.yaml', 'profile.yaml', 'workloads.yaml'].map((f) => [f, readFileSync(`${dir}/${f}`, 'utf8')]));
+    const files = Object.fromEntries(
+      ['nodes.yaml', 'podset.yaml', 'priority.yaml', 'profile.yaml', 'workloads.yaml'].map((f) => [f, readFileSync(`${dir}/${f}`, 'utf8')]),
+    );
     const uri = uriOf('podset.yaml');
     const ws = workspaceOf(files);
-    const create = codeActions(uri, { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } }, [], ws.analysis()).find((a) => a.title === 'Create a SchedulePlan for this trigger');
+    const create = codeActions(uri, { start: { line: 4, character: 0 }, end: { line: 4, character: 0 } }, [], ws.analysis()).find(
+      (a) => a.title === 'Create a SchedulePlan for this trigger',
+    );
     const withPlan = applyEdits(files['podset.yaml']!, create!.edit!.changes![uri]!);
     ws.setDisk(uri, withPlan);
     const scheduled = scheduleNow({ trigger: { name: 'nightly-batch', namespace: 'analytics' } }, ws.analysis(), NO_HISTORY);
@@ -314,7 +372,10 @@ describe('server/service/safe-edit: every edit on random documents keeps the fil
     const after = applyEdits(withPlan, scheduled.value.edit.changes![uri]!);
     const now = read(after);
     assert.deepEqual(now.errors, []);
-    assert.deepEqual(now.values.map((v) => (v as { kind: string }).kind), ['ScheduleTrigger', 'SchedulePlan', 'Job', 'Deployment', 'ScheduleTrigger', 'Pod']);
+    assert.deepEqual(
+      now.values.map((v) => (v as { kind: string }).kind),
+      ['ScheduleTrigger', 'SchedulePlan', 'Job', 'Deployment', 'ScheduleTrigger', 'Pod'],
+    );
     assert.ok(!/\]---/.test(after));
   });
 });
