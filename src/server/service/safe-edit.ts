@@ -93,16 +93,24 @@ function getIn(root: unknown, path: readonly Segment[]): unknown {
   return v;
 }
 
-/** Deep equality of plain YAML values (mappings compared without regard to key order). */
-export function sameValue(a: unknown, b: unknown): boolean {
+/**
+ * Deep equality of plain YAML values (mappings compared without regard to key order). Aliases can
+ * make a value refer to itself: a pair of objects already being compared counts as equal.
+ */
+export function sameValue(a: unknown, b: unknown, seen: Map<object, Set<object>> = new Map()): boolean {
   if (a === b) return true;
   if (typeof a === 'number' && typeof b === 'number') return Number.isNaN(a) && Number.isNaN(b);
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const pairs = seen.get(a);
+  if (pairs?.has(b)) return true;
+  if (pairs) pairs.add(b);
+  else seen.set(a, new Set([b]));
   if (Array.isArray(a) || Array.isArray(b))
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i]));
+    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((v, i) => sameValue(v, b[i], seen));
   if (isPlainObject(a) && isPlainObject(b)) {
     const ka = Object.keys(a);
-    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k]));
+    return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameValue(a[k], b[k], seen));
   }
   return false;
 }
@@ -183,15 +191,17 @@ const describeDoc = (value: unknown, index: number): string => {
     : `document ${index + 1}`;
 };
 
-function firstDifference(a: unknown, b: unknown, path = ''): string {
+function firstDifference(a: unknown, b: unknown, path = '', depth = 0): string {
+  // Deep enough to name the field; aliases can make a value endless.
+  if (depth > 20) return path || 'its value';
   if (isPlainObject(a) && isPlainObject(b)) {
     for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-      if (!sameValue(a[k], b[k])) return firstDifference(a[k], b[k], path ? `${path}.${k}` : k);
+      if (!sameValue(a[k], b[k])) return firstDifference(a[k], b[k], path ? `${path}.${k}` : k, depth + 1);
     }
   }
   if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
     const i = a.findIndex((v, j) => !sameValue(v, b[j]));
-    if (i >= 0) return firstDifference(a[i], b[i], `${path}[${i}]`);
+    if (i >= 0) return firstDifference(a[i], b[i], `${path}[${i}]`, depth + 1);
   }
   return path || 'its value';
 }
