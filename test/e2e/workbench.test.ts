@@ -186,7 +186,7 @@ for (const line of LINES) {
       await treeRow('Pod Sets & Triggers', 'nightly-batch').first().waitFor();
       await treeRow('Pod Sets & Triggers', 'nightly-report').first().waitFor();
       await treeRow('Pod Sets & Triggers', /Quiet time/).first().waitFor();
-      await treeRow('Pod Sets & Triggers', /Depends on.*ScheduleTrigger nightly-batch — not complete/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: waiting/).first().waitFor();
       await treeRow('Plans', /#\d+ draft/).first().waitFor();
       await treeRow('Cluster', /Source/).waitFor();
       await treeRow('Cluster', /Nodes/).waitFor();
@@ -214,7 +214,7 @@ for (const line of LINES) {
       await dialog.getByRole('button', { name: 'Schedule' }).click();
       await notification(/nightly-batch scheduled: 6 pods placed, written to podset\.yaml\. Plan #\d+ is recorded as applied in the history\./).waitFor();
       await treeRow('Plans', /#\d+ applied/).first().waitFor();
-      await treeRow('Pod Sets & Triggers', /Depends on.*ScheduleTrigger nightly-batch — complete/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: complete/).first().waitFor();
       await shot('schedule-applied');
     });
 

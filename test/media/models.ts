@@ -42,7 +42,8 @@ export const setFunnel: FunnelView = {
       ],
       podsStopped: ['etl-3', 'feature-store-1'],
     },
-    { stage: 'Score', entered: 6, left: 3, skipped: 0, rejected: [{ reason: 'scored lower than the chosen node', count: 3, nodes: ['worker-b'] }], podsStopped: [] },
+    { stage: 'Score', entered: 6, left: 6, skipped: 0, rejected: [], podsStopped: [] },
+    { stage: 'SelectHost', picks: true, entered: 6, left: 3, skipped: 0, rejected: [{ reason: 'scored lower than the chosen node', count: 3, nodes: ['worker-b'] }], podsStopped: [] },
   ],
 };
 

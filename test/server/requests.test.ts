@@ -119,7 +119,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       ['PreFilter', 4],
     ]);
     assert.ok(giant.matrix.closest, 'an unplaced pod names its closest node');
-    assert.deepEqual(await request(ExplainPodRequest.method, { pod: { name: 'nobody' } }), { ok: false, error: 'no pod default/nobody in the workspace' });
+    assert.deepEqual(await request(ExplainPodRequest.method, { pod: { name: 'nobody' } }), { ok: false, error: 'no pod nobody in the workspace' });
   });
 
   it('podplan/workspaceSummary: what the server has read', async () => {
