@@ -69,7 +69,7 @@ describe('engine/scheduler/simulate', () => {
       assert.deepEqual([why?.node, why?.victims, why?.candidates.map((c) => c.summary)], ['n1', ['default/batch-2'], ['n1: evict default/batch-2 (priority 10): chosen']]);
     });
 
-    it('a KubeSchedulerConfiguration profile that disables DefaultPreemption: nothing is evicted, DynamicResources still speaks', async () => {
+    it('a KubeSchedulerConfiguration profile that disables DefaultPreemption: nothing is evicted, and the message has no preemption part', async () => {
       const result = await simulate(
         { nodes: [node.obj], pods: [...running(), makePod('urgent').req({ cpu: '1' }).priorityClass('urgent')].map((p) => p.obj), priorityClasses: [klass('batch', 10), klass('urgent', 1000)] },
         { profile: { schedulerName: 'default-scheduler', plugins: { multiPoint: { disabled: [{ name: 'DefaultPreemption' }] } } } },
