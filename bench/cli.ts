@@ -1,10 +1,12 @@
-// The CLI at scale, as a user runs it (a child process on a YAML file): wall time and peak RSS of
+// The CLI at scale, as a user runs it (bin/podplan.js, the built bundle, as a child process on a
+// YAML file; built first when src/ is newer): wall time and peak RSS of
 // `schedule`, `schedule --json`, `explain` and `plan --planner optimize` at 2,000 nodes / 5,000 pods
 // and 5,000 nodes / 10,000 pods. Peak RSS is the child's, from /usr/bin/time. Prints figures only.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { BIN, ensureBuilt } from '../test/cli/bundle';
 import { clusterYaml, type ClusterShape } from '../test/cli/cluster-yaml';
 import type { Benchmark } from './benchmark';
 
@@ -16,8 +18,9 @@ const SHAPES: readonly ClusterShape[] = [
 const ROOT = path.join(import.meta.dirname, '..');
 
 function runCli(args: readonly string[], db: string): { wallSeconds: number; peakMiB: number; code: number | null; stdoutBytes: number; lastError: string } {
+  ensureBuilt();
   const started = performance.now();
-  const child = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, '--import', 'tsx', 'src/cli/entry.ts', ...args], {
+  const child = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, PODPLAN_DB: db },
     maxBuffer: 2 ** 31 - 1,

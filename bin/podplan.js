@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The CLI entry: runs the bundle that `npm run build` (and `npm ci`, through `prepare`) writes.
+// The CLI entry: runs the bundle that `npm run build` writes (`npm pack` builds it through `prepack`).
 import { createRequire } from 'node:module';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,4 +9,4 @@ if (!existsSync(bundle)) {
   console.error('podplan: dist/cli.cjs is missing; run `npm run build` first.');
   process.exit(2);
 }
-createRequire(import.meta.url)(bundle);
+createRequire(import.meta.url)(bundle).main(process.argv.slice(2));

@@ -6,7 +6,8 @@
 // carries no node_modules. The addon in node_modules is the one npm built for the Node running
 // this script; more can be dropped into dist/native/ under their own names before packaging.
 // `highs` (HiGHS as WebAssembly), left external by the bundles, is copied to dist/node_modules/highs,
-// where Node resolves the bundles' require('highs'), with its .wasm beside its JavaScript.
+// where Node resolves the bundles' import('highs'), with its .wasm beside its JavaScript. A dynamic
+// import takes the package's "import" condition (build/highs.mjs); highs.js is what require() takes.
 import { build, context } from 'esbuild';
 import { copyFileSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,7 +40,7 @@ copyFileSync(addon, shipped);
 
 // Its exports map hides package.json: the package folder is two levels above its main file.
 const highs = path.dirname(path.dirname(createRequire(import.meta.url).resolve('highs')));
-for (const file of ['package.json', 'LICENSE', 'build/highs.js', 'build/highs.wasm']) {
+for (const file of ['package.json', 'LICENSE', 'build/highs.js', 'build/highs.mjs', 'build/highs.wasm']) {
   mkdirSync(path.dirname(path.join('dist/node_modules/highs', file)), { recursive: true });
   copyFileSync(path.join(highs, file), path.join('dist/node_modules/highs', file));
 }

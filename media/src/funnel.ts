@@ -8,6 +8,7 @@ import { link, podChip } from './host';
 import { virtualRows } from './virtual';
 
 export function stepName(step: FunnelStepView): string {
+  if (step.picks) return 'Select host';
   return step.plugin !== undefined ? `${step.stage} · ${step.plugin}` : step.stage;
 }
 
@@ -25,9 +26,12 @@ function stepDetail(funnel: FunnelView, step: FunnelStepView, namespace: string,
     'div',
     { class: 'step-detail', 'aria-live': 'polite' },
     h('h3', {}, stepName(step)),
-    h('p', { class: 'facts' }, `${step.entered.toLocaleString('en')} ${funnel.unit} reached it, ${step.left.toLocaleString('en')} left it`, dropped > 0 ? `, ${dropped.toLocaleString('en')} dropped` : '', step.skipped > 0 ? ` (${step.skipped.toLocaleString('en')} never evaluated: sampling stopped early)` : ''),
+    step.picks
+      ? h('p', { class: 'facts' }, `${step.entered.toLocaleString('en')} ${funnel.unit} reached it, ${step.left.toLocaleString('en')} chosen (the best score)`, dropped > 0 ? `, ${dropped.toLocaleString('en')} scored lower: ranked, not rejected` : '')
+      : h('p', { class: 'facts' }, `${step.entered.toLocaleString('en')} ${funnel.unit} reached it, ${step.left.toLocaleString('en')} left it`, dropped > 0 ? `, ${dropped.toLocaleString('en')} dropped` : '', step.skipped > 0 ? ` (${step.skipped.toLocaleString('en')} never evaluated: sampling stopped early)` : ''),
   );
-  if (step.rejected.length === 0 && !(step.podsStopped?.length)) out.append(h('p', { class: 'empty' }, 'This step rejected nothing.'));
+  if (step.stage === 'Score') out.append(h('p', { class: 'empty' }, 'Score ranks every node that passed the filters; it rejects none.'));
+  else if (step.rejected.length === 0 && !(step.podsStopped?.length)) out.append(h('p', { class: 'empty' }, step.picks ? 'Nothing reached it.' : 'This step rejected nothing.'));
   for (const r of step.rejected) {
     out.append(
       h(
@@ -60,11 +64,11 @@ export function renderFunnel(funnel: FunnelView, namespace: string, selected: nu
   const rows = funnel.steps.map((step, i) => {
     const kept = h('span', { class: 'kept' });
     kept.style.width = `${(step.left / total) * 100}%`;
-    const dropped = h('span', { class: 'dropped' });
+    const dropped = h('span', { class: step.picks ? 'ranked' : 'dropped' });
     dropped.style.width = `${((step.entered - step.left - step.skipped) / total) * 100}%`;
     const skipped = h('span', { class: 'skipped' });
     skipped.style.width = `${(step.skipped / total) * 100}%`;
-    const words = `${stepName(step)}: ${step.entered.toLocaleString('en')} in, ${step.left.toLocaleString('en')} left`;
+    const words = `${stepName(step)}: ${step.entered.toLocaleString('en')} in, ${step.left.toLocaleString('en')} ${step.picks ? 'chosen' : 'left'}`;
     const b = h(
       'button',
       { type: 'button', class: 'step', 'aria-pressed': 'false', title: `${words}. Show what it rejected.` },
@@ -77,7 +81,7 @@ export function renderFunnel(funnel: FunnelView, namespace: string, selected: nu
     buttons.push(b);
     return h('li', {}, b);
   });
-  const legend = h('p', { class: 'legend' }, h('span', { class: 'swatch kept' }), ' kept ', h('span', { class: 'swatch dropped' }), ' rejected ', h('span', { class: 'swatch skipped' }), ' not evaluated');
+  const legend = h('p', { class: 'legend' }, h('span', { class: 'swatch kept' }), ' kept ', h('span', { class: 'swatch dropped' }), ' rejected ', h('span', { class: 'swatch ranked' }), ' scored lower (not chosen) ', h('span', { class: 'swatch skipped' }), ' not evaluated');
   const view = h(
     'div',
     { class: 'funnel' },

@@ -19,9 +19,23 @@ interface Saved {
 let uiByEntry: Record<string, UiState> = {};
 let shown: HostToWebview | undefined;
 
+let persistTimer: ReturnType<typeof setTimeout> | undefined;
+
 function persist(): void {
+  if (persistTimer !== undefined) clearTimeout(persistTimer);
+  persistTimer = undefined;
   if (shown && shown.type !== 'loading') vscode.setState({ message: shown, ui: uiByEntry } satisfies Saved);
 }
+
+/**
+ * What the user did is kept once they pause: the state holds the whole view model (a 5,000-node
+ * plan), and copying it to VS Code on every key or click would stall the page.
+ */
+function persistSoon(): void {
+  if (persistTimer !== undefined) clearTimeout(persistTimer);
+  persistTimer = setTimeout(persist, PERSIST_PAUSE_MS);
+}
+const PERSIST_PAUSE_MS = 400;
 
 function contextFor(entry: number): ViewContext {
   const key = String(entry);
@@ -29,7 +43,7 @@ function contextFor(entry: number): ViewContext {
     ui: uiByEntry[key] ?? {},
     save(patch) {
       uiByEntry = { ...uiByEntry, [key]: { ...(uiByEntry[key] ?? {}), ...patch } };
-      persist();
+      persistSoon();
     },
   };
 }

@@ -30,6 +30,9 @@ export function bar(use: ResourceUseView): HTMLElement {
 }
 
 /** The plan a pod of this view is explained in: the stored one, else the pod set's preview. */
+/** How long the search waits after the last key before it filters (a burst of keys costs one filter). */
+const SEARCH_PAUSE_MS = 150;
+
 function planRef(plan: PlanView): PlanRefView {
   return { podSet: plan.podSet, ...(plan.trigger !== undefined ? { trigger: plan.trigger } : {}), ...(plan.historyId !== undefined ? { historyId: plan.historyId } : {}) };
 }
@@ -73,8 +76,51 @@ function legend(colouring: Colouring, palette: ReturnType<typeof ownerPalette>):
     swatch(bandOf(80)),
     ' 75–90% ',
     swatch(bandOf(95)),
-    ' 90% or more; struck through: over 100% or cordoned; dot: the plan puts pods there.',
+    ' 90% or more ',
+    swatch(NO_PODS),
+    ' nothing running or planned; struck through: over 100% or cordoned; dot: the plan puts pods there.',
   );
+}
+
+/** Labels that name a node pool on the common clouds and tools, the first one a node carries. */
+const POOL_LABELS = ['karpenter.sh/nodepool', 'cloud.google.com/gke-nodepool', 'eks.amazonaws.com/nodegroup', 'kubernetes.azure.com/agentpool', 'agentpool', 'node-pool', 'nodepool', 'pool'];
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+/** What the map can be grouped by: none, zone, pool (when a pool label is there), any other label with a few values. */
+function groupings(nodes: readonly NodeUseView[]): Array<readonly [value: string, text: string]> {
+  const values = new Map<string, Set<string>>();
+  for (const n of nodes) for (const [k, v] of Object.entries(n.labels)) (values.get(k) ?? values.set(k, new Set()).get(k))?.add(v);
+  const out: Array<readonly [string, string]> = [['none', 'no grouping']];
+  if (nodes.some((n) => n.zone !== undefined)) out.push(['zone', 'by zone']);
+  if (POOL_LABELS.some((k) => values.has(k))) out.push(['pool', 'by node pool']);
+  const others = [...values]
+    .filter(([k, v]) => k !== ZONE_LABEL && !POOL_LABELS.includes(k) && k !== 'kubernetes.io/hostname' && v.size >= 2 && v.size <= 100)
+    .map(([k]) => k)
+    .sort();
+  for (const k of others) out.push([`label:${k}`, `by label ${k}`]);
+  return out;
+}
+
+/** The group a node falls in, by the grouping's key. */
+function groupOf(n: NodeUseView, grouping: string): string {
+  if (grouping === 'zone') return n.zone ?? '(no zone)';
+  if (grouping === 'pool') {
+    const key = POOL_LABELS.find((k) => n.labels[k] !== undefined);
+    return key ? (n.labels[key] ?? '') : '(no pool label)';
+  }
+  if (grouping.startsWith('label:')) return n.labels[grouping.slice('label:'.length)] ?? '(not labelled)';
+  return '';
+}
+
+/** A group's summary: its nodes, the pods the plan puts there, and its cpu and memory in use (bound + planned) of allocatable. */
+function groupSummary(name: string, nodes: readonly NodeUseView[]): string {
+  const sum = (resource: string, field: 'allocatable' | 'requested' | 'planned') => nodes.reduce((t, n) => t + (n.resources.find((r) => r.resource === resource)?.[field] ?? 0), 0);
+  const percent = (resource: string) => {
+    const allocatable = sum(resource, 'allocatable');
+    return allocatable > 0 ? `${Math.round(((sum(resource, 'requested') + sum(resource, 'planned')) / allocatable) * 100)}%` : '—';
+  };
+  const planned = nodes.reduce((t, n) => t + n.pods.length, 0);
+  return `${name}: ${nodes.length.toLocaleString('en')} node${nodes.length === 1 ? '' : 's'}, ${planned.toLocaleString('en')} pod${planned === 1 ? '' : 's'} planned, cpu ${percent('cpu')} and memory ${percent('memory')} in use`;
 }
 
 function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
@@ -83,20 +129,21 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
   let order = (typeof ui['order'] === 'string' ? ui['order'] : 'name') as NodeOrder;
   let colouring = (typeof ui['colouring'] === 'string' ? ui['colouring'] : 'cpu') as Colouring;
   let selected = typeof ui['node'] === 'string' ? ui['node'] : undefined;
+  const groupChoices = groupings(plan.nodes);
+  let grouping = typeof ui['group'] === 'string' && groupChoices.some(([v]) => v === ui['group']) ? ui['group'] : 'none';
   const byName = new Map(plan.nodes.map((n) => [n.node, n]));
   const detail = h('aside', { class: 'detail', 'aria-label': 'Selected node' });
   const count = h('span', { class: 'count', role: 'status' });
   const legendSlot = h('div', {});
+  const mapsSlot = h('div', { class: 'maps' });
   const palette = ownerPalette(plan.nodes);
-  const map = nodeMap(`Node map of ${plan.nodes.length} nodes; arrow keys move, Enter shows a node`, {
-    describe,
-    ownerColour: palette.colourOf,
-    onSelect: (n) => select(n.node),
-  });
+  const makeMap = (label: string) => nodeMap(label, { describe, ownerColour: palette.colourOf, onSelect: (n) => select(n.node) });
+  const whole = makeMap(`Node map of ${plan.nodes.length} nodes; arrow keys move, Enter shows a node`);
+  let maps = [whole];
   const select = (node: string | undefined): void => {
     selected = node;
     ctx.save({ node });
-    map.select(node);
+    for (const m of maps) m.select(node);
     const n = node !== undefined ? byName.get(node) : undefined;
     detail.replaceChildren(n ? nodeDetail(n, plan.namespace, planRef(plan)) : h('p', { class: 'empty' }, 'Choose a node on the map to see its resources and planned pods.'));
   };
@@ -105,16 +152,38 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
     const shown = sortNodes(predicate ? plan.nodes.filter(predicate) : plan.nodes, order);
     count.textContent = `${shown.length.toLocaleString('en')} of ${plan.nodes.length.toLocaleString('en')} nodes`;
     legendSlot.replaceChildren(legend(colouring, palette));
-    map.show(shown, colouring);
-    map.select(selected);
+    if (grouping === 'none') {
+      maps = [whole];
+      mapsSlot.replaceChildren(whole.element);
+      whole.show(shown, colouring);
+    } else {
+      // One map per group, named and summed up; groups by name, nodes in the chosen order within each.
+      const groups = new Map<string, NodeUseView[]>();
+      for (const n of shown) {
+        const g = groupOf(n, grouping);
+        (groups.get(g) ?? groups.set(g, []).get(g))?.push(n);
+      }
+      const sections = [...groups].sort(([a], [b]) => a.localeCompare(b));
+      maps = sections.map(([name, nodes]) => makeMap(`Node map of ${name}: ${nodes.length} nodes; arrow keys move, Enter shows a node`));
+      mapsSlot.replaceChildren(...sections.map(([name, nodes], i) => h('section', { class: 'map-group' }, h('h3', { class: 'group-summary' }, groupSummary(name, nodes)), (maps[i] as (typeof maps)[number]).element)));
+      sections.forEach(([, nodes], i) => maps[i]?.show(nodes, colouring));
+    }
+    for (const m of maps) m.select(selected);
   };
 
   const search = h('vscode-textfield', { placeholder: 'name, pod, zone:z1, owner:web, key=value, cpu>80', 'aria-label': 'Filter nodes by name, pod, zone, owner, label or resource use', class: 'search' });
   search.value = query;
+  // Typing only records the query: the filter, sort and redraw run once the keys pause (off the
+  // keystroke path), so a key is never waiting behind 5,000 tiles, and a burst of keys costs one run.
+  let pending: ReturnType<typeof setTimeout> | undefined;
   search.addEventListener('input', () => {
     query = search.value;
-    ctx.save({ query });
-    apply();
+    if (pending !== undefined) clearTimeout(pending);
+    pending = setTimeout(() => {
+      pending = undefined;
+      ctx.save({ query });
+      apply();
+    }, SEARCH_PAUSE_MS);
   });
   const choose = (label: string, options: ReadonlyArray<readonly [string, string]>, value: string, onChange: (v: string) => void): HTMLElement => {
     const el = h('vscode-single-select', { 'aria-label': label, title: label });
@@ -155,7 +224,13 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
       apply();
     },
   );
-  const view = h('div', { class: 'map-view' }, h('div', { class: 'toolbar' }, search, sortSelect, colourSelect, count), legendSlot, h('div', { class: 'map-layout' }, map.element, detail));
+  const groupSelect = choose('Group', groupChoices, grouping, (v) => {
+    grouping = v;
+    ctx.save({ group: v });
+    apply();
+  });
+  // The maps take the panel's whole width; the selected node's detail sits above them.
+  const view = h('div', { class: 'map-view' }, h('div', { class: 'toolbar' }, search, sortSelect, groupSelect, colourSelect, count), legendSlot, detail, mapsSlot);
   apply();
   select(selected);
   return view;

@@ -18,8 +18,10 @@ async function initializationOptions(extension: vscode.ExtensionContext): Promis
 export async function createClient(extension: vscode.ExtensionContext, output: vscode.LogOutputChannel): Promise<LanguageClient> {
   const module = extension.asAbsolutePath('dist/server.cjs');
   const serverOptions: ServerOptions = {
-    run: { module, transport: TransportKind.ipc },
-    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+    // Node's own printing of process warnings is off: the server logs them as warnings (main.ts),
+    // not as stderr, which the client shows as errors.
+    run: { module, transport: TransportKind.ipc, options: { execArgv: ['--no-warnings'] } },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--no-warnings', '--nolazy', '--inspect=6019'] } },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [

@@ -43,6 +43,11 @@ export class Ctx implements vscode.Disposable {
     this.showSource();
   }
 
+  /** Where the server plans from now. */
+  get currentSource(): SourceView {
+    return this.source;
+  }
+
   /** The server plans from this source now (the status bar says so, the views ask again). */
   setSource(source: SourceView): void {
     this.source = source;

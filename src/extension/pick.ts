@@ -4,6 +4,8 @@ import { ListHistoryRequest, type ObjectRef } from '../protocol/requests';
 import type { HistoryEntryView } from '../protocol/webview';
 import type { Ctx } from './ctx';
 
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 export interface PodSetRef {
   readonly namespace: string;
   readonly name: string;
@@ -19,7 +21,7 @@ export async function pickPodSet(ctx: Ctx, placeHolder: string): Promise<PodSetR
   const items = summary.podSets.map((s) => ({
     label: s.name,
     description: s.namespace,
-    detail: `${s.pods} pods, ${s.pending} to place${s.trigger ? ` · trigger ${s.trigger} (${s.state ?? 'no state'})` : ' · no trigger'}`,
+    detail: `${plural(s.pods, 'pod')}, ${s.pending} to place${s.trigger ? ` · trigger ${s.trigger} (${s.state ?? 'no state'})` : ' · no trigger'}`,
     set: { namespace: s.namespace, name: s.name, ...(s.trigger ? { trigger: s.trigger } : {}) },
   }));
   return (await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true }))?.set;
@@ -43,7 +45,7 @@ export async function pickHistory(ctx: Ctx, placeHolder: string, count: 1 | 2): 
     return undefined;
   }
   if (page.value.entries.length < count) {
-    void vscode.window.showInformationMessage(`Podplan: the history holds ${page.value.entries.length} plan(s).`);
+    void vscode.window.showInformationMessage(`Podplan: the history holds ${plural(page.value.entries.length, 'plan')}.`);
     return undefined;
   }
   const items = page.value.entries.map((e) => ({

@@ -18,8 +18,10 @@ export function statusWords(state: ServerState, summary?: WorkspaceSummary): Sta
   if (state === 'stopped') return { text: '$(error) Podplan', tooltip: 'Podplan: the language server stopped. Click to see its output.' };
   if (!summary) return { text: '$(server-process) Podplan', tooltip: 'Podplan: reading the workspace' };
   const pending = summary.podSets.reduce((n, s) => n + s.pending, 0);
-  const problems = summary.problems.errors + summary.problems.warnings;
-  const text = `$(server-process) ${count(summary.nodes, 'node')}, ${count(pending, 'pod')} to place${problems > 0 ? ` $(warning) ${problems}` : ''}`;
+  // Each count beside its own icon, as VS Code's Problems item shows them.
+  const { errors, warnings } = summary.problems;
+  const problems = `${errors > 0 ? ` $(error) ${errors}` : ''}${warnings > 0 ? ` $(warning) ${warnings}` : ''}`;
+  const text = `$(server-process) ${count(summary.nodes, 'node')}, ${count(pending, 'pod')} to place${problems}`;
   const lines = [
     `Podplan: ${count(summary.files, 'file')} read`,
     `${count(summary.nodes, 'node')}, ${count(summary.pods, 'pod')}, ${count(summary.workloads, 'workload')}`,

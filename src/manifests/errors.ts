@@ -19,6 +19,8 @@ export type ManifestErrorCode =
   | 'selector-mismatch'
   /** A second object with the same kind, namespace and name: left out. */
   | 'duplicate-name'
+  /** A pod whose metadata.uid an earlier pod has (a uid is unique in a cluster): left out. */
+  | 'duplicate-uid'
   /** A field the Kubernetes schema of the object does not have (a misspelling): ignored, with a warning. */
   | 'unknown-field'
   /** A kind a built-in API group does not have (`kind: Nodee`): ignored, with a warning. */

@@ -180,7 +180,8 @@ const container = object<Container>(
     image: string,
     resources: object({ requests: resourceList, limits: resourceList }),
     ports: arrayOf(containerPort),
-    restartPolicy: oneOf(['Always'] as const),
+    restartPolicy: oneOf(['Always', 'OnFailure', 'Never'] as const),
+    restartPolicyRules: arrayOf(object<NonNullable<Container['restartPolicyRules']>[number]>({ action: string }, ['action'])),
   },
   ['name'],
 );
@@ -196,6 +197,7 @@ const volume = object<Volume>(
     name: string,
     persistentVolumeClaim: object<NonNullable<Volume['persistentVolumeClaim']>>({ claimName: string, readOnly: boolean }, ['claimName']),
     ephemeral: object<NonNullable<Volume['ephemeral']>>({ volumeClaimTemplate: (v) => v }),
+    image: object<NonNullable<Volume['image']>>({ reference: string, pullPolicy: string }),
   },
   // Other volume kinds (configMap, emptyDir, …) do not matter for scheduling: their fields are passed over.
   ['name'],
@@ -261,6 +263,7 @@ export const node = object<Node>(
       allocatable: resourceList,
       images: arrayOf(containerImage),
       conditions: arrayOf(object<NodeCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
+      declaredFeatures: stringList,
     }),
   },
   ['metadata'],

@@ -11,10 +11,13 @@
 // StatefulSet ordinals; for a Deployment (upstream `<name>-<template hash>-<random>`), a ReplicaSet
 // and a Job (`<name>-<random>`) it is a simplification, so names in plans stay stable across reads.
 // Made-up pods are owned by their workload directly: a Deployment's intermediate ReplicaSet is not modelled.
+// A StatefulSet's volumeClaimTemplates are what its controller makes of them: replica i's volume
+// named after a template refers to the claim `<template>-<set>-<i>`, which the controller creates
+// when it does not exist (statefulSetClaims; the workspace keeps a claim of the files over it).
 import { selectorMatches } from '../engine/api/labels';
-import { DEFAULT_NAMESPACE, type LabelSelector, type Labels, type ObjectMeta, type OwnerReference, type Pod, type PodSpec } from '../engine/api/types';
-import { integer, object, string, type DecodeContext, type Decoder } from './decode';
-import { labelSelector, objectMeta, podSpec, templateMeta } from './kube';
+import { DEFAULT_NAMESPACE, type LabelSelector, type Labels, type ObjectMeta, type OwnerReference, type PersistentVolumeClaim, type Pod, type PodSpec, type Volume } from '../engine/api/types';
+import { arrayOf, integer, object, string, type DecodeContext, type Decoder } from './decode';
+import { labelSelector, objectMeta, persistentVolumeClaim, podSpec, templateMeta } from './kube';
 import { joinPath } from './source-map';
 
 export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'Job' | 'DaemonSet';
@@ -43,6 +46,8 @@ export interface Workload {
   readonly replicas: number;
   readonly selector?: LabelSelector;
   readonly template: PodTemplate;
+  /** A StatefulSet's spec.volumeClaimTemplates. */
+  readonly claimTemplates?: readonly PersistentVolumeClaim[];
 }
 
 interface WorkloadSpec {
@@ -51,6 +56,7 @@ interface WorkloadSpec {
   readonly completions?: number;
   readonly selector?: LabelSelector;
   readonly template: PodTemplate;
+  readonly volumeClaimTemplates?: PersistentVolumeClaim[];
 }
 
 const count = integer(0, 1_000_000);
@@ -62,6 +68,7 @@ const workloadSpec = object<WorkloadSpec>(
     completions: count,
     selector: labelSelector,
     template: object<PodTemplate>({ metadata: templateMeta, spec: podSpec }, ['spec']),
+    volumeClaimTemplates: arrayOf(persistentVolumeClaim),
   },
   ['template'],
 );
@@ -86,6 +93,7 @@ export function workloadDecoder(kind: WorkloadKind): Decoder<Workload> {
       replicas,
       ...(spec.selector ? { selector: spec.selector } : {}),
       template: spec.template,
+      ...(kind === 'StatefulSet' && spec.volumeClaimTemplates?.length ? { claimTemplates: spec.volumeClaimTemplates } : {}),
     };
   };
 }
@@ -143,8 +151,47 @@ function controllerLabels(w: Workload, index: number): Labels {
 /** The pods of a Deployment, ReplicaSet, StatefulSet or Job (DaemonSets need the nodes: see daemonset.ts). */
 export function workloadPods(w: Workload): Pod[] {
   const pods: Pod[] = [];
-  for (let i = 0; i < w.replicas; i++) pods.push(podFromTemplate(w, `${w.metadata.name}-${i}`, controllerLabels(w, i)));
+  for (let i = 0; i < w.replicas; i++) pods.push(podFromTemplate(w, `${w.metadata.name}-${i}`, controllerLabels(w, i), claimVolumes(w, i)));
   return pods;
+}
+
+/** Upstream's getPersistentVolumeClaimName: the claim of a StatefulSet's template for one ordinal. */
+export function claimName(template: PersistentVolumeClaim, set: string, ordinal: number): string {
+  return `${template.metadata.name}-${set}-${ordinal}`;
+}
+
+/**
+ * Replica `ordinal`'s pod spec as the StatefulSet controller's updateStorage makes it: each claim
+ * template's volume (the template's volume of that name, else a new one) refers to its claim.
+ */
+function claimVolumes(w: Workload, ordinal: number): PodSpec {
+  const templates = w.claimTemplates ?? [];
+  if (templates.length === 0) return w.template.spec;
+  const claimed = new Map<string, Volume>(templates.map((t) => [t.metadata.name, { name: t.metadata.name, persistentVolumeClaim: { claimName: claimName(t, w.metadata.name, ordinal) } }]));
+  const volumes = (w.template.spec.volumes ?? []).filter((v) => !claimed.has(v.name));
+  return { ...w.template.spec, volumes: [...volumes, ...claimed.values()] };
+}
+
+/**
+ * The claims a StatefulSet's controller creates for its replicas (upstream newPersistentVolumeClaim
+ * for each template and ordinal below spec.replicas): the template's spec, its labels with the
+ * set's selector labels, in the set's namespace, pending until bound.
+ */
+export function statefulSetClaims(w: Workload): PersistentVolumeClaim[] {
+  const claims: PersistentVolumeClaim[] = [];
+  for (let i = 0; i < w.replicas; i++) {
+    for (const t of w.claimTemplates ?? []) {
+      const labels = { ...t.metadata.labels, ...w.selector?.matchLabels };
+      claims.push({
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: claimName(t, w.metadata.name, i), namespace: w.metadata.namespace ?? DEFAULT_NAMESPACE, ...(Object.keys(labels).length > 0 ? { labels } : {}) },
+        ...(t.spec ? { spec: t.spec } : {}),
+        status: { phase: 'Pending' },
+      });
+    }
+  }
+  return claims;
 }
 
 /** The controller reference of an object (the one marked controller, else the first). */

@@ -13,7 +13,7 @@ import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './
 import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
 import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
 import { concatPath, DocumentSyntax, joinPath, lineCounterOf, SourceMap, type SourceRange } from './source-map';
-import { missingReplicas, WORKLOAD_API_VERSIONS, workloadDecoder, workloadPods, type Workload, type WorkloadKind } from './workloads';
+import { missingReplicas, statefulSetClaims, WORKLOAD_API_VERSIONS, workloadDecoder, workloadPods, type Workload, type WorkloadKind } from './workloads';
 
 /** An object with where it came from. */
 export interface Located<T> {
@@ -161,6 +161,7 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     objects.push({ bucket: 'workloads', value: w, base });
     const template = concatPath(base, 'spec.template');
     if (w.kind !== 'DaemonSet') for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template, generated: true });
+    for (const c of statefulSetClaims(w)) objects.push({ bucket: 'persistentVolumeClaims', value: c, base: concatPath(base, 'spec.volumeClaimTemplates'), generated: true });
   } else if (kind === 'Namespace') {
     const n = decode(namespaceDecoder, 'v1');
     if (n) objects.push({ bucket: 'namespaces', value: n, base });
@@ -303,6 +304,33 @@ function unique<T>(items: readonly Located<T>[], what: string, key: (v: T) => st
 }
 
 /**
+ * metadata.uid is unique in a cluster (the API server assigns it), and the scheduler keys pods by
+ * it: a pod whose uid an earlier pod has is an error at its uid, and left out, never merged with the
+ * other one silently.
+ */
+function uniqueUids(pods: readonly Located<Pod>[], errors: ManifestError[]): Located<Pod>[] {
+  const seen = new Map<string, Located<Pod>>();
+  return pods.filter((p) => {
+    const uid = p.value.metadata.uid;
+    if (uid === undefined) return true;
+    const first = seen.get(uid);
+    if (!first) {
+      seen.set(uid, p);
+      return true;
+    }
+    const where = fieldRange(first, 'metadata.uid');
+    errors.push({
+      code: 'duplicate-uid',
+      severity: 'error',
+      message: `pod ${podKey(p.value)} has uid "${uid}", which pod ${podKey(first.value)} already has at ${where.file}:${where.start.line}:${where.start.column} (a uid is unique in a cluster); this one is left out`,
+      range: fieldRange(p, 'metadata.uid'),
+      path: concatPath(p.base, 'metadata.uid'),
+    });
+    return false;
+  });
+}
+
+/**
  * The Priority admission plugin on the pods (engine/api/priority.ts, the one place it is decided):
  * spec.priority from the named PriorityClass or the globalDefault one, so every reader of the
  * workspace (schedule, plan, explain, the language server, cluster snapshots) sees the same
@@ -356,19 +384,31 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
   // In file order, the made-up pods among the real ones; with their priorities as admission gives them.
   const pods = admitPriorities(
-    unique(
-      all.pods.filter((p) => !p.generated || missing.has(p.value)),
-      'pod',
-      podKey,
+    uniqueUids(
+      unique(
+        all.pods.filter((p) => !p.generated || missing.has(p.value)),
+        'pod',
+        podKey,
+        errors,
+      ),
       errors,
     ),
     priorityClasses,
     errors,
   );
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
-  const persistentVolumeClaims = unique(all.persistentVolumeClaims, 'PersistentVolumeClaim', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
+  // A claim a StatefulSet's controller would create counts only where the files have no claim of that name.
+  const claimKey = (c: PersistentVolumeClaim) => namespaced(c.metadata.namespace, c.metadata.name);
+  const realClaims = new Set(all.persistentVolumeClaims.filter((c) => !c.generated).map((c) => claimKey(c.value)));
+  const claims = unique(
+    all.persistentVolumeClaims.filter((c) => !c.generated || !realClaims.has(claimKey(c.value))),
+    'PersistentVolumeClaim',
+    claimKey,
+    errors,
+  );
   const persistentVolumes = unique(all.persistentVolumes, 'PersistentVolume', (v) => v.metadata.name, errors);
   const storageClasses = unique(all.storageClasses, 'StorageClass', (c) => c.metadata.name, errors);
+  const persistentVolumeClaims = withDefaultClass(claims, storageClasses.map((c) => c.value));
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
   const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);
   const csiStorageCapacities = unique(all.csiStorageCapacities, 'CSIStorageCapacity', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
@@ -407,6 +447,19 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     },
     generated: new Set(pods.filter((p) => p.generated).map((p) => podKey(p.value))),
   };
+}
+
+/**
+ * The DefaultStorageClass admission plugin: a claim that names no StorageClass (the field left out,
+ * not "") gets the default one, the class annotated storageclass.kubernetes.io/is-default-class
+ * "true" (the newest of several, then by name, as upstream's GetDefaultClass picks it).
+ */
+function withDefaultClass(claims: readonly Located<PersistentVolumeClaim>[], classes: readonly StorageClass[]): Located<PersistentVolumeClaim>[] {
+  const isDefault = (c: StorageClass) => c.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true' || c.metadata.annotations?.['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
+  const created = (c: StorageClass) => Date.parse(c.metadata.creationTimestamp ?? '') || 0;
+  const chosen = classes.filter(isDefault).sort((a, b) => created(b) - created(a) || a.metadata.name.localeCompare(b.metadata.name))[0];
+  if (!chosen) return [...claims];
+  return claims.map((c) => (c.value.spec?.storageClassName !== undefined ? c : { ...c, value: { ...c.value, spec: { ...c.value.spec, storageClassName: chosen.metadata.name } } }));
 }
 
 /** Reads and combines files in one go (the CLI's path; an editor keeps the FileModels and calls `combine`). */

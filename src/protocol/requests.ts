@@ -23,10 +23,24 @@ export interface PreviewPlanParams {
 export const PreviewPlanRequest = new RequestType<PreviewPlanParams, Result<PlanView>, void>('podplan/previewPlan');
 
 export interface ExplainPodParams {
+  /** Without a namespace: the one pod of that name in any namespace (an error names them when several are). */
   readonly pod: ObjectRef;
   /** Explain the cycle that placed (or failed to place) the pod in this plan of its namespace, about the node it got there. */
   readonly inPlan?: PlanRefView;
 }
+
+/** A pod as Explain's pick list shows it. */
+export interface PodListItem {
+  readonly namespace: string;
+  readonly name: string;
+  /** spec.nodeName, when bound. */
+  readonly node?: string;
+  readonly podSet?: string;
+  readonly schedulerName: string;
+}
+
+/** client → server: every pod of the source, those not yet placed first, then by namespace and name. */
+export const ListPodsRequest = new RequestType0<readonly PodListItem[], void>('podplan/listPods');
 
 /** client → server: one scheduling cycle for one pod of the workspace, and every node's verdict. */
 export const ExplainPodRequest = new RequestType<ExplainPodParams, Result<PodExplanationView>, void>('podplan/explainPod');
@@ -38,8 +52,13 @@ export interface PodSetSummary {
   /** Pods of the set still to be placed (no spec.nodeName). */
   readonly pending: number;
   readonly trigger?: string;
+  /** The trigger's state as the planner reads it (an unreadable one reads as Planning). */
   readonly state?: string;
+  /** The trigger's spec.state as written, when it is not a valid state (the file has an error and a quick fix there). */
+  readonly invalidState?: string;
   readonly plan?: string;
+  /** Pods of the set the set's SchedulePlan places while the trigger is Schedule: scheduled, waiting to be bound. */
+  readonly planned?: number;
   /** The trigger's quiet time as written (planner.ciena.io/quiet-time). */
   readonly quietTime?: string;
   /**
@@ -150,6 +169,11 @@ export interface ScheduleWrite {
 export interface ScheduleNowResult {
   /** Sets the trigger's state to Schedule and writes (or rewrites) its pod set's SchedulePlan. */
   readonly edit: WorkspaceEdit;
+  /**
+   * Each file the edit writes, as digests (textDigest) of its text before (what the edit was made
+   * on: the client applies it only to that) and after (what the saved file must read back as).
+   */
+  readonly files: readonly { readonly uri: string; readonly before: string; readonly after: string }[];
   /** The plan, kept in the history as a draft (`historyId`) until the client records it applied. */
   readonly plan: PlanView;
   /** What `edit` writes, object by object. */

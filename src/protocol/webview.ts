@@ -96,10 +96,15 @@ export interface StepRejectionView {
 
 /** One step of the scheduling cycle: how many candidates reached it and how many it kept. */
 export interface FunnelStepView {
-  /** Sort, PreFilter, Filter, Score, Reserve, Permit, Bind (engine/framework/status.ts STAGES). */
+  /** Sort, PreFilter, Filter, Score, SelectHost, Reserve, Permit, CheckConflicts, Bind, in that order. */
   readonly stage: string;
   /** The plugin, for the steps run per plugin (Filter). */
   readonly plugin?: string;
+  /**
+   * The step picks one of what reached it (SelectHost: the best-scored node) rather than rejecting:
+   * what it does not keep scored lower. Steps chain: each step's `entered` is the previous one's `left`.
+   */
+  readonly picks?: boolean;
   readonly entered: number;
   readonly left: number;
   /** Candidates that reached the step but were never evaluated (sampling stopped early). */

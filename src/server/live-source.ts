@@ -23,6 +23,7 @@ import type { ApplyPlanParams, ApplyPlanResult, ContextList, SchedulerParams, Sc
 import type { RunRecording } from '../store/recording';
 import { noHistory, type History } from './history';
 import { Analysis, EngineCache, type AnalysisOptions } from './service/analysis';
+import { plural } from './service/words';
 import { incompleteDependencies } from './service/dependencies';
 import { planPodSet, planView, solverOf } from './service/planning';
 import { keptView } from './service/requests';
@@ -125,7 +126,7 @@ class RunningScheduler {
     const last = { ...this.status(), running: false };
     await this.elector.stop();
     await this.informers.stop();
-    this.recording?.finish('succeeded', `${last.bound} pods bound, ${last.unplaced} not placed`);
+    this.recording?.finish('succeeded', `${plural(last.bound, 'pod')} bound, ${last.unplaced} not placed`);
     return last;
   }
 }

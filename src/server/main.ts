@@ -9,4 +9,7 @@ const connection = createConnection(ProposedFeatures.all);
 // for the editor rather than dying with the user's work open.
 process.on('uncaughtException', (e) => connection.console.error(`[podplan] uncaught: ${e.stack ?? e.message}`));
 process.on('unhandledRejection', (e) => connection.console.error(`[podplan] unhandled rejection: ${errorDetail(e)}`));
+// A process warning (a dependency's DeprecationWarning) is a warning in the log, not an error; the
+// client starts this process with --no-warnings so Node does not also print it to stderr.
+process.on('warning', (w) => connection.console.warn(`[podplan] ${w.name}: ${w.message}`));
 startServer(connection);

@@ -24,6 +24,8 @@ import { readInitializationOptions } from '../protocol/initialization';
 import {
   ApplyPlanRequest,
   ClusterSummaryRequest,
+  ListPodsRequest,
+  type PodListItem,
   ComparePlansRequest,
   ExplainPodRequest,
   ListContextsRequest,
@@ -42,6 +44,7 @@ import {
   type WorkspaceSummary,
 } from '../protocol/requests';
 import * as service from './service';
+import { plural } from './service/words';
 import { Session, type SessionOptions } from './session';
 
 export const SERVER_NAME = 'podplan';
@@ -136,7 +139,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     const reporter =
       params.workDoneToken !== undefined ? connection.languages.attachWorkDoneProgress(params) : size && service.takesLong(size) ? await connection.window.createWorkDoneProgress() : undefined;
     if (!reporter) return plan();
-    reporter.begin(title, undefined, size ? `${size.podSet}: ${size.pods} pods on ${size.nodes} nodes` : undefined, false);
+    reporter.begin(title, undefined, size ? `${size.podSet}: ${plural(size.pods, 'pod')} on ${plural(size.nodes, 'node')}` : undefined, false);
     await new Promise((resolve) => setImmediate(resolve));
     try {
       return plan();
@@ -148,7 +151,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   // Document features read the files (checked against the live cluster when one is the source).
   connection.onCompletion(guard('completion', () => [], (s, p) => service.complete(p.textDocument.uri, p.position, s.fileAnalysis())));
   connection.onHover(guard('hover', () => null, (s, p) => service.hover(p.textDocument.uri, p.position, s.fileAnalysis())));
-  connection.onCodeAction(guard('code actions', () => [], (s, p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis())));
+  // Only the kinds asked for (an editor asking for quick fixes gets no refactoring).
+  const wanted = (kind: string | undefined, only: readonly string[] | undefined) => !only || (kind !== undefined && only.some((o) => kind === o || kind.startsWith(`${o}.`)));
+  connection.onCodeAction(guard('code actions', () => [], (s, p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis()).filter((a) => wanted(a.kind, p.context.only))));
   // Lenses start previews, which plan on the source: they are offered where the source has the file.
   connection.onCodeLens(guard('code lenses', () => [], (s, p) => service.codeLenses(p.textDocument.uri, s.analysis())));
   connection.onDocumentSymbol(guard('document symbols', () => [], (s, p) => service.symbols(p.textDocument.uri, s.fileAnalysis())));
@@ -170,6 +175,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       (s) => s.workspaceSummary(),
     ),
   );
+  connection.onRequest(ListPodsRequest, guard('podplan/listPods', (): PodListItem[] => [], (s) => s.listPods()));
   connection.onRequest(ClusterSummaryRequest, guard('podplan/clusterSummary', (): ClusterSummary => ({ source: { kind: 'workspace', name: 'workspace' }, nodes: [], pending: [] }), (s) => s.clusterSummary()));
   connection.onRequest(ListContextsRequest, guard('podplan/listContexts', failed('podplan/listContexts'), (s) => s.listContexts()));
   connection.onRequest(SelectSourceRequest, guard('podplan/selectSource', failed('podplan/selectSource'), (s, p) => s.selectSource(p)));

@@ -27,6 +27,7 @@ import type {
   ListHistoryParams,
   PreviewPlanParams,
   ScheduleNowParams,
+  PodListItem,
   ScheduleNowResult,
   SchedulerParams,
   SchedulerStatus,
@@ -118,11 +119,18 @@ export class Session {
     const { init, loadSolver } = this.options;
     try {
       const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
-      this.history = database === false ? noHistory('turned off (historyDatabase: false)') : await openHistory(database, this.folders, this.ports.log);
-      const solver = await loadSolver?.();
+      // The history, the solver (WebAssembly to compile) and the files load side by side: the first
+      // answer waits for the slowest of them, not for their sum.
+      const history = database === false ? Promise.resolve(noHistory('turned off (historyDatabase: false)')) : openHistory(database, this.folders, this.ports.log);
+      const solverLoading = loadSolver?.();
+      // Marked handled now; a failure still reaches the catch below when awaited.
+      history.catch(() => undefined);
+      solverLoading?.catch(() => undefined);
+      await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.ports.log);
+      this.history = await history;
+      const solver = await solverLoading;
       if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
       else if (solver) this.ports.log(`plans have no bound: ${solver.error}`);
-      await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.ports.log);
     } catch (e) {
       this.ports.log(`reading the workspace failed: ${errorDetail(e)}`);
     } finally {
@@ -213,6 +221,10 @@ export class Session {
 
   recordApplied(id: number): Result<HistoryEntryView> {
     return this.history.markApplied(id);
+  }
+
+  listPods(): PodListItem[] {
+    return service.listPods(this.analysis());
   }
 
   workspaceSummary(): WorkspaceSummary {

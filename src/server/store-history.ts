@@ -72,10 +72,27 @@ class StoreHistory implements History {
     return ok({
       from: entry(d.from),
       to: entry(d.to),
-      moved: d.moved.map((m) => {
-        const newer = this.store.diagnosis(to, m.pod);
-        return { ...m, reason: moveReason(m.from, m.to, newer.ok ? newer.value : undefined) };
-      }),
+      moved: (() => {
+        // The newer plan's node counts: computed once, from the diff (moved, unchanged pods are not listed per node).
+        const newerPlan = d.moved.some((m) => {
+          const newer = this.store.diagnosis(to, m.pod);
+          return !newer.ok || newer.value === undefined;
+        })
+          ? message(this.store.loadPlan(to))
+          : undefined;
+        const counts = new Map<string, number>();
+        if (newerPlan?.ok) for (const a of newerPlan.value.assignments) counts.set(a.node, (counts.get(a.node) ?? 0) + 1);
+        return d.moved.map((m) => {
+          const newer = this.store.diagnosis(to, m.pod);
+          const older = this.store.diagnosis(from, m.pod);
+          const context = {
+            planner: d.to.planner,
+            ...(older.ok && older.value ? { older: older.value } : {}),
+            ...(newerPlan?.ok ? { podsOn: (node: string) => counts.get(node) ?? 0 } : {}),
+          };
+          return { ...m, reason: moveReason(m.from, m.to, newer.ok ? newer.value : undefined, context) };
+        });
+      })(),
       becamePlaced: d.becamePlaced,
       becameUnplaced: d.becameUnplaced.map((u) => ({ pod: u.pod, was: u.was, message: u.message })),
       added: d.added,

@@ -57,7 +57,7 @@ describe('cli explain: preemption', () => {
         'a pod no eviction helps (n2 still lacks cpu without its low-priority pod): the preemption part of the message and the nodes it tried',
         [node('n1'), node('n2'), pod('d', '2', 200, { node: 'n1' }), pod('f', '1', 10, { node: 'n2' }), pod('g', '1', 300, { node: 'n2' }), pod('urgent', '2', 100)],
         [
-          /^Decision: not placed: 0\/2 nodes are available: 2 Insufficient cpu\. no new claims to deallocate, preemption: 0\/2 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod\.$/m,
+          /^Decision: not placed: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: 0\/2 nodes are available: 1 Insufficient cpu, 1 No preemption victims found for incoming pod\.$/m,
           /^Preemption: no eviction of lower-priority pods makes room on any node\.$/m,
           /^ {4}1 × Insufficient cpu: n2$/m,
           /^ {4}1 × No preemption victims found for incoming pod: n1$/m,

@@ -34,7 +34,7 @@ describe("SchedulePlans against Pallet's CRD (child process)", () => {
   const validate = palletSchemaValidator();
 
   it('plan --yaml writes a SchedulePlan that validates against the CRD', async () => {
-    const { code, stdout, stderr } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--no-history']);
+    const { code, stdout, stderr } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--made-up-names', '--no-history']);
     assert.equal(code, 0, stderr);
     const plan = parse(stdout) as { spec: { plan: unknown[] }; status?: unknown };
     assert.ok(validate(plan), JSON.stringify(validate.errors));
@@ -43,7 +43,7 @@ describe("SchedulePlans against Pallet's CRD (child process)", () => {
   });
 
   it("--status adds Podplan's status, which the CRD does not declare", async () => {
-    const { stdout } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--status', '--no-history']);
+    const { stdout } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--status', '--made-up-names', '--no-history']);
     assert.equal(validate(parse(stdout)), false);
     assert.deepEqual(validate.errors?.map((e) => [e.instancePath, e.keyword]).slice(0, 1), [['/status', 'additionalProperties']]);
   });

@@ -281,3 +281,27 @@ profiles:
     ]);
   });
 });
+
+describe('cli plan: names made up for workload replicas (Pallet matches plans to pods by name)', () => {
+  const files = () => Object.fromEntries(readdirSync('examples/cluster').filter((f) => f.endsWith('.yaml')).map((f) => [path.join('examples/cluster', f), readFileSync(path.join('examples/cluster', f), 'utf8')]));
+
+  it('marks them in the table (*) and in --json (madeUp), and takes the set as namespace/name as the lists print it', async () => {
+    const table = await cli(['plan', 'examples/cluster', '--pod-set', 'analytics/nightly-batch', '--no-history'], files());
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /^analytics\/etl-0\* +node-/m);
+    assert.match(table.stdout, /^\* a name made up for a workload's replica that has no pod in the files$/m);
+    const json = JSON.parse((await cli(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--json', '--no-history'], files())).stdout) as { assignments: Array<{ pod: string; madeUp?: boolean }> };
+    assert.ok(json.assignments.length > 0 && json.assignments.every((a) => a.madeUp === true));
+  });
+
+  it('--yaml refuses to write a SchedulePlan naming them (exit 2, the pods named) unless --made-up-names', async () => {
+    const refused = await cli(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--no-history'], files());
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /made up for workload replicas .*analytics\/etl-0.*--made-up-names/);
+    const written = await cli(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--made-up-names', '--no-history'], files());
+    assert.equal(written.code, 0, written.stderr);
+    assert.match(written.stdout, /^kind: SchedulePlan$/m);
+  });
+});
+

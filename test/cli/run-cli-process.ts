@@ -1,8 +1,9 @@
-// Runs the real CLI as a child process (`node --import tsx src/cli/entry.ts …`), as a user runs it:
+// Runs the real CLI as a child process (`node bin/podplan.js …`, the built bundle), as a user runs it:
 // real files, real stdout/stderr pipes, the exit code. The plan history defaults to a file under a
 // temp home directory (PODPLAN_DB), so no test writes to the real user's data directory.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { BIN, ROOT, ensureBuilt } from './bundle';
 import { testHome } from './run-cli';
 
 export interface CliRun {
@@ -13,9 +14,10 @@ export interface CliRun {
 
 /** Runs `podplan <argv>` in the repository root with `env` added; resolves when it exits. */
 export function runPodplan(argv: readonly string[], env: Record<string, string> = {}): Promise<CliRun> {
+  ensureBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/entry.ts', ...argv], {
-      cwd: join(import.meta.dirname, '../..'),
+    const child = spawn(process.execPath, [BIN, ...argv], {
+      cwd: ROOT,
       env: { ...process.env, HOME: testHome(), XDG_DATA_HOME: join(testHome(), 'data'), PODPLAN_DB: join(testHome(), 'history.db'), ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

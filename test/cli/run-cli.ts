@@ -1,5 +1,6 @@
 // Runs the CLI in-process against an in-memory file table (files a command writes land in it too),
-// capturing what it prints. The plan
+// capturing what it prints: the built bundle's runCli (dist/cli.cjs, what bin/podplan.js runs),
+// not src/. The plan
 // history is a real file: by default under a temp home directory of the test process, so no test
 // writes to the real user's data directory.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/engine/api/clock';
 import type { CliIO } from '../../src/cli/io';
-import { runCli } from '../../src/cli/main';
+import { bundledCli } from './bundle';
 
 export interface CliSession {
   /** Called with each piece of stdout as it is written (a server's "serving on" line). */
@@ -61,7 +62,7 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     stopSignal: () => session.stop ?? new Promise<string>(() => undefined),
     ...(session.sqlite ? { sqlite: session.sqlite } : {}),
   };
-  const code = await runCli(argv, io);
+  const code = await bundledCli().runCli(argv, io);
   return { code, stdout, stderr };
 }
 

@@ -37,9 +37,9 @@ describe('cli schedule', () => {
     const { code, stdout } = await cli(['schedule', 'examples/cluster'], exampleFiles());
     assert.equal(code, 1);
     assert.match(stdout, /^POD\s+NODE\s+SCORE$/m);
-    const notHelpful = ' no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.';
+    const notHelpful = ' preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.';
     assert.ok(stdout.includes(`  ml/trainer: 0/6 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu, 4 Insufficient memory, 5 Insufficient nvidia.com/gpu.${notHelpful}\n`), stdout);
-    assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\. no new claims to deallocate, preemption: /m);
+    assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\. preemption: /m);
     assert.match(stdout, /^13 of 15 pending pods placed\.$/m);
   });
 
@@ -72,7 +72,7 @@ describe('cli schedule', () => {
     assert.deepEqual(
       lines.map((o) => [o.type, o.pod, o.node, o.message]),
       [
-        ['outcome', 'default/huge', null, '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.'],
+        ['outcome', 'default/huge', null, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.'],
         ['outcome', 'default/small', 'n2', 'placed on n2'],
         ['summary', undefined, undefined, undefined],
       ],
@@ -142,12 +142,12 @@ profiles:
       const shown = await cli(['show', '1', '--db', db]);
       assert.match(shown.stdout, /^Plan 1: every pending pod \(podplan schedule\), draft$/m);
       assert.match(shown.stdout, /^default\/a\s+n2\s+\d+$/m);
-      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\. no new claims to deallocate, preemption: 0\/2 nodes are available: 2 Preemption is not helpful for scheduling\.\n {6}2 {2}Insufficient cpu$/m);
+      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: 0\/2 nodes are available: 2 Preemption is not helpful for scheduling\.\n {6}2 {2}Insufficient cpu$/m);
       const store = await openTestStore(db);
       try {
         const [run] = value(store.runs()).items;
         assert.deepEqual([run?.source.kind, run?.source.name, run?.kind, run?.outcome, run?.message], ['workspace', '/work/c.yaml', 'preview', 'succeeded', '1 of 2 pending pods placed']);
-        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
+        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
       } finally {
         store.close();
       }
@@ -199,5 +199,69 @@ profiles:
     const { code, stdout } = await cli(['schedule', '--help']);
     assert.equal(code, 0);
     assert.match(stdout, /Usage: podplan schedule <paths…>/);
+  });
+});
+
+describe('cli schedule on real-world YAML (test/fixtures/real-world, each file citing its source)', () => {
+  const fixture = (name: string) => path.join('test/fixtures/real-world', name);
+  const files = (...names: string[]) => Object.fromEntries(names.map((n) => [fixture(n), readFileSync(fixture(n), 'utf8')]));
+
+  it('kubernetes/examples CockroachDB StatefulSet: each replica mounts its claim datadir-cockroachdb-<ordinal>, provisioned by kind\'s default WaitForFirstConsumer class', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', ...['cockroachdb-statefulset.yaml', 'kind-nodes.yaml'].map(fixture), '--no-history'], files('cockroachdb-statefulset.yaml', 'kind-nodes.yaml'));
+    assert.equal(code, 0, stdout + stderr);
+    assert.match(stdout, /3 of 3 pending pods placed/);
+    assert.doesNotMatch(stdout + stderr, /not found/);
+    // Spread by the template's preferred anti-affinity: one replica per node.
+    const nodes = [...stdout.matchAll(/^default\/cockroachdb-\d\*? +(\S+)/gm)].map((m) => m[1]);
+    assert.equal(new Set(nodes).size, 3, stdout);
+  });
+
+  it('kubernetes/website web.yaml without a default StorageClass: the claims www-web-<ordinal> stay unbound, as upstream says', async () => {
+    const nodesOnly = readFileSync(fixture('kind-nodes.yaml'), 'utf8').split(/^---$/m).slice(1).join('---');
+    const { code, stdout } = await cli(['schedule', fixture('kubernetes-website-web.yaml'), 'nodes.yaml', '--no-history'], { ...files('kubernetes-website-web.yaml'), 'nodes.yaml': nodesOnly });
+    assert.equal(code, 1);
+    assert.match(stdout, /default\/web-0\*: 0\/3 nodes are available: pod has unbound immediate PersistentVolumeClaims\./);
+  });
+
+  it('kubernetes/website web.yaml with the documentation\'s local volumes (WaitForFirstConsumer): replicas go only where a local volume is', async () => {
+    const nodesOnly = readFileSync(fixture('kind-nodes.yaml'), 'utf8').split(/^---$/m).slice(1).join('---');
+    const { code, stdout, stderr } = await cli(['schedule', fixture('kubernetes-website-web.yaml'), fixture('local-volumes.yaml'), 'nodes.yaml', '--no-history'], {
+      ...files('kubernetes-website-web.yaml', 'local-volumes.yaml'),
+      'nodes.yaml': nodesOnly,
+    });
+    assert.equal(code, 0, stdout + stderr);
+    const nodes = [...stdout.matchAll(/^default\/web-\d\*? +(\S+)/gm)].map((m) => m[1]).sort();
+    assert.deepEqual(nodes, ['kind-worker', 'kind-worker2']);
+  });
+
+  it('kubernetes/website cpu-request-limit.yaml, six of its pod on a 1.5-CPU node: equal priority is first come, first served (file order)', async () => {
+    const { code, stdout } = await cli(['schedule', fixture('cpu-demo-six.yaml'), '--no-history'], files('cpu-demo-six.yaml'));
+    assert.equal(code, 1);
+    const placed = [...stdout.matchAll(/^cpu-example\/(cpu-demo-\d) +node-1/gm)].map((m) => m[1]);
+    assert.deepEqual(placed, ['cpu-demo-1', 'cpu-demo-2', 'cpu-demo-3']);
+  });
+
+  it('the same six pods as a dump lists them (by name) with creationTimestamps: the earliest created go first', async () => {
+    // The order of creation reversed: cpu-demo-6 first, as in an `oc get pods -o yaml` of pods created from 6 down to 1.
+    const text = readFileSync(fixture('cpu-demo-six.yaml'), 'utf8').replace(/name: cpu-demo-(\d)\n/g, (_all, n: string) => `name: cpu-demo-${n}\n  creationTimestamp: "2026-01-01T00:00:0${7 - Number(n)}Z"\n`);
+    const { stdout } = await cli(['schedule', 'dump.yaml', '--no-history'], { 'dump.yaml': text });
+    const placed = [...stdout.matchAll(/^cpu-example\/(cpu-demo-\d) +node-1/gm)].map((m) => m[1]);
+    assert.deepEqual(placed, ['cpu-demo-4', 'cpu-demo-5', 'cpu-demo-6']);
+  });
+});
+
+describe('cli schedule: nothing dropped silently (real-world dumps)', () => {
+  const dump = readFileSync('test/fixtures/real-world/simple-pod-dump.yaml', 'utf8');
+  const nodes = readFileSync('test/fixtures/real-world/kind-nodes.yaml', 'utf8');
+
+  it('kubernetes/website simple-pod.yaml as kubectl get -o yaml dumps it, copied to 100 pending pods keeping its uid: a located error for each of the 99 duplicates, exit 2', async () => {
+    const pending = dump.replace(/^ {2}nodeName: kind-worker\n/m, '').replace(/^status:\n {2}phase: Running\n/m, '');
+    const copies = Array.from({ length: 100 }, (_, i) => pending.replace('name: nginx\n', `name: nginx-${i}\n`)).join('---\n');
+    const { code, stdout, stderr } = await cli(['schedule', 'dump.yaml', 'nodes.yaml', '--no-history'], { 'dump.yaml': copies, 'nodes.yaml': nodes });
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    const lines = stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 99, stderr);
+    assert.match(lines[0]!, /^dump\.yaml:\d+:\d+: error duplicate-uid: metadata\.uid: pod default\/nginx-1 has uid "5b8a1c1e-0f6f-4b57-9d43-2a3f4b0c9e11", which pod default\/nginx-0 already has at dump\.yaml:\d+:\d+/);
   });
 });

@@ -5,6 +5,7 @@
 // problem and two files other YAML tools own, and headless Chromium drives the UI the way a user
 // would. The first run on a machine installs code-server (see workbench.ts).
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { LINES, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
@@ -91,9 +92,10 @@ for (const line of LINES) {
     const treeRow = (view: string, text: string | RegExp) => page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
 
     it('ships HiGHS (WebAssembly) in the package, loadable by the extension host\'s Node from the installed extension', () => {
-      // Resolved as the server bundle's require('highs') is.
-      const fromServer = `require('node:module').createRequire(${JSON.stringify(path.join(workbench.installed.extension, 'dist/server.cjs'))})`;
-      const version = runNode(line, `${fromServer}('highs')().then((h) => process.stdout.write(h.version.string))`);
+      // Resolved as the server bundle's import('highs') is: from a CommonJS file beside it.
+      const probe = path.join(workbench.installed.extension, 'dist/highs-probe.cjs');
+      writeFileSync(probe, "import('highs').then((m) => m.default()).then((h) => process.stdout.write(h.version.string));\n");
+      const version = runNode(line, `require(${JSON.stringify(probe)})`);
       assert.match(version, /^\d+\.\d+\.\d+/);
     });
 
@@ -184,7 +186,7 @@ for (const line of LINES) {
       await treeRow('Pod Sets & Triggers', 'nightly-batch').first().waitFor();
       await treeRow('Pod Sets & Triggers', 'nightly-report').first().waitFor();
       await treeRow('Pod Sets & Triggers', /Quiet time/).first().waitFor();
-      await treeRow('Pod Sets & Triggers', /Depends on.*ScheduleTrigger nightly-batch — not complete/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: waiting/).first().waitFor();
       await treeRow('Plans', /#\d+ draft/).first().waitFor();
       await treeRow('Cluster', /Source/).waitFor();
       await treeRow('Cluster', /Nodes/).waitFor();
@@ -212,7 +214,7 @@ for (const line of LINES) {
       await dialog.getByRole('button', { name: 'Schedule' }).click();
       await notification(/nightly-batch scheduled: 6 pods placed, written to podset\.yaml\. Plan #\d+ is recorded as applied in the history\./).waitFor();
       await treeRow('Plans', /#\d+ applied/).first().waitFor();
-      await treeRow('Pod Sets & Triggers', /Depends on.*ScheduleTrigger nightly-batch — complete/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: complete/).first().waitFor();
       await shot('schedule-applied');
     });
 

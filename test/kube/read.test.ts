@@ -159,7 +159,7 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     const outcome = (name: string) => result.value.outcomes.find((o) => o.pod === `shop/${name}`);
     assert.equal(outcome('db')?.node, 'n3');
     assert.equal(outcome('huge-db')?.node, undefined);
-    assert.equal(outcome('huge-db')?.diagnosis.message, '0/3 nodes are available: 3 node(s) did not have enough free storage. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.');
+    assert.equal(outcome('huge-db')?.diagnosis.message, '0/3 nodes are available: 3 node(s) did not have enough free storage. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.');
   });
 
   it('CSIStorageCapacity objects the user may not list are a warning; the rest is read', async () => {

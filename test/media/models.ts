@@ -42,7 +42,8 @@ export const setFunnel: FunnelView = {
       ],
       podsStopped: ['etl-3', 'feature-store-1'],
     },
-    { stage: 'Score', entered: 6, left: 3, skipped: 0, rejected: [{ reason: 'scored lower than the chosen node', count: 3, nodes: ['worker-b'] }], podsStopped: [] },
+    { stage: 'Score', entered: 6, left: 6, skipped: 0, rejected: [], podsStopped: [] },
+    { stage: 'SelectHost', picks: true, entered: 6, left: 3, skipped: 0, rejected: [{ reason: 'scored lower than the chosen node', count: 3, nodes: ['worker-b'] }], podsStopped: [] },
   ],
 };
 
@@ -203,7 +204,7 @@ export function preemptingExplanation(): PodExplanationView {
     ...x,
     pod: 'ingest',
     namespace: 'data',
-    message: `0/12 nodes are available: 12 Insufficient cpu. no new claims to deallocate, ${HOSTILE}`,
+    message: `0/12 nodes are available: 12 Insufficient cpu. ${HOSTILE}`,
     preemption: {
       node: 'node-0002',
       victims: ['data/batch-3', 'data/batch-4'],

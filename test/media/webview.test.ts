@@ -106,6 +106,8 @@ describe('webview in headless Chromium', function () {
     ];
     for (const [query, expected] of cases) {
       await search.fill(query);
+      // The filter runs once the keys pause.
+      await page.locator('.map-view .count[role=status]', { hasText: new RegExp(`^${expected}$`) }).waitFor();
       assert.equal(await count.innerText(), expected, query);
     }
     // Sorted by cpu use, the first tile is worker-b (4.5 of 4 cores).
@@ -124,7 +126,7 @@ describe('webview in headless Chromium', function () {
     assert.match(await page.locator('.node-detail h3').innerText(), /^worker-a/);
     await page.locator('.node-detail').getByRole('button', { name: 'Explain' }).first().click();
     // Coloured by owner: the legend names the owners of the planned pods.
-    await page.locator('.map-view vscode-single-select').nth(1).click();
+    await page.locator('.map-view label.field', { hasText: 'Colour' }).locator('vscode-single-select').click();
     await page.getByRole('option', { name: 'owner of planned pods' }).click();
     assert.match(await page.locator('.map-view .legend').innerText(), /^Tile: owner with the most planned pods on the node\. +Job\/etl \(3\)/);
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-0', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
@@ -168,7 +170,7 @@ describe('webview in headless Chromium', function () {
     const page = await open('light');
     await send(page, { type: 'plan', plan });
     await tab(page, 'funnel');
-    assert.deepEqual(await page.locator('.step-name').allInnerTexts(), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · NodeResourcesFit', 'Score']);
+    assert.deepEqual(await page.locator('.step-name').allInnerTexts(), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · NodeResourcesFit', 'Score', 'Select host']);
     assert.equal(await page.locator('.step').nth(3).locator('.kept').evaluate((e: HTMLElement) => e.style.width), '40%');
     await page.locator('.step').nth(3).click();
     assert.equal(await page.locator('.step').nth(3).getAttribute('aria-pressed'), 'true');
@@ -333,7 +335,7 @@ describe('webview in headless Chromium', function () {
     assert.equal(await page.locator('.map-view .count[role=status]').innerText(), '5,000 of 5,000 nodes');
     assert.ok((await painted(page)) > 5000 * 50);
     await page.screenshot({ path: `${RESULTS}/webview-plan-map-5000-dark.png` });
-    await page.locator('.map-view vscode-single-select').nth(1).click();
+    await page.locator('.map-view label.field', { hasText: 'Colour' }).locator('vscode-single-select').click();
     await page.getByRole('option', { name: 'owner of planned pods' }).click();
     await page.locator('.node-map canvas').click({ position: { x: 20, y: 20 } });
     await page.screenshot({ path: `${RESULTS}/webview-plan-owners-5000-dark.png` });
@@ -349,6 +351,47 @@ describe('webview in headless Chromium', function () {
     assert.ok(rows > 10 && rows < 60, `${rows} rows in the DOM`);
     await page.locator('.matrix-body').evaluate((e) => (e.scrollTop = 24 * 4000));
     await page.waitForFunction(() => [...document.querySelectorAll('.matrix-body .matrix-row')].some((r) => r.getAttribute('aria-rowindex') === '4002'));
+    await violationsAndPosts(page);
+    await page.close();
+  });
+
+  it('the map’s search at 5,000 nodes keeps every key typed 30 ms apart and filters once the keys pause', async () => {
+    const page = await open('dark');
+    const big = bigPlan(5000, 10000);
+    await send(page, { type: 'plan', plan: big, nav: nav(1) });
+    const search = page.locator('.map-view vscode-textfield.search');
+    await page.locator('.map-view vscode-textfield.search input').click();
+    // Count the filter's runs: each redraws the count.
+    await page.locator('.map-view .count[role=status]').evaluate((el) => {
+      (window as unknown as { __counts: number }).__counts = 0;
+      new MutationObserver(() => (window as unknown as { __counts: number }).__counts++).observe(el, { childList: true, characterData: true, subtree: true });
+    });
+    await page.keyboard.type('node-12', { delay: 30 });
+    const expected = big.nodes.filter((n) => n.node.includes('node-12')).length;
+    await page.locator('.map-view .count[role=status]', { hasText: `${expected.toLocaleString('en')} of 5,000 nodes` }).waitFor();
+    assert.equal(await search.evaluate((e: HTMLElement & { value: string }) => e.value), 'node-12');
+    assert.ok((await page.evaluate(() => (window as unknown as { __counts: number }).__counts)) <= 2, 'the filter ran once per pause, not once per key');
+    await page.close();
+  });
+
+  it('the map fills the panel’s width, and groups nodes by zone (or pool, or a label) with a summary per group (screenshot test-results/webview-plan-map-zones-dark.png)', async () => {
+    const page = await open('dark', undefined, 1100);
+    const big = bigPlan(5000, 10000);
+    await send(page, { type: 'plan', plan: big, nav: nav(1) });
+    const width = async (selector: string) => page.locator(selector).first().evaluate((e) => e.getBoundingClientRect().width);
+    assert.ok((await width('.node-map canvas')) >= 0.95 * (await width('.map-view')), 'the map is as wide as the view');
+    await page.locator('.map-view label.field', { hasText: 'Group' }).locator('vscode-single-select').click();
+    await page.getByRole('option', { name: 'by zone' }).click();
+    const zones = [...new Set(big.nodes.map((n) => n.zone ?? '(no zone)'))].sort();
+    const summaries = await page.locator('.map-group h3').allInnerTexts();
+    assert.deepEqual(summaries.map((t) => t.split(':')[0]), zones);
+    const first = big.nodes.filter((n) => (n.zone ?? '(no zone)') === zones[0]);
+    assert.match(summaries[0] ?? '', new RegExp(`^${zones[0]}: ${first.length.toLocaleString('en')} nodes, [\\d,]+ pods planned, cpu \\d+% and memory \\d+% in use$`));
+    assert.equal(await page.locator('.map-group canvas').count(), zones.length);
+    await page.screenshot({ path: `${RESULTS}/webview-plan-map-zones-dark.png` });
+    // A node chosen on a group's map shows its detail.
+    await page.locator('.map-group canvas').first().click({ position: { x: 5, y: 5 } });
+    assert.match(await page.locator('.node-detail h3').innerText(), new RegExp(`^${first.sort((a, b) => a.node.localeCompare(b.node))[0]?.node ?? ''}`));
     await violationsAndPosts(page);
     await page.close();
   });

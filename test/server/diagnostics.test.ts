@@ -87,7 +87,7 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
       ['unknown-pod.yaml', 'plan/unknown-pod', /no pod "wrker" in namespace p-pod: did you mean "worker"\?/],
       ['depends-on-cycle.yaml', 'depends-on/cycle', /dependency cycle chicken → egg → chicken/],
       ['profile-bad-args.yaml', 'profile/bad-args', /scoringStrategy.type: Unsupported value: "Fastest": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"/],
-      ['unplaceable.yaml', 'pod-set/unplaceable', /pod huge-0 cannot be placed on any node of the workspace: 0\/4 nodes are available: 1 node\(s\) had untolerated taint\(s\), 3 Insufficient cpu\. no new claims to deallocate, preemption: 0\/4 nodes are available: 4 Preemption is not helpful for scheduling; the planner will leave it unplaced/],
+      ['unplaceable.yaml', 'pod-set/unplaceable', /pod huge-0 cannot be placed on any node of the workspace: 0\/4 nodes are available: 1 node\(s\) had untolerated taint\(s\), 3 Insufficient cpu\. preemption: 0\/4 nodes are available: 4 Preemption is not helpful for scheduling; the planner will leave it unplaced/],
       ['duplicate-name.yaml', 'duplicate-name', /already defined at duplicate-name.yaml:5:9/],
     ];
     for (const [file, code, pattern] of cases) it(`${code} (${file})`, () => assert.match(message(file, code), pattern));

@@ -45,12 +45,14 @@ export interface LspSession {
 }
 
 /**
- * Starts the server (from source, through tsx; `env` over this process's environment, e.g. a
- * KUBECONFIG) on `workspace` with no debounce, completes the initialize handshake and waits for
- * the first diagnostics of the whole workspace.
+ * Starts the server (from source, through tsx, unless `bundle` names a built server such as a
+ * .vsix's dist/server.cjs; `env` over this process's environment, e.g. a KUBECONFIG) on
+ * `workspace` with no debounce, completes the initialize handshake and waits for the first
+ * diagnostics of the whole workspace.
  */
-export async function startLspSession(workspace: string, initializationOptions: Record<string, unknown> = {}, env: Readonly<Record<string, string>> = {}): Promise<LspSession> {
-  const child = spawn(process.execPath, ['--import', 'tsx', SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+export async function startLspSession(workspace: string, initializationOptions: Record<string, unknown> = {}, env: Readonly<Record<string, string>> = {}, bundle?: string): Promise<LspSession> {
+  const args = bundle === undefined ? ['--import', 'tsx', SERVER, '--stdio'] : [bundle, '--stdio'];
+  const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   if (!child.stdout || !child.stdin) throw new Error('server stdio not piped');

@@ -95,7 +95,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
   it('podplan/explainPod: every node’s verdict and the upstream message', async () => {
     const giant = value(await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'giant' } }));
     // A single cycle as the scheduler runs it: the 1.35 default profile's PostFilter part follows.
-    assert.equal(giant.message, '0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu. no new claims to deallocate, preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.');
+    assert.equal(giant.message, '0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.');
     assert.deepEqual(giant.nodes, { total: 4, evaluated: 4, feasible: 0 });
     // Preemption was tried and no node could be helped (every node Unresolvable for it): nothing to evict anywhere.
     assert.deepEqual(giant.preemption, { victims: [], reportOnly: false, candidates: [], failures: [] });
@@ -119,7 +119,7 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       ['PreFilter', 4],
     ]);
     assert.ok(giant.matrix.closest, 'an unplaced pod names its closest node');
-    assert.deepEqual(await request(ExplainPodRequest.method, { pod: { name: 'nobody' } }), { ok: false, error: 'no pod default/nobody in the workspace' });
+    assert.deepEqual(await request(ExplainPodRequest.method, { pod: { name: 'nobody' } }), { ok: false, error: 'no pod nobody in the workspace' });
   });
 
   it('podplan/workspaceSummary: what the server has read', async () => {

@@ -43,7 +43,7 @@ Exit codes: 0 the pod is placed, 1 it cannot be, 2 bad input or no such pod.
 
 Examples:
   podplan explain examples/cluster ml/trainer
-  podplan explain examples/cluster web-0 --node worker-2
+  podplan explain examples/cluster web-0 --node node-b1
 `;
 
 /** How many nodes each list shows without --all. */
@@ -195,6 +195,8 @@ function formatReport(r: PodReport, generated: boolean): string {
     lines.push('', `Best nodes (of ${r.scoredNodes} scored; each plugin raw/normalized×weight=weighted):`);
     lines.push(indent(scoreTable(r.best)));
     if (r.scoredNodes > r.best.length) lines.push(`  … and ${r.scoredNodes - r.best.length} more scored nodes (--all lists them)`);
+  } else if (r.placed && r.nominatedNode !== undefined) {
+    lines.push('', `Not scored: the pod's nominated node (${r.nominatedNode}, kept for it by preemption) fits, which kube-scheduler takes without searching further.`);
   } else if (r.placed) {
     lines.push('', 'Not scored: the only feasible node, which kube-scheduler takes without scoring.');
   }

@@ -25,7 +25,7 @@ set's trigger depends on (spec.dependsOn) are planned first and their pods assum
 
 Options:
 ${sourceHelp(22)}
-  --pod-set <name>    the pod set to plan
+  --pod-set <name>    the pod set to plan (namespace/name, or its name)
   --namespace <ns>    its namespace (needed only when several namespaces have a set of that name)
   --planner <name>    greedy (the scheduler's pipeline pod by pod), optimize (the whole set at
                       once: as many pods as possible, then as few nodes; a solver improves it
@@ -40,6 +40,9 @@ ${sourceHelp(22)}
   --seed <n>          seed for tie-breaking (default 1): the same seed, the same plan
   --yaml              print the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1) holding
                       only what Pallet's CRD declares (spec.plan), ready for kubectl apply
+  --made-up-names     with --yaml: write the plan even when it places pods whose names are made
+                      up for workload replicas (marked * in the table, madeUp in --json), which
+                      match no real pod
   --status            with --yaml: add Podplan's status (planner, profile, the pods left out and
                       why), which Pallet's CRD does not declare
   --json              print the plan, its status and the diagnoses as JSON
@@ -81,6 +84,7 @@ export const plan: Command = {
         seed: { type: 'string' },
         yaml: { type: 'boolean' },
         status: { type: 'boolean' },
+        'made-up-names': { type: 'boolean' },
         json: { type: 'boolean' },
         'no-history': { type: 'boolean' },
       },
@@ -100,7 +104,10 @@ export const plan: Command = {
     const sets = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName);
     const listed = sets.map(podSetKey).join(', ') || 'none';
     if (values['pod-set'] === undefined) return fail(`--pod-set is required (pod sets in the files: ${listed})`);
-    const named = sets.filter((s) => s.name === values['pod-set'] && (values.namespace === undefined || s.namespace === values.namespace));
+    // A set as the lists name it, namespace/name, is the set of that name in that namespace.
+    const [setNamespace, setName] = values['pod-set'].includes('/') ? (values['pod-set'].split('/', 2) as [string, string]) : [values.namespace, values['pod-set']];
+    if (setNamespace !== undefined && values.namespace !== undefined && setNamespace !== values.namespace) return fail(`--pod-set ${values['pod-set']} and --namespace ${values.namespace} name different namespaces`);
+    const named = sets.filter((s) => s.name === setName && (setNamespace === undefined || s.namespace === setNamespace));
     if (named.length === 0) {
       const trigger = planning.triggers.find((t) => t.podSet === values['pod-set'] && (values.namespace === undefined || t.namespace === values.namespace));
       if (trigger) return fail(`pod set ${trigger.namespace}/${trigger.podSet} has no pending pods in the files (its ScheduleTrigger ${trigger.name} has nothing to plan; are its workloads at 0 replicas?)`);
@@ -117,9 +124,15 @@ export const plan: Command = {
       return fail(outcome);
     }
     const made = outcome.plan;
-    if (values.json) io.stdout(`${JSON.stringify(toJson(ref, outcome), null, 2)}\n`);
+    const madeUp = (pod: string) => planning.workspace.generated.has(`${ref.namespace}/${pod}`);
+    const invented = made?.assignments.filter((a) => madeUp(a.pod)).map((a) => `${ref.namespace}/${a.pod}`) ?? [];
+    if (values.yaml && invented.length > 0 && !values['made-up-names']) {
+      history?.failed('the plan names pods made up for workload replicas');
+      return fail(`the plan places pods whose names are made up for workload replicas with no pod in the files (${invented.join(', ')}): a SchedulePlan naming them matches no real pod (Pallet matches pods by name). Plan the cluster's pods (--context, or a dump of them), or pass --made-up-names to write it anyway`);
+    }
+    if (values.json) io.stdout(`${JSON.stringify(toJson(ref, outcome, madeUp), null, 2)}\n`);
     else if (values.yaml && made) io.stdout(writeSchedulePlan(made, { status: Boolean(values.status) }));
-    else if (!values.yaml) io.stdout(report(ref, outcome));
+    else if (!values.yaml) io.stdout(report(ref, outcome, madeUp));
     if (!made || outcome.failed) io.stderr(`ScheduleTrigger ${outcome.trigger}: ${outcome.message ?? 'not planned'}\n`);
     if (history) {
       if (made) history.finished(made, planning.profile, `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`);
@@ -129,17 +142,19 @@ export const plan: Command = {
   },
 };
 
-function report(ref: PodSetRef, outcome: SetOutcome): string {
+function report(ref: PodSetRef, outcome: SetOutcome, madeUp: (pod: string) => boolean): string {
   const made = outcome.plan;
   if (!made) return '';
+  const name = (pod: string) => `${made.namespace}/${pod}${madeUp(pod) ? '*' : ''}`;
   // As podplan schedule shows a preemptor: its node with the pods it evicts (the profile lets plans preempt).
   const evicts = (pod: string) => (made.victims ?? []).filter((v) => v.by === pod).map((v) => v.pod);
   const nodeOf = (pod: string, node: string) => (evicts(pod).length > 0 ? `${node} (preempts ${evicts(pod).join(', ')})` : node);
-  const rows = [...made.assignments.map((a) => [`${made.namespace}/${a.pod}`, nodeOf(a.pod, a.node)]), ...made.unplaced.map((u) => [`${made.namespace}/${u.pod}`, '<none>'])];
+  const rows = [...made.assignments.map((a) => [name(a.pod), nodeOf(a.pod, a.node)]), ...made.unplaced.map((u) => [name(u.pod), '<none>'])];
   const total = made.assignments.length + made.unplaced.length;
   const nodes = new Set(made.assignments.map((a) => a.node)).size;
   const lines = [
     formatTable(['POD', 'NODE'], rows),
+    ...([...made.assignments, ...made.unplaced].some((p) => madeUp(p.pod)) ? ['', "* a name made up for a workload's replica that has no pod in the files"] : []),
     '',
     `Pod set ${podSetKey(ref)}: ${made.assignments.length} of ${total} pods placed on ${nodes} node${nodes === 1 ? '' : 's'} (planner ${made.planner}, objective ${made.objective ?? 'pack'}, profile ${made.profile}${outcome.trigger ? `, ScheduleTrigger ${outcome.trigger}` : ''}).`,
   ];
@@ -155,15 +170,16 @@ function report(ref: PodSetRef, outcome: SetOutcome): string {
   return `${lines.join('\n')}\n`;
 }
 
-function toJson(ref: PodSetRef, outcome: SetOutcome) {
+function toJson(ref: PodSetRef, outcome: SetOutcome, madeUp: (pod: string) => boolean) {
+  const marked = (pod: string) => (madeUp(pod) ? { madeUp: true } : {});
   const made = outcome.plan;
   return {
     podSet: ref.name,
     namespace: ref.namespace,
     trigger: outcome.trigger ? { name: outcome.trigger, failed: outcome.failed, message: outcome.message ?? null } : null,
     status: made ? planStatus(made) : null,
-    assignments: made?.assignments.map((a) => ({ pod: a.pod, node: a.node })) ?? [],
-    unplaced: made?.unplaced ?? [],
+    assignments: made?.assignments.map((a) => ({ pod: a.pod, node: a.node, ...marked(a.pod) })) ?? [],
+    unplaced: made?.unplaced.map((u) => ({ ...u, ...marked(u.pod) })) ?? [],
     victims: made?.victims ?? [],
   };
 }

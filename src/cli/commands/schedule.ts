@@ -1,6 +1,7 @@
 // `podplan schedule`: schedules the pending pods of a snapshot with the upstream plugins and prints
 // where each went and, for each that could not be placed, kube-scheduler's message.
-import type { ClusterSnapshot } from '../../engine/api/types';
+import { podKey, type ClusterSnapshot } from '../../engine/api/types';
+import { fieldRange } from '../../manifests';
 import { explain } from '../../engine/explain/explain';
 import { DEFAULT_SCHEDULER_NAME, type Profile } from '../../engine/framework/profile';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
@@ -140,6 +141,12 @@ export const schedule: Command = {
     const generated = workspace.generated;
     if (values.json) writeJsonLines(outcome, generated, Boolean(values.detail), io);
     else io.stdout(report(outcome, generated));
+    // On stderr, at the pod's place in the files, as every other warning is (--json has them as lines too).
+    for (const i of outcome.ignored) {
+      const located = workspace.pods.find((p) => podKey(p.value) === i.pod);
+      const at = located ? fieldRange(located, 'spec.nodeName') : undefined;
+      io.stderr(`${at ? `${at.file}:${at.start.line}:${at.start.column}: ` : ''}warning: pod ${i.pod} ignored: ${i.reason}\n`);
+    }
     if (history) recordRun(history, outcome, workspace.cluster, profileInput?.profile, io.clock.now());
     const unplaced = outcome.outcomes.some((o) => !o.node) || outcome.rejected.length > 0 || outcome.waiting.length > 0;
     return unplaced ? EXIT.unplaced : EXIT.ok;
@@ -213,7 +220,6 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
     lines.push('', 'Left to other schedulers:');
     for (const o of result.otherScheduler) lines.push(`  ${o.pod}: schedulerName ${o.schedulerName}`);
   }
-  for (const i of result.ignored) lines.push(`warning: ${i.pod} ignored: ${i.reason}`);
   return `${lines.join('\n')}\n`;
 }
 

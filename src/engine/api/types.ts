@@ -45,7 +45,9 @@ export interface Container {
   readonly resources?: ResourceRequirements;
   readonly ports?: readonly ContainerPort[];
   /** An init container with restartPolicy Always is a sidecar: it keeps running beside the app. */
-  readonly restartPolicy?: 'Always';
+  readonly restartPolicy?: 'Always' | 'OnFailure' | 'Never';
+  /** Container restart rules (ContainerRestartRules, beta since 1.35); NodeDeclaredFeatures reads their actions. */
+  readonly restartPolicyRules?: readonly { readonly action: string }[];
 }
 
 export type SelectorOperator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
@@ -145,6 +147,8 @@ export interface Volume {
   readonly persistentVolumeClaim?: { readonly claimName: string; readonly readOnly?: boolean };
   /** A generic ephemeral volume: its PVC is named <pod>-<volume> and made by a controller. */
   readonly ephemeral?: { readonly volumeClaimTemplate?: unknown };
+  /** An OCI image mounted as a volume (ImageVolume, on by default since 1.35): ImageLocality counts it. */
+  readonly image?: { readonly reference?: string; readonly pullPolicy?: string };
 }
 
 export interface PodSpec {
@@ -211,6 +215,8 @@ export interface Node {
     readonly allocatable?: ResourceList;
     readonly images?: readonly ContainerImage[];
     readonly conditions?: readonly NodeCondition[];
+    /** The features the kubelet declares (NodeDeclaredFeatures). */
+    readonly declaredFeatures?: readonly string[];
   };
 }
 

@@ -54,6 +54,8 @@ export interface NodeDetail {
 export interface PodReport {
   readonly pod: string;
   readonly placed: boolean;
+  /** Placed on its nominated node (kept for it by preemption), taken without a search or scoring. */
+  readonly nominatedNode?: string;
   readonly node?: string;
   /** "placed on <node>", or the upstream message ("0/5 nodes are available: …"). */
   readonly message: string;
@@ -107,6 +109,7 @@ export function podReport(diagnosis: Diagnosis, options: ReportOptions): PodRepo
   return {
     pod: diagnosis.pod,
     placed: summary.placed,
+    ...(takenNominated(diagnosis) !== undefined ? { nominatedNode: takenNominated(diagnosis) } : {}),
     ...(summary.node !== undefined ? { node: summary.node } : {}),
     message: summary.message,
     nodesTotal: diagnosis.nodesTotal,
@@ -138,6 +141,15 @@ function preemptionReport(p: PreemptionExplanation, limit: number, nodesTotal: n
   return { ...p, candidates: candidates.slice(0, limit), moreCandidates: Math.max(0, candidates.length - limit), failures, notTried };
 }
 
+/**
+ * The node preemption nominated the pod to, when the placing cycle took it at once (upstream's
+ * evaluateNominatedNode: one node evaluated, no scoring); undefined otherwise.
+ */
+function takenNominated(d: Diagnosis): string | undefined {
+  const node = d.preemption?.node;
+  return node !== undefined && d.chosenNode === node && d.nodesEvaluated === 1 && d.scores.length === 0 ? node : undefined;
+}
+
 /** Nodes left after each step: the snapshot, PreFilter, sampling, each Filter plugin, then the choice. */
 export function stageFunnel(d: Diagnosis): FunnelStep[] {
   const steps: FunnelStep[] = [{ step: 'nodes in the snapshot', stage: 'Snapshot', nodes: d.nodesTotal }];
@@ -146,7 +158,9 @@ export function stageFunnel(d: Diagnosis): FunnelStep[] {
   steps.push({ step: 'PreFilter', stage: 'PreFilter', nodes: afterPreFilter });
   if (d.filters.length > 0) {
     const reached = d.filters[0]?.evaluated ?? d.nodesEvaluated;
-    if (reached < afterPreFilter) steps.push({ step: `evaluated (sampling stopped once ${d.feasibleNodes} feasible nodes were found)`, stage: 'Sampling', nodes: reached });
+    const nominated = takenNominated(d);
+    if (nominated !== undefined) steps.push({ step: `evaluated: the pod's nominated node first (${nominated})`, stage: 'Sampling', nodes: reached });
+    else if (reached < afterPreFilter) steps.push({ step: `evaluated (sampling stopped once ${d.feasibleNodes} feasible nodes were found)`, stage: 'Sampling', nodes: reached });
     for (const f of d.filters) steps.push({ step: f.plugin, stage: 'Filter', nodes: f.passed });
   }
   steps.push({ step: 'feasible', stage: 'Filter', nodes: d.feasibleNodes });

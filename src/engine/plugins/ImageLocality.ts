@@ -1,6 +1,7 @@
 // ImageLocality (Score): favours nodes that already hold the pod's images. Each image present scores
 // its size scaled by how widely it has spread (nodes holding it / all nodes, against piling pods onto
-// the few nodes that have it); the sum is clamped to [23MB, 1000MB × containers] and mapped to 0..100.
+// the few nodes that have it); the sum is clamped to [23MB, 1000MB × (containers + image volumes)]
+// and mapped to 0..100. Image volumes count as containers (1.37).
 import type { Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { MAX_NODE_SCORE, type FrameworkHandle, type ScorePlugin } from '../framework/interfaces';
@@ -56,12 +57,14 @@ export class ImageLocality implements ScorePlugin {
     const snapshot = this.handle.snapshot();
     const totalNodes = snapshot.list().length;
     const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
-    const images = containers.flatMap((c) => {
-      const name = normalizedImageName(c.image ?? '');
+    // Image volumes count as containers do (upstream 1.37 sumImageScores).
+    const references = [...containers.map((c) => c.image ?? ''), ...(pod.spec.volumes ?? []).flatMap((v) => (v.image ? [v.image.reference ?? ''] : []))];
+    const images = references.flatMap((reference) => {
+      const name = normalizedImageName(reference);
       const numNodes = snapshot.imageNumNodes(name);
       return numNodes > 0 ? [{ name, spread: numNodes / totalNodes }] : [];
     });
-    const maxThreshold = MAX_CONTAINER_THRESHOLD * containers.length;
+    const maxThreshold = MAX_CONTAINER_THRESHOLD * references.length;
     return { images, maxThreshold, key: JSON.stringify([images, maxThreshold]) };
   }
 }

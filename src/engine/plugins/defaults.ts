@@ -41,6 +41,8 @@ export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
   { name: Names.NodeResourcesBalancedAllocation, stages: ['PreScore', 'Score'], weight: 1 },
   { name: Names.ImageLocality, stages: ['Score'], weight: 1 },
   { name: Names.DefaultBinder, stages: ['Bind'] },
+  // GA and always on in 1.37; applyFeatureGates appends it after the defaults.
+  { name: Names.NodeDeclaredFeatures, stages: ['PreFilter', 'Filter'] },
 ];
 
 function pluginsAt(stage: Stage): readonly PluginRef[] {

@@ -1,7 +1,7 @@
-// Every upstream plugin name of 1.35 (pkg/scheduler/framework/plugins/names), in one place, so
+// Every upstream plugin name of 1.37 (pkg/scheduler/framework/plugins/names), in one place, so
 // profiles, registries and messages never spell one differently. Podplan runs every default plugin;
-// the alpha ones (GangScheduling, NodeDeclaredFeatures, off by default) are named here so a profile
-// that mentions them can be told Podplan does not run them.
+// the ones off by default (GangScheduling) are named here so a profile that mentions them can be told
+// Podplan does not run them.
 
 export const Names = {
   PrioritySort: 'PrioritySort',

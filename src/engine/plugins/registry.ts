@@ -8,6 +8,7 @@ import * as DynamicResources from './DynamicResources';
 import * as ImageLocality from './ImageLocality';
 import * as InterPodAffinity from './interpodaffinity/plugin';
 import * as NodeAffinity from './NodeAffinity';
+import * as NodeDeclaredFeatures from './NodeDeclaredFeatures';
 import * as NodeName from './NodeName';
 import * as NodePorts from './NodePorts';
 import * as NodeResourcesBalancedAllocation from './NodeResourcesBalancedAllocation';
@@ -43,6 +44,7 @@ export const IN_TREE_PLUGINS: readonly PluginModule[] = [
   PodTopologySpread,
   InterPodAffinity,
   DynamicResources,
+  NodeDeclaredFeatures,
   DefaultPreemption,
   NodeResourcesBalancedAllocation,
   ImageLocality,

@@ -2,7 +2,9 @@
 // QueueSort plugin, backoffQ for pods that failed recently (1 s doubling to 10 s per attempt), and
 // the unschedulable pods, which move back when a cluster event could make them schedulable (one of
 // the plugins that rejected them cares about it) or after 5 minutes at the latest. Pods with
-// scheduling gates wait, gated, until an update removes the gates.
+// scheduling gates wait, gated, until an update removes the gates. Pods the QueueSort plugin ranks
+// equal (same priority, same timestamp: a batch added at one instant of the injected clock) leave
+// activeQ in the order they were added, as they would in a cluster, where each arrives at its own time.
 import type { Clock, Timer } from '../api/clock';
 import type { QueuedPodInfo } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
@@ -66,13 +68,17 @@ export class SchedulingQueue {
   private readonly maxBackoffMs: number;
   private readonly maxUnschedulableMs: number;
   private readonly eventsOfInterest: (plugin: string) => readonly ClusterEvent[] | undefined;
+  /** Each queued pod's place in the order pods were added (first come, first served among equals). */
+  private readonly arrival = new Map<string, number>();
+  private arrivals = 0;
 
   constructor(private readonly options: SchedulingQueueOptions) {
     this.initialBackoffMs = options.initialBackoffMs ?? 1000;
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
     this.maxUnschedulableMs = options.maxUnschedulableMs ?? 300_000;
     this.eventsOfInterest = options.eventsOfInterest ?? ((plugin) => DEFAULT_EVENTS_OF_INTEREST[plugin]);
-    this.active = new KeyedHeap((q) => q.info.id, options.less);
+    const arrived = (q: QueuedPodInfo) => this.arrival.get(q.info.id) ?? 0;
+    this.active = new KeyedHeap((q) => q.info.id, (a, b) => options.less(a, b) || (!options.less(b, a) && arrived(a) < arrived(b)));
     this.backoff = new KeyedHeap(
       (e) => e.queued.info.id,
       (a, b) => this.backoffExpiry(a) < this.backoffExpiry(b),
@@ -108,6 +114,7 @@ export class SchedulingQueue {
   /** A new pending pod: gated pods wait, others go to activeQ. */
   add(info: PodInfo): void {
     const queued: QueuedPodInfo = { info, timestamp: this.options.clock.now(), attempts: 0 };
+    this.arrival.set(info.id, this.arrivals++);
     if (isGated(info)) {
       this.gated.set(info.id, queued);
       return;
@@ -150,6 +157,7 @@ export class SchedulingQueue {
     this.unschedulable.delete(id);
     this.gated.delete(id);
     this.inFlight.delete(id);
+    this.arrival.delete(id);
   }
 
   /** The next pod to schedule, or undefined when activeQ is empty. */
@@ -165,6 +173,7 @@ export class SchedulingQueue {
   /** The popped pod was placed (or given up on): it leaves the queue. */
   done(id: string): void {
     this.inFlight.delete(id);
+    this.arrival.delete(id);
   }
 
   /**

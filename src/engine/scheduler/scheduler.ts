@@ -82,6 +82,8 @@ export class Scheduler {
   readonly nominated = new NominatedPods();
   /** Victims evicted for each preemptor not placed yet, by namespace/name. */
   private readonly evictedFor = new Map<string, string[]>();
+  /** In 'delete' mode: what the preemption that nominated a pod weighed, until the pod is placed. */
+  private readonly preemptionFor = new Map<string, PreemptionRecord>();
   /** Queue id (uid) of each pending pod by namespace/name. */
   private readonly pendingIds = new Map<string, string>();
   private snapshot: Snapshot;
@@ -185,7 +187,11 @@ export class Scheduler {
       else if (result.diagnosis.preemption) this.nominated.remove(info.id);
       // As a cluster: the victims are deleted now, and their deletion wakes the pod, which then
       // tries its nominated node first.
-      if (this.options.preemption === 'delete' && result.nominatedNode && result.victims?.length) this.evict(info.key, result.nominatedNode, result.victims);
+      if (this.options.preemption === 'delete' && result.nominatedNode && result.victims?.length) {
+        this.evict(info.key, result.nominatedNode, result.victims);
+        // The placing cycle will carry what this preemption weighed (explain shows it).
+        if (result.diagnosis.preemption) this.preemptionFor.set(info.key, result.diagnosis.preemption);
+      }
       const nominated = result.nominatedNode && result.victims ? { nominatedNode: result.nominatedNode, victims: result.victims.map((v) => v.key) } : {};
       return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...nominated });
     }
@@ -207,6 +213,8 @@ export class Scheduler {
     this.queue.onEvent('PodAdd');
     const victims = this.evictedFor.get(info.key);
     this.evictedFor.delete(info.key);
+    preemption ??= this.preemptionFor.get(info.key);
+    this.preemptionFor.delete(info.key);
     // The placing cycle's diagnosis, with what the preemption before it weighed.
     const diagnosis = victims && preemption ? { ...commit.diagnosis, preemption } : commit.diagnosis;
     return this.record({ pod: info.key, node: commit.node, diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });

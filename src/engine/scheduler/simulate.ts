@@ -4,7 +4,7 @@
 import { ManualClock } from '../api/clock';
 import { seededRandom } from '../api/random';
 import { err, ok, type Result } from '../api/result';
-import { podKey, type ClusterSnapshot } from '../api/types';
+import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
 import { ClusterCache } from '../cache/cache';
 import { mergeProfile, type Profile, type ProfileError } from '../framework/profile';
 import type { CycleState } from '../framework/cycle-state';
@@ -26,9 +26,10 @@ export interface SimulationOptions {
   /** Simulated start time (ms since the epoch). */
   readonly startTime?: number;
   /**
-   * 'at-once' (the default): a preemptor's victims are evicted and it is placed in the same cycle;
-   * 'as-kube-scheduler': it is nominated, its victims are deleted, and it is tried again when their
-   * deletion wakes it, on its nominated node first (what the differential suite compares).
+   * 'as-kube-scheduler' (the default): a preemptor is nominated, its victims are deleted, and it is
+   * tried again when their deletion wakes it, on its nominated node first, as a 1.37 cluster does
+   * (what the differential suite compares with upstream); 'at-once': the victims are evicted and the
+   * preemptor placed in the same cycle.
    */
   readonly preemption?: 'at-once' | 'as-kube-scheduler';
   readonly onCycle?: (outcome: ScheduleOutcome, done: number, total: number) => void;
@@ -72,7 +73,7 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
     cache,
     clock,
     schedulerName: profile.schedulerName,
-    ...(options.preemption === 'as-kube-scheduler' ? { preemption: 'delete' as const } : {}),
+    ...(options.preemption === 'at-once' ? {} : { preemption: 'delete' as const }),
     ...(beforeCycle ? { beforeCycle: (state: CycleState, pod: PodInfo, snapshot: Snapshot) => beforeCycle(built, state, pod, snapshot) } : {}),
   });
   const gates = new SchedulingGates();
@@ -81,6 +82,7 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
   const otherScheduler: Array<{ pod: string; schedulerName: string }> = [];
   // What admission does on the way in: priorities from PriorityClasses.
   const admitted = resolvePriorities(cluster.pods, cluster.priorityClasses);
+  const arriving: Pod[] = [];
   for (const pod of admitted.pods) {
     if (pod.spec.nodeName) {
       const added = cache.addPod(pod);
@@ -89,14 +91,32 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
       waiting.push({ pod: podKey(pod), reason: statusMessage(gates.preEnqueue(pod)) });
     } else if (scheduler.responsibleFor(pod)) {
       pending.push(podKey(pod));
-      scheduler.onPodAdd(pod);
+      arriving.push(pod);
     } else if (pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed') {
       otherScheduler.push({ pod: podKey(pod), schedulerName: pod.spec.schedulerName ?? '' });
     }
   }
+  for (const pod of arrivalOrder(arriving)) scheduler.onPodAdd(pod);
   let cycles = 0;
   await scheduler.runUntilIdle(clock, { onCycle: (outcome) => options.onCycle?.(outcome, ++cycles, pending.length) });
   const outcomes = pending.map((key) => scheduler.outcomes.get(key)).filter((o): o is ScheduleOutcome => o !== undefined);
   const rejected = [...admitted.refused.map((r) => ({ pod: r.pod, error: r.error })), ...scheduler.rejected];
   return ok({ outcomes, otherScheduler, waiting, rejected, ignored, preempted: scheduler.preempted });
+}
+
+/**
+ * The order a cluster's scheduling queue would have seen the pending pods arrive in, which breaks
+ * ties between pods of equal priority (first come, first served): by creationTimestamp where it
+ * is set, else in the order given (the order the files list them); a pod without a timestamp
+ * counts as created after every pod that has one, as one applied from a file now would be.
+ */
+export function arrivalOrder(pods: readonly Pod[]): Pod[] {
+  const created = (pod: Pod) => {
+    const at = Date.parse(pod.metadata.creationTimestamp ?? '');
+    return Number.isNaN(at) ? Infinity : at;
+  };
+  return pods
+    .map((pod, index) => ({ pod, index, at: created(pod) }))
+    .sort((a, b) => (a.at === b.at ? a.index - b.index : a.at < b.at ? -1 : 1))
+    .map((a) => a.pod);
 }

@@ -1,7 +1,8 @@
 // Explain pod: one scheduling cycle for one pod (podplan/explainPod), every node's verdict shown.
-// The pod comes from the webview, or the Pod manifest under the cursor, or the user types it.
+// The pod comes from the webview, or the Pod manifest under the cursor, or a pick list of the
+// source's pods (those not yet placed first).
 import * as vscode from 'vscode';
-import { ExplainPodRequest, type ObjectRef, type PlanRefView } from '../../protocol';
+import { ExplainPodRequest, ListPodsRequest, type ObjectRef, type PlanRefView } from '../../protocol';
 import type { Ctx } from '../ctx';
 
 async function podUnderCursor(): Promise<ObjectRef | undefined> {
@@ -12,19 +13,33 @@ async function podUnderCursor(): Promise<ObjectRef | undefined> {
   return pod ? parseRef(pod.name) : undefined;
 }
 
-/** `namespace/name` or `name` (namespace default). */
+/** `namespace/name`, or a bare `name` (the server finds it when it is unique across namespaces). */
 function parseRef(text: string): ObjectRef | undefined {
   const [first, second, ...rest] = text.trim().split('/');
   if (!first || rest.length > 0) return undefined;
-  return second === undefined ? { namespace: 'default', name: first } : second ? { namespace: first, name: second } : undefined;
+  return second === undefined ? { name: first } : second ? { namespace: first, name: second } : undefined;
+}
+
+/** The source's pods to pick from, those not yet placed first. */
+async function pickPod(ctx: Ctx): Promise<ObjectRef | undefined> {
+  const pods = await ctx.request0(ListPodsRequest);
+  if (pods.length === 0) {
+    void vscode.window.showInformationMessage('Podplan: no pod in the workspace to explain.');
+    return undefined;
+  }
+  const items = pods.map((p) => ({
+    label: p.name,
+    description: p.namespace,
+    detail: [p.node !== undefined ? `on ${p.node}` : 'not placed', ...(p.podSet !== undefined ? [`pod set ${p.podSet}`] : []), `scheduler ${p.schedulerName}`].join(' · '),
+    ref: { namespace: p.namespace, name: p.name },
+  }));
+  const picked = await vscode.window.showQuickPick(items, { placeHolder: 'Explain which pod? (those not placed first)', matchOnDescription: true, matchOnDetail: true });
+  return picked?.ref;
 }
 
 export const explainPod = (ctx: Ctx) => async (args?: { readonly pod?: ObjectRef; readonly inPlan?: PlanRefView }) => {
   let pod = args?.pod ?? (await podUnderCursor());
-  if (!pod) {
-    const typed = await vscode.window.showInputBox({ prompt: 'Explain which pod?', placeHolder: 'namespace/name', validateInput: (v) => (parseRef(v) ? undefined : 'namespace/name or name') });
-    pod = typed === undefined ? undefined : parseRef(typed);
-  }
+  pod ??= await pickPod(ctx);
   if (!pod) return;
   const ref = pod;
   await ctx.panel.show(`Why ${ref.name}`, `Explaining ${ref.name}…`, async () => {

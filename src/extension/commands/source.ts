@@ -12,6 +12,7 @@ import { applyWords, schedulerWords } from './source-words';
 /** The workspace state key of the chosen context (absent: the workspace files). */
 export const SOURCE_STATE_KEY = 'podplan.source.context';
 const WORKSPACE_FILES = 'Workspace files';
+const SELECT_SOURCE = 'Select Source…';
 
 async function select(ctx: Ctx, context: string | undefined): Promise<SourceView | undefined> {
   const selected = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: context ? `Podplan: reading context ${context}…` : 'Podplan: back to the workspace files' }, () =>
@@ -62,6 +63,16 @@ export const applyPlan = (ctx: Ctx) => async (args?: { readonly trigger?: Object
   if (!ctx.trusted) {
     void vscode.window.showWarningMessage('Podplan: Apply Plan writes to a cluster, so it is off in an untrusted workspace. Trust the workspace (Manage Workspace Trust) to use it.');
     return;
+  }
+  if (ctx.currentSource.kind !== 'cluster') {
+    // Apply Plan writes to a cluster: with the workspace files as the source, choose a context first.
+    const choice = await vscode.window.showWarningMessage(
+      'Podplan: Apply Plan writes to a cluster, and Podplan plans from the workspace files now. Select a kube context as the source first.',
+      SELECT_SOURCE,
+    );
+    if (choice !== SELECT_SOURCE) return;
+    const selected = await selectSource(ctx)();
+    if (selected?.kind !== 'cluster') return;
   }
   const podSet = typeof args?.podSet === 'string' ? { name: args.podSet, ...(args.namespace ? { namespace: args.namespace } : {}) } : args?.podSet;
   const target = args?.trigger ? { trigger: args.trigger } : podSet ? { podSet } : { trigger: await pickTrigger(ctx) };

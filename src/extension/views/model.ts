@@ -38,35 +38,57 @@ export function shortDuration(ms: number): string {
   return parts.filter(Boolean).join(' ');
 }
 
-function quietTimeText(s: PodSetSummary): string | undefined {
+/** The quiet time: a short description that fits the tree, and the whole story for the tooltip. */
+function quietTimeText(s: PodSetSummary): { short: string; long: string } | undefined {
   if (s.quietTime === undefined) return undefined;
-  if (s.state !== 'Planning') return `${s.quietTime} (the trigger is ${s.state ?? 'not Planning'})`;
-  if (s.quietTimeLeftMs === undefined) return `${s.quietTime} after the last pod arrives (no arrival time in the workspace)`;
-  return s.quietTimeLeftMs === 0 ? `${s.quietTime}: over, due to turn to Schedule` : `${shortDuration(s.quietTimeLeftMs)} left of ${s.quietTime}`;
+  if (s.state !== 'Planning') return { short: `${s.quietTime} (not counting)`, long: `Quiet time ${s.quietTime}: not counting, the trigger is ${s.state ?? 'not Planning'}.` };
+  if (s.quietTimeLeftMs === undefined) return { short: `${s.quietTime} after the last pod`, long: `Quiet time ${s.quietTime} after the last pod of the set arrives; no pod in the workspace has an arrival time (creationTimestamp).` };
+  if (s.quietTimeLeftMs === 0) return { short: `${s.quietTime}: over`, long: `Quiet time ${s.quietTime}: over; the trigger is due to turn to Schedule.` };
+  const left = shortDuration(s.quietTimeLeftMs);
+  return { short: `${left} left of ${s.quietTime}`, long: `Quiet time ${s.quietTime}: ${left} left before the trigger turns to Schedule.` };
 }
 
-/** Pod sets with their trigger: state, pods, quiet time left, dependencies. */
+/** What the set's pods wait for: placing, or (scheduled) binding to the planned nodes. */
+function podsText(s: PodSetSummary): string {
+  const planned = s.planned ?? 0;
+  if (planned > 0 && s.pending === 0) return `${planned} planned`;
+  return planned > 0 ? `${planned} planned, ${s.pending} to place` : `${s.pending} to place`;
+}
+
+/** Pod sets with their trigger: state, pods, quiet time left, dependencies. Descriptions stay short; tooltips say the rest. */
 export function podSetNodes(summary: WorkspaceSummary, reveal: string): ViewNode[] {
   return summary.podSets.map((s) => {
     const key = `${s.namespace}/${s.name}`;
     const quiet = quietTimeText(s);
+    const stateText = s.invalidState !== undefined ? `${s.invalidState} (invalid)` : (s.state ?? '—');
+    const stateTip =
+      s.invalidState !== undefined
+        ? `spec.state "${s.invalidState}" is not a state (Planning or Schedule); it is read as ${s.state ?? 'Planning'}. The quick fix on it (Ctrl+.) corrects it.`
+        : `ScheduleTrigger ${s.trigger ?? ''}: ${s.state ?? ''}`;
     const children: ViewNode[] = [
-      { key: `${key}#state`, label: 'State', description: s.trigger ? (s.state ?? '—') : 'no ScheduleTrigger', icon: s.state === 'Schedule' ? 'pass' : 'watch' },
-      { key: `${key}#pods`, label: 'Pods', description: `${s.pods}, ${s.pending} to place`, icon: 'symbol-array' },
-      ...(quiet !== undefined ? [{ key: `${key}#quiet`, label: 'Quiet time', description: quiet, icon: 'clock' }] : []),
+      {
+        key: `${key}#state`,
+        label: 'State',
+        description: s.trigger ? stateText : 'no ScheduleTrigger',
+        tooltip: s.trigger ? stateTip : `No ScheduleTrigger selects pod set ${key}.`,
+        icon: s.invalidState !== undefined ? 'error' : s.state === 'Schedule' ? 'pass' : 'watch',
+      },
+      { key: `${key}#pods`, label: 'Pods', description: `${s.pods}: ${podsText(s)}`, tooltip: `${plural(s.pods, 'pod')} in the set; ${s.planned ? `${s.planned} placed by the SchedulePlan, waiting to be bound; ` : ''}${s.pending} not placed yet.`, icon: 'symbol-array' },
+      ...(quiet !== undefined ? [{ key: `${key}#quiet`, label: 'Quiet time', description: quiet.short, tooltip: quiet.long, icon: 'clock' }] : []),
       ...(s.dependsOn ?? []).map((d): ViewNode => {
         const waiting = s.waitingOn?.find((w) => w.startsWith(d));
-        return { key: `${key}#dep:${d}`, label: 'Depends on', description: `${d}${waiting ? ' — not complete' : ' — complete'}`, icon: waiting ? 'circle-large-outline' : 'pass-filled', ...(waiting ? { tooltip: waiting } : {}) };
+        const name = d.replace(/^ScheduleTrigger /, '');
+        return { key: `${key}#dep:${d}`, label: 'Depends on', description: `${name}: ${waiting ? 'waiting' : 'complete'}`, tooltip: waiting ?? `${d}: complete`, icon: waiting ? 'circle-large-outline' : 'pass-filled' };
       }),
-      ...(s.plan ? [{ key: `${key}#plan`, label: 'SchedulePlan', description: s.plan, icon: 'file' }] : []),
+      ...(s.plan ? [{ key: `${key}#plan`, label: 'SchedulePlan', description: s.plan, tooltip: `SchedulePlan ${s.namespace}/${s.plan}`, icon: 'file' }] : []),
     ];
     const waiting = (s.waitingOn ?? []).length > 0;
     return {
       key,
       label: s.name,
-      description: `${s.namespace} · ${s.trigger ? (s.state ?? '') : 'no trigger'} · ${plural(s.pending, 'pod')} to place`,
-      tooltip: [`Pod set ${key}`, s.trigger ? `ScheduleTrigger ${s.trigger}: ${s.state ?? ''}` : 'No ScheduleTrigger', ...(s.waitingOn ?? []).map((w) => `Waits on ${w}`)].join('\n'),
-      icon: waiting ? 'debug-pause' : s.state === 'Schedule' ? 'rocket' : 'layers',
+      description: `${s.trigger ? stateText : 'no trigger'} · ${podsText(s)}`,
+      tooltip: [`Pod set ${key} (namespace ${s.namespace})`, s.trigger ? stateTip : 'No ScheduleTrigger', `${plural(s.pods, 'pod')}: ${podsText(s)}`, ...(s.waitingOn ?? []).map((w) => `Waits on ${w}`)].join('\n'),
+      icon: s.invalidState !== undefined ? 'error' : waiting ? 'debug-pause' : s.state === 'Schedule' ? 'rocket' : 'layers',
       contextValue: s.trigger ? (waiting ? 'podSet.trigger.waiting' : 'podSet.trigger') : 'podSet',
       children,
       expanded: true,

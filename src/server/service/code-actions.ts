@@ -1,7 +1,8 @@
 // Code actions: a quick fix for the diagnostics that have one, computed again from the workspace
 // (never trusted from the client's copy of the diagnostic), and on a trigger "Create (or rebuild)
 // the SchedulePlan" filled from the planner.
-import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type TextEdit, type WorkspaceEdit } from 'vscode-languageserver';
+import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type WorkspaceEdit } from 'vscode-languageserver';
+import { ok, type Result } from '../../engine/api/result';
 import type { Pod } from '../../engine/api/types';
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { concatPath, schedulePlanName, splitPath, writeSchedulePlan, type Located, type ManifestDocument, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
@@ -10,6 +11,7 @@ import type { Analysis } from './analysis';
 import { CODES, SOURCE } from './codes';
 import { documentAt, rawObjects, stringAt, valueAt, type RawObject } from './documents';
 import { appendItems, removeItem, removeKey, replaceValue, scalar, setEntry, type Target } from './edits';
+import { guardedEdit, valueOf, type Change, type FileWrite } from './safe-edit';
 import { anchorRange, contains } from './locate';
 import { quietTimeRewrite, suggestedName } from './names';
 import { planPodSet, type PlanStart } from './planning';
@@ -17,21 +19,29 @@ import { REGISTRY } from './profiles';
 import { checkSchema, schemaAt, SCHEMAS } from './schema';
 import { closest } from './words';
 
-const target = (file: SourceFile, document: ManifestDocument, base: string): Target => ({ file, source: document.source, value: document.value, base });
+const target = (file: SourceFile, document: ManifestDocument, base: string): Target => ({ file, index: document.index, source: document.source, value: document.value, base });
 const targetOf = (located: Located<unknown>, analysis: Analysis): Target | undefined => {
   const file = analysis.file(located.file);
   const document = file?.model.documents[located.document];
   return file && document ? target(file, document, located.base) : undefined;
 };
 
-function edit(uri: string, ...edits: Array<TextEdit | undefined>): WorkspaceEdit | undefined {
-  const list = edits.filter((e): e is TextEdit => e !== undefined);
-  return list.length ? { changes: { [uri]: list } } : undefined;
+/** A fix's changes, checked by the guard (safe-edit.ts): the edit, or why it is refused; undefined when there is nothing to change. */
+type Checked = Result<WorkspaceEdit> | undefined;
+
+function edit(analysis: Analysis, ...changes: Array<Change | undefined>): Checked {
+  const list = changes.filter((c): c is Change => c !== undefined);
+  if (!list.length) return undefined;
+  const guarded = guardedEdit(list, (uri) => analysis.file(uri)?.document.getText());
+  return guarded.ok ? ok(guarded.value.edit) : guarded;
 }
 
-function action(title: string, changes: WorkspaceEdit | undefined, diagnostic?: Diagnostic, preferred = false): CodeAction[] {
+/** A quick fix; one the guard refused is shown disabled, with its reason. */
+function action(title: string, changes: Checked, diagnostic?: Diagnostic, preferred = false): CodeAction[] {
   if (!changes) return [];
-  return [{ title, kind: CodeActionKind.QuickFix, edit: changes, ...(diagnostic ? { diagnostics: [diagnostic] } : {}), ...(preferred ? { isPreferred: true } : {}) }];
+  const about = { title, kind: CodeActionKind.QuickFix, ...(diagnostic ? { diagnostics: [diagnostic] } : {}) };
+  if (!changes.ok) return [{ ...about, disabled: { reason: `Podplan will not make this edit: ${changes.error}` } }];
+  return [{ ...about, edit: changes.value, ...(preferred ? { isPreferred: true } : {}) }];
 }
 
 /** The document, the raw object and the path (relative to it) a diagnostic points at. */
@@ -71,30 +81,29 @@ export function codeActions(uri: string, range: Range, diagnostics: readonly Dia
 function fixes(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
   const t = target(place.file, place.document, place.object.base);
   const value = valueAt(place.object.value, place.segments);
-  const uri = place.file.uri;
   switch (d.code) {
     case CODES.schemaEnum: {
       const schema = place.object.kind ? SCHEMAS[place.object.kind] : undefined;
       const options = (schema && schemaAt(schema, place.segments)?.enum) ?? [];
-      const fixed = typeof value === 'string' ? (options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? (options.length === 1 ? options[0] : undefined)) : undefined;
-      return fixed ? action(`Change to ${fixed}`, edit(uri, replaceValue(t, place.relative, fixed)), d, true) : [];
+      const fixed = typeof value === 'string' ? (options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? (options.length === 1 ? options[0] : closest(value, options))) : undefined;
+      return fixed ? action(`Change to ${fixed}`, edit(analysis, replaceValue(t, place.relative, fixed)), d, true) : [];
     }
     case CODES.quietTimeNotDuration:
     case CODES.quietTimeNotLabelValue: {
       const rewrite = typeof value === 'string' ? quietTimeRewrite(value) : undefined;
-      return rewrite ? action(`Rewrite the quiet time as ${rewrite}`, edit(uri, replaceValue(t, place.relative, rewrite)), d, true) : [];
+      return rewrite ? action(`Rewrite the quiet time as ${rewrite}`, edit(analysis, replaceValue(t, place.relative, rewrite)), d, true) : [];
     }
     case CODES.nameInvalid: {
       const fixed = typeof value === 'string' ? suggestedName(value) : undefined;
-      return fixed ? action(`Rename to ${fixed}`, edit(uri, replaceValue(t, place.relative, fixed)), d) : [];
+      return fixed ? action(`Rename to ${fixed}`, edit(analysis, replaceValue(t, place.relative, fixed)), d) : [];
     }
     case CODES.schemaRequired:
-      return addRequired(d, place, t);
+      return addRequired(d, place, t, analysis);
     case CODES.schemaUnknownField:
-      return action(`Remove the unknown field ${String(place.segments[place.segments.length - 1])}`, edit(uri, removeKey(t, place.relative)), d);
+      return action(`Remove the unknown field ${String(place.segments[place.segments.length - 1])}`, edit(analysis, removeKey(t, place.relative)), d);
     case CODES.profileUnknownPlugin: {
       const fixed = typeof value === 'string' ? closest(value, REGISTRY.names()) : undefined;
-      return fixed && fixed !== value ? action(`Change to ${fixed}`, edit(uri, replaceValue(t, place.relative, fixed)), d, true) : [];
+      return fixed && fixed !== value ? action(`Change to ${fixed}`, edit(analysis, replaceValue(t, place.relative, fixed)), d, true) : [];
     }
     case CODES.planUnknownPod:
     case CODES.planUnknownNode:
@@ -113,7 +122,7 @@ function fixes(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
 }
 
 /** A required field that has one sensible value to start from: an enum's first, the pod set label guessed from the name. */
-function addRequired(d: Diagnostic, place: At, t: Target): CodeAction[] {
+function addRequired(d: Diagnostic, place: At, t: Target, analysis: Analysis): CodeAction[] {
   const kind = place.object.kind;
   const schema = kind ? SCHEMAS[kind] : undefined;
   if (!schema) return [];
@@ -127,10 +136,10 @@ function addRequired(d: Diagnostic, place: At, t: Target): CodeAction[] {
       const name = stringAt(place.object.value, ['metadata', 'name']);
       const namespace = stringAt(place.object.value, ['metadata', 'namespace']) ?? 'default';
       const guess = name === undefined ? 'pod-set' : kind === 'SchedulePlan' ? planSetName(name, namespace) : name;
-      out.push(...action(`Add the label ${POD_SET_LABEL}: ${guess}`, edit(place.file.uri, setEntry(t, 'metadata.labels', POD_SET_LABEL, scalar(guess))), d, true));
+      out.push(...action(`Add the label ${POD_SET_LABEL}: ${guess}`, edit(analysis, setEntry(t, 'metadata.labels', POD_SET_LABEL, scalar(guess))), d, true));
     } else {
       const first = schemaAt(schema, [...container, issue.field])?.enum?.[0];
-      if (first !== undefined) out.push(...action(`Add ${issue.field}: ${first}`, edit(place.file.uri, setEntry(t, issue.path, issue.field, first)), d, true));
+      if (first !== undefined) out.push(...action(`Add ${issue.field}: ${first}`, edit(analysis, setEntry(t, issue.path, issue.field, first)), d, true));
     }
   }
   return out;
@@ -150,31 +159,30 @@ function entryFixes(d: Diagnostic, place: At, t: Target, analysis: Analysis): Co
   if (!located) return [];
   const entry = located.value.plan[index];
   if (!entry) return [];
-  const uri = place.file.uri;
   const problem = analysis.planCheck(located.value).entries[index]?.find((p) => p.code === d.code);
   const out: CodeAction[] = [];
   if (problem?.code === 'plan/unknown-pod' && problem.suggestion) {
-    out.push(...action(`Change to ${problem.suggestion}`, edit(uri, replaceValue(t, `spec.plan[${index}].pod`, scalar(problem.suggestion))), d, true));
+    out.push(...action(`Change to ${problem.suggestion}`, edit(analysis, replaceValue(t, `spec.plan[${index}].pod`, scalar(problem.suggestion))), d, true));
   }
   if (problem?.code === 'plan/unknown-node' && problem.suggestion) {
-    out.push(...action(`Change to ${problem.suggestion}`, edit(uri, replaceValue(t, `spec.plan[${index}].node`, scalar(problem.suggestion))), d, true));
+    out.push(...action(`Change to ${problem.suggestion}`, edit(analysis, replaceValue(t, `spec.plan[${index}].node`, scalar(problem.suggestion))), d, true));
   }
   if (problem?.code === 'plan/unknown-node' || problem?.code === 'plan/node-infeasible' || problem?.code === 'plan/node-overcommitted') {
     const pod = analysis.pod(located.value.namespace, entry.pod);
     const best = pod && analysis.rank(pod.value, located.value)?.nodes[0];
     const suggested = problem.code === 'plan/unknown-node' ? problem.suggestion : undefined;
     if (best?.feasible && best.node !== entry.node && best.node !== suggested) {
-      out.push(...action(`Move ${entry.pod} to ${best.node}, the best node where it fits`, edit(uri, replaceValue(t, `spec.plan[${index}].node`, scalar(best.node))), d, !out.length));
+      out.push(...action(`Move ${entry.pod} to ${best.node}, the best node where it fits`, edit(analysis, replaceValue(t, `spec.plan[${index}].node`, scalar(best.node))), d, !out.length));
     }
   }
   if (problem?.code === 'plan/pod-outside-set' && problem.podSet === undefined) {
     const pod = problem.pod;
     const podTarget = targetOf(pod, analysis);
     const labelEdit = podTarget && setEntry(podTarget, 'metadata.labels', POD_SET_LABEL, scalar(located.value.podSet));
-    out.push(...action(`Add the label ${POD_SET_LABEL}: ${located.value.podSet} to ${describeOwner(pod)}`, labelEdit && { changes: { [pod.file]: [labelEdit] } }, d, true));
+    out.push(...action(`Add the label ${POD_SET_LABEL}: ${located.value.podSet} to ${describeOwner(pod)}`, edit(analysis, labelEdit), d, true));
   }
   if (problem?.code === 'plan/duplicate-pod' || problem?.code === 'plan/pod-outside-set') {
-    out.push(...action(`Remove the entry of ${entry.pod}`, edit(uri, removeItem(t, `spec.plan[${index}]`)), d, problem.code === 'plan/duplicate-pod'));
+    out.push(...action(`Remove the entry of ${entry.pod}`, edit(analysis, removeItem(t, `spec.plan[${index}]`)), d, problem.code === 'plan/duplicate-pod'));
   }
   return out;
 }
@@ -197,7 +205,7 @@ function addMissing(d: Diagnostic, place: At, t: Target, analysis: Analysis): Co
   if (!made || made.assignments.length === 0) return [];
   const items = made.assignments.map((a) => ({ pod: a.pod, node: a.node }));
   const left = made.unplaced.length ? ` (${made.unplaced.length} fit nowhere)` : '';
-  return action(`Add ${items.length} missing pod${items.length === 1 ? '' : 's'} to the plan, each on the best node left${left}`, edit(place.file.uri, appendItems(t, 'spec.plan', items)), d, true);
+  return action(`Add ${items.length} missing pod${items.length === 1 ? '' : 's'} to the plan, each on the best node left${left}`, edit(analysis, appendItems(t, 'spec.plan', items)), d, true);
 }
 
 function schedulerNameFix(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
@@ -205,7 +213,7 @@ function schedulerNameFix(d: Diagnostic, place: At, analysis: Analysis): CodeAct
   const podTarget = pod && targetOf(pod, analysis);
   if (!pod || !podTarget) return [];
   const name = analysis.plannerSchedulerName;
-  return action(`Set schedulerName to ${name}`, edit(place.file.uri, setEntry(podTarget, 'spec', 'schedulerName', scalar(name))), d, true);
+  return action(`Set schedulerName to ${name}`, edit(analysis, setEntry(podTarget, 'spec', 'schedulerName', scalar(name))), d, true);
 }
 
 /** On a trigger: write the SchedulePlan the planner makes for its set (a new document, or over the set's plan). */
@@ -217,49 +225,62 @@ function planActions(file: SourceFile, range: Range, diagnostics: readonly Diagn
   const made = schedulePlanEdit(trigger, analysis);
   if (!made) return [];
   const related = diagnostics.filter((d) => d.code === CODES.triggerNoPlan && contains(d.range, range.start.line, range.start.character));
-  return [
-    {
-      title: made.existing ? `Rebuild the SchedulePlan ${made.existing.value.name} for this trigger` : 'Create a SchedulePlan for this trigger',
-      kind: related.length ? CodeActionKind.QuickFix : CodeActionKind.Refactor,
-      edit: made.edit,
-      ...(related.length ? { diagnostics: related, isPreferred: true } : {}),
-    },
-  ];
+  const title = made.existing ? `Rebuild the SchedulePlan ${made.existing.value.name} for this trigger` : 'Create a SchedulePlan for this trigger';
+  const kind = related.length ? CodeActionKind.QuickFix : CodeActionKind.Refactor;
+  if (!made.edit.ok) return [{ title, kind, disabled: { reason: `Podplan will not make this edit: ${made.edit.error}` } }];
+  return [{ title, kind, edit: made.edit.value.edit, ...(related.length ? { diagnostics: related, isPreferred: true } : {}) }];
 }
 
 export interface PlanEdit {
-  readonly edit: WorkspaceEdit;
+  /** The checked edit and the files it writes (before and after), or why the guard refused it. */
+  readonly edit: Result<{ edit: WorkspaceEdit; files: FileWrite[] }>;
   readonly plan: Plan;
   /** The plan document it replaces, if the set had one. */
   readonly existing?: Located<SchedulePlanManifest>;
 }
 
-/** The edit that writes the trigger's pod-set plan: over the set's existing SchedulePlan, else after the trigger. */
-export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: TextEdit[] = [], start: PlanStart = {}): PlanEdit | undefined {
+/**
+ * The edit that writes the trigger's pod-set plan: over the content of the set's existing
+ * SchedulePlan document (its `---`, leading comments and line end kept), else as a new document
+ * after the trigger's. `extra` are other changes made with it (the trigger's state). Checked by the
+ * guard, as every edit.
+ */
+export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: Change[] = [], start: PlanStart = {}): PlanEdit | undefined {
   const { namespace, podSet, name } = trigger.value;
   const made = planPodSet(analysis, { namespace, podSet, trigger: name }, start);
   if (!made.ok) return undefined;
   const plan = made.value;
-  const text = writeSchedulePlan(plan);
+  const text = writeSchedulePlan(plan).trimEnd();
+  const value = valueOf(text);
+  const textOf = (uri: string) => analysis.file(uri)?.document.getText();
   const existing = analysis.plansOf(namespace, podSet)[0];
   if (existing && existing.base === '') {
     const file = analysis.file(existing.file);
-    const range = existing.source.documentRange;
-    if (!file) return undefined;
-    const replace: TextEdit = { range: { start: file.document.positionAt(range.start.offset), end: file.document.positionAt(range.end.offset) }, newText: text.trimEnd() };
-    const changes = existing.file === trigger.file ? { [trigger.file]: [...extra, replace] } : { [existing.file]: [replace], ...(extra.length ? { [trigger.file]: extra } : {}) };
-    return { edit: { changes }, plan, existing };
+    const content = existing.source.range('');
+    if (!file || !content) return undefined;
+    const replace: Change = {
+      uri: existing.file,
+      edit: { range: { start: file.document.positionAt(content.start.offset), end: file.document.positionAt(content.end.offset) }, newText: text },
+      intent: { kind: 'replace-document', document: existing.document, value },
+    };
+    return { edit: guardedEdit([...extra, replace], textOf), plan, existing };
   }
   const file = analysis.file(trigger.file);
   if (!file) return undefined;
   const whole = file.document.getText();
   const next = file.model.documents[trigger.document + 1];
-  const at = next ? next.source.documentRange.start.offset : whole.length;
-  // Before the next document's own `---`, or at the end of the file.
-  const separatorAt = next ? whole.lastIndexOf('---', at) : -1;
-  const insertAt = next && separatorAt >= 0 ? separatorAt : whole.length;
-  const lead = insertAt > 0 && whole[insertAt - 1] !== '\n' ? '\n' : '';
-  const newText = next && separatorAt >= 0 ? `---\n${text}` : `${lead}---\n${text}`;
-  const position = file.document.positionAt(insertAt);
-  return { edit: { changes: { [trigger.file]: [...extra, { range: { start: position, end: position }, newText }] } }, plan };
+  let insert: string;
+  let at: number;
+  if (next) {
+    // At the start of the next document: before its own `---`, or, when it has none (it follows a
+    // `...`), with a `---` that now ends the plan.
+    at = next.source.documentRange.start.offset;
+    insert = whole.startsWith('---', at) ? `---\n${text}\n` : `---\n${text}\n---\n`;
+  } else {
+    at = whole.length;
+    insert = `${at > 0 && whole[at - 1] !== '\n' ? '\n' : ''}---\n${text}\n`;
+  }
+  const position = file.document.positionAt(at);
+  const add: Change = { uri: trigger.file, edit: { range: { start: position, end: position }, newText: insert }, intent: { kind: 'insert-document', after: trigger.document, value } };
+  return { edit: guardedEdit([...extra, add], textOf), plan };
 }

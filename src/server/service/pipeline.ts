@@ -2,6 +2,7 @@
 // funnel (how many nodes each stage and filter plugin kept, and why it dropped the others) for one
 // pod or summed over a pod set, and the node × plugin matrix of one pod's cycle. The webview
 // computes none of this (docs/architecture.md, Processes).
+import type { NodeVerdict } from '../../engine/explain/verdicts';
 import type { Diagnosis, NodeRejection } from '../../engine/framework/diagnosis';
 import { Code } from '../../engine/framework/status';
 import type { FunnelStepView, FunnelView, MatrixRowView, MatrixView, StepRejectionView } from '../../protocol/webview';
@@ -32,20 +33,45 @@ function reject(step: StepBuilder, reason: string, node: string | undefined): vo
   if (node !== undefined) group.nodes.add(node);
 }
 
-/** The steps of one cycle, appended to (or summed into) `steps` in the order the cycle ran them. */
-function addCycle(steps: Map<string, StepBuilder>, d: Diagnosis, pod: string, listScored: boolean): void {
-  const step = (stage: string, plugin?: string): StepBuilder => {
-    const key = stepKey(stage, plugin);
-    let s = steps.get(key);
-    if (!s) steps.set(key, (s = { stage, ...(plugin !== undefined ? { plugin } : {}), entered: 0, left: 0, skipped: 0, rejected: new Map(), podsStopped: [] }));
-    return s;
-  };
-  const ran: Array<{ readonly step: StepBuilder; readonly entered: number; readonly left: number }> = [];
+/** The steps every cycle is counted through, in the pipeline's order (Sort, PreFilter, each filter plugin, Score, the pick, then the commit stages that ran). */
+interface Pipeline {
+  readonly filters: readonly string[];
+  readonly commit: readonly string[];
+}
+
+/** The filter plugins of all cycles in the profile's order (a cycle lists those it ran, in that order), and the commit stages any ran. */
+function pipelineOf(cycles: ReadonlyArray<{ readonly diagnosis: Diagnosis }>): Pipeline {
+  const filters: string[] = [];
+  for (const c of cycles) {
+    let at = 0;
+    for (const f of c.diagnosis.filters) {
+      const i = filters.indexOf(f.plugin);
+      if (i >= 0) at = i + 1;
+      else filters.splice(at++, 0, f.plugin);
+    }
+  }
+  const commit = COMMIT_STAGES.filter((stage) => cycles.some((c) => c.diagnosis.stages.some((o) => o.stage === stage)));
+  return { filters, commit };
+}
+
+/**
+ * One cycle counted into the pipeline's steps. The counts chain: what a step keeps is what the next
+ * receives (a filter plugin a cycle did not run passes all it received). Score ranks and rejects
+ * nothing; the pick (SelectHost) keeps the best-scored node, the others being "scored lower", not
+ * rejected.
+ */
+function addCycle(steps: ReadonlyMap<string, StepBuilder>, pipeline: Pipeline, d: Diagnosis, pod: string, listScored: boolean): void {
+  const step = (stage: string, plugin?: string): StepBuilder => steps.get(stepKey(stage, plugin)) as StepBuilder;
+  let stopped = false;
   const count = (s: StepBuilder, entered: number, left: number, skipped = 0): void => {
     s.entered += entered;
     s.left += left;
     s.skipped += skipped;
-    ran.push({ step: s, entered, left });
+    // The pod stopped at the first step that kept none of what reached it.
+    if (!stopped && entered > 0 && left === 0 && d.chosenNode === undefined) {
+      s.podsStopped.push(pod);
+      stopped = true;
+    }
   };
 
   const total = d.nodesTotal;
@@ -53,51 +79,66 @@ function addCycle(steps: Map<string, StepBuilder>, d: Diagnosis, pod: string, li
 
   // One pass over the rejections: a pod set sums thousands of cycles over thousands of nodes.
   const pre = step('PreFilter');
-  const filterSteps = new Map(d.filters.map((f) => [f.plugin, step('Filter', f.plugin)]));
   const preFiltered = new Set<string>();
   for (const r of d.rejections) {
-    const s = r.stage === 'PreFilter' ? pre : r.stage === 'Filter' ? filterSteps.get(r.plugin) : undefined;
+    const s = r.stage === 'PreFilter' ? pre : r.stage === 'Filter' ? steps.get(stepKey('Filter', r.plugin)) : undefined;
     if (!s) continue;
     if (s === pre) preFiltered.add(r.node);
     for (const reason of r.reasons) reject(s, reason, r.node);
   }
-  const afterPreFilter = total - preFiltered.size;
-  count(pre, total, afterPreFilter);
-  d.filters.forEach((f, i) => {
+  let kept = total - preFiltered.size;
+  count(pre, total, kept);
+  const ran = new Map(d.filters.map((f, i) => [f.plugin, { f, first: i === 0 }]));
+  for (const plugin of pipeline.filters) {
+    const r = ran.get(plugin);
+    if (!r) {
+      count(step('Filter', plugin), kept, kept);
+      continue;
+    }
     // Sampling stops once enough nodes are feasible: the rest reach Filter but are never evaluated.
-    count(filterSteps.get(f.plugin) as StepBuilder, i === 0 ? afterPreFilter : f.evaluated, f.passed, i === 0 ? Math.max(0, afterPreFilter - f.evaluated) : 0);
-  });
-
-  const chosen = d.chosenNode;
-  const score = step('Score');
-  count(score, d.feasibleNodes, chosen !== undefined ? 1 : 0);
-  if (chosen !== undefined && d.feasibleNodes > 1) {
-    const group = score.rejected.get(SCORED_LOWER) ?? { count: 0, nodes: new Set<string>() };
-    group.count += d.feasibleNodes - 1;
-    // A pod's funnel names them; a pod set's would name every node for every pod, so it counts them.
-    if (listScored) for (const s of d.scores) if (s.node !== chosen) group.nodes.add(s.node);
-    score.rejected.set(SCORED_LOWER, group);
+    const skipped = r.first ? Math.max(0, kept - r.f.evaluated) : 0;
+    const left = Math.min(r.f.passed, kept - skipped);
+    count(step('Filter', plugin), kept, left, skipped);
+    kept = left;
   }
 
-  let kept = chosen !== undefined ? 1 : 0;
-  for (const stage of COMMIT_STAGES) {
-    const outcomes = d.stages.filter((o) => o.stage === stage);
-    if (outcomes.length === 0) continue;
-    const failed = outcomes.find((o) => o.status.code !== Code.Success && o.status.code !== Code.Skip);
+  const chosen = d.chosenNode;
+  count(step('Score'), kept, kept);
+  const pick = step('SelectHost');
+  const picked = chosen !== undefined ? Math.min(1, kept) : 0;
+  count(pick, kept, picked);
+  if (picked === 1 && kept > 1) {
+    const group = pick.rejected.get(SCORED_LOWER) ?? { count: 0, nodes: new Set<string>() };
+    group.count += kept - 1;
+    // A pod's funnel names them; a pod set's would name every node for every pod, so it counts them.
+    if (listScored) for (const s of d.scores) if (s.node !== chosen) group.nodes.add(s.node);
+    pick.rejected.set(SCORED_LOWER, group);
+  }
+
+  kept = picked;
+  for (const stage of pipeline.commit) {
     const s = step(stage);
+    const outcomes = d.stages.filter((o) => o.stage === stage);
+    const failed = outcomes.find((o) => o.status.code !== Code.Success && o.status.code !== Code.Skip);
     count(s, kept, failed ? 0 : kept);
     if (failed) for (const reason of failed.status.reasons.length > 0 ? failed.status.reasons : [failed.status.code]) reject(s, `${failed.plugin}: ${reason}`, failed.node);
     if (failed) kept = 0;
   }
-
-  // The pod stopped at the first step that kept none of what reached it.
-  const stop = ran.find((s) => s.left === 0 && s.entered > 0);
-  if (stop && chosen === undefined) stop.step.podsStopped.push(pod);
 }
 
 function funnelOf(subject: string, unit: FunnelView['unit'], cycles: ReadonlyArray<{ readonly pod: string; readonly diagnosis: Diagnosis }>): FunnelView {
+  const pipeline = pipelineOf(cycles);
   const steps = new Map<string, StepBuilder>();
-  for (const c of cycles) addCycle(steps, c.diagnosis, c.pod, unit === 'nodes');
+  const add = (stage: string, plugin?: string) => steps.set(stepKey(stage, plugin), { stage, ...(plugin !== undefined ? { plugin } : {}), entered: 0, left: 0, skipped: 0, rejected: new Map(), podsStopped: [] });
+  if (cycles.length > 0) {
+    add('Sort');
+    add('PreFilter');
+    for (const plugin of pipeline.filters) add('Filter', plugin);
+    add('Score');
+    add('SelectHost');
+    for (const stage of pipeline.commit) add(stage);
+  }
+  for (const c of cycles) addCycle(steps, pipeline, c.diagnosis, c.pod, unit === 'nodes');
   return {
     subject,
     unit,
@@ -106,6 +147,7 @@ function funnelOf(subject: string, unit: FunnelView['unit'], cycles: ReadonlyArr
       (s): FunnelStepView => ({
         stage: s.stage,
         ...(s.plugin !== undefined ? { plugin: s.plugin } : {}),
+        ...(s.stage === 'SelectHost' ? { picks: true } : {}),
         entered: s.entered,
         left: s.left,
         skipped: s.skipped,
@@ -139,7 +181,7 @@ const resolvable = (r: NodeRejection): number => (r.code === Code.Unschedulable 
  * For an unplaced pod, the closest node: a rejection a cluster change could lift, then the fewest
  * failed reasons, then the most filter plugins passed, then the smallest shortfall.
  */
-export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Shortfall): MatrixView {
+export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Shortfall, complete?: CompleteVerdicts): MatrixView {
   const filterPlugins = d.filters.map((f) => f.plugin);
   const filterIndex = new Map(filterPlugins.map((p, i) => [p, i]));
   const first = d.scores[0];
@@ -187,6 +229,15 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Sh
   }
   feasible.sort((a, b) => a.order - b.order);
   const placed = d.chosenNode !== undefined;
+  if (!placed && complete) {
+    // Every filter's verdict on every node: the closest node is the one with the fewest and most fixable failures.
+    const ranked = rankByVerdicts(complete);
+    const order = new Map(ranked.map((v, i) => [v.node, i]));
+    failed.sort((a, b) => (order.get(a.rejection.node) ?? Infinity) - (order.get(b.rejection.node) ?? Infinity));
+    const view: MatrixView = { filterPlugins, scorePlugins, rows: [...chosen, ...feasible.map((f) => f.row), ...failed.map((f) => f.row), ...unevaluated] };
+    const best = ranked[0];
+    return best ? { ...view, closest: { node: best.node, why: closestWhy(best, complete.describe) } } : view;
+  }
   // For an unplaced pod the rejected nodes read closest first, the closest named above them.
   const closeness = placed ? undefined : closenessOf(filterIndex, shortfall);
   if (closeness) failed.sort((a, b) => closeness.compare(a.rejection, b.rejection));
@@ -200,6 +251,46 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Sh
   const s = closeness.short(best);
   const through = best.stage === 'Filter' ? `passed ${closeness.passed(best)} of ${filterPlugins.length} filter plugins, then ${best.plugin} rejected it` : `${best.plugin} rejected it at ${best.stage}`;
   return { ...view, closest: { node: best.node, why: `${through}: ${best.reasons.join(', ')}${s ? ` (${s.text})` : ''}` } };
+}
+
+/** Every node's complete Filter verdict for an unplaced pod (engine/explain/verdicts.ts), and how to word a shortfall. */
+export interface CompleteVerdicts {
+  readonly verdicts: readonly NodeVerdict[];
+  readonly describe: (shortfall: NodeVerdict['shortfall'][number]) => string;
+}
+
+const TAINT = 'TaintToleration';
+const RESOURCES = 'NodeResourcesFit';
+
+/**
+ * How easily a node's failures are fixed, given the same count: an untolerated taint alone (a
+ * toleration lets the pod on) before a resource shortfall alone, before anything else.
+ */
+const fixability = (v: NodeVerdict): number => {
+  const plugins = v.failures.map((f) => f.plugin);
+  if (plugins.length === 1 && plugins[0] === TAINT) return 0;
+  if (plugins.every((p) => p === RESOURCES)) return 1;
+  return 2;
+};
+
+const shortShare = (v: NodeVerdict): number => v.shortfall.reduce((sum, s) => sum + s.share, 0);
+
+/** Rejected nodes (not those PreFilter left out), closest first: fewest failing filters, most fixable, smallest shortfall, by name. */
+function rankByVerdicts(complete: CompleteVerdicts): NodeVerdict[] {
+  return complete.verdicts
+    .filter((v) => v.failures.length > 0 && v.failures[0]?.stage !== 'PreFilter')
+    .sort((a, b) => a.failures.length - b.failures.length || fixability(a) - fixability(b) || shortShare(a) - shortShare(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
+}
+
+/** The closest node's failures in words, the actionable one named and any shortfall always given. */
+function closestWhy(v: NodeVerdict, describe: CompleteVerdicts['describe']): string {
+  const short = v.shortfall.length > 0 ? ` (short by ${v.shortfall.map(describe).join(', ')})` : '';
+  const [only] = v.failures;
+  if (v.failures.length === 1 && only) {
+    const fix = only.plugin === TAINT ? '; a toleration for it would let the pod on' : '';
+    return `fails only ${only.plugin}: ${only.reasons.join(', ')}${only.plugin === RESOURCES ? short : ''}${fix}`;
+  }
+  return `fails ${v.failures.length} filter plugins: ${v.failures.map((f) => `${f.plugin} (${f.reasons.join(', ')})`).join('; ')}${short}`;
 }
 
 /** How close a rejected node came to fitting: a comparator (closest first) and the measures it uses. */
@@ -220,9 +311,34 @@ function closenessOf(filterIndex: ReadonlyMap<string, number>, shortfall?: Short
   return { compare, passed, short };
 }
 
-/** Why a pod moved from `from` to `to` between two plans, as the newer plan's cycle for it saw both nodes. */
-export function moveReason(from: string, to: string, newer: Diagnosis | undefined): string {
-  if (!newer) return 'the newer plan kept no diagnosis for the pod';
+/** What compare knows about a move besides the newer plan's cycle for the pod. */
+export interface MoveContext {
+  /** The older plan's cycle for the pod, when it kept one. */
+  readonly older?: Diagnosis;
+  /** The newer plan's planner. */
+  readonly planner?: string;
+  /** Pods of the newer plan on each node. */
+  readonly podsOn?: (node: string) => number;
+}
+
+/**
+ * Why a pod moved from `from` to `to` between two plans: as the newer plan's cycle for it saw both
+ * nodes; else (a planner that places the set as a whole keeps no cycle per pod) what the older
+ * plan's cycle said of the two nodes and how the newer plan fills them.
+ */
+export function moveReason(from: string, to: string, newer: Diagnosis | undefined, context: MoveContext = {}): string {
+  if (!newer) {
+    const whole = `the ${context.planner ?? 'newer'} planner placed the set as a whole and keeps no cycle per pod`;
+    const older = context.older;
+    const counts = context.podsOn ? `; in the newer plan ${from} holds ${plural(context.podsOn(from), 'pod')} of the set, ${to} ${plural(context.podsOn(to), 'pod')}` : '';
+    if (!older) return `${whole}${counts}`;
+    const rejected = older.rejections.find((r) => r.node === to);
+    if (rejected) return `${whole}; in the older plan’s cycle ${to} had no room for it (${rejected.plugin}: ${rejected.reasons.join(', ')})${counts}`;
+    const toScore = older.scores.find((s) => s.node === to)?.total;
+    const fromScore = older.scores.find((s) => s.node === from)?.total;
+    if (toScore !== undefined && fromScore !== undefined) return `${whole}; in the older plan’s cycle ${from} scored ${fromScore} and ${to} ${toScore}${counts}`;
+    return `${whole}${counts}`;
+  }
   const rejection = newer.rejections.find((r) => r.node === from);
   if (rejection) return `${from} now rejects it at ${rejection.stage}: ${rejection.plugin}: ${rejection.reasons.join(', ')}`;
   const toScore = newer.scores.find((s) => s.node === to)?.total;
@@ -231,3 +347,5 @@ export function moveReason(from: string, to: string, newer: Diagnosis | undefine
   if (toScore !== undefined) return `${to} scores ${toScore}; ${from} was ${newer.nodesEvaluated < newer.nodesTotal ? 'not evaluated or ' : ''}not among the recorded scores`;
   return `the newer plan chose ${to}; its cycle recorded nothing about ${from}`;
 }
+
+const plural = (n: number, word: string): string => `${n} ${word}${n === 1 ? '' : 's'}`;

@@ -18,7 +18,8 @@ import type { Diagnosis } from '../../engine/framework/diagnosis';
 import type { MatrixView, NodeUseView, PlanBoundView, PlanRefView, PlanView, PodExplanationView, PreemptionView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
 import type { History } from '../history';
 import { amounts, formatAmount, unitOf } from './amounts';
-import { podFunnel, podMatrix, podSetFunnel, type Shortfall } from './pipeline';
+import { nodeVerdicts } from '../../engine/explain/verdicts';
+import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts, type Shortfall } from './pipeline';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { defaultProfile } from './profiles';
 
@@ -243,6 +244,8 @@ interface Cycle {
   /** Every node of the cluster the cycle ran on. */
   readonly nodes: readonly string[];
   readonly shortfall?: Shortfall;
+  /** For a pod the cycle did not place: every filter's verdict on every node, which picks the closest node. */
+  readonly complete?: CompleteVerdicts;
   readonly source: CycleSource;
   /** The node a plan gives the pod, and that plan's name. */
   readonly planned?: { readonly node: string; readonly plan: string };
@@ -253,7 +256,7 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
   const info = podInfo(p);
   const explained = d && explain(d, 10);
   const set = podSetLabelOf(p);
-  const matrix = d ? podMatrix(d, cycle.nodes, cycle.shortfall) : { filterPlugins: [], scorePlugins: [], rows: [] };
+  const matrix = d ? podMatrix(d, cycle.nodes, cycle.shortfall, cycle.complete) : { filterPlugins: [], scorePlugins: [], rows: [] };
   const planned = cycle.planned;
   const preemption = d && preemptionView(d);
   return {
@@ -306,6 +309,9 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
     ...(ranking ? { diagnosis: ranking.result.diagnosis } : {}),
     nodes: (ranking?.snapshot ?? analysis.engine.snapshot).list().map((n) => n.name),
     ...(info.ok && ranking ? { shortfall: shortfallOn(info.value, ranking.snapshot) } : {}),
+    ...(info.ok && ranking && ranking.result.diagnosis.chosenNode === undefined
+      ? { complete: { verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot), describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts }
+      : {}),
     source: 'now',
     ...(planned ? { planned: { node: planned.node, plan: planned.plan.value.name } } : {}),
   });

@@ -3,8 +3,12 @@ import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { CPU, MEMORY } from '../../engine/api/resources';
 import { parseGoDuration } from '../../engine/planner/duration';
-import type { ScheduleTriggerManifest } from '../../manifests';
-import type { ClusterSummary, ExplainPodParams, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
+import { splitPath, type Located, type ScheduleTriggerManifest } from '../../manifests';
+import { valueAt } from './documents';
+import { closest } from './words';
+import type { Pod } from '../../engine/api/types';
+import { textDigest } from '../../protocol/digest';
+import type { ClusterSummary, ExplainPodParams, ObjectRef, PodListItem, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
@@ -66,11 +70,45 @@ export function keptView(plan: Plan, analysis: Analysis, history: History): Plan
   return planView(plan, analysis, saved.ok ? saved.value : undefined);
 }
 
+/** The pod a reference names: by namespace and name, or by a name that is unique across namespaces; else why not, with a near miss. */
+export function resolvePod(ref: ObjectRef, analysis: Analysis): Result<Located<Pod>> {
+  if (ref.namespace !== undefined) {
+    const pod = analysis.pod(ref.namespace, ref.name);
+    if (pod) return ok(pod);
+  } else {
+    const named = analysis.model.pods.filter((p) => p.value.metadata.name === ref.name);
+    const [only] = named;
+    if (named.length === 1 && only) return ok(only);
+    if (named.length > 1) return err(`${named.length} pods are named ${ref.name} in ${analysis.where}: ${named.map((p) => `${p.value.metadata.namespace ?? DEFAULT_NS}/${ref.name}`).join(', ')}; give the namespace`);
+  }
+  const where = ref.namespace !== undefined ? `${ref.namespace}/${ref.name}` : ref.name;
+  const inNamespace = analysis.model.pods.filter((p) => ref.namespace === undefined || (p.value.metadata.namespace ?? DEFAULT_NS) === ref.namespace);
+  const near = closest(ref.name, inNamespace.map((p) => p.value.metadata.name));
+  const match = near === undefined ? undefined : inNamespace.find((p) => p.value.metadata.name === near);
+  const suggestion = match ? `; did you mean ${match.value.metadata.namespace ?? DEFAULT_NS}/${near}?` : '';
+  return err(`no pod ${where} in ${analysis.where}${suggestion}`);
+}
+
 export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Result<PodExplanationView> {
-  const namespace = params.pod.namespace ?? DEFAULT_NS;
-  const pod = analysis.pod(namespace, params.pod.name);
-  if (!pod) return err(`no pod ${namespace}/${params.pod.name} in ${analysis.where}`);
-  return ok((params.inPlan && explainInPlan(pod, analysis, params.inPlan, history)) || explainPod(pod, analysis));
+  const pod = resolvePod(params.pod, analysis);
+  if (!pod.ok) return pod;
+  return ok((params.inPlan && explainInPlan(pod.value, analysis, params.inPlan, history)) || explainPod(pod.value, analysis));
+}
+
+/** Every pod, those not yet placed first, then by namespace and name. */
+export function listPods(analysis: Analysis): PodListItem[] {
+  return analysis.model.pods
+    .map((p): PodListItem => {
+      const podSet = podSetLabelOf(p.value);
+      return {
+        namespace: p.value.metadata.namespace ?? DEFAULT_NS,
+        name: p.value.metadata.name,
+        ...(p.value.spec.nodeName ? { node: p.value.spec.nodeName } : {}),
+        ...(podSet !== undefined ? { podSet } : {}),
+        schedulerName: schedulerOf(p.value),
+      };
+    })
+    .sort((a, b) => Number(a.node !== undefined) - Number(b.node !== undefined) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
 }
 
 export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, history: History): Result<ScheduleNowResult> {
@@ -82,9 +120,10 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
   const file = analysis.file(trigger.file);
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
-  const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
+  const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, index: document.index, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
   const made = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
   if (!made) return err(`cannot write the plan of ${trigger.value.podSet}`);
+  if (!made.edit.ok) return err(`the plan of ${trigger.value.podSet} is not written: ${made.edit.error}`);
   const plan = made.plan;
   const planFile = made.existing?.file ?? trigger.file;
   const planName = `${plan.namespace}/${made.existing?.value.name ?? plan.podSet}`;
@@ -93,7 +132,8 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
     ...(state ? [{ uri: trigger.file, object: `ScheduleTrigger ${namespace}/${trigger.value.name}`, created: false, fields: [`spec.state: ${trigger.value.state} → Schedule`] }] : []),
     { uri: planFile, object: `SchedulePlan ${planName}`, created: made.existing === undefined, fields: planFields },
   ];
-  return ok({ edit: made.edit, plan: keptView(plan, analysis, history), writes });
+  const files = made.edit.value.files.map((f) => ({ uri: f.uri, before: textDigest(f.before), after: textDigest(f.after) }));
+  return ok({ edit: made.edit.value.edit, files, plan: keptView(plan, analysis, history), writes });
 }
 
 export function workspaceSummary(analysis: Analysis, folders: readonly string[], problems: { errors: number; warnings: number }, history: History): WorkspaceSummary {
@@ -102,13 +142,20 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     const [namespace = DEFAULT_NS, name = ''] = key.split('/');
     const trigger = analysis.triggersOf(namespace, name)[0];
     const plan = analysis.plansOf(namespace, name)[0];
+    const pending = analysis.plannedPodsOf(namespace, name);
+    const written = trigger ? writtenState(trigger, analysis) : undefined;
+    // Scheduled: the plan places these pods; they wait to be bound, not to be placed.
+    const inPlan = new Set(plan?.value.plan.map((e) => e.pod) ?? []);
+    const planned = trigger?.value.state === 'Schedule' && plan ? pending.filter((p) => inPlan.has(p.value.metadata.name)).length : 0;
     return {
       namespace,
       name,
       pods: analysis.podSet(namespace, name).length,
-      pending: analysis.plannedPodsOf(namespace, name).length,
+      pending: pending.length - planned,
       ...(trigger ? { trigger: trigger.value.name, state: trigger.value.state, ...triggerDetails(trigger.value, analysis) } : {}),
+      ...(written !== undefined && written !== trigger?.value.state ? { invalidState: written } : {}),
       ...(plan ? { plan: plan.value.name } : {}),
+      ...(planned > 0 ? { planned } : {}),
     };
   });
   return {
@@ -124,6 +171,14 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     problems,
     history: history.unavailable ? { available: false, reason: history.unavailable } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
   };
+}
+
+/** The trigger's spec.state as written in its file (text for a value that is not a string). */
+function writtenState(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis): string | undefined {
+  const document = analysis.file(trigger.file)?.model.documents[trigger.document];
+  const object = valueAt(document?.value, splitPath(trigger.base) ?? []);
+  const state = valueAt(object, ['spec', 'state']);
+  return state === undefined || state === null ? undefined : typeof state === 'string' ? state : JSON.stringify(state);
 }
 
 /** A trigger's quiet time (and what is left of it), its dependencies and those not complete. */

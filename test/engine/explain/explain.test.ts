@@ -28,7 +28,7 @@ describe('engine/explain/explain', () => {
     assert.equal(e.placed, false);
     assert.equal(
       e.message,
-      '0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.',
+      '0/5 nodes are available: 2 Insufficient cpu, 3 node(s) had untolerated taint(s). preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.',
       // The small nodes' allocatable is below the request: no eviction helps (Unresolvable, as upstream fit.go).
     );
     assert.deepEqual(

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Diagnosis, NodeRejection, StageOutcome } from '../../../src/engine/framework/diagnosis';
 import { fitErrorMessage } from '../../../src/engine/framework/fit-error';
-import { Code, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../../../src/engine/framework/status';
+import { Code, errorStatus, SKIP, unresolvable, unschedulable, type Status } from '../../../src/engine/framework/status';
 
 /** Rejections of nodes n0, n1, … by a Filter plugin, one list of reasons each. */
 const rejected = (...reasons: string[][]): NodeRejection[] =>
@@ -43,21 +43,27 @@ describe('engine/framework/fit-error', () => {
       '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
     ],
     [
-      // As a live 1.35 cluster prints it: DynamicResources runs before DefaultPreemption, their reasons join with ", ".
-      'several PostFilter plugins: their reasons joined with ", ", no second period',
+      'several PostFilter plugins that leave the pod unschedulable: their reasons joined with ", ", no second period',
       diagnosis(6, rejected(['a'], ['a'], ['a'], ['t'], ['t'], ['t']), undefined, [
-        { stage: 'PostFilter', plugin: 'DynamicResources', status: unschedulable('no new claims to deallocate') },
+        { stage: 'PostFilter', plugin: 'Freer', status: unschedulable('nothing to free') },
         { stage: 'PostFilter', plugin: 'DefaultPreemption', status: unschedulable('preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.') },
       ]),
-      '0/6 nodes are available: 3 a, 3 t. no new claims to deallocate, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.',
+      '0/6 nodes are available: 3 a, 3 t. nothing to free, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.',
     ],
     [
-      'a PostFilter that found a node (nominated) adds nothing',
+      // RunPostFilterPlugins returns at once with a plugin's Success: its message alone (1.37: preemption says where).
+      'a PostFilter that found a node (nominated): its message alone',
       diagnosis(1, rejected(['Insufficient cpu']), undefined, [
-        { stage: 'PostFilter', plugin: 'DynamicResources', status: unschedulable('no new claims to deallocate') },
-        { stage: 'PostFilter', plugin: 'DefaultPreemption', status: SUCCESS },
+        { stage: 'PostFilter', plugin: 'Freer', status: unschedulable('nothing to free') },
+        { stage: 'PostFilter', plugin: 'DefaultPreemption', status: { code: Code.Success, reasons: ['preemption: found a potential placement for pod on node n1, preempting 1 victims'] } },
       ]),
-      '0/1 nodes are available: 1 Insufficient cpu.',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims',
+    ],
+    [
+      // As upstream 1.37 prints it when a PreFilter rejection kept DynamicResources' PreFilter from running.
+      'a PostFilter that fails (Error): its words alone, and the stage stops',
+      diagnosis(1, [], { ...unresolvable('persistentvolumeclaim "data" not found'), stage: 'PreFilter' }, [{ stage: 'PostFilter', plugin: 'DynamicResources', status: errorStatus('not found') }]),
+      '0/1 nodes are available: persistentvolumeclaim "data" not found. not found',
     ],
     ['no reasons at all', diagnosis(0, []), '0/0 nodes are available:'],
   ];

@@ -56,7 +56,7 @@ const web = (i: number, cpu = '2') => setPod(`web-${i}`).req({ cpu });
 
 // What a 1.35 default profile adds to a held pod's message: the planner's hold is a PreFilter
 // rejection, which evicting pods cannot undo.
-const NOT_HELPFUL = ' no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
+const NOT_HELPFUL = ' preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
 describe('engine/planner/coordinator', () => {
   it('holds a set while its trigger is Planning: the cycle says why', async () => {
     const s = scheduler();

@@ -74,6 +74,6 @@ describe('engine/planner/preempt', () => {
   it('a pod no eviction helps stays unplaced with upstream’s whole message (its preemption part too), and nothing is evicted', () => {
     const got = planOf({ allowPreemption: true }, nodes(), [makePod('high', 'batch').node('n1').priority(500).req({ cpu: '2' }), makePod('higher', 'batch').node('n2').priority(500).req({ cpu: '2' })], 1);
     assert.deepEqual([got.placed, got.victims], [{}, []]);
-    assert.deepEqual(got.unplaced, ['web-0: 0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.']);
+    assert.deepEqual(got.unplaced, ['web-0: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.']);
   });
 });

@@ -69,7 +69,7 @@ describe('engine/plugins/DefaultPreemption', () => {
         pods: [makePod('p1').node('node1')],
         nodes: [onePod('node1')],
         statuses: { node1: U },
-        want: ['node1', Code.Success, ''],
+        want: ['node1', Code.Success, 'preemption: found a potential placement for pod on node node1, preempting 1 victims'],
       },
       {
         name: 'pod with tied priority is still unschedulable',
@@ -101,7 +101,7 @@ describe('engine/plugins/DefaultPreemption', () => {
         pods: [makePod('p1').priority(high).node('node1'), makePod('p2').priority(low).node('node2')],
         nodes: [onePod('node1'), onePod('node2')],
         statuses: { node1: U, node2: U },
-        want: ['node2', Code.Success, ''],
+        want: ['node2', Code.Success, 'preemption: found a potential placement for pod on node node2, preempting 1 victims'],
       },
       {
         name: 'pod can be made schedulable on minHighestPriority node',
@@ -114,7 +114,7 @@ describe('engine/plugins/DefaultPreemption', () => {
         pdbs: [pdb('violating-pdb', 'violating', '100%'), pdb('non-violating-pdb', 'non-violating', '0', 2147483647)],
         nodes: [onePod('node1'), onePod('node2')],
         statuses: { node1: U, node2: U },
-        want: ['node2', Code.Success, ''],
+        want: ['node2', Code.Success, 'preemption: found a potential placement for pod on node node2, preempting 1 victims'],
       },
       {
         name: 'no candidate nodes found, no enough resource after removing low priority pods',

@@ -11,7 +11,7 @@ const claims = (mode: AccessMode): ClusterObjects => ({ persistentVolumeClaims: 
 // pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions_test.go, TestAccessModeConflicts
 describe('engine/plugins/VolumeRestrictions', () => {
   const table: Array<[name: string, pod: PodBuilder, existing: PodBuilder[], objects: ClusterObjects, preFilter: string, verdicts: Record<string, string>]> = [
-    ['nothing conflicts', makePod('p').claims('data'), [], claims('ReadWriteOncePod'), 'ok', { n1: 'ok', n2: 'ok' }],
+    ['nothing conflicts: the plugin skips (so pods nominated with the claim are not counted either)', makePod('p').claims('data'), [], claims('ReadWriteOncePod'), 'Skip', {}],
     ['conflict: another pod uses the ReadWriteOncePod claim (every node)', makePod('p').claims('data'), [makePod('other').claims('data').node('n1')], claims('ReadWriteOncePod'), 'ok', { n1: CONFLICT, n2: CONFLICT }],
     ['ReadWriteOnce is not restricted across pods', makePod('p').claims('data'), [makePod('other').claims('data').node('n1')], claims('ReadWriteOnce'), 'Skip', {}],
     ['PVC does not exist', makePod('p').claims('missing'), [], {}, 'UnschedulableAndUnresolvable: persistentvolumeclaim "missing" not found', {}],

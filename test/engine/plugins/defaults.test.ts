@@ -33,6 +33,7 @@ describe('engine/plugins/defaults', () => {
         ['TaintToleration', 3],
         ['NodeAffinity', 2],
         ['NodeResourcesFit', 1],
+        ['VolumeBinding', 1],
         ['PodTopologySpread', 2],
         ['InterPodAffinity', 2],
         ['DynamicResources', 2],

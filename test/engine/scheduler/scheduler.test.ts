@@ -69,7 +69,7 @@ describe('engine/scheduler/scheduler', () => {
     // The high-priority pod holds the room; the low one cannot preempt it.
     assert.equal(
       scheduler.outcomes.get('default/low')?.diagnosis.message,
-      '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+      '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
     );
   });
 

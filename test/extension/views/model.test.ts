@@ -29,13 +29,14 @@ describe('extension/views/model', () => {
       ),
       'reveal',
     );
-    assert.equal(batch?.description, 'analytics · Planning · 6 pods to place');
+    assert.equal(batch?.description, 'Planning · 6 to place');
     assert.equal(batch?.contextValue, 'podSet.trigger');
     assert.deepEqual(batch?.open, { command: 'reveal', args: ['ScheduleTrigger', 'nightly-batch', 'analytics'] });
     assert.deepEqual(batch?.args, { podSet: 'nightly-batch', namespace: 'analytics', trigger: { namespace: 'analytics', name: 'nightly-batch' } });
-    assert.deepEqual(described(batch?.children), [['State', 'Planning'], ['Pods', '6, 6 to place'], ['Quiet time', '1m 15s left of 2m0s']]);
+    assert.deepEqual(described(batch?.children), [['State', 'Planning'], ['Pods', '6: 6 to place'], ['Quiet time', '1m 15s left of 2m0s']]);
     assert.equal(report?.contextValue, 'podSet.trigger.waiting');
-    assert.deepEqual(described(report?.children), [['State', 'Planning'], ['Pods', '1, 1 to place'], ['Quiet time', '30s after the last pod arrives (no arrival time in the workspace)'], ['Depends on', 'ScheduleTrigger nightly-batch — not complete']]);
+    assert.deepEqual(described(report?.children), [['State', 'Planning'], ['Pods', '1: 1 to place'], ['Quiet time', '30s after the last pod'], ['Depends on', 'nightly-batch: waiting']]);
+    assert.match(report?.children?.[2]?.tooltip ?? '', /no pod in the workspace has an arrival time/);
     assert.match(report?.tooltip ?? '', /Waits on ScheduleTrigger nightly-batch, which is not complete/);
   });
 
@@ -44,7 +45,21 @@ describe('extension/views/model', () => {
     assert.equal(alone?.contextValue, 'podSet');
     assert.equal(alone?.open, undefined);
     assert.deepEqual(described(alone?.children)[0], ['State', 'no ScheduleTrigger']);
-    assert.deepEqual(described(due?.children)[2], ['Quiet time', '2m0s: over, due to turn to Schedule']);
+    assert.deepEqual(described(due?.children)[2], ['Quiet time', '2m0s: over']);
+  });
+
+  it('follows the document: a misspelt state shows as invalid (with where to fix it); a scheduled set’s planned pods are not “to place”', () => {
+    const [misspelt, scheduled] = podSetNodes(summary(set({ invalidState: 'Planing' }), set({ state: 'Schedule', plan: 'nightly-batch-6f8dbd46cc', pending: 0, planned: 6, quietTime: '2m0s' })), 'reveal');
+    assert.equal(misspelt?.description, 'Planing (invalid) · 6 to place');
+    assert.deepEqual([misspelt?.children?.[0]?.description, misspelt?.children?.[0]?.icon], ['Planing (invalid)', 'error']);
+    assert.match(misspelt?.children?.[0]?.tooltip ?? '', /"Planing" is not a state .* read as Planning\. The quick fix on it \(Ctrl\+\.\) corrects it/);
+    assert.equal(scheduled?.description, 'Schedule · 6 planned');
+    assert.deepEqual(described(scheduled?.children).slice(1, 3), [['Pods', '6: 6 planned'], ['Quiet time', '2m0s (not counting)']]);
+  });
+
+  it('keeps every description short enough for the side bar (the details go to the tooltip)', () => {
+    const nodes = podSetNodes(summary(set({ quietTime: '2m0s' }), set({ name: 'nightly-report', trigger: 'nightly-report', quietTime: '30s', dependsOn: ['ScheduleTrigger nightly-batch'], waitingOn: ['ScheduleTrigger nightly-batch, which is not complete (it is still Planning)'] })), 'reveal');
+    for (const n of [...nodes, ...nodes.flatMap((x) => x.children ?? [])]) assert.ok(`${n.label} ${n.description ?? ''}`.length <= 36, `${n.label} ${n.description ?? ''}`);
   });
 
   it('groups the history by pod set, newest first, each plan comparable with the one before it', () => {

@@ -8,9 +8,9 @@ function edited(text: string, make: (t: Target) => ReturnType<typeof replaceValu
   const ws = workspaceOf({ 'a.yaml': text });
   const file = ws.file(uriOf('a.yaml'))!;
   const document = file.model.documents[0]!;
-  const edit = make({ file, source: document.source, value: document.value, base: '' });
-  assert.ok(edit, 'no edit');
-  return applyEdits(text, [edit]);
+  const change = make({ file, index: 0, source: document.source, value: document.value, base: '' });
+  assert.ok(change, 'no edit');
+  return applyEdits(text, [change.edit]);
 }
 
 describe('server/service/edits: one field changed, the rest as written', () => {

@@ -44,7 +44,7 @@ const { chosenNode: _chosen, ...unplacedWithoutChoice } = unplaced;
 const nodes = ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'];
 
 describe('server/service/pipeline: the stage funnel and the node × plugin matrix, from the Diagnosis', () => {
-  it('a pod’s funnel: nodes left after Sort, PreFilter, each filter plugin, Score and Reserve, with who dropped what', () => {
+  it('a pod’s funnel: nodes left after Sort, PreFilter, each filter plugin, Score (ranks, rejects none), the pick and Reserve, chained', () => {
     const funnel = podFunnel('web-0', placed);
     assert.deepEqual(
       funnel.steps.map((s) => [s.stage, s.plugin ?? '', s.entered, s.left, s.skipped]),
@@ -53,7 +53,8 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
         ['PreFilter', '', 6, 5, 0],
         ['Filter', 'TaintToleration', 5, 4, 0],
         ['Filter', 'NodeResourcesFit', 4, 2, 0],
-        ['Score', '', 2, 1, 0],
+        ['Score', '', 2, 2, 0],
+        ['SelectHost', '', 2, 1, 0],
         ['Reserve', '', 1, 1, 0],
       ],
     );
@@ -61,8 +62,21 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
       { reason: 'Insufficient cpu', count: 2, nodes: ['n3', 'n4'] },
       { reason: 'Insufficient memory', count: 1, nodes: ['n4'] },
     ]);
-    assert.deepEqual(funnel.steps[4]?.rejected, [{ reason: 'scored lower than the chosen node', count: 1, nodes: ['n6'] }]);
+    assert.deepEqual(funnel.steps[4]?.rejected, []);
+    assert.equal(funnel.steps[5]?.picks, true);
+    assert.deepEqual(funnel.steps[5]?.rejected, [{ reason: 'scored lower than the chosen node', count: 1, nodes: ['n6'] }]);
     assert.equal(funnel.unit, 'nodes');
+  });
+
+  it('a pod set’s funnel keeps the pipeline’s order and chains its counts when cycles ran different filter plugins', () => {
+    // The first cycle ran no InterPodAffinity (PreFilter skipped it); the second did.
+    const withAffinity: Diagnosis = { ...placed, filters: [...placed.filters.slice(0, 1), { plugin: 'InterPodAffinity', evaluated: 4, passed: 4 }, ...placed.filters.slice(1)] };
+    const funnel = podSetFunnel('web', [
+      { pod: 'web-0', diagnosis: placed },
+      { pod: 'web-1', diagnosis: withAffinity },
+    ]);
+    assert.deepEqual(funnel.steps.map((s) => `${s.stage}${s.plugin ? ` · ${s.plugin}` : ''}`), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · InterPodAffinity', 'Filter · NodeResourcesFit', 'Score', 'SelectHost', 'Reserve']);
+    funnel.steps.slice(1).forEach((s, i) => assert.equal(s.entered, funnel.steps[i]?.left, `${s.stage} ${s.plugin ?? ''} receives what the step before it kept`));
   });
 
   it('a pod set’s funnel sums pod × node pairs and names the pods each step stopped', () => {
@@ -116,7 +130,7 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
   const cases: Array<[string, string, string, Diagnosis | undefined, string]> = [
     ['the old node now rejects the pod', 'n3', 'n5', placed, 'n3 now rejects it at Filter: NodeResourcesFit: Insufficient cpu'],
     ['both scored: the new one higher', 'n6', 'n5', placed, 'n5 scores 180, n6 120'],
-    ['no diagnosis kept', 'n6', 'n5', undefined, 'the newer plan kept no diagnosis for the pod'],
+    ['no diagnosis kept (a planner that places the set as a whole)', 'n6', 'n5', undefined, 'the newer planner placed the set as a whole and keeps no cycle per pod'],
   ];
   for (const [what, from, to, d, expected] of cases) it(`a move’s reason: ${what}`, () => assert.equal(moveReason(from, to, d), expected));
 });

@@ -72,7 +72,7 @@ describe('server/service/planning: the view models of a plan and of an explanati
     assert.ok(big);
     const x = explainPod(big, analysis);
     assert.equal(x.matrix.closest?.node, 'n1');
-    assert.equal(x.verdict, 'No node fits. Closest: n1, which passed 3 of 4 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 4 cpu).');
+    assert.equal(x.verdict, 'No node fits. Closest: n1, which fails only NodeResourcesFit: Insufficient cpu (short by 4 cpu).');
   });
 
   it('explaining a pod in a preview plan reads the planner’s own cycle for it, about the node it got there', () => {

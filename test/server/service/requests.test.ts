@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { planSize, takesLong } from '../../../src/server/service';
-import { docs, node, pod, trigger, workspaceOf } from './fixtures';
+import { codeActions, listPods, planSize, resolvePod, takesLong, validate, workspaceSummary } from '../../../src/server/service';
+import type { History } from '../../../src/server/history';
+import { docs, node, plan, pod, trigger, uriOf, workspaceOf } from './fixtures';
 
 describe('server/service/requests: how much a preview or Schedule Now has to plan, for its progress notification', () => {
   const analysis = workspaceOf({ 'a.yaml': docs(trigger('s'), node('n1'), node('n2'), node('n3'), pod('a', 's'), pod('b', 's'), pod('c', 't')) }).analysis();
@@ -16,5 +17,49 @@ describe('server/service/requests: how much a preview or Schedule Now has to pla
   it('a plan takes long from 100,000 pod × node pairs on', () => {
     assert.equal(takesLong({ podSet: 's', pods: 199, nodes: 500 }), false);
     assert.equal(takesLong({ podSet: 's', pods: 200, nodes: 500 }), true);
+  });
+});
+
+describe('server/service/requests: the workspace summary follows the document', () => {
+  const history = { unavailable: 'off' } as unknown as History;
+  const summaryOf = (text: string) => workspaceSummary(workspaceOf({ 'a.yaml': text }).analysis(), [], { errors: 0, warnings: 0 }, history).podSets[0];
+
+  it('a misspelt state is shown as written and invalid (read as Planning), and its diagnostic has a quick fix', () => {
+    const text = docs(trigger('s', 'Planing'), node('n1'), pod('a', 's'));
+    assert.deepEqual([summaryOf(text)?.state, summaryOf(text)?.invalidState], ['Planning', 'Planing']);
+    const analysis = workspaceOf({ 'a.yaml': text }).analysis();
+    const d = validate(uriOf('a.yaml'), analysis).find((x) => x.code === 'schema/enum');
+    assert.ok(d, 'a diagnostic on the state');
+    assert.deepEqual(codeActions(uriOf('a.yaml'), d.range, [d], analysis).filter((a) => a.kind === 'quickfix').map((a) => a.title), ['Change to Planning']);
+    assert.equal(summaryOf(docs(trigger('s'), node('n1'), pod('a', 's')))?.invalidState, undefined);
+  });
+
+  it('a scheduled set’s pods in its plan are planned, not “to place”', () => {
+    const scheduled = summaryOf(docs(trigger('s', 'Schedule'), plan('s', [['a', 'n1']]), node('n1'), pod('a', 's'), pod('b', 's')));
+    assert.deepEqual([scheduled?.pending, scheduled?.planned], [1, 1]);
+    const planning = summaryOf(docs(trigger('s'), plan('s', [['a', 'n1']]), node('n1'), pod('a', 's'), pod('b', 's')));
+    assert.deepEqual([planning?.pending, planning?.planned], [2, undefined]);
+  });
+});
+
+describe('server/service/requests: Explain finds the pod the user means', () => {
+  const ns = (name: string, namespace: string) => pod(name, 'x').replace('metadata: { name:', `metadata: { namespace: ${namespace}, name:`);
+  const analysis = workspaceOf({ 'a.yaml': docs(node('n1'), ns('trainer', 'ml'), ns('web', 'a'), ns('web', 'b'), pod('trainer-2', 'x').replace('spec:', 'spec:\n  nodeName: n1')) }).analysis();
+  const cases: ReadonlyArray<[what: string, ref: { namespace?: string; name: string }, expected: string]> = [
+    ['a bare name unique across namespaces', { name: 'trainer' }, 'ok ml/trainer'],
+    ['a bare name in two namespaces: both named', { name: 'web' }, 'error 2 pods are named web in the workspace: a/web, b/web; give the namespace'],
+    ['a typo: the near miss suggested', { name: 'trainr' }, 'error no pod trainr in the workspace; did you mean ml/trainer?'],
+    ['namespace and name', { namespace: 'b', name: 'web' }, 'ok b/web'],
+    ['a wrong namespace: no guess from another', { namespace: 'zz', name: 'web' }, 'error no pod zz/web in the workspace'],
+  ];
+  for (const [what, ref, expected] of cases) {
+    it(what, () => {
+      const r = resolvePod(ref, analysis);
+      assert.equal(r.ok ? `ok ${r.value.value.metadata.namespace ?? 'default'}/${r.value.value.metadata.name}` : `error ${r.error}`, expected);
+    });
+  }
+
+  it('lists every pod for the pick list, those not placed first', () => {
+    assert.deepEqual(listPods(analysis).map((p) => `${p.namespace}/${p.name}${p.node ? `@${p.node}` : ''}`), ['a/web', 'b/web', 'ml/trainer', 'default/trainer-2@n1']);
   });
 });

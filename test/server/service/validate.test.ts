@@ -69,7 +69,7 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
     const at = (text: string, d: Diagnostic) => text.split('\n')[d.range.start.line]?.slice(d.range.start.character, d.range.end.character);
     assert.deepEqual(
       validate(uriOf('c.yaml'), ws.analysis()).filter((d) => d.code === 'pod-set/unplaceable').map((d) => [at(cluster, d), d.message]),
-      [['big', 'pod big cannot be placed on any node of the workspace: 0/2 nodes are available: 2 Insufficient cpu. no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling; the planner will leave it unplaced until a node fits (lower the requests or add a node)']],
+      [['big', 'pod big cannot be placed on any node of the workspace: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling; the planner will leave it unplaced until a node fits (lower the requests or add a node)']],
     );
     assert.deepEqual(
       validate(uriOf('w.yaml'), ws.analysis()).map((d) => [d.code, at(deployment(', planner.ciena.io/pod-set: web', '"3"'), d), String(d.message).split(':')[0]]),

@@ -56,6 +56,8 @@ interface Knobs {
   readonly priorities: number;
   readonly volumes: number;
   readonly shapes: number;
+  /** Running pods low, pending pods high: preemption is what the family tests. */
+  readonly preempt?: boolean;
 }
 
 const BASE: Knobs = { nodes: [3, 8], bound: [0, 10], pending: [1, 6], taints: 0.1, nodeAffinity: 0.1, podAffinity: 0.05, spread: 0.05, ports: 0.05, images: 0.2, priorities: 0.1, volumes: 0, shapes: 0.3 };
@@ -66,7 +68,7 @@ const KNOBS: Record<Family, Knobs> = {
   affinity: { ...BASE, podAffinity: 0.8, bound: [3, 14] },
   spread: { ...BASE, spread: 0.8, bound: [3, 14], nodes: [4, 9] },
   'ports-images': { ...BASE, ports: 0.6, images: 0.9 },
-  preemption: { ...BASE, priorities: 0.9, bound: [4, 16], pending: [1, 4] },
+  preemption: { ...BASE, priorities: 0.9, bound: [4, 16], pending: [1, 4], preempt: true },
   volumes: { ...BASE, volumes: 0.8 },
   large: { ...BASE, nodes: [101, 260], bound: [20, 120], pending: [3, 12], taints: 0.2, nodeAffinity: 0.2, podAffinity: 0.05, spread: 0.1 },
 };
@@ -88,7 +90,7 @@ function makeNode(g: Gen, index: number, knobs: Knobs): K8sObject {
   };
   if (g.chance(0.5)) labels.disk = g.pick(['ssd', 'hdd']);
   if (g.chance(0.4)) labels.pool = g.pick(['general', 'batch']);
-  const cpu = g.pick([2, 4, 8, 16]);
+  const cpu = knobs.preempt ? g.pick([2, 4]) : g.pick([2, 4, 8, 16]);
   const capacity: Record<string, string> = {
     cpu: `${cpu}`,
     memory: `${g.pick([4, 8, 16, 32])}Gi`,
@@ -109,6 +111,8 @@ function makeNode(g: Gen, index: number, knobs: Knobs): K8sObject {
   }
   if (g.chance(0.04)) spec.unschedulable = true;
   const status: Record<string, unknown> = { capacity, allocatable: capacity };
+  // What the kubelet declares (NodeDeclaredFeatures, GA in 1.37).
+  if (g.chance(knobs.nodeAffinity * 0.5)) status.declaredFeatures = ['RestartAllContainersOnContainerExits'];
   if (g.chance(knobs.images)) {
     // One size per image, as one digest has everywhere (upstream keeps the size the cache saw first).
     status.images = g.some(IMAGES, 3).map((image) => ({ names: [image.includes('/') ? image : `docker.io/library/${image}`, image], sizeBytes: IMAGE_SIZES[image] }));
@@ -143,6 +147,8 @@ interface PodOptions {
   readonly knobs: Knobs;
   readonly startTime?: string;
   readonly claim?: string;
+  /** A pending pod an earlier preemption nominated (status.nominatedNodeName). */
+  readonly nominatedNode?: string;
 }
 
 function makePod(g: Gen, o: PodOptions): K8sObject {
@@ -168,6 +174,8 @@ function makePod(g: Gen, o: PodOptions): K8sObject {
   };
   const image = g.pick(IMAGES);
   const containers: Record<string, unknown>[] = [{ name: 'main', image, resources: resources() }];
+  // Pending pods big enough that room must often be made for them.
+  if (o.knobs.preempt && !o.nodeName && g.chance(0.7)) (containers[0] as Record<string, unknown>).resources = { requests: { cpu: `${g.int(1, 3)}`, memory: `${g.int(1, 4)}Gi` } };
   if (g.chance(o.knobs.shapes * 0.4)) containers.push({ name: 'helper', image: g.pick(IMAGES), resources: { requests: { cpu: quantity(g, 'cpu'), memory: quantity(g, 'memory') } } });
   const spec: Record<string, unknown> = { containers };
   if (g.chance(o.knobs.shapes * 0.4)) {
@@ -189,6 +197,10 @@ function makePod(g: Gen, o: PodOptions): K8sObject {
       c.resources = { requests: { cpu: '100m', memory: '64Mi', ...(r.requests?.[EXTENDED] ? { [EXTENDED]: r.requests[EXTENDED] } : {}) }, ...(r.limits?.[EXTENDED] ? { limits: { [EXTENDED]: r.limits[EXTENDED] } } : {}) };
     }
     delete spec.initContainers;
+  }
+  if (!o.nodeName && g.chance(o.knobs.nodeAffinity * 0.2)) {
+    // A restart rule that restarts the whole pod needs nodes declaring the feature.
+    Object.assign(containers[0] as Record<string, unknown>, { restartPolicy: 'Never', restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } }] });
   }
   if (g.chance(o.knobs.ports)) {
     const main = containers[0] as Record<string, unknown>;
@@ -251,12 +263,19 @@ function makePod(g: Gen, o: PodOptions): K8sObject {
     spec.nodeName = o.nodeName;
   }
   if (g.chance(o.knobs.priorities)) {
-    if (g.chance(0.6)) spec.priorityClassName = g.pick(['low', 'high', 'critical-batch']);
-    else spec.priority = g.pick([0, 10, 100, 1000]);
+    // Where preemption is the point, running pods are mostly low and pending ones mostly high.
+    const lean = o.knobs.preempt ? (o.nodeName ? 0 : 1) : g.int(0, 1);
+    if (g.chance(0.6)) spec.priorityClassName = g.pick(lean === 0 ? ['low', 'low', 'high'] : ['high', 'high', 'critical-batch', 'low']);
+    else spec.priority = g.pick(lean === 0 ? [0, 10, 100] : [1000, 1000, 100, 0]);
   }
-  if (o.claim) spec.volumes = [{ name: 'data', persistentVolumeClaim: { claimName: o.claim } }];
+  const volumes: Record<string, unknown>[] = [];
+  if (o.claim) volumes.push({ name: 'data', persistentVolumeClaim: { claimName: o.claim } });
+  // Image volumes (ImageVolume, on since 1.35): ImageLocality counts them.
+  if (g.chance(o.knobs.images * 0.3)) volumes.push({ name: 'model', image: { reference: g.pick(IMAGES), pullPolicy: 'IfNotPresent' } });
+  if (volumes.length > 0) spec.volumes = volumes;
   const pod: Record<string, unknown> = { apiVersion: 'v1', kind: 'Pod', metadata: { name: o.name, namespace: o.namespace, labels }, spec };
   if (o.nodeName) pod.status = { phase: 'Running', ...(o.startTime ? { startTime: o.startTime } : {}) };
+  else if (o.nominatedNode) pod.status = { phase: 'Pending', nominatedNodeName: o.nominatedNode };
   return pod as K8sObject;
 }
 
@@ -366,7 +385,8 @@ export function generateCase(family: Family, seed: number): FidelityCase {
   const pending = g.int(knobs.pending[0], knobs.pending[1]);
   for (let i = 0; i < pending; i++) {
     const claim = claims.length > 0 && g.chance(0.7) ? g.pick(claims) : undefined;
-    objects.push(makePod(g, { name: `pending-${i}`, namespace: claim ? 'default' : g.pick(NAMESPACES), knobs, ...(claim ? { claim } : {}) }));
+    const nominated = g.chance(knobs.priorities * 0.25) ? (g.pick(nodes) as unknown as { metadata: { name: string } }).metadata.name : undefined;
+    objects.push(makePod(g, { name: `pending-${i}`, namespace: claim ? 'default' : g.pick(NAMESPACES), knobs, ...(claim ? { claim } : {}), ...(nominated ? { nominatedNode: nominated } : {}) }));
   }
   return { id: `${family}-${seed}`, family, objects };
 }

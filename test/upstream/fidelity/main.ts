@@ -6,7 +6,7 @@ import { parseArgs } from 'node:util';
 import { join } from 'node:path';
 import { FAMILIES, generateCase, type Family, type FidelityCase } from './generate';
 import { oraclePath } from './oracle';
-import { runBatch, shrink, writeRegression, type CaseVerdict } from './suite';
+import { divergenceKind, runBatch, shrink, writeRegression, type CaseVerdict } from './suite';
 
 const BATCH = 200;
 
@@ -59,11 +59,23 @@ async function main(): Promise<number> {
   }
   if (!values['no-shrink']) {
     const dir = join(import.meta.dirname, '..', 'regressions');
-    for (const v of failing.slice(0, Number(values['max-shrink']))) {
+    // One case per kind of divergence first, so the regression cases cover every kind found.
+    const byKind = new Map<string, CaseVerdict>();
+    for (const v of failing) {
+      for (const line of v.divergences) {
+        const kind = divergenceKind(line);
+        if (!byKind.has(kind)) byKind.set(kind, v);
+      }
+    }
+    const written = new Set<string>();
+    for (const [kind, v] of [...byKind].slice(0, Number(values['max-shrink']))) {
       const seedOf = v.case.id.slice(v.case.family.length + 1);
-      const shrunk = await shrink(oracle, v);
-      const file = writeRegression(dir, v, shrunk, `npm run fidelity -- --family ${v.case.family} --seed ${seedOf} --cases 1`);
-      process.stdout.write(`shrunk ${v.case.id} to ${shrunk.case.objects.length} objects: ${file}\n`);
+      const shrunk = await shrink(oracle, v, kind);
+      let name = `${v.case.id}-${kind.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase()}`.slice(0, 90);
+      while (written.has(name)) name += '-';
+      written.add(name);
+      const file = writeRegression(dir, name, v, shrunk, kind, `npm run fidelity -- --family ${v.case.family} --seed ${seedOf} --cases 1`);
+      process.stdout.write(`shrunk ${v.case.id} (${kind}) to ${shrunk.case.objects.length} objects: ${file}\n`);
     }
   }
   process.stdout.write(`${agreed} agreed, ${diverged} diverged\n`);

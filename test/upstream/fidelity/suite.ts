@@ -34,10 +34,27 @@ const isNode = (o: K8sObject) => o.kind === 'Node';
 const isPending = (o: K8sObject) => o.kind === 'Pod' && !(o.spec as { nodeName?: string } | undefined)?.nodeName;
 
 /**
- * Removes objects one at a time while the case still diverges (at least one node and one pending
- * pod stay), each round trying every single removal in one oracle batch. Returns the smallest case.
+ * What kind of divergence a line reports, without the cycle, pod, node names and figures: the
+ * shrinker keeps a case only while it shows the same kind, and a run shrinks one case per kind.
  */
-export async function shrink(oracle: string, verdict: CaseVerdict, maxRounds = 60): Promise<CaseVerdict> {
+export function divergenceKind(line: string): string {
+  const what = line.replace(/^cycle \d+ \([^)]*\): /, '');
+  const head = what
+    .split(/:|,/)[0]!
+    .replace(/node-\d+/g, 'N')
+    .replace(/\d+/g, '#')
+    .trim();
+  // A Filter verdict's kind names the plugins involved.
+  const plugins = [...new Set([...what.matchAll(/"plugin":"([^"]+)"/g)].map((m) => m[1]))].sort();
+  return plugins.length > 0 ? `${head} [${plugins.join(' ')}]` : head;
+}
+
+/**
+ * Removes objects one at a time while the case still diverges the same way (its first divergence's
+ * kind; at least one node and one pending pod stay), each round trying every single removal in one
+ * oracle batch. Returns the smallest case.
+ */
+export async function shrink(oracle: string, verdict: CaseVerdict, kind = divergenceKind(verdict.divergences[0] ?? ''), maxRounds = 60): Promise<CaseVerdict> {
   let best = verdict;
   for (let round = 0; round < maxRounds; round++) {
     const objects = best.case.objects;
@@ -49,7 +66,7 @@ export async function shrink(oracle: string, verdict: CaseVerdict, maxRounds = 6
     });
     if (candidates.length === 0) break;
     const results = await runBatch(oracle, candidates);
-    const smaller = results.find((r) => r.divergences.length > 0 && !r.divergences.some((d) => d.startsWith('upstream refuses')));
+    const smaller = results.find((r) => r.divergences.some((d) => divergenceKind(d) === kind) && !r.divergences.some((d) => d.startsWith('upstream refuses')));
     if (!smaller) break;
     best = smaller;
   }
@@ -57,16 +74,17 @@ export async function shrink(oracle: string, verdict: CaseVerdict, maxRounds = 6
 }
 
 /** Writes the shrunk case and the oracle's answer as a regression case (test/upstream/regressions). */
-export function writeRegression(dir: string, original: CaseVerdict, shrunk: CaseVerdict, command: string): string {
+export function writeRegression(dir: string, name: string, original: CaseVerdict, shrunk: CaseVerdict, kind: string, command: string): string {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${original.case.id}.yaml`);
+  const file = join(dir, `${name}.yaml`);
   const header = [
     `# Found by: ${command}`,
+    `# Kind of divergence: ${kind}`,
     `# Shrunk from ${original.case.objects.length} objects to ${shrunk.case.objects.length}.`,
     '# What diverged:',
     ...shrunk.divergences.flatMap((d) => d.split('\n').map((line) => `#   ${line}`)),
   ].join('\n');
-  const body = stringify({ id: original.case.id, family: original.case.family, objects: shrunk.case.objects, oracle: shrunk.oracle?.cycles ?? [] }, { lineWidth: 0 });
+  const body = stringify({ id: original.case.id, family: original.case.family, objects: shrunk.case.objects, oracle: shrunk.oracle?.cycles ?? [] }, { lineWidth: 0, aliasDuplicateObjects: false });
   writeFileSync(file, `${header}\n${body}`);
   return file;
 }

@@ -56,9 +56,9 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	"k8s.io/kubernetes/pkg/features"
 	noderegistry "k8s.io/kubernetes/pkg/registry/core/node"
 	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
-	"k8s.io/kubernetes/pkg/features"
 	schedulerapi "k8s.io/kubernetes/pkg/scheduler/apis/config"
 	"k8s.io/kubernetes/pkg/scheduler/apis/config/scheme"
 	internalcache "k8s.io/kubernetes/pkg/scheduler/backend/cache"
@@ -120,6 +120,8 @@ type cycleResult struct {
 	// Podplan's decision for this cycle, as applied (trace mode).
 	Applied string `json:"applied,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// PostFilter asked to clear the pod's nomination (handleSchedulingFailure's ModeOverride with no node).
+	clearNomination bool
 }
 
 type caseResult struct {
@@ -711,6 +713,10 @@ func (cl *cluster) cycle(pod *v1.Pod) (cycleResult, fwk.CycleState) {
 		cl.deletedMu.Unlock()
 		result, st := fw.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
 		fitErr.Diagnosis.PostFilterMsg = st.Message()
+		if result != nil && result.NominatingInfo != nil && result.NominatingInfo.Mode() == fwk.ModeOverride && result.NominatingInfo.NominatedNodeName == "" {
+			// Preemption found nothing: the scheduler clears the pod's nomination.
+			res.clearNomination = true
+		}
 		if result != nil && result.NominatingInfo != nil && result.NominatingInfo.NominatedNodeName != "" {
 			res.Nominated = result.NominatingInfo.NominatedNodeName
 			cl.deletedMu.Lock()
@@ -797,6 +803,10 @@ func runCase(c inputCase) (result caseResult) {
 				applyErr = cl.evict(pod, step.Nominated, step.Victims)
 			default:
 				res.Applied = "unschedulable"
+				if res.clearNomination {
+					cl.queue.DeleteNominatedPodIfExists(pod)
+					pod.Status.NominatedNodeName = ""
+				}
 			}
 			if applyErr != nil && res.Error == "" {
 				res.Error = "applying Podplan's decision: " + applyErr.Error()
@@ -831,6 +841,9 @@ func runCase(c inputCase) (result caseResult) {
 			} else {
 				pending = append([]*v1.Pod{pod}, pending...)
 			}
+		} else if res.clearNomination {
+			cl.queue.DeleteNominatedPodIfExists(pod)
+			pod.Status.NominatedNodeName = ""
 		}
 		result.Cycles = append(result.Cycles, res)
 		if len(result.Cycles) > 10000 {

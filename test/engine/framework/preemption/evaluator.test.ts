@@ -149,7 +149,7 @@ describe('engine/framework/preemption/evaluator', () => {
       const result = cycle(makePod('urgent').req({ cpu: '2' }).priority(high), nodes, pods);
       assert.equal(result?.nominatedNode, 'n2');
       assert.deepEqual(result?.victims?.map((v) => v.key), ['default/batch-3', 'default/batch-4']);
-      assert.equal(result?.diagnosis.message, '0/2 nodes are available: 2 Insufficient cpu.');
+      assert.equal(result?.diagnosis.message, '0/2 nodes are available: 2 Insufficient cpu. preemption: found a potential placement for pod on node n2, preempting 2 victims');
       assert.deepEqual(
         // In node order (the dry run starts at a random node).
         [...(result?.diagnosis.preemption?.candidates ?? [])].sort((a, b) => a.node.localeCompare(b.node)).map((c) => [c.node, c.victims.map((v) => `${v.pod}:${v.priority}`), c.lostOn ?? 'chosen']),
@@ -191,7 +191,7 @@ describe('engine/framework/preemption/evaluator', () => {
       const result = cycle(makePod('urgent').req({ cpu: '2' }).priority(high), nodes, pods);
       assert.equal(
         result?.diagnosis.message,
-        '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. no new claims to deallocate, preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.',
+        '0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu. preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.',
       );
     });
   });

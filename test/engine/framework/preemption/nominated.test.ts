@@ -70,8 +70,8 @@ describe('engine/framework/preemption/nominated', () => {
     const node = () => makeNode('n1').alloc({ cpu: '2', memory: '8Gi', pods: '110' });
     const waiting = (priority: number) => makePod('preemptor', 'other').req({ cpu: '2' }).priority(priority);
     const table: Array<[name: string, pod: PodBuilder, nodes: NodeBuilder[], nominations: Array<[PodBuilder, string]>, want: string | undefined]> = [
-      ['a pod of lower priority does not take the room held by a nominated pod', makePod('p').req({ cpu: '1' }).priority(50), [node()], [[waiting(100), 'n1']], '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.'],
-      ['nor one of equal priority (priority ≥ the pod’s counts)', makePod('p').req({ cpu: '1' }).priority(100), [node()], [[waiting(100), 'n1']], '0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.'],
+      ['a pod of lower priority does not take the room held by a nominated pod', makePod('p').req({ cpu: '1' }).priority(50), [node()], [[waiting(100), 'n1']], '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.'],
+      ['nor one of equal priority (priority ≥ the pod’s counts)', makePod('p').req({ cpu: '1' }).priority(100), [node()], [[waiting(100), 'n1']], '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.'],
       ['a pod of higher priority is not held back', makePod('p').req({ cpu: '1' }).priority(200), [node()], [[waiting(100), 'n1']], 'n1'],
       ['the pod’s own nomination does not count against it', waiting(100), [node()], [[waiting(100), 'n1']], 'n1'],
       ['a nomination to another node leaves this one alone', makePod('p').req({ cpu: '1' }).priority(50), [node(), makeNode('n2').alloc({ cpu: '2', memory: '8Gi', pods: '110' })], [[waiting(100), 'n2']], 'n1'],
