@@ -43,41 +43,66 @@ async function createAll(cluster: RealCluster, objects: readonly KubeObject[]): 
   await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, worker));
 }
 
-/** Resolves when `count` distinct pods of the namespace have been seen bound through a watch. */
+/**
+ * Resolves when `count` distinct pods of the namespace have been seen bound: a list, then a watch
+ * from its resourceVersion; a watch the server ends (a watcher that fell behind is closed) is
+ * followed by another list and watch.
+ */
 function watchBound(cluster: RealCluster, namespace: string, count: number): { done: Promise<void>; close(): void } {
   const key = readFileSync(join(cluster.dir, 'admin.key'), 'utf8');
   const cert = readFileSync(join(cluster.dir, 'admin.crt'), 'utf8');
   const bound = new Set<string>();
-  let close = () => undefined as void;
+  let closed = false;
+  let current: ReturnType<typeof httpsRequest> | undefined;
   const done = new Promise<void>((resolve, reject) => {
-    const req = httpsRequest(
-      `${cluster.server}/api/v1/namespaces/${namespace}/pods?watch=true&allowWatchBookmarks=false`,
-      { ca: cluster.caCert, cert, key, headers: { accept: 'application/json' } },
-      (res) => {
-        let buffer = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => {
-          buffer += chunk;
-          let nl: number;
-          while ((nl = buffer.indexOf('\n')) >= 0) {
-            const line = buffer.slice(0, nl);
-            buffer = buffer.slice(nl + 1);
-            const event = JSON.parse(line) as { object?: { metadata?: { name?: string }; spec?: { nodeName?: string } } };
-            const name = event.object?.metadata?.name;
-            if (name && event.object?.spec?.nodeName) bound.add(name);
-            if (bound.size >= count) {
-              resolve();
-              req.destroy();
+    const check = () => {
+      if (bound.size < count) return false;
+      closed = true;
+      current?.destroy();
+      resolve();
+      return true;
+    };
+    const listAndWatch = async (): Promise<void> => {
+      if (closed) return;
+      const list = await cluster.request<{
+        metadata: { resourceVersion: string };
+        items: Array<{ metadata: { name: string }; spec: { nodeName?: string } }>;
+      }>('GET', `/api/v1/namespaces/${namespace}/pods`);
+      for (const p of list.body.items) if (p.spec.nodeName) bound.add(p.metadata.name);
+      if (check()) return;
+      const path = `/api/v1/namespaces/${namespace}/pods?watch=true&resourceVersion=${list.body.metadata.resourceVersion}`;
+      current = httpsRequest(
+        `${cluster.server}${path}`,
+        { ca: cluster.caCert, cert, key, headers: { accept: 'application/json' } },
+        (res) => {
+          let buffer = '';
+          res.setEncoding('utf8').on('data', (chunk: string) => {
+            buffer += chunk;
+            let nl: number;
+            while ((nl = buffer.indexOf('\n')) >= 0) {
+              const line = buffer.slice(0, nl);
+              buffer = buffer.slice(nl + 1);
+              const event = JSON.parse(line) as { object?: { metadata?: { name?: string }; spec?: { nodeName?: string } } };
+              const name = event.object?.metadata?.name;
+              if (name && event.object?.spec?.nodeName) bound.add(name);
+              if (check()) return;
             }
-          }
-        });
-        res.on('error', reject);
-      },
-    );
-    req.on('error', (e) => (bound.size >= count ? resolve() : reject(e)));
-    req.end();
-    close = () => req.destroy();
+          });
+          res.on('end', () => void (closed ? undefined : listAndWatch().catch(reject)));
+        },
+      );
+      current.on('error', () => void (closed ? undefined : setTimeout(() => void listAndWatch().catch(reject), 200)));
+      current.end();
+    };
+    void listAndWatch().catch(reject);
   });
-  return { done, close };
+  return {
+    done,
+    close: () => {
+      closed = true;
+      current?.destroy();
+    },
+  };
 }
 
 function cpuSeconds(pid: number): number {
