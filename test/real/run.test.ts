@@ -2,6 +2,8 @@
 // bound once; the Events and the PodScheduled condition written as kube-scheduler writes them, read
 // back through the API and with the built `kubectl describe`.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { node, pod, startRealCluster, eventually, type RealCluster, type EventObject } from './cluster';
 
 describe('real kube-apiserver: podplan run', function () {
@@ -48,6 +50,14 @@ describe('real kube-apiserver: podplan run', function () {
       (await cluster.pods(ns)).every((p) => !p.spec.nodeName),
       'the preview bound nothing',
     );
+
+    // snapshot writes what the other commands read back, from the real server's objects.
+    const snapshotDir = join(cluster.dir, 'snapshot');
+    const snapshot = await cluster.podplan(['snapshot', ...cluster.admin, '-o', snapshotDir]);
+    assert.equal(snapshot.code, 0, snapshot.stderr);
+    assert.match(readFileSync(join(snapshotDir, 'nodes.yaml'), 'utf8'), /name: plain-a/);
+    const snapshotPods = readFileSync(join(snapshotDir, ns, 'pods.yaml'), 'utf8');
+    for (const p of [...pods.map((x) => x.metadata.name), 'huge']) assert.match(snapshotPods, new RegExp(`name: ${p}\\n`));
 
     const run = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
     assert.equal(run.code, 1, run.stderr);
