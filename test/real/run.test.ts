@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { node, pod, startRealCluster, eventually, type RealCluster, type EventObject } from './cluster';
+import { node, pod, startRealCluster, eventually, type RealCluster, type EventObject, type KubeObject } from './cluster';
 
 describe('real kube-apiserver: podplan run', function () {
   this.timeout(180_000);
@@ -162,6 +162,79 @@ describe('real kube-apiserver: podplan run', function () {
       assert.match(describe.stdout, /Warning\s+FailedScheduling\s+\S+ \(x2 over \S+\)\s+podplan/);
     } finally {
       await running.stop();
+    }
+  });
+
+  it("pod sets: dependsOn with requireReady holds a set until its dependency's pods are Ready; a late pod is placed at once; each bound once", async () => {
+    const ns = 'sets';
+    const crds = await cluster.podplan(['install-crds', ...cluster.admin]);
+    assert.equal(crds.code, 0, crds.stderr);
+    await eventually(
+      async () => ((await cluster.request('GET', '/apis/planner.ciena.io/v1alpha1')).status === 200 ? true : undefined),
+      'the planner API served',
+    );
+    await cluster.apply(node('sets-a', { cpu: '4', memory: '16Gi', pods: '110' }, { pool: 'sets' }));
+    const member = (name: string, set: string) =>
+      pod(name, {
+        namespace: ns,
+        schedulerName: 'podset-planner-scheduler',
+        cpu: '500m',
+        nodeSelector: { pool: 'sets' },
+        labels: { 'planner.ciena.io/pod-set': set },
+      });
+    const trigger = (name: string, spec: Record<string, unknown>): KubeObject => ({
+      apiVersion: 'planner.ciena.io/v1alpha1',
+      kind: 'ScheduleTrigger',
+      metadata: { name, namespace: ns, labels: { 'planner.ciena.io/pod-set': name } },
+      spec,
+    });
+    await cluster.apply(
+      trigger('db', { state: 'Schedule' }),
+      trigger('web', { state: 'Schedule', dependsOn: [{ name: 'db' }], requireReady: true }),
+      member('db-0', 'db'),
+      member('db-1', 'db'),
+      member('web-0', 'web'),
+    );
+    const running = cluster.spawnPodplan([
+      'run',
+      ...cluster.admin,
+      '--no-history',
+      '--identity',
+      'sets-test',
+      '--lease-namespace',
+      'kube-system',
+    ]);
+    try {
+      const nodeOf = async (name: string) => (await cluster.pods(ns)).find((p) => p.metadata.name === name)?.spec.nodeName;
+      await eventually(async () => ((await nodeOf('db-0')) && (await nodeOf('db-1')) ? true : undefined), 'the db set bound');
+      await running.waitFor(
+        (o) => o.stderr.includes(`ScheduleTrigger ${ns}/web waits for ScheduleTrigger/${ns}/db (their pods Ready)`),
+        'web held',
+      );
+      assert.equal(await nodeOf('web-0'), undefined, 'web is held while db is bound but not Ready');
+      // Play the kubelet: the db pods become Ready.
+      for (const name of ['db-0', 'db-1']) {
+        const patched = await cluster.request(
+          'PATCH',
+          `/api/v1/namespaces/${ns}/pods/${name}/status`,
+          { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } },
+          'application/merge-patch+json',
+        );
+        assert.equal(patched.status, 200, patched.text);
+      }
+      await eventually(async () => ((await nodeOf('web-0')) ? true : undefined), 'web bound once db is Ready');
+      // A late pod of a planned set is placed at once.
+      await cluster.apply(member('db-2', 'db'));
+      await eventually(async () => ((await nodeOf('db-2')) ? true : undefined), 'the late pod bound');
+      const plans = await cluster.request<{ items: Array<{ metadata: { name: string } }> }>(
+        'GET',
+        `/apis/planner.ciena.io/v1alpha1/namespaces/${ns}/scheduleplans`,
+      );
+      assert.equal(plans.body.items.length, 2, JSON.stringify(plans.body.items.map((p) => p.metadata.name)));
+    } finally {
+      const stopped = await running.stop();
+      for (const p of ['db-0', 'db-1', 'db-2', 'web-0'])
+        assert.equal(stopped.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/${p} to `)).length, 1, stopped.stdout);
     }
   });
 });
