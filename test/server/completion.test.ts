@@ -70,7 +70,7 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
   }
 
   it('plugin names: every in-tree plugin and PodSetPlanner; "*" first among plugins to disable', async () => {
-    const plugins = ['DefaultBinder', 'DefaultPreemption', 'DynamicResources', 'ImageLocality', 'InterPodAffinity', 'NodeAffinity', 'NodeName', 'NodePorts', 'NodeResourcesBalancedAllocation', 'NodeResourcesFit', 'NodeUnschedulable', 'NodeVolumeLimits', 'PodSetPlanner', 'PodTopologySpread', 'PrioritySort', 'SchedulingGates', 'TaintToleration', 'VolumeBinding', 'VolumeRestrictions', 'VolumeZone'];
+    const plugins = ['DefaultBinder', 'DefaultPreemption', 'DynamicResources', 'ImageLocality', 'InterPodAffinity', 'NodeAffinity', 'NodeDeclaredFeatures', 'NodeName', 'NodePorts', 'NodeResourcesBalancedAllocation', 'NodeResourcesFit', 'NodeUnschedulable', 'NodeVolumeLimits', 'PodSetPlanner', 'PodTopologySpread', 'PrioritySort', 'SchedulingGates', 'TaintToleration', 'VolumeBinding', 'VolumeRestrictions', 'VolumeZone'];
     assert.deepEqual((await labels(`${CONFIG}    plugins:\n      score:\n        enabled:\n          - name: Node|`)).sort(), plugins);
     const [first, ...rest] = await labels(`${CONFIG}    plugins:\n      score:\n        disabled:\n          - name: |`);
     assert.equal(first, '*');

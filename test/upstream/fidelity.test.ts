@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { readSnapshot } from '../../src/manifests';
 import { FAMILIES, generateCase, type FidelityCase, type K8sObject } from './fidelity/generate';
 import { oraclePath } from './fidelity/oracle';
 import { runBatch } from './fidelity/suite';
@@ -23,12 +24,48 @@ function report(verdicts: Awaited<ReturnType<typeof runBatch>>): string {
     .join('\n');
 }
 
-function snapshotObjects(dir: string): K8sObject[] {
-  const objects: K8sObject[] = [];
-  for (const file of readdirSync(dir).filter((f) => /\.ya?ml$/.test(f)).sort()) {
-    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8'))) {
-      const value = doc.toJS() as K8sObject | null;
-      if (value?.kind) objects.push(value);
+/**
+ * A snapshot folder as the objects a cluster would hold: what Podplan's reader makes of the files,
+ * workload replicas and DaemonSet pods included (the pods their controllers would create), each kind
+ * with its apiVersion and kind, so the oracle sees the very pods Podplan schedules.
+ */
+function clusterObjects(dir: string): K8sObject[] {
+  const files = readdirSync(dir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => ({ name: join(dir, f), text: readFileSync(join(dir, f), 'utf8') }));
+  const { cluster } = readSnapshot(files);
+  const kinds: Array<[apiVersion: string, kind: string, list: readonly object[] | undefined]> = [
+    ['v1', 'Namespace', cluster.namespaces],
+    ['scheduling.k8s.io/v1', 'PriorityClass', cluster.priorityClasses],
+    ['policy/v1', 'PodDisruptionBudget', cluster.podDisruptionBudgets],
+    ['v1', 'PersistentVolumeClaim', cluster.persistentVolumeClaims],
+    ['v1', 'PersistentVolume', cluster.persistentVolumes],
+    ['storage.k8s.io/v1', 'StorageClass', cluster.storageClasses],
+    ['storage.k8s.io/v1', 'CSINode', cluster.csiNodes],
+    ['storage.k8s.io/v1', 'CSIDriver', cluster.csiDrivers],
+    ['storage.k8s.io/v1', 'CSIStorageCapacity', cluster.csiStorageCapacities],
+    ['v1', 'Node', cluster.nodes],
+    ['v1', 'Pod', cluster.pods],
+  ];
+  const objects = kinds.flatMap(([apiVersion, kind, list]) => (list ?? []).map((o) => ({ ...o, apiVersion, kind }) as K8sObject));
+  // Made-up replicas name their controller without a uid, which the API server requires.
+  for (const o of objects) {
+    const meta = o.metadata as { ownerReferences?: Array<{ kind: string; name: string; uid?: string }> };
+    meta.ownerReferences = meta.ownerReferences?.map((r) => ({ ...r, uid: r.uid ?? `uid-${r.kind}-${r.name}` }));
+  }
+  // What PodTopologySpread's default constraints take their selector from: StatefulSets and
+  // Services as written; for a Deployment, a Service selecting what its ReplicaSet selects (a
+  // ReplicaSet would be read by Podplan as more replicas).
+  for (const { text } of files) {
+    for (const doc of parseAllDocuments(text)) {
+      const o = doc.toJS() as (K8sObject & { metadata: { name: string; namespace?: string }; spec?: Record<string, unknown> }) | null;
+      if (!o?.kind) continue;
+      if (o.kind === 'StatefulSet' || o.kind === 'Service' || o.kind === 'ReplicationController' || o.kind === 'ReplicaSet') objects.push(o);
+      const selector = (o.spec?.selector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels;
+      if (o.kind === 'Deployment' && selector) {
+        objects.push({ apiVersion: 'v1', kind: 'Service', metadata: { name: `${o.metadata.name}-pods`, namespace: o.metadata.namespace ?? 'default' }, spec: { selector } });
+      }
     }
   }
   return objects;
@@ -56,7 +93,7 @@ describe('upstream fidelity: Podplan against kube-scheduler 1.37 (the oracle)', 
   }
 
   it('the bundled example (examples/cluster) agrees: placements, scores, messages and the preemption', async () => {
-    const objects = snapshotObjects(join(ROOT, 'examples', 'cluster'));
+    const objects = clusterObjects(join(ROOT, 'examples', 'cluster'));
     const [verdict] = await runBatch(oracle, [{ id: 'examples/cluster', family: 'preemption', objects }]);
     assert.deepEqual(verdict?.divergences, []);
     assert.ok(verdict?.oracle?.cycles.some((c) => c.nominated && (c.victims?.length ?? 0) > 0), 'the example preempts');

@@ -8,7 +8,7 @@ import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
 import { ClusterCache } from '../cache/cache';
 import { mergeProfile, type Profile, type ProfileError } from '../framework/profile';
 import type { CycleState } from '../framework/cycle-state';
-import type { PodInfo } from '../framework/node-info';
+import { podInfo, type PodInfo } from '../framework/node-info';
 import { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
 import { DEFAULT_PROFILE } from '../plugins/defaults';
@@ -89,6 +89,9 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
       if (!added.ok) ignored.push({ pod: podKey(pod), reason: added.error.message });
     } else if (scheduler.responsibleFor(pod) && pod.spec.schedulingGates?.length) {
       waiting.push({ pod: podKey(pod), reason: statusMessage(gates.preEnqueue(pod)) });
+      // As upstream's queue: a gated pod whose status names a nominated node holds its room there.
+      const gated = podInfo(pod);
+      if (gated.ok && pod.status?.nominatedNodeName) scheduler.nominated.nominate(gated.value, pod.status.nominatedNodeName);
     } else if (scheduler.responsibleFor(pod)) {
       pending.push(podKey(pod));
       arriving.push(pod);

@@ -33,6 +33,7 @@ import (
 	"sync"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	v1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	resourcev1 "k8s.io/api/resource/v1"
@@ -395,6 +396,12 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 		case *policyv1.PodDisruptionBudget:
 			if o.Namespace == "" {
 				o.Namespace = "default"
+			}
+			others = append(others, o)
+		case *appsv1.StatefulSet, *appsv1.ReplicaSet, *v1.Service, *v1.ReplicationController:
+			// PodTopologySpread's default constraints take their selector from these.
+			if m, ok := obj.(metav1.Object); ok && m.GetNamespace() == "" {
+				m.SetNamespace("default")
 			}
 			others = append(others, o)
 		case *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode, *storagev1.CSIDriver,

@@ -51,7 +51,9 @@ function compileConstraints(keys: KeyInterner, constraints: readonly TopologySpr
   return result;
 }
 
-const CONTROLLER_KINDS = new Set(['ReplicationController', 'ReplicaSet', 'StatefulSet']);
+// A Deployment's replicas Podplan makes up name the Deployment as their owner; in a cluster it is the
+// ReplicaSet the Deployment made, which selects what the Deployment selects.
+const CONTROLLER_KINDS = new Set(['ReplicationController', 'ReplicaSet', 'StatefulSet', 'Deployment']);
 /** Labels that differ between the pods of one controller, so they are no part of its selector. */
 const PER_POD_LABELS = new Set(['statefulset.kubernetes.io/pod-name', 'apps.kubernetes.io/pod-index', 'controller-revision-hash']);
 
