@@ -237,4 +237,30 @@ describe('real kube-apiserver: podplan run', function () {
         assert.equal(stopped.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/${p} to `)).length, 1, stopped.stdout);
     }
   });
+
+  it('claim: two claimers racing for a warm pool through the real API server get six different pods', async () => {
+    const ns = 'pool';
+    await cluster.apply(node('pool-a', { cpu: '4', memory: '16Gi', pods: '110' }));
+    const idle = (name: string): KubeObject => {
+      const base = pod(name, { namespace: ns, nodeName: 'pool-a', labels: { 'planner.ciena.io/pool': 'warm' } }) as KubeObject & {
+        metadata: Record<string, unknown>;
+      };
+      return { ...base, metadata: { ...base.metadata, annotations: { 'planner.ciena.io/phase': 'Idle' } } };
+    };
+    await cluster.apply(...Array.from({ length: 6 }, (_, i) => idle(`warm-${i}`)));
+    const claim = () => cluster.podplan(['claim', ...cluster.admin, '--pool', 'warm', '--count', '3', '-n', ns, '--no-history']);
+    const [a, b] = await Promise.all([claim(), claim()]);
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(b.code, 0, b.stderr);
+    const pods = await cluster.pods(ns);
+    const annotations = pods.map((p) => (p.metadata as { annotations?: Record<string, string> }).annotations ?? {});
+    assert.ok(
+      annotations.every((x) => x['planner.ciena.io/phase'] === 'Starting' && x['planner.ciena.io/claimed-by']),
+      JSON.stringify(annotations),
+    );
+    const named = (out: string) => [...out.matchAll(/warm-\d/g)].map((m) => m[0]);
+    const claimed = [...named(a.stdout), ...named(b.stdout)];
+    assert.equal(claimed.length, 6, `${a.stdout}\n${b.stdout}`);
+    assert.equal(new Set(claimed).size, 6, 'no pod handed out twice');
+  });
 });
