@@ -266,7 +266,8 @@ function makePod(g: Gen, o: PodOptions): K8sObject {
     // Where preemption is the point, running pods are mostly low and pending ones mostly high.
     const lean = o.knobs.preempt ? (o.nodeName ? 0 : 1) : g.int(0, 1);
     if (g.chance(0.6)) spec.priorityClassName = g.pick(lean === 0 ? ['low', 'low', 'high'] : ['high', 'high', 'critical-batch', 'low']);
-    else spec.priority = g.pick(lean === 0 ? [0, 10, 100] : [1000, 1000, 100, 0]);
+    // The API server's Priority admission refuses a spec.priority a user writes: values come from classes.
+    else spec.priorityClassName = `prio-${g.pick(lean === 0 ? [0, 10, 100] : [1000, 1000, 100, 0])}`;
   }
   const volumes: Record<string, unknown>[] = [];
   if (o.claim) volumes.push({ name: 'data', persistentVolumeClaim: { claimName: o.claim } });
@@ -284,6 +285,7 @@ function priorityClasses(): K8sObject[] {
     { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'low' }, value: 10 },
     { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 },
     { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'critical-batch' }, value: 5000, preemptionPolicy: 'Never' },
+    ...[0, 10, 100, 1000].map((value): K8sObject => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: `prio-${value}` }, value })),
   ];
 }
 
