@@ -425,18 +425,21 @@ export interface EffectsOptions {
 }
 
 /** The writes of one live scheduler's outcomes (for LiveScheduler's `effects`). */
+/** Why a cycle left a pod unplaced, as the PodScheduled condition and the nomination say it. */
+export interface SchedulingFailure {
+  readonly message: string;
+  readonly reason: 'Unschedulable' | 'SchedulerError';
+  readonly nominatedNode?: string;
+  readonly clearNomination: boolean;
+}
+
 export interface SchedulingEffects {
   /** The pod was bound to `node`: the Scheduled event. */
   scheduled(pod: Pod, node: string, schedulerName: string): void;
   /** The pod was not placed: the FailedScheduling event, the PodScheduled condition, the nomination. */
   failed(
     pod: Pod,
-    failure: {
-      readonly message: string;
-      readonly reason: 'Unschedulable' | 'SchedulerError';
-      readonly nominatedNode?: string;
-      readonly clearNomination: boolean;
-    },
+    failure: SchedulingFailure,
     schedulerName: string,
   ): void;
   /**
@@ -495,12 +498,7 @@ export class KubeSchedulingEffects implements SchedulingEffects {
 
   failed(
     pod: Pod,
-    failure: {
-      readonly message: string;
-      readonly reason: 'Unschedulable' | 'SchedulerError';
-      readonly nominatedNode?: string;
-      readonly clearNomination: boolean;
-    },
+    failure: SchedulingFailure,
     schedulerName: string,
   ): void {
     this.recorder(schedulerName).record({
