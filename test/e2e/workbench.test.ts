@@ -160,6 +160,9 @@ for (const line of LINES) {
         assert.match(node ?? '', /^node-[abc]\d$/);
       }
       assert.match(await panel().locator('p.summary').innerText(), new RegExp(`^${rows.length} pods? placed on \\d+ nodes? of \\d+, 0 not placed`));
+      // The MILP solver's bound beside the plan: HiGHS (highs.mjs + its wasm) loaded by the language
+      // server from the installed extension's dist/node_modules/highs.
+      assert.match(await panel().locator('header p.facts').first().innerText(), /\bbound \(HiGHS \d+\.\d+\.\d+\): \S/);
       await shot('plan-preview');
       // The plan's line in the Podplan output channel (coloured by syntaxes/podplan-output.tmLanguage.json).
       await runCommand(page(), 'Podplan: Show Output');
