@@ -7,6 +7,16 @@ import { homedir } from 'node:os';
 import {
   CodeActionKind,
   DidChangeWatchedFilesNotification,
+  LSPErrorCodes,
+  ResponseError,
+  type CancellationToken,
+  type CodeActionParams,
+  type CodeLensParams,
+  type CompletionParams,
+  type DefinitionParams,
+  type DocumentSymbolParams,
+  type HoverParams,
+  type ReferenceParams,
   FileChangeType,
   TextDocuments,
   TextDocumentSyncKind,
@@ -45,7 +55,7 @@ import {
 } from '../protocol/requests';
 import * as service from './service';
 import { plural } from './service/words';
-import { Session, type SessionOptions } from './session';
+import { Session, type LogLevel, type SessionOptions } from './session';
 
 export const SERVER_NAME = 'podplan';
 const VERSION = '0.1.0';
@@ -58,7 +68,15 @@ export interface ServerOptions {
 
 export function startServer(connection: Connection, options: ServerOptions = {}): void {
   const documents = new TextDocuments(TextDocument);
-  const log = (message: string) => connection.console.error(`[podplan] ${message}`);
+  /** A log line at its level (the client shows error, warning and info apart). */
+  const logAt = (level: LogLevel, message: string) => {
+    const line = `[podplan] ${message}`;
+    if (level === 'error') connection.console.error(line);
+    else if (level === 'warning') connection.console.warn(line);
+    else connection.console.info(line);
+  };
+  /** A handler's failure: a bug, logged as an error. */
+  const log = (message: string) => logAt('error', message);
   let created: (session: Session) => void = () => undefined;
   /** The session, made at initialize. */
   const session = new Promise<Session>((resolve) => (created = resolve));
@@ -94,7 +112,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       {
         publishDiagnostics: (uri, diagnostics, version) => void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }),
         sourceChanged: (generation) => void connection.sendNotification(WorkspaceChangedNotification, { generation }),
-        log,
+        log: logAt,
       },
     );
     created(s);
@@ -148,17 +166,28 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     }
   }
 
+  /**
+   * A document feature: as guard, but a request the client cancelled while it waited (for the
+   * workspace to be read, for a plan or an earlier request to finish) is answered as cancelled, not
+   * computed. An editor asks again at every trigger character and cancels the question before; each
+   * stale completion, answered in turn, ranked every node again, and on a large workspace the one the
+   * editor waited for came seconds later, its list showing "Loading…" all the while.
+   */
+  function feature<P, R>(name: string, fallback: R, handler: (s: Session, params: P) => R): (params: P, token: CancellationToken) => Promise<R | ResponseError<void>> {
+    return guard(name, () => fallback, (s, params: P, token: CancellationToken) => (token.isCancellationRequested ? new ResponseError<void>(LSPErrorCodes.RequestCancelled, `${name}: cancelled`) : handler(s, params)));
+  }
+
   // Document features read the files (checked against the live cluster when one is the source).
-  connection.onCompletion(guard('completion', () => [], (s, p) => service.complete(p.textDocument.uri, p.position, s.fileAnalysis())));
-  connection.onHover(guard('hover', () => null, (s, p) => service.hover(p.textDocument.uri, p.position, s.fileAnalysis())));
+  connection.onCompletion(feature('completion', [], (s, p: CompletionParams) => service.complete(p.textDocument.uri, p.position, s.fileAnalysis())));
+  connection.onHover(feature('hover', null, (s, p: HoverParams) => service.hover(p.textDocument.uri, p.position, s.fileAnalysis())));
   // Only the kinds asked for (an editor asking for quick fixes gets no refactoring).
   const wanted = (kind: string | undefined, only: readonly string[] | undefined) => !only || (kind !== undefined && only.some((o) => kind === o || kind.startsWith(`${o}.`)));
-  connection.onCodeAction(guard('code actions', () => [], (s, p) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis()).filter((a) => wanted(a.kind, p.context.only))));
+  connection.onCodeAction(feature('code actions', [], (s, p: CodeActionParams) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis()).filter((a) => wanted(a.kind, p.context.only))));
   // Lenses start previews, which plan on the source: they are offered where the source has the file.
-  connection.onCodeLens(guard('code lenses', () => [], (s, p) => service.codeLenses(p.textDocument.uri, s.analysis())));
-  connection.onDocumentSymbol(guard('document symbols', () => [], (s, p) => service.symbols(p.textDocument.uri, s.fileAnalysis())));
-  connection.onDefinition(guard('definition', () => [], (s, p) => service.definition(p.textDocument.uri, p.position, s.fileAnalysis())));
-  connection.onReferences(guard('references', () => [], (s, p) => service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, s.fileAnalysis())));
+  connection.onCodeLens(feature('code lenses', [], (s, p: CodeLensParams) => service.codeLenses(p.textDocument.uri, s.analysis())));
+  connection.onDocumentSymbol(feature('document symbols', [], (s, p: DocumentSymbolParams) => service.symbols(p.textDocument.uri, s.fileAnalysis())));
+  connection.onDefinition(feature('definition', [], (s, p: DefinitionParams) => service.definition(p.textDocument.uri, p.position, s.fileAnalysis())));
+  connection.onReferences(feature('references', [], (s, p: ReferenceParams) => service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, s.fileAnalysis())));
 
   connection.onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (s, p: PreviewPlanParams & WorkDoneProgressParams) => planning(p, s.planSize(p), 'Podplan: planning', () => s.previewPlan(p))));
   connection.onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (s, p) => s.explainPod(p)));

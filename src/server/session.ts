@@ -50,13 +50,20 @@ import { Workspace } from './workspace';
 /** A solve's wall-clock limit in the editor: a preview waits for it, so shorter than the CLI's. */
 const SOLVER_TIME_LIMIT_MS = 2_000;
 
+/**
+ * How much a log line matters: `error` for what should not have happened (a bug, a failed read of
+ * the workspace), `warning` for what the user may want to act on (no history, no solver, a file that
+ * cannot be read), `info` for what went as it should (the workspace read, with its figures).
+ */
+export type LogLevel = 'error' | 'warning' | 'info';
+
 /** What the session tells the client, through the connection. */
 export interface SessionPorts {
   /** A file's diagnostics; `version` for a document the client has open (a file read from disk has none it knows). */
   publishDiagnostics(uri: string, diagnostics: Diagnostic[], version: number | undefined): void;
   /** The source or its diagnostics changed: views and previews may ask again. */
   sourceChanged(generation: number): void;
-  log(message: string): void;
+  log(level: LogLevel, message: string): void;
 }
 
 export interface SessionOptions {
@@ -109,7 +116,7 @@ export class Session {
       analysis,
       // Informer events (already debounced there): the files are checked again against the cluster.
       onChange: () => this.changed(),
-      log: ports.log,
+      log: (message) => ports.log('warning', message),
       history: () => this.history,
     });
   }
@@ -121,18 +128,18 @@ export class Session {
       const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
       // The history, the solver (WebAssembly to compile) and the files load side by side: the first
       // answer waits for the slowest of them, not for their sum.
-      const history = database === false ? Promise.resolve(noHistory('turned off (historyDatabase: false)')) : openHistory(database, this.folders, this.ports.log);
+      const history = database === false ? Promise.resolve(noHistory('turned off (historyDatabase: false)')) : openHistory(database, this.folders, this.warn);
       const solverLoading = loadSolver?.();
       // Marked handled now; a failure still reaches the catch below when awaited.
       history.catch(() => undefined);
       solverLoading?.catch(() => undefined);
-      await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.ports.log);
+      await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.warn);
       this.history = await history;
       const solver = await solverLoading;
       if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
-      else if (solver) this.ports.log(`plans have no bound: ${solver.error}`);
+      else if (solver) this.ports.log('warning', `plans have no bound: ${solver.error}`);
     } catch (e) {
-      this.ports.log(`reading the workspace failed: ${errorDetail(e)}`);
+      this.ports.log('error', `reading the workspace failed: ${errorDetail(e)}`);
     } finally {
       this.markReady();
       this.changed();
@@ -161,7 +168,7 @@ export class Session {
   async filesChanged(changes: readonly FileChange[]): Promise<void> {
     for (const change of changes) {
       if (!YAML_FILE.test(change.uri)) continue;
-      const text = change.deleted ? undefined : await readYamlFile(change.uri, this.ports.log);
+      const text = change.deleted ? undefined : await readYamlFile(change.uri, this.warn);
       if (text !== undefined) this.workspace.setDisk(change.uri, text);
       else if (change.deleted) this.workspace.deleteDisk(change.uri);
     }
@@ -286,6 +293,9 @@ export class Session {
 
   // ---- publishing
 
+  /** A file or the history that cannot be read: the user may act on it, the server runs on. */
+  private readonly warn = (message: string): void => this.ports.log('warning', message);
+
   private workspaceView(): SourceView {
     return { kind: 'workspace', name: workspaceSource(this.folders).name };
   }
@@ -302,7 +312,7 @@ export class Session {
     try {
       analysis = this.fileAnalysis();
     } catch (e) {
-      this.ports.log(`reading the workspace failed: ${errorDetail(e)}`);
+      this.ports.log('error', `reading the workspace failed: ${errorDetail(e)}`);
       return;
     }
     const present = new Set<string>();
@@ -315,7 +325,7 @@ export class Session {
         this.published.set(file.uri, json);
         this.ports.publishDiagnostics(file.uri, diagnostics, this.workspace.isOpen(file.uri) ? file.document.version : undefined);
       } catch (e) {
-        this.ports.log(`validating ${file.uri} failed: ${errorDetail(e)}`);
+        this.ports.log('error', `validating ${file.uri} failed: ${errorDetail(e)}`);
       }
     }
     for (const uri of [...this.published.keys()]) {

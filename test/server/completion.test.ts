@@ -1,7 +1,13 @@
 // Completion over stdio on the cluster workspace: each case opens a new document (not on disk) with
 // the text before and after the cursor (`|`) and reads the labels offered there.
 import assert from 'node:assert/strict';
-import { CompletionRequest, type CompletionItem, type CompletionList } from 'vscode-languageserver-protocol';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CancellationTokenSource, CompletionRequest, LSPErrorCodes, ResponseError, WorkDoneProgress, type CompletionItem, type CompletionList } from 'vscode-languageserver-protocol';
+import type { Result } from '../../src/engine/api/result';
+import { PreviewPlanRequest } from '../../src/protocol/requests';
+import type { PlanView } from '../../src/protocol/webview';
 import { startLspSession, type LspSession } from './lsp-client';
 import { applyEdits, cursor } from './text';
 
@@ -117,5 +123,53 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
     assert.equal(items.find((i) => i.label === 'spec')?.textEdit?.newText, 'spec:\n  ');
     const spec = await complete(`${TRIGGER}spec:\n  state: Planning\n  |`);
     assert.equal(spec[0]?.textEdit?.newText, 'dependsOn:\n    - ');
+  });
+});
+
+// An editor asks for completion at each trigger character and cancels the question before. Asked
+// while the server is busy (here with a preview of 200 pods on 1,500 nodes, its start seen by its
+// progress), a cancelled completion is answered as cancelled, not computed (each stale answer
+// ranked every node again, and the one the editor waited for came last), and the next one with the
+// nodes ranked.
+describe('server completion while the server is busy (over stdio)', function () {
+  this.timeout(120_000);
+  let dir: string;
+  let session: LspSession;
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'podplan-busy-'));
+    const nodes = Array.from({ length: 1500 }, (_, i) => `apiVersion: v1\nkind: Node\nmetadata: { name: node-${i}, labels: { topology.kubernetes.io/zone: zone-${i % 3} } }\nstatus: { allocatable: { cpu: "4", memory: 16Gi, pods: "110" } }\n`);
+    writeFileSync(path.join(dir, 'nodes.yaml'), nodes.join('---\n'));
+    const pods = Array.from({ length: 200 }, (_, i) => `apiVersion: v1\nkind: Pod\nmetadata: { name: batch-${i}, namespace: big, labels: { planner.ciena.io/pod-set: big } }\nspec:\n  schedulerName: podset-planner-scheduler\n  containers: [{ name: main, resources: { requests: { cpu: "1", memory: 1Gi } } }]\n`);
+    writeFileSync(path.join(dir, 'podset.yaml'), [`apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata: { name: big, namespace: big, labels: { planner.ciena.io/pod-set: big } }\nspec: { state: Planning }\n`, ...pods].join('---\n'));
+    writeFileSync(path.join(dir, 'plan.yaml'), `${PLAN.replace(/jobs/g, 'big').replace('pod-set: nightly', 'pod-set: big')}    - pod: batch-0\n      node: \n`);
+    session = await startLspSession(dir, { historyDatabase: false });
+  });
+  after(async () => {
+    await session.shutdown();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a completion cancelled during a preview as cancelled, and the next one with the ranked nodes', async () => {
+    const token = 'busy-preview';
+    const begun = new Promise<void>((resolve) => session.connection.onProgress(WorkDoneProgress.type, token, (p) => {
+        if (p.kind === 'begin') resolve();
+      }));
+    const preview = session.connection.sendRequest(PreviewPlanRequest.method, { podSet: { namespace: 'big', name: 'big' }, workDoneToken: token }) as Promise<Result<PlanView>>;
+    await begun;
+    // The server plans now: these wait in its queue, the first one cancelled before it is read.
+    const params = { textDocument: { uri: session.uri('plan.yaml') }, position: { line: 10, character: 12 } };
+    const cancel = new CancellationTokenSource();
+    const stale = session.connection.sendRequest(CompletionRequest.type, params, cancel.token).then(
+      (items) => `answered with ${JSON.stringify(items).slice(0, 80)}`,
+      (e: unknown) => (e instanceof ResponseError ? e.code : String(e)),
+    );
+    cancel.cancel();
+    const current = session.connection.sendRequest(CompletionRequest.type, params);
+    assert.equal(await stale, LSPErrorCodes.RequestCancelled);
+    const items = (await current) as CompletionItem[];
+    assert.equal(items.length, 1500);
+    assert.match(String(items[0]?.detail), /^fits · score \d+ · best$/);
+    const planned = await preview;
+    assert.ok(planned.ok && planned.value.assignments.length === 200, JSON.stringify(planned).slice(0, 200));
   });
 });

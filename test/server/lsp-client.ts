@@ -10,6 +10,8 @@ import {
   ExitNotification,
   InitializedNotification,
   InitializeRequest,
+  LogMessageNotification,
+  type MessageType,
   PublishDiagnosticsNotification,
   RegistrationRequest,
   ShutdownRequest,
@@ -40,6 +42,8 @@ export interface LspSession {
   settled(): Promise<void>;
   /** Dynamic registrations the server asked the client for. */
   registrations(): string[];
+  /** The server's log lines so far, with their levels (window/logMessage). */
+  logs(): Array<{ type: MessageType; message: string }>;
   /** Shuts the server down and waits for the process to exit. */
   shutdown(): Promise<void>;
 }
@@ -59,6 +63,8 @@ export async function startLspSession(workspace: string, initializationOptions: 
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const published = new Map<string, Diagnostic[]>();
   const registrations: string[] = [];
+  const logs: Array<{ type: MessageType; message: string }> = [];
+  connection.onNotification(LogMessageNotification.type, (p) => void logs.push(p));
   let generations = 0;
   let waiters: Array<{ after: number; resolve: () => void }> = [];
   connection.onNotification(PublishDiagnosticsNotification.type, (p) => void published.set(p.uri, p.diagnostics));
@@ -122,6 +128,7 @@ export async function startLspSession(workspace: string, initializationOptions: 
     },
     settled: () => next(),
     registrations: () => [...registrations],
+    logs: () => [...logs],
     shutdown,
   };
 }

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { MessageType } from 'vscode-languageserver-protocol';
 import { startLspSession, type LspSession } from './lsp-client';
 
 describe('server (over stdio)', () => {
@@ -23,5 +24,25 @@ describe('server (over stdio)', () => {
 
   it('reads the example workspace without a problem', () => {
     assert.deepEqual(session.diagnostics(session.uri('cluster/podset.yaml')), []);
+  });
+});
+
+describe('server log levels (over stdio)', () => {
+  it('logs what the user may act on as a warning, not an error: a plan history it cannot open', async () => {
+    // A database under a file cannot be created: the history is off, and the server runs on.
+    const session = await startLspSession('examples', { historyDatabase: '/dev/null/podplan/history.db' });
+    try {
+      const logs = session.logs();
+      assert.ok(
+        logs.some((l) => l.type === MessageType.Warning && /plan history is off/.test(l.message)),
+        JSON.stringify(logs),
+      );
+      assert.deepEqual(
+        logs.filter((l) => l.type === MessageType.Error),
+        [],
+      );
+    } finally {
+      await session.shutdown();
+    }
   });
 });

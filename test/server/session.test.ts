@@ -57,7 +57,7 @@ describe('server/session: the server’s state, in process', function () {
       {
         publishDiagnostics: (uri, diagnostics, version) => void published.set(uri, { diagnostics, version }),
         sourceChanged: (generation) => void generations.push(generation),
-        log: (m) => void logged.push(m),
+        log: (level, m) => void logged.push(`${level}: ${m}`),
       },
     );
     return session.start();
@@ -130,7 +130,8 @@ describe('server/session: the server’s state, in process', function () {
     const plan = value(session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     assert.equal(plan.bound, undefined);
     assert.ok(plan.assignments.length > 0);
-    assert.deepEqual(logged.filter((m) => m.includes('bound')), ['plans have no bound: the MILP solver (npm package highs) could not be loaded: not installed']);
+    // A warning (the user may install it), not an error: nothing failed in the server.
+    assert.deepEqual(logged.filter((m) => m.includes('bound')), ['warning: plans have no bound: the MILP solver (npm package highs) could not be loaded: not installed']);
   });
 
   describe('on a kube context', () => {
