@@ -1,9 +1,12 @@
 // Multi-document YAML text into documents. The text is cut at its `---` lines and each piece parsed
 // on its own, so a caller can keep the pieces whose text did not change and parse only the edited
-// one (yaml's parser costs far more than the rest of reading a file). A document with a syntax
-// error is reported and has no value; the other documents are read.
+// one (yaml's parser costs far more than the rest of reading a file). A piece written in plain YAML
+// is read by the fast path (fast-parse.ts), its syntax tree made by yaml only when a position in it
+// is asked for; any other piece is parsed by yaml. A document with a syntax error is reported and
+// has no value; the other documents are read.
 import { parseAllDocuments, type Document } from 'yaml';
 import type { Severity } from './errors';
+import { fastParse } from './fast-parse';
 import { DocumentSyntax } from './source-map';
 import { errorMessage } from '../engine/api/errors';
 
@@ -65,23 +68,55 @@ function parsedDocument(doc: Document.Parsed, origin: number): ParsedDocument {
 // silent: yaml would otherwise print its warnings (collection keys stringified, …) to the console.
 const OPTIONS = { prettyErrors: false, logLevel: 'silent' } as const;
 
-/** The documents of one chunk (usually one; none for an empty chunk). */
-export function parseChunk(text: string): ParsedDocument[] {
+/** The documents of one chunk by yaml (usually one; none for an empty chunk). */
+function parseChunkSlowly(text: string): ParsedDocument[] {
   return parseAllDocuments(text, OPTIONS).map((doc) => parsedDocument(doc, 0));
 }
 
+/** The chunk's document when the fast path reads it; its syntax tree is made by yaml when first asked for. */
+function parseChunkFast(text: string): ParsedDocument[] | undefined {
+  const fast = fastParse(text);
+  if (!fast) return undefined;
+  const tree = () => parseAllDocuments(text, OPTIONS)[0]?.contents ?? null;
+  return [{ syntax: new DocumentSyntax(tree, fast.span), problems: [], value: fast.value }];
+}
+
+/** The documents of one chunk (usually one; none for an empty chunk). */
+export function parseChunk(text: string): ParsedDocument[] {
+  return parseChunkFast(text) ?? parseChunkSlowly(text);
+}
+
 /**
- * The documents of every chunk of `text`, grouped by chunk. One parse of the whole text costs less
- * than one per chunk; should a document not fall within one chunk, each chunk is parsed alone.
+ * When more than this share of a file's chunks is outside the fast path's subset, the whole text is
+ * parsed by yaml at once (cheaper than chunk by chunk).
+ */
+const SLOW_SHARE = 0.125;
+
+/**
+ * The documents of every chunk of `text`, grouped by chunk: by the fast path where it reads them,
+ * else by yaml. One yaml parse of the whole text costs less than one per chunk; should a document not
+ * fall within one chunk, each chunk is parsed alone.
  */
 export function parseChunks(text: string, chunks: readonly Chunk[]): ParsedDocument[][] {
+  const fast: Array<ParsedDocument[] | undefined> = [];
+  let slow = 0;
+  for (const chunk of chunks) {
+    const read = slow <= chunks.length * SLOW_SHARE ? parseChunkFast(chunk.text) : undefined;
+    if (!read) slow++;
+    fast.push(read);
+  }
+  if (slow <= chunks.length * SLOW_SHARE) return chunks.map((chunk, i) => fast[i] ?? parseChunkSlowly(chunk.text));
+  return parseWhole(text, chunks);
+}
+
+function parseWhole(text: string, chunks: readonly Chunk[]): ParsedDocument[][] {
   const groups: ParsedDocument[][] = chunks.map(() => []);
   let c = 0;
   for (const doc of parseAllDocuments(text, OPTIONS)) {
     while ((chunks[c + 1]?.offset ?? Infinity) <= doc.range[0]) c++;
     const chunk = chunks[c];
     const group = groups[c];
-    if (!chunk || !group || doc.range[1] > (chunks[c + 1]?.offset ?? Infinity)) return chunks.map((x) => parseChunk(x.text));
+    if (!chunk || !group || doc.range[1] > (chunks[c + 1]?.offset ?? Infinity)) return chunks.map((x) => parseChunkSlowly(x.text));
     group.push(parsedDocument(doc, chunk.offset));
   }
   return groups;

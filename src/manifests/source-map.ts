@@ -120,21 +120,29 @@ export function lineCounterOf(text: string): LineCounter {
  */
 export class DocumentSyntax {
   private index: Map<string, Span> | undefined;
+  private tree: YamlNode | null | undefined;
 
   constructor(
-    private readonly root: YamlNode | null,
+    /** The tree, or how to make it when it is first needed (a document read without one, fast-parse.ts). */
+    private readonly root: YamlNode | null | (() => YamlNode | null),
     /** The document's range, relative. */
     readonly span: readonly [number, number],
     /** Offset of the document's text in the text the tree was parsed from (its nodes' offsets are from there). */
     private readonly origin = 0,
   ) {}
 
+  private get node(): YamlNode | null {
+    if (this.tree === undefined) this.tree = typeof this.root === 'function' ? this.root() : this.root;
+    return this.tree;
+  }
+
   spans(): Map<string, Span> {
     if (!this.index) {
       this.index = new Map();
-      const r = nodeRange(this.root);
-      if (r) this.index.set('', { start: r[0] - this.origin, end: (contentEnd(this.root) ?? r[1]) - this.origin });
-      this.walk(this.root, '', this.index);
+      const root = this.node;
+      const r = nodeRange(root);
+      if (r) this.index.set('', { start: r[0] - this.origin, end: (contentEnd(root) ?? r[1]) - this.origin });
+      this.walk(root, '', this.index);
     }
     return this.index;
   }
@@ -169,7 +177,7 @@ export class DocumentSyntax {
   pathAt(offset: number): string | undefined {
     if (offset < this.span[0] || offset > this.span[1]) return undefined;
     let path = '';
-    let node: unknown = this.root;
+    let node: unknown = this.node;
     for (;;) {
       const next = childAt(node, offset + this.origin, path);
       if (!next) return path;

@@ -44,6 +44,7 @@ import { LiveSource } from './live-source';
 import { overlayCluster } from './overlay';
 import * as service from './service';
 import { planView } from './service/planning';
+import { plural } from './service/words';
 import { openHistory, workspaceSource } from './store-history';
 import { Workspace } from './workspace';
 
@@ -133,7 +134,11 @@ export class Session {
       // Marked handled now; a failure still reaches the catch below when awaited.
       history.catch(() => undefined);
       solverLoading?.catch(() => undefined);
+      const reading = performance.now();
       await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.warn);
+      const files = this.workspace.files();
+      const documents = files.reduce((n, f) => n + f.model.documents.length, 0);
+      this.ports.log('info', `read ${plural(files.length, 'YAML file')} (${plural(documents, 'document')}) in ${Math.round(performance.now() - reading)} ms`);
       this.history = await history;
       const solver = await solverLoading;
       if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };

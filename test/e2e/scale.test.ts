@@ -5,56 +5,8 @@
 // Explain of an unplaced pod shows its node × plugin matrix over all 5,000 nodes with the closest
 // node named. How long Podplan took to show its status and the preview is printed, not asserted.
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { NODES, PODS, TOO_BIG, writeScaleWorkspace } from './scale-workspace';
 import { LINES, runCommandOn, useWorkbench } from './workbench';
-
-const NODES = 5_000;
-const PODS = 300;
-/** Pods already running, bound to the nodes round-robin: with the set, 10,000 pods in the workspace. */
-const RUNNING = 9_700;
-const TOO_BIG = 3;
-
-function node(i: number): string {
-  const name = `node-${String(i).padStart(4, '0')}`;
-  return `apiVersion: v1
-kind: Node
-metadata: { name: ${name}, labels: { kubernetes.io/hostname: ${name}, topology.kubernetes.io/zone: zone-${i % 3} } }
-status:
-  allocatable: { cpu: "4", memory: 16Gi, pods: "110" }
-  capacity: { cpu: "4", memory: 16Gi, pods: "110" }
-`;
-}
-
-function pod(i: number, cpu: string): string {
-  return `apiVersion: v1
-kind: Pod
-metadata: { name: batch-${i}, namespace: big, labels: { planner.ciena.io/pod-set: big-set, app: batch } }
-spec:
-  schedulerName: podset-planner-scheduler
-  containers: [{ name: main, image: busybox, resources: { requests: { cpu: "${cpu}", memory: 1Gi } } }]
-`;
-}
-
-function running(i: number): string {
-  return `apiVersion: v1
-kind: Pod
-metadata: { name: app-${i}, namespace: apps, labels: { app: app-${i % 40} } }
-spec:
-  nodeName: node-${String(i % NODES).padStart(4, '0')}
-  containers: [{ name: main, image: busybox, resources: { requests: { cpu: 100m, memory: 128Mi } } }]
-`;
-}
-
-const TRIGGER = `apiVersion: planner.ciena.io/v1alpha1
-kind: ScheduleTrigger
-metadata:
-  name: big-set
-  namespace: big
-  labels: { planner.ciena.io/pod-set: big-set }
-spec:
-  state: Planning
-`;
 
 const STEP_MS = 120_000;
 const ONLY = process.env['PODPLAN_E2E_LINE'];
@@ -66,12 +18,7 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
     const workbench = useWorkbench(line, {
       name: 'scale',
       stepMs: STEP_MS,
-      async prepare(workspace) {
-        await writeFile(path.join(workspace, 'nodes.yaml'), Array.from({ length: NODES }, (_, i) => node(i)).join('---\n'));
-        const pods = Array.from({ length: PODS }, (_, i) => pod(i, i < TOO_BIG ? '64' : '1'));
-        await writeFile(path.join(workspace, 'podset.yaml'), [TRIGGER, ...pods].join('---\n'));
-        await writeFile(path.join(workspace, 'running.yaml'), Array.from({ length: RUNNING }, (_, i) => running(i)).join('---\n'));
-      },
+      prepare: writeScaleWorkspace,
     });
     const panel = () => workbench.panel();
 

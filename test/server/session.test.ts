@@ -85,6 +85,8 @@ describe('server/session: the server’s state, in process', function () {
     assert.deepEqual([...published.keys()].sort(), ['nodes.yaml', 'plan.yaml', 'podsets.yaml', 'profile.yaml', 'workloads.yaml'].map(uri));
     assert.ok([...published.values()].every((p) => p.version === undefined), 'files read from disk carry no version');
     assert.equal(session.workspaceSummary().files, 5);
+    // What it read, as information (not an error).
+    assert.ok(logged.some((m) => /^info: read 5 YAML files \(\d+ documents\) in \d+ ms$/.test(m)), logged.join('\n'));
   });
 
   it('an edited buffer is published for its version and counted in the problems; closing it goes back to the disk’s text', async () => {
