@@ -12,6 +12,7 @@ import { benchmarks as cache } from './cache';
 import { benchmarks as plugins_affinity } from './plugins-affinity';
 import { benchmarks as store } from './store';
 import { benchmarks as server } from './server';
+import { benchmarks as editor } from './editor';
 import { benchmarks as planner } from './planner';
 import { benchmarks as webview } from './webview';
 import { benchmarks as cli } from './cli';
@@ -30,6 +31,7 @@ const all: readonly Benchmark[] = [
   ...plugins_affinity,
   ...store,
   ...server,
+  ...editor,
   ...planner,
   ...webview,
   ...cli,

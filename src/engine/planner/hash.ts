@@ -2,16 +2,38 @@
 // or the order of their fields, so a plan can tell whether the cluster it was made for has changed.
 import { podKey, type Node, type Pod } from '../api/types';
 
-/** JSON with object keys sorted, so equal objects write the same text. */
+/** JSON with object keys sorted (in code unit order), so equal objects write the same text. */
 function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let i = 0; i < value.length; i++) text += (i > 0 ? ',' : '') + canonical(value[i]);
+    return `${text}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    let text = '{';
+    for (const key of Object.keys(object).sort()) {
+      const v = object[key];
+      if (v === undefined) continue;
+      text += `${text.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonical(v)}`;
+    }
+    return `${text}}`;
   }
   return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * Each node's and pod's canonical text, kept while the object lives: objects are never changed once
+ * read, and a workspace keeps the objects of documents it did not re-read, so a preview after the
+ * first (or after an edit elsewhere) writes only what is new. Its budget is the live objects: an
+ * entry goes with its object.
+ */
+const written = new WeakMap<object, string>();
+
+function canonicalObject(value: Node | Pod): string {
+  let text = written.get(value);
+  if (text === undefined) written.set(value, (text = canonical(value)));
+  return text;
 }
 
 /** Two 32-bit FNV-1a passes with different offsets over the UTF-16 code units: 64 bits, as 16 hex digits. */
@@ -32,6 +54,7 @@ const byKey = (a: Pod, b: Pod): number => (podKey(a) < podKey(b) ? -1 : podKey(a
 
 /** A stable hash of nodes and pods, written `fnv64:<16 hex digits>`. */
 export function snapshotHash(nodes: readonly Node[], pods: readonly Pod[]): string {
-  const text = canonical({ nodes: [...nodes].sort(byName), pods: [...pods].sort(byKey) });
+  // The same text as canonical({ nodes, pods }) of the sorted lists.
+  const text = `{"nodes":[${[...nodes].sort(byName).map(canonicalObject).join(',')}],"pods":[${[...pods].sort(byKey).map(canonicalObject).join(',')}]}`;
   return `fnv64:${hash64(text)}`;
 }

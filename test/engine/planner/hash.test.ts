@@ -16,6 +16,11 @@ describe('engine/planner/hash', () => {
     assert.equal(snapshotHash([n1, n2], [a, b]), snapshotHash([n2, reordered], [b, a]));
   });
 
+  it('is the hash plans were always stored with (the history compares new plans with stored ones)', () => {
+    assert.equal(snapshotHash([n1, makeNode('n2').taint('dedicated', 'gpu').obj], [a, b]), 'fnv64:4f9459ca3c1a5d38');
+    assert.equal(snapshotHash([], []), 'fnv64:0cd59d9e3a2607df');
+  });
+
   describe('any change shows', () => {
     const base = snapshotHash([n1, n2], [a, b]);
     const table: Array<[string, Node[], Pod[]]> = [

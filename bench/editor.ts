@@ -1,0 +1,139 @@
+// The language server as the editor starts it, on the 5,000-node / 10,000-pod workspace of the scale
+// e2e (test/e2e/scale-workspace.ts): the built bundle (dist/server.cjs, built first when src/ is
+// newer) over stdio, a fresh plan history each run. Per run: until the workspace summary is answered
+// (what the status bar waits for), what the server says reading the files took, and the pod set's
+// first and second preview (with HiGHS's bound). Wall time and the server's CPU time (user + system,
+// from /proc: less disturbed by other processes on a shared machine than wall time), and the load
+// average. Targets (issue 22): ready in 5 s and a preview in 2 s, measured in the workbench by the
+// scale e2e, whose figures include code-server's own start. Prints figures only.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  createProtocolConnection,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  LogMessageNotification,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+import type { Result } from '../src/engine/api/result';
+import { PreviewPlanRequest, WorkspaceSummaryRequest } from '../src/protocol/requests';
+import type { PlanView } from '../src/protocol/webview';
+import { ensureBuilt, ROOT } from '../test/cli/bundle';
+import { NODES, POD_SET, RUNNING, PODS, writeScaleWorkspace } from '../test/e2e/scale-workspace';
+import type { Benchmark } from './benchmark';
+
+const RUNS = 3;
+const SERVER = path.join(ROOT, 'dist/server.cjs');
+/** Clock ticks per second of /proc/<pid>/stat's times (USER_HZ, 100 on Linux). */
+const TICKS = 100;
+
+interface Figure {
+  readonly wall: number;
+  readonly cpu: number;
+}
+
+interface Run {
+  readonly ready: Figure;
+  readonly read: string;
+  readonly firstPreview: Figure;
+  readonly secondPreview: Figure;
+  readonly bound: string;
+}
+
+/** The process's CPU time so far (user + system), in seconds. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / TICKS;
+}
+
+async function oneRun(workspace: string, dir: string): Promise<Run> {
+  const started = performance.now();
+  const child = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const pid = child.pid ?? 0;
+  const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  let read = '';
+  connection.onNotification(LogMessageNotification.type, (p) => {
+    const m = /read .* in \d+ ms/.exec(p.message);
+    if (m) read = m[0];
+  });
+  connection.listen();
+  const root = pathToFileURL(workspace).toString();
+  await connection.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: root,
+    workspaceFolders: [{ uri: root, name: 'workspace' }],
+    capabilities: {},
+    initializationOptions: { historyDatabase: path.join(dir, `history-${started}.db`) },
+  });
+  await connection.sendNotification(InitializedNotification.type, {});
+  await connection.sendRequest(WorkspaceSummaryRequest.method);
+  const ready = { wall: (performance.now() - started) / 1000, cpu: cpuSeconds(pid) };
+  const preview = async (): Promise<{ figure: Figure; plan: Result<PlanView> }> => {
+    const wall = performance.now();
+    const cpu = cpuSeconds(pid);
+    const plan = (await connection.sendRequest(PreviewPlanRequest.method, {
+      podSet: { namespace: 'big', name: POD_SET },
+    })) as Result<PlanView>;
+    return { figure: { wall: (performance.now() - wall) / 1000, cpu: cpuSeconds(pid) - cpu }, plan };
+  };
+  const first = await preview();
+  const second = await preview();
+  await connection.sendRequest(ShutdownRequest.type);
+  await connection.sendNotification(ExitNotification.type);
+  connection.dispose();
+  const bound = first.plan.ok
+    ? first.plan.value.bound
+      ? `${first.plan.value.bound.solver}: ${first.plan.value.bound.text}`
+      : 'no bound'
+    : first.plan.error;
+  return { ready, read, firstPreview: first.figure, secondPreview: second.figure, bound };
+}
+
+const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
+const seconds = (f: Figure) => `${f.wall.toFixed(2)} s wall, ${f.cpu.toFixed(2)} s cpu`;
+const load = () =>
+  loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+
+export const benchmarks: readonly Benchmark[] = [
+  {
+    name: 'editor: the language server opening the 5,000-node / 10,000-pod workspace, then a preview',
+    async run() {
+      ensureBuilt();
+      const dir = mkdtempSync(path.join(tmpdir(), 'podplan-bench-editor-'));
+      try {
+        const workspace = path.join(dir, 'workspace');
+        mkdirSync(workspace);
+        await writeScaleWorkspace(workspace);
+        console.log(
+          `workload: ${NODES} nodes, ${RUNNING} running pods and a pod set of ${PODS} pods in 3 files; dist/server.cjs over stdio; load average ${load()}`,
+        );
+        const runs: Run[] = [];
+        for (let i = 0; i < RUNS; i++) {
+          const run = await oneRun(workspace, dir);
+          runs.push(run);
+          console.log(
+            `run ${i + 1}: ready (summary answered) ${seconds(run.ready)} (${run.read}); first preview ${seconds(run.firstPreview)}; second ${seconds(run.secondPreview)}`,
+          );
+        }
+        const column = (f: (r: Run) => Figure): Figure => ({
+          wall: median(runs.map((r) => f(r).wall)),
+          cpu: median(runs.map((r) => f(r).cpu)),
+        });
+        console.log(
+          `median: ready ${seconds(column((r) => r.ready))} (target 5 s in the workbench); first preview ${seconds(column((r) => r.firstPreview))} (target 2 s); second ${seconds(column((r) => r.secondPreview))}`,
+        );
+        console.log(`bound of the first preview: ${runs[0]?.bound ?? ''}; load average after ${load()}`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  },
+];
