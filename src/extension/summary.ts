@@ -10,7 +10,7 @@ export interface StatusWords {
 }
 
 function count(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? '' : 's'}`;
+  return `${n.toLocaleString('en')} ${word}${n === 1 ? '' : 's'}`;
 }
 
 export function statusWords(state: ServerState, summary?: WorkspaceSummary): StatusWords {
