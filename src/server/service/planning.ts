@@ -20,7 +20,7 @@ import type { History } from '../history';
 import { amounts, formatAmount, unitOf } from './amounts';
 import { nodeVerdicts } from '../../engine/explain/verdicts';
 import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts, type Shortfall } from './pipeline';
-import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
+import { podSetLabelOf, schedulerOf, type Analysis, type Ranking } from './analysis';
 import { defaultProfile } from './profiles';
 
 export interface PlanRequest {
@@ -304,17 +304,25 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
   const p = pod.value;
   const planned = analysis.plannedEntry(p.metadata.namespace ?? 'default', p.metadata.name);
   const ranking = analysis.rank(p, planned?.plan.value);
-  const info = podInfo(p);
   return explanationView(p, {
     ...(ranking ? { diagnosis: ranking.result.diagnosis } : {}),
     nodes: (ranking?.snapshot ?? analysis.engine.snapshot).list().map((n) => n.name),
-    ...(info.ok && ranking ? { shortfall: shortfallOn(info.value, ranking.snapshot) } : {}),
-    ...(info.ok && ranking && ranking.result.diagnosis.chosenNode === undefined
-      ? { complete: { verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot), describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts }
-      : {}),
+    ...whatItLacks(p, analysis, ranking),
     source: 'now',
     ...(planned ? { planned: { node: planned.node, plan: planned.plan.value.name } } : {}),
   });
+}
+
+/** For a pod no node takes in `ranking`: what it lacks on each node, and every node's complete Filter verdict (the closest node comes from them). */
+function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): Pick<Cycle, 'shortfall' | 'complete'> {
+  const info = podInfo(p);
+  if (!info.ok || !ranking) return {};
+  return {
+    shortfall: shortfallOn(info.value, ranking.snapshot),
+    ...(ranking.result.diagnosis.chosenNode === undefined
+      ? { complete: { verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot), describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts }
+      : {}),
+  };
 }
 
 /**
@@ -326,6 +334,7 @@ export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRe
   const p = pod.value;
   const namespace = p.metadata.namespace ?? 'default';
   let cycle: { diagnosis: Diagnosis; node?: string; plan: string } | undefined;
+  let placed: Array<{ pod: string; node: string }> | undefined;
   if (ref.historyId !== undefined) {
     const kept = history.diagnosis(ref.historyId, p.metadata.name);
     if (kept.ok && kept.value) cycle = { diagnosis: kept.value, ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}), plan: `plan #${ref.historyId}` };
@@ -335,14 +344,19 @@ export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRe
       const name = `the preview of ${ref.podSet}`;
       const a = made.value.assignments.find((x) => x.pod === p.metadata.name);
       const u = made.value.unplaced.find((x) => x.pod === p.metadata.name);
+      placed = made.value.assignments.map((x) => ({ pod: x.pod, node: x.node }));
       if (a?.diagnosis) cycle = { diagnosis: a.diagnosis, node: a.node, plan: name };
       else if (u) cycle = { diagnosis: u.diagnosis, plan: name };
     }
   }
   if (!cycle) return undefined;
+  // An unplaced pod: what it lacks on each node of the cluster as the plan leaves it (a stored
+  // plan's placements are not at hand: the workspace's cluster), so the closest node's shortfall is given.
+  const unplaced = cycle.node === undefined ? analysis.rank(p, placed ? { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed } : undefined) : undefined;
   return explanationView(p, {
     diagnosis: cycle.diagnosis,
     nodes: analysis.engine.snapshot.list().map((n) => n.name),
+    ...whatItLacks(p, analysis, unplaced),
     source: 'planner',
     ...(cycle.node !== undefined ? { planned: { node: cycle.node, plan: cycle.plan } } : {}),
   });

@@ -88,7 +88,9 @@ describe('server/service/planning: the view models of a plan and of an explanati
     assert.match(x?.verdict ?? '', new RegExp(`^${node}, the planned node, is where the planner’s cycle put the pod: the best of \\d feasible nodes`));
     const left = explainInPlan(big, analysis, { podSet: 's' }, noHistory('not needed'));
     assert.equal(left?.plannedNode, undefined);
-    assert.match(left?.verdict ?? '', /^No node fits\. Closest: n\d, which passed 3 of 4 filter plugins/);
+    // The closest node with its shortfall on the cluster as the plan leaves it (b's cpu on its node).
+    assert.equal(left?.verdict, 'No node fits. Closest: n1, which fails only NodeResourcesFit: Insufficient cpu (short by 5 cpu).');
+    assert.match(left?.matrix.closest?.why ?? '', /\(short by 5 cpu\)$/);
     // A stored plan the history cannot give: no explanation in it (the caller explains the pod as it is).
     assert.equal(explainInPlan(b, analysis, { podSet: 's', historyId: 7 }, noHistory('off')), undefined);
   });
