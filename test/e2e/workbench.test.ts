@@ -130,6 +130,32 @@ for (const line of LINES) {
       await page().keyboard.press('Control+S');
     });
 
+    it('completes an emptied node: with the nodes ranked for the entry’s pod, the best first (never left at "Loading…")', async () => {
+      const editor = page().locator('.monaco-editor .view-lines').first();
+      await page().keyboard.press('Control+G');
+      await page().keyboard.type('11:1');
+      await page().keyboard.press('Enter');
+      const written = (await editor.innerText()).replace(/\u00a0/g, ' ').split('\n').find((l) => /^\s*node: /.test(l)) ?? '';
+      // Empty the value, then type the space after the colon (a trigger character), as a user would.
+      // (Shift+Home selects back to the indentation.)
+      await page().keyboard.press('End');
+      await page().keyboard.press('Shift+Home');
+      await page().keyboard.type('node:');
+      await page().keyboard.type(' ');
+      const widget = page().locator('.editor-widget.suggest-widget');
+      await widget.filter({ hasText: /fits · score \d+ · best/ }).waitFor();
+      assert.doesNotMatch(await widget.innerText(), /Loading/);
+      assert.match(await widget.innerText(), /gpu-c2/);
+      await shot('completion-node');
+      await page().keyboard.press('Escape');
+      // Back to what the quick fix wrote, saved: the tests after this one expect no problem.
+      await page().keyboard.press('End');
+      await page().keyboard.press('Shift+Home');
+      await page().keyboard.type(written.trim());
+      await page().keyboard.press('Control+S');
+      await page().locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
+    });
+
     it('gives no error to a Deployment in deploy-plan.yaml beside a ScheduleTrigger, nor to keda-trigger.yaml', async () => {
       await page().getByRole('treeitem', { name: 'podset.yaml' }).click();
       await page().locator('.tab.active', { hasText: 'podset.yaml' }).waitFor();
