@@ -29,9 +29,13 @@ export interface ReadOptions {
 /** Files at least this large get a progress line on stderr while they are read. */
 const LARGE_FILE_BYTES = 8 * 1024 * 1024;
 
+/** On a terminal, the progress of a large file's parse is redrawn at most this often. */
+const PROGRESS_EVERY_MS = 200;
+
 /**
  * Reads every manifest file the paths name into one workspace model: the one function through which
- * commands read their inputs. Large files get a progress line on stderr before and after.
+ * commands read their inputs. Large files get a progress line on stderr before and after, and on a
+ * terminal the share parsed so far, redrawn in place while the parse goes on.
  */
 export async function readWorkspace(paths: readonly string[], io: CliIO, options: ReadOptions = {}): Promise<Input<WorkspaceModel>> {
   const errors: string[] = [];
@@ -49,9 +53,23 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
       try {
         const size = (await io.fileSize?.(name)) ?? 0;
         const started = io.clock.now();
-        if (size >= LARGE_FILE_BYTES) io.stderr(`reading ${name} (${megabytes(size)} MB)…\n`);
-        const model = readFile({ name, text: await io.readFile(name) });
-        if (size >= LARGE_FILE_BYTES) io.stderr(`read ${name}: ${model.documents.length} documents, ${model.nodes.length} nodes, ${model.pods.length} pods in ${((io.clock.now() - started) / 1000).toFixed(1)} s\n`);
+        const large = size >= LARGE_FILE_BYTES;
+        const reading = `reading ${name} (${megabytes(size)} MB)…`;
+        if (large) io.stderr(io.interactive ? reading : `${reading}\n`);
+        const text = await io.readFile(name);
+        let shown = started;
+        const onProgress =
+          large && io.interactive
+            ? (offset: number) => {
+                const now = io.clock.now();
+                if (now - shown < PROGRESS_EVERY_MS) return;
+                shown = now;
+                io.stderr(`\r${reading} ${Math.floor((100 * offset) / Math.max(1, text.length))}%`);
+              }
+            : undefined;
+        const model = readFile({ name, text }, undefined, onProgress);
+        if (large && io.interactive) io.stderr(`\r${reading} done\n`);
+        if (large) io.stderr(`read ${name}: ${model.documents.length} documents, ${model.nodes.length} nodes, ${model.pods.length} pods in ${((io.clock.now() - started) / 1000).toFixed(1)} s\n`);
         files.push(model);
       } catch (error) {
         errors.push(`${name}: ${errorMessage(error)}`);

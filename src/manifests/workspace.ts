@@ -222,9 +222,10 @@ const chunkReads = new WeakMap<FileModel, Map<string, readonly DocumentRead[]>>(
 
 /**
  * Reads one file's text; never throws, whatever the text. Pass the model of the previous read of the
- * same file and only the documents whose text changed are parsed again.
+ * same file and only the documents whose text changed are parsed again. `onProgress` is told how far
+ * the parse of a large text got (an offset into it), about every megabyte.
  */
-export function readFile(input: { readonly name: string; readonly text: string }, previous?: FileModel): FileModel {
+export function readFile(input: { readonly name: string; readonly text: string }, previous?: FileModel, onProgress?: (offset: number) => void): FileModel {
   const file = input.name;
   const reuse = previous?.file === file ? chunkReads.get(previous) : undefined;
   const reads = new Map<string, readonly DocumentRead[]>();
@@ -233,7 +234,7 @@ export function readFile(input: { readonly name: string; readonly text: string }
   const documents: ManifestDocument[] = [];
   const chunks = splitDocuments(input.text);
   // Without a previous read every chunk is new: parse the text in one go.
-  const fresh = reuse ? undefined : parseChunks(input.text, chunks);
+  const fresh = reuse ? undefined : parseChunks(input.text, chunks, onProgress);
   for (const [i, chunk] of chunks.entries()) {
     const chunkRead = reuse?.get(chunk.text) ?? reads.get(chunk.text) ?? (fresh?.[i] ?? parseChunk(chunk.text)).map(readDocument);
     reads.set(chunk.text, chunkRead);
