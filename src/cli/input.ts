@@ -3,6 +3,7 @@
 import type { Profile } from '../engine/framework/profile';
 import { combine, engineProfile, fieldRange, formatError, joinPath, readFile, type FileModel, type Located, type ManifestErrorCode, type ProfileManifest, type WorkspaceModel } from '../manifests';
 import { classify } from '../server/service/profiles';
+import { optionHelp } from './help';
 import type { CliIO } from './io';
 import { errorMessage } from '../engine/api/errors';
 
@@ -17,7 +18,12 @@ export interface Input<T> {
 /** --strict, as the commands that read manifests take it. */
 export const STRICT_OPTION = { strict: { type: 'boolean' } } as const;
 
-export const STRICT_HELP = `  --strict          unknown kinds and unknown fields are errors (exit 2), not warnings`;
+/** The help of --strict, its text at `column` like the command's other options. */
+export function strictHelp(column: number): string {
+  return optionHelp('--strict', ['unknown kinds and unknown fields are errors (exit 2), not warnings'], column);
+}
+
+export const STRICT_HELP = strictHelp(20);
 
 /** What --strict turns from warnings into errors (kubectl's --validate=strict). */
 const STRICT_CODES: ReadonlySet<ManifestErrorCode> = new Set(['unknown-field', 'unknown-kind']);
@@ -25,6 +31,10 @@ const STRICT_CODES: ReadonlySet<ManifestErrorCode> = new Set(['unknown-field', '
 export interface ReadOptions {
   readonly strict?: boolean | undefined;
 }
+
+/** The path that names standard input, and the name its problems are reported under. */
+export const STDIN = '-';
+export const STDIN_NAME = '<stdin>';
 
 /** Files at least this large get a progress line on stderr while they are read. */
 const LARGE_FILE_BYTES = 8 * 1024 * 1024;
@@ -42,6 +52,18 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
   const warnings: string[] = [];
   const files: FileModel[] = [];
   for (const target of paths) {
+    if (target === STDIN) {
+      if (!io.readStdin) {
+        errors.push('-: standard input cannot be read here');
+        continue;
+      }
+      try {
+        files.push(readFile({ name: STDIN_NAME, text: await io.readStdin() }));
+      } catch (error) {
+        errors.push(`${STDIN_NAME}: ${errorMessage(error)}`);
+      }
+      continue;
+    }
     let names: string[];
     try {
       names = await io.yamlFiles(target, (problem) => warnings.push(`warning: ${problem}`));

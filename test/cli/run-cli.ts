@@ -19,6 +19,10 @@ export interface CliSession {
   readonly interactive?: boolean;
   /** The clock (default: a ManualClock at 2026-01-01 that stands still). */
   readonly clock?: CliIO['clock'];
+  /** What standard input holds (the path -); none: it cannot be read. */
+  readonly stdin?: string;
+  /** Whether stdout and stderr are coloured, as on a terminal (default: no). */
+  readonly color?: boolean;
 }
 
 let home: string | undefined;
@@ -64,6 +68,8 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     platform: process.platform,
     clock: session.clock ?? new ManualClock(Date.UTC(2026, 0, 1)),
     interactive: session.interactive ?? false,
+    ...(session.stdin !== undefined ? { readStdin: async () => session.stdin ?? '' } : {}),
+    ...(session.color ? { color: true, colorErrors: true } : {}),
     stopSignal: () => session.stop ?? new Promise<string>(() => undefined),
     ...(session.sqlite ? { sqlite: session.sqlite } : {}),
   };

@@ -5,8 +5,9 @@ import type { StoredAssignment, StoredPlan } from '../../store/types';
 import { DB_HELP, formatTime, planCounts, planScope, preemptorOf, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
 import { formatTable } from '../table';
+import { outputHelp } from '../arguments';
 
-const HELP = `Usage: podplan show <plan-id> [--json] [--db file]
+const HELP = `Usage: podplan show <plan-id> [-o json|yaml] [--db file]
 
 Prints a plan kept in the plan history (podplan history lists the ids): how and from what it was
 made, where each pod was placed with its score, and for each pod that could not be placed the
@@ -15,8 +16,9 @@ preempts (podplan schedule, or a profile that lets plans preempt) lists the runn
 each with its node and the pod it makes room for.
 
 Options:
-  --json            print the plan as JSON: summary, assignments and unplaced pods, each with its
-                    reason histogram and best scored nodes, and victims ({ pod, node, by })
+${outputHelp(['json', 'yaml'], 20)}
+                    the plan: summary, assignments and unplaced pods, each with its reason
+                    histogram and best scored nodes, and victims ({ pod, node, by })
 ${DB_HELP}
   -h, --help        this help
 
@@ -33,9 +35,10 @@ export const show: Command = {
   run: (args, io) =>
     runPlanCommand('show', args, io, {
       ids: 1,
-      options: { json: { type: 'boolean' } },
+      options: {},
+      formats: ['json', 'yaml'],
       query: (store, [id]) => store.getPlan(id!),
-      print: (plan, values) => (values['json'] ? `${JSON.stringify(plan, null, 2)}\n` : report(plan)),
+      print: (plan) => report(plan),
     }),
 };
 
