@@ -106,6 +106,21 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
   return { value: model, errors, warnings };
 }
 
+/**
+ * The kinds the files held that nothing here schedules or reads (Services, ConfigMaps, CRD workloads
+ * such as Argo Rollouts), counted, as one line for stderr; undefined when there are none.
+ */
+export function unscheduledKinds(model: WorkspaceModel): string | undefined {
+  const counts = new Map<string, number>();
+  for (const { value } of model.others) {
+    const key = `${value.kind}${value.apiVersion !== undefined ? ` (${value.apiVersion})` : ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  if (counts.size === 0) return undefined;
+  const kinds = [...counts].map(([kind, n]) => `${n} ${kind}`).join(', ');
+  return `note: read but not scheduled: ${kinds} (pods are made only for Pods, Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and ReplicationControllers)`;
+}
+
 function megabytes(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1);
 }

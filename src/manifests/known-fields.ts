@@ -78,6 +78,8 @@ const KIND_SCHEMAS: Readonly<Record<string, Schema>> = {
   ),
   Deployment: top(workloadSpec('replicas strategy minReadySeconds revisionHistoryLimit paused progressDeadlineSeconds')),
   ReplicaSet: top(workloadSpec('replicas minReadySeconds')),
+  // A ReplicationController's selector is a plain label map.
+  ReplicationController: top(fields('replicas minReadySeconds selector', { template: podTemplate })),
   StatefulSet: top(workloadSpec('replicas volumeClaimTemplates serviceName podManagementPolicy updateStrategy revisionHistoryLimit minReadySeconds persistentVolumeClaimRetentionPolicy ordinals')),
   DaemonSet: top(workloadSpec('updateStrategy minReadySeconds revisionHistoryLimit')),
   Job: top(

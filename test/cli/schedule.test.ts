@@ -241,6 +241,20 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.deepEqual(placed, ['cpu-demo-1', 'cpu-demo-2', 'cpu-demo-3']);
   });
 
+  it('kubernetes/website controllers/replication.yaml with one of its pods running: the ReplicationController is a workload, two replicas made up', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('replication-controller.yaml'), '--no-history'], files('replication-controller.yaml'));
+    assert.equal(code, 0, stdout + stderr);
+    assert.equal(stderr, '');
+    assert.deepEqual([...stdout.matchAll(/^(default\/\S+) +node-1/gm)].map((m) => m[1]), ['default/nginx-0*', 'default/nginx-1*']);
+  });
+
+  it('Argo Rollouts getting-started canary Rollout and its Service: no pods made up, and a note on stderr naming the kinds read but not scheduled', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('argo-rollouts-canary.yaml'), '--no-history'], files('argo-rollouts-canary.yaml'));
+    assert.equal(code, 0);
+    assert.match(stdout, /^0 of 0 pending pods placed\.$/m);
+    assert.equal(stderr, 'note: read but not scheduled: 1 Rollout (argoproj.io/v1alpha1), 1 Service (v1) (pods are made only for Pods, Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and ReplicationControllers)\n');
+  });
+
   it('the same six pods as a dump lists them (by name) with creationTimestamps: the earliest created go first', async () => {
     // The order of creation reversed: cpu-demo-6 first, as in an `oc get pods -o yaml` of pods created from 6 down to 1.
     const text = readFileSync(fixture('cpu-demo-six.yaml'), 'utf8').replace(/name: cpu-demo-(\d)\n/g, (_all, n: string) => `name: cpu-demo-${n}\n  creationTimestamp: "2026-01-01T00:00:0${7 - Number(n)}Z"\n`);

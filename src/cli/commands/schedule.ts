@@ -26,8 +26,8 @@ const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [-n
 
 Schedules every pending pod (no spec.nodeName) found in the YAML and JSON files and directories
 given (- reads standard input), on the nodes found there, with kube-scheduler's default plugins and scoring. Pods already
-bound count as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets
-become pods for the replicas that have no pod in the files (a kubectl dump reads as the cluster
+bound count as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and
+ReplicationControllers become pods for the replicas that have no pod in the files (a kubectl dump reads as the cluster
 is); names made up for them are marked * in the table ("generated": true in JSON). With
 --context, the cluster of that kube context is read instead (its pods by their real names), and
 its pending pods whose schedulerName is podplan are scheduled too, as \`podplan run\` would.
