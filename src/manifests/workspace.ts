@@ -4,6 +4,7 @@
 import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSIDriver, type CSINode, type CSIStorageCapacity, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
 import { resolvePriorities } from '../engine/api/priority';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
+import { admitQuotas, applyLimitRanges, limitRange, resourceQuota, type LimitRange, type ResourceQuota } from './admission';
 import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
@@ -58,6 +59,9 @@ export interface ObjectLists {
   readonly csiStorageCapacities: readonly Located<CSIStorageCapacity>[];
   readonly priorityClasses: readonly Located<PriorityClass>[];
   readonly podDisruptionBudgets: readonly Located<PodDisruptionBudget>[];
+  /** Applied to the pods no API server has admitted yet (admission.ts). */
+  readonly limitRanges: readonly Located<LimitRange>[];
+  readonly resourceQuotas: readonly Located<ResourceQuota>[];
   readonly triggers: readonly Located<ScheduleTriggerManifest>[];
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
@@ -92,7 +96,7 @@ export interface WorkspaceModel extends ObjectLists {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 
 function emptyLists(): Mutable<ObjectLists> {
-  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], limitRanges: [], resourceQuotas: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
@@ -189,6 +193,12 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   } else if (kind === 'PodDisruptionBudget') {
     const b = decode(podDisruptionBudget, 'policy/v1');
     if (b) objects.push({ bucket: 'podDisruptionBudgets', value: b, base });
+  } else if (kind === 'LimitRange') {
+    const r = decode(limitRange, 'v1');
+    if (r) objects.push({ bucket: 'limitRanges', value: r, base });
+  } else if (kind === 'ResourceQuota') {
+    const q = decode(resourceQuota, 'v1');
+    if (q) objects.push({ bucket: 'resourceQuotas', value: q, base });
   } else if (kind === 'ScheduleTrigger') {
     const t = decode(scheduleTrigger, PLANNER_API_VERSION);
     if (t) objects.push({ bucket: 'triggers', value: t, base });
@@ -383,8 +393,11 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     real.map((p) => p.value),
   );
   const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
-  // In file order, the made-up pods among the real ones; with their priorities as admission gives them.
-  const pods = admitPriorities(
+  const limitRanges = unique(all.limitRanges, 'LimitRange', (r) => namespaced(r.metadata.namespace, r.metadata.name), errors);
+  const resourceQuotas = unique(all.resourceQuotas, 'ResourceQuota', (q) => namespaced(q.metadata.namespace, q.metadata.name), errors);
+  // In file order, the made-up pods among the real ones; with their priorities, default resources and
+  // quota checks as admission gives them (LimitRanger before ResourceQuota, as the API server runs them).
+  const prioritized = admitPriorities(
     uniqueUids(
       unique(
         all.pods.filter((p) => !p.generated || missing.has(p.value)),
@@ -397,6 +410,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     priorityClasses,
     errors,
   );
+  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges), resourceQuotas, errors);
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
   // A claim a StatefulSet's controller would create counts only where the files have no claim of that name.
   const claimKey = (c: PersistentVolumeClaim) => namespaced(c.metadata.namespace, c.metadata.name);
@@ -428,6 +442,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     csiStorageCapacities,
     priorityClasses,
     podDisruptionBudgets,
+    limitRanges,
+    resourceQuotas,
     triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
     plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
     profiles: all.profiles,
