@@ -112,7 +112,11 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
  */
 export function unscheduledKinds(model: WorkspaceModel): string | undefined {
   const counts = new Map<string, number>();
-  for (const { value } of model.others) {
+  // A kind no API group has (kind: Nodee) has its own warning already.
+  const unknown = new Set(model.errors.filter((e) => e.code === 'unknown-kind').map((e) => `${e.range.file}\0${e.range.start.offset}`));
+  for (const { value, file, source, base } of model.others) {
+    const kind = source.range(base ? `${base}.kind` : 'kind');
+    if (kind && unknown.has(`${file}\0${kind.start.offset}`)) continue;
     const key = `${value.kind}${value.apiVersion !== undefined ? ` (${value.apiVersion})` : ''}`;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }

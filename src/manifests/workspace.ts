@@ -101,7 +101,7 @@ function emptyLists(): Mutable<ObjectLists> {
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
   // A missing field is shown on its mapping's line, an unknown one at its key (as kubectl names the field).
-  const range = issue.code === 'unknown-field' ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
+  const range = issue.code === 'unknown-field' || issue.atKey ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
   return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
 }
 

@@ -275,6 +275,18 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     );
   });
 
+  it('kubernetes/website label syntax, broken three ways (a space in a value, two slashes in a key, a template value starting with -): located errors, exit 2', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('invalid-labels.yaml'), '--no-history'], files('invalid-labels.yaml'));
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    const at = fixture('invalid-labels.yaml');
+    assert.deepEqual(stderr.trimEnd().split('\n').map((l) => l.split(': ').slice(0, 3).join(': ')), [
+      `${at}:13:14: error invalid-label: metadata.labels.release`,
+      `${at}:26:5: error invalid-label: metadata.labels["example.com/team/owner"]`,
+      `${at}:45:18: error invalid-label: spec.template.metadata.labels.version`,
+    ]);
+  });
+
   it('the same six pods as a dump lists them (by name) with creationTimestamps: the earliest created go first', async () => {
     // The order of creation reversed: cpu-demo-6 first, as in an `oc get pods -o yaml` of pods created from 6 down to 1.
     const text = readFileSync(fixture('cpu-demo-six.yaml'), 'utf8').replace(/name: cpu-demo-(\d)\n/g, (_all, n: string) => `name: cpu-demo-${n}\n  creationTimestamp: "2026-01-01T00:00:0${7 - Number(n)}Z"\n`);
