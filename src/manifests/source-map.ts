@@ -256,14 +256,13 @@ export class SourceMap {
   /** The deepest existing field on the way to `path` (the path itself when present). */
   nearestPath(path: string): string {
     if (this.has(path)) return path;
-    let found = '';
+    // From the deepest ancestor up (an ancestor of an existing field exists): a document read lazily
+    // (a kubectl List) then looks inside the item only, never at the whole List.
+    const ancestors: string[] = [];
     let current = '';
-    for (const segment of splitPath(path) ?? []) {
-      current = joinPath(current, segment);
-      if (!this.has(current)) break;
-      found = current;
-    }
-    return found;
+    for (const segment of splitPath(path) ?? []) ancestors.push((current = joinPath(current, segment)));
+    for (let i = ancestors.length - 2; i >= 0; i--) if (this.has(ancestors[i] as string)) return ancestors[i] as string;
+    return '';
   }
 
   /** The range of `path`, or of its nearest existing ancestor (a missing field is shown on its parent). */

@@ -131,6 +131,9 @@ items:
       assert.deepEqual(model.errors.map(brief), [`warning unknown-field ${position(yamlText, 'nodeSelectr')}`, `error bad-quantity ${position(yamlText, '2 cores')}`]);
       const source = model.documents[0]?.source;
       assert.equal(source?.pathAt(yamlText.indexOf('nodeSelectr') + 2), 'items[7000].spec.nodeSelectr');
+      // A field that is not written is shown at its nearest written ancestor, inside the item.
+      const at = source?.locate('items[7000].spec.nodeSelectr.disk');
+      assert.equal(`${at?.start.line}:${at?.start.column}`, position(yamlText, '{}', yamlText.indexOf('nodeSelectr')));
     });
 
     it('the same as JSON (kubectl get -o json)', () => {
