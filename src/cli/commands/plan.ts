@@ -140,7 +140,7 @@ export const plan: Command = {
     else if (!asYaml) io.stdout(report(ref, outcome, madeUp));
     if (!made || outcome.failed) io.stderr(`ScheduleTrigger ${outcome.trigger}: ${outcome.message ?? 'not planned'}\n`);
     if (history) {
-      if (made) history.finished(made, planning.profile, `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`);
+      if (made) history.finished(made, planning.profile, `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`, [...made.assignments, ...made.unplaced].map((p) => p.pod).filter(madeUp));
       else history.failed(outcome.message ?? 'not planned');
     }
     return made && made.unplaced.length === 0 && !outcome.failed ? EXIT.ok : EXIT.unplaced;

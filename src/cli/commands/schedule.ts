@@ -161,7 +161,7 @@ export const schedule: Command = {
       const at = located ? fieldRange(located, 'spec.nodeName') : undefined;
       io.stderr(`${at ? `${at.file}:${at.start.line}:${at.start.column}: ` : ''}warning: pod ${i.pod} ignored: ${i.reason}\n`);
     }
-    if (history) recordRun(history, whole, workspace.cluster, profileInput?.profile, io.clock.now());
+    if (history) recordRun(history, whole, workspace.cluster, profileInput?.profile, io.clock.now(), generated);
     const unplaced = outcome.outcomes.some((o) => !o.node) || outcome.rejected.length > 0 || outcome.waiting.length > 0;
     return unplaced ? EXIT.unplaced : EXIT.ok;
   },
@@ -315,6 +315,7 @@ function recordRun(
   cluster: ClusterSnapshot,
   profile: Profile | undefined,
   now: number,
+  generated: ReadonlySet<string>,
 ): void {
   const placed = result.outcomes.filter((o) => o.node !== undefined);
   const plan = decisionsPlan(
@@ -325,5 +326,6 @@ function recordRun(
   );
   const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
   const untried = result.waiting.length + result.rejected.length;
-  history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`);
+  const madeUp = result.outcomes.filter((o) => generated.has(o.pod)).map((o) => o.pod);
+  history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`, madeUp);
 }

@@ -52,7 +52,11 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan): str
   // As podplan schedule and plan show a preemptor: its node with the pods it evicts.
   const evicts = (pod: string) => victims.filter((v) => v.by === pod).map((v) => v.pod);
   const nodeOf = (a: StoredAssignment) => (evicts(a.pod).length > 0 ? `${a.node} (preempts ${evicts(a.pod).join(', ')})` : a.node);
-  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [a.pod, nodeOf(a), scoreOf(a)])));
+  // A name made up for a workload's replica is marked *, as podplan schedule and plan mark it.
+  const madeUp = new Set(s.madeUp ?? []);
+  const name = (pod: string) => (madeUp.has(pod) ? `${pod}*` : pod);
+  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [name(a.pod), nodeOf(a), scoreOf(a)])));
+  if (madeUp.size > 0) lines.push('', "* a name made up for a workload's replica that had no pod in the files: no real pod has it");
   if (victims.length > 0) {
     lines.push('', 'Preempted:');
     for (const v of victims) lines.push(`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(s, v.by)}`);
@@ -60,7 +64,7 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan): str
   if (unplaced.length > 0) {
     lines.push('', 'Not placed:');
     for (const u of unplaced) {
-      lines.push(`  ${u.pod}: ${u.message}`);
+      lines.push(`  ${name(u.pod)}: ${u.message}`);
       lines.push(...histogram(u.diagnosis?.reasons ?? [], '      '));
     }
   }
