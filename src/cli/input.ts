@@ -3,6 +3,7 @@
 import type { Profile } from '../engine/framework/profile';
 import { combine, engineProfile, fieldRange, formatError, joinPath, readFile, type FileModel, type Located, type ManifestErrorCode, type ProfileManifest, type WorkspaceModel } from '../manifests';
 import { classify } from '../server/service/profiles';
+import { optionHelp } from './help';
 import type { CliIO } from './io';
 import { errorMessage } from '../engine/api/errors';
 
@@ -17,7 +18,12 @@ export interface Input<T> {
 /** --strict, as the commands that read manifests take it. */
 export const STRICT_OPTION = { strict: { type: 'boolean' } } as const;
 
-export const STRICT_HELP = `  --strict          unknown kinds and unknown fields are errors (exit 2), not warnings`;
+/** The help of --strict, its text at `column` like the command's other options. */
+export function strictHelp(column: number): string {
+  return optionHelp('--strict', ['unknown kinds and unknown fields are errors (exit 2), not warnings'], column);
+}
+
+export const STRICT_HELP = strictHelp(20);
 
 /** What --strict turns from warnings into errors (kubectl's --validate=strict). */
 const STRICT_CODES: ReadonlySet<ManifestErrorCode> = new Set(['unknown-field', 'unknown-kind']);
@@ -26,18 +32,38 @@ export interface ReadOptions {
   readonly strict?: boolean | undefined;
 }
 
+/** The path that names standard input, and the name its problems are reported under. */
+export const STDIN = '-';
+export const STDIN_NAME = '<stdin>';
+
 /** Files at least this large get a progress line on stderr while they are read. */
 const LARGE_FILE_BYTES = 8 * 1024 * 1024;
 
+/** On a terminal, the progress of a large file's parse is redrawn at most this often. */
+const PROGRESS_EVERY_MS = 200;
+
 /**
  * Reads every manifest file the paths name into one workspace model: the one function through which
- * commands read their inputs. Large files get a progress line on stderr before and after.
+ * commands read their inputs. Large files get a progress line on stderr before and after, and on a
+ * terminal the share parsed so far, redrawn in place while the parse goes on.
  */
 export async function readWorkspace(paths: readonly string[], io: CliIO, options: ReadOptions = {}): Promise<Input<WorkspaceModel>> {
   const errors: string[] = [];
   const warnings: string[] = [];
   const files: FileModel[] = [];
   for (const target of paths) {
+    if (target === STDIN) {
+      if (!io.readStdin) {
+        errors.push('-: standard input cannot be read here');
+        continue;
+      }
+      try {
+        files.push(readFile({ name: STDIN_NAME, text: await io.readStdin() }));
+      } catch (error) {
+        errors.push(`${STDIN_NAME}: ${errorMessage(error)}`);
+      }
+      continue;
+    }
     let names: string[];
     try {
       names = await io.yamlFiles(target, (problem) => warnings.push(`warning: ${problem}`));
@@ -49,9 +75,23 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
       try {
         const size = (await io.fileSize?.(name)) ?? 0;
         const started = io.clock.now();
-        if (size >= LARGE_FILE_BYTES) io.stderr(`reading ${name} (${megabytes(size)} MB)…\n`);
-        const model = readFile({ name, text: await io.readFile(name) });
-        if (size >= LARGE_FILE_BYTES) io.stderr(`read ${name}: ${model.documents.length} documents, ${model.nodes.length} nodes, ${model.pods.length} pods in ${((io.clock.now() - started) / 1000).toFixed(1)} s\n`);
+        const large = size >= LARGE_FILE_BYTES;
+        const reading = `reading ${name} (${megabytes(size)} MB)…`;
+        if (large) io.stderr(io.interactive ? reading : `${reading}\n`);
+        const text = await io.readFile(name);
+        let shown = started;
+        const onProgress =
+          large && io.interactive
+            ? (offset: number) => {
+                const now = io.clock.now();
+                if (now - shown < PROGRESS_EVERY_MS) return;
+                shown = now;
+                io.stderr(`\r${reading} ${Math.floor((100 * offset) / Math.max(1, text.length))}%`);
+              }
+            : undefined;
+        const model = readFile({ name, text }, undefined, onProgress);
+        if (large && io.interactive) io.stderr(`\r${reading} done\n`);
+        if (large) io.stderr(`read ${name}: ${model.documents.length} documents, ${model.nodes.length} nodes, ${model.pods.length} pods in ${((io.clock.now() - started) / 1000).toFixed(1)} s\n`);
         files.push(model);
       } catch (error) {
         errors.push(`${name}: ${errorMessage(error)}`);
@@ -64,6 +104,25 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
     (e.severity === 'error' ? errors : warnings).push(formatError(e));
   }
   return { value: model, errors, warnings };
+}
+
+/**
+ * The kinds the files held that nothing here schedules or reads (Services, ConfigMaps, CRD workloads
+ * such as Argo Rollouts), counted, as one line for stderr; undefined when there are none.
+ */
+export function unscheduledKinds(model: WorkspaceModel): string | undefined {
+  const counts = new Map<string, number>();
+  // A kind no API group has (kind: Nodee) has its own warning already.
+  const unknown = new Set(model.errors.filter((e) => e.code === 'unknown-kind').map((e) => `${e.range.file}\0${e.range.start.offset}`));
+  for (const { value, file, source, base } of model.others) {
+    const kind = source.range(base ? `${base}.kind` : 'kind');
+    if (kind && unknown.has(`${file}\0${kind.start.offset}`)) continue;
+    const key = `${value.kind}${value.apiVersion !== undefined ? ` (${value.apiVersion})` : ''}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  if (counts.size === 0) return undefined;
+  const kinds = [...counts].map(([kind, n]) => `${n} ${kind}`).join(', ');
+  return `note: read but not scheduled: ${kinds} (pods are made only for Pods, Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and ReplicationControllers)`;
 }
 
 function megabytes(bytes: number): string {

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, realpath, stat, writeFile } from 'node:fs/pro
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { systemClock } from '../platform/clock';
+import { colourRefused } from './colour';
 import type { Clock } from '../engine/api/clock';
 import type { DriverLoader } from '../store/driver';
 
@@ -20,6 +21,12 @@ export interface CliIO {
   readonly yamlFiles: (path: string, onProblem?: (message: string) => void) => Promise<string[]>;
   /** A file's size in bytes (for progress on large reads). */
   readonly fileSize?: (path: string) => Promise<number>;
+  /** All of standard input (the path `-`). */
+  readonly readStdin?: () => Promise<string>;
+  /** Whether stdout may be coloured: a terminal, and NO_COLOR unset or empty. */
+  readonly color?: boolean;
+  /** The same for stderr (the severity of located problems). */
+  readonly colorErrors?: boolean;
   readonly cwd: string;
   readonly env: Readonly<Record<string, string | undefined>>;
   /** With env and platform, where the plan history lives by default (src/store/paths.ts). */
@@ -49,6 +56,13 @@ export const processIO: CliIO = {
     return found.sort();
   },
   fileSize: async (file) => (await stat(file)).size,
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+  color: Boolean(process.stdout.isTTY) && !colourRefused(process.env),
+  colorErrors: Boolean(process.stderr.isTTY) && !colourRefused(process.env),
   cwd: process.cwd(),
   env: process.env,
   homedir: homedir(),

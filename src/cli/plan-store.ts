@@ -7,13 +7,19 @@ import type { Result } from '../engine/api/result';
 import { defaultDatabasePath } from '../store/paths';
 import { ALL_PENDING_PODS, openStore, type PlanStore } from '../store/store';
 import type { PlanSummary, StoreError } from '../store/types';
-import { parseCommand, type CommandOptions } from './arguments';
+import { stringify } from 'yaml';
+import { OUTPUT_OPTION, outputFormat, parseCommand, type CommandOptions, type OutputFormat } from './arguments';
+import { optionHelp } from './help';
 import { EXIT, type CliIO } from './io';
 
 export const DB_OPTION = { db: { type: 'string' } } as const;
 
-export const DB_HELP = `  --db <file>       the plan history (default: $PODPLAN_DB, else podplan/history.db in the
-                    user's data directory: ~/.local/share, ~/Library/Application Support, %APPDATA%)`;
+/** The help of --db, its text at `column` like the command's other options. */
+export function dbHelp(column: number): string {
+  return optionHelp('--db <file>', ["the plan history (default: $PODPLAN_DB, else podplan/history.db in the", "user's data directory: ~/.local/share, ~/Library/Application Support, %APPDATA%)"], column);
+}
+
+export const DB_HELP = dbHelp(20);
 
 export function databasePath(db: string | undefined, io: CliIO): string {
   return path.resolve(io.cwd, db ?? defaultDatabasePath(io.env, io.platform, io.homedir));
@@ -84,13 +90,18 @@ export interface PlanCommand<T> {
   readonly ids: number;
   readonly options: CommandOptions;
   readonly query: (store: PlanStore, ids: readonly number[], values: Values) => Result<T, StoreError>;
+  /** The formats of -o it offers besides its text ('json', 'yaml': the value as such); none: no -o. */
+  readonly formats?: readonly OutputFormat[];
   readonly print: (value: T, values: Values) => string;
 }
 
 /** Runs a command about given plans (show, diff, export): ids and options checked, then the history opened and queried. */
 export async function runPlanCommand<T>(command: string, args: readonly string[], io: CliIO, spec: PlanCommand<T>): Promise<number> {
-  const parsed = parseCommand(command, args, { ...DB_OPTION, ...spec.options }, spec.ids, io);
+  const structured = spec.formats !== undefined;
+  const parsed = parseCommand(command, args, { ...DB_OPTION, ...(structured ? { ...OUTPUT_OPTION, json: { type: 'boolean' } } : {}), ...spec.options }, spec.ids, io);
   if (!parsed) return EXIT.badInput;
+  const format = structured ? outputFormat(command, parsed.values as { output?: string; json?: boolean }, ['text', ...(spec.formats ?? [])], io) : 'text';
+  if (!format) return EXIT.badInput;
   const ids: number[] = [];
   if (spec.ids > 1 && parsed.positionals.length < spec.ids) {
     const given = parsed.positionals.length;
@@ -107,7 +118,7 @@ export async function runPlanCommand<T>(command: string, args: readonly string[]
   return readHistory(command, typeof db === 'string' ? db : undefined, io, (store) => {
     const value = orReport(command, spec.query(store, ids, values), io);
     if (value === undefined) return EXIT.badInput;
-    io.stdout(spec.print(value, values));
+    io.stdout(format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : format === 'yaml' ? stringify(value) : spec.print(value, values));
     return EXIT.ok;
   });
 }

@@ -37,10 +37,13 @@ export class Recording {
     this.recording.finish('failed', message);
   }
 
-  /** Saves `plan` (made with `profile`, undefined: the default) and finishes the run with `message`. */
-  finished(plan: Plan, profile: Profile | undefined, message: string): void {
+  /**
+   * Saves `plan` (made with `profile`, undefined: the default; `madeUp`: its pods whose names were made
+   * up for workload replicas) and finishes the run with `message`.
+   */
+  finished(plan: Plan, profile: Profile | undefined, message: string, madeUp?: readonly string[]): void {
     const file = this.recording.file;
-    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)));
+    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)), madeUp);
     this.recording.finish('succeeded', message);
     if (saved !== undefined) this.io.stderr(`Recorded as plan ${saved} in ${file} (podplan show ${saved}).\n`);
   }

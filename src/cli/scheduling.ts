@@ -8,7 +8,7 @@ import type { ClusterSnapshot } from '../engine/api/types';
 import { PODPLAN_SCHEDULER_NAME } from '../kube/live/compose';
 import type { WorkspaceModel } from '../manifests';
 import type { SourceRef } from '../store/types';
-import { profileInput, readProfile, type ProfileInput } from './input';
+import { profileInput, readProfile, unscheduledKinds, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import { readSource, type SourceArgs } from './source';
 
@@ -54,6 +54,8 @@ export async function loadScheduling(
   for (const w of warnings) io.stderr(`${w}\n`);
   for (const e of errors) io.stderr(`${e}\n`);
   if (errors.length > 0 || !workspace.value) return undefined;
+  const unscheduled = unscheduledKinds(workspace.value);
+  if (unscheduled) io.stderr(`${unscheduled}\n`);
   return { workspace: workspace.value, source: workspace.source, ...(profile ? { profile } : {}), configured, seed };
 }
 

@@ -7,7 +7,7 @@ import { clusterModel, KubeHttp, openContext, openInClusterContext, readCluster,
 import { err, ok, type Result } from '../engine/api/result';
 import { formatError, type WorkspaceModel } from '../manifests';
 import type { SourceRef } from '../store/types';
-import { readWorkspace, type Input, type ReadOptions } from './input';
+import { readWorkspace, STDIN, STDIN_NAME, type Input, type ReadOptions } from './input';
 import type { CliIO } from './io';
 
 /** The options every command reading a cluster takes (spread into its parseArgs options). */
@@ -98,7 +98,7 @@ export interface SourceInput extends Input<WorkspaceModel> {
 
 /** The workspace model of the paths or the kube context the arguments name, every problem as a line. */
 export async function readSource(args: SourceArgs, io: CliIO, options: ReadOptions = {}): Promise<SourceInput> {
-  const files: SourceRef = { kind: 'workspace', name: args.positionals.map((p) => path.resolve(io.cwd, p)).join(' ') };
+  const files: SourceRef = { kind: 'workspace', name: args.positionals.map((p) => (p === STDIN ? STDIN_NAME : path.resolve(io.cwd, p))).join(' ') };
   const problem = sourceProblem(args);
   if (problem) return { errors: [problem], warnings: [], source: files };
   if (!isClusterSource(args)) return { ...(await readWorkspace(args.positionals, io, options)), source: files };

@@ -10,6 +10,8 @@ export interface Issue {
   readonly code: ManifestErrorCode;
   readonly message: string;
   readonly severity: Severity;
+  /** Shown at the key of the field at `path` rather than its value (the key is what is wrong). */
+  readonly atKey?: true;
 }
 
 export class DecodeContext {
@@ -19,6 +21,13 @@ export class DecodeContext {
   report(path: string, code: ManifestErrorCode, message: string, severity: Severity = 'error'): undefined {
     this.issues.push({ path, code, message, severity });
     if (severity === 'error') this.errorCount++;
+    return undefined;
+  }
+
+  /** An error about the key of the field at `path` (an invalid label key): shown at the key. */
+  reportKey(path: string, code: ManifestErrorCode, message: string): undefined {
+    this.issues.push({ path, code, message, severity: 'error', atKey: true });
+    this.errorCount++;
     return undefined;
   }
 

@@ -26,7 +26,9 @@ export type ManifestErrorCode =
   /** A kind a built-in API group does not have (`kind: Nodee`): ignored, with a warning. */
   | 'unknown-kind'
   /** A metadata.name or namespace the API server would refuse. */
-  | 'invalid-name';
+  | 'invalid-name'
+  /** A label key or value the API server would refuse (metadata.labels, a template's, a selector's matchLabels). */
+  | 'invalid-label';
 
 export type Severity = 'error' | 'warning';
 

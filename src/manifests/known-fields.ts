@@ -78,6 +78,8 @@ const KIND_SCHEMAS: Readonly<Record<string, Schema>> = {
   ),
   Deployment: top(workloadSpec('replicas strategy minReadySeconds revisionHistoryLimit paused progressDeadlineSeconds')),
   ReplicaSet: top(workloadSpec('replicas minReadySeconds')),
+  // A ReplicationController's selector is a plain label map.
+  ReplicationController: top(fields('replicas minReadySeconds selector', { template: podTemplate })),
   StatefulSet: top(workloadSpec('replicas volumeClaimTemplates serviceName podManagementPolicy updateStrategy revisionHistoryLimit minReadySeconds persistentVolumeClaimRetentionPolicy ordinals')),
   DaemonSet: top(workloadSpec('updateStrategy minReadySeconds revisionHistoryLimit')),
   Job: top(
@@ -179,11 +181,55 @@ const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** The API server's checks of metadata.name and metadata.namespace, as errors at the field. */
+/** A label's name part and value (upstream IsQualifiedName, IsValidLabelValue). */
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_NAME_RULE = "alphanumeric characters, '-', '_' or '.', starting and ending with an alphanumeric character";
+
+/** Why `key` is not a label key the API server accepts (prefix/name), undefined when it is one. */
+function labelKeyProblem(key: string): string | undefined {
+  const parts = key.split('/');
+  if (parts.length > 2) return `a label key is a name with an optional prefix and '/' (e.g. 'example.com/MyName'), not "${key}"`;
+  const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return `the prefix of label key "${key}" must be a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)`;
+  if (!name) return `label key "${key}" has an empty name part`;
+  if (name.length > 63) return `the name part of label key "${key}" must be no more than 63 characters`;
+  if (!LABEL_NAME.test(name)) return `the name part of label key "${key}" must consist of ${LABEL_NAME_RULE}`;
+  return undefined;
+}
+
+function labelValueProblem(key: string, value: unknown): string | undefined {
+  if (typeof value !== 'string') return undefined; // a wrong type is the decoder's to report
+  if (value.length > 63) return `the value of label "${key}" must be no more than 63 characters`;
+  if (value !== '' && !LABEL_NAME.test(value)) return `the value "${value}" of label "${key}" must be empty or consist of ${LABEL_NAME_RULE}`;
+  return undefined;
+}
+
+/** Label keys and values as the API server validates them, at `path` (a labels or matchLabels mapping). */
+function checkLabels(labels: unknown, path: string, ctx: DecodeContext): void {
+  if (!isPlainObject(labels)) return;
+  for (const [key, value] of Object.entries(labels)) {
+    const at = joinPath(path, key);
+    const keyProblem = labelKeyProblem(key);
+    if (keyProblem) ctx.reportKey(at, 'invalid-label', keyProblem);
+    const valueProblem = labelValueProblem(key, value);
+    if (valueProblem) ctx.report(at, 'invalid-label', valueProblem);
+  }
+}
+
+/** Names, namespaces and labels as the API server validates them: the object's, its pod template's, its selector's. */
 export function checkNames(value: unknown, path: string, ctx: DecodeContext): void {
   if (!isPlainObject(value)) return;
   const meta = value['metadata'];
   if (!isPlainObject(meta)) return;
   const at = joinPath(path, 'metadata');
+  checkLabels(meta['labels'], joinPath(at, 'labels'), ctx);
+  const spec = value['spec'];
+  if (isPlainObject(spec)) {
+    const template = spec['template'];
+    if (isPlainObject(template) && isPlainObject(template['metadata'])) checkLabels(template['metadata']['labels'], joinPath(joinPath(joinPath(joinPath(path, 'spec'), 'template'), 'metadata'), 'labels'), ctx);
+    const selector = spec['selector'];
+    if (isPlainObject(selector) && isPlainObject(selector['matchLabels'])) checkLabels(selector['matchLabels'], joinPath(joinPath(joinPath(path, 'spec'), 'selector'), 'matchLabels'), ctx);
+  }
   const name = meta['name'];
   if (typeof name === 'string' && (name.length > 253 || !DNS_SUBDOMAIN.test(name))) {
     ctx.report(joinPath(at, 'name'), 'invalid-name', `"${name}" is not a valid name: a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)`);

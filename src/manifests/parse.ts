@@ -6,8 +6,9 @@
 // has no value; the other documents are read.
 import { parseAllDocuments, type Document } from 'yaml';
 import type { Severity } from './errors';
-import { fastParse } from './fast-parse';
-import { DocumentSyntax } from './source-map';
+import { fastParse as fastParsePlain } from './fast-parse';
+import { fastParse, type FastDocument } from './fast-yaml';
+import { DocumentSyntax, type Span, type Syntax } from './source-map';
 import { errorMessage } from '../engine/api/errors';
 
 export interface Chunk {
@@ -37,7 +38,7 @@ export interface SyntaxProblem {
 }
 
 export interface ParsedDocument {
-  readonly syntax: DocumentSyntax;
+  readonly syntax: Syntax;
   readonly problems: readonly SyntaxProblem[];
   /** The plain value (mappings as objects); undefined when the document has errors, null when empty. */
   readonly value: unknown;
@@ -75,7 +76,7 @@ function parseChunkSlowly(text: string): ParsedDocument[] {
 
 /** The chunk's document when the fast path reads it; its syntax tree is made by yaml when first asked for. */
 function parseChunkFast(text: string): ParsedDocument[] | undefined {
-  const fast = fastParse(text);
+  const fast = fastParsePlain(text);
   if (!fast) return undefined;
   const tree = () => parseAllDocuments(text, OPTIONS)[0]?.contents ?? null;
   return [{ syntax: new DocumentSyntax(tree, fast.span), problems: [], value: fast.value }];
@@ -93,11 +94,12 @@ export function parseChunk(text: string): ParsedDocument[] {
 const SLOW_SHARE = 0.125;
 
 /**
- * The documents of every chunk of `text`, grouped by chunk: by the fast path where it reads them,
- * else by yaml. One yaml parse of the whole text costs less than one per chunk; should a document not
+ * The documents of every chunk of `text`, grouped by chunk: by a fast path where it reads them
+ * (a text of FAST_PATH_CHARS or more by fast-yaml.ts, a smaller one by fast-parse.ts), else by yaml. One yaml parse of the whole text costs less than one per chunk; should a document not
  * fall within one chunk, each chunk is parsed alone.
  */
-export function parseChunks(text: string, chunks: readonly Chunk[]): ParsedDocument[][] {
+export function parseChunks(text: string, chunks: readonly Chunk[], onProgress?: (offset: number) => void): ParsedDocument[][] {
+  if (text.length >= FAST_PATH_CHARS) return parseLargeChunks(chunks, onProgress);
   const fast: Array<ParsedDocument[] | undefined> = [];
   let slow = 0;
   for (const chunk of chunks) {
@@ -107,6 +109,25 @@ export function parseChunks(text: string, chunks: readonly Chunk[]): ParsedDocum
   }
   if (slow <= chunks.length * SLOW_SHARE) return chunks.map((chunk, i) => fast[i] ?? parseChunkSlowly(chunk.text));
   return parseWhole(text, chunks);
+}
+
+/** Texts at least this long are read by the fast path first (fast-yaml.ts); smaller ones by `yaml` alone. */
+export const FAST_PATH_CHARS = 1 << 20;
+
+/**
+ * A large text's chunks, read by the large-text fast path where it can (`yaml` reads the others);
+ * `onProgress` is told how far the reading got (an offset into `text`) every megabyte or so.
+ */
+function parseLargeChunks(chunks: readonly Chunk[], onProgress?: (offset: number) => void): ParsedDocument[][] {
+  let next = 0;
+  return chunks.map((chunk) => {
+    if (onProgress && chunk.offset >= next) {
+      onProgress(chunk.offset);
+      next = chunk.offset + (1 << 20);
+    }
+    const fast = fastParse(chunk.text, onProgress && ((offset) => onProgress(chunk.offset + offset)));
+    return fast ? [fastDocument(chunk.text, fast)] : parseChunk(chunk.text);
+  });
 }
 
 function parseWhole(text: string, chunks: readonly Chunk[]): ParsedDocument[][] {
@@ -120,4 +141,98 @@ function parseWhole(text: string, chunks: readonly Chunk[]): ParsedDocument[][] 
     group.push(parsedDocument(doc, chunk.offset));
   }
   return groups;
+}
+
+/** A document read by the fast path: its syntax is parsed by `yaml` when a location is first asked for. */
+function fastDocument(text: string, fast: FastDocument): ParsedDocument {
+  return { syntax: new LazySyntax(text, fast.items), problems: [], value: fast.value };
+}
+
+/** How many List items' syntax a lazy document keeps parsed (each is parsed again when needed). */
+const ITEMS_KEPT = 256;
+
+/**
+ * The syntax of a document read by the fast path, parsed by `yaml` on first use. In a kubectl List
+ * a location inside `items[i]` parses that item's text only, so a warning about one pod of a
+ * 50 MB dump does not parse the dump.
+ */
+export class LazySyntax implements Syntax {
+  private whole: DocumentSyntax | undefined;
+  private readonly itemSyntax = new Map<number, DocumentSyntax | null>();
+
+  constructor(
+    private readonly text: string,
+    private readonly items?: FastDocument['items'],
+  ) {}
+
+  private full(): DocumentSyntax {
+    if (!this.whole) {
+      const doc = parseAllDocuments(this.text, OPTIONS)[0];
+      this.whole = doc ? (parsedDocument(doc, 0).syntax as DocumentSyntax) : new DocumentSyntax(null, [0, this.text.length]);
+    }
+    return this.whole;
+  }
+
+  get span(): readonly [number, number] {
+    return this.full().span;
+  }
+
+  /** Item `i`'s syntax, offsets relative to the item's start; null when it does not parse alone. */
+  private item(i: number): DocumentSyntax | null {
+    let syntax = this.itemSyntax.get(i);
+    if (syntax !== undefined) return syntax;
+    const range = this.items?.ranges[i];
+    const doc = range ? parseAllDocuments(this.text.slice(range[0], range[1]), OPTIONS) : [];
+    const only = doc.length === 1 && doc[0]?.errors.length === 0 ? doc[0] : undefined;
+    syntax = only ? new DocumentSyntax(only.contents, [only.range[0], only.range[1]]) : null;
+    if (this.itemSyntax.size >= ITEMS_KEPT) this.itemSyntax.delete(this.itemSyntax.keys().next().value as number);
+    this.itemSyntax.set(i, syntax);
+    return syntax;
+  }
+
+  lookup(path: string): Span | undefined {
+    const m = this.items ? /^items\[(\d+)\]/.exec(path) : null;
+    if (m && this.items) {
+      const i = Number(m[1]);
+      const range = this.items.ranges[i];
+      const syntax = range ? this.item(i) : null;
+      if (range && syntax) {
+        const rest = path.slice(m[0].length);
+        const span = syntax.lookup(this.items.prefix ? this.items.prefix + rest : rest.replace(/^\./, ''));
+        if (!span) return undefined;
+        const shift = (n: number | undefined) => (n === undefined ? undefined : n + range[0]);
+        const keyStart = shift(span.keyStart);
+        const keyEnd = shift(span.keyEnd);
+        return { start: span.start + range[0], end: span.end + range[0], ...(keyStart !== undefined ? { keyStart } : {}), ...(keyEnd !== undefined ? { keyEnd } : {}) };
+      }
+    }
+    return this.full().lookup(path);
+  }
+
+  pathAt(offset: number): string | undefined {
+    const ranges = this.items?.ranges;
+    if (ranges && this.items) {
+      // The item holding the offset, by binary search over the items' ranges.
+      let lo = 0;
+      let hi = ranges.length - 1;
+      while (lo <= hi) {
+        const mid = (lo + hi) >> 1;
+        const [start, end] = ranges[mid] as readonly [number, number];
+        if (offset < start) hi = mid - 1;
+        else if (offset > end) lo = mid + 1;
+        else {
+          const syntax = this.item(mid);
+          const inner = syntax?.pathAt(offset - start);
+          if (inner === undefined) break;
+          const prefix = this.items.prefix;
+          let rest: string | undefined;
+          if (prefix) rest = inner.startsWith(prefix) ? inner.slice(prefix.length) : inner === '' ? '' : undefined;
+          else rest = inner === '' || inner.startsWith('[') ? inner : `.${inner}`;
+          if (rest === undefined) break;
+          return `items[${mid}]${rest}`;
+        }
+      }
+    }
+    return this.full().pathAt(offset);
+  }
 }

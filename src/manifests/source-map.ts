@@ -114,11 +114,21 @@ export function lineCounterOf(text: string): LineCounter {
   return lines;
 }
 
+/** Where a document's fields are, with offsets relative to the start of the document's text. */
+export interface Syntax {
+  /** The document's range, relative. */
+  readonly span: readonly [number, number];
+  /** Where the field at `path` is; undefined when the document has no such field. */
+  lookup(path: string): Span | undefined;
+  /** The deepest field whose key or value contains the relative `offset`. */
+  pathAt(offset: number): string | undefined;
+}
+
 /**
  * One document's syntax tree, with offsets relative to the start of the document's text so it can be
  * reused unchanged when text before it is edited. Its path index is built on first use.
  */
-export class DocumentSyntax {
+export class DocumentSyntax implements Syntax {
   private index: Map<string, Span> | undefined;
   private tree: YamlNode | null | undefined;
 
@@ -145,6 +155,10 @@ export class DocumentSyntax {
       this.walk(root, '', this.index);
     }
     return this.index;
+  }
+
+  lookup(path: string): Span | undefined {
+    return this.spans().get(path);
   }
 
   // Aliases are mapped where they are written, not followed: the fields they stand for live at the anchor.
@@ -208,7 +222,7 @@ export class SourceMap {
   constructor(
     readonly file: string,
     private readonly lines: LineCounter,
-    private readonly syntax: DocumentSyntax,
+    private readonly syntax: Syntax,
     /** Offset of the document's text in the file. */
     private readonly shift: number,
   ) {}
@@ -231,7 +245,7 @@ export class SourceMap {
 
   /** The value at `path` (its key when the value is empty, as in `spec:`); undefined when absent. */
   range(path: string): SourceRange | undefined {
-    const span = this.syntax.spans().get(path);
+    const span = this.syntax.lookup(path);
     if (!span) return undefined;
     if (span.end > span.start || span.keyStart === undefined) return this.rangeOf(this.shift + span.start, this.shift + span.end);
     return this.rangeOf(this.shift + span.keyStart, this.shift + (span.keyEnd ?? span.keyStart));
@@ -239,26 +253,24 @@ export class SourceMap {
 
   /** The key of a map entry at `path`. */
   keyRange(path: string): SourceRange | undefined {
-    const span = this.syntax.spans().get(path);
+    const span = this.syntax.lookup(path);
     return span?.keyStart === undefined ? undefined : this.rangeOf(this.shift + span.keyStart, this.shift + (span.keyEnd ?? span.keyStart));
   }
 
   has(path: string): boolean {
-    return this.syntax.spans().has(path);
+    return this.syntax.lookup(path) !== undefined;
   }
 
   /** The deepest existing field on the way to `path` (the path itself when present). */
   nearestPath(path: string): string {
-    const spans = this.syntax.spans();
-    if (spans.has(path)) return path;
-    let found = '';
+    if (this.has(path)) return path;
+    // From the deepest ancestor up (an ancestor of an existing field exists): a document read lazily
+    // (a kubectl List) then looks inside the item only, never at the whole List.
+    const ancestors: string[] = [];
     let current = '';
-    for (const segment of splitPath(path) ?? []) {
-      current = joinPath(current, segment);
-      if (!spans.has(current)) break;
-      found = current;
-    }
-    return found;
+    for (const segment of splitPath(path) ?? []) ancestors.push((current = joinPath(current, segment)));
+    for (let i = ancestors.length - 2; i >= 0; i--) if (this.has(ancestors[i] as string)) return ancestors[i] as string;
+    return '';
   }
 
   /** The range of `path`, or of its nearest existing ancestor (a missing field is shown on its parent). */

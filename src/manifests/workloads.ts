@@ -16,11 +16,11 @@
 // when it does not exist (statefulSetClaims; the workspace keeps a claim of the files over it).
 import { selectorMatches } from '../engine/api/labels';
 import { DEFAULT_NAMESPACE, type LabelSelector, type Labels, type ObjectMeta, type OwnerReference, type PersistentVolumeClaim, type Pod, type PodSpec, type Volume } from '../engine/api/types';
-import { arrayOf, integer, object, string, type DecodeContext, type Decoder } from './decode';
+import { arrayOf, integer, isPlainObject, object, string, type DecodeContext, type Decoder } from './decode';
 import { labelSelector, objectMeta, persistentVolumeClaim, podSpec, templateMeta } from './kube';
 import { joinPath } from './source-map';
 
-export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'Job' | 'DaemonSet';
+export type WorkloadKind = 'Deployment' | 'ReplicaSet' | 'StatefulSet' | 'Job' | 'DaemonSet' | 'ReplicationController';
 
 export const WORKLOAD_API_VERSIONS: Readonly<Record<WorkloadKind, string>> = {
   Deployment: 'apps/v1',
@@ -28,6 +28,7 @@ export const WORKLOAD_API_VERSIONS: Readonly<Record<WorkloadKind, string>> = {
   StatefulSet: 'apps/v1',
   DaemonSet: 'apps/v1',
   Job: 'batch/v1',
+  ReplicationController: 'v1',
 };
 
 export interface PodTemplate {
@@ -81,7 +82,7 @@ const workloadShape = object<{ apiVersion?: string; metadata: ObjectMeta; spec: 
 /** Decodes a workload of `kind` and checks its selector against its template, as the API server does. */
 export function workloadDecoder(kind: WorkloadKind): Decoder<Workload> {
   return (v, path, ctx) => {
-    const w = workloadShape(v, path, ctx);
+    const w = workloadShape(kind === 'ReplicationController' ? replicationControllerSelector(v) : v, path, ctx);
     if (!w?.metadata || !w.spec?.template?.spec) return undefined;
     const spec = w.spec;
     checkSelector(kind, spec, joinPath(path, 'spec'), ctx);
@@ -96,6 +97,20 @@ export function workloadDecoder(kind: WorkloadKind): Decoder<Workload> {
       ...(kind === 'StatefulSet' && spec.volumeClaimTemplates?.length ? { claimTemplates: spec.volumeClaimTemplates } : {}),
     };
   };
+}
+
+/**
+ * A ReplicationController's spec.selector is a plain label map (equality only), defaulted to the
+ * template's labels when absent: read as the matchLabels of a label selector.
+ */
+function replicationControllerSelector(v: unknown): unknown {
+  if (!isPlainObject(v)) return v;
+  const spec = v['spec'];
+  if (!isPlainObject(spec)) return v;
+  const template = spec['template'];
+  const templateLabels = isPlainObject(template) && isPlainObject(template['metadata']) ? template['metadata']['labels'] : undefined;
+  const selector = spec['selector'] ?? templateLabels;
+  return selector === undefined ? v : { ...v, spec: { ...spec, selector: { matchLabels: selector } } };
 }
 
 function checkSelector(kind: WorkloadKind, spec: WorkloadSpec, path: string, ctx: DecodeContext): void {

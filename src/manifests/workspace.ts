@@ -4,6 +4,7 @@
 import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSIDriver, type CSINode, type CSIStorageCapacity, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
 import { resolvePriorities } from '../engine/api/priority';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
+import { admitQuotas, applyLimitRanges, limitRange, resourceQuota, type LimitRange, type ResourceQuota } from './admission';
 import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
@@ -58,6 +59,9 @@ export interface ObjectLists {
   readonly csiStorageCapacities: readonly Located<CSIStorageCapacity>[];
   readonly priorityClasses: readonly Located<PriorityClass>[];
   readonly podDisruptionBudgets: readonly Located<PodDisruptionBudget>[];
+  /** Applied to the pods no API server has admitted yet (admission.ts). */
+  readonly limitRanges: readonly Located<LimitRange>[];
+  readonly resourceQuotas: readonly Located<ResourceQuota>[];
   readonly triggers: readonly Located<ScheduleTriggerManifest>[];
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
@@ -92,12 +96,12 @@ export interface WorkspaceModel extends ObjectLists {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 
 function emptyLists(): Mutable<ObjectLists> {
-  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], limitRanges: [], resourceQuotas: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
   // A missing field is shown on its mapping's line, an unknown one at its key (as kubectl names the field).
-  const range = issue.code === 'unknown-field' ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
+  const range = issue.code === 'unknown-field' || issue.atKey ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
   return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
 }
 
@@ -189,6 +193,12 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   } else if (kind === 'PodDisruptionBudget') {
     const b = decode(podDisruptionBudget, 'policy/v1');
     if (b) objects.push({ bucket: 'podDisruptionBudgets', value: b, base });
+  } else if (kind === 'LimitRange') {
+    const r = decode(limitRange, 'v1');
+    if (r) objects.push({ bucket: 'limitRanges', value: r, base });
+  } else if (kind === 'ResourceQuota') {
+    const q = decode(resourceQuota, 'v1');
+    if (q) objects.push({ bucket: 'resourceQuotas', value: q, base });
   } else if (kind === 'ScheduleTrigger') {
     const t = decode(scheduleTrigger, PLANNER_API_VERSION);
     if (t) objects.push({ bucket: 'triggers', value: t, base });
@@ -222,9 +232,10 @@ const chunkReads = new WeakMap<FileModel, Map<string, readonly DocumentRead[]>>(
 
 /**
  * Reads one file's text; never throws, whatever the text. Pass the model of the previous read of the
- * same file and only the documents whose text changed are parsed again.
+ * same file and only the documents whose text changed are parsed again. `onProgress` is told how far
+ * the parse of a large text got (an offset into it), about every megabyte.
  */
-export function readFile(input: { readonly name: string; readonly text: string }, previous?: FileModel): FileModel {
+export function readFile(input: { readonly name: string; readonly text: string }, previous?: FileModel, onProgress?: (offset: number) => void): FileModel {
   const file = input.name;
   const reuse = previous?.file === file ? chunkReads.get(previous) : undefined;
   const reads = new Map<string, readonly DocumentRead[]>();
@@ -233,7 +244,7 @@ export function readFile(input: { readonly name: string; readonly text: string }
   const documents: ManifestDocument[] = [];
   const chunks = splitDocuments(input.text);
   // Without a previous read every chunk is new: parse the text in one go.
-  const fresh = reuse ? undefined : parseChunks(input.text, chunks);
+  const fresh = reuse ? undefined : parseChunks(input.text, chunks, onProgress);
   for (const [i, chunk] of chunks.entries()) {
     const chunkRead = reuse?.get(chunk.text) ?? reads.get(chunk.text) ?? (fresh?.[i] ?? parseChunk(chunk.text)).map(readDocument);
     reads.set(chunk.text, chunkRead);
@@ -382,8 +393,11 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     real.map((p) => p.value),
   );
   const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
-  // In file order, the made-up pods among the real ones; with their priorities as admission gives them.
-  const pods = admitPriorities(
+  const limitRanges = unique(all.limitRanges, 'LimitRange', (r) => namespaced(r.metadata.namespace, r.metadata.name), errors);
+  const resourceQuotas = unique(all.resourceQuotas, 'ResourceQuota', (q) => namespaced(q.metadata.namespace, q.metadata.name), errors);
+  // In file order, the made-up pods among the real ones; with their priorities, default resources and
+  // quota checks as admission gives them (LimitRanger before ResourceQuota, as the API server runs them).
+  const prioritized = admitPriorities(
     uniqueUids(
       unique(
         all.pods.filter((p) => !p.generated || missing.has(p.value)),
@@ -396,6 +410,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     priorityClasses,
     errors,
   );
+  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges), resourceQuotas, errors);
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
   // A claim a StatefulSet's controller would create counts only where the files have no claim of that name.
   const claimKey = (c: PersistentVolumeClaim) => namespaced(c.metadata.namespace, c.metadata.name);
@@ -427,6 +442,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     csiStorageCapacities,
     priorityClasses,
     podDisruptionBudgets,
+    limitRanges,
+    resourceQuotas,
     triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
     plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
     profiles: all.profiles,

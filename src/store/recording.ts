@@ -92,8 +92,8 @@ export class RunRecording {
   }
 
   /** Saves a plan under the run; its id, or undefined after reporting why it was not saved. */
-  savePlan(plan: Plan, profileHash: string = sha256(plan.profile)): number | undefined {
-    const saved = this.store.savePlan(this.run, plan, { profileHash });
+  savePlan(plan: Plan, profileHash: string = sha256(plan.profile), madeUp?: readonly string[]): number | undefined {
+    const saved = this.store.savePlan(this.run, plan, { profileHash, ...(madeUp?.length ? { madeUp } : {}) });
     this.report(saved);
     return saved.ok ? saved.value : undefined;
   }

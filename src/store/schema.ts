@@ -147,6 +147,13 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 6,
+    description: "the pods of a plan whose names were made up for workload replicas (JSON list), which show marks and export refuses",
+    sql: `
+      ALTER TABLE plans ADD COLUMN made_up TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

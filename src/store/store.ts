@@ -125,7 +125,7 @@ export function safeServer(server: string): string {
 export const ALL_PENDING_PODS = '*';
 
 const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.objective, p.bound, p.profile, p.profile_hash,
-  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
+  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, p.made_up, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
 const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id';
 
 export class PlanStore {
@@ -192,7 +192,7 @@ export class PlanStore {
    * and prunes the pod set's history to the newest `keepPerPodSet` in the same transaction. Encoding
    * and compression happen before the write lock is taken.
    */
-  savePlan(runId: number, plan: Plan, meta: { readonly profileHash: string }): Result<number, StoreError> {
+  savePlan(runId: number, plan: Plan, meta: { readonly profileHash: string; readonly madeUp?: readonly string[] }): Result<number, StoreError> {
     const duplicate = firstDuplicate([...plan.assignments.map((a) => a.pod), ...plan.unplaced.map((u) => u.pod)]);
     if (duplicate !== undefined) return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} lists pod ${duplicate} more than once` });
     const victims = plan.victims ?? [];
@@ -205,8 +205,8 @@ export class PlanStore {
       const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis), this.topScores);
       return immediate(this.db, () => {
         const id = this.sql(
-          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted, made_up)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           runId,
           plan.podSet,
@@ -222,6 +222,7 @@ export class PlanStore {
           plan.assignments.length,
           plan.unplaced.length,
           victims.length,
+          meta.madeUp?.length ? JSON.stringify(meta.madeUp) : null,
         ).lastInsertRowid;
         const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
         const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
@@ -341,10 +342,13 @@ export class PlanStore {
    * The plan as SchedulePlan YAML under Pallet's name rule, as src/manifests writes it; with
    * `diagnoses` every pod's full diagnosis goes in too, so reading it back gives the plan saved.
    */
-  exportPlan(id: number, options: WritePlanOptions = {}): Result<string, StoreError> {
+  exportPlan(id: number, options: WritePlanOptions & { readonly madeUpNames?: boolean } = {}): Result<string, StoreError> {
     const summary = this.summary(id);
     if (!summary.ok) return summary;
     if (summary.value.podSet === ALL_PENDING_PODS) return err({ kind: 'invalid', message: `plan ${id} is a podplan schedule run over every pending pod, not a pod set's plan: it has no SchedulePlan` });
+    const madeUp = summary.value.madeUp ?? [];
+    if (madeUp.length > 0 && !options.madeUpNames)
+      return err({ kind: 'invalid', message: `plan ${id} places pods whose names were made up for workload replicas with no pod in the files (${madeUp.join(', ')}): a SchedulePlan naming them matches no real pod (Pallet matches pods by name); --made-up-names writes it anyway` });
     if (options.diagnoses) {
       const plan = this.loadPlan(id);
       return plan.ok ? ok(writeSchedulePlan(plan.value, options)) : plan;
@@ -536,6 +540,7 @@ function summaryOf(row: Row): PlanSummary {
     placed: row['placed'] as number,
     unplaced: row['unplaced'] as number,
     evicted: row['evicted'] as number,
+    ...optional('madeUp', typeof row['made_up'] === 'string' ? (JSON.parse(row['made_up']) as string[]) : null),
   };
 }
 

@@ -72,6 +72,11 @@ export interface PlanSummary {
   readonly unplaced: number;
   /** Running pods the plan evicts (0 on plans recorded before schema version 5). */
   readonly evicted: number;
+  /**
+   * The plan's pods (as it names them) whose names were made up for workload replicas with no pod in
+   * the files: no real pod has them. Absent when there are none (and on plans before schema version 6).
+   */
+  readonly madeUp?: readonly string[];
 }
 
 export interface StoredAssignment {

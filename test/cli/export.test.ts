@@ -34,7 +34,19 @@ describe('cli export', () => {
     const run = value(store.startRun({ kind: 'workspace', name: 'examples' }, 'preview'));
     assert.equal(value(store.savePlan(run, plan, { profileHash: 'sha256:p' })), 1);
     assert.equal(value(store.savePlan(run, planOf({ 'default/a': 'n1' }, { podSet: ALL_PENDING_PODS, namespace: ALL_PENDING_PODS, planner: 'schedule' }), { profileHash: 'sha256:p' })), 2);
+    // The same plan with two of its pods' names made up for workload replicas (podplan plan on a Deployment's template).
+    assert.equal(value(store.savePlan(run, plan, { profileHash: 'sha256:p', madeUp: ['batch-0', 'batch-1'] })), 3);
     store.close();
+  });
+
+  it('refuses a plan that places pods whose names were made up (no real pod has them), unless --made-up-names', async () => {
+    const refused = await cli(['export', '3', '--db', db]);
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stdout, '');
+    assert.match(refused.stderr, /^podplan export: plan 3 places pods whose names were made up for workload replicas with no pod in the files \(batch-0, batch-1\): a SchedulePlan naming them matches no real pod \(Pallet matches pods by name\); --made-up-names writes it anyway\n$/);
+    const asked = await cli(['export', '3', '--made-up-names', '--db', db]);
+    assert.equal(asked.code, 0);
+    assert.equal(asked.stdout, writeSchedulePlan(plan));
   });
 
   it('prints the SchedulePlan under Pallet\'s name, as src/manifests writes the plan', async () => {
@@ -70,7 +82,7 @@ describe('cli export', () => {
 
   const bad: Array<[args: string[], expected: RegExp]> = [
     [['2'], /plan 2 is a podplan schedule run over every pending pod, not a pod set's plan: it has no SchedulePlan/],
-    [['3'], /^podplan export: plan 3 is not in the history\n$/],
+    [['4'], /^podplan export: plan 4 is not in the history\n$/],
     [['one'], /"one" is not a plan id/],
   ];
   for (const [args, expected] of bad) {

@@ -91,7 +91,7 @@ describe('cli history', () => {
   const bad: Array<[args: string[], expected: RegExp]> = [
     [['--limit', '0'], /--limit must be a positive whole number, not "0"/],
     [['--before', 'x'], /--before must be a positive whole number, not "x"/],
-    [['--pod-sets', 'web'], /Unknown option '--pod-sets'/],
+    [['--pod-sets', 'web'], /^podplan history: unknown option --pod-sets \(did you mean --pod-set\?\)/],
     [['web'], /unexpected argument "web"/],
   ];
   for (const [args, expected] of bad) {

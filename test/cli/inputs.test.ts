@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { useTempDir } from '../store/helpers';
+import { ManualClock } from '../../src/engine/api/clock';
+import { cli } from './run-cli';
 import { runPodplan } from './run-cli-process';
 
 const NODE = `apiVersion: v1
@@ -90,6 +92,24 @@ spec:
     const { code, stderr } = await runPodplan(['schedule', file, '--no-history']);
     assert.equal(code, 0, stderr);
     assert.match(stderr, new RegExp(`^reading ${file} \\(8\\.5 MB\\)…\nread ${file}: 1 documents, 1 nodes, 0 pods in \\d+\\.\\d s$`, 'm'));
+  });
+
+  it('on a terminal, redraws how much of a large file is parsed while it parses, then finishes the line', async () => {
+    // A kubectl List of 10 MB; the clock moves 250 ms each time it is read, so every progress call is drawn.
+    const pods = Array.from({ length: 40000 }, (_, i) => `- apiVersion: v1\n  kind: Pod\n  metadata: { name: p-${i}, namespace: ns, annotations: { note: ${'x'.repeat(150)} } }\n  spec:\n    nodeName: n1\n    containers: [{ name: main }]\n`);
+    const text = `apiVersion: v1\nitems:\n- ${NODE.replaceAll('\n', '\n  ').trimEnd()}\n${pods.join('')}kind: List\n`;
+    const clock = new (class extends ManualClock {
+      override now(): number {
+        this.advance(250);
+        return super.now();
+      }
+    })();
+    const { code, stderr } = await cli(['schedule', 'dump.yaml', '--no-history'], { 'dump.yaml': text }, {}, { interactive: true, clock });
+    assert.equal(code, 0, stderr);
+    const drawn = [...stderr.matchAll(/\rreading dump\.yaml \(\d+\.\d MB\)… (\d+)%/g)].map((m) => Number(m[1]));
+    assert.ok(drawn.length >= 5, JSON.stringify(stderr.slice(0, 600)));
+    assert.deepEqual([...drawn].sort((a, b) => a - b), drawn, 'rising');
+    assert.match(stderr, /^reading dump\.yaml \(\d+\.\d MB\)…(\r.*)*\rreading dump\.yaml \(\d+\.\d MB\)… done\nread dump\.yaml: 1 documents, 1 nodes, 40000 pods in \d+\.\d s\n/);
   });
 
   describe('directories', () => {

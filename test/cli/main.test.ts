@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli } from './run-cli';
 
-const COMMANDS = ['schedule', 'explain', 'plan', 'serve-planner', 'snapshot', 'crds', 'install-crds', 'run', 'claim', 'history', 'show', 'diff', 'export'];
+const COMMANDS = ['schedule', 'explain', 'plan', 'serve-planner', 'snapshot', 'crds', 'install-crds', 'run', 'claim', 'history', 'show', 'diff', 'export', 'completion'];
 
 describe('cli/main', () => {
   it('lists every command with --help and exits 0', async () => {
@@ -19,8 +19,25 @@ describe('cli/main', () => {
     assert.match(stderr, /unknown command "frobnicate"/);
   });
 
-  it('prints its version', async () => {
-    assert.match((await cli(['--version'])).stdout, /^\d+\.\d+\.\d+\n$/);
+  it('prints its version, and --help says so', async () => {
+    const version = (await cli(['--version'])).stdout;
+    assert.match(version, /^\d+\.\d+\.\d+\n$/);
+    assert.ok((await cli(['--help'])).stdout.includes(`  --version   print the version (${version.trim()})`));
+  });
+
+  it("lines up every command's help: each option's text starts at one column, continuation lines too", async () => {
+    for (const command of ['', ...COMMANDS]) {
+      const help = (await cli(command ? [command, '--help'] : ['--help'])).stdout;
+      const section = help.split('\nOptions:\n')[1]?.split('\n\n')[0];
+      assert.ok(section, `${command || 'podplan'}: an Options section`);
+      const columns = new Set<number>();
+      for (const line of section.split('\n')) {
+        const option = /^( {2}-\S.*?\S)( {2,})\S/.exec(line);
+        if (option) columns.add((option[1] as string).length + (option[2] as string).length);
+        else if (!/^ {2}-/.test(line)) columns.add(line.length - line.trimStart().length);
+      }
+      assert.equal(columns.size, 1, `${command || 'podplan'} --help, text at columns ${[...columns].join(', ')}:\n${section}`);
+    }
   });
 
   it('every example of every command\'s --help on examples/cluster runs as shown (no bad input)', async () => {

@@ -127,10 +127,10 @@ Not placed:
       ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
       ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
       ['a pod set whose trigger holds no pods (workloads at 0 replicas)', { 'c.yaml': NODES + trigger('empty') }, ['c.yaml', '--pod-set', 'empty'], /^podplan plan: pod set default\/empty has no pending pods in the files \(its ScheduleTrigger empty has nothing to plan; are its workloads at 0 replicas\?\)$/m],
-      ['--status without --yaml', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--status'], /^podplan plan: --status goes with --yaml/m],
+      ['--status without --yaml', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--status'], /^podplan plan: --status goes with -o yaml/m],
       ['no --pod-set', FRAGMENTED, ['c.yaml'], /^podplan plan: --pod-set is required \(pod sets in the files: default\/batch\)$/m],
       ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, exact, pallet, not "best"/],
-      ['--yaml with --json', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'], /--yaml and --json cannot be used together/],
+      ['--yaml with --json', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'], /^podplan plan: --json and --yaml ask for different outputs: give one$/m],
       ['no paths', {}, ['--pod-set', 'batch'], /no paths given/],
     ];
     for (const [what, files, args, expected] of table) {

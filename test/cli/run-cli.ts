@@ -15,6 +15,14 @@ export interface CliSession {
   readonly onStdout?: (text: string) => void;
   /** What the command's stopSignal resolves with, when it does (never, if not given). */
   readonly stop?: Promise<string>;
+  /** Whether stderr is a terminal (default: no). */
+  readonly interactive?: boolean;
+  /** The clock (default: a ManualClock at 2026-01-01 that stands still). */
+  readonly clock?: CliIO['clock'];
+  /** What standard input holds (the path -); none: it cannot be read. */
+  readonly stdin?: string;
+  /** Whether stdout and stderr are coloured, as on a terminal (default: no). */
+  readonly color?: boolean;
 }
 
 let home: string | undefined;
@@ -53,12 +61,15 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
       if (below.length === 0) throw Object.assign(new Error(`ENOENT: no such file or directory, stat '${path}'`), { code: 'ENOENT' });
       return below;
     },
+    fileSize: async (path) => Buffer.byteLength(files[path] ?? ''),
     cwd: '/work',
     env,
     homedir: testHome(),
     platform: process.platform,
-    clock: new ManualClock(Date.UTC(2026, 0, 1)),
-    interactive: false,
+    clock: session.clock ?? new ManualClock(Date.UTC(2026, 0, 1)),
+    interactive: session.interactive ?? false,
+    ...(session.stdin !== undefined ? { readStdin: async () => session.stdin ?? '' } : {}),
+    ...(session.color ? { color: true, colorErrors: true } : {}),
     stopSignal: () => session.stop ?? new Promise<string>(() => undefined),
     ...(session.sqlite ? { sqlite: session.sqlite } : {}),
   };

@@ -241,6 +241,52 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.deepEqual(placed, ['cpu-demo-1', 'cpu-demo-2', 'cpu-demo-3']);
   });
 
+  it('kubernetes/website controllers/replication.yaml with one of its pods running: the ReplicationController is a workload, two replicas made up', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('replication-controller.yaml'), '--no-history'], files('replication-controller.yaml'));
+    assert.equal(code, 0, stdout + stderr);
+    assert.equal(stderr, '');
+    assert.deepEqual([...stdout.matchAll(/^(default\/\S+) +node-1/gm)].map((m) => m[1]), ['default/nginx-0*', 'default/nginx-1*']);
+  });
+
+  it('Argo Rollouts getting-started canary Rollout and its Service: no pods made up, and a note on stderr naming the kinds read but not scheduled', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('argo-rollouts-canary.yaml'), '--no-history'], files('argo-rollouts-canary.yaml'));
+    assert.equal(code, 0);
+    assert.match(stdout, /^0 of 0 pending pods placed\.$/m);
+    assert.equal(stderr, 'note: read but not scheduled: 1 Rollout (argoproj.io/v1alpha1), 1 Service (v1) (pods are made only for Pods, Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and ReplicationControllers)\n');
+  });
+
+  it('kubernetes/website memory-defaults: the LimitRange gives default-mem-demo a 256Mi request, default-mem-demo-2 keeps its 1Gi limit as request: both do not fit 1200Mi', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('memory-defaults.yaml'), '--no-history'], files('memory-defaults.yaml'));
+    assert.equal(code, 1, stdout + stderr);
+    assert.match(stdout, /^default-mem-example\/default-mem-demo-2 +node-1/m);
+    assert.match(stdout, /^ {2}default-mem-example\/default-mem-demo: 0\/1 nodes are available: 1 Insufficient memory\./m);
+    const explained = await cli(['explain', fixture('memory-defaults.yaml'), 'default-mem-example/default-mem-demo', '--node', 'node-1'], files('memory-defaults.yaml'));
+    assert.match(explained.stdout, /lacks: memory short by 80Mi/, explained.stdout);
+  });
+
+  it('kubernetes/website quota-mem-cpu: quota-mem-cpu-demo-2 is refused as the page shows, with a located warning, and left out', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('quota-mem-cpu.yaml'), '--no-history'], files('quota-mem-cpu.yaml'));
+    assert.equal(code, 0, stdout + stderr);
+    assert.match(stdout, /^quota-mem-cpu-example\/quota-mem-cpu-demo +node-1/m);
+    assert.doesNotMatch(stdout, /quota-mem-cpu-demo-2/);
+    assert.equal(
+      stderr,
+      `${fixture('quota-mem-cpu.yaml')}:40:9: warning bad-value: metadata.name: pods "quota-mem-cpu-demo-2" is forbidden: exceeded quota: mem-cpu-demo, requested: requests.memory=700Mi, used: requests.memory=600Mi, limited: requests.memory=1Gi (ResourceQuota admission): quota-mem-cpu-example/quota-mem-cpu-demo-2 left out\n`,
+    );
+  });
+
+  it('kubernetes/website label syntax, broken three ways (a space in a value, two slashes in a key, a template value starting with -): located errors, exit 2', async () => {
+    const { code, stdout, stderr } = await cli(['schedule', fixture('invalid-labels.yaml'), '--no-history'], files('invalid-labels.yaml'));
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    const at = fixture('invalid-labels.yaml');
+    assert.deepEqual(stderr.trimEnd().split('\n').map((l) => l.split(': ').slice(0, 3).join(': ')), [
+      `${at}:13:14: error invalid-label: metadata.labels.release`,
+      `${at}:26:5: error invalid-label: metadata.labels["example.com/team/owner"]`,
+      `${at}:45:18: error invalid-label: spec.template.metadata.labels.version`,
+    ]);
+  });
+
   it('the same six pods as a dump lists them (by name) with creationTimestamps: the earliest created go first', async () => {
     // The order of creation reversed: cpu-demo-6 first, as in an `oc get pods -o yaml` of pods created from 6 down to 1.
     const text = readFileSync(fixture('cpu-demo-six.yaml'), 'utf8').replace(/name: cpu-demo-(\d)\n/g, (_all, n: string) => `name: cpu-demo-${n}\n  creationTimestamp: "2026-01-01T00:00:0${7 - Number(n)}Z"\n`);

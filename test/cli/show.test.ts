@@ -1,6 +1,7 @@
 // `podplan show <plan-id>`: a plan from the history with where each pod went, its score, and for
 // each pod not placed kube-scheduler's message and how many nodes rejected it for each reason.
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ManualClock } from '../../src/engine/api/clock';
 import type { Diagnosis } from '../../src/engine/framework/diagnosis';
@@ -55,6 +56,22 @@ describe('cli show', () => {
       ),
     );
     store.close();
+  });
+
+  it('marks the names podplan schedule made up for workload replicas, as schedule does (* in the table, madeUp in JSON)', async () => {
+    const files = Object.fromEntries(readdirSync('examples/cluster').filter((f) => f.endsWith('.yaml')).map((f) => [join('examples/cluster', f), readFileSync(join('examples/cluster', f), 'utf8')]));
+    const history = join(dir.path, 'made-up.db');
+    const scheduled = await cli(['schedule', 'examples/cluster', '--db', history], files);
+    const recorded = /Recorded as plan (\d+)/.exec(scheduled.stderr)?.[1];
+    assert.ok(recorded, scheduled.stderr);
+    const shown = await cli(['show', recorded, '--db', history]);
+    assert.equal(shown.code, 0, shown.stderr);
+    const marked = (text: string) => [...text.matchAll(/^(\S+\/\S+?)(\*?) +node-/gm)].map((m) => `${m[1]}${m[2]}`);
+    assert.deepEqual(marked(shown.stdout), marked(scheduled.stdout), 'the same pods marked as podplan schedule marked them');
+    assert.ok(marked(shown.stdout).includes('shop/web-0*'));
+    assert.match(shown.stdout, /^\* a name made up for a workload's replica that had no pod in the files: no real pod has it$/m);
+    const json = JSON.parse((await cli(['show', recorded, '-o', 'json', '--db', history])).stdout) as StoredPlan;
+    assert.ok(json.summary.madeUp?.includes('shop/web-0') && !json.summary.madeUp.includes('data/ingest'));
   });
 
   it('prints how the plan was made, each placement with its score, and why each other pod was not placed', async () => {

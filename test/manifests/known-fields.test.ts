@@ -20,6 +20,20 @@ describe('manifests/known-fields: validation like kubectl', () => {
   ];
   for (const [what, text, expected] of table) it(what, () => assert.deepEqual(problems(text).filter(([code]) => code !== 'missing-field'), expected));
 
+  describe('label keys and values as the API server validates them (IsQualifiedName, IsValidLabelValue)', () => {
+    const pod = (labels: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  labels: ${labels}\nspec: { containers: [{ name: c }] }\n`;
+    const labels: Array<[what: string, labels: string, expected: unknown[]]> = [
+      ['prefixed keys, dots, dashes, underscores, an empty value, 63 characters', `{ app.kubernetes.io/name: web, a_b-c.d: "", x: ${'v'.repeat(63)} }`, []],
+      ['a value with a space', '{ release: Spring 2026 }', [['invalid-label', 'error', 'metadata.labels.release', 5]]],
+      ['a value of 64 characters', `{ x: ${'v'.repeat(64)} }`, [['invalid-label', 'error', 'metadata.labels.x', 5]]],
+      ['a value starting with -', '{ v: -g1a2b3c }', [['invalid-label', 'error', 'metadata.labels.v', 5]]],
+      ['a key with two slashes', '{ a/b/c: x }', [['invalid-label', 'error', 'metadata.labels["a/b/c"]', 5]]],
+      ['an upper-case prefix', '{ Example.com/x: y }', [['invalid-label', 'error', 'metadata.labels["Example.com/x"]', 5]]],
+      ['an empty name part', '{ example.com/: y }', [['invalid-label', 'error', 'metadata.labels["example.com/"]', 5]]],
+    ];
+    for (const [what, text, expected] of labels) it(what, () => assert.deepEqual(problems(pod(text)), expected));
+  });
+
   it('a misspelling gets the nearest field name in its message', () => {
     const [error] = readFile({ name: 'm.yaml', text: 'apiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec:\n  nodeSelectr: { a: b }\n  containers: [{ name: main }]\n' }).errors;
     assert.equal(error?.message, 'unknown field "nodeSelectr" (did you mean "nodeSelector"?); it is ignored');

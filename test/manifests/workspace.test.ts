@@ -114,6 +114,37 @@ items:
     assert.equal(m.others.length + m.nodes.length + m.pods.length, 0);
   });
 
+  describe('a large kubectl List (the fast path) gives the objects and locations a small one does', () => {
+    const item = (i: number, extra = '') => `- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p-${i}\n    namespace: ns\n  spec:\n    containers:\n    - name: main\n      resources:\n        requests: { cpu: 100m }\n${extra}`;
+    const items = Array.from({ length: 12000 }, (_, i) => item(i, i === 7000 ? '    nodeSelectr: {}\n' : i === 9000 ? '    priority: 1\n    overhead: { cpu: 2 cores }\n' : ''));
+    const yamlText = `apiVersion: v1\nitems:\n${items.join('')}kind: List\nmetadata: {}\n`;
+    const position = (text: string, needle: string, from = 0) => {
+      const offset = text.indexOf(needle, from);
+      const before = text.slice(0, offset);
+      return `${before.split('\n').length}:${offset - before.lastIndexOf('\n')}`;
+    };
+
+    it('reads every item, and locates an unknown field at its key and a bad quantity at its value', () => {
+      assert.ok(yamlText.length > 1 << 20);
+      const model = readFile({ name: 'dump.yaml', text: yamlText });
+      assert.equal(model.pods.length, 11999, 'all but the one with the bad quantity');
+      assert.deepEqual(model.errors.map(brief), [`warning unknown-field ${position(yamlText, 'nodeSelectr')}`, `error bad-quantity ${position(yamlText, '2 cores')}`]);
+      const source = model.documents[0]?.source;
+      assert.equal(source?.pathAt(yamlText.indexOf('nodeSelectr') + 2), 'items[7000].spec.nodeSelectr');
+      // A field that is not written is shown at its nearest written ancestor, inside the item.
+      const at = source?.locate('items[7000].spec.nodeSelectr.disk');
+      assert.equal(`${at?.start.line}:${at?.start.column}`, position(yamlText, '{}', yamlText.indexOf('nodeSelectr')));
+    });
+
+    it('the same as JSON (kubectl get -o json)', () => {
+      const jsonText = JSON.stringify({ apiVersion: 'v1', items: Array.from({ length: 12000 }, (_, i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: 'ns' }, spec: { containers: [{ name: 'main' }], ...(i === 7000 ? { nodeSelectr: {} } : {}) } })), kind: 'List' }, null, 4);
+      const model = readFile({ name: 'dump.json', text: jsonText });
+      assert.equal(model.pods.length, 12000);
+      assert.deepEqual(model.errors.map(brief), [`warning unknown-field ${position(jsonText, '"nodeSelectr"')}`]);
+      assert.equal(model.documents[0]?.source.pathAt(jsonText.indexOf('"nodeSelectr"') + 2), 'items[7000].spec.nodeSelectr');
+    });
+  });
+
   describe('combining files', () => {
     const nodes = { name: 'nodes.yaml', text: 'apiVersion: v1\nkind: Node\nmetadata: { name: n1 }\nstatus: { allocatable: { cpu: "4", pods: "10" } }\n' };
     const more = { name: 'more.yaml', text: `${nodes.text}---\napiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec: { nodeName: n1, containers: [{ name: a }] }\n` };

@@ -8,7 +8,7 @@ import { KubeHttp } from '../../kube/http';
 import { openContext } from '../../kube/kubeconfig';
 import { poolClient } from '../../kube/live/cluster';
 import { parseCommand } from '../arguments';
-import { databasePath, DB_HELP, DB_OPTION, openHistory } from '../plan-store';
+import { databasePath, dbHelp, DB_OPTION, openHistory } from '../plan-store';
 import { EXIT, type Command } from '../io';
 
 const HELP = `Usage: podplan claim --context <name> --pool <name> [--count n] [--timeout d] [-n namespace] [--kubeconfig file] [--db file]
@@ -26,7 +26,7 @@ Options:
   --timeout <d>        how long to wait for idle pods, a Go duration (default 30s)
   -n, --namespace <ns> the pool's namespace (default: the context's, else default)
   --kubeconfig <file>  the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)
-${DB_HELP}
+${dbHelp(23)}
   --no-history         do not record the claims in the plan history
   -h, --help           this help
 

@@ -15,6 +15,9 @@ required fields, status subresource) with one addition: a ScheduleTrigger's opti
 spec.dependsOn. A SchedulePlan's status is a bare object as in Pallet's CRD, so Podplan writes its
 plan status in the annotation podplan.io/plan-status.
 
+Options:
+  -h, --help  this help
+
 Exit codes: 0.
 `;
 

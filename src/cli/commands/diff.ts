@@ -3,15 +3,17 @@ import type { PlanDiff, PlanSummary } from '../../store/types';
 import { DB_HELP, planCounts, planScope, preemptorOf, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
 import { histogram } from './show';
+import { outputHelp } from '../arguments';
 
-const HELP = `Usage: podplan diff <plan-a> <plan-b> [--json] [--db file]
+const HELP = `Usage: podplan diff <plan-a> <plan-b> [-o json|yaml] [--db file]
 
 Compares two plans of the plan history (usually two plans of one pod set): which pods moved to
 another node, which became placeable and which could no longer be placed, and why; and which
 running pods one plan evicts and the other does not (plans that preempt).
 
 Options:
-  --json            print the difference as JSON
+${outputHelp(['json', 'yaml'], 20)}
+                    the difference
 ${DB_HELP}
   -h, --help        this help
 
@@ -29,9 +31,10 @@ export const diff: Command = {
   run: (args, io) =>
     runPlanCommand('diff', args, io, {
       ids: 2,
-      options: { json: { type: 'boolean' } },
+      options: {},
+      formats: ['json', 'yaml'],
       query: (store, [a, b]) => store.diffPlans(a!, b!),
-      print: (d, values) => (values['json'] ? `${JSON.stringify(d, null, 2)}\n` : report(d)),
+      print: (d) => report(d),
     }),
 };
 

@@ -9,7 +9,8 @@ import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } fr
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset';
 import { simulate } from '../../engine/scheduler/simulate';
-import { parseCommand } from '../arguments';
+import { stringify } from 'yaml';
+import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand, type OutputFormat } from '../arguments';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
 import { loadPlanning, planSet } from '../planning';
@@ -17,10 +18,10 @@ import { loadScheduling, runProfile } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan explain <paths…> POD [--node NODE] [--json] [--all] [--profile file] [--seed n] [--strict]
+const HELP = `Usage: podplan explain <paths…> POD [-n NS] [--node NODE] [-o json|yaml] [--all] [--profile file] [--seed n] [--strict]
        podplan explain --context NAME [--kubeconfig file] POD [options]
 
-Explains where one pending pod (POD as namespace/name, or name when only one namespace has it)
+Explains where one pending pod (POD as namespace/name, or name with -n or when only one namespace has it)
 goes and why, as podplan schedule places it (the same run, the same seed): the decision (its node,
 or kube-scheduler's message), the stage funnel (nodes left after PreFilter, sampling and each
 Filter plugin), the rejected nodes grouped by reason with the plugin that said so, the best nodes
@@ -33,7 +34,10 @@ ${sourceHelp(20)}
   --node <name>     that node's complete verdict: every Filter plugin that rejects it, what it lacks,
                     its scores and rank
   --all             list every node (lists are cut to 10 with the count of the rest otherwise)
-  --json            print the explanation as JSON
+  -n, --namespace <ns>
+                    the namespace of POD (as kubectl's -n)
+${outputHelp(['json', 'yaml'], 20)}
+                    the explanation
   --profile <file>  a KubeSchedulerConfiguration, as podplan schedule takes it
   --seed <n>        seed for sampling and tie-breaking (default 1)
 ${STRICT_HELP}
@@ -54,11 +58,16 @@ export const explainCommand: Command = {
   summary: 'explain why one pod goes to its node, or why it cannot be placed',
   help: HELP,
   async run(args, io) {
-    const parsed = parseCommand('explain', args, { ...SOURCE_OPTIONS, ...STRICT_OPTION, node: { type: 'string' }, json: { type: 'boolean' }, all: { type: 'boolean' }, profile: { type: 'string' }, seed: { type: 'string' } }, Infinity, io);
+    const parsed = parseCommand('explain', args, { ...SOURCE_OPTIONS, ...STRICT_OPTION, node: { type: 'string' }, namespace: { type: 'string' }, ...OUTPUT_OPTION, json: { type: 'boolean' }, all: { type: 'boolean' }, profile: { type: 'string' }, seed: { type: 'string' } }, Infinity, io);
     if (!parsed) return EXIT.badInput;
     const { positionals, values } = parsed;
     const fail = (message: string) => (io.stderr(`podplan explain: ${message}\n`), EXIT.badInput);
-    const wanted = positionals.at(-1);
+    const format = outputFormat('explain', values, ['text', 'json', 'yaml'], io);
+    if (!format) return EXIT.badInput;
+    const last = positionals.at(-1);
+    // -n ns names the pod's namespace, as kubectl's does (a namespace/name given wins, if they agree).
+    if (last?.includes('/') && values.namespace !== undefined && !last.startsWith(`${values.namespace}/`)) return fail(`${last} is not in namespace ${values.namespace} (-n)`);
+    const wanted = last !== undefined && values.namespace !== undefined && !last.includes('/') ? `${values.namespace}/${last}` : last;
     const pathsNeeded = !isClusterSource({ positionals, values });
     if (wanted === undefined || (pathsNeeded && positionals.length < 2)) return fail(`${pathsNeeded ? 'paths and a pod are' : 'a pod is'} needed\n\n${HELP}`);
     // The last word is the pod; the words before it are the paths (none with --context).
@@ -77,7 +86,7 @@ export const explainCommand: Command = {
     const generated = workspace.generated.has(key);
 
     const podSet = found.metadata.labels?.[POD_SET_LABEL];
-    if (podSet !== undefined && found.spec.schedulerName === POD_SET_SCHEDULER_NAME) return explainPlanned(source, found, podSet, values, limit, io);
+    if (podSet !== undefined && found.spec.schedulerName === POD_SET_SCHEDULER_NAME) return explainPlanned(source, found, podSet, values, format, limit, io);
 
     let verdicts: NodeVerdict[] | undefined;
     const result = await simulate(workspace.cluster, {
@@ -100,10 +109,17 @@ export const explainCommand: Command = {
       return fail(`${key} was not scheduled by this run${why ? `: ${why}` : ''}`);
     }
     const report = podReport(outcome.diagnosis, { limit, ...(verdicts ? { verdicts } : {}), ...(values.node !== undefined ? { node: values.node } : {}) });
-    io.stdout(values.json ? `${JSON.stringify({ ...report, generated, attempts: outcome.attempts }, null, 2)}\n` : formatReport(report, generated));
+    io.stdout(structured(format, { ...report, generated, attempts: outcome.attempts }) ?? formatReport(report, generated));
     return report.placed ? EXIT.ok : EXIT.unplaced;
   },
 };
+
+/** The value as -o json or yaml prints it; undefined for the text report. */
+function structured(format: OutputFormat, value: unknown): string | undefined {
+  if (format === 'json') return `${JSON.stringify(value, null, 2)}\n`;
+  if (format === 'yaml') return stringify(value);
+  return undefined;
+}
 
 /** `name` or `namespace/name` among the pods; a string saying why when it is not exactly one. */
 function findPod(pods: readonly Pod[], wanted: string): Pod | string {
@@ -115,7 +131,7 @@ function findPod(pods: readonly Pod[], wanted: string): Pod | string {
 }
 
 /** A pod of a pod set: planned with its set, as podplan plan would, and explained at its planned node. */
-async function explainPlanned(source: SourceArgs, pod: Pod, podSet: string, values: { node?: string | undefined; json?: boolean | undefined; profile?: string | undefined; seed?: string | undefined; strict?: boolean | undefined }, limit: number, io: CliIO): Promise<number> {
+async function explainPlanned(source: SourceArgs, pod: Pod, podSet: string, values: { node?: string | undefined; profile?: string | undefined; seed?: string | undefined; strict?: boolean | undefined }, format: OutputFormat, limit: number, io: CliIO): Promise<number> {
   const planning = await loadPlanning('explain', source, values, io);
   if (!planning) return EXIT.badInput;
   const namespace = pod.metadata.namespace ?? 'default';
@@ -136,11 +152,11 @@ async function explainPlanned(source: SourceArgs, pod: Pod, podSet: string, valu
   const lead = `${podKey(pod)} is in pod set ${podSet}: planned with its set by the ${plan?.planner ?? 'pod-set'} planner${outcome.trigger ? ` (ScheduleTrigger ${outcome.trigger})` : ''}.`;
   if (!diagnosis) {
     const text = assigned ? `${lead}\nPlanned node: ${assigned.node} (the planner chose it for the set as a whole; it records no cycle for this pod).\n` : `${lead}\nNot in the plan: ${outcome.message ?? 'not planned'}\n`;
-    io.stdout(values.json ? `${JSON.stringify({ pod: podKey(pod), podSet, planner: plan?.planner ?? null, node: assigned?.node ?? null, message: outcome.message ?? null }, null, 2)}\n` : text);
+    io.stdout(structured(format, { pod: podKey(pod), podSet, planner: plan?.planner ?? null, node: assigned?.node ?? null, message: outcome.message ?? null }) ?? text);
     return assigned ? EXIT.ok : EXIT.unplaced;
   }
   const report = podReport({ ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) }, { limit, ...(values.node !== undefined ? { node: values.node } : {}) });
-  io.stdout(values.json ? `${JSON.stringify({ ...report, podSet, planner: plan?.planner }, null, 2)}\n` : `${lead}\n${formatReport(report, false)}`);
+  io.stdout(structured(format, { ...report, podSet, planner: plan?.planner }) ?? `${lead}\n${formatReport(report, false)}`);
   return report.placed ? EXIT.ok : EXIT.unplaced;
 }
 

@@ -2,7 +2,7 @@
 import { DB_HELP, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
 
-const HELP = `Usage: podplan export <plan-id> [--diagnoses] [--db file]
+const HELP = `Usage: podplan export <plan-id> [--diagnoses] [--made-up-names] [--db file]
 
 Prints a plan of the plan history as a SchedulePlan (planner.ciena.io/v1alpha1) on stdout, named as
 Pallet names it, so that kubectl apply -f replaces the plan Pallet's controllers look up. spec.plan
@@ -12,6 +12,8 @@ unplaced pod was left out, and which running pods the plan evicts (status.victim
 Options:
   --diagnoses       also write every pod's full diagnosis into the status (long), so that reading
                     the file back gives the whole plan
+  --made-up-names   write the plan even when it places pods whose names were made up for workload
+                    replicas (podplan show marks them *), which match no real pod; refused without
 ${DB_HELP}
   -h, --help        this help
 
@@ -29,8 +31,8 @@ export const exportPlan: Command = {
   run: (args, io) =>
     runPlanCommand('export', args, io, {
       ids: 1,
-      options: { diagnoses: { type: 'boolean' } },
-      query: (store, [id], values) => store.exportPlan(id!, { diagnoses: values['diagnoses'] === true }),
+      options: { diagnoses: { type: 'boolean' }, 'made-up-names': { type: 'boolean' } },
+      query: (store, [id], values) => store.exportPlan(id!, { diagnoses: values['diagnoses'] === true, madeUpNames: values['made-up-names'] === true }),
       print: (yaml) => yaml,
     }),
 };

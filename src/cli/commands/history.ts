@@ -1,22 +1,25 @@
 // `podplan history`: the plans kept in the history, newest first, a page at a time.
 import type { PlanSummary } from '../../store/types';
-import { parseCommand } from '../arguments';
+import { stringify } from 'yaml';
+import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand } from '../arguments';
 import { DB_HELP, DB_OPTION, formatTime, orReport, positiveInteger, readHistory } from '../plan-store';
 import { EXIT, type CliIO, type Command } from '../io';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan history [--pod-set name] [--namespace ns] [--trigger name] [--limit n] [--before id] [--json] [--db file]
+const HELP = `Usage: podplan history [--pod-set name] [-n ns] [--trigger name] [--limit n] [--before id] [-o json|yaml] [--db file]
 
 Lists the plans kept in the plan history, newest first: every plan Podplan made (previews, trigger
 firings, live plans) and every podplan schedule run (pod set "*", planner "schedule").
 
 Options:
   --pod-set <name>  only this pod set's plans
-  --namespace <ns>  only plans in this namespace
+  -n, --namespace <ns>
+                    only plans in this namespace
   --trigger <name>  only plans this ScheduleTrigger asked for
   --limit <n>       at most n plans (default 20)
   --before <id>     only plans older than this id: the next page, as the last line suggests
-  --json            print the plans as JSON ({ plans, next })
+${outputHelp(['json', 'yaml'], 20)}
+                    the plans as { plans, next }
 ${DB_HELP}
   -h, --help        this help
 
@@ -36,7 +39,7 @@ export const history: Command = {
     const parsed = parseCommand(
       'history',
       args,
-      { ...DB_OPTION, 'pod-set': { type: 'string' }, namespace: { type: 'string' }, trigger: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' }, json: { type: 'boolean' } },
+      { ...DB_OPTION, 'pod-set': { type: 'string' }, namespace: { type: 'string' }, trigger: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' }, json: { type: 'boolean' }, ...OUTPUT_OPTION },
       0,
       io,
     );
@@ -45,6 +48,8 @@ export const history: Command = {
     const limit = wholeNumber('--limit', values.limit, DEFAULT_LIMIT, io);
     const before = wholeNumber('--before', values.before, undefined, io);
     if (limit === null || before === null) return EXIT.badInput;
+    const format = outputFormat('history', values, ['text', 'json', 'yaml'], io);
+    if (!format) return EXIT.badInput;
     return readHistory('history', values.db, io, (store) => {
       const page = orReport(
         'history',
@@ -52,7 +57,9 @@ export const history: Command = {
         io,
       );
       if (!page) return EXIT.badInput;
-      if (values.json) io.stdout(`${JSON.stringify({ plans: page.items, ...(page.next !== undefined ? { next: page.next } : {}) }, null, 2)}\n`);
+      const value = { plans: page.items, ...(page.next !== undefined ? { next: page.next } : {}) };
+      if (format === 'json') io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+      else if (format === 'yaml') io.stdout(stringify(value));
       else io.stdout(listing(page.items, page.next, args));
       return EXIT.ok;
     });

@@ -1,6 +1,7 @@
 // Every CLI command, in the order `podplan --help` lists them.
 import type { Command } from '../io';
 import { claim } from './claim';
+import { completionCommand } from './completion';
 import { crds, installCrds } from './crds';
 import { diff } from './diff';
 import { explainCommand } from './explain';
@@ -13,4 +14,19 @@ import { servePlanner } from './serve-planner';
 import { show } from './show';
 import { snapshot } from './snapshot';
 
-export const commands: readonly Command[] = [schedule, explainCommand, plan, servePlanner, snapshot, crds, installCrds, run, claim, history, show, diff, exportPlan];
+export const commands: readonly Command[] = [
+  schedule,
+  explainCommand,
+  plan,
+  servePlanner,
+  snapshot,
+  crds,
+  installCrds,
+  run,
+  claim,
+  history,
+  show,
+  diff,
+  exportPlan,
+  completionCommand(() => commands),
+];

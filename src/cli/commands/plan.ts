@@ -5,16 +5,16 @@ import { PLANNERS, type PlanSettings } from '../../engine/planner/build';
 import { planStatus } from '../../engine/planner/plan';
 import { podSetKey, podSetsIn, type PodSetRef } from '../../engine/planner/podset';
 import { writeSchedulePlan } from '../../manifests';
-import { parseCommand } from '../arguments';
-import { DB_HELP, DB_OPTION } from '../plan-store';
-import { STRICT_HELP, STRICT_OPTION } from '../input';
+import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand } from '../arguments';
+import { dbHelp, DB_OPTION } from '../plan-store';
+import { strictHelp, STRICT_OPTION } from '../input';
 import { EXIT, type Command } from '../io';
 import { loadPlanning, planSet, type SetOutcome } from '../planning';
 import { Recording } from '../recording';
 import { sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan plan <paths…> --pod-set NAME [--namespace NS] [--planner greedy|optimize|exact|pallet] [--profile file] [--seed n] [--yaml [--status]|--json]
+const HELP = `Usage: podplan plan <paths…> --pod-set NAME [-n NS] [--planner greedy|optimize|exact|pallet] [--profile file] [--seed n] [-o yaml [--status]|json]
        podplan plan --context NAME [--kubeconfig file] --pod-set NAME [options]
 
 Plans the pending pods of a pod set (pods labelled planner.ciena.io/pod-set: NAME with
@@ -26,7 +26,8 @@ set's trigger depends on (spec.dependsOn) are planned first and their pods assum
 Options:
 ${sourceHelp(22)}
   --pod-set <name>    the pod set to plan (namespace/name, or its name)
-  --namespace <ns>    its namespace (needed only when several namespaces have a set of that name)
+  -n, --namespace <ns>
+                      its namespace (needed only when several namespaces have a set of that name)
   --planner <name>    greedy (the scheduler's pipeline pod by pod), optimize (the whole set at
                       once: as many pods as possible, then as few nodes; a solver improves it
                       for up to 2 s), exact (the HiGHS solver for up to 10 s: proven optimal, or
@@ -38,17 +39,18 @@ ${sourceHelp(22)}
                       first) is merged onto the default one. Without it, such a profile among the
                       files given is used.
   --seed <n>          seed for tie-breaking (default 1): the same seed, the same plan
-  --yaml              print the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1) holding
-                      only what Pallet's CRD declares (spec.plan), ready for kubectl apply
-  --made-up-names     with --yaml: write the plan even when it places pods whose names are made
+${outputHelp(['json', 'yaml'], 22)}
+                      yaml: the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1) holding
+                      only what Pallet's CRD declares (spec.plan), ready for kubectl apply; json:
+                      the plan, its status and the diagnoses
+  --made-up-names     with -o yaml: write the plan even when it places pods whose names are made
                       up for workload replicas (marked * in the table, madeUp in --json), which
                       match no real pod
-  --status            with --yaml: add Podplan's status (planner, profile, the pods left out and
+  --status            with -o yaml: add Podplan's status (planner, profile, the pods left out and
                       why), which Pallet's CRD does not declare
-  --json              print the plan, its status and the diagnoses as JSON
-${STRICT_HELP}
-${DB_HELP}
-  --no-history      do not record the plan in the plan history
+${strictHelp(22)}
+${dbHelp(22)}
+  --no-history        do not record the plan in the plan history
   -h, --help          this help
 
 The plan is recorded in the plan history (with its diagnoses), which podplan history, show, diff
@@ -83,6 +85,7 @@ export const plan: Command = {
         profile: { type: 'string' },
         seed: { type: 'string' },
         yaml: { type: 'boolean' },
+        ...OUTPUT_OPTION,
         status: { type: 'boolean' },
         'made-up-names': { type: 'boolean' },
         json: { type: 'boolean' },
@@ -95,8 +98,10 @@ export const plan: Command = {
     const { values } = parsed;
     const problem = sourceProblem(parsed);
     if (problem) return fail(`${problem}\n\n${HELP}`);
-    if (values.yaml && values.json) return fail('--yaml and --json cannot be used together');
-    if (values.status && !values.yaml) return fail('--status goes with --yaml (Podplan\'s status in the SchedulePlan)');
+    const format = outputFormat('plan', values, ['text', 'json', 'yaml'], io);
+    if (!format) return EXIT.badInput;
+    const [asJson, asYaml] = [format === 'json', format === 'yaml'];
+    if (values.status && !asYaml) return fail('--status goes with -o yaml (Podplan\'s status in the SchedulePlan)');
     if (values['no-history'] && values.db !== undefined) return fail('--no-history and --db cannot be used together: --db names the history to record in');
     if (values.planner !== undefined && !PLANNERS.has(values.planner)) return fail(`--planner must be one of ${[...PLANNERS.keys()].join(', ')}, not "${values.planner}"`);
     const planning = await loadPlanning('plan', parsed, values, io);
@@ -126,16 +131,16 @@ export const plan: Command = {
     const made = outcome.plan;
     const madeUp = (pod: string) => planning.workspace.generated.has(`${ref.namespace}/${pod}`);
     const invented = made?.assignments.filter((a) => madeUp(a.pod)).map((a) => `${ref.namespace}/${a.pod}`) ?? [];
-    if (values.yaml && invented.length > 0 && !values['made-up-names']) {
+    if (asYaml && invented.length > 0 && !values['made-up-names']) {
       history?.failed('the plan names pods made up for workload replicas');
       return fail(`the plan places pods whose names are made up for workload replicas with no pod in the files (${invented.join(', ')}): a SchedulePlan naming them matches no real pod (Pallet matches pods by name). Plan the cluster's pods (--context, or a dump of them), or pass --made-up-names to write it anyway`);
     }
-    if (values.json) io.stdout(`${JSON.stringify(toJson(ref, outcome, madeUp), null, 2)}\n`);
-    else if (values.yaml && made) io.stdout(writeSchedulePlan(made, { status: Boolean(values.status) }));
-    else if (!values.yaml) io.stdout(report(ref, outcome, madeUp));
+    if (asJson) io.stdout(`${JSON.stringify(toJson(ref, outcome, madeUp), null, 2)}\n`);
+    else if (asYaml && made) io.stdout(writeSchedulePlan(made, { status: Boolean(values.status) }));
+    else if (!asYaml) io.stdout(report(ref, outcome, madeUp));
     if (!made || outcome.failed) io.stderr(`ScheduleTrigger ${outcome.trigger}: ${outcome.message ?? 'not planned'}\n`);
     if (history) {
-      if (made) history.finished(made, planning.profile, `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`);
+      if (made) history.finished(made, planning.profile, `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`, [...made.assignments, ...made.unplaced].map((p) => p.pod).filter(madeUp));
       else history.failed(outcome.message ?? 'not planned');
     }
     return made && made.unplaced.length === 0 && !outcome.failed ? EXIT.ok : EXIT.unplaced;

@@ -25,7 +25,7 @@ import { parseAddress, SchedulerMetrics, serveHealth } from '../../kube/live/met
 import { schedulePlanName } from '../../engine/planner/name';
 import type { RunRecording } from '../../store/recording';
 import { parseCommand } from '../arguments';
-import { DB_HELP, DB_OPTION } from '../plan-store';
+import { dbHelp, DB_OPTION } from '../plan-store';
 import { readProfile } from '../input';
 import { startRecording } from '../recording';
 import { EXIT, type CliIO, type Command } from '../io';
@@ -57,11 +57,13 @@ Options:
   --dry-run            write nothing to the cluster (no bindings, plans, trigger states or Lease); print
                        what would be written
   --once               exit once nothing of its own is pending or in flight
-  --lease-namespace <ns>  where the ${LEASE_NAME} Lease lives (default ${LEASE_NAMESPACE})
+  --lease-namespace <ns>
+                       where the ${LEASE_NAME} Lease lives (default ${LEASE_NAMESPACE})
   --identity <id>      this copy's name in the Lease (default host name and process id)
-  --metrics-address <host:port>  serve /livez, /readyz (informers synced; leading or standing by) and
+  --metrics-address <host:port>
+                       serve /livez, /readyz (informers synced; leading or standing by) and
                        /metrics (Prometheus, kube-scheduler's metric names) over HTTP there
-${DB_HELP}
+${dbHelp(23)}
   --no-history         do not record the run in the plan history
   -h, --help           this help
 

@@ -9,7 +9,8 @@ import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
-import { parseCommand } from '../arguments';
+import { stringify } from 'yaml';
+import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand } from '../arguments';
 import { DB_HELP, DB_OPTION } from '../plan-store';
 import { Recording } from '../recording';
 import { decisionsPlan, sha256 } from '../../store/recording';
@@ -18,14 +19,15 @@ import { EXIT, type CliIO, type Command } from '../io';
 import { loadScheduling, runProfile, withPodplanPods } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
+import { paint, type Paint } from '../colour';
 
-const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [--json [--detail]] [--strict] [--db file | --no-history]
+const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [-n NS] [-o json|yaml|wide [--detail]] [--strict] [--db file | --no-history]
        podplan schedule --context NAME [--kubeconfig file] [options]
 
 Schedules every pending pod (no spec.nodeName) found in the YAML and JSON files and directories
-given, on the nodes found there, with kube-scheduler's default plugins and scoring. Pods already
-bound count as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs and DaemonSets
-become pods for the replicas that have no pod in the files (a kubectl dump reads as the cluster
+given (- reads standard input), on the nodes found there, with kube-scheduler's default plugins and scoring. Pods already
+bound count as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and
+ReplicationControllers become pods for the replicas that have no pod in the files (a kubectl dump reads as the cluster
 is); names made up for them are marked * in the table ("generated": true in JSON). With
 --context, the cluster of that kube context is read instead (its pods by their real names), and
 its pending pods whose schedulerName is podplan are scheduled too, as \`podplan run\` would.
@@ -37,11 +39,17 @@ ${sourceHelp(20)}
                     with a default-scheduler profile is used; pods of its other profiles (the
                     pod-set planner's: podplan plan) are not scheduled here.
   --seed <n>        seed for sampling and tie-breaking (default 1): the same seed, the same result
-  --json            JSON Lines on stdout, one object per line as the run ends: each pod's outcome
-                    ("type": "outcome") with a compact diagnosis (the funnel, rejections grouped
-                    by reason, the 10 best nodes' scores), then the pods not tried and a
-                    "summary" line
-  --detail          with --json: each diagnosis in full (every rejected node, every scored node)
+  -n, --namespace <ns>
+                    show only the pods of this namespace (every pending pod is still scheduled:
+                    they share the nodes)
+${outputHelp(['json', 'yaml', 'wide'], 20)}
+                    json: JSON Lines on stdout, one object per line as the run ends: each pod's
+                    outcome ("type": "outcome") with a compact diagnosis (the funnel, rejections
+                    grouped by reason, the 10 best nodes' scores), then the pods not tried and a
+                    "summary" line; yaml: the same objects as YAML documents; wide: the table
+                    with each pod's attempts and feasible nodes (of those evaluated)
+  --detail          with -o json or yaml: each diagnosis in full (every rejected node, every
+                    scored node)
 ${STRICT_HELP}
 ${DB_HELP}
   --no-history      do not record the run in the plan history
@@ -84,6 +92,8 @@ export const schedule: Command = {
         ...STRICT_OPTION,
         profile: { type: 'string' },
         seed: { type: 'string' },
+        namespace: { type: 'string' },
+        ...OUTPUT_OPTION,
         json: { type: 'boolean' },
         detail: { type: 'boolean' },
         'no-history': { type: 'boolean' },
@@ -98,7 +108,10 @@ export const schedule: Command = {
     if (problem) return refuse(`${problem}\n\n${HELP}`);
     if (values['no-history'] && values.db !== undefined)
       return refuse('--no-history and --db cannot be used together: --db names the history to record in');
-    if (values.detail && !values.json) return refuse('--detail goes with --json (the diagnoses in full)');
+    const format = outputFormat('schedule', values, ['text', 'json', 'yaml', 'wide'], io);
+    if (!format) return EXIT.badInput;
+    const structured = format === 'json' || format === 'yaml';
+    if (values.detail && !structured) return refuse('--detail goes with -o json or -o yaml (the diagnoses in full)');
     const scheduling = await loadScheduling('schedule', parsed, values, io);
     if (!scheduling) return EXIT.badInput;
     const { workspace, profile: profileInput } = scheduling;
@@ -137,17 +150,18 @@ export const schedule: Command = {
       history?.failed(result.error[0]?.message ?? 'the profile was refused');
       return EXIT.badInput;
     }
-    const outcome = splitOtherProfiles(result.value, scheduling.configured);
+    const whole = splitOtherProfiles(result.value, scheduling.configured);
+    const outcome = values.namespace !== undefined ? inNamespace(whole, values.namespace) : whole;
     const generated = workspace.generated;
-    if (values.json) writeJsonLines(outcome, generated, Boolean(values.detail), io);
-    else io.stdout(report(outcome, generated));
+    if (structured) writeObjects(outcome, generated, Boolean(values.detail), format, io);
+    else io.stdout(report(outcome, generated, format === 'wide', paint(io.color)));
     // On stderr, at the pod's place in the files, as every other warning is (--json has them as lines too).
     for (const i of outcome.ignored) {
       const located = workspace.pods.find((p) => podKey(p.value) === i.pod);
       const at = located ? fieldRange(located, 'spec.nodeName') : undefined;
       io.stderr(`${at ? `${at.file}:${at.start.line}:${at.start.column}: ` : ''}warning: pod ${i.pod} ignored: ${i.reason}\n`);
     }
-    if (history) recordRun(history, outcome, workspace.cluster, profileInput?.profile, io.clock.now());
+    if (history) recordRun(history, whole, workspace.cluster, profileInput?.profile, io.clock.now(), generated);
     const unplaced = outcome.outcomes.some((o) => !o.node) || outcome.rejected.length > 0 || outcome.waiting.length > 0;
     return unplaced ? EXIT.unplaced : EXIT.ok;
   },
@@ -163,6 +177,20 @@ function splitOtherProfiles(result: SimulationResult, configured: readonly strin
   return { ...result, otherScheduler: result.otherScheduler.filter((o) => !ours(o)), otherProfiles: result.otherScheduler.filter(ours) };
 }
 
+/** The run as one namespace sees it (-n): its pods only. */
+function inNamespace(run: ScheduleRun, namespace: string): ScheduleRun {
+  const mine = (o: { readonly pod: string }) => o.pod.startsWith(`${namespace}/`);
+  return {
+    outcomes: run.outcomes.filter(mine),
+    otherScheduler: run.otherScheduler.filter(mine),
+    otherProfiles: run.otherProfiles.filter(mine),
+    waiting: run.waiting.filter(mine),
+    rejected: run.rejected.filter(mine),
+    ignored: run.ignored.filter(mine),
+    preempted: run.preempted.filter(mine),
+  };
+}
+
 function scoreOf(o: ScheduleOutcome): string {
   if (!o.node) return '';
   // A pod with a single feasible node is placed without scoring, as upstream does.
@@ -176,17 +204,30 @@ function nodeColumn(o: ScheduleOutcome): string {
   return o.victims?.length ? `${o.node} (preempts ${o.victims.join(', ')})` : o.node;
 }
 
-function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
+function report(result: ScheduleRun, generated: ReadonlySet<string>, wide: boolean, p: Paint): string {
   const lines: string[] = [];
   const placed = result.outcomes.filter((o) => o.node);
   const failed = result.outcomes.filter((o) => !o.node);
   const name = (pod: string) => (generated.has(pod) ? `${pod}*` : pod);
+  // The header bold, a placed pod's node green, an unplaced pod's <none> red.
+  const painter = (text: string, row: number, column: number) => {
+    if (row < 0) return p.bold(text);
+    if (column !== 1) return text;
+    return result.outcomes[row]?.node ? p.green(text) : p.red(text);
+  };
   if (result.outcomes.length > 0) {
     lines.push(
-      formatTable(
-        ['POD', 'NODE', 'SCORE'],
-        result.outcomes.map((o) => [name(o.pod), nodeColumn(o), scoreOf(o)]),
-      ),
+      wide
+        ? formatTable(
+            ['POD', 'NODE', 'SCORE', 'ATTEMPTS', 'FEASIBLE'],
+            result.outcomes.map((o) => [name(o.pod), nodeColumn(o), scoreOf(o), String(o.attempts), `${o.diagnosis.feasibleNodes}/${o.diagnosis.nodesEvaluated}`]),
+            painter,
+          )
+        : formatTable(
+            ['POD', 'NODE', 'SCORE'],
+            result.outcomes.map((o) => [name(o.pod), nodeColumn(o), scoreOf(o)]),
+            painter,
+          ),
     );
   }
   const notes: string[] = [];
@@ -202,7 +243,7 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>): string {
     for (const p of result.preempted) lines.push(`  ${p.pod} on ${p.node}: preempted by ${p.by}`);
   }
   if (failed.length > 0) {
-    lines.push('', 'Not placed (podplan explain <paths> POD tells more):');
+    lines.push('', p.bold('Not placed (podplan explain <paths> POD tells more):'));
     for (const o of failed) lines.push(`  ${name(o.pod)}: ${explain(o.diagnosis).message}`);
   }
   for (const w of result.waiting) lines.push(`  ${w.pod}: ${w.reason}`);
@@ -235,9 +276,9 @@ function jsonDiagnosis(d: Diagnosis, detail: boolean) {
   };
 }
 
-/** One JSON object per line, so a run of any size prints without building one huge string. */
-function writeJsonLines(result: ScheduleRun, generated: ReadonlySet<string>, detail: boolean, io: CliIO): void {
-  const line = (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`);
+/** One JSON object per line (or one YAML document per object), so a run of any size prints without building one huge string. */
+function writeObjects(result: ScheduleRun, generated: ReadonlySet<string>, detail: boolean, format: 'json' | 'yaml', io: CliIO): void {
+  const line = format === 'json' ? (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`) : (value: unknown) => io.stdout(`---\n${stringify(value)}`);
   for (const o of result.outcomes) {
     line({
       type: 'outcome',
@@ -274,6 +315,7 @@ function recordRun(
   cluster: ClusterSnapshot,
   profile: Profile | undefined,
   now: number,
+  generated: ReadonlySet<string>,
 ): void {
   const placed = result.outcomes.filter((o) => o.node !== undefined);
   const plan = decisionsPlan(
@@ -284,5 +326,6 @@ function recordRun(
   );
   const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
   const untried = result.waiting.length + result.rejected.length;
-  history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`);
+  const madeUp = result.outcomes.filter((o) => generated.has(o.pod)).map((o) => o.pod);
+  history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`, madeUp);
 }

@@ -5,8 +5,9 @@ import type { StoredAssignment, StoredPlan } from '../../store/types';
 import { DB_HELP, formatTime, planCounts, planScope, preemptorOf, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
 import { formatTable } from '../table';
+import { outputHelp } from '../arguments';
 
-const HELP = `Usage: podplan show <plan-id> [--json] [--db file]
+const HELP = `Usage: podplan show <plan-id> [-o json|yaml] [--db file]
 
 Prints a plan kept in the plan history (podplan history lists the ids): how and from what it was
 made, where each pod was placed with its score, and for each pod that could not be placed the
@@ -15,8 +16,9 @@ preempts (podplan schedule, or a profile that lets plans preempt) lists the runn
 each with its node and the pod it makes room for.
 
 Options:
-  --json            print the plan as JSON: summary, assignments and unplaced pods, each with its
-                    reason histogram and best scored nodes, and victims ({ pod, node, by })
+${outputHelp(['json', 'yaml'], 20)}
+                    the plan: summary, assignments and unplaced pods, each with its reason
+                    histogram and best scored nodes, and victims ({ pod, node, by })
 ${DB_HELP}
   -h, --help        this help
 
@@ -33,9 +35,10 @@ export const show: Command = {
   run: (args, io) =>
     runPlanCommand('show', args, io, {
       ids: 1,
-      options: { json: { type: 'boolean' } },
+      options: {},
+      formats: ['json', 'yaml'],
       query: (store, [id]) => store.getPlan(id!),
-      print: (plan, values) => (values['json'] ? `${JSON.stringify(plan, null, 2)}\n` : report(plan)),
+      print: (plan) => report(plan),
     }),
 };
 
@@ -49,7 +52,11 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan): str
   // As podplan schedule and plan show a preemptor: its node with the pods it evicts.
   const evicts = (pod: string) => victims.filter((v) => v.by === pod).map((v) => v.pod);
   const nodeOf = (a: StoredAssignment) => (evicts(a.pod).length > 0 ? `${a.node} (preempts ${evicts(a.pod).join(', ')})` : a.node);
-  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [a.pod, nodeOf(a), scoreOf(a)])));
+  // A name made up for a workload's replica is marked *, as podplan schedule and plan mark it.
+  const madeUp = new Set(s.madeUp ?? []);
+  const name = (pod: string) => (madeUp.has(pod) ? `${pod}*` : pod);
+  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [name(a.pod), nodeOf(a), scoreOf(a)])));
+  if (madeUp.size > 0) lines.push('', "* a name made up for a workload's replica that had no pod in the files: no real pod has it");
   if (victims.length > 0) {
     lines.push('', 'Preempted:');
     for (const v of victims) lines.push(`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(s, v.by)}`);
@@ -57,7 +64,7 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan): str
   if (unplaced.length > 0) {
     lines.push('', 'Not placed:');
     for (const u of unplaced) {
-      lines.push(`  ${u.pod}: ${u.message}`);
+      lines.push(`  ${name(u.pod)}: ${u.message}`);
       lines.push(...histogram(u.diagnosis?.reasons ?? [], '      '));
     }
   }

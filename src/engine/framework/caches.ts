@@ -4,9 +4,9 @@
 //
 // Budget of one Framework (one per profile); every cache is owned by the Framework or by one of its
 // plugin instances, and goes with it:
-// - memo.ts's CycleMemos: 16 keys (pod shapes) per Filter and Score plugin, each a table of one
-//   byte (verdict) or 8 bytes (score) per node: ≈ 16 × 8 B × nodes per plugin (5,000 nodes: 640 kB);
-//   16 combined tables of (parts + 1) × 8 B per node.
+// - memo.ts's CycleMemos: 64 keys (pod shapes) per Filter and Score plugin, each a table of one
+//   byte (verdict) or 8 bytes (score) per node: ≈ 64 × 8 B × nodes per plugin (5,000 nodes: 2.5 MB);
+//   64 combined tables of (parts + 1) × 8 B per node.
 // - memo.ts's NodeMemo: at most 64 keys per NodeInfo, dropped with the NodeInfo.
 // - InterPodAffinity: 1,024 PreFilter count tables and 16 score tables (pairs per topology
 //   domain, not per node: a zone key has a few entries, a hostname key one per node), KeyInterner of

@@ -203,12 +203,19 @@ export class SumMemo extends PositionMemo {
 }
 
 /**
+ * Remembered verdict and score tables kept per plugin (one per key, i.e. per pod shape), the least
+ * recently used dropped. A queue cycling through more shapes than this recomputes every node for
+ * every pod (a dump's pods of a few dozen shapes, interleaved, did with 16).
+ */
+const MEMO_KEYS = 64;
+
+/**
  * Memos for several plugins' keys together (whether a node passed all their filters, the sum of
  * their scores). Consecutive pods mostly share their keys: the last memo found is kept, and the keys
  * are joined into one only when they change.
  */
 export class CombinedMemos<M> {
-  private readonly byKey = new LruCache<M>(16);
+  private readonly byKey = new LruCache<M>(MEMO_KEYS);
   private lastKeys: readonly string[] = [];
   private last: M | undefined;
 
@@ -219,9 +226,6 @@ export class CombinedMemos<M> {
     return this.last;
   }
 }
-
-/** Remembered verdict and score tables kept per plugin (one per key, i.e. per pod shape), the least recently used dropped. */
-const MEMO_KEYS = 16;
 
 /**
  * The runtime's memos of one Framework: per plugin and key its verdicts (Filter) and raw scores

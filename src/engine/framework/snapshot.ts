@@ -110,6 +110,9 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
   private copyIfStale(i: number, source: NodeInfo): boolean {
     if (this.heldCopy(i, source)) return false;
     const old = this.nodeInfos[i];
+    // The derived lists hold NodeInfos with affinity pods: a node with none before and after leaves them as they are.
+    const affinityBefore = (old?.podsWithAffinity.length ?? 0) > 0;
+    const antiAffinityBefore = (old?.podsWithRequiredAntiAffinity.length ?? 0) > 0;
     if (old && old.observer === this && old.node === source.node) {
       old.refreshFrom(source);
     } else {
@@ -126,8 +129,9 @@ export class Snapshot implements NodeInfoLister, NodeInfoObserver {
     this.sources[i] = source;
     this.copiedGenerations[i] = source.generation;
     this.logChange(i);
-    this.withAffinity = undefined;
-    this.withRequiredAntiAffinity = undefined;
+    const now = this.nodeInfos[i] as NodeInfo;
+    if (affinityBefore || now.podsWithAffinity.length > 0) this.withAffinity = undefined;
+    if (antiAffinityBefore || now.podsWithRequiredAntiAffinity.length > 0) this.withRequiredAntiAffinity = undefined;
     return true;
   }
 

@@ -93,6 +93,24 @@ describe('engine/framework/snapshot', () => {
       s.update([current[0] as NodeInfo, n2 as NodeInfo]);
       assert.deepEqual([names(s.havePodsWithAffinity()), names(s.havePodsWithRequiredAntiAffinity()), s.imageNumNodes('nginx:1')], [['n2'], ['n2'], 2]);
     });
+
+    it('derived lists are kept while the nodes copied have no affinity pods before or after, and follow those that do', () => {
+      const anti = makePod('anti').requirePods('podAntiAffinity', { labelSelector: {}, topologyKey: 'kubernetes.io/hostname' });
+      const current = [nodeInfoOf(makeNode('n1')), nodeInfoOf(makeNode('n2'))];
+      current[1]?.addPod(anti.info);
+      const s = new Snapshot([]);
+      s.update(current);
+      const before = s.havePodsWithAffinity();
+      current[0]?.addPod(makePod('plain').info);
+      s.update(current);
+      assert.equal(s.havePodsWithAffinity(), before, 'n1 copied, with no affinity pod before or after: the same list');
+      current[1]?.addPod(makePod('plain-2').info);
+      s.update(current);
+      assert.deepEqual([names(s.havePodsWithAffinity()), s.havePodsWithAffinity()[0]], [['n2'], s.get('n2')], 'n2 copied: the list holds its current copy');
+      current[1]?.removePod(anti.info.id);
+      s.update(current);
+      assert.deepEqual([names(s.havePodsWithAffinity()), names(s.havePodsWithRequiredAntiAffinity())], [[], []], 'its affinity pod gone: n2 leaves the lists');
+    });
   });
 
   describe('changedSince tells the positions changed after a mark', () => {

@@ -127,10 +127,12 @@ export class AffinityScoring {
     const terms = this.catalog.of(pod);
     const hasPreferredTerms = terms.preferredAffinity.length > 0 || terms.preferredAntiAffinity.length > 0;
     if (this.args.ignorePreferredTermsOfExistingPods && !hasPreferredTerms) return SKIP;
-    // Without preferred terms of its own, only existing pods with affinity terms can score the pod.
+    const snapshot = this.handle.snapshot();
+    // Without preferred terms of its own, only existing pods with affinity terms can score the pod:
+    // with none anywhere (upstream's HavePodsWithAffinityList is empty) no pod adds a weight.
+    if (!hasPreferredTerms && snapshot.havePodsWithAffinity().length === 0) return SKIP;
     const scoring: ScoringInput = { catalog: this.catalog, pod, terms, allPods: hasPreferredTerms, hardPodAffinityWeight: this.args.hardPodAffinityWeight };
     const key = this.catalog.useNamespaces(this.handle.objects?.().namespaces) + terms.preferredKey;
-    const snapshot = this.handle.snapshot();
     const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(snapshot.list(), snapshot);
     // Upstream skips when no pod added a term weight anywhere, even one that sums to zero.
     if (shared.contributingNodes === 0) return SKIP;
