@@ -19,10 +19,10 @@ export const OUTPUT_OPTION = { output: { type: 'string' } } as const;
 export type OutputFormat = 'text' | 'json' | 'yaml' | 'wide';
 
 /** The help line of -o for the formats a command offers. */
-export function outputHelp(formats: readonly OutputFormat[], column: number): string {
+export function outputHelp(formats: readonly OutputFormat[], column: number, aliases: readonly ('json' | 'yaml')[]): string {
   const named = formats.filter((f) => f !== 'text');
   const head = `  -o, --output <${named.join('|')}>`;
-  const what = `${named.map((f) => (f === 'wide' ? 'wide: more columns' : f.toUpperCase())).join(', ')} (--${named.filter((f) => f === 'json' || f === 'yaml').join(', --')} the same)`;
+  const what = `print the result as ${named.map((f) => (f === 'wide' ? 'a wider table' : f.toUpperCase())).join(' or ')}${aliases.length ? ` (${aliases.map((a) => `--${a} is -o ${a}`).join(', ')})` : ''}`;
   return head.length < column - 1 ? `${head.padEnd(column)}${what}` : `${head}\n${' '.repeat(column)}${what}`;
 }
 

@@ -12,7 +12,7 @@ another node, which became placeable and which could no longer be placed, and wh
 running pods one plan evicts and the other does not (plans that preempt).
 
 Options:
-${outputHelp(['json', 'yaml'], 20)}
+${outputHelp(['json', 'yaml'], 20, ['json'])}
                     the difference
 ${DB_HELP}
   -h, --help        this help

@@ -36,7 +36,7 @@ ${sourceHelp(20)}
   --all             list every node (lists are cut to 10 with the count of the rest otherwise)
   -n, --namespace <ns>
                     the namespace of POD (as kubectl's -n)
-${outputHelp(['json', 'yaml'], 20)}
+${outputHelp(['json', 'yaml'], 20, ['json'])}
                     the explanation
   --profile <file>  a KubeSchedulerConfiguration, as podplan schedule takes it
   --seed <n>        seed for sampling and tie-breaking (default 1)

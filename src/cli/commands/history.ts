@@ -18,7 +18,7 @@ Options:
   --trigger <name>  only plans this ScheduleTrigger asked for
   --limit <n>       at most n plans (default 20)
   --before <id>     only plans older than this id: the next page, as the last line suggests
-${outputHelp(['json', 'yaml'], 20)}
+${outputHelp(['json', 'yaml'], 20, ['json'])}
                     the plans as { plans, next }
 ${DB_HELP}
   -h, --help        this help

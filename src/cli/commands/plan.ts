@@ -39,7 +39,7 @@ ${sourceHelp(22)}
                       first) is merged onto the default one. Without it, such a profile among the
                       files given is used.
   --seed <n>          seed for tie-breaking (default 1): the same seed, the same plan
-${outputHelp(['json', 'yaml'], 22)}
+${outputHelp(['json', 'yaml'], 22, ['json', 'yaml'])}
                       yaml: the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1) holding
                       only what Pallet's CRD declares (spec.plan), ready for kubectl apply; json:
                       the plan, its status and the diagnoses

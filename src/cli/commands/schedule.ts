@@ -25,10 +25,12 @@ const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [-n
        podplan schedule --context NAME [--kubeconfig file] [options]
 
 Schedules every pending pod (no spec.nodeName) found in the YAML and JSON files and directories
-given (- reads standard input), on the nodes found there, with kube-scheduler's default plugins and scoring. Pods already
-bound count as running on their node. Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and
-ReplicationControllers become pods for the replicas that have no pod in the files (a kubectl dump reads as the cluster
-is); names made up for them are marked * in the table ("generated": true in JSON). With
+given (- reads standard input), on the nodes found there, with kube-scheduler's default plugins
+and scoring. Pods already bound count as running on their node. Deployments, ReplicaSets,
+StatefulSets, Jobs, DaemonSets and ReplicationControllers become pods for the replicas that have no
+pod in the files (a kubectl dump reads as the cluster is); names made up for them are marked * in
+the table ("generated": true in JSON). LimitRanges and ResourceQuotas apply to the pods no API
+server has admitted yet (no uid), as admission would. With
 --context, the cluster of that kube context is read instead (its pods by their real names), and
 its pending pods whose schedulerName is podplan are scheduled too, as \`podplan run\` would.
 
@@ -42,7 +44,7 @@ ${sourceHelp(20)}
   -n, --namespace <ns>
                     show only the pods of this namespace (every pending pod is still scheduled:
                     they share the nodes)
-${outputHelp(['json', 'yaml', 'wide'], 20)}
+${outputHelp(['json', 'yaml', 'wide'], 20, ['json'])}
                     json: JSON Lines on stdout, one object per line as the run ends: each pod's
                     outcome ("type": "outcome") with a compact diagnosis (the funnel, rejections
                     grouped by reason, the 10 best nodes' scores), then the pods not tried and a

@@ -16,7 +16,7 @@ preempts (podplan schedule, or a profile that lets plans preempt) lists the runn
 each with its node and the pod it makes room for.
 
 Options:
-${outputHelp(['json', 'yaml'], 20)}
+${outputHelp(['json', 'yaml'], 20, ['json'])}
                     the plan: summary, assignments and unplaced pods, each with its reason
                     histogram and best scored nodes, and victims ({ pod, node, by })
 ${DB_HELP}
