@@ -8,7 +8,7 @@ import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
 import { podInfo } from '../framework/node-info';
 import { Snapshot } from '../framework/snapshot';
 import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
-import { nodeId, parseNodeId, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
+import { nodeId, parseNodeId, podSetProgress, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
 import { planPodSet, type PlanSettings } from './build';
 import { schedulePlanName } from './name';
 import type { Plan } from './plan';
@@ -46,9 +46,6 @@ export interface TriggerOutcome {
   readonly message?: string;
   readonly plan?: Plan;
 }
-
-/** A pod bound and Ready (its Ready condition True): what `requireReady` waits for. */
-export const isReady = (pod: Pod): boolean => Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Plans every trigger; an error only when the cluster itself cannot be read (a malformed bound pod). */
 export async function planWorkspace(input: WorkspaceInput): Promise<Result<TriggerOutcome[]>> {
@@ -105,19 +102,19 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
     const node = parseNodeId(id);
     if (!node.ok) return { complete: false, ready: false };
     const { kind, namespace, name } = node.value;
-    const complete = (p: Plan | undefined) => p !== undefined && p.unplaced.length === 0;
-    const ready = (ref: PodSetRef) => members(ref).length > 0 && members(ref).every(isReady);
+    const isPlaced = (pod: Pod) => placed.has(podKey(pod));
     if (kind === TRIGGER_KIND) {
       const spec = specs.get(id);
-      return { complete: complete(planOfTrigger.get(id)), ready: spec !== undefined && ready({ namespace, name: spec.podSet }) };
+      return podSetProgress({ pods: spec ? members({ namespace, name: spec.podSet }) : [], planned: planOfTrigger.has(id), placed: isPlaced });
     }
     if (kind === POD_SET_KIND) {
-      const pods = members({ namespace, name });
-      return { complete: pods.length > 0 && pods.every((p) => p.spec.nodeName || placed.has(podKey(p))), ready: ready({ namespace, name }) };
+      const first = owner.get(podSetKey({ namespace, name }));
+      return podSetProgress({ pods: members({ namespace, name }), planned: first === undefined || planOfTrigger.has(triggerId(first)), placed: isPlaced });
     }
     if (kind === SCHEDULE_PLAN_KIND) {
       const p = plans.get(id);
-      return { complete: complete(p), ready: p !== undefined && ready({ namespace: p.namespace, name: p.podSet }) };
+      const inPlan = new Set(p?.assignments.map((a) => a.pod));
+      return podSetProgress({ pods: p ? members({ namespace: p.namespace, name: p.podSet }) : [], planned: p !== undefined, placed: (pod) => isPlaced(pod) || inPlan.has(pod.metadata.name) });
     }
     return { complete: false, ready: false };
   };
