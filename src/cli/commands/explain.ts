@@ -25,7 +25,8 @@ goes and why, as podplan schedule places it (the same run, the same seed): the d
 or kube-scheduler's message), the stage funnel (nodes left after PreFilter, sampling and each
 Filter plugin), the rejected nodes grouped by reason with the plugin that said so, the best nodes
 with each Score plugin's raw, normalized and weighted score, and, when no node fits, the closest
-nodes (fewest failing filters, then the smallest resource shortfall). A pod of a pod set (label
+nodes (fewest failing filters, a lone untolerated taint before a lone shortfall, then the smallest
+resource shortfall; the editor ranks them the same way). A pod of a pod set (label
 ${POD_SET_LABEL}, scheduled by the pod-set planner) is explained at its planned node.
 
 Options:
@@ -201,7 +202,7 @@ function formatReport(r: PodReport, generated: boolean): string {
     lines.push('', 'Not scored: the only feasible node, which kube-scheduler takes without scoring.');
   }
   if (r.closest.length > 0) {
-    lines.push('', 'Closest nodes (fewest failing filters, then the smallest shortfall):');
+    lines.push('', 'Closest nodes (fewest failing filters, a lone taint before a lone shortfall, then the smallest shortfall):');
     for (const c of r.closest) {
       lines.push(`  ${c.node}: ${c.failures.length} failing filter${c.failures.length === 1 ? '' : 's'}${c.shortfall.length ? `; ${formatShortfall(c.shortfall)}` : ''}`);
       for (const f of c.failures) lines.push(`    ${formatFailure(f)}`);

@@ -19,7 +19,7 @@ import type { MatrixView, NodeUseView, PlanBoundView, PlanRefView, PlanView, Pod
 import type { History } from '../history';
 import { amounts, formatAmount, unitOf } from './amounts';
 import { nodeVerdicts } from '../../engine/explain/verdicts';
-import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts, type Shortfall } from './pipeline';
+import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts } from './pipeline';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { defaultProfile } from './profiles';
 
@@ -183,27 +183,6 @@ function boundView(bound: PlanBound, plan: Plan): PlanBoundView {
   return { solver: bound.solver, optimal: bound.optimal, gap: bound.gap, text: describeBound(bound, plan.assignments.length, nodes) };
 }
 
-/** What `pod` lacks on a node that NodeResourcesFit rejected it on, as a share of what it asks. */
-function shortfallOn(pod: PodInfo, snapshot: NodeInfoLister): Shortfall {
-  return (node, reasons) => {
-    const info = snapshot.get(node);
-    if (!info) return undefined;
-    let share = 0;
-    const parts: string[] = [];
-    for (const reason of reasons) {
-      const resource = reason === 'Too many pods' ? PODS : reason.startsWith('Insufficient ') ? reason.slice('Insufficient '.length) : undefined;
-      if (resource === undefined) return undefined;
-      const asked = resource === PODS ? 1 : pod.requests.get(resource);
-      const used = resource === PODS ? info.pods.length : info.requested.get(resource);
-      const missing = used + asked - info.allocatable.get(resource);
-      if (missing <= 0 || asked <= 0) continue;
-      share += missing / asked;
-      parts.push(`short by ${formatAmount(missing, unitOf(resource))} ${resource}`);
-    }
-    return parts.length > 0 ? { share, text: parts.join(', ') } : undefined;
-  };
-}
-
 /** Whose cycle an explanation reads: one run now (on the workspace, or as a SchedulePlan leaves it), or the planner's own. */
 type CycleSource = PodExplanationView['cycle'];
 
@@ -243,7 +222,6 @@ interface Cycle {
   readonly diagnosis?: Diagnosis;
   /** Every node of the cluster the cycle ran on. */
   readonly nodes: readonly string[];
-  readonly shortfall?: Shortfall;
   /** For a pod the cycle did not place: every filter's verdict on every node, which picks the closest node. */
   readonly complete?: CompleteVerdicts;
   readonly source: CycleSource;
@@ -256,7 +234,7 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
   const info = podInfo(p);
   const explained = d && explain(d, 10);
   const set = podSetLabelOf(p);
-  const matrix = d ? podMatrix(d, cycle.nodes, cycle.shortfall, cycle.complete) : { filterPlugins: [], scorePlugins: [], rows: [] };
+  const matrix = d ? podMatrix(d, cycle.nodes, cycle.complete) : { filterPlugins: [], scorePlugins: [], rows: [] };
   const planned = cycle.planned;
   const preemption = d && preemptionView(d);
   return {
@@ -308,7 +286,6 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
   return explanationView(p, {
     ...(ranking ? { diagnosis: ranking.result.diagnosis } : {}),
     nodes: (ranking?.snapshot ?? analysis.engine.snapshot).list().map((n) => n.name),
-    ...(info.ok && ranking ? { shortfall: shortfallOn(info.value, ranking.snapshot) } : {}),
     ...(info.ok && ranking && ranking.result.diagnosis.chosenNode === undefined
       ? { complete: { verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot), describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts }
       : {}),
