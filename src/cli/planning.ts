@@ -96,7 +96,7 @@ async function readPlanning(source: SourceArgs, options: { readonly profile?: st
   if (!highs.ok) warnings.push(highs.error);
   const solver = highs.ok ? { solver: { solver: highs.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: options.seed } } : {};
   const planning = podSetFramework(profile, { random: seededRandom(options.seed), ...solver });
-  if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
+  if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
   for (const key of planning.value.args.ignored ?? []) {
     const at = chosen ? pluginArgsPath(chosen.profile, key) : undefined;

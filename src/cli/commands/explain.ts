@@ -92,7 +92,7 @@ export const explainCommand: Command = {
       },
     });
     if (!result.ok) {
-      for (const e of result.error) io.stderr(`${scheduling.profile ? scheduling.profile.locate(e.path, e.message) : e.message}\n`);
+      for (const e of result.error) io.stderr(`${scheduling.profile ? scheduling.profile.locate(e) : e.message}\n`);
       return EXIT.badInput;
     }
     const outcome = result.value.outcomes.find((o) => o.pod === key);

@@ -133,7 +133,7 @@ export const schedule: Command = {
     // A long run always ends with its count, however fast it went.
     if (pods >= LONG_RUN_PODS && printed !== cycles) progress();
     if (!result.ok) {
-      for (const e of result.error) io.stderr(`${profileInput ? profileInput.locate(e.path, e.message) : e.message}\n`);
+      for (const e of result.error) io.stderr(`${profileInput ? profileInput.locate(e) : e.message}\n`);
       history?.failed(result.error[0]?.message ?? 'the profile was refused');
       return EXIT.badInput;
     }

@@ -6,7 +6,8 @@ import type { Clock } from '../api/clock';
 import { err, ok, type Result } from '../api/result';
 import { podKey, type Pod } from '../api/types';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
-import { isSuccess } from '../framework/status';
+import { fitErrorReasons } from '../framework/fit-error';
+import { isRejection, isSuccess } from '../framework/status';
 import { buildPlan, planSettings, type PlanSettings } from './build';
 import type { Plan, PlanAssignment, UnplacedPod } from './plan';
 import { planningState } from './planner';
@@ -151,8 +152,10 @@ export class PodSetCoordinator implements PodSetGate {
       node = set.plan?.assignments.find((a) => a.pod === podName)?.node;
     }
     if (node !== undefined) return { kind: 'planned', node };
-    // The plan's message is about this cluster too: its "0/N nodes are available" would be said twice.
-    const message = (set.plan?.unplaced.find((u) => u.pod === podName)?.message ?? 'not in the plan').replace(/^0\/\d+ nodes are available: /, '').replace(/\.$/, '');
+    // The cycle's reasons without the "0/N nodes are available" the scheduler's own message says already.
+    const left = set.plan?.unplaced.find((u) => u.pod === podName);
+    const reasons = left ? (isRejection(left.diagnosis.status) && fitErrorReasons(left.diagnosis)) || left.message : 'not in the plan';
+    const message = reasons.endsWith('.') ? reasons.slice(0, -1) : reasons;
     return { kind: 'left-out', reason: `the plan of pod set ${name} leaves the pod out (${message})` };
   }
 

@@ -150,7 +150,7 @@ export function podSetFramework(
 ): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
   const registry = inTreeRegistry([podSetPlannerModule(options.gate, (made) => (plugin = made))]);
-  if (!registry.ok) return err([{ path: ['plugins'], message: registry.error }]);
+  if (!registry.ok) return err([{ code: 'profile/invalid', path: ['plugins'], message: registry.error }]);
   const withPlanner = mergeProfile(profile, {
     schedulerName: profile.schedulerName,
     recordScores: profile.recordScores ?? PLAN_RECORD_SCORES,

@@ -52,7 +52,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const live = (user: Profile | undefined) => ({ ...user, bindRetries: 0, recordScores: user?.recordScores ?? RECORDED_SCORES }) as Profile;
   const main = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: PODPLAN_SCHEDULER_NAME }), live(c.profile));
   const registry = inTreeRegistry();
-  if (!registry.ok) return err([{ path: [], message: registry.error }]);
+  if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const framework = Framework.build(registry.value, main, { random, binder: c.binder });
   if (!framework.ok) return framework;
 

@@ -169,7 +169,7 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     profiles: [...new Set(analysis.engine.profiles.map((p) => p.schedulerName))],
     podSets,
     problems,
-    history: history.unavailable ? { available: false, reason: history.unavailable } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
+    history: history.unavailable ? { available: false, reason: history.off?.reason ?? history.unavailable, ...(history.off?.noDriver ? { noDriver: true } : {}) } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
   };
 }
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { codeActions, listPods, planSize, resolvePod, takesLong, validate, workspaceSummary } from '../../../src/server/service';
-import type { History } from '../../../src/server/history';
+import { noHistory, type History } from '../../../src/server/history';
+import { noDriverMessage } from '../../../src/store/driver';
 import { docs, node, plan, pod, trigger, uriOf, workspaceOf } from './fixtures';
 
 describe('server/service/requests: how much a preview or Schedule Now has to plan, for its progress notification', () => {
@@ -18,6 +19,16 @@ describe('server/service/requests: how much a preview or Schedule Now has to pla
     assert.equal(takesLong({ podSet: 's', pods: 199, nodes: 500 }), false);
     assert.equal(takesLong({ podSet: 's', pods: 200, nodes: 500 }), true);
   });
+});
+
+describe('server/service/requests: the workspace summary says why there is no history, as data', () => {
+  const table: Array<[what: string, history: History, expected: unknown]> = [
+    ['turned off', noHistory('turned off (historyDatabase: false)'), { available: false, reason: 'turned off (historyDatabase: false)' }],
+    ['no SQLite driver loads: the flag the editor tells the user by', noHistory(noDriverMessage('v20.0.0', '115', 'linux-x64'), true), { available: false, reason: noDriverMessage('v20.0.0', '115', 'linux-x64'), noDriver: true }],
+  ];
+  for (const [what, history, expected] of table) {
+    it(what, () => assert.deepEqual(workspaceSummary(workspaceOf({}).analysis(), [], { errors: 0, warnings: 0 }, history).history, expected));
+  }
 });
 
 describe('server/service/requests: the workspace summary follows the document', () => {
