@@ -14,13 +14,11 @@ import type { CliIO } from './io';
 import type { SourceRef } from '../store/types';
 import { readSource, type SourceArgs } from './source';
 import { readTrigger } from '../engine/planner/trigger';
-import { podInfo } from '../engine/framework/node-info';
-import { Snapshot } from '../engine/framework/snapshot';
-import { planPodSet, type PlanSettings } from '../engine/planner/build';
+import type { PlanSettings } from '../engine/planner/build';
 import { QUIET_TIME_LABEL, type Plan } from '../engine/planner/plan';
 import { CODES } from '../server/service/codes';
-import { planWorkspace, type TriggerOutcome } from '../engine/planner/plan-all';
-import { resolvePodSet, type PodSetRef } from '../engine/planner/podset';
+import { planOnePodSet } from '../engine/planner/plan-all';
+import type { PodSetRef } from '../engine/planner/podset';
 import { planFromManifest } from '../manifests';
 import { triggerSpec } from '../manifests/planner';
 
@@ -113,25 +111,18 @@ export interface SetOutcome {
   readonly message?: string;
 }
 
-/** The set planned through its trigger (and what it depends on), or directly when it has none; a string when it cannot be. */
+/**
+ * The set planned through its trigger (and what it depends on), or directly when it has none
+ * (engine/planner/plan-all planOnePodSet, as the editor's preview plans it); a string when it
+ * cannot be (the cluster cannot be read, or a set without a trigger cannot be planned).
+ */
 export async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
   const { workspace, triggers } = planning;
-  const own = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
-  if (own) {
-    const outcomes = await planWorkspace({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override });
-    if (!outcomes.ok) return outcomes.error;
-    const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
-    return { ...(outcome.plan ? { plan: outcome.plan } : {}), trigger: `${own.namespace}/${own.name}`, failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
-  }
-  const snapshot = Snapshot.fromCluster(workspace.cluster);
-  if (!snapshot.ok) return snapshot.error;
-  const podSet = resolvePodSet(workspace.cluster.pods, ref, planning.planning.args.schedulerName);
-  for (const p of podSet.pending) {
-    const info = podInfo(p);
-    if (!info.ok) return info.error;
-  }
-  const built = planPodSet(planning.planning, { podSet, snapshot: snapshot.value, now }, { override });
-  return built.ok ? { plan: built.value, failed: false } : built.error;
+  const outcome = await planOnePodSet({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override }, ref);
+  if (!outcome.ok) return outcome.error;
+  const { plan, trigger, failed, message } = outcome.value;
+  if (!trigger) return plan ? { plan, failed: false } : (message ?? 'not planned');
+  return { ...(plan ? { plan } : {}), trigger: `${trigger.namespace}/${trigger.name}`, failed, ...(message !== undefined ? { message } : {}) };
 }
 
 /** Where a PodSetPlanner arg is written in the profile (pluginConfig[i].args.key), if it is. */

@@ -207,11 +207,11 @@ export class Session {
     return service.planSize(params, this.analysis());
   }
 
-  previewPlan(params: PreviewPlanParams): Result<PlanView> {
+  previewPlan(params: PreviewPlanParams): Promise<Result<PlanView>> {
     return service.previewPlan(params, this.analysis(), this.history);
   }
 
-  explainPod(params: ExplainPodParams): Result<PodExplanationView> {
+  explainPod(params: ExplainPodParams): Promise<Result<PodExplanationView>> {
     return service.explainPodRequest(params, this.analysis(), this.history);
   }
 

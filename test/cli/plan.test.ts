@@ -4,6 +4,9 @@ import path from 'node:path';
 import { schedulePlanName } from '../../src/engine/planner/name';
 import { readFile } from '../../src/manifests';
 import { useTempDir } from '../store/helpers';
+import { noHistory } from '../../src/server/history';
+import { previewPlan } from '../../src/server/service';
+import { workspaceOf } from '../server/service/fixtures';
 import { cli } from './run-cli';
 
 const NODES = `
@@ -89,6 +92,25 @@ Not placed:
     assert.deepEqual([json.status.placed, json.status.unplaced, json.status.planner], [2, 1, 'greedy']);
     assert.deepEqual(json.status.reasons, [{ pod: 'c', message: '0/2 nodes are available: 2 Insufficient cpu.' }]);
     assert.deepEqual(json.unplaced.map((u) => [u.pod, u.diagnosis.nodesTotal]), [['c', 2]]);
+  });
+
+  describe('plans a pod set as the editor’s preview does (engine/planner/plan-all planOnePodSet)', () => {
+    const table: Array<[name: string, files: Record<string, string>, podSet: string]> = [
+      ['a set with a trigger', FRAGMENTED, 'batch'],
+      ['a set whose trigger depends on another: the dependency planned and assumed first', { 'c.yaml': NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db') }, 'app'],
+      ['a set without a trigger', { 'c.yaml': NODES + member('a', '3', 'loose') + member('b', '3', 'loose') }, 'loose'],
+    ];
+    for (const [name, files, podSet] of table) {
+      it(name, async () => {
+        const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', podSet, '--json'], files);
+        const fromCli = (JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }> }).assignments.map((a) => `${a.pod}→${a.node}`);
+        const analysis = workspaceOf(files).analysis();
+        const preview = await previewPlan({ podSet: { namespace: 'default', name: podSet } }, analysis, noHistory('not kept'));
+        assert.ok(preview.ok, preview.ok ? '' : preview.error);
+        assert.ok(fromCli.length > 0);
+        assert.deepEqual(preview.value.assignments.map((a) => `${a.pod}→${a.node}`), fromCli);
+      });
+    }
   });
 
   it('plans what the set’s trigger depends on first, assuming its pods placed', async () => {

@@ -117,7 +117,7 @@ describe('server/session: the server’s state, in process', function () {
   it('previews plan with the HiGHS solver, so a previewed plan carries its bound and gap as podplan plan prints them', async () => {
     await start({}, highsSolver);
     await session.ready;
-    const plan = value(session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
+    const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     assert.ok(plan.bound, 'the plan has a bound');
     assert.match(plan.bound.solver, /^HiGHS /);
     assert.ok(plan.bound.gap >= 0 && plan.bound.gap <= 1);
@@ -127,7 +127,7 @@ describe('server/session: the server’s state, in process', function () {
   it('without the solver (its package missing), previews are made all the same, without a bound, and the log says why', async () => {
     await start({}, () => Promise.resolve(err('the MILP solver (npm package highs) could not be loaded: not installed')));
     await session.ready;
-    const plan = value(session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
+    const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     assert.equal(plan.bound, undefined);
     assert.ok(plan.assignments.length > 0);
     assert.deepEqual(logged.filter((m) => m.includes('bound')), ['plans have no bound: the MILP solver (npm package highs) could not be loaded: not installed']);

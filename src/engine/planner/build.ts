@@ -187,10 +187,16 @@ export interface PodSetPlanOptions {
 }
 
 /**
- * A set planned with a profile's planning framework (podSetFramework in ./plugin): the settings of
- * its trigger's labels, else its pods', else the profile's PodSetPlanner args, `override` over them.
+ * The one entry point to plan a pod set, which `podplan plan` (a set on its own, and each trigger's
+ * set through plan-all) and the editor (previews, Schedule Now, Apply Plan, quick fixes) all call.
+ * A pending member that does not decode (requests that do not parse) refuses the plan, every such
+ * pod named at once: a plan that silently left one out would look complete. The planning framework
+ * is a profile's (podSetFramework in ./plugin); the settings are its trigger's labels', else its
+ * pods', else the profile's PodSetPlanner args, `override` over them.
  */
 export function planPodSet(planning: PodSetFramework, input: Omit<PlanInput, 'framework'>, options: PodSetPlanOptions = {}): Result<Plan> {
+  const undecodable = input.podSet.pending.map((p) => podInfo(p)).flatMap((r) => (r.ok ? [] : [r.error]));
+  if (undecodable.length > 0) return err(`pod set ${podSetKey(input.podSet)} cannot be planned: ${undecodable.join('; ')}`);
   const { trigger, override } = options;
   const settings = planSettings(planning.args, [trigger?.labels, ...input.podSet.pods.map((p) => p.metadata.labels)]);
   if (!settings.ok) return err(settings.error.message);

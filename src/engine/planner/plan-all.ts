@@ -8,7 +8,7 @@ import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
 import { podInfo } from '../framework/node-info';
 import { Snapshot } from '../framework/snapshot';
 import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
-import { nodeId, parseNodeId, podSetProgress, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
+import { dependencyId, nodeId, parseNodeId, podSetProgress, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
 import { planPodSet, type PlanSettings } from './build';
 import { schedulePlanName } from './name';
 import type { Plan } from './plan';
@@ -142,6 +142,60 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
       };
     }),
   );
+}
+
+/** One pod set's plan as the one entry point makes it. */
+export interface SetOutcome {
+  readonly plan?: Plan;
+  /** The set's trigger, when it has one. */
+  readonly trigger?: TriggerSpec;
+  /** It could not be planned (a bad trigger, a dependency that failed, pods that do not decode, …): `message` says why. */
+  readonly failed: boolean;
+  readonly message?: string;
+}
+
+/**
+ * The one entry point to plan one pod set of a workspace, which `podplan plan --pod-set` and the
+ * editor's preview both call. A set with a ScheduleTrigger is planned through it after what it
+ * depends on (only those, transitively: each planned and assumed on the cluster first, as
+ * planWorkspace does); a set without one, directly on the cluster. Either way through
+ * build.planPodSet, so a pending pod that does not decode refuses the plan. An error only when the
+ * cluster itself cannot be read.
+ */
+export async function planOnePodSet(input: WorkspaceInput, ref: PodSetRef): Promise<Result<SetOutcome>> {
+  const own = input.triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
+  if (own) {
+    const outcomes = await planWorkspace({ ...input, triggers: withDependencies(own, input.triggers) });
+    if (!outcomes.ok) return outcomes;
+    const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
+    return ok({ trigger: own, failed: outcome.failed, ...(outcome.plan ? { plan: outcome.plan } : {}), ...(outcome.message !== undefined ? { message: outcome.message } : {}) });
+  }
+  const snapshot = Snapshot.fromCluster(input.cluster);
+  if (!snapshot.ok) return err(snapshot.error);
+  const podSet = resolvePodSet(input.cluster.pods, ref, input.planning.args.schedulerName);
+  const built = planPodSet(input.planning, { podSet, snapshot: snapshot.value, now: input.now }, input.override ? { override: input.override } : {});
+  return ok(built.ok ? { plan: built.value, failed: false } : { failed: true, message: built.error });
+}
+
+/** `trigger` and every trigger it depends on, transitively (a PodSet or SchedulePlan entry stands for the triggers of that set), in input order. */
+function withDependencies(trigger: TriggerSpec, triggers: readonly TriggerSpec[]): TriggerSpec[] {
+  const needed = new Set<TriggerSpec>();
+  const visit = (t: TriggerSpec) => {
+    if (needed.has(t)) return;
+    needed.add(t);
+    for (const ref of t.dependsOn ?? []) {
+      const id = parseNodeId(dependencyId(ref, t.namespace));
+      if (!id.ok) continue;
+      const { kind, namespace, name } = id.value;
+      for (const other of triggers) {
+        if (other.namespace !== namespace) continue;
+        const named = kind === TRIGGER_KIND ? other.name === name : kind === POD_SET_KIND ? other.podSet === name : kind === SCHEDULE_PLAN_KIND && schedulePlanName(namespace, other.podSet) === name;
+        if (named) visit(other);
+      }
+    }
+  };
+  visit(trigger);
+  return triggers.filter((t) => needed.has(t));
 }
 
 /** The plan's new placements on the working copy, so later plans see them. */

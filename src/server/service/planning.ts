@@ -1,7 +1,7 @@
 // Plans for the workspace's pod sets, made by the engine's pod-set planner (engine/planner) with the
 // profile of the planner's schedulerName, and the view models the client renders (protocol/webview.ts).
 import { seededRandom } from '../../engine/api/random';
-import { err, type Result } from '../../engine/api/result';
+import { err, ok, type Result } from '../../engine/api/result';
 import { CPU, MEMORY, PODS } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
@@ -12,8 +12,10 @@ import { describeBound, type PlanBound } from '../../engine/planner/bound';
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { podSetFramework, type PodSetFramework } from '../../engine/planner/plugin';
-import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
-import type { Located } from '../../manifests';
+import { planOnePodSet } from '../../engine/planner/plan-all';
+import { resolvePodSet, type PodSet, type PodSetRef } from '../../engine/planner/podset';
+import { planFromManifest, type Located } from '../../manifests';
+import { triggerSpec } from '../../manifests/planner';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import type { MatrixView, NodeUseView, PlanBoundView, PlanRefView, PlanView, PodExplanationView, PreemptionView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
 import type { History } from '../history';
@@ -64,13 +66,38 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, start: Plan
   const framework = planning(analysis, start.solver);
   if (!framework.ok) return framework;
   const ref = { namespace: request.namespace, name: request.podSet };
-  // A pod whose requests do not parse was reported by the reader; the planner leaves it out.
-  const usable = analysis.engine.pods.filter((p) => podInfo(p).ok);
-  const members = resolvePodSet(usable, ref, analysis.plannerSchedulerName);
-  const pending = start.pods?.map((p) => p.value).filter((p) => podInfo(p).ok);
+  // A pending member whose requests do not parse refuses the plan (engine/planner/build planPodSet), as in podplan plan.
+  const members = resolvePodSet(analysis.engine.pods, ref, analysis.plannerSchedulerName);
+  const pending = start.pods?.map((p) => p.value);
   const podSet: PodSet = pending ? { ...members, pending, bound: [] } : members;
   const trigger = request.trigger === undefined ? undefined : { name: request.trigger, labels: analysis.trigger(request.namespace, request.trigger)?.value.labels };
   return buildPodSetPlan(framework.value, { podSet, snapshot: start.snapshot ?? analysis.engine.snapshot, now: analysis.options.clock?.now() ?? 0 }, { trigger });
+}
+
+/**
+ * A preview of a pod set as `podplan plan --pod-set` makes it (engine/planner/plan-all
+ * planOnePodSet, the one entry point): through its trigger after what that depends on, each
+ * dependency planned and assumed first, else directly; a set that cannot be planned is an error
+ * saying why.
+ */
+export async function previewPodSet(analysis: Analysis, ref: PodSetRef, start: Pick<PlanStart, 'solver'> = {}): Promise<Result<Plan>> {
+  const framework = planning(analysis, start.solver);
+  if (!framework.ok) return framework;
+  const model = analysis.model;
+  const made = await planOnePodSet(
+    {
+      cluster: model.cluster,
+      triggers: model.triggers.map((t) => triggerSpec(t.value)),
+      plans: model.plans.map((p) => planFromManifest(p.value)),
+      planning: framework.value,
+      now: analysis.options.clock?.now() ?? 0,
+    },
+    ref,
+  );
+  if (!made.ok) return made;
+  const { plan, trigger, failed, message } = made.value;
+  if (plan && !failed) return ok(plan);
+  return err(trigger ? `ScheduleTrigger ${trigger.namespace}/${trigger.name}: ${message ?? 'not planned'}` : (message ?? 'not planned'));
 }
 
 function unplacedView(u: UnplacedPod): UnplacedView {
@@ -299,7 +326,7 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
  * the pod set's plan as a preview makes it now (the planner is seeded: the preview the user looks at).
  * Undefined when that plan has no cycle for the pod (it is not in the set, or the planner kept none).
  */
-export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRefView, history: History): PodExplanationView | undefined {
+export async function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRefView, history: History): Promise<PodExplanationView | undefined> {
   const p = pod.value;
   const namespace = p.metadata.namespace ?? 'default';
   let cycle: { diagnosis: Diagnosis; node?: string; plan: string } | undefined;
@@ -307,7 +334,7 @@ export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRe
     const kept = history.diagnosis(ref.historyId, p.metadata.name);
     if (kept.ok && kept.value) cycle = { diagnosis: kept.value, ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}), plan: `plan #${ref.historyId}` };
   } else {
-    const made = planPodSet(analysis, { namespace, podSet: ref.podSet, ...(ref.trigger !== undefined ? { trigger: ref.trigger } : {}) }, { ...solverOf(analysis) });
+    const made = await previewPodSet(analysis, { namespace, name: ref.podSet }, solverOf(analysis));
     if (made.ok) {
       const name = `the preview of ${ref.podSet}`;
       const a = made.value.assignments.find((x) => x.pod === p.metadata.name);

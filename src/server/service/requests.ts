@@ -16,7 +16,7 @@ import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
-import { explainInPlan, explainPod, planPodSet, planView, solverOf } from './planning';
+import { explainInPlan, explainPod, planView, previewPodSet, solverOf } from './planning';
 
 const DEFAULT_NS = 'default';
 
@@ -32,11 +32,11 @@ function previewRequest(params: PreviewPlanParams, analysis: Analysis): Result<{
   return err('previewPlan needs a trigger or a pod set');
 }
 
-export function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Result<PlanView> {
+export async function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Promise<Result<PlanView>> {
   const request = previewRequest(params, analysis);
   if (!request.ok) return request;
   if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0) return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in ${analysis.where}`);
-  const made = planPodSet(analysis, request.value, solverOf(analysis));
+  const made = await previewPodSet(analysis, { namespace: request.value.namespace, name: request.value.podSet }, solverOf(analysis));
   if (!made.ok) return made;
   return ok(keptView(made.value, analysis, history));
 }
@@ -89,10 +89,10 @@ export function resolvePod(ref: ObjectRef, analysis: Analysis): Result<Located<P
   return err(`no pod ${where} in ${analysis.where}${suggestion}`);
 }
 
-export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Result<PodExplanationView> {
+export async function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Promise<Result<PodExplanationView>> {
   const pod = resolvePod(params.pod, analysis);
   if (!pod.ok) return pod;
-  return ok((params.inPlan && explainInPlan(pod.value, analysis, params.inPlan, history)) || explainPod(pod.value, analysis));
+  return ok((params.inPlan && (await explainInPlan(pod.value, analysis, params.inPlan, history))) || explainPod(pod.value, analysis));
 }
 
 /** Every pod, those not yet placed first, then by namespace and name. */
