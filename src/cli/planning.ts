@@ -15,8 +15,7 @@ import type { SourceRef } from '../store/types';
 import { readSource, type SourceArgs } from './source';
 import { readTrigger } from '../engine/planner/trigger';
 import type { PlanSettings } from '../engine/planner/build';
-import { QUIET_TIME_LABEL, type Plan } from '../engine/planner/plan';
-import { CODES } from '../server/service/codes';
+import type { Plan } from '../engine/planner/plan';
 import { planOnePodSet } from '../engine/planner/plan-all';
 import type { PodSetRef } from '../engine/planner/podset';
 import { planFromManifest } from '../manifests';
@@ -46,8 +45,7 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
   const read = readTrigger(triggerSpec(located.value));
   if (read.ok) return undefined;
   const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
-  const code = read.error.field.includes(QUIET_TIME_LABEL) ? CODES.quietTimeNotDuration : 'bad-value';
-  return `${range.file}:${range.start.line}:${range.start.column}: error ${code}: ${read.error.message}`;
+  return `${range.file}:${range.start.line}:${range.start.column}: error ${read.error.code}: ${read.error.message}`;
 }
 
 /** How long one solve may take in the CLI's plans. */

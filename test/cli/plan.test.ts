@@ -145,7 +145,7 @@ Not placed:
 
   describe('bad input gives clear, located errors and exit 2', () => {
     const table: Array<[what: string, files: Record<string, string>, args: string[], expected: RegExp]> = [
-      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error quiet-time\/not-duration: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: time: invalid duration "soon"$/m],
+      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error quiet-time\/not-duration: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: the quiet time "soon" is not a Go duration \(time: invalid duration "soon"\): write one such as 2m0s/m],
       ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
       ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
       ['a pod set whose trigger holds no pods (workloads at 0 replicas)', { 'c.yaml': NODES + trigger('empty') }, ['c.yaml', '--pod-set', 'empty'], /^podplan plan: pod set default\/empty has no pending pods in the files \(its ScheduleTrigger empty has nothing to plan; are its workloads at 0 replicas\?\)$/m],

@@ -16,6 +16,7 @@ import { loadPlanning, planSet } from '../planning';
 import { loadScheduling, runProfile } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 import { formatTable } from '../table';
+import { formatAmount, unitOf } from '../../protocol/amounts';
 
 const HELP = `Usage: podplan explain <paths…> POD [--node NODE] [--json] [--all] [--profile file] [--seed n] [--strict]
        podplan explain --context NAME [--kubeconfig file] POD [options]
@@ -154,15 +155,9 @@ function formatFailure(f: FilterFailure): string {
 }
 
 function formatShortfall(s: readonly Shortfall[]): string {
-  return s.map((x) => `${x.resource} short by ${x.resource === 'cpu' ? `${x.missing}m` : x.resource === 'memory' || x.resource === 'ephemeral-storage' ? bytes(x.missing) : String(x.missing)}`).join(', ');
+  return s.map((x) => `${x.resource} short by ${formatAmount(x.missing, unitOf(x.resource))}`).join(', ');
 }
 
-function bytes(n: number): string {
-  const units = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) [n, i] = [n / 1024, i + 1];
-  return `${Number.isInteger(n) ? n : n.toFixed(1)}${units[i]}`;
-}
 
 function scoreTable(records: readonly NodeScoreRecord[], firstRank = 1): string {
   const plugins = records[0]?.plugins.map((p) => p.plugin) ?? [];

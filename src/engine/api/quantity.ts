@@ -67,16 +67,3 @@ export function quantityValue(q: Quantity): Result<number> {
 export function quantityMilliValue(q: Quantity): Result<number> {
   return toSafeNumber(ceilDiv(q.numerator * 1000n, q.denominator), q.text);
 }
-
-/** Renders whole units back in the most compact exact form ("1Gi", "1500m" for milli). */
-export function formatBytes(bytes: number): string {
-  for (const [suffix, size] of Object.entries(BINARY).reverse()) {
-    const unit = Number(size);
-    if (bytes !== 0 && bytes % unit === 0) return `${bytes / unit}${suffix}`;
-  }
-  return String(bytes);
-}
-
-export function formatMilliCPU(milli: number): string {
-  return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
-}

@@ -9,6 +9,7 @@ import type { DependencyRef } from '../reconcile/triggers';
 import { settingsFromLabels } from './build';
 import { parseGoDuration } from './duration';
 import { QUIET_TIME_LABEL } from './plan';
+import { quietTimeProblem, type QuietTimeCode } from './quiet-time';
 
 export const TRIGGER_STATES = ['Planning', 'Schedule'] as const;
 export type TriggerState = (typeof TRIGGER_STATES)[number];
@@ -41,6 +42,8 @@ export const triggerKey = (spec: Pick<TriggerSpec, 'namespace' | 'name'>): strin
 
 /** What is wrong with a trigger, and where in the object (field path segments, e.g. ['spec', 'state']). */
 export interface TriggerError {
+  /** The stable code podplan prints and the editor's diagnostics carry. */
+  readonly code: QuietTimeCode | 'bad-value';
   readonly field: readonly string[];
   /** Names the trigger: "ScheduleTrigger ns/name: …". */
   readonly message: string;
@@ -50,18 +53,18 @@ export interface TriggerError {
 export function readTrigger(spec: TriggerSpec): Result<TriggerConfig, TriggerError> {
   const where = `ScheduleTrigger ${triggerKey(spec)}`;
   if (!(TRIGGER_STATES as readonly string[]).includes(spec.state)) {
-    return err({ field: ['spec', 'state'], message: `${where}: unknown state "${spec.state}" (one of ${TRIGGER_STATES.join(', ')})` });
+    return err({ code: 'bad-value', field: ['spec', 'state'], message: `${where}: unknown state "${spec.state}" (one of ${TRIGGER_STATES.join(', ')})` });
   }
   let quietTimeMs: number | undefined;
   if (spec.quietTime !== undefined) {
     const field = ['metadata', 'labels', QUIET_TIME_LABEL];
+    const problem = quietTimeProblem(spec.quietTime);
     const parsed = parseGoDuration(spec.quietTime);
-    if (!parsed.ok) return err({ field, message: `${where}: label ${QUIET_TIME_LABEL}: ${parsed.error}` });
-    if (parsed.value < 0) return err({ field, message: `${where}: label ${QUIET_TIME_LABEL}: a quiet time cannot be negative ("${spec.quietTime}")` });
+    if (problem || !parsed.ok) return err({ code: problem?.code ?? 'quiet-time/not-duration', field, message: `${where}: label ${QUIET_TIME_LABEL}: ${problem?.message ?? (parsed.ok ? '' : parsed.error)}` });
     quietTimeMs = parsed.value;
   }
   const labels = settingsFromLabels([spec.labels]);
-  if (!labels.ok) return err({ field: ['metadata', 'labels', labels.error.label], message: `${where}: ${labels.error.message}` });
+  if (!labels.ok) return err({ code: 'bad-value', field: ['metadata', 'labels', labels.error.label], message: `${where}: ${labels.error.message}` });
   return ok({
     spec,
     state: spec.state as TriggerState,

@@ -8,12 +8,12 @@ import { podInfo } from '../../engine/framework/node-info';
 import { durationInWords, parseGoDurationNanos } from '../../engine/planner/duration';
 import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { joinPath, splitPath, type Located, type SchedulePlanManifest } from '../../manifests';
-import { formatAmount, unitOf } from './amounts';
+import { formatAmount, unitOf } from '../../protocol/amounts';
 import { keyOf, podSetLabelOf, schedulerOf, type Analysis, type Place } from './analysis';
 import { PLAN, PROFILE_CONFIG, TRIGGER } from './documents';
 import { lspRange } from './locate';
 import { PROFILE_CONFIG_SCHEMA } from './profile-schema';
-import { looseDuration } from './quiet-time';
+import { looseDuration } from '../../engine/planner/quiet-time';
 import { schemaAt, SCHEMAS } from './schema';
 import { shortList } from './words';
 

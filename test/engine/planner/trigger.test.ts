@@ -31,29 +31,33 @@ describe('engine/planner/trigger', () => {
 
     describe('a bad one is an error naming the trigger, the field and what is wrong', () => {
       const QUIET = ['metadata', 'labels', QUIET_TIME_LABEL];
-      const table: Array<[fields: Partial<TriggerSpec>, field: string[], message: string]> = [
-        [{ state: 'Scheduled' }, ['spec', 'state'], 'ScheduleTrigger jobs/batch: unknown state "Scheduled" (one of Planning, Schedule)'],
-        [{ state: '' }, ['spec', 'state'], 'ScheduleTrigger jobs/batch: unknown state "" (one of Planning, Schedule)'],
-        [{ quietTime: 'two minutes' }, QUIET, 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: time: invalid duration "two minutes"'],
-        [{ quietTime: '120' }, QUIET, 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: time: missing unit in duration "120"'],
-        [{ quietTime: '-30s' }, QUIET, 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: a quiet time cannot be negative ("-30s")'],
+      const table: Array<[fields: Partial<TriggerSpec>, field: string[], code: string, message: string]> = [
+        [{ state: 'Scheduled' }, ['spec', 'state'], 'bad-value', 'ScheduleTrigger jobs/batch: unknown state "Scheduled" (one of Planning, Schedule)'],
+        [{ state: '' }, ['spec', 'state'], 'bad-value', 'ScheduleTrigger jobs/batch: unknown state "" (one of Planning, Schedule)'],
+        [{ quietTime: 'two minutes' }, QUIET, 'quiet-time/not-duration', 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "two minutes" is not a Go duration (time: invalid duration "two minutes"): write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)'],
+        [{ quietTime: '120' }, QUIET, 'quiet-time/not-duration', 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "120" is not a Go duration (time: missing unit in duration "120"); write 2m0s'],
+        [{ quietTime: '-30s' }, QUIET, 'quiet-time/not-label-value', 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "-30s" is negative: a label value cannot start with "-", and a quiet time is a wait'],
         [
           { labels: { [PLANNER_LABEL]: 'fastest' } },
           ['metadata', 'labels', PLANNER_LABEL],
+          'bad-value',
           'ScheduleTrigger jobs/batch: label planner.ciena.io/planner: unknown planner "fastest" (one of greedy, optimize, exact, pallet)',
         ],
         [
           { labels: { [MIN_MEMBER_LABEL]: 'all' } },
           ['metadata', 'labels', MIN_MEMBER_LABEL],
+          'bad-value',
           'ScheduleTrigger jobs/batch: label planner.ciena.io/min-member: "all" is not a whole number of at least 1',
         ],
         [
           { labels: { [MIN_MEMBER_LABEL]: '0' } },
           ['metadata', 'labels', MIN_MEMBER_LABEL],
+          'bad-value',
           'ScheduleTrigger jobs/batch: label planner.ciena.io/min-member: "0" is not a whole number of at least 1',
         ],
       ];
-      for (const [fields, field, message] of table) it(message, () => assert.deepEqual(readTrigger(spec(fields)), { ok: false, error: { field, message } }));
+      // The quiet time's words are the editor's diagnostic's (engine/planner/quiet-time.ts quietTimeProblem).
+      for (const [fields, field, code, message] of table) it(message, () => assert.deepEqual(readTrigger(spec(fields)), { ok: false, error: { code, field, message } }));
     });
   });
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { formatGoDurationNanos } from '../../../src/engine/planner/duration';
-import { looseDuration } from '../../../src/server/service/quiet-time';
+import { looseDuration } from '../../../src/engine/planner/quiet-time';
 
-describe('server/service/quiet-time: durations as people write them', () => {
+describe('engine/planner/quiet-time: durations as people write them', () => {
   const cases: Array<[string, string | undefined]> = [
     ['2 minutes', '2m0s'],
     ['2min', '2m0s'],

@@ -1,11 +1,13 @@
 // The cluster as a plan would leave it, without copying the cluster: the snapshot's NodeInfos are
-// shared until a pod is put on (or taken off) one, which is then copied once. A plan check or a
-// preview changes a few hundred nodes of thousands; copying only those keeps an edit cheap, and the
-// plugins' per-node memos stay valid for every node left as it was.
-import type { NodeInfo, NodeInfoLister, PodInfo } from '../../engine/framework/node-info';
-import type { Snapshot } from '../../engine/framework/snapshot';
+// shared until a pod is put on (or taken off) one, which is then copied once. The editor's plan
+// check changes a few hundred nodes of thousands; copying only those keeps an edit cheap, and the
+// plugins' per-node memos stay valid for every node left as it was. (A planner's scratch copy,
+// engine/planner/what-if.ts, is another thing: it owns a copy of every node in a Snapshot of its
+// own and counts its changes, which its PreFilter cache keys on.)
+import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
+import type { Snapshot } from './snapshot';
 
-export class WhatIf implements NodeInfoLister {
+export class CopyOnWriteCluster implements NodeInfoLister {
   private readonly nodes: NodeInfo[];
   /** Copies made by this what-if, which it may change. */
   private readonly owned = new Set<NodeInfo>();
@@ -55,8 +57,8 @@ export class WhatIf implements NodeInfoLister {
   }
 
   /** A what-if that starts from this one and changes without touching it. */
-  copy(): WhatIf {
-    return new WhatIf(this.base, this.index, this.nodes);
+  copy(): CopyOnWriteCluster {
+    return new CopyOnWriteCluster(this.base, this.index, this.nodes);
   }
 
   private writable(name: string): NodeInfo | undefined {

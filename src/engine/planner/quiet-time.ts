@@ -1,6 +1,39 @@
-// Reading what people write for a duration when it is not Go's syntax ("2 minutes", "90s ", "1h 30m",
-// "PT2M", "00:02:00", "1 day"), so a code action can rewrite it into Go's. A bare number is read
-// as seconds, as most tools default to.
+// The quiet time of a ScheduleTrigger (its label planner.ciena.io/quiet-time): what is wrong with
+// one, checked in one place for podplan and the editor (a Go duration that must also be a label
+// value), and reading what people write for a duration when it is not Go's syntax ("2 minutes",
+// "90s ", "1h 30m", "PT2M", "00:02:00", "1 day"), so a code action can rewrite it into Go's. A bare
+// number is read as seconds, as most tools default to.
+import { labelValueError } from '../api/field';
+import { formatGoDurationNanos, parseGoDurationNanos } from './duration';
+
+export type QuietTimeCode = 'quiet-time/not-duration' | 'quiet-time/not-label-value';
+
+/** What is wrong with a quiet time, with the Go form to write when one can be read from it; undefined when it is fine. */
+export function quietTimeProblem(text: string): { readonly code: QuietTimeCode; readonly message: string } | undefined {
+  const parsed = parseGoDurationNanos(text);
+  const rewrite = quietTimeRewrite(text);
+  const instead = rewrite ? `; write ${rewrite}` : '';
+  if (!parsed.ok) {
+    return {
+      code: 'quiet-time/not-duration',
+      message: `the quiet time ${JSON.stringify(text)} is not a Go duration (${parsed.error})${instead || ': write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)'}`,
+    };
+  }
+  if (parsed.value < 0n) return { code: 'quiet-time/not-label-value', message: `the quiet time ${JSON.stringify(text)} is negative: a label value cannot start with "-", and a quiet time is a wait` };
+  const problem = labelValueError(text);
+  if (problem) return { code: 'quiet-time/not-label-value', message: `the quiet time ${JSON.stringify(text)} is a Go duration but not a valid label value (${problem})${instead}` };
+  return undefined;
+}
+
+/** The Go form of a quiet time that is not one, or not a label value, when it can be read; undefined otherwise. */
+export function quietTimeRewrite(text: string): string | undefined {
+  const parsed = parseGoDurationNanos(text);
+  if (parsed.ok && !labelValueError(text)) return undefined;
+  const nanos = parsed.ok ? parsed.value : looseDuration(text);
+  if (nanos === undefined || nanos < 0n) return undefined;
+  const go = formatGoDurationNanos(nanos, { ascii: true });
+  return go !== text && !labelValueError(go) ? go : undefined;
+}
 
 const NS_PER: Readonly<Record<string, bigint>> = {
   ns: 1n,
