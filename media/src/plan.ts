@@ -266,6 +266,7 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
     `profile ${plan.profile}`,
     formatTime(plan.createdAt),
     plan.historyId !== undefined && `history #${plan.historyId}`,
+    plan.historyError !== undefined && h('span', { class: 'bad', role: 'alert' }, plan.historyError),
     plan.bound !== undefined && `bound (${plan.bound.solver}): ${plan.bound.text}`,
   ];
   const actions = [button('Re-run preview', 'Plan the pod set again on the current workspace', () => post({ type: 'refresh' }))];

@@ -175,6 +175,8 @@ export interface PlanView {
   readonly funnel: FunnelView;
   /** The history entry the plan was stored as, when the history is available. */
   readonly historyId?: number;
+  /** The history is on but writing to it failed (keeping the plan, or recording it as applied): what the user is told. */
+  readonly historyError?: string;
   /** Running pods the plan evicts to place its own (only when the profile lets plans preempt). */
   readonly victims?: readonly { readonly pod: string; readonly node: string; readonly by: string }[];
   /** How far the plan is from the best possible, as the solver proved it (absent when no solver was loaded). */

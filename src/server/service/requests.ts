@@ -67,7 +67,9 @@ export const takesLong = (size: PlanSize): boolean => size.pods * size.nodes >= 
 export function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
-  return planView(plan, analysis, saved.ok ? saved.value : undefined);
+  const view = planView(plan, analysis, saved.ok ? saved.value : undefined);
+  // With no history every save says so (the summary tells that once); a history that fails to write is news.
+  return saved.ok || history.unavailable !== undefined ? view : { ...view, historyError: `the plan is not kept in the plan history: ${saved.error}` };
 }
 
 /** The pod a reference names: by namespace and name, or by a name that is unique across namespaces; else why not, with a near miss. */
@@ -121,8 +123,9 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
   const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, index: document.index, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
-  const made = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
-  if (!made) return err(`cannot write the plan of ${trigger.value.podSet}`);
+  const planned = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
+  if (!planned.ok) return planned;
+  const made = planned.value;
   if (!made.edit.ok) return err(`the plan of ${trigger.value.podSet} is not written: ${made.edit.error}`);
   const plan = made.plan;
   const planFile = made.existing?.file ?? trigger.file;
