@@ -144,7 +144,7 @@ describe('engine/planner/coordinator', () => {
 
   describe('a bad trigger is an error, and holds the set until a good one comes', () => {
     const table: Array<[Partial<TriggerSpec>, string]> = [
-      [{ quietTime: 'soon' }, 'ScheduleTrigger default/web: label planner.ciena.io/quiet-time: time: invalid duration "soon"'],
+      [{ quietTime: 'soon' }, 'ScheduleTrigger default/web: label planner.ciena.io/quiet-time: the quiet time "soon" is not a Go duration (time: invalid duration "soon"): write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)'],
       [{ state: 'Go' }, 'ScheduleTrigger default/web: unknown state "Go" (one of Planning, Schedule)'],
     ];
     for (const [fields, error] of table) {

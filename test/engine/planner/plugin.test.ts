@@ -30,7 +30,7 @@ describe('engine/planner/plugin', () => {
   it('bad args are a profile error at the plugin’s pluginConfig', () => {
     const built = podSetFramework(withArgs({ objective: 'fast' }), { random: seededRandom(1) });
     assert.deepEqual(!built.ok && built.error, [
-      { path: ['pluginConfig', 0, 'args'], message: 'profile default-scheduler: plugin PodSetPlanner: objective: Unsupported value: "fast": supported values: "pack", "balance", "spread", "cost", "moves"' },
+      { code: 'profile/bad-args', path: ['pluginConfig', 0, 'args'], message: 'profile default-scheduler: plugin PodSetPlanner: objective: Unsupported value: "fast": supported values: "pack", "balance", "spread", "cost", "moves"' },
     ]);
   });
 });
