@@ -3,9 +3,9 @@
 // pod-set scheduler, else the default one), every problem as a located line.
 import { seededRandom } from '../engine/api/random';
 import { mergeProfile, type Profile } from '../engine/framework/profile';
-import { podSetFramework, type PodSetFramework } from '../engine/planner/plugin';
-import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset';
-import type { TriggerSpec } from '../engine/planner/trigger';
+import { podSetFramework, type PodSetFramework } from '../engine/planner/scheduler/plugin';
+import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset/podset';
+import type { TriggerSpec } from '../engine/planner/podset/trigger';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
 import { highsSolver } from '../platform/highs';
 import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
@@ -13,11 +13,11 @@ import { profileInput, readProfile, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import type { SourceRef } from '../store/types';
 import { readSource, type SourceArgs } from './source';
-import { readTrigger } from '../engine/planner/trigger';
+import { readTrigger } from '../engine/planner/podset/trigger';
 import type { PlanSettings } from '../engine/planner/build';
 import type { Plan } from '../engine/planner/plan';
 import { planOnePodSet } from '../engine/planner/plan-all';
-import type { PodSetRef } from '../engine/planner/podset';
+import type { PodSetRef } from '../engine/planner/podset/podset';
 import { planFromManifest } from '../manifests';
 import { triggerSpec } from '../manifests/planner';
 

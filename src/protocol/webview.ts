@@ -183,7 +183,7 @@ export interface PlanView {
   readonly bound?: PlanBoundView;
 }
 
-/** A plan's bound and gap (engine/planner/bound.ts), worded as `podplan plan` prints it. */
+/** A plan's bound and gap (engine/planner/solver/bound.ts), worded as `podplan plan` prints it. */
 export interface PlanBoundView {
   /** The solver that proved it, e.g. "HiGHS 1.8.0". */
   readonly solver: string;

@@ -8,7 +8,7 @@ import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Plan } from '../engine/planner/plan';
 import type { WorkspaceModel } from '../manifests';
-import { schedulePlanName } from '../engine/planner/name';
+import { schedulePlanName } from '../engine/planner/podset/name';
 import { KubeBinder } from '../kube/binder';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
 import { KubeHttp } from '../kube/http';

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../engine/api/clock';
-import type { PlanBound } from '../engine/planner/bound';
+import type { PlanBound } from '../engine/planner/solver/bound';
 import type { Objective } from '../engine/planner/planner';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';

@@ -1,6 +1,6 @@
 // The store's public types: what callers pass in and what the history hands back.
 import type { Clock } from '../engine/api/clock';
-import type { PlanBound } from '../engine/planner/bound';
+import type { PlanBound } from '../engine/planner/solver/bound';
 import type { PlanVictim } from '../engine/planner/plan';
 import type { Objective } from '../engine/planner/planner';
 import type { DiagnosisSummary, ReasonCount } from './diagnoses';

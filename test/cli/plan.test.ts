@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { schedulePlanName } from '../../src/engine/planner/name';
+import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { readFile } from '../../src/manifests';
 import { useTempDir } from '../store/helpers';
 import { noHistory } from '../../src/server/history';

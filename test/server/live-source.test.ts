@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { err, type Result } from '../../src/engine/api/result';
 import { systemClock } from '../../src/platform/clock';
 import { PLANNER_CRDS } from '../../src/kube/crds';
-import { schedulePlanName } from '../../src/engine/planner/name';
+import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { LiveSource } from '../../src/server/live-source';
 import { clusterSummary } from '../../src/server/service';
 import { openHistory } from '../../src/server/store-history';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from 'vscode-languageserver';
 import { err, type Result } from '../../src/engine/api/result';
-import type { MilpSolver } from '../../src/engine/planner/solver';
+import type { MilpSolver } from '../../src/engine/planner/solver/solver';
 import { systemClock } from '../../src/platform/clock';
 import { highsSolver } from '../../src/platform/highs';
 import type { InitializationOptions } from '../../src/protocol/initialization';

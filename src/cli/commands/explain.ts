@@ -7,7 +7,7 @@ import type { NodeScoreRecord } from '../../engine/framework/diagnosis';
 import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
 import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
-import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset/podset';
 import { simulate } from '../../engine/scheduler/simulate';
 import { parseCommand } from '../arguments';
 import { STRICT_HELP, STRICT_OPTION } from '../input';

@@ -8,7 +8,7 @@ import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
-import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import { parseCommand } from '../arguments';
 import { DB_HELP, DB_OPTION } from '../plan-store';
 import { Recording } from '../recording';

@@ -2,7 +2,7 @@
 // shared until a pod is put on (or taken off) one, which is then copied once. The editor's plan
 // check changes a few hundred nodes of thousands; copying only those keeps an edit cheap, and the
 // plugins' per-node memos stay valid for every node left as it was. (A planner's scratch copy,
-// engine/planner/what-if.ts, is another thing: it owns a copy of every node in a Snapshot of its
+// engine/planner/search/what-if.ts, is another thing: it owns a copy of every node in a Snapshot of its
 // own and counts its changes, which its PreFilter cache keys on.)
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
 import type { Snapshot } from './snapshot';

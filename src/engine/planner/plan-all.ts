@@ -10,12 +10,12 @@ import { Snapshot } from '../framework/snapshot';
 import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
 import { dependencyId, nodeId, parseNodeId, podSetProgress, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
 import { planPodSet, type PlanSettings } from './build';
-import { schedulePlanName } from './name';
+import { schedulePlanName } from './podset/name';
 import type { Plan } from './plan';
-import type { PodSetFramework } from './plugin';
-import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from './podset';
-import { readTrigger, triggerKey, type TriggerSpec } from './trigger';
-import { WhatIf } from './what-if';
+import type { PodSetFramework } from './scheduler/plugin';
+import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from './podset/podset';
+import { readTrigger, triggerKey, type TriggerSpec } from './podset/trigger';
+import { WhatIf } from './search/what-if';
 
 export const POD_SET_KIND = 'PodSet';
 export const SCHEDULE_PLAN_KIND = 'SchedulePlan';

@@ -16,7 +16,7 @@ import type { ScheduleFailure, ScheduleResult } from '../../engine/framework/run
 import { type Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
-import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { seededRandom } from '../../engine/api/random';
 import { concatPath, type Located, type ManifestDocument, type ProfileManifest, type SchedulePlanManifest, type ScheduleTriggerManifest, type WorkspaceModel } from '../../manifests';

@@ -13,7 +13,7 @@ import { documentAt, rawObjects, stringAt, valueAt, type RawObject } from './doc
 import { appendItems, removeItem, removeKey, replaceValue, scalar, setEntry, type Target } from './edits';
 import { guardedEdit, valueOf, type Change, type FileWrite } from './safe-edit';
 import { anchorRange, contains } from './locate';
-import { quietTimeRewrite } from '../../engine/planner/quiet-time';
+import { quietTimeRewrite } from '../../engine/planner/podset/quiet-time';
 import { suggestedName } from './names';
 import { planPodSet, type PlanStart } from './planning';
 import { REGISTRY } from './profiles';

@@ -4,7 +4,7 @@ import { dnsLabelError, labelValueError, qualifiedNameError, subdomainError } fr
 import { QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { joinPath } from '../../manifests';
 import { CODES } from './codes';
-import { quietTimeProblem } from '../../engine/planner/quiet-time';
+import { quietTimeProblem } from '../../engine/planner/podset/quiet-time';
 import type { SchemaIssue } from './schema';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -59,7 +59,7 @@ export function checkNames(value: unknown): SchemaIssue[] {
   return issues;
 }
 
-/** What is wrong with a quiet time (engine/planner/quiet-time.ts, as podplan reads it), as a schema issue at the value. */
+/** What is wrong with a quiet time (engine/planner/podset/quiet-time.ts, as podplan reads it), as a schema issue at the value. */
 export function quietTimeIssue(text: string): Omit<SchemaIssue, 'path'> | undefined {
   const problem = quietTimeProblem(text);
   return problem && { code: problem.code, severity: 'error', anchor: 'value', message: problem.message };

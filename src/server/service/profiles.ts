@@ -9,7 +9,7 @@ import { Framework } from '../../engine/framework/runtime';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import { ALL_PLUGIN_NAMES } from '../../engine/plugins/names';
 import { inTreeRegistry } from '../../engine/plugins/registry';
-import { podSetPlannerModule } from '../../engine/planner/plugin';
+import { podSetPlannerModule } from '../../engine/planner/scheduler/plugin';
 import { joinPath, palletOnlyAt, type Located, type ProfileManifest, type SchedulerProfileManifest } from '../../manifests';
 import type { Code } from './codes';
 import { closest } from './words';

@@ -2,7 +2,7 @@
 import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { CPU, MEMORY } from '../../engine/api/resources';
-import { parseGoDuration } from '../../engine/planner/duration';
+import { parseGoDuration } from '../../engine/planner/podset/duration';
 import { splitPath, type Located, type ScheduleTriggerManifest } from '../../manifests';
 import { valueAt } from './documents';
 import { closest } from './words';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { buildPlan, MIN_MEMBER_LABEL, planPodSet, PLANNER_LABEL, settingsFromLabels, type PlanInput } from '../../../src/engine/planner/build';
-import { snapshotHash } from '../../../src/engine/planner/hash';
+import { snapshotHash } from '../../../src/engine/planner/podset/hash';
 import { planStatus } from '../../../src/engine/planner/plan';
-import { resolvePodSet } from '../../../src/engine/planner/podset';
+import { resolvePodSet } from '../../../src/engine/planner/podset/podset';
 import { makeNode, snapshotOf, type PodBuilder } from '../../builders';
 import { planning, setPod } from './fixtures';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { DependencyRef } from '../../../src/engine/reconcile/triggers';
-import { schedulePlanName } from '../../../src/engine/planner/name';
+import { schedulePlanName } from '../../../src/engine/planner/podset/name';
 import { planWorkspace, type TriggerOutcome } from '../../../src/engine/planner/plan-all';
-import type { TriggerSpec } from '../../../src/engine/planner/trigger';
+import type { TriggerSpec } from '../../../src/engine/planner/podset/trigger';
 import { makeNode, type PodBuilder } from '../../builders';
 import { planning, setPod } from './fixtures';
 

@@ -12,7 +12,7 @@ import { flush, summary } from './fake';
 import { ManualClock } from '../../../src/engine/api/clock';
 import { InMemoryBinder } from '../../../src/engine/framework/binder';
 import { planWorkspace } from '../../../src/engine/planner/plan-all';
-import type { TriggerSpec } from '../../../src/engine/planner/trigger';
+import type { TriggerSpec } from '../../../src/engine/planner/podset/trigger';
 import { composeLiveScheduler } from '../../../src/kube/live/compose';
 import { liveCache } from '../../../src/kube/live/scheduler';
 import { incompleteDependencies } from '../../../src/server/service/dependencies';

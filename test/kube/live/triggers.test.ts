@@ -3,7 +3,7 @@
 // (Pallet's name) is written for the whole set and the pods are bound as planned; a pod arriving
 // later is placed at once and the plan follows.
 import assert from 'node:assert/strict';
-import { schedulePlanName } from '../../../src/engine/planner/name';
+import { schedulePlanName } from '../../../src/engine/planner/podset/name';
 import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
 import { node, pod, podRef, podsOf, POD_SETS, runArgs, runLive, startCluster, until, type Cluster } from './cluster';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { quietTimeRewrite } from '../../../src/engine/planner/quiet-time';
+import { quietTimeRewrite } from '../../../src/engine/planner/podset/quiet-time';
 import { checkNames, quietTimeIssue, suggestedName } from '../../../src/server/service/names';
 
 describe('server/service/names: Kubernetes names and labels, and the quiet time', () => {
