@@ -6,7 +6,7 @@
 import { seededRandom, type Random } from '../../src/engine/api/random';
 import type { Node, Pod } from '../../src/engine/api/types';
 import { POD_SET_LABEL } from '../../src/engine/planner/plan';
-import { POD_SET_SCHEDULER_NAME } from '../../src/engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME } from '../../src/engine/planner/podset/podset';
 
 const ZONE = 'topology.kubernetes.io/zone';
 const HOSTNAME = 'kubernetes.io/hostname';

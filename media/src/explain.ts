@@ -4,7 +4,7 @@
 import type { PodExplanationView } from '../../src/protocol/webview';
 import { button, h, section, table } from './dom';
 import { tabs } from './elements';
-import { formatAmount } from './format';
+import { formatAmount } from '../../src/protocol/amounts';
 import { renderFunnel } from './funnel';
 import { header, link, post } from './host';
 import { renderMatrix, type MatrixState } from './matrix';
@@ -23,7 +23,7 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
     ),
     h('p', { class: `verdict-text${x.chosenNode === undefined && x.plannedNode === undefined ? ' bad' : ''}`, role: 'status' }, x.verdict),
   ];
-  const terms: Array<[string, HTMLElement | string]> = [['Requests', x.requests.map((r) => `${r.resource} ${formatAmount(r.unit, r.amount)}`).join(', ') || 'none']];
+  const terms: Array<[string, HTMLElement | string]> = [['Requests', x.requests.map((r) => `${r.resource} ${formatAmount(r.amount, r.unit, 'words')}`).join(', ') || 'none']];
   if (x.plannedNode !== undefined) terms.push(['Planned on', h('span', {}, node(x.plannedNode), x.plan !== undefined ? ` by ${x.plan}` : '')]);
   const chooser = x.cycle === 'planner' ? 'The planner’s cycle chose' : x.plannedNode !== undefined ? 'A cycle now, with the rest of the plan in place, chooses' : 'A cycle now chooses';
   terms.push([chooser, node(x.chosenNode)]);

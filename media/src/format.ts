@@ -1,29 +1,7 @@
 // How the webview prints the numbers of a view model. Printing only: every amount is computed by
 // the server (docs/architecture.md, Processes).
-import type { AmountUnit, ResourceUseView } from '../../src/protocol/webview';
-
-const GIB = 1024 ** 3;
-const MIB = 1024 ** 2;
-const KIB = 1024;
-
-/** At most two decimals, trailing zeros dropped: 2.5, 3, 0.13. */
-function short(n: number): string {
-  return String(Math.round(n * 100) / 100);
-}
-
-export function formatAmount(unit: AmountUnit, amount: number): string {
-  switch (unit) {
-    case 'millicores':
-      return amount < 1000 ? `${short(amount)}m` : `${short(amount / 1000)} ${amount === 1000 ? 'core' : 'cores'}`;
-    case 'bytes':
-      if (amount >= GIB) return `${short(amount / GIB)} GiB`;
-      if (amount >= MIB) return `${short(amount / MIB)} MiB`;
-      if (amount >= KIB) return `${short(amount / KIB)} KiB`;
-      return `${short(amount)} B`;
-    case 'count':
-      return short(amount);
-  }
-}
+import { formatAmount } from '../../src/protocol/amounts';
+import type { ResourceUseView } from '../../src/protocol/webview';
 
 /** The widths of a node's usage bar, in percent of allocatable, each clamped so the bar never overflows. */
 export interface BarShares {
@@ -43,9 +21,9 @@ export function barShares(use: ResourceUseView): BarShares {
 
 /** "3.5 / 4 cores (1.5 cores planned)": what a bar shows, as words for its label and tooltip. */
 export function usageText(use: ResourceUseView): string {
-  const used = formatAmount(use.unit, use.requested + use.planned);
-  const of = formatAmount(use.unit, use.allocatable);
-  const planned = use.planned > 0 ? ` (${formatAmount(use.unit, use.planned)} planned)` : '';
+  const used = formatAmount(use.requested + use.planned, use.unit, 'words');
+  const of = formatAmount(use.allocatable, use.unit, 'words');
+  const planned = use.planned > 0 ? ` (${formatAmount(use.planned, use.unit, 'words')} planned)` : '';
   return `${used} / ${of}${planned}`;
 }
 

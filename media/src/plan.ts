@@ -4,7 +4,8 @@
 import type { NodeUseView, PlanRefView, PlanView, ResourceUseView, UnplacedGroupView } from '../../src/protocol/webview';
 import { button, h, section, type Child } from './dom';
 import { tabs } from './elements';
-import { barShares, formatAmount, formatTime, plural, usageText } from './format';
+import { formatAmount } from '../../src/protocol/amounts';
+import { barShares, formatTime, plural, usageText } from './format';
 import { renderFunnel } from './funnel';
 import { header, link, podChip, podLink, post } from './host';
 import { bandOf, NO_PODS, nodeMap, OTHER_OWNERS, ownerPalette, type Colouring } from './node-map';
@@ -22,7 +23,7 @@ export function bar(use: ResourceUseView): HTMLElement {
   const text = usageText(use);
   return h(
     'div',
-    { class: `use${shares.over ? ' over' : ''}`, title: `${use.resource}: ${formatAmount(use.unit, use.requested)} bound, ${formatAmount(use.unit, use.planned)} planned, ${formatAmount(use.unit, use.allocatable)} allocatable` },
+    { class: `use${shares.over ? ' over' : ''}`, title: `${use.resource}: ${formatAmount(use.requested, use.unit, 'words')} bound, ${formatAmount(use.planned, use.unit, 'words')} planned, ${formatAmount(use.allocatable, use.unit, 'words')} allocatable` },
     h('span', { class: 'resource' }, use.resource),
     h('span', { class: 'amount' }, text),
     h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, planned),
@@ -265,6 +266,7 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
     `profile ${plan.profile}`,
     formatTime(plan.createdAt),
     plan.historyId !== undefined && `history #${plan.historyId}`,
+    plan.historyError !== undefined && h('span', { class: 'bad', role: 'alert' }, plan.historyError),
     plan.bound !== undefined && `bound (${plan.bound.solver}): ${plan.bound.text}`,
   ];
   const actions = [button('Re-run preview', 'Plan the pod set again on the current workspace', () => post({ type: 'refresh' }))];

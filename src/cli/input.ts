@@ -1,8 +1,7 @@
 // Reading the command line's inputs: YAML paths into the workspace model, a profile file into the
 // engine's Profile. Problems come back as located lines (`file:line:col: error code: message`).
-import type { Profile } from '../engine/framework/profile';
+import type { Profile, ProfileError } from '../engine/framework/profile';
 import { combine, engineProfile, fieldRange, formatError, joinPath, readFile, type FileModel, type Located, type ManifestErrorCode, type ProfileManifest, type WorkspaceModel } from '../manifests';
-import { classify } from '../server/service/profiles';
 import { optionHelp } from './help';
 import type { CliIO } from './io';
 import { errorMessage } from '../engine/api/errors';
@@ -134,7 +133,7 @@ export interface ProfileInput {
   /** Every profile's schedulerName in the configuration it came from. */
   readonly schedulerNames: readonly string[];
   /** A located line for a profile error at `path` (a field path into the profile), with its code. */
-  readonly locate: (path: readonly (string | number)[], message: string) => string;
+  readonly locate: (error: ProfileError) => string;
   /** `file:line:column` of a field path into the profile. */
   readonly position: (path: readonly (string | number)[]) => string;
 }
@@ -175,6 +174,6 @@ export function profileInput(located: Located<ProfileManifest>, schedulerName?: 
     const range = fieldRange(located, path.reduce<string>((at, key) => joinPath(at, key), base));
     return `${file}:${range.start.line}:${range.start.column}`;
   };
-  const locate = (path: readonly (string | number)[], message: string) => `${position(path)}: error ${classify(path.map(String).join('.'), message)}: ${message}`;
+  const locate = (e: ProfileError) => `${position(e.path)}: error ${e.code}: ${e.message}`;
   return { value: { profile, locate, position, schedulerNames: located.value.profiles.map((p) => p.schedulerName) }, warnings };
 }

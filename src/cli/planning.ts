@@ -3,9 +3,9 @@
 // pod-set scheduler, else the default one), every problem as a located line.
 import { seededRandom } from '../engine/api/random';
 import { mergeProfile, type Profile } from '../engine/framework/profile';
-import { podSetFramework, type PodSetFramework } from '../engine/planner/plugin';
-import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset';
-import type { TriggerSpec } from '../engine/planner/trigger';
+import { podSetFramework, type PodSetFramework } from '../engine/planner/scheduler/plugin';
+import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset/podset';
+import type { TriggerSpec } from '../engine/planner/podset/trigger';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
 import { highsSolver } from '../platform/highs';
 import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
@@ -13,14 +13,11 @@ import { profileInput, readProfile, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import type { SourceRef } from '../store/types';
 import { readSource, type SourceArgs } from './source';
-import { readTrigger } from '../engine/planner/trigger';
-import { podInfo } from '../engine/framework/node-info';
-import { Snapshot } from '../engine/framework/snapshot';
-import { planPodSet, type PlanSettings } from '../engine/planner/build';
-import { QUIET_TIME_LABEL, type Plan } from '../engine/planner/plan';
-import { CODES } from '../server/service/codes';
-import { planWorkspace, type TriggerOutcome } from '../engine/planner/plan-all';
-import { resolvePodSet, type PodSetRef } from '../engine/planner/podset';
+import { readTrigger } from '../engine/planner/podset/trigger';
+import type { PlanSettings } from '../engine/planner/build';
+import type { Plan } from '../engine/planner/plan';
+import { planOnePodSet } from '../engine/planner/plan-all';
+import type { PodSetRef } from '../engine/planner/podset/podset';
 import { planFromManifest } from '../manifests';
 import { triggerSpec } from '../manifests/planner';
 
@@ -48,8 +45,7 @@ function triggerError(located: Located<ScheduleTriggerManifest>): string | undef
   const read = readTrigger(triggerSpec(located.value));
   if (read.ok) return undefined;
   const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
-  const code = read.error.field.includes(QUIET_TIME_LABEL) ? CODES.quietTimeNotDuration : 'bad-value';
-  return `${range.file}:${range.start.line}:${range.start.column}: error ${code}: ${read.error.message}`;
+  return `${range.file}:${range.start.line}:${range.start.column}: error ${read.error.code}: ${read.error.message}`;
 }
 
 /** How long one solve may take in the CLI's plans. */
@@ -96,7 +92,7 @@ async function readPlanning(source: SourceArgs, options: { readonly profile?: st
   if (!highs.ok) warnings.push(highs.error);
   const solver = highs.ok ? { solver: { solver: highs.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: options.seed } } : {};
   const planning = podSetFramework(profile, { random: seededRandom(options.seed), ...solver });
-  if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e.path, e.message) : e.message)));
+  if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e) : e.message)));
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
   for (const key of planning.value.args.ignored ?? []) {
     const at = chosen ? pluginArgsPath(chosen.profile, key) : undefined;
@@ -113,25 +109,18 @@ export interface SetOutcome {
   readonly message?: string;
 }
 
-/** The set planned through its trigger (and what it depends on), or directly when it has none; a string when it cannot be. */
+/**
+ * The set planned through its trigger (and what it depends on), or directly when it has none
+ * (engine/planner/plan-all planOnePodSet, as the editor's preview plans it); a string when it
+ * cannot be (the cluster cannot be read, or a set without a trigger cannot be planned).
+ */
 export async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
   const { workspace, triggers } = planning;
-  const own = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
-  if (own) {
-    const outcomes = await planWorkspace({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override });
-    if (!outcomes.ok) return outcomes.error;
-    const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
-    return { ...(outcome.plan ? { plan: outcome.plan } : {}), trigger: `${own.namespace}/${own.name}`, failed: outcome.failed, ...(outcome.message !== undefined ? { message: outcome.message } : {}) };
-  }
-  const snapshot = Snapshot.fromCluster(workspace.cluster);
-  if (!snapshot.ok) return snapshot.error;
-  const podSet = resolvePodSet(workspace.cluster.pods, ref, planning.planning.args.schedulerName);
-  for (const p of podSet.pending) {
-    const info = podInfo(p);
-    if (!info.ok) return info.error;
-  }
-  const built = planPodSet(planning.planning, { podSet, snapshot: snapshot.value, now }, { override });
-  return built.ok ? { plan: built.value, failed: false } : built.error;
+  const outcome = await planOnePodSet({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override }, ref);
+  if (!outcome.ok) return outcome.error;
+  const { plan, trigger, failed, message } = outcome.value;
+  if (!trigger) return plan ? { plan, failed: false } : (message ?? 'not planned');
+  return { ...(plan ? { plan } : {}), trigger: `${trigger.namespace}/${trigger.name}`, failed, ...(message !== undefined ? { message } : {}) };
 }
 
 /** Where a PodSetPlanner arg is written in the profile (pluginConfig[i].args.key), if it is. */

@@ -159,12 +159,12 @@ export class Ctx implements vscode.Disposable {
     try {
       const summary = await this.summary();
       this.status.setSummary(summary);
-      if (!summary.history.available && summary.history.reason && !this.historyNoticeShown && /no SQLite driver/.test(summary.history.reason)) {
+      if (!summary.history.available && summary.history.noDriver && summary.history.reason && !this.historyNoticeShown) {
         // Once per session, in words: planning works, only keeping plans does not.
         this.historyNoticeShown = true;
         this.output.warn(summary.history.reason);
         void vscode.window.showWarningMessage(
-          `Podplan: plan history is off, ${summary.history.reason.replace(/^history unavailable: /, '')}. Plans are still previewed and scheduled, but not kept. To keep them, run the editor with Node 22.5 or newer; to hide this notice, set podplan.history.enabled to false.`,
+          `Podplan: plan history is off, ${summary.history.reason}. Plans are still previewed and scheduled, but not kept. To keep them, run the editor with Node 22.5 or newer; to hide this notice, set podplan.history.enabled to false.`,
         );
       }
     } catch (e) {

@@ -14,6 +14,7 @@ export function planLogLines(plan: PlanView, action: 'preview' | 'schedule'): st
   ];
   // As podplan plan prints it: how far from the best possible the solver proved the plan to be.
   if (plan.bound) lines.push(`  bound (${plan.bound.solver}): ${plan.bound.text}`);
+  if (plan.historyError) lines.push(`  ${plan.historyError}`);
   for (const u of plan.unplaced.slice(0, UNPLACED_LISTED)) {
     const at = u.stage ? ` at ${u.stage}${u.plugin ? ` ${u.plugin}` : ''}` : '';
     lines.push(`  pod ${plan.namespace}/${u.pod} not placed${at}: ${u.message}`);

@@ -31,7 +31,7 @@ export {
   type ProfileManifest,
   type SchedulerProfileManifest,
 } from './profile';
-export { fnv32a, safeEncodeString, schedulePlanName } from '../engine/planner/name';
+export { fnv32a, safeEncodeString, schedulePlanName } from '../engine/planner/podset/name';
 export { readPodStatus } from './kube';
 export { planFromManifest, schedulePlanManifest, writeSchedulePlan, type WritablePlan, type WritePlanOptions } from './schedule-plan';
 export {

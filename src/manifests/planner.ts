@@ -6,7 +6,7 @@ import { Code, STAGES, type Stage, type Status } from '../engine/framework/statu
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from '../engine/framework/diagnosis';
 import { LOST_ON, type CandidateRecord, type LostOn, type PreemptionRecord, type VictimRecord } from '../engine/framework/preemption/record';
 import { POD_SET_LABEL, QUIET_TIME_LABEL, type PlanVictim } from '../engine/planner/plan';
-import type { TriggerSpec } from '../engine/planner/trigger';
+import type { TriggerSpec } from '../engine/planner/podset/trigger';
 import { arrayOf, boolean, integer, number, object, oneOf, string, tolerated, type DecodeContext, type Decoder } from './decode';
 import { objectMeta } from './kube';
 import { joinPath } from './source-map';

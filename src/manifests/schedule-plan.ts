@@ -1,10 +1,10 @@
 // A Plan (src/engine/planner/plan.ts) as a Pallet SchedulePlan manifest, and back: the one place a
 // SchedulePlan object is built (the store exports through it too). The name follows Pallet's rule
-// (src/engine/planner/name.ts).
+// (src/engine/planner/podset/name.ts).
 import { stringify } from 'yaml';
 import { Code } from '../engine/framework/status';
 import type { Diagnosis } from '../engine/framework/diagnosis';
-import { schedulePlanName } from '../engine/planner/name';
+import { schedulePlanName } from '../engine/planner/podset/name';
 import { PLANNER_API_VERSION, POD_SET_LABEL, type Plan } from '../engine/planner/plan';
 import type { SchedulePlanManifest, SchedulePlanStatus, UnplacedEntry } from './planner';
 

@@ -1,10 +1,10 @@
-// The engine's MilpSolver (src/engine/planner/solver.ts) on HiGHS, compiled to WebAssembly (npm
+// The engine's MilpSolver (src/engine/planner/solver/solver.ts) on HiGHS, compiled to WebAssembly (npm
 // package `highs`, external to the bundles). Loading compiles highs.wasm from node_modules (no download);
 // after that each solve is synchronous and runs on a fresh native instance, so solves share
 // nothing and one loaded runtime serves every planner of the process. HiGHS is built single-threaded.
 import type { Highs } from 'highs';
 import { err, ok, type Result } from '../engine/api/result';
-import type { MilpModel, MilpOptions, MilpSolution, MilpSolver } from '../engine/planner/solver';
+import type { MilpModel, MilpOptions, MilpSolution, MilpSolver } from '../engine/planner/solver/solver';
 import { errorMessage } from '../engine/api/errors';
 
 let loading: Promise<Result<MilpSolver>> | undefined;

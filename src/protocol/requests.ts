@@ -85,8 +85,11 @@ export interface WorkspaceSummary {
   readonly profiles: readonly string[];
   readonly podSets: readonly PodSetSummary[];
   readonly problems: { readonly errors: number; readonly warnings: number };
-  /** Whether plan history can be listed, and if not why; when it can, the SQLite driver it runs on. */
-  readonly history: { readonly available: boolean; readonly reason?: string; readonly driver?: string };
+  /**
+   * Whether plan history can be listed, and if not why (`noDriver`: no SQLite driver loads in the
+   * server's Node, which the editor tells the user once); when it can, the SQLite driver it runs on.
+   */
+  readonly history: { readonly available: boolean; readonly reason?: string; readonly noDriver?: boolean; readonly driver?: string };
 }
 
 /** client → server: what the server has read of the workspace (tree views, status bar). */

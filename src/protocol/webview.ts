@@ -175,13 +175,15 @@ export interface PlanView {
   readonly funnel: FunnelView;
   /** The history entry the plan was stored as, when the history is available. */
   readonly historyId?: number;
+  /** The history is on but writing to it failed (keeping the plan, or recording it as applied): what the user is told. */
+  readonly historyError?: string;
   /** Running pods the plan evicts to place its own (only when the profile lets plans preempt). */
   readonly victims?: readonly { readonly pod: string; readonly node: string; readonly by: string }[];
   /** How far the plan is from the best possible, as the solver proved it (absent when no solver was loaded). */
   readonly bound?: PlanBoundView;
 }
 
-/** A plan's bound and gap (engine/planner/bound.ts), worded as `podplan plan` prints it. */
+/** A plan's bound and gap (engine/planner/solver/bound.ts), worded as `podplan plan` prints it. */
 export interface PlanBoundView {
   /** The solver that proved it, e.g. "HiGHS 1.8.0". */
   readonly solver: string;

@@ -10,8 +10,10 @@ import type { RunKind, SourceRef } from '../store/types';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 
 export interface History {
-  /** Why there is no history, when there is none. */
+  /** Why there is no history, when there is none: the error each request answers with. */
   readonly unavailable?: string;
+  /** When there is none: the reason alone, and whether it is that no SQLite driver loads in this Node. */
+  readonly off?: { readonly reason: string; readonly noDriver: boolean };
   /** The SQLite driver it runs on, when there is one. */
   readonly driver?: string;
   list(params: ListHistoryParams): Result<HistoryPage>;
@@ -36,8 +38,8 @@ export interface History {
 }
 
 /** No history: each request answers with the reason. */
-export function noHistory(reason: string): History {
+export function noHistory(reason: string, noDriver = false): History {
   const unavailable = `history unavailable: ${reason}`;
   const no = () => err(unavailable);
-  return { unavailable, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, record: no, useSource: () => undefined, close: () => undefined };
+  return { unavailable, off: { reason, noDriver }, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, record: no, useSource: () => undefined, close: () => undefined };
 }

@@ -8,7 +8,7 @@ import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Plan } from '../engine/planner/plan';
 import type { WorkspaceModel } from '../manifests';
-import { schedulePlanName } from '../engine/planner/name';
+import { schedulePlanName } from '../engine/planner/podset/name';
 import { KubeBinder } from '../kube/binder';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
 import { KubeHttp } from '../kube/http';
@@ -253,8 +253,10 @@ export class LiveSource {
       }
       if (failed.length > 0) return err(`${failed.length} of ${plan.assignments.length} bindings failed: ${failed.join('; ')}`);
     }
-    if (pending.historyId !== undefined) history.markApplied(pending.historyId);
-    return ok({ context: c.context.context, plan: planView(plan, analysis, pending.historyId), writes: describeWrites(plan, analysis, trigger), token, applied: true });
+    const marked = pending.historyId !== undefined ? history.markApplied(pending.historyId) : undefined;
+    const view = planView(plan, analysis, pending.historyId);
+    const recorded = marked && !marked.ok ? { ...view, historyError: `the plan is applied, but not recorded as applied in the plan history: ${marked.error}` } : view;
+    return ok({ context: c.context.context, plan: recorded, writes: describeWrites(plan, analysis, trigger), token, applied: true });
   }
 
   async scheduler(params: SchedulerParams): Promise<Result<SchedulerStatus>> {

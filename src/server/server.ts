@@ -153,14 +153,14 @@ export function startServer(connection: Connection, options: ServerOptions = {})
    * server creates (window/workDoneProgress/create, when the client shows them) for a plan big
    * enough to take a while. The plan runs synchronously, so `begin` is let out first.
    */
-  async function planning<R>(params: WorkDoneProgressParams, size: service.PlanSize | undefined, title: string, plan: () => R): Promise<R> {
+  async function planning<R>(params: WorkDoneProgressParams, size: service.PlanSize | undefined, title: string, plan: () => R | Promise<R>): Promise<R> {
     const reporter =
       params.workDoneToken !== undefined ? connection.languages.attachWorkDoneProgress(params) : size && service.takesLong(size) ? await connection.window.createWorkDoneProgress() : undefined;
-    if (!reporter) return plan();
+    if (!reporter) return await plan();
     reporter.begin(title, undefined, size ? `${size.podSet}: ${plural(size.pods, 'pod')} on ${plural(size.nodes, 'node')}` : undefined, false);
     await new Promise((resolve) => setImmediate(resolve));
     try {
-      return plan();
+      return await plan();
     } finally {
       reporter.done();
     }

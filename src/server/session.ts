@@ -13,7 +13,7 @@ import type { Clock } from '../engine/api/clock';
 import { ok, type Result } from '../engine/api/result';
 import { errorDetail } from '../engine/api/errors';
 import type { SolverSettings } from '../engine/planner/planner';
-import type { MilpSolver } from '../engine/planner/solver';
+import type { MilpSolver } from '../engine/planner/solver/solver';
 import type { WorkspaceModel } from '../manifests';
 import type { KubeconfigOptions } from '../kube/kubeconfig';
 import type { InitializationOptions } from '../protocol/initialization';
@@ -219,11 +219,11 @@ export class Session {
     return service.planSize(params, this.analysis());
   }
 
-  previewPlan(params: PreviewPlanParams): Result<PlanView> {
+  previewPlan(params: PreviewPlanParams): Promise<Result<PlanView>> {
     return service.previewPlan(params, this.analysis(), this.history);
   }
 
-  explainPod(params: ExplainPodParams): Result<PodExplanationView> {
+  explainPod(params: ExplainPodParams): Promise<Result<PodExplanationView>> {
     return service.explainPodRequest(params, this.analysis(), this.history);
   }
 

@@ -159,5 +159,5 @@ export async function openHistory(file: string, folders: readonly string[], log:
   const opened = await openStore(file);
   if (opened.ok) return new StoreHistory(opened.value, workspaceSource(folders));
   log(`plan history is off: ${opened.error.message}${opened.error.detail ? ` (${opened.error.detail})` : ''}`);
-  return noHistory(opened.error.message);
+  return noHistory(opened.error.message, opened.error.kind === 'no-driver');
 }

@@ -152,6 +152,12 @@ export async function openDatabase(path: string, loaders: readonly DriverLoader[
   return err({ kind: 'no-driver', message: noDriverMessage(), detail: failures.join('; ') });
 }
 
+/** SQLite's SQLITE_NOTADB (26), by the code each driver carries: better-sqlite3's `code`, node:sqlite's `errcode`. */
+export function isNotADatabase(e: unknown): boolean {
+  const { code, errcode } = (e ?? {}) as { code?: unknown; errcode?: unknown };
+  return code === 'SQLITE_NOTADB' || (typeof errcode === 'number' && (errcode & 0xff) === 26);
+}
+
 export function firstLine(e: unknown): string {
   const text = errorMessage(e);
   return text.split('\n')[0] ?? text;

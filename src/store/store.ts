@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Clock } from '../engine/api/clock';
-import type { PlanBound } from '../engine/planner/bound';
+import type { PlanBound } from '../engine/planner/solver/bound';
 import type { Objective } from '../engine/planner/planner';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
@@ -14,7 +14,7 @@ import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-
 import { systemClock } from '../platform/clock';
 import { diffPlacements, type Placements } from './diff';
 import { Chunk, packDiagnoses, readSummary, type DiagnosisSummary, type ReasonCount } from './diagnoses';
-import { firstLine, immediate, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';
+import { firstLine, immediate, isNotADatabase, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';
 import { hasForeignTables, migrate, SCHEMA_VERSION, userVersion } from './schema';
 import type {
   ClaimOutcome,
@@ -107,7 +107,7 @@ function prepareDatabase(db: SqlDatabase, file: string, busyTimeoutMs: number): 
     return ok(undefined);
   } catch (e) {
     const message = firstLine(e);
-    return err({ kind: /not a database/i.test(message) ? 'not-a-database' : 'sqlite', message: `${file}: ${message}` });
+    return err({ kind: isNotADatabase(e) ? 'not-a-database' : 'sqlite', message: `${file}: ${message}` });
   }
 }
 

@@ -1,8 +1,6 @@
 // The store's public types: what callers pass in and what the history hands back.
 import type { Clock } from '../engine/api/clock';
-import type { PlanBound } from '../engine/planner/bound';
-import type { PlanVictim } from '../engine/planner/plan';
-import type { Objective } from '../engine/planner/planner';
+import type { Plan, PlanVictim } from '../engine/planner/plan';
 import type { DiagnosisSummary, ReasonCount } from './diagnoses';
 import type { DriverLoader } from './driver';
 
@@ -51,21 +49,15 @@ export interface RunSummary {
   readonly message?: string;
 }
 
-export interface PlanSummary {
+/**
+ * A stored plan's row: the engine Plan's own fields (`objective` absent on plans recorded before
+ * schema version 4, `bound` when a solver said), and what the history adds.
+ */
+export interface PlanSummary extends Pick<Plan, 'podSet' | 'namespace' | 'trigger' | 'planner' | 'objective' | 'bound' | 'profile' | 'snapshotHash'> {
   readonly id: number;
   readonly runId: number;
   readonly source: Source;
-  readonly podSet: string;
-  readonly namespace: string;
-  readonly trigger?: string;
-  readonly planner: string;
-  /** What the planner minimized (absent on plans recorded before schema version 4). */
-  readonly objective?: Objective;
-  /** How far from the best possible the plan was proven to be, when a solver said. */
-  readonly bound?: PlanBound;
-  readonly profile: string;
   readonly profileHash: string;
-  readonly snapshotHash: string;
   readonly status: PlanStatus;
   readonly createdAt: number;
   readonly placed: number;

@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { explainPod } from '../../src/server/service/planning';
+import { workspaceOf } from '../server/service/fixtures';
 import { runPodplan } from './run-cli-process';
 
 describe('cli explain (child process)', () => {
@@ -10,7 +15,7 @@ describe('cli explain (child process)', () => {
     assert.match(stdout, /^ {2}TaintToleration\s+5$/m);
     assert.match(stdout, /^ {2}NodeResourcesFit\s+0$/m);
     assert.match(stdout, /^ {2}5 × Insufficient nvidia\.com\/gpu \[NodeResourcesFit, Filter\]: /m);
-    assert.match(stdout, /^Closest nodes \(fewest failing filters, then the smallest shortfall\):\n {2}gpu-c2: 1 failing filter\n {4}TaintToleration \(Filter\)/m);
+    assert.match(stdout, /^Closest nodes \(fewest failing filters, a lone taint before a lone shortfall, then the smallest shortfall\):\n {2}gpu-c2: 1 failing filter\n {4}TaintToleration \(Filter\)/m);
     assert.match(stdout, /node-b2: 1 failing filter; nvidia\.com\/gpu short by 1$/m);
   });
 
@@ -42,6 +47,34 @@ describe('cli explain (child process)', () => {
     assert.deepEqual(report.funnel.at(-1), { step: 'selected', stage: 'Selected', nodes: 0 });
     assert.deepEqual(report.rejected.map((r) => [r.reason, r.count]), [['Insufficient cpu', 5], ['Insufficient memory', 3], ['node(s) had untolerated taint(s)', 1]]);
     assert.equal(report.closest.length, 3);
+  });
+
+  describe('ranks the closest nodes as the editor does (engine/explain/report closestNodes), on the same cluster', () => {
+    // One pending pod, so the cycle podplan explain reads (after podplan schedule's run) sees the cluster the editor's does.
+    const node = (name: string, cpu: string, extra = '') => `apiVersion: v1\nkind: Node\nmetadata: { name: ${name}, labels: { kubernetes.io/hostname: ${name}, zone: z } }\nspec:${extra || ' {}'}\nstatus: { allocatable: { cpu: "${cpu}", memory: 16Gi, pods: "110" } }\n`;
+    const taint = '\n  taints: [{ key: dedicated, value: gpu, effect: NoSchedule }]';
+    const pod = (cpu: string, extra = '') => `apiVersion: v1\nkind: Pod\nmetadata: { name: big, namespace: default }\nspec:\n${extra}  containers: [{ name: main, resources: { requests: { cpu: "${cpu}" } } }]\n`;
+    const table: Array<[name: string, files: Record<string, string>]> = [
+      ['a lone taint before a lone shortfall', { 'c.yaml': [node('tainted', '8', taint), node('half', '3'), node('small', '1')].join('---\n') + '---\n' + pod('4') }],
+      ['fewest failing filters, then the smallest shortfall', { 'c.yaml': [node('tainted-small', '1', taint), node('half', '3'), node('small', '1'), node('tiny', '500m')].join('---\n') + '---\n' + pod('4') }],
+      ['shortfalls of cpu against a selector', { 'c.yaml': [node('a', '2'), node('b', '3'), node('c', '8')].join('---\n') + '---\n' + pod('4', '  nodeSelector: { zone: other }\n') }],
+    ];
+    for (const [name, files] of table) {
+      it(name, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'podplan-explain-'));
+        for (const [f, text] of Object.entries(files)) writeFileSync(join(dir, f), text);
+        const { stdout } = await runPodplan(['explain', dir, 'big', '--json']);
+        rmSync(dir, { recursive: true, force: true });
+        const cliOrder = (JSON.parse(stdout) as { closest: Array<{ node: string }> }).closest.map((c) => c.node);
+        const analysis = workspaceOf(files).analysis();
+        const located = analysis.pod('default', 'big');
+        assert.ok(located);
+        const matrix = explainPod(located, analysis).matrix;
+        assert.ok(cliOrder.length > 0);
+        assert.equal(matrix.closest?.node, cliOrder[0]);
+        assert.deepEqual(matrix.rows.filter((r) => r.verdict === 'rejected' && r.stage !== 'PreFilter').slice(0, cliOrder.length).map((r) => r.node), cliOrder);
+      });
+    }
   });
 
   it('explains a pod of a pod set at its planned node', async () => {

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { schedulePlanName } from '../../src/engine/planner/name';
+import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { readFile } from '../../src/manifests';
 import { useTempDir } from '../store/helpers';
+import { noHistory } from '../../src/server/history';
+import { previewPlan } from '../../src/server/service';
+import { workspaceOf } from '../server/service/fixtures';
 import { cli } from './run-cli';
 
 const NODES = `
@@ -91,6 +94,25 @@ Not placed:
     assert.deepEqual(json.unplaced.map((u) => [u.pod, u.diagnosis.nodesTotal]), [['c', 2]]);
   });
 
+  describe('plans a pod set as the editor’s preview does (engine/planner/plan-all planOnePodSet)', () => {
+    const table: Array<[name: string, files: Record<string, string>, podSet: string]> = [
+      ['a set with a trigger', FRAGMENTED, 'batch'],
+      ['a set whose trigger depends on another: the dependency planned and assumed first', { 'c.yaml': NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db') }, 'app'],
+      ['a set without a trigger', { 'c.yaml': NODES + member('a', '3', 'loose') + member('b', '3', 'loose') }, 'loose'],
+    ];
+    for (const [name, files, podSet] of table) {
+      it(name, async () => {
+        const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', podSet, '--json'], files);
+        const fromCli = (JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }> }).assignments.map((a) => `${a.pod}→${a.node}`);
+        const analysis = workspaceOf(files).analysis();
+        const preview = await previewPlan({ podSet: { namespace: 'default', name: podSet } }, analysis, noHistory('not kept'));
+        assert.ok(preview.ok, preview.ok ? '' : preview.error);
+        assert.ok(fromCli.length > 0);
+        assert.deepEqual(preview.value.assignments.map((a) => `${a.pod}→${a.node}`), fromCli);
+      });
+    }
+  });
+
   it('plans what the set’s trigger depends on first, assuming its pods placed', async () => {
     const files = { 'c.yaml': NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db') };
     const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'app'], files);
@@ -123,7 +145,7 @@ Not placed:
 
   describe('bad input gives clear, located errors and exit 2', () => {
     const table: Array<[what: string, files: Record<string, string>, args: string[], expected: RegExp]> = [
-      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error quiet-time\/not-duration: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: time: invalid duration "soon"$/m],
+      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error quiet-time\/not-duration: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: the quiet time "soon" is not a Go duration \(time: invalid duration "soon"\): write one such as 2m0s/m],
       ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
       ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
       ['a pod set whose trigger holds no pods (workloads at 0 replicas)', { 'c.yaml': NODES + trigger('empty') }, ['c.yaml', '--pod-set', 'empty'], /^podplan plan: pod set default\/empty has no pending pods in the files \(its ScheduleTrigger empty has nothing to plan; are its workloads at 0 replicas\?\)$/m],

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { cp, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { schedulePlanName } from '../../src/engine/planner/name';
+import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { PLANNER_CRDS } from '../../src/kube/crds';
 import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube/apiserver';
 import { node, pod, POD_SETS } from '../kube/live/cluster';

@@ -24,6 +24,10 @@ describe('extension/plan-log', () => {
     assert.deepEqual(planLogLines(plan({ bound }), 'preview').slice(1), ['  bound (HiGHS 1.8.0): uses 4 nodes; no plan uses fewer than 3 (within 25.0% of the best possible)']);
   });
 
+  it('says when the history failed to keep the plan', () => {
+    assert.deepEqual(planLogLines(plan({ historyError: 'the plan is not kept in the plan history: the disk is full' }), 'preview').slice(1), ['  the plan is not kept in the plan history: the disk is full']);
+  });
+
   it('lists each pod left out with the stage, plugin and message, up to twenty, and counts the rest', () => {
     const lines = planLogLines(plan({ trigger: undefined, unplaced: Array.from({ length: 22 }, (_, i) => unplaced(i)) }), 'schedule');
     assert.equal(lines[0], 'schedule pod set analytics/nightly-batch: planner greedy, profile podset-planner-scheduler: 1 placed, 22 not placed');

@@ -1,26 +1,11 @@
 // How the webview prints amounts and sizes its bars (it prints; the server computes).
 import assert from 'node:assert/strict';
-import { barShares, formatAmount, formatTime, usageText } from '../../media/src/format';
-import type { AmountUnit, ResourceUseView } from '../../src/protocol/webview';
+import { barShares, formatTime, usageText } from '../../media/src/format';
+import type { ResourceUseView } from '../../src/protocol/webview';
 
 const cpu = (allocatable: number, requested: number, planned: number): ResourceUseView => ({ resource: 'cpu', unit: 'millicores', allocatable, requested, planned });
 
 describe('webview format', () => {
-  const amounts: Array<[AmountUnit, number, string]> = [
-    ['millicores', 250, '250m'],
-    ['millicores', 1000, '1 core'],
-    ['millicores', 2500, '2.5 cores'],
-    ['millicores', 3333, '3.33 cores'],
-    ['bytes', 512, '512 B'],
-    ['bytes', 1536, '1.5 KiB'],
-    ['bytes', 256 * 1024 ** 2, '256 MiB'],
-    ['bytes', 3 * 1024 ** 3, '3 GiB'],
-    ['count', 17, '17'],
-  ];
-  for (const [unit, amount, text] of amounts) {
-    it(`prints ${amount} ${unit} as ${text}`, () => assert.equal(formatAmount(unit, amount), text));
-  }
-
   const bars: Array<[string, ResourceUseView, { requested: number; planned: number; over: boolean }]> = [
     ['bound and planned within allocatable', cpu(4000, 1000, 2000), { requested: 25, planned: 50, over: false }],
     ['exactly full', cpu(4000, 2000, 2000), { requested: 50, planned: 50, over: false }],

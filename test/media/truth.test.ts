@@ -45,7 +45,7 @@ describe('webview in headless Chromium: the example’s views tell the truth', f
 
   it('funnel of nightly-batch: the pipeline’s order (every filter before Score), each step receiving what the one before kept, Score rejecting none', async () => {
     const plan = value(
-      previewPlan({ trigger: { namespace: 'analytics', name: 'nightly-batch' } }, workspaceOf(exampleFiles()).analysis(), history),
+      await previewPlan({ trigger: { namespace: 'analytics', name: 'nightly-batch' } }, workspaceOf(exampleFiles()).analysis(), history),
     );
     const page = await open();
     await send(page, { type: 'plan', plan });
@@ -80,7 +80,7 @@ describe('webview in headless Chromium: the example’s views tell the truth', f
   });
 
   it('closest node of ml/trainer: gpu-c2, whose untolerated taint is its only obstacle, named above the matrix', async () => {
-    const x = value(explainPodRequest({ pod: { namespace: 'ml', name: 'trainer' } }, workspaceOf(exampleFiles()).analysis(), history));
+    const x = value(await explainPodRequest({ pod: { namespace: 'ml', name: 'trainer' } }, workspaceOf(exampleFiles()).analysis(), history));
     const page = await open();
     await send(page, { type: 'explanation', explanation: x });
     await page.locator('vscode-tab-header[data-tab="matrix"]').click();

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { seededRandom } from '../../src/engine/api/random';
-import { MilpBuilder, type MilpSolver } from '../../src/engine/planner/solver';
+import { MilpBuilder, type MilpSolver } from '../../src/engine/planner/solver/solver';
 import { highsSolver } from '../../src/platform/highs';
 
 /** maximize x + y with x, y in 0..3 and x + y <= 4.5: 4 in whole numbers, 4.5 relaxed. */

@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Result } from '../../src/engine/api/result';
+import { err, type Result } from '../../src/engine/api/result';
 import { systemClock } from '../../src/platform/clock';
 import { PLANNER_CRDS } from '../../src/kube/crds';
-import { schedulePlanName } from '../../src/engine/planner/name';
+import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { LiveSource } from '../../src/server/live-source';
 import { clusterSummary } from '../../src/server/service';
 import { openHistory } from '../../src/server/store-history';
@@ -143,15 +143,17 @@ describe('server/live-source: a kube context as the editor’s source', function
     assert.ok(!again.ok, 'a confirmation is used once');
   });
 
-  it('Apply Plan of a pod set without a trigger binds its pods as planned', async () => {
+  it('Apply Plan of a pod set without a trigger binds its pods as planned; a history that fails to record it as applied says so', async () => {
     value(await live.select('test'));
     const preview = value(await live.applyPlan({ podSet: { name: 'solo' }, trusted: true }, history));
     assert.deepEqual(
       preview.writes.map((w) => w.object),
       ['Pod shop/solo-0'],
     );
-    value(await live.applyPlan({ podSet: { name: 'solo' }, trusted: true, confirm: preview.token }, history));
+    const failing = Object.assign(Object.create(history) as History, { markApplied: () => err('the database is locked') });
+    const applied = value(await live.applyPlan({ podSet: { name: 'solo' }, trusted: true, confirm: preview.token }, failing));
     assert.equal(nodeOf('shop', 'solo-0'), preview.plan.assignments[0]?.node);
+    assert.equal(applied.plan.historyError, 'the plan is applied, but not recorded as applied in the plan history: the database is locked');
   });
 
   it('Run Podplan as scheduler binds the pending pods of its scheduler name; stop drains and keeps the figures; switching is refused meanwhile', async () => {

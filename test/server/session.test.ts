@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from 'vscode-languageserver';
 import { err, type Result } from '../../src/engine/api/result';
-import type { MilpSolver } from '../../src/engine/planner/solver';
+import type { MilpSolver } from '../../src/engine/planner/solver/solver';
 import { systemClock } from '../../src/platform/clock';
 import { highsSolver } from '../../src/platform/highs';
 import type { InitializationOptions } from '../../src/protocol/initialization';
@@ -119,7 +119,7 @@ describe('server/session: the server’s state, in process', function () {
   it('previews plan with the HiGHS solver, so a previewed plan carries its bound and gap as podplan plan prints them', async () => {
     await start({}, highsSolver);
     await session.ready;
-    const plan = value(session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
+    const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     assert.ok(plan.bound, 'the plan has a bound');
     assert.match(plan.bound.solver, /^HiGHS /);
     assert.ok(plan.bound.gap >= 0 && plan.bound.gap <= 1);
@@ -129,7 +129,7 @@ describe('server/session: the server’s state, in process', function () {
   it('without the solver (its package missing), previews are made all the same, without a bound, and the log says why', async () => {
     await start({}, () => Promise.resolve(err('the MILP solver (npm package highs) could not be loaded: not installed')));
     await session.ready;
-    const plan = value(session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
+    const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     assert.equal(plan.bound, undefined);
     assert.ok(plan.assignments.length > 0);
     // A warning (the user may install it), not an error: nothing failed in the server.

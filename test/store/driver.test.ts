@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { betterSqlite3, nativeAddonName, noDriverMessage, type DriverLoader, type DriverName } from '../../src/store/driver';
+import { betterSqlite3, isNotADatabase, nativeAddonName, noDriverMessage, type DriverLoader, type DriverName } from '../../src/store/driver';
 import { openStore } from '../../src/store/store';
 import { assertWhole, openTestStore, savedIds, startWriter, useTempDir, value } from './helpers';
 import { syntheticPlan } from './synthetic';
@@ -43,6 +43,16 @@ describe('store/driver', () => {
         detail: 'better-sqlite3: was compiled against a different Node.js version using NODE_MODULE_VERSION 115; node:sqlite: No such built-in module: node:sqlite',
       },
     });
+  });
+
+  describe('knows a file that is not a database by the code each driver carries, not by its words', () => {
+    const table: Array<[what: string, error: unknown, notADatabase: boolean]> = [
+      ['better-sqlite3', Object.assign(new Error('file is not a database'), { code: 'SQLITE_NOTADB' }), true],
+      ['node:sqlite', Object.assign(new Error('file is not a database'), { code: 'ERR_SQLITE_ERROR', errcode: 26 }), true],
+      ['another SQLite error', Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 5 }), false],
+      ['the words alone', new Error('file is not a database'), false],
+    ];
+    for (const [what, error, expected] of table) it(what, () => assert.equal(isNotADatabase(error), expected));
   });
 
   it('says which Node has no driver and what each driver needs', () => {

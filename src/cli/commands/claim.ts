@@ -1,7 +1,7 @@
 // `podplan claim`: claims idle pods of a warm pool in a cluster through engine/claims with the kube
 // pool target (src/kube/pool.ts), and prints which pods it got.
 import { randomUUID } from 'node:crypto';
-import { parseGoDuration } from '../../engine/planner/duration';
+import { parseGoDuration } from '../../engine/planner/podset/duration';
 import { claimRequest, ClaimScheduler } from '../../engine/claims/scheduler';
 import { CLAIMED_BY_ANNOTATION, KubePoolTarget, PHASE_ANNOTATION, POOL_LABEL } from '../../kube/pool';
 import { KubeHttp } from '../../kube/http';

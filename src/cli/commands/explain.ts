@@ -7,7 +7,7 @@ import type { NodeScoreRecord } from '../../engine/framework/diagnosis';
 import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
 import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
-import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset/podset';
 import { simulate } from '../../engine/scheduler/simulate';
 import { stringify } from 'yaml';
 import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand, type OutputFormat } from '../arguments';
@@ -17,6 +17,7 @@ import { loadPlanning, planSet } from '../planning';
 import { loadScheduling, runProfile } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 import { formatTable } from '../table';
+import { formatAmount, unitOf } from '../../protocol/amounts';
 
 const HELP = `Usage: podplan explain <paths…> POD [-n NS] [--node NODE] [-o json|yaml] [--all] [--profile file] [--seed n] [--strict]
        podplan explain --context NAME [--kubeconfig file] POD [options]
@@ -26,7 +27,8 @@ goes and why, as podplan schedule places it (the same run, the same seed): the d
 or kube-scheduler's message), the stage funnel (nodes left after PreFilter, sampling and each
 Filter plugin), the rejected nodes grouped by reason with the plugin that said so, the best nodes
 with each Score plugin's raw, normalized and weighted score, and, when no node fits, the closest
-nodes (fewest failing filters, then the smallest resource shortfall). A pod of a pod set (label
+nodes (fewest failing filters, a lone untolerated taint before a lone shortfall, then the smallest
+resource shortfall; the editor ranks them the same way). A pod of a pod set (label
 ${POD_SET_LABEL}, scheduled by the pod-set planner) is explained at its planned node.
 
 Options:
@@ -100,7 +102,7 @@ export const explainCommand: Command = {
       },
     });
     if (!result.ok) {
-      for (const e of result.error) io.stderr(`${scheduling.profile ? scheduling.profile.locate(e.path, e.message) : e.message}\n`);
+      for (const e of result.error) io.stderr(`${scheduling.profile ? scheduling.profile.locate(e) : e.message}\n`);
       return EXIT.badInput;
     }
     const outcome = result.value.outcomes.find((o) => o.pod === key);
@@ -169,15 +171,9 @@ function formatFailure(f: FilterFailure): string {
 }
 
 function formatShortfall(s: readonly Shortfall[]): string {
-  return s.map((x) => `${x.resource} short by ${x.resource === 'cpu' ? `${x.missing}m` : x.resource === 'memory' || x.resource === 'ephemeral-storage' ? bytes(x.missing) : String(x.missing)}`).join(', ');
+  return s.map((x) => `${x.resource} short by ${formatAmount(x.missing, unitOf(x.resource))}`).join(', ');
 }
 
-function bytes(n: number): string {
-  const units = ['', 'Ki', 'Mi', 'Gi', 'Ti'];
-  let i = 0;
-  while (n >= 1024 && i < units.length - 1) [n, i] = [n / 1024, i + 1];
-  return `${Number.isInteger(n) ? n : n.toFixed(1)}${units[i]}`;
-}
 
 function scoreTable(records: readonly NodeScoreRecord[], firstRank = 1): string {
   const plugins = records[0]?.plugins.map((p) => p.plugin) ?? [];
@@ -217,7 +213,7 @@ function formatReport(r: PodReport, generated: boolean): string {
     lines.push('', 'Not scored: the only feasible node, which kube-scheduler takes without scoring.');
   }
   if (r.closest.length > 0) {
-    lines.push('', 'Closest nodes (fewest failing filters, then the smallest shortfall):');
+    lines.push('', 'Closest nodes (fewest failing filters, a lone taint before a lone shortfall, then the smallest shortfall):');
     for (const c of r.closest) {
       lines.push(`  ${c.node}: ${c.failures.length} failing filter${c.failures.length === 1 ? '' : 's'}${c.shortfall.length ? `; ${formatShortfall(c.shortfall)}` : ''}`);
       for (const f of c.failures) lines.push(`    ${formatFailure(f)}`);

@@ -1,9 +1,9 @@
 // `podplan plan`: plans one pod set of a snapshot at once, as its ScheduleTrigger would on turning
 // to Schedule, and prints where each pod goes and, for each it cannot place, kube-scheduler's reason.
-import { describeBound } from '../../engine/planner/bound';
+import { describeBound } from '../../engine/planner/solver/bound';
 import { PLANNERS, type PlanSettings } from '../../engine/planner/build';
 import { planStatus } from '../../engine/planner/plan';
-import { podSetKey, podSetsIn, type PodSetRef } from '../../engine/planner/podset';
+import { podSetKey, podSetsIn, type PodSetRef } from '../../engine/planner/podset/podset';
 import { writeSchedulePlan } from '../../manifests';
 import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand } from '../arguments';
 import { dbHelp, DB_OPTION } from '../plan-store';

@@ -10,7 +10,7 @@ import { explain } from '../../engine/explain/explain';
 import { InMemoryBinder, type Binder } from '../../engine/framework/binder';
 import type { Profile } from '../../engine/framework/profile';
 import type { Plan } from '../../engine/planner/plan';
-import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { KubeBinder } from '../../kube/binder';
 import { LeaderElector } from '../../kube/lease';
@@ -22,7 +22,7 @@ import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '..
 import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
 import { KubeSchedulingEffects } from '../../kube/live/effects';
 import { parseAddress, SchedulerMetrics, serveHealth } from '../../kube/live/metrics';
-import { schedulePlanName } from '../../engine/planner/name';
+import { schedulePlanName } from '../../engine/planner/podset/name';
 import type { RunRecording } from '../../store/recording';
 import { parseCommand } from '../arguments';
 import { dbHelp, DB_OPTION } from '../plan-store';

@@ -8,7 +8,7 @@ import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { simulate, type SimulationResult } from '../../engine/scheduler/simulate';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
-import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import { stringify } from 'yaml';
 import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand } from '../arguments';
 import { DB_HELP, DB_OPTION } from '../plan-store';
@@ -148,7 +148,7 @@ export const schedule: Command = {
     // A long run always ends with its count, however fast it went.
     if (pods >= LONG_RUN_PODS && printed !== cycles) progress();
     if (!result.ok) {
-      for (const e of result.error) io.stderr(`${profileInput ? profileInput.locate(e.path, e.message) : e.message}\n`);
+      for (const e of result.error) io.stderr(`${profileInput ? profileInput.locate(e) : e.message}\n`);
       history?.failed(result.error[0]?.message ?? 'the profile was refused');
       return EXIT.badInput;
     }

@@ -68,7 +68,7 @@ export function quantityMilliValue(q: Quantity): Result<number> {
   return toSafeNumber(ceilDiv(q.numerator * 1000n, q.denominator), q.text);
 }
 
-/** Renders whole units back in the most compact exact form ("1Gi", "1500m" for milli). */
+/** Bytes as the API server prints a binary quantity (Quantity.String): 1Gi, 600Mi, 1536Ki; plain bytes otherwise. */
 export function formatBytes(bytes: number): string {
   for (const [suffix, size] of Object.entries(BINARY).reverse()) {
     const unit = Number(size);
@@ -77,6 +77,7 @@ export function formatBytes(bytes: number): string {
   return String(bytes);
 }
 
+/** Millicores as the API server prints a cpu quantity: 2, 500m. */
 export function formatMilliCPU(milli: number): string {
   return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
 }

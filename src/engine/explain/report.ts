@@ -65,7 +65,7 @@ export interface PodReport {
   /** The best scored nodes, best first (at most `limit`). */
   readonly best: readonly NodeScoreRecord[];
   readonly scoredNodes: number;
-  /** For an unplaced pod with verdicts: the nodes with the fewest failing filters, then the smallest shortfall. */
+  /** For an unplaced pod with verdicts: the nodes nearest to fitting, closest first (`closestNodes`). */
   readonly closest: readonly ClosestNode[];
   readonly detail?: NodeDetail;
   /** When PostFilter tried preemption: the victims on the chosen node and why each other candidate lost. */
@@ -169,16 +169,33 @@ export function stageFunnel(d: Diagnosis): FunnelStep[] {
   return steps;
 }
 
-function shortfallShare(v: NodeVerdict): number {
-  return v.shortfall.reduce((sum, s) => sum + s.share, 0);
+const TAINT = 'TaintToleration';
+const RESOURCES = 'NodeResourcesFit';
+
+/**
+ * How easily a node's failures are fixed, given the same count: an untolerated taint alone (a
+ * toleration lets the pod on) before a resource shortfall alone, before anything else.
+ */
+export function fixability(v: Pick<NodeVerdict, 'failures'>): number {
+  const plugins = v.failures.map((f) => f.plugin);
+  if (plugins.length === 1 && plugins[0] === TAINT) return 0;
+  if (plugins.every((p) => p === RESOURCES)) return 1;
+  return 2;
 }
 
-/** The nodes nearest to fitting: fewest failing filters, then the smallest total shortfall, then by name. */
-export function closestNodes(verdicts: readonly NodeVerdict[], count: number): ClosestNode[] {
+const shortfallShare = (v: NodeVerdict): number => v.shortfall.reduce((sum, s) => sum + s.share, 0);
+
+/**
+ * The one ranking of how close a rejected node came to fitting, which `podplan explain` and the
+ * editor's views both show: fewest failing filters, then the most fixable (`fixability`), then the
+ * smallest total shortfall (each resource's share of the node's allocatable), then by name. Nodes
+ * PreFilter left out are not ranked. `count` cuts the list (all by default).
+ */
+export function closestNodes(verdicts: readonly NodeVerdict[], count = Infinity): ClosestNode[] {
   return verdicts
     .filter((v) => v.failures.length > 0 && v.failures[0]?.stage !== 'PreFilter')
     .map((v) => ({ v, share: shortfallShare(v) }))
-    .sort((a, b) => a.v.failures.length - b.v.failures.length || a.share - b.share || (a.v.node < b.v.node ? -1 : a.v.node > b.v.node ? 1 : 0))
+    .sort((a, b) => a.v.failures.length - b.v.failures.length || fixability(a.v) - fixability(b.v) || a.share - b.share || (a.v.node < b.v.node ? -1 : a.v.node > b.v.node ? 1 : 0))
     .slice(0, count)
     .map(({ v }) => ({ node: v.node, failures: v.failures, shortfall: v.shortfall }));
 }

@@ -3,6 +3,7 @@
 // missing). Run on the snapshot of the pod's own cycle, so it judges the cluster the cycle saw.
 import type { Resource } from '../api/resources';
 import { CycleState } from '../framework/cycle-state';
+import type { Diagnosis } from '../framework/diagnosis';
 import type { NodeInfo, NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import { Code, type Stage } from '../framework/status';
@@ -67,4 +68,13 @@ function shortfallOf(pod: PodInfo, node: NodeInfo): Shortfall[] {
   for (const [name, value] of r.scalar) add(name, value, used.scalar.get(name) ?? 0, a.scalar.get(name) ?? 0);
   add('pods', 1, node.pods.length, a.allowedPodNumber);
   return out;
+}
+
+/**
+ * What a cycle itself knows of each node it rejected at Filter: the first plugin that rejected it
+ * (a cycle stops at a node's first failing filter) and no shortfall. The verdicts to rank when the
+ * complete ones cannot be computed (a planner's kept cycle, whose snapshot is gone).
+ */
+export function firstRejections(d: Diagnosis): NodeVerdict[] {
+  return d.rejections.filter((r) => r.stage !== 'PreFilter').map((r) => ({ node: r.node, failures: [{ plugin: r.plugin, stage: r.stage, code: r.code, reasons: r.reasons }], shortfall: [] }));
 }

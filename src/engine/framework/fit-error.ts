@@ -27,16 +27,22 @@ export function histogram(reasonsPerNode: Iterable<readonly string[]>, absent?: 
  * preemption part ends with its own; since 1.37 a preemption that nominates a node says so).
  */
 export function fitErrorMessage(diagnosis: Diagnosis): string {
-  let message = `0/${diagnosis.nodesTotal} nodes are available:`;
+  const reasons = fitErrorReasons(diagnosis);
+  return `0/${diagnosis.nodesTotal} nodes are available:${reasons ? ` ${reasons}` : ''}`;
+}
+
+/** The message after "0/N nodes are available: ", for a text that names the cluster already (empty when there is no reason). */
+export function fitErrorReasons(diagnosis: Diagnosis): string {
+  const parts: string[] = [];
   const status = diagnosis.status;
-  if (status.stage === 'PreFilter' && isRejection(status)) {
-    message += ` ${statusMessage(status)}.`;
-  } else {
-    message += histogram(diagnosis.rejections.map((r) => r.reasons));
+  if (status.stage === 'PreFilter' && isRejection(status)) parts.push(`${statusMessage(status)}.`);
+  else {
+    const counted = histogram(diagnosis.rejections.map((r) => r.reasons));
+    if (counted) parts.push(counted.slice(1));
   }
   const reasons = postFilterReasons(diagnosis);
-  if (reasons.length > 0) message += ` ${reasons.join(', ')}`;
-  return message;
+  if (reasons.length > 0) parts.push(reasons.join(', '));
+  return parts.join(' ');
 }
 
 /**

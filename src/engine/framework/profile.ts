@@ -113,7 +113,11 @@ export function frameworkSettings(profile: Profile): FrameworkSettings {
 /** Where in the profile a problem is: `['plugins', 'score', 'enabled', 2, 'weight']`. */
 export type FieldPath = readonly (string | number)[];
 
+/** The stable code of a profile error: what kind of mistake it is, decided where it is found. */
+export type ProfileErrorCode = 'profile/unknown-plugin' | 'profile/duplicate-plugin' | 'profile/bad-weight' | 'profile/bad-args' | 'profile/invalid';
+
 export interface ProfileError {
+  readonly code: ProfileErrorCode;
   /** Relative to the profile that was checked, so a caller can map it to a YAML location. */
   readonly path: FieldPath;
   readonly message: string;
@@ -178,7 +182,7 @@ function mergePluginSet(defaults: PluginSet, user: PluginSet): PluginSet {
 export function validateProfile(profile: Profile, registry?: Registry): ProfileError[] {
   const errors: ProfileError[] = [];
   const prefix = profile.schedulerName ? `profile ${profile.schedulerName}: ` : 'profile: ';
-  const report = (path: FieldPath, message: string) => errors.push({ path, message: prefix + message });
+  const report = (path: FieldPath, message: string, code: ProfileErrorCode = 'profile/invalid') => errors.push({ code, path, message: prefix + message });
   const integer = (path: FieldPath, value: number | undefined, min: number, max: number) => {
     if (value === undefined) return;
     if (!Number.isInteger(value) || value < min || value > max) {
@@ -199,13 +203,13 @@ export function validateProfile(profile: Profile, registry?: Registry): ProfileE
         report([...path, 'name'], `a plugin enabled at ${point} has no name`);
         return;
       }
-      if (seen.has(plugin.name)) report(path, `plugin ${plugin.name} is enabled twice at ${point}`);
+      if (seen.has(plugin.name)) report(path, `plugin ${plugin.name} is enabled twice at ${point}`, 'profile/duplicate-plugin');
       seen.add(plugin.name);
-      if (registry && !registry.has(plugin.name)) report([...path, 'name'], `unknown plugin ${plugin.name} enabled at ${point}`);
+      if (registry && !registry.has(plugin.name)) report([...path, 'name'], `unknown plugin ${plugin.name} enabled at ${point}`, 'profile/unknown-plugin');
       if (plugin.weight === undefined) return;
-      if (point !== 'score' && point !== 'multiPoint') report([...path, 'weight'], `weight for ${plugin.name} applies only at score or multiPoint, not ${point}`);
+      if (point !== 'score' && point !== 'multiPoint') report([...path, 'weight'], `weight for ${plugin.name} applies only at score or multiPoint, not ${point}`, 'profile/bad-weight');
       else if (!Number.isInteger(plugin.weight) || plugin.weight < MIN_WEIGHT || plugin.weight > MAX_WEIGHT) {
-        report([...path, 'weight'], `score weight for ${plugin.name} must be between ${MIN_WEIGHT} and ${MAX_WEIGHT}`);
+        report([...path, 'weight'], `score weight for ${plugin.name} must be between ${MIN_WEIGHT} and ${MAX_WEIGHT}`, 'profile/bad-weight');
       }
     });
     (set?.disabled ?? []).forEach((plugin, i) => {
@@ -220,9 +224,9 @@ export function validateProfile(profile: Profile, registry?: Registry): ProfileE
       report(path, 'a pluginConfig entry has no name');
       return;
     }
-    if (configured.has(config.name)) report(path, `pluginConfig for ${config.name} is given twice`);
+    if (configured.has(config.name)) report(path, `pluginConfig for ${config.name} is given twice`, 'profile/duplicate-plugin');
     configured.add(config.name);
-    if (registry && !registry.has(config.name)) report(path, `pluginConfig for unknown plugin ${config.name}`);
+    if (registry && !registry.has(config.name)) report(path, `pluginConfig for unknown plugin ${config.name}`, 'profile/unknown-plugin');
   });
 
   integer(['percentageOfNodesToScore'], profile.percentageOfNodesToScore, 0, 100);
@@ -278,7 +282,7 @@ export function resolvePlugins(profile: Profile, implementsPoint: (plugin: strin
     const explicit = (set.enabled ?? []).map((p) => p.name);
     explicit.forEach((name, i) => {
       if (!implementsPoint(name, point)) {
-        errors.push({ path: ['plugins', point, 'enabled', i, 'name'], message: `profile ${profile.schedulerName}: plugin ${name} enabled at ${point} does not implement it` });
+        errors.push({ code: 'profile/unknown-plugin', path: ['plugins', point, 'enabled', i, 'name'], message: `profile ${profile.schedulerName}: plugin ${name} enabled at ${point} does not implement it` });
       }
     });
     const disabled = new Set((set.disabled ?? []).map((p) => p.name));

@@ -135,7 +135,7 @@ export class Framework implements PodEvaluator {
         built = err(errorMessage(e));
       }
       if (built.ok) instances.set(name, built.value);
-      else errors.push({ path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error.startsWith(`${name}: `) ? built.error.slice(name.length + 2) : built.error}` });
+      else errors.push({ code: index >= 0 ? 'profile/bad-args' : 'profile/invalid', path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error.startsWith(`${name}: `) ? built.error.slice(name.length + 2) : built.error}` });
     }
     if (errors.length > 0) return err(errors);
 
@@ -145,9 +145,9 @@ export class Framework implements PodEvaluator {
     });
     errors.push(...resolveErrors);
     const sorts = resolved.points.queueSort.length;
-    if (sorts !== 1) errors.push({ path: ['plugins', 'queueSort'], message: `${prefix}exactly one queueSort plugin must be enabled, not ${sorts}` });
+    if (sorts !== 1) errors.push({ code: 'profile/invalid', path: ['plugins', 'queueSort'], message: `${prefix}exactly one queueSort plugin must be enabled, not ${sorts}` });
     const samplers = resolved.points.sampleNodes.length;
-    if (samplers > 1) errors.push({ path: ['plugins', 'sampleNodes'], message: `${prefix}at most one sampleNodes plugin can be enabled, not ${samplers}` });
+    if (samplers > 1) errors.push({ code: 'profile/invalid', path: ['plugins', 'sampleNodes'], message: `${prefix}at most one sampleNodes plugin can be enabled, not ${samplers}` });
     if (errors.length > 0) return err(errors);
     return ok(new Framework(profile.schedulerName, frameworkSettings(profile), handle, resolved, instances));
   }

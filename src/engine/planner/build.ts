@@ -5,18 +5,18 @@ import { err, ok, type Result } from '../api/result';
 import { podKey, type Labels, type Pod } from '../api/types';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
-import { boundOf, proveBound } from './bound';
-import { exact } from './exact-planner';
-import { applyGang } from './gang';
-import { GREEDY, greedy } from './greedy';
-import { snapshotHash } from './hash';
-import { optimize } from './optimize';
-import { pallet } from './pallet';
+import { boundOf, proveBound } from './solver/bound';
+import { exact } from './planners/exact';
+import { applyGang } from './planners/gang';
+import { GREEDY, greedy } from './planners/greedy';
+import { snapshotHash } from './podset/hash';
+import { optimize } from './planners/optimize';
+import { pallet } from './planners/pallet';
 import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from './plan';
-import { preemptForUnplaced, victimsOfPlaced } from './preempt';
+import { preemptForUnplaced, victimsOfPlaced } from './search/preempt';
 import { OBJECTIVES, type Objective, type Planner, type SolverSettings } from './planner';
-import type { PodSetFramework } from './plugin';
-import { podSetKey, type PodSet } from './podset';
+import type { PodSetFramework } from './scheduler/plugin';
+import { podSetKey, type PodSet } from './podset/podset';
 
 export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize, exact, pallet].map((p) => [p.name, p]));
 export const DEFAULT_PLANNER = GREEDY;
@@ -187,10 +187,16 @@ export interface PodSetPlanOptions {
 }
 
 /**
- * A set planned with a profile's planning framework (podSetFramework in ./plugin): the settings of
- * its trigger's labels, else its pods', else the profile's PodSetPlanner args, `override` over them.
+ * The one entry point to plan a pod set, which `podplan plan` (a set on its own, and each trigger's
+ * set through plan-all) and the editor (previews, Schedule Now, Apply Plan, quick fixes) all call.
+ * A pending member that does not decode (requests that do not parse) refuses the plan, every such
+ * pod named at once: a plan that silently left one out would look complete. The planning framework
+ * is a profile's (podSetFramework in ./plugin); the settings are its trigger's labels', else its
+ * pods', else the profile's PodSetPlanner args, `override` over them.
  */
 export function planPodSet(planning: PodSetFramework, input: Omit<PlanInput, 'framework'>, options: PodSetPlanOptions = {}): Result<Plan> {
+  const undecodable = input.podSet.pending.map((p) => podInfo(p)).flatMap((r) => (r.ok ? [] : [r.error]));
+  if (undecodable.length > 0) return err(`pod set ${podSetKey(input.podSet)} cannot be planned: ${undecodable.join('; ')}`);
   const { trigger, override } = options;
   const settings = planSettings(planning.args, [trigger?.labels, ...input.podSet.pods.map((p) => p.metadata.labels)]);
   if (!settings.ok) return err(settings.error.message);

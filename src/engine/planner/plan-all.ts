@@ -8,14 +8,14 @@ import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
 import { podInfo } from '../framework/node-info';
 import { Snapshot } from '../framework/snapshot';
 import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
-import { nodeId, parseNodeId, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
+import { dependencyId, nodeId, parseNodeId, podSetProgress, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
 import { planPodSet, type PlanSettings } from './build';
-import { schedulePlanName } from './name';
+import { schedulePlanName } from './podset/name';
 import type { Plan } from './plan';
-import type { PodSetFramework } from './plugin';
-import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from './podset';
-import { readTrigger, triggerKey, type TriggerSpec } from './trigger';
-import { WhatIf } from './what-if';
+import type { PodSetFramework } from './scheduler/plugin';
+import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from './podset/podset';
+import { readTrigger, triggerKey, type TriggerSpec } from './podset/trigger';
+import { WhatIf } from './search/what-if';
 
 export const POD_SET_KIND = 'PodSet';
 export const SCHEDULE_PLAN_KIND = 'SchedulePlan';
@@ -46,9 +46,6 @@ export interface TriggerOutcome {
   readonly message?: string;
   readonly plan?: Plan;
 }
-
-/** A pod bound and Ready (its Ready condition True): what `requireReady` waits for. */
-export const isReady = (pod: Pod): boolean => Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** Plans every trigger; an error only when the cluster itself cannot be read (a malformed bound pod). */
 export async function planWorkspace(input: WorkspaceInput): Promise<Result<TriggerOutcome[]>> {
@@ -105,19 +102,19 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
     const node = parseNodeId(id);
     if (!node.ok) return { complete: false, ready: false };
     const { kind, namespace, name } = node.value;
-    const complete = (p: Plan | undefined) => p !== undefined && p.unplaced.length === 0;
-    const ready = (ref: PodSetRef) => members(ref).length > 0 && members(ref).every(isReady);
+    const isPlaced = (pod: Pod) => placed.has(podKey(pod));
     if (kind === TRIGGER_KIND) {
       const spec = specs.get(id);
-      return { complete: complete(planOfTrigger.get(id)), ready: spec !== undefined && ready({ namespace, name: spec.podSet }) };
+      return podSetProgress({ pods: spec ? members({ namespace, name: spec.podSet }) : [], planned: planOfTrigger.has(id), placed: isPlaced });
     }
     if (kind === POD_SET_KIND) {
-      const pods = members({ namespace, name });
-      return { complete: pods.length > 0 && pods.every((p) => p.spec.nodeName || placed.has(podKey(p))), ready: ready({ namespace, name }) };
+      const first = owner.get(podSetKey({ namespace, name }));
+      return podSetProgress({ pods: members({ namespace, name }), planned: first === undefined || planOfTrigger.has(triggerId(first)), placed: isPlaced });
     }
     if (kind === SCHEDULE_PLAN_KIND) {
       const p = plans.get(id);
-      return { complete: complete(p), ready: p !== undefined && ready({ namespace: p.namespace, name: p.podSet }) };
+      const inPlan = new Set(p?.assignments.map((a) => a.pod));
+      return podSetProgress({ pods: p ? members({ namespace: p.namespace, name: p.podSet }) : [], planned: p !== undefined, placed: (pod) => isPlaced(pod) || inPlan.has(pod.metadata.name) });
     }
     return { complete: false, ready: false };
   };
@@ -145,6 +142,60 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
       };
     }),
   );
+}
+
+/** One pod set's plan as the one entry point makes it. */
+export interface SetOutcome {
+  readonly plan?: Plan;
+  /** The set's trigger, when it has one. */
+  readonly trigger?: TriggerSpec;
+  /** It could not be planned (a bad trigger, a dependency that failed, pods that do not decode, …): `message` says why. */
+  readonly failed: boolean;
+  readonly message?: string;
+}
+
+/**
+ * The one entry point to plan one pod set of a workspace, which `podplan plan --pod-set` and the
+ * editor's preview both call. A set with a ScheduleTrigger is planned through it after what it
+ * depends on (only those, transitively: each planned and assumed on the cluster first, as
+ * planWorkspace does); a set without one, directly on the cluster. Either way through
+ * build.planPodSet, so a pending pod that does not decode refuses the plan. An error only when the
+ * cluster itself cannot be read.
+ */
+export async function planOnePodSet(input: WorkspaceInput, ref: PodSetRef): Promise<Result<SetOutcome>> {
+  const own = input.triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
+  if (own) {
+    const outcomes = await planWorkspace({ ...input, triggers: withDependencies(own, input.triggers) });
+    if (!outcomes.ok) return outcomes;
+    const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
+    return ok({ trigger: own, failed: outcome.failed, ...(outcome.plan ? { plan: outcome.plan } : {}), ...(outcome.message !== undefined ? { message: outcome.message } : {}) });
+  }
+  const snapshot = Snapshot.fromCluster(input.cluster);
+  if (!snapshot.ok) return err(snapshot.error);
+  const podSet = resolvePodSet(input.cluster.pods, ref, input.planning.args.schedulerName);
+  const built = planPodSet(input.planning, { podSet, snapshot: snapshot.value, now: input.now }, input.override ? { override: input.override } : {});
+  return ok(built.ok ? { plan: built.value, failed: false } : { failed: true, message: built.error });
+}
+
+/** `trigger` and every trigger it depends on, transitively (a PodSet or SchedulePlan entry stands for the triggers of that set), in input order. */
+function withDependencies(trigger: TriggerSpec, triggers: readonly TriggerSpec[]): TriggerSpec[] {
+  const needed = new Set<TriggerSpec>();
+  const visit = (t: TriggerSpec) => {
+    if (needed.has(t)) return;
+    needed.add(t);
+    for (const ref of t.dependsOn ?? []) {
+      const id = parseNodeId(dependencyId(ref, t.namespace));
+      if (!id.ok) continue;
+      const { kind, namespace, name } = id.value;
+      for (const other of triggers) {
+        if (other.namespace !== namespace) continue;
+        const named = kind === TRIGGER_KIND ? other.name === name : kind === POD_SET_KIND ? other.podSet === name : kind === SCHEDULE_PLAN_KIND && schedulePlanName(namespace, other.podSet) === name;
+        if (named) visit(other);
+      }
+    }
+  };
+  visit(trigger);
+  return triggers.filter((t) => needed.has(t));
 }
 
 /** The plan's new placements on the working copy, so later plans see them. */

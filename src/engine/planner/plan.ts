@@ -1,7 +1,7 @@
 // A plan for a pod set (docs/architecture.md, Contracts): where each pod goes, and why each unplaced pod could
 // not be placed. In the cluster it is a SchedulePlan (planner.ciena.io/v1alpha1, spec.plan).
 import type { Diagnosis } from '../framework/diagnosis';
-import type { PlanBound } from './bound';
+import type { PlanBound } from './solver/bound';
 import type { Objective } from './planner';
 
 export interface PlanAssignment {

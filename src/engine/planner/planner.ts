@@ -6,8 +6,8 @@ import type { Diagnosis } from '../framework/diagnosis';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Node } from '../api/types';
-import type { PlanBound } from './bound';
-import type { MilpOptions, MilpSolver, MilpWorkLimit } from './solver';
+import type { PlanBound } from './solver/bound';
+import type { MilpOptions, MilpSolver, MilpWorkLimit } from './solver/solver';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 
 /**
@@ -90,7 +90,7 @@ export interface Planner {
   plan(request: PlanRequest): PlannerResult;
 }
 
-/** The plugin that ties the scheduler to the plans (src/engine/planner/plugin.ts). */
+/** The plugin that ties the scheduler to the plans (src/engine/planner/scheduler/plugin.ts). */
 export const PLUGIN_NAME = 'PodSetPlanner';
 
 /** What a planner's own cycles carry: the PodSetPlanner plugin then only applies the node restriction. */

@@ -9,6 +9,7 @@
 // call it "not found"); call onStatusWake(id, true, false) when a set's pods become Ready, so
 // `requireReady` dependents look again.
 import { err, ok, type Result } from '../api/result';
+import type { Pod } from '../api/types';
 import { blocked, failed, type Dispatcher, type Terminal } from './reconciler';
 
 export const TRIGGER_KIND = 'ScheduleTrigger';
@@ -32,6 +33,53 @@ export interface DependencyProgress {
   readonly complete: boolean;
   /** Its pods are Ready. */
   readonly ready: boolean;
+}
+
+/** A pod bound and Ready (its Ready condition True): what `requireReady` waits for. */
+export const isReady = (pod: Pod): boolean => Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+
+/** What a caller knows of the pod set a dependency stands for (a trigger's set, a PodSet, a SchedulePlan's set). */
+export interface PodSetFacts {
+  /** The set's pods as the caller sees them. */
+  readonly pods: readonly Pod[];
+  /** The set's trigger(s) have made their plan (the CLI planned it, the coordinator holds it, the workspace trigger is set to Schedule). */
+  readonly planned: boolean;
+  /** Whether a pod that is not bound is placed by the set's plan. */
+  readonly placed: (pod: Pod) => boolean;
+}
+
+export interface PodSetProgress extends DependencyProgress {
+  readonly planned: boolean;
+  readonly total: number;
+  /** Pods neither bound nor placed by a plan. */
+  readonly unplaced: number;
+  /** Pods not bound and Ready. */
+  readonly notReady: number;
+}
+
+/**
+ * The one rule for how far a dependency has got, which the CLI (plan-all), the live scheduler and
+ * the editor (Schedule Now, Apply Plan) all apply: complete when its set has pods and every one is
+ * bound, or its plan is made and places every pod not bound; ready when its set has pods and every
+ * one is bound and Ready.
+ */
+export function podSetProgress(facts: PodSetFacts): PodSetProgress {
+  const total = facts.pods.length;
+  const unplaced = facts.pods.filter((p) => !p.spec.nodeName && !facts.placed(p)).length;
+  const notReady = facts.pods.filter((p) => !isReady(p)).length;
+  const allBound = facts.pods.every((p) => p.spec.nodeName);
+  return { planned: facts.planned, total, unplaced, notReady, complete: total > 0 && unplaced === 0 && (facts.planned || allBound), ready: total > 0 && notReady === 0 };
+}
+
+/** Whether a dependency lets its dependent go ahead: Ready pods with `requireReady`, else a complete plan. */
+export const dependencyMet = (progress: DependencyProgress, requireReady: boolean | undefined): boolean => (requireReady ? progress.ready : progress.complete);
+
+/** The ids of the trigger's dependencies that do not let it go ahead yet (`progress` of each, by id). */
+export function unmetDependencies(
+  trigger: { readonly namespace: string; readonly dependsOn?: readonly DependencyRef[]; readonly requireReady?: boolean },
+  progress: (id: string) => DependencyProgress,
+): string[] {
+  return (trigger.dependsOn ?? []).map((ref) => dependencyId(ref, trigger.namespace)).filter((id) => !dependencyMet(progress(id), trigger.requireReady));
 }
 
 /** What the planner implements. */
@@ -73,12 +121,7 @@ export function triggerDispatcher(triggers: ReadonlyMap<string, TriggerDescripto
       if (!trigger) return failed(`unknown trigger: ${id}`);
       const self = parseNodeId(id);
       if (!self.ok) return failed(self.error);
-      const waitingOn = (trigger.dependsOn ?? [])
-        .map((ref) => dependencyId(ref, self.value.namespace))
-        .filter((dependency) => {
-          const progress = callbacks.progress(dependency);
-          return !(trigger.requireReady ? progress.ready : progress.complete);
-        });
+      const waitingOn = unmetDependencies({ ...trigger, namespace: self.value.namespace }, (dependency) => callbacks.progress(dependency));
       return waitingOn.length > 0 ? blocked(waitingOn) : callbacks.plan(trigger);
     },
   };

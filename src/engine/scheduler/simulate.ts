@@ -54,7 +54,7 @@ export interface SimulationResult {
 
 export async function simulate(cluster: ClusterSnapshot, options: SimulationOptions = {}): Promise<Result<SimulationResult, readonly ProfileError[]>> {
   const registry = inTreeRegistry();
-  if (!registry.ok) return err([{ path: [], message: registry.error }]);
+  if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const profile = options.profile ? mergeProfile(DEFAULT_PROFILE, options.profile) : DEFAULT_PROFILE;
   const framework = Framework.build(registry.value, profile, { random: seededRandom(options.seed ?? 1) });
   if (!framework.ok) return err(framework.error);

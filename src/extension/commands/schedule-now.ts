@@ -75,7 +75,7 @@ export const scheduleNow = (ctx: Ctx) => async (args?: { readonly trigger?: Obje
     void vscode.window.showErrorMessage(`Podplan: ${wrong.join(', ')} did not read back as intended after saving, so the plan of ${plan.podSet} is not recorded as applied. Check the file (Undo restores it).`);
     return;
   }
-  let recorded = 'Plan history is off, so it is not recorded.';
+  let recorded = plan.historyError !== undefined ? `It is not recorded: ${plan.historyError}.` : 'Plan history is off, so it is not recorded.';
   if (plan.historyId !== undefined) {
     const applied = await ctx.request(RecordAppliedRequest, { id: plan.historyId });
     recorded = applied.ok ? `Plan #${applied.value.id} is recorded as applied in the history.` : `It could not be recorded as applied: ${applied.error}`;

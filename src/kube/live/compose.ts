@@ -12,9 +12,9 @@ import type { Binder } from '../../engine/framework/binder';
 import { mergeProfile, type Profile, type ProfileError } from '../../engine/framework/profile';
 import { Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
-import { PodSetCoordinator } from '../../engine/planner/coordinator';
-import { podSetFramework } from '../../engine/planner/plugin';
-import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { PodSetCoordinator } from '../../engine/planner/scheduler/coordinator';
+import { podSetFramework } from '../../engine/planner/scheduler/plugin';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import { inTreeRegistry } from '../../engine/plugins/registry';
 import { LiveScheduler, type LiveReport, type LiveSchedulerOptions, type PlanWriter } from './scheduler';
@@ -52,7 +52,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const live = (user: Profile | undefined) => ({ ...user, bindRetries: 0, recordScores: user?.recordScores ?? RECORDED_SCORES }) as Profile;
   const main = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: PODPLAN_SCHEDULER_NAME }), live(c.profile));
   const registry = inTreeRegistry();
-  if (!registry.ok) return err([{ path: [], message: registry.error }]);
+  if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const framework = Framework.build(registry.value, main, { random, binder: c.binder });
   if (!framework.ok) return framework;
 

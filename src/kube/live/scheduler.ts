@@ -12,13 +12,12 @@ import type { Clock, Timer } from '../../engine/api/clock';
 import { podId, podKey, type ClusterObjects, type Node, type Pod } from '../../engine/api/types';
 import { ClusterCache } from '../../engine/cache/cache';
 import type { Framework } from '../../engine/framework/runtime';
-import type { PlanCause, PodSetCoordinator } from '../../engine/planner/coordinator';
-import { isReady } from '../../engine/planner/plan-all';
+import type { PlanCause, PodSetCoordinator } from '../../engine/planner/scheduler/coordinator';
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
-import { resolvePodSet } from '../../engine/planner/podset';
-import type { TriggerSpec } from '../../engine/planner/trigger';
+import { resolvePodSet } from '../../engine/planner/podset/podset';
+import type { TriggerSpec } from '../../engine/planner/podset/trigger';
 import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
-import { dependencyId, nodeId, TRIGGER_KIND } from '../../engine/reconcile/triggers';
+import { nodeId, podSetProgress, TRIGGER_KIND, unmetDependencies, type DependencyProgress } from '../../engine/reconcile/triggers';
 import { Scheduler, type ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { explain } from '../../engine/explain/explain';
 import { isRejection } from '../../engine/framework/status';
@@ -238,8 +237,7 @@ export class LiveScheduler {
   private applyTrigger(id: string, spec: TriggerSpec): void {
     const coordinator = this.options.podSets?.coordinator;
     if (!coordinator) return;
-    const done = (dep: string) => (spec.requireReady ? this.podsReady(dep) : this.planComplete(dep));
-    const waitingOn = (spec.dependsOn ?? []).map((ref) => dependencyId(ref, spec.namespace)).filter((dep) => !done(dep));
+    const waitingOn = unmetDependencies(spec, (dep) => this.dependencyProgress(dep));
     const { quietTime: _quiet, ...withoutQuietTime } = spec;
     if (waitingOn.length > 0) {
       if (!this.held.has(id))
@@ -256,24 +254,15 @@ export class LiveScheduler {
     this.wakePodSets();
   }
 
-  /** Whether the trigger `id` names has a plan that placed every pod of its set. */
-  private planComplete(id: string): boolean {
-    const spec = this.triggers.get(id);
-    const plan = spec && this.options.podSets?.coordinator.plan(spec.namespace, spec.podSet);
-    return plan !== undefined && plan.unplaced.length === 0 && plan.assignments.length > 0;
-  }
-
-  /** Whether the pods of the set of the trigger `id` names are all bound and Ready. */
-  private podsReady(id: string): boolean {
+  /** How far the set of the trigger `id` names has got: its coordinator plan and its pods as the watch has them. */
+  private dependencyProgress(id: string): DependencyProgress {
     const spec = this.triggers.get(id);
     const podSets = this.options.podSets;
-    if (!spec || !podSets) return false;
-    const members = resolvePodSet(
-      [...this.latest.values()],
-      { namespace: spec.namespace, name: spec.podSet },
-      podSets.profile.schedulerName,
-    ).pods;
-    return members.length > 0 && members.every(isReady);
+    if (!spec || !podSets) return { complete: false, ready: false };
+    const plan = podSets.coordinator.plan(spec.namespace, spec.podSet);
+    const inPlan = new Set(plan?.assignments.map((a) => a.pod));
+    const members = resolvePodSet([...this.latest.values()], { namespace: spec.namespace, name: spec.podSet }, podSets.profile.schedulerName).pods;
+    return podSetProgress({ pods: members, planned: plan !== undefined, placed: (pod) => inPlan.has(pod.metadata.name) });
   }
 
   /** A pod of a pod set changed while triggers are held: those waiting on Ready pods look again. */

@@ -16,7 +16,7 @@ import type { ScheduleFailure, ScheduleResult } from '../../engine/framework/run
 import { type Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
-import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset';
+import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { seededRandom } from '../../engine/api/random';
 import { concatPath, type Located, type ManifestDocument, type ProfileManifest, type SchedulePlanManifest, type ScheduleTriggerManifest, type WorkspaceModel } from '../../manifests';
@@ -24,7 +24,7 @@ import type { SourceFile } from '../workspace';
 import { documentAt } from './documents';
 import { checkPlan, type PlanCheck } from './plan-check';
 import { buildFramework, defaultProfile, resolveProfile, type ResolvedProfile } from './profiles';
-import { WhatIf } from './what-if';
+import { CopyOnWriteCluster } from '../../engine/framework/copy-on-write';
 
 export interface AnalysisOptions {
   /** Pods of a pod set must carry this schedulerName for the planner to see them (POD_SET_SCHEDULER_NAME when not given). */
@@ -146,9 +146,9 @@ export class EngineState {
   }
 
   /** The cluster as a what-if: planning changes it, never the snapshot. */
-  whatIf(): WhatIf {
+  whatIf(): CopyOnWriteCluster {
     this.positions ??= new Map(this.snapshot.list().map((n, i) => [n.name, i]));
-    return new WhatIf(this.snapshot, this.positions);
+    return new CopyOnWriteCluster(this.snapshot, this.positions);
   }
 }
 

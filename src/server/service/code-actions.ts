@@ -2,7 +2,7 @@
 // (never trusted from the client's copy of the diagnostic), and on a trigger "Create (or rebuild)
 // the SchedulePlan" filled from the planner.
 import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type WorkspaceEdit } from 'vscode-languageserver';
-import { ok, type Result } from '../../engine/api/result';
+import { err, ok, type Result } from '../../engine/api/result';
 import type { Pod } from '../../engine/api/types';
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { concatPath, schedulePlanName, splitPath, writeSchedulePlan, type Located, type ManifestDocument, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
@@ -13,7 +13,8 @@ import { documentAt, rawObjects, stringAt, valueAt, type RawObject } from './doc
 import { appendItems, removeItem, removeKey, replaceValue, scalar, setEntry, type Target } from './edits';
 import { guardedEdit, valueOf, type Change, type FileWrite } from './safe-edit';
 import { anchorRange, contains } from './locate';
-import { quietTimeRewrite, suggestedName } from './names';
+import { quietTimeRewrite } from '../../engine/planner/podset/quiet-time';
+import { suggestedName } from './names';
 import { planPodSet, type PlanStart } from './planning';
 import { REGISTRY } from './profiles';
 import { checkSchema, schemaAt, SCHEMAS } from './schema';
@@ -201,8 +202,9 @@ function addMissing(d: Diagnostic, place: At, t: Target, analysis: Analysis): Co
   const pods = check.missing.flatMap((name) => analysis.pod(plan.namespace, name) ?? []);
   const trigger = analysis.triggersOf(plan.namespace, plan.podSet)[0]?.value.name;
   const built = planPodSet(analysis, { namespace: plan.namespace, podSet: plan.podSet, trigger }, { pods, snapshot: check.snapshot });
-  const made = built.ok ? built.value : undefined;
-  if (!made || made.assignments.length === 0) return [];
+  if (!built.ok) return [{ title: 'Add the missing pods to the plan', kind: CodeActionKind.QuickFix, diagnostics: [d], disabled: { reason: `the missing pods cannot be planned: ${built.error}` } }];
+  const made = built.value;
+  if (made.assignments.length === 0) return [];
   const items = made.assignments.map((a) => ({ pod: a.pod, node: a.node }));
   const left = made.unplaced.length ? ` (${made.unplaced.length} fit nowhere)` : '';
   return action(`Add ${items.length} missing pod${items.length === 1 ? '' : 's'} to the plan, each on the best node left${left}`, edit(analysis, appendItems(t, 'spec.plan', items)), d, true);
@@ -223,12 +225,14 @@ function planActions(file: SourceFile, range: Range, diagnostics: readonly Diagn
   const trigger = document && file.model.triggers.find((t) => t.document === document.index);
   if (!trigger || analysis.plannedPodsOf(trigger.value.namespace, trigger.value.podSet).length === 0) return [];
   const made = schedulePlanEdit(trigger, analysis);
-  if (!made) return [];
   const related = diagnostics.filter((d) => d.code === CODES.triggerNoPlan && contains(d.range, range.start.line, range.start.character));
-  const title = made.existing ? `Rebuild the SchedulePlan ${made.existing.value.name} for this trigger` : 'Create a SchedulePlan for this trigger';
+  const existing = analysis.plansOf(trigger.value.namespace, trigger.value.podSet)[0];
+  const title = existing ? `Rebuild the SchedulePlan ${existing.value.name} for this trigger` : 'Create a SchedulePlan for this trigger';
   const kind = related.length ? CodeActionKind.QuickFix : CodeActionKind.Refactor;
-  if (!made.edit.ok) return [{ title, kind, disabled: { reason: `Podplan will not make this edit: ${made.edit.error}` } }];
-  return [{ title, kind, edit: made.edit.value.edit, ...(related.length ? { diagnostics: related, isPreferred: true } : {}) }];
+  // The reason the plan cannot be written is shown on the action, never dropped.
+  if (!made.ok) return [{ title, kind, disabled: { reason: made.error } }];
+  if (!made.value.edit.ok) return [{ title, kind, disabled: { reason: `Podplan will not make this edit: ${made.value.edit.error}` } }];
+  return [{ title, kind, edit: made.value.edit.value.edit, ...(related.length ? { diagnostics: related, isPreferred: true } : {}) }];
 }
 
 export interface PlanEdit {
@@ -245,10 +249,10 @@ export interface PlanEdit {
  * after the trigger's. `extra` are other changes made with it (the trigger's state). Checked by the
  * guard, as every edit.
  */
-export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: Change[] = [], start: PlanStart = {}): PlanEdit | undefined {
+export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: Change[] = [], start: PlanStart = {}): Result<PlanEdit> {
   const { namespace, podSet, name } = trigger.value;
   const made = planPodSet(analysis, { namespace, podSet, trigger: name }, start);
-  if (!made.ok) return undefined;
+  if (!made.ok) return err(`the plan of ${namespace}/${podSet} cannot be made: ${made.error}`);
   const plan = made.value;
   const text = writeSchedulePlan(plan).trimEnd();
   const value = valueOf(text);
@@ -257,16 +261,16 @@ export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, anal
   if (existing && existing.base === '') {
     const file = analysis.file(existing.file);
     const content = existing.source.range('');
-    if (!file || !content) return undefined;
+    if (!file || !content) return err(`${existing.file} (the SchedulePlan of ${namespace}/${podSet}) is no longer in the workspace`);
     const replace: Change = {
       uri: existing.file,
       edit: { range: { start: file.document.positionAt(content.start.offset), end: file.document.positionAt(content.end.offset) }, newText: text },
       intent: { kind: 'replace-document', document: existing.document, value },
     };
-    return { edit: guardedEdit([...extra, replace], textOf), plan, existing };
+    return ok({ edit: guardedEdit([...extra, replace], textOf), plan, existing });
   }
   const file = analysis.file(trigger.file);
-  if (!file) return undefined;
+  if (!file) return err(`${trigger.file} is no longer in the workspace`);
   const whole = file.document.getText();
   const next = file.model.documents[trigger.document + 1];
   let insert: string;
@@ -282,5 +286,5 @@ export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, anal
   }
   const position = file.document.positionAt(at);
   const add: Change = { uri: trigger.file, edit: { range: { start: position, end: position }, newText: insert }, intent: { kind: 'insert-document', after: trigger.document, value } };
-  return { edit: guardedEdit([...extra, add], textOf), plan };
+  return ok({ edit: guardedEdit([...extra, add], textOf), plan });
 }

@@ -1,6 +1,7 @@
 // spec.dependsOn of ScheduleTriggers: what each entry names, and the cycles among triggers. A
 // PodSet or SchedulePlan entry stands for the triggers of that pod set.
 import { cyclesThrough, stronglyConnected } from '../../engine/reconcile/cycles';
+import { dependencyId, podSetProgress, unmetDependencies, type PodSetProgress } from '../../engine/reconcile/triggers';
 import type { DependencyRef, Located, ScheduleTriggerManifest } from '../../manifests';
 import { keyOf, type Analysis } from './analysis';
 
@@ -55,37 +56,44 @@ export function dependencyCycles(analysis: Analysis): Map<string, string[]> {
   return cycles;
 }
 
-/** Whether every pod of the set is placed: bound (spec.nodeName) or in the set's SchedulePlan. */
-function unplacedPods(namespace: string, podSet: string, analysis: Analysis): { readonly total: number; readonly unplaced: number } {
-  const pods = analysis.podSet(namespace, podSet);
-  const planned = new Set(analysis.plansOf(namespace, podSet).flatMap((p) => p.value.plan.map((e) => e.pod)));
-  return { total: pods.length, unplaced: pods.filter((p) => !p.value.spec.nodeName && !planned.has(p.value.metadata.name)).length };
-}
-
 /**
- * Why each of the trigger's dependencies is not complete yet, in words (empty when all are). As the
- * planner has it (engine/planner/plan-all.ts), a dependency is complete when every pod of its set is
- * placed; in the workspace a trigger counts only once it is set to Schedule and its plan is written.
+ * Why each of the trigger's dependencies does not let it go ahead yet, in words (empty when all do).
+ * The rule is the engine's (`unmetDependencies`, as `podplan plan` and `podplan run` apply it): a
+ * dependency is complete when its set has pods, its trigger is set to Schedule and every pod is bound
+ * or in the set's SchedulePlan; with `requireReady`, when every pod of its set is bound and Ready.
  */
 export function incompleteDependencies(trigger: ScheduleTriggerManifest, analysis: Analysis): string[] {
-  const reasons: string[] = [];
+  const byId = new Map<string, { readonly kind: string; readonly named: string; readonly exists: boolean; readonly progress: PodSetProgress; readonly planning: readonly string[] }>();
   for (const ref of trigger.dependsOn) {
     const kind = ref.kind ?? 'ScheduleTrigger';
     const namespace = ref.namespace ?? trigger.namespace;
-    const named = `${kind} ${namespace === trigger.namespace ? '' : `${namespace}/`}${ref.name}`;
     const dependency = resolveDependency(ref, trigger, analysis);
-    if (!dependency.exists) {
-      reasons.push(`${named}, which is not in the workspace`);
-      continue;
-    }
     const planning = dependency.triggers.filter((t) => t.value.state !== 'Schedule').map((t) => t.value.name);
     const podSet = kind === 'PodSet' ? ref.name : (dependency.triggers[0]?.value.podSet ?? (kind === 'SchedulePlan' ? analysis.plan(namespace, ref.name)?.value.podSet : undefined));
-    const pods = podSet === undefined ? { total: 0, unplaced: 0 } : unplacedPods(namespace, podSet, analysis);
-    const why = [
-      ...(planning.length > 0 ? [`${kind === 'ScheduleTrigger' ? 'it is' : planning.length === 1 ? `its trigger ${planning[0]} is` : `its triggers ${planning.join(', ')} are`} still Planning`] : []),
-      ...(pods.unplaced > 0 ? [`${pods.unplaced} of its ${pods.total} pod${pods.total === 1 ? '' : 's'} ${pods.unplaced === 1 ? 'is' : 'are'} not placed`] : []),
-    ];
-    if (why.length > 0) reasons.push(`${named}, which is not complete (${why.join(', and ')})`);
+    const pods = podSet === undefined ? [] : analysis.podSet(namespace, podSet).map((p) => p.value);
+    const planned = new Set(podSet === undefined ? [] : analysis.plansOf(namespace, podSet).flatMap((p) => p.value.plan.map((e) => e.pod)));
+    byId.set(dependencyId(ref, trigger.namespace), {
+      kind,
+      named: `${kind} ${namespace === trigger.namespace ? '' : `${namespace}/`}${ref.name}`,
+      exists: dependency.exists,
+      planning,
+      progress: podSetProgress({ pods, planned: planning.length === 0, placed: (pod) => planned.has(pod.metadata.name) }),
+    });
   }
-  return reasons;
+  const unknown = { complete: false, ready: false };
+  return unmetDependencies(trigger, (id) => byId.get(id)?.progress ?? unknown).flatMap((id) => {
+    const d = byId.get(id);
+    if (!d) return [];
+    if (!d.exists) return [`${d.named}, which is not in the workspace`];
+    const { total, unplaced, notReady } = d.progress;
+    const pods = (n: number) => `${n} of its ${total} pod${total === 1 ? '' : 's'} ${n === 1 ? 'is' : 'are'}`;
+    const why = trigger.requireReady
+      ? [total === 0 ? 'it has no pods' : `${pods(notReady)} not Ready`]
+      : [
+          ...(d.planning.length > 0 ? [`${d.kind === 'ScheduleTrigger' ? 'it is' : d.planning.length === 1 ? `its trigger ${d.planning[0]} is` : `its triggers ${d.planning.join(', ')} are`} still Planning`] : []),
+          ...(unplaced > 0 ? [`${pods(unplaced)} not placed`] : []),
+          ...(total === 0 ? ['it has no pods'] : []),
+        ];
+    return [`${d.named}, which is not ${trigger.requireReady ? 'Ready' : 'complete'} (${why.join(', and ')})`];
+  });
 }

@@ -5,15 +5,15 @@ import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import { CPU, MEMORY, PODS, Resource } from '../../engine/api/resources';
 import { podKey, type Node, type Pod } from '../../engine/api/types';
 import { podInfo } from '../../engine/framework/node-info';
-import { durationInWords, parseGoDurationNanos } from '../../engine/planner/duration';
+import { durationInWords, parseGoDurationNanos } from '../../engine/planner/podset/duration';
 import { POD_SET_LABEL, QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { joinPath, splitPath, type Located, type SchedulePlanManifest } from '../../manifests';
-import { formatAmount, unitOf } from './amounts';
+import { formatAmount, unitOf } from '../../protocol/amounts';
 import { keyOf, podSetLabelOf, schedulerOf, type Analysis, type Place } from './analysis';
 import { PLAN, PROFILE_CONFIG, TRIGGER } from './documents';
 import { lspRange } from './locate';
 import { PROFILE_CONFIG_SCHEMA } from './profile-schema';
-import { looseDuration } from './quiet-time';
+import { looseDuration } from '../../engine/planner/podset/quiet-time';
 import { schemaAt, SCHEMAS } from './schema';
 import { shortList } from './words';
 

@@ -1,11 +1,10 @@
 // Kubernetes names and labels of our objects, checked as the API server checks them and worded as it
 // words them, and the quiet-time label: a Go duration that must also be a label value.
 import { dnsLabelError, labelValueError, qualifiedNameError, subdomainError } from '../../engine/api/field';
-import { formatGoDurationNanos, parseGoDurationNanos } from '../../engine/planner/duration';
 import { QUIET_TIME_LABEL } from '../../engine/planner/plan';
 import { joinPath } from '../../manifests';
 import { CODES } from './codes';
-import { looseDuration } from './quiet-time';
+import { quietTimeProblem } from '../../engine/planner/podset/quiet-time';
 import type { SchemaIssue } from './schema';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -60,35 +59,8 @@ export function checkNames(value: unknown): SchemaIssue[] {
   return issues;
 }
 
-/** What is wrong with a quiet time, with the Go form to write when one can be read from it. */
+/** What is wrong with a quiet time (engine/planner/podset/quiet-time.ts, as podplan reads it), as a schema issue at the value. */
 export function quietTimeIssue(text: string): Omit<SchemaIssue, 'path'> | undefined {
-  const parsed = parseGoDurationNanos(text);
-  const rewrite = quietTimeRewrite(text);
-  const instead = rewrite ? `; write ${rewrite}` : '';
-  if (!parsed.ok) {
-    return {
-      code: CODES.quietTimeNotDuration,
-      severity: 'error',
-      anchor: 'value',
-      message: `the quiet time ${JSON.stringify(text)} is not a Go duration (${parsed.error})${instead || ': write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)'}`,
-    };
-  }
-  if (parsed.value < 0n) {
-    return { code: CODES.quietTimeNotLabelValue, severity: 'error', anchor: 'value', message: `the quiet time ${JSON.stringify(text)} is negative: a label value cannot start with "-", and a quiet time is a wait` };
-  }
-  const problem = labelValueError(text);
-  if (problem) {
-    return { code: CODES.quietTimeNotLabelValue, severity: 'error', anchor: 'value', message: `the quiet time ${JSON.stringify(text)} is a Go duration but not a valid label value (${problem})${instead}` };
-  }
-  return undefined;
-}
-
-/** The Go form of a quiet time that is not one, or not a label value, when it can be read; undefined otherwise. */
-export function quietTimeRewrite(text: string): string | undefined {
-  const parsed = parseGoDurationNanos(text);
-  if (parsed.ok && !labelValueError(text)) return undefined;
-  const nanos = parsed.ok ? parsed.value : looseDuration(text);
-  if (nanos === undefined || nanos < 0n) return undefined;
-  const go = formatGoDurationNanos(nanos, { ascii: true });
-  return go !== text && !labelValueError(go) ? go : undefined;
+  const problem = quietTimeProblem(text);
+  return problem && { code: problem.code, severity: 'error', anchor: 'value', message: problem.message };
 }

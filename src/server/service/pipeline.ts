@@ -2,7 +2,8 @@
 // funnel (how many nodes each stage and filter plugin kept, and why it dropped the others) for one
 // pod or summed over a pod set, and the node × plugin matrix of one pod's cycle. The webview
 // computes none of this (docs/architecture.md, Processes).
-import type { NodeVerdict } from '../../engine/explain/verdicts';
+import { closestNodes, type ClosestNode } from '../../engine/explain/report';
+import { firstRejections, type NodeVerdict } from '../../engine/explain/verdicts';
 import type { Diagnosis, NodeRejection } from '../../engine/framework/diagnosis';
 import { Code } from '../../engine/framework/status';
 import type { FunnelStepView, FunnelView, MatrixRowView, MatrixView, StepRejectionView } from '../../protocol/webview';
@@ -170,18 +171,13 @@ export function podSetFunnel(podSet: string, cycles: ReadonlyArray<{ readonly po
   return funnelOf(podSet, 'pod × node pairs', cycles);
 }
 
-/** How far a node is from fitting the pod: the resources it lacks, each as a share of what the pod asks (0.25 = a quarter short). */
-export type Shortfall = (node: string, reasons: readonly string[]) => { readonly share: number; readonly text: string } | undefined;
-
-/** Rejections that a change in the cluster could lift come before the unresolvable ones (a taint, a selector). */
-const resolvable = (r: NodeRejection): number => (r.code === Code.Unschedulable ? 0 : 1);
-
 /**
  * The node × plugin matrix of one cycle over `nodes` (every node of the cluster the cycle ran on).
- * For an unplaced pod, the closest node: a rejection a cluster change could lift, then the fewest
- * failed reasons, then the most filter plugins passed, then the smallest shortfall.
+ * For an unplaced pod, the rejected nodes read closest first and the closest is named, in the one
+ * ranking `podplan explain` prints (engine/explain/report.ts `closestNodes`): over every node's
+ * complete verdict when given, else over what the cycle itself recorded (each node's first rejection).
  */
-export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Shortfall, complete?: CompleteVerdicts): MatrixView {
+export function podMatrix(d: Diagnosis, nodes: readonly string[], complete?: CompleteVerdicts): MatrixView {
   const filterPlugins = d.filters.map((f) => f.plugin);
   const filterIndex = new Map(filterPlugins.map((p, i) => [p, i]));
   const first = d.scores[0];
@@ -228,29 +224,19 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], shortfall?: Sh
     }
   }
   feasible.sort((a, b) => a.order - b.order);
-  const placed = d.chosenNode !== undefined;
-  if (!placed && complete) {
-    // Every filter's verdict on every node: the closest node is the one with the fewest and most fixable failures.
-    const ranked = rankByVerdicts(complete);
-    const order = new Map(ranked.map((v, i) => [v.node, i]));
-    failed.sort((a, b) => (order.get(a.rejection.node) ?? Infinity) - (order.get(b.rejection.node) ?? Infinity));
-    const view: MatrixView = { filterPlugins, scorePlugins, rows: [...chosen, ...feasible.map((f) => f.row), ...failed.map((f) => f.row), ...unevaluated] };
-    const best = ranked[0];
-    return best ? { ...view, closest: { node: best.node, why: closestWhy(best, complete.describe) } } : view;
-  }
-  // For an unplaced pod the rejected nodes read closest first, the closest named above them.
-  const closeness = placed ? undefined : closenessOf(filterIndex, shortfall);
-  if (closeness) failed.sort((a, b) => closeness.compare(a.rejection, b.rejection));
-  const view: MatrixView = {
-    filterPlugins,
-    scorePlugins,
-    rows: [...chosen, ...feasible.map((f) => f.row), ...failed.map((f) => f.row), ...unevaluated],
-  };
-  const best = failed[0]?.rejection;
-  if (!closeness || !best) return view;
-  const s = closeness.short(best);
-  const through = best.stage === 'Filter' ? `passed ${closeness.passed(best)} of ${filterPlugins.length} filter plugins, then ${best.plugin} rejected it` : `${best.plugin} rejected it at ${best.stage}`;
-  return { ...view, closest: { node: best.node, why: `${through}: ${best.reasons.join(', ')}${s ? ` (${s.text})` : ''}` } };
+  const rowsOf = () => [...chosen, ...feasible.map((f) => f.row), ...failed.map((f) => f.row), ...unevaluated];
+  if (d.chosenNode !== undefined) return { filterPlugins, scorePlugins, rows: rowsOf() };
+  const ranked = closestNodes(complete ? complete.verdicts : firstRejections(d));
+  const order = new Map(ranked.map((v, i) => [v.node, i]));
+  failed.sort((a, b) => (order.get(a.rejection.node) ?? Infinity) - (order.get(b.rejection.node) ?? Infinity) || (a.rejection.node < b.rejection.node ? -1 : 1));
+  const view: MatrixView = { filterPlugins, scorePlugins, rows: rowsOf() };
+  const best = ranked[0];
+  if (!best) return view;
+  if (complete) return { ...view, closest: { node: best.node, why: closestWhy(best, complete.describe) } };
+  // Only the cycle's first rejection is known: how far down the pipeline the node got.
+  const r = rejected.get(best.node) as NodeRejection;
+  const through = r.stage === 'Filter' ? `passed ${filterIndex.get(r.plugin) ?? 0} of ${filterPlugins.length} filter plugins, then ${r.plugin} rejected it` : `${r.plugin} rejected it at ${r.stage}`;
+  return { ...view, closest: { node: best.node, why: `${through}: ${r.reasons.join(', ')}` } };
 }
 
 /** Every node's complete Filter verdict for an unplaced pod (engine/explain/verdicts.ts), and how to word a shortfall. */
@@ -262,28 +248,8 @@ export interface CompleteVerdicts {
 const TAINT = 'TaintToleration';
 const RESOURCES = 'NodeResourcesFit';
 
-/**
- * How easily a node's failures are fixed, given the same count: an untolerated taint alone (a
- * toleration lets the pod on) before a resource shortfall alone, before anything else.
- */
-const fixability = (v: NodeVerdict): number => {
-  const plugins = v.failures.map((f) => f.plugin);
-  if (plugins.length === 1 && plugins[0] === TAINT) return 0;
-  if (plugins.every((p) => p === RESOURCES)) return 1;
-  return 2;
-};
-
-const shortShare = (v: NodeVerdict): number => v.shortfall.reduce((sum, s) => sum + s.share, 0);
-
-/** Rejected nodes (not those PreFilter left out), closest first: fewest failing filters, most fixable, smallest shortfall, by name. */
-function rankByVerdicts(complete: CompleteVerdicts): NodeVerdict[] {
-  return complete.verdicts
-    .filter((v) => v.failures.length > 0 && v.failures[0]?.stage !== 'PreFilter')
-    .sort((a, b) => a.failures.length - b.failures.length || fixability(a) - fixability(b) || shortShare(a) - shortShare(b) || (a.node < b.node ? -1 : a.node > b.node ? 1 : 0));
-}
-
 /** The closest node's failures in words, the actionable one named and any shortfall always given. */
-function closestWhy(v: NodeVerdict, describe: CompleteVerdicts['describe']): string {
+function closestWhy(v: ClosestNode, describe: CompleteVerdicts['describe']): string {
   const short = v.shortfall.length > 0 ? ` (short by ${v.shortfall.map(describe).join(', ')})` : '';
   const [only] = v.failures;
   if (v.failures.length === 1 && only) {
@@ -291,24 +257,6 @@ function closestWhy(v: NodeVerdict, describe: CompleteVerdicts['describe']): str
     return `fails only ${only.plugin}: ${only.reasons.join(', ')}${only.plugin === RESOURCES ? short : ''}${fix}`;
   }
   return `fails ${v.failures.length} filter plugins: ${v.failures.map((f) => `${f.plugin} (${f.reasons.join(', ')})`).join('; ')}${short}`;
-}
-
-/** How close a rejected node came to fitting: a comparator (closest first) and the measures it uses. */
-function closenessOf(filterIndex: ReadonlyMap<string, number>, shortfall?: Shortfall) {
-  const passed = (r: NodeRejection): number => (r.stage === 'Filter' ? (filterIndex.get(r.plugin) ?? 0) : 0);
-  const shortOf = new Map<string, { share: number; text: string } | undefined>();
-  const short = (r: NodeRejection) => {
-    if (!shortOf.has(r.node)) shortOf.set(r.node, shortfall?.(r.node, r.reasons));
-    return shortOf.get(r.node);
-  };
-  const compare = (a: NodeRejection, b: NodeRejection): number =>
-    resolvable(a) - resolvable(b) ||
-    a.reasons.length - b.reasons.length ||
-    passed(b) - passed(a) ||
-    // Unknown shortfalls (Infinity - Infinity) compare as equal, then by name.
-    (short(a)?.share ?? Infinity) - (short(b)?.share ?? Infinity) ||
-    (a.node < b.node ? -1 : a.node > b.node ? 1 : 0);
-  return { compare, passed, short };
 }
 
 /** What compare knows about a move besides the newer plan's cycle for the pod. */

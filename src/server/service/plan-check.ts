@@ -10,7 +10,7 @@ import { isRejection, isSuccess, type Status } from '../../engine/framework/stat
 import { Names } from '../../engine/plugins/names';
 import type { Located, SchedulePlanManifest } from '../../manifests';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
-import type { WhatIf } from './what-if';
+import type { CopyOnWriteCluster } from '../../engine/framework/copy-on-write';
 import { closest } from './words';
 
 export type EntryProblem =
@@ -28,7 +28,7 @@ export interface PlanCheck {
   /** Pods of the set the planner places that the plan leaves out. */
   readonly missing: readonly string[];
   /** The cluster with the plan applied. */
-  readonly snapshot: WhatIf;
+  readonly snapshot: CopyOnWriteCluster;
   /** Pod name → the node it was put on in `snapshot`. */
   readonly assumed: ReadonlyMap<string, string>;
 }

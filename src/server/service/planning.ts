@@ -1,25 +1,28 @@
 // Plans for the workspace's pod sets, made by the engine's pod-set planner (engine/planner) with the
 // profile of the planner's schedulerName, and the view models the client renders (protocol/webview.ts).
 import { seededRandom } from '../../engine/api/random';
-import { err, type Result } from '../../engine/api/result';
+import { err, ok, type Result } from '../../engine/api/result';
 import { CPU, MEMORY, PODS } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import { podReport } from '../../engine/explain/report';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
-import { describeBound, type PlanBound } from '../../engine/planner/bound';
+import { describeBound, type PlanBound } from '../../engine/planner/solver/bound';
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
 import type { SolverSettings } from '../../engine/planner/planner';
-import { podSetFramework, type PodSetFramework } from '../../engine/planner/plugin';
-import { resolvePodSet, type PodSet } from '../../engine/planner/podset';
-import type { Located } from '../../manifests';
+import { podSetFramework, type PodSetFramework } from '../../engine/planner/scheduler/plugin';
+import { planOnePodSet } from '../../engine/planner/plan-all';
+import { resolvePodSet, type PodSet, type PodSetRef } from '../../engine/planner/podset/podset';
+import { planFromManifest, type Located } from '../../manifests';
+import { triggerSpec } from '../../manifests/planner';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import type { MatrixView, NodeUseView, PlanBoundView, PlanRefView, PlanView, PodExplanationView, PreemptionView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
 import type { History } from '../history';
-import { amounts, formatAmount, unitOf } from './amounts';
+import { formatAmount, unitOf } from '../../protocol/amounts';
+import { amounts } from './amounts';
 import { nodeVerdicts } from '../../engine/explain/verdicts';
-import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts, type Shortfall } from './pipeline';
+import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts } from './pipeline';
 import { podSetLabelOf, schedulerOf, type Analysis, type Ranking } from './analysis';
 import { defaultProfile } from './profiles';
 
@@ -64,13 +67,38 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, start: Plan
   const framework = planning(analysis, start.solver);
   if (!framework.ok) return framework;
   const ref = { namespace: request.namespace, name: request.podSet };
-  // A pod whose requests do not parse was reported by the reader; the planner leaves it out.
-  const usable = analysis.engine.pods.filter((p) => podInfo(p).ok);
-  const members = resolvePodSet(usable, ref, analysis.plannerSchedulerName);
-  const pending = start.pods?.map((p) => p.value).filter((p) => podInfo(p).ok);
+  // A pending member whose requests do not parse refuses the plan (engine/planner/build planPodSet), as in podplan plan.
+  const members = resolvePodSet(analysis.engine.pods, ref, analysis.plannerSchedulerName);
+  const pending = start.pods?.map((p) => p.value);
   const podSet: PodSet = pending ? { ...members, pending, bound: [] } : members;
   const trigger = request.trigger === undefined ? undefined : { name: request.trigger, labels: analysis.trigger(request.namespace, request.trigger)?.value.labels };
   return buildPodSetPlan(framework.value, { podSet, snapshot: start.snapshot ?? analysis.engine.snapshot, now: analysis.options.clock?.now() ?? 0 }, { trigger });
+}
+
+/**
+ * A preview of a pod set as `podplan plan --pod-set` makes it (engine/planner/plan-all
+ * planOnePodSet, the one entry point): through its trigger after what that depends on, each
+ * dependency planned and assumed first, else directly; a set that cannot be planned is an error
+ * saying why.
+ */
+export async function previewPodSet(analysis: Analysis, ref: PodSetRef, start: Pick<PlanStart, 'solver'> = {}): Promise<Result<Plan>> {
+  const framework = planning(analysis, start.solver);
+  if (!framework.ok) return framework;
+  const model = analysis.model;
+  const made = await planOnePodSet(
+    {
+      cluster: model.cluster,
+      triggers: model.triggers.map((t) => triggerSpec(t.value)),
+      plans: model.plans.map((p) => planFromManifest(p.value)),
+      planning: framework.value,
+      now: analysis.options.clock?.now() ?? 0,
+    },
+    ref,
+  );
+  if (!made.ok) return made;
+  const { plan, trigger, failed, message } = made.value;
+  if (plan && !failed) return ok(plan);
+  return err(trigger ? `ScheduleTrigger ${trigger.namespace}/${trigger.name}: ${message ?? 'not planned'}` : (message ?? 'not planned'));
 }
 
 function unplacedView(u: UnplacedPod): UnplacedView {
@@ -183,27 +211,6 @@ function boundView(bound: PlanBound, plan: Plan): PlanBoundView {
   return { solver: bound.solver, optimal: bound.optimal, gap: bound.gap, text: describeBound(bound, plan.assignments.length, nodes) };
 }
 
-/** What `pod` lacks on a node that NodeResourcesFit rejected it on, as a share of what it asks. */
-function shortfallOn(pod: PodInfo, snapshot: NodeInfoLister): Shortfall {
-  return (node, reasons) => {
-    const info = snapshot.get(node);
-    if (!info) return undefined;
-    let share = 0;
-    const parts: string[] = [];
-    for (const reason of reasons) {
-      const resource = reason === 'Too many pods' ? PODS : reason.startsWith('Insufficient ') ? reason.slice('Insufficient '.length) : undefined;
-      if (resource === undefined) return undefined;
-      const asked = resource === PODS ? 1 : pod.requests.get(resource);
-      const used = resource === PODS ? info.pods.length : info.requested.get(resource);
-      const missing = used + asked - info.allocatable.get(resource);
-      if (missing <= 0 || asked <= 0) continue;
-      share += missing / asked;
-      parts.push(`short by ${formatAmount(missing, unitOf(resource))} ${resource}`);
-    }
-    return parts.length > 0 ? { share, text: parts.join(', ') } : undefined;
-  };
-}
-
 /** Whose cycle an explanation reads: one run now (on the workspace, or as a SchedulePlan leaves it), or the planner's own. */
 type CycleSource = PodExplanationView['cycle'];
 
@@ -243,7 +250,6 @@ interface Cycle {
   readonly diagnosis?: Diagnosis;
   /** Every node of the cluster the cycle ran on. */
   readonly nodes: readonly string[];
-  readonly shortfall?: Shortfall;
   /** For a pod the cycle did not place: every filter's verdict on every node, which picks the closest node. */
   readonly complete?: CompleteVerdicts;
   readonly source: CycleSource;
@@ -256,7 +262,7 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
   const info = podInfo(p);
   const explained = d && explain(d, 10);
   const set = podSetLabelOf(p);
-  const matrix = d ? podMatrix(d, cycle.nodes, cycle.shortfall, cycle.complete) : { filterPlugins: [], scorePlugins: [], rows: [] };
+  const matrix = d ? podMatrix(d, cycle.nodes, cycle.complete) : { filterPlugins: [], scorePlugins: [], rows: [] };
   const planned = cycle.planned;
   const preemption = d && preemptionView(d);
   return {
@@ -313,12 +319,11 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
   });
 }
 
-/** For a pod no node takes in `ranking`: what it lacks on each node, and every node's complete Filter verdict (the closest node comes from them). */
-function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): Pick<Cycle, 'shortfall' | 'complete'> {
+/** For a pod no node takes in `ranking`: every node's complete Filter verdict with what it lacks there (the closest node comes from them). */
+function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): Pick<Cycle, 'complete'> {
   const info = podInfo(p);
   if (!info.ok || !ranking) return {};
   return {
-    shortfall: shortfallOn(info.value, ranking.snapshot),
     ...(ranking.result.diagnosis.chosenNode === undefined
       ? { complete: { verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot), describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts }
       : {}),
@@ -330,7 +335,7 @@ function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): 
  * the pod set's plan as a preview makes it now (the planner is seeded: the preview the user looks at).
  * Undefined when that plan has no cycle for the pod (it is not in the set, or the planner kept none).
  */
-export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRefView, history: History): PodExplanationView | undefined {
+export async function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRefView, history: History): Promise<PodExplanationView | undefined> {
   const p = pod.value;
   const namespace = p.metadata.namespace ?? 'default';
   let cycle: { diagnosis: Diagnosis; node?: string; plan: string } | undefined;
@@ -339,7 +344,7 @@ export function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRe
     const kept = history.diagnosis(ref.historyId, p.metadata.name);
     if (kept.ok && kept.value) cycle = { diagnosis: kept.value, ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}), plan: `plan #${ref.historyId}` };
   } else {
-    const made = planPodSet(analysis, { namespace, podSet: ref.podSet, ...(ref.trigger !== undefined ? { trigger: ref.trigger } : {}) }, { ...solverOf(analysis) });
+    const made = await previewPodSet(analysis, { namespace, name: ref.podSet }, solverOf(analysis));
     if (made.ok) {
       const name = `the preview of ${ref.podSet}`;
       const a = made.value.assignments.find((x) => x.pod === p.metadata.name);

@@ -3,13 +3,13 @@
 // with the framework, and every problem mapped back to the manifest path it came from.
 import type { Random } from '../../engine/api/random';
 import { seededRandom } from '../../engine/api/random';
-import { mergeProfile, validateProfile, EXTENSION_POINTS as ENGINE_POINTS, type FieldPath, type PluginSet, type Plugins, type Profile } from '../../engine/framework/profile';
+import { mergeProfile, validateProfile, EXTENSION_POINTS as ENGINE_POINTS, type FieldPath, type PluginSet, type Plugins, type Profile, type ProfileError } from '../../engine/framework/profile';
 import type { Registry } from '../../engine/framework/registry';
 import { Framework } from '../../engine/framework/runtime';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
 import { ALL_PLUGIN_NAMES } from '../../engine/plugins/names';
 import { inTreeRegistry } from '../../engine/plugins/registry';
-import { podSetPlannerModule } from '../../engine/planner/plugin';
+import { podSetPlannerModule } from '../../engine/planner/scheduler/plugin';
 import { joinPath, palletOnlyAt, type Located, type ProfileManifest, type SchedulerProfileManifest } from '../../manifests';
 import type { Code } from './codes';
 import { closest } from './words';
@@ -63,8 +63,9 @@ function stripPlugins(plugins: Plugins | undefined, drop: (name: string, point: 
 /** Extension points of KubeSchedulerConfiguration the engine has no stage for. */
 const ENGINE_POINT_NAMES: readonly string[] = [...ENGINE_POINTS, 'multiPoint'];
 
-function profileIssue(path: string, message: string): ProfileIssue {
-  return { code: classify(path, message), severity: 'error', path, message };
+/** An engine profile error at its manifest path, with the code the engine gave it. */
+function profileIssue(path: string, e: ProfileError): ProfileIssue {
+  return { code: e.code, severity: 'error', path, message: e.message };
 }
 
 /** Something written that Podplan leaves out (an upstream plugin it does not run, a point it has no stage for). */
@@ -94,15 +95,6 @@ function unknownDisabled(manifest: SchedulerProfileManifest, base: string): Prof
     });
   }
   return out;
-}
-
-/** The stable code of a framework profile error, by where it points and what it says (the CLI prints the same). */
-export function classify(path: string, message: string): Code {
-  if (/unknown plugin|does not implement/.test(message)) return 'profile/unknown-plugin';
-  if (/twice/.test(message)) return 'profile/duplicate-plugin';
-  if (path.endsWith('.weight')) return 'profile/bad-weight';
-  if (/\.args(\.|\[|$)/.test(path) || /^pluginConfig/.test(path)) return 'profile/bad-args';
-  return 'profile/invalid';
 }
 
 /** `['plugins', 'score', 'enabled', 2, 'weight']` as a manifest path under `base`. */
@@ -177,7 +169,7 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
     if (head === 'pluginConfig' && typeof a === 'number') return pathOf(base, ['pluginConfig', configIndex[a] ?? a, ...path.slice(2)]);
     return pathOf(base, path);
   };
-  for (const e of validateProfile(user, REGISTRY)) issues.push(profileIssue(userPath(e.path), e.message));
+  for (const e of validateProfile(user, REGISTRY)) issues.push(profileIssue(userPath(e.path), e));
   const merged = mergeProfile(DEFAULTS, user);
   if (!issues.some((i) => i.severity === 'error')) {
     const framework = Framework.build(REGISTRY, merged, { random: seededRandom(1) });
@@ -196,7 +188,7 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
         } else {
           path = exists(pathOf(base, ['plugins'])) ? pathOf(base, ['plugins']) : base;
         }
-        issues.push(profileIssue(path, e.message));
+        issues.push(profileIssue(path, e));
       }
     }
   }

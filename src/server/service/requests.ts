@@ -2,7 +2,7 @@
 import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { CPU, MEMORY } from '../../engine/api/resources';
-import { parseGoDuration } from '../../engine/planner/duration';
+import { parseGoDuration } from '../../engine/planner/podset/duration';
 import { splitPath, type Located, type ScheduleTriggerManifest } from '../../manifests';
 import { valueAt } from './documents';
 import { closest } from './words';
@@ -16,7 +16,7 @@ import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
-import { explainInPlan, explainPod, planPodSet, planView, solverOf } from './planning';
+import { explainInPlan, explainPod, planView, previewPodSet, solverOf } from './planning';
 
 const DEFAULT_NS = 'default';
 
@@ -32,11 +32,11 @@ function previewRequest(params: PreviewPlanParams, analysis: Analysis): Result<{
   return err('previewPlan needs a trigger or a pod set');
 }
 
-export function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Result<PlanView> {
+export async function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Promise<Result<PlanView>> {
   const request = previewRequest(params, analysis);
   if (!request.ok) return request;
   if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0) return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in ${analysis.where}`);
-  const made = planPodSet(analysis, request.value, solverOf(analysis));
+  const made = await previewPodSet(analysis, { namespace: request.value.namespace, name: request.value.podSet }, solverOf(analysis));
   if (!made.ok) return made;
   return ok(keptView(made.value, analysis, history));
 }
@@ -67,7 +67,9 @@ export const takesLong = (size: PlanSize): boolean => size.pods * size.nodes >= 
 export function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
-  return planView(plan, analysis, saved.ok ? saved.value : undefined);
+  const view = planView(plan, analysis, saved.ok ? saved.value : undefined);
+  // With no history every save says so (the summary tells that once); a history that fails to write is news.
+  return saved.ok || history.unavailable !== undefined ? view : { ...view, historyError: `the plan is not kept in the plan history: ${saved.error}` };
 }
 
 /** The pod a reference names: by namespace and name, or by a name that is unique across namespaces; else why not, with a near miss. */
@@ -89,10 +91,10 @@ export function resolvePod(ref: ObjectRef, analysis: Analysis): Result<Located<P
   return err(`no pod ${where} in ${analysis.where}${suggestion}`);
 }
 
-export function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Result<PodExplanationView> {
+export async function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Promise<Result<PodExplanationView>> {
   const pod = resolvePod(params.pod, analysis);
   if (!pod.ok) return pod;
-  return ok((params.inPlan && explainInPlan(pod.value, analysis, params.inPlan, history)) || explainPod(pod.value, analysis));
+  return ok((params.inPlan && (await explainInPlan(pod.value, analysis, params.inPlan, history))) || explainPod(pod.value, analysis));
 }
 
 /** Every pod, those not yet placed first, then by namespace and name. */
@@ -121,8 +123,9 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
   const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, index: document.index, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
-  const made = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
-  if (!made) return err(`cannot write the plan of ${trigger.value.podSet}`);
+  const planned = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
+  if (!planned.ok) return planned;
+  const made = planned.value;
   if (!made.edit.ok) return err(`the plan of ${trigger.value.podSet} is not written: ${made.edit.error}`);
   const plan = made.plan;
   const planFile = made.existing?.file ?? trigger.file;
@@ -169,7 +172,7 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     profiles: [...new Set(analysis.engine.profiles.map((p) => p.schedulerName))],
     podSets,
     problems,
-    history: history.unavailable ? { available: false, reason: history.unavailable } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
+    history: history.unavailable ? { available: false, reason: history.off?.reason ?? history.unavailable, ...(history.off?.noDriver ? { noDriver: true } : {}) } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
   };
 }
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { parseSelector, selectorMatches } from '../../../src/engine/api/labels';
+import { selectorMatches } from '../../../src/engine/api/labels';
 import type { LabelSelector, Labels } from '../../../src/engine/api/types';
 
 describe('engine/api/labels', () => {
@@ -35,48 +35,5 @@ describe('engine/api/labels', () => {
     for (const [what, selector, labels, matches] of table) {
       it(what, () => assert.equal(selectorMatches(selector, labels), matches));
     }
-  });
-
-  describe('parseSelector reads the kubectl -l form', () => {
-    const table: Array<[text: string, selector: LabelSelector]> = [
-      ['', { matchLabels: {}, matchExpressions: [] }],
-      ['   ', { matchLabels: {}, matchExpressions: [] }],
-      ['app=web', { matchLabels: { app: 'web' }, matchExpressions: [] }],
-      ['app == web', { matchLabels: { app: 'web' }, matchExpressions: [] }],
-      ['app=', { matchLabels: { app: '' }, matchExpressions: [] }],
-      ['tier!=db', { matchLabels: {}, matchExpressions: [{ key: 'tier', operator: 'NotIn', values: ['db'] }] }],
-      ['env in (prod, staging)', { matchLabels: {}, matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'staging'] }] }],
-      ['env notin (dev)', { matchLabels: {}, matchExpressions: [{ key: 'env', operator: 'NotIn', values: ['dev'] }] }],
-      ['!canary', { matchLabels: {}, matchExpressions: [{ key: 'canary', operator: 'DoesNotExist' }] }],
-      ['example.com/gpu', { matchLabels: {}, matchExpressions: [{ key: 'example.com/gpu', operator: 'Exists' }] }],
-      [
-        'app=web, env in (prod,staging), !canary',
-        {
-          matchLabels: { app: 'web' },
-          matchExpressions: [
-            { key: 'env', operator: 'In', values: ['prod', 'staging'] },
-            { key: 'canary', operator: 'DoesNotExist' },
-          ],
-        },
-      ],
-      // Both must hold, so nothing matches; the second is not allowed to overwrite the first.
-      ['app=web,app=api', { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'app', operator: 'In', values: ['api'] }] }],
-    ];
-    for (const [text, selector] of table) {
-      it(JSON.stringify(text), () => assert.deepEqual(parseSelector(text), selector));
-    }
-
-    describe('is undefined when malformed', () => {
-      for (const text of ['a=b,', ',', 'a=b,,c=d', 'a in ()', 'a in (x,)', 'a in (x', 'a in ((x))', 'a)', 'a b', 'a=b c', '=b', 'a in (x y)', 'a=b,(']) {
-        it(JSON.stringify(text), () => assert.equal(parseSelector(text), undefined));
-      }
-    });
-
-    it('matches what the selector it stands for matches', () => {
-      const selector = parseSelector('app=web,app=api');
-      assert.equal(selectorMatches(selector, { app: 'web' }), false);
-      assert.equal(selectorMatches(parseSelector('tier!=db,!canary'), { tier: 'web' }), true);
-      assert.equal(selectorMatches(parseSelector(''), undefined), true);
-    });
   });
 });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
-import { parseSelector } from '../../../src/engine/api/labels';
 import { ok, type Result } from '../../../src/engine/api/result';
-import type { Node, Pod } from '../../../src/engine/api/types';
+import type { LabelSelector, Node, Pod } from '../../../src/engine/api/types';
 import { ClusterCache, type CacheError, type CacheErrorCode } from '../../../src/engine/cache/cache';
 import type { Snapshot } from '../../../src/engine/framework/snapshot';
 import { makeNode, makePod, type PodBuilder } from '../../builders';
@@ -461,19 +460,17 @@ describe('engine/cache/cache', () => {
 
   describe('listPods with a label selector', () => {
     const world = given(['addNode n1', 'add web n1', 'assume api n1', 'add db n9', 'add bare n1']);
-    const table: Array<[selector: string, pods: string[]]> = [
-      ['', ['web', 'api', 'db', 'bare']],
-      ['app=web', ['web']],
-      ['tier=backend', ['api', 'db']],
-      ['app in (web,db)', ['web', 'db']],
-      ['!tier', ['web', 'bare']],
-      ['app!=web', ['api', 'db', 'bare']],
-      ['app=nothing', []],
+    const table: Array<[text: string, selector: LabelSelector, pods: string[]]> = [
+      ['', {}, ['web', 'api', 'db', 'bare']],
+      ['app=web', { matchLabels: { app: 'web' } }, ['web']],
+      ['tier=backend', { matchLabels: { tier: 'backend' } }, ['api', 'db']],
+      ['app in (web,db)', { matchExpressions: [{ key: 'app', operator: 'In', values: ['web', 'db'] }] }, ['web', 'db']],
+      ['!tier', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, ['web', 'bare']],
+      ['app!=web', { matchExpressions: [{ key: 'app', operator: 'NotIn', values: ['web'] }] }, ['api', 'db', 'bare']],
+      ['app=nothing', { matchLabels: { app: 'nothing' } }, []],
     ];
-    for (const [text, pods] of table) {
+    for (const [text, selector, pods] of table) {
       it(`"${text}" → ${pods.join(', ') || 'none'} (assumed pods and pods on placeholders included)`, () => {
-        const selector = parseSelector(text);
-        assert.ok(selector, 'selector parses');
         assert.deepEqual(world.cache.listPods(selector).map((p) => p.metadata.name), pods);
       });
     }

@@ -3,7 +3,8 @@ import { seededRandom } from '../../../src/engine/api/random';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { Framework } from '../../../src/engine/framework/runtime';
 import { closestNodes, podReport, stageFunnel } from '../../../src/engine/explain/report';
-import { nodeVerdicts } from '../../../src/engine/explain/verdicts';
+import { nodeVerdicts, type NodeVerdict } from '../../../src/engine/explain/verdicts';
+import { Code } from '../../../src/engine/framework/status';
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
 import { inTreeRegistry } from '../../../src/engine/plugins/registry';
 import { makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../builders';
@@ -42,6 +43,20 @@ describe('engine/explain/report', () => {
       ['small', 1, 'cpu:1000'],
       ['tainted-small', 2, 'cpu:1000'],
     ]);
+  });
+
+  describe('closestNodes: the one ranking of how close a rejected node came (podplan explain and the editor)', () => {
+    const f = (plugin: string) => ({ plugin, stage: 'Filter' as const, code: Code.Unschedulable, reasons: [plugin] });
+    const cpu = (share: number) => [{ resource: 'cpu', missing: share, share }];
+    const table: Array<{ name: string; verdicts: NodeVerdict[]; order: string[] }> = [
+      { name: 'fewer failing filters first', verdicts: [{ node: 'a', failures: [f('NodeAffinity'), f('NodeResourcesFit')], shortfall: [] }, { node: 'b', failures: [f('NodeAffinity')], shortfall: [] }], order: ['b', 'a'] },
+      { name: 'a lone untolerated taint before a lone shortfall, however small', verdicts: [{ node: 'a', failures: [f('NodeResourcesFit')], shortfall: cpu(0.01) }, { node: 'b', failures: [f('TaintToleration')], shortfall: [] }], order: ['b', 'a'] },
+      { name: 'a lone shortfall before any other plugin', verdicts: [{ node: 'a', failures: [f('NodeAffinity')], shortfall: [] }, { node: 'b', failures: [f('NodeResourcesFit')], shortfall: cpu(0.9) }], order: ['b', 'a'] },
+      { name: 'then the smallest shortfall', verdicts: [{ node: 'a', failures: [f('NodeResourcesFit')], shortfall: cpu(0.5) }, { node: 'b', failures: [f('NodeResourcesFit')], shortfall: cpu(0.25) }], order: ['b', 'a'] },
+      { name: 'then by name', verdicts: [{ node: 'b', failures: [f('NodeAffinity')], shortfall: [] }, { node: 'a', failures: [f('NodeAffinity')], shortfall: [] }], order: ['a', 'b'] },
+      { name: 'nodes that fit or that PreFilter left out are not ranked', verdicts: [{ node: 'a', failures: [], shortfall: [] }, { node: 'b', failures: [{ ...f('NodeAffinity'), stage: 'PreFilter' }], shortfall: [] }], order: [] },
+    ];
+    for (const { name, verdicts, order } of table) it(name, () => assert.deepEqual(closestNodes(verdicts).map((c) => c.node), order));
   });
 
   it('lists are cut to the limit with the count of the rest; one node in full on request', () => {

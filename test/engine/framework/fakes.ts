@@ -3,7 +3,8 @@
 import { seededRandom } from '../../../src/engine/api/random';
 import { ok } from '../../../src/engine/api/result';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
-import type { Plugin, QueueSortPlugin } from '../../../src/engine/framework/interfaces';
+import type { FilterPlugin, Plugin, PreFilterPlugin, QueueSortPlugin, ScorePlugin } from '../../../src/engine/framework/interfaces';
+import { Code, SUCCESS, type Status } from '../../../src/engine/framework/status';
 import type { Profile } from '../../../src/engine/framework/profile';
 import { Registry } from '../../../src/engine/framework/registry';
 import { Framework } from '../../../src/engine/framework/runtime';
@@ -47,3 +48,43 @@ export const pod = () => makePod('web').info;
 export function scheduleOn(framework: Framework, count: number) {
   return framework.scheduleOne(new CycleState(), pod(), clusterOf(count));
 }
+
+/** A Filter that rejects the listed nodes with this reason, and remembers every node it saw. */
+export function rejects(name: string, nodes: string[], reason: string, code = Code.Unschedulable): FilterPlugin & { seen: string[] } {
+  const seen: string[] = [];
+  return { name, seen, filter: (_s, _p, node) => (seen.push(node.name), nodes.includes(node.name) ? { code, reasons: [reason] } : SUCCESS) };
+}
+
+/** A Score plugin with fixed raw scores per node; with `normalize`, rescaled so the best gets 100. */
+export function scores(name: string, raw: Record<string, number>, normalize = false): ScorePlugin {
+  return {
+    name,
+    score: (_s, _p, node) => raw[node.name] ?? 0,
+    ...(normalize
+      ? {
+          normalizeScore: (_s, _p, list) => {
+            const max = Math.max(...list.map((s) => s.score));
+            for (const s of list) s.score = max === 0 ? 0 : (s.score * 100) / max;
+            return SUCCESS;
+          },
+        }
+      : {}),
+  };
+}
+
+/** A PreFilter that says `status`, optionally restricting the nodes; counts its calls. */
+export function preFilter(name: string, status: Status, nodes?: string[]): PreFilterPlugin & { calls: number } {
+  const plugin = {
+    name,
+    calls: 0,
+    preFilter: () => {
+      plugin.calls++;
+      return { status, ...(nodes ? { result: { nodeNames: new Set(nodes) } } : {}) };
+    },
+  };
+  return plugin;
+}
+
+export const throws = (): never => {
+  throw new Error('boom');
+};

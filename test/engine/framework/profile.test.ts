@@ -9,7 +9,9 @@ import {
   type ExtensionPoint,
   type Profile,
   type ProfileError,
+  type ProfileErrorCode,
 } from '../../../src/engine/framework/profile';
+import { inTreeRegistry } from '../../../src/engine/plugins/registry';
 
 // The caller's defaults, in upstream's style: everything through multiPoint.
 const defaults: Profile = {
@@ -172,6 +174,23 @@ describe('engine/framework/profile', () => {
     }
   });
 
+  describe('each error carries its stable code, decided where it is found (the CLI and the editor print it)', () => {
+    const table: Array<[what: string, profile: Partial<Profile>, codes: ProfileErrorCode[]]> = [
+      ['a plugin enabled twice', { plugins: { multiPoint: { enabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesFit' }] } } }, ['profile/duplicate-plugin']],
+      ['pluginConfig given twice', { pluginConfig: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesFit' }] }, ['profile/duplicate-plugin']],
+      ['a weight out of range, a weight where it does not count', { plugins: { score: { enabled: [{ name: 'NodeResourcesFit', weight: 0 }] }, filter: { enabled: [{ name: 'NodeName', weight: 2 }] } } }, ['profile/bad-weight', 'profile/bad-weight']],
+      ['a plugin the registry does not have, enabled and configured', { plugins: { filter: { enabled: [{ name: 'Nope' }] } }, pluginConfig: [{ name: 'Nope2' }] }, ['profile/unknown-plugin', 'profile/unknown-plugin']],
+      ['anything else', { percentageOfNodesToScore: 101, pluginConfig: [{ name: '' }] }, ['profile/invalid', 'profile/invalid']],
+    ];
+    const registry = inTreeRegistry();
+    for (const [what, profile, codes] of table) {
+      it(what, () => {
+        assert.ok(registry.ok);
+        assert.deepEqual(validateProfile({ schedulerName: 'p', ...profile }, registry.value).map((e) => e.code).sort(), [...codes].sort());
+      });
+    }
+  });
+
   describe('resolves the plugins of each stage with upstream multiPoint expansion', () => {
     it('a multiPoint plugin joins every stage it implements; weights from multiPoint', () => {
       const { resolved: r, errors } = resolved(merged({}));
@@ -207,7 +226,7 @@ describe('engine/framework/profile', () => {
 
     it('a plugin enabled at a stage it does not implement is an error', () => {
       const { errors } = resolved(merged({ plugins: { filter: { enabled: [{ name: 'PrioritySort' }] } } }));
-      assert.deepEqual(errors, [{ path: ['plugins', 'filter', 'enabled', 0, 'name'], message: 'profile default-scheduler: plugin PrioritySort enabled at filter does not implement it' }]);
+      assert.deepEqual(errors, [{ code: 'profile/unknown-plugin', path: ['plugins', 'filter', 'enabled', 0, 'name'], message: 'profile default-scheduler: plugin PrioritySort enabled at filter does not implement it' }]);
     });
 
     it('instantiates each plugin enabled anywhere once', () => {

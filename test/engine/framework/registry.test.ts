@@ -34,8 +34,8 @@ describe('engine/framework/registry', () => {
       pluginConfig: [{ name: 'GpuFti', args: {} }],
     };
     const expected = [
-      { path: ['plugins', 'filter', 'enabled', 1, 'name'], message: 'profile batch: unknown plugin GpuFit enabled at filter' },
-      { path: ['pluginConfig', 0, 'name'], message: 'profile batch: pluginConfig for unknown plugin GpuFti' },
+      { code: 'profile/unknown-plugin', path: ['plugins', 'filter', 'enabled', 1, 'name'], message: 'profile batch: unknown plugin GpuFit enabled at filter' },
+      { code: 'profile/unknown-plugin', path: ['pluginConfig', 0, 'name'], message: 'profile batch: pluginConfig for unknown plugin GpuFti' },
     ];
     it('when validated against the registry', () => assert.deepEqual(validateProfile(profile, registry), expected));
     it('when built', () => assert.deepEqual(Framework.build(registry, profile, { random: seededRandom(1) }), { ok: false, error: expected }));

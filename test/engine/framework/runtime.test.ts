@@ -23,49 +23,9 @@ import type { Registry } from '../../../src/engine/framework/registry';
 import { Framework, type ScheduleFailure, type ScheduleResult } from '../../../src/engine/framework/runtime';
 import { Code, errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../../../src/engine/framework/status';
 import { makePod } from '../../builders';
-import { clusterOf, frameworkOf, pod, prioritySort, registryOf, scheduleOn } from './fakes';
+import { clusterOf, frameworkOf, pod, preFilter, prioritySort, registryOf, rejects, scheduleOn, scores, throws } from './fakes';
 
 // ---- fakes: each does one thing, named for it ----
-
-/** A Filter that rejects the listed nodes with this reason, and remembers every node it saw. */
-function rejects(name: string, nodes: string[], reason: string, code = Code.Unschedulable): FilterPlugin & { seen: string[] } {
-  const seen: string[] = [];
-  return { name, seen, filter: (_s, _p, node) => (seen.push(node.name), nodes.includes(node.name) ? { code, reasons: [reason] } : SUCCESS) };
-}
-
-/** A Score plugin with fixed raw scores per node; with `normalize`, rescaled so the best gets 100. */
-function scores(name: string, raw: Record<string, number>, normalize = false): ScorePlugin {
-  return {
-    name,
-    score: (_s, _p, node) => raw[node.name] ?? 0,
-    ...(normalize
-      ? {
-          normalizeScore: (_s, _p, list) => {
-            const max = Math.max(...list.map((s) => s.score));
-            for (const s of list) s.score = max === 0 ? 0 : (s.score * 100) / max;
-            return SUCCESS;
-          },
-        }
-      : {}),
-  };
-}
-
-/** A PreFilter that says `status`, optionally restricting the nodes; counts its calls. */
-function preFilter(name: string, status: Status, nodes?: string[]): PreFilterPlugin & { calls: number } {
-  const plugin = {
-    name,
-    calls: 0,
-    preFilter: () => {
-      plugin.calls++;
-      return { status, ...(nodes ? { result: { nodeNames: new Set(nodes) } } : {}) };
-    },
-  };
-  return plugin;
-}
-
-const throws = (): never => {
-  throw new Error('boom');
-};
 
 const failure = (result: ScheduleResult | ScheduleFailure): ScheduleFailure => {
   assert.equal(result.ok, false, 'expected the pod not to be placed');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { buildPlan, MIN_MEMBER_LABEL, PLANNER_LABEL, settingsFromLabels, type PlanInput } from '../../../src/engine/planner/build';
-import { snapshotHash } from '../../../src/engine/planner/hash';
+import { buildPlan, MIN_MEMBER_LABEL, planPodSet, PLANNER_LABEL, settingsFromLabels, type PlanInput } from '../../../src/engine/planner/build';
+import { snapshotHash } from '../../../src/engine/planner/podset/hash';
 import { planStatus } from '../../../src/engine/planner/plan';
-import { resolvePodSet } from '../../../src/engine/planner/podset';
+import { resolvePodSet } from '../../../src/engine/planner/podset/podset';
 import { makeNode, snapshotOf, type PodBuilder } from '../../builders';
 import { planning, setPod } from './fixtures';
 
@@ -84,6 +84,15 @@ describe('engine/planner/build', () => {
       assert.equal(error.ok, false);
       assert.match(error.ok ? '' : error.error, /^pod default\/web-9: spec\.containers\[0\]\.resources\.requests\.cpu: /);
     });
+  });
+
+  it('planPodSet, the one entry point, refuses a set with pending pods that do not decode, naming every one', () => {
+    const bad = [setPod('web-0').req({ cpu: 'lots' }), setPod('web-1').req({ cpu: '1' }), setPod('web-2').req({ memory: 'much' })];
+    const made = planPodSet(planning(), { podSet: resolvePodSet(bad.map((p) => p.obj), { namespace: 'default', name: 'web' }), snapshot: snapshotOf(nodes), now: NOW });
+    assert.equal(made.ok, false);
+    const error = made.ok ? '' : made.error;
+    assert.match(error, /^pod set default\/web cannot be planned: pod default\/web-0: .*cpu.*; pod default\/web-2: .*memory/);
+    assert.doesNotMatch(error, /web-1/);
   });
 
   describe('settings from labels: the first that has each label', () => {

@@ -6,10 +6,10 @@ import type { NodeInfoLister, PodInfo } from '../../../src/engine/framework/node
 import type { Profile } from '../../../src/engine/framework/profile';
 import { POD_SET_LABEL } from '../../../src/engine/planner/plan';
 import type { Objective, PlannerResult, PlanRequest } from '../../../src/engine/planner/planner';
-import { podSetFramework, type PodSetFramework, type PodSetGate } from '../../../src/engine/planner/plugin';
-import { POD_SET_SCHEDULER_NAME } from '../../../src/engine/planner/podset';
+import { podSetFramework, type PodSetFramework, type PodSetGate } from '../../../src/engine/planner/scheduler/plugin';
+import { POD_SET_SCHEDULER_NAME } from '../../../src/engine/planner/podset/podset';
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
-import { Feasibility, WhatIf } from '../../../src/engine/planner/what-if';
+import { Feasibility, WhatIf } from '../../../src/engine/planner/search/what-if';
 import { makePod, type NodeBuilder, PodBuilder, snapshotOf } from '../../builders';
 
 /** The default profile with PodSetPlanner, as plans are made (throws on a profile error: a test bug). */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { OBJECTIVE_LABEL, settingsFromLabels } from '../../../src/engine/planner/build';
-import { exact } from '../../../src/engine/planner/exact-planner';
-import { optimize } from '../../../src/engine/planner/optimize';
+import { exact } from '../../../src/engine/planner/planners/exact';
+import { optimize } from '../../../src/engine/planner/planners/optimize';
 import { NODE_COST_KEY, nodeCost, type Objective, type Planner, type PlanRequest } from '../../../src/engine/planner/planner';
-import { quality } from '../../../src/engine/planner/quality';
-import type { MilpSolver } from '../../../src/engine/planner/solver';
+import { quality } from '../../../src/engine/planner/search/quality';
+import type { MilpSolver } from '../../../src/engine/planner/solver/solver';
 import { highsSolver } from '../../../src/platform/highs';
 import { makeNode, type NodeBuilder } from '../../builders';
 import { outcome, request, setPod } from './fixtures';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import type { DependencyRef } from '../../../src/engine/reconcile/triggers';
-import { schedulePlanName } from '../../../src/engine/planner/name';
+import { schedulePlanName } from '../../../src/engine/planner/podset/name';
 import { planWorkspace, type TriggerOutcome } from '../../../src/engine/planner/plan-all';
-import type { TriggerSpec } from '../../../src/engine/planner/trigger';
+import type { TriggerSpec } from '../../../src/engine/planner/podset/trigger';
 import { makeNode, type PodBuilder } from '../../builders';
 import { planning, setPod } from './fixtures';
 
@@ -88,7 +88,7 @@ describe('engine/planner/plan-all', () => {
         name: 'a trigger with a quiet time that does not parse',
         triggers: [trigger('db', [], { quietTime: '5 minutes' })],
         pods: [db(0)],
-        expect: { db: 'failed: ScheduleTrigger default/db: label planner.ciena.io/quiet-time: time: unknown unit " minutes" in duration "5 minutes"' },
+        expect: { db: 'failed: ScheduleTrigger default/db: label planner.ciena.io/quiet-time: the quiet time "5 minutes" is not a Go duration (time: unknown unit " minutes" in duration "5 minutes"); write 5m0s' },
       },
       {
         name: 'a second trigger for a pod set already planned by another',

@@ -9,6 +9,16 @@ import {
   type TriggerDescriptor,
 } from '../../../src/engine/reconcile/triggers';
 import { flush, summary } from './fake';
+import { ManualClock } from '../../../src/engine/api/clock';
+import { InMemoryBinder } from '../../../src/engine/framework/binder';
+import { planWorkspace } from '../../../src/engine/planner/plan-all';
+import type { TriggerSpec } from '../../../src/engine/planner/podset/trigger';
+import { composeLiveScheduler } from '../../../src/kube/live/compose';
+import { liveCache } from '../../../src/kube/live/scheduler';
+import { incompleteDependencies } from '../../../src/server/service/dependencies';
+import { makeNode, type PodBuilder } from '../../builders';
+import { planning, setPod } from '../planner/fixtures';
+import { docs, node, plan, trigger as triggerYaml, workspaceOf } from '../../server/service/fixtures';
 
 /** A trigger in namespace prod; a dependency given as a string is a trigger name in prod. */
 function trigger(name: string, dependsOn: Array<string | DependencyRef> = [], requireReady = false): TriggerDescriptor {
@@ -171,4 +181,90 @@ describe('engine/reconcile/triggers', () => {
       bad: 'failed: "bad" is not a node id (kind/namespace/name)',
     });
   });
+});
+
+describe('engine/reconcile/triggers: podplan plan, podplan run and the editor apply the same rule', () => {
+  // One dependency `db` (one pod) and its dependent `web` (one pod), the same facts given to the
+  // three: the CLI's planWorkspace, the live scheduler, and the editor's Schedule Now check.
+  const NODE = makeNode('n1').alloc({ cpu: '8', memory: '16Gi', pods: '110' });
+  type DbPod = 'pending' | 'bound' | 'bound and Ready';
+  const dbPod = (state: DbPod) => {
+    const b = setPod('db-0', 'db').req({ cpu: '1' });
+    return state === 'pending' ? b : state === 'bound' ? b.node('n1') : b.node('n1').ready();
+  };
+  const webPod = () => setPod('web-0', 'web').req({ cpu: '1' });
+  const spec = (name: string, state: 'Planning' | 'Schedule', requireReady: boolean, dependsOn: DependencyRef[] = []): TriggerSpec => ({
+    name,
+    namespace: 'default',
+    podSet: name,
+    state,
+    dependsOn,
+    ...(requireReady ? { requireReady: true } : {}),
+  });
+
+  async function cli(state: DbPod, requireReady: boolean): Promise<boolean> {
+    const outcomes = await planWorkspace({
+      cluster: { nodes: [NODE.obj], pods: [dbPod(state).obj, webPod().obj] },
+      triggers: [spec('web', 'Planning', requireReady, [{ name: 'db' }]), spec('db', 'Planning', false)],
+      planning: planning(),
+      now: 0,
+    });
+    assert.ok(outcomes.ok);
+    return outcomes.value.find((o) => o.trigger.name === 'web')?.plan !== undefined;
+  }
+
+  async function live(state: DbPod, requireReady: boolean): Promise<boolean> {
+    const clock = new ManualClock(0);
+    const binder = new InMemoryBinder();
+    const composed = composeLiveScheduler({
+      clock,
+      cache: liveCache(clock, 30_000),
+      binder,
+      writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+      report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: () => undefined },
+    });
+    assert.ok(composed.ok);
+    const s = composed.value;
+    s.nodeAdded(NODE.obj);
+    for (const p of [dbPod(state).obj, webPod().obj]) s.podAdded(p);
+    s.setLeading(true);
+    s.triggerApplied(spec('db', 'Schedule', false));
+    s.triggerApplied(spec('web', 'Schedule', requireReady, [{ name: 'db' }]));
+    for (let i = 0; i < 10; i++) {
+      clock.advance(1_000);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const planned = s.counts().triggersWaiting === 0 && binder.bindings.has('default/web-0');
+    await s.stop();
+    return planned;
+  }
+
+  function editor(state: DbPod, requireReady: boolean): boolean {
+    // The API's JSON shape is YAML too.
+    const yaml = (b: PodBuilder) => `${JSON.stringify({ apiVersion: 'v1', kind: 'Pod', ...b.obj })}\n`;
+    const files = {
+      'cluster.yaml': docs(node('n1', '8'), yaml(dbPod(state)), yaml(webPod())),
+      // What podplan plan and podplan run would have written for db: its trigger set to Schedule and a plan placing a pending pod.
+      'db.yaml': docs(triggerYaml('db', 'Schedule'), ...(state === 'pending' ? [plan('db', [['db-0', 'n1']])] : [])),
+      'web.yaml': `${triggerYaml('web')}  dependsOn:\n    - name: db\n${requireReady ? '  requireReady: true\n' : ''}`,
+    };
+    const analysis = workspaceOf(files).analysis();
+    const web = analysis.trigger('default', 'web');
+    assert.ok(web);
+    return incompleteDependencies(web.value, analysis).length === 0;
+  }
+
+  const table: Array<[state: DbPod, requireReady: boolean, goes: boolean]> = [
+    ['pending', false, true],
+    ['pending', true, false],
+    ['bound', false, true],
+    ['bound', true, false],
+    ['bound and Ready', false, true],
+    ['bound and Ready', true, true],
+  ];
+  for (const [state, requireReady, goes] of table) {
+    it(`db's pod ${state}, requireReady ${requireReady}: web ${goes ? 'is planned' : 'waits'} in all three`, async () => {
+      assert.deepEqual({ cli: await cli(state, requireReady), live: await live(state, requireReady), editor: editor(state, requireReady) }, { cli: goes, live: goes, editor: goes });
+    });
+  }
 });

@@ -3,7 +3,7 @@
 // (Pallet's name) is written for the whole set and the pods are bound as planned; a pod arriving
 // later is placed at once and the plan follows.
 import assert from 'node:assert/strict';
-import { schedulePlanName } from '../../../src/engine/planner/name';
+import { schedulePlanName } from '../../../src/engine/planner/podset/name';
 import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
 import { node, pod, podRef, podsOf, POD_SETS, runArgs, runLive, startCluster, until, type Cluster } from './cluster';
@@ -69,12 +69,23 @@ describe('kube/live: ScheduleTriggers', function () {
     /** Plays the kubelet: the pod's Ready condition. */
     const markReady = (name: string) => server.patch(podRef, 'shop', name, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
 
+    /**
+     * Waits for an event rather than a while: a pod of the plain scheduler created now is bound only
+     * once the run has taken in every pod event before it (one watch, in order) and acted on it.
+     */
+    let markers = 0;
+    const seen = async (what: string) => {
+      const marker = `marker-${markers++}`;
+      server.create(pod(marker, { namespace: 'shop', cpu: '10m' }));
+      await until(`the run has seen ${what}`, () => nodeOf(marker) !== undefined);
+    };
+
     await until('the db set is bound', () => nodeOf('db-0') !== undefined && nodeOf('db-1') !== undefined);
-    // Bound is not Ready: web waits while the bindings settle and the watch brings them back.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Bound is not Ready: web waits once the watch has brought the bindings back.
+    await seen('the db pods bound');
     assert.equal(nodeOf('web-0'), undefined, 'web waits for db to be Ready, not only bound');
     markReady('db-0');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await seen("db-0's Ready condition");
     assert.equal(nodeOf('web-0'), undefined, 'one of two db pods Ready is not enough');
     markReady('db-1');
     await until('web is bound once db is Ready', () => nodeOf('web-0') !== undefined);

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { checkNames, quietTimeIssue, quietTimeRewrite, suggestedName } from '../../../src/server/service/names';
+import { quietTimeRewrite } from '../../../src/engine/planner/podset/quiet-time';
+import { checkNames, quietTimeIssue, suggestedName } from '../../../src/server/service/names';
 
 describe('server/service/names: Kubernetes names and labels, and the quiet time', () => {
   const meta = (metadata: object) => checkNames({ metadata }).map((i) => [i.code, i.path, i.anchor]);

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { NodeVerdict } from '../../../src/engine/explain/verdicts';
 import type { Diagnosis, NodeRejection } from '../../../src/engine/framework/diagnosis';
 import { Code, SUCCESS } from '../../../src/engine/framework/status';
 import { moveReason, podFunnel, podMatrix, podSetFunnel } from '../../../src/server/service/pipeline';
@@ -115,16 +116,36 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
     assert.equal(m.closest, undefined);
   });
 
-  it('closest node of an unplaced pod: resolvable first, fewest reasons, most filters passed, smallest shortfall', () => {
-    const short: Record<string, number> = { n3: 0.5, n5: 0.25, n6: 0.75 };
-    const m = podMatrix(unplacedWithoutChoice, nodes, (node) => (short[node] !== undefined ? { share: short[node], text: `short by ${short[node]}` } : undefined));
-    assert.deepEqual(m.closest, { node: 'n5', why: 'passed 1 of 2 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 0.25)' });
-    assert.deepEqual(
-      m.rows.map((r) => r.node),
-      ['n5', 'n3', 'n6', 'n4', 'n1', 'n2'],
-      'the rejected nodes read closest first',
-    );
-    assert.equal(podMatrix(unplacedWithoutChoice, nodes).closest?.node, 'n3');
+  describe('closest node of an unplaced pod: the ranking podplan explain prints (engine/explain/report closestNodes)', () => {
+    const failure = (r: NodeRejection) => ({ plugin: r.plugin, stage: r.stage, code: r.code, reasons: r.reasons });
+    const cpu = (share: number) => ({ resource: 'cpu', missing: share * 4000, share });
+    const verdicts: NodeVerdict[] = [
+      { node: 'n2', failures: [failure(taint('n2')), failure(fit('n2', 'Insufficient cpu'))], shortfall: [cpu(0.5)] },
+      { node: 'n3', failures: [failure(fit('n3', 'Insufficient cpu'))], shortfall: [cpu(0.5)] },
+      { node: 'n4', failures: [failure(fit('n4', 'Insufficient cpu', 'Insufficient memory'))], shortfall: [cpu(0.5), { resource: 'memory', missing: 1, share: 0.5 }] },
+      { node: 'n5', failures: [failure(fit('n5', 'Insufficient cpu'))], shortfall: [cpu(0.25)] },
+      { node: 'n6', failures: [failure(fit('n6', 'Insufficient cpu'))], shortfall: [cpu(0.75)] },
+    ];
+    const table: Array<{ name: string; complete?: NodeVerdict[]; rows: string[]; closest: { node: string; why: string } }> = [
+      {
+        name: 'over complete verdicts: fewest failing filters, then the smallest shortfall',
+        complete: verdicts,
+        rows: ['n5', 'n3', 'n6', 'n4', 'n2', 'n1'],
+        closest: { node: 'n5', why: 'fails only NodeResourcesFit: Insufficient cpu (short by 1000m cpu)' },
+      },
+      {
+        name: 'over the first rejections the cycle kept: an untolerated taint alone before a shortfall, then by name',
+        rows: ['n2', 'n3', 'n4', 'n5', 'n6', 'n1'],
+        closest: { node: 'n2', why: 'passed 0 of 2 filter plugins, then TaintToleration rejected it: node(s) had untolerated taint {gpu: true}' },
+      },
+    ];
+    for (const { name, complete, rows, closest } of table) {
+      it(name, () => {
+        const m = podMatrix(unplacedWithoutChoice, nodes, complete ? { verdicts: complete, describe: (s) => `${s.missing}m ${s.resource}` } : undefined);
+        assert.deepEqual(m.rows.map((r) => r.node), rows, 'the rejected nodes read closest first');
+        assert.deepEqual(m.closest, closest);
+      });
+    }
   });
 
   const cases: Array<[string, string, string, Diagnosis | undefined, string]> = [

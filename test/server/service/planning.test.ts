@@ -75,7 +75,7 @@ describe('server/service/planning: the view models of a plan and of an explanati
     assert.equal(x.verdict, 'No node fits. Closest: n1, which fails only NodeResourcesFit: Insufficient cpu (short by 4 cpu).');
   });
 
-  it('explaining a pod in a preview plan reads the planner’s own cycle for it, about the node it got there', () => {
+  it('explaining a pod in a preview plan reads the planner’s own cycle for it, about the node it got there', async () => {
     const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
     const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
     assert.ok(made.ok);
@@ -83,16 +83,16 @@ describe('server/service/planning: the view models of a plan and of an explanati
     const b = analysis.pod('default', 'b');
     const big = analysis.pod('default', 'big-2');
     assert.ok(b && big && node);
-    const x = explainInPlan(b, analysis, { podSet: 's' }, noHistory('not needed'));
+    const x = await explainInPlan(b, analysis, { podSet: 's' }, noHistory('not needed'));
     assert.deepEqual([x?.plannedNode, x?.plan, x?.cycle], [node, 'the preview of s', 'planner']);
     assert.match(x?.verdict ?? '', new RegExp(`^${node}, the planned node, is where the planner’s cycle put the pod: the best of \\d feasible nodes`));
-    const left = explainInPlan(big, analysis, { podSet: 's' }, noHistory('not needed'));
+    const left = await explainInPlan(big, analysis, { podSet: 's' }, noHistory('not needed'));
     assert.equal(left?.plannedNode, undefined);
     // The closest node with its shortfall on the cluster as the plan leaves it (b's cpu on its node).
     assert.equal(left?.verdict, 'No node fits. Closest: n1, which fails only NodeResourcesFit: Insufficient cpu (short by 5 cpu).');
     assert.match(left?.matrix.closest?.why ?? '', /\(short by 5 cpu\)$/);
     // A stored plan the history cannot give: no explanation in it (the caller explains the pod as it is).
-    assert.equal(explainInPlan(b, analysis, { podSet: 's', historyId: 7 }, noHistory('off')), undefined);
+    assert.equal(await explainInPlan(b, analysis, { podSet: 's', historyId: 7 }, noHistory('off')), undefined);
   });
 });
 
@@ -130,11 +130,11 @@ describe('server/service/planning: preemption in an explanation', () => {
     assert.deepEqual(explainPod(urgent, analysis).preemption?.victims, ['default/c']);
   });
 
-  it('in a plan whose profile does not let it preempt: what preemption would evict, and that the plan does not', () => {
+  it('in a plan whose profile does not let it preempt: what preemption would evict, and that the plan does not', async () => {
     const analysis = workspaceOf({ 'cluster.yaml': docs(node('n1', '2'), running('filler', '2', 10, 'n1'), pod('a', 's', '2', '  priority: 100\n')) }).analysis();
     const a = analysis.pod('default', 'a');
     assert.ok(a);
-    const x = explainInPlan(a, analysis, { podSet: 's' }, noHistory('not needed'));
+    const x = await explainInPlan(a, analysis, { podSet: 's' }, noHistory('not needed'));
     assert.equal(x?.verdict, 'No node fits. Preemption would make room on n1 by evicting default/filler; the plan does not preempt (PodSetPlanner args allowPreemption).');
     assert.deepEqual([x?.preemption?.node, x?.preemption?.victims, x?.preemption?.reportOnly], ['n1', ['default/filler'], true]);
   });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { codeActions, listPods, planSize, resolvePod, takesLong, validate, workspaceSummary } from '../../../src/server/service';
-import type { History } from '../../../src/server/history';
+import { err } from '../../../src/engine/api/result';
+import { codeActions, listPods, planSize, previewPlan, resolvePod, scheduleNow, takesLong, validate, workspaceSummary } from '../../../src/server/service';
+import { noHistory, type History } from '../../../src/server/history';
+import { noDriverMessage } from '../../../src/store/driver';
 import { docs, node, plan, pod, trigger, uriOf, workspaceOf } from './fixtures';
 
 describe('server/service/requests: how much a preview or Schedule Now has to plan, for its progress notification', () => {
@@ -18,6 +20,43 @@ describe('server/service/requests: how much a preview or Schedule Now has to pla
     assert.equal(takesLong({ podSet: 's', pods: 199, nodes: 500 }), false);
     assert.equal(takesLong({ podSet: 's', pods: 200, nodes: 500 }), true);
   });
+});
+
+describe('server/service/requests: errors reach the user, never dropped', () => {
+  const badPlanner = `apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata:\n  name: s\n  labels:\n    planner.ciena.io/pod-set: s\n    planner.ciena.io/planner: magic\nspec:\n  state: Planning\n`;
+  const files = { 'a.yaml': docs(node('n1'), pod('a', 's')), 't.yaml': badPlanner };
+
+  it('Schedule Now of a trigger whose plan cannot be made says why', () => {
+    const made = scheduleNow({ trigger: { name: 's' } }, workspaceOf(files).analysis(), noHistory('off'));
+    assert.equal(made.ok, false);
+    assert.match(made.ok ? '' : made.error, /^the plan of default\/s cannot be made: .*unknown planner "magic"/);
+  });
+
+  it('the trigger’s Create a SchedulePlan action is shown disabled with that reason', () => {
+    const analysis = workspaceOf(files).analysis();
+    const actions = codeActions(uriOf('t.yaml'), { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, [], analysis);
+    const create = actions.find((a) => a.title === 'Create a SchedulePlan for this trigger');
+    assert.match(create?.disabled?.reason ?? '', /^the plan of default\/s cannot be made: .*unknown planner "magic"/);
+  });
+
+  it('a preview the history fails to keep is shown with why it is not kept', async () => {
+    const failing = { ...noHistory('unused'), unavailable: undefined, savePreview: () => err('the disk is full') } as History;
+    const view = await previewPlan({ podSet: { name: 's' } }, workspaceOf({ 'a.yaml': docs(node('n1'), pod('a', 's')) }).analysis(), failing);
+    assert.ok(view.ok);
+    assert.equal(view.value.historyError, 'the plan is not kept in the plan history: the disk is full');
+    const off = await previewPlan({ podSet: { name: 's' } }, workspaceOf({ 'a.yaml': docs(node('n1'), pod('a', 's')) }).analysis(), noHistory('turned off'));
+    assert.equal(off.ok && off.value.historyError, undefined, 'history turned off is not an error of each preview');
+  });
+});
+
+describe('server/service/requests: the workspace summary says why there is no history, as data', () => {
+  const table: Array<[what: string, history: History, expected: unknown]> = [
+    ['turned off', noHistory('turned off (historyDatabase: false)'), { available: false, reason: 'turned off (historyDatabase: false)' }],
+    ['no SQLite driver loads: the flag the editor tells the user by', noHistory(noDriverMessage('v20.0.0', '115', 'linux-x64'), true), { available: false, reason: noDriverMessage('v20.0.0', '115', 'linux-x64'), noDriver: true }],
+  ];
+  for (const [what, history, expected] of table) {
+    it(what, () => assert.deepEqual(workspaceSummary(workspaceOf({}).analysis(), [], { errors: 0, warnings: 0 }, history).history, expected));
+  }
 });
 
 describe('server/service/requests: the workspace summary follows the document', () => {
