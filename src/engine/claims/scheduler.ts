@@ -7,7 +7,7 @@ import { type Clock, type Timer } from '../api/clock';
 import { err, ok, type Result } from '../api/result';
 import { Backoff } from './backoff';
 import { Fifo, type FifoNode } from './fifo';
-import { ReadyQueue } from './readyQueue';
+import { ReadyQueue } from './ready-queue';
 import { Reservations } from './reservations';
 import {
   type ClaimError,

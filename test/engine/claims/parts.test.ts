@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
 import { Backoff } from '../../../src/engine/claims/backoff';
 import { Fifo } from '../../../src/engine/claims/fifo';
-import { ReadyQueue } from '../../../src/engine/claims/readyQueue';
+import { ReadyQueue } from '../../../src/engine/claims/ready-queue';
 import { Reservations } from '../../../src/engine/claims/reservations';
 import { type PoolPhase, type PoolPod } from '../../../src/engine/claims';
 
@@ -16,7 +16,7 @@ function drain(queue: ReadyQueue): string[] {
   return out;
 }
 
-describe('engine/claims/readyQueue', () => {
+describe('engine/claims/ready-queue', () => {
   const never = (): boolean => false;
   const cases: Array<{ name: string; listings: PoolPod[][]; blocked?: string[]; want: string[] }> = [
     { name: 'hands out pods in the order they were first seen', listings: [[pod('a'), pod('b')], [pod('c'), pod('b'), pod('a')]], want: ['a@1', 'b@1', 'c@1'] },
