@@ -421,7 +421,32 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 	for _, p := range pods {
 		all = append(all, p)
 	}
+	// The fake API keeps objects without resourceVersions; the scheduler's assume cache orders a
+	// claim's versions by it (PreBind's update must replace the claim the informer listed), so
+	// claims get one, bumped on every write.
+	claimVersion := int64(1)
+	for _, o := range all {
+		if c, ok := o.(*resourcev1.ResourceClaim); ok && c.ResourceVersion == "" {
+			c.ResourceVersion = "1"
+		}
+	}
 	cl.client = fake.NewClientset(all...)
+	bumpClaim := func(action k8stesting.Action) (bool, runtime.Object, error) {
+		var obj runtime.Object
+		switch a := action.(type) {
+		case k8stesting.UpdateAction:
+			obj = a.GetObject()
+		case k8stesting.CreateAction:
+			obj = a.GetObject()
+		}
+		if m, ok := obj.(metav1.Object); ok {
+			claimVersion++
+			m.SetResourceVersion(fmt.Sprint(claimVersion))
+		}
+		return false, nil, nil
+	}
+	cl.client.PrependReactor("update", "resourceclaims", bumpClaim)
+	cl.client.PrependReactor("create", "resourceclaims", bumpClaim)
 	cl.client.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		d := action.(k8stesting.DeleteAction)
 		cl.deletedMu.Lock()
@@ -514,15 +539,19 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 }
 
 func waitForHandlers(cl *cluster, objects []runtime.Object) {
-	claims := 0
+	claims, slices := 0, 0
 	for _, o := range objects {
-		if _, ok := o.(*resourcev1.ResourceClaim); ok {
+		switch o.(type) {
+		case *resourcev1.ResourceClaim:
 			claims++
+		case *resourcev1.ResourceSlice:
+			slices++
 		}
 	}
 	for i := 0; i < 2000; i++ {
 		list, _ := cl.framework.SharedDRAManager().ResourceClaims().List()
-		if len(list) >= claims {
+		sliceList, _ := cl.framework.SharedDRAManager().ResourceSlices().ListWithDeviceTaintRules()
+		if len(list) >= claims && len(sliceList) >= slices {
 			return
 		}
 		waitABit()
@@ -749,6 +778,18 @@ func (cl *cluster) place(pod *v1.Pod, node string, state fwk.CycleState) error {
 	}
 	if err := cl.cache.AssumePod(cl.logger, assumed); err != nil {
 		return err
+	}
+	// A pod with ResourceClaims: its binding cycle (PreBind writes the allocation and the
+	// reservation to the claims) completes before the next pod's cycle, as Podplan's simulation
+	// binds a pod before it schedules the next; without it the next pod sharing a claim would find
+	// the claim "in the process of being allocated".
+	if state != nil && len(pod.Spec.ResourceClaims) > 0 {
+		if st := cl.framework.RunPreBindPreFlights(cl.ctx, state, assumed, node); !st.IsSuccess() && !st.IsSkip() {
+			return fmt.Errorf("prebind preflight: %s", st.Message())
+		}
+		if st := cl.framework.RunPreBindPlugins(cl.ctx, state, assumed, node); !st.IsSuccess() {
+			return fmt.Errorf("prebind: %s", st.Message())
+		}
 	}
 	cl.queue.DeleteNominatedPodIfExists(pod)
 	cl.queue.Delete(cl.logger, pod)
