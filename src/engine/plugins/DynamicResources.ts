@@ -309,7 +309,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     return SUCCESS;
   }
 
-  unreserve(_state: CycleState, pod: PodInfo): void {
+  unreserve(_state: CycleState, pod: PodInfo, _nodeName: string): void {
     const changes = this.reservedBy.get(pod.id);
     if (!changes) return;
     this.reservedBy.delete(pod.id);
