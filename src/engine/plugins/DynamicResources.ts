@@ -61,6 +61,8 @@ interface DraState {
   readonly claims: readonly ResourceClaim[];
   /** Indexes into claims of those without an allocation. */
   readonly toAllocate: readonly number[];
+  /** Those claims (one list per cycle: the allocator prepares it once). */
+  readonly allocating: readonly ResourceClaim[];
   readonly input: AllocatorInput | undefined;
   /** Per feasible node, the allocations of the claims to allocate (in toAllocate order). */
   readonly byNode: Map<string, readonly AllocationResult[]>;
@@ -68,7 +70,7 @@ interface DraState {
   readonly unavailable: Set<number>;
 }
 
-const EMPTY: DraState = Object.freeze({ claims: [], toAllocate: [], input: undefined, byNode: new Map(), unavailable: new Set<number>() });
+const EMPTY: DraState = Object.freeze({ claims: [], toAllocate: [], allocating: [], input: undefined, byNode: new Map(), unavailable: new Set<number>() });
 
 function key(namespace: string | undefined, name: string): string {
   return `${namespace ?? 'default'}/${name}`;
@@ -204,9 +206,11 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         }
       }
     }
+    // The devices in use as of this cycle (Reserve, which changes them, comes after Filter).
+    const use = this.use;
     const input: AllocatorInput | undefined =
-      toAllocate.length > 0 ? { classes: idx.classes, slices: idx.slices, allocated: new Set(this.use.keys()) } : undefined;
-    state.write(this.stateKey, { claims, toAllocate, input, byNode: new Map(), unavailable: new Set<number>() });
+      toAllocate.length > 0 ? { classes: idx.classes, slices: idx.slices, allocated: { has: (id) => use.has(id) } } : undefined;
+    state.write(this.stateKey, { claims, toAllocate, allocating: toAllocate.map((i) => claims[i]!), input, byNode: new Map(), unavailable: new Set<number>() });
     return { status: SUCCESS };
   }
 
@@ -226,8 +230,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       if (claim.status?.allocation && selector && !nodeSelectorMatches(selector, node)) unavailable.push(i);
     }
     if (s.input) {
-      const claims = s.toAllocate.map((i) => s.claims[i]!);
-      const outcome = allocate(s.input, node, claims);
+      const outcome = allocate(s.input, node, s.allocating);
       if (outcome.kind === 'error') return errorStatus(outcome.message);
       if (outcome.kind === 'none')
         return unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);

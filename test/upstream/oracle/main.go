@@ -678,6 +678,9 @@ func (cl *cluster) cycle(pod *v1.Pod) (cycleResult, fwk.CycleState) {
 			processed++
 			st := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, n)
 			if st.Code() == fwk.Error {
+				// As schedulePod: the next search starts after the nodes that got a verdict (the
+				// failing one has none).
+				cl.nextStart = (cl.nextStart + processed - 1) % len(allNodes)
 				res.Error = st.AsError().Error()
 				return res, state
 			}

@@ -140,7 +140,7 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
 export interface AllocatorInput {
   readonly classes: ReadonlyMap<string, DeviceClass>;
   readonly slices: SliceIndex;
-  readonly allocated: ReadonlySet<string>;
+  readonly allocated: { has(id: string): boolean };
 }
 
 /** A claim could not be allocated anywhere for a reason that is the claim's or class's (upstream's error). */
@@ -287,6 +287,75 @@ function claimName(claim: ResourceClaim): string {
   return `${claim.metadata.namespace ?? 'default'}/${claim.metadata.name}`;
 }
 
+/** Marks a request of allocationMode All: its devices are the node's, found per node. */
+const ALL: readonly Candidate[] = Object.freeze([]);
+
+interface PreparedClaim {
+  /** Per request: its (sub)requests, or the error validating them ends the allocation with. */
+  readonly requests: ReadonlyArray<readonly RequestData[] | string>;
+  readonly constraintError: string | undefined;
+}
+
+const preparedCache = new WeakMap<readonly ResourceClaim[], readonly PreparedClaim[]>();
+
+/** What does not depend on the node (classes, counts, checks), once per list of claims. */
+function prepare(input: AllocatorInput, claims: readonly ResourceClaim[]): readonly PreparedClaim[] {
+  const hit = preparedCache.get(claims);
+  if (hit) return hit;
+  const out = claims.map((claim): PreparedClaim => {
+    const requests = (claim.spec.devices?.requests ?? []).map((request): readonly RequestData[] | string => {
+      try {
+        if ((request.firstAvailable ?? []).length > 0) {
+          return (request.firstAvailable ?? []).map((sub) =>
+            prepareRequest(input, claim, sub, false, `${request.name}/${sub.name}`, request.name, sub.name),
+          );
+        }
+        const exactly = request.exactly;
+        if (!exactly) return `claim ${claimName(claim)}, request ${request.name}: missing device class name (unsupported request type?)`;
+        return [prepareRequest(input, claim, exactly, exactly.adminAccess === true, request.name, undefined, undefined)];
+      } catch (e) {
+        if (e instanceof StopError) return e.message;
+        throw e;
+      }
+    });
+    const bad = (claim.spec.devices?.constraints ?? []).findIndex((c) => makeConstraint(c) === undefined);
+    return {
+      requests,
+      constraintError:
+        bad < 0 ? undefined : `claim ${claimName(claim)}, constraint #${bad}: empty constraint (unsupported constraint type?)`,
+    };
+  });
+  preparedCache.set(claims, out);
+  return out;
+}
+
+function prepareRequest(
+  input: AllocatorInput,
+  claim: ResourceClaim,
+  spec: DeviceRequestSpec,
+  adminAccess: boolean,
+  name: string,
+  parent: string | undefined,
+  sub: string | undefined,
+): RequestData {
+  const shortName = sub ?? name;
+  for (const [i, s] of (spec.selectors ?? []).entries()) {
+    if (!s.cel)
+      throw new StopError(
+        `claim ${claimName(claim)}, request ${shortName}, selector #${i}: CEL expression empty (unsupported selector type?)`,
+      );
+  }
+  if (!spec.deviceClassName)
+    throw new StopError(`claim ${claimName(claim)}, request ${shortName}: missing device class name (unsupported request type?)`);
+  const cls = input.classes.get(spec.deviceClassName);
+  if (!cls)
+    throw new StopError(
+      `claim ${claimName(claim)}, request ${shortName}: could not retrieve device class ${spec.deviceClassName}: deviceclass.resource.k8s.io "${spec.deviceClassName}" not found`,
+    );
+  const all = (spec.allocationMode ?? 'ExactCount') === 'All';
+  return { spec, adminAccess, name, parent, sub, cls, numDevices: all ? 0 : (spec.count ?? 1), allDevices: all ? ALL : undefined };
+}
+
 /** One Allocate call for one node (upstream Allocator.Allocate). */
 export function allocate(input: AllocatorInput, node: Node, claims: readonly ResourceClaim[]): AllocateOutcome {
   const pools = input.slices.poolsFor(node);
@@ -316,35 +385,17 @@ class Search {
   ) {}
 
   run(): AllocateOutcome {
+    const prepared = prepare(this.input, this.claims);
     for (const [ci, claim] of this.claims.entries()) {
       const perRequest: RequestData[][] = [];
       let minDevices = 0;
-      for (const request of claim.spec.devices?.requests ?? []) {
-        let data: RequestData[];
-        if ((request.firstAvailable ?? []).length > 0) {
-          data = (request.firstAvailable ?? []).map((sub, si) =>
-            this.validate(ci, claim, sub, false, `${request.name}/${sub.name}`, request.name, sub.name, `${ci}/${perRequest.length}/${si}`),
-          );
-        } else {
-          const exactly = request.exactly;
-          if (!exactly)
-            throw new StopError(
-              `claim ${claimName(claim)}, request ${request.name}: missing device class name (unsupported request type?)`,
-            );
-          data = [
-            this.validate(
-              ci,
-              claim,
-              exactly,
-              exactly.adminAccess === true,
-              request.name,
-              undefined,
-              undefined,
-              `${ci}/${perRequest.length}/0`,
-            ),
-          ];
-        }
-        const min = Math.min(...data.map((d) => d.numDevices));
+      const requests = prepared[ci]!;
+      for (const [ri, request] of (claim.spec.devices?.requests ?? []).entries()) {
+        const options = requests.requests[ri]!;
+        if (typeof options === 'string') throw new StopError(options);
+        const data = options.map((o, si) => (o.allDevices === ALL ? this.allDevices(ci, claim, o, `${ci}/${ri}/${si}`) : o));
+        let min = Number.MAX_SAFE_INTEGER;
+        for (const d of data) min = Math.min(min, d.numDevices);
         if (min > ALLOCATION_RESULTS_MAX_SIZE - minDevices) {
           throw new StopError(
             `claim ${claimName(claim)}, request ${request.name}: adding ${min} devices exceeds the claim limit of ${ALLOCATION_RESULTS_MAX_SIZE}, with ${minDevices} already accounted for`,
@@ -356,13 +407,8 @@ class Search {
       this.requests.push(perRequest);
       this.results.push([]);
       this.selected.push(perRequest.map(() => 0));
-      const constraints: Constraint[] = [];
-      for (const [i, c] of (claim.spec.devices?.constraints ?? []).entries()) {
-        const made = makeConstraint(c);
-        if (!made) throw new StopError(`claim ${claimName(claim)}, constraint #${i}: empty constraint (unsupported constraint type?)`);
-        constraints.push(made);
-      }
-      this.constraints.push(constraints);
+      if (requests.constraintError) throw new StopError(requests.constraintError);
+      this.constraints.push((claim.spec.devices?.constraints ?? []).map((c) => makeConstraint(c)!));
     }
     const done = this.allocateOne(0, 0, -1, 0, 0, 0, 0);
     if (done !== true) {
@@ -372,32 +418,9 @@ class Search {
     return { kind: 'allocated', results: this.claims.map((_, ci) => this.result(ci)) };
   }
 
-  private validate(
-    ci: number,
-    claim: ResourceClaim,
-    spec: DeviceRequestSpec,
-    adminAccess: boolean,
-    name: string,
-    parent: string | undefined,
-    sub: string | undefined,
-    key: string,
-  ): RequestData {
-    for (const [i, s] of (spec.selectors ?? []).entries()) {
-      if (!s.cel)
-        throw new StopError(
-          `claim ${claimName(claim)}, request ${sub ?? name}, selector #${i}: CEL expression empty (unsupported selector type?)`,
-        );
-    }
-    const shortName = sub ?? name;
-    if (!spec.deviceClassName)
-      throw new StopError(`claim ${claimName(claim)}, request ${shortName}: missing device class name (unsupported request type?)`);
-    const cls = this.input.classes.get(spec.deviceClassName);
-    if (!cls)
-      throw new StopError(
-        `claim ${claimName(claim)}, request ${shortName}: could not retrieve device class ${spec.deviceClassName}: deviceclass.resource.k8s.io "${spec.deviceClassName}" not found`,
-      );
-    const base = { spec, adminAccess, name, parent, sub, cls };
-    if ((spec.allocationMode ?? 'ExactCount') === 'ExactCount') return { ...base, numDevices: spec.count ?? 1, allDevices: undefined };
+  /** The devices of the node's pools an All request takes (upstream validateDeviceRequest, All mode). */
+  private allDevices(ci: number, claim: ResourceClaim, base: RequestData, key: string): RequestData {
+    const shortName = base.sub ?? base.name;
     const all: Candidate[] = [];
     for (const pool of this.pools) {
       if (pool.incomplete)
@@ -411,8 +434,7 @@ class Search {
       for (const slice of pool.slices) {
         for (const device of slice.spec.devices ?? []) {
           const candidate = { id: deviceId(pool.driver, pool.pool, device.name), device, slice };
-          if (this.selectable(ci, key, { ...base, numDevices: 0, allDevices: undefined }, candidate) && capacityFits(spec, device))
-            all.push(candidate);
+          if (this.selectable(ci, key, base, candidate) && capacityFits(base.spec, device)) all.push(candidate);
         }
       }
     }

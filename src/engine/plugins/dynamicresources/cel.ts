@@ -255,20 +255,28 @@ function compile(expression: string): CompiledSelector {
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
-  return {
-    ok: true,
-    matches: (device, driver) => {
-      let out: unknown;
-      try {
-        out = program({ device: deviceValue(device, driver) });
-      } catch (e) {
-        return { ok: false, error: e instanceof Error ? e.message : String(e) };
-      }
-      if (isCelError(out)) return { ok: false, error: out.message };
-      if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
-      return { ok: true, value: out };
-    },
+  type Verdict = { ok: true; value: boolean } | { ok: false; error: string };
+  const run = (device: Device, driver: string): Verdict => {
+    let out: unknown;
+    try {
+      out = program({ device: deviceValue(device, driver) });
+    } catch (e) {
+      return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+    if (isCelError(out)) return { ok: false, error: out.message };
+    if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
+    return { ok: true, value: out };
   };
+  // A selector's verdict depends only on the device (and its driver): kept per device object.
+  const verdicts = new WeakMap<Device, Map<string, Verdict>>();
+  const matches = (device: Device, driver: string): Verdict => {
+    let byDriver = verdicts.get(device);
+    if (!byDriver) verdicts.set(device, (byDriver = new Map()));
+    let verdict = byDriver.get(driver);
+    if (!verdict) byDriver.set(driver, (verdict = run(device, driver)));
+    return verdict;
+  };
+  return { ok: true, matches };
 }
 
 const values = new WeakMap<Device, Map<string, unknown>>();
