@@ -20,7 +20,7 @@
 // Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
 // capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
 import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../api/dra';
-import type { ClusterObjects } from '../api/types';
+import type { ClusterObjects, Node } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { StateKey } from '../framework/cycle-state';
 import type {
@@ -38,7 +38,14 @@ import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
 import { factoryOf, noArgs } from './args';
-import { allocate, deviceId, nodeSelectorMatches, SliceIndex, type AllocatorInput } from './dynamicresources/allocator';
+import {
+  allocate,
+  deviceId,
+  nodeSelectorMatches,
+  SliceIndex,
+  type AllocateOutcome,
+  type AllocatorInput,
+} from './dynamicresources/allocator';
 import { podResourceClaims } from './dynamicresources/claims';
 import { Names } from './names';
 import { defaultNormalizeScore } from './normalize';
@@ -50,6 +57,9 @@ export const STATE_NOT_FOUND = 'not found';
 export const ERR_CANNOT_ALLOCATE = 'cannot allocate all claims';
 export const ERR_NOT_AVAILABLE = 'resourceclaim not available on the node';
 export const DEALLOCATED = 'deallocation of ResourceClaim completed';
+
+/** How many claim specs the allocation memo keeps per node. */
+const MEMO_PER_NODE = 16;
 
 /** resourceapi.FirstAvailableDeviceRequestMaxSize */
 const FIRST_AVAILABLE_MAX = 8;
@@ -63,6 +73,8 @@ interface DraState {
   readonly toAllocate: readonly number[];
   /** Those claims (one list per cycle: the allocator prepares it once). */
   readonly allocating: readonly ResourceClaim[];
+  /** Their specs as text: what an allocation outcome depends on besides the node and the devices in use. */
+  readonly specs: string;
   readonly input: AllocatorInput | undefined;
   /** Per feasible node, the allocations of the claims to allocate (in toAllocate order). */
   readonly byNode: Map<string, readonly AllocationResult[]>;
@@ -70,7 +82,15 @@ interface DraState {
   readonly unavailable: Set<number>;
 }
 
-const EMPTY: DraState = Object.freeze({ claims: [], toAllocate: [], allocating: [], input: undefined, byNode: new Map(), unavailable: new Set<number>() });
+const EMPTY: DraState = Object.freeze({
+  claims: [],
+  toAllocate: [],
+  allocating: [],
+  specs: '',
+  input: undefined,
+  byNode: new Map(),
+  unavailable: new Set<number>(),
+});
 
 function key(namespace: string | undefined, name: string): string {
   return `${namespace ?? 'default'}/${name}`;
@@ -122,6 +142,13 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   /** How many claims hold each device, for the snapshot's claims named by `counted` and the assumed ones. */
   private use = new Map<string, number>();
   private counted: Indexes | undefined;
+  /** Per pool (driver/pool), a version bumped whenever one of its devices is taken or freed. */
+  private poolVersions = new Map<string, number>();
+  /**
+   * Allocation outcomes per node and claim specs, valid while the versions of the node's pools are
+   * the ones they were computed at (at most MEMO_PER_NODE specs per node; reset with the objects).
+   */
+  private memo = new WeakMap<Node, Map<string, { readonly versions: string; readonly outcome: AllocateOutcome }>>();
   /** What Reserve changed per pod, for Unreserve. */
   private readonly reservedBy = new Map<string, Array<{ readonly key: string; readonly before: Assumed | undefined }>>();
 
@@ -134,6 +161,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       for (const [k, a] of this.assumed) if (a.base !== idx.claims.get(k)) this.assumed.delete(k);
       this.counted = idx;
       this.use = new Map();
+      this.poolVersions = new Map();
+      this.memo = new WeakMap();
       for (const [k, c] of idx.claims) if (!this.assumed.has(k)) this.count(c, 1);
       for (const a of this.assumed.values()) this.count(a.claim, 1);
     }
@@ -142,6 +171,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
 
   private count(claim: ResourceClaim, delta: number): void {
     for (const id of allocatedDevices(claim)) {
+      const pool = id.slice(0, id.lastIndexOf('/'));
+      this.poolVersions.set(pool, (this.poolVersions.get(pool) ?? 0) + 1);
       const n = (this.use.get(id) ?? 0) + delta;
       if (n <= 0) this.use.delete(id);
       else this.use.set(id, n);
@@ -210,7 +241,9 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     const use = this.use;
     const input: AllocatorInput | undefined =
       toAllocate.length > 0 ? { classes: idx.classes, slices: idx.slices, allocated: { has: (id) => use.has(id) } } : undefined;
-    state.write(this.stateKey, { claims, toAllocate, allocating: toAllocate.map((i) => claims[i]!), input, byNode: new Map(), unavailable: new Set<number>() });
+    const allocating = toAllocate.map((i) => claims[i]!);
+    const specs = input ? JSON.stringify(allocating.map((c) => c.spec)) : '';
+    state.write(this.stateKey, { claims, toAllocate, allocating, specs, input, byNode: new Map(), unavailable: new Set<number>() });
     return { status: SUCCESS };
   }
 
@@ -230,7 +263,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       if (claim.status?.allocation && selector && !nodeSelectorMatches(selector, node)) unavailable.push(i);
     }
     if (s.input) {
-      const outcome = allocate(s.input, node, s.allocating);
+      const outcome = this.allocateOn(s, s.input, node);
       if (outcome.kind === 'error') return errorStatus(outcome.message);
       if (outcome.kind === 'none')
         return unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
@@ -241,6 +274,24 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       return unresolvable(ERR_NOT_AVAILABLE);
     }
     return SUCCESS;
+  }
+
+  /** The allocator's outcome on the node, from the memo while the node's pools are as they were. */
+  private allocateOn(s: DraState, input: AllocatorInput, node: Node): AllocateOutcome {
+    const pools = input.slices.poolsFor(node);
+    if (typeof pools === 'string') return allocate(input, node, s.allocating);
+    let versions = '';
+    for (const p of pools) versions += `${this.poolVersions.get(`${p.driver}/${p.pool}`) ?? 0},`;
+    let byNode = this.memo.get(node);
+    const hit = byNode?.get(s.specs);
+    if (hit && hit.versions === versions) return hit.outcome;
+    const outcome = allocate(input, node, s.allocating);
+    // An error names the claim: not kept (the next pod's claims have other names).
+    if (outcome.kind === 'error') return outcome;
+    if (!byNode) this.memo.set(node, (byNode = new Map()));
+    if (byNode.size >= MEMO_PER_NODE) byNode.clear();
+    byNode.set(s.specs, { versions, outcome });
+    return outcome;
   }
 
   postFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PostFilterResult } {
