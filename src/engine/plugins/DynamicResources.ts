@@ -20,7 +20,7 @@
 // Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
 // capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
 import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../api/dra';
-import type { ClusterObjects, Node } from '../api/types';
+import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { StateKey } from '../framework/cycle-state';
 import type {
@@ -46,7 +46,13 @@ import {
   type AllocateOutcome,
   type AllocatorInput,
 } from './dynamicresources/allocator';
-import { podResourceClaims } from './dynamicresources/claims';
+import { madeUpClaimName, MADE_UP_ANNOTATION, podResourceClaims } from './dynamicresources/claims';
+import {
+  EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+  extendedResourceClasses,
+  extendedResourceDeviceRequests,
+  isDraExtendedResourceName,
+} from './dynamicresources/extended';
 import { Names } from './names';
 import { defaultNormalizeScore } from './normalize';
 
@@ -57,6 +63,7 @@ export const STATE_NOT_FOUND = 'not found';
 export const ERR_CANNOT_ALLOCATE = 'cannot allocate all claims';
 export const ERR_NOT_AVAILABLE = 'resourceclaim not available on the node';
 export const DEALLOCATED = 'deallocation of ResourceClaim completed';
+export const ERR_CANNOT_FIT_RESOURCE = 'cannot fit resource';
 
 /** How many claim specs the allocation memo keeps per node. */
 const MEMO_PER_NODE = 16;
@@ -78,6 +85,10 @@ interface DraState {
   readonly input: AllocatorInput | undefined;
   /** Per feasible node, the allocations of the claims to allocate (in toAllocate order). */
   readonly byNode: Map<string, readonly AllocationResult[]>;
+  /** The pod's extended resources served by DRA (DRAExtendedResource): names and whether it has claims of its own. */
+  readonly extended: { readonly resources: readonly string[]; readonly userClaims: boolean } | undefined;
+  /** Per node, the claim made for the extended resources there (its requests depend on the node). */
+  readonly extendedByNode: Map<string, ResourceClaim>;
   /** Claims whose allocation kept the pod off some node. */
   readonly unavailable: Set<number>;
 }
@@ -89,6 +100,8 @@ const EMPTY: DraState = Object.freeze({
   specs: '',
   input: undefined,
   byNode: new Map(),
+  extended: undefined,
+  extendedByNode: new Map(),
   unavailable: new Set<number>(),
 });
 
@@ -132,6 +145,40 @@ interface Assumed {
   readonly claim: ResourceClaim;
   /** The snapshot's object it replaces (undefined for a made-up claim). */
   readonly base: ResourceClaim | undefined;
+}
+
+/** The claim upstream keeps in memory for a pod's extended resources until PreBind creates it. */
+function extendedResourceClaim(pod: Pod): ResourceClaim {
+  return {
+    metadata: {
+      name: '<extended-resources>',
+      namespace: podNamespace(pod),
+      annotations: { [EXTENDED_RESOURCE_CLAIM_ANNOTATION]: 'true' },
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          name: pod.metadata.name,
+          ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
+          controller: true,
+        },
+      ],
+    },
+    spec: {},
+  };
+}
+
+/** The claim as PreBind creates it: `<pod>-extended-resources-` and five characters (made up, as for templates), the node's requests. */
+function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | undefined, pod: Pod): ResourceClaim {
+  return {
+    ...special,
+    metadata: {
+      ...special.metadata,
+      name: madeUpClaimName(pod, 'extended-resources'),
+      annotations: { ...special.metadata.annotations, [MADE_UP_ANNOTATION]: 'true' },
+    },
+    spec: forNode?.spec ?? special.spec,
+  };
 }
 
 export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin {
@@ -206,19 +253,28 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status } {
     state.write(this.stateKey, EMPTY);
-    if ((pod.pod.spec.resourceClaims ?? []).length === 0) return { status: SKIP };
+    const extendedClasses = extendedResourceClasses(this.handle.objects?.().deviceClasses);
+    const extended: string[] = [];
+    if (extendedClasses.size > 0) {
+      for (const [name, quantity] of pod.requests.scalar)
+        if (quantity > 0 && isDraExtendedResourceName(name) && extendedClasses.has(name)) extended.push(name);
+    }
+    if ((pod.pod.spec.resourceClaims ?? []).length === 0 && extended.length === 0) return { status: SKIP };
     const idx = this.indexes();
     const found = podResourceClaims(pod.pod, {
       claim: (ns, n) => this.claim(idx, ns, n),
       template: (ns, n) => idx.templates.get(key(ns, n)),
     });
     if (!found.ok) return { status: unresolvable(found.error) };
-    const claims = found.value;
+    const userClaims = found.value.length > 0;
+    // The claim for the extended resources: made for the pod, its requests per node (in Filter).
+    const claims = extended.length > 0 ? [...found.value, extendedResourceClaim(pod.pod)] : found.value;
     if (claims.length === 0) return { status: SKIP };
     const toAllocate: number[] = [];
     for (const [i, claim] of claims.entries()) {
       if (claim.status?.allocation) continue;
       toAllocate.push(i);
+      if (extended.length > 0 && i === claims.length - 1) continue;
       for (const request of claim.spec.devices?.requests ?? []) {
         if (request.exactly) {
           const bad = this.checkClass(idx, request.exactly.deviceClassName, request.name);
@@ -243,7 +299,17 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       toAllocate.length > 0 ? { classes: idx.classes, slices: idx.slices, allocated: { has: (id) => use.has(id) } } : undefined;
     const allocating = toAllocate.map((i) => claims[i]!);
     const specs = input ? JSON.stringify(allocating.map((c) => c.spec)) : '';
-    state.write(this.stateKey, { claims, toAllocate, allocating, specs, input, byNode: new Map(), unavailable: new Set<number>() });
+    state.write(this.stateKey, {
+      claims,
+      toAllocate,
+      allocating,
+      specs,
+      input,
+      byNode: new Map(),
+      extended: extended.length > 0 ? { resources: extended, userClaims } : undefined,
+      extendedByNode: new Map(),
+      unavailable: new Set<number>(),
+    });
     return { status: SUCCESS };
   }
 
@@ -253,17 +319,41 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     return undefined;
   }
 
-  filter(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): Status {
+  filter(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): Status {
     const s = state.read(this.stateKey);
     if (!s || s.claims.length === 0) return SUCCESS;
     const node = nodeInfo.node;
+    let allocating = s.allocating;
+    if (s.extended) {
+      // upstream filterExtendedResources: on a node without the resource in its allocatable, DRA serves it.
+      const served: string[] = [];
+      for (const name of s.extended.resources) if ((nodeInfo.allocatable.scalar.get(name) ?? 0) === 0) served.push(name);
+      for (const [name, quantity] of pod.requests.scalar) {
+        if (
+          quantity > 0 &&
+          isDraExtendedResourceName(name) &&
+          !s.extended.resources.includes(name) &&
+          !nodeInfo.allocatable.scalar.has(name)
+        )
+          return unresolvable(ERR_CANNOT_FIT_RESOURCE);
+      }
+      if (!s.extended.userClaims && served.length === 0) return SUCCESS;
+      const classes = extendedResourceClasses(this.handle.objects?.().deviceClasses);
+      const special = s.claims[s.claims.length - 1]!;
+      const forNode: ResourceClaim = {
+        ...special,
+        spec: { devices: { requests: extendedResourceDeviceRequests(pod.pod, served, classes) } },
+      };
+      s.extendedByNode.set(node.metadata.name, forNode);
+      allocating = [...s.allocating.slice(0, -1), forNode];
+    }
     const unavailable: number[] = [];
     for (const [i, claim] of s.claims.entries()) {
       const selector = claim.status?.allocation?.nodeSelector;
       if (claim.status?.allocation && selector && !nodeSelectorMatches(selector, node)) unavailable.push(i);
     }
     if (s.input) {
-      const outcome = this.allocateOn(s, s.input, node);
+      const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
       if (outcome.kind === 'error') return errorStatus(outcome.message);
       if (outcome.kind === 'none')
         return unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
@@ -341,11 +431,17 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     const s = state.read(this.stateKey);
     if (!s || s.claims.length === 0) return SUCCESS;
     const allocations = s.input ? s.byNode.get(nodeName) : [];
-    if (!allocations) return errorStatus('claim allocation not found for node');
+    if (!allocations) {
+      // A node whose device plugin serves the extended resources, with no claim of the pod's own to allocate: nothing to reserve.
+      if (s.extended && s.toAllocate.length === 1 && s.toAllocate[0] === s.claims.length - 1) return SUCCESS;
+      return errorStatus('claim allocation not found for node');
+    }
     const idx = this.indexes();
     const changes: Array<{ key: string; before: Assumed | undefined }> = [];
     let next = 0;
-    for (const claim of s.claims) {
+    for (const [i, listed] of s.claims.entries()) {
+      // The claim made for extended resources gets its name (as the API server's generateName would) and its node's requests.
+      const claim = s.extended && i === s.claims.length - 1 ? madeExtendedClaim(listed, s.extendedByNode.get(nodeName), pod.pod) : listed;
       const allocation = claim.status?.allocation ?? allocations[next++];
       const reservedFor = claim.status?.reservedFor ?? [];
       const consumer = { resource: 'pods', name: pod.pod.metadata.name, uid: pod.id };

@@ -216,3 +216,43 @@ describe('engine/plugins/DynamicResources', () => {
     );
   });
 });
+
+// pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go, TestPlugin's
+// extended resource rows: a DeviceClass with extendedResourceName serves example.com/gpu on nodes
+// whose allocatable does not offer it (no device plugin); where a device plugin offers it,
+// NodeResourcesFit checks it and DynamicResources has nothing to do.
+describe('engine/plugins/DynamicResources: extended resources backed by DRA', () => {
+  const served: DeviceClass = {
+    ...gpuClass,
+    metadata: { name: 'gpu-ext' },
+    spec: { ...gpuClass.spec, extendedResourceName: 'example.com/gpu' },
+  };
+  const nodes = [makeNode('n1'), makeNode('n2').alloc({ cpu: '4', memory: '8Gi', pods: '110', 'example.com/gpu': '1' }), makeNode('n3')];
+  const objects: ClusterObjects = { deviceClasses: [served], resourceSlices: [slice('n1', 2)] };
+  const wanting = (count: string, name = 'example.com/gpu') => {
+    const info = podInfo({
+      metadata: { name: 'p', namespace: 'default', uid: 'uid-p' },
+      spec: { containers: [{ name: 'main', resources: { requests: { [name]: count }, limits: { [name]: count } } }] },
+    });
+    assert.ok(info.ok);
+    return info.value;
+  };
+  const table: Array<[name: string, pod: PodInfo, preFilter: string, filter: Record<string, string>]> = [
+    ['one GPU: the node with slices, and the device plugin node', wanting('1'), 'ok', { n1: 'ok', n2: 'ok', n3: CANNOT }],
+    ['three GPUs: no node has them by DRA', wanting('3'), 'ok', { n1: CANNOT, n2: 'ok', n3: CANNOT }],
+    [
+      'by the class name (deviceclass.resource.kubernetes.io/gpu-ext)',
+      wanting('2', 'deviceclass.resource.kubernetes.io/gpu-ext'),
+      'ok',
+      { n1: 'ok', n2: CANNOT, n3: CANNOT },
+    ],
+    ["a resource no class serves: not this plugin's", wanting('1', 'example.com/fpga'), 'Skip', {}],
+  ];
+  for (const [name, pod, preFilter, filter] of table) {
+    it(name, () => {
+      const snapshot = snapshotOf(nodes);
+      const run = runFilters(build(DR.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, pod);
+      assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
+    });
+  }
+});

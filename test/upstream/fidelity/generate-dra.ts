@@ -16,10 +16,12 @@ export const DRA_FAMILIES = [
   'dra-constraints',
   'dra-prioritized',
   'dra-shared',
+  'dra-extended',
 ] as const;
 export type DraFamily = (typeof DRA_FAMILIES)[number];
 
 const GPU = 'gpu.example.com';
+const EXTENDED = 'example.com/gpu';
 const NIC = 'nic.example.com';
 const ZONES = ['zone-a', 'zone-b'];
 const MODELS = ['a100', 'h100', 'l4'];
@@ -42,6 +44,8 @@ interface Knobs {
   readonly taints: number;
   readonly oddSlices: number;
   readonly all: number;
+  /** How likely a pending pod asks for example.com/gpu (served by a DeviceClass or a device plugin). */
+  readonly extended: number;
 }
 
 const BASE: Knobs = {
@@ -59,6 +63,7 @@ const BASE: Knobs = {
   taints: 0.1,
   oddSlices: 0.1,
   all: 0.04,
+  extended: 0,
 };
 
 const KNOBS: Record<DraFamily, Knobs> = {
@@ -70,6 +75,7 @@ const KNOBS: Record<DraFamily, Knobs> = {
   'dra-constraints': { ...BASE, constraints: 0.8 },
   'dra-prioritized': { ...BASE, firstAvailable: 0.8 },
   'dra-shared': { ...BASE, shared: 0.6, allocated: 0.6, pending: [2, 7] },
+  'dra-extended': { ...BASE, extended: 0.8, template: 0.1, pending: [2, 7] },
 };
 
 function classes(): K8sObject[] {
@@ -271,7 +277,9 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
   for (let i = 0; i < count; i++) {
     const name = `node-${i}`;
     nodeNames.push(name);
-    const cap = { cpu: `${g.pick([4, 8, 16])}`, memory: `${g.pick([16, 32])}Gi`, pods: '110' };
+    const cap: Record<string, string> = { cpu: `${g.pick([4, 8, 16])}`, memory: `${g.pick([16, 32])}Gi`, pods: '110' };
+    // A node with a device plugin offering the resource (DRA does not serve it there).
+    if (knobs.extended > 0 && g.chance(knobs.extended * 0.3)) cap[EXTENDED] = `${g.int(1, 2)}`;
     objects.push({
       apiVersion: 'v1',
       kind: 'Node',
@@ -281,6 +289,15 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
     });
   }
   objects.push(...classes());
+  if (knobs.extended > 0) {
+    // DRAExtendedResource: the class serving example.com/gpu (and deviceclass.resource.kubernetes.io/gpu-ext).
+    objects.push({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceClass',
+      metadata: { name: 'gpu-ext' },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${GPU}"` } }], extendedResourceName: EXTENDED },
+    });
+  }
   const world = slices(g, nodeNames, knobs);
   objects.push(...world.objects);
   const claims: K8sObject[] = [];
@@ -317,7 +334,7 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
     const name = `pending-${i}`;
     const refs: Record<string, unknown>[] = [];
     const statuses: Record<string, unknown>[] = [];
-    const n = g.chance(0.15) ? 2 : g.chance(0.9) ? 1 : 0;
+    const n = knobs.extended > 0 && g.chance(0.6) ? 0 : g.chance(0.15) ? 2 : g.chance(0.9) ? 1 : 0;
     for (let j = 0; j < n; j++) {
       const ref = `claim-${j}`;
       if (g.chance(knobs.missingClaim)) {
@@ -362,7 +379,13 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
         if (g.chance(knobs.shared)) sharedNames.push(claimName);
       }
     }
-    pods.push(pod(name, refs, undefined, statuses));
+    const extended =
+      // Not beside claims of its own: upstream's PreBind then fails on a node whose device plugin
+      // serves the resource (no request mappings for the pod's status), a binding failure Podplan does not model.
+      knobs.extended > 0 && refs.length === 0 && g.chance(knobs.extended)
+        ? { name: g.chance(0.8) ? EXTENDED : 'deviceclass.resource.kubernetes.io/gpu-ext', count: g.int(1, 2), init: g.chance(0.2) }
+        : undefined;
+    pods.push(pod(name, refs, undefined, statuses, extended));
   }
   return { id: `${family}-${seed}`, family, objects: [...objects, ...claims, ...pods] };
 }
@@ -372,19 +395,27 @@ function pod(
   refs: readonly Record<string, unknown>[],
   node?: string,
   statuses: readonly Record<string, unknown>[] = [],
+  extended?: { readonly name: string; readonly count: number; readonly init: boolean },
 ): K8sObject {
+  // An extended resource is requested with an equal limit (the API server requires it).
+  const gpus = extended ? { [extended.name]: `${extended.count}` } : {};
   const spec: Record<string, unknown> = {
     containers: [
       {
         name: 'main',
         image: 'registry.example.com/ml/trainer:v3',
         resources: {
-          requests: { cpu: '500m', memory: '1Gi' },
+          requests: { cpu: '500m', memory: '1Gi', ...gpus },
+          ...(extended ? { limits: gpus } : {}),
           ...(refs.length > 0 ? { claims: refs.map((r) => ({ name: r.name })) } : {}),
         },
       },
     ],
   };
+  if (extended?.init)
+    spec.initContainers = [
+      { name: 'init', image: 'busybox:1.36', resources: { requests: { [extended.name]: '1' }, limits: { [extended.name]: '1' } } },
+    ];
   if (refs.length > 0) spec.resourceClaims = refs;
   if (node) spec.nodeName = node;
   const status: Record<string, unknown> = node ? { phase: 'Running' } : {};

@@ -50,6 +50,7 @@ import (
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -262,6 +263,8 @@ type cluster struct {
 	deletedMu  sync.Mutex
 	nextStart  int
 	percentage int32
+	// The case has DeviceClasses: a pod's extended resources may be served by DRA.
+	deviceClasses bool
 }
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -404,8 +407,11 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 				m.SetNamespace("default")
 			}
 			others = append(others, o)
+		case *resourcev1.DeviceClass:
+			cl.deviceClasses = true
+			others = append(others, o)
 		case *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode, *storagev1.CSIDriver,
-			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.DeviceClass, *resourcev1.ResourceSlice,
+			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.ResourceSlice,
 			*resourcev1.ResourceClaim, *resourcev1.ResourceClaimTemplate:
 			others = append(others, o)
 		default:
@@ -442,6 +448,10 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 		if m, ok := obj.(metav1.Object); ok {
 			claimVersion++
 			m.SetResourceVersion(fmt.Sprint(claimVersion))
+			// The fake API does not generate names (the claim PreBind makes for extended resources).
+			if m.GetName() == "" && m.GetGenerateName() != "" {
+				m.SetName(fmt.Sprintf("%s%05d", m.GetGenerateName(), claimVersion))
+			}
 		}
 		return false, nil, nil
 	}
@@ -479,6 +489,13 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 		return nil, invalid, fmt.Errorf("resource slice tracker: %w", err)
 	}
 	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+	// What the scheduler's event handlers do (addAllEventHandlers): DeviceClass events feed the
+	// extended resource cache DRAExtendedResource resolves resource names with.
+	if erCache, ok := draManager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok && erCache != nil {
+		if _, err := factory.Resource().V1().DeviceClasses().Informer().AddEventHandler(erCache); err != nil {
+			return nil, invalid, fmt.Errorf("device class handler: %w", err)
+		}
+	}
 	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
 
 	cl.cache = internalcache.New(ctx, nil, feature.DefaultFeatureGate.Enabled(features.GenericWorkload), feature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
@@ -540,18 +557,33 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 
 func waitForHandlers(cl *cluster, objects []runtime.Object) {
 	claims, slices := 0, 0
+	// The extended resource names DeviceClasses serve (DRAExtendedResource): the resolver learns
+	// them from informer events too.
+	var extended []v1.ResourceName
 	for _, o := range objects {
-		switch o.(type) {
+		switch c := o.(type) {
 		case *resourcev1.ResourceClaim:
 			claims++
 		case *resourcev1.ResourceSlice:
 			slices++
+		case *resourcev1.DeviceClass:
+			extended = append(extended, v1.ResourceName(resourcev1.ResourceDeviceClassPrefix+c.Name))
+			if c.Spec.ExtendedResourceName != nil {
+				extended = append(extended, v1.ResourceName(*c.Spec.ExtendedResourceName))
+			}
 		}
 	}
+	dra := cl.framework.SharedDRAManager()
 	for i := 0; i < 2000; i++ {
-		list, _ := cl.framework.SharedDRAManager().ResourceClaims().List()
-		sliceList, _ := cl.framework.SharedDRAManager().ResourceSlices().ListWithDeviceTaintRules()
-		if len(list) >= claims && len(sliceList) >= slices {
+		list, _ := dra.ResourceClaims().List()
+		sliceList, _ := dra.ResourceSlices().ListWithDeviceTaintRules()
+		known := true
+		for _, name := range extended {
+			if dra.DeviceClassResolver().GetDeviceClass(name) == nil {
+				known = false
+			}
+		}
+		if len(list) >= claims && len(sliceList) >= slices && known {
 			return
 		}
 		waitABit()
@@ -786,7 +818,7 @@ func (cl *cluster) place(pod *v1.Pod, node string, state fwk.CycleState) error {
 	// reservation to the claims) completes before the next pod's cycle, as Podplan's simulation
 	// binds a pod before it schedules the next; without it the next pod sharing a claim would find
 	// the claim "in the process of being allocated".
-	if state != nil && len(pod.Spec.ResourceClaims) > 0 {
+	if state != nil && (len(pod.Spec.ResourceClaims) > 0 || cl.deviceClasses) {
 		if st := cl.framework.RunPreBindPreFlights(cl.ctx, state, assumed, node); !st.IsSuccess() && !st.IsSkip() {
 			return fmt.Errorf("prebind preflight: %s", st.Message())
 		}
