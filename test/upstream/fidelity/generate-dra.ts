@@ -271,7 +271,11 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
   const knobs = KNOBS[family];
   const nodeNames: string[] = [];
   const objects: K8sObject[] = [
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default', labels: { 'kubernetes.io/metadata.name': 'default' } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'default', labels: { 'kubernetes.io/metadata.name': 'default', 'resource.kubernetes.io/admin-access': 'true' } },
+    },
   ];
   const count = g.int(knobs.nodes[0], knobs.nodes[1]);
   for (let i = 0; i < count; i++) {
