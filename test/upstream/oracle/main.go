@@ -58,6 +58,8 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	// The API server's defaulting of resource.k8s.io objects (allocationMode ExactCount, count 1, …).
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	"k8s.io/kubernetes/pkg/features"
 	noderegistry "k8s.io/kubernetes/pkg/registry/core/node"
 	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
@@ -410,9 +412,13 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 		case *resourcev1.DeviceClass:
 			cl.deviceClasses = true
 			others = append(others, o)
+		case *resourcev1.ResourceClaim, *resourcev1.ResourceClaimTemplate:
+			if m, ok := obj.(metav1.Object); ok && m.GetNamespace() == "" {
+				m.SetNamespace("default")
+			}
+			others = append(others, o)
 		case *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode, *storagev1.CSIDriver,
-			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.ResourceSlice,
-			*resourcev1.ResourceClaim, *resourcev1.ResourceClaimTemplate:
+			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.ResourceSlice:
 			others = append(others, o)
 		default:
 			// Kinds the scheduler does not read (workloads, ConfigMaps, Podplan's own).
