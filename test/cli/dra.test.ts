@@ -39,4 +39,37 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     assert.match(stdout, /cannot allocate all claims/);
     assert.match(stdout, /DynamicResources/);
   });
+
+  it('plan: a gang of ten one-GPU pods gets the eight large GPUs there are, not more', async () => {
+    const files = {
+      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
+      'examples/dra/gang.yaml': `apiVersion: planner.ciena.io/v1alpha1
+kind: ScheduleTrigger
+metadata: {name: gang, namespace: default, labels: {planner.ciena.io/pod-set: gang}}
+spec: {state: Schedule}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: large-gpu.example.com}}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  parallelism: 10
+  completions: 10
+  template:
+    metadata: {labels: {planner.ciena.io/pod-set: gang}}
+    spec:
+      schedulerName: podset-planner-scheduler
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: t, image: t, resources: {requests: {cpu: "1"}}}]
+`,
+    };
+    const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
+    assert.match(stdout, /8 of 10 pods placed on 2 nodes/);
+    assert.equal([...stdout.matchAll(/^default\/train-\d+\*\s+gpu-[ab]1$/gm)].length, 8, stdout);
+  });
 });

@@ -251,7 +251,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     if (now) this.count(now, 1);
   }
 
-  preFilter(state: CycleState, pod: PodInfo): { status: Status } {
+  preFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[] = []): { status: Status } {
     state.write(this.stateKey, EMPTY);
     const extendedClasses = extendedResourceClasses(this.handle.objects?.().deviceClasses);
     const extended: string[] = [];
@@ -293,12 +293,21 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         }
       }
     }
-    // The devices in use as of this cycle (Reserve, which changes them, comes after Filter).
+    // The devices in use as of this cycle (Reserve, which changes them, comes after Filter); in a
+    // planner's what-if, also those the pods it placed so far take (its placements are not reserved).
     const use = this.use;
+    const planned = toAllocate.length > 0 && state.read(PREEMPTION_MODE) === 'report' ? this.plannedDevices(idx, pod, nodes) : undefined;
     const input: AllocatorInput | undefined =
-      toAllocate.length > 0 ? { classes: idx.classes, slices: idx.slices, allocated: { has: (id) => use.has(id) } } : undefined;
+      toAllocate.length > 0
+        ? {
+            classes: idx.classes,
+            slices: idx.slices,
+            allocated: { has: planned && planned.size > 0 ? (id) => use.has(id) || planned.has(id) : (id) => use.has(id) },
+          }
+        : undefined;
     const allocating = toAllocate.map((i) => claims[i]!);
-    const specs = input ? JSON.stringify(allocating.map((c) => c.spec)) : '';
+    // The memo holds outcomes for the devices in use only: not for a what-if's.
+    const specs = input && !(planned && planned.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
     state.write(this.stateKey, {
       claims,
       toAllocate,
@@ -311,6 +320,38 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       unavailable: new Set<number>(),
     });
     return { status: SUCCESS };
+  }
+
+  /**
+   * The devices the pods a planner placed in this what-if (pods on nodes whose claims are not
+   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan.
+   */
+  private plannedDevices(idx: Indexes, pod: PodInfo, nodes: readonly NodeInfo[]): Set<string> {
+    const taken = new Set<string>();
+    const done = new Set<string>();
+    const input: AllocatorInput = {
+      classes: idx.classes,
+      slices: idx.slices,
+      allocated: { has: (id) => this.use.has(id) || taken.has(id) },
+    };
+    for (const nodeInfo of nodes) {
+      for (const other of nodeInfo.pods) {
+        if (other.id === pod.id || (other.pod.spec.resourceClaims ?? []).length === 0) continue;
+        const found = podResourceClaims(other.pod, {
+          claim: (ns, n) => this.claim(idx, ns, n),
+          template: (ns, n) => idx.templates.get(key(ns, n)),
+        });
+        if (!found.ok) continue;
+        const pending = found.value.filter((c) => !c.status?.allocation && !done.has(key(c.metadata.namespace, c.metadata.name)));
+        if (pending.length === 0) continue;
+        for (const c of pending) done.add(key(c.metadata.namespace, c.metadata.name));
+        const outcome = allocate(input, nodeInfo.node, pending);
+        if (outcome.kind !== 'allocated') continue;
+        for (const r of outcome.results)
+          for (const d of r.devices?.results ?? []) if (d.adminAccess !== true) taken.add(deviceId(d.driver, d.pool, d.device));
+      }
+    }
+    return taken;
   }
 
   private checkClass(idx: Indexes, className: string, request: string): Status | undefined {
@@ -373,6 +414,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     let versions = '';
     for (const p of pools) versions += `${this.poolVersions.get(`${p.driver}/${p.pool}`) ?? 0},`;
     let byNode = this.memo.get(node);
+    if (s.specs === '') return allocate(input, node, s.allocating);
     const hit = byNode?.get(s.specs);
     if (hit && hit.versions === versions) return hit.outcome;
     const outcome = allocate(input, node, s.allocating);
