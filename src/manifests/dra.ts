@@ -23,6 +23,7 @@ import type {
   ResourceSlice,
 } from '../engine/api/dra';
 import { parseQuantity } from '../engine/api/quantity';
+import { compileSelector } from '../engine/plugins/dynamicresources/cel';
 import { arrayOf, boolean, integer, object, oneOf, recordOf, refine, string, wrongType, type Decoder } from './decode';
 import { nodeSelector, objectMeta, templateMeta } from './kube';
 import { joinPath } from './source-map';
@@ -49,9 +50,17 @@ const deviceToleration = object<DeviceToleration>({
   tolerationSeconds: integer(),
 });
 
-const deviceSelector = object<DeviceSelector>({ cel: object<NonNullable<DeviceSelector['cel']>>({ expression: string }, ['expression']) }, [
-  'cel',
-]);
+/** A CEL selector: an expression that does not parse is an error where it is written (the API server refuses it). */
+const deviceSelector = refine(
+  object<DeviceSelector>({ cel: object<NonNullable<DeviceSelector['cel']>>({ expression: string }, ['expression']) }, ['cel']),
+  (sel, path, ctx) => {
+    const expression = sel.cel?.expression;
+    if (expression === undefined) return;
+    const compiled = compileSelector(expression);
+    if (!compiled.ok)
+      ctx.report(joinPath(joinPath(path, 'cel'), 'expression'), 'bad-value', `the CEL expression does not compile: ${compiled.error}`);
+  },
+);
 
 const selectors = arrayOf(deviceSelector);
 

@@ -110,6 +110,15 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     });
   }
 
+  it('a CEL selector that does not compile is an error at its expression', () => {
+    const model = readSnapshot([{ name: 'claims.yaml', text: CLAIMS.replace('device.driver == "gpu.example.com"', 'device.driver ==') }]);
+    assert.deepEqual(
+      model.errors.map((e) => [e.code, e.range.start.line, e.path]),
+      [['bad-value', 5, 'spec.selectors[0].cel.expression']],
+    );
+    assert.match(model.errors[0]?.message ?? '', /^the CEL expression does not compile: /);
+  });
+
   it('a quantity that does not parse in a slice is located', () => {
     const model = readSnapshot([{ name: 'slices.yaml', text: SLICES.replace('80Gi', 'lots') }]);
     assert.deepEqual(
