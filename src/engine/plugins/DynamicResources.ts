@@ -45,6 +45,7 @@ import {
   SliceIndex,
   type AllocateOutcome,
   type AllocatorInput,
+  type Pool,
 } from './dynamicresources/allocator';
 import { madeUpClaimName, MADE_UP_ANNOTATION, podResourceClaims } from './dynamicresources/claims';
 import {
@@ -195,7 +196,10 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
    * Allocation outcomes per node and claim specs, valid while the versions of the node's pools are
    * the ones they were computed at (at most MEMO_PER_NODE specs per node; reset with the objects).
    */
-  private memo = new WeakMap<Node, Map<string, { readonly versions: string; readonly outcome: AllocateOutcome }>>();
+  private memo = new WeakMap<
+    Node,
+    Map<string, { readonly pools: readonly Pool[]; readonly versions: readonly number[]; readonly outcome: AllocateOutcome }>
+  >();
   /** What Reserve changed per pod, for Unreserve. */
   private readonly reservedBy = new Map<string, Array<{ readonly key: string; readonly before: Assumed | undefined }>>();
 
@@ -411,18 +415,17 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   private allocateOn(s: DraState, input: AllocatorInput, node: Node): AllocateOutcome {
     const pools = input.slices.poolsFor(node);
     if (typeof pools === 'string') return allocate(input, node, s.allocating);
-    let versions = '';
-    for (const p of pools) versions += `${this.poolVersions.get(`${p.driver}/${p.pool}`) ?? 0},`;
-    let byNode = this.memo.get(node);
     if (s.specs === '') return allocate(input, node, s.allocating);
+    let byNode = this.memo.get(node);
     const hit = byNode?.get(s.specs);
-    if (hit && hit.versions === versions) return hit.outcome;
+    if (hit && hit.pools === pools && pools.every((p, i) => hit.versions[i] === (this.poolVersions.get(p.key) ?? 0))) return hit.outcome;
+    const versions = pools.map((p) => this.poolVersions.get(p.key) ?? 0);
     const outcome = allocate(input, node, s.allocating);
     // An error names the claim: not kept (the next pod's claims have other names).
     if (outcome.kind === 'error') return outcome;
     if (!byNode) this.memo.set(node, (byNode = new Map()));
     if (byNode.size >= MEMO_PER_NODE) byNode.clear();
-    byNode.set(s.specs, { versions, outcome });
+    byNode.set(s.specs, { pools, versions, outcome });
     return outcome;
   }
 

@@ -34,9 +34,11 @@ export function deviceId(driver: string, pool: string, device: string): string {
   return `${driver}/${pool}/${device}`;
 }
 
-interface Pool {
+export interface Pool {
   readonly driver: string;
   readonly pool: string;
+  /** `driver/pool`, as device ids start. */
+  readonly key: string;
   readonly incomplete: boolean;
   readonly invalid: boolean;
   readonly slices: readonly ResourceSlice[];
@@ -114,7 +116,14 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
       if (obsolete) continue;
       complete = count === first.pool.resourceSliceCount;
       if (!complete) {
-        result.push({ driver: first.driver, pool: first.pool.name, incomplete: true, invalid: false, slices: [] });
+        result.push({
+          driver: first.driver,
+          pool: first.pool.name,
+          key: `${first.driver}/${first.pool.name}`,
+          incomplete: true,
+          invalid: false,
+          slices: [],
+        });
         continue;
       }
     }
@@ -127,7 +136,14 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
         names.add(d.name);
       }
     }
-    const pool: Pool = { driver: first.driver, pool: first.pool.name, incomplete: false, invalid, slices: invalid ? [] : sorted };
+    const pool: Pool = {
+      driver: first.driver,
+      pool: first.pool.name,
+      key: `${first.driver}/${first.pool.name}`,
+      incomplete: false,
+      invalid,
+      slices: invalid ? [] : sorted,
+    };
     if (!invalid && sorted.some((s) => (s.spec.devices ?? []).some((d) => d.bindingConditions !== undefined)))
       withBindingConditions.push(pool);
     else result.push(pool);
