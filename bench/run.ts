@@ -18,6 +18,7 @@ import { benchmarks as webview } from './webview';
 import { benchmarks as cli } from './cli';
 import { benchmarks as kube } from './kube';
 import { benchmarks as kubeSideBySide } from './kube-side-by-side';
+import { benchmarks as dra } from './dra';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -37,6 +38,7 @@ const all: readonly Benchmark[] = [
   ...cli,
   ...kube,
   ...kubeSideBySide,
+  ...dra,
 ];
 
 const filter = process.argv[2] ?? '';

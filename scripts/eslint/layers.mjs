@@ -8,7 +8,8 @@ const SCHEMAS = path.resolve('schemas');
 
 /** layer -> { layers it may import, packages it may import (prefix match) } */
 export const LAYERS = {
-  engine: { layers: [], packages: [] },
+  // @bufbuild/cel (and the protobuf runtime it builds on): pure CEL evaluation for DRA device selectors
+  engine: { layers: [], packages: ['@bufbuild/cel', '@bufbuild/protobuf'] },
   // node-side implementations of the engine's injected seams (the system clock, the MILP solver)
   platform: { layers: ['engine'], packages: ['node:', 'highs'] },
   manifests: { layers: ['engine'], packages: ['yaml'] },

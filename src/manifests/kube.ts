@@ -44,6 +44,7 @@ import type {
   WeightedPodAffinityTerm,
 } from '../engine/api/types';
 import { parseQuantity } from '../engine/api/quantity';
+import type { PodResourceClaim, PodResourceClaimStatus } from '../engine/api/dra';
 import { arrayOf, boolean, DecodeContext, integer, isPlainObject, object, oneOf, refine, string, stringMap, wrongType, type Decoder } from './decode';
 import { joinPath } from './source-map';
 
@@ -108,7 +109,7 @@ const nodeSelectorTerm = object<NodeSelectorTerm>({
   matchFields: arrayOf(nodeSelectorRequirement),
 });
 
-const nodeSelector = object<NodeSelector>({ nodeSelectorTerms: arrayOf(nodeSelectorTerm) }, ['nodeSelectorTerms']);
+export const nodeSelector = object<NodeSelector>({ nodeSelectorTerms: arrayOf(nodeSelectorTerm) }, ['nodeSelectorTerms']);
 
 /** Preference and affinity weights are 1..100 upstream. */
 const weight = integer(1, 100);
@@ -190,6 +191,13 @@ const containers = refine(arrayOf(container), (list, path, ctx) => {
   if (list.length === 0) ctx.report(path, 'missing-field', 'a pod needs at least one container');
 });
 
+/** A pod's spec.resourceClaims entry: exactly one of resourceClaimName and resourceClaimTemplateName. */
+const podResourceClaim = refine(object<PodResourceClaim>({ name: string, resourceClaimName: string, resourceClaimTemplateName: string }, ['name']), (c, path, ctx) => {
+  if ((c.resourceClaimName === undefined) === (c.resourceClaimTemplateName === undefined)) ctx.report(path, 'bad-value', 'exactly one of resourceClaimName and resourceClaimTemplateName must be set');
+});
+
+const podResourceClaimStatus = object<PodResourceClaimStatus>({ name: string, resourceClaimName: string }, ['name']);
+
 const preemptionPolicy = oneOf<PreemptionPolicy>(['PreemptLowerPriority', 'Never']);
 
 const volume = object<Volume>(
@@ -220,6 +228,7 @@ export const podSpec = object<PodSpec>(
     priorityClassName: string,
     preemptionPolicy,
     schedulingGates: arrayOf(object<{ name: string }>({ name: string }, ['name'])),
+    resourceClaims: arrayOf(podResourceClaim),
   },
   ['containers'],
 );
@@ -231,6 +240,7 @@ const podStatus = object<NonNullable<Pod['status']>>({
   conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
   startTime: string,
   nominatedNodeName: string,
+  resourceClaimStatuses: arrayOf(podResourceClaimStatus),
 });
 
 /**

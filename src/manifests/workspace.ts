@@ -2,7 +2,9 @@
 // editor re-reads only the file that changed. Combining concatenates, expands DaemonSets over all
 // nodes and drops duplicates; it does not re-parse anything.
 import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSIDriver, type CSINode, type CSIStorageCapacity, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
+import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../engine/api/dra';
 import { resolvePriorities } from '../engine/api/priority';
+import { deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
 import { admitQuotas, applyLimitRanges, limitRange, resourceQuota, type LimitRange, type ResourceQuota } from './admission';
 import { checkFields, checkKind, checkNames } from './known-fields';
@@ -62,6 +64,10 @@ export interface ObjectLists {
   /** Applied to the pods no API server has admitted yet (admission.ts). */
   readonly limitRanges: readonly Located<LimitRange>[];
   readonly resourceQuotas: readonly Located<ResourceQuota>[];
+  readonly resourceClaims: readonly Located<ResourceClaim>[];
+  readonly resourceClaimTemplates: readonly Located<ResourceClaimTemplate>[];
+  readonly deviceClasses: readonly Located<DeviceClass>[];
+  readonly resourceSlices: readonly Located<ResourceSlice>[];
   readonly triggers: readonly Located<ScheduleTriggerManifest>[];
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
@@ -96,7 +102,7 @@ export interface WorkspaceModel extends ObjectLists {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 
 function emptyLists(): Mutable<ObjectLists> {
-  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], limitRanges: [], resourceQuotas: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], limitRanges: [], resourceQuotas: [], resourceClaims: [], resourceClaimTemplates: [], deviceClasses: [], resourceSlices: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
@@ -104,6 +110,8 @@ function toError(source: SourceMap, issue: Issue): ManifestError {
   const range = issue.code === 'unknown-field' || issue.atKey ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
   return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
 }
+
+const DRA_API_VERSION = 'resource.k8s.io/v1';
 
 const WORKLOAD_KINDS = Object.keys(WORKLOAD_API_VERSIONS) as WorkloadKind[];
 
@@ -199,6 +207,18 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   } else if (kind === 'ResourceQuota') {
     const q = decode(resourceQuota, 'v1');
     if (q) objects.push({ bucket: 'resourceQuotas', value: q, base });
+  } else if (kind === 'ResourceClaim') {
+    const c = decode(resourceClaim, DRA_API_VERSION);
+    if (c) objects.push({ bucket: 'resourceClaims', value: c, base });
+  } else if (kind === 'ResourceClaimTemplate') {
+    const t = decode(resourceClaimTemplate, DRA_API_VERSION);
+    if (t) objects.push({ bucket: 'resourceClaimTemplates', value: t, base });
+  } else if (kind === 'DeviceClass') {
+    const c = decode(deviceClass, DRA_API_VERSION);
+    if (c) objects.push({ bucket: 'deviceClasses', value: c, base });
+  } else if (kind === 'ResourceSlice') {
+    const sl = decode(resourceSlice, DRA_API_VERSION);
+    if (sl) objects.push({ bucket: 'resourceSlices', value: sl, base });
   } else if (kind === 'ScheduleTrigger') {
     const t = decode(scheduleTrigger, PLANNER_API_VERSION);
     if (t) objects.push({ bucket: 'triggers', value: t, base });
@@ -428,6 +448,10 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);
   const csiStorageCapacities = unique(all.csiStorageCapacities, 'CSIStorageCapacity', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
   const podDisruptionBudgets = unique(all.podDisruptionBudgets, 'PodDisruptionBudget', (b) => namespaced(b.metadata.namespace, b.metadata.name), errors);
+  const resourceClaims = unique(all.resourceClaims, 'ResourceClaim', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
+  const resourceClaimTemplates = unique(all.resourceClaimTemplates, 'ResourceClaimTemplate', (t) => namespaced(t.metadata.namespace, t.metadata.name), errors);
+  const deviceClasses = unique(all.deviceClasses, 'DeviceClass', (c) => c.metadata.name, errors);
+  const resourceSlices = unique(all.resourceSlices, 'ResourceSlice', (sl) => sl.metadata.name, errors);
   return {
     files,
     nodes,
@@ -444,6 +468,10 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     podDisruptionBudgets,
     limitRanges,
     resourceQuotas,
+    resourceClaims,
+    resourceClaimTemplates,
+    deviceClasses,
+    resourceSlices,
     triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
     plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
     profiles: all.profiles,
@@ -461,6 +489,10 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
       ...(csiStorageCapacities.length > 0 ? { csiStorageCapacities: csiStorageCapacities.map((c) => c.value) } : {}),
       ...(priorityClasses.length > 0 ? { priorityClasses: priorityClasses.map((c) => c.value) } : {}),
       ...(podDisruptionBudgets.length > 0 ? { podDisruptionBudgets: podDisruptionBudgets.map((b) => b.value) } : {}),
+      ...(resourceClaims.length > 0 ? { resourceClaims: resourceClaims.map((c) => c.value) } : {}),
+      ...(resourceClaimTemplates.length > 0 ? { resourceClaimTemplates: resourceClaimTemplates.map((t) => t.value) } : {}),
+      ...(deviceClasses.length > 0 ? { deviceClasses: deviceClasses.map((c) => c.value) } : {}),
+      ...(resourceSlices.length > 0 ? { resourceSlices: resourceSlices.map((sl) => sl.value) } : {}),
     },
     generated: new Set(pods.filter((p) => p.generated).map((p) => podKey(p.value))),
   };

@@ -20,6 +20,9 @@ describe('real kube-apiserver: the fidelity generator makes valid objects', func
     cluster = await startRealCluster();
     dir = mkdtempSync(join(tmpdir(), 'podplan-generated-'));
     for (const ns of ['team-a', 'team-b']) await cluster.namespace(ns);
+    // The DRA families' claims with adminAccess: allowed in a namespace labelled for it (as their Namespace object is).
+    const labelled = await cluster.kubectl(['label', 'namespace', 'default', 'resource.kubernetes.io/admin-access=true']);
+    assert.equal(labelled.code, 0, labelled.stderr);
     // What the cases refer to: their PriorityClasses (from any case) and the RuntimeClass of the pods with overhead.
     const classes = generateCase('preemption', 1).objects.filter((o) => o.kind === 'PriorityClass');
     const runtimeClass = { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata' }, handler: 'kata', overhead: { podFixed: { cpu: '250m', memory: '120Mi' } } };

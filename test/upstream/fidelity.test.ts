@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import type { ResourceClaim } from '../../src/engine/api/dra';
+import type { ClusterSnapshot, Pod } from '../../src/engine/api/types';
+import { madeUpClaimName } from '../../src/engine/plugins/dynamicresources/claims';
 import { readSnapshot } from '../../src/manifests';
 import { FAMILIES, generateCase, type FidelityCase, type K8sObject } from './fidelity/generate';
 import { oraclePath } from './fidelity/oracle';
@@ -45,8 +48,12 @@ function clusterObjects(dir: string): K8sObject[] {
     ['storage.k8s.io/v1', 'CSINode', cluster.csiNodes],
     ['storage.k8s.io/v1', 'CSIDriver', cluster.csiDrivers],
     ['storage.k8s.io/v1', 'CSIStorageCapacity', cluster.csiStorageCapacities],
+    ['resource.k8s.io/v1', 'DeviceClass', cluster.deviceClasses],
+    ['resource.k8s.io/v1', 'ResourceSlice', cluster.resourceSlices],
+    ['resource.k8s.io/v1', 'ResourceClaimTemplate', cluster.resourceClaimTemplates],
+    ['resource.k8s.io/v1', 'ResourceClaim', [...(cluster.resourceClaims ?? []), ...controllerClaims(cluster)]],
     ['v1', 'Node', cluster.nodes],
-    ['v1', 'Pod', cluster.pods],
+    ['v1', 'Pod', cluster.pods.map(withClaimStatuses)],
   ];
   const objects = kinds.flatMap(([apiVersion, kind, list]) => (list ?? []).map((o) => ({ ...o, apiVersion, kind }) as K8sObject));
   // Made-up replicas name their controller without a uid, which the API server requires.
@@ -61,14 +68,57 @@ function clusterObjects(dir: string): K8sObject[] {
     for (const doc of parseAllDocuments(text)) {
       const o = doc.toJS() as (K8sObject & { metadata: { name: string; namespace?: string }; spec?: Record<string, unknown> }) | null;
       if (!o?.kind) continue;
-      if (o.kind === 'StatefulSet' || o.kind === 'Service' || o.kind === 'ReplicationController' || o.kind === 'ReplicaSet') objects.push(o);
+      if (o.kind === 'StatefulSet' || o.kind === 'Service' || o.kind === 'ReplicationController' || o.kind === 'ReplicaSet')
+        objects.push(o);
       const selector = (o.spec?.selector as { matchLabels?: Record<string, string> } | undefined)?.matchLabels;
       if (o.kind === 'Deployment' && selector) {
-        objects.push({ apiVersion: 'v1', kind: 'Service', metadata: { name: `${o.metadata.name}-pods`, namespace: o.metadata.namespace ?? 'default' }, spec: { selector } });
+        objects.push({
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: { name: `${o.metadata.name}-pods`, namespace: o.metadata.namespace ?? 'default' },
+          spec: { selector },
+        });
       }
     }
   }
   return objects;
+}
+
+/** A pod's uid as the oracle gives pods without one. */
+const uidOf = (p: Pod) => p.metadata.uid ?? `uid-${p.metadata.namespace ?? 'default'}-${p.metadata.name}`;
+
+/**
+ * The claims the ResourceClaim controller creates for pods' template entries (named as Podplan
+ * makes them up), so upstream, which waits for the controller, sees what Podplan assumes.
+ */
+function controllerClaims(cluster: ClusterSnapshot): ResourceClaim[] {
+  const templates = new Map(
+    (cluster.resourceClaimTemplates ?? []).map((t) => [`${t.metadata.namespace ?? 'default'}/${t.metadata.name}`, t]),
+  );
+  return cluster.pods.flatMap((p) =>
+    (p.spec.resourceClaims ?? []).flatMap((c): ResourceClaim[] => {
+      const t = c.resourceClaimTemplateName
+        ? templates.get(`${p.metadata.namespace ?? 'default'}/${c.resourceClaimTemplateName}`)
+        : undefined;
+      if (!t) return [];
+      const owner = { apiVersion: 'v1', kind: 'Pod', name: p.metadata.name, uid: uidOf(p), controller: true };
+      return [
+        {
+          metadata: { name: madeUpClaimName(p, c.name), namespace: p.metadata.namespace ?? 'default', ownerReferences: [owner] },
+          spec: t.spec.spec,
+        },
+      ];
+    }),
+  );
+}
+
+/** The pod as the controller leaves it: its uid and the claims made for its template entries in its status. */
+function withClaimStatuses(p: Pod): Pod {
+  const made = (p.spec.resourceClaims ?? [])
+    .filter((c) => c.resourceClaimTemplateName)
+    .map((c) => ({ name: c.name, resourceClaimName: madeUpClaimName(p, c.name) }));
+  if (made.length === 0) return p;
+  return { ...p, metadata: { ...p.metadata, uid: uidOf(p) }, status: { ...p.status, resourceClaimStatuses: made } };
 }
 
 describe('upstream fidelity: Podplan against kube-scheduler 1.37 (the oracle)', function () {
@@ -96,7 +146,19 @@ describe('upstream fidelity: Podplan against kube-scheduler 1.37 (the oracle)', 
     const objects = clusterObjects(join(ROOT, 'examples', 'cluster'));
     const [verdict] = await runBatch(oracle, [{ id: 'examples/cluster', family: 'preemption', objects }]);
     assert.deepEqual(verdict?.divergences, []);
-    assert.ok(verdict?.oracle?.cycles.some((c) => c.nominated && (c.victims?.length ?? 0) > 0), 'the example preempts');
+    assert.ok(
+      verdict?.oracle?.cycles.some((c) => c.nominated && (c.victims?.length ?? 0) > 0),
+      'the example preempts',
+    );
+  });
+
+  it('the GPU example (examples/dra) agrees: claims from templates, constraints, a prioritized list, a pod no node fits', async () => {
+    const objects = clusterObjects(join(ROOT, 'examples', 'dra'));
+    const [verdict] = await runBatch(oracle, [{ id: 'examples/dra', family: 'dra-claims', objects }]);
+    assert.deepEqual(verdict?.divergences, []);
+    const cycles = verdict?.oracle?.cycles ?? [];
+    assert.equal(cycles.filter((c) => (c.top ?? []).length > 0).length, 5, 'four trainers and the inference pod are placed');
+    assert.ok(cycles.some((c) => c.message?.includes('cannot allocate all claims')));
   });
 
   describe('regression cases (shrunk from divergences the oracle found)', () => {
@@ -110,7 +172,11 @@ describe('upstream fidelity: Podplan against kube-scheduler 1.37 (the oracle)', 
     it('there are regression cases to run', () => assert.ok(files.length > 0));
     for (const file of files) {
       it(file, async () => {
-        const recorded = parse(readFileSync(join(dir, file), 'utf8')) as { id: string; family: FidelityCase['family']; objects: K8sObject[] };
+        const recorded = parse(readFileSync(join(dir, file), 'utf8')) as {
+          id: string;
+          family: FidelityCase['family'];
+          objects: K8sObject[];
+        };
         const [verdict] = await runBatch(oracle, [{ id: recorded.id, family: recorded.family, objects: recorded.objects }]);
         assert.deepEqual(verdict?.divergences, []);
       });

@@ -1,5 +1,6 @@
 // The subset of Kubernetes objects the engine reads, in their JSON shape, so a manifest or an API
 // response maps onto them directly. Quantities stay strings here; `resources.ts` parses them.
+import type { DeviceClass, PodResourceClaim, PodResourceClaimStatus, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from './dra';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -169,6 +170,8 @@ export interface PodSpec {
   /** Whether the pod may preempt lower-priority pods; admission copies it from the PriorityClass. */
   readonly preemptionPolicy?: PreemptionPolicy;
   readonly schedulingGates?: readonly { readonly name: string }[];
+  /** Dynamic Resource Allocation: the claims the pod uses (by name or from a template). */
+  readonly resourceClaims?: readonly PodResourceClaim[];
 }
 
 export type PreemptionPolicy = 'PreemptLowerPriority' | 'Never';
@@ -192,6 +195,8 @@ export interface Pod {
     readonly startTime?: string;
     /** The node preemption nominated a pending pod to: its room there is held against pods of lower or equal priority. */
     readonly nominatedNodeName?: string;
+    /** The claims the ResourceClaim controller created for the pod's template entries. */
+    readonly resourceClaimStatuses?: readonly PodResourceClaimStatus[];
   };
 }
 
@@ -341,6 +346,11 @@ export interface ClusterObjects {
   readonly csiStorageCapacities?: readonly CSIStorageCapacity[];
   readonly priorityClasses?: readonly PriorityClass[];
   readonly podDisruptionBudgets?: readonly PodDisruptionBudget[];
+  /** resource.k8s.io/v1 (Dynamic Resource Allocation). */
+  readonly resourceClaims?: readonly ResourceClaim[];
+  readonly resourceClaimTemplates?: readonly ResourceClaimTemplate[];
+  readonly deviceClasses?: readonly DeviceClass[];
+  readonly resourceSlices?: readonly ResourceSlice[];
 }
 
 /** What a scheduling cycle sees of the cluster: the engine cannot tell a workspace from a live cluster. */

@@ -1,50 +1,516 @@
-// DynamicResources for pods without resource claims, which is every pod Podplan reads (full DRA:
-// ResourceClaims, DeviceClasses, ResourceSlices is a later step, see docs/fidelity.md). As upstream
-// 1.37: PreFilter records that the pod has no claims and skips Filter; Score gives every node 0
-// (the plugin has no PreScore, so it is never skipped there); PostFilter, which runs before
-// DefaultPreemption so an idle claim is freed before a working pod is evicted, has nothing to free
-// and says nothing. When a PreFilter rejection stopped the cycle before this plugin's PreFilter ran,
-// its PostFilter cannot read its state and fails with the state's "not found", which ends the
-// PostFilter stage and upstream's message ("… not found. not found").
+// DynamicResources as upstream 1.37 runs it (pkg/scheduler/framework/plugins/dynamicresources,
+// dynamicresources.go) with structured parameters:
+// - PreFilter finds the pod's ResourceClaims (dynamicresources/claims.ts); a claim that is missing,
+//   being deleted or not the pod's stops the pod (UnschedulableAndUnresolvable with upstream's
+//   message); a claim in the middle of being allocated likewise; for each claim still to allocate
+//   every request's DeviceClass must exist ("request r: device class c does not exist"). A pod
+//   without claims is skipped.
+// - Filter: an allocated claim's node selector must match the node ("resourceclaim not available
+//   on the node"); the claims to allocate must all be allocatable from the devices the node reaches
+//   (dynamicresources/allocator.ts; "cannot allocate all claims"); a problem with a claim or class
+//   (a CEL error, …) is an Error that ends the cycle, as upstream.
+// - PostFilter deallocates an allocated claim that kept the pod off every node when no other pod
+//   holds it ("deallocation of ResourceClaim completed"), else says nothing. When a PreFilter
+//   rejection stopped the cycle before this plugin's PreFilter ran, its PostFilter cannot read its
+//   state and fails with the state's "not found", as upstream.
+// - Score: with prioritized lists, per claim the sum over the firstAvailable entries chosen of
+//   8 − their index, normalized to 0..100 (DefaultNormalizeScore); 0 without claims.
+// - Reserve records the allocation and the pod in the claim's status (what upstream's Reserve and
+//   PreBind do), so later pods see the devices taken and share the claim; Unreserve undoes it.
+// Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
+// capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
+import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../api/dra';
+import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { StateKey } from '../framework/cycle-state';
-import type { FilterPlugin, PostFilterPlugin, PostFilterResult, PreFilterPlugin, ScorePlugin } from '../framework/interfaces';
+import type {
+  FilterPlugin,
+  FrameworkHandle,
+  NodeScore,
+  PostFilterPlugin,
+  PostFilterResult,
+  PreFilterPlugin,
+  ReservePlugin,
+  ScorePlugin,
+} from '../framework/interfaces';
+import { MAX_NODE_SCORE } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
-import { errorStatus, SKIP, SUCCESS, unschedulable, type Status } from '../framework/status';
+import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
 import { factoryOf, noArgs } from './args';
+import {
+  allocate,
+  deviceId,
+  nodeSelectorMatches,
+  SliceIndex,
+  type AllocateOutcome,
+  type AllocatorInput,
+  type Pool,
+} from './dynamicresources/allocator';
+import { madeUpClaimName, MADE_UP_ANNOTATION, podResourceClaims } from './dynamicresources/claims';
+import {
+  EXTENDED_RESOURCE_CLAIM_ANNOTATION,
+  extendedResourceClasses,
+  extendedResourceDeviceRequests,
+  isDraExtendedResourceName,
+} from './dynamicresources/extended';
 import { Names } from './names';
+import { defaultNormalizeScore } from './normalize';
 
 export const NAME = Names.DynamicResources;
 
 /** The error upstream's CycleState.Read returns for a key never written. */
 export const STATE_NOT_FOUND = 'not found';
+export const ERR_CANNOT_ALLOCATE = 'cannot allocate all claims';
+export const ERR_NOT_AVAILABLE = 'resourceclaim not available on the node';
+export const DEALLOCATED = 'deallocation of ResourceClaim completed';
+export const ERR_CANNOT_FIT_RESOURCE = 'cannot fit resource';
+
+/** How many claim specs the allocation memo keeps per node. */
+const MEMO_PER_NODE = 16;
+
+/** resourceapi.FirstAvailableDeviceRequestMaxSize */
+const FIRST_AVAILABLE_MAX = 8;
 
 const NOTHING_TO_DEALLOCATE: Status = Object.freeze(unschedulable());
 const NO_STATE: Status = Object.freeze(errorStatus(STATE_NOT_FOUND));
 
-export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin {
-  readonly name = NAME;
-  private readonly ran = new StateKey<true>(`PreFilter${NAME}`);
+interface DraState {
+  readonly claims: readonly ResourceClaim[];
+  /** Indexes into claims of those without an allocation. */
+  readonly toAllocate: readonly number[];
+  /** Those claims (one list per cycle: the allocator prepares it once). */
+  readonly allocating: readonly ResourceClaim[];
+  /** Their specs as text: what an allocation outcome depends on besides the node and the devices in use. */
+  readonly specs: string;
+  readonly input: AllocatorInput | undefined;
+  /** Per feasible node, the allocations of the claims to allocate (in toAllocate order). */
+  readonly byNode: Map<string, readonly AllocationResult[]>;
+  /** The pod's extended resources served by DRA (DRAExtendedResource): names and whether it has claims of its own. */
+  readonly extended: { readonly resources: readonly string[]; readonly userClaims: boolean } | undefined;
+  /** Per node, the claim made for the extended resources there (its requests depend on the node). */
+  readonly extendedByNode: Map<string, ResourceClaim>;
+  /** Claims whose allocation kept the pod off some node. */
+  readonly unavailable: Set<number>;
+}
 
-  preFilter(state: CycleState): { status: Status } {
-    state.write(this.ran, true);
-    return { status: SKIP };
+const EMPTY: DraState = Object.freeze({
+  claims: [],
+  toAllocate: [],
+  allocating: [],
+  specs: '',
+  input: undefined,
+  byNode: new Map(),
+  extended: undefined,
+  extendedByNode: new Map(),
+  unavailable: new Set<number>(),
+});
+
+function key(namespace: string | undefined, name: string): string {
+  return `${namespace ?? 'default'}/${name}`;
+}
+
+interface Indexes {
+  readonly claims: Map<string, ResourceClaim>;
+  readonly templates: Map<string, ResourceClaimTemplate>;
+  readonly classes: Map<string, DeviceClass>;
+  readonly slices: SliceIndex;
+}
+
+const NO_SLICES: readonly ResourceSlice[] = [];
+const indexCache = new WeakMap<ClusterObjects, Indexes>();
+
+function indexesOf(objects: ClusterObjects): Indexes {
+  let idx = indexCache.get(objects);
+  if (!idx) {
+    idx = {
+      claims: new Map((objects.resourceClaims ?? []).map((c) => [key(c.metadata.namespace, c.metadata.name), c])),
+      templates: new Map((objects.resourceClaimTemplates ?? []).map((t) => [key(t.metadata.namespace, t.metadata.name), t])),
+      classes: new Map((objects.deviceClasses ?? []).map((c) => [c.metadata.name, c])),
+      slices: new SliceIndex(objects.resourceSlices ?? NO_SLICES),
+    };
+    indexCache.set(objects, idx);
+  }
+  return idx;
+}
+
+/** The devices of an allocation that count as taken (admin access does not take a device). */
+function allocatedDevices(claim: ResourceClaim): string[] {
+  return (claim.status?.allocation?.devices?.results ?? [])
+    .filter((r) => r.adminAccess !== true)
+    .map((r) => deviceId(r.driver, r.pool, r.device));
+}
+
+/** A claim as Reserve (and PreBind) or PostFilter left it, over the snapshot's version it was based on. */
+interface Assumed {
+  readonly claim: ResourceClaim;
+  /** The snapshot's object it replaces (undefined for a made-up claim). */
+  readonly base: ResourceClaim | undefined;
+}
+
+/** The claim upstream keeps in memory for a pod's extended resources until PreBind creates it. */
+function extendedResourceClaim(pod: Pod): ResourceClaim {
+  return {
+    metadata: {
+      name: '<extended-resources>',
+      namespace: podNamespace(pod),
+      annotations: { [EXTENDED_RESOURCE_CLAIM_ANNOTATION]: 'true' },
+      ownerReferences: [
+        {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          name: pod.metadata.name,
+          ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
+          controller: true,
+        },
+      ],
+    },
+    spec: {},
+  };
+}
+
+/** The claim as PreBind creates it: `<pod>-extended-resources-` and five characters (made up, as for templates), the node's requests. */
+function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | undefined, pod: Pod): ResourceClaim {
+  return {
+    ...special,
+    metadata: {
+      ...special.metadata,
+      name: madeUpClaimName(pod, 'extended-resources'),
+      annotations: { ...special.metadata.annotations, [MADE_UP_ANNOTATION]: 'true' },
+    },
+    spec: forNode?.spec ?? special.spec,
+  };
+}
+
+export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin {
+  readonly name = NAME;
+  private readonly stateKey = new StateKey<DraState>(`PreFilter${NAME}`);
+  /** Claims this scheduler allocated, reserved or deallocated (upstream's assume cache). */
+  private readonly assumed = new Map<string, Assumed>();
+  /** How many claims hold each device, for the snapshot's claims named by `counted` and the assumed ones. */
+  private use = new Map<string, number>();
+  private counted: Indexes | undefined;
+  /** Per pool (driver/pool), a version bumped whenever one of its devices is taken or freed. */
+  private poolVersions = new Map<string, number>();
+  /**
+   * Allocation outcomes per node and claim specs, valid while the versions of the node's pools are
+   * the ones they were computed at (at most MEMO_PER_NODE specs per node; reset with the objects).
+   */
+  private memo = new WeakMap<
+    Node,
+    Map<string, { readonly pools: readonly Pool[]; readonly versions: readonly number[]; readonly outcome: AllocateOutcome }>
+  >();
+  /** What Reserve changed per pod, for Unreserve. */
+  private readonly reservedBy = new Map<string, Array<{ readonly key: string; readonly before: Assumed | undefined }>>();
+
+  constructor(private readonly handle: FrameworkHandle) {}
+
+  private indexes(): Indexes {
+    const idx = indexesOf(this.handle.objects?.() ?? {});
+    if (idx !== this.counted) {
+      // A new snapshot of the objects: an assumed claim whose object changed since is the cluster's again.
+      for (const [k, a] of this.assumed) if (a.base !== idx.claims.get(k)) this.assumed.delete(k);
+      this.counted = idx;
+      this.use = new Map();
+      this.poolVersions = new Map();
+      this.memo = new WeakMap();
+      for (const [k, c] of idx.claims) if (!this.assumed.has(k)) this.count(c, 1);
+      for (const a of this.assumed.values()) this.count(a.claim, 1);
+    }
+    return idx;
   }
 
-  filter(_state: CycleState, _pod: PodInfo, _node: NodeInfo): Status {
+  private count(claim: ResourceClaim, delta: number): void {
+    for (const id of allocatedDevices(claim)) {
+      const pool = id.slice(0, id.lastIndexOf('/'));
+      this.poolVersions.set(pool, (this.poolVersions.get(pool) ?? 0) + 1);
+      const n = (this.use.get(id) ?? 0) + delta;
+      if (n <= 0) this.use.delete(id);
+      else this.use.set(id, n);
+    }
+  }
+
+  private claim(idx: Indexes, namespace: string, name: string): ResourceClaim | undefined {
+    const k = key(namespace, name);
+    return this.assumed.get(k)?.claim ?? idx.claims.get(k);
+  }
+
+  /** Replaces what the scheduler knows of a claim, keeping the device counts in step. */
+  private assume(idx: Indexes, claim: ResourceClaim): Assumed | undefined {
+    const k = key(claim.metadata.namespace, claim.metadata.name);
+    const before = this.assumed.get(k);
+    const current = before?.claim ?? idx.claims.get(k);
+    if (current) this.count(current, -1);
+    this.count(claim, 1);
+    this.assumed.set(k, { claim, base: before ? before.base : idx.claims.get(k) });
+    return before;
+  }
+
+  private restore(idx: Indexes, k: string, before: Assumed | undefined): void {
+    const current = this.assumed.get(k)?.claim ?? idx.claims.get(k);
+    if (current) this.count(current, -1);
+    if (before) this.assumed.set(k, before);
+    else this.assumed.delete(k);
+    const now = before?.claim ?? idx.claims.get(k);
+    if (now) this.count(now, 1);
+  }
+
+  preFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[] = []): { status: Status } {
+    state.write(this.stateKey, EMPTY);
+    const extendedClasses = extendedResourceClasses(this.handle.objects?.().deviceClasses);
+    const extended: string[] = [];
+    if (extendedClasses.size > 0) {
+      for (const [name, quantity] of pod.requests.scalar)
+        if (quantity > 0 && isDraExtendedResourceName(name) && extendedClasses.has(name)) extended.push(name);
+    }
+    if ((pod.pod.spec.resourceClaims ?? []).length === 0 && extended.length === 0) return { status: SKIP };
+    const idx = this.indexes();
+    const found = podResourceClaims(pod.pod, {
+      claim: (ns, n) => this.claim(idx, ns, n),
+      template: (ns, n) => idx.templates.get(key(ns, n)),
+    });
+    if (!found.ok) return { status: unresolvable(found.error) };
+    const userClaims = found.value.length > 0;
+    // The claim for the extended resources: made for the pod, its requests per node (in Filter).
+    const claims = extended.length > 0 ? [...found.value, extendedResourceClaim(pod.pod)] : found.value;
+    if (claims.length === 0) return { status: SKIP };
+    const toAllocate: number[] = [];
+    for (const [i, claim] of claims.entries()) {
+      if (claim.status?.allocation) continue;
+      toAllocate.push(i);
+      if (extended.length > 0 && i === claims.length - 1) continue;
+      for (const request of claim.spec.devices?.requests ?? []) {
+        if (request.exactly) {
+          const bad = this.checkClass(idx, request.exactly.deviceClassName, request.name);
+          if (bad) return { status: bad };
+        } else if ((request.firstAvailable ?? []).length > 0) {
+          for (const sub of request.firstAvailable ?? []) {
+            const bad = this.checkClass(idx, sub.deviceClassName, `${request.name}/${sub.name}`);
+            if (bad) return { status: bad };
+          }
+        } else {
+          return {
+            status: unresolvable(
+              `resource claim ${key(claim.metadata.namespace, claim.metadata.name)}, request ${request.name}: unknown request type`,
+            ),
+          };
+        }
+      }
+    }
+    // The devices in use as of this cycle (Reserve, which changes them, comes after Filter); in a
+    // planner's what-if, also those the pods it placed so far take (its placements are not reserved).
+    const use = this.use;
+    const planned = toAllocate.length > 0 && state.read(PREEMPTION_MODE) === 'report' ? this.plannedDevices(idx, pod, nodes) : undefined;
+    const input: AllocatorInput | undefined =
+      toAllocate.length > 0
+        ? {
+            classes: idx.classes,
+            slices: idx.slices,
+            allocated: { has: planned && planned.size > 0 ? (id) => use.has(id) || planned.has(id) : (id) => use.has(id) },
+          }
+        : undefined;
+    const allocating = toAllocate.map((i) => claims[i]!);
+    // The memo holds outcomes for the devices in use only: not for a what-if's.
+    const specs = input && !(planned && planned.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
+    state.write(this.stateKey, {
+      claims,
+      toAllocate,
+      allocating,
+      specs,
+      input,
+      byNode: new Map(),
+      extended: extended.length > 0 ? { resources: extended, userClaims } : undefined,
+      extendedByNode: new Map(),
+      unavailable: new Set<number>(),
+    });
+    return { status: SUCCESS };
+  }
+
+  /**
+   * The devices the pods a planner placed in this what-if (pods on nodes whose claims are not
+   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan.
+   */
+  private plannedDevices(idx: Indexes, pod: PodInfo, nodes: readonly NodeInfo[]): Set<string> {
+    const taken = new Set<string>();
+    const done = new Set<string>();
+    const input: AllocatorInput = {
+      classes: idx.classes,
+      slices: idx.slices,
+      allocated: { has: (id) => this.use.has(id) || taken.has(id) },
+    };
+    for (const nodeInfo of nodes) {
+      for (const other of nodeInfo.pods) {
+        if (other.id === pod.id || (other.pod.spec.resourceClaims ?? []).length === 0) continue;
+        const found = podResourceClaims(other.pod, {
+          claim: (ns, n) => this.claim(idx, ns, n),
+          template: (ns, n) => idx.templates.get(key(ns, n)),
+        });
+        if (!found.ok) continue;
+        const pending = found.value.filter((c) => !c.status?.allocation && !done.has(key(c.metadata.namespace, c.metadata.name)));
+        if (pending.length === 0) continue;
+        for (const c of pending) done.add(key(c.metadata.namespace, c.metadata.name));
+        const outcome = allocate(input, nodeInfo.node, pending);
+        if (outcome.kind !== 'allocated') continue;
+        for (const r of outcome.results)
+          for (const d of r.devices?.results ?? []) if (d.adminAccess !== true) taken.add(deviceId(d.driver, d.pool, d.device));
+      }
+    }
+    return taken;
+  }
+
+  private checkClass(idx: Indexes, className: string, request: string): Status | undefined {
+    if (!className) return errorStatus(`request ${request}: unsupported request type`);
+    if (!idx.classes.has(className)) return unresolvable(`request ${request}: device class ${className} does not exist`);
+    return undefined;
+  }
+
+  filter(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): Status {
+    const s = state.read(this.stateKey);
+    if (!s || s.claims.length === 0) return SUCCESS;
+    const node = nodeInfo.node;
+    let allocating = s.allocating;
+    if (s.extended) {
+      // upstream filterExtendedResources: on a node without the resource in its allocatable, DRA serves it.
+      const served: string[] = [];
+      for (const name of s.extended.resources) if ((nodeInfo.allocatable.scalar.get(name) ?? 0) === 0) served.push(name);
+      for (const [name, quantity] of pod.requests.scalar) {
+        if (
+          quantity > 0 &&
+          isDraExtendedResourceName(name) &&
+          !s.extended.resources.includes(name) &&
+          !nodeInfo.allocatable.scalar.has(name)
+        )
+          return unresolvable(ERR_CANNOT_FIT_RESOURCE);
+      }
+      if (!s.extended.userClaims && served.length === 0) return SUCCESS;
+      const classes = extendedResourceClasses(this.handle.objects?.().deviceClasses);
+      const special = s.claims[s.claims.length - 1]!;
+      const forNode: ResourceClaim = {
+        ...special,
+        spec: { devices: { requests: extendedResourceDeviceRequests(pod.pod, served, classes) } },
+      };
+      s.extendedByNode.set(node.metadata.name, forNode);
+      allocating = [...s.allocating.slice(0, -1), forNode];
+    }
+    const unavailable: number[] = [];
+    for (const [i, claim] of s.claims.entries()) {
+      const selector = claim.status?.allocation?.nodeSelector;
+      if (claim.status?.allocation && selector && !nodeSelectorMatches(selector, node)) unavailable.push(i);
+    }
+    if (s.input) {
+      const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
+      if (outcome.kind === 'error') return errorStatus(outcome.message);
+      if (outcome.kind === 'none')
+        return unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
+      s.byNode.set(node.metadata.name, outcome.results);
+    }
+    if (unavailable.length > 0) {
+      for (const i of unavailable) s.unavailable.add(i);
+      return unresolvable(ERR_NOT_AVAILABLE);
+    }
     return SUCCESS;
   }
 
-  /** A planning cycle that only reports preemption has nothing to say about claims either. */
-  postFilter(state: CycleState): { status: Status; result?: PostFilterResult } {
-    if (state.read(PREEMPTION_MODE) === 'report') return { status: SKIP };
-    return { status: state.read(this.ran) ? NOTHING_TO_DEALLOCATE : NO_STATE };
+  /** The allocator's outcome on the node, from the memo while the node's pools are as they were. */
+  private allocateOn(s: DraState, input: AllocatorInput, node: Node): AllocateOutcome {
+    const pools = input.slices.poolsFor(node);
+    if (typeof pools === 'string') return allocate(input, node, s.allocating);
+    if (s.specs === '') return allocate(input, node, s.allocating);
+    let byNode = this.memo.get(node);
+    const hit = byNode?.get(s.specs);
+    if (hit && hit.pools === pools && pools.every((p, i) => hit.versions[i] === (this.poolVersions.get(p.key) ?? 0))) return hit.outcome;
+    const versions = pools.map((p) => this.poolVersions.get(p.key) ?? 0);
+    const outcome = allocate(input, node, s.allocating);
+    // An error names the claim: not kept (the next pod's claims have other names).
+    if (outcome.kind === 'error') return outcome;
+    if (!byNode) this.memo.set(node, (byNode = new Map()));
+    if (byNode.size >= MEMO_PER_NODE) byNode.clear();
+    byNode.set(s.specs, { pools, versions, outcome });
+    return outcome;
   }
 
-  score(): number {
-    return 0;
+  postFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PostFilterResult } {
+    if (state.read(PREEMPTION_MODE) === 'report') return { status: SKIP };
+    const s = state.read(this.stateKey);
+    if (!s) return { status: NO_STATE };
+    if (s.claims.length === 0) return { status: NOTHING_TO_DEALLOCATE };
+    // Upstream picks at random among the unavailable claims; Podplan takes the first.
+    for (const i of [...s.unavailable].sort((a, b) => a - b)) {
+      const claim = s.claims[i]!;
+      const reservedFor = claim.status?.reservedFor ?? [];
+      if (reservedFor.length === 0 || (reservedFor.length === 1 && reservedFor[0]!.uid === pod.id)) {
+        const idx = this.indexes();
+        this.assume(idx, { ...claim, status: {} });
+        return { status: unschedulable(DEALLOCATED) };
+      }
+    }
+    return { status: NOTHING_TO_DEALLOCATE };
+  }
+
+  score(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): number {
+    const s = state.read(this.stateKey);
+    if (!s || s.claims.length === 0) return 0;
+    const allocations = s.byNode.get(nodeInfo.node.metadata.name);
+    if (!allocations) return 0;
+    let score = 0;
+    let next = 0;
+    for (const claim of s.claims) {
+      const allocation = claim.status?.allocation ?? allocations[next++];
+      const chosen = new Set((allocation?.devices?.results ?? []).map((r) => r.request).filter((r) => r.includes('/')));
+      for (const request of claim.spec.devices?.requests ?? []) {
+        if (request.exactly) continue;
+        (request.firstAvailable ?? []).forEach((sub, i) => {
+          if (chosen.has(`${request.name}/${sub.name}`)) score += FIRST_AVAILABLE_MAX - i;
+        });
+      }
+    }
+    return score;
+  }
+
+  normalizeScore(_state: CycleState, _pod: PodInfo, scores: NodeScore[]): Status {
+    defaultNormalizeScore(MAX_NODE_SCORE, false, scores);
+    return SUCCESS;
+  }
+
+  reserve(state: CycleState, pod: PodInfo, nodeName: string): Status {
+    const s = state.read(this.stateKey);
+    if (!s || s.claims.length === 0) return SUCCESS;
+    const allocations = s.input ? s.byNode.get(nodeName) : [];
+    if (!allocations) {
+      // A node whose device plugin serves the extended resources, with no claim of the pod's own to allocate: nothing to reserve.
+      if (s.extended && s.toAllocate.length === 1 && s.toAllocate[0] === s.claims.length - 1) return SUCCESS;
+      return errorStatus('claim allocation not found for node');
+    }
+    const idx = this.indexes();
+    const changes: Array<{ key: string; before: Assumed | undefined }> = [];
+    let next = 0;
+    for (const [i, listed] of s.claims.entries()) {
+      // The claim made for extended resources gets its name (as the API server's generateName would) and its node's requests.
+      const claim = s.extended && i === s.claims.length - 1 ? madeExtendedClaim(listed, s.extendedByNode.get(nodeName), pod.pod) : listed;
+      const allocation = claim.status?.allocation ?? allocations[next++];
+      const reservedFor = claim.status?.reservedFor ?? [];
+      const consumer = { resource: 'pods', name: pod.pod.metadata.name, uid: pod.id };
+      const updated: ResourceClaim = {
+        ...claim,
+        status: {
+          ...claim.status,
+          ...(allocation ? { allocation } : {}),
+          reservedFor: reservedFor.some((r) => r.uid === pod.id) ? reservedFor : [...reservedFor, consumer],
+        },
+      };
+      changes.push({ key: key(claim.metadata.namespace, claim.metadata.name), before: this.assume(idx, updated) });
+    }
+    this.reservedBy.set(pod.id, changes);
+    return SUCCESS;
+  }
+
+  unreserve(_state: CycleState, pod: PodInfo, _nodeName: string): void {
+    const changes = this.reservedBy.get(pod.id);
+    if (!changes) return;
+    this.reservedBy.delete(pod.id);
+    const idx = this.indexes();
+    for (const { key: k, before } of [...changes].reverse()) this.restore(idx, k, before);
   }
 }
 
-export const factory = factoryOf(noArgs(NAME), () => new DynamicResources());
+export const factory = factoryOf(noArgs(NAME), (_args, handle) => new DynamicResources(handle));

@@ -7,11 +7,12 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, qualifi
 import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../api/resources';
 import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type FilterPlugin, type PreFilterPlugin, type PreFilterResult, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
+import { MAX_NODE_SCORE, type FilterPlugin, type FrameworkHandle, type PreFilterPlugin, type PreFilterResult, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { Code, SUCCESS, type Status } from '../framework/status';
 import { ArgsReader, factoryOf } from './args';
 import { CycleValue } from './cycle-value';
+import { extendedResourceClasses, isDraExtendedResourceName } from './dynamicresources/extended';
 import { Names } from './names';
 import { amountOf, isExtendedResourceName, isScalarResourceName, Kind, mulDiv, readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
 
@@ -56,6 +57,8 @@ interface Request {
   readonly name: string;
   readonly quantity: number;
   readonly reason: string;
+  /** An extended resource a DeviceClass serves (DRAExtendedResource): DynamicResources checks it where the node does not offer it. */
+  readonly dra?: true;
 }
 
 /**
@@ -99,7 +102,10 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   private readonly preFilterState = new CycleValue<PreFilterState>(`PreFilter${NAME}`);
   private readonly preScoreState = new CycleValue<readonly number[]>(`PreScore${NAME}`);
 
-  constructor(readonly args: NodeResourcesFitArgs) {
+  constructor(
+    readonly args: NodeResourcesFitArgs,
+    private readonly handle?: FrameworkHandle,
+  ) {
     const { type, resources, requestedToCapacityRatio } = args.scoringStrategy;
     this.allocation = new ResourceAllocation(resources, false);
     this.scorer =
@@ -125,6 +131,8 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     for (let i = 0; i < requests.length; i++) {
       const r = requests[i] as Request;
       const alloc = amountOf(allocatable, r.kind, r.name);
+      // upstream shouldDelegateResourceToDRA: not offered by the node (no device plugin), served by DRA.
+      if (r.dra && alloc === 0) continue;
       if (r.quantity > alloc - amountOf(node.requested, r.kind, r.name)) {
         rejection = (rejection ?? rejections).with(i + 1, r.reason);
         // No preemption can make room for a request larger than the whole node.
@@ -160,10 +168,14 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     if (r.ephemeralStorage > 0) {
       requests.push({ kind: Kind.EphemeralStorage, name: EPHEMERAL_STORAGE, quantity: r.ephemeralStorage, reason: REASON_INSUFFICIENT_EPHEMERAL_STORAGE });
     }
+    const classes = r.scalar.size > 0 ? extendedResourceClasses(this.handle?.objects?.().deviceClasses) : undefined;
     for (const [name, quantity] of r.scalar) {
-      if (quantity > 0 && isScalarResourceName(name) && !this.isIgnored(name)) requests.push({ kind: Kind.Scalar, name, quantity, reason: insufficientReason(name) });
+      if (quantity > 0 && isScalarResourceName(name) && !this.isIgnored(name)) {
+        const dra = classes !== undefined && isDraExtendedResourceName(name) && classes.has(name);
+        requests.push({ kind: Kind.Scalar, name, quantity, reason: insufficientReason(name), ...(dra ? { dra } : {}) });
+      }
     }
-    return { requests, rejections: new Rejection([]), key: requests.map((q) => `${q.name}=${q.quantity}`).join() };
+    return { requests, rejections: new Rejection([]), key: requests.map((q) => `${q.name}=${q.quantity}${q.dra ? '(dra)' : ''}`).join() };
   }
 
   private isIgnored(name: string): boolean {
@@ -310,4 +322,4 @@ function readShape(reader: ArgsReader, value: unknown, path: string): Utilizatio
   return shape;
 }
 
-export const factory = factoryOf(parseArgs, (args) => new NodeResourcesFit(args));
+export const factory = factoryOf(parseArgs, (args, handle) => new NodeResourcesFit(args, handle));

@@ -18,10 +18,21 @@ function podplanFeasible(d: Diagnosis): string[] {
   return d.chosenNode ? [d.chosenNode] : [];
 }
 
+/** How upstream's framework words a plugin's Error status when it ends the cycle (RunPreFilterPlugins, RunFilterPlugins). */
+function upstreamError(d: Diagnosis): string | undefined {
+  const s = d.status;
+  if (s.code !== 'Error') return undefined;
+  if (s.stage === 'Filter') return `running ${show(s.plugin)} filter plugin: ${s.reasons.join(', ')}`;
+  if (s.stage === 'PreFilter') return `running PreFilter plugin ${show(s.plugin)}: ${s.reasons.join(', ')}`;
+  return undefined;
+}
+
 function compareCycle(index: number, d: Diagnosis, o: OracleCycle, out: string[]): void {
   const at = `cycle ${index} (${o.pod})`;
   if (o.error) {
-    out.push(`${at}: the oracle failed: ${o.error}`);
+    // A plugin's Error ends the cycle upstream as in Podplan: the same error is agreement.
+    const ours = upstreamError(d);
+    if (ours !== o.error) out.push(`${at}: the oracle failed: ${o.error}${ours ? ` (Podplan: ${ours})` : ''}`);
     return;
   }
   const placed = d.chosenNode;

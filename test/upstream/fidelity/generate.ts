@@ -3,6 +3,7 @@
 // around it. Objects are what the API server would hold (valid names, quantities and labels), so
 // Podplan and the oracle read the very same JSON.
 import { seededRandom, type Random } from '../../../src/engine/api/random';
+import { DRA_FAMILIES, generateDraCase, type DraFamily } from './generate-dra';
 
 export type K8sObject = Record<string, unknown> & { readonly kind: string };
 
@@ -12,8 +13,10 @@ export interface FidelityCase {
   readonly objects: readonly K8sObject[];
 }
 
-export const FAMILIES = ['resources', 'placement', 'affinity', 'spread', 'ports-images', 'preemption', 'volumes', 'large'] as const;
-export type Family = (typeof FAMILIES)[number];
+const BASE_FAMILIES = ['resources', 'placement', 'affinity', 'spread', 'ports-images', 'preemption', 'volumes', 'large'] as const;
+type BaseFamily = (typeof BASE_FAMILIES)[number];
+export const FAMILIES = [...BASE_FAMILIES, ...DRA_FAMILIES] as const;
+export type Family = BaseFamily | DraFamily;
 
 const ZONES = ['zone-a', 'zone-b', 'zone-c'];
 const NAMESPACES = ['default', 'team-a', 'team-b'];
@@ -23,7 +26,7 @@ const IMAGES = ['nginx:1.27', 'redis:7.2', 'postgres:16', 'busybox:1.36', 'regis
 const EXTENDED = 'example.com/gpu';
 const IMAGE_SIZES: Record<string, number> = Object.fromEntries(IMAGES.map((image, i) => [image, [187, 45, 430, 4, 2900][i]! * 1024 * 1024]));
 
-class Gen {
+export class Gen {
   constructor(private readonly random: Random) {}
   int(lo: number, hi: number): number {
     return lo + Math.floor(this.random.next() * (hi - lo + 1));
@@ -62,7 +65,7 @@ interface Knobs {
 
 const BASE: Knobs = { nodes: [3, 8], bound: [0, 10], pending: [1, 6], taints: 0.1, nodeAffinity: 0.1, podAffinity: 0.05, spread: 0.05, ports: 0.05, images: 0.2, priorities: 0.1, volumes: 0, shapes: 0.3 };
 
-const KNOBS: Record<Family, Knobs> = {
+const KNOBS: Record<BaseFamily, Knobs> = {
   resources: { ...BASE, shapes: 0.9, bound: [2, 14] },
   placement: { ...BASE, taints: 0.6, nodeAffinity: 0.7 },
   affinity: { ...BASE, podAffinity: 0.8, bound: [3, 14] },
@@ -366,8 +369,10 @@ function pdbs(g: Gen): K8sObject[] {
 
 /** One case of a family, from its seed. */
 export function generateCase(family: Family, seed: number): FidelityCase {
+  if ((DRA_FAMILIES as readonly string[]).includes(family)) return generateDraCase(family as DraFamily, seed, FAMILIES.indexOf(family));
+  const base = family as BaseFamily;
   const g = new Gen(seededRandom(seed * 7919 + FAMILIES.indexOf(family) + 1));
-  const knobs = KNOBS[family];
+  const knobs = KNOBS[base];
   const nodes: K8sObject[] = [];
   const nodeCount = g.int(knobs.nodes[0], knobs.nodes[1]);
   for (let i = 0; i < nodeCount; i++) nodes.push(makeNode(g, i, knobs));

@@ -50,6 +50,7 @@ import (
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/dynamic-resource-allocation/deviceclass/extendedresourcecache"
 	resourceslicetracker "k8s.io/dynamic-resource-allocation/resourceslice/tracker"
 	"k8s.io/klog/v2"
 	configv1 "k8s.io/kube-scheduler/config/v1"
@@ -57,6 +58,8 @@ import (
 	"k8s.io/kubernetes/pkg/api/legacyscheme"
 	api "k8s.io/kubernetes/pkg/apis/core"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	// The API server's defaulting of resource.k8s.io objects (allocationMode ExactCount, count 1, …).
+	_ "k8s.io/kubernetes/pkg/apis/resource/install"
 	"k8s.io/kubernetes/pkg/features"
 	noderegistry "k8s.io/kubernetes/pkg/registry/core/node"
 	podregistry "k8s.io/kubernetes/pkg/registry/core/pod"
@@ -262,6 +265,8 @@ type cluster struct {
 	deletedMu  sync.Mutex
 	nextStart  int
 	percentage int32
+	// The case has DeviceClasses: a pod's extended resources may be served by DRA.
+	deviceClasses bool
 }
 
 func podKey(p *v1.Pod) string { return p.Namespace + "/" + p.Name }
@@ -404,9 +409,16 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 				m.SetNamespace("default")
 			}
 			others = append(others, o)
+		case *resourcev1.DeviceClass:
+			cl.deviceClasses = true
+			others = append(others, o)
+		case *resourcev1.ResourceClaim, *resourcev1.ResourceClaimTemplate:
+			if m, ok := obj.(metav1.Object); ok && m.GetNamespace() == "" {
+				m.SetNamespace("default")
+			}
+			others = append(others, o)
 		case *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode, *storagev1.CSIDriver,
-			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.DeviceClass, *resourcev1.ResourceSlice,
-			*resourcev1.ResourceClaim, *resourcev1.ResourceClaimTemplate:
+			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.ResourceSlice:
 			others = append(others, o)
 		default:
 			// Kinds the scheduler does not read (workloads, ConfigMaps, Podplan's own).
@@ -421,7 +433,36 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 	for _, p := range pods {
 		all = append(all, p)
 	}
+	// The fake API keeps objects without resourceVersions; the scheduler's assume cache orders a
+	// claim's versions by it (PreBind's update must replace the claim the informer listed), so
+	// claims get one, bumped on every write.
+	claimVersion := int64(1)
+	for _, o := range all {
+		if c, ok := o.(*resourcev1.ResourceClaim); ok && c.ResourceVersion == "" {
+			c.ResourceVersion = "1"
+		}
+	}
 	cl.client = fake.NewClientset(all...)
+	bumpClaim := func(action k8stesting.Action) (bool, runtime.Object, error) {
+		var obj runtime.Object
+		switch a := action.(type) {
+		case k8stesting.UpdateAction:
+			obj = a.GetObject()
+		case k8stesting.CreateAction:
+			obj = a.GetObject()
+		}
+		if m, ok := obj.(metav1.Object); ok {
+			claimVersion++
+			m.SetResourceVersion(fmt.Sprint(claimVersion))
+			// The fake API does not generate names (the claim PreBind makes for extended resources).
+			if m.GetName() == "" && m.GetGenerateName() != "" {
+				m.SetName(fmt.Sprintf("%s%05d", m.GetGenerateName(), claimVersion))
+			}
+		}
+		return false, nil, nil
+	}
+	cl.client.PrependReactor("update", "resourceclaims", bumpClaim)
+	cl.client.PrependReactor("create", "resourceclaims", bumpClaim)
 	cl.client.PrependReactor("delete", "pods", func(action k8stesting.Action) (bool, runtime.Object, error) {
 		d := action.(k8stesting.DeleteAction)
 		cl.deletedMu.Lock()
@@ -454,6 +495,13 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 		return nil, invalid, fmt.Errorf("resource slice tracker: %w", err)
 	}
 	draManager := dynamicresources.NewDRAManager(ctx, claimCache, tracker, factory)
+	// What the scheduler's event handlers do (addAllEventHandlers): DeviceClass events feed the
+	// extended resource cache DRAExtendedResource resolves resource names with.
+	if erCache, ok := draManager.DeviceClassResolver().(*extendedresourcecache.ExtendedResourceCache); ok && erCache != nil {
+		if _, err := factory.Resource().V1().DeviceClasses().Informer().AddEventHandler(erCache); err != nil {
+			return nil, invalid, fmt.Errorf("device class handler: %w", err)
+		}
+	}
 	csiManager := nodevolumelimits.NewCSIManager(factory.Storage().V1().CSINodes().Lister())
 
 	cl.cache = internalcache.New(ctx, nil, feature.DefaultFeatureGate.Enabled(features.GenericWorkload), feature.DefaultFeatureGate.Enabled(features.CompositePodGroup))
@@ -514,15 +562,34 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 }
 
 func waitForHandlers(cl *cluster, objects []runtime.Object) {
-	claims := 0
+	claims, slices := 0, 0
+	// The extended resource names DeviceClasses serve (DRAExtendedResource): the resolver learns
+	// them from informer events too.
+	var extended []v1.ResourceName
 	for _, o := range objects {
-		if _, ok := o.(*resourcev1.ResourceClaim); ok {
+		switch c := o.(type) {
+		case *resourcev1.ResourceClaim:
 			claims++
+		case *resourcev1.ResourceSlice:
+			slices++
+		case *resourcev1.DeviceClass:
+			extended = append(extended, v1.ResourceName(resourcev1.ResourceDeviceClassPrefix+c.Name))
+			if c.Spec.ExtendedResourceName != nil {
+				extended = append(extended, v1.ResourceName(*c.Spec.ExtendedResourceName))
+			}
 		}
 	}
+	dra := cl.framework.SharedDRAManager()
 	for i := 0; i < 2000; i++ {
-		list, _ := cl.framework.SharedDRAManager().ResourceClaims().List()
-		if len(list) >= claims {
+		list, _ := dra.ResourceClaims().List()
+		sliceList, _ := dra.ResourceSlices().ListWithDeviceTaintRules()
+		known := true
+		for _, name := range extended {
+			if dra.DeviceClassResolver().GetDeviceClass(name) == nil {
+				known = false
+			}
+		}
+		if len(list) >= claims && len(sliceList) >= slices && known {
 			return
 		}
 		waitABit()
@@ -649,6 +716,9 @@ func (cl *cluster) cycle(pod *v1.Pod) (cycleResult, fwk.CycleState) {
 			processed++
 			st := fw.RunFilterPluginsWithNominatedPods(ctx, state, pod, n)
 			if st.Code() == fwk.Error {
+				// As schedulePod: the next search starts after the nodes that got a verdict (the
+				// failing one has none).
+				cl.nextStart = (cl.nextStart + processed - 1) % len(allNodes)
 				res.Error = st.AsError().Error()
 				return res, state
 			}
@@ -749,6 +819,18 @@ func (cl *cluster) place(pod *v1.Pod, node string, state fwk.CycleState) error {
 	}
 	if err := cl.cache.AssumePod(cl.logger, assumed); err != nil {
 		return err
+	}
+	// A pod with ResourceClaims: its binding cycle (PreBind writes the allocation and the
+	// reservation to the claims) completes before the next pod's cycle, as Podplan's simulation
+	// binds a pod before it schedules the next; without it the next pod sharing a claim would find
+	// the claim "in the process of being allocated".
+	if state != nil && (len(pod.Spec.ResourceClaims) > 0 || cl.deviceClasses) {
+		if st := cl.framework.RunPreBindPreFlights(cl.ctx, state, assumed, node); !st.IsSuccess() && !st.IsSkip() {
+			return fmt.Errorf("prebind preflight: %s", st.Message())
+		}
+		if st := cl.framework.RunPreBindPlugins(cl.ctx, state, assumed, node); !st.IsSuccess() {
+			return fmt.Errorf("prebind: %s", st.Message())
+		}
 	}
 	cl.queue.DeleteNominatedPodIfExists(pod)
 	cl.queue.Delete(cl.logger, pod)

@@ -1,0 +1,182 @@
+// The resource.k8s.io/v1 objects Dynamic Resource Allocation reads (ResourceClaim,
+// ResourceClaimTemplate, DeviceClass, ResourceSlice), in their JSON shape, with the fields the
+// scheduler's DynamicResources plugin and its structured-parameters allocator use. Quantities stay
+// strings; the allocator parses them.
+import type { NodeSelector, ObjectMeta } from './types';
+
+/** One typed attribute value: exactly one of the fields is set. */
+export interface DeviceAttribute {
+  readonly int?: number;
+  readonly bool?: boolean;
+  readonly string?: string;
+  /** A semantic version (semver 2.0.0). */
+  readonly version?: string;
+}
+
+export interface DeviceCapacity {
+  readonly value: string;
+}
+
+export type DeviceTaintEffect = 'NoSchedule' | 'NoExecute' | 'None';
+
+export interface DeviceTaint {
+  readonly key: string;
+  readonly value?: string;
+  readonly effect: DeviceTaintEffect;
+  readonly timeAdded?: string;
+}
+
+export interface DeviceToleration {
+  readonly key?: string;
+  readonly operator?: 'Exists' | 'Equal';
+  readonly value?: string;
+  readonly effect?: DeviceTaintEffect;
+  readonly tolerationSeconds?: number;
+}
+
+export interface Device {
+  readonly name: string;
+  readonly attributes?: Readonly<Record<string, DeviceAttribute>>;
+  readonly capacity?: Readonly<Record<string, DeviceCapacity>>;
+  readonly taints?: readonly DeviceTaint[];
+  /** Per-device node selection (the slice's perDeviceNodeSelection). */
+  readonly nodeName?: string;
+  readonly nodeSelector?: NodeSelector;
+  readonly allNodes?: boolean;
+  /** Partitionable devices: counters consumed from the pool's counter sets. */
+  readonly consumesCounters?: readonly {
+    readonly counterSet: string;
+    readonly counters: Readonly<Record<string, { readonly value: string }>>;
+  }[];
+  readonly allowMultipleAllocations?: boolean;
+  readonly bindingConditions?: readonly string[];
+  readonly bindingFailureConditions?: readonly string[];
+  readonly bindsToNode?: boolean;
+}
+
+export interface ResourceSlice {
+  readonly apiVersion?: string;
+  readonly kind?: 'ResourceSlice';
+  readonly metadata: ObjectMeta;
+  readonly spec: {
+    readonly driver: string;
+    readonly pool: { readonly name: string; readonly generation: number; readonly resourceSliceCount: number };
+    /** Exactly one of nodeName, nodeSelector, allNodes, perDeviceNodeSelection says which nodes reach the devices. */
+    readonly nodeName?: string;
+    readonly nodeSelector?: NodeSelector;
+    readonly allNodes?: boolean;
+    readonly perDeviceNodeSelection?: boolean;
+    readonly devices?: readonly Device[];
+    readonly sharedCounters?: readonly { readonly name: string; readonly counters: Readonly<Record<string, { readonly value: string }>> }[];
+  };
+}
+
+export interface DeviceSelector {
+  readonly cel?: { readonly expression: string };
+}
+
+export interface DeviceClass {
+  readonly apiVersion?: string;
+  readonly kind?: 'DeviceClass';
+  readonly metadata: ObjectMeta;
+  readonly spec: {
+    readonly selectors?: readonly DeviceSelector[];
+    readonly config?: readonly unknown[];
+    /** DRAExtendedResource: the extended resource (e.g. nvidia.com/gpu) this class serves. */
+    readonly extendedResourceName?: string;
+  };
+}
+
+export type DeviceAllocationMode = 'ExactCount' | 'All';
+
+/** What exactly and each firstAvailable entry have in common. */
+export interface DeviceRequestSpec {
+  readonly deviceClassName: string;
+  readonly selectors?: readonly DeviceSelector[];
+  readonly allocationMode?: DeviceAllocationMode;
+  readonly count?: number;
+  readonly tolerations?: readonly DeviceToleration[];
+  readonly capacity?: { readonly requests?: Readonly<Record<string, string>> };
+}
+
+export interface ExactDeviceRequest extends DeviceRequestSpec {
+  readonly adminAccess?: boolean;
+}
+
+export interface DeviceSubRequest extends DeviceRequestSpec {
+  readonly name: string;
+}
+
+export interface DeviceRequest {
+  readonly name: string;
+  readonly exactly?: ExactDeviceRequest;
+  readonly firstAvailable?: readonly DeviceSubRequest[];
+}
+
+export interface DeviceConstraint {
+  readonly requests?: readonly string[];
+  readonly matchAttribute?: string;
+  readonly distinctAttribute?: string;
+}
+
+export interface ResourceClaimSpec {
+  readonly devices?: {
+    readonly requests?: readonly DeviceRequest[];
+    readonly constraints?: readonly DeviceConstraint[];
+    readonly config?: readonly unknown[];
+  };
+}
+
+export interface DeviceRequestAllocationResult {
+  /** The request's name, or `<request>/<subrequest>` for a firstAvailable entry. */
+  readonly request: string;
+  readonly driver: string;
+  readonly pool: string;
+  readonly device: string;
+  readonly adminAccess?: boolean;
+  readonly tolerations?: readonly DeviceToleration[];
+}
+
+export interface AllocationResult {
+  readonly devices?: { readonly results?: readonly DeviceRequestAllocationResult[]; readonly config?: readonly unknown[] };
+  /** Where the allocated devices are reachable; absent: everywhere. */
+  readonly nodeSelector?: NodeSelector;
+}
+
+export interface ResourceClaimConsumerReference {
+  readonly apiGroup?: string;
+  readonly resource: string;
+  readonly name: string;
+  readonly uid: string;
+}
+
+export interface ResourceClaim {
+  readonly apiVersion?: string;
+  readonly kind?: 'ResourceClaim';
+  readonly metadata: ObjectMeta;
+  readonly spec: ResourceClaimSpec;
+  readonly status?: {
+    readonly allocation?: AllocationResult;
+    readonly reservedFor?: readonly ResourceClaimConsumerReference[];
+  };
+}
+
+export interface ResourceClaimTemplate {
+  readonly apiVersion?: string;
+  readonly kind?: 'ResourceClaimTemplate';
+  readonly metadata: ObjectMeta;
+  readonly spec: { readonly metadata?: Partial<ObjectMeta>; readonly spec: ResourceClaimSpec };
+}
+
+/** A pod's spec.resourceClaims entry: a claim by name or one made from a template. */
+export interface PodResourceClaim {
+  readonly name: string;
+  readonly resourceClaimName?: string;
+  readonly resourceClaimTemplateName?: string;
+}
+
+/** status.resourceClaimStatuses: the claim the controller created for a template entry. */
+export interface PodResourceClaimStatus {
+  readonly name: string;
+  readonly resourceClaimName?: string;
+}

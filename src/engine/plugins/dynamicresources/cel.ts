@@ -1,0 +1,353 @@
+// CEL for device selectors, as upstream's k8s.io/dynamic-resource-allocation/cel evaluates them: the
+// variable `device` with `driver`, `allowMultipleAllocations`, `attributes` and `capacity` (maps by
+// domain, then by attribute; an attribute without a domain is the driver's; a domain the device has
+// nothing in is an empty map), evaluated with @bufbuild/cel (a maintained CEL implementation that
+// passes the CEL conformance suite) and these Kubernetes CEL extensions: the strings extension, the
+// `semver` library (semver(), isSemver(), compareTo, isGreaterThan, isLessThan, major, minor,
+// patch; version attributes are semvers) and the `quantity` library (quantity(), isQuantity(),
+// compareTo, isGreaterThan, isLessThan, sign, isInteger, asInteger, asApproximateFloat, add, sub;
+// capacities are quantities). Not covered: cel.bind, the lists, sets, regex-extraction, URL, IP
+// and CIDR libraries and cost limits.
+import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
+import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
+import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
+import type { Device } from '../../api/dra';
+import { parseQuantity } from '../../api/quantity';
+
+const STRING = 9;
+const INT64 = 3;
+const OPTIONAL = 1;
+
+// The two Kubernetes CEL types as messages, so values carry their type and methods resolve on it.
+const registry = createFileRegistry(
+  create(FileDescriptorProtoSchema, {
+    name: 'podplan/k8s_cel.proto',
+    package: 'kubernetes',
+    syntax: 'proto3',
+    messageType: [
+      // A quantity: the exact value numerator/denominator, reduced (so == compares values).
+      {
+        name: 'Quantity',
+        field: [
+          { name: 'numerator', number: 1, type: STRING, label: OPTIONAL },
+          { name: 'denominator', number: 2, type: STRING, label: OPTIONAL },
+        ],
+      },
+      {
+        name: 'Semver',
+        field: [
+          { name: 'major', number: 1, type: INT64, label: OPTIONAL },
+          { name: 'minor', number: 2, type: INT64, label: OPTIONAL },
+          { name: 'patch', number: 3, type: INT64, label: OPTIONAL },
+          { name: 'pre', number: 4, type: STRING, label: OPTIONAL },
+        ],
+      },
+    ],
+  }),
+  () => undefined,
+);
+
+const QuantityDesc = registry.getMessage('kubernetes.Quantity') as DescMessage;
+const SemverDesc = registry.getMessage('kubernetes.Semver') as DescMessage;
+const QUANTITY = objectType(QuantityDesc);
+const SEMVER = objectType(SemverDesc);
+
+interface Rational {
+  readonly n: bigint;
+  readonly d: bigint;
+}
+
+function gcd(a: bigint, b: bigint): bigint {
+  a = a < 0n ? -a : a;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a === 0n ? 1n : a;
+}
+
+function quantityMessage(r: Rational): ReflectMessage {
+  const g = gcd(r.n, r.d);
+  return reflect(QuantityDesc, create(QuantityDesc, { numerator: String(r.n / g), denominator: String(r.d / g) }));
+}
+
+function rationalOf(m: unknown): Rational {
+  const msg = m as ReflectMessage;
+  return {
+    n: BigInt(msg.get(QuantityDesc.field['numerator']!) as string),
+    d: BigInt(msg.get(QuantityDesc.field['denominator']!) as string),
+  };
+}
+
+function parseRational(text: string): Rational | undefined {
+  const q = parseQuantity(text);
+  return q.ok ? { n: q.value.numerator, d: q.value.denominator } : undefined;
+}
+
+function compareRational(a: Rational, b: Rational): bigint {
+  const l = a.n * b.d;
+  const r = b.n * a.d;
+  return l < r ? -1n : l > r ? 1n : 0n;
+}
+
+interface Version {
+  readonly major: bigint;
+  readonly minor: bigint;
+  readonly patch: bigint;
+  readonly pre: string;
+}
+
+const SEMVER_RE =
+  /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$/;
+
+function parseVersion(text: string): Version | undefined {
+  const m = SEMVER_RE.exec(text);
+  if (!m) return undefined;
+  return { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!), pre: m[4] ?? '' };
+}
+
+function semverMessage(v: Version): ReflectMessage {
+  return reflect(SemverDesc, create(SemverDesc, { major: v.major, minor: v.minor, patch: v.patch, pre: v.pre }));
+}
+
+function versionOf(m: unknown): Version {
+  const msg = m as ReflectMessage;
+  const f = SemverDesc.field;
+  return {
+    major: msg.get(f['major']!) as bigint,
+    minor: msg.get(f['minor']!) as bigint,
+    patch: msg.get(f['patch']!) as bigint,
+    pre: msg.get(f['pre']!) as string,
+  };
+}
+
+/** semver 2.0.0 precedence (build metadata ignored). */
+function compareVersions(a: Version, b: Version): bigint {
+  for (const k of ['major', 'minor', 'patch'] as const) if (a[k] !== b[k]) return a[k] < b[k] ? -1n : 1n;
+  if (a.pre === b.pre) return 0n;
+  if (a.pre === '') return 1n;
+  if (b.pre === '') return -1n;
+  const pa = a.pre.split('.');
+  const pb = b.pre.split('.');
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const x = pa[i];
+    const y = pb[i];
+    if (x === undefined) return -1n;
+    if (y === undefined) return 1n;
+    if (x === y) continue;
+    const nx = /^\d+$/.test(x);
+    const ny = /^\d+$/.test(y);
+    if (nx && ny) return BigInt(x) < BigInt(y) ? -1n : 1n;
+    if (nx) return -1n;
+    if (ny) return 1n;
+    return x < y ? -1n : 1n;
+  }
+  return 0n;
+}
+
+class CelEvalError extends Error {}
+
+const funcs = [
+  ...strings,
+  celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
+    const r = parseRational(s);
+    if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
+    return quantityMessage(r);
+  }),
+  celFunc('isQuantity', [CelScalar.STRING], CelScalar.BOOL, (s: string) => parseRational(s) !== undefined),
+  celMethod('compareTo', QUANTITY, [QUANTITY], CelScalar.INT, function (o) {
+    return compareRational(rationalOf(this), rationalOf(o));
+  }),
+  celMethod('isGreaterThan', QUANTITY, [QUANTITY], CelScalar.BOOL, function (o) {
+    return compareRational(rationalOf(this), rationalOf(o)) > 0n;
+  }),
+  celMethod('isLessThan', QUANTITY, [QUANTITY], CelScalar.BOOL, function (o) {
+    return compareRational(rationalOf(this), rationalOf(o)) < 0n;
+  }),
+  celMethod('sign', QUANTITY, [], CelScalar.INT, function () {
+    const r = rationalOf(this);
+    return r.n > 0n ? 1n : r.n < 0n ? -1n : 0n;
+  }),
+  celMethod('isInteger', QUANTITY, [], CelScalar.BOOL, function () {
+    return rationalOf(this).d === 1n;
+  }),
+  celMethod('asInteger', QUANTITY, [], CelScalar.INT, function () {
+    const r = rationalOf(this);
+    if (r.d !== 1n) throw new CelEvalError('cannot convert value to integer');
+    return r.n;
+  }),
+  celMethod('asApproximateFloat', QUANTITY, [], CelScalar.DOUBLE, function () {
+    const r = rationalOf(this);
+    return Number(r.n) / Number(r.d);
+  }),
+  celMethod('add', QUANTITY, [QUANTITY], QUANTITY, function (o) {
+    const a = rationalOf(this);
+    const b = rationalOf(o);
+    return quantityMessage({ n: a.n * b.d + b.n * a.d, d: a.d * b.d });
+  }),
+  celMethod('add', QUANTITY, [CelScalar.INT], QUANTITY, function (o) {
+    const a = rationalOf(this);
+    return quantityMessage({ n: a.n + o * a.d, d: a.d });
+  }),
+  celMethod('sub', QUANTITY, [QUANTITY], QUANTITY, function (o) {
+    const a = rationalOf(this);
+    const b = rationalOf(o);
+    return quantityMessage({ n: a.n * b.d - b.n * a.d, d: a.d * b.d });
+  }),
+  celMethod('sub', QUANTITY, [CelScalar.INT], QUANTITY, function (o) {
+    const a = rationalOf(this);
+    return quantityMessage({ n: a.n - o * a.d, d: a.d });
+  }),
+  celFunc('semver', [CelScalar.STRING], SEMVER, (s: string) => {
+    const v = parseVersion(s);
+    if (!v) throw new CelEvalError('invalid semver');
+    return semverMessage(v);
+  }),
+  celFunc('isSemver', [CelScalar.STRING], CelScalar.BOOL, (s: string) => parseVersion(s) !== undefined),
+  celMethod('compareTo', SEMVER, [SEMVER], CelScalar.INT, function (o) {
+    return compareVersions(versionOf(this), versionOf(o));
+  }),
+  celMethod('isGreaterThan', SEMVER, [SEMVER], CelScalar.BOOL, function (o) {
+    return compareVersions(versionOf(this), versionOf(o)) > 0n;
+  }),
+  celMethod('isLessThan', SEMVER, [SEMVER], CelScalar.BOOL, function (o) {
+    return compareVersions(versionOf(this), versionOf(o)) < 0n;
+  }),
+  celMethod('major', SEMVER, [], CelScalar.INT, function () {
+    return versionOf(this).major;
+  }),
+  celMethod('minor', SEMVER, [], CelScalar.INT, function () {
+    return versionOf(this).minor;
+  }),
+  celMethod('patch', SEMVER, [], CelScalar.INT, function () {
+    return versionOf(this).patch;
+  }),
+];
+
+let env: CelEnv | undefined;
+
+function theEnv(): CelEnv {
+  env ??= celEnv({ registry, funcs });
+  return env;
+}
+
+/** A compiled selector: evaluate it on a device, or the reason it does not compile. */
+export type CompiledSelector =
+  | { readonly ok: true; readonly matches: (device: Device, driver: string) => { ok: true; value: boolean } | { ok: false; error: string } }
+  | { readonly ok: false; readonly error: string };
+
+const compiled = new Map<string, CompiledSelector>();
+const MAX_CACHED = 4096;
+
+/** Compiles (once per expression) a device selector. */
+export function compileSelector(expression: string): CompiledSelector {
+  const hit = compiled.get(expression);
+  if (hit) return hit;
+  const result = compile(expression);
+  if (compiled.size >= MAX_CACHED) compiled.clear();
+  compiled.set(expression, result);
+  return result;
+}
+
+function compile(expression: string): CompiledSelector {
+  let program: (ctx: Record<string, unknown>) => unknown;
+  try {
+    program = plan(theEnv(), parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+  type Verdict = { ok: true; value: boolean } | { ok: false; error: string };
+  const run = (device: Device, driver: string): Verdict => {
+    let out: unknown;
+    try {
+      out = program({ device: deviceValue(device, driver) });
+    } catch (e) {
+      return { ok: false, error: e instanceof Error ? e.message : String(e) };
+    }
+    if (isCelError(out)) return { ok: false, error: out.message };
+    if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
+    return { ok: true, value: out };
+  };
+  // A selector's verdict depends only on the device (and its driver): kept per device object.
+  const verdicts = new WeakMap<Device, Map<string, Verdict>>();
+  const matches = (device: Device, driver: string): Verdict => {
+    let byDriver = verdicts.get(device);
+    if (!byDriver) verdicts.set(device, (byDriver = new Map()));
+    let verdict = byDriver.get(driver);
+    if (!verdict) byDriver.set(driver, (verdict = run(device, driver)));
+    return verdict;
+  };
+  return { ok: true, matches };
+}
+
+const values = new WeakMap<Device, Map<string, unknown>>();
+
+/** The `device` variable: domain → attribute → value; a domain not present reads as an empty map. */
+function deviceValue(device: Device, driver: string): unknown {
+  let byDriver = values.get(device);
+  if (!byDriver) values.set(device, (byDriver = new Map()));
+  const hit = byDriver.get(driver);
+  if (hit) return hit;
+  const attributes = new DefaultMap();
+  for (const [name, a] of Object.entries(device.attributes ?? {})) {
+    const [domain, id] = qualified(name, driver);
+    const value =
+      a.int !== undefined
+        ? BigInt(a.int)
+        : a.bool !== undefined
+          ? a.bool
+          : a.string !== undefined
+            ? a.string
+            : a.version !== undefined
+              ? versionValue(a.version)
+              : undefined;
+    if (value !== undefined) attributes.inner(domain).set(id, value);
+  }
+  const capacity = new DefaultMap();
+  for (const [name, c] of Object.entries(device.capacity ?? {})) {
+    const [domain, id] = qualified(name, driver);
+    const r = parseRational(c.value);
+    if (r) capacity.inner(domain).set(id, quantityMessage(r));
+  }
+  const value = new Map<string, unknown>([
+    ['driver', driver],
+    ['allowMultipleAllocations', device.allowMultipleAllocations ?? false],
+    ['attributes', attributes.toMap()],
+    ['capacity', capacity.toMap()],
+  ]);
+  byDriver.set(driver, value);
+  return value;
+}
+
+function versionValue(text: string): unknown {
+  const v = parseVersion(text);
+  return v ? semverMessage(v) : text;
+}
+
+function qualified(name: string, driver: string): [string, string] {
+  const slash = name.indexOf('/');
+  return slash < 0 ? [driver, name] : [name.slice(0, slash), name.slice(slash + 1)];
+}
+
+/** Upstream's map with a default: a lookup of an unknown domain yields an empty map. */
+class DefaultMap {
+  private readonly domains = new Map<string, Map<string, unknown>>();
+
+  inner(domain: string): Map<string, unknown> {
+    let m = this.domains.get(domain);
+    if (!m) this.domains.set(domain, (m = new Map()));
+    return m;
+  }
+
+  toMap(): Map<string, unknown> {
+    return new Proxy(this.domains as Map<string, unknown>, {
+      get(target, prop) {
+        if (prop === 'get') return (k: string) => target.get(k) ?? EMPTY;
+        if (prop === 'has') return () => true;
+        const v: unknown = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
+      },
+    });
+  }
+}
+
+const EMPTY = new Map<string, unknown>();

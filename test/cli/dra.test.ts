@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { cli } from './run-cli';
+
+/** examples/dra as the in-memory file table the CLI harness reads. */
+function draFiles(): Record<string, string> {
+  const dir = 'examples/dra';
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]),
+  );
+}
+
+// The built CLI (dist/cli.cjs) on the GPU example: the training gang gets two large GPUs on one
+// NUMA node each, the inference pod falls back to a small GPU, the pod asking for eight GPUs on
+// one node is placed nowhere, with upstream's words.
+describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
+  it('schedule places the GPU pods where the devices are and explains the one that fits nowhere', async () => {
+    const { code, stdout } = await cli(['schedule', 'examples/dra', '--no-history'], draFiles());
+    assert.equal(code, 1, stdout);
+    const placed = Object.fromEntries([...stdout.matchAll(/^default\/(\S+)\s+(\S+)/gm)].map((m) => [m[1], m[2]]));
+    // Four trainers with two 80Gi GPUs each: the two A100 nodes hold two trainers each.
+    assert.deepEqual(['trainer-0', 'trainer-1', 'trainer-2', 'trainer-3'].map((p) => placed[p]).sort(), [
+      'gpu-a1',
+      'gpu-a1',
+      'gpu-b1',
+      'gpu-b1',
+    ]);
+    // The large GPUs are taken: inference takes its second choice, an L4 node.
+    assert.match(placed['inference'] ?? '', /^gpu-[ab]2$/);
+    assert.equal(placed['too-big'], '<none>');
+    assert.match(stdout, /default\/too-big: 0\/5 nodes are available: 5 cannot allocate all claims\./);
+  });
+
+  it('explain says per node why the claim cannot be allocated', async () => {
+    const { stdout } = await cli(['explain', 'examples/dra', 'default/too-big'], draFiles());
+    assert.match(stdout, /cannot allocate all claims/);
+    assert.match(stdout, /DynamicResources/);
+  });
+
+  it('plan: a gang of ten one-GPU pods gets the eight large GPUs there are, not more', async () => {
+    const files = {
+      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
+      'examples/dra/gang.yaml': `apiVersion: planner.ciena.io/v1alpha1
+kind: ScheduleTrigger
+metadata: {name: gang, namespace: default, labels: {planner.ciena.io/pod-set: gang}}
+spec: {state: Schedule}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: large-gpu.example.com}}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  parallelism: 10
+  completions: 10
+  template:
+    metadata: {labels: {planner.ciena.io/pod-set: gang}}
+    spec:
+      schedulerName: podset-planner-scheduler
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: t, image: t, resources: {requests: {cpu: "1"}}}]
+`,
+    };
+    const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
+    assert.match(stdout, /8 of 10 pods placed on 2 nodes/);
+    assert.equal([...stdout.matchAll(/^default\/train-\d+\*\s+gpu-[ab]1$/gm)].length, 8, stdout);
+  });
+});

@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import type { DeviceClass, DeviceRequest, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../../../src/engine/api/dra';
+import type { ClusterObjects, Pod } from '../../../src/engine/api/types';
+import { CycleState } from '../../../src/engine/framework/cycle-state';
+import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
+import * as DR from '../../../src/engine/plugins/DynamicResources';
+import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
+import { handleOf, makeNode, snapshotOf } from '../../builders';
+import { build, filterAll, runFilters } from './harness';
+
+const GPU = 'gpu.example.com';
+const gpuClass: DeviceClass = { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${GPU}"` } }] } };
+const slice = (node: string, devices: number, extra: Partial<ResourceSlice['spec']> = {}): ResourceSlice => ({
+  metadata: { name: `${node}-gpu` },
+  spec: {
+    driver: GPU,
+    pool: { name: node, generation: 1, resourceSliceCount: 1 },
+    nodeName: node,
+    devices: Array.from({ length: devices }, (_, i) => ({ name: `gpu-${i}`, attributes: { numa: { int: i % 2 } } })),
+    ...extra,
+  },
+});
+const claim = (name: string, requests: DeviceRequest[], status?: ResourceClaim['status']): ResourceClaim => ({
+  metadata: { name, namespace: 'default', uid: `uid-${name}` },
+  spec: { devices: { requests } },
+  ...(status ? { status } : {}),
+});
+const exactly = (count = 1, deviceClassName = 'gpu'): DeviceRequest => ({
+  name: 'req',
+  exactly: { deviceClassName, allocationMode: 'ExactCount', count },
+});
+const podWith = (name: string, claims: NonNullable<Pod['spec']['resourceClaims']>, status?: Pod['status']): PodInfo => {
+  const info = podInfo({
+    metadata: { name, namespace: 'default', uid: `uid-${name}` },
+    spec: { containers: [{ name: 'main' }], resourceClaims: claims },
+    ...(status ? { status } : {}),
+  });
+  assert.ok(info.ok);
+  return info.value;
+};
+const allocatedOn = (node: string, reservedFor: string[] = []): ResourceClaim['status'] => ({
+  allocation: {
+    devices: { results: [{ request: 'req', driver: GPU, pool: node, device: 'gpu-0' }] },
+    nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] },
+  },
+  reservedFor: reservedFor.map((p) => ({ resource: 'pods', name: p, uid: `uid-${p}` })),
+});
+const NOT_AVAILABLE = 'UnschedulableAndUnresolvable: resourceclaim not available on the node';
+const CANNOT = 'UnschedulableAndUnresolvable: cannot allocate all claims';
+
+// pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go, TestPlugin: the rows
+// about claims by name and from templates, classes, allocation and allocated claims (the messages
+// as upstream words them; a missing claim as the scheduler's assume cache reports it).
+describe('engine/plugins/DynamicResources', () => {
+  const nodes = [makeNode('n1'), makeNode('n2')];
+  const base: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [slice('n1', 2)] };
+  const table: Array<[name: string, pod: PodInfo, objects: ClusterObjects, preFilter: string, filter: Record<string, string>]> = [
+    ['empty: a pod without claims is skipped', podWith('p', []), base, 'Skip', {}],
+    [
+      'claim does not exist',
+      podWith('p', [{ name: 'c', resourceClaimName: 'gone' }]),
+      base,
+      'UnschedulableAndUnresolvable: could not find ResourceClaim "default/gone"',
+      {},
+    ],
+    [
+      'claim is being deleted',
+      podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]),
+      {
+        ...base,
+        resourceClaims: [
+          { ...claim('c1', [exactly()]), metadata: { name: 'c1', namespace: 'default', deletionTimestamp: '2026-01-01T00:00:00Z' } },
+        ],
+      },
+      'UnschedulableAndUnresolvable: resourceclaim "c1" is being deleted',
+      {},
+    ],
+    [
+      'missing class',
+      podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]),
+      { ...base, resourceClaims: [claim('c1', [exactly(1, 'nope')])] },
+      'UnschedulableAndUnresolvable: request req: device class nope does not exist',
+      {},
+    ],
+    [
+      'structured allocation: the node with the devices',
+      podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]),
+      { ...base, resourceClaims: [claim('c1', [exactly()])] },
+      'ok',
+      { n1: 'ok', n2: CANNOT },
+    ],
+    [
+      'structured allocation: more devices than any node has',
+      podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]),
+      { ...base, resourceClaims: [claim('c1', [exactly(3)])] },
+      'ok',
+      { n1: CANNOT, n2: CANNOT },
+    ],
+    [
+      'allocated claim: only where its node selector allows',
+      podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]),
+      { ...base, resourceClaims: [claim('c1', [exactly()], allocatedOn('n1', ['other']))] },
+      'ok',
+      { n1: 'ok', n2: NOT_AVAILABLE },
+    ],
+    [
+      "template with the claim the controller created (not the pod's: refused)",
+      podWith('p', [{ name: 'c', resourceClaimTemplateName: 't' }], {
+        resourceClaimStatuses: [{ name: 'c', resourceClaimName: 'p-c-abcde' }],
+      }),
+      { ...base, resourceClaims: [claim('p-c-abcde', [exactly()])] },
+      'UnschedulableAndUnresolvable: ResourceClaim default/p-c-abcde was not created for Pod default/p (Pod is not owner)',
+      {},
+    ],
+    [
+      'template with no claim yet and no template: not created yet',
+      podWith('p', [{ name: 'c', resourceClaimTemplateName: 't' }]),
+      base,
+      'UnschedulableAndUnresolvable: pod "default/p": ResourceClaim not created yet',
+      {},
+    ],
+  ];
+  for (const [name, pod, objects, preFilter, filter] of table) {
+    it(name, () => {
+      const snapshot = snapshotOf(nodes);
+      const run = runFilters(build(DR.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, pod);
+      assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
+    });
+  }
+
+  it('a template without a claim: Podplan makes up the one the controller would create (named <pod>-<claim>-xxxxx)', () => {
+    const template: ResourceClaimTemplate = {
+      metadata: { name: 't', namespace: 'default' },
+      spec: { spec: { devices: { requests: [exactly(2)] } } },
+    };
+    const snapshot = snapshotOf(nodes);
+    const pod = podWith('p', [{ name: 'gpus', resourceClaimTemplateName: 't' }]);
+    const run = runFilters(
+      build(DR.factory, undefined, handleOf(snapshot, 1, { ...base, resourceClaimTemplates: [template] })),
+      snapshot,
+      pod,
+    );
+    assert.deepEqual([run.preFilter, run.verdicts], ['ok', { n1: 'ok', n2: CANNOT }]);
+    assert.match(madeUpClaimName(pod.pod, 'gpus'), /^p-gpus-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+  });
+
+  it('Reserve takes the devices: the next pod finds them in use; Unreserve gives them back', () => {
+    const snapshot = snapshotOf(nodes);
+    const objects: ClusterObjects = { ...base, resourceClaims: [claim('c1', [exactly(2)]), claim('c2', [exactly()])] };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const first = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const state = runFilters(plugin, snapshot, first).state;
+    assert.equal(plugin.reserve(state, first, 'n1').code, 'Success');
+    const second = podWith('p2', [{ name: 'c', resourceClaimName: 'c2' }]);
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: CANNOT, n2: CANNOT });
+    plugin.unreserve(state, first, 'n1');
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: 'ok', n2: CANNOT });
+  });
+
+  it("a shared claim: the second pod follows the first one's allocation", () => {
+    const snapshot = snapshotOf(nodes);
+    const objects: ClusterObjects = {
+      deviceClasses: [gpuClass],
+      resourceSlices: [slice('n1', 1), slice('n2', 1)],
+      resourceClaims: [claim('shared', [exactly()])],
+    };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const first = podWith('p1', [{ name: 'c', resourceClaimName: 'shared' }]);
+    const state = runFilters(plugin, snapshot, first).state;
+    plugin.reserve(state, first, 'n2');
+    const second = podWith('p2', [{ name: 'c', resourceClaimName: 'shared' }]);
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: NOT_AVAILABLE, n2: 'ok' });
+  });
+
+  it('PostFilter deallocates an allocated claim nobody else holds that kept the pod off', () => {
+    const snapshot = snapshotOf(nodes);
+    const objects: ClusterObjects = { ...base, resourceClaims: [claim('c1', [exactly()], allocatedOn('n3'))] };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const pod = podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const run = runFilters(plugin, snapshot, pod);
+    assert.deepEqual(run.verdicts, { n1: NOT_AVAILABLE, n2: NOT_AVAILABLE });
+    assert.deepEqual(plugin.postFilter(run.state, pod).status.reasons, ['deallocation of ResourceClaim completed']);
+    // Deallocated, the claim is allocated anew where devices are.
+    assert.deepEqual(runFilters(plugin, snapshot, pod).verdicts, { n1: 'ok', n2: CANNOT });
+  });
+
+  it('scores the prioritized list: 8 − the index of the subrequest chosen, normalized', () => {
+    const snapshot = snapshotOf(nodes);
+    const small: DeviceClass = { metadata: { name: 'any' }, spec: {} };
+    const request: DeviceRequest = {
+      name: 'req',
+      firstAvailable: [
+        { name: 'two', deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 2 },
+        { name: 'one', deviceClassName: 'any', allocationMode: 'ExactCount', count: 1 },
+      ],
+    };
+    const objects: ClusterObjects = {
+      deviceClasses: [gpuClass, small],
+      resourceSlices: [slice('n1', 2), slice('n2', 1)],
+      resourceClaims: [claim('c1', [request])],
+    };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const pod = podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const state = new CycleState();
+    plugin.preFilter(state, pod);
+    assert.deepEqual(filterAll(plugin, state, pod, snapshot.list()), { n1: 'ok', n2: 'ok' });
+    const scores = snapshot.list().map((n) => ({ name: n.name, score: plugin.score(state, pod, n) as number }));
+    assert.deepEqual(
+      scores.map((s) => s.score),
+      [8, 7],
+    );
+    plugin.normalizeScore(state, pod, scores);
+    assert.deepEqual(
+      scores.map((s) => s.score),
+      [100, 87],
+    );
+  });
+});
+
+// pkg/scheduler/framework/plugins/dynamicresources/dynamicresources_test.go, TestPlugin's
+// extended resource rows: a DeviceClass with extendedResourceName serves example.com/gpu on nodes
+// whose allocatable does not offer it (no device plugin); where a device plugin offers it,
+// NodeResourcesFit checks it and DynamicResources has nothing to do.
+describe('engine/plugins/DynamicResources: extended resources backed by DRA', () => {
+  const served: DeviceClass = {
+    ...gpuClass,
+    metadata: { name: 'gpu-ext' },
+    spec: { ...gpuClass.spec, extendedResourceName: 'example.com/gpu' },
+  };
+  const nodes = [makeNode('n1'), makeNode('n2').alloc({ cpu: '4', memory: '8Gi', pods: '110', 'example.com/gpu': '1' }), makeNode('n3')];
+  const objects: ClusterObjects = { deviceClasses: [served], resourceSlices: [slice('n1', 2)] };
+  const wanting = (count: string, name = 'example.com/gpu') => {
+    const info = podInfo({
+      metadata: { name: 'p', namespace: 'default', uid: 'uid-p' },
+      spec: { containers: [{ name: 'main', resources: { requests: { [name]: count }, limits: { [name]: count } } }] },
+    });
+    assert.ok(info.ok);
+    return info.value;
+  };
+  const table: Array<[name: string, pod: PodInfo, preFilter: string, filter: Record<string, string>]> = [
+    ['one GPU: the node with slices, and the device plugin node', wanting('1'), 'ok', { n1: 'ok', n2: 'ok', n3: CANNOT }],
+    ['three GPUs: no node has them by DRA', wanting('3'), 'ok', { n1: CANNOT, n2: 'ok', n3: CANNOT }],
+    [
+      'by the class name (deviceclass.resource.kubernetes.io/gpu-ext)',
+      wanting('2', 'deviceclass.resource.kubernetes.io/gpu-ext'),
+      'ok',
+      { n1: 'ok', n2: CANNOT, n3: CANNOT },
+    ],
+    ["a resource no class serves: not this plugin's", wanting('1', 'example.com/fpga'), 'Skip', {}],
+  ];
+  for (const [name, pod, preFilter, filter] of table) {
+    it(name, () => {
+      const snapshot = snapshotOf(nodes);
+      const run = runFilters(build(DR.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, pod);
+      assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
+    });
+  }
+});

@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import type { Device, DeviceClass, DeviceConstraint, DeviceRequest, ResourceClaim, ResourceSlice } from '../../../../src/engine/api/dra';
+import type { Node } from '../../../../src/engine/api/types';
+import { allocate, deviceId, SliceIndex } from '../../../../src/engine/plugins/dynamicresources/allocator';
+
+// k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/allocator_testing.go, the
+// rows named below (driver-a, pool-1, node-1, class-a as there).
+const DRIVER = 'driver-a';
+const node1: Node = { metadata: { name: 'node-1', labels: { region: 'region-1' } } };
+const node2: Node = { metadata: { name: 'node-2', labels: { region: 'region-2' } } };
+const classA: DeviceClass = {
+  metadata: { name: 'class-a' },
+  spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] },
+};
+const dev = (name: string, extra: Partial<Device> = {}): Device => ({ name, ...extra });
+const slice = (name: string, devices: Device[], spec: Partial<ResourceSlice['spec']> = {}): ResourceSlice => ({
+  metadata: { name },
+  spec: { driver: DRIVER, pool: { name: 'pool-1', generation: 1, resourceSliceCount: 1 }, nodeName: 'node-1', devices, ...spec },
+});
+const request = (
+  name: string,
+  count = 1,
+  expression?: string,
+  extra: Partial<NonNullable<DeviceRequest['exactly']>> = {},
+): DeviceRequest => ({
+  name,
+  exactly: {
+    deviceClassName: 'class-a',
+    allocationMode: 'ExactCount',
+    count,
+    ...(expression ? { selectors: [{ cel: { expression } }] } : {}),
+    ...extra,
+  },
+});
+const claim = (requests: DeviceRequest[], constraints?: DeviceConstraint[]): ResourceClaim => ({
+  metadata: { name: 'claim-0', namespace: 'default' },
+  spec: { devices: { requests, ...(constraints ? { constraints } : {}) } },
+});
+const memory = (m: string): Partial<Device> => ({ capacity: { memory: { value: m } } });
+
+function run(claims: ResourceClaim[], slices: ResourceSlice[], node = node1, allocated: string[] = []): string[][] | string | undefined {
+  const outcome = allocate(
+    { classes: new Map([[classA.metadata.name, classA]]), slices: new SliceIndex(slices), allocated: new Set(allocated) },
+    node,
+    claims,
+  );
+  if (outcome.kind === 'error') return outcome.message;
+  if (outcome.kind === 'none') return undefined;
+  return outcome.results.map((r) => (r.devices?.results ?? []).map((d) => `${d.request}=${d.device}${d.adminAccess ? ' (admin)' : ''}`));
+}
+
+describe('engine/plugins/dynamicresources/allocator', () => {
+  const table: Array<
+    [
+      name: string,
+      claims: ResourceClaim[],
+      slices: ResourceSlice[],
+      expected: string[][] | string | undefined,
+      node?: Node,
+      allocated?: string[],
+    ]
+  > = [
+    ['simple', [claim([request('req-0')])], [slice('slice-1', [dev('device-1')])], [['req-0=device-1']]],
+    ['other-node', [claim([request('req-0')])], [slice('slice-1', [dev('device-1')], { nodeName: 'node-2' })], undefined],
+    [
+      'small-and-large',
+      [
+        claim([
+          request('req-0', 1, `device.capacity["${DRIVER}"].memory.compareTo(quantity("1Gi")) >= 0`),
+          request('req-1', 1, `device.capacity["${DRIVER}"].memory.compareTo(quantity("2Gi")) >= 0`),
+        ]),
+      ],
+      [slice('slice-1', [dev('device-1', memory('1Gi')), dev('device-2', memory('2Gi'))])],
+      [['req-0=device-1', 'req-1=device-2']],
+    ],
+    [
+      'small-and-large-backtrack-requests',
+      [
+        claim([
+          request('req-0', 1, `device.capacity["${DRIVER}"].memory.compareTo(quantity("1Gi")) >= 0`),
+          request('req-1', 1, `device.capacity["${DRIVER}"].memory.compareTo(quantity("2Gi")) >= 0`),
+        ]),
+      ],
+      [slice('slice-1', [dev('device-2', memory('2Gi')), dev('device-1', memory('1Gi'))])],
+      [['req-0=device-1', 'req-1=device-2']],
+    ],
+    [
+      'obsolete-slice',
+      [claim([request('req-0')])],
+      [
+        slice('slice-1-obsolete', [dev('device-1')], { pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 } }),
+        slice('slice-1-obsolete', [dev('device-2')], { pool: { name: 'pool-1', generation: 2, resourceSliceCount: 2 } }),
+      ],
+      undefined,
+    ],
+    ['not-enough-suitable-devices', [claim([request('req-0', 2)])], [slice('slice-1', [dev('device-1')])], undefined],
+    [
+      'unknown-class',
+      [claim([{ name: 'req-0', exactly: { deviceClassName: 'nope', allocationMode: 'ExactCount', count: 1 } }])],
+      [slice('slice-1', [dev('device-1')])],
+      'claim default/claim-0, request req-0: could not retrieve device class nope: deviceclass.resource.k8s.io "nope" not found',
+    ],
+    [
+      'all-devices-many',
+      [claim([request('req-0', 1, undefined, { allocationMode: 'All' })])],
+      [slice('slice-1', [dev('device-1'), dev('device-2')])],
+      [['req-0=device-1', 'req-0=device-2']],
+    ],
+    [
+      'all-devices-of-the-incomplete-pool',
+      [claim([request('req-0', 1, undefined, { allocationMode: 'All' })])],
+      [slice('slice-1', [dev('device-1')], { pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 } })],
+      'claim default/claim-0, request req-0: asks for all devices, but resource pool driver-a/pool-1 is currently being updated',
+    ],
+    [
+      'all-devices-some-allocated',
+      [claim([request('req-0', 1, undefined, { allocationMode: 'All' })])],
+      [slice('slice-1', [dev('device-1'), dev('device-2')])],
+      undefined,
+      node1,
+      [deviceId(DRIVER, 'pool-1', 'device-1')],
+    ],
+    [
+      'all-devices-some-allocated-admin-access',
+      [claim([request('req-0', 1, undefined, { allocationMode: 'All', adminAccess: true })])],
+      [slice('slice-1', [dev('device-1'), dev('device-2')])],
+      [['req-0=device-1 (admin)', 'req-0=device-2 (admin)']],
+      node1,
+      [deviceId(DRIVER, 'pool-1', 'device-1')],
+    ],
+    [
+      'already-allocated-devices',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1')])],
+      undefined,
+      node1,
+      [deviceId(DRIVER, 'pool-1', 'device-1')],
+    ],
+    [
+      'network-attached-device',
+      [claim([request('req-0')])],
+      [
+        slice('slice-1', [dev('device-1')], {
+          nodeName: undefined,
+          nodeSelector: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'region', operator: 'In', values: ['region-1'] }] }] },
+        }),
+      ],
+      [['req-0=device-1']],
+    ],
+    [
+      'unsuccessful-allocation-network-attached-device',
+      [claim([request('req-0')])],
+      [
+        slice('slice-1', [dev('device-1')], {
+          nodeName: undefined,
+          nodeSelector: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'region', operator: 'In', values: ['region-1'] }] }] },
+        }),
+      ],
+      undefined,
+      node2,
+    ],
+    [
+      'with-constraint',
+      [claim([request('req-0'), request('req-1')], [{ matchAttribute: `${DRIVER}/numa` }])],
+      [
+        slice('slice-1', [
+          dev('device-1', { attributes: { numa: { int: 1 } } }),
+          dev('device-2', { attributes: { numa: { int: 2 } } }),
+          dev('device-3', { attributes: { numa: { int: 1 } } }),
+        ]),
+      ],
+      [['req-0=device-1', 'req-1=device-3']],
+    ],
+    [
+      'with-constraint-not-matching-int-attribute',
+      [claim([request('req-0', 2)], [{ matchAttribute: `${DRIVER}/numa` }])],
+      [slice('slice-1', [dev('device-1', { attributes: { numa: { int: 1 } } }), dev('device-2', { attributes: { numa: { int: 2 } } })])],
+      undefined,
+    ],
+    [
+      'tainted device (NoSchedule) is not allocated unless tolerated',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1', { taints: [{ key: 'k', effect: 'NoSchedule' }] }), dev('device-2')])],
+      [['req-0=device-2']],
+    ],
+    [
+      'prioritized list: the first subrequest that fits',
+      [
+        claim([
+          {
+            name: 'req-0',
+            firstAvailable: [
+              { name: 'big', deviceClassName: 'class-a', allocationMode: 'ExactCount', count: 3 },
+              { name: 'small', deviceClassName: 'class-a', allocationMode: 'ExactCount', count: 1 },
+            ],
+          },
+        ]),
+      ],
+      [slice('slice-1', [dev('device-1'), dev('device-2')])],
+      [['req-0/small=device-1']],
+    ],
+  ];
+  for (const [name, claims, slices, expected, node, allocated] of table) {
+    it(name, () => assert.deepEqual(run(claims, slices, node, allocated), expected));
+  }
+});

@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { formatError } from '../../src/manifests/errors';
+import { readSnapshot } from '../../src/manifests/workspace';
+
+// The resource.k8s.io/v1 kinds of Dynamic Resource Allocation, from files and `kubectl get -o yaml`
+// Lists, with located errors.
+const SLICES = `apiVersion: v1
+kind: List
+items:
+  - apiVersion: resource.k8s.io/v1
+    kind: ResourceSlice
+    metadata: { name: n1-gpu }
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: { name: n1, generation: 1, resourceSliceCount: 1 }
+      devices:
+        - name: gpu-0
+          attributes: { model: { string: a100 }, numa: { int: 0 } }
+          capacity: { memory: { value: 80Gi } }
+`;
+const CLAIMS = `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: { name: gpu }
+spec:
+  selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: { name: c1 }
+spec:
+  devices:
+    requests:
+      - name: gpu
+        exactly: { deviceClassName: gpu, count: 2 }
+    constraints:
+      - matchAttribute: gpu.example.com/numa
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: { name: t1 }
+spec:
+  spec:
+    devices:
+      requests:
+        - name: gpu
+          firstAvailable: [{ name: big, deviceClassName: gpu, count: 2 }, { name: one, deviceClassName: gpu }]
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: p }
+spec:
+  resourceClaims: [{ name: a, resourceClaimName: c1 }, { name: b, resourceClaimTemplateName: t1 }]
+  containers: [{ name: main, resources: { claims: [{ name: a }] } }]
+`;
+
+describe('manifests: Dynamic Resource Allocation kinds', () => {
+  it('reads slices from a List, classes, claims, templates and pod references', () => {
+    const model = readSnapshot([
+      { name: 'slices.yaml', text: SLICES },
+      { name: 'claims.yaml', text: CLAIMS },
+    ]);
+    assert.deepEqual(model.errors.map(formatError), []);
+    const c = model.cluster;
+    assert.deepEqual(
+      c.resourceSlices?.map((s) => [s.metadata.name, s.spec.devices?.[0]?.attributes?.['model']?.string]),
+      [['n1-gpu', 'a100']],
+    );
+    assert.deepEqual(
+      c.deviceClasses?.map((d) => d.metadata.name),
+      ['gpu'],
+    );
+    assert.deepEqual(
+      c.resourceClaims?.map((r) => [r.metadata.name, r.spec.devices?.constraints?.[0]?.matchAttribute]),
+      [['c1', 'gpu.example.com/numa']],
+    );
+    assert.deepEqual(
+      c.resourceClaimTemplates?.map((t) => t.spec.spec.devices?.requests?.[0]?.firstAvailable?.map((s) => s.name)),
+      [['big', 'one']],
+    );
+    assert.deepEqual(c.pods[0]?.spec.resourceClaims, [
+      { name: 'a', resourceClaimName: 'c1' },
+      { name: 'b', resourceClaimTemplateName: 't1' },
+    ]);
+  });
+
+  const bad: Array<[what: string, text: string, error: string]> = [
+    [
+      'a request with neither exactly nor firstAvailable',
+      CLAIMS.replace('exactly: { deviceClassName: gpu, count: 2 }', 'count: 2'),
+      'claims.yaml:13:9: error bad-value: spec.devices.requests[0]: exactly one of exactly and firstAvailable must be set',
+    ],
+    [
+      'a count that is not a number',
+      CLAIMS.replace('count: 2 }\n    constraints', 'count: two }\n    constraints'),
+      'claims.yaml:14:49: error wrong-type: spec.devices.requests[0].exactly.count: expected an integer, got a string ("two")',
+    ],
+    [
+      'a pod claim naming both a claim and a template',
+      CLAIMS.replace('{ name: a, resourceClaimName: c1 }', '{ name: a, resourceClaimName: c1, resourceClaimTemplateName: t1 }'),
+      'claims.yaml:32:20: error bad-value: spec.resourceClaims[0]: exactly one of resourceClaimName and resourceClaimTemplateName must be set',
+    ],
+  ];
+  for (const [what, text, error] of bad) {
+    it(`${what}: an error at its file, line and column`, () => {
+      const model = readSnapshot([{ name: 'claims.yaml', text }]);
+      assert.deepEqual(model.errors.map(formatError), [error]);
+    });
+  }
+
+  it('a CEL selector that does not compile is an error at its expression', () => {
+    const model = readSnapshot([{ name: 'claims.yaml', text: CLAIMS.replace('device.driver == "gpu.example.com"', 'device.driver ==') }]);
+    assert.deepEqual(
+      model.errors.map((e) => [e.code, e.range.start.line, e.path]),
+      [['bad-value', 5, 'spec.selectors[0].cel.expression']],
+    );
+    assert.match(model.errors[0]?.message ?? '', /^the CEL expression does not compile: /);
+  });
+
+  it('a quantity that does not parse in a slice is located', () => {
+    const model = readSnapshot([{ name: 'slices.yaml', text: SLICES.replace('80Gi', 'lots') }]);
+    assert.deepEqual(
+      model.errors.map((e) => [e.code, e.range.start.line]),
+      [['bad-quantity', 14]],
+    );
+  });
+
+  it('the example (examples/dra) reads without errors', () => {
+    const dir = join(import.meta.dirname, '..', '..', 'examples', 'dra');
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => ({ name: f, text: readFileSync(join(dir, f), 'utf8') }));
+    const model = readSnapshot(files);
+    assert.deepEqual(model.errors.map(formatError), []);
+    assert.ok((model.cluster.resourceSlices?.length ?? 0) > 0);
+  });
+});
