@@ -222,7 +222,9 @@ export class LazySyntax implements Syntax {
           if (inner === undefined) break;
           const prefix = this.items.prefix;
           let rest: string | undefined;
-          if (prefix) rest = inner.startsWith(prefix) ? inner.slice(prefix.length) : inner === '' ? '' : undefined;
+          // On an entry's `-`, outside the item's node: in the List's `items`, as yaml's tree of the whole List says.
+          if (prefix && inner === '') return 'items';
+          if (prefix) rest = inner.startsWith(prefix) ? inner.slice(prefix.length) : undefined;
           else rest = inner === '' || inner.startsWith('[') ? inner : `.${inner}`;
           if (rest === undefined) break;
           return `items[${mid}]${rest}`;
