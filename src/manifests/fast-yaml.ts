@@ -1,17 +1,22 @@
 // A fast reader for the YAML that kubectl, oc and most hand-written manifests are made of: block
 // mappings and sequences indented with spaces, plain, quoted and literal (`|`) scalars, flow
-// collections on one line, comments. It gives the value `yaml` would give (the core schema's
-// null, booleans, integers and floats) and, for a kubectl List, where each of its items is, so
-// locations can be found later by parsing only the item asked about (syntax.ts).
+// collections on one line, comments, LF or CRLF line ends, and JSON. It gives the value `yaml`
+// would give (YAML 1.2, the core schema's null, booleans, integers and floats), the document's
+// range exactly as yaml's `Document.range[0..1]`, and, for a kubectl List, where each of its items
+// is, so locations can be found later by parsing only the item asked about (LazySyntax, parse.ts).
 //
 // It is a shortcut, not a second YAML implementation: anything outside that subset (anchors,
-// aliases, tags, folded `>` scalars, complex or duplicate keys, tabs, CRLF, flow collections over
-// several lines, anything it is unsure of) makes it give up, and the document is read by `yaml`,
-// which also reports every syntax error. Large dumps read about twenty times faster this way.
+// aliases, tags, folded `>` scalars, complex, duplicate or non-string keys, tabs, directives, flow
+// collections over several lines, a document whose range it cannot tell, anything it is unsure of)
+// makes it give up, and the document is read by `yaml`, which also reports every syntax error.
+// yaml's own parser costs about ten times more. test/manifests/fast-yaml.test.ts holds it to
+// yaml's answers.
 
 /** A document read by the fast path. */
 export interface FastDocument {
   readonly value: unknown;
+  /** The document's range in the text, as yaml's `Document.range[0..1]`. */
+  readonly span: readonly [number, number];
   /**
    * The items of the root mapping's `items` sequence (a kubectl List), as offsets in the text:
    * where each starts and ends, and the path of the item inside its own text when that text is
@@ -91,6 +96,14 @@ class Parser {
   private pos = 0;
   private readonly length: number;
   items: FastDocument['items'];
+  /** Where the document starts (its `---` line, else its first content). */
+  private start = 0;
+  /**
+   * What the last value read was: empty (`key:`, `-`: yaml ends the document at the end of that
+   * line), a literal scalar whose trailing blank lines are in yaml's range (`|+`, or one of blank
+   * lines only), or anything else (the range ends after the newline of the last content line).
+   */
+  private last: 'empty' | 'blanks' | 'other' = 'other';
 
   constructor(
     private readonly text: string,
@@ -132,6 +145,7 @@ class Parser {
 
   parseDocument(): unknown {
     let indent = this.nextContent();
+    this.start = this.pos;
     if (indent === 0 && this.text.startsWith('---', this.pos)) {
       const rest = this.text.slice(this.pos + 3, this.lineEnd(this.pos));
       if (rest.trim() !== '' && !/^\s+#/.test(rest)) giveUp();
@@ -139,9 +153,43 @@ class Parser {
       indent = this.nextContent();
     }
     if (indent < 0) giveUp(); // an empty document: yaml's own reading of it (a null, or none) stands
+    // An indented root: yaml's range starts at the line, not the content; left to yaml.
+    if (indent !== 0) giveUp();
+    if (!this.text.startsWith('---', this.start)) this.start = this.pos;
     const value = this.block(indent, true);
     if (this.nextContent() !== -1) giveUp();
     return value;
+  }
+
+  /**
+   * The document's range as yaml gives it, once it is read: from its `---` line or first content to
+   * the end of its last content line (after the newline, unless the last value is empty). Gives up
+   * where yaml's range depends on more (comments or CRLF after an empty last value, a comment
+   * indented after the last content line, trailing blank lines in a literal's range).
+   */
+  documentSpan(crlf: boolean): [number, number] {
+    const t = this.text;
+    let comment = false;
+    let end = this.length;
+    let start = t.lastIndexOf('\n', end - 1) + 1;
+    for (;;) {
+      let j = start;
+      while (t.charCodeAt(j) === SPACE) j++;
+      if (j < end) {
+        if (t.charCodeAt(j) !== HASH) break;
+        if (j > start) giveUp();
+        comment = true;
+      }
+      if (start === 0) giveUp();
+      end = start - 1;
+      start = t.lastIndexOf('\n', end - 1) + 1;
+    }
+    if (this.last === 'blanks') giveUp();
+    if (this.last === 'empty') {
+      if (comment || crlf || t.slice(start, end).includes('#')) giveUp();
+      return [this.start, end];
+    }
+    return [this.start, Math.min(end + 1, this.length)];
   }
 
   /** The collection at the content line under `pos`, indented `indent`. */
@@ -206,6 +254,7 @@ class Parser {
       this.pos = end + 1;
       const next = this.nextContent();
       if (next > indent) return this.block(next);
+      this.last = 'empty';
       return null;
     }
     if (this.isEntry(i)) giveUp(); // `- - x`
@@ -299,7 +348,10 @@ class Parser {
         if (next > indent) out[key] = root && key === 'items' ? this.listItems(next) : this.block(next);
         else if (next === indent && this.isEntry(this.pos + next))
           out[key] = root && key === 'items' ? this.listItems(next) : this.sequence(next, this.pos + next);
-        else out[key] = null;
+        else {
+          out[key] = null;
+          this.last = 'empty';
+        }
       } else {
         out[key] = this.inlineValue(v, end, indent);
       }
@@ -351,6 +403,7 @@ class Parser {
   private inlineValue(v: number, end: number, indent: number): unknown {
     const t = this.text;
     const c = t[v] ?? '';
+    this.last = 'other';
     if (c === '"' || c === "'") return this.quoted(v, indent);
     if (c === '{' || c === '[') {
       const [value, after] = this.flow(v, end);
@@ -544,6 +597,8 @@ class Parser {
     while (trailing < lines.length && lines[lines.length - 1 - trailing] === '') trailing++;
     // Blank lines counted at the end may lie beyond the document (pos moved past them): they are chomped either way.
     const body = lines.slice(0, lines.length - trailing).join('\n');
+    // yaml's range of a literal that keeps its trailing blank lines, or has only blank lines, takes them in.
+    if (chomp === '+' || body === '') this.last = 'blanks';
     if (body === '') return chomp === '+' ? '\n'.repeat(trailing) : '';
     if (chomp === '-') return body;
     if (chomp === '+') return `${body}\n${'\n'.repeat(trailing)}`;
@@ -718,18 +773,42 @@ function stringEnd(t: string, open: number): number {
   return t.length;
 }
 
+/** Offsets in `lf` (a text whose CRLF line ends were made LF) as offsets in the CRLF text; asked in ascending order. */
+function crlfOffsets(lf: string): (offset: number) => number {
+  let newlines = 0;
+  let next = lf.indexOf('\n');
+  return (offset) => {
+    while (next !== -1 && next < offset) {
+      newlines++;
+      next = lf.indexOf('\n', next + 1);
+    }
+    return offset + newlines;
+  };
+}
+
 /**
  * The document in `text` (one chunk: at most one document), read by the fast path; undefined when
  * the text is outside what it reads (then `yaml` reads it). `onProgress` is told the offset reached
- * about every megabyte.
+ * about every megabyte (in a CRLF text, counting each line end as one character).
  */
 export function fastParse(text: string, onProgress?: (offset: number) => void): FastDocument | undefined {
-  if (text.includes('\t') || text.includes('\r') || text.startsWith('\ufeff') || text.includes('\n...') || /^%/m.test(text))
-    return undefined;
-  const parser = new Parser(text, onProgress);
+  if (text.includes('\t') || text.includes('\ufeff')) return undefined;
+  const crlf = text.includes('\r');
+  if (crlf && /\r(?!\n)/.test(text)) return undefined;
+  const lf = crlf ? text.replaceAll('\r\n', '\n') : text;
+  if (lf.startsWith('...') || lf.includes('\n...') || /^%/m.test(lf)) return undefined;
+  const parser = new Parser(lf, onProgress);
   try {
     const value = parser.parseDocument();
-    return parser.items ? { value, items: parser.items } : { value };
+    const [start, end] = parser.documentSpan(crlf);
+    const items = parser.items;
+    if (!crlf) return items ? { value, span: [start, end], items } : { value, span: [start, end] };
+    // Read as LF; the offsets are put back where they are in the CRLF text (in ascending order).
+    const at = crlfOffsets(lf);
+    const from = at(start);
+    const ranges = items?.ranges.map(([a, b]) => [at(a), at(b)] as const);
+    const span = [from, at(end)] as const;
+    return items && ranges ? { value, span, items: { ranges, prefix: items.prefix } } : { value, span };
   } catch (e) {
     if (e instanceof GiveUp) return undefined;
     throw e;

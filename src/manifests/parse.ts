@@ -1,12 +1,12 @@
 // Multi-document YAML text into documents. The text is cut at its `---` lines and each piece parsed
 // on its own, so a caller can keep the pieces whose text did not change and parse only the edited
-// one (yaml's parser costs far more than the rest of reading a file). A piece written in plain YAML
-// is read by the fast path (fast-parse.ts), its syntax tree made by yaml only when a position in it
-// is asked for; any other piece is parsed by yaml. A document with a syntax error is reported and
-// has no value; the other documents are read.
+// one (yaml's parser costs far more than the rest of reading a file). A piece written in the YAML
+// subset of fast-yaml.ts is read by that fast path, whatever the text's size, its syntax tree made
+// by yaml only when a position in it is asked for (LazySyntax: in a kubectl List, only the item's);
+// any other piece is parsed by yaml. A document with a syntax error is reported and has no value;
+// the other documents are read.
 import { parseAllDocuments, type Document } from 'yaml';
 import type { Severity } from './errors';
-import { fastParse as fastParsePlain } from './fast-parse';
 import { fastParse, type FastDocument } from './fast-yaml';
 import { DocumentSyntax, type Span, type Syntax } from './source-map';
 import { errorMessage } from '../engine/api/errors';
@@ -51,7 +51,10 @@ const MAX_ALIAS_COUNT = 1000;
 function parsedDocument(doc: Document.Parsed, origin: number): ParsedDocument {
   const span = [doc.range[0] - origin, doc.range[1] - origin] as const;
   const problems: SyntaxProblem[] = [];
-  for (const [list, severity] of [[doc.errors, 'error'], [doc.warnings, 'warning']] as const) {
+  for (const [list, severity] of [
+    [doc.errors, 'error'],
+    [doc.warnings, 'warning'],
+  ] as const) {
     for (const e of list) problems.push({ message: e.message, severity, start: e.pos[0] - origin, end: e.pos[1] - origin });
   }
   let value: unknown;
@@ -75,11 +78,9 @@ function parseChunkSlowly(text: string): ParsedDocument[] {
 }
 
 /** The chunk's document when the fast path reads it; its syntax tree is made by yaml when first asked for. */
-function parseChunkFast(text: string): ParsedDocument[] | undefined {
-  const fast = fastParsePlain(text);
-  if (!fast) return undefined;
-  const tree = () => parseAllDocuments(text, OPTIONS)[0]?.contents ?? null;
-  return [{ syntax: new DocumentSyntax(tree, fast.span), problems: [], value: fast.value }];
+function parseChunkFast(text: string, onProgress?: (offset: number) => void): ParsedDocument[] | undefined {
+  const fast = fastParse(text, onProgress);
+  return fast && [{ syntax: new LazySyntax(text, fast), problems: [], value: fast.value }];
 }
 
 /** The documents of one chunk (usually one; none for an empty chunk). */
@@ -94,16 +95,24 @@ export function parseChunk(text: string): ParsedDocument[] {
 const SLOW_SHARE = 0.125;
 
 /**
- * The documents of every chunk of `text`, grouped by chunk: by a fast path where it reads them
- * (a text of FAST_PATH_CHARS or more by fast-yaml.ts, a smaller one by fast-parse.ts), else by yaml. One yaml parse of the whole text costs less than one per chunk; should a document not
- * fall within one chunk, each chunk is parsed alone.
+ * The documents of every chunk of `text`, grouped by chunk: by the fast path where it reads them,
+ * else by yaml. Once more than SLOW_SHARE of the chunks are outside the fast path's subset, the
+ * fast path is no longer tried and the whole text is parsed by yaml at once (one parse of the whole
+ * text costs less than one per chunk); should a document not fall within one chunk, each chunk is
+ * parsed alone. `onProgress` is told how far the reading got (an offset into `text`) every
+ * megabyte or so, within a large chunk too.
  */
 export function parseChunks(text: string, chunks: readonly Chunk[], onProgress?: (offset: number) => void): ParsedDocument[][] {
-  if (text.length >= FAST_PATH_CHARS) return parseLargeChunks(chunks, onProgress);
   const fast: Array<ParsedDocument[] | undefined> = [];
   let slow = 0;
+  let next = 0;
   for (const chunk of chunks) {
-    const read = slow <= chunks.length * SLOW_SHARE ? parseChunkFast(chunk.text) : undefined;
+    if (onProgress && chunk.offset >= next) {
+      onProgress(chunk.offset);
+      next = chunk.offset + PROGRESS_STEP;
+    }
+    const inner = onProgress && ((offset: number) => onProgress(chunk.offset + offset));
+    const read = slow <= chunks.length * SLOW_SHARE ? parseChunkFast(chunk.text, inner) : undefined;
     if (!read) slow++;
     fast.push(read);
   }
@@ -111,24 +120,8 @@ export function parseChunks(text: string, chunks: readonly Chunk[], onProgress?:
   return parseWhole(text, chunks);
 }
 
-/** Texts at least this long are read by the fast path first (fast-yaml.ts); smaller ones by `yaml` alone. */
-export const FAST_PATH_CHARS = 1 << 20;
-
-/**
- * A large text's chunks, read by the large-text fast path where it can (`yaml` reads the others);
- * `onProgress` is told how far the reading got (an offset into `text`) every megabyte or so.
- */
-function parseLargeChunks(chunks: readonly Chunk[], onProgress?: (offset: number) => void): ParsedDocument[][] {
-  let next = 0;
-  return chunks.map((chunk) => {
-    if (onProgress && chunk.offset >= next) {
-      onProgress(chunk.offset);
-      next = chunk.offset + (1 << 20);
-    }
-    const fast = fastParse(chunk.text, onProgress && ((offset) => onProgress(chunk.offset + offset)));
-    return fast ? [fastDocument(chunk.text, fast)] : parseChunk(chunk.text);
-  });
-}
+/** How often (in characters read) `parseChunks` reports its progress between chunks. */
+const PROGRESS_STEP = 1 << 20;
 
 function parseWhole(text: string, chunks: readonly Chunk[]): ParsedDocument[][] {
   const groups: ParsedDocument[][] = chunks.map(() => []);
@@ -143,38 +136,36 @@ function parseWhole(text: string, chunks: readonly Chunk[]): ParsedDocument[][] 
   return groups;
 }
 
-/** A document read by the fast path: its syntax is parsed by `yaml` when a location is first asked for. */
-function fastDocument(text: string, fast: FastDocument): ParsedDocument {
-  return { syntax: new LazySyntax(text, fast.items), problems: [], value: fast.value };
-}
-
 /** How many List items' syntax a lazy document keeps parsed (each is parsed again when needed). */
 const ITEMS_KEPT = 256;
 
 /**
- * The syntax of a document read by the fast path, parsed by `yaml` on first use. In a kubectl List
- * a location inside `items[i]` parses that item's text only, so a warning about one pod of a
- * 50 MB dump does not parse the dump.
+ * The syntax of a document read by the fast path: its range is the fast path's (yaml's own), its
+ * tree is parsed by `yaml` when a location is first asked for. In a kubectl List a location inside
+ * `items[i]` parses that item's text only, so a warning about one pod of a 50 MB dump does not
+ * parse the dump.
  */
 export class LazySyntax implements Syntax {
   private whole: DocumentSyntax | undefined;
   private readonly itemSyntax = new Map<number, DocumentSyntax | null>();
+  readonly span: readonly [number, number];
+  private readonly items: FastDocument['items'];
 
   constructor(
+    /** The chunk's text, which the fast path read. */
     private readonly text: string,
-    private readonly items?: FastDocument['items'],
-  ) {}
+    fast: Pick<FastDocument, 'span' | 'items'>,
+  ) {
+    this.span = fast.span;
+    this.items = fast.items;
+  }
 
   private full(): DocumentSyntax {
     if (!this.whole) {
       const doc = parseAllDocuments(this.text, OPTIONS)[0];
-      this.whole = doc ? (parsedDocument(doc, 0).syntax as DocumentSyntax) : new DocumentSyntax(null, [0, this.text.length]);
+      this.whole = new DocumentSyntax(doc?.contents ?? null, this.span);
     }
     return this.whole;
-  }
-
-  get span(): readonly [number, number] {
-    return this.full().span;
   }
 
   /** Item `i`'s syntax, offsets relative to the item's start; null when it does not parse alone. */
@@ -203,7 +194,12 @@ export class LazySyntax implements Syntax {
         const shift = (n: number | undefined) => (n === undefined ? undefined : n + range[0]);
         const keyStart = shift(span.keyStart);
         const keyEnd = shift(span.keyEnd);
-        return { start: span.start + range[0], end: span.end + range[0], ...(keyStart !== undefined ? { keyStart } : {}), ...(keyEnd !== undefined ? { keyEnd } : {}) };
+        return {
+          start: span.start + range[0],
+          end: span.end + range[0],
+          ...(keyStart !== undefined ? { keyStart } : {}),
+          ...(keyEnd !== undefined ? { keyEnd } : {}),
+        };
       }
     }
     return this.full().lookup(path);
@@ -226,7 +222,9 @@ export class LazySyntax implements Syntax {
           if (inner === undefined) break;
           const prefix = this.items.prefix;
           let rest: string | undefined;
-          if (prefix) rest = inner.startsWith(prefix) ? inner.slice(prefix.length) : inner === '' ? '' : undefined;
+          // On an entry's `-`, outside the item's node: in the List's `items`, as yaml's tree of the whole List says.
+          if (prefix && inner === '') return 'items';
+          if (prefix) rest = inner.startsWith(prefix) ? inner.slice(prefix.length) : undefined;
           else rest = inner === '' || inner.startsWith('[') ? inner : `.${inner}`;
           if (rest === undefined) break;
           return `items[${mid}]${rest}`;

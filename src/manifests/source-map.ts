@@ -130,21 +130,15 @@ export interface Syntax {
  */
 export class DocumentSyntax implements Syntax {
   private index: Map<string, Span> | undefined;
-  private tree: YamlNode | null | undefined;
 
   constructor(
-    /** The tree, or how to make it when it is first needed (a document read without one, fast-parse.ts). */
-    private readonly root: YamlNode | null | (() => YamlNode | null),
+    /** The document's tree (a document read by the fast path gets one when first asked: LazySyntax, parse.ts). */
+    private readonly node: YamlNode | null,
     /** The document's range, relative. */
     readonly span: readonly [number, number],
     /** Offset of the document's text in the text the tree was parsed from (its nodes' offsets are from there). */
     private readonly origin = 0,
   ) {}
-
-  private get node(): YamlNode | null {
-    if (this.tree === undefined) this.tree = typeof this.root === 'function' ? this.root() : this.root;
-    return this.tree;
-  }
 
   spans(): Map<string, Span> {
     if (!this.index) {
