@@ -55,7 +55,8 @@ ${DB_HELP}
   -h, --help           this help
 
 Two copies elect a leader through the coordination.k8s.io/v1 Lease ${LEASE_NAMESPACE}/${LEASE_NAME}: only the
-leader binds. SIGINT or SIGTERM lets the bindings in flight finish, releases the Lease and exits within
+leader binds. The editor's Run Podplan as scheduler takes part in the same election when its setting
+podplan.scheduler.leaseNamespace names the same namespace. SIGINT or SIGTERM lets the bindings in flight finish, releases the Lease and exits within
 5 s: what is still in flight after 4 s is aborted and reported not bound.
 
 A copy that loses the Lease (a renewal not made within the renew deadline, say under load) stops
@@ -63,7 +64,7 @@ scheduling at that deadline and keeps trying to take the Lease back; with --once
 its work is done, by it or by the copy that leads.
 
 Exit codes: 0 done (every pod it tried was bound), 1 some pods could not be placed, or it stopped
-(a signal) with pods still pending, 2 bad input or the cluster could not be reached.
+(a signal) with pods it never tried, 2 bad input or the cluster could not be reached.
 `;
 
 /** How often --once looks whether the work is done. */
@@ -175,6 +176,7 @@ export const run: Command = {
         else if (!(o['spec'] as { nodeName?: string } | undefined)?.nodeName) metrics?.podSeen(key, clock.now());
       },
       onLeadership: (leading, lost) => {
+        if (dryRun || config.leaderElect === false) return; // no election: it schedules from the start
         if (leading) io.stderr(`podplan run: ${identity} leads${led ? ' again' : ''}; scheduling\n`);
         else if (lost > 0)
           io.stderr(
