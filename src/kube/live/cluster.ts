@@ -81,7 +81,11 @@ export function leaseClient(http: KubeHttp, namespace: string, name: string): Le
     },
     create: async (record, signal) =>
       written(
-        await http.request<LeaseObject>(collectionPath(LEASE, namespace), { method: 'POST', body: object(record), ...(signal ? { signal } : {}) }),
+        await http.request<LeaseObject>(collectionPath(LEASE, namespace), {
+          method: 'POST',
+          body: object(record),
+          ...(signal ? { signal } : {}),
+        }),
       ),
     update: async (record, resourceVersion, signal) =>
       written(
