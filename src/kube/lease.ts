@@ -3,8 +3,11 @@
 // duration (measured on this process's clock from when it last saw the record change, so clocks
 // need not agree); the leader renews every retry period and gives up leadership when it could not
 // renew for the renew deadline, which is shorter than the lease duration, so it has stopped before
-// anyone else may take over. Every write carries the resourceVersion read, so two candidates never
-// both win one round. Stopping releases the Lease (holder cleared) so a successor need not wait.
+// anyone else may take over: at that deadline on its clock, even while a renewal is still waiting
+// for its answer (each round's requests are aborted at the renew deadline). Every write carries the
+// resourceVersion read, so two candidates never both win one round. A leader that lost the Lease
+// stays a candidate: it takes the Lease back as soon as it can (unlike kube-scheduler, which exits
+// and is restarted). Stopping releases the Lease (holder cleared) so a successor need not wait.
 import type { Clock, Timer } from '../engine/api/clock';
 
 /** The Lease fields election reads and writes (spec of coordination.k8s.io/v1 Lease). */
@@ -27,17 +30,19 @@ export type LeaseWrite =
   | { readonly kind: 'conflict' }
   | { readonly kind: 'error'; readonly message: string };
 
-/** One Lease object of the API server. Never rejects. */
+/** One Lease object of the API server. Never rejects; `signal` aborts a request (an error answer). */
 export interface LeaseClient {
   /** The Lease, undefined when it does not exist, or an error message. */
-  get(): Promise<
+  get(
+    signal?: AbortSignal,
+  ): Promise<
     | { readonly kind: 'found'; readonly lease: StoredLease }
     | { readonly kind: 'absent' }
     | { readonly kind: 'error'; readonly message: string }
   >;
-  create(record: LeaseRecord): Promise<LeaseWrite>;
+  create(record: LeaseRecord, signal?: AbortSignal): Promise<LeaseWrite>;
   /** Replaces the Lease only if it is still at `resourceVersion` (else conflict). */
-  update(record: LeaseRecord, resourceVersion: string): Promise<LeaseWrite>;
+  update(record: LeaseRecord, resourceVersion: string, signal?: AbortSignal): Promise<LeaseWrite>;
 }
 
 export interface LeaderElectorOptions {
@@ -64,6 +69,8 @@ export class LeaderElector {
   private leading = false;
   private stopped = false;
   private timer: Timer | undefined;
+  /** While leading: fires at the renew deadline unless a renewal came first. */
+  private deadline: Timer | undefined;
   /** The record last seen, its version, and when (our clock) it was seen to change. */
   private observed: { lease: StoredLease; at: number } | undefined;
   private lastRenewal = 0;
@@ -94,6 +101,7 @@ export class LeaderElector {
     if (this.stopped) return this.round;
     this.stopped = true;
     this.timer?.cancel();
+    this.deadline?.cancel();
     await this.round;
     if (!this.leading) return;
     this.setLeading(false);
@@ -132,12 +140,24 @@ export class LeaderElector {
       leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
       renewTime: microTime(now),
     };
-    const current = await this.options.client.get();
+    // A round is bounded: its requests are aborted at the renew deadline, so a hung renewal neither
+    // keeps a leader leading (the deadline timer stops it) nor keeps a candidate from trying again.
+    const abort = new AbortController();
+    const bound = this.options.clock.setTimer(this.renewDeadlineMs, () => abort.abort());
+    try {
+      return await this.attempt(now, record, abort.signal);
+    } finally {
+      bound.cancel();
+    }
+  }
+
+  private async attempt(now: number, record: LeaseRecord, signal: AbortSignal): Promise<boolean> {
+    const current = await this.options.client.get(signal);
     let write: LeaseWrite;
     if (current.kind === 'error') {
       return this.failed(now, `reading the lease: ${current.message}`);
     } else if (current.kind === 'absent') {
-      write = await this.options.client.create({ ...record, acquireTime: microTime(now), leaseTransitions: 0 });
+      write = await this.options.client.create({ ...record, acquireTime: microTime(now), leaseTransitions: 0 }, signal);
     } else {
       const { lease } = current;
       if (!this.observed || this.observed.lease.resourceVersion !== lease.resourceVersion) this.observed = { lease, at: now };
@@ -152,6 +172,7 @@ export class LeaderElector {
           leaseTransitions: (lease.record.leaseTransitions ?? 0) + (taking ? 1 : 0),
         },
         lease.resourceVersion,
+        signal,
       );
     }
     if (write.kind !== 'written') return this.failed(now, write.kind === 'error' ? `writing the lease: ${write.message}` : undefined);
@@ -159,7 +180,18 @@ export class LeaderElector {
     this.lastRenewal = now;
     if (this.stopped) return false;
     this.setLeading(true);
+    this.armDeadline();
     return true;
+  }
+
+  /** A leader not renewed by the renew deadline (from its last renewal) stops leading then, whatever its round is waiting for. */
+  private armDeadline(): void {
+    this.deadline?.cancel();
+    const due = this.lastRenewal + this.renewDeadlineMs - this.options.clock.now();
+    this.deadline = this.options.clock.setTimer(Math.max(0, due), () => {
+      this.deadline = undefined;
+      if (this.leading && this.options.clock.now() - this.lastRenewal >= this.renewDeadlineMs) this.setLeading(false);
+    });
   }
 
   /** A round that did not renew: a leader past its renew deadline stops leading. */
@@ -172,6 +204,10 @@ export class LeaderElector {
   private setLeading(leading: boolean): void {
     if (this.leading === leading) return;
     this.leading = leading;
+    if (!leading) {
+      this.deadline?.cancel();
+      this.deadline = undefined;
+    }
     if (leading) this.options.onStartedLeading?.();
     else this.options.onStoppedLeading?.();
   }

@@ -276,6 +276,11 @@ export interface SchedulerStatus {
 export interface SchedulerParams {
   readonly action: 'start' | 'stop' | 'status';
   readonly trusted: boolean;
+  /**
+   * start: the namespace of the Lease the scheduler elects its leader with (podplan-scheduler), as
+   * `podplan run --lease-namespace` names it, so the two exclude each other; default kube-system.
+   */
+  readonly leaseNamespace?: string;
 }
 
 /** client → server: run Podplan as the scheduler of the selected context, stop it (draining the bindings in flight), or ask how it does. */

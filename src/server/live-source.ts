@@ -9,18 +9,15 @@ import { err, ok, type Result } from '../engine/api/result';
 import type { Plan } from '../engine/planner/plan';
 import type { WorkspaceModel } from '../manifests';
 import { schedulePlanName } from '../engine/planner/podset/name';
-import { KubeBinder } from '../kube/binder';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
 import { KubeHttp } from '../kube/http';
 import { listContexts, loadKubeconfig, selectContext, type KubeconfigOptions, type KubeContext } from '../kube/kubeconfig';
-import { LeaderElector } from '../kube/lease';
-import { bindingPoster, leaseClient, planWriter, startInformers, type InformerSet } from '../kube/live/cluster';
-import { composeLiveScheduler, LIVE_DECISIONS } from '../kube/live/compose';
-import { liveCache, type LiveReport, type LiveScheduler } from '../kube/live/scheduler';
+import { bindingPoster, planWriter } from '../kube/live/cluster';
+import { LIVE_DECISIONS } from '../kube/live/compose';
+import { leaseLocation, LiveRun, STOP_DEADLINE_MS } from '../kube/live/lifecycle';
 import { ClusterMirror } from '../kube/mirror';
 import { PlannerObjects } from '../kube/planner-objects';
 import type { ApplyPlanParams, ApplyPlanResult, ContextList, SchedulerParams, SchedulerStatus, ScheduleWrite, SourceView } from '../protocol/requests';
-import type { RunRecording } from '../store/recording';
 import { noHistory, type History } from './history';
 import { Analysis, EngineCache, type AnalysisOptions } from './service/analysis';
 import { plural } from './service/words';
@@ -28,8 +25,6 @@ import { incompleteDependencies } from './service/dependencies';
 import { planPodSet, planView, solverOf } from './service/planning';
 import { keptView } from './service/requests';
 
-/** The Lease `podplan run` elects its leader with: the editor's scheduler takes part, so the two never both bind. */
-const LEASE = { namespace: 'kube-system', name: 'podplan-scheduler' } as const;
 /** Problems kept for the status (newest last). */
 const KEPT_ERRORS = 20;
 /** Informer events closer than this are one change for the client. */
@@ -63,16 +58,17 @@ class RunningScheduler {
   private constructor(
     readonly context: string,
     private readonly errors: string[],
-    private readonly live: LiveScheduler,
-    private readonly binder: KubeBinder,
-    private readonly informers: InformerSet,
-    private readonly elector: LeaderElector,
-    private readonly recording: RunRecording | undefined,
+    private readonly run: LiveRun,
   ) {}
 
-  /** Starts scheduling the cluster of `connected`, every decision and plan recorded in `history` as a live run of the context (as `podplan run` records). */
-  static start(connected: Connected, clock: Clock, history: History, log: (message: string) => void): Result<RunningScheduler> {
-    const { context, http } = connected;
+  /**
+   * Starts scheduling the cluster of `connected` through the live scheduler's one life cycle
+   * (src/kube/live/lifecycle.ts, as `podplan run` does): every decision and plan recorded in
+   * `history` as a live run of the context, Events and conditions written, leading on the Lease in
+   * `leaseNamespace` (else where `podplan run` keeps it by default).
+   */
+  static start(connected: Connected, clock: Clock, history: History, log: (message: string) => void, leaseNamespace?: string): Result<RunningScheduler> {
+    const { context } = connected;
     const errors: string[] = [];
     const note = (message: string) => {
       errors.push(context.redactor.redact(message));
@@ -80,54 +76,39 @@ class RunningScheduler {
     };
     const recorded = history.record({ kind: 'kube-context', name: context.context, server: context.server }, 'live', { clock, onError: note, decisions: LIVE_DECISIONS });
     if (!recorded.ok) log(`the scheduler of ${context.context} runs unrecorded: ${recorded.error}`);
-    const recording = recorded.ok ? recorded.value : undefined;
-    const report: LiveReport = {
-      decision: (outcome) => recording?.decision(outcome),
-      plan: (plan) => void recording?.savePlan(plan),
-      triggerScheduled: (t) => recording?.triggerScheduled(t.namespace, t.name),
-      warning: note,
-    };
-    const binder = new KubeBinder({ post: bindingPoster(http), clock });
-    const composed = composeLiveScheduler({ clock, cache: liveCache(clock), binder, writer: planWriter(new PlannerObjects(http)), report });
-    if (!composed.ok) {
-      recording?.finish('failed', 'the profile was refused');
-      return err(composed.error.map((e) => e.message).join('; '));
-    }
-    const live = composed.value;
-    const informers = startInformers(http, live, { clock, onError: note });
-    const elector = new LeaderElector({
-      client: leaseClient(http, LEASE.namespace, LEASE.name),
-      identity: `podplan-editor_${process.pid}`,
+    const identity = `podplan-editor_${process.pid}`;
+    const started = LiveRun.start({
+      context,
       clock,
-      onStartedLeading: () => live.setLeading(true),
-      onStoppedLeading: () => live.setLeading(false),
-      onError: (m) => note(`lease: ${m}`),
+      report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: note },
+      ...(recorded.ok ? { recording: recorded.value } : {}),
+      election: { lease: leaseLocation({ namespace: leaseNamespace }), identity },
+      onLeadership: (leading, lost) => {
+        if (!leading && lost > 0) note(`${identity} lost the Lease; scheduling stopped until it takes it back`);
+      },
+      onError: note,
     });
-    // Lead only once the informers hold the cluster, as podplan run does: a pod seen before its
-    // trigger would be scheduled alone instead of as planned. (Starting after a stop does nothing.)
+    if (!started.ok) return started;
+    const run = started.value;
     // A cluster that cannot be listed is reported in the status, never an unhandled rejection in the server.
-    informers.synced.then(
-      () => elector.start(),
-      (e: unknown) => note(`cannot list the cluster: ${context.redactor.describe(e)}`),
-    );
-    return ok(new RunningScheduler(context.context, errors, live, binder, informers, elector, recording));
+    void run.synced.then((listed) => {
+      if (!listed.ok) note(listed.error);
+    });
+    return ok(new RunningScheduler(context.context, errors, run));
   }
 
   status(): SchedulerStatus {
-    const counts = this.live.counts();
-    const unplaced = [...this.live.outcomes().values()].filter((o) => o.node === undefined).length;
-    return { running: true, context: this.context, bound: counts.bound, unplaced, pending: counts.pending, errors: [...this.errors] };
+    const counts = this.run.live.counts();
+    return { running: true, context: this.context, bound: counts.bound, unplaced: this.run.live.notPlaced().length, pending: counts.pending, errors: [...this.errors] };
   }
 
-  /** Lets the bindings in flight finish, then releases the Lease and stops watching. */
+  /** Lets the bindings in flight finish (aborted past the stop deadline), then releases the Lease and stops watching. */
   async stop(): Promise<SchedulerStatus> {
-    await this.live.stop();
-    await this.binder.drain();
-    const last = { ...this.status(), running: false };
-    await this.elector.stop();
-    await this.informers.stop();
-    this.recording?.finish('succeeded', `${plural(last.bound, 'pod')} bound, ${last.unplaced} not placed`);
-    return last;
+    const summary = await this.run.stop({
+      deadlineMs: STOP_DEADLINE_MS,
+      onDeadline: (aborted) => this.errors.push(`still waiting after ${STOP_DEADLINE_MS / 1000} s: ${plural(aborted, 'binding')} in flight aborted, not bound`),
+    });
+    return { ...this.status(), running: false, unplaced: summary.notPlaced.length };
   }
 }
 
@@ -273,7 +254,7 @@ export class LiveSource {
     if (this.running) return ok(this.running.status());
     const c = this.connected;
     if (!c) return err('Run Podplan as scheduler needs a kube context as the source; pick one first');
-    const started = RunningScheduler.start(c, this.options.clock, this.options.history?.() ?? noHistory('none was given'), this.options.log);
+    const started = RunningScheduler.start(c, this.options.clock, this.options.history?.() ?? noHistory('none was given'), this.options.log, params.leaseNamespace);
     if (!started.ok) return started;
     this.running = started.value;
     return ok(this.running.status());

@@ -1,7 +1,9 @@
 // A TLS proxy of the test's own in front of the real kube-apiserver, which injects faults: bindings
 // answered 409 or 500 without reaching the server, bindings that reach it and land but whose answer
 // is replaced by a 500 (the response lost), and watches ended after a while (cleanly or by a reset
-// connection). It authenticates upstream as the admin; it counts the bindings the server accepted.
+// connection), and, while a test says so, Lease writes or bindings held unanswered (as an overloaded
+// API server keeps them; one whose client gave up is dropped). It authenticates upstream as the
+// admin; it counts the bindings the server accepted.
 import { request as httpsRequest, createServer, type Server } from 'node:https';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,12 +12,20 @@ import type { RealCluster } from './cluster';
 
 export interface ProxyFaults {
   /** Shares of bindings answered 409 / 500 by the proxy alone. */
-  readonly conflictShare: number;
-  readonly errorShare: number;
+  readonly conflictShare?: number;
+  readonly errorShare?: number;
   /** Share of bindings passed on whose answer is replaced by a 500. */
-  readonly lostResponseShare: number;
-  /** Each watch is ended after this long, alternately cleanly and by a reset. */
-  readonly watchLifetimeMs: number;
+  readonly lostResponseShare?: number;
+  /** Each watch is ended after this long, alternately cleanly and by a reset (never when left out). */
+  readonly watchLifetimeMs?: number;
+}
+
+/** Requests held unanswered while their switch is on; turning it off passes on those still waiting. */
+export interface ProxyHold {
+  /** Writes (PUT/POST) of coordination.k8s.io Leases: renewals and acquisitions. */
+  leaseWrites: boolean;
+  /** POSTs of pods/{name}/binding. */
+  bindings: boolean;
 }
 
 export interface FaultProxy {
@@ -23,6 +33,10 @@ export interface FaultProxy {
   /** Bindings the API server accepted (201), by namespace/name. */
   readonly accepted: Map<string, number>;
   readonly counts: { conflicts: number; errors: number; lost: number; watchesEnded: number; watchesReset: number };
+  /** Requests held now, and ever. */
+  readonly held: { leaseWrites: number; bindings: number; everLeaseWrites: number; everBindings: number };
+  /** Holds (true) or passes on (false) what `hold` names. */
+  hold(what: keyof ProxyHold, on: boolean): void;
   close(): Promise<void>;
 }
 
@@ -38,8 +52,20 @@ function seeded(seed: number): () => number {
   };
 }
 
-export async function startFaultProxy(cluster: RealCluster, faults: ProxyFaults, seed = 7): Promise<FaultProxy> {
+export async function startFaultProxy(
+  cluster: RealCluster,
+  faults: ProxyFaults,
+  seed = 7,
+  hold: ProxyHold = { leaseWrites: false, bindings: false },
+): Promise<FaultProxy> {
   const random = seeded(seed);
+  const conflictShare = faults.conflictShare ?? 0;
+  const errorShare = faults.errorShare ?? 0;
+  const lostResponseShare = faults.lostResponseShare ?? 0;
+  const switches: ProxyHold = { ...hold };
+  const held = { leaseWrites: 0, bindings: 0, everLeaseWrites: 0, everBindings: 0 };
+  const waiting: Record<keyof ProxyHold, Array<() => void>> = { leaseWrites: [], bindings: [] };
+  const leaseWrite = /^\/apis\/coordination\.k8s\.io\/v1\/namespaces\/[^/]+\/leases(\/[^/]+)?$/;
   const upstream = new URL(cluster.server);
   const file = (name: string) => readFileSync(join(cluster.dir, name), 'utf8');
   const auth = { ca: cluster.caCert, cert: file('admin.crt'), key: file('admin.key') };
@@ -61,7 +87,7 @@ export async function startFaultProxy(cluster: RealCluster, faults: ProxyFaults,
       let loseAnswer = false;
       if (key) {
         const r = random();
-        if (r < faults.conflictShare) {
+        if (r < conflictShare) {
           counts.conflicts++;
           req.resume();
           return status(
@@ -71,50 +97,76 @@ export async function startFaultProxy(cluster: RealCluster, faults: ProxyFaults,
             `Operation cannot be fulfilled on pods/binding "${bound![2]}": the object has been modified; please apply your changes to the latest version and try again`,
           );
         }
-        if (r < faults.conflictShare + faults.errorShare) {
+        if (r < conflictShare + errorShare) {
           counts.errors++;
           req.resume();
           return status(res, 500, 'InternalError', 'Internal error occurred: injected by the test proxy');
         }
-        loseAnswer = r < faults.conflictShare + faults.errorShare + faults.lostResponseShare;
+        loseAnswer = r < conflictShare + errorShare + lostResponseShare;
       }
-      const watching = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
-      const headers = { ...req.headers, host: upstream.host };
-      delete headers['authorization'];
-      const forward = httpsRequest(
-        { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, ...auth },
-        (answer) => {
-          if (key && answer.statusCode === 201) accepted.set(key, (accepted.get(key) ?? 0) + 1);
-          if (loseAnswer) {
-            counts.lost++;
-            answer.resume();
-            return status(res, 500, 'InternalError', 'Internal error occurred: answer lost by the test proxy');
-          }
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-          if (watching) {
-            const reset = watches++ % 2 === 1;
-            const timer = setTimeout(() => {
-              if (reset) {
-                counts.watchesReset++;
-                res.socket?.destroy();
-              } else {
-                counts.watchesEnded++;
-                res.end();
-              }
-              forward.destroy();
-            }, faults.watchLifetimeMs);
-            res.on('close', () => clearTimeout(timer));
-          }
-        },
-      );
-      forward.on('error', () => {
-        if (!res.headersSent) status(res, 502, 'BadGateway', 'the test proxy could not reach the API server');
-        else res.destroy();
-      });
-      req.pipe(forward);
+      const holding: keyof ProxyHold | undefined = key
+        ? 'bindings'
+        : (req.method === 'PUT' || req.method === 'POST') && leaseWrite.test(url.pathname)
+          ? 'leaseWrites'
+          : undefined;
+      if (holding && switches[holding]) {
+        held[holding]++;
+        held[holding === 'bindings' ? 'everBindings' : 'everLeaseWrites']++;
+        let gone = false;
+        res.on('close', () => {
+          if (gone) return;
+          gone = true;
+          held[holding]--;
+        });
+        waiting[holding].push(() => {
+          if (gone) return; // the client gave up on it: dropped, as a request that never reached the server
+          gone = true;
+          held[holding]--;
+          pass(url, req, res, key, loseAnswer);
+        });
+        return;
+      }
+      pass(url, req, res, key, loseAnswer);
     },
   );
+
+  const pass = (url: URL, req: IncomingMessage, res: ServerResponse, key: string | undefined, loseAnswer: boolean) => {
+    const watching = url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1';
+    const headers = { ...req.headers, host: upstream.host };
+    delete headers['authorization'];
+    const forward = httpsRequest(
+      { hostname: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers, ...auth },
+      (answer) => {
+        if (key && answer.statusCode === 201) accepted.set(key, (accepted.get(key) ?? 0) + 1);
+        if (loseAnswer) {
+          counts.lost++;
+          answer.resume();
+          return status(res, 500, 'InternalError', 'Internal error occurred: answer lost by the test proxy');
+        }
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+        if (watching && faults.watchLifetimeMs !== undefined) {
+          const reset = watches++ % 2 === 1;
+          const timer = setTimeout(() => {
+            if (reset) {
+              counts.watchesReset++;
+              res.socket?.destroy();
+            } else {
+              counts.watchesEnded++;
+              res.end();
+            }
+            forward.destroy();
+          }, faults.watchLifetimeMs);
+          res.on('close', () => clearTimeout(timer));
+        }
+      },
+    );
+    forward.on('error', () => {
+      if (!res.headersSent) status(res, 502, 'BadGateway', 'the test proxy could not reach the API server');
+      else res.destroy();
+    });
+    req.pipe(forward);
+  };
   // As the API server: idle keep-alive connections stay open (Node's 5 s default races the client's reuse).
   server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -142,6 +194,12 @@ current-context: proxy
     kubeconfig,
     accepted,
     counts,
+    held,
+    hold(what, on) {
+      switches[what] = on;
+      if (on) return;
+      for (const release of waiting[what].splice(0)) release();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -4,7 +4,6 @@
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { parse as parseYaml } from 'yaml';
-import type { ApiObject } from '../../kube/objects';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import { InMemoryBinder, type Binder } from '../../engine/framework/binder';
@@ -12,27 +11,17 @@ import type { Profile } from '../../engine/framework/profile';
 import type { Plan } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
-import { KubeBinder } from '../../kube/binder';
-import { LeaderElector } from '../../kube/lease';
-import { KubeHttp } from '../../kube/http';
 import { openContext, openInClusterContext } from '../../kube/kubeconfig';
-import { bindingPoster, boundNodeReader, leaseClient, planWriter, startInformers } from '../../kube/live/cluster';
-import { PlannerObjects } from '../../kube/planner-objects';
-import { composeLiveScheduler, LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '../../kube/live/compose';
-import { liveCache, type LiveReport, type PlanWriter } from '../../kube/live/scheduler';
-import { KubeSchedulingEffects } from '../../kube/live/effects';
+import { LIVE_DECISIONS, PODPLAN_SCHEDULER_NAME } from '../../kube/live/compose';
+import { describeSummary, LEASE_NAME, LEASE_NAMESPACE, leaseLocation, LiveRun, STOP_DEADLINE_MS } from '../../kube/live/lifecycle';
+import type { LiveReport, PlanWriter } from '../../kube/live/scheduler';
 import { parseAddress, SchedulerMetrics, serveHealth } from '../../kube/live/metrics';
 import { schedulePlanName } from '../../engine/planner/podset/name';
-import type { RunRecording } from '../../store/recording';
 import { parseCommand } from '../arguments';
 import { dbHelp, DB_OPTION } from '../plan-store';
 import { readProfile } from '../input';
 import { startRecording } from '../recording';
 import { EXIT, type CliIO, type Command } from '../io';
-
-/** The Lease two copies of `podplan run` elect their leader with. */
-export const LEASE_NAME = 'podplan-scheduler';
-const LEASE_NAMESPACE = 'kube-system';
 
 const HELP = `Usage: podplan run (--context <name> [--kubeconfig file] | --in-cluster) [--config file] [--dry-run] [--once] [--db file]
 
@@ -68,18 +57,17 @@ ${dbHelp(23)}
   -h, --help           this help
 
 Two copies elect a leader through the coordination.k8s.io/v1 Lease ${LEASE_NAMESPACE}/${LEASE_NAME}: only the
-leader binds. SIGINT or SIGTERM lets the bindings in flight finish, releases the Lease and exits within
+leader binds. The editor's Run Podplan as scheduler takes part in the same election when its setting
+podplan.scheduler.leaseNamespace names the same namespace. SIGINT or SIGTERM lets the bindings in flight finish, releases the Lease and exits within
 5 s: what is still in flight after 4 s is aborted and reported not bound.
 
-Exit codes: 0 done (every pod it tried was bound), 1 some pods could not be placed, 2 bad input or
-the cluster could not be reached.
-`;
+A copy that loses the Lease (a renewal not made within the renew deadline, say under load) stops
+scheduling at that deadline and keeps trying to take the Lease back; with --once it goes on until
+its work is done, by it or by the copy that leads.
 
-/**
- * How long SIGINT/SIGTERM waits for the bindings (and the Lease release) in flight before it aborts
- * them: under the 5 s a stopping scheduler is given, with room for the rest of the shutdown.
- */
-export const STOP_DEADLINE_MS = 4_000;
+Exit codes: 0 done (every pod it tried was bound), 1 some pods could not be placed, or it stopped
+(a signal) with pods it never tried, 2 bad input or the cluster could not be reached.
+`;
 
 /** How often --once looks whether the work is done. */
 const IDLE_POLL_MS = 100;
@@ -131,8 +119,8 @@ export const run: Command = {
     }
     const profiles = await readProfiles(values.config ?? values.profile, io);
     if (!profiles) return EXIT.badInput;
-    const election = await readLeaderElection(values.config ?? values.profile, io);
-    if (!election) return EXIT.badInput;
+    const config = await readConfigSettings(values.config ?? values.profile, io);
+    if (!config) return EXIT.badInput;
     const context = inCluster
       ? openInClusterContext(io.env)
       : openContext({
@@ -147,7 +135,6 @@ export const run: Command = {
       io.stderr(`podplan run: ${context.error}\n`);
       return EXIT.badInput;
     }
-    const http = new KubeHttp(context.value);
     const dryRun = values['dry-run'] === true;
     const clock = io.clock;
     const history = values['no-history']
@@ -161,139 +148,116 @@ export const run: Command = {
           LIVE_DECISIONS,
         );
     const metricsBox: { metrics?: SchedulerMetrics } = {};
-    const report = new RunReport(io, dryRun, history, clock, metricsBox);
-    const binder: Binder & { drain?: () => Promise<void>; abort?: () => number } = dryRun
-      ? dryRunBinder(io)
-      : new KubeBinder({ post: bindingPoster(http), readBoundNode: boundNodeReader(http), clock });
-    const effects = dryRun
-      ? undefined
-      : new KubeSchedulingEffects({ http, clock, host: hostname(), warning: (m) => io.stderr(`podplan run: ${m}\n`) });
-    const composed = composeLiveScheduler({
+    const identity = values.identity ?? `${hostname()}_${process.pid}`;
+    let led = false;
+    const started = LiveRun.start({
+      context: context.value,
       clock,
-      ...(effects ? { effects } : {}),
-      cache: liveCache(clock),
-      binder,
-      writer: dryRun ? dryRunWriter(io) : planWriter(new PlannerObjects(http)),
-      report,
-      ...profiles,
-      ...(dryRun ? { tuning: { confirmedBy: 'binder' } } : {}),
+      report: new RunReport(io, dryRun, clock, metricsBox),
+      ...(history ? { recording: history } : {}),
+      profiles,
+      ...(config.backoff ? { backoff: config.backoff } : {}),
+      ...(dryRun ? { dryRun: { binder: dryRunBinder(io), writer: dryRunWriter(io) } } : {}),
+      ...(config.leaderElect === false
+        ? {}
+        : {
+            election: {
+              lease: leaseLocation({
+                namespace: values['lease-namespace'],
+                config,
+                podNamespace: inCluster ? context.value.namespace : undefined,
+              }),
+              identity,
+              timings: config.timings,
+            },
+          }),
+      onPod: (o, deleted) => {
+        const metrics = metricsBox.metrics;
+        const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+        if (deleted) metrics?.podGone(key);
+        else if (!(o['spec'] as { nodeName?: string } | undefined)?.nodeName) metrics?.podSeen(key, clock.now());
+      },
+      onLeadership: (leading, lost) => {
+        if (dryRun || config.leaderElect === false) return; // no election: it schedules from the start
+        if (leading) io.stderr(`podplan run: ${identity} leads${led ? ' again' : ''}; scheduling\n`);
+        else if (lost > 0)
+          io.stderr(
+            `podplan run: ${identity} lost the Lease (not renewed within the renew deadline); scheduling stopped, trying to take it back\n`,
+          );
+        led ||= leading;
+      },
+      onError: (m) => io.stderr(`podplan run: ${m}\n`),
     });
-    if (!composed.ok) {
-      for (const e of composed.error) io.stderr(`podplan run: ${e.message}\n`);
-      history?.finish('failed', 'the profile was refused');
+    if (!started.ok) {
+      io.stderr(`podplan run: ${started.error}\n`);
       return EXIT.badInput;
     }
-    const live = composed.value;
-    const metrics = new SchedulerMetrics(() => live.counts());
+    const run = started.value;
+    const metrics = new SchedulerMetrics(() => run.live.counts());
     metricsBox.metrics = metrics;
-    const onPod = (o: ApiObject, deleted: boolean) => {
-      effects?.podObserved(o, deleted);
-      const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
-      if (deleted) metrics.podGone(key);
-      else if (!(o['spec'] as { nodeName?: string } | undefined)?.nodeName) metrics.podSeen(key, clock.now());
-    };
-    const informers = startInformers(http, live, { clock, onError: (m) => io.stderr(`podplan run: ${m}\n`), onPod });
     let synced = false;
-    let leadership: 'leading' | 'standby' | 'starting' = 'starting';
     let health: Server | undefined;
     if (metricsAddress) {
       try {
-        health = await serveHealth(metricsAddress, metrics, { synced: () => synced, leadership: () => leadership });
+        health = await serveHealth(metricsAddress, metrics, { synced: () => synced, leadership: () => run.leadership() });
         const bound = health.address();
         io.stderr(
           `podplan run: serving /livez, /readyz and /metrics on ${typeof bound === 'object' && bound ? `${bound.address}:${bound.port}` : values['metrics-address']}\n`,
         );
       } catch (e) {
         io.stderr(`podplan run: cannot listen on ${values['metrics-address']}: ${String(e)}\n`);
-        await Promise.all([informers.stop(), live.stop()]);
-        history?.finish('failed', 'the metrics address could not be listened on');
+        await run.abandon('the metrics address could not be listened on');
         return EXIT.badInput;
       }
     }
-    try {
-      await informers.synced;
-      synced = true;
-    } catch (e) {
-      io.stderr(`podplan run: cannot list the cluster: ${context.value.redactor.describe(e)}\n`);
-      await Promise.all([informers.stop(), live.stop()]);
+    const listed = await run.synced;
+    if (!listed.ok) {
+      io.stderr(`podplan run: ${listed.error}\n`);
+      await run.abandon('the cluster could not be listed');
       health?.close();
-      history?.finish('failed', 'the cluster could not be listed');
       return EXIT.badInput;
     }
-    const identity = values.identity ?? `${hostname()}_${process.pid}`;
-    const elector =
-      dryRun || election.leaderElect === false
-        ? undefined
-        : new LeaderElector({
-            client: leaseClient(
-              http,
-              values['lease-namespace'] ?? election.resourceNamespace ?? (inCluster ? context.value.namespace : LEASE_NAMESPACE),
-              election.resourceName ?? LEASE_NAME,
-            ),
-            identity,
-            clock,
-            ...election.timings,
-            onStartedLeading: () => {
-              leadership = 'leading';
-              io.stderr(`podplan run: ${identity} leads; scheduling\n`);
-              live.setLeading(true);
-            },
-            onStoppedLeading: () => {
-              leadership = 'standby';
-              io.stderr(`podplan run: ${identity} no longer leads; scheduling stopped\n`);
-              live.setLeading(false);
-            },
-            onError: (m) => io.stderr(`podplan run: lease: ${m}\n`),
-          });
-    if (elector) {
-      if (leadership === 'starting') leadership = 'standby';
-      elector.start();
-    } else {
-      leadership = 'leading';
-      live.setLeading(true);
-    }
+    synced = true;
     io.stderr(`podplan run: watching context ${context.value.context}${dryRun ? ' (dry run: nothing is written)' : ''}\n`);
 
     const signal = await Promise.race([
       io.stopSignal(),
-      values.once ? whenIdle(clock, () => live.idle()) : new Promise<never>(() => undefined),
+      values.once ? whenIdle(clock, () => run.live.idle()) : new Promise<never>(() => undefined),
     ]);
     if (signal !== 'idle') io.stderr(`podplan run: ${signal}: finishing the bindings in flight\n`);
     // Stopping on a signal is bounded whatever the API server does: what is still in flight at the
     // deadline is aborted (bindings reported not bound, their assumptions forgotten; the Lease left
-    // to expire), so every step below settles at once.
-    const deadline =
+    // to expire), so every step settles at once.
+    const summary = await run.stop(
       signal === 'idle'
-        ? undefined
-        : clock.setTimer(STOP_DEADLINE_MS, () => {
-            const aborted = binder.abort?.() ?? 0;
-            http.abort();
-            io.stderr(
-              `podplan run: still waiting after ${STOP_DEADLINE_MS / 1000} s: ${aborted} binding${aborted === 1 ? '' : 's'} in flight aborted, not bound\n`,
-            );
-          });
-    await live.stop();
-    await binder.drain?.();
-    await effects?.stop();
-    await elector?.stop();
-    await informers.stop();
-    deadline?.cancel();
-    http.close();
+        ? {}
+        : {
+            deadlineMs: STOP_DEADLINE_MS,
+            onDeadline: (aborted) =>
+              io.stderr(
+                `podplan run: still waiting after ${STOP_DEADLINE_MS / 1000} s: ${aborted} binding${aborted === 1 ? '' : 's'} in flight aborted, not bound\n`,
+              ),
+          },
+    );
     if (health) await new Promise((resolve) => health.close(resolve));
-    const outcomes = [...live.outcomes().values()];
-    const bound = outcomes.filter((o) => o.node !== undefined).length;
-    const unplaced = outcomes.filter((o) => o.node === undefined);
-    history?.finish('succeeded', `${bound} pods bound, ${unplaced.length} not placed`);
-    io.stdout(`${bound} pods ${dryRun ? 'would be ' : ''}bound, ${unplaced.length} not placed.\n`);
-    return unplaced.length > 0 ? EXIT.unplaced : EXIT.ok;
+    const left = summary.untried;
+    if (left > 0)
+      io.stderr(
+        `podplan run: stopped before trying ${left} pod${left === 1 ? '' : 's'}${summary.leadership === 'leading' ? '' : ` (this copy did not hold the Lease${summary.lostLease > 0 ? `: it lost it ${summary.lostLease === 1 ? 'once' : `${summary.lostLease} times`}` : ''})`}\n`,
+      );
+    io.stdout(`${describeSummary(summary, dryRun)}.\n`);
+    return summary.notPlaced.length > 0 || left > 0 ? EXIT.unplaced : EXIT.ok;
   },
 };
 
-interface LeaderElectionConfig {
+/** What `run` reads of a KubeSchedulerConfiguration besides its profiles. */
+interface ConfigSettings {
   readonly leaderElect?: boolean;
   readonly resourceNamespace?: string;
   readonly resourceName?: string;
   readonly timings: { leaseDurationMs?: number; renewDeadlineMs?: number; retryPeriodMs?: number };
+  /** podInitialBackoffSeconds / podMaxBackoffSeconds, in ms (checked by the profile's decoder). */
+  readonly backoff?: { initialBackoffMs?: number; maxBackoffMs?: number };
 }
 
 /** A Go duration ("15s", "1m30s", "500ms") in milliseconds. */
@@ -307,9 +271,10 @@ export function goDurationMs(text: string): number | undefined {
 
 /**
  * The KubeSchedulerConfiguration's leaderElection (leaderElect, leaseDuration, renewDeadline,
- * retryPeriod, resourceNamespace, resourceName); upstream's defaults where it says nothing.
+ * retryPeriod, resourceNamespace, resourceName) and queue back-off (podInitialBackoffSeconds,
+ * podMaxBackoffSeconds); upstream's defaults where it says nothing.
  */
-async function readLeaderElection(file: string | undefined, io: CliIO): Promise<LeaderElectionConfig | undefined> {
+async function readConfigSettings(file: string | undefined, io: CliIO): Promise<ConfigSettings | undefined> {
   if (file === undefined) return { timings: {} };
   let doc: unknown;
   try {
@@ -317,9 +282,21 @@ async function readLeaderElection(file: string | undefined, io: CliIO): Promise<
   } catch {
     return { timings: {} }; // readProfiles has reported what is wrong with the file
   }
-  const le = (doc as { leaderElection?: Record<string, unknown> } | null)?.leaderElection;
-  if (le === undefined || le === null) return { timings: {} };
-  const timings: LeaderElectionConfig['timings'] = {};
+  const top = (doc ?? {}) as {
+    leaderElection?: Record<string, unknown> | null;
+    podInitialBackoffSeconds?: unknown;
+    podMaxBackoffSeconds?: unknown;
+  };
+  const seconds = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? v * 1000 : undefined);
+  const initialBackoffMs = seconds(top.podInitialBackoffSeconds);
+  const maxBackoffMs = seconds(top.podMaxBackoffSeconds);
+  const backoff =
+    initialBackoffMs !== undefined || maxBackoffMs !== undefined
+      ? { ...(initialBackoffMs !== undefined ? { initialBackoffMs } : {}), ...(maxBackoffMs !== undefined ? { maxBackoffMs } : {}) }
+      : undefined;
+  const le = top.leaderElection;
+  if (le === undefined || le === null) return { timings: {}, ...(backoff ? { backoff } : {}) };
+  const timings: ConfigSettings['timings'] = {};
   const keys = { leaseDuration: 'leaseDurationMs', renewDeadline: 'renewDeadlineMs', retryPeriod: 'retryPeriodMs' } as const;
   for (const [field, key] of Object.entries(keys)) {
     const value = le[field];
@@ -339,6 +316,7 @@ async function readLeaderElection(file: string | undefined, io: CliIO): Promise<
     ...(resourceNamespace ? { resourceNamespace } : {}),
     ...(resourceName ? { resourceName } : {}),
     timings,
+    ...(backoff ? { backoff } : {}),
   };
 }
 
@@ -389,12 +367,11 @@ function dryRunWriter(io: CliIO): PlanWriter {
   };
 }
 
-/** Decisions and plans as lines on stdout (bindings) and stderr (failures), and into the history. */
+/** Decisions and plans as lines on stdout (bindings) and stderr (failures); the run's recording is kept by LiveRun. */
 class RunReport implements LiveReport {
   constructor(
     private readonly io: CliIO,
     private readonly dryRun: boolean,
-    private readonly history: RunRecording | undefined,
     private readonly clock: CliIO['clock'],
     private readonly metrics: { metrics?: SchedulerMetrics },
   ) {}
@@ -406,7 +383,6 @@ class RunReport implements LiveReport {
     } else {
       this.io.stdout(`not placed ${outcome.pod}: ${explain(outcome.diagnosis).message}\n`);
     }
-    this.history?.decision(outcome);
   }
 
   plan(plan: Plan, cause: string): void {
@@ -414,13 +390,11 @@ class RunReport implements LiveReport {
     this.io.stderr(
       `podplan run: plan of pod set ${plan.namespace}/${plan.podSet} (${cause}): ${plan.assignments.length} placed, ${plan.unplaced.length} left out\n`,
     );
-    this.history?.savePlan(plan);
   }
 
   triggerScheduled(trigger: { namespace: string; name: string }): void {
     this.metrics.metrics?.triggersScheduled.inc();
     this.io.stderr(`podplan run: ScheduleTrigger ${trigger.namespace}/${trigger.name}: quiet time passed, Schedule\n`);
-    this.history?.triggerScheduled(trigger.namespace, trigger.name);
   }
 
   warning(message: string): void {

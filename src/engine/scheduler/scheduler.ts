@@ -69,6 +69,8 @@ export interface SchedulerOptions {
    * the watch never shows expires). Default 'binder'.
    */
   readonly confirmedBy?: 'binder' | 'watch';
+  /** The queue's back-off (KubeSchedulerConfiguration podInitialBackoffSeconds / podMaxBackoffSeconds); default 1 s to 10 s. */
+  readonly backoff?: { readonly initialBackoffMs?: number; readonly maxBackoffMs?: number };
 }
 
 export class Scheduler {
@@ -91,7 +93,7 @@ export class Scheduler {
 
   constructor(private readonly options: SchedulerOptions) {
     this.schedulerName = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
-    this.queue = new SchedulingQueue({ clock: options.clock, less: options.framework.queueSortLess });
+    this.queue = new SchedulingQueue({ clock: options.clock, less: options.framework.queueSortLess, ...options.backoff });
     this.snapshot = options.cache.snapshot();
   }
 

@@ -101,7 +101,8 @@ async function scheduler(ctx: Ctx, action: 'start' | 'stop'): Promise<SchedulerS
     void vscode.window.showWarningMessage('Podplan: running as a scheduler writes to a cluster, so it is off in an untrusted workspace.');
     return undefined;
   }
-  const answer = await ctx.request(SchedulerRequest, { action, trusted: ctx.trusted });
+  const leaseNamespace = vscode.workspace.getConfiguration('podplan').get<string>('scheduler.leaseNamespace');
+  const answer = await ctx.request(SchedulerRequest, { action, trusted: ctx.trusted, ...(leaseNamespace ? { leaseNamespace } : {}) });
   if (!answer.ok) {
     void vscode.window.showErrorMessage(`Podplan: ${answer.error}`);
     return undefined;

@@ -74,16 +74,26 @@ export function leaseClient(http: KubeHttp, namespace: string, name: string): Le
     return answer.error.kind === 'conflict' ? { kind: 'conflict' } : { kind: 'error', message: describe(answer.error) };
   };
   return {
-    async get() {
-      const answer = await http.request<LeaseObject>(objectPath(LEASE, name, namespace));
+    async get(signal) {
+      const answer = await http.request<LeaseObject>(objectPath(LEASE, name, namespace), signal ? { signal } : {});
       if (answer.ok) return { kind: 'found', lease: stored(answer.value) };
       return answer.error.kind === 'not-found' ? { kind: 'absent' } : { kind: 'error', message: describe(answer.error) };
     },
-    create: async (record) =>
-      written(await http.request<LeaseObject>(collectionPath(LEASE, namespace), { method: 'POST', body: object(record) })),
-    update: async (record, resourceVersion) =>
+    create: async (record, signal) =>
       written(
-        await http.request<LeaseObject>(objectPath(LEASE, name, namespace), { method: 'PUT', body: object(record, resourceVersion) }),
+        await http.request<LeaseObject>(collectionPath(LEASE, namespace), {
+          method: 'POST',
+          body: object(record),
+          ...(signal ? { signal } : {}),
+        }),
+      ),
+    update: async (record, resourceVersion, signal) =>
+      written(
+        await http.request<LeaseObject>(objectPath(LEASE, name, namespace), {
+          method: 'PUT',
+          body: object(record, resourceVersion),
+          ...(signal ? { signal } : {}),
+        }),
       ),
   };
 }

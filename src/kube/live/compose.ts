@@ -39,6 +39,8 @@ export interface LiveComposition {
   /** Merged onto the default profile for the pod-set scheduler. */
   readonly podSetProfile?: Profile;
   readonly seed?: number;
+  /** The queues' back-off (the configuration's podInitialBackoffSeconds / podMaxBackoffSeconds). */
+  readonly backoff?: LiveSchedulerOptions['backoff'];
   readonly tuning?: Pick<
     LiveSchedulerOptions,
     'maxBindingsInFlight' | 'cyclesPerTurn' | 'expiryPeriodMs' | 'planWriteDelayMs' | 'confirmedBy'
@@ -92,6 +94,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
       },
     },
     ...c.tuning,
+    ...(c.backoff ? { backoff: c.backoff } : {}),
     ...(c.effects ? { effects: c.effects } : {}),
   });
   return ok(built.scheduler);

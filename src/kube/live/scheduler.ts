@@ -67,6 +67,8 @@ export interface LiveSchedulerOptions {
   readonly maxBindingsInFlight?: number;
   /** Cycles run in one turn of the event loop before informer events get a turn. */
   readonly cyclesPerTurn?: number;
+  /** The queues' back-off (the configuration's podInitialBackoffSeconds / podMaxBackoffSeconds). */
+  readonly backoff?: { readonly initialBackoffMs?: number; readonly maxBackoffMs?: number };
   /** How often expired assumed pods are swept (upstream: every second). */
   readonly expiryPeriodMs?: number;
   /** A plan changed this recently is written once it settles, so a burst of changes is one write. */
@@ -154,6 +156,7 @@ export class LiveScheduler {
         schedulerName,
         confirmedBy: options.confirmedBy ?? 'watch',
         preemption: 'nominate',
+        ...(options.backoff ? { backoff: options.backoff } : {}),
       }),
     }));
     for (const { scheduler } of this.schedulers) {
@@ -328,6 +331,30 @@ export class LiveScheduler {
     const all = new Map<string, ScheduleOutcome>();
     for (const { scheduler } of this.schedulers) for (const [pod, outcome] of scheduler.outcomes) all.set(pod, outcome);
     return all;
+  }
+
+  /**
+   * The pods whose latest outcome here placed them nowhere, less those the watch has shown bound
+   * since (a binding whose answer was lost but which landed, or another scheduler's).
+   */
+  notPlaced(): ScheduleOutcome[] {
+    return [...this.outcomes().values()].filter((o) => {
+      if (o.node !== undefined) return false;
+      const id = this.ids.get(o.pod);
+      return !(id !== undefined && this.latest.get(id)?.spec.nodeName);
+    });
+  }
+
+  /** Pods of this scheduler's waiting in activeQ or backoff that have not been tried yet (no outcome). */
+  untried(): number {
+    const tried = this.outcomes();
+    let n = 0;
+    for (const [id, pod] of this.latest) {
+      if (pod.spec.nodeName || tried.has(podKey(pod))) continue;
+      const where = this.schedulers.find((s) => s.scheduler.responsibleFor(pod))?.scheduler.queue.whereIs(id);
+      if (where === 'active' || where === 'backoff' || where === 'inFlight') n++;
+    }
+    return n;
   }
 
   /** Stops scheduling and waits for the cycles and writes in flight (their bindings settle). */

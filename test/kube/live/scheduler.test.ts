@@ -1,6 +1,7 @@
 // The live loop's composition without a cluster: events in, bindings out, on a manual clock. Only
 // the leader binds; a bound pod is unconfirmed until the watch shows it bound; one the watch never
-// shows expires and is tried again; a pod of another scheduler is never touched.
+// shows expires and is tried again; a pod of another scheduler is never touched; what a run left
+// (not placed, not tried) is counted from what the watch shows now.
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
 import type { Pod } from '../../../src/engine/api/types';
@@ -67,6 +68,30 @@ describe('kube/live/scheduler', () => {
     await s.settle();
     assert.match(s.warnings.join('\n'), /pod default\/lost was assumed on node n1 but never seen bound; requeued/);
     assert.equal(s.scheduler.counts().unconfirmed, 0);
+    await s.scheduler.stop();
+  });
+
+  it('counts as not placed only pods the watch has not shown bound since, and as not tried the pods waiting for a first cycle', async () => {
+    const s = live();
+    s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '2', memory: '8Gi', pods: '10' }).obj);
+    const big = makePod('big').req({ cpu: '4' }).scheduler('podplan').obj;
+    const later = makePod('later').req({ cpu: '4' }).scheduler('podplan').obj;
+    s.scheduler.podAdded(big);
+    s.scheduler.setLeading(true);
+    await s.settle();
+    assert.deepEqual(
+      s.scheduler.notPlaced().map((o) => o.pod),
+      ['default/big'],
+    );
+    s.scheduler.setLeading(false);
+    s.scheduler.podAdded(ours('waiting'));
+    s.scheduler.podAdded(later);
+    await s.settle();
+    assert.equal(s.scheduler.untried(), 2, 'queued while it does not lead');
+    s.scheduler.podUpdated(bound(big, 'n2'));
+    s.scheduler.podUpdated(bound(later, 'n2'));
+    assert.deepEqual(s.scheduler.notPlaced(), [], 'big was bound after all (by another copy, say)');
+    assert.equal(s.scheduler.untried(), 1, 'a pod seen bound is no longer waiting');
     await s.scheduler.stop();
   });
 
