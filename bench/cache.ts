@@ -17,7 +17,11 @@ const WORKLOAD =
 
 function makeNodes(): Node[] {
   return Array.from({ length: NODES }, (_, i) => ({
-    metadata: { name: `node-${i}`, uid: `node-uid-${i}`, labels: { 'kubernetes.io/hostname': `node-${i}`, 'topology.kubernetes.io/zone': `zone-${i % ZONES}` } },
+    metadata: {
+      name: `node-${i}`,
+      uid: `node-uid-${i}`,
+      labels: { 'kubernetes.io/hostname': `node-${i}`, 'topology.kubernetes.io/zone': `zone-${i % ZONES}` },
+    },
     status: {
       allocatable: { cpu: '32', memory: '128Gi', pods: '110' },
       images: [
@@ -44,7 +48,15 @@ function makePods(prefix: string, nodeName?: (i: number) => string): Pod[] {
           },
         ],
         ...(i % 20 === 0
-          ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app } }, topologyKey: 'kubernetes.io/hostname' }] } } }
+          ? {
+              affinity: {
+                podAntiAffinity: {
+                  requiredDuringSchedulingIgnoredDuringExecution: [
+                    { labelSelector: { matchLabels: { app } }, topologyKey: 'kubernetes.io/hostname' },
+                  ],
+                },
+              },
+            }
           : {}),
       },
     };
@@ -108,7 +120,9 @@ export const benchmarks: readonly Benchmark[] = [
   {
     name: 'cache: assume → finishBinding → add (confirm) throughput',
     run() {
-      console.log(`workload: on a cache already holding the workload above, ${PODS} more pending pods each assumed on a node, binding finished, then confirmed by the bound pod's add event; ${RUNS} runs`);
+      console.log(
+        `workload: on a cache already holding the workload above, ${PODS} more pending pods each assumed on a node, binding finished, then confirmed by the bound pod's add event; ${RUNS} runs`,
+      );
       const times: number[] = [];
       const assumeOnly: number[] = [];
       for (let run = 0; run < RUNS; run++) {
@@ -135,7 +149,9 @@ export const benchmarks: readonly Benchmark[] = [
     name: 'cache: snapshot update after one change',
     run() {
       const changes = 1000;
-      console.log(`workload: the cache above; a snapshot refreshed with updateSnapshot after each of ${changes} single-pod assumes, against a new snapshot() each time`);
+      console.log(
+        `workload: the cache above; a snapshot refreshed with updateSnapshot after each of ${changes} single-pod assumes, against a new snapshot() each time`,
+      );
       const cache = filledCache();
       const snapshot = cache.snapshot();
       const pending = makePods('one');
@@ -147,7 +163,9 @@ export const benchmarks: readonly Benchmark[] = [
       }
       const unchanged = Array.from({ length: 100 }, () => time(() => cache.updateSnapshot(snapshot)));
       const full = Array.from({ length: 20 }, () => time(() => cache.snapshot()));
-      console.log(`updateSnapshot after 1 change: median ${us(median(updates))}, p99 ${us(percentile(updates, 0.99))} (${copied / changes} NodeInfo copied per update)`);
+      console.log(
+        `updateSnapshot after 1 change: median ${us(median(updates))}, p99 ${us(percentile(updates, 0.99))} (${copied / changes} NodeInfo copied per update)`,
+      );
       console.log(`updateSnapshot with nothing changed: median ${us(median(unchanged))}`);
       console.log(`new snapshot() of ${NODES} nodes: median ${ms(median(full))}`);
       return Promise.resolve();

@@ -54,7 +54,9 @@ async function claimWorkload(requests: number, pods: number, recycle: boolean, s
       `scheduler defaults (capacity ${d.capacity}, ${d.maxInFlight} swaps in flight, idle refresh ${d.idleRefreshDelayMs} ms, reservation TTL ${d.reservationTtlMs} ms); real clock`,
   );
   console.log(`claims/second: ${((requests / elapsed) * 1000).toFixed(0)} (${requests} claims in ${elapsed.toFixed(0)} ms)`);
-  console.log(`claim latency (enqueue to answer): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${percentile(latencies, 100).toFixed(1)} ms`);
+  console.log(
+    `claim latency (enqueue to answer): p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, max ${percentile(latencies, 100).toFixed(1)} ms`,
+  );
   console.log(`enqueues refused by back-pressure (retried after 1 ms): ${refused}; swap conflicts: ${conflicts}`);
 }
 

@@ -54,11 +54,21 @@ function runCli(args: readonly string[], db: string): Run {
   const wallSeconds = (performance.now() - started) / 1000;
   const errLines = child.stderr.trimEnd().split('\n');
   const [peakKiB, user, system] = (errLines.at(-1) ?? '').split(' ').map(Number);
-  return { wallSeconds, peakMiB: (peakKiB ?? NaN) / 1024, cpuSeconds: (user ?? NaN) + (system ?? NaN), code: child.status, stdoutBytes: child.stdout.length, stderr: child.stderr };
+  return {
+    wallSeconds,
+    peakMiB: (peakKiB ?? NaN) / 1024,
+    cpuSeconds: (user ?? NaN) + (system ?? NaN),
+    code: child.status,
+    stdoutBytes: child.stdout.length,
+    stderr: child.stderr,
+  };
 }
 
 function line(label: string, r: Run, note = ''): string {
-  const lastError = r.stderr.split('\n').filter((l) => /error/i.test(l)).slice(-1)[0];
+  const lastError = r.stderr
+    .split('\n')
+    .filter((l) => /error/i.test(l))
+    .slice(-1)[0];
   // Judged on wall time and on CPU time: on a shared machine the wall time is mostly the others' load.
   const within = (seconds: number) => (seconds < 5 && r.peakMiB < 1024 ? 'within' : 'OVER');
   return `  ${label.padEnd(30)} ${r.wallSeconds.toFixed(1).padStart(6)} s  (CPU ${r.cpuSeconds.toFixed(1)} s)  peak RSS ${r.peakMiB.toFixed(0).padStart(5)} MiB  exit ${r.code}  stdout ${(r.stdoutBytes / 2 ** 20).toFixed(1)} MB  5 s / 1 GB: wall ${within(r.wallSeconds)}, CPU ${within(r.cpuSeconds)}${note}${lastError ? `  (${lastError})` : ''}`;
@@ -82,11 +92,19 @@ export const benchmarks: Benchmark[] = [
       mkdirSync(dir, { recursive: true });
       try {
         const db = path.join(dir, 'history.db');
-        console.log(`load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (2 cores shared)`);
+        console.log(
+          `load average ${loadavg()
+            .map((l) => l.toFixed(2))
+            .join(' ')} (2 cores shared)`,
+        );
         const file = workload(`cluster-${SHAPE.nodes}-${SHAPE.pods}.yaml`, () => clusterYaml(SHAPE));
-        console.log(`workload: ${SHAPE.nodes} nodes, ${SHAPE.pods} pods (${SHAPE.podSet} in pod set batch), ${(statSync(file).size / 2 ** 20).toFixed(1)} MB of YAML`);
+        console.log(
+          `workload: ${SHAPE.nodes} nodes, ${SHAPE.pods} pods (${SHAPE.podSet} in pod set batch), ${(statSync(file).size / 2 ** 20).toFixed(1)} MB of YAML`,
+        );
         const engine = await engineOnly(file);
-        console.log(`  ${'engine only (simulate)'.padEnd(30)} ${engine.seconds.toFixed(1).padStart(6)} s  (${engine.placed} of ${engine.pods} pods placed; the file read beforehand)`);
+        console.log(
+          `  ${'engine only (simulate)'.padEnd(30)} ${engine.seconds.toFixed(1).padStart(6)} s  (${engine.placed} of ${engine.pods} pods placed; the file read beforehand)`,
+        );
         const runs: Array<[string, string[]]> = [
           ['schedule', ['schedule', file, '--no-history']],
           ['schedule --json', ['schedule', file, '--json', '--no-history']],
@@ -101,7 +119,9 @@ export const benchmarks: Benchmark[] = [
           ['dump-50mb.json', () => dumpJson(DUMP_50MB)],
         ] as const) {
           const dump = workload(name, make);
-          console.log(`workload: ${name}: ${DUMP_50MB.nodes} nodes, ${DUMP_50MB.pods} pods (one in ${DUMP_50MB.pendingEvery} pending), ${(statSync(dump).size / 2 ** 20).toFixed(1)} MB`);
+          console.log(
+            `workload: ${name}: ${DUMP_50MB.nodes} nodes, ${DUMP_50MB.pods} pods (one in ${DUMP_50MB.pendingEvery} pending), ${(statSync(dump).size / 2 ** 20).toFixed(1)} MB`,
+          );
           const r = runCli(['schedule', dump, '--no-history'], db);
           const read = /^read .*in (\d+\.\d) s$/m.exec(r.stderr)?.[1];
           console.log(line('schedule', r, read ? `; read in ${read} s` : ''));

@@ -18,7 +18,10 @@ const NODES = 5000;
 const PODS = 20000;
 
 const sort: QueueSortPlugin = { name: 'Sort', less: (a, b) => a.timestamp < b.timestamp };
-const cordon: FilterPlugin = { name: 'Cordon', filter: (_s, _p, n) => (n.node.spec?.unschedulable ? unresolvable('node(s) were unschedulable') : SUCCESS) };
+const cordon: FilterPlugin = {
+  name: 'Cordon',
+  filter: (_s, _p, n) => (n.node.spec?.unschedulable ? unresolvable('node(s) were unschedulable') : SUCCESS),
+};
 const fit: FilterPlugin = {
   name: 'Fit',
   filter: (_s, pod, n) =>
@@ -74,7 +77,10 @@ function framework(profile: Omit<Profile, 'schedulerName' | 'plugins'>): Framewo
 }
 
 function pod(cpu: string): PodInfo {
-  const info = podInfo({ metadata: { name: `web-${cpu}`, namespace: 'default' }, spec: { containers: [{ name: 'main', resources: { requests: { cpu, memory: '1Gi' } } }] } });
+  const info = podInfo({
+    metadata: { name: `web-${cpu}`, namespace: 'default' },
+    spec: { containers: [{ name: 'main', resources: { requests: { cpu, memory: '1Gi' } } }] },
+  });
   if (!info.ok) throw new Error(info.error);
   return info.value;
 }
@@ -105,7 +111,9 @@ export const benchmarks: readonly Benchmark[] = [
   {
     name: 'framework/scheduleOne',
     async run() {
-      console.log('workload: 5,000 nodes (10% cordoned, 4–32 cpu), filters Cordon + Fit, scores LeastAllocated + Spread (normalized), adaptive sampling');
+      console.log(
+        'workload: 5,000 nodes (10% cordoned, 4–32 cpu), filters Cordon + Fit, scores LeastAllocated + Spread (normalized), adaptive sampling',
+      );
       run('placed, top 3 score records', framework({ recordScores: 3 }), pod('500m'), PODS);
       run('placed, every score recorded', framework({}), pod('500m'), PODS / 4);
       run('unschedulable (every node rejected), FitError message', framework({ recordScores: 3 }), pod('64'), PODS / 20);

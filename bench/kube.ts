@@ -66,12 +66,28 @@ async function run(): Promise<void> {
     await server.create(...[...namespaces].map((ns): KubeObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } })));
     await server.create(...workload.nodes.map(apiNode));
     // The existing pods are bound already (upstream creates them through the scheduler, unmeasured).
-    await server.create(...workload.initPods.map((p, i) => apiPod({ ...p, spec: { ...p.spec, nodeName: workload.nodes[i % workload.nodes.length]!.metadata.name } })));
-    const context = openContext({ context: 'test', kubeconfig: await server.writeKubeconfig(), env: {}, homedir: homedir(), cwd: process.cwd() });
+    await server.create(
+      ...workload.initPods.map((p, i) =>
+        apiPod({ ...p, spec: { ...p.spec, nodeName: workload.nodes[i % workload.nodes.length]!.metadata.name } }),
+      ),
+    );
+    const context = openContext({
+      context: 'test',
+      kubeconfig: await server.writeKubeconfig(),
+      env: {},
+      homedir: homedir(),
+      cwd: process.cwd(),
+    });
     if (!context.ok) throw new Error(context.error);
     const http = new KubeHttp(context.value);
     const binder = new KubeBinder({ post: bindingPoster(http), clock: systemClock });
-    const composed = composeLiveScheduler({ clock: systemClock, cache: liveCache(systemClock), binder, writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) }, report: quiet });
+    const composed = composeLiveScheduler({
+      clock: systemClock,
+      cache: liveCache(systemClock),
+      binder,
+      writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+      report: quiet,
+    });
     if (!composed.ok) throw new Error(composed.error.map((e) => e.message).join('; '));
     const live = composed.value;
     const informers = startInformers(http, live, { clock: systemClock, onError: (m) => console.log(`  warning: ${m}`) });
@@ -102,9 +118,17 @@ async function run(): Promise<void> {
     const serverCpu = (stats.cpuMicros - serverCpuBefore) / 1e6;
     const mb = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MB`;
     console.log(`  measured pods bound: ${bound}/${measured.length} (binder: ${JSON.stringify(binder.counters())})`);
-    console.log(`  ${(measured.length / seconds).toFixed(0)} pods/s end to end (${seconds.toFixed(2)} s; target 2,000); load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} on ${availableParallelism()} cores`);
-    console.log(`  CPU meanwhile: scheduler ${schedulerCpu.toFixed(2)} s (${(measured.length / schedulerCpu).toFixed(0)} pods per CPU-second), test API server ${serverCpu.toFixed(2)} s`);
-    console.log(`  peak RSS: scheduler ${mb(process.resourceUsage().maxRSS * 1024)} (target under 1 GB); test API server (its own process) ${mb(stats.peakRssBytes)}`);
+    console.log(
+      `  ${(measured.length / seconds).toFixed(0)} pods/s end to end (${seconds.toFixed(2)} s; target 2,000); load average ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')} on ${availableParallelism()} cores`,
+    );
+    console.log(
+      `  CPU meanwhile: scheduler ${schedulerCpu.toFixed(2)} s (${(measured.length / schedulerCpu).toFixed(0)} pods per CPU-second), test API server ${serverCpu.toFixed(2)} s`,
+    );
+    console.log(
+      `  peak RSS: scheduler ${mb(process.resourceUsage().maxRSS * 1024)} (target under 1 GB); test API server (its own process) ${mb(stats.peakRssBytes)}`,
+    );
     await live.stop();
     await informers.stop();
   } finally {

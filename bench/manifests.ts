@@ -86,14 +86,18 @@ export const benchmarks: readonly Benchmark[] = [
       const file = { name: 'workspace.yaml', text };
       for (let i = 0; i < 5; i++) readFile(file); // warm up the JIT
       const model = readFile(file);
-      console.log(`workload: ${lines} lines, ${model.documents.length} documents → ${model.nodes.length} nodes, ${model.pods.length} pods, ${model.triggers.length} triggers, ${model.plans.length} plans, ${model.errors.length} errors`);
+      console.log(
+        `workload: ${lines} lines, ${model.documents.length} documents → ${model.nodes.length} nodes, ${model.pods.length} pods, ${model.triggers.length} triggers, ${model.plans.length} plans, ${model.errors.length} errors`,
+      );
       const edited = { name: file.name, text: text.replace('replicas: 40', 'replicas: 41') };
       console.log(`readFile, first read (parse + convert):  ${time(20, () => readFile(file))}`);
       console.log(`readFile after a one-line edit:          ${time(20, () => readFile(edited, model))}`);
       console.log(`combine (DaemonSets, duplicates):        ${time(20, () => combine([model]))}`);
-      console.log(`locate one field in each document:       ${time(20, () => {
-        for (const doc of readFile(file).documents) doc.source.locate('spec.template.spec.containers[0].resources.requests.cpu');
-      })}`);
+      console.log(
+        `locate one field in each document:       ${time(20, () => {
+          for (const doc of readFile(file).documents) doc.source.locate('spec.template.spec.containers[0].resources.requests.cpu');
+        })}`,
+      );
       return Promise.resolve();
     },
   },

@@ -39,7 +39,10 @@ async function requestOf(shape: PodSetShape): Promise<{ request: PlanRequest; de
   const highs = await highsSolver();
   if (!highs.ok) throw new Error(highs.error);
   const solver = { solver: highs.value, timeLimitMs: EXACT_LIMIT_MS, seed: 1 };
-  return { request: { pods, snapshot: snapshot.value, framework: planning.value.framework, objective: 'pack', solver }, description: workload.description };
+  return {
+    request: { pods, snapshot: snapshot.value, framework: planning.value.framework, objective: 'pack', solver },
+    description: workload.description,
+  };
 }
 
 function timed<T>(work: () => T): { value: T; wallMs: number; cpuMs: number } {
@@ -56,7 +59,9 @@ async function run(shapes: readonly PodSetShape[], exactUpTo: number): Promise<v
   for (const shape of shapes) {
     const { request, description } = await requestOf(shape);
     console.log(`workload: ${description}`);
-    console.log(`  ${'planner'.padEnd(8)} ${pad('placed', 11)} ${pad('nodes', 6)} ${pad('wall ms', 8)} ${pad('cpu ms', 8)} ${pad('bound', 6)} ${pad('gap', 7)}  proof`);
+    console.log(
+      `  ${'planner'.padEnd(8)} ${pad('placed', 11)} ${pad('nodes', 6)} ${pad('wall ms', 8)} ${pad('cpu ms', 8)} ${pad('bound', 6)} ${pad('gap', 7)}  proof`,
+    );
     const total = request.pods.length;
     const planners: Planner[] = [greedy, optimize, ...(total <= exactUpTo ? [exact] : [])];
     for (const planner of planners) {
@@ -69,7 +74,13 @@ async function run(shapes: readonly PodSetShape[], exactUpTo: number): Promise<v
       }
       const q = quality(request, result);
       const bound = result.bound;
-      const proof = !bound ? 'no bound' : bound.optimal ? 'proven optimal' : bound.placeable !== undefined ? `at most ${bound.placeable} placeable` : `${(q.nodes / Math.max(1, bound.nodes ?? 1)).toFixed(3)}x the bound`;
+      const proof = !bound
+        ? 'no bound'
+        : bound.optimal
+          ? 'proven optimal'
+          : bound.placeable !== undefined
+            ? `at most ${bound.placeable} placeable`
+            : `${(q.nodes / Math.max(1, bound.nodes ?? 1)).toFixed(3)}x the bound`;
       console.log(
         `  ${planner.name.padEnd(8)} ${pad(`${q.placed}/${total}`, 11)} ${pad(q.nodes, 6)} ${pad(wallMs.toFixed(0), 8)} ${pad(cpuMs.toFixed(0), 8)} ${pad(bound?.nodes ?? '-', 6)} ${pad(bound ? `${(bound.gap * 100).toFixed(1)}%` : '-', 7)}  ${proof}`,
       );

@@ -9,7 +9,15 @@ import { performance } from 'node:perf_hooks';
 import { seededRandom } from '../src/engine/api/random';
 import { type Node, type Pod, type PodAffinityTerm } from '../src/engine/api/types';
 import { CycleState } from '../src/engine/framework/cycle-state';
-import { type FilterPlugin, type FrameworkHandle, type NodeScore, type PluginFactory, type PreFilterPlugin, type PreScorePlugin, type ScorePlugin } from '../src/engine/framework/interfaces';
+import {
+  type FilterPlugin,
+  type FrameworkHandle,
+  type NodeScore,
+  type PluginFactory,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type ScorePlugin,
+} from '../src/engine/framework/interfaces';
 import { podInfo, type NodeInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 import { Code } from '../src/engine/framework/status';
@@ -32,17 +40,28 @@ function makeNodes(count: number): Node[] {
 }
 
 function makePod(name: string, shape: (pod: Pod) => Pod): Pod {
-  return shape({ metadata: { name, namespace: 'sched-0', uid: name }, spec: { containers: [{ name: 'c', resources: { requests: { cpu: '100m', memory: '500Mi' } } }] } });
+  return shape({
+    metadata: { name, namespace: 'sched-0', uid: name },
+    spec: { containers: [{ name: 'c', resources: { requests: { cpu: '100m', memory: '500Mi' } } }] },
+  });
 }
 
-const required = (labelKey: string, value: string, topologyKey: string): PodAffinityTerm => ({ labelSelector: { matchExpressions: [{ key: labelKey, operator: 'In', values: [value] }] }, topologyKey });
+const required = (labelKey: string, value: string, topologyKey: string): PodAffinityTerm => ({
+  labelSelector: { matchExpressions: [{ key: labelKey, operator: 'In', values: [value] }] },
+  topologyKey,
+});
 
 /** The shapes of scheduler_perf's pod templates for these workloads. */
 const shapes = {
   spreading: (pod: Pod): Pod => ({
     ...pod,
     metadata: { ...pod.metadata, labels: { color: 'blue' } },
-    spec: { ...pod.spec, topologySpreadConstraints: [{ maxSkew: 5, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { color: 'blue' } } }] },
+    spec: {
+      ...pod.spec,
+      topologySpreadConstraints: [
+        { maxSkew: 5, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { color: 'blue' } } },
+      ],
+    },
   }),
   affinity: (pod: Pod): Pod => ({
     ...pod,
@@ -52,7 +71,10 @@ const shapes = {
   antiAffinity: (pod: Pod): Pod => ({
     ...pod,
     metadata: { ...pod.metadata, labels: { color: 'green' } },
-    spec: { ...pod.spec, affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [required('color', 'green', HOSTNAME)] } } },
+    spec: {
+      ...pod.spec,
+      affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [required('color', 'green', HOSTNAME)] } },
+    },
   }),
   plain: (pod: Pod): Pod => pod,
 };
@@ -68,9 +90,33 @@ interface Workload {
 }
 
 const workloads: Workload[] = [
-  { name: 'TopologySpreading', factory: PodTopologySpread.factory, nodes: 5000, existing: 5000, existingShape: shapes.plain, measured: 5000, measuredShape: shapes.spreading },
-  { name: 'PodAffinity', factory: InterPodAffinity.factory, nodes: 5000, existing: 5000, existingShape: shapes.affinity, measured: 5000, measuredShape: shapes.affinity },
-  { name: 'PodAntiAffinity', factory: InterPodAffinity.factory, nodes: 5000, existing: 1000, existingShape: shapes.antiAffinity, measured: 2000, measuredShape: shapes.antiAffinity },
+  {
+    name: 'TopologySpreading',
+    factory: PodTopologySpread.factory,
+    nodes: 5000,
+    existing: 5000,
+    existingShape: shapes.plain,
+    measured: 5000,
+    measuredShape: shapes.spreading,
+  },
+  {
+    name: 'PodAffinity',
+    factory: InterPodAffinity.factory,
+    nodes: 5000,
+    existing: 5000,
+    existingShape: shapes.affinity,
+    measured: 5000,
+    measuredShape: shapes.affinity,
+  },
+  {
+    name: 'PodAntiAffinity',
+    factory: InterPodAffinity.factory,
+    nodes: 5000,
+    existing: 1000,
+    existingShape: shapes.antiAffinity,
+    measured: 2000,
+    measuredShape: shapes.antiAffinity,
+  },
 ];
 
 function bind(snapshot: Snapshot, node: NodeInfo, pod: Pod): void {
@@ -87,16 +133,24 @@ function schedule(plugin: FullPlugin, snapshot: Snapshot, pod: Pod): NodeInfo | 
   const state = new CycleState();
   const nodes = snapshot.list();
   const pre = plugin.preFilter(state, info.value, nodes);
-  const fits = (n: NodeInfo) => n.pods.length < MAX_PODS && (pre.status.code === Code.Skip || plugin.filter(state, info.value, n).code === Code.Success);
+  const fits = (n: NodeInfo) =>
+    n.pods.length < MAX_PODS && (pre.status.code === Code.Skip || plugin.filter(state, info.value, n).code === Code.Success);
   const feasible = nodes.filter(fits);
   if (feasible.length === 0) return undefined;
   const skipScore = plugin.preScore(state, info.value, feasible).code === Code.Skip;
-  const scores: NodeScore[] = feasible.map((n) => ({ name: n.name, score: skipScore ? 0 : (plugin.score(state, info.value, n) as number) }));
+  const scores: NodeScore[] = feasible.map((n) => ({
+    name: n.name,
+    score: skipScore ? 0 : (plugin.score(state, info.value, n) as number),
+  }));
   if (!skipScore) plugin.normalizeScore?.(state, info.value, scores);
   let best = 0;
   scores.forEach((s, i) => {
     const current = scores[best] as NodeScore;
-    if (s.score > current.score || (s.score === current.score && (feasible[i] as NodeInfo).pods.length < (feasible[best] as NodeInfo).pods.length)) best = i;
+    if (
+      s.score > current.score ||
+      (s.score === current.score && (feasible[i] as NodeInfo).pods.length < (feasible[best] as NodeInfo).pods.length)
+    )
+      best = i;
   });
   return feasible[best];
 }
@@ -132,7 +186,9 @@ function run(w: Workload): void {
   const elapsed = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuStart);
   times.sort((a, b) => a - b);
-  console.log(`workload: ${w.nodes} nodes, ${w.existing} existing pods, ${w.measured} measured pods (${ZONES} zones), plugin ${made.value.name} only, Filter on every node`);
+  console.log(
+    `workload: ${w.nodes} nodes, ${w.existing} existing pods, ${w.measured} measured pods (${ZONES} zones), plugin ${made.value.name} only, Filter on every node`,
+  );
   // CPU time is printed beside wall time because a shared machine's wall time says little.
   console.log(
     `${(w.measured / elapsed).toFixed(0)} pods/s wall (${(w.measured / ((cpu.user + cpu.system) / 1e6)).toFixed(0)} pods per CPU second), ` +

@@ -7,7 +7,16 @@ import { seededRandom } from '../src/engine/api/random';
 import type { Node, Pod } from '../src/engine/api/types';
 import { InMemoryBinder } from '../src/engine/framework/binder';
 import { CycleState } from '../src/engine/framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, NodeScore, Plugin, PluginFactory, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../src/engine/framework/interfaces';
+import type {
+  FilterPlugin,
+  FrameworkHandle,
+  NodeScore,
+  Plugin,
+  PluginFactory,
+  PreFilterPlugin,
+  PreScorePlugin,
+  ScorePlugin,
+} from '../src/engine/framework/interfaces';
 import { podInfo, type NodeInfo, type PodInfo } from '../src/engine/framework/node-info';
 import { Snapshot } from '../src/engine/framework/snapshot';
 import { SUCCESS } from '../src/engine/framework/status';
@@ -39,12 +48,25 @@ function node(i: number): Node {
 function pod(name: string, extra: Partial<Pod['spec']> = {}): Pod {
   return {
     metadata: { name, namespace: 'default', uid: name },
-    spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10', resources: { requests: { cpu: '100m', memory: '500Mi' } }, ports: [{ containerPort: 80 }] }], ...extra },
+    spec: {
+      containers: [
+        {
+          name: 'pause',
+          image: 'registry.k8s.io/pause:3.10',
+          resources: { requests: { cpu: '100m', memory: '500Mi' } },
+          ports: [{ containerPort: 80 }],
+        },
+      ],
+      ...extra,
+    },
   };
 }
 
 function snapshot(): Snapshot {
-  const pods = Array.from({ length: EXISTING_PODS }, (_, i) => ({ ...pod(`existing-${i}`), spec: { ...pod(`existing-${i}`).spec, nodeName: `node-${i % NODES}` } }));
+  const pods = Array.from({ length: EXISTING_PODS }, (_, i) => ({
+    ...pod(`existing-${i}`),
+    spec: { ...pod(`existing-${i}`).spec, nodeName: `node-${i % NODES}` },
+  }));
   const built = Snapshot.fromCluster({ nodes: Array.from({ length: NODES }, (_, i) => node(i)), pods });
   if (!built.ok) throw new Error(built.error);
   return built.value;
@@ -89,7 +111,16 @@ function run(shape: string, makePod: (i: number) => Pod): void {
   const handle: FrameworkHandle = { snapshot: () => snap, random: seededRandom(1), binder: new InMemoryBinder() };
   const nodes = snap.list();
   const pods = Array.from({ length: MEASURED_PODS }, (_, i) => infoOf(makePod(i)));
-  const modules = [NodeUnschedulable, NodeName, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality];
+  const modules = [
+    NodeUnschedulable,
+    NodeName,
+    TaintToleration,
+    NodeAffinity,
+    NodePorts,
+    NodeResourcesFit,
+    NodeResourcesBalancedAllocation,
+    ImageLocality,
+  ];
   console.log(`${shape}: ${NODES} nodes, ${EXISTING_PODS} existing pods, ${MEASURED_PODS} pods each filtered and scored on every node`);
   // The harness's own cost per node (calls through the same call sites), to read the rows against.
   const noop: AnyPlugin = { name: 'no-op', filter: () => SUCCESS, score: () => 0 };
@@ -103,7 +134,9 @@ function run(shape: string, makePod: (i: number) => Pod): void {
     total += ns;
     console.log(`  ${mod.NAME.padEnd(32)} ${ns.toFixed(1).padStart(7)} ns/node`);
   }
-  console.log(`  ${'all of the above'.padEnd(32)} ${total.toFixed(1).padStart(7)} ns/node → ${((total * NODES) / 1e6).toFixed(2)} ms per pod over ${NODES} nodes`);
+  console.log(
+    `  ${'all of the above'.padEnd(32)} ${total.toFixed(1).padStart(7)} ns/node → ${((total * NODES) / 1e6).toFixed(2)} ms per pod over ${NODES} nodes`,
+  );
 }
 
 export const benchmarks: readonly Benchmark[] = [
@@ -115,8 +148,17 @@ export const benchmarks: readonly Benchmark[] = [
         pod(`measured-${i}`, {
           affinity: {
             nodeAffinity: {
-              requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-0', 'zone-1'] }] }] },
-              preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 10, preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-1'] }] } }],
+              requiredDuringSchedulingIgnoredDuringExecution: {
+                nodeSelectorTerms: [
+                  { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-0', 'zone-1'] }] },
+                ],
+              },
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 10,
+                  preference: { matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['zone-1'] }] },
+                },
+              ],
             },
           },
         }),

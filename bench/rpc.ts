@@ -36,15 +36,19 @@ async function measure(workload: string, eligibleNodes: number, calls: number, i
     await Promise.all(Array.from({ length: inFlight }, worker));
     const seconds = (performance.now() - start) / 1000;
     latencies.sort((a, b) => a - b);
-    const at = (q: number): string => `${(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN).toFixed(2)} ms`;
-    console.log(`${calls} calls in ${seconds.toFixed(2)} s: ${Math.round(calls / seconds)} calls/s; latency p50 ${at(0.5)}, p99 ${at(0.99)}, max ${at(1)}`);
+    const at = (q: number): string =>
+      `${(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN).toFixed(2)} ms`;
+    console.log(
+      `${calls} calls in ${seconds.toFixed(2)} s: ${Math.round(calls / seconds)} calls/s; latency p50 ${at(0.5)}, p99 ${at(0.99)}, max ${at(1)}`,
+    );
   });
 }
 
 export const benchmarks: Array<{ name: string; run(): Promise<void> }> = [
   {
     name: 'rpc: BuildSchedulePlan one at a time, 1000 eligible nodes in, 1000 assignments out',
-    run: () => measure('500 sequential calls on loopback; request 1000 node names (~30 kB), response 1000 assignments (~40 kB)', 1000, 500, 1),
+    run: () =>
+      measure('500 sequential calls on loopback; request 1000 node names (~30 kB), response 1000 assignments (~40 kB)', 1000, 500, 1),
   },
   {
     name: 'rpc: BuildSchedulePlan with 100 calls in flight, 10 eligible nodes',
@@ -52,6 +56,7 @@ export const benchmarks: Array<{ name: string; run(): Promise<void> }> = [
   },
   {
     name: 'rpc: BuildSchedulePlan with 20,000 eligible nodes in, 20,000 assignments out',
-    run: () => measure('20 sequential calls on loopback; request 20,000 node names (~620 kB), response 20,000 assignments (~900 kB)', 20_000, 20, 1),
+    run: () =>
+      measure('20 sequential calls on loopback; request 20,000 node names (~620 kB), response 20,000 assignments (~900 kB)', 20_000, 20, 1),
   },
 ];

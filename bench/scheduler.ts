@@ -80,7 +80,8 @@ async function run(workload: Workload): Promise<void> {
   const podsPerSecond = (measured.length / wallMs) * 1000;
   const threshold = UPSTREAM_THRESHOLD[workload.name];
   console.log(`  existing pods placed: ${initPlaced}/${workload.initPods.length}; measured pods placed: ${placed}/${measured.length}`);
-  if (scheduler.preempted.length > 0) console.log(`  preemptions: ${preemptors} pods placed by evicting ${scheduler.preempted.length} pods`);
+  if (scheduler.preempted.length > 0)
+    console.log(`  preemptions: ${preemptors} pods placed by evicting ${scheduler.preempted.length} pods`);
   console.log(`  ${podsPerSecond.toFixed(0)} pods/s wall (${((measured.length / cpuMs) * 1000).toFixed(0)} pods per CPU-second)`);
   console.log(`  decision time per pod: p50 ${percentile(times, 50).toFixed(3)} ms, p99 ${percentile(times, 99).toFixed(3)} ms`);
   if (threshold) console.log(`  upstream CI threshold ${threshold} pods/s → ${(podsPerSecond / threshold).toFixed(1)}x (target 10x)`);

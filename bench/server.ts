@@ -67,7 +67,8 @@ spec:
   state: ${s % 2 ? 'Schedule' : 'Planning'}`);
     const entries: string[] = [];
     for (let d = s; d < DEPLOYMENTS && entries.length < ENTRIES; d += SETS) {
-      for (let r = 0; r < REPLICAS && entries.length < ENTRIES; r++) entries.push(`    - pod: app-${d}-${r}\n      node: node-${Math.floor(node++ / 2) % NODES}`);
+      for (let r = 0; r < REPLICAS && entries.length < ENTRIES; r++)
+        entries.push(`    - pod: app-${d}-${r}\n      node: node-${Math.floor(node++ / 2) % NODES}`);
     }
     docs.push(`apiVersion: planner.ciena.io/v1alpha1
 kind: SchedulePlan
@@ -120,7 +121,9 @@ function positionOf(text: string, needle: string, into: number): Position {
 }
 
 async function overStdio(text: string, edited: string): Promise<Figure> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server/main.ts'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', path.resolve('src/server/main.ts'), '--stdio'], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const connection = createProtocolConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const uri = pathToFileURL(path.resolve('bench/.server-workspace.yaml')).toString();
   let arrived: (() => void) | undefined;
@@ -128,7 +131,12 @@ async function overStdio(text: string, edited: string): Promise<Figure> {
     if (p.uri === uri) arrived?.();
   });
   connection.listen();
-  await connection.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities: {}, initializationOptions: { historyDatabase: false } });
+  await connection.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: null,
+    capabilities: {},
+    initializationOptions: { historyDatabase: false },
+  });
   await connection.sendNotification(InitializedNotification.type, {});
   const publish = () => new Promise<void>((resolve) => (arrived = resolve));
   let version = 1;
@@ -139,7 +147,10 @@ async function overStdio(text: string, edited: string): Promise<Figure> {
   for (let i = 0; i < 15; i++) {
     wait = publish();
     const start = performance.now();
-    await connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version: ++version }, contentChanges: [{ text: i % 2 ? text : edited }] });
+    await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version: ++version },
+      contentChanges: [{ text: i % 2 ? text : edited }],
+    });
     await wait;
     samples.push(performance.now() - start);
   }
@@ -155,41 +166,113 @@ export const benchmarks: readonly Benchmark[] = [
       const text = serverWorkspace();
       const uri = 'file:///bench/workspace.yaml';
       let ws = new Workspace();
-      const cold = measure(5, () => (ws = new Workspace()), () => {
-        ws.setBuffer(uri, text, 0);
-        validate(uri, ws.analysis());
-      });
+      const cold = measure(
+        5,
+        () => (ws = new Workspace()),
+        () => {
+          ws.setBuffer(uri, text, 0);
+          validate(uri, ws.analysis());
+        },
+      );
       const diagnostics = validate(uri, ws.analysis());
       const m = ws.model();
-      console.log(`workload: ${text.split('\n').length} lines → ${m.nodes.length} nodes, ${m.pods.length} pods, ${m.triggers.length} triggers, ${m.plans.length} plans (${m.plans.reduce((n, p) => n + p.value.plan.length, 0)} entries); ${diagnostics.length} diagnostics (${[...new Set(diagnostics.map((d) => d.code))].join(', ')})`);
-      console.log(`${'first read of the file, everything checked'.padEnd(60)} median ${cold.median.toFixed(1).padStart(6)} ms wall, ${cold.cpu?.toFixed(1).padStart(6)} ms cpu (no target: read whole once)`);
+      console.log(
+        `workload: ${text.split('\n').length} lines → ${m.nodes.length} nodes, ${m.pods.length} pods, ${m.triggers.length} triggers, ${m.plans.length} plans (${m.plans.reduce((n, p) => n + p.value.plan.length, 0)} entries); ${diagnostics.length} diagnostics (${[...new Set(diagnostics.map((d) => d.code))].join(', ')})`,
+      );
+      console.log(
+        `${'first read of the file, everything checked'.padEnd(60)} median ${cold.median.toFixed(1).padStart(6)} ms wall, ${cold.cpu?.toFixed(1).padStart(6)} ms cpu (no target: read whole once)`,
+      );
       // A node's label changed: every plan entry is checked against the engine again.
       const nodeEdit = (i: number) => text.replace('name: node-7,', `name: node-7, annotations: { edit: "${i}" },`);
-      show('full diagnostics after a change to a node (all plans)', measure(15, (i) => ws.setBuffer(uri, nodeEdit(i), 100 + i), () => validate(uri, ws.analysis())), 100);
+      show(
+        'full diagnostics after a change to a node (all plans)',
+        measure(
+          15,
+          (i) => ws.setBuffer(uri, nodeEdit(i), 100 + i),
+          () => validate(uri, ws.analysis()),
+        ),
+        100,
+      );
       // One plan entry moved: that plan alone is checked again.
       const planEdit = (i: number) => text.replace('pod: app-9-39\n      node: ', `pod: app-9-39\n      node: node-${i % 2 ? 400 : 401} #`);
-      show('a one-line edit in a plan, re-validated', measure(15, (i) => ws.setBuffer(uri, planEdit(i), 200 + i), () => validate(uri, ws.analysis())), 50);
+      show(
+        'a one-line edit in a plan, re-validated',
+        measure(
+          15,
+          (i) => ws.setBuffer(uri, planEdit(i), 200 + i),
+          () => validate(uri, ws.analysis()),
+        ),
+        50,
+      );
       const triggerEdit = (i: number) => text.replace('state: Planning', `state: ${i % 2 ? 'Planning' : 'Schedule'}`);
-      show('a one-line edit in a trigger, re-validated', measure(15, (i) => ws.setBuffer(uri, triggerEdit(i), 300 + i), () => validate(uri, ws.analysis())), 50);
+      show(
+        'a one-line edit in a trigger, re-validated',
+        measure(
+          15,
+          (i) => ws.setBuffer(uri, triggerEdit(i), 300 + i),
+          () => validate(uri, ws.analysis()),
+        ),
+        50,
+      );
       ws.setBuffer(uri, text, 400);
       validate(uri, ws.analysis());
       const entry = 'pod: app-5-3\n      node: ';
       const nodeValue = positionOf(text, entry, entry.length);
       const ranked = complete(uri, nodeValue, ws.analysis());
       console.log(`(node completion offers ${ranked.length} nodes, first ${ranked[0]?.label} "${ranked[0]?.detail}")`);
-      show('completion of a plan entry’s node (500 ranked by fit)', measure(15, () => undefined, () => complete(uri, nodeValue, ws.analysis())), 30);
+      show(
+        'completion of a plan entry’s node (500 ranked by fit)',
+        measure(
+          15,
+          () => undefined,
+          () => complete(uri, nodeValue, ws.analysis()),
+        ),
+        30,
+      );
       // While the node is being typed the plan does not read as one: it is ranked from what is written.
       const typing = text.replace(`${entry}node-`, `${entry}\n      # node-`);
       ws.setBuffer(uri, typing, 401);
       validate(uri, ws.analysis());
-      show('completion of a node while the plan is being typed', measure(15, () => undefined, () => complete(uri, positionOf(typing, entry, entry.length), ws.analysis())), 30);
+      show(
+        'completion of a node while the plan is being typed',
+        measure(
+          15,
+          () => undefined,
+          () => complete(uri, positionOf(typing, entry, entry.length), ws.analysis()),
+        ),
+        30,
+      );
       ws.setBuffer(uri, text, 402);
       validate(uri, ws.analysis());
       const podValue = positionOf(text, 'pod: app-5-3', 6);
-      show('completion of a plan entry’s pod', measure(15, () => undefined, () => complete(uri, podValue, ws.analysis())), 30);
+      show(
+        'completion of a plan entry’s pod',
+        measure(
+          15,
+          () => undefined,
+          () => complete(uri, podValue, ws.analysis()),
+        ),
+        30,
+      );
       const nodeName = positionOf(text, entry, entry.length + 2);
-      show('hover on a plan entry’s node', measure(15, () => undefined, () => hover(uri, nodeName, ws.analysis())), 10);
-      show('hover on a plan entry’s pod', measure(15, () => undefined, () => hover(uri, podValue, ws.analysis())), 10);
+      show(
+        'hover on a plan entry’s node',
+        measure(
+          15,
+          () => undefined,
+          () => hover(uri, nodeName, ws.analysis()),
+        ),
+        10,
+      );
+      show(
+        'hover on a plan entry’s pod',
+        measure(
+          15,
+          () => undefined,
+          () => hover(uri, podValue, ws.analysis()),
+        ),
+        10,
+      );
       show('over stdio: keystroke to diagnostics (adaptive debounce)', await overStdio(text, nodeEdit(0)), 100);
     },
   },

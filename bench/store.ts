@@ -33,7 +33,9 @@ function report(what: string, samples: readonly Sample[], target: number): void 
   const wall = samples.map((s) => s.wall);
   const cpu = samples.map((s) => s.cpu);
   const f = (x: number): string => (x < 10 ? x.toFixed(2) : x.toFixed(0));
-  console.log(`  ${what}: median ${f(median(wall))} ms (min ${f(Math.min(...wall))}, max ${f(Math.max(...wall))}), cpu median ${f(median(cpu))} ms, target < ${target} ms, ${samples.length} runs`);
+  console.log(
+    `  ${what}: median ${f(median(wall))} ms (min ${f(Math.min(...wall))}, max ${f(Math.max(...wall))}), cpu median ${f(median(cpu))} ms, target < ${target} ms, ${samples.length} runs`,
+  );
 }
 
 async function withStore(body: (store: PlanStore, file: string) => void, keepPerPodSet = 100): Promise<void> {
@@ -43,7 +45,11 @@ async function withStore(body: (store: PlanStore, file: string) => void, keepPer
     const opened = await openStore(file, { keepPerPodSet });
     if (!opened.ok) throw new Error(opened.error.message);
     try {
-      console.log(`  driver ${opened.value.driver}, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+      console.log(
+        `  driver ${opened.value.driver}, load average ${loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+      );
       body(opened.value, file);
     } finally {
       opened.value.close();
@@ -75,7 +81,14 @@ function replanned(plan: Plan): Plan {
   return {
     ...plan,
     assignments: [...moved.filter((_, i) => i % 100 !== 1), ...found],
-    unplaced: [...keptUnplaced, ...lost.map((a) => ({ pod: a.pod, message: template.message, diagnosis: { ...template.diagnosis, pod: `${plan.namespace}/${a.pod}` } }))],
+    unplaced: [
+      ...keptUnplaced,
+      ...lost.map((a) => ({
+        pod: a.pod,
+        message: template.message,
+        diagnosis: { ...template.diagnosis, pod: `${plan.namespace}/${a.pod}` },
+      })),
+    ],
   };
 }
 
@@ -87,7 +100,9 @@ const describe = (w: Workload): string =>
 const records = (w: Workload): number => w.unplaced * w.nodes + (w.pods - w.unplaced) * (w.rejections + w.scores);
 
 async function persist(w: Workload): Promise<void> {
-  console.log(`  workload: ${describe(w)}; ${records(w).toLocaleString('en')} rejection and score records per plan; one transaction per plan (plan, assignments, unplaced pods, diagnoses, retention)`);
+  console.log(
+    `  workload: ${describe(w)}; ${records(w).toLocaleString('en')} rejection and score records per plan; one transaction per plan (plan, assignments, unplaced pods, diagnoses, retention)`,
+  );
   const plans = [1, 2, 3, 4, 5, 6, 7, 8].map((seed) => syntheticPlan({ ...w, seed }));
   await withStore((store, file) => {
     const run = runOf(store);
@@ -96,7 +111,9 @@ async function persist(w: Workload): Promise<void> {
     plans.forEach((plan, i) => (i < 3 ? fresh : pruning).push(measure(() => save(store, run, plan))));
     report('first 3 plans of the pod set', fresh, 300);
     report('next 5, each also pruning a 10,000-pod plan (keep 3)', pruning, 300);
-    console.log(`  file ${(statSync(file).size / 1e6).toFixed(1)} MB + WAL ${(statSync(`${file}-wal`).size / 1e6).toFixed(1)} MB holding 3 plans`);
+    console.log(
+      `  file ${(statSync(file).size / 1e6).toFixed(1)} MB + WAL ${(statSync(`${file}-wal`).size / 1e6).toFixed(1)} MB holding 3 plans`,
+    );
   }, 3);
 }
 
@@ -109,7 +126,8 @@ export const benchmarks: readonly Benchmark[] = [
       console.log('  workload: 1,000 plans of 20 pods in 10 pod sets; history() newest first, one page of 1,000 with source and counts');
       await withStore((store) => {
         const run = runOf(store);
-        for (let i = 0; i < 1000; i++) save(store, run, syntheticPlan({ podSet: `set-${i % 10}`, pods: 20, unplaced: 1, nodes: 10, rejections: 2, scores: 2, seed: i }));
+        for (let i = 0; i < 1000; i++)
+          save(store, run, syntheticPlan({ podSet: `set-${i % 10}`, pods: 20, unplaced: 1, nodes: 10, rejections: 2, scores: 2, seed: i }));
         let listed = 0;
         const samples = Array.from({ length: 30 }, () =>
           measure(() => {
@@ -119,7 +137,11 @@ export const benchmarks: readonly Benchmark[] = [
           }),
         );
         report(`history({ limit: 1000 }) → ${listed} plans`, samples.slice(5), 10);
-        report('history({ podSet, limit: 50 })', Array.from({ length: 30 }, () => measure(() => void store.history({ podSet: 'set-3', limit: 50 }))).slice(5), 10);
+        report(
+          'history({ podSet, limit: 50 })',
+          Array.from({ length: 30 }, () => measure(() => void store.history({ podSet: 'set-3', limit: 50 }))).slice(5),
+          10,
+        );
       });
     },
   },

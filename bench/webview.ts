@@ -35,7 +35,9 @@ async function firstPaint(page: Page, message: HostToWebview, ready: string, the
 
 function report(label: string, times: number[]): void {
   const sorted = [...times].sort((a, b) => a - b);
-  console.log(`${label}: median ${(sorted[Math.floor(sorted.length / 2)] ?? NaN).toFixed(0)} ms, min ${(sorted[0] ?? NaN).toFixed(0)} ms, max ${(sorted[sorted.length - 1] ?? NaN).toFixed(0)} ms over ${sorted.length} runs`);
+  console.log(
+    `${label}: median ${(sorted[Math.floor(sorted.length / 2)] ?? NaN).toFixed(0)} ms, min ${(sorted[0] ?? NaN).toFixed(0)} ms, max ${(sorted[sorted.length - 1] ?? NaN).toFixed(0)} ms over ${sorted.length} runs`,
+  );
 }
 
 async function run(): Promise<void> {
@@ -43,15 +45,30 @@ async function run(): Promise<void> {
   try {
     const plan = bigPlan(5000, 10000);
     const x = explanation(5000);
-    console.log(`workload: plan of ${plan.assignments.length + plan.unplaced.length} pods on ${plan.nodes.length} nodes (${(JSON.stringify(plan).length / 1e6).toFixed(1)} MB of JSON); explanation of one pod over ${x.matrix.rows.length} nodes × ${x.matrix.filterPlugins.length} filter and ${x.matrix.scorePlugins.length} score plugins (${(JSON.stringify(x).length / 1e6).toFixed(1)} MB); viewport 1100×900, dark theme, ${RUNS} runs each in a fresh page`);
+    console.log(
+      `workload: plan of ${plan.assignments.length + plan.unplaced.length} pods on ${plan.nodes.length} nodes (${(JSON.stringify(plan).length / 1e6).toFixed(1)} MB of JSON); explanation of one pod over ${x.matrix.rows.length} nodes × ${x.matrix.filterPlugins.length} filter and ${x.matrix.scorePlugins.length} score plugins (${(JSON.stringify(x).length / 1e6).toFixed(1)} MB); viewport 1100×900, dark theme, ${RUNS} runs each in a fresh page`,
+    );
     const planTimes: number[] = [];
     const matrixTimes: number[] = [];
     for (let i = 0; i < RUNS; i++) {
       const page = await openPanel(browser, 'dark');
-      planTimes.push(await firstPaint(page, { type: 'plan', plan, nav: { entry: i + 1, back: false, forward: false } }, `#root[data-view="plan"] .node-map canvas`));
+      planTimes.push(
+        await firstPaint(
+          page,
+          { type: 'plan', plan, nav: { entry: i + 1, back: false, forward: false } },
+          `#root[data-view="plan"] .node-map canvas`,
+        ),
+      );
       await page.close();
       const page2 = await openPanel(browser, 'dark');
-      matrixTimes.push(await firstPaint(page2, { type: 'explanation', explanation: x, nav: { entry: i + 1, back: false, forward: false } }, `#root[data-view="explanation"] vscode-tab-header[data-tab="matrix"]|.matrix-body .matrix-row`, `vscode-tab-header[data-tab="matrix"]`));
+      matrixTimes.push(
+        await firstPaint(
+          page2,
+          { type: 'explanation', explanation: x, nav: { entry: i + 1, back: false, forward: false } },
+          `#root[data-view="explanation"] vscode-tab-header[data-tab="matrix"]|.matrix-body .matrix-row`,
+          `vscode-tab-header[data-tab="matrix"]`,
+        ),
+      );
       await page2.close();
     }
     report('first paint, node map of 5,000 nodes / 10,000 pods', planTimes);

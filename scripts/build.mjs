@@ -33,7 +33,10 @@ if (watch) {
   await Promise.all(targets.map((t) => build(t)));
 }
 
-const addon = path.join(path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')), 'build/Release/better_sqlite3.node');
+const addon = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('better-sqlite3/package.json')),
+  'build/Release/better_sqlite3.node',
+);
 const shipped = `dist/native/better_sqlite3-${process.platform}-${process.arch}-node${process.versions.modules}.node`;
 mkdirSync(path.dirname(shipped), { recursive: true });
 copyFileSync(addon, shipped);

@@ -53,13 +53,23 @@ export class PodBuilder {
 
   /** Adds another app container with these requests. */
   container(requests: ResourceList, ports: ContainerPort[] = [], image?: string): this {
-    this.m.spec.containers.push({ name: `c${this.m.spec.containers.length}`, resources: { requests: { ...requests } }, ports, ...(image ? { image } : {}) } as Mutable<Container>);
+    this.m.spec.containers.push({
+      name: `c${this.m.spec.containers.length}`,
+      resources: { requests: { ...requests } },
+      ports,
+      ...(image ? { image } : {}),
+    } as Mutable<Container>);
     return this;
   }
 
   init(requests: ResourceList, sidecar = false, image?: string): this {
     const list = (this.m.spec.initContainers ??= []);
-    list.push({ name: `init${list.length}`, resources: { requests: { ...requests } }, ...(sidecar ? { restartPolicy: 'Always' } : {}), ...(image ? { image } : {}) } as Mutable<Container>);
+    list.push({
+      name: `init${list.length}`,
+      resources: { requests: { ...requests } },
+      ...(sidecar ? { restartPolicy: 'Always' } : {}),
+      ...(image ? { image } : {}),
+    } as Mutable<Container>);
     return this;
   }
 
@@ -164,7 +174,10 @@ export class PodBuilder {
   preferNode(weight: number, ...requirements: NodeSelectorRequirement[]): this {
     const affinity = (this.m.spec.affinity ??= {}) as Mutable<Affinity>;
     const nodeAffinity = (affinity.nodeAffinity ??= {});
-    (nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution ??= []).push({ weight, preference: { matchExpressions: requirements as Mutable<NodeSelectorRequirement>[] } });
+    (nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution ??= []).push({
+      weight,
+      preference: { matchExpressions: requirements as Mutable<NodeSelectorRequirement>[] },
+    });
     return this;
   }
 
@@ -234,7 +247,11 @@ export class NodeBuilder {
   private readonly m: Mutable<Node>;
 
   constructor(name: string) {
-    this.m = { metadata: { name, uid: `uid-node-${name}`, labels: { 'kubernetes.io/hostname': name } }, spec: {}, status: { allocatable: { cpu: '4', memory: '32Gi', pods: '110' } } } as Mutable<Node>;
+    this.m = {
+      metadata: { name, uid: `uid-node-${name}`, labels: { 'kubernetes.io/hostname': name } },
+      spec: {},
+      status: { allocatable: { cpu: '4', memory: '32Gi', pods: '110' } },
+    } as Mutable<Node>;
     this.obj = this.m as Node;
   }
 

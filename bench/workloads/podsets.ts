@@ -46,7 +46,10 @@ function makeNodes(count: number, random: Random): Node[] {
     const infra = i % 20 === 7;
     const allocatable: Record<string, string> = { cpu: String(size.cpu), memory: `${size.memory}Gi`, pods: '110' };
     if (gpu) allocatable[GPU] = String(pick(random, [4, 8]));
-    const taints = [...(gpu ? [{ key: GPU, value: 'present', effect: 'NoSchedule' as const }] : []), ...(infra ? [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' as const }] : [])];
+    const taints = [
+      ...(gpu ? [{ key: GPU, value: 'present', effect: 'NoSchedule' as const }] : []),
+      ...(infra ? [{ key: 'dedicated', value: 'infra', effect: 'NoSchedule' as const }] : []),
+    ];
     return {
       metadata: { name, uid: `uid-${name}`, labels: { [HOSTNAME]: name, [ZONE]: ZONES[i % ZONES.length] as string } },
       spec: taints.length > 0 ? { taints } : {},
@@ -91,8 +94,16 @@ function makePod(t: Template, replica: number): Pod {
       schedulerName: POD_SET_SCHEDULER_NAME,
       containers: [{ name: 'main', image: `registry.example/${t.name}:1`, resources: { requests } }],
       ...(t.gpu ? { tolerations: [{ key: GPU, operator: 'Exists', effect: 'NoSchedule' }] } : {}),
-      ...(t.antiAffinity ? { affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: HOSTNAME, labelSelector: selector }] } } } : {}),
-      ...(t.spread ? { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: selector }] } : {}),
+      ...(t.antiAffinity
+        ? {
+            affinity: {
+              podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: HOSTNAME, labelSelector: selector }] },
+            },
+          }
+        : {}),
+      ...(t.spread
+        ? { topologySpreadConstraints: [{ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: selector }] }
+        : {}),
     },
   };
 }

@@ -54,7 +54,12 @@ interface PodShape {
 
 function makePods(count: number, shape: PodShape): Pod[] {
   return Array.from({ length: count }, (_, i) => ({
-    metadata: { name: `${shape.prefix}-${i}`, namespace: shape.namespace, uid: `${shape.namespace}-${shape.prefix}-${i}`, ...(shape.labels ? { labels: shape.labels } : {}) },
+    metadata: {
+      name: `${shape.prefix}-${i}`,
+      namespace: shape.namespace,
+      uid: `${shape.namespace}-${shape.prefix}-${i}`,
+      ...(shape.labels ? { labels: shape.labels } : {}),
+    },
     spec: {
       containers: [
         {
@@ -81,15 +86,21 @@ const nodeAffinity: Affinity = {
 };
 const podAffinity: Affinity = {
   podAffinity: {
-    requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { color: 'blue' } }, topologyKey: ZONE, namespaces: ['sched-1', 'sched-0'] }],
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      { labelSelector: { matchLabels: { color: 'blue' } }, topologyKey: ZONE, namespaces: ['sched-1', 'sched-0'] },
+    ],
   },
 };
 const podAntiAffinity: Affinity = {
   podAntiAffinity: {
-    requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { color: 'green' } }, topologyKey: HOSTNAME, namespaces: ['sched-1', 'sched-0'] }],
+    requiredDuringSchedulingIgnoredDuringExecution: [
+      { labelSelector: { matchLabels: { color: 'green' } }, topologyKey: HOSTNAME, namespaces: ['sched-1', 'sched-0'] },
+    ],
   },
 };
-const spread: TopologySpreadConstraint[] = [{ maxSkew: 5, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { color: 'blue' } } }];
+const spread: TopologySpreadConstraint[] = [
+  { maxSkew: 5, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { color: 'blue' } } },
+];
 
 export interface WorkloadSize {
   readonly nodes: number;
@@ -107,8 +118,16 @@ export function schedulerPerfWorkloads(scale = 1, seed = 1): ReadonlyArray<{ rea
     initPods: Math.round(initPods * scale),
     measuredPods: Math.max(1, Math.round(measuredPods * scale)),
   });
-  const describe = (name: string, s: WorkloadSize, what: string) => `${name}: ${s.nodes} nodes, ${s.initPods} existing pods, ${s.measuredPods} measured pods; ${what}`;
-  const build = (name: string, s: WorkloadSize, zones: readonly string[] | undefined, init: PodShape, measured: PodShape, what: string): Workload => ({
+  const describe = (name: string, s: WorkloadSize, what: string) =>
+    `${name}: ${s.nodes} nodes, ${s.initPods} existing pods, ${s.measuredPods} measured pods; ${what}`;
+  const build = (
+    name: string,
+    s: WorkloadSize,
+    zones: readonly string[] | undefined,
+    init: PodShape,
+    measured: PodShape,
+    what: string,
+  ): Workload => ({
     name,
     nodes: makeNodes(s.nodes, zones, seed),
     initPods: makePods(s.initPods, init),
@@ -126,7 +145,11 @@ export function schedulerPerfWorkloads(scale = 1, seed = 1): ReadonlyArray<{ rea
   const lowPriority: PodShape = { prefix: 'low', namespace: 'sched-0', cpu: '900m' };
   const highPriority = (prefix: string): PodShape => ({ prefix, namespace: 'sched-2', cpu: '3', priority: 10 });
   return [
-    { name: 'SchedulingBasic', make: () => build('SchedulingBasic', basic, undefined, plain('sched-0'), { prefix: 'measured', namespace: 'sched-1' }, 'default pods') },
+    {
+      name: 'SchedulingBasic',
+      make: () =>
+        build('SchedulingBasic', basic, undefined, plain('sched-0'), { prefix: 'measured', namespace: 'sched-1' }, 'default pods'),
+    },
     {
       name: 'NodeAffinity',
       make: () =>
@@ -180,7 +203,15 @@ export function schedulerPerfWorkloads(scale = 1, seed = 1): ReadonlyArray<{ rea
     // (templates/pod-high-priority.yaml): each evicts 3 of them.
     {
       name: 'PreemptionBasic',
-      make: () => build('PreemptionBasic', preemptionBasic, undefined, lowPriority, highPriority('measured'), 'each measured pod (priority 10, 3 cpu) preempts 3 low-priority pods (900m)'),
+      make: () =>
+        build(
+          'PreemptionBasic',
+          preemptionBasic,
+          undefined,
+          lowPriority,
+          highPriority('measured'),
+          'each measured pod (priority 10, 3 cpu) preempts 3 low-priority pods (900m)',
+        ),
     },
     {
       // PreemptionAsync/5000Nodes: measured default pods interleaved with preemptors. Upstream
@@ -188,8 +219,18 @@ export function schedulerPerfWorkloads(scale = 1, seed = 1): ReadonlyArray<{ rea
       // one per ~114 measured pods: one per 100 here, scheduled and timed but not counted.
       name: 'PreemptionAsync',
       make: () => ({
-        ...build('PreemptionAsync', preemptionAsync, undefined, lowPriority, plain('sched-1'), 'default pods (100m), a preemptor (priority 10, 3 cpu) after every 100'),
-        churn: { pods: makePods(Math.ceil(preemptionAsync.measuredPods / PREEMPTOR_EVERY), highPriority('preemptor')), every: PREEMPTOR_EVERY },
+        ...build(
+          'PreemptionAsync',
+          preemptionAsync,
+          undefined,
+          lowPriority,
+          plain('sched-1'),
+          'default pods (100m), a preemptor (priority 10, 3 cpu) after every 100',
+        ),
+        churn: {
+          pods: makePods(Math.ceil(preemptionAsync.measuredPods / PREEMPTOR_EVERY), highPriority('preemptor')),
+          every: PREEMPTOR_EVERY,
+        },
       }),
     },
   ];

@@ -10,10 +10,18 @@ import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 
 /** The tab headers and panels of a vscode-tabs, `selected` shown first; `onSelect` hears the user switch. */
-export function tabs(label: string, pages: ReadonlyArray<{ readonly id: string; readonly title: string; readonly body: () => HTMLElement }>, selected: string, onSelect: (id: string) => void): HTMLElement {
+export function tabs(
+  label: string,
+  pages: ReadonlyArray<{ readonly id: string; readonly title: string; readonly body: () => HTMLElement }>,
+  selected: string,
+  onSelect: (id: string) => void,
+): HTMLElement {
   const el = document.createElement('vscode-tabs');
   el.setAttribute('aria-label', label);
-  const index = Math.max(0, pages.findIndex((p) => p.id === selected));
+  const index = Math.max(
+    0,
+    pages.findIndex((p) => p.id === selected),
+  );
   const built = new Map<number, HTMLElement>();
   const panels: HTMLElement[] = [];
   for (const page of pages) {

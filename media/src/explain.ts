@@ -13,7 +13,12 @@ import type { ViewContext } from './state';
 
 export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTMLElement[] {
   const node = (name: string | undefined) => (name === undefined ? '—' : link(name, 'Node', name));
-  const facts = [`namespace ${x.namespace}`, x.podSet !== undefined && `pod set ${x.podSet}`, `scheduler ${x.schedulerName}`, `profile ${x.profile}`];
+  const facts = [
+    `namespace ${x.namespace}`,
+    x.podSet !== undefined && `pod set ${x.podSet}`,
+    `scheduler ${x.schedulerName}`,
+    `profile ${x.profile}`,
+  ];
   const out: HTMLElement[] = [
     header(
       `Why ${x.pod}`,
@@ -23,9 +28,17 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
     ),
     h('p', { class: `verdict-text${x.chosenNode === undefined && x.plannedNode === undefined ? ' bad' : ''}`, role: 'status' }, x.verdict),
   ];
-  const terms: Array<[string, HTMLElement | string]> = [['Requests', x.requests.map((r) => `${r.resource} ${formatAmount(r.amount, r.unit, 'words')}`).join(', ') || 'none']];
-  if (x.plannedNode !== undefined) terms.push(['Planned on', h('span', {}, node(x.plannedNode), x.plan !== undefined ? ` by ${x.plan}` : '')]);
-  const chooser = x.cycle === 'planner' ? 'The planner’s cycle chose' : x.plannedNode !== undefined ? 'A cycle now, with the rest of the plan in place, chooses' : 'A cycle now chooses';
+  const terms: Array<[string, HTMLElement | string]> = [
+    ['Requests', x.requests.map((r) => `${r.resource} ${formatAmount(r.amount, r.unit, 'words')}`).join(', ') || 'none'],
+  ];
+  if (x.plannedNode !== undefined)
+    terms.push(['Planned on', h('span', {}, node(x.plannedNode), x.plan !== undefined ? ` by ${x.plan}` : '')]);
+  const chooser =
+    x.cycle === 'planner'
+      ? 'The planner’s cycle chose'
+      : x.plannedNode !== undefined
+        ? 'A cycle now, with the rest of the plan in place, chooses'
+        : 'A cycle now chooses';
   terms.push([chooser, node(x.chosenNode)]);
   if (x.boundNode !== undefined) terms.push(['Bound to', node(x.boundNode)]);
   terms.push(['Nodes', `${x.nodes.feasible} feasible of ${x.nodes.evaluated} evaluated (${x.nodes.total} in the cluster)`]);
@@ -40,14 +53,47 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
   };
   const reasons = () =>
     x.rejections.length > 0
-      ? section('Rejections', table(['Stage', 'Plugin', 'Reason', 'Nodes'], x.rejections.map((r) => [r.stage, r.plugin, r.reason, h('span', { class: 'nodelist', title: r.nodes.join(', ') }, `${r.nodes.length} `, r.nodes.length <= 5 ? `(${r.nodes.join(', ')})` : `(${r.nodes.slice(0, 5).join(', ')}, …)`)])))
+      ? section(
+          'Rejections',
+          table(
+            ['Stage', 'Plugin', 'Reason', 'Nodes'],
+            x.rejections.map((r) => [
+              r.stage,
+              r.plugin,
+              r.reason,
+              h(
+                'span',
+                { class: 'nodelist', title: r.nodes.join(', ') },
+                `${r.nodes.length} `,
+                r.nodes.length <= 5 ? `(${r.nodes.join(', ')})` : `(${r.nodes.slice(0, 5).join(', ')}, …)`,
+              ),
+            ]),
+          ),
+        )
       : h('p', { class: 'empty' }, 'No node rejected the pod.');
   const preemption = x.preemption;
   const pages = [
-    { id: 'funnel', title: 'Funnel', body: () => renderFunnel(x.funnel, x.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step })) },
-    { id: 'matrix', title: `Nodes × plugins (${x.matrix.rows.length.toLocaleString('en')})`, body: () => renderMatrix(x.matrix, focus, matrixState, (s) => ctx.save({ sort: s.sort, scoreKind: s.scoreKind, active: s.active })) },
+    {
+      id: 'funnel',
+      title: 'Funnel',
+      body: () =>
+        renderFunnel(x.funnel, x.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step })),
+    },
+    {
+      id: 'matrix',
+      title: `Nodes × plugins (${x.matrix.rows.length.toLocaleString('en')})`,
+      body: () => renderMatrix(x.matrix, focus, matrixState, (s) => ctx.save({ sort: s.sort, scoreKind: s.scoreKind, active: s.active })),
+    },
     { id: 'reasons', title: `Reasons (${x.rejections.length})`, body: reasons },
-    ...(preemption ? [{ id: 'preemption', title: preemption.node === undefined ? 'Preemption' : `Preemption (${preemption.candidates.length})`, body: () => renderPreemption(preemption) }] : []),
+    ...(preemption
+      ? [
+          {
+            id: 'preemption',
+            title: preemption.node === undefined ? 'Preemption' : `Preemption (${preemption.candidates.length})`,
+            body: () => renderPreemption(preemption),
+          },
+        ]
+      : []),
   ];
   out.push(tabs('Explanation views', pages, typeof ctx.ui['tab'] === 'string' ? ctx.ui['tab'] : 'funnel', (tab) => ctx.save({ tab })));
   return out;

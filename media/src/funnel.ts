@@ -27,11 +27,23 @@ function stepDetail(funnel: FunnelView, step: FunnelStepView, namespace: string,
     { class: 'step-detail', 'aria-live': 'polite' },
     h('h3', {}, stepName(step)),
     step.picks
-      ? h('p', { class: 'facts' }, `${step.entered.toLocaleString('en')} ${funnel.unit} reached it, ${step.left.toLocaleString('en')} chosen (the best score)`, dropped > 0 ? `, ${dropped.toLocaleString('en')} scored lower: ranked, not rejected` : '')
-      : h('p', { class: 'facts' }, `${step.entered.toLocaleString('en')} ${funnel.unit} reached it, ${step.left.toLocaleString('en')} left it`, dropped > 0 ? `, ${dropped.toLocaleString('en')} dropped` : '', step.skipped > 0 ? ` (${step.skipped.toLocaleString('en')} never evaluated: sampling stopped early)` : ''),
+      ? h(
+          'p',
+          { class: 'facts' },
+          `${step.entered.toLocaleString('en')} ${funnel.unit} reached it, ${step.left.toLocaleString('en')} chosen (the best score)`,
+          dropped > 0 ? `, ${dropped.toLocaleString('en')} scored lower: ranked, not rejected` : '',
+        )
+      : h(
+          'p',
+          { class: 'facts' },
+          `${step.entered.toLocaleString('en')} ${funnel.unit} reached it, ${step.left.toLocaleString('en')} left it`,
+          dropped > 0 ? `, ${dropped.toLocaleString('en')} dropped` : '',
+          step.skipped > 0 ? ` (${step.skipped.toLocaleString('en')} never evaluated: sampling stopped early)` : '',
+        ),
   );
   if (step.stage === 'Score') out.append(h('p', { class: 'empty' }, 'Score ranks every node that passed the filters; it rejects none.'));
-  else if (step.rejected.length === 0 && !(step.podsStopped?.length)) out.append(h('p', { class: 'empty' }, step.picks ? 'Nothing reached it.' : 'This step rejected nothing.'));
+  else if (step.rejected.length === 0 && !step.podsStopped?.length)
+    out.append(h('p', { class: 'empty' }, step.picks ? 'Nothing reached it.' : 'This step rejected nothing.'));
   for (const r of step.rejected) {
     out.append(
       h(
@@ -44,13 +56,22 @@ function stepDetail(funnel: FunnelView, step: FunnelStepView, namespace: string,
   }
   const stopped = step.podsStopped ?? [];
   if (stopped.length > 0) {
-    out.append(h('h4', {}, `Pods stopped here (${stopped.length})`), names(stopped, 'Pods stopped at this step', (p) => podChip(namespace, p, inPlan)));
+    out.append(
+      h('h4', {}, `Pods stopped here (${stopped.length})`),
+      names(stopped, 'Pods stopped at this step', (p) => podChip(namespace, p, inPlan)),
+    );
   }
   return out;
 }
 
 /** The funnel of `funnel`, step `selected` open; `onSelect` hears which step the user opens; pods are explained in `inPlan`. */
-export function renderFunnel(funnel: FunnelView, namespace: string, selected: number | undefined, onSelect: (index: number) => void, inPlan?: PlanRefView): HTMLElement {
+export function renderFunnel(
+  funnel: FunnelView,
+  namespace: string,
+  selected: number | undefined,
+  onSelect: (index: number) => void,
+  inPlan?: PlanRefView,
+): HTMLElement {
   const total = Math.max(1, funnel.steps[0]?.entered ?? 1);
   const detail = h('div', { class: 'funnel-detail' });
   const buttons: HTMLButtonElement[] = [];
@@ -81,11 +102,28 @@ export function renderFunnel(funnel: FunnelView, namespace: string, selected: nu
     buttons.push(b);
     return h('li', {}, b);
   });
-  const legend = h('p', { class: 'legend' }, h('span', { class: 'swatch kept' }), ' kept ', h('span', { class: 'swatch dropped' }), ' rejected ', h('span', { class: 'swatch ranked' }), ' scored lower (not chosen) ', h('span', { class: 'swatch skipped' }), ' not evaluated');
+  const legend = h(
+    'p',
+    { class: 'legend' },
+    h('span', { class: 'swatch kept' }),
+    ' kept ',
+    h('span', { class: 'swatch dropped' }),
+    ' rejected ',
+    h('span', { class: 'swatch ranked' }),
+    ' scored lower (not chosen) ',
+    h('span', { class: 'swatch skipped' }),
+    ' not evaluated',
+  );
   const view = h(
     'div',
     { class: 'funnel' },
-    h('p', { class: 'facts' }, funnel.unit === 'nodes' ? `Nodes left after each step of the cycle for ${funnel.subject}.` : `Pod × node pairs left after each step, summed over the cycles of ${funnel.pods.toLocaleString('en')} pods of ${funnel.subject}.`),
+    h(
+      'p',
+      { class: 'facts' },
+      funnel.unit === 'nodes'
+        ? `Nodes left after each step of the cycle for ${funnel.subject}.`
+        : `Pod × node pairs left after each step, summed over the cycles of ${funnel.pods.toLocaleString('en')} pods of ${funnel.subject}.`,
+    ),
     legend,
     h('ol', { class: 'steps', 'aria-label': 'Steps of the scheduling cycle' }, ...rows),
     detail,

@@ -31,13 +31,24 @@ export function podLink(key: string): HTMLAnchorElement {
 
 /** Explain a pod; from a plan, the planner's cycle for it in that plan. */
 export function explainButton(namespace: string, pod: string, inPlan?: PlanRefView): HTMLButtonElement {
-  return button('Explain', `Explain where ${pod} goes and why`, () => post({ type: 'explainPod', namespace, pod, ...(inPlan ? { inPlan } : {}) }), 'action small');
+  return button(
+    'Explain',
+    `Explain where ${pod} goes and why`,
+    () => post({ type: 'explainPod', namespace, pod, ...(inPlan ? { inPlan } : {}) }),
+    'action small',
+  );
 }
 
 /** A view's title, its facts on one line, and its actions. */
 export function header(title: string, facts: readonly Child[], ...actions: HTMLElement[]): HTMLElement {
   const parts = facts.filter((f): f is string | Node => f !== undefined && f !== false);
-  return h('header', {}, h('h1', {}, title), parts.length > 0 && h('p', { class: 'facts' }, ...parts.flatMap((f, i) => (i === 0 ? [f] : [' · ', f]))), actions.length > 0 && h('div', { class: 'actions' }, ...actions));
+  return h(
+    'header',
+    {},
+    h('h1', {}, title),
+    parts.length > 0 && h('p', { class: 'facts' }, ...parts.flatMap((f, i) => (i === 0 ? [f] : [' · ', f]))),
+    actions.length > 0 && h('div', { class: 'actions' }, ...actions),
+  );
 }
 
 /** A pod's name (opens it) and its Explain button. */

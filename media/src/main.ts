@@ -62,7 +62,14 @@ function view(message: HostToWebview): HTMLElement[] {
     case 'loading':
       return [h('p', { class: 'loading', role: 'status' }, message.what)];
     case 'error':
-      return [h('p', { class: 'error', role: 'alert' }, message.message), h('div', { class: 'actions' }, button('Try again', 'Ask the server again', () => post({ type: 'refresh' })))];
+      return [
+        h('p', { class: 'error', role: 'alert' }, message.message),
+        h(
+          'div',
+          { class: 'actions' },
+          button('Try again', 'Ask the server again', () => post({ type: 'refresh' })),
+        ),
+      ];
     case 'plan':
       return renderPlan(message.plan, ctx);
     case 'explanation':

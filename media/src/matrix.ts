@@ -24,7 +24,12 @@ export interface MatrixState {
 const ROW_HEIGHT = 24;
 const KIND_INDEX: Record<ScoreKind, number> = { raw: 0, normalized: 1, weighted: 2 };
 const VERDICT_ORDER: Record<MatrixRowView['verdict'], number> = { chosen: 0, feasible: 1, rejected: 2, unevaluated: 3 };
-const VERDICT_TEXT: Record<MatrixRowView['verdict'], string> = { chosen: 'chosen', feasible: 'feasible', rejected: 'rejected', unevaluated: 'not evaluated' };
+const VERDICT_TEXT: Record<MatrixRowView['verdict'], string> = {
+  chosen: 'chosen',
+  feasible: 'feasible',
+  rejected: 'rejected',
+  unevaluated: 'not evaluated',
+};
 
 type FilterCell = 'pass' | 'fail' | 'not run' | '';
 
@@ -55,7 +60,12 @@ function sortRows(rows: readonly MatrixRowView[], sort: MatrixSort, kind: ScoreK
   return keyed.map((x) => x.r);
 }
 
-export function renderMatrix(matrix: MatrixView, focus: string | undefined, initial: MatrixState, onChange: (state: MatrixState) => void): HTMLElement {
+export function renderMatrix(
+  matrix: MatrixView,
+  focus: string | undefined,
+  initial: MatrixState,
+  onChange: (state: MatrixState) => void,
+): HTMLElement {
   let state = initial;
   const filters = matrix.filterPlugins;
   const scores = matrix.scorePlugins;
@@ -63,7 +73,14 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
   const columns = 2 + filters.length + scores.length + 2;
   let ordered = sortRows(matrix.rows, state.sort, state.scoreKind);
 
-  const grid = h('div', { class: 'matrix', role: 'grid', tabindex: '0', 'aria-label': `Node × plugin matrix, ${matrix.rows.length} nodes`, 'aria-rowcount': String(matrix.rows.length + 1), 'aria-colcount': String(columns) });
+  const grid = h('div', {
+    class: 'matrix',
+    role: 'grid',
+    tabindex: '0',
+    'aria-label': `Node × plugin matrix, ${matrix.rows.length} nodes`,
+    'aria-rowcount': String(matrix.rows.length + 1),
+    'aria-colcount': String(columns),
+  });
   const head = h('div', { class: 'matrix-row matrix-head', role: 'row', 'aria-rowindex': '1' });
   head.style.gridTemplateColumns = template;
   const headers: Array<{ key: string; cell: HTMLElement }> = [];
@@ -80,8 +97,17 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
   head.append(
     header('node', 'Node', 'Node name'),
     header('verdict', 'Verdict', 'What the cycle made of the node'),
-    ...filters.map((p, i) => header(`f${i}`, p, `Filter plugin ${p}: ✓ passed, ✗ rejected, · not run (an earlier plugin rejected the node)`, 'vertical')),
-    ...scores.map((s, i) => header(`s${i}`, `${s.plugin} ×${s.weight}`, `Score plugin ${s.plugin}, weight ${s.weight}`, `vertical score${i === 0 ? ' first' : ''}`)),
+    ...filters.map((p, i) =>
+      header(`f${i}`, p, `Filter plugin ${p}: ✓ passed, ✗ rejected, · not run (an earlier plugin rejected the node)`, 'vertical'),
+    ),
+    ...scores.map((s, i) =>
+      header(
+        `s${i}`,
+        `${s.plugin} ×${s.weight}`,
+        `Score plugin ${s.plugin}, weight ${s.weight}`,
+        `vertical score${i === 0 ? ' first' : ''}`,
+      ),
+    ),
     header('total', 'Total', 'Total score: the weighted scores added up', 'first'),
     h('div', { role: 'columnheader' }, 'Rank'),
   );
@@ -96,7 +122,13 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
     const r = ordered[i] as MatrixRowView;
     const k = KIND_INDEX[state.scoreKind];
     const cls = `matrix-row ${r.verdict}${r.node === state.active ? ' active' : ''}${r.node === focus ? ' focus' : ''}`;
-    const row = h('div', { class: cls, role: 'row', id: `matrix-row-${i}`, 'aria-rowindex': String(i + 2), 'aria-selected': String(r.node === state.active) });
+    const row = h('div', {
+      class: cls,
+      role: 'row',
+      id: `matrix-row-${i}`,
+      'aria-rowindex': String(i + 2),
+      'aria-selected': String(r.node === state.active),
+    });
     row.style.gridTemplateColumns = template;
     const why = r.reasons ? `${r.plugin ?? ''}: ${r.reasons.join(', ')}` : '';
     const nodeLink = h('a', { href: '#', class: 'ref', tabindex: '-1', title: `Open node ${r.node}` }, r.node);
@@ -106,14 +138,35 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
     });
     row.append(
       h('div', { role: 'gridcell', class: 'name' }, nodeLink),
-      h('div', { role: 'gridcell', class: 'verdict', title: why || VERDICT_TEXT[r.verdict] }, r.verdict === 'rejected' && r.rejectedAt === -1 ? `rejected (${r.stage ?? ''})` : VERDICT_TEXT[r.verdict]),
+      h(
+        'div',
+        { role: 'gridcell', class: 'verdict', title: why || VERDICT_TEXT[r.verdict] },
+        r.verdict === 'rejected' && r.rejectedAt === -1 ? `rejected (${r.stage ?? ''})` : VERDICT_TEXT[r.verdict],
+      ),
       ...filters.map((p, j) => {
         const c = filterCell(r, j);
-        return h('div', { role: 'gridcell', class: `filter ${c.replace(' ', '-')}`, 'aria-label': `${p}: ${c || 'not evaluated'}`, title: c === 'fail' ? why : `${p}: ${c || 'not evaluated'}` }, FILTER_SYMBOL[c]);
+        return h(
+          'div',
+          {
+            role: 'gridcell',
+            class: `filter ${c.replace(' ', '-')}`,
+            'aria-label': `${p}: ${c || 'not evaluated'}`,
+            title: c === 'fail' ? why : `${p}: ${c || 'not evaluated'}`,
+          },
+          FILTER_SYMBOL[c],
+        );
       }),
       ...scores.map((s, j) => {
         const v = r.scores?.[j];
-        return h('div', { role: 'gridcell', class: `num${j === 0 ? ' first' : ''}`, title: v ? `${s.plugin}: raw ${v[0]}, normalized ${v[1]}, weighted ${v[2]} (×${s.weight})` : '' }, v ? String(v[k]) : '');
+        return h(
+          'div',
+          {
+            role: 'gridcell',
+            class: `num${j === 0 ? ' first' : ''}`,
+            title: v ? `${s.plugin}: raw ${v[0]}, normalized ${v[1]}, weighted ${v[2]} (×${s.weight})` : '',
+          },
+          v ? String(v[k]) : '',
+        );
       }),
       h('div', { role: 'gridcell', class: 'num total first' }, r.total === undefined ? '' : String(r.total)),
       h('div', { role: 'gridcell', class: 'num' }, r.rank === undefined ? '' : String(r.rank)),
@@ -169,9 +222,23 @@ export function renderMatrix(matrix: MatrixView, focus: string | undefined, init
       grid.focus();
     }
   };
-  const tools = h('div', { class: 'toolbar' }, kindSelect, focus !== undefined && button(`Go to ${focus}`, `Show the row of ${focus}`, jump(focus), 'action small'));
+  const tools = h(
+    'div',
+    { class: 'toolbar' },
+    kindSelect,
+    focus !== undefined && button(`Go to ${focus}`, `Show the row of ${focus}`, jump(focus), 'action small'),
+  );
   const closest = matrix.closest;
-  const callout = closest && h('div', { class: 'callout', role: 'note' }, h('strong', {}, 'Closest node: '), closest.node, ` — it ${closest.why}. `, button('Show its row', `Show the row of ${closest.node}`, jump(closest.node), 'action small'));
+  const callout =
+    closest &&
+    h(
+      'div',
+      { class: 'callout', role: 'note' },
+      h('strong', {}, 'Closest node: '),
+      closest.node,
+      ` — it ${closest.why}. `,
+      button('Show its row', `Show the row of ${closest.node}`, jump(closest.node), 'action small'),
+    );
   const wrap = h('div', { class: 'matrix-view' }, callout || '', tools, h('div', { class: 'matrix-scroll' }, grid));
   if (state.active !== undefined) {
     const i = ordered.findIndex((r) => r.node === state.active);

@@ -30,7 +30,14 @@ const BANDS: ReadonlyArray<readonly [number, string]> = [
   [Infinity, '--vscode-charts-red'],
 ];
 /** The owners with the most planned pods get a colour each; the others share one. */
-const OWNER_COLOURS = ['--vscode-charts-blue', '--vscode-charts-purple', '--vscode-charts-green', '--vscode-charts-orange', '--vscode-charts-yellow', '--vscode-charts-red'];
+const OWNER_COLOURS = [
+  '--vscode-charts-blue',
+  '--vscode-charts-purple',
+  '--vscode-charts-green',
+  '--vscode-charts-orange',
+  '--vscode-charts-yellow',
+  '--vscode-charts-red',
+];
 export const OTHER_OWNERS = '--vscode-descriptionForeground';
 export const NO_PODS = '--vscode-editorWidget-background';
 
@@ -42,7 +49,10 @@ function pitchFor(count: number): number {
 }
 
 /** The owners of the planned pods, most pods first, the first ones with a colour of their own. */
-export function ownerPalette(nodes: readonly NodeUseView[]): { readonly top: ReadonlyArray<readonly [owner: string, pods: number, colour: string]>; readonly colourOf: (owner: string) => string } {
+export function ownerPalette(nodes: readonly NodeUseView[]): {
+  readonly top: ReadonlyArray<readonly [owner: string, pods: number, colour: string]>;
+  readonly colourOf: (owner: string) => string;
+} {
   const counts = new Map<string, number>();
   for (const n of nodes) for (const o of n.owners) counts.set(o.owner, (counts.get(o.owner) ?? 0) + o.pods.length);
   const top = [...counts]
@@ -227,10 +237,23 @@ export function nodeMap(label: string, options: NodeMapOptions): NodeMap {
     tip.hidden = true;
   });
   element.addEventListener('focus', () => {
-    if (cursor < 0) moveCursor(Math.max(0, nodes.findIndex((n) => n.node === selected)));
+    if (cursor < 0)
+      moveCursor(
+        Math.max(
+          0,
+          nodes.findIndex((n) => n.node === selected),
+        ),
+      );
   });
   element.addEventListener('keydown', (ev) => {
-    const moves: Record<string, number> = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -columns, ArrowDown: columns, PageUp: -columns * 10, PageDown: columns * 10 };
+    const moves: Record<string, number> = {
+      ArrowLeft: -1,
+      ArrowRight: 1,
+      ArrowUp: -columns,
+      ArrowDown: columns,
+      PageUp: -columns * 10,
+      PageDown: columns * 10,
+    };
     const step = moves[ev.key];
     if (step !== undefined) moveCursor(cursor + step);
     else if (ev.key === 'Home') moveCursor(0);

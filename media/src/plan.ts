@@ -23,7 +23,10 @@ export function bar(use: ResourceUseView): HTMLElement {
   const text = usageText(use);
   return h(
     'div',
-    { class: `use${shares.over ? ' over' : ''}`, title: `${use.resource}: ${formatAmount(use.requested, use.unit, 'words')} bound, ${formatAmount(use.planned, use.unit, 'words')} planned, ${formatAmount(use.allocatable, use.unit, 'words')} allocatable` },
+    {
+      class: `use${shares.over ? ' over' : ''}`,
+      title: `${use.resource}: ${formatAmount(use.requested, use.unit, 'words')} bound, ${formatAmount(use.planned, use.unit, 'words')} planned, ${formatAmount(use.allocatable, use.unit, 'words')} allocatable`,
+    },
     h('span', { class: 'resource' }, use.resource),
     h('span', { class: 'amount' }, text),
     h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, planned),
@@ -35,7 +38,11 @@ export function bar(use: ResourceUseView): HTMLElement {
 const SEARCH_PAUSE_MS = 150;
 
 function planRef(plan: PlanView): PlanRefView {
-  return { podSet: plan.podSet, ...(plan.trigger !== undefined ? { trigger: plan.trigger } : {}), ...(plan.historyId !== undefined ? { historyId: plan.historyId } : {}) };
+  return {
+    podSet: plan.podSet,
+    ...(plan.trigger !== undefined ? { trigger: plan.trigger } : {}),
+    ...(plan.historyId !== undefined ? { historyId: plan.historyId } : {}),
+  };
 }
 
 function describe(n: NodeUseView): string {
@@ -49,11 +56,29 @@ function nodeDetail(n: NodeUseView, namespace: string, inPlan: PlanRefView): HTM
     'div',
     { class: 'node-detail', 'aria-live': 'polite' },
     h('h3', {}, link(n.node, 'Node', n.node), n.unschedulable === true && h('span', { class: 'badge' }, 'cordoned')),
-    h('p', { class: 'facts' }, n.zone !== undefined ? `zone ${n.zone} · ` : '', `${plural(n.bound, 'pod')} bound · ${plural(n.pods.length, 'pod')} planned`),
+    h(
+      'p',
+      { class: 'facts' },
+      n.zone !== undefined ? `zone ${n.zone} · ` : '',
+      `${plural(n.bound, 'pod')} bound · ${plural(n.pods.length, 'pod')} planned`,
+    ),
     ...n.resources.map(bar),
     n.owners.length > 0 && h('h4', {}, 'Planned pods by owner'),
-    ...n.owners.map((o) => h('div', { class: 'owner' }, h('p', { class: 'owner-name' }, o.owner || '(no owner)', h('span', { class: 'count' }, ` ${o.pods.length}`)), h('ul', { class: 'pods' }, ...o.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan)))))),
-    labels.length > 0 && h('details', {}, h('summary', {}, plural(labels.length, 'label')), h('ul', { class: 'labels' }, ...labels.map(([k, v]) => h('li', {}, h('code', {}, `${k}=${v}`))))),
+    ...n.owners.map((o) =>
+      h(
+        'div',
+        { class: 'owner' },
+        h('p', { class: 'owner-name' }, o.owner || '(no owner)', h('span', { class: 'count' }, ` ${o.pods.length}`)),
+        h('ul', { class: 'pods' }, ...o.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan)))),
+      ),
+    ),
+    labels.length > 0 &&
+      h(
+        'details',
+        {},
+        h('summary', {}, plural(labels.length, 'label')),
+        h('ul', { class: 'labels' }, ...labels.map(([k, v]) => h('li', {}, h('code', {}, `${k}=${v}`)))),
+      ),
   );
 }
 
@@ -64,7 +89,16 @@ function legend(colouring: Colouring, palette: ReturnType<typeof ownerPalette>):
     return el;
   };
   if (colouring === 'owner') {
-    return h('p', { class: 'legend' }, 'Tile: owner with the most planned pods on the node. ', ...palette.top.flatMap(([o, c, colour]) => [swatch(colour), ` ${o || '(no owner)'} (${c.toLocaleString('en')}) `]), swatch(OTHER_OWNERS), ' other owners ', swatch(NO_PODS), ' none planned; search owner:name to find one.');
+    return h(
+      'p',
+      { class: 'legend' },
+      'Tile: owner with the most planned pods on the node. ',
+      ...palette.top.flatMap(([o, c, colour]) => [swatch(colour), ` ${o || '(no owner)'} (${c.toLocaleString('en')}) `]),
+      swatch(OTHER_OWNERS),
+      ' other owners ',
+      swatch(NO_PODS),
+      ' none planned; search owner:name to find one.',
+    );
   }
   return h(
     'p',
@@ -84,7 +118,16 @@ function legend(colouring: Colouring, palette: ReturnType<typeof ownerPalette>):
 }
 
 /** Labels that name a node pool on the common clouds and tools, the first one a node carries. */
-const POOL_LABELS = ['karpenter.sh/nodepool', 'cloud.google.com/gke-nodepool', 'eks.amazonaws.com/nodegroup', 'kubernetes.azure.com/agentpool', 'agentpool', 'node-pool', 'nodepool', 'pool'];
+const POOL_LABELS = [
+  'karpenter.sh/nodepool',
+  'cloud.google.com/gke-nodepool',
+  'eks.amazonaws.com/nodegroup',
+  'kubernetes.azure.com/agentpool',
+  'agentpool',
+  'node-pool',
+  'nodepool',
+  'pool',
+];
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
 
 /** What the map can be grouped by: none, zone, pool (when a pool label is there), any other label with a few values. */
@@ -115,7 +158,8 @@ function groupOf(n: NodeUseView, grouping: string): string {
 
 /** A group's summary: its nodes, the pods the plan puts there, and its cpu and memory in use (bound + planned) of allocatable. */
 function groupSummary(name: string, nodes: readonly NodeUseView[]): string {
-  const sum = (resource: string, field: 'allocatable' | 'requested' | 'planned') => nodes.reduce((t, n) => t + (n.resources.find((r) => r.resource === resource)?.[field] ?? 0), 0);
+  const sum = (resource: string, field: 'allocatable' | 'requested' | 'planned') =>
+    nodes.reduce((t, n) => t + (n.resources.find((r) => r.resource === resource)?.[field] ?? 0), 0);
   const percent = (resource: string) => {
     const allocatable = sum(resource, 'allocatable');
     return allocatable > 0 ? `${Math.round(((sum(resource, 'requested') + sum(resource, 'planned')) / allocatable) * 100)}%` : '—';
@@ -146,7 +190,11 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
     ctx.save({ node });
     for (const m of maps) m.select(node);
     const n = node !== undefined ? byName.get(node) : undefined;
-    detail.replaceChildren(n ? nodeDetail(n, plan.namespace, planRef(plan)) : h('p', { class: 'empty' }, 'Choose a node on the map to see its resources and planned pods.'));
+    detail.replaceChildren(
+      n
+        ? nodeDetail(n, plan.namespace, planRef(plan))
+        : h('p', { class: 'empty' }, 'Choose a node on the map to see its resources and planned pods.'),
+    );
   };
   const apply = (): void => {
     const predicate = parseQuery(query);
@@ -166,13 +214,26 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
       }
       const sections = [...groups].sort(([a], [b]) => a.localeCompare(b));
       maps = sections.map(([name, nodes]) => makeMap(`Node map of ${name}: ${nodes.length} nodes; arrow keys move, Enter shows a node`));
-      mapsSlot.replaceChildren(...sections.map(([name, nodes], i) => h('section', { class: 'map-group' }, h('h3', { class: 'group-summary' }, groupSummary(name, nodes)), (maps[i] as (typeof maps)[number]).element)));
+      mapsSlot.replaceChildren(
+        ...sections.map(([name, nodes], i) =>
+          h(
+            'section',
+            { class: 'map-group' },
+            h('h3', { class: 'group-summary' }, groupSummary(name, nodes)),
+            (maps[i] as (typeof maps)[number]).element,
+          ),
+        ),
+      );
       sections.forEach(([, nodes], i) => maps[i]?.show(nodes, colouring));
     }
     for (const m of maps) m.select(selected);
   };
 
-  const search = h('vscode-textfield', { placeholder: 'name, pod, zone:z1, owner:web, key=value, cpu>80', 'aria-label': 'Filter nodes by name, pod, zone, owner, label or resource use', class: 'search' });
+  const search = h('vscode-textfield', {
+    placeholder: 'name, pod, zone:z1, owner:web, key=value, cpu>80',
+    'aria-label': 'Filter nodes by name, pod, zone, owner, label or resource use',
+    class: 'search',
+  });
   search.value = query;
   // Typing only records the query: the filter, sort and redraw run once the keys pause (off the
   // keystroke path), so a key is never waiting behind 5,000 tiles, and a burst of keys costs one run.
@@ -186,7 +247,12 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
       apply();
     }, SEARCH_PAUSE_MS);
   });
-  const choose = (label: string, options: ReadonlyArray<readonly [string, string]>, value: string, onChange: (v: string) => void): HTMLElement => {
+  const choose = (
+    label: string,
+    options: ReadonlyArray<readonly [string, string]>,
+    value: string,
+    onChange: (v: string) => void,
+  ): HTMLElement => {
     const el = h('vscode-single-select', { 'aria-label': label, title: label });
     for (const [v, text] of options) el.append(h('vscode-option', { value: v }, text));
     el.value = value;
@@ -231,7 +297,14 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
     apply();
   });
   // The maps take the panel's whole width; the selected node's detail sits above them.
-  const view = h('div', { class: 'map-view' }, h('div', { class: 'toolbar' }, search, sortSelect, groupSelect, colourSelect, count), legendSlot, detail, mapsSlot);
+  const view = h(
+    'div',
+    { class: 'map-view' },
+    h('div', { class: 'toolbar' }, search, sortSelect, groupSelect, colourSelect, count),
+    legendSlot,
+    detail,
+    mapsSlot,
+  );
   apply();
   select(selected);
   return view;
@@ -240,19 +313,34 @@ function mapTab(plan: PlanView, ctx: ViewContext): HTMLElement {
 function groupCard(g: UnplacedGroupView, namespace: string, inPlan: PlanRefView): HTMLElement {
   const where = [g.stage, g.plugin].filter((x): x is string => Boolean(x)).join(' · ');
   const shown = g.pods.slice(0, 40);
-  const list = h('ul', { class: 'chips', 'aria-label': `Pods not placed: ${g.reason}` }, ...shown.map((p) => h('li', {}, podChip(namespace, p, inPlan))));
+  const list = h(
+    'ul',
+    { class: 'chips', 'aria-label': `Pods not placed: ${g.reason}` },
+    ...shown.map((p) => h('li', {}, podChip(namespace, p, inPlan))),
+  );
   const card = h(
     'div',
     { class: 'unplaced', role: 'group', 'aria-label': `${plural(g.pods.length, 'pod')}: ${g.reason}` },
-    h('h3', {}, h('span', { class: 'reason' }, g.reason), where && h('span', { class: 'badge', title: 'The stage and plugin that stopped the pods' }, where), h('span', { class: 'count' }, plural(g.pods.length, 'pod'))),
+    h(
+      'h3',
+      {},
+      h('span', { class: 'reason' }, g.reason),
+      where && h('span', { class: 'badge', title: 'The stage and plugin that stopped the pods' }, where),
+      h('span', { class: 'count' }, plural(g.pods.length, 'pod')),
+    ),
     h('p', { class: 'message' }, g.message),
     list,
   );
   if (g.pods.length > shown.length) {
-    const more = button(`Show all ${g.pods.length}`, 'List every pod of this group', () => {
-      list.replaceChildren(...g.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan))));
-      more.remove();
-    }, 'action small');
+    const more = button(
+      `Show all ${g.pods.length}`,
+      'List every pod of this group',
+      () => {
+        list.replaceChildren(...g.pods.map((p) => h('li', {}, podChip(namespace, p, inPlan))));
+        more.remove();
+      },
+      'action small',
+    );
     card.append(more);
   }
   return card;
@@ -271,7 +359,12 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
   ];
   const actions = [button('Re-run preview', 'Plan the pod set again on the current workspace', () => post({ type: 'refresh' }))];
   const trigger = plan.trigger;
-  if (trigger !== undefined) actions.push(button('Schedule now', `Set ${trigger} to Schedule and write its plan`, () => post({ type: 'scheduleNow', namespace: plan.namespace, trigger })));
+  if (trigger !== undefined)
+    actions.push(
+      button('Schedule now', `Set ${trigger} to Schedule and write its plan`, () =>
+        post({ type: 'scheduleNow', namespace: plan.namespace, trigger }),
+      ),
+    );
   const used = plan.nodes.filter((n) => n.pods.length > 0).length;
   const summary = h(
     'p',
@@ -283,7 +376,8 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
     h('strong', { class: plan.unplaced.length > 0 ? 'bad' : '' }, `${plan.unplaced.length}`),
     ' not placed',
   );
-  const selectedTab = typeof ctx.ui['tab'] === 'string' ? ctx.ui['tab'] : plan.unplaced.length > 0 && plan.nodes.length === 0 ? 'unplaced' : 'map';
+  const selectedTab =
+    typeof ctx.ui['tab'] === 'string' ? ctx.ui['tab'] : plan.unplaced.length > 0 && plan.nodes.length === 0 ? 'unplaced' : 'map';
   const pages = [
     { id: 'map', title: `Node map (${plan.nodes.length.toLocaleString('en')})`, body: () => mapTab(plan, ctx) },
     { id: 'pods', title: `Pods (${plan.assignments.length.toLocaleString('en')})`, body: () => renderPods(plan, planRef(plan), ctx) },
@@ -292,19 +386,40 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
       title: `Not placed (${plan.unplaced.length.toLocaleString('en')})`,
       body: () =>
         plan.unplacedGroups.length > 0
-          ? section(`${plural(plan.unplacedGroups.length, 'reason')} for ${plural(plan.unplaced.length, 'pod')}`, ...plan.unplacedGroups.map((g) => groupCard(g, plan.namespace, planRef(plan))))
+          ? section(
+              `${plural(plan.unplacedGroups.length, 'reason')} for ${plural(plan.unplaced.length, 'pod')}`,
+              ...plan.unplacedGroups.map((g) => groupCard(g, plan.namespace, planRef(plan))),
+            )
           : h('p', { class: 'empty' }, 'Every pod of the set is placed.'),
     },
     {
       id: 'funnel',
       title: 'Funnel',
-      body: () => renderFunnel(plan.funnel, plan.namespace, typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined, (step) => ctx.save({ step }), planRef(plan)),
+      body: () =>
+        renderFunnel(
+          plan.funnel,
+          plan.namespace,
+          typeof ctx.ui['step'] === 'number' ? ctx.ui['step'] : undefined,
+          (step) => ctx.save({ step }),
+          planRef(plan),
+        ),
     },
   ];
   // A plan that evicts says so before anything else (the profile lets plans preempt).
   const victims = plan.victims ?? [];
   const evicts =
     victims.length > 0 &&
-    h('p', { class: 'callout bad', role: 'note' }, `This plan evicts ${plural(victims.length, 'running pod')}: `, ...victims.flatMap((v, i) => [i > 0 ? ', ' : '', podLink(v.pod), ` from ${v.node} for ${v.by}`]), '.');
-  return [header(`Plan for ${plan.podSet}`, facts, ...actions), summary, evicts || undefined, tabs('Plan views', pages, selectedTab, (tab) => ctx.save({ tab }))].filter((e): e is HTMLElement => e !== undefined);
+    h(
+      'p',
+      { class: 'callout bad', role: 'note' },
+      `This plan evicts ${plural(victims.length, 'running pod')}: `,
+      ...victims.flatMap((v, i) => [i > 0 ? ', ' : '', podLink(v.pod), ` from ${v.node} for ${v.by}`]),
+      '.',
+    );
+  return [
+    header(`Plan for ${plan.podSet}`, facts, ...actions),
+    summary,
+    evicts || undefined,
+    tabs('Plan views', pages, selectedTab, (tab) => ctx.save({ tab })),
+  ].filter((e): e is HTMLElement => e !== undefined);
 }

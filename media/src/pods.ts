@@ -20,7 +20,12 @@ export function renderPods(plan: PlanView, inPlan: PlanRefView, ctx: ViewContext
   let query = typeof ctx.ui['podQuery'] === 'string' ? ctx.ui['podQuery'] : '';
   let order = (typeof ctx.ui['podOrder'] === 'string' ? ctx.ui['podOrder'] : 'owner') as PodOrder;
   const count = h('span', { class: 'count', role: 'status' });
-  const grid = h('div', { class: 'matrix pods-table', role: 'grid', 'aria-label': `Pods the plan places, ${plan.assignments.length}`, 'aria-colcount': '5' });
+  const grid = h('div', {
+    class: 'matrix pods-table',
+    role: 'grid',
+    'aria-label': `Pods the plan places, ${plan.assignments.length}`,
+    'aria-colcount': '5',
+  });
   const head = h('div', { class: 'matrix-row matrix-head', role: 'row', 'aria-rowindex': '1' });
   head.style.gridTemplateColumns = TEMPLATE;
   const headers = new Map<PodOrder, HTMLElement>();
@@ -35,13 +40,26 @@ export function renderPods(plan: PlanView, inPlan: PlanRefView, ctx: ViewContext
     headers.set(key, cell);
     return cell;
   };
-  head.append(column('pod', 'Pod'), column('owner', 'Owner'), column('node', 'Node'), column('score', 'Score'), h('div', { role: 'columnheader' }, h('span', { class: 'visually-hidden' }, 'Explain')));
+  head.append(
+    column('pod', 'Pod'),
+    column('owner', 'Owner'),
+    column('node', 'Node'),
+    column('score', 'Score'),
+    h('div', { role: 'columnheader' }, h('span', { class: 'visually-hidden' }, 'Explain')),
+  );
   const rows = virtualRows(26, { class: 'matrix-body' }, 20);
   grid.append(head, rows.element);
 
   const apply = (): void => {
     const lower = query.trim().toLowerCase();
-    const shown = ordered(lower ? plan.assignments.filter((a) => a.pod.toLowerCase().includes(lower) || a.owner.toLowerCase().includes(lower) || a.node.toLowerCase().includes(lower)) : plan.assignments, order);
+    const shown = ordered(
+      lower
+        ? plan.assignments.filter(
+            (a) => a.pod.toLowerCase().includes(lower) || a.owner.toLowerCase().includes(lower) || a.node.toLowerCase().includes(lower),
+          )
+        : plan.assignments,
+      order,
+    );
     count.textContent = `${shown.length.toLocaleString('en')} of ${plan.assignments.length.toLocaleString('en')} pods`;
     grid.setAttribute('aria-rowcount', String(shown.length + 1));
     for (const [key, cell] of headers) {
@@ -63,7 +81,11 @@ export function renderPods(plan: PlanView, inPlan: PlanRefView, ctx: ViewContext
       return row;
     });
   };
-  const search = h('vscode-textfield', { placeholder: 'pod, owner or node', 'aria-label': 'Filter pods by name, owner or node', class: 'search' });
+  const search = h('vscode-textfield', {
+    placeholder: 'pod, owner or node',
+    'aria-label': 'Filter pods by name, owner or node',
+    class: 'search',
+  });
   search.value = query;
   search.addEventListener('input', () => {
     query = search.value;

@@ -43,7 +43,10 @@ function word(text: string): NodePredicate {
 
 /** The predicate of a search, or undefined when the search is empty (every node). */
 export function parseQuery(query: string): NodePredicate | undefined {
-  const words = query.trim().split(/\s+/).filter((w) => w.length > 0);
+  const words = query
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w.length > 0);
   if (words.length === 0) return undefined;
   const predicates = words.map(word);
   return (n) => predicates.every((p) => p(n));

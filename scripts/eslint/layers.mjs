@@ -43,7 +43,11 @@ function packageAllowed(source, allowed) {
 
 /** @type {import('eslint').Rule.RuleModule} */
 export const layersRule = {
-  meta: { type: 'problem', schema: [], messages: { forbidden: '{{from}} must not import "{{source}}" (docs/architecture.md, Layers: {{why}})' } },
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { forbidden: '{{from}} must not import "{{source}}" (docs/architecture.md, Layers: {{why}})' },
+  },
   create(context) {
     const from = layerOf(context.filename);
     if (!from || !(from in LAYERS)) return {};

@@ -1,7 +1,19 @@
 // Reading the command line's inputs: YAML paths into the workspace model, a profile file into the
 // engine's Profile. Problems come back as located lines (`file:line:col: error code: message`).
 import type { Profile, ProfileError } from '../engine/framework/profile';
-import { combine, engineProfile, fieldRange, formatError, joinPath, readFile, type FileModel, type Located, type ManifestErrorCode, type ProfileManifest, type WorkspaceModel } from '../manifests';
+import {
+  combine,
+  engineProfile,
+  fieldRange,
+  formatError,
+  joinPath,
+  readFile,
+  type FileModel,
+  type Located,
+  type ManifestErrorCode,
+  type ProfileManifest,
+  type WorkspaceModel,
+} from '../manifests';
 import { optionHelp } from './help';
 import type { CliIO } from './io';
 import { errorMessage } from '../engine/api/errors';
@@ -12,7 +24,6 @@ export interface Input<T> {
   readonly errors: readonly string[];
   readonly warnings: readonly string[];
 }
-
 
 /** --strict, as the commands that read manifests take it. */
 export const STRICT_OPTION = { strict: { type: 'boolean' } } as const;
@@ -90,7 +101,10 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
             : undefined;
         const model = readFile({ name, text }, undefined, onProgress);
         if (large && io.interactive) io.stderr(`\r${reading} done\n`);
-        if (large) io.stderr(`read ${name}: ${model.documents.length} documents, ${model.nodes.length} nodes, ${model.pods.length} pods in ${((io.clock.now() - started) / 1000).toFixed(1)} s\n`);
+        if (large)
+          io.stderr(
+            `read ${name}: ${model.documents.length} documents, ${model.nodes.length} nodes, ${model.pods.length} pods in ${((io.clock.now() - started) / 1000).toFixed(1)} s\n`,
+          );
         files.push(model);
       } catch (error) {
         errors.push(`${name}: ${errorMessage(error)}`);
@@ -168,10 +182,15 @@ export function profileInput(located: Located<ProfileManifest>, schedulerName?: 
   });
   for (const p of palletOnly) {
     const range = fieldRange(located, `${base}.plugins.${p.point}.enabled[${p.index}].name`);
-    warnings.push(`${file}:${range.start.line}:${range.start.column}: warning: ${p.name} at ${p.point} is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored`);
+    warnings.push(
+      `${file}:${range.start.line}:${range.start.column}: warning: ${p.name} at ${p.point} is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored`,
+    );
   }
   const position = (path: readonly (string | number)[]) => {
-    const range = fieldRange(located, path.reduce<string>((at, key) => joinPath(at, key), base));
+    const range = fieldRange(
+      located,
+      path.reduce<string>((at, key) => joinPath(at, key), base),
+    );
     return `${file}:${range.start.line}:${range.start.column}`;
   };
   const locate = (e: ProfileError) => `${position(e.path)}: error ${e.code}: ${e.message}`;

@@ -17,7 +17,7 @@ function usage(): string {
     ...commands.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
     'Options:',
-    '  -h, --help  this help (`podplan <command> --help`: a command\'s options)',
+    "  -h, --help  this help (`podplan <command> --help`: a command's options)",
     `  --version   print the version (${VERSION})`,
     '',
     'Paths may be files or directories of YAML and JSON; - reads standard input.',

@@ -16,7 +16,14 @@ export const DB_OPTION = { db: { type: 'string' } } as const;
 
 /** The help of --db, its text at `column` like the command's other options. */
 export function dbHelp(column: number): string {
-  return optionHelp('--db <file>', ["the plan history (default: $PODPLAN_DB, else podplan/history.db in the", "user's data directory: ~/.local/share, ~/Library/Application Support, %APPDATA%)"], column);
+  return optionHelp(
+    '--db <file>',
+    [
+      'the plan history (default: $PODPLAN_DB, else podplan/history.db in the',
+      "user's data directory: ~/.local/share, ~/Library/Application Support, %APPDATA%)",
+    ],
+    column,
+  );
 }
 
 export const DB_HELP = dbHelp(20);
@@ -37,7 +44,9 @@ export function openHistory(file: string, io: CliIO): Promise<Result<PlanStore, 
 export async function readHistory(command: string, db: string | undefined, io: CliIO, body: (store: PlanStore) => number): Promise<number> {
   const file = databasePath(db, io);
   if (!existsSync(file)) {
-    io.stderr(`podplan ${command}: there is no plan history at ${file} (podplan schedule and podplan plan record one; --db or PODPLAN_DB name another file)\n`);
+    io.stderr(
+      `podplan ${command}: there is no plan history at ${file} (podplan schedule and podplan plan record one; --db or PODPLAN_DB name another file)\n`,
+    );
     return EXIT.badInput;
   }
   const opened = await openHistory(file, io);
@@ -73,7 +82,9 @@ export function positiveInteger(text: string): number | undefined {
 export function planId(command: string, text: string | undefined, io: CliIO): number | undefined {
   const id = text === undefined ? undefined : positiveInteger(text);
   if (id !== undefined) return id;
-  io.stderr(`podplan ${command}: ${text === undefined ? 'a plan id is needed' : `"${text}" is not a plan id (a whole number, as podplan history lists them)`}\n`);
+  io.stderr(
+    `podplan ${command}: ${text === undefined ? 'a plan id is needed' : `"${text}" is not a plan id (a whole number, as podplan history lists them)`}\n`,
+  );
   return undefined;
 }
 
@@ -98,14 +109,24 @@ export interface PlanCommand<T> {
 /** Runs a command about given plans (show, diff, export): ids and options checked, then the history opened and queried. */
 export async function runPlanCommand<T>(command: string, args: readonly string[], io: CliIO, spec: PlanCommand<T>): Promise<number> {
   const structured = spec.formats !== undefined;
-  const parsed = parseCommand(command, args, { ...DB_OPTION, ...(structured ? { ...OUTPUT_OPTION, json: { type: 'boolean' } } : {}), ...spec.options }, spec.ids, io);
+  const parsed = parseCommand(
+    command,
+    args,
+    { ...DB_OPTION, ...(structured ? { ...OUTPUT_OPTION, json: { type: 'boolean' } } : {}), ...spec.options },
+    spec.ids,
+    io,
+  );
   if (!parsed) return EXIT.badInput;
-  const format = structured ? outputFormat(command, parsed.values as { output?: string; json?: boolean }, ['text', ...(spec.formats ?? [])], io) : 'text';
+  const format = structured
+    ? outputFormat(command, parsed.values as { output?: string; json?: boolean }, ['text', ...(spec.formats ?? [])], io)
+    : 'text';
   if (!format) return EXIT.badInput;
   const ids: number[] = [];
   if (spec.ids > 1 && parsed.positionals.length < spec.ids) {
     const given = parsed.positionals.length;
-    io.stderr(`podplan ${command}: ${spec.ids} plan ids are needed (as podplan history lists them), ${given === 0 ? 'none was' : `only ${given} was`} given\n`);
+    io.stderr(
+      `podplan ${command}: ${spec.ids} plan ids are needed (as podplan history lists them), ${given === 0 ? 'none was' : `only ${given} was`} given\n`,
+    );
     return EXIT.badInput;
   }
   for (let i = 0; i < spec.ids; i++) {

@@ -44,7 +44,10 @@ export { triggerSpec } from '../manifests/planner';
 function triggerError(located: Located<ScheduleTriggerManifest>): string | undefined {
   const read = readTrigger(triggerSpec(located.value));
   if (read.ok) return undefined;
-  const range = fieldRange(located, read.error.field.reduce<string>((at, key) => joinPath(at, key), ''));
+  const range = fieldRange(
+    located,
+    read.error.field.reduce<string>((at, key) => joinPath(at, key), ''),
+  );
   return `${range.file}:${range.start.line}:${range.start.column}: error ${read.error.code}: ${read.error.message}`;
 }
 
@@ -55,19 +58,32 @@ const SOLVER_TIME_LIMIT_MS = 10_000;
  * The planning input of a command's source (its parsed arguments: paths or --context), `--profile`
  * and `--seed`, warnings and errors printed to stderr; undefined when there were errors (the command exits 2).
  */
-export async function loadPlanning(command: string, source: SourceArgs, values: { readonly profile?: string | undefined; readonly seed?: string | undefined; readonly strict?: boolean | undefined }, io: CliIO): Promise<Planning | undefined> {
+export async function loadPlanning(
+  command: string,
+  source: SourceArgs,
+  values: { readonly profile?: string | undefined; readonly seed?: string | undefined; readonly strict?: boolean | undefined },
+  io: CliIO,
+): Promise<Planning | undefined> {
   const seed = values.seed === undefined ? 1 : Number(values.seed);
   if (!Number.isInteger(seed)) {
     io.stderr(`podplan ${command}: --seed must be a whole number, not "${values.seed}"\n`);
     return undefined;
   }
-  const input = await readPlanning(source, { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed, strict: values.strict }, io);
+  const input = await readPlanning(
+    source,
+    { ...(values.profile !== undefined ? { profile: values.profile } : {}), seed, strict: values.strict },
+    io,
+  );
   for (const w of input.warnings) io.stderr(`${w}\n`);
   for (const e of input.errors) io.stderr(`${e}\n`);
   return input.value;
 }
 
-async function readPlanning(source: SourceArgs, options: { readonly profile?: string; readonly seed: number; readonly strict?: boolean | undefined }, io: CliIO): Promise<PlanningInput> {
+async function readPlanning(
+  source: SourceArgs,
+  options: { readonly profile?: string; readonly seed: number; readonly strict?: boolean | undefined },
+  io: CliIO,
+): Promise<PlanningInput> {
   const workspace = await readSource(source, io, options);
   const fromFile = options.profile !== undefined ? await readProfile(options.profile, io, POD_SET_SCHEDULER_NAME) : undefined;
   const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
@@ -96,9 +112,21 @@ async function readPlanning(source: SourceArgs, options: { readonly profile?: st
   if (errors.length > 0 || !planning.ok) return { errors, warnings };
   for (const key of planning.value.args.ignored ?? []) {
     const at = chosen ? pluginArgsPath(chosen.profile, key) : undefined;
-    warnings.push(`${chosen && at ? chosen.position(at) : 'profile'}: warning: PodSetPlanner arg ${key} is Pallet's own setting and means nothing to Podplan; ignored`);
+    warnings.push(
+      `${chosen && at ? chosen.position(at) : 'profile'}: warning: PodSetPlanner arg ${key} is Pallet's own setting and means nothing to Podplan; ignored`,
+    );
   }
-  return { value: { workspace: workspace.value, source: workspace.source, planning: planning.value, profile, triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)) }, errors, warnings };
+  return {
+    value: {
+      workspace: workspace.value,
+      source: workspace.source,
+      planning: planning.value,
+      profile,
+      triggers: workspace.value.triggers.map((t) => triggerSpec(t.value)),
+    },
+    errors,
+    warnings,
+  };
 }
 
 export interface SetOutcome {
@@ -116,11 +144,26 @@ export interface SetOutcome {
  */
 export async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
   const { workspace, triggers } = planning;
-  const outcome = await planOnePodSet({ cluster: workspace.cluster, triggers, plans: workspace.plans.map((p) => planFromManifest(p.value)), planning: planning.planning, now, override }, ref);
+  const outcome = await planOnePodSet(
+    {
+      cluster: workspace.cluster,
+      triggers,
+      plans: workspace.plans.map((p) => planFromManifest(p.value)),
+      planning: planning.planning,
+      now,
+      override,
+    },
+    ref,
+  );
   if (!outcome.ok) return outcome.error;
   const { plan, trigger, failed, message } = outcome.value;
   if (!trigger) return plan ? { plan, failed: false } : (message ?? 'not planned');
-  return { ...(plan ? { plan } : {}), trigger: `${trigger.namespace}/${trigger.name}`, failed, ...(message !== undefined ? { message } : {}) };
+  return {
+    ...(plan ? { plan } : {}),
+    trigger: `${trigger.namespace}/${trigger.name}`,
+    failed,
+    ...(message !== undefined ? { message } : {}),
+  };
 }
 
 /** Where a PodSetPlanner arg is written in the profile (pluginConfig[i].args.key), if it is. */

@@ -11,10 +11,22 @@ import { databasePath, historyOff, openHistory } from './plan-store';
 import type { CliIO } from './io';
 
 /** Opens the history and starts a run of `kind` on `source`; undefined (said on stderr) when it cannot be. */
-export async function startRecording(command: string, source: SourceRef, kind: RunKind, db: string | undefined, io: CliIO, decisions?: DecisionPlan): Promise<RunRecording | undefined> {
+export async function startRecording(
+  command: string,
+  source: SourceRef,
+  kind: RunKind,
+  db: string | undefined,
+  io: CliIO,
+  decisions?: DecisionPlan,
+): Promise<RunRecording | undefined> {
   const opened = await openHistory(databasePath(db, io), io);
   const started = opened.ok
-    ? RunRecording.start(opened.value, source, kind, { clock: io.clock, closeStore: true, onError: (m) => io.stderr(`podplan ${command}: ${m}\n`), ...(decisions ? { decisions } : {}) })
+    ? RunRecording.start(opened.value, source, kind, {
+        clock: io.clock,
+        closeStore: true,
+        onError: (m) => io.stderr(`podplan ${command}: ${m}\n`),
+        ...(decisions ? { decisions } : {}),
+      })
     : opened;
   if (started.ok) return started.value;
   io.stderr(`podplan ${command}: ${historyOff(started.error)}\n`);

@@ -98,7 +98,10 @@ export interface SourceInput extends Input<WorkspaceModel> {
 
 /** The workspace model of the paths or the kube context the arguments name, every problem as a line. */
 export async function readSource(args: SourceArgs, io: CliIO, options: ReadOptions = {}): Promise<SourceInput> {
-  const files: SourceRef = { kind: 'workspace', name: args.positionals.map((p) => (p === STDIN ? STDIN_NAME : path.resolve(io.cwd, p))).join(' ') };
+  const files: SourceRef = {
+    kind: 'workspace',
+    name: args.positionals.map((p) => (p === STDIN ? STDIN_NAME : path.resolve(io.cwd, p))).join(' '),
+  };
   const problem = sourceProblem(args);
   if (problem) return { errors: [problem], warnings: [], source: files };
   if (!isClusterSource(args)) return { ...(await readWorkspace(args.positionals, io, options)), source: files };

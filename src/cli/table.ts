@@ -1,5 +1,9 @@
 /** A plain-text table, columns padded to their widest cell, as kubectl prints; `paint` colours a padded cell (row -1: the header). */
-export function formatTable(header: readonly string[], rows: readonly (readonly string[])[], paint?: (text: string, row: number, column: number) => string): string {
+export function formatTable(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  paint?: (text: string, row: number, column: number) => string,
+): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[], row: number) =>
     cells

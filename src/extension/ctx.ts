@@ -3,7 +3,14 @@
 import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType, RequestType0 } from 'vscode-languageclient';
-import { SchedulerRequest, WorkspaceChangedNotification, WorkspaceSummaryRequest, type SchedulerStatus, type SourceView, type WorkspaceSummary } from '../protocol/requests';
+import {
+  SchedulerRequest,
+  WorkspaceChangedNotification,
+  WorkspaceSummaryRequest,
+  type SchedulerStatus,
+  type SourceView,
+  type WorkspaceSummary,
+} from '../protocol/requests';
 import { CommandIds } from './command-ids';
 import { sourceStatusWords } from './commands/source-words';
 import { createClient } from './client';
@@ -123,7 +130,8 @@ export class Ctx implements vscode.Disposable {
 
   /** The running client; a command started before the server is up (or after it died) says so. */
   private running(): LanguageClient {
-    if (!this.client || this.client.state !== State.Running) throw new Error('the Podplan language server is not running (see Output → Podplan)');
+    if (!this.client || this.client.state !== State.Running)
+      throw new Error('the Podplan language server is not running (see Output → Podplan)');
     return this.client;
   }
 
@@ -136,7 +144,9 @@ export class Ctx implements vscode.Disposable {
   }
 
   /** Converts a server WorkspaceEdit into VS Code's. */
-  workspaceEdit(edit: Parameters<LanguageClient['protocol2CodeConverter']['asWorkspaceEdit']>[0]): Promise<vscode.WorkspaceEdit | undefined> {
+  workspaceEdit(
+    edit: Parameters<LanguageClient['protocol2CodeConverter']['asWorkspaceEdit']>[0],
+  ): Promise<vscode.WorkspaceEdit | undefined> {
     return this.running().protocol2CodeConverter.asWorkspaceEdit(edit);
   }
 

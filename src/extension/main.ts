@@ -22,7 +22,10 @@ let ctx: Ctx | undefined;
 function intent(message: WebviewToHost): Thenable<unknown> | undefined {
   switch (message.type) {
     case 'explainPod':
-      return vscode.commands.executeCommand(CommandIds.explainPod, { pod: { namespace: message.namespace, name: message.pod }, ...(message.inPlan ? { inPlan: message.inPlan } : {}) });
+      return vscode.commands.executeCommand(CommandIds.explainPod, {
+        pod: { namespace: message.namespace, name: message.pod },
+        ...(message.inPlan ? { inPlan: message.inPlan } : {}),
+      });
     case 'openPlan':
       return vscode.commands.executeCommand(CommandIds.openPlan, { id: message.id });
     case 'comparePlans':
@@ -61,8 +64,14 @@ export async function activate(extension: vscode.ExtensionContext): Promise<void
       }),
     );
   }
-  extension.subscriptions.push(...registerViews(context, workspaceClusterSource(context)), offerSchemasToYamlExtension(extension, context.output));
-  context.panel.onIntent = (message) => void Promise.resolve(intent(message)).catch((e: unknown) => context.output.error(`webview intent ${message.type} failed: ${String(e)}`));
+  extension.subscriptions.push(
+    ...registerViews(context, workspaceClusterSource(context)),
+    offerSchemasToYamlExtension(extension, context.output),
+  );
+  context.panel.onIntent = (message) =>
+    void Promise.resolve(intent(message)).catch((e: unknown) =>
+      context.output.error(`webview intent ${message.type} failed: ${String(e)}`),
+    );
   extension.subscriptions.push(
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (SERVER_SETTINGS.some((s) => e.affectsConfiguration(s))) void vscode.commands.executeCommand(CommandIds.restartServer);

@@ -79,12 +79,17 @@ export class PlanPanel implements vscode.Disposable {
   private open(): vscode.WebviewPanel {
     if (this.panel) return this.panel;
     const roots = [vscode.Uri.joinPath(this.extensionUri, 'dist'), vscode.Uri.joinPath(this.extensionUri, 'media')];
-    const panel = vscode.window.createWebviewPanel('podplan.plan', 'Podplan', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-      enableScripts: true,
-      enableCommandUris: false,
-      localResourceRoots: roots,
-      retainContextWhenHidden: false,
-    });
+    const panel = vscode.window.createWebviewPanel(
+      'podplan.plan',
+      'Podplan',
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      {
+        enableScripts: true,
+        enableCommandUris: false,
+        localResourceRoots: roots,
+        retainContextWhenHidden: false,
+      },
+    );
     const webview = panel.webview;
     webview.html = panelHtml({
       cspSource: webview.cspSource,

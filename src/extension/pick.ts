@@ -29,7 +29,17 @@ export async function pickPodSet(ctx: Ctx, placeHolder: string): Promise<PodSetR
 
 export async function pickTrigger(ctx: Ctx): Promise<ObjectRef | undefined> {
   const summary = await ctx.summary();
-  const items = summary.podSets.flatMap((s) => (s.trigger ? [{ label: s.trigger, description: `${s.namespace} · pod set ${s.name} · ${s.state ?? ''}`, ref: { namespace: s.namespace, name: s.trigger } }] : []));
+  const items = summary.podSets.flatMap((s) =>
+    s.trigger
+      ? [
+          {
+            label: s.trigger,
+            description: `${s.namespace} · pod set ${s.name} · ${s.state ?? ''}`,
+            ref: { namespace: s.namespace, name: s.trigger },
+          },
+        ]
+      : [],
+  );
   if (items.length === 0) {
     void vscode.window.showInformationMessage('Podplan: no ScheduleTrigger in the workspace.');
     return undefined;

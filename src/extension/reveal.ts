@@ -23,6 +23,8 @@ export async function reveal(kind: ObjectKindView, name: string, namespace?: str
       return true;
     }
   }
-  void vscode.window.showInformationMessage(`Podplan: ${kind} ${wanted} is not written in a YAML file of the workspace (it may be made by a workload).`);
+  void vscode.window.showInformationMessage(
+    `Podplan: ${kind} ${wanted} is not written in a YAML file of the workspace (it may be made by a workload).`,
+  );
   return false;
 }

@@ -27,7 +27,9 @@ export function statusWords(state: ServerState, summary?: WorkspaceSummary): Sta
     `${count(summary.nodes, 'node')}, ${count(summary.pods, 'pod')}, ${count(summary.workloads, 'workload')}`,
     `${count(summary.podSets.length, 'pod set')}, ${count(summary.triggers, 'trigger')}, ${count(summary.plans, 'plan')}`,
     `${count(summary.problems.errors, 'error')}, ${count(summary.problems.warnings, 'warning')}`,
-    summary.history.available ? `Plan history: on${summary.history.driver ? ` (${summary.history.driver})` : ''}` : `Plan history: off${summary.history.reason ? ` (${summary.history.reason})` : ''}`,
+    summary.history.available
+      ? `Plan history: on${summary.history.driver ? ` (${summary.history.driver})` : ''}`
+      : `Plan history: off${summary.history.reason ? ` (${summary.history.reason})` : ''}`,
   ];
   return { text, tooltip: lines.join('\n') };
 }

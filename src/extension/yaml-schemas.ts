@@ -27,9 +27,34 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
 /** JSON Schema keywords that make a document invalid; what only describes (or nests) is kept. */
 const VALIDATION_KEYWORDS = new Set([
-  'type', 'enum', 'const', 'required', 'additionalProperties', 'additionalItems', 'pattern', 'patternProperties', 'format',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems',
-  'uniqueItems', 'minProperties', 'maxProperties', 'dependencies', 'propertyNames', 'contains', 'not', 'if', 'then', 'else',
+  'type',
+  'enum',
+  'const',
+  'required',
+  'additionalProperties',
+  'additionalItems',
+  'pattern',
+  'patternProperties',
+  'format',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'dependencies',
+  'propertyNames',
+  'contains',
+  'not',
+  'if',
+  'then',
+  'else',
 ]);
 
 /** Keywords whose value is a map from names to schemas (the names are not keywords). */
@@ -76,5 +101,10 @@ export function holdsOurKinds(text: string): boolean {
 
 /** The contributor API the YAML extension exports (its schema-extension-api). */
 export interface YamlExtensionApi {
-  registerContributor(schema: string, requestSchema: (resource: string) => string | undefined, requestSchemaContent: (uri: string) => string | undefined, label?: string): boolean;
+  registerContributor(
+    schema: string,
+    requestSchema: (resource: string) => string | undefined,
+    requestSchemaContent: (uri: string) => string | undefined,
+    label?: string,
+  ): boolean;
 }

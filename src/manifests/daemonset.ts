@@ -31,7 +31,9 @@ export const runsDaemonPod: NodeEligibility = (pod, node) =>
 
 function withDaemonTolerations(spec: PodSpec): PodSpec {
   const have = spec.tolerations ?? [];
-  const missing = DAEMON_POD_TOLERATIONS.filter((d) => !have.some((t) => t.key === d.key && t.operator === d.operator && t.effect === d.effect && !t.value));
+  const missing = DAEMON_POD_TOLERATIONS.filter(
+    (d) => !have.some((t) => t.key === d.key && t.operator === d.operator && t.effect === d.effect && !t.value),
+  );
   return missing.length === 0 ? spec : { ...spec, tolerations: [...have, ...missing] };
 }
 
@@ -41,7 +43,10 @@ function pinnedTo(spec: PodSpec, nodeName: string): PodSpec {
   const term: NodeSelectorTerm = { matchFields: [{ key: 'metadata.name', operator: 'In', values: [nodeName] }] };
   return {
     ...spec,
-    affinity: { ...affinity, nodeAffinity: { ...affinity.nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] } } },
+    affinity: {
+      ...affinity,
+      nodeAffinity: { ...affinity.nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [term] } },
+    },
   };
 }
 

@@ -74,7 +74,8 @@ export const string: Decoder<string> = (v, path, ctx) => (typeof v === 'string' 
 
 export const boolean: Decoder<boolean> = (v, path, ctx) => (typeof v === 'boolean' ? v : wrongType(ctx, path, 'true or false', v));
 
-export const number: Decoder<number> = (v, path, ctx) => (typeof v === 'number' && Number.isFinite(v) ? v : wrongType(ctx, path, 'a number', v));
+export const number: Decoder<number> = (v, path, ctx) =>
+  typeof v === 'number' && Number.isFinite(v) ? v : wrongType(ctx, path, 'a number', v);
 
 /** An integer within [min, max]. */
 export function integer(min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): Decoder<number> {

@@ -21,13 +21,19 @@ const fields = (names: string, nested: Record<string, Schema | true> = {}): Sche
 
 const ownerReference = fields('apiVersion kind name uid controller blockOwnerDeletion');
 
-const objectMeta = fields('name generateName namespace selfLink uid resourceVersion generation creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations finalizers managedFields', {
-  ownerReferences: ownerReference,
-});
+const objectMeta = fields(
+  'name generateName namespace selfLink uid resourceVersion generation creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations finalizers managedFields',
+  {
+    ownerReferences: ownerReference,
+  },
+);
 
 const labelSelector = fields('matchLabels', { matchExpressions: fields('key operator values') });
 const nodeSelectorTerm = fields('', { matchExpressions: fields('key operator values'), matchFields: fields('key operator values') });
-const podAffinityTerm = fields('namespaces topologyKey matchLabelKeys mismatchLabelKeys', { labelSelector, namespaceSelector: labelSelector });
+const podAffinityTerm = fields('namespaces topologyKey matchLabelKeys mismatchLabelKeys', {
+  labelSelector,
+  namespaceSelector: labelSelector,
+});
 const podAffinity = fields('', {
   requiredDuringSchedulingIgnoredDuringExecution: podAffinityTerm,
   preferredDuringSchedulingIgnoredDuringExecution: fields('weight', { podAffinityTerm }),
@@ -57,7 +63,10 @@ const podSpec = fields(
     ephemeralContainers: container,
     affinity,
     tolerations: fields('key operator value effect tolerationSeconds'),
-    topologySpreadConstraints: fields('maxSkew topologyKey whenUnsatisfiable minDomains nodeAffinityPolicy nodeTaintsPolicy matchLabelKeys', { labelSelector }),
+    topologySpreadConstraints: fields(
+      'maxSkew topologyKey whenUnsatisfiable minDomains nodeAffinityPolicy nodeTaintsPolicy matchLabelKeys',
+      { labelSelector },
+    ),
     schedulingGates: fields('name'),
     resources,
   },
@@ -71,25 +80,40 @@ const workloadSpec = (names: string): Schema => fields(names, { selector: labelS
 
 /** The schema of each kind whose fields are checked. */
 const KIND_SCHEMAS: Readonly<Record<string, Schema>> = {
-  Pod: top(podSpec, fields('phase conditions message reason nominatedNodeName hostIP hostIPs podIP podIPs startTime initContainerStatuses containerStatuses ephemeralContainerStatuses qosClass resize resourceClaimStatuses observedGeneration extendedResourceClaimStatus')),
+  Pod: top(
+    podSpec,
+    fields(
+      'phase conditions message reason nominatedNodeName hostIP hostIPs podIP podIPs startTime initContainerStatuses containerStatuses ephemeralContainerStatuses qosClass resize resourceClaimStatuses observedGeneration extendedResourceClaimStatus',
+    ),
+  ),
   Node: top(
     fields('podCIDR podCIDRs providerID unschedulable configSource externalID', { taints: fields('key value effect timeAdded') }),
-    fields('capacity allocatable phase conditions addresses daemonEndpoints nodeInfo images volumesInUse volumesAttached config runtimeHandlers features declaredFeatures'),
+    fields(
+      'capacity allocatable phase conditions addresses daemonEndpoints nodeInfo images volumesInUse volumesAttached config runtimeHandlers features declaredFeatures',
+    ),
   ),
   Deployment: top(workloadSpec('replicas strategy minReadySeconds revisionHistoryLimit paused progressDeadlineSeconds')),
   ReplicaSet: top(workloadSpec('replicas minReadySeconds')),
   // A ReplicationController's selector is a plain label map.
   ReplicationController: top(fields('replicas minReadySeconds selector', { template: podTemplate })),
-  StatefulSet: top(workloadSpec('replicas volumeClaimTemplates serviceName podManagementPolicy updateStrategy revisionHistoryLimit minReadySeconds persistentVolumeClaimRetentionPolicy ordinals')),
+  StatefulSet: top(
+    workloadSpec(
+      'replicas volumeClaimTemplates serviceName podManagementPolicy updateStrategy revisionHistoryLimit minReadySeconds persistentVolumeClaimRetentionPolicy ordinals',
+    ),
+  ),
   DaemonSet: top(workloadSpec('updateStrategy minReadySeconds revisionHistoryLimit')),
   Job: top(
-    workloadSpec('parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy'),
+    workloadSpec(
+      'parallelism completions activeDeadlineSeconds podFailurePolicy successPolicy backoffLimit backoffLimitPerIndex maxFailedIndexes manualSelector ttlSecondsAfterFinished completionMode suspend podReplacementPolicy managedBy',
+    ),
   ),
 };
 
 /** Built-in kinds by API group ('' is the core group, v1), as `kubectl api-resources` lists them. */
 const BUILT_IN_KINDS: Readonly<Record<string, readonly string[]>> = {
-  '': 'Binding ComponentStatus ConfigMap Endpoints Event LimitRange Namespace Node PersistentVolume PersistentVolumeClaim Pod PodTemplate ReplicationController ResourceQuota Secret Service ServiceAccount List'.split(' '),
+  '': 'Binding ComponentStatus ConfigMap Endpoints Event LimitRange Namespace Node PersistentVolume PersistentVolumeClaim Pod PodTemplate ReplicationController ResourceQuota Secret Service ServiceAccount List'.split(
+    ' ',
+  ),
   apps: 'ControllerRevision DaemonSet Deployment ReplicaSet StatefulSet'.split(' '),
   batch: 'CronJob Job'.split(' '),
   autoscaling: ['HorizontalPodAutoscaler'],
@@ -102,7 +126,8 @@ const BUILT_IN_KINDS: Readonly<Record<string, readonly string[]>> = {
   'coordination.k8s.io': ['Lease'],
   'discovery.k8s.io': ['EndpointSlice'],
   'apiextensions.k8s.io': ['CustomResourceDefinition'],
-  'admissionregistration.k8s.io': 'MutatingWebhookConfiguration ValidatingWebhookConfiguration ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding'.split(' '),
+  'admissionregistration.k8s.io':
+    'MutatingWebhookConfiguration ValidatingWebhookConfiguration ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding'.split(' '),
   'resource.k8s.io': 'DeviceClass ResourceClaim ResourceClaimTemplate ResourceSlice'.split(' '),
   'certificates.k8s.io': ['CertificateSigningRequest'],
   'events.k8s.io': ['Event'],
@@ -121,7 +146,12 @@ export function checkKind(kind: string, apiVersion: unknown, path: string, ctx: 
   if (!known || known.includes(kind) || kind.endsWith('List')) return;
   const near = closest(kind, known);
   const where = group === undefined ? 'is not a Kubernetes kind' : `is not a kind of ${apiVersion as string}`;
-  ctx.report(joinPath(path, 'kind'), 'unknown-kind', `"${kind}" ${where}${near ? ` (did you mean ${near}?)` : ''}; the object is ignored`, 'warning');
+  ctx.report(
+    joinPath(path, 'kind'),
+    'unknown-kind',
+    `"${kind}" ${where}${near ? ` (did you mean ${near}?)` : ''}; the object is ignored`,
+    'warning',
+  );
 }
 
 /** Reports every field of an object of `kind` the Kubernetes schema does not have, at its key. */
@@ -146,7 +176,12 @@ function walk(schema: Schema, value: unknown, path: string, ctx: DecodeContext, 
     const sub = Object.hasOwn(schema, key) ? schema[key] : undefined;
     if (sub === undefined) {
       const near = closest(key, Object.keys(schema));
-      ctx.report(joinPath(path, key), 'unknown-field', `unknown field "${key}"${near ? ` (did you mean "${near}"?)` : ''}; it is ignored`, 'warning');
+      ctx.report(
+        joinPath(path, key),
+        'unknown-field',
+        `unknown field "${key}"${near ? ` (did you mean "${near}"?)` : ''}; it is ignored`,
+        'warning',
+      );
     } else if (sub !== true) {
       walk(sub, item, joinPath(path, key), ctx, inside);
     }
@@ -169,7 +204,12 @@ function distance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const row = [i];
-    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      row[j] = Math.min(
+        (previous[j] as number) + 1,
+        (row[j - 1] as number) + 1,
+        (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
     previous = row;
   }
   return previous[b.length] as number;
@@ -190,7 +230,8 @@ function labelKeyProblem(key: string): string | undefined {
   const parts = key.split('/');
   if (parts.length > 2) return `a label key is a name with an optional prefix and '/' (e.g. 'example.com/MyName'), not "${key}"`;
   const [prefix, name] = parts.length === 2 ? parts : [undefined, parts[0]];
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return `the prefix of label key "${key}" must be a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)`;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
+    return `the prefix of label key "${key}" must be a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', at most 253 characters)`;
   if (!name) return `label key "${key}" has an empty name part`;
   if (name.length > 63) return `the name part of label key "${key}" must be no more than 63 characters`;
   if (!LABEL_NAME.test(name)) return `the name part of label key "${key}" must consist of ${LABEL_NAME_RULE}`;
@@ -200,7 +241,8 @@ function labelKeyProblem(key: string): string | undefined {
 function labelValueProblem(key: string, value: unknown): string | undefined {
   if (typeof value !== 'string') return undefined; // a wrong type is the decoder's to report
   if (value.length > 63) return `the value of label "${key}" must be no more than 63 characters`;
-  if (value !== '' && !LABEL_NAME.test(value)) return `the value "${value}" of label "${key}" must be empty or consist of ${LABEL_NAME_RULE}`;
+  if (value !== '' && !LABEL_NAME.test(value))
+    return `the value "${value}" of label "${key}" must be empty or consist of ${LABEL_NAME_RULE}`;
   return undefined;
 }
 
@@ -226,16 +268,30 @@ export function checkNames(value: unknown, path: string, ctx: DecodeContext): vo
   const spec = value['spec'];
   if (isPlainObject(spec)) {
     const template = spec['template'];
-    if (isPlainObject(template) && isPlainObject(template['metadata'])) checkLabels(template['metadata']['labels'], joinPath(joinPath(joinPath(joinPath(path, 'spec'), 'template'), 'metadata'), 'labels'), ctx);
+    if (isPlainObject(template) && isPlainObject(template['metadata']))
+      checkLabels(
+        template['metadata']['labels'],
+        joinPath(joinPath(joinPath(joinPath(path, 'spec'), 'template'), 'metadata'), 'labels'),
+        ctx,
+      );
     const selector = spec['selector'];
-    if (isPlainObject(selector) && isPlainObject(selector['matchLabels'])) checkLabels(selector['matchLabels'], joinPath(joinPath(joinPath(path, 'spec'), 'selector'), 'matchLabels'), ctx);
+    if (isPlainObject(selector) && isPlainObject(selector['matchLabels']))
+      checkLabels(selector['matchLabels'], joinPath(joinPath(joinPath(path, 'spec'), 'selector'), 'matchLabels'), ctx);
   }
   const name = meta['name'];
   if (typeof name === 'string' && (name.length > 253 || !DNS_SUBDOMAIN.test(name))) {
-    ctx.report(joinPath(at, 'name'), 'invalid-name', `"${name}" is not a valid name: a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)`);
+    ctx.report(
+      joinPath(at, 'name'),
+      'invalid-name',
+      `"${name}" is not a valid name: a lowercase RFC 1123 subdomain (lowercase letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters)`,
+    );
   }
   const namespace = meta['namespace'];
   if (typeof namespace === 'string' && (namespace.length > 63 || !DNS_LABEL.test(namespace))) {
-    ctx.report(joinPath(at, 'namespace'), 'invalid-name', `"${namespace}" is not a valid namespace: a lowercase RFC 1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)`);
+    ctx.report(
+      joinPath(at, 'namespace'),
+      'invalid-name',
+      `"${namespace}" is not a valid namespace: a lowercase RFC 1123 label (lowercase letters, digits and '-', starting and ending with a letter or digit, at most 63 characters)`,
+    );
   }
 }

@@ -45,7 +45,20 @@ import type {
 } from '../engine/api/types';
 import { parseQuantity } from '../engine/api/quantity';
 import type { PodResourceClaim, PodResourceClaimStatus } from '../engine/api/dra';
-import { arrayOf, boolean, DecodeContext, integer, isPlainObject, object, oneOf, refine, string, stringMap, wrongType, type Decoder } from './decode';
+import {
+  arrayOf,
+  boolean,
+  DecodeContext,
+  integer,
+  isPlainObject,
+  object,
+  oneOf,
+  refine,
+  string,
+  stringMap,
+  wrongType,
+  type Decoder,
+} from './decode';
 import { joinPath } from './source-map';
 
 /** Requests, limits, allocatable: each quantity checked where it is written. YAML numbers are read as their text. */
@@ -71,10 +84,10 @@ export const resourceList: Decoder<ResourceList> = (v, path, ctx) => {
   return out;
 };
 
-const ownerReference = object<OwnerReference>(
-  { apiVersion: string, kind: string, name: string, uid: string, controller: boolean },
-  ['kind', 'name'],
-);
+const ownerReference = object<OwnerReference>({ apiVersion: string, kind: string, name: string, uid: string, controller: boolean }, [
+  'kind',
+  'name',
+]);
 
 const metaFields = {
   name: string,
@@ -98,11 +111,17 @@ const selectorOperator = oneOf(['In', 'NotIn', 'Exists', 'DoesNotExist'] as cons
 const nodeSelectorOperator = oneOf(['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt'] as const);
 const stringList = arrayOf(string);
 
-const labelSelectorRequirement = object<LabelSelectorRequirement>({ key: string, operator: selectorOperator, values: stringList }, ['key', 'operator']);
+const labelSelectorRequirement = object<LabelSelectorRequirement>({ key: string, operator: selectorOperator, values: stringList }, [
+  'key',
+  'operator',
+]);
 
 export const labelSelector = object<LabelSelector>({ matchLabels: stringMap, matchExpressions: arrayOf(labelSelectorRequirement) });
 
-const nodeSelectorRequirement = object<NodeSelectorRequirement>({ key: string, operator: nodeSelectorOperator, values: stringList }, ['key', 'operator']);
+const nodeSelectorRequirement = object<NodeSelectorRequirement>({ key: string, operator: nodeSelectorOperator, values: stringList }, [
+  'key',
+  'operator',
+]);
 
 const nodeSelectorTerm = object<NodeSelectorTerm>({
   matchExpressions: arrayOf(nodeSelectorRequirement),
@@ -192,9 +211,13 @@ const containers = refine(arrayOf(container), (list, path, ctx) => {
 });
 
 /** A pod's spec.resourceClaims entry: exactly one of resourceClaimName and resourceClaimTemplateName. */
-const podResourceClaim = refine(object<PodResourceClaim>({ name: string, resourceClaimName: string, resourceClaimTemplateName: string }, ['name']), (c, path, ctx) => {
-  if ((c.resourceClaimName === undefined) === (c.resourceClaimTemplateName === undefined)) ctx.report(path, 'bad-value', 'exactly one of resourceClaimName and resourceClaimTemplateName must be set');
-});
+const podResourceClaim = refine(
+  object<PodResourceClaim>({ name: string, resourceClaimName: string, resourceClaimTemplateName: string }, ['name']),
+  (c, path, ctx) => {
+    if ((c.resourceClaimName === undefined) === (c.resourceClaimTemplateName === undefined))
+      ctx.report(path, 'bad-value', 'exactly one of resourceClaimName and resourceClaimTemplateName must be set');
+  },
+);
 
 const podResourceClaimStatus = object<PodResourceClaimStatus>({ name: string, resourceClaimName: string }, ['name']);
 
@@ -294,7 +317,8 @@ export const priorityClass = refine(
     ['metadata', 'value'],
   ),
   (c, path, ctx) => {
-    if (c.value > 1000000000 && !c.metadata.name.startsWith('system-')) ctx.report(joinPath(path, 'value'), 'bad-value', `${c.value}: must be no greater than 1000000000`);
+    if (c.value > 1000000000 && !c.metadata.name.startsWith('system-'))
+      ctx.report(joinPath(path, 'value'), 'bad-value', `${c.value}: must be no greater than 1000000000`);
   },
 );
 
@@ -311,7 +335,11 @@ export const podDisruptionBudget = refine(
       apiVersion: string,
       kind: oneOf(['PodDisruptionBudget'] as const),
       metadata: objectMeta,
-      spec: object<NonNullable<PodDisruptionBudget['spec']>>({ selector: labelSelector, minAvailable: intOrPercent, maxUnavailable: intOrPercent }),
+      spec: object<NonNullable<PodDisruptionBudget['spec']>>({
+        selector: labelSelector,
+        minAvailable: intOrPercent,
+        maxUnavailable: intOrPercent,
+      }),
       status: object<NonNullable<PodDisruptionBudget['status']>>({ disruptionsAllowed: integer(0), disruptedPods: stringMap }),
     },
     ['metadata'],
@@ -357,7 +385,9 @@ export const persistentVolume = object<PersistentVolume>(
       nodeAffinity: object<{ required?: NodeSelector }>({ required: nodeSelector }),
       csi: object<{ driver: string; volumeHandle: string }>({ driver: string, volumeHandle: string }, ['driver', 'volumeHandle']),
     }),
-    status: object<NonNullable<PersistentVolume['status']>>({ phase: oneOf(['Pending', 'Available', 'Bound', 'Released', 'Failed'] as const) }),
+    status: object<NonNullable<PersistentVolume['status']>>({
+      phase: oneOf(['Pending', 'Available', 'Bound', 'Released', 'Failed'] as const),
+    }),
   },
   ['metadata'],
 );

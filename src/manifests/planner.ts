@@ -4,7 +4,13 @@
 import { DEFAULT_NAMESPACE, type Labels, type ObjectMeta } from '../engine/api/types';
 import { Code, STAGES, type Stage, type Status } from '../engine/framework/status';
 import type { Diagnosis, FilterRecord, NodeRejection, NodeScoreRecord, PluginScore, StageOutcome } from '../engine/framework/diagnosis';
-import { LOST_ON, type CandidateRecord, type LostOn, type PreemptionRecord, type VictimRecord } from '../engine/framework/preemption/record';
+import {
+  LOST_ON,
+  type CandidateRecord,
+  type LostOn,
+  type PreemptionRecord,
+  type VictimRecord,
+} from '../engine/framework/preemption/record';
 import { POD_SET_LABEL, QUIET_TIME_LABEL, type PlanVictim } from '../engine/planner/plan';
 import type { TriggerSpec } from '../engine/planner/podset/trigger';
 import { arrayOf, boolean, integer, number, object, oneOf, string, tolerated, type DecodeContext, type Decoder } from './decode';
@@ -41,7 +47,16 @@ export interface ScheduleTriggerManifest {
 
 /** A ScheduleTrigger as the engine's trigger logic reads it. */
 export function triggerSpec(t: ScheduleTriggerManifest): TriggerSpec {
-  return { name: t.name, namespace: t.namespace, podSet: t.podSet, state: t.state, labels: t.labels, dependsOn: t.dependsOn, ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}), ...(t.requireReady ? { requireReady: true } : {}) };
+  return {
+    name: t.name,
+    namespace: t.namespace,
+    podSet: t.podSet,
+    state: t.state,
+    labels: t.labels,
+    dependsOn: t.dependsOn,
+    ...(t.quietTime !== undefined ? { quietTime: t.quietTime } : {}),
+    ...(t.requireReady ? { requireReady: true } : {}),
+  };
 }
 
 export interface PlanEntry {
@@ -105,7 +120,11 @@ function podSetIdentity(meta: ObjectMeta, path: string, kind: string, ctx: Decod
   const podSet = meta.labels?.[POD_SET_LABEL];
   if (!podSet) {
     const metadata = joinPath(path, 'metadata');
-    return ctx.report(meta.labels ? joinPath(metadata, 'labels') : metadata, 'missing-field', `missing label "${POD_SET_LABEL}": a ${kind} names its pod set with it`);
+    return ctx.report(
+      meta.labels ? joinPath(metadata, 'labels') : metadata,
+      'missing-field',
+      `missing label "${POD_SET_LABEL}": a ${kind} names its pod set with it`,
+    );
   }
   return { name: meta.name, namespace: meta.namespace ?? DEFAULT_NAMESPACE, labels: meta.labels ?? {}, podSet };
 }
@@ -119,7 +138,10 @@ const triggerShape = object<Envelope<{ state: TriggerState; dependsOn?: Dependen
     metadata: objectMeta,
     // A misspelt state or a bad dependsOn entry is reported and the trigger kept (read as Planning,
     // the entry left out), so the rest of it still has its hover, lenses and checks.
-    spec: object({ state: tolerated(oneOf(TRIGGER_STATES)), dependsOn: arrayOf(tolerated(dependencyRef)), requireReady: tolerated(boolean) }, ['state']),
+    spec: object(
+      { state: tolerated(oneOf(TRIGGER_STATES)), dependsOn: arrayOf(tolerated(dependencyRef)), requireReady: tolerated(boolean) },
+      ['state'],
+    ),
   },
   ['metadata', 'spec'],
 );
@@ -150,10 +172,11 @@ const preemptionRecord = object<PreemptionRecord>(
   {
     node: string,
     candidates: arrayOf(
-      object<CandidateRecord>(
-        { node: string, victims: arrayOf(victimRecord), pdbViolations: count, lostOn: oneOf<LostOn>(LOST_ON) },
-        ['node', 'victims', 'pdbViolations'],
-      ),
+      object<CandidateRecord>({ node: string, victims: arrayOf(victimRecord), pdbViolations: count, lostOn: oneOf<LostOn>(LOST_ON) }, [
+        'node',
+        'victims',
+        'pdbViolations',
+      ]),
     ),
     failures: arrayOf(object<{ node: string; reasons: string[] }>({ node: string, reasons: strings }, ['node', 'reasons'])),
     reportOnly: boolean,
@@ -172,7 +195,15 @@ const diagnosis = object<Diagnosis>(
     feasibleNodes: count,
     status,
     chosenNode: string,
-    rejections: arrayOf(object<NodeRejection>({ node: string, plugin: string, stage, code, reasons: strings }, ['node', 'plugin', 'stage', 'code', 'reasons'])),
+    rejections: arrayOf(
+      object<NodeRejection>({ node: string, plugin: string, stage, code, reasons: strings }, [
+        'node',
+        'plugin',
+        'stage',
+        'code',
+        'reasons',
+      ]),
+    ),
     filters: arrayOf(object<FilterRecord>({ plugin: string, evaluated: count, passed: count }, ['plugin', 'evaluated', 'passed'])),
     scores: arrayOf(
       object<NodeScoreRecord>(
@@ -180,7 +211,13 @@ const diagnosis = object<Diagnosis>(
           node: string,
           total: number,
           plugins: arrayOf(
-            object<PluginScore>({ plugin: string, raw: number, normalized: number, weight: number, weighted: number }, ['plugin', 'raw', 'normalized', 'weight', 'weighted']),
+            object<PluginScore>({ plugin: string, raw: number, normalized: number, weight: number, weighted: number }, [
+              'plugin',
+              'raw',
+              'normalized',
+              'weight',
+              'weighted',
+            ]),
           ),
         },
         ['node', 'total', 'plugins'],

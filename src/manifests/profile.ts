@@ -1,7 +1,14 @@
 // A scheduler profile file: KubeSchedulerConfiguration (kubescheduler.config.k8s.io/v1) read into
 // a plain typed object mirroring its fields. Plugin names and args are kept as written: which
 // plugins exist and what their args mean is the framework's to check.
-import { DEFAULT_SCHEDULER_NAME, type ExtensionPoint as EngineExtensionPoint, type PluginRef, type PluginSet, type Plugins, type Profile } from '../engine/framework/profile';
+import {
+  DEFAULT_SCHEDULER_NAME,
+  type ExtensionPoint as EngineExtensionPoint,
+  type PluginRef,
+  type PluginSet,
+  type Plugins,
+  type Profile,
+} from '../engine/framework/profile';
 import { anyValue, arrayOf, integer, object, recordOf, string, type Decoder } from './decode';
 
 export { DEFAULT_SCHEDULER_NAME, type PluginRef, type PluginSet };
@@ -113,7 +120,14 @@ const POINTS_NOT_RUN: readonly ConfigExtensionPoint[] = ['preEnqueue', 'preBind'
  * configures that the engine does not run, so a caller can warn about them. Field paths of the
  * engine's profile errors are those of `profiles[index]`.
  */
-export function engineProfile(config: ProfileManifest, index = 0): { profile: Profile; pointsNotRun: ConfigExtensionPoint[]; palletOnly: Array<{ point: ConfigExtensionPoint; index: number; name: string }> } {
+export function engineProfile(
+  config: ProfileManifest,
+  index = 0,
+): {
+  profile: Profile;
+  pointsNotRun: ConfigExtensionPoint[];
+  palletOnly: Array<{ point: ConfigExtensionPoint; index: number; name: string }>;
+} {
   const manifest = config.profiles[index] ?? { schedulerName: DEFAULT_SCHEDULER_NAME };
   const plugins: Partial<Record<EngineExtensionPoint | 'multiPoint', PluginSet>> = {};
   const pointsNotRun: ConfigExtensionPoint[] = [];

@@ -37,7 +37,11 @@ export function schedulePlanManifest(plan: WritablePlan, options: WritePlanOptio
     ...(Number.isFinite(plan.createdAt) ? { createdAt: new Date(plan.createdAt).toISOString() } : {}),
     snapshotHash: plan.snapshotHash,
     placed: plan.assignments.length,
-    unplaced: plan.unplaced.map((u) => ({ pod: u.pod, message: u.message, ...(options.diagnoses && u.diagnosis ? { diagnosis: u.diagnosis } : {}) })),
+    unplaced: plan.unplaced.map((u) => ({
+      pod: u.pod,
+      message: u.message,
+      ...(options.diagnoses && u.diagnosis ? { diagnosis: u.diagnosis } : {}),
+    })),
     ...(decisions.length > 0 ? { decisions } : {}),
     ...(plan.victims && plan.victims.length > 0 ? { victims: plan.victims.map((v) => ({ pod: v.pod, node: v.node, by: v.by })) } : {}),
   };

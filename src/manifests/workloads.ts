@@ -15,7 +15,17 @@
 // named after a template refers to the claim `<template>-<set>-<i>`, which the controller creates
 // when it does not exist (statefulSetClaims; the workspace keeps a claim of the files over it).
 import { selectorMatches } from '../engine/api/labels';
-import { DEFAULT_NAMESPACE, type LabelSelector, type Labels, type ObjectMeta, type OwnerReference, type PersistentVolumeClaim, type Pod, type PodSpec, type Volume } from '../engine/api/types';
+import {
+  DEFAULT_NAMESPACE,
+  type LabelSelector,
+  type Labels,
+  type ObjectMeta,
+  type OwnerReference,
+  type PersistentVolumeClaim,
+  type Pod,
+  type PodSpec,
+  type Volume,
+} from '../engine/api/types';
 import { arrayOf, integer, isPlainObject, object, string, type DecodeContext, type Decoder } from './decode';
 import { labelSelector, objectMeta, persistentVolumeClaim, podSpec, templateMeta } from './kube';
 import { joinPath } from './source-map';
@@ -117,7 +127,8 @@ function checkSelector(kind: WorkloadKind, spec: WorkloadSpec, path: string, ctx
   const at = joinPath(path, 'selector');
   if (!spec.selector) {
     // Required for apps/v1 but irrelevant to placement: say so without dropping the workload.
-    if (kind !== 'Job') ctx.report(path, 'missing-field', `missing field "selector" (apps/v1 ${kind} requires one matching the template labels)`, 'warning');
+    if (kind !== 'Job')
+      ctx.report(path, 'missing-field', `missing field "selector" (apps/v1 ${kind} requires one matching the template labels)`, 'warning');
     return;
   }
   if (!selectorMatches(spec.selector, spec.template.metadata?.labels)) {
@@ -182,7 +193,12 @@ export function claimName(template: PersistentVolumeClaim, set: string, ordinal:
 function claimVolumes(w: Workload, ordinal: number): PodSpec {
   const templates = w.claimTemplates ?? [];
   if (templates.length === 0) return w.template.spec;
-  const claimed = new Map<string, Volume>(templates.map((t) => [t.metadata.name, { name: t.metadata.name, persistentVolumeClaim: { claimName: claimName(t, w.metadata.name, ordinal) } }]));
+  const claimed = new Map<string, Volume>(
+    templates.map((t) => [
+      t.metadata.name,
+      { name: t.metadata.name, persistentVolumeClaim: { claimName: claimName(t, w.metadata.name, ordinal) } },
+    ]),
+  );
   const volumes = (w.template.spec.volumes ?? []).filter((v) => !claimed.has(v.name));
   return { ...w.template.spec, volumes: [...volumes, ...claimed.values()] };
 }
@@ -200,7 +216,11 @@ export function statefulSetClaims(w: Workload): PersistentVolumeClaim[] {
       claims.push({
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
-        metadata: { name: claimName(t, w.metadata.name, i), namespace: w.metadata.namespace ?? DEFAULT_NAMESPACE, ...(Object.keys(labels).length > 0 ? { labels } : {}) },
+        metadata: {
+          name: claimName(t, w.metadata.name, i),
+          namespace: w.metadata.namespace ?? DEFAULT_NAMESPACE,
+          ...(Object.keys(labels).length > 0 ? { labels } : {}),
+        },
         ...(t.spec ? { spec: t.spec } : {}),
         status: { phase: 'Pending' },
       });
@@ -251,7 +271,8 @@ export function missingReplicas(workloads: readonly Workload[], pods: readonly P
     const owner = ownerWorkload(pod.metadata.namespace, ref);
     if (owner) {
       count(owner);
-      if (owner.kind === 'DaemonSet' && pod.spec.nodeName) (daemonNodes.get(owner) ?? daemonNodes.set(owner, new Set()).get(owner)!).add(pod.spec.nodeName);
+      if (owner.kind === 'DaemonSet' && pod.spec.nodeName)
+        (daemonNodes.get(owner) ?? daemonNodes.set(owner, new Set()).get(owner)!).add(pod.spec.nodeName);
       continue;
     }
     // A pod of a ReplicaSet the files leave out: its Deployment is the ReplicaSet's name less the pod-template-hash.
@@ -269,7 +290,8 @@ export function missingReplicas(workloads: readonly Workload[], pods: readonly P
   for (const w of workloads) {
     if (w.kind !== 'Deployment') continue;
     let covered = existing.get(w) ?? 0;
-    for (const rs of workloads) if (rs.kind === 'ReplicaSet' && deploymentOf(rs) === w) covered += Math.max(rs.replicas, existing.get(rs) ?? 0);
+    for (const rs of workloads)
+      if (rs.kind === 'ReplicaSet' && deploymentOf(rs) === w) covered += Math.max(rs.replicas, existing.get(rs) ?? 0);
     remaining.set(w, Math.max(0, w.replicas - covered));
   }
   return {
@@ -279,7 +301,9 @@ export function missingReplicas(workloads: readonly Workload[], pods: readonly P
       const w = ownerWorkload(generated.metadata.namespace, controllerOf(generated.metadata));
       if (!w) return true;
       if (w.kind === 'DaemonSet') {
-        const node = generated.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]?.values?.[0] ?? generated.spec.nodeName;
+        const node =
+          generated.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms[0]?.matchFields?.[0]
+            ?.values?.[0] ?? generated.spec.nodeName;
         return !(node !== undefined && daemonNodes.get(w)?.has(node));
       }
       const left = remaining.get(w) ?? 0;

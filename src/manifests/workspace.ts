@@ -1,7 +1,22 @@
 // The workspace model: every file read on its own (`readFile`), then combined (`combine`), so an
 // editor re-reads only the file that changed. Combining concatenates, expands DaemonSets over all
 // nodes and drops duplicates; it does not re-parse anything.
-import { DEFAULT_NAMESPACE, podKey, type ClusterSnapshot, type CSIDriver, type CSINode, type CSIStorageCapacity, type Namespace, type Node, type PersistentVolume, type PersistentVolumeClaim, type Pod, type PodDisruptionBudget, type PriorityClass, type StorageClass } from '../engine/api/types';
+import {
+  DEFAULT_NAMESPACE,
+  podKey,
+  type ClusterSnapshot,
+  type CSIDriver,
+  type CSINode,
+  type CSIStorageCapacity,
+  type Namespace,
+  type Node,
+  type PersistentVolume,
+  type PersistentVolumeClaim,
+  type Pod,
+  type PodDisruptionBudget,
+  type PriorityClass,
+  type StorageClass,
+} from '../engine/api/types';
 import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../engine/api/dra';
 import { resolvePriorities } from '../engine/api/priority';
 import { deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
@@ -11,12 +26,32 @@ import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
 import type { ManifestError } from './errors';
-import { csiDriver, csiNode, csiStorageCapacity, namespace as namespaceDecoder, node as nodeDecoder, persistentVolume, persistentVolumeClaim, pod as podDecoder, podDisruptionBudget, priorityClass, storageClass } from './kube';
+import {
+  csiDriver,
+  csiNode,
+  csiStorageCapacity,
+  namespace as namespaceDecoder,
+  node as nodeDecoder,
+  persistentVolume,
+  persistentVolumeClaim,
+  pod as podDecoder,
+  podDisruptionBudget,
+  priorityClass,
+  storageClass,
+} from './kube';
 import { parseChunk, parseChunks, splitDocuments, type ParsedDocument } from './parse';
 import { scheduleTrigger, schedulePlan, type ScheduleTriggerManifest, type SchedulePlanManifest } from './planner';
 import { profileManifest, SCHEDULER_CONFIG_API_VERSION, type ProfileManifest } from './profile';
 import { concatPath, DocumentSyntax, joinPath, lineCounterOf, SourceMap, type SourceRange } from './source-map';
-import { missingReplicas, statefulSetClaims, WORKLOAD_API_VERSIONS, workloadDecoder, workloadPods, type Workload, type WorkloadKind } from './workloads';
+import {
+  missingReplicas,
+  statefulSetClaims,
+  WORKLOAD_API_VERSIONS,
+  workloadDecoder,
+  workloadPods,
+  type Workload,
+  type WorkloadKind,
+} from './workloads';
 
 /** An object with where it came from. */
 export interface Located<T> {
@@ -102,12 +137,41 @@ export interface WorkspaceModel extends ObjectLists {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] extends ReadonlyArray<infer U> ? U[] : T[K] };
 
 function emptyLists(): Mutable<ObjectLists> {
-  return { nodes: [], pods: [], workloads: [], namespaces: [], persistentVolumeClaims: [], persistentVolumes: [], storageClasses: [], csiNodes: [], csiDrivers: [], csiStorageCapacities: [], priorityClasses: [], podDisruptionBudgets: [], limitRanges: [], resourceQuotas: [], resourceClaims: [], resourceClaimTemplates: [], deviceClasses: [], resourceSlices: [], triggers: [], plans: [], profiles: [], others: [], errors: [] };
+  return {
+    nodes: [],
+    pods: [],
+    workloads: [],
+    namespaces: [],
+    persistentVolumeClaims: [],
+    persistentVolumes: [],
+    storageClasses: [],
+    csiNodes: [],
+    csiDrivers: [],
+    csiStorageCapacities: [],
+    priorityClasses: [],
+    podDisruptionBudgets: [],
+    limitRanges: [],
+    resourceQuotas: [],
+    resourceClaims: [],
+    resourceClaimTemplates: [],
+    deviceClasses: [],
+    resourceSlices: [],
+    triggers: [],
+    plans: [],
+    profiles: [],
+    others: [],
+    errors: [],
+  };
 }
 
 function toError(source: SourceMap, issue: Issue): ManifestError {
   // A missing field is shown on its mapping's line, an unknown one at its key (as kubectl names the field).
-  const range = issue.code === 'unknown-field' || issue.atKey ? (source.keyRange(issue.path) ?? source.locate(issue.path)) : issue.code === 'missing-field' ? source.locateLine(issue.path) : source.locate(issue.path);
+  const range =
+    issue.code === 'unknown-field' || issue.atKey
+      ? (source.keyRange(issue.path) ?? source.locate(issue.path))
+      : issue.code === 'missing-field'
+        ? source.locateLine(issue.path)
+        : source.locate(issue.path);
   return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
 }
 
@@ -152,7 +216,12 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     const written = field(value, 'apiVersion');
     if (written !== apiVersion) {
       const got = typeof written === 'string' ? `"${written}"` : 'none';
-      ctx.report(written === undefined ? base : joinPath(base, 'apiVersion'), 'bad-api-version', `${kind} is ${apiVersion}, got ${got}; read as ${apiVersion}`, 'warning');
+      ctx.report(
+        written === undefined ? base : joinPath(base, 'apiVersion'),
+        'bad-api-version',
+        `${kind} is ${apiVersion}, got ${got}; read as ${apiVersion}`,
+        'warning',
+      );
     }
     return ctx.errors > before ? undefined : decoded;
   };
@@ -172,8 +241,10 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     if (!w) return;
     objects.push({ bucket: 'workloads', value: w, base });
     const template = concatPath(base, 'spec.template');
-    if (w.kind !== 'DaemonSet') for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template, generated: true });
-    for (const c of statefulSetClaims(w)) objects.push({ bucket: 'persistentVolumeClaims', value: c, base: concatPath(base, 'spec.volumeClaimTemplates'), generated: true });
+    if (w.kind !== 'DaemonSet')
+      for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template, generated: true });
+    for (const c of statefulSetClaims(w))
+      objects.push({ bucket: 'persistentVolumeClaims', value: c, base: concatPath(base, 'spec.volumeClaimTemplates'), generated: true });
   } else if (kind === 'Namespace') {
     const n = decode(namespaceDecoder, 'v1');
     if (n) objects.push({ bucket: 'namespaces', value: n, base });
@@ -235,7 +306,11 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     const apiVersion = str(field(value, 'apiVersion'));
     const name = isPlainObject(meta) ? str(field(meta, 'name')) : undefined;
     const namespace = isPlainObject(meta) ? str(field(meta, 'namespace')) : undefined;
-    objects.push({ bucket: 'others', value: { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) }, base });
+    objects.push({
+      bucket: 'others',
+      value: { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) },
+      base,
+    });
   }
 }
 
@@ -255,7 +330,11 @@ const chunkReads = new WeakMap<FileModel, Map<string, readonly DocumentRead[]>>(
  * same file and only the documents whose text changed are parsed again. `onProgress` is told how far
  * the parse of a large text got (an offset into it), about every megabyte.
  */
-export function readFile(input: { readonly name: string; readonly text: string }, previous?: FileModel, onProgress?: (offset: number) => void): FileModel {
+export function readFile(
+  input: { readonly name: string; readonly text: string },
+  previous?: FileModel,
+  onProgress?: (offset: number) => void,
+): FileModel {
   const file = input.name;
   const reuse = previous?.file === file ? chunkReads.get(previous) : undefined;
   const reads = new Map<string, readonly DocumentRead[]>();
@@ -273,10 +352,23 @@ export function readFile(input: { readonly name: string; readonly text: string }
       const source = new SourceMap(file, lines, read.parsed.syntax, chunk.offset);
       documents.push({ file, index, source, value: read.parsed.value });
       for (const p of read.parsed.problems) {
-        out.errors.push({ code: 'yaml-syntax', severity: p.severity, message: p.message, range: source.rangeOf(chunk.offset + p.start, chunk.offset + p.end) });
+        out.errors.push({
+          code: 'yaml-syntax',
+          severity: p.severity,
+          message: p.message,
+          range: source.rangeOf(chunk.offset + p.start, chunk.offset + p.end),
+        });
       }
       for (const issue of read.issues) out.errors.push(toError(source, issue));
-      for (const o of read.objects) (out[o.bucket] as Array<Located<unknown>>).push({ value: o.value, file, document: index, base: o.base, source, ...(o.generated ? { generated: true as const } : {}) });
+      for (const o of read.objects)
+        (out[o.bucket] as Array<Located<unknown>>).push({
+          value: o.value,
+          file,
+          document: index,
+          base: o.base,
+          source,
+          ...(o.generated ? { generated: true as const } : {}),
+        });
     }
   }
   out.errors.sort((a, b) => a.range.start.offset - b.range.start.offset);
@@ -368,7 +460,11 @@ function uniqueUids(pods: readonly Located<Pod>[], errors: ManifestError[]): Loc
  * priorities. A pod naming a class that does not exist is left as written, with a warning: the API
  * server would refuse it (podplan schedule reports it as refused).
  */
-function admitPriorities(pods: readonly Located<Pod>[], classes: readonly Located<PriorityClass>[], errors: ManifestError[]): Located<Pod>[] {
+function admitPriorities(
+  pods: readonly Located<Pod>[],
+  classes: readonly Located<PriorityClass>[],
+  errors: ManifestError[],
+): Located<Pod>[] {
   const admitted = resolvePriorities(
     pods.map((p) => p.value),
     classes.map((c) => c.value),
@@ -405,7 +501,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const eligible = options.daemonSetEligible ?? runsDaemonPod;
   for (const ds of workloads) {
     if (ds.value.kind !== 'DaemonSet') continue;
-    for (const p of daemonSetPods(ds.value, nodeObjects, eligible)) all.pods.push({ ...ds, value: p, base: concatPath(ds.base, 'spec.template'), generated: true });
+    for (const p of daemonSetPods(ds.value, nodeObjects, eligible))
+      all.pods.push({ ...ds, value: p, base: concatPath(ds.base, 'spec.template'), generated: true });
   }
   const real = all.pods.filter((p) => !p.generated);
   const missing = missingReplicas(
@@ -443,13 +540,31 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   );
   const persistentVolumes = unique(all.persistentVolumes, 'PersistentVolume', (v) => v.metadata.name, errors);
   const storageClasses = unique(all.storageClasses, 'StorageClass', (c) => c.metadata.name, errors);
-  const persistentVolumeClaims = withDefaultClass(claims, storageClasses.map((c) => c.value));
+  const persistentVolumeClaims = withDefaultClass(
+    claims,
+    storageClasses.map((c) => c.value),
+  );
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
   const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);
-  const csiStorageCapacities = unique(all.csiStorageCapacities, 'CSIStorageCapacity', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
-  const podDisruptionBudgets = unique(all.podDisruptionBudgets, 'PodDisruptionBudget', (b) => namespaced(b.metadata.namespace, b.metadata.name), errors);
+  const csiStorageCapacities = unique(
+    all.csiStorageCapacities,
+    'CSIStorageCapacity',
+    (c) => namespaced(c.metadata.namespace, c.metadata.name),
+    errors,
+  );
+  const podDisruptionBudgets = unique(
+    all.podDisruptionBudgets,
+    'PodDisruptionBudget',
+    (b) => namespaced(b.metadata.namespace, b.metadata.name),
+    errors,
+  );
   const resourceClaims = unique(all.resourceClaims, 'ResourceClaim', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
-  const resourceClaimTemplates = unique(all.resourceClaimTemplates, 'ResourceClaimTemplate', (t) => namespaced(t.metadata.namespace, t.metadata.name), errors);
+  const resourceClaimTemplates = unique(
+    all.resourceClaimTemplates,
+    'ResourceClaimTemplate',
+    (t) => namespaced(t.metadata.namespace, t.metadata.name),
+    errors,
+  );
   const deviceClasses = unique(all.deviceClasses, 'DeviceClass', (c) => c.metadata.name, errors);
   const resourceSlices = unique(all.resourceSlices, 'ResourceSlice', (sl) => sl.metadata.name, errors);
   return {
@@ -503,15 +618,30 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
  * not "") gets the default one, the class annotated storageclass.kubernetes.io/is-default-class
  * "true" (the newest of several, then by name, as upstream's GetDefaultClass picks it).
  */
-function withDefaultClass(claims: readonly Located<PersistentVolumeClaim>[], classes: readonly StorageClass[]): Located<PersistentVolumeClaim>[] {
-  const isDefault = (c: StorageClass) => c.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true' || c.metadata.annotations?.['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
+function withDefaultClass(
+  claims: readonly Located<PersistentVolumeClaim>[],
+  classes: readonly StorageClass[],
+): Located<PersistentVolumeClaim>[] {
+  const isDefault = (c: StorageClass) =>
+    c.metadata.annotations?.['storageclass.kubernetes.io/is-default-class'] === 'true' ||
+    c.metadata.annotations?.['storageclass.beta.kubernetes.io/is-default-class'] === 'true';
   const created = (c: StorageClass) => Date.parse(c.metadata.creationTimestamp ?? '') || 0;
   const chosen = classes.filter(isDefault).sort((a, b) => created(b) - created(a) || a.metadata.name.localeCompare(b.metadata.name))[0];
   if (!chosen) return [...claims];
-  return claims.map((c) => (c.value.spec?.storageClassName !== undefined ? c : { ...c, value: { ...c.value, spec: { ...c.value.spec, storageClassName: chosen.metadata.name } } }));
+  return claims.map((c) =>
+    c.value.spec?.storageClassName !== undefined
+      ? c
+      : { ...c, value: { ...c.value, spec: { ...c.value.spec, storageClassName: chosen.metadata.name } } },
+  );
 }
 
 /** Reads and combines files in one go (the CLI's path; an editor keeps the FileModels and calls `combine`). */
-export function readSnapshot(files: ReadonlyArray<{ readonly name: string; readonly text: string }>, options: CombineOptions = {}): WorkspaceModel {
-  return combine(files.map((f) => readFile(f)), options);
+export function readSnapshot(
+  files: ReadonlyArray<{ readonly name: string; readonly text: string }>,
+  options: CombineOptions = {},
+): WorkspaceModel {
+  return combine(
+    files.map((f) => readFile(f)),
+    options,
+  );
 }

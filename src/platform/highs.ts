@@ -26,7 +26,9 @@ export function highsSolver(): Promise<Result<MilpSolver>> {
 /** The work limit as HiGHS options: branch-and-bound nodes of a MILP (the root counts as one), simplex iterations of an LP (HiGHS's iteration limit leaves a MILP's LPs alone). */
 function workLimit({ work, relaxation }: MilpOptions, columns: number): Record<string, number> {
   if (!work) return {};
-  return relaxation ? { simplex_iteration_limit: work.simplexIterations } : { mip_max_nodes: Math.max(1, Math.floor(work.branchNodeColumns / Math.max(1, columns))) };
+  return relaxation
+    ? { simplex_iteration_limit: work.simplexIterations }
+    : { mip_max_nodes: Math.max(1, Math.floor(work.branchNodeColumns / Math.max(1, columns))) };
 }
 
 class HighsSolver implements MilpSolver {
@@ -44,7 +46,13 @@ class HighsSolver implements MilpSolver {
     const unsolved = (message: string): MilpSolution => ({ status: 'error', bound: minimize ? -Infinity : Infinity, message });
     const instance = highs.createModel();
     try {
-      instance.options.set({ output_flag: false, time_limit: options.timeLimitMs / 1000, random_seed: options.seed, mip_rel_gap: 1e-6, ...workLimit(options, numCols) });
+      instance.options.set({
+        output_flag: false,
+        time_limit: options.timeLimitMs / 1000,
+        random_seed: options.seed,
+        mip_rel_gap: 1e-6,
+        ...workLimit(options, numCols),
+      });
       instance.passModel({
         numCols,
         numRows,
@@ -63,13 +71,21 @@ class HighsSolver implements MilpSolver {
       const status = instance.getModelStatus();
       if (status === codes.infeasible) return { status: 'infeasible', bound: minimize ? Infinity : -Infinity };
       const finished = status === codes.optimal;
-      const limited = status === codes.timeLimit || status === codes.iterationLimit || status === codes.solutionLimit || status === codes.interrupted;
+      const limited =
+        status === codes.timeLimit || status === codes.iterationLimit || status === codes.solutionLimit || status === codes.interrupted;
       if (!finished && !limited) return unsolved(`HiGHS ended with model status ${status}`);
       const feasible = Number(instance.info.get('primal_solution_status')) === highs.constants.solutionStatus.feasible;
       const objective = feasible ? instance.getObjectiveValue() : undefined;
       const integral = !options.relaxation && model.integer.some((i) => i === 1);
       const dualBound = integral ? Number(instance.info.get('mip_dual_bound')) : finished ? objective : undefined;
-      const bound = dualBound !== undefined && Number.isFinite(dualBound) ? dualBound : finished && objective !== undefined ? objective : minimize ? -Infinity : Infinity;
+      const bound =
+        dualBound !== undefined && Number.isFinite(dualBound)
+          ? dualBound
+          : finished && objective !== undefined
+            ? objective
+            : minimize
+              ? -Infinity
+              : Infinity;
       return {
         status: finished ? 'optimal' : 'limit',
         bound,

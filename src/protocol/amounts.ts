@@ -4,7 +4,8 @@
 import type { AmountUnit } from './webview';
 
 /** cpu in millicores, memory and storage in bytes, everything else (pods, GPUs) counted. */
-export const unitOf = (resource: string): AmountUnit => (resource === 'cpu' ? 'millicores' : resource === 'memory' || resource === 'ephemeral-storage' ? 'bytes' : 'count');
+export const unitOf = (resource: string): AmountUnit =>
+  resource === 'cpu' ? 'millicores' : resource === 'memory' || resource === 'ephemeral-storage' ? 'bytes' : 'count';
 
 const GI = 1024 ** 3;
 const MI = 1024 ** 2;

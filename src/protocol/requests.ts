@@ -111,7 +111,12 @@ export interface ClusterSummary {
   readonly source: { readonly kind: 'workspace' | 'cluster'; readonly name: string };
   readonly nodes: readonly ClusterNodeSummary[];
   /** Pods without spec.nodeName, as `namespace/name`, with the scheduler that takes them. */
-  readonly pending: readonly { readonly namespace: string; readonly name: string; readonly schedulerName: string; readonly podSet?: string }[];
+  readonly pending: readonly {
+    readonly namespace: string;
+    readonly name: string;
+    readonly schedulerName: string;
+    readonly podSet?: string;
+  }[];
   /** The kubeconfig's contexts (names only), when a kubeconfig was found. */
   readonly contexts?: readonly string[];
   /** Podplan as the scheduler of the cluster source: how it does (or did, once stopped). */

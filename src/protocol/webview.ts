@@ -354,7 +354,8 @@ export type ViewMessage =
   | { readonly type: 'error'; readonly message: string };
 
 /** extension → webview */
-export type HostToWebview = { readonly type: 'loading'; readonly what: string; readonly nav?: NavigationView } | (ViewMessage & { readonly nav?: NavigationView });
+export type HostToWebview =
+  { readonly type: 'loading'; readonly what: string; readonly nav?: NavigationView } | (ViewMessage & { readonly nav?: NavigationView });
 
 /** webview → extension: what the user asked for; the extension asks the server. */
 export type WebviewToHost =
@@ -369,4 +370,3 @@ export type WebviewToHost =
   | { readonly type: 'moreHistory'; readonly before: number }
   | { readonly type: 'reveal'; readonly kind: ObjectKindView; readonly namespace?: string; readonly name: string }
   | { readonly type: 'scheduleNow'; readonly namespace: string; readonly trigger: string };
-

@@ -94,7 +94,9 @@ export async function startPlannerServer(options: PlannerServerOptions): Promise
   if (!bound.ok) {
     server.forceShutdown();
     const inUse = /EADDRINUSE/.test(bound.error);
-    return err(`cannot serve the planner API on ${wanted}: ${inUse ? 'the port is already in use (another planner server?); choose another port' : bound.error}`);
+    return err(
+      `cannot serve the planner API on ${wanted}: ${inUse ? 'the port is already in use (another planner server?); choose another port' : bound.error}`,
+    );
   }
 
   let closing: Promise<void> | undefined;

@@ -27,7 +27,11 @@ export async function readYamlFile(uri: string, log: (message: string) => void):
 }
 
 /** Hands every YAML file under the `file:` folders to `found`, breadth first, within the limits above. */
-export async function scanFolders(roots: readonly string[], found: (uri: string, text: string) => void, log: (message: string) => void): Promise<void> {
+export async function scanFolders(
+  roots: readonly string[],
+  found: (uri: string, text: string) => void,
+  log: (message: string) => void,
+): Promise<void> {
   const queue = roots.flatMap((uri) => (uri.startsWith('file:') ? [fileURLToPath(uri)] : []));
   let files = 0;
   while (queue.length > 0 && files < MAX_FILES) {

@@ -41,5 +41,17 @@ export interface History {
 export function noHistory(reason: string, noDriver = false): History {
   const unavailable = `history unavailable: ${reason}`;
   const no = () => err(unavailable);
-  return { unavailable, off: { reason, noDriver }, list: no, open: no, compare: no, diagnosis: no, savePreview: no, markApplied: no, record: no, useSource: () => undefined, close: () => undefined };
+  return {
+    unavailable,
+    off: { reason, noDriver },
+    list: no,
+    open: no,
+    compare: no,
+    diagnosis: no,
+    savePreview: no,
+    markApplied: no,
+    record: no,
+    useSource: () => undefined,
+    close: () => undefined,
+  };
 }

@@ -17,7 +17,15 @@ import { LIVE_DECISIONS } from '../kube/live/compose';
 import { leaseLocation, LiveRun, STOP_DEADLINE_MS } from '../kube/live/lifecycle';
 import { ClusterMirror } from '../kube/mirror';
 import { PlannerObjects } from '../kube/planner-objects';
-import type { ApplyPlanParams, ApplyPlanResult, ContextList, SchedulerParams, SchedulerStatus, ScheduleWrite, SourceView } from '../protocol/requests';
+import type {
+  ApplyPlanParams,
+  ApplyPlanResult,
+  ContextList,
+  SchedulerParams,
+  SchedulerStatus,
+  ScheduleWrite,
+  SourceView,
+} from '../protocol/requests';
 import { noHistory, type History } from './history';
 import { Analysis, EngineCache, type AnalysisOptions } from './service/analysis';
 import { plural } from './service/words';
@@ -67,14 +75,24 @@ class RunningScheduler {
    * `history` as a live run of the context, Events and conditions written, leading on the Lease in
    * `leaseNamespace` (else where `podplan run` keeps it by default).
    */
-  static start(connected: Connected, clock: Clock, history: History, log: (message: string) => void, leaseNamespace?: string): Result<RunningScheduler> {
+  static start(
+    connected: Connected,
+    clock: Clock,
+    history: History,
+    log: (message: string) => void,
+    leaseNamespace?: string,
+  ): Result<RunningScheduler> {
     const { context } = connected;
     const errors: string[] = [];
     const note = (message: string) => {
       errors.push(context.redactor.redact(message));
       if (errors.length > KEPT_ERRORS) errors.shift();
     };
-    const recorded = history.record({ kind: 'kube-context', name: context.context, server: context.server }, 'live', { clock, onError: note, decisions: LIVE_DECISIONS });
+    const recorded = history.record({ kind: 'kube-context', name: context.context, server: context.server }, 'live', {
+      clock,
+      onError: note,
+      decisions: LIVE_DECISIONS,
+    });
     if (!recorded.ok) log(`the scheduler of ${context.context} runs unrecorded: ${recorded.error}`);
     const identity = `podplan-editor_${process.pid}`;
     const started = LiveRun.start({
@@ -99,14 +117,22 @@ class RunningScheduler {
 
   status(): SchedulerStatus {
     const counts = this.run.live.counts();
-    return { running: true, context: this.context, bound: counts.bound, unplaced: this.run.live.notPlaced().length, pending: counts.pending, errors: [...this.errors] };
+    return {
+      running: true,
+      context: this.context,
+      bound: counts.bound,
+      unplaced: this.run.live.notPlaced().length,
+      pending: counts.pending,
+      errors: [...this.errors],
+    };
   }
 
   /** Lets the bindings in flight finish (aborted past the stop deadline), then releases the Lease and stops watching. */
   async stop(): Promise<SchedulerStatus> {
     const summary = await this.run.stop({
       deadlineMs: STOP_DEADLINE_MS,
-      onDeadline: (aborted) => this.errors.push(`still waiting after ${STOP_DEADLINE_MS / 1000} s: ${plural(aborted, 'binding')} in flight aborted, not bound`),
+      onDeadline: (aborted) =>
+        this.errors.push(`still waiting after ${STOP_DEADLINE_MS / 1000} s: ${plural(aborted, 'binding')} in flight aborted, not bound`),
     });
     return { ...this.status(), running: false, unplaced: summary.notPlaced.length };
   }
@@ -133,7 +159,13 @@ export class LiveSource {
   contexts(workspace: SourceView): Result<ContextList> {
     const loaded = loadKubeconfig(this.options.kubeconfig);
     if (!loaded.ok) return loaded;
-    const contexts = listContexts(loaded.value).map((c) => ({ name: c.name, cluster: c.cluster, current: c.current, ...(c.namespace ? { namespace: c.namespace } : {}), ...(c.server ? { server: c.server } : {}) }));
+    const contexts = listContexts(loaded.value).map((c) => ({
+      name: c.name,
+      cluster: c.cluster,
+      current: c.current,
+      ...(c.namespace ? { namespace: c.namespace } : {}),
+      ...(c.server ? { server: c.server } : {}),
+    }));
     return ok({ contexts, source: this.source() ?? workspace });
   }
 
@@ -172,7 +204,10 @@ export class LiveSource {
   analysis(): Analysis | undefined {
     const c = this.connected;
     if (!c) return undefined;
-    return (this.current ??= new Analysis(c.mirror.model(), () => undefined, this.engine, { ...this.options.analysis, where: `context ${c.context.context}` }));
+    return (this.current ??= new Analysis(c.mirror.model(), () => undefined, this.engine, {
+      ...this.options.analysis,
+      where: `context ${c.context.context}`,
+    }));
   }
 
   /** The cluster's objects as mirrored now (kept until the next informer event); undefined for the workspace source. */
@@ -209,7 +244,11 @@ export class LiveSource {
     const view = keptView(plan, analysis, history);
     const token = this.nextToken++;
     const trigger = request.trigger !== undefined ? { namespace, name: request.trigger } : undefined;
-    this.pending.set(token, { plan, ...(view.historyId !== undefined ? { historyId: view.historyId } : {}), ...(trigger ? { trigger } : {}) });
+    this.pending.set(token, {
+      plan,
+      ...(view.historyId !== undefined ? { historyId: view.historyId } : {}),
+      ...(trigger ? { trigger } : {}),
+    });
     return ok({ context: c.context.context, plan: view, writes: describeWrites(plan, analysis, trigger), token, applied: false });
   }
 
@@ -222,9 +261,15 @@ export class LiveSource {
     if (trigger) {
       const writer = planWriter(new PlannerObjects(c.http));
       const written = await writer.writePlan(plan);
-      if (!written.ok) return err(`writing SchedulePlan ${plan.namespace}/${schedulePlanName(plan.namespace, plan.podSet)} failed: ${c.context.redactor.redact(written.message)}`);
+      if (!written.ok)
+        return err(
+          `writing SchedulePlan ${plan.namespace}/${schedulePlanName(plan.namespace, plan.podSet)} failed: ${c.context.redactor.redact(written.message)}`,
+        );
       const flipped = await writer.setTriggerState(trigger.namespace, trigger.name, 'Schedule');
-      if (!flipped.ok) return err(`the SchedulePlan was written, but setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule failed: ${c.context.redactor.redact(flipped.message)}`);
+      if (!flipped.ok)
+        return err(
+          `the SchedulePlan was written, but setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule failed: ${c.context.redactor.redact(flipped.message)}`,
+        );
     } else {
       const post = bindingPoster(c.http);
       const failed: string[] = [];
@@ -236,7 +281,10 @@ export class LiveSource {
     }
     const marked = pending.historyId !== undefined ? history.markApplied(pending.historyId) : undefined;
     const view = planView(plan, analysis, pending.historyId);
-    const recorded = marked && !marked.ok ? { ...view, historyError: `the plan is applied, but not recorded as applied in the plan history: ${marked.error}` } : view;
+    const recorded =
+      marked && !marked.ok
+        ? { ...view, historyError: `the plan is applied, but not recorded as applied in the plan history: ${marked.error}` }
+        : view;
     return ok({ context: c.context.context, plan: recorded, writes: describeWrites(plan, analysis, trigger), token, applied: true });
   }
 
@@ -254,7 +302,13 @@ export class LiveSource {
     if (this.running) return ok(this.running.status());
     const c = this.connected;
     if (!c) return err('Run Podplan as scheduler needs a kube context as the source; pick one first');
-    const started = RunningScheduler.start(c, this.options.clock, this.options.history?.() ?? noHistory('none was given'), this.options.log, params.leaseNamespace);
+    const started = RunningScheduler.start(
+      c,
+      this.options.clock,
+      this.options.history?.() ?? noHistory('none was given'),
+      this.options.log,
+      params.leaseNamespace,
+    );
     if (!started.ok) return started;
     this.running = started.value;
     return ok(this.running.status());
@@ -281,12 +335,35 @@ export class LiveSource {
 /** The objects and fields Apply Plan writes, for the confirmation. */
 function describeWrites(plan: Plan, analysis: Analysis, trigger: { namespace: string; name: string } | undefined): ScheduleWrite[] {
   const placed = `${plan.assignments.length} pod${plan.assignments.length === 1 ? '' : 's'}`;
-  if (!trigger) return plan.assignments.map((a) => ({ uri: '', object: `Pod ${plan.namespace}/${a.pod}`, created: false, fields: [`binding: spec.nodeName → ${a.node}`] }));
+  if (!trigger)
+    return plan.assignments.map((a) => ({
+      uri: '',
+      object: `Pod ${plan.namespace}/${a.pod}`,
+      created: false,
+      fields: [`binding: spec.nodeName → ${a.node}`],
+    }));
   const name = schedulePlanName(plan.namespace, plan.podSet);
   const exists = analysis.model.plans.some((p) => p.value.namespace === plan.namespace && p.value.name === name);
   const state = analysis.trigger(trigger.namespace, trigger.name)?.value.state ?? 'Planning';
   return [
-    { uri: '', object: `SchedulePlan ${plan.namespace}/${name}`, created: !exists, fields: [`spec.plan: ${placed} to nodes`, `metadata.annotations["${PLAN_STATUS_ANNOTATION}"]: planner ${plan.planner}${plan.unplaced.length > 0 ? `, ${plan.unplaced.length} unplaced` : ''}`] },
-    ...(state === 'Schedule' ? [] : [{ uri: '', object: `ScheduleTrigger ${trigger.namespace}/${trigger.name}`, created: false, fields: [`spec.state: ${state} → Schedule`] }]),
+    {
+      uri: '',
+      object: `SchedulePlan ${plan.namespace}/${name}`,
+      created: !exists,
+      fields: [
+        `spec.plan: ${placed} to nodes`,
+        `metadata.annotations["${PLAN_STATUS_ANNOTATION}"]: planner ${plan.planner}${plan.unplaced.length > 0 ? `, ${plan.unplaced.length} unplaced` : ''}`,
+      ],
+    },
+    ...(state === 'Schedule'
+      ? []
+      : [
+          {
+            uri: '',
+            object: `ScheduleTrigger ${trigger.namespace}/${trigger.name}`,
+            created: false,
+            fields: [`spec.state: ${state} → Schedule`],
+          },
+        ]),
   ];
 }

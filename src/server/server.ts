@@ -83,7 +83,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
   let watchDynamically = false;
 
   /** A handler that waits for the session to be ready, and answers `fallback` (after logging) if it throws. */
-  function guard<P extends unknown[], R>(name: string, fallback: (e: unknown) => R | Promise<R>, handler: (s: Session, ...args: P) => R | Promise<R>): (...args: P) => Promise<R> {
+  function guard<P extends unknown[], R>(
+    name: string,
+    fallback: (e: unknown) => R | Promise<R>,
+    handler: (s: Session, ...args: P) => R | Promise<R>,
+  ): (...args: P) => Promise<R> {
     return async (...args: P) => {
       try {
         const s = await session;
@@ -95,7 +99,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       }
     };
   }
-  const failed = <T>(name: string) => (e: unknown): Result<T> => err(`${name} failed: ${errorMessage(e)}`);
+  const failed =
+    <T>(name: string) =>
+    (e: unknown): Result<T> =>
+      err(`${name} failed: ${errorMessage(e)}`);
   /** Runs `body` on the session once it exists (document events keep their order), logging a failure. */
   const onSession = (what: string, body: (s: Session) => void | Promise<void>) =>
     void session.then(body).catch((e: unknown) => log(`${what} failed: ${errorDetail(e)}`));
@@ -110,7 +117,8 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         loadSolver: highsSolver,
       },
       {
-        publishDiagnostics: (uri, diagnostics, version) => void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }),
+        publishDiagnostics: (uri, diagnostics, version) =>
+          void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }),
         sourceChanged: (generation) => void connection.sendNotification(WorkspaceChangedNotification, { generation }),
         log: logAt,
       },
@@ -135,7 +143,9 @@ export function startServer(connection: Connection, options: ServerOptions = {})
 
   connection.onInitialized(() => {
     if (watchDynamically) {
-      connection.client.register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] }).catch((e: unknown) => log(`watching files failed: ${errorDetail(e)}`));
+      connection.client
+        .register(DidChangeWatchedFilesNotification.type, { watchers: [{ globPattern: '**/*.{yaml,yml}' }] })
+        .catch((e: unknown) => log(`watching files failed: ${errorDetail(e)}`));
     }
   });
 
@@ -145,7 +155,11 @@ export function startServer(connection: Connection, options: ServerOptions = {})
       await s.filesChanged(params.changes.map((c) => ({ uri: c.uri, deleted: c.type === FileChangeType.Deleted })));
     }),
   );
-  documents.onDidChangeContent((e) => onSession(`reading ${e.document.uri}`, (s) => s.bufferChanged(e.document.uri, e.document.languageId, e.document.getText(), e.document.version)));
+  documents.onDidChangeContent((e) =>
+    onSession(`reading ${e.document.uri}`, (s) =>
+      s.bufferChanged(e.document.uri, e.document.languageId, e.document.getText(), e.document.version),
+    ),
+  );
   documents.onDidClose((e) => onSession(`closing ${e.document.uri}`, (s) => s.bufferClosed(e.document.uri)));
 
   /**
@@ -153,11 +167,25 @@ export function startServer(connection: Connection, options: ServerOptions = {})
    * server creates (window/workDoneProgress/create, when the client shows them) for a plan big
    * enough to take a while. The plan runs synchronously, so `begin` is let out first.
    */
-  async function planning<R>(params: WorkDoneProgressParams, size: service.PlanSize | undefined, title: string, plan: () => R | Promise<R>): Promise<R> {
+  async function planning<R>(
+    params: WorkDoneProgressParams,
+    size: service.PlanSize | undefined,
+    title: string,
+    plan: () => R | Promise<R>,
+  ): Promise<R> {
     const reporter =
-      params.workDoneToken !== undefined ? connection.languages.attachWorkDoneProgress(params) : size && service.takesLong(size) ? await connection.window.createWorkDoneProgress() : undefined;
+      params.workDoneToken !== undefined
+        ? connection.languages.attachWorkDoneProgress(params)
+        : size && service.takesLong(size)
+          ? await connection.window.createWorkDoneProgress()
+          : undefined;
     if (!reporter) return await plan();
-    reporter.begin(title, undefined, size ? `${size.podSet}: ${plural(size.pods, 'pod')} on ${plural(size.nodes, 'node')}` : undefined, false);
+    reporter.begin(
+      title,
+      undefined,
+      size ? `${size.podSet}: ${plural(size.pods, 'pod')} on ${plural(size.nodes, 'node')}` : undefined,
+      false,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     try {
       return await plan();
@@ -173,46 +201,135 @@ export function startServer(connection: Connection, options: ServerOptions = {})
    * stale completion, answered in turn, ranked every node again, and on a large workspace the one the
    * editor waited for came seconds later, its list showing "Loading…" all the while.
    */
-  function feature<P, R>(name: string, fallback: R, handler: (s: Session, params: P) => R): (params: P, token: CancellationToken) => Promise<R | ResponseError<void>> {
-    return guard(name, () => fallback, (s, params: P, token: CancellationToken) => (token.isCancellationRequested ? new ResponseError<void>(LSPErrorCodes.RequestCancelled, `${name}: cancelled`) : handler(s, params)));
+  function feature<P, R>(
+    name: string,
+    fallback: R,
+    handler: (s: Session, params: P) => R,
+  ): (params: P, token: CancellationToken) => Promise<R | ResponseError<void>> {
+    return guard(
+      name,
+      () => fallback,
+      (s, params: P, token: CancellationToken) =>
+        token.isCancellationRequested ? new ResponseError<void>(LSPErrorCodes.RequestCancelled, `${name}: cancelled`) : handler(s, params),
+    );
   }
 
   // Document features read the files (checked against the live cluster when one is the source).
-  connection.onCompletion(feature('completion', [], (s, p: CompletionParams) => service.complete(p.textDocument.uri, p.position, s.fileAnalysis())));
+  connection.onCompletion(
+    feature('completion', [], (s, p: CompletionParams) => service.complete(p.textDocument.uri, p.position, s.fileAnalysis())),
+  );
   connection.onHover(feature('hover', null, (s, p: HoverParams) => service.hover(p.textDocument.uri, p.position, s.fileAnalysis())));
   // Only the kinds asked for (an editor asking for quick fixes gets no refactoring).
-  const wanted = (kind: string | undefined, only: readonly string[] | undefined) => !only || (kind !== undefined && only.some((o) => kind === o || kind.startsWith(`${o}.`)));
-  connection.onCodeAction(feature('code actions', [], (s, p: CodeActionParams) => service.codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis()).filter((a) => wanted(a.kind, p.context.only))));
+  const wanted = (kind: string | undefined, only: readonly string[] | undefined) =>
+    !only || (kind !== undefined && only.some((o) => kind === o || kind.startsWith(`${o}.`)));
+  connection.onCodeAction(
+    feature('code actions', [], (s, p: CodeActionParams) =>
+      service
+        .codeActions(p.textDocument.uri, p.range, p.context.diagnostics, s.fileAnalysis())
+        .filter((a) => wanted(a.kind, p.context.only)),
+    ),
+  );
   // Lenses start previews, which plan on the source: they are offered where the source has the file.
   connection.onCodeLens(feature('code lenses', [], (s, p: CodeLensParams) => service.codeLenses(p.textDocument.uri, s.analysis())));
-  connection.onDocumentSymbol(feature('document symbols', [], (s, p: DocumentSymbolParams) => service.symbols(p.textDocument.uri, s.fileAnalysis())));
-  connection.onDefinition(feature('definition', [], (s, p: DefinitionParams) => service.definition(p.textDocument.uri, p.position, s.fileAnalysis())));
-  connection.onReferences(feature('references', [], (s, p: ReferenceParams) => service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, s.fileAnalysis())));
+  connection.onDocumentSymbol(
+    feature('document symbols', [], (s, p: DocumentSymbolParams) => service.symbols(p.textDocument.uri, s.fileAnalysis())),
+  );
+  connection.onDefinition(
+    feature('definition', [], (s, p: DefinitionParams) => service.definition(p.textDocument.uri, p.position, s.fileAnalysis())),
+  );
+  connection.onReferences(
+    feature('references', [], (s, p: ReferenceParams) =>
+      service.references(p.textDocument.uri, p.position, p.context.includeDeclaration, s.fileAnalysis()),
+    ),
+  );
 
-  connection.onRequest(PreviewPlanRequest, guard('podplan/previewPlan', failed('podplan/previewPlan'), (s, p: PreviewPlanParams & WorkDoneProgressParams) => planning(p, s.planSize(p), 'Podplan: planning', () => s.previewPlan(p))));
-  connection.onRequest(ExplainPodRequest, guard('podplan/explainPod', failed('podplan/explainPod'), (s, p) => s.explainPod(p)));
-  connection.onRequest(ScheduleNowRequest, guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (s, p: ScheduleNowParams & WorkDoneProgressParams) => planning(p, s.planSize(p), 'Podplan: planning for Schedule Now', () => s.scheduleNow(p))));
-  connection.onRequest(RecordAppliedRequest, guard('podplan/recordApplied', failed('podplan/recordApplied'), (s, p) => s.recordApplied(p.id)));
+  connection.onRequest(
+    PreviewPlanRequest,
+    guard('podplan/previewPlan', failed('podplan/previewPlan'), (s, p: PreviewPlanParams & WorkDoneProgressParams) =>
+      planning(p, s.planSize(p), 'Podplan: planning', () => s.previewPlan(p)),
+    ),
+  );
+  connection.onRequest(
+    ExplainPodRequest,
+    guard('podplan/explainPod', failed('podplan/explainPod'), (s, p) => s.explainPod(p)),
+  );
+  connection.onRequest(
+    ScheduleNowRequest,
+    guard('podplan/scheduleNow', failed('podplan/scheduleNow'), (s, p: ScheduleNowParams & WorkDoneProgressParams) =>
+      planning(p, s.planSize(p), 'Podplan: planning for Schedule Now', () => s.scheduleNow(p)),
+    ),
+  );
+  connection.onRequest(
+    RecordAppliedRequest,
+    guard('podplan/recordApplied', failed('podplan/recordApplied'), (s, p) => s.recordApplied(p.id)),
+  );
   connection.onRequest(
     WorkspaceSummaryRequest,
     guard(
       'podplan/workspaceSummary',
       async (): Promise<WorkspaceSummary> => {
         const s = await session;
-        return { folders: s.folders, files: 0, nodes: 0, pods: 0, workloads: 0, triggers: 0, plans: 0, profiles: [], podSets: [], problems: s.problems(), history: { available: false } };
+        return {
+          folders: s.folders,
+          files: 0,
+          nodes: 0,
+          pods: 0,
+          workloads: 0,
+          triggers: 0,
+          plans: 0,
+          profiles: [],
+          podSets: [],
+          problems: s.problems(),
+          history: { available: false },
+        };
       },
       (s) => s.workspaceSummary(),
     ),
   );
-  connection.onRequest(ListPodsRequest, guard('podplan/listPods', (): PodListItem[] => [], (s) => s.listPods()));
-  connection.onRequest(ClusterSummaryRequest, guard('podplan/clusterSummary', (): ClusterSummary => ({ source: { kind: 'workspace', name: 'workspace' }, nodes: [], pending: [] }), (s) => s.clusterSummary()));
-  connection.onRequest(ListContextsRequest, guard('podplan/listContexts', failed('podplan/listContexts'), (s) => s.listContexts()));
-  connection.onRequest(SelectSourceRequest, guard('podplan/selectSource', failed('podplan/selectSource'), (s, p) => s.selectSource(p)));
-  connection.onRequest(ApplyPlanRequest, guard('podplan/applyPlan', failed('podplan/applyPlan'), (s, p) => s.applyPlan(p)));
-  connection.onRequest(SchedulerRequest, guard('podplan/scheduler', failed('podplan/scheduler'), (s, p) => s.scheduler(p)));
-  connection.onRequest(ListHistoryRequest, guard('podplan/listHistory', failed('podplan/listHistory'), (s, p) => s.listHistory(p)));
-  connection.onRequest(OpenPlanRequest, guard('podplan/openPlan', failed('podplan/openPlan'), (s, p) => s.openPlan(p.id)));
-  connection.onRequest(ComparePlansRequest, guard('podplan/comparePlans', failed('podplan/comparePlans'), (s, p) => s.comparePlans(p.from, p.to)));
+  connection.onRequest(
+    ListPodsRequest,
+    guard(
+      'podplan/listPods',
+      (): PodListItem[] => [],
+      (s) => s.listPods(),
+    ),
+  );
+  connection.onRequest(
+    ClusterSummaryRequest,
+    guard(
+      'podplan/clusterSummary',
+      (): ClusterSummary => ({ source: { kind: 'workspace', name: 'workspace' }, nodes: [], pending: [] }),
+      (s) => s.clusterSummary(),
+    ),
+  );
+  connection.onRequest(
+    ListContextsRequest,
+    guard('podplan/listContexts', failed('podplan/listContexts'), (s) => s.listContexts()),
+  );
+  connection.onRequest(
+    SelectSourceRequest,
+    guard('podplan/selectSource', failed('podplan/selectSource'), (s, p) => s.selectSource(p)),
+  );
+  connection.onRequest(
+    ApplyPlanRequest,
+    guard('podplan/applyPlan', failed('podplan/applyPlan'), (s, p) => s.applyPlan(p)),
+  );
+  connection.onRequest(
+    SchedulerRequest,
+    guard('podplan/scheduler', failed('podplan/scheduler'), (s, p) => s.scheduler(p)),
+  );
+  connection.onRequest(
+    ListHistoryRequest,
+    guard('podplan/listHistory', failed('podplan/listHistory'), (s, p) => s.listHistory(p)),
+  );
+  connection.onRequest(
+    OpenPlanRequest,
+    guard('podplan/openPlan', failed('podplan/openPlan'), (s, p) => s.openPlan(p.id)),
+  );
+  connection.onRequest(
+    ComparePlansRequest,
+    guard('podplan/comparePlans', failed('podplan/comparePlans'), (s, p) => s.comparePlans(p.from, p.to)),
+  );
 
   connection.onShutdown(async () => {
     // Shut down before initialize: there is nothing to stop.

@@ -108,7 +108,11 @@ export class Session {
     this.folders = options.folders;
     this.debouncer = new Debouncer(() => this.publishAll(), init.debounceMs);
     this.ready = new Promise<void>((resolve) => (this.markReady = resolve));
-    const analysis: service.AnalysisOptions = { clock, solver: () => this.solver, ...(init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}) };
+    const analysis: service.AnalysisOptions = {
+      clock,
+      solver: () => this.solver,
+      ...(init.plannerSchedulerName ? { plannerSchedulerName: init.plannerSchedulerName } : {}),
+    };
     this.analysisOptions = analysis;
     this.workspace = new Workspace(analysis);
     this.live = new LiveSource({
@@ -129,7 +133,10 @@ export class Session {
       const database = init.historyDatabase === undefined ? defaultDatabasePath() : init.historyDatabase;
       // The history, the solver (WebAssembly to compile) and the files load side by side: the first
       // answer waits for the slowest of them, not for their sum.
-      const history = database === false ? Promise.resolve(noHistory('turned off (historyDatabase: false)')) : openHistory(database, this.folders, this.warn);
+      const history =
+        database === false
+          ? Promise.resolve(noHistory('turned off (historyDatabase: false)'))
+          : openHistory(database, this.folders, this.warn);
       const solverLoading = loadSolver?.();
       // Marked handled now; a failure still reaches the catch below when awaited.
       history.catch(() => undefined);
@@ -138,7 +145,10 @@ export class Session {
       await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.warn);
       const files = this.workspace.files();
       const documents = files.reduce((n, f) => n + f.model.documents.length, 0);
-      this.ports.log('info', `read ${plural(files.length, 'YAML file')} (${plural(documents, 'document')}) in ${Math.round(performance.now() - reading)} ms`);
+      this.ports.log(
+        'info',
+        `read ${plural(files.length, 'YAML file')} (${plural(documents, 'document')}) in ${Math.round(performance.now() - reading)} ms`,
+      );
       this.history = await history;
       const solver = await solverLoading;
       if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
@@ -195,7 +205,10 @@ export class Session {
     const files = this.workspace.model();
     const last = this.overlaid;
     if (last && last.files === files && last.cluster === cluster) return last.analysis;
-    const analysis = new service.Analysis(overlayCluster(files, cluster), (uri) => this.workspace.file(uri), this.overlayEngine, { ...this.analysisOptions, where: `context ${source.name}` });
+    const analysis = new service.Analysis(overlayCluster(files, cluster), (uri) => this.workspace.file(uri), this.overlayEngine, {
+      ...this.analysisOptions,
+      where: `context ${source.name}`,
+    });
     this.overlaid = { files, cluster, analysis };
     return analysis;
   }
@@ -264,7 +277,11 @@ export class Session {
   async selectSource(params: SelectSourceParams): Promise<Result<SourceView>> {
     const selected = await this.live.select(params.context);
     const source = this.live.source();
-    this.history.useSource(source ? { kind: 'kube-context', name: source.name, ...(source.server ? { server: source.server } : {}) } : workspaceSource(this.folders));
+    this.history.useSource(
+      source
+        ? { kind: 'kube-context', name: source.name, ...(source.server ? { server: source.server } : {}) }
+        : workspaceSource(this.folders),
+    );
     this.overlaid = undefined;
     this.changed();
     return selected.ok ? ok(source ?? this.workspaceView()) : selected;

@@ -57,7 +57,9 @@ class StoreHistory implements History {
         ...(params.before !== undefined ? { before: params.before } : {}),
       }),
     );
-    return page.ok ? ok({ entries: page.value.items.map(entry), ...(page.value.next !== undefined ? { next: page.value.next } : {}) }) : page;
+    return page.ok
+      ? ok({ entries: page.value.items.map(entry), ...(page.value.next !== undefined ? { next: page.value.next } : {}) })
+      : page;
   }
 
   open(id: number, view: (plan: Plan, id: number) => PlanView): Result<PlanView> {
@@ -142,11 +144,24 @@ class StoreHistory implements History {
   private sameAsLatestDraft(plan: Plan, profileHash: string): number | undefined {
     const latest = this.store.history({ podSet: plan.podSet, namespace: plan.namespace, limit: 1 });
     const last = latest.ok ? latest.value.items[0] : undefined;
-    if (!last || last.status !== 'draft' || last.snapshotHash !== plan.snapshotHash || last.profileHash !== profileHash || last.planner !== plan.planner) return undefined;
-    if ((last.trigger ?? '') !== (plan.trigger ?? '') || last.placed !== plan.assignments.length || last.unplaced !== plan.unplaced.length) return undefined;
+    if (
+      !last ||
+      last.status !== 'draft' ||
+      last.snapshotHash !== plan.snapshotHash ||
+      last.profileHash !== profileHash ||
+      last.planner !== plan.planner
+    )
+      return undefined;
+    if ((last.trigger ?? '') !== (plan.trigger ?? '') || last.placed !== plan.assignments.length || last.unplaced !== plan.unplaced.length)
+      return undefined;
     const stored = this.store.loadPlan(last.id);
     if (!stored.ok) return undefined;
-    const placements = (p: Plan) => JSON.stringify([p.assignments.map((a) => [a.pod, a.node]), p.unplaced.map((u) => [u.pod, u.message]), (p.victims ?? []).map((v) => [v.pod, v.node, v.by])]);
+    const placements = (p: Plan) =>
+      JSON.stringify([
+        p.assignments.map((a) => [a.pod, a.node]),
+        p.unplaced.map((u) => [u.pod, u.message]),
+        (p.victims ?? []).map((v) => [v.pod, v.node, v.by]),
+      ]);
     return placements(stored.value) === placements(plan) ? last.id : undefined;
   }
 }

@@ -61,23 +61,54 @@ type Breakdown = [raw: number, normalized: number, weight: number, weighted: num
 type PerNodeScores = Array<{ node: string; total: number; plugins: Record<string, Breakdown> }>;
 type SharedPluginScores = { plugins: string[]; nodes: Array<[node: string, total: number, ...scores: Breakdown[]]> };
 
-const pluginScore = (plugin: string, [raw, normalized, weight, weighted]: Breakdown): PluginScore => ({ plugin, raw, normalized, weight, weighted });
+const pluginScore = (plugin: string, [raw, normalized, weight, weighted]: Breakdown): PluginScore => ({
+  plugin,
+  raw,
+  normalized,
+  weight,
+  weighted,
+});
 
 export function readSummary(columns: SummaryColumns): DiagnosisSummary {
   const scores = JSON.parse(columns.topScores) as PerNodeScores | SharedPluginScores;
   return {
     reasons: JSON.parse(columns.reasons) as ReasonCount[],
     topScores: Array.isArray(scores)
-      ? scores.map((n) => ({ node: n.node, total: n.total, plugins: Object.entries(n.plugins).map(([plugin, b]) => pluginScore(plugin, b)) }))
-      : scores.nodes.map(([node, total, ...breakdowns]) => ({ node, total, plugins: breakdowns.map((b, i) => pluginScore(scores.plugins[i]!, b)) })),
+      ? scores.map((n) => ({
+          node: n.node,
+          total: n.total,
+          plugins: Object.entries(n.plugins).map(([plugin, b]) => pluginScore(plugin, b)),
+        }))
+      : scores.nodes.map(([node, total, ...breakdowns]) => ({
+          node,
+          total,
+          plugins: breakdowns.map((b, i) => pluginScore(scores.plugins[i]!, b)),
+        })),
   };
 }
 
 // The codec writes every field of these types; a field added to one of them stops the build here
 // instead of being dropped from the history without a word.
 type Unwritten<T, Written extends keyof T> = Exclude<keyof T, Written>;
-const writesAll = <T, Written extends keyof T>(..._: [Unwritten<T, Written>] extends [never] ? [] : [`field not stored: ${Unwritten<T, Written> & string}`]): void => undefined;
-writesAll<Diagnosis, 'pod' | 'profile' | 'nodesTotal' | 'nodesEvaluated' | 'feasibleNodes' | 'status' | 'chosenNode' | 'rejections' | 'filters' | 'scores' | 'stages' | 'message' | 'preemption'>();
+const writesAll = <T, Written extends keyof T>(
+  ..._: [Unwritten<T, Written>] extends [never] ? [] : [`field not stored: ${Unwritten<T, Written> & string}`]
+): void => undefined;
+writesAll<
+  Diagnosis,
+  | 'pod'
+  | 'profile'
+  | 'nodesTotal'
+  | 'nodesEvaluated'
+  | 'feasibleNodes'
+  | 'status'
+  | 'chosenNode'
+  | 'rejections'
+  | 'filters'
+  | 'scores'
+  | 'stages'
+  | 'message'
+  | 'preemption'
+>();
 writesAll<Status, 'code' | 'reasons' | 'plugin' | 'stage'>();
 writesAll<NodeRejection, 'node' | 'plugin' | 'stage' | 'code' | 'reasons'>();
 writesAll<FilterRecord, 'plugin' | 'evaluated' | 'passed'>();
@@ -178,7 +209,8 @@ function sameStrings(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
-const sameKind = (k: RejectionKind, r: NodeRejection): boolean => k.plugin === r.plugin && k.stage === r.stage && k.code === r.code && sameStrings(k.reasons, r.reasons);
+const sameKind = (k: RejectionKind, r: NodeRejection): boolean =>
+  k.plugin === r.plugin && k.stage === r.stage && k.code === r.code && sameStrings(k.reasons, r.reasons);
 
 function sameLayout(names: readonly string[], plugins: readonly PluginScore[]): boolean {
   if (names.length !== plugins.length) return false;
@@ -325,7 +357,11 @@ class ChunkWriter {
   private topScoresJson(top: readonly NodeScoreRecord[], layout: number): string {
     if (top.length === 0) return '[]';
     if (layout < 0) {
-      const perNode: PerNodeScores = top.map((n) => ({ node: n.node, total: n.total, plugins: Object.fromEntries(n.plugins.map((p) => [p.plugin, [p.raw, p.normalized, p.weight, p.weighted]])) }));
+      const perNode: PerNodeScores = top.map((n) => ({
+        node: n.node,
+        total: n.total,
+        plugins: Object.fromEntries(n.plugins.map((p) => [p.plugin, [p.raw, p.normalized, p.weight, p.weighted]])),
+      }));
       return JSON.stringify(perNode);
     }
     const nodes = top.map((n) => [n.node, n.total, ...n.plugins.map((p): Breakdown => [p.raw, p.normalized, p.weight, p.weighted])]);
@@ -437,7 +473,9 @@ class ChunkWriter {
     b.set(head, this.length);
     new DataView(b.buffer, b.byteOffset).setUint32(this.length + head.length, head.length);
     const raw = b.subarray(0, this.length + head.length + 4);
-    const compressed = brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } });
+    const compressed = brotliCompressSync(raw, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length },
+    });
     const sealed = Buffer.concat([Buffer.of(CHUNK_FORMAT), compressed]);
     this.length = 0;
     this.index = new Map();
@@ -569,10 +607,16 @@ export class Chunk {
     } else {
       throw new Error(`diagnosis chunk format ${first} is not known to this Podplan`);
     }
-    if (header.format !== 1 && header.format !== CHUNK_FORMAT) throw new Error(`diagnosis chunk format ${header.format} is not known to this Podplan`);
+    if (header.format !== 1 && header.format !== CHUNK_FORMAT)
+      throw new Error(`diagnosis chunk format ${header.format} is not known to this Podplan`);
     const { strings } = header;
     const str = (i: number): string => strings[i]!;
-    const kinds = (header.kinds ?? []).map(([plugin, stage, code, ...reasons]): RejectionKind => ({ plugin: str(plugin!), stage: str(stage!) as Stage, code: str(code!) as Code, reasons: reasons.map(str) }));
+    const kinds = (header.kinds ?? []).map(([plugin, stage, code, ...reasons]): RejectionKind => ({
+      plugin: str(plugin!),
+      stage: str(stage!) as Stage,
+      code: str(code!) as Code,
+      reasons: reasons.map(str),
+    }));
     const layouts = (header.layouts ?? []).map((refs) => refs.map(str));
     return new Chunk({ format: header.format, strings, kinds, layouts, preemptions: header.preemptions ?? {} }, header.offsets, body);
   }

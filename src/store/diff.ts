@@ -11,7 +11,13 @@ export interface Placements {
 }
 
 /** `reasonsInTo` is asked only for pods that became unplaced, so their histograms are read lazily. */
-export function diffPlacements(from: PlanSummary, to: PlanSummary, a: Placements, b: Placements, reasonsInTo: (pod: string) => readonly ReasonCount[]): PlanDiff {
+export function diffPlacements(
+  from: PlanSummary,
+  to: PlanSummary,
+  a: Placements,
+  b: Placements,
+  reasonsInTo: (pod: string) => readonly ReasonCount[],
+): PlanDiff {
   const moved: Array<{ pod: string; from: string; to: string }> = [];
   const becamePlaced: Array<{ pod: string; node: string; was: string }> = [];
   const becameUnplaced: Array<{ pod: string; was: string; message: string; reasons: readonly ReasonCount[] }> = [];

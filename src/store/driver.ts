@@ -70,7 +70,11 @@ function wrap(driver: DriverName, db: NativeDatabase): SqlDatabase {
 }
 
 /** The addon's file name in dist/native/ for a Node: scripts/build.mjs writes it under this name. */
-export function nativeAddonName(platform: string = process.platform, arch: string = process.arch, modules: string = process.versions.modules ?? ''): string {
+export function nativeAddonName(
+  platform: string = process.platform,
+  arch: string = process.arch,
+  modules: string = process.versions.modules ?? '',
+): string {
   return `better_sqlite3-${platform}-${arch}-node${modules}.node`;
 }
 
@@ -85,7 +89,10 @@ function shippedAddon(): string | undefined {
   const folder = here === undefined ? undefined : join(here, 'native');
   if (folder === undefined || !existsSync(folder)) return undefined;
   const addon = join(folder, nativeAddonName());
-  if (!existsSync(addon)) throw new Error(`this package has no better-sqlite3 build for Node ${process.version} (${process.platform}-${process.arch}, module version ${process.versions.modules})`);
+  if (!existsSync(addon))
+    throw new Error(
+      `this package has no better-sqlite3 build for Node ${process.version} (${process.platform}-${process.arch}, module version ${process.versions.modules})`,
+    );
   return addon;
 }
 
@@ -124,7 +131,11 @@ export type OpenFailure = {
 };
 
 /** What a user reads when no driver loads: this Node, and the two ways history can work. */
-export function noDriverMessage(version: string = process.version, modules: string = process.versions.modules ?? '?', platform = `${process.platform}-${process.arch}`): string {
+export function noDriverMessage(
+  version: string = process.version,
+  modules: string = process.versions.modules ?? '?',
+  platform = `${process.platform}-${process.arch}`,
+): string {
   return `no SQLite driver could be loaded in Node ${version} (${platform}): node:sqlite needs Node 22.5 or newer, and there is no better-sqlite3 built for this Node (module version ${modules})`;
 }
 
@@ -133,7 +144,10 @@ export function noDriverMessage(version: string = process.version, modules: stri
  * plain words, with every driver tried and why as its detail; when one loads but the file cannot
  * be opened, it says so.
  */
-export async function openDatabase(path: string, loaders: readonly DriverLoader[] = DEFAULT_LOADERS): Promise<Result<SqlDatabase, OpenFailure>> {
+export async function openDatabase(
+  path: string,
+  loaders: readonly DriverLoader[] = DEFAULT_LOADERS,
+): Promise<Result<SqlDatabase, OpenFailure>> {
   const failures: string[] = [];
   for (const loader of loaders) {
     let open: (path: string) => SqlDatabase;

@@ -6,7 +6,11 @@ import path from 'node:path';
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** PODPLAN_DB, else the platform's per-user data directory + podplan/history.db. */
-export function defaultDatabasePath(env: Env = process.env, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+export function defaultDatabasePath(
+  env: Env = process.env,
+  platform: NodeJS.Platform = process.platform,
+  home: string = homedir(),
+): string {
   const explicit = env['PODPLAN_DB'];
   if (explicit) return explicit;
   if (platform === 'win32') {

@@ -47,8 +47,14 @@ export function decisionsPlan(outcomes: readonly ScheduleOutcome[], how: Decisio
     namespace: ALL_PENDING_PODS,
     planner: how.planner,
     profile: how.profile,
-    assignments: outcomes.flatMap((o) => (o.node !== undefined ? [{ pod: o.pod, node: o.node, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, how.scores) } }] : [])),
-    unplaced: outcomes.filter((o) => o.node === undefined).map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
+    assignments: outcomes.flatMap((o) =>
+      o.node !== undefined
+        ? [{ pod: o.pod, node: o.node, diagnosis: { ...o.diagnosis, scores: o.diagnosis.scores.slice(0, how.scores) } }]
+        : [],
+    ),
+    unplaced: outcomes
+      .filter((o) => o.node === undefined)
+      .map((o) => ({ pod: o.pod, message: explain(o.diagnosis).message, diagnosis: o.diagnosis })),
     ...(victims.length > 0 ? { victims } : {}),
     createdAt,
     snapshotHash,
@@ -105,7 +111,16 @@ export class RunRecording {
 
   /** The quiet time of a ScheduleTrigger passed and it was set to Schedule. */
   triggerScheduled(namespace: string, trigger: string): void {
-    this.report(this.store.recordTriggerTransition({ namespace, trigger, from: 'Planning', to: 'Schedule', cause: 'quiet-time', at: this.options.clock.now() }));
+    this.report(
+      this.store.recordTriggerTransition({
+        namespace,
+        trigger,
+        from: 'Planning',
+        to: 'Schedule',
+        cause: 'quiet-time',
+        at: this.options.clock.now(),
+      }),
+    );
   }
 
   /** Saves the decisions gathered since the last flush as one plan of every pending pod. */

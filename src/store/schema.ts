@@ -149,7 +149,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 6,
-    description: "the pods of a plan whose names were made up for workload replicas (JSON list), which show marks and export refuses",
+    description: 'the pods of a plan whose names were made up for workload replicas (JSON list), which show marks and export refuses',
     sql: `
       ALTER TABLE plans ADD COLUMN made_up TEXT;
     `,

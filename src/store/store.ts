@@ -14,7 +14,17 @@ import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-
 import { systemClock } from '../platform/clock';
 import { diffPlacements, type Placements } from './diff';
 import { Chunk, packDiagnoses, readSummary, type DiagnosisSummary, type ReasonCount } from './diagnoses';
-import { firstLine, immediate, isNotADatabase, openDatabase, type DriverName, type Row, type SqlDatabase, type SqlStatement, type SqlValue } from './driver';
+import {
+  firstLine,
+  immediate,
+  isNotADatabase,
+  openDatabase,
+  type DriverName,
+  type Row,
+  type SqlDatabase,
+  type SqlStatement,
+  type SqlValue,
+} from './driver';
 import { hasForeignTables, migrate, SCHEMA_VERSION, userVersion } from './schema';
 import type {
   ClaimOutcome,
@@ -89,13 +99,17 @@ function prepareDatabase(db: SqlDatabase, file: string, busyTimeoutMs: number): 
       });
     }
     if (foreign) {
-      return err({ kind: 'not-a-database', message: `${file} is not a Podplan history: it holds another program's tables; it was left untouched.` });
+      return err({
+        kind: 'not-a-database',
+        message: `${file} is not a Podplan history: it holds another program's tables; it was left untouched.`,
+      });
     }
     // Takes effect only on a new file (before WAL mode; an existing one keeps its size): a plan is
     // megabytes of rows and blobs, and 16 KB pages write it in a quarter of the WAL frames.
     db.exec(`PRAGMA page_size = ${PAGE_SIZE}`);
     const mode = db.prepare('PRAGMA journal_mode = WAL').get()?.['journal_mode'];
-    if (mode !== 'wal' && file !== ':memory:') return err({ kind: 'cannot-open', message: `${file}: cannot switch to WAL mode (got ${String(mode)})` });
+    if (mode !== 'wal' && file !== ':memory:')
+      return err({ kind: 'cannot-open', message: `${file}: cannot switch to WAL mode (got ${String(mode)})` });
     // FULL: a committed plan survives power loss too, for one fsync per plan.
     db.exec('PRAGMA synchronous = FULL');
     db.exec('PRAGMA foreign_keys = ON');
@@ -155,12 +169,25 @@ export class PlanStore {
   /** Starts a run (a preview, a trigger firing, a live session) on a source; its plans are saved under it. */
   startRun(source: SourceRef, kind: RunKind): Result<number, StoreError> {
     return this.attempt(() =>
-      immediate(this.db, () => this.sql('INSERT INTO runs (source_id, kind, started_at) VALUES (?, ?, ?)').run(this.sourceId(source), kind, this.clock.now()).lastInsertRowid),
+      immediate(
+        this.db,
+        () =>
+          this.sql('INSERT INTO runs (source_id, kind, started_at) VALUES (?, ?, ?)').run(this.sourceId(source), kind, this.clock.now())
+            .lastInsertRowid,
+      ),
     );
   }
 
   finishRun(runId: number, outcome: Exclude<RunOutcome, 'running'>, message?: string): Result<void, StoreError> {
-    const changed = this.attempt(() => this.sql('UPDATE runs SET finished_at = ?, outcome = ?, message = ? WHERE id = ?').run(this.clock.now(), outcome, message ?? null, runId).changes);
+    const changed = this.attempt(
+      () =>
+        this.sql('UPDATE runs SET finished_at = ?, outcome = ?, message = ? WHERE id = ?').run(
+          this.clock.now(),
+          outcome,
+          message ?? null,
+          runId,
+        ).changes,
+    );
     if (!changed.ok) return changed;
     return changed.value === 0 ? notFound(`run ${runId}`) : ok(undefined);
   }
@@ -173,15 +200,22 @@ export class PlanStore {
         where.push('r.source_id = ?');
         params.push(this.existingSourceId(query.source));
       }
-      return this.page('SELECT r.*, s.kind AS source_kind, s.name AS source_name, s.server AS source_server FROM runs r JOIN sources s ON s.id = r.source_id', 'r.id', where, params, query, (row) => ({
-        id: row['id'] as number,
-        source: sourceOf(row),
-        kind: row['kind'] as RunKind,
-        startedAt: row['started_at'] as number,
-        ...optional('finishedAt', row['finished_at'] as number | null),
-        outcome: row['outcome'] as RunOutcome,
-        ...optional('message', row['message'] as string | null),
-      }));
+      return this.page(
+        'SELECT r.*, s.kind AS source_kind, s.name AS source_name, s.server AS source_server FROM runs r JOIN sources s ON s.id = r.source_id',
+        'r.id',
+        where,
+        params,
+        query,
+        (row) => ({
+          id: row['id'] as number,
+          source: sourceOf(row),
+          kind: row['kind'] as RunKind,
+          startedAt: row['started_at'] as number,
+          ...optional('finishedAt', row['finished_at'] as number | null),
+          outcome: row['outcome'] as RunOutcome,
+          ...optional('message', row['message'] as string | null),
+        }),
+      );
     });
   }
 
@@ -192,17 +226,26 @@ export class PlanStore {
    * and prunes the pod set's history to the newest `keepPerPodSet` in the same transaction. Encoding
    * and compression happen before the write lock is taken.
    */
-  savePlan(runId: number, plan: Plan, meta: { readonly profileHash: string; readonly madeUp?: readonly string[] }): Result<number, StoreError> {
+  savePlan(
+    runId: number,
+    plan: Plan,
+    meta: { readonly profileHash: string; readonly madeUp?: readonly string[] },
+  ): Result<number, StoreError> {
     const duplicate = firstDuplicate([...plan.assignments.map((a) => a.pod), ...plan.unplaced.map((u) => u.pod)]);
-    if (duplicate !== undefined) return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} lists pod ${duplicate} more than once` });
+    if (duplicate !== undefined)
+      return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} lists pod ${duplicate} more than once` });
     const victims = plan.victims ?? [];
     const evictedTwice = firstDuplicate(victims.map((v) => v.pod));
-    if (evictedTwice !== undefined) return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} evicts pod ${evictedTwice} more than once` });
+    if (evictedTwice !== undefined)
+      return err({ kind: 'invalid', message: `plan for pod set ${plan.podSet} evicts pod ${evictedTwice} more than once` });
     return this.attempt(() => {
       const diagnosed: Array<{ pod: string; diagnosis: Diagnosis }> = [];
       for (const a of plan.assignments) if (a.diagnosis) diagnosed.push({ pod: a.pod, diagnosis: a.diagnosis });
       for (const u of plan.unplaced) diagnosed.push({ pod: u.pod, diagnosis: u.diagnosis });
-      const packed = packDiagnoses(diagnosed.map((d) => d.diagnosis), this.topScores);
+      const packed = packDiagnoses(
+        diagnosed.map((d) => d.diagnosis),
+        this.topScores,
+      );
       return immediate(this.db, () => {
         const id = this.sql(
           `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted, made_up)
@@ -293,7 +336,9 @@ export class PlanStore {
   /** One pod's full diagnosis, decompressed; undefined when the plan kept none for it. */
   diagnosis(planId: number, pod: string): Result<Diagnosis | undefined, StoreError> {
     return this.attempt(() => {
-      const row = this.sql('SELECT c.data, d.slot FROM diagnoses d JOIN diagnosis_chunks c ON c.id = d.chunk_id WHERE d.plan_id = ? AND d.pod = ?').get(planId, pod);
+      const row = this.sql(
+        'SELECT c.data, d.slot FROM diagnoses d JOIN diagnosis_chunks c ON c.id = d.chunk_id WHERE d.plan_id = ? AND d.pod = ?',
+      ).get(planId, pod);
       return row ? Chunk.open(row['data'] as Uint8Array).diagnosis(row['slot'] as number) : undefined;
     });
   }
@@ -304,7 +349,8 @@ export class PlanStore {
     if (!summary.ok) return summary;
     return this.attempt(() => {
       const chunks = new Map<number, Chunk>();
-      for (const row of this.sql('SELECT id, data FROM diagnosis_chunks WHERE plan_id = ?').all(id)) chunks.set(row['id'] as number, Chunk.open(row['data'] as Uint8Array));
+      for (const row of this.sql('SELECT id, data FROM diagnosis_chunks WHERE plan_id = ?').all(id))
+        chunks.set(row['id'] as number, Chunk.open(row['data'] as Uint8Array));
       const full = new Map<string, Diagnosis>();
       for (const row of this.sql('SELECT pod, chunk_id, slot FROM diagnoses WHERE plan_id = ?').all(id)) {
         const d = chunks.get(row['chunk_id'] as number)?.diagnosis(row['slot'] as number);
@@ -345,20 +391,36 @@ export class PlanStore {
   exportPlan(id: number, options: WritePlanOptions & { readonly madeUpNames?: boolean } = {}): Result<string, StoreError> {
     const summary = this.summary(id);
     if (!summary.ok) return summary;
-    if (summary.value.podSet === ALL_PENDING_PODS) return err({ kind: 'invalid', message: `plan ${id} is a podplan schedule run over every pending pod, not a pod set's plan: it has no SchedulePlan` });
+    if (summary.value.podSet === ALL_PENDING_PODS)
+      return err({
+        kind: 'invalid',
+        message: `plan ${id} is a podplan schedule run over every pending pod, not a pod set's plan: it has no SchedulePlan`,
+      });
     const madeUp = summary.value.madeUp ?? [];
     if (madeUp.length > 0 && !options.madeUpNames)
-      return err({ kind: 'invalid', message: `plan ${id} places pods whose names were made up for workload replicas with no pod in the files (${madeUp.join(', ')}): a SchedulePlan naming them matches no real pod (Pallet matches pods by name); --made-up-names writes it anyway` });
+      return err({
+        kind: 'invalid',
+        message: `plan ${id} places pods whose names were made up for workload replicas with no pod in the files (${madeUp.join(', ')}): a SchedulePlan naming them matches no real pod (Pallet matches pods by name); --made-up-names writes it anyway`,
+      });
     if (options.diagnoses) {
       const plan = this.loadPlan(id);
       return plan.ok ? ok(writeSchedulePlan(plan.value, options)) : plan;
     }
-    return this.attempt(() => writeSchedulePlan({ ...planHeader(summary.value), assignments: this.assignmentRows(id), unplaced: this.unplacedRows(id), ...this.victimsOf(id) }));
+    return this.attempt(() =>
+      writeSchedulePlan({
+        ...planHeader(summary.value),
+        assignments: this.assignmentRows(id),
+        unplaced: this.unplacedRows(id),
+        ...this.victimsOf(id),
+      }),
+    );
   }
 
   latestApplied(podSet: string, namespace: string): Result<PlanSummary | undefined, StoreError> {
     return this.attempt(() => {
-      const row = this.sql(`SELECT ${PLAN_COLUMNS} FROM ${PLAN_FROM} WHERE p.namespace = ? AND p.pod_set = ? AND p.status = 'applied' ORDER BY p.id DESC LIMIT 1`).get(namespace, podSet);
+      const row = this.sql(
+        `SELECT ${PLAN_COLUMNS} FROM ${PLAN_FROM} WHERE p.namespace = ? AND p.pod_set = ? AND p.status = 'applied' ORDER BY p.id DESC LIMIT 1`,
+      ).get(namespace, podSet);
       return row ? summaryOf(row) : undefined;
     });
   }
@@ -370,7 +432,11 @@ export class PlanStore {
     const { namespace, podSet } = summary.value;
     return this.attempt(() =>
       immediate(this.db, () => {
-        this.sql("UPDATE plans SET status = 'superseded' WHERE namespace = ? AND pod_set = ? AND status = 'applied' AND id != ?").run(namespace, podSet, id);
+        this.sql("UPDATE plans SET status = 'superseded' WHERE namespace = ? AND pod_set = ? AND status = 'applied' AND id != ?").run(
+          namespace,
+          podSet,
+          id,
+        );
         this.sql("UPDATE plans SET status = 'applied' WHERE id = ?").run(id);
       }),
     );
@@ -387,12 +453,15 @@ export class PlanStore {
   recordTriggerTransition(t: Omit<TriggerTransition, 'id'>): Result<number, StoreError> {
     return this.attempt(
       () =>
-        this.sql('INSERT INTO trigger_transitions (namespace, trigger_name, from_state, to_state, cause, at) VALUES (?, ?, ?, ?, ?, ?)').run(t.namespace, t.trigger, t.from ?? null, t.to, t.cause, t.at)
-          .lastInsertRowid,
+        this.sql(
+          'INSERT INTO trigger_transitions (namespace, trigger_name, from_state, to_state, cause, at) VALUES (?, ?, ?, ?, ?, ?)',
+        ).run(t.namespace, t.trigger, t.from ?? null, t.to, t.cause, t.at).lastInsertRowid,
     );
   }
 
-  triggerHistory(query: Paging & { readonly namespace?: string; readonly trigger?: string } = {}): Result<Page<TriggerTransition>, StoreError> {
+  triggerHistory(
+    query: Paging & { readonly namespace?: string; readonly trigger?: string } = {},
+  ): Result<Page<TriggerTransition>, StoreError> {
     return this.attempt(() => {
       const [where, params] = equalities({ namespace: query.namespace, trigger_name: query.trigger });
       return this.page('SELECT * FROM trigger_transitions', 'id', where, params, query, (row) => ({
@@ -410,8 +479,15 @@ export class PlanStore {
   recordClaim(c: Omit<ClaimRecord, 'id'>): Result<number, StoreError> {
     return this.attempt(
       () =>
-        this.sql('INSERT INTO claims (namespace, pool, request, pod, outcome, message, at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(c.namespace, c.pool, c.request, c.pod ?? null, c.outcome, c.message ?? null, c.at)
-          .lastInsertRowid,
+        this.sql('INSERT INTO claims (namespace, pool, request, pod, outcome, message, at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+          c.namespace,
+          c.pool,
+          c.request,
+          c.pod ?? null,
+          c.outcome,
+          c.message ?? null,
+          c.at,
+        ).lastInsertRowid,
     );
   }
 
@@ -470,12 +546,18 @@ export class PlanStore {
   private sourceId(source: SourceRef): number {
     const server = safeServer(source.server ?? '');
     this.sql('INSERT INTO sources (kind, name, server) VALUES (?, ?, ?) ON CONFLICT DO NOTHING').run(source.kind, source.name, server);
-    return this.sql('SELECT id FROM sources WHERE kind = ? AND name = ? AND server = ?').get(source.kind, source.name, server)!['id'] as number;
+    return this.sql('SELECT id FROM sources WHERE kind = ? AND name = ? AND server = ?').get(source.kind, source.name, server)![
+      'id'
+    ] as number;
   }
 
   /** The source's id, or -1 (matching nothing) when it was never recorded. */
   private existingSourceId(source: SourceRef): number {
-    const row = this.sql('SELECT id FROM sources WHERE kind = ? AND name = ? AND server = ?').get(source.kind, source.name, safeServer(source.server ?? ''));
+    const row = this.sql('SELECT id FROM sources WHERE kind = ? AND name = ? AND server = ?').get(
+      source.kind,
+      source.name,
+      safeServer(source.server ?? ''),
+    );
     return row ? (row['id'] as number) : -1;
   }
 
@@ -496,7 +578,10 @@ export class PlanStore {
   }
 
   private unplacedRows(planId: number): Array<{ pod: string; message: string }> {
-    return this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ? ORDER BY seq').all(planId) as Array<{ pod: string; message: string }>;
+    return this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ? ORDER BY seq').all(planId) as Array<{
+      pod: string;
+      message: string;
+    }>;
   }
 
   private victimRows(planId: number): PlanVictim[] {
@@ -514,9 +599,11 @@ export class PlanStore {
   /** pod → node for placed pods, pod → message for unplaced ones, evicted pod → its eviction. */
   private placements(planId: number): Placements {
     const placed = new Map<string, string>();
-    for (const row of this.sql('SELECT pod, node FROM assignments WHERE plan_id = ?').all(planId)) placed.set(row['pod'] as string, row['node'] as string);
+    for (const row of this.sql('SELECT pod, node FROM assignments WHERE plan_id = ?').all(planId))
+      placed.set(row['pod'] as string, row['node'] as string);
     const unplaced = new Map<string, string>();
-    for (const row of this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ?').all(planId)) unplaced.set(row['pod'] as string, row['message'] as string);
+    for (const row of this.sql('SELECT pod, message FROM unplaced WHERE plan_id = ?').all(planId))
+      unplaced.set(row['pod'] as string, row['message'] as string);
     return { placed, unplaced, victims: new Map(this.victimRows(planId).map((v) => [v.pod, v])) };
   }
 }

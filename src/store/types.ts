@@ -53,7 +53,10 @@ export interface RunSummary {
  * A stored plan's row: the engine Plan's own fields (`objective` absent on plans recorded before
  * schema version 4, `bound` when a solver said), and what the history adds.
  */
-export interface PlanSummary extends Pick<Plan, 'podSet' | 'namespace' | 'trigger' | 'planner' | 'objective' | 'bound' | 'profile' | 'snapshotHash'> {
+export interface PlanSummary extends Pick<
+  Plan,
+  'podSet' | 'namespace' | 'trigger' | 'planner' | 'objective' | 'bound' | 'profile' | 'snapshotHash'
+> {
   readonly id: number;
   readonly runId: number;
   readonly source: Source;
@@ -157,7 +160,12 @@ export interface PlanDiff {
   /** Unplaced before, placed now; `was` is the old failure message. */
   readonly becamePlaced: ReadonlyArray<{ readonly pod: string; readonly node: string; readonly was: string }>;
   /** Placed before, unplaced now, with the new message and reason histogram. */
-  readonly becameUnplaced: ReadonlyArray<{ readonly pod: string; readonly was: string; readonly message: string; readonly reasons: readonly ReasonCount[] }>;
+  readonly becameUnplaced: ReadonlyArray<{
+    readonly pod: string;
+    readonly was: string;
+    readonly message: string;
+    readonly reasons: readonly ReasonCount[];
+  }>;
   /** Only in `to`: a node when placed, a message when not. */
   readonly added: ReadonlyArray<{ readonly pod: string; readonly node?: string; readonly message?: string }>;
   /** Only in `from`. */

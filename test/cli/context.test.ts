@@ -5,13 +5,20 @@ import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube
 import { contextOn, namespace, node, pod } from '../kube/support';
 import { cli, servePlanner } from './run-cli';
 
-const member = (name: string, cpu: string): KubeObject => pod(name, { namespace: 'shop', cpu, schedulerName: 'podset-planner-scheduler', labels: { 'planner.ciena.io/pod-set': 'cart' } });
+const member = (name: string, cpu: string): KubeObject =>
+  pod(name, { namespace: 'shop', cpu, schedulerName: 'podset-planner-scheduler', labels: { 'planner.ciena.io/pod-set': 'cart' } });
 
 /** A small cluster: three nodes, a ReplicaSet's pods (one running), a pod set with its trigger, a pod too big for any node. */
 async function seed(server: TestApiServer): Promise<void> {
   server.create(namespace('shop'), node('n1'), node('n2'), node('n3'));
   server.create(
-    pod('web-5f7c-aaaaa', { namespace: 'shop', nodeName: 'n1', cpu: '1', labels: { app: 'web' }, owner: { kind: 'ReplicaSet', name: 'web-5f7c' } }),
+    pod('web-5f7c-aaaaa', {
+      namespace: 'shop',
+      nodeName: 'n1',
+      cpu: '1',
+      labels: { app: 'web' },
+      owner: { kind: 'ReplicaSet', name: 'web-5f7c' },
+    }),
     pod('web-5f7c-bbbbb', { namespace: 'shop', cpu: '1', labels: { app: 'web' }, owner: { kind: 'ReplicaSet', name: 'web-5f7c' } }),
     pod('huge', { namespace: 'shop', cpu: '10' }),
     member('cart-0', '2'),
@@ -21,7 +28,12 @@ async function seed(server: TestApiServer): Promise<void> {
   const http = new KubeHttp(await contextOn(server));
   const steps = await planCrdInstall(http);
   assert.ok(steps.ok && (await applyCrdInstall(http, steps.value)).ok);
-  server.create({ apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } }, spec: { state: 'Planning' } });
+  server.create({
+    apiVersion: 'planner.ciena.io/v1alpha1',
+    kind: 'ScheduleTrigger',
+    metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } },
+    spec: { state: 'Planning' },
+  });
 }
 
 describe('cli with a kube context as the source (--context, --kubeconfig)', () => {
@@ -93,13 +105,21 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
   it('snapshot writes one file per kind (per namespace for namespaced kinds), -n keeps one namespace', async () => {
     const files: Record<string, string> = {};
     assert.equal((await cli(['snapshot', ...ctx(), '-n', 'shop', '-o', 'snap'], files)).code, 0);
-    assert.deepEqual(Object.keys(files).sort(), ['/work/snap/namespaces.yaml', '/work/snap/nodes.yaml', '/work/snap/shop/pods.yaml', '/work/snap/shop/scheduletriggers.yaml']);
+    assert.deepEqual(Object.keys(files).sort(), [
+      '/work/snap/namespaces.yaml',
+      '/work/snap/nodes.yaml',
+      '/work/snap/shop/pods.yaml',
+      '/work/snap/shop/scheduletriggers.yaml',
+    ]);
     assert.match(files['/work/snap/shop/pods.yaml'] ?? '', /^# Podplan snapshot of kube context lab\n---\napiVersion: v1\nkind: Pod\n/);
     assert.ok(!Object.values(files).some((t) => t.includes('managedFields')));
     files['/work/snap/old/pods.yaml'] = 'kind: Pod\n';
     const again = await cli(['snapshot', ...ctx(), '-n', 'shop', '-o', 'snap'], files);
     assert.equal(again.code, 0);
-    assert.equal(again.stderr, 'warning: /work/snap holds other YAML files, which commands reading it will read too: /work/snap/old/pods.yaml\n');
+    assert.equal(
+      again.stderr,
+      'warning: /work/snap holds other YAML files, which commands reading it will read too: /work/snap/old/pods.yaml\n',
+    );
   });
 
   it('serve-planner --context answers for the live pods by their real names, and logs each request', async () => {
@@ -123,10 +143,17 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
     }
     const { code, stdout, stderr } = await run;
     assert.equal(code, 0);
-    assert.match(stdout, /^serving the planner API on 127\.0\.0\.1:\d+ \(context lab at https:\/\/127\.0\.0\.1:\d+; pod sets: shop\/cart\)$/m);
+    assert.match(
+      stdout,
+      /^serving the planner API on 127\.0\.0\.1:\d+ \(context lab at https:\/\/127\.0\.0\.1:\d+; pod sets: shop\/cart\)$/m,
+    );
     assert.match(stderr, /^\S+ BuildSchedulePlan shop\/cart: 3 pods placed$/m);
     assert.match(stderr, /^\S+ BuildSchedulePlan shop\/cart: 4 pods placed$/m);
-    assert.deepEqual(server.counters.writes.map((w) => `${w.verb} ${w.name}`), ['create cart-3'], 'only the test wrote');
+    assert.deepEqual(
+      server.counters.writes.map((w) => `${w.verb} ${w.name}`),
+      ['create cart-3'],
+      'only the test wrote',
+    );
   });
 
   it('crds prints both CRDs; install-crds --dry-run writes nothing, then applies, then has nothing to do', async () => {
@@ -138,7 +165,10 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
       const config = await fresh.writeKubeconfig({ contexts: [{ name: 'fresh' }] });
       const dry = await cli(['install-crds', '--context', 'fresh', '--kubeconfig', config, '--dry-run']);
       assert.equal(dry.code, 0, dry.stderr);
-      assert.match(dry.stdout, /^Would apply to context fresh \(https:\/\/127\.0\.0\.1:\d+\):\n {2}create {4}customresourcedefinition\/scheduletriggers\.planner\.ciena\.io\n {2}create {4}customresourcedefinition\/scheduleplans\.planner\.ciena\.io\n$/);
+      assert.match(
+        dry.stdout,
+        /^Would apply to context fresh \(https:\/\/127\.0\.0\.1:\d+\):\n {2}create {4}customresourcedefinition\/scheduletriggers\.planner\.ciena\.io\n {2}create {4}customresourcedefinition\/scheduleplans\.planner\.ciena\.io\n$/,
+      );
       assert.equal(fresh.counters.writes.length, 0);
       const applied = await cli(['install-crds', '--context', 'fresh', '--kubeconfig', config]);
       assert.equal(applied.code, 0, applied.stderr);
@@ -152,8 +182,16 @@ describe('cli with a kube context as the source (--context, --kubeconfig)', () =
 
   describe('bad input: exit 2 with one line', () => {
     const table: Array<[what: string, args: () => string[], expected: RegExp]> = [
-      ['paths and --context together', () => ['schedule', 'x.yaml', '--context', 'lab', '--kubeconfig', kubeconfig], /give paths or --context\/--kubeconfig, not both/],
-      ['an unknown context', () => ['plan', '--context', 'nope', '--kubeconfig', kubeconfig, '--pod-set', 'cart'], /no context "nope" in the kubeconfig .*; contexts: lab, other/],
+      [
+        'paths and --context together',
+        () => ['schedule', 'x.yaml', '--context', 'lab', '--kubeconfig', kubeconfig],
+        /give paths or --context\/--kubeconfig, not both/,
+      ],
+      [
+        'an unknown context',
+        () => ['plan', '--context', 'nope', '--kubeconfig', kubeconfig, '--pod-set', 'cart'],
+        /no context "nope" in the kubeconfig .*; contexts: lab, other/,
+      ],
       ['snapshot without -o', () => ['snapshot', '--context', 'lab', '--kubeconfig', kubeconfig], /-o DIR is required/],
       ['install-crds without a context', () => ['install-crds'], /--context NAME is required/],
     ];

@@ -26,9 +26,17 @@ describe('cli: credentials are found nowhere', () => {
     const dir = tempDir('podplan-credentials-');
     const kubeconfig = await server.writeKubeconfig({ user: 'both', contexts: [{ name: 'lab' }] });
     const text = readFileSync(kubeconfig, 'utf8');
-    const secrets = [server.token, server.tls.clientKey, Buffer.from(server.tls.clientKey).toString('base64'), ...keyLines(server.tls.clientKey)];
+    const secrets = [
+      server.token,
+      server.tls.clientKey,
+      Buffer.from(server.tls.clientKey).toString('base64'),
+      ...keyLines(server.tls.clientKey),
+    ];
     assert.ok(secrets.every((s) => s.length >= 16));
-    assert.ok(text.includes(server.token) && text.includes(Buffer.from(server.tls.clientKey).toString('base64')), 'the kubeconfig holds both');
+    assert.ok(
+      text.includes(server.token) && text.includes(Buffer.from(server.tls.clientKey).toString('base64')),
+      'the kubeconfig holds both',
+    );
     // A second kubeconfig that does not parse, holding the same token.
     const broken = join(dir, 'broken-kubeconfig');
     writeFileSync(broken, `users:\n- name: u\n  user: {token: ${server.token}\n`);

@@ -18,12 +18,15 @@ describe('cli diff', () => {
     assert.equal(save({ stays: 'n1', moves: 'n2', fits: null, breaks: 'n2', stuck: null, goes: 'n3' }), 1);
     assert.equal(save({ stays: 'n1', moves: 'n3', fits: 'n4', breaks: null, stuck: null, comes: 'n4' }), 2);
     // Plan 2 again, made by a profile that lets plans preempt: breaks is placed by evicting two running pods.
-    const preempting = planOf({ stays: 'n1', moves: 'n3', fits: 'n4', breaks: 'n2', stuck: null, comes: 'n4' }, {
-      victims: [
-        { pod: 'batch/low-1', node: 'n2', by: 'breaks' },
-        { pod: 'batch/low-0', node: 'n2', by: 'breaks' },
-      ],
-    });
+    const preempting = planOf(
+      { stays: 'n1', moves: 'n3', fits: 'n4', breaks: 'n2', stuck: null, comes: 'n4' },
+      {
+        victims: [
+          { pod: 'batch/low-1', node: 'n2', by: 'breaks' },
+          { pod: 'batch/low-0', node: 'n2', by: 'breaks' },
+        ],
+      },
+    );
     assert.equal(value(store.savePlan(run, preempting, { profileHash: 'sha256:p' })), 3);
     store.close();
   });
@@ -90,8 +93,14 @@ Unchanged: 4 on the same node, 1 still not placed.
       { pod: 'batch/low-0', node: 'n2', by: 'breaks' },
       { pod: 'batch/low-1', node: 'n2', by: 'breaks' },
     ]);
-    assert.match((await cli(['diff', '3', '2', '--db', db])).stdout, /\n\nEvicted only by plan 3 \(2\):\n {2}batch\/low-0 on n2: preempted by default\/breaks\n/);
-    assert.match((await cli(['diff', '3', '3', '--db', db])).stdout, /\n\nUnchanged: 5 on the same node, 1 still not placed, 2 evicted by both\.\n$/);
+    assert.match(
+      (await cli(['diff', '3', '2', '--db', db])).stdout,
+      /\n\nEvicted only by plan 3 \(2\):\n {2}batch\/low-0 on n2: preempted by default\/breaks\n/,
+    );
+    assert.match(
+      (await cli(['diff', '3', '3', '--db', db])).stdout,
+      /\n\nUnchanged: 5 on the same node, 1 still not placed, 2 evicted by both\.\n$/,
+    );
   });
 
   it('a plan against itself: nothing changed', async () => {

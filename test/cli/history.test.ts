@@ -53,9 +53,18 @@ describe('cli history', () => {
   const ids = (stdout: string): number[] => [...stdout.matchAll(/^(\d+) /gm)].map((m) => Number(m[1]));
 
   const filters: Array<[args: string[], expected: number[]]> = [
-    [['--pod-set', 'web'], [5, 3, 1]],
-    [['--namespace', 'team-a'], [4, 2]],
-    [['--trigger', 'batch-trigger'], [4, 2]],
+    [
+      ['--pod-set', 'web'],
+      [5, 3, 1],
+    ],
+    [
+      ['--namespace', 'team-a'],
+      [4, 2],
+    ],
+    [
+      ['--trigger', 'batch-trigger'],
+      [4, 2],
+    ],
     [['--pod-set', 'web', '--namespace', 'team-a'], []],
   ];
   for (const [args, expected] of filters) {
@@ -112,7 +121,7 @@ describe('cli history', () => {
       assert.match(stderr, new RegExp(`no plan history at ${other}`));
     });
 
-    it('defaults to podplan/history.db in the user\'s data directory, where podplan schedule records', async () => {
+    it("defaults to podplan/history.db in the user's data directory, where podplan schedule records", async () => {
       const files = { 'c.yaml': 'kind: Node\napiVersion: v1\nmetadata: { name: n1 }\nstatus: { allocatable: { cpu: "1", pods: "10" } }\n' };
       const scheduled = await cli(['schedule', 'c.yaml'], files);
       const recorded = /^Recorded as plan (\d+) in (.*) \(podplan show \d+\)\.$/m.exec(scheduled.stderr);
@@ -123,7 +132,10 @@ describe('cli history', () => {
   });
 
   describe('a history that cannot be opened: one line on stderr and exit 2, for every history command', () => {
-    const failing = (name: 'better-sqlite3' | 'node:sqlite'): DriverLoader => ({ name, load: () => Promise.reject(new Error(`${name} does not load here`)) });
+    const failing = (name: 'better-sqlite3' | 'node:sqlite'): DriverLoader => ({
+      name,
+      load: () => Promise.reject(new Error(`${name} does not load here`)),
+    });
     const cases: Array<[what: string, prepare: () => string, expected: RegExp, sqlite?: DriverLoader[]]> = [
       ['no file there', () => join(dir.path, 'missing.db'), /there is no plan history at .*missing\.db/],
       [
@@ -146,7 +158,12 @@ describe('cli history', () => {
         },
         /cannot open the plan history: .*newer\.db was written by a newer Podplan \(schema version 99/,
       ],
-      ['no SQLite driver loads', () => db, /cannot open the plan history: no SQLite driver could be loaded/, [failing('better-sqlite3'), failing('node:sqlite')]],
+      [
+        'no SQLite driver loads',
+        () => db,
+        /cannot open the plan history: no SQLite driver could be loaded/,
+        [failing('better-sqlite3'), failing('node:sqlite')],
+      ],
     ];
     for (const [what, prepare, expected, sqlite] of cases) {
       for (const command of [['history'], ['show', '1'], ['diff', '1', '2'], ['export', '1']]) {

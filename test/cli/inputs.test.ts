@@ -27,16 +27,25 @@ describe('cli inputs (child process)', () => {
 
     it('makes up pods only for the replicas without one, marked as made up', async () => {
       const file = path.join(dir.path, 'scaled.yaml');
-      const dump = (await import('node:fs')).readFileSync('test/fixtures/kubectl/deploy-rs-pods.yaml', 'utf8').replaceAll('replicas: 3', 'replicas: 5');
+      const dump = (await import('node:fs'))
+        .readFileSync('test/fixtures/kubectl/deploy-rs-pods.yaml', 'utf8')
+        .replaceAll('replicas: 3', 'replicas: 5');
       writeFileSync(file, dump);
       const { code, stdout } = await runPodplan(['schedule', file, 'test/fixtures/kubectl/nodes.yaml', '--json', '--no-history']);
       assert.equal(code, 0, stdout);
-      const outcomes = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; pod: string; generated?: boolean }).filter((o) => o.type === 'outcome');
-      assert.deepEqual(outcomes.map((o) => [o.pod, o.generated ?? false]), [
-        ['shop/web-5d9f8c7b6-0', true],
-        ['shop/web-5d9f8c7b6-1', true],
-        ['shop/web-5d9f8c7b6-q2w8r', false],
-      ]);
+      const outcomes = stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; pod: string; generated?: boolean })
+        .filter((o) => o.type === 'outcome');
+      assert.deepEqual(
+        outcomes.map((o) => [o.pod, o.generated ?? false]),
+        [
+          ['shop/web-5d9f8c7b6-0', true],
+          ['shop/web-5d9f8c7b6-1', true],
+          ['shop/web-5d9f8c7b6-q2w8r', false],
+        ],
+      );
     });
   });
 
@@ -96,7 +105,11 @@ spec:
 
   it('on a terminal, redraws how much of a large file is parsed while it parses, then finishes the line', async () => {
     // A kubectl List of 10 MB; the clock moves 250 ms each time it is read, so every progress call is drawn.
-    const pods = Array.from({ length: 40000 }, (_, i) => `- apiVersion: v1\n  kind: Pod\n  metadata: { name: p-${i}, namespace: ns, annotations: { note: ${'x'.repeat(150)} } }\n  spec:\n    nodeName: n1\n    containers: [{ name: main }]\n`);
+    const pods = Array.from(
+      { length: 40000 },
+      (_, i) =>
+        `- apiVersion: v1\n  kind: Pod\n  metadata: { name: p-${i}, namespace: ns, annotations: { note: ${'x'.repeat(150)} } }\n  spec:\n    nodeName: n1\n    containers: [{ name: main }]\n`,
+    );
     const text = `apiVersion: v1\nitems:\n- ${NODE.replaceAll('\n', '\n  ').trimEnd()}\n${pods.join('')}kind: List\n`;
     const clock = new (class extends ManualClock {
       override now(): number {
@@ -108,16 +121,34 @@ spec:
     assert.equal(code, 0, stderr);
     const drawn = [...stderr.matchAll(/\rreading dump\.yaml \(\d+\.\d MB\)… (\d+)%/g)].map((m) => Number(m[1]));
     assert.ok(drawn.length >= 5, JSON.stringify(stderr.slice(0, 600)));
-    assert.deepEqual([...drawn].sort((a, b) => a - b), drawn, 'rising');
-    assert.match(stderr, /^reading dump\.yaml \(\d+\.\d MB\)…(\r.*)*\rreading dump\.yaml \(\d+\.\d MB\)… done\nread dump\.yaml: 1 documents, 1 nodes, 40000 pods in \d+\.\d s\n/);
+    assert.deepEqual(
+      [...drawn].sort((a, b) => a - b),
+      drawn,
+      'rising',
+    );
+    assert.match(
+      stderr,
+      /^reading dump\.yaml \(\d+\.\d MB\)…(\r.*)*\rreading dump\.yaml \(\d+\.\d MB\)… done\nread dump\.yaml: 1 documents, 1 nodes, 40000 pods in \d+\.\d s\n/,
+    );
   });
 
   describe('directories', () => {
     it('reads .json files and reports a symbolic link loop', async () => {
       const root = path.join(dir.path, 'ws');
       mkdirSync(path.join(root, 'sub'), { recursive: true });
-      writeFileSync(path.join(root, 'nodes.json'), JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' }, status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } } }));
-      writeFileSync(path.join(root, 'sub', 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec: { containers: [{ name: main }] }\n');
+      writeFileSync(
+        path.join(root, 'nodes.json'),
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Node',
+          metadata: { name: 'n1' },
+          status: { allocatable: { cpu: '4', memory: '8Gi', pods: '110' } },
+        }),
+      );
+      writeFileSync(
+        path.join(root, 'sub', 'pod.yaml'),
+        'apiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec: { containers: [{ name: main }] }\n',
+      );
       symlinkSync(root, path.join(root, 'sub', 'loop'));
       const { code, stdout, stderr } = await runPodplan(['schedule', root, '--no-history']);
       assert.equal(code, 0, stderr);

@@ -3,7 +3,22 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { cli } from './run-cli';
 
-const COMMANDS = ['schedule', 'explain', 'plan', 'serve-planner', 'snapshot', 'crds', 'install-crds', 'run', 'claim', 'history', 'show', 'diff', 'export', 'completion'];
+const COMMANDS = [
+  'schedule',
+  'explain',
+  'plan',
+  'serve-planner',
+  'snapshot',
+  'crds',
+  'install-crds',
+  'run',
+  'claim',
+  'history',
+  'show',
+  'diff',
+  'export',
+  'completion',
+];
 
 describe('cli/main', () => {
   it('lists every command with --help and exits 0', async () => {
@@ -40,8 +55,12 @@ describe('cli/main', () => {
     }
   });
 
-  it('every example of every command\'s --help on examples/cluster runs as shown (no bad input)', async () => {
-    const files = Object.fromEntries(readdirSync('examples/cluster').filter((f) => f.endsWith('.yaml')).map((f) => [path.join('examples/cluster', f), readFileSync(path.join('examples/cluster', f), 'utf8')]));
+  it("every example of every command's --help on examples/cluster runs as shown (no bad input)", async () => {
+    const files = Object.fromEntries(
+      readdirSync('examples/cluster')
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => [path.join('examples/cluster', f), readFileSync(path.join('examples/cluster', f), 'utf8')]),
+    );
     const examples: string[] = [];
     for (const command of COMMANDS) {
       const help = (await cli([command, '--help'])).stdout;

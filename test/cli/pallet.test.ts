@@ -9,12 +9,20 @@ import { parse, parseAllDocuments } from 'yaml';
 import { useTempDir } from '../store/helpers';
 import { runPodplan } from './run-cli-process';
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: boolean; 'x-kubernetes-preserve-unknown-fields'?: boolean; [key: string]: unknown };
+type JsonSchema = {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  additionalProperties?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  [key: string]: unknown;
+};
 
 /** The CRD's openAPIV3Schema with every object closed, as pruning makes it. */
 function structural(schema: JsonSchema, path: string[] = []): JsonSchema {
   const out: JsonSchema = { ...schema };
-  if (schema.properties) out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, structural(v, [...path, k])]));
+  if (schema.properties)
+    out.properties = Object.fromEntries(Object.entries(schema.properties).map(([k, v]) => [k, structural(v, [...path, k])]));
   if (schema.items) out.items = structural(schema.items, [...path, '[]']);
   const isMetadata = path.length === 1 && path[0] === 'metadata';
   if (schema.type === 'object' && !schema['x-kubernetes-preserve-unknown-fields'] && !isMetadata) out.additionalProperties = false;
@@ -34,7 +42,15 @@ describe("SchedulePlans against Pallet's CRD (child process)", () => {
   const validate = palletSchemaValidator();
 
   it('plan --yaml writes a SchedulePlan that validates against the CRD', async () => {
-    const { code, stdout, stderr } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--made-up-names', '--no-history']);
+    const { code, stdout, stderr } = await runPodplan([
+      'plan',
+      'examples/cluster',
+      '--pod-set',
+      'nightly-batch',
+      '--yaml',
+      '--made-up-names',
+      '--no-history',
+    ]);
     assert.equal(code, 0, stderr);
     const plan = parse(stdout) as { spec: { plan: unknown[] }; status?: unknown };
     assert.ok(validate(plan), JSON.stringify(validate.errors));
@@ -43,7 +59,16 @@ describe("SchedulePlans against Pallet's CRD (child process)", () => {
   });
 
   it("--status adds Podplan's status, which the CRD does not declare", async () => {
-    const { stdout } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--status', '--made-up-names', '--no-history']);
+    const { stdout } = await runPodplan([
+      'plan',
+      'examples/cluster',
+      '--pod-set',
+      'nightly-batch',
+      '--yaml',
+      '--status',
+      '--made-up-names',
+      '--no-history',
+    ]);
     assert.equal(validate(parse(stdout)), false);
     assert.deepEqual(validate.errors?.map((e) => [e.instancePath, e.keyword]).slice(0, 1), [['/status', 'additionalProperties']]);
   });
@@ -74,10 +99,21 @@ spec:
 
 describe("Pallet's scheduler configuration (child process)", () => {
   it('reads, with what means nothing to Podplan reported as ignored, not as errors', async () => {
-    const { code, stderr } = await runPodplan(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--profile', 'test/fixtures/pallet/scheduler-config.yaml', '--no-history']);
+    const { code, stderr } = await runPodplan([
+      'plan',
+      'examples/cluster',
+      '--pod-set',
+      'nightly-batch',
+      '--profile',
+      'test/fixtures/pallet/scheduler-config.yaml',
+      '--no-history',
+    ]);
     assert.equal(code, 0, stderr);
     assert.deepEqual(
-      stderr.trimEnd().split('\n').map((l) => l.replace(/^test\/fixtures\/pallet\/scheduler-config\.yaml:\d+:\d+: /, '')),
+      stderr
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.replace(/^test\/fixtures\/pallet\/scheduler-config\.yaml:\d+:\d+: /, '')),
       [
         'warning bad-api-version: apiVersion: KubeSchedulerConfiguration is kubescheduler.config.k8s.io/v1, got "kubescheduler.config.k8s.io/v1beta2"; read as kubescheduler.config.k8s.io/v1',
         "warning: PodSetPlanner at preScore is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored",
@@ -96,12 +132,26 @@ describe("--planner pallet: Pallet's default planner (child process)", () => {
     writeFileSync(file, [node('n1'), node('n2'), spreadPod('a'), spreadPod('b'), spreadPod('c')].join('---\n'));
     const { code, stdout } = await runPodplan(['plan', file, '--pod-set', 'spread', '--planner', 'pallet', '--json', '--no-history']);
     assert.equal(code, 1);
-    const plan = JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }>; unplaced: Array<{ pod: string; message: string; diagnosis: { rejections: Array<{ plugin: string }> } }>; status: { planner: string } };
+    const plan = JSON.parse(stdout) as {
+      assignments: Array<{ pod: string; node: string }>;
+      unplaced: Array<{ pod: string; message: string; diagnosis: { rejections: Array<{ plugin: string }> } }>;
+      status: { planner: string };
+    };
     assert.equal(plan.status.planner, 'pallet');
-    assert.deepEqual(plan.assignments.map((a) => a.pod), ['a', 'b'], 'in the order the API lists them');
+    assert.deepEqual(
+      plan.assignments.map((a) => a.pod),
+      ['a', 'b'],
+      'in the order the API lists them',
+    );
     assert.notEqual(plan.assignments[0]?.node, plan.assignments[1]?.node);
-    assert.deepEqual(plan.unplaced.map((u) => [u.pod, u.message]), [['c', "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."]]);
-    assert.deepEqual(plan.unplaced[0]?.diagnosis.rejections.map((r) => r.plugin), ['PodAntiAffinity', 'PodAntiAffinity']);
+    assert.deepEqual(
+      plan.unplaced.map((u) => [u.pod, u.message]),
+      [['c', "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules."]],
+    );
+    assert.deepEqual(
+      plan.unplaced[0]?.diagnosis.rejections.map((r) => r.plugin),
+      ['PodAntiAffinity', 'PodAntiAffinity'],
+    );
   });
 
   it('the greedy planner, reading the same preference as kube-scheduler does, places all three', async () => {
@@ -112,4 +162,3 @@ describe("--planner pallet: Pallet's default planner (child process)", () => {
     assert.equal((JSON.parse(stdout) as { assignments: unknown[] }).assignments.length, 3);
   });
 });
-

@@ -74,7 +74,7 @@ Not placed:
     assert.doesNotMatch(stdout, /Not placed/);
   });
 
-  it('--yaml --status writes the SchedulePlan manifest with Podplan\'s status, which reads back', async () => {
+  it("--yaml --status writes the SchedulePlan manifest with Podplan's status, which reads back", async () => {
     const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize', '--yaml', '--status'], FRAGMENTED);
     assert.equal(code, 0);
     const model = readFile({ name: 'plan.yaml', text: stdout });
@@ -82,39 +82,63 @@ Not placed:
     const [written] = model.plans;
     assert.equal(written?.value.name, schedulePlanName('default', 'batch'));
     assert.deepEqual(written?.value.plan.map((e) => e.pod).sort(), ['a', 'b', 'c']);
-    assert.deepEqual([written?.value.status?.planner, written?.value.status?.placed, written?.value.status?.trigger], ['optimize', 3, 'batch']);
+    assert.deepEqual(
+      [written?.value.status?.planner, written?.value.status?.placed, written?.value.status?.trigger],
+      ['optimize', 3, 'batch'],
+    );
   });
 
   it('--json prints the plan with its status and the diagnoses', async () => {
     const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--json'], FRAGMENTED);
     assert.equal(code, 1);
-    const json = JSON.parse(stdout) as { status: { placed: number; unplaced: number; reasons: unknown[]; planner: string }; unplaced: Array<{ pod: string; diagnosis: { nodesTotal: number } }> };
+    const json = JSON.parse(stdout) as {
+      status: { placed: number; unplaced: number; reasons: unknown[]; planner: string };
+      unplaced: Array<{ pod: string; diagnosis: { nodesTotal: number } }>;
+    };
     assert.deepEqual([json.status.placed, json.status.unplaced, json.status.planner], [2, 1, 'greedy']);
     assert.deepEqual(json.status.reasons, [{ pod: 'c', message: '0/2 nodes are available: 2 Insufficient cpu.' }]);
-    assert.deepEqual(json.unplaced.map((u) => [u.pod, u.diagnosis.nodesTotal]), [['c', 2]]);
+    assert.deepEqual(
+      json.unplaced.map((u) => [u.pod, u.diagnosis.nodesTotal]),
+      [['c', 2]],
+    );
   });
 
   describe('plans a pod set as the editor’s preview does (engine/planner/plan-all planOnePodSet)', () => {
     const table: Array<[name: string, files: Record<string, string>, podSet: string]> = [
       ['a set with a trigger', FRAGMENTED, 'batch'],
-      ['a set whose trigger depends on another: the dependency planned and assumed first', { 'c.yaml': NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db') }, 'app'],
+      [
+        'a set whose trigger depends on another: the dependency planned and assumed first',
+        {
+          'c.yaml':
+            NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db'),
+        },
+        'app',
+      ],
       ['a set without a trigger', { 'c.yaml': NODES + member('a', '3', 'loose') + member('b', '3', 'loose') }, 'loose'],
     ];
     for (const [name, files, podSet] of table) {
       it(name, async () => {
         const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', podSet, '--json'], files);
-        const fromCli = (JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }> }).assignments.map((a) => `${a.pod}→${a.node}`);
+        const fromCli = (JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }> }).assignments.map(
+          (a) => `${a.pod}→${a.node}`,
+        );
         const analysis = workspaceOf(files).analysis();
         const preview = await previewPlan({ podSet: { namespace: 'default', name: podSet } }, analysis, noHistory('not kept'));
         assert.ok(preview.ok, preview.ok ? '' : preview.error);
         assert.ok(fromCli.length > 0);
-        assert.deepEqual(preview.value.assignments.map((a) => `${a.pod}→${a.node}`), fromCli);
+        assert.deepEqual(
+          preview.value.assignments.map((a) => `${a.pod}→${a.node}`),
+          fromCli,
+        );
       });
     }
   });
 
   it('plans what the set’s trigger depends on first, assuming its pods placed', async () => {
-    const files = { 'c.yaml': NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db') };
+    const files = {
+      'c.yaml':
+        NODES + member('db', '4', 'db') + trigger('db') + member('app', '4', 'app') + trigger('app', '\n  dependsOn:\n    - name: db'),
+    };
     const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'app'], files);
     assert.equal(code, 0, stdout);
     assert.match(stdout, /^default\/app\s+n2$/m, 'db took n1');
@@ -129,30 +153,72 @@ Not placed:
   });
 
   it('a pod set without a trigger is planned on the cluster as it is', async () => {
-    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize'], { 'c.yaml': NODES + member('a', '1') });
+    const { code, stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--planner', 'optimize'], {
+      'c.yaml': NODES + member('a', '1'),
+    });
     assert.equal(code, 0);
-    assert.match(stdout, /^Pod set default\/batch: 1 of 1 pods placed on 1 node \(planner optimize, objective pack, profile default-scheduler\)\.$/m);
+    assert.match(
+      stdout,
+      /^Pod set default\/batch: 1 of 1 pods placed on 1 node \(planner optimize, objective pack, profile default-scheduler\)\.$/m,
+    );
     assert.match(stdout, /^Bound \(HiGHS [0-9.]+\): proven optimal\.$/m);
   });
 
   it('plans the bundled example’s pod set with its pod-set profile', async () => {
     const dir = 'examples/cluster';
-    const files = Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]));
+    const files = Object.fromEntries(
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]),
+    );
     const { code, stdout } = await cli(['plan', dir, '--pod-set', 'nightly-batch', '--planner', 'optimize'], files);
     assert.equal(code, 0, stdout);
-    assert.match(stdout, /^Pod set analytics\/nightly-batch: 6 of 6 pods placed on \d nodes \(planner optimize, objective pack, profile podset-planner-scheduler, ScheduleTrigger analytics\/nightly-batch\)\.$/m);
+    assert.match(
+      stdout,
+      /^Pod set analytics\/nightly-batch: 6 of 6 pods placed on \d nodes \(planner optimize, objective pack, profile podset-planner-scheduler, ScheduleTrigger analytics\/nightly-batch\)\.$/m,
+    );
   });
 
   describe('bad input gives clear, located errors and exit 2', () => {
     const table: Array<[what: string, files: Record<string, string>, args: string[], expected: RegExp]> = [
-      ['a quiet time that does not parse', { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:27:34: error quiet-time\/not-duration: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: the quiet time "soon" is not a Go duration \(time: invalid duration "soon"\): write one such as 2m0s/m],
-      ['an unknown state', { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') }, ['c.yaml', '--pod-set', 'batch'], /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m],
-      ['a pod set with no pods', FRAGMENTED, ['c.yaml', '--pod-set', 'nope'], /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m],
-      ['a pod set whose trigger holds no pods (workloads at 0 replicas)', { 'c.yaml': NODES + trigger('empty') }, ['c.yaml', '--pod-set', 'empty'], /^podplan plan: pod set default\/empty has no pending pods in the files \(its ScheduleTrigger empty has nothing to plan; are its workloads at 0 replicas\?\)$/m],
+      [
+        'a quiet time that does not parse',
+        { 'c.yaml': NODES + member('a', '1') + trigger('batch', '', 'soon') },
+        ['c.yaml', '--pod-set', 'batch'],
+        /^c\.yaml:27:34: error quiet-time\/not-duration: ScheduleTrigger default\/batch: label planner\.ciena\.io\/quiet-time: the quiet time "soon" is not a Go duration \(time: invalid duration "soon"\): write one such as 2m0s/m,
+      ],
+      [
+        'an unknown state',
+        { 'c.yaml': NODES + member('a', '1') + trigger('batch').replace('state: Planning', 'state: Later') },
+        ['c.yaml', '--pod-set', 'batch'],
+        /^c\.yaml:29:10: error bad-value: spec\.state: "Later" is not one of Planning, Schedule$/m,
+      ],
+      [
+        'a pod set with no pods',
+        FRAGMENTED,
+        ['c.yaml', '--pod-set', 'nope'],
+        /^podplan plan: no pod set nope in the files \(pod sets: default\/batch\)$/m,
+      ],
+      [
+        'a pod set whose trigger holds no pods (workloads at 0 replicas)',
+        { 'c.yaml': NODES + trigger('empty') },
+        ['c.yaml', '--pod-set', 'empty'],
+        /^podplan plan: pod set default\/empty has no pending pods in the files \(its ScheduleTrigger empty has nothing to plan; are its workloads at 0 replicas\?\)$/m,
+      ],
       ['--status without --yaml', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--status'], /^podplan plan: --status goes with -o yaml/m],
       ['no --pod-set', FRAGMENTED, ['c.yaml'], /^podplan plan: --pod-set is required \(pod sets in the files: default\/batch\)$/m],
-      ['an unknown planner', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--planner', 'best'], /--planner must be one of greedy, optimize, exact, pallet, not "best"/],
-      ['--yaml with --json', FRAGMENTED, ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'], /^podplan plan: --json and --yaml ask for different outputs: give one$/m],
+      [
+        'an unknown planner',
+        FRAGMENTED,
+        ['c.yaml', '--pod-set', 'batch', '--planner', 'best'],
+        /--planner must be one of greedy, optimize, exact, pallet, not "best"/,
+      ],
+      [
+        '--yaml with --json',
+        FRAGMENTED,
+        ['c.yaml', '--pod-set', 'batch', '--yaml', '--json'],
+        /^podplan plan: --json and --yaml ask for different outputs: give one$/m,
+      ],
       ['no paths', {}, ['--pod-set', 'batch'], /no paths given/],
     ];
     for (const [what, files, args, expected] of table) {
@@ -228,16 +294,28 @@ profiles:
         { 'c.yaml': full },
         [],
         1,
-        [/^default\/urgent\s+<none>$/m, /^ {2}default\/urgent: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: evicting batch\/filler-1 from node n1 would make room; plans do not preempt unless the profile allows it \(PodSetPlanner args: allowPreemption: true\)\.$/m],
+        [
+          /^default\/urgent\s+<none>$/m,
+          /^ {2}default\/urgent: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: evicting batch\/filler-1 from node n1 would make room; plans do not preempt unless the profile allows it \(PodSetPlanner args: allowPreemption: true\)\.$/m,
+        ],
       ],
       [
         'on: placed after evicting, the victims listed',
         { 'c.yaml': full, 'p.yaml': allowing },
         ['--profile', 'p.yaml'],
         0,
-        [/^default\/urgent\s+n1 \(preempts batch\/filler-1\)$/m, /^Preempted \(the profile lets plans preempt: PodSetPlanner allowPreemption\):\n {2}batch\/filler-1 on n1: preempted by default\/urgent$/m],
+        [
+          /^default\/urgent\s+n1 \(preempts batch\/filler-1\)$/m,
+          /^Preempted \(the profile lets plans preempt: PodSetPlanner allowPreemption\):\n {2}batch\/filler-1 on n1: preempted by default\/urgent$/m,
+        ],
       ],
-      ['a value that is not true or false is an error at its line', { 'c.yaml': full, 'p.yaml': allowing.replace('true', '"yes"') }, ['--profile', 'p.yaml'], 2, [/^p\.yaml:7:\d+: .*allowPreemption: Invalid value: "yes": must be true or false/m]],
+      [
+        'a value that is not true or false is an error at its line',
+        { 'c.yaml': full, 'p.yaml': allowing.replace('true', '"yes"') },
+        ['--profile', 'p.yaml'],
+        2,
+        [/^p\.yaml:7:\d+: .*allowPreemption: Invalid value: "yes": must be true or false/m],
+      ],
     ];
     for (const [name, files, args, code, expected] of table) {
       it(name, async () => {
@@ -251,7 +329,10 @@ profiles:
       const urgentClass = 'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: urgent }\nvalue: 100\n';
       const byClass = full.replace('  priority: 100\n', '  priorityClassName: urgent\n');
       assert.notEqual(byClass, full);
-      const run = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml'], { 'c.yaml': `${urgentClass}---\n${byClass}`, 'p.yaml': allowing });
+      const run = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml'], {
+        'c.yaml': `${urgentClass}---\n${byClass}`,
+        'p.yaml': allowing,
+      });
       assert.equal(run.code, 0, run.stdout + run.stderr);
       assert.match(run.stdout, /^default\/urgent\s+n1 \(preempts batch\/filler-1\)$/m);
     });
@@ -262,14 +343,21 @@ profiles:
       it('podplan plan records the victims; show lists them, diff against the plan made without preemption shows them, export writes them', async () => {
         const db = path.join(dir.path, 'preempting.db');
         assert.equal((await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--db', db], { 'c.yaml': full })).code, 1);
-        assert.equal((await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--db', db, '--profile', 'p.yaml'], { 'c.yaml': full, 'p.yaml': allowing })).code, 0);
+        assert.equal(
+          (await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--db', db, '--profile', 'p.yaml'], { 'c.yaml': full, 'p.yaml': allowing }))
+            .code,
+          0,
+        );
         assert.match((await cli(['history', '--db', db])).stdout, /^2 .* 1 +0 +1 +workspace /m);
         const shown = (await cli(['show', '2', '--db', db])).stdout;
         assert.match(shown, /^ {2}1 placed, 0 not placed, 1 evicted$/m);
         assert.match(shown, /^urgent\s+n1 \(preempts batch\/filler-1\)/m);
         assert.match(shown, /\nPreempted:\n {2}batch\/filler-1 on n1: preempted by default\/urgent\n/);
         const diff = (await cli(['diff', '1', '2', '--db', db])).stdout;
-        assert.match(diff, /\nNewly placed \(1\):\n {2}urgent: on n1, was: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: evicting batch\/filler-1 from node n1 would make room;/);
+        assert.match(
+          diff,
+          /\nNewly placed \(1\):\n {2}urgent: on n1, was: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: evicting batch\/filler-1 from node n1 would make room;/,
+        );
         assert.match(diff, /\nEvicted only by plan 2 \(1\):\n {2}batch\/filler-1 on n1: preempted by default\/urgent\n/);
         const exported = readFile({ name: 'plan.yaml', text: (await cli(['export', '2', '--db', db])).stdout });
         assert.deepEqual(exported.plans[0]?.value.status?.victims, [{ pod: 'batch/filler-1', node: 'n1', by: 'urgent' }]);
@@ -277,7 +365,10 @@ profiles:
     });
 
     it('--json lists the victims', async () => {
-      const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml', '--json'], { 'c.yaml': full, 'p.yaml': allowing });
+      const { stdout } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--no-history', '--profile', 'p.yaml', '--json'], {
+        'c.yaml': full,
+        'p.yaml': allowing,
+      });
       assert.deepEqual((JSON.parse(stdout) as { victims: unknown }).victims, [{ pod: 'batch/filler-1', node: 'n1', by: 'urgent' }]);
     });
   });
@@ -294,7 +385,10 @@ profiles:
           callTimeout: 1m
           updatePeriod: 30s
 `;
-    const { code, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--profile', 'p.yaml', '--no-history'], { ...FRAGMENTED, 'p.yaml': profile });
+    const { code, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--profile', 'p.yaml', '--no-history'], {
+      ...FRAGMENTED,
+      'p.yaml': profile,
+    });
     assert.equal(code, 1, stderr);
     assert.deepEqual(stderr.trimEnd().split('\n'), [
       "p.yaml:8:18: warning: PodSetPlanner arg debug is Pallet's own setting and means nothing to Podplan; ignored",
@@ -305,14 +399,21 @@ profiles:
 });
 
 describe('cli plan: names made up for workload replicas (Pallet matches plans to pods by name)', () => {
-  const files = () => Object.fromEntries(readdirSync('examples/cluster').filter((f) => f.endsWith('.yaml')).map((f) => [path.join('examples/cluster', f), readFileSync(path.join('examples/cluster', f), 'utf8')]));
+  const files = () =>
+    Object.fromEntries(
+      readdirSync('examples/cluster')
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => [path.join('examples/cluster', f), readFileSync(path.join('examples/cluster', f), 'utf8')]),
+    );
 
   it('marks them in the table (*) and in --json (madeUp), and takes the set as namespace/name as the lists print it', async () => {
     const table = await cli(['plan', 'examples/cluster', '--pod-set', 'analytics/nightly-batch', '--no-history'], files());
     assert.equal(table.code, 0, table.stderr);
     assert.match(table.stdout, /^analytics\/etl-0\* +node-/m);
     assert.match(table.stdout, /^\* a name made up for a workload's replica that has no pod in the files$/m);
-    const json = JSON.parse((await cli(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--json', '--no-history'], files())).stdout) as { assignments: Array<{ pod: string; madeUp?: boolean }> };
+    const json = JSON.parse(
+      (await cli(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--json', '--no-history'], files())).stdout,
+    ) as { assignments: Array<{ pod: string; madeUp?: boolean }> };
     assert.ok(json.assignments.length > 0 && json.assignments.every((a) => a.madeUp === true));
   });
 
@@ -321,9 +422,11 @@ describe('cli plan: names made up for workload replicas (Pallet matches plans to
     assert.equal(refused.code, 2);
     assert.equal(refused.stdout, '');
     assert.match(refused.stderr, /made up for workload replicas .*analytics\/etl-0.*--made-up-names/);
-    const written = await cli(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--made-up-names', '--no-history'], files());
+    const written = await cli(
+      ['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--made-up-names', '--no-history'],
+      files(),
+    );
     assert.equal(written.code, 0, written.stderr);
     assert.match(written.stdout, /^kind: SchedulePlan$/m);
   });
 });
-

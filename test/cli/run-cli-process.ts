@@ -18,7 +18,13 @@ export function runPodplan(argv: readonly string[], env: Record<string, string> 
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...argv], {
       cwd: ROOT,
-      env: { ...process.env, HOME: testHome(), XDG_DATA_HOME: join(testHome(), 'data'), PODPLAN_DB: join(testHome(), 'history.db'), ...env },
+      env: {
+        ...process.env,
+        HOME: testHome(),
+        XDG_DATA_HOME: join(testHome(), 'data'),
+        PODPLAN_DB: join(testHome(), 'history.db'),
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

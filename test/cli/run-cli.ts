@@ -38,7 +38,12 @@ export function testHome(): string {
 }
 
 /** Runs the CLI in-process with files from `files`, capturing its output. */
-export async function cli(argv: string[], files: Record<string, string> = {}, env: Record<string, string> = {}, session: CliSession & Pick<CliIO, 'sqlite'> = {}) {
+export async function cli(
+  argv: string[],
+  files: Record<string, string> = {},
+  env: Record<string, string> = {},
+  session: CliSession & Pick<CliIO, 'sqlite'> = {},
+) {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
@@ -57,7 +62,9 @@ export async function cli(argv: string[], files: Record<string, string> = {}, en
     },
     yamlFiles: async (path) => {
       if (files[path] !== undefined) return [path];
-      const below = Object.keys(files).filter((f) => f.startsWith(`${path.replace(/\/$/, '')}/`) && /\.(ya?ml|json)$/.test(f)).sort();
+      const below = Object.keys(files)
+        .filter((f) => f.startsWith(`${path.replace(/\/$/, '')}/`) && /\.(ya?ml|json)$/.test(f))
+        .sort();
       if (below.length === 0) throw Object.assign(new Error(`ENOENT: no such file or directory, stat '${path}'`), { code: 'ENOENT' });
       return below;
     },
@@ -86,12 +93,17 @@ export function servePlanner(args: string[], files: Record<string, string> = {})
   const stopped = new Promise<string>((resolve) => (stop = resolve));
   let serving = (_address: string): void => undefined;
   const address = new Promise<string>((resolve) => (serving = resolve));
-  const run = cli(['serve-planner', ...args, '--port', '0'], files, {}, {
-    stop: stopped,
-    onStdout: (text) => {
-      const match = /serving the planner API on (\S+)/.exec(text);
-      if (match?.[1]) serving(match[1]);
+  const run = cli(
+    ['serve-planner', ...args, '--port', '0'],
+    files,
+    {},
+    {
+      stop: stopped,
+      onStdout: (text) => {
+        const match = /serving the planner API on (\S+)/.exec(text);
+        if (match?.[1]) serving(match[1]);
+      },
     },
-  });
+  );
   return { address, run, stop };
 }

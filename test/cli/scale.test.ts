@@ -14,7 +14,10 @@ describe('cli at scale (child process)', () => {
     writeFileSync(file, clusterYaml({ nodes: 500, pods: 1000, podSet: 0 }));
     const { code, stdout, stderr } = await runPodplan(['schedule', file, '--json', '--no-history']);
     assert.equal(code, 1, stderr);
-    const lines = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; node?: string | null; diagnosis?: { rejectedNodes: number } });
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; node?: string | null; diagnosis?: { rejectedNodes: number } });
     const outcomes = lines.filter((l) => l.type === 'outcome');
     assert.equal(outcomes.length, 1000);
     const unplaced = outcomes.filter((o) => o.node === null);

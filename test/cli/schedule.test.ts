@@ -7,7 +7,11 @@ import { cli } from './run-cli';
 /** The example workspace as the in-memory file table the CLI harness reads. */
 function exampleFiles(): Record<string, string> {
   const dir = 'examples/cluster';
-  return Object.fromEntries(readdirSync(dir).filter((f) => f.endsWith('.yaml')).map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]));
+  return Object.fromEntries(
+    readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .map((f) => [path.join(dir, f), readFileSync(path.join(dir, f), 'utf8')]),
+  );
 }
 
 const TWO_NODES = `
@@ -38,7 +42,12 @@ describe('cli schedule', () => {
     assert.equal(code, 1);
     assert.match(stdout, /^POD\s+NODE\s+SCORE$/m);
     const notHelpful = ' preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.';
-    assert.ok(stdout.includes(`  ml/trainer: 0/6 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu, 4 Insufficient memory, 5 Insufficient nvidia.com/gpu.${notHelpful}\n`), stdout);
+    assert.ok(
+      stdout.includes(
+        `  ml/trainer: 0/6 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu, 4 Insufficient memory, 5 Insufficient nvidia.com/gpu.${notHelpful}\n`,
+      ),
+      stdout,
+    );
     assert.match(stdout, /^ {2}analytics\/warehouse-loader: 0\/6 nodes are available: .*5 Insufficient cpu\. preemption: /m);
     assert.match(stdout, /^13 of 15 pending pods placed\.$/m);
   });
@@ -49,13 +58,19 @@ describe('cli schedule', () => {
     assert.match(stdout, /^ {2}data\/batch-3 on node-b1: preempted by data\/ingest$/m);
     assert.match(stdout, /^ {2}data\/batch-4 on node-b1: preempted by data\/ingest$/m);
     const { stdout: json } = await cli(['schedule', '--json', '--no-history', 'examples/cluster'], exampleFiles());
-    const lines = json.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; pod: string; node?: string | null; victims?: string[] });
+    const lines = json
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; pod: string; node?: string | null; victims?: string[] });
     const ingest = lines.find((l) => l.type === 'outcome' && l.pod === 'data/ingest');
     assert.deepEqual(ingest, { ...ingest, node: 'node-b1', victims: ['data/batch-3', 'data/batch-4'] });
-    assert.deepEqual(lines.filter((l) => l.type === 'preempted').map(({ type: _type, ...rest }) => rest), [
-      { pod: 'data/batch-3', node: 'node-b1', by: 'data/ingest' },
-      { pod: 'data/batch-4', node: 'node-b1', by: 'data/ingest' },
-    ]);
+    assert.deepEqual(
+      lines.filter((l) => l.type === 'preempted').map(({ type: _type, ...rest }) => rest),
+      [
+        { pod: 'data/batch-3', node: 'node-b1', by: 'data/ingest' },
+        { pod: 'data/batch-4', node: 'node-b1', by: 'data/ingest' },
+      ],
+    );
   });
 
   it('places every pod and exits 0 when all fit', async () => {
@@ -68,31 +83,73 @@ describe('cli schedule', () => {
   it('prints one JSON object per line with --json: each outcome with a compact diagnosis, then a summary', async () => {
     const { code, stdout } = await cli(['schedule', '--json', 'c.yaml'], { 'c.yaml': TWO_NODES + pod('huge', '64') + pod('small', '1') });
     assert.equal(code, 1);
-    const lines = stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { type: string; pod?: string; node?: string | null; message?: string; diagnosis?: { nodesTotal: number; rejections?: unknown; reasons: Array<{ reason: string; nodes: number }> } });
+    const lines = stdout
+      .trimEnd()
+      .split('\n')
+      .map(
+        (l) =>
+          JSON.parse(l) as {
+            type: string;
+            pod?: string;
+            node?: string | null;
+            message?: string;
+            diagnosis?: { nodesTotal: number; rejections?: unknown; reasons: Array<{ reason: string; nodes: number }> };
+          },
+      );
     assert.deepEqual(
       lines.map((o) => [o.type, o.pod, o.node, o.message]),
       [
-        ['outcome', 'default/huge', null, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.'],
+        [
+          'outcome',
+          'default/huge',
+          null,
+          '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+        ],
         ['outcome', 'default/small', 'n2', 'placed on n2'],
         ['summary', undefined, undefined, undefined],
       ],
     );
-    assert.deepEqual(lines[0]?.diagnosis?.reasons.map((r) => [r.reason, r.nodes]), [['Insufficient cpu', 2]]);
+    assert.deepEqual(
+      lines[0]?.diagnosis?.reasons.map((r) => [r.reason, r.nodes]),
+      [['Insufficient cpu', 2]],
+    );
     assert.equal(lines[0]?.diagnosis?.rejections, undefined, 'per-node rejections only with --detail');
   });
 
   it('--json --detail keeps every rejected node in the diagnosis', async () => {
     const { stdout } = await cli(['schedule', '--json', '--detail', 'c.yaml', '--no-history'], { 'c.yaml': TWO_NODES + pod('huge', '64') });
     const first = JSON.parse(stdout.split('\n')[0] as string) as { diagnosis: { rejections: Array<{ node: string }> } };
-    assert.deepEqual(first.diagnosis.rejections.map((r) => r.node), ['n1', 'n2']);
+    assert.deepEqual(
+      first.diagnosis.rejections.map((r) => r.node),
+      ['n1', 'n2'],
+    );
   });
 
   describe('bad input gives located errors and exit 2', () => {
     const table: Array<[what: string, files: Record<string, string>, args: string[], expected: RegExp]> = [
-      ['broken YAML', { 'c.yaml': TWO_NODES + '---\nkind: Pod\nmetadata: { name: [\n' }, ['c.yaml'], /^c\.yaml:\d+:\d+: error yaml-syntax/m],
-      ['a malformed quantity', { 'c.yaml': TWO_NODES + pod('a', 'lots') }, ['c.yaml'], /^c\.yaml:18:37: error bad-quantity: spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/m],
+      [
+        'broken YAML',
+        { 'c.yaml': TWO_NODES + '---\nkind: Pod\nmetadata: { name: [\n' },
+        ['c.yaml'],
+        /^c\.yaml:\d+:\d+: error yaml-syntax/m,
+      ],
+      [
+        'a malformed quantity',
+        { 'c.yaml': TWO_NODES + pod('a', 'lots') },
+        ['c.yaml'],
+        /^c\.yaml:18:37: error bad-quantity: spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/m,
+      ],
       ['a missing path', {}, ['nowhere'], /^nowhere: ENOENT/m],
-      ['a bad profile weight', { 'c.yaml': TWO_NODES, 'p.yaml': 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - plugins:\n      score:\n        enabled:\n          - name: NodeAffinity\n            weight: 1000\n' }, ['c.yaml', '--profile', 'p.yaml'], /^p\.yaml:8:21: error profile\/bad-weight: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m],
+      [
+        'a bad profile weight',
+        {
+          'c.yaml': TWO_NODES,
+          'p.yaml':
+            'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - plugins:\n      score:\n        enabled:\n          - name: NodeAffinity\n            weight: 1000\n',
+        },
+        ['c.yaml', '--profile', 'p.yaml'],
+        /^p\.yaml:8:21: error profile\/bad-weight: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m,
+      ],
       ['no paths', {}, [], /no paths given/],
       ['a bad seed', { 'c.yaml': TWO_NODES }, ['c.yaml', '--seed', 'x'], /--seed must be a whole number/],
     ];
@@ -112,10 +169,16 @@ profiles:
       - name: PodTopologySpread
         args: { defaultingType: Sometimes }
 `;
-      const { code, stderr } = await cli(['schedule', 'c.yaml', '--profile', 'p.yaml', '--no-history'], { 'c.yaml': TWO_NODES, 'p.yaml': profile });
+      const { code, stderr } = await cli(['schedule', 'c.yaml', '--profile', 'p.yaml', '--no-history'], {
+        'c.yaml': TWO_NODES,
+        'p.yaml': profile,
+      });
       assert.equal(code, 2);
       assert.deepEqual(
-        stderr.trimEnd().split('\n').map((l) => /^p\.yaml:\d+:\d+: error (\S+): /.exec(l)?.[1]),
+        stderr
+          .trimEnd()
+          .split('\n')
+          .map((l) => /^p\.yaml:\d+:\d+: error (\S+): /.exec(l)?.[1]),
         ['profile/bad-weight', 'profile/unknown-plugin', 'profile/bad-args', 'profile/bad-args'],
       );
       assert.doesNotMatch(stderr, /NodeResourcesFit: NodeResourcesFit:/);
@@ -142,12 +205,21 @@ profiles:
       const shown = await cli(['show', '1', '--db', db]);
       assert.match(shown.stdout, /^Plan 1: every pending pod \(podplan schedule\), draft$/m);
       assert.match(shown.stdout, /^default\/a\s+n2\s+\d+$/m);
-      assert.match(shown.stdout, /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: 0\/2 nodes are available: 2 Preemption is not helpful for scheduling\.\n {6}2 {2}Insufficient cpu$/m);
+      assert.match(
+        shown.stdout,
+        /^ {2}default\/huge: 0\/2 nodes are available: 2 Insufficient cpu\. preemption: 0\/2 nodes are available: 2 Preemption is not helpful for scheduling\.\n {6}2 {2}Insufficient cpu$/m,
+      );
       const store = await openTestStore(db);
       try {
         const [run] = value(store.runs()).items;
-        assert.deepEqual([run?.source.kind, run?.source.name, run?.kind, run?.outcome, run?.message], ['workspace', '/work/c.yaml', 'preview', 'succeeded', '1 of 2 pending pods placed']);
-        assert.equal(value(store.diagnosis(1, 'default/huge'))?.message, '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.');
+        assert.deepEqual(
+          [run?.source.kind, run?.source.name, run?.kind, run?.outcome, run?.message],
+          ['workspace', '/work/c.yaml', 'preview', 'succeeded', '1 of 2 pending pods placed'],
+        );
+        assert.equal(
+          value(store.diagnosis(1, 'default/huge'))?.message,
+          '0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.',
+        );
       } finally {
         store.close();
       }
@@ -159,7 +231,10 @@ profiles:
       const shown = (await cli(['show', '1', '--db', db])).stdout;
       assert.match(shown, /^ {2}13 placed, 2 not placed, 2 evicted$/m);
       assert.match(shown, /^data\/ingest\s+node-b1 \(preempts data\/batch-3, data\/batch-4\)/m);
-      assert.match(shown, /\nPreempted:\n {2}data\/batch-3 on node-b1: preempted by data\/ingest\n {2}data\/batch-4 on node-b1: preempted by data\/ingest\n/);
+      assert.match(
+        shown,
+        /\nPreempted:\n {2}data\/batch-3 on node-b1: preempted by data\/ingest\n {2}data\/batch-4 on node-b1: preempted by data\/ingest\n/,
+      );
     });
 
     it('two runs of the same snapshot compare with podplan diff', async () => {
@@ -206,8 +281,11 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
   const fixture = (name: string) => path.join('test/fixtures/real-world', name);
   const files = (...names: string[]) => Object.fromEntries(names.map((n) => [fixture(n), readFileSync(fixture(n), 'utf8')]));
 
-  it('kubernetes/examples CockroachDB StatefulSet: each replica mounts its claim datadir-cockroachdb-<ordinal>, provisioned by kind\'s default WaitForFirstConsumer class', async () => {
-    const { code, stdout, stderr } = await cli(['schedule', ...['cockroachdb-statefulset.yaml', 'kind-nodes.yaml'].map(fixture), '--no-history'], files('cockroachdb-statefulset.yaml', 'kind-nodes.yaml'));
+  it("kubernetes/examples CockroachDB StatefulSet: each replica mounts its claim datadir-cockroachdb-<ordinal>, provisioned by kind's default WaitForFirstConsumer class", async () => {
+    const { code, stdout, stderr } = await cli(
+      ['schedule', ...['cockroachdb-statefulset.yaml', 'kind-nodes.yaml'].map(fixture), '--no-history'],
+      files('cockroachdb-statefulset.yaml', 'kind-nodes.yaml'),
+    );
     assert.equal(code, 0, stdout + stderr);
     assert.match(stdout, /3 of 3 pending pods placed/);
     assert.doesNotMatch(stdout + stderr, /not found/);
@@ -218,17 +296,23 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
 
   it('kubernetes/website web.yaml without a default StorageClass: the claims www-web-<ordinal> stay unbound, as upstream says', async () => {
     const nodesOnly = readFileSync(fixture('kind-nodes.yaml'), 'utf8').split(/^---$/m).slice(1).join('---');
-    const { code, stdout } = await cli(['schedule', fixture('kubernetes-website-web.yaml'), 'nodes.yaml', '--no-history'], { ...files('kubernetes-website-web.yaml'), 'nodes.yaml': nodesOnly });
+    const { code, stdout } = await cli(['schedule', fixture('kubernetes-website-web.yaml'), 'nodes.yaml', '--no-history'], {
+      ...files('kubernetes-website-web.yaml'),
+      'nodes.yaml': nodesOnly,
+    });
     assert.equal(code, 1);
     assert.match(stdout, /default\/web-0\*: 0\/3 nodes are available: pod has unbound immediate PersistentVolumeClaims\./);
   });
 
-  it('kubernetes/website web.yaml with the documentation\'s local volumes (WaitForFirstConsumer): replicas go only where a local volume is', async () => {
+  it("kubernetes/website web.yaml with the documentation's local volumes (WaitForFirstConsumer): replicas go only where a local volume is", async () => {
     const nodesOnly = readFileSync(fixture('kind-nodes.yaml'), 'utf8').split(/^---$/m).slice(1).join('---');
-    const { code, stdout, stderr } = await cli(['schedule', fixture('kubernetes-website-web.yaml'), fixture('local-volumes.yaml'), 'nodes.yaml', '--no-history'], {
-      ...files('kubernetes-website-web.yaml', 'local-volumes.yaml'),
-      'nodes.yaml': nodesOnly,
-    });
+    const { code, stdout, stderr } = await cli(
+      ['schedule', fixture('kubernetes-website-web.yaml'), fixture('local-volumes.yaml'), 'nodes.yaml', '--no-history'],
+      {
+        ...files('kubernetes-website-web.yaml', 'local-volumes.yaml'),
+        'nodes.yaml': nodesOnly,
+      },
+    );
     assert.equal(code, 0, stdout + stderr);
     const nodes = [...stdout.matchAll(/^default\/web-\d\*? +(\S+)/gm)].map((m) => m[1]).sort();
     assert.deepEqual(nodes, ['kind-worker', 'kind-worker2']);
@@ -242,25 +326,43 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
   });
 
   it('kubernetes/website controllers/replication.yaml with one of its pods running: the ReplicationController is a workload, two replicas made up', async () => {
-    const { code, stdout, stderr } = await cli(['schedule', fixture('replication-controller.yaml'), '--no-history'], files('replication-controller.yaml'));
+    const { code, stdout, stderr } = await cli(
+      ['schedule', fixture('replication-controller.yaml'), '--no-history'],
+      files('replication-controller.yaml'),
+    );
     assert.equal(code, 0, stdout + stderr);
     assert.equal(stderr, '');
-    assert.deepEqual([...stdout.matchAll(/^(default\/\S+) +node-1/gm)].map((m) => m[1]), ['default/nginx-0*', 'default/nginx-1*']);
+    assert.deepEqual(
+      [...stdout.matchAll(/^(default\/\S+) +node-1/gm)].map((m) => m[1]),
+      ['default/nginx-0*', 'default/nginx-1*'],
+    );
   });
 
   it('Argo Rollouts getting-started canary Rollout and its Service: no pods made up, and a note on stderr naming the kinds read but not scheduled', async () => {
-    const { code, stdout, stderr } = await cli(['schedule', fixture('argo-rollouts-canary.yaml'), '--no-history'], files('argo-rollouts-canary.yaml'));
+    const { code, stdout, stderr } = await cli(
+      ['schedule', fixture('argo-rollouts-canary.yaml'), '--no-history'],
+      files('argo-rollouts-canary.yaml'),
+    );
     assert.equal(code, 0);
     assert.match(stdout, /^0 of 0 pending pods placed\.$/m);
-    assert.equal(stderr, 'note: read but not scheduled: 1 Rollout (argoproj.io/v1alpha1), 1 Service (v1) (pods are made only for Pods, Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and ReplicationControllers)\n');
+    assert.equal(
+      stderr,
+      'note: read but not scheduled: 1 Rollout (argoproj.io/v1alpha1), 1 Service (v1) (pods are made only for Pods, Deployments, ReplicaSets, StatefulSets, Jobs, DaemonSets and ReplicationControllers)\n',
+    );
   });
 
   it('kubernetes/website memory-defaults: the LimitRange gives default-mem-demo a 256Mi request, default-mem-demo-2 keeps its 1Gi limit as request: both do not fit 1200Mi', async () => {
-    const { code, stdout, stderr } = await cli(['schedule', fixture('memory-defaults.yaml'), '--no-history'], files('memory-defaults.yaml'));
+    const { code, stdout, stderr } = await cli(
+      ['schedule', fixture('memory-defaults.yaml'), '--no-history'],
+      files('memory-defaults.yaml'),
+    );
     assert.equal(code, 1, stdout + stderr);
     assert.match(stdout, /^default-mem-example\/default-mem-demo-2 +node-1/m);
     assert.match(stdout, /^ {2}default-mem-example\/default-mem-demo: 0\/1 nodes are available: 1 Insufficient memory\./m);
-    const explained = await cli(['explain', fixture('memory-defaults.yaml'), 'default-mem-example/default-mem-demo', '--node', 'node-1'], files('memory-defaults.yaml'));
+    const explained = await cli(
+      ['explain', fixture('memory-defaults.yaml'), 'default-mem-example/default-mem-demo', '--node', 'node-1'],
+      files('memory-defaults.yaml'),
+    );
     assert.match(explained.stdout, /lacks: memory short by 80Mi/, explained.stdout);
   });
 
@@ -280,16 +382,25 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.equal(code, 2);
     assert.equal(stdout, '');
     const at = fixture('invalid-labels.yaml');
-    assert.deepEqual(stderr.trimEnd().split('\n').map((l) => l.split(': ').slice(0, 3).join(': ')), [
-      `${at}:13:14: error invalid-label: metadata.labels.release`,
-      `${at}:26:5: error invalid-label: metadata.labels["example.com/team/owner"]`,
-      `${at}:45:18: error invalid-label: spec.template.metadata.labels.version`,
-    ]);
+    assert.deepEqual(
+      stderr
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(': ').slice(0, 3).join(': ')),
+      [
+        `${at}:13:14: error invalid-label: metadata.labels.release`,
+        `${at}:26:5: error invalid-label: metadata.labels["example.com/team/owner"]`,
+        `${at}:45:18: error invalid-label: spec.template.metadata.labels.version`,
+      ],
+    );
   });
 
   it('the same six pods as a dump lists them (by name) with creationTimestamps: the earliest created go first', async () => {
     // The order of creation reversed: cpu-demo-6 first, as in an `oc get pods -o yaml` of pods created from 6 down to 1.
-    const text = readFileSync(fixture('cpu-demo-six.yaml'), 'utf8').replace(/name: cpu-demo-(\d)\n/g, (_all, n: string) => `name: cpu-demo-${n}\n  creationTimestamp: "2026-01-01T00:00:0${7 - Number(n)}Z"\n`);
+    const text = readFileSync(fixture('cpu-demo-six.yaml'), 'utf8').replace(
+      /name: cpu-demo-(\d)\n/g,
+      (_all, n: string) => `name: cpu-demo-${n}\n  creationTimestamp: "2026-01-01T00:00:0${7 - Number(n)}Z"\n`,
+    );
     const { stdout } = await cli(['schedule', 'dump.yaml', '--no-history'], { 'dump.yaml': text });
     const placed = [...stdout.matchAll(/^cpu-example\/(cpu-demo-\d) +node-1/gm)].map((m) => m[1]);
     assert.deepEqual(placed, ['cpu-demo-4', 'cpu-demo-5', 'cpu-demo-6']);
@@ -303,11 +414,17 @@ describe('cli schedule: nothing dropped silently (real-world dumps)', () => {
   it('kubernetes/website simple-pod.yaml as kubectl get -o yaml dumps it, copied to 100 pending pods keeping its uid: a located error for each of the 99 duplicates, exit 2', async () => {
     const pending = dump.replace(/^ {2}nodeName: kind-worker\n/m, '').replace(/^status:\n {2}phase: Running\n/m, '');
     const copies = Array.from({ length: 100 }, (_, i) => pending.replace('name: nginx\n', `name: nginx-${i}\n`)).join('---\n');
-    const { code, stdout, stderr } = await cli(['schedule', 'dump.yaml', 'nodes.yaml', '--no-history'], { 'dump.yaml': copies, 'nodes.yaml': nodes });
+    const { code, stdout, stderr } = await cli(['schedule', 'dump.yaml', 'nodes.yaml', '--no-history'], {
+      'dump.yaml': copies,
+      'nodes.yaml': nodes,
+    });
     assert.equal(code, 2);
     assert.equal(stdout, '');
     const lines = stderr.trimEnd().split('\n');
     assert.equal(lines.length, 99, stderr);
-    assert.match(lines[0]!, /^dump\.yaml:\d+:\d+: error duplicate-uid: metadata\.uid: pod default\/nginx-1 has uid "5b8a1c1e-0f6f-4b57-9d43-2a3f4b0c9e11", which pod default\/nginx-0 already has at dump\.yaml:\d+:\d+/);
+    assert.match(
+      lines[0]!,
+      /^dump\.yaml:\d+:\d+: error duplicate-uid: metadata\.uid: pod default\/nginx-1 has uid "5b8a1c1e-0f6f-4b57-9d43-2a3f4b0c9e11", which pod default\/nginx-0 already has at dump\.yaml:\d+:\d+/,
+    );
   });
 });

@@ -79,7 +79,10 @@ describe('cli serve-planner', () => {
     first.stop('SIGINT');
     await first.run;
     assert.equal(code, 2);
-    assert.equal(stderr, `podplan serve-planner: cannot serve the planner API on 127.0.0.1:${taken}: the port is already in use (another planner server?); choose another port\n`);
+    assert.equal(
+      stderr,
+      `podplan serve-planner: cannot serve the planner API on 127.0.0.1:${taken}: the port is already in use (another planner server?); choose another port\n`,
+    );
   });
 
   describe('bad input: exit 2 before serving', () => {

@@ -35,7 +35,11 @@ const MIXED = `0/4 nodes are available: 1 ${TAINT}, 3 Insufficient cpu.`;
 function mixed(): Diagnosis {
   const d = noCpu('web-2');
   const [first, ...rest] = d.rejections;
-  return { ...d, rejections: [{ ...first!, plugin: 'TaintToleration', code: Code.UnschedulableAndUnresolvable, reasons: [TAINT] }, ...rest], message: MIXED };
+  return {
+    ...d,
+    rejections: [{ ...first!, plugin: 'TaintToleration', code: Code.UnschedulableAndUnresolvable, reasons: [TAINT] }, ...rest],
+    message: MIXED,
+  };
 }
 
 describe('cli show', () => {
@@ -51,7 +55,11 @@ describe('cli show', () => {
     id = value(
       store.savePlan(
         run,
-        { ...base, assignments: [{ pod: 'web-0', node: 'n1', diagnosis: chosenN1 }, ...base.assignments], unplaced: [{ pod: 'web-2', message: MIXED, diagnosis: mixed() }] },
+        {
+          ...base,
+          assignments: [{ pod: 'web-0', node: 'n1', diagnosis: chosenN1 }, ...base.assignments],
+          unplaced: [{ pod: 'web-2', message: MIXED, diagnosis: mixed() }],
+        },
         { profileHash: 'sha256:p' },
       ),
     );
@@ -59,7 +67,11 @@ describe('cli show', () => {
   });
 
   it('marks the names podplan schedule made up for workload replicas, as schedule does (* in the table, madeUp in JSON)', async () => {
-    const files = Object.fromEntries(readdirSync('examples/cluster').filter((f) => f.endsWith('.yaml')).map((f) => [join('examples/cluster', f), readFileSync(join('examples/cluster', f), 'utf8')]));
+    const files = Object.fromEntries(
+      readdirSync('examples/cluster')
+        .filter((f) => f.endsWith('.yaml'))
+        .map((f) => [join('examples/cluster', f), readFileSync(join('examples/cluster', f), 'utf8')]),
+    );
     const history = join(dir.path, 'made-up.db');
     const scheduled = await cli(['schedule', 'examples/cluster', '--db', history], files);
     const recorded = /Recorded as plan (\d+)/.exec(scheduled.stderr)?.[1];
@@ -96,14 +108,18 @@ Not placed:
     );
   });
 
-  it('a plan that preempts: each preemptor\'s node with the pods it evicts, and the evicted pods with their node and preemptor', async () => {
+  it("a plan that preempts: each preemptor's node with the pods it evicts, and the evicted pods with their node and preemptor", async () => {
     const store = await openTestStore(db, { clock: new ManualClock(0) });
     const run = value(store.startRun({ kind: 'workspace', name: 'examples' }, 'preview'));
     const victims = [
       { pod: 'batch/low-0', node: 'n2', by: 'web-1' },
       { pod: 'batch/low-1', node: 'n2', by: 'web-1' },
     ];
-    const preempting = value(store.savePlan(run, planOf({ 'web-0': 'n1', 'web-1': 'n2' }, { createdAt: Date.UTC(2026, 0, 1, 11), victims }), { profileHash: 'sha256:p' }));
+    const preempting = value(
+      store.savePlan(run, planOf({ 'web-0': 'n1', 'web-1': 'n2' }, { createdAt: Date.UTC(2026, 0, 1, 11), victims }), {
+        profileHash: 'sha256:p',
+      }),
+    );
     store.close();
     const { code, stdout } = await cli(['show', String(preempting), '--db', db]);
     assert.equal(code, 0);
@@ -132,7 +148,11 @@ Preempted:
     assert.equal(code, 0);
     const plan = JSON.parse(stdout) as StoredPlan;
     assert.equal(plan.summary.id, id);
-    assert.deepEqual(plan.assignments[0], { pod: 'web-0', node: 'n1', diagnosis: { reasons: [{ reason: 'Insufficient cpu', count: 2 }], topScores: chosenN1.scores } });
+    assert.deepEqual(plan.assignments[0], {
+      pod: 'web-0',
+      node: 'n1',
+      diagnosis: { reasons: [{ reason: 'Insufficient cpu', count: 2 }], topScores: chosenN1.scores },
+    });
     assert.deepEqual(plan.unplaced[0]?.diagnosis?.reasons, [
       { reason: 'Insufficient cpu', count: 3 },
       { reason: TAINT, count: 1 },

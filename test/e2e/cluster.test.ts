@@ -111,7 +111,9 @@ for (const line of LINES) {
       );
       const written = api.get(PLAN, 'shop', planName) as { spec: { plan: Array<{ pod: string }> } };
       assert.deepEqual(written.spec.plan.map((e) => e.pod).sort(), ['cart-0', 'cart-1']);
-      await page().locator('.notifications-toasts .notification-toast', { hasText: /applied to context e2e-cluster/ }).waitFor();
+      await page()
+        .locator('.notifications-toasts .notification-toast', { hasText: /applied to context e2e-cluster/ })
+        .waitFor();
       await shot('applied');
     });
 
@@ -121,7 +123,9 @@ for (const line of LINES) {
       const plan = api.get(PLAN, 'shop', schedulePlanName('shop', 'cart')) as { spec: { plan: Array<{ pod: string; node: string }> } };
       for (const entry of plan.spec.plan)
         assert.equal(nodeOf(entry.pod), entry.node, `${entry.pod} is bound where the applied plan put it`);
-      await page().locator('.statusbar-item', { hasText: /e2e-cluster.*4 bound/ }).waitFor();
+      await page()
+        .locator('.statusbar-item', { hasText: /e2e-cluster.*4 bound/ })
+        .waitFor();
       await treeRow('Cluster', /Scheduler.*running · 4 pods bound/).waitFor();
       await treeRow('Cluster', /Pending pods\s*0/).waitFor();
       await shot('scheduler-running');
@@ -132,8 +136,13 @@ for (const line of LINES) {
     });
 
     it("leaves the kubeconfig's token out of every log the workbench wrote (output channel, server, extension host)", async () => {
-      const logs = (await readdir(workbench.installed.userDataDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() && e.name.endsWith('.log'));
-      assert.ok(logs.some((e) => /Podplan/.test(e.name)), 'the Podplan output channel was written');
+      const logs = (await readdir(workbench.installed.userDataDir, { recursive: true, withFileTypes: true })).filter(
+        (e) => e.isFile() && e.name.endsWith('.log'),
+      );
+      assert.ok(
+        logs.some((e) => /Podplan/.test(e.name)),
+        'the Podplan output channel was written',
+      );
       for (const entry of logs) {
         const text = await readFile(path.join(entry.parentPath, entry.name), 'utf8');
         assert.ok(!text.includes(api.token), `${entry.name} holds no token`);

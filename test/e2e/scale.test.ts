@@ -24,16 +24,25 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
 
     it('previews the pod set and draws every node on the node map', async () => {
       // The status bar counts what the server read, thousands with their separator.
-      assert.match(await workbench.page.locator('.statusbar-item', { hasText: /pods? to place/ }).innerText(), /\b5,000 nodes, 300 pods to place\b/);
+      assert.match(
+        await workbench.page.locator('.statusbar-item', { hasText: /pods? to place/ }).innerText(),
+        /\b5,000 nodes, 300 pods to place\b/,
+      );
       const asked = performance.now();
       await runCommandOn(workbench.page, 'Podplan: Preview Plan', 'big-set');
       const summary = panel().locator('p.summary');
       await summary.waitFor();
       // A figure for the report, not an assertion.
       console.log(`      preview shown ${((performance.now() - asked) / 1000).toFixed(1)} s after it was asked for`);
-      assert.match(await summary.innerText(), new RegExp(`^${PODS - TOO_BIG} pods placed on \\d+ nodes? of ${NODES.toLocaleString('en')}, ${TOO_BIG} not placed`));
+      assert.match(
+        await summary.innerText(),
+        new RegExp(`^${PODS - TOO_BIG} pods placed on \\d+ nodes? of ${NODES.toLocaleString('en')}, ${TOO_BIG} not placed`),
+      );
       await panel().locator('.node-map canvas').waitFor();
-      assert.match(await panel().locator('vscode-tab-header[data-tab="map"]').innerText(), new RegExp(`Node map \\(${NODES.toLocaleString('en')}\\)`));
+      assert.match(
+        await panel().locator('vscode-tab-header[data-tab="map"]').innerText(),
+        new RegExp(`Node map \\(${NODES.toLocaleString('en')}\\)`),
+      );
       await workbench.shot('node-map');
     });
 
@@ -62,7 +71,9 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
           e.dispatchEvent(new Event('input'));
         });
         await workbench.page.keyboard.type(query, { delay: 30 });
-        await panel().locator('.map-view .count[role=status]', { hasText: new RegExp(`^${shown}$`) }).waitFor();
+        await panel()
+          .locator('.map-view .count[role=status]', { hasText: new RegExp(`^${shown}$`) })
+          .waitFor();
         assert.equal(await search.evaluate((e: HTMLElement & { value: string }) => e.value), query);
         assert.equal(await count.innerText(), shown);
       }
@@ -76,7 +87,9 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
           e.value = '';
           e.dispatchEvent(new Event('input'));
         });
-      await panel().locator('.map-view .count[role=status]', { hasText: /^5,000 of 5,000 nodes$/ }).waitFor();
+      await panel()
+        .locator('.map-view .count[role=status]', { hasText: /^5,000 of 5,000 nodes$/ })
+        .waitFor();
       await panel()
         .locator('.map-view vscode-single-select[aria-label="Group"]')
         .evaluate((e: HTMLElement & { value: string }) => {
@@ -85,7 +98,9 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
         });
       const summaries = panel().locator('.map-group .group-summary');
       await summaries.first().waitFor();
-      const groups = (await summaries.allInnerTexts()).map((t) => /^(zone-\d): ([\d,]+) nodes, (\d+) pods? planned, cpu \d+% and memory \d+% in use$/.exec(t) ?? [t]);
+      const groups = (await summaries.allInnerTexts()).map(
+        (t) => /^(zone-\d): ([\d,]+) nodes, (\d+) pods? planned, cpu \d+% and memory \d+% in use$/.exec(t) ?? [t],
+      );
       assert.deepEqual(
         groups.map(([, zone, nodes]) => `${zone}: ${nodes}`),
         ['zone-0: 1,667', 'zone-1: 1,667', 'zone-2: 1,666'],
@@ -95,7 +110,10 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
         PODS - TOO_BIG,
       );
       // The maps use the panel's width, not half of it.
-      const [map, view] = await Promise.all([panel().locator('.map-group canvas').first().boundingBox(), panel().locator('.map-view').boundingBox()]);
+      const [map, view] = await Promise.all([
+        panel().locator('.map-group canvas').first().boundingBox(),
+        panel().locator('.map-view').boundingBox(),
+      ]);
       assert.ok(map && view && map.width > view.width * 0.9, JSON.stringify({ map, view }));
       await workbench.shot('grouped-by-zone');
     });

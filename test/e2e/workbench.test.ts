@@ -99,16 +99,20 @@ for (const line of LINES) {
      */
     const problemsOnceCaughtUp = async (): Promise<string[]> => {
       const probe = path.join(workspaceDir, 'zz-probe.yaml');
-      await writeFile(probe, 'apiVersion: v1\nkind: Pod\nmetadata: { name: probe, labels: { planner.ciena.io/pod-set: probe } }\nspec:\n  containers: [{ name: main, resources: { requests: { cpu: lots } } }]\n');
+      await writeFile(
+        probe,
+        'apiVersion: v1\nkind: Pod\nmetadata: { name: probe, labels: { planner.ciena.io/pod-set: probe } }\nspec:\n  containers: [{ name: main, resources: { requests: { cpu: lots } } }]\n',
+      );
       await page().locator('.markers-panel .monaco-list-row', { hasText: 'zz-probe.yaml' }).first().waitFor();
       const rows = await page().locator('.markers-panel .monaco-list-row').allInnerTexts();
       await rm(probe);
       await page().locator('.markers-panel', { hasText: 'No problems have been detected in the workspace.' }).waitFor();
       return rows;
     };
-    const treeRow = (view: string, text: string | RegExp) => page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
+    const treeRow = (view: string, text: string | RegExp) =>
+      page().locator(`.pane:has(.pane-header[aria-label^="${view}"]) .monaco-list-row`, { hasText: text });
 
-    it('ships HiGHS (WebAssembly) in the package, loadable by the extension host\'s Node from the installed extension', () => {
+    it("ships HiGHS (WebAssembly) in the package, loadable by the extension host's Node from the installed extension", () => {
       // Resolved as the server bundle's import('highs') is: from a CommonJS file beside it.
       const probe = path.join(workbench.installed.extension, 'dist/highs-probe.cjs');
       writeFileSync(probe, "import('highs').then((m) => m.default()).then((h) => process.stdout.write(h.version.string));\n");
@@ -116,7 +120,7 @@ for (const line of LINES) {
       assert.match(version, /^\d+\.\d+\.\d+/);
     });
 
-    it('shows the language server\'s diagnostic for a plan that breaks a taint in the Problems panel', async () => {
+    it("shows the language server's diagnostic for a plan that breaks a taint in the Problems panel", async () => {
       await page().getByRole('treeitem', { name: 'bad-plan.yaml' }).click();
       await page().locator('.tab.active', { hasText: 'bad-plan.yaml' }).waitFor();
       await runCommand(page(), 'Problems: Focus on Problems View');
@@ -128,7 +132,7 @@ for (const line of LINES) {
       await shot('problems');
     });
 
-    it('moves the pod with the server\'s quick fix, after which the Problems panel is empty', async () => {
+    it("moves the pod with the server's quick fix, after which the Problems panel is empty", async () => {
       await page().locator('.monaco-editor .view-lines').first().click();
       await page().keyboard.press('Control+G');
       await page().keyboard.type('11:13');
@@ -152,7 +156,11 @@ for (const line of LINES) {
       await page().keyboard.press('Control+G');
       await page().keyboard.type('11:1');
       await page().keyboard.press('Enter');
-      const written = (await editor.innerText()).replace(/\u00a0/g, ' ').split('\n').find((l) => /^\s*node: /.test(l)) ?? '';
+      const written =
+        (await editor.innerText())
+          .replace(/\u00a0/g, ' ')
+          .split('\n')
+          .find((l) => /^\s*node: /.test(l)) ?? '';
       // Empty the value, then type the space after the colon (a trigger character), as a user would.
       // (Shift+Home selects back to the indentation.)
       await page().keyboard.press('End');
@@ -191,19 +199,24 @@ for (const line of LINES) {
       assert.ok(keda.some((r) => r.includes('zz-probe.yaml')) && !keda.some((r) => r.includes('keda-trigger.yaml')), keda.join(' | '));
     });
 
-    it('previews a pod set\'s plan from the command palette, and the plan webview lists where each pod goes', async () => {
+    it("previews a pod set's plan from the command palette, and the plan webview lists where each pod goes", async () => {
       await runCommandOn(page(), 'Podplan: Preview Plan', 'nightly-batch');
       // The Pods tab lists every placed pod: pod, owner, node, score.
       await panel().locator('vscode-tab-header[data-tab="pods"]').click();
       const assignments = panel().locator('.pods-view .matrix-row:not(.matrix-head)');
       await assignments.first().waitFor();
-      const rows = await assignments.evaluateAll((divs) => divs.map((row) => Array.from(row.querySelectorAll('[role=gridcell]'), (cell) => cell.textContent?.trim() ?? '')));
+      const rows = await assignments.evaluateAll((divs) =>
+        divs.map((row) => Array.from(row.querySelectorAll('[role=gridcell]'), (cell) => cell.textContent?.trim() ?? '')),
+      );
       assert.ok(rows.length > 0);
       for (const [pod, , node] of rows) {
         assert.match(pod ?? '', /^(etl|feature-store)-/);
         assert.match(node ?? '', /^node-[abc]\d$/);
       }
-      assert.match(await panel().locator('p.summary').innerText(), new RegExp(`^${rows.length} pods? placed on \\d+ nodes? of \\d+, 0 not placed`));
+      assert.match(
+        await panel().locator('p.summary').innerText(),
+        new RegExp(`^${rows.length} pods? placed on \\d+ nodes? of \\d+, 0 not placed`),
+      );
       // The MILP solver's bound beside the plan: HiGHS (highs.mjs + its wasm) loaded by the language
       // server from the installed extension's dist/node_modules/highs.
       assert.match(await panel().locator('header p.facts').first().innerText(), /\bbound \(HiGHS \d+\.\d+\.\d+\): \S/);
@@ -214,7 +227,10 @@ for (const line of LINES) {
       await output.waitFor();
       // Monaco renders spaces as no-break spaces and wraps the long line.
       const logged = (await output.innerText()).replace(/\u00a0/g, ' ').replace(/\s*\n\s*/g, ' ');
-      assert.match(logged, /preview pod set analytics\/nightly-batch \(trigger nightly-batch\): planner \S+, profile podset-planner-scheduler, history #\d+: \d+ placed, 0 not placed/);
+      assert.match(
+        logged,
+        /preview pod set analytics\/nightly-batch \(trigger nightly-batch\): planner \S+, profile podset-planner-scheduler, history #\d+: \d+ placed, 0 not placed/,
+      );
       await shot('output-channel');
     });
 
@@ -224,7 +240,10 @@ for (const line of LINES) {
       await listed.waitFor();
       assert.equal(await panel().locator('[role=alert]').count(), 0, 'no "history unavailable" alert');
       await page().locator('.statusbar-item', { hasText: 'pods to place' }).hover();
-      await page().locator('.monaco-hover, .workbench-hover', { hasText: `Plan history: on (${line.sqlite})` }).first().waitFor();
+      await page()
+        .locator('.monaco-hover, .workbench-hover', { hasText: `Plan history: on (${line.sqlite})` })
+        .first()
+        .waitFor();
       await shot('history');
     });
 
@@ -232,9 +251,15 @@ for (const line of LINES) {
       await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       await treeRow('Pod Sets & Triggers', 'nightly-batch').first().waitFor();
       await treeRow('Pod Sets & Triggers', 'nightly-report').first().waitFor();
-      await treeRow('Pod Sets & Triggers', /Quiet time/).first().waitFor();
-      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: waiting/).first().waitFor();
-      await treeRow('Plans', /#\d+ draft/).first().waitFor();
+      await treeRow('Pod Sets & Triggers', /Quiet time/)
+        .first()
+        .waitFor();
+      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: waiting/)
+        .first()
+        .waitFor();
+      await treeRow('Plans', /#\d+ draft/)
+        .first()
+        .waitFor();
       await treeRow('Cluster', /Source/).waitFor();
       await treeRow('Cluster', /Nodes/).waitFor();
       await shot('views');
@@ -242,7 +267,9 @@ for (const line of LINES) {
 
     it('refuses Schedule Now while a dependency is not complete, and says why', async () => {
       await runCommandOn(page(), 'Podplan: Schedule Now', 'nightly-report');
-      await notification(/nightly-report cannot be scheduled yet: it depends on ScheduleTrigger nightly-batch, which is not complete/).waitFor();
+      await notification(
+        /nightly-report cannot be scheduled yet: it depends on ScheduleTrigger nightly-batch, which is not complete/,
+      ).waitFor();
       await shot('schedule-refused');
       await page().keyboard.press('Escape');
     });
@@ -259,9 +286,15 @@ for (const line of LINES) {
       assert.match(asked, /podset\.yaml: adds SchedulePlan analytics\/nightly-batch: spec\.plan: 6 pods to nodes/);
       await shot('schedule-confirm');
       await dialog.getByRole('button', { name: 'Schedule' }).click();
-      await notification(/nightly-batch scheduled: 6 pods placed, written to podset\.yaml\. Plan #\d+ is recorded as applied in the history\./).waitFor();
-      await treeRow('Plans', /#\d+ applied/).first().waitFor();
-      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: complete/).first().waitFor();
+      await notification(
+        /nightly-batch scheduled: 6 pods placed, written to podset\.yaml\. Plan #\d+ is recorded as applied in the history\./,
+      ).waitFor();
+      await treeRow('Plans', /#\d+ applied/)
+        .first()
+        .waitFor();
+      await treeRow('Pod Sets & Triggers', /Depends on.*nightly-batch: complete/)
+        .first()
+        .waitFor();
       await shot('schedule-applied');
     });
 
@@ -271,7 +304,9 @@ for (const line of LINES) {
       // Select it, then open it as a keyboard user would.
       await applied.click();
       await page().keyboard.press('Enter');
-      await page().locator('.tab', { hasText: `Plan #${id}` }).waitFor();
+      await page()
+        .locator('.tab', { hasText: `Plan #${id}` })
+        .waitFor();
       await panel().getByText('nightly-batch').first().waitFor();
       await shot('plans-open');
     });
@@ -294,7 +329,10 @@ describe('the packaged extension where no SQLite driver loads (code-server 4.100
     const notice = page.locator('.notifications-toasts .notification-toast', { hasText: 'plan history is off' });
     await notice.waitFor();
     const text = await notice.innerText();
-    assert.match(text, /Podplan: plan history is off, no SQLite driver could be loaded in Node v20\.\d+\.\d+ \(linux-x64\): node:sqlite needs Node 22\.5 or newer, and there is no better-sqlite3 built for this Node \(module version 115\)\. Plans are still previewed and scheduled, but not kept\./);
+    assert.match(
+      text,
+      /Podplan: plan history is off, no SQLite driver could be loaded in Node v20\.\d+\.\d+ \(linux-x64\): node:sqlite needs Node 22\.5 or newer, and there is no better-sqlite3 built for this Node \(module version 115\)\. Plans are still previewed and scheduled, but not kept\./,
+    );
     assert.match(text, /set podplan\.history\.enabled to false/);
     assert.doesNotMatch(text, /Cannot find|No such built-in module|at .*\.js:\d+/);
     // Expanded, so that the screenshot shows all of it.

@@ -27,7 +27,13 @@ export interface CodeServerLine {
 
 export const LINES: readonly CodeServerLine[] = [
   // Node 20 has no node:sqlite: the better-sqlite3 addon shipped in the .vsix for Node 20's ABI.
-  { name: 'code-server 4.100.3 (Node 20)', tag: '4.100', installArgs: [], bin: path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server'), sqlite: 'better-sqlite3' },
+  {
+    name: 'code-server 4.100.3 (Node 20)',
+    tag: '4.100',
+    installArgs: [],
+    bin: path.join(ROOT, '.cache/code-server/node_modules/.bin/code-server'),
+    sqlite: 'better-sqlite3',
+  },
   {
     name: 'code-server 4.139.1 (Node 24)',
     tag: 'newest',
@@ -40,14 +46,31 @@ export const LINES: readonly CodeServerLine[] = [
 ];
 
 function lineEnv(line: CodeServerLine): NodeJS.ProcessEnv {
-  return { ...process.env, PASSWORD: undefined, ...(line.nodeBin ? { PATH: `${line.nodeBin}${path.delimiter}${process.env['PATH'] ?? ''}` } : {}) };
+  return {
+    ...process.env,
+    PASSWORD: undefined,
+    ...(line.nodeBin ? { PATH: `${line.nodeBin}${path.delimiter}${process.env['PATH'] ?? ''}` } : {}),
+  };
 }
 
 /** Runs a command to completion, failing with its output when it fails. */
-function run(command: string, args: readonly string[], timeoutMs: number, options: { inherit?: boolean; env?: NodeJS.ProcessEnv } = {}): string {
-  const result = spawnSync(command, args, { cwd: ROOT, encoding: 'utf8', timeout: timeoutMs, env: options.env ?? process.env, stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : 'pipe' });
+function run(
+  command: string,
+  args: readonly string[],
+  timeoutMs: number,
+  options: { inherit?: boolean; env?: NodeJS.ProcessEnv } = {},
+): string {
+  const result = spawnSync(command, args, {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    env: options.env ?? process.env,
+    stdio: options.inherit ? ['ignore', 'inherit', 'inherit'] : 'pipe',
+  });
   if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}):\n${result.stdout ?? ''}${result.stderr ?? ''}`);
+    throw new Error(
+      `${command} ${args.join(' ')} failed (${result.error?.message ?? `exit ${result.status}`}):\n${result.stdout ?? ''}${result.stderr ?? ''}`,
+    );
   }
   return result.stdout ?? '';
 }
@@ -95,14 +118,27 @@ const SETTINGS = {
 };
 
 /** Starts code-server on a free loopback port with its own folders and no auth. */
-async function startCodeServer(line: CodeServerLine, options: { workspace: string; userDataDir: string; extensionsDir: string; timeoutMs: number }): Promise<CodeServer> {
+async function startCodeServer(
+  line: CodeServerLine,
+  options: { workspace: string; userDataDir: string; extensionsDir: string; timeoutMs: number },
+): Promise<CodeServer> {
   await mkdir(path.join(options.userDataDir, 'User'), { recursive: true });
   await writeFile(path.join(options.userDataDir, 'User/settings.json'), JSON.stringify(SETTINGS, null, 2));
   const args = [
-    '--bind-addr', '127.0.0.1:0', '--auth', 'none',
-    '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override',
-    '--config', path.join(options.userDataDir, 'config.yaml'),
-    '--user-data-dir', options.userDataDir, '--extensions-dir', options.extensionsDir,
+    '--bind-addr',
+    '127.0.0.1:0',
+    '--auth',
+    'none',
+    '--disable-telemetry',
+    '--disable-update-check',
+    '--disable-workspace-trust',
+    '--disable-getting-started-override',
+    '--config',
+    path.join(options.userDataDir, 'config.yaml'),
+    '--user-data-dir',
+    options.userDataDir,
+    '--extensions-dir',
+    options.extensionsDir,
     options.workspace,
   ];
   // Its own process group, so stop() ends the server, its extension host and the language server.
@@ -146,7 +182,14 @@ async function launchChromium(userDataDir: string): Promise<BrowserContext> {
     executablePath: '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1440, height: 900 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -188,7 +231,8 @@ export async function installPackaged(line: CodeServerLine, dir: string): Promis
   const extensionsDir = path.join(dir, 'extensions');
   const userDataDir = path.join(dir, 'user-data');
   const printed = installExtension(line, packageExtension(dir), extensionsDir, userDataDir);
-  if (!/Extension 'podplan\.vsix' was successfully installed/.test(printed)) throw new Error(`code-server did not say the extension was installed:\n${printed}`);
+  if (!/Extension 'podplan\.vsix' was successfully installed/.test(printed))
+    throw new Error(`code-server did not say the extension was installed:\n${printed}`);
   const folder = (await readdir(extensionsDir)).find((name) => name.startsWith('podplan.'));
   if (!folder) throw new Error(`no podplan.* folder in ${extensionsDir} after installing:\n${printed}`);
   return { extensionsDir, userDataDir, extension: path.join(extensionsDir, folder), printed };
@@ -201,8 +245,19 @@ interface Workbench {
 }
 
 /** code-server on `workspace` with the installed extension, and a Chromium page on it once the workbench has loaded. */
-async function openWorkbench(line: CodeServerLine, dir: string, workspace: string, installed: Installed, stepMs: number): Promise<Workbench> {
-  const server = await startCodeServer(line, { workspace, userDataDir: installed.userDataDir, extensionsDir: installed.extensionsDir, timeoutMs: stepMs });
+async function openWorkbench(
+  line: CodeServerLine,
+  dir: string,
+  workspace: string,
+  installed: Installed,
+  stepMs: number,
+): Promise<Workbench> {
+  const server = await startCodeServer(line, {
+    workspace,
+    userDataDir: installed.userDataDir,
+    extensionsDir: installed.extensionsDir,
+    timeoutMs: stepMs,
+  });
   const browser = await launchChromium(path.join(dir, 'chromium'));
   browser.setDefaultTimeout(stepMs);
   const page = await browser.newPage();

@@ -50,7 +50,8 @@ describe('extension command ids and package.json', () => {
 
   it('offers the server-backed commands in the palette only while the server runs', () => {
     const palette = new Map(manifest.contributes.menus['commandPalette']?.map((e) => [e.command, e.when]));
-    for (const id of [CommandIds.previewPlan, CommandIds.explainPod, CommandIds.showHistory, CommandIds.comparePlans]) assert.equal(palette.get(id), 'podplan.serverRunning');
+    for (const id of [CommandIds.previewPlan, CommandIds.explainPod, CommandIds.showHistory, CommandIds.comparePlans])
+      assert.equal(palette.get(id), 'podplan.serverRunning');
     // The count lens needs the trigger it was shown on.
     assert.equal(palette.get(CommandIds.showPodSet), 'false');
   });
@@ -70,8 +71,12 @@ describe('extension command ids and package.json', () => {
   });
 
   it('puts the three trees in a Podplan view container whose icon and walkthrough pages exist', () => {
-    assert.deepEqual(manifest.contributes.views['podplan']?.map((v) => v.id), [ViewIds.podSets, ViewIds.plans, ViewIds.cluster]);
+    assert.deepEqual(
+      manifest.contributes.views['podplan']?.map((v) => v.id),
+      [ViewIds.podSets, ViewIds.plans, ViewIds.cluster],
+    );
     for (const c of manifest.contributes.viewsContainers.activitybar) assert.ok(existsSync(c.icon), c.icon);
-    for (const step of manifest.contributes.walkthroughs.flatMap((w) => w.steps)) assert.ok(existsSync(step.media.markdown), step.media.markdown);
+    for (const step of manifest.contributes.walkthroughs.flatMap((w) => w.steps))
+      assert.ok(existsSync(step.media.markdown), step.media.markdown);
   });
 });

@@ -23,9 +23,18 @@ describe('extension webview html', () => {
   it('puts the policy first in the head and loads one script with the nonce and one stylesheet', () => {
     const html = panelHtml(page);
     const head = html.slice(html.indexOf('<head>'), html.indexOf('</head>'));
-    assert.match(head, /^<head>\n<meta charset="UTF-8">\n<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;nonce-bm9uY2Vub25jZW5vbmNl&#39;;/);
-    assert.deepEqual([...html.matchAll(/<script[^>]*>/g)].map((m) => m[0]), [`<script nonce="${page.nonce}" src="${page.script}">`]);
-    assert.deepEqual([...html.matchAll(/<link[^>]*>/g)].map((m) => m[0]), [`<link rel="stylesheet" href="${page.style}">`]);
+    assert.match(
+      head,
+      /^<head>\n<meta charset="UTF-8">\n<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;nonce-bm9uY2Vub25jZW5vbmNl&#39;;/,
+    );
+    assert.deepEqual(
+      [...html.matchAll(/<script[^>]*>/g)].map((m) => m[0]),
+      [`<script nonce="${page.nonce}" src="${page.script}">`],
+    );
+    assert.deepEqual(
+      [...html.matchAll(/<link[^>]*>/g)].map((m) => m[0]),
+      [`<link rel="stylesheet" href="${page.style}">`],
+    );
     assert.doesNotMatch(html, /\sstyle=|<style|\son\w+=/);
   });
 

@@ -20,7 +20,12 @@ describe('extension/webview/navigation: the panel’s back/forward history', () 
     ['one entry: neither back nor forward', 10, ['plan'], ['plan#1']],
     ['back and forward between two entries, the ids stay', 10, ['plan', 'why', -1, 1], ['plan#1', 'why#2 ←', 'plan#1 →', 'why#2 ←']],
     ['nothing before the first or after the last', 10, ['plan', -1, 1, 1], ['plan#1', 'plan#1', 'plan#1', 'plan#1']],
-    ['showing something new after going back drops what was ahead', 10, ['plan', 'why-a', -1, 'why-b', 1], ['plan#1', 'why-a#2 ←', 'plan#1 →', 'why-b#3 ←', 'why-b#3 ←']],
+    [
+      'showing something new after going back drops what was ahead',
+      10,
+      ['plan', 'why-a', -1, 'why-b', 1],
+      ['plan#1', 'why-a#2 ←', 'plan#1 →', 'why-b#3 ←', 'why-b#3 ←'],
+    ],
     ['the oldest entry goes once the budget is reached', 2, ['a', 'b', 'c', -1, -1], ['a#1', 'b#2 ←', 'c#3 ←', 'b#2 →', 'b#2 →']],
   ];
   for (const [what, limit, steps, expected] of cases) it(what, () => assert.deepEqual(walk(limit, steps), expected));

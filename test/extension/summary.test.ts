@@ -25,11 +25,42 @@ describe('extension status words', () => {
     ['starting', ['starting'], '$(sync~spin) Podplan'],
     ['stopped', ['stopped', summary], '$(error) Podplan'],
     ['running, nothing read yet', ['running'], '$(server-process) Podplan'],
-    ['running, with errors and warnings: each beside its own icon', ['running', summary], '$(server-process) 5 nodes, 7 pods to place $(error) 1 $(warning) 2'],
-    ['running, errors only: no warning icon', ['running', { ...summary, problems: { errors: 2, warnings: 0 } }], '$(server-process) 5 nodes, 7 pods to place $(error) 2'],
-    ['running, one pod: singular', ['running', { ...summary, podSets: [{ namespace: 'web', name: 'canary', pods: 1, pending: 1 }], problems: { errors: 0, warnings: 1 } }], '$(server-process) 5 nodes, 1 pod to place $(warning) 1'],
-    ['running, clean', ['running', { ...summary, nodes: 1, podSets: [], problems: { errors: 0, warnings: 0 } }], '$(server-process) 1 node, 0 pods to place'],
-    ['running, thousands written with a separator', ['running', { ...summary, nodes: 5000, podSets: [{ namespace: 'big', name: 'big-set', pods: 1300, pending: 1300 }], problems: { errors: 0, warnings: 0 } }], '$(server-process) 5,000 nodes, 1,300 pods to place'],
+    [
+      'running, with errors and warnings: each beside its own icon',
+      ['running', summary],
+      '$(server-process) 5 nodes, 7 pods to place $(error) 1 $(warning) 2',
+    ],
+    [
+      'running, errors only: no warning icon',
+      ['running', { ...summary, problems: { errors: 2, warnings: 0 } }],
+      '$(server-process) 5 nodes, 7 pods to place $(error) 2',
+    ],
+    [
+      'running, one pod: singular',
+      [
+        'running',
+        { ...summary, podSets: [{ namespace: 'web', name: 'canary', pods: 1, pending: 1 }], problems: { errors: 0, warnings: 1 } },
+      ],
+      '$(server-process) 5 nodes, 1 pod to place $(warning) 1',
+    ],
+    [
+      'running, clean',
+      ['running', { ...summary, nodes: 1, podSets: [], problems: { errors: 0, warnings: 0 } }],
+      '$(server-process) 1 node, 0 pods to place',
+    ],
+    [
+      'running, thousands written with a separator',
+      [
+        'running',
+        {
+          ...summary,
+          nodes: 5000,
+          podSets: [{ namespace: 'big', name: 'big-set', pods: 1300, pending: 1300 }],
+          problems: { errors: 0, warnings: 0 },
+        },
+      ],
+      '$(server-process) 5,000 nodes, 1,300 pods to place',
+    ],
   ];
   for (const [name, args, text] of cases) {
     it(name, () => assert.equal(statusWords(...args).text, text));

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { parse } from 'yaml';
 import { writeSchedulePlan } from '../../src/manifests';
-import { applyCrdInstall, KubeHttp, PLAN_STATUS_ANNOTATION, PlannerObjects, planCrdInstall, planForCluster, SCHEDULE_PLAN_CRD, SCHEDULE_TRIGGER_CRD, type ApiObject } from '../../src/kube';
+import {
+  applyCrdInstall,
+  KubeHttp,
+  PLAN_STATUS_ANNOTATION,
+  PlannerObjects,
+  planCrdInstall,
+  planForCluster,
+  SCHEDULE_PLAN_CRD,
+  SCHEDULE_TRIGGER_CRD,
+  type ApiObject,
+} from '../../src/kube';
 import { startTestApiServer, type TestApiServer } from './apiserver';
 import { contextOn, namespace } from './support';
 
@@ -19,7 +29,13 @@ type Schema = { type?: string; required?: string[]; properties?: Record<string, 
 /** What Pallet publishes (ciena/pallet config/crd/bases/planner.ciena.io_*.yaml), field by field. */
 const PALLET = {
   scheduletriggers: {
-    names: { kind: 'ScheduleTrigger', listKind: 'ScheduleTriggerList', plural: 'scheduletriggers', shortNames: ['st'], singular: 'scheduletrigger' },
+    names: {
+      kind: 'ScheduleTrigger',
+      listKind: 'ScheduleTriggerList',
+      plural: 'scheduletriggers',
+      shortNames: ['st'],
+      singular: 'scheduletrigger',
+    },
     required: { '': ['spec'], spec: ['state'] },
     enums: { 'spec.state': ['Planning', 'Schedule'] },
   },
@@ -32,7 +48,12 @@ const PALLET = {
 
 function at(schema: Schema, path: string): Schema {
   if (!path) return schema;
-  return path.split('.').reduce<Schema>((s, part) => (part.endsWith('[]') ? (s.properties?.[part.slice(0, -2)]?.items as Schema) : (s.properties?.[part] as Schema)), schema);
+  return path
+    .split('.')
+    .reduce<Schema>(
+      (s, part) => (part.endsWith('[]') ? (s.properties?.[part.slice(0, -2)]?.items as Schema) : (s.properties?.[part] as Schema)),
+      schema,
+    );
 }
 
 function fields(value: unknown, out: string[] = []): string[] {
@@ -55,7 +76,10 @@ describe('kube/crds (Pallet-compatible ScheduleTrigger and SchedulePlan CRDs)', 
       const schema = version.schema.openAPIV3Schema;
       it("has Pallet's group, version, scope and names", () => {
         assert.equal(crd.metadata.name, `${plural}.planner.ciena.io`);
-        assert.deepEqual([crd.spec.group, crd.spec.scope, version.name, version.served, version.storage], ['planner.ciena.io', 'Namespaced', 'v1alpha1', true, true]);
+        assert.deepEqual(
+          [crd.spec.group, crd.spec.scope, version.name, version.served, version.storage],
+          ['planner.ciena.io', 'Namespaced', 'v1alpha1', true, true],
+        );
         assert.deepEqual(crd.spec.names, pallet.names);
       });
       it("has Pallet's required fields and enums", () => {
@@ -82,19 +106,36 @@ describe('kube/crds (Pallet-compatible ScheduleTrigger and SchedulePlan CRDs)', 
     it('installs: create both, then nothing to do', async () => {
       const first = await planCrdInstall(http);
       assert.ok(first.ok);
-      assert.deepEqual(first.value.map((s) => [s.name, s.action]), [['scheduletriggers.planner.ciena.io', 'create'], ['scheduleplans.planner.ciena.io', 'create']]);
+      assert.deepEqual(
+        first.value.map((s) => [s.name, s.action]),
+        [
+          ['scheduletriggers.planner.ciena.io', 'create'],
+          ['scheduleplans.planner.ciena.io', 'create'],
+        ],
+      );
       assert.ok((await applyCrdInstall(http, first.value)).ok);
       const again = await planCrdInstall(http);
       assert.ok(again.ok);
-      assert.deepEqual(again.value.map((s) => s.action), ['unchanged', 'unchanged']);
+      assert.deepEqual(
+        again.value.map((s) => s.action),
+        ['unchanged', 'unchanged'],
+      );
     });
 
     it('updates a CRD that differs (here: without the short name), keeping the resourceVersion read', async () => {
       const { shortNames: _dropped, ...names } = (SCHEDULE_PLAN_CRD as unknown as Crd).spec.names;
-      server.create({ ...(SCHEDULE_PLAN_CRD as unknown as Crd), apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', spec: { ...(SCHEDULE_PLAN_CRD as unknown as Crd).spec, names } } as never);
+      server.create({
+        ...(SCHEDULE_PLAN_CRD as unknown as Crd),
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        spec: { ...(SCHEDULE_PLAN_CRD as unknown as Crd).spec, names },
+      } as never);
       const steps = await planCrdInstall(http);
       assert.ok(steps.ok);
-      assert.deepEqual(steps.value.map((s) => s.action), ['create', 'update']);
+      assert.deepEqual(
+        steps.value.map((s) => s.action),
+        ['create', 'update'],
+      );
       assert.ok(steps.value[1]?.object.metadata.resourceVersion);
       assert.ok((await applyCrdInstall(http, steps.value)).ok);
       const after = await planCrdInstall(http);
@@ -106,7 +147,16 @@ describe('kube/crds (Pallet-compatible ScheduleTrigger and SchedulePlan CRDs)', 
       const steps = await planCrdInstall(http);
       assert.ok(steps.ok && (await applyCrdInstall(http, steps.value)).ok);
       const written = parse(
-        writeSchedulePlan({ podSet: 'nightly', namespace: 'batch', planner: 'optimize', profile: 'podset-planner-scheduler', assignments: [{ pod: 'a', node: 'n1' }], unplaced: [{ pod: 'b', message: '0/1 nodes are available: 1 Insufficient cpu.' }], createdAt: 0, snapshotHash: 'sha256:x' }),
+        writeSchedulePlan({
+          podSet: 'nightly',
+          namespace: 'batch',
+          planner: 'optimize',
+          profile: 'podset-planner-scheduler',
+          assignments: [{ pod: 'a', node: 'n1' }],
+          unplaced: [{ pod: 'b', message: '0/1 nodes are available: 1 Insufficient cpu.' }],
+          createdAt: 0,
+          snapshotHash: 'sha256:x',
+        }),
       ) as ApiObject & { status: Record<string, unknown> };
       const objects = new PlannerObjects(http);
       const created = await objects.create(planForCluster(written));

@@ -26,7 +26,14 @@ describe('kube/informer (list + watch, kept alive)', () => {
   function watchPods(options: { namespace?: string } = {}) {
     const events: InformerEvent[] = [];
     const errors: string[] = [];
-    const informer = new Informer(new KubeHttp(context), { resource: POD, clock: systemClock, backoff: BACKOFF, onEvent: (e) => events.push(e), onError: (m) => errors.push(m), ...options });
+    const informer = new Informer(new KubeHttp(context), {
+      resource: POD,
+      clock: systemClock,
+      backoff: BACKOFF,
+      onEvent: (e) => events.push(e),
+      onError: (m) => errors.push(m),
+      ...options,
+    });
     informers.push(informer);
     const seen = () => events.map((e) => `${e.type} ${e.object.metadata.name}`);
     return { informer, events, errors, seen };
@@ -46,19 +53,38 @@ describe('kube/informer (list + watch, kept alive)', () => {
     server.delete({ apiVersion: 'v1', kind: 'Pod' }, 'a', 'p2');
     await eventually(() => seen().length === 4, 'four events');
     assert.deepEqual(seen(), ['add p1', 'add p2', 'update p1', 'delete p2']);
-    assert.deepEqual(informer.list().map((o) => o.metadata.name), ['p1']);
+    assert.deepEqual(
+      informer.list().map((o) => o.metadata.name),
+      ['p1'],
+    );
   });
 
   it('lists and watches with the same label and field selectors', async () => {
-    server.create(pod('mine', { namespace: 'a', schedulerName: 'podplan', labels: { team: 'x' } }), pod('theirs', { namespace: 'a', labels: { team: 'x' } }), pod('other-team', { namespace: 'a', schedulerName: 'podplan', labels: { team: 'y' } }));
+    server.create(
+      pod('mine', { namespace: 'a', schedulerName: 'podplan', labels: { team: 'x' } }),
+      pod('theirs', { namespace: 'a', labels: { team: 'x' } }),
+      pod('other-team', { namespace: 'a', schedulerName: 'podplan', labels: { team: 'y' } }),
+    );
     const events: InformerEvent[] = [];
-    const informer = new Informer(new KubeHttp(context), { resource: POD, clock: systemClock, labelSelector: 'team=x', fieldSelector: 'spec.schedulerName=podplan', onEvent: (e) => events.push(e) });
+    const informer = new Informer(new KubeHttp(context), {
+      resource: POD,
+      clock: systemClock,
+      labelSelector: 'team=x',
+      fieldSelector: 'spec.schedulerName=podplan',
+      onEvent: (e) => events.push(e),
+    });
     informers.push(informer);
     await informer.start();
     await informer.synced;
-    server.create(pod('mine-too', { namespace: 'b', schedulerName: 'podplan', labels: { team: 'x' } }), pod('not-mine', { namespace: 'b', labels: { team: 'x' } }));
+    server.create(
+      pod('mine-too', { namespace: 'b', schedulerName: 'podplan', labels: { team: 'x' } }),
+      pod('not-mine', { namespace: 'b', labels: { team: 'x' } }),
+    );
     await eventually(() => events.length === 2, 'the second matching pod');
-    assert.deepEqual(events.map((e) => `${e.type} ${e.object.metadata.name}`), ['add mine', 'add mine-too']);
+    assert.deepEqual(
+      events.map((e) => `${e.type} ${e.object.metadata.name}`),
+      ['add mine', 'add mine-too'],
+    );
   });
 
   it('asks for bookmarks: its resourceVersion moves on with no event', async () => {
@@ -112,7 +138,13 @@ describe('kube/informer (list + watch, kept alive)', () => {
   it('a forbidden kind reports once and counts as synced with nothing', async () => {
     server.setFaults({ forbiddenResources: ['nodes'] });
     const errors: string[] = [];
-    const informer = new Informer(new KubeHttp(context), { resource: NODE, clock: systemClock, backoff: BACKOFF, onEvent: () => undefined, onError: (m) => errors.push(m) });
+    const informer = new Informer(new KubeHttp(context), {
+      resource: NODE,
+      clock: systemClock,
+      backoff: BACKOFF,
+      onEvent: () => undefined,
+      onError: (m) => errors.push(m),
+    });
     informers.push(informer);
     await informer.start();
     await informer.synced;
@@ -123,7 +155,13 @@ describe('kube/informer (list + watch, kept alive)', () => {
 
   it('a kind whose API group is not served (no planner CRDs) is none, silently', async () => {
     const errors: string[] = [];
-    const informer = new Informer(new KubeHttp(context), { resource: SCHEDULE_TRIGGER, clock: systemClock, backoff: BACKOFF, onEvent: () => undefined, onError: (m) => errors.push(m) });
+    const informer = new Informer(new KubeHttp(context), {
+      resource: SCHEDULE_TRIGGER,
+      clock: systemClock,
+      backoff: BACKOFF,
+      onEvent: () => undefined,
+      onError: (m) => errors.push(m),
+    });
     informers.push(informer);
     await informer.start();
     await informer.synced;
@@ -137,11 +175,20 @@ describe('kube/informer (list + watch, kept alive)', () => {
     informers.push(mirror);
     await mirror.start();
     await mirror.synced;
-    assert.deepEqual(mirror.model().cluster.pods.map((p) => p.metadata.name), ['p1']);
+    assert.deepEqual(
+      mirror.model().cluster.pods.map((p) => p.metadata.name),
+      ['p1'],
+    );
     const first = mirror.model();
     assert.equal(mirror.model(), first, 'unchanged cluster, same model');
     server.create(pod('p0', { namespace: 'a', nodeName: 'n1' }), node('n2'));
     await eventually(() => mirror.model().cluster.pods.length === 2 && mirror.model().cluster.nodes.length === 2, 'the new pod and node');
-    assert.deepEqual(mirror.model().cluster.pods.map((p) => [p.metadata.name, p.spec.nodeName ?? null]), [['p0', 'n1'], ['p1', null]]);
+    assert.deepEqual(
+      mirror.model().cluster.pods.map((p) => [p.metadata.name, p.spec.nodeName ?? null]),
+      [
+        ['p0', 'n1'],
+        ['p1', null],
+      ],
+    );
   });
 });

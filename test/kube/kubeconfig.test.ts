@@ -16,7 +16,16 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
     ];
     for (const [what, o, files, explicit] of table) {
       it(what, () => {
-        assert.deepEqual(kubeconfigFiles({ ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}), env: env(o.KUBECONFIG), homedir: '/home/u', cwd: '/work', platform: 'linux' }), { files, explicit });
+        assert.deepEqual(
+          kubeconfigFiles({
+            ...(o.kubeconfig ? { kubeconfig: o.kubeconfig } : {}),
+            env: env(o.KUBECONFIG),
+            homedir: '/home/u',
+            cwd: '/work',
+            platform: 'linux',
+          }),
+          { files, explicit },
+        );
       });
     }
   });
@@ -30,9 +39,18 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
       current: 'dev',
     });
     const second = writeConfig(dir, 'second', {
-      clusters: [{ name: 'shared', server: 'https://second.example:6443' }, { name: 'prod-cluster', server: 'https://prod.example:6443' }],
-      users: [{ name: 'alice', token: 'second-token-5678' }, { name: 'bob', token: 'bob-token-abcdef' }],
-      contexts: [{ name: 'dev', cluster: 'prod-cluster', user: 'bob' }, { name: 'prod', cluster: 'prod-cluster', user: 'bob' }],
+      clusters: [
+        { name: 'shared', server: 'https://second.example:6443' },
+        { name: 'prod-cluster', server: 'https://prod.example:6443' },
+      ],
+      users: [
+        { name: 'alice', token: 'second-token-5678' },
+        { name: 'bob', token: 'bob-token-abcdef' },
+      ],
+      contexts: [
+        { name: 'dev', cluster: 'prod-cluster', user: 'bob' },
+        { name: 'prod', cluster: 'prod-cluster', user: 'bob' },
+      ],
       current: 'prod',
     });
     const load = (KUBECONFIG: string) => loadKubeconfig({ env: { KUBECONFIG }, homedir: dir, cwd: dir });
@@ -67,7 +85,12 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
     it('reads ~/.kube/config when nothing else is given', () => {
       const home = tempDir();
       mkdirSync(join(home, '.kube'));
-      writeConfig(join(home, '.kube'), 'config', { clusters: [{ name: 'c', server: 'https://home.example' }], users: [{ name: 'u' }], contexts: [{ name: 'home', cluster: 'c', user: 'u' }], current: 'home' });
+      writeConfig(join(home, '.kube'), 'config', {
+        clusters: [{ name: 'c', server: 'https://home.example' }],
+        users: [{ name: 'u' }],
+        contexts: [{ name: 'home', cluster: 'c', user: 'u' }],
+        current: 'home',
+      });
       const opened = openContext({ env: {}, homedir: home, cwd: home });
       assert.ok(opened.ok);
       assert.equal(opened.value.context, 'home');
@@ -79,7 +102,10 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
     const config = writeConfig(dir, 'config', {
       clusters: [{ name: 'c', server: 'https://user:pa55word-in-url@cluster.example' }],
       users: [{ name: 'u', token: 'very-secret-token-0001' }],
-      contexts: [{ name: 'ok', cluster: 'c', user: 'u' }, { name: 'no-user', cluster: 'c', user: 'ghost' }],
+      contexts: [
+        { name: 'ok', cluster: 'c', user: 'u' },
+        { name: 'no-user', cluster: 'c', user: 'ghost' },
+      ],
     });
     const broken = join(dir, 'broken');
     writeFileSync(broken, 'users:\n- name: u\n  user: {token: very-secret-token-0001\n');
@@ -88,7 +114,11 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
       ['a file that does not parse', { kubeconfig: broken }, /kubeconfig .*broken: /],
       ['no current context', { kubeconfig: config }, /has no current context; pick one with --context \(contexts: ok, no-user\)/],
       ['an unknown context', { kubeconfig: config, context: 'prod' }, /no context "prod" in the kubeconfig .*; contexts: ok, no-user/],
-      ['a context whose user is not defined', { kubeconfig: config, context: 'no-user' }, /context "no-user" names user "ghost", which the kubeconfig does not define/],
+      [
+        'a context whose user is not defined',
+        { kubeconfig: config, context: 'no-user' },
+        /context "no-user" names user "ghost", which the kubeconfig does not define/,
+      ],
     ];
     for (const [what, o, message] of table) {
       it(what, () => {
@@ -117,9 +147,14 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
 
     for (const user of ['token', 'cert', 'both'] as const) {
       it(`a ${user} kubeconfig reads the cluster`, async () => {
-        const listed = await new KubeHttp(await contextOn(server, { user })).request<{ items: Array<{ metadata: { name: string } }> }>('/api/v1/nodes');
+        const listed = await new KubeHttp(await contextOn(server, { user })).request<{ items: Array<{ metadata: { name: string } }> }>(
+          '/api/v1/nodes',
+        );
         assert.ok(listed.ok);
-        assert.deepEqual(listed.value.items.map((i) => i.metadata.name), ['n1']);
+        assert.deepEqual(
+          listed.value.items.map((i) => i.metadata.name),
+          ['n1'],
+        );
       });
     }
 
@@ -140,7 +175,9 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
       const credential = { apiVersion: 'client.authentication.k8s.io/v1', kind: 'ExecCredential', status: { token: server.token } };
       writeFileSync(plugin, `process.stdout.write(${JSON.stringify(JSON.stringify(credential))});\n`);
       const base = parse(server.kubeconfig({ user: 'token' })) as { users: Array<{ user: Record<string, unknown> }> };
-      base.users[0]!.user = { exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' } };
+      base.users[0]!.user = {
+        exec: { apiVersion: 'client.authentication.k8s.io/v1', command: process.execPath, args: [plugin], interactiveMode: 'Never' },
+      };
       const file = join(dir, 'config');
       writeFileSync(file, stringify(base));
       const opened = openContext({ kubeconfig: file, env: {}, homedir: dir, cwd: dir });
@@ -158,7 +195,10 @@ describe('kube/kubeconfig (loading as kubectl does, choosing a context)', () => 
       const opened = openContext({ kubeconfig: file, env: {}, homedir: tempDir(), cwd: '/' });
       assert.ok(opened.ok);
       const listed = await new KubeHttp(opened.value).request('/api/v1/nodes');
-      assert.deepEqual(listed, { ok: false, error: { kind: 'unauthorized', status: 401, message: 'Unauthorized', reason: 'Unauthorized' } });
+      assert.deepEqual(listed, {
+        ok: false,
+        error: { kind: 'unauthorized', status: 401, message: 'Unauthorized', reason: 'Unauthorized' },
+      });
     });
   });
 });

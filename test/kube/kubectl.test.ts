@@ -124,7 +124,13 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     server.create(node('n1', { zone: 'a' }), node('n2', { zone: 'b' }));
     const list = JSON.parse(await ok(['get', 'nodes', '-o', 'json'])) as { kind: string; items: KubeObject[] };
     assert.equal(list.kind, 'List');
-    assert.deepEqual(list.items.map((n) => [n.metadata?.name, n.metadata?.labels?.zone]), [['n1', 'a'], ['n2', 'b']]);
+    assert.deepEqual(
+      list.items.map((n) => [n.metadata?.name, n.metadata?.labels?.zone]),
+      [
+        ['n1', 'a'],
+        ['n2', 'b'],
+      ],
+    );
     assert.equal(await ok(['get', 'nodes', '-l', 'zone=b', '-o', 'name']), 'node/n2\n');
   });
 
@@ -134,19 +140,28 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     assert.equal(await ok(['apply', '-f', path]), 'pod/web unchanged\n');
     await file('pod.yaml', podYaml('nginx:2'));
     assert.equal(await ok(['apply', '-f', path]), 'pod/web configured\n');
-    const stored = server.get(POD, 'default', 'web') as { spec: { containers: { image: string }[] }; metadata: { annotations: Record<string, string> } };
+    const stored = server.get(POD, 'default', 'web') as {
+      spec: { containers: { image: string }[] };
+      metadata: { annotations: Record<string, string> };
+    };
     assert.equal(stored.spec.containers[0]?.image, 'nginx:2');
     assert.ok(stored.metadata.annotations['kubectl.kubernetes.io/last-applied-configuration']?.includes('nginx:2'));
     assert.equal(server.counters.request('patch', 'pods'), 1);
   });
 
   it('apply -f of a custom resource after its CRD; unknown fields are rejected (strict kubectl) or pruned with a warning', async () => {
-    assert.equal(await ok(['apply', '-f', await file('crd.yaml', CRD)]), 'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n');
+    assert.equal(
+      await ok(['apply', '-f', await file('crd.yaml', CRD)]),
+      'customresourcedefinition.apiextensions.k8s.io/widgets.example.com created\n',
+    );
     assert.equal(await ok(['apply', '-f', await file('w.yaml', widgetYaml('{size: 1}'))]), 'widget.example.com/w1 created\n');
     const bad = await kubectl(['apply', '-f', await file('bad.yaml', widgetYaml('{size: 2, shape: round}'))]);
     if (strictByDefault) {
       assert.notEqual(bad.code, 0);
-      assert.match(bad.stderr, /Error from server \(BadRequest\): error when applying patch:[\s\S]*strict decoding error: unknown field "spec.shape"/);
+      assert.match(
+        bad.stderr,
+        /Error from server \(BadRequest\): error when applying patch:[\s\S]*strict decoding error: unknown field "spec.shape"/,
+      );
       assert.deepEqual(server.get(WIDGET, 'default', 'w1')?.spec, { size: 1 });
     } else {
       assert.equal(bad.code, 0, bad.stderr);
@@ -161,9 +176,15 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     assert.equal(await ok(['apply', '--server-side', '-f', path]), 'widget.example.com/w1 serverside-applied\n');
     await file('w.yaml', widgetYaml('{size: 2}'));
     assert.equal(await ok(['apply', '--server-side', '-f', path]), 'widget.example.com/w1 serverside-applied\n');
-    const stored = server.get(WIDGET, 'default', 'w1') as { spec: { size: number }; metadata: { managedFields: { manager: string; operation: string }[] } };
+    const stored = server.get(WIDGET, 'default', 'w1') as {
+      spec: { size: number };
+      metadata: { managedFields: { manager: string; operation: string }[] };
+    };
     assert.equal(stored.spec.size, 2);
-    assert.deepEqual(stored.metadata.managedFields.map((m) => [m.manager, m.operation]), [['kubectl', 'Apply']]);
+    assert.deepEqual(
+      stored.metadata.managedFields.map((m) => [m.manager, m.operation]),
+      [['kubectl', 'Apply']],
+    );
     assert.equal(await ok(['apply', '--server-side', '-f', await file('pod.yaml', podYaml('nginx:1'))]), 'pod/web serverside-applied\n');
   });
 
@@ -174,15 +195,26 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     await ok(['apply', '-f', await file('crd.yaml', CRD)]);
     await ok(['apply', '-f', await file('w.yaml', widgetYaml('{size: 1}'))]);
     assert.equal(await ok(['patch', 'wd', 'w1', '--type=merge', '-p', '{"spec":{"size":2}}']), 'widget.example.com/w1 patched\n');
-    assert.equal(await ok(['patch', 'wd', 'w1', '--type=json', '-p', '[{"op":"replace","path":"/spec/size","value":3}]']), 'widget.example.com/w1 patched\n');
+    assert.equal(
+      await ok(['patch', 'wd', 'w1', '--type=json', '-p', '[{"op":"replace","path":"/spec/size","value":3}]']),
+      'widget.example.com/w1 patched\n',
+    );
     assert.deepEqual(server.get(WIDGET, 'default', 'w1')?.spec, { size: 3 });
     const strategic = await kubectl(['patch', 'wd', 'w1', '-p', '{"spec":{"size":4}}']);
     assert.notEqual(strategic.code, 0);
-    assert.match(strategic.stderr, /the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml/);
+    assert.match(
+      strategic.stderr,
+      /the body of the request was in an unknown format - accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml/,
+    );
   });
 
   it('scale and cordon change the objects as on a cluster', async () => {
-    server.create(node('n1'), { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'default' }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } } } });
+    server.create(node('n1'), {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: 'default' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } } },
+    });
     assert.equal(await ok(['scale', 'deployment', 'web', '--replicas=3']), 'deployment.apps/web scaled\n');
     assert.equal((server.get({ apiVersion: 'apps/v1', kind: 'Deployment' }, 'default', 'web')?.spec as { replicas: number }).replicas, 3);
     assert.equal(await ok(['cordon', 'n1']), 'node/n1 cordoned\n');
@@ -226,13 +258,34 @@ describe('test/kube/kubectl: the test API server as kubectl sees it', function (
     } finally {
       watcher.kill();
     }
-    assert.deepEqual(out.trim().split('\n').map((line) => line.split(/\s+/).slice(0, 3).join(' ')), ['NAME READY STATUS', 'first 0/1 Pending', 'second 0/1 Pending']);
+    assert.deepEqual(
+      out
+        .trim()
+        .split('\n')
+        .map((line) => line.split(/\s+/).slice(0, 3).join(' ')),
+      ['NAME READY STATUS', 'first 0/1 Pending', 'second 0/1 Pending'],
+    );
   });
 
   it('create namespace and run (sent as protobuf) make the objects kubectl describes', async () => {
     assert.equal(await ok(['create', 'namespace', 'team']), 'namespace/team created\n');
-    assert.deepEqual(server.get({ apiVersion: 'v1', kind: 'Namespace' }, undefined, 'team')?.metadata?.labels, { 'kubernetes.io/metadata.name': 'team' });
-    const args = ['run', 'web', '-n', 'team', '--image=nginx:1.27', '--labels=app=web', '--env=A=1', '--port=8080', '--restart=Never', '--', 'sleep', '10'];
+    assert.deepEqual(server.get({ apiVersion: 'v1', kind: 'Namespace' }, undefined, 'team')?.metadata?.labels, {
+      'kubernetes.io/metadata.name': 'team',
+    });
+    const args = [
+      'run',
+      'web',
+      '-n',
+      'team',
+      '--image=nginx:1.27',
+      '--labels=app=web',
+      '--env=A=1',
+      '--port=8080',
+      '--restart=Never',
+      '--',
+      'sleep',
+      '10',
+    ];
     assert.equal(await ok(args), 'pod/web created\n');
     const wanted = JSON.parse(await ok([...args.slice(0, -3), '--dry-run=client', '-o', 'json', ...args.slice(-3)])) as KubeObject;
     const stored = server.get(POD, 'team', 'web') as KubeObject;

@@ -17,13 +17,22 @@ describe('kube/lease', function () {
   let http: KubeHttp;
   before(async () => {
     server = await startTestApiServer();
-    const context = openContext({ context: 'test', kubeconfig: await server.writeKubeconfig(), env: {}, homedir: homedir(), cwd: process.cwd() });
+    const context = openContext({
+      context: 'test',
+      kubeconfig: await server.writeKubeconfig(),
+      env: {},
+      homedir: homedir(),
+      cwd: process.cwd(),
+    });
     assert.ok(context.ok);
     http = new KubeHttp(context.value);
   });
   after(() => server.close());
 
-  const lease = (name: string) => server.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, 'kube-system', name) as { spec: { holderIdentity: string; leaseTransitions: number } };
+  const lease = (name: string) =>
+    server.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, 'kube-system', name) as {
+      spec: { holderIdentity: string; leaseTransitions: number };
+    };
 
   function candidates(leaseName: string, wrap: (client: LeaseClient) => LeaseClient = (c) => c) {
     const clock = new ManualClock(1_000_000);
@@ -88,7 +97,11 @@ describe('kube/lease', function () {
     clock.advance(7_999);
     assert.deepEqual(events, ['a leads'], 'still within the renew deadline');
     clock.advance(1);
-    assert.deepEqual(events, ['a leads', 'a stops'], 'stopped at the deadline (10 s after its last renewal) while the renewal was still waiting');
+    assert.deepEqual(
+      events,
+      ['a leads', 'a stops'],
+      'stopped at the deadline (10 s after its last renewal) while the renewal was still waiting',
+    );
     clock.advance(2_000);
     assert.equal(await renewal, false);
     assert.equal(held.aborted, 1, "the hung renewal was aborted at its round's deadline");
@@ -110,6 +123,16 @@ describe('kube/lease', function () {
   });
 
   it('refuses timings where a leader could still lead after a successor took over', () => {
-    assert.throws(() => new LeaderElector({ client: leaseClient(http, 'kube-system', 'x'), identity: 'a', clock: new ManualClock(0), leaseDurationMs: 10_000, renewDeadlineMs: 10_000 }), /retry period < renew deadline < lease duration/);
+    assert.throws(
+      () =>
+        new LeaderElector({
+          client: leaseClient(http, 'kube-system', 'x'),
+          identity: 'a',
+          clock: new ManualClock(0),
+          leaseDurationMs: 10_000,
+          renewDeadlineMs: 10_000,
+        }),
+      /retry period < renew deadline < lease duration/,
+    );
   });
 });

@@ -34,8 +34,12 @@ describe('kube/mirror (the live model of every kind the cluster reader lists)', 
     mirror = new ClusterMirror(new KubeHttp(context), { clock: systemClock });
     await mirror.start();
     await mirror.synced;
-    const capacities = () => (mirror?.model().cluster.csiStorageCapacities ?? []).map((c) => `${c.metadata.name} ${c.maximumVolumeSize ?? '-'}`);
-    assert.deepEqual(mirror.model().cluster.csiDrivers?.map((d) => d.metadata.name), ['csi.example']);
+    const capacities = () =>
+      (mirror?.model().cluster.csiStorageCapacities ?? []).map((c) => `${c.metadata.name} ${c.maximumVolumeSize ?? '-'}`);
+    assert.deepEqual(
+      mirror.model().cluster.csiDrivers?.map((d) => d.metadata.name),
+      ['csi.example'],
+    );
     assert.deepEqual(capacities(), ['fast-zone-a 20Gi']);
     server.create(capacity('fast-zone-b', '80Gi'));
     await eventually(() => capacities().length === 2, 'the new CSIStorageCapacity');

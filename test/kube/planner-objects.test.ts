@@ -50,7 +50,10 @@ describe('kube/planner-objects (ScheduleTrigger and SchedulePlan over KubeHttp)'
     assert.deepEqual(got.value.spec, { state: 'Planning' });
     const listed = await objects.list('ScheduleTrigger', 'batch');
     assert.ok(listed.ok);
-    assert.deepEqual(listed.value.map((o) => [o.kind, o.metadata.name]), [['ScheduleTrigger', 'nightly']]);
+    assert.deepEqual(
+      listed.value.map((o) => [o.kind, o.metadata.name]),
+      [['ScheduleTrigger', 'nightly']],
+    );
     const selected = await objects.list('ScheduleTrigger', undefined, 'planner.ciena.io/pod-set=other');
     assert.deepEqual(selected, { ok: true, value: [] });
   });
@@ -101,7 +104,10 @@ describe('kube/planner-objects (ScheduleTrigger and SchedulePlan over KubeHttp)'
     const created = await objects.create(trigger('nightly'));
     assert.ok(created.ok);
     assert.ok((await objects.patch('ScheduleTrigger', 'batch', 'nightly', { spec: { state: 'Schedule' } })).ok);
-    const stale = await objects.patch('ScheduleTrigger', 'batch', 'nightly', { metadata: { resourceVersion: created.value.metadata.resourceVersion }, spec: { state: 'Planning' } });
+    const stale = await objects.patch('ScheduleTrigger', 'batch', 'nightly', {
+      metadata: { resourceVersion: created.value.metadata.resourceVersion },
+      spec: { state: 'Planning' },
+    });
     assert.ok(!stale.ok);
     assert.equal(stale.error.kind, 'conflict');
   });

@@ -19,15 +19,34 @@ describe('kube/pool', function () {
   let target: KubePoolTarget;
   before(async () => {
     server = await startTestApiServer();
-    server.create(member('idle-1', 'Idle'), member('idle-2', 'Idle'), member('busy', 'Running'), member('unmarked', undefined), member('other', 'Idle', 'cold'));
-    const context = openContext({ context: 'test', kubeconfig: await server.writeKubeconfig(), env: {}, homedir: homedir(), cwd: process.cwd() });
+    server.create(
+      member('idle-1', 'Idle'),
+      member('idle-2', 'Idle'),
+      member('busy', 'Running'),
+      member('unmarked', undefined),
+      member('other', 'Idle', 'cold'),
+    );
+    const context = openContext({
+      context: 'test',
+      kubeconfig: await server.writeKubeconfig(),
+      env: {},
+      homedir: homedir(),
+      cwd: process.cwd(),
+    });
     assert.ok(context.ok);
     const client = poolClient(new KubeHttp(context.value), 'default', `${POOL_LABEL}=warm`);
     target = new KubePoolTarget({ pool: 'warm', list: () => client.list(), update: (p) => client.update(p) });
   });
   after(() => server.close());
 
-  const swap = (p: SwapRequest['pod'], requestId = 'r1'): SwapRequest => ({ pod: p, requestId, images: [], labels: { claimed: 'yes' }, annotations: {}, targetPhase: 'Running' });
+  const swap = (p: SwapRequest['pod'], requestId = 'r1'): SwapRequest => ({
+    pod: p,
+    requestId,
+    images: [],
+    labels: { claimed: 'yes' },
+    annotations: {},
+    targetPhase: 'Running',
+  });
 
   it('lists the pool pods whose phase annotation is Idle, and claims one with a guarded update', async () => {
     const listed = await target.listIdle();
@@ -36,9 +55,16 @@ describe('kube/pool', function () {
     const first = listed.value.find((p) => p.name === 'idle-1')!;
     const swapped = await target.swap(swap(first));
     assert.equal(swapped.kind, 'swapped');
-    const stored = server.get({ apiVersion: 'v1', kind: 'Pod' }, 'default', 'idle-1') as { metadata: { labels: Record<string, string>; annotations: Record<string, string> } };
+    const stored = server.get({ apiVersion: 'v1', kind: 'Pod' }, 'default', 'idle-1') as {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+    };
     assert.deepEqual(
-      { phase: stored.metadata.annotations[PHASE_ANNOTATION], target: stored.metadata.annotations['planner.ciena.io/target-phase'], by: stored.metadata.annotations['planner.ciena.io/claimed-by'], label: stored.metadata.labels['claimed'] },
+      {
+        phase: stored.metadata.annotations[PHASE_ANNOTATION],
+        target: stored.metadata.annotations['planner.ciena.io/target-phase'],
+        by: stored.metadata.annotations['planner.ciena.io/claimed-by'],
+        label: stored.metadata.labels['claimed'],
+      },
       { phase: 'Starting', target: 'Running', by: 'r1', label: 'yes' },
     );
     assert.equal((await target.swap(swap(first, 'r2'))).kind, 'conflict', 'the version it was listed at is gone: never handed out twice');
@@ -53,6 +79,10 @@ describe('kube/pool', function () {
     assert.equal(result.kind, 'conflict');
     const relisted = await target.listIdle();
     assert.ok(relisted.ok);
-    assert.equal((await target.swap(swap(relisted.value.find((p) => p.name === 'idle-2')!))).kind, 'swapped', 'listed again, it can be claimed');
+    assert.equal(
+      (await target.swap(swap(relisted.value.find((p) => p.name === 'idle-2')!))).kind,
+      'swapped',
+      'listed again, it can be claimed',
+    );
   });
 });

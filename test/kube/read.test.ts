@@ -1,5 +1,13 @@
 import assert from 'node:assert/strict';
-import { applyCrdInstall, clusterModel, KubeHttp, LAST_APPLIED_ANNOTATION, planCrdInstall, readCluster, type KubeContext } from '../../src/kube';
+import {
+  applyCrdInstall,
+  clusterModel,
+  KubeHttp,
+  LAST_APPLIED_ANNOTATION,
+  planCrdInstall,
+  readCluster,
+  type KubeContext,
+} from '../../src/kube';
 import { simulate } from '../../src/engine/scheduler/simulate';
 import { startTestApiServer, type KubeObject, type TestApiServer } from './apiserver';
 import { contextOn, namespace, node, pod, storageAndPolicy } from './support';
@@ -27,11 +35,22 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     context = await contextOn(server, { contexts: [{ name: 'lab' }] });
     server.create(namespace('shop'), namespace('batch'), node('n1'), node('n2'), ...storageAndPolicy('shop'));
     server.create(
-      pod('web-7d4b9-abcde', { namespace: 'shop', nodeName: 'n1', labels: { app: 'web' }, owner: { kind: 'ReplicaSet', name: 'web-7d4b9' } }),
+      pod('web-7d4b9-abcde', {
+        namespace: 'shop',
+        nodeName: 'n1',
+        labels: { app: 'web' },
+        owner: { kind: 'ReplicaSet', name: 'web-7d4b9' },
+      }),
       pod('web-7d4b9-fghij', { namespace: 'shop', labels: { app: 'web' }, owner: { kind: 'ReplicaSet', name: 'web-7d4b9' } }),
       pod('job-1', { namespace: 'batch', cpu: '2' }),
     );
-    server.create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db-password', namespace: 'shop' }, type: 'Opaque', data: { password: 'aHVudGVyMg==' } });
+    server.create({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'db-password', namespace: 'shop' },
+      type: 'Opaque',
+      data: { password: 'aHVudGVyMg==' },
+    });
   });
   afterEach(() => server.close());
 
@@ -41,7 +60,9 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     assert.equal(read.value.context, 'lab');
     assert.deepEqual(read.value.warnings, []);
     assert.deepEqual(
-      read.value.objects.map((o) => `${o.object.apiVersion} ${o.object.kind} ${o.object.metadata.namespace ?? '-'}/${o.object.metadata.name}`),
+      read.value.objects.map(
+        (o) => `${o.object.apiVersion} ${o.object.kind} ${o.object.metadata.namespace ?? '-'}/${o.object.metadata.name}`,
+      ),
       [
         'v1 Pod batch/job-1',
         'storage.k8s.io/v1 CSIDriver -/csi.example',
@@ -71,16 +92,29 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     const read = await readCluster(new KubeHttp(context));
     assert.ok(read.ok);
     assert.ok(!read.value.objects.some((o) => o.object.kind === 'Secret'));
-    assert.deepEqual([...server.counters.requests.keys()].filter((k) => k.includes('secrets')), []);
+    assert.deepEqual(
+      [...server.counters.requests.keys()].filter((k) => k.includes('secrets')),
+      [],
+    );
   });
 
   it('pods keep their real names and owners, and the model holds them as the engine reads them', async () => {
     const read = await readCluster(new KubeHttp(context));
     assert.ok(read.ok);
     const model = clusterModel(read.value);
-    assert.deepEqual(model.errors.filter((e) => e.severity === 'error'), []);
-    assert.deepEqual(model.cluster.nodes.map((n) => n.metadata.name), ['n1', 'n2']);
-    const pods = model.cluster.pods.map((p) => [`${p.metadata.namespace}/${p.metadata.name}`, p.spec.nodeName ?? null, p.metadata.ownerReferences?.[0]?.name ?? null]);
+    assert.deepEqual(
+      model.errors.filter((e) => e.severity === 'error'),
+      [],
+    );
+    assert.deepEqual(
+      model.cluster.nodes.map((n) => n.metadata.name),
+      ['n1', 'n2'],
+    );
+    const pods = model.cluster.pods.map((p) => [
+      `${p.metadata.namespace}/${p.metadata.name}`,
+      p.spec.nodeName ?? null,
+      p.metadata.ownerReferences?.[0]?.name ?? null,
+    ]);
     assert.deepEqual(pods, [
       ['batch/job-1', null, null],
       ['shop/web-7d4b9-abcde', 'n1', 'web-7d4b9'],
@@ -91,11 +125,18 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
 
   it('drops managedFields, the last-applied annotation and literal env values', async () => {
     server.create({
-      ...pod('leaky', { namespace: 'shop', env: { DB_PASSWORD: 'hunter2-literal', MODE: 'x' }, annotations: { [LAST_APPLIED_ANNOTATION]: '{"spec":"..."}', team: 'a' } }),
+      ...pod('leaky', {
+        namespace: 'shop',
+        env: { DB_PASSWORD: 'hunter2-literal', MODE: 'x' },
+        annotations: { [LAST_APPLIED_ANNOTATION]: '{"spec":"..."}', team: 'a' },
+      }),
     });
     const read = await readCluster(new KubeHttp(context), { namespace: 'shop' });
     assert.ok(read.ok);
-    const leaky = read.value.objects.find((o) => o.object.metadata.name === 'leaky')?.object as unknown as { metadata: Record<string, unknown>; spec: { containers: Array<{ env: unknown }> } };
+    const leaky = read.value.objects.find((o) => o.object.metadata.name === 'leaky')?.object as unknown as {
+      metadata: Record<string, unknown>;
+      spec: { containers: Array<{ env: unknown }> };
+    };
     assert.equal(leaky.metadata.managedFields, undefined);
     assert.deepEqual(leaky.metadata.annotations, { team: 'a' });
     assert.deepEqual(leaky.spec.containers[0]?.env, [{ name: 'DB_PASSWORD' }, { name: 'MODE' }]);
@@ -123,7 +164,10 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     const read = await readCluster(new KubeHttp(context));
     assert.ok(read.ok);
     const model = clusterModel(read.value);
-    assert.deepEqual(model.triggers.map((t) => [t.value.namespace, t.value.name, t.value.podSet, t.value.state]), [['batch', 'nightly', 'nightly', 'Planning']]);
+    assert.deepEqual(
+      model.triggers.map((t) => [t.value.namespace, t.value.name, t.value.podSet, t.value.state]),
+      [['batch', 'nightly', 'nightly', 'Planning']],
+    );
   });
 
   it('a kind the user may not list is a warning naming it; the rest is read', async () => {
@@ -131,7 +175,10 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     const read = await readCluster(new KubeHttp(context));
     assert.ok(read.ok);
     assert.equal(read.value.warnings.length, 1);
-    assert.match(read.value.warnings[0] ?? '', /^cannot list poddisruptionbudgets\.policy in context lab: poddisruptionbudgets\.policy is forbidden: User "test" cannot list/);
+    assert.match(
+      read.value.warnings[0] ?? '',
+      /^cannot list poddisruptionbudgets\.policy in context lab: poddisruptionbudgets\.policy is forbidden: User "test" cannot list/,
+    );
     assert.ok(!read.value.objects.some((o) => o.object.kind === 'PodDisruptionBudget'));
     assert.ok(read.value.objects.some((o) => o.object.kind === 'Pod'));
   });
@@ -148,18 +195,33 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
       const p = pod(name, { namespace: 'shop' }) as { spec: Record<string, unknown> };
       return { ...p, spec: { ...p.spec, volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }] } } as KubeObject;
     };
-    server.create(node('n3', '4', { zone: 'a' }), claim('mid', '15Gi'), claim('big', '50Gi'), withClaim('db', 'mid'), withClaim('huge-db', 'big'));
+    server.create(
+      node('n3', '4', { zone: 'a' }),
+      claim('mid', '15Gi'),
+      claim('big', '50Gi'),
+      withClaim('db', 'mid'),
+      withClaim('huge-db', 'big'),
+    );
     const read = await readCluster(new KubeHttp(context), { namespace: 'shop' });
     assert.ok(read.ok);
     const { cluster } = clusterModel(read.value);
-    assert.deepEqual(cluster.csiDrivers?.map((d) => [d.metadata.name, d.spec.storageCapacity]), [['csi.example', true]]);
-    assert.deepEqual(cluster.csiStorageCapacities?.map((c) => [c.metadata.name, c.storageClassName, c.maximumVolumeSize]), [['fast-zone-a', 'fast', '20Gi']]);
+    assert.deepEqual(
+      cluster.csiDrivers?.map((d) => [d.metadata.name, d.spec.storageCapacity]),
+      [['csi.example', true]],
+    );
+    assert.deepEqual(
+      cluster.csiStorageCapacities?.map((c) => [c.metadata.name, c.storageClassName, c.maximumVolumeSize]),
+      [['fast-zone-a', 'fast', '20Gi']],
+    );
     const result = await simulate(cluster);
     assert.ok(result.ok);
     const outcome = (name: string) => result.value.outcomes.find((o) => o.pod === `shop/${name}`);
     assert.equal(outcome('db')?.node, 'n3');
     assert.equal(outcome('huge-db')?.node, undefined);
-    assert.equal(outcome('huge-db')?.diagnosis.message, '0/3 nodes are available: 3 node(s) did not have enough free storage. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.');
+    assert.equal(
+      outcome('huge-db')?.diagnosis.message,
+      '0/3 nodes are available: 3 node(s) did not have enough free storage. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.',
+    );
   });
 
   it('CSIStorageCapacity objects the user may not list are a warning; the rest is read', async () => {

@@ -34,7 +34,10 @@ export function writeConfig(dir: string, name: string, spec: ConfigSpec): string
     kind: 'Config',
     clusters: (spec.clusters ?? []).map((c) => ({ name: c.name, cluster: { server: c.server } })),
     users: (spec.users ?? []).map((u) => ({ name: u.name, user: u.token ? { token: u.token } : {} })),
-    contexts: (spec.contexts ?? []).map((c) => ({ name: c.name, context: { cluster: c.cluster, user: c.user, ...(c.namespace ? { namespace: c.namespace } : {}) } })),
+    contexts: (spec.contexts ?? []).map((c) => ({
+      name: c.name,
+      context: { cluster: c.cluster, user: c.user, ...(c.namespace ? { namespace: c.namespace } : {}) },
+    })),
     ...(spec.current !== undefined ? { 'current-context': spec.current } : {}),
   };
   writeFileSync(file, stringify(doc), { mode: 0o600 });
@@ -50,7 +53,12 @@ export async function contextOn(server: TestApiServer, options: KubeconfigOption
 }
 
 export function node(name: string, cpu = '4', labels: Record<string, string> = {}): KubeObject {
-  return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } }, status: { allocatable: { cpu, memory: '16Gi', pods: '110' }, capacity: { cpu, memory: '16Gi', pods: '110' } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
+    status: { allocatable: { cpu, memory: '16Gi', pods: '110' }, capacity: { cpu, memory: '16Gi', pods: '110' } },
+  };
 }
 
 export interface PodSpec {
@@ -65,7 +73,11 @@ export interface PodSpec {
 }
 
 export function pod(name: string, o: PodSpec = {}): KubeObject {
-  const container: Record<string, unknown> = { name: 'main', image: 'registry.example/app:1', resources: { requests: { cpu: o.cpu ?? '1' } } };
+  const container: Record<string, unknown> = {
+    name: 'main',
+    image: 'registry.example/app:1',
+    resources: { requests: { cpu: o.cpu ?? '1' } },
+  };
   if (o.env) container.env = Object.entries(o.env).map(([k, v]) => ({ name: k, value: v }));
   return {
     apiVersion: 'v1',
@@ -75,9 +87,19 @@ export function pod(name: string, o: PodSpec = {}): KubeObject {
       namespace: o.namespace ?? 'default',
       labels: o.labels ?? {},
       ...(o.annotations ? { annotations: o.annotations } : {}),
-      ...(o.owner ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: o.owner.kind, name: o.owner.name, uid: `uid-${o.owner.name}`, controller: true }] } : {}),
+      ...(o.owner
+        ? {
+            ownerReferences: [
+              { apiVersion: 'apps/v1', kind: o.owner.kind, name: o.owner.name, uid: `uid-${o.owner.name}`, controller: true },
+            ],
+          }
+        : {}),
     },
-    spec: { containers: [container], ...(o.nodeName ? { nodeName: o.nodeName } : {}), ...(o.schedulerName ? { schedulerName: o.schedulerName } : {}) },
+    spec: {
+      containers: [container],
+      ...(o.nodeName ? { nodeName: o.nodeName } : {}),
+      ...(o.schedulerName ? { schedulerName: o.schedulerName } : {}),
+    },
     status: { phase: o.nodeName ? 'Running' : 'Pending' },
   };
 }
@@ -99,12 +121,51 @@ export async function eventually(check: () => boolean, what: string, ms = 10_000
 export function storageAndPolicy(ns = 'default'): KubeObject[] {
   return [
     { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 },
-    { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'fast' }, provisioner: 'csi.example', volumeBindingMode: 'WaitForFirstConsumer' },
-    { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'n1' }, spec: { drivers: [{ name: 'csi.example', nodeID: 'n1', allocatable: { count: 8 } }] } },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'fast' },
+      provisioner: 'csi.example',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSINode',
+      metadata: { name: 'n1' },
+      spec: { drivers: [{ name: 'csi.example', nodeID: 'n1', allocatable: { count: 8 } }] },
+    },
     { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: 'csi.example' }, spec: { storageCapacity: true } },
-    { apiVersion: 'storage.k8s.io/v1', kind: 'CSIStorageCapacity', metadata: { name: 'fast-zone-a', namespace: ns }, storageClassName: 'fast', nodeTopology: { matchLabels: { zone: 'a' } }, capacity: '100Gi', maximumVolumeSize: '20Gi' },
-    { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1' }, spec: { capacity: { storage: '10Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'fast', csi: { driver: 'csi.example', volumeHandle: 'h1' } } },
-    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'data', namespace: ns }, spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } } },
-    { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: ns }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSIStorageCapacity',
+      metadata: { name: 'fast-zone-a', namespace: ns },
+      storageClassName: 'fast',
+      nodeTopology: { matchLabels: { zone: 'a' } },
+      capacity: '100Gi',
+      maximumVolumeSize: '20Gi',
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'pv-1' },
+      spec: {
+        capacity: { storage: '10Gi' },
+        accessModes: ['ReadWriteOnce'],
+        storageClassName: 'fast',
+        csi: { driver: 'csi.example', volumeHandle: 'h1' },
+      },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data', namespace: ns },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: 'fast', resources: { requests: { storage: '1Gi' } } },
+    },
+    {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'web', namespace: ns },
+      spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } },
+    },
   ];
 }

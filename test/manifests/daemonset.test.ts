@@ -17,20 +17,47 @@ describe('manifests/daemonset', () => {
       ['required DoesNotExist', makePod('p').requireNode({ key: 'cores', operator: 'DoesNotExist' }), linux(), false],
       ['required Gt compares integers', makePod('p').requireNode({ key: 'cores', operator: 'Gt', values: ['8'] }), linux(), true],
       ['required Lt compares integers', makePod('p').requireNode({ key: 'cores', operator: 'Lt', values: ['8'] }), linux(), false],
-      ['Gt on a label that is not an integer: no match', makePod('p').requireNode({ key: 'os', operator: 'Gt', values: ['1'] }), linux(), false],
+      [
+        'Gt on a label that is not an integer: no match',
+        makePod('p').requireNode({ key: 'os', operator: 'Gt', values: ['1'] }),
+        linux(),
+        false,
+      ],
       [
         'terms are ORed',
-        makePod('p').requireNode({ key: 'os', operator: 'In', values: ['windows'] }).requireNode({ key: 'os', operator: 'In', values: ['linux'] }),
+        makePod('p')
+          .requireNode({ key: 'os', operator: 'In', values: ['windows'] })
+          .requireNode({ key: 'os', operator: 'In', values: ['linux'] }),
         linux(),
         true,
       ],
       ['untolerated NoSchedule taint', makePod('p'), linux().taint('dedicated', 'gpu', 'NoSchedule'), false],
       ['untolerated NoExecute taint', makePod('p'), linux().taint('dedicated', 'gpu', 'NoExecute'), false],
       ['PreferNoSchedule is not a reason to stay away', makePod('p'), linux().taint('dedicated', 'gpu', 'PreferNoSchedule'), true],
-      ['tolerated with Equal', makePod('p').tolerate({ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }), linux().taint('dedicated', 'gpu'), true],
-      ['Equal with another value does not tolerate', makePod('p').tolerate({ key: 'dedicated', operator: 'Equal', value: 'db' }), linux().taint('dedicated', 'gpu'), false],
-      ['Exists without a key tolerates everything', makePod('p').tolerate({ operator: 'Exists' }), linux().taint('a', 'b', 'NoExecute').taint('c', undefined), true],
-      ['a toleration for another effect does not apply', makePod('p').tolerate({ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }), linux().taint('dedicated', 'gpu'), false],
+      [
+        'tolerated with Equal',
+        makePod('p').tolerate({ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }),
+        linux().taint('dedicated', 'gpu'),
+        true,
+      ],
+      [
+        'Equal with another value does not tolerate',
+        makePod('p').tolerate({ key: 'dedicated', operator: 'Equal', value: 'db' }),
+        linux().taint('dedicated', 'gpu'),
+        false,
+      ],
+      [
+        'Exists without a key tolerates everything',
+        makePod('p').tolerate({ operator: 'Exists' }),
+        linux().taint('a', 'b', 'NoExecute').taint('c', undefined),
+        true,
+      ],
+      [
+        'a toleration for another effect does not apply',
+        makePod('p').tolerate({ key: 'dedicated', operator: 'Exists', effect: 'NoExecute' }),
+        linux().taint('dedicated', 'gpu'),
+        false,
+      ],
       ['a template bound to another node', makePod('p').node('elsewhere'), linux(), false],
     ];
     for (const [what, pod, node, runs] of table) {
@@ -62,7 +89,10 @@ describe('manifests/daemonset', () => {
       assert.deepEqual(pod?.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution, {
         nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['gpu'] }] }],
       });
-      assert.deepEqual(pod?.spec.tolerations, [{ key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' }, ...DAEMON_POD_TOLERATIONS]);
+      assert.deepEqual(pod?.spec.tolerations, [
+        { key: 'nvidia.com/gpu', operator: 'Exists', effect: 'NoSchedule' },
+        ...DAEMON_POD_TOLERATIONS,
+      ]);
       assert.equal(pod?.metadata.namespace, 'kube-system');
       assert.equal(pod?.spec.nodeName, undefined, 'scheduled like any pod, as upstream since 1.12');
     });

@@ -52,7 +52,9 @@ describe('examples', () => {
       assert.deepEqual([trigger?.value.podSet, trigger?.value.state, trigger?.value.quietTime], ['nightly-batch', 'Planning', '2m0s']);
       const members = model.pods.filter((p) => p.value.metadata.labels?.['planner.ciena.io/pod-set'] === 'nightly-batch');
       assert.equal(members.length, 6);
-      assert.ok(members.every((p) => p.value.spec.schedulerName === 'podset-planner-scheduler' && p.value.metadata.namespace === 'analytics'));
+      assert.ok(
+        members.every((p) => p.value.spec.schedulerName === 'podset-planner-scheduler' && p.value.metadata.namespace === 'analytics'),
+      );
       assert.deepEqual(
         model.profiles[0]?.value.profiles.map((p) => p.schedulerName),
         ['default-scheduler', 'podset-planner-scheduler'],

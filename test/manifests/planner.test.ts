@@ -56,7 +56,8 @@ describe('manifests/planner', () => {
   });
 
   describe('reports malformed entries where they are', () => {
-    const trigger = 'apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata: { name: t, labels: { planner.ciena.io/pod-set: s } }\n';
+    const trigger =
+      'apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata: { name: t, labels: { planner.ciena.io/pod-set: s } }\n';
     const plan = trigger.replace('ScheduleTrigger', 'SchedulePlan');
     // What is kept: the object with the bad part left out (so its other parts keep their features), or nothing.
     const table: Array<[what: string, yaml: string, expected: Array<[code: string, path: string]>, kept: unknown]> = [
@@ -70,9 +71,19 @@ describe('manifests/planner', () => {
         { trigger: [{ name: 'z' }] },
       ],
       ['a trigger without a state', `${trigger}spec: { dependsOn: [] }\n`, [['missing-field', 'spec']], {}],
-      ['a SchedulePlan entry without its node', `${plan}spec:\n  plan:\n    - pod: a\n    - { pod: b, node: n }\n`, [['missing-field', 'spec.plan[0]']], { plan: [{ pod: 'b', node: 'n' }] }],
+      [
+        'a SchedulePlan entry without its node',
+        `${plan}spec:\n  plan:\n    - pod: a\n    - { pod: b, node: n }\n`,
+        [['missing-field', 'spec.plan[0]']],
+        { plan: [{ pod: 'b', node: 'n' }] },
+      ],
       ['a SchedulePlan entry that is not a mapping', `${plan}spec:\n  plan: [a]\n`, [['wrong-type', 'spec.plan[0]']], { plan: [] }],
-      ['a SchedulePlan with a malformed status', `${plan}spec:\n  plan: []\nstatus: { placed: -1 }\n`, [['bad-value', 'status.placed']], { plan: [] }],
+      [
+        'a SchedulePlan with a malformed status',
+        `${plan}spec:\n  plan: []\nstatus: { placed: -1 }\n`,
+        [['bad-value', 'status.placed']],
+        { plan: [] },
+      ],
     ];
     for (const [what, yaml, expected, kept] of table) {
       it(what, () => {
@@ -82,7 +93,10 @@ describe('manifests/planner', () => {
           expected,
         );
         const trigger = read.triggers[0]?.value.dependsOn;
-        const plan = read.plans[0] && { plan: read.plans[0].value.plan, ...(read.plans[0].value.status ? { status: read.plans[0].value.status } : {}) };
+        const plan = read.plans[0] && {
+          plan: read.plans[0].value.plan,
+          ...(read.plans[0].value.status ? { status: read.plans[0].value.status } : {}),
+        };
         assert.deepEqual({ ...(trigger ? { trigger } : {}), ...plan }, kept);
       });
     }

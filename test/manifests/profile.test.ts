@@ -13,7 +13,9 @@ describe('manifests/profile', () => {
         { schedulerName: 'default-scheduler' },
         {
           schedulerName: 'bin-packing',
-          plugins: { score: { enabled: [{ name: 'NodeResourcesFit', weight: 5 }], disabled: [{ name: 'NodeResourcesBalancedAllocation' }] } },
+          plugins: {
+            score: { enabled: [{ name: 'NodeResourcesFit', weight: 5 }], disabled: [{ name: 'NodeResourcesBalancedAllocation' }] },
+          },
           pluginConfig: [
             {
               name: 'NodeResourcesFit',
@@ -36,7 +38,10 @@ describe('manifests/profile', () => {
   it('a configuration without profiles has the default one; a profile without a name is default-scheduler', () => {
     const bare = readFile({ name: 'c.yaml', text: 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n' });
     assert.deepEqual(bare.profiles[0]?.value.profiles, [{ schedulerName: 'default-scheduler' }]);
-    const unnamed = readFile({ name: 'c.yaml', text: 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{ percentageOfNodesToScore: 10 }]\n' });
+    const unnamed = readFile({
+      name: 'c.yaml',
+      text: 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles: [{ percentageOfNodesToScore: 10 }]\n',
+    });
     assert.deepEqual(unnamed.profiles[0]?.value.profiles, [{ schedulerName: 'default-scheduler', percentageOfNodesToScore: 10 }]);
   });
 

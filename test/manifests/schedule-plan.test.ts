@@ -10,7 +10,12 @@ const rejected: Diagnosis = {
   nodesTotal: 2,
   nodesEvaluated: 2,
   feasibleNodes: 0,
-  status: { code: Code.Unschedulable, reasons: ['0/2 nodes are available: 2 Insufficient cpu.'], plugin: 'NodeResourcesFit', stage: 'Filter' },
+  status: {
+    code: Code.Unschedulable,
+    reasons: ['0/2 nodes are available: 2 Insufficient cpu.'],
+    plugin: 'NodeResourcesFit',
+    stage: 'Filter',
+  },
   rejections: [
     { node: 'node-a', plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] },
     { node: 'node-b', plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] },

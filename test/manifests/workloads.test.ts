@@ -43,7 +43,11 @@ describe('manifests/workloads', () => {
   });
 
   it('controllers add the labels upstream adds: StatefulSet pod name and index, Job name', () => {
-    assert.deepEqual(pods('db')[1]?.metadata.labels, { app: 'db', 'statefulset.kubernetes.io/pod-name': 'db-1', 'apps.kubernetes.io/pod-index': '1' });
+    assert.deepEqual(pods('db')[1]?.metadata.labels, {
+      app: 'db',
+      'statefulset.kubernetes.io/pod-name': 'db-1',
+      'apps.kubernetes.io/pod-index': '1',
+    });
     assert.deepEqual(pods('db')[1]?.metadata.ownerReferences?.[0]?.uid, '7c1e3a52-0000-4000-8000-000000000001');
     assert.deepEqual(pods('report')[0]?.metadata.labels, { app: 'report', 'batch.kubernetes.io/job-name': 'report', 'job-name': 'report' });
   });
@@ -144,11 +148,27 @@ status: { phase: ${phase} }
   };
 
   const table: Array<[what: string, docs: string[], pods: string[]]> = [
-    ['a Deployment, its ReplicaSet and all its pods: nothing made up', [deployment(2), replicaSet(2), pod('web-abc-1', 'uid: rs-1, '), pod('web-abc-2', 'uid: rs-1, ')], ['shop/web-abc-1', 'shop/web-abc-2']],
-    ['a replica without a pod: one made up, for the ReplicaSet only', [deployment(3), replicaSet(3), pod('web-abc-1', 'uid: rs-1, '), pod('web-abc-2', 'uid: rs-1, ')], ['shop/web-abc-0*', 'shop/web-abc-1', 'shop/web-abc-2']],
+    [
+      'a Deployment, its ReplicaSet and all its pods: nothing made up',
+      [deployment(2), replicaSet(2), pod('web-abc-1', 'uid: rs-1, '), pod('web-abc-2', 'uid: rs-1, ')],
+      ['shop/web-abc-1', 'shop/web-abc-2'],
+    ],
+    [
+      'a replica without a pod: one made up, for the ReplicaSet only',
+      [deployment(3), replicaSet(3), pod('web-abc-1', 'uid: rs-1, '), pod('web-abc-2', 'uid: rs-1, ')],
+      ['shop/web-abc-0*', 'shop/web-abc-1', 'shop/web-abc-2'],
+    ],
     ['pods matched by owner name when no uid is written', [replicaSet(2), pod('web-abc-1', '')], ['shop/web-abc-0*', 'shop/web-abc-1']],
-    ['a Deployment without its ReplicaSet counts the pods of its pod-template-hash ReplicaSet', [deployment(2), pod('web-abc-1', 'uid: rs-1, ')], ['shop/web-0*', 'shop/web-abc-1']],
-    ['a finished pod does not count as a replica', [replicaSet(1), pod('web-abc-1', 'uid: rs-1, ', 'Succeeded')], ['shop/web-abc-0*', 'shop/web-abc-1']],
+    [
+      'a Deployment without its ReplicaSet counts the pods of its pod-template-hash ReplicaSet',
+      [deployment(2), pod('web-abc-1', 'uid: rs-1, ')],
+      ['shop/web-0*', 'shop/web-abc-1'],
+    ],
+    [
+      'a finished pod does not count as a replica',
+      [replicaSet(1), pod('web-abc-1', 'uid: rs-1, ', 'Succeeded')],
+      ['shop/web-abc-0*', 'shop/web-abc-1'],
+    ],
     ['a Deployment alone: all its replicas made up', [deployment(2)], ['shop/web-0*', 'shop/web-1*']],
   ];
   for (const [what, docs, pods] of table) it(what, () => assert.deepEqual(podsOf(...docs), pods));

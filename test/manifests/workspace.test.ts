@@ -45,10 +45,26 @@ describe('manifests/workspace', () => {
       ['a list, not an object', '- a\n- b\n', ['error wrong-type 1:1']],
       ['no name', 'apiVersion: v1\nkind: Pod\nmetadata: {}\nspec: { containers: [{ name: a }] }\n', ['error missing-field 3:1']],
       ['no containers', 'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec: { containers: [] }\n', ['error missing-field 4:9']],
-      ['a number where a string goes', 'apiVersion: v1\nkind: Pod\nmetadata: { name: x, labels: { v: 1 } }\nspec: { containers: [{ name: a }] }\n', ['error wrong-type 3:35']],
-      ['a negative request', 'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec: { containers: [{ name: a, resources: { requests: { memory: -1Gi } } }] }\n', ['error bad-quantity 4:66']],
-      ['an unknown operator', 'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec: { containers: [{ name: a }], tolerations: [{ operator: exists }] }\n', ['error bad-value 4:62']],
-      ['a weight out of range', 'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec:\n  containers: [{ name: a }]\n  affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: {} }] } }\n', ['error bad-value 6:91']],
+      [
+        'a number where a string goes',
+        'apiVersion: v1\nkind: Pod\nmetadata: { name: x, labels: { v: 1 } }\nspec: { containers: [{ name: a }] }\n',
+        ['error wrong-type 3:35'],
+      ],
+      [
+        'a negative request',
+        'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec: { containers: [{ name: a, resources: { requests: { memory: -1Gi } } }] }\n',
+        ['error bad-quantity 4:66'],
+      ],
+      [
+        'an unknown operator',
+        'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec: { containers: [{ name: a }], tolerations: [{ operator: exists }] }\n',
+        ['error bad-value 4:62'],
+      ],
+      [
+        'a weight out of range',
+        'apiVersion: v1\nkind: Pod\nmetadata: { name: x }\nspec:\n  containers: [{ name: a }]\n  affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 0, preference: {} }] } }\n',
+        ['error bad-value 6:91'],
+      ],
     ];
     for (const [what, yaml, expected] of table) {
       it(what, () => {
@@ -59,14 +75,20 @@ describe('manifests/workspace', () => {
     }
 
     it('says which value was meant when only the case is wrong', () => {
-      const m = readFile({ name: 'x.yaml', text: 'apiVersion: v1\nkind: Node\nmetadata: { name: n }\nspec: { taints: [{ key: k, effect: noschedule }] }\n' });
+      const m = readFile({
+        name: 'x.yaml',
+        text: 'apiVersion: v1\nkind: Node\nmetadata: { name: n }\nspec: { taints: [{ key: k, effect: noschedule }] }\n',
+      });
       assert.equal(m.errors[0]?.message, '"noschedule" is not one of NoSchedule, PreferNoSchedule, NoExecute (did you mean NoSchedule?)');
     });
   });
 
   describe('warnings keep the object', () => {
     it('a known kind under another apiVersion is read as the known one', () => {
-      const m = readFile({ name: 'x.yaml', text: 'apiVersion: apps/v1\nkind: Pod\nmetadata: { name: x }\nspec: { containers: [{ name: a }] }\n' });
+      const m = readFile({
+        name: 'x.yaml',
+        text: 'apiVersion: apps/v1\nkind: Pod\nmetadata: { name: x }\nspec: { containers: [{ name: a }] }\n',
+      });
       assert.deepEqual(m.errors.map(brief), ['warning bad-api-version 1:13']);
       assert.equal(m.pods.length, 1);
     });
@@ -96,11 +118,17 @@ items:
       m.nodes.map((n) => [n.value.metadata.name, n.base]),
       [['n1', 'items[0]']],
     );
-    assert.deepEqual(m.errors.map((e) => [e.path, at(e.range)]), [['items[1].status.allocatable.cpu', '11:35']]);
+    assert.deepEqual(
+      m.errors.map((e) => [e.path, at(e.range)]),
+      [['items[1].status.allocatable.cpu', '11:35']],
+    );
   });
 
   it('counts objects of other kinds without reading them', () => {
-    const m = readFile({ name: 'x.yaml', text: 'apiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: shop }\n---\nkind: ConfigMap\n' });
+    const m = readFile({
+      name: 'x.yaml',
+      text: 'apiVersion: v1\nkind: Service\nmetadata: { name: web, namespace: shop }\n---\nkind: ConfigMap\n',
+    });
     assert.deepEqual(
       m.others.map((o) => o.value),
       [{ apiVersion: 'v1', kind: 'Service', name: 'web', namespace: 'shop' }, { kind: 'ConfigMap' }],
@@ -115,8 +143,11 @@ items:
   });
 
   describe('a large kubectl List (the fast path) gives the objects and locations a small one does', () => {
-    const item = (i: number, extra = '') => `- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p-${i}\n    namespace: ns\n  spec:\n    containers:\n    - name: main\n      resources:\n        requests: { cpu: 100m }\n${extra}`;
-    const items = Array.from({ length: 12000 }, (_, i) => item(i, i === 7000 ? '    nodeSelectr: {}\n' : i === 9000 ? '    priority: 1\n    overhead: { cpu: 2 cores }\n' : ''));
+    const item = (i: number, extra = '') =>
+      `- apiVersion: v1\n  kind: Pod\n  metadata:\n    name: p-${i}\n    namespace: ns\n  spec:\n    containers:\n    - name: main\n      resources:\n        requests: { cpu: 100m }\n${extra}`;
+    const items = Array.from({ length: 12000 }, (_, i) =>
+      item(i, i === 7000 ? '    nodeSelectr: {}\n' : i === 9000 ? '    priority: 1\n    overhead: { cpu: 2 cores }\n' : ''),
+    );
     const yamlText = `apiVersion: v1\nitems:\n${items.join('')}kind: List\nmetadata: {}\n`;
     const position = (text: string, needle: string, from = 0) => {
       const offset = text.indexOf(needle, from);
@@ -128,7 +159,10 @@ items:
       assert.ok(yamlText.length > 1 << 20);
       const model = readFile({ name: 'dump.yaml', text: yamlText });
       assert.equal(model.pods.length, 11999, 'all but the one with the bad quantity');
-      assert.deepEqual(model.errors.map(brief), [`warning unknown-field ${position(yamlText, 'nodeSelectr')}`, `error bad-quantity ${position(yamlText, '2 cores')}`]);
+      assert.deepEqual(model.errors.map(brief), [
+        `warning unknown-field ${position(yamlText, 'nodeSelectr')}`,
+        `error bad-quantity ${position(yamlText, '2 cores')}`,
+      ]);
       const source = model.documents[0]?.source;
       assert.equal(source?.pathAt(yamlText.indexOf('nodeSelectr') + 2), 'items[7000].spec.nodeSelectr');
       // A field that is not written is shown at its nearest written ancestor, inside the item.
@@ -137,7 +171,20 @@ items:
     });
 
     it('the same as JSON (kubectl get -o json)', () => {
-      const jsonText = JSON.stringify({ apiVersion: 'v1', items: Array.from({ length: 12000 }, (_, i) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: `p-${i}`, namespace: 'ns' }, spec: { containers: [{ name: 'main' }], ...(i === 7000 ? { nodeSelectr: {} } : {}) } })), kind: 'List' }, null, 4);
+      const jsonText = JSON.stringify(
+        {
+          apiVersion: 'v1',
+          items: Array.from({ length: 12000 }, (_, i) => ({
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name: `p-${i}`, namespace: 'ns' },
+            spec: { containers: [{ name: 'main' }], ...(i === 7000 ? { nodeSelectr: {} } : {}) },
+          })),
+          kind: 'List',
+        },
+        null,
+        4,
+      );
       const model = readFile({ name: 'dump.json', text: jsonText });
       assert.equal(model.pods.length, 12000);
       assert.deepEqual(model.errors.map(brief), [`warning unknown-field ${position(jsonText, '"nodeSelectr"')}`]);
@@ -146,14 +193,23 @@ items:
   });
 
   describe('combining files', () => {
-    const nodes = { name: 'nodes.yaml', text: 'apiVersion: v1\nkind: Node\nmetadata: { name: n1 }\nstatus: { allocatable: { cpu: "4", pods: "10" } }\n' };
-    const more = { name: 'more.yaml', text: `${nodes.text}---\napiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec: { nodeName: n1, containers: [{ name: a }] }\n` };
+    const nodes = {
+      name: 'nodes.yaml',
+      text: 'apiVersion: v1\nkind: Node\nmetadata: { name: n1 }\nstatus: { allocatable: { cpu: "4", pods: "10" } }\n',
+    };
+    const more = {
+      name: 'more.yaml',
+      text: `${nodes.text}---\napiVersion: v1\nkind: Pod\nmetadata: { name: p }\nspec: { nodeName: n1, containers: [{ name: a }] }\n`,
+    };
 
     it('keeps the first of two objects with the same name and reports the second where it is', () => {
       const m = readSnapshot([nodes, more]);
       assert.equal(m.nodes.length, 1);
       assert.equal(m.nodes[0]?.file, 'nodes.yaml');
-      assert.deepEqual(m.errors.map((e) => [e.code, e.range.file, at(e.range)]), [['duplicate-name', 'more.yaml', '3:19']]);
+      assert.deepEqual(
+        m.errors.map((e) => [e.code, e.range.file, at(e.range)]),
+        [['duplicate-name', 'more.yaml', '3:19']],
+      );
       assert.match(m.errors[0]?.message ?? '', /node "n1" is already defined at nodes\.yaml:3:19/);
     });
 
@@ -182,7 +238,8 @@ items:
       'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: urgent }\nvalue: 1000\npreemptionPolicy: Never\n',
       'apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata: { name: usual }\nvalue: 10\nglobalDefault: true\n',
     ].join('---\n');
-    const pod = (name: string, spec: string) => `---\napiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec: { ${spec}containers: [{ name: a }] }\n`;
+    const pod = (name: string, spec: string) =>
+      `---\napiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec: { ${spec}containers: [{ name: a }] }\n`;
     const table: Array<[name: string, spec: string, priority: number | undefined, policy: string | undefined]> = [
       ['the named class', 'priorityClassName: urgent, ', 1000, 'Never'],
       ['the globalDefault class when none is named', '', 10, 'PreemptLowerPriority'],
@@ -200,7 +257,8 @@ items:
     }
 
     it('a class that does not exist: the pod is kept as written, with admission’s refusal as a warning at the name, once per template', () => {
-      const deployment = '---\napiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  replicas: 3\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web } }\n    spec: { priorityClassName: nope, containers: [{ name: a }] }\n';
+      const deployment =
+        '---\napiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  replicas: 3\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web } }\n    spec: { priorityClassName: nope, containers: [{ name: a }] }\n';
       const m = readSnapshot([{ name: 'c.yaml', text: pod('p', 'priorityClassName: nope, ').slice(4) + deployment }]);
       assert.equal(m.cluster.pods.length, 4);
       assert.equal(m.pods[0]?.value.spec.priority, undefined);
@@ -217,9 +275,31 @@ items:
 
   describe('never throws, whatever the input', () => {
     const seeds = [fixture('pod.yaml').text, fixture('workloads.yaml').text, fixture('planner.yaml').text, fixture('daemonset.yaml').text];
-    const odd = ['', '\u0000', '\uFEFF', '---', '...', '%YAML 1.2\n---\n', '&a [*a]', '*nope', '{', ']', 'key: |\n  ---\n', '\t- x', 'é: ü\n', '9'.repeat(400), '"\\u'];
+    const odd = [
+      '',
+      '\u0000',
+      '\uFEFF',
+      '---',
+      '...',
+      '%YAML 1.2\n---\n',
+      '&a [*a]',
+      '*nope',
+      '{',
+      ']',
+      'key: |\n  ---\n',
+      '\t- x',
+      'é: ü\n',
+      '9'.repeat(400),
+      '"\\u',
+    ];
     const deep = (n: number): string => '['.repeat(n) + ']'.repeat(n);
-    const aliases = 'a: &a [x, x, x, x, x, x, x, x, x]\n' + Array.from({ length: 9 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`).join('\n');
+    const aliases =
+      'a: &a [x, x, x, x, x, x, x, x, x]\n' +
+      Array.from(
+        { length: 9 },
+        (_, i) =>
+          `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [*${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}, *${String.fromCharCode(97 + i)}]`,
+      ).join('\n');
 
     it('truncations, insertions, deep nesting and alias bombs give errors, not exceptions', () => {
       // A fixed linear congruential sequence: the same mutations on every run.

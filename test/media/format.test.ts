@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { barShares, formatTime, usageText } from '../../media/src/format';
 import type { ResourceUseView } from '../../src/protocol/webview';
 
-const cpu = (allocatable: number, requested: number, planned: number): ResourceUseView => ({ resource: 'cpu', unit: 'millicores', allocatable, requested, planned });
+const cpu = (allocatable: number, requested: number, planned: number): ResourceUseView => ({
+  resource: 'cpu',
+  unit: 'millicores',
+  allocatable,
+  requested,
+  planned,
+});
 
 describe('webview format', () => {
   const bars: Array<[string, ResourceUseView, { requested: number; planned: number; over: boolean }]> = [
@@ -19,7 +25,10 @@ describe('webview format', () => {
 
   it('labels a bar with used / allocatable and the planned part', () => {
     assert.equal(usageText(cpu(4000, 1000, 1500)), '2.5 cores / 4 cores (1.5 cores planned)');
-    assert.equal(usageText({ resource: 'memory', unit: 'bytes', allocatable: 8 * 1024 ** 3, requested: 1024 ** 3, planned: 0 }), '1 GiB / 8 GiB');
+    assert.equal(
+      usageText({ resource: 'memory', unit: 'bytes', allocatable: 8 * 1024 ** 3, requested: 1024 ** 3, planned: 0 }),
+      '1 GiB / 8 GiB',
+    );
   });
 
   it('prints times in UTC', () => {

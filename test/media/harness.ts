@@ -18,7 +18,17 @@ export async function ensureBundle(): Promise<void> {
   const built = existsSync(BUNDLE) ? statSync(BUNDLE).mtimeMs : 0;
   const sources = ['media/src', 'src/protocol'].flatMap((dir) => readdirSync(dir).map((f) => statSync(path.join(dir, f)).mtimeMs));
   if (built > Math.max(...sources)) return;
-  await build({ entryPoints: ['media/src/main.ts'], outfile: BUNDLE, bundle: true, platform: 'browser', target: 'chrome120', format: 'iife', sourcemap: true, logLevel: 'warning', legalComments: 'none' });
+  await build({
+    entryPoints: ['media/src/main.ts'],
+    outfile: BUNDLE,
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'iife',
+    sourcemap: true,
+    logLevel: 'warning',
+    legalComments: 'none',
+  });
 }
 
 export async function launch(): Promise<Browser> {
@@ -27,7 +37,14 @@ export async function launch(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -96,7 +113,11 @@ export interface Recorded {
 }
 
 /** A page as VS Code would show it: the panel HTML, the extension's files served from ORIGIN. */
-export async function openPanel(browser: Browser, theme: Theme, options: { saved?: unknown; errors?: string[]; dialogs?: string[]; width?: number; height?: number } = {}): Promise<Page> {
+export async function openPanel(
+  browser: Browser,
+  theme: Theme,
+  options: { saved?: unknown; errors?: string[]; dialogs?: string[]; width?: number; height?: number } = {},
+): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: options.width ?? 1100, height: options.height ?? 900 } });
   page.on('pageerror', (e) => options.errors?.push(e.message));
   page.on('dialog', (d) => {
@@ -104,7 +125,16 @@ export async function openPanel(browser: Browser, theme: Theme, options: { saved
     void d.dismiss();
   });
   const files: Record<string, { body: string; type: string }> = {
-    '/index.html': { body: panelHtml({ cspSource: ORIGIN, script: `${ORIGIN}/dist/webview.js`, style: `${ORIGIN}/media/podplan.css`, nonce: 'dGVzdG5vbmNldGVzdG5vbmNl', title: 'Podplan' }), type: 'text/html' },
+    '/index.html': {
+      body: panelHtml({
+        cspSource: ORIGIN,
+        script: `${ORIGIN}/dist/webview.js`,
+        style: `${ORIGIN}/media/podplan.css`,
+        nonce: 'dGVzdG5vbmNldGVzdG5vbmNl',
+        title: 'Podplan',
+      }),
+      type: 'text/html',
+    },
     '/dist/webview.js': { body: readFileSync(BUNDLE, 'utf8'), type: 'text/javascript' },
     '/media/podplan.css': { body: readFileSync('media/podplan.css', 'utf8'), type: 'text/css' },
   };

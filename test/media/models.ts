@@ -5,7 +5,14 @@ import type { FunnelView, MatrixRowView, NodeUseView, PlanView, PodExplanationVi
 export const HOSTILE = '<img src=x onerror=alert(1)>';
 const GIB = 1024 ** 3;
 
-function node(name: string, zone: string, cpu: [number, number, number], pods: readonly string[], owner: string, extra: Partial<NodeUseView> = {}): NodeUseView {
+function node(
+  name: string,
+  zone: string,
+  cpu: [number, number, number],
+  pods: readonly string[],
+  owner: string,
+  extra: Partial<NodeUseView> = {},
+): NodeUseView {
   return {
     node: name,
     zone,
@@ -29,7 +36,15 @@ export const setFunnel: FunnelView = {
   steps: [
     { stage: 'Sort', entered: 15, left: 15, skipped: 0, rejected: [], podsStopped: [] },
     { stage: 'PreFilter', entered: 15, left: 15, skipped: 0, rejected: [], podsStopped: [] },
-    { stage: 'Filter', plugin: 'TaintToleration', entered: 15, left: 12, skipped: 0, rejected: [{ reason: 'node(s) had untolerated taint {dedicated: gpu}', count: 3, nodes: ['worker-c'] }], podsStopped: [] },
+    {
+      stage: 'Filter',
+      plugin: 'TaintToleration',
+      entered: 15,
+      left: 12,
+      skipped: 0,
+      rejected: [{ reason: 'node(s) had untolerated taint {dedicated: gpu}', count: 3, nodes: ['worker-c'] }],
+      podsStopped: [],
+    },
     {
       stage: 'Filter',
       plugin: 'NodeResourcesFit',
@@ -43,14 +58,43 @@ export const setFunnel: FunnelView = {
       podsStopped: ['etl-3', 'feature-store-1'],
     },
     { stage: 'Score', entered: 6, left: 6, skipped: 0, rejected: [], podsStopped: [] },
-    { stage: 'SelectHost', picks: true, entered: 6, left: 3, skipped: 0, rejected: [{ reason: 'scored lower than the chosen node', count: 3, nodes: ['worker-b'] }], podsStopped: [] },
+    {
+      stage: 'SelectHost',
+      picks: true,
+      entered: 6,
+      left: 3,
+      skipped: 0,
+      rejected: [{ reason: 'scored lower than the chosen node', count: 3, nodes: ['worker-b'] }],
+      podsStopped: [],
+    },
   ],
 };
 
 const unplaced: UnplacedView[] = [
-  { pod: 'etl-3', stage: 'Filter', plugin: 'NodeResourcesFit', reason: 'Insufficient cpu', message: '0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}.', reasons: [{ reason: 'Insufficient cpu', nodes: 2 }] },
-  { pod: 'etl-4', stage: 'Filter', plugin: 'NodeResourcesFit', reason: 'Insufficient cpu', message: '0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}.', reasons: [{ reason: 'Insufficient cpu', nodes: 2 }] },
-  { pod: 'feature-store-1', stage: 'Filter', plugin: HOSTILE, reason: HOSTILE, message: `0/3 nodes are available: 3 ${HOSTILE}.`, reasons: [{ reason: HOSTILE, nodes: 3 }] },
+  {
+    pod: 'etl-3',
+    stage: 'Filter',
+    plugin: 'NodeResourcesFit',
+    reason: 'Insufficient cpu',
+    message: '0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}.',
+    reasons: [{ reason: 'Insufficient cpu', nodes: 2 }],
+  },
+  {
+    pod: 'etl-4',
+    stage: 'Filter',
+    plugin: 'NodeResourcesFit',
+    reason: 'Insufficient cpu',
+    message: '0/3 nodes are available: 2 Insufficient cpu, 1 node(s) had untolerated taint {dedicated: gpu}.',
+    reasons: [{ reason: 'Insufficient cpu', nodes: 2 }],
+  },
+  {
+    pod: 'feature-store-1',
+    stage: 'Filter',
+    plugin: HOSTILE,
+    reason: HOSTILE,
+    message: `0/3 nodes are available: 3 ${HOSTILE}.`,
+    reasons: [{ reason: HOSTILE, nodes: 3 }],
+  },
 ];
 
 export const plan: PlanView = {
@@ -74,13 +118,29 @@ export const plan: PlanView = {
   ],
   unplaced,
   unplacedGroups: [
-    { stage: 'Filter', plugin: 'NodeResourcesFit', reason: 'Insufficient cpu', message: unplaced[0]?.message ?? '', pods: ['etl-3', 'etl-4'] },
+    {
+      stage: 'Filter',
+      plugin: 'NodeResourcesFit',
+      reason: 'Insufficient cpu',
+      message: unplaced[0]?.message ?? '',
+      pods: ['etl-3', 'etl-4'],
+    },
     { stage: 'Filter', plugin: HOSTILE, reason: HOSTILE, message: `0/3 nodes are available: 3 ${HOSTILE}.`, pods: ['feature-store-1'] },
   ],
   funnel: setFunnel,
 };
 
-const FILTERS = ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'VolumeRestrictions', 'PodTopologySpread', 'InterPodAffinity'];
+const FILTERS = [
+  'NodeUnschedulable',
+  'NodeName',
+  'TaintToleration',
+  'NodeAffinity',
+  'NodePorts',
+  'NodeResourcesFit',
+  'VolumeRestrictions',
+  'PodTopologySpread',
+  'InterPodAffinity',
+];
 const SCORERS = [
   { plugin: 'TaintToleration', weight: 3 },
   { plugin: 'NodeAffinity', weight: 2 },
@@ -99,7 +159,14 @@ export function explanation(count: number, planned = true): PodExplanationView {
     const name = `node-${String(i).padStart(4, '0')}`;
     if (i % 5 === 4) {
       const taint = i % 10 === 9;
-      rejectedRows.push({ node: name, verdict: 'rejected', stage: 'Filter', plugin: taint ? 'TaintToleration' : 'NodeResourcesFit', reasons: [taint ? 'node(s) had untolerated taint {dedicated: gpu}' : 'Insufficient cpu'], rejectedAt: taint ? 2 : 5 });
+      rejectedRows.push({
+        node: name,
+        verdict: 'rejected',
+        stage: 'Filter',
+        plugin: taint ? 'TaintToleration' : 'NodeResourcesFit',
+        reasons: [taint ? 'node(s) had untolerated taint {dedicated: gpu}' : 'Insufficient cpu'],
+        rejectedAt: taint ? 2 : 5,
+      });
       continue;
     }
     const scores = SCORERS.map((s, j): readonly [number, number, number] => {
@@ -110,7 +177,10 @@ export function explanation(count: number, planned = true): PodExplanationView {
   }
   // As the server sends them: the chosen node, the feasible by rank, then the rejected.
   scored.sort((a, b) => (b.total ?? 0) - (a.total ?? 0) || (a.node < b.node ? -1 : 1));
-  const rows: MatrixRowView[] = [...scored.map((r, i): MatrixRowView => ({ ...r, verdict: i === 0 ? 'chosen' : 'feasible', rank: i + 1 })), ...rejectedRows];
+  const rows: MatrixRowView[] = [
+    ...scored.map((r, i): MatrixRowView => ({ ...r, verdict: i === 0 ? 'chosen' : 'feasible', rank: i + 1 })),
+    ...rejectedRows,
+  ];
   const feasible = rows.filter((r) => r.verdict !== 'rejected');
   const rejected = rows.filter((r) => r.verdict === 'rejected');
   const first = feasible[0]?.node ?? '';
@@ -127,13 +197,25 @@ export function explanation(count: number, planned = true): PodExplanationView {
     ],
     ...(planned ? { plannedNode: target, plan: 'nightly-batch-plan' } : {}),
     cycle: 'now',
-    verdict: planned ? `${target}, the planned node, fits: ranked 3 of ${feasible.length} feasible nodes.` : `${first}, the chosen node, is where a cycle puts the pod now.`,
+    verdict: planned
+      ? `${target}, the planned node, fits: ranked 3 of ${feasible.length} feasible nodes.`
+      : `${first}, the chosen node, is where a cycle puts the pod now.`,
     chosenNode: first,
     nodes: { total: count, evaluated: count, feasible: feasible.length },
     filters: FILTERS.map((plugin) => ({ plugin, evaluated: count, passed: count })),
     rejections: [
-      { stage: 'Filter', plugin: 'NodeResourcesFit', reason: 'Insufficient cpu', nodes: rejected.filter((r) => r.plugin === 'NodeResourcesFit').map((r) => r.node) },
-      { stage: 'Filter', plugin: 'TaintToleration', reason: 'node(s) had untolerated taint {dedicated: gpu}', nodes: rejected.filter((r) => r.plugin === 'TaintToleration').map((r) => r.node) },
+      {
+        stage: 'Filter',
+        plugin: 'NodeResourcesFit',
+        reason: 'Insufficient cpu',
+        nodes: rejected.filter((r) => r.plugin === 'NodeResourcesFit').map((r) => r.node),
+      },
+      {
+        stage: 'Filter',
+        plugin: 'TaintToleration',
+        reason: 'node(s) had untolerated taint {dedicated: gpu}',
+        nodes: rejected.filter((r) => r.plugin === 'TaintToleration').map((r) => r.node),
+      },
     ],
     scores: [],
     funnel: {
@@ -143,9 +225,43 @@ export function explanation(count: number, planned = true): PodExplanationView {
       steps: [
         { stage: 'Sort', entered: count, left: count, skipped: 0, rejected: [] },
         { stage: 'PreFilter', entered: count, left: count, skipped: 0, rejected: [] },
-        { stage: 'Filter', plugin: 'TaintToleration', entered: count, left: count - rejected.length / 2, skipped: 0, rejected: [{ reason: 'node(s) had untolerated taint {dedicated: gpu}', count: rejected.length / 2, nodes: rejected.filter((r) => r.plugin === 'TaintToleration').map((r) => r.node) }] },
-        { stage: 'Filter', plugin: 'NodeResourcesFit', entered: count - rejected.length / 2, left: feasible.length, skipped: 0, rejected: [{ reason: 'Insufficient cpu', count: rejected.length / 2, nodes: rejected.filter((r) => r.plugin === 'NodeResourcesFit').map((r) => r.node) }] },
-        { stage: 'Score', entered: feasible.length, left: 1, skipped: 0, rejected: [{ reason: 'scored lower than the chosen node', count: feasible.length - 1, nodes: feasible.slice(1).map((r) => r.node) }] },
+        {
+          stage: 'Filter',
+          plugin: 'TaintToleration',
+          entered: count,
+          left: count - rejected.length / 2,
+          skipped: 0,
+          rejected: [
+            {
+              reason: 'node(s) had untolerated taint {dedicated: gpu}',
+              count: rejected.length / 2,
+              nodes: rejected.filter((r) => r.plugin === 'TaintToleration').map((r) => r.node),
+            },
+          ],
+        },
+        {
+          stage: 'Filter',
+          plugin: 'NodeResourcesFit',
+          entered: count - rejected.length / 2,
+          left: feasible.length,
+          skipped: 0,
+          rejected: [
+            {
+              reason: 'Insufficient cpu',
+              count: rejected.length / 2,
+              nodes: rejected.filter((r) => r.plugin === 'NodeResourcesFit').map((r) => r.node),
+            },
+          ],
+        },
+        {
+          stage: 'Score',
+          entered: feasible.length,
+          left: 1,
+          skipped: 0,
+          rejected: [
+            { reason: 'scored lower than the chosen node', count: feasible.length - 1, nodes: feasible.slice(1).map((r) => r.node) },
+          ],
+        },
       ],
     },
     matrix: { filterPlugins: FILTERS, scorePlugins: SCORERS, rows },
@@ -155,14 +271,40 @@ export function explanation(count: number, planned = true): PodExplanationView {
 /** An unplaced pod over the same nodes, every node rejected, with the closest one named. */
 export function unplacedExplanation(count: number): PodExplanationView {
   const x = explanation(count, false);
-  const rows = x.matrix.rows.map((r): MatrixRowView => ({ node: r.node, verdict: 'rejected', stage: 'Filter', plugin: 'NodeResourcesFit', reasons: ['Insufficient cpu'], rejectedAt: 5 }));
+  const rows = x.matrix.rows.map((r): MatrixRowView => ({
+    node: r.node,
+    verdict: 'rejected',
+    stage: 'Filter',
+    plugin: 'NodeResourcesFit',
+    reasons: ['Insufficient cpu'],
+    rejectedAt: 5,
+  }));
   const { chosenNode: _chosen, ...rest } = x;
-  return { ...rest, pod: 'etl-3', verdict: `No node fits. Closest: node-0002, which passed 5 of 9 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 200m cpu).`, message: `0/${count} nodes are available: ${count} Insufficient cpu.`, nodes: { total: count, evaluated: count, feasible: 0 }, matrix: { ...x.matrix, rows, closest: { node: 'node-0002', why: 'passed 5 of 9 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 200m cpu)' } } };
+  return {
+    ...rest,
+    pod: 'etl-3',
+    verdict: `No node fits. Closest: node-0002, which passed 5 of 9 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 200m cpu).`,
+    message: `0/${count} nodes are available: ${count} Insufficient cpu.`,
+    nodes: { total: count, evaluated: count, feasible: 0 },
+    matrix: {
+      ...x.matrix,
+      rows,
+      closest: {
+        node: 'node-0002',
+        why: 'passed 5 of 9 filter plugins, then NodeResourcesFit rejected it: Insufficient cpu (short by 200m cpu)',
+      },
+    },
+  };
 }
 
 /** A plan of `pods` pods over `nodes` nodes in 3 zones, owners by tens, one pod in 50 unplaced for one of 4 reasons. */
 export function bigPlan(nodes: number, pods: number): PlanView {
-  const REASONS = ['Insufficient cpu', 'Insufficient memory', 'node(s) had untolerated taint {dedicated: gpu}', "node(s) didn't match Pod's node affinity/selector"];
+  const REASONS = [
+    'Insufficient cpu',
+    'Insufficient memory',
+    'node(s) had untolerated taint {dedicated: gpu}',
+    "node(s) didn't match Pod's node affinity/selector",
+  ];
   const names = Array.from({ length: nodes }, (_, i) => `node-${String(i).padStart(4, '0')}`);
   const byNode = new Map<number, string[]>();
   const assignments: PlanView['assignments'][number][] = [];
@@ -171,7 +313,14 @@ export function bigPlan(nodes: number, pods: number): PlanView {
     const pod = `app-${Math.floor(p / 10)}-${p % 10}`;
     if (p % 50 === 49) {
       const reason = REASONS[Math.floor(p / 50) % REASONS.length] as string;
-      unplacedPods.push({ pod, stage: 'Filter', plugin: 'NodeResourcesFit', reason, message: `0/${nodes} nodes are available: ${nodes} ${reason}.`, reasons: [{ reason, nodes }] });
+      unplacedPods.push({
+        pod,
+        stage: 'Filter',
+        plugin: 'NodeResourcesFit',
+        reason,
+        message: `0/${nodes} nodes are available: ${nodes} ${reason}.`,
+        reasons: [{ reason, nodes }],
+      });
       continue;
     }
     const n = (p * 7919) % nodes;
@@ -191,7 +340,13 @@ export function bigPlan(nodes: number, pods: number): PlanView {
       return node(name, `zone-${i % 3}`, [16000, (i * 37) % 12000, planned.length * 500], planned, `Deployment/app-${i % 40}`);
     }),
     unplaced: unplacedPods,
-    unplacedGroups: [...groups].map(([reason, podsOf]) => ({ stage: 'Filter', plugin: 'NodeResourcesFit', reason, message: `0/${nodes} nodes are available: ${nodes} ${reason}.`, pods: podsOf })),
+    unplacedGroups: [...groups].map(([reason, podsOf]) => ({
+      stage: 'Filter',
+      plugin: 'NodeResourcesFit',
+      reason,
+      message: `0/${nodes} nodes are available: ${nodes} ${reason}.`,
+      pods: podsOf,
+    })),
     funnel: { ...setFunnel, subject: 'big-set', pods },
   };
 }
@@ -211,12 +366,20 @@ export function preemptingExplanation(): PodExplanationView {
       reportOnly: false,
       candidates: [
         { node: 'node-0002', victims: [victim('data/batch-3', 1000), victim('data/batch-4', 1000)], pdbViolations: 0 },
-        { node: 'node-0005', victims: [victim('data/batch-7', 1000), victim('data/batch-8', 1000), victim('data/batch-9', 1000)], pdbViolations: 0, lostOn: 'smaller sum of victim priorities' },
+        {
+          node: 'node-0005',
+          victims: [victim('data/batch-7', 1000), victim('data/batch-8', 1000), victim('data/batch-9', 1000)],
+          pdbViolations: 0,
+          lostOn: 'smaller sum of victim priorities',
+        },
         { node: 'node-0007', victims: [victim('shop/cache-0', 5000)], pdbViolations: 0, lostOn: 'lower highest victim priority' },
         { node: 'node-0009', victims: [victim(`data/${HOSTILE}`, 10, true)], pdbViolations: 1, lostOn: 'fewer PDB violations' },
       ],
       failures: [
-        { reason: 'No preemption victims found for incoming pod', nodes: ['node-0000', 'node-0001', 'node-0003', 'node-0004', 'node-0006', 'node-0008'] },
+        {
+          reason: 'No preemption victims found for incoming pod',
+          nodes: ['node-0000', 'node-0001', 'node-0003', 'node-0004', 'node-0006', 'node-0008'],
+        },
         { reason: 'Insufficient cpu', nodes: ['node-0010', 'node-0011'] },
       ],
     },

@@ -3,7 +3,13 @@ import assert from 'node:assert/strict';
 import { parseQuery, sortNodes, usePercent, type NodeOrder } from '../../media/src/query';
 import type { NodeUseView } from '../../src/protocol/webview';
 
-const node = (name: string, zone: string | undefined, cpuUsed: number, pods: string[] = [], labels: Record<string, string> = {}): NodeUseView => ({
+const node = (
+  name: string,
+  zone: string | undefined,
+  cpuUsed: number,
+  pods: string[] = [],
+  labels: Record<string, string> = {},
+): NodeUseView => ({
   node: name,
   ...(zone !== undefined ? { zone } : {}),
   labels,
@@ -16,7 +22,11 @@ const node = (name: string, zone: string | undefined, cpuUsed: number, pods: str
   ],
 });
 
-const nodes = [node('web-1', 'z1', 1000, ['api-0']), node('web-2', 'z2', 3800, [], { gpu: 'a100' }), node('db-1', undefined, 0, ['db-0', 'db-1'], { gpu: '' })];
+const nodes = [
+  node('web-1', 'z1', 1000, ['api-0']),
+  node('web-2', 'z2', 3800, [], { gpu: 'a100' }),
+  node('db-1', undefined, 0, ['db-0', 'db-1'], { gpu: '' }),
+];
 
 describe('webview query: the node map’s search', () => {
   const cases: Array<[string, string[]]> = [
@@ -36,7 +46,10 @@ describe('webview query: the node map’s search', () => {
   for (const [query, expected] of cases) {
     it(`"${query}" → ${expected.join(', ') || 'none'}`, () => {
       const p = parseQuery(query);
-      assert.deepEqual((p ? nodes.filter(p) : nodes).map((n) => n.node), expected);
+      assert.deepEqual(
+        (p ? nodes.filter(p) : nodes).map((n) => n.node),
+        expected,
+      );
     });
   }
 
@@ -51,5 +64,10 @@ describe('webview query: the node map’s search', () => {
     ['cpu', ['web-2', 'web-1', 'db-1']],
     ['planned', ['db-1', 'web-1', 'web-2']],
   ];
-  for (const [order, expected] of orders) it(`orders by ${order}`, () => assert.deepEqual(sortNodes(nodes, order).map((n) => n.node), expected));
+  for (const [order, expected] of orders)
+    it(`orders by ${order}`, () =>
+      assert.deepEqual(
+        sortNodes(nodes, order).map((n) => n.node),
+        expected,
+      ));
 });

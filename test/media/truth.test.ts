@@ -80,7 +80,9 @@ describe('webview in headless Chromium: the example’s views tell the truth', f
   });
 
   it('closest node of ml/trainer: gpu-c2, whose untolerated taint is its only obstacle, named above the matrix', async () => {
-    const x = value(await explainPodRequest({ pod: { namespace: 'ml', name: 'trainer' } }, workspaceOf(exampleFiles()).analysis(), history));
+    const x = value(
+      await explainPodRequest({ pod: { namespace: 'ml', name: 'trainer' } }, workspaceOf(exampleFiles()).analysis(), history),
+    );
     const page = await open();
     await send(page, { type: 'explanation', explanation: x });
     await page.locator('vscode-tab-header[data-tab="matrix"]').click();

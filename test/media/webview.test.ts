@@ -30,7 +30,8 @@ describe('webview in headless Chromium', function () {
     assert.deepEqual(dialogs.splice(0), [], 'dialogs opened by the page');
   });
 
-  const open = (theme: Theme, saved?: unknown, width?: number): Promise<Page> => openPanel(browser, theme, { saved, errors, dialogs, ...(width !== undefined ? { width } : {}) });
+  const open = (theme: Theme, saved?: unknown, width?: number): Promise<Page> =>
+    openPanel(browser, theme, { saved, errors, dialogs, ...(width !== undefined ? { width } : {}) });
   const tab = (page: Page, id: string) => page.locator(`vscode-tab-header[data-tab="${id}"]`).click();
   /** Pixels of the map's canvas that are not transparent: the tiles were drawn. */
   const painted = (page: Page) =>
@@ -115,7 +116,11 @@ describe('webview in headless Chromium', function () {
     await page.getByRole('option', { name: 'by cpu use' }).click();
     await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
     assert.match(await page.locator('.node-detail h3').innerText(), /^worker-b/);
-    assert.deepEqual(await page.locator('.node-detail .use .amount').allInnerTexts(), ['4.5 cores / 4 cores (1.5 cores planned)', '5 GiB / 32 GiB (1 GiB planned)', '4 / 110 (1 planned)']);
+    assert.deepEqual(await page.locator('.node-detail .use .amount').allInnerTexts(), [
+      '4.5 cores / 4 cores (1.5 cores planned)',
+      '5 GiB / 32 GiB (1 GiB planned)',
+      '4 / 110 (1 planned)',
+    ]);
     // The keyboard: the map is a grid whose active cell names the node under the cursor.
     await page.locator('.node-map').focus();
     await page.keyboard.press('ArrowRight');
@@ -128,8 +133,18 @@ describe('webview in headless Chromium', function () {
     // Coloured by owner: the legend names the owners of the planned pods.
     await page.locator('.map-view label.field', { hasText: 'Colour' }).locator('vscode-single-select').click();
     await page.getByRole('option', { name: 'owner of planned pods' }).click();
-    assert.match(await page.locator('.map-view .legend').innerText(), /^Tile: owner with the most planned pods on the node\. +Job\/etl \(3\)/);
-    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-0', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
+    assert.match(
+      await page.locator('.map-view .legend').innerText(),
+      /^Tile: owner with the most planned pods on the node\. +Job\/etl \(3\)/,
+    );
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [
+      {
+        type: 'explainPod',
+        namespace: 'analytics',
+        pod: 'etl-0',
+        inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 },
+      },
+    ]);
     await page.close();
   });
 
@@ -148,7 +163,14 @@ describe('webview in headless Chromium', function () {
     assert.deepEqual(await names(), ['etl-1']);
     assert.equal(await page.locator('.pods-view .count').innerText(), '1 of 3 pods');
     await page.locator('.pods-table .matrix-body').getByRole('button', { name: 'Explain' }).click();
-    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-1', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [
+      {
+        type: 'explainPod',
+        namespace: 'analytics',
+        pod: 'etl-1',
+        inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 },
+      },
+    ]);
     await page.close();
   });
 
@@ -162,7 +184,14 @@ describe('webview in headless Chromium', function () {
     assert.equal(await cards.first().locator('.badge').innerText(), 'Filter · NodeResourcesFit');
     assert.deepEqual(await cards.first().locator('.pod-chip a').allInnerTexts(), ['etl-3', 'etl-4']);
     await cards.first().locator('.pod-chip').nth(1).getByRole('button', { name: 'Explain' }).click();
-    assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'explainPod', namespace: 'analytics', pod: 'etl-4', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } }]);
+    assert.deepEqual((await violationsAndPosts(page)).slice(1), [
+      {
+        type: 'explainPod',
+        namespace: 'analytics',
+        pod: 'etl-4',
+        inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 },
+      },
+    ]);
     await page.close();
   });
 
@@ -170,8 +199,22 @@ describe('webview in headless Chromium', function () {
     const page = await open('light');
     await send(page, { type: 'plan', plan });
     await tab(page, 'funnel');
-    assert.deepEqual(await page.locator('.step-name').allInnerTexts(), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · NodeResourcesFit', 'Score', 'Select host']);
-    assert.equal(await page.locator('.step').nth(3).locator('.kept').evaluate((e: HTMLElement) => e.style.width), '40%');
+    assert.deepEqual(await page.locator('.step-name').allInnerTexts(), [
+      'Sort',
+      'PreFilter',
+      'Filter · TaintToleration',
+      'Filter · NodeResourcesFit',
+      'Score',
+      'Select host',
+    ]);
+    assert.equal(
+      await page
+        .locator('.step')
+        .nth(3)
+        .locator('.kept')
+        .evaluate((e: HTMLElement) => e.style.width),
+      '40%',
+    );
     await page.locator('.step').nth(3).click();
     assert.equal(await page.locator('.step').nth(3).getAttribute('aria-pressed'), 'true');
     assert.deepEqual(await page.locator('.step-detail .rejection .reason').allInnerTexts(), ['4 × Insufficient cpu', `2 × ${HOSTILE}`]);
@@ -179,7 +222,12 @@ describe('webview in headless Chromium', function () {
     await page.locator('.step-detail .pod-chip').first().getByRole('button', { name: 'Explain' }).click();
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [
       { type: 'reveal', kind: 'Node', name: 'worker-b' },
-      { type: 'explainPod', namespace: 'analytics', pod: 'etl-3', inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 } },
+      {
+        type: 'explainPod',
+        namespace: 'analytics',
+        pod: 'etl-3',
+        inPlan: { podSet: 'nightly-batch', trigger: 'nightly-batch', historyId: 42 },
+      },
     ]);
     await page.close();
   });
@@ -214,16 +262,23 @@ describe('webview in headless Chromium', function () {
     // Rejected rows first; one rejected by NodeResourcesFit: ✓ up to it, ✗ there, · after.
     await header('Verdict').locator('button').click();
     assert.equal(await first.locator('.verdict').innerText(), 'rejected');
-    const verdicts = await page.locator('.matrix-body .matrix-row.rejected').evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('.filter')].map((c) => c.textContent).join('')));
+    const verdicts = await page
+      .locator('.matrix-body .matrix-row.rejected')
+      .evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('.filter')].map((c) => c.textContent).join('')));
     assert.ok(verdicts.includes('✓✓✓✓✓✗···'), verdicts.join(' '));
     assert.ok(verdicts.includes('✓✓✗······'), verdicts.join(' '));
-    const why = await page.locator('.matrix-body .filter.fail').evaluateAll((cells) => [...new Set(cells.map((c) => c.getAttribute('title')))].sort());
+    const why = await page
+      .locator('.matrix-body .filter.fail')
+      .evaluateAll((cells) => [...new Set(cells.map((c) => c.getAttribute('title')))].sort());
     assert.deepEqual(why, ['NodeResourcesFit: Insufficient cpu', 'TaintToleration: node(s) had untolerated taint {dedicated: gpu}']);
     await header('Total').locator('button').click();
     assert.equal(await header('Total').getAttribute('aria-sort'), 'descending');
     const totals = await page.locator('.matrix-body .matrix-row .total').allInnerTexts();
     const numbers = totals.map(Number);
-    assert.deepEqual(numbers, [...numbers].sort((a, b) => b - a));
+    assert.deepEqual(
+      numbers,
+      [...numbers].sort((a, b) => b - a),
+    );
     await header('Node').locator('button').click();
     assert.equal(await first.locator('.name').innerText(), 'node-0000');
     await header('Node').locator('button').click();
@@ -245,11 +300,23 @@ describe('webview in headless Chromium', function () {
       await send(page, { type: 'explanation', explanation: preemptingExplanation() });
       await tab(page, 'preemption');
       assert.equal(await page.locator('vscode-tab-header[data-tab="preemption"]').innerText(), 'Preemption (4)');
-      assert.equal(await page.locator('.preemption .callout').innerText(), 'Evicting data/batch-3, data/batch-4 from node-0002 makes room.');
-      const rows = await page.locator('.preemption section').first().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+      assert.equal(
+        await page.locator('.preemption .callout').innerText(),
+        'Evicting data/batch-3, data/batch-4 from node-0002 makes room.',
+      );
+      const rows = await page
+        .locator('.preemption section')
+        .first()
+        .locator('tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
       assert.deepEqual(rows, [
         ['node-0002', 'data/batch-3 (1000), data/batch-4 (1000)', '0', 'chosen'],
-        ['node-0005', 'data/batch-7 (1000), data/batch-8 (1000), data/batch-9 (1000)', '0', 'lost: node-0002 has smaller sum of victim priorities'],
+        [
+          'node-0005',
+          'data/batch-7 (1000), data/batch-8 (1000), data/batch-9 (1000)',
+          '0',
+          'lost: node-0002 has smaller sum of victim priorities',
+        ],
         ['node-0007', 'shop/cache-0 (5000)', '0', 'lost: node-0002 has lower highest victim priority'],
         ['node-0009', `data/${HOSTILE} (10, breaks a PDB)`, '1', 'lost: node-0002 has fewer PDB violations'],
       ]);
@@ -272,8 +339,20 @@ describe('webview in headless Chromium', function () {
 
   it('a plan that evicts running pods (the profile lets plans preempt) says so above its views (screenshot test-results/webview-plan-evicts-light.png)', async () => {
     const page = await open('light');
-    await send(page, { type: 'plan', plan: { ...plan, victims: [{ pod: 'batch/filler-1', node: 'worker-a', by: 'etl-0' }, { pod: `batch/${HOSTILE}`, node: 'worker-b', by: 'etl-1' }] } });
-    assert.equal(await page.locator('.callout[role=note]').innerText(), `This plan evicts 2 running pods: batch/filler-1 from worker-a for etl-0, batch/${HOSTILE} from worker-b for etl-1.`);
+    await send(page, {
+      type: 'plan',
+      plan: {
+        ...plan,
+        victims: [
+          { pod: 'batch/filler-1', node: 'worker-a', by: 'etl-0' },
+          { pod: `batch/${HOSTILE}`, node: 'worker-b', by: 'etl-1' },
+        ],
+      },
+    });
+    assert.equal(
+      await page.locator('.callout[role=note]').innerText(),
+      `This plan evicts 2 running pods: batch/filler-1 from worker-a for etl-0, batch/${HOSTILE} from worker-b for etl-1.`,
+    );
     assert.equal(await page.locator('img').count(), 0);
     await page.screenshot({ path: `${RESULTS}/webview-plan-evicts-light.png` });
     await page.locator('.callout[role=note] a').first().click();
@@ -290,14 +369,25 @@ describe('webview in headless Chromium', function () {
     assert.ok(preemption);
     await send(page, { type: 'explanation', explanation: { ...x, preemption: { ...preemption, reportOnly: true } } });
     await tab(page, 'preemption');
-    assert.equal(await page.locator('.preemption .callout').innerText(), 'Not done (plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting data/batch-3, data/batch-4 from node-0002 would make room.');
-    await send(page, { type: 'explanation', explanation: { ...x, preemption: { victims: [], reportOnly: false, candidates: [], failures: preemption.failures } }, nav: nav(2) });
+    assert.equal(
+      await page.locator('.preemption .callout').innerText(),
+      'Not done (plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting data/batch-3, data/batch-4 from node-0002 would make room.',
+    );
+    await send(page, {
+      type: 'explanation',
+      explanation: { ...x, preemption: { victims: [], reportOnly: false, candidates: [], failures: preemption.failures } },
+      nav: nav(2),
+    });
     await tab(page, 'preemption');
     assert.equal(await page.locator('vscode-tab-header[data-tab="preemption"]').innerText(), 'Preemption');
     assert.equal(await page.locator('.preemption .callout').innerText(), 'No eviction of lower-priority pods makes room on any node.');
     assert.equal(await page.locator('.preemption section').count(), 1);
     await send(page, { type: 'explanation', explanation: explanation(12), nav: nav(3) });
-    assert.equal(await page.locator('vscode-tab-header[data-tab="preemption"]').count(), 0, 'no preemption tab when the cycle did not try it');
+    assert.equal(
+      await page.locator('vscode-tab-header[data-tab="preemption"]').count(),
+      0,
+      'no preemption tab when the cycle did not try it',
+    );
     await violationsAndPosts(page);
     await page.close();
   });
@@ -350,7 +440,9 @@ describe('webview in headless Chromium', function () {
     const rows = await page.locator('.matrix-body .matrix-row').count();
     assert.ok(rows > 10 && rows < 60, `${rows} rows in the DOM`);
     await page.locator('.matrix-body').evaluate((e) => (e.scrollTop = 24 * 4000));
-    await page.waitForFunction(() => [...document.querySelectorAll('.matrix-body .matrix-row')].some((r) => r.getAttribute('aria-rowindex') === '4002'));
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('.matrix-body .matrix-row')].some((r) => r.getAttribute('aria-rowindex') === '4002'),
+    );
     await violationsAndPosts(page);
     await page.close();
   });
@@ -364,13 +456,20 @@ describe('webview in headless Chromium', function () {
     // Count the filter's runs: each redraws the count.
     await page.locator('.map-view .count[role=status]').evaluate((el) => {
       (window as unknown as { __counts: number }).__counts = 0;
-      new MutationObserver(() => (window as unknown as { __counts: number }).__counts++).observe(el, { childList: true, characterData: true, subtree: true });
+      new MutationObserver(() => (window as unknown as { __counts: number }).__counts++).observe(el, {
+        childList: true,
+        characterData: true,
+        subtree: true,
+      });
     });
     await page.keyboard.type('node-12', { delay: 30 });
     const expected = big.nodes.filter((n) => n.node.includes('node-12')).length;
     await page.locator('.map-view .count[role=status]', { hasText: `${expected.toLocaleString('en')} of 5,000 nodes` }).waitFor();
     assert.equal(await search.evaluate((e: HTMLElement & { value: string }) => e.value), 'node-12');
-    assert.ok((await page.evaluate(() => (window as unknown as { __counts: number }).__counts)) <= 2, 'the filter ran once per pause, not once per key');
+    assert.ok(
+      (await page.evaluate(() => (window as unknown as { __counts: number }).__counts)) <= 2,
+      'the filter ran once per pause, not once per key',
+    );
     await page.close();
   });
 
@@ -378,27 +477,54 @@ describe('webview in headless Chromium', function () {
     const page = await open('dark', undefined, 1100);
     const big = bigPlan(5000, 10000);
     await send(page, { type: 'plan', plan: big, nav: nav(1) });
-    const width = async (selector: string) => page.locator(selector).first().evaluate((e) => e.getBoundingClientRect().width);
+    const width = async (selector: string) =>
+      page
+        .locator(selector)
+        .first()
+        .evaluate((e) => e.getBoundingClientRect().width);
     assert.ok((await width('.node-map canvas')) >= 0.95 * (await width('.map-view')), 'the map is as wide as the view');
     await page.locator('.map-view label.field', { hasText: 'Group' }).locator('vscode-single-select').click();
     await page.getByRole('option', { name: 'by zone' }).click();
     const zones = [...new Set(big.nodes.map((n) => n.zone ?? '(no zone)'))].sort();
     const summaries = await page.locator('.map-group h3').allInnerTexts();
-    assert.deepEqual(summaries.map((t) => t.split(':')[0]), zones);
+    assert.deepEqual(
+      summaries.map((t) => t.split(':')[0]),
+      zones,
+    );
     const first = big.nodes.filter((n) => (n.zone ?? '(no zone)') === zones[0]);
-    assert.match(summaries[0] ?? '', new RegExp(`^${zones[0]}: ${first.length.toLocaleString('en')} nodes, [\\d,]+ pods planned, cpu \\d+% and memory \\d+% in use$`));
+    assert.match(
+      summaries[0] ?? '',
+      new RegExp(`^${zones[0]}: ${first.length.toLocaleString('en')} nodes, [\\d,]+ pods planned, cpu \\d+% and memory \\d+% in use$`),
+    );
     assert.equal(await page.locator('.map-group canvas').count(), zones.length);
     await page.screenshot({ path: `${RESULTS}/webview-plan-map-zones-dark.png` });
     // A node chosen on a group's map shows its detail.
-    await page.locator('.map-group canvas').first().click({ position: { x: 5, y: 5 } });
-    assert.match(await page.locator('.node-detail h3').innerText(), new RegExp(`^${first.sort((a, b) => a.node.localeCompare(b.node))[0]?.node ?? ''}`));
+    await page
+      .locator('.map-group canvas')
+      .first()
+      .click({ position: { x: 5, y: 5 } });
+    assert.match(
+      await page.locator('.node-detail h3').innerText(),
+      new RegExp(`^${first.sort((a, b) => a.node.localeCompare(b.node))[0]?.node ?? ''}`),
+    );
     await violationsAndPosts(page);
     await page.close();
   });
 
   it('lists the history and asks to compare two picked plans, older first', async () => {
     const page = await open('dark');
-    const entry = (id: number, placed: number) => ({ id, podSet: 'nightly-batch', namespace: 'analytics', trigger: 'nightly-batch', planner: 'default', profile: 'p', status: 'draft' as const, createdAt: Date.UTC(2025, 2, 14, 9, id), placed, unplaced: 6 - placed });
+    const entry = (id: number, placed: number) => ({
+      id,
+      podSet: 'nightly-batch',
+      namespace: 'analytics',
+      trigger: 'nightly-batch',
+      planner: 'default',
+      profile: 'p',
+      status: 'draft' as const,
+      createdAt: Date.UTC(2025, 2, 14, 9, id),
+      placed,
+      unplaced: 6 - placed,
+    });
     await send(page, { type: 'history', entries: [entry(9, 6), entry(7, 4), entry(3, 4)], next: 3 });
     await page.screenshot({ path: `${RESULTS}/webview-history-dark.png`, fullPage: true });
     const compare = page.getByRole('button', { name: 'Compare selected' });
@@ -409,19 +535,40 @@ describe('webview in headless Chromium', function () {
     await compare.click();
     await page.getByRole('button', { name: 'Older plans' }).click();
     await page.getByRole('link', { name: '#7' }).click();
-    assert.deepEqual((await recorded(page)).posted.slice(1), [{ type: 'comparePlans', from: 3, to: 9 }, { type: 'moreHistory', before: 3 }, { type: 'openPlan', id: 7 }]);
+    assert.deepEqual((await recorded(page)).posted.slice(1), [
+      { type: 'comparePlans', from: 3, to: 9 },
+      { type: 'moreHistory', before: 3 },
+      { type: 'openPlan', id: 7 },
+    ]);
     await page.close();
   });
 
   it('shows a comparison with the reason for each move', async () => {
     const page = await open('light');
-    const entry = (id: number) => ({ id, podSet: 'nightly-batch', namespace: 'analytics', planner: 'default', profile: 'p', status: 'draft' as const, createdAt: Date.UTC(2025, 2, 14, 9, id), placed: 4, unplaced: 2 });
+    const entry = (id: number) => ({
+      id,
+      podSet: 'nightly-batch',
+      namespace: 'analytics',
+      planner: 'default',
+      profile: 'p',
+      status: 'draft' as const,
+      createdAt: Date.UTC(2025, 2, 14, 9, id),
+      placed: 4,
+      unplaced: 2,
+    });
     const diff: HostToWebview = {
       type: 'diff',
       diff: {
         from: entry(3),
         to: entry(9),
-        moved: [{ pod: 'etl-0', from: 'worker-a', to: 'worker-b', reason: 'worker-a now rejects it at Filter: NodeResourcesFit: Insufficient cpu' }],
+        moved: [
+          {
+            pod: 'etl-0',
+            from: 'worker-a',
+            to: 'worker-b',
+            reason: 'worker-a now rejects it at Filter: NodeResourcesFit: Insufficient cpu',
+          },
+        ],
         becamePlaced: [],
         becameUnplaced: [{ pod: 'etl-2', was: 'worker-b', message: '0/5 nodes are available: 5 Insufficient memory.' }],
         added: [],
@@ -436,13 +583,29 @@ describe('webview in headless Chromium', function () {
     await send(page, diff);
     await page.screenshot({ path: `${RESULTS}/webview-diff-light.png`, fullPage: true });
     assert.deepEqual(await page.locator('h2').allInnerTexts(), ['Moved (1)', 'No longer placed (1)']);
-    assert.deepEqual(await page.locator('tbody').first().locator('td').allInnerTexts(), ['etl-0', 'worker-a', 'worker-b', 'worker-a now rejects it at Filter: NodeResourcesFit: Insufficient cpu']);
+    assert.deepEqual(await page.locator('tbody').first().locator('td').allInnerTexts(), [
+      'etl-0',
+      'worker-a',
+      'worker-b',
+      'worker-a now rejects it at Filter: NodeResourcesFit: Insufficient cpu',
+    ]);
     await page.close();
   });
 
   it('shows which running pods only one of two plans evicts, and how many both do', async () => {
     const page = await open('dark');
-    const entry = (id: number, evicted: number) => ({ id, podSet: 'nightly-batch', namespace: 'analytics', planner: 'default', profile: 'p', status: 'draft' as const, createdAt: Date.UTC(2025, 2, 14, 9, id), placed: 6, unplaced: 0, evicted });
+    const entry = (id: number, evicted: number) => ({
+      id,
+      podSet: 'nightly-batch',
+      namespace: 'analytics',
+      planner: 'default',
+      profile: 'p',
+      status: 'draft' as const,
+      createdAt: Date.UTC(2025, 2, 14, 9, id),
+      placed: 6,
+      unplaced: 0,
+      evicted,
+    });
     await send(page, { type: 'history', entries: [entry(9, 3), entry(3, 1)] });
     assert.deepEqual(await page.locator('tbody tr').first().locator('td').last().innerText(), '3');
     await send(page, {

@@ -8,7 +8,14 @@ function smallModel() {
   const b = new MilpBuilder();
   const x = b.column(1, 0, 3, true);
   const y = b.column(1, 0, 3, true);
-  b.row([[x, 1], [y, 1]], -Infinity, 4.5);
+  b.row(
+    [
+      [x, 1],
+      [y, 1],
+    ],
+    -Infinity,
+    4.5,
+  );
   return b.build('maximize');
 }
 

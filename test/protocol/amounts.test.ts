@@ -23,6 +23,12 @@ describe('protocol/amounts', () => {
     });
   }
 
-  const units: Array<[string, AmountUnit]> = [['cpu', 'millicores'], ['memory', 'bytes'], ['ephemeral-storage', 'bytes'], ['pods', 'count'], ['nvidia.com/gpu', 'count']];
+  const units: Array<[string, AmountUnit]> = [
+    ['cpu', 'millicores'],
+    ['memory', 'bytes'],
+    ['ephemeral-storage', 'bytes'],
+    ['pods', 'count'],
+    ['nvidia.com/gpu', 'count'],
+  ];
   for (const [resource, unit] of units) it(`${resource} is counted in ${unit}`, () => assert.equal(unitOf(resource), unit));
 });

@@ -7,7 +7,11 @@ describe('protocol/initialization: readInitializationOptions', () => {
   const cases: Array<[string, unknown, object]> = [
     ['nothing sent', undefined, {}],
     ['not an object', 'fast', {}],
-    ['every option', { debounceMs: 0, plannerSchedulerName: 'mine', historyDatabase: '/tmp/h.db' }, { debounceMs: 0, plannerSchedulerName: 'mine', historyDatabase: '/tmp/h.db' }],
+    [
+      'every option',
+      { debounceMs: 0, plannerSchedulerName: 'mine', historyDatabase: '/tmp/h.db' },
+      { debounceMs: 0, plannerSchedulerName: 'mine', historyDatabase: '/tmp/h.db' },
+    ],
     ['the history turned off', { historyDatabase: false }, { historyDatabase: false }],
     ['wrong types left out', { debounceMs: '5', plannerSchedulerName: 3, historyDatabase: true }, {}],
     ['a negative wait and an empty name left out', { debounceMs: -1, plannerSchedulerName: '' }, {}],

@@ -25,7 +25,13 @@ describe('real kube-apiserver: the fidelity generator makes valid objects', func
     assert.equal(labelled.code, 0, labelled.stderr);
     // What the cases refer to: their PriorityClasses (from any case) and the RuntimeClass of the pods with overhead.
     const classes = generateCase('preemption', 1).objects.filter((o) => o.kind === 'PriorityClass');
-    const runtimeClass = { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata' }, handler: 'kata', overhead: { podFixed: { cpu: '250m', memory: '120Mi' } } };
+    const runtimeClass = {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'kata' },
+      handler: 'kata',
+      overhead: { podFixed: { cpu: '250m', memory: '120Mi' } },
+    };
     const setup = join(dir, 'setup.json');
     writeFileSync(setup, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [...classes, runtimeClass] }));
     const made = await cluster.kubectl(['create', '-f', setup]);

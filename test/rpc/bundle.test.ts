@@ -39,7 +39,15 @@ describe('rpc from an esbuild bundle', () => {
     const outfile = path.join(dir, 'entry.cjs');
     await writeFile(entry, SCRIPT);
     // The options scripts/build.mjs uses for the Node bundles.
-    const result = await build({ entryPoints: [entry], outfile, bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'silent' });
+    const result = await build({
+      entryPoints: [entry],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      logLevel: 'silent',
+    });
     assert.deepEqual(result.errors, []);
     // Run where no node_modules can be found, so everything it needs must be inside the bundle.
     const { stdout } = await promisify(execFile)(process.execPath, [outfile], { cwd: dir });

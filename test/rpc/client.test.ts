@@ -36,6 +36,9 @@ describe('rpc/client', () => {
   });
 
   it('an address gRPC cannot parse is an error value', () => {
-    assert.deepEqual(connectPlanner('', { deadlineMs: 1000 }), { ok: false, error: 'cannot use planner address "": Could not parse target name ""' });
+    assert.deepEqual(connectPlanner('', { deadlineMs: 1000 }), {
+      ok: false,
+      error: 'cannot use planner address "": Could not parse target name ""',
+    });
   });
 });

@@ -1,7 +1,14 @@
 // Real gRPC on loopback for the rpc tests: a planner server on a free port and a client dialling it.
 import assert from 'node:assert/strict';
 import { ok } from '../../src/engine/api/result';
-import { connectPlanner, startPlannerServer, type PlanFunction, type PlannerClient, type PlannerServer, type SchedulePlanRequest } from '../../src/rpc';
+import {
+  connectPlanner,
+  startPlannerServer,
+  type PlanFunction,
+  type PlannerClient,
+  type PlannerServer,
+  type SchedulePlanRequest,
+} from '../../src/rpc';
 
 export interface Loopback {
   readonly server: PlannerServer;

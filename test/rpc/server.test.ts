@@ -20,9 +20,25 @@ describe('rpc/server', () => {
   });
 
   describe('turns every failure into a gRPC status with a clear message', () => {
-    const table: Array<{ name: string; fields?: Parameters<typeof planRequest>[0]; planner?: PlanFunction; code: RpcCode; message: string }> = [
-      { name: 'an empty podSet', fields: { podSet: '' }, code: 'INVALID_ARGUMENT', message: 'invalid SchedulePlanRequest: podSet is required' },
-      { name: 'an empty namespace', fields: { namespace: '' }, code: 'INVALID_ARGUMENT', message: 'invalid SchedulePlanRequest: namespace is required' },
+    const table: Array<{
+      name: string;
+      fields?: Parameters<typeof planRequest>[0];
+      planner?: PlanFunction;
+      code: RpcCode;
+      message: string;
+    }> = [
+      {
+        name: 'an empty podSet',
+        fields: { podSet: '' },
+        code: 'INVALID_ARGUMENT',
+        message: 'invalid SchedulePlanRequest: podSet is required',
+      },
+      {
+        name: 'an empty namespace',
+        fields: { namespace: '' },
+        code: 'INVALID_ARGUMENT',
+        message: 'invalid SchedulePlanRequest: namespace is required',
+      },
       {
         name: 'an empty eligible node name',
         fields: { eligibleNodes: ['node-a', ''] },

@@ -34,14 +34,22 @@ describe('rpc/service: the Pallet planner API on the wire', () => {
   });
 
   it('encodes assignments as map field 1 of (key 1, value 2) entries', () => {
-    const wire = Buffer.concat([field(0x0a, Buffer.concat([text(0x0a, 'web-0'), text(0x12, 'n1')])), field(0x0a, Buffer.concat([text(0x0a, 'web-1'), text(0x12, 'n2')]))]);
+    const wire = Buffer.concat([
+      field(0x0a, Buffer.concat([text(0x0a, 'web-0'), text(0x12, 'n1')])),
+      field(0x0a, Buffer.concat([text(0x0a, 'web-1'), text(0x12, 'n2')])),
+    ]);
     const response = { assignments: { 'web-0': 'n1', 'web-1': 'n2' } };
     assert.deepEqual(buildSchedulePlanMethod.responseSerialize(response), wire);
     assert.deepEqual(buildSchedulePlanMethod.responseDeserialize(wire), response);
   });
 
   it('decodes absent fields as proto3 defaults, so a sender that omits them still yields a whole message', () => {
-    assert.deepEqual(buildSchedulePlanMethod.requestDeserialize(text(0x12, 'web')), { namespace: '', podSet: 'web', scheduledPod: '', eligibleNodes: [] });
+    assert.deepEqual(buildSchedulePlanMethod.requestDeserialize(text(0x12, 'web')), {
+      namespace: '',
+      podSet: 'web',
+      scheduledPod: '',
+      eligibleNodes: [],
+    });
     assert.deepEqual(buildSchedulePlanMethod.responseDeserialize(Buffer.alloc(0)), { assignments: {} });
   });
 });

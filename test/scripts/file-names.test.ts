@@ -21,9 +21,14 @@ function wellNamed(path: string): boolean {
 
 describe('file names', () => {
   it('are kebab-case, plugins under their upstream names', () => {
-    const tracked = execFileSync('git', ['ls-files', 'src', 'test', 'bench', 'scripts', 'media/src'], { cwd: ROOT, encoding: 'utf8' }).split('\n').filter((p) => p.endsWith('.ts'));
+    const tracked = execFileSync('git', ['ls-files', 'src', 'test', 'bench', 'scripts', 'media/src'], { cwd: ROOT, encoding: 'utf8' })
+      .split('\n')
+      .filter((p) => p.endsWith('.ts'));
     assert.ok(tracked.length > 100, 'git ls-files listed the sources');
-    assert.deepEqual(tracked.filter((p) => !wellNamed(p)), []);
+    assert.deepEqual(
+      tracked.filter((p) => !wellNamed(p)),
+      [],
+    );
   });
 
   for (const [path, expected] of [

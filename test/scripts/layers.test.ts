@@ -10,7 +10,14 @@ function layerErrors(file: string, code: string): string[] {
   const linter = new Linter({ configType: 'flat' });
   const messages = linter.verify(
     code,
-    [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser as Linter.Parser }, plugins: { podplan: { rules: { layers: layersRule } } }, rules: { 'podplan/layers': 'error' } }],
+    [
+      {
+        files: ['**/*.ts'],
+        languageOptions: { parser: tseslint.parser as Linter.Parser },
+        plugins: { podplan: { rules: { layers: layersRule } } },
+        rules: { 'podplan/layers': 'error' },
+      },
+    ],
     { filename: path.resolve(file) },
   );
   return messages.map((m) => m.message);

@@ -22,7 +22,11 @@ const FIXES: Array<[string, string, string]> = [
   ['unknown-pod.yaml', 'Change to worker', '    - pod: worker'],
   ['unknown-node.yaml', 'Change to big-1', '      node: big-1'],
   ['duplicate-pod.yaml', 'Remove the entry of twice-0', '      node: small-1'],
-  ['pod-outside-set.yaml', 'Add the label planner.ciena.io/pod-set: outsider to pod stray', '  labels: { planner.ciena.io/pod-set: outsider }'],
+  [
+    'pod-outside-set.yaml',
+    'Add the label planner.ciena.io/pod-set: outsider to pod stray',
+    '  labels: { planner.ciena.io/pod-set: outsider }',
+  ],
   ['node-infeasible.yaml', 'Move tainted-0 to big-1, the best node where it fits', '      node: big-1'],
   ['node-overcommitted.yaml', 'Move crowded-2 to big-1, the best node where it fits', '      node: big-1'],
   ['missing-pods.yaml', 'Add 1 missing pod to the plan, each on the best node left', '    - pod: missing-1'],
@@ -37,7 +41,11 @@ describe('server code actions (over stdio, on the problems workspace)', () => {
 
   const diskText = (uri: string) => readFileSync(fileURLToPath(uri), 'utf8');
   const actionsAt = (uri: string, d: Diagnostic) =>
-    session.connection.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } }) as Promise<CodeAction[]>;
+    session.connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri },
+      range: d.range,
+      context: { diagnostics: [d] },
+    }) as Promise<CodeAction[]>;
 
   for (const [file, title, line] of FIXES) {
     it(`${file}: "${title}" leaves the file clean`, async () => {
@@ -47,7 +55,10 @@ describe('server code actions (over stdio, on the problems workspace)', () => {
       const actions = await actionsAt(uri, diagnostic);
       const fix = actions.find((a) => a.title === title);
       assert.ok(fix?.edit, `no "${title}" among ${JSON.stringify(actions.map((a) => a.title))}`);
-      assert.deepEqual(fix.diagnostics?.map((d) => d.code), [diagnostic.code]);
+      assert.deepEqual(
+        fix.diagnostics?.map((d) => d.code),
+        [diagnostic.code],
+      );
       const changed = applyWorkspaceEdit(fix.edit, diskText);
       try {
         for (const [target, text] of changed) await session.edit(target, text);
@@ -60,7 +71,10 @@ describe('server code actions (over stdio, on the problems workspace)', () => {
   }
 
   it('after a fix is undone (the buffer closed) the disk text and its diagnostic are back', () => {
-    assert.deepEqual(session.diagnostics(session.uri('state-case.yaml'))?.map((d) => d.code), ['schema/enum']);
+    assert.deepEqual(
+      session.diagnostics(session.uri('state-case.yaml'))?.map((d) => d.code),
+      ['schema/enum'],
+    );
   });
 
   it('problems without a safe fix get no quick fix', async () => {
@@ -69,7 +83,11 @@ describe('server code actions (over stdio, on the problems workspace)', () => {
       const d = session.diagnostics(uri)?.[0];
       assert.ok(d);
       const actions = await actionsAt(uri, d);
-      assert.deepEqual(actions.filter((a) => a.kind === 'quickfix').map((a) => a.title), [], file);
+      assert.deepEqual(
+        actions.filter((a) => a.kind === 'quickfix').map((a) => a.title),
+        [],
+        file,
+      );
     }
   });
 
@@ -80,7 +98,10 @@ describe('server code actions (over stdio, on the problems workspace)', () => {
       range: { start: { line: 3, character: 2 }, end: { line: 3, character: 2 } },
       context: { diagnostics: [] },
     })) as CodeAction[];
-    assert.deepEqual(actions.map((a) => [a.title, a.kind]), [['Create a SchedulePlan for this trigger', 'refactor']]);
+    assert.deepEqual(
+      actions.map((a) => [a.title, a.kind]),
+      [['Create a SchedulePlan for this trigger', 'refactor']],
+    );
     const misspelt = await session.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: session.uri('state-case.yaml') } });
     assert.ok(misspelt?.length, 'a trigger with a misspelt state keeps its lenses (it reads as Planning)');
   });

@@ -4,7 +4,15 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { CancellationTokenSource, CompletionRequest, LSPErrorCodes, ResponseError, WorkDoneProgress, type CompletionItem, type CompletionList } from 'vscode-languageserver-protocol';
+import {
+  CancellationTokenSource,
+  CompletionRequest,
+  LSPErrorCodes,
+  ResponseError,
+  WorkDoneProgress,
+  type CompletionItem,
+  type CompletionList,
+} from 'vscode-languageserver-protocol';
 import type { Result } from '../../src/engine/api/result';
 import { PreviewPlanRequest } from '../../src/protocol/requests';
 import type { PlanView } from '../../src/protocol/webview';
@@ -45,30 +53,77 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
     const { text, position } = cursor(marked);
     const uri = session.uri(`draft-${++n}.yaml`);
     await session.edit(uri, text);
-    const result = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position })) as CompletionItem[] | CompletionList | null;
+    const result = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position })) as
+      CompletionItem[] | CompletionList | null;
     await session.close(uri);
     return Array.isArray(result) ? result : (result?.items ?? []);
   }
   const labels = async (marked: string) => (await complete(marked)).map((i) => i.label);
 
   const cases: Array<[string, string, string[]]> = [
-    ['a new document: our kinds as skeletons, then apiVersion and kind', '|', ['ScheduleTrigger', 'SchedulePlan', 'KubeSchedulerConfiguration', 'apiVersion', 'kind']],
+    [
+      'a new document: our kinds as skeletons, then apiVersion and kind',
+      '|',
+      ['ScheduleTrigger', 'SchedulePlan', 'KubeSchedulerConfiguration', 'apiVersion', 'kind'],
+    ],
     ['kind', 'apiVersion: planner.ciena.io/v1alpha1\nkind: |', ['ScheduleTrigger', 'SchedulePlan', 'KubeSchedulerConfiguration']],
     ['apiVersion of a trigger', 'kind: ScheduleTrigger\napiVersion: |', ['planner.ciena.io/v1alpha1']],
     ['the fields of a trigger not yet written', `${TRIGGER}|`, ['spec', 'status']],
     ['the fields of spec', `${TRIGGER}spec:\n  state: Planning\n  |`, ['dependsOn']],
     ['state values', `${TRIGGER}spec:\n  state: |`, ['Planning', 'Schedule']],
     ['planner label keys on a trigger', `${TRIGGER}  labels:\n    |`, ['planner.ciena.io/pod-set', 'planner.ciena.io/quiet-time']],
-    ['the pod-set label key on a pod template', 'kind: Job\nspec:\n  template:\n    metadata:\n      labels:\n        app: x\n        |', ['planner.ciena.io/pod-set']],
+    [
+      'the pod-set label key on a pod template',
+      'kind: Job\nspec:\n  template:\n    metadata:\n      labels:\n        app: x\n        |',
+      ['planner.ciena.io/pod-set'],
+    ],
     ['pod-set names seen in the workspace', `${TRIGGER}  labels:\n    planner.ciena.io/pod-set: |`, ['nightly', 'reports']],
     ['quiet times', `${TRIGGER}  labels:\n    planner.ciena.io/quiet-time: |`, ['30s', '2m0s', '5m0s', '15m0s', '1h0m0s']],
-    ['dependsOn names: the triggers of the namespace', `${TRIGGER}spec:\n  state: Planning\n  dependsOn:\n    - name: |`, ['nightly', 'reports']],
-    ['dependsOn kinds', `${TRIGGER}spec:\n  state: Planning\n  dependsOn:\n    - name: nightly\n      kind: |`, ['ScheduleTrigger', 'SchedulePlan', 'PodSet']],
-    ['the pods of the plan’s set, those not in the plan first', `${PLAN}    - pod: batch-1\n      node: node-1\n    - pod: |`, ['batch-0', 'batch-2', 'report', 'batch-1']],
+    [
+      'dependsOn names: the triggers of the namespace',
+      `${TRIGGER}spec:\n  state: Planning\n  dependsOn:\n    - name: |`,
+      ['nightly', 'reports'],
+    ],
+    [
+      'dependsOn kinds',
+      `${TRIGGER}spec:\n  state: Planning\n  dependsOn:\n    - name: nightly\n      kind: |`,
+      ['ScheduleTrigger', 'SchedulePlan', 'PodSet'],
+    ],
+    [
+      'the pods of the plan’s set, those not in the plan first',
+      `${PLAN}    - pod: batch-1\n      node: node-1\n    - pod: |`,
+      ['batch-0', 'batch-2', 'report', 'batch-1'],
+    ],
     ['the fields of a plan entry', `${PLAN}    - pod: batch-1\n      |`, ['node']],
-    ['extension points', `${CONFIG}    plugins:\n      |`, ['preEnqueue', 'queueSort', 'preFilter', 'filter', 'postFilter', 'preScore', 'score', 'reserve', 'permit', 'preBind', 'bind', 'postBind', 'multiPoint']],
-    ['the args of the plugin named', `${CONFIG}    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          |`, ['ignoredResources', 'ignoredResourceGroups', 'scoringStrategy']],
-    ['values of an arg', `${CONFIG}    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy:\n            type: |`, ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio']],
+    [
+      'extension points',
+      `${CONFIG}    plugins:\n      |`,
+      [
+        'preEnqueue',
+        'queueSort',
+        'preFilter',
+        'filter',
+        'postFilter',
+        'preScore',
+        'score',
+        'reserve',
+        'permit',
+        'preBind',
+        'bind',
+        'postBind',
+        'multiPoint',
+      ],
+    ],
+    [
+      'the args of the plugin named',
+      `${CONFIG}    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          |`,
+      ['ignoredResources', 'ignoredResourceGroups', 'scoringStrategy'],
+    ],
+    [
+      'values of an arg',
+      `${CONFIG}    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy:\n            type: |`,
+      ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio'],
+    ],
     ['scheduler names on a pod', 'kind: Pod\nspec:\n  schedulerName: |', ['podset-planner-scheduler', 'default-scheduler']],
   ];
   for (const [what, marked, expected] of cases) {
@@ -76,7 +131,29 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
   }
 
   it('plugin names: every in-tree plugin and PodSetPlanner; "*" first among plugins to disable', async () => {
-    const plugins = ['DefaultBinder', 'DefaultPreemption', 'DynamicResources', 'ImageLocality', 'InterPodAffinity', 'NodeAffinity', 'NodeDeclaredFeatures', 'NodeName', 'NodePorts', 'NodeResourcesBalancedAllocation', 'NodeResourcesFit', 'NodeUnschedulable', 'NodeVolumeLimits', 'PodSetPlanner', 'PodTopologySpread', 'PrioritySort', 'SchedulingGates', 'TaintToleration', 'VolumeBinding', 'VolumeRestrictions', 'VolumeZone'];
+    const plugins = [
+      'DefaultBinder',
+      'DefaultPreemption',
+      'DynamicResources',
+      'ImageLocality',
+      'InterPodAffinity',
+      'NodeAffinity',
+      'NodeDeclaredFeatures',
+      'NodeName',
+      'NodePorts',
+      'NodeResourcesBalancedAllocation',
+      'NodeResourcesFit',
+      'NodeUnschedulable',
+      'NodeVolumeLimits',
+      'PodSetPlanner',
+      'PodTopologySpread',
+      'PrioritySort',
+      'SchedulingGates',
+      'TaintToleration',
+      'VolumeBinding',
+      'VolumeRestrictions',
+      'VolumeZone',
+    ];
     assert.deepEqual((await labels(`${CONFIG}    plugins:\n      score:\n        enabled:\n          - name: Node|`)).sort(), plugins);
     const [first, ...rest] = await labels(`${CONFIG}    plugins:\n      score:\n        disabled:\n          - name: |`);
     assert.equal(first, '*');
@@ -92,8 +169,14 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
     assert.equal(items[0]?.preselect, true);
     assert.match(String(items[0]?.detail), /^fits · score \d+ · best$/);
     const scores = items.slice(0, 3).map((i) => Number(/score (\d+)/.exec(String(i.detail))?.[1]));
-    assert.deepEqual(scores, [...scores].sort((a, b) => b - a));
-    assert.deepEqual(items.map((i) => i.sortText), [...items.map((i) => i.sortText)].sort());
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+    );
+    assert.deepEqual(
+      items.map((i) => i.sortText),
+      [...items.map((i) => i.sortText)].sort(),
+    );
   });
 
   it('nodes are ranked on the cluster as the plan’s other entries leave it', async () => {
@@ -104,7 +187,10 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
     const left = await complete(full);
     assert.equal(left.find((i) => i.label === 'node-2')?.detail, '✗ Insufficient cpu');
     const giant = await complete(`${PLAN}    - pod: giant\n      node: |`);
-    assert.ok(giant.every((i) => String(i.detail).startsWith('✗')), 'giant fits nowhere');
+    assert.ok(
+      giant.every((i) => String(i.detail).startsWith('✗')),
+      'giant fits nowhere',
+    );
   });
 
   it('the edit replaces what was typed, and puts a space after a bare colon', async () => {
@@ -137,11 +223,28 @@ describe('server completion while the server is busy (over stdio)', function () 
   let session: LspSession;
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'podplan-busy-'));
-    const nodes = Array.from({ length: 1500 }, (_, i) => `apiVersion: v1\nkind: Node\nmetadata: { name: node-${i}, labels: { topology.kubernetes.io/zone: zone-${i % 3} } }\nstatus: { allocatable: { cpu: "4", memory: 16Gi, pods: "110" } }\n`);
+    const nodes = Array.from(
+      { length: 1500 },
+      (_, i) =>
+        `apiVersion: v1\nkind: Node\nmetadata: { name: node-${i}, labels: { topology.kubernetes.io/zone: zone-${i % 3} } }\nstatus: { allocatable: { cpu: "4", memory: 16Gi, pods: "110" } }\n`,
+    );
     writeFileSync(path.join(dir, 'nodes.yaml'), nodes.join('---\n'));
-    const pods = Array.from({ length: 200 }, (_, i) => `apiVersion: v1\nkind: Pod\nmetadata: { name: batch-${i}, namespace: big, labels: { planner.ciena.io/pod-set: big } }\nspec:\n  schedulerName: podset-planner-scheduler\n  containers: [{ name: main, resources: { requests: { cpu: "1", memory: 1Gi } } }]\n`);
-    writeFileSync(path.join(dir, 'podset.yaml'), [`apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata: { name: big, namespace: big, labels: { planner.ciena.io/pod-set: big } }\nspec: { state: Planning }\n`, ...pods].join('---\n'));
-    writeFileSync(path.join(dir, 'plan.yaml'), `${PLAN.replace(/jobs/g, 'big').replace('pod-set: nightly', 'pod-set: big')}    - pod: batch-0\n      node: \n`);
+    const pods = Array.from(
+      { length: 200 },
+      (_, i) =>
+        `apiVersion: v1\nkind: Pod\nmetadata: { name: batch-${i}, namespace: big, labels: { planner.ciena.io/pod-set: big } }\nspec:\n  schedulerName: podset-planner-scheduler\n  containers: [{ name: main, resources: { requests: { cpu: "1", memory: 1Gi } } }]\n`,
+    );
+    writeFileSync(
+      path.join(dir, 'podset.yaml'),
+      [
+        `apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata: { name: big, namespace: big, labels: { planner.ciena.io/pod-set: big } }\nspec: { state: Planning }\n`,
+        ...pods,
+      ].join('---\n'),
+    );
+    writeFileSync(
+      path.join(dir, 'plan.yaml'),
+      `${PLAN.replace(/jobs/g, 'big').replace('pod-set: nightly', 'pod-set: big')}    - pod: batch-0\n      node: \n`,
+    );
     session = await startLspSession(dir, { historyDatabase: false });
   });
   after(async () => {
@@ -151,10 +254,15 @@ describe('server completion while the server is busy (over stdio)', function () 
 
   it('answers a completion cancelled during a preview as cancelled, and the next one with the ranked nodes', async () => {
     const token = 'busy-preview';
-    const begun = new Promise<void>((resolve) => session.connection.onProgress(WorkDoneProgress.type, token, (p) => {
+    const begun = new Promise<void>((resolve) =>
+      session.connection.onProgress(WorkDoneProgress.type, token, (p) => {
         if (p.kind === 'begin') resolve();
-      }));
-    const preview = session.connection.sendRequest(PreviewPlanRequest.method, { podSet: { namespace: 'big', name: 'big' }, workDoneToken: token }) as Promise<Result<PlanView>>;
+      }),
+    );
+    const preview = session.connection.sendRequest(PreviewPlanRequest.method, {
+      podSet: { namespace: 'big', name: 'big' },
+      workDoneToken: token,
+    }) as Promise<Result<PlanView>>;
     await begun;
     // The server plans now: these wait in its queue, the first one cancelled before it is read.
     const params = { textDocument: { uri: session.uri('plan.yaml') }, position: { line: 10, character: 12 } };

@@ -58,7 +58,10 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
   it('has an expectation for every fixture file, and a fixture for every code of the server', () => {
     assert.deepEqual(Object.keys(EXPECTED).sort(), readdirSync(WORKSPACE).sort());
     const covered = new Set(Object.values(EXPECTED).flatMap((list) => list.map(([code]) => code)));
-    assert.deepEqual(Object.values(CODES).filter((code) => !covered.has(code)), []);
+    assert.deepEqual(
+      Object.values(CODES).filter((code) => !covered.has(code)),
+      [],
+    );
   });
 
   for (const [file, expected] of Object.entries(EXPECTED)) {
@@ -71,23 +74,47 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
       );
       for (const d of got) {
         assert.equal(d.source, 'podplan');
-        assert.ok(d.range.end.line > d.range.start.line || d.range.end.character > d.range.start.character, `${String(d.code)} has an empty range`);
+        assert.ok(
+          d.range.end.line > d.range.start.line || d.range.end.character > d.range.start.character,
+          `${String(d.code)} has an empty range`,
+        );
       }
     });
   }
 
   describe('messages say what is wrong and how to fix it', () => {
-    const message = (file: string, code: string) => String(session.diagnostics(session.uri(file))?.find((d) => d.code === code)?.message ?? '');
+    const message = (file: string, code: string) =>
+      String(session.diagnostics(session.uri(file))?.find((d) => d.code === code)?.message ?? '');
     const cases: Array<[string, string, RegExp]> = [
       ['state-case.yaml', 'schema/enum', /"planning" is not a valid state: did you mean Planning\?/],
       ['required-state.yaml', 'schema/required', /missing required field "state": add "state: Planning" \(one of Planning, Schedule\)/],
-      ['quiet-time-words.yaml', 'quiet-time/not-duration', /not a Go duration \(time: unknown unit " minutes" in duration "2 minutes"\); write 2m0s/],
-      ['node-infeasible.yaml', 'plan/node-infeasible', /pod tainted-0 cannot run on node gpu-1: node\(s\) had untolerated taint\(s\) \(TaintToleration\)/],
-      ['node-overcommitted.yaml', 'plan/node-overcommitted', /node small-2 is over-committed by this plan: Insufficient cpu \(NodeResourcesFit\) once the 2 pods planned there before this one are placed \(crowded-0, crowded-1\)/],
+      [
+        'quiet-time-words.yaml',
+        'quiet-time/not-duration',
+        /not a Go duration \(time: unknown unit " minutes" in duration "2 minutes"\); write 2m0s/,
+      ],
+      [
+        'node-infeasible.yaml',
+        'plan/node-infeasible',
+        /pod tainted-0 cannot run on node gpu-1: node\(s\) had untolerated taint\(s\) \(TaintToleration\)/,
+      ],
+      [
+        'node-overcommitted.yaml',
+        'plan/node-overcommitted',
+        /node small-2 is over-committed by this plan: Insufficient cpu \(NodeResourcesFit\) once the 2 pods planned there before this one are placed \(crowded-0, crowded-1\)/,
+      ],
       ['unknown-pod.yaml', 'plan/unknown-pod', /no pod "wrker" in namespace p-pod: did you mean "worker"\?/],
       ['depends-on-cycle.yaml', 'depends-on/cycle', /dependency cycle chicken → egg → chicken/],
-      ['profile-bad-args.yaml', 'profile/bad-args', /scoringStrategy.type: Unsupported value: "Fastest": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"/],
-      ['unplaceable.yaml', 'pod-set/unplaceable', /pod huge-0 cannot be placed on any node of the workspace: 0\/4 nodes are available: 1 node\(s\) had untolerated taint\(s\), 3 Insufficient cpu\. preemption: 0\/4 nodes are available: 4 Preemption is not helpful for scheduling; the planner will leave it unplaced/],
+      [
+        'profile-bad-args.yaml',
+        'profile/bad-args',
+        /scoringStrategy.type: Unsupported value: "Fastest": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"/,
+      ],
+      [
+        'unplaceable.yaml',
+        'pod-set/unplaceable',
+        /pod huge-0 cannot be placed on any node of the workspace: 0\/4 nodes are available: 1 node\(s\) had untolerated taint\(s\), 3 Insufficient cpu\. preemption: 0\/4 nodes are available: 4 Preemption is not helpful for scheduling; the planner will leave it unplaced/,
+      ],
       ['duplicate-name.yaml', 'duplicate-name', /already defined at duplicate-name.yaml:5:9/],
     ];
     for (const [file, code, pattern] of cases) it(`${code} (${file})`, () => assert.match(message(file, code), pattern));

@@ -58,9 +58,33 @@ const ODD_VALUES = [
   'batch-0',
 ];
 
-const ODD_TEXT = ['\u202e', '\ufeff', '\u200b', '\ud83d\ude00', '\ud800', 'µ', '\t', '\r\n', '\0', '#', ': ', '- ', '---\n', '...\n', '&x ', '*x', '!', '%YAML 1.2\n', '{', '[', '"', "'"];
+const ODD_TEXT = [
+  '\u202e',
+  '\ufeff',
+  '\u200b',
+  '\ud83d\ude00',
+  '\ud800',
+  'µ',
+  '\t',
+  '\r\n',
+  '\0',
+  '#',
+  ': ',
+  '- ',
+  '---\n',
+  '...\n',
+  '&x ',
+  '*x',
+  '!',
+  '%YAML 1.2\n',
+  '{',
+  '[',
+  '"',
+  "'",
+];
 
-const ALIAS_BOMB = 'a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n';
+const ALIAS_BOMB =
+  'a: &a [x,x,x,x,x,x,x,x,x]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]\ne: [*d,*d,*d,*d,*d,*d,*d,*d,*d]\n';
 
 const pick = <T>(random: Random, list: readonly T[]): T => list[random.int(list.length)] as T;
 
@@ -94,12 +118,20 @@ function mutate(text: string, random: Random): string {
       return `${text}\n${ALIAS_BOMB}`;
     case 7: {
       const depth = 50 + random.int(2000);
-      return random.int(2) === 0 ? `${text}\ndeep: ${'['.repeat(depth)}${']'.repeat(depth)}\n` : `${text}\n${Array.from({ length: depth / 10 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')} v\n`;
+      return random.int(2) === 0
+        ? `${text}\ndeep: ${'['.repeat(depth)}${']'.repeat(depth)}\n`
+        : `${text}\n${Array.from({ length: depth / 10 }, (_, i) => `${' '.repeat(i)}k${i}:`).join('\n')} v\n`;
     }
     case 8:
-      return text.replace(/kind: \w+/, `kind: ${pick(random, ['ScheduleTrigger', 'SchedulePlan', 'KubeSchedulerConfiguration', 'Pod', 'Node', 'Job', 'List'])}`);
+      return text.replace(
+        /kind: \w+/,
+        `kind: ${pick(random, ['ScheduleTrigger', 'SchedulePlan', 'KubeSchedulerConfiguration', 'Pod', 'Node', 'Job', 'List'])}`,
+      );
     case 9:
-      return text.replace(/cpu: [^,}\n]+/, `cpu: ${pick(random, ['"1e400"', '"-3"', '99999999999999999999Ei', '"0.0000000001"', '[]', '"abc"'])}`);
+      return text.replace(
+        /cpu: [^,}\n]+/,
+        `cpu: ${pick(random, ['"1e400"', '"-3"', '99999999999999999999Ei', '"0.0000000001"', '[]', '"abc"'])}`,
+      );
     default: {
       const offset = random.int(text.length + 1);
       const noise = Array.from({ length: 1 + random.int(12) }, () => String.fromCharCode(random.int(0x3000))).join('');
@@ -138,23 +170,39 @@ describe('server fuzz (over stdio): thousands of mutated documents', () => {
       const asked: Array<Promise<unknown>> = [
         session.connection.sendRequest(CompletionRequest.type, { textDocument, position: position() }),
         session.connection.sendRequest(HoverRequest.type, { textDocument, position: position() }),
-        session.connection.sendRequest(CodeActionRequest.type, { textDocument, range: { start: position(), end: position() }, context: { diagnostics: session.diagnostics(uri) ?? [] } }),
+        session.connection.sendRequest(CodeActionRequest.type, {
+          textDocument,
+          range: { start: position(), end: position() },
+          context: { diagnostics: session.diagnostics(uri) ?? [] },
+        }),
       ];
       switch (i % 6) {
         case 0:
-          asked.push(session.connection.sendRequest(DocumentSymbolRequest.type, { textDocument }), session.connection.sendRequest(CodeLensRequest.type, { textDocument }));
+          asked.push(
+            session.connection.sendRequest(DocumentSymbolRequest.type, { textDocument }),
+            session.connection.sendRequest(CodeLensRequest.type, { textDocument }),
+          );
           break;
         case 1:
           asked.push(session.connection.sendRequest(DefinitionRequest.type, { textDocument, position: position() }));
           break;
         case 2:
-          asked.push(session.connection.sendRequest(ReferencesRequest.type, { textDocument, position: position(), context: { includeDeclaration: true } }));
+          asked.push(
+            session.connection.sendRequest(ReferencesRequest.type, {
+              textDocument,
+              position: position(),
+              context: { includeDeclaration: true },
+            }),
+          );
           break;
         case 3:
           asked.push(session.connection.sendRequest(PreviewPlanRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } }));
           break;
         case 4:
-          asked.push(session.connection.sendRequest(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'batch-0' } }), session.connection.sendRequest(WorkspaceSummaryRequest.method));
+          asked.push(
+            session.connection.sendRequest(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'batch-0' } }),
+            session.connection.sendRequest(WorkspaceSummaryRequest.method),
+          );
           break;
         default:
           asked.push(session.connection.sendRequest(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } }));

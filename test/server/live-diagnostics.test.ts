@@ -28,7 +28,10 @@ ${extra}  containers:
 /** The workspace: two big nodes of its own, a trigger, a plan placing on them, a big pod and a pod selecting ssd nodes. */
 const FILES: Record<string, string> = {
   'nodes.yaml': ['ws-1', 'ws-2']
-    .map((n) => `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${n}\n  labels: { kubernetes.io/hostname: ${n}, disk: ssd }\nstatus:\n  allocatable: { cpu: "16", memory: 64Gi, pods: "110" }\n`)
+    .map(
+      (n) =>
+        `apiVersion: v1\nkind: Node\nmetadata:\n  name: ${n}\n  labels: { kubernetes.io/hostname: ${n}, disk: ssd }\nstatus:\n  allocatable: { cpu: "16", memory: 64Gi, pods: "110" }\n`,
+    )
     .join('---\n'),
   'trigger.yaml': `apiVersion: planner.ciena.io/v1alpha1\nkind: ScheduleTrigger\nmetadata:\n  name: nightly\n  namespace: jobs\n  labels: { ${SET}: nightly }\nspec:\n  state: Planning\n`,
   'plan.yaml': `apiVersion: planner.ciena.io/v1alpha1\nkind: SchedulePlan\nmetadata:\n  name: nightly\n  namespace: jobs\n  labels: { ${SET}: nightly }\nspec:\n  plan:\n    - pod: small\n      node: ws-1\n`,
@@ -45,15 +48,21 @@ describe('server: diagnostics against the live cluster while a kube context is t
     workspace: FILES,
   });
 
-  const messages = (file: string): string[] => (live.session.diagnostics(live.session.uri(file)) ?? []).map((d: Diagnostic) => `${d.code}: ${d.message}`);
+  const messages = (file: string): string[] =>
+    (live.session.diagnostics(live.session.uri(file)) ?? []).map((d: Diagnostic) => `${d.code}: ${d.message}`);
   async function until(what: string, condition: () => boolean): Promise<void> {
     for (let waited = 0; !condition(); waited += 50) {
-      if (waited > 30_000) assert.fail(`gave up waiting: ${what}; plan.yaml ${JSON.stringify(messages('plan.yaml'))}, pods.yaml ${JSON.stringify(messages('pods.yaml'))}`);
+      if (waited > 30_000)
+        assert.fail(
+          `gave up waiting: ${what}; plan.yaml ${JSON.stringify(messages('plan.yaml'))}, pods.yaml ${JSON.stringify(messages('pods.yaml'))}`,
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
-  const select = (context?: string) => live.session.connection.sendRequest(SelectSourceRequest, context === undefined ? {} : { context }) as Promise<Result<SourceView>>;
-  const unplaceable = (pod: string) => messages('pods.yaml').filter((m) => m.startsWith('pod-set/unplaceable') && m.includes(`pod ${pod} `));
+  const select = (context?: string) =>
+    live.session.connection.sendRequest(SelectSourceRequest, context === undefined ? {} : { context }) as Promise<Result<SourceView>>;
+  const unplaceable = (pod: string) =>
+    messages('pods.yaml').filter((m) => m.startsWith('pod-set/unplaceable') && m.includes(`pod ${pod} `));
 
   it('on the workspace files, the plan and the pods fit the files’ own nodes', () => {
     assert.deepEqual(messages('plan.yaml'), []);
@@ -64,17 +73,28 @@ describe('server: diagnostics against the live cluster while a kube context is t
     const selected = await select('live');
     assert.ok(selected.ok && selected.value.kind === 'cluster');
     await until('the plan is checked against the cluster', () => messages('plan.yaml').length > 0);
-    assert.deepEqual(messages('plan.yaml'), ['plan/unknown-node: no node "ws-1" in context live: name a node of context live (completion ranks them by fit for this pod)']);
+    assert.deepEqual(messages('plan.yaml'), [
+      'plan/unknown-node: no node "ws-1" in context live: name a node of context live (completion ranks them by fit for this pod)',
+    ]);
     await until('the pods are checked against the cluster', () => unplaceable('big').length > 0 && unplaceable('picky').length > 0);
-    assert.match(unplaceable('big')[0] ?? '', /pod big cannot be placed on any node of context live: 0\/2 nodes are available: 2 Insufficient cpu/);
-    assert.match(unplaceable('picky')[0] ?? '', /pod picky cannot be placed on any node of context live: 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/);
+    assert.match(
+      unplaceable('big')[0] ?? '',
+      /pod big cannot be placed on any node of context live: 0\/2 nodes are available: 2 Insufficient cpu/,
+    );
+    assert.match(
+      unplaceable('picky')[0] ?? '',
+      /pod picky cannot be placed on any node of context live: 0\/2 nodes are available: 2 node\(s\) didn't match Pod's node affinity\/selector/,
+    );
     assert.deepEqual(unplaceable('small'), []);
     assert.ok(!JSON.stringify(messages('pods.yaml')).includes(live.api.token));
   });
 
   it('follows the cluster: a node added there clears what it fixes, without any edit', async () => {
     live.api.create(node('ws-1', { cpu: '16', memory: '64Gi', pods: '110' }, { disk: 'ssd' }));
-    await until('the new node is seen', () => messages('plan.yaml').length === 0 && unplaceable('big').length === 0 && unplaceable('picky').length === 0);
+    await until(
+      'the new node is seen',
+      () => messages('plan.yaml').length === 0 && unplaceable('big').length === 0 && unplaceable('picky').length === 0,
+    );
   });
 
   it('back on the workspace files, their own nodes are the cluster again', async () => {

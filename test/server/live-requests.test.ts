@@ -5,14 +5,23 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Result } from '../../src/engine/api/result';
 import { PLANNER_CRDS } from '../../src/kube/crds';
-import { ClusterSummaryRequest, ListContextsRequest, PreviewPlanRequest, SelectSourceRequest, type ClusterSummary, type ContextList, type SourceView } from '../../src/protocol/requests';
+import {
+  ClusterSummaryRequest,
+  ListContextsRequest,
+  PreviewPlanRequest,
+  SelectSourceRequest,
+  type ClusterSummary,
+  type ContextList,
+  type SourceView,
+} from '../../src/protocol/requests';
 import type { PlanView } from '../../src/protocol/webview';
 import { openStore } from '../../src/store/store';
 import type { KubeObject } from '../kube/apiserver';
 import { node, pod, POD_SETS } from '../kube/live/cluster';
 import { useLiveServer } from './live-session';
 
-const member = (name: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': 'cart' } });
+const member = (name: string) =>
+  pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': 'cart' } });
 
 function value<T>(result: Result<T>): T {
   if (!result.ok) assert.fail(result.error);
@@ -28,7 +37,12 @@ describe('server: a kube context as the source (over stdio)', function () {
       node('n1'),
       member('cart-0'),
       member('cart-1'),
-      { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } }, spec: { state: 'Planning' } },
+      {
+        apiVersion: 'planner.ciena.io/v1alpha1',
+        kind: 'ScheduleTrigger',
+        metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } },
+        spec: { state: 'Planning' },
+      },
     ],
     context: { name: 'live', namespace: 'shop' },
     workspace: 'test/fixtures/workspaces/cluster',
@@ -38,22 +52,33 @@ describe('server: a kube context as the source (over stdio)', function () {
 
   it('lists the contexts, switches to one, and the Cluster view and previews come from the cluster', async () => {
     const contexts = value(await request<Result<ContextList>>(ListContextsRequest.method));
-    assert.deepEqual(contexts.contexts.map((c) => c.name), ['live']);
+    assert.deepEqual(
+      contexts.contexts.map((c) => c.name),
+      ['live'],
+    );
     assert.equal(contexts.source.kind, 'workspace');
     const source = value(await request<Result<SourceView>>(SelectSourceRequest.method, { context: 'live' }));
     assert.deepEqual([source.kind, source.name], ['cluster', 'live']);
     const summary = await request<ClusterSummary>(ClusterSummaryRequest.method);
     assert.deepEqual(summary.source, { kind: 'cluster', name: 'live' });
-    assert.deepEqual(summary.nodes.map((n) => n.name), ['n1']);
+    assert.deepEqual(
+      summary.nodes.map((n) => n.name),
+      ['n1'],
+    );
     assert.deepEqual(summary.contexts, ['live']);
     assert.equal(summary.scheduler?.running, false);
     const plan = value(await request<Result<PlanView>>(PreviewPlanRequest.method, { trigger: { namespace: 'shop', name: 'cart' } }));
-    assert.deepEqual(plan.assignments.map((a) => a.node), ['n1', 'n1']);
+    assert.deepEqual(
+      plan.assignments.map((a) => a.node),
+      ['n1', 'n1'],
+    );
     assert.ok(!JSON.stringify([contexts, summary, plan]).includes(live.api.token), 'no token in any answer');
   });
 
   it('records previews of the cluster as runs of the kube-context source', async () => {
-    const store = value(await openStore(join(live.dir, 'history.db')).then((r) => (r.ok ? r : { ok: false as const, error: r.error.message })));
+    const store = value(
+      await openStore(join(live.dir, 'history.db')).then((r) => (r.ok ? r : { ok: false as const, error: r.error.message })),
+    );
     try {
       const runs = store.runs();
       assert.ok(runs.ok);

@@ -23,9 +23,15 @@ const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigge
 const PLAN = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan' } as const;
 const WORKSPACE = { kind: 'workspace' as const, name: 'folder' };
 
-const member = (name: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '2', labels: { 'planner.ciena.io/pod-set': 'cart' } });
-const loner = (name: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': 'solo' } });
-const trigger: KubeObject = { ...TRIGGER, metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } }, spec: { state: 'Planning' } };
+const member = (name: string) =>
+  pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '2', labels: { 'planner.ciena.io/pod-set': 'cart' } });
+const loner = (name: string) =>
+  pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': 'solo' } });
+const trigger: KubeObject = {
+  ...TRIGGER,
+  metadata: { name: 'cart', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } },
+  spec: { state: 'Planning' },
+};
 
 function value<T>(result: Result<T>): T {
   if (!result.ok) assert.fail(result.error);
@@ -47,14 +53,22 @@ describe('server/live-source: a kube context as the editor’s source', function
   let live: LiveSource;
   let changes = 0;
   let kubeconfig = '';
-  const nodeOf = (ns: string, name: string) => (server.get({ apiVersion: 'v1', kind: 'Pod' }, ns, name) as { spec: { nodeName?: string } } | undefined)?.spec.nodeName;
+  const nodeOf = (ns: string, name: string) =>
+    (server.get({ apiVersion: 'v1', kind: 'Pod' }, ns, name) as { spec: { nodeName?: string } } | undefined)?.spec.nodeName;
 
   beforeEach(async () => {
     server = await startTestApiServer();
     server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
     server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
     server.create(node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), node('n2', { cpu: '4', memory: '16Gi', pods: '110' }));
-    server.create(trigger, member('cart-0'), member('cart-1'), loner('solo-0'), pod('web-0', { namespace: 'shop' }), pod('web-1', { namespace: 'shop' }));
+    server.create(
+      trigger,
+      member('cart-0'),
+      member('cart-1'),
+      loner('solo-0'),
+      pod('web-0', { namespace: 'shop' }),
+      pod('web-1', { namespace: 'shop' }),
+    );
     dir = mkdtempSync(join(tmpdir(), 'podplan-live-source-'));
     kubeconfig = await server.writeKubeconfig({ contexts: [{ name: 'test', namespace: 'shop' }, { name: 'other' }] });
     history = await openHistory(join(dir, 'history.db'), [], () => undefined);
@@ -99,7 +113,13 @@ describe('server/live-source: a kube context as the editor’s source', function
     assert.equal(live.source()?.name, 'test');
     const summary = clusterSummary(live.analysis()!, []);
     assert.deepEqual(summary.nodes.map((n) => n.name).sort(), ['n1', 'n2']);
-    assert.deepEqual(summary.pending.map((p) => `${p.namespace}/${p.name}`).sort(), ['shop/cart-0', 'shop/cart-1', 'shop/solo-0', 'shop/web-0', 'shop/web-1']);
+    assert.deepEqual(summary.pending.map((p) => `${p.namespace}/${p.name}`).sort(), [
+      'shop/cart-0',
+      'shop/cart-1',
+      'shop/solo-0',
+      'shop/web-0',
+      'shop/web-1',
+    ]);
     server.create(node('n3'));
     await until('the new node is mirrored', () => clusterSummary(live.analysis()!, []).nodes.length === 3);
     await until('the client is told', () => changes > 0);
@@ -133,7 +153,10 @@ describe('server/live-source: a kube context as the editor’s source', function
 
     const applied = value(await live.applyPlan({ trigger: { name: 'cart' }, trusted: true, confirm: preview.token }, history));
     assert.equal(applied.applied, true);
-    const written = server.get(PLAN, 'shop', planName) as { spec: { plan: Array<{ pod: string; node: string }> }; metadata: { annotations?: Record<string, string> } };
+    const written = server.get(PLAN, 'shop', planName) as {
+      spec: { plan: Array<{ pod: string; node: string }> };
+      metadata: { annotations?: Record<string, string> };
+    };
     assert.deepEqual(written.spec.plan.map((e) => e.pod).sort(), ['cart-0', 'cart-1']);
     assert.ok(written.metadata.annotations?.['podplan.io/plan-status'], 'Podplan’s status rides in the annotation');
     assert.equal((server.get(TRIGGER, 'shop', 'cart') as { spec: { state: string } }).spec.state, 'Schedule');
@@ -186,9 +209,17 @@ describe('server/live-source: a kube context as the editor’s source', function
         [['live', 'kube-context', 'test', server.url, 'succeeded', `${stopped.bound} pods bound, ${stopped.unplaced} not placed`]],
       );
       const decisions = storeValue(store.history({ podSet: ALL_PENDING_PODS })).items;
-      assert.ok(decisions.length > 0 && decisions.every((p) => p.runId === runs[0]?.id && p.planner === 'run'), 'decisions saved under the run');
+      assert.ok(
+        decisions.length > 0 && decisions.every((p) => p.runId === runs[0]?.id && p.planner === 'run'),
+        'decisions saved under the run',
+      );
       const placed = decisions.flatMap((p) => storeValue(store.loadPlan(p.id)).assignments.map((a) => [a.pod, a.node]));
-      for (const pod of ['shop/web-0', 'shop/web-1']) assert.deepEqual(placed.find(([p]) => p === pod), [pod, nodeOf('shop', pod.slice('shop/'.length))], `${pod} where it was bound`);
+      for (const pod of ['shop/web-0', 'shop/web-1'])
+        assert.deepEqual(
+          placed.find(([p]) => p === pod),
+          [pod, nodeOf('shop', pod.slice('shop/'.length))],
+          `${pod} where it was bound`,
+        );
       assert.ok(!JSON.stringify(runs).includes(server.token), 'no token in the history');
     } finally {
       store.close();

@@ -54,7 +54,12 @@ export interface LspSession {
  * `workspace` with no debounce, completes the initialize handshake and waits for the first
  * diagnostics of the whole workspace.
  */
-export async function startLspSession(workspace: string, initializationOptions: Record<string, unknown> = {}, env: Readonly<Record<string, string>> = {}, bundle?: string): Promise<LspSession> {
+export async function startLspSession(
+  workspace: string,
+  initializationOptions: Record<string, unknown> = {},
+  env: Readonly<Record<string, string>> = {},
+  bundle?: string,
+): Promise<LspSession> {
   const args = bundle === undefined ? ['--import', 'tsx', SERVER, '--stdio'] : [bundle, '--stdio'];
   const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let stderr = '';
@@ -115,8 +120,15 @@ export async function startLspSession(workspace: string, initializationOptions: 
       const version = (versions.get(uri) ?? 0) + 1;
       versions.set(uri, version);
       const done = next();
-      if (version === 1) await connection.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'yaml', version, text } });
-      else await connection.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges: [{ text }] });
+      if (version === 1)
+        await connection.sendNotification(DidOpenTextDocumentNotification.type, {
+          textDocument: { uri, languageId: 'yaml', version, text },
+        });
+      else
+        await connection.sendNotification(DidChangeTextDocumentNotification.type, {
+          textDocument: { uri, version },
+          contentChanges: [{ text }],
+        });
       await done;
       return published.get(uri) ?? [];
     },

@@ -37,7 +37,9 @@ describe('server hover, navigation, symbols and lenses (over stdio, on the clust
     return (h?.contents as MarkupContent | undefined)?.value ?? '';
   }
   const where = (locations: Location[] | null | undefined) =>
-    (locations ?? []).map((l) => `${l.uri.slice(l.uri.lastIndexOf('/') + 1)}:${l.range.start.line + 1}:${l.range.start.character + 1}`).sort();
+    (locations ?? [])
+      .map((l) => `${l.uri.slice(l.uri.lastIndexOf('/') + 1)}:${l.range.start.line + 1}:${l.range.start.character + 1}`)
+      .sort();
 
   describe('hover', () => {
     it('a node of a plan: allocatable, requested by bound pods, planned by the workspace’s plans', async () => {
@@ -50,7 +52,8 @@ describe('server hover, navigation, symbols and lenses (over stdio, on the clust
       assert.match(text, /Planned here by nightly-559897b958: batch-0/);
     });
 
-    it('a tainted node says so', async () => assert.match(await hover('nodes.yaml', 'gpu-1'), /\*\*Node gpu-1\*\* \(taint nvidia.com\/gpu=present:NoSchedule\)/));
+    it('a tainted node says so', async () =>
+      assert.match(await hover('nodes.yaml', 'gpu-1'), /\*\*Node gpu-1\*\* \(taint nvidia.com\/gpu=present:NoSchedule\)/));
 
     it('a pod of a plan: requests, its workload, pod set and trigger, planned node', async () => {
       const text = await hover('plan.yaml', 'batch-2');
@@ -94,7 +97,8 @@ describe('server hover, navigation, symbols and lenses (over stdio, on the clust
       assert.deepEqual(await definition('plan.yaml', 'report'), ['workloads.yaml:26:9']);
     });
     it('from a plan entry’s node to the node', async () => assert.deepEqual(await definition('plan.yaml', 'node-3'), ['nodes.yaml:21:9']));
-    it('from a dependsOn entry to the trigger it names', async () => assert.deepEqual(await definition('podsets.yaml', 'name: nightly', 2, 8), ['podsets.yaml:4:9']));
+    it('from a dependsOn entry to the trigger it names', async () =>
+      assert.deepEqual(await definition('podsets.yaml', 'name: nightly', 2, 8), ['podsets.yaml:4:9']));
     it('from a pod’s pod-set label to its trigger; from the trigger’s to its plan', async () => {
       assert.deepEqual(await definition('workloads.yaml', 'pod-set: nightly', 2, 10), ['podsets.yaml:4:9']);
       assert.deepEqual(await definition('podsets.yaml', 'pod-set: nightly', 1, 10), ['plan.yaml:4:9']);
@@ -103,26 +107,45 @@ describe('server hover, navigation, symbols and lenses (over stdio, on the clust
 
   it('find references of a pod set: the trigger, the plan, the pod template and the pods labelled with it', async () => {
     const { uri, position } = at('plan.yaml', 'pod-set: nightly', 1, 12);
-    const refs = (includeDeclaration: boolean) => session.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } });
+    const refs = (includeDeclaration: boolean) =>
+      session.connection.sendRequest(ReferencesRequest.type, { textDocument: { uri }, position, context: { includeDeclaration } });
     assert.deepEqual(where(await refs(true)), ['plan.yaml:7:31', 'podsets.yaml:7:31', 'workloads.yaml:13:35', 'workloads.yaml:29:31']);
     assert.deepEqual(where(await refs(false)), ['plan.yaml:7:31', 'workloads.yaml:13:35', 'workloads.yaml:29:31']);
   });
 
   it('document symbols: each object by kind and name, a plan’s entries beneath it', async () => {
-    const symbols = (await session.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri: session.uri('plan.yaml') } })) as DocumentSymbol[];
+    const symbols = (await session.connection.sendRequest(DocumentSymbolRequest.type, {
+      textDocument: { uri: session.uri('plan.yaml') },
+    })) as DocumentSymbol[];
     assert.deepEqual(
       symbols.map((s) => [s.name, s.detail, s.children?.map((c) => c.name)]),
-      [['jobs/nightly-559897b958', 'SchedulePlan · nightly · 4 entries', ['batch-0 → node-1', 'batch-1 → node-2', 'batch-2 → node-3', 'report → node-3']]],
+      [
+        [
+          'jobs/nightly-559897b958',
+          'SchedulePlan · nightly · 4 entries',
+          ['batch-0 → node-1', 'batch-1 → node-2', 'batch-2 → node-3', 'report → node-3'],
+        ],
+      ],
     );
-    const workloads = (await session.connection.sendRequest(DocumentSymbolRequest.type, { textDocument: { uri: session.uri('workloads.yaml') } })) as DocumentSymbol[];
+    const workloads = (await session.connection.sendRequest(DocumentSymbolRequest.type, {
+      textDocument: { uri: session.uri('workloads.yaml') },
+    })) as DocumentSymbol[];
     assert.deepEqual(
       workloads.map((s) => `${s.name} (${s.detail})`),
-      ['jobs/batch (Job · 3 replicas)', 'jobs/report (Pod)', 'jobs/summary (Pod)', 'jobs/giant (Pod)', 'kube-system/metrics (Pod)', 'shop/web (Deployment · 2 replicas)'],
+      [
+        'jobs/batch (Job · 3 replicas)',
+        'jobs/report (Pod)',
+        'jobs/summary (Pod)',
+        'jobs/giant (Pod)',
+        'kube-system/metrics (Pod)',
+        'shop/web (Deployment · 2 replicas)',
+      ],
     );
   });
 
   it('code lenses on each trigger: its pods, Preview plan, Schedule now', async () => {
-    const lenses = (await session.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: session.uri('podsets.yaml') } })) ?? [];
+    const lenses =
+      (await session.connection.sendRequest(CodeLensRequest.type, { textDocument: { uri: session.uri('podsets.yaml') } })) ?? [];
     assert.deepEqual(
       lenses.map((l) => [l.range.start.line + 1, l.command?.title, l.command?.command]),
       [
@@ -134,6 +157,8 @@ describe('server hover, navigation, symbols and lenses (over stdio, on the clust
         [13, 'Schedule now', 'podplan.scheduleNow'],
       ],
     );
-    assert.deepEqual(lenses[1]?.command?.arguments, [{ uri: session.uri('podsets.yaml'), trigger: { namespace: 'jobs', name: 'nightly' }, podSet: 'nightly' }]);
+    assert.deepEqual(lenses[1]?.command?.arguments, [
+      { uri: session.uri('podsets.yaml'), trigger: { namespace: 'jobs', name: 'nightly' }, podSet: 'nightly' },
+    ]);
   });
 });

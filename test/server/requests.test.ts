@@ -71,7 +71,10 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
 
   it('podplan/previewPlan: an unplaced pod comes with its stage, plugin, reasons and upstream message', async () => {
     const plan = value(await preview({ podSet: { namespace: 'jobs', name: 'reports' } }));
-    assert.deepEqual(plan.assignments.map((a) => a.pod), ['summary']);
+    assert.deepEqual(
+      plan.assignments.map((a) => a.pod),
+      ['summary'],
+    );
     assert.deepEqual(plan.unplaced, [
       {
         pod: 'giant',
@@ -87,39 +90,61 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
   });
 
   it('podplan/previewPlan: what it cannot plan is an error result, not a failure', async () => {
-    assert.deepEqual(await preview({ trigger: { namespace: 'jobs', name: 'ghost' } }), { ok: false, error: 'no ScheduleTrigger jobs/ghost in the workspace' });
-    assert.deepEqual(await preview({ podSet: { namespace: 'jobs', name: 'nobody' } }), { ok: false, error: 'pod set jobs/nobody has no pods in the workspace' });
+    assert.deepEqual(await preview({ trigger: { namespace: 'jobs', name: 'ghost' } }), {
+      ok: false,
+      error: 'no ScheduleTrigger jobs/ghost in the workspace',
+    });
+    assert.deepEqual(await preview({ podSet: { namespace: 'jobs', name: 'nobody' } }), {
+      ok: false,
+      error: 'pod set jobs/nobody has no pods in the workspace',
+    });
     assert.deepEqual(await preview({}), { ok: false, error: 'previewPlan needs a trigger or a pod set' });
   });
 
   it('podplan/explainPod: every node’s verdict and the upstream message', async () => {
-    const giant = value(await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'giant' } }));
+    const giant = value(
+      await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'giant' } }),
+    );
     // A single cycle as the scheduler runs it: the 1.35 default profile's PostFilter part follows.
-    assert.equal(giant.message, '0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.');
+    assert.equal(
+      giant.message,
+      '0/4 nodes are available: 1 node(s) had untolerated taint(s), 3 Insufficient cpu. preemption: 0/4 nodes are available: 4 Preemption is not helpful for scheduling.',
+    );
     assert.deepEqual(giant.nodes, { total: 4, evaluated: 4, feasible: 0 });
     // Preemption was tried and no node could be helped (every node Unresolvable for it): nothing to evict anywhere.
     assert.deepEqual(giant.preemption, { victims: [], reportOnly: false, candidates: [], failures: [] });
-    assert.deepEqual(giant.rejections.map((r) => [r.plugin, r.reason, r.nodes.length]), [
-      ['NodeResourcesFit', 'Insufficient cpu', 3],
-      ['TaintToleration', 'node(s) had untolerated taint(s)', 1],
-    ]);
+    assert.deepEqual(
+      giant.rejections.map((r) => [r.plugin, r.reason, r.nodes.length]),
+      [
+        ['NodeResourcesFit', 'Insufficient cpu', 3],
+        ['TaintToleration', 'node(s) had untolerated taint(s)', 1],
+      ],
+    );
     assert.deepEqual(giant.requests, [
       { resource: 'cpu', unit: 'millicores', amount: 64000 },
       { resource: 'memory', unit: 'bytes', amount: 1024 ** 3 },
     ]);
-    const batch = value(await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'batch-0' } }));
+    const batch = value(
+      await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'batch-0' } }),
+    );
     assert.equal(batch.plannedNode, 'node-1');
     assert.equal(batch.podSet, 'nightly');
     assert.ok(batch.chosenNode && batch.scores[0]?.node === batch.chosenNode);
     // A planned pod is explained about its planned node, on the cluster as its plan leaves it.
     assert.match(batch.verdict, /^node-1, the planned node, /);
     assert.equal(batch.matrix.rows.length, 4);
-    assert.deepEqual(batch.funnel.steps.slice(0, 2).map((s) => [s.stage, s.entered]), [
-      ['Sort', 4],
-      ['PreFilter', 4],
-    ]);
+    assert.deepEqual(
+      batch.funnel.steps.slice(0, 2).map((s) => [s.stage, s.entered]),
+      [
+        ['Sort', 4],
+        ['PreFilter', 4],
+      ],
+    );
     assert.ok(giant.matrix.closest, 'an unplaced pod names its closest node');
-    assert.deepEqual(await request(ExplainPodRequest.method, { pod: { name: 'nobody' } }), { ok: false, error: 'no pod nobody in the workspace' });
+    assert.deepEqual(await request(ExplainPodRequest.method, { pod: { name: 'nobody' } }), {
+      ok: false,
+      error: 'no pod nobody in the workspace',
+    });
   });
 
   it('podplan/workspaceSummary: what the server has read', async () => {
@@ -136,7 +161,16 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
         plans: 1,
         profiles: ['default-scheduler', 'podset-planner-scheduler'],
         podSets: [
-          { namespace: 'jobs', name: 'nightly', pods: 4, pending: 4, trigger: 'nightly', state: 'Planning', quietTime: '2m0s', plan: 'nightly-559897b958' },
+          {
+            namespace: 'jobs',
+            name: 'nightly',
+            pods: 4,
+            pending: 4,
+            trigger: 'nightly',
+            state: 'Planning',
+            quietTime: '2m0s',
+            plan: 'nightly-559897b958',
+          },
           {
             namespace: 'jobs',
             name: 'reports',
@@ -158,9 +192,18 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
   it('podplan/clusterSummary: the workspace as the source, its nodes with their use, the pending pods', async () => {
     const cluster = await request<undefined, ClusterSummary>(ClusterSummaryRequest.method);
     assert.deepEqual(cluster.source, { kind: 'workspace', name: 'cluster' });
-    assert.deepEqual(cluster.nodes.map((n) => n.name), ['node-1', 'node-2', 'node-3', 'gpu-1']);
+    assert.deepEqual(
+      cluster.nodes.map((n) => n.name),
+      ['node-1', 'node-2', 'node-3', 'gpu-1'],
+    );
     for (const n of cluster.nodes) assert.ok(n.cpu.allocatable > 0 && n.memory.allocatable > 0, n.name);
-    assert.deepEqual(cluster.pending.filter((p) => p.podSet === 'nightly').map((p) => p.name).sort(), ['batch-0', 'batch-1', 'batch-2', 'report']);
+    assert.deepEqual(
+      cluster.pending
+        .filter((p) => p.podSet === 'nightly')
+        .map((p) => p.name)
+        .sort(),
+      ['batch-0', 'batch-1', 'batch-2', 'report'],
+    );
     assert.ok(cluster.pending.every((p) => p.schedulerName.length > 0));
   });
 
@@ -168,29 +211,53 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
     const first = value(await preview({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     // A bigger report: the next preview places it elsewhere or not at all.
     const workloads = session.uri('workloads.yaml');
-    await session.edit(workloads, diskText(workloads).replace('requests: { cpu: 1500m, memory: 1Gi }', 'requests: { cpu: "7", memory: 1Gi }'));
+    await session.edit(
+      workloads,
+      diskText(workloads).replace('requests: { cpu: 1500m, memory: 1Gi }', 'requests: { cpu: "7", memory: 1Gi }'),
+    );
     const second = value(await preview({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     await session.close(workloads);
-    const page = value(await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'nightly', namespace: 'jobs', limit: 2 }));
-    assert.deepEqual(page.entries.map((e) => e.id), [second.historyId, first.historyId]);
-    assert.deepEqual(page.entries.map((e) => [e.podSet, e.planner, e.status, e.placed]), [
-      ['nightly', 'greedy', 'draft', second.assignments.length],
-      ['nightly', 'greedy', 'draft', 4],
-    ]);
+    const page = value(
+      await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'nightly', namespace: 'jobs', limit: 2 }),
+    );
+    assert.deepEqual(
+      page.entries.map((e) => e.id),
+      [second.historyId, first.historyId],
+    );
+    assert.deepEqual(
+      page.entries.map((e) => [e.podSet, e.planner, e.status, e.placed]),
+      [
+        ['nightly', 'greedy', 'draft', second.assignments.length],
+        ['nightly', 'greedy', 'draft', 4],
+      ],
+    );
     const opened = value(await request<object, Result<PlanView>>(OpenPlanRequest.method, { id: first.historyId }));
-    assert.deepEqual(opened.assignments.map((a) => [a.pod, a.node]), first.assignments.map((a) => [a.pod, a.node]));
+    assert.deepEqual(
+      opened.assignments.map((a) => [a.pod, a.node]),
+      first.assignments.map((a) => [a.pod, a.node]),
+    );
     assert.equal(opened.historyId, first.historyId);
     // Explain from the stored plan: the planner's cycle kept with it, about the node it gave the pod.
     const report = first.assignments.find((a) => a.pod === 'report');
-    const inStored = value(await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'jobs', name: 'report' }, inPlan: { podSet: 'nightly', historyId: first.historyId } }));
+    const inStored = value(
+      await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, {
+        pod: { namespace: 'jobs', name: 'report' },
+        inPlan: { podSet: 'nightly', historyId: first.historyId },
+      }),
+    );
     assert.deepEqual([inStored.plannedNode, inStored.plan], [report?.node, `plan #${first.historyId}`]);
     assert.match(inStored.verdict, new RegExp(`^${report?.node}, the planned node, is where the planner’s cycle put the pod`));
-    const diff = value(await request<object, Result<PlanDiffView>>(ComparePlansRequest.method, { from: first.historyId, to: second.historyId }));
+    const diff = value(
+      await request<object, Result<PlanDiffView>>(ComparePlansRequest.method, { from: first.historyId, to: second.historyId }),
+    );
     const moved = diff.moved.map((m) => m.pod);
     const unplaced = diff.becameUnplaced.map((m) => m.pod);
     assert.ok(moved.includes('report') || unplaced.includes('report'), `report stayed on ${report?.node}: ${JSON.stringify(diff)}`);
     for (const m of diff.moved) assert.match(m.reason, new RegExp(`^(${m.from} now rejects it at |${m.to} scores )`), JSON.stringify(m));
-    assert.deepEqual(await request(OpenPlanRequest.method, { id: 99999 }), { ok: false, error: 'history: plan 99999 is not in the history' });
+    assert.deepEqual(await request(OpenPlanRequest.method, { id: 99999 }), {
+      ok: false,
+      error: 'history: plan 99999 is not in the history',
+    });
   });
 
   it('podplan/previewPlan: an identical consecutive preview is not stored again', async () => {
@@ -205,15 +272,28 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
   it('podplan/scheduleNow: refused with the reason while a dependency is not complete', async () => {
     assert.deepEqual(await request(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'reports' } }), {
       ok: false,
-      error: 'reports cannot be scheduled yet: it depends on ScheduleTrigger nightly, which is not complete (it is still Planning). Schedule what it depends on first.',
+      error:
+        'reports cannot be scheduled yet: it depends on ScheduleTrigger nightly, which is not complete (it is still Planning). Schedule what it depends on first.',
     });
   });
 
   it('podplan/scheduleNow + recordApplied: names what it writes; applied, the history entry is applied and the workspace stays clean', async () => {
-    const result = value(await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } }));
+    const result = value(
+      await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } }),
+    );
     assert.deepEqual(result.writes, [
-      { uri: session.uri('podsets.yaml'), object: 'ScheduleTrigger jobs/nightly', created: false, fields: ['spec.state: Planning → Schedule'] },
-      { uri: session.uri('plan.yaml'), object: 'SchedulePlan jobs/nightly-559897b958', created: false, fields: ['spec.plan: 4 pods to nodes', 'status: planner greedy'] },
+      {
+        uri: session.uri('podsets.yaml'),
+        object: 'ScheduleTrigger jobs/nightly',
+        created: false,
+        fields: ['spec.state: Planning → Schedule'],
+      },
+      {
+        uri: session.uri('plan.yaml'),
+        object: 'SchedulePlan jobs/nightly-559897b958',
+        created: false,
+        fields: ['spec.plan: 4 pods to nodes', 'status: planner greedy'],
+      },
     ]);
     const changed = applyWorkspaceEdit(result.edit, diskText);
     assert.deepEqual([...changed.keys()].sort(), [session.uri('plan.yaml'), session.uri('podsets.yaml')]);
@@ -227,16 +307,29 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
 
       const applied = value(await request<object, Result<HistoryEntryView>>(RecordAppliedRequest.method, { id: result.plan.historyId }));
       assert.deepEqual([applied.id, applied.podSet, applied.status], [result.plan.historyId, 'nightly', 'applied']);
-      const page = value(await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'nightly', namespace: 'jobs', limit: 1 }));
-      assert.deepEqual(page.entries.map((e) => [e.id, e.status]), [[result.plan.historyId, 'applied']]);
+      const page = value(
+        await request<object, Result<HistoryPage>>(ListHistoryRequest.method, { podSet: 'nightly', namespace: 'jobs', limit: 1 }),
+      );
+      assert.deepEqual(
+        page.entries.map((e) => [e.id, e.status]),
+        [[result.plan.historyId, 'applied']],
+      );
 
       // With nightly scheduled, reports may be scheduled: its plan leaves a pod out, which the client asks about.
-      const reports = value(await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'reports' } }));
-      assert.deepEqual(reports.plan.unplaced.map((u) => u.pod), ['giant']);
-      assert.deepEqual(reports.writes.map((w) => [w.object, w.created, w.fields]), [
-        ['ScheduleTrigger jobs/reports', false, ['spec.state: Planning → Schedule']],
-        ['SchedulePlan jobs/reports', true, ['spec.plan: 1 pod to nodes', 'status: planner greedy, 1 unplaced with reasons']],
-      ]);
+      const reports = value(
+        await request<object, Result<ScheduleNowResult>>(ScheduleNowRequest.method, { trigger: { namespace: 'jobs', name: 'reports' } }),
+      );
+      assert.deepEqual(
+        reports.plan.unplaced.map((u) => u.pod),
+        ['giant'],
+      );
+      assert.deepEqual(
+        reports.writes.map((w) => [w.object, w.created, w.fields]),
+        [
+          ['ScheduleTrigger jobs/reports', false, ['spec.state: Planning → Schedule']],
+          ['SchedulePlan jobs/reports', true, ['spec.plan: 1 pod to nodes', 'status: planner greedy, 1 unplaced with reasons']],
+        ],
+      );
     } finally {
       for (const uri of changed.keys()) await session.close(uri);
     }
@@ -250,10 +343,18 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
       assert.deepEqual(await none.connection.sendRequest(OpenPlanRequest.method, { id: 1 }), expected);
       assert.deepEqual(await none.connection.sendRequest(ComparePlansRequest.method, { from: 1, to: 2 }), expected);
       assert.deepEqual(await none.connection.sendRequest(RecordAppliedRequest.method, { id: 1 }), expected);
-      const plan = value((await none.connection.sendRequest(PreviewPlanRequest.method, { trigger: { namespace: 'jobs', name: 'nightly' } })) as Result<PlanView>);
+      const plan = value(
+        (await none.connection.sendRequest(PreviewPlanRequest.method, {
+          trigger: { namespace: 'jobs', name: 'nightly' },
+        })) as Result<PlanView>,
+      );
       assert.equal(plan.historyId, undefined, 'the preview is made all the same');
       const summary = (await none.connection.sendRequest(WorkspaceSummaryRequest.method)) as WorkspaceSummary;
-      assert.deepEqual(summary.history, { available: false, reason: 'turned off (historyDatabase: false)' }, 'the reason alone: the summary says plan history is off');
+      assert.deepEqual(
+        summary.history,
+        { available: false, reason: 'turned off (historyDatabase: false)' },
+        'the reason alone: the summary says plan history is off',
+      );
     } finally {
       await none.shutdown();
     }

@@ -13,7 +13,15 @@ describe('server (over stdio)', () => {
     assert.equal(c.textDocumentSync, 2);
   });
 
-  const features = ['completionProvider', 'hoverProvider', 'codeActionProvider', 'codeLensProvider', 'documentSymbolProvider', 'definitionProvider', 'referencesProvider'] as const;
+  const features = [
+    'completionProvider',
+    'hoverProvider',
+    'codeActionProvider',
+    'codeLensProvider',
+    'documentSymbolProvider',
+    'definitionProvider',
+    'referencesProvider',
+  ] as const;
   for (const feature of features) {
     it(`offers ${feature}`, () => assert.ok(session.initialize.capabilities[feature], `${feature} is not offered`));
   }

@@ -83,10 +83,16 @@ describe('server/session: the server’s state, in process', function () {
     await session.ready;
     await until('first publication', () => generations.length > 0);
     assert.deepEqual([...published.keys()].sort(), ['nodes.yaml', 'plan.yaml', 'podsets.yaml', 'profile.yaml', 'workloads.yaml'].map(uri));
-    assert.ok([...published.values()].every((p) => p.version === undefined), 'files read from disk carry no version');
+    assert.ok(
+      [...published.values()].every((p) => p.version === undefined),
+      'files read from disk carry no version',
+    );
     assert.equal(session.workspaceSummary().files, 5);
     // What it read, as information (not an error).
-    assert.ok(logged.some((m) => /^info: read 5 YAML files \(\d+ documents\) in \d+ ms$/.test(m)), logged.join('\n'));
+    assert.ok(
+      logged.some((m) => /^info: read 5 YAML files \(\d+ documents\) in \d+ ms$/.test(m)),
+      logged.join('\n'),
+    );
   });
 
   it('an edited buffer is published for its version and counted in the problems; closing it goes back to the disk’s text', async () => {
@@ -123,7 +129,10 @@ describe('server/session: the server’s state, in process', function () {
     assert.ok(plan.bound, 'the plan has a bound');
     assert.match(plan.bound.solver, /^HiGHS /);
     assert.ok(plan.bound.gap >= 0 && plan.bound.gap <= 1);
-    assert.match(plan.bound.text, /^(proven optimal|uses \d+ nodes?; no plan uses fewer than \d+ \(within [\d.]+% of the best possible\)|places \d+; no plan places more than \d+ .*)$/);
+    assert.match(
+      plan.bound.text,
+      /^(proven optimal|uses \d+ nodes?; no plan uses fewer than \d+ \(within [\d.]+% of the best possible\)|places \d+; no plan places more than \d+ .*)$/,
+    );
   });
 
   it('without the solver (its package missing), previews are made all the same, without a bound, and the log says why', async () => {
@@ -133,7 +142,10 @@ describe('server/session: the server’s state, in process', function () {
     assert.equal(plan.bound, undefined);
     assert.ok(plan.assignments.length > 0);
     // A warning (the user may install it), not an error: nothing failed in the server.
-    assert.deepEqual(logged.filter((m) => m.includes('bound')), ['warning: plans have no bound: the MILP solver (npm package highs) could not be loaded: not installed']);
+    assert.deepEqual(
+      logged.filter((m) => m.includes('bound')),
+      ['warning: plans have no bound: the MILP solver (npm package highs) could not be loaded: not installed'],
+    );
   });
 
   describe('on a kube context', () => {
@@ -141,7 +153,12 @@ describe('server/session: the server’s state, in process', function () {
     beforeEach(async () => {
       api = await startTestApiServer();
       api.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } });
-      api.create(node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), pod('web-0', { namespace: 'shop' }), pod('web-1', { namespace: 'shop' }), pod('huge', { namespace: 'shop', cpu: '64' }));
+      api.create(
+        node('n1', { cpu: '4', memory: '16Gi', pods: '110' }),
+        pod('web-0', { namespace: 'shop' }),
+        pod('web-1', { namespace: 'shop' }),
+        pod('huge', { namespace: 'shop', cpu: '64' }),
+      );
     });
     afterEach(async () => {
       await session?.shutdown();
@@ -153,12 +170,20 @@ describe('server/session: the server’s state, in process', function () {
       await session.ready;
       await settled();
       const plan = uri('plan.yaml');
-      const unknownNodes = () => (published.get(plan)?.diagnostics ?? []).filter((d) => d.code === 'plan/unknown-node').map((d) => (typeof d.message === 'string' ? d.message : d.message.value).split(':')[0]);
+      const unknownNodes = () =>
+        (published.get(plan)?.diagnostics ?? [])
+          .filter((d) => d.code === 'plan/unknown-node')
+          .map((d) => (typeof d.message === 'string' ? d.message : d.message.value).split(':')[0]);
       assert.deepEqual(unknownNodes(), []);
       const source = value(await session.selectSource({ context: 'live' }));
       assert.deepEqual([source.kind, source.name], ['cluster', 'live']);
       await until('the plan checked against the cluster', () => unknownNodes().length > 0);
-      assert.deepEqual(unknownNodes(), ['no node "node-1" in context live', 'no node "node-2" in context live', 'no node "node-3" in context live', 'no node "node-3" in context live']);
+      assert.deepEqual(unknownNodes(), [
+        'no node "node-1" in context live',
+        'no node "node-2" in context live',
+        'no node "node-3" in context live',
+        'no node "node-3" in context live',
+      ]);
       assert.equal(session.fileAnalysis().where, 'context live');
       assert.equal(session.analysis().file(plan), undefined, 'previews plan on the cluster itself');
       api.create(node('node-3'));
@@ -174,7 +199,8 @@ describe('server/session: the server’s state, in process', function () {
       await session.ready;
       value(await session.selectSource({ context: 'live' }));
       value(await session.scheduler({ action: 'start', trusted: true }));
-      const boundTo = (name: string) => (api.get({ apiVersion: 'v1', kind: 'Pod' }, 'shop', name) as { spec: { nodeName?: string } }).spec.nodeName;
+      const boundTo = (name: string) =>
+        (api.get({ apiVersion: 'v1', kind: 'Pod' }, 'shop', name) as { spec: { nodeName?: string } }).spec.nodeName;
       await until('the web pods are bound', () => boundTo('web-0') === 'n1' && boundTo('web-1') === 'n1');
       const stopped = value(await session.scheduler({ action: 'stop', trusted: true }));
       const store = await openTestStore(join(dir, 'history.db'));

@@ -21,7 +21,8 @@ const CLUSTER = docs(
   'apiVersion: v1\nkind: Pod\nmetadata: { name: filler }\nspec:\n  nodeName: n1\n  priority: 10\n  containers: [{ name: main, resources: { requests: { cpu: "2" } } }]\n',
   pod('a', 's', '2', '  priority: 100\n'),
 );
-const PREEMPTING = 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - schedulerName: podset-planner-scheduler\n    pluginConfig:\n      - name: PodSetPlanner\n        args: { allowPreemption: true }\n';
+const PREEMPTING =
+  'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - schedulerName: podset-planner-scheduler\n    pluginConfig:\n      - name: PodSetPlanner\n        args: { allowPreemption: true }\n';
 
 describe('server/store-history (the editor’s plan history on src/store)', () => {
   const dir = useTempDir();
@@ -52,7 +53,10 @@ describe('server/store-history (the editor’s plan history on src/store)', () =
     const opened = value(history.open(preempting.id, (plan, id) => planView(plan, preempting.analysis, id)));
     assert.deepEqual([opened.historyId, opened.victims], [preempting.id, [{ pod: 'default/filler', node: 'n1', by: 'a' }]]);
     const diff = value(history.compare(plain.id, preempting.id));
-    assert.deepEqual([diff.becamePlaced.map((p) => [p.pod, p.node]), diff.newlyEvicted, diff.noLongerEvicted, diff.stillEvicted], [[['a', 'n1']], [{ pod: 'default/filler', node: 'n1', by: 'a' }], [], 0]);
+    assert.deepEqual(
+      [diff.becamePlaced.map((p) => [p.pod, p.node]), diff.newlyEvicted, diff.noLongerEvicted, diff.stillEvicted],
+      [[['a', 'n1']], [{ pod: 'default/filler', node: 'n1', by: 'a' }], [], 0],
+    );
     const back = value(history.compare(preempting.id, plain.id));
     assert.deepEqual([back.newlyEvicted, back.noLongerEvicted], [[], [{ pod: 'default/filler', node: 'n1', by: 'a' }]]);
   });

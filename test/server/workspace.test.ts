@@ -14,7 +14,8 @@ metadata:
 spec:
   state: ${state}
 `;
-const node = (name: string) => `apiVersion: v1\nkind: Node\nmetadata: { name: ${name} }\nstatus: { allocatable: { cpu: "4", memory: 8Gi, pods: "110" } }\n`;
+const node = (name: string) =>
+  `apiVersion: v1\nkind: Node\nmetadata: { name: ${name} }\nstatus: { allocatable: { cpu: "4", memory: 8Gi, pods: "110" } }\n`;
 const plan = (entries: string) => `apiVersion: planner.ciena.io/v1alpha1
 kind: SchedulePlan
 metadata:
@@ -29,11 +30,21 @@ describe('server/workspace: the model of every YAML file, open buffers first', (
     const ws = new Workspace();
     ws.setDisk('file:///w/a.yaml', trigger('a'));
     ws.setBuffer('file:///w/a.yaml', trigger('b'), 1);
-    assert.deepEqual(ws.model().triggers.map((t) => t.value.name), ['b']);
+    assert.deepEqual(
+      ws.model().triggers.map((t) => t.value.name),
+      ['b'],
+    );
     ws.setDisk('file:///w/a.yaml', trigger('c'));
-    assert.deepEqual(ws.model().triggers.map((t) => t.value.name), ['b'], 'a change on disk while open is not the file');
+    assert.deepEqual(
+      ws.model().triggers.map((t) => t.value.name),
+      ['b'],
+      'a change on disk while open is not the file',
+    );
     ws.closeBuffer('file:///w/a.yaml');
-    assert.deepEqual(ws.model().triggers.map((t) => t.value.name), ['c']);
+    assert.deepEqual(
+      ws.model().triggers.map((t) => t.value.name),
+      ['c'],
+    );
   });
 
   it('a buffer never saved disappears when closed; a file deleted on disk stays while open', () => {
@@ -44,7 +55,10 @@ describe('server/workspace: the model of every YAML file, open buffers first', (
     ws.setDisk('file:///w/a.yaml', trigger('a'));
     ws.setBuffer('file:///w/a.yaml', trigger('a'), 1);
     ws.deleteDisk('file:///w/a.yaml');
-    assert.deepEqual(ws.model().triggers.map((t) => t.value.name), ['a']);
+    assert.deepEqual(
+      ws.model().triggers.map((t) => t.value.name),
+      ['a'],
+    );
     ws.closeBuffer('file:///w/a.yaml');
     assert.equal(ws.files().length, 0);
   });
@@ -99,17 +113,23 @@ describe('server/workspace: the model of every YAML file, open buffers first', (
     it('a file created on disk is read and checked', async () => {
       writeFileSync(path.join(dir, 'late.yaml'), trigger('late'));
       await changed('late.yaml', FileChangeType.Created);
-      assert.deepEqual(session.diagnostics(session.uri('late.yaml'))?.map((d) => d.code), ['pod-set/empty']);
+      assert.deepEqual(
+        session.diagnostics(session.uri('late.yaml'))?.map((d) => d.code),
+        ['pod-set/empty'],
+      );
     });
 
     it('a file changed on disk changes what other files are checked against', async () => {
       const nodes = path.join(dir, 'nodes.yaml');
       writeFileSync(nodes, readFileSync(nodes, 'utf8').replace('name: node-3', 'name: node-9'));
       await changed('nodes.yaml', FileChangeType.Changed);
-      assert.deepEqual(session.diagnostics(session.uri('plan.yaml'))?.map((d) => [d.code, d.range.start.line + 1]), [
-        ['plan/unknown-node', 15],
-        ['plan/unknown-node', 17],
-      ]);
+      assert.deepEqual(
+        session.diagnostics(session.uri('plan.yaml'))?.map((d) => [d.code, d.range.start.line + 1]),
+        [
+          ['plan/unknown-node', 15],
+          ['plan/unknown-node', 17],
+        ],
+      );
     });
 
     it('a file deleted on disk leaves the model and its diagnostics are cleared', async () => {

@@ -30,10 +30,17 @@ describe('store: two processes writing at once', function () {
       reader.close();
     }
 
-    assert.deepEqual(await Promise.all(writers.map((w) => w.exited)), [0, 0], writers.map((w) => w.lines.filter((l) => l.startsWith('error')).join(' ')).join(' '));
+    assert.deepEqual(
+      await Promise.all(writers.map((w) => w.exited)),
+      [0, 0],
+      writers.map((w) => w.lines.filter((l) => l.startsWith('error')).join(' ')).join(' '),
+    );
     const saved = writers.flatMap((w) => savedIds(w.lines));
     assert.equal(new Set(saved).size, 2 * PLANS);
-    assert.deepEqual(assertWhole(file), [...saved].sort((a, b) => a - b));
+    assert.deepEqual(
+      assertWhole(file),
+      [...saved].sort((a, b) => a - b),
+    );
     assert.ok(reads > 0);
   });
 });

@@ -19,8 +19,27 @@ const SECRETS = {
 
 // A kube context as the kube layer holds it: the context, its cluster and its user with credentials.
 const kubeconfig = {
-  clusters: [{ name: 'prod', cluster: { server: `https://admin:${SECRETS.urlPassword}@10.0.0.1:6443/?token=${SECRETS.urlToken}#${SECRETS.urlToken}`, 'certificate-authority-data': 'CA' } }],
-  users: [{ name: 'admin', user: { token: SECRETS.token, 'client-key-data': SECRETS.clientKey, 'client-certificate-data': SECRETS.clientCert, username: 'admin', password: SECRETS.password } }],
+  clusters: [
+    {
+      name: 'prod',
+      cluster: {
+        server: `https://admin:${SECRETS.urlPassword}@10.0.0.1:6443/?token=${SECRETS.urlToken}#${SECRETS.urlToken}`,
+        'certificate-authority-data': 'CA',
+      },
+    },
+  ],
+  users: [
+    {
+      name: 'admin',
+      user: {
+        token: SECRETS.token,
+        'client-key-data': SECRETS.clientKey,
+        'client-certificate-data': SECRETS.clientCert,
+        username: 'admin',
+        password: SECRETS.password,
+      },
+    },
+  ],
   contexts: [{ name: 'prod', context: { cluster: 'prod', user: 'admin' } }],
 };
 
@@ -37,7 +56,7 @@ describe('store: no credential reaches the database', () => {
     for (const [server, safe] of cases) assert.equal(safeServer(server), safe, server);
   });
 
-  it('keeps none of a kubeconfig\'s secrets when its context, cluster and user are passed as the source of a run', async () => {
+  it("keeps none of a kubeconfig's secrets when its context, cluster and user are passed as the source of a run", async () => {
     const file = join(dir.path, 'history.db');
     const store = await openTestStore(file);
     // Everything the kube layer has at hand, spread into the source; only kind, name and server may be read.
@@ -47,7 +66,11 @@ describe('store: no credential reaches the database', () => {
     value(store.savePlan(run, syntheticPlan({ pods: 50, unplaced: 5, nodes: 10, trigger: 'web' }), { profileHash: 'p' }));
     value(store.finishRun(run, 'succeeded'));
     assert.equal(value(store.history({ source })).items.length, 1);
-    assert.deepEqual(value(store.runs({ source })).items[0]!.source, { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443/' });
+    assert.deepEqual(value(store.runs({ source })).items[0]!.source, {
+      kind: 'kube-context',
+      name: 'prod',
+      server: 'https://10.0.0.1:6443/',
+    });
 
     const search = (): string[] => {
       const files = [file, `${file}-wal`, `${file}-shm`].filter(existsSync);

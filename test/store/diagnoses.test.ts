@@ -20,14 +20,27 @@ const base: Diagnosis = {
 /** The summary columns packing writes for one diagnosis, keeping `topScores` scored nodes. */
 const summaryOf = (d: Diagnosis, topScores = 3): SummaryColumns => packDiagnoses([d], topScores).summaries[0]!;
 
-const rejection = (node: string, reasons: string[], plugin = 'NodeResourcesFit'): Diagnosis['rejections'][number] => ({ node, plugin, stage: 'Filter', code: Code.Unschedulable, reasons });
+const rejection = (node: string, reasons: string[], plugin = 'NodeResourcesFit'): Diagnosis['rejections'][number] => ({
+  node,
+  plugin,
+  stage: 'Filter',
+  code: Code.Unschedulable,
+  reasons,
+});
 
 describe('store/diagnoses', () => {
   describe('the reason histogram counts nodes per reason, most first', () => {
     const cases: Array<[string, Diagnosis, Array<[string, number]>]> = [
       [
         'each rejected node once per reason',
-        { ...base, rejections: [rejection('n1', ['Insufficient cpu']), rejection('n2', ['Insufficient cpu', 'Insufficient memory']), rejection('n3', ['node(s) had untolerated taint {dedicated: gpu}'], 'TaintToleration')] },
+        {
+          ...base,
+          rejections: [
+            rejection('n1', ['Insufficient cpu']),
+            rejection('n2', ['Insufficient cpu', 'Insufficient memory']),
+            rejection('n3', ['node(s) had untolerated taint {dedicated: gpu}'], 'TaintToleration'),
+          ],
+        },
         [
           ['Insufficient cpu', 2],
           ['Insufficient memory', 1],
@@ -36,10 +49,23 @@ describe('store/diagnoses', () => {
       ],
       [
         'a PreFilter rejection stands for every node',
-        { ...base, nodesTotal: 5, status: { code: Code.UnschedulableAndUnresolvable, reasons: ["node(s) didn't match pod topology spread constraints"], plugin: 'PodTopologySpread', stage: 'PreFilter' } },
+        {
+          ...base,
+          nodesTotal: 5,
+          status: {
+            code: Code.UnschedulableAndUnresolvable,
+            reasons: ["node(s) didn't match pod topology spread constraints"],
+            plugin: 'PodTopologySpread',
+            stage: 'PreFilter',
+          },
+        },
         [["node(s) didn't match pod topology spread constraints", 5]],
       ],
-      ['a failure after a node was chosen counts once', { ...base, status: { code: Code.Error, reasons: ['binding rejected: conflict'], plugin: 'DefaultBinder', stage: 'Bind' } }, [['binding rejected: conflict', 1]]],
+      [
+        'a failure after a node was chosen counts once',
+        { ...base, status: { code: Code.Error, reasons: ['binding rejected: conflict'], plugin: 'DefaultBinder', stage: 'Bind' } },
+        [['binding rejected: conflict', 1]],
+      ],
       ['a placed pod with no rejections has none', { ...base, status: { code: Code.Success, reasons: [] }, chosenNode: 'n1' }, []],
     ];
     for (const [name, d, expected] of cases) {
@@ -57,7 +83,11 @@ describe('store/diagnoses', () => {
       { plugin: 'NodeResourcesFit', raw: 10, normalized: 50, weight: 2, weighted: 100 },
       { plugin: 'ImageLocality', raw: 3, normalized: 30, weight: 1, weighted: 30 },
     ];
-    const d: Diagnosis = { ...base, rejections: [rejection('d', ['Insufficient cpu'])], scores: ['a', 'b', 'c'].map((node, i) => ({ node, total: 130 - i, plugins })) };
+    const d: Diagnosis = {
+      ...base,
+      rejections: [rejection('d', ['Insufficient cpu'])],
+      scores: ['a', 'b', 'c'].map((node, i) => ({ node, total: 130 - i, plugins })),
+    };
     const columns = summaryOf(d, 2);
     assert.deepEqual(readSummary(columns), { reasons: [{ reason: 'Insufficient cpu', count: 1 }], topScores: d.scores.slice(0, 2) });
     assert.deepEqual(JSON.parse(columns.topScores), {
@@ -71,14 +101,23 @@ describe('store/diagnoses', () => {
 
   it('writes each node with its plugin names when the best nodes were not scored by the same plugins', () => {
     const fit = { plugin: 'NodeResourcesFit', raw: 10, normalized: 50, weight: 2, weighted: 100 };
-    const d: Diagnosis = { ...base, scores: [{ node: 'a', total: 130, plugins: [fit, { plugin: 'ImageLocality', raw: 3, normalized: 30, weight: 1, weighted: 30 }] }, { node: 'b', total: 100, plugins: [fit] }] };
+    const d: Diagnosis = {
+      ...base,
+      scores: [
+        { node: 'a', total: 130, plugins: [fit, { plugin: 'ImageLocality', raw: 3, normalized: 30, weight: 1, weighted: 30 }] },
+        { node: 'b', total: 100, plugins: [fit] },
+      ],
+    };
     const columns = summaryOf(d);
     assert.deepEqual(readSummary(columns).topScores, d.scores);
     assert.deepEqual(JSON.parse(columns.topScores)[1], { node: 'b', total: 100, plugins: { NodeResourcesFit: [10, 50, 2, 100] } });
   });
 
   it('reads the summary columns of rows written before scores shared their plugin names', () => {
-    const columns = { reasons: '[{"reason":"Insufficient cpu","count":2}]', topScores: '[{"node":"n1","total":75,"plugins":{"NodeResourcesFit":[75,75,1,75]}}]' };
+    const columns = {
+      reasons: '[{"reason":"Insufficient cpu","count":2}]',
+      topScores: '[{"node":"n1","total":75,"plugins":{"NodeResourcesFit":[75,75,1,75]}}]',
+    };
     assert.deepEqual(readSummary(columns), {
       reasons: [{ reason: 'Insufficient cpu', count: 2 }],
       topScores: [{ node: 'n1', total: 75, plugins: [{ plugin: 'NodeResourcesFit', raw: 75, normalized: 75, weight: 1, weighted: 75 }] }],
@@ -87,7 +126,10 @@ describe('store/diagnoses', () => {
 
   describe('packed diagnoses read back exactly as written', () => {
     const cases: Array<[string, Diagnosis]> = [
-      ['an unplaced pod with rejections and a message', { ...base, rejections: [rejection('n1', ['Insufficient cpu'])], message: '0/3 nodes are available: 1 Insufficient cpu.' }],
+      [
+        'an unplaced pod with rejections and a message',
+        { ...base, rejections: [rejection('n1', ['Insufficient cpu'])], message: '0/3 nodes are available: 1 Insufficient cpu.' },
+      ],
       [
         'a placed pod with scores, filters, stage outcomes and no optional status fields',
         {
@@ -96,7 +138,9 @@ describe('store/diagnoses', () => {
           chosenNode: 'n2',
           feasibleNodes: 2,
           filters: [{ plugin: 'NodeResourcesFit', evaluated: 3, passed: 2 }],
-          scores: [{ node: 'n2', total: 170.5, plugins: [{ plugin: 'ImageLocality', raw: 2 ** 40, normalized: -3, weight: 1, weighted: 0.1 }] }],
+          scores: [
+            { node: 'n2', total: 170.5, plugins: [{ plugin: 'ImageLocality', raw: 2 ** 40, normalized: -3, weight: 1, weighted: 0.1 }] },
+          ],
           stages: [{ stage: 'Reserve', plugin: 'VolumeBinding', status: { code: Code.Skip, reasons: [] } }],
         },
       ],
@@ -104,11 +148,19 @@ describe('store/diagnoses', () => {
         'many kinds of rejection and nodes scored by different plugins',
         {
           ...base,
-          rejections: Array.from({ length: 60 }, (_, i) => rejection(`n${i}`, [`reason ${i % 25}`], i % 2 ? 'NodeResourcesFit' : 'NodeAffinity')),
+          rejections: Array.from({ length: 60 }, (_, i) =>
+            rejection(`n${i}`, [`reason ${i % 25}`], i % 2 ? 'NodeResourcesFit' : 'NodeAffinity'),
+          ),
           scores: Array.from({ length: 30 }, (_, i) => ({
             node: `n${i}`,
             total: i,
-            plugins: Array.from({ length: 1 + (i % 20) }, (_, j) => ({ plugin: `Plugin${j}`, raw: i, normalized: j, weight: 1, weighted: j })),
+            plugins: Array.from({ length: 1 + (i % 20) }, (_, j) => ({
+              plugin: `Plugin${j}`,
+              raw: i,
+              normalized: j,
+              weight: 1,
+              weighted: j,
+            })),
           })),
         },
       ],
@@ -126,8 +178,20 @@ describe('store/diagnoses', () => {
     // Written by the format-1 writer (each rejection and score with its own string references).
     const format1 =
       'eAE9jkFOwzAQRT1OCKGEO6BZu6KFXVcVi0pICNEi2KAuUmccLDk2im0QQtyhR8hxuuAgHAO5gv7V+6P5X58x9v2JyvVdHXA2FehDr23rcfaMDak6mnDxTpvxBMW/H3v5Qk001KNAe4kCH6KU5H2yUxR45xpakXexl+QXOqDAhTZh//9o/9L1xhAKvLE+KqWlJhvO5WtMp65u6dbJ2ujwkTqvUOCKPPVvKfHkTOzoWttG2xbXAp1SnkJaPFl/Aa+qMmM5YwyOiuMSTqCoSp7BnO5ZEi9gvhz2eID8QCO2zfJtdvrDeTHAAPkAI7aDfAdQnWWp9RfA31Ad';
-    const fit = (raw: number): Diagnosis['scores'][number]['plugins'][number] => ({ plugin: 'NodeResourcesFit', raw, normalized: raw, weight: 1, weighted: raw });
-    const image = (normalized: number): Diagnosis['scores'][number]['plugins'][number] => ({ plugin: 'ImageLocality', raw: 0, normalized, weight: 1, weighted: normalized });
+    const fit = (raw: number): Diagnosis['scores'][number]['plugins'][number] => ({
+      plugin: 'NodeResourcesFit',
+      raw,
+      normalized: raw,
+      weight: 1,
+      weighted: raw,
+    });
+    const image = (normalized: number): Diagnosis['scores'][number]['plugins'][number] => ({
+      plugin: 'ImageLocality',
+      raw: 0,
+      normalized,
+      weight: 1,
+      weighted: normalized,
+    });
     assert.deepEqual(Chunk.open(Buffer.from(format1, 'base64')).diagnosis(0), {
       ...base,
       feasibleNodes: 2,

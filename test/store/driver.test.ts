@@ -5,7 +5,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { betterSqlite3, isNotADatabase, nativeAddonName, noDriverMessage, type DriverLoader, type DriverName } from '../../src/store/driver';
+import {
+  betterSqlite3,
+  isNotADatabase,
+  nativeAddonName,
+  noDriverMessage,
+  type DriverLoader,
+  type DriverName,
+} from '../../src/store/driver';
 import { openStore } from '../../src/store/store';
 import { assertWhole, openTestStore, savedIds, startWriter, useTempDir, value } from './helpers';
 import { syntheticPlan } from './synthetic';
@@ -26,21 +33,27 @@ describe('store/driver', () => {
   });
 
   it('takes the next driver when one cannot load', async () => {
-    const opened = await openStore(join(dir.path, 'second.db'), { loaders: [failing('node:sqlite', 'No such built-in module: node:sqlite'), betterSqlite3] });
+    const opened = await openStore(join(dir.path, 'second.db'), {
+      loaders: [failing('node:sqlite', 'No such built-in module: node:sqlite'), betterSqlite3],
+    });
     assert.equal(opened.ok && opened.value.driver, 'better-sqlite3');
     if (opened.ok) opened.value.close();
   });
 
-  it('when no driver loads, returns one error in plain words, each driver\'s own error as its detail, and throws nothing', async () => {
+  it("when no driver loads, returns one error in plain words, each driver's own error as its detail, and throws nothing", async () => {
     const opened = await openStore(join(dir.path, 'none.db'), {
-      loaders: [failing('better-sqlite3', 'was compiled against a different Node.js version using NODE_MODULE_VERSION 115'), failing('node:sqlite', 'No such built-in module: node:sqlite')],
+      loaders: [
+        failing('better-sqlite3', 'was compiled against a different Node.js version using NODE_MODULE_VERSION 115'),
+        failing('node:sqlite', 'No such built-in module: node:sqlite'),
+      ],
     });
     assert.deepEqual(opened, {
       ok: false,
       error: {
         kind: 'no-driver',
         message: noDriverMessage(),
-        detail: 'better-sqlite3: was compiled against a different Node.js version using NODE_MODULE_VERSION 115; node:sqlite: No such built-in module: node:sqlite',
+        detail:
+          'better-sqlite3: was compiled against a different Node.js version using NODE_MODULE_VERSION 115; node:sqlite: No such built-in module: node:sqlite',
       },
     });
   });
@@ -72,7 +85,10 @@ describe('store/driver', () => {
     before(() => {
       if (!existsSync(NODE22)) {
         // A separate prefix: the project's node_modules is shared and stays as installed.
-        execFileSync('npm', ['install', '--prefix', NODE22_PREFIX, '--no-save', '--no-audit', '--no-fund', 'node@22'], { stdio: 'ignore', timeout: 240_000 });
+        execFileSync('npm', ['install', '--prefix', NODE22_PREFIX, '--no-save', '--no-audit', '--no-fund', 'node@22'], {
+          stdio: 'ignore',
+          timeout: 240_000,
+        });
       }
       assert.match(execFileSync(NODE22, ['--version'], { encoding: 'utf8' }), /^v22\./);
     });

@@ -26,7 +26,13 @@ export function noCpu(pod: string): Diagnosis {
     nodesEvaluated: 4,
     feasibleNodes: 0,
     status: { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'NodeResourcesFit', stage: 'Filter' },
-    rejections: ['n1', 'n2', 'n3', 'n4'].map((node) => ({ node, plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] })),
+    rejections: ['n1', 'n2', 'n3', 'n4'].map((node) => ({
+      node,
+      plugin: 'NodeResourcesFit',
+      stage: 'Filter',
+      code: Code.Unschedulable,
+      reasons: ['Insufficient cpu'],
+    })),
     filters: [],
     scores: [],
     stages: [],
@@ -88,7 +94,13 @@ export interface Writer {
 }
 
 /** Starts test/store/children/write-plans.ts under `node` (another Node's binary if given). */
-export function startWriter(file: string, podSet: string, count: number, seed: number, options: { keep?: number; node?: string } = {}): Writer {
+export function startWriter(
+  file: string,
+  podSet: string,
+  count: number,
+  seed: number,
+  options: { keep?: number; node?: string } = {},
+): Writer {
   const args = ['--import', 'tsx', WRITER, file, podSet, String(count), String(seed), String(options.keep ?? 10_000)];
   const child = spawn(options.node ?? process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
@@ -115,7 +127,9 @@ export function startWriter(file: string, podSet: string, count: number, seed: n
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
       waiters.push({ pattern, resolve });
-      void exited.then((how) => reject(new Error(`writer ended (${how}) before printing ${pattern}: ${lines.slice(-3).join(' | ')} ${stderr.slice(-500)}`)));
+      void exited.then((how) =>
+        reject(new Error(`writer ended (${how}) before printing ${pattern}: ${lines.slice(-3).join(' | ')} ${stderr.slice(-500)}`)),
+      );
     });
   };
   return { child, lines, waitFor, exited };
@@ -145,14 +159,27 @@ export function assertWhole(file: string): number[] {
            (SELECT count(*) FROM diagnoses d WHERE d.plan_id = p.id) AS diagnoses
          FROM plans p ORDER BY p.id`,
       )
-      .all() as Array<{ id: number; placed: number; unplaced: number; evicted: number; assignments: number; victims: number; unplacedRows: number; diagnoses: number }>;
+      .all() as Array<{
+      id: number;
+      placed: number;
+      unplaced: number;
+      evicted: number;
+      assignments: number;
+      victims: number;
+      unplacedRows: number;
+      diagnoses: number;
+    }>;
     for (const p of plans) {
       assert.equal(p.assignments, p.placed, `plan ${p.id}: assignments`);
       assert.equal(p.unplacedRows, p.unplaced, `plan ${p.id}: unplaced pods`);
       assert.equal(p.victims, p.evicted, `plan ${p.id}: evicted pods`);
       assert.equal(p.diagnoses, p.placed + p.unplaced, `plan ${p.id}: diagnoses`);
     }
-    const stray = db.prepare('SELECT count(*) AS n FROM diagnoses d LEFT JOIN diagnosis_chunks c ON c.id = d.chunk_id AND c.plan_id = d.plan_id WHERE c.id IS NULL').get() as { n: number };
+    const stray = db
+      .prepare(
+        'SELECT count(*) AS n FROM diagnoses d LEFT JOIN diagnosis_chunks c ON c.id = d.chunk_id AND c.plan_id = d.plan_id WHERE c.id IS NULL',
+      )
+      .get() as { n: number };
     assert.equal(stray.n, 0, 'diagnoses pointing outside their plan');
     return plans.map((p) => p.id);
   } finally {

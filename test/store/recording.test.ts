@@ -20,7 +20,20 @@ function bound(pod: string, node: string): ScheduleOutcome {
     { node, total: 90, plugins: [] },
     { node: 'other', total: 10, plugins: [] },
   ];
-  return { pod, node, attempts: 1, diagnosis: { ...noCpu(pod), status: { code: Code.Success, reasons: [] }, rejections: [], feasibleNodes: 2, chosenNode: node, scores, message: '' } };
+  return {
+    pod,
+    node,
+    attempts: 1,
+    diagnosis: {
+      ...noCpu(pod),
+      status: { code: Code.Success, reasons: [] },
+      rejections: [],
+      feasibleNodes: 2,
+      chosenNode: node,
+      scores,
+      message: '',
+    },
+  };
 }
 const unplaced = (pod: string): ScheduleOutcome => ({ pod, attempts: 1, diagnosis: noCpu(pod) });
 
@@ -38,7 +51,8 @@ describe('store/recording', () => {
   });
   afterEach(() => store.close());
 
-  const start = (decisions = true) => value(RunRecording.start(store, cluster, 'live', { clock, onError: (m) => errors.push(m), ...(decisions ? { decisions: HOW } : {}) }));
+  const start = (decisions = true) =>
+    value(RunRecording.start(store, cluster, 'live', { clock, onError: (m) => errors.push(m), ...(decisions ? { decisions: HOW } : {}) }));
   const runs = () => value(store.runs()).items;
   const plans = () => value(store.history()).items;
 
@@ -62,7 +76,10 @@ describe('store/recording', () => {
     const id = recording.savePlan(planOf({ 'web-0': 'n1', 'web-1': null }));
     assert.equal(typeof id, 'number');
     const [plan] = plans();
-    assert.deepEqual([plan?.id, plan?.runId, plan?.placed, plan?.unplaced, plan?.profileHash], [id, recording.run, 1, 1, sha256('default-scheduler')]);
+    assert.deepEqual(
+      [plan?.id, plan?.runId, plan?.placed, plan?.unplaced, plan?.profileHash],
+      [id, recording.run, 1, 1, sha256('default-scheduler')],
+    );
   });
 
   it('keeps a scheduler’s decisions and saves them every DECISION_FLUSH_MS as one plan of every pending pod, a pod’s latest decision winning', () => {
@@ -78,8 +95,14 @@ describe('store/recording', () => {
       [[ALL_PENDING_PODS, ALL_PENDING_PODS, 'run', 'podplan', 1, 1]],
     );
     const stored = value(store.loadPlan(first[0]!.id));
-    assert.deepEqual(stored.assignments.map((a) => [a.pod, a.node]), [['shop/web-0', 'n1']]);
-    assert.deepEqual(stored.unplaced.map((u) => [u.pod, u.message]), [['shop/web-1', NO_CPU]]);
+    assert.deepEqual(
+      stored.assignments.map((a) => [a.pod, a.node]),
+      [['shop/web-0', 'n1']],
+    );
+    assert.deepEqual(
+      stored.unplaced.map((u) => [u.pod, u.message]),
+      [['shop/web-1', NO_CPU]],
+    );
     clock.advance(DECISION_FLUSH_MS);
     assert.equal(plans().length, 1, 'no empty batch is saved');
     recording.decision(bound('shop/web-1', 'n2'));
@@ -104,7 +127,10 @@ describe('store/recording', () => {
 
   it('decisionsPlan keeps the best scores of a placed pod and the whole diagnosis of an unplaced one', () => {
     const plan = decisionsPlan([bound('shop/a', 'n1'), unplaced('shop/b')], HOW, 7, 'sha256:x');
-    assert.deepEqual(plan.assignments[0]?.diagnosis?.scores.map((s) => s.node), ['n1']);
+    assert.deepEqual(
+      plan.assignments[0]?.diagnosis?.scores.map((s) => s.node),
+      ['n1'],
+    );
     assert.equal(plan.unplaced[0]?.diagnosis.rejections.length, 4);
     assert.deepEqual([plan.createdAt, plan.snapshotHash], [7, 'sha256:x']);
     assert.equal(plan.victims, undefined, 'no preemption, no victims');

@@ -14,7 +14,10 @@ const fixture = (version: number): string => new URL(`../fixtures/store/history-
 function schemaOf(file: string): Array<[string, string]> {
   const db = new Database(file, { readonly: true });
   try {
-    const rows = db.prepare("SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name").all() as Array<{ name: string; sql: string }>;
+    const rows = db.prepare('SELECT name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name').all() as Array<{
+      name: string;
+      sql: string;
+    }>;
     return rows.map((r) => [r.name, r.sql.replace(/\s+/g, ' ')]);
   } finally {
     db.close();
@@ -54,7 +57,10 @@ describe('store/schema', () => {
       it(`from version ${version}${version === 0 ? ' (a new, empty file)' : ''}`, async () => {
         const file = join(dir.path, `from-v${version}.db`);
         if (version > 0) {
-          assert.ok(existsSync(fixture(version)), `test/fixtures/store/history-v${version}.sql: every released version needs its frozen database`);
+          assert.ok(
+            existsSync(fixture(version)),
+            `test/fixtures/store/history-v${version}.sql: every released version needs its frozen database`,
+          );
           const db = new Database(file);
           db.exec(readFileSync(fixture(version), 'utf8'));
           db.close();
@@ -71,8 +77,14 @@ describe('store/schema', () => {
               plan.assignments.map((a) => a.node),
               ['n1', 'n2'],
             );
-            assert.deepEqual(plan.unplaced[0]!.diagnosis.rejections.map((r) => r.node), ['n1', 'n2']);
-            assert.deepEqual(value(store.history({ trigger: 'web-trigger' })).items.map((p) => p.id), [1]);
+            assert.deepEqual(
+              plan.unplaced[0]!.diagnosis.rejections.map((r) => r.node),
+              ['n1', 'n2'],
+            );
+            assert.deepEqual(
+              value(store.history({ trigger: 'web-trigger' })).items.map((p) => p.id),
+              [1],
+            );
             assert.equal(value(store.latestApplied('web', 'default'))?.id, 1);
             assert.equal(value(store.triggerHistory({ trigger: 'web-trigger' })).items.length, 1);
             assert.equal(value(store.claims({ pool: 'gpu' })).items.length, version >= 2 ? 1 : 0);
@@ -80,7 +92,10 @@ describe('store/schema', () => {
             assert.deepEqual([value(store.getPlan(1)).victims, value(store.summary(1)).evicted, plan.victims], [[], 0, undefined]);
           }
           const run = value(store.startRun({ kind: 'workspace', name: 'examples' }, 'preview'));
-          const preempting = { ...syntheticPlan({ pods: 20, unplaced: 2, nodes: 5 }), victims: [{ pod: 'batch/low-0', node: 'node-0001', by: 'web-0' }] };
+          const preempting = {
+            ...syntheticPlan({ pods: 20, unplaced: 2, nodes: 5 }),
+            victims: [{ pod: 'batch/low-0', node: 'node-0001', by: 'web-0' }],
+          };
           const saved = value(store.savePlan(run, preempting, { profileHash: 'p' }));
           assert.deepEqual(value(store.loadPlan(saved)), preempting);
           if (version > 0) assert.deepEqual(value(store.diffPlans(1, saved)).newlyEvicted, preempting.victims);
@@ -102,10 +117,12 @@ describe('store/schema', () => {
           db.close();
         },
         'newer-schema',
-        new RegExp(`newer Podplan \\(schema version ${SCHEMA_VERSION + 1}, this one knows up to ${SCHEMA_VERSION}\\); it was left untouched`),
+        new RegExp(
+          `newer Podplan \\(schema version ${SCHEMA_VERSION + 1}, this one knows up to ${SCHEMA_VERSION}\\); it was left untouched`,
+        ),
       ],
       [
-        'another program\'s database',
+        "another program's database",
         (file) => {
           const db = new Database(file);
           db.exec('CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)');
@@ -114,7 +131,12 @@ describe('store/schema', () => {
         'not-a-database',
         /another program's tables/,
       ],
-      ['a file that is not SQLite at all', (file) => writeFileSync(file, 'apiVersion: v1\nkind: Config\n'.repeat(200)), 'not-a-database', /not a database/],
+      [
+        'a file that is not SQLite at all',
+        (file) => writeFileSync(file, 'apiVersion: v1\nkind: Config\n'.repeat(200)),
+        'not-a-database',
+        /not a database/,
+      ],
     ];
     for (const [name, make, kind, message] of cases) {
       it(name, async () => {

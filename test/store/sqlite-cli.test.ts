@@ -29,17 +29,36 @@ describe('store: read with the sqlite3 command-line tool', () => {
   const sqlite3 = (...args: string[]): string => execFileSync(SQLITE3, [file, ...args], { encoding: 'utf8' });
 
   it('lists the tables', () => {
-    assert.deepEqual(sqlite3('.tables').trim().split(/\s+/).sort(), ['assignments', 'claims', 'diagnoses', 'diagnosis_chunks', 'plans', 'runs', 'sources', 'trigger_transitions', 'unplaced', 'victims']);
+    assert.deepEqual(sqlite3('.tables').trim().split(/\s+/).sort(), [
+      'assignments',
+      'claims',
+      'diagnoses',
+      'diagnosis_chunks',
+      'plans',
+      'runs',
+      'sources',
+      'trigger_transitions',
+      'unplaced',
+      'victims',
+    ]);
   });
 
   it('reads a plan, its assignments, why a pod was not placed and the pods it evicts, in plain columns', () => {
-    assert.equal(sqlite3('-separator', '|', 'SELECT pod_set, namespace, trigger_name, status, placed, unplaced, evicted FROM plans').trim(), 'web|default|web-trigger|draft|3|1|1');
+    assert.equal(
+      sqlite3('-separator', '|', 'SELECT pod_set, namespace, trigger_name, status, placed, unplaced, evicted FROM plans').trim(),
+      'web|default|web-trigger|draft|3|1|1',
+    );
     assert.equal(sqlite3('-separator', '|', 'SELECT pod, node, preemptor FROM victims ORDER BY seq').trim(), 'batch/low-0|node-0001|web-0');
-    assert.equal(sqlite3('-separator', '|', "SELECT s.kind, s.name, s.server FROM sources s").trim(), 'kube-context|prod|https://10.0.0.1:6443');
+    assert.equal(
+      sqlite3('-separator', '|', 'SELECT s.kind, s.name, s.server FROM sources s').trim(),
+      'kube-context|prod|https://10.0.0.1:6443',
+    );
     assert.match(sqlite3('SELECT node FROM assignments ORDER BY seq').trim(), /^node-\d{4}\nnode-\d{4}\nnode-\d{4}$/);
     assert.match(sqlite3('SELECT message FROM unplaced').trim(), /^0\/3 nodes are available: \d+ /);
     // The histogram is JSON that sqlite's own json functions read.
-    const total = sqlite3("SELECT sum(json_extract(r.value, '$.count')) FROM diagnoses d, json_each(d.reasons) r WHERE d.pod = 'web-3'").trim();
+    const total = sqlite3(
+      "SELECT sum(json_extract(r.value, '$.count')) FROM diagnoses d, json_each(d.reasons) r WHERE d.pod = 'web-3'",
+    ).trim();
     assert.equal(total, '3');
   });
 

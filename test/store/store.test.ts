@@ -33,7 +33,8 @@ describe('store/store', () => {
   });
   afterEach(() => store.close());
 
-  const save = (plan: Plan, source: SourceRef = workspace): number => value(store.savePlan(value(store.startRun(source, 'preview')), plan, profile));
+  const save = (plan: Plan, source: SourceRef = workspace): number =>
+    value(store.savePlan(value(store.startRun(source, 'preview')), plan, profile));
   /** The file as the sqlite3 tool or another process sees it, beside the open store. */
   const rows = (sql: string): number => {
     const db = new Database(file, { readonly: true });
@@ -63,7 +64,10 @@ describe('store/store', () => {
 
     it('refuses a plan that evicts a pod twice and writes nothing of it', () => {
       const saved = store.savePlan(value(store.startRun(workspace, 'preview')), { ...plan, victims: [...victims, victims[0]!] }, profile);
-      assert.deepEqual(saved.ok ? undefined : [saved.error.kind, saved.error.message], ['invalid', 'plan for pod set web evicts pod batch/low-2 more than once']);
+      assert.deepEqual(saved.ok ? undefined : [saved.error.kind, saved.error.message], [
+        'invalid',
+        'plan for pod set web evicts pod batch/low-2 more than once',
+      ]);
       assert.deepEqual(value(store.history()).items, []);
     });
 
@@ -75,7 +79,7 @@ describe('store/store', () => {
       assert.deepEqual([summary.objective, summary.bound], ['cost', solved.bound]);
     });
 
-    it('shows the pods in the planner\'s order with reason histograms and top scores, full diagnoses opened one at a time', () => {
+    it("shows the pods in the planner's order with reason histograms and top scores, full diagnoses opened one at a time", () => {
       const id = save(plan);
       const shown = value(store.getPlan(id));
       assert.deepEqual(
@@ -87,13 +91,16 @@ describe('store/store', () => {
         plan.unplaced.map((u) => [u.pod, u.message]),
       );
       const first = shown.unplaced[0]!;
-      assert.equal(first.diagnosis!.reasons.reduce((sum, r) => sum + r.count, 0), 200);
+      assert.equal(
+        first.diagnosis!.reasons.reduce((sum, r) => sum + r.count, 0),
+        200,
+      );
       assert.deepEqual(shown.assignments[0]!.diagnosis!.topScores, plan.assignments[0]!.diagnosis!.scores.slice(0, 3));
       assert.deepEqual(value(store.diagnosis(id, first.pod)), plan.unplaced[0]!.diagnosis);
       assert.equal(value(store.diagnosis(id, 'no-such-pod')), undefined);
     });
 
-    it('summarizes the plan with its run\'s source, counts and status', () => {
+    it("summarizes the plan with its run's source, counts and status", () => {
       const id = save(plan, prod);
       const summary = value(store.summary(id));
       assert.deepEqual(
@@ -127,14 +134,24 @@ describe('store/store', () => {
     });
 
     it('answers an unknown plan id with not-found', () => {
-      for (const r of [store.getPlan(42), store.loadPlan(42), store.exportPlan(42), store.markApplied(42), store.markSuperseded(42), store.diffPlans(42, 43)]) {
+      for (const r of [
+        store.getPlan(42),
+        store.loadPlan(42),
+        store.exportPlan(42),
+        store.markApplied(42),
+        store.markSuperseded(42),
+        store.diffPlans(42, 43),
+      ]) {
         assert.equal(r.ok ? 'ok' : r.error.kind, 'not-found');
       }
     });
 
     it('writes rows per pod, not per node: unplaced pods rejected by all 5,000 nodes stay a few rows each', () => {
       save(syntheticPlan({ pods: 2000, unplaced: 100, nodes: 5000, rejections: 20, scores: 5 }));
-      const total = ['plans', 'assignments', 'unplaced', 'diagnoses', 'diagnosis_chunks'].reduce((sum, table) => sum + rows(`SELECT count(*) AS n FROM ${table}`), 0);
+      const total = ['plans', 'assignments', 'unplaced', 'diagnoses', 'diagnosis_chunks'].reduce(
+        (sum, table) => sum + rows(`SELECT count(*) AS n FROM ${table}`),
+        0,
+      );
       // A plan row, and per pod an assignment or unplaced row and a diagnosis row; chunks are few.
       assert.ok(total < 1 + 2000 * 2 + 20, `${total} rows`);
     });
@@ -171,7 +188,7 @@ describe('store/store', () => {
   });
 
   describe('applied plans', () => {
-    it('applying a plan supersedes the pod set\'s previously applied one, and only that one', () => {
+    it("applying a plan supersedes the pod set's previously applied one, and only that one", () => {
       const first = save(planOf({ 'web-0': 'n1' }));
       const other = save(planOf({ 'db-0': 'n1' }, { podSet: 'db' }));
       const second = save(planOf({ 'web-0': 'n2' }));
@@ -196,13 +213,18 @@ describe('store/store', () => {
     it('keeps the newest plans of each pod set, and the applied one besides, in the transaction of the insert', () => {
       const applied = save(planOf({ 'web-0': 'n1', 'web-1': null }));
       value(store.markApplied(applied));
-      const web = Array.from({ length: 7 }, (_, i) => save(planOf({ 'web-0': `n${i}`, 'web-1': null }, { victims: [{ pod: 'batch/low-0', node: `n${i}`, by: 'web-0' }] })));
+      const web = Array.from({ length: 7 }, (_, i) =>
+        save(planOf({ 'web-0': `n${i}`, 'web-1': null }, { victims: [{ pod: 'batch/low-0', node: `n${i}`, by: 'web-0' }] })),
+      );
       const db = save(planOf({ 'db-0': 'n1' }, { podSet: 'db' }));
       assert.deepEqual(
         value(store.history({ podSet: 'web' })).items.map((p) => p.id),
         [...web.slice(2).reverse(), applied],
       );
-      assert.deepEqual(value(store.history({ podSet: 'db' })).items.map((p) => p.id), [db]);
+      assert.deepEqual(
+        value(store.history({ podSet: 'db' })).items.map((p) => p.id),
+        [db],
+      );
       const orphans = rows(
         `SELECT (SELECT count(*) FROM assignments WHERE plan_id NOT IN (SELECT id FROM plans))
               + (SELECT count(*) FROM unplaced WHERE plan_id NOT IN (SELECT id FROM plans))
@@ -250,7 +272,12 @@ describe('store/store', () => {
       };
       assert.deepEqual(evictions(none, all), { newly: sorted, noLonger: [], still: 0, unchanged: 2 });
       assert.deepEqual(evictions(all, none), { newly: [], noLonger: sorted, still: 0, unchanged: 2 });
-      assert.deepEqual(evictions(all, some), { newly: [{ pod: 'batch/low-9', node: 'node-0003', by: 'web-1' }], noLonger: [victims[2]!, victims[0]!], still: 1, unchanged: 2 });
+      assert.deepEqual(evictions(all, some), {
+        newly: [{ pod: 'batch/low-9', node: 'node-0003', by: 'web-1' }],
+        noLonger: [victims[2]!, victims[0]!],
+        still: 1,
+        unchanged: 2,
+      });
     });
   });
 
@@ -288,15 +315,41 @@ describe('store/store', () => {
       clock.advance(250);
       value(store.finishRun(run, 'failed', 'the API server went away'));
       assert.deepEqual(value(store.runs({ source: prod })).items, [
-        { id: run, source: { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' }, kind: 'live', startedAt: 1_000, finishedAt: 1_250, outcome: 'failed', message: 'the API server went away' },
+        {
+          id: run,
+          source: { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' },
+          kind: 'live',
+          startedAt: 1_000,
+          finishedAt: 1_250,
+          outcome: 'failed',
+          message: 'the API server went away',
+        },
       ]);
       assert.equal(store.finishRun(run + 1, 'succeeded').ok, false);
     });
 
     it('keeps trigger transitions per trigger, newest first', () => {
       value(store.recordTriggerTransition({ namespace: 'default', trigger: 'web', to: 'Planning', cause: 'manual', at: 10 }));
-      value(store.recordTriggerTransition({ namespace: 'default', trigger: 'db', from: 'Planning', to: 'Schedule', cause: 'dependency', at: 15 }));
-      value(store.recordTriggerTransition({ namespace: 'default', trigger: 'web', from: 'Planning', to: 'Schedule', cause: 'quiet-time', at: 20 }));
+      value(
+        store.recordTriggerTransition({
+          namespace: 'default',
+          trigger: 'db',
+          from: 'Planning',
+          to: 'Schedule',
+          cause: 'dependency',
+          at: 15,
+        }),
+      );
+      value(
+        store.recordTriggerTransition({
+          namespace: 'default',
+          trigger: 'web',
+          from: 'Planning',
+          to: 'Schedule',
+          cause: 'quiet-time',
+          at: 20,
+        }),
+      );
       const web = value(store.triggerHistory({ namespace: 'default', trigger: 'web' })).items;
       assert.deepEqual(
         web.map(({ from, to, cause, at }) => ({ from, to, cause, at })),

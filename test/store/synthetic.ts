@@ -68,7 +68,11 @@ export function syntheticPlan(o: SyntheticPlan): Plan {
 function diagnosis(random: Random, pod: string, names: readonly string[], rejected: number, scored: number, chosen?: string): Diagnosis {
   const nodes = names.length;
   const start = random.int(nodes);
-  const rejections: NodeRejection[] = Array.from({ length: Math.min(rejected, nodes) }, (_, i) => ({ node: names[(start + i) % nodes]!, stage: 'Filter', ...REASONS[random.int(REASONS.length)]! }));
+  const rejections: NodeRejection[] = Array.from({ length: Math.min(rejected, nodes) }, (_, i) => ({
+    node: names[(start + i) % nodes]!,
+    stage: 'Filter',
+    ...REASONS[random.int(REASONS.length)]!,
+  }));
   const scores: NodeScoreRecord[] = Array.from({ length: scored }, (_, i) => {
     const plugins = SCORE_PLUGINS.map((plugin) => {
       const normalized = random.int(101);
@@ -85,10 +89,16 @@ function diagnosis(random: Random, pod: string, names: readonly string[], reject
     nodesTotal: nodes,
     nodesEvaluated: placed ? Math.min(nodes, rejected + scored) : nodes,
     feasibleNodes: scored,
-    status: placed ? { code: Code.Success, reasons: [] } : { code: Code.Unschedulable, reasons: [...counts.keys()], plugin: 'NodeResourcesFit', stage: 'Filter' },
+    status: placed
+      ? { code: Code.Success, reasons: [] }
+      : { code: Code.Unschedulable, reasons: [...counts.keys()], plugin: 'NodeResourcesFit', stage: 'Filter' },
     ...(placed ? { chosenNode: chosen } : {}),
     rejections,
-    filters: ['NodeUnschedulable', 'NodeResourcesFit', 'TaintToleration', 'NodeAffinity'].map((plugin, i) => ({ plugin, evaluated: nodes, passed: nodes - Math.floor(rejected / (i + 1)) })),
+    filters: ['NodeUnschedulable', 'NodeResourcesFit', 'TaintToleration', 'NodeAffinity'].map((plugin, i) => ({
+      plugin,
+      evaluated: nodes,
+      passed: nodes - Math.floor(rejected / (i + 1)),
+    })),
     scores,
     stages: [{ stage: 'PreFilter', plugin: 'NodeResourcesFit', status: { code: Code.Success, reasons: [] } }],
     ...(placed

@@ -15,7 +15,9 @@ const OUTPUT = 'syntaxes/podplan-output.tmLanguage.json';
 const LABELS = 'syntaxes/podplan-yaml-labels.tmLanguage.json';
 
 interface Contributed {
-  readonly contributes: { readonly grammars: ReadonlyArray<{ readonly scopeName: string; readonly path: string; readonly injectTo: readonly string[] }> };
+  readonly contributes: {
+    readonly grammars: ReadonlyArray<{ readonly scopeName: string; readonly path: string; readonly injectTo: readonly string[] }>;
+  };
 }
 
 const HOSTS: Record<string, string> = {
@@ -30,7 +32,10 @@ before(async () => {
   await oniguruma.loadWASM(wasm.buffer.slice(wasm.byteOffset, wasm.byteOffset + wasm.byteLength));
   const files: Record<string, string> = { 'text.log.podplan': OUTPUT, 'source.yaml.podplan-labels': LABELS };
   registry = new textmate.Registry({
-    onigLib: Promise.resolve({ createOnigScanner: (sources) => new oniguruma.OnigScanner(sources), createOnigString: (text) => new oniguruma.OnigString(text) }),
+    onigLib: Promise.resolve({
+      createOnigScanner: (sources) => new oniguruma.OnigScanner(sources),
+      createOnigString: (text) => new oniguruma.OnigString(text),
+    }),
     loadGrammar: async (scope) => {
       const file = files[scope];
       if (file) return textmate.parseRawGrammar(readFileSync(file, 'utf8'), file);
@@ -111,7 +116,10 @@ describe('syntaxes', () => {
   });
 
   it('leave ordinary log words alone', async () => {
-    assert.deepEqual(await marked('text.log', '2026-11-24 20:26:00.123 [info] restarting the language server; filtering and scoring done'), []);
+    assert.deepEqual(
+      await marked('text.log', '2026-11-24 20:26:00.123 [info] restarting the language server; filtering and scoring done'),
+      [],
+    );
   });
 
   it('mark the planner label keys and a quiet time that is a Go duration, in block and flow style, quoted or not', async () => {
@@ -141,7 +149,13 @@ describe('syntaxes', () => {
   });
 
   it('mark a quiet time that is not a Go duration as invalid, and nothing in comments or other keys', async () => {
-    assert.deepEqual((await marked('source.yaml', '    planner.ciena.io/quiet-time: 2 minutes')).at(-1), ['2 minutes', 'invalid.illegal.duration.podplan']);
-    assert.deepEqual(await marked('source.yaml', '# planner.ciena.io/quiet-time: 2m\nexample.com/quiet-time: 2m\nplanner.ciena.io/other: x'), []);
+    assert.deepEqual((await marked('source.yaml', '    planner.ciena.io/quiet-time: 2 minutes')).at(-1), [
+      '2 minutes',
+      'invalid.illegal.duration.podplan',
+    ]);
+    assert.deepEqual(
+      await marked('source.yaml', '# planner.ciena.io/quiet-time: 2m\nexample.com/quiet-time: 2m\nplanner.ciena.io/other: x'),
+      [],
+    );
   });
 });

@@ -73,7 +73,14 @@ export const claim: Command = {
       return EXIT.badInput;
     }
     const pool = values.pool as string;
-    const context = openContext({ context: values.context as string, ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}), env: io.env, homedir: io.homedir, cwd: io.cwd, platform: io.platform });
+    const context = openContext({
+      context: values.context as string,
+      ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+      env: io.env,
+      homedir: io.homedir,
+      cwd: io.cwd,
+      platform: io.platform,
+    });
     if (!context.ok) {
       io.stderr(`podplan claim: ${context.error}\n`);
       return EXIT.badInput;
@@ -81,7 +88,14 @@ export const claim: Command = {
     const namespace = values.namespace ?? context.value.namespace;
     const client = poolClient(new KubeHttp(context.value), namespace, `${POOL_LABEL}=${pool}`);
     const target = new KubePoolTarget({ pool, list: () => client.list(), update: (pod) => client.update(pod) });
-    const claims = new ClaimScheduler({ pool, target, clock: io.clock, capacity: Math.max(count, 1), pollMinMs: CLAIM_POLL_MS, pollMaxMs: CLAIM_POLL_MS * 5 });
+    const claims = new ClaimScheduler({
+      pool,
+      target,
+      clock: io.clock,
+      capacity: Math.max(count, 1),
+      pollMinMs: CLAIM_POLL_MS,
+      pollMaxMs: CLAIM_POLL_MS * 5,
+    });
     const deadline = io.clock.now() + timeout.value;
     const batch = randomUUID().slice(0, 8);
     const pending = Array.from({ length: count }, (_, i) => claimRequest({ id: `podplan-claim-${batch}-${i + 1}`, deadline }));

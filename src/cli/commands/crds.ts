@@ -58,7 +58,8 @@ export const installCrds: Command = {
       io.stderr(`podplan install-crds: ${message}\n`);
       return EXIT.badInput;
     };
-    if (parsed.values.context === undefined && parsed.values.kubeconfig === undefined) return fail(`--context NAME is required (or --kubeconfig FILE for its current context)\n\n${INSTALL_HELP}`);
+    if (parsed.values.context === undefined && parsed.values.kubeconfig === undefined)
+      return fail(`--context NAME is required (or --kubeconfig FILE for its current context)\n\n${INSTALL_HELP}`);
     const context = contextOf(parsed, io);
     if (!context.ok) return fail(context.error);
     const http = new KubeHttp(context.value);

@@ -50,11 +50,17 @@ function report(d: PlanDiff): string {
   section('Moved', d.moved, (m) => [`  ${m.pod}: ${m.from} → ${m.to}`]);
   section('Newly placed', d.becamePlaced, (p) => [`  ${p.pod}: on ${p.node}, was: ${p.was}`]);
   section('Newly unplaced', d.becameUnplaced, (u) => [`  ${u.pod}: was on ${u.was}; ${u.message}`, ...histogram(u.reasons, '      ')]);
-  const where = (p: { node?: string; message?: string }): string => (p.node !== undefined ? `on ${p.node}` : `not placed: ${p.message ?? ''}`);
+  const where = (p: { node?: string; message?: string }): string =>
+    p.node !== undefined ? `on ${p.node}` : `not placed: ${p.message ?? ''}`;
   section(`Only in plan ${d.to.id}`, d.added, (p) => [`  ${p.pod}: ${where(p)}`]);
   section(`Only in plan ${d.from.id}`, d.removed, (p) => [`  ${p.pod}: ${where(p)}`]);
   section(`Evicted only by plan ${d.to.id}`, d.newlyEvicted, (v) => [`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(d.to, v.by)}`]);
-  section(`Evicted only by plan ${d.from.id}`, d.noLongerEvicted, (v) => [`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(d.from, v.by)}`]);
-  lines.push('', `Unchanged: ${d.unchanged} on the same node, ${d.stillUnplaced} still not placed${d.stillEvicted > 0 ? `, ${d.stillEvicted} evicted by both` : ''}.`);
+  section(`Evicted only by plan ${d.from.id}`, d.noLongerEvicted, (v) => [
+    `  ${v.pod} on ${v.node}: preempted by ${preemptorOf(d.from, v.by)}`,
+  ]);
+  lines.push(
+    '',
+    `Unchanged: ${d.unchanged} on the same node, ${d.stillUnplaced} still not placed${d.stillEvicted > 0 ? `, ${d.stillEvicted} evicted by both` : ''}.`,
+  );
   return `${lines.join('\n')}\n`;
 }

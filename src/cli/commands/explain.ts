@@ -60,7 +60,23 @@ export const explainCommand: Command = {
   summary: 'explain why one pod goes to its node, or why it cannot be placed',
   help: HELP,
   async run(args, io) {
-    const parsed = parseCommand('explain', args, { ...SOURCE_OPTIONS, ...STRICT_OPTION, node: { type: 'string' }, namespace: { type: 'string' }, ...OUTPUT_OPTION, json: { type: 'boolean' }, all: { type: 'boolean' }, profile: { type: 'string' }, seed: { type: 'string' } }, Infinity, io);
+    const parsed = parseCommand(
+      'explain',
+      args,
+      {
+        ...SOURCE_OPTIONS,
+        ...STRICT_OPTION,
+        node: { type: 'string' },
+        namespace: { type: 'string' },
+        ...OUTPUT_OPTION,
+        json: { type: 'boolean' },
+        all: { type: 'boolean' },
+        profile: { type: 'string' },
+        seed: { type: 'string' },
+      },
+      Infinity,
+      io,
+    );
     if (!parsed) return EXIT.badInput;
     const { positionals, values } = parsed;
     const fail = (message: string) => (io.stderr(`podplan explain: ${message}\n`), EXIT.badInput);
@@ -68,10 +84,12 @@ export const explainCommand: Command = {
     if (!format) return EXIT.badInput;
     const last = positionals.at(-1);
     // -n ns names the pod's namespace, as kubectl's does (a namespace/name given wins, if they agree).
-    if (last?.includes('/') && values.namespace !== undefined && !last.startsWith(`${values.namespace}/`)) return fail(`${last} is not in namespace ${values.namespace} (-n)`);
+    if (last?.includes('/') && values.namespace !== undefined && !last.startsWith(`${values.namespace}/`))
+      return fail(`${last} is not in namespace ${values.namespace} (-n)`);
     const wanted = last !== undefined && values.namespace !== undefined && !last.includes('/') ? `${values.namespace}/${last}` : last;
     const pathsNeeded = !isClusterSource({ positionals, values });
-    if (wanted === undefined || (pathsNeeded && positionals.length < 2)) return fail(`${pathsNeeded ? 'paths and a pod are' : 'a pod is'} needed\n\n${HELP}`);
+    if (wanted === undefined || (pathsNeeded && positionals.length < 2))
+      return fail(`${pathsNeeded ? 'paths and a pod are' : 'a pod is'} needed\n\n${HELP}`);
     // The last word is the pod; the words before it are the paths (none with --context).
     const source: SourceArgs = { positionals: positionals.slice(0, -1), values };
     const problem = sourceProblem(source);
@@ -82,13 +100,16 @@ export const explainCommand: Command = {
     const found = findPod(workspace.cluster.pods, wanted);
     if (typeof found === 'string') return fail(found);
     const key = podKey(found);
-    if (values.node !== undefined && !workspace.cluster.nodes.some((n) => n.metadata.name === values.node)) return fail(`no node ${values.node} in the files`);
-    if (found.spec.nodeName) return fail(`${key} is already bound to ${found.spec.nodeName} (spec.nodeName): there is no decision to explain`);
+    if (values.node !== undefined && !workspace.cluster.nodes.some((n) => n.metadata.name === values.node))
+      return fail(`no node ${values.node} in the files`);
+    if (found.spec.nodeName)
+      return fail(`${key} is already bound to ${found.spec.nodeName} (spec.nodeName): there is no decision to explain`);
     const limit = values.all ? Infinity : LIST_LIMIT;
     const generated = workspace.generated.has(key);
 
     const podSet = found.metadata.labels?.[POD_SET_LABEL];
-    if (podSet !== undefined && found.spec.schedulerName === POD_SET_SCHEDULER_NAME) return explainPlanned(source, found, podSet, values, format, limit, io);
+    if (podSet !== undefined && found.spec.schedulerName === POD_SET_SCHEDULER_NAME)
+      return explainPlanned(source, found, podSet, values, format, limit, io);
 
     let verdicts: NodeVerdict[] | undefined;
     const result = await simulate(workspace.cluster, {
@@ -107,10 +128,17 @@ export const explainCommand: Command = {
     }
     const outcome = result.value.outcomes.find((o) => o.pod === key);
     if (!outcome) {
-      const why = result.value.waiting.find((w) => w.pod === key)?.reason ?? result.value.rejected.find((r) => r.pod === key)?.error ?? result.value.otherScheduler.find((o) => o.pod === key)?.schedulerName;
+      const why =
+        result.value.waiting.find((w) => w.pod === key)?.reason ??
+        result.value.rejected.find((r) => r.pod === key)?.error ??
+        result.value.otherScheduler.find((o) => o.pod === key)?.schedulerName;
       return fail(`${key} was not scheduled by this run${why ? `: ${why}` : ''}`);
     }
-    const report = podReport(outcome.diagnosis, { limit, ...(verdicts ? { verdicts } : {}), ...(values.node !== undefined ? { node: values.node } : {}) });
+    const report = podReport(outcome.diagnosis, {
+      limit,
+      ...(verdicts ? { verdicts } : {}),
+      ...(values.node !== undefined ? { node: values.node } : {}),
+    });
     io.stdout(structured(format, { ...report, generated, attempts: outcome.attempts }) ?? formatReport(report, generated));
     return report.placed ? EXIT.ok : EXIT.unplaced;
   },
@@ -128,16 +156,29 @@ function findPod(pods: readonly Pod[], wanted: string): Pod | string {
   const matches = wanted.includes('/') ? pods.filter((p) => podKey(p) === wanted) : pods.filter((p) => p.metadata.name === wanted);
   if (matches.length === 1) return matches[0] as Pod;
   if (matches.length > 1) return `pod ${wanted} is in several namespaces (${matches.map(podKey).join(', ')}): name it as namespace/name`;
-  const near = pods.filter((p) => p.metadata.name.startsWith(wanted.split('/').pop() ?? wanted)).slice(0, 5).map(podKey);
+  const near = pods
+    .filter((p) => p.metadata.name.startsWith(wanted.split('/').pop() ?? wanted))
+    .slice(0, 5)
+    .map(podKey);
   return `no pod ${wanted} in the files${near.length ? ` (pods named like it: ${near.join(', ')})` : ''}`;
 }
 
 /** A pod of a pod set: planned with its set, as podplan plan would, and explained at its planned node. */
-async function explainPlanned(source: SourceArgs, pod: Pod, podSet: string, values: { node?: string | undefined; profile?: string | undefined; seed?: string | undefined; strict?: boolean | undefined }, format: OutputFormat, limit: number, io: CliIO): Promise<number> {
+async function explainPlanned(
+  source: SourceArgs,
+  pod: Pod,
+  podSet: string,
+  values: { node?: string | undefined; profile?: string | undefined; seed?: string | undefined; strict?: boolean | undefined },
+  format: OutputFormat,
+  limit: number,
+  io: CliIO,
+): Promise<number> {
   const planning = await loadPlanning('explain', source, values, io);
   if (!planning) return EXIT.badInput;
   const namespace = pod.metadata.namespace ?? 'default';
-  const ref = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName).find((s) => s.name === podSet && s.namespace === namespace);
+  const ref = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName).find(
+    (s) => s.name === podSet && s.namespace === namespace,
+  );
   if (!ref) {
     io.stderr(`podplan explain: ${podKey(pod)} is in pod set ${podSet} but not scheduled by ${planning.planning.args.schedulerName}\n`);
     return EXIT.badInput;
@@ -153,11 +194,24 @@ async function explainPlanned(source: SourceArgs, pod: Pod, podSet: string, valu
   const diagnosis = assigned?.diagnosis ?? unplaced?.diagnosis;
   const lead = `${podKey(pod)} is in pod set ${podSet}: planned with its set by the ${plan?.planner ?? 'pod-set'} planner${outcome.trigger ? ` (ScheduleTrigger ${outcome.trigger})` : ''}.`;
   if (!diagnosis) {
-    const text = assigned ? `${lead}\nPlanned node: ${assigned.node} (the planner chose it for the set as a whole; it records no cycle for this pod).\n` : `${lead}\nNot in the plan: ${outcome.message ?? 'not planned'}\n`;
-    io.stdout(structured(format, { pod: podKey(pod), podSet, planner: plan?.planner ?? null, node: assigned?.node ?? null, message: outcome.message ?? null }) ?? text);
+    const text = assigned
+      ? `${lead}\nPlanned node: ${assigned.node} (the planner chose it for the set as a whole; it records no cycle for this pod).\n`
+      : `${lead}\nNot in the plan: ${outcome.message ?? 'not planned'}\n`;
+    io.stdout(
+      structured(format, {
+        pod: podKey(pod),
+        podSet,
+        planner: plan?.planner ?? null,
+        node: assigned?.node ?? null,
+        message: outcome.message ?? null,
+      }) ?? text,
+    );
     return assigned ? EXIT.ok : EXIT.unplaced;
   }
-  const report = podReport({ ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) }, { limit, ...(values.node !== undefined ? { node: values.node } : {}) });
+  const report = podReport(
+    { ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) },
+    { limit, ...(values.node !== undefined ? { node: values.node } : {}) },
+  );
   io.stdout(structured(format, { ...report, podSet, planner: plan?.planner }) ?? `${lead}\n${formatReport(report, false)}`);
   return report.placed ? EXIT.ok : EXIT.unplaced;
 }
@@ -174,13 +228,17 @@ function formatShortfall(s: readonly Shortfall[]): string {
   return s.map((x) => `${x.resource} short by ${formatAmount(x.missing, unitOf(x.resource))}`).join(', ');
 }
 
-
 function scoreTable(records: readonly NodeScoreRecord[], firstRank = 1): string {
   const plugins = records[0]?.plugins.map((p) => p.plugin) ?? [];
-  const rows = records.map((r, i) => [String(firstRank + i), r.node, String(Math.round(r.total)), ...plugins.map((name) => {
-    const p = r.plugins.find((x) => x.plugin === name);
-    return p ? `${round(p.raw)}/${round(p.normalized)}×${p.weight}=${round(p.weighted)}` : '';
-  })]);
+  const rows = records.map((r, i) => [
+    String(firstRank + i),
+    r.node,
+    String(Math.round(r.total)),
+    ...plugins.map((name) => {
+      const p = r.plugins.find((x) => x.plugin === name);
+      return p ? `${round(p.raw)}/${round(p.normalized)}×${p.weight}=${round(p.weighted)}` : '';
+    }),
+  ]);
   return formatTable(['#', 'NODE', 'TOTAL', ...plugins], rows);
 }
 
@@ -189,7 +247,10 @@ function round(n: number): string {
 }
 
 function indent(text: string): string {
-  return text.split('\n').map((l) => `  ${l}`).join('\n');
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
 }
 
 /** The report as a terminal shows it: every list cut to `limit` with the count of the rest. */
@@ -198,24 +259,37 @@ function formatReport(r: PodReport, generated: boolean): string {
   lines.push(`Pod ${r.pod}${generated ? " (a name made up for a workload's replica that has no pod in the files)" : ''}`);
   lines.push(r.placed ? `Decision: placed on ${r.node}` : `Decision: not placed: ${r.message}`);
   lines.push('', 'Stage funnel (nodes left):');
-  lines.push(indent(formatTable(['STEP', 'NODES'], r.funnel.map((s) => [s.step, String(s.nodes)]))));
+  lines.push(
+    indent(
+      formatTable(
+        ['STEP', 'NODES'],
+        r.funnel.map((s) => [s.step, String(s.nodes)]),
+      ),
+    ),
+  );
   if (r.rejected.length > 0) {
     lines.push('', 'Rejected nodes by reason:');
-    for (const g of r.rejected) lines.push(`  ${g.count} × ${g.reason} [${g.plugin}, ${g.stage}]: ${g.nodes.join(', ')}${more(g.count, g.nodes.length)}`);
+    for (const g of r.rejected)
+      lines.push(`  ${g.count} × ${g.reason} [${g.plugin}, ${g.stage}]: ${g.nodes.join(', ')}${more(g.count, g.nodes.length)}`);
   }
   if (r.best.length > 0) {
     lines.push('', `Best nodes (of ${r.scoredNodes} scored; each plugin raw/normalized×weight=weighted):`);
     lines.push(indent(scoreTable(r.best)));
     if (r.scoredNodes > r.best.length) lines.push(`  … and ${r.scoredNodes - r.best.length} more scored nodes (--all lists them)`);
   } else if (r.placed && r.nominatedNode !== undefined) {
-    lines.push('', `Not scored: the pod's nominated node (${r.nominatedNode}, kept for it by preemption) fits, which kube-scheduler takes without searching further.`);
+    lines.push(
+      '',
+      `Not scored: the pod's nominated node (${r.nominatedNode}, kept for it by preemption) fits, which kube-scheduler takes without searching further.`,
+    );
   } else if (r.placed) {
     lines.push('', 'Not scored: the only feasible node, which kube-scheduler takes without scoring.');
   }
   if (r.closest.length > 0) {
     lines.push('', 'Closest nodes (fewest failing filters, a lone taint before a lone shortfall, then the smallest shortfall):');
     for (const c of r.closest) {
-      lines.push(`  ${c.node}: ${c.failures.length} failing filter${c.failures.length === 1 ? '' : 's'}${c.shortfall.length ? `; ${formatShortfall(c.shortfall)}` : ''}`);
+      lines.push(
+        `  ${c.node}: ${c.failures.length} failing filter${c.failures.length === 1 ? '' : 's'}${c.shortfall.length ? `; ${formatShortfall(c.shortfall)}` : ''}`,
+      );
       for (const f of c.failures) lines.push(`    ${formatFailure(f)}`);
     }
   }
@@ -229,11 +303,21 @@ function formatPreemption(p: PreemptionReport): string[] {
   const lines: string[] = [];
   const victims = p.victims.join(', ');
   if (p.node === undefined) lines.push('Preemption: no eviction of lower-priority pods makes room on any node.');
-  else if (p.reportOnly) lines.push(`Preemption (not done: plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting ${victims} from ${p.node} would make room.`);
+  else if (p.reportOnly)
+    lines.push(
+      `Preemption (not done: plans do not preempt unless the profile allows it: PodSetPlanner args allowPreemption): evicting ${victims} from ${p.node} would make room.`,
+    );
   else lines.push(`Preemption: evicting ${victims} from ${p.node} makes room.`);
   if (p.candidates.length > 0) {
-    lines.push('  Candidate nodes (upstream pickOneNodeForPreemption: fewest PDB violations, lowest highest victim priority, smallest priority sum, fewest victims, latest start):');
-    const rows = p.candidates.map((c) => [c.node, c.victims.map((v) => `${v.pod} (${v.priority}${v.violatesPdb ? ', breaks a PDB' : ''})`).join(', '), String(c.pdbViolations), c.lostOn === undefined ? 'chosen' : `lost: ${p.node ?? ''} has ${c.lostOn}`]);
+    lines.push(
+      '  Candidate nodes (upstream pickOneNodeForPreemption: fewest PDB violations, lowest highest victim priority, smallest priority sum, fewest victims, latest start):',
+    );
+    const rows = p.candidates.map((c) => [
+      c.node,
+      c.victims.map((v) => `${v.pod} (${v.priority}${v.violatesPdb ? ', breaks a PDB' : ''})`).join(', '),
+      String(c.pdbViolations),
+      c.lostOn === undefined ? 'chosen' : `lost: ${p.node ?? ''} has ${c.lostOn}`,
+    ]);
     lines.push(indent(indent(formatTable(['NODE', 'VICTIMS (PRIORITY)', 'PDB VIOLATIONS', 'VERDICT'], rows))));
     if (p.moreCandidates > 0) lines.push(`    … and ${p.moreCandidates} more candidates (--all lists them)`);
   }
@@ -241,7 +325,10 @@ function formatPreemption(p: PreemptionReport): string[] {
     lines.push('  Nodes where evicting would not help:');
     for (const f of p.failures) lines.push(`    ${f.count} × ${f.reason}: ${f.nodes.join(', ')}${more(f.count, f.nodes.length)}`);
   }
-  if (p.notTried > 0) lines.push(`  ${p.notTried} node${p.notTried === 1 ? '' : 's'} not tried (rejected for a reason no eviction resolves, or enough candidates were found first)`);
+  if (p.notTried > 0)
+    lines.push(
+      `  ${p.notTried} node${p.notTried === 1 ? '' : 's'} not tried (rejected for a reason no eviction resolves, or enough candidates were found first)`,
+    );
   return lines;
 }
 

@@ -32,7 +32,8 @@ export const exportPlan: Command = {
     runPlanCommand('export', args, io, {
       ids: 1,
       options: { diagnoses: { type: 'boolean' }, 'made-up-names': { type: 'boolean' } },
-      query: (store, [id], values) => store.exportPlan(id!, { diagnoses: values['diagnoses'] === true, madeUpNames: values['made-up-names'] === true }),
+      query: (store, [id], values) =>
+        store.exportPlan(id!, { diagnoses: values['diagnoses'] === true, madeUpNames: values['made-up-names'] === true }),
       print: (yaml) => yaml,
     }),
 };

@@ -39,7 +39,16 @@ export const history: Command = {
     const parsed = parseCommand(
       'history',
       args,
-      { ...DB_OPTION, 'pod-set': { type: 'string' }, namespace: { type: 'string' }, trigger: { type: 'string' }, limit: { type: 'string' }, before: { type: 'string' }, json: { type: 'boolean' }, ...OUTPUT_OPTION },
+      {
+        ...DB_OPTION,
+        'pod-set': { type: 'string' },
+        namespace: { type: 'string' },
+        trigger: { type: 'string' },
+        limit: { type: 'string' },
+        before: { type: 'string' },
+        json: { type: 'boolean' },
+        ...OUTPUT_OPTION,
+      },
       0,
       io,
     );
@@ -53,7 +62,13 @@ export const history: Command = {
     return readHistory('history', values.db, io, (store) => {
       const page = orReport(
         'history',
-        store.history({ podSet: values['pod-set'], namespace: values.namespace, trigger: values.trigger, limit, ...(before !== undefined ? { before } : {}) }),
+        store.history({
+          podSet: values['pod-set'],
+          namespace: values.namespace,
+          trigger: values.trigger,
+          limit,
+          ...(before !== undefined ? { before } : {}),
+        }),
         io,
       );
       if (!page) return EXIT.badInput;
@@ -90,7 +105,9 @@ function listing(plans: readonly PlanSummary[], next: number | undefined, args: 
     String(p.evicted),
     `${p.source.kind} ${p.source.name}`,
   ]);
-  const lines = [formatTable(['ID', 'CREATED', 'POD SET', 'NAMESPACE', 'TRIGGER', 'PLANNER', 'STATUS', 'PLACED', 'UNPLACED', 'EVICTED', 'SOURCE'], rows)];
+  const lines = [
+    formatTable(['ID', 'CREATED', 'POD SET', 'NAMESPACE', 'TRIGGER', 'PLANNER', 'STATUS', 'PLACED', 'UNPLACED', 'EVICTED', 'SOURCE'], rows),
+  ];
   if (next !== undefined) lines.push('', `More: podplan history ${[...withoutBefore(args), '--before', String(next)].join(' ')}`);
   return `${lines.join('\n')}\n`;
 }

@@ -101,24 +101,35 @@ export const plan: Command = {
     const format = outputFormat('plan', values, ['text', 'json', 'yaml'], io);
     if (!format) return EXIT.badInput;
     const [asJson, asYaml] = [format === 'json', format === 'yaml'];
-    if (values.status && !asYaml) return fail('--status goes with -o yaml (Podplan\'s status in the SchedulePlan)');
-    if (values['no-history'] && values.db !== undefined) return fail('--no-history and --db cannot be used together: --db names the history to record in');
-    if (values.planner !== undefined && !PLANNERS.has(values.planner)) return fail(`--planner must be one of ${[...PLANNERS.keys()].join(', ')}, not "${values.planner}"`);
+    if (values.status && !asYaml) return fail("--status goes with -o yaml (Podplan's status in the SchedulePlan)");
+    if (values['no-history'] && values.db !== undefined)
+      return fail('--no-history and --db cannot be used together: --db names the history to record in');
+    if (values.planner !== undefined && !PLANNERS.has(values.planner))
+      return fail(`--planner must be one of ${[...PLANNERS.keys()].join(', ')}, not "${values.planner}"`);
     const planning = await loadPlanning('plan', parsed, values, io);
     if (!planning) return EXIT.badInput;
     const sets = podSetsIn(planning.workspace.cluster.pods, planning.planning.args.schedulerName);
     const listed = sets.map(podSetKey).join(', ') || 'none';
     if (values['pod-set'] === undefined) return fail(`--pod-set is required (pod sets in the files: ${listed})`);
     // A set as the lists name it, namespace/name, is the set of that name in that namespace.
-    const [setNamespace, setName] = values['pod-set'].includes('/') ? (values['pod-set'].split('/', 2) as [string, string]) : [values.namespace, values['pod-set']];
-    if (setNamespace !== undefined && values.namespace !== undefined && setNamespace !== values.namespace) return fail(`--pod-set ${values['pod-set']} and --namespace ${values.namespace} name different namespaces`);
+    const [setNamespace, setName] = values['pod-set'].includes('/')
+      ? (values['pod-set'].split('/', 2) as [string, string])
+      : [values.namespace, values['pod-set']];
+    if (setNamespace !== undefined && values.namespace !== undefined && setNamespace !== values.namespace)
+      return fail(`--pod-set ${values['pod-set']} and --namespace ${values.namespace} name different namespaces`);
     const named = sets.filter((s) => s.name === setName && (setNamespace === undefined || s.namespace === setNamespace));
     if (named.length === 0) {
-      const trigger = planning.triggers.find((t) => t.podSet === values['pod-set'] && (values.namespace === undefined || t.namespace === values.namespace));
-      if (trigger) return fail(`pod set ${trigger.namespace}/${trigger.podSet} has no pending pods in the files (its ScheduleTrigger ${trigger.name} has nothing to plan; are its workloads at 0 replicas?)`);
+      const trigger = planning.triggers.find(
+        (t) => t.podSet === values['pod-set'] && (values.namespace === undefined || t.namespace === values.namespace),
+      );
+      if (trigger)
+        return fail(
+          `pod set ${trigger.namespace}/${trigger.podSet} has no pending pods in the files (its ScheduleTrigger ${trigger.name} has nothing to plan; are its workloads at 0 replicas?)`,
+        );
       return fail(`no pod set ${values.namespace ? `${values.namespace}/` : ''}${values['pod-set']} in the files (pod sets: ${listed})`);
     }
-    if (named.length > 1) return fail(`pod set ${values['pod-set']} is in namespaces ${named.map((s) => s.namespace).join(', ')}: choose one with --namespace`);
+    if (named.length > 1)
+      return fail(`pod set ${values['pod-set']} is in namespaces ${named.map((s) => s.namespace).join(', ')}: choose one with --namespace`);
     const ref = named[0] as PodSetRef;
     const override: PlanSettings = values.planner !== undefined ? { planner: values.planner } : {};
 
@@ -133,14 +144,22 @@ export const plan: Command = {
     const invented = made?.assignments.filter((a) => madeUp(a.pod)).map((a) => `${ref.namespace}/${a.pod}`) ?? [];
     if (asYaml && invented.length > 0 && !values['made-up-names']) {
       history?.failed('the plan names pods made up for workload replicas');
-      return fail(`the plan places pods whose names are made up for workload replicas with no pod in the files (${invented.join(', ')}): a SchedulePlan naming them matches no real pod (Pallet matches pods by name). Plan the cluster's pods (--context, or a dump of them), or pass --made-up-names to write it anyway`);
+      return fail(
+        `the plan places pods whose names are made up for workload replicas with no pod in the files (${invented.join(', ')}): a SchedulePlan naming them matches no real pod (Pallet matches pods by name). Plan the cluster's pods (--context, or a dump of them), or pass --made-up-names to write it anyway`,
+      );
     }
     if (asJson) io.stdout(`${JSON.stringify(toJson(ref, outcome, madeUp), null, 2)}\n`);
     else if (asYaml && made) io.stdout(writeSchedulePlan(made, { status: Boolean(values.status) }));
     else if (!asYaml) io.stdout(report(ref, outcome, madeUp));
     if (!made || outcome.failed) io.stderr(`ScheduleTrigger ${outcome.trigger}: ${outcome.message ?? 'not planned'}\n`);
     if (history) {
-      if (made) history.finished(made, planning.profile, `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`, [...made.assignments, ...made.unplaced].map((p) => p.pod).filter(madeUp));
+      if (made)
+        history.finished(
+          made,
+          planning.profile,
+          `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`,
+          [...made.assignments, ...made.unplaced].map((p) => p.pod).filter(madeUp),
+        );
       else history.failed(outcome.message ?? 'not planned');
     }
     return made && made.unplaced.length === 0 && !outcome.failed ? EXIT.ok : EXIT.unplaced;
@@ -159,7 +178,9 @@ function report(ref: PodSetRef, outcome: SetOutcome, madeUp: (pod: string) => bo
   const nodes = new Set(made.assignments.map((a) => a.node)).size;
   const lines = [
     formatTable(['POD', 'NODE'], rows),
-    ...([...made.assignments, ...made.unplaced].some((p) => madeUp(p.pod)) ? ['', "* a name made up for a workload's replica that has no pod in the files"] : []),
+    ...([...made.assignments, ...made.unplaced].some((p) => madeUp(p.pod))
+      ? ['', "* a name made up for a workload's replica that has no pod in the files"]
+      : []),
     '',
     `Pod set ${podSetKey(ref)}: ${made.assignments.length} of ${total} pods placed on ${nodes} node${nodes === 1 ? '' : 's'} (planner ${made.planner}, objective ${made.objective ?? 'pack'}, profile ${made.profile}${outcome.trigger ? `, ScheduleTrigger ${outcome.trigger}` : ''}).`,
   ];

@@ -222,7 +222,13 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>, wide: boole
       wide
         ? formatTable(
             ['POD', 'NODE', 'SCORE', 'ATTEMPTS', 'FEASIBLE'],
-            result.outcomes.map((o) => [name(o.pod), nodeColumn(o), scoreOf(o), String(o.attempts), `${o.diagnosis.feasibleNodes}/${o.diagnosis.nodesEvaluated}`]),
+            result.outcomes.map((o) => [
+              name(o.pod),
+              nodeColumn(o),
+              scoreOf(o),
+              String(o.attempts),
+              `${o.diagnosis.feasibleNodes}/${o.diagnosis.nodesEvaluated}`,
+            ]),
             painter,
           )
         : formatTable(
@@ -280,7 +286,10 @@ function jsonDiagnosis(d: Diagnosis, detail: boolean) {
 
 /** One JSON object per line (or one YAML document per object), so a run of any size prints without building one huge string. */
 function writeObjects(result: ScheduleRun, generated: ReadonlySet<string>, detail: boolean, format: 'json' | 'yaml', io: CliIO): void {
-  const line = format === 'json' ? (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`) : (value: unknown) => io.stdout(`---\n${stringify(value)}`);
+  const line =
+    format === 'json'
+      ? (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`)
+      : (value: unknown) => io.stdout(`---\n${stringify(value)}`);
   for (const o of result.outcomes) {
     line({
       type: 'outcome',
@@ -329,5 +338,10 @@ function recordRun(
   const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
   const untried = result.waiting.length + result.rejected.length;
   const madeUp = result.outcomes.filter((o) => generated.has(o.pod)).map((o) => o.pod);
-  history.finished(plan, profile, `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`, madeUp);
+  history.finished(
+    plan,
+    profile,
+    `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`,
+    madeUp,
+  );
 }

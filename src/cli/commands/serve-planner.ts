@@ -52,7 +52,17 @@ export const servePlanner: Command = {
     };
     let parsed;
     try {
-      parsed = parseArgs({ args: [...args], allowPositionals: true, options: { ...SOURCE_OPTIONS, port: { type: 'string' }, host: { type: 'string' }, profile: { type: 'string' }, seed: { type: 'string' } } });
+      parsed = parseArgs({
+        args: [...args],
+        allowPositionals: true,
+        options: {
+          ...SOURCE_OPTIONS,
+          port: { type: 'string' },
+          host: { type: 'string' },
+          profile: { type: 'string' },
+          seed: { type: 'string' },
+        },
+      });
     } catch (error) {
       return fail(errorMessage(error));
     }
@@ -65,7 +75,10 @@ export const servePlanner: Command = {
     if (!planning) return EXIT.badInput;
     const live = await watchCluster(parsed, planning, io);
     if (typeof live === 'string') return fail(live);
-    const planner = logged(plannerOver(live.current, () => io.clock.now()), io);
+    const planner = logged(
+      plannerOver(live.current, () => io.clock.now()),
+      io,
+    );
     const server = await startPlannerServer({ port, ...(values.host !== undefined ? { host: values.host } : {}), planner });
     if (!server.ok) {
       await live.stop();
@@ -73,7 +86,9 @@ export const servePlanner: Command = {
     }
     const now = live.current();
     const sets = podSetsIn(now.workspace.cluster.pods, now.planning.args.schedulerName).map(podSetKey);
-    io.stdout(`serving the planner API on ${server.value.address} (${live.name ? `${live.name}; ` : ''}pod sets: ${sets.join(', ') || 'none'})\n`);
+    io.stdout(
+      `serving the planner API on ${server.value.address} (${live.name ? `${live.name}; ` : ''}pod sets: ${sets.join(', ') || 'none'})\n`,
+    );
     const signal = await io.stopSignal();
     await server.value.close();
     await live.stop();
@@ -95,13 +110,17 @@ async function watchCluster(args: SourceArgs, planning: Planning, io: CliIO): Pr
   if (!isClusterSource(args)) return { current: () => planning, name: '', stop: async () => undefined };
   const context = contextOf(args, io);
   if (!context.ok) return context.error;
-  const mirror = new ClusterMirror(new KubeHttp(context.value), { clock: io.clock, onWarning: (m) => io.stderr(`podplan serve-planner: ${m}\n`) });
+  const mirror = new ClusterMirror(new KubeHttp(context.value), {
+    clock: io.clock,
+    onWarning: (m) => io.stderr(`podplan serve-planner: ${m}\n`),
+  });
   await mirror.start();
   await mirror.synced;
   let last: { workspace: WorkspaceModel; planning: Planning } | undefined;
   const current = (): Planning => {
     const workspace = mirror.model();
-    if (last?.workspace !== workspace) last = { workspace, planning: { ...planning, workspace, triggers: workspace.triggers.map((t) => triggerSpec(t.value)) } };
+    if (last?.workspace !== workspace)
+      last = { workspace, planning: { ...planning, workspace, triggers: workspace.triggers.map((t) => triggerSpec(t.value)) } };
     return last.planning;
   };
   return { current, name: `context ${context.value.context} at ${context.value.server}`, stop: () => mirror.stop() };
@@ -112,7 +131,9 @@ function logged(planner: PlanFunction, io: CliIO): PlanFunction {
   return async (request) => {
     const answer = await planner(request);
     const asked = `BuildSchedulePlan ${request.namespace}/${request.podSet}${request.scheduledPod ? ` for pod ${request.scheduledPod}` : ''}`;
-    io.stderr(`${new Date(io.clock.now()).toISOString()} ${asked}: ${answer.ok ? `${Object.keys(answer.value).length} pods placed` : `${answer.error.kind}: ${answer.error.message}`}\n`);
+    io.stderr(
+      `${new Date(io.clock.now()).toISOString()} ${asked}: ${answer.ok ? `${Object.keys(answer.value).length} pods placed` : `${answer.error.kind}: ${answer.error.message}`}\n`,
+    );
     return answer;
   };
 }
@@ -139,7 +160,10 @@ function plannerOver(current: () => Planning, now: () => number): PlanFunction {
     const trigger = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
     const settings = planSettings(args, [trigger?.labels, ...podSet.pods.map((p) => p.metadata.labels)]);
     if (!settings.ok) return err({ kind: 'invalid-argument', message: settings.error.message });
-    const built = buildPlan({ podSet, snapshot: snapshot.value, framework, now: now() }, { ...settings.value, planner: OPTIMIZE, ...(eligible ? { eligible } : {}) });
+    const built = buildPlan(
+      { podSet, snapshot: snapshot.value, framework, now: now() },
+      { ...settings.value, planner: OPTIMIZE, ...(eligible ? { eligible } : {}) },
+    );
     if (!built.ok) return err({ kind: 'internal', message: built.error });
     return ok(Object.fromEntries(built.value.assignments.map((a) => [a.pod, a.node])));
   };

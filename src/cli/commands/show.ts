@@ -55,7 +55,14 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan): str
   // A name made up for a workload's replica is marked *, as podplan schedule and plan mark it.
   const madeUp = new Set(s.madeUp ?? []);
   const name = (pod: string) => (madeUp.has(pod) ? `${pod}*` : pod);
-  if (assignments.length > 0) lines.push('', formatTable(['POD', 'NODE', 'SCORE'], assignments.map((a) => [name(a.pod), nodeOf(a), scoreOf(a)])));
+  if (assignments.length > 0)
+    lines.push(
+      '',
+      formatTable(
+        ['POD', 'NODE', 'SCORE'],
+        assignments.map((a) => [name(a.pod), nodeOf(a), scoreOf(a)]),
+      ),
+    );
   if (madeUp.size > 0) lines.push('', "* a name made up for a workload's replica that had no pod in the files: no real pod has it");
   if (victims.length > 0) {
     lines.push('', 'Preempted:');

@@ -55,7 +55,13 @@ export const snapshot: Command = {
   summary: 'write what Podplan reads from a kube context as YAML files',
   help: HELP,
   async run(args, io) {
-    const parsed = parseCommand('snapshot', args, { ...SOURCE_OPTIONS, namespace: { type: 'string', short: 'n' }, output: { type: 'string', short: 'o' } }, 0, io);
+    const parsed = parseCommand(
+      'snapshot',
+      args,
+      { ...SOURCE_OPTIONS, namespace: { type: 'string', short: 'n' }, output: { type: 'string', short: 'o' } },
+      0,
+      io,
+    );
     if (!parsed) return EXIT.badInput;
     const { values } = parsed;
     const fail = (message: string) => {
@@ -63,7 +69,8 @@ export const snapshot: Command = {
       return EXIT.badInput;
     };
     if (values.output === undefined) return fail(`-o DIR is required\n\n${HELP}`);
-    if (values.context === undefined && values.kubeconfig === undefined) return fail(`--context NAME is required (or --kubeconfig FILE for its current context)\n\n${HELP}`);
+    if (values.context === undefined && values.kubeconfig === undefined)
+      return fail(`--context NAME is required (or --kubeconfig FILE for its current context)\n\n${HELP}`);
     const read = await readContext(parsed, io, values.namespace);
     if (!read.ok) return fail(read.error);
     for (const w of read.value.read.warnings) io.stderr(`warning: ${w}\n`);
@@ -72,13 +79,16 @@ export const snapshot: Command = {
     // YAML files already in DIR that this snapshot does not replace would be read back with it.
     const written = new Set([...files.keys()].map((f) => path.join(dir, f)));
     const others = (await io.yamlFiles(dir).catch(() => [])).filter((f) => !written.has(path.resolve(io.cwd, f)));
-    if (others.length > 0) io.stderr(`warning: ${dir} holds other YAML files, which commands reading it will read too: ${others.join(', ')}\n`);
+    if (others.length > 0)
+      io.stderr(`warning: ${dir} holds other YAML files, which commands reading it will read too: ${others.join(', ')}\n`);
     try {
       for (const [file, text] of files) await io.writeFile(path.join(dir, file), text);
     } catch (error) {
       return fail(`writing ${dir}: ${errorMessage(error)}`);
     }
-    io.stdout(`Wrote ${read.value.read.objects.length} objects of context ${read.value.context.context} in ${files.size} files under ${dir}.\n`);
+    io.stdout(
+      `Wrote ${read.value.read.objects.length} objects of context ${read.value.context.context} in ${files.size} files under ${dir}.\n`,
+    );
     return EXIT.ok;
   },
 };

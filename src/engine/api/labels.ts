@@ -76,9 +76,17 @@ export function selectorMatches(selector: LabelSelector | undefined, labels: Lab
  * `key NotIn (value)` for each of `mismatchKeys` (matchLabelKeys / mismatchLabelKeys of affinity
  * terms and spread constraints). Keys the pod does not carry are ignored, as upstream.
  */
-export function withLabelKeys(selector: LabelSelector, labels: Labels | undefined, matchKeys: readonly string[] = [], mismatchKeys: readonly string[] = []): LabelSelector {
+export function withLabelKeys(
+  selector: LabelSelector,
+  labels: Labels | undefined,
+  matchKeys: readonly string[] = [],
+  mismatchKeys: readonly string[] = [],
+): LabelSelector {
   const added: LabelSelectorRequirement[] = [];
-  for (const [keys, operator] of [[matchKeys, 'In'], [mismatchKeys, 'NotIn']] as const) {
+  for (const [keys, operator] of [
+    [matchKeys, 'In'],
+    [mismatchKeys, 'NotIn'],
+  ] as const) {
     for (const key of keys) {
       const value = labelValue(labels, key);
       if (value !== undefined) added.push({ key, operator, values: [value] });

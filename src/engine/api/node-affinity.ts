@@ -14,7 +14,6 @@ const NODE_SELECTOR_OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 
 const FIELD_SELECTOR_OPERATORS = ['In', 'NotIn'];
 const EMPTY_LABELS: Labels = Object.freeze({});
 
-
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
@@ -46,7 +45,8 @@ function labelTest(req: NodeSelectorRequirement, path: string, errors: string[])
   switch (operator) {
     case 'In':
     case 'NotIn': {
-      if (values.length === 0) errors.push(fieldInvalid(`${path}.values`, values, "for 'in', 'notin' operators, values set can't be empty"));
+      if (values.length === 0)
+        errors.push(fieldInvalid(`${path}.values`, values, "for 'in', 'notin' operators, values set can't be empty"));
       values.forEach((v, i) => {
         const valueError = labelValueError(v);
         if (valueError) errors.push(fieldInvalid(`${path}.values[${i}]`, v, valueError));
@@ -65,14 +65,17 @@ function labelTest(req: NodeSelectorRequirement, path: string, errors: string[])
     }
     case 'Exists':
     case 'DoesNotExist':
-      if (values.length !== 0) errors.push(fieldInvalid(`${path}.values`, values, 'values set must be empty for exists and does not exist'));
+      if (values.length !== 0)
+        errors.push(fieldInvalid(`${path}.values`, values, 'values set must be empty for exists and does not exist'));
       if (errors.length > before) return undefined;
       return operator === 'Exists' ? (labels) => Object.hasOwn(labels, key) : (labels) => !Object.hasOwn(labels, key);
     default: {
       // Gt, Lt: the node's label, read as an integer, compared with the single value.
       const bound = values.length === 1 ? parseInt64(values[0] ?? '') : undefined;
-      if (values.length !== 1) errors.push(fieldInvalid(`${path}.values`, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
-      else if (bound === undefined) errors.push(fieldInvalid(`${path}.values[0]`, values[0], "for 'Gt', 'Lt' operators, the value must be an integer"));
+      if (values.length !== 1)
+        errors.push(fieldInvalid(`${path}.values`, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      else if (bound === undefined)
+        errors.push(fieldInvalid(`${path}.values[0]`, values[0], "for 'Gt', 'Lt' operators, the value must be an integer"));
       if (errors.length > before || bound === undefined) return undefined;
       const greater = operator === 'Gt';
       return (labels) => {
@@ -196,9 +199,12 @@ const requiredCache = new WeakMap<Pod, RequiredNodeAffinity>();
 export function requiredNodeAffinity(pod: Pod): RequiredNodeAffinity {
   let required = requiredCache.get(pod);
   if (!required) {
-    const selector = pod.spec.nodeSelector && Object.keys(pod.spec.nodeSelector).length > 0 ? Object.entries(pod.spec.nodeSelector) : undefined;
+    const selector =
+      pod.spec.nodeSelector && Object.keys(pod.spec.nodeSelector).length > 0 ? Object.entries(pod.spec.nodeSelector) : undefined;
     const terms = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
-    const affinity = terms ? NodeSelectorMatcher.compile(terms, 'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution').matcher : undefined;
+    const affinity = terms
+      ? NodeSelectorMatcher.compile(terms, 'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution').matcher
+      : undefined;
     required = new RequiredNodeAffinity(selector, affinity);
     requiredCache.set(pod, required);
   }

@@ -26,7 +26,13 @@ export class Resource {
   allowedPodNumber = 0;
   readonly scalar = new Map<string, number>();
 
-  static of(values: { milliCPU?: number; memory?: number; ephemeralStorage?: number; allowedPodNumber?: number; scalar?: Record<string, number> }): Resource {
+  static of(values: {
+    milliCPU?: number;
+    memory?: number;
+    ephemeralStorage?: number;
+    allowedPodNumber?: number;
+    scalar?: Record<string, number>;
+  }): Resource {
     const r = new Resource();
     r.milliCPU = values.milliCPU ?? 0;
     r.memory = values.memory ?? 0;
@@ -257,7 +263,8 @@ function podLevelRequests(pod: Pod, askedByContainers: ReadonlySet<string>): Res
   const level = pod.spec.resources;
   if (!level) return ok(undefined);
   const chosen: Record<string, string> = {};
-  for (const [name, value] of Object.entries(level.limits ?? {})) if (isSupportedPodLevelResource(name) && !askedByContainers.has(name)) chosen[name] = value;
+  for (const [name, value] of Object.entries(level.limits ?? {}))
+    if (isSupportedPodLevelResource(name) && !askedByContainers.has(name)) chosen[name] = value;
   for (const [name, value] of Object.entries(level.requests ?? {})) if (isSupportedPodLevelResource(name)) chosen[name] = value;
   if (Object.keys(chosen).length === 0) return ok(undefined);
   const parsed = parseResourceList(chosen, 'spec.resources');

@@ -3,4 +3,3 @@ export type Result<T, E = string> = { readonly ok: true; readonly value: T } | {
 
 export const ok = <T>(value: T): Result<T, never> => ({ ok: true, value });
 export const err = <E>(error: E): Result<never, E> => ({ ok: false, error });
-

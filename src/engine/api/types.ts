@@ -311,7 +311,9 @@ export interface CSINode {
   readonly apiVersion?: string;
   readonly kind?: 'CSINode';
   readonly metadata: ObjectMeta;
-  readonly spec: { readonly drivers?: readonly { readonly name: string; readonly nodeID?: string; readonly allocatable?: { readonly count?: number } }[] };
+  readonly spec: {
+    readonly drivers?: readonly { readonly name: string; readonly nodeID?: string; readonly allocatable?: { readonly count?: number } }[];
+  };
 }
 
 /** storage.k8s.io/v1 CSIDriver: whether scheduling checks the driver's storage capacity. */

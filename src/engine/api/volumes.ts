@@ -1,7 +1,16 @@
 // The storage objects of a snapshot, indexed once per list so the volume plugins look a pod's
 // claims up by name: PersistentVolumeClaims by namespace/name, PersistentVolumes and StorageClasses
 // and CSINodes and CSIDrivers by name, CSIStorageCapacities as listed.
-import type { ClusterObjects, CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from './types';
+import type {
+  ClusterObjects,
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from './types';
 import { podNamespace } from './types';
 
 export interface StorageIndex {

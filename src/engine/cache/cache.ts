@@ -32,14 +32,7 @@ export type PodState = 'Assumed' | 'Added';
 export type NodeState = 'Live' | 'Ghost' | 'Placeholder';
 
 export type CacheErrorCode =
-  | 'PodExists'
-  | 'PodNotFound'
-  | 'PodAssumed'
-  | 'PodNotAssumed'
-  | 'NodeMismatch'
-  | 'InvalidPod'
-  | 'NodeExists'
-  | 'NodeNotFound';
+  'PodExists' | 'PodNotFound' | 'PodAssumed' | 'PodNotAssumed' | 'NodeMismatch' | 'InvalidPod' | 'NodeExists' | 'NodeNotFound';
 
 export interface CacheError {
   readonly code: CacheErrorCode;
@@ -128,7 +121,8 @@ export class ClusterCache {
   /** Counts `pod` on `nodeName` before its binding is confirmed (the scheduler's decision). */
   assumePod(pod: Pod, nodeName: string): Result<void, CacheError> {
     const existing = this.pods.get(podId(pod));
-    if (existing?.state === 'Assumed') return failure('PodExists', `pod ${podKey(pod)} is already assumed on node ${existing.nodeName}, so it can't be assumed again`);
+    if (existing?.state === 'Assumed')
+      return failure('PodExists', `pod ${podKey(pod)} is already assumed on node ${existing.nodeName}, so it can't be assumed again`);
     if (existing) return failure('PodExists', `pod ${podKey(pod)} is already added on node ${existing.nodeName}, so it can't be assumed`);
     if (!nodeName) return failure('InvalidPod', `pod ${podKey(pod)} can't be assumed without a node name`);
     // The original's PodInfo is usually memoized already (the cycle that chose the node built it).
@@ -155,7 +149,10 @@ export class ClusterCache {
     if (!entry.ok) return entry;
     const nodeName = pod.spec.nodeName;
     if (nodeName && nodeName !== entry.value.nodeName) {
-      return failure('NodeMismatch', `pod ${podKey(pod)} was assumed on node ${entry.value.nodeName}, not ${nodeName}, so it can't be forgotten there`);
+      return failure(
+        'NodeMismatch',
+        `pod ${podKey(pod)} was assumed on node ${entry.value.nodeName}, not ${nodeName}, so it can't be forgotten there`,
+      );
     }
     this.drop(entry.value);
     return done;
@@ -164,7 +161,8 @@ export class ClusterCache {
   /** A bound pod seen in the cluster: confirms it if assumed (on the node it is really bound to), else adds it. */
   addPod(pod: Pod): Result<void, CacheError> {
     const nodeName = pod.spec.nodeName;
-    if (!nodeName) return failure('InvalidPod', `pod ${podKey(pod)} has no spec.nodeName: only pods bound to a node are added to the cache`);
+    if (!nodeName)
+      return failure('InvalidPod', `pod ${podKey(pod)} has no spec.nodeName: only pods bound to a node are added to the cache`);
     const existing = this.pods.get(podId(pod));
     if (existing?.state === 'Added') return failure('PodExists', `pod ${podKey(pod)} was already added on node ${existing.nodeName}`);
     const info = infoOf(pod);
@@ -179,9 +177,13 @@ export class ClusterCache {
   updatePod(pod: Pod): Result<void, CacheError> {
     const entry = this.pods.get(podId(pod));
     if (!entry) return failure('PodNotFound', `pod ${podKey(pod)} was never added to the cache, so it can't be updated`);
-    if (entry.state === 'Assumed') return failure('PodAssumed', `pod ${podKey(pod)} is assumed, not added: only its add event can change it`);
+    if (entry.state === 'Assumed')
+      return failure('PodAssumed', `pod ${podKey(pod)} is assumed, not added: only its add event can change it`);
     if (pod.spec.nodeName !== entry.nodeName) {
-      return failure('NodeMismatch', `pod ${podKey(pod)} is on node ${entry.nodeName} but the update puts it on ${pod.spec.nodeName || 'no node'}; a bound pod never moves`);
+      return failure(
+        'NodeMismatch',
+        `pod ${podKey(pod)} is on node ${entry.nodeName} but the update puts it on ${pod.spec.nodeName || 'no node'}; a bound pod never moves`,
+      );
     }
     const info = infoOf(pod);
     if (!info.ok) return info;
@@ -402,7 +404,8 @@ export class ClusterCache {
   private assumedEntry(pod: Pod, action: string): Result<PodEntry, CacheError> {
     const entry = this.pods.get(podId(pod));
     if (!entry) return failure('PodNotFound', `pod ${podKey(pod)} is not in the cache, so it can't ${action}`);
-    if (entry.state !== 'Assumed') return failure('PodNotAssumed', `pod ${podKey(pod)} is added on node ${entry.nodeName}, not assumed, so it can't ${action}`);
+    if (entry.state !== 'Assumed')
+      return failure('PodNotAssumed', `pod ${podKey(pod)} is added on node ${entry.nodeName}, not assumed, so it can't ${action}`);
     return ok(entry);
   }
 

@@ -123,7 +123,8 @@ export class ClaimScheduler {
       shutdownGraceMs: options.shutdownGraceMs ?? d.shutdownGraceMs,
     };
     const { capacity, maxInFlight } = this.settings;
-    if (!(capacity >= 1 && maxInFlight >= 1)) throw new Error(`capacity and maxInFlight must be at least 1 (got ${capacity}, ${maxInFlight})`);
+    if (!(capacity >= 1 && maxInFlight >= 1))
+      throw new Error(`capacity and maxInFlight must be at least 1 (got ${capacity}, ${maxInFlight})`);
     this.reservations = new Reservations(this.clock, this.settings.reservationTtlMs);
     this.backoff = new Backoff(this.settings.pollMinMs, this.settings.pollMaxMs);
     this.requestListing();
@@ -146,7 +147,8 @@ export class ClaimScheduler {
     }
     entry.node = this.intake.push(entry);
     const { deadline, signal } = request;
-    if (deadline !== undefined && Number.isFinite(deadline)) entry.deadlineTimer = this.clock.setTimer(deadline - this.clock.now(), () => this.dropWaiting(entry));
+    if (deadline !== undefined && Number.isFinite(deadline))
+      entry.deadlineTimer = this.clock.setTimer(deadline - this.clock.now(), () => this.dropWaiting(entry));
     if (signal) {
       entry.onAbort = () => this.dropWaiting(entry);
       signal.addEventListener('abort', entry.onAbort);
@@ -412,4 +414,3 @@ function attempt<T>(start: () => Promise<T>): Promise<T> {
     return Promise.reject(error);
   }
 }
-

@@ -37,7 +37,13 @@ export interface PreemptionExplanation {
   /** Set when nothing was evicted because the cycle only reports (a plan). */
   readonly reportOnly: boolean;
   /** One line per candidate node: its victims and, for those not chosen, what they lost on. */
-  readonly candidates: readonly { readonly node: string; readonly victims: readonly VictimRecord[]; readonly pdbViolations: number; readonly lostOn?: LostOn; readonly summary: string }[];
+  readonly candidates: readonly {
+    readonly node: string;
+    readonly victims: readonly VictimRecord[];
+    readonly pdbViolations: number;
+    readonly lostOn?: LostOn;
+    readonly summary: string;
+  }[];
   /** Nodes where no eviction would help, with why. */
   readonly failures: readonly { readonly node: string; readonly reasons: readonly string[] }[];
 }
@@ -52,7 +58,9 @@ export function explain(diagnosis: Diagnosis, topScores = 5): Explanation {
       group.nodes.push(rejection.node);
     }
   }
-  const reasons = [...groups.values()].sort((a, b) => b.nodes.length - a.nodes.length || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
+  const reasons = [...groups.values()].sort(
+    (a, b) => b.nodes.length - a.nodes.length || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0),
+  );
   const node = diagnosis.chosenNode;
   return {
     pod: diagnosis.pod,
@@ -72,9 +80,19 @@ function explainPreemption(record: NonNullable<Diagnosis['preemption']>): Preemp
     victims: chosen?.victims.map((v) => v.pod) ?? [],
     reportOnly: record.reportOnly ?? false,
     candidates: record.candidates.map((c) => {
-      const victims = c.victims.map((v) => `${v.pod} (priority ${v.priority}${v.violatesPdb ? ', breaks a PodDisruptionBudget' : ''})`).join(', ');
-      const verdict = c.lostOn ? `lost to ${record.node ?? 'the chosen node'}, which ${c.lostOn === 'earlier in candidate order' ? 'came earlier in candidate order (a tie on every criterion)' : `has ${c.lostOn}`}` : 'chosen';
-      return { node: c.node, victims: c.victims, pdbViolations: c.pdbViolations, ...(c.lostOn ? { lostOn: c.lostOn } : {}), summary: `${c.node}: evict ${victims}: ${verdict}` };
+      const victims = c.victims
+        .map((v) => `${v.pod} (priority ${v.priority}${v.violatesPdb ? ', breaks a PodDisruptionBudget' : ''})`)
+        .join(', ');
+      const verdict = c.lostOn
+        ? `lost to ${record.node ?? 'the chosen node'}, which ${c.lostOn === 'earlier in candidate order' ? 'came earlier in candidate order (a tie on every criterion)' : `has ${c.lostOn}`}`
+        : 'chosen';
+      return {
+        node: c.node,
+        victims: c.victims,
+        pdbViolations: c.pdbViolations,
+        ...(c.lostOn ? { lostOn: c.lostOn } : {}),
+        summary: `${c.node}: evict ${victims}: ${verdict}`,
+      };
     }),
     failures: record.failures,
   };

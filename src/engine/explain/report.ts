@@ -77,7 +77,12 @@ export interface PreemptionReport extends Omit<PreemptionExplanation, 'failures'
   /** How many more candidates were left out of `candidates`. */
   readonly moreCandidates: number;
   /** The nodes where no eviction helps, grouped by reason (most nodes first), as upstream's "preemption: 0/N" histogram counts them. */
-  readonly failures: readonly { readonly reason: string; readonly count: number; readonly nodes: readonly string[]; readonly more: number }[];
+  readonly failures: readonly {
+    readonly reason: string;
+    readonly count: number;
+    readonly nodes: readonly string[];
+    readonly more: number;
+  }[];
   /** Nodes preemption did not try: rejected for a reason no eviction resolves, or left once enough candidates were found. */
   readonly notTried: number;
 }
@@ -159,8 +164,14 @@ export function stageFunnel(d: Diagnosis): FunnelStep[] {
   if (d.filters.length > 0) {
     const reached = d.filters[0]?.evaluated ?? d.nodesEvaluated;
     const nominated = takenNominated(d);
-    if (nominated !== undefined) steps.push({ step: `evaluated: the pod's nominated node first (${nominated})`, stage: 'Sampling', nodes: reached });
-    else if (reached < afterPreFilter) steps.push({ step: `evaluated (sampling stopped once ${d.feasibleNodes} feasible nodes were found)`, stage: 'Sampling', nodes: reached });
+    if (nominated !== undefined)
+      steps.push({ step: `evaluated: the pod's nominated node first (${nominated})`, stage: 'Sampling', nodes: reached });
+    else if (reached < afterPreFilter)
+      steps.push({
+        step: `evaluated (sampling stopped once ${d.feasibleNodes} feasible nodes were found)`,
+        stage: 'Sampling',
+        nodes: reached,
+      });
     for (const f of d.filters) steps.push({ step: f.plugin, stage: 'Filter', nodes: f.passed });
   }
   steps.push({ step: 'feasible', stage: 'Filter', nodes: d.feasibleNodes });
@@ -195,7 +206,13 @@ export function closestNodes(verdicts: readonly NodeVerdict[], count = Infinity)
   return verdicts
     .filter((v) => v.failures.length > 0 && v.failures[0]?.stage !== 'PreFilter')
     .map((v) => ({ v, share: shortfallShare(v) }))
-    .sort((a, b) => a.v.failures.length - b.v.failures.length || fixability(a.v) - fixability(b.v) || a.share - b.share || (a.v.node < b.v.node ? -1 : a.v.node > b.v.node ? 1 : 0))
+    .sort(
+      (a, b) =>
+        a.v.failures.length - b.v.failures.length ||
+        fixability(a.v) - fixability(b.v) ||
+        a.share - b.share ||
+        (a.v.node < b.v.node ? -1 : a.v.node > b.v.node ? 1 : 0),
+    )
     .slice(0, count)
     .map(({ v }) => ({ node: v.node, failures: v.failures, shortfall: v.shortfall }));
 }

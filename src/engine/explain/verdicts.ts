@@ -40,15 +40,33 @@ export function nodeVerdicts(framework: Framework, pod: PodInfo, snapshot: NodeI
   const nodes = only ? only.map((name) => snapshot.get(name)).filter((n): n is NodeInfo => n !== undefined) : snapshot.list();
   const pre = framework.preFilterPod(state, pod, snapshot);
   if (!pre.ok) {
-    const failure: FilterFailure = { plugin: pre.status.plugin ?? '', stage: pre.status.stage ?? 'PreFilter', code: pre.status.code, reasons: pre.status.reasons };
+    const failure: FilterFailure = {
+      plugin: pre.status.plugin ?? '',
+      stage: pre.status.stage ?? 'PreFilter',
+      code: pre.status.code,
+      reasons: pre.status.reasons,
+    };
     return nodes.map((n) => ({ node: n.name, failures: [failure], shortfall: [] }));
   }
   const kept = pre.nodes.length === snapshot.list().length ? undefined : new Set(pre.nodes.map((n) => n.name));
   return nodes.map((n) => {
     if (kept && !kept.has(n.name)) {
-      return { node: n.name, failures: [{ plugin: 'PreFilter', stage: 'PreFilter', code: Code.UnschedulableAndUnresolvable, reasons: ['not among the nodes the PreFilter plugins left'] }], shortfall: [] };
+      return {
+        node: n.name,
+        failures: [
+          {
+            plugin: 'PreFilter',
+            stage: 'PreFilter',
+            code: Code.UnschedulableAndUnresolvable,
+            reasons: ['not among the nodes the PreFilter plugins left'],
+          },
+        ],
+        shortfall: [],
+      };
     }
-    const failures = framework.filterVerdicts(state, pod, n).map((s) => ({ plugin: s.plugin ?? '', stage: s.stage ?? 'Filter', code: s.code, reasons: s.reasons }));
+    const failures = framework
+      .filterVerdicts(state, pod, n)
+      .map((s) => ({ plugin: s.plugin ?? '', stage: s.stage ?? 'Filter', code: s.code, reasons: s.reasons }));
     return { node: n.name, failures, shortfall: failures.length > 0 ? shortfallOf(pod, n) : [] };
   });
 }
@@ -76,5 +94,7 @@ function shortfallOf(pod: PodInfo, node: NodeInfo): Shortfall[] {
  * complete ones cannot be computed (a planner's kept cycle, whose snapshot is gone).
  */
 export function firstRejections(d: Diagnosis): NodeVerdict[] {
-  return d.rejections.filter((r) => r.stage !== 'PreFilter').map((r) => ({ node: r.node, failures: [{ plugin: r.plugin, stage: r.stage, code: r.code, reasons: r.reasons }], shortfall: [] }));
+  return d.rejections
+    .filter((r) => r.stage !== 'PreFilter')
+    .map((r) => ({ node: r.node, failures: [{ plugin: r.plugin, stage: r.stage, code: r.code, reasons: r.reasons }], shortfall: [] }));
 }

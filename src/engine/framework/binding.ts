@@ -59,7 +59,13 @@ export class BindingPipeline {
    * a failure the reservation is undone and the next candidate tried, at most 1 + bindRetries
    * candidates. Every step is added to the Diagnosis's stages.
    */
-  async commit(state: CycleState, pod: PodInfo, candidates: readonly string[], diagnosis: Diagnosis, assumption?: Assumption): Promise<CommitResult> {
+  async commit(
+    state: CycleState,
+    pod: PodInfo,
+    candidates: readonly string[],
+    diagnosis: Diagnosis,
+    assumption?: Assumption,
+  ): Promise<CommitResult> {
     const stages = [...diagnosis.stages];
     const attempts = Math.min(candidates.length, 1 + this.bindRetries);
     const failures: string[] = [];
@@ -74,7 +80,8 @@ export class BindingPipeline {
       }
       let status = this.reserve(state, pod, node, stages);
       if (status.code === Code.Success) status = this.permit(state, pod, node, stages);
-      if (status.code === Code.Success && this.plugins.checkConflicts.length > 0) status = await this.checkConflicts(state, pod, node, stages);
+      if (status.code === Code.Success && this.plugins.checkConflicts.length > 0)
+        status = await this.checkConflicts(state, pod, node, stages);
       if (status.code === Code.Success) status = await this.bind(state, pod, node, stages);
       if (status.code === Code.Success) return { ok: true, node, diagnosis: { ...diagnosis, stages, status: SUCCESS, chosenNode: node } };
       this.unreserve(state, pod, node, stages);
@@ -109,7 +116,13 @@ export class BindingPipeline {
 }
 
 /** Plugins of a non-per-node stage in order, recorded; Skip passes, anything but Success stops. */
-function runInOrder<T>(entries: readonly Entry<T>[], stage: Stage, node: string, outcomes: StageOutcome[], call: (plugin: T) => Status): Status {
+function runInOrder<T>(
+  entries: readonly Entry<T>[],
+  stage: Stage,
+  node: string,
+  outcomes: StageOutcome[],
+  call: (plugin: T) => Status,
+): Status {
   for (const { name, plugin } of entries) {
     const status = guarded(name, stage, () => call(plugin));
     outcomes.push({ stage, plugin: name, status, node });

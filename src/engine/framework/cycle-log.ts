@@ -82,7 +82,13 @@ export class CycleLog {
     const text = message ?? (isRejection(status) ? fitErrorMessage(diagnosis) : statusMessage(status));
     if (status.reasons.length === 0) diagnosis = { ...diagnosis, status: { ...status, reasons: [text] } };
     diagnosis = { ...diagnosis, message: text, ...(this.preemption ? { preemption: this.preemption } : {}) };
-    return { ok: false, status: diagnosis.status, evaluatedNodes: this.evaluated, diagnosis, ...(nominatedNode ? { nominatedNode, ...(victims ? { victims } : {}) } : {}) };
+    return {
+      ok: false,
+      status: diagnosis.status,
+      evaluatedNodes: this.evaluated,
+      diagnosis,
+      ...(nominatedNode ? { nominatedNode, ...(victims ? { victims } : {}) } : {}),
+    };
   }
 
   private diagnosis(status: Status, scores: readonly NodeScoreRecord[], chosenNode?: string): Diagnosis {

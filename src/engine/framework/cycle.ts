@@ -118,7 +118,11 @@ export class SchedulingCycle implements PodEvaluator {
     const sampleNodes = this.plugins.sampleNodes;
     if (sampleNodes) {
       const candidates = nodes;
-      const status = guarded(sampleNodes.name, 'SampleNodes', () => ((nodes = sampleNodes.plugin.sampleNodes(state, pod, candidates, count)), SUCCESS));
+      const status = guarded(
+        sampleNodes.name,
+        'SampleNodes',
+        () => ((nodes = sampleNodes.plugin.sampleNodes(state, pod, candidates, count)), SUCCESS),
+      );
       if (status.code !== Code.Success) return log.failure(status);
     } else {
       start = this.sampler.start(nodes.length);
@@ -155,7 +159,9 @@ export class SchedulingCycle implements PodEvaluator {
     if (pre.status) return pre.status;
     const rejection = (): Status => {
       const r = log.rejections.find((x) => x.node === nodeName);
-      return r ? { code: r.code, reasons: r.reasons, plugin: r.plugin, stage: r.stage } : { ...errorStatus('no plugin recorded a verdict'), stage: 'Filter' };
+      return r
+        ? { code: r.code, reasons: r.reasons, plugin: r.plugin, stage: r.stage }
+        : { ...errorStatus('no plugin recorded a verdict'), stage: 'Filter' };
     };
     if (pre.nodes.length !== snapshot.list().length && !pre.nodes.includes(node)) return rejection();
     const feasible = this.runFilter(state, pod, [node], 0, 1, log);
@@ -168,7 +174,11 @@ export class SchedulingCycle implements PodEvaluator {
    * running a whole cycle: makes `snapshot` the cycle's, runs the PreFilter plugins into `state` and
    * returns the nodes they leave, or the status that stopped the pod (a rejection or an Error).
    */
-  preFilterPod(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister): { readonly ok: true; readonly nodes: readonly NodeInfo[] } | { readonly ok: false; readonly status: Status } {
+  preFilterPod(
+    state: CycleState,
+    pod: PodInfo,
+    snapshot: NodeInfoLister,
+  ): { readonly ok: true; readonly nodes: readonly NodeInfo[] } | { readonly ok: false; readonly status: Status } {
     this.handle.current = snapshot;
     const all = snapshot.list();
     const pre = this.runPreFilter(state, pod, all, new CycleLog(pod.key, this.profileName, all.length));
@@ -235,7 +245,12 @@ export class SchedulingCycle implements PodEvaluator {
    * still run (their state serves preemption); node subsets are intersected. A rejection marks every
    * node; nodes left out of the subset are marked as not satisfying the narrowing plugins.
    */
-  private runPreFilter(state: CycleState, pod: PodInfo, all: readonly NodeInfo[], log: CycleLog): { nodes: readonly NodeInfo[]; status?: undefined } | { status: Status } {
+  private runPreFilter(
+    state: CycleState,
+    pod: PodInfo,
+    all: readonly NodeInfo[],
+    log: CycleLog,
+  ): { nodes: readonly NodeInfo[]; status?: undefined } | { status: Status } {
     let rejected: Status | undefined;
     let subset: Set<string> | undefined;
     const narrowedBy: string[] = [];
@@ -257,7 +272,10 @@ export class SchedulingCycle implements PodEvaluator {
       narrowedBy.push(name);
       subset = subset ? new Set([...subset].filter((n) => names.has(n))) : new Set(names);
       if (subset.size === 0) {
-        const reason = narrowedBy.length === 1 ? `node(s) didn't satisfy plugin ${name}` : `node(s) didn't satisfy plugin(s) ${goList(narrowedBy)} simultaneously`;
+        const reason =
+          narrowedBy.length === 1
+            ? `node(s) didn't satisfy plugin ${name}`
+            : `node(s) didn't satisfy plugin(s) ${goList(narrowedBy)} simultaneously`;
         rejected = { code: Code.UnschedulableAndUnresolvable, reasons: [reason], plugin: name, stage: 'PreFilter' };
         break;
       }
@@ -292,7 +310,14 @@ export class SchedulingCycle implements PodEvaluator {
    * verdicts of plugins with a filterKey come from the memo when the node has not changed since they
    * were given, and so does whether the node passed all of them: then only the other plugins run on it.
    */
-  private runFilter(state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[], start: number, count: number, log: CycleLog): NodeInfo[] | Status {
+  private runFilter(
+    state: CycleState,
+    pod: PodInfo,
+    nodes: readonly NodeInfo[],
+    start: number,
+    count: number,
+    log: CycleLog,
+  ): NodeInfo[] | Status {
     const skip = state.skipFilterPlugins;
     const filters = skip.size > 0 ? this.plugins.filter.filter((f) => !skip.has(f.name)) : this.plugins.filter;
     // Only rejections are counted per node; how many nodes each plugin saw and passed follows,
@@ -336,7 +361,10 @@ export class SchedulingCycle implements PodEvaluator {
         // Pods nominated to the node hold their room (preemption/nominated.ts): every plugin runs there, no memo.
         const held = nominated?.forNode(node.name) && filterWithNominatedPods(this, state, pod, node, nominated);
         if (held && held.code !== Code.Success) {
-          p = Math.max(0, filters.findIndex((f) => f.name === held.plugin));
+          p = Math.max(
+            0,
+            filters.findIndex((f) => f.name === held.plugin),
+          );
           if (held.code === Code.Error) {
             failure = held;
             break;

@@ -11,7 +11,10 @@ export const NO_NODES_AVAILABLE = 'no nodes available to schedule pods';
  * more nodes counted under one more reason (upstream's status for nodes absent from the map).
  * Empty when there is no reason.
  */
-export function histogram(reasonsPerNode: Iterable<readonly string[]>, absent?: { readonly count: number; readonly reason: string }): string {
+export function histogram(
+  reasonsPerNode: Iterable<readonly string[]>,
+  absent?: { readonly count: number; readonly reason: string },
+): string {
   const counts = new Map<string, number>();
   for (const reasons of reasonsPerNode) for (const reason of reasons) counts.set(reason, (counts.get(reason) ?? 0) + 1);
   if (absent && absent.count > 0) counts.set(absent.reason, (counts.get(absent.reason) ?? 0) + absent.count);

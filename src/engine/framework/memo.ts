@@ -56,7 +56,8 @@ export class NodeAggregate<C> {
    */
   update(nodes: readonly NodeInfo[], lister?: NodeInfoLister): void {
     const fromLister = lister !== undefined && lister.list() === nodes;
-    const changed = fromLister && lister === this.lister && nodes.length === this.slots.length ? lister.changedSince?.(this.mark) : undefined;
+    const changed =
+      fromLister && lister === this.lister && nodes.length === this.slots.length ? lister.changedSince?.(this.mark) : undefined;
     if (changed) {
       for (const i of changed) this.refresh(i, nodes[i] as NodeInfo);
     } else {
@@ -262,7 +263,13 @@ export class CycleMemos {
   }
 }
 
-function memoOf<M extends VerdictMemo | ScoreMemo>(memos: Map<string, LruCache<M>>, make: () => M, lister: NodeInfoLister, plugin: string, key: string | undefined): M | undefined {
+function memoOf<M extends VerdictMemo | ScoreMemo>(
+  memos: Map<string, LruCache<M>>,
+  make: () => M,
+  lister: NodeInfoLister,
+  plugin: string,
+  key: string | undefined,
+): M | undefined {
   if (key === undefined) return undefined;
   let byKey = memos.get(plugin);
   if (!byKey) memos.set(plugin, (byKey = new LruCache(MEMO_KEYS)));

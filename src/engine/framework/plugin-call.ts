@@ -41,7 +41,11 @@ export function guarded(plugin: string, stage: Stage, call: () => Status | Promi
 }
 
 /** `guarded` for a call answering a status and maybe a result (PreFilter, PostFilter): no result when it threw. */
-export function guardedWithResult<R>(plugin: string, stage: Stage, call: () => { status: Status; result?: R }): { status: Status; result: R | undefined } {
+export function guardedWithResult<R>(
+  plugin: string,
+  stage: Stage,
+  call: () => { status: Status; result?: R },
+): { status: Status; result: R | undefined } {
   let result: R | undefined;
   const status = guarded(plugin, stage, () => {
     const out = call();

@@ -114,7 +114,8 @@ export function frameworkSettings(profile: Profile): FrameworkSettings {
 export type FieldPath = readonly (string | number)[];
 
 /** The stable code of a profile error: what kind of mistake it is, decided where it is found. */
-export type ProfileErrorCode = 'profile/unknown-plugin' | 'profile/duplicate-plugin' | 'profile/bad-weight' | 'profile/bad-args' | 'profile/invalid';
+export type ProfileErrorCode =
+  'profile/unknown-plugin' | 'profile/duplicate-plugin' | 'profile/bad-weight' | 'profile/bad-args' | 'profile/invalid';
 
 export interface ProfileError {
   readonly code: ProfileErrorCode;
@@ -182,11 +183,17 @@ function mergePluginSet(defaults: PluginSet, user: PluginSet): PluginSet {
 export function validateProfile(profile: Profile, registry?: Registry): ProfileError[] {
   const errors: ProfileError[] = [];
   const prefix = profile.schedulerName ? `profile ${profile.schedulerName}: ` : 'profile: ';
-  const report = (path: FieldPath, message: string, code: ProfileErrorCode = 'profile/invalid') => errors.push({ code, path, message: prefix + message });
+  const report = (path: FieldPath, message: string, code: ProfileErrorCode = 'profile/invalid') =>
+    errors.push({ code, path, message: prefix + message });
   const integer = (path: FieldPath, value: number | undefined, min: number, max: number) => {
     if (value === undefined) return;
     if (!Number.isInteger(value) || value < min || value > max) {
-      report(path, max === Infinity ? `${path.join('.')} must be an integer of at least ${min}` : `${path.join('.')} must be between ${min} and ${max}`);
+      report(
+        path,
+        max === Infinity
+          ? `${path.join('.')} must be an integer of at least ${min}`
+          : `${path.join('.')} must be between ${min} and ${max}`,
+      );
     }
   };
 
@@ -205,11 +212,17 @@ export function validateProfile(profile: Profile, registry?: Registry): ProfileE
       }
       if (seen.has(plugin.name)) report(path, `plugin ${plugin.name} is enabled twice at ${point}`, 'profile/duplicate-plugin');
       seen.add(plugin.name);
-      if (registry && !registry.has(plugin.name)) report([...path, 'name'], `unknown plugin ${plugin.name} enabled at ${point}`, 'profile/unknown-plugin');
+      if (registry && !registry.has(plugin.name))
+        report([...path, 'name'], `unknown plugin ${plugin.name} enabled at ${point}`, 'profile/unknown-plugin');
       if (plugin.weight === undefined) return;
-      if (point !== 'score' && point !== 'multiPoint') report([...path, 'weight'], `weight for ${plugin.name} applies only at score or multiPoint, not ${point}`, 'profile/bad-weight');
+      if (point !== 'score' && point !== 'multiPoint')
+        report([...path, 'weight'], `weight for ${plugin.name} applies only at score or multiPoint, not ${point}`, 'profile/bad-weight');
       else if (!Number.isInteger(plugin.weight) || plugin.weight < MIN_WEIGHT || plugin.weight > MAX_WEIGHT) {
-        report([...path, 'weight'], `score weight for ${plugin.name} must be between ${MIN_WEIGHT} and ${MAX_WEIGHT}`, 'profile/bad-weight');
+        report(
+          [...path, 'weight'],
+          `score weight for ${plugin.name} must be between ${MIN_WEIGHT} and ${MAX_WEIGHT}`,
+          'profile/bad-weight',
+        );
       }
     });
     (set?.disabled ?? []).forEach((plugin, i) => {
@@ -273,7 +286,10 @@ export interface ResolvedPlugins {
  * remaining explicit ones. A plugin enabled explicitly at a point it does not implement is an error.
  * Weights come from the score entry first, then multiPoint, else 1.
  */
-export function resolvePlugins(profile: Profile, implementsPoint: (plugin: string, point: ExtensionPoint) => boolean): { resolved: ResolvedPlugins; errors: ProfileError[] } {
+export function resolvePlugins(
+  profile: Profile,
+  implementsPoint: (plugin: string, point: ExtensionPoint) => boolean,
+): { resolved: ResolvedPlugins; errors: ProfileError[] } {
   const errors: ProfileError[] = [];
   const multiPoint = profile.plugins?.multiPoint?.enabled ?? [];
   const points = {} as { [P in ExtensionPoint]: string[] };
@@ -282,7 +298,11 @@ export function resolvePlugins(profile: Profile, implementsPoint: (plugin: strin
     const explicit = (set.enabled ?? []).map((p) => p.name);
     explicit.forEach((name, i) => {
       if (!implementsPoint(name, point)) {
-        errors.push({ code: 'profile/unknown-plugin', path: ['plugins', point, 'enabled', i, 'name'], message: `profile ${profile.schedulerName}: plugin ${name} enabled at ${point} does not implement it` });
+        errors.push({
+          code: 'profile/unknown-plugin',
+          path: ['plugins', point, 'enabled', i, 'name'],
+          message: `profile ${profile.schedulerName}: plugin ${name} enabled at ${point} does not implement it`,
+        });
       }
     });
     const disabled = new Set((set.disabled ?? []).map((p) => p.name));

@@ -93,7 +93,10 @@ export class Framework implements PodEvaluator {
       },
       new CycleMemos(),
     );
-    this.binding = new BindingPipeline({ reserve: at('reserve'), permit: at('permit'), checkConflicts: at('checkConflicts'), bind: at('bind') }, settings.bindRetries);
+    this.binding = new BindingPipeline(
+      { reserve: at('reserve'), permit: at('permit'), checkConflicts: at('checkConflicts'), bind: at('bind') },
+      settings.bindRetries,
+    );
     cycleHandle.evaluator = this;
   }
 
@@ -135,7 +138,12 @@ export class Framework implements PodEvaluator {
         built = err(errorMessage(e));
       }
       if (built.ok) instances.set(name, built.value);
-      else errors.push({ code: index >= 0 ? 'profile/bad-args' : 'profile/invalid', path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'], message: `${prefix}plugin ${name}: ${built.error.startsWith(`${name}: `) ? built.error.slice(name.length + 2) : built.error}` });
+      else
+        errors.push({
+          code: index >= 0 ? 'profile/bad-args' : 'profile/invalid',
+          path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'],
+          message: `${prefix}plugin ${name}: ${built.error.startsWith(`${name}: `) ? built.error.slice(name.length + 2) : built.error}`,
+        });
     }
     if (errors.length > 0) return err(errors);
 
@@ -145,14 +153,24 @@ export class Framework implements PodEvaluator {
     });
     errors.push(...resolveErrors);
     const sorts = resolved.points.queueSort.length;
-    if (sorts !== 1) errors.push({ code: 'profile/invalid', path: ['plugins', 'queueSort'], message: `${prefix}exactly one queueSort plugin must be enabled, not ${sorts}` });
+    if (sorts !== 1)
+      errors.push({
+        code: 'profile/invalid',
+        path: ['plugins', 'queueSort'],
+        message: `${prefix}exactly one queueSort plugin must be enabled, not ${sorts}`,
+      });
     const samplers = resolved.points.sampleNodes.length;
-    if (samplers > 1) errors.push({ code: 'profile/invalid', path: ['plugins', 'sampleNodes'], message: `${prefix}at most one sampleNodes plugin can be enabled, not ${samplers}` });
+    if (samplers > 1)
+      errors.push({
+        code: 'profile/invalid',
+        path: ['plugins', 'sampleNodes'],
+        message: `${prefix}at most one sampleNodes plugin can be enabled, not ${samplers}`,
+      });
     if (errors.length > 0) return err(errors);
     return ok(new Framework(profile.schedulerName, frameworkSettings(profile), handle, resolved, instances));
   }
 
-    /**
+  /**
    * One scheduling cycle for `pod` against `snapshot` (which plugins also see through the handle):
    * the node to bind to and the commit candidates, or why there is none; both with the Diagnosis.
    */
@@ -166,7 +184,11 @@ export class Framework implements PodEvaluator {
   }
 
   /** PreFilter alone, for a planner that then asks about single nodes (filterNode): the nodes left, or the status that stopped the pod. */
-  preFilterPod(state: CycleState, pod: PodInfo, snapshot: NodeInfoLister): { readonly ok: true; readonly nodes: readonly NodeInfo[] } | { readonly ok: false; readonly status: Status } {
+  preFilterPod(
+    state: CycleState,
+    pod: PodInfo,
+    snapshot: NodeInfoLister,
+  ): { readonly ok: true; readonly nodes: readonly NodeInfo[] } | { readonly ok: false; readonly status: Status } {
     return this.cycle.preFilterPod(state, pod, snapshot);
   }
 
@@ -205,7 +227,13 @@ export class Framework implements PodEvaluator {
   }
 
   /** The binding pipeline over the commit candidates, best first (BindingPipeline.commit). */
-  commit(state: CycleState, pod: PodInfo, candidates: readonly string[], diagnosis: Diagnosis, assumption?: Assumption): Promise<CommitResult> {
+  commit(
+    state: CycleState,
+    pod: PodInfo,
+    candidates: readonly string[],
+    diagnosis: Diagnosis,
+    assumption?: Assumption,
+  ): Promise<CommitResult> {
     return this.binding.commit(state, pod, candidates, diagnosis, assumption);
   }
 }

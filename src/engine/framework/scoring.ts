@@ -129,7 +129,15 @@ export class Scoring {
    * One plugin's raw scores, NormalizeScore, the range check; its normalized scores × weight are
    * added to the totals. A failure ends the cycle.
    */
-  private scorePlugin(state: CycleState, pod: PodInfo, feasible: Feasible, scorers: readonly ScoreEntry[], p: number, memo: ScoreMemo | undefined, log: CycleLog): ScheduleFailure | undefined {
+  private scorePlugin(
+    state: CycleState,
+    pod: PodInfo,
+    feasible: Feasible,
+    scorers: readonly ScoreEntry[],
+    p: number,
+    memo: ScoreMemo | undefined,
+    log: CycleLog,
+  ): ScheduleFailure | undefined {
     const entry = scorers[p] as ScoreEntry;
     const { name, plugin, weight } = entry;
     const { raw, normalized, totals } = this;
@@ -151,7 +159,9 @@ export class Scoring {
       if (!(score >= MIN_NODE_SCORE && score <= MAX_NODE_SCORE)) {
         return log.failure({
           code: Code.Error,
-          reasons: [`plugin ${name} returned an invalid score ${score} for node ${(nodes[i] as NodeInfo).name}, it should be in the range [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`],
+          reasons: [
+            `plugin ${name} returned an invalid score ${score} for node ${(nodes[i] as NodeInfo).name}, it should be in the range [${MIN_NODE_SCORE}, ${MAX_NODE_SCORE}] after normalizing`,
+          ],
           plugin: name,
           stage: 'Score',
         });
@@ -169,7 +179,15 @@ export class Scoring {
    * error, a score out of range, a fraction) answers false, and the cycle is scored plugin by plugin
    * to say so exactly.
    */
-  private scoreSummed(state: CycleState, pod: PodInfo, feasible: Feasible, scorers: readonly ScoreEntry[], memos: ReadonlyArray<ScoreMemo | undefined>, summed: Summed, log: CycleLog): boolean {
+  private scoreSummed(
+    state: CycleState,
+    pod: PodInfo,
+    feasible: Feasible,
+    scorers: readonly ScoreEntry[],
+    memos: ReadonlyArray<ScoreMemo | undefined>,
+    summed: Summed,
+    log: CycleLog,
+  ): boolean {
     const { normalized, totals } = this;
     const { nodes, positions } = feasible;
     const n = nodes.length;
@@ -253,7 +271,15 @@ export class Scoring {
  * plugin's failure, attributed, or undefined. One call per plugin, not per node: the loop around the
  * plugin's score call stays in one optimized function.
  */
-function rawScores(state: CycleState, pod: PodInfo, entry: ScoreEntry, feasible: Feasible, memo: ScoreMemo | undefined, out: Float64Array, base: number): Status | undefined {
+function rawScores(
+  state: CycleState,
+  pod: PodInfo,
+  entry: ScoreEntry,
+  feasible: Feasible,
+  memo: ScoreMemo | undefined,
+  out: Float64Array,
+  base: number,
+): Status | undefined {
   const { nodes, positions } = feasible;
   const plugin = entry.plugin;
   for (let i = 0; i < nodes.length; i++) {

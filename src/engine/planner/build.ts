@@ -67,10 +67,14 @@ export interface LabelError {
 export function settingsFromLabels(labels: readonly (Labels | undefined)[]): Result<PlanSettings, LabelError> {
   const find = (key: string) => labels.map((l) => l?.[key]).find((v) => v !== undefined);
   const planner = find(PLANNER_LABEL);
-  if (planner !== undefined && !PLANNERS.has(planner)) return err({ label: PLANNER_LABEL, message: unknownPlanner(planner, `label ${PLANNER_LABEL}`) });
+  if (planner !== undefined && !PLANNERS.has(planner))
+    return err({ label: PLANNER_LABEL, message: unknownPlanner(planner, `label ${PLANNER_LABEL}`) });
   const objective = find(OBJECTIVE_LABEL);
   if (objective !== undefined && !isObjective(objective)) {
-    return err({ label: OBJECTIVE_LABEL, message: `label ${OBJECTIVE_LABEL}: unknown objective "${objective}" (one of ${OBJECTIVES.join(', ')})` });
+    return err({
+      label: OBJECTIVE_LABEL,
+      message: `label ${OBJECTIVE_LABEL}: unknown objective "${objective}" (one of ${OBJECTIVES.join(', ')})`,
+    });
   }
   const minMember = find(MIN_MEMBER_LABEL);
   if (minMember !== undefined && !/^[1-9][0-9]*$/.test(minMember)) {
@@ -95,7 +99,12 @@ export function planSettings(defaults: PlanDefaults, labels: readonly (Labels | 
   const fromLabels = settingsFromLabels(labels);
   if (!fromLabels.ok) return fromLabels;
   const { planner, objective, allowPreemption } = defaults;
-  return ok({ ...(planner !== undefined ? { planner } : {}), ...(objective !== undefined ? { objective } : {}), ...(allowPreemption ? { allowPreemption } : {}), ...fromLabels.value });
+  return ok({
+    ...(planner !== undefined ? { planner } : {}),
+    ...(objective !== undefined ? { objective } : {}),
+    ...(allowPreemption ? { allowPreemption } : {}),
+    ...fromLabels.value,
+  });
 }
 
 export function unknownPlanner(name: string, where: string): string {
@@ -138,13 +147,23 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
   let victims: readonly PlanVictim[] = [];
   if (settings.allowPreemption) ({ result, victims } = preemptForUnplaced(request, result));
   if (settings.minMember !== undefined) {
-    result = applyGang(result, podSetKey(podSet), settings.minMember, { profile: framework.profileName, nodesTotal: snapshot.list().length }, podSet.bound.length);
+    result = applyGang(
+      result,
+      podSetKey(podSet),
+      settings.minMember,
+      { profile: framework.profileName, nodesTotal: snapshot.list().length },
+      podSet.bound.length,
+    );
   }
   const assignments: PlanAssignment[] = [
     ...podSet.bound.map((p) => ({ pod: p.metadata.name, node: p.spec.nodeName as string })),
     ...result.placed.map(({ pod, node, diagnosis }) => ({ pod: pod.pod.metadata.name, node, ...(diagnosis ? { diagnosis } : {}) })),
   ];
-  const unplaced: UnplacedPod[] = result.unplaced.map(({ pod, message, diagnosis }) => ({ pod: pod.pod.metadata.name, message, diagnosis }));
+  const unplaced: UnplacedPod[] = result.unplaced.map(({ pod, message, diagnosis }) => ({
+    pod: pod.pod.metadata.name,
+    message,
+    diagnosis,
+  }));
   victims = victimsOfPlaced(victims, result.placed);
   const cluster = snapshot.list();
   const pods: Pod[] = cluster.flatMap((n) => n.pods.map((p) => p.pod));
@@ -200,5 +219,8 @@ export function planPodSet(planning: PodSetFramework, input: Omit<PlanInput, 'fr
   const { trigger, override } = options;
   const settings = planSettings(planning.args, [trigger?.labels, ...input.podSet.pods.map((p) => p.metadata.labels)]);
   if (!settings.ok) return err(settings.error.message);
-  return buildPlan({ ...input, framework: planning.framework, ...(planning.solver ? { solver: planning.solver } : {}) }, { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override });
+  return buildPlan(
+    { ...input, framework: planning.framework, ...(planning.solver ? { solver: planning.solver } : {}) },
+    { ...settings.value, ...(trigger ? { trigger: trigger.name } : {}), ...override },
+  );
 }

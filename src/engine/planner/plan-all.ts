@@ -8,7 +8,16 @@ import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
 import { podInfo } from '../framework/node-info';
 import { Snapshot } from '../framework/snapshot';
 import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
-import { dependencyId, nodeId, parseNodeId, podSetProgress, TRIGGER_KIND, triggerDispatcher, type DependencyProgress, type TriggerDescriptor } from '../reconcile/triggers';
+import {
+  dependencyId,
+  nodeId,
+  parseNodeId,
+  podSetProgress,
+  TRIGGER_KIND,
+  triggerDispatcher,
+  type DependencyProgress,
+  type TriggerDescriptor,
+} from '../reconcile/triggers';
 import { planPodSet, type PlanSettings } from './build';
 import { schedulePlanName } from './podset/name';
 import type { Plan } from './plan';
@@ -54,7 +63,8 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
   const working = new WhatIf(base.value);
   const schedulerName = input.planning.args.schedulerName;
   const triggerId = (t: TriggerSpec) => nodeId({ kind: TRIGGER_KIND, namespace: t.namespace, name: t.name });
-  const setId = (kind: string, ref: PodSetRef) => nodeId({ kind, namespace: ref.namespace, name: kind === SCHEDULE_PLAN_KIND ? schedulePlanName(ref.namespace, ref.name) : ref.name });
+  const setId = (kind: string, ref: PodSetRef) =>
+    nodeId({ kind, namespace: ref.namespace, name: kind === SCHEDULE_PLAN_KIND ? schedulePlanName(ref.namespace, ref.name) : ref.name });
 
   const descriptors = new Map<string, TriggerDescriptor>();
   const specs = new Map<string, TriggerSpec>();
@@ -82,7 +92,11 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
     const first = owner.get(podSetKey(ref)) as TriggerSpec;
     if (first !== spec) return failed(`pod set ${podSetKey(ref)} is planned by ScheduleTrigger ${triggerKey(first)}`);
     const podSet = resolvePodSet(input.cluster.pods, ref, schedulerName);
-    const built = planPodSet(input.planning, { podSet, snapshot: working.snapshot, now: input.now }, { trigger: spec, override: input.override });
+    const built = planPodSet(
+      input.planning,
+      { podSet, snapshot: working.snapshot, now: input.now },
+      { trigger: spec, override: input.override },
+    );
     if (!built.ok) return failed(built.error);
     const made = built.value;
     assume(working, podSet.pending, made);
@@ -105,25 +119,41 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
     const isPlaced = (pod: Pod) => placed.has(podKey(pod));
     if (kind === TRIGGER_KIND) {
       const spec = specs.get(id);
-      return podSetProgress({ pods: spec ? members({ namespace, name: spec.podSet }) : [], planned: planOfTrigger.has(id), placed: isPlaced });
+      return podSetProgress({
+        pods: spec ? members({ namespace, name: spec.podSet }) : [],
+        planned: planOfTrigger.has(id),
+        placed: isPlaced,
+      });
     }
     if (kind === POD_SET_KIND) {
       const first = owner.get(podSetKey({ namespace, name }));
-      return podSetProgress({ pods: members({ namespace, name }), planned: first === undefined || planOfTrigger.has(triggerId(first)), placed: isPlaced });
+      return podSetProgress({
+        pods: members({ namespace, name }),
+        planned: first === undefined || planOfTrigger.has(triggerId(first)),
+        placed: isPlaced,
+      });
     }
     if (kind === SCHEDULE_PLAN_KIND) {
       const p = plans.get(id);
       const inPlan = new Set(p?.assignments.map((a) => a.pod));
-      return podSetProgress({ pods: p ? members({ namespace: p.namespace, name: p.podSet }) : [], planned: p !== undefined, placed: (pod) => isPlaced(pod) || inPlan.has(pod.metadata.name) });
+      return podSetProgress({
+        pods: p ? members({ namespace: p.namespace, name: p.podSet }) : [],
+        planned: p !== undefined,
+        placed: (pod) => isPlaced(pod) || inPlan.has(pod.metadata.name),
+      });
     }
     return { complete: false, ready: false };
   };
 
   const reconciler = new Reconciler(triggerDispatcher(descriptors, { plan, progress }), input.poolSize ? { poolSize: input.poolSize } : {});
   // Pod sets and plans are data a trigger may wait on: present (so not "not found") but never run.
-  const sets = [...podSetsIn(input.cluster.pods, schedulerName), ...input.triggers.map((t) => ({ namespace: t.namespace, name: t.podSet }))];
+  const sets = [
+    ...podSetsIn(input.cluster.pods, schedulerName),
+    ...input.triggers.map((t) => ({ namespace: t.namespace, name: t.podSet })),
+  ];
   for (const ref of sets) reconciler.onArrival(setId(POD_SET_KIND, ref), false);
-  for (const ref of [...sets, ...(input.plans ?? []).map((p) => ({ namespace: p.namespace, name: p.podSet }))]) reconciler.onArrival(setId(SCHEDULE_PLAN_KIND, ref), false);
+  for (const ref of [...sets, ...(input.plans ?? []).map((p) => ({ namespace: p.namespace, name: p.podSet }))])
+    reconciler.onArrival(setId(SCHEDULE_PLAN_KIND, ref), false);
   reconciler.seed(descriptors.keys());
   await reconciler.run();
 
@@ -168,12 +198,21 @@ export async function planOnePodSet(input: WorkspaceInput, ref: PodSetRef): Prom
     const outcomes = await planWorkspace({ ...input, triggers: withDependencies(own, input.triggers) });
     if (!outcomes.ok) return outcomes;
     const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
-    return ok({ trigger: own, failed: outcome.failed, ...(outcome.plan ? { plan: outcome.plan } : {}), ...(outcome.message !== undefined ? { message: outcome.message } : {}) });
+    return ok({
+      trigger: own,
+      failed: outcome.failed,
+      ...(outcome.plan ? { plan: outcome.plan } : {}),
+      ...(outcome.message !== undefined ? { message: outcome.message } : {}),
+    });
   }
   const snapshot = Snapshot.fromCluster(input.cluster);
   if (!snapshot.ok) return err(snapshot.error);
   const podSet = resolvePodSet(input.cluster.pods, ref, input.planning.args.schedulerName);
-  const built = planPodSet(input.planning, { podSet, snapshot: snapshot.value, now: input.now }, input.override ? { override: input.override } : {});
+  const built = planPodSet(
+    input.planning,
+    { podSet, snapshot: snapshot.value, now: input.now },
+    input.override ? { override: input.override } : {},
+  );
   return ok(built.ok ? { plan: built.value, failed: false } : { failed: true, message: built.error });
 }
 
@@ -189,7 +228,12 @@ function withDependencies(trigger: TriggerSpec, triggers: readonly TriggerSpec[]
       const { kind, namespace, name } = id.value;
       for (const other of triggers) {
         if (other.namespace !== namespace) continue;
-        const named = kind === TRIGGER_KIND ? other.name === name : kind === POD_SET_KIND ? other.podSet === name : kind === SCHEDULE_PLAN_KIND && schedulePlanName(namespace, other.podSet) === name;
+        const named =
+          kind === TRIGGER_KIND
+            ? other.name === name
+            : kind === POD_SET_KIND
+              ? other.podSet === name
+              : kind === SCHEDULE_PLAN_KIND && schedulePlanName(namespace, other.podSet) === name;
         if (named) visit(other);
       }
     }

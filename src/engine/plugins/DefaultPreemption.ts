@@ -33,7 +33,10 @@ export class DefaultPreemption implements PostFilterPlugin {
       }
       // Upstream 1.37's success message, which the FitError message then ends with.
       const found = `preemption: found a potential placement for pod on node ${outcome.node}, preempting ${outcome.victims?.length ?? 0} victims`;
-      return { status: { code: Code.Success, reasons: [found] }, result: { nominatedNode: outcome.node, victims: outcome.victims ?? [], preemption: record } };
+      return {
+        status: { code: Code.Success, reasons: [found] },
+        result: { nominatedNode: outcome.node, victims: outcome.victims ?? [], preemption: record },
+      };
     }
     // A plan that may not preempt says only what preemption could do, not why it could not.
     if (reportOnly && outcome.status.code !== Code.Error) return { status: SKIP };
@@ -46,9 +49,12 @@ export class DefaultPreemption implements PostFilterPlugin {
 export function preemptionArgs(args: unknown): Result<PreemptionArgs> {
   const reader = new ArgsReader(NAME);
   const a = reader.object(args, '', ['minCandidateNodesPercentage', 'minCandidateNodesAbsolute']) ?? {};
-  const percentage = reader.int(a['minCandidateNodesPercentage'], 'minCandidateNodesPercentage') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesPercentage;
-  const absolute = reader.int(a['minCandidateNodesAbsolute'], 'minCandidateNodesAbsolute') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesAbsolute;
-  if (percentage < 0 || percentage > 100) reader.errors.push(fieldInvalid('minCandidateNodesPercentage', percentage, 'not in valid range [0, 100]'));
+  const percentage =
+    reader.int(a['minCandidateNodesPercentage'], 'minCandidateNodesPercentage') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesPercentage;
+  const absolute =
+    reader.int(a['minCandidateNodesAbsolute'], 'minCandidateNodesAbsolute') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesAbsolute;
+  if (percentage < 0 || percentage > 100)
+    reader.errors.push(fieldInvalid('minCandidateNodesPercentage', percentage, 'not in valid range [0, 100]'));
   if (absolute < 0) reader.errors.push(fieldInvalid('minCandidateNodesAbsolute', absolute, 'not in valid range [0, inf)'));
   if (percentage === 0 && absolute === 0) {
     reader.errors.push(

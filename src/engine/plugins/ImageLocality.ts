@@ -58,7 +58,10 @@ export class ImageLocality implements ScorePlugin {
     const totalNodes = snapshot.list().length;
     const containers = [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
     // Image volumes count as containers do (upstream 1.37 sumImageScores).
-    const references = [...containers.map((c) => c.image ?? ''), ...(pod.spec.volumes ?? []).flatMap((v) => (v.image ? [v.image.reference ?? ''] : []))];
+    const references = [
+      ...containers.map((c) => c.image ?? ''),
+      ...(pod.spec.volumes ?? []).flatMap((v) => (v.image ? [v.image.reference ?? ''] : [])),
+    ];
     const images = references.flatMap((reference) => {
       const name = normalizedImageName(reference);
       const numNodes = snapshot.imageNumNodes(name);

@@ -2,7 +2,13 @@
 // the profile's addedAffinity); PreFilter narrows the candidates to the node names a required term
 // pins with matchFields metadata.name; Score sums the weights of the preferred terms a node matches,
 // normalized so the best node scores 100.
-import { NODE_NAME_FIELD, NodeSelectorMatcher, PreferredTerms, requiredNodeAffinity, type RequiredNodeAffinity } from '../api/node-affinity';
+import {
+  NODE_NAME_FIELD,
+  NodeSelectorMatcher,
+  PreferredTerms,
+  requiredNodeAffinity,
+  type RequiredNodeAffinity,
+} from '../api/node-affinity';
 import { ok, type Result } from '../api/result';
 import type { NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
@@ -42,8 +48,13 @@ const PREFERRED_PATH = 'spec.affinity.nodeAffinity.preferredDuringSchedulingIgno
 export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
   /** What Filter and Score read of the pod (the addedAffinity is the plugin's own, the same for every pod). */
-  private readonly requiredKey = keyPerPod((pod) => [pod.spec.nodeSelector ?? null, pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]);
-  private readonly preferredKey = keyPerPod((pod) => pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? null);
+  private readonly requiredKey = keyPerPod((pod) => [
+    pod.spec.nodeSelector ?? null,
+    pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null,
+  ]);
+  private readonly preferredKey = keyPerPod(
+    (pod) => pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution ?? null,
+  );
   private readonly preFilterState = new CycleValue<RequiredNodeAffinity>(`PreFilter${NAME}`);
   private readonly preScoreState = new CycleValue<{ readonly preferred: PreferredTerms | undefined }>(`PreScore${NAME}`);
 
@@ -140,7 +151,10 @@ const ADDED_PREFERRED = `${ADDED}.preferredDuringSchedulingIgnoredDuringExecutio
 export function parseArgs(args: unknown): Result<NodeAffinityArgs> {
   const reader = new ArgsReader(NAME);
   const root = reader.object(args, '', [ADDED]);
-  const added = reader.object(root?.[ADDED], ADDED, ['requiredDuringSchedulingIgnoredDuringExecution', 'preferredDuringSchedulingIgnoredDuringExecution']);
+  const added = reader.object(root?.[ADDED], ADDED, [
+    'requiredDuringSchedulingIgnoredDuringExecution',
+    'preferredDuringSchedulingIgnoredDuringExecution',
+  ]);
   let required: NodeSelectorMatcher | undefined;
   const selector = reader.object(added?.['requiredDuringSchedulingIgnoredDuringExecution'], ADDED_REQUIRED, ['nodeSelectorTerms']);
   if (selector) {
@@ -156,7 +170,10 @@ export function parseArgs(args: unknown): Result<NodeAffinityArgs> {
     const terms = preferredList.map((p, i): PreferredSchedulingTerm => {
       const path = `${ADDED_PREFERRED}[${i}]`;
       const entry = reader.object(p, path, ['weight', 'preference']);
-      return { weight: reader.int(entry?.['weight'], `${path}.weight`) ?? 0, preference: readTerm(reader, entry?.['preference'], `${path}.preference`) };
+      return {
+        weight: reader.int(entry?.['weight'], `${path}.weight`) ?? 0,
+        preference: readTerm(reader, entry?.['preference'], `${path}.preference`),
+      };
     });
     const compiled = PreferredTerms.compile(terms, ADDED_PREFERRED);
     if (compiled.ok) preferred = compiled.value;

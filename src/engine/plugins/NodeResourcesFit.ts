@@ -7,14 +7,31 @@ import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, qualifi
 import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../api/resources';
 import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type FilterPlugin, type FrameworkHandle, type PreFilterPlugin, type PreFilterResult, type PreScorePlugin, type ScorePlugin } from '../framework/interfaces';
+import {
+  MAX_NODE_SCORE,
+  type FilterPlugin,
+  type FrameworkHandle,
+  type PreFilterPlugin,
+  type PreFilterResult,
+  type PreScorePlugin,
+  type ScorePlugin,
+} from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { Code, SUCCESS, type Status } from '../framework/status';
 import { ArgsReader, factoryOf } from './args';
 import { CycleValue } from './cycle-value';
 import { extendedResourceClasses, isDraExtendedResourceName } from './dynamicresources/extended';
 import { Names } from './names';
-import { amountOf, isExtendedResourceName, isScalarResourceName, Kind, mulDiv, readResourceSpecs, ResourceAllocation, type ResourceSpec } from './resource-allocation';
+import {
+  amountOf,
+  isExtendedResourceName,
+  isScalarResourceName,
+  Kind,
+  mulDiv,
+  readResourceSpecs,
+  ResourceAllocation,
+  type ResourceSpec,
+} from './resource-allocation';
 
 export const NAME = Names.NodeResourcesFit;
 
@@ -78,7 +95,10 @@ class Rejection {
 
   status(unresolvable: boolean): Status {
     const i = unresolvable ? 1 : 0;
-    return (this.statuses[i] ??= Object.freeze({ code: unresolvable ? Code.UnschedulableAndUnresolvable : Code.Unschedulable, reasons: this.reasons }));
+    return (this.statuses[i] ??= Object.freeze({
+      code: unresolvable ? Code.UnschedulableAndUnresolvable : Code.Unschedulable,
+      reasons: this.reasons,
+    }));
   }
 }
 
@@ -89,7 +109,6 @@ interface PreFilterState {
   /** The requests as a filterKey: Filter reads nothing else of the pod. */
   readonly key: string;
 }
-
 
 type Scorer = (requested: readonly number[], allocatable: readonly number[]) => number;
 
@@ -166,7 +185,12 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
     if (r.milliCPU > 0) requests.push({ kind: Kind.Cpu, name: CPU, quantity: r.milliCPU, reason: REASON_INSUFFICIENT_CPU });
     if (r.memory > 0) requests.push({ kind: Kind.Memory, name: MEMORY, quantity: r.memory, reason: REASON_INSUFFICIENT_MEMORY });
     if (r.ephemeralStorage > 0) {
-      requests.push({ kind: Kind.EphemeralStorage, name: EPHEMERAL_STORAGE, quantity: r.ephemeralStorage, reason: REASON_INSUFFICIENT_EPHEMERAL_STORAGE });
+      requests.push({
+        kind: Kind.EphemeralStorage,
+        name: EPHEMERAL_STORAGE,
+        quantity: r.ephemeralStorage,
+        reason: REASON_INSUFFICIENT_EPHEMERAL_STORAGE,
+      });
     }
     const classes = r.scalar.size > 0 ? extendedResourceClasses(this.handle?.objects?.().deviceClasses) : undefined;
     for (const [name, quantity] of r.scalar) {
@@ -201,7 +225,11 @@ export function mostRequestedScore(requested: number, capacity: number): number 
  * LeastAllocated and MostAllocated; for RequestedToCapacityRatio resources scoring 0 are left out and
  * the mean is rounded.
  */
-function weightedScorer(resources: readonly ResourceSpec[], resourceScore: (requested: number, capacity: number) => number, ratio = false): Scorer {
+function weightedScorer(
+  resources: readonly ResourceSpec[],
+  resourceScore: (requested: number, capacity: number) => number,
+  ratio = false,
+): Scorer {
   const weights = resources.map((r) => r.weight);
   return (requested, allocatable) => {
     let nodeScore = 0;
@@ -267,14 +295,16 @@ export function parseArgs(args: unknown): Result<NodeResourcesFitArgs> {
 
   const strategyPath = 'scoringStrategy';
   const strategy = reader.object(root?.[strategyPath], strategyPath, ['type', 'resources', 'requestedToCapacityRatio']);
-  const type = strategy ? reader.string(strategy['type'], `${strategyPath}.type`) ?? '' : DEFAULT_STRATEGY;
+  const type = strategy ? (reader.string(strategy['type'], `${strategyPath}.type`) ?? '') : DEFAULT_STRATEGY;
   if (!SCORING_STRATEGY_TYPES.includes(type as ScoringStrategyType)) {
     reader.errors.push(fieldNotSupported(`${strategyPath}.type`, type, SCORING_STRATEGY_TYPES));
   }
   const resources = readResourceSpecs(reader, strategy?.['resources'], `${strategyPath}.resources`);
   resources.forEach((r, i) => {
     if (r.weight <= 0 || r.weight > 100) {
-      reader.errors.push(fieldInvalid(`${strategyPath}.resources[${i}].weight`, r.weight, `resource weight of ${r.name} not in valid range (0, 100]`));
+      reader.errors.push(
+        fieldInvalid(`${strategyPath}.resources[${i}].weight`, r.weight, `resource weight of ${r.name} not in valid range (0, 100]`),
+      );
     }
   });
   const ratioPath = `${strategyPath}.requestedToCapacityRatio`;
@@ -297,7 +327,10 @@ function readShape(reader: ArgsReader, value: unknown, path: string): Utilizatio
   const shape = (reader.list(value, path) ?? []).map((entry, i) => {
     const at = `${path}[${i}]`;
     const point = reader.object(entry, at, ['utilization', 'score']);
-    return { utilization: reader.int(point?.['utilization'], `${at}.utilization`) ?? 0, score: reader.int(point?.['score'], `${at}.score`) ?? 0 };
+    return {
+      utilization: reader.int(point?.['utilization'], `${at}.utilization`) ?? 0,
+      score: reader.int(point?.['score'], `${at}.score`) ?? 0,
+    };
   });
   if (shape.length === 0) {
     reader.errors.push(fieldRequired(path, 'at least one point must be specified'));

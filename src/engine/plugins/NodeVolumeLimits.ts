@@ -15,7 +15,15 @@ export const NAME = Names.NodeVolumeLimits;
 export const ERR_REASON_MAX_VOLUME_COUNT_EXCEEDED = 'node(s) exceed max volume count';
 
 /** In-tree provisioners CSI migration translates (counted by upstream only where migration is on: not here). */
-const MIGRATABLE_IN_TREE = new Set(['kubernetes.io/aws-ebs', 'kubernetes.io/gce-pd', 'kubernetes.io/azure-disk', 'kubernetes.io/azure-file', 'kubernetes.io/cinder', 'kubernetes.io/vsphere-volume', 'kubernetes.io/portworx-volume']);
+const MIGRATABLE_IN_TREE = new Set([
+  'kubernetes.io/aws-ebs',
+  'kubernetes.io/gce-pd',
+  'kubernetes.io/azure-disk',
+  'kubernetes.io/azure-file',
+  'kubernetes.io/cinder',
+  'kubernetes.io/vsphere-volume',
+  'kubernetes.io/portworx-volume',
+]);
 
 /**
  * driver → volume handles of the pod's CSI volumes: a bound claim's volume handle; an unbound claim

@@ -14,7 +14,15 @@ import { parseResourceList } from '../api/resources';
 import type { CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/types';
 import { claimClass, claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
-import { MAX_NODE_SCORE, type FilterPlugin, type FrameworkHandle, type PreFilterPlugin, type PreScorePlugin, type ReservePlugin, type ScorePlugin } from '../framework/interfaces';
+import {
+  MAX_NODE_SCORE,
+  type FilterPlugin,
+  type FrameworkHandle,
+  type PreFilterPlugin,
+  type PreScorePlugin,
+  type ReservePlugin,
+  type ScorePlugin,
+} from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
 import { factoryOf, noArgs } from './args';
@@ -125,7 +133,8 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlu
         break;
       }
     }
-    const unbound = volumes.delayed.length > 0 ? this.canBindOrProvision(volumes, node.node) : { staticBindings: [], dynamicProvisions: [] };
+    const unbound =
+      volumes.delayed.length > 0 ? this.canBindOrProvision(volumes, node.node) : { staticBindings: [], dynamicProvisions: [] };
     if (typeof unbound === 'string') return unresolvable(...reasons, unbound);
     if (reasons.length > 0) return unresolvable(...reasons);
     this.byNode.read(state)?.set(node.name, unbound);
@@ -140,7 +149,8 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlu
   reserve(state: CycleState, _pod: PodInfo, nodeName: string): Status {
     const volumes = this.byNode.read(state)?.get(nodeName);
     if (!volumes) return SUCCESS;
-    for (const use of volumes.staticBindings) this.reserved.set(use.claim, { node: nodeName, ...(use.volume ? { volume: use.volume } : {}) });
+    for (const use of volumes.staticBindings)
+      this.reserved.set(use.claim, { node: nodeName, ...(use.volume ? { volume: use.volume } : {}) });
     for (const use of volumes.dynamicProvisions) this.reserved.set(use.claim, { node: nodeName });
     return SUCCESS;
   }
@@ -177,7 +187,8 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlu
     }
     if (classes.size === 0) return 0;
     let total = 0;
-    for (const { requested, capacity } of classes.values()) total += utilizationScore(capacity === 0 || requested > capacity ? 100 : Math.trunc((requested * 100) / capacity));
+    for (const { requested, capacity } of classes.values())
+      total += utilizationScore(capacity === 0 || requested > capacity ? 100 : Math.trunc((requested * 100) / capacity));
     return Math.round(total / classes.size);
   }
 
@@ -198,7 +209,9 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlu
     for (const [claim, r] of this.reserved) if (r.volume) reservedVolumes.set(r.volume, claim);
     for (const delayed of volumes.delayed) {
       const key = claimId(delayed.claim);
-      const selected = delayed.claim.metadata.annotations?.[ANN_SELECTED_NODE] ?? (this.reserved.get(key)?.volume ? undefined : this.reserved.get(key)?.node);
+      const selected =
+        delayed.claim.metadata.annotations?.[ANN_SELECTED_NODE] ??
+        (this.reserved.get(key)?.volume ? undefined : this.reserved.get(key)?.node);
       if (selected === undefined) toMatch.push(delayed);
       else if (selected !== node.metadata.name) return ERR_REASON_BIND_CONFLICT;
       else toProvision.push(delayed);
@@ -227,14 +240,26 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlu
       }
       if (match) {
         taken.add(match.metadata.name);
-        staticBindings.push({ claim: key, volume: match.metadata.name, storageClass: claimClass(delayed.claim), requested: claimBytes(delayed.claim) ?? 0, capacity: bytesOf(match.spec?.capacity?.['storage']) ?? 0 });
+        staticBindings.push({
+          claim: key,
+          volume: match.metadata.name,
+          storageClass: claimClass(delayed.claim),
+          requested: claimBytes(delayed.claim) ?? 0,
+          capacity: bytesOf(match.spec?.capacity?.['storage']) ?? 0,
+        });
       } else toProvision.push(delayed);
     }
     for (const { claim, storageClass } of toProvision) {
-      if (!storageClass.provisioner || storageClass.provisioner === NO_PROVISIONER || !topologyAllows(storageClass, node)) return ERR_REASON_BIND_CONFLICT;
+      if (!storageClass.provisioner || storageClass.provisioner === NO_PROVISIONER || !topologyAllows(storageClass, node))
+        return ERR_REASON_BIND_CONFLICT;
       const capacity = enoughCapacity(volumes.index, claim, storageClass, node);
       if (capacity === false) return ERR_REASON_NOT_ENOUGH_SPACE;
-      dynamicProvisions.push({ claim: claimId(claim), storageClass: storageClass.metadata.name, requested: claimBytes(claim) ?? 0, capacity: capacity === true ? undefined : (bytesOf(capacity.capacity) ?? 0) });
+      dynamicProvisions.push({
+        claim: claimId(claim),
+        storageClass: storageClass.metadata.name,
+        requested: claimBytes(claim) ?? 0,
+        capacity: capacity === true ? undefined : (bytesOf(capacity.capacity) ?? 0),
+      });
     }
     return { staticBindings, dynamicProvisions };
   }
@@ -260,13 +285,26 @@ function claimBytes(claim: PersistentVolumeClaim): number | undefined {
  * CSIStorageCapacity of the claim's class whose nodeTopology selects the node must hold a volume of
  * the claim's size (maximumVolumeSize when given, else capacity). A claim without a size needs none.
  */
-function enoughCapacity(index: StorageIndex, claim: PersistentVolumeClaim, storageClass: StorageClass, node: Node): CSIStorageCapacity | boolean {
+function enoughCapacity(
+  index: StorageIndex,
+  claim: PersistentVolumeClaim,
+  storageClass: StorageClass,
+  node: Node,
+): CSIStorageCapacity | boolean {
   const requested = claim.spec?.resources?.requests?.['storage'];
   if (requested === undefined) return true;
   if (index.csiDrivers.get(storageClass.provisioner)?.spec.storageCapacity !== true) return true;
   const size = bytesOf(requested);
   if (size === undefined) return false;
-  return index.capacities.find((c) => c.storageClassName === storageClass.metadata.name && (bytesOf(volumeLimit(c)) ?? -1) >= size && c.nodeTopology !== undefined && selectorMatches(c.nodeTopology, node.metadata.labels)) ?? false;
+  return (
+    index.capacities.find(
+      (c) =>
+        c.storageClassName === storageClass.metadata.name &&
+        (bytesOf(volumeLimit(c)) ?? -1) >= size &&
+        c.nodeTopology !== undefined &&
+        selectorMatches(c.nodeTopology, node.metadata.labels),
+    ) ?? false
+  );
 }
 
 function volumeLimit(capacity: CSIStorageCapacity): string | undefined {
@@ -294,7 +332,8 @@ export function volumeAllowsNode(volume: PersistentVolume, node: Node): boolean 
 /** An available volume (unclaimed and Available, or claimed for this claim) of the claim's class, modes and at least its size. */
 function volumeFits(volume: PersistentVolume, claim: PersistentVolumeClaim): boolean {
   const ref = volume.spec?.claimRef;
-  const preBound = ref !== undefined && ref.name === claim.metadata.name && (ref.namespace ?? 'default') === (claim.metadata.namespace ?? 'default');
+  const preBound =
+    ref !== undefined && ref.name === claim.metadata.name && (ref.namespace ?? 'default') === (claim.metadata.namespace ?? 'default');
   if (ref && !preBound) return false;
   // Upstream matches only Available volumes (a volume pre-bound to the claim whatever its phase); a
   // volume written without status is taken as the PV controller would make it: Available.

@@ -14,7 +14,8 @@ import { Names } from './names';
 import { StateKey, type Cloneable } from '../framework/cycle-state';
 
 export const NAME = Names.VolumeRestrictions;
-export const ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT = 'node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod';
+export const ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT =
+  'node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already in-use by another pod';
 
 /** The pod's ReadWriteOncePod claims (namespace/name) and how many other pods use them. */
 class PreFilterState implements Cloneable<PreFilterState> {

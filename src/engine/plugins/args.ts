@@ -40,7 +40,8 @@ export class ArgsReader {
     const kind = value['kind'];
     const apiVersion = value['apiVersion'];
     if (kind !== undefined && kind !== `${this.plugin}Args`) this.errors.push(fieldInvalid('kind', kind, `must be ${this.plugin}Args`));
-    if (apiVersion !== undefined && apiVersion !== 'kubescheduler.config.k8s.io/v1') this.errors.push(fieldInvalid('apiVersion', apiVersion, 'must be kubescheduler.config.k8s.io/v1'));
+    if (apiVersion !== undefined && apiVersion !== 'kubescheduler.config.k8s.io/v1')
+      this.errors.push(fieldInvalid('apiVersion', apiVersion, 'must be kubescheduler.config.k8s.io/v1'));
   }
 
   list(value: unknown, path: string): readonly unknown[] | undefined {
@@ -110,7 +111,10 @@ export function argsResult<T>(plugin: string, errors: readonly string[], value: 
 }
 
 /** A plugin's factory: its args checked (and defaulted) by `validate`, then the plugin built from them. Every plugin's factory is one. */
-export function factoryOf<A, P extends Plugin>(validate: (args: unknown) => Result<A>, make: (args: A, handle: FrameworkHandle) => P): (args: unknown, handle: FrameworkHandle) => Result<P> {
+export function factoryOf<A, P extends Plugin>(
+  validate: (args: unknown) => Result<A>,
+  make: (args: A, handle: FrameworkHandle) => P,
+): (args: unknown, handle: FrameworkHandle) => Result<P> {
   return (args, handle) => {
     const valid = validate(args);
     return valid.ok ? ok(make(valid.value, handle)) : valid;

@@ -46,7 +46,9 @@ export const DEFAULT_MULTI_POINT: readonly DefaultPlugin[] = [
 ];
 
 function pluginsAt(stage: Stage): readonly PluginRef[] {
-  return DEFAULT_MULTI_POINT.filter((p) => p.stages.includes(stage)).map((p) => (stage === 'Score' ? { name: p.name, weight: p.weight ?? 1 } : { name: p.name }));
+  return DEFAULT_MULTI_POINT.filter((p) => p.stages.includes(stage)).map((p) =>
+    stage === 'Score' ? { name: p.name, weight: p.weight ?? 1 } : { name: p.name },
+  );
 }
 
 /** The default plugins per extension point (the framework's Stage names), score weights included. */

@@ -29,7 +29,9 @@ export function isExtendedResourceName(name: string): boolean {
 
 /** A resource kept in the scalar part of a resource vector: extended, hugepages, prefixed native, attachable volumes. */
 export function isScalarResourceName(name: string): boolean {
-  return isExtendedResourceName(name) || name.startsWith('hugepages-') || name.includes(NATIVE_PREFIX) || name.startsWith('attachable-volumes-');
+  return (
+    isExtendedResourceName(name) || name.startsWith('hugepages-') || name.includes(NATIVE_PREFIX) || name.startsWith('attachable-volumes-')
+  );
 }
 
 /** Where a resource lives in a resource vector, resolved once so hot loops do not compare names. */

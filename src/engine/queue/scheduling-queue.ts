@@ -78,7 +78,10 @@ export class SchedulingQueue {
     this.maxUnschedulableMs = options.maxUnschedulableMs ?? 300_000;
     this.eventsOfInterest = options.eventsOfInterest ?? ((plugin) => DEFAULT_EVENTS_OF_INTEREST[plugin]);
     const arrived = (q: QueuedPodInfo) => this.arrival.get(q.info.id) ?? 0;
-    this.active = new KeyedHeap((q) => q.info.id, (a, b) => options.less(a, b) || (!options.less(b, a) && arrived(a) < arrived(b)));
+    this.active = new KeyedHeap(
+      (q) => q.info.id,
+      (a, b) => options.less(a, b) || (!options.less(b, a) && arrived(a) < arrived(b)),
+    );
     this.backoff = new KeyedHeap(
       (e) => e.queued.info.id,
       (a, b) => this.backoffExpiry(a) < this.backoffExpiry(b),

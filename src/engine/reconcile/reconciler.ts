@@ -425,7 +425,11 @@ export class Reconciler {
   }
 
   private finish(node: NodeRecord, outcome: Pick<Terminal, 'ready' | 'failed' | 'message'>): void {
-    const status: TerminalStatus = { ready: outcome.ready, failed: outcome.failed ?? false, ...(outcome.message === undefined ? {} : { message: outcome.message }) };
+    const status: TerminalStatus = {
+      ready: outcome.ready,
+      failed: outcome.failed ?? false,
+      ...(outcome.message === undefined ? {} : { message: outcome.message }),
+    };
     const previous = node.status;
     node.status = status;
     this.setState(node, 'terminal');
@@ -434,7 +438,13 @@ export class Reconciler {
     this.wake(node.id, false);
   }
 
-  private block(node: NodeRecord, dependencies: readonly string[], level: DrainLevel, since: number, cycle: readonly string[] | undefined): void {
+  private block(
+    node: NodeRecord,
+    dependencies: readonly string[],
+    level: DrainLevel,
+    since: number,
+    cycle: readonly string[] | undefined,
+  ): void {
     // A dependency advanced while the body ran: its verdict may already be stale.
     if (dependencies.some((dependency) => (this.advancedAt.get(dependency) ?? 0) > since)) {
       this.enqueue(node, level);
@@ -456,11 +466,13 @@ export class Reconciler {
 
   /** Why a node still blocked on `dependencies` fails at `level`; at Cascade, undefined while none is absent or failed. */
   private drainFailure(dependencies: readonly string[], level: DrainLevel, cycle: readonly string[] | undefined): string | undefined {
-    if (level === DrainLevel.Force && cycle?.[1] !== undefined && dependencies.includes(cycle[1])) return `dependency cycle: ${cycle.join(' → ')}`;
+    if (level === DrainLevel.Force && cycle?.[1] !== undefined && dependencies.includes(cycle[1]))
+      return `dependency cycle: ${cycle.join(' → ')}`;
     for (const dependency of dependencies) {
       if (this.absent(dependency)) return `dependency not found: ${dependency}`;
       const status = this.terminalStatus(dependency);
-      if (status?.failed) return status.message === undefined ? `dependency failed: ${dependency}` : `dependency failed: ${dependency}: ${status.message}`;
+      if (status?.failed)
+        return status.message === undefined ? `dependency failed: ${dependency}` : `dependency failed: ${dependency}: ${status.message}`;
     }
     if (level !== DrainLevel.Force) return undefined;
     const waitingOn = dependencies.find((dependency) => !this.terminalStatus(dependency)?.ready) ?? dependencies[0];
@@ -487,7 +499,9 @@ export class Reconciler {
     const rerun = [...this.nodes.values()].filter(
       (node) => (node.state === 'terminal' || node.state === 'parked') && !node.reranAtDrain && this.rerunAtDrain(node.id),
     );
-    const cascade = parked.filter((node) => node.links.some((dependency) => this.absent(dependency) || this.terminalStatus(dependency)?.failed));
+    const cascade = parked.filter((node) =>
+      node.links.some((dependency) => this.absent(dependency) || this.terminalStatus(dependency)?.failed),
+    );
     const stalled = this.lastPass === DrainLevel.Cascade && this.progress === this.progressAtPass;
     if (rerun.length > 0 || (cascade.length > 0 && !stalled)) {
       this.pass(DrainLevel.Cascade, [...new Set([...rerun, ...cascade])].sort(byOrder));

@@ -36,7 +36,8 @@ export interface DependencyProgress {
 }
 
 /** A pod bound and Ready (its Ready condition True): what `requireReady` waits for. */
-export const isReady = (pod: Pod): boolean => Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+export const isReady = (pod: Pod): boolean =>
+  Boolean(pod.spec.nodeName) && (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
 /** What a caller knows of the pod set a dependency stands for (a trigger's set, a PodSet, a SchedulePlan's set). */
 export interface PodSetFacts {
@@ -68,18 +69,28 @@ export function podSetProgress(facts: PodSetFacts): PodSetProgress {
   const unplaced = facts.pods.filter((p) => !p.spec.nodeName && !facts.placed(p)).length;
   const notReady = facts.pods.filter((p) => !isReady(p)).length;
   const allBound = facts.pods.every((p) => p.spec.nodeName);
-  return { planned: facts.planned, total, unplaced, notReady, complete: total > 0 && unplaced === 0 && (facts.planned || allBound), ready: total > 0 && notReady === 0 };
+  return {
+    planned: facts.planned,
+    total,
+    unplaced,
+    notReady,
+    complete: total > 0 && unplaced === 0 && (facts.planned || allBound),
+    ready: total > 0 && notReady === 0,
+  };
 }
 
 /** Whether a dependency lets its dependent go ahead: Ready pods with `requireReady`, else a complete plan. */
-export const dependencyMet = (progress: DependencyProgress, requireReady: boolean | undefined): boolean => (requireReady ? progress.ready : progress.complete);
+export const dependencyMet = (progress: DependencyProgress, requireReady: boolean | undefined): boolean =>
+  requireReady ? progress.ready : progress.complete;
 
 /** The ids of the trigger's dependencies that do not let it go ahead yet (`progress` of each, by id). */
 export function unmetDependencies(
   trigger: { readonly namespace: string; readonly dependsOn?: readonly DependencyRef[]; readonly requireReady?: boolean },
   progress: (id: string) => DependencyProgress,
 ): string[] {
-  return (trigger.dependsOn ?? []).map((ref) => dependencyId(ref, trigger.namespace)).filter((id) => !dependencyMet(progress(id), trigger.requireReady));
+  return (trigger.dependsOn ?? [])
+    .map((ref) => dependencyId(ref, trigger.namespace))
+    .filter((id) => !dependencyMet(progress(id), trigger.requireReady));
 }
 
 /** What the planner implements. */

@@ -100,7 +100,12 @@ export class Scheduler {
   /** Whether this scheduler is responsible for the pod (unbound, its scheduler, still pending). */
   responsibleFor(pod: Pod): boolean {
     const phase = pod.status?.phase;
-    return !pod.spec.nodeName && (pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME) === this.schedulerName && phase !== 'Succeeded' && phase !== 'Failed';
+    return (
+      !pod.spec.nodeName &&
+      (pod.spec.schedulerName ?? DEFAULT_SCHEDULER_NAME) === this.schedulerName &&
+      phase !== 'Succeeded' &&
+      phase !== 'Failed'
+    );
   }
 
   onPodAdd(pod: Pod): void {
@@ -194,7 +199,8 @@ export class Scheduler {
         // The placing cycle will carry what this preemption weighed (explain shows it).
         if (result.diagnosis.preemption) this.preemptionFor.set(info.key, result.diagnosis.preemption);
       }
-      const nominated = result.nominatedNode && result.victims ? { nominatedNode: result.nominatedNode, victims: result.victims.map((v) => v.key) } : {};
+      const nominated =
+        result.nominatedNode && result.victims ? { nominatedNode: result.nominatedNode, victims: result.victims.map((v) => v.key) } : {};
       return this.record({ pod: info.key, diagnosis: result.diagnosis, attempts: queued.attempts, ...nominated });
     }
     const commit = await framework.commit(state, info, result.candidates, result.diagnosis, {
@@ -251,7 +257,10 @@ export class Scheduler {
    * failed `maxAttempts` times is given up on (its last outcome stays). For previews and the CLI; a
    * live scheduler runs on the real clock instead.
    */
-  async runUntilIdle(clock: ManualClock, { maxAttempts = 5, onCycle }: { maxAttempts?: number; onCycle?: (outcome: ScheduleOutcome) => void } = {}): Promise<void> {
+  async runUntilIdle(
+    clock: ManualClock,
+    { maxAttempts = 5, onCycle }: { maxAttempts?: number; onCycle?: (outcome: ScheduleOutcome) => void } = {},
+  ): Promise<void> {
     for (;;) {
       const outcome = await this.scheduleNext();
       if (outcome) {

@@ -52,7 +52,10 @@ export interface SimulationResult {
   readonly preempted: readonly Preempted[];
 }
 
-export async function simulate(cluster: ClusterSnapshot, options: SimulationOptions = {}): Promise<Result<SimulationResult, readonly ProfileError[]>> {
+export async function simulate(
+  cluster: ClusterSnapshot,
+  options: SimulationOptions = {},
+): Promise<Result<SimulationResult, readonly ProfileError[]>> {
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const profile = options.profile ? mergeProfile(DEFAULT_PROFILE, options.profile) : DEFAULT_PROFILE;
@@ -74,7 +77,9 @@ export async function simulate(cluster: ClusterSnapshot, options: SimulationOpti
     clock,
     schedulerName: profile.schedulerName,
     ...(options.preemption === 'at-once' ? {} : { preemption: 'delete' as const }),
-    ...(beforeCycle ? { beforeCycle: (state: CycleState, pod: PodInfo, snapshot: Snapshot) => beforeCycle(built, state, pod, snapshot) } : {}),
+    ...(beforeCycle
+      ? { beforeCycle: (state: CycleState, pod: PodInfo, snapshot: Snapshot) => beforeCycle(built, state, pod, snapshot) }
+      : {}),
   });
   const gates = new SchedulingGates();
   const pending: string[] = [];

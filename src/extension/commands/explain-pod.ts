@@ -8,7 +8,10 @@ import type { Ctx } from '../ctx';
 async function podUnderCursor(): Promise<ObjectRef | undefined> {
   const editor = vscode.window.activeTextEditor;
   if (!editor) return undefined;
-  const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[] | undefined>('vscode.executeDocumentSymbolProvider', editor.document.uri);
+  const symbols = await vscode.commands.executeCommand<vscode.DocumentSymbol[] | undefined>(
+    'vscode.executeDocumentSymbolProvider',
+    editor.document.uri,
+  );
   const pod = symbols?.find((s) => s.detail === 'Pod' && s.range.contains(editor.selection.active));
   return pod ? parseRef(pod.name) : undefined;
 }
@@ -30,10 +33,18 @@ async function pickPod(ctx: Ctx): Promise<ObjectRef | undefined> {
   const items = pods.map((p) => ({
     label: p.name,
     description: p.namespace,
-    detail: [p.node !== undefined ? `on ${p.node}` : 'not placed', ...(p.podSet !== undefined ? [`pod set ${p.podSet}`] : []), `scheduler ${p.schedulerName}`].join(' · '),
+    detail: [
+      p.node !== undefined ? `on ${p.node}` : 'not placed',
+      ...(p.podSet !== undefined ? [`pod set ${p.podSet}`] : []),
+      `scheduler ${p.schedulerName}`,
+    ].join(' · '),
     ref: { namespace: p.namespace, name: p.name },
   }));
-  const picked = await vscode.window.showQuickPick(items, { placeHolder: 'Explain which pod? (those not placed first)', matchOnDescription: true, matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    placeHolder: 'Explain which pod? (those not placed first)',
+    matchOnDescription: true,
+    matchOnDetail: true,
+  });
   return picked?.ref;
 }
 

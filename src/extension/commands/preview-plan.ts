@@ -20,7 +20,9 @@ export const previewPlan = (ctx: Ctx) => async (args?: PreviewArgs) => {
   } else {
     const set = await pickPodSet(ctx, 'Preview the plan of which pod set?');
     if (!set) return;
-    params = set.trigger ? { trigger: { namespace: set.namespace, name: set.trigger } } : { podSet: { namespace: set.namespace, name: set.name } };
+    params = set.trigger
+      ? { trigger: { namespace: set.namespace, name: set.trigger } }
+      : { podSet: { namespace: set.namespace, name: set.name } };
     title = set.name;
   }
   await ctx.panel.show(`Plan: ${title}`, `Planning ${title}…`, async () => {

@@ -40,7 +40,9 @@ async function diskText(uri: vscode.Uri): Promise<string | undefined> {
 
 export const scheduleNow = (ctx: Ctx) => async (args?: { readonly trigger?: ObjectRef }) => {
   if (!ctx.trusted) {
-    void vscode.window.showWarningMessage('Podplan: Schedule Now writes files, so it is off in an untrusted workspace. Trust the workspace (Manage Workspace Trust) to use it.');
+    void vscode.window.showWarningMessage(
+      'Podplan: Schedule Now writes files, so it is off in an untrusted workspace. Trust the workspace (Manage Workspace Trust) to use it.',
+    );
     return;
   }
   const trigger = args?.trigger ?? (await pickTrigger(ctx));
@@ -58,7 +60,9 @@ export const scheduleNow = (ctx: Ctx) => async (args?: { readonly trigger?: Obje
   const relative = (uri: vscode.Uri) => vscode.workspace.asRelativePath(uri);
   for (const f of files) {
     if (textDigest(await currentText(f.file)) !== f.before) {
-      void vscode.window.showErrorMessage(`Podplan: nothing was written: ${relative(f.file)} changed while the plan of ${plan.podSet} was made. Run Schedule Now again.`);
+      void vscode.window.showErrorMessage(
+        `Podplan: nothing was written: ${relative(f.file)} changed while the plan of ${plan.podSet} was made. Run Schedule Now again.`,
+      );
       return;
     }
   }
@@ -69,16 +73,24 @@ export const scheduleNow = (ctx: Ctx) => async (args?: { readonly trigger?: Obje
   }
   const unsaved = await saveAll(files.map((f) => f.file));
   const wrong: string[] = [];
-  for (const f of files) if (unsaved.includes(f.file) || textDigest((await diskText(f.file)) ?? '') !== f.after) wrong.push(relative(f.file));
+  for (const f of files)
+    if (unsaved.includes(f.file) || textDigest((await diskText(f.file)) ?? '') !== f.after) wrong.push(relative(f.file));
   if (wrong.length > 0) {
-    ctx.output.error(`Schedule Now: ${wrong.join(', ')} did not read back from disk as written; the plan of ${plan.podSet} is not recorded as applied.`);
-    void vscode.window.showErrorMessage(`Podplan: ${wrong.join(', ')} did not read back as intended after saving, so the plan of ${plan.podSet} is not recorded as applied. Check the file (Undo restores it).`);
+    ctx.output.error(
+      `Schedule Now: ${wrong.join(', ')} did not read back from disk as written; the plan of ${plan.podSet} is not recorded as applied.`,
+    );
+    void vscode.window.showErrorMessage(
+      `Podplan: ${wrong.join(', ')} did not read back as intended after saving, so the plan of ${plan.podSet} is not recorded as applied. Check the file (Undo restores it).`,
+    );
     return;
   }
-  let recorded = plan.historyError !== undefined ? `It is not recorded: ${plan.historyError}.` : 'Plan history is off, so it is not recorded.';
+  let recorded =
+    plan.historyError !== undefined ? `It is not recorded: ${plan.historyError}.` : 'Plan history is off, so it is not recorded.';
   if (plan.historyId !== undefined) {
     const applied = await ctx.request(RecordAppliedRequest, { id: plan.historyId });
-    recorded = applied.ok ? `Plan #${applied.value.id} is recorded as applied in the history.` : `It could not be recorded as applied: ${applied.error}`;
+    recorded = applied.ok
+      ? `Plan #${applied.value.id} is recorded as applied in the history.`
+      : `It could not be recorded as applied: ${applied.error}`;
     ctx.historyUpdated();
   }
   for (const logLine of planLogLines(plan, 'schedule')) ctx.output.info(logLine);

@@ -14,7 +14,10 @@ export const showPodSet = (ctx: Ctx) => async (args?: TriggerCommandArgs) => {
   if (!args?.uri) {
     const set = await pickPodSet(ctx, 'Show the pods of which pod set?');
     if (set?.trigger) await reveal('ScheduleTrigger', set.trigger, set.namespace);
-    else if (set) void vscode.window.showInformationMessage(`Podplan: pod set ${set.name} has no trigger; find its pods with Find All References on its label.`);
+    else if (set)
+      void vscode.window.showInformationMessage(
+        `Podplan: pod set ${set.name} has no trigger; find its pods with Find All References on its label.`,
+      );
     return;
   }
   const uri = vscode.Uri.parse(args.uri);

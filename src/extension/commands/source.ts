@@ -3,7 +3,15 @@
 // is kept in this workspace's state, never written to the kubeconfig. The server does the work and
 // refuses writes for an untrusted workspace too; this only asks, confirms and shows.
 import * as vscode from 'vscode';
-import { ApplyPlanRequest, ListContextsRequest, SchedulerRequest, SelectSourceRequest, type ObjectRef, type SchedulerStatus, type SourceView } from '../../protocol/requests';
+import {
+  ApplyPlanRequest,
+  ListContextsRequest,
+  SchedulerRequest,
+  SelectSourceRequest,
+  type ObjectRef,
+  type SchedulerStatus,
+  type SourceView,
+} from '../../protocol/requests';
 import type { Ctx } from '../ctx';
 import { pickTrigger } from '../pick';
 import { planLogLines } from '../plan-log';
@@ -15,8 +23,12 @@ const WORKSPACE_FILES = 'Workspace files';
 const SELECT_SOURCE = 'Select Source…';
 
 async function select(ctx: Ctx, context: string | undefined): Promise<SourceView | undefined> {
-  const selected = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: context ? `Podplan: reading context ${context}…` : 'Podplan: back to the workspace files' }, () =>
-    ctx.request(SelectSourceRequest, context !== undefined ? { context } : {}),
+  const selected = await vscode.window.withProgress(
+    {
+      location: vscode.ProgressLocation.Window,
+      title: context ? `Podplan: reading context ${context}…` : 'Podplan: back to the workspace files',
+    },
+    () => ctx.request(SelectSourceRequest, context !== undefined ? { context } : {}),
   );
   if (!selected.ok) {
     // A context that cannot be read leaves the server on the workspace files; a running scheduler keeps its context.
@@ -49,52 +61,69 @@ export const selectSource = (ctx: Ctx) => async (args?: { readonly context?: str
     ...contexts.map((c) => ({
       label: c.name,
       context: c.name,
-      description: [current?.kind === 'cluster' && current.name === c.name ? 'in use' : '', c.current ? 'current-context' : '', c.namespace ?? ''].filter(Boolean).join(' · '),
+      description: [
+        current?.kind === 'cluster' && current.name === c.name ? 'in use' : '',
+        c.current ? 'current-context' : '',
+        c.namespace ?? '',
+      ]
+        .filter(Boolean)
+        .join(' · '),
       detail: c.server ?? c.cluster,
     })),
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: 'Podplan: plan from', placeHolder: listed.ok ? 'The workspace files or a kube context (the kubeconfig is not changed)' : `No contexts: ${listed.error}` });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Podplan: plan from',
+    placeHolder: listed.ok ? 'The workspace files or a kube context (the kubeconfig is not changed)' : `No contexts: ${listed.error}`,
+  });
   if (!picked) return undefined;
   return select(ctx, picked.context);
 };
 
 /** From the palette (nothing), a pod set's node in the view (`podSet` a name beside `namespace`) or a caller's refs. */
-export const applyPlan = (ctx: Ctx) => async (args?: { readonly trigger?: ObjectRef; readonly podSet?: ObjectRef | string; readonly namespace?: string }) => {
-  if (!ctx.trusted) {
-    void vscode.window.showWarningMessage('Podplan: Apply Plan writes to a cluster, so it is off in an untrusted workspace. Trust the workspace (Manage Workspace Trust) to use it.');
-    return;
-  }
-  if (ctx.currentSource.kind !== 'cluster') {
-    // Apply Plan writes to a cluster: with the workspace files as the source, choose a context first.
-    const choice = await vscode.window.showWarningMessage(
-      'Podplan: Apply Plan writes to a cluster, and Podplan plans from the workspace files now. Select a kube context as the source first.',
-      SELECT_SOURCE,
-    );
-    if (choice !== SELECT_SOURCE) return;
-    const selected = await selectSource(ctx)();
-    if (selected?.kind !== 'cluster') return;
-  }
-  const podSet = typeof args?.podSet === 'string' ? { name: args.podSet, ...(args.namespace ? { namespace: args.namespace } : {}) } : args?.podSet;
-  const target = args?.trigger ? { trigger: args.trigger } : podSet ? { podSet } : { trigger: await pickTrigger(ctx) };
-  if (!target.trigger && !target.podSet) return;
-  const request = { ...(target.trigger ? { trigger: target.trigger } : {}), ...(target.podSet ? { podSet: target.podSet } : {}), trusted: ctx.trusted };
-  const preview = await ctx.request(ApplyPlanRequest, request);
-  if (!preview.ok) {
-    void vscode.window.showErrorMessage(`Podplan: ${preview.error}`);
-    return;
-  }
-  const words = applyWords(preview.value);
-  const choice = await vscode.window.showWarningMessage(words.question, { modal: true, detail: words.detail }, words.action);
-  if (choice !== words.action) return;
-  const applied = await ctx.request(ApplyPlanRequest, { ...request, confirm: preview.value.token });
-  if (!applied.ok) {
-    void vscode.window.showErrorMessage(`Podplan: ${applied.error}`);
-    return;
-  }
-  ctx.historyUpdated();
-  for (const line of planLogLines(applied.value.plan, 'schedule')) ctx.output.info(line);
-  void vscode.window.showInformationMessage(`Podplan: ${words.done}`);
-};
+export const applyPlan =
+  (ctx: Ctx) => async (args?: { readonly trigger?: ObjectRef; readonly podSet?: ObjectRef | string; readonly namespace?: string }) => {
+    if (!ctx.trusted) {
+      void vscode.window.showWarningMessage(
+        'Podplan: Apply Plan writes to a cluster, so it is off in an untrusted workspace. Trust the workspace (Manage Workspace Trust) to use it.',
+      );
+      return;
+    }
+    if (ctx.currentSource.kind !== 'cluster') {
+      // Apply Plan writes to a cluster: with the workspace files as the source, choose a context first.
+      const choice = await vscode.window.showWarningMessage(
+        'Podplan: Apply Plan writes to a cluster, and Podplan plans from the workspace files now. Select a kube context as the source first.',
+        SELECT_SOURCE,
+      );
+      if (choice !== SELECT_SOURCE) return;
+      const selected = await selectSource(ctx)();
+      if (selected?.kind !== 'cluster') return;
+    }
+    const podSet =
+      typeof args?.podSet === 'string' ? { name: args.podSet, ...(args.namespace ? { namespace: args.namespace } : {}) } : args?.podSet;
+    const target = args?.trigger ? { trigger: args.trigger } : podSet ? { podSet } : { trigger: await pickTrigger(ctx) };
+    if (!target.trigger && !target.podSet) return;
+    const request = {
+      ...(target.trigger ? { trigger: target.trigger } : {}),
+      ...(target.podSet ? { podSet: target.podSet } : {}),
+      trusted: ctx.trusted,
+    };
+    const preview = await ctx.request(ApplyPlanRequest, request);
+    if (!preview.ok) {
+      void vscode.window.showErrorMessage(`Podplan: ${preview.error}`);
+      return;
+    }
+    const words = applyWords(preview.value);
+    const choice = await vscode.window.showWarningMessage(words.question, { modal: true, detail: words.detail }, words.action);
+    if (choice !== words.action) return;
+    const applied = await ctx.request(ApplyPlanRequest, { ...request, confirm: preview.value.token });
+    if (!applied.ok) {
+      void vscode.window.showErrorMessage(`Podplan: ${applied.error}`);
+      return;
+    }
+    ctx.historyUpdated();
+    for (const line of planLogLines(applied.value.plan, 'schedule')) ctx.output.info(line);
+    void vscode.window.showInformationMessage(`Podplan: ${words.done}`);
+  };
 
 async function scheduler(ctx: Ctx, action: 'start' | 'stop'): Promise<SchedulerStatus | undefined> {
   if (action === 'start' && !ctx.trusted) {

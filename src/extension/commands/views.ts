@@ -12,7 +12,12 @@ export const refreshViews = (ctx: Ctx) => () => {
 };
 
 export const openExample = (ctx: Ctx) => async () => {
-  const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectFiles: false, openLabel: 'Copy the example here', title: 'Podplan: where to put the example workspace' });
+  const picked = await vscode.window.showOpenDialog({
+    canSelectFolders: true,
+    canSelectFiles: false,
+    openLabel: 'Copy the example here',
+    title: 'Podplan: where to put the example workspace',
+  });
   const parent = picked?.[0];
   if (!parent) return;
   const target = vscode.Uri.joinPath(parent, 'podplan-example');

@@ -10,7 +10,6 @@ import { ViewIds } from './ids';
 import { clusterNodes, planNodes, podSetNodes } from './model';
 import { NodeTree } from './tree';
 
-
 /** Plans listed in the Plans view (the newest; the history command pages through the rest). */
 const PLANS_SHOWN = 200;
 

@@ -41,9 +41,18 @@ export function shortDuration(ms: number): string {
 /** The quiet time: a short description that fits the tree, and the whole story for the tooltip. */
 function quietTimeText(s: PodSetSummary): { short: string; long: string } | undefined {
   if (s.quietTime === undefined) return undefined;
-  if (s.state !== 'Planning') return { short: `${s.quietTime} (not counting)`, long: `Quiet time ${s.quietTime}: not counting, the trigger is ${s.state ?? 'not Planning'}.` };
-  if (s.quietTimeLeftMs === undefined) return { short: `${s.quietTime} after the last pod`, long: `Quiet time ${s.quietTime} after the last pod of the set arrives; no pod in the workspace has an arrival time (creationTimestamp).` };
-  if (s.quietTimeLeftMs === 0) return { short: `${s.quietTime}: over`, long: `Quiet time ${s.quietTime}: over; the trigger is due to turn to Schedule.` };
+  if (s.state !== 'Planning')
+    return {
+      short: `${s.quietTime} (not counting)`,
+      long: `Quiet time ${s.quietTime}: not counting, the trigger is ${s.state ?? 'not Planning'}.`,
+    };
+  if (s.quietTimeLeftMs === undefined)
+    return {
+      short: `${s.quietTime} after the last pod`,
+      long: `Quiet time ${s.quietTime} after the last pod of the set arrives; no pod in the workspace has an arrival time (creationTimestamp).`,
+    };
+  if (s.quietTimeLeftMs === 0)
+    return { short: `${s.quietTime}: over`, long: `Quiet time ${s.quietTime}: over; the trigger is due to turn to Schedule.` };
   const left = shortDuration(s.quietTimeLeftMs);
   return { short: `${left} left of ${s.quietTime}`, long: `Quiet time ${s.quietTime}: ${left} left before the trigger turns to Schedule.` };
 }
@@ -73,21 +82,50 @@ export function podSetNodes(summary: WorkspaceSummary, reveal: string): ViewNode
         tooltip: s.trigger ? stateTip : `No ScheduleTrigger selects pod set ${key}.`,
         icon: s.invalidState !== undefined ? 'error' : s.state === 'Schedule' ? 'pass' : 'watch',
       },
-      { key: `${key}#pods`, label: 'Pods', description: `${s.pods}: ${podsText(s)}`, tooltip: `${plural(s.pods, 'pod')} in the set; ${s.planned ? `${s.planned} placed by the SchedulePlan, waiting to be bound; ` : ''}${s.pending} not placed yet.`, icon: 'symbol-array' },
-      ...(quiet !== undefined ? [{ key: `${key}#quiet`, label: 'Quiet time', description: quiet.short, tooltip: quiet.long, icon: 'clock' }] : []),
+      {
+        key: `${key}#pods`,
+        label: 'Pods',
+        description: `${s.pods}: ${podsText(s)}`,
+        tooltip: `${plural(s.pods, 'pod')} in the set; ${s.planned ? `${s.planned} placed by the SchedulePlan, waiting to be bound; ` : ''}${s.pending} not placed yet.`,
+        icon: 'symbol-array',
+      },
+      ...(quiet !== undefined
+        ? [{ key: `${key}#quiet`, label: 'Quiet time', description: quiet.short, tooltip: quiet.long, icon: 'clock' }]
+        : []),
       ...(s.dependsOn ?? []).map((d): ViewNode => {
         const waiting = s.waitingOn?.find((w) => w.startsWith(d));
         const name = d.replace(/^ScheduleTrigger /, '');
-        return { key: `${key}#dep:${d}`, label: 'Depends on', description: `${name}: ${waiting ? 'waiting' : 'complete'}`, tooltip: waiting ?? `${d}: complete`, icon: waiting ? 'circle-large-outline' : 'pass-filled' };
+        return {
+          key: `${key}#dep:${d}`,
+          label: 'Depends on',
+          description: `${name}: ${waiting ? 'waiting' : 'complete'}`,
+          tooltip: waiting ?? `${d}: complete`,
+          icon: waiting ? 'circle-large-outline' : 'pass-filled',
+        };
       }),
-      ...(s.plan ? [{ key: `${key}#plan`, label: 'SchedulePlan', description: s.plan, tooltip: `SchedulePlan ${s.namespace}/${s.plan}`, icon: 'file' }] : []),
+      ...(s.plan
+        ? [
+            {
+              key: `${key}#plan`,
+              label: 'SchedulePlan',
+              description: s.plan,
+              tooltip: `SchedulePlan ${s.namespace}/${s.plan}`,
+              icon: 'file',
+            },
+          ]
+        : []),
     ];
     const waiting = (s.waitingOn ?? []).length > 0;
     return {
       key,
       label: s.name,
       description: `${s.trigger ? stateText : 'no trigger'} · ${podsText(s)}`,
-      tooltip: [`Pod set ${key} (namespace ${s.namespace})`, s.trigger ? stateTip : 'No ScheduleTrigger', `${plural(s.pods, 'pod')}: ${podsText(s)}`, ...(s.waitingOn ?? []).map((w) => `Waits on ${w}`)].join('\n'),
+      tooltip: [
+        `Pod set ${key} (namespace ${s.namespace})`,
+        s.trigger ? stateTip : 'No ScheduleTrigger',
+        `${plural(s.pods, 'pod')}: ${podsText(s)}`,
+        ...(s.waitingOn ?? []).map((w) => `Waits on ${w}`),
+      ].join('\n'),
       icon: s.invalidState !== undefined ? 'error' : waiting ? 'debug-pause' : s.state === 'Schedule' ? 'rocket' : 'layers',
       contextValue: s.trigger ? (waiting ? 'podSet.trigger.waiting' : 'podSet.trigger') : 'podSet',
       children,
@@ -186,7 +224,9 @@ export function clusterNodes(cluster: ClusterSummary, reveal: string, selectSour
         key: `node:${n.name}`,
         label: n.name,
         description: `${plural(n.pods, 'pod')} · cpu ${percent(n.cpu.requested, n.cpu.allocatable)} · memory ${percent(n.memory.requested, n.memory.allocatable)}${n.unschedulable ? ' · cordoned' : ''}`,
-        tooltip: Object.entries(n.labels).map(([k, v]) => `${k}=${v}`).join('\n'),
+        tooltip: Object.entries(n.labels)
+          .map(([k, v]) => `${k}=${v}`)
+          .join('\n'),
         icon: n.unschedulable ? 'debug-stackframe-dot' : 'vm',
         open: { command: reveal, args: ['Node', n.name] },
       })),
@@ -202,7 +242,12 @@ export function clusterNodes(cluster: ClusterSummary, reveal: string, selectSour
         label: scheduler,
         description: plural(pods.length, 'pod'),
         icon: 'symbol-event',
-        children: pods.map((p) => ({ key: `pod:${p.namespace}/${p.name}`, label: p.name, description: `${p.namespace}${p.podSet ? ` · ${p.podSet}` : ''}`, icon: 'symbol-method' })),
+        children: pods.map((p) => ({
+          key: `pod:${p.namespace}/${p.name}`,
+          label: p.name,
+          description: `${p.namespace}${p.podSet ? ` · ${p.podSet}` : ''}`,
+          icon: 'symbol-method',
+        })),
       })),
     },
   ];
@@ -210,5 +255,10 @@ export function clusterNodes(cluster: ClusterSummary, reveal: string, selectSour
 
 /** A tree node passed to a command by a context menu or inline action. */
 export function isViewNode(value: unknown): value is ViewNode {
-  return typeof value === 'object' && value !== null && typeof (value as ViewNode).key === 'string' && typeof (value as ViewNode).label === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as ViewNode).key === 'string' &&
+    typeof (value as ViewNode).label === 'string'
+  );
 }

@@ -24,7 +24,12 @@ export class NodeTree implements vscode.TreeDataProvider<ViewNode>, vscode.Dispo
   }
 
   getTreeItem(node: ViewNode): vscode.TreeItem {
-    const state = node.children && node.children.length > 0 ? (node.expanded ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed) : vscode.TreeItemCollapsibleState.None;
+    const state =
+      node.children && node.children.length > 0
+        ? node.expanded
+          ? vscode.TreeItemCollapsibleState.Expanded
+          : vscode.TreeItemCollapsibleState.Collapsed
+        : vscode.TreeItemCollapsibleState.None;
     const item = new vscode.TreeItem(node.label, state);
     item.id = node.key;
     if (node.description !== undefined) item.description = node.description;

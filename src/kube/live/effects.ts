@@ -437,11 +437,7 @@ export interface SchedulingEffects {
   /** The pod was bound to `node`: the Scheduled event. */
   scheduled(pod: Pod, node: string, schedulerName: string): void;
   /** The pod was not placed: the FailedScheduling event, the PodScheduled condition, the nomination. */
-  failed(
-    pod: Pod,
-    failure: SchedulingFailure,
-    schedulerName: string,
-  ): void;
+  failed(pod: Pod, failure: SchedulingFailure, schedulerName: string): void;
   /**
    * Preemption chose `node` for `preemptor`: the victims get DisruptionTarget and are deleted; `lower`
    * lose their nomination. Resolves with the ids of the victims whose deletion failed.
@@ -496,11 +492,7 @@ export class KubeSchedulingEffects implements SchedulingEffects {
     });
   }
 
-  failed(
-    pod: Pod,
-    failure: SchedulingFailure,
-    schedulerName: string,
-  ): void {
+  failed(pod: Pod, failure: SchedulingFailure, schedulerName: string): void {
     this.recorder(schedulerName).record({
       type: 'Warning',
       reason: 'FailedScheduling',

@@ -264,7 +264,11 @@ export class LiveScheduler {
     if (!spec || !podSets) return { complete: false, ready: false };
     const plan = podSets.coordinator.plan(spec.namespace, spec.podSet);
     const inPlan = new Set(plan?.assignments.map((a) => a.pod));
-    const members = resolvePodSet([...this.latest.values()], { namespace: spec.namespace, name: spec.podSet }, podSets.profile.schedulerName).pods;
+    const members = resolvePodSet(
+      [...this.latest.values()],
+      { namespace: spec.namespace, name: spec.podSet },
+      podSets.profile.schedulerName,
+    ).pods;
     return podSetProgress({ pods: members, planned: plan !== undefined, placed: (pod) => inPlan.has(pod.metadata.name) });
   }
 

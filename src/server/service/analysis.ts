@@ -19,7 +19,15 @@ import { POD_SET_LABEL } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { seededRandom } from '../../engine/api/random';
-import { concatPath, type Located, type ManifestDocument, type ProfileManifest, type SchedulePlanManifest, type ScheduleTriggerManifest, type WorkspaceModel } from '../../manifests';
+import {
+  concatPath,
+  type Located,
+  type ManifestDocument,
+  type ProfileManifest,
+  type SchedulePlanManifest,
+  type ScheduleTriggerManifest,
+  type WorkspaceModel,
+} from '../../manifests';
 import type { SourceFile } from '../workspace';
 import { documentAt } from './documents';
 import { checkPlan, type PlanCheck } from './plan-check';
@@ -161,8 +169,14 @@ export class EngineCache {
   state(model: WorkspaceModel): EngineState {
     const last = this.last;
     const configs = model.profiles;
-    const sameConfigs = last !== undefined && sameItems(last.profiles.configs.map((c) => c.value), configs.map((c) => c.value));
-    if (last && sameConfigs && sameItems(last.state.nodes, model.cluster.nodes) && sameItems(last.state.pods, model.cluster.pods)) return last.state;
+    const sameConfigs =
+      last !== undefined &&
+      sameItems(
+        last.profiles.configs.map((c) => c.value),
+        configs.map((c) => c.value),
+      );
+    if (last && sameConfigs && sameItems(last.state.nodes, model.cluster.nodes) && sameItems(last.state.pods, model.cluster.pods))
+      return last.state;
     const profiles = sameConfigs && last ? last.profiles : new Profiles(configs);
     const state = new EngineState(model.cluster.nodes, model.cluster.pods, profiles, model.cluster);
     this.last = { state, profiles };
@@ -290,15 +304,21 @@ export class Analysis {
   }
 
   trigger(namespace: string, name: string): Located<ScheduleTriggerManifest> | undefined {
-    return (this.triggerIndex ??= new Map(this.model.triggers.map((t) => [keyOf(t.value.namespace, t.value.name), t]))).get(keyOf(namespace, name));
+    return (this.triggerIndex ??= new Map(this.model.triggers.map((t) => [keyOf(t.value.namespace, t.value.name), t]))).get(
+      keyOf(namespace, name),
+    );
   }
 
   plan(namespace: string, name: string): Located<SchedulePlanManifest> | undefined {
-    return (this.planIndex ??= new Map(this.model.plans.map((p) => [keyOf(p.value.namespace, p.value.name), p]))).get(keyOf(namespace, name));
+    return (this.planIndex ??= new Map(this.model.plans.map((p) => [keyOf(p.value.namespace, p.value.name), p]))).get(
+      keyOf(namespace, name),
+    );
   }
 
   triggersOf(namespace: string, set: string): readonly Located<ScheduleTriggerManifest>[] {
-    return (this.triggersBySet ??= group(this.model.triggers, (t) => keyOf(t.value.namespace, t.value.podSet))).get(keyOf(namespace, set)) ?? [];
+    return (
+      (this.triggersBySet ??= group(this.model.triggers, (t) => keyOf(t.value.namespace, t.value.podSet))).get(keyOf(namespace, set)) ?? []
+    );
   }
 
   plansOf(namespace: string, set: string): readonly Located<SchedulePlanManifest>[] {

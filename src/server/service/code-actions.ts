@@ -5,7 +5,16 @@ import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type Work
 import { err, ok, type Result } from '../../engine/api/result';
 import type { Pod } from '../../engine/api/types';
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
-import { concatPath, schedulePlanName, splitPath, writeSchedulePlan, type Located, type ManifestDocument, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
+import {
+  concatPath,
+  schedulePlanName,
+  splitPath,
+  writeSchedulePlan,
+  type Located,
+  type ManifestDocument,
+  type SchedulePlanManifest,
+  type ScheduleTriggerManifest,
+} from '../../manifests';
 import type { SourceFile } from '../workspace';
 import type { Analysis } from './analysis';
 import { CODES, SOURCE } from './codes';
@@ -20,7 +29,13 @@ import { REGISTRY } from './profiles';
 import { checkSchema, schemaAt, SCHEMAS } from './schema';
 import { closest } from './words';
 
-const target = (file: SourceFile, document: ManifestDocument, base: string): Target => ({ file, index: document.index, source: document.source, value: document.value, base });
+const target = (file: SourceFile, document: ManifestDocument, base: string): Target => ({
+  file,
+  index: document.index,
+  source: document.source,
+  value: document.value,
+  base,
+});
 const targetOf = (located: Located<unknown>, analysis: Analysis): Target | undefined => {
   const file = analysis.file(located.file);
   const document = file?.model.documents[located.document];
@@ -59,7 +74,9 @@ function at(file: SourceFile, range: Range): At | undefined {
   const document = documentAt(file, offset);
   if (!document) return undefined;
   const path = document.source.pathAt(offset) ?? '';
-  const object = rawObjects(document).find((o) => o.base === '' || path === o.base || path.startsWith(`${o.base}.`) || path.startsWith(`${o.base}[`));
+  const object = rawObjects(document).find(
+    (o) => o.base === '' || path === o.base || path.startsWith(`${o.base}.`) || path.startsWith(`${o.base}[`),
+  );
   if (!object) return undefined;
   const relative = object.base === '' ? path : path.slice(object.base.length).replace(/^\./, '');
   return { file, document, object, relative, segments: splitPath(relative) ?? [] };
@@ -86,13 +103,18 @@ function fixes(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
     case CODES.schemaEnum: {
       const schema = place.object.kind ? SCHEMAS[place.object.kind] : undefined;
       const options = (schema && schemaAt(schema, place.segments)?.enum) ?? [];
-      const fixed = typeof value === 'string' ? (options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? (options.length === 1 ? options[0] : closest(value, options))) : undefined;
+      const fixed =
+        typeof value === 'string'
+          ? (options.find((o) => o.toLowerCase() === value.toLowerCase()) ?? (options.length === 1 ? options[0] : closest(value, options)))
+          : undefined;
       return fixed ? action(`Change to ${fixed}`, edit(analysis, replaceValue(t, place.relative, fixed)), d, true) : [];
     }
     case CODES.quietTimeNotDuration:
     case CODES.quietTimeNotLabelValue: {
       const rewrite = typeof value === 'string' ? quietTimeRewrite(value) : undefined;
-      return rewrite ? action(`Rewrite the quiet time as ${rewrite}`, edit(analysis, replaceValue(t, place.relative, rewrite)), d, true) : [];
+      return rewrite
+        ? action(`Rewrite the quiet time as ${rewrite}`, edit(analysis, replaceValue(t, place.relative, rewrite)), d, true)
+        : [];
     }
     case CODES.nameInvalid: {
       const fixed = typeof value === 'string' ? suggestedName(value) : undefined;
@@ -101,7 +123,11 @@ function fixes(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
     case CODES.schemaRequired:
       return addRequired(d, place, t, analysis);
     case CODES.schemaUnknownField:
-      return action(`Remove the unknown field ${String(place.segments[place.segments.length - 1])}`, edit(analysis, removeKey(t, place.relative)), d);
+      return action(
+        `Remove the unknown field ${String(place.segments[place.segments.length - 1])}`,
+        edit(analysis, removeKey(t, place.relative)),
+        d,
+      );
     case CODES.profileUnknownPlugin: {
       const fixed = typeof value === 'string' ? closest(value, REGISTRY.names()) : undefined;
       return fixed && fixed !== value ? action(`Change to ${fixed}`, edit(analysis, replaceValue(t, place.relative, fixed)), d, true) : [];
@@ -131,16 +157,25 @@ function addRequired(d: Diagnostic, place: At, t: Target, analysis: Analysis): C
   for (const issue of checkSchema(place.object.value, schema)) {
     if (issue.code !== CODES.schemaRequired || !issue.field) continue;
     const container = splitPath(issue.path) ?? [];
-    if (anchorRange(place.document.source, concatPath(place.object.base, issue.path), issue.anchor).start.line !== d.range.start.line) continue;
+    if (anchorRange(place.document.source, concatPath(place.object.base, issue.path), issue.anchor).start.line !== d.range.start.line)
+      continue;
     const labels = [...container, issue.field].join('.') === 'metadata.labels';
     if (issue.field === POD_SET_LABEL || labels) {
       const name = stringAt(place.object.value, ['metadata', 'name']);
       const namespace = stringAt(place.object.value, ['metadata', 'namespace']) ?? 'default';
       const guess = name === undefined ? 'pod-set' : kind === 'SchedulePlan' ? planSetName(name, namespace) : name;
-      out.push(...action(`Add the label ${POD_SET_LABEL}: ${guess}`, edit(analysis, setEntry(t, 'metadata.labels', POD_SET_LABEL, scalar(guess))), d, true));
+      out.push(
+        ...action(
+          `Add the label ${POD_SET_LABEL}: ${guess}`,
+          edit(analysis, setEntry(t, 'metadata.labels', POD_SET_LABEL, scalar(guess))),
+          d,
+          true,
+        ),
+      );
     } else {
       const first = schemaAt(schema, [...container, issue.field])?.enum?.[0];
-      if (first !== undefined) out.push(...action(`Add ${issue.field}: ${first}`, edit(analysis, setEntry(t, issue.path, issue.field, first)), d, true));
+      if (first !== undefined)
+        out.push(...action(`Add ${issue.field}: ${first}`, edit(analysis, setEntry(t, issue.path, issue.field, first)), d, true));
     }
   }
   return out;
@@ -156,34 +191,66 @@ function planSetName(name: string, namespace: string): string {
 function entryFixes(d: Diagnostic, place: At, t: Target, analysis: Analysis): CodeAction[] {
   const [spec, plan, index] = place.segments;
   if (spec !== 'spec' || plan !== 'plan' || typeof index !== 'number') return [];
-  const located = analysis.model.plans.find((p) => p.file === place.file.uri && p.document === place.document.index && p.base === place.object.base);
+  const located = analysis.model.plans.find(
+    (p) => p.file === place.file.uri && p.document === place.document.index && p.base === place.object.base,
+  );
   if (!located) return [];
   const entry = located.value.plan[index];
   if (!entry) return [];
   const problem = analysis.planCheck(located.value).entries[index]?.find((p) => p.code === d.code);
   const out: CodeAction[] = [];
   if (problem?.code === 'plan/unknown-pod' && problem.suggestion) {
-    out.push(...action(`Change to ${problem.suggestion}`, edit(analysis, replaceValue(t, `spec.plan[${index}].pod`, scalar(problem.suggestion))), d, true));
+    out.push(
+      ...action(
+        `Change to ${problem.suggestion}`,
+        edit(analysis, replaceValue(t, `spec.plan[${index}].pod`, scalar(problem.suggestion))),
+        d,
+        true,
+      ),
+    );
   }
   if (problem?.code === 'plan/unknown-node' && problem.suggestion) {
-    out.push(...action(`Change to ${problem.suggestion}`, edit(analysis, replaceValue(t, `spec.plan[${index}].node`, scalar(problem.suggestion))), d, true));
+    out.push(
+      ...action(
+        `Change to ${problem.suggestion}`,
+        edit(analysis, replaceValue(t, `spec.plan[${index}].node`, scalar(problem.suggestion))),
+        d,
+        true,
+      ),
+    );
   }
   if (problem?.code === 'plan/unknown-node' || problem?.code === 'plan/node-infeasible' || problem?.code === 'plan/node-overcommitted') {
     const pod = analysis.pod(located.value.namespace, entry.pod);
     const best = pod && analysis.rank(pod.value, located.value)?.nodes[0];
     const suggested = problem.code === 'plan/unknown-node' ? problem.suggestion : undefined;
     if (best?.feasible && best.node !== entry.node && best.node !== suggested) {
-      out.push(...action(`Move ${entry.pod} to ${best.node}, the best node where it fits`, edit(analysis, replaceValue(t, `spec.plan[${index}].node`, scalar(best.node))), d, !out.length));
+      out.push(
+        ...action(
+          `Move ${entry.pod} to ${best.node}, the best node where it fits`,
+          edit(analysis, replaceValue(t, `spec.plan[${index}].node`, scalar(best.node))),
+          d,
+          !out.length,
+        ),
+      );
     }
   }
   if (problem?.code === 'plan/pod-outside-set' && problem.podSet === undefined) {
     const pod = problem.pod;
     const podTarget = targetOf(pod, analysis);
     const labelEdit = podTarget && setEntry(podTarget, 'metadata.labels', POD_SET_LABEL, scalar(located.value.podSet));
-    out.push(...action(`Add the label ${POD_SET_LABEL}: ${located.value.podSet} to ${describeOwner(pod)}`, edit(analysis, labelEdit), d, true));
+    out.push(
+      ...action(`Add the label ${POD_SET_LABEL}: ${located.value.podSet} to ${describeOwner(pod)}`, edit(analysis, labelEdit), d, true),
+    );
   }
   if (problem?.code === 'plan/duplicate-pod' || problem?.code === 'plan/pod-outside-set') {
-    out.push(...action(`Remove the entry of ${entry.pod}`, edit(analysis, removeItem(t, `spec.plan[${index}]`)), d, problem.code === 'plan/duplicate-pod'));
+    out.push(
+      ...action(
+        `Remove the entry of ${entry.pod}`,
+        edit(analysis, removeItem(t, `spec.plan[${index}]`)),
+        d,
+        problem.code === 'plan/duplicate-pod',
+      ),
+    );
   }
   return out;
 }
@@ -195,23 +262,43 @@ function describeOwner(pod: Located<Pod>): string {
 
 /** Places the pods a scheduled set's plan leaves out, each on the best node left, and appends them. */
 function addMissing(d: Diagnostic, place: At, t: Target, analysis: Analysis): CodeAction[] {
-  const located = analysis.model.plans.find((p) => p.file === place.file.uri && p.document === place.document.index && p.base === place.object.base);
+  const located = analysis.model.plans.find(
+    (p) => p.file === place.file.uri && p.document === place.document.index && p.base === place.object.base,
+  );
   if (!located) return [];
   const plan = located.value;
   const check = analysis.planCheck(plan);
   const pods = check.missing.flatMap((name) => analysis.pod(plan.namespace, name) ?? []);
   const trigger = analysis.triggersOf(plan.namespace, plan.podSet)[0]?.value.name;
   const built = planPodSet(analysis, { namespace: plan.namespace, podSet: plan.podSet, trigger }, { pods, snapshot: check.snapshot });
-  if (!built.ok) return [{ title: 'Add the missing pods to the plan', kind: CodeActionKind.QuickFix, diagnostics: [d], disabled: { reason: `the missing pods cannot be planned: ${built.error}` } }];
+  if (!built.ok)
+    return [
+      {
+        title: 'Add the missing pods to the plan',
+        kind: CodeActionKind.QuickFix,
+        diagnostics: [d],
+        disabled: { reason: `the missing pods cannot be planned: ${built.error}` },
+      },
+    ];
   const made = built.value;
   if (made.assignments.length === 0) return [];
   const items = made.assignments.map((a) => ({ pod: a.pod, node: a.node }));
   const left = made.unplaced.length ? ` (${made.unplaced.length} fit nowhere)` : '';
-  return action(`Add ${items.length} missing pod${items.length === 1 ? '' : 's'} to the plan, each on the best node left${left}`, edit(analysis, appendItems(t, 'spec.plan', items)), d, true);
+  return action(
+    `Add ${items.length} missing pod${items.length === 1 ? '' : 's'} to the plan, each on the best node left${left}`,
+    edit(analysis, appendItems(t, 'spec.plan', items)),
+    d,
+    true,
+  );
 }
 
 function schedulerNameFix(d: Diagnostic, place: At, analysis: Analysis): CodeAction[] {
-  const pod = analysis.model.pods.find((p) => p.file === place.file.uri && p.document === place.document.index && (place.object.base === '' || p.base.startsWith(place.object.base)));
+  const pod = analysis.model.pods.find(
+    (p) =>
+      p.file === place.file.uri &&
+      p.document === place.document.index &&
+      (place.object.base === '' || p.base.startsWith(place.object.base)),
+  );
   const podTarget = pod && targetOf(pod, analysis);
   if (!pod || !podTarget) return [];
   const name = analysis.plannerSchedulerName;
@@ -249,7 +336,12 @@ export interface PlanEdit {
  * after the trigger's. `extra` are other changes made with it (the trigger's state). Checked by the
  * guard, as every edit.
  */
-export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, analysis: Analysis, extra: Change[] = [], start: PlanStart = {}): Result<PlanEdit> {
+export function schedulePlanEdit(
+  trigger: Located<ScheduleTriggerManifest>,
+  analysis: Analysis,
+  extra: Change[] = [],
+  start: PlanStart = {},
+): Result<PlanEdit> {
   const { namespace, podSet, name } = trigger.value;
   const made = planPodSet(analysis, { namespace, podSet, trigger: name }, start);
   if (!made.ok) return err(`the plan of ${namespace}/${podSet} cannot be made: ${made.error}`);
@@ -264,7 +356,10 @@ export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, anal
     if (!file || !content) return err(`${existing.file} (the SchedulePlan of ${namespace}/${podSet}) is no longer in the workspace`);
     const replace: Change = {
       uri: existing.file,
-      edit: { range: { start: file.document.positionAt(content.start.offset), end: file.document.positionAt(content.end.offset) }, newText: text },
+      edit: {
+        range: { start: file.document.positionAt(content.start.offset), end: file.document.positionAt(content.end.offset) },
+        newText: text,
+      },
       intent: { kind: 'replace-document', document: existing.document, value },
     };
     return ok({ edit: guardedEdit([...extra, replace], textOf), plan, existing });
@@ -285,6 +380,10 @@ export function schedulePlanEdit(trigger: Located<ScheduleTriggerManifest>, anal
     insert = `${at > 0 && whole[at - 1] !== '\n' ? '\n' : ''}---\n${text}\n`;
   }
   const position = file.document.positionAt(at);
-  const add: Change = { uri: trigger.file, edit: { range: { start: position, end: position }, newText: insert }, intent: { kind: 'insert-document', after: trigger.document, value } };
+  const add: Change = {
+    uri: trigger.file,
+    edit: { range: { start: position, end: position }, newText: insert },
+    intent: { kind: 'insert-document', after: trigger.document, value },
+  };
   return ok({ edit: guardedEdit([...extra, add], textOf), plan });
 }

@@ -2,14 +2,7 @@
 // (from the schemas) and of scheduler configurations; state and other enum values; the planner's
 // label keys; pod-set names seen in the workspace; inside a SchedulePlan the pods of its set and the
 // nodes ranked by how well they fit the entry's pod; plugin names and args in profiles.
-import {
-  CompletionItemKind,
-  InsertTextFormat,
-  MarkupKind,
-  type CompletionItem,
-  type Position,
-  type Range,
-} from 'vscode-languageserver';
+import { CompletionItemKind, InsertTextFormat, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
 import { Resource } from '../../engine/api/resources';
 import type { Pod } from '../../engine/api/types';
 import { podInfo } from '../../engine/framework/node-info';
@@ -19,7 +12,20 @@ import { formatAmount } from '../../protocol/amounts';
 import { amounts } from './amounts';
 import { DEFAULT_SCHEDULER_NAME } from '../../engine/framework/profile';
 import { podSetLabelOf, type Analysis } from './analysis';
-import { declaredKind, documentAt, documentText, isPlainObject, OUR_KINDS, PLAN, PROFILE_CONFIG, rawObjects, stringAt, TRIGGER, valueAt, writtenField } from './documents';
+import {
+  declaredKind,
+  documentAt,
+  documentText,
+  isPlainObject,
+  OUR_KINDS,
+  PLAN,
+  PROFILE_CONFIG,
+  rawObjects,
+  stringAt,
+  TRIGGER,
+  valueAt,
+  writtenField,
+} from './documents';
 import { PLUGIN_ARGS, PROFILE_CONFIG_SCHEMA } from './profile-schema';
 import { REGISTRY } from './profiles';
 import { schemaAt, SCHEMAS, type JsonSchema } from './schema';
@@ -56,7 +62,8 @@ interface Facts {
 }
 
 const isPrefix = (a: readonly PathSegment[], b: readonly PathSegment[]): boolean => a.length <= b.length && a.every((s, i) => s === b[i]);
-const endsWith = (path: readonly PathSegment[], tail: readonly PathSegment[]): boolean => tail.every((s, i) => path[path.length - tail.length + i] === s);
+const endsWith = (path: readonly PathSegment[], tail: readonly PathSegment[]): boolean =>
+  tail.every((s, i) => path[path.length - tail.length + i] === s);
 
 /** Completion items at `position` of the file `uri`. */
 export function complete(uri: string, position: Position, analysis: Analysis): CompletionItem[] {
@@ -123,14 +130,29 @@ function keys(context: YamlContext, facts: Facts): CompletionItem[] {
   const written = new Set(context.siblings);
   if (path.length === 0 && !facts.kind) {
     for (const s of SKELETONS) {
-      out.push({ label: s.kind, kind: CompletionItemKind.Snippet, detail: `a new ${s.kind}`, documentation: s.doc, insertText: s.text, insertTextFormat: InsertTextFormat.Snippet });
+      out.push({
+        label: s.kind,
+        kind: CompletionItemKind.Snippet,
+        detail: `a new ${s.kind}`,
+        documentation: s.doc,
+        insertText: s.text,
+        insertTextFormat: InsertTextFormat.Snippet,
+      });
     }
   }
   if (endsWith(path, ['metadata', 'labels']) && (OUR_KINDS.includes(facts.kind ?? '') || POD_KINDS.includes(facts.kind ?? ''))) {
     const labels = [[POD_SET_LABEL, 'pod-set', 'The pod set: pods with the same value in one namespace are planned together.']];
-    if (facts.kind === TRIGGER) labels.push([QUIET_TIME_LABEL, '2m0s', 'How long the set must see no new pod before the trigger turns to Schedule (a Go duration).']);
+    if (facts.kind === TRIGGER)
+      labels.push([QUIET_TIME_LABEL, '2m0s', 'How long the set must see no new pod before the trigger turns to Schedule (a Go duration).']);
     for (const [key = '', value = '', doc = ''] of labels) {
-      if (!written.has(key)) out.push({ label: key, kind: CompletionItemKind.Property, detail: 'Podplan planner label', documentation: doc, insertText: `${key}: ${value}` });
+      if (!written.has(key))
+        out.push({
+          label: key,
+          kind: CompletionItemKind.Property,
+          detail: 'Podplan planner label',
+          documentation: doc,
+          insertText: `${key}: ${value}`,
+        });
     }
   }
   const schema = fieldSchema(path, facts);
@@ -146,7 +168,12 @@ function keys(context: YamlContext, facts: Facts): CompletionItem[] {
 // ---------------------------------------------------------------------------------------------
 // Values
 
-const valueItem = (label: string, detail?: string, documentation?: string, kind: CompletionItemKind = CompletionItemKind.Value): CompletionItem => ({
+const valueItem = (
+  label: string,
+  detail?: string,
+  documentation?: string,
+  kind: CompletionItemKind = CompletionItemKind.Value,
+): CompletionItem => ({
   label,
   kind,
   ...(detail ? { detail } : {}),
@@ -157,13 +184,25 @@ function values(context: YamlContext, facts: Facts, analysis: Analysis): Complet
   const path = context.path;
   const key = path[path.length - 1];
   if (path.length === 1 && key === 'apiVersion') {
-    const versions = facts.kind === PROFILE_CONFIG ? [SCHEDULER_CONFIG_API_VERSION] : facts.kind && SCHEMAS[facts.kind] ? [PLANNER_API_VERSION] : [PLANNER_API_VERSION, SCHEDULER_CONFIG_API_VERSION];
+    const versions =
+      facts.kind === PROFILE_CONFIG
+        ? [SCHEDULER_CONFIG_API_VERSION]
+        : facts.kind && SCHEMAS[facts.kind]
+          ? [PLANNER_API_VERSION]
+          : [PLANNER_API_VERSION, SCHEDULER_CONFIG_API_VERSION];
     return versions.map((v) => valueItem(v, 'apiVersion', undefined, CompletionItemKind.Module));
   }
-  if (path.length === 1 && key === 'kind') return OUR_KINDS.map((k) => valueItem(k, 'kind', SKELETONS.find((s) => s.kind === k)?.doc, CompletionItemKind.Class));
+  if (path.length === 1 && key === 'kind')
+    return OUR_KINDS.map((k) => valueItem(k, 'kind', SKELETONS.find((s) => s.kind === k)?.doc, CompletionItemKind.Class));
   if (endsWith(path, ['metadata', 'labels', POD_SET_LABEL])) return podSetNames(analysis);
   if (endsWith(path, ['metadata', 'labels', QUIET_TIME_LABEL])) {
-    return [['30s', '30 seconds'], ['2m0s', '2 minutes'], ['5m0s', '5 minutes'], ['15m0s', '15 minutes'], ['1h0m0s', '1 hour']].map(([v = '', words]) => valueItem(v, words));
+    return [
+      ['30s', '30 seconds'],
+      ['2m0s', '2 minutes'],
+      ['5m0s', '5 minutes'],
+      ['15m0s', '15 minutes'],
+      ['1h0m0s', '1 hour'],
+    ].map(([v = '', words]) => valueItem(v, words));
   }
   if (key === 'schedulerName' && (facts.kind === PROFILE_CONFIG || POD_KINDS.includes(facts.kind ?? ''))) return schedulerNames(analysis);
   if (facts.kind === PLAN && path.length === 4 && isPrefix(['spec', 'plan'], path)) {
@@ -171,13 +210,17 @@ function values(context: YamlContext, facts: Facts, analysis: Analysis): Complet
     if (typeof index === 'number' && key === 'pod') return planPods(facts, analysis);
     if (typeof index === 'number' && key === 'node') return planNodes(facts, context, index, analysis);
   }
-  if (facts.kind === TRIGGER && path.length === 4 && isPrefix(['spec', 'dependsOn'], path) && key === 'name') return dependencyNames(facts, context, analysis);
+  if (facts.kind === TRIGGER && path.length === 4 && isPrefix(['spec', 'dependsOn'], path) && key === 'name')
+    return dependencyNames(facts, context, analysis);
   if (facts.kind === PROFILE_CONFIG && key === 'name') {
     const inList = path[path.length - 3];
-    if (inList === 'enabled' || inList === 'disabled' || inList === 'pluginConfig') return pluginNames(inList === 'disabled', inList === 'pluginConfig');
+    if (inList === 'enabled' || inList === 'disabled' || inList === 'pluginConfig')
+      return pluginNames(inList === 'disabled', inList === 'pluginConfig');
   }
   const schema = fieldSchema(path, facts);
-  return (schema?.enum ?? []).map((v) => valueItem(v, key === undefined ? undefined : String(key), schema?.description, CompletionItemKind.EnumMember));
+  return (schema?.enum ?? []).map((v) =>
+    valueItem(v, key === undefined ? undefined : String(key), schema?.description, CompletionItemKind.EnumMember),
+  );
 }
 
 function podSetNames(analysis: Analysis): CompletionItem[] {
@@ -196,7 +239,11 @@ function schedulerNames(analysis: Analysis): CompletionItem[] {
   const names = new Set([analysis.plannerSchedulerName, DEFAULT_SCHEDULER_NAME]);
   for (const p of analysis.engine.profiles) names.add(p.schedulerName);
   return [...names].map((name) =>
-    valueItem(name, name === analysis.plannerSchedulerName ? 'the pod-set planner' : 'scheduler profile', name === analysis.plannerSchedulerName ? 'Pods of a pod set need this schedulerName for the planner to see them.' : undefined),
+    valueItem(
+      name,
+      name === analysis.plannerSchedulerName ? 'the pod-set planner' : 'scheduler profile',
+      name === analysis.plannerSchedulerName ? 'Pods of a pod set need this schedulerName for the planner to see them.' : undefined,
+    ),
   );
 }
 
@@ -220,13 +267,27 @@ function podRequests(pod: Pod): Resource {
 function planPods(facts: Facts, analysis: Analysis): CompletionItem[] {
   const { namespace, podSet } = planIdentity(facts);
   const entries = valueAt(facts.value, ['spec', 'plan']);
-  const planned = new Set(Array.isArray(entries) ? entries.flatMap((e) => (isPlainObject(e) && typeof e['pod'] === 'string' ? [e['pod']] : [])) : []);
-  const pods = podSet !== undefined ? analysis.podSet(namespace, podSet) : analysis.model.pods.filter((p) => (p.value.metadata.namespace ?? 'default') === namespace);
-  const sorted = [...pods].sort((a, b) => Number(planned.has(a.value.metadata.name)) - Number(planned.has(b.value.metadata.name)) || a.value.metadata.name.localeCompare(b.value.metadata.name));
+  const planned = new Set(
+    Array.isArray(entries) ? entries.flatMap((e) => (isPlainObject(e) && typeof e['pod'] === 'string' ? [e['pod']] : [])) : [],
+  );
+  const pods =
+    podSet !== undefined
+      ? analysis.podSet(namespace, podSet)
+      : analysis.model.pods.filter((p) => (p.value.metadata.namespace ?? 'default') === namespace);
+  const sorted = [...pods].sort(
+    (a, b) =>
+      Number(planned.has(a.value.metadata.name)) - Number(planned.has(b.value.metadata.name)) ||
+      a.value.metadata.name.localeCompare(b.value.metadata.name),
+  );
   return sorted.map((p) => {
     const name = p.value.metadata.name;
     const state = p.value.spec.nodeName ? `bound to ${p.value.spec.nodeName}` : planned.has(name) ? 'already in this plan' : 'to place';
-    return valueItem(name, `${state} · ${requestsText(p.value)}`, podSetLabelOf(p.value) === undefined ? undefined : `pod set ${podSetLabelOf(p.value)} in ${namespace}`, CompletionItemKind.Reference);
+    return valueItem(
+      name,
+      `${state} · ${requestsText(p.value)}`,
+      podSetLabelOf(p.value) === undefined ? undefined : `pod set ${podSetLabelOf(p.value)} in ${namespace}`,
+      CompletionItemKind.Reference,
+    );
   });
 }
 
@@ -241,7 +302,9 @@ function planSoFar(facts: Facts, namespace: string, podSet: string): SchedulePla
   if (known) return known;
   const entries = valueAt(facts.value, ['spec', 'plan']);
   const plan: PlanEntry[] = Array.isArray(entries)
-    ? entries.flatMap((e) => (isPlainObject(e) && typeof e['pod'] === 'string' && typeof e['node'] === 'string' ? [{ pod: e['pod'], node: e['node'] }] : []))
+    ? entries.flatMap((e) =>
+        isPlainObject(e) && typeof e['pod'] === 'string' && typeof e['node'] === 'string' ? [{ pod: e['pod'], node: e['node'] }] : [],
+      )
     : [];
   const manifest = { name: '', namespace, labels: {}, podSet, plan };
   if (key) written.set(key, manifest);
@@ -253,28 +316,42 @@ function planNodes(facts: Facts, context: YamlContext, index: number, analysis: 
   const podName = context.fields['pod'] ?? stringAt(facts.value, ['spec', 'plan', index, 'pod']);
   const pod = podName !== undefined ? analysis.pod(namespace, podName) : undefined;
   if (!pod) {
-    return analysis.model.nodes.map((n) => valueItem(n.value.metadata.name, 'node', 'Name the entry’s pod first to rank nodes by fit.', CompletionItemKind.Reference));
+    return analysis.model.nodes.map((n) =>
+      valueItem(n.value.metadata.name, 'node', 'Name the entry’s pod first to rank nodes by fit.', CompletionItemKind.Reference),
+    );
   }
   const ranking = analysis.rank(pod.value, podSet !== undefined ? planSoFar(facts, namespace, podSet) : undefined);
   return (ranking?.nodes ?? []).map((fit, i) => {
-    const detail = fit.feasible ? `fits${fit.score !== undefined ? ` · score ${Math.round(fit.score)}` : ''}${i === 0 ? ' · best' : ''}` : `✗ ${fit.reason ?? 'rejected'}`;
-    const documentation = fit.feasible ? `${podName} can run on ${fit.node}.` : `${podName} cannot run on ${fit.node}: ${fit.reason ?? ''} (${fit.plugin ?? ''}).`;
-    return { ...valueItem(fit.node, detail, documentation, CompletionItemKind.Reference), ...(i === 0 && fit.feasible ? { preselect: true } : {}) };
+    const detail = fit.feasible
+      ? `fits${fit.score !== undefined ? ` · score ${Math.round(fit.score)}` : ''}${i === 0 ? ' · best' : ''}`
+      : `✗ ${fit.reason ?? 'rejected'}`;
+    const documentation = fit.feasible
+      ? `${podName} can run on ${fit.node}.`
+      : `${podName} cannot run on ${fit.node}: ${fit.reason ?? ''} (${fit.plugin ?? ''}).`;
+    return {
+      ...valueItem(fit.node, detail, documentation, CompletionItemKind.Reference),
+      ...(i === 0 && fit.feasible ? { preselect: true } : {}),
+    };
   });
 }
 
 function dependencyNames(facts: Facts, context: YamlContext, analysis: Analysis): CompletionItem[] {
   const own = stringAt(facts.value, ['metadata', 'name']);
-  const namespace = context.fields['namespace'] ?? stringAt(facts.value, ['metadata', 'namespace']) ?? writtenField(facts.text, 'namespace') ?? 'default';
+  const namespace =
+    context.fields['namespace'] ?? stringAt(facts.value, ['metadata', 'namespace']) ?? writtenField(facts.text, 'namespace') ?? 'default';
   switch (context.fields['kind'] ?? 'ScheduleTrigger') {
     case 'SchedulePlan':
-      return analysis.model.plans.filter((p) => p.value.namespace === namespace).map((p) => valueItem(p.value.name, `SchedulePlan of ${p.value.podSet}`));
+      return analysis.model.plans
+        .filter((p) => p.value.namespace === namespace)
+        .map((p) => valueItem(p.value.name, `SchedulePlan of ${p.value.podSet}`));
     case 'PodSet':
       return podSetNames(analysis);
     default:
       return analysis.model.triggers
         .filter((t) => t.value.namespace === namespace && t.value.name !== own)
-        .map((t) => valueItem(t.value.name, `ScheduleTrigger of ${t.value.podSet} · ${t.value.state}`, undefined, CompletionItemKind.Reference));
+        .map((t) =>
+          valueItem(t.value.name, `ScheduleTrigger of ${t.value.podSet} · ${t.value.state}`, undefined, CompletionItemKind.Reference),
+        );
   }
 }
 

@@ -63,13 +63,26 @@ export function dependencyCycles(analysis: Analysis): Map<string, string[]> {
  * or in the set's SchedulePlan; with `requireReady`, when every pod of its set is bound and Ready.
  */
 export function incompleteDependencies(trigger: ScheduleTriggerManifest, analysis: Analysis): string[] {
-  const byId = new Map<string, { readonly kind: string; readonly named: string; readonly exists: boolean; readonly progress: PodSetProgress; readonly planning: readonly string[] }>();
+  const byId = new Map<
+    string,
+    {
+      readonly kind: string;
+      readonly named: string;
+      readonly exists: boolean;
+      readonly progress: PodSetProgress;
+      readonly planning: readonly string[];
+    }
+  >();
   for (const ref of trigger.dependsOn) {
     const kind = ref.kind ?? 'ScheduleTrigger';
     const namespace = ref.namespace ?? trigger.namespace;
     const dependency = resolveDependency(ref, trigger, analysis);
     const planning = dependency.triggers.filter((t) => t.value.state !== 'Schedule').map((t) => t.value.name);
-    const podSet = kind === 'PodSet' ? ref.name : (dependency.triggers[0]?.value.podSet ?? (kind === 'SchedulePlan' ? analysis.plan(namespace, ref.name)?.value.podSet : undefined));
+    const podSet =
+      kind === 'PodSet'
+        ? ref.name
+        : (dependency.triggers[0]?.value.podSet ??
+          (kind === 'SchedulePlan' ? analysis.plan(namespace, ref.name)?.value.podSet : undefined));
     const pods = podSet === undefined ? [] : analysis.podSet(namespace, podSet).map((p) => p.value);
     const planned = new Set(podSet === undefined ? [] : analysis.plansOf(namespace, podSet).flatMap((p) => p.value.plan.map((e) => e.pod)));
     byId.set(dependencyId(ref, trigger.namespace), {
@@ -90,7 +103,11 @@ export function incompleteDependencies(trigger: ScheduleTriggerManifest, analysi
     const why = trigger.requireReady
       ? [total === 0 ? 'it has no pods' : `${pods(notReady)} not Ready`]
       : [
-          ...(d.planning.length > 0 ? [`${d.kind === 'ScheduleTrigger' ? 'it is' : d.planning.length === 1 ? `its trigger ${d.planning[0]} is` : `its triggers ${d.planning.join(', ')} are`} still Planning`] : []),
+          ...(d.planning.length > 0
+            ? [
+                `${d.kind === 'ScheduleTrigger' ? 'it is' : d.planning.length === 1 ? `its trigger ${d.planning[0]} is` : `its triggers ${d.planning.join(', ')} are`} still Planning`,
+              ]
+            : []),
           ...(unplaced > 0 ? [`${pods(unplaced)} not placed`] : []),
           ...(total === 0 ? ['it has no pods'] : []),
         ];

@@ -29,12 +29,18 @@ export interface Target {
 
 const rangeOf = (t: Target, start: number, end: number): Range => lspRange(t.source.rangeOf(start, end));
 const segmentsOf = (t: Target, path: string): PathSegment[] => splitPath(concatPath(t.base, path)) ?? [];
-const change = (t: Target, range: Range, newText: string, intent: Change['intent']): Change => ({ uri: t.file.uri, edit: { range, newText }, intent });
+const change = (t: Target, range: Range, newText: string, intent: Change['intent']): Change => ({
+  uri: t.file.uri,
+  edit: { range, newText },
+  intent,
+});
 
 /** Replaces the value at `path` (relative to the target's object) with `newText` (YAML text). */
 export function replaceValue(t: Target, path: string, newText: string): Change | undefined {
   const range = t.source.range(concatPath(t.base, path));
-  return range ? change(t, lspRange(range), newText, { kind: 'set', document: t.index, path: segmentsOf(t, path), value: valueOf(newText) }) : undefined;
+  return range
+    ? change(t, lspRange(range), newText, { kind: 'set', document: t.index, path: segmentsOf(t, path), value: valueOf(newText) })
+    : undefined;
 }
 
 /**
@@ -80,7 +86,11 @@ function removeLines(t: Target, path: string, start: number, end: number, lead: 
   const lineStart = text.lastIndexOf('\n', start - 1) + 1;
   if (!lead.test(text.slice(lineStart, start))) return undefined;
   const next = text.indexOf('\n', Math.max(start, end - 1));
-  return change(t, rangeOf(t, lineStart, next < 0 ? text.length : next + 1), '', { kind: 'delete', document: t.index, path: segmentsOf(t, path) });
+  return change(t, rangeOf(t, lineStart, next < 0 ? text.length : next + 1), '', {
+    kind: 'delete',
+    document: t.index,
+    path: segmentsOf(t, path),
+  });
 }
 
 /** Removes the item at `path` of a block sequence, its whole lines. */

@@ -17,7 +17,10 @@ import { looseDuration } from '../../engine/planner/podset/quiet-time';
 import { schemaAt, SCHEMAS } from './schema';
 import { shortList } from './words';
 
-const markdown = (lines: readonly string[], range?: Hover['range']): Hover => ({ contents: { kind: MarkupKind.Markdown, value: lines.join('\n') }, ...(range ? { range } : {}) });
+const markdown = (lines: readonly string[], range?: Hover['range']): Hover => ({
+  contents: { kind: MarkupKind.Markdown, value: lines.join('\n') },
+  ...(range ? { range } : {}),
+});
 
 /** Markdown cells cannot hold a raw "|". */
 const cell = (text: string): string => text.replace(/\|/g, '\\|');
@@ -36,7 +39,13 @@ export function hover(uri: string, position: Position, analysis: Analysis): Hove
   const onKey = key !== undefined && offset >= key.start.offset && offset <= key.end.offset;
   const value = onKey ? undefined : valueOf(place);
 
-  if (bucket === 'plans' && segments[0] === 'spec' && segments[1] === 'plan' && typeof segments[2] === 'number' && typeof value === 'string') {
+  if (
+    bucket === 'plans' &&
+    segments[0] === 'spec' &&
+    segments[1] === 'plan' &&
+    typeof segments[2] === 'number' &&
+    typeof value === 'string'
+  ) {
     const plan = located as Located<SchedulePlanManifest>;
     if (segments[3] === 'node') return nodeHover(value, analysis, at);
     if (segments[3] === 'pod') {
@@ -47,10 +56,18 @@ export function hover(uri: string, position: Position, analysis: Analysis): Hove
   if (bucket === 'nodes' && relative === 'metadata.name' && typeof value === 'string') return nodeHover(value, analysis, at);
   if (bucket === 'pods' && relative === 'metadata.name') return podHover(located as Located<Pod>, analysis, at);
   if (relative === joinPath('metadata.labels', QUIET_TIME_LABEL) && typeof value === 'string') return quietTimeHover(value, at);
-  if (typeof value === 'string' && (relative === joinPath('metadata.labels', POD_SET_LABEL) || relative === joinPath('spec.template.metadata.labels', POD_SET_LABEL))) {
+  if (
+    typeof value === 'string' &&
+    (relative === joinPath('metadata.labels', POD_SET_LABEL) || relative === joinPath('spec.template.metadata.labels', POD_SET_LABEL))
+  ) {
     return podSetHover(namespaceOf(located.value), value, analysis, at);
   }
-  return fieldHover(bucket === 'triggers' ? TRIGGER : bucket === 'plans' ? PLAN : bucket === 'profiles' ? PROFILE_CONFIG : undefined, segments, place, at);
+  return fieldHover(
+    bucket === 'triggers' ? TRIGGER : bucket === 'plans' ? PLAN : bucket === 'profiles' ? PROFILE_CONFIG : undefined,
+    segments,
+    place,
+    at,
+  );
 }
 
 /** The namespace of a workspace object: planner objects carry it, Kubernetes objects in metadata. */
@@ -76,7 +93,10 @@ function fieldHover(kind: string | undefined, segments: readonly (string | numbe
   const name = segments.length ? String(segments.filter((s) => typeof s === 'string').pop() ?? '') : kind;
   const values = field.enum ? [``, `Values: ${field.enum.map((v) => `\`${v}\``).join(', ')}`] : [];
   const keyRange = place.document.source.keyRange(place.path);
-  return markdown([`**${name}**${field.type ? ` _${field.type}_` : ''}`, '', field.description, ...values], keyRange ? lspRange(keyRange) : at);
+  return markdown(
+    [`**${name}**${field.type ? ` _${field.type}_` : ''}`, '', field.description, ...values],
+    keyRange ? lspRange(keyRange) : at,
+  );
 }
 
 function resourceRow(label: string, resources: readonly string[], get: (resource: string) => number): string {
@@ -118,7 +138,16 @@ function nodeHover(name: string, analysis: Analysis, at: Hover['range']): Hover 
     resourceRow('planned (SchedulePlans)', resources, plannedAmount),
     resourceRow('free after plans', resources, (r) => info.allocatable.get(r) - requested(r) - plannedAmount(r)),
   ];
-  if (planned.pods.length) lines.push('', `Planned here by ${[...planned.by].join(', ')}: ${cell(shortList(planned.pods.map((p) => p.metadata.name), 8))}`);
+  if (planned.pods.length)
+    lines.push(
+      '',
+      `Planned here by ${[...planned.by].join(', ')}: ${cell(
+        shortList(
+          planned.pods.map((p) => p.metadata.name),
+          8,
+        ),
+      )}`,
+    );
   return markdown(lines, at);
 }
 
@@ -132,11 +161,18 @@ function nodeNotes(node: Node): string {
 function podHover(pod: Located<Pod>, analysis: Analysis, at: Hover['range']): Hover {
   const p = pod.value;
   const info = podInfo(p);
-  const requests = info.ok ? Object.entries(info.value.requests.toRecord()).map(([r, v]) => `${r} ${formatAmount(v, unitOf(r))}`) : [`unreadable: ${info.error}`];
+  const requests = info.ok
+    ? Object.entries(info.value.requests.toRecord()).map(([r, v]) => `${r} ${formatAmount(v, unitOf(r))}`)
+    : [`unreadable: ${info.error}`];
   const set = podSetLabelOf(p);
   const namespace = p.metadata.namespace ?? 'default';
   const owner = p.metadata.ownerReferences?.[0];
-  const lines = [`**Pod ${podKey(p)}**${owner ? ` (from ${owner.kind} ${owner.name})` : ''}`, '', `- requests: ${requests.length ? requests.join(', ') : 'none'}`, `- scheduler: ${schedulerOf(p)}`];
+  const lines = [
+    `**Pod ${podKey(p)}**${owner ? ` (from ${owner.kind} ${owner.name})` : ''}`,
+    '',
+    `- requests: ${requests.length ? requests.join(', ') : 'none'}`,
+    `- scheduler: ${schedulerOf(p)}`,
+  ];
   if (set !== undefined) {
     const trigger = analysis.triggersOf(namespace, set)[0];
     lines.push(`- pod set: ${set}${trigger ? ` (trigger ${trigger.value.name}: ${trigger.value.state})` : ''}`);
@@ -156,7 +192,16 @@ function podSetHover(namespace: string, set: string, analysis: Analysis, at: Hov
     [
       `**Pod set ${keyOf(namespace, set)}**`,
       '',
-      `- pods: ${pods.length} (${pending.length} for the planner to place)${pods.length ? `: ${cell(shortList(pods.map((p) => p.value.metadata.name), 8))}` : ''}`,
+      `- pods: ${pods.length} (${pending.length} for the planner to place)${
+        pods.length
+          ? `: ${cell(
+              shortList(
+                pods.map((p) => p.value.metadata.name),
+                8,
+              ),
+            )}`
+          : ''
+      }`,
       `- trigger: ${trigger ? `${trigger.value.name} (${trigger.value.state})` : 'none'}`,
       `- plan: ${plan ? `${plan.value.name} (${plan.value.plan.length} entries)` : 'none'}`,
     ],
@@ -168,7 +213,10 @@ function quietTimeHover(text: string, at: Hover['range']): Hover {
   const parsed = parseGoDurationNanos(text);
   if (parsed.ok) {
     const words = durationInWords(parsed.value);
-    return markdown([`**Quiet time** \`${text}\`: ${words}`, '', `The trigger turns to Schedule once the pod set has seen no new pod for ${words}.`], at);
+    return markdown(
+      [`**Quiet time** \`${text}\`: ${words}`, '', `The trigger turns to Schedule once the pod set has seen no new pod for ${words}.`],
+      at,
+    );
   }
   const loose = looseDuration(text);
   const reading = loose !== undefined ? ` It reads as ${durationInWords(loose)}; the quick fix writes it in Go's syntax.` : '';

@@ -7,6 +7,17 @@ export { CODES, SOURCE, type Code } from './codes';
 export { complete } from './complete';
 export { hover } from './hover';
 export { definition, references } from './navigation';
-export { clusterSummary, explainPodRequest, listPods, planSize, resolvePod, previewPlan, scheduleNow, takesLong, workspaceSummary, type PlanSize } from './requests';
+export {
+  clusterSummary,
+  explainPodRequest,
+  listPods,
+  planSize,
+  resolvePod,
+  previewPlan,
+  scheduleNow,
+  takesLong,
+  workspaceSummary,
+  type PlanSize,
+} from './requests';
 export { symbols } from './symbols';
 export { validate } from './validate';

@@ -28,17 +28,30 @@ export function checkNames(value: unknown): SchemaIssue[] {
   if (!isObject(value)) return issues;
   const meta = own(value, 'metadata');
   if (!isObject(meta)) return issues;
-  const report = (path: string, anchor: 'value' | 'key', code: SchemaIssue['code'], message: string) => issues.push({ code, severity: 'error', path, anchor, message });
+  const report = (path: string, anchor: 'value' | 'key', code: SchemaIssue['code'], message: string) =>
+    issues.push({ code, severity: 'error', path, anchor, message });
   const name = own(meta, 'name');
   if (typeof name === 'string') {
     const problem = subdomainError(name);
     const fix = suggestedName(name);
-    if (problem) report('metadata.name', 'value', CODES.nameInvalid, `metadata.name ${JSON.stringify(name)} is not a valid name: ${problem}${fix ? `; for example "${fix}"` : ''}`);
+    if (problem)
+      report(
+        'metadata.name',
+        'value',
+        CODES.nameInvalid,
+        `metadata.name ${JSON.stringify(name)} is not a valid name: ${problem}${fix ? `; for example "${fix}"` : ''}`,
+      );
   }
   const namespace = own(meta, 'namespace');
   if (typeof namespace === 'string') {
     const problem = dnsLabelError(namespace);
-    if (problem) report('metadata.namespace', 'value', CODES.nameInvalid, `metadata.namespace ${JSON.stringify(namespace)} is not a valid namespace: ${problem}`);
+    if (problem)
+      report(
+        'metadata.namespace',
+        'value',
+        CODES.nameInvalid,
+        `metadata.namespace ${JSON.stringify(namespace)} is not a valid namespace: ${problem}`,
+      );
   }
   const labels = own(meta, 'labels');
   if (isObject(labels)) {
@@ -53,7 +66,8 @@ export function checkNames(value: unknown): SchemaIssue[] {
         continue;
       }
       const valueProblem = labelValueError(v);
-      if (valueProblem) report(at, 'value', CODES.labelValueInvalid, `label ${key}: ${JSON.stringify(v)} is not a valid label value: ${valueProblem}`);
+      if (valueProblem)
+        report(at, 'value', CODES.labelValueInvalid, `label ${key}: ${JSON.stringify(v)} is not a valid label value: ${valueProblem}`);
     }
   }
   return issues;

@@ -54,7 +54,13 @@ export function definition(uri: string, position: Position, analysis: Analysis):
       return node ? [location(node, 'metadata.name')] : [];
     }
   }
-  if (bucket === 'triggers' && segments[0] === 'spec' && segments[1] === 'dependsOn' && typeof segments[2] === 'number' && segments[3] === 'name') {
+  if (
+    bucket === 'triggers' &&
+    segments[0] === 'spec' &&
+    segments[1] === 'dependsOn' &&
+    typeof segments[2] === 'number' &&
+    segments[3] === 'name'
+  ) {
     const trigger = located as Located<ScheduleTriggerManifest>;
     const ref = trigger.value.dependsOn[segments[2]];
     if (!ref) return [];
@@ -107,7 +113,8 @@ export function references(uri: string, position: Position, includeDeclaration: 
   for (const pod of analysis.podSet(set.namespace, set.name)) if (podSetLabelOf(pod.value) === set.name) add(location(pod, LABEL));
   for (const t of analysis.model.triggers) {
     t.value.dependsOn.forEach((ref, i) => {
-      if (ref.kind === 'PodSet' && keyOf(ref.namespace ?? t.value.namespace, ref.name) === keyOf(set.namespace, set.name)) add(location(t, `spec.dependsOn[${i}].name`));
+      if (ref.kind === 'PodSet' && keyOf(ref.namespace ?? t.value.namespace, ref.name) === keyOf(set.namespace, set.name))
+        add(location(t, `spec.dependsOn[${i}].name`));
     });
   }
   return out;

@@ -122,15 +122,30 @@ function addCycle(steps: ReadonlyMap<string, StepBuilder>, pipeline: Pipeline, d
     const outcomes = d.stages.filter((o) => o.stage === stage);
     const failed = outcomes.find((o) => o.status.code !== Code.Success && o.status.code !== Code.Skip);
     count(s, kept, failed ? 0 : kept);
-    if (failed) for (const reason of failed.status.reasons.length > 0 ? failed.status.reasons : [failed.status.code]) reject(s, `${failed.plugin}: ${reason}`, failed.node);
+    if (failed)
+      for (const reason of failed.status.reasons.length > 0 ? failed.status.reasons : [failed.status.code])
+        reject(s, `${failed.plugin}: ${reason}`, failed.node);
     if (failed) kept = 0;
   }
 }
 
-function funnelOf(subject: string, unit: FunnelView['unit'], cycles: ReadonlyArray<{ readonly pod: string; readonly diagnosis: Diagnosis }>): FunnelView {
+function funnelOf(
+  subject: string,
+  unit: FunnelView['unit'],
+  cycles: ReadonlyArray<{ readonly pod: string; readonly diagnosis: Diagnosis }>,
+): FunnelView {
   const pipeline = pipelineOf(cycles);
   const steps = new Map<string, StepBuilder>();
-  const add = (stage: string, plugin?: string) => steps.set(stepKey(stage, plugin), { stage, ...(plugin !== undefined ? { plugin } : {}), entered: 0, left: 0, skipped: 0, rejected: new Map(), podsStopped: [] });
+  const add = (stage: string, plugin?: string) =>
+    steps.set(stepKey(stage, plugin), {
+      stage,
+      ...(plugin !== undefined ? { plugin } : {}),
+      entered: 0,
+      left: 0,
+      skipped: 0,
+      rejected: new Map(),
+      podsStopped: [],
+    });
   if (cycles.length > 0) {
     add('Sort');
     add('PreFilter');
@@ -144,20 +159,18 @@ function funnelOf(subject: string, unit: FunnelView['unit'], cycles: ReadonlyArr
     subject,
     unit,
     pods: cycles.length,
-    steps: [...steps.values()].map(
-      (s): FunnelStepView => ({
-        stage: s.stage,
-        ...(s.plugin !== undefined ? { plugin: s.plugin } : {}),
-        ...(s.stage === 'SelectHost' ? { picks: true } : {}),
-        entered: s.entered,
-        left: s.left,
-        skipped: s.skipped,
-        rejected: [...s.rejected]
-          .map(([reason, g]): StepRejectionView => ({ reason, count: g.count, nodes: [...g.nodes] }))
-          .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0)),
-        ...(unit === 'pod × node pairs' ? { podsStopped: s.podsStopped } : {}),
-      }),
-    ),
+    steps: [...steps.values()].map((s): FunnelStepView => ({
+      stage: s.stage,
+      ...(s.plugin !== undefined ? { plugin: s.plugin } : {}),
+      ...(s.stage === 'SelectHost' ? { picks: true } : {}),
+      entered: s.entered,
+      left: s.left,
+      skipped: s.skipped,
+      rejected: [...s.rejected]
+        .map(([reason, g]): StepRejectionView => ({ reason, count: g.count, nodes: [...g.nodes] }))
+        .sort((a, b) => b.count - a.count || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0)),
+      ...(unit === 'pod × node pairs' ? { podsStopped: s.podsStopped } : {}),
+    })),
   };
 }
 
@@ -197,7 +210,10 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], complete?: Com
     const r = rejected.get(node);
     if (r) {
       const at = r.stage === 'Filter' ? (filterIndex.get(r.plugin) ?? -1) : -1;
-      failed.push({ row: { node, verdict: 'rejected', stage: r.stage, plugin: r.plugin, reasons: r.reasons, rejectedAt: at }, rejection: r });
+      failed.push({
+        row: { node, verdict: 'rejected', stage: r.stage, plugin: r.plugin, reasons: r.reasons, rejectedAt: at },
+        rejection: r,
+      });
       continue;
     }
     const s = scored.get(node);
@@ -228,14 +244,21 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], complete?: Com
   if (d.chosenNode !== undefined) return { filterPlugins, scorePlugins, rows: rowsOf() };
   const ranked = closestNodes(complete ? complete.verdicts : firstRejections(d));
   const order = new Map(ranked.map((v, i) => [v.node, i]));
-  failed.sort((a, b) => (order.get(a.rejection.node) ?? Infinity) - (order.get(b.rejection.node) ?? Infinity) || (a.rejection.node < b.rejection.node ? -1 : 1));
+  failed.sort(
+    (a, b) =>
+      (order.get(a.rejection.node) ?? Infinity) - (order.get(b.rejection.node) ?? Infinity) ||
+      (a.rejection.node < b.rejection.node ? -1 : 1),
+  );
   const view: MatrixView = { filterPlugins, scorePlugins, rows: rowsOf() };
   const best = ranked[0];
   if (!best) return view;
   if (complete) return { ...view, closest: { node: best.node, why: closestWhy(best, complete.describe) } };
   // Only the cycle's first rejection is known: how far down the pipeline the node got.
   const r = rejected.get(best.node) as NodeRejection;
-  const through = r.stage === 'Filter' ? `passed ${filterIndex.get(r.plugin) ?? 0} of ${filterPlugins.length} filter plugins, then ${r.plugin} rejected it` : `${r.plugin} rejected it at ${r.stage}`;
+  const through =
+    r.stage === 'Filter'
+      ? `passed ${filterIndex.get(r.plugin) ?? 0} of ${filterPlugins.length} filter plugins, then ${r.plugin} rejected it`
+      : `${r.plugin} rejected it at ${r.stage}`;
   return { ...view, closest: { node: best.node, why: `${through}: ${r.reasons.join(', ')}` } };
 }
 
@@ -278,13 +301,17 @@ export function moveReason(from: string, to: string, newer: Diagnosis | undefine
   if (!newer) {
     const whole = `the ${context.planner ?? 'newer'} planner placed the set as a whole and keeps no cycle per pod`;
     const older = context.older;
-    const counts = context.podsOn ? `; in the newer plan ${from} holds ${plural(context.podsOn(from), 'pod')} of the set, ${to} ${plural(context.podsOn(to), 'pod')}` : '';
+    const counts = context.podsOn
+      ? `; in the newer plan ${from} holds ${plural(context.podsOn(from), 'pod')} of the set, ${to} ${plural(context.podsOn(to), 'pod')}`
+      : '';
     if (!older) return `${whole}${counts}`;
     const rejected = older.rejections.find((r) => r.node === to);
-    if (rejected) return `${whole}; in the older plan’s cycle ${to} had no room for it (${rejected.plugin}: ${rejected.reasons.join(', ')})${counts}`;
+    if (rejected)
+      return `${whole}; in the older plan’s cycle ${to} had no room for it (${rejected.plugin}: ${rejected.reasons.join(', ')})${counts}`;
     const toScore = older.scores.find((s) => s.node === to)?.total;
     const fromScore = older.scores.find((s) => s.node === from)?.total;
-    if (toScore !== undefined && fromScore !== undefined) return `${whole}; in the older plan’s cycle ${from} scored ${fromScore} and ${to} ${toScore}${counts}`;
+    if (toScore !== undefined && fromScore !== undefined)
+      return `${whole}; in the older plan’s cycle ${from} scored ${fromScore} and ${to} ${toScore}${counts}`;
     return `${whole}${counts}`;
   }
   const rejection = newer.rejections.find((r) => r.node === from);
@@ -292,7 +319,8 @@ export function moveReason(from: string, to: string, newer: Diagnosis | undefine
   const toScore = newer.scores.find((s) => s.node === to)?.total;
   const fromScore = newer.scores.find((s) => s.node === from)?.total;
   if (toScore !== undefined && fromScore !== undefined) return `${to} scores ${toScore}, ${from} ${fromScore}`;
-  if (toScore !== undefined) return `${to} scores ${toScore}; ${from} was ${newer.nodesEvaluated < newer.nodesTotal ? 'not evaluated or ' : ''}not among the recorded scores`;
+  if (toScore !== undefined)
+    return `${to} scores ${toScore}; ${from} was ${newer.nodesEvaluated < newer.nodesTotal ? 'not evaluated or ' : ''}not among the recorded scores`;
   return `the newer plan chose ${to}; its cycle recorded nothing about ${from}`;
 }
 

@@ -66,7 +66,10 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
     }
     const node = snapshot.get(entry.node);
     if (!node) {
-      const suggestion = closest(entry.node, analysis.model.nodes.map((n) => n.value.metadata.name));
+      const suggestion = closest(
+        entry.node,
+        analysis.model.nodes.map((n) => n.value.metadata.name),
+      );
       problems.push({ code: 'plan/unknown-node', ...(suggestion ? { suggestion } : {}) });
     }
     if (!pod || !node) continue;
@@ -78,9 +81,11 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
     const before = plannedOn.get(entry.node) ?? [];
     const status = framework.checkNode(new CycleState(), info.value, snapshot, entry.node);
     if (!isSuccess(status)) {
-      const base = isRejection(status) && before.length > 0 ? framework.checkNode(new CycleState(), info.value, engine.snapshot, entry.node) : status;
+      const base =
+        isRejection(status) && before.length > 0 ? framework.checkNode(new CycleState(), info.value, engine.snapshot, entry.node) : status;
       const alone = !isSuccess(base);
-      if (!alone && status.plugin === Names.NodeResourcesFit) problems.push({ code: 'plan/node-overcommitted', status, before: [...before] });
+      if (!alone && status.plugin === Names.NodeResourcesFit)
+        problems.push({ code: 'plan/node-overcommitted', status, before: [...before] });
       else problems.push({ code: 'plan/node-infeasible', status: alone ? base : status, alone, before: [...before] });
     }
     if (pod.value.spec.nodeName) continue;

@@ -17,7 +17,18 @@ import { resolvePodSet, type PodSet, type PodSetRef } from '../../engine/planner
 import { planFromManifest, type Located } from '../../manifests';
 import { triggerSpec } from '../../manifests/planner';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
-import type { MatrixView, NodeUseView, PlanBoundView, PlanRefView, PlanView, PodExplanationView, PreemptionView, ReasonCountView, UnplacedGroupView, UnplacedView } from '../../protocol/webview';
+import type {
+  MatrixView,
+  NodeUseView,
+  PlanBoundView,
+  PlanRefView,
+  PlanView,
+  PodExplanationView,
+  PreemptionView,
+  ReasonCountView,
+  UnplacedGroupView,
+  UnplacedView,
+} from '../../protocol/webview';
 import type { History } from '../history';
 import { formatAmount, unitOf } from '../../protocol/amounts';
 import { amounts } from './amounts';
@@ -49,7 +60,10 @@ export interface PlanStart {
 function planning(analysis: Analysis, solver: SolverSettings | undefined): Result<PodSetFramework> {
   const name = analysis.plannerSchedulerName;
   const resolved = analysis.engine.profile(name);
-  const built = podSetFramework(resolved.valid ? resolved.profile : defaultProfile(name).profile, { random: seededRandom(1), ...(solver ? { solver } : {}) });
+  const built = podSetFramework(resolved.valid ? resolved.profile : defaultProfile(name).profile, {
+    random: seededRandom(1),
+    ...(solver ? { solver } : {}),
+  });
   return built.ok ? built : err(built.error.map((e) => e.message).join('; '));
 }
 
@@ -71,8 +85,15 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, start: Plan
   const members = resolvePodSet(analysis.engine.pods, ref, analysis.plannerSchedulerName);
   const pending = start.pods?.map((p) => p.value);
   const podSet: PodSet = pending ? { ...members, pending, bound: [] } : members;
-  const trigger = request.trigger === undefined ? undefined : { name: request.trigger, labels: analysis.trigger(request.namespace, request.trigger)?.value.labels };
-  return buildPodSetPlan(framework.value, { podSet, snapshot: start.snapshot ?? analysis.engine.snapshot, now: analysis.options.clock?.now() ?? 0 }, { trigger });
+  const trigger =
+    request.trigger === undefined
+      ? undefined
+      : { name: request.trigger, labels: analysis.trigger(request.namespace, request.trigger)?.value.labels };
+  return buildPodSetPlan(
+    framework.value,
+    { podSet, snapshot: start.snapshot ?? analysis.engine.snapshot, now: analysis.options.clock?.now() ?? 0 },
+    { trigger },
+  );
 }
 
 /**
@@ -121,7 +142,14 @@ export function unplacedGroups(unplaced: readonly UnplacedView[]): UnplacedGroup
     const key = `${u.stage ?? ''}\u0000${u.plugin ?? ''}\u0000${u.reason}`;
     const group = groups.get(key);
     if (group) group.pods.push(u.pod);
-    else groups.set(key, { ...(u.stage !== undefined ? { stage: u.stage } : {}), ...(u.plugin !== undefined ? { plugin: u.plugin } : {}), reason: u.reason, message: u.message, pods: [u.pod] });
+    else
+      groups.set(key, {
+        ...(u.stage !== undefined ? { stage: u.stage } : {}),
+        ...(u.plugin !== undefined ? { plugin: u.plugin } : {}),
+        reason: u.reason,
+        message: u.message,
+        pods: [u.pod],
+      });
   }
   return [...groups.values()].sort((a, b) => b.pods.length - a.pods.length || (a.reason < b.reason ? -1 : a.reason > b.reason ? 1 : 0));
 }
@@ -169,7 +197,9 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
       ...(info.node.spec?.unschedulable ? { unschedulable: true } : {}),
       bound: info.pods.length,
       pods: planned.map((p) => p.pod.metadata.name),
-      owners: [...owners].map(([owner, pods]) => ({ owner, pods })).sort((a, b) => b.pods.length - a.pods.length || (a.owner < b.owner ? -1 : 1)),
+      owners: [...owners]
+        .map(([owner, pods]) => ({ owner, pods }))
+        .sort((a, b) => b.pods.length - a.pods.length || (a.owner < b.owner ? -1 : 1)),
       resources: [...resources].map((resource) => ({
         resource,
         unit: unitOf(resource),
@@ -183,7 +213,10 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
 
 export function planView(plan: Plan, analysis: Analysis, historyId?: number): PlanView {
   const unplaced = plan.unplaced.map(unplacedView);
-  const cycles = [...plan.assignments.flatMap((a) => (a.diagnosis ? [{ pod: a.pod, diagnosis: a.diagnosis }] : [])), ...plan.unplaced.map((u) => ({ pod: u.pod, diagnosis: u.diagnosis }))];
+  const cycles = [
+    ...plan.assignments.flatMap((a) => (a.diagnosis ? [{ pod: a.pod, diagnosis: a.diagnosis }] : [])),
+    ...plan.unplaced.map((u) => ({ pod: u.pod, diagnosis: u.diagnosis })),
+  ];
   return {
     podSet: plan.podSet,
     namespace: plan.namespace,
@@ -194,7 +227,12 @@ export function planView(plan: Plan, analysis: Analysis, historyId?: number): Pl
     snapshotHash: plan.snapshotHash,
     assignments: plan.assignments.map((a) => {
       const score = a.diagnosis?.scores.find((s) => s.node === a.node)?.total;
-      return { pod: a.pod, node: a.node, ...(score !== undefined ? { score } : {}), owner: ownerOf(analysis.pod(plan.namespace, a.pod)?.value) };
+      return {
+        pod: a.pod,
+        node: a.node,
+        ...(score !== undefined ? { score } : {}),
+        owner: ownerOf(analysis.pod(plan.namespace, a.pod)?.value),
+      };
     }),
     nodes: nodeUse(plan, analysis),
     unplaced,
@@ -219,12 +257,19 @@ function verdictOn(node: string | undefined, d: Diagnosis | undefined, matrix: M
   if (!d) return 'The pod’s requests do not parse: no cycle ran.';
   const preempting = d.preemption;
   if (node === undefined && preempting?.node !== undefined) {
-    const victims = preempting.candidates.find((c) => c.node === preempting.node)?.victims.map((v) => v.pod).join(', ') ?? '';
+    const victims =
+      preempting.candidates
+        .find((c) => c.node === preempting.node)
+        ?.victims.map((v) => v.pod)
+        .join(', ') ?? '';
     return preempting.reportOnly
       ? `No node fits. Preemption would make room on ${preempting.node} by evicting ${victims}; the plan does not preempt (PodSetPlanner args allowPreemption).`
       : `No node fits as the cluster stands. Preemption makes room on ${preempting.node} by evicting ${victims}.`;
   }
-  if (node === undefined) return matrix.closest ? `No node fits. Closest: ${matrix.closest.node}, which ${matrix.closest.why}.` : `No node fits: ${d.message ?? ''}`;
+  if (node === undefined)
+    return matrix.closest
+      ? `No node fits. Closest: ${matrix.closest.node}, which ${matrix.closest.why}.`
+      : `No node fits: ${d.message ?? ''}`;
   const row = matrix.rows.find((r) => r.node === node);
   const what = planned ? 'the planned node' : 'the chosen node';
   if (!row) return `${node}, ${what}, is not in the cluster.`;
@@ -296,7 +341,12 @@ function preemptionView(d: Diagnosis): PreemptionView | undefined {
     ...(p.node !== undefined ? { node: p.node } : {}),
     victims: p.victims,
     reportOnly: p.reportOnly,
-    candidates: p.candidates.map((c) => ({ node: c.node, victims: c.victims.map((v) => ({ ...v })), pdbViolations: c.pdbViolations, ...(c.lostOn !== undefined ? { lostOn: c.lostOn } : {}) })),
+    candidates: p.candidates.map((c) => ({
+      node: c.node,
+      victims: c.victims.map((v) => ({ ...v })),
+      pdbViolations: c.pdbViolations,
+      ...(c.lostOn !== undefined ? { lostOn: c.lostOn } : {}),
+    })),
     failures: p.failures.map((f) => ({ reason: f.reason, nodes: f.nodes })),
   };
 }
@@ -325,7 +375,12 @@ function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): 
   if (!info.ok || !ranking) return {};
   return {
     ...(ranking.result.diagnosis.chosenNode === undefined
-      ? { complete: { verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot), describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts }
+      ? {
+          complete: {
+            verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot),
+            describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}`,
+          } satisfies CompleteVerdicts,
+        }
       : {}),
   };
 }
@@ -335,14 +390,24 @@ function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): 
  * the pod set's plan as a preview makes it now (the planner is seeded: the preview the user looks at).
  * Undefined when that plan has no cycle for the pod (it is not in the set, or the planner kept none).
  */
-export async function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: PlanRefView, history: History): Promise<PodExplanationView | undefined> {
+export async function explainInPlan(
+  pod: Located<Pod>,
+  analysis: Analysis,
+  ref: PlanRefView,
+  history: History,
+): Promise<PodExplanationView | undefined> {
   const p = pod.value;
   const namespace = p.metadata.namespace ?? 'default';
   let cycle: { diagnosis: Diagnosis; node?: string; plan: string } | undefined;
   let placed: Array<{ pod: string; node: string }> | undefined;
   if (ref.historyId !== undefined) {
     const kept = history.diagnosis(ref.historyId, p.metadata.name);
-    if (kept.ok && kept.value) cycle = { diagnosis: kept.value, ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}), plan: `plan #${ref.historyId}` };
+    if (kept.ok && kept.value)
+      cycle = {
+        diagnosis: kept.value,
+        ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}),
+        plan: `plan #${ref.historyId}`,
+      };
   } else {
     const made = await previewPodSet(analysis, { namespace, name: ref.podSet }, solverOf(analysis));
     if (made.ok) {
@@ -357,7 +422,10 @@ export async function explainInPlan(pod: Located<Pod>, analysis: Analysis, ref: 
   if (!cycle) return undefined;
   // An unplaced pod: what it lacks on each node of the cluster as the plan leaves it (a stored
   // plan's placements are not at hand: the workspace's cluster), so the closest node's shortfall is given.
-  const unplaced = cycle.node === undefined ? analysis.rank(p, placed ? { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed } : undefined) : undefined;
+  const unplaced =
+    cycle.node === undefined
+      ? analysis.rank(p, placed ? { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed } : undefined)
+      : undefined;
   return explanationView(p, {
     diagnosis: cycle.diagnosis,
     nodes: analysis.engine.snapshot.list().map((n) => n.name),

@@ -7,7 +7,13 @@ import type { JsonSchema } from './schema';
 const resourceSpecs: JsonSchema = {
   type: 'array',
   description: 'Resources to weigh, each with a weight (default cpu and memory, weight 1 each).',
-  items: { type: 'object', properties: { name: { type: 'string', description: 'A resource name: cpu, memory, or an extended resource.' }, weight: { type: 'integer', description: 'Its weight, 1..100.' } } },
+  items: {
+    type: 'object',
+    properties: {
+      name: { type: 'string', description: 'A resource name: cpu, memory, or an extended resource.' },
+      weight: { type: 'integer', description: 'Its weight, 1..100.' },
+    },
+  },
 };
 
 /** Args of the in-tree plugins that take any, by plugin name. */
@@ -16,7 +22,11 @@ export const PLUGIN_ARGS: Readonly<Record<string, JsonSchema>> = {
     type: 'object',
     properties: {
       ignoredResources: { type: 'array', items: { type: 'string' }, description: 'Extended resources the filter does not check.' },
-      ignoredResourceGroups: { type: 'array', items: { type: 'string' }, description: 'Groups of extended resources (the part before "/") the filter does not check.' },
+      ignoredResourceGroups: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Groups of extended resources (the part before "/") the filter does not check.',
+      },
       scoringStrategy: {
         type: 'object',
         description: 'How a node with room is scored.',
@@ -58,7 +68,10 @@ export const PLUGIN_ARGS: Readonly<Record<string, JsonSchema>> = {
   InterPodAffinity: {
     type: 'object',
     properties: {
-      hardPodAffinityWeight: { type: 'integer', description: 'Score weight of existing pods’ required affinity to the incoming pod (0..100, default 1).' },
+      hardPodAffinityWeight: {
+        type: 'integer',
+        description: 'Score weight of existing pods’ required affinity to the incoming pod (0..100, default 1).',
+      },
       ignorePreferredTermsOfExistingPods: { type: 'boolean', description: 'Score with the incoming pod’s preferred terms only.' },
     },
   },
@@ -66,7 +79,11 @@ export const PLUGIN_ARGS: Readonly<Record<string, JsonSchema>> = {
     type: 'object',
     properties: {
       defaultConstraints: { type: 'array', description: 'Constraints for pods that give none.' },
-      defaultingType: { type: 'string', enum: ['System', 'List'], description: 'System: upstream’s built-in defaults; List: defaultConstraints.' },
+      defaultingType: {
+        type: 'string',
+        enum: ['System', 'List'],
+        description: 'System: upstream’s built-in defaults; List: defaultConstraints.',
+      },
     },
   },
 };
@@ -82,7 +99,11 @@ const pluginRef: JsonSchema = {
 const pluginSet: JsonSchema = {
   type: 'object',
   properties: {
-    enabled: { type: 'array', items: pluginRef, description: 'Plugins added to the defaults of this point (a default listed again takes the new weight).' },
+    enabled: {
+      type: 'array',
+      items: pluginRef,
+      description: 'Plugins added to the defaults of this point (a default listed again takes the new weight).',
+    },
     disabled: { type: 'array', items: pluginRef, description: 'Default plugins removed from this point; "*" removes them all.' },
   },
 };
@@ -94,7 +115,10 @@ export const PROFILE_CONFIG_SCHEMA: JsonSchema = {
     apiVersion: { type: 'string', enum: [SCHEDULER_CONFIG_API_VERSION] },
     kind: { type: 'string', enum: ['KubeSchedulerConfiguration'] },
     parallelism: { type: 'integer', description: 'Scheduling parallelism (not used by previews).' },
-    percentageOfNodesToScore: { type: 'integer', description: 'Share of nodes to find feasible before scoring, for every profile that sets none (0: adaptive).' },
+    percentageOfNodesToScore: {
+      type: 'integer',
+      description: 'Share of nodes to find feasible before scoring, for every profile that sets none (0: adaptive).',
+    },
     podInitialBackoffSeconds: { type: 'integer' },
     podMaxBackoffSeconds: { type: 'integer' },
     profiles: {
@@ -103,13 +127,26 @@ export const PROFILE_CONFIG_SCHEMA: JsonSchema = {
       items: {
         type: 'object',
         properties: {
-          schedulerName: { type: 'string', description: 'Pods with this spec.schedulerName are scheduled with this profile (default-scheduler when left out).' },
+          schedulerName: {
+            type: 'string',
+            description: 'Pods with this spec.schedulerName are scheduled with this profile (default-scheduler when left out).',
+          },
           percentageOfNodesToScore: { type: 'integer', description: 'Share of nodes to find feasible before scoring (0: adaptive).' },
-          plugins: { type: 'object', description: 'Plugins per extension point, on top of upstream’s defaults.', properties: Object.fromEntries(CONFIG_EXTENSION_POINTS.map((p) => [p, pluginSet])) },
+          plugins: {
+            type: 'object',
+            description: 'Plugins per extension point, on top of upstream’s defaults.',
+            properties: Object.fromEntries(CONFIG_EXTENSION_POINTS.map((p) => [p, pluginSet])),
+          },
           pluginConfig: {
             type: 'array',
             description: 'Args of plugins, by plugin name.',
-            items: { type: 'object', properties: { name: { type: 'string', description: 'The plugin the args are for.' }, args: { type: 'object', description: 'The plugin’s args.' } } },
+            items: {
+              type: 'object',
+              properties: {
+                name: { type: 'string', description: 'The plugin the args are for.' },
+                args: { type: 'object', description: 'The plugin’s args.' },
+              },
+            },
           },
         },
       },

@@ -3,7 +3,16 @@
 // with the framework, and every problem mapped back to the manifest path it came from.
 import type { Random } from '../../engine/api/random';
 import { seededRandom } from '../../engine/api/random';
-import { mergeProfile, validateProfile, EXTENSION_POINTS as ENGINE_POINTS, type FieldPath, type PluginSet, type Plugins, type Profile, type ProfileError } from '../../engine/framework/profile';
+import {
+  mergeProfile,
+  validateProfile,
+  EXTENSION_POINTS as ENGINE_POINTS,
+  type FieldPath,
+  type PluginSet,
+  type Plugins,
+  type Profile,
+  type ProfileError,
+} from '../../engine/framework/profile';
 import type { Registry } from '../../engine/framework/registry';
 import { Framework } from '../../engine/framework/runtime';
 import { DEFAULT_PROFILE } from '../../engine/plugins/defaults';
@@ -43,10 +52,16 @@ export interface ResolvedProfile {
 const isUnimplemented = (name: string): boolean => (ALL_PLUGIN_NAMES as readonly string[]).includes(name) && !REGISTRY.has(name);
 
 /** Upstream's defaults with the plugins Podplan does not run left out. */
-const DEFAULTS: Profile = { ...DEFAULT_PROFILE, plugins: stripPlugins(DEFAULT_PROFILE.plugins, (name) => !REGISTRY.has(name)).plugins ?? {} };
+const DEFAULTS: Profile = {
+  ...DEFAULT_PROFILE,
+  plugins: stripPlugins(DEFAULT_PROFILE.plugins, (name) => !REGISTRY.has(name)).plugins ?? {},
+};
 
 /** Plugin sets without the names `drop` selects, and for each point the original index of each kept entry. */
-function stripPlugins(plugins: Plugins | undefined, drop: (name: string, point: string) => boolean): { plugins?: Plugins; indices: Map<string, number[]> } {
+function stripPlugins(
+  plugins: Plugins | undefined,
+  drop: (name: string, point: string) => boolean,
+): { plugins?: Plugins; indices: Map<string, number[]> } {
   const indices = new Map<string, number[]>();
   if (!plugins) return { indices };
   const out: Record<string, PluginSet> = {};
@@ -130,7 +145,10 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
   for (const [point, set] of Object.entries(manifest.plugins ?? {}) as Array<[string, PluginSet | undefined]>) {
     if (!set) continue;
     if (!ENGINE_POINT_NAMES.includes(point)) {
-      if (set.enabled?.length) issues.push(unsupported(pathOf(base, ['plugins', point]), `Podplan runs no plugins at ${point}: these are left out of previews and checks`));
+      if (set.enabled?.length)
+        issues.push(
+          unsupported(pathOf(base, ['plugins', point]), `Podplan runs no plugins at ${point}: these are left out of previews and checks`),
+        );
       continue;
     }
     plugins[point] = set;
@@ -140,16 +158,28 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
   for (const [point, set] of Object.entries(plugins)) {
     (set.enabled ?? []).forEach((p, i) => {
       if (palletOnlyAt(p.name, point)) {
-        issues.push(unsupported(pathOf(base, ['plugins', point, 'enabled', i, 'name']), `${p.name} at ${point} is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored`));
+        issues.push(
+          unsupported(
+            pathOf(base, ['plugins', point, 'enabled', i, 'name']),
+            `${p.name} at ${point} is Pallet's own (its score for the planned node); Podplan's keeps the pod to its planned node at PreFilter: ignored`,
+          ),
+        );
       } else if (isUnimplemented(p.name)) {
-        issues.push(unsupported(pathOf(base, ['plugins', point, 'enabled', i, 'name']), `${p.name} is an upstream plugin Podplan does not run: it is left out of previews and checks`));
+        issues.push(
+          unsupported(
+            pathOf(base, ['plugins', point, 'enabled', i, 'name']),
+            `${p.name} is an upstream plugin Podplan does not run: it is left out of previews and checks`,
+          ),
+        );
       }
     });
   }
   const configIndex: number[] = [];
   const pluginConfig = (manifest.pluginConfig ?? []).filter((c, i) => {
     if (!isUnimplemented(c.name)) return configIndex.push(i) > 0;
-    issues.push(unsupported(pathOf(base, ['pluginConfig', i, 'name']), `${c.name} is an upstream plugin Podplan does not run: its args are not read`));
+    issues.push(
+      unsupported(pathOf(base, ['pluginConfig', i, 'name']), `${c.name} is an upstream plugin Podplan does not run: its args are not read`),
+    );
     return false;
   });
   const percentage = manifest.percentageOfNodesToScore ?? config.value.percentageOfNodesToScore;
@@ -192,7 +222,13 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
       }
     }
   }
-  return { schedulerName: manifest.schedulerName, profile: merged, source: { config, index }, issues, valid: !issues.some((i) => i.severity === 'error') };
+  return {
+    schedulerName: manifest.schedulerName,
+    profile: merged,
+    source: { config, index },
+    issues,
+    valid: !issues.some((i) => i.severity === 'error'),
+  };
 }
 
 /** The default plugins under a scheduler name no configuration of the workspace defines. */
@@ -205,6 +241,10 @@ export function defaultProfile(schedulerName: string): ResolvedProfile {
  * use the profile as written. Undefined only if the profile cannot be built, which `valid` rules out.
  */
 export function buildFramework(profile: Profile, random: Random, everyNode: boolean): Framework | undefined {
-  const built = Framework.build(REGISTRY, everyNode ? { ...profile, percentageOfNodesToScore: 100, sampling: { strategy: 'adaptive' } } : profile, { random });
+  const built = Framework.build(
+    REGISTRY,
+    everyNode ? { ...profile, percentageOfNodesToScore: 100, sampling: { strategy: 'adaptive' } } : profile,
+    { random },
+  );
   return built.ok ? built.value : undefined;
 }

@@ -8,7 +8,18 @@ import { valueAt } from './documents';
 import { closest } from './words';
 import type { Pod } from '../../engine/api/types';
 import { textDigest } from '../../protocol/digest';
-import type { ClusterSummary, ExplainPodParams, ObjectRef, PodListItem, PodSetSummary, PreviewPlanParams, ScheduleNowParams, ScheduleNowResult, ScheduleWrite, WorkspaceSummary } from '../../protocol/requests';
+import type {
+  ClusterSummary,
+  ExplainPodParams,
+  ObjectRef,
+  PodListItem,
+  PodSetSummary,
+  PreviewPlanParams,
+  ScheduleNowParams,
+  ScheduleNowResult,
+  ScheduleWrite,
+  WorkspaceSummary,
+} from '../../protocol/requests';
 import type { PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
@@ -35,7 +46,8 @@ function previewRequest(params: PreviewPlanParams, analysis: Analysis): Result<{
 export async function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Promise<Result<PlanView>> {
   const request = previewRequest(params, analysis);
   if (!request.ok) return request;
-  if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0) return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in ${analysis.where}`);
+  if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0)
+    return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in ${analysis.where}`);
   const made = await previewPodSet(analysis, { namespace: request.value.namespace, name: request.value.podSet }, solverOf(analysis));
   if (!made.ok) return made;
   return ok(keptView(made.value, analysis, history));
@@ -69,7 +81,9 @@ export function keptView(plan: Plan, analysis: Analysis, history: History): Plan
   const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'));
   const view = planView(plan, analysis, saved.ok ? saved.value : undefined);
   // With no history every save says so (the summary tells that once); a history that fails to write is news.
-  return saved.ok || history.unavailable !== undefined ? view : { ...view, historyError: `the plan is not kept in the plan history: ${saved.error}` };
+  return saved.ok || history.unavailable !== undefined
+    ? view
+    : { ...view, historyError: `the plan is not kept in the plan history: ${saved.error}` };
 }
 
 /** The pod a reference names: by namespace and name, or by a name that is unique across namespaces; else why not, with a near miss. */
@@ -81,17 +95,29 @@ export function resolvePod(ref: ObjectRef, analysis: Analysis): Result<Located<P
     const named = analysis.model.pods.filter((p) => p.value.metadata.name === ref.name);
     const [only] = named;
     if (named.length === 1 && only) return ok(only);
-    if (named.length > 1) return err(`${named.length} pods are named ${ref.name} in ${analysis.where}: ${named.map((p) => `${p.value.metadata.namespace ?? DEFAULT_NS}/${ref.name}`).join(', ')}; give the namespace`);
+    if (named.length > 1)
+      return err(
+        `${named.length} pods are named ${ref.name} in ${analysis.where}: ${named.map((p) => `${p.value.metadata.namespace ?? DEFAULT_NS}/${ref.name}`).join(', ')}; give the namespace`,
+      );
   }
   const where = ref.namespace !== undefined ? `${ref.namespace}/${ref.name}` : ref.name;
-  const inNamespace = analysis.model.pods.filter((p) => ref.namespace === undefined || (p.value.metadata.namespace ?? DEFAULT_NS) === ref.namespace);
-  const near = closest(ref.name, inNamespace.map((p) => p.value.metadata.name));
+  const inNamespace = analysis.model.pods.filter(
+    (p) => ref.namespace === undefined || (p.value.metadata.namespace ?? DEFAULT_NS) === ref.namespace,
+  );
+  const near = closest(
+    ref.name,
+    inNamespace.map((p) => p.value.metadata.name),
+  );
   const match = near === undefined ? undefined : inNamespace.find((p) => p.value.metadata.name === near);
   const suggestion = match ? `; did you mean ${match.value.metadata.namespace ?? DEFAULT_NS}/${near}?` : '';
   return err(`no pod ${where} in ${analysis.where}${suggestion}`);
 }
 
-export async function explainPodRequest(params: ExplainPodParams, analysis: Analysis, history: History): Promise<Result<PodExplanationView>> {
+export async function explainPodRequest(
+  params: ExplainPodParams,
+  analysis: Analysis,
+  history: History,
+): Promise<Result<PodExplanationView>> {
   const pod = resolvePod(params.pod, analysis);
   if (!pod.ok) return pod;
   return ok((params.inPlan && (await explainInPlan(pod.value, analysis, params.inPlan, history))) || explainPod(pod.value, analysis));
@@ -110,7 +136,12 @@ export function listPods(analysis: Analysis): PodListItem[] {
         schedulerName: schedulerOf(p.value),
       };
     })
-    .sort((a, b) => Number(a.node !== undefined) - Number(b.node !== undefined) || a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
+    .sort(
+      (a, b) =>
+        Number(a.node !== undefined) - Number(b.node !== undefined) ||
+        a.namespace.localeCompare(b.namespace) ||
+        a.name.localeCompare(b.name),
+    );
 }
 
 export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, history: History): Result<ScheduleNowResult> {
@@ -118,11 +149,19 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
   const trigger = analysis.trigger(namespace, params.trigger.name);
   if (!trigger) return err(`no ScheduleTrigger ${namespace}/${params.trigger.name} in ${analysis.where}`);
   const waiting = incompleteDependencies(trigger.value, analysis);
-  if (waiting.length > 0) return err(`${trigger.value.name} cannot be scheduled yet: it depends on ${waiting.join('; ')}. Schedule what it depends on first.`);
+  if (waiting.length > 0)
+    return err(`${trigger.value.name} cannot be scheduled yet: it depends on ${waiting.join('; ')}. Schedule what it depends on first.`);
   const file = analysis.file(trigger.file);
   const document = file?.model.documents[trigger.document];
   if (!file || !document) return err(`${trigger.file} is no longer in the workspace`);
-  const state = trigger.value.state === 'Schedule' ? undefined : replaceValue({ file, index: document.index, source: document.source, value: document.value, base: trigger.base }, 'spec.state', 'Schedule');
+  const state =
+    trigger.value.state === 'Schedule'
+      ? undefined
+      : replaceValue(
+          { file, index: document.index, source: document.source, value: document.value, base: trigger.base },
+          'spec.state',
+          'Schedule',
+        );
   const planned = schedulePlanEdit(trigger, analysis, state ? [state] : [], solverOf(analysis));
   if (!planned.ok) return planned;
   const made = planned.value;
@@ -130,16 +169,33 @@ export function scheduleNow(params: ScheduleNowParams, analysis: Analysis, histo
   const plan = made.plan;
   const planFile = made.existing?.file ?? trigger.file;
   const planName = `${plan.namespace}/${made.existing?.value.name ?? plan.podSet}`;
-  const planFields = [`spec.plan: ${plan.assignments.length} pod${plan.assignments.length === 1 ? '' : 's'} to nodes`, `status: planner ${plan.planner}${plan.unplaced.length > 0 ? `, ${plan.unplaced.length} unplaced with reasons` : ''}`];
+  const planFields = [
+    `spec.plan: ${plan.assignments.length} pod${plan.assignments.length === 1 ? '' : 's'} to nodes`,
+    `status: planner ${plan.planner}${plan.unplaced.length > 0 ? `, ${plan.unplaced.length} unplaced with reasons` : ''}`,
+  ];
   const writes: ScheduleWrite[] = [
-    ...(state ? [{ uri: trigger.file, object: `ScheduleTrigger ${namespace}/${trigger.value.name}`, created: false, fields: [`spec.state: ${trigger.value.state} → Schedule`] }] : []),
+    ...(state
+      ? [
+          {
+            uri: trigger.file,
+            object: `ScheduleTrigger ${namespace}/${trigger.value.name}`,
+            created: false,
+            fields: [`spec.state: ${trigger.value.state} → Schedule`],
+          },
+        ]
+      : []),
     { uri: planFile, object: `SchedulePlan ${planName}`, created: made.existing === undefined, fields: planFields },
   ];
   const files = made.edit.value.files.map((f) => ({ uri: f.uri, before: textDigest(f.before), after: textDigest(f.after) }));
   return ok({ edit: made.edit.value.edit, files, plan: keptView(plan, analysis, history), writes });
 }
 
-export function workspaceSummary(analysis: Analysis, folders: readonly string[], problems: { errors: number; warnings: number }, history: History): WorkspaceSummary {
+export function workspaceSummary(
+  analysis: Analysis,
+  folders: readonly string[],
+  problems: { errors: number; warnings: number },
+  history: History,
+): WorkspaceSummary {
   const m = analysis.model;
   const podSets = analysis.podSetKeys().map((key) => {
     const [namespace = DEFAULT_NS, name = ''] = key.split('/');
@@ -172,7 +228,9 @@ export function workspaceSummary(analysis: Analysis, folders: readonly string[],
     profiles: [...new Set(analysis.engine.profiles.map((p) => p.schedulerName))],
     podSets,
     problems,
-    history: history.unavailable ? { available: false, reason: history.off?.reason ?? history.unavailable, ...(history.off?.noDriver ? { noDriver: true } : {}) } : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
+    history: history.unavailable
+      ? { available: false, reason: history.off?.reason ?? history.unavailable, ...(history.off?.noDriver ? { noDriver: true } : {}) }
+      : { available: true, ...(history.driver ? { driver: history.driver } : {}) },
   };
 }
 
@@ -195,10 +253,13 @@ function triggerDetails(trigger: ScheduleTriggerManifest, analysis: Analysis): P
       return Number.isNaN(at) ? [] : [at];
     });
     const now = analysis.options.clock?.now();
-    if (trigger.state === 'Planning' && quiet.ok && arrivals.length > 0 && now !== undefined) details.quietTimeLeftMs = Math.max(0, Math.max(...arrivals) + quiet.value - now);
+    if (trigger.state === 'Planning' && quiet.ok && arrivals.length > 0 && now !== undefined)
+      details.quietTimeLeftMs = Math.max(0, Math.max(...arrivals) + quiet.value - now);
   }
   if (trigger.dependsOn.length > 0) {
-    details.dependsOn = trigger.dependsOn.map((d) => `${d.kind ?? 'ScheduleTrigger'} ${d.namespace && d.namespace !== trigger.namespace ? `${d.namespace}/` : ''}${d.name}`);
+    details.dependsOn = trigger.dependsOn.map(
+      (d) => `${d.kind ?? 'ScheduleTrigger'} ${d.namespace && d.namespace !== trigger.namespace ? `${d.namespace}/` : ''}${d.name}`,
+    );
     const waiting = incompleteDependencies(trigger, analysis);
     if (waiting.length > 0) details.waitingOn = waiting;
   }
@@ -219,7 +280,12 @@ export function clusterSummary(analysis: Analysis, folders: readonly string[]): 
     .filter((p) => !p.value.spec.nodeName)
     .map((p) => {
       const podSet = podSetLabelOf(p.value);
-      return { namespace: p.value.metadata.namespace ?? DEFAULT_NS, name: p.value.metadata.name, schedulerName: schedulerOf(p.value), ...(podSet !== undefined ? { podSet } : {}) };
+      return {
+        namespace: p.value.metadata.namespace ?? DEFAULT_NS,
+        name: p.value.metadata.name,
+        schedulerName: schedulerOf(p.value),
+        ...(podSet !== undefined ? { podSet } : {}),
+      };
     });
   return { source: { kind: 'workspace', name: decodeURIComponent(first.split('/').pop() ?? '') || 'workspace' }, nodes, pending };
 }

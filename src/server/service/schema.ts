@@ -87,7 +87,8 @@ function lastKey(path: string): string {
 /** What a missing field would be written as, to say how to add it. */
 function howToWrite(key: string, schema: JsonSchema): string {
   if (schema.enum?.length) return `add "${key}: ${schema.enum[0]}" (one of ${schema.enum.join(', ')})`;
-  if (schema.type === 'object' && schema.required?.length) return `add "${key}:" with ${schema.required.map((r) => `"${r}"`).join(' and ')}`;
+  if (schema.type === 'object' && schema.required?.length)
+    return `add "${key}:" with ${schema.required.map((r) => `"${r}"`).join(' and ')}`;
   if (schema.type === 'array') return `add "${key}:" with a list`;
   return `add "${key}:"`;
 }
@@ -97,20 +98,28 @@ export function checkSchema(value: unknown, schema: JsonSchema, path = '', issue
   const report = (at: string, anchor: Anchor, code: Code, message: string, severity: 'error' | 'warning' = 'error', field?: string) =>
     issues.push({ code, severity, path: at, anchor, message, ...(field !== undefined ? { field } : {}) });
   if (schema.type && !hasType(value, schema.type)) {
-    const hint = schema.type === 'string' && (typeof value === 'number' || typeof value === 'boolean') ? `; quote it: "${String(value)}"` : '';
+    const hint =
+      schema.type === 'string' && (typeof value === 'number' || typeof value === 'boolean') ? `; quote it: "${String(value)}"` : '';
     report(path, 'value', CODES.schemaType, `${lastKey(path)} must be ${TYPE_WORDS[schema.type]}, not ${describe(value)}${hint}`);
     return issues;
   }
   if (schema.enum && typeof value === 'string' && !schema.enum.includes(value)) {
     const sameCase = schema.enum.find((e) => e.toLowerCase() === value.toLowerCase());
-    const hint = sameCase ? `: did you mean ${sameCase}?` : `: use ${schema.enum.length === 1 ? schema.enum[0] : `one of ${schema.enum.join(', ')}`}`;
+    const hint = sameCase
+      ? `: did you mean ${sameCase}?`
+      : `: use ${schema.enum.length === 1 ? schema.enum[0] : `one of ${schema.enum.join(', ')}`}`;
     report(path, 'value', CODES.schemaEnum, `"${value}" is not a valid ${lastKey(path)}${hint}`);
   }
   if (schema.minimum !== undefined && typeof value === 'number' && value < schema.minimum) {
     report(path, 'value', CODES.schemaValue, `${lastKey(path)} must be at least ${schema.minimum}, not ${value}`);
   }
   if (schema.format === 'date-time' && typeof value === 'string' && !RFC3339.test(value)) {
-    report(path, 'value', CODES.schemaValue, `${lastKey(path)} must be an RFC 3339 time such as 2024-05-01T12:00:00Z, not ${JSON.stringify(value)}`);
+    report(
+      path,
+      'value',
+      CODES.schemaValue,
+      `${lastKey(path)} must be an RFC 3339 time such as 2024-05-01T12:00:00Z, not ${JSON.stringify(value)}`,
+    );
   }
   if (Array.isArray(value) && schema.items) {
     value.forEach((item, i) => checkSchema(item, schema.items as JsonSchema, joinPath(path, i), issues));
@@ -121,7 +130,13 @@ export function checkSchema(value: unknown, schema: JsonSchema, path = '', issue
       const field = Object.hasOwn(object, key) ? object[key] : undefined;
       if (field !== undefined && field !== null) continue;
       const how = howToWrite(key, schema.properties?.[key] ?? {});
-      if (field === null) report(joinPath(path, key), 'key', CODES.schemaRequired, `"${key}" is required and is empty: ${how.replace(/^add "[^"]*"/, 'give it a value')}`);
+      if (field === null)
+        report(
+          joinPath(path, key),
+          'key',
+          CODES.schemaRequired,
+          `"${key}" is required and is empty: ${how.replace(/^add "[^"]*"/, 'give it a value')}`,
+        );
       else report(path, 'line', CODES.schemaRequired, `missing required field "${key}": ${how}`, 'error', key);
     }
     for (const [key, field] of Object.entries(object)) {
@@ -131,7 +146,13 @@ export function checkSchema(value: unknown, schema: JsonSchema, path = '', issue
         if (field !== null) checkSchema(field, known, at, issues);
       } else if (schema.additionalProperties === false) {
         const fields = Object.keys(schema.properties ?? {});
-        report(at, 'key', CODES.schemaUnknownField, `unknown field "${key}"${fields.length ? `: the fields here are ${fields.join(', ')}` : ''}; it is ignored`, 'warning');
+        report(
+          at,
+          'key',
+          CODES.schemaUnknownField,
+          `unknown field "${key}"${fields.length ? `: the fields here are ${fields.join(', ')}` : ''}; it is ignored`,
+          'warning',
+        );
       } else if (typeof schema.additionalProperties === 'object' && field !== null) {
         checkSchema(field, schema.additionalProperties, at, issues);
       }

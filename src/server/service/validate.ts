@@ -7,7 +7,14 @@ import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-language
 import { statusMessage, type Status } from '../../engine/framework/status';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import type { Pod } from '../../engine/api/types';
-import { concatPath, joinPath, type Located, type ManifestError, type SchedulePlanManifest, type ScheduleTriggerManifest } from '../../manifests';
+import {
+  concatPath,
+  joinPath,
+  type Located,
+  type ManifestError,
+  type SchedulePlanManifest,
+  type ScheduleTriggerManifest,
+} from '../../manifests';
 import type { SourceFile } from '../workspace';
 import { keyOf, podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { CODES, SOURCE, type Code } from './codes';
@@ -70,7 +77,17 @@ function dependsOnNames(value: Record<string, unknown>): SchemaIssue[] {
   return list.flatMap((ref: unknown, i): SchemaIssue[] => {
     const name = typeof ref === 'object' && ref !== null ? (ref as Record<string, unknown>)['name'] : undefined;
     const problem = typeof name === 'string' ? subdomainError(name) : undefined;
-    return problem ? [{ code: CODES.nameInvalid, severity: 'error', anchor: 'value', path: `spec.dependsOn[${i}].name`, message: `${JSON.stringify(name)} is not a valid object name: ${problem}` }] : [];
+    return problem
+      ? [
+          {
+            code: CODES.nameInvalid,
+            severity: 'error',
+            anchor: 'value',
+            path: `spec.dependsOn[${i}].name`,
+            message: `${JSON.stringify(name)} is not a valid object name: ${problem}`,
+          },
+        ]
+      : [];
   });
 }
 
@@ -103,7 +120,8 @@ function reportsReaderError(file: SourceFile, document: Parameters<typeof declar
 }
 
 function readerMessage(error: ManifestError): string {
-  if (error.code === 'yaml-syntax') return `${error.message.replace(/\s+at line \d+, column \d+.*$/s, '')}: fix the YAML syntax so the document can be read`;
+  if (error.code === 'yaml-syntax')
+    return `${error.message.replace(/\s+at line \d+, column \d+.*$/s, '')}: fix the YAML syntax so the document can be read`;
   // Files are named by URI in the model; a message reads better with the file's name.
   const message = error.message.replace(/\b[a-z][\w+.-]*:\/\/\S*\/([^/\s:]+):(\d+):(\d+)/g, '$1:$2:$3');
   return error.path ? `${error.path}: ${message}` : message;
@@ -123,7 +141,11 @@ function triggerChecks(t: Located<ScheduleTriggerManifest>, analysis: Analysis, 
       ),
     );
   }
-  if (t.value.state === 'Schedule' && analysis.plansOf(namespace, podSet).length === 0 && analysis.plannedPodsOf(namespace, podSet).length > 0) {
+  if (
+    t.value.state === 'Schedule' &&
+    analysis.plansOf(namespace, podSet).length === 0 &&
+    analysis.plannedPodsOf(namespace, podSet).length > 0
+  ) {
     out.push(
       diagnostic(
         rangeIn(t, 'spec.state'),
@@ -140,10 +162,24 @@ function triggerChecks(t: Located<ScheduleTriggerManifest>, analysis: Analysis, 
     const target = resolveDependency(ref, t.value, analysis);
     const where = ref.namespace ?? namespace;
     if (!target.exists) {
-      out.push(diagnostic(rangeIn(t, `${at}.name`), CODES.dependsOnUnresolved, 'error', `no ${kind} ${JSON.stringify(ref.name)} in namespace ${where}: name an existing ${kind}${ref.kind ? '' : ' (or set kind: PodSet or SchedulePlan)'}, or remove the entry`));
+      out.push(
+        diagnostic(
+          rangeIn(t, `${at}.name`),
+          CODES.dependsOnUnresolved,
+          'error',
+          `no ${kind} ${JSON.stringify(ref.name)} in namespace ${where}: name an existing ${kind}${ref.kind ? '' : ' (or set kind: PodSet or SchedulePlan)'}, or remove the entry`,
+        ),
+      );
     } else if (cycle && target.triggers.some((x) => cycle.includes(keyOf(x.value.namespace, x.value.name)))) {
       const ring = cycle.map((id) => id.split('/')[1] ?? id).join(' → ');
-      out.push(diagnostic(rangeIn(t, `${at}.name`), CODES.dependsOnCycle, 'error', `dependency cycle ${ring}: none of these triggers can ever be planned; remove one of the dependsOn entries`));
+      out.push(
+        diagnostic(
+          rangeIn(t, `${at}.name`),
+          CODES.dependsOnCycle,
+          'error',
+          `dependency cycle ${ring}: none of these triggers can ever be planned; remove one of the dependsOn entries`,
+        ),
+      );
     }
   });
 }
@@ -158,7 +194,11 @@ function entryMessage(problem: EntryProblem, plan: SchedulePlanManifest, index: 
   switch (problem.code) {
     case 'plan/unknown-pod': {
       const pods = analysis.plannedPodsOf(plan.namespace, plan.podSet).map((p) => p.value.metadata.name);
-      const hint = problem.suggestion ? `did you mean "${problem.suggestion}"?` : pods.length ? `name a pod of the set (${shortList(pods)})` : `pod set ${plan.podSet} has no pods to plan`;
+      const hint = problem.suggestion
+        ? `did you mean "${problem.suggestion}"?`
+        : pods.length
+          ? `name a pod of the set (${shortList(pods)})`
+          : `pod set ${plan.podSet} has no pods to plan`;
       return `no pod "${entry.pod}" in namespace ${plan.namespace}: ${hint}`;
     }
     case 'plan/duplicate-pod':
@@ -191,7 +231,14 @@ function planChecks(p: Located<SchedulePlanManifest>, analysis: Analysis, out: D
     for (const problem of problems) {
       const field = ENTRY_FIELD[problem.code];
       const severity = problem.code === 'plan/pod-outside-set' ? 'warning' : 'error';
-      out.push(diagnostic(rangeIn(p, `spec.plan[${i}]${field ? `.${field}` : ''}`), problem.code, severity, entryMessage(problem, p.value, i, analysis)));
+      out.push(
+        diagnostic(
+          rangeIn(p, `spec.plan[${i}]${field ? `.${field}` : ''}`),
+          problem.code,
+          severity,
+          entryMessage(problem, p.value, i, analysis),
+        ),
+      );
     }
   });
   const scheduled = analysis.triggersOf(p.value.namespace, p.value.podSet).some((t) => t.value.state === 'Schedule');
@@ -235,7 +282,14 @@ function schedulerNameChecks(file: SourceFile, analysis: Analysis, out: Diagnost
     if (schedulerOf(pod.value) === analysis.plannerSchedulerName) continue;
     const written = pod.value.spec.schedulerName !== undefined;
     const message = `${describePod(pod)} is in pod set ${set} but its schedulerName is ${schedulerOf(pod.value)}${written ? '' : ' (the default)'}, so the planner never sees it: set spec.schedulerName: ${analysis.plannerSchedulerName}`;
-    out.push(diagnostic(rangeIn(pod, written ? 'spec.schedulerName' : joinPath('metadata.labels', POD_SET_LABEL)), CODES.podSetSchedulerName, 'warning', message));
+    out.push(
+      diagnostic(
+        rangeIn(pod, written ? 'spec.schedulerName' : joinPath('metadata.labels', POD_SET_LABEL)),
+        CODES.podSetSchedulerName,
+        'warning',
+        message,
+      ),
+    );
   }
 }
 
@@ -247,7 +301,14 @@ function unplaceableChecks(file: SourceFile, analysis: Analysis, out: Diagnostic
     const template = pod.base.endsWith('spec.template');
     const upstream = (failure.diagnosis.message ?? why(failure.status)).replace(/\.$/, '');
     const message = `${describePod(pod)} cannot be placed on any node of ${analysis.where}: ${upstream}; the planner will leave ${template ? 'them' : 'it'} unplaced until a node fits (lower the requests or add a node)`;
-    out.push(diagnostic(rangeIn(pod, template ? joinPath('metadata.labels', POD_SET_LABEL) : 'metadata.name'), CODES.podUnplaceable, 'warning', message));
+    out.push(
+      diagnostic(
+        rangeIn(pod, template ? joinPath('metadata.labels', POD_SET_LABEL) : 'metadata.name'),
+        CODES.podUnplaceable,
+        'warning',
+        message,
+      ),
+    );
   }
 }
 

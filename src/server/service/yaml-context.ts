@@ -39,12 +39,16 @@ function parseLine(text: string, offset: number): Line {
   const boundary = /^(---|\.\.\.)(\s|$)/.test(text);
   const empty = boundary || (content.trim() === '' && dashes.length === 0) || content.startsWith('#');
   const m = KEY.exec(content);
-  if (!m || empty) return { text, offset, dashes, column, valueColumn: text.length, value: content.replace(/\s+#.*$/, '').trim(), empty, boundary };
+  if (!m || empty)
+    return { text, offset, dashes, column, valueColumn: text.length, value: content.replace(/\s+#.*$/, '').trim(), empty, boundary };
   const raw = m[1] ?? '';
   const key = raw.startsWith('"') ? (JSON.parse(raw) as string) : raw.startsWith("'") ? raw.slice(1, -1).replace(/''/g, "'") : raw;
   let valueColumn = column + m[0].length;
   while (text[valueColumn] === ' ' || text[valueColumn] === '\t') valueColumn++;
-  const value = text.slice(valueColumn).replace(/(^|\s+)#.*$/, '').trimEnd();
+  const value = text
+    .slice(valueColumn)
+    .replace(/(^|\s+)#.*$/, '')
+    .trimEnd();
   return { text, offset, dashes, column, key, valueColumn, value, empty, boundary };
 }
 
@@ -74,7 +78,8 @@ function documentLines(text: string, offset: number): { lines: Line[]; current: 
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) starts.push(i + 1);
   let index = starts.length - 1;
   while (index > 0 && (starts[index] as number) > offset) index--;
-  const lineAt = (i: number) => parseLine(text.slice(starts[i] as number, (starts[i + 1] ?? text.length + 1) - 1).replace(/\r$/, ''), starts[i] as number);
+  const lineAt = (i: number) =>
+    parseLine(text.slice(starts[i] as number, (starts[i + 1] ?? text.length + 1) - 1).replace(/\r$/, ''), starts[i] as number);
   let first = index;
   while (first > 0 && !lineAt(first - 1).boundary) first--;
   let last = index;
@@ -125,7 +130,12 @@ function itemPath(lines: readonly Line[], i: number, dash: number): { path: Path
 }
 
 /** Keys and scalar values written at `column` in the mapping that starts at line `from` (the line `skip` left out). */
-function mappingFields(lines: readonly Line[], from: number, column: number, skip: number): { siblings: string[]; fields: Record<string, string> } {
+function mappingFields(
+  lines: readonly Line[],
+  from: number,
+  column: number,
+  skip: number,
+): { siblings: string[]; fields: Record<string, string> } {
   const siblings: string[] = [];
   const fields: Record<string, string> = {};
   for (let j = from; j < lines.length; j++) {

@@ -40,7 +40,10 @@ describe('engine/api/random', () => {
     const a = seededRandom(42);
     const b = seededRandom(42);
     const xs = Array.from({ length: 100 }, () => a.int(7));
-    assert.deepEqual(xs, Array.from({ length: 100 }, () => b.int(7)));
+    assert.deepEqual(
+      xs,
+      Array.from({ length: 100 }, () => b.int(7)),
+    );
     assert.ok(xs.every((x) => x >= 0 && x < 7));
     assert.ok(new Set(xs).size === 7);
   });

@@ -24,7 +24,12 @@ describe('engine/api/labels', () => {
       ['Exists: missing key', { matchExpressions: [{ key: 'zone', operator: 'Exists' }] }, web, false],
       ['DoesNotExist', { matchExpressions: [{ key: 'zone', operator: 'DoesNotExist' }] }, web, true],
       ['DoesNotExist: present key', { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, web, false],
-      ['Exists on a key named like an Object.prototype member', { matchExpressions: [{ key: 'constructor', operator: 'Exists' }] }, {}, false],
+      [
+        'Exists on a key named like an Object.prototype member',
+        { matchExpressions: [{ key: 'constructor', operator: 'Exists' }] },
+        {},
+        false,
+      ],
       [
         'matchLabels and matchExpressions are ANDed',
         { matchLabels: { app: 'web' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['backend'] }] },

@@ -9,12 +9,22 @@ const expr = (...matchExpressions: NodeSelectorRequirement[]): NodeSelectorTerm 
 describe('engine/api/node-affinity', () => {
   describe('matching', () => {
     const table: Array<[why: string, term: NodeSelectorTerm, labels: Record<string, string>, matches: boolean]> = [
-      ['Gt compares 64-bit integers exactly', expr({ key: 'n', operator: 'Gt', values: ['9007199254740992'] }), { n: '9007199254740993' }, true],
+      [
+        'Gt compares 64-bit integers exactly',
+        expr({ key: 'n', operator: 'Gt', values: ['9007199254740992'] }),
+        { n: '9007199254740993' },
+        true,
+      ],
       ['Lt with negative numbers', expr({ key: 'n', operator: 'Lt', values: ['-1'] }), { n: '-2' }, true],
       ['Gt: a label past int64 is not a number', expr({ key: 'n', operator: 'Gt', values: ['0'] }), { n: '9223372036854775808' }, false],
       ['a label key shaped like an Object property is an ordinary key', expr({ key: 'constructor', operator: 'Exists' }), {}, false],
       ['In on "constructor" with the label set', expr({ key: 'constructor', operator: 'In', values: ['x'] }), { constructor: 'x' }, true],
-      ['a field other than metadata.name reads as empty', { matchFields: [{ key: 'spec.podCIDR', operator: 'In', values: [''] }] }, {}, true],
+      [
+        'a field other than metadata.name reads as empty',
+        { matchFields: [{ key: 'spec.podCIDR', operator: 'In', values: [''] }] },
+        {},
+        true,
+      ],
       ['an empty term matches nothing', {}, { a: 'b' }, false],
     ];
     for (const [why, term, labels, matches] of table) {
@@ -27,10 +37,16 @@ describe('engine/api/node-affinity', () => {
   });
 
   it('reports every malformed requirement with its path, and drops only that term', () => {
-    const { matcher, errors } = compile(expr({ key: 'bad key', operator: 'Exists' }, { key: 'n', operator: 'Gt', values: [] }), expr({ key: 'zone', operator: 'Exists' }));
+    const { matcher, errors } = compile(
+      expr({ key: 'bad key', operator: 'Exists' }, { key: 'n', operator: 'Gt', values: [] }),
+      expr({ key: 'zone', operator: 'Exists' }),
+    );
     assert.equal(errors.length, 2);
     assert.match(errors[0] ?? '', /^sel\.nodeSelectorTerms\[0\]\.matchExpressions\[0\]\.key: Invalid value: "bad key": /);
-    assert.equal(errors[1], "sel.nodeSelectorTerms[0].matchExpressions[1].values: Invalid value: []: for 'Gt', 'Lt' operators, exactly one value is required");
+    assert.equal(
+      errors[1],
+      "sel.nodeSelectorTerms[0].matchExpressions[1].values: Invalid value: []: for 'Gt', 'Lt' operators, exactly one value is required",
+    );
     assert.equal(matcher.matches(makeNode('n').labels({ zone: 'a' }).obj), true);
   });
 

@@ -17,7 +17,12 @@ describe('engine/api/resources', () => {
   describe("a pod's effective request: max(app containers + sidecars, each init container's peak) + overhead", () => {
     // requests as the fit filter reads them; nonZero as scoring reads them (100m / 200Mi for a container that asks for none)
     const table: Array<[what: string, pod: PodBuilder, requests: Record<string, number>, nonZero: Record<string, number>]> = [
-      ['a container that asks for nothing requests nothing, and counts 100m / 200Mi for scoring', makePod('p'), {}, { cpu: 100, memory: 200 * Mi }],
+      [
+        'a container that asks for nothing requests nothing, and counts 100m / 200Mi for scoring',
+        makePod('p'),
+        {},
+        { cpu: 100, memory: 200 * Mi },
+      ],
       ['one container', makePod('p').req({ cpu: '500m', memory: '1Gi' }), { cpu: 500, memory: Gi }, { cpu: 500, memory: Gi }],
       [
         'several containers add up; each one without a request gets its own default for scoring',
@@ -25,7 +30,12 @@ describe('engine/api/resources', () => {
         { cpu: 1750, memory: 1.5 * Gi },
         { cpu: 1750, memory: 1.5 * Gi + 200 * Mi },
       ],
-      ['an explicit "0" is not missing: it stays 0 for scoring', makePod('p').req({ cpu: '0', memory: '1Gi' }), { memory: Gi }, { memory: Gi }],
+      [
+        'an explicit "0" is not missing: it stays 0 for scoring',
+        makePod('p').req({ cpu: '0', memory: '1Gi' }),
+        { memory: Gi },
+        { memory: Gi },
+      ],
       [
         'an init container larger than the app raises each resource separately',
         makePod('p').req({ cpu: '500m', memory: '1Gi' }).init({ cpu: '2', memory: '512Mi' }),
@@ -60,11 +70,19 @@ describe('engine/api/resources', () => {
       ['overhead on a pod that asks for nothing', makePod('p').overhead({ cpu: '250m' }), { cpu: 250 }, { cpu: 350, memory: 200 * Mi }],
       [
         'extended resources such as nvidia.com/gpu add across containers and take the init maximum',
-        makePod('p').req({ cpu: '1', [GPU]: '2' }).container({ [GPU]: '1' }).init({ [GPU]: '4' }),
+        makePod('p')
+          .req({ cpu: '1', [GPU]: '2' })
+          .container({ [GPU]: '1' })
+          .init({ [GPU]: '4' }),
         { cpu: 1000, [GPU]: 4 },
         { cpu: 1100, memory: 400 * Mi, [GPU]: 4 },
       ],
-      ['ephemeral storage', makePod('p').req({ 'ephemeral-storage': '2Gi' }), { 'ephemeral-storage': 2 * Gi }, { cpu: 100, memory: 200 * Mi, 'ephemeral-storage': 2 * Gi }],
+      [
+        'ephemeral storage',
+        makePod('p').req({ 'ephemeral-storage': '2Gi' }),
+        { 'ephemeral-storage': 2 * Gi },
+        { cpu: 100, memory: 200 * Mi, 'ephemeral-storage': 2 * Gi },
+      ],
       [
         'a limit without a request is the request, as the API server defaults it',
         makePod('p').limits({ cpu: '2', memory: '1Gi', [GPU]: '1' }),
@@ -99,7 +117,12 @@ describe('engine/api/resources', () => {
     const hp2 = 'hugepages-2Mi';
     const hp1 = 'hugepages-1Gi';
     const table: Array<[what: string, pod: PodBuilder, requests: Record<string, number>, nonZero: Record<string, number>]> = [
-      ['pod level memory resource with SkipPodLevelResources false (no cpu anywhere: 100m per container for scoring)', makePod('p').podResources({ memory: '2Mi' }), { memory: 2 * Mi }, { cpu: 100, memory: 2 * Mi }],
+      [
+        'pod level memory resource with SkipPodLevelResources false (no cpu anywhere: 100m per container for scoring)',
+        makePod('p').podResources({ memory: '2Mi' }),
+        { memory: 2 * Mi },
+        { cpu: 100, memory: 2 * Mi },
+      ],
       [
         'pod level memory and container level cpu resources with SkipPodLevelResources false',
         makePod('p').podResources({ memory: '2Mi' }).req({ cpu: '2m' }),
@@ -120,7 +143,11 @@ describe('engine/api/resources', () => {
       ],
       [
         'pod-level resources, container-level resources, init and sidecar container set with SkipPodLevelResources false',
-        makePod('p').podResources({ memory: '15Mi', cpu: '18m' }).req({ memory: '3Mi', cpu: '2m' }).init({ memory: '5Mi', cpu: '4m' }, true).init({ memory: '6Mi', cpu: '8m' }),
+        makePod('p')
+          .podResources({ memory: '15Mi', cpu: '18m' })
+          .req({ memory: '3Mi', cpu: '2m' })
+          .init({ memory: '5Mi', cpu: '4m' }, true)
+          .init({ memory: '6Mi', cpu: '8m' }),
         { memory: 15 * Mi, cpu: 18 },
         { memory: 15 * Mi, cpu: 18 },
       ],
@@ -132,13 +159,17 @@ describe('engine/api/resources', () => {
       ],
       [
         'pod-level resources, container-level resources, hugepage request/limit single page size',
-        makePod('p').podResources({ cpu: '1', [hp2]: '10Mi' }, { [hp2]: '10Mi' }).containerResources({ [hp2]: '6Mi' }, { [hp2]: '6Mi' }),
+        makePod('p')
+          .podResources({ cpu: '1', [hp2]: '10Mi' }, { [hp2]: '10Mi' })
+          .containerResources({ [hp2]: '6Mi' }, { [hp2]: '6Mi' }),
         { cpu: 1000, [hp2]: 10 * Mi },
         { cpu: 1000, memory: 200 * Mi, [hp2]: 10 * Mi },
       ],
       [
         'pod-level resources, container-level resources, hugepage request/limit multiple page sizes between pod-level and container-level',
-        makePod('p').podResources({ cpu: '1', [hp2]: '10Mi' }, { [hp2]: '10Mi' }).containerResources({ memory: '4Mi', [hp1]: '1Gi' }, { [hp1]: '1Gi' }),
+        makePod('p')
+          .podResources({ cpu: '1', [hp2]: '10Mi' }, { [hp2]: '10Mi' })
+          .containerResources({ memory: '4Mi', [hp1]: '1Gi' }, { [hp1]: '1Gi' }),
         { cpu: 1000, memory: 4 * Mi, [hp2]: 10 * Mi, [hp1]: Gi },
         { cpu: 1000, memory: 4 * Mi, [hp2]: 10 * Mi, [hp1]: Gi },
       ],
@@ -192,7 +223,11 @@ describe('engine/api/resources', () => {
   describe('what a node offers pods', () => {
     const bare = (status: Node['status']): Node => ({ metadata: { name: 'n' }, ...(status ? { status } : {}) });
     const table: Array<[what: string, node: Node, offers: Record<string, number>]> = [
-      ['status.allocatable, with pods and extended resources', makeNode('n').alloc({ cpu: '8', memory: '16Gi', pods: '110', [GPU]: '4' }).obj, { cpu: 8000, memory: 16 * Gi, pods: 110, [GPU]: 4 }],
+      [
+        'status.allocatable, with pods and extended resources',
+        makeNode('n').alloc({ cpu: '8', memory: '16Gi', pods: '110', [GPU]: '4' }).obj,
+        { cpu: 8000, memory: 16 * Gi, pods: 110, [GPU]: 4 },
+      ],
       ['allocatable wins over capacity', bare({ capacity: { cpu: '8' }, allocatable: { cpu: '7500m' } }), { cpu: 7500 }],
       ['capacity when allocatable is absent', bare({ capacity: { cpu: '8', memory: '16Gi' } }), { cpu: 8000, memory: 16 * Gi }],
       ['nothing when the node reports neither', bare(undefined), {}],

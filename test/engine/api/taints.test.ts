@@ -15,7 +15,8 @@ describe('engine/api/taints', () => {
       [{ operator: 'Exists', effect: 'NoExecute' }, false],
       [{ key: 'dedicated', operator: 'Exists', effect: 'PreferNoSchedule' }, false],
     ];
-    for (const [toleration, tolerates] of table) it(`${JSON.stringify(toleration)} → ${tolerates}`, () => assert.equal(toleratesTaint(toleration, taint), tolerates));
+    for (const [toleration, tolerates] of table)
+      it(`${JSON.stringify(toleration)} → ${tolerates}`, () => assert.equal(toleratesTaint(toleration, taint), tolerates));
   });
 
   it('findUntoleratedTaint returns the first hard taint not tolerated', () => {
@@ -24,7 +25,10 @@ describe('engine/api/taints', () => {
       { key: 'a', effect: 'NoSchedule' },
       { key: 'b', effect: 'NoExecute' },
     ];
-    assert.deepEqual(findUntoleratedTaint(taints, [{ key: 'a', operator: 'Exists' }], isDoNotScheduleTaint), { key: 'b', effect: 'NoExecute' });
+    assert.deepEqual(findUntoleratedTaint(taints, [{ key: 'a', operator: 'Exists' }], isDoNotScheduleTaint), {
+      key: 'b',
+      effect: 'NoExecute',
+    });
     assert.equal(findUntoleratedTaint(taints, [{ operator: 'Exists' }], isDoNotScheduleTaint), undefined);
     assert.equal(findUntoleratedTaint(undefined, undefined, isDoNotScheduleTaint), undefined);
   });

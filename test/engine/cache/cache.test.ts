@@ -18,7 +18,10 @@ const PODS: Readonly<Record<string, () => PodBuilder>> = {
   web: () => makePod('web').req({ cpu: '500m', memory: '1Gi' }).labels({ app: 'web' }),
   'web+': () => makePod('web').req({ cpu: '1', memory: '1Gi' }).hostPort(9090).labels({ app: 'web', version: '2' }),
   'web!': () => makePod('web').req({ cpu: 'lots' }),
-  gpu: () => makePod('gpu').req({ cpu: '1', [GPU]: '1' }).hostPort(8080),
+  gpu: () =>
+    makePod('gpu')
+      .req({ cpu: '1', [GPU]: '1' })
+      .hostPort(8080),
   api: () => makePod('api').labels({ app: 'api', tier: 'backend' }),
   db: () => makePod('db').labels({ app: 'db', tier: 'backend' }),
   aff: () => makePod('aff').requirePods('podAffinity', { labelSelector: { matchLabels: { app: 'db' } }, topologyKey: ZONE }),
@@ -121,9 +124,24 @@ describe('engine/cache/cache', () => {
       ['forget drops an assumed pod', ['addNode n1', 'assume web n1', 'forget web'], {}, { n1: 'Live' }],
       ['forget may name the node it was assumed on', ['addNode n1', 'assume web n1', 'forget web n1'], {}, { n1: 'Live' }],
       ['forget after binding finished', ['addNode n1', 'assume web n1', 'finish web', 'forget web'], {}, { n1: 'Live' }],
-      ['a forgotten pod can be assumed again', ['addNode n1', 'addNode n2', 'assume web n1', 'forget web', 'assume web n2'], { web: 'Assumed on n2' }, { n1: 'Live', n2: 'Live web' }],
-      ['add confirms an assumed pod', ['addNode n1', 'assume web n1', 'finish web', 'add web n1'], { web: 'Added on n1' }, { n1: 'Live web' }],
-      ['add confirms an assumed pod whose binding is still in flight', ['addNode n1', 'assume web n1', 'add web n1'], { web: 'Added on n1' }, { n1: 'Live web' }],
+      [
+        'a forgotten pod can be assumed again',
+        ['addNode n1', 'addNode n2', 'assume web n1', 'forget web', 'assume web n2'],
+        { web: 'Assumed on n2' },
+        { n1: 'Live', n2: 'Live web' },
+      ],
+      [
+        'add confirms an assumed pod',
+        ['addNode n1', 'assume web n1', 'finish web', 'add web n1'],
+        { web: 'Added on n1' },
+        { n1: 'Live web' },
+      ],
+      [
+        'add confirms an assumed pod whose binding is still in flight',
+        ['addNode n1', 'assume web n1', 'add web n1'],
+        { web: 'Added on n1' },
+        { n1: 'Live web' },
+      ],
       [
         'an assumed pod added on another node moves to the node it is bound to',
         ['addNode n1', 'addNode n2', 'assume web n1', 'add web n2'],
@@ -144,9 +162,19 @@ describe('engine/cache/cache', () => {
       ['an assumed pod on an unseen node too', ['assume web n9'], { web: 'Assumed on n9' }, { n9: 'Placeholder web' }],
       ['the node arrives and keeps the pods', ['add web n9', 'addNode n9'], { web: 'Added on n9' }, { n9: 'Live web' }],
       ['a placeholder goes with its last pod', ['add web n9', 'add gpu n9', 'remove web', 'remove gpu'], {}, {}],
-      ['a node removed while pods remain stays as a ghost', ['addNode n1', 'add web n1', 'removeNode n1'], { web: 'Added on n1' }, { n1: 'Ghost web' }],
+      [
+        'a node removed while pods remain stays as a ghost',
+        ['addNode n1', 'add web n1', 'removeNode n1'],
+        { web: 'Added on n1' },
+        { n1: 'Ghost web' },
+      ],
       ['a ghost goes with its last pod', ['addNode n1', 'add web n1', 'removeNode n1', 'remove web n1'], {}, {}],
-      ['a ghost added again is live, with its pods', ['addNode n1', 'add web n1', 'removeNode n1', 'addNode n1'], { web: 'Added on n1' }, { n1: 'Live web' }],
+      [
+        'a ghost added again is live, with its pods',
+        ['addNode n1', 'add web n1', 'removeNode n1', 'addNode n1'],
+        { web: 'Added on n1' },
+        { n1: 'Live web' },
+      ],
       ['a node removed without pods is gone', ['addNode n1', 'removeNode n1'], {}, {}],
       ['an updated node keeps its pods', ['addNode n1', 'add web n1', 'updateNode n1 zone=a'], { web: 'Added on n1' }, { n1: 'Live web' }],
     ]);
@@ -166,31 +194,121 @@ describe('engine/cache/cache', () => {
 
   describe('invalid transitions are errors that leave the cache as it was', () => {
     const table: Array<[what: string, setup: string[], step: string, code: CacheErrorCode, message: RegExp]> = [
-      ['assume twice', ['assume web n1'], 'assume web n1', 'PodExists', /^pod default\/web is already assumed on node n1, so it can't be assumed again$/],
-      ['assume a pod already added', ['add web n1'], 'assume web n2', 'PodExists', /^pod default\/web is already added on node n1, so it can't be assumed$/],
+      [
+        'assume twice',
+        ['assume web n1'],
+        'assume web n1',
+        'PodExists',
+        /^pod default\/web is already assumed on node n1, so it can't be assumed again$/,
+      ],
+      [
+        'assume a pod already added',
+        ['add web n1'],
+        'assume web n2',
+        'PodExists',
+        /^pod default\/web is already added on node n1, so it can't be assumed$/,
+      ],
       ['assume without a node', [], 'assume web', 'InvalidPod', /^pod default\/web can't be assumed without a node name$/],
-      ['assume a malformed pod', [], 'assume bad n1', 'InvalidPod', /^pod default\/bad: spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/],
+      [
+        'assume a malformed pod',
+        [],
+        'assume bad n1',
+        'InvalidPod',
+        /^pod default\/bad: spec\.containers\[0\]\.resources\.requests\.cpu: "lots" is not a quantity/,
+      ],
       ['add twice', ['add web n1'], 'add web n1', 'PodExists', /^pod default\/web was already added on node n1$/],
-      ['add a pod not bound to a node', [], 'add web', 'InvalidPod', /^pod default\/web has no spec\.nodeName: only pods bound to a node are added to the cache$/],
+      [
+        'add a pod not bound to a node',
+        [],
+        'add web',
+        'InvalidPod',
+        /^pod default\/web has no spec\.nodeName: only pods bound to a node are added to the cache$/,
+      ],
       ['add a malformed pod', [], 'add bad n1', 'InvalidPod', /requests\.cpu: "lots"/],
       ['confirm an assumed pod with a malformed version', ['assume web n1'], 'add web! n1', 'InvalidPod', /requests\.cpu: "lots"/],
-      ['forget a pod not in the cache', [], 'forget web', 'PodNotFound', /^pod default\/web is not in the cache, so it can't be forgotten$/],
-      ['forget an added pod', ['add web n1'], 'forget web', 'PodNotAssumed', /^pod default\/web is added on node n1, not assumed, so it can't be forgotten$/],
-      ['forget on another node than assumed', ['assume web n1'], 'forget web n2', 'NodeMismatch', /^pod default\/web was assumed on node n1, not n2/],
-      ['finish binding of a pod not in the cache', [], 'finish web', 'PodNotFound', /^pod default\/web is not in the cache, so it can't finish binding for it$/],
+      [
+        'forget a pod not in the cache',
+        [],
+        'forget web',
+        'PodNotFound',
+        /^pod default\/web is not in the cache, so it can't be forgotten$/,
+      ],
+      [
+        'forget an added pod',
+        ['add web n1'],
+        'forget web',
+        'PodNotAssumed',
+        /^pod default\/web is added on node n1, not assumed, so it can't be forgotten$/,
+      ],
+      [
+        'forget on another node than assumed',
+        ['assume web n1'],
+        'forget web n2',
+        'NodeMismatch',
+        /^pod default\/web was assumed on node n1, not n2/,
+      ],
+      [
+        'finish binding of a pod not in the cache',
+        [],
+        'finish web',
+        'PodNotFound',
+        /^pod default\/web is not in the cache, so it can't finish binding for it$/,
+      ],
       ['finish binding of a forgotten pod', ['assume web n1', 'forget web'], 'finish web', 'PodNotFound', /is not in the cache/],
-      ['finish binding of an added pod', ['add web n1'], 'finish web', 'PodNotAssumed', /is added on node n1, not assumed, so it can't finish binding/],
-      ['update a pod never added', [], 'update web n1', 'PodNotFound', /^pod default\/web was never added to the cache, so it can't be updated$/],
-      ['update an assumed pod', ['assume web n1'], 'update web n1', 'PodAssumed', /^pod default\/web is assumed, not added: only its add event can change it$/],
-      ['update a pod onto another node', ['add web n1'], 'update web n2', 'NodeMismatch', /^pod default\/web is on node n1 but the update puts it on n2; a bound pod never moves$/],
+      [
+        'finish binding of an added pod',
+        ['add web n1'],
+        'finish web',
+        'PodNotAssumed',
+        /is added on node n1, not assumed, so it can't finish binding/,
+      ],
+      [
+        'update a pod never added',
+        [],
+        'update web n1',
+        'PodNotFound',
+        /^pod default\/web was never added to the cache, so it can't be updated$/,
+      ],
+      [
+        'update an assumed pod',
+        ['assume web n1'],
+        'update web n1',
+        'PodAssumed',
+        /^pod default\/web is assumed, not added: only its add event can change it$/,
+      ],
+      [
+        'update a pod onto another node',
+        ['add web n1'],
+        'update web n2',
+        'NodeMismatch',
+        /^pod default\/web is on node n1 but the update puts it on n2; a bound pod never moves$/,
+      ],
       ['update a pod to a malformed version', ['add web n1'], 'update web! n1', 'InvalidPod', /requests\.cpu: "lots"/],
-      ['remove a pod not in the cache', [], 'remove web n1', 'PodNotFound', /^pod default\/web is not in the cache, so it can't be removed$/],
+      [
+        'remove a pod not in the cache',
+        [],
+        'remove web n1',
+        'PodNotFound',
+        /^pod default\/web is not in the cache, so it can't be removed$/,
+      ],
       ['remove twice', ['add web n1', 'remove web n1'], 'remove web n1', 'PodNotFound', /is not in the cache/],
-      ['remove an expired pod', ['assume web n1', 'finish web', `advance ${TTL}`, 'cleanup'], 'remove web n1', 'PodNotFound', /is not in the cache/],
+      [
+        'remove an expired pod',
+        ['assume web n1', 'finish web', `advance ${TTL}`, 'cleanup'],
+        'remove web n1',
+        'PodNotFound',
+        /is not in the cache/,
+      ],
       ['add a node twice', ['addNode n1'], 'addNode n1', 'NodeExists', /^node n1 is already in the cache; changes to it are updates$/],
       ['update a node never added', [], 'updateNode n1', 'NodeNotFound', /^node n1 was never added, so it can't be updated$/],
       ['update a placeholder', ['add web n1'], 'updateNode n1', 'NodeNotFound', /^node n1 was never added/],
-      ['update a removed node that is a ghost', ['addNode n1', 'add web n1', 'removeNode n1'], 'updateNode n1', 'NodeNotFound', /^node n1 was removed, so it can't be updated$/],
+      [
+        'update a removed node that is a ghost',
+        ['addNode n1', 'add web n1', 'removeNode n1'],
+        'updateNode n1',
+        'NodeNotFound',
+        /^node n1 was removed, so it can't be updated$/,
+      ],
       ['remove a node never added', [], 'removeNode n1', 'NodeNotFound', /^node n1 was never added, so it can't be removed$/],
       ['remove a node twice', ['addNode n1', 'add web n1', 'removeNode n1'], 'removeNode n1', 'NodeNotFound', /^node n1 was removed/],
     ];
@@ -212,7 +330,12 @@ describe('engine/cache/cache', () => {
   describe('assumed pods expire after the TTL unless an add confirms them', () => {
     scenarios([
       ['expires TTL after finishBinding', ['addNode n1', 'assume web n1', 'finish web', `advance ${TTL}`, 'cleanup'], {}, { n1: 'Live' }],
-      ['not a moment before', ['addNode n1', 'assume web n1', 'finish web', `advance ${TTL - 1}`, 'cleanup'], { web: 'Assumed on n1' }, { n1: 'Live web' }],
+      [
+        'not a moment before',
+        ['addNode n1', 'assume web n1', 'finish web', `advance ${TTL - 1}`, 'cleanup'],
+        { web: 'Assumed on n1' },
+        { n1: 'Live web' },
+      ],
       [
         'the TTL counts from finishBinding, not from assume',
         ['addNode n1', 'assume web n1', 'advance 20000', 'finish web', 'advance 20000', 'cleanup'],
@@ -225,8 +348,19 @@ describe('engine/cache/cache', () => {
         { web: 'Assumed on n1' },
         { n1: 'Live web' },
       ],
-      ['never while its binding is in flight', ['addNode n1', 'assume web n1', 'advance 99999999', 'cleanup'], { web: 'Assumed on n1' }, { n1: 'Live web' }],
-      ['never with a TTL of 0', ['addNode n1', 'assume web n1', 'finish web', 'advance 99999999', 'cleanup'], { web: 'Assumed on n1' }, { n1: 'Live web' }, 0],
+      [
+        'never while its binding is in flight',
+        ['addNode n1', 'assume web n1', 'advance 99999999', 'cleanup'],
+        { web: 'Assumed on n1' },
+        { n1: 'Live web' },
+      ],
+      [
+        'never with a TTL of 0',
+        ['addNode n1', 'assume web n1', 'finish web', 'advance 99999999', 'cleanup'],
+        { web: 'Assumed on n1' },
+        { n1: 'Live web' },
+        0,
+      ],
       [
         'an add before the deadline confirms it for good',
         ['addNode n1', 'assume web n1', 'finish web', 'advance 10000', 'add web n1', `advance ${TTL}`, 'cleanup'],
@@ -239,17 +373,33 @@ describe('engine/cache/cache', () => {
         { web: 'Added on n1' },
         { n1: 'Live web' },
       ],
-      ['time alone expires nothing: the owner sweeps', ['addNode n1', 'assume web n1', 'finish web', `advance ${2 * TTL}`], { web: 'Assumed on n1' }, { n1: 'Live web' }],
-      ['an expired pod on an unseen node takes its placeholder with it', ['assume web n9', 'finish web', `advance ${TTL}`, 'cleanup'], {}, {}],
+      [
+        'time alone expires nothing: the owner sweeps',
+        ['addNode n1', 'assume web n1', 'finish web', `advance ${2 * TTL}`],
+        { web: 'Assumed on n1' },
+        { n1: 'Live web' },
+      ],
+      [
+        'an expired pod on an unseen node takes its placeholder with it',
+        ['assume web n9', 'finish web', `advance ${TTL}`, 'cleanup'],
+        {},
+        {},
+      ],
     ]);
 
     it('the sweep returns the pods it expired, and only those', () => {
       const world = given(['addNode n1', 'assume web n1', 'assume gpu n1', 'add api n1', 'finish web', 'advance 1000', 'finish gpu']);
       assert.equal(world.cache.getPod('uid-default-web')?.expiresAt, 1_000_000 + TTL);
       world.clock.advance(TTL - 1000);
-      assert.deepEqual(world.cache.cleanupExpiredAssumedPods().map((p) => p.metadata.name), ['web']);
+      assert.deepEqual(
+        world.cache.cleanupExpiredAssumedPods().map((p) => p.metadata.name),
+        ['web'],
+      );
       world.clock.advance(1000);
-      assert.deepEqual(world.cache.cleanupExpiredAssumedPods().map((p) => p.metadata.name), ['gpu']);
+      assert.deepEqual(
+        world.cache.cleanupExpiredAssumedPods().map((p) => p.metadata.name),
+        ['gpu'],
+      );
       assert.deepEqual(world.cache.cleanupExpiredAssumedPods(), []);
       assert.deepEqual(state(world.cache).pods, { api: 'Added on n1' });
     });
@@ -296,7 +446,11 @@ describe('engine/cache/cache', () => {
         ['addNode n1', 'add web n1', 'update web+ n1'],
         { requested: { cpu: 1000, memory: Gi }, nonZero: { cpu: 1000, memory: Gi }, hostPorts: 1 },
       ],
-      ['remove gives back requests and ports', ['addNode n1', 'add web n1', 'add gpu n1', 'remove gpu n1'], { requested: { cpu: 500, memory: Gi }, nonZero: { cpu: 500, memory: Gi } }],
+      [
+        'remove gives back requests and ports',
+        ['addNode n1', 'add web n1', 'add gpu n1', 'remove gpu n1'],
+        { requested: { cpu: 500, memory: Gi }, nonZero: { cpu: 500, memory: Gi } },
+      ],
       ['forget gives back', ['addNode n1', 'assume gpu n1', 'forget gpu'], {}],
       ['expiry gives back', ['addNode n1', 'assume gpu n1', 'finish gpu', `advance ${TTL}`, 'cleanup'], {}],
       ['a pod confirmed on another node leaves the assumed one', ['addNode n1', 'addNode n2', 'assume gpu n1', 'add gpu n2'], {}],
@@ -310,7 +464,11 @@ describe('engine/cache/cache', () => {
         ['addNode n1', 'add aff n1', 'add anti n1', 'remove anti n1'],
         { nonZero: { cpu: 100, memory: 200 * Mi }, affinity: ['aff'] },
       ],
-      ['a ghost keeps the totals of its pods', ['addNode n1', 'add web n1', 'removeNode n1'], { requested: { cpu: 500, memory: Gi }, nonZero: { cpu: 500, memory: Gi } }],
+      [
+        'a ghost keeps the totals of its pods',
+        ['addNode n1', 'add web n1', 'removeNode n1'],
+        { requested: { cpu: 500, memory: Gi }, nonZero: { cpu: 500, memory: Gi } },
+      ],
       [
         'a node update keeps the totals',
         ['addNode n1', 'add web n1', 'add anti n1', 'updateNode n1 zone=a'],
@@ -384,9 +542,23 @@ describe('engine/cache/cache', () => {
     const table: Array<[what: string, before: string[], after: string[], old: string[], updated: string[], copied: number]> = [
       ['an assume after the snapshot is not in it until the next update', ['addNode n1'], ['assume web n1'], ['n1'], ['n1 web'], 1],
       ['nothing changed, nothing copied', ['addNode n1', 'add web n1'], [], ['n1 web'], ['n1 web'], 0],
-      ['one change among many nodes copies one node', ['addNode n1', 'addNode n2', 'addNode n3'], ['add web n2'], ['n1', 'n2', 'n3'], ['n1', 'n2 web', 'n3'], 1],
+      [
+        'one change among many nodes copies one node',
+        ['addNode n1', 'addNode n2', 'addNode n3'],
+        ['add web n2'],
+        ['n1', 'n2', 'n3'],
+        ['n1', 'n2 web', 'n3'],
+        1,
+      ],
       ['finishing a binding changes nothing a cycle sees', ['addNode n1', 'assume web n1'], ['finish web'], ['n1 web'], ['n1 web'], 0],
-      ['a confirmation that moves the pod copies both nodes', ['addNode n1', 'addNode n2', 'assume web n1'], ['add web n2'], ['n1 web', 'n2'], ['n1', 'n2 web'], 2],
+      [
+        'a confirmation that moves the pod copies both nodes',
+        ['addNode n1', 'addNode n2', 'assume web n1'],
+        ['add web n2'],
+        ['n1 web', 'n2'],
+        ['n1', 'n2 web'],
+        2,
+      ],
       ['an expiry', ['addNode n1', 'assume web n1', 'finish web'], [`advance ${TTL}`, 'cleanup'], ['n1 web'], ['n1'], 1],
       ['an added node', ['addNode n1'], ['addNode n2'], ['n1'], ['n1', 'n2'], 1],
       ['a removed node', ['addNode n1', 'addNode n2'], ['removeNode n1'], ['n1', 'n2'], ['n2'], 0],
@@ -395,8 +567,22 @@ describe('engine/cache/cache', () => {
       ['until its node arrives', ['add web n9'], ['addNode n9'], [], ['n9 web'], 1],
       ['an updated node is copied', ['addNode n1'], ['updateNode n1 gpu=true'], ['n1'], ['n1'], 1],
       ['a node removed and added again under its name is copied', ['addNode n1'], ['removeNode n1', 'addNode n1'], ['n1'], ['n1'], 1],
-      ['nodes are listed round-robin across zones', [], ['addNode a1 zone=a', 'addNode a2 zone=a', 'addNode b1 zone=b'], [], ['a1', 'b1', 'a2'], 3],
-      ['a node that changes zone moves in the list', ['addNode a1 zone=a', 'addNode a2 zone=a', 'addNode b1 zone=b'], ['updateNode a1 zone=b'], ['a1', 'b1', 'a2'], ['a2', 'b1', 'a1'], 1],
+      [
+        'nodes are listed round-robin across zones',
+        [],
+        ['addNode a1 zone=a', 'addNode a2 zone=a', 'addNode b1 zone=b'],
+        [],
+        ['a1', 'b1', 'a2'],
+        3,
+      ],
+      [
+        'a node that changes zone moves in the list',
+        ['addNode a1 zone=a', 'addNode a2 zone=a', 'addNode b1 zone=b'],
+        ['updateNode a1 zone=b'],
+        ['a1', 'b1', 'a2'],
+        ['a2', 'b1', 'a1'],
+        1,
+      ],
     ];
     for (const [what, before, after, old, updated, copied] of table) {
       it(what, () => {
@@ -418,8 +604,14 @@ describe('engine/cache/cache', () => {
       assert.deepEqual(snapshot.havePodsWithAffinity(), []);
       world.run('add anti n2');
       world.cache.updateSnapshot(snapshot);
-      assert.deepEqual(snapshot.havePodsWithAffinity().map((n) => n.name), ['n2']);
-      assert.deepEqual(snapshot.havePodsWithRequiredAntiAffinity().map((n) => n.name), ['n2']);
+      assert.deepEqual(
+        snapshot.havePodsWithAffinity().map((n) => n.name),
+        ['n2'],
+      );
+      assert.deepEqual(
+        snapshot.havePodsWithRequiredAntiAffinity().map((n) => n.name),
+        ['n2'],
+      );
       assert.equal(snapshot.get('n2')?.pods.length, 1);
     });
 
@@ -471,7 +663,10 @@ describe('engine/cache/cache', () => {
     ];
     for (const [text, selector, pods] of table) {
       it(`"${text}" → ${pods.join(', ') || 'none'} (assumed pods and pods on placeholders included)`, () => {
-        assert.deepEqual(world.cache.listPods(selector).map((p) => p.metadata.name), pods);
+        assert.deepEqual(
+          world.cache.listPods(selector).map((p) => p.metadata.name),
+          pods,
+        );
       });
     }
 

@@ -7,7 +7,16 @@ import { Reservations } from '../../../src/engine/claims/reservations';
 import { type PoolPhase, type PoolPod } from '../../../src/engine/claims';
 
 function pod(uid: string, resourceVersion = '1', more: { idleSince?: number; phase?: PoolPhase } = {}): PoolPod {
-  return { uid, name: uid, resourceVersion, phase: more.phase ?? 'Idle', idleSince: more.idleSince, images: [], labels: {}, annotations: {} };
+  return {
+    uid,
+    name: uid,
+    resourceVersion,
+    phase: more.phase ?? 'Idle',
+    idleSince: more.idleSince,
+    images: [],
+    labels: {},
+    annotations: {},
+  };
 }
 
 function drain(queue: ReadyQueue): string[] {
@@ -19,8 +28,22 @@ function drain(queue: ReadyQueue): string[] {
 describe('engine/claims/ready-queue', () => {
   const never = (): boolean => false;
   const cases: Array<{ name: string; listings: PoolPod[][]; blocked?: string[]; want: string[] }> = [
-    { name: 'hands out pods in the order they were first seen', listings: [[pod('a'), pod('b')], [pod('c'), pod('b'), pod('a')]], want: ['a@1', 'b@1', 'c@1'] },
-    { name: 'keeps one entry per UID, with the newest version, across refreshes', listings: [[pod('a'), pod('b')], [pod('b', '7'), pod('a'), pod('b', '7')]], want: ['a@1', 'b@7'] },
+    {
+      name: 'hands out pods in the order they were first seen',
+      listings: [
+        [pod('a'), pod('b')],
+        [pod('c'), pod('b'), pod('a')],
+      ],
+      want: ['a@1', 'b@1', 'c@1'],
+    },
+    {
+      name: 'keeps one entry per UID, with the newest version, across refreshes',
+      listings: [
+        [pod('a'), pod('b')],
+        [pod('b', '7'), pod('a'), pod('b', '7')],
+      ],
+      want: ['a@1', 'b@7'],
+    },
     { name: 'drops pods a listing no longer shows', listings: [[pod('a'), pod('b')], [pod('b')]], want: ['b@1'] },
     {
       name: 'queues the new pods of one listing oldest idle first',

@@ -86,7 +86,11 @@ describe('engine/claims/scheduler', () => {
     // Listing times in seconds over the first 1000 s; a request enqueued at 0 lists at once.
     const cases: Array<{ name: string; pods: string[]; listings: number[] }> = [
       { name: 'polls an empty pool at 10 s, 20 s, 40 s … up to 5 min', pods: [], listings: [0, 0, 10, 30, 70, 150, 310, 610, 910] },
-      { name: 'polls every 10 s while pods are idle', pods: ['a', 'b'], listings: [0, ...Array.from({ length: 100 }, (_, i) => (i + 1) * 10)] },
+      {
+        name: 'polls every 10 s while pods are idle',
+        pods: ['a', 'b'],
+        listings: [0, ...Array.from({ length: 100 }, (_, i) => (i + 1) * 10)],
+      },
     ];
     for (const c of cases) {
       it(c.name, async () => {
@@ -106,7 +110,10 @@ describe('engine/claims/scheduler', () => {
       await h.advance(1_000_000, 1_000); // polled at 610 s and 910 s; the next would be at 1210 s
       h.claim();
       await h.advance(30_000, 1_000);
-      assert.deepEqual(h.target.listings.slice(-3), [1000, 1010, 1030].map((t) => t * 1_000));
+      assert.deepEqual(
+        h.target.listings.slice(-3),
+        [1000, 1010, 1030].map((t) => t * 1_000),
+      );
     });
 
     it('reports a failing listing, keeps polling on the back-off, and raises no scale-up for it', async () => {
@@ -237,7 +244,10 @@ describe('engine/claims/scheduler', () => {
       await h.settle();
       assertAccounted(h.snapshot(), all);
       assert.deepEqual(all.map(got), ['a', 'b', 'c', undefined, undefined], 'b conflicted once and was claimed at its new version');
-      assert.deepEqual({ claimed: h.snapshot().claimed, conflicts: h.snapshot().conflicts, queued: h.snapshot().queued }, { claimed: 3, conflicts: 1, queued: 2 });
+      assert.deepEqual(
+        { claimed: h.snapshot().claimed, conflicts: h.snapshot().conflicts, queued: h.snapshot().queued },
+        { claimed: 3, conflicts: 1, queued: 2 },
+      );
     });
   });
 
@@ -246,11 +256,43 @@ describe('engine/claims/scheduler', () => {
     const cases: Array<{ name: string; stop: 'cancel' | 'deadline'; when: When; swap?: SwapFault; want: string; dispatched: boolean }> = [
       { name: 'a waiting request is answered at its deadline', stop: 'deadline', when: 'waiting', want: 'deadline', dispatched: false },
       { name: 'a waiting request is answered when cancelled', stop: 'cancel', when: 'waiting', want: 'cancelled', dispatched: false },
-      { name: 'a request cancelled before it is enqueued is answered at once', stop: 'cancel', when: 'at enqueue', want: 'cancelled', dispatched: false },
-      { name: 'a request past its deadline when enqueued is answered at once', stop: 'deadline', when: 'at enqueue', want: 'deadline', dispatched: false },
-      { name: 'a request cancelled during its swap still gets the pod it was swapped', stop: 'cancel', when: 'in flight', want: 'a', dispatched: true },
-      { name: 'a request cancelled during a swap that conflicts is not requeued', stop: 'cancel', when: 'in flight', swap: 'touch', want: 'cancelled', dispatched: true },
-      { name: 'a request whose deadline passes during a swap that conflicts is not requeued', stop: 'deadline', when: 'in flight', swap: 'touch', want: 'deadline', dispatched: true },
+      {
+        name: 'a request cancelled before it is enqueued is answered at once',
+        stop: 'cancel',
+        when: 'at enqueue',
+        want: 'cancelled',
+        dispatched: false,
+      },
+      {
+        name: 'a request past its deadline when enqueued is answered at once',
+        stop: 'deadline',
+        when: 'at enqueue',
+        want: 'deadline',
+        dispatched: false,
+      },
+      {
+        name: 'a request cancelled during its swap still gets the pod it was swapped',
+        stop: 'cancel',
+        when: 'in flight',
+        want: 'a',
+        dispatched: true,
+      },
+      {
+        name: 'a request cancelled during a swap that conflicts is not requeued',
+        stop: 'cancel',
+        when: 'in flight',
+        swap: 'touch',
+        want: 'cancelled',
+        dispatched: true,
+      },
+      {
+        name: 'a request whose deadline passes during a swap that conflicts is not requeued',
+        stop: 'deadline',
+        when: 'in flight',
+        swap: 'touch',
+        want: 'deadline',
+        dispatched: true,
+      },
     ];
     for (const c of cases) {
       it(c.name, async () => {
@@ -281,7 +323,12 @@ describe('engine/claims/scheduler', () => {
     const broken: SwapResult = { kind: 'error', message: 'admission webhook denied the request' };
     // `wait`: time to let pass before the answer is checked.
     const cases: Array<{ name: string; fault: SwapFault; wait?: number; want: string; reserved: number; message?: RegExp }> = [
-      { name: 'a version conflict requeues the request, which gets the pod at its new version at once', fault: 'touch', want: 'a', reserved: 1 },
+      {
+        name: 'a version conflict requeues the request, which gets the pod at its new version at once',
+        fault: 'touch',
+        want: 'a',
+        reserved: 1,
+      },
       {
         name: 'a conflict the listing does not show yet blocks that version until the TTL, then the next poll claims it',
         fault: conflict,
@@ -290,7 +337,13 @@ describe('engine/claims/scheduler', () => {
         reserved: 1,
       },
       { name: 'an unexpected phase requeues the request, which gets another pod', fault: notIdle, want: 'b', reserved: 2 },
-      { name: 'a hard error fails the request and releases the reservation', fault: broken, want: 'failed', reserved: 0, message: /claiming pod a for r1 failed: admission webhook/ },
+      {
+        name: 'a hard error fails the request and releases the reservation',
+        fault: broken,
+        want: 'failed',
+        reserved: 0,
+        message: /claiming pod a for r1 failed: admission webhook/,
+      },
       { name: 'a swap that throws is a hard error too', fault: 'throw', want: 'failed', reserved: 0, message: /connection reset/ },
     ];
     for (const c of cases) {
@@ -333,7 +386,10 @@ describe('engine/claims/scheduler', () => {
       await h.settle();
       assert.ok(claim.outcome?.ok);
       const pod = claim.outcome.value;
-      assert.deepEqual([pod.phase, pod.targetPhase, pod.images, pod.labels, pod.annotations], ['Starting', 'Running', ['app:2'], { team: 'x' }, { note: 'y' }]);
+      assert.deepEqual(
+        [pod.phase, pod.targetPhase, pod.images, pod.labels, pod.annotations],
+        ['Starting', 'Running', ['app:2'], { team: 'x' }, { note: 'y' }],
+      );
       assert.deepEqual(h.pool.get('a'), pod);
     });
   });

@@ -4,7 +4,14 @@
 // the manual clock in scheduler.test.ts; here shutdown must leave nothing queued or in flight.
 import assert from 'node:assert/strict';
 import { seededRandom, type Random } from '../../../src/engine/api/random';
-import { ClaimScheduler, claimRequest, type ClaimOptions, type ClaimOutcome, type ClaimSchedulerOptions, InMemoryPoolTarget } from '../../../src/engine/claims';
+import {
+  ClaimScheduler,
+  claimRequest,
+  type ClaimOptions,
+  type ClaimOutcome,
+  type ClaimSchedulerOptions,
+  InMemoryPoolTarget,
+} from '../../../src/engine/claims';
 import { systemClock } from '../../../src/platform/clock';
 import { ScriptedTarget } from './harness';
 

@@ -16,7 +16,7 @@ function diagnose(pod: PodBuilder, nodes: NodeBuilder[]) {
 }
 
 describe('engine/explain/explain', () => {
-  it("says what kube-scheduler says for a mixed failure, and groups the nodes by reason", () => {
+  it('says what kube-scheduler says for a mixed failure, and groups the nodes by reason', () => {
     const nodes = [
       makeNode('small-1').alloc({ cpu: '1', memory: '8Gi', pods: '110' }),
       makeNode('small-2').alloc({ cpu: '1', memory: '8Gi', pods: '110' }),
@@ -41,10 +41,18 @@ describe('engine/explain/explain', () => {
   });
 
   it('says where a placed pod went, with the best scores and their breakdown', () => {
-    const e = explain(diagnose(makePod('web').req({ cpu: '1' }), [makeNode('a'), makeNode('b').alloc({ cpu: '2', memory: '8Gi', pods: '110' })]));
+    const e = explain(
+      diagnose(makePod('web').req({ cpu: '1' }), [makeNode('a'), makeNode('b').alloc({ cpu: '2', memory: '8Gi', pods: '110' })]),
+    );
     assert.equal(e.placed, true);
     assert.equal(e.message, 'placed on a');
-    assert.deepEqual(e.topScores.map((s) => s.node), ['a', 'b']);
-    assert.ok(e.topScores[0]?.plugins.some((p) => p.plugin === 'NodeResourcesFit'), 'the breakdown names the plugins');
+    assert.deepEqual(
+      e.topScores.map((s) => s.node),
+      ['a', 'b'],
+    );
+    assert.ok(
+      e.topScores[0]?.plugins.some((p) => p.plugin === 'NodeResourcesFit'),
+      'the breakdown names the plugins',
+    );
   });
 });

@@ -23,7 +23,13 @@ describe('engine/framework/copy-on-write: the cluster as a plan leaves it, copyi
     const second = first.copy();
     second.addPod('n1', b);
     second.removePod('n1', a);
-    assert.deepEqual(first.get('n1')?.pods.map((p) => p.key), ['default/a']);
-    assert.deepEqual(second.get('n1')?.pods.map((p) => p.key), ['default/b']);
+    assert.deepEqual(
+      first.get('n1')?.pods.map((p) => p.key),
+      ['default/a'],
+    );
+    assert.deepEqual(
+      second.get('n1')?.pods.map((p) => p.key),
+      ['default/b'],
+    );
   });
 });

@@ -30,9 +30,18 @@ export function registryOf(...plugins: Plugin[]): Registry {
  * A framework running these plugins at every stage they implement (multiPoint), after PrioritySort;
  * `weights` gives score weights; `profile` the other settings.
  */
-export function frameworkOf(plugins: Plugin[], profile: Omit<Partial<Profile>, 'plugins'> = {}, weights: Record<string, number> = {}, seed = 1): Framework {
+export function frameworkOf(
+  plugins: Plugin[],
+  profile: Omit<Partial<Profile>, 'plugins'> = {},
+  weights: Record<string, number> = {},
+  seed = 1,
+): Framework {
   const enabled = [prioritySort, ...plugins].map(({ name }) => (weights[name] ? { name, weight: weights[name] } : { name }));
-  const built = Framework.build(registryOf(prioritySort, ...plugins), { schedulerName: 'test', ...profile, plugins: { multiPoint: { enabled } } }, { random: seededRandom(seed) });
+  const built = Framework.build(
+    registryOf(prioritySort, ...plugins),
+    { schedulerName: 'test', ...profile, plugins: { multiPoint: { enabled } } },
+    { random: seededRandom(seed) },
+  );
   if (!built.ok) throw new Error(built.error.map((e) => e.message).join('\n'));
   return built.value;
 }
@@ -52,7 +61,11 @@ export function scheduleOn(framework: Framework, count: number) {
 /** A Filter that rejects the listed nodes with this reason, and remembers every node it saw. */
 export function rejects(name: string, nodes: string[], reason: string, code = Code.Unschedulable): FilterPlugin & { seen: string[] } {
   const seen: string[] = [];
-  return { name, seen, filter: (_s, _p, node) => (seen.push(node.name), nodes.includes(node.name) ? { code, reasons: [reason] } : SUCCESS) };
+  return {
+    name,
+    seen,
+    filter: (_s, _p, node) => (seen.push(node.name), nodes.includes(node.name) ? { code, reasons: [reason] } : SUCCESS),
+  };
 }
 
 /** A Score plugin with fixed raw scores per node; with `normalize`, rescaled so the best gets 100. */

@@ -7,8 +7,24 @@ import { Code, errorStatus, SKIP, unresolvable, unschedulable, type Status } fro
 const rejected = (...reasons: string[][]): NodeRejection[] =>
   reasons.map((r, i) => ({ node: `n${i}`, plugin: 'Fake', stage: 'Filter', code: Code.Unschedulable, reasons: r }));
 
-function diagnosis(nodesTotal: number, rejections: NodeRejection[], status: Status = { code: Code.Unschedulable, reasons: [], stage: 'Filter' }, stages: StageOutcome[] = []): Diagnosis {
-  return { pod: 'default/web', profile: 'p', nodesTotal, nodesEvaluated: rejections.length, feasibleNodes: 0, status, rejections, filters: [], scores: [], stages };
+function diagnosis(
+  nodesTotal: number,
+  rejections: NodeRejection[],
+  status: Status = { code: Code.Unschedulable, reasons: [], stage: 'Filter' },
+  stages: StageOutcome[] = [],
+): Diagnosis {
+  return {
+    pod: 'default/web',
+    profile: 'p',
+    nodesTotal,
+    nodesEvaluated: rejections.length,
+    feasibleNodes: 0,
+    status,
+    rejections,
+    filters: [],
+    scores: [],
+    stages,
+  };
 }
 
 describe('engine/framework/fit-error', () => {
@@ -38,7 +54,11 @@ describe('engine/framework/fit-error', () => {
       'what PostFilter said follows; a PostFilter that skipped says nothing',
       diagnosis(1, rejected(['Insufficient cpu']), undefined, [
         { stage: 'PostFilter', plugin: 'Skipper', status: SKIP },
-        { stage: 'PostFilter', plugin: 'Preemption', status: unschedulable('preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.') },
+        {
+          stage: 'PostFilter',
+          plugin: 'Preemption',
+          status: unschedulable('preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.'),
+        },
       ]),
       '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
     ],
@@ -46,7 +66,11 @@ describe('engine/framework/fit-error', () => {
       'several PostFilter plugins that leave the pod unschedulable: their reasons joined with ", ", no second period',
       diagnosis(6, rejected(['a'], ['a'], ['a'], ['t'], ['t'], ['t']), undefined, [
         { stage: 'PostFilter', plugin: 'Freer', status: unschedulable('nothing to free') },
-        { stage: 'PostFilter', plugin: 'DefaultPreemption', status: unschedulable('preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.') },
+        {
+          stage: 'PostFilter',
+          plugin: 'DefaultPreemption',
+          status: unschedulable('preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.'),
+        },
       ]),
       '0/6 nodes are available: 3 a, 3 t. nothing to free, preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.',
     ],
@@ -55,14 +79,20 @@ describe('engine/framework/fit-error', () => {
       'a PostFilter that found a node (nominated): its message alone',
       diagnosis(1, rejected(['Insufficient cpu']), undefined, [
         { stage: 'PostFilter', plugin: 'Freer', status: unschedulable('nothing to free') },
-        { stage: 'PostFilter', plugin: 'DefaultPreemption', status: { code: Code.Success, reasons: ['preemption: found a potential placement for pod on node n1, preempting 1 victims'] } },
+        {
+          stage: 'PostFilter',
+          plugin: 'DefaultPreemption',
+          status: { code: Code.Success, reasons: ['preemption: found a potential placement for pod on node n1, preempting 1 victims'] },
+        },
       ]),
       '0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for pod on node n1, preempting 1 victims',
     ],
     [
       // As upstream 1.37 prints it when a PreFilter rejection kept DynamicResources' PreFilter from running.
       'a PostFilter that fails (Error): its words alone, and the stage stops',
-      diagnosis(1, [], { ...unresolvable('persistentvolumeclaim "data" not found'), stage: 'PreFilter' }, [{ stage: 'PostFilter', plugin: 'DynamicResources', status: errorStatus('not found') }]),
+      diagnosis(1, [], { ...unresolvable('persistentvolumeclaim "data" not found'), stage: 'PreFilter' }, [
+        { stage: 'PostFilter', plugin: 'DynamicResources', status: errorStatus('not found') },
+      ]),
       '0/1 nodes are available: persistentvolumeclaim "data" not found. not found',
     ],
     ['no reasons at all', diagnosis(0, []), '0/0 nodes are available:'],

@@ -44,7 +44,11 @@ describe('engine/framework/memo', () => {
     }
 
     it('recomputes only the nodes that changed since the last update', () => {
-      const nodes = [nodeInfoOf(makeNode('n1'), makePod('a')), nodeInfoOf(makeNode('n2')), nodeInfoOf(makeNode('n3'), makePod('b'), makePod('c'))];
+      const nodes = [
+        nodeInfoOf(makeNode('n1'), makePod('a')),
+        nodeInfoOf(makeNode('n2')),
+        nodeInfoOf(makeNode('n3'), makePod('b'), makePod('c')),
+      ];
       const { result, aggregate } = pods();
       aggregate.update(nodes);
       assert.deepEqual(result, { total: 3, computed: 3 });

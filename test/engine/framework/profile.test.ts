@@ -18,7 +18,13 @@ const defaults: Profile = {
   schedulerName: 'default-scheduler',
   plugins: {
     multiPoint: {
-      enabled: [{ name: 'PrioritySort' }, { name: 'NodeName' }, { name: 'TaintToleration', weight: 3 }, { name: 'NodeAffinity', weight: 2 }, { name: 'Fit', weight: 1 }],
+      enabled: [
+        { name: 'PrioritySort' },
+        { name: 'NodeName' },
+        { name: 'TaintToleration', weight: 3 },
+        { name: 'NodeAffinity', weight: 2 },
+        { name: 'Fit', weight: 1 },
+      ],
     },
   },
   pluginConfig: [
@@ -86,19 +92,36 @@ describe('engine/framework/profile', () => {
           { name: 'NodeAffinity', args: {} },
         ],
       ],
-      ['settings are the user\'s when set', { commitCandidates: 1, bindRetries: 0 }, (p) => [p.commitCandidates, p.bindRetries], [1, 0]],
-      ['sampling merges field by field', { sampling: { order: 'random' } }, (p) => p.sampling, { strategy: 'fixed', basisPoints: 500, order: 'random' }],
+      ["settings are the user's when set", { commitCandidates: 1, bindRetries: 0 }, (p) => [p.commitCandidates, p.bindRetries], [1, 0]],
+      [
+        'sampling merges field by field',
+        { sampling: { order: 'random' } },
+        (p) => p.sampling,
+        { strategy: 'fixed', basisPoints: 500, order: 'random' },
+      ],
     ];
     for (const [what, user, check, expected] of table) it(what, () => assert.deepEqual(check(merged(user)), expected));
   });
 
   describe('validates, each error with the path of the field and the profile named', () => {
-    const table: Array<[what: string, profile: Omit<Profile, 'schedulerName'> & { schedulerName?: string }, errors: Array<[ProfileError['path'], string]>]> = [
+    const table: Array<
+      [what: string, profile: Omit<Profile, 'schedulerName'> & { schedulerName?: string }, errors: Array<[ProfileError['path'], string]>]
+    > = [
       ['a valid profile has no errors', { ...defaults, percentageOfNodesToScore: 40, recordScores: 10 }, []],
       ['schedulerName is required', { schedulerName: '' }, [[['schedulerName'], 'profile: schedulerName is required']]],
       [
         'score weights between 1 and 100',
-        { plugins: { score: { enabled: [{ name: 'NodeAffinity', weight: 0 }, { name: 'Fit', weight: 101 }, { name: 'TaintToleration', weight: 1.5 }] } } },
+        {
+          plugins: {
+            score: {
+              enabled: [
+                { name: 'NodeAffinity', weight: 0 },
+                { name: 'Fit', weight: 101 },
+                { name: 'TaintToleration', weight: 1.5 },
+              ],
+            },
+          },
+        },
         [
           [['plugins', 'score', 'enabled', 0, 'weight'], 'profile p: score weight for NodeAffinity must be between 1 and 100'],
           [['plugins', 'score', 'enabled', 1, 'weight'], 'profile p: score weight for Fit must be between 1 and 100'],
@@ -147,7 +170,11 @@ describe('engine/framework/profile', () => {
           [['sampling', 'order'], 'profile p: sampling.order must be random or roundRobin, not sorted'],
         ],
       ],
-      ['fixed sampling needs its share', { sampling: { strategy: 'fixed' } }, [[['sampling', 'basisPoints'], 'profile p: sampling.basisPoints is required with strategy fixed']]],
+      [
+        'fixed sampling needs its share',
+        { sampling: { strategy: 'fixed' } },
+        [[['sampling', 'basisPoints'], 'profile p: sampling.basisPoints is required with strategy fixed']],
+      ],
       [
         'basis points between 1 and 10000',
         { sampling: { strategy: 'fixed', basisPoints: 10001 } },
@@ -176,17 +203,43 @@ describe('engine/framework/profile', () => {
 
   describe('each error carries its stable code, decided where it is found (the CLI and the editor print it)', () => {
     const table: Array<[what: string, profile: Partial<Profile>, codes: ProfileErrorCode[]]> = [
-      ['a plugin enabled twice', { plugins: { multiPoint: { enabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesFit' }] } } }, ['profile/duplicate-plugin']],
-      ['pluginConfig given twice', { pluginConfig: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesFit' }] }, ['profile/duplicate-plugin']],
-      ['a weight out of range, a weight where it does not count', { plugins: { score: { enabled: [{ name: 'NodeResourcesFit', weight: 0 }] }, filter: { enabled: [{ name: 'NodeName', weight: 2 }] } } }, ['profile/bad-weight', 'profile/bad-weight']],
-      ['a plugin the registry does not have, enabled and configured', { plugins: { filter: { enabled: [{ name: 'Nope' }] } }, pluginConfig: [{ name: 'Nope2' }] }, ['profile/unknown-plugin', 'profile/unknown-plugin']],
+      [
+        'a plugin enabled twice',
+        { plugins: { multiPoint: { enabled: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesFit' }] } } },
+        ['profile/duplicate-plugin'],
+      ],
+      [
+        'pluginConfig given twice',
+        { pluginConfig: [{ name: 'NodeResourcesFit' }, { name: 'NodeResourcesFit' }] },
+        ['profile/duplicate-plugin'],
+      ],
+      [
+        'a weight out of range, a weight where it does not count',
+        {
+          plugins: {
+            score: { enabled: [{ name: 'NodeResourcesFit', weight: 0 }] },
+            filter: { enabled: [{ name: 'NodeName', weight: 2 }] },
+          },
+        },
+        ['profile/bad-weight', 'profile/bad-weight'],
+      ],
+      [
+        'a plugin the registry does not have, enabled and configured',
+        { plugins: { filter: { enabled: [{ name: 'Nope' }] } }, pluginConfig: [{ name: 'Nope2' }] },
+        ['profile/unknown-plugin', 'profile/unknown-plugin'],
+      ],
       ['anything else', { percentageOfNodesToScore: 101, pluginConfig: [{ name: '' }] }, ['profile/invalid', 'profile/invalid']],
     ];
     const registry = inTreeRegistry();
     for (const [what, profile, codes] of table) {
       it(what, () => {
         assert.ok(registry.ok);
-        assert.deepEqual(validateProfile({ schedulerName: 'p', ...profile }, registry.value).map((e) => e.code).sort(), [...codes].sort());
+        assert.deepEqual(
+          validateProfile({ schedulerName: 'p', ...profile }, registry.value)
+            .map((e) => e.code)
+            .sort(),
+          [...codes].sort(),
+        );
       });
     }
   });
@@ -200,37 +253,84 @@ describe('engine/framework/profile', () => {
       assert.deepEqual(r.points.filter, ['NodeName', 'TaintToleration', 'NodeAffinity', 'Fit']);
       assert.deepEqual(r.points.score, ['TaintToleration', 'NodeAffinity', 'Fit']);
       assert.deepEqual(r.points.bind, []);
-      assert.deepEqual([...r.weights], [['TaintToleration', 3], ['NodeAffinity', 2], ['Fit', 1]]);
+      assert.deepEqual(
+        [...r.weights],
+        [
+          ['TaintToleration', 3],
+          ['NodeAffinity', 2],
+          ['Fit', 1],
+        ],
+      );
     });
 
     const table: Array<[what: string, user: Omit<Profile, 'schedulerName'>, point: ExtensionPoint, expected: string[]]> = [
       [
-        'a plugin also enabled at the stage moves first; the stage\'s own others come last',
+        "a plugin also enabled at the stage moves first; the stage's own others come last",
         { plugins: { filter: { enabled: [{ name: 'GpuFit' }, { name: 'Fit' }] } } },
         'filter',
         ['Fit', 'NodeName', 'TaintToleration', 'NodeAffinity', 'GpuFit'],
       ],
-      ['disabled at one stage, kept at the others', { plugins: { score: { disabled: [{ name: 'NodeAffinity' }] } } }, 'score', ['TaintToleration', 'Fit']],
-      ['… still filtering there', { plugins: { score: { disabled: [{ name: 'NodeAffinity' }] } } }, 'filter', ['NodeName', 'TaintToleration', 'NodeAffinity', 'Fit']],
-      ['"*" at a stage keeps only what the stage enables', { plugins: { filter: { enabled: [{ name: 'GpuFit' }], disabled: [{ name: '*' }] } } }, 'filter', ['GpuFit']],
+      [
+        'disabled at one stage, kept at the others',
+        { plugins: { score: { disabled: [{ name: 'NodeAffinity' }] } } },
+        'score',
+        ['TaintToleration', 'Fit'],
+      ],
+      [
+        '… still filtering there',
+        { plugins: { score: { disabled: [{ name: 'NodeAffinity' }] } } },
+        'filter',
+        ['NodeName', 'TaintToleration', 'NodeAffinity', 'Fit'],
+      ],
+      [
+        '"*" at a stage keeps only what the stage enables',
+        { plugins: { filter: { enabled: [{ name: 'GpuFit' }], disabled: [{ name: '*' }] } } },
+        'filter',
+        ['GpuFit'],
+      ],
     ];
-    for (const [what, user, point, expected] of table) it(what, () => assert.deepEqual(resolved(merged(user)).resolved.points[point], expected));
+    for (const [what, user, point, expected] of table)
+      it(what, () => assert.deepEqual(resolved(merged(user)).resolved.points[point], expected));
 
     it('a weight at score overrides the multiPoint one; a plugin without one weighs 1', () => {
       // Enabling a default again replaces its entry whole, weight included (upstream).
-      const { resolved: r } = resolved(merged({ plugins: { score: { enabled: [{ name: 'NodeAffinity', weight: 5 }] }, multiPoint: { enabled: [{ name: 'TaintToleration' }] } } }));
-      assert.deepEqual([...r.weights], [['NodeAffinity', 5], ['TaintToleration', 1], ['Fit', 1]]);
+      const { resolved: r } = resolved(
+        merged({
+          plugins: { score: { enabled: [{ name: 'NodeAffinity', weight: 5 }] }, multiPoint: { enabled: [{ name: 'TaintToleration' }] } },
+        }),
+      );
+      assert.deepEqual(
+        [...r.weights],
+        [
+          ['NodeAffinity', 5],
+          ['TaintToleration', 1],
+          ['Fit', 1],
+        ],
+      );
       const { resolved: plain } = resolved({ schedulerName: 'p', plugins: { score: { enabled: [{ name: 'Fit' }] } } });
       assert.deepEqual([...plain.weights], [['Fit', 1]]);
     });
 
     it('a plugin enabled at a stage it does not implement is an error', () => {
       const { errors } = resolved(merged({ plugins: { filter: { enabled: [{ name: 'PrioritySort' }] } } }));
-      assert.deepEqual(errors, [{ code: 'profile/unknown-plugin', path: ['plugins', 'filter', 'enabled', 0, 'name'], message: 'profile default-scheduler: plugin PrioritySort enabled at filter does not implement it' }]);
+      assert.deepEqual(errors, [
+        {
+          code: 'profile/unknown-plugin',
+          path: ['plugins', 'filter', 'enabled', 0, 'name'],
+          message: 'profile default-scheduler: plugin PrioritySort enabled at filter does not implement it',
+        },
+      ]);
     });
 
     it('instantiates each plugin enabled anywhere once', () => {
-      assert.deepEqual(pluginsNeeded(merged({ plugins: { filter: { enabled: [{ name: 'GpuFit' }, { name: 'Fit' }] } } })), ['PrioritySort', 'NodeName', 'TaintToleration', 'NodeAffinity', 'Fit', 'GpuFit']);
+      assert.deepEqual(pluginsNeeded(merged({ plugins: { filter: { enabled: [{ name: 'GpuFit' }, { name: 'Fit' }] } } })), [
+        'PrioritySort',
+        'NodeName',
+        'TaintToleration',
+        'NodeAffinity',
+        'Fit',
+        'GpuFit',
+      ]);
     });
   });
 

@@ -22,7 +22,10 @@ describe('engine/framework/registry', () => {
     const registry = new Registry();
     const first = () => ok(fit);
     assert.deepEqual(registry.register('Fit', first), { ok: true, value: undefined });
-    assert.deepEqual(registry.register('Fit', () => ok(fit)), { ok: false, error: 'plugin Fit is already registered' });
+    assert.deepEqual(
+      registry.register('Fit', () => ok(fit)),
+      { ok: false, error: 'plugin Fit is already registered' },
+    );
     assert.equal(registry.get('Fit'), first);
   });
 
@@ -34,10 +37,19 @@ describe('engine/framework/registry', () => {
       pluginConfig: [{ name: 'GpuFti', args: {} }],
     };
     const expected = [
-      { code: 'profile/unknown-plugin', path: ['plugins', 'filter', 'enabled', 1, 'name'], message: 'profile batch: unknown plugin GpuFit enabled at filter' },
-      { code: 'profile/unknown-plugin', path: ['pluginConfig', 0, 'name'], message: 'profile batch: pluginConfig for unknown plugin GpuFti' },
+      {
+        code: 'profile/unknown-plugin',
+        path: ['plugins', 'filter', 'enabled', 1, 'name'],
+        message: 'profile batch: unknown plugin GpuFit enabled at filter',
+      },
+      {
+        code: 'profile/unknown-plugin',
+        path: ['pluginConfig', 0, 'name'],
+        message: 'profile batch: pluginConfig for unknown plugin GpuFti',
+      },
     ];
     it('when validated against the registry', () => assert.deepEqual(validateProfile(profile, registry), expected));
-    it('when built', () => assert.deepEqual(Framework.build(registry, profile, { random: seededRandom(1) }), { ok: false, error: expected }));
+    it('when built', () =>
+      assert.deepEqual(Framework.build(registry, profile, { random: seededRandom(1) }), { ok: false, error: expected }));
   });
 });

@@ -49,12 +49,19 @@ describe('engine/framework/runtime', () => {
       });
       const profile: Profile = {
         schedulerName: 'p',
-        plugins: { queueSort: { enabled: [{ name: 'PrioritySort' }] }, filter: { enabled: [{ name: 'Fit' }] }, score: { enabled: [{ name: 'Fit', weight: 2 }] } },
+        plugins: {
+          queueSort: { enabled: [{ name: 'PrioritySort' }] },
+          filter: { enabled: [{ name: 'Fit' }] },
+          score: { enabled: [{ name: 'Fit', weight: 2 }] },
+        },
         pluginConfig: [{ name: 'Fit', args: { ratio: 2 } }],
       };
       const framework = Framework.build(registry, profile, { random: seededRandom(1) });
       assert.ok(framework.ok);
-      assert.deepEqual(built.map((b) => b.args), [{ ratio: 2 }]);
+      assert.deepEqual(
+        built.map((b) => b.args),
+        [{ ratio: 2 }],
+      );
       const snapshot = clusterOf(2);
       framework.value.scheduleOne(new CycleState(), pod(), snapshot);
       assert.equal(seen, snapshot);
@@ -63,7 +70,9 @@ describe('engine/framework/runtime', () => {
     });
 
     const fit = { name: 'Fit', filter: () => SUCCESS };
-    const table: Array<[what: string, registry: () => Registry, profile: Omit<Profile, 'schedulerName'>, errors: Array<[Array<string | number>, string]>]> = [
+    const table: Array<
+      [what: string, registry: () => Registry, profile: Omit<Profile, 'schedulerName'>, errors: Array<[Array<string | number>, string]>]
+    > = [
       [
         "a factory's error names the plugin and points at its args",
         () => {
@@ -71,7 +80,10 @@ describe('engine/framework/runtime', () => {
           r.register('Fit', () => err('ratio must be a number'));
           return r;
         },
-        { plugins: { multiPoint: { enabled: [{ name: 'PrioritySort' }, { name: 'Fit' }] } }, pluginConfig: [{ name: 'Fit', args: { ratio: 'x' } }] },
+        {
+          plugins: { multiPoint: { enabled: [{ name: 'PrioritySort' }, { name: 'Fit' }] } },
+          pluginConfig: [{ name: 'Fit', args: { ratio: 'x' } }],
+        },
         [[['pluginConfig', 0, 'args'], 'profile p: plugin Fit: ratio must be a number']],
       ],
       [
@@ -107,13 +119,21 @@ describe('engine/framework/runtime', () => {
       it(what, () => {
         const built = Framework.build(registry(), { schedulerName: 'p', ...profile }, { random: seededRandom(1) });
         assert.equal(built.ok, false);
-        if (!built.ok) assert.deepEqual(built.error.map((e) => [e.path, e.message]), errors);
+        if (!built.ok)
+          assert.deepEqual(
+            built.error.map((e) => [e.path, e.message]),
+            errors,
+          );
       });
     }
   });
 
   describe('queue order', () => {
-    const queued = (priority: number, timestamp: number): QueuedPodInfo => ({ info: makePod(`p${priority}`).priority(priority).info, timestamp, attempts: 0 });
+    const queued = (priority: number, timestamp: number): QueuedPodInfo => ({
+      info: makePod(`p${priority}`).priority(priority).info,
+      timestamp,
+      attempts: 0,
+    });
     it("is the queueSort plugin's", () => {
       const framework = frameworkOf([]);
       assert.equal(framework.queueSortLess(queued(10, 2), queued(1, 1)), true);
@@ -121,7 +141,11 @@ describe('engine/framework/runtime', () => {
     });
     it('falls back to arrival order when the plugin throws, so the queue keeps moving', () => {
       const registry = registryOf({ name: 'Broken', less: throws } as Plugin);
-      const framework = Framework.build(registry, { schedulerName: 'p', plugins: { queueSort: { enabled: [{ name: 'Broken' }] } } }, { random: seededRandom(1) });
+      const framework = Framework.build(
+        registry,
+        { schedulerName: 'p', plugins: { queueSort: { enabled: [{ name: 'Broken' }] } } },
+        { random: seededRandom(1) },
+      );
       assert.ok(framework.ok);
       assert.equal(framework.value.queueSortLess(queued(10, 2), queued(1, 1)), false);
     });
@@ -129,7 +153,8 @@ describe('engine/framework/runtime', () => {
 
   describe('Filter: each node stops at its first rejection, and the Diagnosis records why', () => {
     const cordoned = () => rejects('Cordon', ['n0'], 'node(s) were unschedulable', Code.UnschedulableAndUnresolvable);
-    const tainted = () => rejects('Taints', ['n1', 'n2'], 'node(s) had untolerated taint {dedicated: gpu}', Code.UnschedulableAndUnresolvable);
+    const tainted = () =>
+      rejects('Taints', ['n1', 'n2'], 'node(s) had untolerated taint {dedicated: gpu}', Code.UnschedulableAndUnresolvable);
 
     it('no node fits: every rejection with plugin, stage, code and reasons; counts per filter; the upstream message', () => {
       const fit = rejects('Fit', ['n0', 'n3', 'n4'], 'Insufficient cpu');
@@ -137,8 +162,20 @@ describe('engine/framework/runtime', () => {
       const d = result.diagnosis;
       assert.deepEqual(d.rejections, [
         { node: 'n0', plugin: 'Cordon', stage: 'Filter', code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) were unschedulable'] },
-        { node: 'n1', plugin: 'Taints', stage: 'Filter', code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) had untolerated taint {dedicated: gpu}'] },
-        { node: 'n2', plugin: 'Taints', stage: 'Filter', code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) had untolerated taint {dedicated: gpu}'] },
+        {
+          node: 'n1',
+          plugin: 'Taints',
+          stage: 'Filter',
+          code: Code.UnschedulableAndUnresolvable,
+          reasons: ['node(s) had untolerated taint {dedicated: gpu}'],
+        },
+        {
+          node: 'n2',
+          plugin: 'Taints',
+          stage: 'Filter',
+          code: Code.UnschedulableAndUnresolvable,
+          reasons: ['node(s) had untolerated taint {dedicated: gpu}'],
+        },
         { node: 'n3', plugin: 'Fit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] },
         { node: 'n4', plugin: 'Fit', stage: 'Filter', code: Code.Unschedulable, reasons: ['Insufficient cpu'] },
       ]);
@@ -148,17 +185,47 @@ describe('engine/framework/runtime', () => {
         { plugin: 'Fit', evaluated: 2, passed: 0 },
       ]);
       assert.deepEqual(fit.seen, ['n3', 'n4'], 'Fit never sees a node an earlier filter rejected');
-      const message = '0/5 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: gpu}.';
-      assert.deepEqual(result.status, { code: Code.Unschedulable, reasons: [message], stage: 'Filter' }, 'resolvable: some nodes only lack cpu');
+      const message =
+        '0/5 nodes are available: 1 node(s) were unschedulable, 2 Insufficient cpu, 2 node(s) had untolerated taint {dedicated: gpu}.';
       assert.deepEqual(
-        { pod: d.pod, profile: d.profile, nodesTotal: d.nodesTotal, nodesEvaluated: d.nodesEvaluated, feasibleNodes: d.feasibleNodes, scores: d.scores, stages: d.stages, message: d.message, status: d.status },
-        { pod: 'default/web', profile: 'test', nodesTotal: 5, nodesEvaluated: 5, feasibleNodes: 0, scores: [], stages: [], message, status: result.status },
+        result.status,
+        { code: Code.Unschedulable, reasons: [message], stage: 'Filter' },
+        'resolvable: some nodes only lack cpu',
+      );
+      assert.deepEqual(
+        {
+          pod: d.pod,
+          profile: d.profile,
+          nodesTotal: d.nodesTotal,
+          nodesEvaluated: d.nodesEvaluated,
+          feasibleNodes: d.feasibleNodes,
+          scores: d.scores,
+          stages: d.stages,
+          message: d.message,
+          status: d.status,
+        },
+        {
+          pod: 'default/web',
+          profile: 'test',
+          nodesTotal: 5,
+          nodesEvaluated: 5,
+          feasibleNodes: 0,
+          scores: [],
+          stages: [],
+          message,
+          status: result.status,
+        },
       );
       assert.equal(result.evaluatedNodes, 5);
     });
 
     it('the verdict is unresolvable only when every rejection is, and names the plugin when only one rejected', () => {
-      const result = failure(scheduleOn(frameworkOf([rejects('Taints', names(3), 'node(s) had untolerated taint {dedicated: gpu}', Code.UnschedulableAndUnresolvable)]), 3));
+      const result = failure(
+        scheduleOn(
+          frameworkOf([rejects('Taints', names(3), 'node(s) had untolerated taint {dedicated: gpu}', Code.UnschedulableAndUnresolvable)]),
+          3,
+        ),
+      );
       assert.equal(result.status.code, Code.UnschedulableAndUnresolvable);
       assert.equal(result.status.plugin, 'Taints');
     });
@@ -169,19 +236,50 @@ describe('engine/framework/runtime', () => {
       assert.deepEqual(result.candidates, ['n4', 'n3']);
       assert.equal(result.feasibleNodes, 2);
       const d = result.diagnosis;
-      assert.deepEqual(Object.keys(d).sort(), ['chosenNode', 'feasibleNodes', 'filters', 'nodesEvaluated', 'nodesTotal', 'pod', 'profile', 'rejections', 'scores', 'stages', 'status'].sort());
+      assert.deepEqual(
+        Object.keys(d).sort(),
+        [
+          'chosenNode',
+          'feasibleNodes',
+          'filters',
+          'nodesEvaluated',
+          'nodesTotal',
+          'pod',
+          'profile',
+          'rejections',
+          'scores',
+          'stages',
+          'status',
+        ].sort(),
+      );
       assert.equal(d.chosenNode, 'n4');
       assert.equal(d.status.code, Code.Success);
-      assert.deepEqual(d.rejections.map((r) => r.node), ['n0', 'n1', 'n2']);
-      assert.deepEqual(d.scores.map((s) => [s.node, s.total]), [['n4', 20], ['n3', 10]]);
+      assert.deepEqual(
+        d.rejections.map((r) => r.node),
+        ['n0', 'n1', 'n2'],
+      );
+      assert.deepEqual(
+        d.scores.map((s) => [s.node, s.total]),
+        [
+          ['n4', 20],
+          ['n3', 10],
+        ],
+      );
     });
 
     it('a filter returning Error aborts the cycle with that status, not a rejection', () => {
-      const broken: FilterPlugin = { name: 'Broken', filter: (_s, _p, node) => (node.name === 'n1' ? errorStatus('cache out of sync') : SUCCESS) };
+      const broken: FilterPlugin = {
+        name: 'Broken',
+        filter: (_s, _p, node) => (node.name === 'n1' ? errorStatus('cache out of sync') : SUCCESS),
+      };
       const result = failure(scheduleOn(frameworkOf([broken]), 3));
       assert.deepEqual(result.status, { code: Code.Error, reasons: ['cache out of sync'], plugin: 'Broken', stage: 'Filter' });
       assert.equal(result.diagnosis.message, 'cache out of sync');
-      assert.deepEqual(result.diagnosis.filters, [{ plugin: 'Broken', evaluated: 2, passed: 1 }], 'n0 passed; n1 was evaluated and stopped the cycle');
+      assert.deepEqual(
+        result.diagnosis.filters,
+        [{ plugin: 'Broken', evaluated: 2, passed: 1 }],
+        'n0 passed; n1 was evaluated and stopped the cycle',
+      );
     });
 
     it('an empty cluster is said as upstream says it', () => {
@@ -193,12 +291,21 @@ describe('engine/framework/runtime', () => {
   describe('PreFilter', () => {
     it('narrows the nodes to the intersection of the subsets; the others are marked as not satisfying those plugins', () => {
       const fit = rejects('Fit', ['n3'], 'Insufficient cpu');
-      const framework = frameworkOf([preFilter('NodeName', SUCCESS, ['n3', 'n1', 'n9']), preFilter('Zone', SUCCESS, ['n1', 'n2', 'n3']), fit]);
+      const framework = frameworkOf([
+        preFilter('NodeName', SUCCESS, ['n3', 'n1', 'n9']),
+        preFilter('Zone', SUCCESS, ['n1', 'n2', 'n3']),
+        fit,
+      ]);
       const result = success(scheduleOn(framework, 5));
       assert.equal(result.suggestedHost, 'n1');
       assert.deepEqual(fit.seen, ['n3', 'n1'], 'only the subset is filtered; a name not in the snapshot is dropped');
       assert.equal(result.evaluatedNodes, 2);
-      const absent = { plugin: 'NodeName', stage: 'PreFilter', code: Code.UnschedulableAndUnresolvable, reasons: ["node(s) didn't satisfy plugin(s) [NodeName Zone]"] };
+      const absent = {
+        plugin: 'NodeName',
+        stage: 'PreFilter',
+        code: Code.UnschedulableAndUnresolvable,
+        reasons: ["node(s) didn't satisfy plugin(s) [NodeName Zone]"],
+      };
       assert.deepEqual(result.diagnosis.rejections, [
         { node: 'n0', ...absent },
         { node: 'n2', ...absent },
@@ -214,7 +321,11 @@ describe('engine/framework/runtime', () => {
         "node(s) didn't satisfy plugin(s) [NodeName Zone] simultaneously",
       ],
       ['an empty subset from one plugin', [preFilter('NodeName', SUCCESS, [])], "node(s) didn't satisfy plugin NodeName"],
-      ['a rejection marks every node with its status', [preFilter('Volumes', unresolvable('node(s) had volume node affinity conflict'))], 'node(s) had volume node affinity conflict'],
+      [
+        'a rejection marks every node with its status',
+        [preFilter('Volumes', unresolvable('node(s) had volume node affinity conflict'))],
+        'node(s) had volume node affinity conflict',
+      ],
     ];
     for (const [what, plugins, reason] of rejecting) {
       it(what, () => {
@@ -238,7 +349,13 @@ describe('engine/framework/runtime', () => {
       const afterFinal = preFilter('After', SUCCESS);
       const result = failure(scheduleOn(frameworkOf([preFilter('Quota', unresolvable('never fits')), afterFinal]), 2));
       assert.equal(afterFinal.calls, 0);
-      assert.deepEqual(result.diagnosis.stages, [{ stage: 'PreFilter', plugin: 'Quota', status: { code: Code.UnschedulableAndUnresolvable, reasons: ['never fits'], plugin: 'Quota', stage: 'PreFilter' } }]);
+      assert.deepEqual(result.diagnosis.stages, [
+        {
+          stage: 'PreFilter',
+          plugin: 'Quota',
+          status: { code: Code.UnschedulableAndUnresolvable, reasons: ['never fits'], plugin: 'Quota', stage: 'PreFilter' },
+        },
+      ]);
     });
   });
 
@@ -255,7 +372,13 @@ describe('engine/framework/runtime', () => {
       const result = failure(scheduleOn(frameworkOf([rejects('Fit', names(2), 'Insufficient cpu'), none, preemption]), 2));
       assert.equal(result.nominatedNode, 'n1');
       assert.equal(result.diagnosis.message, '0/2 nodes are available: 2 Insufficient cpu.');
-      assert.deepEqual(result.diagnosis.stages.map((s) => [s.plugin, s.status.code]), [['NoVictims', Code.Unschedulable], ['Preemption', Code.Success]]);
+      assert.deepEqual(
+        result.diagnosis.stages.map((s) => [s.plugin, s.status.code]),
+        [
+          ['NoVictims', Code.Unschedulable],
+          ['Preemption', Code.Success],
+        ],
+      );
     });
   });
 
@@ -266,8 +389,14 @@ describe('engine/framework/runtime', () => {
       const result = success(frameworkOf([affinity, rejects('Fit', [], '')]).scheduleOne(state, pod(), clusterOf(3)));
       assert.deepEqual(affinity.seen, []);
       assert.deepEqual([...state.skipFilterPlugins], ['Affinity']);
-      assert.deepEqual(result.diagnosis.filters.map((f) => f.plugin), ['Fit']);
-      assert.deepEqual(result.diagnosis.stages.map((s) => [s.stage, s.plugin, s.status.code]), [['PreFilter', 'Affinity', Code.Skip]]);
+      assert.deepEqual(
+        result.diagnosis.filters.map((f) => f.plugin),
+        ['Fit'],
+      );
+      assert.deepEqual(
+        result.diagnosis.stages.map((s) => [s.stage, s.plugin, s.status.code]),
+        [['PreFilter', 'Affinity', Code.Skip]],
+      );
     });
 
     it('a PreScore Skip keeps that plugin out of Score for the cycle', () => {
@@ -276,7 +405,10 @@ describe('engine/framework/runtime', () => {
       const result = success(frameworkOf([spread, scores('Rank', { n1: 5 })]).scheduleOne(state, pod(), clusterOf(3)));
       assert.equal(result.suggestedHost, 'n1');
       assert.deepEqual([...state.skipScorePlugins], ['Spread']);
-      assert.deepEqual(result.diagnosis.scores[0]?.plugins.map((p) => p.plugin), ['Rank']);
+      assert.deepEqual(
+        result.diagnosis.scores[0]?.plugins.map((p) => p.plugin),
+        ['Rank'],
+      );
     });
 
     it('a Filter Skip has nothing against the node', () => {
@@ -295,7 +427,10 @@ describe('engine/framework/runtime', () => {
       const cluster = clusterOf(3);
       const pre = framework.preFilterPod(state, pod(), cluster);
       assert.ok(pre.ok);
-      assert.deepEqual(pre.nodes.map((n) => n.name), ['n1', 'n2']);
+      assert.deepEqual(
+        pre.nodes.map((n) => n.name),
+        ['n1', 'n2'],
+      );
       assert.deepEqual(
         pre.nodes.map((n) => framework.filterNode(state, pod(), n)),
         [SUCCESS, { code: Code.Unschedulable, reasons: ['Insufficient cpu'], plugin: 'Fit', stage: 'Filter' }],
@@ -365,7 +500,10 @@ describe('engine/framework/runtime', () => {
     it('keeps only the top commitCandidates as candidates and the top recordScores as records', () => {
       const result = success(scheduleOn(frameworkOf(plugins(), { commitCandidates: 2, recordScores: 1 }, { Spread: 2 }), 3));
       assert.deepEqual(result.candidates, ['n1', 'n2']);
-      assert.deepEqual(result.diagnosis.scores.map((s) => s.node), ['n1']);
+      assert.deepEqual(
+        result.diagnosis.scores.map((s) => s.node),
+        ['n1'],
+      );
     });
 
     for (const recordScores of [9, 30]) {
@@ -377,7 +515,10 @@ describe('engine/framework/runtime', () => {
         const nines = ['n9', 'n19', 'n29', 'n39'].filter((n) => n !== best);
         assert.equal(nines.length, 3, 'the host is one of the best');
         assert.deepEqual(result.candidates, [best, ...nines, 'n8']);
-        assert.deepEqual(result.diagnosis.scores.slice(0, 9).map((s) => s.node), [best, ...nines, 'n8', 'n18', 'n28', 'n38', 'n7'].slice(0, 9));
+        assert.deepEqual(
+          result.diagnosis.scores.slice(0, 9).map((s) => s.node),
+          [best, ...nines, 'n8', 'n18', 'n28', 'n38', 'n7'].slice(0, 9),
+        );
         assert.equal(result.diagnosis.scores.length, recordScores);
       });
     }
@@ -393,7 +534,12 @@ describe('engine/framework/runtime', () => {
     });
 
     it('a single feasible node is chosen without scoring, as upstream', () => {
-      const result = success(scheduleOn(frameworkOf([rejects('Fit', ['n0'], 'Insufficient cpu'), { name: 'Unused', preScore: throws, score: throws } as Plugin]), 2));
+      const result = success(
+        scheduleOn(
+          frameworkOf([rejects('Fit', ['n0'], 'Insufficient cpu'), { name: 'Unused', preScore: throws, score: throws } as Plugin]),
+          2,
+        ),
+      );
       assert.equal(result.suggestedHost, 'n1');
       assert.deepEqual(result.diagnosis.scores, []);
     });
@@ -446,7 +592,10 @@ describe('engine/framework/runtime', () => {
 
     it('a SampleNodes plugin chooses which nodes to evaluate and in what order', () => {
       const fit = rejects('Fit', [], '');
-      const backwards: SampleNodesPlugin = { name: 'Backwards', sampleNodes: (_s, _p, nodes, count) => [...nodes].reverse().slice(0, count + 1) };
+      const backwards: SampleNodesPlugin = {
+        name: 'Backwards',
+        sampleNodes: (_s, _p, nodes, count) => [...nodes].reverse().slice(0, count + 1),
+      };
       const result = success(scheduleOn(frameworkOf([backwards, fit], { sampling: { strategy: 'fixed', basisPoints: 3000 } }), 10));
       assert.deepEqual(fit.seen, ['n9', 'n8', 'n7'], 'still stops once enough nodes are feasible');
       assert.equal(result.evaluatedNodes, 3);
@@ -463,7 +612,11 @@ describe('engine/framework/runtime', () => {
         filter: (_s, _p, node) => (calls.filter++, rejected.includes(node.name) ? verdict : SUCCESS),
         filterKey: (_s, p) => shape(p),
       };
-      const score: ScorePlugin = { name: 'KeyedScore', score: (_s, _p, node) => (calls.score++, node.pods.length), scoreKey: (_s, p) => shape(p) };
+      const score: ScorePlugin = {
+        name: 'KeyedScore',
+        score: (_s, _p, node) => (calls.score++, node.pods.length),
+        scoreKey: (_s, p) => shape(p),
+      };
       return { calls, framework: frameworkOf([filter, score]) };
     }
     const shaped = (name: string, shape: string) => makePod(name).labels({ shape }).info;
@@ -550,14 +703,20 @@ describe('engine/framework/runtime', () => {
     for (const [stage, plugin] of table) {
       it(stage, () => {
         const result = failure(scheduleOn(frameworkOf([plugin]), 3));
-        assert.deepEqual(result.status, { code: Code.Error, reasons: [`plugin Thrower threw at ${stage}: boom`], plugin: 'Thrower', stage });
+        assert.deepEqual(result.status, {
+          code: Code.Error,
+          reasons: [`plugin Thrower threw at ${stage}: boom`],
+          plugin: 'Thrower',
+          stage,
+        });
         assert.equal(result.diagnosis.message, `plugin Thrower threw at ${stage}: boom`);
       });
     }
   });
 
   describe('checkNode: one given node judged as a cycle would judge it', () => {
-    const check = (plugins: Plugin[], node = 'n1', nodes = 3) => frameworkOf(plugins).checkNode(new CycleState(), pod(), clusterOf(nodes), node);
+    const check = (plugins: Plugin[], node = 'n1', nodes = 3) =>
+      frameworkOf(plugins).checkNode(new CycleState(), pod(), clusterOf(nodes), node);
 
     it('runs the filters on that node only and answers Success when they pass', () => {
       const filter = rejects('Fit', ['n0'], 'Insufficient cpu');
@@ -566,16 +725,27 @@ describe('engine/framework/runtime', () => {
     });
 
     it("gives the first rejection with the plugin's reason", () => {
-      assert.deepEqual(check([rejects('Taints', ['n1'], 'untolerated taint', Code.UnschedulableAndUnresolvable), rejects('Fit', ['n1'], 'Insufficient cpu')]), {
-        code: Code.UnschedulableAndUnresolvable,
-        reasons: ['untolerated taint'],
-        plugin: 'Taints',
-        stage: 'Filter',
-      });
+      assert.deepEqual(
+        check([
+          rejects('Taints', ['n1'], 'untolerated taint', Code.UnschedulableAndUnresolvable),
+          rejects('Fit', ['n1'], 'Insufficient cpu'),
+        ]),
+        {
+          code: Code.UnschedulableAndUnresolvable,
+          reasons: ['untolerated taint'],
+          plugin: 'Taints',
+          stage: 'Filter',
+        },
+      );
     });
 
     it('PreFilter sees the whole snapshot: its rejection, or a subset leaving the node out, is the answer', () => {
-      assert.deepEqual(check([preFilter('Ports', unschedulable('ports in use'))]), { code: Code.Unschedulable, reasons: ['ports in use'], plugin: 'Ports', stage: 'PreFilter' });
+      assert.deepEqual(check([preFilter('Ports', unschedulable('ports in use'))]), {
+        code: Code.Unschedulable,
+        reasons: ['ports in use'],
+        plugin: 'Ports',
+        stage: 'PreFilter',
+      });
       assert.deepEqual(check([preFilter('Affinity', SUCCESS, ['n2'])]), {
         code: Code.UnschedulableAndUnresolvable,
         reasons: ["node(s) didn't satisfy plugin(s) [Affinity]"],
@@ -600,10 +770,16 @@ describe('engine/framework/runtime', () => {
         reserve: (_s, _p, node) => (calls.push(`${name}.reserve ${node}`), SUCCESS),
         unreserve: (_s, _p, node) => void calls.push(`${name}.unreserve ${node}`),
       });
-      const permit: PermitPlugin = { name: 'Gate', permit: (_s, _p, node) => (calls.push(`permit ${node}`), fail.permit?.includes(node) ? unschedulable('quota exhausted') : SUCCESS) };
+      const permit: PermitPlugin = {
+        name: 'Gate',
+        permit: (_s, _p, node) => (calls.push(`permit ${node}`), fail.permit?.includes(node) ? unschedulable('quota exhausted') : SUCCESS),
+      };
       const check: CheckConflictsPlugin = {
         name: 'Fresh',
-        checkConflicts: async (_s, _p, node) => (calls.push(`check ${node}`), fail.conflict?.includes(node) ? unschedulable('node changed since the snapshot') : SUCCESS),
+        checkConflicts: async (_s, _p, node) => (
+          calls.push(`check ${node}`),
+          fail.conflict?.includes(node) ? unschedulable('node changed since the snapshot') : SUCCESS
+        ),
       };
       const bind: BindPlugin = {
         name: 'Binder',
@@ -631,7 +807,10 @@ describe('engine/framework/runtime', () => {
       assert.deepEqual(result.ok && result.node, 'n2');
       assert.deepEqual(calls, ['Volumes.reserve n2', 'Quota.reserve n2', 'permit n2', 'check n2', 'bind n2']);
       assert.equal(result.diagnosis.chosenNode, 'n2');
-      assert.deepEqual(result.diagnosis.stages.map((s) => `${s.stage} ${s.plugin} ${s.node ?? ''}`), ['Reserve Volumes n2', 'Reserve Quota n2', 'Permit Gate n2', 'CheckConflicts Fresh n2', 'Bind Binder n2']);
+      assert.deepEqual(
+        result.diagnosis.stages.map((s) => `${s.stage} ${s.plugin} ${s.node ?? ''}`),
+        ['Reserve Volumes n2', 'Reserve Quota n2', 'Permit Gate n2', 'CheckConflicts Fresh n2', 'Bind Binder n2'],
+      );
     });
 
     it('a bind failure on the first candidate undoes its reservation (in reverse) and falls through to the second', async () => {
@@ -686,10 +865,16 @@ describe('engine/framework/runtime', () => {
       const { calls, plugins } = pipeline({ bind: ['n0', 'n1', 'n2'] });
       const result = await commit(plugins, { commitCandidates: 3, bindRetries: 1 });
       assert.equal(result.ok, false);
-      assert.deepEqual(calls.filter((c) => c.startsWith('bind')), ['bind n2', 'bind n1']);
+      assert.deepEqual(
+        calls.filter((c) => c.startsWith('bind')),
+        ['bind n2', 'bind n1'],
+      );
       assert.ok(!result.ok && result.status.code === Code.Error);
       assert.equal(result.diagnosis.chosenNode, undefined);
-      assert.equal(result.diagnosis.message, 'pod default/web was not bound: n2 (Bind Binder: 409 Conflict); n1 (Bind Binder: 409 Conflict)');
+      assert.equal(
+        result.diagnosis.message,
+        'pod default/web was not bound: n2 (Bind Binder: 409 Conflict); n1 (Bind Binder: 409 Conflict)',
+      );
       assert.deepEqual(result.diagnosis.status, { code: Code.Error, reasons: ['409 Conflict'], plugin: 'Binder', stage: 'Bind' });
     });
 
@@ -697,7 +882,13 @@ describe('engine/framework/runtime', () => {
       const notMine: BindPlugin = { name: 'NotMine', bind: async () => SKIP };
       const { plugins } = pipeline();
       const bound = await commit([notMine, ...plugins]);
-      assert.deepEqual(bound.diagnosis.stages.filter((s) => s.stage === 'Bind').map((s) => [s.plugin, s.status.code]), [['NotMine', Code.Skip], ['Binder', Code.Success]]);
+      assert.deepEqual(
+        bound.diagnosis.stages.filter((s) => s.stage === 'Bind').map((s) => [s.plugin, s.status.code]),
+        [
+          ['NotMine', Code.Skip],
+          ['Binder', Code.Success],
+        ],
+      );
       const unbound = await commit([scores('Rank', {}), notMine], { bindRetries: 0 });
       assert.deepEqual(!unbound.ok && unbound.status, { code: Code.Error, reasons: ['no bind plugin bound the pod'], stage: 'Bind' });
     });
@@ -705,13 +896,25 @@ describe('engine/framework/runtime', () => {
     it('an unreserve that throws is recorded and the others still run', async () => {
       const calls: string[] = [];
       const broken: ReservePlugin = { name: 'Broken', reserve: () => SUCCESS, unreserve: throws };
-      const after: ReservePlugin = { name: 'After', reserve: () => unschedulable('no room'), unreserve: (_s, _p, node) => void calls.push(`After.unreserve ${node}`) };
-      const before: ReservePlugin = { name: 'Before', reserve: () => SUCCESS, unreserve: (_s, _p, node) => void calls.push(`Before.unreserve ${node}`) };
+      const after: ReservePlugin = {
+        name: 'After',
+        reserve: () => unschedulable('no room'),
+        unreserve: (_s, _p, node) => void calls.push(`After.unreserve ${node}`),
+      };
+      const before: ReservePlugin = {
+        name: 'Before',
+        reserve: () => SUCCESS,
+        unreserve: (_s, _p, node) => void calls.push(`Before.unreserve ${node}`),
+      };
       const result = await commit([scores('Rank', { n2: 1 }), before, broken, after], { bindRetries: 0 });
       assert.deepEqual(calls, ['After.unreserve n2', 'Before.unreserve n2']);
       assert.deepEqual(
         result.diagnosis.stages.filter((s) => s.stage === 'Unreserve').map((s) => [s.plugin, s.status.code]),
-        [['After', Code.Success], ['Broken', Code.Error], ['Before', Code.Success]],
+        [
+          ['After', Code.Success],
+          ['Broken', Code.Error],
+          ['Before', Code.Success],
+        ],
       );
     });
   });

@@ -56,6 +56,9 @@ describe('engine/framework/sampling', () => {
     const sampler = new NodeSampler(settings({ order: 'random' }), seededRandom(7));
     const expected = seededRandom(7);
     const starts = Array.from({ length: 5 }, () => sampler.start(300));
-    assert.deepEqual(starts, Array.from({ length: 5 }, () => expected.int(300)));
+    assert.deepEqual(
+      starts,
+      Array.from({ length: 5 }, () => expected.int(300)),
+    );
   });
 });

@@ -7,10 +7,33 @@ import { Code } from '../../../src/engine/framework/status';
 import { frameworkOf, scheduleOn, scores, throws } from './fakes';
 
 describe('engine/framework/scoring', () => {
-  const table: Array<{ what: string; plugins: ScorePlugin[]; weights?: Record<string, number>; totals: Record<string, number>; host: string }> = [
-    { what: 'one plugin, weight 1: the raw scores', plugins: [scores('A', { n0: 10, n1: 40, n2: 20 })], totals: { n0: 10, n1: 40, n2: 20 }, host: 'n1' },
-    { what: 'a weight multiplies', plugins: [scores('A', { n0: 10, n1: 40, n2: 20 })], weights: { A: 3 }, totals: { n0: 30, n1: 120, n2: 60 }, host: 'n1' },
-    { what: 'NormalizeScore before the weight', plugins: [scores('A', { n0: 10, n1: 50, n2: 25 }, true)], weights: { A: 2 }, totals: { n0: 40, n1: 200, n2: 100 }, host: 'n1' },
+  const table: Array<{
+    what: string;
+    plugins: ScorePlugin[];
+    weights?: Record<string, number>;
+    totals: Record<string, number>;
+    host: string;
+  }> = [
+    {
+      what: 'one plugin, weight 1: the raw scores',
+      plugins: [scores('A', { n0: 10, n1: 40, n2: 20 })],
+      totals: { n0: 10, n1: 40, n2: 20 },
+      host: 'n1',
+    },
+    {
+      what: 'a weight multiplies',
+      plugins: [scores('A', { n0: 10, n1: 40, n2: 20 })],
+      weights: { A: 3 },
+      totals: { n0: 30, n1: 120, n2: 60 },
+      host: 'n1',
+    },
+    {
+      what: 'NormalizeScore before the weight',
+      plugins: [scores('A', { n0: 10, n1: 50, n2: 25 }, true)],
+      weights: { A: 2 },
+      totals: { n0: 40, n1: 200, n2: 100 },
+      host: 'n1',
+    },
     {
       what: 'plugins summed: a weight can turn the order',
       plugins: [scores('A', { n0: 100, n1: 0, n2: 50 }), scores('B', { n0: 0, n1: 60, n2: 30 })],
@@ -37,7 +60,10 @@ describe('engine/framework/scoring', () => {
     it(`${what}: an Error naming the plugin at Score`, () => {
       const result = scheduleOn(frameworkOf([plugin]), 3);
       assert.equal(result.ok, false);
-      assert.deepEqual([result.diagnosis.status.code, result.diagnosis.status.plugin, result.diagnosis.status.stage], [Code.Error, plugin.name, 'Score']);
+      assert.deepEqual(
+        [result.diagnosis.status.code, result.diagnosis.status.plugin, result.diagnosis.status.stage],
+        [Code.Error, plugin.name, 'Score'],
+      );
       assert.match(result.diagnosis.status.reasons.join('; '), reason);
     });
   }

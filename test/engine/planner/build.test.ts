@@ -1,17 +1,32 @@
 import assert from 'node:assert/strict';
-import { buildPlan, MIN_MEMBER_LABEL, planPodSet, PLANNER_LABEL, settingsFromLabels, type PlanInput } from '../../../src/engine/planner/build';
+import {
+  buildPlan,
+  MIN_MEMBER_LABEL,
+  planPodSet,
+  PLANNER_LABEL,
+  settingsFromLabels,
+  type PlanInput,
+} from '../../../src/engine/planner/build';
 import { snapshotHash } from '../../../src/engine/planner/podset/hash';
 import { planStatus } from '../../../src/engine/planner/plan';
 import { resolvePodSet } from '../../../src/engine/planner/podset/podset';
 import { makeNode, snapshotOf, type PodBuilder } from '../../builders';
 import { planning, setPod } from './fixtures';
 
-const nodes = [makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pods: '110' }), makeNode('n2').alloc({ cpu: '2', memory: '16Gi', pods: '110' })];
+const nodes = [
+  makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pods: '110' }),
+  makeNode('n2').alloc({ cpu: '2', memory: '16Gi', pods: '110' }),
+];
 const NOW = Date.UTC(2026, 0, 1);
 
 function input(pods: PodBuilder[], name = 'web'): PlanInput {
   const objects = pods.map((p) => p.obj);
-  return { podSet: resolvePodSet(objects, { namespace: 'default', name }), snapshot: snapshotOf(nodes, pods), framework: planning().framework, now: NOW };
+  return {
+    podSet: resolvePodSet(objects, { namespace: 'default', name }),
+    snapshot: snapshotOf(nodes, pods),
+    framework: planning().framework,
+    now: NOW,
+  };
 }
 
 describe('engine/planner/build', () => {
@@ -77,8 +92,13 @@ describe('engine/planner/build', () => {
   });
 
   describe('what cannot be planned is an error saying so', () => {
-    it('a pod set with no pods', () => assert.deepEqual(buildPlan(input(pods, 'cache')), { ok: false, error: 'pod set default/cache has no pods' }));
-    it('an unknown planner', () => assert.deepEqual(buildPlan(input(pods), { planner: 'magic' }), { ok: false, error: 'planner: unknown planner "magic" (one of greedy, optimize, exact, pallet)' }));
+    it('a pod set with no pods', () =>
+      assert.deepEqual(buildPlan(input(pods, 'cache')), { ok: false, error: 'pod set default/cache has no pods' }));
+    it('an unknown planner', () =>
+      assert.deepEqual(buildPlan(input(pods), { planner: 'magic' }), {
+        ok: false,
+        error: 'planner: unknown planner "magic" (one of greedy, optimize, exact, pallet)',
+      }));
     it('a pod with a malformed request', () => {
       const error = buildPlan(input([setPod('web-9').req({ cpu: 'lots' })]));
       assert.equal(error.ok, false);
@@ -88,7 +108,14 @@ describe('engine/planner/build', () => {
 
   it('planPodSet, the one entry point, refuses a set with pending pods that do not decode, naming every one', () => {
     const bad = [setPod('web-0').req({ cpu: 'lots' }), setPod('web-1').req({ cpu: '1' }), setPod('web-2').req({ memory: 'much' })];
-    const made = planPodSet(planning(), { podSet: resolvePodSet(bad.map((p) => p.obj), { namespace: 'default', name: 'web' }), snapshot: snapshotOf(nodes), now: NOW });
+    const made = planPodSet(planning(), {
+      podSet: resolvePodSet(
+        bad.map((p) => p.obj),
+        { namespace: 'default', name: 'web' },
+      ),
+      snapshot: snapshotOf(nodes),
+      now: NOW,
+    });
     assert.equal(made.ok, false);
     const error = made.ok ? '' : made.error;
     assert.match(error, /^pod set default\/web cannot be planned: pod default\/web-0: .*cpu.*; pod default\/web-2: .*memory/);
@@ -97,10 +124,13 @@ describe('engine/planner/build', () => {
 
   describe('settings from labels: the first that has each label', () => {
     it('planner and gang size', () => {
-      assert.deepEqual(settingsFromLabels([undefined, { [PLANNER_LABEL]: 'optimize' }, { [PLANNER_LABEL]: 'greedy', [MIN_MEMBER_LABEL]: '4' }]), {
-        ok: true,
-        value: { planner: 'optimize', minMember: 4 },
-      });
+      assert.deepEqual(
+        settingsFromLabels([undefined, { [PLANNER_LABEL]: 'optimize' }, { [PLANNER_LABEL]: 'greedy', [MIN_MEMBER_LABEL]: '4' }]),
+        {
+          ok: true,
+          value: { planner: 'optimize', minMember: 4 },
+        },
+      );
     });
     it('none', () => assert.deepEqual(settingsFromLabels([{ app: 'web' }]), { ok: true, value: {} }));
   });

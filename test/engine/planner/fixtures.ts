@@ -21,12 +21,18 @@ export function planning(profile: Profile = DEFAULT_PROFILE, gate?: PodSetGate):
 
 /** A pod of pod set `set`, scheduled by the pod-set scheduler. */
 export const setPod = (name: string, set = 'web', namespace = 'default'): PodBuilder =>
-  makePod(name, namespace).labels({ [POD_SET_LABEL]: set }).scheduler(POD_SET_SCHEDULER_NAME);
+  makePod(name, namespace)
+    .labels({ [POD_SET_LABEL]: set })
+    .scheduler(POD_SET_SCHEDULER_NAME);
 
 const infoOf = (p: PodBuilder | PodInfo): PodInfo => (p instanceof PodBuilder ? p.info : p);
 
 /** A plan request for these pods on these nodes (with `bound` pods already on them). */
-export function request(nodes: NodeBuilder[], pods: Array<PodBuilder | PodInfo>, options: { objective?: Objective; bound?: PodBuilder[]; eligible?: PlanRequest['eligible'] } = {}): PlanRequest {
+export function request(
+  nodes: NodeBuilder[],
+  pods: Array<PodBuilder | PodInfo>,
+  options: { objective?: Objective; bound?: PodBuilder[]; eligible?: PlanRequest['eligible'] } = {},
+): PlanRequest {
   const snapshot: NodeInfoLister = snapshotOf(nodes, options.bound ?? []);
   return {
     pods: pods.map(infoOf),

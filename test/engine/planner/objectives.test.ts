@@ -15,7 +15,14 @@ const pods = (count: number, cpu = '1') => Array.from({ length: count }, (_, i) 
 let highs: MilpSolver;
 
 /** Each objective on a small table: what the plan minimizes, by the heuristic and by the solver alike. */
-const table: Array<{ objective: Objective; why: string; nodes: () => NodeBuilder[]; pods: number; previous?: Record<string, string>; expect: (req: PlanRequest, placed: Record<string, string>) => void }> = [
+const table: Array<{
+  objective: Objective;
+  why: string;
+  nodes: () => NodeBuilder[];
+  pods: number;
+  previous?: Record<string, string>;
+  expect: (req: PlanRequest, placed: Record<string, string>) => void;
+}> = [
   {
     objective: 'pack',
     why: 'four 1-cpu pods share one node',
@@ -33,7 +40,11 @@ const table: Array<{ objective: Objective; why: string; nodes: () => NodeBuilder
   {
     objective: 'cost',
     why: 'eight 1-cpu pods on the two small nodes (cost 1 each) rather than the big one (cost 5)',
-    nodes: () => [node('big', '8').labels({ [NODE_COST_KEY]: '5' }), node('small-1').labels({ [NODE_COST_KEY]: '1' }), node('small-2').labels({ [NODE_COST_KEY]: '1' })],
+    nodes: () => [
+      node('big', '8').labels({ [NODE_COST_KEY]: '5' }),
+      node('small-1').labels({ [NODE_COST_KEY]: '1' }),
+      node('small-2').labels({ [NODE_COST_KEY]: '1' }),
+    ],
     pods: 8,
     expect: (_, placed) => assert.deepEqual([...new Set(Object.values(placed))].sort(), ['small-1', 'small-2']),
   },
@@ -75,14 +86,17 @@ describe('engine/planner objectives (pack, spread, cost, moves)', function () {
     const req = request([node('a').labels({ [NODE_COST_KEY]: '2.5' }), node('b')], pods(3));
     const previous = new Map([['default/p0', 'b']]);
     const [p0, p1, p2] = req.pods;
-    const q = quality({ ...req, previous }, {
-      placed: [
-        { pod: p0 as PlanRequest['pods'][number], node: 'a' },
-        { pod: p1 as PlanRequest['pods'][number], node: 'a' },
-        { pod: p2 as PlanRequest['pods'][number], node: 'b' },
-      ],
-      unplaced: [],
-    });
+    const q = quality(
+      { ...req, previous },
+      {
+        placed: [
+          { pod: p0 as PlanRequest['pods'][number], node: 'a' },
+          { pod: p1 as PlanRequest['pods'][number], node: 'a' },
+          { pod: p2 as PlanRequest['pods'][number], node: 'b' },
+        ],
+        unplaced: [],
+      },
+    );
     assert.deepEqual({ crowd: q.crowd, cost: q.cost, moved: q.moved }, { crowd: 2, cost: 3.5, moved: 1 });
   });
 
@@ -99,7 +113,10 @@ describe('engine/planner objectives (pack, spread, cost, moves)', function () {
     const bad = settingsFromLabels([{ [OBJECTIVE_LABEL]: 'cheapest' }]);
     assert.deepEqual(bad, {
       ok: false,
-      error: { label: OBJECTIVE_LABEL, message: `label ${OBJECTIVE_LABEL}: unknown objective "cheapest" (one of pack, balance, spread, cost, moves)` },
+      error: {
+        label: OBJECTIVE_LABEL,
+        message: `label ${OBJECTIVE_LABEL}: unknown objective "cheapest" (one of pack, balance, spread, cost, moves)`,
+      },
     });
   });
 });

@@ -6,7 +6,10 @@ import type { TriggerSpec } from '../../../src/engine/planner/podset/trigger';
 import { makeNode, type PodBuilder } from '../../builders';
 import { planning, setPod } from './fixtures';
 
-const nodes = [makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pods: '110' }), makeNode('n2').alloc({ cpu: '4', memory: '16Gi', pods: '110' })];
+const nodes = [
+  makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pods: '110' }),
+  makeNode('n2').alloc({ cpu: '4', memory: '16Gi', pods: '110' }),
+];
 const HOSTNAME = 'kubernetes.io/hostname';
 
 const trigger = (set: string, dependsOn: Array<string | DependencyRef> = [], fields: Partial<TriggerSpec> = {}): TriggerSpec => ({
@@ -19,14 +22,22 @@ const trigger = (set: string, dependsOn: Array<string | DependencyRef> = [], fie
 });
 
 async function plan(triggers: TriggerSpec[], pods: PodBuilder[]): Promise<TriggerOutcome[]> {
-  const outcomes = await planWorkspace({ cluster: { nodes: nodes.map((n) => n.obj), pods: pods.map((p) => p.obj) }, triggers, planning: planning(), now: 0, poolSize: 2 });
+  const outcomes = await planWorkspace({
+    cluster: { nodes: nodes.map((n) => n.obj), pods: pods.map((p) => p.obj) },
+    triggers,
+    planning: planning(),
+    now: 0,
+    poolSize: 2,
+  });
   assert.ok(outcomes.ok);
   return outcomes.value;
 }
 
 /** trigger name → "ready" | "not ready: …" | "failed: …" */
 const statuses = (outcomes: TriggerOutcome[]) =>
-  Object.fromEntries(outcomes.map((o) => [o.trigger.name, o.ready ? 'ready' : o.failed ? `failed: ${o.message}` : `not ready: ${o.message}`]));
+  Object.fromEntries(
+    outcomes.map((o) => [o.trigger.name, o.ready ? 'ready' : o.failed ? `failed: ${o.message}` : `not ready: ${o.message}`]),
+  );
 
 const db = (i: number) => setPod(`db-${i}`, 'db').labels({ app: 'db' }).req({ cpu: '1' });
 /** An app pod that must run beside a db pod (same node). */
@@ -61,7 +72,10 @@ describe('engine/planner/plan-all', () => {
         name: 'a dependency whose pod set has no pods',
         triggers: [trigger('app', ['db']), trigger('db')],
         pods: [app(0)],
-        expect: { app: 'failed: dependency failed: ScheduleTrigger/default/db: pod set default/db has no pods', db: 'failed: pod set default/db has no pods' },
+        expect: {
+          app: 'failed: dependency failed: ScheduleTrigger/default/db: pod set default/db has no pods',
+          db: 'failed: pod set default/db has no pods',
+        },
       },
       {
         name: 'a dependency that leaves a pod out is never complete',
@@ -88,7 +102,9 @@ describe('engine/planner/plan-all', () => {
         name: 'a trigger with a quiet time that does not parse',
         triggers: [trigger('db', [], { quietTime: '5 minutes' })],
         pods: [db(0)],
-        expect: { db: 'failed: ScheduleTrigger default/db: label planner.ciena.io/quiet-time: the quiet time "5 minutes" is not a Go duration (time: unknown unit " minutes" in duration "5 minutes"); write 5m0s' },
+        expect: {
+          db: 'failed: ScheduleTrigger default/db: label planner.ciena.io/quiet-time: the quiet time "5 minutes" is not a Go duration (time: unknown unit " minutes" in duration "5 minutes"); write 5m0s',
+        },
       },
       {
         name: 'a second trigger for a pod set already planned by another',
@@ -97,7 +113,8 @@ describe('engine/planner/plan-all', () => {
         expect: { db: 'ready', 'db-again': 'failed: pod set default/db is planned by ScheduleTrigger default/db' },
       },
     ];
-    for (const { name, triggers, pods, expect } of table) it(name, async () => assert.deepEqual(statuses(await plan(triggers, pods)), expect));
+    for (const { name, triggers, pods, expect } of table)
+      it(name, async () => assert.deepEqual(statuses(await plan(triggers, pods)), expect));
   });
 
   describe('requireReady waits for the dependency’s pods to be Ready, not only planned', () => {

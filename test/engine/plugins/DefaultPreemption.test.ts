@@ -160,17 +160,36 @@ describe('engine/plugins/DefaultPreemption', () => {
 
   describe('a planning cycle only reports (plans do not preempt unless the profile allows it)', () => {
     it('says which pods on which node would make room, and nominates nothing', () => {
-      const c: Case = { name: '', pod: makePod('p').priority(high), pods: [makePod('p1').node('node1')], nodes: [onePod('node1')], statuses: { node1: Code.Unschedulable }, want: ['', Code.Unschedulable, ''] };
+      const c: Case = {
+        name: '',
+        pod: makePod('p').priority(high),
+        pods: [makePod('p1').node('node1')],
+        nodes: [onePod('node1')],
+        statuses: { node1: Code.Unschedulable },
+        want: ['', Code.Unschedulable, ''],
+      };
       const { status, nominated } = postFilter(c, 'report');
-      assert.deepEqual([nominated, status.code, status.reasons], [
-        '',
-        Code.Unschedulable,
-        ['preemption: evicting default/p1 from node node1 would make room; plans do not preempt unless the profile allows it (PodSetPlanner args: allowPreemption: true).'],
-      ]);
+      assert.deepEqual(
+        [nominated, status.code, status.reasons],
+        [
+          '',
+          Code.Unschedulable,
+          [
+            'preemption: evicting default/p1 from node node1 would make room; plans do not preempt unless the profile allows it (PodSetPlanner args: allowPreemption: true).',
+          ],
+        ],
+      );
     });
 
     it('says nothing when preemption could not help', () => {
-      const c: Case = { name: '', pod: makePod('p'), pods: [makePod('p1').node('node1')], nodes: [onePod('node1')], statuses: { node1: Code.Unschedulable }, want: ['', Code.Skip, ''] };
+      const c: Case = {
+        name: '',
+        pod: makePod('p'),
+        pods: [makePod('p1').node('node1')],
+        nodes: [onePod('node1')],
+        statuses: { node1: Code.Unschedulable },
+        want: ['', Code.Skip, ''],
+      };
       assert.equal(postFilter(c, 'report').status.code, Code.Skip);
     });
   });
@@ -179,17 +198,37 @@ describe('engine/plugins/DefaultPreemption', () => {
   describe('args (upstream TestValidateDefaultPreemptionArgs)', () => {
     const table: Array<[string, unknown, string | undefined]> = [
       ['valid args (default)', { minCandidateNodesPercentage: 10, minCandidateNodesAbsolute: 100 }, undefined],
-      ['negative minCandidateNodesPercentage', { minCandidateNodesPercentage: -1, minCandidateNodesAbsolute: 100 }, 'DefaultPreemption: minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]'],
-      ['too large minCandidateNodesPercentage', { minCandidateNodesPercentage: 900, minCandidateNodesAbsolute: 100 }, 'DefaultPreemption: minCandidateNodesPercentage: Invalid value: 900: not in valid range [0, 100]'],
-      ['negative minCandidateNodesAbsolute', { minCandidateNodesPercentage: 20, minCandidateNodesAbsolute: -1 }, 'DefaultPreemption: minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)'],
+      [
+        'negative minCandidateNodesPercentage',
+        { minCandidateNodesPercentage: -1, minCandidateNodesAbsolute: 100 },
+        'DefaultPreemption: minCandidateNodesPercentage: Invalid value: -1: not in valid range [0, 100]',
+      ],
+      [
+        'too large minCandidateNodesPercentage',
+        { minCandidateNodesPercentage: 900, minCandidateNodesAbsolute: 100 },
+        'DefaultPreemption: minCandidateNodesPercentage: Invalid value: 900: not in valid range [0, 100]',
+      ],
+      [
+        'negative minCandidateNodesAbsolute',
+        { minCandidateNodesPercentage: 20, minCandidateNodesAbsolute: -1 },
+        'DefaultPreemption: minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)',
+      ],
       [
         'all zero',
         { minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0 },
         'DefaultPreemption: [minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute, minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage]',
       ],
       ['an unknown field is an error', { minCandidateNodes: 3 }, 'DefaultPreemption: unknown field "minCandidateNodes"'],
-      ['typed as in a KubeSchedulerConfiguration', { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'DefaultPreemptionArgs', minCandidateNodesAbsolute: 20 }, undefined],
-      ["another plugin's args type", { kind: 'NodeResourcesFitArgs' }, 'DefaultPreemption: kind: Invalid value: "NodeResourcesFitArgs": must be DefaultPreemptionArgs'],
+      [
+        'typed as in a KubeSchedulerConfiguration',
+        { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'DefaultPreemptionArgs', minCandidateNodesAbsolute: 20 },
+        undefined,
+      ],
+      [
+        "another plugin's args type",
+        { kind: 'NodeResourcesFitArgs' },
+        'DefaultPreemption: kind: Invalid value: "NodeResourcesFitArgs": must be DefaultPreemptionArgs',
+      ],
     ];
     for (const [name, args, error] of table) {
       it(name, () => {

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import { calculatePriority, factory, MAX_CONTAINER_THRESHOLD, MIN_THRESHOLD, normalizedImageName } from '../../../src/engine/plugins/ImageLocality';
+import {
+  calculatePriority,
+  factory,
+  MAX_CONTAINER_THRESHOLD,
+  MIN_THRESHOLD,
+  normalizedImageName,
+} from '../../../src/engine/plugins/ImageLocality';
 import { handleOf, makeNode, makePod, snapshotOf } from '../../builders';
 import { argsError, build, runScore } from './harness';
 
@@ -8,8 +14,12 @@ const MB = 1024 * 1024;
 describe('engine/plugins/ImageLocality', () => {
   // Three nodes; "40" is on 1 of them, "300" on 2, "2000" on 1: spread factors 1/3, 2/3, 1/3.
   const snapshot = snapshotOf([
-    makeNode('n1').image(['gcr.io/40:latest'], 40 * MB).image(['gcr.io/300:latest'], 300 * MB),
-    makeNode('n2').image(['gcr.io/300:latest'], 300 * MB).image(['gcr.io/2000:latest'], 2000 * MB),
+    makeNode('n1')
+      .image(['gcr.io/40:latest'], 40 * MB)
+      .image(['gcr.io/300:latest'], 300 * MB),
+    makeNode('n2')
+      .image(['gcr.io/300:latest'], 300 * MB)
+      .image(['gcr.io/2000:latest'], 2000 * MB),
     makeNode('n3'),
   ]);
   const plugin = build(factory, undefined, handleOf(snapshot));
@@ -49,7 +59,8 @@ describe('engine/plugins/ImageLocality', () => {
       [MAX_CONTAINER_THRESHOLD, 2, 49], // 100 × (1000MB - 23MB) / (2000MB - 23MB) = 97700 / 1977 = 49.4 → 49
     ];
     for (const [sum, containers, score] of table) {
-      it(`${sum} bytes over ${containers} container(s) → ${score}`, () => assert.equal(calculatePriority(sum, MAX_CONTAINER_THRESHOLD * containers), score));
+      it(`${sum} bytes over ${containers} container(s) → ${score}`, () =>
+        assert.equal(calculatePriority(sum, MAX_CONTAINER_THRESHOLD * containers), score));
     }
   });
 

@@ -34,14 +34,24 @@ describe('engine/plugins/NodeAffinity', () => {
     const table: Array<[why: string, pod: PodBuilder, fits: string]> = [
       ['nodeSelector zone=a', makePod('p').nodeSelector({ zone: 'a' }), 'n1'],
       ['In zone [a, b]', makePod('p').requireNode({ key: 'zone', operator: 'In', values: ['a', 'b'] }), 'n1 n2'],
-      ['NotIn zone [a]: nodes without the label match', makePod('p').requireNode({ key: 'zone', operator: 'NotIn', values: ['a'] }), 'n2 n3 n4'],
+      [
+        'NotIn zone [a]: nodes without the label match',
+        makePod('p').requireNode({ key: 'zone', operator: 'NotIn', values: ['a'] }),
+        'n2 n3 n4',
+      ],
       ['Exists zone', makePod('p').requireNode({ key: 'zone', operator: 'Exists' }), 'n1 n2'],
       ['DoesNotExist zone', makePod('p').requireNode({ key: 'zone', operator: 'DoesNotExist' }), 'n3 n4'],
-      ['Gt gen 4: integer comparison, a missing or non-integer label never matches', makePod('p').requireNode({ key: 'gen', operator: 'Gt', values: ['4'] }), 'n2'],
+      [
+        'Gt gen 4: integer comparison, a missing or non-integer label never matches',
+        makePod('p').requireNode({ key: 'gen', operator: 'Gt', values: ['4'] }),
+        'n2',
+      ],
       ['Lt gen 4', makePod('p').requireNode({ key: 'gen', operator: 'Lt', values: ['4'] }), 'n1'],
       [
         'two terms are ORed',
-        makePod('p').requireNode({ key: 'zone', operator: 'In', values: ['a'] }).requireNode({ key: 'gen', operator: 'Gt', values: ['4'] }),
+        makePod('p')
+          .requireNode({ key: 'zone', operator: 'In', values: ['a'] })
+          .requireNode({ key: 'gen', operator: 'Gt', values: ['4'] }),
         'n1 n2',
       ],
       [
@@ -49,11 +59,23 @@ describe('engine/plugins/NodeAffinity', () => {
         makePod('p').requireNode({ key: 'zone', operator: 'In', values: ['a', 'b'] }, { key: 'gen', operator: 'Lt', values: ['4'] }),
         'n1',
       ],
-      ['nodeSelector AND affinity', makePod('p').nodeSelector({ zone: 'b' }).requireNode({ key: 'gen', operator: 'Lt', values: ['4'] }), ''],
-      ['matchFields metadata.name', makePod('p').requireNodeTerm({ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n1'] }] }), 'n2 n3 n4'],
+      [
+        'nodeSelector AND affinity',
+        makePod('p')
+          .nodeSelector({ zone: 'b' })
+          .requireNode({ key: 'gen', operator: 'Lt', values: ['4'] }),
+        '',
+      ],
+      [
+        'matchFields metadata.name',
+        makePod('p').requireNodeTerm({ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n1'] }] }),
+        'n2 n3 n4',
+      ],
       [
         'a malformed term matches nothing; the others still apply',
-        makePod('p').requireNode({ key: 'gen', operator: 'Gt', values: ['high'] }).requireNode({ key: 'zone', operator: 'In', values: ['b'] }),
+        makePod('p')
+          .requireNode({ key: 'gen', operator: 'Gt', values: ['high'] })
+          .requireNode({ key: 'zone', operator: 'In', values: ['b'] }),
         'n2',
       ],
     ];
@@ -61,7 +83,9 @@ describe('engine/plugins/NodeAffinity', () => {
 
     it('required affinity without terms matches no node', () => {
       const pod = makePod('p');
-      (pod.obj.spec as { affinity?: unknown }).affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } } };
+      (pod.obj.spec as { affinity?: unknown }).affinity = {
+        nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [] } },
+      };
       assert.equal(fits(pod), '');
     });
   });
@@ -71,7 +95,12 @@ describe('engine/plugins/NodeAffinity', () => {
     const table: Array<[why: string, pod: PodBuilder, result: Verdict, names: string[] | undefined]> = [
       ['one term', makePod('p').requireNodeTerm(byName('n2')), 'ok', ['n2']],
       ['terms ORed: the union', makePod('p').requireNodeTerm(byName('n1')).requireNodeTerm(byName('n2', 'n3')), 'ok', ['n1', 'n2', 'n3']],
-      ['a term without names leaves every node open', makePod('p').requireNodeTerm(byName('n1')).requireNode({ key: 'zone', operator: 'Exists' }), 'ok', undefined],
+      [
+        'a term without names leaves every node open',
+        makePod('p').requireNodeTerm(byName('n1')).requireNode({ key: 'zone', operator: 'Exists' }),
+        'ok',
+        undefined,
+      ],
       [
         'requirements ANDed: the intersection; empty is a conflict',
         makePod('p').requireNodeTerm({ matchFields: [...byName('n1').matchFields, ...byName('n2').matchFields] }),
@@ -109,7 +138,9 @@ describe('engine/plugins/NodeAffinity', () => {
       const pod = makePod('p').preferNode(5, { key: 'zone', operator: 'In', values: [] });
       assert.deepEqual(runScore(plugin, pod.info, nodes).preScore, {
         code: Code.Error,
-        reasons: ["spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty"],
+        reasons: [
+          "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty",
+        ],
       });
     });
   });
@@ -117,8 +148,12 @@ describe('engine/plugins/NodeAffinity', () => {
   describe('args.addedAffinity applies to every pod of the profile', () => {
     const added = build(factory, {
       addedAffinity: {
-        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }] },
-        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] } }],
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchExpressions: [{ key: 'zone', operator: 'Exists' }] }],
+        },
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 5, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['b'] }] } },
+        ],
       },
     });
 
@@ -127,7 +162,7 @@ describe('engine/plugins/NodeAffinity', () => {
       assert.deepEqual(run, { preFilter: 'ok', filter: ['ok', mismatch, enforced, enforced] });
     });
 
-    it('preferred: adds its weights to the pod\'s', () => {
+    it("preferred: adds its weights to the pod's", () => {
       const pod = makePod('p').preferNode(10, { key: 'zone', operator: 'In', values: ['a'] });
       // n1: 10, n2: 5 → 100, 50
       assert.deepEqual(runScore(added, pod.info, nodes), { preScore: 'ok', raw: [10, 5, 0, 0], normalized: [100, 50, 0, 0] });
@@ -139,21 +174,44 @@ describe('engine/plugins/NodeAffinity', () => {
     });
 
     const required = 'addedAffinity.requiredDuringSchedulingIgnoredDuringExecution';
-    const term = (expr: unknown) => ({ addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [expr] }] } } });
+    const term = (expr: unknown) => ({
+      addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [expr] }] } },
+    });
     const table: Array<[args: unknown, error: string]> = [
       [
         term({ key: 'zone', operator: 'Near', values: ['a'] }),
         `${required}.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: "Near": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"`,
       ],
-      [term({ key: 'zone', operator: 'In', values: [] }), `${required}.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty`],
-      [term({ key: 'zone', operator: 'Exists', values: ['a'] }), `${required}.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: ["a"]: values set must be empty for exists and does not exist`],
-      [term({ key: 'gen', operator: 'Gt', values: ['1', '2'] }), `${required}.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: ["1","2"]: for 'Gt', 'Lt' operators, exactly one value is required`],
-      [term({ key: 'gen', operator: 'Lt', values: ['1.5'] }), `${required}.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: "1.5": for 'Gt', 'Lt' operators, the value must be an integer`],
       [
-        { addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'Exists' }] }] } } },
+        term({ key: 'zone', operator: 'In', values: [] }),
+        `${required}.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty`,
+      ],
+      [
+        term({ key: 'zone', operator: 'Exists', values: ['a'] }),
+        `${required}.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: ["a"]: values set must be empty for exists and does not exist`,
+      ],
+      [
+        term({ key: 'gen', operator: 'Gt', values: ['1', '2'] }),
+        `${required}.nodeSelectorTerms[0].matchExpressions[0].values: Invalid value: ["1","2"]: for 'Gt', 'Lt' operators, exactly one value is required`,
+      ],
+      [
+        term({ key: 'gen', operator: 'Lt', values: ['1.5'] }),
+        `${required}.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: "1.5": for 'Gt', 'Lt' operators, the value must be an integer`,
+      ],
+      [
+        {
+          addedAffinity: {
+            requiredDuringSchedulingIgnoredDuringExecution: {
+              nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'Exists' }] }],
+            },
+          },
+        },
         `${required}.nodeSelectorTerms[0].matchFields[0].operator: Unsupported value: "Exists": supported values: "In", "NotIn"`,
       ],
-      [{ addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: 'zone' } } }, `${required}.nodeSelectorTerms: Invalid value: "zone": must be a list`],
+      [
+        { addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: 'zone' } } },
+        `${required}.nodeSelectorTerms: Invalid value: "zone": must be a list`,
+      ],
       [{ addedAffinity: { nodeAffinity: {} } }, 'unknown field "addedAffinity.nodeAffinity"'],
     ];
     for (const [args, error] of table) it(error, () => assert.equal(argsError(factory, args), `NodeAffinity: ${error}`));

@@ -9,7 +9,8 @@ import { argsError, build, runFilter, type Verdict } from './harness';
 const conflict: Verdict = { code: Code.Unschedulable, reasons: ["node(s) didn't have free ports for the requested pod ports"] };
 
 /** A node holding one pod bound to host port 8080 with this protocol and address. */
-const nodeUsing = (protocol: 'TCP' | 'UDP', hostIP?: string) => nodeInfoOf(makeNode('n'), makePod('holder').hostPort(8080, protocol, hostIP));
+const nodeUsing = (protocol: 'TCP' | 'UDP', hostIP?: string) =>
+  nodeInfoOf(makeNode('n'), makePod('holder').hostPort(8080, protocol, hostIP));
 
 describe('engine/plugins/NodePorts', () => {
   const plugin = build(factory);
@@ -36,7 +37,10 @@ describe('engine/plugins/NodePorts', () => {
   it("counts sidecars' host ports, on the pod and on the node", () => {
     const withSidecar = (name: string): Pod => ({
       metadata: { name, namespace: 'default' },
-      spec: { initContainers: [{ name: 'proxy', restartPolicy: 'Always', ports: [{ containerPort: 15000, hostPort: 15000 }] }], containers: [{ name: 'main' }] },
+      spec: {
+        initContainers: [{ name: 'proxy', restartPolicy: 'Always', ports: [{ containerPort: 15000, hostPort: 15000 }] }],
+        containers: [{ name: 'main' }],
+      },
     });
     const pod = podInfo(withSidecar('p'));
     assert.ok(pod.ok);

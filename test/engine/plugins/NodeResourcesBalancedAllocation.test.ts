@@ -8,38 +8,68 @@ const GPU = 'example.com/gpu';
 
 /** A 4 cpu, 8Gi node (with 4 GPUs when asked) holding pods that request `used`. */
 const node = (used: ResourceList[] = [], gpus = false) =>
-  nodeInfoOf(makeNode('n').alloc({ cpu: '4', memory: '8Gi', pods: '110', ...(gpus ? { [GPU]: '4' } : {}) }), ...used.map((r, i) => makePod(`u${i}`).req(r)));
+  nodeInfoOf(
+    makeNode('n').alloc({ cpu: '4', memory: '8Gi', pods: '110', ...(gpus ? { [GPU]: '4' } : {}) }),
+    ...used.map((r, i) => makePod(`u${i}`).req(r)),
+  );
 
 describe('engine/plugins/NodeResourcesBalancedAllocation', () => {
   describe('Score = 50 + (50 + balance with the pod − balance without it) / 2 (1.36+), balance = trunc((1 − std of the fractions) × 100)', () => {
     const plugin = build(factory);
     // Transcribed from upstream 1.37 balanced_allocation_test.go TestNodeResourcesBalancedAllocation
     // (quantities in milli-cpu and bytes, as there); the comments give the balance without → with.
-    const sized = (name: string, milliCpu: number, memory: number) => makeNode(name).alloc({ cpu: `${milliCpu}m`, memory: `${memory}`, pods: '110' });
+    const sized = (name: string, milliCpu: number, memory: number) =>
+      makeNode(name).alloc({ cpu: `${milliCpu}m`, memory: `${memory}`, pods: '110' });
     const table: Array<[why: string, pod: PodBuilder, nodes: ReturnType<typeof nodeInfoOf>[], scores: number[]]> = [
-      ['nothing scheduled, resources requested, differently sized nodes (100 → 87: 68; 100 → 100: 75)', makePod('p').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }), [nodeInfoOf(sized('node1', 4000, 10000)), nodeInfoOf(sized('node2', 6000, 10000))], [68, 75]],
+      [
+        'nothing scheduled, resources requested, differently sized nodes (100 → 87: 68; 100 → 100: 75)',
+        makePod('p').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }),
+        [nodeInfoOf(sized('node1', 4000, 10000)), nodeInfoOf(sized('node2', 6000, 10000))],
+        [68, 75],
+      ],
       [
         'resources requested, pods scheduled with resources (85 → 82: 73; 97 → 95: 74)',
         makePod('p').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }),
-        [nodeInfoOf(sized('node1', 10000, 20000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })), nodeInfoOf(sized('node2', 10000, 20000), makePod('e2').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }))],
+        [
+          nodeInfoOf(sized('node1', 10000, 20000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })),
+          nodeInfoOf(
+            sized('node2', 10000, 20000),
+            makePod('e2').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }),
+          ),
+        ],
         [73, 74],
       ],
       [
         'differently sized nodes (85 → 82: 73; 90 → 80: 70)',
         makePod('p').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }),
-        [nodeInfoOf(sized('node1', 10000, 20000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })), nodeInfoOf(sized('node2', 10000, 50000), makePod('e2').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }))],
+        [
+          nodeInfoOf(sized('node1', 10000, 20000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })),
+          nodeInfoOf(
+            sized('node2', 10000, 50000),
+            makePod('e2').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }),
+          ),
+        ],
         [73, 70],
       ],
       [
         'nodes to reach min/max score (50 → 100: 100; 100 → 50: 50)',
         makePod('p').req({ memory: '2000' }).container({ memory: '3000' }),
-        [nodeInfoOf(sized('node1', 3000, 5000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })), nodeInfoOf(sized('node2', 3000, 5000))],
+        [
+          nodeInfoOf(sized('node1', 3000, 5000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })),
+          nodeInfoOf(sized('node2', 3000, 5000)),
+        ],
         [100, 50],
       ],
       [
         'requested resources at node capacity (75 → 50: 62; 100 → 75: 62)',
         makePod('p').req({ cpu: '1000m' }).container({ cpu: '2000m' }),
-        [nodeInfoOf(sized('node1', 6000, 10000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })), nodeInfoOf(sized('node2', 6000, 10000), makePod('e2').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }))],
+        [
+          nodeInfoOf(sized('node1', 6000, 10000), makePod('e1').req({ cpu: '1000m' }).container({ cpu: '2000m' })),
+          nodeInfoOf(
+            sized('node2', 6000, 10000),
+            makePod('e2').req({ cpu: '1000m', memory: '2000' }).container({ cpu: '2000m', memory: '3000' }),
+          ),
+        ],
         [62, 62],
       ],
     ];
@@ -61,7 +91,13 @@ describe('engine/plugins/NodeResourcesBalancedAllocation', () => {
   });
 
   describe('more than two resources: the full standard deviation', () => {
-    const plugin = build(factory, { resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }, { name: GPU, weight: 1 }] });
+    const plugin = build(factory, {
+      resources: [
+        { name: 'cpu', weight: 1 },
+        { name: 'memory', weight: 1 },
+        { name: GPU, weight: 1 },
+      ],
+    });
 
     it('0.25, 0.5, 0.75: mean 0.5, std sqrt(0.125/3) = 0.2041 → 79 (100 → 79: 64)', () => {
       assert.deepEqual(runScore(plugin, makePod('p').req({ cpu: '1', memory: '4Gi', [GPU]: '3' }).info, [node([], true)]).raw, [64]);
@@ -80,7 +116,11 @@ describe('engine/plugins/NodeResourcesBalancedAllocation', () => {
   });
 
   describe('args', () => {
-    it('default to cpu and memory, weight 1', () => assert.deepEqual(build(factory).args.resources, [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }]));
+    it('default to cpu and memory, weight 1', () =>
+      assert.deepEqual(build(factory).args.resources, [
+        { name: 'cpu', weight: 1 },
+        { name: 'memory', weight: 1 },
+      ]));
     const table: Array<[args: unknown, error: string]> = [
       [{ resources: [{ name: 'cpu', weight: 2 }] }, 'resources[0].weight: Invalid value: 2: must be 1'],
       [{ resources: [{ name: 'cpu' }, { name: 'cpu' }] }, 'resources[1].name: Duplicate value: "cpu"'],

@@ -30,10 +30,25 @@ describe('engine/plugins/NodeResourcesFit', () => {
         node([{ cpu: '2500m', memory: '1Gi' }]),
         unschedulable('Insufficient cpu', 'Insufficient memory'),
       ],
-      ['ephemeral storage', makePod('p').req({ 'ephemeral-storage': '6Gi' }), node([{ 'ephemeral-storage': '5Gi' }]), unschedulable('Insufficient ephemeral-storage')],
+      [
+        'ephemeral storage',
+        makePod('p').req({ 'ephemeral-storage': '6Gi' }),
+        node([{ 'ephemeral-storage': '5Gi' }]),
+        unschedulable('Insufficient ephemeral-storage'),
+      ],
       // fit_test.go, TestEnoughRequests, the pod-level rows: the pod's own requests count, not its containers'.
-      ['pod-level: 2 cpu for the pod although its container asks 500m, into 1.5 free', makePod('p').podResources({ cpu: '2' }).req({ cpu: '500m' }), node([{ cpu: '2500m' }]), unschedulable('Insufficient cpu')],
-      ['pod-level: 1.5 cpu for the pod (its container asks 500m) into 1.5 free', makePod('p').podResources({ cpu: '1500m' }).req({ cpu: '500m' }), node([{ cpu: '2500m' }]), 'ok'],
+      [
+        'pod-level: 2 cpu for the pod although its container asks 500m, into 1.5 free',
+        makePod('p').podResources({ cpu: '2' }).req({ cpu: '500m' }),
+        node([{ cpu: '2500m' }]),
+        unschedulable('Insufficient cpu'),
+      ],
+      [
+        'pod-level: 1.5 cpu for the pod (its container asks 500m) into 1.5 free',
+        makePod('p').podResources({ cpu: '1500m' }).req({ cpu: '500m' }),
+        node([{ cpu: '2500m' }]),
+        'ok',
+      ],
       ['a full node (3 pods of 3) rejects even a pod requesting nothing', makePod('p'), node([{}, {}, {}]), unschedulable('Too many pods')],
       [
         'pods first, then resources',
@@ -41,9 +56,19 @@ describe('engine/plugins/NodeResourcesFit', () => {
         node([{ cpu: '1' }, { cpu: '1' }, { cpu: '1' }]),
         unschedulable('Too many pods', 'Insufficient cpu'),
       ],
-      ['an extended resource in use', makePod('p').req({ [GPU]: '1' }), node([{ [GPU]: '2' }]), unschedulable('Insufficient example.com/gpu')],
+      [
+        'an extended resource in use',
+        makePod('p').req({ [GPU]: '1' }),
+        node([{ [GPU]: '2' }]),
+        unschedulable('Insufficient example.com/gpu'),
+      ],
       ['more GPUs than the node has', makePod('p').req({ [GPU]: '3' }), node(), unresolvable('Insufficient example.com/gpu')],
-      ['a resource the node does not offer at all', makePod('p').req({ 'example.com/fpga': '1' }), node(), unresolvable('Insufficient example.com/fpga')],
+      [
+        'a resource the node does not offer at all',
+        makePod('p').req({ 'example.com/fpga': '1' }),
+        node(),
+        unresolvable('Insufficient example.com/fpga'),
+      ],
       ['a zero request is not checked', makePod('p').req({ [GPU]: '0', cpu: '0' }), node([{ [GPU]: '2', cpu: '4' }]), 'ok'],
       [
         "an init container's peak counts: max(1, 3) cpu into 2 free",
@@ -101,12 +126,25 @@ describe('engine/plugins/NodeResourcesFit', () => {
 
     it('per-resource weights: (score × weight) summed over the weights', () => {
       // C with cpu×3, memory×1: (66×3 + 75×1) / 4 = 273/4 = 68.25 → 68
-      assert.deepEqual(scores({ scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 3 }, { name: 'memory', weight: 1 }] } })[2], 68);
+      assert.deepEqual(
+        scores({
+          scoringStrategy: {
+            type: 'LeastAllocated',
+            resources: [
+              { name: 'cpu', weight: 3 },
+              { name: 'memory', weight: 1 },
+            ],
+          },
+        })[2],
+        68,
+      );
     });
 
     it('extended resources score when the pod asks for them and the node offers them', () => {
       const gpuPod = makePod('g').req({ cpu: '1', memory: '2Gi', [GPU]: '1' }).info;
-      const args = { scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu' }, { name: 'memory' }, { name: GPU, weight: 2 }] } };
+      const args = {
+        scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu' }, { name: 'memory' }, { name: GPU, weight: 2 }] },
+      };
       // A: no GPUs offered → cpu and memory only → 50
       // D: GPUs (4 - (2+1))×100/4 = 25; (72 + 72 + 25×2) / 4 = 194/4 = 48.5 → 48
       const raw = runScore(build(factory, args), gpuPod, nodes).raw;
@@ -132,29 +170,80 @@ describe('engine/plugins/NodeResourcesFit', () => {
 
       it('bin packing (0→0, 100→10): the score is the utilization', () => {
         // A: 50, 50 → 50.  B: 25, 25 → 25.  C: cpu 1000×100/3000 = 33, memory 25 → round(29) = 29.  D: 27, 27 → 27
-        assert.deepEqual(scores(rtcr([[0, 0], [100, 10]])), [50, 25, 29, 27]);
+        assert.deepEqual(
+          scores(
+            rtcr([
+              [0, 0],
+              [100, 10],
+            ]),
+          ),
+          [50, 25, 29, 27],
+        );
       });
 
       it('weights, rounded rather than truncated', () => {
         // C: (33×1 + 25×2) / 3 = 27.67 → 28
-        assert.equal(scores(rtcr([[0, 0], [100, 10]], [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 2 }]))[2], 28);
+        assert.equal(
+          scores(
+            rtcr(
+              [
+                [0, 0],
+                [100, 10],
+              ],
+              [
+                { name: 'cpu', weight: 1 },
+                { name: 'memory', weight: 2 },
+              ],
+            ),
+          )[2],
+          28,
+        );
       });
 
       it('spreading (0→10, 100→0): the score is 100 - utilization', () => {
         // C: cpu 100 - 33 = 67, memory 75 → 71
-        assert.equal(scores(rtcr([[0, 10], [100, 0]]))[2], 71);
+        assert.equal(
+          scores(
+            rtcr([
+              [0, 10],
+              [100, 0],
+            ]),
+          )[2],
+          71,
+        );
       });
 
       it('a resource scoring 0 is left out of the mean', () => {
         // (0→10, 30→0), C: cpu at 33% is past the last point → 0, left out;
         // memory at 25%: 100 + trunc((0-100) × 25 / 30) = 100 - 83 = 17 (truncated toward zero, as Go) → 17
-        assert.equal(scores(rtcr([[0, 10], [30, 0]]))[2], 17);
+        assert.equal(
+          scores(
+            rtcr([
+              [0, 10],
+              [30, 0],
+            ]),
+          )[2],
+          17,
+        );
       });
 
       it('requests above capacity read as 100% utilization', () => {
         const small = nodeInfoOf(makeNode('S').alloc({ cpu: '500m', memory: '8Gi', pods: '110' }));
         // cpu 1000 > 500 → f(100) = 100; memory 25 → round(62.5) = 63
-        assert.deepEqual(runScore(build(factory, rtcr([[0, 0], [100, 10]])), pod, [small]).raw, [63]);
+        assert.deepEqual(
+          runScore(
+            build(
+              factory,
+              rtcr([
+                [0, 0],
+                [100, 10],
+              ]),
+            ),
+            pod,
+            [small],
+          ).raw,
+          [63],
+        );
       });
     });
 
@@ -173,37 +262,83 @@ describe('engine/plugins/NodeResourcesFit', () => {
       assert.deepEqual(build(factory).args, {
         ignoredResources: [],
         ignoredResourceGroups: [],
-        scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 1 }, { name: 'memory', weight: 1 }] },
+        scoringStrategy: {
+          type: 'LeastAllocated',
+          resources: [
+            { name: 'cpu', weight: 1 },
+            { name: 'memory', weight: 1 },
+          ],
+        },
       });
-      const args = build(factory, { scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 0 }, { name: GPU }] } }).args;
-      assert.deepEqual(args.scoringStrategy.resources, [{ name: 'cpu', weight: 1 }, { name: GPU, weight: 1 }]);
+      const args = build(factory, {
+        scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 0 }, { name: GPU }] },
+      }).args;
+      assert.deepEqual(args.scoringStrategy.resources, [
+        { name: 'cpu', weight: 1 },
+        { name: GPU, weight: 1 },
+      ]);
     });
 
-    const shape = (points: unknown) => ({ scoringStrategy: { type: 'RequestedToCapacityRatio', requestedToCapacityRatio: { shape: points } } });
+    const shape = (points: unknown) => ({
+      scoringStrategy: { type: 'RequestedToCapacityRatio', requestedToCapacityRatio: { shape: points } },
+    });
     const table: Array<[args: unknown, error: string]> = [
-      [{ scoringStrategy: { type: 'Balanced' } }, 'scoringStrategy.type: Unsupported value: "Balanced": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'],
-      [{ scoringStrategy: {} }, 'scoringStrategy.type: Unsupported value: "": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"'],
-      [{ scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 101 }] } }, 'scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]'],
-      [{ scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: -1 }] } }, 'scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of cpu not in valid range (0, 100]'],
-      [{ scoringStrategy: { type: 'RequestedToCapacityRatio' } }, 'scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is RequestedToCapacityRatio'],
+      [
+        { scoringStrategy: { type: 'Balanced' } },
+        'scoringStrategy.type: Unsupported value: "Balanced": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+      ],
+      [
+        { scoringStrategy: {} },
+        'scoringStrategy.type: Unsupported value: "": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"',
+      ],
+      [
+        { scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 101 }] } },
+        'scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]',
+      ],
+      [
+        { scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: -1 }] } },
+        'scoringStrategy.resources[0].weight: Invalid value: -1: resource weight of cpu not in valid range (0, 100]',
+      ],
+      [
+        { scoringStrategy: { type: 'RequestedToCapacityRatio' } },
+        'scoringStrategy.requestedToCapacityRatio: Required value: must be specified when type is RequestedToCapacityRatio',
+      ],
       [
         { scoringStrategy: { type: 'LeastAllocated', requestedToCapacityRatio: { shape: [] } } },
         'scoringStrategy.requestedToCapacityRatio: Forbidden: must be nil when type is not RequestedToCapacityRatio',
       ],
       [shape([]), 'scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one point must be specified'],
       [
-        shape([{ utilization: 50, score: 1 }, { utilization: 50, score: 2 }]),
+        shape([
+          { utilization: 50, score: 1 },
+          { utilization: 50, score: 2 },
+        ]),
         'scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 50: values must be sorted in increasing order',
       ],
-      [shape([{ utilization: 101, score: 1 }]), 'scoringStrategy.requestedToCapacityRatio.shape[0].utilization: Invalid value: 101: not in valid range [0, 100]'],
-      [shape([{ utilization: 0, score: 11 }]), 'scoringStrategy.requestedToCapacityRatio.shape[0].score: Invalid value: 11: not in valid range [0, 10]'],
-      [{ ignoredResourceGroups: ['example.com/gpu'] }, "ignoredResourceGroups[0]: Invalid value: \"example.com/gpu\": resource group name can't contain '/'"],
+      [
+        shape([{ utilization: 101, score: 1 }]),
+        'scoringStrategy.requestedToCapacityRatio.shape[0].utilization: Invalid value: 101: not in valid range [0, 100]',
+      ],
+      [
+        shape([{ utilization: 0, score: 11 }]),
+        'scoringStrategy.requestedToCapacityRatio.shape[0].score: Invalid value: 11: not in valid range [0, 10]',
+      ],
+      [
+        { ignoredResourceGroups: ['example.com/gpu'] },
+        "ignoredResourceGroups[0]: Invalid value: \"example.com/gpu\": resource group name can't contain '/'",
+      ],
       [
         { ignoredResources: ['bad name'] },
-        'ignoredResources[0]: Invalid value: "bad name": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character',
+        "ignoredResources[0]: Invalid value: \"bad name\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character",
       ],
-      [{ scoringStrategy: { type: 'LeastAllocated', resources: 'cpu' } }, 'scoringStrategy.resources: Invalid value: "cpu": must be a list'],
-      [{ scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 1.5 }] } }, 'scoringStrategy.resources[0].weight: Invalid value: 1.5: must be an integer'],
+      [
+        { scoringStrategy: { type: 'LeastAllocated', resources: 'cpu' } },
+        'scoringStrategy.resources: Invalid value: "cpu": must be a list',
+      ],
+      [
+        { scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 1.5 }] } },
+        'scoringStrategy.resources[0].weight: Invalid value: 1.5: must be an integer',
+      ],
       [{ ignoredResource: [] }, 'unknown field "ignoredResource"'],
       [{ scoringStrategy: { type: 'LeastAllocated', shape: [] } }, 'unknown field "scoringStrategy.shape"'],
       [7, 'args must be an object'],

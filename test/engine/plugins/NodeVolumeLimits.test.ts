@@ -13,7 +13,9 @@ function objects(limit?: number): ClusterObjects {
   return {
     persistentVolumeClaims: ids.map((i) => ({ metadata: { name: `c${i}`, namespace: 'default' }, spec: { volumeName: `pv${i}` } })),
     persistentVolumes: ids.map((i) => ({ metadata: { name: `pv${i}` }, spec: { csi: { driver: DRIVER, volumeHandle: `h${i}` } } })),
-    csiNodes: [{ metadata: { name: 'n' }, spec: { drivers: [{ name: DRIVER, ...(limit !== undefined ? { allocatable: { count: limit } } : {}) }] } }],
+    csiNodes: [
+      { metadata: { name: 'n' }, spec: { drivers: [{ name: DRIVER, ...(limit !== undefined ? { allocatable: { count: limit } } : {}) }] } },
+    ],
   };
 }
 
@@ -21,9 +23,27 @@ function objects(limit?: number): ClusterObjects {
 describe('engine/plugins/NodeVolumeLimits', () => {
   const table: Array<[name: string, pod: PodBuilder, existing: PodBuilder[], limit: number | undefined, want: string]> = [
     ['fits when the limit is not reached (2 + 1 ≤ 4)', makePod('p').claims('c0'), [makePod('e').claims('c1', 'c2').node('n')], 4, 'ok'],
-    ["doesn't when the limit is exceeded (2 + 2 > 3)", makePod('p').claims('c0', 'c3'), [makePod('e').claims('c1', 'c2').node('n')], 3, EXCEEDED],
-    ['a volume already attached on the node counts once (2 + 0 ≤ 2)', makePod('p').claims('c1'), [makePod('e').claims('c1', 'c2').node('n')], 2, 'ok'],
-    ['a driver without a limit is not limited', makePod('p').claims('c0', 'c3', 'c4'), [makePod('e').claims('c1', 'c2').node('n')], undefined, 'ok'],
+    [
+      "doesn't when the limit is exceeded (2 + 2 > 3)",
+      makePod('p').claims('c0', 'c3'),
+      [makePod('e').claims('c1', 'c2').node('n')],
+      3,
+      EXCEEDED,
+    ],
+    [
+      'a volume already attached on the node counts once (2 + 0 ≤ 2)',
+      makePod('p').claims('c1'),
+      [makePod('e').claims('c1', 'c2').node('n')],
+      2,
+      'ok',
+    ],
+    [
+      'a driver without a limit is not limited',
+      makePod('p').claims('c0', 'c3', 'c4'),
+      [makePod('e').claims('c1', 'c2').node('n')],
+      undefined,
+      'ok',
+    ],
   ];
   for (const [name, pod, existing, limit, want] of table) {
     it(name, () => {

@@ -9,7 +9,11 @@ describe('engine/plugins/SchedulingGates', () => {
   const plugin = build(SchedulingGates.factory) as SchedulingGates.SchedulingGates;
   const table: Array<[string, PodBuilder, Verdict]> = [
     ['pod does not carry scheduling gates', makePod('p'), 'ok'],
-    ['pod carries scheduling gates', makePod('p').gate('foo').gate('bar'), { code: Code.UnschedulableAndUnresolvable, reasons: ['waiting for scheduling gates: [foo bar]'] }],
+    [
+      'pod carries scheduling gates',
+      makePod('p').gate('foo').gate('bar'),
+      { code: Code.UnschedulableAndUnresolvable, reasons: ['waiting for scheduling gates: [foo bar]'] },
+    ],
   ];
   for (const [name, pod, want] of table) it(name, () => assert.deepEqual(verdict(plugin.preEnqueue(pod.obj)), want));
 });

@@ -43,7 +43,9 @@ describe('engine/plugins/TaintToleration', () => {
 
   describe('Score: intolerable PreferNoSchedule taints counted, normalized reversed (fewest → 100)', () => {
     it('counts and reverses: 100 - 100 × count / max', () => {
-      const pod = makePod('p').tolerate({ key: 'tolerated', operator: 'Exists', effect: 'PreferNoSchedule' }).tolerate({ key: 'other-effect', operator: 'Exists', effect: 'NoSchedule' });
+      const pod = makePod('p')
+        .tolerate({ key: 'tolerated', operator: 'Exists', effect: 'PreferNoSchedule' })
+        .tolerate({ key: 'other-effect', operator: 'Exists', effect: 'NoSchedule' });
       const nodes = [
         makeNode('clean'), // 0 → 100 - 100×0/2 = 100
         makeNode('one').taint('x', '1', 'PreferNoSchedule'), // 1 → 100 - 100×1/2 = 50
@@ -55,8 +57,19 @@ describe('engine/plugins/TaintToleration', () => {
     });
 
     it('truncates: counts 0, 1, 3 → 100, 100 - trunc(100/3) = 67, 0', () => {
-      const nodes = [makeNode('a'), makeNode('b').taint('x', '', 'PreferNoSchedule'), makeNode('c').taint('x', '', 'PreferNoSchedule').taint('y', '', 'PreferNoSchedule').taint('z', '', 'PreferNoSchedule')];
-      assert.deepEqual(runScore(plugin, makePod('p').info, nodes.map((n) => nodeInfoOf(n))).normalized, [100, 67, 0]);
+      const nodes = [
+        makeNode('a'),
+        makeNode('b').taint('x', '', 'PreferNoSchedule'),
+        makeNode('c').taint('x', '', 'PreferNoSchedule').taint('y', '', 'PreferNoSchedule').taint('z', '', 'PreferNoSchedule'),
+      ];
+      assert.deepEqual(
+        runScore(
+          plugin,
+          makePod('p').info,
+          nodes.map((n) => nodeInfoOf(n)),
+        ).normalized,
+        [100, 67, 0],
+      );
     });
 
     it('no intolerable taints anywhere: every node scores 100', () => {

@@ -1,5 +1,11 @@
 import assert from 'node:assert/strict';
-import type { ClusterObjects, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../../../src/engine/api/types';
+import type {
+  ClusterObjects,
+  CSIStorageCapacity,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  StorageClass,
+} from '../../../src/engine/api/types';
 import { seededRandom } from '../../../src/engine/api/random';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { Framework } from '../../../src/engine/framework/runtime';
@@ -11,17 +17,27 @@ import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../
 import { build, runFilters } from './harness';
 
 const ZONE = 'topology.kubernetes.io/zone';
-const claim = (name: string, spec: PersistentVolumeClaim['spec'] = {}): PersistentVolumeClaim => ({ metadata: { name, namespace: 'default' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec } });
+const claim = (name: string, spec: PersistentVolumeClaim['spec'] = {}): PersistentVolumeClaim => ({
+  metadata: { name, namespace: 'default' },
+  spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } }, ...spec },
+});
 const volume = (name: string, spec: PersistentVolume['spec'] = {}, zone?: string): PersistentVolume => ({
   metadata: { name },
   spec: {
     capacity: { storage: '1Gi' },
     accessModes: ['ReadWriteOnce'],
-    ...(zone ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: [zone] }] }] } } } : {}),
+    ...(zone
+      ? { nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: ZONE, operator: 'In', values: [zone] }] }] } } }
+      : {}),
     ...spec,
   },
 });
-const wffc = (name: string, extra: Partial<StorageClass> = {}): StorageClass => ({ metadata: { name }, provisioner: 'csi.example.com', volumeBindingMode: 'WaitForFirstConsumer', ...extra });
+const wffc = (name: string, extra: Partial<StorageClass> = {}): StorageClass => ({
+  metadata: { name },
+  provisioner: 'csi.example.com',
+  volumeBindingMode: 'WaitForFirstConsumer',
+  ...extra,
+});
 const usingClaims = (...claims: string[]): PodBuilder => makePod('p').claims(...claims);
 
 // pkg/scheduler/framework/plugins/volumebinding/volume_binding_test.go, TestVolumeBinding (the
@@ -30,10 +46,31 @@ describe('engine/plugins/VolumeBinding', () => {
   const nodes = [makeNode('a1').labels({ [ZONE]: 'a' }), makeNode('b1').labels({ [ZONE]: 'b' })];
   const table: Array<[name: string, pod: PodBuilder, objects: ClusterObjects, preFilter: string, filter: Record<string, string>]> = [
     ['pod has not pvcs', makePod('p'), {}, 'Skip', {}],
-    ['all bound', usingClaims('pvc-a'), { persistentVolumeClaims: [claim('pvc-a', { volumeName: 'pv-a' })], persistentVolumes: [volume('pv-a')] }, 'ok', { a1: 'ok', b1: 'ok' }],
+    [
+      'all bound',
+      usingClaims('pvc-a'),
+      { persistentVolumeClaims: [claim('pvc-a', { volumeName: 'pv-a' })], persistentVolumes: [volume('pv-a')] },
+      'ok',
+      { a1: 'ok', b1: 'ok' },
+    ],
     ['PVC does not exist', usingClaims('pvc-a'), {}, 'UnschedulableAndUnresolvable: persistentvolumeclaim "pvc-a" not found', {}],
-    ['Part of PVCs do not exist', usingClaims('pvc-a', 'pvc-b'), { persistentVolumeClaims: [claim('pvc-a', { volumeName: 'pv-a' })], persistentVolumes: [volume('pv-a')] }, 'UnschedulableAndUnresolvable: persistentvolumeclaim "pvc-b" not found', {}],
-    ['immediate claims not bound', usingClaims('pvc-a'), { persistentVolumeClaims: [claim('pvc-a', { storageClassName: 'standard' })], storageClasses: [{ metadata: { name: 'standard' }, provisioner: 'csi.example.com' }] }, 'UnschedulableAndUnresolvable: pod has unbound immediate PersistentVolumeClaims', {}],
+    [
+      'Part of PVCs do not exist',
+      usingClaims('pvc-a', 'pvc-b'),
+      { persistentVolumeClaims: [claim('pvc-a', { volumeName: 'pv-a' })], persistentVolumes: [volume('pv-a')] },
+      'UnschedulableAndUnresolvable: persistentvolumeclaim "pvc-b" not found',
+      {},
+    ],
+    [
+      'immediate claims not bound',
+      usingClaims('pvc-a'),
+      {
+        persistentVolumeClaims: [claim('pvc-a', { storageClassName: 'standard' })],
+        storageClasses: [{ metadata: { name: 'standard' }, provisioner: 'csi.example.com' }],
+      },
+      'UnschedulableAndUnresolvable: pod has unbound immediate PersistentVolumeClaims',
+      {},
+    ],
     [
       'bound and the volume node affinity does not match',
       usingClaims('pvc-a'),
@@ -46,33 +83,56 @@ describe('engine/plugins/VolumeBinding', () => {
       usingClaims('pvc-a'),
       { persistentVolumeClaims: [claim('pvc-a', { volumeName: 'pv-gone' })] },
       'ok',
-      { a1: 'UnschedulableAndUnresolvable: node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)', b1: 'UnschedulableAndUnresolvable: node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)' },
+      {
+        a1: 'UnschedulableAndUnresolvable: node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)',
+        b1: 'UnschedulableAndUnresolvable: node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)',
+      },
     ],
     [
       'unbound claim (WaitForFirstConsumer), no matching volume and no provisioner',
       usingClaims('pvc-w'),
-      { persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'local' })], storageClasses: [wffc('local', { provisioner: 'kubernetes.io/no-provisioner' })] },
+      {
+        persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'local' })],
+        storageClasses: [wffc('local', { provisioner: 'kubernetes.io/no-provisioner' })],
+      },
       'ok',
-      { a1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind", b1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind" },
+      {
+        a1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind",
+        b1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind",
+      },
     ],
     [
       'unbound claim (WaitForFirstConsumer) matched by a local volume of zone a only',
       usingClaims('pvc-w'),
-      { persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'local' })], persistentVolumes: [volume('pv-local', { storageClassName: 'local' }, 'a')], storageClasses: [wffc('local', { provisioner: 'kubernetes.io/no-provisioner' })] },
+      {
+        persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'local' })],
+        persistentVolumes: [volume('pv-local', { storageClassName: 'local' }, 'a')],
+        storageClasses: [wffc('local', { provisioner: 'kubernetes.io/no-provisioner' })],
+      },
       'ok',
       { a1: 'ok', b1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind" },
     ],
     [
       'a volume smaller than the claim does not match',
       usingClaims('pvc-w'),
-      { persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'local', resources: { requests: { storage: '2Gi' } } })], persistentVolumes: [volume('pv-local', { storageClassName: 'local' })], storageClasses: [wffc('local', { provisioner: 'kubernetes.io/no-provisioner' })] },
+      {
+        persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'local', resources: { requests: { storage: '2Gi' } } })],
+        persistentVolumes: [volume('pv-local', { storageClassName: 'local' })],
+        storageClasses: [wffc('local', { provisioner: 'kubernetes.io/no-provisioner' })],
+      },
       'ok',
-      { a1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind", b1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind" },
+      {
+        a1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind",
+        b1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind",
+      },
     ],
     [
       'unbound claim (WaitForFirstConsumer) provisioned where allowedTopologies allow',
       usingClaims('pvc-w'),
-      { persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'fast' })], storageClasses: [wffc('fast', { allowedTopologies: [{ matchLabelExpressions: [{ key: ZONE, values: ['b'] }] }] })] },
+      {
+        persistentVolumeClaims: [claim('pvc-w', { storageClassName: 'fast' })],
+        storageClasses: [wffc('fast', { allowedTopologies: [{ matchLabelExpressions: [{ key: ZONE, values: ['b'] }] }] })],
+      },
       'ok',
       { a1: "UnschedulableAndUnresolvable: node(s) didn't find available persistent volumes to bind", b1: 'ok' },
     ],
@@ -102,12 +162,23 @@ describe('engine/plugins/VolumeBinding: CSIStorageCapacity (upstream TestCapacit
     ...(maximumVolumeSize ? { maximumVolumeSize } : {}),
   });
   const WAIT_WITH_PROVISIONER = 'wait-w-provisioner';
-  const classes: StorageClass[] = [wffc(WAIT_WITH_PROVISIONER, { provisioner: PROVISIONER }), wffc('wait', { provisioner: 'kubernetes.io/no-provisioner' })];
+  const classes: StorageClass[] = [
+    wffc(WAIT_WITH_PROVISIONER, { provisioner: PROVISIONER }),
+    wffc('wait', { provisioner: 'kubernetes.io/no-provisioner' }),
+  ];
   const NOT_ENOUGH = 'UnschedulableAndUnresolvable: node(s) did not have enough free storage';
   const table: Array<[name: string, capacities: CSIStorageCapacity[], reason: string]> = [
     ['network-attached', [capacity(WAIT_WITH_PROVISIONER, undefined, '1Gi')], 'ok'],
     ['local-storage', [capacity(WAIT_WITH_PROVISIONER, 'node1', '1Gi')], 'ok'],
-    ['multiple', [capacity(WAIT_WITH_PROVISIONER, undefined, '1Gi'), capacity(WAIT_WITH_PROVISIONER, 'node2', '1Gi'), capacity(WAIT_WITH_PROVISIONER, 'node1', '1Gi')], 'ok'],
+    [
+      'multiple',
+      [
+        capacity(WAIT_WITH_PROVISIONER, undefined, '1Gi'),
+        capacity(WAIT_WITH_PROVISIONER, 'node2', '1Gi'),
+        capacity(WAIT_WITH_PROVISIONER, 'node1', '1Gi'),
+      ],
+      'ok',
+    ],
     ['no-storage', [], NOT_ENOUGH],
     ['wrong-node', [capacity(WAIT_WITH_PROVISIONER, 'node2', '1Gi')], NOT_ENOUGH],
     ['wrong-storage-class', [capacity('wait', 'node1', '1Gi')], NOT_ENOUGH],
@@ -128,7 +199,11 @@ describe('engine/plugins/VolumeBinding: CSIStorageCapacity (upstream TestCapacit
             csiDrivers: [{ metadata: { name: PROVISIONER }, spec: { storageCapacity: optIn } }],
             csiStorageCapacities: capacities,
           };
-          const run = runFilters(build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, usingClaims('provisioned-pvc').info);
+          const run = runFilters(
+            build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)),
+            snapshot,
+            usingClaims('provisioned-pvc').info,
+          );
           // Without the opt-in no capacity is checked: every scenario fits.
           assert.deepEqual(run.verdicts, { node1: optIn ? reason : 'ok' });
         });
@@ -138,8 +213,16 @@ describe('engine/plugins/VolumeBinding: CSIStorageCapacity (upstream TestCapacit
 
   it('a provisioner that is not a CSIDriver of the snapshot is not checked', () => {
     const snapshot = snapshotOf([node1]);
-    const objects: ClusterObjects = { persistentVolumeClaims: [claim('provisioned-pvc', { storageClassName: WAIT_WITH_PROVISIONER })], storageClasses: classes, csiStorageCapacities: [] };
-    const run = runFilters(build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)), snapshot, usingClaims('provisioned-pvc').info);
+    const objects: ClusterObjects = {
+      persistentVolumeClaims: [claim('provisioned-pvc', { storageClassName: WAIT_WITH_PROVISIONER })],
+      storageClasses: classes,
+      csiStorageCapacities: [],
+    };
+    const run = runFilters(
+      build(VolumeBinding.factory, undefined, handleOf(snapshot, 1, objects)),
+      snapshot,
+      usingClaims('provisioned-pvc').info,
+    );
     assert.deepEqual(run.verdicts, { node1: 'ok' });
   });
 });

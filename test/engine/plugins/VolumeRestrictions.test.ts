@@ -6,15 +6,47 @@ import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../
 import { build, runFilters, verdictText } from './harness';
 
 const CONFLICT = `Unschedulable: ${VolumeRestrictions.ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT}`;
-const claims = (mode: AccessMode): ClusterObjects => ({ persistentVolumeClaims: [{ metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: [mode] } }] });
+const claims = (mode: AccessMode): ClusterObjects => ({
+  persistentVolumeClaims: [{ metadata: { name: 'data', namespace: 'default' }, spec: { accessModes: [mode] } }],
+});
 
 // pkg/scheduler/framework/plugins/volumerestrictions/volume_restrictions_test.go, TestAccessModeConflicts
 describe('engine/plugins/VolumeRestrictions', () => {
-  const table: Array<[name: string, pod: PodBuilder, existing: PodBuilder[], objects: ClusterObjects, preFilter: string, verdicts: Record<string, string>]> = [
-    ['nothing conflicts: the plugin skips (so pods nominated with the claim are not counted either)', makePod('p').claims('data'), [], claims('ReadWriteOncePod'), 'Skip', {}],
-    ['conflict: another pod uses the ReadWriteOncePod claim (every node)', makePod('p').claims('data'), [makePod('other').claims('data').node('n1')], claims('ReadWriteOncePod'), 'ok', { n1: CONFLICT, n2: CONFLICT }],
-    ['ReadWriteOnce is not restricted across pods', makePod('p').claims('data'), [makePod('other').claims('data').node('n1')], claims('ReadWriteOnce'), 'Skip', {}],
-    ['PVC does not exist', makePod('p').claims('missing'), [], {}, 'UnschedulableAndUnresolvable: persistentvolumeclaim "missing" not found', {}],
+  const table: Array<
+    [name: string, pod: PodBuilder, existing: PodBuilder[], objects: ClusterObjects, preFilter: string, verdicts: Record<string, string>]
+  > = [
+    [
+      'nothing conflicts: the plugin skips (so pods nominated with the claim are not counted either)',
+      makePod('p').claims('data'),
+      [],
+      claims('ReadWriteOncePod'),
+      'Skip',
+      {},
+    ],
+    [
+      'conflict: another pod uses the ReadWriteOncePod claim (every node)',
+      makePod('p').claims('data'),
+      [makePod('other').claims('data').node('n1')],
+      claims('ReadWriteOncePod'),
+      'ok',
+      { n1: CONFLICT, n2: CONFLICT },
+    ],
+    [
+      'ReadWriteOnce is not restricted across pods',
+      makePod('p').claims('data'),
+      [makePod('other').claims('data').node('n1')],
+      claims('ReadWriteOnce'),
+      'Skip',
+      {},
+    ],
+    [
+      'PVC does not exist',
+      makePod('p').claims('missing'),
+      [],
+      {},
+      'UnschedulableAndUnresolvable: persistentvolumeclaim "missing" not found',
+      {},
+    ],
   ];
   for (const [name, pod, existing, objects, preFilter, verdicts] of table) {
     it(name, () => {
@@ -27,7 +59,11 @@ describe('engine/plugins/VolumeRestrictions', () => {
   it('preemption removing the other pod lifts the conflict (RemovePod), adding it back restores it (AddPod)', () => {
     const other = makePod('other').claims('data').node('n1');
     const snapshot = snapshotOf([makeNode('n1')], [other]);
-    const plugin = build<VolumeRestrictions.VolumeRestrictions>(VolumeRestrictions.factory, undefined, handleOf(snapshot, 1, claims('ReadWriteOncePod')));
+    const plugin = build<VolumeRestrictions.VolumeRestrictions>(
+      VolumeRestrictions.factory,
+      undefined,
+      handleOf(snapshot, 1, claims('ReadWriteOncePod')),
+    );
     const state = new CycleState();
     const pod = makePod('p').claims('data').info;
     plugin.preFilter(state, pod, snapshot.list());

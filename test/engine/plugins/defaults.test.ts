@@ -21,9 +21,32 @@ import * as TaintToleration from '../../../src/engine/plugins/TaintToleration';
 import { build } from './harness';
 
 /** The method a plugin implements for each stage the default profile lists. */
-const METHOD: Partial<Record<Stage, string>> = { Sort: 'less', PreFilter: 'preFilter', Filter: 'filter', PostFilter: 'postFilter', PreScore: 'preScore', Score: 'score' };
+const METHOD: Partial<Record<Stage, string>> = {
+  Sort: 'less',
+  PreFilter: 'preFilter',
+  Filter: 'filter',
+  PostFilter: 'postFilter',
+  PreScore: 'preScore',
+  Score: 'score',
+};
 
-const modules: ReadonlyArray<{ NAME: string; factory: PluginFactory }> = [PrioritySort, NodeName, NodeUnschedulable, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit, NodeResourcesBalancedAllocation, ImageLocality, DynamicResources, DefaultPreemption, VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone];
+const modules: ReadonlyArray<{ NAME: string; factory: PluginFactory }> = [
+  PrioritySort,
+  NodeName,
+  NodeUnschedulable,
+  TaintToleration,
+  NodeAffinity,
+  NodePorts,
+  NodeResourcesFit,
+  NodeResourcesBalancedAllocation,
+  ImageLocality,
+  DynamicResources,
+  DefaultPreemption,
+  VolumeRestrictions,
+  NodeVolumeLimits,
+  VolumeBinding,
+  VolumeZone,
+];
 
 describe('engine/plugins/defaults', () => {
   it("score weights are upstream's", () => {
@@ -44,7 +67,8 @@ describe('engine/plugins/defaults', () => {
   });
 
   it('every plugin named is an upstream plugin', () => {
-    for (const refs of Object.values(DEFAULT_PLUGINS)) for (const { name } of refs) assert.ok(ALL_PLUGIN_NAMES.includes(name as never), name);
+    for (const refs of Object.values(DEFAULT_PLUGINS))
+      for (const { name } of refs) assert.ok(ALL_PLUGIN_NAMES.includes(name as never), name);
   });
 
   describe('each plugin is listed at exactly the stages it implements, and builds from default args', () => {

@@ -4,13 +4,25 @@
 import assert from 'node:assert/strict';
 import type { Result } from '../../../src/engine/api/result';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
-import type { FilterPlugin, FrameworkHandle, NodeScore, PreFilterPlugin, PreFilterResult, PreScorePlugin, ScorePlugin } from '../../../src/engine/framework/interfaces';
+import type {
+  FilterPlugin,
+  FrameworkHandle,
+  NodeScore,
+  PreFilterPlugin,
+  PreFilterResult,
+  PreScorePlugin,
+  ScorePlugin,
+} from '../../../src/engine/framework/interfaces';
 import type { NodeInfo, NodeInfoLister, PodInfo } from '../../../src/engine/framework/node-info';
 import { Code, isSuccess, type Status } from '../../../src/engine/framework/status';
 import { handleOf, snapshotOf } from '../../builders';
 
 /** The plugin a factory builds from `args` with `handle` (the test fails on bad args). */
-export function build<T>(factory: (args: unknown, handle: FrameworkHandle) => Result<T>, args?: unknown, handle = handleOf(snapshotOf([]))): T {
+export function build<T>(
+  factory: (args: unknown, handle: FrameworkHandle) => Result<T>,
+  args?: unknown,
+  handle = handleOf(snapshotOf([])),
+): T {
   const built = factory(args, handle);
   assert.ok(built.ok, built.ok ? '' : built.error);
   return built.value;
@@ -76,7 +88,12 @@ export function runFilters(plugin: PreFilterPlugin & FilterPlugin, snapshot: Nod
 }
 
 /** Score on every node then NormalizeScore, from a state that went through PreScore; either failing fails the test. */
-function scoreNodes(plugin: ScorePlugin, state: CycleState, pod: PodInfo, nodes: readonly NodeInfo[]): { raw: NodeScore[]; normalized: NodeScore[] } {
+function scoreNodes(
+  plugin: ScorePlugin,
+  state: CycleState,
+  pod: PodInfo,
+  nodes: readonly NodeInfo[],
+): { raw: NodeScore[]; normalized: NodeScore[] } {
   const scores: NodeScore[] = nodes.map((n) => {
     const score = plugin.score(state, pod, n);
     assert.equal(typeof score, 'number', typeof score === 'number' ? '' : `Score on ${n.name}: ${verdictText(score)}`);
@@ -115,7 +132,12 @@ export interface ScoreTable {
 }
 
 /** PreScore over `nodes` (the feasible ones; default all), then Score on each and NormalizeScore; scores by node name. */
-export function runScores(plugin: PreScorePlugin & ScorePlugin, snapshot: NodeInfoLister, pod: PodInfo, nodes: readonly NodeInfo[] = snapshot.list()): ScoreTable {
+export function runScores(
+  plugin: PreScorePlugin & ScorePlugin,
+  snapshot: NodeInfoLister,
+  pod: PodInfo,
+  nodes: readonly NodeInfo[] = snapshot.list(),
+): ScoreTable {
   const state = new CycleState();
   const status = plugin.preScore(state, pod, nodes);
   if (status.code === Code.Skip) return { preScore: 'Skip', raw: {}, normalized: {} };

@@ -39,7 +39,14 @@ describe('engine/queue/scheduling-queue', () => {
   });
 
   describe('backs off 1 s doubling to 10 s per attempt', () => {
-    const table: Array<[attempts: number, ms: number]> = [[1, 1000], [2, 2000], [3, 4000], [4, 8000], [5, 10_000], [9, 10_000]];
+    const table: Array<[attempts: number, ms: number]> = [
+      [1, 1000],
+      [2, 2000],
+      [3, 4000],
+      [4, 8000],
+      [5, 10_000],
+      [9, 10_000],
+    ];
     for (const [attempts, ms] of table) {
       it(`attempt ${attempts} → ${ms} ms`, () => assert.equal(setup().queue.backoffDuration(attempts), ms));
     }

@@ -9,8 +9,18 @@ const graph =
 
 describe('engine/reconcile/cycles', () => {
   const table: Array<{ name: string; edges: Record<string, string[]>; components: string[][]; leaves: string[][] }> = [
-    { name: 'a chain: one component a node, leaf first', edges: { a: ['b'], b: ['c'], c: [] }, components: [['c'], ['b'], ['a']], leaves: [['c']] },
-    { name: 'a ring and a node waiting on it', edges: { d: ['a'], a: ['b'], b: ['c'], c: ['a'] }, components: [['a', 'b', 'c'], ['d']], leaves: [['a', 'b', 'c']] },
+    {
+      name: 'a chain: one component a node, leaf first',
+      edges: { a: ['b'], b: ['c'], c: [] },
+      components: [['c'], ['b'], ['a']],
+      leaves: [['c']],
+    },
+    {
+      name: 'a ring and a node waiting on it',
+      edges: { d: ['a'], a: ['b'], b: ['c'], c: ['a'] },
+      components: [['a', 'b', 'c'], ['d']],
+      leaves: [['a', 'b', 'c']],
+    },
     { name: 'two separate leaves', edges: { a: ['b'], b: ['a'], c: [] }, components: [['a', 'b'], ['c']], leaves: [['a', 'b'], ['c']] },
     { name: 'a self-loop', edges: { a: ['a'] }, components: [['a']], leaves: [['a']] },
   ];

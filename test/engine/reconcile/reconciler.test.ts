@@ -82,7 +82,10 @@ describe('engine/reconcile/reconciler', () => {
       fake.calls.map(([id]) => id),
       ['a', 'b', 'c', 'b', 'a'],
     );
-    assert.deepEqual(fake.calls.map(([, level]) => level), Array(5).fill(DrainLevel.None));
+    assert.deepEqual(
+      fake.calls.map(([, level]) => level),
+      Array(5).fill(DrainLevel.None),
+    );
     const counters = reconciler.counters();
     assert.deepEqual([counters.parks, counters.wakes, counters.cascadePasses, counters.forcePasses], [2, 2, 0, 0]);
   });
@@ -268,7 +271,10 @@ describe('engine/reconcile/reconciler', () => {
     it('a dependency that arrives after a drain failed its dependents takes the failure back', async () => {
       const { fake, reconciler } = fixture({ a: ['b'], b: ['c'], c: [] }, { seed: ['a', 'b'] });
       await reconciler.run();
-      assert.deepEqual(summary(reconciler), { a: 'failed: dependency failed: b: dependency not found: c', b: 'failed: dependency not found: c' });
+      assert.deepEqual(summary(reconciler), {
+        a: 'failed: dependency failed: b: dependency not found: c',
+        b: 'failed: dependency not found: c',
+      });
       reconciler.onArrival('c', true);
       await reconciler.run();
       assert.deepEqual(summary(reconciler), { a: 'ready', b: 'ready', c: 'ready' });
@@ -310,7 +316,10 @@ describe('engine/reconcile/reconciler', () => {
       fake.open('n0');
       fake.open('n1');
       assert.deepEqual(await run, { aborted: true, complete: false });
-      assert.deepEqual(fake.calls.map(([id]) => id), ['n0', 'n1']);
+      assert.deepEqual(
+        fake.calls.map(([id]) => id),
+        ['n0', 'n1'],
+      );
       assert.equal(reconciler.counters().queued, 4);
       for (let i = 2; i < 6; i++) fake.open(`n${i}`);
       assert.deepEqual(await reconciler.run(), { aborted: false, complete: true });

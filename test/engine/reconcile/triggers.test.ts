@@ -75,7 +75,10 @@ describe('engine/reconcile/triggers', () => {
     for (const [ref, id] of table) {
       it(`${JSON.stringify(ref)} from prod is ${id}`, () => {
         assert.equal(dependencyId(ref, 'prod'), id);
-        assert.deepEqual(parseNodeId(id), { ok: true, value: { kind: ref.kind ?? 'ScheduleTrigger', namespace: ref.namespace ?? 'prod', name: 'db' } });
+        assert.deepEqual(parseNodeId(id), {
+          ok: true,
+          value: { kind: ref.kind ?? 'ScheduleTrigger', namespace: ref.namespace ?? 'prod', name: 'db' },
+        });
       });
     }
     for (const bad of ['ScheduleTrigger/db', 'a/b/c/d', 'ScheduleTrigger//db']) {
@@ -84,7 +87,13 @@ describe('engine/reconcile/triggers', () => {
   });
 
   describe('plans a trigger only once what it depends on is complete (or Ready)', () => {
-    const table: Array<{ name: string; triggers: TriggerDescriptor[]; planner?: FakePlanner; planned: string[]; expect: Record<string, string> }> = [
+    const table: Array<{
+      name: string;
+      triggers: TriggerDescriptor[];
+      planner?: FakePlanner;
+      planned: string[];
+      expect: Record<string, string>;
+    }> = [
       {
         name: 'triggers without dependsOn are planned in seed order',
         triggers: [trigger('a'), trigger('b')],
@@ -121,7 +130,10 @@ describe('engine/reconcile/triggers', () => {
         triggers: [trigger('app', ['db']), trigger('db')],
         planner: new FakePlanner({}, { db: 'profile "fast" not found' }),
         planned: ['db'],
-        expect: { app: 'failed: dependency failed: ScheduleTrigger/prod/db: profile "fast" not found', db: 'failed: profile "fast" not found' },
+        expect: {
+          app: 'failed: dependency failed: ScheduleTrigger/prod/db: profile "fast" not found',
+          db: 'failed: profile "fast" not found',
+        },
       },
       {
         name: 'triggers that depend on each other',
@@ -264,7 +276,10 @@ describe('engine/reconcile/triggers: podplan plan, podplan run and the editor ap
   ];
   for (const [state, requireReady, goes] of table) {
     it(`db's pod ${state}, requireReady ${requireReady}: web ${goes ? 'is planned' : 'waits'} in all three`, async () => {
-      assert.deepEqual({ cli: await cli(state, requireReady), live: await live(state, requireReady), editor: editor(state, requireReady) }, { cli: goes, live: goes, editor: goes });
+      assert.deepEqual(
+        { cli: await cli(state, requireReady), live: await live(state, requireReady), editor: editor(state, requireReady) },
+        { cli: goes, live: goes, editor: goes },
+      );
     });
   }
 });

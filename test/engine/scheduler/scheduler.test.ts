@@ -47,7 +47,9 @@ function unremembered(): Result<Registry> {
     registry.register(NAME, (args, handle) => {
       const built = factory(args, handle);
       const hidden = new Set<PropertyKey>(['filterKey', 'scoreKey']);
-      return built.ok ? ok(new Proxy(built.value, { get: (plugin, key) => (hidden.has(key) ? undefined : Reflect.get(plugin, key, plugin)) })) : built;
+      return built.ok
+        ? ok(new Proxy(built.value, { get: (plugin, key) => (hidden.has(key) ? undefined : Reflect.get(plugin, key, plugin)) }))
+        : built;
     });
   }
   return ok(registry);
@@ -56,13 +58,19 @@ function unremembered(): Result<Registry> {
 describe('engine/scheduler/scheduler', () => {
   it('places a pod on the least allocated node, and the next one around it', async () => {
     const busy = makePod('busy').req({ cpu: '3', memory: '1Gi' }).node('n1');
-    const { scheduler, clock } = setup([makeNode('n1'), makeNode('n2')], [busy, makePod('a').req({ cpu: '1' }), makePod('b').req({ cpu: '1' })]);
+    const { scheduler, clock } = setup(
+      [makeNode('n1'), makeNode('n2')],
+      [busy, makePod('a').req({ cpu: '1' }), makePod('b').req({ cpu: '1' })],
+    );
     await scheduler.runUntilIdle(clock);
     assert.deepEqual(placements(scheduler), { 'default/a': 'n2', 'default/b': 'n2' });
   });
 
   it('schedules by priority: the important pod takes the only room', async () => {
-    const { scheduler, clock } = setup([makeNode('n1').alloc({ cpu: '1', memory: '4Gi', pods: '10' })], [makePod('low').req({ cpu: '1' }).priority(1), makePod('high').req({ cpu: '1' }).priority(100)]);
+    const { scheduler, clock } = setup(
+      [makeNode('n1').alloc({ cpu: '1', memory: '4Gi', pods: '10' })],
+      [makePod('low').req({ cpu: '1' }).priority(1), makePod('high').req({ cpu: '1' }).priority(100)],
+    );
     await scheduler.runUntilIdle(clock);
     assert.equal(scheduler.outcomes.get('default/high')?.node, 'n1');
     assert.equal(scheduler.outcomes.get('default/low')?.node, undefined);
@@ -74,7 +82,10 @@ describe('engine/scheduler/scheduler', () => {
   });
 
   it('keeps an unschedulable pod until a node that helps arrives, then places it', async () => {
-    const { scheduler, clock } = setup([makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })], [makePod('big').req({ cpu: '8' })]);
+    const { scheduler, clock } = setup(
+      [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
+      [makePod('big').req({ cpu: '8' })],
+    );
     await scheduler.runUntilIdle(clock);
     assert.equal(scheduler.queue.whereIs('uid-default-big'), 'unschedulable');
     scheduler.onNodeAdd(makeNode('large').alloc({ cpu: '16', memory: '64Gi', pods: '110' }).obj);
@@ -85,13 +96,23 @@ describe('engine/scheduler/scheduler', () => {
   it('falls through to the next candidate when binding fails, keeping the cache in step', async () => {
     const binder = recordingBinder(['n1']);
     // n1 is the best node (emptiest), so it is tried first and refused.
-    const { scheduler, cache, clock } = setup([makeNode('n1'), makeNode('n2').alloc({ cpu: '2', memory: '8Gi', pods: '110' })], [makePod('p').req({ cpu: '1' })], binder);
+    const { scheduler, cache, clock } = setup(
+      [makeNode('n1'), makeNode('n2').alloc({ cpu: '2', memory: '8Gi', pods: '110' })],
+      [makePod('p').req({ cpu: '1' })],
+      binder,
+    );
     await scheduler.runUntilIdle(clock);
     assert.deepEqual(binder.bound, [['p', 'n2']]);
     assert.equal(cache.getPod('uid-default-p')?.nodeName, 'n2');
     assert.equal(cache.getPod('uid-default-p')?.state, 'Added');
-    const stages = scheduler.outcomes.get('default/p')?.diagnosis.stages.filter((s) => s.stage === 'Bind').map((s) => [s.node, s.status.code]);
-    assert.deepEqual(stages, [['n1', 'Error'], ['n2', 'Success']]);
+    const stages = scheduler.outcomes
+      .get('default/p')
+      ?.diagnosis.stages.filter((s) => s.stage === 'Bind')
+      .map((s) => [s.node, s.status.code]);
+    assert.deepEqual(stages, [
+      ['n1', 'Error'],
+      ['n2', 'Success'],
+    ]);
   });
 
   it('gives a pod up after repeated binding failures and says why', async () => {
@@ -104,7 +125,10 @@ describe('engine/scheduler/scheduler', () => {
   });
 
   it('leaves pods of other schedulers and gated pods alone', async () => {
-    const { scheduler, clock } = setup([makeNode('n1')], [makePod('mine'), makePod('theirs').scheduler('podset-planner-scheduler'), makePod('gated').gate('wait')]);
+    const { scheduler, clock } = setup(
+      [makeNode('n1')],
+      [makePod('mine'), makePod('theirs').scheduler('podset-planner-scheduler'), makePod('gated').gate('wait')],
+    );
     await scheduler.runUntilIdle(clock);
     assert.deepEqual(placements(scheduler), { 'default/mine': 'n1' });
     assert.equal(scheduler.queue.whereIs('uid-default-gated'), 'gated');
@@ -113,7 +137,9 @@ describe('engine/scheduler/scheduler', () => {
   it('decides every pod as it would without remembering plugin verdicts and scores across cycles', async () => {
     const zones = ['a', 'b', 'c'];
     const nodes = Array.from({ length: 24 }, (_, i) => {
-      const node = makeNode(`n${i}`).alloc({ cpu: `${2 + (i % 3)}`, memory: '8Gi', pods: '8' }).labels({ zone: zones[i % 3] as string, disk: i % 4 === 0 ? 'ssd' : 'hdd' });
+      const node = makeNode(`n${i}`)
+        .alloc({ cpu: `${2 + (i % 3)}`, memory: '8Gi', pods: '8' })
+        .labels({ zone: zones[i % 3] as string, disk: i % 4 === 0 ? 'ssd' : 'hdd' });
       if (i % 5 === 0) node.taint('dedicated', 'gpu');
       if (i % 7 === 0) node.taint('spot', 'true', 'PreferNoSchedule');
       if (i % 6 === 0) node.image(['nginx:1.27'], 300 * 1024 * 1024);
@@ -124,26 +150,48 @@ describe('engine/scheduler/scheduler', () => {
       (p) => p.req({ cpu: '500m', memory: '1Gi' }),
       (p) => p.req({ cpu: '1', memory: '2Gi' }).tolerate({ key: 'dedicated', operator: 'Exists' }),
       (p) => p.req({ cpu: '250m' }).nodeSelector({ disk: 'ssd' }),
-      (p) => p.req({ cpu: '300m', memory: '512Mi' }).preferNode(10, { key: 'zone', operator: 'In', values: ['b'] }).image('nginx:1.27'),
+      (p) =>
+        p
+          .req({ cpu: '300m', memory: '512Mi' })
+          .preferNode(10, { key: 'zone', operator: 'In', values: ['b'] })
+          .image('nginx:1.27'),
       (p) => p.req({ cpu: '100m' }).hostPort(8080),
       (p) => p.req({ cpu: '100m' }).hostPort(9090).tolerate({ key: 'node.kubernetes.io/unschedulable', operator: 'Exists' }),
-      (p) => p.req({ cpu: '400m' }).preferNode(5, { key: 'disk', operator: 'In', values: ['ssd'] }).tolerate({ key: 'spot', operator: 'Exists' }),
-      (p) => p.req({ cpu: '200m' }).labels({ app: 'web' }).requirePods('podAntiAffinity', { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' }),
+      (p) =>
+        p
+          .req({ cpu: '400m' })
+          .preferNode(5, { key: 'disk', operator: 'In', values: ['ssd'] })
+          .tolerate({ key: 'spot', operator: 'Exists' }),
+      (p) =>
+        p
+          .req({ cpu: '200m' })
+          .labels({ app: 'web' })
+          .requirePods('podAntiAffinity', { labelSelector: { matchLabels: { app: 'web' } }, topologyKey: 'zone' }),
       (p) => p.req({ cpu: '3' }).requireNode({ key: 'zone', operator: 'NotIn', values: ['c'] }),
     ];
-    const pods = () => Array.from({ length: 90 }, (_, i) => (shapes[(i * 5) % shapes.length] as (p: PodBuilder) => PodBuilder)(makePod(`p${i}`)));
+    const pods = () =>
+      Array.from({ length: 90 }, (_, i) => (shapes[(i * 5) % shapes.length] as (p: PodBuilder) => PodBuilder)(makePod(`p${i}`)));
     const decisions = async (registry: Result<Registry>) => {
       const { scheduler, clock } = setup(nodes, pods(), recordingBinder(), registry);
       await scheduler.runUntilIdle(clock);
       return [...scheduler.outcomes].map(([pod, o]) => [pod, o.node ?? o.diagnosis.message, o.diagnosis.scores]);
     };
     const remembered = await decisions(inTreeRegistry());
-    assert.ok(remembered.some(([, node]) => typeof node === 'string' && node.startsWith('0/')), 'some pods fit nowhere');
+    assert.ok(
+      remembered.some(([, node]) => typeof node === 'string' && node.startsWith('0/')),
+      'some pods fit nowhere',
+    );
     assert.deepEqual(remembered, await decisions(unremembered()));
   });
 
   it('reports a pod with a malformed request instead of queueing it', () => {
     const { scheduler } = setup([makeNode('n1')], [makePod('bad').req({ cpu: 'lots' })]);
-    assert.deepEqual(scheduler.rejected, [{ pod: 'default/bad', error: 'pod default/bad: spec.containers[0].resources.requests.cpu: "lots" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)' }]);
+    assert.deepEqual(scheduler.rejected, [
+      {
+        pod: 'default/bad',
+        error:
+          'pod default/bad: spec.containers[0].resources.requests.cpu: "lots" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)',
+      },
+    ]);
   });
 });

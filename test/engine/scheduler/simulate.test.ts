@@ -15,7 +15,12 @@ describe('engine/scheduler/simulate', () => {
       ['no class: the globalDefault one', makePod('b'), 10, 'PreemptLowerPriority'],
       ['a system class', makePod('c').priorityClass('system-node-critical'), 2000001000, 'PreemptLowerPriority'],
       ['spec.priority already set (read from a cluster): kept as it is', makePod('d').priority(7).priorityClass('urgent'), 7, undefined],
-      ['a policy on the pod wins over the class', makePod('e').priorityClass('urgent').preemptionPolicy('PreemptLowerPriority'), 1000, 'PreemptLowerPriority'],
+      [
+        'a policy on the pod wins over the class',
+        makePod('e').priorityClass('urgent').preemptionPolicy('PreemptLowerPriority'),
+        1000,
+        'PreemptLowerPriority',
+      ],
     ];
     for (const [name, pod, priority, policy] of table) {
       it(name, () => {
@@ -42,9 +47,14 @@ describe('engine/scheduler/simulate', () => {
   });
 
   it('a gated pod waits, its gates named as upstream prints them', async () => {
-    const result = await simulate({ nodes: [makeNode('n1').obj], pods: [makePod('held').gate('example.com/quota').gate('example.com/review').obj] });
+    const result = await simulate({
+      nodes: [makeNode('n1').obj],
+      pods: [makePod('held').gate('example.com/quota').gate('example.com/review').obj],
+    });
     assert.ok(result.ok);
-    assert.deepEqual(result.value.waiting, [{ pod: 'default/held', reason: 'waiting for scheduling gates: [example.com/quota example.com/review]' }]);
+    assert.deepEqual(result.value.waiting, [
+      { pod: 'default/held', reason: 'waiting for scheduling gates: [example.com/quota example.com/review]' },
+    ]);
   });
 
   describe('preemption', () => {
@@ -66,22 +76,37 @@ describe('engine/scheduler/simulate', () => {
       assert.deepEqual([outcome?.pod, outcome?.node, outcome?.victims], ['default/urgent', 'n1', ['default/batch-2']]);
       assert.deepEqual(result.value.preempted, [{ pod: 'default/batch-2', node: 'n1', by: 'default/urgent' }]);
       const why = explain(outcome!.diagnosis).preemption;
-      assert.deepEqual([why?.node, why?.victims, why?.candidates.map((c) => c.summary)], ['n1', ['default/batch-2'], ['n1: evict default/batch-2 (priority 10): chosen']]);
+      assert.deepEqual(
+        [why?.node, why?.victims, why?.candidates.map((c) => c.summary)],
+        ['n1', ['default/batch-2'], ['n1: evict default/batch-2 (priority 10): chosen']],
+      );
     });
 
     it('a KubeSchedulerConfiguration profile that disables DefaultPreemption: nothing is evicted, and the message has no preemption part', async () => {
       const result = await simulate(
-        { nodes: [node.obj], pods: [...running(), makePod('urgent').req({ cpu: '1' }).priorityClass('urgent')].map((p) => p.obj), priorityClasses: [klass('batch', 10), klass('urgent', 1000)] },
+        {
+          nodes: [node.obj],
+          pods: [...running(), makePod('urgent').req({ cpu: '1' }).priorityClass('urgent')].map((p) => p.obj),
+          priorityClasses: [klass('batch', 10), klass('urgent', 1000)],
+        },
         { profile: { schedulerName: 'default-scheduler', plugins: { multiPoint: { disabled: [{ name: 'DefaultPreemption' }] } } } },
       );
       assert.ok(result.ok);
-      assert.deepEqual([result.value.outcomes[0]?.diagnosis.message, result.value.preempted], ['0/1 nodes are available: 1 Insufficient cpu.', []]);
+      assert.deepEqual(
+        [result.value.outcomes[0]?.diagnosis.message, result.value.preempted],
+        ['0/1 nodes are available: 1 Insufficient cpu.', []],
+      );
     });
 
     it("DefaultPreemption's args from the profile are checked as upstream", async () => {
       const result = await simulate(
         { nodes: [node.obj], pods: [] },
-        { profile: { schedulerName: 'default-scheduler', pluginConfig: [{ name: 'DefaultPreemption', args: { minCandidateNodesPercentage: 101 } }] } },
+        {
+          profile: {
+            schedulerName: 'default-scheduler',
+            pluginConfig: [{ name: 'DefaultPreemption', args: { minCandidateNodesPercentage: 101 } }],
+          },
+        },
       );
       assert.deepEqual(result.ok ? [] : result.error.map((e) => e.message), [
         'profile default-scheduler: plugin DefaultPreemption: minCandidateNodesPercentage: Invalid value: 101: not in valid range [0, 100]',
@@ -97,7 +122,10 @@ describe('engine/scheduler/simulate', () => {
       assert.ok(result.ok);
       const [outcome] = result.value.outcomes;
       assert.equal(outcome?.node, undefined);
-      assert.equal(outcome?.diagnosis.message, '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.');
+      assert.equal(
+        outcome?.diagnosis.message,
+        '0/1 nodes are available: 1 Insufficient cpu. preemption: not eligible due to preemptionPolicy=Never.',
+      );
       assert.deepEqual(result.value.preempted, []);
     });
   });

@@ -9,9 +9,21 @@ const result = (unplaced: string[]): ApplyPlanResult => ({
   context: 'prod',
   token: 1,
   applied: false,
-  plan: { podSet: 'cart', assignments: [{ pod: 'cart-0', node: 'n1' }, { pod: 'cart-1', node: 'n2' }], unplaced: unplaced.map((pod) => ({ pod, message: 'no' })) } as unknown as PlanView,
+  plan: {
+    podSet: 'cart',
+    assignments: [
+      { pod: 'cart-0', node: 'n1' },
+      { pod: 'cart-1', node: 'n2' },
+    ],
+    unplaced: unplaced.map((pod) => ({ pod, message: 'no' })),
+  } as unknown as PlanView,
   writes: [
-    { uri: '', object: 'SchedulePlan shop/cart-x', created: true, fields: ['spec.plan: 2 pods to nodes', 'metadata.annotations["podplan.io/plan-status"]: planner greedy'] },
+    {
+      uri: '',
+      object: 'SchedulePlan shop/cart-x',
+      created: true,
+      fields: ['spec.plan: 2 pods to nodes', 'metadata.annotations["podplan.io/plan-status"]: planner greedy'],
+    },
     { uri: '', object: 'ScheduleTrigger shop/cart', created: false, fields: ['spec.state: Planning → Schedule'] },
   ],
 });
@@ -22,7 +34,8 @@ describe('extension/commands/source-words', () => {
   it('asks to apply a plan naming the context, each object and field', () => {
     assert.deepEqual(applyWords(result([])), {
       question: 'Apply the plan of cart to context prod? 2 pods placed; this writes 2 objects to the cluster.',
-      detail: 'creates SchedulePlan shop/cart-x: spec.plan: 2 pods to nodes; metadata.annotations["podplan.io/plan-status"]: planner greedy\nchanges ScheduleTrigger shop/cart: spec.state: Planning → Schedule',
+      detail:
+        'creates SchedulePlan shop/cart-x: spec.plan: 2 pods to nodes; metadata.annotations["podplan.io/plan-status"]: planner greedy\nchanges ScheduleTrigger shop/cart: spec.state: Planning → Schedule',
       action: 'Apply to Cluster',
       done: 'the plan of cart was applied to context prod (2 objects written).',
     });
@@ -36,7 +49,14 @@ describe('extension/commands/source-words', () => {
     ['workspace files', [{ kind: 'workspace', name: 'ws' }, undefined], '$(folder) Workspace files'],
     ['a context', [{ kind: 'cluster', name: 'prod', server: 'https://10.0.0.1' }, undefined], '$(cloud) prod'],
     ['a context with the scheduler running', [{ kind: 'cluster', name: 'prod' }, running], '$(cloud) prod $(sync~spin) 12 bound'],
-    ['a context with the scheduler stopped', [{ kind: 'cluster', name: 'prod' }, { ...running, running: false }], '$(cloud) prod'],
+    [
+      'a context with the scheduler stopped',
+      [
+        { kind: 'cluster', name: 'prod' },
+        { ...running, running: false },
+      ],
+      '$(cloud) prod',
+    ],
   ];
   for (const [what, args, text] of cases) {
     it(`status bar text for ${what}`, () => assert.equal(sourceStatusWords(...args).text, text));

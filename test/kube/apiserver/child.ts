@@ -34,7 +34,16 @@ process.on('message', (message: ChildRequest) => {
         send({ id, ok: true });
         return;
       case 'stats':
-        send({ id, ok: true, value: { bindings: Object.fromEntries(server.counters.bindings), requests: Object.fromEntries(server.counters.requests), peakRssBytes: process.resourceUsage().maxRSS * 1024, cpuMicros: cpuMicros() } });
+        send({
+          id,
+          ok: true,
+          value: {
+            bindings: Object.fromEntries(server.counters.bindings),
+            requests: Object.fromEntries(server.counters.requests),
+            peakRssBytes: process.resourceUsage().maxRSS * 1024,
+            cpuMicros: cpuMicros(),
+          },
+        });
         return;
       case 'close':
         void closeOnce().then(() => {

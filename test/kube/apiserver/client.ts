@@ -70,7 +70,12 @@ export function pod(name: string, o: PodOptions = {}): KubeObject {
   if (o.nodeName) spec.nodeName = o.nodeName;
   if (o.schedulerName) spec.schedulerName = o.schedulerName;
   if (o.priorityClassName) spec.priorityClassName = o.priorityClassName;
-  const obj: KubeObject = { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: o.namespace ?? 'default', labels: o.labels ?? {} }, spec };
+  const obj: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: o.namespace ?? 'default', labels: o.labels ?? {} },
+    spec,
+  };
   if (o.phase) obj.status = { phase: o.phase };
   return obj;
 }
@@ -96,7 +101,12 @@ export interface RawAnswer {
 }
 
 /** One https request outside any client library (the server's CA trusted), for what clients hide. */
-export function raw(server: TestApiServer, method: string, path: string, options: { token?: string | null; body?: string; contentType?: string; accept?: string } = {}): Promise<RawAnswer> {
+export function raw(
+  server: TestApiServer,
+  method: string,
+  path: string,
+  options: { token?: string | null; body?: string; contentType?: string; accept?: string } = {},
+): Promise<RawAnswer> {
   const headers: Record<string, string> = {};
   const token = options.token === undefined ? server.token : options.token;
   if (token !== null) headers.authorization = `Bearer ${token}`;

@@ -51,9 +51,18 @@ export function apiResourceList(types: readonly ResourceType[], group: string, v
     resources.push(main);
     if (t.statusSubresource) resources.push({ name: `${t.plural}/status`, singularName: '', ...base, verbs: ['get', 'patch', 'update'] });
     if (t.scaleSubresource) {
-      resources.push({ name: `${t.plural}/scale`, singularName: '', namespaced: t.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
+      resources.push({
+        name: `${t.plural}/scale`,
+        singularName: '',
+        namespaced: t.namespaced,
+        group: 'autoscaling',
+        version: 'v1',
+        kind: 'Scale',
+        verbs: ['get', 'patch', 'update'],
+      });
     }
-    if (!t.group && t.plural === 'pods') resources.push({ name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
+    if (!t.group && t.plural === 'pods')
+      resources.push({ name: 'pods/binding', singularName: '', namespaced: true, kind: 'Binding', verbs: ['create'] });
   }
   if (!group) resources.push({ name: 'bindings', singularName: 'binding', namespaced: true, kind: 'Binding', verbs: ['create'] });
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };

@@ -50,7 +50,10 @@ describe('test/kube/apiserver: fault injection and counters', () => {
     server.create(pod('p'));
     server.setFaults({ bindingConflictShare: 1 });
     await rejectsWith(bind('p'), {
-      code: 409, reason: 'Conflict', message: 'Operation cannot be fulfilled on pods/binding "p": the object has been modified; please apply your changes to the latest version and try again',
+      code: 409,
+      reason: 'Conflict',
+      message:
+        'Operation cannot be fulfilled on pods/binding "p": the object has been modified; please apply your changes to the latest version and try again',
     });
   });
 
@@ -59,7 +62,10 @@ describe('test/kube/apiserver: fault injection and counters', () => {
     server.setFaults({ bindingLostResponseShare: 1 });
     await rejectsWith(bind('p'), { code: 500, reason: 'InternalError' });
     server.clearFaults();
-    await rejectsWith(bind('p'), { code: 409, message: 'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"' });
+    await rejectsWith(bind('p'), {
+      code: 409,
+      message: 'Operation cannot be fulfilled on pods/binding "p": pod p is already assigned to node "n1"',
+    });
     assert.equal(server.counters.bindings.get('default/p'), 1);
   });
 
@@ -90,13 +96,14 @@ describe('test/kube/apiserver: fault injection and counters', () => {
       'delete pods': 1,
       'create leases.coordination.k8s.io': 1,
     });
-    assert.deepEqual(server.counters.writes.map((w) => `${w.verb} ${w.resource} ${w.namespace}/${w.name}`), [
-      'create pods default/p',
-      'create pods/binding default/p',
-      'delete pods default/p',
-      'create leases.coordination.k8s.io default/l',
-    ]);
+    assert.deepEqual(
+      server.counters.writes.map((w) => `${w.verb} ${w.resource} ${w.namespace}/${w.name}`),
+      ['create pods default/p', 'create pods/binding default/p', 'delete pods default/p', 'create leases.coordination.k8s.io default/l'],
+    );
     const rvs = server.counters.writes.map((w) => Number(w.resourceVersion));
-    assert.deepEqual(rvs, [...rvs].sort((a, b) => a - b));
+    assert.deepEqual(
+      rvs,
+      [...rvs].sort((a, b) => a - b),
+    );
   });
 });

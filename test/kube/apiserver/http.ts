@@ -186,9 +186,25 @@ export class ApiHttp {
     const rbacName = type.group ? `${type.plural}.${type.group}` : type.plural;
     if (this.faults.faults.forbiddenResources.includes(rbacName)) {
       const scope = namespace === undefined ? 'at the cluster scope' : `in the namespace "${namespace}"`;
-      const verb = method === 'GET' ? (name === undefined ? (query.get('watch') === 'true' || route.watchPath ? 'watch' : 'list') : 'get') : method.toLowerCase();
+      const verb =
+        method === 'GET'
+          ? name === undefined
+            ? query.get('watch') === 'true' || route.watchPath
+              ? 'watch'
+              : 'list'
+            : 'get'
+          : method.toLowerCase();
       const message = `${rbacName} is forbidden: User "test" cannot ${verb} resource "${type.plural}" in API group "${type.group}" ${scope}`;
-      throw new StatusError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason: 'Forbidden', details: { kind: type.plural, ...(type.group ? { group: type.group } : {}) }, code: 403 });
+      throw new StatusError({
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message,
+        reason: 'Forbidden',
+        details: { kind: type.plural, ...(type.group ? { group: type.group } : {}) },
+        code: 403,
+      });
     }
     const isPods = !type.group && type.plural === 'pods';
     const served =
@@ -207,12 +223,23 @@ export class ApiHttp {
       else {
         const list = this.registry.list(type, namespace, query);
         const { resourceVersion, ...rest } = list.metadata;
-        const json = asTable ? JSON.stringify(table(type, list.entries.map((e) => e.obj), String(resourceVersion), rest)) : this.registry.listJson(type, list);
+        const json = asTable
+          ? JSON.stringify(
+              table(
+                type,
+                list.entries.map((e) => e.obj),
+                String(resourceVersion),
+                rest,
+              ),
+            )
+          : this.registry.listJson(type, list);
         this.send(res, 200, json);
       }
       return;
     }
-    const verb = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name === undefined ? 'deletecollection' : 'delete' }[method];
+    const verb = { GET: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: name === undefined ? 'deletecollection' : 'delete' }[
+      method
+    ];
     if (!verb) throw errors.methodNotAllowed();
     this.counters.countRequest(verb, resource);
     if (subresource === 'scale') {
@@ -257,7 +284,12 @@ export class ApiHttp {
       const contentType = mediaType(req);
       const patchType = PATCH_TYPES[contentType];
       if (!patchType) {
-        throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml', 'application/strategic-merge-patch+json']);
+        throw errors.unsupportedMediaType([
+          'application/json-patch+json',
+          'application/merge-patch+json',
+          'application/apply-patch+yaml',
+          'application/strategic-merge-patch+json',
+        ]);
       }
       const patch = patchType === 'apply' ? parseYamlBody(body) : parseJson(body);
       const existed = patchType === 'apply' && this.exists(type, namespace, name);
@@ -269,7 +301,14 @@ export class ApiHttp {
     this.send(res, 200, this.registry.delete(type, namespace, name, options, opts).json);
   }
 
-  private async scale(req: IncomingMessage, res: ServerResponse, type: ResourceType, namespace: string | undefined, name: string, opts: WriteOptions): Promise<void> {
+  private async scale(
+    req: IncomingMessage,
+    res: ServerResponse,
+    type: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    opts: WriteOptions,
+  ): Promise<void> {
     const method = req.method ?? 'GET';
     const current = this.registry.scale(type, namespace, name);
     if (method === 'GET') {
@@ -282,8 +321,18 @@ export class ApiHttp {
     else if (method === 'PATCH') {
       const patchType = PATCH_TYPES[mediaType(req)];
       const patch = parseJson(body);
-      wanted = patchType === 'json' ? jsonPatch(current, patch) : patchType === 'merge' || patchType === 'strategic' ? mergePatch(current, patch) : undefined;
-      if (wanted === undefined) throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json']);
+      wanted =
+        patchType === 'json'
+          ? jsonPatch(current, patch)
+          : patchType === 'merge' || patchType === 'strategic'
+            ? mergePatch(current, patch)
+            : undefined;
+      if (wanted === undefined)
+        throw errors.unsupportedMediaType([
+          'application/json-patch+json',
+          'application/merge-patch+json',
+          'application/strategic-merge-patch+json',
+        ]);
     } else throw errors.methodNotAllowed();
     this.send(res, 200, JSON.stringify(this.registry.updateScale(type, namespace, name, wanted as KubeObject, opts)));
   }
@@ -299,7 +348,12 @@ export class ApiHttp {
 
   private bind(res: ServerResponse, namespace: string, pod: string, binding: BindingRequest, opts: WriteOptions): void {
     const fault = this.faults.bindingFault();
-    if (fault === 'conflict') throw errors.conflict({ group: '', plural: 'pods/binding' }, pod, 'the object has been modified; please apply your changes to the latest version and try again');
+    if (fault === 'conflict')
+      throw errors.conflict(
+        { group: '', plural: 'pods/binding' },
+        pod,
+        'the object has been modified; please apply your changes to the latest version and try again',
+      );
     if (fault === 'error') throw errors.internal('injected binding failure');
     this.registry.bind(namespace, pod, binding, opts);
     if (fault === 'lost-response') throw errors.internal('injected failure after the binding was stored');

@@ -51,7 +51,13 @@ export class TestApiServer {
     if (options.faults) this.faultState.set(options.faults);
     this.registry = new Registry(options.historyLimit ?? 100_000);
     this.registry.onWrite = (verb, resource, obj) =>
-      this.counters.writes.push({ verb, resource, namespace: obj.metadata?.namespace, name: obj.metadata?.name ?? '', resourceVersion: obj.metadata?.resourceVersion ?? '' });
+      this.counters.writes.push({
+        verb,
+        resource,
+        namespace: obj.metadata?.namespace,
+        name: obj.metadata?.name ?? '',
+        resourceVersion: obj.metadata?.resourceVersion ?? '',
+      });
     this.registry.onBound = (namespace, pod) => {
       const key = `${namespace}/${pod}`;
       this.counters.bindings.set(key, (this.counters.bindings.get(key) ?? 0) + 1);

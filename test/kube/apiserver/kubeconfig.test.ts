@@ -23,17 +23,29 @@ describe('test/kube/apiserver: generated kubeconfigs', () => {
   afterEach(() => server.close());
 
   it('puts the server CA in certificate-authority-data and the credentials each user kind names', () => {
-    const doc = parse(server.kubeconfig({ contexts: [{ name: 't', user: 'token' }, { name: 'c', user: 'cert' }, { name: 'b', user: 'both' }, { name: 'e', user: 'exec' }] })) as KubeconfigDoc;
+    const doc = parse(
+      server.kubeconfig({
+        contexts: [
+          { name: 't', user: 'token' },
+          { name: 'c', user: 'cert' },
+          { name: 'b', user: 'both' },
+          { name: 'e', user: 'exec' },
+        ],
+      }),
+    ) as KubeconfigDoc;
     const cluster = doc.clusters[0]?.cluster ?? {};
     assert.equal(Buffer.from(cluster['certificate-authority-data'] ?? '', 'base64').toString(), server.tls.caCert);
     assert.equal(cluster['insecure-skip-tls-verify'], undefined);
     assert.equal(cluster.server, server.url);
-    assert.deepEqual(doc.users.map((u) => [u.name, Object.keys(u.user).sort()]), [
-      ['test-token-user', ['token']],
-      ['test-cert-user', ['client-certificate-data', 'client-key-data']],
-      ['test-both-user', ['client-certificate-data', 'client-key-data', 'token']],
-      ['test-exec-user', ['exec']],
-    ]);
+    assert.deepEqual(
+      doc.users.map((u) => [u.name, Object.keys(u.user).sort()]),
+      [
+        ['test-token-user', ['token']],
+        ['test-cert-user', ['client-certificate-data', 'client-key-data']],
+        ['test-both-user', ['client-certificate-data', 'client-key-data', 'token']],
+        ['test-exec-user', ['exec']],
+      ],
+    );
     assert.equal(doc['current-context'], 't');
   });
 
@@ -46,8 +58,22 @@ describe('test/kube/apiserver: generated kubeconfigs', () => {
 
   it('several contexts, each with its namespace and user, all reach the server', async () => {
     const kc = new k8s.KubeConfig();
-    kc.loadFromString(server.kubeconfig({ contexts: [{ name: 'dev', namespace: 'default', user: 'token' }, { name: 'team', namespace: 'team', user: 'cert' }], currentContext: 'team' }));
-    assert.deepEqual(kc.getContexts().map((x) => [x.name, x.namespace]), [['dev', 'default'], ['team', 'team']]);
+    kc.loadFromString(
+      server.kubeconfig({
+        contexts: [
+          { name: 'dev', namespace: 'default', user: 'token' },
+          { name: 'team', namespace: 'team', user: 'cert' },
+        ],
+        currentContext: 'team',
+      }),
+    );
+    assert.deepEqual(
+      kc.getContexts().map((x) => [x.name, x.namespace]),
+      [
+        ['dev', 'default'],
+        ['team', 'team'],
+      ],
+    );
     const seen: string[][] = [];
     for (const context of ['dev', 'team']) {
       kc.setCurrentContext(context);
@@ -66,7 +92,10 @@ describe('test/kube/apiserver: generated kubeconfigs', () => {
     try {
       const kc = new k8s.KubeConfig();
       kc.loadFromDefault();
-      assert.deepEqual(kc.getContexts().map((x) => x.name), ['a-test', 'b-test']);
+      assert.deepEqual(
+        kc.getContexts().map((x) => x.name),
+        ['a-test', 'b-test'],
+      );
       kc.setCurrentContext('b-test');
       assert.deepEqual(names(await kc.makeApiClient(k8s.CoreV1Api).listNamespacedPod({ namespace: 'team' })), ['in-team']);
     } finally {

@@ -77,7 +77,11 @@ const EXEC_API_VERSION = 'client.authentication.k8s.io/v1beta1';
 
 function execPlugin(token: string): Record<string, unknown> {
   const credential = { apiVersion: EXEC_API_VERSION, kind: 'ExecCredential', status: { token } };
-  return { apiVersion: EXEC_API_VERSION, command: process.execPath, args: ['-e', `process.stdout.write(${JSON.stringify(JSON.stringify(credential))})`] };
+  return {
+    apiVersion: EXEC_API_VERSION,
+    command: process.execPath,
+    args: ['-e', `process.stdout.write(${JSON.stringify(JSON.stringify(credential))})`],
+  };
 }
 
 const written = new Set<string>();

@@ -29,8 +29,12 @@ interface JsonPatchOp {
 
 function pointer(path: string): string[] {
   if (path === '') return [];
-  if (!path.startsWith('/')) throw errors.badRequest(`the server rejected our request due to an error in our request: invalid JSON pointer "${path}"`);
-  return path.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (!path.startsWith('/'))
+    throw errors.badRequest(`the server rejected our request due to an error in our request: invalid JSON pointer "${path}"`);
+  return path
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function parentOf(doc: Json, tokens: string[], path: string): { parent: JsonMap | Json[]; key: string } {
@@ -75,7 +79,8 @@ function addAt(doc: Json, path: string, value: Json, replace: boolean): Json {
     if (replace) parent[i] = value;
     else parent.splice(i, 0, value);
   } else {
-    if (replace && !(key in parent)) throw errors.unprocessable(`replace operation does not apply: doc is missing key: ${path}: missing value`);
+    if (replace && !(key in parent))
+      throw errors.unprocessable(`replace operation does not apply: doc is missing key: ${path}: missing value`);
     parent[key] = value;
   }
   return doc;

@@ -14,7 +14,9 @@ export type ChildRequest = { readonly id: number } & (
   | { readonly op: 'close' }
 );
 
-export type ChildAnswer = { readonly id: number } & ({ readonly ok: true; readonly value?: unknown } | { readonly ok: false; readonly error: string });
+export type ChildAnswer = { readonly id: number } & (
+  { readonly ok: true; readonly value?: unknown } | { readonly ok: false; readonly error: string }
+);
 
 export interface ServerStats {
   /** `namespace/name` → successful bindings of that pod. */
@@ -54,7 +56,11 @@ export class TestApiServerProcess {
 
   static async start(options: TestApiServerOptions = {}): Promise<TestApiServerProcess> {
     const entry = fileURLToPath(new URL('./child.ts', import.meta.url));
-    const child = fork(entry, [JSON.stringify(options)], { execArgv: ['--import', 'tsx'], serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const child = fork(entry, [JSON.stringify(options)], {
+      execArgv: ['--import', 'tsx'],
+      serialization: 'advanced',
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     const url = await new Promise<string>((resolve, reject) => {
       child.once('message', (first: ChildAnswer) => (first.ok ? resolve(String(first.value)) : reject(new Error(first.error))));
       child.once('exit', (code) => reject(new Error(`the test API server exited before it listened (${code})`)));

@@ -16,23 +16,54 @@ const STRINGS: MapOf = { map: 'string' };
 
 // Field numbers from k8s.io/api and k8s.io/apimachinery generated.proto.
 const OBJECT_META = msg({
-  1: ['name', 'string'], 2: ['generateName', 'string'], 3: ['namespace', 'string'], 5: ['uid', 'string'],
-  6: ['resourceVersion', 'string'], 7: ['generation', 'int'], 11: ['labels', STRINGS], 12: ['annotations', STRINGS], 14: ['finalizers', 'string', true],
+  1: ['name', 'string'],
+  2: ['generateName', 'string'],
+  3: ['namespace', 'string'],
+  5: ['uid', 'string'],
+  6: ['resourceVersion', 'string'],
+  7: ['generation', 'int'],
+  11: ['labels', STRINGS],
+  12: ['annotations', STRINGS],
+  14: ['finalizers', 'string', true],
 });
 // resource.Quantity travels as a message holding its string form
 const QUANTITY = msg({ 1: ['string', 'string'] });
 const RESOURCES = msg({ 1: ['limits', { map: QUANTITY }], 2: ['requests', { map: QUANTITY }] });
 const ENV_VAR = msg({ 1: ['name', 'string'], 2: ['value', 'string'] });
-const PORT = msg({ 1: ['name', 'string'], 2: ['hostPort', 'int'], 3: ['containerPort', 'int'], 4: ['protocol', 'string'], 5: ['hostIP', 'string'] });
+const PORT = msg({
+  1: ['name', 'string'],
+  2: ['hostPort', 'int'],
+  3: ['containerPort', 'int'],
+  4: ['protocol', 'string'],
+  5: ['hostIP', 'string'],
+});
 const CONTAINER = msg({
-  1: ['name', 'string'], 2: ['image', 'string'], 3: ['command', 'string', true], 4: ['args', 'string', true], 5: ['workingDir', 'string'],
-  6: ['ports', PORT, true], 7: ['env', ENV_VAR, true], 8: ['resources', RESOURCES], 13: ['terminationMessagePath', 'string'],
-  14: ['imagePullPolicy', 'string'], 16: ['stdin', 'bool'], 17: ['stdinOnce', 'bool'], 18: ['tty', 'bool'], 20: ['terminationMessagePolicy', 'string'],
+  1: ['name', 'string'],
+  2: ['image', 'string'],
+  3: ['command', 'string', true],
+  4: ['args', 'string', true],
+  5: ['workingDir', 'string'],
+  6: ['ports', PORT, true],
+  7: ['env', ENV_VAR, true],
+  8: ['resources', RESOURCES],
+  13: ['terminationMessagePath', 'string'],
+  14: ['imagePullPolicy', 'string'],
+  16: ['stdin', 'bool'],
+  17: ['stdinOnce', 'bool'],
+  18: ['tty', 'bool'],
+  20: ['terminationMessagePolicy', 'string'],
 });
 const POD_SPEC = msg({
-  2: ['containers', CONTAINER, true], 3: ['restartPolicy', 'string'], 4: ['terminationGracePeriodSeconds', 'int'], 6: ['dnsPolicy', 'string'],
-  7: ['nodeSelector', STRINGS], 8: ['serviceAccountName', 'string'], 10: ['nodeName', 'string'], 19: ['schedulerName', 'string'],
-  20: ['initContainers', CONTAINER, true], 24: ['priorityClassName', 'string'],
+  2: ['containers', CONTAINER, true],
+  3: ['restartPolicy', 'string'],
+  4: ['terminationGracePeriodSeconds', 'int'],
+  6: ['dnsPolicy', 'string'],
+  7: ['nodeSelector', STRINGS],
+  8: ['serviceAccountName', 'string'],
+  10: ['nodeName', 'string'],
+  19: ['schedulerName', 'string'],
+  20: ['initContainers', CONTAINER, true],
+  24: ['priorityClassName', 'string'],
 });
 const NAMESPACE_SPEC = msg({ 1: ['finalizers', 'string', true] });
 const TOP_LEVEL: Readonly<Record<string, Message>> = {
@@ -44,7 +75,10 @@ const UNKNOWN = msg({ 1: ['typeMeta', TYPE_META], 2: ['raw', 'bytes'] });
 
 class Reader {
   pos = 0;
-  constructor(readonly buf: Buffer, readonly end = buf.length) {}
+  constructor(
+    readonly buf: Buffer,
+    readonly end = buf.length,
+  ) {}
 
   varint(): number {
     let result = 0;
@@ -114,10 +148,15 @@ function decodeValue(r: Reader, kind: Kind): unknown {
 
 /** The JSON object of a protobuf request body, for the kinds kubectl sends as protobuf. */
 export function decodeProtobuf(body: Buffer): Record<string, unknown> {
-  if (body.subarray(0, 4).toString('latin1') !== 'k8s\0') throw errors.badRequest('the protobuf body does not start with the k8s magic number');
+  if (body.subarray(0, 4).toString('latin1') !== 'k8s\0')
+    throw errors.badRequest('the protobuf body does not start with the k8s magic number');
   const unknown = decode(body.subarray(4), UNKNOWN);
   const typeMeta = (unknown.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
   const message = TOP_LEVEL[`${typeMeta.apiVersion}/${typeMeta.kind}`];
   if (!message) throw errors.unsupportedMediaType(['application/json', 'application/yaml']);
-  return { apiVersion: typeMeta.apiVersion, kind: typeMeta.kind, ...decode((unknown.raw as Buffer | undefined) ?? Buffer.alloc(0), message) };
+  return {
+    apiVersion: typeMeta.apiVersion,
+    kind: typeMeta.kind,
+    ...decode((unknown.raw as Buffer | undefined) ?? Buffer.alloc(0), message),
+  };
 }

@@ -196,7 +196,9 @@ export class Registry {
       this.store.checkNotCompacted(rv);
     } catch (err) {
       if (!(err instanceof StatusError)) throw err;
-      throw errors.gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.');
+      throw errors.gone(
+        'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+      );
     }
   }
 
@@ -213,7 +215,9 @@ export class Registry {
     } else delete meta.namespace;
     if (!meta.name) {
       if (!meta.generateName) {
-        throw errors.invalid(t.kind, t.group, '', [{ field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name or generateName is required' }]);
+        throw errors.invalid(t.kind, t.group, '', [
+          { field: 'metadata.name', reason: 'FieldValueRequired', message: 'Required value: name or generateName is required' },
+        ]);
       }
       const c = this.collection(t);
       do {
@@ -273,7 +277,12 @@ export class Registry {
     const className = spec.priorityClassName;
     if (typeof className === 'string' && className !== '') {
       const pc = this.collection(pcType).items.get(objectKey(undefined, className));
-      if (!pc) throw errors.forbidden({ group: '', plural: 'pods' }, pod.metadata?.name ?? '', `no PriorityClass with name ${className} was found`);
+      if (!pc)
+        throw errors.forbidden(
+          { group: '', plural: 'pods' },
+          pod.metadata?.name ?? '',
+          `no PriorityClass with name ${className} was found`,
+        );
       spec.priority = pc.obj.value;
       if (pc.obj.preemptionPolicy) spec.preemptionPolicy = pc.obj.preemptionPolicy;
     } else {
@@ -286,7 +295,14 @@ export class Registry {
     status.phase ??= 'Pending';
   }
 
-  update(t: ResourceType, namespace: string | undefined, name: string, body: KubeObject, opts: WriteOptions = {}, subresource?: 'status'): WriteResult {
+  update(
+    t: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    body: KubeObject,
+    opts: WriteOptions = {},
+    subresource?: 'status',
+  ): WriteResult {
     if (!isMap(body)) throw errors.badRequest('Object cannot be handled: expected an object');
     const bodyName = body.metadata?.name;
     if (bodyName !== undefined && bodyName !== name) {
@@ -314,7 +330,8 @@ export class Registry {
       const ignored = t.statusSubresource ? ['metadata', 'status'] : ['metadata'];
       meta.generation = withoutKeys(obj, ignored) === withoutKeys(old, ignored) ? oldMeta.generation : oldMeta.generation + 1;
     }
-    if (opts.fieldManager && subresource === undefined) meta.managedFields = mergeManaged(oldMeta.managedFields, managedEntry(opts.fieldManager, 'Update', obj));
+    if (opts.fieldManager && subresource === undefined)
+      meta.managedFields = mergeManaged(oldMeta.managedFields, managedEntry(opts.fieldManager, 'Update', obj));
     else if (oldMeta.managedFields && meta.managedFields === undefined) meta.managedFields = oldMeta.managedFields;
     obj.apiVersion = apiVersionOf(t);
     obj.kind = t.kind;
@@ -333,7 +350,15 @@ export class Registry {
     return { obj: entry.obj, json: entry.json, warnings };
   }
 
-  patch(t: ResourceType, namespace: string | undefined, name: string, type: PatchType, patch: unknown, opts: WriteOptions = {}, subresource?: 'status'): WriteResult {
+  patch(
+    t: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts: WriteOptions = {},
+    subresource?: 'status',
+  ): WriteResult {
     if (type === 'strategic' && !t.strategicMerge) {
       throw errors.unsupportedMediaType(['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml']);
     }
@@ -383,15 +408,29 @@ export class Registry {
     return this.update(t, namespace, name, nextObj, opts, subresource);
   }
 
-  delete(t: ResourceType, namespace: string | undefined, name: string, options: Record<string, unknown> = {}, opts: WriteOptions = {}): { json: string; obj: KubeObject } {
+  delete(
+    t: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    options: Record<string, unknown> = {},
+    opts: WriteOptions = {},
+  ): { json: string; obj: KubeObject } {
     const current = this.entry(t, namespace, name);
     const pre = isMap(options.preconditions) ? options.preconditions : {};
     const meta = current.obj.metadata ?? {};
     if (typeof pre.resourceVersion === 'string' && pre.resourceVersion !== meta.resourceVersion) {
-      throw errors.conflict(t, name, `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`);
+      throw errors.conflict(
+        t,
+        name,
+        `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${meta.resourceVersion}). The object might have been modified`,
+      );
     }
     if (typeof pre.uid === 'string' && pre.uid !== meta.uid) {
-      throw errors.conflict(t, name, `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`);
+      throw errors.conflict(
+        t,
+        name,
+        `the UID in the precondition (${pre.uid}) does not match the UID in record (${meta.uid}). The object might have been deleted and then recreated`,
+      );
     }
     if (opts.dryRun) return this.deleteAnswer(t, current.obj);
     if ((meta.finalizers ?? []).length > 0) {
@@ -414,11 +453,19 @@ export class Registry {
     const obj = this.get(t, namespace, name);
     const meta = obj.metadata ?? {};
     const spec = (obj.spec ?? {}) as { replicas?: number; selector?: { matchLabels?: Record<string, string> } };
-    const selector = Object.entries(spec.selector?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
+    const selector = Object.entries(spec.selector?.matchLabels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
     return {
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
-      metadata: { name: meta.name, namespace: meta.namespace, uid: meta.uid, resourceVersion: meta.resourceVersion, creationTimestamp: meta.creationTimestamp },
+      metadata: {
+        name: meta.name,
+        namespace: meta.namespace,
+        uid: meta.uid,
+        resourceVersion: meta.resourceVersion,
+        creationTimestamp: meta.creationTimestamp,
+      },
       spec: { replicas: spec.replicas ?? 1 },
       status: { replicas: (get(obj, 'status', 'replicas') as number | undefined) ?? 0, selector },
     };
@@ -428,7 +475,13 @@ export class Registry {
   updateScale(t: ResourceType, namespace: string | undefined, name: string, scale: KubeObject, opts: WriteOptions = {}): KubeObject {
     const replicas = (scale.spec as { replicas?: unknown } | undefined)?.replicas;
     if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0) {
-      throw errors.invalid('Scale', 'autoscaling', name, [{ field: 'spec.replicas', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0` }]);
+      throw errors.invalid('Scale', 'autoscaling', name, [
+        {
+          field: 'spec.replicas',
+          reason: 'FieldValueInvalid',
+          message: `Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+        },
+      ]);
     }
     const current = structuredClone(this.get(t, namespace, name));
     current.spec = { ...(current.spec as object), replicas };
@@ -443,7 +496,12 @@ export class Registry {
     const match = selectorMatcher(query, t);
     const doomed = this.objects(t, t.namespaced ? namespace : undefined).filter(match);
     const items = doomed.map((o) => this.delete(t, o.metadata?.namespace, o.metadata?.name ?? '', {}, opts).obj);
-    return JSON.stringify({ kind: `${t.kind}List`, apiVersion: apiVersionOf(t), metadata: { resourceVersion: String(this.store.currentRV) }, items });
+    return JSON.stringify({
+      kind: `${t.kind}List`,
+      apiVersion: apiVersionOf(t),
+      metadata: { resourceVersion: String(this.store.currentRV) },
+      items,
+    });
   }
 
   private deleteAnswer(t: ResourceType, obj: KubeObject): { json: string; obj: KubeObject } {
@@ -478,12 +536,19 @@ export class Registry {
       throw errors.invalid('Binding', '', podName, [{ field: 'target.name', reason: 'FieldValueRequired', message: 'Required value' }]);
     }
     if (target.kind !== undefined && target.kind !== '' && target.kind !== 'Node') {
-      throw errors.invalid('Binding', '', podName, [{ field: 'target.kind', reason: 'FieldValueNotSupported', message: `Unsupported value: "${target.kind}": supported values: "Node", ""` }]);
+      throw errors.invalid('Binding', '', podName, [
+        {
+          field: 'target.kind',
+          reason: 'FieldValueNotSupported',
+          message: `Unsupported value: "${target.kind}": supported values: "Node", ""`,
+        },
+      ]);
     }
     const podType = this.typeOf('v1', 'Pod');
     const current = this.entry(podType, namespace, podName).obj;
     const spec = (current.spec ?? {}) as Record<string, unknown>;
-    if (current.metadata?.deletionTimestamp) throw errors.conflict(bindingRef, podName, `pod ${podName} is being deleted, cannot be assigned to a host`);
+    if (current.metadata?.deletionTimestamp)
+      throw errors.conflict(bindingRef, podName, `pod ${podName} is being deleted, cannot be assigned to a host`);
     if (typeof spec.nodeName === 'string' && spec.nodeName !== '') {
       throw errors.conflict(bindingRef, podName, `pod ${podName} is already assigned to node "${spec.nodeName}"`);
     }
@@ -512,23 +577,45 @@ export class Registry {
     const plural = spec.names?.plural ?? '';
     const causes: { field: string; reason: string; message: string }[] = [];
     if (name !== `${plural}.${spec.group ?? ''}`) {
-      causes.push({ field: 'metadata.name', reason: 'FieldValueInvalid', message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group` });
+      causes.push({
+        field: 'metadata.name',
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group`,
+      });
     }
     if (!spec.names?.kind) causes.push({ field: 'spec.names.kind', reason: 'FieldValueRequired', message: 'Required value' });
     if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
-      causes.push({ field: 'spec.scope', reason: 'FieldValueNotSupported', message: `Unsupported value: "${spec.scope ?? ''}": supported values: "Cluster", "Namespaced"` });
+      causes.push({
+        field: 'spec.scope',
+        reason: 'FieldValueNotSupported',
+        message: `Unsupported value: "${spec.scope ?? ''}": supported values: "Cluster", "Namespaced"`,
+      });
     }
     const versions = spec.versions ?? [];
     if (versions.filter((v) => v.storage).length !== 1) {
-      causes.push({ field: 'spec.versions', reason: 'FieldValueInvalid', message: `Invalid value: ${JSON.stringify(versions.map((v) => v.name))}: must have exactly one version marked as storage version` });
+      causes.push({
+        field: 'spec.versions',
+        reason: 'FieldValueInvalid',
+        message: `Invalid value: ${JSON.stringify(versions.map((v) => v.name))}: must have exactly one version marked as storage version`,
+      });
     }
     if (causes.length > 0) throw errors.invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, causes);
     if (old) return;
-    const names = { ...spec.names, singular: spec.names?.singular ?? spec.names?.kind?.toLowerCase(), listKind: spec.names?.listKind ?? `${spec.names?.kind}List` };
+    const names = {
+      ...spec.names,
+      singular: spec.names?.singular ?? spec.names?.kind?.toLowerCase(),
+      listKind: spec.names?.listKind ?? `${spec.names?.kind}List`,
+    };
     crd.status = {
       conditions: [
         { type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found', lastTransitionTime: now() },
-        { type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted', lastTransitionTime: now() },
+        {
+          type: 'Established',
+          status: 'True',
+          reason: 'InitialNamesAccepted',
+          message: 'the initial names have been accepted',
+          lastTransitionTime: now(),
+        },
       ],
       acceptedNames: names,
       storedVersions: versions.filter((v) => v.storage).map((v) => v.name),
@@ -570,26 +657,43 @@ export class Registry {
     }
     this.unregister(spec.group ?? '', spec.names?.plural ?? '');
   }
-
 }
 
 interface CrdSpec {
   group?: string;
   scope?: string;
   names?: { kind?: string; plural?: string; singular?: string; shortNames?: string[]; categories?: string[]; listKind?: string };
-  versions?: { name: string; served?: boolean; storage?: boolean; schema?: { openAPIV3Schema?: JsonSchema }; subresources?: { status?: unknown } }[];
+  versions?: {
+    name: string;
+    served?: boolean;
+    storage?: boolean;
+    schema?: { openAPIV3Schema?: JsonSchema };
+    subresources?: { status?: unknown };
+  }[];
 }
 
 const POD_UPDATE_FORBIDDEN =
   'Forbidden: pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)';
 
-const POD_DEFAULTED = ['schedulerName', 'restartPolicy', 'dnsPolicy', 'terminationGracePeriodSeconds', 'priority', 'priorityClassName', 'preemptionPolicy'];
+const POD_DEFAULTED = [
+  'schedulerName',
+  'restartPolicy',
+  'dnsPolicy',
+  'terminationGracePeriodSeconds',
+  'priority',
+  'priorityClassName',
+  'preemptionPolicy',
+];
 
 /** JSON with object keys sorted, to compare values whatever order their keys came in. */
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (!isMap(value)) return JSON.stringify(value) ?? 'null';
-  return `{${Object.keys(value).sort().filter((k) => value[k] !== undefined).map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`;
+  return `{${Object.keys(value)
+    .sort()
+    .filter((k) => value[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+    .join(',')}}`;
 }
 
 /** A pod's spec is immutable but for images, activeDeadlineSeconds, added tolerations and removed scheduling gates. */
@@ -609,14 +713,24 @@ function checkPodUpdate(pod: KubeObject, old: KubeObject): void {
   // fields the server defaulted on create are defaulted again when an update leaves them out
   for (const key of POD_DEFAULTED) if (newSpec[key] === undefined && oldSpec[key] !== undefined) newSpec[key] = oldSpec[key];
   const oldTolerations = JSON.stringify(oldSpec.tolerations ?? []);
-  const keptTolerations = JSON.stringify(((newSpec.tolerations ?? []) as unknown[]).slice(0, ((oldSpec.tolerations ?? []) as unknown[]).length));
+  const keptTolerations = JSON.stringify(
+    ((newSpec.tolerations ?? []) as unknown[]).slice(0, ((oldSpec.tolerations ?? []) as unknown[]).length),
+  );
   const gates = (s: Record<string, unknown>): string[] => ((s.schedulingGates ?? []) as { name: string }[]).map((g) => g.name);
   const gatesAdded = gates(newSpec).some((g) => !gates(oldSpec).includes(g));
   if (mutable(newSpec) !== mutable(oldSpec) || keptTolerations !== oldTolerations) {
-    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [{ field: 'spec', reason: 'FieldValueForbidden', message: POD_UPDATE_FORBIDDEN }]);
+    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [
+      { field: 'spec', reason: 'FieldValueForbidden', message: POD_UPDATE_FORBIDDEN },
+    ]);
   }
   if (gatesAdded) {
-    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [{ field: 'spec.schedulingGates', reason: 'FieldValueForbidden', message: 'Forbidden: only deletion is allowed, but found new scheduling gate' }]);
+    throw errors.invalid('Pod', '', pod.metadata?.name ?? '', [
+      {
+        field: 'spec.schedulingGates',
+        reason: 'FieldValueForbidden',
+        message: 'Forbidden: only deletion is allowed, but found new scheduling gate',
+      },
+    ]);
   }
 }
 

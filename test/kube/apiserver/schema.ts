@@ -20,8 +20,21 @@ function isMap(v: unknown): v is JsonMap {
 }
 
 const OBJECT_META_FIELDS = new Set([
-  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
-  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers', 'managedFields',
+  'name',
+  'generateName',
+  'namespace',
+  'selfLink',
+  'uid',
+  'resourceVersion',
+  'generation',
+  'creationTimestamp',
+  'deletionTimestamp',
+  'deletionGracePeriodSeconds',
+  'labels',
+  'annotations',
+  'ownerReferences',
+  'finalizers',
+  'managedFields',
 ]);
 
 /** Prunes `value` in place against `schema`; the paths of the dropped fields go to `unknown`. */
@@ -79,35 +92,61 @@ export interface SchemaViolation {
 function typeOk(value: unknown, schema: JsonSchema): boolean {
   if (schema['x-kubernetes-int-or-string']) return typeof value === 'string' || Number.isInteger(value);
   switch (schema.type) {
-    case 'object': return isMap(value);
-    case 'array': return Array.isArray(value);
-    case 'string': return typeof value === 'string';
-    case 'integer': return Number.isInteger(value);
-    case 'number': return typeof value === 'number';
-    case 'boolean': return typeof value === 'boolean';
-    default: return true;
+    case 'object':
+      return isMap(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    default:
+      return true;
   }
 }
 
 function quote(value: unknown): string {
-  return typeof value === 'string' ? JSON.stringify(value) : `"${isMap(value) ? 'object' : Array.isArray(value) ? 'array' : String(value)}"`;
+  return typeof value === 'string'
+    ? JSON.stringify(value)
+    : `"${isMap(value) ? 'object' : Array.isArray(value) ? 'array' : String(value)}"`;
 }
 
 /** Type, required and enum violations, in the API server's wording. */
 export function validate(value: unknown, schema: JsonSchema, path: string, out: SchemaViolation[] = []): SchemaViolation[] {
   if (value === null || value === undefined) return out;
   if (!typeOk(value, schema)) {
-    const got = isMap(value) ? 'object' : Array.isArray(value) ? 'array' : typeof value === 'number' ? (Number.isInteger(value) ? 'integer' : 'number') : typeof value;
-    out.push({ field: path, reason: 'FieldValueInvalid', message: `Invalid value: ${quote(value)}: ${path} in body must be of type ${schema.type}: ${JSON.stringify(got)}` });
+    const got = isMap(value)
+      ? 'object'
+      : Array.isArray(value)
+        ? 'array'
+        : typeof value === 'number'
+          ? Number.isInteger(value)
+            ? 'integer'
+            : 'number'
+          : typeof value;
+    out.push({
+      field: path,
+      reason: 'FieldValueInvalid',
+      message: `Invalid value: ${quote(value)}: ${path} in body must be of type ${schema.type}: ${JSON.stringify(got)}`,
+    });
     return out;
   }
   if (schema.enum && !schema.enum.some((e) => JSON.stringify(e) === JSON.stringify(value))) {
-    out.push({ field: path, reason: 'FieldValueNotSupported', message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}` });
+    out.push({
+      field: path,
+      reason: 'FieldValueNotSupported',
+      message: `Unsupported value: ${JSON.stringify(value)}: supported values: ${schema.enum.map((e) => JSON.stringify(e)).join(', ')}`,
+    });
   }
   if (Array.isArray(value) && schema.items) for (const [i, item] of value.entries()) validate(item, schema.items, `${path}[${i}]`, out);
   if (isMap(value)) {
     for (const req of schema.required ?? []) {
-      if (value[req] === undefined || value[req] === null) out.push({ field: `${path ? `${path}.` : ''}${req}`, reason: 'FieldValueRequired', message: 'Required value' });
+      if (value[req] === undefined || value[req] === null)
+        out.push({ field: `${path ? `${path}.` : ''}${req}`, reason: 'FieldValueRequired', message: 'Required value' });
     }
     for (const [k, v] of Object.entries(value)) {
       const sub = schema.properties?.[k] ?? (isMap(schema.additionalProperties) ? (schema.additionalProperties as JsonSchema) : undefined);

@@ -36,9 +36,7 @@ function labelRequirement(term: string): LabelRequirement {
   if (m) {
     const [, key = '', op, list = ''] = m;
     const values = new Set(list.split(',').map((v) => v.trim()));
-    return op === 'in'
-      ? (l) => key in l && values.has(l[key] as string)
-      : (l) => !(key in l) || !values.has(l[key] as string);
+    return op === 'in' ? (l) => key in l && values.has(l[key] as string) : (l) => !(key in l) || !values.has(l[key] as string);
   }
   m = EQ_TERM.exec(term);
   if (m) {

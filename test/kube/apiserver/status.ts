@@ -55,8 +55,7 @@ export function success(code = 200, extra?: Partial<KubeStatus>): KubeStatus {
 }
 
 export const errors = {
-  notFound: (ref: ResourceRef, name: string) =>
-    failure(404, 'NotFound', `${qualified(ref)} "${name}" not found`, details(ref, name)),
+  notFound: (ref: ResourceRef, name: string) => failure(404, 'NotFound', `${qualified(ref)} "${name}" not found`, details(ref, name)),
   alreadyExists: (ref: ResourceRef, name: string) =>
     failure(409, 'AlreadyExists', `${qualified(ref)} "${name}" already exists`, details(ref, name)),
   conflict: (ref: ResourceRef, name: string, why: string) =>
@@ -80,10 +79,13 @@ export const errors = {
     failure(403, 'Forbidden', `${qualified(ref)} "${name}" is forbidden: ${why}`, details(ref, name)),
   methodNotAllowed: () => failure(405, 'MethodNotAllowed', 'the server does not allow this method on the requested resource'),
   unsupportedMediaType: (accepted: readonly string[]) =>
-    failure(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`),
+    failure(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: ${accepted.join(', ')}`,
+    ),
   gone: (message: string) => failure(410, 'Expired', message),
-  internal: (message: string) =>
-    failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  internal: (message: string) => failure(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] }),
   unauthorized: () => failure(401, 'Unauthorized', 'Unauthorized'),
   pathNotFound: () => failure(404, 'NotFound', 'the server could not find the requested resource', {}),
 };

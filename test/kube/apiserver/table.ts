@@ -46,18 +46,28 @@ function age(obj: KubeObject, now: number): string {
 }
 
 const NAME: Column = {
-  name: 'Name', type: 'string', format: 'name', priority: 0,
-  description: 'Name must be unique within a namespace.', cell: (o) => o.metadata?.name ?? '',
+  name: 'Name',
+  type: 'string',
+  format: 'name',
+  priority: 0,
+  description: 'Name must be unique within a namespace.',
+  cell: (o) => o.metadata?.name ?? '',
 };
 const AGE: Column = {
-  name: 'Age', type: 'string', priority: 0,
-  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', cell: age,
+  name: 'Age',
+  type: 'string',
+  priority: 0,
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  cell: age,
 };
 
 const POD_COLUMNS: readonly Column[] = [
   NAME,
   {
-    name: 'Ready', type: 'string', priority: 0, description: 'The aggregate readiness state of this pod for accepting traffic.',
+    name: 'Ready',
+    type: 'string',
+    priority: 0,
+    description: 'The aggregate readiness state of this pod for accepting traffic.',
     cell: (o) => {
       const statuses = (get(o, 'status', 'containerStatuses') ?? []) as { ready?: boolean }[];
       const total = ((get(o, 'spec', 'containers') ?? []) as unknown[]).length;
@@ -65,24 +75,59 @@ const POD_COLUMNS: readonly Column[] = [
     },
   },
   {
-    name: 'Status', type: 'string', priority: 0, description: 'The aggregate status of the containers in this pod.',
-    cell: (o) => (o.metadata?.deletionTimestamp ? 'Terminating' : ((get(o, 'status', 'reason') ?? get(o, 'status', 'phase') ?? '') as string)),
+    name: 'Status',
+    type: 'string',
+    priority: 0,
+    description: 'The aggregate status of the containers in this pod.',
+    cell: (o) =>
+      o.metadata?.deletionTimestamp ? 'Terminating' : ((get(o, 'status', 'reason') ?? get(o, 'status', 'phase') ?? '') as string),
   },
   {
-    name: 'Restarts', type: 'string', priority: 0, description: 'The number of times the containers in this pod have been restarted.',
-    cell: (o) => String(((get(o, 'status', 'containerStatuses') ?? []) as { restartCount?: number }[]).reduce((n, s) => n + (s.restartCount ?? 0), 0)),
+    name: 'Restarts',
+    type: 'string',
+    priority: 0,
+    description: 'The number of times the containers in this pod have been restarted.',
+    cell: (o) =>
+      String(((get(o, 'status', 'containerStatuses') ?? []) as { restartCount?: number }[]).reduce((n, s) => n + (s.restartCount ?? 0), 0)),
   },
   AGE,
-  { name: 'IP', type: 'string', priority: 1, description: 'IP address allocated to the pod.', cell: (o) => (get(o, 'status', 'podIP') ?? '<none>') as string },
-  { name: 'Node', type: 'string', priority: 1, description: 'Name of the Node this pod is assigned to.', cell: (o) => (get(o, 'spec', 'nodeName') || '<none>') as string },
-  { name: 'Nominated Node', type: 'string', priority: 1, description: 'Name of the node nominated for preemption.', cell: (o) => (get(o, 'status', 'nominatedNodeName') || '<none>') as string },
-  { name: 'Readiness Gates', type: 'string', priority: 1, description: 'The readiness gates of the pod.', cell: (o) => ((get(o, 'spec', 'readinessGates') as unknown[] | undefined)?.length ? '' : '<none>') },
+  {
+    name: 'IP',
+    type: 'string',
+    priority: 1,
+    description: 'IP address allocated to the pod.',
+    cell: (o) => (get(o, 'status', 'podIP') ?? '<none>') as string,
+  },
+  {
+    name: 'Node',
+    type: 'string',
+    priority: 1,
+    description: 'Name of the Node this pod is assigned to.',
+    cell: (o) => (get(o, 'spec', 'nodeName') || '<none>') as string,
+  },
+  {
+    name: 'Nominated Node',
+    type: 'string',
+    priority: 1,
+    description: 'Name of the node nominated for preemption.',
+    cell: (o) => (get(o, 'status', 'nominatedNodeName') || '<none>') as string,
+  },
+  {
+    name: 'Readiness Gates',
+    type: 'string',
+    priority: 1,
+    description: 'The readiness gates of the pod.',
+    cell: (o) => ((get(o, 'spec', 'readinessGates') as unknown[] | undefined)?.length ? '' : '<none>'),
+  },
 ];
 
 const NODE_COLUMNS: readonly Column[] = [
   NAME,
   {
-    name: 'Status', type: 'string', priority: 0, description: 'The status of the node',
+    name: 'Status',
+    type: 'string',
+    priority: 0,
+    description: 'The status of the node',
     cell: (o) => {
       const ready = ((get(o, 'status', 'conditions') ?? []) as { type?: string; status?: string }[]).find((c) => c.type === 'Ready');
       const status = ready?.status === 'True' ? 'Ready' : ready?.status === 'False' ? 'NotReady' : 'Unknown';
@@ -90,19 +135,37 @@ const NODE_COLUMNS: readonly Column[] = [
     },
   },
   {
-    name: 'Roles', type: 'string', priority: 0, description: 'The roles of the node',
+    name: 'Roles',
+    type: 'string',
+    priority: 0,
+    description: 'The roles of the node',
     cell: (o) => {
-      const roles = Object.keys(o.metadata?.labels ?? {}).filter((k) => k.startsWith('node-role.kubernetes.io/')).map((k) => k.slice('node-role.kubernetes.io/'.length)).sort();
+      const roles = Object.keys(o.metadata?.labels ?? {})
+        .filter((k) => k.startsWith('node-role.kubernetes.io/'))
+        .map((k) => k.slice('node-role.kubernetes.io/'.length))
+        .sort();
       return roles.length > 0 ? roles.join(',') : '<none>';
     },
   },
   AGE,
-  { name: 'Version', type: 'string', priority: 0, description: 'Kubelet Version reported by the node.', cell: (o) => (get(o, 'status', 'nodeInfo', 'kubeletVersion') ?? '') as string },
+  {
+    name: 'Version',
+    type: 'string',
+    priority: 0,
+    description: 'Kubelet Version reported by the node.',
+    cell: (o) => (get(o, 'status', 'nodeInfo', 'kubeletVersion') ?? '') as string,
+  },
 ];
 
 const NAMESPACE_COLUMNS: readonly Column[] = [
   NAME,
-  { name: 'Status', type: 'string', priority: 0, description: 'The status of the namespace', cell: (o) => (get(o, 'status', 'phase') ?? '') as string },
+  {
+    name: 'Status',
+    type: 'string',
+    priority: 0,
+    description: 'The status of the namespace',
+    cell: (o) => (get(o, 'status', 'phase') ?? '') as string,
+  },
   AGE,
 ];
 
@@ -135,7 +198,13 @@ export function table(t: ResourceType, objects: readonly KubeObject[], resourceV
     kind: 'Table',
     apiVersion: 'meta.k8s.io/v1',
     metadata: { resourceVersion, ...extra },
-    columnDefinitions: columns.map((c) => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description, priority: c.priority })),
+    columnDefinitions: columns.map((c) => ({
+      name: c.name,
+      type: c.type,
+      format: c.format ?? '',
+      description: c.description,
+      priority: c.priority,
+    })),
     rows: objects.map((o) => row(o, columns, now)),
   };
 }

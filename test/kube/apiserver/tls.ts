@@ -37,19 +37,48 @@ async function generate(): Promise<TlsMaterial> {
   const file = (name: string): string => join(dir, name);
   try {
     await run('openssl', [
-      'req', '-x509', ...ec, '-keyout', file('ca.key'), '-out', file('ca.crt'), '-days', '2',
-      '-subj', '/CN=podplan-test-ca',
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign',
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      file('ca.key'),
+      '-out',
+      file('ca.crt'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=podplan-test-ca',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
     ]);
     const leaf = async (name: string, subject: string, ext: string): Promise<void> => {
       await writeFile(file(`${name}.ext`), ext);
       await run('openssl', ['req', ...ec, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', subject]);
       await run('openssl', [
-        'x509', '-req', '-in', file(`${name}.csr`), '-CA', file('ca.crt'), '-CAkey', file('ca.key'),
-        '-CAcreateserial', '-out', file(`${name}.crt`), '-days', '2', '-extfile', file(`${name}.ext`),
+        'x509',
+        '-req',
+        '-in',
+        file(`${name}.csr`),
+        '-CA',
+        file('ca.crt'),
+        '-CAkey',
+        file('ca.key'),
+        '-CAcreateserial',
+        '-out',
+        file(`${name}.crt`),
+        '-days',
+        '2',
+        '-extfile',
+        file(`${name}.ext`),
       ]);
     };
-    await leaf('server', '/CN=127.0.0.1', 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n');
+    await leaf(
+      'server',
+      '/CN=127.0.0.1',
+      'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
+    );
     await leaf('client', `/O=system:masters/CN=${CLIENT_USER}`, 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
     const read = (name: string): Promise<string> => readFile(file(name), 'utf8');
     return {

@@ -71,9 +71,19 @@ describe('test/kube/apiserver: watch streams and informers', () => {
 
     it('an object leaving a selector is DELETED for that watch, one entering it is ADDED', async () => {
       server.create(node('n1'), pod('p'), pod('q', { nodeName: 'n1' }));
-      const unbound = await watch(c.kc, '/api/v1/pods', { fieldSelector: 'spec.nodeName=', resourceVersion: String(server.resourceVersion) });
-      const bound = await watch(c.kc, '/api/v1/pods', { fieldSelector: 'spec.nodeName!=', resourceVersion: String(server.resourceVersion) });
-      await c.core.createNamespacedPodBinding({ namespace: 'default', name: 'p', body: { metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } } });
+      const unbound = await watch(c.kc, '/api/v1/pods', {
+        fieldSelector: 'spec.nodeName=',
+        resourceVersion: String(server.resourceVersion),
+      });
+      const bound = await watch(c.kc, '/api/v1/pods', {
+        fieldSelector: 'spec.nodeName!=',
+        resourceVersion: String(server.resourceVersion),
+      });
+      await c.core.createNamespacedPodBinding({
+        namespace: 'default',
+        name: 'p',
+        body: { metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } },
+      });
       await until(() => unbound.events.length === 1 && bound.events.length === 1);
       unbound.abort();
       bound.abort();
@@ -91,7 +101,10 @@ describe('test/kube/apiserver: watch streams and informers', () => {
     });
 
     it('allowWatchBookmarks: BOOKMARK events carry the current resourceVersion; other watches get none', async () => {
-      const withBookmarks = await watch(c.kc, '/api/v1/pods', { allowWatchBookmarks: true, resourceVersion: String(server.resourceVersion) });
+      const withBookmarks = await watch(c.kc, '/api/v1/pods', {
+        allowWatchBookmarks: true,
+        resourceVersion: String(server.resourceVersion),
+      });
       const without = await watch(c.kc, '/api/v1/pods', { resourceVersion: String(server.resourceVersion) });
       server.create(node('n1'));
       server.sendBookmarks();
@@ -107,7 +120,10 @@ describe('test/kube/apiserver: watch streams and informers', () => {
     it('bookmarks come by themselves at the configured interval', async () => {
       const ticking = await startTestApiServer({ bookmarkIntervalMs: 20 });
       try {
-        const run = await watch(clients(ticking).kc, '/api/v1/nodes', { allowWatchBookmarks: true, resourceVersion: String(ticking.resourceVersion) });
+        const run = await watch(clients(ticking).kc, '/api/v1/nodes', {
+          allowWatchBookmarks: true,
+          resourceVersion: String(ticking.resourceVersion),
+        });
         await until(() => run.events.length >= 2);
         run.abort();
         assert.ok(run.events.every((e) => e.type === 'BOOKMARK'));
@@ -123,29 +139,41 @@ describe('test/kube/apiserver: watch streams and informers', () => {
     });
 
     const gone: [string, (s: TestApiServer) => string][] = [
-      ['after compaction, from an older resourceVersion', (s) => {
-        const rv = String(s.resourceVersion);
-        s.create(pod('a'));
-        s.compact();
-        return rv;
-      }],
-      ['beyond the bounded history', (s) => {
-        const rv = String(s.resourceVersion);
-        s.setHistoryLimit(2);
-        s.create(pod('a'), pod('b'), pod('c'));
-        return rv;
-      }],
-      ['when the next watch is set to fail', (s) => {
-        s.setFaults({ goneOnNextWatches: 1 });
-        return String(s.resourceVersion);
-      }],
+      [
+        'after compaction, from an older resourceVersion',
+        (s) => {
+          const rv = String(s.resourceVersion);
+          s.create(pod('a'));
+          s.compact();
+          return rv;
+        },
+      ],
+      [
+        'beyond the bounded history',
+        (s) => {
+          const rv = String(s.resourceVersion);
+          s.setHistoryLimit(2);
+          s.create(pod('a'), pod('b'), pod('c'));
+          return rv;
+        },
+      ],
+      [
+        'when the next watch is set to fail',
+        (s) => {
+          s.setFaults({ goneOnNextWatches: 1 });
+          return String(s.resourceVersion);
+        },
+      ],
     ];
     for (const [when, prepare] of gone) {
       it(`410 Gone ${when}: an ERROR event with an Expired Status, then a clean close`, async () => {
         const rv = prepare(server);
         const run = await watch(c.kc, '/api/v1/pods', { resourceVersion: rv });
         assert.equal(await run.done, null);
-        assert.deepEqual(run.events.map((e) => [e.type, e.code]), [['ERROR', 410]]);
+        assert.deepEqual(
+          run.events.map((e) => [e.type, e.code]),
+          [['ERROR', 410]],
+        );
       });
     }
 
@@ -154,7 +182,12 @@ describe('test/kube/apiserver: watch streams and informers', () => {
       server.create(pod('a'));
       server.compact();
       let status: Record<string, unknown> = {};
-      await new k8s.Watch(c.kc).watch('/api/v1/pods', { resourceVersion: String(rv) }, (_t, obj: Record<string, unknown>) => (status = obj), () => undefined);
+      await new k8s.Watch(c.kc).watch(
+        '/api/v1/pods',
+        { resourceVersion: String(rv) },
+        (_t, obj: Record<string, unknown>) => (status = obj),
+        () => undefined,
+      );
       await until(() => status.kind === 'Status');
       assert.deepEqual([status.reason, status.message], ['Expired', `too old resource version: ${rv} (${server.resourceVersion})`]);
     });
@@ -182,7 +215,11 @@ describe('test/kube/apiserver: watch streams and informers', () => {
       inf.on('error', (err) => errors.push(err));
       return { inf, errors };
     }
-    const cached = (inf: k8s.ObjectCache<k8s.V1Pod>): string[] => inf.list().map((p) => p.metadata?.name ?? '').sort();
+    const cached = (inf: k8s.ObjectCache<k8s.V1Pod>): string[] =>
+      inf
+        .list()
+        .map((p) => p.metadata?.name ?? '')
+        .sort();
 
     it('list then watch: the cache follows creates, updates and deletes', async () => {
       server.create(pod('a'));
@@ -191,7 +228,11 @@ describe('test/kube/apiserver: watch streams and informers', () => {
       inf.on('update', (p) => updates.push(`${p.metadata?.name}@${p.spec?.nodeName}`));
       await inf.start();
       server.create(node('n1'), pod('b'));
-      await c.core.createNamespacedPodBinding({ namespace: 'default', name: 'b', body: { metadata: { name: 'b' }, target: { kind: 'Node', name: 'n1' } } });
+      await c.core.createNamespacedPodBinding({
+        namespace: 'default',
+        name: 'b',
+        body: { metadata: { name: 'b' }, target: { kind: 'Node', name: 'n1' } },
+      });
       server.delete(POD, 'default', 'a');
       await until(() => cached(inf).join() === 'b' && updates.length === 1);
       await inf.stop();

@@ -6,7 +6,13 @@
 import assert from 'node:assert/strict';
 import { node, pod, podRef, podsOf, runLive, startCluster, type Cluster } from './cluster';
 
-const idle = (name: string, pool = 'warm') => pod(name, { namespace: 'pools', nodeName: 'node-0', labels: { 'planner.ciena.io/pool': pool }, annotations: { 'planner.ciena.io/phase': 'Idle' } });
+const idle = (name: string, pool = 'warm') =>
+  pod(name, {
+    namespace: 'pools',
+    nodeName: 'node-0',
+    labels: { 'planner.ciena.io/pool': pool },
+    annotations: { 'planner.ciena.io/phase': 'Idle' },
+  });
 
 describe('kube/live: podplan claim', function () {
   this.timeout(120_000);
@@ -17,7 +23,11 @@ describe('kube/live: podplan claim', function () {
   });
 
   it('2,000 requests over 500 pods from four racing claimers while pods are recycled: each Idle pod handed out once', async () => {
-    cluster = await startCluster([node('node-0', { cpu: '1000', memory: '1000Gi', pods: '1000' }), ...Array.from({ length: 500 }, (_, i) => idle(`warm-${i}`)), idle('cold-0', 'cold')]);
+    cluster = await startCluster([
+      node('node-0', { cpu: '1000', memory: '1000Gi', pods: '1000' }),
+      ...Array.from({ length: 500 }, (_, i) => idle(`warm-${i}`)),
+      idle('cold-0', 'cold'),
+    ]);
     const { server } = cluster;
     // The pool's own controller in miniature: a Starting pod is seen (with the request that claimed
     // it) and made Idle again, so 500 pods serve 2,000 claims.
@@ -31,7 +41,23 @@ describe('kube/live: podplan claim', function () {
       }
     };
     const recycler = setInterval(recycle, 100);
-    const claimArgs = ['claim', '--context', 'test', '--kubeconfig', cluster.kubeconfig, '--db', cluster.db, '--pool', 'warm', '-n', 'pools', '--count', '500', '--timeout', '10m'];
+    const claimArgs = [
+      'claim',
+      '--context',
+      'test',
+      '--kubeconfig',
+      cluster.kubeconfig,
+      '--db',
+      cluster.db,
+      '--pool',
+      'warm',
+      '-n',
+      'pools',
+      '--count',
+      '500',
+      '--timeout',
+      '10m',
+    ];
     const runs = await Promise.all(Array.from({ length: 4 }, () => runLive(claimArgs)));
     clearInterval(recycler);
     recycle();

@@ -10,7 +10,11 @@ import { startTestApiServer, type KubeObject, type TestApiServer } from '../apis
 export const PODPLAN = 'podplan';
 export const POD_SETS = 'podset-planner-scheduler';
 
-export const node = (name: string, allocatable: Record<string, string> = { cpu: '8', memory: '32Gi', pods: '110' }, labels: Record<string, string> = {}): KubeObject => ({
+export const node = (
+  name: string,
+  allocatable: Record<string, string> = { cpu: '8', memory: '32Gi', pods: '110' },
+  labels: Record<string, string> = {},
+): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Node',
   metadata: { name, labels: { 'kubernetes.io/hostname': name, ...labels } },
@@ -30,11 +34,22 @@ export interface PodInit {
 export const pod = (name: string, init: PodInit = {}): KubeObject => ({
   apiVersion: 'v1',
   kind: 'Pod',
-  metadata: { name, namespace: init.namespace ?? 'default', labels: init.labels ?? {}, ...(init.annotations ? { annotations: init.annotations } : {}) },
+  metadata: {
+    name,
+    namespace: init.namespace ?? 'default',
+    labels: init.labels ?? {},
+    ...(init.annotations ? { annotations: init.annotations } : {}),
+  },
   spec: {
     schedulerName: init.schedulerName ?? PODPLAN,
     ...(init.nodeName ? { nodeName: init.nodeName } : {}),
-    containers: [{ name: 'main', image: 'registry.example/app:1', resources: { requests: { cpu: init.cpu ?? '100m', memory: init.memory ?? '128Mi' } } }],
+    containers: [
+      {
+        name: 'main',
+        image: 'registry.example/app:1',
+        resources: { requests: { cpu: init.cpu ?? '100m', memory: init.memory ?? '128Mi' } },
+      },
+    ],
   },
   status: { phase: 'Pending' },
 });
@@ -50,7 +65,9 @@ export interface Cluster {
 export async function startCluster(objects: readonly KubeObject[] = []): Promise<Cluster> {
   const server = await startTestApiServer();
   const namespaces = new Set(['kube-system', ...objects.flatMap((o) => (o.metadata?.namespace ? [o.metadata.namespace] : []))]);
-  for (const ns of namespaces) if (!server.get({ apiVersion: 'v1', kind: 'Namespace' }, undefined, ns)) server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
+  for (const ns of namespaces)
+    if (!server.get({ apiVersion: 'v1', kind: 'Namespace' }, undefined, ns))
+      server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } });
   if (objects.length > 0) server.create(...objects);
   const kubeconfig = await server.writeKubeconfig();
   const dir = mkdtempSync(join(tmpdir(), 'podplan-live-'));
@@ -69,7 +86,9 @@ export const podRef = { apiVersion: 'v1', kind: 'Pod' } as const;
 
 /** The pods of the cluster now, by namespace/name. */
 export function podsOf(server: TestApiServer): Map<string, KubeObject & { spec: { nodeName?: string; schedulerName?: string } }> {
-  return new Map(server.list(podRef).map((p) => [`${p.metadata?.namespace}/${p.metadata?.name}`, p as KubeObject & { spec: { nodeName?: string } }]));
+  return new Map(
+    server.list(podRef).map((p) => [`${p.metadata?.namespace}/${p.metadata?.name}`, p as KubeObject & { spec: { nodeName?: string } }]),
+  );
 }
 
 export interface LiveRun {
@@ -79,7 +98,10 @@ export interface LiveRun {
 }
 
 /** Runs the CLI in-process on the system clock; `stop` resolves the command's stop signal. */
-export function runLive(argv: readonly string[], options: { readonly stop?: Promise<string>; readonly onStdout?: (text: string) => void } = {}): Promise<LiveRun> {
+export function runLive(
+  argv: readonly string[],
+  options: { readonly stop?: Promise<string>; readonly onStdout?: (text: string) => void } = {},
+): Promise<LiveRun> {
   let stdout = '';
   let stderr = '';
   const io: CliIO = {
@@ -97,7 +119,16 @@ export function runLive(argv: readonly string[], options: { readonly stop?: Prom
 }
 
 /** `podplan run` arguments for the cluster. */
-export const runArgs = (cluster: Cluster, ...extra: string[]): string[] => ['run', '--context', 'test', '--kubeconfig', cluster.kubeconfig, '--db', cluster.db, ...extra];
+export const runArgs = (cluster: Cluster, ...extra: string[]): string[] => [
+  'run',
+  '--context',
+  'test',
+  '--kubeconfig',
+  cluster.kubeconfig,
+  '--db',
+  cluster.db,
+  ...extra,
+];
 
 /** Waits (polling every 50 ms) until `condition` holds; fails naming `what` after `limitMs`. */
 export async function until(what: string, condition: () => boolean, limitMs = 60_000): Promise<void> {

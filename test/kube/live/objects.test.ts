@@ -20,7 +20,9 @@ const pinnedVolume = (name: string, onNode: string, claim: string): KubeObject =
     storageClassName: 'local',
     claimRef: { namespace: 'default', name: claim },
     local: { path: '/mnt/disk' },
-    nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [onNode] }] }] } },
+    nodeAffinity: {
+      required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [onNode] }] }] },
+    },
   },
   status: { phase: 'Bound' },
 });
@@ -50,7 +52,13 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
   });
 
   it('binds a pod to the one node its bound PVC’s volume allows, and leaves a pod whose PVC does not exist unplaced with upstream’s message', async () => {
-    cluster = await startCluster([...nodes, pinnedVolume('pv-b', 'node-b', 'data'), boundClaim('data', 'pv-b'), podWithClaim('db', 'data'), podWithClaim('orphan', 'missing')]);
+    cluster = await startCluster([
+      ...nodes,
+      pinnedVolume('pv-b', 'node-b', 'data'),
+      boundClaim('data', 'pv-b'),
+      podWithClaim('db', 'data'),
+      podWithClaim('orphan', 'missing'),
+    ]);
     const run = await runLive(runArgs(cluster, '--once'));
     assert.equal(run.code, 1, run.stderr);
     assert.match(run.stdout, /^1 pods? bound, 1 not placed\.$/m);
@@ -78,9 +86,23 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     cluster = await startCluster(nodes);
     const { server } = cluster;
     server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
-    const member = (name: string, claim: string) => podWithClaim(name, claim, { schedulerName: POD_SETS, labels: { 'planner.ciena.io/pod-set': 'db' } });
-    const trigger = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger', metadata: { name: 'db', namespace: 'default', labels: { 'planner.ciena.io/pod-set': 'db', 'planner.ciena.io/quiet-time': '1s' } }, spec: { state: 'Planning' } };
-    server.create(pinnedVolume('pv-a', 'node-a', 'data-0'), boundClaim('data-0', 'pv-a'), pinnedVolume('pv-c', 'node-c', 'data-1'), boundClaim('data-1', 'pv-c'), trigger, member('db-0', 'data-0'), member('db-1', 'data-1'));
+    const member = (name: string, claim: string) =>
+      podWithClaim(name, claim, { schedulerName: POD_SETS, labels: { 'planner.ciena.io/pod-set': 'db' } });
+    const trigger = {
+      apiVersion: 'planner.ciena.io/v1alpha1',
+      kind: 'ScheduleTrigger',
+      metadata: { name: 'db', namespace: 'default', labels: { 'planner.ciena.io/pod-set': 'db', 'planner.ciena.io/quiet-time': '1s' } },
+      spec: { state: 'Planning' },
+    };
+    server.create(
+      pinnedVolume('pv-a', 'node-a', 'data-0'),
+      boundClaim('data-0', 'pv-a'),
+      pinnedVolume('pv-c', 'node-c', 'data-1'),
+      boundClaim('data-1', 'pv-c'),
+      trigger,
+      member('db-0', 'data-0'),
+      member('db-1', 'data-1'),
+    );
     let stop: (signal: string) => void = () => undefined;
     const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
     const nodeOf = (name: string) => podsOf(server).get(`default/${name}`)?.spec.nodeName;
@@ -95,7 +117,17 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     cluster = await startCluster(nodes);
     const { server } = cluster;
     const follower = pod('follower');
-    const affinity = { podAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ labelSelector: { matchLabels: { app: 'anchor' } }, namespaceSelector: { matchLabels: { team: 'blue' } }, topologyKey: 'kubernetes.io/hostname' }] } };
+    const affinity = {
+      podAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [
+          {
+            labelSelector: { matchLabels: { app: 'anchor' } },
+            namespaceSelector: { matchLabels: { team: 'blue' } },
+            topologyKey: 'kubernetes.io/hostname',
+          },
+        ],
+      },
+    };
     server.create(
       { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'blue', labels: { team: 'blue' } } },
       pod('anchor', { namespace: 'blue', schedulerName: 'default-scheduler', nodeName: 'node-b', labels: { app: 'anchor' } }),
@@ -108,7 +140,11 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
 
   it('reports an object that does not decode, and a pod mounting it stays unplaced', async () => {
     const broken = boundClaim('broken', 'pv-b');
-    cluster = await startCluster([...nodes, { ...broken, spec: { ...(broken.spec as object), resources: { requests: { storage: 'lots' } } } }, podWithClaim('db', 'broken')]);
+    cluster = await startCluster([
+      ...nodes,
+      { ...broken, spec: { ...(broken.spec as object), resources: { requests: { storage: 'lots' } } } },
+      podWithClaim('db', 'broken'),
+    ]);
     const run = await runLive(runArgs(cluster, '--once'));
     assert.equal(run.code, 1, run.stdout + run.stderr);
     assert.match(run.stderr, /PersistentVolumeClaim default\/broken is left out: /);

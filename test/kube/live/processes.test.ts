@@ -29,7 +29,9 @@ function podplan(args: readonly string[]): Child {
     }
   });
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('exit', (code) => resolve({ code, stdout, stderr })));
+  const exited = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stdout, stderr })),
+  );
   return {
     exited,
     kill: (signal) => void child.kill(signal),
@@ -49,8 +51,14 @@ describe('kube/live: podplan run processes', function () {
   });
 
   it('two copies at once: one leads, each pod is bound exactly once', async () => {
-    cluster = await startCluster([...Array.from({ length: 50 }, (_, i) => node(`node-${i}`)), ...Array.from({ length: 300 }, (_, i) => pod(`web-${i}`))]);
-    const copies = [podplan([...runArgs(cluster, '--once', '--identity', 'copy-a')]), podplan([...runArgs(cluster, '--once', '--identity', 'copy-b')])];
+    cluster = await startCluster([
+      ...Array.from({ length: 50 }, (_, i) => node(`node-${i}`)),
+      ...Array.from({ length: 300 }, (_, i) => pod(`web-${i}`)),
+    ]);
+    const copies = [
+      podplan([...runArgs(cluster, '--once', '--identity', 'copy-a')]),
+      podplan([...runArgs(cluster, '--once', '--identity', 'copy-b')]),
+    ];
     const results = await Promise.all(copies.map((c) => c.exited));
     for (const r of results) assert.equal(r.code, 0, r.stderr);
     const leaders = results.filter((r) => /leads; scheduling/.test(r.stderr));
@@ -61,12 +69,16 @@ describe('kube/live: podplan run processes', function () {
       assert.ok(p.spec.nodeName, `${key} is bound`);
       assert.equal(cluster.server.counters.bindings.get(key), 1, `${key} is bound exactly once`);
     }
-    const lease = cluster.server.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, 'kube-system', 'podplan-scheduler') as { spec?: { holderIdentity?: string } } | undefined;
+    const lease = cluster.server.get({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease' }, 'kube-system', 'podplan-scheduler') as
+      { spec?: { holderIdentity?: string } } | undefined;
     assert.equal(lease?.spec?.holderIdentity, '', 'the last leader released the Lease');
   });
 
   it('SIGTERM: the bindings in flight finish, then it exits', async () => {
-    cluster = await startCluster([...Array.from({ length: 20 }, (_, i) => node(`node-${i}`)), ...Array.from({ length: 400 }, (_, i) => pod(`web-${i}`))]);
+    cluster = await startCluster([
+      ...Array.from({ length: 20 }, (_, i) => node(`node-${i}`)),
+      ...Array.from({ length: 400 }, (_, i) => pod(`web-${i}`)),
+    ]);
     cluster.server.setFaults({ latencyMs: 50 });
     const copy = podplan(runArgs(cluster));
     await copy.waitFor(/^bound /m);

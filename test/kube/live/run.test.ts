@@ -6,11 +6,18 @@ import { node, pod, podsOf, runArgs, runLive, startCluster, until, type Cluster 
 
 /** `count` nodes of 8 cpu / 32Gi, and `pods` pending pods of podplan (100m / 128Mi each). */
 function workload(nodes: number, pods: number) {
-  return [...Array.from({ length: nodes }, (_, i) => node(`node-${i}`)), ...Array.from({ length: pods }, (_, i) => pod(`web-${i}`, { namespace: `ns-${i % 4}` }))];
+  return [
+    ...Array.from({ length: nodes }, (_, i) => node(`node-${i}`)),
+    ...Array.from({ length: pods }, (_, i) => pod(`web-${i}`, { namespace: `ns-${i % 4}` })),
+  ];
 }
 
 /** Pods of another scheduler, and one too big for any node. */
-const bystanders = [pod('other-0', { schedulerName: 'default-scheduler' }), pod('other-1', { schedulerName: 'default-scheduler' }), pod('huge', { cpu: '64' })];
+const bystanders = [
+  pod('other-0', { schedulerName: 'default-scheduler' }),
+  pod('other-1', { schedulerName: 'default-scheduler' }),
+  pod('huge', { cpu: '64' }),
+];
 
 function assertBoundOnce(cluster: Cluster, expectUnplaced: readonly string[]): void {
   const pods = podsOf(cluster.server);
@@ -73,7 +80,11 @@ describe('kube/live: podplan run', function () {
     assert.equal(result.code, 1, result.stderr);
     assert.match(result.stderr, /SIGTERM: finishing the bindings in flight/);
     assert.match(result.stderr, /still waiting after 4 s: 5 bindings in flight aborted, not bound/);
-    assert.equal((result.stdout.match(/^not placed ns-\d\/web-\d: .*was aborted \(the scheduler is stopping\): not bound/gm) ?? []).length, 5, result.stdout);
+    assert.equal(
+      (result.stdout.match(/^not placed ns-\d\/web-\d: .*was aborted \(the scheduler is stopping\): not bound/gm) ?? []).length,
+      5,
+      result.stdout,
+    );
     assert.match(result.stdout, /^0 pods bound, 5 not placed\.$/m);
     assert.equal(server.counters.bindings.size, 0, 'no binding was carried out');
     await until('every connection of the run is closed', () => server.openConnections === 0);

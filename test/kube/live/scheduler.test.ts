@@ -33,7 +33,8 @@ function live() {
   return { clock, binder, warnings, scheduler, settle };
 }
 
-const member = (name: string, set: string) => makePod(name).req({ cpu: '1' }).labels({ 'planner.ciena.io/pod-set': set }).scheduler('podset-planner-scheduler').obj;
+const member = (name: string, set: string) =>
+  makePod(name).req({ cpu: '1' }).labels({ 'planner.ciena.io/pod-set': set }).scheduler('podset-planner-scheduler').obj;
 const ours = (name: string) => makePod(name).req({ cpu: '1' }).scheduler('podplan').obj;
 const bound = (pod: Pod, node: string): Pod => ({ ...pod, spec: { ...pod.spec, nodeName: node } });
 
@@ -49,7 +50,7 @@ describe('kube/live/scheduler', () => {
 
     s.scheduler.setLeading(true);
     await s.settle();
-    assert.deepEqual([...s.binder.bindings.keys()].sort(), ['default/a', 'default/b'], 'the other scheduler\'s pod is left alone');
+    assert.deepEqual([...s.binder.bindings.keys()].sort(), ['default/a', 'default/b'], "the other scheduler's pod is left alone");
     assert.equal(s.scheduler.counts().unconfirmed, 2);
     assert.equal(s.scheduler.idle(), false, 'bound, not yet seen bound');
     for (const p of pods.slice(0, 2)) s.scheduler.podUpdated(bound(p, 'n1'));

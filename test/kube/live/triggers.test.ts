@@ -11,7 +11,8 @@ import { node, pod, podRef, podsOf, POD_SETS, runArgs, runLive, startCluster, un
 const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger' } as const;
 const PLAN = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan' } as const;
 
-const member = (name: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '2', labels: { 'planner.ciena.io/pod-set': 'cart' } });
+const member = (name: string) =>
+  pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '2', labels: { 'planner.ciena.io/pod-set': 'cart' } });
 
 const trigger: KubeObject = {
   ...TRIGGER,
@@ -28,14 +29,25 @@ describe('kube/live: ScheduleTriggers', function () {
   });
 
   it('flips a trigger after its quiet time, writes one SchedulePlan and binds the set as planned; a late pod is placed at once', async () => {
-    cluster = await startCluster([node('n1', { cpu: '4', memory: '16Gi', pods: '110' }), node('n2', { cpu: '4', memory: '16Gi', pods: '110' }), node('n3', { cpu: '4', memory: '16Gi', pods: '110' })]);
+    cluster = await startCluster([
+      node('n1', { cpu: '4', memory: '16Gi', pods: '110' }),
+      node('n2', { cpu: '4', memory: '16Gi', pods: '110' }),
+      node('n3', { cpu: '4', memory: '16Gi', pods: '110' }),
+    ]);
     const { server } = cluster;
     server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
-    server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, trigger, member('cart-0'), member('cart-1'), member('cart-2'));
+    server.create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+      trigger,
+      member('cart-0'),
+      member('cart-1'),
+      member('cart-2'),
+    );
     let stop: (signal: string) => void = () => undefined;
     const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
     const planName = schedulePlanName('shop', 'cart');
-    const plan = () => server.get(PLAN, 'shop', planName) as (KubeObject & { spec: { plan: Array<{ pod: string; node: string }> } }) | undefined;
+    const plan = () =>
+      server.get(PLAN, 'shop', planName) as (KubeObject & { spec: { plan: Array<{ pod: string; node: string }> } }) | undefined;
     const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
 
     await until('the set is bound', () => ['cart-0', 'cart-1', 'cart-2'].every((p) => nodeOf(p) !== undefined));
@@ -56,18 +68,38 @@ describe('kube/live: ScheduleTriggers', function () {
   });
 
   it('dependsOn with requireReady: the dependent set waits until the pods of its dependency are Ready (their status conditions), not only bound', async () => {
-    cluster = await startCluster([node('n1', { cpu: '8', memory: '32Gi', pods: '110' }), node('n2', { cpu: '8', memory: '32Gi', pods: '110' })]);
+    cluster = await startCluster([
+      node('n1', { cpu: '8', memory: '32Gi', pods: '110' }),
+      node('n2', { cpu: '8', memory: '32Gi', pods: '110' }),
+    ]);
     const { server } = cluster;
     server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
-    const setMember = (name: string, set: string) => pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': set } });
-    const db: KubeObject = { ...TRIGGER, metadata: { name: 'db', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'db' } }, spec: { state: 'Schedule' } };
-    const web: KubeObject = { ...TRIGGER, metadata: { name: 'web', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'web' } }, spec: { state: 'Schedule', dependsOn: [{ name: 'db' }], requireReady: true } };
-    server.create({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } }, db, web, setMember('db-0', 'db'), setMember('db-1', 'db'), setMember('web-0', 'web'));
+    const setMember = (name: string, set: string) =>
+      pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu: '1', labels: { 'planner.ciena.io/pod-set': set } });
+    const db: KubeObject = {
+      ...TRIGGER,
+      metadata: { name: 'db', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'db' } },
+      spec: { state: 'Schedule' },
+    };
+    const web: KubeObject = {
+      ...TRIGGER,
+      metadata: { name: 'web', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'web' } },
+      spec: { state: 'Schedule', dependsOn: [{ name: 'db' }], requireReady: true },
+    };
+    server.create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+      db,
+      web,
+      setMember('db-0', 'db'),
+      setMember('db-1', 'db'),
+      setMember('web-0', 'web'),
+    );
     let stop: (signal: string) => void = () => undefined;
     const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
     const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
     /** Plays the kubelet: the pod's Ready condition. */
-    const markReady = (name: string) => server.patch(podRef, 'shop', name, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
+    const markReady = (name: string) =>
+      server.patch(podRef, 'shop', name, { status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } });
 
     /**
      * Waits for an event rather than a while: a pod of the plain scheduler created now is bound only

@@ -4,10 +4,35 @@ import type { Diagnosis, NodeRejection } from '../../../src/engine/framework/dia
 import { Code, SUCCESS } from '../../../src/engine/framework/status';
 import { moveReason, podFunnel, podMatrix, podSetFunnel } from '../../../src/server/service/pipeline';
 
-const fit = (node: string, ...reasons: string[]): NodeRejection => ({ node, plugin: 'NodeResourcesFit', stage: 'Filter', code: Code.Unschedulable, reasons });
-const taint = (node: string): NodeRejection => ({ node, plugin: 'TaintToleration', stage: 'Filter', code: Code.UnschedulableAndUnresolvable, reasons: ['node(s) had untolerated taint {gpu: true}'] });
-const affinity = (node: string): NodeRejection => ({ node, plugin: 'NodeAffinity', stage: 'PreFilter', code: Code.UnschedulableAndUnresolvable, reasons: ["node(s) didn't satisfy plugin(s) [NodeAffinity]"] });
-const score = (node: string, total: number) => ({ node, total, plugins: [{ plugin: 'NodeResourcesFit', raw: total, normalized: total, weight: 1, weighted: total }, { plugin: 'ImageLocality', raw: 0, normalized: 0, weight: 1, weighted: 0 }] });
+const fit = (node: string, ...reasons: string[]): NodeRejection => ({
+  node,
+  plugin: 'NodeResourcesFit',
+  stage: 'Filter',
+  code: Code.Unschedulable,
+  reasons,
+});
+const taint = (node: string): NodeRejection => ({
+  node,
+  plugin: 'TaintToleration',
+  stage: 'Filter',
+  code: Code.UnschedulableAndUnresolvable,
+  reasons: ['node(s) had untolerated taint {gpu: true}'],
+});
+const affinity = (node: string): NodeRejection => ({
+  node,
+  plugin: 'NodeAffinity',
+  stage: 'PreFilter',
+  code: Code.UnschedulableAndUnresolvable,
+  reasons: ["node(s) didn't satisfy plugin(s) [NodeAffinity]"],
+});
+const score = (node: string, total: number) => ({
+  node,
+  total,
+  plugins: [
+    { plugin: 'NodeResourcesFit', raw: total, normalized: total, weight: 1, weighted: total },
+    { plugin: 'ImageLocality', raw: 0, normalized: 0, weight: 1, weighted: 0 },
+  ],
+});
 
 /** A cycle over n1…n6: n1 dropped at PreFilter, n2 tainted, n3 and n4 short of cpu, n5 and n6 scored (n5 chosen). */
 const placed: Diagnosis = {
@@ -33,7 +58,14 @@ const unplaced: Diagnosis = {
   pod: 'default/web-1',
   feasibleNodes: 0,
   status: { code: Code.Unschedulable, reasons: [], stage: 'Filter' },
-  rejections: [affinity('n1'), taint('n2'), fit('n3', 'Insufficient cpu'), fit('n4', 'Insufficient cpu', 'Insufficient memory'), fit('n5', 'Insufficient cpu'), fit('n6', 'Insufficient cpu')],
+  rejections: [
+    affinity('n1'),
+    taint('n2'),
+    fit('n3', 'Insufficient cpu'),
+    fit('n4', 'Insufficient cpu', 'Insufficient memory'),
+    fit('n5', 'Insufficient cpu'),
+    fit('n6', 'Insufficient cpu'),
+  ],
   filters: [
     { plugin: 'TaintToleration', evaluated: 5, passed: 4 },
     { plugin: 'NodeResourcesFit', evaluated: 4, passed: 0 },
@@ -71,13 +103,32 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
 
   it('a pod set’s funnel keeps the pipeline’s order and chains its counts when cycles ran different filter plugins', () => {
     // The first cycle ran no InterPodAffinity (PreFilter skipped it); the second did.
-    const withAffinity: Diagnosis = { ...placed, filters: [...placed.filters.slice(0, 1), { plugin: 'InterPodAffinity', evaluated: 4, passed: 4 }, ...placed.filters.slice(1)] };
+    const withAffinity: Diagnosis = {
+      ...placed,
+      filters: [...placed.filters.slice(0, 1), { plugin: 'InterPodAffinity', evaluated: 4, passed: 4 }, ...placed.filters.slice(1)],
+    };
     const funnel = podSetFunnel('web', [
       { pod: 'web-0', diagnosis: placed },
       { pod: 'web-1', diagnosis: withAffinity },
     ]);
-    assert.deepEqual(funnel.steps.map((s) => `${s.stage}${s.plugin ? ` · ${s.plugin}` : ''}`), ['Sort', 'PreFilter', 'Filter · TaintToleration', 'Filter · InterPodAffinity', 'Filter · NodeResourcesFit', 'Score', 'SelectHost', 'Reserve']);
-    funnel.steps.slice(1).forEach((s, i) => assert.equal(s.entered, funnel.steps[i]?.left, `${s.stage} ${s.plugin ?? ''} receives what the step before it kept`));
+    assert.deepEqual(
+      funnel.steps.map((s) => `${s.stage}${s.plugin ? ` · ${s.plugin}` : ''}`),
+      [
+        'Sort',
+        'PreFilter',
+        'Filter · TaintToleration',
+        'Filter · InterPodAffinity',
+        'Filter · NodeResourcesFit',
+        'Score',
+        'SelectHost',
+        'Reserve',
+      ],
+    );
+    funnel.steps
+      .slice(1)
+      .forEach((s, i) =>
+        assert.equal(s.entered, funnel.steps[i]?.left, `${s.stage} ${s.plugin ?? ''} receives what the step before it kept`),
+      );
   });
 
   it('a pod set’s funnel sums pod × node pairs and names the pods each step stopped', () => {
@@ -122,7 +173,11 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
     const verdicts: NodeVerdict[] = [
       { node: 'n2', failures: [failure(taint('n2')), failure(fit('n2', 'Insufficient cpu'))], shortfall: [cpu(0.5)] },
       { node: 'n3', failures: [failure(fit('n3', 'Insufficient cpu'))], shortfall: [cpu(0.5)] },
-      { node: 'n4', failures: [failure(fit('n4', 'Insufficient cpu', 'Insufficient memory'))], shortfall: [cpu(0.5), { resource: 'memory', missing: 1, share: 0.5 }] },
+      {
+        node: 'n4',
+        failures: [failure(fit('n4', 'Insufficient cpu', 'Insufficient memory'))],
+        shortfall: [cpu(0.5), { resource: 'memory', missing: 1, share: 0.5 }],
+      },
       { node: 'n5', failures: [failure(fit('n5', 'Insufficient cpu'))], shortfall: [cpu(0.25)] },
       { node: 'n6', failures: [failure(fit('n6', 'Insufficient cpu'))], shortfall: [cpu(0.75)] },
     ];
@@ -136,13 +191,24 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
       {
         name: 'over the first rejections the cycle kept: an untolerated taint alone before a shortfall, then by name',
         rows: ['n2', 'n3', 'n4', 'n5', 'n6', 'n1'],
-        closest: { node: 'n2', why: 'passed 0 of 2 filter plugins, then TaintToleration rejected it: node(s) had untolerated taint {gpu: true}' },
+        closest: {
+          node: 'n2',
+          why: 'passed 0 of 2 filter plugins, then TaintToleration rejected it: node(s) had untolerated taint {gpu: true}',
+        },
       },
     ];
     for (const { name, complete, rows, closest } of table) {
       it(name, () => {
-        const m = podMatrix(unplacedWithoutChoice, nodes, complete ? { verdicts: complete, describe: (s) => `${s.missing}m ${s.resource}` } : undefined);
-        assert.deepEqual(m.rows.map((r) => r.node), rows, 'the rejected nodes read closest first');
+        const m = podMatrix(
+          unplacedWithoutChoice,
+          nodes,
+          complete ? { verdicts: complete, describe: (s) => `${s.missing}m ${s.resource}` } : undefined,
+        );
+        assert.deepEqual(
+          m.rows.map((r) => r.node),
+          rows,
+          'the rejected nodes read closest first',
+        );
         assert.deepEqual(m.closest, closest);
       });
     }
@@ -151,7 +217,13 @@ describe('server/service/pipeline: the stage funnel and the node × plugin matri
   const cases: Array<[string, string, string, Diagnosis | undefined, string]> = [
     ['the old node now rejects the pod', 'n3', 'n5', placed, 'n3 now rejects it at Filter: NodeResourcesFit: Insufficient cpu'],
     ['both scored: the new one higher', 'n6', 'n5', placed, 'n5 scores 180, n6 120'],
-    ['no diagnosis kept (a planner that places the set as a whole)', 'n6', 'n5', undefined, 'the newer planner placed the set as a whole and keeps no cycle per pod'],
+    [
+      'no diagnosis kept (a planner that places the set as a whole)',
+      'n6',
+      'n5',
+      undefined,
+      'the newer planner placed the set as a whole and keeps no cycle per pod',
+    ],
   ];
   for (const [what, from, to, d, expected] of cases) it(`a move’s reason: ${what}`, () => assert.equal(moveReason(from, to, d), expected));
 });

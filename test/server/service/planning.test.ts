@@ -13,30 +13,72 @@ const plannerProfile = (args: string) =>
 
 /** The plan of set `s` through its trigger, in short: planner, pods placed and pods left out. */
 function planOf(triggerLabels: string, cluster: string, profile = '') {
-  const analysis = workspaceOf({ 'cluster.yaml': cluster, 'trigger.yaml': labelledTrigger(triggerLabels), ...(profile ? { 'profile.yaml': profile } : {}) }).analysis();
+  const analysis = workspaceOf({
+    'cluster.yaml': cluster,
+    'trigger.yaml': labelledTrigger(triggerLabels),
+    ...(profile ? { 'profile.yaml': profile } : {}),
+  }).analysis();
   const made = planPodSet(analysis, { namespace: 'default', podSet: 's', trigger: 's' });
   if (!made.ok) return made.error;
   const plan = made.value;
-  return { trigger: plan.trigger, planner: plan.planner, placed: plan.assignments.map((a) => a.pod).sort(), left: plan.unplaced.map((u) => u.pod).sort() };
+  return {
+    trigger: plan.trigger,
+    planner: plan.planner,
+    placed: plan.assignments.map((a) => a.pod).sort(),
+    left: plan.unplaced.map((u) => u.pod).sort(),
+  };
 }
 
 describe('server/service/planning: plans are made by the engine’s pod-set planner', () => {
   const room = docs(node('n1', '2'), pod('a', 's'), pod('b', 's'), pod('c', 's'));
   const cases: Array<[string, string, string, ReturnType<typeof planOf>, string?]> = [
-    ['no planner label: the default planner, on the trigger’s behalf', '', room, { trigger: 's', planner: 'greedy', placed: ['a', 'b'], left: ['c'] }],
-    ['the trigger’s planner label chooses the planner', '    planner.ciena.io/planner: optimize\n', room, { trigger: 's', planner: 'optimize', placed: ['a', 'b'], left: ['c'] }],
-    ['a gang larger than what fits places nothing', '    planner.ciena.io/min-member: "3"\n', room, { trigger: 's', planner: 'greedy', placed: [], left: ['a', 'b', 'c'] }],
+    [
+      'no planner label: the default planner, on the trigger’s behalf',
+      '',
+      room,
+      { trigger: 's', planner: 'greedy', placed: ['a', 'b'], left: ['c'] },
+    ],
+    [
+      'the trigger’s planner label chooses the planner',
+      '    planner.ciena.io/planner: optimize\n',
+      room,
+      { trigger: 's', planner: 'optimize', placed: ['a', 'b'], left: ['c'] },
+    ],
+    [
+      'a gang larger than what fits places nothing',
+      '    planner.ciena.io/min-member: "3"\n',
+      room,
+      { trigger: 's', planner: 'greedy', placed: [], left: ['a', 'b', 'c'] },
+    ],
     [
       'a bound member stays on its node and counts',
       '',
       docs(node('n1', '2'), pod('a', 's', '1', '  nodeName: n1\n'), pod('b', 's'), pod('c', 's')),
       { trigger: 's', planner: 'greedy', placed: ['a', 'b'], left: ['c'] },
     ],
-    ['the profile’s PodSetPlanner args choose it when no label does', '', room, { trigger: 's', planner: 'optimize', placed: ['a', 'b'], left: ['c'] }, plannerProfile('{ planner: optimize }')],
-    ['a label says before the profile', '    planner.ciena.io/planner: greedy\n', room, { trigger: 's', planner: 'greedy', placed: ['a', 'b'], left: ['c'] }, plannerProfile('{ planner: optimize }')],
-    ['a planner nobody knows is an error naming the label', '    planner.ciena.io/planner: clever\n', room, 'label planner.ciena.io/planner: unknown planner "clever" (one of greedy, optimize, exact, pallet)'],
+    [
+      'the profile’s PodSetPlanner args choose it when no label does',
+      '',
+      room,
+      { trigger: 's', planner: 'optimize', placed: ['a', 'b'], left: ['c'] },
+      plannerProfile('{ planner: optimize }'),
+    ],
+    [
+      'a label says before the profile',
+      '    planner.ciena.io/planner: greedy\n',
+      room,
+      { trigger: 's', planner: 'greedy', placed: ['a', 'b'], left: ['c'] },
+      plannerProfile('{ planner: optimize }'),
+    ],
+    [
+      'a planner nobody knows is an error naming the label',
+      '    planner.ciena.io/planner: clever\n',
+      room,
+      'label planner.ciena.io/planner: unknown planner "clever" (one of greedy, optimize, exact, pallet)',
+    ],
   ];
-  for (const [what, labels, cluster, expected, profile] of cases) it(what, () => assert.deepEqual(planOf(labels, cluster, profile), expected));
+  for (const [what, labels, cluster, expected, profile] of cases)
+    it(what, () => assert.deepEqual(planOf(labels, cluster, profile), expected));
 });
 
 describe('server/service/planning: the view models of a plan and of an explanation', () => {
@@ -47,15 +89,30 @@ describe('server/service/planning: the view models of a plan and of an explanati
     const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
     assert.ok(made.ok);
     const view = planView(made.value, analysis);
-    assert.deepEqual(view.nodes.map((n) => n.node), ['n1', 'n2']);
-    assert.deepEqual(view.nodes.flatMap((n) => n.owners.map((o) => o.owner)), view.nodes.flatMap((n) => (n.pods.length > 0 ? ['s'] : [])));
-    assert.deepEqual(view.unplacedGroups.map((g) => [g.plugin, g.reason, g.pods]), [['NodeResourcesFit', 'Insufficient cpu', ['big-1', 'big-2']]]);
+    assert.deepEqual(
+      view.nodes.map((n) => n.node),
+      ['n1', 'n2'],
+    );
+    assert.deepEqual(
+      view.nodes.flatMap((n) => n.owners.map((o) => o.owner)),
+      view.nodes.flatMap((n) => (n.pods.length > 0 ? ['s'] : [])),
+    );
+    assert.deepEqual(
+      view.unplacedGroups.map((g) => [g.plugin, g.reason, g.pods]),
+      [['NodeResourcesFit', 'Insufficient cpu', ['big-1', 'big-2']]],
+    );
     assert.equal(view.funnel.pods, 4);
     assert.deepEqual(view.funnel.steps.find((s) => s.plugin === 'NodeResourcesFit')?.podsStopped, ['big-1', 'big-2']);
   });
 
   it('explaining a planned pod explains its planned node, on the cluster as the plan leaves it', () => {
-    const analysis = workspaceOf({ 'cluster.yaml': cluster, 'plan.yaml': plan('s', [['a', 'n2'], ['b', 'n2']]) }).analysis();
+    const analysis = workspaceOf({
+      'cluster.yaml': cluster,
+      'plan.yaml': plan('s', [
+        ['a', 'n2'],
+        ['b', 'n2'],
+      ]),
+    }).analysis();
     const a = analysis.pod('default', 'a');
     assert.ok(a);
     const x = explainPod(a, analysis);
@@ -85,7 +142,10 @@ describe('server/service/planning: the view models of a plan and of an explanati
     assert.ok(b && big && node);
     const x = await explainInPlan(b, analysis, { podSet: 's' }, noHistory('not needed'));
     assert.deepEqual([x?.plannedNode, x?.plan, x?.cycle], [node, 'the preview of s', 'planner']);
-    assert.match(x?.verdict ?? '', new RegExp(`^${node}, the planned node, is where the planner’s cycle put the pod: the best of \\d feasible nodes`));
+    assert.match(
+      x?.verdict ?? '',
+      new RegExp(`^${node}, the planned node, is where the planner’s cycle put the pod: the best of \\d feasible nodes`),
+    );
     const left = await explainInPlan(big, analysis, { podSet: 's' }, noHistory('not needed'));
     assert.equal(left?.plannedNode, undefined);
     // The closest node with its shortfall on the cluster as the plan leaves it (b's cpu on its node).
@@ -102,7 +162,14 @@ describe('server/service/planning: preemption in an explanation', () => {
     `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n${nodeName ? `  nodeName: ${nodeName}\n` : ''}  priority: ${priority}\n  containers: [{ name: main, resources: { requests: { cpu: "${cpu}" } } }]\n`;
 
   it('which victims make room on which node, and why the other candidate lost', () => {
-    const cluster = docs(node('n1', '2'), node('n2', '2'), running('a', '1', 10, 'n1'), running('b', '1', 10, 'n1'), running('c', '2', 10, 'n2'), running('urgent', '2', 100));
+    const cluster = docs(
+      node('n1', '2'),
+      node('n2', '2'),
+      running('a', '1', 10, 'n1'),
+      running('b', '1', 10, 'n1'),
+      running('c', '2', 10, 'n2'),
+      running('urgent', '2', 100),
+    );
     const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
     const urgent = analysis.pod('default', 'urgent');
     assert.ok(urgent);
@@ -114,7 +181,15 @@ describe('server/service/planning: preemption in an explanation', () => {
       reportOnly: false,
       candidates: [
         { node: 'n2', victims: [{ pod: 'default/c', priority: 10, violatesPdb: false }], pdbViolations: 0 },
-        { node: 'n1', victims: [{ pod: 'default/a', priority: 10, violatesPdb: false }, { pod: 'default/b', priority: 10, violatesPdb: false }], pdbViolations: 0, lostOn: 'smaller sum of victim priorities' },
+        {
+          node: 'n1',
+          victims: [
+            { pod: 'default/a', priority: 10, violatesPdb: false },
+            { pod: 'default/b', priority: 10, violatesPdb: false },
+          ],
+          pdbViolations: 0,
+          lostOn: 'smaller sum of victim priorities',
+        },
       ],
       failures: [],
     });
@@ -131,11 +206,16 @@ describe('server/service/planning: preemption in an explanation', () => {
   });
 
   it('in a plan whose profile does not let it preempt: what preemption would evict, and that the plan does not', async () => {
-    const analysis = workspaceOf({ 'cluster.yaml': docs(node('n1', '2'), running('filler', '2', 10, 'n1'), pod('a', 's', '2', '  priority: 100\n')) }).analysis();
+    const analysis = workspaceOf({
+      'cluster.yaml': docs(node('n1', '2'), running('filler', '2', 10, 'n1'), pod('a', 's', '2', '  priority: 100\n')),
+    }).analysis();
     const a = analysis.pod('default', 'a');
     assert.ok(a);
     const x = await explainInPlan(a, analysis, { podSet: 's' }, noHistory('not needed'));
-    assert.equal(x?.verdict, 'No node fits. Preemption would make room on n1 by evicting default/filler; the plan does not preempt (PodSetPlanner args allowPreemption).');
+    assert.equal(
+      x?.verdict,
+      'No node fits. Preemption would make room on n1 by evicting default/filler; the plan does not preempt (PodSetPlanner args allowPreemption).',
+    );
     assert.deepEqual([x?.preemption?.node, x?.preemption?.victims, x?.preemption?.reportOnly], ['n1', ['default/filler'], true]);
   });
 
@@ -145,7 +225,10 @@ describe('server/service/planning: preemption in an explanation', () => {
     const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });
     assert.ok(made.ok);
     const view = planView(made.value, analysis);
-    assert.deepEqual([view.assignments.map((x) => [x.pod, x.node]), view.victims], [[['a', 'n1']], [{ pod: 'default/filler', node: 'n1', by: 'a' }]]);
+    assert.deepEqual(
+      [view.assignments.map((x) => [x.pod, x.node]), view.victims],
+      [[['a', 'n1']], [{ pod: 'default/filler', node: 'n1', by: 'a' }]],
+    );
   });
 
   it('a pod no eviction helps: the nodes tried, by reason', () => {
@@ -155,6 +238,11 @@ describe('server/service/planning: preemption in an explanation', () => {
     assert.ok(urgent);
     const x = explainPod(urgent, analysis);
     assert.match(x.message ?? '', /preemption: 0\/1 nodes are available: 1 No preemption victims found for incoming pod\.$/);
-    assert.deepEqual(x.preemption, { victims: [], reportOnly: false, candidates: [], failures: [{ reason: 'No preemption victims found for incoming pod', nodes: ['n1'] }] });
+    assert.deepEqual(x.preemption, {
+      victims: [],
+      reportOnly: false,
+      candidates: [],
+      failures: [{ reason: 'No preemption victims found for incoming pod', nodes: ['n1'] }],
+    });
   });
 });

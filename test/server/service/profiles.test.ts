@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFile } from '../../../src/manifests';
 import { resolveProfile } from '../../../src/server/service/profiles';
 
-const config = (profile: string) => `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - schedulerName: p\n${profile}`;
+const config = (profile: string) =>
+  `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - schedulerName: p\n${profile}`;
 
 function resolve(profile: string) {
   const file = readFile({ name: 'c.yaml', text: config(profile) });
@@ -30,7 +31,11 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
         ['profile/unknown-plugin', 'error', 'profiles[0].plugins.score.enabled[1].name'],
       ],
     ],
-    ['an unknown plugin, at its name', '    plugins:\n      filter:\n        enabled: [{ name: Typo }]\n', [['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[0].name']]],
+    [
+      'an unknown plugin, at its name',
+      '    plugins:\n      filter:\n        enabled: [{ name: Typo }]\n',
+      [['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[0].name']],
+    ],
     [
       'an upstream plugin Podplan does not run is left out with a warning; the next entry keeps its own index',
       '    plugins:\n      filter:\n        enabled: [{ name: GangScheduling }, { name: Typo }]\n',
@@ -39,9 +44,21 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
         ['profile/unknown-plugin', 'error', 'profiles[0].plugins.filter.enabled[1].name'],
       ],
     ],
-    ['an extension point Podplan has no stage for', '    plugins:\n      preBind:\n        enabled: [{ name: VolumeBinding }]\n', [['profile/unsupported', 'warning', 'profiles[0].plugins.preBind']]],
-    ['a weight out of range', '    plugins:\n      score:\n        enabled: [{ name: ImageLocality, weight: 101 }]\n', [['profile/bad-weight', 'error', 'profiles[0].plugins.score.enabled[0].weight']]],
-    ['a plugin twice', '    plugins:\n      filter:\n        enabled: [{ name: NodeName }, { name: NodeName }]\n', [['profile/duplicate-plugin', 'error', 'profiles[0].plugins.filter.enabled[1]']]],
+    [
+      'an extension point Podplan has no stage for',
+      '    plugins:\n      preBind:\n        enabled: [{ name: VolumeBinding }]\n',
+      [['profile/unsupported', 'warning', 'profiles[0].plugins.preBind']],
+    ],
+    [
+      'a weight out of range',
+      '    plugins:\n      score:\n        enabled: [{ name: ImageLocality, weight: 101 }]\n',
+      [['profile/bad-weight', 'error', 'profiles[0].plugins.score.enabled[0].weight']],
+    ],
+    [
+      'a plugin twice',
+      '    plugins:\n      filter:\n        enabled: [{ name: NodeName }, { name: NodeName }]\n',
+      [['profile/duplicate-plugin', 'error', 'profiles[0].plugins.filter.enabled[1]']],
+    ],
     [
       'bad args, at the field the plugin names; args of a plugin not run are not read',
       '    pluginConfig:\n      - name: GangScheduling\n        args: {}\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy: { type: Fastest }\n',
@@ -50,7 +67,11 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
         ['profile/bad-args', 'error', 'profiles[0].pluginConfig[1].args.scoringStrategy.type'],
       ],
     ],
-    ['an unknown arg field', '    pluginConfig:\n      - name: NodeResourcesFit\n        args: { speed: 3 }\n', [['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.speed']]],
+    [
+      'an unknown arg field',
+      '    pluginConfig:\n      - name: NodeResourcesFit\n        args: { speed: 3 }\n',
+      [['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.speed']],
+    ],
     [
       'a misspelt plugin under disabled (at any point), with a warning at its name: upstream disables nothing then',
       '    plugins:\n      score:\n        disabled: [{ name: "*" }, { name: ImageLocalty }]\n      preBind:\n        disabled: [{ name: VolumeBinding }, { name: Nope }]\n',
@@ -59,7 +80,11 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
         ['profile/unknown-plugin', 'warning', 'profiles[0].plugins.preBind.disabled[1].name'],
       ],
     ],
-    ['no queue sort left', '    plugins:\n      queueSort:\n        disabled: [{ name: "*" }]\n', [['profile/invalid', 'error', 'profiles[0].plugins']]],
+    [
+      'no queue sort left',
+      '    plugins:\n      queueSort:\n        disabled: [{ name: "*" }]\n',
+      [['profile/invalid', 'error', 'profiles[0].plugins']],
+    ],
   ];
   for (const [what, profile, expected] of cases) it(what, () => assert.deepEqual(issues(profile), expected));
 

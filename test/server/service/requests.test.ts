@@ -1,12 +1,24 @@
 import assert from 'node:assert/strict';
 import { err } from '../../../src/engine/api/result';
-import { codeActions, listPods, planSize, previewPlan, resolvePod, scheduleNow, takesLong, validate, workspaceSummary } from '../../../src/server/service';
+import {
+  codeActions,
+  listPods,
+  planSize,
+  previewPlan,
+  resolvePod,
+  scheduleNow,
+  takesLong,
+  validate,
+  workspaceSummary,
+} from '../../../src/server/service';
 import { noHistory, type History } from '../../../src/server/history';
 import { noDriverMessage } from '../../../src/store/driver';
 import { docs, node, plan, pod, trigger, uriOf, workspaceOf } from './fixtures';
 
 describe('server/service/requests: how much a preview or Schedule Now has to plan, for its progress notification', () => {
-  const analysis = workspaceOf({ 'a.yaml': docs(trigger('s'), node('n1'), node('n2'), node('n3'), pod('a', 's'), pod('b', 's'), pod('c', 't')) }).analysis();
+  const analysis = workspaceOf({
+    'a.yaml': docs(trigger('s'), node('n1'), node('n2'), node('n3'), pod('a', 's'), pod('b', 's'), pod('c', 't')),
+  }).analysis();
 
   const cases: ReadonlyArray<[what: string, params: object, size: unknown]> = [
     ['a trigger’s pod set', { trigger: { name: 's' } }, { podSet: 's', pods: 2, nodes: 3 }],
@@ -41,10 +53,18 @@ describe('server/service/requests: errors reach the user, never dropped', () => 
 
   it('a preview the history fails to keep is shown with why it is not kept', async () => {
     const failing = { ...noHistory('unused'), unavailable: undefined, savePreview: () => err('the disk is full') } as History;
-    const view = await previewPlan({ podSet: { name: 's' } }, workspaceOf({ 'a.yaml': docs(node('n1'), pod('a', 's')) }).analysis(), failing);
+    const view = await previewPlan(
+      { podSet: { name: 's' } },
+      workspaceOf({ 'a.yaml': docs(node('n1'), pod('a', 's')) }).analysis(),
+      failing,
+    );
     assert.ok(view.ok);
     assert.equal(view.value.historyError, 'the plan is not kept in the plan history: the disk is full');
-    const off = await previewPlan({ podSet: { name: 's' } }, workspaceOf({ 'a.yaml': docs(node('n1'), pod('a', 's')) }).analysis(), noHistory('turned off'));
+    const off = await previewPlan(
+      { podSet: { name: 's' } },
+      workspaceOf({ 'a.yaml': docs(node('n1'), pod('a', 's')) }).analysis(),
+      noHistory('turned off'),
+    );
     assert.equal(off.ok && off.value.historyError, undefined, 'history turned off is not an error of each preview');
   });
 });
@@ -52,16 +72,23 @@ describe('server/service/requests: errors reach the user, never dropped', () => 
 describe('server/service/requests: the workspace summary says why there is no history, as data', () => {
   const table: Array<[what: string, history: History, expected: unknown]> = [
     ['turned off', noHistory('turned off (historyDatabase: false)'), { available: false, reason: 'turned off (historyDatabase: false)' }],
-    ['no SQLite driver loads: the flag the editor tells the user by', noHistory(noDriverMessage('v20.0.0', '115', 'linux-x64'), true), { available: false, reason: noDriverMessage('v20.0.0', '115', 'linux-x64'), noDriver: true }],
+    [
+      'no SQLite driver loads: the flag the editor tells the user by',
+      noHistory(noDriverMessage('v20.0.0', '115', 'linux-x64'), true),
+      { available: false, reason: noDriverMessage('v20.0.0', '115', 'linux-x64'), noDriver: true },
+    ],
   ];
   for (const [what, history, expected] of table) {
-    it(what, () => assert.deepEqual(workspaceSummary(workspaceOf({}).analysis(), [], { errors: 0, warnings: 0 }, history).history, expected));
+    it(what, () =>
+      assert.deepEqual(workspaceSummary(workspaceOf({}).analysis(), [], { errors: 0, warnings: 0 }, history).history, expected),
+    );
   }
 });
 
 describe('server/service/requests: the workspace summary follows the document', () => {
   const history = { unavailable: 'off' } as unknown as History;
-  const summaryOf = (text: string) => workspaceSummary(workspaceOf({ 'a.yaml': text }).analysis(), [], { errors: 0, warnings: 0 }, history).podSets[0];
+  const summaryOf = (text: string) =>
+    workspaceSummary(workspaceOf({ 'a.yaml': text }).analysis(), [], { errors: 0, warnings: 0 }, history).podSets[0];
 
   it('a misspelt state is shown as written and invalid (read as Planning), and its diagnostic has a quick fix', () => {
     const text = docs(trigger('s', 'Planing'), node('n1'), pod('a', 's'));
@@ -69,7 +96,12 @@ describe('server/service/requests: the workspace summary follows the document', 
     const analysis = workspaceOf({ 'a.yaml': text }).analysis();
     const d = validate(uriOf('a.yaml'), analysis).find((x) => x.code === 'schema/enum');
     assert.ok(d, 'a diagnostic on the state');
-    assert.deepEqual(codeActions(uriOf('a.yaml'), d.range, [d], analysis).filter((a) => a.kind === 'quickfix').map((a) => a.title), ['Change to Planning']);
+    assert.deepEqual(
+      codeActions(uriOf('a.yaml'), d.range, [d], analysis)
+        .filter((a) => a.kind === 'quickfix')
+        .map((a) => a.title),
+      ['Change to Planning'],
+    );
     assert.equal(summaryOf(docs(trigger('s'), node('n1'), pod('a', 's')))?.invalidState, undefined);
   });
 
@@ -83,10 +115,22 @@ describe('server/service/requests: the workspace summary follows the document', 
 
 describe('server/service/requests: Explain finds the pod the user means', () => {
   const ns = (name: string, namespace: string) => pod(name, 'x').replace('metadata: { name:', `metadata: { namespace: ${namespace}, name:`);
-  const analysis = workspaceOf({ 'a.yaml': docs(node('n1'), ns('trainer', 'ml'), ns('web', 'a'), ns('web', 'b'), pod('trainer-2', 'x').replace('spec:', 'spec:\n  nodeName: n1')) }).analysis();
+  const analysis = workspaceOf({
+    'a.yaml': docs(
+      node('n1'),
+      ns('trainer', 'ml'),
+      ns('web', 'a'),
+      ns('web', 'b'),
+      pod('trainer-2', 'x').replace('spec:', 'spec:\n  nodeName: n1'),
+    ),
+  }).analysis();
   const cases: ReadonlyArray<[what: string, ref: { namespace?: string; name: string }, expected: string]> = [
     ['a bare name unique across namespaces', { name: 'trainer' }, 'ok ml/trainer'],
-    ['a bare name in two namespaces: both named', { name: 'web' }, 'error 2 pods are named web in the workspace: a/web, b/web; give the namespace'],
+    [
+      'a bare name in two namespaces: both named',
+      { name: 'web' },
+      'error 2 pods are named web in the workspace: a/web, b/web; give the namespace',
+    ],
     ['a typo: the near miss suggested', { name: 'trainr' }, 'error no pod trainr in the workspace; did you mean ml/trainer?'],
     ['namespace and name', { namespace: 'b', name: 'web' }, 'ok b/web'],
     ['a wrong namespace: no guess from another', { namespace: 'zz', name: 'web' }, 'error no pod zz/web in the workspace'],
@@ -94,11 +138,17 @@ describe('server/service/requests: Explain finds the pod the user means', () => 
   for (const [what, ref, expected] of cases) {
     it(what, () => {
       const r = resolvePod(ref, analysis);
-      assert.equal(r.ok ? `ok ${r.value.value.metadata.namespace ?? 'default'}/${r.value.value.metadata.name}` : `error ${r.error}`, expected);
+      assert.equal(
+        r.ok ? `ok ${r.value.value.metadata.namespace ?? 'default'}/${r.value.value.metadata.name}` : `error ${r.error}`,
+        expected,
+      );
     });
   }
 
   it('lists every pod for the pick list, those not placed first', () => {
-    assert.deepEqual(listPods(analysis).map((p) => `${p.namespace}/${p.name}${p.node ? `@${p.node}` : ''}`), ['a/web', 'b/web', 'ml/trainer', 'default/trainer-2@n1']);
+    assert.deepEqual(
+      listPods(analysis).map((p) => `${p.namespace}/${p.name}${p.node ? `@${p.node}` : ''}`),
+      ['a/web', 'b/web', 'ml/trainer', 'default/trainer-2@n1'],
+    );
   });
 });

@@ -16,7 +16,8 @@ spec:
       containers: [{ name: main, resources: { requests: { cpu: ${cpu} } } }]
 `;
 
-const codes = (files: Record<string, string>, file: string) => validate(uriOf(file), workspaceOf(files).analysis()).map((d) => [d.code, d.range.start.line]);
+const codes = (files: Record<string, string>, file: string) =>
+  validate(uriOf(file), workspaceOf(files).analysis()).map((d) => [d.code, d.range.start.line]);
 
 describe('server/service/validate: diagnostics for our kinds and the objects they reference only', () => {
   it('a workload outside any pod set is not ours to check, even when broken', () => {
@@ -28,7 +29,9 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
   });
 
   it('a pod set’s workload with a misspelt field, and an invalid name, get the CLI’s codes', () => {
-    const misspelt = deployment(', planner.ciena.io/pod-set: web').replace('replicas: 3', 'replicaz: 3').replace('name: web }', 'name: Web_1 }');
+    const misspelt = deployment(', planner.ciena.io/pod-set: web')
+      .replace('replicas: 3', 'replicaz: 3')
+      .replace('name: web }', 'name: Web_1 }');
     assert.deepEqual(codes({ 'w.yaml': misspelt }, 'w.yaml'), [
       ['invalid-name', 2],
       ['unknown-field', 4],
@@ -59,20 +62,40 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
       code: 'pod-set/empty',
       severity: 2,
       source: 'podplan',
-      message: 'no pod in namespace default has the label planner.ciena.io/pod-set: lonely, so this trigger holds nothing: label the pods (or their workload\'s pod template) with it, or fix the name',
+      message:
+        "no pod in namespace default has the label planner.ciena.io/pod-set: lonely, so this trigger holds nothing: label the pods (or their workload's pod template) with it, or fix the name",
     });
   });
 
   it('a pod of a checked set that no node can run is marked at the pod with upstream’s message; once per workload template', () => {
-    const cluster = docs(trigger('s'), trigger('web'), node('n1', '2'), node('n2', '2'), pod('fits', 's', '1'), pod('big', 's', '4'), pod('bound', 'web', '4', '  nodeName: n1\n'));
+    const cluster = docs(
+      trigger('s'),
+      trigger('web'),
+      node('n1', '2'),
+      node('n2', '2'),
+      pod('fits', 's', '1'),
+      pod('big', 's', '4'),
+      pod('bound', 'web', '4', '  nodeName: n1\n'),
+    );
     const ws = workspaceOf({ 'c.yaml': cluster, 'w.yaml': deployment(', planner.ciena.io/pod-set: web', '"3"') });
     const at = (text: string, d: Diagnostic) => text.split('\n')[d.range.start.line]?.slice(d.range.start.character, d.range.end.character);
     assert.deepEqual(
-      validate(uriOf('c.yaml'), ws.analysis()).filter((d) => d.code === 'pod-set/unplaceable').map((d) => [at(cluster, d), d.message]),
-      [['big', 'pod big cannot be placed on any node of the workspace: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling; the planner will leave it unplaced until a node fits (lower the requests or add a node)']],
+      validate(uriOf('c.yaml'), ws.analysis())
+        .filter((d) => d.code === 'pod-set/unplaceable')
+        .map((d) => [at(cluster, d), d.message]),
+      [
+        [
+          'big',
+          'pod big cannot be placed on any node of the workspace: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling; the planner will leave it unplaced until a node fits (lower the requests or add a node)',
+        ],
+      ],
     );
     assert.deepEqual(
-      validate(uriOf('w.yaml'), ws.analysis()).map((d) => [d.code, at(deployment(', planner.ciena.io/pod-set: web', '"3"'), d), String(d.message).split(':')[0]]),
+      validate(uriOf('w.yaml'), ws.analysis()).map((d) => [
+        d.code,
+        at(deployment(', planner.ciena.io/pod-set: web', '"3"'), d),
+        String(d.message).split(':')[0],
+      ]),
       [['pod-set/unplaceable', 'web', 'the pods of Deployment web cannot be placed on any node of the workspace']],
     );
   });
@@ -83,12 +106,20 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
     const analysis = ws.analysis();
     assert.deepEqual(
       validate(uriOf('t.yaml'), analysis).map((d) => [d.code, d.range.start.line]),
-      [['pod-set/empty', 5], ['schema/enum', 7], ['depends-on/unresolved', 8]],
+      [
+        ['pod-set/empty', 5],
+        ['schema/enum', 7],
+        ['depends-on/unresolved', 8],
+      ],
     );
-    assert.deepEqual(symbols(uriOf('t.yaml'), analysis).map((s) => s.name), ['default/s', 'n1']);
+    assert.deepEqual(
+      symbols(uriOf('t.yaml'), analysis).map((s) => s.name),
+      ['default/s', 'n1'],
+    );
     assert.ok(codeLenses(uriOf('t.yaml'), analysis).length > 0);
     assert.ok(hover(uriOf('t.yaml'), { line: 3, character: 4 }, analysis));
   });
 
-  it('a file the workspace does not hold has no diagnostics', () => assert.deepEqual(validate('file:///elsewhere.yaml', workspaceOf({}).analysis()), []));
+  it('a file the workspace does not hold has no diagnostics', () =>
+    assert.deepEqual(validate('file:///elsewhere.yaml', workspaceOf({}).analysis()), []));
 });

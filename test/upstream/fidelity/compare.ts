@@ -39,8 +39,16 @@ function compareCycle(index: number, d: Diagnosis, o: OracleCycle, out: string[]
   // PreFilter.
   const podplanPreFilter = d.status.stage === 'PreFilter' && d.status.code !== 'Success' ? d.status : undefined;
   if (o.preFilter || podplanPreFilter) {
-    const ours = podplanPreFilter ? { code: podplanPreFilter.code, plugin: podplanPreFilter.plugin, reasons: podplanPreFilter.reasons } : undefined;
-    if (!o.preFilter || !ours || ours.code !== o.preFilter.code || ours.plugin !== o.preFilter.plugin || !sameList(ours.reasons, o.preFilter.reasons)) {
+    const ours = podplanPreFilter
+      ? { code: podplanPreFilter.code, plugin: podplanPreFilter.plugin, reasons: podplanPreFilter.reasons }
+      : undefined;
+    if (
+      !o.preFilter ||
+      !ours ||
+      ours.code !== o.preFilter.code ||
+      ours.plugin !== o.preFilter.plugin ||
+      !sameList(ours.reasons, o.preFilter.reasons)
+    ) {
       out.push(`${at}: PreFilter: Podplan ${show(ours ?? 'passed')}, upstream ${show(o.preFilter ?? 'passed')}`);
     }
   }
@@ -50,7 +58,9 @@ function compareCycle(index: number, d: Diagnosis, o: OracleCycle, out: string[]
       if (r.stage !== 'Filter') continue;
       const v = o.filter[r.node];
       if (!v || v.code !== r.code || v.plugin !== r.plugin || !sameList(r.reasons, v.reasons)) {
-        out.push(`${at}: Filter on ${r.node}: Podplan ${show({ code: r.code, plugin: r.plugin, reasons: r.reasons })}, upstream ${show(v)}`);
+        out.push(
+          `${at}: Filter on ${r.node}: Podplan ${show({ code: r.code, plugin: r.plugin, reasons: r.reasons })}, upstream ${show(v)}`,
+        );
       }
     }
     const feasible = podplanFeasible(d);
@@ -62,7 +72,8 @@ function compareCycle(index: number, d: Diagnosis, o: OracleCycle, out: string[]
       out.push(`${at}: feasible nodes: Podplan ${show(feasible)}, upstream ${show([...o.feasible].sort())}`);
     }
   }
-  if (o.nominatedFit && placed !== o.feasible[0]) out.push(`${at}: upstream takes the nominated node ${o.feasible[0]}, Podplan ${show(placed ?? 'placed nothing')}`);
+  if (o.nominatedFit && placed !== o.feasible[0])
+    out.push(`${at}: upstream takes the nominated node ${o.feasible[0]}, Podplan ${show(placed ?? 'placed nothing')}`);
   // Scores.
   if (o.scores) {
     for (const [node, plugins] of Object.entries(o.scores)) {
@@ -75,17 +86,21 @@ function compareCycle(index: number, d: Diagnosis, o: OracleCycle, out: string[]
         const p = ours.plugins.find((x) => x.plugin === plugin);
         if (!p) out.push(`${at}: ${plugin} on ${node}: Podplan did not score (upstream raw ${score.raw}, normalized ${score.normalized})`);
         else if (p.raw !== score.raw || p.normalized !== score.normalized) {
-          out.push(`${at}: ${plugin} on ${node}: Podplan raw ${p.raw} normalized ${p.normalized}, upstream raw ${score.raw} normalized ${score.normalized}`);
+          out.push(
+            `${at}: ${plugin} on ${node}: Podplan raw ${p.raw} normalized ${p.normalized}, upstream raw ${score.raw} normalized ${score.normalized}`,
+          );
         }
       }
       for (const p of ours.plugins) {
-        if (!(p.plugin in plugins) && p.weighted !== 0) out.push(`${at}: ${p.plugin} on ${node}: Podplan scored ${p.normalized}, upstream did not score`);
+        if (!(p.plugin in plugins) && p.weighted !== 0)
+          out.push(`${at}: ${p.plugin} on ${node}: Podplan scored ${p.normalized}, upstream did not score`);
       }
     }
   }
   // The decision.
   const top = o.top ?? [];
-  if (top.length > 0 && !placed) out.push(`${at}: upstream places the pod (top ${show(top)}), Podplan does not: ${d.message ?? d.status.reasons.join('; ')}`);
+  if (top.length > 0 && !placed)
+    out.push(`${at}: upstream places the pod (top ${show(top)}), Podplan does not: ${d.message ?? d.status.reasons.join('; ')}`);
   if (placed && top.length > 0 && !top.includes(placed)) out.push(`${at}: Podplan chose ${placed}, not among upstream's top ${show(top)}`);
   if (placed && top.length === 0) out.push(`${at}: Podplan placed it on ${placed}, upstream finds no node: ${o.message}`);
   if (!placed && top.length === 0) {
@@ -93,7 +108,8 @@ function compareCycle(index: number, d: Diagnosis, o: OracleCycle, out: string[]
   }
   // Preemption.
   const nominated = d.preemption?.node;
-  if (!placed && (o.nominated ?? '') !== (nominated ?? '')) out.push(`${at}: preemption nominates: Podplan ${show(nominated ?? 'none')}, upstream ${show(o.nominated ?? 'none')}`);
+  if (!placed && (o.nominated ?? '') !== (nominated ?? ''))
+    out.push(`${at}: preemption nominates: Podplan ${show(nominated ?? 'none')}, upstream ${show(o.nominated ?? 'none')}`);
   if (!placed && o.nominated && nominated === o.nominated) {
     const ours = (d.preemption?.candidates.find((c) => c.node === nominated)?.victims ?? []).map((v) => v.pod).sort();
     if (!sameList(ours, o.victims)) out.push(`${at}: victims on ${nominated}: Podplan ${show(ours)}, upstream ${show(o.victims ?? [])}`);

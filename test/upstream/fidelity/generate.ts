@@ -24,7 +24,9 @@ const APPS = ['web', 'db', 'cache', 'batch'];
 const TIERS = ['front', 'back'];
 const IMAGES = ['nginx:1.27', 'redis:7.2', 'postgres:16', 'busybox:1.36', 'registry.example.com/ml/trainer:v3'];
 const EXTENDED = 'example.com/gpu';
-const IMAGE_SIZES: Record<string, number> = Object.fromEntries(IMAGES.map((image, i) => [image, [187, 45, 430, 4, 2900][i]! * 1024 * 1024]));
+const IMAGE_SIZES: Record<string, number> = Object.fromEntries(
+  IMAGES.map((image, i) => [image, [187, 45, 430, 4, 2900][i]! * 1024 * 1024]),
+);
 
 export class Gen {
   constructor(private readonly random: Random) {}
@@ -63,7 +65,20 @@ interface Knobs {
   readonly preempt?: boolean;
 }
 
-const BASE: Knobs = { nodes: [3, 8], bound: [0, 10], pending: [1, 6], taints: 0.1, nodeAffinity: 0.1, podAffinity: 0.05, spread: 0.05, ports: 0.05, images: 0.2, priorities: 0.1, volumes: 0, shapes: 0.3 };
+const BASE: Knobs = {
+  nodes: [3, 8],
+  bound: [0, 10],
+  pending: [1, 6],
+  taints: 0.1,
+  nodeAffinity: 0.1,
+  podAffinity: 0.05,
+  spread: 0.05,
+  ports: 0.05,
+  images: 0.2,
+  priorities: 0.1,
+  volumes: 0,
+  shapes: 0.3,
+};
 
 const KNOBS: Record<BaseFamily, Knobs> = {
   resources: { ...BASE, shapes: 0.9, bound: [2, 14] },
@@ -118,7 +133,9 @@ function makeNode(g: Gen, index: number, knobs: Knobs): K8sObject {
   if (g.chance(knobs.nodeAffinity * 0.5)) status.declaredFeatures = ['RestartAllContainersOnContainerExits'];
   if (g.chance(knobs.images)) {
     // One size per image, as one digest has everywhere (upstream keeps the size the cache saw first).
-    status.images = g.some(IMAGES, 3).map((image) => ({ names: [image.includes('/') ? image : `docker.io/library/${image}`, image], sizeBytes: IMAGE_SIZES[image] }));
+    status.images = g
+      .some(IMAGES, 3)
+      .map((image) => ({ names: [image.includes('/') ? image : `docker.io/library/${image}`, image], sizeBytes: IMAGE_SIZES[image] }));
   }
   return { apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, spec, status };
 }
@@ -136,7 +153,10 @@ function labelSelector(g: Gen): Record<string, unknown> {
 }
 
 function podAffinityTerm(g: Gen, topologyKey?: string): Record<string, unknown> {
-  const term: Record<string, unknown> = { labelSelector: labelSelector(g), topologyKey: topologyKey ?? g.pick(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']) };
+  const term: Record<string, unknown> = {
+    labelSelector: labelSelector(g),
+    topologyKey: topologyKey ?? g.pick(['kubernetes.io/hostname', 'topology.kubernetes.io/zone']),
+  };
   if (g.chance(0.25)) term.namespaces = g.some(NAMESPACES, 2);
   if (g.chance(0.15)) term.namespaceSelector = g.chance(0.5) ? {} : { matchLabels: { team: g.pick(['a', 'b']) } };
   if (g.chance(0.15)) term.matchLabelKeys = ['tier'];
@@ -178,13 +198,21 @@ function makePod(g: Gen, o: PodOptions): K8sObject {
   const image = g.pick(IMAGES);
   const containers: Record<string, unknown>[] = [{ name: 'main', image, resources: resources() }];
   // Pending pods big enough that room must often be made for them.
-  if (o.knobs.preempt && !o.nodeName && g.chance(0.7)) (containers[0] as Record<string, unknown>).resources = { requests: { cpu: `${g.int(1, 3)}`, memory: `${g.int(1, 4)}Gi` } };
-  if (g.chance(o.knobs.shapes * 0.4)) containers.push({ name: 'helper', image: g.pick(IMAGES), resources: { requests: { cpu: quantity(g, 'cpu'), memory: quantity(g, 'memory') } } });
+  if (o.knobs.preempt && !o.nodeName && g.chance(0.7))
+    (containers[0] as Record<string, unknown>).resources = { requests: { cpu: `${g.int(1, 3)}`, memory: `${g.int(1, 4)}Gi` } };
+  if (g.chance(o.knobs.shapes * 0.4))
+    containers.push({
+      name: 'helper',
+      image: g.pick(IMAGES),
+      resources: { requests: { cpu: quantity(g, 'cpu'), memory: quantity(g, 'memory') } },
+    });
   const spec: Record<string, unknown> = { containers };
   if (g.chance(o.knobs.shapes * 0.4)) {
     spec.initContainers = [
       { name: 'init', image: 'busybox:1.36', resources: { requests: { cpu: quantity(g, 'cpu'), memory: quantity(g, 'memory') } } },
-      ...(g.chance(0.5) ? [{ name: 'sidecar', image: 'busybox:1.36', restartPolicy: 'Always', resources: { requests: { cpu: quantity(g, 'cpu') } } }] : []),
+      ...(g.chance(0.5)
+        ? [{ name: 'sidecar', image: 'busybox:1.36', restartPolicy: 'Always', resources: { requests: { cpu: quantity(g, 'cpu') } } }]
+        : []),
     ];
   }
   if (g.chance(o.knobs.shapes * 0.15)) {
@@ -197,33 +225,58 @@ function makePod(g: Gen, o: PodOptions): K8sObject {
     for (const c of containers) {
       const r = c.resources as { requests?: Record<string, string>; limits?: Record<string, string> };
       // Container limits may not exceed the pod's; keep the containers' requests small.
-      c.resources = { requests: { cpu: '100m', memory: '64Mi', ...(r.requests?.[EXTENDED] ? { [EXTENDED]: r.requests[EXTENDED] } : {}) }, ...(r.limits?.[EXTENDED] ? { limits: { [EXTENDED]: r.limits[EXTENDED] } } : {}) };
+      c.resources = {
+        requests: { cpu: '100m', memory: '64Mi', ...(r.requests?.[EXTENDED] ? { [EXTENDED]: r.requests[EXTENDED] } : {}) },
+        ...(r.limits?.[EXTENDED] ? { limits: { [EXTENDED]: r.limits[EXTENDED] } } : {}),
+      };
     }
     delete spec.initContainers;
   }
   if (!o.nodeName && g.chance(o.knobs.nodeAffinity * 0.2)) {
     // A restart rule that restarts the whole pod needs nodes declaring the feature.
-    Object.assign(containers[0] as Record<string, unknown>, { restartPolicy: 'Never', restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } }] });
+    Object.assign(containers[0] as Record<string, unknown>, {
+      restartPolicy: 'Never',
+      restartPolicyRules: [{ action: 'RestartAllContainers', exitCodes: { operator: 'In', values: [42] } }],
+    });
   }
   if (g.chance(o.knobs.ports)) {
     const main = containers[0] as Record<string, unknown>;
-    main.ports = [{ containerPort: g.pick([80, 8080, 9090]), hostPort: g.pick([80, 8080, 9090]), protocol: g.pick(['TCP', 'TCP', 'UDP']), ...(g.chance(0.2) ? { hostIP: '127.0.0.1' } : {}) }];
+    main.ports = [
+      {
+        containerPort: g.pick([80, 8080, 9090]),
+        hostPort: g.pick([80, 8080, 9090]),
+        protocol: g.pick(['TCP', 'TCP', 'UDP']),
+        ...(g.chance(0.2) ? { hostIP: '127.0.0.1' } : {}),
+      },
+    ];
   }
   if (!o.nodeName) {
-    if (g.chance(o.knobs.nodeAffinity * 0.5)) spec.nodeSelector = g.chance(0.5) ? { disk: g.pick(['ssd', 'hdd']) } : { 'topology.kubernetes.io/zone': g.pick(ZONES) };
+    if (g.chance(o.knobs.nodeAffinity * 0.5))
+      spec.nodeSelector = g.chance(0.5) ? { disk: g.pick(['ssd', 'hdd']) } : { 'topology.kubernetes.io/zone': g.pick(ZONES) };
     const affinity: Record<string, unknown> = {};
     if (g.chance(o.knobs.nodeAffinity)) {
       const nodeAffinity: Record<string, unknown> = {};
-      if (g.chance(0.6)) nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = { nodeSelectorTerms: g.chance(0.7) ? [selectorTerm(g)] : [selectorTerm(g), selectorTerm(g)] };
-      if (g.chance(0.6)) nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution = [{ weight: g.int(1, 100), preference: selectorTerm(g) }, ...(g.chance(0.4) ? [{ weight: g.int(1, 100), preference: selectorTerm(g) }] : [])];
+      if (g.chance(0.6))
+        nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution = {
+          nodeSelectorTerms: g.chance(0.7) ? [selectorTerm(g)] : [selectorTerm(g), selectorTerm(g)],
+        };
+      if (g.chance(0.6))
+        nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
+          { weight: g.int(1, 100), preference: selectorTerm(g) },
+          ...(g.chance(0.4) ? [{ weight: g.int(1, 100), preference: selectorTerm(g) }] : []),
+        ];
       if (Object.keys(nodeAffinity).length) affinity.nodeAffinity = nodeAffinity;
     }
     if (g.chance(o.knobs.podAffinity)) {
       for (const kind of ['podAffinity', 'podAntiAffinity'] as const) {
         if (!g.chance(0.6)) continue;
         const terms: Record<string, unknown> = {};
-        if (g.chance(0.6)) terms.requiredDuringSchedulingIgnoredDuringExecution = [podAffinityTerm(g, kind === 'podAntiAffinity' && g.chance(0.6) ? 'kubernetes.io/hostname' : undefined)];
-        if (g.chance(0.6)) terms.preferredDuringSchedulingIgnoredDuringExecution = [{ weight: g.int(1, 100), podAffinityTerm: podAffinityTerm(g) }];
+        if (g.chance(0.6))
+          terms.requiredDuringSchedulingIgnoredDuringExecution = [
+            podAffinityTerm(g, kind === 'podAntiAffinity' && g.chance(0.6) ? 'kubernetes.io/hostname' : undefined),
+          ];
+        if (g.chance(0.6))
+          terms.preferredDuringSchedulingIgnoredDuringExecution = [{ weight: g.int(1, 100), podAffinityTerm: podAffinityTerm(g) }];
         if (Object.keys(terms).length) affinity[kind] = terms;
       }
     }
@@ -257,7 +310,8 @@ function makePod(g: Gen, o: PodOptions): K8sObject {
       const constraints = [constraint()];
       if (g.chance(0.3)) {
         const second = constraint();
-        if (second.topologyKey !== constraints[0]?.topologyKey || second.whenUnsatisfiable !== constraints[0]?.whenUnsatisfiable) constraints.push(second);
+        if (second.topologyKey !== constraints[0]?.topologyKey || second.whenUnsatisfiable !== constraints[0]?.whenUnsatisfiable)
+          constraints.push(second);
       }
       spec.topologySpreadConstraints = constraints;
     }
@@ -287,21 +341,53 @@ function priorityClasses(): K8sObject[] {
   return [
     { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'low' }, value: 10 },
     { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'high' }, value: 1000 },
-    { apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: 'critical-batch' }, value: 5000, preemptionPolicy: 'Never' },
-    ...[0, 10, 100, 1000].map((value): K8sObject => ({ apiVersion: 'scheduling.k8s.io/v1', kind: 'PriorityClass', metadata: { name: `prio-${value}` }, value })),
+    {
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: 'critical-batch' },
+      value: 5000,
+      preemptionPolicy: 'Never',
+    },
+    ...[0, 10, 100, 1000].map((value): K8sObject => ({
+      apiVersion: 'scheduling.k8s.io/v1',
+      kind: 'PriorityClass',
+      metadata: { name: `prio-${value}` },
+      value,
+    })),
   ];
 }
 
 function namespaces(): K8sObject[] {
-  return NAMESPACES.map((name, i) => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name, ...(i > 0 ? { team: i === 1 ? 'a' : 'b' } : {}) } } }));
+  return NAMESPACES.map((name, i) => ({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name, labels: { 'kubernetes.io/metadata.name': name, ...(i > 0 ? { team: i === 1 ? 'a' : 'b' } : {}) } },
+  }));
 }
 
 /** Storage objects and the claims pods may mount: bound, WaitForFirstConsumer, immediate, missing. */
 function storage(g: Gen, nodes: readonly K8sObject[]): { objects: K8sObject[]; claims: string[] } {
   const objects: K8sObject[] = [
-    { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'local' }, provisioner: 'kubernetes.io/no-provisioner', volumeBindingMode: 'WaitForFirstConsumer' },
-    { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: 'csi' }, provisioner: 'csi.example.com', volumeBindingMode: 'WaitForFirstConsumer' },
-    { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: 'csi.example.com' }, spec: { storageCapacity: true, attachRequired: true } },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'local' },
+      provisioner: 'kubernetes.io/no-provisioner',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'csi' },
+      provisioner: 'csi.example.com',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'CSIDriver',
+      metadata: { name: 'csi.example.com' },
+      spec: { storageCapacity: true, attachRequired: true },
+    },
   ];
   const claims: string[] = [];
   const nodeName = (n: K8sObject) => (n.metadata as { name: string }).name;
@@ -311,7 +397,16 @@ function storage(g: Gen, nodes: readonly K8sObject[]): { objects: K8sObject[]; c
         apiVersion: 'storage.k8s.io/v1',
         kind: 'CSINode',
         metadata: { name: nodeName(node) },
-        spec: { drivers: [{ name: 'csi.example.com', nodeID: nodeName(node), topologyKeys: ['topology.kubernetes.io/zone'], allocatable: { count: g.int(1, 3) } }] },
+        spec: {
+          drivers: [
+            {
+              name: 'csi.example.com',
+              nodeID: nodeName(node),
+              topologyKeys: ['topology.kubernetes.io/zone'],
+              allocatable: { count: g.int(1, 3) },
+            },
+          ],
+        },
       });
     }
   }
@@ -338,7 +433,11 @@ function storage(g: Gen, nodes: readonly K8sObject[]): { objects: K8sObject[]; c
         storageClassName: 'local',
         persistentVolumeReclaimPolicy: 'Retain',
         local: { path: `/mnt/disk${i}` },
-        nodeAffinity: { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [nodeName(node)] }] }] } },
+        nodeAffinity: {
+          required: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [nodeName(node)] }] }],
+          },
+        },
       },
       // As a cluster holds it once the PV controller has seen it (mostly Available).
       status: { phase: g.chance(0.85) ? 'Available' : g.pick(['Released', 'Failed']) },
@@ -348,7 +447,16 @@ function storage(g: Gen, nodes: readonly K8sObject[]): { objects: K8sObject[]; c
     const name = `claim-${i}`;
     claims.push(name);
     const cls = g.pick(['local', 'csi']);
-    objects.push({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace: 'default' }, spec: { accessModes: [g.pick(['ReadWriteOnce', 'ReadWriteOncePod'])], storageClassName: cls, resources: { requests: { storage: `${g.int(1, 8)}Gi` } } } });
+    objects.push({
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        accessModes: [g.pick(['ReadWriteOnce', 'ReadWriteOncePod'])],
+        storageClassName: cls,
+        resources: { requests: { storage: `${g.int(1, 8)}Gi` } },
+      },
+    });
   }
   if (g.chance(0.3)) claims.push('missing-claim');
   return { objects, claims };
@@ -387,13 +495,31 @@ export function generateCase(family: Family, seed: number): FidelityCase {
   const bound = g.int(knobs.bound[0], knobs.bound[1]);
   for (let i = 0; i < bound; i++) {
     const node = g.pick(nodes) as unknown as { metadata: { name: string } };
-    objects.push(makePod(g, { name: `running-${i}`, namespace: g.pick(NAMESPACES), nodeName: node.metadata.name, knobs, startTime: `2026-01-01T00:${String(g.int(0, 59)).padStart(2, '0')}:00Z` }));
+    objects.push(
+      makePod(g, {
+        name: `running-${i}`,
+        namespace: g.pick(NAMESPACES),
+        nodeName: node.metadata.name,
+        knobs,
+        startTime: `2026-01-01T00:${String(g.int(0, 59)).padStart(2, '0')}:00Z`,
+      }),
+    );
   }
   const pending = g.int(knobs.pending[0], knobs.pending[1]);
   for (let i = 0; i < pending; i++) {
     const claim = claims.length > 0 && g.chance(0.7) ? g.pick(claims) : undefined;
-    const nominated = g.chance(knobs.priorities * 0.25) ? (g.pick(nodes) as unknown as { metadata: { name: string } }).metadata.name : undefined;
-    objects.push(makePod(g, { name: `pending-${i}`, namespace: claim ? 'default' : g.pick(NAMESPACES), knobs, ...(claim ? { claim } : {}), ...(nominated ? { nominatedNode: nominated } : {}) }));
+    const nominated = g.chance(knobs.priorities * 0.25)
+      ? (g.pick(nodes) as unknown as { metadata: { name: string } }).metadata.name
+      : undefined;
+    objects.push(
+      makePod(g, {
+        name: `pending-${i}`,
+        namespace: claim ? 'default' : g.pick(NAMESPACES),
+        knobs,
+        ...(claim ? { claim } : {}),
+        ...(nominated ? { nominatedNode: nominated } : {}),
+      }),
+    );
   }
   return { id: `${family}-${seed}`, family, objects };
 }

@@ -54,7 +54,12 @@ async function main(): Promise<number> {
     failing.push(...familyDiverged);
     process.stdout.write(`${family}: ${familyAgreed} agreed, ${familyDiverged.length} diverged (seeds ${seed}..${seed + count - 1})\n`);
     for (const v of familyDiverged.slice(0, Number(values.show))) {
-      process.stdout.write(`  ${v.case.id}:\n${v.divergences.slice(0, 6).map((d) => `    ${d}`).join('\n')}\n`);
+      process.stdout.write(
+        `  ${v.case.id}:\n${v.divergences
+          .slice(0, 6)
+          .map((d) => `    ${d}`)
+          .join('\n')}\n`,
+      );
     }
   }
   if (!values['no-shrink']) {
@@ -71,7 +76,10 @@ async function main(): Promise<number> {
     for (const [kind, v] of [...byKind].slice(0, Number(values['max-shrink']))) {
       const seedOf = v.case.id.slice(v.case.family.length + 1);
       const shrunk = await shrink(oracle, v, kind);
-      let name = `${v.case.id}-${kind.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-|-$/g, '').toLowerCase()}`.slice(0, 90);
+      let name = `${v.case.id}-${kind
+        .replace(/[^A-Za-z0-9]+/g, '-')
+        .replace(/^-|-$/g, '')
+        .toLowerCase()}`.slice(0, 90);
       while (written.has(name)) name += '-';
       written.add(name);
       const file = writeRegression(dir, name, v, shrunk, kind, `npm run fidelity -- --family ${v.case.family} --seed ${seedOf} --cases 1`);

@@ -54,7 +54,12 @@ export function divergenceKind(line: string): string {
  * kind; at least one node and one pending pod stay), each round trying every single removal in one
  * oracle batch. Returns the smallest case.
  */
-export async function shrink(oracle: string, verdict: CaseVerdict, kind = divergenceKind(verdict.divergences[0] ?? ''), maxRounds = 60): Promise<CaseVerdict> {
+export async function shrink(
+  oracle: string,
+  verdict: CaseVerdict,
+  kind = divergenceKind(verdict.divergences[0] ?? ''),
+  maxRounds = 60,
+): Promise<CaseVerdict> {
   let best = verdict;
   for (let round = 0; round < maxRounds; round++) {
     const objects = best.case.objects;
@@ -66,7 +71,9 @@ export async function shrink(oracle: string, verdict: CaseVerdict, kind = diverg
     });
     if (candidates.length === 0) break;
     const results = await runBatch(oracle, candidates);
-    const smaller = results.find((r) => r.divergences.some((d) => divergenceKind(d) === kind) && !r.divergences.some((d) => d.startsWith('upstream refuses')));
+    const smaller = results.find(
+      (r) => r.divergences.some((d) => divergenceKind(d) === kind) && !r.divergences.some((d) => d.startsWith('upstream refuses')),
+    );
     if (!smaller) break;
     best = smaller;
   }
@@ -74,7 +81,14 @@ export async function shrink(oracle: string, verdict: CaseVerdict, kind = diverg
 }
 
 /** Writes the shrunk case and the oracle's answer as a regression case (test/upstream/regressions). */
-export function writeRegression(dir: string, name: string, original: CaseVerdict, shrunk: CaseVerdict, kind: string, command: string): string {
+export function writeRegression(
+  dir: string,
+  name: string,
+  original: CaseVerdict,
+  shrunk: CaseVerdict,
+  kind: string,
+  command: string,
+): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.yaml`);
   const header = [
@@ -84,7 +98,10 @@ export function writeRegression(dir: string, name: string, original: CaseVerdict
     '# What diverged:',
     ...shrunk.divergences.flatMap((d) => d.split('\n').map((line) => `#   ${line}`)),
   ].join('\n');
-  const body = stringify({ id: original.case.id, family: original.case.family, objects: shrunk.case.objects, oracle: shrunk.oracle?.cycles ?? [] }, { lineWidth: 0, aliasDuplicateObjects: false });
+  const body = stringify(
+    { id: original.case.id, family: original.case.family, objects: shrunk.case.objects, oracle: shrunk.oracle?.cycles ?? [] },
+    { lineWidth: 0, aliasDuplicateObjects: false },
+  );
   writeFileSync(file, `${header}\n${body}`);
   return file;
 }

@@ -73,7 +73,8 @@ export class Evaluator {
     const failed = [...failures].map(([node, status]) => ({ node, reasons: status.reasons }));
     if (candidates.length === 0) {
       const errors = [...failures.values()].filter((s) => s.code === Code.Error);
-      if (errors.length > 0) return { status: errorStatus(errors.map(statusMessage).join(', ')), record: { candidates: [], failures: failed } };
+      if (errors.length > 0)
+        return { status: errorStatus(errors.map(statusMessage).join(', ')), record: { candidates: [], failures: failed } };
       const message = `0/${all.length} nodes are available:${histogram(
         failed.map((f) => f.reasons),
         { count: all.length - failures.size, reason: NOT_HELPFUL },

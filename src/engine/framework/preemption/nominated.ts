@@ -62,7 +62,13 @@ export function nominatedPodsOf(state: CycleState): NominatedPods | undefined {
  * whose priority is at least the pod's (not the pod itself) added, or nothing when there are none.
  * An AddPod extension that fails is an Error.
  */
-function addNominatedPods(evaluator: PodEvaluator, state: CycleState, pod: PodInfo, node: NodeInfo, nominated: NominatedPods): { state: CycleState; node: NodeInfo } | Status | undefined {
+function addNominatedPods(
+  evaluator: PodEvaluator,
+  state: CycleState,
+  pod: PodInfo,
+  node: NodeInfo,
+  nominated: NominatedPods,
+): { state: CycleState; node: NodeInfo } | Status | undefined {
   const priority = podPriority(pod.pod);
   const adding = (nominated.forNode(node.name) ?? []).filter((p) => p.id !== pod.id && podPriority(p.pod) >= priority);
   if (adding.length === 0) return undefined;
@@ -71,13 +77,24 @@ function addNominatedPods(evaluator: PodEvaluator, state: CycleState, pod: PodIn
   for (const p of adding) {
     nodeOut.addPod(p);
     const status = evaluator.preFilterAddPod(stateOut, pod, p, nodeOut);
-    if (!isSuccess(status)) return { ...errorStatus(`running AddPod on PreFilter plugin ${JSON.stringify(status.plugin ?? '')}: ${statusMessage(status)}`), ...(status.plugin !== undefined ? { plugin: status.plugin } : {}), stage: 'PreFilter' };
+    if (!isSuccess(status))
+      return {
+        ...errorStatus(`running AddPod on PreFilter plugin ${JSON.stringify(status.plugin ?? '')}: ${statusMessage(status)}`),
+        ...(status.plugin !== undefined ? { plugin: status.plugin } : {}),
+        stage: 'PreFilter',
+      };
   }
   return { state: stateOut, node: nodeOut };
 }
 
 /** Upstream RunFilterPluginsWithNominatedPods: the Filter plugins on the node with its nominated pods, then without them. */
-export function filterWithNominatedPods(evaluator: PodEvaluator, state: CycleState, pod: PodInfo, node: NodeInfo, nominated: NominatedPods): Status {
+export function filterWithNominatedPods(
+  evaluator: PodEvaluator,
+  state: CycleState,
+  pod: PodInfo,
+  node: NodeInfo,
+  nominated: NominatedPods,
+): Status {
   const added = addNominatedPods(evaluator, state, pod, node, nominated);
   if (added === undefined) return evaluator.filterNode(state, pod, node);
   if ('code' in added) return added;

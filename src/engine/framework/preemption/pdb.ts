@@ -22,7 +22,12 @@ export function prepareBudgets(pdbs: readonly PodDisruptionBudget[], pods: reado
     if (!selector || (!selector.matchExpressions?.length && Object.keys(selector.matchLabels ?? {}).length === 0)) continue;
     const namespace = pdb.metadata.namespace ?? 'default';
     const matches = compileSelector(selector);
-    const allowed = pdb.status?.disruptionsAllowed ?? computedDisruptionsAllowed(pdb, pods.filter((p) => p.spec.nodeName && podNamespace(p) === namespace && matches(p.metadata.labels)).length);
+    const allowed =
+      pdb.status?.disruptionsAllowed ??
+      computedDisruptionsAllowed(
+        pdb,
+        pods.filter((p) => p.spec.nodeName && podNamespace(p) === namespace && matches(p.metadata.labels)).length,
+      );
     budgets.push({ namespace, matches, disruptionsAllowed: allowed, disruptedPods: new Set(Object.keys(pdb.status?.disruptedPods ?? {})) });
   }
   return budgets;
@@ -49,7 +54,10 @@ function scaled(value: IntOrString, total: number): number {
  * Every matching budget's allowance is spent by each victim it matches (unless the pod is already
  * among its disrupted pods); a victim violates when one of them goes below zero.
  */
-export function splitByPdbViolation(victims: readonly PodInfo[], budgets: readonly Budget[]): { violating: PodInfo[]; nonViolating: PodInfo[] } {
+export function splitByPdbViolation(
+  victims: readonly PodInfo[],
+  budgets: readonly Budget[],
+): { violating: PodInfo[]; nonViolating: PodInfo[] } {
   const allowed = budgets.map((b) => b.disruptionsAllowed);
   const violating: PodInfo[] = [];
   const nonViolating: PodInfo[] = [];

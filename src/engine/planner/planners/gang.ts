@@ -14,7 +14,13 @@ export function gangMessage(podSet: string, minMember: number, placed: number, t
  * The result when, with the `bound` members already running, at least `minMember` members are
  * placed; else a result placing none.
  */
-export function applyGang(result: PlannerResult, podSet: string, minMember: number, frame: { profile: string; nodesTotal: number }, bound = 0): PlannerResult {
+export function applyGang(
+  result: PlannerResult,
+  podSet: string,
+  minMember: number,
+  frame: { profile: string; nodesTotal: number },
+  bound = 0,
+): PlannerResult {
   const placed = bound + result.placed.length;
   if (placed >= minMember) return result;
   const message = gangMessage(podSet, minMember, placed, placed + result.unplaced.length);
@@ -33,7 +39,11 @@ export function applyGang(result: PlannerResult, podSet: string, minMember: numb
       stages: [],
     };
     const { chosenNode: _, ...rest } = base;
-    return { pod, message, diagnosis: { ...rest, status, stages: [...rest.stages, { stage: 'Permit', plugin: PLUGIN_NAME, status }], message } };
+    return {
+      pod,
+      message,
+      diagnosis: { ...rest, status, stages: [...rest.stages, { stage: 'Permit', plugin: PLUGIN_NAME, status }], message },
+    };
   });
   const leftOut = result.unplaced.map((u): Unplaced => {
     const own = `${message}; this pod: ${u.message}`;

@@ -100,12 +100,21 @@ export const optimize: Planner = {
   },
 };
 
-function withBound(request: PlanRequest & { solver: SolverSettings }, result: PlannerResult, proven: ProvenBound | undefined): PlannerResult {
+function withBound(
+  request: PlanRequest & { solver: SolverSettings },
+  result: PlannerResult,
+  proven: ProvenBound | undefined,
+): PlannerResult {
   return proven ? { ...result, bound: boundOf(request, result, proven, request.solver.solver.name) } : result;
 }
 
 /** The pod-by-pod search (construction, repair, improvement, exact search), never worse than greedy nor than `packed`. */
-function searched(request: PlanRequest, solver: SolverSettings | undefined, packed: PlannerResult | undefined, baseline = greedy.plan(request)): PlannerResult {
+function searched(
+  request: PlanRequest,
+  solver: SolverSettings | undefined,
+  packed: PlannerResult | undefined,
+  baseline = greedy.plan(request),
+): PlannerResult {
   const budget = WORK_PER_ITEM * (request.pods.length + request.snapshot.list().length);
   const search = constructed(request, baseline, solver, budget);
   improve(search, search.work + budget);
@@ -133,7 +142,8 @@ function constructed(request: PlanRequest, baseline: PlannerResult, solver: Solv
   construct(decreasing);
   const starts = [decreasing];
   // The aggregated model counts nodes and their costs: it guides packing, not spreading or keeping.
-  const guided = solver && (request.objective === 'pack' || request.objective === 'cost') && guidedTargets(request, solver, placedBy(decreasing));
+  const guided =
+    solver && (request.objective === 'pack' || request.objective === 'cost') && guidedTargets(request, solver, placedBy(decreasing));
   if (guided) starts.push(guidedStart(request, order, guided));
   if (decreasing.at.includes(UNPLACED)) {
     const increasing = new Search(constructionOrder(request, 'smallest'), request);
@@ -178,10 +188,14 @@ function constructionOrder(request: PlanRequest, first: 'largest' | 'smallest'):
   const keys = queued.map((pod, i) => {
     const prepared = probe.feasibility.prepare(pod);
     let candidates = 0;
-    if (!prepared.stopped) for (let n = 0; n < probe.nodeCount; n++) if (prepared.allowed[n] && probe.feasibility.hasRoom(pod, n)) candidates++;
+    if (!prepared.stopped)
+      for (let n = 0; n < probe.nodeCount; n++) if (prepared.allowed[n] && probe.feasibility.hasRoom(pod, n)) candidates++;
     return { i, priority: probe.priority[i] as number, candidates, size: probe.size(i) };
   });
-  const bySize = first === 'largest' ? (a: { size: number }, b: { size: number }) => b.size - a.size : (a: { size: number }, b: { size: number }) => a.size - b.size;
+  const bySize =
+    first === 'largest'
+      ? (a: { size: number }, b: { size: number }) => b.size - a.size
+      : (a: { size: number }, b: { size: number }) => a.size - b.size;
   keys.sort((a, b) => b.priority - a.priority || a.candidates - b.candidates || bySize(a, b) || a.i - b.i);
   return keys.map((k) => queued[k.i] as PodInfo);
 }
@@ -281,7 +295,11 @@ function improve(search: Search, limit: number): void {
     case 'balance':
       return flattenPeak(search, limit, (node, pod) => search.peak(node, pod));
     case 'spread':
-      return flattenPeak(search, limit, (node, pod = -1) => (search.setPodsOn[node] as number[]).length + (pod >= 0 ? 1 : 0) + search.peak(node, pod) / 2);
+      return flattenPeak(
+        search,
+        limit,
+        (node, pod = -1) => (search.setPodsOn[node] as number[]).length + (pod >= 0 ? 1 : 0) + search.peak(node, pod) / 2,
+      );
     case 'moves':
       return;
   }
@@ -298,7 +316,7 @@ function setLoad(search: Search, node: number): number {
  * fewer), else undone. Passes repeat while one empties a node.
  */
 function emptyNodes(search: Search, limit: number): void {
-  for (let progress = true; progress; ) {
+  for (let progress = true; progress;) {
     progress = false;
     const used = [...search.setPodsOn.keys()].filter((n) => (search.setPodsOn[n] as number[]).length > 0);
     const load = new Map(used.map((n) => [n, setLoad(search, n)]));
@@ -334,7 +352,7 @@ function emptyNode(search: Search, node: number): boolean {
 
 /** Moves a set pod off the busiest node (by `busy`, with a pod added when given) while that lowers the busiest of the two nodes. */
 function flattenPeak(search: Search, limit: number, busy: (node: number, pod?: number) => number): void {
-  for (let progress = true; progress; ) {
+  for (let progress = true; progress;) {
     progress = false;
     if (search.work > limit) return;
     let busiest = UNPLACED;
@@ -365,4 +383,3 @@ function targetsOf(search: Search): Map<PodInfo, string> {
   });
   return targets;
 }
-

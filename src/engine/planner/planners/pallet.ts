@@ -37,7 +37,8 @@ function candidateNodes(nodes: readonly NodeInfo[]): NodeInfo[] {
 
 /** Why PodFitsNode rejects the pod on the node, or undefined when it fits. */
 function fitsNode(pod: PodInfo, node: NodeInfo): string | undefined {
-  if (findUntoleratedTaint(node.node.spec?.taints, pod.pod.spec.tolerations, (t) => t.effect === 'NoSchedule')) return "node(s) had taints that the pod didn't tolerate";
+  if (findUntoleratedTaint(node.node.spec?.taints, pod.pod.spec.tolerations, (t) => t.effect === 'NoSchedule'))
+    return "node(s) had taints that the pod didn't tolerate";
   if (!requiredNodeAffinity(pod.pod).matches(node.node as Node)) return "node(s) didn't match Pod's node affinity/selector";
   const r = pod.requests;
   const a = node.allocatable;
@@ -50,7 +51,10 @@ function fitsNode(pod: PodInfo, node: NodeInfo): string | undefined {
 
 function antiAffinityTerms(pod: Pod): PodAffinityTerm[] {
   const anti = pod.spec.affinity?.podAntiAffinity;
-  return [...(anti?.requiredDuringSchedulingIgnoredDuringExecution ?? []), ...(anti?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((w) => w.podAffinityTerm)];
+  return [
+    ...(anti?.requiredDuringSchedulingIgnoredDuringExecution ?? []),
+    ...(anti?.preferredDuringSchedulingIgnoredDuringExecution ?? []).map((w) => w.podAffinityTerm),
+  ];
 }
 
 function violatesAntiAffinity(pod: Pod, others: readonly Pod[]): boolean {
@@ -60,7 +64,12 @@ function violatesAntiAffinity(pod: Pod, others: readonly Pod[]): boolean {
     const namespaces = term.namespaces?.length ? term.namespaces : [own];
     const matches = compileSelector(term.labelSelector);
     for (const other of others) {
-      if (other.metadata.name !== pod.metadata.name && namespaces.includes(other.metadata.namespace ?? DEFAULT_NAMESPACE) && matches(other.metadata.labels ?? {})) return true;
+      if (
+        other.metadata.name !== pod.metadata.name &&
+        namespaces.includes(other.metadata.namespace ?? DEFAULT_NAMESPACE) &&
+        matches(other.metadata.labels ?? {})
+      )
+        return true;
     }
   }
   return false;
@@ -69,7 +78,8 @@ function violatesAntiAffinity(pod: Pod, others: readonly Pod[]): boolean {
 /** namespace/ownerKind/ownerName/image for each owner and container, sorted: two pods with the same keys are duplicates. */
 function duplicateKey(pod: Pod): string {
   const keys: string[] = [];
-  for (const owner of pod.metadata.ownerReferences ?? []) for (const c of pod.spec.containers) keys.push([pod.metadata.namespace ?? '', owner.kind, owner.name, c.image ?? ''].join('/'));
+  for (const owner of pod.metadata.ownerReferences ?? [])
+    for (const c of pod.spec.containers) keys.push([pod.metadata.namespace ?? '', owner.kind, owner.name, c.image ?? ''].join('/'));
   return keys.sort().join('\n');
 }
 
@@ -89,11 +99,19 @@ export const pallet: Planner = {
       const passing: NodeInfo[] = [];
       for (const node of candidates) {
         if (allowed && !allowed.has(node.name)) continue;
-        const reject = (plugin: string, reason: string) => rejections.push({ node: node.name, plugin, stage: 'Filter', code: Code.Unschedulable, reasons: [reason] });
+        const reject = (plugin: string, reason: string) =>
+          rejections.push({ node: node.name, plugin, stage: 'Filter', code: Code.Unschedulable, reasons: [reason] });
         const misfit = fitsNode(pod, node);
         if (misfit) reject(PALLET_PREDICATES.fits, misfit);
-        else if (violatesAntiAffinity(pod.pod, node.pods.map((p) => p.pod))) reject(PALLET_PREDICATES.antiAffinity, "node(s) didn't match pod anti-affinity rules");
-        else if (node.pods.some((p) => duplicateKey(p.pod) === key)) reject(PALLET_PREDICATES.duplicate, 'node(s) already run a duplicate of the pod (same owner and image)');
+        else if (
+          violatesAntiAffinity(
+            pod.pod,
+            node.pods.map((p) => p.pod),
+          )
+        )
+          reject(PALLET_PREDICATES.antiAffinity, "node(s) didn't match pod anti-affinity rules");
+        else if (node.pods.some((p) => duplicateKey(p.pod) === key))
+          reject(PALLET_PREDICATES.duplicate, 'node(s) already run a duplicate of the pod (same owner and image)');
         else passing.push(node);
       }
       if (passing.length > 0) {

@@ -137,7 +137,8 @@ export function durationInWords(nanos: bigint): string {
   if (nanos < 0n) return `minus ${durationInWords(-nanos)}`;
   if (nanos === 0n) return 'no time at all';
   if (nanos < SECOND) {
-    const [unit, word] = nanos < MICROSECOND ? [NANOSECOND, 'nanosecond'] : nanos < MILLISECOND ? [MICROSECOND, 'microsecond'] : [MILLISECOND, 'millisecond'];
+    const [unit, word] =
+      nanos < MICROSECOND ? [NANOSECOND, 'nanosecond'] : nanos < MILLISECOND ? [MICROSECOND, 'microsecond'] : [MILLISECOND, 'millisecond'];
     const precision = unit === NANOSECOND ? 0 : unit === MICROSECOND ? 3 : 6;
     const f = fraction(nanos, precision);
     return plural(`${f.rest}${f.digits}`, word);

@@ -19,9 +19,17 @@ export function quietTimeProblem(text: string): { readonly code: QuietTimeCode; 
       message: `the quiet time ${JSON.stringify(text)} is not a Go duration (${parsed.error})${instead || ': write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)'}`,
     };
   }
-  if (parsed.value < 0n) return { code: 'quiet-time/not-label-value', message: `the quiet time ${JSON.stringify(text)} is negative: a label value cannot start with "-", and a quiet time is a wait` };
+  if (parsed.value < 0n)
+    return {
+      code: 'quiet-time/not-label-value',
+      message: `the quiet time ${JSON.stringify(text)} is negative: a label value cannot start with "-", and a quiet time is a wait`,
+    };
   const problem = labelValueError(text);
-  if (problem) return { code: 'quiet-time/not-label-value', message: `the quiet time ${JSON.stringify(text)} is a Go duration but not a valid label value (${problem})${instead}` };
+  if (problem)
+    return {
+      code: 'quiet-time/not-label-value',
+      message: `the quiet time ${JSON.stringify(text)} is a Go duration but not a valid label value (${problem})${instead}`,
+    };
   return undefined;
 }
 
@@ -60,7 +68,7 @@ const UNIT_WORDS: ReadonlyArray<[RegExp, string]> = [
 function amount(number: string, unit: bigint): bigint {
   const [whole = '0', fraction = ''] = number.split('.');
   const scale = 10n ** BigInt(fraction.length);
-  return (BigInt(whole || '0') * scale + BigInt(fraction || '0')) * unit / scale;
+  return ((BigInt(whole || '0') * scale + BigInt(fraction || '0')) * unit) / scale;
 }
 
 function unitOf(word: string): bigint | undefined {
@@ -82,7 +90,12 @@ export function looseDuration(text: string): bigint | undefined {
   const iso = ISO.exec(t);
   if (iso && t.length > 1 && !/T$/i.test(t)) {
     const [, d, h, m, s] = iso;
-    return [d && amount(d, NS_PER.d as bigint), h && amount(h, NS_PER.h as bigint), m && amount(m, NS_PER.m as bigint), s && amount(s, NS_PER.s as bigint)].reduce<bigint>((sum, x) => sum + (x || 0n), 0n);
+    return [
+      d && amount(d, NS_PER.d as bigint),
+      h && amount(h, NS_PER.h as bigint),
+      m && amount(m, NS_PER.m as bigint),
+      s && amount(s, NS_PER.s as bigint),
+    ].reduce<bigint>((sum, x) => sum + (x || 0n), 0n);
   }
   const clock = CLOCK.exec(t);
   if (clock) {

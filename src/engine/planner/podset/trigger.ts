@@ -53,18 +53,28 @@ export interface TriggerError {
 export function readTrigger(spec: TriggerSpec): Result<TriggerConfig, TriggerError> {
   const where = `ScheduleTrigger ${triggerKey(spec)}`;
   if (!(TRIGGER_STATES as readonly string[]).includes(spec.state)) {
-    return err({ code: 'bad-value', field: ['spec', 'state'], message: `${where}: unknown state "${spec.state}" (one of ${TRIGGER_STATES.join(', ')})` });
+    return err({
+      code: 'bad-value',
+      field: ['spec', 'state'],
+      message: `${where}: unknown state "${spec.state}" (one of ${TRIGGER_STATES.join(', ')})`,
+    });
   }
   let quietTimeMs: number | undefined;
   if (spec.quietTime !== undefined) {
     const field = ['metadata', 'labels', QUIET_TIME_LABEL];
     const problem = quietTimeProblem(spec.quietTime);
     const parsed = parseGoDuration(spec.quietTime);
-    if (problem || !parsed.ok) return err({ code: problem?.code ?? 'quiet-time/not-duration', field, message: `${where}: label ${QUIET_TIME_LABEL}: ${problem?.message ?? (parsed.ok ? '' : parsed.error)}` });
+    if (problem || !parsed.ok)
+      return err({
+        code: problem?.code ?? 'quiet-time/not-duration',
+        field,
+        message: `${where}: label ${QUIET_TIME_LABEL}: ${problem?.message ?? (parsed.ok ? '' : parsed.error)}`,
+      });
     quietTimeMs = parsed.value;
   }
   const labels = settingsFromLabels([spec.labels]);
-  if (!labels.ok) return err({ code: 'bad-value', field: ['metadata', 'labels', labels.error.label], message: `${where}: ${labels.error.message}` });
+  if (!labels.ok)
+    return err({ code: 'bad-value', field: ['metadata', 'labels', labels.error.label], message: `${where}: ${labels.error.message}` });
   return ok({
     spec,
     state: spec.state as TriggerState,

@@ -217,12 +217,20 @@ export class PodSetCoordinator implements PodSetGate {
       ...set.ref,
       pods: members.map((m) => m.pod),
       pending: members.filter((m) => !bound(m)).map((m) => m.pod),
-      bound: members.filter(bound).map((m) => (m.node && !m.pod.spec.nodeName ? { ...m.pod, spec: { ...m.pod.spec, nodeName: m.node } } : m.pod)),
+      bound: members
+        .filter(bound)
+        .map((m) => (m.node && !m.pod.spec.nodeName ? { ...m.pod, spec: { ...m.pod.spec, nodeName: m.node } } : m.pod)),
     };
     const settings = this.settings(set, podSet);
     const plan = settings.ok
       ? buildPlan(
-          { podSet, snapshot: cluster, framework: this.options.planning.framework, now: this.options.clock.now(), ...(this.options.planning.solver ? { solver: this.options.planning.solver } : {}) },
+          {
+            podSet,
+            snapshot: cluster,
+            framework: this.options.planning.framework,
+            now: this.options.clock.now(),
+            ...(this.options.planning.solver ? { solver: this.options.planning.solver } : {}),
+          },
           // The plan being replaced: the moves objective keeps its pods where it put them.
           { ...settings.value, ...(set.plan ? { previous: new Map(set.plan.assignments.map((a) => [a.pod, a.node])) } : {}) },
         )

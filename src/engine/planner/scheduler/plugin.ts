@@ -156,7 +156,10 @@ export function podSetFramework(
     recordScores: profile.recordScores ?? PLAN_RECORD_SCORES,
     plugins: { multiPoint: { enabled: [{ name: NAME }] } },
   });
-  const built = Framework.build(registry.value, withPlanner, { random: options.random, ...(options.binder ? { binder: options.binder } : {}) });
+  const built = Framework.build(registry.value, withPlanner, {
+    random: options.random,
+    ...(options.binder ? { binder: options.binder } : {}),
+  });
   if (!built.ok) return built;
   return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });
 }

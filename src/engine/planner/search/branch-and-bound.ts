@@ -83,7 +83,9 @@ function resourceBound(pods: readonly PodInfo[], nodes: readonly NodeInfo[]): nu
   let bound = 1;
   for (const name of names) {
     const demand = name === PODS ? pods.length : pods.reduce((sum, p) => sum + p.requests.get(name), 0);
-    const free = nodes.map((n) => (name === PODS ? n.allocatable.allowedPodNumber - n.pods.length : n.allocatable.get(name) - n.requested.get(name))).sort((a, b) => b - a);
+    const free = nodes
+      .map((n) => (name === PODS ? n.allocatable.allowedPodNumber - n.pods.length : n.allocatable.get(name) - n.requested.get(name)))
+      .sort((a, b) => b - a);
     let covered = 0;
     let count = 0;
     while (covered < demand && count < free.length) covered += free[count++] as number;

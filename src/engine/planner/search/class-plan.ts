@@ -34,7 +34,8 @@ export function classPlan(
   };
   const packings = rules.map((rule) => packed(rule, 'largest'));
   const most = Math.max(...packings.map((p) => p.placed()));
-  if (most < (packings[0] as Packing).groupOf.length && most < (placeable?.(most) ?? Infinity)) packings.push(...rules.map((rule) => packed(rule, 'smallest')));
+  if (most < (packings[0] as Packing).groupOf.length && most < (placeable?.(most) ?? Infinity))
+    packings.push(...rules.map((rule) => packed(rule, 'smallest')));
   const best = packings.reduce((a, b) => (compare(b, a) < 0 ? b : a));
   return replay(request, best.targets());
 }

@@ -26,7 +26,8 @@ function disaggregate(placement: PlacementModel, values: Float64Array): Map<PodI
   const targets = new Map<PodInfo, string>();
   const next = placement.groups.map(() => 0);
   const perBin = placement.bins.map(() => [] as number[]);
-  for (const { group, bin, column } of placement.assignments) for (let k = Math.floor((values[column] as number) + 1e-6); k > 0; k--) perBin[bin]?.push(group);
+  for (const { group, bin, column } of placement.assignments)
+    for (let k = Math.floor((values[column] as number) + 1e-6); k > 0; k--) perBin[bin]?.push(group);
   placement.bins.forEach((bin, b) => {
     const groups = perBin[b] as number[];
     if (groups.length === 0) return;
@@ -34,7 +35,8 @@ function disaggregate(placement: PlacementModel, values: Float64Array): Map<PodI
     const share = (g: number) => {
       const requests = placement.groups[g]?.requests as Float64Array;
       let largest = 0;
-      for (let k = 0; k < R; k++) if ((bin.capacity[k] as number) > 0) largest = Math.max(largest, (requests[k] as number) / (bin.capacity[k] as number));
+      for (let k = 0; k < R; k++)
+        if ((bin.capacity[k] as number) > 0) largest = Math.max(largest, (requests[k] as number) / (bin.capacity[k] as number));
       return largest;
     };
     groups.sort((a, c) => share(c) - share(a) || a - c);
@@ -45,7 +47,10 @@ function disaggregate(placement: PlacementModel, values: Float64Array): Map<PodI
     for (const g of groups) {
       const group = placement.groups[g] as PlacementModel['groups'][number];
       const requests = group.requests;
-      const fits = (n: number) => (pods[n] as number) > 0 && !(group.selfAntiAffine && holds[n]?.has(g)) && requests.every((need, k) => need <= ((free[n] as Float64Array)[k] as number) + 1e-9);
+      const fits = (n: number) =>
+        (pods[n] as number) > 0 &&
+        !(group.selfAntiAffine && holds[n]?.has(g)) &&
+        requests.every((need, k) => need <= ((free[n] as Float64Array)[k] as number) + 1e-9);
       // Best fit among the nodes taken so far (least left of every resource, squared), else the next node.
       let i = -1;
       let tightest = Infinity;

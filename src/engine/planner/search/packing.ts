@@ -111,7 +111,9 @@ export class Packing {
       return share;
     });
     this.demand = new Float64Array(R);
-    for (const g of this.groupOf) for (let k = 0; k < R; k++) this.demand[k] = (this.demand[k] as number) + ((groups[g] as (typeof groups)[number]).requests[k] as number);
+    for (const g of this.groupOf)
+      for (let k = 0; k < R; k++)
+        this.demand[k] = (this.demand[k] as number) + ((groups[g] as (typeof groups)[number]).requests[k] as number);
     this.held = new Uint8Array(N * G);
     this.load = new Float64Array(N);
     this.rules = [];
@@ -147,11 +149,13 @@ export class Packing {
             domainOf[n] = values.get(value) as number;
           }
         });
-        const counted = (labels: Record<string, string> | undefined, ns: string | undefined) => ns === namespace && selectorMatches(constraint.labelSelector as LabelSelector, labels);
+        const counted = (labels: Record<string, string> | undefined, ns: string | undefined) =>
+          ns === namespace && selectorMatches(constraint.labelSelector as LabelSelector, labels);
         const counts = new Float64Array(values.size);
         nodes.forEach((node, n) => {
           const d = domainOf[n] as number;
-          if (d !== NONE) counts[d] = (counts[d] as number) + node.pods.filter((p) => counted(p.pod.metadata.labels, p.pod.metadata.namespace)).length;
+          if (d !== NONE)
+            counts[d] = (counts[d] as number) + node.pods.filter((p) => counted(p.pod.metadata.labels, p.pod.metadata.namespace)).length;
         });
         const existing = counts.length > 0 ? Math.max(...counts) - Math.min(...counts) : 0;
         const rule = this.rules.push({ skew: Math.max(constraint.maxSkew, existing), domainOf, counts }) - 1;
@@ -359,7 +363,8 @@ export class Packing {
           const pods = waiting[g] as number[];
           const pod = pods[pods.length - 1];
           if (pod === undefined || !this.fits(pod, node)) continue;
-          const slack = rule === 'tightest' ? this.slackAfter(pod, node) : this.imbalanceAfter(pod, node) * 1e3 + this.slackAfter(pod, node);
+          const slack =
+            rule === 'tightest' ? this.slackAfter(pod, node) : this.imbalanceAfter(pod, node) * 1e3 + this.slackAfter(pod, node);
           if (slack < tightest) [best, tightest] = [pod, slack];
         }
         if (best === NONE) break;
@@ -396,7 +401,7 @@ export class Packing {
    * kept when all find a place, else undone.
    */
   emptyNodes(limit: number): void {
-    for (let progress = true; progress; ) {
+    for (let progress = true; progress;) {
       progress = false;
       const used = [...this.podsOn.keys()].filter((n) => (this.podsOn[n] as number[]).length > 0);
       const dearer = (a: number, b: number) => (this.objective === 'cost' ? (this.cost[b] as number) - (this.cost[a] as number) : 0);

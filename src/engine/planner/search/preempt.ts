@@ -10,7 +10,10 @@ import type { PlanVictim } from '../plan';
 import { planningState, queueOrder, type Placement, type PlannerResult, type PlanRequest, type Unplaced } from '../planner';
 import { WhatIf } from './what-if';
 
-export function preemptForUnplaced(request: Pick<PlanRequest, 'framework' | 'eligible'> & { readonly snapshot: NodeInfoLister }, result: PlannerResult): { result: PlannerResult; victims: readonly PlanVictim[] } {
+export function preemptForUnplaced(
+  request: Pick<PlanRequest, 'framework' | 'eligible'> & { readonly snapshot: NodeInfoLister },
+  result: PlannerResult,
+): { result: PlannerResult; victims: readonly PlanVictim[] } {
   if (result.unplaced.length === 0) return { result, victims: [] };
   const { framework, eligible } = request;
   const whatIf = new WhatIf(request.snapshot);
@@ -20,7 +23,10 @@ export function preemptForUnplaced(request: Pick<PlanRequest, 'framework' | 'eli
   const unplaced: Unplaced[] = [];
   const victims: PlanVictim[] = [];
   const byKey = new Map(result.unplaced.map((u) => [u.pod.key, u]));
-  for (const pod of queueOrder(framework, result.unplaced.map((u) => u.pod))) {
+  for (const pod of queueOrder(
+    framework,
+    result.unplaced.map((u) => u.pod),
+  )) {
     const left = byKey.get(pod.key) as Unplaced;
     const cycle = (): ReturnType<typeof framework.scheduleOne> => {
       const state = planningState(pod, eligible);
@@ -47,7 +53,11 @@ export function preemptForUnplaced(request: Pick<PlanRequest, 'framework' | 'eli
     const retried = cycle();
     if (retried.ok && retried.suggestedHost === node) {
       whatIf.assume(pod, index);
-      placed.push({ pod, node, diagnosis: { ...retried.diagnosis, ...(first.diagnosis.preemption ? { preemption: first.diagnosis.preemption } : {}) } });
+      placed.push({
+        pod,
+        node,
+        diagnosis: { ...retried.diagnosis, ...(first.diagnosis.preemption ? { preemption: first.diagnosis.preemption } : {}) },
+      });
       for (const v of chosen) victims.push({ pod: v.key, node, by: pod.pod.metadata.name });
     } else {
       for (const v of chosen) whatIf.assume(v, index);

@@ -24,7 +24,7 @@ export function replay(request: PlanRequest, targets: ReadonlyMap<PodInfo, strin
     if (node !== undefined && search.feasibility.fits(pod, node)) place(i, node);
     else waiting.push(i);
   });
-  for (let progress = true; progress && waiting.length > 0; ) {
+  for (let progress = true; progress && waiting.length > 0;) {
     progress = false;
     const still: number[] = [];
     for (const pod of waiting) {

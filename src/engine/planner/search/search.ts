@@ -195,7 +195,13 @@ export class Search {
       (anyNode || this.isOpen(n) ? open : empty).push(n);
     }
     const kept = this.previous[pod] as number;
-    if (this.objective === 'moves' && kept !== UNPLACED && (open.includes(kept) || empty.includes(kept)) && this.feasibility.fits(info, kept)) return kept;
+    if (
+      this.objective === 'moves' &&
+      kept !== UNPLACED &&
+      (open.includes(kept) || empty.includes(kept)) &&
+      this.feasibility.fits(info, kept)
+    )
+      return kept;
     const rank =
       this.objective === 'balance'
         ? (n: number) => this.peak(n, pod)
@@ -204,7 +210,8 @@ export class Search {
           : (n: number) => this.slackAfter(pod, n);
     const found = this.firstFitting(pod, open, rank);
     if (found !== UNPLACED || empty.length === 0) return found;
-    const opening = this.objective === 'cost' ? (n: number) => (this.cost[n] as number) * 1e6 + this.openingRank(n) : (n: number) => this.openingRank(n);
+    const opening =
+      this.objective === 'cost' ? (n: number) => (this.cost[n] as number) * 1e6 + this.openingRank(n) : (n: number) => this.openingRank(n);
     return this.firstFitting(pod, empty, opening);
   }
 

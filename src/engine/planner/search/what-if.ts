@@ -99,7 +99,9 @@ export class Feasibility {
     // PreFilter names a subset of the nodes, or all of them (most pods: no lookup by name then).
     if (pre.ok && pre.nodes.length === allowed.length) allowed.fill(1);
     else if (pre.ok) for (const n of pre.nodes) allowed[this.whatIf.indexOf(n.name) as number] = 1;
-    const prepared: Prepared = pre.ok ? { version: this.whatIf.version, state, allowed } : { version: this.whatIf.version, state, allowed, stopped: pre.status };
+    const prepared: Prepared = pre.ok
+      ? { version: this.whatIf.version, state, allowed }
+      : { version: this.whatIf.version, state, allowed, stopped: pre.status };
     this.prepared.set(shape, prepared);
     return prepared;
   }

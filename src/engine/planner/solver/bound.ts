@@ -39,7 +39,12 @@ const MILP_BOUND_PAIRS = 100_000;
  * the request's aggregated placement classes when the caller has them already; `placed`: how many
  * pods the plan beside it places.
  */
-export function proveBound(request: PlanRequest, settings: SolverSettings | undefined = request.solver, classes?: PlacementClasses, placed?: number): ProvenBound | undefined {
+export function proveBound(
+  request: PlanRequest,
+  settings: SolverSettings | undefined = request.solver,
+  classes?: PlacementClasses,
+  placed?: number,
+): ProvenBound | undefined {
   if (!settings) return undefined;
   const { solver } = settings;
   const options = solveOptions(settings);

@@ -41,7 +41,6 @@ export interface PlacementModelOptions {
    * most-pods: the most pods placed, nothing else.
    */
   readonly goal?: 'plan' | 'every-pod' | 'fewest-nodes' | 'most-pods';
-
 }
 
 /** Pods of one shape, in queue order, and what the model knows of them. */
@@ -154,7 +153,11 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
 }
 
 /** The model of a request's placement. */
-export function placementModel(request: PlanRequest, options: PlacementModelOptions = {}, classes = placementClasses(request, options.aggregate ?? false)): PlacementModel {
+export function placementModel(
+  request: PlanRequest,
+  options: PlacementModelOptions = {},
+  classes = placementClasses(request, options.aggregate ?? false),
+): PlacementModel {
   const { groups, bins, nodes, resources, allowed, levels, pods } = classes;
   const R = resources.length;
 
@@ -162,17 +165,22 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
   const P = pods.length;
   const usedWeight = 1 / (N + 1);
   const objective = request.objective;
-  const binCost = (bin: Bin) => (objective === 'cost' ? nodeCost((nodes[bin.nodes[0] as number] as NodeInfo).node) : (bin.occupied ? 0 : 1) + usedWeight);
+  const binCost = (bin: Bin) =>
+    objective === 'cost' ? nodeCost((nodes[bin.nodes[0] as number] as NodeInfo).node) : (bin.occupied ? 0 : 1) + usedWeight;
   // What a pod of the set crowding a node (spread) or kept where it was (moves) weighs: more than every node's cost together.
   const perPod = N + 2;
   // The most the objective's other terms can add up to (node costs, peak, crowding, pods kept).
-  const secondary = bins.reduce((sum, bin) => sum + binCost(bin) * bin.nodes.length, 0) + 1 + (objective === 'spread' || objective === 'moves' ? perPod * P : 0);
+  const secondary =
+    bins.reduce((sum, bin) => sum + binCost(bin) * bin.nodes.length, 0) +
+    1 +
+    (objective === 'spread' || objective === 'moves' ? perPod * P : 0);
   // One more pod at a level outweighs all of that, and every pod of the levels below.
   const placementWeight = levels.map((_, l) => (secondary + 1) * (P + 1) ** (levels.length - 1 - l));
   const goal = options.goal ?? 'plan';
   const builder = new MilpBuilder();
   // Whole costs where placement is fixed: the solver proves integral objectives far sooner.
-  const usageCost = (bin: Bin) => (goal === 'fewest-nodes' ? 1 : goal === 'most-pods' ? 0 : goal === 'every-pod' ? (bin.occupied ? 0 : 1) : binCost(bin));
+  const usageCost = (bin: Bin) =>
+    goal === 'fewest-nodes' ? 1 : goal === 'most-pods' ? 0 : goal === 'every-pod' ? (bin.occupied ? 0 : 1) : binCost(bin);
   const usage = bins.map((bin) => builder.column(usageCost(bin), 0, bin.nodes.length, true));
   const assignments: Array<{ group: number; bin: number; column: number }> = [];
   const perNodeMost = (group: Group, bin: Bin): number => {
@@ -187,7 +195,8 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
   const byBin: Array<Array<{ group: number; column: number }>> = bins.map(() => []);
   const byGroup: Array<Array<{ bin: number; column: number }>> = groups.map(() => []);
   groups.forEach((group, g) => {
-    const weight = goal === 'fewest-nodes' || goal === 'every-pod' ? 0 : goal === 'most-pods' ? -1 : -(placementWeight[group.level] as number);
+    const weight =
+      goal === 'fewest-nodes' || goal === 'every-pod' ? 0 : goal === 'most-pods' ? -1 : -(placementWeight[group.level] as number);
     bins.forEach((bin, b) => {
       if (!allowed[g]?.[b]) return;
       const most = perNodeMost(group, bin);
@@ -197,7 +206,14 @@ export function placementModel(request: PlanRequest, options: PlacementModelOpti
       byBin[b]?.push({ group: g, column });
       byGroup[g]?.push({ bin: b, column });
       // x <= most * y: the pods go only to nodes in use (and a node holds at most `most`).
-      builder.row([[column, 1], [usage[b] as number, -most]], -Infinity, 0);
+      builder.row(
+        [
+          [column, 1],
+          [usage[b] as number, -most],
+        ],
+        -Infinity,
+        0,
+      );
     });
     const row = (byGroup[g] ?? []).map(({ column }) => [column, 1] as const);
     builder.row(row, goal === 'fewest-nodes' || goal === 'every-pod' ? group.pods.length : 0, group.pods.length);
@@ -253,7 +269,8 @@ function spreadRows(
       const key = JSON.stringify([namespace, constraint.topologyKey, constraint.maxSkew, constraint.labelSelector]);
       if (seen.has(key)) continue;
       seen.add(key);
-      const counted = (labels: Node['metadata']['labels'], ns: string | undefined) => ns === namespace && selectorMatches(constraint.labelSelector as LabelSelector, labels);
+      const counted = (labels: Node['metadata']['labels'], ns: string | undefined) =>
+        ns === namespace && selectorMatches(constraint.labelSelector as LabelSelector, labels);
       // Domains: the key's values on nodes the constrained group may use at all.
       const domains = new Map<string, { existing: number; entries: Array<readonly [number, number]> }>();
       bins.forEach((bin, b) => {
@@ -268,7 +285,9 @@ function spreadRows(
         const domain = domains.get(node.node.metadata.labels?.[constraint.topologyKey] ?? '');
         if (domain) domain.existing += node.pods.filter((p) => counted(p.pod.metadata.labels, p.pod.metadata.namespace)).length;
       });
-      const members = groups.map((other) => counted((other.pods[0] as PodInfo).pod.metadata.labels, (other.pods[0] as PodInfo).pod.metadata.namespace));
+      const members = groups.map((other) =>
+        counted((other.pods[0] as PodInfo).pod.metadata.labels, (other.pods[0] as PodInfo).pod.metadata.namespace),
+      );
       groups.forEach((_, other) => {
         if (!members[other]) return;
         for (const { bin, column } of byGroup[other] ?? []) {
@@ -331,12 +350,18 @@ function balanceRows(
 }
 
 /** Spread: the most pods of the set on one node, `crowd`, weighs `perPod` a pod: crowd >= the set's pods on every node. */
-function spreadOutRows(builder: MilpBuilder, bins: readonly Bin[], byBin: ReadonlyArray<ReadonlyArray<{ column: number }>>, perPod: number): void {
+function spreadOutRows(
+  builder: MilpBuilder,
+  bins: readonly Bin[],
+  byBin: ReadonlyArray<ReadonlyArray<{ column: number }>>,
+  perPod: number,
+): void {
   const crowd = builder.column(perPod, 0, Infinity, false);
   bins.forEach((bin, b) => {
     const here = byBin[b] ?? [];
     // A pooled bin's pods spread over its nodes in use at the best.
-    if (here.length > 0 && bin.nodes.length === 1) builder.row([...here.map(({ column }) => [column, 1] as const), [crowd, -1]], -Infinity, 0);
+    if (here.length > 0 && bin.nodes.length === 1)
+      builder.row([...here.map(({ column }) => [column, 1] as const), [crowd, -1]], -Infinity, 0);
   });
 }
 
@@ -364,7 +389,14 @@ function keptRows(
       const count = nodesOfBin.length === 1 ? (planned.get((nodes[nodesOfBin[0] as number] as NodeInfo).name) ?? 0) : 0;
       if (count === 0) continue;
       const kept = builder.column(-perPod, 0, count, false);
-      builder.row([[kept, 1], [column, -1]], -Infinity, 0);
+      builder.row(
+        [
+          [kept, 1],
+          [column, -1],
+        ],
+        -Infinity,
+        0,
+      );
     }
   });
 }

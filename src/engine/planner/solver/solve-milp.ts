@@ -28,12 +28,16 @@ export function solveExactly(request: PlanRequest, incumbent: PlannerResult): Pl
     // A gang's minimum the incumbent misses is met by the solver's plan (or it places none).
     result = request.gang !== undefined && incumbent.placed.length < request.gang ? replayed : better(request, incumbent, replayed);
     // The engine kept every placement the solver made: the solver's proof holds for the plan.
-    accepted = replayed.placed.length === placedBy(placement, solution.values) && replayed.placed.every(({ pod, node }) => targets.get(pod) === node);
+    accepted =
+      replayed.placed.length === placedBy(placement, solution.values) &&
+      replayed.placed.every(({ pod, node }) => targets.get(pod) === node);
   }
   // A solve that ended proves its own bound; else the aggregated model may prove more.
   const proven = solution.status === 'optimal' ? {} : (proveBound(request, settings) ?? {});
   // Every pod placed costs the nodes opened, at most the nodes used.
-  const fromSolve = placesAll ? Math.max(0, Math.ceil(solution.bound - 1e-6)) : nodesFromObjectiveBound(request, placement.placementWeight, placement.usedWeight, solution.bound);
+  const fromSolve = placesAll
+    ? Math.max(0, Math.ceil(solution.bound - 1e-6))
+    : nodesFromObjectiveBound(request, placement.placementWeight, placement.usedWeight, solution.bound);
   const nodes = proven.nodes === undefined && fromSolve === 0 ? {} : { nodes: Math.max(proven.nodes ?? 0, fromSolve) };
   const optimal = solution.status === 'optimal' && accepted;
   const objectiveGap = solution.objective === undefined ? 1 : relativeGap(solution.objective, solution.bound);

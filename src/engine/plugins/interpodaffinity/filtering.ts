@@ -106,7 +106,14 @@ class PreFilterState implements Cloneable<PreFilterState> {
       this.antiAffinity = this.antiAffinity.clone();
       this.borrowed = false;
     }
-    countExistingAntiAffinity(this.catalog, this.existingAntiAffinity, this.catalog.of(other).requiredAntiAffinity, this.pod, nodeLabels, delta);
+    countExistingAntiAffinity(
+      this.catalog,
+      this.existingAntiAffinity,
+      this.catalog.of(other).requiredAntiAffinity,
+      this.pod,
+      nodeLabels,
+      delta,
+    );
     countIncoming(this, other, nodeLabels, delta);
   }
 
@@ -121,11 +128,25 @@ class PreFilterState implements Cloneable<PreFilterState> {
   }
 
   clone(): PreFilterState {
-    return new PreFilterState(this.catalog, this.pod, this.terms, this.existingAntiAffinity.clone(), this.affinity.clone(), this.antiAffinity.clone());
+    return new PreFilterState(
+      this.catalog,
+      this.pod,
+      this.terms,
+      this.existingAntiAffinity.clone(),
+      this.affinity.clone(),
+      this.antiAffinity.clone(),
+    );
   }
 }
 
-function countExistingAntiAffinity(catalog: TermCatalog, counts: TopologyCounts, existingTerms: readonly AffinityTerm[], incoming: Pod, nodeLabels: Labels | undefined, delta: number): void {
+function countExistingAntiAffinity(
+  catalog: TermCatalog,
+  counts: TopologyCounts,
+  existingTerms: readonly AffinityTerm[],
+  incoming: Pod,
+  nodeLabels: Labels | undefined,
+  delta: number,
+): void {
   for (const t of existingTerms) if (catalog.matches(t, incoming)) counts.add(t.topologyKey, nodeLabels, delta);
 }
 
@@ -136,7 +157,8 @@ function countIncoming(s: PreFilterState, existing: Pod, nodeLabels: Labels | un
   for (const t of requiredAntiAffinity) if (s.catalog.matches(t, existing)) s.antiAffinity.add(t.topologyKey, nodeLabels, delta);
 }
 
-const newPreFilterState = (catalog: TermCatalog, pod: Pod, terms: PodTerms) => new PreFilterState(catalog, pod, terms, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
+const newPreFilterState = (catalog: TermCatalog, pod: Pod, terms: PodTerms) =>
+  new PreFilterState(catalog, pod, terms, new TopologyCounts(), new TopologyCounts(), new TopologyCounts());
 
 /**
  * The PreFilter counts over a list of nodes, kept up to date across cycles for one shape of incoming
@@ -155,7 +177,8 @@ class SharedPreFilterCounts {
       if (nodeInfo.podsWithRequiredAntiAffinity.length === 0 && !hasRequiredTerms) return undefined;
       const counts = newPreFilterState(catalog, pod, terms);
       const labels = nodeInfo.node.metadata.labels;
-      for (const other of nodeInfo.podsWithRequiredAntiAffinity) countExistingAntiAffinity(catalog, counts.existingAntiAffinity, catalog.of(other.pod).requiredAntiAffinity, pod, labels, 1);
+      for (const other of nodeInfo.podsWithRequiredAntiAffinity)
+        countExistingAntiAffinity(catalog, counts.existingAntiAffinity, catalog.of(other.pod).requiredAntiAffinity, pod, labels, 1);
       if (hasRequiredTerms) for (const other of nodeInfo.pods) countIncoming(counts, other.pod, labels, 1);
       return counts.empty ? undefined : counts;
     };
@@ -206,7 +229,9 @@ export class AffinityFiltering {
     const pod = podInfo.pod;
     const terms = this.catalog.of(pod);
     const version = this.catalog.useNamespaces(this.handle.objects?.().namespaces);
-    const shared = this.preFilterCounts.get(version + terms.requiredKey, () => new SharedPreFilterCounts(this.catalog, pod, terms)).update(nodes, this.handle.snapshot()).total;
+    const shared = this.preFilterCounts
+      .get(version + terms.requiredKey, () => new SharedPreFilterCounts(this.catalog, pod, terms))
+      .update(nodes, this.handle.snapshot()).total;
     const hasRequiredTerms = terms.requiredAffinity.length > 0 || terms.requiredAntiAffinity.length > 0;
     if (shared.existingAntiAffinity.size === 0 && !hasRequiredTerms) return { status: SKIP };
     state.write(PRE_FILTER_KEY, PreFilterState.borrowing(pod, terms, shared));
@@ -229,7 +254,8 @@ export class AffinityFiltering {
     const labels = nodeInfo.node.metadata.labels;
     if (!satisfiesPodAffinity(s, labels)) return unresolvable(ERR_REASON_AFFINITY_RULES_NOT_MATCH);
     if (!satisfiesPodAntiAffinity(s, labels)) return unschedulable(ERR_REASON_ANTI_AFFINITY_RULES_NOT_MATCH);
-    if (s.existingAntiAffinity.size > 0 && s.existingAntiAffinity.anyPositive(labels)) return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
+    if (s.existingAntiAffinity.size > 0 && s.existingAntiAffinity.anyPositive(labels))
+      return unschedulable(ERR_REASON_EXISTING_ANTI_AFFINITY_RULES_NOT_MATCH);
     return SUCCESS;
   }
 }

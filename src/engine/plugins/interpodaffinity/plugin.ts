@@ -31,7 +31,8 @@ export function validateArgs(args: unknown): Result<InterPodAffinityArgs> {
     errors.push(`hardPodAffinityWeight: Invalid value: ${JSON.stringify(weight)}: not in valid range [0, 100]`);
   }
   const ignore = fields.value.ignorePreferredTermsOfExistingPods ?? false;
-  if (typeof ignore !== 'boolean') errors.push(`ignorePreferredTermsOfExistingPods: Invalid value: ${JSON.stringify(ignore)}: want true or false`);
+  if (typeof ignore !== 'boolean')
+    errors.push(`ignorePreferredTermsOfExistingPods: Invalid value: ${JSON.stringify(ignore)}: want true or false`);
   return argsResult(NAME, errors, { hardPodAffinityWeight: weight as number, ignorePreferredTermsOfExistingPods: ignore as boolean });
 }
 

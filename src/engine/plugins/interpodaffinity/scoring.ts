@@ -98,7 +98,15 @@ class SharedScores {
 }
 
 /** Adds weight × multiplier to the pair of the term's key on the node, when `pod` matches the term. */
-function processTerm(catalog: TermCatalog, scores: ScoreMap, term: AffinityTerm, weight: number, pod: Pod, nodeLabels: Labels | undefined, multiplier: 1 | -1): void {
+function processTerm(
+  catalog: TermCatalog,
+  scores: ScoreMap,
+  term: AffinityTerm,
+  weight: number,
+  pod: Pod,
+  nodeLabels: Labels | undefined,
+  multiplier: 1 | -1,
+): void {
   if (!catalog.matches(term, pod)) return;
   const value = labelValue(nodeLabels, term.topologyKey);
   if (value === undefined) return;
@@ -107,10 +115,16 @@ function processTerm(catalog: TermCatalog, scores: ScoreMap, term: AffinityTerm,
   values.set(value, (values.get(value) ?? 0) + weight * multiplier);
 }
 
-function processTerms(catalog: TermCatalog, scores: ScoreMap, terms: readonly WeightedAffinityTerm[], pod: Pod, nodeLabels: Labels | undefined, multiplier: 1 | -1): void {
+function processTerms(
+  catalog: TermCatalog,
+  scores: ScoreMap,
+  terms: readonly WeightedAffinityTerm[],
+  pod: Pod,
+  nodeLabels: Labels | undefined,
+  multiplier: 1 | -1,
+): void {
   for (const t of terms) processTerm(catalog, scores, t, t.weight, pod, nodeLabels, multiplier);
 }
-
 
 /** InterPodAffinity's PreScore, Score and NormalizeScore. */
 export class AffinityScoring {
@@ -131,7 +145,13 @@ export class AffinityScoring {
     // Without preferred terms of its own, only existing pods with affinity terms can score the pod:
     // with none anywhere (upstream's HavePodsWithAffinityList is empty) no pod adds a weight.
     if (!hasPreferredTerms && snapshot.havePodsWithAffinity().length === 0) return SKIP;
-    const scoring: ScoringInput = { catalog: this.catalog, pod, terms, allPods: hasPreferredTerms, hardPodAffinityWeight: this.args.hardPodAffinityWeight };
+    const scoring: ScoringInput = {
+      catalog: this.catalog,
+      pod,
+      terms,
+      allPods: hasPreferredTerms,
+      hardPodAffinityWeight: this.args.hardPodAffinityWeight,
+    };
     const key = this.catalog.useNamespaces(this.handle.objects?.().namespaces) + terms.preferredKey;
     const shared = this.scoreTotals.get(key, () => new SharedScores(scoring)).update(snapshot.list(), snapshot);
     // Upstream skips when no pod added a term weight anywhere, even one that sums to zero.

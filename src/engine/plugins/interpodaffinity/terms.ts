@@ -88,7 +88,9 @@ export class TermCatalog {
   private readonly compile = (pod: Pod): PodTerms => {
     const affinity = pod.spec.affinity;
     const requiredAffinity = (affinity?.podAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
-    const requiredAntiAffinity = (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) => compileTerm(pod, t));
+    const requiredAntiAffinity = (affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? []).map((t) =>
+      compileTerm(pod, t),
+    );
     const preferredAffinity = compileWeighted(pod, affinity?.podAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
     const preferredAntiAffinity = compileWeighted(pod, affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution);
     return this.podTerms(pod, requiredAffinity, requiredAntiAffinity, preferredAffinity, preferredAntiAffinity);
@@ -116,7 +118,13 @@ export class TermCatalog {
   }
 
   /** The terms with the keys the shared counts are kept by. */
-  private podTerms(pod: Pod, required: readonly AffinityTerm[], requiredAnti: readonly AffinityTerm[], preferred: readonly WeightedAffinityTerm[], preferredAnti: readonly WeightedAffinityTerm[]): PodTerms {
+  private podTerms(
+    pod: Pod,
+    required: readonly AffinityTerm[],
+    requiredAnti: readonly AffinityTerm[],
+    preferred: readonly WeightedAffinityTerm[],
+    preferredAnti: readonly WeightedAffinityTerm[],
+  ): PodTerms {
     const identity = JSON.stringify([podNamespace(pod), pod.metadata.labels ?? {}]);
     return {
       requiredAffinity: required,
@@ -136,7 +144,8 @@ const newNamespaceTable = () => new BoundedMap<PodTerms>(NAMESPACES_KEPT);
 function compileTerm(owner: Pod, term: PodAffinityTerm): AffinityTerm {
   const namespaces = new Set(term.namespaces ?? []);
   if (!term.namespaceSelector && namespaces.size === 0) namespaces.add(podNamespace(owner));
-  const selector = term.labelSelector && withLabelKeys(term.labelSelector, owner.metadata.labels, term.matchLabelKeys, term.mismatchLabelKeys);
+  const selector =
+    term.labelSelector && withLabelKeys(term.labelSelector, owner.metadata.labels, term.matchLabelKeys, term.mismatchLabelKeys);
   return {
     key: JSON.stringify([term.topologyKey, [...namespaces], term.namespaceSelector ?? null, selector ?? null]),
     topologyKey: term.topologyKey,
@@ -152,4 +161,5 @@ const compileWeighted = (owner: Pod, terms: readonly WeightedPodAffinityTerm[] |
     return { ...compiled, key: `${t.weight}${compiled.key}`, weight: t.weight };
   });
 
-const keyOf = (...lists: ReadonlyArray<readonly AffinityTerm[]>): string => lists.map((terms) => terms.map((t) => t.key).join(',')).join('|');
+const keyOf = (...lists: ReadonlyArray<readonly AffinityTerm[]>): string =>
+  lists.map((terms) => terms.map((t) => t.key).join(',')).join('|');

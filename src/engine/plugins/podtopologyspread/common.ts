@@ -31,7 +31,13 @@ export interface Constraint {
 
 type Action = TopologySpreadConstraint['whenUnsatisfiable'];
 
-function compileConstraints(keys: KeyInterner, constraints: readonly TopologySpreadConstraint[], pod: Pod, action: Action, selector?: LabelSelector): Constraint[] {
+function compileConstraints(
+  keys: KeyInterner,
+  constraints: readonly TopologySpreadConstraint[],
+  pod: Pod,
+  action: Action,
+  selector?: LabelSelector,
+): Constraint[] {
   const result: Constraint[] = [];
   const namespace = podNamespace(pod);
   for (const c of constraints) {
@@ -107,7 +113,13 @@ export class DomainCounts {
   readonly domains: Array<Map<string, Domain>>;
   private readonly aggregate: NodeAggregate<NodeShare>;
 
-  constructor(constraints: readonly Constraint[], pod: Pod, requireAllTopologies: boolean, skipHostname: boolean, count: (nodeInfo: NodeInfo, c: Constraint) => number) {
+  constructor(
+    constraints: readonly Constraint[],
+    pod: Pod,
+    requireAllTopologies: boolean,
+    skipHostname: boolean,
+    count: (nodeInfo: NodeInfo, c: Constraint) => number,
+  ) {
     const nodeAffinity = requiredNodeAffinity(pod);
     const notEligible: NodeShare = constraints.map(() => undefined);
     this.domains = constraints.map(() => new Map());
@@ -144,7 +156,9 @@ export class DomainCounts {
 /** What decides a node's share besides the node: the constraints and, where a policy honors them, the pod's node affinity and tolerations. */
 function shapeKey(keys: KeyInterner, kind: string, constraints: readonly Constraint[], pod: Pod, requireAllTopologies: boolean): string {
   const spec = pod.spec;
-  const affinity = constraints.some((c) => c.honorNodeAffinity) ? [spec.nodeSelector ?? null, spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null] : null;
+  const affinity = constraints.some((c) => c.honorNodeAffinity)
+    ? [spec.nodeSelector ?? null, spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution ?? null]
+    : null;
   const tolerations = constraints.some((c) => c.honorTaints) ? (spec.tolerations ?? []) : null;
   const shape = constraints.map((c) => [c.countKey, c.topologyKey, c.honorNodeAffinity, c.honorTaints]);
   return keys.intern(JSON.stringify([kind, requireAllTopologies, shape, affinity, tolerations]));
@@ -160,7 +174,6 @@ export interface PodConstraints {
   readonly hardKey: string;
   readonly softKey: string;
 }
-
 
 /** One plugin instance's compiled constraints and counts, shared by its filtering and scoring (budget: framework/caches.ts). */
 export class SpreadCounts {
@@ -178,7 +191,8 @@ export class SpreadCounts {
   /** The pod's hard and soft constraints, compiled once per pod object. */
   constraintsOf(pod: Pod): PodConstraints {
     // Most pods have nothing to spread by: they share one answer, and take no entry in the cache.
-    if (!pod.spec.topologySpreadConstraints?.length && (this.defaultConstraints.length === 0 || !pod.metadata.ownerReferences?.length)) return NO_CONSTRAINTS;
+    if (!pod.spec.topologySpreadConstraints?.length && (this.defaultConstraints.length === 0 || !pod.metadata.ownerReferences?.length))
+      return NO_CONSTRAINTS;
     return this.compiled.get(pod, this.compile);
   }
 
@@ -190,7 +204,13 @@ export class SpreadCounts {
     const hard = compileConstraints(this.keys, source, pod, 'DoNotSchedule', selector);
     const soft = compileConstraints(this.keys, source, pod, 'ScheduleAnyway', selector);
     const requireAllTopologies = own.length > 0 || !this.systemDefaulted;
-    return { hard, soft, requireAllTopologies, hardKey: shapeKey(this.keys, 'filter', hard, pod, true), softKey: shapeKey(this.keys, 'score', soft, pod, requireAllTopologies) };
+    return {
+      hard,
+      soft,
+      requireAllTopologies,
+      hardKey: shapeKey(this.keys, 'filter', hard, pod, true),
+      softKey: shapeKey(this.keys, 'score', soft, pod, requireAllTopologies),
+    };
   };
 
   /** Matching pods on the node, memoized while its pods are unchanged. */
@@ -200,7 +220,17 @@ export class SpreadCounts {
    * Per constraint of one shape (`key`: hardKey or softKey), the domains over `nodes` with their
    * eligible nodes and matching pods, brought up to date from the nodes `lister` changed.
    */
-  domains(key: string, constraints: readonly Constraint[], pod: Pod, requireAllTopologies: boolean, skipHostname: boolean, nodes: readonly NodeInfo[], lister: NodeInfoLister): DomainCounts {
-    return this.domainCounts.get(key, () => new DomainCounts(constraints, pod, requireAllTopologies, skipHostname, this.count)).update(nodes, lister);
+  domains(
+    key: string,
+    constraints: readonly Constraint[],
+    pod: Pod,
+    requireAllTopologies: boolean,
+    skipHostname: boolean,
+    nodes: readonly NodeInfo[],
+    lister: NodeInfoLister,
+  ): DomainCounts {
+    return this.domainCounts
+      .get(key, () => new DomainCounts(constraints, pod, requireAllTopologies, skipHostname, this.count))
+      .update(nodes, lister);
   }
 }

@@ -29,7 +29,12 @@ interface Path {
  * as pods are added and removed without rescanning the domains.
  */
 class CriticalPaths {
-  constructor(private readonly paths: [Path, Path] = [{ value: '', num: MAX_INT32 }, { value: '', num: MAX_INT32 }]) {}
+  constructor(
+    private readonly paths: [Path, Path] = [
+      { value: '', num: MAX_INT32 },
+      { value: '', num: MAX_INT32 },
+    ],
+  ) {}
 
   get min(): number {
     return this.paths[0].num;

@@ -45,10 +45,14 @@ export function validateArgs(args: unknown): Result<PodTopologySpreadArgs> {
   if (!Array.isArray(constraints)) {
     errors.push('defaultConstraints: Invalid value: want a list of constraints');
   } else {
-    if (defaultingType === 'System' && constraints.length > 0) errors.push('defaultingType: Invalid value: "System": when .defaultConstraints are not empty');
+    if (defaultingType === 'System' && constraints.length > 0)
+      errors.push('defaultingType: Invalid value: "System": when .defaultConstraints are not empty');
     constraints.forEach((c: unknown, i) => errors.push(...constraintErrors(c, i, constraints)));
   }
-  return argsResult(NAME, errors, { defaultConstraints: constraints as TopologySpreadConstraint[], defaultingType: defaultingType as DefaultingType });
+  return argsResult(NAME, errors, {
+    defaultConstraints: constraints as TopologySpreadConstraint[],
+    defaultingType: defaultingType as DefaultingType,
+  });
 }
 
 function constraintErrors(value: unknown, index: number, all: readonly unknown[]): string[] {
@@ -56,14 +60,20 @@ function constraintErrors(value: unknown, index: number, all: readonly unknown[]
   if (typeof value !== 'object' || value === null) return [`${path}: Invalid value: want a constraint object`];
   const c = value as Partial<Record<keyof TopologySpreadConstraint, unknown>>;
   const errors: string[] = [];
-  if (typeof c.maxSkew !== 'number' || !Number.isInteger(c.maxSkew) || c.maxSkew <= 0) errors.push(`${path}.maxSkew: Invalid value: ${JSON.stringify(c.maxSkew)}: not in valid range (0, inf)`);
+  if (typeof c.maxSkew !== 'number' || !Number.isInteger(c.maxSkew) || c.maxSkew <= 0)
+    errors.push(`${path}.maxSkew: Invalid value: ${JSON.stringify(c.maxSkew)}: not in valid range (0, inf)`);
   if (typeof c.topologyKey !== 'string' || c.topologyKey === '') errors.push(`${path}.topologyKey: Required value: can not be empty`);
-  else if (!isQualifiedName(c.topologyKey)) errors.push(`${path}.topologyKey: Invalid value: ${JSON.stringify(c.topologyKey)}: not a valid label name`);
-  if (c.whenUnsatisfiable === undefined || c.whenUnsatisfiable === '') errors.push(`${path}.whenUnsatisfiable: Required value: can not be empty`);
+  else if (!isQualifiedName(c.topologyKey))
+    errors.push(`${path}.topologyKey: Invalid value: ${JSON.stringify(c.topologyKey)}: not a valid label name`);
+  if (c.whenUnsatisfiable === undefined || c.whenUnsatisfiable === '')
+    errors.push(`${path}.whenUnsatisfiable: Required value: can not be empty`);
   else if (c.whenUnsatisfiable !== 'DoNotSchedule' && c.whenUnsatisfiable !== 'ScheduleAnyway') {
-    errors.push(`${path}.whenUnsatisfiable: Unsupported value: ${JSON.stringify(c.whenUnsatisfiable)}: supported values: "DoNotSchedule", "ScheduleAnyway"`);
+    errors.push(
+      `${path}.whenUnsatisfiable: Unsupported value: ${JSON.stringify(c.whenUnsatisfiable)}: supported values: "DoNotSchedule", "ScheduleAnyway"`,
+    );
   }
-  if (c.labelSelector !== undefined) errors.push(`${path}.labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`);
+  if (c.labelSelector !== undefined)
+    errors.push(`${path}.labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`);
   const repeated = all.slice(0, index).some((o) => {
     const other = o as Partial<TopologySpreadConstraint> | null;
     return other?.topologyKey === c.topologyKey && other?.whenUnsatisfiable === c.whenUnsatisfiable;

@@ -51,7 +51,9 @@ export class SpreadScoring {
         if (key !== LABEL_HOSTNAME) counts[i]?.set(labelValue(labels, key) ?? '', 0);
       }
     }
-    const weights = constraints.map((c, i) => Math.log((c.topologyKey === LABEL_HOSTNAME ? filteredNodes.length - ignoredNodes.size : (counts[i]?.size ?? 0)) + 2));
+    const weights = constraints.map((c, i) =>
+      Math.log((c.topologyKey === LABEL_HOSTNAME ? filteredNodes.length - ignoredNodes.size : (counts[i]?.size ?? 0)) + 2),
+    );
 
     // Pods on every eligible node count, for the domains of the candidate nodes (hostname domains
     // have none here: Score counts them on the node).

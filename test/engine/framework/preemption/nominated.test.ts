@@ -19,16 +19,36 @@ const LOW = makePod('low-priority').priority(0);
 const HIGH = makePod('high-priority').priority(1000);
 
 /** A PreFilter plugin whose AddPod extension answers `addPod`. */
-const preFilterAnswering = (addPod: Status): PreFilterPlugin => ({ name: 'TestPlugin1', preFilter: () => ({ status: SUCCESS }), addPod: () => addPod });
+const preFilterAnswering = (addPod: Status): PreFilterPlugin => ({
+  name: 'TestPlugin1',
+  preFilter: () => ({ status: SUCCESS }),
+  addPod: () => addPod,
+});
 /** A Filter plugin answering `status`. */
 const filterAnswering = (status: Status): FilterPlugin => ({ name: 'TestPlugin2', filter: () => status });
 
 describe('engine/framework/preemption/nominated', () => {
   // pkg/scheduler/framework/runtime/framework_test.go, TestFilterPluginsWithNominatedPods
   describe('upstream TestFilterPluginsWithNominatedPods', () => {
-    const table: Array<[name: string, preFilter: PreFilterPlugin | undefined, filter: FilterPlugin | undefined, pod: PodBuilder, nominated: PodBuilder | undefined, want: Partial<Status>]> = [
+    const table: Array<
+      [
+        name: string,
+        preFilter: PreFilterPlugin | undefined,
+        filter: FilterPlugin | undefined,
+        pod: PodBuilder,
+        nominated: PodBuilder | undefined,
+        want: Partial<Status>,
+      ]
+    > = [
       ['node has no nominated pod', undefined, undefined, LOW, undefined, { code: Code.Success }],
-      ['node has a high-priority nominated pod and all filters succeed', preFilterAnswering(SUCCESS), filterAnswering(SUCCESS), LOW, HIGH, { code: Code.Success }],
+      [
+        'node has a high-priority nominated pod and all filters succeed',
+        preFilterAnswering(SUCCESS),
+        filterAnswering(SUCCESS),
+        LOW,
+        HIGH,
+        { code: Code.Success },
+      ],
       [
         'node has a high-priority nominated pod and pre filters fail',
         preFilterAnswering(errorStatus('injected status')),
@@ -37,9 +57,23 @@ describe('engine/framework/preemption/nominated', () => {
         HIGH,
         { code: Code.Error, reasons: ['running AddPod on PreFilter plugin "TestPlugin1": injected status'], plugin: 'TestPlugin1' },
       ],
-      ['node has a high-priority nominated pod and filters fail', preFilterAnswering(SUCCESS), filterAnswering(errorStatus('injected filter status')), LOW, HIGH, { code: Code.Error, reasons: ['injected filter status'], plugin: 'TestPlugin2' }],
+      [
+        'node has a high-priority nominated pod and filters fail',
+        preFilterAnswering(SUCCESS),
+        filterAnswering(errorStatus('injected filter status')),
+        LOW,
+        HIGH,
+        { code: Code.Error, reasons: ['injected filter status'], plugin: 'TestPlugin2' },
+      ],
       // The low-priority nominated pod is not added: its AddPod is never asked.
-      ['node has a low-priority nominated pod and pre filters return unschedulable', preFilterAnswering(unschedulable('injected')), filterAnswering(SUCCESS), HIGH, LOW, { code: Code.Success }],
+      [
+        'node has a low-priority nominated pod and pre filters return unschedulable',
+        preFilterAnswering(unschedulable('injected')),
+        filterAnswering(SUCCESS),
+        HIGH,
+        LOW,
+        { code: Code.Success },
+      ],
     ];
     for (const [name, preFilter, filter, pod, nominatedPod, want] of table) {
       it(name, () => {
@@ -49,7 +83,10 @@ describe('engine/framework/preemption/nominated', () => {
         const nominated = new NominatedPods();
         if (nominatedPod) nominated.nominate(nominatedPod.info, 'node1');
         const got = filterWithNominatedPods(framework, new CycleState(), pod.info, node, nominated);
-        assert.deepEqual({ code: got.code, ...(want.reasons ? { reasons: got.reasons } : {}), ...(want.plugin ? { plugin: got.plugin } : {}) }, want);
+        assert.deepEqual(
+          { code: got.code, ...(want.reasons ? { reasons: got.reasons } : {}), ...(want.plugin ? { plugin: got.plugin } : {}) },
+          want,
+        );
       });
     }
   });
@@ -69,15 +106,37 @@ describe('engine/framework/preemption/nominated', () => {
     }
     const node = () => makeNode('n1').alloc({ cpu: '2', memory: '8Gi', pods: '110' });
     const waiting = (priority: number) => makePod('preemptor', 'other').req({ cpu: '2' }).priority(priority);
-    const table: Array<[name: string, pod: PodBuilder, nodes: NodeBuilder[], nominations: Array<[PodBuilder, string]>, want: string | undefined]> = [
-      ['a pod of lower priority does not take the room held by a nominated pod', makePod('p').req({ cpu: '1' }).priority(50), [node()], [[waiting(100), 'n1']], '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.'],
-      ['nor one of equal priority (priority ≥ the pod’s counts)', makePod('p').req({ cpu: '1' }).priority(100), [node()], [[waiting(100), 'n1']], '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.'],
+    const table: Array<
+      [name: string, pod: PodBuilder, nodes: NodeBuilder[], nominations: Array<[PodBuilder, string]>, want: string | undefined]
+    > = [
+      [
+        'a pod of lower priority does not take the room held by a nominated pod',
+        makePod('p').req({ cpu: '1' }).priority(50),
+        [node()],
+        [[waiting(100), 'n1']],
+        '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+      ],
+      [
+        'nor one of equal priority (priority ≥ the pod’s counts)',
+        makePod('p').req({ cpu: '1' }).priority(100),
+        [node()],
+        [[waiting(100), 'n1']],
+        '0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod.',
+      ],
       ['a pod of higher priority is not held back', makePod('p').req({ cpu: '1' }).priority(200), [node()], [[waiting(100), 'n1']], 'n1'],
       ['the pod’s own nomination does not count against it', waiting(100), [node()], [[waiting(100), 'n1']], 'n1'],
-      ['a nomination to another node leaves this one alone', makePod('p').req({ cpu: '1' }).priority(50), [node(), makeNode('n2').alloc({ cpu: '2', memory: '8Gi', pods: '110' })], [[waiting(100), 'n2']], 'n1'],
+      [
+        'a nomination to another node leaves this one alone',
+        makePod('p').req({ cpu: '1' }).priority(50),
+        [node(), makeNode('n2').alloc({ cpu: '2', memory: '8Gi', pods: '110' })],
+        [[waiting(100), 'n2']],
+        'n1',
+      ],
       [
         'both passes: a pod whose required affinity only a nominated pod satisfies does not fit (the pass without nominated pods fails)',
-        makePod('p').priority(50).requirePods('podAffinity', { labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'kubernetes.io/hostname' }),
+        makePod('p')
+          .priority(50)
+          .requirePods('podAffinity', { labelSelector: { matchLabels: { app: 'db' } }, topologyKey: 'kubernetes.io/hostname' }),
         [makeNode('n1').labels({ 'kubernetes.io/hostname': 'n1' }), makeNode('n2').labels({ 'kubernetes.io/hostname': 'n2' })],
         [[makePod('db', 'default').labels({ app: 'db' }).priority(100), 'n1']],
         undefined,

@@ -10,7 +10,12 @@ const frame = { profile: 'default-scheduler', nodesTotal: 1 };
 
 describe('engine/planner/planners/gang', () => {
   // Two of the three 2-cpu workers fit the one 4-cpu node.
-  const planned = greedy.plan(request([node('n1')], ['w-0', 'w-1', 'w-2'].map((n) => setPod(n).req({ cpu: '2' }))));
+  const planned = greedy.plan(
+    request(
+      [node('n1')],
+      ['w-0', 'w-1', 'w-2'].map((n) => setPod(n).req({ cpu: '2' })),
+    ),
+  );
 
   it('a gang whose minimum is met keeps the plan as it is', () => {
     assert.equal(applyGang(planned, 'default/workers', 2, frame), planned);
@@ -32,7 +37,12 @@ describe('engine/planner/planners/gang', () => {
 
   it('the pods held back carry a Permit rejection by PodSetPlanner, and no chosen node', () => {
     const [held] = applyGang(planned, 'default/workers', 3, frame).unplaced;
-    assert.deepEqual(held?.diagnosis.status, { code: Code.Unschedulable, reasons: [held?.message], plugin: 'PodSetPlanner', stage: 'Permit' });
+    assert.deepEqual(held?.diagnosis.status, {
+      code: Code.Unschedulable,
+      reasons: [held?.message],
+      plugin: 'PodSetPlanner',
+      stage: 'Permit',
+    });
     assert.equal(held?.diagnosis.chosenNode, undefined);
     assert.equal(held?.diagnosis.message, held?.message);
   });

@@ -14,7 +14,10 @@ describe('engine/planner/planners/greedy', () => {
   it('in queue order: a higher priority pod is placed first, whatever the order given', () => {
     const result = greedy.plan(request([node('n1')], [setPod('low').req({ cpu: '3' }), setPod('high').req({ cpu: '3' }).priority(100)]));
     assert.deepEqual(outcome(result), { placed: { high: 'n1' }, unplaced: ['low'] });
-    assert.deepEqual(result.placed.map((p) => p.diagnosis?.chosenNode), ['n1']);
+    assert.deepEqual(
+      result.placed.map((p) => p.diagnosis?.chosenNode),
+      ['n1'],
+    );
   });
 
   it('a pod left out carries the Diagnosis of its cycle and the upstream message', () => {
@@ -22,10 +25,13 @@ describe('engine/planner/planners/greedy', () => {
     const [left] = result.unplaced;
     assert.equal(left?.message, '0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s).');
     assert.equal(left?.diagnosis.message, left?.message);
-    assert.deepEqual(left?.diagnosis.rejections.map((r) => [r.node, r.plugin]), [
-      ['n1', 'NodeResourcesFit'],
-      ['n2', 'TaintToleration'],
-    ]);
+    assert.deepEqual(
+      left?.diagnosis.rejections.map((r) => [r.node, r.plugin]),
+      [
+        ['n1', 'NodeResourcesFit'],
+        ['n2', 'TaintToleration'],
+      ],
+    );
   });
 
   it('keeps a pod to the nodes it is restricted to', () => {

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
-import { durationInWords, formatGoDurationNanos, parseGoDuration, parseGoDurationNanos } from '../../../../src/engine/planner/podset/duration';
+import {
+  durationInWords,
+  formatGoDurationNanos,
+  parseGoDuration,
+  parseGoDurationNanos,
+} from '../../../../src/engine/planner/podset/duration';
 
 const S = 1_000_000_000n;
 
@@ -23,7 +28,8 @@ describe('engine/planner/podset/duration (Go time.Duration text)', () => {
       ['-9223372036854775808ns', -(1n << 63n)],
       ['1.00000000000000000000000000001s', S],
     ];
-    for (const [text, nanos] of cases) it(`${text} → ${nanos} ns`, () => assert.deepEqual(parseGoDurationNanos(text), { ok: true, value: nanos }));
+    for (const [text, nanos] of cases)
+      it(`${text} → ${nanos} ns`, () => assert.deepEqual(parseGoDurationNanos(text), { ok: true, value: nanos }));
   });
 
   describe("refuses with Go's messages", () => {
@@ -40,7 +46,8 @@ describe('engine/planner/podset/duration (Go time.Duration text)', () => {
       ['9223372036854775808ns', 'time: invalid duration "9223372036854775808ns"'],
       ['3000000h', 'time: invalid duration "3000000h"'],
     ];
-    for (const [text, message] of cases) it(JSON.stringify(text), () => assert.deepEqual(parseGoDurationNanos(text), { ok: false, error: message }));
+    for (const [text, message] of cases)
+      it(JSON.stringify(text), () => assert.deepEqual(parseGoDurationNanos(text), { ok: false, error: message }));
   });
 
   it('gives milliseconds for the engine clock', () => {

@@ -12,7 +12,11 @@ describe('engine/planner/podset/hash', () => {
   it('is 64 bits, written fnv64:<16 hex digits>', () => assert.match(snapshotHash([n1], [a]), /^fnv64:[0-9a-f]{16}$/));
 
   it('the same nodes and pods hash the same, whatever their order or the order of their fields', () => {
-    const reordered: Node = { status: n1.status!, spec: n1.spec!, metadata: { labels: n1.metadata.labels!, uid: n1.metadata.uid!, name: 'n1' } };
+    const reordered: Node = {
+      status: n1.status!,
+      spec: n1.spec!,
+      metadata: { labels: n1.metadata.labels!, uid: n1.metadata.uid!, name: 'n1' },
+    };
     assert.equal(snapshotHash([n1, n2], [a, b]), snapshotHash([n2, reordered], [b, a]));
   });
 

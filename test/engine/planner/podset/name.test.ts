@@ -13,7 +13,7 @@ describe('engine/planner/podset/name', () => {
     for (const [text, hash] of cases) it(`${JSON.stringify(text)} → ${hash}`, () => assert.equal(fnv32a(text), hash));
   });
 
-  it('safeEncodeString maps each character into apimachinery rand\'s vowel-free alphabet', () => {
+  it("safeEncodeString maps each character into apimachinery rand's vowel-free alphabet", () => {
     assert.equal(safeEncodeString('0123456789'), '456789bcdf');
   });
 
@@ -23,6 +23,7 @@ describe('engine/planner/podset/name', () => {
       ['prod', 'db-shards', 'db-shards-fff6bbd6d'],
       ['équipe', 'pods', 'pods-b5cb7f7c'],
     ];
-    for (const [namespace, podSet, name] of cases) it(`${namespace}/${podSet} → ${name}`, () => assert.equal(schedulePlanName(namespace, podSet), name));
+    for (const [namespace, podSet, name] of cases)
+      it(`${namespace}/${podSet} → ${name}`, () => assert.equal(schedulePlanName(namespace, podSet), name));
   });
 });

@@ -2,9 +2,22 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../../../src/engine/api/clock';
 import { MIN_MEMBER_LABEL, PLANNER_LABEL } from '../../../../src/engine/planner/build';
 import { QUIET_TIME_LABEL } from '../../../../src/engine/planner/plan';
-import { readTrigger, Trigger, type ScheduleCause, type TriggerConfig, type TriggerSpec } from '../../../../src/engine/planner/podset/trigger';
+import {
+  readTrigger,
+  Trigger,
+  type ScheduleCause,
+  type TriggerConfig,
+  type TriggerSpec,
+} from '../../../../src/engine/planner/podset/trigger';
 
-const spec = (fields: Partial<TriggerSpec> = {}): TriggerSpec => ({ name: 'batch', namespace: 'jobs', podSet: 'batch', state: 'Planning', quietTime: '2m0s', ...fields });
+const spec = (fields: Partial<TriggerSpec> = {}): TriggerSpec => ({
+  name: 'batch',
+  namespace: 'jobs',
+  podSet: 'batch',
+  state: 'Planning',
+  quietTime: '2m0s',
+  ...fields,
+});
 
 function config(fields: Partial<TriggerSpec> = {}): TriggerConfig {
   const read = readTrigger(spec(fields));
@@ -24,7 +37,10 @@ describe('engine/planner/podset/trigger', () => {
   describe('reading a trigger', () => {
     it('a good one: its state and quiet time in ms', () => {
       const read = readTrigger(spec({ labels: { [QUIET_TIME_LABEL]: '2m0s', [PLANNER_LABEL]: 'optimize', [MIN_MEMBER_LABEL]: '3' } }));
-      assert.deepEqual(read.ok && { state: read.value.state, quietTimeMs: read.value.quietTimeMs }, { state: 'Planning', quietTimeMs: 120_000 });
+      assert.deepEqual(read.ok && { state: read.value.state, quietTimeMs: read.value.quietTimeMs }, {
+        state: 'Planning',
+        quietTimeMs: 120_000,
+      });
     });
 
     it('no quiet time: none (the set waits for a hand)', () => assert.equal(config({ quietTime: undefined }).quietTimeMs, undefined));
@@ -32,11 +48,31 @@ describe('engine/planner/podset/trigger', () => {
     describe('a bad one is an error naming the trigger, the field and what is wrong', () => {
       const QUIET = ['metadata', 'labels', QUIET_TIME_LABEL];
       const table: Array<[fields: Partial<TriggerSpec>, field: string[], code: string, message: string]> = [
-        [{ state: 'Scheduled' }, ['spec', 'state'], 'bad-value', 'ScheduleTrigger jobs/batch: unknown state "Scheduled" (one of Planning, Schedule)'],
+        [
+          { state: 'Scheduled' },
+          ['spec', 'state'],
+          'bad-value',
+          'ScheduleTrigger jobs/batch: unknown state "Scheduled" (one of Planning, Schedule)',
+        ],
         [{ state: '' }, ['spec', 'state'], 'bad-value', 'ScheduleTrigger jobs/batch: unknown state "" (one of Planning, Schedule)'],
-        [{ quietTime: 'two minutes' }, QUIET, 'quiet-time/not-duration', 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "two minutes" is not a Go duration (time: invalid duration "two minutes"): write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)'],
-        [{ quietTime: '120' }, QUIET, 'quiet-time/not-duration', 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "120" is not a Go duration (time: missing unit in duration "120"); write 2m0s'],
-        [{ quietTime: '-30s' }, QUIET, 'quiet-time/not-label-value', 'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "-30s" is negative: a label value cannot start with "-", and a quiet time is a wait'],
+        [
+          { quietTime: 'two minutes' },
+          QUIET,
+          'quiet-time/not-duration',
+          'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "two minutes" is not a Go duration (time: invalid duration "two minutes"): write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)',
+        ],
+        [
+          { quietTime: '120' },
+          QUIET,
+          'quiet-time/not-duration',
+          'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "120" is not a Go duration (time: missing unit in duration "120"); write 2m0s',
+        ],
+        [
+          { quietTime: '-30s' },
+          QUIET,
+          'quiet-time/not-label-value',
+          'ScheduleTrigger jobs/batch: label planner.ciena.io/quiet-time: the quiet time "-30s" is negative: a label value cannot start with "-", and a quiet time is a wait',
+        ],
         [
           { labels: { [PLANNER_LABEL]: 'fastest' } },
           ['metadata', 'labels', PLANNER_LABEL],
@@ -57,7 +93,8 @@ describe('engine/planner/podset/trigger', () => {
         ],
       ];
       // The quiet time's words are the editor's diagnostic's (engine/planner/podset/quiet-time.ts quietTimeProblem).
-      for (const [fields, field, code, message] of table) it(message, () => assert.deepEqual(readTrigger(spec(fields)), { ok: false, error: { code, field, message } }));
+      for (const [fields, field, code, message] of table)
+        it(message, () => assert.deepEqual(readTrigger(spec(fields)), { ok: false, error: { code, field, message } }));
     });
   });
 

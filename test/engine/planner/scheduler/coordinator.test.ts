@@ -10,14 +10,26 @@ import type { TriggerSpec } from '../../../../src/engine/planner/podset/trigger'
 import { makeNode, makePod, snapshotOf, type PodBuilder } from '../../../builders';
 import { planning, setPod } from '../fixtures';
 
-const trigger = (fields: Partial<TriggerSpec> = {}): TriggerSpec => ({ name: 'web', namespace: 'default', podSet: 'web', state: 'Planning', quietTime: '2m0s', ...fields });
+const trigger = (fields: Partial<TriggerSpec> = {}): TriggerSpec => ({
+  name: 'web',
+  namespace: 'default',
+  podSet: 'web',
+  state: 'Planning',
+  quietTime: '2m0s',
+  ...fields,
+});
 
 /**
  * A scheduler in miniature: the cluster as a snapshot, the coordinator over it, and a framework of
  * the default profile with PodSetPlanner gated by the coordinator. `schedule` runs a pod's cycle and
  * binds it (into the snapshot) when it is placed.
  */
-function scheduler(nodes = [makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pods: '110' }), makeNode('n2').alloc({ cpu: '4', memory: '16Gi', pods: '110' })]) {
+function scheduler(
+  nodes = [
+    makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pods: '110' }),
+    makeNode('n2').alloc({ cpu: '4', memory: '16Gi', pods: '110' }),
+  ],
+) {
   const clock = new ManualClock(0);
   const cluster: Snapshot = snapshotOf(nodes);
   const plans: Array<[PlanCause, Record<string, string>, string[]]> = [];
@@ -26,7 +38,8 @@ function scheduler(nodes = [makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pod
     clock,
     planning: planning(),
     cluster: () => cluster,
-    onPlan: (plan: Plan, cause) => plans.push([cause, Object.fromEntries(plan.assignments.map((a) => [a.pod, a.node])), plan.unplaced.map((u) => u.pod)]),
+    onPlan: (plan: Plan, cause) =>
+      plans.push([cause, Object.fromEntries(plan.assignments.map((a) => [a.pod, a.node])), plan.unplaced.map((u) => u.pod)]),
     onScheduled: (t) => scheduled.push(t.name),
   });
   const { framework } = planning(undefined, coordinator);
@@ -53,7 +66,6 @@ function scheduler(nodes = [makeNode('n1').alloc({ cpu: '4', memory: '16Gi', pod
 
 const web = (i: number, cpu = '2') => setPod(`web-${i}`).req({ cpu });
 
-
 // What a 1.35 default profile adds to a held pod's message: the planner's hold is a PreFilter
 // rejection, which evicting pods cannot undo.
 const NOT_HELPFUL = ' preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.';
@@ -61,7 +73,10 @@ describe('engine/planner/scheduler/coordinator', () => {
   it('holds a set while its trigger is Planning: the cycle says why', async () => {
     const s = scheduler();
     assert.deepEqual(s.coordinator.applyTrigger(trigger()), { ok: true, value: undefined });
-    assert.equal(await s.schedule(web(0)), `0/2 nodes are available: pod set default/web is held while its ScheduleTrigger is Planning.${NOT_HELPFUL}`);
+    assert.equal(
+      await s.schedule(web(0)),
+      `0/2 nodes are available: pod set default/web is held while its ScheduleTrigger is Planning.${NOT_HELPFUL}`,
+    );
   });
 
   it('a set without a trigger is held too', async () => {
@@ -82,12 +97,18 @@ describe('engine/planner/scheduler/coordinator', () => {
     s.clock.advance(60_000);
     s.coordinator.podAdded(pods[2]!.obj);
     s.clock.advance(119_999);
-    assert.deepEqual(s.coordinator.triggers(), [{ namespace: 'default', name: 'web', podSet: 'web', state: 'Planning', quietUntil: 240_000 }]);
+    assert.deepEqual(s.coordinator.triggers(), [
+      { namespace: 'default', name: 'web', podSet: 'web', state: 'Planning', quietUntil: 240_000 },
+    ]);
     s.clock.advance(1);
     assert.deepEqual(s.scheduled, ['web'], 'told, so the trigger object can say Schedule');
     // Pod by pod, the 2-cpu pods would spread and leave no room for the 4-cpu one; planned as a set, all fit.
     assert.deepEqual(s.plans, [['quiet-time', { 'web-0': 'n2', 'web-1': 'n2', 'web-2': 'n1' }, []]]);
-    for (const pod of pods) assert.equal(await s.schedule(pod), s.coordinator.plan('default', 'web')?.assignments.find((a) => a.pod === pod.obj.metadata.name)?.node);
+    for (const pod of pods)
+      assert.equal(
+        await s.schedule(pod),
+        s.coordinator.plan('default', 'web')?.assignments.find((a) => a.pod === pod.obj.metadata.name)?.node,
+      );
   });
 
   it('set to Schedule by hand, the set is planned at once', () => {
@@ -139,12 +160,18 @@ describe('engine/planner/scheduler/coordinator', () => {
   it('a pod the plan leaves out is told why, in upstream form', async () => {
     const s = scheduler();
     s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
-    assert.equal(await s.schedule(web(0, '8')), `0/2 nodes are available: the plan of pod set default/web leaves the pod out (2 Insufficient cpu).${NOT_HELPFUL}`);
+    assert.equal(
+      await s.schedule(web(0, '8')),
+      `0/2 nodes are available: the plan of pod set default/web leaves the pod out (2 Insufficient cpu).${NOT_HELPFUL}`,
+    );
   });
 
   describe('a bad trigger is an error, and holds the set until a good one comes', () => {
     const table: Array<[Partial<TriggerSpec>, string]> = [
-      [{ quietTime: 'soon' }, 'ScheduleTrigger default/web: label planner.ciena.io/quiet-time: the quiet time "soon" is not a Go duration (time: invalid duration "soon"): write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)'],
+      [
+        { quietTime: 'soon' },
+        'ScheduleTrigger default/web: label planner.ciena.io/quiet-time: the quiet time "soon" is not a Go duration (time: invalid duration "soon"): write one such as 2m0s, 1h30m or 300ms (units ns, us, ms, s, m, h)',
+      ],
       [{ state: 'Go' }, 'ScheduleTrigger default/web: unknown state "Go" (one of Planning, Schedule)'],
     ];
     for (const [fields, error] of table) {

@@ -10,7 +10,10 @@ const avoidEachOther = { topologyKey: HOSTNAME, labelSelector: { matchLabels: { 
 
 describe('engine/planner/search/branch-and-bound', () => {
   it('proves the optimum: 3 + 3 + 2 + 2 cpu on 5-cpu nodes takes two nodes, paired across', () => {
-    const req = request([node('n1', '5'), node('n2', '5'), node('n3', '5')], [setPod('a').req({ cpu: '3' }), setPod('b').req({ cpu: '3' }), setPod('c').req({ cpu: '2' }), setPod('d').req({ cpu: '2' })]);
+    const req = request(
+      [node('n1', '5'), node('n2', '5'), node('n3', '5')],
+      [setPod('a').req({ cpu: '3' }), setPod('b').req({ cpu: '3' }), setPod('c').req({ cpu: '2' }), setPod('d').req({ cpu: '2' })],
+    );
     const outcome = exactSearch(req, { budget: 100_000 });
     assert.equal(outcome.proven, true);
     assert.deepEqual([outcome.quality.placed, outcome.quality.nodes], [4, 2]);
@@ -20,7 +23,10 @@ describe('engine/planner/search/branch-and-bound', () => {
   });
 
   it('proves that no more pods can be placed: three 3-cpu pods on two 4-cpu nodes', () => {
-    const req = request([node('n1'), node('n2')], ['a', 'b', 'c'].map((n) => setPod(n).req({ cpu: '3' })));
+    const req = request(
+      [node('n1'), node('n2')],
+      ['a', 'b', 'c'].map((n) => setPod(n).req({ cpu: '3' })),
+    );
     const outcome = exactSearch(req, { budget: 100_000 });
     assert.deepEqual([outcome.proven, outcome.quality.placed], [true, 2]);
   });
@@ -28,14 +34,24 @@ describe('engine/planner/search/branch-and-bound', () => {
   it('starting from a placement that is already optimal finds nothing better, and proves it', () => {
     const req = request([node('n1'), node('n2')], [setPod('a').req({ cpu: '2' }), setPod('b').req({ cpu: '2' })]);
     const outcome = exactSearch(req, { budget: 100_000, incumbent: greedy.plan(req) });
-    assert.deepEqual([outcome.improved, outcome.proven, outcome.quality.placed], [true, true, 2], 'greedy spread them: packing both on one node is better');
-    const again = exactSearch(req, { budget: 100_000, incumbent: { placed: [...outcome.targets].map(([pod, n]) => ({ pod, node: n })), unplaced: [] } });
+    assert.deepEqual(
+      [outcome.improved, outcome.proven, outcome.quality.placed],
+      [true, true, 2],
+      'greedy spread them: packing both on one node is better',
+    );
+    const again = exactSearch(req, {
+      budget: 100_000,
+      incumbent: { placed: [...outcome.targets].map(([pod, n]) => ({ pod, node: n })), unplaced: [] },
+    });
     assert.deepEqual([again.improved, again.proven], [false, true]);
   });
 
   it('stops at its budget without a proof', () => {
     const pods = [5, 4, 4, 3, 3, 3, 2, 2].map((cpu, i) => setPod(`p${i}`).req({ cpu: String(cpu) }));
-    const req = request(['6', '7', '8', '9', '10', '6', '7'].map((cpu, i) => node(`n${i}`, cpu)), pods);
+    const req = request(
+      ['6', '7', '8', '9', '10', '6', '7'].map((cpu, i) => node(`n${i}`, cpu)),
+      pods,
+    );
     const cut = exactSearch(req, { budget: 10 });
     const full = exactSearch(req, { budget: 100_000 });
     assert.deepEqual([cut.proven, full.proven, full.quality.placed, full.quality.nodes], [false, true, 8, 3]);
@@ -58,12 +74,18 @@ describe('engine/planner/search/branch-and-bound', () => {
       {
         name: 'pods of one shape that must not share a hostname need a node each',
         nodes: [node('n1', '32'), node('n2', '32'), node('n3', '32')],
-        pods: ['db-0', 'db-1', 'db-2'].map((n) => setPod(n).labels({ app: 'db' }).req({ cpu: '1' }).requirePods('podAntiAffinity', avoidEachOther)),
+        pods: ['db-0', 'db-1', 'db-2'].map((n) =>
+          setPod(n).labels({ app: 'db' }).req({ cpu: '1' }).requirePods('podAntiAffinity', avoidEachOther),
+        ),
         bound: 3,
       },
       {
         name: 'nodes a pod can never use (an untolerated taint) do not count for it; disjoint groups add up',
-        nodes: [node('n1', '4'), node('n2', '4'), makeNode('gpu').alloc({ cpu: '64', memory: '64Gi', pods: '110', 'nvidia.com/gpu': '4' }).taint('nvidia.com/gpu', 'present')],
+        nodes: [
+          node('n1', '4'),
+          node('n2', '4'),
+          makeNode('gpu').alloc({ cpu: '64', memory: '64Gi', pods: '110', 'nvidia.com/gpu': '4' }).taint('nvidia.com/gpu', 'present'),
+        ],
         pods: [
           setPod('cpu-0').req({ cpu: '3' }),
           setPod('cpu-1').req({ cpu: '3' }),
@@ -72,6 +94,7 @@ describe('engine/planner/search/branch-and-bound', () => {
         bound: 3,
       },
     ];
-    for (const { name, nodes, pods, bound } of table) it(`${name}: ${bound}`, () => assert.equal(nodesLowerBound(request(nodes, pods)), bound));
+    for (const { name, nodes, pods, bound } of table)
+      it(`${name}: ${bound}`, () => assert.equal(nodesLowerBound(request(nodes, pods)), bound));
   });
 });

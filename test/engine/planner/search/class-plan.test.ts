@@ -18,13 +18,20 @@ describe('engine/planner/search/class-plan (packing on pod groups and node class
         req: () =>
           request(
             ['n1', 'n2', 'n3', 'n4', 'n5', 'n6'].map((n) => node(n)),
-            [0, 1, 2, 3].flatMap((i) => [setPod(`cpu-${i}`).req({ cpu: '6', memory: '8Gi' }), setPod(`mem-${i}`).req({ cpu: '2', memory: '24Gi' })]),
+            [0, 1, 2, 3].flatMap((i) => [
+              setPod(`cpu-${i}`).req({ cpu: '6', memory: '8Gi' }),
+              setPod(`mem-${i}`).req({ cpu: '2', memory: '24Gi' }),
+            ]),
           ),
         nodes: 4,
       },
       {
         name: 'one big node rather than four small ones',
-        req: () => request([node('s1', '4', '16Gi'), node('s2', '4', '16Gi'), node('s3', '4', '16Gi'), node('s4', '4', '16Gi'), node('big', '16', '64Gi')], ['a', 'b', 'c', 'd'].map((n) => setPod(n).req({ cpu: '4' }))),
+        req: () =>
+          request(
+            [node('s1', '4', '16Gi'), node('s2', '4', '16Gi'), node('s3', '4', '16Gi'), node('s4', '4', '16Gi'), node('big', '16', '64Gi')],
+            ['a', 'b', 'c', 'd'].map((n) => setPod(n).req({ cpu: '4' })),
+          ),
         nodes: 1,
       },
       {
@@ -35,7 +42,10 @@ describe('engine/planner/search/class-plan (packing on pod groups and node class
             ['n1', 'n2', 'n3', 'n4', 'n5'].map((n) => node(n)),
             [
               ...['db-0', 'db-1', 'db-2'].map((n) =>
-                setPod(n).labels({ app: 'db' }).req({ cpu: '2' }).requirePods('podAntiAffinity', { topologyKey: HOSTNAME, labelSelector: { matchLabels: { app: 'db' } } }),
+                setPod(n)
+                  .labels({ app: 'db' })
+                  .req({ cpu: '2' })
+                  .requirePods('podAntiAffinity', { topologyKey: HOSTNAME, labelSelector: { matchLabels: { app: 'db' } } }),
               ),
               ...['a', 'b', 'c'].map((n) => setPod(n).req({ cpu: '6' })),
             ],
@@ -47,9 +57,20 @@ describe('engine/planner/search/class-plan (packing on pod groups and node class
         name: 'zone spread: two pods in each of three zones',
         req: () =>
           request(
-            ['a', 'b', 'c'].flatMap((z) => [node(`n-${z}1`).labels({ [ZONE]: `zone-${z}` }), node(`n-${z}2`).labels({ [ZONE]: `zone-${z}` })]),
+            ['a', 'b', 'c'].flatMap((z) => [
+              node(`n-${z}1`).labels({ [ZONE]: `zone-${z}` }),
+              node(`n-${z}2`).labels({ [ZONE]: `zone-${z}` }),
+            ]),
             Array.from({ length: 6 }, (_, i) =>
-              setPod(`web-${i}`).labels({ app: 'web' }).req({ cpu: '1' }).spread({ maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } } }),
+              setPod(`web-${i}`)
+                .labels({ app: 'web' })
+                .req({ cpu: '1' })
+                .spread({
+                  maxSkew: 1,
+                  topologyKey: ZONE,
+                  whenUnsatisfiable: 'DoNotSchedule',
+                  labelSelector: { matchLabels: { app: 'web' } },
+                }),
             ),
           ),
         nodes: 3,
@@ -59,9 +80,21 @@ describe('engine/planner/search/class-plan (packing on pod groups and node class
         name: 'GPU pods on the tainted GPU nodes only, the others on a plain node',
         req: () =>
           request(
-            [node('plain1'), node('plain2'), ...['g1', 'g2', 'g3'].map((n) => makeNode(n).alloc({ cpu: '16', memory: '64Gi', pods: '110', [GPU]: '4' }).taint(GPU, 'present'))],
             [
-              ...['t0', 't1', 't2', 't3'].map((n) => setPod(n).req({ cpu: '1', [GPU]: '2' }).tolerate({ key: GPU, operator: 'Exists' })),
+              node('plain1'),
+              node('plain2'),
+              ...['g1', 'g2', 'g3'].map((n) =>
+                makeNode(n)
+                  .alloc({ cpu: '16', memory: '64Gi', pods: '110', [GPU]: '4' })
+                  .taint(GPU, 'present'),
+              ),
+            ],
+            [
+              ...['t0', 't1', 't2', 't3'].map((n) =>
+                setPod(n)
+                  .req({ cpu: '1', [GPU]: '2' })
+                  .tolerate({ key: GPU, operator: 'Exists' }),
+              ),
               ...['p0', 'p1'].map((n) => setPod(n).req({ cpu: '4' })),
             ],
           ),
@@ -80,7 +113,10 @@ describe('engine/planner/search/class-plan (packing on pod groups and node class
   });
 
   it('leaves out what does not fit and says why (the engine diagnoses it)', () => {
-    const r = request([node('n1', '4')], ['a', 'b'].map((n) => setPod(n).req({ cpu: '3' })));
+    const r = request(
+      [node('n1', '4')],
+      ['a', 'b'].map((n) => setPod(n).req({ cpu: '3' })),
+    );
     const result = classPlan(r);
     assert.equal(result.placed.length, 1);
     assert.match(result.unplaced[0]?.message ?? '', /Insufficient cpu/);
@@ -88,16 +124,27 @@ describe('engine/planner/search/class-plan (packing on pod groups and node class
 
   it('leaving pods out, it asks how many any plan places: smaller pods first then place more, unless no plan places more', () => {
     // 3 + 1 cpu fill the node largest first (2 pods); 1 + 1 + 1 + 1 smallest first (4 pods).
-    const r = request([node('n1', '4')], [setPod('big').req({ cpu: '3' }), ...['a', 'b', 'c', 'd'].map((n) => setPod(n).req({ cpu: '1' }))]);
+    const r = request(
+      [node('n1', '4')],
+      [setPod('big').req({ cpu: '3' }), ...['a', 'b', 'c', 'd'].map((n) => setPod(n).req({ cpu: '1' }))],
+    );
     const asked: number[] = [];
     assert.equal(classPlan(r, undefined, undefined, (placed) => (asked.push(placed), undefined)).placed.length, 4);
     assert.deepEqual(asked, [2]);
-    assert.equal(classPlan(r, undefined, undefined, () => 2).placed.length, 2, 'told no plan places more than 2, it keeps the largest-first packing');
+    assert.equal(
+      classPlan(r, undefined, undefined, () => 2).placed.length,
+      2,
+      'told no plan places more than 2, it keeps the largest-first packing',
+    );
     assert.equal(classPlan(r).placed.length, 4);
   });
 
   it('is deterministic: the same request gives the same plan', () => {
-    const req = () => request(['n1', 'n2', 'n3', 'n4'].map((n) => node(n)), Array.from({ length: 12 }, (_, i) => setPod(`p${i}`).req({ cpu: `${1 + (i % 4)}`, memory: `${2 + ((i * 5) % 7)}Gi` })));
+    const req = () =>
+      request(
+        ['n1', 'n2', 'n3', 'n4'].map((n) => node(n)),
+        Array.from({ length: 12 }, (_, i) => setPod(`p${i}`).req({ cpu: `${1 + (i % 4)}`, memory: `${2 + ((i * 5) % 7)}Gi` })),
+      );
     assert.deepEqual(outcome(classPlan(req())), outcome(classPlan(req())));
   });
 });

@@ -10,14 +10,33 @@ import { DEFAULT_PROFILE } from '../../../../src/engine/plugins/defaults';
 import { makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../../builders';
 import { planning, setPod } from '../fixtures';
 
-const withArgs = (args: unknown) => mergeProfile(DEFAULT_PROFILE, { schedulerName: 'default-scheduler', pluginConfig: [{ name: 'PodSetPlanner', args }] });
+const withArgs = (args: unknown) =>
+  mergeProfile(DEFAULT_PROFILE, { schedulerName: 'default-scheduler', pluginConfig: [{ name: 'PodSetPlanner', args }] });
 const NODE = { cpu: '2', memory: '8Gi', pods: '110' };
 
 /** The plan of set `web` (its pods at priority 100, 2 cpu each) over `nodes` with `running` pods, in short. */
-function planOf(args: unknown, nodes: NodeBuilder[], running: PodBuilder[], members: number, extra: { planner?: string; minMember?: number } = {}) {
+function planOf(
+  args: unknown,
+  nodes: NodeBuilder[],
+  running: PodBuilder[],
+  members: number,
+  extra: { planner?: string; minMember?: number } = {},
+) {
   const set = Array.from({ length: members }, (_, i) => setPod(`web-${i}`).priority(100).req({ cpu: '2' }));
-  const podSet = resolvePodSet([...set, ...running].map((p) => p.obj), { namespace: 'default', name: 'web' });
-  const made = planPodSet(planning(withArgs(args)), { podSet, snapshot: snapshotOf(nodes, running), now: 0 }, { override: { ...(extra.planner ? { planner: extra.planner } : {}), ...(extra.minMember !== undefined ? { minMember: extra.minMember } : {}) } });
+  const podSet = resolvePodSet(
+    [...set, ...running].map((p) => p.obj),
+    { namespace: 'default', name: 'web' },
+  );
+  const made = planPodSet(
+    planning(withArgs(args)),
+    { podSet, snapshot: snapshotOf(nodes, running), now: 0 },
+    {
+      override: {
+        ...(extra.planner ? { planner: extra.planner } : {}),
+        ...(extra.minMember !== undefined ? { minMember: extra.minMember } : {}),
+      },
+    },
+  );
   assert.ok(made.ok, made.ok ? '' : made.error);
   const plan = made.value;
   return {
@@ -40,9 +59,15 @@ describe('engine/planner/search/preempt', () => {
 
   // n1 holds one low-priority pod (10), n2 two (10 and 20): one set pod fits nowhere without evicting.
   const nodes = () => [makeNode('n1').alloc(NODE), makeNode('n2').alloc(NODE)];
-  const running = () => [makePod('low-a', 'batch').node('n1').priority(10).req({ cpu: '2' }), makePod('low-b', 'batch').node('n2').priority(10).req({ cpu: '1' }), makePod('low-c', 'batch').node('n2').priority(20).req({ cpu: '1' })];
+  const running = () => [
+    makePod('low-a', 'batch').node('n1').priority(10).req({ cpu: '2' }),
+    makePod('low-b', 'batch').node('n2').priority(10).req({ cpu: '1' }),
+    makePod('low-c', 'batch').node('n2').priority(20).req({ cpu: '1' }),
+  ];
 
-  const table: Array<[name: string, args: unknown, members: number, extra: { planner?: string; minMember?: number }, expected: ReturnType<typeof planOf>]> = [
+  const table: Array<
+    [name: string, args: unknown, members: number, extra: { planner?: string; minMember?: number }, expected: ReturnType<typeof planOf>]
+  > = [
     [
       'off by default: nothing is evicted, and the reason says where preemption would make room and how to allow it',
       undefined,
@@ -51,20 +76,39 @@ describe('engine/planner/search/preempt', () => {
       {
         placed: {},
         victims: [],
-        unplaced: ['web-0: 0/2 nodes are available: 2 Insufficient cpu. preemption: evicting batch/low-a from node n1 would make room; plans do not preempt unless the profile allows it (PodSetPlanner args: allowPreemption: true).'],
+        unplaced: [
+          'web-0: 0/2 nodes are available: 2 Insufficient cpu. preemption: evicting batch/low-a from node n1 would make room; plans do not preempt unless the profile allows it (PodSetPlanner args: allowPreemption: true).',
+        ],
       },
     ],
-    ['on: the node of the fewest, least important victims (n1: one pod of 10, not n2: 10 and 20), victims listed', { allowPreemption: true }, 1, {}, { placed: { 'web-0': 'n1' }, victims: ['batch/low-a@n1 for web-0'], unplaced: [] }],
+    [
+      'on: the node of the fewest, least important victims (n1: one pod of 10, not n2: 10 and 20), victims listed',
+      { allowPreemption: true },
+      1,
+      {},
+      { placed: { 'web-0': 'n1' }, victims: ['batch/low-a@n1 for web-0'], unplaced: [] },
+    ],
     [
       'on, two pods: each evicts on its own node (victims highest priority first, as upstream orders them)',
       { allowPreemption: true },
       2,
       {},
-      { placed: { 'web-0': 'n1', 'web-1': 'n2' }, victims: ['batch/low-a@n1 for web-0', 'batch/low-c@n2 for web-1', 'batch/low-b@n2 for web-1'], unplaced: [] },
+      {
+        placed: { 'web-0': 'n1', 'web-1': 'n2' },
+        victims: ['batch/low-a@n1 for web-0', 'batch/low-c@n2 for web-1', 'batch/low-b@n2 for web-1'],
+        unplaced: [],
+      },
     ],
-    ['on, with another planner: preemption follows whichever planner placed the rest', { allowPreemption: true, planner: 'optimize' }, 1, {}, { placed: { 'web-0': 'n1' }, victims: ['batch/low-a@n1 for web-0'], unplaced: [] }],
+    [
+      'on, with another planner: preemption follows whichever planner placed the rest',
+      { allowPreemption: true, planner: 'optimize' },
+      1,
+      {},
+      { placed: { 'web-0': 'n1' }, victims: ['batch/low-a@n1 for web-0'], unplaced: [] },
+    ],
   ];
-  for (const [name, args, members, extra, expected] of table) it(name, () => assert.deepEqual(planOf(args, nodes(), running(), members, extra), expected));
+  for (const [name, args, members, extra, expected] of table)
+    it(name, () => assert.deepEqual(planOf(args, nodes(), running(), members, extra), expected));
 
   it('a gang of 3 that even evicting cannot meet: nothing placed, nothing evicted', () => {
     const got = planOf({ allowPreemption: true }, nodes(), running(), 3, { minMember: 3 });
@@ -72,8 +116,18 @@ describe('engine/planner/search/preempt', () => {
   });
 
   it('a pod no eviction helps stays unplaced with upstream’s whole message (its preemption part too), and nothing is evicted', () => {
-    const got = planOf({ allowPreemption: true }, nodes(), [makePod('high', 'batch').node('n1').priority(500).req({ cpu: '2' }), makePod('higher', 'batch').node('n2').priority(500).req({ cpu: '2' })], 1);
+    const got = planOf(
+      { allowPreemption: true },
+      nodes(),
+      [
+        makePod('high', 'batch').node('n1').priority(500).req({ cpu: '2' }),
+        makePod('higher', 'batch').node('n2').priority(500).req({ cpu: '2' }),
+      ],
+      1,
+    );
     assert.deepEqual([got.placed, got.victims], [{}, []]);
-    assert.deepEqual(got.unplaced, ['web-0: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.']);
+    assert.deepEqual(got.unplaced, [
+      'web-0: 0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.',
+    ]);
   });
 });

@@ -34,16 +34,28 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
       {
         // 6 cpu of pods: the 4-cpu node and one 2-cpu node, where first fit on small nodes takes 3.
         name: 'six 1-cpu pods: one big node and one small one',
-        req: () => request([node('s1', '2'), node('s2', '2'), node('s3', '2'), node('big', '4')], ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => setPod(n).req({ cpu: '1' }))),
+        req: () =>
+          request(
+            [node('s1', '2'), node('s2', '2'), node('s3', '2'), node('big', '4')],
+            ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => setPod(n).req({ cpu: '1' })),
+          ),
         nodes: 2,
         placed: 6,
       },
       {
         // Sizes 3,3,2,2,2 on 6-cpu nodes: 3+3 and 2+2+2, two nodes, no slack.
         name: 'bin packing without slack: 3+3 and 2+2+2',
-        req: () => request([node('n1', '6'), node('n2', '6'), node('n3', '6')], [
-          setPod('a').req({ cpu: '3' }), setPod('b').req({ cpu: '2' }), setPod('c').req({ cpu: '3' }), setPod('d').req({ cpu: '2' }), setPod('e').req({ cpu: '2' }),
-        ]),
+        req: () =>
+          request(
+            [node('n1', '6'), node('n2', '6'), node('n3', '6')],
+            [
+              setPod('a').req({ cpu: '3' }),
+              setPod('b').req({ cpu: '2' }),
+              setPod('c').req({ cpu: '3' }),
+              setPod('d').req({ cpu: '2' }),
+              setPod('e').req({ cpu: '2' }),
+            ],
+          ),
         nodes: 2,
         placed: 5,
       },
@@ -51,7 +63,9 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
         name: 'three anti-affine replicas take a node each',
         req: () => {
           const term = { topologyKey: HOSTNAME, labelSelector: { matchLabels: { app: 'db' } } };
-          const pods = ['db-0', 'db-1', 'db-2'].map((n) => setPod(n).labels({ app: 'db' }).req({ cpu: '1' }).requirePods('podAntiAffinity', term));
+          const pods = ['db-0', 'db-1', 'db-2'].map((n) =>
+            setPod(n).labels({ app: 'db' }).req({ cpu: '1' }).requirePods('podAntiAffinity', term),
+          );
           return request([node('n1', '8'), node('n2', '8'), node('n3', '8'), node('n4', '8')], pods);
         },
         nodes: 3,
@@ -62,9 +76,19 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
         name: 'zone spread: one node in each of three zones',
         req: () => {
           const zoned = (name: string, zone: string) => node(name, '8').labels({ [ZONE]: zone });
-          const constraint = { maxSkew: 1, topologyKey: ZONE, whenUnsatisfiable: 'DoNotSchedule' as const, labelSelector: { matchLabels: { app: 'web' } } };
-          const pods = ['w0', 'w1', 'w2', 'w3', 'w4', 'w5'].map((n) => setPod(n).labels({ app: 'web' }).req({ cpu: '1' }).spread(constraint));
-          return request([zoned('a1', 'a'), zoned('a2', 'a'), zoned('b1', 'b'), zoned('b2', 'b'), zoned('c1', 'c'), zoned('c2', 'c')], pods);
+          const constraint = {
+            maxSkew: 1,
+            topologyKey: ZONE,
+            whenUnsatisfiable: 'DoNotSchedule' as const,
+            labelSelector: { matchLabels: { app: 'web' } },
+          };
+          const pods = ['w0', 'w1', 'w2', 'w3', 'w4', 'w5'].map((n) =>
+            setPod(n).labels({ app: 'web' }).req({ cpu: '1' }).spread(constraint),
+          );
+          return request(
+            [zoned('a1', 'a'), zoned('a2', 'a'), zoned('b1', 'b'), zoned('b2', 'b'), zoned('c1', 'c'), zoned('c2', 'c')],
+            pods,
+          );
         },
         nodes: 3,
         placed: 6,
@@ -72,7 +96,8 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
       {
         // 3 + 3 cpu on two 4-cpu nodes and one pod of 5 cpu that fits nowhere: 2 of 3 at best.
         name: 'not every pod placeable: the most that are',
-        req: () => request([node('n1'), node('n2')], [setPod('a').req({ cpu: '3' }), setPod('b').req({ cpu: '3' }), setPod('c').req({ cpu: '5' })]),
+        req: () =>
+          request([node('n1'), node('n2')], [setPod('a').req({ cpu: '3' }), setPod('b').req({ cpu: '3' }), setPod('c').req({ cpu: '5' })]),
         nodes: 2,
         placed: 2,
       },
@@ -105,12 +130,19 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
           const proven = exact.plan(solving(base()));
           assert.equal(proven.bound?.optimal, true, 'the instance is settled by the solver');
           const optimized = optimize.plan(solving(base()));
-          assert.ok(optimized.placed.length >= proven.placed.length, `optimize placed ${optimized.placed.length} of ${proven.placed.length} placeable`);
-          assert.ok(nodesUsed(optimized) <= 1.02 * nodesUsed(proven), `optimize uses ${nodesUsed(optimized)} nodes, the optimum ${nodesUsed(proven)}`);
+          assert.ok(
+            optimized.placed.length >= proven.placed.length,
+            `optimize placed ${optimized.placed.length} of ${proven.placed.length} placeable`,
+          );
+          assert.ok(
+            nodesUsed(optimized) <= 1.02 * nodesUsed(proven),
+            `optimize uses ${nodesUsed(optimized)} nodes, the optimum ${nodesUsed(proven)}`,
+          );
           assertEngineAccepts(base(), optimized);
           const bound = proveBound(solving(base()));
           assert.ok(bound);
-          if (bound.nodes !== undefined) assert.ok(bound.nodes <= nodesUsed(proven), `bound ${bound.nodes} above the optimum ${nodesUsed(proven)}`);
+          if (bound.nodes !== undefined)
+            assert.ok(bound.nodes <= nodesUsed(proven), `bound ${bound.nodes} above the optimum ${nodesUsed(proven)}`);
           if (bound.placeable !== undefined) assert.ok(bound.placeable >= proven.placed.length);
         });
       }
@@ -126,7 +158,13 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
       const solves: MilpOptions[] = [];
       const recording: MilpSolver = { name: highs.name, solve: (model, options) => (solves.push(options), highs.solve(model, options)) };
       const planned = (timeLimitMs: number) => {
-        const result = optimize.plan({ pods: infos, snapshot: snapshot.value, framework: planning().framework, objective: 'pack', solver: { solver: recording, timeLimitMs, seed: 1 } });
+        const result = optimize.plan({
+          pods: infos,
+          snapshot: snapshot.value,
+          framework: planning().framework,
+          objective: 'pack',
+          solver: { solver: recording, timeLimitMs, seed: 1 },
+        });
         return { ...outcome(result), bound: result.bound };
       };
       const quick = planned(20_000);
@@ -136,29 +174,49 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
   });
 
   it('the bound beside a plan: fewest nodes for every pod, and the gap of a plan above it', () => {
-    const r = solving(request([node('s1', '2'), node('s2', '2'), node('s3', '2'), node('big', '4')], ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => setPod(n).req({ cpu: '1' }))));
+    const r = solving(
+      request(
+        [node('s1', '2'), node('s2', '2'), node('s3', '2'), node('big', '4')],
+        ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => setPod(n).req({ cpu: '1' })),
+      ),
+    );
     const pods = resolvePodSet(
       r.pods.map((p) => p.pod),
       { namespace: 'default', name: 'web' },
     );
-    const plan = buildPlan({ podSet: pods, snapshot: r.snapshot, framework: r.framework, now: 0, solver: r.solver as SolverSettings }, { planner: 'greedy' });
+    const plan = buildPlan(
+      { podSet: pods, snapshot: r.snapshot, framework: r.framework, now: 0, solver: r.solver as SolverSettings },
+      { planner: 'greedy' },
+    );
     assert.ok(plan.ok);
     const bound = plan.value.bound;
     assert.ok(bound);
     assert.equal(bound.nodes, 2);
     const used = new Set(plan.value.assignments.map((a) => a.node)).size;
     assert.equal(bound.gap, (used - 2) / used);
-    assert.equal(describeBound(bound, 6, used), `uses ${used} nodes; no plan uses fewer than 2 (within ${(bound.gap * 100).toFixed(1)}% of the best possible)`);
+    assert.equal(
+      describeBound(bound, 6, used),
+      `uses ${used} nodes; no plan uses fewer than 2 (within ${(bound.gap * 100).toFixed(1)}% of the best possible)`,
+    );
     assert.equal(plan.value.objective, 'pack');
   });
 
   it('a gang whose minimum cannot be met places nothing; one that can be met runs', () => {
-    const r = solving(request([node('n1'), node('n2')], ['a', 'b', 'c'].map((n) => setPod(n).req({ cpu: '3' }))));
+    const r = solving(
+      request(
+        [node('n1'), node('n2')],
+        ['a', 'b', 'c'].map((n) => setPod(n).req({ cpu: '3' })),
+      ),
+    );
     const podSet = resolvePodSet(
       r.pods.map((p) => p.pod),
       { namespace: 'default', name: 'web' },
     );
-    const plan = (minMember: number) => buildPlan({ podSet, snapshot: r.snapshot, framework: r.framework, now: 0, solver: r.solver as SolverSettings }, { planner: 'exact', minMember });
+    const plan = (minMember: number) =>
+      buildPlan(
+        { podSet, snapshot: r.snapshot, framework: r.framework, now: 0, solver: r.solver as SolverSettings },
+        { planner: 'exact', minMember },
+      );
     const tooMany = plan(3);
     assert.ok(tooMany.ok);
     assert.equal(tooMany.value.assignments.length, 0);
@@ -183,13 +241,22 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
   });
 
   it('the same seed gives the same plan', () => {
-    const req = () => solving(request([node('n1', '6'), node('n2', '6'), node('n3', '6')], ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => setPod(n).req({ cpu: '2' }))));
+    const req = () =>
+      solving(
+        request(
+          [node('n1', '6'), node('n2', '6'), node('n3', '6')],
+          ['a', 'b', 'c', 'd', 'e', 'f'].map((n) => setPod(n).req({ cpu: '2' })),
+        ),
+      );
     assert.deepEqual(outcome(exact.plan(req())), outcome(exact.plan(req())));
   });
 
   it('the engine has the last word: a solution the filters reject is not taken', () => {
     // A solver that claims every column at its upper bound: both pods on both nodes, which no filter allows.
-    const liar: MilpSolver = { name: 'liar', solve: (model) => ({ status: 'optimal', values: model.upper.slice(), objective: 0, bound: 0 }) };
+    const liar: MilpSolver = {
+      name: 'liar',
+      solve: (model) => ({ status: 'optimal', values: model.upper.slice(), objective: 0, bound: 0 }),
+    };
     const r = request([node('n1', '2'), node('n2', '2')], [setPod('a').req({ cpu: '2' }), setPod('b').req({ cpu: '2' })]);
     const result = exact.plan({ ...r, solver: { solver: liar, timeLimitMs: 20_000, seed: 1 } });
     assertEngineAccepts(r, result);
@@ -204,7 +271,9 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
   });
 
   it('works on nodes that already hold pods: they count as used, not opened', () => {
-    const r = solving(request([node('n1'), node('n2')], [setPod('a').req({ cpu: '1' })], { bound: [setPod('x', 'other').node('n2').req({ cpu: '1' })] }));
+    const r = solving(
+      request([node('n1'), node('n2')], [setPod('a').req({ cpu: '1' })], { bound: [setPod('x', 'other').node('n2').req({ cpu: '1' })] }),
+    );
     const result = exact.plan(r);
     assert.deepEqual(outcome(result).placed, { a: 'n2' });
     assert.equal(result.bound?.optimal, true);

@@ -19,9 +19,18 @@ const HOSTNAME = 'kubernetes.io/hostname';
 const ZONE = 'topology.kubernetes.io/zone';
 
 /** n1, n2 in zone a; n3 in zone b; n4 without a zone label (every node has its hostname label). */
-const nodes = (): NodeBuilder[] => [makeNode('n1').labels({ [ZONE]: 'a' }), makeNode('n2').labels({ [ZONE]: 'a' }), makeNode('n3').labels({ [ZONE]: 'b' }), makeNode('n4')];
+const nodes = (): NodeBuilder[] => [
+  makeNode('n1').labels({ [ZONE]: 'a' }),
+  makeNode('n2').labels({ [ZONE]: 'a' }),
+  makeNode('n3').labels({ [ZONE]: 'b' }),
+  makeNode('n4'),
+];
 
-const term = (app: string, topologyKey: string, extra: Partial<PodAffinityTerm> = {}): PodAffinityTerm => ({ labelSelector: { matchLabels: { app } }, topologyKey, ...extra });
+const term = (app: string, topologyKey: string, extra: Partial<PodAffinityTerm> = {}): PodAffinityTerm => ({
+  labelSelector: { matchLabels: { app } },
+  topologyKey,
+  ...extra,
+});
 
 const pod = (name: string, app: string, namespace?: string) => makePod(name, namespace).labels({ app });
 
@@ -37,7 +46,11 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
       ['weight above 100', { hardPodAffinityWeight: 101 }, 'hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]'],
       ['a negative weight', { hardPodAffinityWeight: -1 }, 'hardPodAffinityWeight: Invalid value: -1'],
       ['a fractional weight', { hardPodAffinityWeight: 1.5 }, 'hardPodAffinityWeight: Invalid value: 1.5'],
-      ['a flag that is no boolean', { ignorePreferredTermsOfExistingPods: 'yes' }, 'ignorePreferredTermsOfExistingPods: Invalid value: "yes"'],
+      [
+        'a flag that is no boolean',
+        { ignorePreferredTermsOfExistingPods: 'yes' },
+        'ignorePreferredTermsOfExistingPods: Invalid value: "yes"',
+      ],
       ['an unknown field', { hardPodAffinityWieght: 2 }, 'unknown field "hardPodAffinityWieght"'],
     ];
     for (const [name, args, want] of table) {
@@ -107,7 +120,9 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
       {
         // no single pod matches both terms, so there is no domain to join
         name: 'affinity terms must all be matched by one pod',
-        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE)).requirePods('podAffinity', { labelSelector: { matchLabels: { tier: 'backend' } }, topologyKey: ZONE }),
+        pod: pod('new', 'web')
+          .requirePods('podAffinity', term('db', ZONE))
+          .requirePods('podAffinity', { labelSelector: { matchLabels: { tier: 'backend' } }, topologyKey: ZONE }),
         pods: [pod('db-0', 'db').labels({ tier: 'frontend' }).node('n1'), pod('api-0', 'api').labels({ tier: 'backend' }).node('n3')],
         want: { n1: AFFINITY, n2: AFFINITY, n3: AFFINITY, n4: AFFINITY },
       },
@@ -131,7 +146,10 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
       },
       {
         name: 'a namespaceSelector matches the kubernetes.io/metadata.name label every namespace has',
-        pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'other' } } })),
+        pod: pod('new', 'web').requirePods(
+          'podAffinity',
+          term('db', ZONE, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'other' } } }),
+        ),
         pods: [pod('db-0', 'db', 'other').node('n3'), pod('db-1', 'db', 'third').node('n1')],
         want: { n1: AFFINITY, n2: AFFINITY, n3: 'ok', n4: AFFINITY },
       },
@@ -145,7 +163,10 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
       },
       {
         name: 'namespaces and namespaceSelector together: a pod in either counts',
-        pod: pod('new', 'web').requirePods('podAntiAffinity', term('db', ZONE, { namespaces: ['third'], namespaceSelector: { matchLabels: { team: 'team1' } } })),
+        pod: pod('new', 'web').requirePods(
+          'podAntiAffinity',
+          term('db', ZONE, { namespaces: ['third'], namespaceSelector: { matchLabels: { team: 'team1' } } }),
+        ),
         pods: [pod('db-0', 'db', 'other').node('n3'), pod('db-1', 'db', 'third').node('n1')],
         namespaces: teams,
         want: { n1: ANTI, n2: ANTI, n3: ANTI, n4: 'ok' },
@@ -160,19 +181,27 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
       {
         name: 'an existing pod’s anti-affinity namespaceSelector is matched against the incoming pod’s namespace labels',
         pod: pod('new', 'web', 'other'),
-        pods: [pod('guard', 'guard', 'third').requirePods('podAntiAffinity', term('web', ZONE, { namespaceSelector: { matchLabels: { team: 'team1' } } })).node('n3')],
+        pods: [
+          pod('guard', 'guard', 'third')
+            .requirePods('podAntiAffinity', term('web', ZONE, { namespaceSelector: { matchLabels: { team: 'team1' } } }))
+            .node('n3'),
+        ],
         namespaces: teams,
         want: { n1: 'ok', n2: 'ok', n3: EXISTING, n4: 'ok' },
       },
       {
         name: 'matchLabelKeys: anti-affinity only against pods of the same release',
-        pod: pod('new', 'web').labels({ release: 'r2' }).requirePods('podAntiAffinity', term('web', HOSTNAME, { matchLabelKeys: ['release'] })),
+        pod: pod('new', 'web')
+          .labels({ release: 'r2' })
+          .requirePods('podAntiAffinity', term('web', HOSTNAME, { matchLabelKeys: ['release'] })),
         pods: [pod('web-r1', 'web').labels({ release: 'r1' }).node('n1'), pod('web-r2', 'web').labels({ release: 'r2' }).node('n2')],
         want: { n1: 'ok', n2: ANTI, n3: 'ok', n4: 'ok' },
       },
       {
         name: 'mismatchLabelKeys: anti-affinity only against pods of other releases',
-        pod: pod('new', 'web').labels({ release: 'r2' }).requirePods('podAntiAffinity', term('web', HOSTNAME, { mismatchLabelKeys: ['release'] })),
+        pod: pod('new', 'web')
+          .labels({ release: 'r2' })
+          .requirePods('podAntiAffinity', term('web', HOSTNAME, { mismatchLabelKeys: ['release'] })),
         pods: [pod('web-r1', 'web').labels({ release: 'r1' }).node('n1'), pod('web-r2', 'web').labels({ release: 'r2' }).node('n2')],
         want: { n1: ANTI, n2: 'ok', n3: 'ok', n4: 'ok' },
       },
@@ -180,14 +209,22 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
         // n1: affinity fails first; n3: affinity holds, the guard there rejects
         name: 'the pod’s affinity is reported before existing pods’ anti-affinity',
         pod: pod('new', 'web').requirePods('podAffinity', term('db', ZONE)),
-        pods: [pod('db-0', 'db').node('n3'), pod('guard', 'guard').requirePods('podAntiAffinity', term('web', ZONE)).node('n3'), pod('guard-a', 'guard').requirePods('podAntiAffinity', term('web', ZONE)).node('n1')],
+        pods: [
+          pod('db-0', 'db').node('n3'),
+          pod('guard', 'guard').requirePods('podAntiAffinity', term('web', ZONE)).node('n3'),
+          pod('guard-a', 'guard').requirePods('podAntiAffinity', term('web', ZONE)).node('n1'),
+        ],
         want: { n1: AFFINITY, n2: AFFINITY, n3: EXISTING, n4: AFFINITY },
       },
     ];
     for (const row of table) {
       it(row.name, () => {
         const snapshot = snapshotOf(nodes(), row.pods);
-        const run = runFilters(build<InterPodAffinity>(factory, undefined, handleOf(snapshot, 1, { namespaces: row.namespaces ?? [] })), snapshot, row.pod.info);
+        const run = runFilters(
+          build<InterPodAffinity>(factory, undefined, handleOf(snapshot, 1, { namespaces: row.namespaces ?? [] })),
+          snapshot,
+          row.pod.info,
+        );
         assert.equal(run.preFilter, 'ok');
         assert.deepEqual(run.verdicts, row.want);
       });
@@ -195,13 +232,23 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
 
     it('PreFilter skips a pod without required terms when no existing pod’s anti-affinity matches it', () => {
       const snapshot = snapshotOf(nodes(), [pod('guard', 'guard').requirePods('podAntiAffinity', term('db', ZONE)).node('n1')]);
-      assert.equal(runFilters(build<InterPodAffinity>(factory, undefined, handleOf(snapshot)), snapshot, pod('new', 'web').info).preFilter, 'Skip');
+      assert.equal(
+        runFilters(build<InterPodAffinity>(factory, undefined, handleOf(snapshot)), snapshot, pod('new', 'web').info).preFilter,
+        'Skip',
+      );
     });
   });
 
   describe('addPod/removePod keep the PreFilter counts in step with a what-if', () => {
     const cache = pod('cache-1', 'cache').requirePods('podAffinity', term('cache', ZONE));
-    const table: Array<{ name: string; pod: PodBuilder; pods: PodBuilder[]; op: 'add' | 'remove'; other: PodBuilder; want: Record<string, string> }> = [
+    const table: Array<{
+      name: string;
+      pod: PodBuilder;
+      pods: PodBuilder[];
+      op: 'add' | 'remove';
+      other: PodBuilder;
+      want: Record<string, string>;
+    }> = [
       {
         name: 'adding the first pallet pod closes its node to the second',
         pod: pallet('pallet-1'),
@@ -250,11 +297,15 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
         const plugin = build<InterPodAffinity>(factory, undefined, handleOf(snapshot));
         const run = runFilters(plugin, snapshot, row.pod.info);
         const node = snapshot.get(row.other.obj.spec.nodeName ?? '') as NodeInfo;
-        const status = row.op === 'add' ? plugin.addPod(run.state, row.pod.info, row.other.info, node) : plugin.removePod(run.state, row.pod.info, row.other.info, node);
+        const status =
+          row.op === 'add'
+            ? plugin.addPod(run.state, row.pod.info, row.other.info, node)
+            : plugin.removePod(run.state, row.pod.info, row.other.info, node);
         assert.equal(status.code, Code.Success);
         assert.deepEqual(filterAll(plugin, run.state, row.pod.info, snapshot.list()), row.want);
 
-        const changed = row.op === 'add' ? [...row.pods, row.other] : row.pods.filter((p) => p.obj.metadata.name !== row.other.obj.metadata.name);
+        const changed =
+          row.op === 'add' ? [...row.pods, row.other] : row.pods.filter((p) => p.obj.metadata.name !== row.other.obj.metadata.name);
         const fresh = snapshotOf(nodes(), changed);
         assert.deepEqual(runFilters(build<InterPodAffinity>(factory, undefined, handleOf(fresh)), fresh, row.pod.info).verdicts, row.want);
       });
@@ -366,7 +417,12 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
     const skips: Array<[name: string, pod: PodBuilder, pods: PodBuilder[], args?: unknown]> = [
       ['no pod has affinity terms', pod('new', 'web'), [pod('db-0', 'db').node('n1')]],
       ['existing pods’ terms do not match the pod', pod('new', 'batch'), existingPreferences()],
-      ['ignorePreferredTermsOfExistingPods and the pod has no preferred terms', pod('new', 'web'), existingPreferences(), { ignorePreferredTermsOfExistingPods: true }],
+      [
+        'ignorePreferredTermsOfExistingPods and the pod has no preferred terms',
+        pod('new', 'web'),
+        existingPreferences(),
+        { ignorePreferredTermsOfExistingPods: true },
+      ],
     ];
     for (const [name, incoming, pods, args] of skips) {
       it(`PreScore skips when ${name}`, () => {

@@ -3,8 +3,16 @@ import { type TopologySpreadConstraint } from '../../../../src/engine/api/types'
 import { type NodeInfo } from '../../../../src/engine/framework/node-info';
 import { Code } from '../../../../src/engine/framework/status';
 import { LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../../../../src/engine/plugins/podtopologyspread/common';
-import { ERR_REASON_CONSTRAINTS_NOT_MATCH, ERR_REASON_NODE_LABEL_NOT_MATCH } from '../../../../src/engine/plugins/podtopologyspread/filtering';
-import { factory, SYSTEM_DEFAULT_CONSTRAINTS, validateArgs, type PodTopologySpread } from '../../../../src/engine/plugins/podtopologyspread/plugin';
+import {
+  ERR_REASON_CONSTRAINTS_NOT_MATCH,
+  ERR_REASON_NODE_LABEL_NOT_MATCH,
+} from '../../../../src/engine/plugins/podtopologyspread/filtering';
+import {
+  factory,
+  SYSTEM_DEFAULT_CONSTRAINTS,
+  validateArgs,
+  type PodTopologySpread,
+} from '../../../../src/engine/plugins/podtopologyspread/plugin';
 import { handleOf, makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../../builders';
 import { build, filterAll, runFilters, runScores } from '../harness';
 
@@ -14,7 +22,12 @@ const NO_LABEL = `${Code.UnschedulableAndUnresolvable}: ${ERR_REASON_NODE_LABEL_
 const zone = (z: string) => ({ [LABEL_TOPOLOGY_ZONE]: z });
 
 /** a1, a2 in zone a; b1 in zone b; x1 without a zone label. */
-const nodes = (): NodeBuilder[] => [makeNode('a1').labels(zone('a')), makeNode('a2').labels(zone('a')), makeNode('b1').labels(zone('b')), makeNode('x1')];
+const nodes = (): NodeBuilder[] => [
+  makeNode('a1').labels(zone('a')),
+  makeNode('a2').labels(zone('a')),
+  makeNode('b1').labels(zone('b')),
+  makeNode('x1'),
+];
 
 const web = (name: string, node: string, namespace?: string) => makePod(name, namespace).labels({ app: 'web' }).node(node);
 
@@ -22,7 +35,13 @@ const web = (name: string, node: string, namespace?: string) => makePod(name, na
 const webPods = (): PodBuilder[] => [web('w1', 'a1'), web('w2', 'a1'), web('w3', 'b1')];
 
 function spread(extra: Partial<TopologySpreadConstraint> = {}): TopologySpreadConstraint {
-  return { maxSkew: 1, topologyKey: LABEL_TOPOLOGY_ZONE, whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { app: 'web' } }, ...extra };
+  return {
+    maxSkew: 1,
+    topologyKey: LABEL_TOPOLOGY_ZONE,
+    whenUnsatisfiable: 'DoNotSchedule',
+    labelSelector: { matchLabels: { app: 'web' } },
+    ...extra,
+  };
 }
 
 const incoming = (...constraints: TopologySpreadConstraint[]) => {
@@ -38,14 +57,42 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
       ['no args: System defaults', undefined, 'ok System 0'],
       ['List with constraints', { defaultingType: 'List', defaultConstraints: [hostnameHard] }, 'ok List 1'],
       ['List without constraints: no default spreading', { defaultingType: 'List' }, 'ok List 0'],
-      ['System (the default) with constraints', { defaultConstraints: [hostnameHard] }, 'defaultingType: Invalid value: "System": when .defaultConstraints are not empty'],
+      [
+        'System (the default) with constraints',
+        { defaultConstraints: [hostnameHard] },
+        'defaultingType: Invalid value: "System": when .defaultConstraints are not empty',
+      ],
       ['an unknown defaulting type', { defaultingType: 'Zonal' }, 'defaultingType: Unsupported value: "Zonal"'],
-      ['maxSkew 0', { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, maxSkew: 0 }] }, 'defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf)'],
-      ['no topologyKey', { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, topologyKey: '' }] }, 'defaultConstraints[0].topologyKey: Required value'],
-      ['a topologyKey that is no label name', { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, topologyKey: 'a/b/c' }] }, 'defaultConstraints[0].topologyKey: Invalid value: "a/b/c"'],
-      ['an unknown whenUnsatisfiable', { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, whenUnsatisfiable: 'Never' }] }, 'defaultConstraints[0].whenUnsatisfiable: Unsupported value: "Never"'],
-      ['a labelSelector (deduced per pod)', { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, labelSelector: {} }] }, 'defaultConstraints[0].labelSelector: Forbidden'],
-      ['the same key and action twice', { defaultingType: 'List', defaultConstraints: [hostnameHard, { ...hostnameHard, maxSkew: 2 }] }, 'defaultConstraints[1]: Duplicate value: "{kubernetes.io/hostname, DoNotSchedule}"'],
+      [
+        'maxSkew 0',
+        { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, maxSkew: 0 }] },
+        'defaultConstraints[0].maxSkew: Invalid value: 0: not in valid range (0, inf)',
+      ],
+      [
+        'no topologyKey',
+        { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, topologyKey: '' }] },
+        'defaultConstraints[0].topologyKey: Required value',
+      ],
+      [
+        'a topologyKey that is no label name',
+        { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, topologyKey: 'a/b/c' }] },
+        'defaultConstraints[0].topologyKey: Invalid value: "a/b/c"',
+      ],
+      [
+        'an unknown whenUnsatisfiable',
+        { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, whenUnsatisfiable: 'Never' }] },
+        'defaultConstraints[0].whenUnsatisfiable: Unsupported value: "Never"',
+      ],
+      [
+        'a labelSelector (deduced per pod)',
+        { defaultingType: 'List', defaultConstraints: [{ ...hostnameHard, labelSelector: {} }] },
+        'defaultConstraints[0].labelSelector: Forbidden',
+      ],
+      [
+        'the same key and action twice',
+        { defaultingType: 'List', defaultConstraints: [hostnameHard, { ...hostnameHard, maxSkew: 2 }] },
+        'defaultConstraints[1]: Duplicate value: "{kubernetes.io/hostname, DoNotSchedule}"',
+      ],
       ['an unknown field', { defaultConstraint: [] }, 'unknown field "defaultConstraint"'],
       ['args that are no object', 'System', 'args must be an object'],
     ];
@@ -121,13 +168,21 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
         // only zone a is eligible (b1 is tainted): minimum 2; a: 1 ≤ 1
         name: 'nodeTaintsPolicy Honor: a node with an untolerated NoSchedule taint forms no domain',
         pod: incoming(spread({ nodeTaintsPolicy: 'Honor' })),
-        nodes: [makeNode('a1').labels(zone('a')), makeNode('a2').labels(zone('a')), makeNode('b1').labels(zone('b')).taint('dedicated', 'gpu')],
+        nodes: [
+          makeNode('a1').labels(zone('a')),
+          makeNode('a2').labels(zone('a')),
+          makeNode('b1').labels(zone('b')).taint('dedicated', 'gpu'),
+        ],
         want: { a1: 'ok', a2: 'ok', b1: 'ok' },
       },
       {
         name: 'nodeTaintsPolicy Ignore (default): tainted nodes count',
         pod: incoming(spread()),
-        nodes: [makeNode('a1').labels(zone('a')), makeNode('a2').labels(zone('a')), makeNode('b1').labels(zone('b')).taint('dedicated', 'gpu')],
+        nodes: [
+          makeNode('a1').labels(zone('a')),
+          makeNode('a2').labels(zone('a')),
+          makeNode('b1').labels(zone('b')).taint('dedicated', 'gpu'),
+        ],
         want: { a1: SKEW, a2: SKEW, b1: 'ok' },
       },
       {
@@ -140,8 +195,14 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
       {
         // only v2 pods count: a 0, b 1, minimum 0; a: 0+1−0 = 1; b: 1+1−0 = 2 > 1
         name: 'matchLabelKeys narrows the selector to the pod’s own value (version v2)',
-        pod: makePod('new').labels({ app: 'web', version: 'v2' }).spread(spread({ matchLabelKeys: ['version'] })),
-        pods: [web('w1', 'a1').labels({ version: 'v1' }), web('w2', 'a1').labels({ version: 'v1' }), web('w3', 'b1').labels({ version: 'v2' })],
+        pod: makePod('new')
+          .labels({ app: 'web', version: 'v2' })
+          .spread(spread({ matchLabelKeys: ['version'] })),
+        pods: [
+          web('w1', 'a1').labels({ version: 'v1' }),
+          web('w2', 'a1').labels({ version: 'v1' }),
+          web('w3', 'b1').labels({ version: 'v2' }),
+        ],
         want: { a1: 'ok', a2: 'ok', b1: SKEW, x1: NO_LABEL },
       },
       {
@@ -159,7 +220,9 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
       {
         // {} selects every pod, the pod itself included: a: 2+1−1 = 2 > 1
         name: 'an empty labelSelector ({}) matches every pod of the namespace',
-        pod: makePod('new').labels({ app: 'batch' }).spread(spread({ labelSelector: {} })),
+        pod: makePod('new')
+          .labels({ app: 'batch' })
+          .spread(spread({ labelSelector: {} })),
         want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL },
       },
       {
@@ -170,7 +233,10 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
       {
         name: 'List default constraints apply to a pod with a controller and no constraints, selecting by its labels',
         pod: makePod('new').labels({ app: 'web' }).controlledBy('ReplicaSet', 'web-5d8f'),
-        args: { defaultingType: 'List', defaultConstraints: [{ maxSkew: 1, topologyKey: LABEL_TOPOLOGY_ZONE, whenUnsatisfiable: 'DoNotSchedule' }] },
+        args: {
+          defaultingType: 'List',
+          defaultConstraints: [{ maxSkew: 1, topologyKey: LABEL_TOPOLOGY_ZONE, whenUnsatisfiable: 'DoNotSchedule' }],
+        },
         want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL },
       },
     ];
@@ -185,11 +251,17 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
 
     const skips: Array<[name: string, pod: PodBuilder, args?: unknown]> = [
       ['only ScheduleAnyway constraints', incoming(spread({ whenUnsatisfiable: 'ScheduleAnyway' }))],
-      ['no constraints and System defaults (which are all ScheduleAnyway)', makePod('new').labels({ app: 'web' }).controlledBy('ReplicaSet', 'web')],
+      [
+        'no constraints and System defaults (which are all ScheduleAnyway)',
+        makePod('new').labels({ app: 'web' }).controlledBy('ReplicaSet', 'web'),
+      ],
       [
         'no constraints and no controller to deduce a default selector from',
         makePod('new').labels({ app: 'web' }),
-        { defaultingType: 'List', defaultConstraints: [{ maxSkew: 1, topologyKey: LABEL_TOPOLOGY_ZONE, whenUnsatisfiable: 'DoNotSchedule' }] },
+        {
+          defaultingType: 'List',
+          defaultConstraints: [{ maxSkew: 1, topologyKey: LABEL_TOPOLOGY_ZONE, whenUnsatisfiable: 'DoNotSchedule' }],
+        },
       ],
     ];
     for (const [name, pod, args] of skips) {
@@ -204,13 +276,38 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
     const pod = incoming(spread());
     const table: Array<{ name: string; op: 'add' | 'remove'; other: PodBuilder; want: Record<string, string> }> = [
       // b: 2, minimum 2: a: 2+1−2 = 1, b: 2+1−2 = 1
-      { name: 'adding a web pod to zone b evens the zones', op: 'add', other: web('w4', 'b1'), want: { a1: 'ok', a2: 'ok', b1: 'ok', x1: NO_LABEL } },
+      {
+        name: 'adding a web pod to zone b evens the zones',
+        op: 'add',
+        other: web('w4', 'b1'),
+        want: { a1: 'ok', a2: 'ok', b1: 'ok', x1: NO_LABEL },
+      },
       // a: 1, minimum 1: a: 1+1−1 = 1
-      { name: 'removing a web pod from zone a evens the zones', op: 'remove', other: web('w1', 'a1'), want: { a1: 'ok', a2: 'ok', b1: 'ok', x1: NO_LABEL } },
+      {
+        name: 'removing a web pod from zone a evens the zones',
+        op: 'remove',
+        other: web('w1', 'a1'),
+        want: { a1: 'ok', a2: 'ok', b1: 'ok', x1: NO_LABEL },
+      },
       // minimum 0 (b emptied): a: 2+1−0 = 3, b: 0+1 = 1
-      { name: 'removing the only pod of zone b', op: 'remove', other: web('w3', 'b1'), want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL } },
-      { name: 'a pod of another namespace changes nothing', op: 'add', other: web('w4', 'b1', 'other'), want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL } },
-      { name: 'a pod outside the selector changes nothing', op: 'add', other: makePod('db').labels({ app: 'db' }).node('b1'), want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL } },
+      {
+        name: 'removing the only pod of zone b',
+        op: 'remove',
+        other: web('w3', 'b1'),
+        want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL },
+      },
+      {
+        name: 'a pod of another namespace changes nothing',
+        op: 'add',
+        other: web('w4', 'b1', 'other'),
+        want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL },
+      },
+      {
+        name: 'a pod outside the selector changes nothing',
+        op: 'add',
+        other: makePod('db').labels({ app: 'db' }).node('b1'),
+        want: { a1: SKEW, a2: SKEW, b1: 'ok', x1: NO_LABEL },
+      },
     ];
     for (const { name, op, other, want } of table) {
       it(`${name}, as a fresh PreFilter on the changed cluster would`, () => {
@@ -218,7 +315,8 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
         const plugin = build<PodTopologySpread>(factory, undefined, handleOf(snapshot));
         const run = runFilters(plugin, snapshot, pod.info);
         const node = snapshot.get(other.obj.spec.nodeName ?? '') as NodeInfo;
-        const status = op === 'add' ? plugin.addPod(run.state, pod.info, other.info, node) : plugin.removePod(run.state, pod.info, other.info, node);
+        const status =
+          op === 'add' ? plugin.addPod(run.state, pod.info, other.info, node) : plugin.removePod(run.state, pod.info, other.info, node);
         assert.equal(status.code, Code.Success);
         assert.deepEqual(filterAll(plugin, run.state, pod.info, snapshot.list()), want);
 
