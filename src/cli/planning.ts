@@ -9,7 +9,7 @@ import type { TriggerSpec } from '../engine/planner/podset/trigger';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
 import { highsSolver } from '../platform/highs';
 import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
-import { profileInput, readProfile, type ProfileInput } from './input';
+import { profileInput, readProfile, unscheduledKinds, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import type { SourceRef } from '../store/types';
 import { readSource, type SourceArgs } from './source';
@@ -116,6 +116,8 @@ async function readPlanning(
       `${chosen && at ? chosen.position(at) : 'profile'}: warning: PodSetPlanner arg ${key} is Pallet's own setting and means nothing to Podplan; ignored`,
     );
   }
+  const unscheduled = unscheduledKinds(workspace.value);
+  if (unscheduled) warnings.push(unscheduled);
   return {
     value: {
       workspace: workspace.value,

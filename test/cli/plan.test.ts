@@ -417,6 +417,19 @@ describe('cli plan: names made up for workload replicas (Pallet matches plans to
     assert.ok(json.assignments.length > 0 && json.assignments.every((a) => a.madeUp === true));
   });
 
+  it('Argo Rollouts getting-started canary Rollout beside the example: the plan is made, and the note on stderr names the kinds read but not scheduled, as schedule says it', async () => {
+    const argo = 'test/fixtures/real-world/argo-rollouts-canary.yaml';
+    const planned = await cli(['plan', 'examples/cluster', argo, '--pod-set', 'analytics/nightly-batch', '--no-history'], {
+      ...files(),
+      [argo]: readFileSync(argo, 'utf8'),
+    });
+    assert.equal(planned.code, 0, planned.stderr);
+    assert.match(
+      planned.stderr,
+      /^note: read but not scheduled: 1 Rollout \(argoproj\.io\/v1alpha1\), 1 Service \(v1\) \(pods are made only for Pods, .*\)$/m,
+    );
+  });
+
   it('--yaml refuses to write a SchedulePlan naming them (exit 2, the pods named) unless --made-up-names', async () => {
     const refused = await cli(['plan', 'examples/cluster', '--pod-set', 'nightly-batch', '--yaml', '--no-history'], files());
     assert.equal(refused.code, 2);
