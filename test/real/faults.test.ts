@@ -40,7 +40,7 @@ describe('real kube-apiserver: podplan run through a faulty connection', functio
             .slice(-20)
             .join('\n'),
       );
-      assert.match(run.stdout, /^300 pods bound, 0 not placed\.$/m);
+      assert.equal(run.stdout.match(/^\d+ pods? bound.*$/m)?.[0], '300 pods bound, 0 not placed.');
       const listed = await cluster.pods(ns);
       assert.equal(listed.filter((p) => p.spec.nodeName).length, 300);
       assert.equal(proxy.accepted.size, 300);

@@ -245,7 +245,7 @@ export class LiveRun {
     deadline?.cancel();
     this.http.close();
     const summary: LiveRunSummary = {
-      bound: [...this.live.outcomes().values()].filter((x) => x.node !== undefined).length,
+      bound: this.live.boundHere(),
       notPlaced: this.live.notPlaced(),
       untried: this.live.untried(),
       lostLease: this.lost,

@@ -338,6 +338,23 @@ export class LiveScheduler {
   }
 
   /**
+   * How many pods this process bound: a cycle whose binding was answered, or one whose binding
+   * failed to answer but landed (the watch shows the pod on a node its Bind stage asked for).
+   */
+  boundHere(): number {
+    let n = 0;
+    for (const o of this.outcomes().values()) {
+      if (o.node !== undefined) n++;
+      else {
+        const id = this.ids.get(o.pod);
+        const node = id !== undefined ? this.latest.get(id)?.spec.nodeName : undefined;
+        if (node !== undefined && o.diagnosis.stages.some((s) => s.stage === 'Bind' && s.node === node)) n++;
+      }
+    }
+    return n;
+  }
+
+  /**
    * The pods whose latest outcome here placed them nowhere, less those the watch has shown bound
    * since (a binding whose answer was lost but which landed, or another scheduler's).
    */

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
 import type { Pod } from '../../../src/engine/api/types';
 import { InMemoryBinder } from '../../../src/engine/framework/binder';
+import { errorStatus } from '../../../src/engine/framework/status';
 import { composeLiveScheduler } from '../../../src/kube/live/compose';
 import { liveCache, type LiveScheduler } from '../../../src/kube/live/scheduler';
 import { makeNode, makePod } from '../../builders';
@@ -94,6 +95,38 @@ describe('kube/live/scheduler', () => {
     assert.deepEqual(s.scheduler.notPlaced(), [], 'big was bound after all (by another copy, say)');
     assert.equal(s.scheduler.untried(), 1, 'a pod seen bound is no longer waiting');
     await s.scheduler.stop();
+  });
+
+  it('counts as bound here a pod whose binding landed though its answer was lost, once the watch shows it on that node', async () => {
+    const clock = new ManualClock(0);
+    const landed = new InMemoryBinder();
+    // The binding reaches the API server, the answer does not: the cycle sees an error.
+    const binder = { bind: async (pod: Pod, node: string) => (await landed.bind(pod, node), errorStatus('socket hang up')) };
+    const composed = composeLiveScheduler({
+      clock,
+      cache: liveCache(clock, 30_000),
+      binder,
+      writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+      report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: () => undefined },
+    });
+    assert.ok(composed.ok);
+    const scheduler = composed.value;
+    scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '4', memory: '8Gi', pods: '10' }).obj);
+    const pod = ours('unanswered');
+    scheduler.podAdded(pod);
+    scheduler.setLeading(true);
+    for (let i = 0; i < 5; i++) {
+      clock.advance(0);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.equal(landed.bindings.get('default/unanswered'), 'n1');
+    assert.equal(scheduler.boundHere(), 0, 'not yet seen bound');
+    scheduler.podUpdated(bound(pod, 'n1'));
+    assert.equal(scheduler.boundHere(), 1);
+    assert.deepEqual(scheduler.notPlaced(), []);
+    scheduler.podUpdated(bound(ours('elsewhere'), 'n2'));
+    assert.equal(scheduler.boundHere(), 1, 'a pod this process never tried is not counted');
+    await scheduler.stop();
   });
 
   it('holds a trigger until the triggers it dependsOn have complete plans', async () => {
