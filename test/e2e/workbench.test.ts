@@ -193,6 +193,9 @@ for (const line of LINES) {
       // Once the server has caught up, only the probe's problem: none for deploy-plan.yaml.
       const beside = await problemsOnceCaughtUp();
       assert.ok(beside.some((r) => r.includes('zz-probe.yaml')) && !beside.some((r) => r.includes('deploy-plan.yaml')), beside.join(' | '));
+      // The explorer's hover on deploy-plan.yaml (its path) can cover the rows below it: move away first.
+      await page().mouse.move(0, 0);
+      await page().locator('.context-view .hover-contents').waitFor({ state: 'hidden' });
       await page().getByRole('treeitem', { name: 'keda-trigger.yaml' }).dblclick();
       await page().locator('.tab.active', { hasText: 'keda-trigger.yaml' }).waitFor();
       const keda = await problemsOnceCaughtUp();
