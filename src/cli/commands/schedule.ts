@@ -286,10 +286,15 @@ function jsonDiagnosis(d: Diagnosis, detail: boolean) {
 
 /** One JSON object per line (or one YAML document per object), so a run of any size prints without building one huge string. */
 function writeObjects(result: ScheduleRun, generated: ReadonlySet<string>, detail: boolean, format: 'json' | 'yaml', io: CliIO): void {
-  const line =
-    format === 'json'
-      ? (value: unknown) => io.stdout(`${JSON.stringify(value)}\n`)
-      : (value: unknown) => io.stdout(`---\n${stringify(value)}`);
+  // Lines are written a megabyte at a time: one write per line cost a system call each (10,000 pods, 80 MB).
+  let chunk = '';
+  const line = (value: unknown) => {
+    chunk += format === 'json' ? `${JSON.stringify(value)}\n` : `---\n${stringify(value)}`;
+    if (chunk.length >= WRITE_CHUNK) {
+      io.stdout(chunk);
+      chunk = '';
+    }
+  };
   for (const o of result.outcomes) {
     line({
       type: 'outcome',
@@ -310,7 +315,11 @@ function writeObjects(result: ScheduleRun, generated: ReadonlySet<string>, detai
   for (const i of result.ignored) line({ type: 'ignored', ...i });
   const placed = result.outcomes.filter((o) => o.node).length;
   line({ type: 'summary', placed, pending: result.outcomes.length + result.waiting.length + result.rejected.length });
+  io.stdout(chunk);
 }
+
+/** How many characters of --json/--yaml lines are written at once. */
+const WRITE_CHUNK = 1 << 20;
 
 /**
  * How many of a placed pod's scored nodes the run's record keeps, best first: the default profile
