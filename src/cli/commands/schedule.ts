@@ -29,8 +29,9 @@ given (- reads standard input), on the nodes found there, with kube-scheduler's 
 and scoring. Pods already bound count as running on their node. Deployments, ReplicaSets,
 StatefulSets, Jobs, DaemonSets and ReplicationControllers become pods for the replicas that have no
 pod in the files (a kubectl dump reads as the cluster is); names made up for them are marked * in
-the table ("generated": true in JSON). LimitRanges and ResourceQuotas apply to the pods no API
-server has admitted yet (no uid), as admission would. With
+the table ("generated": true in JSON). LimitRanges and ResourceQuotas apply to the pods and claims
+no API server has admitted yet (no uid), as admission would: a refused one is left out with the API
+server's message. With
 --context, the cluster of that kube context is read instead (its pods by their real names), and
 its pending pods whose schedulerName is podplan are scheduled too, as \`podplan run\` would.
 
