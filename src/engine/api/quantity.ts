@@ -94,7 +94,18 @@ export function quantityFormat(q: Quantity): QuantityFormat {
   return suffix.startsWith('e') || suffix.startsWith('E') ? 'DecimalExponent' : 'BinarySI';
 }
 
-const SI_SUFFIX: Readonly<Record<number, string>> = { [-9]: 'n', [-6]: 'u', [-3]: 'm', 0: '', 3: 'k', 6: 'M', 9: 'G', 12: 'T', 15: 'P', 18: 'E' };
+const SI_SUFFIX: Readonly<Record<number, string>> = {
+  [-9]: 'n',
+  [-6]: 'u',
+  [-3]: 'm',
+  0: '',
+  3: 'k',
+  6: 'M',
+  9: 'G',
+  12: 'T',
+  15: 'P',
+  18: 'E',
+};
 const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
 
 /**
