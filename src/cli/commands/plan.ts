@@ -158,7 +158,7 @@ export const plan: Command = {
           made,
           planning.profile,
           `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`,
-          [...made.assignments, ...made.unplaced].map((p) => p.pod).filter(madeUp),
+          planning.workspace.generated,
         );
       else history.failed(outcome.message ?? 'not planned');
     }

@@ -347,11 +347,10 @@ function recordRun(
   );
   const pending = result.outcomes.length + result.waiting.length + result.rejected.length;
   const untried = result.waiting.length + result.rejected.length;
-  const madeUp = result.outcomes.filter((o) => generated.has(o.pod)).map((o) => o.pod);
   history.finished(
     plan,
     profile,
     `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`,
-    madeUp,
+    generated,
   );
 }
