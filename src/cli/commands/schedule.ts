@@ -19,7 +19,7 @@ import { EXIT, type CliIO, type Command } from '../io';
 import { loadScheduling, runProfile, withPodplanPods } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
 import { formatTable } from '../table';
-import { paint, type Paint } from '../colour';
+import { heading, paint, placement, tablePaint, type Paint } from '../colour';
 
 const HELP = `Usage: podplan schedule <paths…> [--profile file] [--seed n] [-n NS] [-o json|yaml|wide [--detail]] [--strict] [--db file | --no-history]
        podplan schedule --context NAME [--kubeconfig file] [options]
@@ -213,11 +213,9 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>, wide: boole
   const failed = result.outcomes.filter((o) => !o.node);
   const name = (pod: string) => (generated.has(pod) ? `${pod}*` : pod);
   // The header bold, a placed pod's node green, an unplaced pod's <none> red.
-  const painter = (text: string, row: number, column: number) => {
-    if (row < 0) return p.bold(text);
-    if (column !== 1) return text;
-    return result.outcomes[row]?.node ? p.green(text) : p.red(text);
-  };
+  const painter = tablePaint(p, (text, row, column) =>
+    column === 1 ? placement(p, Boolean(result.outcomes[row]?.node), text) : undefined,
+  );
   if (result.outcomes.length > 0) {
     lines.push(
       wide
@@ -252,7 +250,7 @@ function report(result: ScheduleRun, generated: ReadonlySet<string>, wide: boole
     for (const p of result.preempted) lines.push(`  ${p.pod} on ${p.node}: preempted by ${p.by}`);
   }
   if (failed.length > 0) {
-    lines.push('', p.bold('Not placed (podplan explain <paths> POD tells more):'));
+    lines.push('', heading(p, 'Not placed (podplan explain <paths> POD tells more):'));
     for (const o of failed) lines.push(`  ${name(o.pod)}: ${explain(o.diagnosis).message}`);
   }
   for (const w of result.waiting) lines.push(`  ${w.pod}: ${w.reason}`);
