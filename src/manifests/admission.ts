@@ -14,7 +14,8 @@
 //   (Terminating, NotTerminating, BestEffort, NotBestEffort, CrossNamespacePodAffinity) and
 //   scopeSelector (those and PriorityClass) match the pod refuse it when it would take the
 //   namespace's use past a hard limit, or when it gives no request (or limit) for the cpu or memory a
-//   quota limits; the pods already admitted count as used.
+//   quota limits; the pods already admitted count as used. Claims not yet admitted are held to the
+//   quotas' persistentvolumeclaims and requests.storage, also per storage class.
 // A refused object is left out, with a located warning in the API server's words.
 import {
   podKey,
@@ -556,6 +557,31 @@ function prettyPrint(names: readonly string[], amounts: Amounts): string {
     .join(',');
 }
 
+/** The refusal when `usage` would take the quota past a hard limit (upstream masks the use to the quota's resources and drops zeros first). */
+function exceeded(q: AppliedQuota, usage: Amounts): string | undefined {
+  const over = [...q.hard.keys()]
+    .filter((n) => (usage.get(n)?.numerator ?? 0n) !== 0n)
+    .filter((n) => {
+      const used = q.used.get(n);
+      const total = used ? addQuantities(used, usage.get(n) as Quantity) : (usage.get(n) as Quantity);
+      return compareQuantities(total, q.hard.get(n) as Quantity) > 0;
+    })
+    .sort();
+  if (over.length === 0) return undefined;
+  return `exceeded quota: ${q.name}, requested: ${prettyPrint(over, usage)}, used: ${prettyPrint(over, q.used)}, limited: ${prettyPrint(over, q.hard)}`;
+}
+
+/** Adds what an admitted object uses to each quota's use. */
+function charge(quotas: readonly AppliedQuota[], usage: Amounts): void {
+  for (const q of quotas)
+    for (const n of q.hard.keys()) {
+      const u = usage.get(n);
+      if (!u) continue;
+      const used = q.used.get(n);
+      q.used.set(n, used ? addQuantities(used, u) : u);
+    }
+}
+
 /**
  * ResourceQuota admission over the pods in file order: the admitted ones count as used by every
  * quota whose scopes they match; each one not yet admitted is refused (left out, with a warning at
@@ -595,34 +621,74 @@ export function admitQuotas(
           break;
         }
       }
-      for (const q of refusal === undefined ? mine : []) {
-        // Upstream masks the pod's use to the quota's resources and drops zeros before comparing.
-        const requested = [...q.hard.keys()].filter((n) => (usage.get(n)?.numerator ?? 0n) !== 0n);
-        const over = requested
-          .filter((n) => {
-            const used = q.used.get(n);
-            const total = used ? addQuantities(used, usage.get(n) as Quantity) : (usage.get(n) as Quantity);
-            return compareQuantities(total, q.hard.get(n) as Quantity) > 0;
-          })
-          .sort();
-        if (over.length > 0) {
-          refusal = `exceeded quota: ${q.name}, requested: ${prettyPrint(over, usage)}, used: ${prettyPrint(over, q.used)}, limited: ${prettyPrint(over, q.hard)}`;
-          break;
-        }
-      }
+      refusal ??= mine.map((q) => exceeded(q, usage)).find((r) => r !== undefined);
     }
     if (refusal !== undefined) {
       refused(p, 'pods', refusal, 'ResourceQuota', podKey(pod), errors);
       continue;
     }
-    for (const q of mine)
-      for (const n of q.hard.keys()) {
-        const u = usage.get(n);
-        if (!u) continue;
-        const used = q.used.get(n);
-        q.used.set(n, used ? addQuantities(used, u) : u);
-      }
+    charge(mine, usage);
     kept.push(p);
   }
   return kept;
+}
+
+/** The quota resources a claim uses (upstream pvcEvaluator), by storage class too: `<class>.storageclass.storage.k8s.io/<resource>`. */
+const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
+
+/** Upstream pvcEvaluator.MatchingResources: the hard resources a claim can use. */
+function trackedForClaims(name: string): boolean {
+  if (name === 'count/persistentvolumeclaims' || name === 'persistentvolumeclaims' || name === 'requests.storage') return true;
+  return name.endsWith(`${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`) || name.endsWith(`${STORAGE_CLASS_SUFFIX}requests.storage`);
+}
+
+/** Upstream pvcEvaluator.Usage: the claim counted (by its class too), its storage request rounded up to whole bytes. */
+function claimUsage(claim: PersistentVolumeClaim): Amounts {
+  const usage: Amounts = new Map([
+    ['persistentvolumeclaims', ONE],
+    ['count/persistentvolumeclaims', ONE],
+  ]);
+  const storageClass = claim.spec?.storageClassName;
+  if (storageClass) usage.set(`${storageClass}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`, ONE);
+  const request = amountsOf(claim.spec?.resources?.requests).get('storage');
+  if (request) {
+    const whole =
+      request.numerator % request.denominator === 0n ? request : { ...request, numerator: wholeValue(request), denominator: 1n };
+    usage.set('requests.storage', whole);
+    if (storageClass) usage.set(`${storageClass}${STORAGE_CLASS_SUFFIX}requests.storage`, whole);
+  }
+  return usage;
+}
+
+/**
+ * ResourceQuota admission of the claims not yet admitted (the files' own without a uid and those a
+ * StatefulSet's controller would create), after the pods', in file order: the admitted claims count
+ * as used; a claim that would pass a quota's persistentvolumeclaims, requests.storage or their
+ * per-class forms is left out with the API server's message. A quota with scopes charges no claim
+ * (upstream's claims match only the VolumeAttributesClass scope, which Podplan does not apply).
+ */
+export function admitClaimQuotas(
+  claims: readonly Located<PersistentVolumeClaim>[],
+  quotas: readonly Located<ResourceQuota>[],
+  errors: ManifestError[],
+): Located<PersistentVolumeClaim>[] {
+  const applied: AppliedQuota[] = [];
+  for (const q of quotas) {
+    if (scopeRequirements(q.value.spec).length > 0) continue;
+    const hard: Amounts = new Map([...amountsOf(q.value.spec?.hard)].filter(([name]) => trackedForClaims(name)));
+    if (hard.size > 0)
+      applied.push({ name: q.value.metadata.name, namespace: namespaceOf(q.value.metadata), scopes: [], hard, used: new Map() });
+  }
+  if (applied.length === 0) return [...claims];
+  return claims.filter((c) => {
+    const mine = applied.filter((a) => a.namespace === namespaceOf(c.value.metadata));
+    const usage = claimUsage(c.value);
+    const refusal = c.value.metadata.uid === undefined ? mine.map((q) => exceeded(q, usage)).find((r) => r !== undefined) : undefined;
+    if (refusal !== undefined) {
+      refused(c, 'persistentvolumeclaims', refusal, 'ResourceQuota', `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`, errors);
+      return false;
+    }
+    charge(mine, usage);
+    return true;
+  });
 }

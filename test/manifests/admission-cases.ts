@@ -84,6 +84,20 @@ spec:
 ---
 `;
 
+const claim = (name: string, storageClass: string, size: string) => `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: ${name}
+spec:
+  storageClassName: ${storageClass}
+  accessModes:
+    - ReadWriteOnce
+  resources:
+    requests:
+      storage: ${size}
+---
+`;
+
 const priorityClass = (name: string, value: number) => `apiVersion: scheduling.k8s.io/v1
 kind: PriorityClass
 metadata:
@@ -245,6 +259,36 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     refused: {
       'gpu-3':
         'pods "gpu-3" is forbidden: exceeded quota: gpu-quota, requested: requests.nvidia.com/gpu=2, used: requests.nvidia.com/gpu=4, limited: requests.nvidia.com/gpu=4',
+    },
+  },
+  {
+    name: 'quota-objects.yaml: persistentvolumeclaims "1", quota-objects-pvc-2.yaml refused after quota-objects-pvc.yaml',
+    setup: quota('object-quota-demo', 'persistentvolumeclaims: "1"\nservices.loadbalancers: "2"\nservices.nodeports: "0"'),
+    objects: [
+      ['pvc-quota-demo', '3Gi'],
+      ['pvc-quota-demo-2', '4Gi'],
+    ]
+      .map(([name, size]) => claim(name as string, 'manual', size as string))
+      .join(''),
+    refused: {
+      'pvc-quota-demo-2':
+        'persistentvolumeclaims "pvc-quota-demo-2" is forbidden: exceeded quota: object-quota-demo, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=1, limited: persistentvolumeclaims=1',
+    },
+  },
+  {
+    name: 'Resource Quotas, "Storage Resource Quota": requests.storage and a storage class\'s own requests.storage',
+    setup: quota('storage', 'requests.storage: 10Gi\ngold.storageclass.storage.k8s.io/requests.storage: 2Gi'),
+    objects: [
+      claim('gold-1', 'gold', '1Gi'),
+      claim('gold-2', 'gold', '2Gi'),
+      claim('silver-1', 'silver', '8Gi'),
+      claim('silver-2', 'silver', '1500Mi'),
+    ].join(''),
+    refused: {
+      'gold-2':
+        'persistentvolumeclaims "gold-2" is forbidden: exceeded quota: storage, requested: gold.storageclass.storage.k8s.io/requests.storage=2Gi, used: gold.storageclass.storage.k8s.io/requests.storage=1Gi, limited: gold.storageclass.storage.k8s.io/requests.storage=2Gi',
+      'silver-2':
+        'persistentvolumeclaims "silver-2" is forbidden: exceeded quota: storage, requested: requests.storage=1500Mi, used: requests.storage=9Gi, limited: requests.storage=10Gi',
     },
   },
 ];
