@@ -133,8 +133,8 @@ function maxInto(target: Amounts, other: Amounts): void {
  * The pod's requests or limits as upstream totals them (resourcehelper's PodRequests / PodLimits,
  * limitranger's podRequests / podLimits): the containers' sum, sidecars (init containers with
  * restartPolicy Always) added, an init container's own (with the sidecars started before it) when
- * larger, pod-level amounts winning for cpu and memory; `overhead` adds spec.overhead as the quota's
- * usage does (to every request, to the limits that are set).
+ * larger, pod-level amounts winning for cpu, memory and hugepages; `overhead` adds spec.overhead
+ * as the quota's usage does (to every request, to the limits that are set).
  */
 function podAmounts(pod: Pod, kind: 'requests' | 'limits', overhead: boolean): Amounts {
   const total: Amounts = new Map();
