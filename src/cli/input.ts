@@ -8,6 +8,8 @@ import {
   formatError,
   joinPath,
   readFile,
+  unreadablePods,
+  unreadableRefusal,
   type FileModel,
   type Located,
   type ManifestErrorCode,
@@ -116,6 +118,8 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
     const e = options.strict && STRICT_CODES.has(found.code) ? { ...found, severity: 'error' as const } : found;
     (e.severity === 'error' ? errors : warnings).push(formatError(e));
   }
+  const refusal = unreadableRefusal(unreadablePods(model));
+  if (refusal) errors.push(`error: ${refusal}`);
   return { value: model, errors, warnings };
 }
 

@@ -107,6 +107,8 @@ export interface ObjectLists {
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
   readonly others: readonly Located<OtherManifest>[];
+  /** Pods, and workloads that make pods, left out because they do not read (their errors say why): see unreadablePods. */
+  readonly unreadablePods: readonly Located<OtherManifest>[];
   readonly errors: readonly ManifestError[];
 }
 
@@ -160,6 +162,7 @@ function emptyLists(): Mutable<ObjectLists> {
     plans: [],
     profiles: [],
     others: [],
+    unreadablePods: [],
     errors: [],
   };
 }
@@ -234,11 +237,14 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     objects.push({ bucket: 'nodes', value: n, base });
   } else if (kind === 'Pod') {
     const p = decode(podDecoder, 'v1');
-    if (p) objects.push({ bucket: 'pods', value: p, base });
+    objects.push(p ? { bucket: 'pods', value: p, base } : { bucket: 'unreadablePods', value: described(kind, value), base });
   } else if ((WORKLOAD_KINDS as string[]).includes(kind)) {
     const workloadKind = kind as WorkloadKind;
     const w = decode(workloadDecoder(workloadKind), WORKLOAD_API_VERSIONS[workloadKind]);
-    if (!w) return;
+    if (!w) {
+      objects.push({ bucket: 'unreadablePods', value: described(kind, value), base });
+      return;
+    }
     objects.push({ bucket: 'workloads', value: w, base });
     const template = concatPath(base, 'spec.template');
     if (w.kind !== 'DaemonSet')
@@ -301,17 +307,63 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     if (p) objects.push({ bucket: 'profiles', value: p, base });
   } else {
     checkKind(kind, field(value, 'apiVersion'), base, ctx);
-    const meta = field(value, 'metadata');
-    const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-    const apiVersion = str(field(value, 'apiVersion'));
-    const name = isPlainObject(meta) ? str(field(meta, 'name')) : undefined;
-    const namespace = isPlainObject(meta) ? str(field(meta, 'namespace')) : undefined;
-    objects.push({
-      bucket: 'others',
-      value: { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) },
-      base,
-    });
+    objects.push({ bucket: 'others', value: described(kind, value), base });
   }
+}
+
+/** An object by its kind, apiVersion, name and namespace, as far as they are written as strings. */
+function described(kind: string, value: Readonly<Record<string, unknown>>): OtherManifest {
+  const meta = field(value, 'metadata');
+  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const apiVersion = str(field(value, 'apiVersion'));
+  const name = isPlainObject(meta) ? str(field(meta, 'name')) : undefined;
+  const namespace = isPlainObject(meta) ? str(field(meta, 'namespace')) : undefined;
+  return { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) };
+}
+
+/** A pod (or a workload's pods) of the files left out because it does not read, with the errors that say why. */
+export interface UnreadablePod {
+  readonly object: Located<OtherManifest>;
+  /** Its error-severity problems, at their file, line and column. */
+  readonly errors: readonly ManifestError[];
+}
+
+/**
+ * The one rule for a pod the files hold that does not read (a quantity that does not parse, a field
+ * of the wrong type, …): the reader leaves it out, and then no plan is made, because a plan made
+ * without it would look complete (its node would look emptier, its pod set short of a member, its
+ * own placement never asked for). The CLI refuses the command (exit 2) and the editor refuses
+ * previews, Schedule Now and Apply Plan, both with `unreadableRefusal`'s words beside the pod's own
+ * located errors (which the editor shows on the pod, whatever pod it is).
+ */
+export function unreadablePods(model: Pick<ObjectLists, 'unreadablePods' | 'errors'>): UnreadablePod[] {
+  return model.unreadablePods.map((object) => {
+    const at = fieldRange(object);
+    const errors = model.errors.filter(
+      (e) =>
+        e.severity === 'error' &&
+        e.range.file === at.file &&
+        e.range.start.offset >= at.start.offset &&
+        e.range.end.offset <= at.end.offset,
+    );
+    return { object, errors };
+  });
+}
+
+/**
+ * Why nothing is planned while pods do not read, naming each where it is written (its file as
+ * `fileName` shows it: the editor names files by URI); undefined when every pod reads.
+ */
+export function unreadableRefusal(unreadable: readonly UnreadablePod[], fileName: (file: string) => string = (f) => f): string | undefined {
+  if (unreadable.length === 0) return undefined;
+  const names = unreadable.map(({ object }) => {
+    const { kind, name, namespace } = object.value;
+    const at = fieldRange(object, 'metadata.name');
+    const key = name === undefined ? '(no name)' : namespaced(namespace, name);
+    return `${kind === 'Pod' ? `pod ${key}` : `the pods of ${kind} ${key}`} at ${fileName(at.file)}:${at.start.line}:${at.start.column}`;
+  });
+  const one = unreadable.length === 1;
+  return `nothing is planned while ${one ? 'a pod of the files does' : `${unreadable.length} pods of the files do`} not read (${names.join('; ')}): fix ${one ? 'its errors' : 'their errors'} first`;
 }
 
 function readDocument(parsed: ParsedDocument): DocumentRead {
@@ -591,6 +643,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
     profiles: all.profiles,
     others: all.others,
+    unreadablePods: all.unreadablePods,
     errors,
     cluster: {
       nodes: nodeObjects,

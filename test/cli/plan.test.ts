@@ -5,8 +5,8 @@ import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { readFile } from '../../src/manifests';
 import { useTempDir } from '../store/helpers';
 import { noHistory } from '../../src/server/history';
-import { previewPlan } from '../../src/server/service';
-import { workspaceOf } from '../server/service/fixtures';
+import { previewPlan, validate } from '../../src/server/service';
+import { uriOf, workspaceOf } from '../server/service/fixtures';
 import { cli } from './run-cli';
 
 const NODES = `
@@ -177,6 +177,50 @@ Not placed:
       stdout,
       /^Pod set analytics\/nightly-batch: 6 of 6 pods placed on \d nodes \(planner optimize, objective pack, profile podset-planner-scheduler, ScheduleTrigger analytics\/nightly-batch\)\.$/m,
     );
+  });
+
+  describe('a pod of the files that does not read: nothing is planned, in podplan plan as in the editor (manifests unreadablePods)', () => {
+    const loose = `---
+apiVersion: v1
+kind: Pod
+metadata: { name: loose }
+spec:
+  containers:
+    - name: main
+      resources: { requests: { cpu: "2 cores" } }
+`;
+    const table: Array<[name: string, files: Record<string, string>, error: string, refusal: string]> = [
+      [
+        'a member of the set',
+        { 'c.yaml': NODES + member('a', '2') + member('b', 'two') + trigger('batch') },
+        'c.yaml:28:37: error bad-quantity: spec.containers[0].resources.requests.cpu: "two" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)',
+        'nothing is planned while a pod of the files does not read (pod default/b at c.yaml:23:19): fix its errors first',
+      ],
+      [
+        'a pod of no set, whatever pod it is',
+        { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose },
+        'c.yaml:37:37: error bad-quantity: spec.containers[0].resources.requests.cpu: "2 cores" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)',
+        'nothing is planned while a pod of the files does not read (pod default/loose at c.yaml:33:19): fix its errors first',
+      ],
+    ];
+    for (const [name, files, error, refusal] of table) {
+      it(name, async () => {
+        const { code, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'batch'], files);
+        assert.equal(code, 2, stderr);
+        assert.deepEqual(stderr.trim().split('\n'), [error, `error: ${refusal}`]);
+
+        const analysis = workspaceOf(files).analysis();
+        const preview = await previewPlan({ podSet: { namespace: 'default', name: 'batch' } }, analysis, noHistory('not kept'));
+        assert.deepEqual(preview, { ok: false, error: refusal });
+        // The editor marks the pod's field where the CLI's line points (LSP positions count from 0).
+        const [, line, column] = /^c\.yaml:(\d+):(\d+): error bad-quantity/.exec(error) ?? [];
+        const marked = validate(uriOf('c.yaml'), analysis).filter((d) => d.code === 'bad-quantity');
+        assert.deepEqual(
+          marked.map((d) => [d.range.start.line + 1, d.range.start.character + 1, d.severity]),
+          [[Number(line), Number(column), 1]],
+        );
+      });
+    }
   });
 
   describe('bad input gives clear, located errors and exit 2', () => {

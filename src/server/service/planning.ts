@@ -14,7 +14,7 @@ import type { SolverSettings } from '../../engine/planner/planner';
 import { podSetFramework, type PodSetFramework } from '../../engine/planner/scheduler/plugin';
 import { planOnePodSet } from '../../engine/planner/plan-all';
 import { resolvePodSet, type PodSet, type PodSetRef } from '../../engine/planner/podset/podset';
-import { planFromManifest, type Located } from '../../manifests';
+import { planFromManifest, unreadablePods, unreadableRefusal, type Located } from '../../manifests';
 import { triggerSpec } from '../../manifests/planner';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import type {
@@ -73,12 +73,24 @@ export function solverOf(analysis: Analysis): { solver?: SolverSettings } {
   return solver ? { solver } : {};
 }
 
+/** A file's name as a message shows it: the last part of its URI. */
+const fileNameOf = (uri: string): string => decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
+
+/**
+ * The planning framework, unless a pod of the files does not read: then nothing is planned
+ * (manifests unreadablePods, the one rule, which podplan applies to the same files).
+ */
+function planningFor(analysis: Analysis, solver: SolverSettings | undefined): Result<PodSetFramework> {
+  const refusal = unreadableRefusal(unreadablePods(analysis.model), fileNameOf);
+  return refusal ? err(refusal) : planning(analysis, solver);
+}
+
 /**
  * The plan of a pod set as the engine's planner makes it: the planner and gang size of the trigger's
  * labels (the requested trigger's, else none), else the pods', else the profile's PodSetPlanner args.
  */
 export function planPodSet(analysis: Analysis, request: PlanRequest, start: PlanStart = {}): Result<Plan> {
-  const framework = planning(analysis, start.solver);
+  const framework = planningFor(analysis, start.solver);
   if (!framework.ok) return framework;
   const ref = { namespace: request.namespace, name: request.podSet };
   // A pending member whose requests do not parse refuses the plan (engine/planner/build planPodSet), as in podplan plan.
@@ -103,7 +115,7 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, start: Plan
  * saying why.
  */
 export async function previewPodSet(analysis: Analysis, ref: PodSetRef, start: Pick<PlanStart, 'solver'> = {}): Promise<Result<Plan>> {
-  const framework = planning(analysis, start.solver);
+  const framework = planningFor(analysis, start.solver);
   if (!framework.ok) return framework;
   const model = analysis.model;
   const made = await planOnePodSet(
