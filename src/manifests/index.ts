@@ -48,6 +48,8 @@ export {
   type ManifestDocument,
   type ObjectLists,
   type OtherManifest,
+  type PlanScope,
+  type UnreadableManifest,
   type UnreadablePod,
   type WorkspaceModel,
 } from './workspace';

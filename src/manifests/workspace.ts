@@ -20,7 +20,7 @@ import {
 import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../engine/api/dra';
 import { resolvePriorities } from '../engine/api/priority';
 import { deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
-import { PLANNER_API_VERSION } from '../engine/planner/plan';
+import { PLANNER_API_VERSION, POD_SET_LABEL } from '../engine/planner/plan';
 import { admitQuotas, applyLimitRanges, limitRange, resourceQuota, type LimitRange, type ResourceQuota } from './admission';
 import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
@@ -108,7 +108,7 @@ export interface ObjectLists {
   readonly profiles: readonly Located<ProfileManifest>[];
   readonly others: readonly Located<OtherManifest>[];
   /** Pods, and workloads that make pods, left out because they do not read (their errors say why): see unreadablePods. */
-  readonly unreadablePods: readonly Located<OtherManifest>[];
+  readonly unreadablePods: readonly Located<UnreadableManifest>[];
   readonly errors: readonly ManifestError[];
 }
 
@@ -237,12 +237,12 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     objects.push({ bucket: 'nodes', value: n, base });
   } else if (kind === 'Pod') {
     const p = decode(podDecoder, 'v1');
-    objects.push(p ? { bucket: 'pods', value: p, base } : { bucket: 'unreadablePods', value: described(kind, value), base });
+    objects.push(p ? { bucket: 'pods', value: p, base } : { bucket: 'unreadablePods', value: unreadable(kind, value, value), base });
   } else if ((WORKLOAD_KINDS as string[]).includes(kind)) {
     const workloadKind = kind as WorkloadKind;
     const w = decode(workloadDecoder(workloadKind), WORKLOAD_API_VERSIONS[workloadKind]);
     if (!w) {
-      objects.push({ bucket: 'unreadablePods', value: described(kind, value), base });
+      objects.push({ bucket: 'unreadablePods', value: unreadable(kind, value, fieldOf(fieldOf(value, 'spec'), 'template')), base });
       return;
     }
     objects.push({ bucket: 'workloads', value: w, base });
@@ -321,23 +321,53 @@ function described(kind: string, value: Readonly<Record<string, unknown>>): Othe
   return { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) };
 }
 
+/** `value[key]` when `value` is a mapping. */
+const fieldOf = (value: unknown, key: string): unknown => (isPlainObject(value) ? field(value, key) : undefined);
+
+/** A Pod or workload that does not read, with what its text says of its pods: their pod set, whether the pod is bound. */
+export interface UnreadableManifest extends OtherManifest {
+  /** The pod's (or the template's) planner.ciena.io/pod-set label, as written. */
+  readonly podSet?: string;
+  /** A pod whose spec.nodeName is written: its node's use is not known without it. */
+  readonly bound?: true;
+}
+
+/** `value` described, with what `pod` (the pod, or the workload's template) writes of its pod set and node. */
+function unreadable(kind: string, value: Readonly<Record<string, unknown>>, pod: unknown): UnreadableManifest {
+  const podSet = fieldOf(fieldOf(fieldOf(pod, 'metadata'), 'labels'), POD_SET_LABEL);
+  const nodeName = kind === 'Pod' ? fieldOf(fieldOf(pod, 'spec'), 'nodeName') : undefined;
+  return {
+    ...described(kind, value),
+    ...(typeof podSet === 'string' ? { podSet } : {}),
+    ...(typeof nodeName === 'string' && nodeName !== '' ? { bound: true as const } : {}),
+  };
+}
+
 /** A pod (or a workload's pods) of the files left out because it does not read, with the errors that say why. */
 export interface UnreadablePod {
-  readonly object: Located<OtherManifest>;
+  readonly object: Located<UnreadableManifest>;
   /** Its error-severity problems, at their file, line and column. */
   readonly errors: readonly ManifestError[];
 }
 
+/** What a plan covers: every pending pod (podplan schedule, explain), or the pods of these pod sets. */
+export type PlanScope = 'every-pod' | readonly { readonly namespace: string; readonly name: string }[];
+
 /**
- * The one rule for a pod the files hold that does not read (a quantity that does not parse, a field
- * of the wrong type, …): the reader leaves it out, and then no plan is made, because a plan made
- * without it would look complete (its node would look emptier, its pod set short of a member, its
- * own placement never asked for). The CLI refuses the command (exit 2) and the editor refuses
- * previews, Schedule Now and Apply Plan, both with `unreadableRefusal`'s words beside the pod's own
- * located errors (which the editor shows on the pod, whatever pod it is).
+ * The one rule for pods the files hold that do not read (a quantity that does not parse, a field of
+ * the wrong type, …; the reader leaves them out): those that refuse a plan of `scope`, because a
+ * plan made without them would look complete. A bound one refuses every plan (its node would look
+ * emptier than it is); another refuses the plans that would place it: every plan of every pending
+ * pod, and its pod set's. The others do not stop a plan; their errors are reported all the same.
+ * `podplan` and the editor both ask it, each with the scope of what it plans, and refuse with
+ * `unreadableRefusal`'s words beside the pods' own located errors (every unreadable pod, 'every-pod').
  */
-export function unreadablePods(model: Pick<ObjectLists, 'unreadablePods' | 'errors'>): UnreadablePod[] {
-  return model.unreadablePods.map((object) => {
+export function unreadablePods(model: Pick<ObjectLists, 'unreadablePods' | 'errors'>, scope: PlanScope): UnreadablePod[] {
+  const inScope = ({ value }: Located<UnreadableManifest>): boolean =>
+    scope === 'every-pod' ||
+    value.bound === true ||
+    scope.some((set) => set.name === value.podSet && set.namespace === (value.namespace ?? DEFAULT_NAMESPACE));
+  return model.unreadablePods.filter(inScope).map((object) => {
     const at = fieldRange(object);
     const errors = model.errors.filter(
       (e) =>

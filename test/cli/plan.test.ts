@@ -179,40 +179,58 @@ Not placed:
     );
   });
 
-  describe('a pod of the files that does not read: nothing is planned, in podplan plan as in the editor (manifests unreadablePods)', () => {
-    const loose = `---
+  describe('a pod of the files that does not read: its located error in both, and the plans it is part of refused in both (manifests unreadablePods)', () => {
+    const loose = (extra = '') => `---
 apiVersion: v1
 kind: Pod
 metadata: { name: loose }
-spec:
+spec:${extra}
   containers:
     - name: main
       resources: { requests: { cpu: "2 cores" } }
 `;
-    const table: Array<[name: string, files: Record<string, string>, error: string, refusal: string]> = [
+    const quantity = (at: string, text: string) =>
+      `${at}: error bad-quantity: spec.containers[0].resources.requests.cpu: "${text}" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)`;
+    const table: Array<[name: string, files: Record<string, string>, error: string, refusal: string | undefined]> = [
       [
-        'a member of the set',
+        'a member of the set: the set is not planned',
         { 'c.yaml': NODES + member('a', '2') + member('b', 'two') + trigger('batch') },
-        'c.yaml:28:37: error bad-quantity: spec.containers[0].resources.requests.cpu: "two" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)',
+        quantity('c.yaml:28:37', 'two'),
         'nothing is planned while a pod of the files does not read (pod default/b at c.yaml:23:19): fix its errors first',
       ],
       [
-        'a pod of no set, whatever pod it is',
-        { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose },
-        'c.yaml:37:37: error bad-quantity: spec.containers[0].resources.requests.cpu: "2 cores" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)',
+        'a bound pod: nothing is planned, its node’s use is not known',
+        { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose('\n  nodeName: n1') },
+        quantity('c.yaml:38:37', '2 cores'),
         'nothing is planned while a pod of the files does not read (pod default/loose at c.yaml:33:19): fix its errors first',
+      ],
+      [
+        'a pending pod of no set: the set is planned without it, its error reported all the same',
+        { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose() },
+        quantity('c.yaml:37:37', '2 cores'),
+        undefined,
       ],
     ];
     for (const [name, files, error, refusal] of table) {
       it(name, async () => {
-        const { code, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'batch'], files);
-        assert.equal(code, 2, stderr);
-        assert.deepEqual(stderr.trim().split('\n'), [error, `error: ${refusal}`]);
-
+        const { code, stdout, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--json', '--no-history'], files);
         const analysis = workspaceOf(files).analysis();
         const preview = await previewPlan({ podSet: { namespace: 'default', name: 'batch' } }, analysis, noHistory('not kept'));
-        assert.deepEqual(preview, { ok: false, error: refusal });
-        // The editor marks the pod's field where the CLI's line points (LSP positions count from 0).
+        if (refusal) {
+          assert.equal(code, 2, stderr);
+          assert.deepEqual(stderr.trim().split('\n'), [error, `podplan plan: ${refusal}`]);
+          assert.deepEqual(preview, { ok: false, error: refusal });
+        } else {
+          assert.equal(code, 0, stderr);
+          assert.deepEqual(stderr.trim().split('\n'), [error]);
+          assert.ok(preview.ok, preview.ok ? '' : preview.error);
+          const fromCli = (JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }> }).assignments;
+          assert.deepEqual(
+            preview.value.assignments.map((a) => `${a.pod}→${a.node}`),
+            fromCli.map((a) => `${a.pod}→${a.node}`),
+          );
+        }
+        // The editor marks the pod's field where the CLI's line points (LSP positions count from 0), whatever pod it is.
         const [, line, column] = /^c\.yaml:(\d+):(\d+): error bad-quantity/.exec(error) ?? [];
         const marked = validate(uriOf('c.yaml'), analysis).filter((d) => d.code === 'bad-quantity');
         assert.deepEqual(

@@ -77,11 +77,11 @@ export function solverOf(analysis: Analysis): { solver?: SolverSettings } {
 const fileNameOf = (uri: string): string => decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
 
 /**
- * The planning framework, unless a pod of the files does not read: then nothing is planned
- * (manifests unreadablePods, the one rule, which podplan applies to the same files).
+ * The planning framework for a plan of `set`, unless a pod of the files that does not read refuses
+ * it (manifests unreadablePods, the one rule, which podplan applies to the same files).
  */
-function planningFor(analysis: Analysis, solver: SolverSettings | undefined): Result<PodSetFramework> {
-  const refusal = unreadableRefusal(unreadablePods(analysis.model), fileNameOf);
+function planningFor(analysis: Analysis, solver: SolverSettings | undefined, set: PodSetRef): Result<PodSetFramework> {
+  const refusal = unreadableRefusal(unreadablePods(analysis.model, [set]), fileNameOf);
   return refusal ? err(refusal) : planning(analysis, solver);
 }
 
@@ -90,9 +90,9 @@ function planningFor(analysis: Analysis, solver: SolverSettings | undefined): Re
  * labels (the requested trigger's, else none), else the pods', else the profile's PodSetPlanner args.
  */
 export function planPodSet(analysis: Analysis, request: PlanRequest, start: PlanStart = {}): Result<Plan> {
-  const framework = planningFor(analysis, start.solver);
-  if (!framework.ok) return framework;
   const ref = { namespace: request.namespace, name: request.podSet };
+  const framework = planningFor(analysis, start.solver, ref);
+  if (!framework.ok) return framework;
   // A pending member whose requests do not parse refuses the plan (engine/planner/build planPodSet), as in podplan plan.
   const members = resolvePodSet(analysis.engine.pods, ref, analysis.plannerSchedulerName);
   const pending = start.pods?.map((p) => p.value);
@@ -115,7 +115,7 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, start: Plan
  * saying why.
  */
 export async function previewPodSet(analysis: Analysis, ref: PodSetRef, start: Pick<PlanStart, 'solver'> = {}): Promise<Result<Plan>> {
-  const framework = planningFor(analysis, start.solver);
+  const framework = planningFor(analysis, start.solver, ref);
   if (!framework.ok) return framework;
   const model = analysis.model;
   const made = await planOnePodSet(

@@ -99,8 +99,8 @@ function dependsOnNames(value: Record<string, unknown>): SchemaIssue[] {
  * reported on (`checked`) is not reported twice.
  */
 function readerErrors(file: SourceFile, analysis: Analysis, checked: ReadonlySet<string>, out: Diagnostic[]): void {
-  // A pod that does not read refuses every plan (unreadablePods): its errors are shown whatever pod it is.
-  const unreadable = new Set(unreadablePods(analysis.model).flatMap((u) => u.errors));
+  // A pod that does not read refuses the plans it is part of (unreadablePods): its errors are shown whatever pod it is.
+  const unreadable = new Set(unreadablePods(analysis.model, 'every-pod').flatMap((u) => u.errors));
   for (const error of analysis.model.errors) {
     if (error.range.file !== file.uri) continue;
     const document = documentAt(file, error.range.start.offset);
