@@ -53,30 +53,23 @@ export class ArgsReader {
   }
 
   int(value: unknown, path: FieldPath): number | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-      this.errors.push(fieldInvalid(path, value, 'must be an integer'));
-      return undefined;
-    }
-    return value;
+    return this.typed(value, path, (v): v is number => typeof v === 'number' && Number.isSafeInteger(v), 'must be an integer');
   }
 
   bool(value: unknown, path: FieldPath): boolean | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'boolean') {
-      this.errors.push(fieldInvalid(path, value, 'must be true or false'));
-      return undefined;
-    }
-    return value;
+    return this.typed(value, path, (v): v is boolean => typeof v === 'boolean', 'must be true or false');
   }
 
   string(value: unknown, path: FieldPath): string | undefined {
+    return this.typed(value, path, (v): v is string => typeof v === 'string', 'must be a string');
+  }
+
+  /** A scalar of the type `is` checks; undefined when absent (null counts as absent) or of another type, which is an error. */
+  private typed<T>(value: unknown, path: FieldPath, is: (v: unknown) => v is T, detail: string): T | undefined {
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') {
-      this.errors.push(fieldInvalid(path, value, 'must be a string'));
-      return undefined;
-    }
-    return value;
+    if (is(value)) return value;
+    this.errors.push(fieldInvalid(path, value, detail));
+    return undefined;
   }
 
   strings(value: unknown, path: FieldPath): string[] {
