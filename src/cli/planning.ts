@@ -24,7 +24,7 @@ import { readSource, type SourceArgs } from './source';
 import { readTrigger } from '../engine/planner/podset/trigger';
 import type { PlanSettings } from '../engine/planner/build';
 import type { Plan } from '../engine/planner/plan';
-import { planOnePodSet } from '../engine/planner/plan-all';
+import { planOnePodSet, podSetsPlannedFor } from '../engine/planner/plan-all';
 import type { PodSetRef } from '../engine/planner/podset/podset';
 import { planFromManifest } from '../manifests';
 import { triggerSpec } from '../manifests/planner';
@@ -159,7 +159,7 @@ export interface SetOutcome {
 export async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
   const { workspace, triggers } = planning;
   // A pod of the files that does not read refuses the plans it is part of (the rule the editor applies too).
-  const refusal = unreadableRefusal(unreadablePods(workspace, [ref]));
+  const refusal = unreadableRefusal(unreadablePods(workspace, podSetsPlannedFor(ref, triggers)));
   if (refusal) return refusal;
   const outcome = await planOnePodSet(
     {

@@ -199,6 +199,15 @@ spec:${extra}
         'nothing is planned while a pod of the files does not read (pod default/b at c.yaml:23:19): fix its errors first',
       ],
       [
+        'a member of a set the trigger depends on (planned first): the set is not planned',
+        {
+          'c.yaml':
+            NODES + member('b', 'two', 'db') + trigger('db') + member('a', '1') + trigger('batch', '\n  dependsOn:\n    - name: db'),
+        },
+        quantity('c.yaml:19:37', 'two'),
+        'nothing is planned while a pod of the files does not read (pod default/b at c.yaml:14:19): fix its errors first',
+      ],
+      [
         'a bound pod: nothing is planned, its node’s use is not known',
         { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose('\n  nodeName: n1') },
         quantity('c.yaml:38:37', '2 cores'),

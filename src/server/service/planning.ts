@@ -12,7 +12,7 @@ import { describeBound, type PlanBound } from '../../engine/planner/solver/bound
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { podSetFramework, type PodSetFramework } from '../../engine/planner/scheduler/plugin';
-import { planOnePodSet } from '../../engine/planner/plan-all';
+import { planOnePodSet, podSetsPlannedFor } from '../../engine/planner/plan-all';
 import { resolvePodSet, type PodSet, type PodSetRef } from '../../engine/planner/podset/podset';
 import { planFromManifest, unreadablePods, unreadableRefusal, type Located } from '../../manifests';
 import { triggerSpec } from '../../manifests/planner';
@@ -81,7 +81,11 @@ const fileNameOf = (uri: string): string => decodeURIComponent(uri.slice(uri.las
  * it (manifests unreadablePods, the one rule, which podplan applies to the same files).
  */
 function planningFor(analysis: Analysis, solver: SolverSettings | undefined, set: PodSetRef): Result<PodSetFramework> {
-  const refusal = unreadableRefusal(unreadablePods(analysis.model, [set]), fileNameOf);
+  const sets = podSetsPlannedFor(
+    set,
+    analysis.model.triggers.map((t) => triggerSpec(t.value)),
+  );
+  const refusal = unreadableRefusal(unreadablePods(analysis.model, sets), fileNameOf);
   return refusal ? err(refusal) : planning(analysis, solver);
 }
 
