@@ -14,7 +14,7 @@ import { setMaxListeners } from 'node:events';
 import type { Clock } from '../engine/api/clock';
 import { podId, podKey, type Pod } from '../engine/api/types';
 import type { Binder } from '../engine/framework/binder';
-import { errorStatus, SUCCESS, type Status } from '../engine/framework/status';
+import { errorStatus, isSuccess, SUCCESS, type Status } from '../engine/framework/status';
 import type { StatusDetails } from './http';
 
 /** What the API server said to one binding request. */
@@ -188,6 +188,23 @@ export class KubeBinder implements Binder {
     this.counts.bound++;
     return SUCCESS;
   }
+}
+
+/**
+ * Binds each pod to its node, one after another, with the binder's policy (Apply Plan's bindings,
+ * outside a scheduler's life cycle): for each pod that is not bound, why.
+ */
+export async function bindEach(
+  options: KubeBinderOptions,
+  bindings: ReadonlyArray<{ readonly pod: Pod; readonly node: string }>,
+): Promise<Array<{ readonly pod: Pod; readonly reasons: readonly string[] }>> {
+  const binder = new KubeBinder(options);
+  const failed: Array<{ pod: Pod; reasons: readonly string[] }> = [];
+  for (const { pod, node } of bindings) {
+    const status = await binder.bind(pod, node);
+    if (!isSuccess(status)) failed.push({ pod, reasons: status.reasons });
+  }
+  return failed;
 }
 
 function retriable(answer: BindingAnswer): boolean {

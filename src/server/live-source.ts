@@ -6,14 +6,13 @@
 // Redactor; nothing is written for a client that says its workspace is untrusted.
 import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
-import { isSuccess } from '../engine/framework/status';
 import type { Plan } from '../engine/planner/plan';
 import type { WorkspaceModel } from '../manifests';
 import { schedulePlanName } from '../engine/planner/podset/name';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
 import { KubeHttp } from '../kube/http';
 import { listContexts, loadKubeconfig, selectContext, type KubeconfigOptions, type KubeContext } from '../kube/kubeconfig';
-import { KubeBinder } from '../kube/binder';
+import { bindEach } from '../kube/binder';
 import { bindingPoster, boundNodeReader, planWriter } from '../kube/live/cluster';
 import { LIVE_DECISIONS } from '../kube/live/compose';
 import { leaseLocation, LiveRun, STOP_DEADLINE_MS } from '../kube/live/lifecycle';
@@ -273,15 +272,14 @@ export class LiveSource {
           `the SchedulePlan was written, but setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule failed: ${c.context.redactor.redact(flipped.message)}`,
         );
     } else {
-      // Through the live scheduler's binder: its retries, and a 409 decided from the pod's node.
-      const binder = new KubeBinder({ post: bindingPoster(c.http), readBoundNode: boundNodeReader(c.http), clock: this.options.clock });
-      const failed: string[] = [];
-      for (const a of plan.assignments) {
-        const pod = analysis.pod(plan.namespace, a.pod)?.value;
-        const status = pod ? await binder.bind(pod, a.node) : undefined;
-        if (!status) failed.push(`${a.pod}: no such pod in the cluster any more`);
-        else if (!isSuccess(status)) failed.push(`${a.pod}: ${c.context.redactor.redact(status.reasons.join('; '))}`);
-      }
+      // With the live scheduler's binder policy: its retries, and a 409 decided from the pod's node.
+      const located = plan.assignments.map((a) => ({ name: a.pod, pod: analysis.pod(plan.namespace, a.pod)?.value, node: a.node }));
+      const failed = located.filter((l) => !l.pod).map((l) => `${l.name}: no such pod in the cluster any more`);
+      const refused = await bindEach(
+        { post: bindingPoster(c.http), readBoundNode: boundNodeReader(c.http), clock: this.options.clock },
+        located.flatMap((l) => (l.pod ? [{ pod: l.pod, node: l.node }] : [])),
+      );
+      for (const r of refused) failed.push(`${r.pod.metadata.name}: ${c.context.redactor.redact(r.reasons.join('; '))}`);
       if (failed.length > 0) return err(`${failed.length} of ${plan.assignments.length} bindings failed: ${failed.join('; ')}`);
     }
     const marked = pending.historyId !== undefined ? history.markApplied(pending.historyId) : undefined;

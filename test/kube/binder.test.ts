@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/engine/api/clock';
 import { Code } from '../../src/engine/framework/status';
-import { KubeBinder, type BindingAnswer } from '../../src/kube/binder';
+import { bindEach, KubeBinder, type BindingAnswer } from '../../src/kube/binder';
 import { makePod } from '../builders';
 
 const created: BindingAnswer = { kind: 'created' };
@@ -174,6 +174,29 @@ describe('kube/binder', () => {
       if (c.message) assert.match(result.reasons.join(', '), c.message);
     });
   }
+
+  it('bindEach (Apply Plan): each pod through one binder, in order; what is not bound, with why', async () => {
+    const posts: string[] = [];
+    const failed = await bindEach(
+      {
+        clock: new ManualClock(0),
+        post: async (pod, node) => {
+          posts.push(`${pod.name}→${node}`);
+          return pod.name === 'taken' ? alreadyAssigned('n9') : created;
+        },
+        readBoundNode: async ({ name }) => (name === 'taken' ? 'n9' : ''),
+      },
+      [
+        { pod: makePod('web').obj, node: 'n1' },
+        { pod: makePod('taken').obj, node: 'n2' },
+      ],
+    );
+    assert.deepEqual(posts, ['web→n1', 'taken→n2']);
+    assert.deepEqual(
+      failed.map((f) => [f.pod.metadata.name, f.reasons]),
+      [['taken', ['pod default/taken is already bound to node n9 by someone else']]],
+    );
+  });
 
   it('never posts a pod it bound again, and refuses a second binding in flight', async () => {
     const b = binder([]);
