@@ -14,7 +14,7 @@ import type { Node, Pod } from '../src/engine/api/types';
 import { KubeBinder } from '../src/kube/binder';
 import { KubeHttp } from '../src/kube/http';
 import { openContext } from '../src/kube/kubeconfig';
-import { bindingPoster, startInformers } from '../src/kube/live/cluster';
+import { bindingPoster, boundNodeReader, startInformers } from '../src/kube/live/cluster';
 import { composeLiveScheduler, PODPLAN_SCHEDULER_NAME } from '../src/kube/live/compose';
 import { liveCache, type LiveReport } from '../src/kube/live/scheduler';
 import { systemClock } from '../src/platform/clock';
@@ -80,7 +80,7 @@ async function run(): Promise<void> {
     });
     if (!context.ok) throw new Error(context.error);
     const http = new KubeHttp(context.value);
-    const binder = new KubeBinder({ post: bindingPoster(http), clock: systemClock });
+    const binder = new KubeBinder({ post: bindingPoster(http), readBoundNode: boundNodeReader(http), clock: systemClock });
     const composed = composeLiveScheduler({
       clock: systemClock,
       cache: liveCache(systemClock),

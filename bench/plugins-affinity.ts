@@ -6,6 +6,7 @@
 // NodeResourcesFit would add.
 import { InMemoryBinder } from '../src/engine/framework/binder';
 import { performance } from 'node:perf_hooks';
+import { argsErrorText } from '../src/engine/api/field';
 import { seededRandom } from '../src/engine/api/random';
 import { type Node, type Pod, type PodAffinityTerm } from '../src/engine/api/types';
 import { CycleState } from '../src/engine/framework/cycle-state';
@@ -168,7 +169,7 @@ function run(w: Workload): void {
   for (let i = 0; i < w.existing; i++) bind(s, nodes[random.int(nodes.length)] as NodeInfo, makePod(`init-${i}`, w.existingShape));
   const handle: FrameworkHandle = { snapshot: () => s, random, binder: new InMemoryBinder() };
   const made = w.factory(undefined, handle);
-  if (!made.ok) throw new Error(made.error);
+  if (!made.ok) throw new Error(argsErrorText(made.error));
   const plugin = made.value as FullPlugin;
 
   const times: number[] = [];

@@ -3,6 +3,7 @@
 // This is the plugins' share of a scheduling cycle, measured without the framework around them, in
 // CPU time of this process (so other load on the machine counts less than with wall-clock time).
 import { cpuUsage } from 'node:process';
+import { argsErrorText } from '../src/engine/api/field';
 import { seededRandom } from '../src/engine/api/random';
 import type { Node, Pod } from '../src/engine/api/types';
 import { InMemoryBinder } from '../src/engine/framework/binder';
@@ -102,7 +103,7 @@ function measure(plugin: AnyPlugin, pods: readonly PodInfo[], nodes: readonly No
 
 function build(factory: PluginFactory, handle: FrameworkHandle): AnyPlugin {
   const built = factory(undefined, handle);
-  if (!built.ok) throw new Error(built.error);
+  if (!built.ok) throw new Error(argsErrorText(built.error));
   return built.value as AnyPlugin;
 }
 

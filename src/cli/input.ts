@@ -8,9 +8,12 @@ import {
   formatError,
   joinPath,
   readFile,
+  unreadablePods,
+  unreadableRefusal,
   type FileModel,
   type Located,
   type ManifestErrorCode,
+  type PlanScope,
   type ProfileManifest,
   type WorkspaceModel,
 } from '../manifests';
@@ -23,6 +26,11 @@ export interface Input<T> {
   /** Located errors: the command stops with exit 2 when there are any. */
   readonly errors: readonly string[];
   readonly warnings: readonly string[];
+  /**
+   * The located errors of pods that do not read: printed as errors, they stop a command only when
+   * they refuse what it plans (manifests unreadablePods, the rule the editor applies too; `refuses`).
+   */
+  readonly held?: readonly string[];
 }
 
 /** --strict, as the commands that read manifests take it. */
@@ -112,11 +120,29 @@ export async function readWorkspace(paths: readonly string[], io: CliIO, options
     }
   }
   const model = combine(files);
+  return { value: model, ...modelProblems(model, options, errors, warnings) };
+}
+
+/** A model's problems as lines: errors, warnings, and the errors of pods that do not read, held for the plan's scope to judge. */
+export function modelProblems(
+  model: WorkspaceModel,
+  options: ReadOptions = {},
+  errors: string[] = [],
+  warnings: string[] = [],
+): { errors: string[]; warnings: string[]; held: string[] } {
+  const held = new Set(unreadablePods(model, 'every-pod').flatMap((u) => u.errors));
+  const heldLines: string[] = [];
   for (const found of model.errors) {
     const e = options.strict && STRICT_CODES.has(found.code) ? { ...found, severity: 'error' as const } : found;
-    (e.severity === 'error' ? errors : warnings).push(formatError(e));
+    (held.has(found) ? heldLines : e.severity === 'error' ? errors : warnings).push(formatError(e));
   }
-  return { value: model, errors, warnings };
+  return { errors, warnings, held: heldLines };
+}
+
+/** The line that refuses a plan of `scope` because pods of it do not read; undefined when none does. */
+export function refuses(model: WorkspaceModel, scope: PlanScope): string | undefined {
+  const refusal = unreadableRefusal(unreadablePods(model, scope));
+  return refusal === undefined ? undefined : `error: ${refusal}`;
 }
 
 /**

@@ -8,7 +8,15 @@ import { POD_SET_SCHEDULER_NAME } from '../engine/planner/podset/podset';
 import type { TriggerSpec } from '../engine/planner/podset/trigger';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
 import { highsSolver } from '../platform/highs';
-import { fieldRange, joinPath, type Located, type ScheduleTriggerManifest, type WorkspaceModel } from '../manifests';
+import {
+  fieldRange,
+  joinPath,
+  unreadablePods,
+  unreadableRefusal,
+  type Located,
+  type ScheduleTriggerManifest,
+  type WorkspaceModel,
+} from '../manifests';
 import { profileInput, readProfile, unscheduledKinds, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import type { SourceRef } from '../store/types';
@@ -16,7 +24,7 @@ import { readSource, type SourceArgs } from './source';
 import { readTrigger } from '../engine/planner/podset/trigger';
 import type { PlanSettings } from '../engine/planner/build';
 import type { Plan } from '../engine/planner/plan';
-import { planOnePodSet } from '../engine/planner/plan-all';
+import { planOnePodSet, podSetsPlannedFor } from '../engine/planner/plan-all';
 import type { PodSetRef } from '../engine/planner/podset/podset';
 import { planFromManifest } from '../manifests';
 import { triggerSpec } from '../manifests/planner';
@@ -36,6 +44,8 @@ export interface PlanningInput {
   readonly value?: Planning;
   readonly errors: readonly string[];
   readonly warnings: readonly string[];
+  /** The located errors of pods that do not read (Input.held): each plan judges them (planSet). */
+  readonly held?: readonly string[];
 }
 
 export { triggerSpec } from '../manifests/planner';
@@ -75,7 +85,7 @@ export async function loadPlanning(
     io,
   );
   for (const w of input.warnings) io.stderr(`${w}\n`);
-  for (const e of input.errors) io.stderr(`${e}\n`);
+  for (const e of [...(input.held ?? []), ...input.errors]) io.stderr(`${e}\n`);
   return input.value;
 }
 
@@ -88,7 +98,8 @@ async function readPlanning(
   const fromFile = options.profile !== undefined ? await readProfile(options.profile, io, POD_SET_SCHEDULER_NAME) : undefined;
   const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
   const warnings = [...workspace.warnings, ...(fromFile?.warnings ?? [])];
-  if (!workspace.value || errors.length > 0) return { errors, warnings };
+  const held = workspace.held ?? [];
+  if (!workspace.value || errors.length > 0) return { errors, warnings, held };
   for (const t of workspace.value.triggers) {
     const error = triggerError(t);
     if (error) errors.push(error);
@@ -109,7 +120,7 @@ async function readPlanning(
   const solver = highs.ok ? { solver: { solver: highs.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: options.seed } } : {};
   const planning = podSetFramework(profile, { random: seededRandom(options.seed), ...solver });
   if (!planning.ok) errors.push(...planning.error.map((e) => (chosen ? chosen.locate(e) : e.message)));
-  if (errors.length > 0 || !planning.ok) return { errors, warnings };
+  if (errors.length > 0 || !planning.ok) return { errors, warnings, held };
   for (const key of planning.value.args.ignored ?? []) {
     const at = chosen ? pluginArgsPath(chosen.profile, key) : undefined;
     warnings.push(
@@ -128,6 +139,7 @@ async function readPlanning(
     },
     errors,
     warnings,
+    held,
   };
 }
 
@@ -146,6 +158,9 @@ export interface SetOutcome {
  */
 export async function planSet(planning: Planning, ref: PodSetRef, override: PlanSettings, now: number): Promise<SetOutcome | string> {
   const { workspace, triggers } = planning;
+  // A pod of the files that does not read refuses the plans it is part of (the rule the editor applies too).
+  const refusal = unreadableRefusal(unreadablePods(workspace, podSetsPlannedFor(ref, triggers)));
+  if (refusal) return refusal;
   const outcome = await planOnePodSet(
     {
       cluster: workspace.cluster,

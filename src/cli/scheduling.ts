@@ -8,7 +8,7 @@ import type { ClusterSnapshot } from '../engine/api/types';
 import { PODPLAN_SCHEDULER_NAME } from '../kube/live/compose';
 import type { WorkspaceModel } from '../manifests';
 import type { SourceRef } from '../store/types';
-import { profileInput, readProfile, unscheduledKinds, type ProfileInput } from './input';
+import { profileInput, readProfile, refuses, unscheduledKinds, type ProfileInput } from './input';
 import type { CliIO } from './io';
 import { readSource, type SourceArgs } from './source';
 
@@ -37,7 +37,9 @@ export async function loadScheduling(
   const workspace = await readSource(source, io, values);
   const fromFile = values.profile !== undefined ? await readProfile(values.profile, io, DEFAULT_SCHEDULER_NAME) : undefined;
   const warnings = [...workspace.warnings, ...(fromFile?.warnings ?? [])];
-  const errors = [...workspace.errors, ...(fromFile?.errors ?? [])];
+  // Every pending pod is scheduled (or run to explain one): a pod that does not read refuses it.
+  const refusal = workspace.value ? refuses(workspace.value, 'every-pod') : undefined;
+  const errors = [...(workspace.held ?? []), ...workspace.errors, ...(fromFile?.errors ?? []), ...(refusal ? [refusal] : [])];
   let profile = fromFile?.value;
   let configured: string[] = fromFile?.value ? [...fromFile.value.schedulerNames] : [];
   if (values.profile === undefined && workspace.value) {

@@ -5,9 +5,9 @@
 import path from 'node:path';
 import { clusterModel, KubeHttp, openContext, openInClusterContext, readCluster, type ClusterRead, type KubeContext } from '../kube';
 import { err, ok, type Result } from '../engine/api/result';
-import { formatError, type WorkspaceModel } from '../manifests';
+import type { WorkspaceModel } from '../manifests';
 import type { SourceRef } from '../store/types';
-import { readWorkspace, STDIN, STDIN_NAME, type Input, type ReadOptions } from './input';
+import { modelProblems, readWorkspace, STDIN, STDIN_NAME, type Input, type ReadOptions } from './input';
 import type { CliIO } from './io';
 
 /** The options every command reading a cluster takes (spread into its parseArgs options). */
@@ -109,12 +109,9 @@ export async function readSource(args: SourceArgs, io: CliIO, options: ReadOptio
   const read = await readContext(args, io);
   if (!read.ok) return { errors: [read.error], warnings: [], source };
   const model = clusterModel(read.value.read);
-  const errors = model.errors.filter((e) => e.severity === 'error').map(formatError);
-  const warnings = [...read.value.read.warnings, ...model.errors.filter((e) => e.severity !== 'error').map(formatError)];
   return {
     value: model,
-    errors,
-    warnings,
+    ...modelProblems(model, {}, [], [...read.value.read.warnings]),
     source: { kind: 'kube-context', name: read.value.context.context, server: read.value.context.server },
   };
 }

@@ -1,8 +1,11 @@
 // The live scheduler's Binder: posts pods/{name}/binding and turns the API server's answer into the
 // engine's Status, with upstream's policy. A 5xx or a dropped connection is retried with doubling
-// back-off (the pod stays assumed meanwhile); a 409 "already assigned" to the node we asked for is
-// our own earlier attempt that landed, so it is success; to another node, the pod was bound by
-// someone else; any other 409 is a conflict. Every failure is an Error status: the scheduler forgets
+// back-off (the pod stays assumed meanwhile). A 409 is decided from data, never from its text: the
+// API server answers Conflict on `pods/binding` when the pod's own state refuses the binding (it is
+// already assigned, to any node, being deleted or gated; pkg/registry/core/pod/storage assignPod), and
+// that Status names no node, so the pod is read: bound to the node we asked for, it is our own earlier
+// attempt that landed (success); to another node, the pod was bound by someone else; otherwise, and
+// for any other 409, it is a conflict (after a lost answer the pod is read too). Every failure is an Error status: the scheduler forgets
 // the assumption and requeues the pod, and drops it once the watch shows it bound. A pod this binder
 // bound is never posted again, and one pod never has two bindings in flight. `abort()` (a process
 // that must exit now) ends every binding in flight at once, their requests and back-offs included:
@@ -11,13 +14,20 @@ import { setMaxListeners } from 'node:events';
 import type { Clock } from '../engine/api/clock';
 import { podId, podKey, type Pod } from '../engine/api/types';
 import type { Binder } from '../engine/framework/binder';
-import { errorStatus, SUCCESS, type Status } from '../engine/framework/status';
+import { errorStatus, isSuccess, SUCCESS, type Status } from '../engine/framework/status';
+import type { StatusDetails } from './http';
 
 /** What the API server said to one binding request. */
 export type BindingAnswer =
   | { readonly kind: 'created' }
-  /** An HTTP status other than 2xx, with the Status object's message. */
-  | { readonly kind: 'status'; readonly code: number; readonly message: string }
+  /** An HTTP status other than 2xx, with the Status object's message, reason and details when it had them. */
+  | {
+      readonly kind: 'status';
+      readonly code: number;
+      readonly message: string;
+      readonly reason?: string;
+      readonly details?: StatusDetails;
+    }
   /** No answer (connection refused or reset, timeout). */
   | { readonly kind: 'unreachable'; readonly message: string }
   /** The request was aborted through the signal before an answer came. */
@@ -39,10 +49,11 @@ export type ReadBoundNode = (
 export interface KubeBinderOptions {
   readonly post: PostBinding;
   /**
-   * Reads the pod after a 409 conflict that follows an attempt whose answer was lost (a 5xx or no
-   * answer): that attempt may have landed, and the pod is then bound to our node.
+   * Reads the pod's node after a 409 that says the pod refused the binding (which node it is bound
+   * to is not in the Status), and after one that follows an attempt whose answer was lost (a 5xx or
+   * no answer): that attempt may have landed, and the pod is then bound to our node.
    */
-  readonly readBoundNode?: ReadBoundNode;
+  readonly readBoundNode: ReadBoundNode;
   /** Back-off timers. */
   readonly clock: Clock;
   /** Tries per binding for retriable answers (5xx, unreachable, 429). */
@@ -53,8 +64,9 @@ export interface KubeBinderOptions {
 
 export const BINDER_DEFAULTS = { attempts: 5, initialBackoffMs: 100, maxBackoffMs: 2_000 } as const;
 
-/** The node a 409 "pod X is already assigned to node "Y"" names. */
-const ALREADY_ASSIGNED = /is already assigned to node "([^"]*)"/;
+/** A 409 the pod's own state gave (already assigned, being deleted, gated): errors.NewConflict on pods/binding. */
+const refusedByPod = (answer: BindingAnswer): boolean =>
+  answer.kind === 'status' && answer.code === 409 && answer.reason === 'Conflict' && answer.details?.kind === 'pods/binding';
 
 export interface BinderCounters {
   readonly bound: number;
@@ -142,15 +154,14 @@ export class KubeBinder implements Binder {
       if (answer.kind === 'aborted' || signal.aborted) return this.aborted(pod, nodeName);
       if (answer.kind === 'created') return this.succeeded(pod, nodeName);
       if (answer.kind === 'status' && answer.code === 409) {
-        const assigned = ALREADY_ASSIGNED.exec(answer.message)?.[1];
-        if (assigned === nodeName) return this.succeeded(pod, nodeName);
-        if (assigned !== undefined) {
-          this.counts.boundElsewhere++;
-          return errorStatus(`pod ${key} is already bound to node ${assigned} by someone else`);
-        }
-        if (ambiguous && this.options.readBoundNode) {
-          const now = await this.options.readBoundNode(target, signal);
-          if (now === nodeName) return this.succeeded(pod, nodeName);
+        if (refusedByPod(answer) || ambiguous) {
+          const assigned = await this.options.readBoundNode(target, signal);
+          if (signal.aborted) return this.aborted(pod, nodeName);
+          if (assigned === nodeName) return this.succeeded(pod, nodeName);
+          if (assigned) {
+            this.counts.boundElsewhere++;
+            return errorStatus(`pod ${key} is already bound to node ${assigned} by someone else`);
+          }
         }
         this.counts.conflicts++;
         return errorStatus(`binding pod ${key} to node ${nodeName} conflicted: ${answer.message}`);
@@ -177,6 +188,23 @@ export class KubeBinder implements Binder {
     this.counts.bound++;
     return SUCCESS;
   }
+}
+
+/**
+ * Binds each pod to its node, one after another, with the binder's policy (Apply Plan's bindings,
+ * outside a scheduler's life cycle): for each pod that is not bound, why.
+ */
+export async function bindEach(
+  options: KubeBinderOptions,
+  bindings: ReadonlyArray<{ readonly pod: Pod; readonly node: string }>,
+): Promise<Array<{ readonly pod: Pod; readonly reasons: readonly string[] }>> {
+  const binder = new KubeBinder(options);
+  const failed: Array<{ pod: Pod; reasons: readonly string[] }> = [];
+  for (const { pod, node } of bindings) {
+    const status = await binder.bind(pod, node);
+    if (!isSuccess(status)) failed.push({ pod, reasons: status.reasons });
+  }
+  return failed;
 }
 
 function retriable(answer: BindingAnswer): boolean {

@@ -28,6 +28,26 @@ export interface ApiError {
   readonly message: string;
   /** The Status reason (Conflict, NotFound, …) when the server gave one. */
   readonly reason?: string;
+  /** The Status details (the object the error is about, as `kind` `pods/binding` and its `name`) when the server gave them. */
+  readonly details?: StatusDetails;
+}
+
+/** metav1.StatusDetails: which object a failure is about. */
+export interface StatusDetails {
+  readonly name?: string;
+  readonly group?: string;
+  readonly kind?: string;
+}
+
+/** The details of a Status object, the fields that are strings. */
+function statusDetails(value: unknown): StatusDetails | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const out: Record<string, string> = {};
+  for (const key of ['name', 'group', 'kind'] as const) {
+    const field = (value as Record<string, unknown>)[key];
+    if (typeof field === 'string') out[key] = field;
+  }
+  return out;
 }
 
 const KIND_OF_STATUS: Readonly<Record<number, ApiErrorKind>> = {
@@ -281,10 +301,19 @@ export class KubeHttp {
             return;
           }
           if (status === 401) this.prepared = undefined;
-          const statusObject = body as { message?: unknown; reason?: unknown } | undefined;
+          const statusObject = body as { message?: unknown; reason?: unknown; details?: unknown } | undefined;
           const message = typeof statusObject?.message === 'string' ? statusObject.message : `${status} ${res.statusMessage ?? ''}`.trim();
           const reason = typeof statusObject?.reason === 'string' ? statusObject.reason : undefined;
-          settle(err({ kind: apiErrorKind(status), status, message: redactor.redact(message), ...(reason ? { reason } : {}) }));
+          const details = statusDetails(statusObject?.details);
+          settle(
+            err({
+              kind: apiErrorKind(status),
+              status,
+              message: redactor.redact(message),
+              ...(reason ? { reason } : {}),
+              ...(details ? { details } : {}),
+            }),
+          );
         });
       });
       req.on('timeout', () => req.destroy(new Error(`no answer from the API server within ${REQUEST_TIMEOUT_MS / 1000} s`)));

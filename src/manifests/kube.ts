@@ -1,7 +1,7 @@
 // Decoders for the Kubernetes objects the engine reads (src/engine/api/types.ts), field for field,
 // with the checks the API server would make on those fields. Resource quantities are parsed with the
 // engine's own parser so a quantity the engine would reject is reported where it is written.
-import { parseResourceList } from '../engine/api/resources';
+import { resourceAmount } from '../engine/api/resources';
 import type {
   Affinity,
   Container,
@@ -72,11 +72,10 @@ export const resourceList: Decoder<ResourceList> = (v, path, ctx) => {
       continue;
     }
     const text = String(raw);
-    const parsed = parseResourceList({ [name]: text }, path);
+    // The engine's own reading of the amount, so what it would refuse is reported here, where it is written.
+    const parsed = resourceAmount(name, text);
     if (!parsed.ok) {
-      // The engine prefixes the field; the location already says it.
-      const prefix = `${path}.${name}: `;
-      ctx.report(at, 'bad-quantity', parsed.error.startsWith(prefix) ? parsed.error.slice(prefix.length) : parsed.error);
+      ctx.report(at, 'bad-quantity', parsed.error);
       continue;
     }
     out[name] = text;

@@ -20,7 +20,7 @@ import {
 import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../engine/api/dra';
 import { resolvePriorities } from '../engine/api/priority';
 import { deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
-import { PLANNER_API_VERSION } from '../engine/planner/plan';
+import { PLANNER_API_VERSION, POD_SET_LABEL } from '../engine/planner/plan';
 import {
   admitClaimQuotas,
   admitClaims,
@@ -116,6 +116,8 @@ export interface ObjectLists {
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
   readonly others: readonly Located<OtherManifest>[];
+  /** Pods, and workloads that make pods, left out because they do not read (their errors say why): see unreadablePods. */
+  readonly unreadablePods: readonly Located<UnreadableManifest>[];
   readonly errors: readonly ManifestError[];
 }
 
@@ -169,6 +171,7 @@ function emptyLists(): Mutable<ObjectLists> {
     plans: [],
     profiles: [],
     others: [],
+    unreadablePods: [],
     errors: [],
   };
 }
@@ -243,11 +246,14 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     objects.push({ bucket: 'nodes', value: n, base });
   } else if (kind === 'Pod') {
     const p = decode(podDecoder, 'v1');
-    if (p) objects.push({ bucket: 'pods', value: p, base });
+    objects.push(p ? { bucket: 'pods', value: p, base } : { bucket: 'unreadablePods', value: unreadable(kind, value, value), base });
   } else if ((WORKLOAD_KINDS as string[]).includes(kind)) {
     const workloadKind = kind as WorkloadKind;
     const w = decode(workloadDecoder(workloadKind), WORKLOAD_API_VERSIONS[workloadKind]);
-    if (!w) return;
+    if (!w) {
+      objects.push({ bucket: 'unreadablePods', value: unreadable(kind, value, fieldOf(fieldOf(value, 'spec'), 'template')), base });
+      return;
+    }
     objects.push({ bucket: 'workloads', value: w, base });
     const template = concatPath(base, 'spec.template');
     if (w.kind !== 'DaemonSet')
@@ -310,17 +316,93 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     if (p) objects.push({ bucket: 'profiles', value: p, base });
   } else {
     checkKind(kind, field(value, 'apiVersion'), base, ctx);
-    const meta = field(value, 'metadata');
-    const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-    const apiVersion = str(field(value, 'apiVersion'));
-    const name = isPlainObject(meta) ? str(field(meta, 'name')) : undefined;
-    const namespace = isPlainObject(meta) ? str(field(meta, 'namespace')) : undefined;
-    objects.push({
-      bucket: 'others',
-      value: { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) },
-      base,
-    });
+    objects.push({ bucket: 'others', value: described(kind, value), base });
   }
+}
+
+/** An object by its kind, apiVersion, name and namespace, as far as they are written as strings. */
+function described(kind: string, value: Readonly<Record<string, unknown>>): OtherManifest {
+  const meta = field(value, 'metadata');
+  const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const apiVersion = str(field(value, 'apiVersion'));
+  const name = isPlainObject(meta) ? str(field(meta, 'name')) : undefined;
+  const namespace = isPlainObject(meta) ? str(field(meta, 'namespace')) : undefined;
+  return { kind, ...(apiVersion ? { apiVersion } : {}), ...(name ? { name } : {}), ...(namespace ? { namespace } : {}) };
+}
+
+/** `value[key]` when `value` is a mapping. */
+const fieldOf = (value: unknown, key: string): unknown => (isPlainObject(value) ? field(value, key) : undefined);
+
+/** A Pod or workload that does not read, with what its text says of its pods: their pod set, whether the pod is bound. */
+export interface UnreadableManifest extends OtherManifest {
+  /** The pod's (or the template's) planner.ciena.io/pod-set label, as written. */
+  readonly podSet?: string;
+  /** A pod whose spec.nodeName is written: its node's use is not known without it. */
+  readonly bound?: true;
+}
+
+/** `value` described, with what `pod` (the pod, or the workload's template) writes of its pod set and node. */
+function unreadable(kind: string, value: Readonly<Record<string, unknown>>, pod: unknown): UnreadableManifest {
+  const podSet = fieldOf(fieldOf(fieldOf(pod, 'metadata'), 'labels'), POD_SET_LABEL);
+  const nodeName = kind === 'Pod' ? fieldOf(fieldOf(pod, 'spec'), 'nodeName') : undefined;
+  return {
+    ...described(kind, value),
+    ...(typeof podSet === 'string' ? { podSet } : {}),
+    ...(typeof nodeName === 'string' && nodeName !== '' ? { bound: true as const } : {}),
+  };
+}
+
+/** A pod (or a workload's pods) of the files left out because it does not read, with the errors that say why. */
+export interface UnreadablePod {
+  readonly object: Located<UnreadableManifest>;
+  /** Its error-severity problems, at their file, line and column. */
+  readonly errors: readonly ManifestError[];
+}
+
+/** What a plan covers: every pending pod (podplan schedule, explain), or the pods of these pod sets. */
+export type PlanScope = 'every-pod' | readonly { readonly namespace: string; readonly name: string }[];
+
+/**
+ * The one rule for pods the files hold that do not read (a quantity that does not parse, a field of
+ * the wrong type, …; the reader leaves them out): those that refuse a plan of `scope`, because a
+ * plan made without them would look complete. A bound one refuses every plan (its node would look
+ * emptier than it is); another refuses the plans that would place it: every plan of every pending
+ * pod, and its pod set's. The others do not stop a plan; their errors are reported all the same.
+ * `podplan` and the editor both ask it, each with the scope of what it plans, and refuse with
+ * `unreadableRefusal`'s words beside the pods' own located errors (every unreadable pod, 'every-pod').
+ */
+export function unreadablePods(model: Pick<ObjectLists, 'unreadablePods' | 'errors'>, scope: PlanScope): UnreadablePod[] {
+  const inScope = ({ value }: Located<UnreadableManifest>): boolean =>
+    scope === 'every-pod' ||
+    value.bound === true ||
+    scope.some((set) => set.name === value.podSet && set.namespace === (value.namespace ?? DEFAULT_NAMESPACE));
+  return model.unreadablePods.filter(inScope).map((object) => {
+    const at = fieldRange(object);
+    const errors = model.errors.filter(
+      (e) =>
+        e.severity === 'error' &&
+        e.range.file === at.file &&
+        e.range.start.offset >= at.start.offset &&
+        e.range.end.offset <= at.end.offset,
+    );
+    return { object, errors };
+  });
+}
+
+/**
+ * Why nothing is planned while pods do not read, naming each where it is written (its file as
+ * `fileName` shows it: the editor names files by URI); undefined when every pod reads.
+ */
+export function unreadableRefusal(unreadable: readonly UnreadablePod[], fileName: (file: string) => string = (f) => f): string | undefined {
+  if (unreadable.length === 0) return undefined;
+  const names = unreadable.map(({ object }) => {
+    const { kind, name, namespace } = object.value;
+    const at = fieldRange(object, 'metadata.name');
+    const key = name === undefined ? '(no name)' : namespaced(namespace, name);
+    return `${kind === 'Pod' ? `pod ${key}` : `the pods of ${kind} ${key}`} at ${fileName(at.file)}:${at.start.line}:${at.start.column}`;
+  });
+  const one = unreadable.length === 1;
+  return `nothing is planned while ${one ? 'a pod of the files does' : `${unreadable.length} pods of the files do`} not read (${names.join('; ')}): fix ${one ? 'its errors' : 'their errors'} first`;
 }
 
 function readDocument(parsed: ParsedDocument): DocumentRead {
@@ -609,6 +691,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
     profiles: all.profiles,
     others: all.others,
+    unreadablePods: all.unreadablePods,
     errors,
     cluster: {
       nodes: nodeObjects,

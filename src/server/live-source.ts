@@ -12,7 +12,8 @@ import { schedulePlanName } from '../engine/planner/podset/name';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
 import { KubeHttp } from '../kube/http';
 import { listContexts, loadKubeconfig, selectContext, type KubeconfigOptions, type KubeContext } from '../kube/kubeconfig';
-import { bindingPoster, planWriter } from '../kube/live/cluster';
+import { bindEach } from '../kube/binder';
+import { bindingPoster, boundNodeReader, planWriter } from '../kube/live/cluster';
 import { LIVE_DECISIONS } from '../kube/live/compose';
 import { leaseLocation, LiveRun, STOP_DEADLINE_MS } from '../kube/live/lifecycle';
 import { ClusterMirror } from '../kube/mirror';
@@ -271,12 +272,14 @@ export class LiveSource {
           `the SchedulePlan was written, but setting ScheduleTrigger ${trigger.namespace}/${trigger.name} to Schedule failed: ${c.context.redactor.redact(flipped.message)}`,
         );
     } else {
-      const post = bindingPoster(c.http);
-      const failed: string[] = [];
-      for (const a of plan.assignments) {
-        const answer = await post({ namespace: plan.namespace, name: a.pod }, a.node);
-        if (answer.kind !== 'created') failed.push(`${a.pod}: ${c.context.redactor.redact(answer.message)}`);
-      }
+      // With the live scheduler's binder policy: its retries, and a 409 decided from the pod's node.
+      const located = plan.assignments.map((a) => ({ name: a.pod, pod: analysis.pod(plan.namespace, a.pod)?.value, node: a.node }));
+      const failed = located.filter((l) => !l.pod).map((l) => `${l.name}: no such pod in the cluster any more`);
+      const refused = await bindEach(
+        { post: bindingPoster(c.http), readBoundNode: boundNodeReader(c.http), clock: this.options.clock },
+        located.flatMap((l) => (l.pod ? [{ pod: l.pod, node: l.node }] : [])),
+      );
+      for (const r of refused) failed.push(`${r.pod.metadata.name}: ${c.context.redactor.redact(r.reasons.join('; '))}`);
       if (failed.length > 0) return err(`${failed.length} of ${plan.assignments.length} bindings failed: ${failed.join('; ')}`);
     }
     const marked = pending.historyId !== undefined ? history.markApplied(pending.historyId) : undefined;

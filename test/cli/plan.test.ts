@@ -5,8 +5,8 @@ import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { readFile } from '../../src/manifests';
 import { useTempDir } from '../store/helpers';
 import { noHistory } from '../../src/server/history';
-import { previewPlan } from '../../src/server/service';
-import { workspaceOf } from '../server/service/fixtures';
+import { previewPlan, validate } from '../../src/server/service';
+import { uriOf, workspaceOf } from '../server/service/fixtures';
 import { cli } from './run-cli';
 
 const NODES = `
@@ -177,6 +177,77 @@ Not placed:
       stdout,
       /^Pod set analytics\/nightly-batch: 6 of 6 pods placed on \d nodes \(planner optimize, objective pack, profile podset-planner-scheduler, ScheduleTrigger analytics\/nightly-batch\)\.$/m,
     );
+  });
+
+  describe('a pod of the files that does not read: its located error in both, and the plans it is part of refused in both (manifests unreadablePods)', () => {
+    const loose = (extra = '') => `---
+apiVersion: v1
+kind: Pod
+metadata: { name: loose }
+spec:${extra}
+  containers:
+    - name: main
+      resources: { requests: { cpu: "2 cores" } }
+`;
+    const quantity = (at: string, text: string) =>
+      `${at}: error bad-quantity: spec.containers[0].resources.requests.cpu: "${text}" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)`;
+    const table: Array<[name: string, files: Record<string, string>, error: string, refusal: string | undefined]> = [
+      [
+        'a member of the set: the set is not planned',
+        { 'c.yaml': NODES + member('a', '2') + member('b', 'two') + trigger('batch') },
+        quantity('c.yaml:28:37', 'two'),
+        'nothing is planned while a pod of the files does not read (pod default/b at c.yaml:23:19): fix its errors first',
+      ],
+      [
+        'a member of a set the trigger depends on (planned first): the set is not planned',
+        {
+          'c.yaml':
+            NODES + member('b', 'two', 'db') + trigger('db') + member('a', '1') + trigger('batch', '\n  dependsOn:\n    - name: db'),
+        },
+        quantity('c.yaml:19:37', 'two'),
+        'nothing is planned while a pod of the files does not read (pod default/b at c.yaml:14:19): fix its errors first',
+      ],
+      [
+        'a bound pod: nothing is planned, its node’s use is not known',
+        { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose('\n  nodeName: n1') },
+        quantity('c.yaml:38:37', '2 cores'),
+        'nothing is planned while a pod of the files does not read (pod default/loose at c.yaml:33:19): fix its errors first',
+      ],
+      [
+        'a pending pod of no set: the set is planned without it, its error reported all the same',
+        { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose() },
+        quantity('c.yaml:37:37', '2 cores'),
+        undefined,
+      ],
+    ];
+    for (const [name, files, error, refusal] of table) {
+      it(name, async () => {
+        const { code, stdout, stderr } = await cli(['plan', 'c.yaml', '--pod-set', 'batch', '--json', '--no-history'], files);
+        const analysis = workspaceOf(files).analysis();
+        const preview = await previewPlan({ podSet: { namespace: 'default', name: 'batch' } }, analysis, noHistory('not kept'));
+        if (refusal) {
+          assert.equal(code, 2, stderr);
+          assert.deepEqual(stderr.trim().split('\n'), [error, `podplan plan: ${refusal}`]);
+          assert.deepEqual(preview, { ok: false, error: refusal });
+        } else {
+          assert.equal(code, 0, stderr);
+          assert.deepEqual(stderr.trim().split('\n'), [error]);
+          assert.ok(preview.ok, preview.ok ? '' : preview.error);
+          const fromCli = (JSON.parse(stdout) as { assignments: Array<{ pod: string; node: string }> }).assignments;
+          assert.deepEqual(
+            preview.value.assignments.map((a) => `${a.pod}→${a.node}`),
+            fromCli.map((a) => `${a.pod}→${a.node}`),
+          );
+        }
+        // The editor marks the pod's field where the CLI's line points (LSP positions count from 0), whatever pod it is.
+        const [, line, column] = /^c\.yaml:(\d+):(\d+): error bad-quantity/.exec(error) ?? [];
+        const marked = validate(uriOf('c.yaml'), analysis).filter((d) => d.code === 'bad-quantity');
+        assert.deepEqual(
+          marked.map((d) => [d.range.start.line + 1, d.range.start.character + 1, d.severity]),
+          [[Number(line), Number(column), 1]],
+        );
+      });
+    }
   });
 
   describe('bad input gives clear, located errors and exit 2', () => {

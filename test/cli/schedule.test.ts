@@ -391,6 +391,7 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
         `${at}:13:14: error invalid-label: metadata.labels.release`,
         `${at}:26:5: error invalid-label: metadata.labels["example.com/team/owner"]`,
         `${at}:45:18: error invalid-label: spec.template.metadata.labels.version`,
+        `error: nothing is planned while 3 pods of the files do not read (pod default/label-demo at ${at}:9:9; pod default/label-demo-2 at ${at}:24:9; the pods of Deployment default/web at ${at}:35:9): fix their errors first`,
       ],
     );
   });

@@ -3,16 +3,39 @@
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../src/engine/api/clock';
 import { Code } from '../../src/engine/framework/status';
-import { KubeBinder, type BindingAnswer } from '../../src/kube/binder';
+import { bindEach, KubeBinder, type BindingAnswer } from '../../src/kube/binder';
 import { makePod } from '../builders';
 
 const created: BindingAnswer = { kind: 'created' };
 const status = (code: number, message: string): BindingAnswer => ({ kind: 'status', code, message });
 
-/** A binder whose posts answer `answers` in turn; it records each post's node. */
-function binder(answers: BindingAnswer[], attempts = 3, boundNode?: string) {
+/**
+ * kube-apiserver v1.37.2's answer to binding a pod that is already assigned (assignPod in
+ * pkg/registry/core/pod/storage: errors.NewConflict(pods/binding, name, …)), as test/real/binder.test.ts
+ * reads it from the real server: the node is only in the text, which the binder does not read.
+ */
+const alreadyAssigned = (node: string): BindingAnswer => ({
+  kind: 'status',
+  code: 409,
+  reason: 'Conflict',
+  details: { name: 'web', kind: 'pods/binding' },
+  message: `Operation cannot be fulfilled on pods/binding "web": pod web is already assigned to node "${node}"`,
+});
+/** A failed precondition (the uid or resourceVersion the binding named): NewConflict on pods. */
+const modified: BindingAnswer = {
+  kind: 'status',
+  code: 409,
+  reason: 'Conflict',
+  details: { name: 'web', kind: 'pods' },
+  message:
+    'Operation cannot be fulfilled on pods "web": the object has been modified; please apply your changes to the latest version and try again',
+};
+
+/** A binder whose posts answer `answers` in turn; it records each post's node, and the pod reads bound to `boundNode`. */
+function binder(answers: BindingAnswer[], attempts = 3, boundNode = '') {
   const clock = new ManualClock(0);
   const posts: string[] = [];
+  const reads: string[] = [];
   const b = new KubeBinder({
     clock,
     attempts,
@@ -21,7 +44,10 @@ function binder(answers: BindingAnswer[], attempts = 3, boundNode?: string) {
       posts.push(node);
       return answers.shift() ?? created;
     },
-    ...(boundNode !== undefined ? { readBoundNode: async () => boundNode } : {}),
+    readBoundNode: async ({ name }) => {
+      reads.push(name);
+      return boundNode;
+    },
   });
   /** Runs the binding to its end, advancing the clock through its back-offs. */
   const bind = async (pod = makePod('web').obj, node = 'n1') => {
@@ -34,11 +60,19 @@ function binder(answers: BindingAnswer[], attempts = 3, boundNode?: string) {
     }
     return pending;
   };
-  return { binder: b, posts, bind };
+  return { binder: b, posts, reads, bind };
 }
 
 describe('kube/binder', () => {
-  const cases: Array<{ name: string; answers: BindingAnswer[]; code: Code; posts: number; message?: RegExp; boundNode?: string }> = [
+  const cases: Array<{
+    name: string;
+    answers: BindingAnswer[];
+    code: Code;
+    posts: number;
+    reads?: number;
+    message?: RegExp;
+    boundNode?: string;
+  }> = [
     { name: 'created: bound', answers: [created], code: Code.Success, posts: 1 },
     { name: '500 then created: retried', answers: [status(500, 'etcd timeout'), created], code: Code.Success, posts: 2 },
     {
@@ -55,46 +89,71 @@ describe('kube/binder', () => {
       message: /failed: 503 c/,
     },
     {
-      name: '409 already assigned to this node: our earlier attempt landed',
-      answers: [status(409, 'pod web is already assigned to node "n1"')],
+      name: '409 Conflict on pods/binding, the pod reads bound to this node: our earlier attempt landed',
+      answers: [alreadyAssigned('n1')],
+      boundNode: 'n1',
       code: Code.Success,
       posts: 1,
+      reads: 1,
     },
     {
-      name: '409 already assigned elsewhere: bound by someone else, not retried',
-      answers: [status(409, 'pod web is already assigned to node "n9"')],
+      name: '409 Conflict on pods/binding, the pod reads bound elsewhere: bound by someone else, not retried',
+      answers: [alreadyAssigned('n9')],
+      boundNode: 'n9',
       code: Code.Error,
       posts: 1,
+      reads: 1,
       message: /already bound to node n9 by someone else/,
     },
     {
-      name: '409 conflict: not retried, the scheduler requeues',
-      answers: [status(409, 'the object has been modified')],
+      name: 'the node is read, not the text: a message naming n1 while the pod reads bound to n9 is someone else’s binding',
+      answers: [alreadyAssigned('n1')],
+      boundNode: 'n9',
       code: Code.Error,
       posts: 1,
+      reads: 1,
+      message: /already bound to node n9 by someone else/,
+    },
+    {
+      name: '409 Conflict on pods/binding, the pod reads unbound (being deleted, gated): a conflict',
+      answers: [alreadyAssigned('n1')],
+      code: Code.Error,
+      posts: 1,
+      reads: 1,
+      message: /conflicted/,
+    },
+    {
+      name: '409 precondition conflict on pods: not retried, the pod not read, the scheduler requeues',
+      answers: [modified],
+      boundNode: 'n1',
+      code: Code.Error,
+      posts: 1,
+      reads: 0,
+      message: /conflicted: Operation cannot be fulfilled on pods "web"/,
+    },
+    {
+      name: '409 without a Status (a proxy): a conflict, the pod not read',
+      answers: [status(409, 'pod web is already assigned to node "n1"')],
+      boundNode: 'n1',
+      code: Code.Error,
+      posts: 1,
+      reads: 0,
       message: /conflicted/,
     },
     {
       name: '500 then 409 conflict, the pod reads bound to our node: the lost attempt landed',
-      answers: [status(500, 'lost'), status(409, 'the object has been modified')],
+      answers: [status(500, 'lost'), modified],
       code: Code.Success,
       posts: 2,
+      reads: 1,
       boundNode: 'n1',
     },
     {
       name: '500 then 409 conflict, the pod reads unbound: a conflict',
-      answers: [status(500, 'lost'), status(409, 'the object has been modified')],
+      answers: [status(500, 'lost'), modified],
       code: Code.Error,
       posts: 2,
-      boundNode: '',
-      message: /conflicted/,
-    },
-    {
-      name: '409 conflict with no lost attempt before: the pod is not read',
-      answers: [status(409, 'the object has been modified')],
-      code: Code.Error,
-      posts: 1,
-      boundNode: 'n1',
+      reads: 1,
       message: /conflicted/,
     },
     {
@@ -111,9 +170,33 @@ describe('kube/binder', () => {
       const result = await b.bind();
       assert.equal(result.code, c.code, result.reasons.join(', '));
       assert.equal(b.posts.length, c.posts);
+      assert.equal(b.reads.length, c.reads ?? 0);
       if (c.message) assert.match(result.reasons.join(', '), c.message);
     });
   }
+
+  it('bindEach (Apply Plan): each pod through one binder, in order; what is not bound, with why', async () => {
+    const posts: string[] = [];
+    const failed = await bindEach(
+      {
+        clock: new ManualClock(0),
+        post: async (pod, node) => {
+          posts.push(`${pod.name}→${node}`);
+          return pod.name === 'taken' ? alreadyAssigned('n9') : created;
+        },
+        readBoundNode: async ({ name }) => (name === 'taken' ? 'n9' : ''),
+      },
+      [
+        { pod: makePod('web').obj, node: 'n1' },
+        { pod: makePod('taken').obj, node: 'n2' },
+      ],
+    );
+    assert.deepEqual(posts, ['web→n1', 'taken→n2']);
+    assert.deepEqual(
+      failed.map((f) => [f.pod.metadata.name, f.reasons]),
+      [['taken', ['pod default/taken is already bound to node n9 by someone else']]],
+    );
+  });
 
   it('never posts a pod it bound again, and refuses a second binding in flight', async () => {
     const b = binder([]);
@@ -135,6 +218,7 @@ describe('kube/binder', () => {
     const b = new KubeBinder({
       clock,
       initialBackoffMs: 60_000,
+      readBoundNode: async () => '',
       // "slow" never answers until aborted; "flaky" answers 500 (and backs off for a minute).
       post: (pod, _node, signal) => {
         if (signal) signals.push(signal);

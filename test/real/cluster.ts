@@ -21,6 +21,7 @@ import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { writeCertificates } from '../kube/apiserver/tls';
 
 const exec = promisify(execFile);
 export const ROOT = join(import.meta.dirname, '../..');
@@ -143,51 +144,18 @@ async function freePort(): Promise<number> {
 /** CA, serving and admin client certificates (EC P-256) and the service-account signing key. */
 async function makeCertificates(dir: string): Promise<void> {
   const file = (name: string) => join(dir, name);
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  await exec('openssl', [
-    'req',
-    '-x509',
-    ...ec,
-    '-keyout',
-    file('ca.key'),
-    '-out',
-    file('ca.crt'),
-    '-days',
-    '2',
-    '-subj',
-    '/CN=podplan-real-ca',
-    '-addext',
-    'basicConstraints=critical,CA:TRUE',
-    '-addext',
-    'keyUsage=critical,keyCertSign,cRLSign',
+  await writeCertificates(dir, 'podplan-real-ca', [
+    {
+      name: 'apiserver',
+      subject: '/CN=kube-apiserver',
+      ext: 'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
+    },
+    {
+      name: 'admin',
+      subject: '/O=system:masters/CN=podplan-admin',
+      ext: 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n',
+    },
   ]);
-  const leaf = async (name: string, subject: string, ext: string) => {
-    writeFileSync(file(`${name}.ext`), ext);
-    await exec('openssl', ['req', ...ec, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', subject]);
-    await exec('openssl', [
-      'x509',
-      '-req',
-      '-in',
-      file(`${name}.csr`),
-      '-CA',
-      file('ca.crt'),
-      '-CAkey',
-      file('ca.key'),
-      '-CAcreateserial',
-      '-out',
-      file(`${name}.crt`),
-      '-days',
-      '2',
-      '-extfile',
-      file(`${name}.ext`),
-    ]);
-  };
-  await leaf(
-    'apiserver',
-    '/CN=kube-apiserver',
-    'subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
-  );
-  await leaf('admin', '/O=system:masters/CN=podplan-admin', 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   writeFileSync(file('sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }));
   writeFileSync(file('sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));

@@ -12,6 +12,7 @@ import { startPlannerServer, type PlanFunction } from '../../rpc';
 import { ClusterMirror, KubeHttp } from '../../kube';
 import type { WorkspaceModel } from '../../manifests';
 import { EXIT, type CliIO, type Command } from '../io';
+import { refuses } from '../input';
 import { loadPlanning, triggerSpec, type Planning } from '../planning';
 import { contextOf, isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 import { errorMessage } from '../../engine/api/errors';
@@ -73,6 +74,9 @@ export const servePlanner: Command = {
     if (!Number.isInteger(port) || port < 0 || port > 65535) return fail(`--port must be a port number (0-65535), not "${values.port}"`);
     const planning = await loadPlanning('serve-planner', parsed, values, io);
     if (!planning) return EXIT.badInput;
+    // It plans any pod set it is asked for: a pod that does not read refuses it from the start.
+    const refusal = refuses(planning.workspace, 'every-pod');
+    if (refusal) return (io.stderr(`${refusal}\n`), EXIT.badInput);
     const live = await watchCluster(parsed, planning, io);
     if (typeof live === 'string') return fail(live);
     const planner = logged(

@@ -1,25 +1,85 @@
-// Field errors worded as Kubernetes words them (k8s.io/apimachinery/pkg/util/validation/field), so a
-// bad profile or selector reads like the message kube-scheduler would print for the same mistake.
+// Field errors as data (type, path, value), worded as Kubernetes words them
+// (k8s.io/apimachinery/pkg/util/validation/field), so a bad profile or selector reads like the
+// message kube-scheduler would print for the same mistake, and a caller can point at the field.
+
+/** Where in a configuration a value is: `['scoringStrategy', 'resources', 0, 'weight']`. */
+export type FieldPath = readonly (string | number)[];
+
+/** What is wrong with a field, as upstream's field.ErrorType says it, and strict decoding's unknown field. */
+export type FieldErrorType = 'invalid' | 'not-supported' | 'required' | 'forbidden' | 'duplicate' | 'unknown-field';
+
+/** One field's problem as data: the text is made from it (fieldErrorText), never parsed back. */
+export interface FieldError {
+  readonly type: FieldErrorType;
+  readonly path: FieldPath;
+  /** The value written (invalid, not-supported, duplicate). */
+  readonly value?: unknown;
+  readonly detail?: string;
+  /** The values that are (not-supported). */
+  readonly supported?: readonly string[];
+}
+
+export const fieldInvalid = (path: FieldPath, value: unknown, detail: string): FieldError => ({ type: 'invalid', path, value, detail });
+
+export const fieldNotSupported = (path: FieldPath, value: unknown, supported: readonly string[]): FieldError => ({
+  type: 'not-supported',
+  path,
+  value,
+  supported,
+});
+
+export const fieldRequired = (path: FieldPath, detail: string): FieldError => ({ type: 'required', path, detail });
+
+export const fieldForbidden = (path: FieldPath, detail: string): FieldError => ({ type: 'forbidden', path, detail });
+
+export const fieldDuplicate = (path: FieldPath, value: unknown): FieldError => ({ type: 'duplicate', path, value });
+
+/** A field the object does not have (strict decoding). */
+export const fieldUnknown = (path: FieldPath): FieldError => ({ type: 'unknown-field', path });
+
+/** `scoringStrategy.resources[0].weight`, as upstream's field.Path prints it. */
+export function fieldPathText(path: FieldPath): string {
+  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text ? `${text}.${part}` : part), '');
+}
 
 /** Strings quoted, numbers and lists as written. */
 function show(value: unknown): string {
   return JSON.stringify(value) ?? String(value);
 }
 
-export const fieldInvalid = (path: string, value: unknown, detail: string): string => `${path}: Invalid value: ${show(value)}: ${detail}`;
-
-export const fieldNotSupported = (path: string, value: unknown, supported: readonly string[]): string =>
-  `${path}: Unsupported value: ${show(value)}: supported values: ${supported.map((s) => JSON.stringify(s)).join(', ')}`;
-
-export const fieldRequired = (path: string, detail: string): string => `${path}: Required value: ${detail}`;
-
-export const fieldForbidden = (path: string, detail: string): string => `${path}: Forbidden: ${detail}`;
-
-export const fieldDuplicate = (path: string, value: unknown): string => `${path}: Duplicate value: ${show(value)}`;
+/** The error worded as Kubernetes words it; the root of a plugin's args is `args`. */
+export function fieldErrorText(e: FieldError): string {
+  const at = fieldPathText(e.path) || 'args';
+  switch (e.type) {
+    case 'invalid':
+      return `${at}: Invalid value: ${show(e.value)}: ${e.detail ?? ''}`;
+    case 'not-supported':
+      return `${at}: Unsupported value: ${show(e.value)}: supported values: ${(e.supported ?? []).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'required':
+      return `${at}: Required value: ${e.detail ?? ''}`;
+    case 'forbidden':
+      return `${at}: Forbidden: ${e.detail ?? ''}`;
+    case 'duplicate':
+      return `${at}: Duplicate value: ${show(e.value)}`;
+    case 'unknown-field':
+      return `unknown field "${at}"`;
+  }
+}
 
 /** Several errors as one message, as upstream's aggregate: the error itself, or `[a, b]`. */
 export function aggregate(errors: readonly string[]): string {
   return errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`;
+}
+
+/** A plugin's args refused: the plugin and each field's problem. */
+export interface ArgsError {
+  readonly plugin: string;
+  readonly errors: readonly FieldError[];
+}
+
+/** `NodeResourcesFit: scoringStrategy.type: Unsupported value: …` (several as upstream's aggregate). */
+export function argsErrorText(e: ArgsError): string {
+  return `${e.plugin}: ${aggregate(e.errors.map(fieldErrorText))}`;
 }
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';

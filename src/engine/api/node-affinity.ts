@@ -2,7 +2,7 @@
 // a pod's nodeSelector and required node affinity, preferred terms with weights, and the scheduler's
 // added affinity. Selectors are compiled once (per pod, per profile) and then matched against many
 // nodes, so matching does no parsing and allocates nothing.
-import { aggregate, fieldInvalid, fieldNotSupported, labelValueError, qualifiedNameError } from './field';
+import { fieldInvalid, fieldNotSupported, labelValueError, qualifiedNameError, type FieldError, type FieldPath } from './field';
 import { labelValue } from './labels';
 import { err, ok, type Result } from './result';
 import type { Labels, Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm } from './types';
@@ -32,24 +32,24 @@ interface Term {
   readonly fields: readonly FieldTest[];
 }
 
-function labelTest(req: NodeSelectorRequirement, path: string, errors: string[]): LabelTest | undefined {
+function labelTest(req: NodeSelectorRequirement, path: FieldPath, errors: FieldError[]): LabelTest | undefined {
   const { key, operator } = req;
   const values = req.values ?? [];
   if (!NODE_SELECTOR_OPERATORS.includes(operator)) {
-    errors.push(fieldNotSupported(`${path}.operator`, operator, NODE_SELECTOR_OPERATORS));
+    errors.push(fieldNotSupported([...path, 'operator'], operator, NODE_SELECTOR_OPERATORS));
     return undefined;
   }
   const before = errors.length;
   const keyError = qualifiedNameError(key);
-  if (keyError) errors.push(fieldInvalid(`${path}.key`, key, keyError));
+  if (keyError) errors.push(fieldInvalid([...path, 'key'], key, keyError));
   switch (operator) {
     case 'In':
     case 'NotIn': {
       if (values.length === 0)
-        errors.push(fieldInvalid(`${path}.values`, values, "for 'in', 'notin' operators, values set can't be empty"));
+        errors.push(fieldInvalid([...path, 'values'], values, "for 'in', 'notin' operators, values set can't be empty"));
       values.forEach((v, i) => {
         const valueError = labelValueError(v);
-        if (valueError) errors.push(fieldInvalid(`${path}.values[${i}]`, v, valueError));
+        if (valueError) errors.push(fieldInvalid([...path, 'values', i], v, valueError));
       });
       if (errors.length > before) return undefined;
       const set = new Set(values);
@@ -66,16 +66,16 @@ function labelTest(req: NodeSelectorRequirement, path: string, errors: string[])
     case 'Exists':
     case 'DoesNotExist':
       if (values.length !== 0)
-        errors.push(fieldInvalid(`${path}.values`, values, 'values set must be empty for exists and does not exist'));
+        errors.push(fieldInvalid([...path, 'values'], values, 'values set must be empty for exists and does not exist'));
       if (errors.length > before) return undefined;
       return operator === 'Exists' ? (labels) => Object.hasOwn(labels, key) : (labels) => !Object.hasOwn(labels, key);
     default: {
       // Gt, Lt: the node's label, read as an integer, compared with the single value.
       const bound = values.length === 1 ? parseInt64(values[0] ?? '') : undefined;
       if (values.length !== 1)
-        errors.push(fieldInvalid(`${path}.values`, values, "for 'Gt', 'Lt' operators, exactly one value is required"));
+        errors.push(fieldInvalid([...path, 'values'], values, "for 'Gt', 'Lt' operators, exactly one value is required"));
       else if (bound === undefined)
-        errors.push(fieldInvalid(`${path}.values[0]`, values[0], "for 'Gt', 'Lt' operators, the value must be an integer"));
+        errors.push(fieldInvalid([...path, 'values', 0], values[0], "for 'Gt', 'Lt' operators, the value must be an integer"));
       if (errors.length > before || bound === undefined) return undefined;
       const greater = operator === 'Gt';
       return (labels) => {
@@ -88,15 +88,15 @@ function labelTest(req: NodeSelectorRequirement, path: string, errors: string[])
   }
 }
 
-function fieldTest(req: NodeSelectorRequirement, path: string, errors: string[]): FieldTest | undefined {
+function fieldTest(req: NodeSelectorRequirement, path: FieldPath, errors: FieldError[]): FieldTest | undefined {
   if (!FIELD_SELECTOR_OPERATORS.includes(req.operator)) {
-    errors.push(fieldNotSupported(`${path}.operator`, req.operator, FIELD_SELECTOR_OPERATORS));
+    errors.push(fieldNotSupported([...path, 'operator'], req.operator, FIELD_SELECTOR_OPERATORS));
     return undefined;
   }
   const values = req.values ?? [];
   const value = values[0];
   if (values.length !== 1 || value === undefined) {
-    errors.push(fieldInvalid(`${path}.values`, values, 'must have one element'));
+    errors.push(fieldInvalid([...path, 'values'], values, 'must have one element'));
     return undefined;
   }
   // A node has no field but its name; any other field reads as empty, as upstream's fields.Set.
@@ -109,10 +109,10 @@ function isEmptyTerm(term: NodeSelectorTerm): boolean {
 }
 
 /** Compiles a non-empty term; undefined (with errors pushed) when any requirement is malformed. */
-function compileTerm(term: NodeSelectorTerm, path: string, errors: string[]): Term | undefined {
+function compileTerm(term: NodeSelectorTerm, path: FieldPath, errors: FieldError[]): Term | undefined {
   const before = errors.length;
-  const labels = (term.matchExpressions ?? []).map((r, i) => labelTest(r, `${path}.matchExpressions[${i}]`, errors));
-  const fields = (term.matchFields ?? []).map((r, i) => fieldTest(r, `${path}.matchFields[${i}]`, errors));
+  const labels = (term.matchExpressions ?? []).map((r, i) => labelTest(r, [...path, 'matchExpressions', i], errors));
+  const fields = (term.matchFields ?? []).map((r, i) => fieldTest(r, [...path, 'matchFields', i], errors));
   if (errors.length > before) return undefined;
   return { labels: labels.filter((t) => t !== undefined), fields: fields.filter((t) => t !== undefined) };
 }
@@ -127,13 +127,17 @@ function termMatches(term: Term, labels: Labels, nodeName: string): boolean {
 export class NodeSelectorMatcher {
   private constructor(private readonly terms: readonly Term[]) {}
 
-  /** The matcher and the errors of malformed terms (callers that validate config reject any). */
-  static compile(selector: NodeSelector, path: string): { matcher: NodeSelectorMatcher; errors: string[] } {
-    const errors: string[] = [];
+  /**
+   * The matcher and the errors of malformed terms (callers that validate config reject any). A path
+   * given as text is one segment (`'spec.nodeAffinity.required'`): it prints the same.
+   */
+  static compile(selector: NodeSelector, path: FieldPath | string): { matcher: NodeSelectorMatcher; errors: FieldError[] } {
+    const base = typeof path === 'string' ? [path] : path;
+    const errors: FieldError[] = [];
     const terms: Term[] = [];
     selector.nodeSelectorTerms.forEach((term, i) => {
       if (isEmptyTerm(term)) return;
-      const compiled = compileTerm(term, `${path}.nodeSelectorTerms[${i}]`, errors);
+      const compiled = compileTerm(term, [...base, 'nodeSelectorTerms', i], errors);
       if (compiled) terms.push(compiled);
     });
     return { matcher: new NodeSelectorMatcher(terms), errors };
@@ -151,15 +155,15 @@ export class PreferredTerms {
   private constructor(private readonly terms: ReadonlyArray<{ readonly term: Term; readonly weight: number }>) {}
 
   /** The terms, or the aggregated errors when any is malformed; zero-weight and empty terms are left out. */
-  static compile(terms: readonly PreferredSchedulingTerm[], path: string): Result<PreferredTerms> {
-    const errors: string[] = [];
+  static compile(terms: readonly PreferredSchedulingTerm[], path: FieldPath): Result<PreferredTerms, FieldError[]> {
+    const errors: FieldError[] = [];
     const compiled: Array<{ term: Term; weight: number }> = [];
     terms.forEach((t, i) => {
       if (t.weight === 0 || isEmptyTerm(t.preference)) return;
-      const term = compileTerm(t.preference, `${path}[${i}].preference`, errors);
+      const term = compileTerm(t.preference, [...path, i, 'preference'], errors);
       if (term) compiled.push({ term, weight: t.weight });
     });
-    return errors.length ? err(aggregate(errors)) : ok(new PreferredTerms(compiled));
+    return errors.length ? err(errors) : ok(new PreferredTerms(compiled));
   }
 
   get size(): number {
@@ -203,7 +207,7 @@ export function requiredNodeAffinity(pod: Pod): RequiredNodeAffinity {
       pod.spec.nodeSelector && Object.keys(pod.spec.nodeSelector).length > 0 ? Object.entries(pod.spec.nodeSelector) : undefined;
     const terms = pod.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution;
     const affinity = terms
-      ? NodeSelectorMatcher.compile(terms, 'spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution').matcher
+      ? NodeSelectorMatcher.compile(terms, ['spec', 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution']).matcher
       : undefined;
     required = new RequiredNodeAffinity(selector, affinity);
     requiredCache.set(pod, required);

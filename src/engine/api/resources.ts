@@ -115,15 +115,21 @@ export class Resource {
   }
 }
 
+/** The amount of one resource of a ResourceList (millicores for cpu), or why `text` is none (without the field: the caller names it). */
+export function resourceAmount(name: string, text: string): Result<number> {
+  const q = parseQuantity(text);
+  if (!q.ok) return q;
+  const amount = name === CPU ? quantityMilliValue(q.value) : quantityValue(q.value);
+  if (!amount.ok) return amount;
+  return amount.value < 0 ? err(`"${text}" must not be negative`) : amount;
+}
+
 /** Parses a ResourceList (requests, limits, allocatable) into a vector; `field` names where it came from. */
 export function parseResourceList(list: ResourceList | undefined, field: string): Result<Resource> {
   const r = new Resource();
   for (const [name, text] of Object.entries(list ?? {})) {
-    const q = parseQuantity(String(text));
-    if (!q.ok) return err(`${field}.${name}: ${q.error}`);
-    const amount = name === CPU ? quantityMilliValue(q.value) : quantityValue(q.value);
+    const amount = resourceAmount(name, String(text));
     if (!amount.ok) return err(`${field}.${name}: ${amount.error}`);
-    if (amount.value < 0) return err(`${field}.${name}: "${text}" must not be negative`);
     switch (name) {
       case CPU:
         r.milliCPU = amount.value;

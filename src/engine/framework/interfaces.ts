@@ -4,6 +4,7 @@ import type { Random } from '../api/random';
 import type { ClusterObjects } from '../api/types';
 import type { PreemptionRecord } from './preemption/record';
 import type { Binder } from './binder';
+import type { ArgsError } from '../api/field';
 import type { Result } from '../api/result';
 import type { CycleState } from './cycle-state';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
@@ -132,5 +133,5 @@ export interface FrameworkHandle {
   objects?(): ClusterObjects;
 }
 
-/** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value. */
-export type PluginFactory = (args: unknown, handle: FrameworkHandle) => Result<Plugin>;
+/** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value naming each field. */
+export type PluginFactory = (args: unknown, handle: FrameworkHandle) => Result<Plugin, ArgsError>;

@@ -6,6 +6,7 @@
 // A user profile is merged onto a default profile with upstream's rules (mergePluginSet), and the
 // plugins of each extension point are resolved with upstream's multiPoint expansion. The default
 // plugin list is supplied by the caller (the plugins module): nothing here names a plugin.
+import type { FieldPath } from '../api/field';
 import type { Registry } from './registry';
 
 /** Extension points a profile configures, in the order a cycle reaches them. */
@@ -111,7 +112,7 @@ export function frameworkSettings(profile: Profile): FrameworkSettings {
 }
 
 /** Where in the profile a problem is: `['plugins', 'score', 'enabled', 2, 'weight']`. */
-export type FieldPath = readonly (string | number)[];
+export type { FieldPath } from '../api/field';
 
 /** The stable code of a profile error: what kind of mistake it is, decided where it is found. */
 export type ProfileErrorCode =

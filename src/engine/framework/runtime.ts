@@ -6,6 +6,7 @@
 import type { Random } from '../api/random';
 import type { ClusterObjects } from '../api/types';
 import { errorMessage } from '../api/errors';
+import { fieldErrorText, type ArgsError } from '../api/field';
 import { err, ok, type Result } from '../api/result';
 import { InMemoryBinder, type Binder } from './binder';
 import { BindingPipeline, type Assumption, type CommitResult } from './binding';
@@ -131,18 +132,26 @@ export class Framework implements PodEvaluator {
       const index = configs.findIndex((c) => c.name === name);
       const factory = registry.get(name);
       if (!factory) continue; // reported by validateProfile
-      let built: Result<Plugin>;
+      let built: Result<Plugin, ArgsError | string>;
       try {
         built = factory(configs[index]?.args, handle);
       } catch (e) {
         built = err(errorMessage(e));
       }
-      if (built.ok) instances.set(name, built.value);
-      else
+      if (built.ok) {
+        instances.set(name, built.value);
+        continue;
+      }
+      // One error per field, at the field; a factory that threw, at the args.
+      const fields =
+        typeof built.error === 'string'
+          ? [{ path: [], text: built.error }]
+          : built.error.errors.map((f) => ({ path: f.path, text: fieldErrorText(f) }));
+      for (const field of fields)
         errors.push({
           code: index >= 0 ? 'profile/bad-args' : 'profile/invalid',
-          path: index >= 0 ? ['pluginConfig', index, 'args'] : ['plugins'],
-          message: `${prefix}plugin ${name}: ${built.error.startsWith(`${name}: `) ? built.error.slice(name.length + 2) : built.error}`,
+          path: index >= 0 ? ['pluginConfig', index, 'args', ...field.path] : ['plugins'],
+          message: `${prefix}plugin ${name}: ${field.text}`,
         });
     }
     if (errors.length > 0) return err(errors);

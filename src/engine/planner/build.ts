@@ -107,7 +107,7 @@ export function planSettings(defaults: PlanDefaults, labels: readonly (Labels | 
   });
 }
 
-export function unknownPlanner(name: string, where: string): string {
+function unknownPlanner(name: string, where: string): string {
   return `${where}: unknown planner "${name}" (one of ${[...PLANNERS.keys()].join(', ')})`;
 }
 

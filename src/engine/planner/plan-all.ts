@@ -216,6 +216,16 @@ export async function planOnePodSet(input: WorkspaceInput, ref: PodSetRef): Prom
   return ok(built.ok ? { plan: built.value, failed: false } : { failed: true, message: built.error });
 }
 
+/**
+ * The pod sets planOnePodSet plans for `ref`: its own, and through its trigger those of every
+ * trigger it depends on (transitively), which are planned and assumed first.
+ */
+export function podSetsPlannedFor(ref: PodSetRef, triggers: readonly TriggerSpec[]): PodSetRef[] {
+  const own = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
+  const planned = own ? withDependencies(own, triggers).map((t) => ({ namespace: t.namespace, name: t.podSet })) : [];
+  return [ref, ...planned.filter((set) => set.namespace !== ref.namespace || set.name !== ref.name)];
+}
+
 /** `trigger` and every trigger it depends on, transitively (a PodSet or SchedulePlan entry stands for the triggers of that set), in input order. */
 function withDependencies(trigger: TriggerSpec, triggers: readonly TriggerSpec[]): TriggerSpec[] {
   const needed = new Set<TriggerSpec>();

@@ -3,7 +3,7 @@
 // upstream's, prefixed "preemption: ". In a cycle that only reports (a plan whose profile does not
 // let plans preempt) the node and victims are said and nothing is nominated; when preemption could
 // not help, such a cycle says nothing.
-import { fieldInvalid } from '../api/field';
+import { fieldInvalid, type ArgsError } from '../api/field';
 import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
 import type { PostFilterPlugin, PostFilterResult } from '../framework/interfaces';
@@ -46,20 +46,20 @@ export class DefaultPreemption implements PostFilterPlugin {
 }
 
 /** DefaultPreemptionArgs, checked as upstream ValidateDefaultPreemptionArgs does. */
-export function preemptionArgs(args: unknown): Result<PreemptionArgs> {
+export function preemptionArgs(args: unknown): Result<PreemptionArgs, ArgsError> {
   const reader = new ArgsReader(NAME);
-  const a = reader.object(args, '', ['minCandidateNodesPercentage', 'minCandidateNodesAbsolute']) ?? {};
+  const a = reader.object(args, [], ['minCandidateNodesPercentage', 'minCandidateNodesAbsolute']) ?? {};
   const percentage =
-    reader.int(a['minCandidateNodesPercentage'], 'minCandidateNodesPercentage') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesPercentage;
+    reader.int(a['minCandidateNodesPercentage'], ['minCandidateNodesPercentage']) ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesPercentage;
   const absolute =
-    reader.int(a['minCandidateNodesAbsolute'], 'minCandidateNodesAbsolute') ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesAbsolute;
+    reader.int(a['minCandidateNodesAbsolute'], ['minCandidateNodesAbsolute']) ?? DEFAULT_PREEMPTION_ARGS.minCandidateNodesAbsolute;
   if (percentage < 0 || percentage > 100)
-    reader.errors.push(fieldInvalid('minCandidateNodesPercentage', percentage, 'not in valid range [0, 100]'));
-  if (absolute < 0) reader.errors.push(fieldInvalid('minCandidateNodesAbsolute', absolute, 'not in valid range [0, inf)'));
+    reader.errors.push(fieldInvalid(['minCandidateNodesPercentage'], percentage, 'not in valid range [0, 100]'));
+  if (absolute < 0) reader.errors.push(fieldInvalid(['minCandidateNodesAbsolute'], absolute, 'not in valid range [0, inf)'));
   if (percentage === 0 && absolute === 0) {
     reader.errors.push(
-      fieldInvalid('minCandidateNodesPercentage', percentage, 'cannot be zero at the same time as minCandidateNodesAbsolute'),
-      fieldInvalid('minCandidateNodesAbsolute', absolute, 'cannot be zero at the same time as minCandidateNodesPercentage'),
+      fieldInvalid(['minCandidateNodesPercentage'], percentage, 'cannot be zero at the same time as minCandidateNodesAbsolute'),
+      fieldInvalid(['minCandidateNodesAbsolute'], absolute, 'cannot be zero at the same time as minCandidateNodesPercentage'),
     );
   }
   return reader.result({ minCandidateNodesPercentage: percentage, minCandidateNodesAbsolute: absolute });

@@ -9,7 +9,8 @@ import {
   requiredNodeAffinity,
   type RequiredNodeAffinity,
 } from '../api/node-affinity';
-import { ok, type Result } from '../api/result';
+import { aggregate, fieldErrorText, type ArgsError, type FieldPath } from '../api/field';
+import { err, ok, type Result } from '../api/result';
 import type { NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import {
@@ -43,7 +44,7 @@ export interface NodeAffinityArgs {
 
 const POD_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_POD));
 const ENFORCED_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_ENFORCED));
-const PREFERRED_PATH = 'spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution';
+const PREFERRED_PATH = ['spec', 'affinity', 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution'];
 
 export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
   readonly name = NAME;
@@ -140,26 +141,29 @@ function pinnedNodeNames(terms: readonly NodeSelectorTerm[]): Set<string> | unde
 /** The pod's preferred terms; undefined when it has none. */
 function podPreferredTerms(pod: PodInfo): Result<PreferredTerms | undefined> {
   const terms = pod.pod.spec.affinity?.nodeAffinity?.preferredDuringSchedulingIgnoredDuringExecution;
-  return terms ? PreferredTerms.compile(terms, PREFERRED_PATH) : ok(undefined);
+  if (!terms) return ok(undefined);
+  const compiled = PreferredTerms.compile(terms, PREFERRED_PATH);
+  return compiled.ok ? compiled : err(aggregate(compiled.error.map(fieldErrorText)));
 }
 
 const ADDED = 'addedAffinity';
-const ADDED_REQUIRED = `${ADDED}.requiredDuringSchedulingIgnoredDuringExecution`;
-const ADDED_PREFERRED = `${ADDED}.preferredDuringSchedulingIgnoredDuringExecution`;
+const ADDED_REQUIRED = [ADDED, 'requiredDuringSchedulingIgnoredDuringExecution'];
+const ADDED_PREFERRED = [ADDED, 'preferredDuringSchedulingIgnoredDuringExecution'];
 
 /** Checks the addedAffinity shape and compiles it; any malformed term is an error. */
-export function parseArgs(args: unknown): Result<NodeAffinityArgs> {
+export function parseArgs(args: unknown): Result<NodeAffinityArgs, ArgsError> {
   const reader = new ArgsReader(NAME);
-  const root = reader.object(args, '', [ADDED]);
-  const added = reader.object(root?.[ADDED], ADDED, [
-    'requiredDuringSchedulingIgnoredDuringExecution',
-    'preferredDuringSchedulingIgnoredDuringExecution',
-  ]);
+  const root = reader.object(args, [], [ADDED]);
+  const added = reader.object(
+    root?.[ADDED],
+    [ADDED],
+    ['requiredDuringSchedulingIgnoredDuringExecution', 'preferredDuringSchedulingIgnoredDuringExecution'],
+  );
   let required: NodeSelectorMatcher | undefined;
   const selector = reader.object(added?.['requiredDuringSchedulingIgnoredDuringExecution'], ADDED_REQUIRED, ['nodeSelectorTerms']);
   if (selector) {
-    const path = `${ADDED_REQUIRED}.nodeSelectorTerms`;
-    const terms = (reader.list(selector['nodeSelectorTerms'], path) ?? []).map((t, i) => readTerm(reader, t, `${path}[${i}]`));
+    const path = [...ADDED_REQUIRED, 'nodeSelectorTerms'];
+    const terms = (reader.list(selector['nodeSelectorTerms'], path) ?? []).map((t, i) => readTerm(reader, t, [...path, i]));
     const compiled = NodeSelectorMatcher.compile({ nodeSelectorTerms: terms }, ADDED_REQUIRED);
     reader.errors.push(...compiled.errors);
     required = compiled.matcher;
@@ -168,16 +172,16 @@ export function parseArgs(args: unknown): Result<NodeAffinityArgs> {
   const preferredList = reader.list(added?.['preferredDuringSchedulingIgnoredDuringExecution'], ADDED_PREFERRED);
   if (preferredList?.length) {
     const terms = preferredList.map((p, i): PreferredSchedulingTerm => {
-      const path = `${ADDED_PREFERRED}[${i}]`;
+      const path = [...ADDED_PREFERRED, i];
       const entry = reader.object(p, path, ['weight', 'preference']);
       return {
-        weight: reader.int(entry?.['weight'], `${path}.weight`) ?? 0,
-        preference: readTerm(reader, entry?.['preference'], `${path}.preference`),
+        weight: reader.int(entry?.['weight'], [...path, 'weight']) ?? 0,
+        preference: readTerm(reader, entry?.['preference'], [...path, 'preference']),
       };
     });
     const compiled = PreferredTerms.compile(terms, ADDED_PREFERRED);
     if (compiled.ok) preferred = compiled.value;
-    else reader.errors.push(compiled.error);
+    else reader.errors.push(...compiled.error);
   }
   return reader.result<NodeAffinityArgs>({ addedRequired: required, addedPreferred: preferred });
 }
@@ -185,16 +189,16 @@ export function parseArgs(args: unknown): Result<NodeAffinityArgs> {
 export const factory = factoryOf(parseArgs, (args) => new NodeAffinity(args));
 
 /** A node selector term with its shape checked (keys, operators and values are checked when compiled). */
-function readTerm(reader: ArgsReader, value: unknown, path: string): NodeSelectorTerm {
+function readTerm(reader: ArgsReader, value: unknown, path: FieldPath): NodeSelectorTerm {
   const term = reader.object(value, path, ['matchExpressions', 'matchFields']);
   const requirements = (field: string) =>
-    (reader.list(term?.[field], `${path}.${field}`) ?? []).map((r, j): NodeSelectorRequirement => {
-      const reqPath = `${path}.${field}[${j}]`;
+    (reader.list(term?.[field], [...path, field]) ?? []).map((r, j): NodeSelectorRequirement => {
+      const reqPath = [...path, field, j];
       const req = reader.object(r, reqPath, ['key', 'operator', 'values']);
       return {
-        key: reader.string(req?.['key'], `${reqPath}.key`) ?? '',
-        operator: (reader.string(req?.['operator'], `${reqPath}.operator`) ?? '') as NodeSelectorRequirement['operator'],
-        values: reader.strings(req?.['values'], `${reqPath}.values`),
+        key: reader.string(req?.['key'], [...reqPath, 'key']) ?? '',
+        operator: (reader.string(req?.['operator'], [...reqPath, 'operator']) ?? '') as NodeSelectorRequirement['operator'],
+        values: reader.strings(req?.['values'], [...reqPath, 'values']),
       };
     });
   return { matchExpressions: requirements('matchExpressions'), matchFields: requirements('matchFields') };

@@ -92,13 +92,13 @@ export function balancedResourceScore(requested: readonly number[], allocatable:
 /** Reads and validates the args as upstream: resources default to cpu and memory, each weight must be 1. */
 export function parseArgs(args: unknown) {
   const reader = new ArgsReader(NAME);
-  const root = reader.object(args, '', ['resources']);
-  const resources = readResourceSpecs(reader, root?.['resources'], 'resources');
+  const root = reader.object(args, [], ['resources']);
+  const resources = readResourceSpecs(reader, root?.['resources'], ['resources']);
   const seen = new Set<string>();
   resources.forEach((r, i) => {
-    if (seen.has(r.name)) reader.errors.push(fieldDuplicate(`resources[${i}].name`, r.name));
+    if (seen.has(r.name)) reader.errors.push(fieldDuplicate(['resources', i, 'name'], r.name));
     seen.add(r.name);
-    if (r.weight !== 1) reader.errors.push(fieldInvalid(`resources[${i}].weight`, r.weight, 'must be 1'));
+    if (r.weight !== 1) reader.errors.push(fieldInvalid(['resources', i, 'weight'], r.weight, 'must be 1'));
   });
   return reader.result<NodeResourcesBalancedAllocationArgs>({ resources });
 }

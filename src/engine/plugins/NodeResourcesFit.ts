@@ -3,7 +3,15 @@
 // node's whole allocatable; PreScore/Score rate the node with the profile's strategy (LeastAllocated,
 // MostAllocated or RequestedToCapacityRatio) over weighted resources, using the non-zero requests for
 // cpu and memory and integer arithmetic, as upstream.
-import { fieldForbidden, fieldInvalid, fieldNotSupported, fieldRequired, qualifiedNameError } from '../api/field';
+import {
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  qualifiedNameError,
+  type ArgsError,
+  type FieldPath,
+} from '../api/field';
 import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../api/resources';
 import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
@@ -277,42 +285,42 @@ function requestedToCapacityRatioScorer(resources: readonly ResourceSpec[], shap
 const DEFAULT_STRATEGY: ScoringStrategyType = 'LeastAllocated';
 
 /** Reads, defaults and validates the args, as upstream's v1 defaulting and ValidateNodeResourcesFitArgs. */
-export function parseArgs(args: unknown): Result<NodeResourcesFitArgs> {
+export function parseArgs(args: unknown): Result<NodeResourcesFitArgs, ArgsError> {
   const reader = new ArgsReader(NAME);
-  const root = reader.object(args, '', ['ignoredResources', 'ignoredResourceGroups', 'scoringStrategy']);
-  const ignoredResources = reader.strings(root?.['ignoredResources'], 'ignoredResources');
+  const root = reader.object(args, [], ['ignoredResources', 'ignoredResourceGroups', 'scoringStrategy']);
+  const ignoredResources = reader.strings(root?.['ignoredResources'], ['ignoredResources']);
   ignoredResources.forEach((name, i) => {
     const problem = qualifiedNameError(name);
-    if (problem) reader.errors.push(fieldInvalid(`ignoredResources[${i}]`, name, problem));
+    if (problem) reader.errors.push(fieldInvalid(['ignoredResources', i], name, problem));
   });
-  const ignoredResourceGroups = reader.strings(root?.['ignoredResourceGroups'], 'ignoredResourceGroups');
+  const ignoredResourceGroups = reader.strings(root?.['ignoredResourceGroups'], ['ignoredResourceGroups']);
   ignoredResourceGroups.forEach((group, i) => {
-    const path = `ignoredResourceGroups[${i}]`;
+    const path = ['ignoredResourceGroups', i];
     if (group.includes('/')) reader.errors.push(fieldInvalid(path, group, "resource group name can't contain '/'"));
     const problem = qualifiedNameError(group);
     if (problem) reader.errors.push(fieldInvalid(path, group, problem));
   });
 
-  const strategyPath = 'scoringStrategy';
-  const strategy = reader.object(root?.[strategyPath], strategyPath, ['type', 'resources', 'requestedToCapacityRatio']);
-  const type = strategy ? (reader.string(strategy['type'], `${strategyPath}.type`) ?? '') : DEFAULT_STRATEGY;
+  const strategyPath = ['scoringStrategy'];
+  const strategy = reader.object(root?.['scoringStrategy'], strategyPath, ['type', 'resources', 'requestedToCapacityRatio']);
+  const type = strategy ? (reader.string(strategy['type'], [...strategyPath, 'type']) ?? '') : DEFAULT_STRATEGY;
   if (!SCORING_STRATEGY_TYPES.includes(type as ScoringStrategyType)) {
-    reader.errors.push(fieldNotSupported(`${strategyPath}.type`, type, SCORING_STRATEGY_TYPES));
+    reader.errors.push(fieldNotSupported([...strategyPath, 'type'], type, SCORING_STRATEGY_TYPES));
   }
-  const resources = readResourceSpecs(reader, strategy?.['resources'], `${strategyPath}.resources`);
+  const resources = readResourceSpecs(reader, strategy?.['resources'], [...strategyPath, 'resources']);
   resources.forEach((r, i) => {
     if (r.weight <= 0 || r.weight > 100) {
       reader.errors.push(
-        fieldInvalid(`${strategyPath}.resources[${i}].weight`, r.weight, `resource weight of ${r.name} not in valid range (0, 100]`),
+        fieldInvalid([...strategyPath, 'resources', i, 'weight'], r.weight, `resource weight of ${r.name} not in valid range (0, 100]`),
       );
     }
   });
-  const ratioPath = `${strategyPath}.requestedToCapacityRatio`;
+  const ratioPath = [...strategyPath, 'requestedToCapacityRatio'];
   const ratio = reader.object(strategy?.['requestedToCapacityRatio'], ratioPath, ['shape']);
   let shape: UtilizationShapePoint[] | undefined;
   if (type === 'RequestedToCapacityRatio') {
     if (!ratio) reader.errors.push(fieldRequired(ratioPath, 'must be specified when type is RequestedToCapacityRatio'));
-    else shape = readShape(reader, ratio['shape'], `${ratioPath}.shape`);
+    else shape = readShape(reader, ratio['shape'], [...ratioPath, 'shape']);
   } else if (ratio) {
     reader.errors.push(fieldForbidden(ratioPath, 'must be nil when type is not RequestedToCapacityRatio'));
   }
@@ -323,13 +331,13 @@ export function parseArgs(args: unknown): Result<NodeResourcesFitArgs> {
   });
 }
 
-function readShape(reader: ArgsReader, value: unknown, path: string): UtilizationShapePoint[] {
+function readShape(reader: ArgsReader, value: unknown, path: FieldPath): UtilizationShapePoint[] {
   const shape = (reader.list(value, path) ?? []).map((entry, i) => {
-    const at = `${path}[${i}]`;
+    const at = [...path, i];
     const point = reader.object(entry, at, ['utilization', 'score']);
     return {
-      utilization: reader.int(point?.['utilization'], `${at}.utilization`) ?? 0,
-      score: reader.int(point?.['score'], `${at}.score`) ?? 0,
+      utilization: reader.int(point?.['utilization'], [...at, 'utilization']) ?? 0,
+      score: reader.int(point?.['score'], [...at, 'score']) ?? 0,
     };
   });
   if (shape.length === 0) {
@@ -340,16 +348,16 @@ function readShape(reader: ArgsReader, value: unknown, path: string): Utilizatio
     const prev = shape[i - 1];
     const point = shape[i];
     if (prev && point && prev.utilization >= point.utilization) {
-      reader.errors.push(fieldInvalid(`${path}[${i}].utilization`, point.utilization, 'values must be sorted in increasing order'));
+      reader.errors.push(fieldInvalid([...path, i, 'utilization'], point.utilization, 'values must be sorted in increasing order'));
       break;
     }
   }
   shape.forEach((point, i) => {
     if (point.utilization < 0 || point.utilization > MAX_UTILIZATION) {
-      reader.errors.push(fieldInvalid(`${path}[${i}].utilization`, point.utilization, `not in valid range [0, ${MAX_UTILIZATION}]`));
+      reader.errors.push(fieldInvalid([...path, i, 'utilization'], point.utilization, `not in valid range [0, ${MAX_UTILIZATION}]`));
     }
     if (point.score < 0 || point.score > MAX_CUSTOM_PRIORITY_SCORE) {
-      reader.errors.push(fieldInvalid(`${path}[${i}].score`, point.score, `not in valid range [0, ${MAX_CUSTOM_PRIORITY_SCORE}]`));
+      reader.errors.push(fieldInvalid([...path, i, 'score'], point.score, `not in valid range [0, ${MAX_CUSTOM_PRIORITY_SCORE}]`));
     }
   });
   return shape;

@@ -1,7 +1,8 @@
 // Reading a plugin's args (the profile's pluginConfig entry, untyped as it comes from YAML or JSON).
 // Absent args mean the plugin's defaults; a wrong type or a field the plugin does not know is an error
-// naming the field, as upstream's strict decoding reports it.
-import { aggregate, fieldInvalid } from '../api/field';
+// naming the field, as upstream's strict decoding reports it. Errors are data (api/field FieldError:
+// type, path, value), so the profile's reader points at the field; their text is made from them.
+import { fieldInvalid, fieldUnknown, type ArgsError, type FieldError, type FieldPath } from '../api/field';
 import { err, ok, type Result } from '../api/result';
 import type { FrameworkHandle, Plugin } from '../framework/interfaces';
 
@@ -11,27 +12,25 @@ function isObject(value: unknown): value is ArgsObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-const join = (path: string, key: string): string => (path ? `${path}.${key}` : key);
-
 /** Collects the field errors of one plugin's args; `result` turns them into the factory's Result. */
 export class ArgsReader {
-  readonly errors: string[] = [];
+  readonly errors: FieldError[] = [];
 
   constructor(readonly plugin: string) {}
 
   /** An object with only `known` fields; undefined when absent (null counts as absent). */
-  object(value: unknown, path: string, known: readonly string[]): ArgsObject | undefined {
+  object(value: unknown, path: FieldPath, known: readonly string[]): ArgsObject | undefined {
     if (value === undefined || value === null) return undefined;
     if (!isObject(value)) {
-      this.errors.push(path ? fieldInvalid(path, value, 'must be an object') : 'args must be an object');
+      this.errors.push(fieldInvalid(path, value, 'must be an object'));
       return undefined;
     }
     for (const key of Object.keys(value)) {
       // The args object may carry its type, as kube-scheduler's strict decoding accepts it.
-      if (path === '' && (key === 'apiVersion' || key === 'kind')) continue;
-      if (!known.includes(key)) this.errors.push(`unknown field "${join(path, key)}"`);
+      if (path.length === 0 && (key === 'apiVersion' || key === 'kind')) continue;
+      if (!known.includes(key)) this.errors.push(fieldUnknown([...path, key]));
     }
-    if (path === '') this.checkType(value);
+    if (path.length === 0) this.checkType(value);
     return value;
   }
 
@@ -39,12 +38,12 @@ export class ArgsReader {
   private checkType(value: ArgsObject): void {
     const kind = value['kind'];
     const apiVersion = value['apiVersion'];
-    if (kind !== undefined && kind !== `${this.plugin}Args`) this.errors.push(fieldInvalid('kind', kind, `must be ${this.plugin}Args`));
+    if (kind !== undefined && kind !== `${this.plugin}Args`) this.errors.push(fieldInvalid(['kind'], kind, `must be ${this.plugin}Args`));
     if (apiVersion !== undefined && apiVersion !== 'kubescheduler.config.k8s.io/v1')
-      this.errors.push(fieldInvalid('apiVersion', apiVersion, 'must be kubescheduler.config.k8s.io/v1'));
+      this.errors.push(fieldInvalid(['apiVersion'], apiVersion, 'must be kubescheduler.config.k8s.io/v1'));
   }
 
-  list(value: unknown, path: string): readonly unknown[] | undefined {
+  list(value: unknown, path: FieldPath): readonly unknown[] | undefined {
     if (value === undefined || value === null) return undefined;
     if (!Array.isArray(value)) {
       this.errors.push(fieldInvalid(path, value, 'must be a list'));
@@ -53,68 +52,61 @@ export class ArgsReader {
     return value;
   }
 
-  int(value: unknown, path: string): number | undefined {
+  int(value: unknown, path: FieldPath): number | undefined {
+    return this.typed(value, path, (v): v is number => typeof v === 'number' && Number.isSafeInteger(v), 'must be an integer');
+  }
+
+  bool(value: unknown, path: FieldPath): boolean | undefined {
+    return this.typed(value, path, (v): v is boolean => typeof v === 'boolean', 'must be true or false');
+  }
+
+  string(value: unknown, path: FieldPath): string | undefined {
+    return this.typed(value, path, (v): v is string => typeof v === 'string', 'must be a string');
+  }
+
+  /** A scalar of the type `is` checks; undefined when absent (null counts as absent) or of another type, which is an error. */
+  private typed<T>(value: unknown, path: FieldPath, is: (v: unknown) => v is T, detail: string): T | undefined {
     if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-      this.errors.push(fieldInvalid(path, value, 'must be an integer'));
-      return undefined;
-    }
-    return value;
+    if (is(value)) return value;
+    this.errors.push(fieldInvalid(path, value, detail));
+    return undefined;
   }
 
-  bool(value: unknown, path: string): boolean | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'boolean') {
-      this.errors.push(fieldInvalid(path, value, 'must be true or false'));
-      return undefined;
-    }
-    return value;
+  strings(value: unknown, path: FieldPath): string[] {
+    return (this.list(value, path) ?? []).flatMap((v, i) => this.string(v, [...path, i]) ?? []);
   }
 
-  string(value: unknown, path: string): string | undefined {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== 'string') {
-      this.errors.push(fieldInvalid(path, value, 'must be a string'));
-      return undefined;
-    }
-    return value;
-  }
-
-  strings(value: unknown, path: string): string[] {
-    return (this.list(value, path) ?? []).flatMap((v, i) => this.string(v, `${path}[${i}]`) ?? []);
-  }
-
-  result<T>(value: T): Result<T> {
-    return this.errors.length ? err(`${this.plugin}: ${aggregate(this.errors)}`) : ok(value);
+  result<T>(value: T): Result<T, ArgsError> {
+    return argsResult(this.plugin, this.errors, value);
   }
 }
 
 /** The args check of a plugin that takes none: absent or empty args are fine, anything else is an error. */
-export function noArgs(plugin: string): (args: unknown) => Result<undefined> {
+export function noArgs(plugin: string): (args: unknown) => Result<undefined, ArgsError> {
   return (args) => {
     const reader = new ArgsReader(plugin);
-    reader.object(args, '', []);
+    reader.object(args, [], []);
     return reader.result(undefined);
   };
 }
 
 /** The args as an object with only `known` fields (absent args: an empty object), or the error. */
-export function argsObject(plugin: string, args: unknown, known: readonly string[]): Result<ArgsObject> {
+export function argsObject(plugin: string, args: unknown, known: readonly string[]): Result<ArgsObject, ArgsError> {
   const reader = new ArgsReader(plugin);
-  const value = reader.object(args, '', known) ?? {};
+  const value = reader.object(args, [], known) ?? {};
   return reader.result(value);
 }
 
-/** All the field errors as one message, or the value when there are none. */
-export function argsResult<T>(plugin: string, errors: readonly string[], value: T): Result<T> {
-  return errors.length > 0 ? err(`${plugin}: ${aggregate(errors)}`) : ok(value);
+/** The field errors as the plugin's args error, or the value when there are none. */
+export function argsResult<T>(plugin: string, errors: readonly FieldError[], value: T): Result<T, ArgsError> {
+  return errors.length > 0 ? err({ plugin, errors: [...errors] }) : ok(value);
 }
 
 /** A plugin's factory: its args checked (and defaulted) by `validate`, then the plugin built from them. Every plugin's factory is one. */
 export function factoryOf<A, P extends Plugin>(
-  validate: (args: unknown) => Result<A>,
+  validate: (args: unknown) => Result<A, ArgsError>,
   make: (args: A, handle: FrameworkHandle) => P,
-): (args: unknown, handle: FrameworkHandle) => Result<P> {
+): (args: unknown, handle: FrameworkHandle) => Result<P, ArgsError> {
   return (args, handle) => {
     const valid = validate(args);
     return valid.ok ? ok(make(valid.value, handle)) : valid;

@@ -2,7 +2,7 @@
 // noderesources/resource_allocation.go): the resources a profile scores with their weights, the pod's
 // request for each (computed once per pod), and, per node, each resource's allocatable and requested
 // amount with the pod added.
-import { qualifiedNameError } from '../api/field';
+import { qualifiedNameError, type FieldPath } from '../api/field';
 import { CPU, EPHEMERAL_STORAGE, MEMORY, type Resource } from '../api/resources';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import type { ArgsReader } from './args';
@@ -122,14 +122,14 @@ export class ResourceAllocation {
  * Reads a `resources: [{name, weight}]` list; absent or empty means `DEFAULT_RESOURCES`, and an absent
  * or zero weight means 1 (upstream's defaulting). Weights are validated by the caller.
  */
-export function readResourceSpecs(reader: ArgsReader, value: unknown, path: string): readonly ResourceSpec[] {
+export function readResourceSpecs(reader: ArgsReader, value: unknown, path: FieldPath): readonly ResourceSpec[] {
   const list = reader.list(value, path) ?? [];
   if (list.length === 0) return DEFAULT_RESOURCES;
   return list.map((entry, i) => {
-    const at = `${path}[${i}]`;
+    const at = [...path, i];
     const spec = reader.object(entry, at, ['name', 'weight']);
-    const name = reader.string(spec?.['name'], `${at}.name`) ?? '';
-    const weight = reader.int(spec?.['weight'], `${at}.weight`) ?? 0;
+    const name = reader.string(spec?.['name'], [...at, 'name']) ?? '';
+    const weight = reader.int(spec?.['weight'], [...at, 'weight']) ?? 0;
     return { name, weight: weight === 0 ? 1 : weight };
   });
 }

@@ -41,7 +41,13 @@ export function bindingPoster(http: KubeHttp): PostBinding {
     if (answer.error.kind === 'aborted') return { kind: 'aborted', message: answer.error.message };
     return answer.error.status === 0
       ? { kind: 'unreachable', message: answer.error.message }
-      : { kind: 'status', code: answer.error.status, message: answer.error.message };
+      : {
+          kind: 'status',
+          code: answer.error.status,
+          message: answer.error.message,
+          ...(answer.error.reason ? { reason: answer.error.reason } : {}),
+          ...(answer.error.details ? { details: answer.error.details } : {}),
+        };
   };
 }
 

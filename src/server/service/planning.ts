@@ -12,9 +12,9 @@ import { describeBound, type PlanBound } from '../../engine/planner/solver/bound
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { podSetFramework, type PodSetFramework } from '../../engine/planner/scheduler/plugin';
-import { planOnePodSet } from '../../engine/planner/plan-all';
+import { planOnePodSet, podSetsPlannedFor } from '../../engine/planner/plan-all';
 import { resolvePodSet, type PodSet, type PodSetRef } from '../../engine/planner/podset/podset';
-import { planFromManifest, type Located } from '../../manifests';
+import { planFromManifest, unreadablePods, unreadableRefusal, type Located } from '../../manifests';
 import { triggerSpec } from '../../manifests/planner';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
 import type {
@@ -73,14 +73,30 @@ export function solverOf(analysis: Analysis): { solver?: SolverSettings } {
   return solver ? { solver } : {};
 }
 
+/** A file's name as a message shows it: the last part of its URI. */
+const fileNameOf = (uri: string): string => decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
+
+/**
+ * The planning framework for a plan of `set`, unless a pod of the files that does not read refuses
+ * it (manifests unreadablePods, the one rule, which podplan applies to the same files).
+ */
+function planningFor(analysis: Analysis, solver: SolverSettings | undefined, set: PodSetRef): Result<PodSetFramework> {
+  const sets = podSetsPlannedFor(
+    set,
+    analysis.model.triggers.map((t) => triggerSpec(t.value)),
+  );
+  const refusal = unreadableRefusal(unreadablePods(analysis.model, sets), fileNameOf);
+  return refusal ? err(refusal) : planning(analysis, solver);
+}
+
 /**
  * The plan of a pod set as the engine's planner makes it: the planner and gang size of the trigger's
  * labels (the requested trigger's, else none), else the pods', else the profile's PodSetPlanner args.
  */
 export function planPodSet(analysis: Analysis, request: PlanRequest, start: PlanStart = {}): Result<Plan> {
-  const framework = planning(analysis, start.solver);
-  if (!framework.ok) return framework;
   const ref = { namespace: request.namespace, name: request.podSet };
+  const framework = planningFor(analysis, start.solver, ref);
+  if (!framework.ok) return framework;
   // A pending member whose requests do not parse refuses the plan (engine/planner/build planPodSet), as in podplan plan.
   const members = resolvePodSet(analysis.engine.pods, ref, analysis.plannerSchedulerName);
   const pending = start.pods?.map((p) => p.value);
@@ -103,7 +119,7 @@ export function planPodSet(analysis: Analysis, request: PlanRequest, start: Plan
  * saying why.
  */
 export async function previewPodSet(analysis: Analysis, ref: PodSetRef, start: Pick<PlanStart, 'solver'> = {}): Promise<Result<Plan>> {
-  const framework = planning(analysis, start.solver);
+  const framework = planningFor(analysis, start.solver, ref);
   if (!framework.ok) return framework;
   const model = analysis.model;
   const made = await planOnePodSet(

@@ -118,19 +118,15 @@ function pathOf(base: string, path: FieldPath): string {
 }
 
 /**
- * A plugin arg error names its field after the plugin's name ("… NodeResourcesFit:
- * scoringStrategy.type: Unsupported value: …", "… unknown field "speed""): point at that field when
- * it is written, else at the args.
+ * Where a plugin's args error is written: its field (the engine gives it as a path under the
+ * entry's args) when it is written, else the nearest written field above it, down to the args.
  */
-function argsPath(argsBase: string, plugin: string, message: string, exists: (path: string) => boolean): string {
-  const rest = message.slice(message.lastIndexOf(`${plugin}: `) + plugin.length + 2);
-  const field = /^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*|\[\d+\])*): /.exec(rest)?.[1] ?? /^unknown field "([^"]+)"/.exec(rest)?.[1];
-  if (!field) return argsBase;
-  const path = field.split('.').reduce((p, part) => {
-    const m = /^(\w+)((?:\[\d+\])*)$/.exec(part);
-    return m ? `${joinPath(p, m[1] ?? '')}${m[2] ?? ''}` : p;
-  }, argsBase);
-  return exists(path) ? path : argsBase;
+function argsPath(path: FieldPath, at: (path: FieldPath) => string, exists: (path: string) => boolean): string {
+  for (let end = path.length; end > 3; end--) {
+    const written = at(path.slice(0, end));
+    if (exists(written)) return written;
+  }
+  return at(path.slice(0, 3));
 }
 
 /**
@@ -208,7 +204,7 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
         const [head, a] = e.path;
         let path: string;
         if (head === 'pluginConfig' && typeof a === 'number' && a < pluginConfig.length) {
-          path = argsPath(userPath(['pluginConfig', a, 'args']), pluginConfig[a]?.name ?? '', e.message, exists);
+          path = argsPath(e.path, userPath, exists);
         } else if (head === 'plugins' && e.path.length >= 4) {
           // An index into the merged list: find the user's entry of that plugin, if the user wrote it.
           const point = String(a);

@@ -10,6 +10,7 @@ import type { Pod } from '../../engine/api/types';
 import {
   concatPath,
   joinPath,
+  unreadablePods,
   type Located,
   type ManifestError,
   type SchedulePlanManifest,
@@ -98,10 +99,13 @@ function dependsOnNames(value: Record<string, unknown>): SchemaIssue[] {
  * reported on (`checked`) is not reported twice.
  */
 function readerErrors(file: SourceFile, analysis: Analysis, checked: ReadonlySet<string>, out: Diagnostic[]): void {
+  // A pod that does not read refuses the plans it is part of (unreadablePods): its errors are shown whatever pod it is.
+  const unreadable = new Set(unreadablePods(analysis.model, 'every-pod').flatMap((u) => u.errors));
   for (const error of analysis.model.errors) {
     if (error.range.file !== file.uri) continue;
     const document = documentAt(file, error.range.start.offset);
-    if (!document || !reportsReaderError(file, document, error) || checked.has(`${document.index}:${error.path ?? ''}`)) continue;
+    if (!document || checked.has(`${document.index}:${error.path ?? ''}`)) continue;
+    if (!unreadable.has(error) && !reportsReaderError(file, document, error)) continue;
     out.push(diagnostic(lspRange(error.range), error.code, error.severity, readerMessage(error)));
   }
 }

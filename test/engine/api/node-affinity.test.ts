@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { fieldErrorText } from '../../../src/engine/api/field';
 import { NodeSelectorMatcher, PreferredTerms, requiredNodeAffinity } from '../../../src/engine/api/node-affinity';
 import type { NodeSelectorRequirement, NodeSelectorTerm } from '../../../src/engine/api/types';
 import { makeNode, makePod } from '../../builders';
@@ -42,9 +43,17 @@ describe('engine/api/node-affinity', () => {
       expr({ key: 'zone', operator: 'Exists' }),
     );
     assert.equal(errors.length, 2);
-    assert.match(errors[0] ?? '', /^sel\.nodeSelectorTerms\[0\]\.matchExpressions\[0\]\.key: Invalid value: "bad key": /);
+    assert.deepEqual(
+      errors.map((e) => [e.type, e.path]),
+      [
+        ['invalid', ['sel', 'nodeSelectorTerms', 0, 'matchExpressions', 0, 'key']],
+        ['invalid', ['sel', 'nodeSelectorTerms', 0, 'matchExpressions', 1, 'values']],
+      ],
+    );
+    const texts = errors.map(fieldErrorText);
+    assert.match(texts[0] ?? '', /^sel\.nodeSelectorTerms\[0\]\.matchExpressions\[0\]\.key: Invalid value: "bad key": /);
     assert.equal(
-      errors[1],
+      texts[1],
       "sel.nodeSelectorTerms[0].matchExpressions[1].values: Invalid value: []: for 'Gt', 'Lt' operators, exactly one value is required",
     );
     assert.equal(matcher.matches(makeNode('n').labels({ zone: 'a' }).obj), true);
@@ -57,7 +66,7 @@ describe('engine/api/node-affinity', () => {
         { weight: 3, preference: {} },
         { weight: 7, preference: expr({ key: 'zone', operator: 'Exists' }) },
       ],
-      'pref',
+      ['pref'],
     );
     assert.ok(terms.ok);
     assert.equal(terms.value.size, 1);

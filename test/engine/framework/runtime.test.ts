@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { fieldInvalid, fieldUnknown } from '../../../src/engine/api/field';
 import { seededRandom } from '../../../src/engine/api/random';
 import { err, ok } from '../../../src/engine/api/result';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
@@ -74,17 +75,22 @@ describe('engine/framework/runtime', () => {
       [what: string, registry: () => Registry, profile: Omit<Profile, 'schedulerName'>, errors: Array<[Array<string | number>, string]>]
     > = [
       [
-        "a factory's error names the plugin and points at its args",
+        "a factory's errors name the plugin and point at each field of its args",
         () => {
           const r = registryOf(prioritySort);
-          r.register('Fit', () => err('ratio must be a number'));
+          r.register('Fit', () =>
+            err({ plugin: 'Fit', errors: [fieldInvalid(['ratio'], 'x', 'must be a number'), fieldUnknown(['shape', 'points'])] }),
+          );
           return r;
         },
         {
           plugins: { multiPoint: { enabled: [{ name: 'PrioritySort' }, { name: 'Fit' }] } },
-          pluginConfig: [{ name: 'Fit', args: { ratio: 'x' } }],
+          pluginConfig: [{ name: 'Fit', args: { ratio: 'x', shape: { points: [] } } }],
         },
-        [[['pluginConfig', 0, 'args'], 'profile p: plugin Fit: ratio must be a number']],
+        [
+          [['pluginConfig', 0, 'args', 'ratio'], 'profile p: plugin Fit: ratio: Invalid value: "x": must be a number'],
+          [['pluginConfig', 0, 'args', 'shape', 'points'], 'profile p: plugin Fit: unknown field "shape.points"'],
+        ],
       ],
       [
         'a factory that throws is an error too',

@@ -341,7 +341,7 @@ describe('engine/plugins/NodeResourcesFit', () => {
       ],
       [{ ignoredResource: [] }, 'unknown field "ignoredResource"'],
       [{ scoringStrategy: { type: 'LeastAllocated', shape: [] } }, 'unknown field "scoringStrategy.shape"'],
-      [7, 'args must be an object'],
+      [7, 'args: Invalid value: 7: must be an object'],
       [
         { scoringStrategy: { type: 'X', resources: [{ name: 'cpu', weight: 0.5 }] } },
         '[scoringStrategy.type: Unsupported value: "X": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio", scoringStrategy.resources[0].weight: Invalid value: 0.5: must be an integer]',

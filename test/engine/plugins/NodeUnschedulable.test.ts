@@ -36,5 +36,5 @@ describe('engine/plugins/NodeUnschedulable', () => {
     }
   });
 
-  it('takes no args', () => assert.equal(argsError(factory, [1]), 'NodeUnschedulable: args must be an object'));
+  it('takes no args', () => assert.equal(argsError(factory, [1]), 'NodeUnschedulable: args: Invalid value: [1]: must be an object'));
 });

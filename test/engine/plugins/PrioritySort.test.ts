@@ -31,6 +31,6 @@ describe('engine/plugins/PrioritySort', () => {
   it('takes no args', () => {
     assert.equal(build(factory, {}).name, NAME);
     assert.equal(argsError(factory, { foo: 1 }), 'PrioritySort: unknown field "foo"');
-    assert.equal(argsError(factory, 'x'), 'PrioritySort: args must be an object');
+    assert.equal(argsError(factory, 'x'), 'PrioritySort: args: Invalid value: "x": must be an object');
   });
 });

@@ -2,6 +2,7 @@
 // tests read as tables of verdicts and scores. A stage that must succeed for the table to mean
 // anything (PreScore, Score, NormalizeScore) fails the test when it does not.
 import assert from 'node:assert/strict';
+import { argsErrorText, type ArgsError } from '../../../src/engine/api/field';
 import type { Result } from '../../../src/engine/api/result';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import type {
@@ -19,20 +20,20 @@ import { handleOf, snapshotOf } from '../../builders';
 
 /** The plugin a factory builds from `args` with `handle` (the test fails on bad args). */
 export function build<T>(
-  factory: (args: unknown, handle: FrameworkHandle) => Result<T>,
+  factory: (args: unknown, handle: FrameworkHandle) => Result<T, ArgsError>,
   args?: unknown,
   handle = handleOf(snapshotOf([])),
 ): T {
   const built = factory(args, handle);
-  assert.ok(built.ok, built.ok ? '' : built.error);
+  assert.ok(built.ok, built.ok ? '' : argsErrorText(built.error));
   return built.value;
 }
 
-/** The error a factory returns for bad args (the test fails when it builds). */
-export function argsError(factory: (args: unknown, handle: FrameworkHandle) => Result<unknown>, args: unknown): string {
+/** The error a factory returns for bad args, as its text (the test fails when it builds). */
+export function argsError(factory: (args: unknown, handle: FrameworkHandle) => Result<unknown, ArgsError>, args: unknown): string {
   const built = factory(args, handleOf(snapshotOf([])));
   assert.ok(!built.ok, `args were accepted: ${JSON.stringify(args)}`);
-  return built.error;
+  return argsErrorText(built.error);
 }
 
 /** A verdict as a table value: 'ok', 'skip', or the code and reasons. */

@@ -31,56 +31,77 @@ export function tlsMaterial(): Promise<TlsMaterial> {
   return cached;
 }
 
-async function generate(): Promise<TlsMaterial> {
-  const dir = await mkdtemp(join(tmpdir(), 'podplan-apiserver-tls-'));
+/** A leaf certificate the CA of `writeCertificates` signs: its file name, subject and openssl extensions. */
+export interface Leaf {
+  readonly name: string;
+  readonly subject: string;
+  readonly ext: string;
+}
+
+/**
+ * A throwaway CA (`ca.crt`, `ca.key`, subject `/CN=<caName>`) and each leaf's `<name>.crt` and
+ * `<name>.key` signed by it, EC P-256, valid two days, written into `dir` with the system's openssl:
+ * the test API server's material and the real tier's (test/real/cluster.ts) alike.
+ */
+export async function writeCertificates(dir: string, caName: string, leaves: readonly Leaf[]): Promise<void> {
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
   const file = (name: string): string => join(dir, name);
-  try {
+  await run('openssl', [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    file('ca.key'),
+    '-out',
+    file('ca.crt'),
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${caName}`,
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
+  for (const { name, subject, ext } of leaves) {
+    await writeFile(file(`${name}.ext`), ext);
+    await run('openssl', ['req', ...ec, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', subject]);
     await run('openssl', [
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      file('ca.key'),
-      '-out',
+      'x509',
+      '-req',
+      '-in',
+      file(`${name}.csr`),
+      '-CA',
       file('ca.crt'),
+      '-CAkey',
+      file('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      file(`${name}.crt`),
       '-days',
       '2',
-      '-subj',
-      '/CN=podplan-test-ca',
-      '-addext',
-      'basicConstraints=critical,CA:TRUE',
-      '-addext',
-      'keyUsage=critical,keyCertSign,cRLSign',
+      '-extfile',
+      file(`${name}.ext`),
     ]);
-    const leaf = async (name: string, subject: string, ext: string): Promise<void> => {
-      await writeFile(file(`${name}.ext`), ext);
-      await run('openssl', ['req', ...ec, '-keyout', file(`${name}.key`), '-out', file(`${name}.csr`), '-subj', subject]);
-      await run('openssl', [
-        'x509',
-        '-req',
-        '-in',
-        file(`${name}.csr`),
-        '-CA',
-        file('ca.crt'),
-        '-CAkey',
-        file('ca.key'),
-        '-CAcreateserial',
-        '-out',
-        file(`${name}.crt`),
-        '-days',
-        '2',
-        '-extfile',
-        file(`${name}.ext`),
-      ]);
-    };
-    await leaf(
-      'server',
-      '/CN=127.0.0.1',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
-    );
-    await leaf('client', `/O=system:masters/CN=${CLIENT_USER}`, 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n');
-    const read = (name: string): Promise<string> => readFile(file(name), 'utf8');
+  }
+}
+
+async function generate(): Promise<TlsMaterial> {
+  const dir = await mkdtemp(join(tmpdir(), 'podplan-apiserver-tls-'));
+  try {
+    await writeCertificates(dir, 'podplan-test-ca', [
+      {
+        name: 'server',
+        subject: '/CN=127.0.0.1',
+        ext: 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature\n',
+      },
+      {
+        name: 'client',
+        subject: `/O=system:masters/CN=${CLIENT_USER}`,
+        ext: 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\n',
+      },
+    ]);
+    const read = (name: string): Promise<string> => readFile(join(dir, name), 'utf8');
     return {
       caCert: await read('ca.crt'),
       serverCert: await read('server.crt'),

@@ -73,6 +73,14 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
       [['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.speed']],
     ],
     [
+      'every field of bad args at its own place, from the path the plugin gives (never from its message); a field not written at its nearest written parent',
+      '    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy:\n            type: RequestedToCapacityRatio\n            resources: [{ name: cpu, weight: 101 }]\n',
+      [
+        ['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.scoringStrategy.resources[0].weight'],
+        ['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.scoringStrategy'],
+      ],
+    ],
+    [
       'a misspelt plugin under disabled (at any point), with a warning at its name: upstream disables nothing then',
       '    plugins:\n      score:\n        disabled: [{ name: "*" }, { name: ImageLocalty }]\n      preBind:\n        disabled: [{ name: VolumeBinding }, { name: Nope }]\n',
       [

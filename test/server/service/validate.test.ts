@@ -20,8 +20,9 @@ const codes = (files: Record<string, string>, file: string) =>
   validate(uriOf(file), workspaceOf(files).analysis()).map((d) => [d.code, d.range.start.line]);
 
 describe('server/service/validate: diagnostics for our kinds and the objects they reference only', () => {
-  it('a workload outside any pod set is not ours to check, even when broken', () => {
-    assert.deepEqual(codes({ 'w.yaml': deployment('', '"2 cores"') }, 'w.yaml'), []);
+  it('a workload outside any pod set is not ours to check, unless its pods do not read: they refuse every plan (unreadablePods)', () => {
+    assert.deepEqual(codes({ 'w.yaml': deployment('', '"1"').replace('replicas: 3', 'replicaz: 3') }, 'w.yaml'), []);
+    assert.deepEqual(codes({ 'w.yaml': deployment('', '"2 cores"') }, 'w.yaml'), [['bad-quantity', 10]]);
   });
 
   it('a workload of a pod set is: its bad quantity is reported where it is written', () => {

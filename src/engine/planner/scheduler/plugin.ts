@@ -8,7 +8,7 @@
 //
 // In a planner's own what-if cycles (marked in the CycleState) it only keeps a pod to the nodes the
 // planner allows it.
-import { fieldNotSupported } from '../../api/field';
+import { fieldNotSupported, type ArgsError } from '../../api/field';
 import { err, ok, type Result } from '../../api/result';
 import { StateKey, type CycleState } from '../../framework/cycle-state';
 import type { FrameworkHandle, PluginFactory, PreFilterPlugin, PreFilterResult, ReservePlugin } from '../../framework/interfaces';
@@ -20,7 +20,7 @@ import { SKIP, SUCCESS, unschedulable, type Status } from '../../framework/statu
 import type { Random } from '../../api/random';
 import { ArgsReader } from '../../plugins/args';
 import { inTreeRegistry, type PluginModule } from '../../plugins/registry';
-import { isObjective, PLANNERS, unknownPlanner } from '../build';
+import { isObjective, PLANNERS } from '../build';
 import { OBJECTIVES, PLANNING_CYCLE, PLUGIN_NAME, type Objective, type SolverSettings } from '../planner';
 import { POD_SET_SCHEDULER_NAME } from '../podset/podset';
 
@@ -45,16 +45,16 @@ export interface PodSetPlannerArgs {
 /** Pallet's PodSetPlanner args about its own process (logging, its planner service's timeout, its refresh loop). */
 export const PALLET_ONLY_ARGS = ['debug', 'callTimeout', 'updatePeriod'] as const;
 
-export function readArgs(args: unknown): Result<PodSetPlannerArgs> {
+export function readArgs(args: unknown): Result<PodSetPlannerArgs, ArgsError> {
   const reader = new ArgsReader(NAME);
-  const value = reader.object(args, '', ['planner', 'objective', 'schedulerName', 'allowPreemption', ...PALLET_ONLY_ARGS]) ?? {};
+  const value = reader.object(args, [], ['planner', 'objective', 'schedulerName', 'allowPreemption', ...PALLET_ONLY_ARGS]) ?? {};
   const ignored = PALLET_ONLY_ARGS.filter((key) => value[key] !== undefined);
-  const planner = reader.string(value['planner'], 'planner');
-  if (planner !== undefined && !PLANNERS.has(planner)) reader.errors.push(unknownPlanner(planner, 'planner'));
-  const objective = reader.string(value['objective'], 'objective');
-  if (objective !== undefined && !isObjective(objective)) reader.errors.push(fieldNotSupported('objective', objective, OBJECTIVES));
-  const schedulerName = reader.string(value['schedulerName'], 'schedulerName') ?? POD_SET_SCHEDULER_NAME;
-  const allowPreemption = reader.bool(value['allowPreemption'], 'allowPreemption');
+  const planner = reader.string(value['planner'], ['planner']);
+  if (planner !== undefined && !PLANNERS.has(planner)) reader.errors.push(fieldNotSupported(['planner'], planner, [...PLANNERS.keys()]));
+  const objective = reader.string(value['objective'], ['objective']);
+  if (objective !== undefined && !isObjective(objective)) reader.errors.push(fieldNotSupported(['objective'], objective, OBJECTIVES));
+  const schedulerName = reader.string(value['schedulerName'], ['schedulerName']) ?? POD_SET_SCHEDULER_NAME;
+  const allowPreemption = reader.bool(value['allowPreemption'], ['allowPreemption']);
   return reader.result({
     ...(planner !== undefined ? { planner } : {}),
     ...(objective !== undefined && isObjective(objective) ? { objective } : {}),

@@ -1,6 +1,7 @@
 // InterPodAffinity as upstream's pkg/scheduler/framework/plugins/interpodaffinity: required pod
 // affinity and anti-affinity filter nodes (filtering.ts), preferred terms score them in both
 // directions (scoring.ts); both read pods' terms through one TermCatalog (terms.ts).
+import { fieldInvalid, type ArgsError, type FieldError } from '../../api/field';
 import { type Result } from '../../api/result';
 import type { CycleState } from '../../framework/cycle-state';
 import type { FilterPlugin, FrameworkHandle, NodeScore, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces';
@@ -22,17 +23,16 @@ export interface InterPodAffinityArgs {
 }
 
 /** Upstream's ValidateInterPodAffinityArgs, after v1 defaulting (hardPodAffinityWeight 1). */
-export function validateArgs(args: unknown): Result<InterPodAffinityArgs> {
+export function validateArgs(args: unknown): Result<InterPodAffinityArgs, ArgsError> {
   const fields = argsObject(NAME, args, ['hardPodAffinityWeight', 'ignorePreferredTermsOfExistingPods']);
   if (!fields.ok) return fields;
-  const errors: string[] = [];
+  const errors: FieldError[] = [];
   const weight = fields.value.hardPodAffinityWeight ?? 1;
   if (typeof weight !== 'number' || !Number.isInteger(weight) || weight < 0 || weight > 100) {
-    errors.push(`hardPodAffinityWeight: Invalid value: ${JSON.stringify(weight)}: not in valid range [0, 100]`);
+    errors.push(fieldInvalid(['hardPodAffinityWeight'], weight, 'not in valid range [0, 100]'));
   }
   const ignore = fields.value.ignorePreferredTermsOfExistingPods ?? false;
-  if (typeof ignore !== 'boolean')
-    errors.push(`ignorePreferredTermsOfExistingPods: Invalid value: ${JSON.stringify(ignore)}: want true or false`);
+  if (typeof ignore !== 'boolean') errors.push(fieldInvalid(['ignorePreferredTermsOfExistingPods'], ignore, 'want true or false'));
   return argsResult(NAME, errors, { hardPodAffinityWeight: weight as number, ignorePreferredTermsOfExistingPods: ignore as boolean });
 }
 

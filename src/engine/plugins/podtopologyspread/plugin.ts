@@ -4,6 +4,15 @@
 // through one SpreadCounts (common.ts). A pod without constraints of its own gets the profile's
 // default constraints (System: upstream's).
 import { isQualifiedName } from '../../api/labels';
+import {
+  fieldDuplicate,
+  fieldForbidden,
+  fieldInvalid,
+  fieldNotSupported,
+  fieldRequired,
+  type ArgsError,
+  type FieldError,
+} from '../../api/field';
 import { type Result } from '../../api/result';
 import type { TopologySpreadConstraint } from '../../api/types';
 import type { CycleState } from '../../framework/cycle-state';
@@ -33,20 +42,20 @@ export interface PodTopologySpreadArgs {
 }
 
 /** Upstream's ValidatePodTopologySpreadArgs, after v1 defaulting (defaultingType System). */
-export function validateArgs(args: unknown): Result<PodTopologySpreadArgs> {
+export function validateArgs(args: unknown): Result<PodTopologySpreadArgs, ArgsError> {
   const fields = argsObject(NAME, args, ['defaultConstraints', 'defaultingType']);
   if (!fields.ok) return fields;
-  const errors: string[] = [];
+  const errors: FieldError[] = [];
   const defaultingType = fields.value.defaultingType ?? 'System';
   if (defaultingType !== 'System' && defaultingType !== 'List') {
-    errors.push(`defaultingType: Unsupported value: ${JSON.stringify(defaultingType)}: supported values: "System", "List"`);
+    errors.push(fieldNotSupported(['defaultingType'], defaultingType, ['System', 'List']));
   }
   const constraints = fields.value.defaultConstraints ?? [];
   if (!Array.isArray(constraints)) {
-    errors.push('defaultConstraints: Invalid value: want a list of constraints');
+    errors.push(fieldInvalid(['defaultConstraints'], constraints, 'want a list of constraints'));
   } else {
     if (defaultingType === 'System' && constraints.length > 0)
-      errors.push('defaultingType: Invalid value: "System": when .defaultConstraints are not empty');
+      errors.push(fieldInvalid(['defaultingType'], 'System', 'when .defaultConstraints are not empty'));
     constraints.forEach((c: unknown, i) => errors.push(...constraintErrors(c, i, constraints)));
   }
   return argsResult(NAME, errors, {
@@ -55,30 +64,26 @@ export function validateArgs(args: unknown): Result<PodTopologySpreadArgs> {
   });
 }
 
-function constraintErrors(value: unknown, index: number, all: readonly unknown[]): string[] {
-  const path = `defaultConstraints[${index}]`;
-  if (typeof value !== 'object' || value === null) return [`${path}: Invalid value: want a constraint object`];
+function constraintErrors(value: unknown, index: number, all: readonly unknown[]): FieldError[] {
+  const path = ['defaultConstraints', index];
+  if (typeof value !== 'object' || value === null) return [fieldInvalid(path, value, 'want a constraint object')];
   const c = value as Partial<Record<keyof TopologySpreadConstraint, unknown>>;
-  const errors: string[] = [];
+  const errors: FieldError[] = [];
   if (typeof c.maxSkew !== 'number' || !Number.isInteger(c.maxSkew) || c.maxSkew <= 0)
-    errors.push(`${path}.maxSkew: Invalid value: ${JSON.stringify(c.maxSkew)}: not in valid range (0, inf)`);
-  if (typeof c.topologyKey !== 'string' || c.topologyKey === '') errors.push(`${path}.topologyKey: Required value: can not be empty`);
-  else if (!isQualifiedName(c.topologyKey))
-    errors.push(`${path}.topologyKey: Invalid value: ${JSON.stringify(c.topologyKey)}: not a valid label name`);
+    errors.push(fieldInvalid([...path, 'maxSkew'], c.maxSkew, 'not in valid range (0, inf)'));
+  if (typeof c.topologyKey !== 'string' || c.topologyKey === '') errors.push(fieldRequired([...path, 'topologyKey'], 'can not be empty'));
+  else if (!isQualifiedName(c.topologyKey)) errors.push(fieldInvalid([...path, 'topologyKey'], c.topologyKey, 'not a valid label name'));
   if (c.whenUnsatisfiable === undefined || c.whenUnsatisfiable === '')
-    errors.push(`${path}.whenUnsatisfiable: Required value: can not be empty`);
-  else if (c.whenUnsatisfiable !== 'DoNotSchedule' && c.whenUnsatisfiable !== 'ScheduleAnyway') {
-    errors.push(
-      `${path}.whenUnsatisfiable: Unsupported value: ${JSON.stringify(c.whenUnsatisfiable)}: supported values: "DoNotSchedule", "ScheduleAnyway"`,
-    );
-  }
+    errors.push(fieldRequired([...path, 'whenUnsatisfiable'], 'can not be empty'));
+  else if (c.whenUnsatisfiable !== 'DoNotSchedule' && c.whenUnsatisfiable !== 'ScheduleAnyway')
+    errors.push(fieldNotSupported([...path, 'whenUnsatisfiable'], c.whenUnsatisfiable, ['DoNotSchedule', 'ScheduleAnyway']));
   if (c.labelSelector !== undefined)
-    errors.push(`${path}.labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`);
+    errors.push(fieldForbidden([...path, 'labelSelector'], 'constraint must not define a selector, as they deduced for each pod'));
   const repeated = all.slice(0, index).some((o) => {
     const other = o as Partial<TopologySpreadConstraint> | null;
     return other?.topologyKey === c.topologyKey && other?.whenUnsatisfiable === c.whenUnsatisfiable;
   });
-  if (repeated) errors.push(`${path}: Duplicate value: "{${String(c.topologyKey)}, ${String(c.whenUnsatisfiable)}}"`);
+  if (repeated) errors.push(fieldDuplicate(path, `{${String(c.topologyKey)}, ${String(c.whenUnsatisfiable)}}`));
   return errors;
 }
 

@@ -4,7 +4,9 @@
 import assert from 'node:assert/strict';
 import { mergeProfile } from '../../../../src/engine/framework/profile';
 import { planPodSet } from '../../../../src/engine/planner/build';
-import { readArgs } from '../../../../src/engine/planner/scheduler/plugin';
+import { argsErrorText } from '../../../../src/engine/api/field';
+import type { Result } from '../../../../src/engine/api/result';
+import { readArgs, type PodSetPlannerArgs } from '../../../../src/engine/planner/scheduler/plugin';
 import { resolvePodSet } from '../../../../src/engine/planner/podset/podset';
 import { DEFAULT_PROFILE } from '../../../../src/engine/plugins/defaults';
 import { makeNode, makePod, snapshotOf, type NodeBuilder, type PodBuilder } from '../../../builders';
@@ -48,13 +50,17 @@ function planOf(
 
 describe('engine/planner/search/preempt', () => {
   describe('the switch: PodSetPlanner args allowPreemption, checked as the other args', () => {
-    const table: Array<[args: unknown, expected: ReturnType<typeof readArgs>]> = [
+    const table: Array<[args: unknown, expected: Result<PodSetPlannerArgs, string>]> = [
       [{ allowPreemption: true }, { ok: true, value: { schedulerName: 'podset-planner-scheduler', allowPreemption: true } }],
       [{ allowPreemption: false }, { ok: true, value: { schedulerName: 'podset-planner-scheduler' } }],
       [{ allowPreemption: 'yes' }, { ok: false, error: 'PodSetPlanner: allowPreemption: Invalid value: "yes": must be true or false' }],
       [{ preemption: true }, { ok: false, error: 'PodSetPlanner: unknown field "preemption"' }],
     ];
-    for (const [args, expected] of table) it(JSON.stringify(args), () => assert.deepEqual(readArgs(args), expected));
+    for (const [args, expected] of table)
+      it(JSON.stringify(args), () => {
+        const read = readArgs(args);
+        assert.deepEqual(read.ok ? read : { ok: false, error: argsErrorText(read.error) }, expected);
+      });
   });
 
   // n1 holds one low-priority pod (10), n2 two (10 and 20): one set pod fits nowhere without evicting.

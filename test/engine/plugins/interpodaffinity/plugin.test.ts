@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { argsErrorText } from '../../../../src/engine/api/field';
 import { type Namespace, type PodAffinityTerm } from '../../../../src/engine/api/types';
 import { type NodeInfo } from '../../../../src/engine/framework/node-info';
 import { Code } from '../../../../src/engine/framework/status';
@@ -57,11 +58,12 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
       it(name, () => {
         const result = validateArgs(args);
         if (want.startsWith('ok')) {
-          assert.ok(result.ok, result.ok ? '' : result.error);
+          assert.ok(result.ok, result.ok ? '' : argsErrorText(result.error));
           assert.equal(`ok ${result.value.hardPodAffinityWeight} ${result.value.ignorePreferredTermsOfExistingPods}`, want);
         } else {
           assert.ok(!result.ok);
-          assert.ok(result.error.startsWith('InterPodAffinity: ') && result.error.includes(want), result.error);
+          const text = argsErrorText(result.error);
+          assert.ok(text.startsWith('InterPodAffinity: ') && text.includes(want), text);
         }
       });
     }

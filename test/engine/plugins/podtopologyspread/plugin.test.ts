@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { argsErrorText } from '../../../../src/engine/api/field';
 import { type TopologySpreadConstraint } from '../../../../src/engine/api/types';
 import { type NodeInfo } from '../../../../src/engine/framework/node-info';
 import { Code } from '../../../../src/engine/framework/status';
@@ -94,18 +95,19 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
         'defaultConstraints[1]: Duplicate value: "{kubernetes.io/hostname, DoNotSchedule}"',
       ],
       ['an unknown field', { defaultConstraint: [] }, 'unknown field "defaultConstraint"'],
-      ['args that are no object', 'System', 'args must be an object'],
+      ['args that are no object', 'System', 'args: Invalid value: "System": must be an object'],
     ];
     for (const [name, args, want] of table) {
       it(name, () => {
         const result = validateArgs(args);
         if (want.startsWith('ok')) {
-          assert.ok(result.ok, result.ok ? '' : result.error);
+          assert.ok(result.ok, result.ok ? '' : argsErrorText(result.error));
           assert.equal(`ok ${result.value.defaultingType} ${result.value.defaultConstraints.length}`, want);
         } else {
           assert.ok(!result.ok);
-          assert.ok(result.error.startsWith('PodTopologySpread: '), result.error);
-          assert.ok(result.error.includes(want), result.error);
+          const text = argsErrorText(result.error);
+          assert.ok(text.startsWith('PodTopologySpread: '), text);
+          assert.ok(text.includes(want), text);
         }
       });
     }
