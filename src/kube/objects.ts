@@ -10,6 +10,7 @@
 // - containers' literal env values (`env[].value`, in containers, initContainers and ephemeral
 //   containers): people put passwords and tokens there; the variable's name and valueFrom are kept.
 // Secrets are never read at all (see resources.ts).
+import type { ResourceClaim } from '../engine/api/dra';
 import type { Node, Pod } from '../engine/api/types';
 import { podInfo, sharePodInfo } from '../engine/framework/node-info';
 import { err, ok, type Result } from '../engine/api/result';
@@ -127,6 +128,13 @@ export function decodeNode(context: string, object: ApiObject): Result<Node, str
   const file = decodeObject(context, object);
   const node = file.nodes[0]?.value;
   return node && !file.errors.some((e) => e.severity === 'error') ? ok(node) : err(problems(file, 'Node'));
+}
+
+/** A ResourceClaim (a watched one, or the API server's answer to a write) as the engine's; its errors as located lines. */
+export function decodeResourceClaim(context: string, object: ApiObject): Result<ResourceClaim, string[]> {
+  const file = decodeObject(context, object);
+  const claim = file.resourceClaims[0]?.value;
+  return claim && !file.errors.some((e) => e.severity === 'error') ? ok(claim) : err(problems(file, 'ResourceClaim'));
 }
 
 function problems(file: FileModel, kind: string): string[] {

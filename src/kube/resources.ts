@@ -28,7 +28,12 @@ export const SCHEDULE_PLAN: ResourceType = {
   namespaced: true,
 };
 
-export const RESOURCE_CLAIM: ResourceType = { kind: 'ResourceClaim', apiVersion: DRA_API_VERSION, plural: 'resourceclaims', namespaced: true };
+export const RESOURCE_CLAIM: ResourceType = {
+  kind: 'ResourceClaim',
+  apiVersion: DRA_API_VERSION,
+  plural: 'resourceclaims',
+  namespaced: true,
+};
 
 /** In the order a snapshot lists them (cluster-scoped kinds first). */
 export const CLUSTER_RESOURCES: readonly ResourceType[] = [
