@@ -487,6 +487,7 @@ const PLURALS: Record<string, string> = {
   CustomResourceDefinition: 'customresourcedefinitions',
   ScheduleTrigger: 'scheduletriggers',
   SchedulePlan: 'scheduleplans',
+  DeviceClass: 'deviceclasses',
 };
 const CLUSTER_SCOPED = new Set([
   'Node',
@@ -497,6 +498,8 @@ const CLUSTER_SCOPED = new Set([
   'ClusterRoleBinding',
   'PersistentVolume',
   'StorageClass',
+  'DeviceClass',
+  'ResourceSlice',
 ]);
 
 function collection(o: KubeObject): string {
