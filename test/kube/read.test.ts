@@ -87,6 +87,50 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
     );
   });
 
+  it('reads the resource.k8s.io/v1 kinds of Dynamic Resource Allocation, decoded as files are', async () => {
+    const api = 'resource.k8s.io/v1';
+    const spec = { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } };
+    server.create(
+      {
+        apiVersion: api,
+        kind: 'DeviceClass',
+        metadata: { name: 'gpu' },
+        spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] },
+      },
+      {
+        apiVersion: api,
+        kind: 'ResourceSlice',
+        metadata: { name: 'n1-gpus' },
+        spec: {
+          driver: 'gpu.example.com',
+          pool: { name: 'n1', generation: 1, resourceSliceCount: 1 },
+          nodeName: 'n1',
+          devices: [{ name: 'gpu-0' }],
+        },
+      },
+      { apiVersion: api, kind: 'ResourceClaim', metadata: { name: 'one-gpu', namespace: 'batch' }, spec },
+      { apiVersion: api, kind: 'ResourceClaimTemplate', metadata: { name: 'gpus', namespace: 'batch' }, spec: { spec } },
+    );
+    const read = await readCluster(new KubeHttp(context), { namespace: 'batch' });
+    assert.ok(read.ok);
+    assert.deepEqual(
+      read.value.objects.filter((o) => o.object.apiVersion === api).map((o) => `${o.object.kind} ${o.object.metadata.name}`),
+      ['ResourceClaim one-gpu', 'ResourceClaimTemplate gpus', 'DeviceClass gpu', 'ResourceSlice n1-gpus'],
+    );
+    const model = clusterModel(read.value);
+    assert.deepEqual(
+      model.errors.filter((e) => e.severity === 'error'),
+      [],
+    );
+    assert.deepEqual(
+      [model.cluster.deviceClasses, model.cluster.resourceSlices, model.cluster.resourceClaims, model.cluster.resourceClaimTemplates].map(
+        (list) => list?.map((o) => o.metadata.name),
+      ),
+      [['gpu'], ['n1-gpus'], ['one-gpu'], ['gpus']],
+    );
+    assert.equal(model.resourceClaims[0]?.file, 'context/lab/ResourceClaim/batch/one-gpu');
+  });
+
   it('never asks for Secrets', async () => {
     server.counters.reset();
     const read = await readCluster(new KubeHttp(context));

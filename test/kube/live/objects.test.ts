@@ -43,6 +43,41 @@ const podWithClaim = (name: string, claim: string, init: PodInit = {}): KubeObje
 
 const nodes = [node('node-a'), node('node-b'), node('node-c')];
 
+const DRA = 'resource.k8s.io/v1';
+
+/** A pod (of podplan) that uses the ResourceClaim `claim` by name. */
+const podWithResourceClaim = (name: string, claim: string): KubeObject => {
+  const base = pod(name);
+  return { ...base, spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimName: claim }] } };
+};
+
+/** A DeviceClass `gpu`, one GPU on `onNode`, and one claim of a GPU per name. */
+const oneGpu = (onNode: string, ...claims: string[]): KubeObject[] => [
+  {
+    apiVersion: DRA,
+    kind: 'DeviceClass',
+    metadata: { name: 'gpu' },
+    spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] },
+  },
+  {
+    apiVersion: DRA,
+    kind: 'ResourceSlice',
+    metadata: { name: `${onNode}-gpus` },
+    spec: {
+      driver: 'gpu.example.com',
+      pool: { name: onNode, generation: 1, resourceSliceCount: 1 },
+      nodeName: onNode,
+      devices: [{ name: 'gpu-0' }],
+    },
+  },
+  ...claims.map((name) => ({
+    apiVersion: DRA,
+    kind: 'ResourceClaim',
+    metadata: { name, namespace: 'default' },
+    spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } },
+  })),
+];
+
 describe('kube/live: podplan run with the cluster objects plugins read', function () {
   this.timeout(60_000);
   let cluster: Cluster | undefined;
@@ -66,6 +101,37 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     const pods = podsOf(cluster.server);
     assert.equal(pods.get('default/db')?.spec.nodeName, 'node-b');
     assert.equal(pods.get('default/orphan')?.spec.nodeName, undefined);
+  });
+
+  it('writes the allocation and reservation to a ResourceClaim before binding its pod; the next pod finds the one GPU taken', async () => {
+    cluster = await startCluster([
+      ...nodes,
+      ...oneGpu('node-b', 'gpu-1', 'gpu-2'),
+      podWithResourceClaim('first', 'gpu-1'),
+      podWithResourceClaim('second', 'gpu-2'),
+    ]);
+    const run = await runLive(runArgs(cluster, '--once'));
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /^1 pods? bound, 1 not placed\.$/m);
+    assert.match(run.stdout, /not placed default\/(first|second): 0\/3 nodes are available: 3 cannot allocate all claims\./);
+    const pods = podsOf(cluster.server);
+    const bound = ['first', 'second'].find((n) => pods.get(`default/${n}`)?.spec.nodeName !== undefined)!;
+    assert.equal(pods.get(`default/${bound}`)?.spec.nodeName, 'node-b');
+    const claim = cluster.server.get(
+      { apiVersion: DRA, kind: 'ResourceClaim' },
+      'default',
+      bound === 'first' ? 'gpu-1' : 'gpu-2',
+    ) as KubeObject & {
+      metadata: { finalizers?: string[] };
+      status?: { allocation?: { devices?: { results?: unknown[] } }; reservedFor?: unknown[] };
+    };
+    assert.deepEqual(claim.metadata.finalizers, ['resource.kubernetes.io/delete-protection']);
+    assert.deepEqual(claim.status?.allocation?.devices?.results, [
+      { request: 'gpu', driver: 'gpu.example.com', pool: 'node-b', device: 'gpu-0' },
+    ]);
+    assert.deepEqual(claim.status?.reservedFor, [
+      { resource: 'pods', name: bound, uid: (pods.get(`default/${bound}`)?.metadata as { uid: string }).uid },
+    ]);
   });
 
   it('places a pod rejected for a missing PVC once the claim and its volume are created', async () => {
