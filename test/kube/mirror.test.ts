@@ -45,4 +45,30 @@ describe('kube/mirror (the live model of every kind the cluster reader lists)', 
     await eventually(() => capacities().length === 2, 'the new CSIStorageCapacity');
     assert.deepEqual(capacities(), ['fast-zone-a 20Gi', 'fast-zone-b 80Gi']);
   });
+
+  it('holds the DRA kinds, and follows a claim whose status a scheduler wrote (what the editor’s live source shows)', async () => {
+    const api = 'resource.k8s.io/v1';
+    const [claim] = server.create(
+      {
+        apiVersion: api,
+        kind: 'ResourceClaim',
+        metadata: { name: 'one-gpu', namespace: 'shop' },
+        spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } },
+      },
+      { apiVersion: api, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: {} },
+    );
+    mirror = new ClusterMirror(new KubeHttp(context), { clock: systemClock });
+    await mirror.start();
+    await mirror.synced;
+    assert.deepEqual(
+      mirror.model().cluster.deviceClasses?.map((c) => c.metadata.name),
+      ['gpu'],
+    );
+    const allocated = () => mirror?.model().cluster.resourceClaims?.[0]?.status?.allocation?.devices?.results?.[0]?.device;
+    assert.equal(allocated(), undefined);
+    const result = { request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' };
+    server.update({ ...claim!, status: { allocation: { devices: { results: [result] } } } });
+    await eventually(() => allocated() !== undefined, 'the claim allocated');
+    assert.equal(allocated(), 'gpu-0');
+  });
 });
