@@ -134,6 +134,33 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     ]);
   });
 
+  it('does not bind a pod whose claim cannot be written: a template entry with no claim created yet (no controller runs here)', async () => {
+    const template = {
+      apiVersion: DRA,
+      kind: 'ResourceClaimTemplate',
+      metadata: { name: 'one-gpu', namespace: 'default' },
+      spec: { spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } } },
+    };
+    const base = pod('t');
+    const fromTemplate = {
+      ...base,
+      spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }] },
+    };
+    cluster = await startCluster([...nodes, ...oneGpu('node-b'), template, fromTemplate]);
+    let stdout = '';
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)), onStdout: (t) => void (stdout += t) });
+    await until('the PreBind error', () => stdout.includes('not placed default/t:'));
+    stop('SIGTERM');
+    await run;
+    assert.match(
+      stdout,
+      /not placed default\/t: pod default\/t was not bound: node-b \(PreBind DynamicResources: ResourceClaim for spec\.resourceClaims "gpu" of pod default\/t is not created yet \(kube-controller-manager's resourceclaim controller creates it/,
+    );
+    assert.equal(podsOf(cluster.server).get('default/t')?.spec.nodeName, undefined);
+    assert.deepEqual(cluster.server.list({ apiVersion: DRA, kind: 'ResourceClaim' }), []);
+  });
+
   it('places a pod rejected for a missing PVC once the claim and its volume are created', async () => {
     cluster = await startCluster([...nodes, podWithClaim('late', 'later')]);
     const { server } = cluster;
