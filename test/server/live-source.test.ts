@@ -179,6 +179,40 @@ describe('server/live-source: a kube context as the editor’s source', function
     assert.equal(applied.plan.historyError, 'the plan is applied, but not recorded as applied in the plan history: the database is locked');
   });
 
+  it('Apply Plan without a trigger refuses a pod set whose pods use ResourceClaims: a binding alone would leave the claims unallocated', async () => {
+    const api = 'resource.k8s.io/v1';
+    const base = loner('gpu-0');
+    server.create(
+      { apiVersion: api, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: {} },
+      {
+        apiVersion: api,
+        kind: 'ResourceSlice',
+        metadata: { name: 'n1-gpus' },
+        spec: {
+          driver: 'gpu.example.com',
+          pool: { name: 'n1', generation: 1, resourceSliceCount: 1 },
+          nodeName: 'n1',
+          devices: [{ name: 'gpu-0' }],
+        },
+      },
+      {
+        apiVersion: api,
+        kind: 'ResourceClaim',
+        metadata: { name: 'gpu-0', namespace: 'shop' },
+        spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } },
+      },
+      { ...base, spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimName: 'gpu-0' }] } },
+    );
+    value(await live.select('test'));
+    await until('the claim is mirrored', () => (live.analysis()?.model.cluster.resourceClaims ?? []).length === 1);
+    const refused = await live.applyPlan({ podSet: { name: 'solo' }, trusted: true }, history);
+    assert.ok(!refused.ok);
+    assert.match(
+      refused.error,
+      /^Apply Plan binds pods without writing their ResourceClaims; shop\/gpu-0 uses claims: run Podplan as the scheduler/,
+    );
+  });
+
   it('Run Podplan as scheduler binds the pending pods of its scheduler name; stop drains and keeps the figures; switching is refused meanwhile', async () => {
     value(await live.select('test'));
     const refused = await live.scheduler({ action: 'start', trusted: false });
