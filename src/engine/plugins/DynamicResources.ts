@@ -294,7 +294,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     const current = before?.claim ?? idx.claims.get(k);
     if (current) this.count(current, -1);
     this.count(claim, 1);
-    this.assumed.set(k, { claim, base: before ? before.base : idx.claims.get(k) });
+    // A write PreBind made stays the floor: the snapshot must show it before the cluster's claim counts again.
+    this.assumed.set(k, { claim, base: before ? before.base : idx.claims.get(k), ...(before?.written ? { written: before.written } : {}) });
     return before;
   }
 

@@ -396,12 +396,15 @@ describe('engine/plugins/DynamicResources PreBind', () => {
   });
 
   it('Unreserve after a write (the binding failed): the allocation stays, the reservation is taken back out', async () => {
-    const { plugin, snapshot, writer } = setup([claim('c1', [exactly()]), claim('c2', [exactly()])]);
+    const c1 = claim('c1', [exactly()]);
+    const { plugin, snapshot, writer, show } = setup([c1, claim('c2', [exactly()])]);
     const first = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
     const { state } = runFilters(plugin, snapshot, first);
     plugin.reserve(state, first, 'n1');
     await plugin.preBind(state, first, 'n1');
     plugin.unreserve(state, first, 'n1');
+    // Objects that do not show the write yet (version 5 < 11) do not free the device either.
+    show({ ...c1, metadata: { ...c1.metadata, resourceVersion: '5' } }, claim('c2', [exactly()]));
     assert.deepEqual(
       writer.unreserved.map((b) => [b.name, b.consumer.uid]),
       [['c1', 'uid-p1']],
