@@ -116,25 +116,26 @@ export function decodeObject(context: string, object: ApiObject): FileModel {
   return readObject({ name: sourceName(context, object), value: object });
 }
 
+/** The one object of `kind` an API object decodes to (through the manifests decoder), or its errors as located lines. */
+function decodeOne<T>(context: string, object: ApiObject, kind: string, pick: (file: FileModel) => T | undefined): Result<T, string[]> {
+  const file = decodeObject(context, object);
+  const value = pick(file);
+  return value !== undefined && !file.errors.some((e) => e.severity === 'error') ? ok(value) : err(problems(file, kind));
+}
+
 /** A watched Pod as the engine's Pod (for the live loop's cache); its errors as located lines. */
 export function decodePod(context: string, object: ApiObject): Result<Pod, string[]> {
-  const file = decodeObject(context, object);
-  const pod = file.pods[0]?.value;
-  return pod && !file.errors.some((e) => e.severity === 'error') ? ok(pod) : err(problems(file, 'Pod'));
+  return decodeOne(context, object, 'Pod', (file) => file.pods[0]?.value);
 }
 
 /** A watched Node as the engine's Node; its errors as located lines. */
 export function decodeNode(context: string, object: ApiObject): Result<Node, string[]> {
-  const file = decodeObject(context, object);
-  const node = file.nodes[0]?.value;
-  return node && !file.errors.some((e) => e.severity === 'error') ? ok(node) : err(problems(file, 'Node'));
+  return decodeOne(context, object, 'Node', (file) => file.nodes[0]?.value);
 }
 
-/** A ResourceClaim (a watched one, or the API server's answer to a write) as the engine's; its errors as located lines. */
+/** A ResourceClaim (the API server's answer to a write) as the engine's; its errors as located lines. */
 export function decodeResourceClaim(context: string, object: ApiObject): Result<ResourceClaim, string[]> {
-  const file = decodeObject(context, object);
-  const claim = file.resourceClaims[0]?.value;
-  return claim && !file.errors.some((e) => e.severity === 'error') ? ok(claim) : err(problems(file, 'ResourceClaim'));
+  return decodeOne(context, object, 'ResourceClaim', (file) => file.resourceClaims[0]?.value);
 }
 
 function problems(file: FileModel, kind: string): string[] {
