@@ -9,10 +9,19 @@
 // entry: the test makes it as the resourceclaim controller would (owned by the pod, annotated with
 // the pod's claim name) and names it in the pod's status.resourceClaimStatuses.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { eventually, node, pod, priorityClass, startRealCluster, type KubeObject, type PodObject, type RealCluster } from './cluster';
+import {
+  eventually,
+  node,
+  pod,
+  priorityClass,
+  startKubeScheduler,
+  startRealCluster,
+  type KubeObject,
+  type PodObject,
+  type RealCluster,
+} from './cluster';
 
 const DRIVER = 'gpu.example.com';
 const API = 'resource.k8s.io/v1';
@@ -216,16 +225,7 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
     const written = await allocations('dra');
 
     // kube-scheduler on the same objects in namespace ks (its own two nodes and slice).
-    const config = join(cluster.dir, 'dra-kube-scheduler.yaml');
-    writeFileSync(
-      config,
-      `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: ${cluster.kubeconfig}}\nleaderElection: {leaderElect: false}\n`,
-    );
-    const scheduler = spawn(join(cluster.bin, 'kube-scheduler'), [`--config=${config}`, '--secure-port=0', '--v=1'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    scheduler.stderr.setEncoding('utf8').on('data', (t: string) => (log = (log + t).slice(-20_000)));
+    const scheduler = startKubeScheduler(cluster, 'dra-kube-scheduler');
     const unschedulable = (p: PodObject | undefined) =>
       p?.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message;
     try {
@@ -237,10 +237,10 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
         "kube-scheduler's bindings",
         90_000,
       ).catch((e: unknown) => {
-        throw new Error(`${String(e)}; kube-scheduler's log ends: ${log.slice(-2000)}`);
+        throw new Error(`${String(e)}; kube-scheduler's log ends: ${scheduler.log().slice(-2000)}`);
       });
     } finally {
-      scheduler.kill('SIGTERM');
+      scheduler.stop();
     }
     const theirs = await allocations('ks');
     // Which pod of the same priority gets which GPU follows each queue's order; what is written is the same.
