@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ClusterMirror, KubeHttp, type KubeContext } from '../../src/kube';
 import { systemClock } from '../../src/platform/clock';
 import { startTestApiServer, type KubeObject, type TestApiServer } from './apiserver';
-import { contextOn, eventually, namespace, node, storageAndPolicy } from './support';
+import { contextOn, eventually, gpuClaim, gpuClass, namespace, node, storageAndPolicy } from './support';
 
 const capacity = (name: string, maximumVolumeSize: string): KubeObject => ({
   apiVersion: 'storage.k8s.io/v1',
@@ -47,16 +47,7 @@ describe('kube/mirror (the live model of every kind the cluster reader lists)', 
   });
 
   it('holds the DRA kinds, and follows a claim whose status a scheduler wrote (what the editor’s live source shows)', async () => {
-    const api = 'resource.k8s.io/v1';
-    const [claim] = server.create(
-      {
-        apiVersion: api,
-        kind: 'ResourceClaim',
-        metadata: { name: 'one-gpu', namespace: 'shop' },
-        spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } },
-      },
-      { apiVersion: api, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: {} },
-    );
+    const [claim] = server.create(gpuClaim('one-gpu', 'shop'), gpuClass());
     mirror = new ClusterMirror(new KubeHttp(context), { clock: systemClock });
     await mirror.start();
     await mirror.synced;

@@ -10,7 +10,7 @@ import {
 } from '../../src/kube';
 import { simulate } from '../../src/engine/scheduler/simulate';
 import { startTestApiServer, type KubeObject, type TestApiServer } from './apiserver';
-import { contextOn, namespace, node, pod, storageAndPolicy } from './support';
+import { contextOn, DRA_API, gpuClaim, gpuClass, gpuSlice, namespace, node, ONE_GPU, pod, storageAndPolicy } from './support';
 
 async function installCrds(context: KubeContext): Promise<void> {
   const http = new KubeHttp(context);
@@ -88,33 +88,16 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
   });
 
   it('reads the resource.k8s.io/v1 kinds of Dynamic Resource Allocation, decoded as files are', async () => {
-    const api = 'resource.k8s.io/v1';
-    const spec = { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } };
-    server.create(
-      {
-        apiVersion: api,
-        kind: 'DeviceClass',
-        metadata: { name: 'gpu' },
-        spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] },
-      },
-      {
-        apiVersion: api,
-        kind: 'ResourceSlice',
-        metadata: { name: 'n1-gpus' },
-        spec: {
-          driver: 'gpu.example.com',
-          pool: { name: 'n1', generation: 1, resourceSliceCount: 1 },
-          nodeName: 'n1',
-          devices: [{ name: 'gpu-0' }],
-        },
-      },
-      { apiVersion: api, kind: 'ResourceClaim', metadata: { name: 'one-gpu', namespace: 'batch' }, spec },
-      { apiVersion: api, kind: 'ResourceClaimTemplate', metadata: { name: 'gpus', namespace: 'batch' }, spec: { spec } },
-    );
+    server.create(gpuClass(), gpuSlice('n1'), gpuClaim('one-gpu', 'batch'), {
+      apiVersion: DRA_API,
+      kind: 'ResourceClaimTemplate',
+      metadata: { name: 'gpus', namespace: 'batch' },
+      spec: { spec: ONE_GPU },
+    });
     const read = await readCluster(new KubeHttp(context), { namespace: 'batch' });
     assert.ok(read.ok);
     assert.deepEqual(
-      read.value.objects.filter((o) => o.object.apiVersion === api).map((o) => `${o.object.kind} ${o.object.metadata.name}`),
+      read.value.objects.filter((o) => o.object.apiVersion === DRA_API).map((o) => `${o.object.kind} ${o.object.metadata.name}`),
       ['ResourceClaim one-gpu', 'ResourceClaimTemplate gpus', 'DeviceClass gpu', 'ResourceSlice n1-gpus'],
     );
     const model = clusterModel(read.value);

@@ -18,6 +18,7 @@ import { ALL_PENDING_PODS } from '../../src/store/store';
 import { openTestStore, value as storeValue } from '../store/helpers';
 import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube/apiserver';
 import { node, pod, POD_SETS } from '../kube/live/cluster';
+import { gpuClaim, gpuClass, gpuSlice } from '../kube/support';
 
 const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger' } as const;
 const PLAN = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan' } as const;
@@ -180,29 +181,11 @@ describe('server/live-source: a kube context as the editor’s source', function
   });
 
   it('Apply Plan without a trigger refuses a pod set whose pods use ResourceClaims: a binding alone would leave the claims unallocated', async () => {
-    const api = 'resource.k8s.io/v1';
     const base = loner('gpu-0');
-    server.create(
-      { apiVersion: api, kind: 'DeviceClass', metadata: { name: 'gpu' }, spec: {} },
-      {
-        apiVersion: api,
-        kind: 'ResourceSlice',
-        metadata: { name: 'n1-gpus' },
-        spec: {
-          driver: 'gpu.example.com',
-          pool: { name: 'n1', generation: 1, resourceSliceCount: 1 },
-          nodeName: 'n1',
-          devices: [{ name: 'gpu-0' }],
-        },
-      },
-      {
-        apiVersion: api,
-        kind: 'ResourceClaim',
-        metadata: { name: 'gpu-0', namespace: 'shop' },
-        spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } },
-      },
-      { ...base, spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimName: 'gpu-0' }] } },
-    );
+    server.create(gpuClass(), gpuSlice('n1'), gpuClaim('gpu-0', 'shop'), {
+      ...base,
+      spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimName: 'gpu-0' }] },
+    });
     value(await live.select('test'));
     await until('the claim is mirrored', () => (live.analysis()?.model.cluster.resourceClaims ?? []).length === 1);
     const refused = await live.applyPlan({ podSet: { name: 'solo' }, trusted: true }, history);

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
+import { DRA_API, gpuClaim, gpuClass, gpuSlice, ONE_GPU } from '../support';
 import { node, pod, podsOf, POD_SETS, runArgs, runLive, startCluster, until, type Cluster, type PodInit } from './cluster';
 
 /** A PV of 10Gi whose node affinity allows only `onNode`, bound to claim default/`claim`. */
@@ -43,8 +44,6 @@ const podWithClaim = (name: string, claim: string, init: PodInit = {}): KubeObje
 
 const nodes = [node('node-a'), node('node-b'), node('node-c')];
 
-const DRA = 'resource.k8s.io/v1';
-
 /** A pod (of podplan) that uses the ResourceClaim `claim` by name. */
 const podWithResourceClaim = (name: string, claim: string): KubeObject => {
   const base = pod(name);
@@ -53,29 +52,9 @@ const podWithResourceClaim = (name: string, claim: string): KubeObject => {
 
 /** A DeviceClass `gpu`, one GPU on `onNode`, and one claim of a GPU per name. */
 const oneGpu = (onNode: string, ...claims: string[]): KubeObject[] => [
-  {
-    apiVersion: DRA,
-    kind: 'DeviceClass',
-    metadata: { name: 'gpu' },
-    spec: { selectors: [{ cel: { expression: 'device.driver == "gpu.example.com"' } }] },
-  },
-  {
-    apiVersion: DRA,
-    kind: 'ResourceSlice',
-    metadata: { name: `${onNode}-gpus` },
-    spec: {
-      driver: 'gpu.example.com',
-      pool: { name: onNode, generation: 1, resourceSliceCount: 1 },
-      nodeName: onNode,
-      devices: [{ name: 'gpu-0' }],
-    },
-  },
-  ...claims.map((name) => ({
-    apiVersion: DRA,
-    kind: 'ResourceClaim',
-    metadata: { name, namespace: 'default' },
-    spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } },
-  })),
+  gpuClass(),
+  gpuSlice(onNode),
+  ...claims.map((name) => gpuClaim(name)),
 ];
 
 describe('kube/live: podplan run with the cluster objects plugins read', function () {
@@ -118,7 +97,7 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     const bound = ['first', 'second'].find((n) => pods.get(`default/${n}`)?.spec.nodeName !== undefined)!;
     assert.equal(pods.get(`default/${bound}`)?.spec.nodeName, 'node-b');
     const claim = cluster.server.get(
-      { apiVersion: DRA, kind: 'ResourceClaim' },
+      { apiVersion: DRA_API, kind: 'ResourceClaim' },
       'default',
       bound === 'first' ? 'gpu-1' : 'gpu-2',
     ) as KubeObject & {
@@ -136,10 +115,10 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
 
   it('does not bind a pod whose claim cannot be written: a template entry with no claim created yet (no controller runs here)', async () => {
     const template = {
-      apiVersion: DRA,
+      apiVersion: DRA_API,
       kind: 'ResourceClaimTemplate',
       metadata: { name: 'one-gpu', namespace: 'default' },
-      spec: { spec: { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } } },
+      spec: { spec: ONE_GPU },
     };
     const base = pod('t');
     const fromTemplate = {
@@ -158,7 +137,7 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
       /not placed default\/t: pod default\/t was not bound: node-b \(PreBind DynamicResources: ResourceClaim for spec\.resourceClaims "gpu" of pod default\/t is not created yet \(kube-controller-manager's resourceclaim controller creates it/,
     );
     assert.equal(podsOf(cluster.server).get('default/t')?.spec.nodeName, undefined);
-    assert.deepEqual(cluster.server.list({ apiVersion: DRA, kind: 'ResourceClaim' }), []);
+    assert.deepEqual(cluster.server.list({ apiVersion: DRA_API, kind: 'ResourceClaim' }), []);
   });
 
   it('places a pod rejected for a missing PVC once the claim and its volume are created', async () => {
