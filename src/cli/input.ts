@@ -204,7 +204,11 @@ export function profileInput(located: Located<ProfileManifest>, schedulerName?: 
   const { profile, pointsNotRun, palletOnly } = engineProfile(located.value, index);
   const warnings = pointsNotRun.map((point) => {
     const range = fieldRange(located, `${base}.plugins.${point}`);
-    return `${file}:${range.start.line}:${range.start.column}: warning: the ${point} extension point is not run by Podplan; its plugins are ignored`;
+    const why =
+      point === 'preBind'
+        ? 'the preBind list is not read by Podplan (PreBind runs for the Reserve plugins that have it: DynamicResources)'
+        : `the ${point} extension point is not run by Podplan`;
+    return `${file}:${range.start.line}:${range.start.column}: warning: ${why}; its plugins are ignored`;
   });
   for (const p of palletOnly) {
     const range = fieldRange(located, `${base}.plugins.${p.point}.enabled[${p.index}].name`);

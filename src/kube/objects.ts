@@ -10,6 +10,7 @@
 // - containers' literal env values (`env[].value`, in containers, initContainers and ephemeral
 //   containers): people put passwords and tokens there; the variable's name and valueFrom are kept.
 // Secrets are never read at all (see resources.ts).
+import type { ResourceClaim } from '../engine/api/dra';
 import type { Node, Pod } from '../engine/api/types';
 import { podInfo, sharePodInfo } from '../engine/framework/node-info';
 import { err, ok, type Result } from '../engine/api/result';
@@ -115,18 +116,26 @@ export function decodeObject(context: string, object: ApiObject): FileModel {
   return readObject({ name: sourceName(context, object), value: object });
 }
 
+/** The one object of `kind` an API object decodes to (through the manifests decoder), or its errors as located lines. */
+function decodeOne<T>(context: string, object: ApiObject, kind: string, pick: (file: FileModel) => T | undefined): Result<T, string[]> {
+  const file = decodeObject(context, object);
+  const value = pick(file);
+  return value !== undefined && !file.errors.some((e) => e.severity === 'error') ? ok(value) : err(problems(file, kind));
+}
+
 /** A watched Pod as the engine's Pod (for the live loop's cache); its errors as located lines. */
 export function decodePod(context: string, object: ApiObject): Result<Pod, string[]> {
-  const file = decodeObject(context, object);
-  const pod = file.pods[0]?.value;
-  return pod && !file.errors.some((e) => e.severity === 'error') ? ok(pod) : err(problems(file, 'Pod'));
+  return decodeOne(context, object, 'Pod', (file) => file.pods[0]?.value);
 }
 
 /** A watched Node as the engine's Node; its errors as located lines. */
 export function decodeNode(context: string, object: ApiObject): Result<Node, string[]> {
-  const file = decodeObject(context, object);
-  const node = file.nodes[0]?.value;
-  return node && !file.errors.some((e) => e.severity === 'error') ? ok(node) : err(problems(file, 'Node'));
+  return decodeOne(context, object, 'Node', (file) => file.nodes[0]?.value);
+}
+
+/** A ResourceClaim (the API server's answer to a write) as the engine's; its errors as located lines. */
+export function decodeResourceClaim(context: string, object: ApiObject): Result<ResourceClaim, string[]> {
+  return decodeOne(context, object, 'ResourceClaim', (file) => file.resourceClaims[0]?.value);
 }
 
 function problems(file: FileModel, kind: string): string[] {

@@ -1,5 +1,6 @@
 // The kinds Podplan reads from a cluster: what the scheduling engine and the planner look at, and
 // nothing else. Secrets (and ConfigMaps, ServiceAccounts) are not in the table and are never listed.
+import { DRA_API_VERSION } from '../engine/api/dra';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
 
 export interface ResourceType {
@@ -27,6 +28,13 @@ export const SCHEDULE_PLAN: ResourceType = {
   namespaced: true,
 };
 
+export const RESOURCE_CLAIM: ResourceType = {
+  kind: 'ResourceClaim',
+  apiVersion: DRA_API_VERSION,
+  plural: 'resourceclaims',
+  namespaced: true,
+};
+
 /** In the order a snapshot lists them (cluster-scoped kinds first). */
 export const CLUSTER_RESOURCES: readonly ResourceType[] = [
   NODE,
@@ -36,10 +44,14 @@ export const CLUSTER_RESOURCES: readonly ResourceType[] = [
   { kind: 'CSINode', apiVersion: 'storage.k8s.io/v1', plural: 'csinodes', namespaced: false },
   { kind: 'CSIDriver', apiVersion: 'storage.k8s.io/v1', plural: 'csidrivers', namespaced: false },
   { kind: 'PersistentVolume', apiVersion: 'v1', plural: 'persistentvolumes', namespaced: false },
+  { kind: 'DeviceClass', apiVersion: DRA_API_VERSION, plural: 'deviceclasses', namespaced: false },
+  { kind: 'ResourceSlice', apiVersion: DRA_API_VERSION, plural: 'resourceslices', namespaced: false },
   POD,
   { kind: 'PersistentVolumeClaim', apiVersion: 'v1', plural: 'persistentvolumeclaims', namespaced: true },
   { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', plural: 'poddisruptionbudgets', namespaced: true },
   { kind: 'CSIStorageCapacity', apiVersion: 'storage.k8s.io/v1', plural: 'csistoragecapacities', namespaced: true },
+  RESOURCE_CLAIM,
+  { kind: 'ResourceClaimTemplate', apiVersion: DRA_API_VERSION, plural: 'resourceclaimtemplates', namespaced: true },
   SCHEDULE_TRIGGER,
   SCHEDULE_PLAN,
 ];

@@ -111,7 +111,7 @@ export function palletOnlyAt(plugin: string, point: string): boolean {
   return PALLET_ONLY_POINTS[plugin]?.includes(point) ?? false;
 }
 
-/** Extension points kube-scheduler has and the engine does not run (no volumes, no async binding). */
+/** Extension points kube-scheduler has and the engine does not configure (its PreBind runs for the Reserve plugins that have it). */
 const POINTS_NOT_RUN: readonly ConfigExtensionPoint[] = ['preEnqueue', 'preBind', 'postBind'];
 
 /**

@@ -17,7 +17,7 @@ import {
   type PriorityClass,
   type StorageClass,
 } from '../engine/api/types';
-import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../engine/api/dra';
+import { DRA_API_VERSION, type DeviceClass, type ResourceClaim, type ResourceClaimTemplate, type ResourceSlice } from '../engine/api/dra';
 import { resolvePriorities } from '../engine/api/priority';
 import { deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
 import { PLANNER_API_VERSION, POD_SET_LABEL } from '../engine/planner/plan';
@@ -186,8 +186,6 @@ function toError(source: SourceMap, issue: Issue): ManifestError {
         : source.locate(issue.path);
   return { code: issue.code, severity: issue.severity, message: issue.message, range, ...(issue.path ? { path: issue.path } : {}) };
 }
-
-const DRA_API_VERSION = 'resource.k8s.io/v1';
 
 const WORKLOAD_KINDS = Object.keys(WORKLOAD_API_VERSIONS) as WorkloadKind[];
 

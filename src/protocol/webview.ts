@@ -96,7 +96,7 @@ export interface StepRejectionView {
 
 /** One step of the scheduling cycle: how many candidates reached it and how many it kept. */
 export interface FunnelStepView {
-  /** Sort, PreFilter, Filter, Score, SelectHost, Reserve, Permit, CheckConflicts, Bind, in that order. */
+  /** Sort, PreFilter, Filter, Score, SelectHost, Reserve, Permit, CheckConflicts, PreBind, Bind, in that order. */
   readonly stage: string;
   /** The plugin, for the steps run per plugin (Filter). */
   readonly plugin?: string;

@@ -242,6 +242,23 @@ export class LiveSource {
     const made = planPodSet(analysis, request, solverOf(analysis));
     if (!made.ok) return made;
     const plan = made.value;
+    if (!request.trigger) {
+      // A binding alone would leave their ResourceClaims unallocated: the scheduler writes them first (DynamicResources' PreBind).
+      const claimed = plan.assignments
+        .map((a) => a.pod)
+        .filter((name) =>
+          analysis.model.cluster.pods.some(
+            (p) =>
+              p.metadata.name === name &&
+              (p.metadata.namespace ?? 'default') === plan.namespace &&
+              (p.spec.resourceClaims ?? []).length > 0,
+          ),
+        );
+      if (claimed.length > 0)
+        return err(
+          `Apply Plan binds pods without writing their ResourceClaims; ${claimed.map((n) => `${plan.namespace}/${n}`).join(', ')} use${claimed.length === 1 ? 's' : ''} claims: run Podplan as the scheduler (podplan run), which writes each claim's allocation before binding`,
+        );
+    }
     const view = keptView(plan, analysis, history);
     const token = this.nextToken++;
     const trigger = request.trigger !== undefined ? { namespace, name: request.trigger } : undefined;

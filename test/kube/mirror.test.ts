@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ClusterMirror, KubeHttp, type KubeContext } from '../../src/kube';
 import { systemClock } from '../../src/platform/clock';
 import { startTestApiServer, type KubeObject, type TestApiServer } from './apiserver';
-import { contextOn, eventually, namespace, node, storageAndPolicy } from './support';
+import { contextOn, eventually, gpuClaim, gpuClass, namespace, node, storageAndPolicy } from './support';
 
 const capacity = (name: string, maximumVolumeSize: string): KubeObject => ({
   apiVersion: 'storage.k8s.io/v1',
@@ -44,5 +44,22 @@ describe('kube/mirror (the live model of every kind the cluster reader lists)', 
     server.create(capacity('fast-zone-b', '80Gi'));
     await eventually(() => capacities().length === 2, 'the new CSIStorageCapacity');
     assert.deepEqual(capacities(), ['fast-zone-a 20Gi', 'fast-zone-b 80Gi']);
+  });
+
+  it('holds the DRA kinds, and follows a claim whose status a scheduler wrote (what the editor’s live source shows)', async () => {
+    const [claim] = server.create(gpuClaim('one-gpu', 'shop'), gpuClass());
+    mirror = new ClusterMirror(new KubeHttp(context), { clock: systemClock });
+    await mirror.start();
+    await mirror.synced;
+    assert.deepEqual(
+      mirror.model().cluster.deviceClasses?.map((c) => c.metadata.name),
+      ['gpu'],
+    );
+    const allocated = () => mirror?.model().cluster.resourceClaims?.[0]?.status?.allocation?.devices?.results?.[0]?.device;
+    assert.equal(allocated(), undefined);
+    const result = { request: 'gpu', driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' };
+    server.update({ ...claim!, status: { allocation: { devices: { results: [result] } } } });
+    await eventually(() => allocated() !== undefined, 'the claim allocated');
+    assert.equal(allocated(), 'gpu-0');
   });
 });

@@ -10,7 +10,7 @@ import {
 } from '../../src/kube';
 import { simulate } from '../../src/engine/scheduler/simulate';
 import { startTestApiServer, type KubeObject, type TestApiServer } from './apiserver';
-import { contextOn, namespace, node, pod, storageAndPolicy } from './support';
+import { contextOn, DRA_API, gpuClaim, gpuClass, gpuSlice, namespace, node, ONE_GPU, pod, storageAndPolicy } from './support';
 
 async function installCrds(context: KubeContext): Promise<void> {
   const http = new KubeHttp(context);
@@ -85,6 +85,33 @@ describe('kube/read (a cluster read once, through the manifests decoder)', () =>
         'storage.k8s.io/v1 StorageClass -/fast',
       ],
     );
+  });
+
+  it('reads the resource.k8s.io/v1 kinds of Dynamic Resource Allocation, decoded as files are', async () => {
+    server.create(gpuClass(), gpuSlice('n1'), gpuClaim('one-gpu', 'batch'), {
+      apiVersion: DRA_API,
+      kind: 'ResourceClaimTemplate',
+      metadata: { name: 'gpus', namespace: 'batch' },
+      spec: { spec: ONE_GPU },
+    });
+    const read = await readCluster(new KubeHttp(context), { namespace: 'batch' });
+    assert.ok(read.ok);
+    assert.deepEqual(
+      read.value.objects.filter((o) => o.object.apiVersion === DRA_API).map((o) => `${o.object.kind} ${o.object.metadata.name}`),
+      ['ResourceClaim one-gpu', 'ResourceClaimTemplate gpus', 'DeviceClass gpu', 'ResourceSlice n1-gpus'],
+    );
+    const model = clusterModel(read.value);
+    assert.deepEqual(
+      model.errors.filter((e) => e.severity === 'error'),
+      [],
+    );
+    assert.deepEqual(
+      [model.cluster.deviceClasses, model.cluster.resourceSlices, model.cluster.resourceClaims, model.cluster.resourceClaimTemplates].map(
+        (list) => list?.map((o) => o.metadata.name),
+      ),
+      [['gpu'], ['n1-gpus'], ['one-gpu'], ['gpus']],
+    );
+    assert.equal(model.resourceClaims[0]?.file, 'context/lab/ResourceClaim/batch/one-gpu');
   });
 
   it('never asks for Secrets', async () => {

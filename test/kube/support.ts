@@ -169,3 +169,40 @@ export function storageAndPolicy(ns = 'default'): KubeObject[] {
     },
   ];
 }
+
+/** Dynamic Resource Allocation's API version. */
+export const DRA_API = 'resource.k8s.io/v1';
+export const GPU_DRIVER = 'gpu.example.com';
+
+/** The DeviceClass `gpu`: every device of GPU_DRIVER. */
+export function gpuClass(): KubeObject {
+  return {
+    apiVersion: DRA_API,
+    kind: 'DeviceClass',
+    metadata: { name: 'gpu' },
+    spec: { selectors: [{ cel: { expression: `device.driver == "${GPU_DRIVER}"` } }] },
+  };
+}
+
+/** A ResourceSlice `<node>-gpus` of `count` GPUs (gpu-0, …) on `node`, in a pool of its name. */
+export function gpuSlice(node: string, count = 1): KubeObject {
+  return {
+    apiVersion: DRA_API,
+    kind: 'ResourceSlice',
+    metadata: { name: `${node}-gpus` },
+    spec: {
+      driver: GPU_DRIVER,
+      pool: { name: node, generation: 1, resourceSliceCount: 1 },
+      nodeName: node,
+      devices: Array.from({ length: count }, (_, i) => ({ name: `gpu-${i}` })),
+    },
+  };
+}
+
+/** The spec of a claim of one GPU (request `gpu`, class `gpu`). */
+export const ONE_GPU = { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', count: 1 } }] } };
+
+/** A ResourceClaim of one GPU. */
+export function gpuClaim(name: string, namespace = 'default'): KubeObject {
+  return { apiVersion: DRA_API, kind: 'ResourceClaim', metadata: { name, namespace }, spec: ONE_GPU };
+}

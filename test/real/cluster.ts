@@ -455,6 +455,7 @@ const PLURALS: Record<string, string> = {
   CustomResourceDefinition: 'customresourcedefinitions',
   ScheduleTrigger: 'scheduletriggers',
   SchedulePlan: 'scheduleplans',
+  DeviceClass: 'deviceclasses',
 };
 const CLUSTER_SCOPED = new Set([
   'Node',
@@ -465,6 +466,8 @@ const CLUSTER_SCOPED = new Set([
   'ClusterRoleBinding',
   'PersistentVolume',
   'StorageClass',
+  'DeviceClass',
+  'ResourceSlice',
 ]);
 
 function collection(o: KubeObject): string {
@@ -530,6 +533,29 @@ export const priorityClass = (name: string, value: number): KubeObject => ({
   metadata: { name },
   value,
 });
+
+export interface KubeSchedulerRun {
+  /** The last 20 kB of its stderr. */
+  log(): string;
+  stop(): void;
+}
+
+/** The built kube-scheduler on the cluster (its default profile, no leader election, no serving port). */
+export function startKubeScheduler(cluster: RealCluster, name = 'kube-scheduler'): KubeSchedulerRun {
+  const config = join(cluster.dir, `${name}.yaml`);
+  writeFileSync(
+    config,
+    `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: ${cluster.kubeconfig}}\nleaderElection: {leaderElect: false}\n`,
+  );
+  const scheduler = spawn(join(cluster.bin, 'kube-scheduler'), [`--config=${config}`, '--secure-port=0', '--v=1'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.add(scheduler);
+  scheduler.on('exit', () => children.delete(scheduler));
+  let log = '';
+  scheduler.stderr!.setEncoding('utf8').on('data', (t: string) => (log = (log + t).slice(-20_000)));
+  return { log: () => log, stop: () => void scheduler.kill('SIGTERM') };
+}
 
 /** An HTTPS server for tests that needs the cluster's CA (faults proxy): re-exported for convenience. */
 export { createServer as createHttpsServer };

@@ -1,10 +1,17 @@
 // The same unschedulable pods given to the real kube-scheduler v1.37.2 and to podplan run, through
 // the same kube-apiserver: the FailedScheduling events and PodScheduled conditions say the same.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { eventually, node, pod, priorityClass, startRealCluster, type KubeObject, type PodInit, type RealCluster } from './cluster';
+import {
+  eventually,
+  node,
+  pod,
+  priorityClass,
+  startKubeScheduler,
+  startRealCluster,
+  type KubeObject,
+  type PodInit,
+  type RealCluster,
+} from './cluster';
 
 describe('real kube-apiserver: kube-scheduler and podplan run say the same', function () {
   this.timeout(240_000);
@@ -48,16 +55,7 @@ describe('real kube-apiserver: kube-scheduler and podplan run say the same', fun
     const make = (ns: string, schedulerName: string) => cases.map(([name, init]) => pod(name, { ...init, namespace: ns, schedulerName }));
     await cluster.apply(...make('by-kube', 'default-scheduler'), ...make('by-podplan', 'podplan'));
 
-    const config = join(cluster.dir, 'kube-scheduler.yaml');
-    writeFileSync(
-      config,
-      `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: ${cluster.kubeconfig}}\nleaderElection: {leaderElect: false}\n`,
-    );
-    const scheduler = spawn(join(cluster.bin, 'kube-scheduler'), [`--config=${config}`, '--secure-port=0', '--v=1'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    scheduler.stderr.setEncoding('utf8').on('data', (t: string) => (log = (log + t).slice(-20_000)));
+    const scheduler = startKubeScheduler(cluster);
     const running = cluster.spawnPodplan([
       'run',
       ...cluster.admin,
@@ -76,7 +74,7 @@ describe('real kube-apiserver: kube-scheduler and podplan run say the same', fun
         return [...messages.values()].every((m) => m !== undefined) && messages.size === cases.length ? messages : undefined;
       };
       const kube = await eventually(() => conditions('by-kube'), "kube-scheduler's conditions", 60_000).catch((e: unknown) => {
-        throw new Error(`${String(e)}; kube-scheduler's log ends: ${log.slice(-1500)}`);
+        throw new Error(`${String(e)}; kube-scheduler's log ends: ${scheduler.log().slice(-1500)}`);
       });
       const ours = await eventually(() => conditions('by-podplan'), 'podplan run’s conditions', 60_000);
       for (const [name] of cases) assert.equal(ours.get(name), kube.get(name), `pod ${name}`);
@@ -86,7 +84,7 @@ describe('real kube-apiserver: kube-scheduler and podplan run say the same', fun
       const ourNotes = await notes('by-podplan');
       for (const [name] of cases) assert.equal(ourNotes.get(name), kubeNotes.get(name), `event of ${name}`);
     } finally {
-      scheduler.kill('SIGTERM');
+      scheduler.stop();
       await running.stop();
     }
   });

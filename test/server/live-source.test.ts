@@ -18,6 +18,7 @@ import { ALL_PENDING_PODS } from '../../src/store/store';
 import { openTestStore, value as storeValue } from '../store/helpers';
 import { startTestApiServer, type KubeObject, type TestApiServer } from '../kube/apiserver';
 import { node, pod, POD_SETS } from '../kube/live/cluster';
+import { gpuClaim, gpuClass, gpuSlice } from '../kube/support';
 
 const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger' } as const;
 const PLAN = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'SchedulePlan' } as const;
@@ -177,6 +178,22 @@ describe('server/live-source: a kube context as the editor’s source', function
     const applied = value(await live.applyPlan({ podSet: { name: 'solo' }, trusted: true, confirm: preview.token }, failing));
     assert.equal(nodeOf('shop', 'solo-0'), preview.plan.assignments[0]?.node);
     assert.equal(applied.plan.historyError, 'the plan is applied, but not recorded as applied in the plan history: the database is locked');
+  });
+
+  it('Apply Plan without a trigger refuses a pod set whose pods use ResourceClaims: a binding alone would leave the claims unallocated', async () => {
+    const base = loner('gpu-0');
+    server.create(gpuClass(), gpuSlice('n1'), gpuClaim('gpu-0', 'shop'), {
+      ...base,
+      spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimName: 'gpu-0' }] },
+    });
+    value(await live.select('test'));
+    await until('the claim is mirrored', () => (live.analysis()?.model.cluster.resourceClaims ?? []).length === 1);
+    const refused = await live.applyPlan({ podSet: { name: 'solo' }, trusted: true }, history);
+    assert.ok(!refused.ok);
+    assert.match(
+      refused.error,
+      /^Apply Plan binds pods without writing their ResourceClaims; shop\/gpu-0 uses claims: run Podplan as the scheduler/,
+    );
   });
 
   it('Run Podplan as scheduler binds the pending pods of its scheduler name; stop drains and keeps the figures; switching is refused meanwhile', async () => {

@@ -4,6 +4,9 @@
 // strings; the allocator parses them.
 import type { NodeSelector, ObjectMeta } from './types';
 
+/** The API version of the four kinds, in files and in a cluster. */
+export const DRA_API_VERSION = 'resource.k8s.io/v1';
+
 /** One typed attribute value: exactly one of the fields is set. */
 export interface DeviceAttribute {
   readonly int?: number;

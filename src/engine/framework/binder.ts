@@ -1,5 +1,7 @@
 // Where a pod is finally bound: the kube layer's binder posts a Binding; previews and tests use the
 // in-memory one. The DefaultBinder plugin calls whichever the framework was built with.
+import type { AllocationResult, ResourceClaim, ResourceClaimConsumerReference } from '../api/dra';
+import type { Result } from '../api/result';
 import type { Pod } from '../api/types';
 import { podKey } from '../api/types';
 import { errorStatus, SUCCESS, type Status } from './status';
@@ -20,4 +22,27 @@ export class InMemoryBinder implements Binder {
     this.bindings.set(key, nodeName);
     return SUCCESS;
   }
+}
+
+/** What DynamicResources' PreBind asks to be stored in one claim's status (upstream's bindClaim). */
+export interface ClaimBinding {
+  readonly namespace: string;
+  readonly name: string;
+  /** The claim's uid as the cycle saw it: a claim deleted and made again under its name is another claim. */
+  readonly uid?: string;
+  /** The allocation Reserve chose, stored with the reservation; absent when the claim was allocated before. */
+  readonly allocation?: AllocationResult;
+  /** The entry added to status.reservedFor: `{resource: "pods", name, uid}`. */
+  readonly consumer: ResourceClaimConsumerReference;
+}
+
+/**
+ * Where a live scheduler writes claims (the kube layer's, over the API server). Without one (previews,
+ * planning) PreBind writes nothing and Reserve's assumption stands for the write.
+ */
+export interface ClaimWriter {
+  /** Stores the allocation (when given) and the reservation; the claim as the API server then holds it, or why not. */
+  bindClaim(binding: ClaimBinding): Promise<Result<ResourceClaim, string>>;
+  /** Takes the pod's reservation back out of a claim whose pod was not bound (the allocation stays); never fails the caller. */
+  unreserveClaim(binding: ClaimBinding): void;
 }

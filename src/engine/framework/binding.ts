@@ -1,9 +1,10 @@
 // The binding pipeline after a cycle: the commit candidates are tried best first (Reserve, Permit,
-// CheckConflicts, Bind), a failed candidate's reservation undone before the next. Every step is a
-// stage outcome in the Diagnosis.
+// CheckConflicts, PreBind, Bind), a failed candidate's reservation undone before the next. Every step
+// is a stage outcome in the Diagnosis, but a PreBind plugin with nothing to do (Skip), which upstream's
+// PreBindPreFlight leaves out too.
 import type { CycleState } from './cycle-state';
 import type { Diagnosis, StageOutcome } from './diagnosis';
-import type { BindPlugin, CheckConflictsPlugin, PermitPlugin, ReservePlugin } from './interfaces';
+import type { BindPlugin, CheckConflictsPlugin, PermitPlugin, PreBindPlugin, ReservePlugin } from './interfaces';
 import type { PodInfo } from './node-info';
 import { guarded, type Entry } from './plugin-call';
 import { Code, errorStatus, statusMessage, SUCCESS, type Stage, type Status } from './status';
@@ -25,6 +26,8 @@ export interface BindingPlugins {
   readonly reserve: readonly Entry<ReservePlugin>[];
   readonly permit: readonly Entry<PermitPlugin>[];
   readonly checkConflicts: readonly Entry<CheckConflictsPlugin>[];
+  /** The Reserve plugins that complete their reservation before the pod is bound, in Reserve order. */
+  readonly preBind: readonly Entry<PreBindPlugin>[];
   readonly bind: readonly Entry<BindPlugin>[];
 }
 
@@ -55,7 +58,7 @@ export class BindingPipeline {
   }
 
   /**
-   * The pipeline over the commit candidates, best first: Reserve → Permit → CheckConflicts → Bind; on
+   * The pipeline over the commit candidates, best first: Reserve → Permit → CheckConflicts → PreBind → Bind; on
    * a failure the reservation is undone and the next candidate tried, at most 1 + bindRetries
    * candidates. Every step is added to the Diagnosis's stages.
    */
@@ -82,6 +85,7 @@ export class BindingPipeline {
       if (status.code === Code.Success) status = this.permit(state, pod, node, stages);
       if (status.code === Code.Success && this.plugins.checkConflicts.length > 0)
         status = await this.checkConflicts(state, pod, node, stages);
+      if (status.code === Code.Success && this.plugins.preBind.length > 0) status = await this.preBind(state, pod, node, stages);
       if (status.code === Code.Success) status = await this.bind(state, pod, node, stages);
       if (status.code === Code.Success) return { ok: true, node, diagnosis: { ...diagnosis, stages, status: SUCCESS, chosenNode: node } };
       this.unreserve(state, pod, node, stages);
@@ -100,6 +104,17 @@ export class BindingPipeline {
       const status = await guarded(name, 'CheckConflicts', () => plugin.checkConflicts(state, pod, nodeName));
       outcomes.push({ stage: 'CheckConflicts', plugin: name, status, node: nodeName });
       if (status.code !== Code.Success && status.code !== Code.Skip) return status;
+    }
+    return SUCCESS;
+  }
+
+  /** PreBind plugins in order; one that has nothing to do (Skip) is not recorded; anything but Success stops. */
+  private async preBind(state: CycleState, pod: PodInfo, nodeName: string, outcomes: StageOutcome[]): Promise<Status> {
+    for (const { name, plugin } of this.plugins.preBind) {
+      const status = await guarded(name, 'PreBind', () => plugin.preBind(state, pod, nodeName));
+      if (status.code === Code.Skip) continue;
+      outcomes.push({ stage: 'PreBind', plugin: name, status, node: nodeName });
+      if (status.code !== Code.Success) return status;
     }
     return SUCCESS;
   }

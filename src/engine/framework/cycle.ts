@@ -7,7 +7,7 @@
 // typed array and makes objects only for rejections.
 import type { Random } from '../api/random';
 import type { ClusterObjects } from '../api/types';
-import type { Binder } from './binder';
+import type { Binder, ClaimWriter } from './binder';
 import { CycleLog, type ScheduleFailure, type ScheduleResult } from './cycle-log';
 import type { CycleState } from './cycle-state';
 import type { FilterRecord } from './diagnosis';
@@ -43,6 +43,7 @@ export class CycleHandle implements FrameworkHandle {
   constructor(
     readonly random: Random,
     readonly binder: Binder,
+    readonly claimWriter?: ClaimWriter,
   ) {}
   snapshot(): NodeInfoLister {
     return this.current;

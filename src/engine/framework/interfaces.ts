@@ -3,7 +3,7 @@
 import type { Random } from '../api/random';
 import type { ClusterObjects } from '../api/types';
 import type { PreemptionRecord } from './preemption/record';
-import type { Binder } from './binder';
+import type { Binder, ClaimWriter } from './binder';
 import type { ArgsError } from '../api/field';
 import type { Result } from '../api/result';
 import type { CycleState } from './cycle-state';
@@ -97,6 +97,15 @@ export interface ReservePlugin extends Plugin {
   unreserve(state: CycleState, pod: PodInfo, nodeName: string): void;
 }
 
+/**
+ * Upstream's PreBind: what Reserve started, made real before the pod is bound (DynamicResources
+ * writes its claims' allocation and reservation). The framework runs it for its Reserve plugins that
+ * have it, in their order; Skip means nothing to do.
+ */
+export interface PreBindPlugin extends ReservePlugin {
+  preBind(state: CycleState, pod: PodInfo, nodeName: string): Promise<Status>;
+}
+
 export interface PermitPlugin extends Plugin {
   permit(state: CycleState, pod: PodInfo, nodeName: string): Status;
 }
@@ -127,6 +136,8 @@ export interface FrameworkHandle {
   readonly random: Random;
   /** Where the DefaultBinder plugin binds pods. */
   readonly binder: Binder;
+  /** Where DynamicResources' PreBind writes claims; none in previews and planning. */
+  readonly claimWriter?: ClaimWriter;
   /** Set by the framework runtime (not by a plugin test's handle). */
   readonly evaluator?: PodEvaluator;
   /** The cluster's other objects (PriorityClasses, PodDisruptionBudgets, …) as of the cycle. */

@@ -8,13 +8,23 @@ import type { ClusterObjects } from '../api/types';
 import { errorMessage } from '../api/errors';
 import { fieldErrorText, type ArgsError } from '../api/field';
 import { err, ok, type Result } from '../api/result';
-import { InMemoryBinder, type Binder } from './binder';
+import { InMemoryBinder, type Binder, type ClaimWriter } from './binder';
 import { BindingPipeline, type Assumption, type CommitResult } from './binding';
 import { CycleHandle, SchedulingCycle } from './cycle';
 import type { ScheduleFailure, ScheduleResult } from './cycle-log';
 import type { CycleState } from './cycle-state';
 import type { Diagnosis, StageOutcome } from './diagnosis';
-import type { FrameworkHandle, Plugin, PodEvaluator, QueuedPodInfo, QueueSortPlugin, SampleNodesPlugin, ScorePlugin } from './interfaces';
+import type {
+  FrameworkHandle,
+  Plugin,
+  PodEvaluator,
+  PreBindPlugin,
+  QueuedPodInfo,
+  QueueSortPlugin,
+  ReservePlugin,
+  SampleNodesPlugin,
+  ScorePlugin,
+} from './interfaces';
 import { CycleMemos } from './memo';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
 import type { Entry } from './plugin-call';
@@ -40,6 +50,8 @@ export interface FrameworkOptions {
   readonly random: Random;
   /** Where DefaultBinder binds; an in-memory binder when not given (previews, planning). */
   readonly binder?: Binder;
+  /** Where DynamicResources' PreBind writes claims (a live scheduler's); none: nothing is written. */
+  readonly claimWriter?: ClaimWriter;
 }
 
 /** The methods a plugin needs to take part in each extension point. */
@@ -95,7 +107,13 @@ export class Framework implements PodEvaluator {
       new CycleMemos(),
     );
     this.binding = new BindingPipeline(
-      { reserve: at('reserve'), permit: at('permit'), checkConflicts: at('checkConflicts'), bind: at('bind') },
+      {
+        reserve: at('reserve'),
+        permit: at('permit'),
+        checkConflicts: at('checkConflicts'),
+        preBind: at<ReservePlugin>('reserve').filter((e): e is Entry<PreBindPlugin> => 'preBind' in e.plugin),
+        bind: at('bind'),
+      },
       settings.bindRetries,
     );
     cycleHandle.evaluator = this;
@@ -125,7 +143,7 @@ export class Framework implements PodEvaluator {
     const errors = validateProfile(profile, registry);
     // The plugins' own args are checked even when the profile has other errors: every error in one go.
     const prefix = `profile ${profile.schedulerName}: `;
-    const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder());
+    const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder(), options.claimWriter);
     const configs = profile.pluginConfig ?? [];
     const instances = new Map<string, Plugin>();
     for (const name of pluginsNeeded(profile)) {

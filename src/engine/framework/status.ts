@@ -29,6 +29,7 @@ export const STAGES = [
   'Unreserve',
   'Permit',
   'CheckConflicts',
+  'PreBind',
   'Bind',
 ] as const;
 

@@ -15,11 +15,29 @@
 //   state and fails with the state's "not found", as upstream.
 // - Score: with prioritized lists, per claim the sum over the firstAvailable entries chosen of
 //   8 − their index, normalized to 0..100 (DefaultNormalizeScore); 0 without claims.
-// - Reserve records the allocation and the pod in the claim's status (what upstream's Reserve and
-//   PreBind do), so later pods see the devices taken and share the claim; Unreserve undoes it.
+// - Reserve records the allocation and the pod in the claim's status in memory (upstream's assume
+//   cache), so later pods see the devices taken and share the claim; Unreserve undoes it.
+// - PreBind, with the framework's ClaimWriter (a live scheduler's), writes each claim not reserved
+//   for the pod yet as upstream's bindClaim: the allocation Reserve chose and the reservation
+//   {resource: "pods", name, uid}. From Reserve until PreBind has written (or Unreserve), the claim
+//   stays assumed in flight whatever the informers show, so no other pod takes its devices; once
+//   written, the claim as the API server answered stays assumed until the objects show that version
+//   or a newer one. A failed write is an Error naming the claim, and the pod is not bound. Unreserve
+//   after a write takes the pod's reservation back out (the allocation stays, as upstream). A claim
+//   Podplan made up for a template entry (the pod's status names none yet) cannot be written: the
+//   error says kube-controller-manager has not created it. Without a ClaimWriter (previews,
+//   planning) PreBind writes nothing.
 // Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
 // capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
-import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../api/dra';
+import type {
+  AllocationResult,
+  DeviceClass,
+  ResourceClaim,
+  ResourceClaimConsumerReference,
+  ResourceClaimTemplate,
+  ResourceSlice,
+} from '../api/dra';
+import type { ClaimBinding } from '../framework/binder';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { StateKey } from '../framework/cycle-state';
@@ -29,6 +47,7 @@ import type {
   NodeScore,
   PostFilterPlugin,
   PostFilterResult,
+  PreBindPlugin,
   PreFilterPlugin,
   ReservePlugin,
   ScorePlugin,
@@ -146,6 +165,31 @@ interface Assumed {
   readonly claim: ResourceClaim;
   /** The snapshot's object it replaces (undefined for a made-up claim). */
   readonly base: ResourceClaim | undefined;
+  /** Written by PreBind: kept until the snapshot's object is this resourceVersion or newer. */
+  readonly written?: string;
+}
+
+/** What Reserve changed in one claim for a pod, and what PreBind is to write. */
+interface Reserved {
+  readonly key: string;
+  readonly before: Assumed | undefined;
+  /** The claim as the cycle found it (before Reserve). */
+  readonly listed: ResourceClaim;
+  /** The allocation Reserve chose for it (undefined when it was allocated already). */
+  readonly allocation: AllocationResult | undefined;
+  /** Whether the pod still has to be added to its reservedFor. */
+  readonly bind: boolean;
+  /** Counted in flight (a ClaimWriter is there) until PreBind has written it or Unreserve. */
+  inFlight: boolean;
+  /** The claim as PreBind's write left it. */
+  written?: ResourceClaim;
+}
+
+/** Whether resourceVersion `a` is older than `b` (etcd revisions; a version that is not a number is never older). */
+function olderVersion(a: string | undefined, b: string): boolean {
+  const x = Number(a);
+  const y = Number(b);
+  return a !== undefined && Number.isSafeInteger(x) && Number.isSafeInteger(y) && x < y;
 }
 
 /** The claim upstream keeps in memory for a pod's extended resources until PreBind creates it. */
@@ -182,7 +226,7 @@ function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | unde
   };
 }
 
-export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin {
+export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin {
   readonly name = NAME;
   private readonly stateKey = new StateKey<DraState>(`PreFilter${NAME}`);
   /** Claims this scheduler allocated, reserved or deallocated (upstream's assume cache). */
@@ -200,16 +244,24 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     Node,
     Map<string, { readonly pools: readonly Pool[]; readonly versions: readonly number[]; readonly outcome: AllocateOutcome }>
   >();
-  /** What Reserve changed per pod, for Unreserve. */
-  private readonly reservedBy = new Map<string, Array<{ readonly key: string; readonly before: Assumed | undefined }>>();
+  /** What Reserve changed per pod, for PreBind and Unreserve. */
+  private readonly reservedBy = new Map<string, Reserved[]>();
+  /** Claims between Reserve and PreBind's write, with how many pods hold them so (only with a ClaimWriter). */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(private readonly handle: FrameworkHandle) {}
 
   private indexes(): Indexes {
     const idx = indexesOf(this.handle.objects?.() ?? {});
     if (idx !== this.counted) {
-      // A new snapshot of the objects: an assumed claim whose object changed since is the cluster's again.
-      for (const [k, a] of this.assumed) if (a.base !== idx.claims.get(k)) this.assumed.delete(k);
+      // A new snapshot of the objects: an assumed claim whose object changed since is the cluster's
+      // again, unless it is in flight, or written and the snapshot does not show that write yet.
+      for (const [k, a] of this.assumed) {
+        const now = idx.claims.get(k);
+        if (a.base === now || this.inFlight.has(k)) continue;
+        if (a.written !== undefined && now && olderVersion(now.metadata.resourceVersion, a.written)) continue;
+        this.assumed.delete(k);
+      }
       this.counted = idx;
       this.use = new Map();
       this.poolVersions = new Map();
@@ -242,7 +294,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     const current = before?.claim ?? idx.claims.get(k);
     if (current) this.count(current, -1);
     this.count(claim, 1);
-    this.assumed.set(k, { claim, base: before ? before.base : idx.claims.get(k) });
+    // A write PreBind made stays the floor: the snapshot must show it before the cluster's claim counts again.
+    this.assumed.set(k, { claim, base: before ? before.base : idx.claims.get(k), ...(before?.written ? { written: before.written } : {}) });
     return before;
   }
 
@@ -488,23 +541,27 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       return errorStatus('claim allocation not found for node');
     }
     const idx = this.indexes();
-    const changes: Array<{ key: string; before: Assumed | undefined }> = [];
+    const changes: Reserved[] = [];
+    const inFlight = this.handle.claimWriter !== undefined;
     let next = 0;
     for (const [i, listed] of s.claims.entries()) {
       // The claim made for extended resources gets its name (as the API server's generateName would) and its node's requests.
       const claim = s.extended && i === s.claims.length - 1 ? madeExtendedClaim(listed, s.extendedByNode.get(nodeName), pod.pod) : listed;
-      const allocation = claim.status?.allocation ?? allocations[next++];
+      const fresh = claim.status?.allocation ? undefined : allocations[next++];
+      const allocation = claim.status?.allocation ?? fresh;
       const reservedFor = claim.status?.reservedFor ?? [];
-      const consumer = { resource: 'pods', name: pod.pod.metadata.name, uid: pod.id };
+      const reserved = reservedFor.some((r) => r.uid === pod.id);
       const updated: ResourceClaim = {
         ...claim,
         status: {
           ...claim.status,
           ...(allocation ? { allocation } : {}),
-          reservedFor: reservedFor.some((r) => r.uid === pod.id) ? reservedFor : [...reservedFor, consumer],
+          reservedFor: reserved ? reservedFor : [...reservedFor, consumerOf(pod)],
         },
       };
-      changes.push({ key: key(claim.metadata.namespace, claim.metadata.name), before: this.assume(idx, updated) });
+      const k = key(claim.metadata.namespace, claim.metadata.name);
+      changes.push({ key: k, before: this.assume(idx, updated), listed: claim, allocation: fresh, bind: !reserved, inFlight });
+      if (inFlight) this.inFlight.set(k, (this.inFlight.get(k) ?? 0) + 1);
     }
     this.reservedBy.set(pod.id, changes);
     return SUCCESS;
@@ -514,9 +571,75 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     const changes = this.reservedBy.get(pod.id);
     if (!changes) return;
     this.reservedBy.delete(pod.id);
+    for (const change of changes) this.land(change);
     const idx = this.indexes();
-    for (const { key: k, before } of [...changes].reverse()) this.restore(idx, k, before);
+    for (const change of [...changes].reverse()) {
+      if (!change.written) {
+        this.restore(idx, change.key, change.before);
+        continue;
+      }
+      // Written by PreBind: the allocation stays; the pod's reservation is taken back out, here and in the cluster.
+      const written = change.written;
+      const reservedFor = (written.status?.reservedFor ?? []).filter((r) => r.uid !== pod.id);
+      this.assume(idx, { ...written, status: { ...written.status, reservedFor } });
+      this.handle.claimWriter?.unreserveClaim(this.bindingOf(change, pod));
+    }
   }
+
+  async preBind(_state: CycleState, pod: PodInfo, _nodeName: string): Promise<Status> {
+    const changes = this.reservedBy.get(pod.id);
+    if (!changes || changes.length === 0) return SKIP;
+    const writer = this.handle.claimWriter;
+    if (!writer) return SUCCESS;
+    for (const change of changes) {
+      if (!change.bind) continue;
+      const claim = change.listed;
+      const name = key(claim.metadata.namespace, claim.metadata.name);
+      if (claim.metadata.annotations?.[MADE_UP_ANNOTATION] === 'true') {
+        return errorStatus(
+          claim.metadata.annotations[EXTENDED_RESOURCE_CLAIM_ANNOTATION] === 'true'
+            ? `ResourceClaim for the extended resources of pod ${pod.key}: podplan run does not create it (kube-scheduler's PreBind does)`
+            : `ResourceClaim for spec.resourceClaims "${claim.metadata.annotations['resource.kubernetes.io/pod-claim-name'] ?? ''}" of pod ${pod.key} is not created yet (kube-controller-manager's resourceclaim controller creates it from the template and names it in the pod's status.resourceClaimStatuses)`,
+        );
+      }
+      const written = await writer.bindClaim(this.bindingOf(change, pod));
+      if (!written.ok) return errorStatus(`ResourceClaim ${name}: ${written.error}`);
+      change.written = written.value;
+      // upstream's AssumeClaimAfterAPICall: the claim as the API server holds it, until the objects show it.
+      const idx = this.indexes();
+      this.assume(idx, written.value);
+      const a = this.assumed.get(change.key);
+      if (a && written.value.metadata.resourceVersion !== undefined)
+        this.assumed.set(change.key, { ...a, base: idx.claims.get(change.key), written: written.value.metadata.resourceVersion });
+    }
+    for (const change of changes) this.land(change);
+    return SUCCESS;
+  }
+
+  /** The claim is no longer in flight for this pod (written, or unreserved). */
+  private land(change: Reserved): void {
+    if (!change.inFlight) return;
+    change.inFlight = false;
+    const n = (this.inFlight.get(change.key) ?? 0) - 1;
+    if (n > 0) this.inFlight.set(change.key, n);
+    else this.inFlight.delete(change.key);
+  }
+
+  private bindingOf(change: Reserved, pod: PodInfo): ClaimBinding {
+    const { metadata } = change.listed;
+    return {
+      namespace: metadata.namespace ?? 'default',
+      name: metadata.name,
+      ...(metadata.uid !== undefined ? { uid: metadata.uid } : {}),
+      ...(change.allocation ? { allocation: change.allocation } : {}),
+      consumer: consumerOf(pod),
+    };
+  }
+}
+
+/** The reservedFor entry of a pod (upstream's getBinding: the core group, left out). */
+function consumerOf(pod: PodInfo): ResourceClaimConsumerReference {
+  return { resource: 'pods', name: pod.pod.metadata.name, uid: pod.id };
 }
 
 export const factory = factoryOf(noArgs(NAME), (_args, handle) => new DynamicResources(handle));

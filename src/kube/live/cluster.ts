@@ -155,30 +155,10 @@ export interface InformerSet {
 /** The kinds besides Nodes, Pods and the planner's own that plugins read (ClusterObjects). */
 const OBJECT_RESOURCES = CLUSTER_RESOURCES.filter((r) => ![NODE, POD, SCHEDULE_TRIGGER, SCHEDULE_PLAN].includes(r));
 
-/** The ClusterObjects part of a mirror's model. */
+/** The ClusterObjects part of a mirror's model: everything the engine reads but its nodes and pods (named once, in ClusterObjects). */
 function clusterObjects(mirror: ClusterMirror): ClusterObjects {
-  const {
-    namespaces,
-    persistentVolumeClaims,
-    persistentVolumes,
-    storageClasses,
-    csiNodes,
-    csiDrivers,
-    csiStorageCapacities,
-    priorityClasses,
-    podDisruptionBudgets,
-  } = mirror.model().cluster;
-  return {
-    namespaces,
-    persistentVolumeClaims,
-    persistentVolumes,
-    storageClasses,
-    csiNodes,
-    csiDrivers,
-    csiStorageCapacities,
-    priorityClasses,
-    podDisruptionBudgets,
-  };
+  const { nodes: _nodes, pods: _pods, ...objects } = mirror.model().cluster;
+  return objects;
 }
 
 /**

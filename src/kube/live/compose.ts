@@ -8,7 +8,7 @@ import type { Clock } from '../../engine/api/clock';
 import { seededRandom } from '../../engine/api/random';
 import { err, ok, type Result } from '../../engine/api/result';
 import type { ClusterCache } from '../../engine/cache/cache';
-import type { Binder } from '../../engine/framework/binder';
+import type { Binder, ClaimWriter } from '../../engine/framework/binder';
 import { mergeProfile, type Profile, type ProfileError } from '../../engine/framework/profile';
 import { Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
@@ -32,6 +32,8 @@ export interface LiveComposition {
   readonly clock: Clock;
   readonly cache: ClusterCache;
   readonly binder: Binder;
+  /** Where DynamicResources' PreBind writes claims (none in a dry run: nothing is written). */
+  readonly claimWriter?: ClaimWriter;
   readonly writer: PlanWriter;
   readonly report: LiveReport;
   /** Merged onto the default profile for schedulerName `podplan` (its own schedulerName is kept if set). */
@@ -55,7 +57,8 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const main = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: PODPLAN_SCHEDULER_NAME }), live(c.profile));
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
-  const framework = Framework.build(registry.value, main, { random, binder: c.binder });
+  const claimWriter = c.claimWriter ? { claimWriter: c.claimWriter } : {};
+  const framework = Framework.build(registry.value, main, { random, binder: c.binder, ...claimWriter });
   if (!framework.ok) return framework;
 
   const podSetProfile = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: POD_SET_SCHEDULER_NAME }), live(c.podSetProfile));
@@ -74,7 +77,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
     onPlan: (plan, cause) => built.scheduler?.planMade(plan, cause),
     onScheduled: (trigger) => built.scheduler?.triggerScheduled(trigger),
   });
-  const gated = podSetFramework(podSetProfile, { random, gate: coordinator, binder: c.binder });
+  const gated = podSetFramework(podSetProfile, { random, gate: coordinator, binder: c.binder, ...claimWriter });
   if (!gated.ok) return gated;
   built.scheduler = new LiveScheduler({
     clock: c.clock,

@@ -18,6 +18,7 @@ import type { Profile } from '../../engine/framework/profile';
 import type { Plan } from '../../engine/planner/plan';
 import type { ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { KubeBinder } from '../binder';
+import { resourceClaimWriter } from '../resource-claims';
 import { KubeHttp } from '../http';
 import type { KubeContext } from '../kubeconfig';
 import { LeaderElector } from '../lease';
@@ -161,6 +162,7 @@ export class LiveRun {
       clock,
       cache: liveCache(clock),
       binder,
+      ...(dryRun ? {} : { claimWriter: resourceClaimWriter(http, { clock, onWarning: options.onError }) }),
       writer: dryRun?.writer ?? planWriter(new PlannerObjects(http)),
       report,
       ...options.profiles,

@@ -9,7 +9,7 @@ import { Code } from '../../engine/framework/status';
 import type { FunnelStepView, FunnelView, MatrixRowView, MatrixView, StepRejectionView } from '../../protocol/webview';
 
 /** The stages after Score that act on the chosen node, in the order they run. */
-const COMMIT_STAGES = ['Reserve', 'Permit', 'CheckConflicts', 'Bind'] as const;
+const COMMIT_STAGES = ['Reserve', 'Permit', 'CheckConflicts', 'PreBind', 'Bind'] as const;
 const SCORED_LOWER = 'scored lower than the chosen node';
 
 /** A step while it is being built: rejections by reason, nodes kept distinct. */

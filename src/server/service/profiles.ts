@@ -143,7 +143,12 @@ export function resolveProfile(config: Located<ProfileManifest>, index: number, 
     if (!ENGINE_POINT_NAMES.includes(point)) {
       if (set.enabled?.length)
         issues.push(
-          unsupported(pathOf(base, ['plugins', point]), `Podplan runs no plugins at ${point}: these are left out of previews and checks`),
+          unsupported(
+            pathOf(base, ['plugins', point]),
+            point === 'preBind'
+              ? 'Podplan does not read the preBind list (PreBind runs for the Reserve plugins that have it: DynamicResources): these are left out of previews and checks'
+              : `Podplan runs no plugins at ${point}: these are left out of previews and checks`,
+          ),
         );
       continue;
     }

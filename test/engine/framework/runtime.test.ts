@@ -6,6 +6,7 @@ import { CycleState } from '../../../src/engine/framework/cycle-state';
 import type {
   BindPlugin,
   CheckConflictsPlugin,
+  PreBindPlugin,
   FilterPlugin,
   FrameworkHandle,
   PermitPlugin,
@@ -897,6 +898,49 @@ describe('engine/framework/runtime', () => {
       );
       const unbound = await commit([scores('Rank', {}), notMine], { bindRetries: 0 });
       assert.deepEqual(!unbound.ok && unbound.status, { code: Code.Error, reasons: ['no bind plugin bound the pod'], stage: 'Bind' });
+    });
+
+    it('PreBind runs for the Reserve plugins that have it, after CheckConflicts and before Bind; Skip is not recorded; a failure unreserves and moves on', async () => {
+      const { calls, plugins } = pipeline();
+      const writes = (name: string, failOn: string[], skip = false): PreBindPlugin => ({
+        name,
+        reserve: (_s, _p, node) => (calls.push(`${name}.reserve ${node}`), SUCCESS),
+        unreserve: (_s, _p, node) => void calls.push(`${name}.unreserve ${node}`),
+        preBind: async (_s, _p, node) => {
+          calls.push(`${name}.preBind ${node}`);
+          if (skip) return SKIP;
+          return failOn.includes(node) ? errorStatus('claim default/c1 got allocated elsewhere in the meantime') : SUCCESS;
+        },
+      });
+      const result = await commit([...plugins, writes('Claims', ['n2']), writes('Nothing', [], true)]);
+      assert.equal(result.ok && result.node, 'n1');
+      assert.deepEqual(
+        calls.filter((c) => c.endsWith('n1')),
+        [
+          'Volumes.reserve n1',
+          'Quota.reserve n1',
+          'Claims.reserve n1',
+          'Nothing.reserve n1',
+          'permit n1',
+          'check n1',
+          'Claims.preBind n1',
+          'Nothing.preBind n1',
+          'bind n1',
+        ],
+      );
+      assert.ok(!calls.includes('bind n2'));
+      assert.deepEqual(
+        result.diagnosis.stages.filter((s) => s.stage === 'PreBind').map((s) => [s.plugin, s.node, s.status.code]),
+        [
+          ['Claims', 'n2', Code.Error],
+          ['Claims', 'n1', Code.Success],
+        ],
+      );
+      const failed = await commit([...plugins, writes('Claims', ['n0', 'n1', 'n2'])], { bindRetries: 0 });
+      assert.equal(
+        failed.diagnosis.message,
+        'pod default/web was not bound: n2 (PreBind Claims: claim default/c1 got allocated elsewhere in the meantime)',
+      );
     });
 
     it('an unreserve that throws is recorded and the others still run', async () => {

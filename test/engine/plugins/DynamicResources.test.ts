@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import type { DeviceClass, DeviceRequest, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../../../src/engine/api/dra';
+import type { Result } from '../../../src/engine/api/result';
 import type { ClusterObjects, Pod } from '../../../src/engine/api/types';
+import type { ClaimBinding, ClaimWriter } from '../../../src/engine/framework/binder';
+import type { FrameworkHandle } from '../../../src/engine/framework/interfaces';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
 import * as DR from '../../../src/engine/plugins/DynamicResources';
@@ -255,4 +258,192 @@ describe('engine/plugins/DynamicResources: extended resources backed by DRA', ()
       assert.deepEqual([run.preFilter, run.verdicts], [preFilter, filter]);
     });
   }
+});
+
+// PreBind as upstream's bindClaim asks for it (dynamicresources.go, PreBind and bindClaim): each claim
+// not reserved for the pod yet is written with the allocation Reserve chose and the pod in
+// reservedFor; the claim stays in flight from Reserve to the write whatever the objects show.
+describe('engine/plugins/DynamicResources PreBind', () => {
+  const nodes = [makeNode('n1'), makeNode('n2')];
+
+  /** A ClaimWriter over a table of claims, answering as an API server would (resourceVersion bumped). */
+  class TableWriter implements ClaimWriter {
+    readonly bound: ClaimBinding[] = [];
+    readonly unreserved: ClaimBinding[] = [];
+    failWith: string | undefined;
+    private version = 10;
+    constructor(private readonly claims: Map<string, ResourceClaim>) {}
+    async bindClaim(b: ClaimBinding): Promise<Result<ResourceClaim, string>> {
+      this.bound.push(b);
+      if (this.failWith) return { ok: false, error: this.failWith };
+      const current = this.claims.get(b.name);
+      if (!current) return { ok: false, error: `claim ${b.namespace}/${b.name} got deleted in the meantime` };
+      const written: ResourceClaim = {
+        ...current,
+        metadata: { ...current.metadata, resourceVersion: String(++this.version) },
+        status: {
+          ...(b.allocation ? { allocation: b.allocation } : current.status?.allocation ? { allocation: current.status.allocation } : {}),
+          reservedFor: [...(current.status?.reservedFor ?? []), b.consumer],
+        },
+      };
+      this.claims.set(b.name, written);
+      return { ok: true, value: written };
+    }
+    unreserveClaim(b: ClaimBinding): void {
+      this.unreserved.push(b);
+    }
+  }
+
+  /** A plugin whose objects can be replaced (as informers hand new ones over), with a writer or none. */
+  const setup = (claims: ResourceClaim[], withWriter = true, extra: ClusterObjects = {}) => {
+    const snapshot = snapshotOf(nodes);
+    let objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [slice('n1', 1)], resourceClaims: claims, ...extra };
+    const writer = new TableWriter(new Map(claims.map((c) => [c.metadata.name, c])));
+    const handle: FrameworkHandle = { ...handleOf(snapshot, 1), objects: () => objects, ...(withWriter ? { claimWriter: writer } : {}) };
+    const plugin = build(DR.factory, undefined, handle);
+    return {
+      plugin,
+      snapshot,
+      writer,
+      /** The objects as a watch would show them next: the claims replaced by these. */
+      show: (...shown: ResourceClaim[]) => (objects = { ...objects, resourceClaims: shown }),
+    };
+  };
+
+  it('writes the allocation and the reservation {resource: pods, name, uid}; a pod without claims has nothing to do (Skip)', async () => {
+    const { plugin, snapshot, writer } = setup([claim('c1', [exactly()])]);
+    const pod = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const { state } = runFilters(plugin, snapshot, pod);
+    assert.equal(plugin.reserve(state, pod, 'n1').code, 'Success');
+    assert.equal((await plugin.preBind(state, pod, 'n1')).code, 'Success');
+    assert.deepEqual(writer.bound, [
+      {
+        namespace: 'default',
+        name: 'c1',
+        uid: 'uid-c1',
+        allocation: {
+          devices: { results: [{ request: 'req', driver: GPU, pool: 'n1', device: 'gpu-0' }] },
+          nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] },
+        },
+        consumer: { resource: 'pods', name: 'p1', uid: 'uid-p1' },
+      },
+    ]);
+    const plain = podWith('plain', []);
+    const plainState = runFilters(plugin, snapshot, plain).state;
+    assert.equal((await plugin.preBind(plainState, plain, 'n1')).code, 'Skip');
+  });
+
+  it('an allocated claim reserved for the pod already is not written again; one allocated but not reserved gets the reservation only', async () => {
+    const { plugin, snapshot, writer } = setup([
+      claim('mine', [exactly()], allocatedOn('n1', ['p1'])),
+      {
+        ...claim('shared', [exactly()], allocatedOn('n1', ['other'])),
+        metadata: { name: 'shared', namespace: 'default', uid: 'uid-shared' },
+      },
+    ]);
+    const pod = podWith('p1', [
+      { name: 'a', resourceClaimName: 'mine' },
+      { name: 'b', resourceClaimName: 'shared' },
+    ]);
+    const { state, verdicts } = runFilters(plugin, snapshot, pod);
+    assert.deepEqual(verdicts, { n1: 'ok', n2: NOT_AVAILABLE });
+    plugin.reserve(state, pod, 'n1');
+    assert.equal((await plugin.preBind(state, pod, 'n1')).code, 'Success');
+    assert.deepEqual(
+      writer.bound.map((b) => [b.name, b.allocation === undefined, b.consumer.name]),
+      [['shared', true, 'p1']],
+    );
+  });
+
+  it('in flight from Reserve to the write: a new object of the claim (its finalizer added) does not free its device; after the write, only that version or a newer one replaces it', async () => {
+    const c1 = claim('c1', [exactly()]);
+    const { plugin, snapshot, show } = setup([c1, claim('c2', [exactly()])]);
+    const first = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const second = podWith('p2', [{ name: 'c', resourceClaimName: 'c2' }]);
+    const { state } = runFilters(plugin, snapshot, first);
+    plugin.reserve(state, first, 'n1');
+    // The watch shows c1 updated (the finalizer), without the allocation yet.
+    show({ ...c1, metadata: { ...c1.metadata, resourceVersion: '5' } }, claim('c2', [exactly()]));
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: CANNOT, n2: CANNOT });
+    assert.equal((await plugin.preBind(state, first, 'n1')).code, 'Success');
+    // Written as version 11: a later object still at version 5 does not show the write.
+    show(
+      { ...c1, metadata: { ...c1.metadata, resourceVersion: '5' } },
+      { ...claim('c2', [exactly()]), metadata: { ...c1.metadata, name: 'c2' } },
+    );
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: CANNOT, n2: CANNOT });
+    // The watch shows the write: the cluster's claim holds the device.
+    show({ ...c1, metadata: { ...c1.metadata, resourceVersion: '11' }, status: allocatedOn('n1', ['p1']) }, claim('c2', [exactly()]));
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: CANNOT, n2: CANNOT });
+    // Deleted and made again without an allocation (a newer version): the device is free again.
+    show({ ...c1, metadata: { ...c1.metadata, resourceVersion: '12' } }, claim('c2', [exactly()]));
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: 'ok', n2: CANNOT });
+  });
+
+  it('a write that fails is an Error naming the claim; Unreserve then gives the device back', async () => {
+    const { plugin, snapshot, writer } = setup([claim('c1', [exactly()]), claim('c2', [exactly()])]);
+    writer.failWith = 'add allocation and reservation to claim default/c1: 403 forbidden';
+    const first = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const { state } = runFilters(plugin, snapshot, first);
+    plugin.reserve(state, first, 'n1');
+    const status = await plugin.preBind(state, first, 'n1');
+    assert.equal(status.code, 'Error');
+    assert.deepEqual(status.reasons, ['ResourceClaim default/c1: add allocation and reservation to claim default/c1: 403 forbidden']);
+    plugin.unreserve(state, first, 'n1');
+    assert.deepEqual(writer.unreserved, []);
+    const second = podWith('p2', [{ name: 'c', resourceClaimName: 'c2' }]);
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: 'ok', n2: CANNOT });
+  });
+
+  it('Unreserve after a write (the binding failed): the allocation stays, the reservation is taken back out', async () => {
+    const c1 = claim('c1', [exactly()]);
+    const { plugin, snapshot, writer, show } = setup([c1, claim('c2', [exactly()])]);
+    const first = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const { state } = runFilters(plugin, snapshot, first);
+    plugin.reserve(state, first, 'n1');
+    await plugin.preBind(state, first, 'n1');
+    plugin.unreserve(state, first, 'n1');
+    // Objects that do not show the write yet (version 5 < 11) do not free the device either.
+    show({ ...c1, metadata: { ...c1.metadata, resourceVersion: '5' } }, claim('c2', [exactly()]));
+    assert.deepEqual(
+      writer.unreserved.map((b) => [b.name, b.consumer.uid]),
+      [['c1', 'uid-p1']],
+    );
+    const second = podWith('p2', [{ name: 'c', resourceClaimName: 'c2' }]);
+    assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: CANNOT, n2: CANNOT });
+    // The pod tried again finds its claim allocated on n1, not reserved: only the reservation is written.
+    const again = runFilters(plugin, snapshot, first);
+    assert.deepEqual(again.verdicts, { n1: 'ok', n2: NOT_AVAILABLE });
+    plugin.reserve(again.state, first, 'n1');
+    assert.equal((await plugin.preBind(again.state, first, 'n1')).code, 'Success');
+    assert.equal(writer.bound.at(-1)?.allocation, undefined);
+  });
+
+  it('a claim made up for a template entry (the controller has not created it) is not written: the error says so', async () => {
+    const template: ResourceClaimTemplate = {
+      metadata: { name: 'gpu-template', namespace: 'default' },
+      spec: { spec: { devices: { requests: [exactly()] } } },
+    };
+    const { plugin, snapshot, writer } = setup([], true, { resourceClaimTemplates: [template] });
+    const pod = podWith('p1', [{ name: 'gpus', resourceClaimTemplateName: 'gpu-template' }]);
+    const { state, verdicts } = runFilters(plugin, snapshot, pod);
+    assert.deepEqual(verdicts, { n1: 'ok', n2: CANNOT });
+    plugin.reserve(state, pod, 'n1');
+    const status = await plugin.preBind(state, pod, 'n1');
+    assert.equal(status.code, 'Error');
+    assert.match(
+      status.reasons[0] ?? '',
+      /^ResourceClaim for spec\.resourceClaims "gpus" of pod default\/p1 is not created yet \(kube-controller-manager's resourceclaim controller/,
+    );
+    assert.deepEqual(writer.bound, []);
+  });
+
+  it('without a ClaimWriter (previews, planning) PreBind writes nothing and succeeds', async () => {
+    const { plugin, snapshot, writer } = setup([claim('c1', [exactly()])], false);
+    const pod = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const { state } = runFilters(plugin, snapshot, pod);
+    plugin.reserve(state, pod, 'n1');
+    assert.equal((await plugin.preBind(state, pod, 'n1')).code, 'Success');
+    assert.deepEqual(writer.bound, []);
+  });
 });

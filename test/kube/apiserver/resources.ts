@@ -144,6 +144,10 @@ const BUILTINS: readonly Builtin[] = [
   { group: 'storage.k8s.io', kind: 'CSIDriver', plural: 'csidrivers', namespaced: false },
   { group: 'storage.k8s.io', kind: 'CSIStorageCapacity', plural: 'csistoragecapacities' },
   { group: 'coordination.k8s.io', kind: 'Lease', plural: 'leases' },
+  { group: 'resource.k8s.io', kind: 'DeviceClass', plural: 'deviceclasses', namespaced: false },
+  { group: 'resource.k8s.io', kind: 'ResourceSlice', plural: 'resourceslices', namespaced: false },
+  { group: 'resource.k8s.io', kind: 'ResourceClaim', plural: 'resourceclaims', status: true },
+  { group: 'resource.k8s.io', kind: 'ResourceClaimTemplate', plural: 'resourceclaimtemplates' },
   {
     group: 'apiextensions.k8s.io',
     kind: 'CustomResourceDefinition',

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
+import { DRA_API, gpuClaim, gpuClass, gpuSlice, ONE_GPU } from '../support';
 import { node, pod, podsOf, POD_SETS, runArgs, runLive, startCluster, until, type Cluster, type PodInit } from './cluster';
 
 /** A PV of 10Gi whose node affinity allows only `onNode`, bound to claim default/`claim`. */
@@ -43,6 +44,19 @@ const podWithClaim = (name: string, claim: string, init: PodInit = {}): KubeObje
 
 const nodes = [node('node-a'), node('node-b'), node('node-c')];
 
+/** A pod (of podplan) that uses the ResourceClaim `claim` by name. */
+const podWithResourceClaim = (name: string, claim: string): KubeObject => {
+  const base = pod(name);
+  return { ...base, spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimName: claim }] } };
+};
+
+/** A DeviceClass `gpu`, one GPU on `onNode`, and one claim of a GPU per name. */
+const oneGpu = (onNode: string, ...claims: string[]): KubeObject[] => [
+  gpuClass(),
+  gpuSlice(onNode),
+  ...claims.map((name) => gpuClaim(name)),
+];
+
 describe('kube/live: podplan run with the cluster objects plugins read', function () {
   this.timeout(60_000);
   let cluster: Cluster | undefined;
@@ -66,6 +80,64 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     const pods = podsOf(cluster.server);
     assert.equal(pods.get('default/db')?.spec.nodeName, 'node-b');
     assert.equal(pods.get('default/orphan')?.spec.nodeName, undefined);
+  });
+
+  it('writes the allocation and reservation to a ResourceClaim before binding its pod; the next pod finds the one GPU taken', async () => {
+    cluster = await startCluster([
+      ...nodes,
+      ...oneGpu('node-b', 'gpu-1', 'gpu-2'),
+      podWithResourceClaim('first', 'gpu-1'),
+      podWithResourceClaim('second', 'gpu-2'),
+    ]);
+    const run = await runLive(runArgs(cluster, '--once'));
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /^1 pods? bound, 1 not placed\.$/m);
+    assert.match(run.stdout, /not placed default\/(first|second): 0\/3 nodes are available: 3 cannot allocate all claims\./);
+    const pods = podsOf(cluster.server);
+    const bound = ['first', 'second'].find((n) => pods.get(`default/${n}`)?.spec.nodeName !== undefined)!;
+    assert.equal(pods.get(`default/${bound}`)?.spec.nodeName, 'node-b');
+    const claim = cluster.server.get(
+      { apiVersion: DRA_API, kind: 'ResourceClaim' },
+      'default',
+      bound === 'first' ? 'gpu-1' : 'gpu-2',
+    ) as KubeObject & {
+      metadata: { finalizers?: string[] };
+      status?: { allocation?: { devices?: { results?: unknown[] } }; reservedFor?: unknown[] };
+    };
+    assert.deepEqual(claim.metadata.finalizers, ['resource.kubernetes.io/delete-protection']);
+    assert.deepEqual(claim.status?.allocation?.devices?.results, [
+      { request: 'gpu', driver: 'gpu.example.com', pool: 'node-b', device: 'gpu-0' },
+    ]);
+    assert.deepEqual(claim.status?.reservedFor, [
+      { resource: 'pods', name: bound, uid: (pods.get(`default/${bound}`)?.metadata as { uid: string }).uid },
+    ]);
+  });
+
+  it('does not bind a pod whose claim cannot be written: a template entry with no claim created yet (no controller runs here)', async () => {
+    const template = {
+      apiVersion: DRA_API,
+      kind: 'ResourceClaimTemplate',
+      metadata: { name: 'one-gpu', namespace: 'default' },
+      spec: { spec: ONE_GPU },
+    };
+    const base = pod('t');
+    const fromTemplate = {
+      ...base,
+      spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }] },
+    };
+    cluster = await startCluster([...nodes, ...oneGpu('node-b'), template, fromTemplate]);
+    let stdout = '';
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)), onStdout: (t) => void (stdout += t) });
+    await until('the PreBind error', () => stdout.includes('not placed default/t:'));
+    stop('SIGTERM');
+    await run;
+    assert.match(
+      stdout,
+      /not placed default\/t: pod default\/t was not bound: node-b \(PreBind DynamicResources: ResourceClaim for spec\.resourceClaims "gpu" of pod default\/t is not created yet \(kube-controller-manager's resourceclaim controller creates it/,
+    );
+    assert.equal(podsOf(cluster.server).get('default/t')?.spec.nodeName, undefined);
+    assert.deepEqual(cluster.server.list({ apiVersion: DRA_API, kind: 'ResourceClaim' }), []);
   });
 
   it('places a pod rejected for a missing PVC once the claim and its volume are created', async () => {

@@ -13,7 +13,7 @@ import { err, ok, type Result } from '../../api/result';
 import { StateKey, type CycleState } from '../../framework/cycle-state';
 import type { FrameworkHandle, PluginFactory, PreFilterPlugin, PreFilterResult, ReservePlugin } from '../../framework/interfaces';
 import type { NodeInfoLister, PodInfo } from '../../framework/node-info';
-import type { Binder } from '../../framework/binder';
+import type { Binder, ClaimWriter } from '../../framework/binder';
 import { mergeProfile, type Profile, type ProfileError } from '../../framework/profile';
 import { Framework } from '../../framework/runtime';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../../framework/status';
@@ -146,7 +146,13 @@ export const PLAN_RECORD_SCORES = 3;
  */
 export function podSetFramework(
   profile: Profile,
-  options: { readonly random: Random; readonly gate?: PodSetGate; readonly solver?: SolverSettings; readonly binder?: Binder },
+  options: {
+    readonly random: Random;
+    readonly gate?: PodSetGate;
+    readonly solver?: SolverSettings;
+    readonly binder?: Binder;
+    readonly claimWriter?: ClaimWriter;
+  },
 ): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
   const registry = inTreeRegistry([podSetPlannerModule(options.gate, (made) => (plugin = made))]);
@@ -159,6 +165,7 @@ export function podSetFramework(
   const built = Framework.build(registry.value, withPlanner, {
     random: options.random,
     ...(options.binder ? { binder: options.binder } : {}),
+    ...(options.claimWriter ? { claimWriter: options.claimWriter } : {}),
   });
   if (!built.ok) return built;
   return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });

@@ -1,0 +1,265 @@
+// Dynamic Resource Allocation against a real kube-apiserver v1.37.2 (resource.k8s.io/v1): a
+// DeviceClass, ResourceSlices, ResourceClaims and a ResourceClaimTemplate read from the context
+// (`schedule --context` and its `snapshot` give the same verdicts), `podplan run` (the built
+// bin/podplan.js) writing each claim's allocation and reservation before binding its pod, and the
+// real kube-scheduler v1.37.2 on the same objects writing the same allocations and the same message
+// for the pod no device is left for.
+//
+// No kube-controller-manager runs in this tier, so no controller makes the claim of a template
+// entry: the test makes it as the resourceclaim controller would (owned by the pod, annotated with
+// the pod's claim name) and names it in the pod's status.resourceClaimStatuses.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  eventually,
+  node,
+  pod,
+  priorityClass,
+  startKubeScheduler,
+  startRealCluster,
+  type KubeObject,
+  type PodObject,
+  type RealCluster,
+} from './cluster';
+
+const DRIVER = 'gpu.example.com';
+const API = 'resource.k8s.io/v1';
+
+interface ClaimObject extends KubeObject {
+  readonly metadata: KubeObject['metadata'] & { readonly uid: string; readonly finalizers?: string[] };
+  readonly status?: {
+    readonly allocation?: {
+      readonly devices?: { readonly results?: ReadonlyArray<{ request: string; driver: string; pool: string; device: string }> };
+      readonly nodeSelector?: unknown;
+      readonly allocationTimestamp?: string;
+    };
+    readonly reservedFor?: ReadonlyArray<{ apiGroup?: string; resource: string; name: string; uid: string }>;
+  };
+}
+
+const deviceClass: KubeObject = {
+  apiVersion: API,
+  kind: 'DeviceClass',
+  metadata: { name: 'gpu' },
+  spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] },
+};
+
+/** Three GPUs on `nodeName`, in a pool of its name. */
+const slice = (nodeName: string): KubeObject => ({
+  apiVersion: API,
+  kind: 'ResourceSlice',
+  metadata: { name: `${nodeName}-gpus` },
+  spec: {
+    driver: DRIVER,
+    pool: { name: nodeName, generation: 1, resourceSliceCount: 1 },
+    nodeName,
+    devices: ['gpu-0', 'gpu-1', 'gpu-2'].map((name) => ({ name, attributes: { model: { string: 'a100' } } })),
+  },
+});
+
+const claimSpec = { devices: { requests: [{ name: 'gpu', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1 } }] } };
+
+const claim = (namespace: string, name: string): KubeObject => ({
+  apiVersion: API,
+  kind: 'ResourceClaim',
+  metadata: { name, namespace },
+  spec: claimSpec,
+});
+
+/** A pod of `schedulerName` on the nodes of `pool` using one claim by name or from a template. */
+const gpuPod = (
+  namespace: string,
+  name: string,
+  schedulerName: string,
+  source: { resourceClaimName: string } | { resourceClaimTemplateName: string },
+  priorityClassName?: string,
+) => {
+  const base = pod(name, {
+    namespace,
+    schedulerName,
+    nodeSelector: { pool: namespace },
+    ...(priorityClassName ? { priorityClassName } : {}),
+  });
+  const spec = base['spec'] as { containers: Array<Record<string, unknown>> };
+  return {
+    ...base,
+    spec: {
+      ...spec,
+      containers: spec.containers.map((c) => ({ ...c, resources: { ...(c['resources'] as object), claims: [{ name: 'gpu' }] } })),
+      resourceClaims: [{ name: 'gpu', ...source }],
+    },
+  };
+};
+
+describe('real kube-apiserver: Dynamic Resource Allocation', function () {
+  this.timeout(300_000);
+  let cluster: RealCluster;
+
+  before(async () => {
+    cluster = await startRealCluster();
+  });
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  const claimsOf = async (ns: string): Promise<Map<string, ClaimObject>> => {
+    const answer = await cluster.request<{ items: ClaimObject[] }>('GET', `/apis/${API}/namespaces/${ns}/resourceclaims`);
+    assert.equal(answer.status, 200, answer.text);
+    return new Map(answer.body.items.map((c) => [c.metadata.name, c]));
+  };
+  const podsByName = async (ns: string) => new Map((await cluster.pods(ns)).map((p) => [p.metadata.name, p]));
+
+  /**
+   * Namespace `ns` as a user and the controller would leave it: claims a, b, c by name, a template,
+   * and pods a, b, c, t (t from the template, its claim made as the resourceclaim controller makes
+   * it) for `schedulerName`, on two nodes of pool `ns`, one of them with three GPUs.
+   */
+  async function populate(ns: string, schedulerName: string): Promise<void> {
+    await cluster.apply(
+      node(`${ns}-gpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
+      node(`${ns}-cpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
+      slice(`${ns}-gpu`),
+      claim(ns, 'a'),
+      claim(ns, 'b'),
+      claim(ns, 'c'),
+      { apiVersion: API, kind: 'ResourceClaimTemplate', metadata: { name: 'one-gpu', namespace: ns }, spec: { spec: claimSpec } },
+      gpuPod(ns, 'a', schedulerName, { resourceClaimName: 'a' }, 'dra-first'),
+      gpuPod(ns, 'b', schedulerName, { resourceClaimName: 'b' }, 'dra-first'),
+      gpuPod(ns, 't', schedulerName, { resourceClaimTemplateName: 'one-gpu' }, 'dra-first'),
+    );
+    const t = (await podsByName(ns)).get('t')!;
+    const generated = `t-gpu-${ns.slice(0, 5)}`;
+    await cluster.apply({
+      apiVersion: API,
+      kind: 'ResourceClaim',
+      metadata: {
+        name: generated,
+        namespace: ns,
+        annotations: { 'resource.kubernetes.io/pod-claim-name': 'gpu' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 't', uid: t.metadata.uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: claimSpec,
+    });
+    const patched = await cluster.request(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/pods/t/status`,
+      { status: { resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: generated }] } },
+      'application/merge-patch+json',
+    );
+    assert.equal(patched.status, 200, patched.text);
+    // The last pod, of a lower priority, comes after the others in both queues: no GPU is left for it.
+    await cluster.apply(gpuPod(ns, 'c', schedulerName, { resourceClaimName: 'c' }));
+  }
+
+  /** Each pod's allocation as `device @ node-kind`, and whether its claim is reserved for it (by uid), finalized. */
+  async function allocations(ns: string): Promise<Record<string, string>> {
+    const claims = await claimsOf(ns);
+    const pods = await podsByName(ns);
+    const out: Record<string, string> = {};
+    for (const [name, p] of pods) {
+      const claimName = name === 't' ? `t-gpu-${ns.slice(0, 5)}` : name;
+      const c = claims.get(claimName)!;
+      const results = c.status?.allocation?.devices?.results ?? [];
+      const reserved = (c.status?.reservedFor ?? []).map((r) => `${r.resource}/${r.name}/${r.uid === p.metadata.uid ? 'uid' : r.uid}`);
+      const where = p.spec.nodeName ? p.spec.nodeName.slice(ns.length + 1) : 'unbound';
+      out[name] =
+        results.length === 0
+          ? `${where}, not allocated, reserved for [${reserved.join(' ')}]`
+          : `${where}, ${results.map((r) => `${r.request}:${r.driver}/${r.pool.slice(ns.length + 1)}/${r.device}`).join(' ')}, ` +
+            `reserved for [${reserved.join(' ')}], finalizers [${(c.metadata.finalizers ?? []).join(' ')}], ` +
+            `timestamp ${c.status?.allocation?.allocationTimestamp ? 'set' : 'unset'}, node selector ${JSON.stringify(c.status?.allocation?.nodeSelector).replaceAll(ns, '<ns>')}`;
+    }
+    return out;
+  }
+
+  it('schedule --context and its snapshot agree; podplan run writes each allocation and reservation before binding, as kube-scheduler does', async () => {
+    // Both namespaces first, so both schedulers see the same four nodes.
+    await cluster.apply(deviceClass, priorityClass('dra-first', 100));
+    await populate('dra', 'podplan');
+    await populate('ks', 'default-scheduler');
+
+    // schedule --context reads the four kinds: in each namespace three pods on the GPU node, c not placed.
+    const fromContext = await cluster.podplan(['schedule', ...cluster.admin, '--no-history', '--json']);
+    assert.equal(fromContext.code, 1, fromContext.stderr);
+    const outcomes = (text: string) =>
+      text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; pod?: string; node?: string | null; message?: string })
+        .filter((o) => o.type === 'outcome')
+        .map((o) => `${o.pod} → ${o.node ?? `not placed: ${o.message}`}`)
+        .sort();
+    const verdicts = outcomes(fromContext.stdout);
+    const ours = verdicts.filter((v) => v.startsWith('dra/'));
+    assert.deepEqual(
+      ours.map((v) => v.replace(/: 0\/.*$/, ': …')),
+      ['dra/a → dra-gpu', 'dra/b → dra-gpu', 'dra/c → not placed: …', 'dra/t → dra-gpu'],
+      fromContext.stdout,
+    );
+    assert.match(ours[2]!, /cannot allocate all claims/);
+
+    // The snapshot holds the four kinds and gives the same verdicts.
+    const dir = join(cluster.dir, 'dra-snapshot');
+    const snapshot = await cluster.podplan(['snapshot', ...cluster.admin, '-o', dir]);
+    assert.equal(snapshot.code, 0, snapshot.stderr);
+    assert.match(readFileSync(join(dir, 'deviceclasses.yaml'), 'utf8'), /name: gpu\n/);
+    assert.match(readFileSync(join(dir, 'resourceslices.yaml'), 'utf8'), /name: dra-gpu-gpus\n/);
+    const claimsFile = readFileSync(join(dir, 'dra/resourceclaims.yaml'), 'utf8');
+    for (const name of ['a', 'b', 'c', 't-gpu-dra']) assert.match(claimsFile, new RegExp(`name: ${name}\\n`));
+    assert.match(readFileSync(join(dir, 'dra/resourceclaimtemplates.yaml'), 'utf8'), /name: one-gpu\n/);
+    const fromSnapshot = await cluster.podplan(['schedule', dir, '--no-history', '--json']);
+    assert.equal(fromSnapshot.code, 1, fromSnapshot.stderr);
+    // From files, the pods of the default scheduler are the ones scheduled (from a context, podplan's too): ks's pods, the same verdicts.
+    const kube = (list: string[]) => list.filter((v) => v.startsWith('ks/'));
+    assert.deepEqual(
+      kube(verdicts).map((v) => v.replace(/: 0\/.*$/, ': …')),
+      ['ks/a → ks-gpu', 'ks/b → ks-gpu', 'ks/c → not placed: …', 'ks/t → ks-gpu'],
+    );
+    assert.deepEqual(kube(outcomes(fromSnapshot.stdout)), kube(verdicts));
+
+    // podplan run: the claims written, then the pods bound; c left with upstream's message.
+    const run = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
+    assert.equal(run.code, 1, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /^3 pods bound, 1 not placed\.$/m);
+    const written = await allocations('dra');
+
+    // kube-scheduler on the same objects in namespace ks (its own two nodes and slice).
+    const scheduler = startKubeScheduler(cluster, 'dra-kube-scheduler');
+    const unschedulable = (p: PodObject | undefined) =>
+      p?.status?.conditions?.find((c) => c.type === 'PodScheduled' && c.status === 'False')?.message;
+    try {
+      await eventually(
+        async () => {
+          const pods = await podsByName('ks');
+          return ['a', 'b', 't'].every((n) => pods.get(n)?.spec.nodeName) && unschedulable(pods.get('c')) ? true : undefined;
+        },
+        "kube-scheduler's bindings",
+        90_000,
+      ).catch((e: unknown) => {
+        throw new Error(`${String(e)}; kube-scheduler's log ends: ${scheduler.log().slice(-2000)}`);
+      });
+    } finally {
+      scheduler.stop();
+    }
+    const theirs = await allocations('ks');
+    // Which pod of the same priority gets which GPU follows each queue's order; what is written is the same.
+    const anyDevice = (all: Record<string, string>) =>
+      Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.replace(/gpu-\d/, 'gpu-N')]));
+    const devicesOf = (all: Record<string, string>) =>
+      Object.values(all)
+        .map((v) => /gpu-\d/.exec(v)?.[0] ?? '-')
+        .sort();
+    assert.deepEqual(anyDevice(written), anyDevice(theirs));
+    assert.deepEqual(devicesOf(written), devicesOf(theirs));
+    assert.match(
+      written['a']!,
+      /^gpu, gpu:gpu\.example\.com\/gpu\/gpu-\d, reserved for \[pods\/a\/uid\], finalizers \[resource\.kubernetes\.io\/delete-protection\], timestamp set/,
+    );
+    assert.match(written['c']!, /^unbound, not allocated, reserved for \[\]$/);
+    const devices = ['a', 'b', 't'].map((n) => /gpu-\d/.exec(written[n]!)?.[0]);
+    assert.equal(new Set(devices).size, 3, `each pod its own device: ${devices.join(' ')}`);
+    const message = (ns: string) => podsByName(ns).then((pods) => unschedulable(pods.get('c'))?.replaceAll(`${ns}-`, '<ns>-'));
+    assert.equal(await message('dra'), await message('ks'));
+  });
+});
