@@ -7,7 +7,7 @@ import type { Binder } from './binder';
 import type { Result } from '../api/result';
 import type { CycleState } from './cycle-state';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
-import type { Status } from './status';
+import type { FilterStatus, Status } from './status';
 
 export interface Plugin {
   readonly name: string;
@@ -45,7 +45,7 @@ export interface PreFilterPlugin extends Plugin {
 }
 
 export interface FilterPlugin extends Plugin {
-  filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status;
+  filter(state: CycleState, pod: PodInfo, node: NodeInfo): FilterStatus;
   /**
    * Optional: a key for everything Filter reads besides the node (the pod's fields, what PreFilter
    * wrote of them), asked after PreFilter. The runtime then keeps the verdict on each node across

@@ -19,6 +19,7 @@
 //   PreBind do), so later pods see the devices taken and share the claim; Unreserve undoes it.
 // Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
 // capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
+import type { DeviceHolder } from '../api/device-failures';
 import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../api/dra';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
@@ -36,7 +37,7 @@ import type {
 import { MAX_NODE_SCORE } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
-import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
+import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type FilterStatus, type Status } from '../framework/status';
 import { factoryOf, noArgs } from './args';
 import {
   allocate,
@@ -47,6 +48,7 @@ import {
   type AllocatorInput,
   type Pool,
 } from './dynamicresources/allocator';
+import { deviceFailures } from './dynamicresources/reasons';
 import { madeUpClaimName, MADE_UP_ANNOTATION, podResourceClaims } from './dynamicresources/claims';
 import {
   EXTENDED_RESOURCE_CLAIM_ANNOTATION,
@@ -364,7 +366,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     return undefined;
   }
 
-  filter(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): Status {
+  filter(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): FilterStatus {
     const s = state.read(this.stateKey);
     if (!s || s.claims.length === 0) return SUCCESS;
     const node = nodeInfo.node;
@@ -400,8 +402,12 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     if (s.input) {
       const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
       if (outcome.kind === 'error') return errorStatus(outcome.message);
-      if (outcome.kind === 'none')
-        return unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
+      if (outcome.kind === 'none') {
+        const status = unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
+        // Upstream's message stays as it is; a complete verdict adds what it is made of, as data.
+        if (!state.explainFilters || outcome.invalidPools) return status;
+        return { ...status, devices: deviceFailures(s.input, node, allocating, (id) => this.holderOf(id)) };
+      }
       s.byNode.set(node.metadata.name, outcome.results);
     }
     if (unavailable.length > 0) {
@@ -409,6 +415,20 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       return unresolvable(ERR_NOT_AVAILABLE);
     }
     return SUCCESS;
+  }
+
+  /** The claim (assumed or the snapshot's) that holds a device, with the pods it is reserved for; explain only (a scan of the claims). */
+  private holderOf(id: string): DeviceHolder | undefined {
+    const idx = this.indexes();
+    const holds = (c: ResourceClaim) => allocatedDevices(c).includes(id);
+    let claim: ResourceClaim | undefined;
+    for (const a of this.assumed.values()) if (holds(a.claim)) claim = a.claim;
+    if (!claim) for (const [k, c] of idx.claims) if (!this.assumed.has(k) && holds(c)) claim = c;
+    if (!claim) return undefined;
+    return {
+      claim: key(claim.metadata.namespace, claim.metadata.name),
+      pods: (claim.status?.reservedFor ?? []).filter((r) => r.resource === 'pods').map((r) => r.name),
+    };
   }
 
   /** The allocator's outcome on the node, from the memo while the node's pools are as they were. */
