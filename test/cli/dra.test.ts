@@ -36,8 +36,21 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
 
   it('explain says per node why the claim cannot be allocated', async () => {
     const { stdout } = await cli(['explain', 'examples/dra', 'default/too-big'], draFiles());
-    assert.match(stdout, /cannot allocate all claims/);
-    assert.match(stdout, /DynamicResources/);
+    assert.match(stdout, /5 × cannot allocate all claims \[DynamicResources, Filter\]/);
+    // Podplan's addition beside upstream's message: per node, the request and why.
+    assert.match(
+      stdout,
+      /Device requests not met \(DynamicResources; per node, what stood in the way\):\n  gpu-a1:\n    - claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): only 4 matching devices on the node\n/,
+    );
+    assert.match(stdout, /  cpu-1:\n    - claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): the node has no devices\n/);
+  });
+
+  it('explain --output json carries the device failures as data', async () => {
+    const { stdout } = await cli(['explain', 'examples/dra', 'default/too-big', '-o', 'json'], draFiles());
+    const report = JSON.parse(stdout) as { devices: Array<{ node: string; devices: Array<Record<string, unknown>> }> };
+    const cpu = report.devices.find((d) => d.node === 'cpu-1');
+    assert.deepEqual(cpu?.devices, [{ claim: 'default/eight-gpus', request: 'gpus', deviceClass: 'gpu.example.com', wanted: 8, code: 'noDevices' }]);
+    assert.equal(report.devices.length, 5);
   });
 
   it('plan: a gang of ten one-GPU pods gets the eight large GPUs there are, not more', async () => {

@@ -157,6 +157,38 @@ describe('engine/plugins/DynamicResources', () => {
     assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: 'ok', n2: CANNOT });
   });
 
+  it("a complete verdict adds which request was not met and who holds the devices; a cycle's Filter says upstream's message alone", () => {
+    const snapshot = snapshotOf(nodes);
+    const objects: ClusterObjects = { ...base, resourceClaims: [claim('c1', [exactly(2)]), claim('c2', [exactly()])] };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const first = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    assert.equal(plugin.reserve(runFilters(plugin, snapshot, first).state, first, 'n1').code, 'Success');
+    const second = podWith('p2', [{ name: 'c', resourceClaimName: 'c2' }]);
+    const cycle = new CycleState();
+    plugin.preFilter(cycle, second, snapshot.list());
+    const plain = plugin.filter(cycle, second, snapshot.get('n1')!);
+    assert.deepEqual([plain.reasons, plain.devices], [['cannot allocate all claims'], undefined]);
+    const explaining = new CycleState();
+    explaining.explainFilters = true;
+    plugin.preFilter(explaining, second, snapshot.list());
+    const full = plugin.filter(explaining, second, snapshot.get('n1')!);
+    assert.deepEqual(full.reasons, ['cannot allocate all claims']);
+    assert.deepEqual(full.devices, [
+      {
+        claim: 'default/c2',
+        request: 'req',
+        deviceClass: 'gpu',
+        wanted: 1,
+        code: 'notEnough',
+        matching: 2,
+        free: 0,
+        holders: [{ claim: 'default/c1', pods: ['p1'] }],
+        planned: 0,
+      },
+    ]);
+    assert.deepEqual(plugin.filter(explaining, second, snapshot.get('n2')!).devices?.[0]?.code, 'noDevices');
+  });
+
   it("a shared claim: the second pod follows the first one's allocation", () => {
     const snapshot = snapshotOf(nodes);
     const objects: ClusterObjects = {
