@@ -133,6 +133,8 @@ export interface MatrixRowView {
   readonly stage?: string;
   readonly plugin?: string;
   readonly reasons?: readonly string[];
+  /** For a node DynamicResources rejected: each device request it could not meet there and why, in words (beside upstream's reason). */
+  readonly devices?: readonly string[];
   /**
    * The index in MatrixView.filterPlugins of the plugin that rejected the node: the plugins before it
    * passed and the ones after it did not run (a cycle stops at a node's first rejection, as upstream's
@@ -250,6 +252,8 @@ export interface PodExplanationView {
   readonly scores: readonly NodeScoreView[];
   readonly funnel: FunnelView;
   readonly matrix: MatrixView;
+  /** Per node DynamicResources rejected: the device requests it could not meet there and why, in words. */
+  readonly devices?: ReadonlyArray<{ readonly node: string; readonly lines: readonly string[] }>;
   /** When the cycle tried preemption: which victims make room on which node, and why the other candidate nodes lost. */
   readonly preemption?: PreemptionView;
 }
