@@ -2,7 +2,9 @@
 // strings included, to prove they stay text), the DOM, the canvas and the posted intents are
 // checked, and screenshots in the light, dark and high contrast themes go to test-results/.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { explainPod } from '../../src/server/service/planning';
+import { workspaceOf } from '../server/service/fixtures';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview } from '../../src/protocol/webview';
 import { launch, openPanel, recorded, send, THEMES, type Theme } from './harness';
@@ -291,6 +293,40 @@ describe('webview in headless Chromium', function () {
     assert.equal(await page.locator(`#${active} .name`).innerText(), 'node-0198');
     await page.keyboard.press('Enter');
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'reveal', kind: 'Node', name: 'node-0198' }]);
+    await page.close();
+  });
+
+  it('a DRA pod: the Devices page lists per node each device request not met and why; a rejected matrix row says it in its tooltip (screenshot test-results/webview-devices-light.png)', async () => {
+    // The view model the server makes for examples/dra's too-big pod (in process, as the panel gets it).
+    const files = Object.fromEntries(
+      ['classes', 'nodes', 'pods', 'slices'].map((f) => [`dra/${f}.yaml`, readFileSync(`examples/dra/${f}.yaml`, 'utf8')]),
+    );
+    const analysis = workspaceOf(files).analysis();
+    const tooBig = analysis.pod('default', 'too-big');
+    assert.ok(tooBig);
+    const page = await open('light');
+    await send(page, { type: 'explanation', explanation: explainPod(tooBig, analysis) });
+    await tab(page, 'devices');
+    const rows = await page
+      .locator('table tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+    assert.equal(rows.length, 5);
+    assert.ok(
+      rows.includes('gpu-a1 claim default/eight-gpus, request gpus (8 × gpu.example.com): only 4 matching devices on the node'),
+      rows.join('\n'),
+    );
+    assert.ok(
+      rows.includes('cpu-1 claim default/eight-gpus, request gpus (8 × gpu.example.com): the node has no devices'),
+      rows.join('\n'),
+    );
+    await page.screenshot({ path: `${RESULTS}/webview-devices-light.png`, fullPage: true });
+    await tab(page, 'matrix');
+    const why = await page.locator('.matrix-body .filter.fail').first().getAttribute('title');
+    assert.match(
+      why ?? '',
+      /^DynamicResources: cannot allocate all claims\n• claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): /,
+    );
+    await violationsAndPosts(page);
     await page.close();
   });
 
