@@ -20,6 +20,7 @@ import { CPU, MEMORY, PODS } from '../../api/resources';
 import type { LabelSelector, Node, TopologySpreadConstraint } from '../../api/types';
 import type { NodeInfo, PodInfo } from '../../framework/node-info';
 import { isSuccess } from '../../framework/status';
+import { deviceCounts } from '../../plugins/dynamicresources/counts';
 import { Names } from '../../plugins/names';
 import { nodeCost, queueOrder, type PlannerResult, type PlanRequest } from '../planner';
 import { MilpBuilder, type MilpModel } from './solver';
@@ -103,8 +104,22 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
   const feasibility = new Feasibility(request.framework, whatIf, request.eligible);
   const nodes = whatIf.nodes;
   const pods = queueOrder(request.framework, request.pods);
-  const resources = resourceNames(pods);
+  const base = resourceNames(pods);
+  // Devices the set's own claims ask for count as resources too (dynamicresources/counts.ts: conditions every allocation meets).
+  const devices = deviceCounts(
+    pods.map((p) => p.pod),
+    request.snapshot.objects?.()?.deviceClasses ? (request.snapshot.objects?.() ?? {}) : (request.framework.handle.objects?.() ?? {}),
+  );
+  const resources = devices ? [...base, ...devices.names] : base;
+  const B = base.length;
   const amount = (name: string, value: number) => (name === MEMORY ? value / MEMORY_UNIT : value);
+  const withDevices = (amounts: Float64Array, more: Float64Array | undefined): Float64Array => {
+    if (!devices) return amounts;
+    const out = new Float64Array(resources.length);
+    out.set(amounts);
+    if (more) out.set(more, B);
+    return out;
+  };
 
   const levels = [...new Set(pods.map((p) => p.pod.spec.priority ?? 0))].sort((a, b) => b - a);
   const groupOf = new Map<string, Group>();
@@ -113,7 +128,10 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
     const key = request.eligible?.has(pod.key) ? `pod:${pod.key}` : podShape(pod);
     let group = groupOf.get(key);
     if (!group) {
-      const requests = Float64Array.from(resources, (name) => amount(name, pod.requests.get(name)));
+      const requests = withDevices(
+        Float64Array.from(base, (name) => amount(name, pod.requests.get(name))),
+        devices?.demand(pod.pod),
+      );
       group = { pods: [], requests, level: levels.indexOf(pod.pod.spec.priority ?? 0), selfAntiAffine: avoidsItsOwnShape(pod) };
       groupOf.set(key, group);
     }
@@ -125,14 +143,22 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
   const classes = new Map<string, number>();
   nodes.forEach((node, n) => {
     const occupied = node.pods.length > 0;
-    const key = aggregate && !occupied ? nodeClass(node.node) : `node:${n}`;
+    const supply = devices?.supply(node.node);
+    // Nodes alike but for their devices are not alike.
+    const key = aggregate && !occupied ? `${nodeClass(node.node)}${supply ? JSON.stringify([...supply.free]) : ''}` : `node:${n}`;
     const existing = classes.get(key);
     if (existing !== undefined) {
       (bins[existing]?.nodes as number[]).push(n);
       return;
     }
-    const free = Float64Array.from(resources, (name) => amount(name, Math.max(0, node.allocatable.get(name) - node.requested.get(name))));
-    const capacity = Float64Array.from(resources, (name) => amount(name, node.allocatable.get(name)));
+    const free = withDevices(
+      Float64Array.from(base, (name) => amount(name, Math.max(0, node.allocatable.get(name) - node.requested.get(name)))),
+      supply?.free,
+    );
+    const capacity = withDevices(
+      Float64Array.from(base, (name) => amount(name, node.allocatable.get(name))),
+      supply?.total,
+    );
     classes.set(key, bins.length);
     bins.push({ nodes: [n], free, capacity, freePods: Math.max(0, node.allocatable.allowedPodNumber - node.pods.length), occupied });
   });
