@@ -10,15 +10,7 @@
 // firstAvailable list or allocationMode All is left to Filter.
 import type { DeviceRequestSpec, ResourceClaim } from '../../api/dra';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../../api/types';
-import {
-  capacityFits,
-  deviceId,
-  lookupAttribute,
-  nodeMatches,
-  SliceIndex,
-  taintPreventsAllocation,
-  type Pool,
-} from './allocator';
+import { capacityFits, deviceId, lookupAttribute, nodeMatches, SliceIndex, taintPreventsAllocation, type Pool } from './allocator';
 import { compileSelector } from './cel';
 import { MADE_UP_ANNOTATION, podResourceClaims } from './claims';
 
@@ -113,7 +105,8 @@ export function deviceCounts(pods: readonly Pod[], objects: ClusterObjects): Dev
   const slices = new SliceIndex(objects.resourceSlices ?? []);
   const taken = new Set<string>();
   for (const c of objects.resourceClaims ?? [])
-    for (const r of c.status?.allocation?.devices?.results ?? []) if (r.adminAccess !== true) taken.add(deviceId(r.driver, r.pool, r.device));
+    for (const r of c.status?.allocation?.devices?.results ?? [])
+      if (r.adminAccess !== true) taken.add(deviceId(r.driver, r.pool, r.device));
   const supplies = new WeakMap<Node, { readonly free: Float64Array; readonly total: Float64Array }>();
   return {
     names,
