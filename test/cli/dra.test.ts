@@ -40,16 +40,18 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     // Podplan's addition beside upstream's message: per node, the request and why.
     assert.match(
       stdout,
-      /Device requests not met \(DynamicResources; per node, what stood in the way\):\n  gpu-a1:\n    - claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): only 4 matching devices on the node\n/,
+      /Device requests not met \(DynamicResources; per node, what stood in the way\):\n {2}gpu-a1:\n {4}- claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): only 4 matching devices on the node\n/,
     );
-    assert.match(stdout, /  cpu-1:\n    - claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): the node has no devices\n/);
+    assert.match(stdout, / {2}cpu-1:\n {4}- claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): the node has no devices\n/);
   });
 
   it('explain --output json carries the device failures as data', async () => {
     const { stdout } = await cli(['explain', 'examples/dra', 'default/too-big', '-o', 'json'], draFiles());
     const report = JSON.parse(stdout) as { devices: Array<{ node: string; devices: Array<Record<string, unknown>> }> };
     const cpu = report.devices.find((d) => d.node === 'cpu-1');
-    assert.deepEqual(cpu?.devices, [{ claim: 'default/eight-gpus', request: 'gpus', deviceClass: 'gpu.example.com', wanted: 8, code: 'noDevices' }]);
+    assert.deepEqual(cpu?.devices, [
+      { claim: 'default/eight-gpus', request: 'gpus', deviceClass: 'gpu.example.com', wanted: 8, code: 'noDevices' },
+    ]);
     assert.equal(report.devices.length, 5);
   });
 
@@ -84,5 +86,38 @@ spec:
     const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
     assert.match(stdout, /8 of 10 pods placed on 2 nodes/);
     assert.equal([...stdout.matchAll(/^default\/train-\d+\*\s+gpu-[ab]1$/gm)].length, 8, stdout);
+  });
+
+  it('plan: the exact planner counts devices, so an 8-pod one-GPU gang on 4-GPU nodes is proven optimal on 2 nodes', async () => {
+    const files = {
+      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
+      'examples/dra/gang.yaml': `apiVersion: planner.ciena.io/v1alpha1
+kind: ScheduleTrigger
+metadata: {name: gang, namespace: default, labels: {planner.ciena.io/pod-set: gang, planner.ciena.io/planner: exact}}
+spec: {state: Schedule}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  parallelism: 8
+  completions: 8
+  template:
+    metadata: {labels: {planner.ciena.io/pod-set: gang}}
+    spec:
+      schedulerName: podset-planner-scheduler
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: t, image: t, resources: {requests: {cpu: "1"}}}]
+`,
+    };
+    const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
+    assert.match(stdout, /8 of 8 pods placed on 2 nodes \(planner exact/);
+    assert.match(stdout, /Bound \(HiGHS [\d.]+\): proven optimal\./);
   });
 });
