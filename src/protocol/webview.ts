@@ -46,6 +46,18 @@ export interface NodeUseView {
   readonly owners: readonly OwnerPodsView[];
   /** cpu, memory and pods always, then every other resource a planned pod asks for. */
   readonly resources: readonly ResourceUseView[];
+  /** DRA: per DeviceClass with a device on the node, its devices, those claims of the cluster hold and those the plan's pods take. */
+  readonly devices?: readonly DeviceUseView[];
+}
+
+/** The devices of one DeviceClass on one node. */
+export interface DeviceUseView {
+  readonly deviceClass: string;
+  readonly total: number;
+  /** Held by claims allocated in the cluster. */
+  readonly allocated: number;
+  /** Taken by the claims of the pods the plan puts there. */
+  readonly planned: number;
 }
 
 export interface AssignmentView {

@@ -68,15 +68,13 @@ export function nodeVerdicts(framework: Framework, pod: PodInfo, snapshot: NodeI
         shortfall: [],
       };
     }
-    const failures = framework
-      .filterVerdicts(state, pod, n)
-      .map((s) => ({
-        plugin: s.plugin ?? '',
-        stage: s.stage ?? 'Filter',
-        code: s.code,
-        reasons: s.reasons,
-        ...(s.devices && s.devices.length > 0 ? { devices: s.devices } : {}),
-      }));
+    const failures = framework.filterVerdicts(state, pod, n).map((s) => ({
+      plugin: s.plugin ?? '',
+      stage: s.stage ?? 'Filter',
+      code: s.code,
+      reasons: s.reasons,
+      ...(s.devices && s.devices.length > 0 ? { devices: s.devices } : {}),
+    }));
     return { node: n.name, failures, shortfall: failures.length > 0 ? shortfallOf(pod, n) : [] };
   });
 }

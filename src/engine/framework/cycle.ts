@@ -221,7 +221,8 @@ export class SchedulingCycle implements PodEvaluator {
       if (state.skipFilterPlugins.has(name)) continue;
       let raw: FilterStatus | undefined;
       const status = guarded(name, 'Filter', () => (raw = plugin.filter(state, pod, node)));
-      if (status.code !== Code.Success && status.code !== Code.Skip) failed.push(raw?.devices ? { ...status, devices: raw.devices } : status);
+      if (status.code !== Code.Success && status.code !== Code.Skip)
+        failed.push(raw?.devices ? { ...status, devices: raw.devices } : status);
     }
     return failed;
   }

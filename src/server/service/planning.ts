@@ -7,6 +7,8 @@ import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import { deviceFailureText } from '../../engine/explain/devices';
 import { deviceVerdicts, podReport, type NodeDevices } from '../../engine/explain/report';
+import { deviceId } from '../../engine/plugins/dynamicresources/allocator';
+import { deviceUse } from '../../engine/plugins/dynamicresources/plan-devices';
 import { Names } from '../../engine/plugins/names';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
@@ -179,8 +181,13 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
     if (list) list.push(pi.value);
     else byNode.set(a.node, [pi.value]);
   }
+  const devicesOn = deviceUse(
+    analysis.model.cluster,
+    new Set(plan.assignments.flatMap((a) => (a.devices ?? []).filter((d) => !d.existing).map((d) => deviceId(d.driver, d.pool, d.device)))),
+  );
   return analysis.engine.snapshot.list().map((info): NodeUseView => {
     const planned = byNode.get(info.name) ?? [];
+    const devices = devicesOn?.(info.node) ?? [];
     const owners = new Map<string, string[]>();
     for (const p of planned) {
       const owner = ownerOf(p.pod);
@@ -209,6 +216,7 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
         requested: resource === PODS ? info.pods.length : info.requested.get(resource),
         planned: resource === PODS ? planned.length : planned.reduce((sum, p) => sum + p.requests.get(resource), 0),
       })),
+      ...(devices.length > 0 ? { devices } : {}),
     };
   });
 }

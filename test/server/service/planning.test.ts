@@ -164,6 +164,38 @@ describe('server/service/planning: the view models of a plan and of an explanati
     );
   });
 
+  it('a DRA pod set: each placed pod’s devices in the plan, and per node its devices by class: allocated, planned, in all', () => {
+    const files = {
+      ...Object.fromEntries(['classes', 'nodes', 'slices'].map((f) => [`dra/${f}.yaml`, readFileSync(`examples/dra/${f}.yaml`, 'utf8')])),
+      'dra/gang.yaml': readFileSync('test/fixtures/dra/gang.yaml', 'utf8'),
+    };
+    const analysis = workspaceOf(files).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 'gang', trigger: 'gang' });
+    assert.ok(made.ok, made.ok ? '' : made.error);
+    const plan = made.value;
+    assert.equal(plan.assignments.length, 6);
+    // One GPU each, none twice.
+    const devices = plan.assignments.map((a) => a.devices ?? []);
+    assert.ok(devices.every((d) => d.length === 1 && d[0]?.request === 'gpu' && /^default\/train-\d+-gpu-\w{5}$/.test(d[0].claim)));
+    const ids = devices.map((d) => `${d[0]?.pool}/${d[0]?.device}`);
+    assert.equal(new Set(ids).size, 6);
+    ids.forEach((id, i) => assert.equal(id.split('/')[0], plan.assignments[i]?.node));
+    const view = planView(plan, analysis);
+    const used = view.nodes.filter((n) => n.pods.length > 0);
+    for (const n of used)
+      assert.deepEqual(
+        n.devices?.find((d) => d.deviceClass === 'gpu.example.com'),
+        { deviceClass: 'gpu.example.com', total: 4, allocated: 0, planned: n.pods.length },
+      );
+    assert.deepEqual(view.nodes.find((n) => n.node === 'cpu-1')?.devices, undefined);
+    // The large-GPU class counts the A100s of gpu-a1 and gpu-b1 only.
+    assert.equal(view.nodes.find((n) => n.node === 'gpu-a1')?.devices?.find((d) => d.deviceClass === 'large-gpu.example.com')?.total, 4);
+    assert.equal(
+      view.nodes.find((n) => n.node === 'gpu-a2')?.devices?.some((d) => d.deviceClass === 'large-gpu.example.com'),
+      false,
+    );
+  });
+
   it('explaining a pod in a preview plan reads the planner’s own cycle for it, about the node it got there', async () => {
     const analysis = workspaceOf({ 'cluster.yaml': cluster }).analysis();
     const made = planPodSet(analysis, { namespace: 'default', podSet: 's' });

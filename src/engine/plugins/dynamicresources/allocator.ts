@@ -77,7 +77,12 @@ export function nodeSelectorMatches(selector: NodeSelector, node: Node): boolean
   return m.matches(node);
 }
 
-export function nodeMatches(node: Node, nodeName: string | undefined, allNodes: boolean | undefined, selector: NodeSelector | undefined): boolean {
+export function nodeMatches(
+  node: Node,
+  nodeName: string | undefined,
+  allNodes: boolean | undefined,
+  selector: NodeSelector | undefined,
+): boolean {
   if (nodeName) return node.metadata.name === nodeName;
   if (allNodes) return true;
   if (selector) return nodeSelectorMatches(selector, node);

@@ -62,8 +62,7 @@ function select(
   }
   let best: number | undefined;
   for (const [i, n] of falseAt) if (best === undefined || n > (falseAt.get(best) ?? 0) || (n === falseAt.get(best) && i < best)) best = i;
-  const selector =
-    best === undefined ? undefined : { owner, index: best, expression: selectors[best]?.cel?.expression ?? '' };
+  const selector = best === undefined ? undefined : { owner, index: best, expression: selectors[best]?.cel?.expression ?? '' };
   return { passed, selector };
 }
 
@@ -84,12 +83,7 @@ function appliesTo(constraint: DeviceConstraint, option: Option): boolean {
  * Per claim and request, why the claims cannot be allocated on the node. Empty when the node's
  * pools cannot be read or a selector errs (the allocator's own message says so).
  */
-export function deviceFailures(
-  input: AllocatorInput,
-  node: Node,
-  claims: readonly ResourceClaim[],
-  holdersOf: HoldersOf,
-): DeviceFailure[] {
+export function deviceFailures(input: AllocatorInput, node: Node, claims: readonly ResourceClaim[], holdersOf: HoldersOf): DeviceFailure[] {
   const pools = input.slices.poolsFor(node);
   if (typeof pools === 'string') return [];
   const candidates: Candidate[] = [];
@@ -119,7 +113,15 @@ export function deviceFailures(
               adminAccess: false,
             }))
           : request.exactly
-            ? [{ name: request.name, base: request.name, sub: undefined, spec: request.exactly, adminAccess: request.exactly.adminAccess === true }]
+            ? [
+                {
+                  name: request.name,
+                  base: request.name,
+                  sub: undefined,
+                  spec: request.exactly,
+                  adminAccess: request.exactly.adminAccess === true,
+                },
+              ]
             : [];
       const failures: DeviceFailure[] = [];
       let metBy: (typeof met)[number] | undefined;
@@ -147,8 +149,7 @@ export function deviceFailures(
       }
     }
   }
-  if (everyRequestAlone && claims[0])
-    out.push({ claim: claimKey(claims[0]), request: '*', deviceClass: '', wanted: 0, code: 'together' });
+  if (everyRequestAlone && claims[0]) out.push({ claim: claimKey(claims[0]), request: '*', deviceClass: '', wanted: 0, code: 'together' });
   return out;
 }
 
@@ -160,12 +161,19 @@ function optionFailure(
   holdersOf: HoldersOf,
 ): { readonly failure: DeviceFailure } | { readonly free: readonly Candidate[]; readonly wanted: number } {
   const all = (option.spec.allocationMode ?? 'ExactCount') === 'All';
-  const head = { claim, request: option.name, deviceClass: option.spec.deviceClassName, wanted: all ? ('All' as const) : (option.spec.count ?? 1) };
+  const head = {
+    claim,
+    request: option.name,
+    deviceClass: option.spec.deviceClassName,
+    wanted: all ? ('All' as const) : (option.spec.count ?? 1),
+  };
   if (candidates.length === 0) return { failure: { ...head, code: 'noDevices' } };
   const cls = input.classes.get(option.spec.deviceClassName);
   const ofClass = select(cls?.spec.selectors ?? [], 'class', candidates);
   if (ofClass.passed.length === 0)
-    return { failure: { ...head, code: 'noClassMatch', devices: candidates.length, ...(ofClass.selector ? { selector: ofClass.selector } : {}) } };
+    return {
+      failure: { ...head, code: 'noClassMatch', devices: candidates.length, ...(ofClass.selector ? { selector: ofClass.selector } : {}) },
+    };
   const matching = select(option.spec.selectors ?? [], 'request', ofClass.passed);
   if (matching.passed.length === 0) {
     if (!matching.selector) return { failure: { ...head, code: 'noClassMatch', devices: candidates.length } };
