@@ -3,7 +3,7 @@
 // checked, and screenshots in the light, dark and high contrast themes go to test-results/.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { explainPod } from '../../src/server/service/planning';
+import { explainPod, planPodSet, planView } from '../../src/server/service/planning';
 import { workspaceOf } from '../server/service/fixtures';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview } from '../../src/protocol/webview';
@@ -293,6 +293,44 @@ describe('webview in headless Chromium', function () {
     assert.equal(await page.locator(`#${active} .name`).innerText(), 'node-0198');
     await page.keyboard.press('Enter');
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'reveal', kind: 'Node', name: 'node-0198' }]);
+    await page.close();
+  });
+
+  it('node map with DRA: the selected node’s devices per DeviceClass, allocated, planned and free (screenshot test-results/webview-node-devices-dark.png)', async () => {
+    // The plan the server makes for test/fixtures/dra/gang.yaml on examples/dra (in process, as the panel gets it).
+    const files = {
+      ...Object.fromEntries(['classes', 'nodes', 'slices'].map((f) => [`dra/${f}.yaml`, readFileSync(`examples/dra/${f}.yaml`, 'utf8')])),
+      'dra/gang.yaml': readFileSync('test/fixtures/dra/gang.yaml', 'utf8'),
+    };
+    const analysis = workspaceOf(files).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 'gang', trigger: 'gang' });
+    assert.ok(made.ok);
+    const view = planView(made.value, analysis);
+    const used = view.nodes.find((n) => n.pods.length > 0);
+    assert.ok(used);
+    const page = await open('dark');
+    await send(page, { type: 'plan', plan: view });
+    await page.locator('vscode-textfield.search input').fill(used.node);
+    await page.locator('.map-view .count[role=status]', { hasText: /^1 of 5 nodes$/ }).waitFor();
+    await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
+    assert.match(await page.locator('.node-detail h3').innerText(), new RegExp(`^${used.node}`));
+    assert.match(await page.locator('.node-detail').innerText(), /Devices \(DRA\)/);
+    const bars = await page
+      .locator('.node-detail .use.devices')
+      .evaluateAll((els) =>
+        els.map((e) => [e.querySelector('.resource')?.textContent, e.querySelector('.amount')?.textContent, e.getAttribute('title')]),
+      );
+    const planned = used.pods.length;
+    assert.deepEqual(
+      bars.find((b) => b[0] === 'gpu.example.com'),
+      [
+        'gpu.example.com',
+        `${planned} / 4 (${planned} planned)`,
+        `gpu.example.com: 4 devices, 0 allocated, ${planned} planned, ${4 - planned} free`,
+      ],
+    );
+    await page.screenshot({ path: `${RESULTS}/webview-node-devices-dark.png`, fullPage: true });
+    await violationsAndPosts(page);
     await page.close();
   });
 
