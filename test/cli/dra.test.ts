@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { StoredPlan } from '../../src/store/types';
+import { useTempDir } from '../store/helpers';
 import { cli } from './run-cli';
 
 /** examples/dra as the in-memory file table the CLI harness reads. */
@@ -17,6 +19,7 @@ function draFiles(): Record<string, string> {
 // NUMA node each, the inference pod falls back to a small GPU, the pod asking for eight GPUs on
 // one node is placed nowhere, with upstream's words.
 describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
+  const dir = useTempDir();
   it('schedule places the GPU pods where the devices are and explains the one that fits nowhere', async () => {
     const { code, stdout } = await cli(['schedule', 'examples/dra', '--no-history'], draFiles());
     assert.equal(code, 1, stdout);
@@ -119,5 +122,30 @@ spec:
     const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
     assert.match(stdout, /8 of 8 pods placed on 2 nodes \(planner exact/);
     assert.match(stdout, /Bound \(HiGHS [\d.]+\): proven optimal\./);
+  });
+
+  it('the history keeps each placed pod’s devices: plan --db records them, show prints them, -o json carries them', async () => {
+    const history = path.join(dir.path, 'dra.db');
+    const files = {
+      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
+      'examples/dra/gang.yaml': readFileSync('test/fixtures/dra/gang.yaml', 'utf8'),
+    };
+    const planned = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--db', history], files);
+    assert.equal(planned.code, 0, planned.stderr);
+    const id = /Recorded as plan (\d+)/.exec(planned.stderr)?.[1];
+    assert.ok(id, planned.stderr);
+    const placed = new Map([...planned.stdout.matchAll(/^default\/(train-\d)\*\s+(\S+)$/gm)].map((m) => [m[1], m[2]]));
+    assert.equal(placed.size, 6);
+    const shown = await cli(['show', id, '--db', history]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /^Devices \(DRA: claim, request: driver\/pool\/device\):$/m);
+    const devices = [
+      ...shown.stdout.matchAll(/^ {2}(train-\d)\* on (\S+):\n {4}default\/\1-gpu-\w{5}, gpu: gpu\.example\.com\/(\S+)\/(gpu-\d)$/gm),
+    ];
+    assert.equal(devices.length, 6, shown.stdout);
+    for (const [, pod, node, pool] of devices) assert.deepEqual([node, pool], [placed.get(pod!), placed.get(pod!)]);
+    assert.equal(new Set(devices.map((m) => `${m[3]}/${m[4]}`)).size, 6, 'no device twice');
+    const json = JSON.parse((await cli(['show', id, '-o', 'json', '--db', history])).stdout) as StoredPlan;
+    assert.deepEqual(Object.keys(json.assignments[0]?.devices?.[0] ?? {}), ['claim', 'request', 'driver', 'pool', 'device']);
   });
 });
