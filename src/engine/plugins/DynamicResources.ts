@@ -272,9 +272,22 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       template: (ns, n) => idx.templates.get(key(ns, n)),
     });
     if (!found.ok) return { status: unresolvable(found.error) };
-    const userClaims = found.value.length > 0;
+    // In a planner's what-if, a claim a pod placed earlier allocated (a shared claim) is allocated
+    // there, as the scheduler following the plan would find it: this pod may only follow it.
+    const planned =
+      state.read(PREEMPTION_MODE) === 'report' && found.value.some((c) => !c.status?.allocation)
+        ? this.plannedDevices(idx, pod, nodes)
+        : undefined;
+    const podClaims =
+      planned && planned.claims.size > 0
+        ? found.value.map((c) => {
+            const allocation = c.status?.allocation ? undefined : planned.claims.get(key(c.metadata.namespace, c.metadata.name));
+            return allocation ? { ...c, status: { ...c.status, allocation } } : c;
+          })
+        : found.value;
+    const userClaims = podClaims.length > 0;
     // The claim for the extended resources: made for the pod, its requests per node (in Filter).
-    const claims = extended.length > 0 ? [...found.value, extendedResourceClaim(pod.pod)] : found.value;
+    const claims = extended.length > 0 ? [...podClaims, extendedResourceClaim(pod.pod)] : podClaims;
     if (claims.length === 0) return { status: SKIP };
     const toAllocate: number[] = [];
     for (const [i, claim] of claims.entries()) {
@@ -302,18 +315,18 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     // The devices in use as of this cycle (Reserve, which changes them, comes after Filter); in a
     // planner's what-if, also those the pods it placed so far take (its placements are not reserved).
     const use = this.use;
-    const planned = toAllocate.length > 0 && state.read(PREEMPTION_MODE) === 'report' ? this.plannedDevices(idx, pod, nodes) : undefined;
+    const taken = toAllocate.length > 0 ? planned?.taken : undefined;
     const input: AllocatorInput | undefined =
       toAllocate.length > 0
         ? {
             classes: idx.classes,
             slices: idx.slices,
-            allocated: { has: planned && planned.size > 0 ? (id) => use.has(id) || planned.has(id) : (id) => use.has(id) },
+            allocated: { has: taken && taken.size > 0 ? (id) => use.has(id) || taken.has(id) : (id) => use.has(id) },
           }
         : undefined;
     const allocating = toAllocate.map((i) => claims[i]!);
     // The memo holds outcomes for the devices in use only: not for a what-if's.
-    const specs = input && !(planned && planned.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
+    const specs = input && !(taken && taken.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
     state.write(this.stateKey, {
       claims,
       toAllocate,
@@ -330,10 +343,16 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
 
   /**
    * The devices the pods a planner placed in this what-if (pods on nodes whose claims are not
-   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan.
+   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan,
+   * and the allocation each of their claims gets (a claim they share with this pod is allocated there).
    */
-  private plannedDevices(idx: Indexes, pod: PodInfo, nodes: readonly NodeInfo[]): Set<string> {
+  private plannedDevices(
+    idx: Indexes,
+    pod: PodInfo,
+    nodes: readonly NodeInfo[],
+  ): { readonly taken: Set<string>; readonly claims: Map<string, AllocationResult> } {
     const taken = new Set<string>();
+    const claims = new Map<string, AllocationResult>();
     const done = new Set<string>();
     const input: AllocatorInput = {
       classes: idx.classes,
@@ -353,11 +372,14 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         for (const c of pending) done.add(key(c.metadata.namespace, c.metadata.name));
         const outcome = allocate(input, nodeInfo.node, pending);
         if (outcome.kind !== 'allocated') continue;
-        for (const r of outcome.results)
+        outcome.results.forEach((r, i) => {
+          const c = pending[i]!;
+          claims.set(key(c.metadata.namespace, c.metadata.name), r);
           for (const d of r.devices?.results ?? []) if (d.adminAccess !== true) taken.add(deviceId(d.driver, d.pool, d.device));
+        });
       }
     }
-    return taken;
+    return { taken, claims };
   }
 
   private checkClass(idx: Indexes, className: string, request: string): Status | undefined {

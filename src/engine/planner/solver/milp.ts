@@ -92,6 +92,11 @@ export interface PlacementClasses {
   readonly levels: readonly number[];
   /** Every pod, in queue order. */
   readonly pods: readonly PodInfo[];
+  /**
+   * DRA claims several pods of one group share (node-local devices): the group goes to one node,
+   * where the claim's devices (`demand`, resources' order) are taken once.
+   */
+  readonly shared: ReadonlyArray<{ readonly group: number; readonly demand: Float64Array }>;
 }
 
 /**
@@ -175,7 +180,13 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
       return status.plugin === Names.PodTopologySpread || (status.plugin === Names.InterPodAffinity && hasRequiredAffinity(pod));
     });
   });
-  return { groups, bins, nodes, resources, allowed, levels, pods };
+  // A shared claim whose pods are all of one group (else it is left to the replay through Filter).
+  const shared = (devices?.shared ?? []).flatMap(({ pods: sharing, demand }) => {
+    const g = groups.findIndex((group) => group.pods.some((p) => p.pod === sharing[0]));
+    const members = new Set(groups[g]?.pods.map((p) => p.pod));
+    return g >= 0 && sharing.every((p) => members.has(p)) ? [{ group: g, demand: withDevices(new Float64Array(B), demand) }] : [];
+  });
+  return { groups, bins, nodes, resources, allowed, levels, pods, shared };
 }
 
 /** The model of a request's placement. */
@@ -184,7 +195,7 @@ export function placementModel(
   options: PlacementModelOptions = {},
   classes = placementClasses(request, options.aggregate ?? false),
 ): PlacementModel {
-  const { groups, bins, nodes, resources, allowed, levels, pods } = classes;
+  const { groups, bins, nodes, resources, allowed, levels, pods, shared } = classes;
   const R = resources.length;
 
   const N = nodes.length;
@@ -244,12 +255,32 @@ export function placementModel(
     const row = (byGroup[g] ?? []).map(({ column }) => [column, 1] as const);
     builder.row(row, goal === 'fewest-nodes' || goal === 'every-pod' ? group.pods.length : 0, group.pods.length);
   });
+  // A shared claim: its group on one node (u per bin, at most one), the claim's devices taken there once.
+  const claimsByBin: Array<Array<{ column: number; demand: Float64Array }>> = bins.map(() => []);
+  for (const { group: g, demand } of shared) {
+    const on = (byGroup[g] ?? []).map(({ bin, column }) => {
+      const u = builder.column(0, 0, 1, true);
+      builder.row(
+        [
+          [column, 1],
+          [u, -perNodeMost(groups[g] as Group, bins[bin] as Bin)],
+        ],
+        -Infinity,
+        0,
+      );
+      claimsByBin[bin]?.push({ column: u, demand });
+      return [u, 1] as const;
+    });
+    if (on.length > 0) builder.row(on, -Infinity, 1);
+  }
   bins.forEach((bin, b) => {
     const here = byBin[b] ?? [];
     if (here.length === 0) return;
+    const claims = claimsByBin[b] ?? [];
     for (let k = 0; k < R; k++) {
       const entries = here.map(({ group, column }) => [column, (groups[group] as Group).requests[k] as number] as const);
-      builder.row([...entries, [usage[b] as number, -(bin.free[k] as number)]], -Infinity, 0);
+      const once = claims.filter(({ demand }) => (demand[k] as number) > 0).map(({ column, demand }) => [column, demand[k] as number] as const);
+      builder.row([...entries, ...once, [usage[b] as number, -(bin.free[k] as number)]], -Infinity, 0);
     }
     builder.row([...here.map(({ column }) => [column, 1] as const), [usage[b] as number, -bin.freePods]], -Infinity, 0);
   });

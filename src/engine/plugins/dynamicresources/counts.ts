@@ -5,9 +5,10 @@
 // give. Each is a condition every allocation meets, never more, so a model holding a plan to them
 // excludes no plan the allocator could carry out and a bound built on it stays a bound; the plan
 // is then carried out pod by pod through Filter (search/replay.ts), which has the last word.
-// Counted: the ExactCount requests (without admin access) of claims not allocated yet that are the
-// pod's own (from a template, or a claim reserved for it alone); a claim shared by several pods, a
-// firstAvailable list or allocationMode All is left to Filter.
+// Counted: the ExactCount requests (without admin access) of claims not allocated yet: per pod for
+// its own (from a template, or a claim made for it), once for a claim several pods share (which,
+// where every slice is node-local, puts them all on one node); a firstAvailable list or
+// allocationMode All is left to Filter.
 import type { DeviceRequestSpec, ResourceClaim } from '../../api/dra';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../../api/types';
 import { capacityFits, deviceId, lookupAttribute, nodeMatches, SliceIndex, taintPreventsAllocation, type Pool } from './allocator';
@@ -22,6 +23,12 @@ export interface DeviceCounts {
   demand(pod: Pod): Float64Array | undefined;
   /** Per node: how much of each it has free, and in all (free and taken). */
   supply(node: Node): { readonly free: Float64Array; readonly total: Float64Array };
+  /**
+   * Claims not allocated yet that several of the pods share, when every slice is node-local: the
+   * claim is allocated once, on one node, where all its pods must go; its devices are counted once
+   * (`demand`, names' order).
+   */
+  readonly shared: ReadonlyArray<{ readonly pods: readonly Pod[]; readonly demand: Float64Array }>;
 }
 
 interface Kind {
@@ -54,6 +61,8 @@ export function deviceCounts(pods: readonly Pod[], objects: ClusterObjects): Dev
   const sets: SetKind[] = [];
   const setIndex = new Map<string, number>();
   const perPod = new Map<Pod, Map<number, number>>();
+  /** Shared claims: their pods and what they want, counted once. */
+  const sharedClaims = new Map<string, { pods: Pod[]; wants: Map<number, number> }>();
   const kindOf = (spec: DeviceRequestSpec): number => {
     const k = kindKey(spec);
     let i = kindIndex.get(k);
@@ -66,10 +75,21 @@ export function deviceCounts(pods: readonly Pod[], objects: ClusterObjects): Dev
       template: (ns, n) => templates.get(key(ns, n)),
     });
     if (!found.ok) continue;
-    const wants = new Map<number, number>();
-    const add = (column: number, n: number) => wants.set(column, (wants.get(column) ?? 0) + n);
+    const own = new Map<number, number>();
     for (const claim of found.value) {
-      if (claim.status?.allocation || !ownClaim(claim, pod)) continue;
+      if (claim.status?.allocation) continue;
+      let wants = own;
+      if (!ownClaim(claim, pod)) {
+        const k = key(claim.metadata.namespace, claim.metadata.name);
+        const known = sharedClaims.get(k);
+        if (known) {
+          known.pods.push(pod);
+          continue;
+        }
+        wants = new Map();
+        sharedClaims.set(k, { pods: [pod], wants });
+      }
+      const add = (column: number, n: number) => wants.set(column, (wants.get(column) ?? 0) + n);
       const requests = claim.spec.devices?.requests ?? [];
       const counted = new Map<string, { kind: number; count: number }>();
       for (const r of requests) {
@@ -94,9 +114,12 @@ export function deviceCounts(pods: readonly Pod[], objects: ClusterObjects): Dev
         add(-1 - s, 1);
       }
     }
-    if (wants.size > 0) perPod.set(pod, wants);
+    if (own.size > 0) perPod.set(pod, own);
   }
-  if (perPod.size === 0) return undefined;
+  // Co-location holds where every device is on one node's slice.
+  const nodeLocal = (objects.resourceSlices ?? []).every((s) => s.spec.nodeName !== undefined && s.spec.nodeName !== '');
+  const shared = nodeLocal ? [...sharedClaims.values()].filter((c) => c.wants.size > 0) : [];
+  if (perPod.size === 0 && shared.length === 0) return undefined;
   const names = [
     ...kinds.map((k, i) => `devices/${k.spec.deviceClassName}#${i}`),
     ...sets.map((s) => `device-sets/${kinds[s.kind]!.spec.deviceClassName}#${s.kind}/${s.attribute}×${s.count}`),
@@ -108,14 +131,17 @@ export function deviceCounts(pods: readonly Pod[], objects: ClusterObjects): Dev
     for (const r of c.status?.allocation?.devices?.results ?? [])
       if (r.adminAccess !== true) taken.add(deviceId(r.driver, r.pool, r.device));
   const supplies = new WeakMap<Node, { readonly free: Float64Array; readonly total: Float64Array }>();
+  const vector = (wants: ReadonlyMap<number, number>): Float64Array => {
+    const out = new Float64Array(names.length);
+    for (const [column, n] of wants) out[column >= 0 ? column : K - 1 - column] = n;
+    return out;
+  };
   return {
     names,
+    shared: shared.map((c) => ({ pods: c.pods, demand: vector(c.wants) })),
     demand(pod) {
       const wants = perPod.get(pod);
-      if (!wants) return undefined;
-      const out = new Float64Array(names.length);
-      for (const [column, n] of wants) out[column >= 0 ? column : K - 1 - column] = n;
-      return out;
+      return wants ? vector(wants) : undefined;
     },
     supply(node) {
       let s = supplies.get(node);
