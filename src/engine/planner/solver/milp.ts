@@ -279,7 +279,9 @@ export function placementModel(
     const claims = claimsByBin[b] ?? [];
     for (let k = 0; k < R; k++) {
       const entries = here.map(({ group, column }) => [column, (groups[group] as Group).requests[k] as number] as const);
-      const once = claims.filter(({ demand }) => (demand[k] as number) > 0).map(({ column, demand }) => [column, demand[k] as number] as const);
+      const once = claims
+        .filter(({ demand }) => (demand[k] as number) > 0)
+        .map(({ column, demand }) => [column, demand[k] as number] as const);
       builder.row([...entries, ...once, [usage[b] as number, -(bin.free[k] as number)]], -Infinity, 0);
     }
     builder.row([...here.map(({ column }) => [column, 1] as const), [usage[b] as number, -bin.freePods]], -Infinity, 0);

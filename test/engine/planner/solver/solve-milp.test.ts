@@ -11,7 +11,7 @@ import { highsSolver } from '../../../../src/platform/highs';
 import { generatePodSet } from '../../../../bench/workloads/podsets';
 import { Snapshot } from '../../../../src/engine/framework/snapshot';
 import { podInfo } from '../../../../src/engine/framework/node-info';
-import type { DeviceClass, ResourceClaimTemplate, ResourceSlice } from '../../../../src/engine/api/dra';
+import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../../../../src/engine/api/dra';
 import { makeNode } from '../../../builders';
 import { assertEngineAccepts, nodesUsed, outcome, planning, request, setPod } from '../fixtures';
 
@@ -350,6 +350,51 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
       assert.deepEqual([...new Set(plan.assignments.map((a) => a.node))], ['big']);
       assert.equal(used, 1);
       assert.equal(plan.bound?.optimal, true);
+    });
+
+    it('a claim the pods share (two GPUs on one NUMA node): one node for all of them, as many as fit there, proven optimal', () => {
+      const claim: ResourceClaim = {
+        metadata: { name: 'shared', namespace: 'default' },
+        spec: {
+          devices: {
+            requests: [{ name: 'gpus', exactly: { deviceClassName: 'gpu', count: 2 } }],
+            constraints: [{ matchAttribute: `${DRIVER}/numa` }],
+          },
+        },
+      };
+      const members = ['p-0', 'p-1', 'p-2'].map((n) => setPod(n).req({ cpu: '12' }).deviceClaims({ claim: 'shared' }).obj);
+      const snapshot = Snapshot.fromCluster({
+        nodes: ['a', 'b', 'c'].map((n) => node(n, '32').obj),
+        pods: [],
+        deviceClasses: [gpu],
+        resourceSlices: [gpuSlice('a', [0, 1]), gpuSlice('b', [0, 0, 1, 1]), gpuSlice('c', [0, 0])],
+        resourceClaims: [claim],
+      });
+      assert.ok(snapshot.ok);
+      for (const planner of ['greedy', 'optimize', 'exact']) {
+        const plan = buildPlan(
+          {
+            podSet: resolvePodSet(members, { namespace: 'default', name: 'web' }),
+            snapshot: snapshot.value,
+            framework: planning().framework,
+            now: 0,
+            solver: { solver: highs, timeLimitMs: 20_000, seed: 1 },
+          },
+          { planner },
+        );
+        assert.ok(plan.ok);
+        // Node a has no two GPUs on one NUMA node; 32 cpu take two 12-cpu pods.
+        const nodes = new Set(plan.value.assignments.map((x) => x.node));
+        assert.equal(nodes.size, 1, `${planner}: ${JSON.stringify(plan.value.assignments.map((x) => [x.pod, x.node]))}`);
+        assert.ok(!nodes.has('a'), planner);
+        assert.equal(plan.value.assignments.length, 2, planner);
+        // The bound knows the claim puts them on one node: no plan places more than 2 (the solvers prove theirs optimal).
+        if (planner === 'greedy') assert.equal(plan.value.bound?.placeable, 2, JSON.stringify(plan.value.bound));
+        else assert.equal(plan.value.bound?.optimal, true, `${planner}: ${JSON.stringify(plan.value.bound)}`);
+        // The claim is allocated once: both pods name the same devices.
+        const devices = plan.value.assignments.map((x) => JSON.stringify(x.devices));
+        assert.equal(new Set(devices).size, 1, planner);
+      }
     });
 
     it('two GPUs on one NUMA node per pod: a node with NUMA 0,0,0,1 takes one pod, not two; the bound knows it', () => {

@@ -50,6 +50,7 @@ describe('engine/plugins/dynamicresources/counts', () => {
     demand?: Array<number[] | undefined>;
     free?: number[];
     total?: number[];
+    shared?: Array<{ pods: string[]; demand: number[] }>;
   }> = [
     {
       name: 'two GPUs from a template: 2 wanted; the node has 4 untainted, 3 free',
@@ -85,19 +86,24 @@ describe('engine/plugins/dynamicresources/counts', () => {
       total: [4, 1],
     },
     {
-      name: 'a claim shared by name, a firstAvailable list, All and admin access are left to Filter',
+      name: 'a claim two pods share: counted once, for both, not per pod',
+      templates: [],
+      claims: [{ metadata: { name: 'shared', namespace: 'default' }, spec: { devices: { requests: [exactly(2)] } } }],
+      pods: [pod('a', [{ name: 'g', resourceClaimName: 'shared' }]), pod('b', [{ name: 'g', resourceClaimName: 'shared' }])],
+      names: ['devices/gpu#0'],
+      demand: [undefined, undefined],
+      shared: [{ pods: ['a', 'b'], demand: [2] }],
+      free: [3],
+      total: [4],
+    },
+    {
+      name: 'a firstAvailable list, All and admin access are left to Filter',
       templates: [
         template('list', [{ name: 'g', firstAvailable: [{ name: 'a', deviceClassName: 'gpu' }] }]),
         template('all', [exactly(1, { allocationMode: 'All' })]),
         template('admin', [exactly(1, { adminAccess: true })]),
       ],
-      claims: [{ metadata: { name: 'shared', namespace: 'default' }, spec: { devices: { requests: [exactly(1)] } } }],
-      pods: [
-        pod('a', [{ name: 'g', resourceClaimName: 'shared' }]),
-        pod('b', [{ name: 'g', resourceClaimTemplateName: 'list' }]),
-        pod('c', [{ name: 'g', resourceClaimTemplateName: 'all' }]),
-        pod('d', [{ name: 'g', resourceClaimTemplateName: 'admin' }]),
-      ],
+      pods: [pod('c', [{ name: 'g', resourceClaimTemplateName: 'all' }]), pod('d', [{ name: 'g', resourceClaimTemplateName: 'admin' }])],
       names: undefined,
     },
   ];
@@ -115,6 +121,10 @@ describe('engine/plugins/dynamicresources/counts', () => {
       assert.deepEqual(
         row.pods.map((p) => (counts.demand(p) ? [...(counts.demand(p) as Float64Array)] : undefined)),
         row.demand,
+      );
+      assert.deepEqual(
+        counts.shared.map((c) => ({ pods: c.pods.map((p) => p.metadata.name), demand: [...c.demand] })),
+        row.shared ?? [],
       );
       const supply = counts.supply(node);
       assert.deepEqual([[...supply.free], [...supply.total]], [row.free, row.total]);
