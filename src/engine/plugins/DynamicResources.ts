@@ -202,6 +202,9 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     Node,
     Map<string, { readonly pools: readonly Pool[]; readonly versions: readonly number[]; readonly outcome: AllocateOutcome }>
   >();
+  /** Bumped whenever a claim is counted in or out: what the explain-only index of holders is valid for. */
+  private changes = 0;
+  private holders: { readonly at: number; readonly of: Indexes; readonly byDevice: Map<string, ResourceClaim> } | undefined;
   /** What Reserve changed per pod, for Unreserve. */
   private readonly reservedBy = new Map<string, Array<{ readonly key: string; readonly before: Assumed | undefined }>>();
 
@@ -223,6 +226,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   }
 
   private count(claim: ResourceClaim, delta: number): void {
+    this.changes++;
     for (const id of allocatedDevices(claim)) {
       const pool = id.slice(0, id.lastIndexOf('/'));
       this.poolVersions.set(pool, (this.poolVersions.get(pool) ?? 0) + 1);
@@ -439,13 +443,19 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     return SUCCESS;
   }
 
-  /** The claim (assumed or the snapshot's) that holds a device, with the pods it is reserved for; explain only (a scan of the claims). */
+  /**
+   * The claim (assumed or the snapshot's) that holds a device, with the pods it is reserved for;
+   * explain only: the index of holders is built on first use and kept while no claim changes.
+   */
   private holderOf(id: string): DeviceHolder | undefined {
     const idx = this.indexes();
-    const holds = (c: ResourceClaim) => allocatedDevices(c).includes(id);
-    let claim: ResourceClaim | undefined;
-    for (const a of this.assumed.values()) if (holds(a.claim)) claim = a.claim;
-    if (!claim) for (const [k, c] of idx.claims) if (!this.assumed.has(k) && holds(c)) claim = c;
+    if (!this.holders || this.holders.at !== this.changes || this.holders.of !== idx) {
+      const byDevice = new Map<string, ResourceClaim>();
+      for (const [k, c] of idx.claims) if (!this.assumed.has(k)) for (const d of allocatedDevices(c)) byDevice.set(d, c);
+      for (const a of this.assumed.values()) for (const d of allocatedDevices(a.claim)) byDevice.set(d, a.claim);
+      this.holders = { at: this.changes, of: idx, byDevice };
+    }
+    const claim = this.holders.byDevice.get(id);
     if (!claim) return undefined;
     return {
       claim: key(claim.metadata.namespace, claim.metadata.name),
