@@ -10,7 +10,10 @@ import { deviceFailures } from '../../../../src/engine/plugins/dynamicresources/
 const DRIVER = 'gpu.example.com';
 const node1: Node = { metadata: { name: 'node-1' } };
 const gpu: DeviceClass = { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] } };
-const nic: DeviceClass = { metadata: { name: 'nic' }, spec: { selectors: [{ cel: { expression: 'device.driver == "nic.example.com"' } }] } };
+const nic: DeviceClass = {
+  metadata: { name: 'nic' },
+  spec: { selectors: [{ cel: { expression: 'device.driver == "nic.example.com"' } }] },
+};
 const dev = (name: string, numa: number, model = 'a100', extra: Partial<Device> = {}): Device => ({
   name,
   attributes: { numa: { int: numa }, model: { string: model } },
@@ -56,7 +59,9 @@ describe('engine/plugins/dynamicresources/reasons', () => {
       name: 'no device of the class: the class selector that is false',
       claims: [claim('c', [{ name: 'nic', exactly: { deviceClassName: 'nic' } }])],
       slices: [slice(four)],
-      failures: [{ code: 'noClassMatch', devices: 4, selector: { owner: 'class', index: 0, expression: 'device.driver == "nic.example.com"' } }],
+      failures: [
+        { code: 'noClassMatch', devices: 4, selector: { owner: 'class', index: 0, expression: 'device.driver == "nic.example.com"' } },
+      ],
       words: [
         `claim ml/c, request nic (1 × nic): none of the node's 4 devices is of class nic: the class's selector #0 (device.driver == "nic.example.com") is false`,
       ],
@@ -66,12 +71,21 @@ describe('engine/plugins/dynamicresources/reasons', () => {
       claims: [
         claim('c', [
           request('gpus', 1, {
-            selectors: [{ cel: { expression: 'device.attributes["gpu.example.com"].numa >= 0' } }, { cel: { expression: 'device.attributes["gpu.example.com"].model == "h100"' } }],
+            selectors: [
+              { cel: { expression: 'device.attributes["gpu.example.com"].numa >= 0' } },
+              { cel: { expression: 'device.attributes["gpu.example.com"].model == "h100"' } },
+            ],
           }),
         ]),
       ],
       slices: [slice(four)],
-      failures: [{ code: 'selectorFalse', devices: 4, selector: { owner: 'request', index: 1, expression: 'device.attributes["gpu.example.com"].model == "h100"' } }],
+      failures: [
+        {
+          code: 'selectorFalse',
+          devices: 4,
+          selector: { owner: 'request', index: 1, expression: 'device.attributes["gpu.example.com"].model == "h100"' },
+        },
+      ],
       words: [
         `claim ml/c, request gpus (1 × gpu): of the node's 4 devices of class gpu none matches: the request's selector #1 (device.attributes["gpu.example.com"].model == "h100") is false`,
       ],
@@ -129,7 +143,16 @@ describe('engine/plugins/dynamicresources/reasons', () => {
       name: 'distinctAttribute unmet',
       claims: [claim('c', [request('gpus', 3)], [{ distinctAttribute: `${DRIVER}/numa` }])],
       slices: [slice(four)],
-      failures: [{ code: 'constraintUnmet', constraint: 'distinctAttribute', groups: [{ value: '0', devices: 2 }, { value: '1', devices: 2 }] }],
+      failures: [
+        {
+          code: 'constraintUnmet',
+          constraint: 'distinctAttribute',
+          groups: [
+            { value: '0', devices: 2 },
+            { value: '1', devices: 2 },
+          ],
+        },
+      ],
       words: [
         'claim ml/c, request gpus (3 devices): constraint #0 distinctAttribute gpu.example.com/numa: fewer than 3 distinct values among the free devices (free devices per value: 0: 2, 1: 2)',
       ],
