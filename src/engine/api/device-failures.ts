@@ -49,7 +49,13 @@ export type DeviceCause =
       readonly requests: readonly string[];
     }
   /** Every request can be met on its own, not all of them at once (they compete for the same devices). */
-  | { readonly code: 'together' };
+  | { readonly code: 'together' }
+  /**
+   * The claim is allocated already and its devices' node selector leaves this node out
+   * ("resourceclaim not available on the node"): the nodes it names (by name; empty when it selects by
+   * labels) and the pods it is reserved for.
+   */
+  | { readonly code: 'allocatedElsewhere'; readonly nodes: readonly string[]; readonly pods: readonly string[] };
 
 /** One device request of one claim that could not be met on a node, and why. */
 export type DeviceFailure = {

@@ -16,6 +16,7 @@ function holderText(h: DeviceHolder): string {
 
 /** What the request asks for: `request gpus of claim default/x (2 × large-gpu.example.com)`. */
 function subject(f: DeviceFailure): string {
+  if (f.code === 'allocatedElsewhere') return `claim ${f.claim}`;
   if (f.code === 'together') return `the claims of the pod (${f.claim}${f.request === '*' ? '' : `, request ${f.request}`})`;
   if (f.code === 'constraintUnmet')
     return `claim ${f.claim}, request${f.requests.length === 1 ? '' : 's'} ${f.requests.join(', ')} (${f.wanted} devices)`;
@@ -58,6 +59,11 @@ export function deviceFailureCause(f: DeviceFailure): string {
     }
     case 'together':
       return 'each request can be met alone, but not all of them at once (they compete for the same devices)';
+    case 'allocatedElsewhere': {
+      const where = f.nodes.length > 0 ? `on ${f.nodes.join(', ')}` : 'on nodes its node selector names';
+      const whose = f.pods.length > 0 ? `, reserved for ${f.pods.join(', ')}` : '';
+      return `allocated already ${where}${whose}: the pod can only go where its devices are`;
+    }
   }
 }
 

@@ -48,7 +48,7 @@ import {
   type AllocatorInput,
   type Pool,
 } from './dynamicresources/allocator';
-import { deviceFailures } from './dynamicresources/reasons';
+import { allocatedElsewhere, deviceFailures } from './dynamicresources/reasons';
 import { madeUpClaimName, MADE_UP_ANNOTATION, podResourceClaims } from './dynamicresources/claims';
 import {
   EXTENDED_RESOURCE_CLAIM_ANNOTATION,
@@ -438,7 +438,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     }
     if (unavailable.length > 0) {
       for (const i of unavailable) s.unavailable.add(i);
-      return unresolvable(ERR_NOT_AVAILABLE);
+      const status = unresolvable(ERR_NOT_AVAILABLE);
+      return state.explainFilters ? { ...status, devices: unavailable.map((i) => allocatedElsewhere(s.claims[i]!)) } : status;
     }
     return SUCCESS;
   }

@@ -3,6 +3,7 @@ import type { DeviceClass, DeviceRequest, ResourceClaim, ResourceClaimTemplate, 
 import type { ClusterObjects, Pod } from '../../../src/engine/api/types';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
+import { deviceFailureText } from '../../../src/engine/explain/devices';
 import * as DR from '../../../src/engine/plugins/DynamicResources';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import { handleOf, makeNode, snapshotOf } from '../../builders';
@@ -187,6 +188,24 @@ describe('engine/plugins/DynamicResources', () => {
       },
     ]);
     assert.deepEqual(plugin.filter(explaining, second, snapshot.get('n2')!).devices?.[0]?.code, 'noDevices');
+  });
+
+  it('a complete verdict on a node an allocated claim leaves out names where the claim is and whom it is reserved for', () => {
+    const snapshot = snapshotOf(nodes);
+    const objects: ClusterObjects = { ...base, resourceClaims: [claim('c1', [exactly()], allocatedOn('n1', ['other']))] };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const pod = podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const explaining = new CycleState();
+    explaining.explainFilters = true;
+    plugin.preFilter(explaining, pod, snapshot.list());
+    const full = plugin.filter(explaining, pod, snapshot.get('n2')!);
+    assert.deepEqual(full.reasons, ['resourceclaim not available on the node']);
+    assert.deepEqual(full.devices?.map(deviceFailureText), [
+      'claim default/c1: allocated already on n1, reserved for other: the pod can only go where its devices are',
+    ]);
+    const cycle = new CycleState();
+    plugin.preFilter(cycle, pod, snapshot.list());
+    assert.equal(plugin.filter(cycle, pod, snapshot.get('n2')!).devices, undefined);
   });
 
   it("a shared claim: the second pod follows the first one's allocation", () => {

@@ -153,6 +153,23 @@ export function deviceFailures(input: AllocatorInput, node: Node, claims: readon
   return out;
 }
 
+/** Why an allocated claim keeps the pod off a node its node selector leaves out (api/device-failures.ts). */
+export function allocatedElsewhere(claim: ResourceClaim): DeviceFailure {
+  const terms = claim.status?.allocation?.nodeSelector?.nodeSelectorTerms ?? [];
+  const nodes = terms.flatMap((t) =>
+    (t.matchFields ?? []).filter((f) => f.key === 'metadata.name' && f.operator === 'In').flatMap((f) => f.values ?? []),
+  );
+  return {
+    claim: claimKey(claim),
+    request: '*',
+    deviceClass: '',
+    wanted: 0,
+    code: 'allocatedElsewhere',
+    nodes,
+    pods: (claim.status?.reservedFor ?? []).filter((r) => r.resource === 'pods').map((r) => r.name),
+  };
+}
+
 function optionFailure(
   input: AllocatorInput,
   option: Option,
