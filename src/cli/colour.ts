@@ -34,3 +34,30 @@ export function paintProblems(text: string, p: Paint): string {
     (_, at: string, severity: string) => `${at}${severity === 'error' ? p.red(p.bold(severity)) : p.yellow(p.bold(severity))}`,
   );
 }
+
+/** A formatTable painter. */
+export type CellPaint = (text: string, row: number, column: number) => string;
+
+/**
+ * The one painter of every command's tables: the header bold; `cell` colours a body cell (undefined
+ * leaves it). Undefined when colour is off, so the table is printed plain.
+ */
+export function tablePaint(p: Paint, cell?: (text: string, row: number, column: number) => string | undefined): CellPaint | undefined {
+  if (!p.enabled) return undefined;
+  return (text, row, column) => (row < 0 ? p.bold(text) : (cell?.(text, row, column) ?? text));
+}
+
+/** A pod's node as every command shows it: green where it was placed, red when it was not (<none>). */
+export function placement(p: Paint, placed: boolean, text: string): string {
+  return placed ? p.green(text) : p.red(text);
+}
+
+/** A report's section heading ("Not placed:", "Stage funnel (nodes left):"): bold. */
+export function heading(p: Paint, text: string): string {
+  return p.bold(text);
+}
+
+/** A plan's status in the history: applied green, superseded dim, a draft as it is. */
+export function paintPlanStatus(p: Paint, status: string): string {
+  return status === 'applied' ? p.green(status) : status === 'superseded' ? p.dim(status) : status;
+}

@@ -1,6 +1,7 @@
 // The plan store as commands reach it: where the database is (--db, else PODPLAN_DB, else the
 // user's data directory), opening it with one clear line when it cannot be, plan ids, and the
 // commands that read given plans (show, diff, export).
+import { paint, type Paint } from './colour';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Result } from '../engine/api/result';
@@ -103,7 +104,8 @@ export interface PlanCommand<T> {
   readonly query: (store: PlanStore, ids: readonly number[], values: Values) => Result<T, StoreError>;
   /** The formats of -o it offers besides its text ('json', 'yaml': the value as such); none: no -o. */
   readonly formats?: readonly OutputFormat[];
-  readonly print: (value: T, values: Values) => string;
+  /** The text: `paint` colours it on a terminal (colour.ts). */
+  readonly print: (value: T, values: Values, paint: Paint) => string;
 }
 
 /** Runs a command about given plans (show, diff, export): ids and options checked, then the history opened and queried. */
@@ -139,7 +141,13 @@ export async function runPlanCommand<T>(command: string, args: readonly string[]
   return readHistory(command, typeof db === 'string' ? db : undefined, io, (store) => {
     const value = orReport(command, spec.query(store, ids, values), io);
     if (value === undefined) return EXIT.badInput;
-    io.stdout(format === 'json' ? `${JSON.stringify(value, null, 2)}\n` : format === 'yaml' ? stringify(value) : spec.print(value, values));
+    io.stdout(
+      format === 'json'
+        ? `${JSON.stringify(value, null, 2)}\n`
+        : format === 'yaml'
+          ? stringify(value)
+          : spec.print(value, values, paint(io.color)),
+    );
     return EXIT.ok;
   });
 }

@@ -5,7 +5,7 @@
 import type { Profile } from '../engine/framework/profile';
 import type { Plan } from '../engine/planner/plan';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
-import { RunRecording, sha256, type DecisionPlan } from '../store/recording';
+import { madeUpPods, RunRecording, sha256, type DecisionPlan } from '../store/recording';
 import type { RunKind, SourceRef } from '../store/types';
 import { databasePath, historyOff, openHistory } from './plan-store';
 import type { CliIO } from './io';
@@ -50,12 +50,12 @@ export class Recording {
   }
 
   /**
-   * Saves `plan` (made with `profile`, undefined: the default; `madeUp`: its pods whose names were made
-   * up for workload replicas) and finishes the run with `message`.
+   * Saves `plan` (made with `profile`, undefined: the default; `generated`: the workspace's pods whose
+   * names were made up for workload replicas, which the plan's record marks) and finishes the run with `message`.
    */
-  finished(plan: Plan, profile: Profile | undefined, message: string, madeUp?: readonly string[]): void {
+  finished(plan: Plan, profile: Profile | undefined, message: string, generated: ReadonlySet<string>): void {
     const file = this.recording.file;
-    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)), madeUp);
+    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)), madeUpPods(plan, generated));
     this.recording.finish('succeeded', message);
     if (saved !== undefined) this.io.stderr(`Recorded as plan ${saved} in ${file} (podplan show ${saved}).\n`);
   }

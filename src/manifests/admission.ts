@@ -1,21 +1,34 @@
 // What two of the API server's admission plugins do to a pod on its creation, applied to the pods of
 // the files that no API server has admitted yet (no metadata.uid: hand-written manifests and the
 // replicas made up for workloads; a dump's pods were admitted when they were created):
-// - LimitRanger: a namespace's LimitRanges of type Container give each container the default limits
-//   and requests it leaves out (upstream plugin/pkg/admission/limitranger, with the LimitRange
-//   defaulting of pkg/apis/core/v1: default from max, defaultRequest from default, then from min);
-//   a request the container leaves out but whose limit it sets stays that limit, as the pod's own
-//   defaulting made it before admission.
-// - ResourceQuota: a namespace's quotas (pods, cpu/requests.cpu, memory/requests.memory,
-//   limits.cpu, limits.memory, requests.ephemeral-storage, count/pods) refuse a pod that would take
-//   the namespace's use past a hard limit, or that gives no request (or limit) for a resource a quota
-//   limits; the pods already admitted count as used. A refused pod is left out, with a located
-//   warning in the API server's words. Quotas with scopes or a scopeSelector are not applied (a
-//   located warning says so).
-import { podKey, DEFAULT_NAMESPACE, type Container, type ObjectMeta, type Pod, type ResourceList } from '../engine/api/types';
-import { parseQuantity, quantityMilliValue, quantityValue, formatBytes, formatMilliCPU } from '../engine/api/quantity';
-import { parseResourceList, podResources, CPU, MEMORY, EPHEMERAL_STORAGE } from '../engine/api/resources';
-import { anyValue, arrayOf, object, string, type Decoder } from './decode';
+// - LimitRanger (upstream plugin/pkg/admission/limitranger): a namespace's LimitRanges of type
+//   Container give each container the default limits and requests it leaves out (with the
+//   LimitRange defaulting of pkg/apis/core/v1: default from max, defaultRequest from default, then
+//   from min; a request the container leaves out but whose limit it sets stays that limit, as the
+//   pod's own defaulting made it before admission); then the pod is refused when a container (type
+//   Container) or the pod's totals (type Pod) break a LimitRange's min, max or maxLimitRequestRatio,
+//   and a claim (PersistentVolumeClaim, made up from a StatefulSet's volumeClaimTemplates too) when
+//   its storage request breaks a min or max of type PersistentVolumeClaim.
+// - ResourceQuota: a namespace's quotas (pods, count/pods, cpu/requests.cpu, memory/requests.memory,
+//   limits.cpu, limits.memory, ephemeral-storage, requests.<extended resource>) whose scopes
+//   (Terminating, NotTerminating, BestEffort, NotBestEffort, CrossNamespacePodAffinity) and
+//   scopeSelector (those and PriorityClass) match the pod refuse it when it would take the
+//   namespace's use past a hard limit, or when it gives no request (or limit) for the cpu or memory a
+//   quota limits; the pods already admitted count as used. Claims not yet admitted are held to the
+//   quotas' persistentvolumeclaims and requests.storage, also per storage class.
+// A refused object is left out, with a located warning in the API server's words.
+import {
+  podKey,
+  DEFAULT_NAMESPACE,
+  type Container,
+  type ObjectMeta,
+  type PersistentVolumeClaim,
+  type Pod,
+  type ResourceList,
+} from '../engine/api/types';
+import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../engine/api/quantity';
+import { isSupportedPodLevelResource, CPU, MEMORY, EPHEMERAL_STORAGE } from '../engine/api/resources';
+import { arrayOf, object, oneOf, string, type Decoder } from './decode';
 import type { ManifestError } from './errors';
 import { objectMeta, resourceList } from './kube';
 import { concatPath } from './source-map';
@@ -35,10 +48,16 @@ export interface LimitRange {
   readonly spec: { readonly limits: readonly LimitRangeItem[] };
 }
 
+export interface ScopedResourceSelectorRequirement {
+  readonly scopeName: string;
+  readonly operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist';
+  readonly values?: readonly string[];
+}
+
 interface QuotaSpec {
   readonly hard?: ResourceList;
   readonly scopes?: readonly string[];
-  readonly scopeSelector?: unknown;
+  readonly scopeSelector?: { readonly matchExpressions?: readonly ScopedResourceSelectorRequirement[] };
 }
 
 export interface ResourceQuota {
@@ -63,12 +82,91 @@ export const limitRange: Decoder<LimitRange> = object<LimitRange>(
   ['metadata', 'spec'],
 );
 
+const scopeRequirement = object<ScopedResourceSelectorRequirement>(
+  { scopeName: string, operator: oneOf(['In', 'NotIn', 'Exists', 'DoesNotExist'] as const), values: arrayOf(string) },
+  ['scopeName', 'operator'],
+);
+
 export const resourceQuota: Decoder<ResourceQuota> = object<ResourceQuota>(
-  { metadata: objectMeta, spec: object<QuotaSpec>({ hard: resourceList, scopes: arrayOf(string), scopeSelector: anyValue }) },
+  {
+    metadata: objectMeta,
+    spec: object<QuotaSpec>({
+      hard: resourceList,
+      scopes: arrayOf(string),
+      scopeSelector: object<NonNullable<QuotaSpec['scopeSelector']>>({ matchExpressions: arrayOf(scopeRequirement) }),
+    }),
+  },
   ['metadata'],
 );
 
 const namespaceOf = (meta: ObjectMeta) => meta.namespace ?? DEFAULT_NAMESPACE;
+
+/** Quantities by resource name; a malformed one is left out (the pod's decoder reports it). */
+type Amounts = Map<string, Quantity>;
+
+function amountsOf(list: ResourceList | undefined): Amounts {
+  const amounts: Amounts = new Map();
+  for (const [name, text] of Object.entries(list ?? {})) {
+    const q = parseQuantity(text);
+    if (q.ok) amounts.set(name, q.value);
+  }
+  return amounts;
+}
+
+/** Upstream addResourceList: each amount added in, the first one's format kept. */
+function addInto(target: Amounts, add: Amounts): void {
+  for (const [name, q] of add) {
+    const had = target.get(name);
+    target.set(name, had ? addQuantities(had, q) : q);
+  }
+}
+
+/** Upstream maxResourceList: the larger of each. */
+function maxInto(target: Amounts, other: Amounts): void {
+  for (const [name, q] of other) {
+    const had = target.get(name);
+    if (!had || compareQuantities(q, had) > 0) target.set(name, q);
+  }
+}
+
+/**
+ * The pod's requests or limits as upstream totals them (resourcehelper's PodRequests / PodLimits,
+ * limitranger's podRequests / podLimits): the containers' sum, sidecars (init containers with
+ * restartPolicy Always) added, an init container's own (with the sidecars started before it) when
+ * larger, pod-level amounts winning for cpu, memory and hugepages; `overhead` adds spec.overhead
+ * as the quota's usage does (to every request, to the limits that are set).
+ */
+function podAmounts(pod: Pod, kind: 'requests' | 'limits', overhead: boolean): Amounts {
+  const total: Amounts = new Map();
+  for (const c of pod.spec.containers) addInto(total, amountsOf(c.resources?.[kind]));
+  const sidecars: Amounts = new Map();
+  const initPeak: Amounts = new Map();
+  for (const c of pod.spec.initContainers ?? []) {
+    const own = amountsOf(c.resources?.[kind]);
+    if (c.restartPolicy === 'Always') {
+      addInto(total, own);
+      addInto(sidecars, own);
+      maxInto(initPeak, sidecars);
+    } else {
+      const peak: Amounts = new Map();
+      addInto(peak, own);
+      addInto(peak, sidecars);
+      maxInto(initPeak, peak);
+    }
+  }
+  maxInto(total, initPeak);
+  for (const [name, q] of amountsOf(pod.spec.resources?.[kind])) if (isSupportedPodLevelResource(name)) total.set(name, q);
+  if (overhead)
+    for (const [name, q] of amountsOf(pod.spec.overhead)) {
+      const had = total.get(name);
+      if (had) total.set(name, addQuantities(had, q));
+      else if (kind === 'requests') total.set(name, q);
+    }
+  return total;
+}
+
+// ---------------------------------------------------------------------------------------------
+// LimitRanger
 
 /** A Container LimitRange item's defaults after the API server's defaulting of the LimitRange. */
 function containerDefaults(item: LimitRangeItem): { limits: Record<string, string>; requests: Record<string, string> } {
@@ -97,100 +195,399 @@ function withDefaults(c: Container, defaults: { limits: Record<string, string>; 
   };
 }
 
-/** LimitRanger on every pod not yet admitted: the defaults of its namespace's Container LimitRanges. */
-export function applyLimitRanges(pods: readonly Located<Pod>[], ranges: readonly Located<LimitRange>[]): Located<Pod>[] {
-  if (ranges.length === 0) return [...pods];
-  const byNamespace = new Map<string, Array<{ limits: Record<string, string>; requests: Record<string, string> }>>();
-  for (const r of ranges) {
-    for (const item of r.value.spec.limits) {
-      if (item.type !== 'Container') continue;
-      const list = byNamespace.get(namespaceOf(r.value.metadata)) ?? [];
-      list.push(containerDefaults(item));
-      byNamespace.set(namespaceOf(r.value.metadata), list);
+/** Upstream resource.MaxMilliValue: past it, values are compared whole rather than in thousandths. */
+const MAX_MILLI_VALUE = 9223372036854775n;
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  const q = a / b;
+  return a % b !== 0n && a > 0n ? q + 1n : q;
+}
+
+const wholeValue = (q: Quantity | undefined): bigint => (q ? ceilDiv(q.numerator, q.denominator) : 0n);
+const milliValue = (q: Quantity | undefined): bigint => (q ? ceilDiv(q.numerator * 1000n, q.denominator) : 0n);
+
+/** Upstream requestLimitEnforcedValues: in thousandths when none of the three overflows, else whole. */
+function enforcedValues(request: Quantity | undefined, limit: Quantity | undefined, enforced: Quantity): [bigint, bigint, bigint] {
+  const whole = [wholeValue(request), wholeValue(limit), wholeValue(enforced)] as [bigint, bigint, bigint];
+  if (whole.every((v) => v <= MAX_MILLI_VALUE)) return [milliValue(request), milliValue(limit), milliValue(enforced)];
+  return whole;
+}
+
+const show = (q: Quantity) => formatQuantity(q);
+
+function minConstraint(type: string, name: string, enforced: Quantity, requests: Amounts, limits: Amounts): string | undefined {
+  const req = requests.get(name);
+  const lim = limits.get(name);
+  const [r, l, e] = enforcedValues(req, lim, enforced);
+  if (!req) return `minimum ${name} usage per ${type} is ${show(enforced)}.  No request is specified`;
+  if (r < e) return `minimum ${name} usage per ${type} is ${show(enforced)}, but request is ${show(req)}`;
+  if (lim && l < e) return `minimum ${name} usage per ${type} is ${show(enforced)}, but limit is ${show(lim)}`;
+  return undefined;
+}
+
+function maxConstraint(type: string, name: string, enforced: Quantity, requests: Amounts, limits: Amounts): string | undefined {
+  const req = requests.get(name);
+  const lim = limits.get(name);
+  const [r, l, e] = enforcedValues(req, lim, enforced);
+  if (!lim) return `maximum ${name} usage per ${type} is ${show(enforced)}.  No limit is specified`;
+  if (l > e) return `maximum ${name} usage per ${type} is ${show(enforced)}, but limit is ${show(lim)}`;
+  if (req && r > e) return `maximum ${name} usage per ${type} is ${show(enforced)}, but request is ${show(req)}`;
+  return undefined;
+}
+
+function maxRequestConstraint(type: string, name: string, enforced: Quantity, requests: Amounts): string | undefined {
+  const req = requests.get(name);
+  const [r, , e] = enforcedValues(req, undefined, enforced);
+  if (!req) return `maximum ${name} usage per ${type} is ${show(enforced)}.  No request is specified`;
+  if (r > e) return `maximum ${name} usage per ${type} is ${show(enforced)}, but request is ${show(req)}`;
+  return undefined;
+}
+
+function ratioConstraint(type: string, name: string, enforced: Quantity, requests: Amounts, limits: Amounts): string | undefined {
+  const req = requests.get(name);
+  const lim = limits.get(name);
+  const [r, l] = enforcedValues(req, lim, enforced);
+  const prefix = `${name} max limit to request ratio per ${type} is ${show(enforced)}`;
+  if (!req || r === 0n) return `${prefix}, but no request is specified or request is 0`;
+  if (!lim || l === 0n) return `${prefix}, but no limit is specified or limit is 0`;
+  const observed = Number(l) / Number(r);
+  const whole = wholeValue(enforced);
+  const over = whole <= MAX_MILLI_VALUE ? observed * 1000 > Number(milliValue(enforced)) : observed > Number(whole);
+  // Go's %f: six decimals.
+  return over ? `${prefix}, but provided ratio is ${observed.toFixed(6)}` : undefined;
+}
+
+/**
+ * Upstream's checks of one resource list pair against an item's min, max and ratio, in that order.
+ * Upstream walks each map in Go's random order; here resource names go in sorted order, so when a
+ * pod breaks several the list may be ordered differently from the API server's.
+ */
+function checkAgainst(item: LimitRangeItem, requests: Amounts, limits: Amounts, errs: string[]): void {
+  for (const [name, q] of [...amountsOf(item.min)].sort()) push(errs, minConstraint(item.type, name, q, requests, limits));
+  for (const [name, q] of [...amountsOf(item.max)].sort()) push(errs, maxConstraint(item.type, name, q, requests, limits));
+  for (const [name, q] of [...amountsOf(item.maxLimitRequestRatio)].sort())
+    push(errs, ratioConstraint(item.type, name, q, requests, limits));
+}
+
+function push(errs: string[], err: string | undefined): void {
+  if (err !== undefined) errs.push(err);
+}
+
+/** Upstream utilerrors.NewAggregate(...).Error(): one message as it is, several (repeats dropped) in brackets. */
+function aggregate(errs: readonly string[]): string | undefined {
+  const unique = [...new Set(errs)];
+  if (unique.length === 0) return undefined;
+  return unique.length === 1 ? unique[0] : `[${unique.join(', ')}]`;
+}
+
+/** Upstream PodValidateLimitFunc for one LimitRange: its Container items per container, its Pod items on the pod's totals. */
+function podLimitError(range: LimitRange, pod: Pod): string | undefined {
+  const errs: string[] = [];
+  for (const item of range.spec.limits) {
+    if (item.type === 'Container') {
+      for (const c of [...pod.spec.containers, ...(pod.spec.initContainers ?? [])])
+        checkAgainst(item, amountsOf(c.resources?.requests), amountsOf(c.resources?.limits), errs);
     }
+    if (item.type === 'Pod') checkAgainst(item, podAmounts(pod, 'requests', false), podAmounts(pod, 'limits', false), errs);
   }
-  return pods.map((p) => {
-    const defaults = byNamespace.get(namespaceOf(p.value.metadata));
-    if (!defaults || p.value.metadata.uid !== undefined) return p;
+  return aggregate(errs);
+}
+
+/** Upstream PersistentVolumeClaimValidateLimitFunc: a claim's requests against min and max of PersistentVolumeClaim items. */
+function claimLimitError(range: LimitRange, claim: PersistentVolumeClaim): string | undefined {
+  const errs: string[] = [];
+  const requests = amountsOf(claim.spec?.resources?.requests);
+  for (const item of range.spec.limits) {
+    if (item.type !== 'PersistentVolumeClaim') continue;
+    for (const [name, q] of [...amountsOf(item.min)].sort()) push(errs, minConstraint(item.type, name, q, requests, new Map()));
+    for (const [name, q] of [...amountsOf(item.max)].sort()) push(errs, maxRequestConstraint(item.type, name, q, requests));
+  }
+  return aggregate(errs);
+}
+
+function rangesByNamespace(ranges: readonly Located<LimitRange>[]): Map<string, LimitRange[]> {
+  const byNamespace = new Map<string, LimitRange[]>();
+  for (const r of ranges) {
+    const ns = namespaceOf(r.value.metadata);
+    byNamespace.set(ns, [...(byNamespace.get(ns) ?? []), r.value]);
+  }
+  return byNamespace;
+}
+
+/** The warning for an object admission refused, at its name. */
+function refused<T extends { metadata: ObjectMeta }>(
+  object: Located<T>,
+  resource: string,
+  message: string,
+  plugin: string,
+  key: string,
+  errors: ManifestError[],
+): void {
+  errors.push({
+    code: 'bad-value',
+    severity: 'warning',
+    message: `${resource} "${object.value.metadata.name}" is forbidden: ${message} (${plugin} admission): ${key} left out`,
+    range: fieldRange(object, 'metadata.name'),
+    path: concatPath(object.base, 'metadata.name'),
+  });
+}
+
+/**
+ * LimitRanger on every pod not yet admitted: the defaults of its namespace's Container LimitRanges,
+ * then each LimitRange's min, max and maxLimitRequestRatio; a pod that breaks one (the first
+ * LimitRange it breaks, as upstream stops there) is left out with the API server's message.
+ */
+export function applyLimitRanges(
+  pods: readonly Located<Pod>[],
+  ranges: readonly Located<LimitRange>[],
+  errors: ManifestError[],
+): Located<Pod>[] {
+  if (ranges.length === 0) return [...pods];
+  const byNamespace = rangesByNamespace(ranges);
+  const kept: Located<Pod>[] = [];
+  for (const p of pods) {
+    const mine = byNamespace.get(namespaceOf(p.value.metadata));
+    if (!mine || p.value.metadata.uid !== undefined) {
+      kept.push(p);
+      continue;
+    }
     // Several LimitRanges: each default applies where the earlier ones left a resource out.
     const merged = { limits: {} as Record<string, string>, requests: {} as Record<string, string> };
-    for (const d of defaults) {
+    for (const item of mine.flatMap((r) => r.spec.limits)) {
+      if (item.type !== 'Container') continue;
+      const d = containerDefaults(item);
       for (const [k, v] of Object.entries(d.limits)) merged.limits[k] ??= v;
       for (const [k, v] of Object.entries(d.requests)) merged.requests[k] ??= v;
     }
     const spec = p.value.spec;
     const containers = spec.containers.map((c) => withDefaults(c, merged));
     const initContainers = spec.initContainers?.map((c) => withDefaults(c, merged));
-    if (containers.every((c, i) => c === spec.containers[i]) && (initContainers ?? []).every((c, i) => c === spec.initContainers?.[i]))
-      return p;
-    return { ...p, value: { ...p.value, spec: { ...spec, containers, ...(initContainers ? { initContainers } : {}) } } };
+    const same =
+      containers.every((c, i) => c === spec.containers[i]) && (initContainers ?? []).every((c, i) => c === spec.initContainers?.[i]);
+    const admitted = same
+      ? p
+      : { ...p, value: { ...p.value, spec: { ...spec, containers, ...(initContainers ? { initContainers } : {}) } } };
+    const error = mine.map((r) => podLimitError(r, admitted.value)).find((e) => e !== undefined);
+    if (error !== undefined) refused(admitted, 'pods', error, 'LimitRanger', podKey(admitted.value), errors);
+    else kept.push(admitted);
+  }
+  return kept;
+}
+
+/**
+ * LimitRanger on every claim not yet admitted (the files' own without a uid, and those a
+ * StatefulSet's controller would create): a claim whose storage request breaks a min or max of
+ * type PersistentVolumeClaim is left out with the API server's message.
+ */
+export function admitClaims(
+  claims: readonly Located<PersistentVolumeClaim>[],
+  ranges: readonly Located<LimitRange>[],
+  errors: ManifestError[],
+): Located<PersistentVolumeClaim>[] {
+  if (ranges.length === 0) return [...claims];
+  const byNamespace = rangesByNamespace(ranges);
+  return claims.filter((c) => {
+    if (c.value.metadata.uid !== undefined) return true;
+    const error = (byNamespace.get(namespaceOf(c.value.metadata)) ?? [])
+      .map((r) => claimLimitError(r, c.value))
+      .find((e) => e !== undefined);
+    if (error === undefined) return true;
+    refused(c, 'persistentvolumeclaims', error, 'LimitRanger', `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`, errors);
+    return false;
   });
 }
 
-/** The quota resources a pod uses, by quota resource name (cpu in millicores, memory and storage in bytes). */
-function podUsage(pod: Pod): Map<string, number> {
-  const usage = new Map<string, number>([
-    ['pods', 1],
-    ['count/pods', 1],
-  ]);
-  const requests = podResources(pod);
-  if (requests.ok) {
-    const r = requests.value.requests;
-    for (const [names, value] of [
-      [[CPU, `requests.${CPU}`], r.milliCPU],
-      [[MEMORY, `requests.${MEMORY}`], r.memory],
-      [[EPHEMERAL_STORAGE, `requests.${EPHEMERAL_STORAGE}`], r.ephemeralStorage],
-    ] as const)
-      for (const n of names) usage.set(n, value);
-  }
-  // Limits: the containers' sum, or an init container's when larger.
-  const limitsOf = (list: readonly Container[] | undefined, combine: (a: number, b: number) => number) => {
-    const total = { cpu: 0, memory: 0 };
-    for (const c of list ?? []) {
-      const l = parseResourceList(c.resources?.limits, 'limits');
-      if (!l.ok) continue;
-      total.cpu = combine(total.cpu, l.value.milliCPU);
-      total.memory = combine(total.memory, l.value.memory);
-    }
-    return total;
-  };
-  const app = limitsOf(pod.spec.containers, (a, b) => a + b);
-  const init = limitsOf(pod.spec.initContainers, Math.max);
-  usage.set(`limits.${CPU}`, Math.max(app.cpu, init.cpu));
-  usage.set(`limits.${MEMORY}`, Math.max(app.memory, init.memory));
-  return usage;
-}
+// ---------------------------------------------------------------------------------------------
+// ResourceQuota
 
-/** Whether every container of the pod gives a request (or limit) for the quota resource `name`. */
-function specifies(pod: Pod, name: string): boolean {
-  const [kind, resource] = name.startsWith('limits.')
-    ? (['limits', name.slice(7)] as const)
-    : (['requests', name.replace(/^requests\./, '')] as const);
-  return pod.spec.containers.every(
-    (c) => c.resources?.[kind]?.[resource] !== undefined || (kind === 'requests' && c.resources?.limits?.[resource] !== undefined),
+/** The resources a quota tracks for pods (upstream podResources), besides requests.<extended resource> and hugepages. */
+const POD_RESOURCES = new Set([
+  'count/pods',
+  CPU,
+  MEMORY,
+  EPHEMERAL_STORAGE,
+  `requests.${CPU}`,
+  `requests.${MEMORY}`,
+  `requests.${EPHEMERAL_STORAGE}`,
+  `limits.${CPU}`,
+  `limits.${MEMORY}`,
+  `limits.${EPHEMERAL_STORAGE}`,
+  'pods',
+]);
+
+/** Native resource names: no domain, or one under kubernetes.io (upstream helper.IsNativeResource). */
+const isNative = (name: string) => !name.includes('/') || name.includes('kubernetes.io/');
+
+/** Upstream MatchingResources for pods: the hard resources a pod can use. */
+function tracked(name: string): boolean {
+  if (POD_RESOURCES.has(name) || name.startsWith('hugepages-') || name.startsWith('requests.hugepages-')) return true;
+  return (
+    name.startsWith('requests.') &&
+    (!isNative(name.slice('requests.'.length)) || name.startsWith('requests.deviceclass.resource.kubernetes.io/'))
   );
 }
 
-function amount(name: string, text: string): number | undefined {
-  const q = parseQuantity(text);
-  if (!q.ok) return undefined;
-  const v = name.endsWith(CPU) ? quantityMilliValue(q.value) : quantityValue(q.value);
-  return v.ok ? v.value : undefined;
-}
-
-function show(name: string, value: number): string {
-  if (name.endsWith(CPU)) return formatMilliCPU(value);
-  if (name.endsWith(MEMORY) || name.endsWith(EPHEMERAL_STORAGE)) return formatBytes(value);
-  return String(value);
-}
-
-/** Resource names whose use a pod must declare when a quota limits them. */
+/** The cpu and memory a quota makes every container declare (upstream's validationSet, "a mistake" it keeps). */
 const MUST_SPECIFY = new Set([CPU, MEMORY, `requests.${CPU}`, `requests.${MEMORY}`, `limits.${CPU}`, `limits.${MEMORY}`]);
-const TRACKED = new Set([...MUST_SPECIFY, 'pods', 'count/pods', EPHEMERAL_STORAGE, `requests.${EPHEMERAL_STORAGE}`]);
+
+/** Upstream podComputeUsageHelper: the quota resources a pod's (or a container's) requests and limits use. */
+function computeUsage(requests: Amounts, limits: Amounts): Amounts {
+  const usage: Amounts = new Map();
+  for (const r of [CPU, MEMORY, EPHEMERAL_STORAGE]) {
+    const req = requests.get(r);
+    if (req) usage.set(r, req).set(`requests.${r}`, req);
+    const lim = limits.get(r);
+    if (lim) usage.set(`limits.${r}`, lim);
+  }
+  for (const [name, q] of requests) {
+    if (name.startsWith('hugepages-')) usage.set(name, q).set(`requests.${name}`, q);
+    else if (!isNative(name)) usage.set(`requests.${name}`, q);
+  }
+  return usage;
+}
+
+const ONE = (() => {
+  const q = parseQuantity('1');
+  if (!q.ok) throw new Error(q.error);
+  return q.value;
+})();
+
+const isTerminal = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
+
+/** Upstream PodUsageFunc: count/pods always; pods and compute resources while the pod is not terminal. */
+function podUsage(pod: Pod): Amounts {
+  if (isTerminal(pod)) return new Map([['count/pods', ONE]]);
+  const usage = computeUsage(podAmounts(pod, 'requests', true), podAmounts(pod, 'limits', true));
+  return usage.set('pods', ONE).set('count/pods', ONE);
+}
+
+/** Upstream qos.GetPodQOS(pod) == BestEffort: no positive cpu or memory request or limit anywhere. */
+function isBestEffort(pod: Pod): boolean {
+  const lists = [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].flatMap((c) => [c.resources?.requests, c.resources?.limits]);
+  lists.push(pod.spec.resources?.requests, pod.spec.resources?.limits);
+  return lists.every((list) => [CPU, MEMORY].every((r) => (amountsOf(list).get(r)?.numerator ?? 0n) <= 0n));
+}
+
+/** A pod affinity term naming other namespaces (upstream crossNamespacePodAffinityTerm). */
+function usesCrossNamespacePodAffinity(pod: Pod): boolean {
+  const affinity = pod.spec.affinity;
+  const cross = (t: { namespaces?: readonly string[]; namespaceSelector?: unknown }) =>
+    (t.namespaces?.length ?? 0) > 0 || t.namespaceSelector != null;
+  return [affinity?.podAffinity, affinity?.podAntiAffinity].some(
+    (a) =>
+      (a?.requiredDuringSchedulingIgnoredDuringExecution ?? []).some(cross) ||
+      (a?.preferredDuringSchedulingIgnoredDuringExecution ?? []).some((w) => cross(w.podAffinityTerm)),
+  );
+}
+
+/** Upstream podMatchesScopeFunc: whether the pod is in one scope (an unknown scope matches no pod). */
+function matchesScope(s: ScopedResourceSelectorRequirement, pod: Pod): boolean {
+  switch (s.scopeName) {
+    case 'Terminating':
+      return pod.spec.activeDeadlineSeconds !== undefined && pod.spec.activeDeadlineSeconds >= 0;
+    case 'NotTerminating':
+      return !(pod.spec.activeDeadlineSeconds !== undefined && pod.spec.activeDeadlineSeconds >= 0);
+    case 'BestEffort':
+      return isBestEffort(pod);
+    case 'NotBestEffort':
+      return !isBestEffort(pod);
+    case 'CrossNamespacePodAffinity':
+      return usesCrossNamespacePodAffinity(pod);
+    case 'PriorityClass': {
+      // A selector over the one label {PriorityClass: the pod's class}, absent when it names none.
+      const value = pod.spec.priorityClassName || undefined;
+      const values = s.values ?? [];
+      switch (s.operator) {
+        case 'Exists':
+          return value !== undefined;
+        case 'DoesNotExist':
+          return value === undefined;
+        case 'In':
+          return value !== undefined && values.includes(value);
+        case 'NotIn':
+          return value === undefined || !values.includes(value);
+      }
+    }
+  }
+  return false;
+}
+
+/** The quota's scopes (as Exists requirements) and scopeSelector expressions (upstream getScopeSelectorsFromQuota). */
+function scopeRequirements(spec: QuotaSpec | undefined): ScopedResourceSelectorRequirement[] {
+  return [
+    ...(spec?.scopes ?? []).map((scopeName) => ({ scopeName, operator: 'Exists' as const })),
+    ...(spec?.scopeSelector?.matchExpressions ?? []),
+  ];
+}
+
+interface AppliedQuota {
+  readonly name: string;
+  readonly namespace: string;
+  readonly scopes: readonly ScopedResourceSelectorRequirement[];
+  readonly hard: Amounts;
+  readonly used: Amounts;
+}
+
+const matches = (q: AppliedQuota, pod: Pod) => q.scopes.every((s) => matchesScope(s, pod));
+
+/** Upstream podEvaluator.Constraints: per missing resource, the containers that leave it out. */
+function missingConstraints(pod: Pod, hard: Amounts): string | undefined {
+  const required = [...hard.keys()].filter((n) => MUST_SPECIFY.has(n));
+  if (required.length === 0) return undefined;
+  // Pod-level cpu or memory stand for the containers' (upstream IsPodLevelResourcesSet).
+  const level = pod.spec.resources;
+  if ([level?.requests, level?.limits].some((l) => Object.keys(l ?? {}).some(isSupportedPodLevelResource))) return undefined;
+  const missing = new Map<string, Set<string>>();
+  for (const c of [...pod.spec.containers, ...(pod.spec.initContainers ?? [])]) {
+    const usage = computeUsage(amountsOf(c.resources?.requests), amountsOf(c.resources?.limits));
+    for (const r of required) if (!usage.has(r)) missing.set(r, (missing.get(r) ?? new Set()).add(c.name));
+  }
+  if (missing.size === 0) return undefined;
+  const parts = [...missing.keys()].sort().map((r) => `${r} for: ${[...(missing.get(r) ?? [])].sort().join(',')}`);
+  return `must specify ${parts.join('; ')}`;
+}
+
+/** Upstream prettyPrint of a resource list: name=quantity, by name, comma-separated. */
+function prettyPrint(names: readonly string[], amounts: Amounts): string {
+  return names
+    .map((n) => {
+      const q = amounts.get(n);
+      return `${n}=${q ? formatQuantity(q) : '0'}`;
+    })
+    .join(',');
+}
+
+/** The refusal when `usage` would take the quota past a hard limit (upstream masks the use to the quota's resources and drops zeros first). */
+function exceeded(q: AppliedQuota, usage: Amounts): string | undefined {
+  const over = [...q.hard.keys()]
+    .filter((n) => (usage.get(n)?.numerator ?? 0n) !== 0n)
+    .filter((n) => {
+      const used = q.used.get(n);
+      const total = used ? addQuantities(used, usage.get(n) as Quantity) : (usage.get(n) as Quantity);
+      return compareQuantities(total, q.hard.get(n) as Quantity) > 0;
+    })
+    .sort();
+  if (over.length === 0) return undefined;
+  return `exceeded quota: ${q.name}, requested: ${prettyPrint(over, usage)}, used: ${prettyPrint(over, q.used)}, limited: ${prettyPrint(over, q.hard)}`;
+}
+
+/** Adds what an admitted object uses to each quota's use. */
+function charge(quotas: readonly AppliedQuota[], usage: Amounts): void {
+  for (const q of quotas)
+    for (const n of q.hard.keys()) {
+      const u = usage.get(n);
+      if (!u) continue;
+      const used = q.used.get(n);
+      q.used.set(n, used ? addQuantities(used, u) : u);
+    }
+}
 
 /**
- * ResourceQuota admission over the pods in file order: the admitted ones count as used; each one not
- * yet admitted is refused (left out, with a warning at its name) when it would pass a hard limit.
+ * ResourceQuota admission over the pods in file order: the admitted ones count as used by every
+ * quota whose scopes they match; each one not yet admitted is refused (left out, with a warning at
+ * its name) when it leaves out the cpu or memory a matching quota limits, or when it would pass a
+ * matching quota's hard limit, as upstream checks them (every quota's constraints first, then the
+ * limits quota by quota).
  */
 export function admitQuotas(
   pods: readonly Located<Pod>[],
@@ -198,69 +595,100 @@ export function admitQuotas(
   errors: ManifestError[],
 ): Located<Pod>[] {
   if (quotas.length === 0) return [...pods];
-  const applied: Array<{ quota: Located<ResourceQuota>; hard: Map<string, number>; used: Map<string, number> }> = [];
+  const applied: AppliedQuota[] = [];
   for (const q of quotas) {
-    const spec = q.value.spec;
-    if (spec?.scopes?.length || spec?.scopeSelector !== undefined) {
-      const path = spec.scopes?.length ? 'spec.scopes' : 'spec.scopeSelector';
-      errors.push({
-        code: 'bad-value',
-        severity: 'warning',
-        message: `ResourceQuota ${q.value.metadata.name}: quotas with scopes are not applied by Podplan; its pods are admitted without it`,
-        range: fieldRange(q, path),
-        path: concatPath(q.base, path),
+    const hard: Amounts = new Map([...amountsOf(q.value.spec?.hard)].filter(([name]) => tracked(name)));
+    if (hard.size > 0)
+      applied.push({
+        name: q.value.metadata.name,
+        namespace: namespaceOf(q.value.metadata),
+        scopes: scopeRequirements(q.value.spec),
+        hard,
+        used: new Map(),
       });
-      continue;
-    }
-    const hard = new Map<string, number>();
-    for (const [name, text] of Object.entries(spec?.hard ?? {})) {
-      const value = TRACKED.has(name) ? amount(name, text) : undefined;
-      if (value !== undefined) hard.set(name, value);
-    }
-    if (hard.size > 0) applied.push({ quota: q, hard, used: new Map() });
   }
-  const isActive = (p: Pod) => p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed';
   const kept: Located<Pod>[] = [];
   for (const p of pods) {
-    const namespace = namespaceOf(p.value.metadata);
-    const mine = applied.filter((a) => namespaceOf(a.quota.value.metadata) === namespace);
-    if (mine.length === 0 || !isActive(p.value)) {
-      kept.push(p);
-      continue;
-    }
-    const usage = podUsage(p.value);
-    const admitted = p.value.metadata.uid !== undefined;
+    const pod = p.value;
+    const mine = applied.filter((a) => a.namespace === namespaceOf(pod.metadata) && matches(a, pod));
+    const usage = podUsage(pod);
     let refusal: string | undefined;
-    if (!admitted) {
-      for (const { quota, hard, used } of mine) {
-        const missing = [...hard.keys()].filter((n) => MUST_SPECIFY.has(n) && !specifies(p.value, n));
-        if (missing.length > 0) {
-          refusal = `pods "${p.value.metadata.name}" is forbidden: failed quota: ${quota.value.metadata.name}: must specify ${missing.sort().join(',')}`;
-          break;
-        }
-        const over = [...hard]
-          .filter(([n, limit]) => (used.get(n) ?? 0) + (usage.get(n) ?? 0) > limit)
-          .map(([n]) => n)
-          .sort();
-        if (over.length > 0) {
-          const list = (f: (n: string) => string) => over.map((n) => `${n}=${f(n)}`).join(',');
-          refusal = `pods "${p.value.metadata.name}" is forbidden: exceeded quota: ${quota.value.metadata.name}, requested: ${list((n) => show(n, usage.get(n) ?? 0))}, used: ${list((n) => show(n, used.get(n) ?? 0))}, limited: ${list((n) => show(n, hard.get(n) ?? 0))}`;
+    if (pod.metadata.uid === undefined) {
+      for (const q of mine) {
+        const missing = missingConstraints(pod, q.hard);
+        if (missing !== undefined) {
+          refusal = `failed quota: ${q.name}: ${missing}`;
           break;
         }
       }
+      refusal ??= mine.map((q) => exceeded(q, usage)).find((r) => r !== undefined);
     }
     if (refusal !== undefined) {
-      errors.push({
-        code: 'bad-value',
-        severity: 'warning',
-        message: `${refusal} (ResourceQuota admission): ${podKey(p.value)} left out`,
-        range: fieldRange(p, 'metadata.name'),
-        path: concatPath(p.base, 'metadata.name'),
-      });
+      refused(p, 'pods', refusal, 'ResourceQuota', podKey(pod), errors);
       continue;
     }
-    for (const { hard, used } of mine) for (const n of hard.keys()) used.set(n, (used.get(n) ?? 0) + (usage.get(n) ?? 0));
+    charge(mine, usage);
     kept.push(p);
   }
   return kept;
+}
+
+/** The quota resources a claim uses (upstream pvcEvaluator), by storage class too: `<class>.storageclass.storage.k8s.io/<resource>`. */
+const STORAGE_CLASS_SUFFIX = '.storageclass.storage.k8s.io/';
+
+/** Upstream pvcEvaluator.MatchingResources: the hard resources a claim can use. */
+function trackedForClaims(name: string): boolean {
+  if (name === 'count/persistentvolumeclaims' || name === 'persistentvolumeclaims' || name === 'requests.storage') return true;
+  return name.endsWith(`${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`) || name.endsWith(`${STORAGE_CLASS_SUFFIX}requests.storage`);
+}
+
+/** Upstream pvcEvaluator.Usage: the claim counted (by its class too), its storage request rounded up to whole bytes. */
+function claimUsage(claim: PersistentVolumeClaim): Amounts {
+  const usage: Amounts = new Map([
+    ['persistentvolumeclaims', ONE],
+    ['count/persistentvolumeclaims', ONE],
+  ]);
+  const storageClass = claim.spec?.storageClassName;
+  if (storageClass) usage.set(`${storageClass}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`, ONE);
+  const request = amountsOf(claim.spec?.resources?.requests).get('storage');
+  if (request) {
+    const whole =
+      request.numerator % request.denominator === 0n ? request : { ...request, numerator: wholeValue(request), denominator: 1n };
+    usage.set('requests.storage', whole);
+    if (storageClass) usage.set(`${storageClass}${STORAGE_CLASS_SUFFIX}requests.storage`, whole);
+  }
+  return usage;
+}
+
+/**
+ * ResourceQuota admission of the claims not yet admitted (the files' own without a uid and those a
+ * StatefulSet's controller would create), after the pods', in file order: the admitted claims count
+ * as used; a claim that would pass a quota's persistentvolumeclaims, requests.storage or their
+ * per-class forms is left out with the API server's message. A quota with scopes charges no claim
+ * (upstream's claims match only the VolumeAttributesClass scope, which Podplan does not apply).
+ */
+export function admitClaimQuotas(
+  claims: readonly Located<PersistentVolumeClaim>[],
+  quotas: readonly Located<ResourceQuota>[],
+  errors: ManifestError[],
+): Located<PersistentVolumeClaim>[] {
+  const applied: AppliedQuota[] = [];
+  for (const q of quotas) {
+    if (scopeRequirements(q.value.spec).length > 0) continue;
+    const hard: Amounts = new Map([...amountsOf(q.value.spec?.hard)].filter(([name]) => trackedForClaims(name)));
+    if (hard.size > 0)
+      applied.push({ name: q.value.metadata.name, namespace: namespaceOf(q.value.metadata), scopes: [], hard, used: new Map() });
+  }
+  if (applied.length === 0) return [...claims];
+  return claims.filter((c) => {
+    const mine = applied.filter((a) => a.namespace === namespaceOf(c.value.metadata));
+    const usage = claimUsage(c.value);
+    const refusal = c.value.metadata.uid === undefined ? mine.map((q) => exceeded(q, usage)).find((r) => r !== undefined) : undefined;
+    if (refusal !== undefined) {
+      refused(c, 'persistentvolumeclaims', refusal, 'ResourceQuota', `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`, errors);
+      return false;
+    }
+    charge(mine, usage);
+    return true;
+  });
 }

@@ -249,6 +249,7 @@ export const podSpec = object<PodSpec>(
     topologySpreadConstraints: arrayOf(topologySpreadConstraint),
     priority: integer(-2147483648, 1000000000),
     priorityClassName: string,
+    activeDeadlineSeconds: integer(1, 4294967295),
     preemptionPolicy,
     schedulingGates: arrayOf(object<{ name: string }>({ name: string }, ['name'])),
     resourceClaims: arrayOf(podResourceClaim),

@@ -106,12 +106,29 @@ function keyText(key: unknown): string | undefined {
   return text === '<<' ? undefined : text;
 }
 
-/** Line starts of `text`, for turning offsets into lines and columns. */
-export function lineCounterOf(text: string): LineCounter {
-  const lines = new LineCounter();
-  lines.addNewLine(0);
-  for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lines.addNewLine(i + 1);
-  return lines;
+/** What a SourceMap reads of a text's lines: where each starts, and the line and column of an offset (yaml's LineCounter). */
+export type Lines = Pick<LineCounter, 'lineStarts' | 'linePos'>;
+
+/**
+ * Line starts of `text`, for turning offsets into lines and columns, found when first asked for: a
+ * 56 MB dump has two million lines, and most reads report nothing located.
+ */
+export function lineCounterOf(text: string): Lines {
+  let counter: LineCounter | undefined;
+  const counted = (): LineCounter => {
+    if (!counter) {
+      counter = new LineCounter();
+      counter.addNewLine(0);
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) counter.addNewLine(i + 1);
+    }
+    return counter;
+  };
+  return {
+    get lineStarts() {
+      return counted().lineStarts;
+    },
+    linePos: (offset: number) => counted().linePos(offset),
+  };
 }
 
 /** Where a document's fields are, with offsets relative to the start of the document's text. */
@@ -215,7 +232,7 @@ function childAt(node: unknown, offset: number, path: string): [string, unknown]
 export class SourceMap {
   constructor(
     readonly file: string,
-    private readonly lines: LineCounter,
+    private readonly lines: Lines,
     private readonly syntax: Syntax,
     /** Offset of the document's text in the file. */
     private readonly shift: number,

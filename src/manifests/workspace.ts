@@ -21,7 +21,16 @@ import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice }
 import { resolvePriorities } from '../engine/api/priority';
 import { deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
 import { PLANNER_API_VERSION } from '../engine/planner/plan';
-import { admitQuotas, applyLimitRanges, limitRange, resourceQuota, type LimitRange, type ResourceQuota } from './admission';
+import {
+  admitClaimQuotas,
+  admitClaims,
+  admitQuotas,
+  applyLimitRanges,
+  limitRange,
+  resourceQuota,
+  type LimitRange,
+  type ResourceQuota,
+} from './admission';
 import { checkFields, checkKind, checkNames } from './known-fields';
 import { daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';
 import { DecodeContext, field, isPlainObject, type Decoder, type Issue } from './decode';
@@ -527,22 +536,31 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     priorityClasses,
     errors,
   );
-  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges), resourceQuotas, errors);
+  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges, errors), resourceQuotas, errors);
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
   // A claim a StatefulSet's controller would create counts only where the files have no claim of that name.
   const claimKey = (c: PersistentVolumeClaim) => namespaced(c.metadata.namespace, c.metadata.name);
   const realClaims = new Set(all.persistentVolumeClaims.filter((c) => !c.generated).map((c) => claimKey(c.value)));
-  const claims = unique(
-    all.persistentVolumeClaims.filter((c) => !c.generated || !realClaims.has(claimKey(c.value))),
-    'PersistentVolumeClaim',
-    claimKey,
+  const claims = admitClaims(
+    unique(
+      all.persistentVolumeClaims.filter((c) => !c.generated || !realClaims.has(claimKey(c.value))),
+      'PersistentVolumeClaim',
+      claimKey,
+      errors,
+    ),
+    limitRanges,
     errors,
   );
   const persistentVolumes = unique(all.persistentVolumes, 'PersistentVolume', (v) => v.metadata.name, errors);
   const storageClasses = unique(all.storageClasses, 'StorageClass', (c) => c.metadata.name, errors);
-  const persistentVolumeClaims = withDefaultClass(
-    claims,
-    storageClasses.map((c) => c.value),
+  // ResourceQuota after the DefaultStorageClass admission plugin has given a claim its class.
+  const persistentVolumeClaims = admitClaimQuotas(
+    withDefaultClass(
+      claims,
+      storageClasses.map((c) => c.value),
+    ),
+    resourceQuotas,
+    errors,
   );
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
   const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);

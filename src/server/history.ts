@@ -27,7 +27,7 @@ export interface History {
    * latest draft (same snapshot, profile, planner, placements and unplaced pods) is not stored
    * again: the draft's id comes back.
    */
-  savePreview(plan: Plan, profileHash: string): Result<number>;
+  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>): Result<number>;
   /** The plan was written to the workspace: applied, the set's previously applied plan superseded. */
   markApplied(id: number): Result<HistoryEntryView>;
   /** Starts a run of `kind` on `source` that is recorded as it goes (the editor's scheduler: decisions and plans). */

@@ -7,7 +7,7 @@ import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
-import { RunRecording, type RecordingOptions } from '../store/recording';
+import { madeUpPods, RunRecording, type RecordingOptions } from '../store/recording';
 import { openStore, type PlanStore } from '../store/store';
 import type { PlanSummary, RunKind, SourceRef, StoreError } from '../store/types';
 import { noHistory, type History } from './history';
@@ -111,12 +111,13 @@ class StoreHistory implements History {
     return message(this.store.diagnosis(id, pod));
   }
 
-  savePreview(plan: Plan, profileHash: string): Result<number> {
+  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>): Result<number> {
     const same = this.sameAsLatestDraft(plan, profileHash);
     if (same !== undefined) return ok(same);
     const run = message(this.store.startRun(this.source, 'preview'));
     if (!run.ok) return run;
-    const saved = message(this.store.savePlan(run.value, plan, { profileHash }));
+    const madeUp = madeUpPods(plan, generated);
+    const saved = message(this.store.savePlan(run.value, plan, { profileHash, ...(madeUp.length ? { madeUp } : {}) }));
     const finished = this.store.finishRun(run.value, saved.ok ? 'succeeded' : 'failed', saved.ok ? undefined : saved.error);
     return saved.ok && !finished.ok ? message(finished) : saved;
   }

@@ -61,6 +61,18 @@ export function decisionsPlan(outcomes: readonly ScheduleOutcome[], how: Decisio
   };
 }
 
+/**
+ * The pods of `plan` whose names were made up for workload replicas with no pod in the files, as
+ * the plan names them (the history's made_up marks, which `show`, `diff` and `export` read).
+ * `generated`: the workspace's made-up pods as namespace/name. The CLI's schedule and plan and the
+ * editor's previews record them through this one function.
+ */
+export function madeUpPods(plan: Plan, generated: ReadonlySet<string>): string[] {
+  if (generated.size === 0) return [];
+  const key = (pod: string) => (plan.namespace === ALL_PENDING_PODS ? pod : `${plan.namespace}/${pod}`);
+  return [...plan.assignments, ...plan.unplaced].map((p) => p.pod).filter((pod) => generated.has(key(pod)));
+}
+
 export interface RecordingOptions {
   readonly clock: Clock;
   /** One line per failure to write the history. */

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readSnapshot, formatError } from '../../src/manifests';
+import { ADMISSION_CASES, unordered } from './admission-cases';
 
 const pod = (name: string, resources = '', extra = '') => `apiVersion: v1
 kind: Pod
@@ -75,18 +76,50 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
       ]);
     });
 
-    it('refuses a pod that gives no request for a resource a quota limits', () => {
+    it('refuses a pod that gives no request for a resource a quota limits, naming the containers', () => {
       const { pods, warnings } = read(`${quota('{ requests.cpu: "1", limits.memory: 1Gi }')}${pod('bare')}`);
       assert.deepEqual(pods, []);
-      assert.match(warnings[0] ?? '', /pods "bare" is forbidden: failed quota: q: must specify limits\.memory,requests\.cpu/);
+      assert.match(
+        warnings[0] ?? '',
+        /pods "bare" is forbidden: failed quota: q: must specify limits\.memory for: c; requests\.cpu for: c \(/,
+      );
     });
 
-    it('does not apply a quota with scopes, and says so where they are', () => {
-      const { pods, warnings } = read(`${quota('{ pods: "0" }', '\n  scopes: [BestEffort]')}${pod('a')}`);
+    it('applies a quota only to the pods its scopes match: a BestEffort quota leaves a pod with requests alone', () => {
+      const { pods, warnings } = read(
+        `${quota('{ pods: "0" }', '\n  scopes: [BestEffort]')}${pod('a', '{ requests: { cpu: 100m } }')}---\n${pod('b')}`,
+      );
       assert.deepEqual(pods, ['a']);
-      assert.deepEqual(warnings, [
-        'f.yaml:6:11: warning bad-value: spec.scopes: ResourceQuota q: quotas with scopes are not applied by Podplan; its pods are admitted without it',
-      ]);
+      assert.match(warnings[0] ?? '', /pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0/);
     });
+
+    it('count/pods counts a finished pod, pods does not', () => {
+      const done = pod('done', '', ', uid: u1').replace('spec:', 'status: { phase: Succeeded }\nspec:');
+      assert.deepEqual(read(`${quota('{ pods: "1" }')}${done}---\n${pod('new')}`).pods, ['done', 'new']);
+      assert.deepEqual(read(`${quota('{ count/pods: "1" }')}${done}---\n${pod('new')}`).pods, ['done']);
+    });
+  });
+
+  describe("the API server's answers to real-world inputs (test/manifests/admission-cases.ts, checked against kube-apiserver in test/real/admission.test.ts)", () => {
+    for (const c of ADMISSION_CASES) {
+      it(c.name, () => {
+        const model = readSnapshot([{ name: 'f.yaml', text: `${c.setup}${c.objects}` }]);
+        const refused: Record<string, string> = {};
+        for (const e of model.errors) {
+          const m =
+            /^((?:pods|persistentvolumeclaims) "([^"]+)" is forbidden: .*) \((?:LimitRanger|ResourceQuota) admission\): \S+ left out$/.exec(
+              e.message,
+            );
+          assert.ok(m, `an admission warning: ${formatError(e)}`);
+          refused[m[2] as string] = unordered(m[1] as string);
+        }
+        assert.deepEqual(refused, Object.fromEntries(Object.entries(c.refused).map(([k, v]) => [k, unordered(v)])));
+        const kept = [
+          ...model.cluster.pods.map((p) => p.metadata.name),
+          ...(model.cluster.persistentVolumeClaims ?? []).map((p) => p.metadata.name),
+        ];
+        for (const name of Object.keys(c.refused)) assert.ok(!kept.includes(name), `${name} left out`);
+      });
+    }
   });
 });

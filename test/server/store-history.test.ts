@@ -7,7 +7,8 @@ import type { Result } from '../../src/engine/api/result';
 import type { History } from '../../src/server/history';
 import { planPodSet, planView } from '../../src/server/service/planning';
 import { openHistory } from '../../src/server/store-history';
-import { useTempDir } from '../store/helpers';
+import { cli } from '../cli/run-cli';
+import { openTestStore, useTempDir } from '../store/helpers';
 import { docs, node, pod, workspaceOf } from './service/fixtures';
 
 function value<T>(result: Result<T>): T {
@@ -37,7 +38,7 @@ describe('server/store-history (the editor’s plan history on src/store)', () =
   function preview(files: Record<string, string>) {
     const analysis = workspaceOf(files).analysis();
     const made = value(planPodSet(analysis, { namespace: 'default', podSet: 's' }));
-    return { analysis, id: value(history.savePreview(made, 'sha256:p')) };
+    return { analysis, id: value(history.savePreview(made, 'sha256:p', analysis.model.generated)) };
   }
 
   it('keeps what a plan evicts: listed with its count, shown when opened, compared with a plan that evicts nothing', () => {
@@ -59,5 +60,31 @@ describe('server/store-history (the editor’s plan history on src/store)', () =
     );
     const back = value(history.compare(preempting.id, plain.id));
     assert.deepEqual([back.newlyEvicted, back.noLongerEvicted], [[], [{ pod: 'default/filler', node: 'n1', by: 'a' }]]);
+  });
+
+  it("marks the names made up for a Deployment's replicas as `podplan plan` does (store/recording.ts madeUpPods), so show and export know them", async () => {
+    const deployment =
+      'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  replicas: 2\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web, planner.ciena.io/pod-set: s } }\n    spec:\n      schedulerName: podset-planner-scheduler\n      containers: [{ name: main, resources: { requests: { cpu: "1" } } }]\n';
+    const files = { 'cluster.yaml': docs(node('n1', '4'), deployment, pod('a', 's', '1')) };
+    const editor = preview(files);
+    const db = join(dir.path, 'history.db');
+    const planned = await cli(['plan', 'cluster.yaml', '--pod-set', 's', '--db', db], files);
+    const cliId = Number(/Recorded as plan (\d+)/.exec(planned.stderr)?.[1]);
+    assert.ok(cliId > editor.id, planned.stderr);
+    const store = await openTestStore(db);
+    try {
+      const marks = (id: number) => {
+        const summary = store.summary(id);
+        if (!summary.ok) assert.fail(summary.error.message);
+        return summary.value.madeUp;
+      };
+      const fromCli = marks(cliId);
+      assert.equal(fromCli?.length, 2, 'the two replicas, not pod a');
+      assert.deepEqual(marks(editor.id), fromCli);
+    } finally {
+      store.close();
+    }
+    const shown = await cli(['show', String(editor.id), '--db', db]);
+    assert.match(shown.stdout, /\* a name made up for a workload's replica/);
   });
 });

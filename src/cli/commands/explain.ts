@@ -17,6 +17,7 @@ import { EXIT, type CliIO, type Command } from '../io';
 import { loadPlanning, planSet } from '../planning';
 import { loadScheduling, runProfile } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
+import { heading, paint, placement, tablePaint, type Paint } from '../colour';
 import { formatTable } from '../table';
 import { formatAmount, unitOf } from '../../protocol/amounts';
 
@@ -140,7 +141,7 @@ export const explainCommand: Command = {
       ...(verdicts ? { verdicts } : {}),
       ...(values.node !== undefined ? { node: values.node } : {}),
     });
-    io.stdout(structured(format, { ...report, generated, attempts: outcome.attempts }) ?? formatReport(report, generated));
+    io.stdout(structured(format, { ...report, generated, attempts: outcome.attempts }) ?? formatReport(report, generated, paint(io.color)));
     return report.placed ? EXIT.ok : EXIT.unplaced;
   },
 };
@@ -213,7 +214,9 @@ async function explainPlanned(
     { ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) },
     { limit, ...(values.node !== undefined ? { node: values.node } : {}) },
   );
-  io.stdout(structured(format, { ...report, podSet, planner: plan?.planner }) ?? `${lead}\n${formatReport(report, false)}`);
+  io.stdout(
+    structured(format, { ...report, podSet, planner: plan?.planner }) ?? `${lead}\n${formatReport(report, false, paint(io.color))}`,
+  );
   return report.placed ? EXIT.ok : EXIT.unplaced;
 }
 
@@ -234,7 +237,7 @@ function formatShortfall(s: readonly Shortfall[]): string {
   return s.map((x) => `${x.resource} short by ${formatAmount(x.missing, unitOf(x.resource))}`).join(', ');
 }
 
-function scoreTable(records: readonly NodeScoreRecord[], firstRank = 1): string {
+function scoreTable(records: readonly NodeScoreRecord[], p: Paint, firstRank = 1): string {
   const plugins = records[0]?.plugins.map((p) => p.plugin) ?? [];
   const rows = records.map((r, i) => [
     String(firstRank + i),
@@ -245,7 +248,7 @@ function scoreTable(records: readonly NodeScoreRecord[], firstRank = 1): string 
       return p ? `${round(p.raw)}/${round(p.normalized)}×${p.weight}=${round(p.weighted)}` : '';
     }),
   ]);
-  return formatTable(['#', 'NODE', 'TOTAL', ...plugins], rows);
+  return formatTable(['#', 'NODE', 'TOTAL', ...plugins], rows, tablePaint(p));
 }
 
 function round(n: number): string {
@@ -260,27 +263,30 @@ function indent(text: string): string {
 }
 
 /** The report as a terminal shows it: every list cut to `limit` with the count of the rest. */
-function formatReport(r: PodReport, generated: boolean): string {
+function formatReport(r: PodReport, generated: boolean, p: Paint): string {
   const lines: string[] = [];
-  lines.push(`Pod ${r.pod}${generated ? " (a name made up for a workload's replica that has no pod in the files)" : ''}`);
-  lines.push(r.placed ? `Decision: placed on ${r.node}` : `Decision: not placed: ${r.message}`);
-  lines.push('', 'Stage funnel (nodes left):');
+  lines.push(`${p.bold(`Pod ${r.pod}`)}${generated ? " (a name made up for a workload's replica that has no pod in the files)" : ''}`);
+  lines.push(
+    r.placed ? `Decision: ${placement(p, true, `placed on ${r.node}`)}` : `Decision: ${placement(p, false, `not placed: ${r.message}`)}`,
+  );
+  lines.push('', heading(p, 'Stage funnel (nodes left):'));
   lines.push(
     indent(
       formatTable(
         ['STEP', 'NODES'],
         r.funnel.map((s) => [s.step, String(s.nodes)]),
+        tablePaint(p),
       ),
     ),
   );
   if (r.rejected.length > 0) {
-    lines.push('', 'Rejected nodes by reason:');
+    lines.push('', heading(p, 'Rejected nodes by reason:'));
     for (const g of r.rejected)
       lines.push(`  ${g.count} × ${g.reason} [${g.plugin}, ${g.stage}]: ${g.nodes.join(', ')}${more(g.count, g.nodes.length)}`);
   }
   if (r.best.length > 0) {
-    lines.push('', `Best nodes (of ${r.scoredNodes} scored; each plugin raw/normalized×weight=weighted):`);
-    lines.push(indent(scoreTable(r.best)));
+    lines.push('', heading(p, `Best nodes (of ${r.scoredNodes} scored; each plugin raw/normalized×weight=weighted):`));
+    lines.push(indent(scoreTable(r.best, p)));
     if (r.scoredNodes > r.best.length) lines.push(`  … and ${r.scoredNodes - r.best.length} more scored nodes (--all lists them)`);
   } else if (r.placed && r.nominatedNode !== undefined) {
     lines.push(
@@ -291,7 +297,10 @@ function formatReport(r: PodReport, generated: boolean): string {
     lines.push('', 'Not scored: the only feasible node, which kube-scheduler takes without scoring.');
   }
   if (r.closest.length > 0) {
-    lines.push('', 'Closest nodes (fewest failing filters, a lone taint before a lone shortfall, then the smallest shortfall):');
+    lines.push(
+      '',
+      heading(p, 'Closest nodes (fewest failing filters, a lone taint before a lone shortfall, then the smallest shortfall):'),
+    );
     for (const c of r.closest) {
       lines.push(
         `  ${c.node}: ${c.failures.length} failing filter${c.failures.length === 1 ? '' : 's'}${c.shortfall.length ? `; ${formatShortfall(c.shortfall)}` : ''}`,
@@ -300,20 +309,20 @@ function formatReport(r: PodReport, generated: boolean): string {
     }
   }
   if (r.devices.length > 0) {
-    lines.push('', 'Device requests not met (DynamicResources; per node, what stood in the way):');
+    lines.push('', heading(p, 'Device requests not met (DynamicResources; per node, what stood in the way):'));
     for (const n of r.devices) {
       lines.push(`  ${n.node}:`);
       for (const d of n.devices) lines.push(`    - ${deviceFailureText(d)}`);
     }
     if (r.moreDevices > 0) lines.push(`  … and ${r.moreDevices} more nodes (--all lists them)`);
   }
-  if (r.preemption) lines.push('', ...formatPreemption(r.preemption));
-  if (r.detail) lines.push('', ...formatDetail(r.detail));
+  if (r.preemption) lines.push('', ...formatPreemption(r.preemption, p));
+  if (r.detail) lines.push('', ...formatDetail(r.detail, p));
   return `${lines.join('\n')}\n`;
 }
 
 /** Which victims make room on which node, each other candidate with the criterion it lost on, and the nodes it could not help. */
-function formatPreemption(p: PreemptionReport): string[] {
+function formatPreemption(p: PreemptionReport, paint: Paint): string[] {
   const lines: string[] = [];
   const victims = p.victims.join(', ');
   if (p.node === undefined) lines.push('Preemption: no eviction of lower-priority pods makes room on any node.');
@@ -332,7 +341,7 @@ function formatPreemption(p: PreemptionReport): string[] {
       String(c.pdbViolations),
       c.lostOn === undefined ? 'chosen' : `lost: ${p.node ?? ''} has ${c.lostOn}`,
     ]);
-    lines.push(indent(indent(formatTable(['NODE', 'VICTIMS (PRIORITY)', 'PDB VIOLATIONS', 'VERDICT'], rows))));
+    lines.push(indent(indent(formatTable(['NODE', 'VICTIMS (PRIORITY)', 'PDB VIOLATIONS', 'VERDICT'], rows, tablePaint(paint)))));
     if (p.moreCandidates > 0) lines.push(`    … and ${p.moreCandidates} more candidates (--all lists them)`);
   }
   if (p.failures.length > 0) {
@@ -346,15 +355,15 @@ function formatPreemption(p: PreemptionReport): string[] {
   return lines;
 }
 
-function formatDetail(d: NodeDetail): string[] {
-  const lines = [`Node ${d.node}: ${d.standing}${d.rank !== undefined ? ` (rank ${d.rank})` : ''}`];
+function formatDetail(d: NodeDetail, p: Paint): string[] {
+  const lines = [`${heading(p, `Node ${d.node}`)}: ${d.standing}${d.rank !== undefined ? ` (rank ${d.rank})` : ''}`];
   if (d.rejection) lines.push(`  rejected by ${d.rejection.plugin} at ${d.rejection.stage}: ${d.rejection.reasons.join('; ')}`);
   if (d.failures) {
     if (d.failures.length === 0) lines.push('  every Filter plugin passes it');
     else for (const f of d.failures) lines.push(...failureLines(f, '  ', 'fails '));
   }
   if (d.shortfall && d.shortfall.length > 0) lines.push(`  lacks: ${formatShortfall(d.shortfall)}`);
-  if (d.score) lines.push(indent(scoreTable([d.score], d.rank)));
+  if (d.score) lines.push(indent(scoreTable([d.score], p, d.rank)));
   if (d.note) lines.push(`  ${d.note}`);
   return lines;
 }

@@ -4,9 +4,10 @@ import { stringify } from 'yaml';
 import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand } from '../arguments';
 import { DB_HELP, DB_OPTION, formatTime, orReport, positiveInteger, readHistory } from '../plan-store';
 import { EXIT, type CliIO, type Command } from '../io';
+import { paint, paintPlanStatus, tablePaint, type Paint } from '../colour';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan history [--pod-set name] [-n ns] [--trigger name] [--limit n] [--before id] [-o json|yaml] [--db file]
+const HELP = `Usage: podplan history [--pod-set name] [-n ns] [--trigger name] [--limit n] [--before id] [-o wide|json|yaml] [--db file]
 
 Lists the plans kept in the plan history, newest first: every plan Podplan made (previews, trigger
 firings, live plans) and every podplan schedule run (pod set "*", planner "schedule").
@@ -18,8 +19,9 @@ Options:
   --trigger <name>  only plans this ScheduleTrigger asked for
   --limit <n>       at most n plans (default 20)
   --before <id>     only plans older than this id: the next page, as the last line suggests
-${outputHelp(['json', 'yaml'], 20, ['json'])}
-                    the plans as { plans, next }
+${outputHelp(['json', 'yaml', 'wide'], 20, ['json'])}
+                    json, yaml: the plans as { plans, next }; wide: the table with each plan's
+                    objective, solver bound, profile, snapshot hash and count of made-up names
 ${DB_HELP}
   -h, --help        this help
 
@@ -57,7 +59,7 @@ export const history: Command = {
     const limit = wholeNumber('--limit', values.limit, DEFAULT_LIMIT, io);
     const before = wholeNumber('--before', values.before, undefined, io);
     if (limit === null || before === null) return EXIT.badInput;
-    const format = outputFormat('history', values, ['text', 'json', 'yaml'], io);
+    const format = outputFormat('history', values, ['text', 'json', 'yaml', 'wide'], io);
     if (!format) return EXIT.badInput;
     return readHistory('history', values.db, io, (store) => {
       const page = orReport(
@@ -75,7 +77,7 @@ export const history: Command = {
       const value = { plans: page.items, ...(page.next !== undefined ? { next: page.next } : {}) };
       if (format === 'json') io.stdout(`${JSON.stringify(value, null, 2)}\n`);
       else if (format === 'yaml') io.stdout(stringify(value));
-      else io.stdout(listing(page.items, page.next, args));
+      else io.stdout(listing(page.items, page.next, args, format === 'wide', paint(io.color)));
       return EXIT.ok;
     });
   },
@@ -90,7 +92,18 @@ function wholeNumber(option: string, text: string | undefined, fallback: number 
   return null;
 }
 
-function listing(plans: readonly PlanSummary[], next: number | undefined, args: readonly string[]): string {
+const HEADER = ['ID', 'CREATED', 'POD SET', 'NAMESPACE', 'TRIGGER', 'PLANNER', 'STATUS', 'PLACED', 'UNPLACED', 'EVICTED', 'SOURCE'];
+const WIDE_HEADER = [...HEADER, 'OBJECTIVE', 'BOUND', 'PROFILE', 'SNAPSHOT', 'MADE UP'];
+const STATUS_COLUMN = HEADER.indexOf('STATUS');
+const UNPLACED_COLUMN = HEADER.indexOf('UNPLACED');
+
+/** The solver's bound in a word: optimal, the gap, or - without one. */
+function boundColumn(p: PlanSummary): string {
+  if (!p.bound) return '-';
+  return p.bound.optimal ? 'optimal' : `gap ${(p.bound.gap * 100).toFixed(1)}%`;
+}
+
+function listing(plans: readonly PlanSummary[], next: number | undefined, args: readonly string[], wide: boolean, paint: Paint): string {
   if (plans.length === 0) return 'No plans in the history match.\n';
   const rows = plans.map((p) => [
     String(p.id),
@@ -104,10 +117,14 @@ function listing(plans: readonly PlanSummary[], next: number | undefined, args: 
     String(p.unplaced),
     String(p.evicted),
     `${p.source.kind} ${p.source.name}`,
+    ...(wide ? [p.objective ?? '-', boundColumn(p), p.profile, p.snapshotHash || '-', String(p.madeUp?.length ?? 0)] : []),
   ]);
-  const lines = [
-    formatTable(['ID', 'CREATED', 'POD SET', 'NAMESPACE', 'TRIGGER', 'PLANNER', 'STATUS', 'PLACED', 'UNPLACED', 'EVICTED', 'SOURCE'], rows),
-  ];
+  const cell = (text: string, row: number, column: number) => {
+    if (column === STATUS_COLUMN) return paintPlanStatus(paint, text);
+    if (column === UNPLACED_COLUMN && (plans[row]?.unplaced ?? 0) > 0) return paint.red(text);
+    return undefined;
+  };
+  const lines = [formatTable(wide ? WIDE_HEADER : HEADER, rows, tablePaint(paint, cell))];
   if (next !== undefined) lines.push('', `More: podplan history ${[...withoutBefore(args), '--before', String(next)].join(' ')}`);
   return `${lines.join('\n')}\n`;
 }

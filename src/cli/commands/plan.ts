@@ -2,7 +2,7 @@
 // to Schedule, and prints where each pod goes and, for each it cannot place, kube-scheduler's reason.
 import { describeBound } from '../../engine/planner/solver/bound';
 import { PLANNERS, type PlanSettings } from '../../engine/planner/build';
-import { planStatus } from '../../engine/planner/plan';
+import { planStatus, type PlanAssignment } from '../../engine/planner/plan';
 import { podSetKey, podSetsIn, type PodSetRef } from '../../engine/planner/podset/podset';
 import { writeSchedulePlan } from '../../manifests';
 import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand } from '../arguments';
@@ -12,9 +12,10 @@ import { EXIT, type Command } from '../io';
 import { loadPlanning, planSet, type SetOutcome } from '../planning';
 import { Recording } from '../recording';
 import { sourceHelp, SOURCE_OPTIONS, sourceProblem } from '../source';
+import { heading, paint, placement, tablePaint, type Paint } from '../colour';
 import { formatTable } from '../table';
 
-const HELP = `Usage: podplan plan <paths…> --pod-set NAME [-n NS] [--planner greedy|optimize|exact|pallet] [--profile file] [--seed n] [-o yaml [--status]|json]
+const HELP = `Usage: podplan plan <paths…> --pod-set NAME [-n NS] [--planner greedy|optimize|exact|pallet] [--profile file] [--seed n] [-o wide|yaml [--status]|json]
        podplan plan --context NAME [--kubeconfig file] --pod-set NAME [options]
 
 Plans the pending pods of a pod set (pods labelled planner.ciena.io/pod-set: NAME with
@@ -39,7 +40,9 @@ ${sourceHelp(22)}
                       first) is merged onto the default one. Without it, such a profile among the
                       files given is used.
   --seed <n>          seed for tie-breaking (default 1): the same seed, the same plan
-${outputHelp(['json', 'yaml'], 22, ['json', 'yaml'])}
+${outputHelp(['json', 'yaml', 'wide'], 22, ['json', 'yaml'])}
+                      wide: the table with each pod's score and feasible nodes (of those
+                      evaluated) from the cycle that placed it (- when the planner kept none);
                       yaml: the plan as a SchedulePlan manifest (planner.ciena.io/v1alpha1) holding
                       only what Pallet's CRD declares (spec.plan), ready for kubectl apply; json:
                       the plan, its status and the diagnoses
@@ -98,7 +101,7 @@ export const plan: Command = {
     const { values } = parsed;
     const problem = sourceProblem(parsed);
     if (problem) return fail(`${problem}\n\n${HELP}`);
-    const format = outputFormat('plan', values, ['text', 'json', 'yaml'], io);
+    const format = outputFormat('plan', values, ['text', 'json', 'yaml', 'wide'], io);
     if (!format) return EXIT.badInput;
     const [asJson, asYaml] = [format === 'json', format === 'yaml'];
     if (values.status && !asYaml) return fail("--status goes with -o yaml (Podplan's status in the SchedulePlan)");
@@ -150,7 +153,7 @@ export const plan: Command = {
     }
     if (asJson) io.stdout(`${JSON.stringify(toJson(ref, outcome, madeUp), null, 2)}\n`);
     else if (asYaml && made) io.stdout(writeSchedulePlan(made, { status: Boolean(values.status) }));
-    else if (!asYaml) io.stdout(report(ref, outcome, madeUp));
+    else if (!asYaml) io.stdout(report(ref, outcome, madeUp, format === 'wide', paint(io.color)));
     if (!made || outcome.failed) io.stderr(`ScheduleTrigger ${outcome.trigger}: ${outcome.message ?? 'not planned'}\n`);
     if (history) {
       if (made)
@@ -158,7 +161,7 @@ export const plan: Command = {
           made,
           planning.profile,
           `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`,
-          [...made.assignments, ...made.unplaced].map((p) => p.pod).filter(madeUp),
+          planning.workspace.generated,
         );
       else history.failed(outcome.message ?? 'not planned');
     }
@@ -166,18 +169,34 @@ export const plan: Command = {
   },
 };
 
-function report(ref: PodSetRef, outcome: SetOutcome, madeUp: (pod: string) => boolean): string {
+/** A placed pod's score and feasible nodes from the cycle that placed it; - when the planner kept none. */
+function cycleColumns(a: PlanAssignment): [string, string] {
+  const d = a.diagnosis;
+  if (!d) return ['-', '-'];
+  const record = d.scores.find((s) => s.node === a.node);
+  return [record ? String(Math.round(record.total)) : '-', `${d.feasibleNodes}/${d.nodesEvaluated}`];
+}
+
+function report(ref: PodSetRef, outcome: SetOutcome, madeUp: (pod: string) => boolean, wide: boolean, p: Paint): string {
   const made = outcome.plan;
   if (!made) return '';
   const name = (pod: string) => `${made.namespace}/${pod}${madeUp(pod) ? '*' : ''}`;
   // As podplan schedule shows a preemptor: its node with the pods it evicts (the profile lets plans preempt).
   const evicts = (pod: string) => (made.victims ?? []).filter((v) => v.by === pod).map((v) => v.pod);
   const nodeOf = (pod: string, node: string) => (evicts(pod).length > 0 ? `${node} (preempts ${evicts(pod).join(', ')})` : node);
-  const rows = [...made.assignments.map((a) => [name(a.pod), nodeOf(a.pod, a.node)]), ...made.unplaced.map((u) => [name(u.pod), '<none>'])];
+  const rows = [
+    ...made.assignments.map((a) => [name(a.pod), nodeOf(a.pod, a.node), ...(wide ? cycleColumns(a) : [])]),
+    ...made.unplaced.map((u) => [name(u.pod), '<none>', ...(wide ? ['-', '-'] : [])]),
+  ];
   const total = made.assignments.length + made.unplaced.length;
   const nodes = new Set(made.assignments.map((a) => a.node)).size;
+  const placedRows = made.assignments.length;
   const lines = [
-    formatTable(['POD', 'NODE'], rows),
+    formatTable(
+      wide ? ['POD', 'NODE', 'SCORE', 'FEASIBLE'] : ['POD', 'NODE'],
+      rows,
+      tablePaint(p, (text, row, column) => (column === 1 ? placement(p, row < placedRows, text) : undefined)),
+    ),
     ...([...made.assignments, ...made.unplaced].some((p) => madeUp(p.pod))
       ? ['', "* a name made up for a workload's replica that has no pod in the files"]
       : []),
@@ -186,11 +205,11 @@ function report(ref: PodSetRef, outcome: SetOutcome, madeUp: (pod: string) => bo
   ];
   if (made.bound) lines.push(`Bound (${made.bound.solver}): ${describeBound(made.bound, made.assignments.length, nodes)}.`);
   if (made.victims && made.victims.length > 0) {
-    lines.push('', 'Preempted (the profile lets plans preempt: PodSetPlanner allowPreemption):');
+    lines.push('', heading(p, 'Preempted (the profile lets plans preempt: PodSetPlanner allowPreemption):'));
     for (const v of made.victims) lines.push(`  ${v.pod} on ${v.node}: preempted by ${made.namespace}/${v.by}`);
   }
   if (made.unplaced.length > 0) {
-    lines.push('', 'Not placed:');
+    lines.push('', heading(p, 'Not placed:'));
     for (const u of made.unplaced) lines.push(`  ${made.namespace}/${u.pod}: ${u.message}`);
   }
   return `${lines.join('\n')}\n`;

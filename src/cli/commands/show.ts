@@ -4,6 +4,7 @@ import type { ReasonCount } from '../../store/diagnoses';
 import type { StoredAssignment, StoredPlan } from '../../store/types';
 import { DB_HELP, formatTime, planCounts, planScope, preemptorOf, runPlanCommand } from '../plan-store';
 import type { Command } from '../io';
+import { heading, paintPlanStatus, placement, tablePaint, type Paint } from '../colour';
 import { formatTable } from '../table';
 import { outputHelp } from '../arguments';
 
@@ -39,13 +40,13 @@ export const show: Command = {
       options: {},
       formats: ['json', 'yaml'],
       query: (store, [id]) => store.getPlan(id!),
-      print: (plan) => report(plan),
+      print: (plan, _values, paint) => report(plan, paint),
     }),
 };
 
-function report({ summary: s, assignments, unplaced, victims }: StoredPlan): string {
+function report({ summary: s, assignments, unplaced, victims }: StoredPlan, p: Paint): string {
   const lines = [
-    `Plan ${s.id}: ${planScope(s)}, ${s.status}`,
+    `${p.bold(`Plan ${s.id}`)}: ${planScope(s)}, ${paintPlanStatus(p, s.status)}`,
     `  planner ${s.planner}, profile ${s.profile} (${s.profileHash})${s.trigger !== undefined ? `, trigger ${s.trigger}` : ''}`,
     `  made ${formatTime(s.createdAt)} from ${s.source.kind} ${s.source.name} (run ${s.runId}), snapshot ${s.snapshotHash}`,
     `  ${planCounts(s)}`,
@@ -62,6 +63,7 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan): str
       formatTable(
         ['POD', 'NODE', 'SCORE'],
         assignments.map((a) => [name(a.pod), nodeOf(a), scoreOf(a)]),
+        tablePaint(p, (text, _row, column) => (column === 1 ? placement(p, true, text) : undefined)),
       ),
     );
   const withDevices = assignments.filter((a) => (a.devices ?? []).length > 0);
@@ -75,11 +77,11 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan): str
   }
   if (madeUp.size > 0) lines.push('', "* a name made up for a workload's replica that had no pod in the files: no real pod has it");
   if (victims.length > 0) {
-    lines.push('', 'Preempted:');
+    lines.push('', heading(p, 'Preempted:'));
     for (const v of victims) lines.push(`  ${v.pod} on ${v.node}: preempted by ${preemptorOf(s, v.by)}`);
   }
   if (unplaced.length > 0) {
-    lines.push('', 'Not placed:');
+    lines.push('', heading(p, 'Not placed:'));
     for (const u of unplaced) {
       lines.push(`  ${name(u.pod)}: ${u.message}`);
       lines.push(...histogram(u.diagnosis?.reasons ?? [], '      '));

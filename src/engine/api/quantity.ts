@@ -10,6 +10,8 @@ export interface Quantity {
   readonly denominator: bigint;
   /** The text it was parsed from. */
   readonly text: string;
+  /** How it prints, when not by its text's suffix (a sum keeps its first term's). */
+  readonly format?: QuantityFormat;
 }
 
 const BINARY: Readonly<Record<string, bigint>> = {
@@ -80,4 +82,81 @@ export function formatBytes(bytes: number): string {
 /** Millicores as the API server prints a cpu quantity: 2, 500m. */
 export function formatMilliCPU(milli: number): string {
   return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+}
+
+/** How upstream's Quantity prints itself: chosen by the suffix it was written with (Ki…Ei, an exponent, or SI). */
+export type QuantityFormat = 'BinarySI' | 'DecimalSI' | 'DecimalExponent';
+
+export function quantityFormat(q: Quantity): QuantityFormat {
+  if (q.format !== undefined) return q.format;
+  const suffix = /(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?\d+)$/.exec(q.text)?.[1];
+  if (suffix === undefined) return 'DecimalSI';
+  return suffix.startsWith('e') || suffix.startsWith('E') ? 'DecimalExponent' : 'BinarySI';
+}
+
+const SI_SUFFIX: Readonly<Record<number, string>> = {
+  [-9]: 'n',
+  [-6]: 'u',
+  [-3]: 'm',
+  0: '',
+  3: 'k',
+  6: 'M',
+  9: 'G',
+  12: 'T',
+  15: 'P',
+  18: 'E',
+};
+const BINARY_SUFFIX = ['', 'Ki', 'Mi', 'Gi', 'Ti', 'Pi', 'Ei'];
+
+/**
+ * The quantity as upstream's Quantity.String() prints it (CanonicalizeBytes): "1.5Gi" is 1536Mi,
+ * "0.1" is 100m, "1000m" is 1, "1e3" stays 1e3; a binary quantity below 1024 or not whole prints
+ * as SI. `format` is the quantity's own unless given (a sum takes its first term's).
+ */
+export function formatQuantity(q: Quantity, format: QuantityFormat = quantityFormat(q)): string {
+  let { numerator, denominator } = q;
+  if (numerator === 0n) return '0';
+  const negative = numerator < 0n;
+  if (negative) numerator = -numerator;
+  const sign = negative ? '-' : '';
+  if (format === 'BinarySI' && numerator >= 1024n * denominator && numerator % denominator === 0n) {
+    let amount = numerator / denominator;
+    let power = 0;
+    while (power < BINARY_SUFFIX.length - 1 && amount % 1024n === 0n) {
+      amount /= 1024n;
+      power++;
+    }
+    return `${sign}${amount}${BINARY_SUFFIX[power]}`;
+  }
+  // Decimal (the denominator is a power of ten): every factor of ten taken out, the exponent then a multiple of three.
+  let exponent = 0;
+  while (denominator > 1n && denominator % 10n === 0n) {
+    denominator /= 10n;
+    exponent--;
+  }
+  while (numerator % 10n === 0n) {
+    numerator /= 10n;
+    exponent++;
+  }
+  const shift = ((exponent % 3) + 3) % 3;
+  numerator *= 10n ** BigInt(shift);
+  exponent -= shift;
+  const suffix = format === 'DecimalSI' ? SI_SUFFIX[exponent] : undefined;
+  return `${sign}${numerator}${suffix ?? (exponent === 0 ? '' : `e${exponent}`)}`;
+}
+
+/** The exact sum, printed (and so formatted) as upstream's Quantity.Add leaves it: in the first term's format, or the second's when the first is zero. */
+export function addQuantities(a: Quantity, b: Quantity): Quantity {
+  const denominator = a.denominator > b.denominator ? a.denominator : b.denominator;
+  const numerator = a.numerator * (denominator / a.denominator) + b.numerator * (denominator / b.denominator);
+  const format = a.numerator === 0n ? quantityFormat(b) : quantityFormat(a);
+  const sum = { numerator, denominator, text: '', format };
+  return { ...sum, text: formatQuantity(sum) };
+}
+
+/** Compares two quantities exactly: negative, zero or positive as a is less than, equal to or greater than b. */
+export function compareQuantities(a: Quantity, b: Quantity): number {
+  const left = a.numerator * b.denominator;
+  const right = b.numerator * a.denominator;
+  return left < right ? -1 : left > right ? 1 : 0;
 }

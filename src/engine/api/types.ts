@@ -167,6 +167,8 @@ export interface PodSpec {
   readonly topologySpreadConstraints?: readonly TopologySpreadConstraint[];
   readonly priority?: number;
   readonly priorityClassName?: string;
+  /** Set: the pod is in ResourceQuota's Terminating scope. */
+  readonly activeDeadlineSeconds?: number;
   /** Whether the pod may preempt lower-priority pods; admission copies it from the PriorityClass. */
   readonly preemptionPolicy?: PreemptionPolicy;
   readonly schedulingGates?: readonly { readonly name: string }[];

@@ -86,8 +86,8 @@ export interface ScorePlugin extends Plugin {
   score(state: CycleState, pod: PodInfo, node: NodeInfo): number | Status;
   /** Optional: rewrites the raw scores in place to MIN_NODE_SCORE..MAX_NODE_SCORE. */
   normalizeScore?(state: CycleState, pod: PodInfo, scores: NodeScore[]): Status;
-  /** Optional, as FilterPlugin.filterKey for the raw score: asked after PreScore. */
-  scoreKey?(state: CycleState, pod: PodInfo): string;
+  /** Optional, as FilterPlugin.filterKey for the raw score: asked after PreScore; undefined: not kept for this pod. */
+  scoreKey?(state: CycleState, pod: PodInfo): string | undefined;
 }
 
 export interface ReservePlugin extends Plugin {

@@ -1,7 +1,7 @@
 // What a scheduling cycle knows about one node: the node, the pods on it (bound or assumed) and the
 // totals the plugins read, kept up to date as pods are added and removed (upstream framework.NodeInfo).
 import { nodeAllocatable, podResources, Resource, type PodRequestVectors, type PodResources } from '../api/resources';
-import { podId, podKey, type ClusterObjects, type Container, type ContainerPort, type Node, type Pod } from '../api/types';
+import { podId, podKey, podNamespace, type ClusterObjects, type Container, type ContainerPort, type Node, type Pod } from '../api/types';
 import { err, ok, type Result } from '../api/result';
 
 /** A pod with what the cycle reads of it often, computed once. */
@@ -145,6 +145,8 @@ export class NodeInfo {
   generation = 0;
   /** The one watcher of this NodeInfo, if any: the snapshot holding it. Copies start unwatched. */
   observer: NodeInfoObserver | undefined = undefined;
+  /** `pods` by namespace, made when first asked for after a change (podsInNamespace). */
+  private byNamespace: Map<string, PodInfo[]> | undefined = undefined;
 
   constructor(readonly node: Node) {
     this.name = node.metadata.name;
@@ -165,6 +167,26 @@ export class NodeInfo {
     if (info.hasAffinity) this.podsWithAffinity.push(info);
     if (info.hasRequiredAntiAffinity) this.podsWithRequiredAntiAffinity.push(info);
     this.account(info, 1);
+  }
+
+  /**
+   * The node's pods in `namespace`, in the order of `pods`. Counting a namespace's matching pods on
+   * every node (PodTopologySpread, per pod shape) then visits only that namespace's pods: on a dump
+   * of many namespaces a node holds a few of each.
+   */
+  podsInNamespace(namespace: string): readonly PodInfo[] {
+    let index = this.byNamespace;
+    if (!index) {
+      index = new Map();
+      for (const info of this.pods) {
+        const ns = podNamespace(info.pod);
+        const list = index.get(ns);
+        if (list) list.push(info);
+        else index.set(ns, [info]);
+      }
+      this.byNamespace = index;
+    }
+    return index.get(namespace) ?? NO_PODS;
   }
 
   /** Removes the pod with this id; false when the node does not hold it. */
@@ -205,6 +227,7 @@ export class NodeInfo {
     this.nonZeroRequested.assign(source.nonZeroRequested);
     if (this.usedPorts.size > 0 || source.usedPorts.size > 0) (this as { usedPorts: HostPorts }).usedPorts = source.usedPorts.clone();
     this.generation = source.generation;
+    this.byNamespace = undefined;
   }
 
   /** A copy on another Node object (the node was updated), keeping its pods. */
@@ -220,10 +243,13 @@ export class NodeInfo {
     apply(this.requested, info.requests);
     apply(this.nonZeroRequested, info.nonZero);
     for (const port of info.hostPorts) this.usedPorts.add(port.hostIP, port.protocol, port.hostPort, sign);
+    this.byNamespace = undefined;
     this.generation++;
     this.observer?.nodeInfoChanged(this);
   }
 }
+
+const NO_PODS: readonly PodInfo[] = Object.freeze([]);
 
 function copyInto(target: PodInfo[], source: readonly PodInfo[]): void {
   target.length = source.length;

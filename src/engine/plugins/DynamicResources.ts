@@ -500,6 +500,12 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     return { status: NOTHING_TO_DEALLOCATE };
   }
 
+  /** A pod without claims scores 0 on every node: one key for all of them. */
+  scoreKey(state: CycleState): string | undefined {
+    const s = state.read(this.stateKey);
+    return !s || s.claims.length === 0 ? 'no-claims' : undefined;
+  }
+
   score(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): number {
     const s = state.read(this.stateKey);
     if (!s || s.claims.length === 0) return 0;

@@ -145,6 +145,11 @@ export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlu
     return SUCCESS;
   }
 
+  /** A pod without claims scores 0 on every node (as upstream, which still runs Score): one key for all of them. */
+  scoreKey(state: CycleState): string | undefined {
+    return this.state.read(state) === NO_VOLUMES ? 'no-claims' : undefined;
+  }
+
   /** As upstream's AssumePodVolumes: the claims follow the node the pod was placed on. */
   reserve(state: CycleState, _pod: PodInfo, nodeName: string): Status {
     const volumes = this.byNode.read(state)?.get(nodeName);

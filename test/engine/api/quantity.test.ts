@@ -1,5 +1,12 @@
 import assert from 'node:assert/strict';
-import { parseQuantity, quantityMilliValue, quantityValue } from '../../../src/engine/api/quantity';
+import {
+  addQuantities,
+  compareQuantities,
+  formatQuantity,
+  parseQuantity,
+  quantityMilliValue,
+  quantityValue,
+} from '../../../src/engine/api/quantity';
 
 function parsed(text: string) {
   const q = parseQuantity(text);
@@ -47,5 +54,36 @@ describe('engine/api/quantity', () => {
 
   it('reports a quantity too large for exact arithmetic', () => {
     assert.equal(quantityValue(parsed('100Ei')).ok, false);
+  });
+
+  describe("prints as upstream's Quantity.String(): canonical in the format its suffix chose", () => {
+    const table: Array<[text: string, printed: string]> = [
+      ['100m', '100m'],
+      ['1000m', '1'],
+      ['0.1', '100m'],
+      ['1.5', '1500m'],
+      ['1.5Gi', '1536Mi'],
+      ['1024Mi', '1Gi'],
+      ['0.5Gi', '512Mi'],
+      ['1025Ki', '1025Ki'],
+      ['1000k', '1M'],
+      ['129M', '129M'],
+      ['128974848', '128974848'],
+      ['1e3', '1e3'],
+      ['12e6', '12e6'],
+      ['0', '0'],
+      ['-500m', '-500m'],
+    ];
+    for (const [text, printed] of table) it(`${text} -> ${printed}`, () => assert.equal(formatQuantity(parsed(text)), printed));
+  });
+
+  it("adds exactly, the sum printed in the first term's format (the second's when the first is zero), and compares exactly", () => {
+    assert.equal(addQuantities(parsed('200Mi'), parsed('900Mi')).text, '1100Mi');
+    assert.equal(addQuantities(parsed('500m'), parsed('1.9')).text, '2400m');
+    assert.equal(addQuantities(parsed('0'), parsed('1Gi')).text, '1Gi');
+    assert.equal(addQuantities(parsed('1Gi'), parsed('1G')).text, '2073741824');
+    assert.equal(compareQuantities(parsed('1Gi'), parsed('1024Mi')), 0);
+    assert.equal(compareQuantities(parsed('0.1'), parsed('99m')), 1);
+    assert.equal(compareQuantities(parsed('1G'), parsed('1Gi')), -1);
   });
 });

@@ -89,9 +89,8 @@ export function nodeIncluded(c: Constraint, pod: Pod, node: Node, nodeAffinity: 
 /** The node's pods in the constraint's namespace matching its selector, leaving out terminating pods (upstream #87621). */
 function countMatching(nodeInfo: NodeInfo, c: Constraint): number {
   let count = 0;
-  for (const { pod } of nodeInfo.pods) {
-    if (pod.metadata.deletionTimestamp !== undefined || podNamespace(pod) !== c.namespace) continue;
-    if (c.selector(pod.metadata.labels)) count++;
+  for (const { pod } of nodeInfo.podsInNamespace(c.namespace)) {
+    if (pod.metadata.deletionTimestamp === undefined && c.selector(pod.metadata.labels)) count++;
   }
   return count;
 }
