@@ -19,6 +19,7 @@ import { benchmarks as cli } from './cli';
 import { benchmarks as kube } from './kube';
 import { benchmarks as kubeSideBySide } from './kube-side-by-side';
 import { benchmarks as dra } from './dra';
+import { benchmarks as draPlan } from './dra-plan';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -39,6 +40,7 @@ const all: readonly Benchmark[] = [
   ...kube,
   ...kubeSideBySide,
   ...dra,
+  ...draPlan,
 ];
 
 const filter = process.argv[2] ?? '';

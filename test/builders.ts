@@ -136,6 +136,14 @@ export class PodBuilder {
     return this;
   }
 
+  /** spec.resourceClaims: DRA claims by template (`{ template }`) or by name (`{ claim }`), entries named c0, c1, …. */
+  deviceClaims(...entries: Array<{ template: string } | { claim: string }>): this {
+    this.m.spec.resourceClaims = entries.map((e, i) =>
+      'template' in e ? { name: `c${i}`, resourceClaimTemplateName: e.template } : { name: `c${i}`, resourceClaimName: e.claim },
+    );
+    return this;
+  }
+
   priorityClass(name: string): this {
     this.m.spec.priorityClassName = name;
     return this;

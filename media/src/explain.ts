@@ -72,6 +72,7 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
         )
       : h('p', { class: 'empty' }, 'No node rejected the pod.');
   const preemption = x.preemption;
+  const devices = x.devices;
   const pages = [
     {
       id: 'funnel',
@@ -85,6 +86,22 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
       body: () => renderMatrix(x.matrix, focus, matrixState, (s) => ctx.save({ sort: s.sort, scoreKind: s.scoreKind, active: s.active })),
     },
     { id: 'reasons', title: `Reasons (${x.rejections.length})`, body: reasons },
+    ...(devices
+      ? [
+          {
+            id: 'devices',
+            title: `Devices (${devices.length})`,
+            body: () =>
+              section(
+                'Device requests not met (DynamicResources)',
+                table(
+                  ['Node', 'Request and why'],
+                  devices.map((n) => [n.node, h('ul', { class: 'device-failures' }, ...n.lines.map((l) => h('li', {}, l)))]),
+                ),
+              ),
+          },
+        ]
+      : []),
     ...(preemption
       ? [
           {

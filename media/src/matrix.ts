@@ -130,7 +130,7 @@ export function renderMatrix(
       'aria-selected': String(r.node === state.active),
     });
     row.style.gridTemplateColumns = template;
-    const why = r.reasons ? `${r.plugin ?? ''}: ${r.reasons.join(', ')}` : '';
+    const why = r.reasons ? `${r.plugin ?? ''}: ${r.reasons.join(', ')}${(r.devices ?? []).map((d) => `\n• ${d}`).join('')}` : '';
     const nodeLink = h('a', { href: '#', class: 'ref', tabindex: '-1', title: `Open node ${r.node}` }, r.node);
     nodeLink.addEventListener('click', (ev) => {
       ev.preventDefault();

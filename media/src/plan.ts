@@ -1,7 +1,7 @@
 // The plan view: the node map (every node of the cluster, filtered, sorted and coloured as the user
 // asks, with the selected node's detail), the unplaced pods grouped by reason, and the stage funnel
 // of the whole pod set.
-import type { NodeUseView, PlanRefView, PlanView, ResourceUseView, UnplacedGroupView } from '../../src/protocol/webview';
+import type { DeviceUseView, NodeUseView, PlanRefView, PlanView, ResourceUseView, UnplacedGroupView } from '../../src/protocol/webview';
 import { button, h, section, type Child } from './dom';
 import { tabs } from './elements';
 import { formatAmount } from '../../src/protocol/amounts';
@@ -31,6 +31,14 @@ export function bar(use: ResourceUseView): HTMLElement {
     h('span', { class: 'amount' }, text),
     h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, planned),
   );
+}
+
+/** A node's devices of one DeviceClass as a bar: held by the cluster's claims, then taken by the plan's pods, of all there are. */
+function deviceBar(d: DeviceUseView): HTMLElement {
+  const el = bar({ resource: d.deviceClass, unit: 'count', allocatable: d.total, requested: d.allocated, planned: d.planned });
+  el.classList.add('devices');
+  el.title = `${d.deviceClass}: ${plural(d.total, 'device')}, ${d.allocated} allocated, ${d.planned} planned, ${d.total - d.allocated - d.planned} free`;
+  return el;
 }
 
 /** The plan a pod of this view is explained in: the stored one, else the pod set's preview. */
@@ -63,6 +71,8 @@ function nodeDetail(n: NodeUseView, namespace: string, inPlan: PlanRefView): HTM
       `${plural(n.bound, 'pod')} bound · ${plural(n.pods.length, 'pod')} planned`,
     ),
     ...n.resources.map(bar),
+    (n.devices ?? []).length > 0 && h('h4', {}, 'Devices (DRA)'),
+    ...(n.devices ?? []).map(deviceBar),
     n.owners.length > 0 && h('h4', {}, 'Planned pods by owner'),
     ...n.owners.map((o) =>
       h(

@@ -46,6 +46,18 @@ export interface NodeUseView {
   readonly owners: readonly OwnerPodsView[];
   /** cpu, memory and pods always, then every other resource a planned pod asks for. */
   readonly resources: readonly ResourceUseView[];
+  /** DRA: per DeviceClass with a device on the node, its devices, those claims of the cluster hold and those the plan's pods take. */
+  readonly devices?: readonly DeviceUseView[];
+}
+
+/** The devices of one DeviceClass on one node. */
+export interface DeviceUseView {
+  readonly deviceClass: string;
+  readonly total: number;
+  /** Held by claims allocated in the cluster. */
+  readonly allocated: number;
+  /** Taken by the claims of the pods the plan puts there. */
+  readonly planned: number;
 }
 
 export interface AssignmentView {
@@ -133,6 +145,8 @@ export interface MatrixRowView {
   readonly stage?: string;
   readonly plugin?: string;
   readonly reasons?: readonly string[];
+  /** For a node DynamicResources rejected: each device request it could not meet there and why, in words (beside upstream's reason). */
+  readonly devices?: readonly string[];
   /**
    * The index in MatrixView.filterPlugins of the plugin that rejected the node: the plugins before it
    * passed and the ones after it did not run (a cycle stops at a node's first rejection, as upstream's
@@ -250,6 +264,8 @@ export interface PodExplanationView {
   readonly scores: readonly NodeScoreView[];
   readonly funnel: FunnelView;
   readonly matrix: MatrixView;
+  /** Per node DynamicResources rejected: the device requests it could not meet there and why, in words. */
+  readonly devices?: ReadonlyArray<{ readonly node: string; readonly lines: readonly string[] }>;
   /** When the cycle tried preemption: which victims make room on which node, and why the other candidate nodes lost. */
   readonly preemption?: PreemptionView;
 }

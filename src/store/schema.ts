@@ -154,6 +154,25 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE plans ADD COLUMN made_up TEXT;
     `,
   },
+  {
+    version: 7,
+    description: "the devices each placed pod's claims get (DRA), in the order the plan allocates them",
+    sql: `
+      -- seq keeps the order of a pod's devices; existing: the claim was allocated before the plan.
+      CREATE TABLE allocations (
+        plan_id INTEGER NOT NULL REFERENCES plans (id) ON DELETE CASCADE,
+        pod TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        claim TEXT NOT NULL,
+        request TEXT NOT NULL,
+        driver TEXT NOT NULL,
+        pool TEXT NOT NULL,
+        device TEXT NOT NULL,
+        existing INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (plan_id, pod, seq)
+      ) WITHOUT ROWID;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

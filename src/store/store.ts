@@ -10,6 +10,7 @@ import type { Objective } from '../engine/planner/planner';
 import { err, ok, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from '../engine/planner/plan';
+import type { PlannedDevice } from '../engine/plugins/dynamicresources/plan-devices';
 import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-plan';
 import { systemClock } from '../platform/clock';
 import { diffPlacements, type Placements } from './diff';
@@ -270,6 +271,13 @@ export class PlanStore {
         const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
         const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
         this.insertMany('assignments', ['plan_id', 'pod', 'node', 'seq'], plan.assignments, (a, i) => [id, a.pod, a.node, i]);
+        const devices = plan.assignments.flatMap((a) => (a.devices ?? []).map((d, seq) => ({ pod: a.pod, seq, d })));
+        this.insertMany(
+          'allocations',
+          ['plan_id', 'pod', 'seq', 'claim', 'request', 'driver', 'pool', 'device', 'existing'],
+          devices,
+          ({ pod, seq, d }) => [id, pod, seq, d.claim, d.request, d.driver, d.pool, d.device, d.existing ? 1 : 0],
+        );
         this.insertMany('unplaced', ['plan_id', 'pod', 'message', 'seq'], plan.unplaced, (u, i) => [id, u.pod, u.message, i]);
         this.insertMany('victims', ['plan_id', 'pod', 'node', 'preemptor', 'seq'], victims, (v, i) => [id, v.pod, v.node, v.by, i]);
         this.insertMany('diagnoses', ['plan_id', 'pod', 'reasons', 'top_scores', 'chunk_id', 'slot'], diagnosed, (d, i) => {
@@ -573,8 +581,33 @@ export class PlanStore {
     return last ? { items, next: last['id'] as number } : { items };
   }
 
-  private assignmentRows(planId: number): Array<{ pod: string; node: string }> {
-    return this.sql('SELECT pod, node FROM assignments WHERE plan_id = ? ORDER BY seq').all(planId) as Array<{ pod: string; node: string }>;
+  /** The placed pods in the plan's order, each with the devices its claims get when it has any. */
+  private assignmentRows(planId: number): Array<{ pod: string; node: string; devices?: PlannedDevice[] }> {
+    const devices = new Map<string, PlannedDevice[]>();
+    for (const row of this.sql(
+      'SELECT pod, claim, request, driver, pool, device, existing FROM allocations WHERE plan_id = ? ORDER BY pod, seq',
+    ).all(planId)) {
+      const pod = row['pod'] as string;
+      let list = devices.get(pod);
+      if (!list) devices.set(pod, (list = []));
+      list.push({
+        claim: row['claim'] as string,
+        request: row['request'] as string,
+        driver: row['driver'] as string,
+        pool: row['pool'] as string,
+        device: row['device'] as string,
+        ...(row['existing'] ? { existing: true } : {}),
+      });
+    }
+    const rows = this.sql('SELECT pod, node FROM assignments WHERE plan_id = ? ORDER BY seq').all(planId) as Array<{
+      pod: string;
+      node: string;
+    }>;
+    if (devices.size === 0) return rows;
+    return rows.map((r) => {
+      const got = devices.get(r.pod);
+      return got ? { ...r, devices: got } : r;
+    });
   }
 
   private unplacedRows(planId: number): Array<{ pod: string; message: string }> {

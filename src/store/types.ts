@@ -1,6 +1,7 @@
 // The store's public types: what callers pass in and what the history hands back.
 import type { Clock } from '../engine/api/clock';
 import type { Plan, PlanVictim } from '../engine/planner/plan';
+import type { PlannedDevice } from '../engine/plugins/dynamicresources/plan-devices';
 import type { DiagnosisSummary, ReasonCount } from './diagnoses';
 import type { DriverLoader } from './driver';
 
@@ -78,6 +79,8 @@ export interface StoredAssignment {
   readonly pod: string;
   readonly node: string;
   readonly diagnosis?: DiagnosisSummary;
+  /** The devices its claims get (DRA), as the plan allocates them. */
+  readonly devices?: readonly PlannedDevice[];
 }
 
 export interface StoredUnplaced {

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { StoredPlan } from '../../src/store/types';
+import { useTempDir } from '../store/helpers';
 import { cli } from './run-cli';
 
 /** examples/dra as the in-memory file table the CLI harness reads. */
@@ -17,6 +19,7 @@ function draFiles(): Record<string, string> {
 // NUMA node each, the inference pod falls back to a small GPU, the pod asking for eight GPUs on
 // one node is placed nowhere, with upstream's words.
 describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
+  const dir = useTempDir();
   it('schedule places the GPU pods where the devices are and explains the one that fits nowhere', async () => {
     const { code, stdout } = await cli(['schedule', 'examples/dra', '--no-history'], draFiles());
     assert.equal(code, 1, stdout);
@@ -36,8 +39,23 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
 
   it('explain says per node why the claim cannot be allocated', async () => {
     const { stdout } = await cli(['explain', 'examples/dra', 'default/too-big'], draFiles());
-    assert.match(stdout, /cannot allocate all claims/);
-    assert.match(stdout, /DynamicResources/);
+    assert.match(stdout, /5 × cannot allocate all claims \[DynamicResources, Filter\]/);
+    // Podplan's addition beside upstream's message: per node, the request and why.
+    assert.match(
+      stdout,
+      /Device requests not met \(DynamicResources; per node, what stood in the way\):\n {2}gpu-a1:\n {4}- claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): only 4 matching devices on the node\n/,
+    );
+    assert.match(stdout, / {2}cpu-1:\n {4}- claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): the node has no devices\n/);
+  });
+
+  it('explain --output json carries the device failures as data', async () => {
+    const { stdout } = await cli(['explain', 'examples/dra', 'default/too-big', '-o', 'json'], draFiles());
+    const report = JSON.parse(stdout) as { devices: Array<{ node: string; devices: Array<Record<string, unknown>> }> };
+    const cpu = report.devices.find((d) => d.node === 'cpu-1');
+    assert.deepEqual(cpu?.devices, [
+      { claim: 'default/eight-gpus', request: 'gpus', deviceClass: 'gpu.example.com', wanted: 8, code: 'noDevices' },
+    ]);
+    assert.equal(report.devices.length, 5);
   });
 
   it('plan: a gang of ten one-GPU pods gets the eight large GPUs there are, not more', async () => {
@@ -71,5 +89,63 @@ spec:
     const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
     assert.match(stdout, /8 of 10 pods placed on 2 nodes/);
     assert.equal([...stdout.matchAll(/^default\/train-\d+\*\s+gpu-[ab]1$/gm)].length, 8, stdout);
+  });
+
+  it('plan: the exact planner counts devices, so an 8-pod one-GPU gang on 4-GPU nodes is proven optimal on 2 nodes', async () => {
+    const files = {
+      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
+      'examples/dra/gang.yaml': `apiVersion: planner.ciena.io/v1alpha1
+kind: ScheduleTrigger
+metadata: {name: gang, namespace: default, labels: {planner.ciena.io/pod-set: gang, planner.ciena.io/planner: exact}}
+spec: {state: Schedule}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  parallelism: 8
+  completions: 8
+  template:
+    metadata: {labels: {planner.ciena.io/pod-set: gang}}
+    spec:
+      schedulerName: podset-planner-scheduler
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: t, image: t, resources: {requests: {cpu: "1"}}}]
+`,
+    };
+    const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
+    assert.match(stdout, /8 of 8 pods placed on 2 nodes \(planner exact/);
+    assert.match(stdout, /Bound \(HiGHS [\d.]+\): proven optimal\./);
+  });
+
+  it('the history keeps each placed pod’s devices: plan --db records them, show prints them, -o json carries them', async () => {
+    const history = path.join(dir.path, 'dra.db');
+    const files = {
+      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
+      'examples/dra/gang.yaml': readFileSync('test/fixtures/dra/gang.yaml', 'utf8'),
+    };
+    const planned = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--db', history], files);
+    assert.equal(planned.code, 0, planned.stderr);
+    const id = /Recorded as plan (\d+)/.exec(planned.stderr)?.[1];
+    assert.ok(id, planned.stderr);
+    const placed = new Map([...planned.stdout.matchAll(/^default\/(train-\d)\*\s+(\S+)$/gm)].map((m) => [m[1], m[2]]));
+    assert.equal(placed.size, 6);
+    const shown = await cli(['show', id, '--db', history]);
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /^Devices \(DRA: claim, request: driver\/pool\/device\):$/m);
+    const devices = [
+      ...shown.stdout.matchAll(/^ {2}(train-\d)\* on (\S+):\n {4}default\/\1-gpu-\w{5}, gpu: gpu\.example\.com\/(\S+)\/(gpu-\d)$/gm),
+    ];
+    assert.equal(devices.length, 6, shown.stdout);
+    for (const [, pod, node, pool] of devices) assert.deepEqual([node, pool], [placed.get(pod!), placed.get(pod!)]);
+    assert.equal(new Set(devices.map((m) => `${m[3]}/${m[4]}`)).size, 6, 'no device twice');
+    const json = JSON.parse((await cli(['show', id, '-o', 'json', '--db', history])).stdout) as StoredPlan;
+    assert.deepEqual(Object.keys(json.assignments[0]?.devices?.[0] ?? {}), ['claim', 'request', 'driver', 'pool', 'device']);
   });
 });

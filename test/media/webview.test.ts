@@ -2,7 +2,9 @@
 // strings included, to prove they stay text), the DOM, the canvas and the posted intents are
 // checked, and screenshots in the light, dark and high contrast themes go to test-results/.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { explainPod, planPodSet, planView } from '../../src/server/service/planning';
+import { workspaceOf } from '../server/service/fixtures';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview } from '../../src/protocol/webview';
 import { launch, openPanel, recorded, send, THEMES, type Theme } from './harness';
@@ -291,6 +293,78 @@ describe('webview in headless Chromium', function () {
     assert.equal(await page.locator(`#${active} .name`).innerText(), 'node-0198');
     await page.keyboard.press('Enter');
     assert.deepEqual((await violationsAndPosts(page)).slice(1), [{ type: 'reveal', kind: 'Node', name: 'node-0198' }]);
+    await page.close();
+  });
+
+  it('node map with DRA: the selected node’s devices per DeviceClass, allocated, planned and free (screenshot test-results/webview-node-devices-dark.png)', async () => {
+    // The plan the server makes for test/fixtures/dra/gang.yaml on examples/dra (in process, as the panel gets it).
+    const files = {
+      ...Object.fromEntries(['classes', 'nodes', 'slices'].map((f) => [`dra/${f}.yaml`, readFileSync(`examples/dra/${f}.yaml`, 'utf8')])),
+      'dra/gang.yaml': readFileSync('test/fixtures/dra/gang.yaml', 'utf8'),
+    };
+    const analysis = workspaceOf(files).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 'gang', trigger: 'gang' });
+    assert.ok(made.ok);
+    const view = planView(made.value, analysis);
+    const used = view.nodes.find((n) => n.pods.length > 0);
+    assert.ok(used);
+    const page = await open('dark');
+    await send(page, { type: 'plan', plan: view });
+    await page.locator('vscode-textfield.search input').fill(used.node);
+    await page.locator('.map-view .count[role=status]', { hasText: /^1 of 5 nodes$/ }).waitFor();
+    await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
+    assert.match(await page.locator('.node-detail h3').innerText(), new RegExp(`^${used.node}`));
+    assert.match(await page.locator('.node-detail').innerText(), /Devices \(DRA\)/);
+    const bars = await page
+      .locator('.node-detail .use.devices')
+      .evaluateAll((els) =>
+        els.map((e) => [e.querySelector('.resource')?.textContent, e.querySelector('.amount')?.textContent, e.getAttribute('title')]),
+      );
+    const planned = used.pods.length;
+    assert.deepEqual(
+      bars.find((b) => b[0] === 'gpu.example.com'),
+      [
+        'gpu.example.com',
+        `${planned} / 4 (${planned} planned)`,
+        `gpu.example.com: 4 devices, 0 allocated, ${planned} planned, ${4 - planned} free`,
+      ],
+    );
+    await page.screenshot({ path: `${RESULTS}/webview-node-devices-dark.png`, fullPage: true });
+    await violationsAndPosts(page);
+    await page.close();
+  });
+
+  it('a DRA pod: the Devices page lists per node each device request not met and why; a rejected matrix row says it in its tooltip (screenshot test-results/webview-devices-light.png)', async () => {
+    // The view model the server makes for examples/dra's too-big pod (in process, as the panel gets it).
+    const files = Object.fromEntries(
+      ['classes', 'nodes', 'pods', 'slices'].map((f) => [`dra/${f}.yaml`, readFileSync(`examples/dra/${f}.yaml`, 'utf8')]),
+    );
+    const analysis = workspaceOf(files).analysis();
+    const tooBig = analysis.pod('default', 'too-big');
+    assert.ok(tooBig);
+    const page = await open('light');
+    await send(page, { type: 'explanation', explanation: explainPod(tooBig, analysis) });
+    await tab(page, 'devices');
+    const rows = await page
+      .locator('table tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).innerText.replace(/\s+/g, ' ').trim()));
+    assert.equal(rows.length, 5);
+    assert.ok(
+      rows.includes('gpu-a1 claim default/eight-gpus, request gpus (8 × gpu.example.com): only 4 matching devices on the node'),
+      rows.join('\n'),
+    );
+    assert.ok(
+      rows.includes('cpu-1 claim default/eight-gpus, request gpus (8 × gpu.example.com): the node has no devices'),
+      rows.join('\n'),
+    );
+    await page.screenshot({ path: `${RESULTS}/webview-devices-light.png`, fullPage: true });
+    await tab(page, 'matrix');
+    const why = await page.locator('.matrix-body .filter.fail').first().getAttribute('title');
+    assert.match(
+      why ?? '',
+      /^DynamicResources: cannot allocate all claims\n• claim default\/eight-gpus, request gpus \(8 × gpu\.example\.com\): /,
+    );
+    await violationsAndPosts(page);
     await page.close();
   });
 

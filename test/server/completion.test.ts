@@ -130,6 +130,44 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
     it(what, async () => assert.deepEqual(await labels(marked), expected));
   }
 
+  it('deviceClassName in a ResourceClaimTemplate and a ResourceClaim: the workspace’s DeviceClasses, with their selectors', async () => {
+    const classes = session.uri('device-classes.yaml');
+    await session.edit(
+      classes,
+      `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors:
+    - cel: {expression: 'device.driver == "gpu.example.com"'}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: any-nic}
+spec: {}
+`,
+    );
+    const template = await complete(
+      'apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\nspec:\n  spec:\n    devices:\n      requests:\n        - name: gpu\n          exactly:\n            deviceClassName: |',
+    );
+    assert.deepEqual(
+      template.map((i) => [i.label, i.detail, i.documentation]),
+      [
+        ['any-nic', 'DeviceClass', 'Every device'],
+        ['gpu.example.com', 'DeviceClass', 'Devices where device.driver == "gpu.example.com"'],
+      ],
+    );
+    assert.deepEqual(
+      await labels(
+        'apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\nspec:\n  devices:\n    requests:\n      - name: gpu\n        firstAvailable:\n          - name: big\n            deviceClassName: |',
+      ),
+      ['any-nic', 'gpu.example.com'],
+    );
+    // Elsewhere deviceClassName is nobody's: a pod has none.
+    assert.deepEqual(await labels('apiVersion: v1\nkind: ConfigMap\ndata:\n  deviceClassName: |'), []);
+    await session.close(classes);
+  });
+
   it('plugin names: every in-tree plugin and PodSetPlanner; "*" first among plugins to disable', async () => {
     const plugins = [
       'DefaultBinder',

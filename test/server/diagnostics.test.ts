@@ -48,6 +48,10 @@ const EXPECTED: Record<string, Array<[string, number, number]>> = {
   'yaml-syntax.yaml': [['yaml-syntax', 5, 1]],
   'duplicate-name.yaml': [['duplicate-name', 15, 1]],
   'bad-quantity.yaml': [['bad-quantity', 24, 1]],
+  'cel-compile.yaml': [
+    ['bad-value', 9, 1],
+    ['bad-value', 23, 1],
+  ],
 };
 
 describe('server diagnostics (over stdio, on the problems workspace)', () => {
@@ -124,5 +128,13 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
     const at = (file: string) => session.diagnostics(session.uri(file))?.[0]?.range;
     assert.deepEqual(at('node-infeasible.yaml'), { start: { line: 11, character: 12 }, end: { line: 11, character: 17 } });
     assert.deepEqual(at('state-case.yaml'), { start: { line: 9, character: 9 }, end: { line: 9, character: 17 } });
+  });
+
+  it('a device selector whose CEL does not compile: at the expression, with the compiler’s words', () => {
+    const [cls, request] = session.diagnostics(session.uri('cel-compile.yaml')) ?? [];
+    assert.deepEqual(cls?.range, { start: { line: 8, character: 20 }, end: { line: 8, character: 59 } });
+    assert.match(String(cls?.message ?? ''), /^spec\.selectors\[0\]\.cel\.expression: .*the CEL expression does not compile: /);
+    assert.equal(request?.range.start.line, 22);
+    assert.match(String(request?.message ?? ''), /^spec\.spec\.devices\.requests\[0\]\.exactly\.selectors\[0\]\.cel\.expression: /);
   });
 });

@@ -30,6 +30,7 @@ describe('store: read with the sqlite3 command-line tool', () => {
 
   it('lists the tables', () => {
     assert.deepEqual(sqlite3('.tables').trim().split(/\s+/).sort(), [
+      'allocations',
       'assignments',
       'claims',
       'diagnoses',

@@ -71,6 +71,31 @@ describe('store/store', () => {
       assert.deepEqual(value(store.history()).items, []);
     });
 
+    it("keeps each placed pod's devices (DRA) in order, those allocated before the plan marked; a plan without any has none", () => {
+      const [first, second, ...rest] = plan.assignments;
+      const gpu = (pod: string, device: string, existing?: true) => ({
+        claim: `default/${pod}-gpu-abcde`,
+        request: 'gpu',
+        driver: 'gpu.example.com',
+        pool: first!.node,
+        device,
+        ...(existing ? { existing } : {}),
+      });
+      const withDevices: Plan = {
+        ...plan,
+        assignments: [
+          { ...first!, devices: [gpu(first!.pod, 'gpu-1'), gpu(first!.pod, 'gpu-0', true)] },
+          { ...second!, devices: [gpu(second!.pod, 'gpu-2')] },
+          ...rest,
+        ],
+      };
+      const id = save(withDevices);
+      assert.deepEqual(value(store.loadPlan(id)), withDevices);
+      assert.deepEqual(value(store.getPlan(id)).assignments[0]?.devices, withDevices.assignments[0]?.devices);
+      assert.equal(rows(`SELECT count(*) AS n FROM allocations WHERE plan_id = ${id}`), 3);
+      assert.equal(value(store.getPlan(save(plan))).assignments[0]?.devices, undefined);
+    });
+
     it("keeps the plan's objective and the bound its solver proved", () => {
       const solved = { ...plan, objective: 'cost' as const, bound: { nodes: 7, optimal: false, gap: 0.125, solver: 'HiGHS 1.15.1' } };
       const id = save(solved);

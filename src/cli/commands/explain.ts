@@ -4,6 +4,7 @@
 // engine's explain report (src/engine/explain/report.ts), the same value the editor's views read.
 import { podKey, type Pod } from '../../engine/api/types';
 import type { NodeScoreRecord } from '../../engine/framework/diagnosis';
+import { deviceFailureText } from '../../engine/explain/devices';
 import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
 import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
@@ -227,6 +228,11 @@ function formatFailure(f: FilterFailure): string {
   return `${f.plugin} (${f.stage}): ${f.reasons.join('; ') || f.code}`;
 }
 
+/** A failure's line and, under it, each device request it could not meet (DynamicResources). */
+function failureLines(f: FilterFailure, lead: string, prefix = ''): string[] {
+  return [`${lead}${prefix}${formatFailure(f)}`, ...(f.devices ?? []).map((d) => `${lead}  - ${deviceFailureText(d)}`)];
+}
+
 function formatShortfall(s: readonly Shortfall[]): string {
   return s.map((x) => `${x.resource} short by ${formatAmount(x.missing, unitOf(x.resource))}`).join(', ');
 }
@@ -299,8 +305,16 @@ function formatReport(r: PodReport, generated: boolean, p: Paint): string {
       lines.push(
         `  ${c.node}: ${c.failures.length} failing filter${c.failures.length === 1 ? '' : 's'}${c.shortfall.length ? `; ${formatShortfall(c.shortfall)}` : ''}`,
       );
-      for (const f of c.failures) lines.push(`    ${formatFailure(f)}`);
+      for (const f of c.failures) lines.push(...failureLines(f, '    '));
     }
+  }
+  if (r.devices.length > 0) {
+    lines.push('', heading(p, 'Device requests not met (DynamicResources; per node, what stood in the way):'));
+    for (const n of r.devices) {
+      lines.push(`  ${n.node}:`);
+      for (const d of n.devices) lines.push(`    - ${deviceFailureText(d)}`);
+    }
+    if (r.moreDevices > 0) lines.push(`  … and ${r.moreDevices} more nodes (--all lists them)`);
   }
   if (r.preemption) lines.push('', ...formatPreemption(r.preemption, p));
   if (r.detail) lines.push('', ...formatDetail(r.detail, p));
@@ -346,7 +360,7 @@ function formatDetail(d: NodeDetail, p: Paint): string[] {
   if (d.rejection) lines.push(`  rejected by ${d.rejection.plugin} at ${d.rejection.stage}: ${d.rejection.reasons.join('; ')}`);
   if (d.failures) {
     if (d.failures.length === 0) lines.push('  every Filter plugin passes it');
-    else for (const f of d.failures) lines.push(`  fails ${formatFailure(f)}`);
+    else for (const f of d.failures) lines.push(...failureLines(f, '  ', 'fails '));
   }
   if (d.shortfall && d.shortfall.length > 0) lines.push(`  lacks: ${formatShortfall(d.shortfall)}`);
   if (d.score) lines.push(indent(scoreTable([d.score], p, d.rank)));

@@ -11,15 +11,16 @@ import { outputHelp } from '../arguments';
 const HELP = `Usage: podplan show <plan-id> [-o json|yaml] [--db file]
 
 Prints a plan kept in the plan history (podplan history lists the ids): how and from what it was
-made, where each pod was placed with its score, and for each pod that could not be placed the
-message kube-scheduler would give and how many nodes rejected it for each reason. A plan that
-preempts (podplan schedule, or a profile that lets plans preempt) lists the running pods it evicts,
-each with its node and the pod it makes room for.
+made, where each pod was placed with its score and the devices its claims get (DRA), and for each
+pod that could not be placed the message kube-scheduler would give and how many nodes rejected it
+for each reason. A plan that preempts (podplan schedule, or a profile that lets plans preempt)
+lists the running pods it evicts, each with its node and the pod it makes room for.
 
 Options:
 ${outputHelp(['json', 'yaml'], 20, ['json'])}
-                    the plan: summary, assignments and unplaced pods, each with its reason
-                    histogram and best scored nodes, and victims ({ pod, node, by })
+                    the plan: summary, assignments (with devices { claim, request, driver, pool,
+                    device, existing }) and unplaced pods, each with its reason histogram and
+                    best scored nodes, and victims ({ pod, node, by })
 ${DB_HELP}
   -h, --help        this help
 
@@ -65,6 +66,15 @@ function report({ summary: s, assignments, unplaced, victims }: StoredPlan, p: P
         tablePaint(p, (text, _row, column) => (column === 1 ? placement(p, true, text) : undefined)),
       ),
     );
+  const withDevices = assignments.filter((a) => (a.devices ?? []).length > 0);
+  if (withDevices.length > 0) {
+    lines.push('', 'Devices (DRA: claim, request: driver/pool/device):');
+    for (const a of withDevices) {
+      lines.push(`  ${name(a.pod)} on ${a.node}:`);
+      for (const d of a.devices ?? [])
+        lines.push(`    ${d.claim}, ${d.request}: ${d.driver}/${d.pool}/${d.device}${d.existing ? ' (allocated before the plan)' : ''}`);
+    }
+  }
   if (madeUp.size > 0) lines.push('', "* a name made up for a workload's replica that had no pod in the files: no real pod has it");
   if (victims.length > 0) {
     lines.push('', heading(p, 'Preempted:'));

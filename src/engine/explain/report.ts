@@ -3,6 +3,7 @@
 // score plugin's part, the closest node when none fit, and one node in full. Plain data, sized for a
 // terminal or a view: node lists are cut to `limit` with the count of the rest. The CLI's `explain`
 // prints it; the language server and webviews can send the same value.
+import type { DeviceFailure } from '../api/device-failures';
 import type { Diagnosis, NodeScoreRecord } from '../framework/diagnosis';
 import type { Code, Stage } from '../framework/status';
 import { explain, type PreemptionExplanation } from './explain';
@@ -67,6 +68,10 @@ export interface PodReport {
   readonly scoredNodes: number;
   /** For an unplaced pod with verdicts: the nodes nearest to fitting, closest first (`closestNodes`). */
   readonly closest: readonly ClosestNode[];
+  /** With verdicts: per node where DynamicResources could not allocate (at most `limit`), which device requests it could not meet and why. */
+  readonly devices: readonly NodeDevices[];
+  /** How many more such nodes were left out of `devices`. */
+  readonly moreDevices: number;
   readonly detail?: NodeDetail;
   /** When PostFilter tried preemption: the victims on the chosen node and why each other candidate lost. */
   readonly preemption?: PreemptionReport;
@@ -85,6 +90,22 @@ export interface PreemptionReport extends Omit<PreemptionExplanation, 'failures'
   }[];
   /** Nodes preemption did not try: rejected for a reason no eviction resolves, or left once enough candidates were found. */
   readonly notTried: number;
+}
+
+/** A node's device requests DynamicResources could not meet. */
+export interface NodeDevices {
+  readonly node: string;
+  readonly devices: readonly DeviceFailure[];
+}
+
+/** The nodes whose verdict names device requests not met (verdicts' order), each with them. */
+export function deviceVerdicts(verdicts: readonly NodeVerdict[]): NodeDevices[] {
+  const out: NodeDevices[] = [];
+  for (const v of verdicts) {
+    const devices = v.failures.flatMap((f) => f.devices ?? []);
+    if (devices.length > 0) out.push({ node: v.node, devices });
+  }
+  return out;
 }
 
 export interface ReportOptions {
@@ -111,6 +132,7 @@ export function podReport(diagnosis: Diagnosis, options: ReportOptions): PodRepo
     more: Math.max(0, g.nodes.length - limit),
   }));
   const closest = summary.placed || !options.verdicts ? [] : closestNodes(options.verdicts, options.closest ?? 3);
+  const devices = options.verdicts ? deviceVerdicts(options.verdicts) : [];
   return {
     pod: diagnosis.pod,
     placed: summary.placed,
@@ -123,6 +145,8 @@ export function podReport(diagnosis: Diagnosis, options: ReportOptions): PodRepo
     best: diagnosis.scores.slice(0, limit),
     scoredNodes: diagnosis.scores.length,
     closest,
+    devices: devices.slice(0, limit),
+    moreDevices: Math.max(0, devices.length - limit),
     ...(options.node !== undefined ? { detail: nodeDetail(diagnosis, options.node, options.verdicts) } : {}),
     ...(summary.preemption ? { preemption: preemptionReport(summary.preemption, limit, diagnosis.nodesTotal) } : {}),
   };

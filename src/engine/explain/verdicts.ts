@@ -1,6 +1,7 @@
 // Every Filter plugin's verdict on every node for one pod, not only the first rejection a cycle
 // records: what tells how close a node came (how many filters failed, how much of a resource was
 // missing). Run on the snapshot of the pod's own cycle, so it judges the cluster the cycle saw.
+import type { DeviceFailure } from '../api/device-failures';
 import type { Resource } from '../api/resources';
 import { CycleState } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
@@ -13,6 +14,8 @@ export interface FilterFailure {
   readonly stage: Stage;
   readonly code: Code;
   readonly reasons: readonly string[];
+  /** DynamicResources: which device requests could not be met on the node, and why. */
+  readonly devices?: readonly DeviceFailure[];
 }
 
 /** How much of a resource a node lacks for the pod: requested + the pod's request − allocatable. */
@@ -37,6 +40,7 @@ export interface NodeVerdict {
  */
 export function nodeVerdicts(framework: Framework, pod: PodInfo, snapshot: NodeInfoLister, only?: readonly string[]): NodeVerdict[] {
   const state = new CycleState();
+  state.explainFilters = true;
   const nodes = only ? only.map((name) => snapshot.get(name)).filter((n): n is NodeInfo => n !== undefined) : snapshot.list();
   const pre = framework.preFilterPod(state, pod, snapshot);
   if (!pre.ok) {
@@ -64,9 +68,13 @@ export function nodeVerdicts(framework: Framework, pod: PodInfo, snapshot: NodeI
         shortfall: [],
       };
     }
-    const failures = framework
-      .filterVerdicts(state, pod, n)
-      .map((s) => ({ plugin: s.plugin ?? '', stage: s.stage ?? 'Filter', code: s.code, reasons: s.reasons }));
+    const failures = framework.filterVerdicts(state, pod, n).map((s) => ({
+      plugin: s.plugin ?? '',
+      stage: s.stage ?? 'Filter',
+      code: s.code,
+      reasons: s.reasons,
+      ...(s.devices && s.devices.length > 0 ? { devices: s.devices } : {}),
+    }));
     return { node: n.name, failures, shortfall: failures.length > 0 ? shortfallOf(pod, n) : [] };
   });
 }

@@ -20,6 +20,8 @@ export class CycleState {
   readonly skipScorePlugins = new Set<string>();
   /** How many scored nodes this cycle's Diagnosis keeps, overriding the profile's recordScores (explaining one pod in full). */
   recordScores?: number;
+  /** A node's complete verdict is being taken (engine/explain/verdicts.ts): a plugin may add what its rejection is made of as data (Status.devices). */
+  explainFilters?: boolean;
 
   write<T>(key: StateKey<T>, value: T): void {
     this.values.set(key, value);
@@ -43,6 +45,7 @@ export class CycleState {
     for (const p of this.skipFilterPlugins) copy.skipFilterPlugins.add(p);
     for (const p of this.skipScorePlugins) copy.skipScorePlugins.add(p);
     if (this.recordScores !== undefined) copy.recordScores = this.recordScores;
+    if (this.explainFilters !== undefined) copy.explainFilters = this.explainFilters;
     return copy;
   }
 }

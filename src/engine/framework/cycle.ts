@@ -30,7 +30,7 @@ import { filterWithNominatedPods, nominatedPodsOf } from './preemption/nominated
 import { NodeSampler } from './sampling';
 import { Scoring } from './scoring';
 import { Snapshot } from './snapshot';
-import { attributed, Code, errorStatus, isRejection, SUCCESS, type Status } from './status';
+import { attributed, Code, errorStatus, isRejection, SUCCESS, type FilterStatus, type Status } from './status';
 
 const NO_OBJECTS: ClusterObjects = Object.freeze({});
 
@@ -216,12 +216,14 @@ export class SchedulingCycle implements PodEvaluator {
    * Every Filter plugin on one node, not stopping at the first rejection (what `explain` shows of a
    * node): each rejection or Error, attributed, in profile order; empty when the node passes.
    */
-  filterVerdicts(state: CycleState, pod: PodInfo, node: NodeInfo): Status[] {
-    const failed: Status[] = [];
+  filterVerdicts(state: CycleState, pod: PodInfo, node: NodeInfo): FilterStatus[] {
+    const failed: FilterStatus[] = [];
     for (const { name, plugin } of this.plugins.filter) {
       if (state.skipFilterPlugins.has(name)) continue;
-      const status = guarded(name, 'Filter', () => plugin.filter(state, pod, node));
-      if (status.code !== Code.Success && status.code !== Code.Skip) failed.push(status);
+      let raw: FilterStatus | undefined;
+      const status = guarded(name, 'Filter', () => (raw = plugin.filter(state, pod, node)));
+      if (status.code !== Code.Success && status.code !== Code.Skip)
+        failed.push(raw?.devices ? { ...status, devices: raw.devices } : status);
     }
     return failed;
   }

@@ -8,7 +8,7 @@ import type { ArgsError } from '../api/field';
 import type { Result } from '../api/result';
 import type { CycleState } from './cycle-state';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
-import type { Status } from './status';
+import type { FilterStatus, Status } from './status';
 
 export interface Plugin {
   readonly name: string;
@@ -46,7 +46,7 @@ export interface PreFilterPlugin extends Plugin {
 }
 
 export interface FilterPlugin extends Plugin {
-  filter(state: CycleState, pod: PodInfo, node: NodeInfo): Status;
+  filter(state: CycleState, pod: PodInfo, node: NodeInfo): FilterStatus;
   /**
    * Optional: a key for everything Filter reads besides the node (the pod's fields, what PreFilter
    * wrote of them), asked after PreFilter. The runtime then keeps the verdict on each node across

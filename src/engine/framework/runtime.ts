@@ -40,7 +40,7 @@ import {
   type ResolvedPlugins,
 } from './profile';
 import type { Registry } from './registry';
-import type { Status } from './status';
+import type { FilterStatus, Status } from './status';
 
 export type { Assumption, CommitResult } from './binding';
 export type { ScheduleFailure, ScheduleResult } from './cycle-log';
@@ -235,7 +235,7 @@ export class Framework implements PodEvaluator {
   }
 
   /** Every Filter plugin's verdict on one node, not stopping at the first rejection (explain). */
-  filterVerdicts(state: CycleState, pod: PodInfo, node: NodeInfo): Status[] {
+  filterVerdicts(state: CycleState, pod: PodInfo, node: NodeInfo): FilterStatus[] {
     return this.cycle.filterVerdicts(state, pod, node);
   }
 

@@ -1,6 +1,7 @@
 // The outcome of a plugin at one extension point, as upstream's framework.Status: a code that
 // separates a rejection (Unschedulable, UnschedulableAndUnresolvable) from an internal Error, the
 // reasons a user reads, and which plugin at which stage said so.
+import type { DeviceFailure } from '../api/device-failures';
 import { WeakCache } from './caches';
 
 export enum Code {
@@ -41,6 +42,15 @@ export interface Status {
   /** The plugin that returned it (set by the runtime when the plugin did not). */
   readonly plugin?: string;
   readonly stage?: Stage;
+}
+
+/**
+ * A Filter plugin's status, which in a node's complete verdict (CycleState.explainFilters) may say
+ * what its rejection is made of as data: DynamicResources, which device requests could not be met
+ * and why. A cycle's Diagnosis keeps the Status alone.
+ */
+export interface FilterStatus extends Status {
+  readonly devices?: readonly DeviceFailure[];
 }
 
 export const SUCCESS: Status = Object.freeze({ code: Code.Success, reasons: Object.freeze([]) as readonly string[] });

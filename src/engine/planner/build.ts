@@ -17,6 +17,7 @@ import { preemptForUnplaced, victimsOfPlaced } from './search/preempt';
 import { OBJECTIVES, type Objective, type Planner, type SolverSettings } from './planner';
 import type { PodSetFramework } from './scheduler/plugin';
 import { podSetKey, type PodSet } from './podset/podset';
+import { planDevices } from '../plugins/dynamicresources/plan-devices';
 
 export const PLANNERS: ReadonlyMap<string, Planner> = new Map([greedy, optimize, exact, pallet].map((p) => [p.name, p]));
 export const DEFAULT_PLANNER = GREEDY;
@@ -155,9 +156,20 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
       podSet.bound.length,
     );
   }
+  const objects = snapshot.objects?.()?.deviceClasses ? (snapshot.objects?.() ?? {}) : (framework.handle.objects?.() ?? {});
+  const devices = planDevices(
+    objects,
+    result.placed.flatMap(({ pod, node }) => {
+      const info = snapshot.get(node);
+      return info ? [{ pod: pod.pod, node: info.node }] : [];
+    }),
+  );
   const assignments: PlanAssignment[] = [
     ...podSet.bound.map((p) => ({ pod: p.metadata.name, node: p.spec.nodeName as string })),
-    ...result.placed.map(({ pod, node, diagnosis }) => ({ pod: pod.pod.metadata.name, node, ...(diagnosis ? { diagnosis } : {}) })),
+    ...result.placed.map(({ pod, node, diagnosis }) => {
+      const got = devices.get(pod.pod);
+      return { pod: pod.pod.metadata.name, node, ...(diagnosis ? { diagnosis } : {}), ...(got ? { devices: got } : {}) };
+    }),
   ];
   const unplaced: UnplacedPod[] = result.unplaced.map(({ pod, message, diagnosis }) => ({
     pod: pod.pod.metadata.name,

@@ -2,6 +2,7 @@
 // not be placed. In the cluster it is a SchedulePlan (planner.ciena.io/v1alpha1, spec.plan).
 import type { Diagnosis } from '../framework/diagnosis';
 import type { PlanBound } from './solver/bound';
+import type { PlannedDevice } from '../plugins/dynamicresources/plan-devices';
 import type { Objective } from './planner';
 
 export interface PlanAssignment {
@@ -10,6 +11,8 @@ export interface PlanAssignment {
   readonly node: string;
   /** The cycle that chose the node, when the planner ran one. */
   readonly diagnosis?: Diagnosis;
+  /** The devices its claims get there (DRA), as the scheduler following the plan pod by pod allocates them. */
+  readonly devices?: readonly PlannedDevice[];
 }
 
 export interface UnplacedPod {

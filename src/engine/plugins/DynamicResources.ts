@@ -29,6 +29,7 @@
 //   planning) PreBind writes nothing.
 // Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
 // capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
+import type { DeviceHolder } from '../api/device-failures';
 import type {
   AllocationResult,
   DeviceClass,
@@ -55,7 +56,7 @@ import type {
 import { MAX_NODE_SCORE } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
-import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
+import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type FilterStatus, type Status } from '../framework/status';
 import { factoryOf, noArgs } from './args';
 import {
   allocate,
@@ -66,6 +67,7 @@ import {
   type AllocatorInput,
   type Pool,
 } from './dynamicresources/allocator';
+import { allocatedElsewhere, deviceFailures } from './dynamicresources/reasons';
 import { madeUpClaimName, MADE_UP_ANNOTATION, podResourceClaims } from './dynamicresources/claims';
 import {
   EXTENDED_RESOURCE_CLAIM_ANNOTATION,
@@ -248,6 +250,9 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   private readonly reservedBy = new Map<string, Reserved[]>();
   /** Claims between Reserve and PreBind's write, with how many pods hold them so (only with a ClaimWriter). */
   private readonly inFlight = new Map<string, number>();
+  /** Bumped whenever a claim is counted in or out: what the explain-only index of holders is valid for. */
+  private changes = 0;
+  private holders: { readonly at: number; readonly of: Indexes; readonly byDevice: Map<string, ResourceClaim> } | undefined;
 
   constructor(private readonly handle: FrameworkHandle) {}
 
@@ -273,6 +278,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   }
 
   private count(claim: ResourceClaim, delta: number): void {
+    this.changes++;
     for (const id of allocatedDevices(claim)) {
       const pool = id.slice(0, id.lastIndexOf('/'));
       this.poolVersions.set(pool, (this.poolVersions.get(pool) ?? 0) + 1);
@@ -323,9 +329,22 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       template: (ns, n) => idx.templates.get(key(ns, n)),
     });
     if (!found.ok) return { status: unresolvable(found.error) };
-    const userClaims = found.value.length > 0;
+    // In a planner's what-if, a claim a pod placed earlier allocated (a shared claim) is allocated
+    // there, as the scheduler following the plan would find it: this pod may only follow it.
+    const planned =
+      state.read(PREEMPTION_MODE) === 'report' && found.value.some((c) => !c.status?.allocation)
+        ? this.plannedDevices(idx, pod, nodes)
+        : undefined;
+    const podClaims =
+      planned && planned.claims.size > 0
+        ? found.value.map((c) => {
+            const allocation = c.status?.allocation ? undefined : planned.claims.get(key(c.metadata.namespace, c.metadata.name));
+            return allocation ? { ...c, status: { ...c.status, allocation } } : c;
+          })
+        : found.value;
+    const userClaims = podClaims.length > 0;
     // The claim for the extended resources: made for the pod, its requests per node (in Filter).
-    const claims = extended.length > 0 ? [...found.value, extendedResourceClaim(pod.pod)] : found.value;
+    const claims = extended.length > 0 ? [...podClaims, extendedResourceClaim(pod.pod)] : podClaims;
     if (claims.length === 0) return { status: SKIP };
     const toAllocate: number[] = [];
     for (const [i, claim] of claims.entries()) {
@@ -353,18 +372,18 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     // The devices in use as of this cycle (Reserve, which changes them, comes after Filter); in a
     // planner's what-if, also those the pods it placed so far take (its placements are not reserved).
     const use = this.use;
-    const planned = toAllocate.length > 0 && state.read(PREEMPTION_MODE) === 'report' ? this.plannedDevices(idx, pod, nodes) : undefined;
+    const taken = toAllocate.length > 0 ? planned?.taken : undefined;
     const input: AllocatorInput | undefined =
       toAllocate.length > 0
         ? {
             classes: idx.classes,
             slices: idx.slices,
-            allocated: { has: planned && planned.size > 0 ? (id) => use.has(id) || planned.has(id) : (id) => use.has(id) },
+            allocated: { has: taken && taken.size > 0 ? (id) => use.has(id) || taken.has(id) : (id) => use.has(id) },
           }
         : undefined;
     const allocating = toAllocate.map((i) => claims[i]!);
     // The memo holds outcomes for the devices in use only: not for a what-if's.
-    const specs = input && !(planned && planned.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
+    const specs = input && !(taken && taken.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
     state.write(this.stateKey, {
       claims,
       toAllocate,
@@ -381,10 +400,16 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
 
   /**
    * The devices the pods a planner placed in this what-if (pods on nodes whose claims are not
-   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan.
+   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan,
+   * and the allocation each of their claims gets (a claim they share with this pod is allocated there).
    */
-  private plannedDevices(idx: Indexes, pod: PodInfo, nodes: readonly NodeInfo[]): Set<string> {
+  private plannedDevices(
+    idx: Indexes,
+    pod: PodInfo,
+    nodes: readonly NodeInfo[],
+  ): { readonly taken: Set<string>; readonly claims: Map<string, AllocationResult> } {
     const taken = new Set<string>();
+    const claims = new Map<string, AllocationResult>();
     const done = new Set<string>();
     const input: AllocatorInput = {
       classes: idx.classes,
@@ -404,11 +429,14 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         for (const c of pending) done.add(key(c.metadata.namespace, c.metadata.name));
         const outcome = allocate(input, nodeInfo.node, pending);
         if (outcome.kind !== 'allocated') continue;
-        for (const r of outcome.results)
+        outcome.results.forEach((r, i) => {
+          const c = pending[i]!;
+          claims.set(key(c.metadata.namespace, c.metadata.name), r);
           for (const d of r.devices?.results ?? []) if (d.adminAccess !== true) taken.add(deviceId(d.driver, d.pool, d.device));
+        });
       }
     }
-    return taken;
+    return { taken, claims };
   }
 
   private checkClass(idx: Indexes, className: string, request: string): Status | undefined {
@@ -417,7 +445,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     return undefined;
   }
 
-  filter(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): Status {
+  filter(state: CycleState, pod: PodInfo, nodeInfo: NodeInfo): FilterStatus {
     const s = state.read(this.stateKey);
     if (!s || s.claims.length === 0) return SUCCESS;
     const node = nodeInfo.node;
@@ -453,15 +481,40 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     if (s.input) {
       const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
       if (outcome.kind === 'error') return errorStatus(outcome.message);
-      if (outcome.kind === 'none')
-        return unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
+      if (outcome.kind === 'none') {
+        const status = unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
+        // Upstream's message stays as it is; a complete verdict adds what it is made of, as data.
+        if (!state.explainFilters || outcome.invalidPools) return status;
+        return { ...status, devices: deviceFailures(s.input, node, allocating, (id) => this.holderOf(id)) };
+      }
       s.byNode.set(node.metadata.name, outcome.results);
     }
     if (unavailable.length > 0) {
       for (const i of unavailable) s.unavailable.add(i);
-      return unresolvable(ERR_NOT_AVAILABLE);
+      const status = unresolvable(ERR_NOT_AVAILABLE);
+      return state.explainFilters ? { ...status, devices: unavailable.map((i) => allocatedElsewhere(s.claims[i]!)) } : status;
     }
     return SUCCESS;
+  }
+
+  /**
+   * The claim (assumed or the snapshot's) that holds a device, with the pods it is reserved for;
+   * explain only: the index of holders is built on first use and kept while no claim changes.
+   */
+  private holderOf(id: string): DeviceHolder | undefined {
+    const idx = this.indexes();
+    if (!this.holders || this.holders.at !== this.changes || this.holders.of !== idx) {
+      const byDevice = new Map<string, ResourceClaim>();
+      for (const [k, c] of idx.claims) if (!this.assumed.has(k)) for (const d of allocatedDevices(c)) byDevice.set(d, c);
+      for (const a of this.assumed.values()) for (const d of allocatedDevices(a.claim)) byDevice.set(d, a.claim);
+      this.holders = { at: this.changes, of: idx, byDevice };
+    }
+    const claim = this.holders.byDevice.get(id);
+    if (!claim) return undefined;
+    return {
+      claim: key(claim.metadata.namespace, claim.metadata.name),
+      pods: (claim.status?.reservedFor ?? []).filter((r) => r.resource === 'pods').map((r) => r.name),
+    };
   }
 
   /** The allocator's outcome on the node, from the memo while the node's pools are as they were. */

@@ -1,7 +1,8 @@
 // Completion: what may be written where the cursor is. apiVersion and kind; the fields of our kinds
 // (from the schemas) and of scheduler configurations; state and other enum values; the planner's
 // label keys; pod-set names seen in the workspace; inside a SchedulePlan the pods of its set and the
-// nodes ranked by how well they fit the entry's pod; plugin names and args in profiles.
+// nodes ranked by how well they fit the entry's pod; plugin names and args in profiles; DeviceClass
+// names for a ResourceClaim's or ResourceClaimTemplate's deviceClassName.
 import { CompletionItemKind, InsertTextFormat, MarkupKind, type CompletionItem, type Position, type Range } from 'vscode-languageserver';
 import { Resource } from '../../engine/api/resources';
 import type { Pod } from '../../engine/api/types';
@@ -33,6 +34,8 @@ import { plural } from './words';
 import { yamlContext, type YamlContext } from './yaml-context';
 
 const POD_KINDS = ['Pod', 'Deployment', 'ReplicaSet', 'StatefulSet', 'Job', 'DaemonSet'];
+/** Kinds whose device requests name a DeviceClass. */
+const CLAIM_KINDS = ['ResourceClaim', 'ResourceClaimTemplate'];
 
 const SKELETONS: ReadonlyArray<{ kind: string; text: string; doc: string }> = [
   {
@@ -204,6 +207,7 @@ function values(context: YamlContext, facts: Facts, analysis: Analysis): Complet
       ['1h0m0s', '1 hour'],
     ].map(([v = '', words]) => valueItem(v, words));
   }
+  if (key === 'deviceClassName' && CLAIM_KINDS.includes(facts.kind ?? '')) return deviceClassNames(analysis);
   if (key === 'schedulerName' && (facts.kind === PROFILE_CONFIG || POD_KINDS.includes(facts.kind ?? ''))) return schedulerNames(analysis);
   if (facts.kind === PLAN && path.length === 4 && isPrefix(['spec', 'plan'], path)) {
     const index = path[2];
@@ -221,6 +225,22 @@ function values(context: YamlContext, facts: Facts, analysis: Analysis): Complet
   return (schema?.enum ?? []).map((v) =>
     valueItem(v, key === undefined ? undefined : String(key), schema?.description, CompletionItemKind.EnumMember),
   );
+}
+
+/** The workspace's (or the cluster's) DeviceClasses, for a claim's or template's request; their selectors as documentation. */
+function deviceClassNames(analysis: Analysis): CompletionItem[] {
+  return [...(analysis.model.cluster.deviceClasses ?? [])]
+    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+    .map((c) => {
+      const selectors = (c.spec.selectors ?? []).map((s) => s.cel?.expression ?? '').filter((e) => e !== '');
+      const extended = c.spec.extendedResourceName;
+      return valueItem(
+        c.metadata.name,
+        `DeviceClass${extended ? ` (serves ${extended})` : ''}`,
+        selectors.length > 0 ? `Devices where ${selectors.join(' and ')}` : 'Every device',
+        CompletionItemKind.Class,
+      );
+    });
 }
 
 function podSetNames(analysis: Analysis): CompletionItem[] {

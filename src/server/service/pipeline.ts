@@ -2,7 +2,8 @@
 // funnel (how many nodes each stage and filter plugin kept, and why it dropped the others) for one
 // pod or summed over a pod set, and the node × plugin matrix of one pod's cycle. The webview
 // computes none of this (docs/architecture.md, Processes).
-import { closestNodes, type ClosestNode } from '../../engine/explain/report';
+import { deviceFailureText } from '../../engine/explain/devices';
+import { closestNodes, deviceVerdicts, type ClosestNode, type NodeDevices } from '../../engine/explain/report';
 import { firstRejections, type NodeVerdict } from '../../engine/explain/verdicts';
 import type { Diagnosis, NodeRejection } from '../../engine/framework/diagnosis';
 import { Code } from '../../engine/framework/status';
@@ -190,7 +191,13 @@ export function podSetFunnel(podSet: string, cycles: ReadonlyArray<{ readonly po
  * ranking `podplan explain` prints (engine/explain/report.ts `closestNodes`): over every node's
  * complete verdict when given, else over what the cycle itself recorded (each node's first rejection).
  */
-export function podMatrix(d: Diagnosis, nodes: readonly string[], complete?: CompleteVerdicts): MatrixView {
+export function podMatrix(
+  d: Diagnosis,
+  nodes: readonly string[],
+  complete?: CompleteVerdicts,
+  devices: readonly NodeDevices[] = complete ? deviceVerdicts(complete.verdicts) : [],
+): MatrixView {
+  const deviceLines = new Map(devices.map((n) => [n.node, n.devices.map(deviceFailureText)]));
   const filterPlugins = d.filters.map((f) => f.plugin);
   const filterIndex = new Map(filterPlugins.map((p, i) => [p, i]));
   const first = d.scores[0];
@@ -211,7 +218,15 @@ export function podMatrix(d: Diagnosis, nodes: readonly string[], complete?: Com
     if (r) {
       const at = r.stage === 'Filter' ? (filterIndex.get(r.plugin) ?? -1) : -1;
       failed.push({
-        row: { node, verdict: 'rejected', stage: r.stage, plugin: r.plugin, reasons: r.reasons, rejectedAt: at },
+        row: {
+          node,
+          verdict: 'rejected',
+          stage: r.stage,
+          plugin: r.plugin,
+          reasons: r.reasons,
+          ...(deviceLines.has(node) ? { devices: deviceLines.get(node) } : {}),
+          rejectedAt: at,
+        },
         rejection: r,
       });
       continue;
@@ -274,12 +289,14 @@ const RESOURCES = 'NodeResourcesFit';
 /** The closest node's failures in words, the actionable one named and any shortfall always given. */
 function closestWhy(v: ClosestNode, describe: CompleteVerdicts['describe']): string {
   const short = v.shortfall.length > 0 ? ` (short by ${v.shortfall.map(describe).join(', ')})` : '';
+  const devices = (f: ClosestNode['failures'][number]) =>
+    (f.devices ?? []).length > 0 ? ` (${(f.devices ?? []).map(deviceFailureText).join('; ')})` : '';
   const [only] = v.failures;
   if (v.failures.length === 1 && only) {
     const fix = only.plugin === TAINT ? '; a toleration for it would let the pod on' : '';
-    return `fails only ${only.plugin}: ${only.reasons.join(', ')}${only.plugin === RESOURCES ? short : ''}${fix}`;
+    return `fails only ${only.plugin}: ${only.reasons.join(', ')}${devices(only)}${only.plugin === RESOURCES ? short : ''}${fix}`;
   }
-  return `fails ${v.failures.length} filter plugins: ${v.failures.map((f) => `${f.plugin} (${f.reasons.join(', ')})`).join('; ')}${short}`;
+  return `fails ${v.failures.length} filter plugins: ${v.failures.map((f) => `${f.plugin} (${f.reasons.join(', ')}${devices(f)})`).join('; ')}${short}`;
 }
 
 /** What compare knows about a move besides the newer plan's cycle for the pod. */

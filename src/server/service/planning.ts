@@ -5,7 +5,11 @@ import { err, ok, type Result } from '../../engine/api/result';
 import { CPU, MEMORY, PODS } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
-import { podReport } from '../../engine/explain/report';
+import { deviceFailureText } from '../../engine/explain/devices';
+import { deviceVerdicts, podReport, type NodeDevices } from '../../engine/explain/report';
+import { deviceId } from '../../engine/plugins/dynamicresources/allocator';
+import { deviceUse } from '../../engine/plugins/dynamicresources/plan-devices';
+import { Names } from '../../engine/plugins/names';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
 import { describeBound, type PlanBound } from '../../engine/planner/solver/bound';
@@ -193,8 +197,13 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
     if (list) list.push(pi.value);
     else byNode.set(a.node, [pi.value]);
   }
+  const devicesOn = deviceUse(
+    analysis.model.cluster,
+    new Set(plan.assignments.flatMap((a) => (a.devices ?? []).filter((d) => !d.existing).map((d) => deviceId(d.driver, d.pool, d.device)))),
+  );
   return analysis.engine.snapshot.list().map((info): NodeUseView => {
     const planned = byNode.get(info.name) ?? [];
+    const devices = devicesOn?.(info.node) ?? [];
     const owners = new Map<string, string[]>();
     for (const p of planned) {
       const owner = ownerOf(p.pod);
@@ -223,6 +232,7 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
         requested: resource === PODS ? info.pods.length : info.requested.get(resource),
         planned: resource === PODS ? planned.length : planned.reduce((sum, p) => sum + p.requests.get(resource), 0),
       })),
+      ...(devices.length > 0 ? { devices } : {}),
     };
   });
 }
@@ -313,6 +323,8 @@ interface Cycle {
   readonly nodes: readonly string[];
   /** For a pod the cycle did not place: every filter's verdict on every node, which picks the closest node. */
   readonly complete?: CompleteVerdicts;
+  /** Per node DynamicResources rejected: the device requests it could not meet there (from the complete verdicts, or those nodes' own). */
+  readonly devices?: readonly NodeDevices[];
   readonly source: CycleSource;
   /** The node a plan gives the pod, and that plan's name. */
   readonly planned?: { readonly node: string; readonly plan: string };
@@ -323,7 +335,7 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
   const info = podInfo(p);
   const explained = d && explain(d, 10);
   const set = podSetLabelOf(p);
-  const matrix = d ? podMatrix(d, cycle.nodes, cycle.complete) : { filterPlugins: [], scorePlugins: [], rows: [] };
+  const matrix = d ? podMatrix(d, cycle.nodes, cycle.complete, cycle.devices) : { filterPlugins: [], scorePlugins: [], rows: [] };
   const planned = cycle.planned;
   const preemption = d && preemptionView(d);
   return {
@@ -345,6 +357,9 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
     scores: (explained?.topScores ?? []).map((s) => ({ node: s.node, total: s.total, plugins: s.plugins.map((x) => ({ ...x })) })),
     funnel: d ? podFunnel(p.metadata.name, d) : { subject: p.metadata.name, unit: 'nodes', pods: 1, steps: [] },
     matrix,
+    ...(cycle.devices && cycle.devices.length > 0
+      ? { devices: cycle.devices.map((n) => ({ node: n.node, lines: n.devices.map(deviceFailureText) })) }
+      : {}),
     ...(preemption ? { preemption } : {}),
   };
 }
@@ -386,19 +401,21 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
 }
 
 /** For a pod no node takes in `ranking`: every node's complete Filter verdict with what it lacks there (the closest node comes from them). */
-function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): Pick<Cycle, 'complete'> {
+function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): Pick<Cycle, 'complete' | 'devices'> {
   const info = podInfo(p);
   if (!info.ok || !ranking) return {};
-  return {
-    ...(ranking.result.diagnosis.chosenNode === undefined
-      ? {
-          complete: {
-            verdicts: nodeVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot),
-            describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}`,
-          } satisfies CompleteVerdicts,
-        }
-      : {}),
-  };
+  const framework = analysis.engine.framework(schedulerOf(p));
+  const d = ranking.result.diagnosis;
+  if (d.chosenNode === undefined) {
+    const verdicts = nodeVerdicts(framework, info.value, ranking.snapshot);
+    return {
+      complete: { verdicts, describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts,
+      devices: deviceVerdicts(verdicts),
+    };
+  }
+  // A placed pod: the device requests not met on the nodes DynamicResources rejected, from those nodes' own verdicts.
+  const drNodes = d.rejections.filter((r) => r.plugin === Names.DynamicResources && r.stage === 'Filter').map((r) => r.node);
+  return drNodes.length > 0 ? { devices: deviceVerdicts(nodeVerdicts(framework, info.value, ranking.snapshot, drNodes)) } : {};
 }
 
 /**

@@ -1,5 +1,6 @@
 // Diagnostics of one file. Only our kinds (ScheduleTrigger, SchedulePlan, KubeSchedulerConfiguration)
-// and the objects they reference (pods of a pod set a trigger or plan names) get diagnostics, so a
+// and the objects they reference (pods of a pod set a trigger or plan names) get diagnostics, and a
+// DRA device selector (DeviceClass, ResourceClaim, ResourceClaimTemplate) whose CEL does not compile, so a
 // generic YAML or Kubernetes extension and this one never report the same problem twice. Every
 // diagnostic has a stable code (codes.ts), the narrowest range that shows the problem, and a
 // message that says how to fix it.
@@ -29,6 +30,10 @@ import { checkSchema, SCHEMAS, type SchemaIssue } from './schema';
 import { plural, shortList } from './words';
 
 type Severity = 'error' | 'warning' | 'info';
+
+/** Kinds with CEL device selectors, and where a selector's expression is. */
+const DRA_KINDS: readonly string[] = ['DeviceClass', 'ResourceClaim', 'ResourceClaimTemplate'];
+const CEL_EXPRESSION = /selectors\[\d+\]\.cel\.expression$/;
 
 const SEVERITY: Readonly<Record<Severity, DiagnosticSeverity>> = {
   error: DiagnosticSeverity.Error,
@@ -116,6 +121,8 @@ function reportsReaderError(file: SourceFile, document: Parameters<typeof declar
   // A misspelt kind drops its object from every preview: whoever wrote it wants to know.
   if (error.code === 'unknown-kind') return true;
   if (kind === PROFILE_CONFIG) return true;
+  // A device selector whose CEL does not compile: no generic extension compiles it, and the API server refuses it.
+  if (kind !== undefined && DRA_KINDS.includes(kind) && CEL_EXPRESSION.test(error.path ?? '')) return true;
   if (kind === TRIGGER || kind === PLAN) {
     const path = error.path ?? '';
     return error.code === 'duplicate-name' || /(^|\.|\])status(\.|\[|$)/.test(path);

@@ -6,6 +6,7 @@ import type { ClaimBinding, ClaimWriter } from '../../../src/engine/framework/bi
 import type { FrameworkHandle } from '../../../src/engine/framework/interfaces';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
+import { deviceFailureText } from '../../../src/engine/explain/devices';
 import * as DR from '../../../src/engine/plugins/DynamicResources';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import { handleOf, makeNode, snapshotOf } from '../../builders';
@@ -158,6 +159,56 @@ describe('engine/plugins/DynamicResources', () => {
     assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: CANNOT, n2: CANNOT });
     plugin.unreserve(state, first, 'n1');
     assert.deepEqual(runFilters(plugin, snapshot, second).verdicts, { n1: 'ok', n2: CANNOT });
+  });
+
+  it("a complete verdict adds which request was not met and who holds the devices; a cycle's Filter says upstream's message alone", () => {
+    const snapshot = snapshotOf(nodes);
+    const objects: ClusterObjects = { ...base, resourceClaims: [claim('c1', [exactly(2)]), claim('c2', [exactly()])] };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const first = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+    assert.equal(plugin.reserve(runFilters(plugin, snapshot, first).state, first, 'n1').code, 'Success');
+    const second = podWith('p2', [{ name: 'c', resourceClaimName: 'c2' }]);
+    const cycle = new CycleState();
+    plugin.preFilter(cycle, second, snapshot.list());
+    const plain = plugin.filter(cycle, second, snapshot.get('n1')!);
+    assert.deepEqual([plain.reasons, plain.devices], [['cannot allocate all claims'], undefined]);
+    const explaining = new CycleState();
+    explaining.explainFilters = true;
+    plugin.preFilter(explaining, second, snapshot.list());
+    const full = plugin.filter(explaining, second, snapshot.get('n1')!);
+    assert.deepEqual(full.reasons, ['cannot allocate all claims']);
+    assert.deepEqual(full.devices, [
+      {
+        claim: 'default/c2',
+        request: 'req',
+        deviceClass: 'gpu',
+        wanted: 1,
+        code: 'notEnough',
+        matching: 2,
+        free: 0,
+        holders: [{ claim: 'default/c1', pods: ['p1'] }],
+        planned: 0,
+      },
+    ]);
+    assert.deepEqual(plugin.filter(explaining, second, snapshot.get('n2')!).devices?.[0]?.code, 'noDevices');
+  });
+
+  it('a complete verdict on a node an allocated claim leaves out names where the claim is and whom it is reserved for', () => {
+    const snapshot = snapshotOf(nodes);
+    const objects: ClusterObjects = { ...base, resourceClaims: [claim('c1', [exactly()], allocatedOn('n1', ['other']))] };
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const pod = podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]);
+    const explaining = new CycleState();
+    explaining.explainFilters = true;
+    plugin.preFilter(explaining, pod, snapshot.list());
+    const full = plugin.filter(explaining, pod, snapshot.get('n2')!);
+    assert.deepEqual(full.reasons, ['resourceclaim not available on the node']);
+    assert.deepEqual(full.devices?.map(deviceFailureText), [
+      'claim default/c1: allocated already on n1, reserved for other: the pod can only go where its devices are',
+    ]);
+    const cycle = new CycleState();
+    plugin.preFilter(cycle, pod, snapshot.list());
+    assert.equal(plugin.filter(cycle, pod, snapshot.get('n2')!).devices, undefined);
   });
 
   it("a shared claim: the second pod follows the first one's allocation", () => {

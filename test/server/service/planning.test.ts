@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { noHistory } from '../../../src/server/history';
 import { explainInPlan, explainPod, planPodSet, planView } from '../../../src/server/service/planning';
 import { docs, node, plan, pod, workspaceOf } from './fixtures';
@@ -130,6 +131,69 @@ describe('server/service/planning: the view models of a plan and of an explanati
     const x = explainPod(big, analysis);
     assert.equal(x.matrix.closest?.node, 'n1');
     assert.equal(x.verdict, 'No node fits. Closest: n1, which fails only NodeResourcesFit: Insufficient cpu (short by 4 cpu).');
+  });
+
+  it('explaining a DRA pod says per node which device request was not met and why, beside upstream’s reason', () => {
+    const files = Object.fromEntries(
+      ['classes', 'nodes', 'pods', 'slices'].map((f) => [`dra/${f}.yaml`, readFileSync(`examples/dra/${f}.yaml`, 'utf8')]),
+    );
+    const analysis = workspaceOf(files).analysis();
+    const tooBig = analysis.pod('default', 'too-big');
+    assert.ok(tooBig);
+    const x = explainPod(tooBig, analysis);
+    const row = x.matrix.rows.find((r) => r.node === 'gpu-a1');
+    assert.deepEqual(row?.reasons, ['cannot allocate all claims']);
+    assert.deepEqual(row?.devices, ['claim default/eight-gpus, request gpus (8 × gpu.example.com): only 4 matching devices on the node']);
+    assert.deepEqual(x.devices?.find((n) => n.node === 'cpu-1')?.lines, [
+      'claim default/eight-gpus, request gpus (8 × gpu.example.com): the node has no devices',
+    ]);
+    assert.equal(x.devices?.length, 5);
+    assert.match(
+      x.matrix.closest?.why ?? '',
+      /^fails only DynamicResources: cannot allocate all claims \(claim default\/eight-gpus, request gpus/,
+    );
+    // A placed pod: the nodes DynamicResources rejected for it still say why.
+    const trainer = analysis.pod('default', 'trainer-0');
+    assert.ok(trainer);
+    const t = explainPod(trainer, analysis);
+    assert.ok(t.chosenNode);
+    assert.equal(t.devices?.find((n) => n.node === 'cpu-1')?.lines.length, 1);
+    assert.match(
+      t.devices?.find((n) => n.node === 'cpu-1')?.lines[0] ?? '',
+      /^claim default\/trainer-0-gpus-\w{5}, request gpus \(2 × large-gpu\.example\.com\): the node has no devices$/,
+    );
+  });
+
+  it('a DRA pod set: each placed pod’s devices in the plan, and per node its devices by class: allocated, planned, in all', () => {
+    const files = {
+      ...Object.fromEntries(['classes', 'nodes', 'slices'].map((f) => [`dra/${f}.yaml`, readFileSync(`examples/dra/${f}.yaml`, 'utf8')])),
+      'dra/gang.yaml': readFileSync('test/fixtures/dra/gang.yaml', 'utf8'),
+    };
+    const analysis = workspaceOf(files).analysis();
+    const made = planPodSet(analysis, { namespace: 'default', podSet: 'gang', trigger: 'gang' });
+    assert.ok(made.ok, made.ok ? '' : made.error);
+    const plan = made.value;
+    assert.equal(plan.assignments.length, 6);
+    // One GPU each, none twice.
+    const devices = plan.assignments.map((a) => a.devices ?? []);
+    assert.ok(devices.every((d) => d.length === 1 && d[0]?.request === 'gpu' && /^default\/train-\d+-gpu-\w{5}$/.test(d[0].claim)));
+    const ids = devices.map((d) => `${d[0]?.pool}/${d[0]?.device}`);
+    assert.equal(new Set(ids).size, 6);
+    ids.forEach((id, i) => assert.equal(id.split('/')[0], plan.assignments[i]?.node));
+    const view = planView(plan, analysis);
+    const used = view.nodes.filter((n) => n.pods.length > 0);
+    for (const n of used)
+      assert.deepEqual(
+        n.devices?.find((d) => d.deviceClass === 'gpu.example.com'),
+        { deviceClass: 'gpu.example.com', total: 4, allocated: 0, planned: n.pods.length },
+      );
+    assert.deepEqual(view.nodes.find((n) => n.node === 'cpu-1')?.devices, undefined);
+    // The large-GPU class counts the A100s of gpu-a1 and gpu-b1 only.
+    assert.equal(view.nodes.find((n) => n.node === 'gpu-a1')?.devices?.find((d) => d.deviceClass === 'large-gpu.example.com')?.total, 4);
+    assert.equal(
+      view.nodes.find((n) => n.node === 'gpu-a2')?.devices?.some((d) => d.deviceClass === 'large-gpu.example.com'),
+      false,
+    );
   });
 
   it('explaining a pod in a preview plan reads the planner’s own cycle for it, about the node it got there', async () => {

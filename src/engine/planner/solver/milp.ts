@@ -20,6 +20,7 @@ import { CPU, MEMORY, PODS } from '../../api/resources';
 import type { LabelSelector, Node, TopologySpreadConstraint } from '../../api/types';
 import type { NodeInfo, PodInfo } from '../../framework/node-info';
 import { isSuccess } from '../../framework/status';
+import { deviceCounts } from '../../plugins/dynamicresources/counts';
 import { Names } from '../../plugins/names';
 import { nodeCost, queueOrder, type PlannerResult, type PlanRequest } from '../planner';
 import { MilpBuilder, type MilpModel } from './solver';
@@ -91,6 +92,11 @@ export interface PlacementClasses {
   readonly levels: readonly number[];
   /** Every pod, in queue order. */
   readonly pods: readonly PodInfo[];
+  /**
+   * DRA claims several pods of one group share (node-local devices): the group goes to one node,
+   * where the claim's devices (`demand`, resources' order) are taken once.
+   */
+  readonly shared: ReadonlyArray<{ readonly group: number; readonly demand: Float64Array }>;
 }
 
 /**
@@ -103,8 +109,22 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
   const feasibility = new Feasibility(request.framework, whatIf, request.eligible);
   const nodes = whatIf.nodes;
   const pods = queueOrder(request.framework, request.pods);
-  const resources = resourceNames(pods);
+  const base = resourceNames(pods);
+  // Devices the set's own claims ask for count as resources too (dynamicresources/counts.ts: conditions every allocation meets).
+  const devices = deviceCounts(
+    pods.map((p) => p.pod),
+    request.snapshot.objects?.()?.deviceClasses ? (request.snapshot.objects?.() ?? {}) : (request.framework.handle.objects?.() ?? {}),
+  );
+  const resources = devices ? [...base, ...devices.names] : base;
+  const B = base.length;
   const amount = (name: string, value: number) => (name === MEMORY ? value / MEMORY_UNIT : value);
+  const withDevices = (amounts: Float64Array, more: Float64Array | undefined): Float64Array => {
+    if (!devices) return amounts;
+    const out = new Float64Array(resources.length);
+    out.set(amounts);
+    if (more) out.set(more, B);
+    return out;
+  };
 
   const levels = [...new Set(pods.map((p) => p.pod.spec.priority ?? 0))].sort((a, b) => b - a);
   const groupOf = new Map<string, Group>();
@@ -113,7 +133,10 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
     const key = request.eligible?.has(pod.key) ? `pod:${pod.key}` : podShape(pod);
     let group = groupOf.get(key);
     if (!group) {
-      const requests = Float64Array.from(resources, (name) => amount(name, pod.requests.get(name)));
+      const requests = withDevices(
+        Float64Array.from(base, (name) => amount(name, pod.requests.get(name))),
+        devices?.demand(pod.pod),
+      );
       group = { pods: [], requests, level: levels.indexOf(pod.pod.spec.priority ?? 0), selfAntiAffine: avoidsItsOwnShape(pod) };
       groupOf.set(key, group);
     }
@@ -125,14 +148,22 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
   const classes = new Map<string, number>();
   nodes.forEach((node, n) => {
     const occupied = node.pods.length > 0;
-    const key = aggregate && !occupied ? nodeClass(node.node) : `node:${n}`;
+    const supply = devices?.supply(node.node);
+    // Nodes alike but for their devices are not alike.
+    const key = aggregate && !occupied ? `${nodeClass(node.node)}${supply ? JSON.stringify([...supply.free]) : ''}` : `node:${n}`;
     const existing = classes.get(key);
     if (existing !== undefined) {
       (bins[existing]?.nodes as number[]).push(n);
       return;
     }
-    const free = Float64Array.from(resources, (name) => amount(name, Math.max(0, node.allocatable.get(name) - node.requested.get(name))));
-    const capacity = Float64Array.from(resources, (name) => amount(name, node.allocatable.get(name)));
+    const free = withDevices(
+      Float64Array.from(base, (name) => amount(name, Math.max(0, node.allocatable.get(name) - node.requested.get(name)))),
+      supply?.free,
+    );
+    const capacity = withDevices(
+      Float64Array.from(base, (name) => amount(name, node.allocatable.get(name))),
+      supply?.total,
+    );
     classes.set(key, bins.length);
     bins.push({ nodes: [n], free, capacity, freePods: Math.max(0, node.allocatable.allowedPodNumber - node.pods.length), occupied });
   });
@@ -149,7 +180,13 @@ export function placementClasses(request: PlanRequest, aggregate: boolean): Plac
       return status.plugin === Names.PodTopologySpread || (status.plugin === Names.InterPodAffinity && hasRequiredAffinity(pod));
     });
   });
-  return { groups, bins, nodes, resources, allowed, levels, pods };
+  // A shared claim whose pods are all of one group (else it is left to the replay through Filter).
+  const shared = (devices?.shared ?? []).flatMap(({ pods: sharing, demand }) => {
+    const g = groups.findIndex((group) => group.pods.some((p) => p.pod === sharing[0]));
+    const members = new Set(groups[g]?.pods.map((p) => p.pod));
+    return g >= 0 && sharing.every((p) => members.has(p)) ? [{ group: g, demand: withDevices(new Float64Array(B), demand) }] : [];
+  });
+  return { groups, bins, nodes, resources, allowed, levels, pods, shared };
 }
 
 /** The model of a request's placement. */
@@ -158,7 +195,7 @@ export function placementModel(
   options: PlacementModelOptions = {},
   classes = placementClasses(request, options.aggregate ?? false),
 ): PlacementModel {
-  const { groups, bins, nodes, resources, allowed, levels, pods } = classes;
+  const { groups, bins, nodes, resources, allowed, levels, pods, shared } = classes;
   const R = resources.length;
 
   const N = nodes.length;
@@ -218,12 +255,34 @@ export function placementModel(
     const row = (byGroup[g] ?? []).map(({ column }) => [column, 1] as const);
     builder.row(row, goal === 'fewest-nodes' || goal === 'every-pod' ? group.pods.length : 0, group.pods.length);
   });
+  // A shared claim: its group on one node (u per bin, at most one), the claim's devices taken there once.
+  const claimsByBin: Array<Array<{ column: number; demand: Float64Array }>> = bins.map(() => []);
+  for (const { group: g, demand } of shared) {
+    const on = (byGroup[g] ?? []).map(({ bin, column }) => {
+      const u = builder.column(0, 0, 1, true);
+      builder.row(
+        [
+          [column, 1],
+          [u, -perNodeMost(groups[g] as Group, bins[bin] as Bin)],
+        ],
+        -Infinity,
+        0,
+      );
+      claimsByBin[bin]?.push({ column: u, demand });
+      return [u, 1] as const;
+    });
+    if (on.length > 0) builder.row(on, -Infinity, 1);
+  }
   bins.forEach((bin, b) => {
     const here = byBin[b] ?? [];
     if (here.length === 0) return;
+    const claims = claimsByBin[b] ?? [];
     for (let k = 0; k < R; k++) {
       const entries = here.map(({ group, column }) => [column, (groups[group] as Group).requests[k] as number] as const);
-      builder.row([...entries, [usage[b] as number, -(bin.free[k] as number)]], -Infinity, 0);
+      const once = claims
+        .filter(({ demand }) => (demand[k] as number) > 0)
+        .map(({ column, demand }) => [column, demand[k] as number] as const);
+      builder.row([...entries, ...once, [usage[b] as number, -(bin.free[k] as number)]], -Infinity, 0);
     }
     builder.row([...here.map(({ column }) => [column, 1] as const), [usage[b] as number, -bin.freePods]], -Infinity, 0);
   });

@@ -77,7 +77,12 @@ export function nodeSelectorMatches(selector: NodeSelector, node: Node): boolean
   return m.matches(node);
 }
 
-function nodeMatches(node: Node, nodeName: string | undefined, allNodes: boolean | undefined, selector: NodeSelector | undefined): boolean {
+export function nodeMatches(
+  node: Node,
+  nodeName: string | undefined,
+  allNodes: boolean | undefined,
+  selector: NodeSelector | undefined,
+): boolean {
   if (nodeName) return node.metadata.name === nodeName;
   if (allNodes) return true;
   if (selector) return nodeSelectorMatches(selector, node);
@@ -199,9 +204,9 @@ interface Constraint {
   remove(request: string, sub: string | undefined): void;
 }
 
-type AttrValue = { readonly t: 's' | 'i' | 'b' | 'v'; readonly v: string | number | boolean };
+export type AttrValue = { readonly t: 's' | 'i' | 'b' | 'v'; readonly v: string | number | boolean };
 
-function lookupAttribute(device: Device, driver: string, name: string): AttrValue | undefined {
+export function lookupAttribute(device: Device, driver: string, name: string): AttrValue | undefined {
   let a = device.attributes?.[name];
   if (!a) {
     const slash = name.indexOf('/');
@@ -276,7 +281,7 @@ function toleratesTaint(t: DeviceToleration, taint: { key: string; value?: strin
   return op === 'Exists';
 }
 
-function taintPreventsAllocation(device: Device, tolerations: readonly DeviceToleration[] | undefined): boolean {
+export function taintPreventsAllocation(device: Device, tolerations: readonly DeviceToleration[] | undefined): boolean {
   for (const taint of device.taints ?? []) {
     if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue;
     if (!(tolerations ?? []).some((t) => toleratesTaint(t, taint))) return true;
@@ -285,7 +290,7 @@ function taintPreventsAllocation(device: Device, tolerations: readonly DeviceTol
 }
 
 /** A request's capacity requirements against the device's capacity (static check only). */
-function capacityFits(spec: DeviceRequestSpec, device: Device): boolean {
+export function capacityFits(spec: DeviceRequestSpec, device: Device): boolean {
   const wanted = spec.capacity?.requests;
   if (!wanted) return true;
   for (const [name, value] of Object.entries(wanted)) {

@@ -11,6 +11,7 @@ import { highsSolver } from '../../../../src/platform/highs';
 import { generatePodSet } from '../../../../bench/workloads/podsets';
 import { Snapshot } from '../../../../src/engine/framework/snapshot';
 import { podInfo } from '../../../../src/engine/framework/node-info';
+import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../../../../src/engine/api/dra';
 import { makeNode } from '../../../builders';
 import { assertEngineAccepts, nodesUsed, outcome, planning, request, setPod } from '../fixtures';
 
@@ -277,5 +278,137 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
     const result = exact.plan(r);
     assert.deepEqual(outcome(result).placed, { a: 'n2' });
     assert.equal(result.bound?.optimal, true);
+  });
+
+  describe('devices as resources (DRA): the model and its bound count them', () => {
+    const DRIVER = 'gpu.example.com';
+    const gpu: DeviceClass = { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] } };
+    const gpuSlice = (node: string, numas: number[]): ResourceSlice => ({
+      metadata: { name: `${node}-gpus` },
+      spec: {
+        driver: DRIVER,
+        nodeName: node,
+        pool: { name: node, generation: 1, resourceSliceCount: 1 },
+        devices: numas.map((numa, i) => ({ name: `gpu-${i}`, attributes: { numa: { int: numa } } })),
+      },
+    });
+    const template = (name: string, count: number, sameNuma: boolean): ResourceClaimTemplate => ({
+      metadata: { name, namespace: 'default' },
+      spec: {
+        spec: {
+          devices: {
+            requests: [{ name: 'gpus', exactly: { deviceClassName: 'gpu', count } }],
+            ...(sameNuma ? { constraints: [{ matchAttribute: `${DRIVER}/numa` }] } : {}),
+          },
+        },
+      },
+    });
+    /** A plan of `pods` one-template pods with the bound, by the exact planner, on nodes with these GPUs (by NUMA node). */
+    function planWith(gpus: Record<string, number[]>, pods: number, claim: ResourceClaimTemplate) {
+      const nodes = Object.keys(gpus).map((name) => node(name, '64').obj);
+      const members = Array.from(
+        { length: pods },
+        (_, i) => setPod(`w-${i}`).req({ cpu: '1' }).deviceClaims({ template: claim.metadata.name }).obj,
+      );
+      const snapshot = Snapshot.fromCluster({
+        nodes,
+        pods: [],
+        deviceClasses: [gpu],
+        resourceSlices: Object.entries(gpus).map(([n, numas]) => gpuSlice(n, numas)),
+        resourceClaimTemplates: [claim],
+      });
+      assert.ok(snapshot.ok);
+      const plan = buildPlan(
+        {
+          podSet: resolvePodSet(members, { namespace: 'default', name: 'web' }),
+          snapshot: snapshot.value,
+          framework: planning().framework,
+          now: 0,
+          solver: { solver: highs, timeLimitMs: 20_000, seed: 1 },
+        },
+        { planner: 'exact' },
+      );
+      assert.ok(plan.ok, plan.ok ? '' : JSON.stringify(plan.error));
+      return { plan: plan.value, used: new Set(plan.value.assignments.map((a) => a.node)).size };
+    }
+
+    it('a gang of 8 one-GPU pods on nodes of 4 GPUs: two nodes, proven optimal (cpu alone would say one)', () => {
+      const { plan, used } = planWith(
+        { n1: [0, 0, 1, 1], n2: [0, 0, 1, 1], n3: [0, 0, 1, 1], n4: [0, 0, 1, 1] },
+        8,
+        template('one', 1, false),
+      );
+      assert.equal(plan.assignments.length, 8);
+      assert.equal(plan.unplaced.length, 0);
+      assert.equal(used, 2);
+      assert.equal(plan.bound?.nodes, 2);
+      assert.equal(plan.bound?.optimal, true);
+    });
+
+    it('8 GPUs on one node take a gang of 8 there: one node', () => {
+      const { plan, used } = planWith({ small: [0, 0, 1, 1], big: [0, 0, 0, 0, 1, 1, 1, 1] }, 8, template('one', 1, false));
+      assert.deepEqual([...new Set(plan.assignments.map((a) => a.node))], ['big']);
+      assert.equal(used, 1);
+      assert.equal(plan.bound?.optimal, true);
+    });
+
+    it('a claim the pods share (two GPUs on one NUMA node): one node for all of them, as many as fit there, proven optimal', () => {
+      const claim: ResourceClaim = {
+        metadata: { name: 'shared', namespace: 'default' },
+        spec: {
+          devices: {
+            requests: [{ name: 'gpus', exactly: { deviceClassName: 'gpu', count: 2 } }],
+            constraints: [{ matchAttribute: `${DRIVER}/numa` }],
+          },
+        },
+      };
+      const members = ['p-0', 'p-1', 'p-2'].map((n) => setPod(n).req({ cpu: '12' }).deviceClaims({ claim: 'shared' }).obj);
+      const snapshot = Snapshot.fromCluster({
+        nodes: ['a', 'b', 'c'].map((n) => node(n, '32').obj),
+        pods: [],
+        deviceClasses: [gpu],
+        resourceSlices: [gpuSlice('a', [0, 1]), gpuSlice('b', [0, 0, 1, 1]), gpuSlice('c', [0, 0])],
+        resourceClaims: [claim],
+      });
+      assert.ok(snapshot.ok);
+      for (const planner of ['greedy', 'optimize', 'exact']) {
+        const plan = buildPlan(
+          {
+            podSet: resolvePodSet(members, { namespace: 'default', name: 'web' }),
+            snapshot: snapshot.value,
+            framework: planning().framework,
+            now: 0,
+            solver: { solver: highs, timeLimitMs: 20_000, seed: 1 },
+          },
+          { planner },
+        );
+        assert.ok(plan.ok);
+        // Node a has no two GPUs on one NUMA node; 32 cpu take two 12-cpu pods.
+        const nodes = new Set(plan.value.assignments.map((x) => x.node));
+        assert.equal(nodes.size, 1, `${planner}: ${JSON.stringify(plan.value.assignments.map((x) => [x.pod, x.node]))}`);
+        assert.ok(!nodes.has('a'), planner);
+        assert.equal(plan.value.assignments.length, 2, planner);
+        // The bound knows the claim puts them on one node: no plan places more than 2 (the solvers prove theirs optimal).
+        if (planner === 'greedy') assert.equal(plan.value.bound?.placeable, 2, JSON.stringify(plan.value.bound));
+        else assert.equal(plan.value.bound?.optimal, true, `${planner}: ${JSON.stringify(plan.value.bound)}`);
+        // The claim is allocated once: both pods name the same devices.
+        const devices = plan.value.assignments.map((x) => JSON.stringify(x.devices));
+        assert.equal(new Set(devices).size, 1, planner);
+      }
+    });
+
+    it('two GPUs on one NUMA node per pod: a node with NUMA 0,0,0,1 takes one pod, not two; the bound knows it', () => {
+      const { plan, used } = planWith(
+        { a: [0, 0, 1, 1], b1: [0, 0, 0, 1], b2: [0, 0, 0, 1], b3: [0, 0, 0, 1] },
+        4,
+        template('pair', 2, true),
+      );
+      assert.equal(plan.assignments.length, 4);
+      assert.equal(used, 3);
+      // Devices counted alone (8 GPUs, 4 a node) would allow 2.
+      assert.equal(plan.bound?.nodes, 3);
+      assert.equal(plan.bound?.optimal, true);
+      assert.equal(plan.assignments.filter((a) => a.node === 'a').length, 2);
+    });
   });
 });
