@@ -58,6 +58,20 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     assert.equal(report.devices.length, 5);
   });
 
+  it('plan: the example’s fine-tune pod set (one large GPU per worker) goes to the two large-GPU nodes, proven optimal', async () => {
+    const { code, stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/fine-tune', '--no-history'], draFiles());
+    assert.equal(code, 0, stdout);
+    const nodes = [...stdout.matchAll(/^default\/fine-tune-\d\*\s+(\S+)$/gm)].map((m) => m[1]);
+    assert.equal(nodes.length, 6, stdout);
+    assert.deepEqual([...new Set(nodes)].sort(), ['gpu-a1', 'gpu-b1']);
+    assert.ok(
+      ['gpu-a1', 'gpu-b1'].every((n) => nodes.filter((x) => x === n).length <= 4),
+      'four large GPUs per node',
+    );
+    assert.match(stdout, /6 of 6 pods placed on 2 nodes \(planner greedy, objective pack, profile podset-planner-scheduler/);
+    assert.match(stdout, /Bound \(HiGHS [\d.]+\): proven optimal\./);
+  });
+
   it('plan: a gang of ten one-GPU pods gets the eight large GPUs there are, not more', async () => {
     const files = {
       ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),

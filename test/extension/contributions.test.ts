@@ -28,6 +28,36 @@ describe('extension contributions and walkthrough', () => {
     assert.deepEqual([NUMBERS.indexOf(said[1] ?? ''), NUMBERS.indexOf(said[2] ?? '')], [nodes.length, zones.size]);
   });
 
+  it('the GPU step copies a shipped example and describes it as it is (nodes, the pod set, the files it names)', () => {
+    const walkthrough = JSON.parse(readFileSync('package.json', 'utf8')) as {
+      readonly files: readonly string[];
+      readonly contributes: {
+        readonly walkthroughs: ReadonlyArray<{ readonly steps: ReadonlyArray<{ readonly id: string; readonly description: string }> }>;
+      };
+    };
+    const step = walkthrough.contributes.walkthroughs[0]?.steps.find((s) => s.id === 'gpus');
+    const link = /command:podplan\.openExample\?([^)]+)\)/.exec(step?.description ?? '');
+    assert.ok(link, 'the step links to Copy the GPU Example');
+    const [example] = JSON.parse(decodeURIComponent(link[1] ?? '')) as string[];
+    assert.ok(walkthrough.files.includes(`examples/${example}/`), `examples/${example}/ ships`);
+    const docs = (file: string) =>
+      parseAllDocuments(readFileSync(`examples/${example}/${file}`, 'utf8'))
+        .map(
+          (d) =>
+            d.toJS() as { kind?: string; metadata?: { name?: string }; items?: Array<{ kind?: string; metadata?: { name?: string } }> },
+        )
+        .flatMap((d) => (d.kind === 'List' ? (d.items ?? []) : [d]));
+    const text = readFileSync('media/walkthrough/gpus.md', 'utf8').replace(/\s+/g, ' ');
+    const said = /(\w+) nodes \(`nodes\.yaml`\)/.exec(text);
+    assert.equal(NUMBERS.indexOf(said?.[1] ?? ''), docs('nodes.yaml').filter((d) => d.kind === 'Node').length);
+    for (const file of text.matchAll(/`(\w+\.yaml)`/g)) assert.ok(docs(file[1] ?? '').length > 0, `${file[1]} is in examples/${example}`);
+    const trigger = /Preview the `([\w-]+)` pod set/.exec(text)?.[1];
+    assert.ok(
+      docs('podset.yaml').some((d) => d.kind === 'ScheduleTrigger' && d.metadata?.name === trigger),
+      `a ScheduleTrigger ${trigger}`,
+    );
+  });
+
   it('the walkthrough names the icons as package.json draws them (the play icon is Schedule Now)', () => {
     const icon = (command: string) => manifest.contributes.commands.find((c) => c.command === command)?.icon;
     assert.equal(icon('podplan.scheduleNow'), '$(run)');
