@@ -37,6 +37,7 @@ import { MAX_NODE_SCORE } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
+import { KeyInterner } from '../framework/caches';
 import { factoryOf, noArgs } from './args';
 import {
   allocate,
@@ -74,6 +75,8 @@ const FIRST_AVAILABLE_MAX = 8;
 
 const NOTHING_TO_DEALLOCATE: Status = Object.freeze(unschedulable());
 const NO_STATE: Status = Object.freeze(errorStatus(STATE_NOT_FOUND));
+const CANNOT_ALLOCATE: Status = Object.freeze(unresolvable(ERR_CANNOT_ALLOCATE));
+const INVALID_POOLS: Status = Object.freeze(unresolvable('invalid resource pools were encountered'));
 
 interface DraState {
   readonly claims: readonly ResourceClaim[];
@@ -84,7 +87,10 @@ interface DraState {
   /** Their specs as text: what an allocation outcome depends on besides the node and the devices in use. */
   readonly specs: string;
   readonly input: AllocatorInput | undefined;
-  /** Per feasible node, the allocations of the claims to allocate (in toAllocate order). */
+  /**
+   * Per feasible node, the allocations of the claims to allocate (in toAllocate order), when the
+   * allocation memo cannot give them again (specs ''; the extended resources' claim).
+   */
   readonly byNode: Map<string, readonly AllocationResult[]>;
   /** The pod's extended resources served by DRA (DRAExtendedResource): names and whether it has claims of its own. */
   readonly extended: { readonly resources: readonly string[]; readonly userClaims: boolean } | undefined;
@@ -92,6 +98,10 @@ interface DraState {
   readonly extendedByNode: Map<string, ResourceClaim>;
   /** Claims whose allocation kept the pod off some node. */
   readonly unavailable: Set<number>;
+  /** Indexes into claims of those allocated with a node selector (Filter checks them on every node). */
+  readonly selectorBound: readonly number[];
+  /** Whether any claim has a firstAvailable request (else Score gives every node 0). */
+  readonly prioritized: boolean;
 }
 
 const EMPTY: DraState = Object.freeze({
@@ -104,6 +114,8 @@ const EMPTY: DraState = Object.freeze({
   extended: undefined,
   extendedByNode: new Map(),
   unavailable: new Set<number>(),
+  selectorBound: [],
+  prioritized: false,
 });
 
 function key(namespace: string | undefined, name: string): string {
@@ -190,16 +202,19 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   /** How many claims hold each device, for the snapshot's claims named by `counted` and the assumed ones. */
   private use = new Map<string, number>();
   private counted: Indexes | undefined;
-  /** Per pool (driver/pool), a version bumped whenever one of its devices is taken or freed. */
-  private poolVersions = new Map<string, number>();
+  /** Per pool (by Pool.id), a version bumped whenever one of its devices is taken or freed. */
+  private poolVersions: number[] = [];
   /**
-   * Allocation outcomes per node and claim specs, valid while the versions of the node's pools are
-   * the ones they were computed at (at most MEMO_PER_NODE specs per node; reset with the objects).
+   * Allocation outcomes per node and claim specs (interned: compared by identity), valid while the
+   * versions of the node's pools are the ones they were computed at (at most MEMO_PER_NODE specs per
+   * node; reset with the objects).
    */
   private memo = new WeakMap<
     Node,
     Map<string, { readonly pools: readonly Pool[]; readonly versions: readonly number[]; readonly outcome: AllocateOutcome }>
   >();
+  /** The claim specs of pods as memo keys, one string instance each (budget: framework/caches.ts). */
+  private readonly specKeys = new KeyInterner();
   /** What Reserve changed per pod, for Unreserve. */
   private readonly reservedBy = new Map<string, Array<{ readonly key: string; readonly before: Assumed | undefined }>>();
 
@@ -212,7 +227,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       for (const [k, a] of this.assumed) if (a.base !== idx.claims.get(k)) this.assumed.delete(k);
       this.counted = idx;
       this.use = new Map();
-      this.poolVersions = new Map();
+      this.poolVersions = [];
       this.memo = new WeakMap();
       for (const [k, c] of idx.claims) if (!this.assumed.has(k)) this.count(c, 1);
       for (const a of this.assumed.values()) this.count(a.claim, 1);
@@ -221,9 +236,12 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   }
 
   private count(claim: ResourceClaim, delta: number): void {
+    const slices = this.counted?.slices;
     for (const id of allocatedDevices(claim)) {
-      const pool = id.slice(0, id.lastIndexOf('/'));
-      this.poolVersions.set(pool, (this.poolVersions.get(pool) ?? 0) + 1);
+      if (slices) {
+        const pool = slices.poolId(id.slice(0, id.lastIndexOf('/')));
+        this.poolVersions[pool] = (this.poolVersions[pool] ?? 0) + 1;
+      }
       const n = (this.use.get(id) ?? 0) + delta;
       if (n <= 0) this.use.delete(id);
       else this.use.set(id, n);
@@ -311,7 +329,9 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         : undefined;
     const allocating = toAllocate.map((i) => claims[i]!);
     // The memo holds outcomes for the devices in use only: not for a what-if's.
-    const specs = input && !(planned && planned.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
+    const specs = input && !(planned && planned.size > 0) ? this.specKeys.intern(JSON.stringify(allocating.map((c) => c.spec))) : '';
+    const selectorBound: number[] = [];
+    for (const [i, claim] of claims.entries()) if (claim.status?.allocation?.nodeSelector) selectorBound.push(i);
     state.write(this.stateKey, {
       claims,
       toAllocate,
@@ -322,6 +342,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       extended: extended.length > 0 ? { resources: extended, userClaims } : undefined,
       extendedByNode: new Map(),
       unavailable: new Set<number>(),
+      selectorBound,
+      prioritized: claims.some((c) => (c.spec.devices?.requests ?? []).some((r) => (r.firstAvailable ?? []).length > 0)),
     });
     return { status: SUCCESS };
   }
@@ -393,22 +415,29 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       allocating = [...s.allocating.slice(0, -1), forNode];
     }
     const unavailable: number[] = [];
-    for (const [i, claim] of s.claims.entries()) {
-      const selector = claim.status?.allocation?.nodeSelector;
-      if (claim.status?.allocation && selector && !nodeSelectorMatches(selector, node)) unavailable.push(i);
+    for (const i of s.selectorBound) {
+      if (!nodeSelectorMatches(s.claims[i]!.status!.allocation!.nodeSelector!, node)) unavailable.push(i);
     }
     if (s.input) {
       const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
       if (outcome.kind === 'error') return errorStatus(outcome.message);
-      if (outcome.kind === 'none')
-        return unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
-      s.byNode.set(node.metadata.name, outcome.results);
+      if (outcome.kind === 'none') return outcome.invalidPools ? INVALID_POOLS : CANNOT_ALLOCATE;
+      // From the memo, Score and Reserve read the outcome again: no per-node copy (many nodes, many pods).
+      if (s.extended || s.specs === '') s.byNode.set(node.metadata.name, outcome.results);
     }
     if (unavailable.length > 0) {
       for (const i of unavailable) s.unavailable.add(i);
       return unresolvable(ERR_NOT_AVAILABLE);
     }
     return SUCCESS;
+  }
+
+  /** What Filter allocated on the node for the claims to allocate, undefined when it did not pass. */
+  private allocationsOn(s: DraState, nodeName: string, node: Node | undefined): readonly AllocationResult[] | undefined {
+    const kept = s.byNode.get(nodeName);
+    if (kept || !s.input || s.extended || s.specs === '' || !node) return kept;
+    const outcome = this.allocateOn(s, s.input, node);
+    return outcome.kind === 'allocated' ? outcome.results : undefined;
   }
 
   /** The allocator's outcome on the node, from the memo while the node's pools are as they were. */
@@ -418,14 +447,19 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     if (s.specs === '') return allocate(input, node, s.allocating);
     let byNode = this.memo.get(node);
     const hit = byNode?.get(s.specs);
-    if (hit && hit.pools === pools && pools.every((p, i) => hit.versions[i] === (this.poolVersions.get(p.key) ?? 0))) return hit.outcome;
-    const versions = pools.map((p) => this.poolVersions.get(p.key) ?? 0);
+    const versions = this.poolVersions;
+    if (hit && hit.pools === pools) {
+      let same = true;
+      for (let i = 0; same && i < pools.length; i++) same = hit.versions[i] === (versions[pools[i]!.id] ?? 0);
+      if (same) return hit.outcome;
+    }
+    const at = pools.map((p) => versions[p.id] ?? 0);
     const outcome = allocate(input, node, s.allocating);
     // An error names the claim: not kept (the next pod's claims have other names).
     if (outcome.kind === 'error') return outcome;
     if (!byNode) this.memo.set(node, (byNode = new Map()));
     if (byNode.size >= MEMO_PER_NODE) byNode.clear();
-    byNode.set(s.specs, { pools, versions, outcome });
+    byNode.set(s.specs, { pools, versions: at, outcome });
     return outcome;
   }
 
@@ -449,8 +483,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
 
   score(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): number {
     const s = state.read(this.stateKey);
-    if (!s || s.claims.length === 0) return 0;
-    const allocations = s.byNode.get(nodeInfo.node.metadata.name);
+    if (!s || !s.prioritized) return 0;
+    const allocations = this.allocationsOn(s, nodeInfo.node.metadata.name, nodeInfo.node);
     if (!allocations) return 0;
     let score = 0;
     let next = 0;
@@ -475,7 +509,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   reserve(state: CycleState, pod: PodInfo, nodeName: string): Status {
     const s = state.read(this.stateKey);
     if (!s || s.claims.length === 0) return SUCCESS;
-    const allocations = s.input ? s.byNode.get(nodeName) : [];
+    const allocations = s.input ? this.allocationsOn(s, nodeName, this.handle.snapshot().get(nodeName)?.node) : [];
     if (!allocations) {
       // A node whose device plugin serves the extended resources, with no claim of the pod's own to allocate: nothing to reserve.
       if (s.extended && s.toAllocate.length === 1 && s.toAllocate[0] === s.claims.length - 1) return SUCCESS;

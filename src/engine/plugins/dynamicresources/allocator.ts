@@ -39,6 +39,8 @@ export interface Pool {
   readonly pool: string;
   /** `driver/pool`, as device ids start. */
   readonly key: string;
+  /** A small number per pool key, the same on every node (SliceIndex.poolId): for tables indexed by pool. */
+  readonly id: number;
   readonly incomplete: boolean;
   readonly invalid: boolean;
   readonly slices: readonly ResourceSlice[];
@@ -49,6 +51,7 @@ export class SliceIndex {
   readonly onNode = new Map<string, ResourceSlice[]>();
   readonly shared: ResourceSlice[] = [];
   private readonly pools = new WeakMap<Node, readonly Pool[] | string>();
+  private readonly ids = new Map<string, number>();
 
   constructor(readonly all: readonly ResourceSlice[]) {
     for (const s of all) {
@@ -59,6 +62,13 @@ export class SliceIndex {
         list.push(s);
       } else this.shared.push(s);
     }
+  }
+
+  /** The number of a pool key (`driver/pool`), given in order of first use. */
+  poolId(key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = this.ids.size));
+    return id;
   }
 
   /** The pools on the node (upstream GatherPools), or an error message. */
@@ -116,10 +126,12 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
       if (obsolete) continue;
       complete = count === first.pool.resourceSliceCount;
       if (!complete) {
+        const key = `${first.driver}/${first.pool.name}`;
         result.push({
           driver: first.driver,
           pool: first.pool.name,
-          key: `${first.driver}/${first.pool.name}`,
+          key,
+          id: index.poolId(key),
           incomplete: true,
           invalid: false,
           slices: [],
@@ -136,10 +148,12 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
         names.add(d.name);
       }
     }
+    const key = `${first.driver}/${first.pool.name}`;
     const pool: Pool = {
       driver: first.driver,
       pool: first.pool.name,
-      key: `${first.driver}/${first.pool.name}`,
+      key,
+      id: index.poolId(key),
       incomplete: false,
       invalid,
       slices: invalid ? [] : sorted,
