@@ -213,6 +213,30 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     Node,
     Map<string, { readonly pools: readonly Pool[]; readonly versions: readonly number[]; readonly outcome: AllocateOutcome }>
   >();
+  /**
+   * Bumped whenever what the scheduler knows of claims changes (count): the plannedMemo and
+   * claimsByPod entries of an older stamp are stale.
+   */
+  private useStamp = 0;
+  /** Per NodeInfo of a planner's what-if, the devices its planned pods took (plannedDevices), dropped with it. */
+  private plannedMemo = new WeakMap<
+    NodeInfo,
+    {
+      readonly generation: number;
+      readonly stamp: number;
+      /** The pods whose claims it allocated; the pod that asked, when it was on the node (its claims left out). */
+      readonly considered: ReadonlySet<string>;
+      readonly excluded: string | undefined;
+      /** The devices taken before this node in the pools it reaches. */
+      readonly before: string;
+      /** The claims it allocated, and those its pods had that nodes before it allocated. */
+      readonly handled: readonly string[];
+      readonly skipped: readonly string[];
+      readonly taken: readonly string[];
+    }
+  >();
+  /** Per pod object, its claims as found at a stamp, dropped with the pod. */
+  private claimsByPod = new WeakMap<Pod, { readonly stamp: number; readonly found: ReturnType<typeof podResourceClaims> }>();
   /** The claim specs of pods as memo keys, one string instance each (budget: framework/caches.ts). */
   private readonly specKeys = new KeyInterner();
   /** What Reserve changed per pod, for Unreserve. */
@@ -236,6 +260,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   }
 
   private count(claim: ResourceClaim, delta: number): void {
+    this.useStamp++;
     const slices = this.counted?.slices;
     for (const id of allocatedDevices(claim)) {
       if (slices) {
@@ -351,33 +376,107 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   /**
    * The devices the pods a planner placed in this what-if (pods on nodes whose claims are not
    * allocated) take, allocated node by node in order as the scheduler would when it follows the plan.
+   * A node's share is kept (plannedMemo) and reused while its NodeInfo is unchanged, the devices in
+   * use are as they were, the devices nodes before it took from the pools it reaches are the same
+   * and so are the claims they handled: a planner asks this for every pod it tries, one placement
+   * apart, so each call allocates on the nodes that changed only.
    */
   private plannedDevices(idx: Indexes, pod: PodInfo, nodes: readonly NodeInfo[]): Set<string> {
     const taken = new Set<string>();
+    /** Per pool key, the devices taken so far, in order. */
+    const byPool = new Map<string, string[]>();
     const done = new Set<string>();
     const input: AllocatorInput = {
       classes: idx.classes,
       slices: idx.slices,
       allocated: { has: (id) => this.use.has(id) || taken.has(id) },
     };
+    const take = (id: string) => {
+      taken.add(id);
+      const pool = id.slice(0, id.lastIndexOf('/'));
+      const list = byPool.get(pool);
+      if (list) list.push(id);
+      else byPool.set(pool, [id]);
+    };
     for (const nodeInfo of nodes) {
+      const pools = idx.slices.poolsFor(nodeInfo.node);
+      const before = typeof pools === 'string' ? '' : pools.map((p) => (byPool.get(p.key) ?? []).join(',')).join(';');
+      const kept = this.plannedMemo.get(nodeInfo);
+      if (
+        kept &&
+        kept.generation === nodeInfo.generation &&
+        kept.stamp === this.useStamp &&
+        (kept.excluded === undefined || kept.excluded === pod.id) &&
+        !kept.considered.has(pod.id) &&
+        kept.before === before &&
+        kept.handled.every((k) => !done.has(k)) &&
+        kept.skipped.every((k) => done.has(k))
+      ) {
+        for (const k of kept.handled) done.add(k);
+        for (const id of kept.taken) take(id);
+        continue;
+      }
+      const handled: string[] = [];
+      const skipped: string[] = [];
+      const mine: string[] = [];
+      const considered = new Set<string>();
+      let excluded: string | undefined;
       for (const other of nodeInfo.pods) {
-        if (other.id === pod.id || (other.pod.spec.resourceClaims ?? []).length === 0) continue;
-        const found = podResourceClaims(other.pod, {
-          claim: (ns, n) => this.claim(idx, ns, n),
-          template: (ns, n) => idx.templates.get(key(ns, n)),
-        });
+        if ((other.pod.spec.resourceClaims ?? []).length === 0) continue;
+        if (other.id === pod.id) {
+          excluded = pod.id;
+          continue;
+        }
+        considered.add(other.id);
+        const found = this.claimsOf(idx, other.pod);
         if (!found.ok) continue;
-        const pending = found.value.filter((c) => !c.status?.allocation && !done.has(key(c.metadata.namespace, c.metadata.name)));
+        const pending: ResourceClaim[] = [];
+        for (const c of found.value) {
+          if (c.status?.allocation) continue;
+          const k = key(c.metadata.namespace, c.metadata.name);
+          if (done.has(k)) skipped.push(k);
+          else pending.push(c);
+        }
         if (pending.length === 0) continue;
-        for (const c of pending) done.add(key(c.metadata.namespace, c.metadata.name));
+        for (const c of pending) {
+          const k = key(c.metadata.namespace, c.metadata.name);
+          done.add(k);
+          handled.push(k);
+        }
         const outcome = allocate(input, nodeInfo.node, pending);
         if (outcome.kind !== 'allocated') continue;
         for (const r of outcome.results)
-          for (const d of r.devices?.results ?? []) if (d.adminAccess !== true) taken.add(deviceId(d.driver, d.pool, d.device));
+          for (const d of r.devices?.results ?? [])
+            if (d.adminAccess !== true) {
+              const id = deviceId(d.driver, d.pool, d.device);
+              take(id);
+              mine.push(id);
+            }
       }
+      this.plannedMemo.set(nodeInfo, {
+        generation: nodeInfo.generation,
+        stamp: this.useStamp,
+        considered,
+        excluded,
+        before,
+        handled,
+        skipped,
+        taken: mine,
+      });
     }
     return taken;
+  }
+
+  /** A pod's claims as PreFilter finds them, kept per pod object while the claims known are the same. */
+  private claimsOf(idx: Indexes, pod: Pod): ReturnType<typeof podResourceClaims> {
+    const kept = this.claimsByPod.get(pod);
+    if (kept && kept.stamp === this.useStamp) return kept.found;
+    const found = podResourceClaims(pod, {
+      claim: (ns, n) => this.claim(idx, ns, n),
+      template: (ns, n) => idx.templates.get(key(ns, n)),
+    });
+    this.claimsByPod.set(pod, { stamp: this.useStamp, found });
+    return found;
   }
 
   private checkClass(idx: Indexes, className: string, request: string): Status | undefined {
