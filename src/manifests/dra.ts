@@ -223,8 +223,29 @@ const sliceSpec = refine(
     const chosen = [s.nodeName !== undefined, s.nodeSelector !== undefined, s.allNodes === true, s.perDeviceNodeSelection === true].filter(
       Boolean,
     ).length;
-    if (chosen !== 1 && (s.sharedCounters ?? []).length === 0)
+    if (chosen !== 1)
       ctx.report(path, 'bad-value', 'exactly one of nodeName, nodeSelector, allNodes and perDeviceNodeSelection must be set');
+    // Partitionable devices: a slice publishes devices or the pool's shared counters, not both.
+    if (s.sharedCounters !== undefined && s.devices !== undefined)
+      ctx.report(path, 'bad-value', 'only one of sharedCounters and devices may be set');
+    if ((s.sharedCounters ?? []).length > 8) ctx.report(joinPath(path, 'sharedCounters'), 'bad-value', 'must have at most 8 items');
+    const sets = new Set<string>();
+    for (const [i, set] of (s.sharedCounters ?? []).entries()) {
+      if (sets.has(set.name))
+        ctx.report(joinPath(joinPath(joinPath(path, 'sharedCounters'), i), 'name'), 'bad-value', `duplicate counter set ${set.name}`);
+      sets.add(set.name);
+    }
+    for (const [i, d] of (s.devices ?? []).entries()) {
+      const consumes = d.consumesCounters ?? [];
+      const at = joinPath(joinPath(joinPath(path, 'devices'), i), 'consumesCounters');
+      if (consumes.length > 2) ctx.report(at, 'bad-value', 'must have at most 2 items');
+      const named = new Set<string>();
+      for (const [j, c] of consumes.entries()) {
+        if (named.has(c.counterSet))
+          ctx.report(joinPath(joinPath(at, j), 'counterSet'), 'bad-value', `duplicate counter set ${c.counterSet}`);
+        named.add(c.counterSet);
+      }
+    }
   },
 );
 

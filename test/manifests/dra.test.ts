@@ -127,6 +127,35 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     );
   });
 
+  it('partitionable devices: a slice with both devices and shared counters, and a counter slice without node selection, are errors at the slice', () => {
+    const text = SLICES.replace(
+      '      devices:\n',
+      '      sharedCounters: [{ name: gpu-0, counters: { memory: { value: 80Gi } } }]\n      devices:\n',
+    ).replace('      nodeName: n1\n', '');
+    const model = readSnapshot([{ name: 'slices.yaml', text }]);
+    assert.deepEqual(model.errors.map(formatError), [
+      'slices.yaml:8:7: error bad-value: items[0].spec: exactly one of nodeName, nodeSelector, allNodes and perDeviceNodeSelection must be set',
+      'slices.yaml:8:7: error bad-value: items[0].spec: only one of sharedCounters and devices may be set',
+    ]);
+  });
+
+  it('partitionable devices: counter sets and what devices consume read from a slice', () => {
+    const text = `${SLICES.replace('          capacity: { memory: { value: 80Gi } }\n', '          consumesCounters: [{ counterSet: gpu-0, counters: { memory: { value: 40Gi } } }]\n')}  - apiVersion: resource.k8s.io/v1
+    kind: ResourceSlice
+    metadata: { name: n1-counters }
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: { name: n1, generation: 1, resourceSliceCount: 2 }
+      sharedCounters: [{ name: gpu-0, counters: { memory: { value: 80Gi } } }]
+`;
+    const model = readSnapshot([{ name: 'slices.yaml', text }]);
+    assert.deepEqual(model.errors.map(formatError), []);
+    const slices = model.cluster.resourceSlices ?? [];
+    assert.deepEqual(slices[0]?.spec.devices?.[0]?.consumesCounters, [{ counterSet: 'gpu-0', counters: { memory: { value: '40Gi' } } }]);
+    assert.deepEqual(slices[1]?.spec.sharedCounters, [{ name: 'gpu-0', counters: { memory: { value: '80Gi' } } }]);
+  });
+
   it('the example (examples/dra) reads without errors', () => {
     const dir = join(import.meta.dirname, '..', '..', 'examples', 'dra');
     const files = readdirSync(dir)

@@ -17,6 +17,7 @@ export const DRA_FAMILIES = [
   'dra-prioritized',
   'dra-shared',
   'dra-extended',
+  'dra-partitionable',
 ] as const;
 export type DraFamily = (typeof DRA_FAMILIES)[number];
 
@@ -46,6 +47,10 @@ interface Knobs {
   readonly all: number;
   /** How likely a pending pod asks for example.com/gpu (served by a DeviceClass or a device plugin). */
   readonly extended: number;
+  /** How likely a GPU node's pool is partitionable (DRAPartitionableDevices: shared counters, devices consuming them). */
+  readonly partitionable: number;
+  /** How likely such a pool is odd: its counters missing, on another node or all nodes, or a consumption of an unknown counter. */
+  readonly oddCounters: number;
 }
 
 const BASE: Knobs = {
@@ -64,6 +69,8 @@ const BASE: Knobs = {
   oddSlices: 0.1,
   all: 0.04,
   extended: 0,
+  partitionable: 0,
+  oddCounters: 0,
 };
 
 const KNOBS: Record<DraFamily, Knobs> = {
@@ -76,7 +83,64 @@ const KNOBS: Record<DraFamily, Knobs> = {
   'dra-prioritized': { ...BASE, firstAvailable: 0.8 },
   'dra-shared': { ...BASE, shared: 0.6, allocated: 0.6, pending: [2, 7] },
   'dra-extended': { ...BASE, extended: 0.8, template: 0.1, pending: [2, 7] },
+  'dra-partitionable': { ...BASE, partitionable: 0.8, oddCounters: 0.3, allocated: 0.3, pending: [2, 7] },
 };
+
+/**
+ * A partitionable GPU pool (DRAPartitionableDevices) on a node: a slice of shared counters, one set
+ * per physical GPU (its memory and seven compute units), and a slice of devices that consume them:
+ * the whole GPU, two halves and three sevenths, each with the attributes the selectors read. Odd
+ * pools: the counters not published yet (incomplete), published for all nodes or on another node
+ * (the pool complete only with slices that do not reach this node), or a device consuming a counter
+ * the sets do not have (an invalid pool).
+ */
+function partitionablePool(
+  g: Gen,
+  node: string,
+  nodes: readonly string[],
+  model: string,
+  knobs: Knobs,
+): { slices: K8sObject[]; devices: string[] } {
+  const memory = MEMORY[model]!;
+  const gib = Number(memory.replace('Gi', ''));
+  const physical = g.int(1, 2);
+  const devices: Record<string, unknown>[] = [];
+  const sets: Record<string, unknown>[] = [];
+  let index = 0;
+  const odd = g.chance(knobs.oddCounters) ? g.int(0, 3) : -1;
+  for (let p = 0; p < physical; p++) {
+    sets.push({ name: `gpu-${p}-counters`, counters: { memory: { value: memory }, compute: { value: '7' } } });
+    const part = (name: string, mem: string, compute: number) => {
+      const device = gpuDevice(g, index++, model, knobs);
+      device.name = name;
+      device.capacity = { memory: { value: mem } };
+      device.attributes = { ...(device.attributes as Record<string, unknown>), profile: { string: name.split('-')[2] ?? 'whole' } };
+      device.consumesCounters = [
+        { counterSet: `gpu-${p}-counters`, counters: { memory: { value: mem }, compute: { value: `${compute}` } } },
+      ];
+      devices.push(device);
+    };
+    part(`gpu-${p}`, memory, 7);
+    for (let h = 0; h < 2; h++) part(`gpu-${p}-half-${h}`, `${gib / 2}Gi`, 3);
+    for (let q = 0; q < 3; q++) part(`gpu-${p}-seventh-${q}`, `${Math.floor((gib * 1024) / 7)}Mi`, 1);
+  }
+  if (odd === 3) {
+    const last = devices[devices.length - 1]!;
+    last.consumesCounters = [{ counterSet: 'gpu-0-counters', counters: { power: { value: '100' } } }];
+  }
+  const counters = slice(`${node}-gpu-counters`, GPU, node, { nodeName: node }, [], 1, 2);
+  const spec = counters.spec as Record<string, unknown>;
+  delete spec.devices;
+  spec.sharedCounters = sets;
+  if (odd === 1) {
+    delete spec.nodeName;
+    spec.allNodes = true;
+  }
+  if (odd === 2) spec.nodeName = g.pick(nodes);
+  const slices = [slice(`${node}-gpu`, GPU, node, { nodeName: node }, devices, 1, 2)];
+  if (odd !== 0) slices.push(counters);
+  return { slices, devices: devices.map((d) => d.name as string) };
+}
 
 function classes(): K8sObject[] {
   const cls = (name: string, expression: string): K8sObject => ({
@@ -153,6 +217,12 @@ function slices(g: Gen, nodes: readonly string[], knobs: Knobs): World {
   for (const node of nodes) {
     if (!g.chance(knobs.gpuNodes)) continue;
     const model = g.pick(MODELS);
+    if (knobs.partitionable > 0 && g.chance(knobs.partitionable)) {
+      const pool = partitionablePool(g, node, nodes, model, knobs);
+      objects.push(...pool.slices);
+      gpus.set(node, pool.devices);
+      continue;
+    }
     const n = g.int(1, 4);
     const devices = Array.from({ length: n }, (_, i) => gpuDevice(g, i, model, knobs));
     gpus.set(

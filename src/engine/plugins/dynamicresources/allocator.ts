@@ -43,7 +43,54 @@ export interface Pool {
   readonly id: number;
   readonly incomplete: boolean;
   readonly invalid: boolean;
+  /** The slices with devices for the node, by name (slices of shared counters left out). */
   readonly slices: readonly ResourceSlice[];
+  /**
+   * Partitionable devices (DRAPartitionableDevices): the pool's counter sets (name → counter →
+   * amount in nano units), and its device slices that do not reach the node (their allocated
+   * devices consume counters too). Empty without counter sets.
+   */
+  readonly counterSets: CounterSets;
+  readonly others: readonly ResourceSlice[];
+}
+
+/** Counter set name → counter name → amount in nano units (exact for every quantity the API accepts). */
+export type CounterSets = ReadonlyMap<string, ReadonlyMap<string, bigint>>;
+
+const NO_COUNTERS: CounterSets = new Map();
+const NO_SLICES: readonly ResourceSlice[] = [];
+
+/** A quantity in nano units, rounded up (counters are compared exactly, as upstream's Quantity.Cmp). */
+function nano(text: string): bigint {
+  const q = parseQuantity(text);
+  if (!q.ok) return 0n;
+  const scaled = q.value.numerator * 1_000_000_000n;
+  const quotient = scaled / q.value.denominator;
+  return scaled % q.value.denominator !== 0n && scaled > 0n ? quotient + 1n : quotient;
+}
+
+function hasSharedCounters(slice: ResourceSlice): boolean {
+  return (slice.spec.sharedCounters ?? []).length > 0;
+}
+
+/** Upstream buildPool's checks of counters: duplicate set names, consumption of a set or counter that does not exist. */
+function counterSetsOf(counterSlices: readonly ResourceSlice[], deviceSlices: readonly ResourceSlice[][]): CounterSets | undefined {
+  const sets = new Map<string, Map<string, bigint>>();
+  for (const slice of counterSlices) {
+    for (const set of slice.spec.sharedCounters ?? []) {
+      if (sets.has(set.name)) return undefined;
+      sets.set(set.name, new Map(Object.entries(set.counters).map(([name, c]) => [name, nano(c.value)])));
+    }
+  }
+  for (const list of deviceSlices)
+    for (const slice of list)
+      for (const device of slice.spec.devices ?? [])
+        for (const consumption of device.consumesCounters ?? []) {
+          const set = sets.get(consumption.counterSet);
+          if (!set) return undefined;
+          for (const name of Object.keys(consumption.counters)) if (!set.has(name)) return undefined;
+        }
+  return sets;
 }
 
 /** Where the slices are, per node name and shared (the slices without spec.nodeName). */
@@ -114,17 +161,19 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
   for (const list of byPool.values()) {
     const first = list[0]!.spec;
     let complete = list.length === first.pool.resourceSliceCount;
+    /** All slices of the pool's generation, when those relevant for the node were not all of them. */
+    let all: ResourceSlice[] | undefined;
     if (!complete) {
       // Slices of the pool that did not look relevant for the node.
       let obsolete = false;
-      let count = 0;
+      all = [];
       for (const s of index.all) {
         if (s.spec.driver !== first.driver || s.spec.pool.name !== first.pool.name) continue;
-        if (s.spec.pool.generation === first.pool.generation) count++;
+        if (s.spec.pool.generation === first.pool.generation) all.push(s);
         else if (s.spec.pool.generation > first.pool.generation) obsolete = true;
       }
       if (obsolete) continue;
-      complete = count === first.pool.resourceSliceCount;
+      complete = all.length === first.pool.resourceSliceCount;
       if (!complete) {
         const key = `${first.driver}/${first.pool.name}`;
         result.push({
@@ -135,19 +184,36 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
           incomplete: true,
           invalid: false,
           slices: [],
+          counterSets: NO_COUNTERS,
+          others: NO_SLICES,
         });
         continue;
       }
     }
-    const sorted = [...list].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+    const byName = (a: ResourceSlice, b: ResourceSlice) =>
+      a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+    const sorted = [...list].sort(byName);
+    // Partitionable devices: slices of shared counters apart from those with devices; the pool's
+    // other slices (not for this node) when it took them all to be complete.
+    const relevant = new Set(sorted);
+    const counterSlices: ResourceSlice[] = [];
+    const deviceSlices: ResourceSlice[] = [];
+    for (const s of sorted) (hasSharedCounters(s) ? counterSlices : deviceSlices).push(s);
+    const others: ResourceSlice[] = [];
+    for (const s of (all ?? []).sort(byName)) {
+      if (relevant.has(s)) continue;
+      (hasSharedCounters(s) ? counterSlices : others).push(s);
+    }
     const names = new Set<string>();
     let invalid = false;
-    for (const s of sorted) {
+    for (const s of deviceSlices) {
       for (const d of s.spec.devices ?? []) {
         if (names.has(d.name)) invalid = true;
         names.add(d.name);
       }
     }
+    const counterSets = invalid ? undefined : counterSetsOf(counterSlices, [deviceSlices, others]);
+    if (!counterSets) invalid = true;
     const key = `${first.driver}/${first.pool.name}`;
     const pool: Pool = {
       driver: first.driver,
@@ -156,9 +222,11 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
       id: index.poolId(key),
       incomplete: false,
       invalid,
-      slices: invalid ? [] : sorted,
+      slices: invalid ? [] : deviceSlices,
+      counterSets: counterSets ?? NO_COUNTERS,
+      others: invalid ? NO_SLICES : others,
     };
-    if (!invalid && sorted.some((s) => (s.spec.devices ?? []).some((d) => d.bindingConditions !== undefined)))
+    if (!invalid && deviceSlices.some((s) => (s.spec.devices ?? []).some((d) => d.bindingConditions !== undefined)))
       withBindingConditions.push(pool);
     else result.push(pool);
   }
@@ -183,6 +251,7 @@ interface Candidate {
   readonly id: string;
   readonly device: Device;
   readonly slice: ResourceSlice;
+  readonly pool: Pool;
 }
 
 interface RequestData {
@@ -406,6 +475,10 @@ class Search {
   private readonly results: Picked[][] = [];
   private readonly matchCache = new Map<string, boolean>();
   private readonly selected: number[][] = [];
+  /** Per pool (by id): its counters left after the devices allocated before (upstream availableCounters), made when first needed. */
+  private readonly available = new Map<number, CounterSets>();
+  /** Per pool: the counters the devices of this search consume (upstream consumedCounters). */
+  private readonly consumed = new Map<number, Map<string, Map<string, bigint>>>();
 
   constructor(
     private readonly input: AllocatorInput,
@@ -463,7 +536,7 @@ class Search {
         );
       for (const slice of pool.slices) {
         for (const device of slice.spec.devices ?? []) {
-          const candidate = { id: deviceId(pool.driver, pool.pool, device.name), device, slice };
+          const candidate = { id: deviceId(pool.driver, pool.pool, device.name), device, slice, pool };
           if (this.selectable(ci, key, base, candidate) && capacityFits(base.spec, device)) all.push(candidate);
         }
       }
@@ -566,7 +639,7 @@ class Search {
           const device = devices[dj]!;
           const id = deviceId(pool.driver, pool.pool, device.name);
           if (request.adminAccess ? this.allocating.get(id)?.has(ci) === true : this.inUse(id)) continue;
-          const candidate = { id, device, slice };
+          const candidate = { id, device, slice, pool };
           if (!this.selectable(ci, key, request, candidate)) continue;
           if (!capacityFits(request.spec, device)) continue;
           const undo = this.allocateDevice(ci, request, candidate, false);
@@ -585,7 +658,15 @@ class Search {
   private allocateDevice(ci: number, request: RequestData, c: Candidate, must: boolean): (() => void) | undefined {
     if (request.adminAccess && this.allocating.get(c.id)?.has(ci) === true) return undefined;
     if (!request.adminAccess && this.inUse(c.id)) return undefined;
-    if (taintPreventsAllocation(c.device, request.spec.tolerations)) return undefined;
+    const consumes = c.device.consumesCounters ?? [];
+    if (consumes.length > 0 && !this.takeCounters(c)) return undefined;
+    const giveBack = () => {
+      if (consumes.length > 0) this.counters(c, -1n);
+    };
+    if (taintPreventsAllocation(c.device, request.spec.tolerations)) {
+      giveBack();
+      return undefined;
+    }
     const base = request.parent ?? request.name;
     const constraints = this.constraints[ci]!;
     const driver = c.slice.spec.driver;
@@ -593,6 +674,7 @@ class Search {
     for (const constraint of constraints) {
       if (!constraint.add(base, request.sub, c.device, driver)) {
         for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(base, request.sub);
+        giveBack();
         if (must)
           throw new StopError(
             `claim ${claimName(this.claims[ci]!)}, request ${request.sub ?? request.name}: cannot add device ${c.id} because a claim constraint would not be satisfied`,
@@ -611,7 +693,65 @@ class Search {
       results.length = before;
       this.allocating.get(c.id)?.delete(ci);
       for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(base, request.sub);
+      giveBack();
     };
+  }
+
+  /** The pool's counters left after the devices allocated before this search (upstream checkAvailableCounters' first part). */
+  private availableIn(pool: Pool): CounterSets {
+    let available = this.available.get(pool.id);
+    if (available) return available;
+    const left = new Map([...pool.counterSets].map(([name, set]) => [name, new Map(set)]));
+    for (const slices of [pool.slices, pool.others])
+      for (const slice of slices)
+        for (const device of slice.spec.devices ?? []) {
+          if ((device.consumesCounters ?? []).length === 0) continue;
+          if (!this.input.allocated.has(deviceId(pool.driver, pool.pool, device.name))) continue;
+          for (const consumption of device.consumesCounters ?? []) {
+            const set = left.get(consumption.counterSet);
+            if (!set) continue;
+            for (const [name, c] of Object.entries(consumption.counters)) {
+              const have = set.get(name);
+              // May go below zero: then nothing is left of it.
+              if (have !== undefined) set.set(name, have - nano(c.value));
+            }
+          }
+        }
+    available = left;
+    this.available.set(pool.id, available);
+    return available;
+  }
+
+  /** Adds (sign 1n) or takes back (-1n) what the device consumes from its pool's counters. */
+  private counters(c: Candidate, sign: bigint): void {
+    let consumed = this.consumed.get(c.pool.id);
+    if (!consumed) this.consumed.set(c.pool.id, (consumed = new Map()));
+    for (const consumption of c.device.consumesCounters ?? []) {
+      let set = consumed.get(consumption.counterSet);
+      if (!set) consumed.set(consumption.counterSet, (set = new Map()));
+      for (const [name, amount] of Object.entries(consumption.counters)) set.set(name, (set.get(name) ?? 0n) + sign * nano(amount.value));
+    }
+  }
+
+  /**
+   * Upstream checkAvailableCounters: the device's consumption added, every counter of the pool must
+   * still cover what this search consumes (a counter the devices allocated before overdrew fails
+   * every device of the pool that consumes counters); otherwise the consumption is taken back.
+   */
+  private takeCounters(c: Candidate): boolean {
+    const available = this.availableIn(c.pool);
+    this.counters(c, 1n);
+    const consumed = this.consumed.get(c.pool.id)!;
+    for (const [setName, set] of available) {
+      const used = consumed.get(setName);
+      for (const [name, have] of set) {
+        if (have < (used?.get(name) ?? 0n)) {
+          this.counters(c, -1n);
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   private result(ci: number): AllocationResult {

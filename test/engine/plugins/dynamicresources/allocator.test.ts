@@ -37,6 +37,20 @@ const claim = (requests: DeviceRequest[], constraints?: DeviceConstraint[]): Res
   spec: { devices: { requests, ...(constraints ? { constraints } : {}) } },
 });
 const memory = (m: string): Partial<Device> => ({ capacity: { memory: { value: m } } });
+// Partitionable devices: a pool of two slices, one of them counter set counter-set-1.
+const pool2: Partial<ResourceSlice['spec']> = { pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 } };
+const consumes = (m: string): Partial<Device> => ({
+  consumesCounters: [{ counterSet: 'counter-set-1', counters: { memory: { value: m } } }],
+});
+const counterSlice = (name: string, m: string, nodeName = 'node-1'): ResourceSlice => ({
+  metadata: { name },
+  spec: {
+    driver: DRIVER,
+    pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 },
+    nodeName,
+    sharedCounters: [{ name: 'counter-set-1', counters: { memory: { value: m } } }],
+  },
+});
 
 function run(claims: ResourceClaim[], slices: ResourceSlice[], node = node1, allocated: string[] = []): string[][] | string | undefined {
   const outcome = allocate(
@@ -198,6 +212,69 @@ describe('engine/plugins/dynamicresources/allocator', () => {
       ],
       [slice('slice-1', [dev('device-1'), dev('device-2')])],
       [['req-0/small=device-1']],
+    ],
+    // Partitionable devices (the partitionable-devices-* rows).
+    [
+      'partitionable-devices-single-device',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1', consumes('4Gi'))], pool2), counterSlice('slice-2', '8Gi')],
+      [['req-0=device-1']],
+    ],
+    [
+      'partitionable-devices-no-capacity-available: the counter left (18Gi − 16Gi) is short of 4Gi',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('16Gi'))], pool2), counterSlice('slice-2', '18Gi')],
+      undefined,
+      node1,
+      [deviceId(DRIVER, 'pool-1', 'device-2')],
+    ],
+    [
+      'partitionable-devices-overallocated-capacity-pool: a counter overdrawn by an allocated device leaves nothing',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('20Gi'))], pool2), counterSlice('slice-2', '18Gi')],
+      undefined,
+      node1,
+      [deviceId(DRIVER, 'pool-1', 'device-2')],
+    ],
+    [
+      'partitionable-devices-taint-releases-counter: the tainted device gives its counters back',
+      [claim([request('req-0')])],
+      [
+        slice(
+          'slice-1',
+          [dev('device-1', { ...consumes('1'), taints: [{ key: 'k', effect: 'NoSchedule' }] }), dev('device-2', consumes('1'))],
+          pool2,
+        ),
+        counterSlice('slice-2', '1'),
+      ],
+      [['req-0=device-2']],
+    ],
+    [
+      'devices of one claim share the counters: two of 4Gi from 8Gi, not three',
+      [claim([request('req-0', 3)])],
+      [
+        slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('4Gi')), dev('device-3', consumes('4Gi'))], pool2),
+        counterSlice('slice-2', '8Gi'),
+      ],
+      undefined,
+    ],
+    [
+      'a device consuming a counter set the pool does not have makes the pool invalid',
+      [claim([request('req-0')])],
+      [
+        slice('slice-1', [dev('device-1', { consumesCounters: [{ counterSet: 'other', counters: { memory: { value: '1Gi' } } }] })], pool2),
+        counterSlice('slice-2', '8Gi'),
+      ],
+      undefined,
+    ],
+    [
+      'counters published on another node still count (the pool is complete with its slices that do not reach this node)',
+      [claim([request('req-0', 2)])],
+      [
+        slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('4Gi'))], pool2),
+        counterSlice('slice-2', '4Gi', 'node-2'),
+      ],
+      undefined,
     ],
   ];
   for (const [name, claims, slices, expected, node, allocated] of table) {
