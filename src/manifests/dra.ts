@@ -14,6 +14,7 @@ import type {
   DeviceSelector,
   DeviceSubRequest,
   DeviceTaint,
+  DeviceTaintRule,
   DeviceToleration,
   ExactDeviceRequest,
   ResourceClaim,
@@ -24,7 +25,7 @@ import type {
 } from '../engine/api/dra';
 import { parseQuantity } from '../engine/api/quantity';
 import { compileSelector } from '../engine/plugins/dynamicresources/cel';
-import { arrayOf, boolean, integer, object, oneOf, recordOf, refine, string, wrongType, type Decoder } from './decode';
+import { anyValue, arrayOf, boolean, integer, object, oneOf, recordOf, refine, string, wrongType, type Decoder } from './decode';
 import { nodeSelector, objectMeta, templateMeta } from './kube';
 import { joinPath } from './source-map';
 
@@ -247,6 +248,24 @@ const sliceSpec = refine(
       }
     }
   },
+);
+
+/** DRADeviceTaintRules: a selector (driver, pool, device) and the one taint it adds to the devices it matches. */
+export const deviceTaintRule = object<DeviceTaintRule>(
+  {
+    apiVersion: string,
+    kind: oneOf(['DeviceTaintRule'] as const),
+    metadata: objectMeta,
+    spec: object<DeviceTaintRule['spec']>(
+      {
+        deviceSelector: object<NonNullable<DeviceTaintRule['spec']['deviceSelector']>>({ driver: string, pool: string, device: string }),
+        taint: deviceTaint,
+      },
+      ['taint'],
+    ),
+    status: anyValue,
+  },
+  ['metadata', 'spec'],
 );
 
 export const resourceSlice = object<ResourceSlice>(

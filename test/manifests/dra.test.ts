@@ -156,6 +156,27 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     assert.deepEqual(slices[1]?.spec.sharedCounters, [{ name: 'gpu-0', counters: { memory: { value: '80Gi' } } }]);
   });
 
+  it('DeviceTaintRules read with their selector and taint; a bad effect is an error at its position', () => {
+    const rule = `apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: { name: gpu-0-maintenance }
+spec:
+  deviceSelector: { driver: gpu.example.com, pool: n1, device: gpu-0 }
+  taint: { key: maintenance, value: "true", effect: NoSchedule }
+`;
+    const model = readSnapshot([{ name: 'rules.yaml', text: rule }]);
+    assert.deepEqual(model.errors.map(formatError), []);
+    assert.deepEqual(model.cluster.deviceTaintRules?.[0]?.spec, {
+      deviceSelector: { driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' },
+      taint: { key: 'maintenance', value: 'true', effect: 'NoSchedule' },
+    });
+    const bad = readSnapshot([{ name: 'rules.yaml', text: rule.replace('effect: NoSchedule', 'effect: Sometimes') }]);
+    assert.deepEqual(
+      bad.errors.map((e) => [e.range.start.line, e.path]),
+      [[6, 'spec.taint.effect']],
+    );
+  });
+
   it('the example (examples/dra) reads without errors', () => {
     const dir = join(import.meta.dirname, '..', '..', 'examples', 'dra');
     const files = readdirSync(dir)

@@ -71,6 +71,23 @@ export interface ResourceSlice {
   };
 }
 
+/**
+ * DRADeviceTaintRules (GA, on by default in 1.37): one taint added to every device the selector
+ * matches (driver, pool, device name; each unset field matches all), as if the driver had
+ * published it in the ResourceSlice. Without a selector it matches no device.
+ */
+export interface DeviceTaintRule {
+  readonly apiVersion?: string;
+  readonly kind?: 'DeviceTaintRule';
+  readonly metadata: ObjectMeta;
+  readonly spec: {
+    readonly deviceSelector?: { readonly driver?: string; readonly pool?: string; readonly device?: string };
+    readonly taint: DeviceTaint;
+  };
+  /** Eviction progress (conditions); the scheduler does not read it. */
+  readonly status?: unknown;
+}
+
 export interface DeviceSelector {
   readonly cel?: { readonly expression: string };
 }

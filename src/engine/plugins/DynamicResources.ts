@@ -44,6 +44,7 @@ import {
   deviceId,
   nodeSelectorMatches,
   SliceIndex,
+  withDeviceTaintRules,
   type AllocateOutcome,
   type AllocatorInput,
   type Pool,
@@ -139,7 +140,7 @@ function indexesOf(objects: ClusterObjects): Indexes {
       claims: new Map((objects.resourceClaims ?? []).map((c) => [key(c.metadata.namespace, c.metadata.name), c])),
       templates: new Map((objects.resourceClaimTemplates ?? []).map((t) => [key(t.metadata.namespace, t.metadata.name), t])),
       classes: new Map((objects.deviceClasses ?? []).map((c) => [c.metadata.name, c])),
-      slices: new SliceIndex(objects.resourceSlices ?? NO_SLICES),
+      slices: new SliceIndex(withDeviceTaintRules(objects.resourceSlices ?? NO_SLICES, objects.deviceTaintRules ?? [])),
     };
     indexCache.set(objects, idx);
   }

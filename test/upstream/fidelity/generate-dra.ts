@@ -18,6 +18,7 @@ export const DRA_FAMILIES = [
   'dra-shared',
   'dra-extended',
   'dra-partitionable',
+  'dra-taint-rules',
 ] as const;
 export type DraFamily = (typeof DRA_FAMILIES)[number];
 
@@ -51,6 +52,8 @@ interface Knobs {
   readonly partitionable: number;
   /** How likely such a pool is odd: its counters missing, on another node or all nodes, or a consumption of an unknown counter. */
   readonly oddCounters: number;
+  /** How many DeviceTaintRules at most (DRADeviceTaintRules), each as likely as not. */
+  readonly taintRules: number;
 }
 
 const BASE: Knobs = {
@@ -71,6 +74,7 @@ const BASE: Knobs = {
   extended: 0,
   partitionable: 0,
   oddCounters: 0,
+  taintRules: 0,
 };
 
 const KNOBS: Record<DraFamily, Knobs> = {
@@ -84,7 +88,34 @@ const KNOBS: Record<DraFamily, Knobs> = {
   'dra-shared': { ...BASE, shared: 0.6, allocated: 0.6, pending: [2, 7] },
   'dra-extended': { ...BASE, extended: 0.8, template: 0.1, pending: [2, 7] },
   'dra-partitionable': { ...BASE, partitionable: 0.8, oddCounters: 0.3, allocated: 0.3, pending: [2, 7] },
+  'dra-taint-rules': { ...BASE, taintRules: 4, taints: 0.3, pending: [2, 7] },
 };
+
+/**
+ * DeviceTaintRules (DRADeviceTaintRules): selectors by driver, pool (a node's GPU pool or a fabric)
+ * and device name, alone or together, one without a selector (matches nothing), with the taint keys
+ * the requests' tolerations name and every effect.
+ */
+function taintRules(g: Gen, nodes: readonly string[], knobs: Knobs): K8sObject[] {
+  const rules: K8sObject[] = [];
+  for (let i = 0; i < knobs.taintRules; i++) {
+    if (!g.chance(0.5)) continue;
+    const selector: Record<string, string> = {};
+    if (g.chance(0.6)) selector.driver = g.chance(0.8) ? GPU : NIC;
+    if (g.chance(0.5)) selector.pool = g.chance(0.8) && nodes.length > 0 ? g.pick(nodes) : g.pick(['fabric-zone-a', 'fabric-global']);
+    if (g.chance(0.5)) selector.device = g.pick(['gpu-0', 'gpu-1', 'gpu-2', 'nic-0', 'gnic-1']);
+    rules.push({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceTaintRule',
+      metadata: { name: `rule-${i}` },
+      spec: {
+        ...(g.chance(0.9) ? { deviceSelector: selector } : {}),
+        taint: { key: g.pick(['unhealthy', 'maintenance']), value: 'true', effect: g.pick(['NoSchedule', 'NoExecute', 'None']) },
+      },
+    });
+  }
+  return rules;
+}
 
 /**
  * A partitionable GPU pool (DRAPartitionableDevices) on a node: a slice of shared counters, one set
@@ -374,6 +405,7 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
   }
   const world = slices(g, nodeNames, knobs);
   objects.push(...world.objects);
+  if (knobs.taintRules > 0) objects.push(...taintRules(g, nodeNames, knobs));
   const claims: K8sObject[] = [];
   const pods: K8sObject[] = [];
   const sharedNames: string[] = [];

@@ -19,6 +19,7 @@ import type {
   DeviceRequest,
   DeviceRequestAllocationResult,
   DeviceRequestSpec,
+  DeviceTaintRule,
   DeviceToleration,
   ResourceClaim,
   ResourceSlice,
@@ -91,6 +92,33 @@ function counterSetsOf(counterSlices: readonly ResourceSlice[], deviceSlices: re
           for (const name of Object.keys(consumption.counters)) if (!set.has(name)) return undefined;
         }
   return sets;
+}
+
+/**
+ * The slices as the scheduler's slice tracker hands them to the allocator with DRADeviceTaintRules
+ * (on by default in 1.37): each rule's taint appended to the taints of every device its selector
+ * matches (driver, pool and device name, each when set; no selector, no device). A slice no rule
+ * touches is the same object.
+ */
+export function withDeviceTaintRules(slices: readonly ResourceSlice[], rules: readonly DeviceTaintRule[]): readonly ResourceSlice[] {
+  const active = rules.filter((r) => r.spec.deviceSelector !== undefined);
+  if (active.length === 0) return slices;
+  return slices.map((slice) => {
+    const s = slice.spec;
+    const applying = active.filter((r) => {
+      const sel = r.spec.deviceSelector!;
+      return (sel.driver === undefined || sel.driver === s.driver) && (sel.pool === undefined || sel.pool === s.pool.name);
+    });
+    if (applying.length === 0 || (s.devices ?? []).length === 0) return slice;
+    let changed = false;
+    const devices = (s.devices ?? []).map((device) => {
+      const added = applying.filter((r) => r.spec.deviceSelector!.device === undefined || r.spec.deviceSelector!.device === device.name);
+      if (added.length === 0) return device;
+      changed = true;
+      return { ...device, taints: [...(device.taints ?? []), ...added.map((r) => r.spec.taint)] };
+    });
+    return changed ? { ...slice, spec: { ...s, devices } } : slice;
+  });
 }
 
 /** Where the slices are, per node name and shared (the slices without spec.nodeName). */

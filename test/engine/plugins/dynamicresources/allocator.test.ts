@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
-import type { Device, DeviceClass, DeviceConstraint, DeviceRequest, ResourceClaim, ResourceSlice } from '../../../../src/engine/api/dra';
+import type {
+  Device,
+  DeviceClass,
+  DeviceConstraint,
+  DeviceRequest,
+  DeviceTaintRule,
+  ResourceClaim,
+  ResourceSlice,
+} from '../../../../src/engine/api/dra';
 import type { Node } from '../../../../src/engine/api/types';
-import { allocate, deviceId, SliceIndex } from '../../../../src/engine/plugins/dynamicresources/allocator';
+import { allocate, deviceId, SliceIndex, withDeviceTaintRules } from '../../../../src/engine/plugins/dynamicresources/allocator';
 
 // k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/allocator_testing.go, the
 // rows named below (driver-a, pool-1, node-1, class-a as there).
@@ -280,4 +288,47 @@ describe('engine/plugins/dynamicresources/allocator', () => {
   for (const [name, claims, slices, expected, node, allocated] of table) {
     it(name, () => assert.deepEqual(run(claims, slices, node, allocated), expected));
   }
+
+  // DRADeviceTaintRules: what the slice tracker hands the allocator (resourceslice/tracker,
+  // applyPatches) — the rule's taint appended to the devices its selector matches.
+  describe('DeviceTaintRules', () => {
+    const rule = (
+      name: string,
+      selector: DeviceTaintRule['spec']['deviceSelector'],
+      effect: 'NoSchedule' | 'None' = 'NoSchedule',
+    ): DeviceTaintRule => ({
+      metadata: { name },
+      spec: { ...(selector ? { deviceSelector: selector } : {}), taint: { key: 'k', value: 'v', effect } },
+    });
+    const slices = [slice('slice-1', [dev('device-1'), dev('device-2', { taints: [{ key: 'own', effect: 'None' }] })])];
+    const taints = (rules: DeviceTaintRule[]) =>
+      withDeviceTaintRules(slices, rules).flatMap((s) =>
+        (s.spec.devices ?? []).map((d) => `${d.name}:${(d.taints ?? []).map((t) => t.key).join(',')}`),
+      );
+    const table: Array<[name: string, rules: DeviceTaintRule[], expected: string[]]> = [
+      ['no selector: no device', [rule('r', undefined)], ['device-1:', 'device-2:own']],
+      ['an empty selector: every device, after its own taints', [rule('r', {})], ['device-1:k', 'device-2:own,k']],
+      ['by driver and pool', [rule('r', { driver: DRIVER, pool: 'pool-1' })], ['device-1:k', 'device-2:own,k']],
+      ['another driver: none', [rule('r', { driver: 'driver-b' })], ['device-1:', 'device-2:own']],
+      ['another pool: none', [rule('r', { pool: 'pool-2' })], ['device-1:', 'device-2:own']],
+      ['by device name', [rule('r', { device: 'device-2' })], ['device-1:', 'device-2:own,k']],
+      ['two rules on one device', [rule('a', { device: 'device-1' }), rule('b', {})], ['device-1:k,k', 'device-2:own,k']],
+    ];
+    for (const [name, rules, expected] of table) it(name, () => assert.deepEqual(taints(rules), expected));
+
+    it('a slice no rule touches is the same object', () => {
+      assert.equal(withDeviceTaintRules(slices, [rule('r', { pool: 'pool-2' })])[0], slices[0]);
+    });
+
+    it('a NoSchedule rule keeps its devices from a request that does not tolerate it; effect None does not', () => {
+      const patched = (effect: 'NoSchedule' | 'None') =>
+        withDeviceTaintRules(slices, [rule('r', { device: 'device-1' }, effect)]) as ResourceSlice[];
+      assert.deepEqual(run([claim([request('req-0')])], patched('NoSchedule')), [['req-0=device-2']]);
+      assert.deepEqual(run([claim([request('req-0')])], patched('None')), [['req-0=device-1']]);
+      assert.deepEqual(
+        run([claim([request('req-0', 1, undefined, { tolerations: [{ key: 'k', operator: 'Exists' }] })])], patched('NoSchedule')),
+        [['req-0=device-1']],
+      );
+    });
+  });
 });
