@@ -3,11 +3,13 @@
 // checks the API server makes on the fields the allocator reads (one of exactly / firstAvailable,
 // one node selection of a slice, attribute values with exactly one type, quantities that parse).
 import type {
+  AllocatedDeviceStatus,
   AllocationResult,
   Device,
   DeviceAttribute,
   DeviceCapacity,
   DeviceClass,
+  DeviceCondition,
   DeviceConstraint,
   DeviceRequest,
   DeviceRequestAllocationResult,
@@ -124,14 +126,51 @@ export const resourceClaimSpec = object<ResourceClaimSpec>({
 });
 
 const allocationResultItem = object<DeviceRequestAllocationResult>(
-  { request: string, driver: string, pool: string, device: string, adminAccess: boolean, tolerations: arrayOf(deviceToleration) },
+  {
+    request: string,
+    driver: string,
+    pool: string,
+    device: string,
+    adminAccess: boolean,
+    tolerations: arrayOf(deviceToleration),
+    bindingConditions: stringList,
+    bindingFailureConditions: stringList,
+    shareID: string,
+    consumedCapacity: recordOf(quantity),
+  },
   ['request', 'driver', 'pool', 'device'],
 );
 
 const allocationResult = object<AllocationResult>({
   devices: object<NonNullable<AllocationResult['devices']>>({ results: arrayOf(allocationResultItem), config: anyList }),
   nodeSelector,
+  allocationTimestamp: string,
 });
+
+const deviceCondition = object<DeviceCondition>(
+  {
+    type: string,
+    status: oneOf(['True', 'False', 'Unknown'] as const),
+    reason: string,
+    message: string,
+    lastTransitionTime: string,
+    observedGeneration: integer(0),
+  },
+  ['type', 'status'],
+);
+
+const allocatedDeviceStatus = object<AllocatedDeviceStatus>(
+  {
+    driver: string,
+    pool: string,
+    device: string,
+    shareID: string,
+    conditions: arrayOf(deviceCondition),
+    data: anyValue,
+    networkData: anyValue,
+  },
+  ['driver', 'pool', 'device'],
+);
 
 const consumerReference = object<ResourceClaimConsumerReference>({ apiGroup: string, resource: string, name: string, uid: string }, [
   'resource',
@@ -145,7 +184,11 @@ export const resourceClaim = object<ResourceClaim>(
     kind: oneOf(['ResourceClaim'] as const),
     metadata: objectMeta,
     spec: resourceClaimSpec,
-    status: object<NonNullable<ResourceClaim['status']>>({ allocation: allocationResult, reservedFor: arrayOf(consumerReference) }),
+    status: object<NonNullable<ResourceClaim['status']>>({
+      allocation: allocationResult,
+      reservedFor: arrayOf(consumerReference),
+      devices: arrayOf(allocatedDeviceStatus),
+    }),
   },
   ['metadata', 'spec'],
 );

@@ -152,12 +152,40 @@ export interface DeviceRequestAllocationResult {
   readonly device: string;
   readonly adminAccess?: boolean;
   readonly tolerations?: readonly DeviceToleration[];
+  /** DRADeviceBindingConditions: the device's conditions, copied at allocation; binding waits for them. */
+  readonly bindingConditions?: readonly string[];
+  readonly bindingFailureConditions?: readonly string[];
+  /** Consumable capacity (not modelled by the allocator): read so an allocation written by a cluster decodes. */
+  readonly shareID?: string;
+  readonly consumedCapacity?: Readonly<Record<string, string>>;
 }
 
 export interface AllocationResult {
   readonly devices?: { readonly results?: readonly DeviceRequestAllocationResult[]; readonly config?: readonly unknown[] };
   /** Where the allocated devices are reachable; absent: everywhere. */
   readonly nodeSelector?: NodeSelector;
+  /** When the scheduler allocated it (RFC 3339): a claim's binding conditions time out from it. */
+  readonly allocationTimestamp?: string;
+}
+
+export interface DeviceCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+  readonly observedGeneration?: number;
+}
+
+/** DRAResourceClaimDeviceStatus: what the driver reports of an allocated device (its conditions). */
+export interface AllocatedDeviceStatus {
+  readonly driver: string;
+  readonly pool: string;
+  readonly device: string;
+  readonly shareID?: string;
+  readonly conditions?: readonly DeviceCondition[];
+  readonly data?: unknown;
+  readonly networkData?: unknown;
 }
 
 export interface ResourceClaimConsumerReference {
@@ -175,6 +203,7 @@ export interface ResourceClaim {
   readonly status?: {
     readonly allocation?: AllocationResult;
     readonly reservedFor?: readonly ResourceClaimConsumerReference[];
+    readonly devices?: readonly AllocatedDeviceStatus[];
   };
 }
 

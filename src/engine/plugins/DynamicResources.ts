@@ -101,6 +101,8 @@ interface DraState {
   readonly unavailable: Set<number>;
   /** Indexes into claims of those allocated with a node selector (Filter checks them on every node). */
   readonly selectorBound: readonly number[];
+  /** Indexes into claims of allocated claims whose binding failed or timed out (unavailable on every node). */
+  readonly bindingFailed: readonly number[];
   /** Whether any claim has a firstAvailable request (else Score gives every node 0). */
   readonly prioritized: boolean;
 }
@@ -116,6 +118,7 @@ const EMPTY: DraState = Object.freeze({
   extendedByNode: new Map(),
   unavailable: new Set<number>(),
   selectorBound: [],
+  bindingFailed: [],
   prioritized: false,
 });
 
@@ -193,6 +196,42 @@ function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | unde
     },
     spec: forNode?.spec ?? special.spec,
   };
+}
+
+/** The scheduler's default bindingTimeout (DynamicResourcesArgs): how long binding conditions may take. */
+export const BINDING_TIMEOUT_MS = 600_000;
+
+/**
+ * Upstream isClaimReadyForBinding and isClaimTimeout (DRADeviceBindingConditions with
+ * DRAResourceClaimDeviceStatus, both on by default in 1.37), as Filter applies them to an allocated
+ * claim: unavailable when a device's binding failure condition is True in the claim's status, or
+ * when a device's binding conditions are not all True and the allocation is older than the binding
+ * timeout (judged by the injected clock; without one, never).
+ */
+function bindingUnavailable(claim: ResourceClaim, now: number | undefined): boolean {
+  const allocation = claim.status?.allocation;
+  let ready = true;
+  let bound = false;
+  for (const result of allocation?.devices?.results ?? []) {
+    if (result.bindingConditions !== undefined) bound = true;
+    if ((result.bindingConditions ?? []).length === 0) continue;
+    const status = (claim.status?.devices ?? []).find(
+      (d) => d.driver === result.driver && d.pool === result.pool && d.device === result.device,
+    );
+    if (!status) {
+      ready = false;
+      break;
+    }
+    const condition = (type: string) => (status.conditions ?? []).find((c) => c.type === type);
+    if ((result.bindingFailureConditions ?? []).some((type) => condition(type)?.status === 'True')) return true;
+    if (!result.bindingConditions!.every((type) => condition(type)?.status === 'True')) {
+      ready = false;
+      break;
+    }
+  }
+  if (ready || !bound || now === undefined || !allocation?.allocationTimestamp) return false;
+  const allocated = Date.parse(allocation.allocationTimestamp);
+  return !Number.isNaN(allocated) && allocated + BINDING_TIMEOUT_MS < now;
 }
 
 export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin {
@@ -357,7 +396,12 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     // The memo holds outcomes for the devices in use only: not for a what-if's.
     const specs = input && !(planned && planned.size > 0) ? this.specKeys.intern(JSON.stringify(allocating.map((c) => c.spec))) : '';
     const selectorBound: number[] = [];
-    for (const [i, claim] of claims.entries()) if (claim.status?.allocation?.nodeSelector) selectorBound.push(i);
+    const bindingFailed: number[] = [];
+    const now = this.handle.now?.();
+    for (const [i, claim] of claims.entries()) {
+      if (claim.status?.allocation?.nodeSelector) selectorBound.push(i);
+      if (claim.status?.allocation && bindingUnavailable(claim, now)) bindingFailed.push(i);
+    }
     state.write(this.stateKey, {
       claims,
       toAllocate,
@@ -369,6 +413,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       extendedByNode: new Map(),
       unavailable: new Set<number>(),
       selectorBound,
+      bindingFailed,
       prioritized: claims.some((c) => (c.spec.devices?.requests ?? []).some((r) => (r.firstAvailable ?? []).length > 0)),
     });
     return { status: SUCCESS };
@@ -518,6 +563,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     for (const i of s.selectorBound) {
       if (!nodeSelectorMatches(s.claims[i]!.status!.allocation!.nodeSelector!, node)) unavailable.push(i);
     }
+    // Binding failed or timed out: on every node (a claim already unavailable by its selector counts once).
+    for (const i of s.bindingFailed) if (!unavailable.includes(i)) unavailable.push(i);
     if (s.input) {
       const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
       if (outcome.kind === 'error') return errorStatus(outcome.message);

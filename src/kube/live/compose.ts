@@ -55,7 +55,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const main = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: PODPLAN_SCHEDULER_NAME }), live(c.profile));
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
-  const framework = Framework.build(registry.value, main, { random, binder: c.binder });
+  const framework = Framework.build(registry.value, main, { random, binder: c.binder, clock: c.clock });
   if (!framework.ok) return framework;
 
   const podSetProfile = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: POD_SET_SCHEDULER_NAME }), live(c.podSetProfile));

@@ -19,6 +19,7 @@ export const DRA_FAMILIES = [
   'dra-extended',
   'dra-partitionable',
   'dra-taint-rules',
+  'dra-binding',
 ] as const;
 export type DraFamily = (typeof DRA_FAMILIES)[number];
 
@@ -54,6 +55,8 @@ interface Knobs {
   readonly oddCounters: number;
   /** How many DeviceTaintRules at most (DRADeviceTaintRules), each as likely as not. */
   readonly taintRules: number;
+  /** How likely a GPU, and an allocated claim, has binding conditions (DRADeviceBindingConditions). */
+  readonly binding: number;
 }
 
 const BASE: Knobs = {
@@ -75,6 +78,7 @@ const BASE: Knobs = {
   partitionable: 0,
   oddCounters: 0,
   taintRules: 0,
+  binding: 0,
 };
 
 const KNOBS: Record<DraFamily, Knobs> = {
@@ -89,7 +93,69 @@ const KNOBS: Record<DraFamily, Knobs> = {
   'dra-extended': { ...BASE, extended: 0.8, template: 0.1, pending: [2, 7] },
   'dra-partitionable': { ...BASE, partitionable: 0.8, oddCounters: 0.3, allocated: 0.3, pending: [2, 7] },
   'dra-taint-rules': { ...BASE, taintRules: 4, taints: 0.3, pending: [2, 7] },
+  'dra-binding': { ...BASE, binding: 0.6, allocated: 0.7, shared: 0.7, pending: [2, 7] },
 };
+
+/** Two fixed times either side of any day the suite runs on: an allocation at the first has timed out (10 minutes), at the second not. */
+const LONG_AGO = '2020-01-01T00:00:00Z';
+const FAR_AHEAD = '2099-01-01T00:00:00Z';
+
+// Devices with binding conditions are not published here: a pod allocated one waits in upstream's
+// PreBind until its driver reports them (up to ten minutes), which Podplan does not model.
+
+/**
+ * An allocated claim's binding state (DRADeviceBindingConditions, DRAResourceClaimDeviceStatus):
+ * its results name binding conditions (and sometimes failure conditions), its allocation a time
+ * long ago, far ahead or none, and its status per device the conditions a driver reported, true or
+ * false, or nothing yet.
+ */
+function bindingState(
+  g: Gen,
+  node: string,
+  taken: readonly string[],
+): { results: Record<string, unknown>[]; extra: Record<string, unknown>; devices: unknown[] } {
+  const failure = g.chance(0.7);
+  const results = taken.map((device) => ({
+    request: 'req-0',
+    driver: GPU,
+    pool: node,
+    device,
+    bindingConditions: ['attached'],
+    ...(failure ? { bindingFailureConditions: ['failed'] } : {}),
+  }));
+  let when = g.int(0, 2);
+  const devices: { device: string; conditions: Record<string, unknown>[] }[] = [];
+  for (const device of taken) {
+    if (!g.chance(0.8)) continue;
+    const conditions: Record<string, unknown>[] = [];
+    for (const type of ['attached', 'failed']) {
+      if (!g.chance(0.7)) continue;
+      conditions.push({
+        type,
+        status: g.chance(type === 'failed' ? 0.3 : 0.6) ? 'True' : 'False',
+        reason: 'Reported',
+        message: '',
+        lastTransitionTime: LONG_AGO,
+      });
+    }
+    devices.push({ device, conditions });
+  }
+  // A claim neither bound, failed nor timed out makes upstream's PreBind wait for it (up to ten
+  // minutes), which Podplan does not model: such a claim is given an allocation long ago.
+  // Device by device, as the scheduler looks: no status yet or a condition not true stops the look.
+  let waits = false;
+  for (const device of taken) {
+    const reported = devices.find((d) => d.device === device);
+    const isTrue = (type: string) => reported?.conditions.find((c) => c.type === type)?.status === 'True';
+    if (!reported) waits = true;
+    else if (failure && isTrue('failed')) break;
+    else if (!isTrue('attached')) waits = true;
+    if (waits) break;
+  }
+  if (waits) when = 0;
+  const extra = when === 2 ? {} : { allocationTimestamp: when === 0 ? LONG_AGO : FAR_AHEAD };
+  return { results, extra, devices: devices.map((d) => ({ driver: GPU, pool: node, ...d })) };
+}
 
 /**
  * DeviceTaintRules (DRADeviceTaintRules): selectors by driver, pool (a node's GPU pool or a fabric)
@@ -417,6 +483,7 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
     const uid = `uid-default-${name}`;
     const claimName = `held-${node}`;
     const taken = g.some(devices, 2);
+    const binding = knobs.binding > 0 && g.chance(knobs.binding) ? bindingState(g, node, taken) : undefined;
     claims.push({
       apiVersion: 'resource.k8s.io/v1',
       kind: 'ResourceClaim',
@@ -426,10 +493,12 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
       },
       status: {
         allocation: {
-          devices: { results: taken.map((device) => ({ request: 'req-0', driver: GPU, pool: node, device })) },
+          devices: { results: binding?.results ?? taken.map((device) => ({ request: 'req-0', driver: GPU, pool: node, device })) },
           nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] },
+          ...binding?.extra,
         },
         reservedFor: [{ resource: 'pods', name, uid }],
+        ...(binding && binding.devices.length > 0 ? { devices: binding.devices } : {}),
       },
     });
     sharedNames.push(claimName);

@@ -790,6 +790,9 @@ class Search {
       device: candidate.device.name,
       ...(request.adminAccess ? { adminAccess: true } : {}),
       ...(request.spec.tolerations ? { tolerations: request.spec.tolerations } : {}),
+      // DRADeviceBindingConditions: the device's conditions travel with the allocation.
+      ...(candidate.device.bindingConditions?.length ? { bindingConditions: candidate.device.bindingConditions } : {}),
+      ...(candidate.device.bindingFailureConditions?.length ? { bindingFailureConditions: candidate.device.bindingFailureConditions } : {}),
     }));
     const nodeSelector = this.nodeSelector(ci);
     return { devices: { results }, ...(nodeSelector ? { nodeSelector } : {}) };
