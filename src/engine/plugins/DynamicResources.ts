@@ -5,8 +5,8 @@
 //   message); a claim in the middle of being allocated likewise; for each claim still to allocate
 //   every request's DeviceClass must exist ("request r: device class c does not exist"). A pod
 //   without claims is skipped.
-// - Filter: an allocated claim's node selector must match the node ("resourceclaim not available
-//   on the node"); the claims to allocate must all be allocatable from the devices the node reaches
+// - Filter: an allocated claim's node selector must match the node, and its binding must not have
+//   failed or timed out (bindingUnavailable) ("resourceclaim not available on the node"); the claims to allocate must all be allocatable from the devices the node reaches
 //   (dynamicresources/allocator.ts; "cannot allocate all claims"); a problem with a claim or class
 //   (a CEL error, …) is an Error that ends the cycle, as upstream.
 // - PostFilter deallocates an allocated claim that kept the pod off every node when no other pod
@@ -17,8 +17,7 @@
 //   8 − their index, normalized to 0..100 (DefaultNormalizeScore); 0 without claims.
 // - Reserve records the allocation and the pod in the claim's status (what upstream's Reserve and
 //   PreBind do), so later pods see the devices taken and share the claim; Unreserve undoes it.
-// Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
-// capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
+// Not covered: consumable capacity shares, binding conditions' wait in PreBind.
 import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../api/dra';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';

@@ -5,11 +5,11 @@
 // then name, slices by name, pools with binding conditions last), then a first-fit exhaustive
 // search, claim by claim and request by request, each device tried in pool/slice/device order:
 // in use (allocated before, or in this search), class and request CEL selectors, device taints
-// against the request's tolerations, matchAttribute / distinctAttribute constraints; firstAvailable
-// tries its subrequests in order; allocationMode All takes every matching device of the node's
-// pools; admin access takes devices in use. Not covered (left out, said in docs/fidelity.md):
-// consumable capacity (allowMultipleAllocations devices are allocated exclusively), partitionable
-// devices' counters, DeviceTaintRules.
+// against the request's tolerations (DeviceTaintRules' taints added first: withDeviceTaintRules),
+// partitionable devices' shared counters, matchAttribute / distinctAttribute constraints;
+// firstAvailable tries its subrequests in order; allocationMode All takes every matching device of
+// the node's pools; admin access takes devices in use. Not covered (said in docs/fidelity.md):
+// consumable capacity (allowMultipleAllocations devices are allocated exclusively).
 import { NodeSelectorMatcher, NODE_NAME_FIELD } from '../../api/node-affinity';
 import type {
   AllocationResult,
