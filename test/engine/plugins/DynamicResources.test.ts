@@ -3,6 +3,7 @@ import type { DeviceClass, DeviceRequest, ResourceClaim, ResourceClaimTemplate, 
 import type { ClusterObjects, Pod } from '../../../src/engine/api/types';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
+import { PREEMPTION_MODE } from '../../../src/engine/framework/preemption/record';
 import * as DR from '../../../src/engine/plugins/DynamicResources';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import { handleOf, makeNode, snapshotOf } from '../../builders';
@@ -182,6 +183,30 @@ describe('engine/plugins/DynamicResources', () => {
     assert.deepEqual(plugin.postFilter(run.state, pod).status.reasons, ['deallocation of ResourceClaim completed']);
     // Deallocated, the claim is allocated anew where devices are.
     assert.deepEqual(runFilters(plugin, snapshot, pod).verdicts, { n1: 'ok', n2: CANNOT });
+  });
+
+  it("in a planner's what-if: the pods placed on a node take devices, and only while they are there", () => {
+    const objects: ClusterObjects = { ...base, resourceClaims: ['c1', 'c2', 'c3'].map((c) => claim(c, [exactly()])) };
+    const placed = (name: string, c: string) => ({
+      ...podWith(name, [{ name: 'c', resourceClaimName: c }]).pod,
+      spec: { ...podWith(name, [{ name: 'c', resourceClaimName: c }]).pod.spec, nodeName: 'n1' },
+    });
+    const snapshot = snapshotOf(nodes, [placed('p1', 'c1'), placed('p2', 'c2')]);
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const pod = podWith('p3', [{ name: 'c', resourceClaimName: 'c3' }]);
+    const whatIf = () => {
+      const state = new CycleState();
+      state.write(PREEMPTION_MODE, 'report');
+      assert.equal(plugin.preFilter(state, pod, snapshot.list()).status.code, 'Success');
+      return filterAll(plugin, state, pod, snapshot.list());
+    };
+    // Two GPUs on n1, both taken by the pods the plan placed there; asked again, the same.
+    assert.deepEqual(whatIf(), { n1: CANNOT, n2: CANNOT });
+    assert.deepEqual(whatIf(), { n1: CANNOT, n2: CANNOT });
+    // The plan takes p2 off n1 (its NodeInfo changes): one GPU is free again.
+    const n1 = snapshot.get('n1')!;
+    assert.ok(n1.removePod('uid-p2'));
+    assert.deepEqual(whatIf(), { n1: 'ok', n2: CANNOT });
   });
 
   it('scores the prioritized list: 8 − the index of the subrequest chosen, normalized', () => {
