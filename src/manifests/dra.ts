@@ -219,7 +219,22 @@ const deviceAttribute = refine(object<DeviceAttribute>({ int: integer(), bool: b
   if (set !== 1) ctx.report(path, 'bad-value', 'exactly one of int, bool, string and version must be set');
 });
 
-const deviceCapacity = object<DeviceCapacity>({ value: quantity }, ['value']);
+const requestPolicy = refine(
+  object<NonNullable<DeviceCapacity['requestPolicy']>>({
+    default: quantity,
+    validValues: arrayOf(quantity),
+    validRange: object<NonNullable<NonNullable<DeviceCapacity['requestPolicy']>['validRange']>>(
+      { min: quantity, max: quantity, step: quantity },
+      ['min'],
+    ),
+  }),
+  (p, path, ctx) => {
+    if (p.validValues !== undefined && p.validRange !== undefined)
+      ctx.report(path, 'bad-value', 'only one of validValues and validRange may be set');
+  },
+);
+
+const deviceCapacity = object<DeviceCapacity>({ value: quantity, requestPolicy }, ['value']);
 
 const counters = recordOf(object<{ value: string }>({ value: quantity }, ['value']));
 

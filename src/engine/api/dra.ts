@@ -15,6 +15,12 @@ export interface DeviceAttribute {
 
 export interface DeviceCapacity {
   readonly value: string;
+  /** DRAConsumableCapacity: how a share of a device that allows multiple allocations may ask for this capacity. */
+  readonly requestPolicy?: {
+    readonly default?: string;
+    readonly validValues?: readonly string[];
+    readonly validRange?: { readonly min?: string; readonly max?: string; readonly step?: string };
+  };
 }
 
 export type DeviceTaintEffect = 'NoSchedule' | 'NoExecute' | 'None';

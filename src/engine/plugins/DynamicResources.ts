@@ -18,7 +18,14 @@
 // - Reserve records the allocation and the pod in the claim's status (what upstream's Reserve and
 //   PreBind do), so later pods see the devices taken and share the claim; Unreserve undoes it.
 // Not covered: consumable capacity shares, binding conditions' wait in PreBind.
-import type { AllocationResult, DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../api/dra';
+import type {
+  AllocationResult,
+  DeviceClass,
+  DeviceRequestAllocationResult,
+  ResourceClaim,
+  ResourceClaimTemplate,
+  ResourceSlice,
+} from '../api/dra';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { StateKey } from '../framework/cycle-state';
@@ -37,6 +44,7 @@ import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
 import { KeyInterner } from '../framework/caches';
+import { nano } from './dynamicresources/capacity';
 import { factoryOf, noArgs } from './args';
 import {
   allocate,
@@ -149,11 +157,48 @@ function indexesOf(objects: ClusterObjects): Indexes {
   return idx;
 }
 
-/** The devices of an allocation that count as taken (admin access does not take a device). */
-function allocatedDevices(claim: ResourceClaim): string[] {
-  return (claim.status?.allocation?.devices?.results ?? [])
-    .filter((r) => r.adminAccess !== true)
-    .map((r) => deviceId(r.driver, r.pool, r.device));
+/** The devices of an allocation that count as allocated (admin access does not take a device). */
+function allocatedDevices(claim: ResourceClaim): DeviceRequestAllocationResult[] {
+  return (claim.status?.allocation?.devices?.results ?? []).filter((r) => r.adminAccess !== true);
+}
+
+/** A device a planned pod took: exclusively, or as a share consuming `share`. */
+interface PlannedDevice {
+  readonly id: string;
+  readonly share?: Readonly<Record<string, string>>;
+}
+
+/** Devices allocated as shares (consumable capacity): per device, how many shares and what they consume together. */
+type Shares = Map<string, { readonly count: number; readonly consumed: ReadonlyMap<string, bigint> }>;
+
+/** Adds (sign 1) or takes away (-1) a share of a device and what it consumes. */
+function addShare(shares: Shares, id: string, consumedCapacity: Readonly<Record<string, string>> | undefined, sign: 1 | -1): void {
+  const before = shares.get(id);
+  const count = (before?.count ?? 0) + sign;
+  if (count <= 0) {
+    shares.delete(id);
+    return;
+  }
+  const consumed = new Map(before?.consumed ?? []);
+  for (const [name, value] of Object.entries(consumedCapacity ?? {}))
+    consumed.set(name, (consumed.get(name) ?? 0n) + BigInt(sign) * nano(value));
+  shares.set(id, { count, consumed });
+}
+
+/** The allocator's view of the shares: those of the cluster's claims, and a what-if's (planned) ones. */
+function sharesOf(shares: Shares, planned: Shares | undefined): NonNullable<AllocatorInput['shares']> {
+  if (!planned || planned.size === 0) return { has: (id) => shares.has(id), consumed: (id) => shares.get(id)?.consumed };
+  return {
+    has: (id) => shares.has(id) || planned.has(id),
+    consumed: (id) => {
+      const a = shares.get(id)?.consumed;
+      const b = planned.get(id)?.consumed;
+      if (!a || !b) return a ?? b;
+      const sum = new Map(a);
+      for (const [name, amount] of b) sum.set(name, (sum.get(name) ?? 0n) + amount);
+      return sum;
+    },
+  };
 }
 
 /** A claim as Reserve (and PreBind) or PostFilter left it, over the snapshot's version it was based on. */
@@ -240,6 +285,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   private readonly assumed = new Map<string, Assumed>();
   /** How many claims hold each device, for the snapshot's claims named by `counted` and the assumed ones. */
   private use = new Map<string, number>();
+  /** The devices allocated as shares (consumable capacity), for the same claims as `use`. */
+  private shares: Shares = new Map();
   private counted: Indexes | undefined;
   /** Per pool (by Pool.id), a version bumped whenever one of its devices is taken or freed. */
   private poolVersions: number[] = [];
@@ -271,7 +318,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       /** The claims it allocated, and those its pods had that nodes before it allocated. */
       readonly handled: readonly string[];
       readonly skipped: readonly string[];
-      readonly taken: readonly string[];
+      readonly taken: readonly PlannedDevice[];
     }
   >();
   /** Per pod object, its claims as found at a stamp, dropped with the pod. */
@@ -290,6 +337,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       for (const [k, a] of this.assumed) if (a.base !== idx.claims.get(k)) this.assumed.delete(k);
       this.counted = idx;
       this.use = new Map();
+      this.shares = new Map();
       this.poolVersions = [];
       this.memo = new WeakMap();
       for (const [k, c] of idx.claims) if (!this.assumed.has(k)) this.count(c, 1);
@@ -301,10 +349,15 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   private count(claim: ResourceClaim, delta: number): void {
     this.useStamp++;
     const slices = this.counted?.slices;
-    for (const id of allocatedDevices(claim)) {
+    for (const r of allocatedDevices(claim)) {
+      const id = deviceId(r.driver, r.pool, r.device);
       if (slices) {
         const pool = slices.poolId(id.slice(0, id.lastIndexOf('/')));
         this.poolVersions[pool] = (this.poolVersions[pool] ?? 0) + 1;
+      }
+      if (r.shareID !== undefined) {
+        addShare(this.shares, id, r.consumedCapacity, delta > 0 ? 1 : -1);
+        continue;
       }
       const n = (this.use.get(id) ?? 0) + delta;
       if (n <= 0) this.use.delete(id);
@@ -382,18 +435,23 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     // The devices in use as of this cycle (Reserve, which changes them, comes after Filter); in a
     // planner's what-if, also those the pods it placed so far take (its placements are not reserved).
     const use = this.use;
-    const planned = toAllocate.length > 0 && state.read(PREEMPTION_MODE) === 'report' ? this.plannedDevices(idx, pod, nodes) : undefined;
+    const whatIf = toAllocate.length > 0 && state.read(PREEMPTION_MODE) === 'report' ? this.plannedDevices(idx, pod, nodes) : undefined;
+    const planned = whatIf?.taken;
     const input: AllocatorInput | undefined =
       toAllocate.length > 0
         ? {
             classes: idx.classes,
             slices: idx.slices,
             allocated: { has: planned && planned.size > 0 ? (id) => use.has(id) || planned.has(id) : (id) => use.has(id) },
+            shares: sharesOf(this.shares, whatIf?.shares),
           }
         : undefined;
     const allocating = toAllocate.map((i) => claims[i]!);
     // The memo holds outcomes for the devices in use only: not for a what-if's.
-    const specs = input && !(planned && planned.size > 0) ? this.specKeys.intern(JSON.stringify(allocating.map((c) => c.spec))) : '';
+    const specs =
+      input && !(planned && planned.size > 0) && !(whatIf && whatIf.shares.size > 0)
+        ? this.specKeys.intern(JSON.stringify(allocating.map((c) => c.spec)))
+        : '';
     const selectorBound: number[] = [];
     const bindingFailed: number[] = [];
     const now = this.handle.now?.();
@@ -426,8 +484,9 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
    * and so are the claims they handled: a planner asks this for every pod it tries, one placement
    * apart, so each call allocates on the nodes that changed only.
    */
-  private plannedDevices(idx: Indexes, pod: PodInfo, nodes: readonly NodeInfo[]): Set<string> {
+  private plannedDevices(idx: Indexes, pod: PodInfo, nodes: readonly NodeInfo[]): { taken: Set<string>; shares: Shares } {
     const taken = new Set<string>();
+    const shares: Shares = new Map();
     /** Per pool key, the devices taken so far, in order. */
     const byPool = new Map<string, string[]>();
     const done = new Set<string>();
@@ -435,13 +494,16 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       classes: idx.classes,
       slices: idx.slices,
       allocated: { has: (id) => this.use.has(id) || taken.has(id) },
+      shares: sharesOf(this.shares, shares),
     };
-    const take = (id: string) => {
-      taken.add(id);
+    const take = ({ id, share }: PlannedDevice) => {
+      if (share) addShare(shares, id, share, 1);
+      else taken.add(id);
       const pool = id.slice(0, id.lastIndexOf('/'));
+      const entry = share ? `${id}#${JSON.stringify(share)}` : id;
       const list = byPool.get(pool);
-      if (list) list.push(id);
-      else byPool.set(pool, [id]);
+      if (list) list.push(entry);
+      else byPool.set(pool, [entry]);
     };
     for (const nodeInfo of nodes) {
       const pools = idx.slices.poolsFor(nodeInfo.node);
@@ -458,12 +520,12 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         kept.skipped.every((k) => done.has(k))
       ) {
         for (const k of kept.handled) done.add(k);
-        for (const id of kept.taken) take(id);
+        for (const d of kept.taken) take(d);
         continue;
       }
       const handled: string[] = [];
       const skipped: string[] = [];
-      const mine: string[] = [];
+      const mine: PlannedDevice[] = [];
       const considered = new Set<string>();
       let excluded: string | undefined;
       for (const other of nodeInfo.pods) {
@@ -493,9 +555,12 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         for (const r of outcome.results)
           for (const d of r.devices?.results ?? [])
             if (d.adminAccess !== true) {
-              const id = deviceId(d.driver, d.pool, d.device);
-              take(id);
-              mine.push(id);
+              const planned: PlannedDevice = {
+                id: deviceId(d.driver, d.pool, d.device),
+                ...(d.shareID !== undefined ? { share: d.consumedCapacity ?? {} } : {}),
+              };
+              take(planned);
+              mine.push(planned);
             }
       }
       this.plannedMemo.set(nodeInfo, {
@@ -509,7 +574,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         taken: mine,
       });
     }
-    return taken;
+    return { taken, shares };
   }
 
   /** A pod's claims as PreFilter finds them, kept per pod object while the claims known are the same. */

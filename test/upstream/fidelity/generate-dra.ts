@@ -20,6 +20,7 @@ export const DRA_FAMILIES = [
   'dra-partitionable',
   'dra-taint-rules',
   'dra-binding',
+  'dra-consumable',
 ] as const;
 export type DraFamily = (typeof DRA_FAMILIES)[number];
 
@@ -57,6 +58,8 @@ interface Knobs {
   readonly taintRules: number;
   /** How likely a GPU, and an allocated claim, has binding conditions (DRADeviceBindingConditions). */
   readonly binding: number;
+  /** How likely a GPU allows multiple allocations with a request policy on its memory (DRAConsumableCapacity). */
+  readonly consumable: number;
 }
 
 const BASE: Knobs = {
@@ -79,6 +82,7 @@ const BASE: Knobs = {
   oddCounters: 0,
   taintRules: 0,
   binding: 0,
+  consumable: 0,
 };
 
 const KNOBS: Record<DraFamily, Knobs> = {
@@ -94,7 +98,28 @@ const KNOBS: Record<DraFamily, Knobs> = {
   'dra-partitionable': { ...BASE, partitionable: 0.8, oddCounters: 0.3, allocated: 0.3, pending: [2, 7] },
   'dra-taint-rules': { ...BASE, taintRules: 4, taints: 0.3, pending: [2, 7] },
   'dra-binding': { ...BASE, binding: 0.6, allocated: 0.7, shared: 0.7, pending: [2, 7] },
+  'dra-consumable': { ...BASE, consumable: 0.7, allocated: 0.5, pending: [3, 8] },
 };
+
+/**
+ * A device shared by several claims (DRAConsumableCapacity): allowMultipleAllocations and a request
+ * policy on its memory (a default and a range with a step, or a list of values, or none); the
+ * defaults and values keep to their policy.
+ */
+function consumableMemory(g: Gen, memory: string): Record<string, unknown> {
+  const gib = Number(memory.replace('Gi', ''));
+  const kind = g.int(0, 2);
+  if (kind === 0)
+    return {
+      value: memory,
+      requestPolicy: {
+        default: '8Gi',
+        validRange: { min: '4Gi', step: '4Gi', ...(g.chance(0.5) ? { max: `${Math.floor(gib / 2 / 4) * 4}Gi` } : {}) },
+      },
+    };
+  if (kind === 1) return { value: memory, requestPolicy: { default: '6Gi', validValues: ['6Gi', '12Gi', '20Gi'] } };
+  return { value: memory };
+}
 
 /** Two fixed times either side of any day the suite runs on: an allocation at the first has timed out (10 minutes), at the second not. */
 const LONG_AGO = '2020-01-01T00:00:00Z';
@@ -282,6 +307,10 @@ function gpuDevice(g: Gen, i: number, model: string, knobs: Knobs): Record<strin
   };
   if (g.chance(knobs.taints))
     device.taints = [{ key: g.pick(['unhealthy', 'maintenance']), value: 'true', effect: g.pick(['NoSchedule', 'NoExecute', 'None']) }];
+  if (knobs.consumable > 0 && g.chance(knobs.consumable)) {
+    device.allowMultipleAllocations = true;
+    device.capacity = { memory: consumableMemory(g, MEMORY[model]!) };
+  }
   return device;
 }
 
@@ -306,11 +335,14 @@ interface World {
   readonly objects: K8sObject[];
   /** Per node, its GPU device names (for pre-allocated claims). */
   readonly gpus: Map<string, string[]>;
+  /** The GPUs (`node/device`) that allow multiple allocations. */
+  readonly multi: Set<string>;
 }
 
 function slices(g: Gen, nodes: readonly string[], knobs: Knobs): World {
   const objects: K8sObject[] = [];
   const gpus = new Map<string, string[]>();
+  const multi = new Set<string>();
   for (const node of nodes) {
     if (!g.chance(knobs.gpuNodes)) continue;
     const model = g.pick(MODELS);
@@ -322,6 +354,7 @@ function slices(g: Gen, nodes: readonly string[], knobs: Knobs): World {
     }
     const n = g.int(1, 4);
     const devices = Array.from({ length: n }, (_, i) => gpuDevice(g, i, model, knobs));
+    for (const d of devices) if (d.allowMultipleAllocations === true) multi.add(`${node}/${d.name as string}`);
     gpus.set(
       node,
       devices.map((d) => d.name as string),
@@ -381,7 +414,7 @@ function slices(g: Gen, nodes: readonly string[], knobs: Knobs): World {
       ]),
     );
   }
-  return { objects, gpus };
+  return { objects, gpus, multi };
 }
 
 function requestSpec(g: Gen, knobs: Knobs): Record<string, unknown> {
@@ -402,7 +435,10 @@ function requestSpec(g: Gen, knobs: Knobs): Record<string, unknown> {
         { operator: 'Exists' },
       ]),
     ];
-  if (g.chance(0.1)) spec.capacity = { requests: { memory: g.pick(['20Gi', '60Gi']) } };
+  if (g.chance(knobs.consumable > 0 ? 0.6 : 0.1))
+    spec.capacity = {
+      requests: { memory: knobs.consumable > 0 ? g.pick(['3Gi', '5Gi', '8Gi', '13Gi', '20Gi', '60Gi']) : g.pick(['20Gi', '60Gi']) },
+    };
   return spec;
 }
 
@@ -493,7 +529,23 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
       },
       status: {
         allocation: {
-          devices: { results: binding?.results ?? taken.map((device) => ({ request: 'req-0', driver: GPU, pool: node, device })) },
+          devices: {
+            results:
+              binding?.results ??
+              taken.map((device, i) => ({
+                request: 'req-0',
+                driver: GPU,
+                pool: node,
+                device,
+                // A share of a device that allows multiple allocations, as the scheduler writes it.
+                ...(world.multi.has(`${node}/${device}`)
+                  ? {
+                      shareID: `00000000-0000-4000-8000-${String(running * 10 + i).padStart(12, '0')}`,
+                      consumedCapacity: { memory: g.pick(['8Gi', '12Gi', '20Gi']) },
+                    }
+                  : {}),
+              })),
+          },
           nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] },
           ...binding?.extra,
         },

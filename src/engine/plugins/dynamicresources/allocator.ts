@@ -25,7 +25,7 @@ import type {
   ResourceSlice,
 } from '../../api/dra';
 import type { Node, NodeSelector, NodeSelectorRequirement } from '../../api/types';
-import { parseQuantity } from '../../api/quantity';
+import { consumedBy, fitsCapacity, nano, quantityText, type Consumed } from './capacity';
 import { compileSelector } from './cel';
 
 /** The allocation result limit per claim (resourceapi.AllocationResultsMaxSize). */
@@ -60,15 +60,6 @@ export type CounterSets = ReadonlyMap<string, ReadonlyMap<string, bigint>>;
 
 const NO_COUNTERS: CounterSets = new Map();
 const NO_SLICES: readonly ResourceSlice[] = [];
-
-/** A quantity in nano units, rounded up (counters are compared exactly, as upstream's Quantity.Cmp). */
-function nano(text: string): bigint {
-  const q = parseQuantity(text);
-  if (!q.ok) return 0n;
-  const scaled = q.value.numerator * 1_000_000_000n;
-  const quotient = scaled / q.value.denominator;
-  return scaled % q.value.denominator !== 0n && scaled > 0n ? quotient + 1n : quotient;
-}
 
 function hasSharedCounters(slice: ResourceSlice): boolean {
   return (slice.spec.sharedCounters ?? []).length > 0;
@@ -266,7 +257,13 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
 export interface AllocatorInput {
   readonly classes: ReadonlyMap<string, DeviceClass>;
   readonly slices: SliceIndex;
+  /** Devices allocated to a claim exclusively (not as a share, not with admin access). */
   readonly allocated: { has(id: string): boolean };
+  /**
+   * Consumable capacity: devices allocated as shares (results with a shareID), and what their shares
+   * consume together (upstream AllocatedSharedDeviceIDs and AggregatedCapacity). None when absent.
+   */
+  readonly shares?: { has(id: string): boolean; consumed(id: string): Consumed | undefined };
 }
 
 /** A claim could not be allocated anywhere for a reason that is the claim's or class's (upstream's error). */
@@ -297,6 +294,8 @@ interface RequestData {
 interface Picked {
   readonly request: RequestData;
   readonly candidate: Candidate;
+  /** A share of a device that allows multiple allocations: what it consumes. */
+  readonly consumed?: ReadonlyMap<string, bigint>;
 }
 
 class StopError {
@@ -395,21 +394,6 @@ function taintPreventsAllocation(device: Device, tolerations: readonly DeviceTol
   return false;
 }
 
-/** A request's capacity requirements against the device's capacity (static check only). */
-function capacityFits(spec: DeviceRequestSpec, device: Device): boolean {
-  const wanted = spec.capacity?.requests;
-  if (!wanted) return true;
-  for (const [name, value] of Object.entries(wanted)) {
-    const have = device.capacity?.[name];
-    if (!have) return false;
-    const w = parseQuantity(value);
-    const h = parseQuantity(have.value);
-    if (!w.ok || !h.ok) return false;
-    if (w.value.numerator * h.value.denominator > h.value.numerator * w.value.denominator) return false;
-  }
-  return true;
-}
-
 function claimName(claim: ResourceClaim): string {
   return `${claim.metadata.namespace ?? 'default'}/${claim.metadata.name}`;
 }
@@ -505,6 +489,8 @@ class Search {
   private readonly selected: number[][] = [];
   /** Per pool (by id): its counters left after the devices allocated before (upstream availableCounters), made when first needed. */
   private readonly available = new Map<number, CounterSets>();
+  /** Per device allowing multiple allocations: what this search's shares of it consume (upstream allocatingCapacity). */
+  private readonly allocatingCapacity = new Map<string, Map<string, bigint>>();
   /** Per pool: the counters the devices of this search consume (upstream consumedCounters). */
   private readonly consumed = new Map<number, Map<string, Map<string, bigint>>>();
 
@@ -565,7 +551,9 @@ class Search {
       for (const slice of pool.slices) {
         for (const device of slice.spec.devices ?? []) {
           const candidate = { id: deviceId(pool.driver, pool.pool, device.name), device, slice, pool };
-          if (this.selectable(ci, key, base, candidate) && capacityFits(base.spec, device)) all.push(candidate);
+          // Static capacity only: what shares consume is checked when the device is taken.
+          if (this.selectable(ci, key, base, candidate) && fitsCapacity(base.spec.capacity?.requests, device, undefined, undefined))
+            all.push(candidate);
         }
       }
     }
@@ -602,6 +590,11 @@ class Search {
       if (!r.value) return false;
     }
     return true;
+  }
+
+  /** Upstream CmpRequestOverCapacity for the device as this search has it. */
+  private fits(request: RequestData, c: Candidate): boolean {
+    return fitsCapacity(request.spec.capacity?.requests, c.device, this.input.shares?.consumed(c.id), this.allocatingCapacity.get(c.id));
   }
 
   private inUse(id: string): boolean {
@@ -669,7 +662,7 @@ class Search {
           if (request.adminAccess ? this.allocating.get(id)?.has(ci) === true : this.inUse(id)) continue;
           const candidate = { id, device, slice, pool };
           if (!this.selectable(ci, key, request, candidate)) continue;
-          if (!capacityFits(request.spec, device)) continue;
+          if (!this.fits(request, candidate)) continue;
           const undo = this.allocateDevice(ci, request, candidate, false);
           if (!undo) continue;
           const r = this.allocateOne(ci, ri, sub, di + 1, pi, si, dj + 1);
@@ -684,9 +677,13 @@ class Search {
 
   /** Upstream allocateDevice: the undo when the device is taken, undefined when it cannot be. */
   private allocateDevice(ci: number, request: RequestData, c: Candidate, must: boolean): (() => void) | undefined {
-    if (request.adminAccess && this.allocating.get(c.id)?.has(ci) === true) return undefined;
+    // Consumable capacity: a device that allows multiple allocations is shared, never marked in use.
+    const multiple = c.device.allowMultipleAllocations === true;
+    if (!multiple && request.adminAccess && this.allocating.get(c.id)?.has(ci) === true) return undefined;
     if (!request.adminAccess && this.inUse(c.id)) return undefined;
-    const consumes = c.device.consumesCounters ?? [];
+    // A further share of a device whose counters a share already took does not take them again.
+    const sharedBefore = multiple && (this.input.shares?.has(c.id) === true || this.allocatingCapacity.has(c.id));
+    const consumes = sharedBefore ? [] : (c.device.consumesCounters ?? []);
     if (consumes.length > 0 && !this.takeCounters(c)) return undefined;
     const giveBack = () => {
       if (consumes.length > 0) this.counters(c, -1n);
@@ -711,17 +708,39 @@ class Search {
       }
       added++;
     }
-    let set = this.allocating.get(c.id);
-    if (!set) this.allocating.set(c.id, (set = new Set()));
-    set.add(ci);
-    const results = this.results[ci]!;
-    const before = results.length;
-    results.push({ request, candidate: c });
-    return () => {
-      results.length = before;
-      this.allocating.get(c.id)?.delete(ci);
+    const unmark = () => {
+      if (!multiple) this.allocating.get(c.id)?.delete(ci);
       for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(base, request.sub);
       giveBack();
+    };
+    if (!multiple) {
+      let set = this.allocating.get(c.id);
+      if (!set) this.allocating.set(c.id, (set = new Set()));
+      set.add(ci);
+    }
+    if (!this.fits(request, c)) {
+      unmark();
+      return undefined;
+    }
+    let consumed: Map<string, bigint> | undefined;
+    let share: Map<string, bigint> | undefined;
+    if (multiple) {
+      consumed = consumedBy(request.spec.capacity?.requests, c.device);
+      share = this.allocatingCapacity.get(c.id);
+      const total = new Map(share ?? []);
+      for (const [name, amount] of consumed) total.set(name, (total.get(name) ?? 0n) + amount);
+      this.allocatingCapacity.set(c.id, total);
+    }
+    const results = this.results[ci]!;
+    const before = results.length;
+    results.push({ request, candidate: c, ...(consumed && consumed.size > 0 ? { consumed } : {}) });
+    return () => {
+      results.length = before;
+      if (multiple) {
+        if (share) this.allocatingCapacity.set(c.id, share);
+        else this.allocatingCapacity.delete(c.id);
+      }
+      unmark();
     };
   }
 
@@ -734,7 +753,8 @@ class Search {
       for (const slice of slices)
         for (const device of slice.spec.devices ?? []) {
           if ((device.consumesCounters ?? []).length === 0) continue;
-          if (!this.input.allocated.has(deviceId(pool.driver, pool.pool, device.name))) continue;
+          const id = deviceId(pool.driver, pool.pool, device.name);
+          if (!this.input.allocated.has(id) && this.input.shares?.has(id) !== true) continue;
           for (const consumption of device.consumesCounters ?? []) {
             const set = left.get(consumption.counterSet);
             if (!set) continue;
@@ -783,12 +803,18 @@ class Search {
   }
 
   private result(ci: number): AllocationResult {
-    const results: DeviceRequestAllocationResult[] = this.results[ci]!.map(({ request, candidate }) => ({
+    const claim = this.claims[ci]!;
+    const results: DeviceRequestAllocationResult[] = this.results[ci]!.map(({ request, candidate, consumed }, i) => ({
       request: request.name,
       driver: candidate.slice.spec.driver,
       pool: candidate.slice.spec.pool.name,
       device: candidate.device.name,
       ...(request.adminAccess ? { adminAccess: true } : {}),
+      // A share: upstream gives it a random UID; Podplan makes one up from the claim, the device and the place.
+      ...(candidate.device.allowMultipleAllocations === true
+        ? { shareID: shareId(`${claimName(claim)}/${request.name}/${candidate.id}/${i}`) }
+        : {}),
+      ...(consumed ? { consumedCapacity: Object.fromEntries([...consumed].map(([name, amount]) => [name, quantityText(amount)])) } : {}),
       ...(request.spec.tolerations ? { tolerations: request.spec.tolerations } : {}),
       // DRADeviceBindingConditions: the device's conditions travel with the allocation.
       ...(candidate.device.bindingConditions?.length ? { bindingConditions: candidate.device.bindingConditions } : {}),
@@ -822,6 +848,17 @@ class Search {
       ],
     };
   }
+}
+
+/** A UID-shaped id made up from `seed` (FNV-1a, four rounds). */
+function shareId(seed: string): string {
+  let hex = '';
+  for (let round = 0; round < 4; round++) {
+    let h = 2166136261 ^ round;
+    for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619) >>> 0;
+    hex += h.toString(16).padStart(8, '0');
+  }
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 function addNew(from: readonly NodeSelectorRequirement[], to: NodeSelectorRequirement[]): void {

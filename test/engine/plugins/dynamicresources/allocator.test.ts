@@ -221,6 +221,34 @@ describe('engine/plugins/dynamicresources/allocator', () => {
       [slice('slice-1', [dev('device-1'), dev('device-2')])],
       [['req-0/small=device-1']],
     ],
+    // Consumable capacity: a device that allows multiple allocations is shared by claims while its capacity lasts.
+    [
+      'consumable capacity: two claims share a device, 4Gi each of 10Gi',
+      [
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+      ],
+      [slice('slice-1', [dev('device-1', { allowMultipleAllocations: true, ...memory('10Gi') })])],
+      [['req-0=device-1'], ['req-0=device-1']],
+    ],
+    [
+      'consumable capacity: 6Gi each of 10Gi do not fit twice',
+      [
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '6Gi' } } })]),
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '6Gi' } } })]),
+      ],
+      [slice('slice-1', [dev('device-1', { allowMultipleAllocations: true, ...memory('10Gi') })])],
+      undefined,
+    ],
+    [
+      'a device that does not allow multiple allocations is taken once',
+      [
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+      ],
+      [slice('slice-1', [dev('device-1', memory('10Gi'))])],
+      undefined,
+    ],
     // Partitionable devices (the partitionable-devices-* rows).
     [
       'partitionable-devices-single-device',
