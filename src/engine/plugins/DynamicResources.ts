@@ -17,7 +17,7 @@
 //   8 − their index, normalized to 0..100 (DefaultNormalizeScore); 0 without claims.
 // - Reserve records the allocation and the pod in the claim's status (what upstream's Reserve and
 //   PreBind do), so later pods see the devices taken and share the claim; Unreserve undoes it.
-// Not covered: consumable capacity shares, binding conditions' wait in PreBind.
+// Not covered: binding conditions' wait in PreBind.
 import type {
   AllocationResult,
   DeviceClass,

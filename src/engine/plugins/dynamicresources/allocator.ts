@@ -8,8 +8,8 @@
 // against the request's tolerations (DeviceTaintRules' taints added first: withDeviceTaintRules),
 // partitionable devices' shared counters, matchAttribute / distinctAttribute constraints;
 // firstAvailable tries its subrequests in order; allocationMode All takes every matching device of
-// the node's pools; admin access takes devices in use. Not covered (said in docs/fidelity.md):
-// consumable capacity (allowMultipleAllocations devices are allocated exclusively).
+// the node's pools; admin access takes devices in use; a device that allows multiple allocations is
+// shared while its capacities last (consumable capacity: capacity.ts).
 import { NodeSelectorMatcher, NODE_NAME_FIELD } from '../../api/node-affinity';
 import type {
   AllocationResult,
