@@ -177,6 +177,24 @@ spec:
     );
   });
 
+  it('consumable capacity: a request policy reads; validValues beside validRange is an error at the policy', () => {
+    const text = SLICES.replace(
+      '          capacity: { memory: { value: 80Gi } }\n',
+      '          allowMultipleAllocations: true\n          capacity: { memory: { value: 80Gi, requestPolicy: { default: 8Gi, validRange: { min: 4Gi, step: 4Gi } } } }\n',
+    );
+    const model = readSnapshot([{ name: 'slices.yaml', text }]);
+    assert.deepEqual(model.errors.map(formatError), []);
+    assert.deepEqual(model.cluster.resourceSlices?.[0]?.spec.devices?.[0]?.capacity?.['memory'], {
+      value: '80Gi',
+      requestPolicy: { default: '8Gi', validRange: { min: '4Gi', step: '4Gi' } },
+    });
+    const bad = readSnapshot([{ name: 'slices.yaml', text: text.replace('validRange:', 'validValues: [8Gi], validRange:') }]);
+    assert.deepEqual(
+      bad.errors.map((e) => [e.code, e.path, e.message]),
+      [['bad-value', 'items[0].spec.devices[0].capacity.memory.requestPolicy', 'only one of validValues and validRange may be set']],
+    );
+  });
+
   it('the example (examples/dra) reads without errors', () => {
     const dir = join(import.meta.dirname, '..', '..', 'examples', 'dra');
     const files = readdirSync(dir)
