@@ -353,7 +353,10 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       const id = deviceId(r.driver, r.pool, r.device);
       if (slices) {
         const pool = slices.poolId(id.slice(0, id.lastIndexOf('/')));
-        this.poolVersions[pool] = (this.poolVersions[pool] ?? 0) + 1;
+        // Dense (no holes), so that reading a version stays an array access.
+        const versions = this.poolVersions;
+        while (versions.length <= pool) versions.push(0);
+        versions[pool]!++;
       }
       if (r.shareID !== undefined) {
         addShare(this.shares, id, r.consumedCapacity, delta > 0 ? 1 : -1);

@@ -13,13 +13,31 @@ const NANO = 1_000_000_000n;
 /** Capacity name → amount consumed, in nano units. */
 export type Consumed = ReadonlyMap<string, bigint>;
 
+/** Parsed amounts by their text: slices repeat a few quantities on every device (budget: framework/caches.ts). */
+const parsed = new Map<string, bigint>();
+const PARSED_MAX = 4096;
+
 /** A quantity in nano units, rounded up (exact for every quantity the API accepts). */
 export function nano(text: string): bigint {
+  let amount = parsed.get(text);
+  if (amount !== undefined) return amount;
   const q = parseQuantity(text);
   if (!q.ok) return 0n;
   const scaled = q.value.numerator * NANO;
   const quotient = scaled / q.value.denominator;
-  return scaled % q.value.denominator !== 0n && scaled > 0n ? quotient + 1n : quotient;
+  amount = scaled % q.value.denominator !== 0n && scaled > 0n ? quotient + 1n : quotient;
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(text, amount);
+  return amount;
+}
+
+const policies = new WeakMap<Device, boolean>();
+
+/** Whether any capacity of the device has a request policy (kept per device object). */
+function hasPolicy(device: Device): boolean {
+  let has = policies.get(device);
+  if (has === undefined) policies.set(device, (has = Object.values(device.capacity ?? {}).some((c) => c.requestPolicy !== undefined)));
+  return has;
 }
 
 /** An amount in nano units as a quantity string (whole units when it is one). */
@@ -93,6 +111,8 @@ export function fitsCapacity(
   allocated: Consumed | undefined,
   allocating: Consumed | undefined,
 ): boolean {
+  // Nothing asked, no policy, no other share: each capacity is consumed whole, which fits.
+  if (requests === undefined && allocated === undefined && allocating === undefined && !hasPolicy(device)) return true;
   const capacities = device.capacity ?? {};
   for (const name of Object.keys(requests ?? {})) if (!(name in capacities)) return false;
   for (const [name, capacity] of Object.entries(capacities)) {
