@@ -46,6 +46,7 @@ export const CLUSTER_RESOURCES: readonly ResourceType[] = [
   { kind: 'PersistentVolume', apiVersion: 'v1', plural: 'persistentvolumes', namespaced: false },
   { kind: 'DeviceClass', apiVersion: DRA_API_VERSION, plural: 'deviceclasses', namespaced: false },
   { kind: 'ResourceSlice', apiVersion: DRA_API_VERSION, plural: 'resourceslices', namespaced: false },
+  { kind: 'DeviceTaintRule', apiVersion: DRA_API_VERSION, plural: 'devicetaintrules', namespaced: false },
   POD,
   { kind: 'PersistentVolumeClaim', apiVersion: 'v1', plural: 'persistentvolumeclaims', namespaced: true },
   { kind: 'PodDisruptionBudget', apiVersion: 'policy/v1', plural: 'poddisruptionbudgets', namespaced: true },

@@ -3,17 +3,20 @@
 // checks the API server makes on the fields the allocator reads (one of exactly / firstAvailable,
 // one node selection of a slice, attribute values with exactly one type, quantities that parse).
 import type {
+  AllocatedDeviceStatus,
   AllocationResult,
   Device,
   DeviceAttribute,
   DeviceCapacity,
   DeviceClass,
+  DeviceCondition,
   DeviceConstraint,
   DeviceRequest,
   DeviceRequestAllocationResult,
   DeviceSelector,
   DeviceSubRequest,
   DeviceTaint,
+  DeviceTaintRule,
   DeviceToleration,
   ExactDeviceRequest,
   ResourceClaim,
@@ -24,7 +27,7 @@ import type {
 } from '../engine/api/dra';
 import { parseQuantity } from '../engine/api/quantity';
 import { compileSelector } from '../engine/plugins/dynamicresources/cel';
-import { arrayOf, boolean, integer, object, oneOf, recordOf, refine, string, wrongType, type Decoder } from './decode';
+import { anyValue, arrayOf, boolean, integer, object, oneOf, recordOf, refine, string, wrongType, type Decoder } from './decode';
 import { nodeSelector, objectMeta, templateMeta } from './kube';
 import { joinPath } from './source-map';
 
@@ -123,14 +126,51 @@ export const resourceClaimSpec = object<ResourceClaimSpec>({
 });
 
 const allocationResultItem = object<DeviceRequestAllocationResult>(
-  { request: string, driver: string, pool: string, device: string, adminAccess: boolean, tolerations: arrayOf(deviceToleration) },
+  {
+    request: string,
+    driver: string,
+    pool: string,
+    device: string,
+    adminAccess: boolean,
+    tolerations: arrayOf(deviceToleration),
+    bindingConditions: stringList,
+    bindingFailureConditions: stringList,
+    shareID: string,
+    consumedCapacity: recordOf(quantity),
+  },
   ['request', 'driver', 'pool', 'device'],
 );
 
 const allocationResult = object<AllocationResult>({
   devices: object<NonNullable<AllocationResult['devices']>>({ results: arrayOf(allocationResultItem), config: anyList }),
   nodeSelector,
+  allocationTimestamp: string,
 });
+
+const deviceCondition = object<DeviceCondition>(
+  {
+    type: string,
+    status: oneOf(['True', 'False', 'Unknown'] as const),
+    reason: string,
+    message: string,
+    lastTransitionTime: string,
+    observedGeneration: integer(0),
+  },
+  ['type', 'status'],
+);
+
+const allocatedDeviceStatus = object<AllocatedDeviceStatus>(
+  {
+    driver: string,
+    pool: string,
+    device: string,
+    shareID: string,
+    conditions: arrayOf(deviceCondition),
+    data: anyValue,
+    networkData: anyValue,
+  },
+  ['driver', 'pool', 'device'],
+);
 
 const consumerReference = object<ResourceClaimConsumerReference>({ apiGroup: string, resource: string, name: string, uid: string }, [
   'resource',
@@ -144,7 +184,11 @@ export const resourceClaim = object<ResourceClaim>(
     kind: oneOf(['ResourceClaim'] as const),
     metadata: objectMeta,
     spec: resourceClaimSpec,
-    status: object<NonNullable<ResourceClaim['status']>>({ allocation: allocationResult, reservedFor: arrayOf(consumerReference) }),
+    status: object<NonNullable<ResourceClaim['status']>>({
+      allocation: allocationResult,
+      reservedFor: arrayOf(consumerReference),
+      devices: arrayOf(allocatedDeviceStatus),
+    }),
   },
   ['metadata', 'spec'],
 );
@@ -175,7 +219,22 @@ const deviceAttribute = refine(object<DeviceAttribute>({ int: integer(), bool: b
   if (set !== 1) ctx.report(path, 'bad-value', 'exactly one of int, bool, string and version must be set');
 });
 
-const deviceCapacity = object<DeviceCapacity>({ value: quantity }, ['value']);
+const requestPolicy = refine(
+  object<NonNullable<DeviceCapacity['requestPolicy']>>({
+    default: quantity,
+    validValues: arrayOf(quantity),
+    validRange: object<NonNullable<NonNullable<DeviceCapacity['requestPolicy']>['validRange']>>(
+      { min: quantity, max: quantity, step: quantity },
+      ['min'],
+    ),
+  }),
+  (p, path, ctx) => {
+    if (p.validValues !== undefined && p.validRange !== undefined)
+      ctx.report(path, 'bad-value', 'only one of validValues and validRange may be set');
+  },
+);
+
+const deviceCapacity = object<DeviceCapacity>({ value: quantity, requestPolicy }, ['value']);
 
 const counters = recordOf(object<{ value: string }>({ value: quantity }, ['value']));
 
@@ -223,9 +282,48 @@ const sliceSpec = refine(
     const chosen = [s.nodeName !== undefined, s.nodeSelector !== undefined, s.allNodes === true, s.perDeviceNodeSelection === true].filter(
       Boolean,
     ).length;
-    if (chosen !== 1 && (s.sharedCounters ?? []).length === 0)
+    if (chosen !== 1)
       ctx.report(path, 'bad-value', 'exactly one of nodeName, nodeSelector, allNodes and perDeviceNodeSelection must be set');
+    // Partitionable devices: a slice publishes devices or the pool's shared counters, not both.
+    if (s.sharedCounters !== undefined && s.devices !== undefined)
+      ctx.report(path, 'bad-value', 'only one of sharedCounters and devices may be set');
+    if ((s.sharedCounters ?? []).length > 8) ctx.report(joinPath(path, 'sharedCounters'), 'bad-value', 'must have at most 8 items');
+    const sets = new Set<string>();
+    for (const [i, set] of (s.sharedCounters ?? []).entries()) {
+      if (sets.has(set.name))
+        ctx.report(joinPath(joinPath(joinPath(path, 'sharedCounters'), i), 'name'), 'bad-value', `duplicate counter set ${set.name}`);
+      sets.add(set.name);
+    }
+    for (const [i, d] of (s.devices ?? []).entries()) {
+      const consumes = d.consumesCounters ?? [];
+      const at = joinPath(joinPath(joinPath(path, 'devices'), i), 'consumesCounters');
+      if (consumes.length > 2) ctx.report(at, 'bad-value', 'must have at most 2 items');
+      const named = new Set<string>();
+      for (const [j, c] of consumes.entries()) {
+        if (named.has(c.counterSet))
+          ctx.report(joinPath(joinPath(at, j), 'counterSet'), 'bad-value', `duplicate counter set ${c.counterSet}`);
+        named.add(c.counterSet);
+      }
+    }
   },
+);
+
+/** DRADeviceTaintRules: a selector (driver, pool, device) and the one taint it adds to the devices it matches. */
+export const deviceTaintRule = object<DeviceTaintRule>(
+  {
+    apiVersion: string,
+    kind: oneOf(['DeviceTaintRule'] as const),
+    metadata: objectMeta,
+    spec: object<DeviceTaintRule['spec']>(
+      {
+        deviceSelector: object<NonNullable<DeviceTaintRule['spec']['deviceSelector']>>({ driver: string, pool: string, device: string }),
+        taint: deviceTaint,
+      },
+      ['taint'],
+    ),
+    status: anyValue,
+  },
+  ['metadata', 'spec'],
 );
 
 export const resourceSlice = object<ResourceSlice>(

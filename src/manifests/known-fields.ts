@@ -128,7 +128,7 @@ const BUILT_IN_KINDS: Readonly<Record<string, readonly string[]>> = {
   'apiextensions.k8s.io': ['CustomResourceDefinition'],
   'admissionregistration.k8s.io':
     'MutatingWebhookConfiguration ValidatingWebhookConfiguration ValidatingAdmissionPolicy ValidatingAdmissionPolicyBinding'.split(' '),
-  'resource.k8s.io': 'DeviceClass ResourceClaim ResourceClaimTemplate ResourceSlice'.split(' '),
+  'resource.k8s.io': 'DeviceClass DeviceTaintRule ResourceClaim ResourceClaimTemplate ResourceSlice'.split(' '),
   'certificates.k8s.io': ['CertificateSigningRequest'],
   'events.k8s.io': ['Event'],
   'flowcontrol.apiserver.k8s.io': ['FlowSchema', 'PriorityLevelConfiguration'],

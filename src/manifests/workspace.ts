@@ -17,9 +17,13 @@ import {
   type PriorityClass,
   type StorageClass,
 } from '../engine/api/types';
-import { DRA_API_VERSION, type DeviceClass, type ResourceClaim, type ResourceClaimTemplate, type ResourceSlice } from '../engine/api/dra';
+import {
+  DRA_API_VERSION,
+  type DeviceClass,
+  type DeviceTaintRule,
+  type ResourceClaim, type ResourceClaimTemplate, type ResourceSlice } from '../engine/api/dra';
 import { resolvePriorities } from '../engine/api/priority';
-import { deviceClass, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
+import { deviceClass, deviceTaintRule, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
 import { PLANNER_API_VERSION, POD_SET_LABEL } from '../engine/planner/plan';
 import {
   admitClaimQuotas,
@@ -112,6 +116,7 @@ export interface ObjectLists {
   readonly resourceClaimTemplates: readonly Located<ResourceClaimTemplate>[];
   readonly deviceClasses: readonly Located<DeviceClass>[];
   readonly resourceSlices: readonly Located<ResourceSlice>[];
+  readonly deviceTaintRules: readonly Located<DeviceTaintRule>[];
   readonly triggers: readonly Located<ScheduleTriggerManifest>[];
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
@@ -167,6 +172,7 @@ function emptyLists(): Mutable<ObjectLists> {
     resourceClaimTemplates: [],
     deviceClasses: [],
     resourceSlices: [],
+    deviceTaintRules: [],
     triggers: [],
     plans: [],
     profiles: [],
@@ -303,6 +309,9 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   } else if (kind === 'ResourceSlice') {
     const sl = decode(resourceSlice, DRA_API_VERSION);
     if (sl) objects.push({ bucket: 'resourceSlices', value: sl, base });
+  } else if (kind === 'DeviceTaintRule') {
+    const r = decode(deviceTaintRule, DRA_API_VERSION);
+    if (r) objects.push({ bucket: 'deviceTaintRules', value: r, base });
   } else if (kind === 'ScheduleTrigger') {
     const t = decode(scheduleTrigger, PLANNER_API_VERSION);
     if (t) objects.push({ bucket: 'triggers', value: t, base });
@@ -665,6 +674,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   );
   const deviceClasses = unique(all.deviceClasses, 'DeviceClass', (c) => c.metadata.name, errors);
   const resourceSlices = unique(all.resourceSlices, 'ResourceSlice', (sl) => sl.metadata.name, errors);
+  const deviceTaintRules = unique(all.deviceTaintRules, 'DeviceTaintRule', (r) => r.metadata.name, errors);
   return {
     files,
     nodes,
@@ -685,6 +695,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     resourceClaimTemplates,
     deviceClasses,
     resourceSlices,
+    deviceTaintRules,
     triggers: unique(all.triggers, 'ScheduleTrigger', (t) => namespaced(t.namespace, t.name), errors),
     plans: unique(all.plans, 'SchedulePlan', (p) => namespaced(p.namespace, p.name), errors),
     profiles: all.profiles,
@@ -707,6 +718,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
       ...(resourceClaimTemplates.length > 0 ? { resourceClaimTemplates: resourceClaimTemplates.map((t) => t.value) } : {}),
       ...(deviceClasses.length > 0 ? { deviceClasses: deviceClasses.map((c) => c.value) } : {}),
       ...(resourceSlices.length > 0 ? { resourceSlices: resourceSlices.map((sl) => sl.value) } : {}),
+      ...(deviceTaintRules.length > 0 ? { deviceTaintRules: deviceTaintRules.map((r) => r.value) } : {}),
     },
     generated: new Set(pods.filter((p) => p.generated).map((p) => podKey(p.value))),
   };

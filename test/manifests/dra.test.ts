@@ -127,6 +127,74 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     );
   });
 
+  it('partitionable devices: a slice with both devices and shared counters, and a counter slice without node selection, are errors at the slice', () => {
+    const text = SLICES.replace(
+      '      devices:\n',
+      '      sharedCounters: [{ name: gpu-0, counters: { memory: { value: 80Gi } } }]\n      devices:\n',
+    ).replace('      nodeName: n1\n', '');
+    const model = readSnapshot([{ name: 'slices.yaml', text }]);
+    assert.deepEqual(model.errors.map(formatError), [
+      'slices.yaml:8:7: error bad-value: items[0].spec: exactly one of nodeName, nodeSelector, allNodes and perDeviceNodeSelection must be set',
+      'slices.yaml:8:7: error bad-value: items[0].spec: only one of sharedCounters and devices may be set',
+    ]);
+  });
+
+  it('partitionable devices: counter sets and what devices consume read from a slice', () => {
+    const text = `${SLICES.replace('          capacity: { memory: { value: 80Gi } }\n', '          consumesCounters: [{ counterSet: gpu-0, counters: { memory: { value: 40Gi } } }]\n')}  - apiVersion: resource.k8s.io/v1
+    kind: ResourceSlice
+    metadata: { name: n1-counters }
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: { name: n1, generation: 1, resourceSliceCount: 2 }
+      sharedCounters: [{ name: gpu-0, counters: { memory: { value: 80Gi } } }]
+`;
+    const model = readSnapshot([{ name: 'slices.yaml', text }]);
+    assert.deepEqual(model.errors.map(formatError), []);
+    const slices = model.cluster.resourceSlices ?? [];
+    assert.deepEqual(slices[0]?.spec.devices?.[0]?.consumesCounters, [{ counterSet: 'gpu-0', counters: { memory: { value: '40Gi' } } }]);
+    assert.deepEqual(slices[1]?.spec.sharedCounters, [{ name: 'gpu-0', counters: { memory: { value: '80Gi' } } }]);
+  });
+
+  it('DeviceTaintRules read with their selector and taint; a bad effect is an error at its position', () => {
+    const rule = `apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: { name: gpu-0-maintenance }
+spec:
+  deviceSelector: { driver: gpu.example.com, pool: n1, device: gpu-0 }
+  taint: { key: maintenance, value: "true", effect: NoSchedule }
+`;
+    const model = readSnapshot([{ name: 'rules.yaml', text: rule }]);
+    assert.deepEqual(model.errors.map(formatError), []);
+    assert.deepEqual(model.cluster.deviceTaintRules?.[0]?.spec, {
+      deviceSelector: { driver: 'gpu.example.com', pool: 'n1', device: 'gpu-0' },
+      taint: { key: 'maintenance', value: 'true', effect: 'NoSchedule' },
+    });
+    const bad = readSnapshot([{ name: 'rules.yaml', text: rule.replace('effect: NoSchedule', 'effect: Sometimes') }]);
+    assert.deepEqual(
+      bad.errors.map((e) => [e.range.start.line, e.path]),
+      [[6, 'spec.taint.effect']],
+    );
+  });
+
+  it('consumable capacity: a request policy reads; validValues beside validRange is an error at the policy', () => {
+    const text = SLICES.replace(
+      '          capacity: { memory: { value: 80Gi } }\n',
+      '          allowMultipleAllocations: true\n          capacity: { memory: { value: 80Gi, requestPolicy: { default: 8Gi, validRange: { min: 4Gi, step: 4Gi } } } }\n',
+    );
+    const model = readSnapshot([{ name: 'slices.yaml', text }]);
+    assert.deepEqual(model.errors.map(formatError), []);
+    assert.deepEqual(model.cluster.resourceSlices?.[0]?.spec.devices?.[0]?.capacity?.['memory'], {
+      value: '80Gi',
+      requestPolicy: { default: '8Gi', validRange: { min: '4Gi', step: '4Gi' } },
+    });
+    const bad = readSnapshot([{ name: 'slices.yaml', text: text.replace('validRange:', 'validValues: [8Gi], validRange:') }]);
+    assert.deepEqual(
+      bad.errors.map((e) => [e.code, e.path, e.message]),
+      [['bad-value', 'items[0].spec.devices[0].capacity.memory.requestPolicy', 'only one of validValues and validRange may be set']],
+    );
+  });
+
   it('the example (examples/dra) reads without errors', () => {
     const dir = join(import.meta.dirname, '..', '..', 'examples', 'dra');
     const files = readdirSync(dir)

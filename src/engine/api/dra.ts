@@ -18,6 +18,12 @@ export interface DeviceAttribute {
 
 export interface DeviceCapacity {
   readonly value: string;
+  /** DRAConsumableCapacity: how a share of a device that allows multiple allocations may ask for this capacity. */
+  readonly requestPolicy?: {
+    readonly default?: string;
+    readonly validValues?: readonly string[];
+    readonly validRange?: { readonly min?: string; readonly max?: string; readonly step?: string };
+  };
 }
 
 export type DeviceTaintEffect = 'NoSchedule' | 'NoExecute' | 'None';
@@ -72,6 +78,23 @@ export interface ResourceSlice {
     readonly devices?: readonly Device[];
     readonly sharedCounters?: readonly { readonly name: string; readonly counters: Readonly<Record<string, { readonly value: string }>> }[];
   };
+}
+
+/**
+ * DRADeviceTaintRules (GA, on by default in 1.37): one taint added to every device the selector
+ * matches (driver, pool, device name; each unset field matches all), as if the driver had
+ * published it in the ResourceSlice. Without a selector it matches no device.
+ */
+export interface DeviceTaintRule {
+  readonly apiVersion?: string;
+  readonly kind?: 'DeviceTaintRule';
+  readonly metadata: ObjectMeta;
+  readonly spec: {
+    readonly deviceSelector?: { readonly driver?: string; readonly pool?: string; readonly device?: string };
+    readonly taint: DeviceTaint;
+  };
+  /** Eviction progress (conditions); the scheduler does not read it. */
+  readonly status?: unknown;
 }
 
 export interface DeviceSelector {
@@ -138,12 +161,40 @@ export interface DeviceRequestAllocationResult {
   readonly device: string;
   readonly adminAccess?: boolean;
   readonly tolerations?: readonly DeviceToleration[];
+  /** DRADeviceBindingConditions: the device's conditions, copied at allocation; binding waits for them. */
+  readonly bindingConditions?: readonly string[];
+  readonly bindingFailureConditions?: readonly string[];
+  /** Consumable capacity (not modelled by the allocator): read so an allocation written by a cluster decodes. */
+  readonly shareID?: string;
+  readonly consumedCapacity?: Readonly<Record<string, string>>;
 }
 
 export interface AllocationResult {
   readonly devices?: { readonly results?: readonly DeviceRequestAllocationResult[]; readonly config?: readonly unknown[] };
   /** Where the allocated devices are reachable; absent: everywhere. */
   readonly nodeSelector?: NodeSelector;
+  /** When the scheduler allocated it (RFC 3339): a claim's binding conditions time out from it. */
+  readonly allocationTimestamp?: string;
+}
+
+export interface DeviceCondition {
+  readonly type: string;
+  readonly status: 'True' | 'False' | 'Unknown';
+  readonly reason?: string;
+  readonly message?: string;
+  readonly lastTransitionTime?: string;
+  readonly observedGeneration?: number;
+}
+
+/** DRAResourceClaimDeviceStatus: what the driver reports of an allocated device (its conditions). */
+export interface AllocatedDeviceStatus {
+  readonly driver: string;
+  readonly pool: string;
+  readonly device: string;
+  readonly shareID?: string;
+  readonly conditions?: readonly DeviceCondition[];
+  readonly data?: unknown;
+  readonly networkData?: unknown;
 }
 
 export interface ResourceClaimConsumerReference {
@@ -161,6 +212,7 @@ export interface ResourceClaim {
   readonly status?: {
     readonly allocation?: AllocationResult;
     readonly reservedFor?: readonly ResourceClaimConsumerReference[];
+    readonly devices?: readonly AllocatedDeviceStatus[];
   };
 }
 

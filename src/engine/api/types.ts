@@ -1,6 +1,14 @@
 // The subset of Kubernetes objects the engine reads, in their JSON shape, so a manifest or an API
 // response maps onto them directly. Quantities stay strings here; `resources.ts` parses them.
-import type { DeviceClass, PodResourceClaim, PodResourceClaimStatus, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from './dra';
+import type {
+  DeviceClass,
+  DeviceTaintRule,
+  PodResourceClaim,
+  PodResourceClaimStatus,
+  ResourceClaim,
+  ResourceClaimTemplate,
+  ResourceSlice,
+} from './dra';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -355,6 +363,7 @@ export interface ClusterObjects {
   readonly resourceClaimTemplates?: readonly ResourceClaimTemplate[];
   readonly deviceClasses?: readonly DeviceClass[];
   readonly resourceSlices?: readonly ResourceSlice[];
+  readonly deviceTaintRules?: readonly DeviceTaintRule[];
 }
 
 /** What a scheduling cycle sees of the cluster: the engine cannot tell a workspace from a live cluster. */

@@ -14,7 +14,9 @@
 // - PodTopologySpread: 16 domain count tables, KeyInterner of 10,000 keys.
 // - Per pod object (WeakCache / keyPerPod): compiled terms, constraints and memo keys, dropped with
 //   the pod (`engine/api` keeps its own per-pod parses the same way: resources, node affinity).
-// Process-wide, not per Framework: attributed copies of frozen statuses (status.ts) and their stage
+// Process-wide, not per Framework: DRA capacity amounts parsed by their text (plugins/dynamicresources/
+// capacity.ts, 4,096 entries, then it starts over) and whether a device has a request policy (per
+// device object); attributed copies of frozen statuses (status.ts) and their stage
 // outcomes (cycle-log.ts), one per (frozen status, plugin, stage), dropped with the status.
 import type { Pod } from '../api/types';
 

@@ -5,6 +5,7 @@
 //
 // The cycle is synchronous and is benchmarked on thousands of nodes per pod: Filter counts into a
 // typed array and makes objects only for rejections.
+import type { Clock } from '../api/clock';
 import type { Random } from '../api/random';
 import type { ClusterObjects } from '../api/types';
 import type { Binder, ClaimWriter } from './binder';
@@ -44,7 +45,11 @@ export class CycleHandle implements FrameworkHandle {
     readonly random: Random,
     readonly binder: Binder,
     readonly claimWriter?: ClaimWriter,
+    private readonly clock?: Clock,
   ) {}
+  now(): number | undefined {
+    return this.clock?.now();
+  }
   snapshot(): NodeInfoLister {
     return this.current;
   }

@@ -142,6 +142,8 @@ export interface FrameworkHandle {
   readonly evaluator?: PodEvaluator;
   /** The cluster's other objects (PriorityClasses, PodDisruptionBudgets, …) as of the cycle. */
   objects?(): ClusterObjects;
+  /** The injected clock's time (ms since the epoch), when the framework was given one. */
+  now?(): number | undefined;
 }
 
 /** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value naming each field. */

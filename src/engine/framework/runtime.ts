@@ -3,6 +3,7 @@
 // selection) records its Diagnosis in a cycle log (cycle-log.ts); the binding pipeline (binding.ts)
 // then tries the best candidates in order. Every plugin call goes through plugin-call.ts's guard;
 // the verdicts and scores remembered across cycles live in memo.ts.
+import type { Clock } from '../api/clock';
 import type { Random } from '../api/random';
 import type { ClusterObjects } from '../api/types';
 import { errorMessage } from '../api/errors';
@@ -52,6 +53,8 @@ export interface FrameworkOptions {
   readonly binder?: Binder;
   /** Where DynamicResources' PreBind writes claims (a live scheduler's); none: nothing is written. */
   readonly claimWriter?: ClaimWriter;
+  /** What plugins read the time from (DynamicResources: binding timeouts); without it they do without. */
+  readonly clock?: Clock;
 }
 
 /** The methods a plugin needs to take part in each extension point. */
@@ -143,7 +146,7 @@ export class Framework implements PodEvaluator {
     const errors = validateProfile(profile, registry);
     // The plugins' own args are checked even when the profile has other errors: every error in one go.
     const prefix = `profile ${profile.schedulerName}: `;
-    const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder(), options.claimWriter);
+    const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder(), options.claimWriter, options.clock);
     const configs = profile.pluginConfig ?? [];
     const instances = new Map<string, Plugin>();
     for (const name of pluginsNeeded(profile)) {

@@ -5,8 +5,8 @@
 //   message); a claim in the middle of being allocated likewise; for each claim still to allocate
 //   every request's DeviceClass must exist ("request r: device class c does not exist"). A pod
 //   without claims is skipped.
-// - Filter: an allocated claim's node selector must match the node ("resourceclaim not available
-//   on the node"); the claims to allocate must all be allocatable from the devices the node reaches
+// - Filter: an allocated claim's node selector must match the node, and its binding must not have
+//   failed or timed out (bindingUnavailable) ("resourceclaim not available on the node"); the claims to allocate must all be allocatable from the devices the node reaches
 //   (dynamicresources/allocator.ts; "cannot allocate all claims"); a problem with a claim or class
 //   (a CEL error, …) is an Error that ends the cycle, as upstream.
 // - PostFilter deallocates an allocated claim that kept the pod off every node when no other pod
@@ -27,12 +27,12 @@
 //   Podplan made up for a template entry (the pod's status names none yet) cannot be written: the
 //   error says kube-controller-manager has not created it. Without a ClaimWriter (previews,
 //   planning) PreBind writes nothing.
-// Not covered: DRAExtendedResource (extended resources served by a DeviceClass), consumable
-// capacity shares, partitionable devices' counters, DeviceTaintRules, binding conditions' waits.
+// Not covered: binding conditions' wait in PreBind.
 import type { DeviceHolder } from '../api/device-failures';
 import type {
   AllocationResult,
   DeviceClass,
+  DeviceRequestAllocationResult,
   ResourceClaim,
   ResourceClaimConsumerReference,
   ResourceClaimTemplate,
@@ -57,12 +57,15 @@ import { MAX_NODE_SCORE } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type FilterStatus, type Status } from '../framework/status';
+import { KeyInterner } from '../framework/caches';
+import { nano } from './dynamicresources/capacity';
 import { factoryOf, noArgs } from './args';
 import {
   allocate,
   deviceId,
   nodeSelectorMatches,
   SliceIndex,
+  withDeviceTaintRules,
   type AllocateOutcome,
   type AllocatorInput,
   type Pool,
@@ -95,6 +98,8 @@ const FIRST_AVAILABLE_MAX = 8;
 
 const NOTHING_TO_DEALLOCATE: Status = Object.freeze(unschedulable());
 const NO_STATE: Status = Object.freeze(errorStatus(STATE_NOT_FOUND));
+const CANNOT_ALLOCATE: Status = Object.freeze(unresolvable(ERR_CANNOT_ALLOCATE));
+const INVALID_POOLS: Status = Object.freeze(unresolvable('invalid resource pools were encountered'));
 
 interface DraState {
   readonly claims: readonly ResourceClaim[];
@@ -105,7 +110,10 @@ interface DraState {
   /** Their specs as text: what an allocation outcome depends on besides the node and the devices in use. */
   readonly specs: string;
   readonly input: AllocatorInput | undefined;
-  /** Per feasible node, the allocations of the claims to allocate (in toAllocate order). */
+  /**
+   * Per feasible node, the allocations of the claims to allocate (in toAllocate order), when the
+   * allocation memo cannot give them again (specs ''; the extended resources' claim).
+   */
   readonly byNode: Map<string, readonly AllocationResult[]>;
   /** The pod's extended resources served by DRA (DRAExtendedResource): names and whether it has claims of its own. */
   readonly extended: { readonly resources: readonly string[]; readonly userClaims: boolean } | undefined;
@@ -113,6 +121,12 @@ interface DraState {
   readonly extendedByNode: Map<string, ResourceClaim>;
   /** Claims whose allocation kept the pod off some node. */
   readonly unavailable: Set<number>;
+  /** Indexes into claims of those allocated with a node selector (Filter checks them on every node). */
+  readonly selectorBound: readonly number[];
+  /** Indexes into claims of allocated claims whose binding failed or timed out (unavailable on every node). */
+  readonly bindingFailed: readonly number[];
+  /** Whether any claim has a firstAvailable request (else Score gives every node 0). */
+  readonly prioritized: boolean;
 }
 
 const EMPTY: DraState = Object.freeze({
@@ -125,6 +139,9 @@ const EMPTY: DraState = Object.freeze({
   extended: undefined,
   extendedByNode: new Map(),
   unavailable: new Set<number>(),
+  selectorBound: [],
+  bindingFailed: [],
+  prioritized: false,
 });
 
 function key(namespace: string | undefined, name: string): string {
@@ -148,18 +165,55 @@ function indexesOf(objects: ClusterObjects): Indexes {
       claims: new Map((objects.resourceClaims ?? []).map((c) => [key(c.metadata.namespace, c.metadata.name), c])),
       templates: new Map((objects.resourceClaimTemplates ?? []).map((t) => [key(t.metadata.namespace, t.metadata.name), t])),
       classes: new Map((objects.deviceClasses ?? []).map((c) => [c.metadata.name, c])),
-      slices: new SliceIndex(objects.resourceSlices ?? NO_SLICES),
+      slices: new SliceIndex(withDeviceTaintRules(objects.resourceSlices ?? NO_SLICES, objects.deviceTaintRules ?? [])),
     };
     indexCache.set(objects, idx);
   }
   return idx;
 }
 
-/** The devices of an allocation that count as taken (admin access does not take a device). */
-function allocatedDevices(claim: ResourceClaim): string[] {
-  return (claim.status?.allocation?.devices?.results ?? [])
-    .filter((r) => r.adminAccess !== true)
-    .map((r) => deviceId(r.driver, r.pool, r.device));
+/** The devices of an allocation that count as allocated (admin access does not take a device). */
+function allocatedDevices(claim: ResourceClaim): DeviceRequestAllocationResult[] {
+  return (claim.status?.allocation?.devices?.results ?? []).filter((r) => r.adminAccess !== true);
+}
+
+/** A device a planned pod took: exclusively, or as a share consuming `share`. */
+interface PlannedDevice {
+  readonly id: string;
+  readonly share?: Readonly<Record<string, string>>;
+}
+
+/** Devices allocated as shares (consumable capacity): per device, how many shares and what they consume together. */
+type Shares = Map<string, { readonly count: number; readonly consumed: ReadonlyMap<string, bigint> }>;
+
+/** Adds (sign 1) or takes away (-1) a share of a device and what it consumes. */
+function addShare(shares: Shares, id: string, consumedCapacity: Readonly<Record<string, string>> | undefined, sign: 1 | -1): void {
+  const before = shares.get(id);
+  const count = (before?.count ?? 0) + sign;
+  if (count <= 0) {
+    shares.delete(id);
+    return;
+  }
+  const consumed = new Map(before?.consumed ?? []);
+  for (const [name, value] of Object.entries(consumedCapacity ?? {}))
+    consumed.set(name, (consumed.get(name) ?? 0n) + BigInt(sign) * nano(value));
+  shares.set(id, { count, consumed });
+}
+
+/** The allocator's view of the shares: those of the cluster's claims, and a what-if's (planned) ones. */
+function sharesOf(shares: Shares, planned: Shares | undefined): NonNullable<AllocatorInput['shares']> {
+  if (!planned || planned.size === 0) return { has: (id) => shares.has(id), consumed: (id) => shares.get(id)?.consumed };
+  return {
+    has: (id) => shares.has(id) || planned.has(id),
+    consumed: (id) => {
+      const a = shares.get(id)?.consumed;
+      const b = planned.get(id)?.consumed;
+      if (!a || !b) return a ?? b;
+      const sum = new Map(a);
+      for (const [name, amount] of b) sum.set(name, (sum.get(name) ?? 0n) + amount);
+      return sum;
+    },
+  };
 }
 
 /** A claim as Reserve (and PreBind) or PostFilter left it, over the snapshot's version it was based on. */
@@ -228,6 +282,42 @@ function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | unde
   };
 }
 
+/** The scheduler's default bindingTimeout (DynamicResourcesArgs): how long binding conditions may take. */
+export const BINDING_TIMEOUT_MS = 600_000;
+
+/**
+ * Upstream isClaimReadyForBinding and isClaimTimeout (DRADeviceBindingConditions with
+ * DRAResourceClaimDeviceStatus, both on by default in 1.37), as Filter applies them to an allocated
+ * claim: unavailable when a device's binding failure condition is True in the claim's status, or
+ * when a device's binding conditions are not all True and the allocation is older than the binding
+ * timeout (judged by the injected clock; without one, never).
+ */
+function bindingUnavailable(claim: ResourceClaim, now: number | undefined): boolean {
+  const allocation = claim.status?.allocation;
+  let ready = true;
+  let bound = false;
+  for (const result of allocation?.devices?.results ?? []) {
+    if (result.bindingConditions !== undefined) bound = true;
+    if ((result.bindingConditions ?? []).length === 0) continue;
+    const status = (claim.status?.devices ?? []).find(
+      (d) => d.driver === result.driver && d.pool === result.pool && d.device === result.device,
+    );
+    if (!status) {
+      ready = false;
+      break;
+    }
+    const condition = (type: string) => (status.conditions ?? []).find((c) => c.type === type);
+    if ((result.bindingFailureConditions ?? []).some((type) => condition(type)?.status === 'True')) return true;
+    if (!result.bindingConditions!.every((type) => condition(type)?.status === 'True')) {
+      ready = false;
+      break;
+    }
+  }
+  if (ready || !bound || now === undefined || !allocation?.allocationTimestamp) return false;
+  const allocated = Date.parse(allocation.allocationTimestamp);
+  return !Number.isNaN(allocated) && allocated + BINDING_TIMEOUT_MS < now;
+}
+
 export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin {
   readonly name = NAME;
   private readonly stateKey = new StateKey<DraState>(`PreFilter${NAME}`);
@@ -235,23 +325,52 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   private readonly assumed = new Map<string, Assumed>();
   /** How many claims hold each device, for the snapshot's claims named by `counted` and the assumed ones. */
   private use = new Map<string, number>();
+  /** The devices allocated as shares (consumable capacity), for the same claims as `use`. */
+  private shares: Shares = new Map();
   private counted: Indexes | undefined;
-  /** Per pool (driver/pool), a version bumped whenever one of its devices is taken or freed. */
-  private poolVersions = new Map<string, number>();
+  /** Per pool (by Pool.id), a version bumped whenever one of its devices is taken or freed. */
+  private poolVersions: number[] = [];
   /**
-   * Allocation outcomes per node and claim specs, valid while the versions of the node's pools are
-   * the ones they were computed at (at most MEMO_PER_NODE specs per node; reset with the objects).
+   * Allocation outcomes per node and claim specs (interned: compared by identity), valid while the
+   * versions of the node's pools are the ones they were computed at (at most MEMO_PER_NODE specs per
+   * node; reset with the objects).
    */
   private memo = new WeakMap<
     Node,
     Map<string, { readonly pools: readonly Pool[]; readonly versions: readonly number[]; readonly outcome: AllocateOutcome }>
   >();
+  /**
+   * Bumped whenever what the scheduler knows of claims changes (count): the plannedMemo and
+   * claimsByPod entries of an older stamp are stale.
+   */
+  private useStamp = 0;
+  /** Per NodeInfo of a planner's what-if, the devices its planned pods took (plannedDevices), dropped with it. */
+  private plannedMemo = new WeakMap<
+    NodeInfo,
+    {
+      readonly generation: number;
+      readonly stamp: number;
+      /** The pods whose claims it allocated; the pod that asked, when it was on the node (its claims left out). */
+      readonly considered: ReadonlySet<string>;
+      readonly excluded: string | undefined;
+      /** The devices taken before this node in the pools it reaches. */
+      readonly before: string;
+      /** The claims it allocated, and those its pods had that nodes before it allocated. */
+      readonly handled: readonly string[];
+      readonly skipped: readonly string[];
+      readonly taken: readonly PlannedDevice[];
+      /** The allocation each claim it allocated gets. */
+      readonly claims: ReadonlyArray<readonly [string, AllocationResult]>;
+    }
+  >();
+  /** Per pod object, its claims as found at a stamp, dropped with the pod. */
+  private claimsByPod = new WeakMap<Pod, { readonly stamp: number; readonly found: ReturnType<typeof podResourceClaims> }>();
+  /** The claim specs of pods as memo keys, one string instance each (budget: framework/caches.ts). */
+  private readonly specKeys = new KeyInterner();
   /** What Reserve changed per pod, for PreBind and Unreserve. */
   private readonly reservedBy = new Map<string, Reserved[]>();
   /** Claims between Reserve and PreBind's write, with how many pods hold them so (only with a ClaimWriter). */
   private readonly inFlight = new Map<string, number>();
-  /** Bumped whenever a claim is counted in or out: what the explain-only index of holders is valid for. */
-  private changes = 0;
   private holders: { readonly at: number; readonly of: Indexes; readonly byDevice: Map<string, ResourceClaim> } | undefined;
 
   constructor(private readonly handle: FrameworkHandle) {}
@@ -269,7 +388,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       }
       this.counted = idx;
       this.use = new Map();
-      this.poolVersions = new Map();
+      this.shares = new Map();
+      this.poolVersions = [];
       this.memo = new WeakMap();
       for (const [k, c] of idx.claims) if (!this.assumed.has(k)) this.count(c, 1);
       for (const a of this.assumed.values()) this.count(a.claim, 1);
@@ -278,10 +398,21 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   }
 
   private count(claim: ResourceClaim, delta: number): void {
-    this.changes++;
-    for (const id of allocatedDevices(claim)) {
-      const pool = id.slice(0, id.lastIndexOf('/'));
-      this.poolVersions.set(pool, (this.poolVersions.get(pool) ?? 0) + 1);
+    this.useStamp++;
+    const slices = this.counted?.slices;
+    for (const r of allocatedDevices(claim)) {
+      const id = deviceId(r.driver, r.pool, r.device);
+      if (slices) {
+        const pool = slices.poolId(id.slice(0, id.lastIndexOf('/')));
+        // Dense (no holes), so that reading a version stays an array access.
+        const versions = this.poolVersions;
+        while (versions.length <= pool) versions.push(0);
+        versions[pool]!++;
+      }
+      if (r.shareID !== undefined) {
+        addShare(this.shares, id, r.consumedCapacity, delta > 0 ? 1 : -1);
+        continue;
+      }
       const n = (this.use.get(id) ?? 0) + delta;
       if (n <= 0) this.use.delete(id);
       else this.use.set(id, n);
@@ -331,14 +462,14 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     if (!found.ok) return { status: unresolvable(found.error) };
     // In a planner's what-if, a claim a pod placed earlier allocated (a shared claim) is allocated
     // there, as the scheduler following the plan would find it: this pod may only follow it.
-    const planned =
-      state.read(PREEMPTION_MODE) === 'report' && found.value.some((c) => !c.status?.allocation)
+    const whatIf =
+      state.read(PREEMPTION_MODE) === 'report' && (extended.length > 0 || found.value.some((c) => !c.status?.allocation))
         ? this.plannedDevices(idx, pod, nodes)
         : undefined;
     const podClaims =
-      planned && planned.claims.size > 0
+      whatIf && whatIf.claims.size > 0
         ? found.value.map((c) => {
-            const allocation = c.status?.allocation ? undefined : planned.claims.get(key(c.metadata.namespace, c.metadata.name));
+            const allocation = c.status?.allocation ? undefined : whatIf.claims.get(key(c.metadata.namespace, c.metadata.name));
             return allocation ? { ...c, status: { ...c.status, allocation } } : c;
           })
         : found.value;
@@ -372,18 +503,29 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     // The devices in use as of this cycle (Reserve, which changes them, comes after Filter); in a
     // planner's what-if, also those the pods it placed so far take (its placements are not reserved).
     const use = this.use;
-    const taken = toAllocate.length > 0 ? planned?.taken : undefined;
+    const planned = toAllocate.length > 0 ? whatIf?.taken : undefined;
     const input: AllocatorInput | undefined =
       toAllocate.length > 0
         ? {
             classes: idx.classes,
             slices: idx.slices,
-            allocated: { has: taken && taken.size > 0 ? (id) => use.has(id) || taken.has(id) : (id) => use.has(id) },
+            allocated: { has: planned && planned.size > 0 ? (id) => use.has(id) || planned.has(id) : (id) => use.has(id) },
+            shares: sharesOf(this.shares, whatIf?.shares),
           }
         : undefined;
     const allocating = toAllocate.map((i) => claims[i]!);
     // The memo holds outcomes for the devices in use only: not for a what-if's.
-    const specs = input && !(taken && taken.size > 0) ? JSON.stringify(allocating.map((c) => c.spec)) : '';
+    const specs =
+      input && !(planned && planned.size > 0) && !(whatIf && whatIf.shares.size > 0)
+        ? this.specKeys.intern(JSON.stringify(allocating.map((c) => c.spec)))
+        : '';
+    const selectorBound: number[] = [];
+    const bindingFailed: number[] = [];
+    const now = this.handle.now?.();
+    for (const [i, claim] of claims.entries()) {
+      if (claim.status?.allocation?.nodeSelector) selectorBound.push(i);
+      if (claim.status?.allocation && bindingUnavailable(claim, now)) bindingFailed.push(i);
+    }
     state.write(this.stateKey, {
       claims,
       toAllocate,
@@ -394,49 +536,142 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       extended: extended.length > 0 ? { resources: extended, userClaims } : undefined,
       extendedByNode: new Map(),
       unavailable: new Set<number>(),
+      selectorBound,
+      bindingFailed,
+      prioritized: claims.some((c) => (c.spec.devices?.requests ?? []).some((r) => (r.firstAvailable ?? []).length > 0)),
     });
     return { status: SUCCESS };
   }
 
   /**
    * The devices the pods a planner placed in this what-if (pods on nodes whose claims are not
-   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan,
-   * and the allocation each of their claims gets (a claim they share with this pod is allocated there).
+   * allocated) take, allocated node by node in order as the scheduler would when it follows the plan, and the
+   * allocation each of their claims gets (a claim they share with this pod is allocated there).
+   * A node's share is kept (plannedMemo) and reused while its NodeInfo is unchanged, the devices in
+   * use are as they were, the devices nodes before it took from the pools it reaches are the same
+   * and so are the claims they handled: a planner asks this for every pod it tries, one placement
+   * apart, so each call allocates on the nodes that changed only.
    */
   private plannedDevices(
     idx: Indexes,
     pod: PodInfo,
     nodes: readonly NodeInfo[],
-  ): { readonly taken: Set<string>; readonly claims: Map<string, AllocationResult> } {
+  ): {
+    readonly taken: Set<string>;
+    readonly shares: Shares;
+    readonly claims: Map<string, AllocationResult>;
+  } {
     const taken = new Set<string>();
+    const shares: Shares = new Map();
     const claims = new Map<string, AllocationResult>();
+    /** Per pool key, the devices taken so far, in order. */
+    const byPool = new Map<string, string[]>();
     const done = new Set<string>();
     const input: AllocatorInput = {
       classes: idx.classes,
       slices: idx.slices,
       allocated: { has: (id) => this.use.has(id) || taken.has(id) },
+      shares: sharesOf(this.shares, shares),
+    };
+    const take = ({ id, share }: PlannedDevice) => {
+      if (share) addShare(shares, id, share, 1);
+      else taken.add(id);
+      const pool = id.slice(0, id.lastIndexOf('/'));
+      const entry = share ? `${id}#${JSON.stringify(share)}` : id;
+      const list = byPool.get(pool);
+      if (list) list.push(entry);
+      else byPool.set(pool, [entry]);
     };
     for (const nodeInfo of nodes) {
+      const pools = idx.slices.poolsFor(nodeInfo.node);
+      const before = typeof pools === 'string' ? '' : pools.map((p) => (byPool.get(p.key) ?? []).join(',')).join(';');
+      const kept = this.plannedMemo.get(nodeInfo);
+      if (
+        kept &&
+        kept.generation === nodeInfo.generation &&
+        kept.stamp === this.useStamp &&
+        (kept.excluded === undefined || kept.excluded === pod.id) &&
+        !kept.considered.has(pod.id) &&
+        kept.before === before &&
+        kept.handled.every((k) => !done.has(k)) &&
+        kept.skipped.every((k) => done.has(k))
+      ) {
+        for (const k of kept.handled) done.add(k);
+        for (const d of kept.taken) take(d);
+        for (const [k, r] of kept.claims) claims.set(k, r);
+        continue;
+      }
+      const handled: string[] = [];
+      const skipped: string[] = [];
+      const mine: PlannedDevice[] = [];
+      const allocated: Array<[string, AllocationResult]> = [];
+      const considered = new Set<string>();
+      let excluded: string | undefined;
       for (const other of nodeInfo.pods) {
-        if (other.id === pod.id || (other.pod.spec.resourceClaims ?? []).length === 0) continue;
-        const found = podResourceClaims(other.pod, {
-          claim: (ns, n) => this.claim(idx, ns, n),
-          template: (ns, n) => idx.templates.get(key(ns, n)),
-        });
+        if ((other.pod.spec.resourceClaims ?? []).length === 0) continue;
+        if (other.id === pod.id) {
+          excluded = pod.id;
+          continue;
+        }
+        considered.add(other.id);
+        const found = this.claimsOf(idx, other.pod);
         if (!found.ok) continue;
-        const pending = found.value.filter((c) => !c.status?.allocation && !done.has(key(c.metadata.namespace, c.metadata.name)));
+        const pending: ResourceClaim[] = [];
+        for (const c of found.value) {
+          if (c.status?.allocation) continue;
+          const k = key(c.metadata.namespace, c.metadata.name);
+          if (done.has(k)) skipped.push(k);
+          else pending.push(c);
+        }
         if (pending.length === 0) continue;
-        for (const c of pending) done.add(key(c.metadata.namespace, c.metadata.name));
+        for (const c of pending) {
+          const k = key(c.metadata.namespace, c.metadata.name);
+          done.add(k);
+          handled.push(k);
+        }
         const outcome = allocate(input, nodeInfo.node, pending);
         if (outcome.kind !== 'allocated') continue;
         outcome.results.forEach((r, i) => {
           const c = pending[i]!;
-          claims.set(key(c.metadata.namespace, c.metadata.name), r);
-          for (const d of r.devices?.results ?? []) if (d.adminAccess !== true) taken.add(deviceId(d.driver, d.pool, d.device));
+          const k = key(c.metadata.namespace, c.metadata.name);
+          claims.set(k, r);
+          allocated.push([k, r]);
+          for (const d of r.devices?.results ?? [])
+            if (d.adminAccess !== true) {
+              const planned: PlannedDevice = {
+                id: deviceId(d.driver, d.pool, d.device),
+                ...(d.shareID !== undefined ? { share: d.consumedCapacity ?? {} } : {}),
+              };
+              take(planned);
+              mine.push(planned);
+            }
         });
       }
+      this.plannedMemo.set(nodeInfo, {
+        generation: nodeInfo.generation,
+        stamp: this.useStamp,
+        considered,
+        excluded,
+        before,
+        handled,
+        skipped,
+        taken: mine,
+        claims: allocated,
+      });
     }
-    return { taken, claims };
+    return { taken, shares, claims };
+  }
+
+  /** A pod's claims as PreFilter finds them, kept per pod object while the claims known are the same. */
+  private claimsOf(idx: Indexes, pod: Pod): ReturnType<typeof podResourceClaims> {
+    const kept = this.claimsByPod.get(pod);
+    if (kept && kept.stamp === this.useStamp) return kept.found;
+    const found = podResourceClaims(pod, {
+      claim: (ns, n) => this.claim(idx, ns, n),
+      template: (ns, n) => idx.templates.get(key(ns, n)),
+    });
+    this.claimsByPod.set(pod, { stamp: this.useStamp, found });
+    return found;
   }
 
   private checkClass(idx: Indexes, className: string, request: string): Status | undefined {
@@ -474,20 +709,22 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       allocating = [...s.allocating.slice(0, -1), forNode];
     }
     const unavailable: number[] = [];
-    for (const [i, claim] of s.claims.entries()) {
-      const selector = claim.status?.allocation?.nodeSelector;
-      if (claim.status?.allocation && selector && !nodeSelectorMatches(selector, node)) unavailable.push(i);
+    for (const i of s.selectorBound) {
+      if (!nodeSelectorMatches(s.claims[i]!.status!.allocation!.nodeSelector!, node)) unavailable.push(i);
     }
+    // Binding failed or timed out: on every node (a claim already unavailable by its selector counts once).
+    for (const i of s.bindingFailed) if (!unavailable.includes(i)) unavailable.push(i);
     if (s.input) {
       const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
       if (outcome.kind === 'error') return errorStatus(outcome.message);
       if (outcome.kind === 'none') {
-        const status = unresolvable(outcome.invalidPools ? 'invalid resource pools were encountered' : ERR_CANNOT_ALLOCATE);
+        const status = outcome.invalidPools ? INVALID_POOLS : CANNOT_ALLOCATE;
         // Upstream's message stays as it is; a complete verdict adds what it is made of, as data.
         if (!state.explainFilters || outcome.invalidPools) return status;
         return { ...status, devices: deviceFailures(s.input, node, allocating, (id) => this.holderOf(id)) };
       }
-      s.byNode.set(node.metadata.name, outcome.results);
+      // From the memo, Score and Reserve read the outcome again: no per-node copy (many nodes, many pods).
+      if (s.extended || s.specs === '') s.byNode.set(node.metadata.name, outcome.results);
     }
     if (unavailable.length > 0) {
       for (const i of unavailable) s.unavailable.add(i);
@@ -503,11 +740,13 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
    */
   private holderOf(id: string): DeviceHolder | undefined {
     const idx = this.indexes();
-    if (!this.holders || this.holders.at !== this.changes || this.holders.of !== idx) {
+    if (!this.holders || this.holders.at !== this.useStamp || this.holders.of !== idx) {
       const byDevice = new Map<string, ResourceClaim>();
-      for (const [k, c] of idx.claims) if (!this.assumed.has(k)) for (const d of allocatedDevices(c)) byDevice.set(d, c);
-      for (const a of this.assumed.values()) for (const d of allocatedDevices(a.claim)) byDevice.set(d, a.claim);
-      this.holders = { at: this.changes, of: idx, byDevice };
+      for (const [k, c] of idx.claims)
+        if (!this.assumed.has(k)) for (const d of allocatedDevices(c)) byDevice.set(deviceId(d.driver, d.pool, d.device), c);
+      for (const a of this.assumed.values())
+        for (const d of allocatedDevices(a.claim)) byDevice.set(deviceId(d.driver, d.pool, d.device), a.claim);
+      this.holders = { at: this.useStamp, of: idx, byDevice };
     }
     const claim = this.holders.byDevice.get(id);
     if (!claim) return undefined;
@@ -517,6 +756,14 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     };
   }
 
+  /** What Filter allocated on the node for the claims to allocate, undefined when it did not pass. */
+  private allocationsOn(s: DraState, nodeName: string, node: Node | undefined): readonly AllocationResult[] | undefined {
+    const kept = s.byNode.get(nodeName);
+    if (kept || !s.input || s.extended || s.specs === '' || !node) return kept;
+    const outcome = this.allocateOn(s, s.input, node);
+    return outcome.kind === 'allocated' ? outcome.results : undefined;
+  }
+
   /** The allocator's outcome on the node, from the memo while the node's pools are as they were. */
   private allocateOn(s: DraState, input: AllocatorInput, node: Node): AllocateOutcome {
     const pools = input.slices.poolsFor(node);
@@ -524,14 +771,19 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     if (s.specs === '') return allocate(input, node, s.allocating);
     let byNode = this.memo.get(node);
     const hit = byNode?.get(s.specs);
-    if (hit && hit.pools === pools && pools.every((p, i) => hit.versions[i] === (this.poolVersions.get(p.key) ?? 0))) return hit.outcome;
-    const versions = pools.map((p) => this.poolVersions.get(p.key) ?? 0);
+    const versions = this.poolVersions;
+    if (hit && hit.pools === pools) {
+      let same = true;
+      for (let i = 0; same && i < pools.length; i++) same = hit.versions[i] === (versions[pools[i]!.id] ?? 0);
+      if (same) return hit.outcome;
+    }
+    const at = pools.map((p) => versions[p.id] ?? 0);
     const outcome = allocate(input, node, s.allocating);
     // An error names the claim: not kept (the next pod's claims have other names).
     if (outcome.kind === 'error') return outcome;
     if (!byNode) this.memo.set(node, (byNode = new Map()));
     if (byNode.size >= MEMO_PER_NODE) byNode.clear();
-    byNode.set(s.specs, { pools, versions, outcome });
+    byNode.set(s.specs, { pools, versions: at, outcome });
     return outcome;
   }
 
@@ -561,8 +813,8 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
 
   score(state: CycleState, _pod: PodInfo, nodeInfo: NodeInfo): number {
     const s = state.read(this.stateKey);
-    if (!s || s.claims.length === 0) return 0;
-    const allocations = s.byNode.get(nodeInfo.node.metadata.name);
+    if (!s || !s.prioritized) return 0;
+    const allocations = this.allocationsOn(s, nodeInfo.node.metadata.name, nodeInfo.node);
     if (!allocations) return 0;
     let score = 0;
     let next = 0;
@@ -587,7 +839,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   reserve(state: CycleState, pod: PodInfo, nodeName: string): Status {
     const s = state.read(this.stateKey);
     if (!s || s.claims.length === 0) return SUCCESS;
-    const allocations = s.input ? s.byNode.get(nodeName) : [];
+    const allocations = s.input ? this.allocationsOn(s, nodeName, this.handle.snapshot().get(nodeName)?.node) : [];
     if (!allocations) {
       // A node whose device plugin serves the extended resources, with no claim of the pod's own to allocate: nothing to reserve.
       if (s.extended && s.toAllocate.length === 1 && s.toAllocate[0] === s.claims.length - 1) return SUCCESS;

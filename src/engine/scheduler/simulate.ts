@@ -59,10 +59,10 @@ export async function simulate(
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const profile = options.profile ? mergeProfile(DEFAULT_PROFILE, options.profile) : DEFAULT_PROFILE;
-  const framework = Framework.build(registry.value, profile, { random: seededRandom(options.seed ?? 1) });
+  const clock = new ManualClock(options.startTime ?? 0);
+  const framework = Framework.build(registry.value, profile, { random: seededRandom(options.seed ?? 1), clock });
   if (!framework.ok) return err(framework.error);
   framework.value.useObjects(cluster);
-  const clock = new ManualClock(options.startTime ?? 0);
   const cache = new ClusterCache({ clock, assumedPodTtlMs: 0 });
   const ignored: Array<{ pod: string; reason: string }> = [];
   for (const node of cluster.nodes) {

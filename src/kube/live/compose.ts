@@ -58,7 +58,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const claimWriter = c.claimWriter ? { claimWriter: c.claimWriter } : {};
-  const framework = Framework.build(registry.value, main, { random, binder: c.binder, ...claimWriter });
+  const framework = Framework.build(registry.value, main, { random, binder: c.binder, clock: c.clock, ...claimWriter });
   if (!framework.ok) return framework;
 
   const podSetProfile = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: POD_SET_SCHEDULER_NAME }), live(c.podSetProfile));

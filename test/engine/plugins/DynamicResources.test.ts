@@ -7,6 +7,7 @@ import type { FrameworkHandle } from '../../../src/engine/framework/interfaces';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
 import { deviceFailureText } from '../../../src/engine/explain/devices';
+import { PREEMPTION_MODE } from '../../../src/engine/framework/preemption/record';
 import * as DR from '../../../src/engine/plugins/DynamicResources';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import { handleOf, makeNode, snapshotOf } from '../../builders';
@@ -238,6 +239,30 @@ describe('engine/plugins/DynamicResources', () => {
     assert.deepEqual(runFilters(plugin, snapshot, pod).verdicts, { n1: 'ok', n2: CANNOT });
   });
 
+  it("in a planner's what-if: the pods placed on a node take devices, and only while they are there", () => {
+    const objects: ClusterObjects = { ...base, resourceClaims: ['c1', 'c2', 'c3'].map((c) => claim(c, [exactly()])) };
+    const placed = (name: string, c: string) => ({
+      ...podWith(name, [{ name: 'c', resourceClaimName: c }]).pod,
+      spec: { ...podWith(name, [{ name: 'c', resourceClaimName: c }]).pod.spec, nodeName: 'n1' },
+    });
+    const snapshot = snapshotOf(nodes, [placed('p1', 'c1'), placed('p2', 'c2')]);
+    const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+    const pod = podWith('p3', [{ name: 'c', resourceClaimName: 'c3' }]);
+    const whatIf = () => {
+      const state = new CycleState();
+      state.write(PREEMPTION_MODE, 'report');
+      assert.equal(plugin.preFilter(state, pod, snapshot.list()).status.code, 'Success');
+      return filterAll(plugin, state, pod, snapshot.list());
+    };
+    // Two GPUs on n1, both taken by the pods the plan placed there; asked again, the same.
+    assert.deepEqual(whatIf(), { n1: CANNOT, n2: CANNOT });
+    assert.deepEqual(whatIf(), { n1: CANNOT, n2: CANNOT });
+    // The plan takes p2 off n1 (its NodeInfo changes): one GPU is free again.
+    const n1 = snapshot.get('n1')!;
+    assert.ok(n1.removePod('uid-p2'));
+    assert.deepEqual(whatIf(), { n1: 'ok', n2: CANNOT });
+  });
+
   it('scores the prioritized list: 8 − the index of the subrequest chosen, normalized', () => {
     const snapshot = snapshotOf(nodes);
     const small: DeviceClass = { metadata: { name: 'any' }, spec: {} };
@@ -275,6 +300,69 @@ describe('engine/plugins/DynamicResources', () => {
 // extended resource rows: a DeviceClass with extendedResourceName serves example.com/gpu on nodes
 // whose allocatable does not offer it (no device plugin); where a device plugin offers it,
 // NodeResourcesFit checks it and DynamicResources has nothing to do.
+// dynamicresources.go isClaimReadyForBinding / isClaimTimeout as Filter applies them to an allocated
+// claim (DRADeviceBindingConditions with DRAResourceClaimDeviceStatus): its result's binding
+// conditions, the status the driver reported per device, the allocation's time against the
+// 10-minute binding timeout.
+describe('engine/plugins/DynamicResources: binding conditions', () => {
+  const nodes = [makeNode('n1'), makeNode('n2')];
+  const NOW = Date.parse('2026-06-01T12:00:00Z');
+  const condition = (type: string, status: 'True' | 'False') => ({
+    type,
+    status,
+    reason: 'R',
+    message: '',
+    lastTransitionTime: '2026-06-01T00:00:00Z',
+  });
+  const held = (conditions: ReturnType<typeof condition>[] | undefined, allocated: string | undefined, failure = true): ResourceClaim =>
+    claim('held', [exactly()], {
+      allocation: {
+        devices: {
+          results: [
+            {
+              request: 'req',
+              driver: GPU,
+              pool: 'n1',
+              device: 'gpu-0',
+              bindingConditions: ['attached'],
+              ...(failure ? { bindingFailureConditions: ['failed'] } : {}),
+            },
+          ],
+        },
+        nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] },
+        ...(allocated ? { allocationTimestamp: allocated } : {}),
+      },
+      reservedFor: [{ resource: 'pods', name: 'other', uid: 'uid-other' }],
+      ...(conditions ? { devices: [{ driver: GPU, pool: 'n1', device: 'gpu-0', conditions }] } : {}),
+    });
+  const RECENT = '2026-06-01T11:55:00Z';
+  const OLD = '2026-06-01T11:00:00Z';
+  const table: Array<[name: string, claim: ResourceClaim, now: number | undefined, n1: string]> = [
+    ['bound: available', held([condition('attached', 'True')], OLD), NOW, 'ok'],
+    ['failure condition True: unavailable', held([condition('attached', 'True'), condition('failed', 'True')], RECENT), NOW, NOT_AVAILABLE],
+    [
+      'a failure condition the result does not name: ignored',
+      held([condition('attached', 'True'), condition('failed', 'True')], RECENT, false),
+      NOW,
+      'ok',
+    ],
+    ['not bound yet, within the timeout: available (PreBind would wait)', held([condition('attached', 'False')], RECENT), NOW, 'ok'],
+    ['not bound, past the timeout: unavailable', held([condition('attached', 'False')], OLD), NOW, NOT_AVAILABLE],
+    ['no status yet, past the timeout: unavailable', held(undefined, OLD), NOW, NOT_AVAILABLE],
+    ['not bound, no allocation time: never times out', held([condition('attached', 'False')], undefined), NOW, 'ok'],
+    ['not bound, past the timeout, but no clock: not judged', held([condition('attached', 'False')], OLD), undefined, 'ok'],
+  ];
+  for (const [name, c, now, n1] of table) {
+    it(name, () => {
+      const snapshot = snapshotOf(nodes);
+      const objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [slice('n1', 2)], resourceClaims: [c] };
+      const handle = { ...handleOf(snapshot, 1, objects), ...(now !== undefined ? { now: () => now } : {}) };
+      const run = runFilters(build(DR.factory, undefined, handle), snapshot, podWith('p', [{ name: 'c', resourceClaimName: 'held' }]));
+      assert.deepEqual(run.verdicts, { n1, n2: NOT_AVAILABLE });
+    });
+  }
+});
+
 describe('engine/plugins/DynamicResources: extended resources backed by DRA', () => {
   const served: DeviceClass = {
     ...gpuClass,

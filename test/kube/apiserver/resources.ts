@@ -146,6 +146,7 @@ const BUILTINS: readonly Builtin[] = [
   { group: 'coordination.k8s.io', kind: 'Lease', plural: 'leases' },
   { group: 'resource.k8s.io', kind: 'DeviceClass', plural: 'deviceclasses', namespaced: false },
   { group: 'resource.k8s.io', kind: 'ResourceSlice', plural: 'resourceslices', namespaced: false },
+  { group: 'resource.k8s.io', kind: 'DeviceTaintRule', plural: 'devicetaintrules', namespaced: false },
   { group: 'resource.k8s.io', kind: 'ResourceClaim', plural: 'resourceclaims', status: true },
   { group: 'resource.k8s.io', kind: 'ResourceClaimTemplate', plural: 'resourceclaimtemplates' },
   {

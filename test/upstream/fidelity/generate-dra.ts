@@ -17,6 +17,10 @@ export const DRA_FAMILIES = [
   'dra-prioritized',
   'dra-shared',
   'dra-extended',
+  'dra-partitionable',
+  'dra-taint-rules',
+  'dra-binding',
+  'dra-consumable',
 ] as const;
 export type DraFamily = (typeof DRA_FAMILIES)[number];
 
@@ -46,6 +50,16 @@ interface Knobs {
   readonly all: number;
   /** How likely a pending pod asks for example.com/gpu (served by a DeviceClass or a device plugin). */
   readonly extended: number;
+  /** How likely a GPU node's pool is partitionable (DRAPartitionableDevices: shared counters, devices consuming them). */
+  readonly partitionable: number;
+  /** How likely such a pool is odd: its counters missing, on another node or all nodes, or a consumption of an unknown counter. */
+  readonly oddCounters: number;
+  /** How many DeviceTaintRules at most (DRADeviceTaintRules), each as likely as not. */
+  readonly taintRules: number;
+  /** How likely a GPU, and an allocated claim, has binding conditions (DRADeviceBindingConditions). */
+  readonly binding: number;
+  /** How likely a GPU allows multiple allocations with a request policy on its memory (DRAConsumableCapacity). */
+  readonly consumable: number;
 }
 
 const BASE: Knobs = {
@@ -64,6 +78,11 @@ const BASE: Knobs = {
   oddSlices: 0.1,
   all: 0.04,
   extended: 0,
+  partitionable: 0,
+  oddCounters: 0,
+  taintRules: 0,
+  binding: 0,
+  consumable: 0,
 };
 
 const KNOBS: Record<DraFamily, Knobs> = {
@@ -76,7 +95,174 @@ const KNOBS: Record<DraFamily, Knobs> = {
   'dra-prioritized': { ...BASE, firstAvailable: 0.8 },
   'dra-shared': { ...BASE, shared: 0.6, allocated: 0.6, pending: [2, 7] },
   'dra-extended': { ...BASE, extended: 0.8, template: 0.1, pending: [2, 7] },
+  'dra-partitionable': { ...BASE, partitionable: 0.8, oddCounters: 0.3, allocated: 0.3, pending: [2, 7] },
+  'dra-taint-rules': { ...BASE, taintRules: 4, taints: 0.3, pending: [2, 7] },
+  'dra-binding': { ...BASE, binding: 0.6, allocated: 0.7, shared: 0.7, pending: [2, 7] },
+  'dra-consumable': { ...BASE, consumable: 0.7, allocated: 0.5, pending: [3, 8] },
 };
+
+/**
+ * A device shared by several claims (DRAConsumableCapacity): allowMultipleAllocations and a request
+ * policy on its memory (a default and a range with a step, or a list of values, or none); the
+ * defaults and values keep to their policy.
+ */
+function consumableMemory(g: Gen, memory: string): Record<string, unknown> {
+  const gib = Number(memory.replace('Gi', ''));
+  const kind = g.int(0, 2);
+  if (kind === 0)
+    return {
+      value: memory,
+      requestPolicy: {
+        default: '8Gi',
+        validRange: { min: '4Gi', step: '4Gi', ...(g.chance(0.5) ? { max: `${Math.floor(gib / 2 / 4) * 4}Gi` } : {}) },
+      },
+    };
+  if (kind === 1) return { value: memory, requestPolicy: { default: '6Gi', validValues: ['6Gi', '12Gi', '20Gi'] } };
+  return { value: memory };
+}
+
+/** Two fixed times either side of any day the suite runs on: an allocation at the first has timed out (10 minutes), at the second not. */
+const LONG_AGO = '2020-01-01T00:00:00Z';
+const FAR_AHEAD = '2099-01-01T00:00:00Z';
+
+// Devices with binding conditions are not published here: a pod allocated one waits in upstream's
+// PreBind until its driver reports them (up to ten minutes), which Podplan does not model.
+
+/**
+ * An allocated claim's binding state (DRADeviceBindingConditions, DRAResourceClaimDeviceStatus):
+ * its results name binding conditions (and sometimes failure conditions), its allocation a time
+ * long ago, far ahead or none, and its status per device the conditions a driver reported, true or
+ * false, or nothing yet.
+ */
+function bindingState(
+  g: Gen,
+  node: string,
+  taken: readonly string[],
+): { results: Record<string, unknown>[]; extra: Record<string, unknown>; devices: unknown[] } {
+  const failure = g.chance(0.7);
+  const results = taken.map((device) => ({
+    request: 'req-0',
+    driver: GPU,
+    pool: node,
+    device,
+    bindingConditions: ['attached'],
+    ...(failure ? { bindingFailureConditions: ['failed'] } : {}),
+  }));
+  let when = g.int(0, 2);
+  const devices: { device: string; conditions: Record<string, unknown>[] }[] = [];
+  for (const device of taken) {
+    if (!g.chance(0.8)) continue;
+    const conditions: Record<string, unknown>[] = [];
+    for (const type of ['attached', 'failed']) {
+      if (!g.chance(0.7)) continue;
+      conditions.push({
+        type,
+        status: g.chance(type === 'failed' ? 0.3 : 0.6) ? 'True' : 'False',
+        reason: 'Reported',
+        message: '',
+        lastTransitionTime: LONG_AGO,
+      });
+    }
+    devices.push({ device, conditions });
+  }
+  // A claim neither bound, failed nor timed out makes upstream's PreBind wait for it (up to ten
+  // minutes), which Podplan does not model: such a claim is given an allocation long ago.
+  // Device by device, as the scheduler looks: no status yet or a condition not true stops the look.
+  let waits = false;
+  for (const device of taken) {
+    const reported = devices.find((d) => d.device === device);
+    const isTrue = (type: string) => reported?.conditions.find((c) => c.type === type)?.status === 'True';
+    if (!reported) waits = true;
+    else if (failure && isTrue('failed')) break;
+    else if (!isTrue('attached')) waits = true;
+    if (waits) break;
+  }
+  if (waits) when = 0;
+  const extra = when === 2 ? {} : { allocationTimestamp: when === 0 ? LONG_AGO : FAR_AHEAD };
+  return { results, extra, devices: devices.map((d) => ({ driver: GPU, pool: node, ...d })) };
+}
+
+/**
+ * DeviceTaintRules (DRADeviceTaintRules): selectors by driver, pool (a node's GPU pool or a fabric)
+ * and device name, alone or together, one without a selector (matches nothing), with the taint keys
+ * the requests' tolerations name and every effect.
+ */
+function taintRules(g: Gen, nodes: readonly string[], knobs: Knobs): K8sObject[] {
+  const rules: K8sObject[] = [];
+  for (let i = 0; i < knobs.taintRules; i++) {
+    if (!g.chance(0.5)) continue;
+    const selector: Record<string, string> = {};
+    if (g.chance(0.6)) selector.driver = g.chance(0.8) ? GPU : NIC;
+    if (g.chance(0.5)) selector.pool = g.chance(0.8) && nodes.length > 0 ? g.pick(nodes) : g.pick(['fabric-zone-a', 'fabric-global']);
+    if (g.chance(0.5)) selector.device = g.pick(['gpu-0', 'gpu-1', 'gpu-2', 'nic-0', 'gnic-1']);
+    rules.push({
+      apiVersion: 'resource.k8s.io/v1',
+      kind: 'DeviceTaintRule',
+      metadata: { name: `rule-${i}` },
+      spec: {
+        ...(g.chance(0.9) ? { deviceSelector: selector } : {}),
+        taint: { key: g.pick(['unhealthy', 'maintenance']), value: 'true', effect: g.pick(['NoSchedule', 'NoExecute', 'None']) },
+      },
+    });
+  }
+  return rules;
+}
+
+/**
+ * A partitionable GPU pool (DRAPartitionableDevices) on a node: a slice of shared counters, one set
+ * per physical GPU (its memory and seven compute units), and a slice of devices that consume them:
+ * the whole GPU, two halves and three sevenths, each with the attributes the selectors read. Odd
+ * pools: the counters not published yet (incomplete), published for all nodes or on another node
+ * (the pool complete only with slices that do not reach this node), or a device consuming a counter
+ * the sets do not have (an invalid pool).
+ */
+function partitionablePool(
+  g: Gen,
+  node: string,
+  nodes: readonly string[],
+  model: string,
+  knobs: Knobs,
+): { slices: K8sObject[]; devices: string[] } {
+  const memory = MEMORY[model]!;
+  const gib = Number(memory.replace('Gi', ''));
+  const physical = g.int(1, 2);
+  const devices: Record<string, unknown>[] = [];
+  const sets: Record<string, unknown>[] = [];
+  let index = 0;
+  const odd = g.chance(knobs.oddCounters) ? g.int(0, 3) : -1;
+  for (let p = 0; p < physical; p++) {
+    sets.push({ name: `gpu-${p}-counters`, counters: { memory: { value: memory }, compute: { value: '7' } } });
+    const part = (name: string, mem: string, compute: number) => {
+      const device = gpuDevice(g, index++, model, knobs);
+      device.name = name;
+      device.capacity = { memory: { value: mem } };
+      device.attributes = { ...(device.attributes as Record<string, unknown>), profile: { string: name.split('-')[2] ?? 'whole' } };
+      device.consumesCounters = [
+        { counterSet: `gpu-${p}-counters`, counters: { memory: { value: mem }, compute: { value: `${compute}` } } },
+      ];
+      devices.push(device);
+    };
+    part(`gpu-${p}`, memory, 7);
+    for (let h = 0; h < 2; h++) part(`gpu-${p}-half-${h}`, `${gib / 2}Gi`, 3);
+    for (let q = 0; q < 3; q++) part(`gpu-${p}-seventh-${q}`, `${Math.floor((gib * 1024) / 7)}Mi`, 1);
+  }
+  if (odd === 3) {
+    const last = devices[devices.length - 1]!;
+    last.consumesCounters = [{ counterSet: 'gpu-0-counters', counters: { power: { value: '100' } } }];
+  }
+  const counters = slice(`${node}-gpu-counters`, GPU, node, { nodeName: node }, [], 1, 2);
+  const spec = counters.spec as Record<string, unknown>;
+  delete spec.devices;
+  spec.sharedCounters = sets;
+  if (odd === 1) {
+    delete spec.nodeName;
+    spec.allNodes = true;
+  }
+  if (odd === 2) spec.nodeName = g.pick(nodes);
+  const slices = [slice(`${node}-gpu`, GPU, node, { nodeName: node }, devices, 1, 2)];
+  if (odd !== 0) slices.push(counters);
+  return { slices, devices: devices.map((d) => d.name as string) };
+}
 
 function classes(): K8sObject[] {
   const cls = (name: string, expression: string): K8sObject => ({
@@ -121,6 +307,10 @@ function gpuDevice(g: Gen, i: number, model: string, knobs: Knobs): Record<strin
   };
   if (g.chance(knobs.taints))
     device.taints = [{ key: g.pick(['unhealthy', 'maintenance']), value: 'true', effect: g.pick(['NoSchedule', 'NoExecute', 'None']) }];
+  if (knobs.consumable > 0 && g.chance(knobs.consumable)) {
+    device.allowMultipleAllocations = true;
+    device.capacity = { memory: consumableMemory(g, MEMORY[model]!) };
+  }
   return device;
 }
 
@@ -145,16 +335,26 @@ interface World {
   readonly objects: K8sObject[];
   /** Per node, its GPU device names (for pre-allocated claims). */
   readonly gpus: Map<string, string[]>;
+  /** The GPUs (`node/device`) that allow multiple allocations. */
+  readonly multi: Set<string>;
 }
 
 function slices(g: Gen, nodes: readonly string[], knobs: Knobs): World {
   const objects: K8sObject[] = [];
   const gpus = new Map<string, string[]>();
+  const multi = new Set<string>();
   for (const node of nodes) {
     if (!g.chance(knobs.gpuNodes)) continue;
     const model = g.pick(MODELS);
+    if (knobs.partitionable > 0 && g.chance(knobs.partitionable)) {
+      const pool = partitionablePool(g, node, nodes, model, knobs);
+      objects.push(...pool.slices);
+      gpus.set(node, pool.devices);
+      continue;
+    }
     const n = g.int(1, 4);
     const devices = Array.from({ length: n }, (_, i) => gpuDevice(g, i, model, knobs));
+    for (const d of devices) if (d.allowMultipleAllocations === true) multi.add(`${node}/${d.name as string}`);
     gpus.set(
       node,
       devices.map((d) => d.name as string),
@@ -214,7 +414,7 @@ function slices(g: Gen, nodes: readonly string[], knobs: Knobs): World {
       ]),
     );
   }
-  return { objects, gpus };
+  return { objects, gpus, multi };
 }
 
 function requestSpec(g: Gen, knobs: Knobs): Record<string, unknown> {
@@ -235,7 +435,10 @@ function requestSpec(g: Gen, knobs: Knobs): Record<string, unknown> {
         { operator: 'Exists' },
       ]),
     ];
-  if (g.chance(0.1)) spec.capacity = { requests: { memory: g.pick(['20Gi', '60Gi']) } };
+  if (g.chance(knobs.consumable > 0 ? 0.6 : 0.1))
+    spec.capacity = {
+      requests: { memory: knobs.consumable > 0 ? g.pick(['3Gi', '5Gi', '8Gi', '13Gi', '20Gi', '60Gi']) : g.pick(['20Gi', '60Gi']) },
+    };
   return spec;
 }
 
@@ -304,6 +507,7 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
   }
   const world = slices(g, nodeNames, knobs);
   objects.push(...world.objects);
+  if (knobs.taintRules > 0) objects.push(...taintRules(g, nodeNames, knobs));
   const claims: K8sObject[] = [];
   const pods: K8sObject[] = [];
   const sharedNames: string[] = [];
@@ -315,6 +519,7 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
     const uid = `uid-default-${name}`;
     const claimName = `held-${node}`;
     const taken = g.some(devices, 2);
+    const binding = knobs.binding > 0 && g.chance(knobs.binding) ? bindingState(g, node, taken) : undefined;
     claims.push({
       apiVersion: 'resource.k8s.io/v1',
       kind: 'ResourceClaim',
@@ -324,10 +529,28 @@ export function generateDraCase(family: DraFamily, seed: number, familyIndex: nu
       },
       status: {
         allocation: {
-          devices: { results: taken.map((device) => ({ request: 'req-0', driver: GPU, pool: node, device })) },
+          devices: {
+            results:
+              binding?.results ??
+              taken.map((device, i) => ({
+                request: 'req-0',
+                driver: GPU,
+                pool: node,
+                device,
+                // A share of a device that allows multiple allocations, as the scheduler writes it.
+                ...(world.multi.has(`${node}/${device}`)
+                  ? {
+                      shareID: `00000000-0000-4000-8000-${String(running * 10 + i).padStart(12, '0')}`,
+                      consumedCapacity: { memory: g.pick(['8Gi', '12Gi', '20Gi']) },
+                    }
+                  : {}),
+              })),
+          },
           nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: [node] }] }] },
+          ...binding?.extra,
         },
         reservedFor: [{ resource: 'pods', name, uid }],
+        ...(binding && binding.devices.length > 0 ? { devices: binding.devices } : {}),
       },
     });
     sharedNames.push(claimName);

@@ -36,6 +36,8 @@ export async function runPodplan(id: string, objects: readonly K8sObject[]): Pro
   const cycles: PodplanCycle[] = [];
   const result = await simulate(workspace.cluster, {
     seed: 1,
+    // Now, as the oracle's framework reads it (a claim's binding conditions time out against it).
+    startTime: Date.now(),
     preemption: 'as-kube-scheduler',
     onCycle: (outcome) => {
       const step: TraceStep = outcome.node

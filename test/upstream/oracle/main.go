@@ -418,7 +418,7 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 			}
 			others = append(others, o)
 		case *v1.PersistentVolume, *storagev1.StorageClass, *storagev1.CSINode, *storagev1.CSIDriver,
-			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.ResourceSlice:
+			*storagev1.CSIStorageCapacity, *v1.Namespace, *resourcev1.ResourceSlice, *resourcev1.DeviceTaintRule:
 			others = append(others, o)
 		default:
 			// Kinds the scheduler does not read (workloads, ConfigMaps, Podplan's own).
@@ -563,6 +563,11 @@ func newCluster(c inputCase) (*cluster, []string, error) {
 
 func waitForHandlers(cl *cluster, objects []runtime.Object) {
 	claims, slices := 0, 0
+	// DeviceTaintRules (DRADeviceTaintRules): the tracker adds each rule's taint to the devices it
+	// matches, after the slices are in; wait until the slices it lists carry them all.
+	taints := 0
+	var rules []*resourcev1.DeviceTaintRule
+	var sliceObjects []*resourcev1.ResourceSlice
 	// The extended resource names DeviceClasses serve (DRAExtendedResource): the resolver learns
 	// them from informer events too.
 	var extended []v1.ResourceName
@@ -572,10 +577,26 @@ func waitForHandlers(cl *cluster, objects []runtime.Object) {
 			claims++
 		case *resourcev1.ResourceSlice:
 			slices++
+			sliceObjects = append(sliceObjects, c)
+		case *resourcev1.DeviceTaintRule:
+			rules = append(rules, c)
 		case *resourcev1.DeviceClass:
 			extended = append(extended, v1.ResourceName(resourcev1.ResourceDeviceClassPrefix+c.Name))
 			if c.Spec.ExtendedResourceName != nil {
 				extended = append(extended, v1.ResourceName(*c.Spec.ExtendedResourceName))
+			}
+		}
+	}
+	for _, sl := range sliceObjects {
+		for _, d := range sl.Spec.Devices {
+			taints += len(d.Taints)
+			for _, r := range rules {
+				sel := r.Spec.DeviceSelector
+				if sel == nil || (sel.Driver != nil && *sel.Driver != sl.Spec.Driver) ||
+					(sel.Pool != nil && *sel.Pool != sl.Spec.Pool.Name) || (sel.Device != nil && *sel.Device != d.Name) {
+					continue
+				}
+				taints++
 			}
 		}
 	}
@@ -589,7 +610,13 @@ func waitForHandlers(cl *cluster, objects []runtime.Object) {
 				known = false
 			}
 		}
-		if len(list) >= claims && len(sliceList) >= slices && known {
+		listed := 0
+		for _, sl := range sliceList {
+			for _, d := range sl.Spec.Devices {
+				listed += len(d.Taints)
+			}
+		}
+		if len(list) >= claims && len(sliceList) >= slices && known && listed >= taints {
 			return
 		}
 		waitABit()

@@ -5,11 +5,11 @@
 // then name, slices by name, pools with binding conditions last), then a first-fit exhaustive
 // search, claim by claim and request by request, each device tried in pool/slice/device order:
 // in use (allocated before, or in this search), class and request CEL selectors, device taints
-// against the request's tolerations, matchAttribute / distinctAttribute constraints; firstAvailable
-// tries its subrequests in order; allocationMode All takes every matching device of the node's
-// pools; admin access takes devices in use. Not covered (left out, said in docs/fidelity.md):
-// consumable capacity (allowMultipleAllocations devices are allocated exclusively), partitionable
-// devices' counters, DeviceTaintRules.
+// against the request's tolerations (DeviceTaintRules' taints added first: withDeviceTaintRules),
+// partitionable devices' shared counters, matchAttribute / distinctAttribute constraints;
+// firstAvailable tries its subrequests in order; allocationMode All takes every matching device of
+// the node's pools; admin access takes devices in use; a device that allows multiple allocations is
+// shared while its capacities last (consumable capacity: capacity.ts).
 import { NodeSelectorMatcher, NODE_NAME_FIELD } from '../../api/node-affinity';
 import type {
   AllocationResult,
@@ -19,12 +19,13 @@ import type {
   DeviceRequest,
   DeviceRequestAllocationResult,
   DeviceRequestSpec,
+  DeviceTaintRule,
   DeviceToleration,
   ResourceClaim,
   ResourceSlice,
 } from '../../api/dra';
 import type { Node, NodeSelector, NodeSelectorRequirement } from '../../api/types';
-import { parseQuantity } from '../../api/quantity';
+import { consumedBy, fitsCapacity, nano, quantityText, type Consumed } from './capacity';
 import { compileSelector } from './cel';
 
 /** The allocation result limit per claim (resourceapi.AllocationResultsMaxSize). */
@@ -39,9 +40,76 @@ export interface Pool {
   readonly pool: string;
   /** `driver/pool`, as device ids start. */
   readonly key: string;
+  /** A small number per pool key, the same on every node (SliceIndex.poolId): for tables indexed by pool. */
+  readonly id: number;
   readonly incomplete: boolean;
   readonly invalid: boolean;
+  /** The slices with devices for the node, by name (slices of shared counters left out). */
   readonly slices: readonly ResourceSlice[];
+  /**
+   * Partitionable devices (DRAPartitionableDevices): the pool's counter sets (name → counter →
+   * amount in nano units), and its device slices that do not reach the node (their allocated
+   * devices consume counters too). Empty without counter sets.
+   */
+  readonly counterSets: CounterSets;
+  readonly others: readonly ResourceSlice[];
+}
+
+/** Counter set name → counter name → amount in nano units (exact for every quantity the API accepts). */
+export type CounterSets = ReadonlyMap<string, ReadonlyMap<string, bigint>>;
+
+const NO_COUNTERS: CounterSets = new Map();
+const NO_SLICES: readonly ResourceSlice[] = [];
+
+function hasSharedCounters(slice: ResourceSlice): boolean {
+  return (slice.spec.sharedCounters ?? []).length > 0;
+}
+
+/** Upstream buildPool's checks of counters: duplicate set names, consumption of a set or counter that does not exist. */
+function counterSetsOf(counterSlices: readonly ResourceSlice[], deviceSlices: readonly ResourceSlice[][]): CounterSets | undefined {
+  const sets = new Map<string, Map<string, bigint>>();
+  for (const slice of counterSlices) {
+    for (const set of slice.spec.sharedCounters ?? []) {
+      if (sets.has(set.name)) return undefined;
+      sets.set(set.name, new Map(Object.entries(set.counters).map(([name, c]) => [name, nano(c.value)])));
+    }
+  }
+  for (const list of deviceSlices)
+    for (const slice of list)
+      for (const device of slice.spec.devices ?? [])
+        for (const consumption of device.consumesCounters ?? []) {
+          const set = sets.get(consumption.counterSet);
+          if (!set) return undefined;
+          for (const name of Object.keys(consumption.counters)) if (!set.has(name)) return undefined;
+        }
+  return sets;
+}
+
+/**
+ * The slices as the scheduler's slice tracker hands them to the allocator with DRADeviceTaintRules
+ * (on by default in 1.37): each rule's taint appended to the taints of every device its selector
+ * matches (driver, pool and device name, each when set; no selector, no device). A slice no rule
+ * touches is the same object.
+ */
+export function withDeviceTaintRules(slices: readonly ResourceSlice[], rules: readonly DeviceTaintRule[]): readonly ResourceSlice[] {
+  const active = rules.filter((r) => r.spec.deviceSelector !== undefined);
+  if (active.length === 0) return slices;
+  return slices.map((slice) => {
+    const s = slice.spec;
+    const applying = active.filter((r) => {
+      const sel = r.spec.deviceSelector!;
+      return (sel.driver === undefined || sel.driver === s.driver) && (sel.pool === undefined || sel.pool === s.pool.name);
+    });
+    if (applying.length === 0 || (s.devices ?? []).length === 0) return slice;
+    let changed = false;
+    const devices = (s.devices ?? []).map((device) => {
+      const added = applying.filter((r) => r.spec.deviceSelector!.device === undefined || r.spec.deviceSelector!.device === device.name);
+      if (added.length === 0) return device;
+      changed = true;
+      return { ...device, taints: [...(device.taints ?? []), ...added.map((r) => r.spec.taint)] };
+    });
+    return changed ? { ...slice, spec: { ...s, devices } } : slice;
+  });
 }
 
 /** Where the slices are, per node name and shared (the slices without spec.nodeName). */
@@ -49,6 +117,7 @@ export class SliceIndex {
   readonly onNode = new Map<string, ResourceSlice[]>();
   readonly shared: ResourceSlice[] = [];
   private readonly pools = new WeakMap<Node, readonly Pool[] | string>();
+  private readonly ids = new Map<string, number>();
 
   constructor(readonly all: readonly ResourceSlice[]) {
     for (const s of all) {
@@ -59,6 +128,13 @@ export class SliceIndex {
         list.push(s);
       } else this.shared.push(s);
     }
+  }
+
+  /** The number of a pool key (`driver/pool`), given in order of first use. */
+  poolId(key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) this.ids.set(key, (id = this.ids.size));
+    return id;
   }
 
   /** The pools on the node (upstream GatherPools), or an error message. */
@@ -109,47 +185,72 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
   for (const list of byPool.values()) {
     const first = list[0]!.spec;
     let complete = list.length === first.pool.resourceSliceCount;
+    /** All slices of the pool's generation, when those relevant for the node were not all of them. */
+    let all: ResourceSlice[] | undefined;
     if (!complete) {
       // Slices of the pool that did not look relevant for the node.
       let obsolete = false;
-      let count = 0;
+      all = [];
       for (const s of index.all) {
         if (s.spec.driver !== first.driver || s.spec.pool.name !== first.pool.name) continue;
-        if (s.spec.pool.generation === first.pool.generation) count++;
+        if (s.spec.pool.generation === first.pool.generation) all.push(s);
         else if (s.spec.pool.generation > first.pool.generation) obsolete = true;
       }
       if (obsolete) continue;
-      complete = count === first.pool.resourceSliceCount;
+      complete = all.length === first.pool.resourceSliceCount;
       if (!complete) {
+        const key = `${first.driver}/${first.pool.name}`;
         result.push({
           driver: first.driver,
           pool: first.pool.name,
-          key: `${first.driver}/${first.pool.name}`,
+          key,
+          id: index.poolId(key),
           incomplete: true,
           invalid: false,
           slices: [],
+          counterSets: NO_COUNTERS,
+          others: NO_SLICES,
         });
         continue;
       }
     }
-    const sorted = [...list].sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0));
+    const byName = (a: ResourceSlice, b: ResourceSlice) =>
+      a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
+    const sorted = [...list].sort(byName);
+    // Partitionable devices: slices of shared counters apart from those with devices; the pool's
+    // other slices (not for this node) when it took them all to be complete.
+    const relevant = new Set(sorted);
+    const counterSlices: ResourceSlice[] = [];
+    const deviceSlices: ResourceSlice[] = [];
+    for (const s of sorted) (hasSharedCounters(s) ? counterSlices : deviceSlices).push(s);
+    const others: ResourceSlice[] = [];
+    for (const s of (all ?? []).sort(byName)) {
+      if (relevant.has(s)) continue;
+      (hasSharedCounters(s) ? counterSlices : others).push(s);
+    }
     const names = new Set<string>();
     let invalid = false;
-    for (const s of sorted) {
+    for (const s of deviceSlices) {
       for (const d of s.spec.devices ?? []) {
         if (names.has(d.name)) invalid = true;
         names.add(d.name);
       }
     }
+    const counterSets = invalid ? undefined : counterSetsOf(counterSlices, [deviceSlices, others]);
+    if (!counterSets) invalid = true;
+    const key = `${first.driver}/${first.pool.name}`;
     const pool: Pool = {
       driver: first.driver,
       pool: first.pool.name,
-      key: `${first.driver}/${first.pool.name}`,
+      key,
+      id: index.poolId(key),
       incomplete: false,
       invalid,
-      slices: invalid ? [] : sorted,
+      slices: invalid ? [] : deviceSlices,
+      counterSets: counterSets ?? NO_COUNTERS,
+      others: invalid ? NO_SLICES : others,
     };
-    if (!invalid && sorted.some((s) => (s.spec.devices ?? []).some((d) => d.bindingConditions !== undefined)))
+    if (!invalid && deviceSlices.some((s) => (s.spec.devices ?? []).some((d) => d.bindingConditions !== undefined)))
       withBindingConditions.push(pool);
     else result.push(pool);
   }
@@ -161,7 +262,13 @@ function gatherPools(index: SliceIndex, node: Node): readonly Pool[] | string {
 export interface AllocatorInput {
   readonly classes: ReadonlyMap<string, DeviceClass>;
   readonly slices: SliceIndex;
+  /** Devices allocated to a claim exclusively (not as a share, not with admin access). */
   readonly allocated: { has(id: string): boolean };
+  /**
+   * Consumable capacity: devices allocated as shares (results with a shareID), and what their shares
+   * consume together (upstream AllocatedSharedDeviceIDs and AggregatedCapacity). None when absent.
+   */
+  readonly shares?: { has(id: string): boolean; consumed(id: string): Consumed | undefined };
 }
 
 /** A claim could not be allocated anywhere for a reason that is the claim's or class's (upstream's error). */
@@ -174,6 +281,7 @@ interface Candidate {
   readonly id: string;
   readonly device: Device;
   readonly slice: ResourceSlice;
+  readonly pool: Pool;
 }
 
 interface RequestData {
@@ -191,6 +299,8 @@ interface RequestData {
 interface Picked {
   readonly request: RequestData;
   readonly candidate: Candidate;
+  /** A share of a device that allows multiple allocations: what it consumes. */
+  readonly consumed?: ReadonlyMap<string, bigint>;
 }
 
 class StopError {
@@ -289,21 +399,6 @@ export function taintPreventsAllocation(device: Device, tolerations: readonly De
   return false;
 }
 
-/** A request's capacity requirements against the device's capacity (static check only). */
-export function capacityFits(spec: DeviceRequestSpec, device: Device): boolean {
-  const wanted = spec.capacity?.requests;
-  if (!wanted) return true;
-  for (const [name, value] of Object.entries(wanted)) {
-    const have = device.capacity?.[name];
-    if (!have) return false;
-    const w = parseQuantity(value);
-    const h = parseQuantity(have.value);
-    if (!w.ok || !h.ok) return false;
-    if (w.value.numerator * h.value.denominator > h.value.numerator * w.value.denominator) return false;
-  }
-  return true;
-}
-
 function claimName(claim: ResourceClaim): string {
   return `${claim.metadata.namespace ?? 'default'}/${claim.metadata.name}`;
 }
@@ -397,6 +492,12 @@ class Search {
   private readonly results: Picked[][] = [];
   private readonly matchCache = new Map<string, boolean>();
   private readonly selected: number[][] = [];
+  /** Per pool (by id): its counters left after the devices allocated before (upstream availableCounters), made when first needed. */
+  private readonly available = new Map<number, CounterSets>();
+  /** Per device allowing multiple allocations: what this search's shares of it consume (upstream allocatingCapacity). */
+  private readonly allocatingCapacity = new Map<string, Map<string, bigint>>();
+  /** Per pool: the counters the devices of this search consume (upstream consumedCounters). */
+  private readonly consumed = new Map<number, Map<string, Map<string, bigint>>>();
 
   constructor(
     private readonly input: AllocatorInput,
@@ -454,8 +555,10 @@ class Search {
         );
       for (const slice of pool.slices) {
         for (const device of slice.spec.devices ?? []) {
-          const candidate = { id: deviceId(pool.driver, pool.pool, device.name), device, slice };
-          if (this.selectable(ci, key, base, candidate) && capacityFits(base.spec, device)) all.push(candidate);
+          const candidate = { id: deviceId(pool.driver, pool.pool, device.name), device, slice, pool };
+          // Static capacity only: what shares consume is checked when the device is taken.
+          if (this.selectable(ci, key, base, candidate) && fitsCapacity(base.spec.capacity?.requests, device, undefined, undefined))
+            all.push(candidate);
         }
       }
     }
@@ -492,6 +595,11 @@ class Search {
       if (!r.value) return false;
     }
     return true;
+  }
+
+  /** Upstream CmpRequestOverCapacity for the device as this search has it. */
+  private fits(request: RequestData, c: Candidate): boolean {
+    return fitsCapacity(request.spec.capacity?.requests, c.device, this.input.shares?.consumed(c.id), this.allocatingCapacity.get(c.id));
   }
 
   private inUse(id: string): boolean {
@@ -557,9 +665,9 @@ class Search {
           const device = devices[dj]!;
           const id = deviceId(pool.driver, pool.pool, device.name);
           if (request.adminAccess ? this.allocating.get(id)?.has(ci) === true : this.inUse(id)) continue;
-          const candidate = { id, device, slice };
+          const candidate = { id, device, slice, pool };
           if (!this.selectable(ci, key, request, candidate)) continue;
-          if (!capacityFits(request.spec, device)) continue;
+          if (!this.fits(request, candidate)) continue;
           const undo = this.allocateDevice(ci, request, candidate, false);
           if (!undo) continue;
           const r = this.allocateOne(ci, ri, sub, di + 1, pi, si, dj + 1);
@@ -574,9 +682,21 @@ class Search {
 
   /** Upstream allocateDevice: the undo when the device is taken, undefined when it cannot be. */
   private allocateDevice(ci: number, request: RequestData, c: Candidate, must: boolean): (() => void) | undefined {
-    if (request.adminAccess && this.allocating.get(c.id)?.has(ci) === true) return undefined;
+    // Consumable capacity: a device that allows multiple allocations is shared, never marked in use.
+    const multiple = c.device.allowMultipleAllocations === true;
+    if (!multiple && request.adminAccess && this.allocating.get(c.id)?.has(ci) === true) return undefined;
     if (!request.adminAccess && this.inUse(c.id)) return undefined;
-    if (taintPreventsAllocation(c.device, request.spec.tolerations)) return undefined;
+    // A further share of a device whose counters a share already took does not take them again.
+    const sharedBefore = multiple && (this.input.shares?.has(c.id) === true || this.allocatingCapacity.has(c.id));
+    const consumes = sharedBefore ? [] : (c.device.consumesCounters ?? []);
+    if (consumes.length > 0 && !this.takeCounters(c)) return undefined;
+    const giveBack = () => {
+      if (consumes.length > 0) this.counters(c, -1n);
+    };
+    if (taintPreventsAllocation(c.device, request.spec.tolerations)) {
+      giveBack();
+      return undefined;
+    }
     const base = request.parent ?? request.name;
     const constraints = this.constraints[ci]!;
     const driver = c.slice.spec.driver;
@@ -584,6 +704,7 @@ class Search {
     for (const constraint of constraints) {
       if (!constraint.add(base, request.sub, c.device, driver)) {
         for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(base, request.sub);
+        giveBack();
         if (must)
           throw new StopError(
             `claim ${claimName(this.claims[ci]!)}, request ${request.sub ?? request.name}: cannot add device ${c.id} because a claim constraint would not be satisfied`,
@@ -592,27 +713,117 @@ class Search {
       }
       added++;
     }
-    let set = this.allocating.get(c.id);
-    if (!set) this.allocating.set(c.id, (set = new Set()));
-    set.add(ci);
+    const unmark = () => {
+      if (!multiple) this.allocating.get(c.id)?.delete(ci);
+      for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(base, request.sub);
+      giveBack();
+    };
+    if (!multiple) {
+      let set = this.allocating.get(c.id);
+      if (!set) this.allocating.set(c.id, (set = new Set()));
+      set.add(ci);
+    }
+    if (!this.fits(request, c)) {
+      unmark();
+      return undefined;
+    }
+    let consumed: Map<string, bigint> | undefined;
+    let share: Map<string, bigint> | undefined;
+    if (multiple) {
+      consumed = consumedBy(request.spec.capacity?.requests, c.device);
+      share = this.allocatingCapacity.get(c.id);
+      const total = new Map(share ?? []);
+      for (const [name, amount] of consumed) total.set(name, (total.get(name) ?? 0n) + amount);
+      this.allocatingCapacity.set(c.id, total);
+    }
     const results = this.results[ci]!;
     const before = results.length;
-    results.push({ request, candidate: c });
+    results.push({ request, candidate: c, ...(consumed && consumed.size > 0 ? { consumed } : {}) });
     return () => {
       results.length = before;
-      this.allocating.get(c.id)?.delete(ci);
-      for (let i = added - 1; i >= 0; i--) constraints[i]!.remove(base, request.sub);
+      if (multiple) {
+        if (share) this.allocatingCapacity.set(c.id, share);
+        else this.allocatingCapacity.delete(c.id);
+      }
+      unmark();
     };
   }
 
+  /** The pool's counters left after the devices allocated before this search (upstream checkAvailableCounters' first part). */
+  private availableIn(pool: Pool): CounterSets {
+    let available = this.available.get(pool.id);
+    if (available) return available;
+    const left = new Map([...pool.counterSets].map(([name, set]) => [name, new Map(set)]));
+    for (const slices of [pool.slices, pool.others])
+      for (const slice of slices)
+        for (const device of slice.spec.devices ?? []) {
+          if ((device.consumesCounters ?? []).length === 0) continue;
+          const id = deviceId(pool.driver, pool.pool, device.name);
+          if (!this.input.allocated.has(id) && this.input.shares?.has(id) !== true) continue;
+          for (const consumption of device.consumesCounters ?? []) {
+            const set = left.get(consumption.counterSet);
+            if (!set) continue;
+            for (const [name, c] of Object.entries(consumption.counters)) {
+              const have = set.get(name);
+              // May go below zero: then nothing is left of it.
+              if (have !== undefined) set.set(name, have - nano(c.value));
+            }
+          }
+        }
+    available = left;
+    this.available.set(pool.id, available);
+    return available;
+  }
+
+  /** Adds (sign 1n) or takes back (-1n) what the device consumes from its pool's counters. */
+  private counters(c: Candidate, sign: bigint): void {
+    let consumed = this.consumed.get(c.pool.id);
+    if (!consumed) this.consumed.set(c.pool.id, (consumed = new Map()));
+    for (const consumption of c.device.consumesCounters ?? []) {
+      let set = consumed.get(consumption.counterSet);
+      if (!set) consumed.set(consumption.counterSet, (set = new Map()));
+      for (const [name, amount] of Object.entries(consumption.counters)) set.set(name, (set.get(name) ?? 0n) + sign * nano(amount.value));
+    }
+  }
+
+  /**
+   * Upstream checkAvailableCounters: the device's consumption added, every counter of the pool must
+   * still cover what this search consumes (a counter the devices allocated before overdrew fails
+   * every device of the pool that consumes counters); otherwise the consumption is taken back.
+   */
+  private takeCounters(c: Candidate): boolean {
+    const available = this.availableIn(c.pool);
+    this.counters(c, 1n);
+    const consumed = this.consumed.get(c.pool.id)!;
+    for (const [setName, set] of available) {
+      const used = consumed.get(setName);
+      for (const [name, have] of set) {
+        if (have < (used?.get(name) ?? 0n)) {
+          this.counters(c, -1n);
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
   private result(ci: number): AllocationResult {
-    const results: DeviceRequestAllocationResult[] = this.results[ci]!.map(({ request, candidate }) => ({
+    const claim = this.claims[ci]!;
+    const results: DeviceRequestAllocationResult[] = this.results[ci]!.map(({ request, candidate, consumed }, i) => ({
       request: request.name,
       driver: candidate.slice.spec.driver,
       pool: candidate.slice.spec.pool.name,
       device: candidate.device.name,
       ...(request.adminAccess ? { adminAccess: true } : {}),
+      // A share: upstream gives it a random UID; Podplan makes one up from the claim, the device and the place.
+      ...(candidate.device.allowMultipleAllocations === true
+        ? { shareID: shareId(`${claimName(claim)}/${request.name}/${candidate.id}/${i}`) }
+        : {}),
+      ...(consumed ? { consumedCapacity: Object.fromEntries([...consumed].map(([name, amount]) => [name, quantityText(amount)])) } : {}),
       ...(request.spec.tolerations ? { tolerations: request.spec.tolerations } : {}),
+      // DRADeviceBindingConditions: the device's conditions travel with the allocation.
+      ...(candidate.device.bindingConditions?.length ? { bindingConditions: candidate.device.bindingConditions } : {}),
+      ...(candidate.device.bindingFailureConditions?.length ? { bindingFailureConditions: candidate.device.bindingFailureConditions } : {}),
     }));
     const nodeSelector = this.nodeSelector(ci);
     return { devices: { results }, ...(nodeSelector ? { nodeSelector } : {}) };
@@ -642,6 +853,17 @@ class Search {
       ],
     };
   }
+}
+
+/** A UID-shaped id made up from `seed` (FNV-1a, four rounds). */
+function shareId(seed: string): string {
+  let hex = '';
+  for (let round = 0; round < 4; round++) {
+    let h = 2166136261 ^ round;
+    for (let i = 0; i < seed.length; i++) h = Math.imul(h ^ seed.charCodeAt(i), 16777619) >>> 0;
+    hex += h.toString(16).padStart(8, '0');
+  }
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 function addNew(from: readonly NodeSelectorRequirement[], to: NodeSelectorRequirement[]): void {

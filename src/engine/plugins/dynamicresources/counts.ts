@@ -11,7 +11,8 @@
 // allocationMode All is left to Filter.
 import type { DeviceRequestSpec, ResourceClaim } from '../../api/dra';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../../api/types';
-import { capacityFits, deviceId, lookupAttribute, nodeMatches, SliceIndex, taintPreventsAllocation, type Pool } from './allocator';
+import { deviceId, lookupAttribute, nodeMatches, SliceIndex, taintPreventsAllocation, type Pool } from './allocator';
+import { fitsCapacity } from './capacity';
 import { compileSelector } from './cel';
 import { MADE_UP_ANNOTATION, podResourceClaims } from './claims';
 
@@ -189,7 +190,11 @@ function nodeSupply(
             const r = compiled.matches(device, driver);
             if (!r.ok || !r.value) return;
           }
-          if (taintPreventsAllocation(device, kind.spec.tolerations) || !capacityFits(kind.spec, device)) return;
+          if (
+            taintPreventsAllocation(device, kind.spec.tolerations) ||
+            !fitsCapacity(kind.spec.capacity?.requests, device, undefined, undefined)
+          )
+            return;
           total[k] = (total[k] ?? 0) + 1;
           if (isFree) free[k] = (free[k] ?? 0) + 1;
           sets.forEach((set, s) => {

@@ -6,15 +6,8 @@
 import type { DeviceFailure, DeviceHolder, FalseSelector } from '../../api/device-failures';
 import type { Device, DeviceConstraint, DeviceRequestSpec, DeviceSelector, ResourceClaim, ResourceSlice } from '../../api/dra';
 import type { Node } from '../../api/types';
-import {
-  capacityFits,
-  deviceId,
-  lookupAttribute,
-  nodeMatches,
-  taintPreventsAllocation,
-  type AllocatorInput,
-  type AttrValue,
-} from './allocator';
+import { deviceId, lookupAttribute, nodeMatches, taintPreventsAllocation, type AllocatorInput, type AttrValue } from './allocator';
+import { fitsCapacity } from './capacity';
 import { compileSelector } from './cel';
 
 /** Who holds a device in use, where known (none for a device a plan's earlier pod takes). */
@@ -201,7 +194,7 @@ function optionFailure(
   const usable: Candidate[] = [];
   for (const c of matching.passed) {
     if (taintPreventsAllocation(c.device, option.spec.tolerations)) tainted++;
-    else if (!capacityFits(option.spec, c.device)) capacity++;
+    else if (!fitsCapacity(option.spec.capacity?.requests, c.device, undefined, undefined)) capacity++;
     else usable.push(c);
   }
   if (usable.length === 0) return { failure: { ...head, code: 'unsuitable', devices: matching.passed.length, tainted, capacity } };

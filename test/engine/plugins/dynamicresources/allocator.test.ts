@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
-import type { Device, DeviceClass, DeviceConstraint, DeviceRequest, ResourceClaim, ResourceSlice } from '../../../../src/engine/api/dra';
+import type {
+  Device,
+  DeviceClass,
+  DeviceConstraint,
+  DeviceRequest,
+  DeviceTaintRule,
+  ResourceClaim,
+  ResourceSlice,
+} from '../../../../src/engine/api/dra';
 import type { Node } from '../../../../src/engine/api/types';
-import { allocate, deviceId, SliceIndex } from '../../../../src/engine/plugins/dynamicresources/allocator';
+import { allocate, deviceId, SliceIndex, withDeviceTaintRules } from '../../../../src/engine/plugins/dynamicresources/allocator';
 
 // k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/allocator_testing.go, the
 // rows named below (driver-a, pool-1, node-1, class-a as there).
@@ -37,6 +45,20 @@ const claim = (requests: DeviceRequest[], constraints?: DeviceConstraint[]): Res
   spec: { devices: { requests, ...(constraints ? { constraints } : {}) } },
 });
 const memory = (m: string): Partial<Device> => ({ capacity: { memory: { value: m } } });
+// Partitionable devices: a pool of two slices, one of them counter set counter-set-1.
+const pool2: Partial<ResourceSlice['spec']> = { pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 } };
+const consumes = (m: string): Partial<Device> => ({
+  consumesCounters: [{ counterSet: 'counter-set-1', counters: { memory: { value: m } } }],
+});
+const counterSlice = (name: string, m: string, nodeName = 'node-1'): ResourceSlice => ({
+  metadata: { name },
+  spec: {
+    driver: DRIVER,
+    pool: { name: 'pool-1', generation: 1, resourceSliceCount: 2 },
+    nodeName,
+    sharedCounters: [{ name: 'counter-set-1', counters: { memory: { value: m } } }],
+  },
+});
 
 function run(claims: ResourceClaim[], slices: ResourceSlice[], node = node1, allocated: string[] = []): string[][] | string | undefined {
   const outcome = allocate(
@@ -199,8 +221,142 @@ describe('engine/plugins/dynamicresources/allocator', () => {
       [slice('slice-1', [dev('device-1'), dev('device-2')])],
       [['req-0/small=device-1']],
     ],
+    // Consumable capacity: a device that allows multiple allocations is shared by claims while its capacity lasts.
+    [
+      'consumable capacity: two claims share a device, 4Gi each of 10Gi',
+      [
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+      ],
+      [slice('slice-1', [dev('device-1', { allowMultipleAllocations: true, ...memory('10Gi') })])],
+      [['req-0=device-1'], ['req-0=device-1']],
+    ],
+    [
+      'consumable capacity: 6Gi each of 10Gi do not fit twice',
+      [
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '6Gi' } } })]),
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '6Gi' } } })]),
+      ],
+      [slice('slice-1', [dev('device-1', { allowMultipleAllocations: true, ...memory('10Gi') })])],
+      undefined,
+    ],
+    [
+      'a device that does not allow multiple allocations is taken once',
+      [
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+        claim([request('req-0', 1, undefined, { capacity: { requests: { memory: '4Gi' } } })]),
+      ],
+      [slice('slice-1', [dev('device-1', memory('10Gi'))])],
+      undefined,
+    ],
+    // Partitionable devices (the partitionable-devices-* rows).
+    [
+      'partitionable-devices-single-device',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1', consumes('4Gi'))], pool2), counterSlice('slice-2', '8Gi')],
+      [['req-0=device-1']],
+    ],
+    [
+      'partitionable-devices-no-capacity-available: the counter left (18Gi − 16Gi) is short of 4Gi',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('16Gi'))], pool2), counterSlice('slice-2', '18Gi')],
+      undefined,
+      node1,
+      [deviceId(DRIVER, 'pool-1', 'device-2')],
+    ],
+    [
+      'partitionable-devices-overallocated-capacity-pool: a counter overdrawn by an allocated device leaves nothing',
+      [claim([request('req-0')])],
+      [slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('20Gi'))], pool2), counterSlice('slice-2', '18Gi')],
+      undefined,
+      node1,
+      [deviceId(DRIVER, 'pool-1', 'device-2')],
+    ],
+    [
+      'partitionable-devices-taint-releases-counter: the tainted device gives its counters back',
+      [claim([request('req-0')])],
+      [
+        slice(
+          'slice-1',
+          [dev('device-1', { ...consumes('1'), taints: [{ key: 'k', effect: 'NoSchedule' }] }), dev('device-2', consumes('1'))],
+          pool2,
+        ),
+        counterSlice('slice-2', '1'),
+      ],
+      [['req-0=device-2']],
+    ],
+    [
+      'devices of one claim share the counters: two of 4Gi from 8Gi, not three',
+      [claim([request('req-0', 3)])],
+      [
+        slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('4Gi')), dev('device-3', consumes('4Gi'))], pool2),
+        counterSlice('slice-2', '8Gi'),
+      ],
+      undefined,
+    ],
+    [
+      'a device consuming a counter set the pool does not have makes the pool invalid',
+      [claim([request('req-0')])],
+      [
+        slice('slice-1', [dev('device-1', { consumesCounters: [{ counterSet: 'other', counters: { memory: { value: '1Gi' } } }] })], pool2),
+        counterSlice('slice-2', '8Gi'),
+      ],
+      undefined,
+    ],
+    [
+      'counters published on another node still count (the pool is complete with its slices that do not reach this node)',
+      [claim([request('req-0', 2)])],
+      [
+        slice('slice-1', [dev('device-1', consumes('4Gi')), dev('device-2', consumes('4Gi'))], pool2),
+        counterSlice('slice-2', '4Gi', 'node-2'),
+      ],
+      undefined,
+    ],
   ];
   for (const [name, claims, slices, expected, node, allocated] of table) {
     it(name, () => assert.deepEqual(run(claims, slices, node, allocated), expected));
   }
+
+  // DRADeviceTaintRules: what the slice tracker hands the allocator (resourceslice/tracker,
+  // applyPatches) — the rule's taint appended to the devices its selector matches.
+  describe('DeviceTaintRules', () => {
+    const rule = (
+      name: string,
+      selector: DeviceTaintRule['spec']['deviceSelector'],
+      effect: 'NoSchedule' | 'None' = 'NoSchedule',
+    ): DeviceTaintRule => ({
+      metadata: { name },
+      spec: { ...(selector ? { deviceSelector: selector } : {}), taint: { key: 'k', value: 'v', effect } },
+    });
+    const slices = [slice('slice-1', [dev('device-1'), dev('device-2', { taints: [{ key: 'own', effect: 'None' }] })])];
+    const taints = (rules: DeviceTaintRule[]) =>
+      withDeviceTaintRules(slices, rules).flatMap((s) =>
+        (s.spec.devices ?? []).map((d) => `${d.name}:${(d.taints ?? []).map((t) => t.key).join(',')}`),
+      );
+    const table: Array<[name: string, rules: DeviceTaintRule[], expected: string[]]> = [
+      ['no selector: no device', [rule('r', undefined)], ['device-1:', 'device-2:own']],
+      ['an empty selector: every device, after its own taints', [rule('r', {})], ['device-1:k', 'device-2:own,k']],
+      ['by driver and pool', [rule('r', { driver: DRIVER, pool: 'pool-1' })], ['device-1:k', 'device-2:own,k']],
+      ['another driver: none', [rule('r', { driver: 'driver-b' })], ['device-1:', 'device-2:own']],
+      ['another pool: none', [rule('r', { pool: 'pool-2' })], ['device-1:', 'device-2:own']],
+      ['by device name', [rule('r', { device: 'device-2' })], ['device-1:', 'device-2:own,k']],
+      ['two rules on one device', [rule('a', { device: 'device-1' }), rule('b', {})], ['device-1:k,k', 'device-2:own,k']],
+    ];
+    for (const [name, rules, expected] of table) it(name, () => assert.deepEqual(taints(rules), expected));
+
+    it('a slice no rule touches is the same object', () => {
+      assert.equal(withDeviceTaintRules(slices, [rule('r', { pool: 'pool-2' })])[0], slices[0]);
+    });
+
+    it('a NoSchedule rule keeps its devices from a request that does not tolerate it; effect None does not', () => {
+      const patched = (effect: 'NoSchedule' | 'None') =>
+        withDeviceTaintRules(slices, [rule('r', { device: 'device-1' }, effect)]) as ResourceSlice[];
+      assert.deepEqual(run([claim([request('req-0')])], patched('NoSchedule')), [['req-0=device-2']]);
+      assert.deepEqual(run([claim([request('req-0')])], patched('None')), [['req-0=device-1']]);
+      assert.deepEqual(
+        run([claim([request('req-0', 1, undefined, { tolerations: [{ key: 'k', operator: 'Exists' }] })])], patched('NoSchedule')),
+        [['req-0=device-1']],
+      );
+    });
+  });
 });
