@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType, RequestType0 } from 'vscode-languageclient';
 import {
+  PlanBoundNotification,
   SchedulerRequest,
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
@@ -15,6 +16,7 @@ import { CommandIds } from './command-ids';
 import { sourceStatusWords } from './commands/source-words';
 import { createClient } from './client';
 import { PlanPanel } from './panel';
+import { boundLogLine } from './plan-log';
 import { StatusItem } from './status';
 import { errorMessage } from '../protocol/errors';
 
@@ -110,7 +112,13 @@ export class Ctx implements vscode.Disposable {
     );
     this.status.setState('starting');
     await client.start();
-    this.clientSubscriptions.push(client.onNotification(WorkspaceChangedNotification, () => void this.refreshSummary()));
+    this.clientSubscriptions.push(
+      client.onNotification(WorkspaceChangedNotification, () => void this.refreshSummary()),
+      client.onNotification(PlanBoundNotification, ({ token, bound }) => {
+        this.output.info(boundLogLine(bound));
+        this.panel.boundProven(token, bound);
+      }),
+    );
   }
 
   async stop(): Promise<void> {

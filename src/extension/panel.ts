@@ -3,7 +3,7 @@
 // shows the answer kept for that entry at once (the webview restores its own tab, selection and
 // filters for it); `refresh` runs the entry's load again. Other intents go to the commands.
 import * as vscode from 'vscode';
-import type { HostToWebview, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
+import type { BoundMessage, HostToWebview, PlanBoundView, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
 import { newNonce, panelHtml } from './webview/html';
 import { PanelHistory, type HistoryEntry } from './webview/navigation';
 import { errorMessage } from '../protocol/errors';
@@ -26,6 +26,8 @@ export class PlanPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private readonly history = new PanelHistory<Page>(HISTORY_LIMIT);
   private ready = false;
+  /** Plans shown before their bound, by the token the bound will come with. */
+  private readonly awaitingBound = new Map<string, Page>();
   /** Set by main.ts: what to do with an intent the panel does not handle itself. */
   onIntent: (intent: WebviewToHost) => void = () => undefined;
 
@@ -55,8 +57,22 @@ export class PlanPanel implements vscode.Disposable {
       message = { type: 'error', message: errorMessage(e) };
     }
     page.shown = message;
+    if (message.type === 'plan' && message.plan.boundPending !== undefined) this.awaitingBound.set(message.plan.boundPending, page);
     // Another entry was shown meanwhile: this answer waits in its entry.
     if (entry === this.history.current) this.post({ ...message, nav: this.history.nav(entry) });
+  }
+
+  /** The bound a shown plan said was coming: kept with its entry, and filled in where the panel shows it. */
+  boundProven(token: string, bound: PlanBoundView | undefined): void {
+    const page = this.awaitingBound.get(token);
+    this.awaitingBound.delete(token);
+    if (page?.shown?.type !== 'plan') return;
+    const { boundPending: _, ...plan } = page.shown.plan;
+    page.shown = { type: 'plan', plan: bound ? { ...plan, bound } : plan };
+    if (page === this.history.current?.value && this.panel && this.ready) {
+      const message: BoundMessage = { type: 'bound', token, ...(bound ? { bound } : {}) };
+      void this.panel.webview.postMessage(message);
+    }
   }
 
   private go(step: -1 | 1): void {
@@ -103,6 +119,7 @@ export class PlanPanel implements vscode.Disposable {
       this.panel = undefined;
       this.ready = false;
       this.history.clear();
+      this.awaitingBound.clear();
     });
     this.panel = panel;
     this.ready = false;

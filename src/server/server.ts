@@ -41,6 +41,7 @@ import {
   ListContextsRequest,
   ListHistoryRequest,
   OpenPlanRequest,
+  PlanBoundNotification,
   PreviewPlanRequest,
   RecordAppliedRequest,
   ScheduleNowRequest,
@@ -120,6 +121,7 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         publishDiagnostics: (uri, diagnostics, version) =>
           void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }),
         sourceChanged: (generation) => void connection.sendNotification(WorkspaceChangedNotification, { generation }),
+        boundProven: (token, bound) => void connection.sendNotification(PlanBoundNotification, { token, ...(bound ? { bound } : {}) }),
         log: logAt,
       },
     );

@@ -10,7 +10,7 @@
 // once the source switches back.
 import type { Diagnostic } from 'vscode-languageserver';
 import type { Clock } from '../engine/api/clock';
-import { ok, type Result } from '../engine/api/result';
+import { err, ok, type Result } from '../engine/api/result';
 import { errorDetail } from '../engine/api/errors';
 import type { SolverSettings } from '../engine/planner/planner';
 import type { MilpSolver } from '../engine/planner/solver/solver';
@@ -35,7 +35,7 @@ import type {
   SourceView,
   WorkspaceSummary,
 } from '../protocol/requests';
-import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from '../protocol/webview';
+import type { HistoryEntryView, PlanBoundView, PlanDiffView, PlanView, PodExplanationView } from '../protocol/webview';
 import { defaultDatabasePath } from '../store/paths';
 import { Debouncer } from './debounce';
 import { readYamlFile, scanFolders, YAML_FILE } from './disk';
@@ -64,6 +64,8 @@ export interface SessionPorts {
   publishDiagnostics(uri: string, diagnostics: Diagnostic[], version: number | undefined): void;
   /** The source or its diagnostics changed: views and previews may ask again. */
   sourceChanged(generation: number): void;
+  /** The bound of a preview answered before it (PlanView.boundPending's token); none when the solver proved none. */
+  boundProven(token: string, bound: PlanBoundView | undefined): void;
   log(level: LogLevel, message: string): void;
 }
 
@@ -85,8 +87,12 @@ export interface FileChange {
 
 export class Session {
   readonly folders: readonly string[];
-  /** Resolves once the history is open, the solver loaded (or found missing) and the folders read. */
+  /** Resolves once the history is open and the folders read (the solver may still be loading: what plans waits for it). */
   readonly ready: Promise<void>;
+  /** Resolves once the solver is loaded or found missing. */
+  private solverLoaded: Promise<void> = Promise.resolve();
+  /** Names each preview's bound proven after its answer. */
+  private bounds = 0;
   private readonly workspace: Workspace;
   private readonly live: LiveSource;
   private readonly analysisOptions: service.AnalysisOptions;
@@ -140,7 +146,12 @@ export class Session {
       const solverLoading = loadSolver?.();
       // Marked handled now; a failure still reaches the catch below when awaited.
       history.catch(() => undefined);
-      solverLoading?.catch(() => undefined);
+      // The solver is only needed to plan: the workspace is ready without it, and plans wait for it.
+      this.solverLoaded = (async () => {
+        const solver = await solverLoading?.catch((e: unknown) => err(errorDetail(e)));
+        if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
+        else if (solver) this.ports.log('warning', `plans have no bound: ${solver.error}`);
+      })();
       const reading = performance.now();
       await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.warn);
       const files = this.workspace.files();
@@ -150,9 +161,8 @@ export class Session {
         `read ${plural(files.length, 'YAML file')} (${plural(documents, 'document')}) in ${Math.round(performance.now() - reading)} ms`,
       );
       this.history = await history;
-      const solver = await solverLoading;
-      if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
-      else if (solver) this.ports.log('warning', `plans have no bound: ${solver.error}`);
+      // From the process's start (performance's time origin): what the editor waits for before its status shows.
+      this.ports.log('info', `ready ${Math.round(performance.now())} ms after the server started`);
     } catch (e) {
       this.ports.log('error', `reading the workspace failed: ${errorDetail(e)}`);
     } finally {
@@ -232,15 +242,38 @@ export class Session {
     return service.planSize(params, this.analysis());
   }
 
-  previewPlan(params: PreviewPlanParams): Promise<Result<PlanView>> {
-    return service.previewPlan(params, this.analysis(), this.history);
+  /** A preview, answered before its bound: the bound follows (boundProven) once the solver proved it. */
+  async previewPlan(params: PreviewPlanParams): Promise<Result<PlanView>> {
+    await this.solverLoaded;
+    return service.previewPlan(params, this.analysis(), this.history, this.boundLater);
   }
 
-  explainPod(params: ExplainPodParams): Promise<Result<PodExplanationView>> {
+  /** Proves a preview's bound once its answer is out; keeps it with the kept plan and sends it to the client. */
+  private readonly boundLater: service.BoundLater = (prove, historyId) => {
+    const token = `bound-${++this.bounds}`;
+    setImmediate(() => {
+      let proven: service.ProvenBoundView | undefined;
+      try {
+        proven = prove();
+      } catch (e) {
+        this.ports.log('error', `proving the bound of a preview failed: ${errorDetail(e)}`);
+      }
+      if (proven && historyId !== undefined) {
+        const kept = this.history.setBound(historyId, proven.bound);
+        if (!kept.ok) this.ports.log('warning', `the bound of plan #${historyId} is not kept in the plan history: ${kept.error}`);
+      }
+      this.ports.boundProven(token, proven?.view);
+    });
+    return token;
+  };
+
+  async explainPod(params: ExplainPodParams): Promise<Result<PodExplanationView>> {
+    await this.solverLoaded;
     return service.explainPodRequest(params, this.analysis(), this.history);
   }
 
-  scheduleNow(params: ScheduleNowParams): Result<ScheduleNowResult> {
+  async scheduleNow(params: ScheduleNowParams): Promise<Result<ScheduleNowResult>> {
+    await this.solverLoaded;
     return service.scheduleNow(params, this.analysis(), this.history);
   }
 
@@ -287,7 +320,8 @@ export class Session {
     return selected.ok ? ok(source ?? this.workspaceView()) : selected;
   }
 
-  applyPlan(params: ApplyPlanParams): Promise<Result<ApplyPlanResult>> {
+  async applyPlan(params: ApplyPlanParams): Promise<Result<ApplyPlanResult>> {
+    await this.solverLoaded;
     return this.live.applyPlan(params, this.history);
   }
 

@@ -14,6 +14,7 @@ import type { MilpSolver } from '../../src/engine/planner/solver/solver';
 import { systemClock } from '../../src/platform/clock';
 import { highsSolver } from '../../src/platform/highs';
 import type { InitializationOptions } from '../../src/protocol/initialization';
+import type { PlanBoundView } from '../../src/protocol/webview';
 import { Session } from '../../src/server/session';
 import { ALL_PENDING_PODS } from '../../src/store/store';
 import { startTestApiServer, type TestApiServer } from '../kube/apiserver';
@@ -41,11 +42,13 @@ describe('server/session: the server’s state, in process', function () {
   let published: Map<string, { diagnostics: Diagnostic[]; version: number | undefined }>;
   let generations: number[];
   let logged: string[];
+  let bounds: Map<string, PlanBoundView | undefined>;
 
   function start(init: InitializationOptions = {}, loadSolver?: () => Promise<Result<MilpSolver>>, kubeconfig?: string): Promise<void> {
     published = new Map();
     generations = [];
     logged = [];
+    bounds = new Map();
     session = new Session(
       {
         clock: systemClock,
@@ -58,6 +61,7 @@ describe('server/session: the server’s state, in process', function () {
         publishDiagnostics: (uri, diagnostics, version) => void published.set(uri, { diagnostics, version }),
         sourceChanged: (generation) => void generations.push(generation),
         log: (level, m) => void logged.push(`${level}: ${m}`),
+        boundProven: (token, bound) => void bounds.set(token, bound),
       },
     );
     return session.start();
@@ -122,17 +126,25 @@ describe('server/session: the server’s state, in process', function () {
     assert.equal(session.fileAnalysis().file('file:///notes.txt'), undefined);
   });
 
-  it('previews plan with the HiGHS solver, so a previewed plan carries its bound and gap as podplan plan prints them', async () => {
+  it('previews plan with the HiGHS solver: answered before the bound, which follows as podplan plan prints it and is kept with the plan', async () => {
     await start({}, highsSolver);
     await session.ready;
     const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
-    assert.ok(plan.bound, 'the plan has a bound');
-    assert.match(plan.bound.solver, /^HiGHS /);
-    assert.ok(plan.bound.gap >= 0 && plan.bound.gap <= 1);
+    assert.equal(plan.bound, undefined, 'the plan is answered before its bound');
+    const token = plan.boundPending;
+    assert.ok(token, 'the plan says its bound is coming');
+    await until('the bound proven', () => bounds.has(token));
+    const bound = bounds.get(token);
+    assert.ok(bound, 'the solver proved a bound');
+    assert.match(bound.solver, /^HiGHS /);
+    assert.ok(bound.gap >= 0 && bound.gap <= 1);
     assert.match(
-      plan.bound.text,
+      bound.text,
       /^(proven optimal|uses \d+ nodes?; no plan uses fewer than \d+ \(within [\d.]+% of the best possible\)|places \d+; no plan places more than \d+ .*)$/,
     );
+    // The history keeps it with the plan: the plan opened from there shows it.
+    assert.ok(plan.historyId !== undefined);
+    assert.deepEqual(value(session.openPlan(plan.historyId)).bound, bound);
   });
 
   it('without the solver (its package missing), previews are made all the same, without a bound, and the log says why', async () => {
@@ -140,6 +152,7 @@ describe('server/session: the server’s state, in process', function () {
     await session.ready;
     const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     assert.equal(plan.bound, undefined);
+    assert.equal(plan.boundPending, undefined, 'no bound is coming');
     assert.ok(plan.assignments.length > 0);
     // A warning (the user may install it), not an error: nothing failed in the server.
     assert.deepEqual(
