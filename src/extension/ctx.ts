@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType, RequestType0 } from 'vscode-languageclient';
 import {
-  PlanBoundNotification,
+  PlanBoundRequest,
   SchedulerRequest,
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
@@ -12,6 +12,7 @@ import {
   type SourceView,
   type WorkspaceSummary,
 } from '../protocol/requests';
+import type { PlanBoundView } from '../protocol/webview';
 import { CommandIds } from './command-ids';
 import { sourceStatusWords } from './commands/source-words';
 import { createClient } from './client';
@@ -112,13 +113,7 @@ export class Ctx implements vscode.Disposable {
     );
     this.status.setState('starting');
     await client.start();
-    this.clientSubscriptions.push(
-      client.onNotification(WorkspaceChangedNotification, () => void this.refreshSummary()),
-      client.onNotification(PlanBoundNotification, ({ token, bound }) => {
-        this.output.info(boundLogLine(bound));
-        this.panel.boundProven(token, bound);
-      }),
-    );
+    this.clientSubscriptions.push(client.onNotification(WorkspaceChangedNotification, () => void this.refreshSummary()));
   }
 
   async stop(): Promise<void> {
@@ -156,6 +151,20 @@ export class Ctx implements vscode.Disposable {
     edit: Parameters<LanguageClient['protocol2CodeConverter']['asWorkspaceEdit']>[0],
   ): Promise<vscode.WorkspaceEdit | undefined> {
     return this.running().protocol2CodeConverter.asWorkspaceEdit(edit);
+  }
+
+  /** Asks for the bound of a preview shown before it, logs it and hands it to the panel. */
+  async followBound(token: string): Promise<void> {
+    let bound: PlanBoundView | undefined;
+    try {
+      const answer = await this.request(PlanBoundRequest, { token });
+      if (answer.ok) bound = answer.value.bound;
+      else this.output.warn(`the bound of the preview: ${answer.error}`);
+      if (answer.ok) this.output.info(boundLogLine(bound));
+    } catch (e) {
+      this.output.warn(`the bound of the preview: ${errorMessage(e)}`);
+    }
+    this.panel.boundProven(token, bound);
   }
 
   summary(): Promise<WorkspaceSummary> {

@@ -203,8 +203,14 @@ export interface RecordAppliedParams {
 /** client → server: the plan was written; its history entry becomes applied (the set's previous applied one superseded). */
 export const RecordAppliedRequest = new RequestType<RecordAppliedParams, Result<HistoryEntryView>, void>('podplan/recordApplied');
 
-/** server → client: the bound of a preview that was answered before it (PlanView.boundPending names the token). */
-export const PlanBoundNotification = new NotificationType<{ readonly token: string; readonly bound?: PlanBoundView }>('podplan/planBound');
+/**
+ * The bound of a preview answered before it (PlanView.boundPending names the token): proven when
+ * asked, so the preview's answer is out first. No bound when the solver proved none; an error when
+ * the token names no preview waiting for its bound (asked already, or one of many older previews).
+ */
+export const PlanBoundRequest = new RequestType<{ readonly token: string }, Result<{ readonly bound?: PlanBoundView }>, void>(
+  'podplan/planBound',
+);
 
 /** server → client: the workspace model changed (after the debounce); views may ask for a new summary. */
 export const WorkspaceChangedNotification = new NotificationType<{ readonly generation: number }>('podplan/workspaceChanged');

@@ -182,8 +182,8 @@ export interface PlanView {
   /** How far the plan is from the best possible, as the solver proved it (absent when no solver was loaded). */
   readonly bound?: PlanBoundView;
   /**
-   * The bound is being proven: the plan is shown without waiting for the solver, and a `bound`
-   * message (podplan/planBound from the server) with this token brings it.
+   * The bound is still to prove: the plan is shown without waiting for the solver; podplan/planBound
+   * with this token proves it, and a `bound` message brings it to the panel.
    */
   readonly boundPending?: string;
 }

@@ -41,7 +41,7 @@ import {
   ListContextsRequest,
   ListHistoryRequest,
   OpenPlanRequest,
-  PlanBoundNotification,
+  PlanBoundRequest,
   PreviewPlanRequest,
   RecordAppliedRequest,
   ScheduleNowRequest,
@@ -121,7 +121,6 @@ export function startServer(connection: Connection, options: ServerOptions = {})
         publishDiagnostics: (uri, diagnostics, version) =>
           void connection.sendDiagnostics({ uri, ...(version !== undefined ? { version } : {}), diagnostics }),
         sourceChanged: (generation) => void connection.sendNotification(WorkspaceChangedNotification, { generation }),
-        boundProven: (token, bound) => void connection.sendNotification(PlanBoundNotification, { token, ...(bound ? { bound } : {}) }),
         log: logAt,
       },
     );
@@ -250,6 +249,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     guard('podplan/previewPlan', failed('podplan/previewPlan'), (s, p: PreviewPlanParams & WorkDoneProgressParams) =>
       planning(p, s.planSize(p), 'Podplan: planning', () => s.previewPlan(p)),
     ),
+  );
+  connection.onRequest(
+    PlanBoundRequest,
+    guard('podplan/planBound', failed('podplan/planBound'), (s, p) => s.planBound(p.token)),
   );
   connection.onRequest(
     ExplainPodRequest,

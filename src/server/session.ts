@@ -48,6 +48,9 @@ import { plural } from './service/words';
 import { openHistory, workspaceSource } from './store-history';
 import { Workspace } from './workspace';
 
+/** Previews whose bound is kept to prove when asked: the client asks at once, so a few suffice. */
+const PENDING_BOUNDS = 4;
+
 /** A solve's wall-clock limit in the editor: a preview waits for it, so shorter than the CLI's. */
 const SOLVER_TIME_LIMIT_MS = 2_000;
 
@@ -64,8 +67,6 @@ export interface SessionPorts {
   publishDiagnostics(uri: string, diagnostics: Diagnostic[], version: number | undefined): void;
   /** The source or its diagnostics changed: views and previews may ask again. */
   sourceChanged(generation: number): void;
-  /** The bound of a preview answered before it (PlanView.boundPending's token); none when the solver proved none. */
-  boundProven(token: string, bound: PlanBoundView | undefined): void;
   log(level: LogLevel, message: string): void;
 }
 
@@ -93,6 +94,8 @@ export class Session {
   private solverLoaded: Promise<void> = Promise.resolve();
   /** Names each preview's bound proven after its answer. */
   private bounds = 0;
+  /** Previews' bounds still to prove, by token, oldest first: at most PENDING_BOUNDS (each holds its models). */
+  private readonly pendingBounds = new Map<string, { prove: () => service.ProvenBoundView | undefined; historyId: number | undefined }>();
   private readonly workspace: Workspace;
   private readonly live: LiveSource;
   private readonly analysisOptions: service.AnalysisOptions;
@@ -248,24 +251,29 @@ export class Session {
     return service.previewPlan(params, this.analysis(), this.history, this.boundLater);
   }
 
-  /** Proves a preview's bound once its answer is out; keeps it with the kept plan and sends it to the client. */
+  /** Keeps a preview's bound to prove when the client asks for it (planBound), the oldest dropped past the budget. */
   private readonly boundLater: service.BoundLater = (prove, historyId) => {
     const token = `bound-${++this.bounds}`;
-    setImmediate(() => {
-      let proven: service.ProvenBoundView | undefined;
-      try {
-        proven = prove();
-      } catch (e) {
-        this.ports.log('error', `proving the bound of a preview failed: ${errorDetail(e)}`);
-      }
-      if (proven && historyId !== undefined) {
-        const kept = this.history.setBound(historyId, proven.bound);
-        if (!kept.ok) this.ports.log('warning', `the bound of plan #${historyId} is not kept in the plan history: ${kept.error}`);
-      }
-      this.ports.boundProven(token, proven?.view);
-    });
+    this.pendingBounds.set(token, { prove, historyId });
+    for (const old of this.pendingBounds.keys()) {
+      if (this.pendingBounds.size <= PENDING_BOUNDS) break;
+      this.pendingBounds.delete(old);
+    }
     return token;
   };
+
+  /** Proves the bound of the preview `token` names, keeps it with the kept plan, and answers it. */
+  planBound(token: string): Result<{ bound?: PlanBoundView }> {
+    const pending = this.pendingBounds.get(token);
+    if (!pending) return err(`no preview waits for its bound as ${token} (asked for already, or replaced by newer previews)`);
+    this.pendingBounds.delete(token);
+    const proven = pending.prove();
+    if (proven && pending.historyId !== undefined) {
+      const kept = this.history.setBound(pending.historyId, proven.bound);
+      if (!kept.ok) this.ports.log('warning', `the bound of plan #${pending.historyId} is not kept in the plan history: ${kept.error}`);
+    }
+    return ok(proven ? { bound: proven.view } : {});
+  }
 
   async explainPod(params: ExplainPodParams): Promise<Result<PodExplanationView>> {
     await this.solverLoaded;

@@ -1,6 +1,6 @@
 // server/session: the language server's state and transitions, in process (no connection): the
 // folders read at start and every file's diagnostics published, an edit published for its version
-// and a close back to the disk's text, previews planned with the HiGHS solver carrying its bound;
+// and a close back to the disk's text, previews planned with the HiGHS solver, answered before their bound, which is proven when asked for;
 // on a kube context (test API server): the files checked against the cluster and back, and the
 // editor's scheduler recording its run in the history.
 import assert from 'node:assert/strict';
@@ -14,7 +14,6 @@ import type { MilpSolver } from '../../src/engine/planner/solver/solver';
 import { systemClock } from '../../src/platform/clock';
 import { highsSolver } from '../../src/platform/highs';
 import type { InitializationOptions } from '../../src/protocol/initialization';
-import type { PlanBoundView } from '../../src/protocol/webview';
 import { Session } from '../../src/server/session';
 import { ALL_PENDING_PODS } from '../../src/store/store';
 import { startTestApiServer, type TestApiServer } from '../kube/apiserver';
@@ -42,13 +41,11 @@ describe('server/session: the server’s state, in process', function () {
   let published: Map<string, { diagnostics: Diagnostic[]; version: number | undefined }>;
   let generations: number[];
   let logged: string[];
-  let bounds: Map<string, PlanBoundView | undefined>;
 
   function start(init: InitializationOptions = {}, loadSolver?: () => Promise<Result<MilpSolver>>, kubeconfig?: string): Promise<void> {
     published = new Map();
     generations = [];
     logged = [];
-    bounds = new Map();
     session = new Session(
       {
         clock: systemClock,
@@ -61,7 +58,6 @@ describe('server/session: the server’s state, in process', function () {
         publishDiagnostics: (uri, diagnostics, version) => void published.set(uri, { diagnostics, version }),
         sourceChanged: (generation) => void generations.push(generation),
         log: (level, m) => void logged.push(`${level}: ${m}`),
-        boundProven: (token, bound) => void bounds.set(token, bound),
       },
     );
     return session.start();
@@ -133,8 +129,7 @@ describe('server/session: the server’s state, in process', function () {
     assert.equal(plan.bound, undefined, 'the plan is answered before its bound');
     const token = plan.boundPending;
     assert.ok(token, 'the plan says its bound is coming');
-    await until('the bound proven', () => bounds.has(token));
-    const bound = bounds.get(token);
+    const { bound } = value(session.planBound(token));
     assert.ok(bound, 'the solver proved a bound');
     assert.match(bound.solver, /^HiGHS /);
     assert.ok(bound.gap >= 0 && bound.gap <= 1);
@@ -145,6 +140,22 @@ describe('server/session: the server’s state, in process', function () {
     // The history keeps it with the plan: the plan opened from there shows it.
     assert.ok(plan.historyId !== undefined);
     assert.deepEqual(value(session.openPlan(plan.historyId)).bound, bound);
+    // Proven once: asked again, the token names nothing.
+    assert.deepEqual(session.planBound(token), {
+      ok: false,
+      error: `no preview waits for its bound as ${token} (asked for already, or replaced by newer previews)`,
+    });
+  });
+
+  it('keeps the bounds of the last four previews to prove: an older one is gone', async () => {
+    await start({}, highsSolver);
+    await session.ready;
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++)
+      tokens.push(value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } })).boundPending ?? '');
+    assert.equal(new Set(tokens).size, 5);
+    assert.equal(session.planBound(tokens[0] ?? '').ok, false);
+    for (const token of tokens.slice(1)) assert.ok(value(session.planBound(token)).bound);
   });
 
   it('without the solver (its package missing), previews are made all the same, without a bound, and the log says why', async () => {
