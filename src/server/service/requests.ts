@@ -259,7 +259,8 @@ export function workspaceSummary(
     workloads: m.workloads.length,
     triggers: m.triggers.length,
     plans: m.plans.length,
-    profiles: [...new Set(analysis.engine.profiles.map((p) => p.schedulerName))],
+    // The profiles alone: the status bar shows this summary before the engine's snapshot of the cluster is built.
+    profiles: [...new Set(analysis.profiles.map((p) => p.schedulerName))],
     podSets,
     problems,
     history: history.unavailable
