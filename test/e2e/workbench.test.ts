@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LINES, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
+import { LINES, pickItem, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
 
 // A plan that puts a pod that does not tolerate the GPU node's taint on that node.
 const BAD_PLAN = `apiVersion: planner.ciena.io/v1alpha1
@@ -250,6 +250,35 @@ for (const line of LINES) {
       await shot('history');
     });
 
+    it('runs Preview Plan and Explain from their keybindings (Ctrl+Alt+P, Ctrl+Alt+E), pressed in the workbench', async () => {
+      await runCommand(page(), 'View: Close All Editors');
+      // The keys go to the workbench (the Explorer has focus), as a user presses them.
+      await page().locator('.activitybar .action-item a[aria-label^="Explorer"]').click();
+      await page().getByRole('treeitem', { name: 'podset.yaml' }).click();
+      await page().locator('.tab.active', { hasText: 'podset.yaml' }).waitFor();
+      await page().getByRole('treeitem', { name: 'podset.yaml' }).focus();
+      const input = page().locator('.quick-input-widget input');
+      await page().keyboard.press('Control+Alt+P');
+      await input.waitFor({ state: 'visible' });
+      assert.equal(await input.getAttribute('placeholder'), 'Preview the plan of which pod set?');
+      await pickItem(page(), 'nightly-batch');
+      await panel().locator('#root[data-view="plan"] h1', { hasText: 'Plan for nightly-batch' }).waitFor();
+      await page().getByRole('treeitem', { name: 'podset.yaml' }).focus();
+      await page().keyboard.press('Control+Alt+E');
+      await input.waitFor({ state: 'visible' });
+      assert.equal(await input.getAttribute('placeholder'), 'Explain which pod? (those not placed first)');
+      await pickItem(page(), 'trainer');
+      await panel().locator('#root[data-view="explanation"] h1', { hasText: 'trainer' }).waitFor();
+      await shot('keybinding-explain');
+      // The palette shows each command with its key.
+      await page().keyboard.press('F1');
+      await input.fill('>Podplan: Preview Plan');
+      const row = page().locator('.quick-input-list .monaco-list-row', { hasText: 'Podplan: Preview Plan' }).first();
+      await row.waitFor();
+      assert.equal((await row.locator('.monaco-keybinding').innerText()).replace(/\s+/g, ''), 'Ctrl+Alt+P');
+      await page().keyboard.press('Escape');
+    });
+
     it('shows the Podplan view container: pod sets and triggers, plans with their status, the cluster', async () => {
       await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       await treeRow('Pod Sets & Triggers', 'nightly-batch').first().waitFor();
@@ -266,6 +295,33 @@ for (const line of LINES) {
       await treeRow('Cluster', /Source/).waitFor();
       await treeRow('Cluster', /Nodes/).waitFor();
       await shot('views');
+    });
+
+    it('shows a tree row’s whole story in its tooltip where the sidebar cuts the row', async () => {
+      // Each row: what its tooltip must say in full (the row itself shows a short description).
+      const rows: Array<[RegExp, RegExp]> = [
+        [/^Quiet time/, /^Quiet time \S+ (after the last pod of the set arrives|: )/],
+        [/^Depends on/, /ScheduleTrigger analytics\/nightly-batch/],
+        [/^nightly-report/, /^Pod set analytics\/nightly-report \(namespace analytics\)\n/],
+      ];
+      const cut: string[] = [];
+      for (const [label, tooltip] of rows) {
+        const row = treeRow('Pod Sets & Triggers', label).first();
+        const shown = await row.locator('.monaco-icon-label-container').evaluate((e) => ({
+          text: e.textContent ?? '',
+          cut: e.scrollWidth > e.clientWidth,
+        }));
+        if (shown.cut) cut.push(shown.text);
+        await row.hover();
+        const hover = page().locator('.monaco-hover, .workbench-hover', { hasText: tooltip }).first();
+        await hover.waitFor();
+        assert.match(await hover.innerText(), tooltip);
+        await shot(`tooltip-${label.source.replace(/\W+/g, '')}`);
+        // Off the row, so the next hover is the next row's.
+        await page().locator('.statusbar').hover();
+        await hover.waitFor({ state: 'hidden' });
+      }
+      console.log(`      rows the sidebar cuts: ${cut.length > 0 ? cut.join(' | ') : 'none at this width'}`);
     });
 
     it('refuses Schedule Now while a dependency is not complete, and says why', async () => {
@@ -312,6 +368,45 @@ for (const line of LINES) {
         .waitFor();
       await panel().getByText('nightly-batch').first().waitFor();
       await shot('plans-open');
+    });
+
+    it('lists the Podplan settings in the User tab of the Settings editor', async () => {
+      await runCommand(page(), 'Preferences: Open User Settings');
+      const editor = page().locator('.settings-editor');
+      await editor.waitFor();
+      assert.match(await page().locator('.settings-tabs-widget .action-label.checked').innerText(), /^User/);
+      await page().locator('.settings-header .suggest-input-container').click();
+      await page().keyboard.type('podplan');
+      const titles = editor.locator('.settings-tree-container .setting-item-contents .setting-item-title');
+      await editor.locator('.setting-item-title', { hasText: 'Database' }).first().waitFor();
+      const shown = (await titles.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+      for (const setting of ['History: Database', 'History: Enabled', 'Scheduler Name', 'Scheduler: Lease Namespace', 'Trace: Server'])
+        assert.ok(
+          shown.some((t) => t.startsWith('Podplan') && t.endsWith(setting)),
+          `${setting} in the User tab: ${shown.join(' | ')}`,
+        );
+      await shot('settings-user');
+      await runCommand(page(), 'View: Close All Editors');
+    });
+
+    it("shows the extension's icon in the Extensions view", async () => {
+      await runCommand(page(), 'Extensions: Show Installed Extensions');
+      const row = page().locator('.extensions-viewlet .monaco-list-row', { hasText: 'Podplan' }).first();
+      await row.waitFor();
+      const icon = row.locator('img.icon');
+      await icon.waitFor();
+      // Loaded, not just named: the image's own size once it has loaded.
+      const size = await icon.evaluate((img: HTMLImageElement) =>
+        img.complete && img.naturalWidth > 0
+          ? img.naturalWidth
+          : new Promise<number>((resolve, reject) => {
+              img.addEventListener('load', () => resolve(img.naturalWidth));
+              img.addEventListener('error', () => reject(new Error(`the icon ${img.src} did not load`)));
+            }),
+      );
+      assert.ok(size >= 128, `icon ${size} px wide`);
+      assert.match((await icon.getAttribute('src')) ?? '', /podplan\.png/);
+      await shot('extensions-icon');
     });
   });
 }
