@@ -300,7 +300,7 @@ export class Session {
   async clusterSummary(): Promise<ClusterSummary> {
     const summary = service.clusterSummary(this.analysis(), this.folders);
     const source = this.live.source();
-    const contexts = this.live.contexts(this.workspaceView());
+    const contexts = await this.live.contexts(this.workspaceView());
     const scheduler = await this.live.scheduler({ action: 'status', trusted: false });
     return {
       ...summary,
@@ -310,7 +310,7 @@ export class Session {
     };
   }
 
-  listContexts(): Result<ContextList> {
+  listContexts(): Promise<Result<ContextList>> {
     return this.live.contexts(this.workspaceView());
   }
 
