@@ -397,8 +397,8 @@ for (const line of LINES) {
       assert.match(await page().locator('.settings-tabs-widget .action-label.checked').innerText(), /^User/);
       await page().locator('.settings-header .suggest-input-container').click();
       await page().keyboard.type('@ext:podplan.podplan');
-      // The table of contents counts the extension's settings the User tab lists.
-      await editor.locator('.settings-toc-container .monaco-list-row', { hasText: /^Podplan\s*\(5\)$/ }).waitFor();
+      // The search counts the extension's settings the User tab lists.
+      await editor.locator('.settings-count-widget', { hasText: /^5 Settings Found$/ }).waitFor();
       const titles = editor.locator('.settings-tree-container .setting-item-contents .setting-item-title');
       await editor.locator('.setting-item-title', { hasText: 'Server' }).first().waitFor();
       const shown = (await titles.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
