@@ -13,7 +13,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { POD_SET, writeScaleWorkspace } from '../test/e2e/scale-workspace';
-import { installCodeServer, installPackaged, LINES, openWorkbench, runCommandOn, type CodeServerLine, type Installed } from '../test/e2e/workbench';
+import {
+  installCodeServer,
+  installPackaged,
+  LINES,
+  openWorkbench,
+  runCommandOn,
+  type CodeServerLine,
+  type Installed,
+} from '../test/e2e/workbench';
 import type { Benchmark } from './benchmark';
 
 const RUNS = Number(process.env['PODPLAN_BENCH_RUNS'] ?? 2);
