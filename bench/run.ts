@@ -13,6 +13,7 @@ import { benchmarks as plugins_affinity } from './plugins-affinity';
 import { benchmarks as store } from './store';
 import { benchmarks as server } from './server';
 import { benchmarks as editor } from './editor';
+import { benchmarks as workbench } from './workbench';
 import { benchmarks as planner } from './planner';
 import { benchmarks as webview } from './webview';
 import { benchmarks as cli } from './cli';
@@ -34,6 +35,7 @@ const all: readonly Benchmark[] = [
   ...store,
   ...server,
   ...editor,
+  ...workbench,
   ...planner,
   ...webview,
   ...cli,

@@ -3,12 +3,12 @@
 // every number; this prints and draws them. Back/Forward move through the panel's history (kept by
 // the extension); what the user did in each view (tab, search, selection, sort) is kept here, per
 // history entry, in the webview state, so a view comes back as it was left.
-import type { HostToWebview, NavigationView } from '../../src/protocol/webview';
+import type { BoundMessage, HostToWebview, NavigationView } from '../../src/protocol/webview';
 import { button, h } from './dom';
 import { renderExplanation } from './explain';
 import { renderDiff, renderHistory } from './history';
 import { post, vscode } from './host';
-import { renderPlan } from './plan';
+import { renderPlan, showBound } from './plan';
 import type { UiState, ViewContext } from './state';
 
 interface Saved {
@@ -92,10 +92,20 @@ function show(message: HostToWebview): void {
   persist();
 }
 
+/** A bound the shown plan said was coming: filled in where it said so, and kept with the plan. */
+function bound({ token, bound }: BoundMessage): void {
+  if (shown?.type !== 'plan' || shown.plan.boundPending !== token) return;
+  const { boundPending: _, ...plan } = shown.plan;
+  shown = { ...shown, plan: bound ? { ...plan, bound } : plan };
+  showBound(root, token, bound);
+  persist();
+}
+
 const KNOWN = new Set<string>(['loading', 'error', 'plan', 'explanation', 'history', 'diff']);
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const data = event.data as { type?: unknown } | null;
   if (data && typeof data.type === 'string' && KNOWN.has(data.type)) show(data as HostToWebview);
+  else if (data?.type === 'bound') bound(data as BoundMessage);
 });
 window.addEventListener('keydown', (ev) => {
   if (!ev.altKey || (ev.key !== 'ArrowLeft' && ev.key !== 'ArrowRight')) return;

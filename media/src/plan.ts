@@ -1,7 +1,15 @@
 // The plan view: the node map (every node of the cluster, filtered, sorted and coloured as the user
 // asks, with the selected node's detail), the unplaced pods grouped by reason, and the stage funnel
 // of the whole pod set.
-import type { DeviceUseView, NodeUseView, PlanRefView, PlanView, ResourceUseView, UnplacedGroupView } from '../../src/protocol/webview';
+import type {
+  DeviceUseView,
+  NodeUseView,
+  PlanBoundView,
+  PlanRefView,
+  PlanView,
+  ResourceUseView,
+  UnplacedGroupView,
+} from '../../src/protocol/webview';
 import { button, h, section, type Child } from './dom';
 import { tabs } from './elements';
 import { formatAmount } from '../../src/protocol/amounts';
@@ -356,6 +364,29 @@ function groupCard(g: UnplacedGroupView, namespace: string, inPlan: PlanRefView)
   return card;
 }
 
+/** A plan's bound among its facts, as podplan plan prints it. */
+export function boundText(bound: PlanBoundView): string {
+  return `bound (${bound.solver}): ${bound.text}`;
+}
+
+/** Where the bound goes while the server proves it (the plan is shown without waiting for the solver). */
+const BOUND_COMING = 'bound: the solver is proving it…';
+
+/** The bound the facts said was coming: its text there, or the placeholder gone when the solver proved none. */
+export function showBound(root: ParentNode, token: string, bound: PlanBoundView | undefined): void {
+  for (const pending of root.querySelectorAll(`.bound-pending[data-bound="${CSS.escape(token)}"]`)) {
+    if (bound) {
+      pending.textContent = boundText(bound);
+      pending.classList.remove('bound-pending');
+      pending.removeAttribute('data-bound');
+    } else {
+      // The separator before it goes with it.
+      if (pending.previousSibling?.textContent === ' · ') pending.previousSibling.remove();
+      pending.remove();
+    }
+  }
+}
+
 export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
   const facts: Child[] = [
     `namespace ${plan.namespace}`,
@@ -365,7 +396,10 @@ export function renderPlan(plan: PlanView, ctx: ViewContext): HTMLElement[] {
     formatTime(plan.createdAt),
     plan.historyId !== undefined && `history #${plan.historyId}`,
     plan.historyError !== undefined && h('span', { class: 'bad', role: 'alert' }, plan.historyError),
-    plan.bound !== undefined && `bound (${plan.bound.solver}): ${plan.bound.text}`,
+    plan.bound !== undefined
+      ? boundText(plan.bound)
+      : plan.boundPending !== undefined &&
+        h('span', { class: 'bound-pending', role: 'status', 'data-bound': plan.boundPending }, BOUND_COMING),
   ];
   const actions = [button('Re-run preview', 'Plan the pod set again on the current workspace', () => post({ type: 'refresh' }))];
   const trigger = plan.trigger;

@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { State, type LanguageClient } from 'vscode-languageclient/node';
 import type { RequestParam, RequestType, RequestType0 } from 'vscode-languageclient';
 import {
+  PlanBoundRequest,
   SchedulerRequest,
   WorkspaceChangedNotification,
   WorkspaceSummaryRequest,
@@ -11,10 +12,12 @@ import {
   type SourceView,
   type WorkspaceSummary,
 } from '../protocol/requests';
+import type { PlanBoundView } from '../protocol/webview';
 import { CommandIds } from './command-ids';
 import { sourceStatusWords } from './commands/source-words';
 import { createClient } from './client';
 import { PlanPanel } from './panel';
+import { boundLogLine } from './plan-log';
 import { StatusItem } from './status';
 import { errorMessage } from '../protocol/errors';
 
@@ -148,6 +151,20 @@ export class Ctx implements vscode.Disposable {
     edit: Parameters<LanguageClient['protocol2CodeConverter']['asWorkspaceEdit']>[0],
   ): Promise<vscode.WorkspaceEdit | undefined> {
     return this.running().protocol2CodeConverter.asWorkspaceEdit(edit);
+  }
+
+  /** Asks for the bound of a preview shown before it, logs it and hands it to the panel. */
+  async followBound(token: string): Promise<void> {
+    let bound: PlanBoundView | undefined;
+    try {
+      const answer = await this.request(PlanBoundRequest, { token });
+      if (answer.ok) bound = answer.value.bound;
+      else this.output.warn(`the bound of the preview: ${answer.error}`);
+      if (answer.ok) this.output.info(boundLogLine(bound));
+    } catch (e) {
+      this.output.warn(`the bound of the preview: ${errorMessage(e)}`);
+    }
+    this.panel.boundProven(token, bound);
   }
 
   summary(): Promise<WorkspaceSummary> {

@@ -3,7 +3,7 @@
 // shows the answer kept for that entry at once (the webview restores its own tab, selection and
 // filters for it); `refresh` runs the entry's load again. Other intents go to the commands.
 import * as vscode from 'vscode';
-import type { HostToWebview, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
+import type { BoundMessage, HostToWebview, PlanBoundView, PlanView, ViewMessage, WebviewToHost } from '../protocol/webview';
 import { newNonce, panelHtml } from './webview/html';
 import { PanelHistory, type HistoryEntry } from './webview/navigation';
 import { errorMessage } from '../protocol/errors';
@@ -19,6 +19,9 @@ interface Page {
 }
 type Entry = HistoryEntry<Page>;
 
+/** Bounds kept for a plan the panel has not taken yet. */
+const EARLY_BOUNDS = 4;
+
 /** How many entries back the panel remembers. */
 const HISTORY_LIMIT = 50;
 
@@ -26,6 +29,10 @@ export class PlanPanel implements vscode.Disposable {
   private panel: vscode.WebviewPanel | undefined;
   private readonly history = new PanelHistory<Page>(HISTORY_LIMIT);
   private ready = false;
+  /** Plans shown before their bound, by the token the bound will come with. */
+  private readonly awaitingBound = new Map<string, Page>();
+  /** Bounds that came before the panel took their plan (its load still settling): at most a few. */
+  private readonly earlyBounds = new Map<string, PlanBoundView | undefined>();
   /** Set by main.ts: what to do with an intent the panel does not handle itself. */
   onIntent: (intent: WebviewToHost) => void = () => undefined;
 
@@ -55,8 +62,33 @@ export class PlanPanel implements vscode.Disposable {
       message = { type: 'error', message: errorMessage(e) };
     }
     page.shown = message;
+    const token = message.type === 'plan' ? message.plan.boundPending : undefined;
+    if (token !== undefined) this.awaitingBound.set(token, page);
     // Another entry was shown meanwhile: this answer waits in its entry.
     if (entry === this.history.current) this.post({ ...message, nav: this.history.nav(entry) });
+    if (token !== undefined && this.earlyBounds.has(token)) {
+      const bound = this.earlyBounds.get(token);
+      this.earlyBounds.delete(token);
+      this.boundProven(token, bound);
+    }
+  }
+
+  /** The bound a shown plan said was coming: kept with its entry, and filled in where the panel shows it. */
+  boundProven(token: string, bound: PlanBoundView | undefined): void {
+    const page = this.awaitingBound.get(token);
+    this.awaitingBound.delete(token);
+    if (!page) {
+      this.earlyBounds.set(token, bound);
+      for (const old of this.earlyBounds.keys()) if (this.earlyBounds.size > EARLY_BOUNDS) this.earlyBounds.delete(old);
+      return;
+    }
+    if (page.shown?.type !== 'plan') return;
+    const { boundPending: _, ...plan } = page.shown.plan;
+    page.shown = { type: 'plan', plan: bound ? { ...plan, bound } : plan };
+    if (page === this.history.current?.value && this.panel && this.ready) {
+      const message: BoundMessage = { type: 'bound', token, ...(bound ? { bound } : {}) };
+      void this.panel.webview.postMessage(message);
+    }
   }
 
   private go(step: -1 | 1): void {
@@ -103,6 +135,7 @@ export class PlanPanel implements vscode.Disposable {
       this.panel = undefined;
       this.ready = false;
       this.history.clear();
+      this.awaitingBound.clear();
     });
     this.panel = panel;
     this.ready = false;

@@ -2,7 +2,7 @@
 // profile, its bound when a solver proved one, and every pod left out with the stage, plugin and upstream message that stopped it
 // (syntaxes/podplan-output.tmLanguage.json colours them). Free of `vscode` so that a test can
 // read them. Placements are counted, not listed: a plan of thousands of pods stays a few lines.
-import type { PlanView } from '../protocol/webview';
+import type { PlanBoundView, PlanView } from '../protocol/webview';
 
 /** Unplaced pods listed one per line; the rest are counted. */
 const UNPLACED_LISTED = 20;
@@ -13,7 +13,8 @@ export function planLogLines(plan: PlanView, action: 'preview' | 'schedule'): st
     `${action} pod set ${plan.namespace}/${plan.podSet}${plan.trigger ? ` (trigger ${plan.trigger})` : ''}: planner ${plan.planner}, profile ${plan.profile}${history}: ${plan.assignments.length} placed, ${plan.unplaced.length} not placed`,
   ];
   // As podplan plan prints it: how far from the best possible the solver proved the plan to be.
-  if (plan.bound) lines.push(`  bound (${plan.bound.solver}): ${plan.bound.text}`);
+  // A preview is answered before its bound, whose line follows when it comes (boundLogLine).
+  if (plan.bound) lines.push(boundLogLine(plan.bound));
   if (plan.historyError) lines.push(`  ${plan.historyError}`);
   for (const u of plan.unplaced.slice(0, UNPLACED_LISTED)) {
     const at = u.stage ? ` at ${u.stage}${u.plugin ? ` ${u.plugin}` : ''}` : '';
@@ -21,4 +22,9 @@ export function planLogLines(plan: PlanView, action: 'preview' | 'schedule'): st
   }
   if (plan.unplaced.length > UNPLACED_LISTED) lines.push(`  … and ${plan.unplaced.length - UNPLACED_LISTED} more pods not placed`);
   return lines;
+}
+
+/** The bound's line; for a preview answered before it, logged when it comes. */
+export function boundLogLine(bound: PlanBoundView | undefined): string {
+  return bound ? `  bound (${bound.solver}): ${bound.text}` : '  no bound: the solver proved none';
 }

@@ -4,7 +4,7 @@
 // with a message for the user, not a JSON-RPC error.
 import { NotificationType, RequestType, RequestType0, type WorkspaceEdit } from 'vscode-languageserver-protocol';
 import type { Result } from '../engine/api/result';
-import type { HistoryEntryView, PlanDiffView, PlanRefView, PlanView, PodExplanationView } from './webview';
+import type { HistoryEntryView, PlanBoundView, PlanDiffView, PlanRefView, PlanView, PodExplanationView } from './webview';
 
 /** A namespaced object of the workspace; namespace `default` when left out. */
 export interface ObjectRef {
@@ -202,6 +202,15 @@ export interface RecordAppliedParams {
 
 /** client → server: the plan was written; its history entry becomes applied (the set's previous applied one superseded). */
 export const RecordAppliedRequest = new RequestType<RecordAppliedParams, Result<HistoryEntryView>, void>('podplan/recordApplied');
+
+/**
+ * The bound of a preview answered before it (PlanView.boundPending names the token): proven when
+ * asked, so the preview's answer is out first. No bound when the solver proved none; an error when
+ * the token names no preview waiting for its bound (asked already, or one of many older previews).
+ */
+export const PlanBoundRequest = new RequestType<{ readonly token: string }, Result<{ readonly bound?: PlanBoundView }>, void>(
+  'podplan/planBound',
+);
 
 /** server → client: the workspace model changed (after the debounce); views may ask for a new summary. */
 export const WorkspaceChangedNotification = new NotificationType<{ readonly generation: number }>('podplan/workspaceChanged');

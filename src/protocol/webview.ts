@@ -195,6 +195,11 @@ export interface PlanView {
   readonly victims?: readonly { readonly pod: string; readonly node: string; readonly by: string }[];
   /** How far the plan is from the best possible, as the solver proved it (absent when no solver was loaded). */
   readonly bound?: PlanBoundView;
+  /**
+   * The bound is still to prove: the plan is shown without waiting for the solver; podplan/planBound
+   * with this token proves it, and a `bound` message brings it to the panel.
+   */
+  readonly boundPending?: string;
 }
 
 /** A plan's bound and gap (engine/planner/solver/bound.ts), worded as `podplan plan` prints it. */
@@ -372,6 +377,13 @@ export type ViewMessage =
 /** extension → webview */
 export type HostToWebview =
   { readonly type: 'loading'; readonly what: string; readonly nav?: NavigationView } | (ViewMessage & { readonly nav?: NavigationView });
+
+/** extension → webview, beside a view: the bound a plan said was coming (PlanView.boundPending); none when the solver could not prove one. */
+export interface BoundMessage {
+  readonly type: 'bound';
+  readonly token: string;
+  readonly bound?: PlanBoundView;
+}
 
 /** webview → extension: what the user asked for; the extension asks the server. */
 export type WebviewToHost =

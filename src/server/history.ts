@@ -4,6 +4,7 @@
 import { err, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
+import type { PlanBound } from '../engine/planner/solver/bound';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { RecordingOptions, RunRecording } from '../store/recording';
 import type { RunKind, SourceRef } from '../store/types';
@@ -28,6 +29,8 @@ export interface History {
    * again: the draft's id comes back.
    */
   savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>): Result<number>;
+  /** The bound proven for kept plan `id` after it was kept (a preview is kept before its bound). */
+  setBound(id: number, bound: PlanBound): Result<void>;
   /** The plan was written to the workspace: applied, the set's previously applied plan superseded. */
   markApplied(id: number): Result<HistoryEntryView>;
   /** Starts a run of `kind` on `source` that is recorded as it goes (the editor's scheduler: decisions and plans). */
@@ -49,6 +52,7 @@ export function noHistory(reason: string, noDriver = false): History {
     compare: no,
     diagnosis: no,
     savePreview: no,
+    setBound: no,
     markApplied: no,
     record: no,
     useSource: () => undefined,

@@ -10,14 +10,11 @@ import type { Plan } from '../engine/planner/plan';
 import type { WorkspaceModel } from '../manifests';
 import { schedulePlanName } from '../engine/planner/podset/name';
 import { PLAN_STATUS_ANNOTATION } from '../kube/crds';
-import { KubeHttp } from '../kube/http';
-import { listContexts, loadKubeconfig, selectContext, type KubeconfigOptions, type KubeContext } from '../kube/kubeconfig';
-import { bindEach } from '../kube/binder';
-import { bindingPoster, boundNodeReader, planWriter } from '../kube/live/cluster';
-import { LIVE_DECISIONS } from '../kube/live/compose';
-import { leaseLocation, LiveRun, STOP_DEADLINE_MS } from '../kube/live/lifecycle';
-import { ClusterMirror } from '../kube/mirror';
-import { PlannerObjects } from '../kube/planner-objects';
+import type { KubeHttp } from '../kube/http';
+import type { KubeconfigOptions, KubeContext } from '../kube/kubeconfig';
+import type { LiveRun } from '../kube/live/lifecycle';
+import type { ClusterMirror } from '../kube/mirror';
+import type * as KubeModule from './kube';
 import type {
   ApplyPlanParams,
   ApplyPlanResult,
@@ -33,6 +30,11 @@ import { plural } from './service/words';
 import { incompleteDependencies } from './service/dependencies';
 import { planPodSet, planView, solverOf } from './service/planning';
 import { keptView } from './service/requests';
+
+/** The kube layer, loaded on first use (./kube.ts says why). */
+type Kube = typeof KubeModule;
+let kubeLoading: Promise<Kube> | undefined;
+const loadKube = (): Promise<Kube> => (kubeLoading ??= import('./kube'));
 
 /** Problems kept for the status (newest last). */
 const KEPT_ERRORS = 20;
@@ -68,6 +70,7 @@ class RunningScheduler {
     readonly context: string,
     private readonly errors: string[],
     private readonly run: LiveRun,
+    private readonly stopDeadlineMs: number,
   ) {}
 
   /**
@@ -77,6 +80,7 @@ class RunningScheduler {
    * `leaseNamespace` (else where `podplan run` keeps it by default).
    */
   static start(
+    kube: Kube,
     connected: Connected,
     clock: Clock,
     history: History,
@@ -92,16 +96,16 @@ class RunningScheduler {
     const recorded = history.record({ kind: 'kube-context', name: context.context, server: context.server }, 'live', {
       clock,
       onError: note,
-      decisions: LIVE_DECISIONS,
+      decisions: kube.LIVE_DECISIONS,
     });
     if (!recorded.ok) log(`the scheduler of ${context.context} runs unrecorded: ${recorded.error}`);
     const identity = `podplan-editor_${process.pid}`;
-    const started = LiveRun.start({
+    const started = kube.LiveRun.start({
       context,
       clock,
       report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: note },
       ...(recorded.ok ? { recording: recorded.value } : {}),
-      election: { lease: leaseLocation({ namespace: leaseNamespace }), identity },
+      election: { lease: kube.leaseLocation({ namespace: leaseNamespace }), identity },
       onLeadership: (leading, lost) => {
         if (!leading && lost > 0) note(`${identity} lost the Lease; scheduling stopped until it takes it back`);
       },
@@ -113,7 +117,7 @@ class RunningScheduler {
     void run.synced.then((listed) => {
       if (!listed.ok) note(listed.error);
     });
-    return ok(new RunningScheduler(context.context, errors, run));
+    return ok(new RunningScheduler(context.context, errors, run, kube.STOP_DEADLINE_MS));
   }
 
   status(): SchedulerStatus {
@@ -131,9 +135,9 @@ class RunningScheduler {
   /** Lets the bindings in flight finish (aborted past the stop deadline), then releases the Lease and stops watching. */
   async stop(): Promise<SchedulerStatus> {
     const summary = await this.run.stop({
-      deadlineMs: STOP_DEADLINE_MS,
+      deadlineMs: this.stopDeadlineMs,
       onDeadline: (aborted) =>
-        this.errors.push(`still waiting after ${STOP_DEADLINE_MS / 1000} s: ${plural(aborted, 'binding')} in flight aborted, not bound`),
+        this.errors.push(`still waiting after ${this.stopDeadlineMs / 1000} s: ${plural(aborted, 'binding')} in flight aborted, not bound`),
     });
     return { ...this.status(), running: false, unplaced: summary.notPlaced.length };
   }
@@ -157,10 +161,11 @@ export class LiveSource {
     return c ? { kind: 'cluster', name: c.context.context, server: c.context.server } : undefined;
   }
 
-  contexts(workspace: SourceView): Result<ContextList> {
-    const loaded = loadKubeconfig(this.options.kubeconfig);
+  async contexts(workspace: SourceView): Promise<Result<ContextList>> {
+    const kube = await loadKube();
+    const loaded = kube.loadKubeconfig(this.options.kubeconfig);
     if (!loaded.ok) return loaded;
-    const contexts = listContexts(loaded.value).map((c) => ({
+    const contexts = kube.listContexts(loaded.value).map((c) => ({
       name: c.name,
       cluster: c.cluster,
       current: c.current,
@@ -179,13 +184,14 @@ export class LiveSource {
     this.pending.clear();
     await previous?.mirror.stop();
     if (context === undefined) return ok(undefined);
-    const loaded = loadKubeconfig(this.options.kubeconfig);
+    const kube = await loadKube();
+    const loaded = kube.loadKubeconfig(this.options.kubeconfig);
     if (!loaded.ok) return loaded;
-    const chosen = selectContext(loaded.value, context);
+    const chosen = kube.selectContext(loaded.value, context);
     if (!chosen.ok) return chosen;
-    const http = new KubeHttp(chosen.value);
+    const http = new kube.KubeHttp(chosen.value);
     const redactor = chosen.value.redactor;
-    const mirror = new ClusterMirror(http, {
+    const mirror = new kube.ClusterMirror(http, {
       clock: this.options.clock,
       onWarning: (m) => this.options.log(`${context}: ${redactor.redact(m)}`),
       onEvent: () => this.changed(),
@@ -276,8 +282,9 @@ export class LiveSource {
     this.pending.delete(token);
     const { plan, trigger } = pending;
     const analysis = this.analysis() as Analysis;
+    const kube = await loadKube();
     if (trigger) {
-      const writer = planWriter(new PlannerObjects(c.http));
+      const writer = kube.planWriter(new kube.PlannerObjects(c.http));
       const written = await writer.writePlan(plan);
       if (!written.ok)
         return err(
@@ -292,8 +299,8 @@ export class LiveSource {
       // With the live scheduler's binder policy: its retries, and a 409 decided from the pod's node.
       const located = plan.assignments.map((a) => ({ name: a.pod, pod: analysis.pod(plan.namespace, a.pod)?.value, node: a.node }));
       const failed = located.filter((l) => !l.pod).map((l) => `${l.name}: no such pod in the cluster any more`);
-      const refused = await bindEach(
-        { post: bindingPoster(c.http), readBoundNode: boundNodeReader(c.http), clock: this.options.clock },
+      const refused = await kube.bindEach(
+        { post: kube.bindingPoster(c.http), readBoundNode: kube.boundNodeReader(c.http), clock: this.options.clock },
         located.flatMap((l) => (l.pod ? [{ pod: l.pod, node: l.node }] : [])),
       );
       for (const r of refused) failed.push(`${r.pod.metadata.name}: ${c.context.redactor.redact(r.reasons.join('; '))}`);
@@ -323,6 +330,7 @@ export class LiveSource {
     const c = this.connected;
     if (!c) return err('Run Podplan as scheduler needs a kube context as the source; pick one first');
     const started = RunningScheduler.start(
+      await loadKube(),
       c,
       this.options.clock,
       this.options.history?.() ?? noHistory('none was given'),

@@ -41,6 +41,7 @@ import {
   ListContextsRequest,
   ListHistoryRequest,
   OpenPlanRequest,
+  PlanBoundRequest,
   PreviewPlanRequest,
   RecordAppliedRequest,
   ScheduleNowRequest,
@@ -248,6 +249,10 @@ export function startServer(connection: Connection, options: ServerOptions = {})
     guard('podplan/previewPlan', failed('podplan/previewPlan'), (s, p: PreviewPlanParams & WorkDoneProgressParams) =>
       planning(p, s.planSize(p), 'Podplan: planning', () => s.previewPlan(p)),
     ),
+  );
+  connection.onRequest(
+    PlanBoundRequest,
+    guard('podplan/planBound', failed('podplan/planBound'), (s, p) => s.planBound(p.token)),
   );
   connection.onRequest(
     ExplainPodRequest,

@@ -10,7 +10,7 @@
 // once the source switches back.
 import type { Diagnostic } from 'vscode-languageserver';
 import type { Clock } from '../engine/api/clock';
-import { ok, type Result } from '../engine/api/result';
+import { err, ok, type Result } from '../engine/api/result';
 import { errorDetail } from '../engine/api/errors';
 import type { SolverSettings } from '../engine/planner/planner';
 import type { MilpSolver } from '../engine/planner/solver/solver';
@@ -35,7 +35,7 @@ import type {
   SourceView,
   WorkspaceSummary,
 } from '../protocol/requests';
-import type { HistoryEntryView, PlanDiffView, PlanView, PodExplanationView } from '../protocol/webview';
+import type { HistoryEntryView, PlanBoundView, PlanDiffView, PlanView, PodExplanationView } from '../protocol/webview';
 import { defaultDatabasePath } from '../store/paths';
 import { Debouncer } from './debounce';
 import { readYamlFile, scanFolders, YAML_FILE } from './disk';
@@ -47,6 +47,9 @@ import { planView } from './service/planning';
 import { plural } from './service/words';
 import { openHistory, workspaceSource } from './store-history';
 import { Workspace } from './workspace';
+
+/** Previews whose bound is kept to prove when asked: the client asks at once, so a few suffice. */
+const PENDING_BOUNDS = 4;
 
 /** A solve's wall-clock limit in the editor: a preview waits for it, so shorter than the CLI's. */
 const SOLVER_TIME_LIMIT_MS = 2_000;
@@ -85,8 +88,14 @@ export interface FileChange {
 
 export class Session {
   readonly folders: readonly string[];
-  /** Resolves once the history is open, the solver loaded (or found missing) and the folders read. */
+  /** Resolves once the history is open and the folders read (the solver may still be loading: what plans waits for it). */
   readonly ready: Promise<void>;
+  /** Resolves once the solver is loaded or found missing. */
+  private solverLoaded: Promise<void> = Promise.resolve();
+  /** Names each preview's bound proven after its answer. */
+  private bounds = 0;
+  /** Previews' bounds still to prove, by token, oldest first: at most PENDING_BOUNDS (each holds its models). */
+  private readonly pendingBounds = new Map<string, { prove: () => service.ProvenBoundView | undefined; historyId: number | undefined }>();
   private readonly workspace: Workspace;
   private readonly live: LiveSource;
   private readonly analysisOptions: service.AnalysisOptions;
@@ -140,7 +149,12 @@ export class Session {
       const solverLoading = loadSolver?.();
       // Marked handled now; a failure still reaches the catch below when awaited.
       history.catch(() => undefined);
-      solverLoading?.catch(() => undefined);
+      // The solver is only needed to plan: the workspace is ready without it, and plans wait for it.
+      this.solverLoaded = (async () => {
+        const solver = await solverLoading?.catch((e: unknown) => err(errorDetail(e)));
+        if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
+        else if (solver) this.ports.log('warning', `plans have no bound: ${solver.error}`);
+      })();
       const reading = performance.now();
       await scanFolders(this.folders, (uri, text) => this.workspace.setDisk(uri, text), this.warn);
       const files = this.workspace.files();
@@ -150,9 +164,8 @@ export class Session {
         `read ${plural(files.length, 'YAML file')} (${plural(documents, 'document')}) in ${Math.round(performance.now() - reading)} ms`,
       );
       this.history = await history;
-      const solver = await solverLoading;
-      if (solver?.ok) this.solver = { solver: solver.value, timeLimitMs: SOLVER_TIME_LIMIT_MS, seed: 1 };
-      else if (solver) this.ports.log('warning', `plans have no bound: ${solver.error}`);
+      // From the process's start (performance's time origin): what the editor waits for before its status shows.
+      this.ports.log('info', `ready ${Math.round(performance.now())} ms after the server started`);
     } catch (e) {
       this.ports.log('error', `reading the workspace failed: ${errorDetail(e)}`);
     } finally {
@@ -232,15 +245,43 @@ export class Session {
     return service.planSize(params, this.analysis());
   }
 
-  previewPlan(params: PreviewPlanParams): Promise<Result<PlanView>> {
-    return service.previewPlan(params, this.analysis(), this.history);
+  /** A preview, answered before its bound: the bound follows (boundProven) once the solver proved it. */
+  async previewPlan(params: PreviewPlanParams): Promise<Result<PlanView>> {
+    await this.solverLoaded;
+    return service.previewPlan(params, this.analysis(), this.history, this.boundLater);
   }
 
-  explainPod(params: ExplainPodParams): Promise<Result<PodExplanationView>> {
+  /** Keeps a preview's bound to prove when the client asks for it (planBound), the oldest dropped past the budget. */
+  private readonly boundLater: service.BoundLater = (prove, historyId) => {
+    const token = `bound-${++this.bounds}`;
+    this.pendingBounds.set(token, { prove, historyId });
+    for (const old of this.pendingBounds.keys()) {
+      if (this.pendingBounds.size <= PENDING_BOUNDS) break;
+      this.pendingBounds.delete(old);
+    }
+    return token;
+  };
+
+  /** Proves the bound of the preview `token` names, keeps it with the kept plan, and answers it. */
+  planBound(token: string): Result<{ bound?: PlanBoundView }> {
+    const pending = this.pendingBounds.get(token);
+    if (!pending) return err(`no preview waits for its bound as ${token} (asked for already, or replaced by newer previews)`);
+    this.pendingBounds.delete(token);
+    const proven = pending.prove();
+    if (proven && pending.historyId !== undefined) {
+      const kept = this.history.setBound(pending.historyId, proven.bound);
+      if (!kept.ok) this.ports.log('warning', `the bound of plan #${pending.historyId} is not kept in the plan history: ${kept.error}`);
+    }
+    return ok(proven ? { bound: proven.view } : {});
+  }
+
+  async explainPod(params: ExplainPodParams): Promise<Result<PodExplanationView>> {
+    await this.solverLoaded;
     return service.explainPodRequest(params, this.analysis(), this.history);
   }
 
-  scheduleNow(params: ScheduleNowParams): Result<ScheduleNowResult> {
+  async scheduleNow(params: ScheduleNowParams): Promise<Result<ScheduleNowResult>> {
+    await this.solverLoaded;
     return service.scheduleNow(params, this.analysis(), this.history);
   }
 
@@ -259,7 +300,7 @@ export class Session {
   async clusterSummary(): Promise<ClusterSummary> {
     const summary = service.clusterSummary(this.analysis(), this.folders);
     const source = this.live.source();
-    const contexts = this.live.contexts(this.workspaceView());
+    const contexts = await this.live.contexts(this.workspaceView());
     const scheduler = await this.live.scheduler({ action: 'status', trusted: false });
     return {
       ...summary,
@@ -269,7 +310,7 @@ export class Session {
     };
   }
 
-  listContexts(): Result<ContextList> {
+  listContexts(): Promise<Result<ContextList>> {
     return this.live.contexts(this.workspaceView());
   }
 
@@ -287,7 +328,8 @@ export class Session {
     return selected.ok ? ok(source ?? this.workspaceView()) : selected;
   }
 
-  applyPlan(params: ApplyPlanParams): Promise<Result<ApplyPlanResult>> {
+  async applyPlan(params: ApplyPlanParams): Promise<Result<ApplyPlanResult>> {
+    await this.solverLoaded;
     return this.live.applyPlan(params, this.history);
   }
 

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { ok, err, type Result } from '../engine/api/result';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
+import type { PlanBound } from '../engine/planner/solver/bound';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 import { madeUpPods, RunRecording, type RecordingOptions } from '../store/recording';
@@ -120,6 +121,10 @@ class StoreHistory implements History {
     const saved = message(this.store.savePlan(run.value, plan, { profileHash, ...(madeUp.length ? { madeUp } : {}) }));
     const finished = this.store.finishRun(run.value, saved.ok ? 'succeeded' : 'failed', saved.ok ? undefined : saved.error);
     return saved.ok && !finished.ok ? message(finished) : saved;
+  }
+
+  setBound(id: number, bound: PlanBound): Result<void> {
+    return message(this.store.setBound(id, bound));
   }
 
   markApplied(id: number): Result<HistoryEntryView> {

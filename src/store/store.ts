@@ -450,6 +450,13 @@ export class PlanStore {
     );
   }
 
+  /** The bound its solver proved for plan `id` after it was kept (the editor keeps a preview before its bound). */
+  setBound(id: number, bound: PlanBound): Result<void, StoreError> {
+    const changed = this.attempt(() => this.sql('UPDATE plans SET bound = ? WHERE id = ?').run(JSON.stringify(bound), id).changes);
+    if (!changed.ok) return changed;
+    return changed.value === 0 ? notFound(`plan ${id}`) : ok(undefined);
+  }
+
   markSuperseded(id: number): Result<void, StoreError> {
     const changed = this.attempt(() => this.sql("UPDATE plans SET status = 'superseded' WHERE id = ?").run(id).changes);
     if (!changed.ok) return changed;

@@ -34,6 +34,11 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       await summary.waitFor();
       // A figure for the report, not an assertion.
       console.log(`      preview shown ${((performance.now() - asked) / 1000).toFixed(1)} s after it was asked for`);
+      // Shown before its bound, which fills in where the facts say the solver is proving it.
+      await panel()
+        .locator('header p.facts', { hasText: /bound \(HiGHS [\d.]+\): places 297; no plan places more than 297/ })
+        .waitFor();
+      console.log(`      its bound ${((performance.now() - asked) / 1000).toFixed(1)} s after`);
       assert.match(
         await summary.innerText(),
         new RegExp(`^${PODS - TOO_BIG} pods placed on \\d+ nodes? of ${NODES.toLocaleString('en')}, ${TOO_BIG} not placed`),

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LINES, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
+import { LINES, pickItem, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
 
 // A plan that puts a pod that does not tolerate the GPU node's taint on that node.
 const BAD_PLAN = `apiVersion: planner.ciena.io/v1alpha1
@@ -221,8 +221,13 @@ for (const line of LINES) {
         new RegExp(`^${rows.length} pods? placed on \\d+ nodes? of \\d+, 0 not placed`),
       );
       // The MILP solver's bound beside the plan: HiGHS (highs.mjs + its wasm) loaded by the language
-      // server from the installed extension's dist/node_modules/highs.
-      assert.match(await panel().locator('header p.facts').first().innerText(), /\bbound \(HiGHS \d+\.\d+\.\d+\): \S/);
+      // server from the installed extension's dist/node_modules/highs. The plan is shown first; the
+      // bound fills in where the facts said the solver was proving it.
+      const facts = panel()
+        .locator('header p.facts', { hasText: /\bbound \(HiGHS \d+\.\d+\.\d+\): \S/ })
+        .first();
+      await facts.waitFor();
+      assert.doesNotMatch(await facts.innerText(), /proving/);
       await shot('plan-preview');
       // The plan's line in the Podplan output channel (coloured by syntaxes/podplan-output.tmLanguage.json).
       await runCommand(page(), 'Podplan: Show Output');
@@ -250,6 +255,35 @@ for (const line of LINES) {
       await shot('history');
     });
 
+    it('runs Preview Plan and Explain from their keybindings (Ctrl+Alt+P, Ctrl+Alt+E), pressed in the workbench', async () => {
+      await runCommand(page(), 'View: Close All Editors');
+      // The keys go to the workbench (the Explorer has focus), as a user presses them.
+      await runCommand(page(), 'View: Show Explorer');
+      await page().getByRole('treeitem', { name: 'podset.yaml' }).click();
+      await page().locator('.tab.active', { hasText: 'podset.yaml' }).waitFor();
+      await page().getByRole('treeitem', { name: 'podset.yaml' }).focus();
+      // The pick list each command opens, by its placeholder (the palette's input may still be fading out).
+      const asking = (placeholder: string) => page().locator(`.quick-input-widget input[placeholder="${placeholder}"]`);
+      await page().keyboard.press('Control+Alt+P');
+      await asking('Preview the plan of which pod set?').waitFor();
+      await pickItem(page(), 'nightly-batch');
+      await panel().locator('#root[data-view="plan"] h1', { hasText: 'Plan for nightly-batch' }).waitFor();
+      await page().getByRole('treeitem', { name: 'podset.yaml' }).focus();
+      await page().keyboard.press('Control+Alt+E');
+      await asking('Explain which pod? (those not placed first)').waitFor();
+      await pickItem(page(), 'trainer');
+      await panel().locator('#root[data-view="explanation"] h1', { hasText: 'trainer' }).waitFor();
+      await shot('keybinding-explain');
+      // The palette shows each command with its key.
+      await page().keyboard.press('F1');
+      const input = page().locator('.quick-input-widget input');
+      await input.fill('>Podplan: Preview Plan');
+      const row = page().locator('.quick-input-list .monaco-list-row', { hasText: 'Podplan: Preview Plan' }).first();
+      await row.waitFor();
+      assert.equal((await row.locator('.monaco-keybinding').innerText()).replace(/\s+/g, ''), 'Ctrl+Alt+P');
+      await page().keyboard.press('Escape');
+    });
+
     it('shows the Podplan view container: pod sets and triggers, plans with their status, the cluster', async () => {
       await page().locator('.activitybar .action-item a[aria-label^="Podplan"]').click();
       await treeRow('Pod Sets & Triggers', 'nightly-batch').first().waitFor();
@@ -266,6 +300,46 @@ for (const line of LINES) {
       await treeRow('Cluster', /Source/).waitFor();
       await treeRow('Cluster', /Nodes/).waitFor();
       await shot('views');
+    });
+
+    it('shows a tree row’s whole story in its tooltip, where the sidebar cuts the row', async () => {
+      // Each row: its view, and what its tooltip must say in full (the row shows a short description).
+      const rows: Array<[string, RegExp, RegExp]> = [
+        ['Pod Sets & Triggers', /^Quiet time/, /^Quiet time \S+ (after the last pod of the set arrives|: )/],
+        [
+          'Pod Sets & Triggers',
+          /^Depends on/,
+          /^ScheduleTrigger nightly-batch, which is not complete \(it is still Planning, and \d+ of its \d+ pods are not placed\)/,
+        ],
+        ['Pod Sets & Triggers', /^nightly-report/, /^Pod set analytics\/nightly-report \(namespace analytics\)\n/],
+        [
+          'Plans',
+          /^#\d+ draft/,
+          /^Plan #\d+ of analytics\/nightly-batch \(draft\), made \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC by \S+, .*: \d+ placed$/,
+        ],
+      ];
+      const cut: string[] = [];
+      for (const [view, label, tooltip] of rows) {
+        const row = treeRow(view, label).first();
+        const shown = await row.locator('.monaco-icon-label-container').evaluate((e) => ({
+          text: e.textContent ?? '',
+          cut: e.scrollWidth > e.clientWidth,
+        }));
+        if (shown.cut) cut.push(shown.text);
+        await row.hover();
+        const hover = page().locator('.monaco-hover, .workbench-hover', { hasText: tooltip }).first();
+        await hover.waitFor();
+        assert.match(await hover.innerText(), tooltip);
+        await shot(`tooltip-${label.source.replace(/\W+/g, '')}`);
+        // Off the row, so that the next hover is the next row's.
+        await page().locator('.statusbar').hover();
+        await hover.waitFor({ state: 'hidden' });
+      }
+      // The plan row's time is cut at the side bar's width: its tooltip gave it in full above.
+      assert.ok(
+        cut.some((t) => /^#\d+ draft/.test(t)),
+        `the plan row is cut at this width: ${cut.join(' | ') || 'none cut'}`,
+      );
     });
 
     it('refuses Schedule Now while a dependency is not complete, and says why', async () => {
@@ -312,6 +386,49 @@ for (const line of LINES) {
         .waitFor();
       await panel().getByText('nightly-batch').first().waitFor();
       await shot('plans-open');
+    });
+
+    it("shows the extension's icon in the Extensions view", async () => {
+      await runCommand(page(), 'Extensions: Show Enabled Extensions');
+      const row = page().locator('.extensions-viewlet .monaco-list-row', { hasText: 'Podplan' }).first();
+      await row.waitFor();
+      const icon = row.locator('img.icon');
+      await icon.waitFor();
+      // Loaded, not just named: the image's own size once it has loaded.
+      const size = await icon.evaluate((img: HTMLImageElement) =>
+        img.complete && img.naturalWidth > 0
+          ? img.naturalWidth
+          : new Promise<number>((resolve, reject) => {
+              img.addEventListener('load', () => resolve(img.naturalWidth));
+              img.addEventListener('error', () => reject(new Error(`the icon ${img.src} did not load`)));
+            }),
+      );
+      assert.ok(size >= 128, `icon ${size} px wide`);
+      assert.match((await icon.getAttribute('src')) ?? '', /podplan\.png/);
+      await shot('extensions-icon');
+    });
+
+    // Last: code-server 4.139 shows the Settings editor as a modal over the workbench.
+    it('lists the Podplan settings in the User tab of the Settings editor', async () => {
+      // The panel below would leave room for four settings of the five.
+      await runCommand(page(), 'View: Hide Panel');
+      await runCommand(page(), 'Preferences: Open User Settings');
+      const editor = page().locator('.settings-editor');
+      await editor.waitFor();
+      assert.match(await page().locator('.settings-tabs-widget .action-label.checked').innerText(), /^User/);
+      await page().locator('.settings-header .suggest-input-container').click();
+      await page().keyboard.type('@ext:podplan.podplan');
+      // The search counts the extension's settings the User tab lists.
+      await editor.locator('.settings-count-widget', { hasText: /^5 Settings Found$/ }).waitFor();
+      const titles = editor.locator('.settings-tree-container .setting-item-contents .setting-item-title');
+      await editor.locator('.setting-item-title', { hasText: 'Server' }).first().waitFor();
+      const shown = (await titles.allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+      for (const setting of ['History: Database', 'History: Enabled', 'Scheduler Name', 'Scheduler: Lease Namespace', 'Trace: Server'])
+        assert.ok(
+          shown.some((t) => t.startsWith('Podplan') && t.endsWith(setting)),
+          `${setting} in the User tab: ${shown.join(' | ')}`,
+        );
+      await shot('settings-user');
     });
   });
 }

@@ -238,14 +238,14 @@ export async function installPackaged(line: CodeServerLine, dir: string): Promis
   return { extensionsDir, userDataDir, extension: path.join(extensionsDir, folder), printed };
 }
 
-interface Workbench {
+export interface Workbench {
   readonly server: CodeServer;
   readonly browser: BrowserContext;
   readonly page: Page;
 }
 
 /** code-server on `workspace` with the installed extension, and a Chromium page on it once the workbench has loaded. */
-async function openWorkbench(
+export async function openWorkbench(
   line: CodeServerLine,
   dir: string,
   workspace: string,

@@ -1,7 +1,7 @@
 // What a plan leaves in the Podplan output channel: one summary line, then each pod left out with
 // the stage, plugin and upstream message that stopped it, the first twenty listed.
 import assert from 'node:assert/strict';
-import { planLogLines } from '../../src/extension/plan-log';
+import { boundLogLine, planLogLines } from '../../src/extension/plan-log';
 import type { PlanView, UnplacedView } from '../../src/protocol/webview';
 
 const unplaced = (i: number): UnplacedView => ({
@@ -46,6 +46,10 @@ describe('extension/plan-log', () => {
     assert.deepEqual(planLogLines(plan({ bound }), 'preview').slice(1), [
       '  bound (HiGHS 1.8.0): uses 4 nodes; no plan uses fewer than 3 (within 25.0% of the best possible)',
     ]);
+    // A preview answered before its bound: the line comes with the bound, or says none was proven.
+    assert.deepEqual(planLogLines(plan({ boundPending: 'bound-1' }), 'preview').slice(1), []);
+    assert.equal(boundLogLine(bound), '  bound (HiGHS 1.8.0): uses 4 nodes; no plan uses fewer than 3 (within 25.0% of the best possible)');
+    assert.equal(boundLogLine(undefined), '  no bound: the solver proved none');
   });
 
   it('says when the history failed to keep the plan', () => {

@@ -484,6 +484,33 @@ describe('webview in headless Chromium', function () {
     await page.close();
   });
 
+  it('a plan shown before its bound says the solver is proving it, and fills it in when it comes (kept in the state); a bound of another plan changes nothing', async () => {
+    const page = await open('light');
+    const bound = {
+      solver: 'HiGHS 1.15.1',
+      optimal: false,
+      gap: 0.01,
+      text: 'places 297; no plan places more than 300 (within 1.0% of the best possible)',
+    };
+    await send(page, { type: 'plan', plan: { ...plan, boundPending: 'bound-7' }, nav: nav(1) });
+    const facts = page.locator('header .facts');
+    assert.match(await facts.innerText(), / · bound: the solver is proving it…$/);
+    assert.equal(await page.locator('.facts [role=status]').innerText(), 'bound: the solver is proving it…');
+    await page.evaluate((m) => window.postMessage(m, '*'), { type: 'bound', token: 'bound-6', bound: { ...bound, text: 'not this one' } });
+    await page.evaluate((m) => window.postMessage(m, '*'), { type: 'bound', token: 'bound-7', bound });
+    await page.locator('header .facts', { hasText: `bound (${bound.solver}): ${bound.text}` }).waitFor();
+    assert.doesNotMatch(await facts.innerText(), /proving|not this one/);
+    const state = (await recorded(page)).state as { message: { plan: { bound?: unknown; boundPending?: unknown } } };
+    assert.deepEqual(state.message.plan.bound, bound);
+    assert.equal(state.message.plan.boundPending, undefined);
+    // None proven: the placeholder goes, with its separator.
+    await send(page, { type: 'plan', plan: { ...plan, boundPending: 'bound-8' }, nav: nav(2) });
+    await page.evaluate((m) => window.postMessage(m, '*'), { type: 'bound', token: 'bound-8' });
+    await page.locator('.facts [role=status]').waitFor({ state: 'detached' });
+    assert.doesNotMatch(await facts.innerText(), /bound| · $/);
+    await page.close();
+  });
+
   it('shows the saved view at once when VS Code reloads the panel, with what the user did in it', async () => {
     const page = await open('light', { message: { type: 'plan', plan, nav: nav(4) }, ui: { '4': { tab: 'unplaced' } } });
     await page.waitForSelector('#root[data-view="plan"]');

@@ -92,7 +92,7 @@ describe('real kube-apiserver: the editor’s live source', function () {
     const ns = 'editor-apply';
     await cluster.apply(trigger('cart', ns), member('cart-0', 'cart', ns), member('cart-1', 'cart', ns), member('solo-0', 'solo', ns));
     live = open(cluster.kubeconfig);
-    assert.equal(value(live.contexts(WORKSPACE)).contexts[0]?.name, 'admin');
+    assert.equal(value(await live.contexts(WORKSPACE)).contexts[0]?.name, 'admin');
     value(await live.select('admin'));
     const summary = clusterSummary(live.analysis()!, []);
     assert.ok(['editor-a', 'editor-b'].every((n) => summary.nodes.some((x) => x.name === n)));

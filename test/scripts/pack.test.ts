@@ -9,8 +9,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:f
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Result } from '../../src/engine/api/result';
-import { PreviewPlanRequest } from '../../src/protocol/requests';
-import type { PlanView } from '../../src/protocol/webview';
+import { PlanBoundRequest, PreviewPlanRequest } from '../../src/protocol/requests';
+import type { PlanBoundView, PlanView } from '../../src/protocol/webview';
 import { startTestApiServer, type TestApiServer } from '../kube/apiserver';
 import { namespace, node, pod, tempDir } from '../kube/support';
 import { startLspSession } from '../server/lsp-client';
@@ -232,8 +232,13 @@ describe('the .vsix vsce packages, its language server run from the unpacked pac
         podSet: { namespace: 'analytics', name: 'nightly-batch' },
       })) as Result<PlanView>;
       if (!preview.ok) assert.fail(preview.error);
-      assert.match(preview.value.bound?.solver ?? `no bound: ${session.stderr()}`, /^HiGHS \d+\.\d+\.\d+$/);
-      assert.ok(preview.value.bound?.text, 'the bound is worded');
+      // Answered before its bound, which is proven when asked for, as the editor asks.
+      const token = preview.value.boundPending;
+      assert.ok(token, `a bound is coming: ${session.stderr()}`);
+      const proven = (await session.connection.sendRequest(PlanBoundRequest.method, { token })) as Result<{ bound?: PlanBoundView }>;
+      if (!proven.ok) assert.fail(proven.error);
+      assert.match(proven.value.bound?.solver ?? `no bound: ${session.stderr()}`, /^HiGHS \d+\.\d+\.\d+$/);
+      assert.ok(proven.value.bound?.text, 'the bound is worded');
     } finally {
       await session.shutdown();
     }

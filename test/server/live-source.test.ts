@@ -91,8 +91,8 @@ describe('server/live-source: a kube context as the editor’s source', function
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('lists the contexts of KUBECONFIG (current first-named) without credentials; the workspace is the source until one is picked', () => {
-    const list = value(live.contexts(WORKSPACE));
+  it('lists the contexts of KUBECONFIG (current first-named) without credentials; the workspace is the source until one is picked', async () => {
+    const list = value(await live.contexts(WORKSPACE));
     assert.deepEqual(
       list.contexts.map((c) => [c.name, c.current]),
       [

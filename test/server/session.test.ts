@@ -1,6 +1,6 @@
 // server/session: the language server's state and transitions, in process (no connection): the
 // folders read at start and every file's diagnostics published, an edit published for its version
-// and a close back to the disk's text, previews planned with the HiGHS solver carrying its bound;
+// and a close back to the disk's text, previews planned with the HiGHS solver, answered before their bound, which is proven when asked for;
 // on a kube context (test API server): the files checked against the cluster and back, and the
 // editor's scheduler recording its run in the history.
 import assert from 'node:assert/strict';
@@ -122,17 +122,40 @@ describe('server/session: the server’s state, in process', function () {
     assert.equal(session.fileAnalysis().file('file:///notes.txt'), undefined);
   });
 
-  it('previews plan with the HiGHS solver, so a previewed plan carries its bound and gap as podplan plan prints them', async () => {
+  it('previews plan with the HiGHS solver: answered before the bound, which follows as podplan plan prints it and is kept with the plan', async () => {
     await start({}, highsSolver);
     await session.ready;
     const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
-    assert.ok(plan.bound, 'the plan has a bound');
-    assert.match(plan.bound.solver, /^HiGHS /);
-    assert.ok(plan.bound.gap >= 0 && plan.bound.gap <= 1);
+    assert.equal(plan.bound, undefined, 'the plan is answered before its bound');
+    const token = plan.boundPending;
+    assert.ok(token, 'the plan says its bound is coming');
+    const { bound } = value(session.planBound(token));
+    assert.ok(bound, 'the solver proved a bound');
+    assert.match(bound.solver, /^HiGHS /);
+    assert.ok(bound.gap >= 0 && bound.gap <= 1);
     assert.match(
-      plan.bound.text,
+      bound.text,
       /^(proven optimal|uses \d+ nodes?; no plan uses fewer than \d+ \(within [\d.]+% of the best possible\)|places \d+; no plan places more than \d+ .*)$/,
     );
+    // The history keeps it with the plan: the plan opened from there shows it.
+    assert.ok(plan.historyId !== undefined);
+    assert.deepEqual(value(session.openPlan(plan.historyId)).bound, bound);
+    // Proven once: asked again, the token names nothing.
+    assert.deepEqual(session.planBound(token), {
+      ok: false,
+      error: `no preview waits for its bound as ${token} (asked for already, or replaced by newer previews)`,
+    });
+  });
+
+  it('keeps the bounds of the last four previews to prove: an older one is gone', async () => {
+    await start({}, highsSolver);
+    await session.ready;
+    const tokens: string[] = [];
+    for (let i = 0; i < 5; i++)
+      tokens.push(value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } })).boundPending ?? '');
+    assert.equal(new Set(tokens).size, 5);
+    assert.equal(session.planBound(tokens[0] ?? '').ok, false);
+    for (const token of tokens.slice(1)) assert.ok(value(session.planBound(token)).bound);
   });
 
   it('without the solver (its package missing), previews are made all the same, without a bound, and the log says why', async () => {
@@ -140,6 +163,7 @@ describe('server/session: the server’s state, in process', function () {
     await session.ready;
     const plan = value(await session.previewPlan({ trigger: { namespace: 'jobs', name: 'nightly' } }));
     assert.equal(plan.bound, undefined);
+    assert.equal(plan.boundPending, undefined, 'no bound is coming');
     assert.ok(plan.assignments.length > 0);
     // A warning (the user may install it), not an error: nothing failed in the server.
     assert.deepEqual(

@@ -5,7 +5,7 @@ import { err, ok, type Result } from '../api/result';
 import { podKey, type Labels, type Pod } from '../api/types';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
-import { boundOf, proveBound } from './solver/bound';
+import { boundLater, boundOf, proveBound, type PlanBound } from './solver/bound';
 import { exact } from './planners/exact';
 import { applyGang } from './planners/gang';
 import { GREEDY, greedy } from './planners/greedy';
@@ -141,9 +141,13 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
   };
   let result = planner.plan(request);
   // Every plan gets its bound when there is a solver: the planners that solve bring theirs.
+  let later: (() => PlanBound | undefined) | undefined;
   if (input.solver && !result.bound && pending.length > 0) {
-    const proven = proveBound(request);
-    if (proven) result = { ...result, bound: boundOf(request, result, proven, input.solver.solver.name) };
+    if (input.solver.deferBound) later = boundLater(request, result, input.solver);
+    else {
+      const proven = proveBound(request);
+      if (proven) result = { ...result, bound: boundOf(request, result, proven, input.solver.solver.name) };
+    }
   }
   let victims: readonly PlanVictim[] = [];
   if (settings.allowPreemption) ({ result, victims } = preemptForUnplaced(request, result));
@@ -180,7 +184,7 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
   const cluster = snapshot.list();
   const pods: Pod[] = cluster.flatMap((n) => n.pods.map((p) => p.pod));
   const onNodes = new Set(pods.map(podKey));
-  return ok({
+  const plan: Plan = {
     podSet: podSet.name,
     namespace: podSet.namespace,
     ...(settings.trigger !== undefined ? { trigger: settings.trigger } : {}),
@@ -196,7 +200,9 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
       cluster.map((n) => n.node),
       [...pods, ...podSet.pending.filter((p) => !onNodes.has(podKey(p)))],
     ),
-  });
+  };
+  if (later) input.solver?.deferBound?.(plan, later);
+  return ok(plan);
 }
 
 /** The current plan's nodes by pod key, for the pods still to place. */

@@ -7,6 +7,7 @@ import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Node } from '../api/types';
 import type { PlanBound } from './solver/bound';
+import type { Plan } from './plan';
 import type { MilpOptions, MilpSolver, MilpWorkLimit } from './solver/solver';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
 
@@ -55,6 +56,12 @@ export interface SolverSettings {
   readonly work?: MilpWorkLimit;
   /** The solver's seed. */
   readonly seed: number;
+  /**
+   * Given, a plan whose planner brought no bound of its own is made without one, and the proof of
+   * its bound is handed here to run when the caller chooses (the editor shows a preview first, then
+   * its bound); not given, every plan carries its bound.
+   */
+  readonly deferBound?: (plan: Plan, prove: () => PlanBound | undefined) => void;
 }
 
 /** A solve's limits and seed by the settings. */

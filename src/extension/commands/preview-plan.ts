@@ -29,6 +29,8 @@ export const previewPlan = (ctx: Ctx) => async (args?: PreviewArgs) => {
     const result = await ctx.request(PreviewPlanRequest, params);
     if (result.ok) for (const line of planLogLines(result.value, 'preview')) ctx.output.info(line);
     if (result.ok && result.value.historyId !== undefined) ctx.historyUpdated();
+    // Shown before its bound: asked for now that the preview is answered.
+    if (result.ok && result.value.boundPending !== undefined) void ctx.followBound(result.value.boundPending);
     return result.ok ? { type: 'plan', plan: result.value } : { type: 'error', message: result.error };
   });
 };

@@ -153,11 +153,14 @@ export function planNodes(entries: readonly HistoryEntryView[], openPlan: string
     expanded: true,
     children: list.map((e, i): ViewNode => {
       const previous = list[i + 1];
+      const counts = `${e.placed} placed${e.unplaced ? `, ${e.unplaced} not placed` : ''}${e.evicted ? `, ${e.evicted} evicted` : ''}`;
+      const made = new Date(e.createdAt).toISOString().replace('T', ' ').slice(0, 19);
       return {
         key: `plan:${e.id}`,
         label: `#${e.id} ${e.status}`,
-        description: `${e.placed} placed${e.unplaced ? `, ${e.unplaced} not placed` : ''}${e.evicted ? `, ${e.evicted} evicted` : ''} · ${new Date(e.createdAt).toISOString().replace('T', ' ').slice(0, 19)}`,
-        tooltip: `Plan #${e.id} of ${key} (${e.status}) by ${e.planner}, profile ${e.profile}${e.trigger ? `, trigger ${e.trigger}` : ''}`,
+        description: `${counts} · ${made}`,
+        // The side bar cuts the description (the time first): the tooltip says all of it.
+        tooltip: `Plan #${e.id} of ${key} (${e.status}), made ${made} UTC by ${e.planner}, profile ${e.profile}${e.trigger ? `, trigger ${e.trigger}` : ''}: ${counts}`,
         icon: e.status === 'applied' ? 'pass-filled' : e.status === 'superseded' ? 'history' : 'edit',
         contextValue: `plan.${e.status}${previous ? '.comparable' : ''}`,
         open: { command: openPlan, args: [{ id: e.id }] },

@@ -164,20 +164,34 @@ const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length ===
 
 /** Keeps the last EngineState while the objects it was built from are the same, and the profiles while theirs are. */
 export class EngineCache {
+  private lastProfiles: Profiles | undefined;
   private last: { state: EngineState; profiles: Profiles } | undefined;
+
+  /** The model's profiles, without the cluster's snapshot (what the workspace summary needs of the engine). */
+  profiles(model: WorkspaceModel): Profiles {
+    const last = this.lastProfiles;
+    const configs = model.profiles;
+    if (
+      last &&
+      sameItems(
+        last.configs.map((c) => c.value),
+        configs.map((c) => c.value),
+      )
+    )
+      return last;
+    return (this.lastProfiles = new Profiles(configs));
+  }
 
   state(model: WorkspaceModel): EngineState {
     const last = this.last;
-    const configs = model.profiles;
-    const sameConfigs =
-      last !== undefined &&
-      sameItems(
-        last.profiles.configs.map((c) => c.value),
-        configs.map((c) => c.value),
-      );
-    if (last && sameConfigs && sameItems(last.state.nodes, model.cluster.nodes) && sameItems(last.state.pods, model.cluster.pods))
+    const profiles = this.profiles(model);
+    if (
+      last &&
+      last.profiles === profiles &&
+      sameItems(last.state.nodes, model.cluster.nodes) &&
+      sameItems(last.state.pods, model.cluster.pods)
+    )
       return last.state;
-    const profiles = sameConfigs && last ? last.profiles : new Profiles(configs);
     const state = new EngineState(model.cluster.nodes, model.cluster.pods, profiles, model.cluster);
     this.last = { state, profiles };
     return state;
@@ -267,6 +281,11 @@ export class Analysis {
 
   get engine(): EngineState {
     return (this.engineState ??= this.cache.state(this.model));
+  }
+
+  /** Every profile of every configuration; unlike `engine`, no snapshot of the cluster is built for it. */
+  get profiles(): readonly ResolvedProfile[] {
+    return this.cache.profiles(this.model).all;
   }
 
   pod(namespace: string, name: string): Located<Pod> | undefined {

@@ -17,7 +17,9 @@ export {
   scheduleNow,
   takesLong,
   workspaceSummary,
+  type BoundLater,
   type PlanSize,
+  type ProvenBoundView,
 } from './requests';
 export { symbols } from './symbols';
 export { validate } from './validate';

@@ -270,7 +270,8 @@ export function planView(plan: Plan, analysis: Analysis, historyId?: number): Pl
   };
 }
 
-function boundView(bound: PlanBound, plan: Plan): PlanBoundView {
+/** A plan's bound as the view shows it. */
+export function boundView(bound: PlanBound, plan: Plan): PlanBoundView {
   const nodes = new Set(plan.assignments.map((a) => a.node)).size;
   return { solver: bound.solver, optimal: bound.optimal, gap: bound.gap, text: describeBound(bound, plan.assignments.length, nodes) };
 }

@@ -20,14 +20,15 @@ import type {
   ScheduleWrite,
   WorkspaceSummary,
 } from '../../protocol/requests';
-import type { PlanView, PodExplanationView } from '../../protocol/webview';
+import type { PlanBoundView, PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
-import { explainInPlan, explainPod, planView, previewPodSet, solverOf } from './planning';
+import { boundView, explainInPlan, explainPod, planView, previewPodSet, solverOf } from './planning';
+import type { PlanBound } from '../../engine/planner/solver/bound';
 
 const DEFAULT_NS = 'default';
 
@@ -43,14 +44,47 @@ function previewRequest(params: PreviewPlanParams, analysis: Analysis): Result<{
   return err('previewPlan needs a trigger or a pod set');
 }
 
-export async function previewPlan(params: PreviewPlanParams, analysis: Analysis, history: History): Promise<Result<PlanView>> {
+/** A preview's bound, proven: as kept in the history, and as shown. */
+export interface ProvenBoundView {
+  readonly bound: PlanBound;
+  readonly view: PlanBoundView;
+}
+
+/**
+ * Takes the proof of a preview's bound, to run once the preview is answered (the solves take longer
+ * than the plan on a large set), and the history entry the preview was kept as; the token the view
+ * names it by (PlanView.boundPending).
+ */
+export type BoundLater = (prove: () => ProvenBoundView | undefined, historyId: number | undefined) => string;
+
+/** A pod set's plan; with `later`, answered before its bound, which `later` is handed to prove. */
+export async function previewPlan(
+  params: PreviewPlanParams,
+  analysis: Analysis,
+  history: History,
+  later?: BoundLater,
+): Promise<Result<PlanView>> {
   const request = previewRequest(params, analysis);
   if (!request.ok) return request;
   if (analysis.podSet(request.value.namespace, request.value.podSet).length === 0)
     return err(`pod set ${request.value.namespace}/${request.value.podSet} has no pods in ${analysis.where}`);
-  const made = await previewPodSet(analysis, { namespace: request.value.namespace, name: request.value.podSet }, solverOf(analysis));
+  const { solver } = solverOf(analysis);
+  const deferred = new Map<Plan, () => PlanBound | undefined>();
+  const made = await previewPodSet(
+    analysis,
+    { namespace: request.value.namespace, name: request.value.podSet },
+    solver ? { solver: later ? { ...solver, deferBound: (plan, prove) => deferred.set(plan, prove) } : solver } : {},
+  );
   if (!made.ok) return made;
-  return ok(keptView(made.value, analysis, history));
+  const plan = made.value;
+  const view = keptView(plan, analysis, history);
+  const prove = deferred.get(plan);
+  if (!prove || !later) return ok(view);
+  const token = later(() => {
+    const bound = prove();
+    return bound && { bound, view: boundView(bound, plan) };
+  }, view.historyId);
+  return ok({ ...view, boundPending: token });
 }
 
 export interface PlanSize {
@@ -225,7 +259,8 @@ export function workspaceSummary(
     workloads: m.workloads.length,
     triggers: m.triggers.length,
     plans: m.plans.length,
-    profiles: [...new Set(analysis.engine.profiles.map((p) => p.schedulerName))],
+    // The profiles alone: the status bar shows this summary before the engine's snapshot of the cluster is built.
+    profiles: [...new Set(analysis.profiles.map((p) => p.schedulerName))],
     podSets,
     problems,
     history: history.unavailable

@@ -169,6 +169,15 @@ describe('extension/views/model', () => {
       ],
     );
     assert.deepEqual(set1?.children?.[0]?.open, { command: 'open', args: [{ id: 3 }] });
+    // The side bar cuts these rows: the tooltip says all the row says, and more.
+    for (const row of [...(set1?.children ?? []), ...(set2?.children ?? [])]) {
+      const [counts = '', made = ''] = (row.description ?? '').split(' · ');
+      assert.ok(row.tooltip?.includes(counts) && row.tooltip.includes(`made ${made} UTC`), `${row.description} in ${row.tooltip}`);
+    }
+    assert.match(
+      set1?.children?.[1]?.tooltip ?? '',
+      /^Plan #1 of analytics\/nightly-batch \(superseded\), made 2026-11-24 20:00:01 UTC by \S+, profile \S+/,
+    );
     assert.deepEqual(described(set2?.children), [['#2 draft', '0 placed, 1 not placed · 2026-11-24 20:00:02']]);
   });
 

@@ -12,6 +12,8 @@ import {
   workspaceSummary,
 } from '../../../src/server/service';
 import { noHistory, type History } from '../../../src/server/history';
+import { Analysis, EngineCache, type EngineState } from '../../../src/server/service/analysis';
+import type { WorkspaceModel } from '../../../src/manifests';
 import { noDriverMessage } from '../../../src/store/driver';
 import { docs, node, plan, pod, trigger, uriOf, workspaceOf } from './fixtures';
 
@@ -87,6 +89,23 @@ describe('server/service/requests: the workspace summary says why there is no hi
 
 describe('server/service/requests: the workspace summary follows the document', () => {
   const history = { unavailable: 'off' } as unknown as History;
+
+  it("is made without the engine's snapshot of the cluster (the status bar waits for it; diagnostics build the snapshot after)", () => {
+    let snapshots = 0;
+    const cache = new (class extends EngineCache {
+      override state(model: WorkspaceModel): EngineState {
+        snapshots++;
+        return super.state(model);
+      }
+    })();
+    const text = docs(trigger('s'), node('n1'), pod('a', 's'));
+    const analysis = new Analysis(workspaceOf({ 'a.yaml': text }).model(), () => undefined, cache);
+    const summary = workspaceSummary(analysis, [], { errors: 0, warnings: 0 }, history);
+    assert.deepEqual([summary.nodes, summary.pods, summary.profiles, summary.podSets[0]?.pending], [1, 1, [], 1]);
+    assert.equal(snapshots, 0);
+    assert.equal(analysis.engine.snapshot.list().length, 1);
+    assert.equal(snapshots, 1);
+  });
   const summaryOf = (text: string) =>
     workspaceSummary(workspaceOf({ 'a.yaml': text }).analysis(), [], { errors: 0, warnings: 0 }, history).podSets[0];
 

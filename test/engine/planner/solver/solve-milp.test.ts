@@ -10,6 +10,7 @@ import type { MilpOptions, MilpSolver } from '../../../../src/engine/planner/sol
 import { highsSolver } from '../../../../src/platform/highs';
 import { generatePodSet } from '../../../../bench/workloads/podsets';
 import { Snapshot } from '../../../../src/engine/framework/snapshot';
+import { WhatIf } from '../../../../src/engine/planner/search/what-if';
 import { podInfo } from '../../../../src/engine/framework/node-info';
 import type { DeviceClass, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../../../../src/engine/api/dra';
 import { makeNode } from '../../../builders';
@@ -200,6 +201,48 @@ describe('engine/planner/solver/solve-milp (HiGHS through the MilpSolver seam)',
       `uses ${used} nodes; no plan uses fewer than 2 (within ${(bound.gap * 100).toFixed(1)}% of the best possible)`,
     );
     assert.equal(plan.value.objective, 'pack');
+  });
+
+  it('a bound deferred (deferBound) is proven later as it would have been now, though the cluster changed in between; a planner that solves still brings its own', () => {
+    const r = solving(
+      request(
+        [node('s1', '2'), node('s2', '2'), node('s3', '2'), node('big', '4')],
+        ['a', 'b', 'c', 'd', 'e', 'f', 'huge'].map((n) => setPod(n).req({ cpu: n === 'huge' ? '8' : '1' })),
+      ),
+    );
+    const podSet = resolvePodSet(
+      r.pods.map((p) => p.pod),
+      { namespace: 'default', name: 'web' },
+    );
+    const settings = r.solver as SolverSettings;
+    const now = buildPlan({ podSet, snapshot: r.snapshot, framework: r.framework, now: 0, solver: settings }, { planner: 'greedy' });
+    assert.ok(now.ok && now.value.bound);
+    // The working copy a workspace's plans share: the next plan's pods are assumed on it after this one.
+    const working = new WhatIf(r.snapshot);
+    const handed: Array<{ plan: unknown; prove: () => unknown }> = [];
+    const deferred = (planner: string) =>
+      buildPlan(
+        {
+          podSet,
+          snapshot: working.snapshot,
+          framework: r.framework,
+          now: 0,
+          solver: { ...settings, deferBound: (plan, prove) => handed.push({ plan, prove }) },
+        },
+        { planner },
+      );
+    const later = deferred('greedy');
+    assert.ok(later.ok);
+    assert.equal(later.value.bound, undefined, 'made without its bound');
+    assert.equal(handed.length, 1);
+    assert.equal(handed[0]?.plan, later.value, 'the proof is handed with the plan it is for');
+    // Six cpu of the ten taken: proven on the changed copy, the bound would say 4 pods fit, not 6.
+    for (let i = 0; i < 6; i++) working.assume(r.pods[i] as PodInfo, working.indexOf(`s${(i % 3) + 1}`) as number);
+    assert.deepEqual(handed[0]?.prove(), now.value.bound);
+    // exact solves the plan itself: its bound is its own, given with the plan, and nothing is handed over.
+    const solved = deferred('exact');
+    assert.ok(solved.ok && solved.value.bound);
+    assert.equal(handed.length, 1);
   });
 
   it('a gang whose minimum cannot be met places nothing; one that can be met runs', () => {
