@@ -21,7 +21,10 @@ import {
   DRA_API_VERSION,
   type DeviceClass,
   type DeviceTaintRule,
-  type ResourceClaim, type ResourceClaimTemplate, type ResourceSlice } from '../engine/api/dra';
+  type ResourceClaim,
+  type ResourceClaimTemplate,
+  type ResourceSlice,
+} from '../engine/api/dra';
 import { resolvePriorities } from '../engine/api/priority';
 import { deviceClass, deviceTaintRule, resourceClaim, resourceClaimTemplate, resourceSlice } from './dra';
 import { PLANNER_API_VERSION, POD_SET_LABEL } from '../engine/planner/plan';
