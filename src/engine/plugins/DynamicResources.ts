@@ -71,7 +71,7 @@ import {
   type Pool,
 } from './dynamicresources/allocator';
 import { allocatedElsewhere, deviceFailures } from './dynamicresources/reasons';
-import { madeUpClaimName, MADE_UP_ANNOTATION, podResourceClaims } from './dynamicresources/claims';
+import { madeUpClaimName, MADE_UP_ANNOTATION, podOwnerReference, podResourceClaims } from './dynamicresources/claims';
 import {
   EXTENDED_RESOURCE_CLAIM_ANNOTATION,
   extendedResourceClasses,
@@ -255,15 +255,7 @@ function extendedResourceClaim(pod: Pod): ResourceClaim {
       name: '<extended-resources>',
       namespace: podNamespace(pod),
       annotations: { [EXTENDED_RESOURCE_CLAIM_ANNOTATION]: 'true' },
-      ownerReferences: [
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          name: pod.metadata.name,
-          ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
-          controller: true,
-        },
-      ],
+      ownerReferences: [podOwnerReference(pod)],
     },
     spec: {},
   };

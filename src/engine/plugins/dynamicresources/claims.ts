@@ -7,7 +7,7 @@
 // claim names, not the API server's random ones).
 import type { PodResourceClaim, ResourceClaim, ResourceClaimTemplate } from '../../api/dra';
 import { err, ok, type Result } from '../../api/result';
-import { podNamespace, type Pod } from '../../api/types';
+import { podNamespace, type OwnerReference, type Pod } from '../../api/types';
 
 export const MADE_UP_ANNOTATION = 'podplan.io/made-up';
 
@@ -33,6 +33,17 @@ export function madeUpClaimName(pod: Pod, podClaim: string): string {
   return `${`${pod.metadata.name}-${podClaim}`.slice(0, 57)}-${suffix}`;
 }
 
+/** The controller reference a claim made for the pod carries (a template's claim, the extended resources' claim). */
+export function podOwnerReference(pod: Pod): OwnerReference {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    name: pod.metadata.name,
+    ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
+    controller: true,
+  };
+}
+
 function madeUpClaim(pod: Pod, podClaim: PodResourceClaim, template: ResourceClaimTemplate): ResourceClaim {
   const meta = template.spec.metadata ?? {};
   return {
@@ -43,15 +54,7 @@ function madeUpClaim(pod: Pod, podClaim: PodResourceClaim, template: ResourceCla
       namespace: podNamespace(pod),
       ...(meta.labels ? { labels: meta.labels } : {}),
       annotations: { ...(meta.annotations ?? {}), [MADE_UP_ANNOTATION]: 'true', 'resource.kubernetes.io/pod-claim-name': podClaim.name },
-      ownerReferences: [
-        {
-          apiVersion: 'v1',
-          kind: 'Pod',
-          name: pod.metadata.name,
-          ...(pod.metadata.uid ? { uid: pod.metadata.uid } : {}),
-          controller: true,
-        },
-      ],
+      ownerReferences: [podOwnerReference(pod)],
     },
     spec: template.spec.spec,
   };
