@@ -124,7 +124,7 @@ export interface ObjectLists {
   readonly plans: readonly Located<SchedulePlanManifest>[];
   readonly profiles: readonly Located<ProfileManifest>[];
   readonly others: readonly Located<OtherManifest>[];
-  /** Pods, and workloads that make pods, left out because they do not read (their errors say why): see unreadablePods. */
+  /** Pods, workloads that make pods, and Nodes left out because they do not read (their errors say why): see unreadablePods. */
   readonly unreadablePods: readonly Located<UnreadableManifest>[];
   readonly errors: readonly ManifestError[];
 }
@@ -246,7 +246,11 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
   };
   if (kind === 'Node') {
     const n = decode(nodeDecoder, 'v1');
-    if (!n) return;
+    if (!n) {
+      // Its room is not known: it refuses every plan, as a bound pod that does not read does.
+      objects.push({ bucket: 'unreadablePods', value: { ...described(kind, value), bound: true }, base });
+      return;
+    }
     if (!n.status?.allocatable && !n.status?.capacity) {
       ctx.report(base, 'missing-field', 'the node has neither status.allocatable nor status.capacity: no pod fits on it', 'warning');
     }
@@ -347,7 +351,7 @@ const fieldOf = (value: unknown, key: string): unknown => (isPlainObject(value) 
 export interface UnreadableManifest extends OtherManifest {
   /** The pod's (or the template's) planner.ciena.io/pod-set label, as written. */
   readonly podSet?: string;
-  /** A pod whose spec.nodeName is written: its node's use is not known without it. */
+  /** A pod whose spec.nodeName is written (its node's use is not known without it), or a Node (its room is not): every plan is refused. */
   readonly bound?: true;
 }
 
@@ -409,10 +413,12 @@ export function unreadableRefusal(unreadable: readonly UnreadablePod[], fileName
     const { kind, name, namespace } = object.value;
     const at = fieldRange(object, 'metadata.name');
     const key = name === undefined ? '(no name)' : namespaced(namespace, name);
-    return `${kind === 'Pod' ? `pod ${key}` : `the pods of ${kind} ${key}`} at ${fileName(at.file)}:${at.start.line}:${at.start.column}`;
+    const what = kind === 'Pod' ? `pod ${key}` : kind === 'Node' ? `node ${name ?? '(no name)'}` : `the pods of ${kind} ${key}`;
+    return `${what} at ${fileName(at.file)}:${at.start.line}:${at.start.column}`;
   });
   const one = unreadable.length === 1;
-  return `nothing is planned while ${one ? 'a pod of the files does' : `${unreadable.length} pods of the files do`} not read (${names.join('; ')}): fix ${one ? 'its errors' : 'their errors'} first`;
+  const noun = unreadable.some(({ object }) => object.value.kind === 'Node') ? (one ? 'object' : 'objects') : one ? 'pod' : 'pods';
+  return `nothing is planned while ${one ? `${noun === 'object' ? 'an' : 'a'} ${noun} of the files does` : `${unreadable.length} ${noun} of the files do`} not read (${names.join('; ')}): fix ${one ? 'its errors' : 'their errors'} first`;
 }
 
 function readDocument(parsed: ParsedDocument): DocumentRead {

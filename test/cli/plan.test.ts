@@ -214,6 +214,18 @@ spec:${extra}
         'nothing is planned while a pod of the files does not read (pod default/loose at c.yaml:33:19): fix its errors first',
       ],
       [
+        'a node that does not read: nothing is planned, its room is not known',
+        {
+          'c.yaml':
+            NODES +
+            member('a', '2') +
+            trigger('batch') +
+            '---\napiVersion: v1\nkind: Node\nmetadata: { name: n3 }\nstatus: { allocatable: { cpu: four } }\n',
+        },
+        'c.yaml:34:31: error bad-quantity: status.allocatable.cpu: "four" is not a quantity (examples: 100m, 0.5, 1Gi, 500Mi, 1e3)',
+        'nothing is planned while an object of the files does not read (node n3 at c.yaml:33:19): fix its errors first',
+      ],
+      [
         'a pending pod of no set: the set is planned without it, its error reported all the same',
         { 'c.yaml': NODES + member('a', '2') + trigger('batch') + loose() },
         quantity('c.yaml:37:37', '2 cores'),
