@@ -25,6 +25,11 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
     assert.deepEqual(codes({ 'w.yaml': deployment('', '"2 cores"') }, 'w.yaml'), [['bad-quantity', 10]]);
   });
 
+  it('a Node that does not read is reported where it is written: it refuses every plan (unreadablePods)', () => {
+    const bad = 'apiVersion: v1\nkind: Node\nmetadata: { name: n3 }\nstatus: { allocatable: { cpu: four } }\n';
+    assert.deepEqual(codes({ 'n.yaml': bad }, 'n.yaml'), [['bad-quantity', 3]]);
+  });
+
   it('a workload of a pod set is: its bad quantity is reported where it is written', () => {
     assert.deepEqual(codes({ 'w.yaml': deployment(', planner.ciena.io/pod-set: web', '"2 cores"') }, 'w.yaml'), [['bad-quantity', 10]]);
   });
