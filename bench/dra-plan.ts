@@ -4,9 +4,9 @@
 // planner's time (wall and CPU), nodes used and bound; the issue's target is a 64-pod GPU gang
 // planned in under 2 s. Nothing is asserted.
 import { cpuUsage } from 'node:process';
-import type { DeviceClass, ResourceClaimTemplate, ResourceSlice } from '../src/engine/api/dra';
+import type { DeviceClass, ResourceClaimTemplate } from '../src/engine/api/dra';
 import { seededRandom } from '../src/engine/api/random';
-import type { Node, Pod } from '../src/engine/api/types';
+import type { Pod } from '../src/engine/api/types';
 import { Snapshot } from '../src/engine/framework/snapshot';
 import { buildPlan } from '../src/engine/planner/build';
 import { POD_SET_LABEL } from '../src/engine/planner/plan';
@@ -16,29 +16,12 @@ import { describeBound } from '../src/engine/planner/solver/bound';
 import { DEFAULT_PROFILE } from '../src/engine/plugins/defaults';
 import { highsSolver } from '../src/platform/highs';
 import type { Benchmark } from './benchmark';
+import { GPU_DRIVER as DRIVER, gpuNodes } from './workloads/gpus';
 
 const SCALE = Number(process.env['PODPLAN_BENCH_SCALE'] ?? '1');
-const DRIVER = 'gpu.example.com';
 
 function workload(nodeCount: number, podCount: number) {
-  const nodes: Node[] = [];
-  const slices: ResourceSlice[] = [];
-  for (let i = 0; i < nodeCount; i++) {
-    const name = `node-${i}`;
-    nodes.push({
-      metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': `zone-${i % 3}` } },
-      status: { allocatable: { cpu: '64', memory: '512Gi', pods: '110' } },
-    });
-    slices.push({
-      metadata: { name: `${name}-gpus` },
-      spec: {
-        driver: DRIVER,
-        nodeName: name,
-        pool: { name, generation: 1, resourceSliceCount: 1 },
-        devices: Array.from({ length: 8 }, (_, d) => ({ name: `gpu-${d}`, attributes: { numa: { int: Math.floor(d / 4) } } })),
-      },
-    });
-  }
+  const { nodes, slices } = gpuNodes(nodeCount, (d) => ({ name: `gpu-${d}`, attributes: { numa: { int: Math.floor(d / 4) } } }));
   const gpu: DeviceClass = { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] } };
   const template: ResourceClaimTemplate = {
     metadata: { name: 'one-gpu', namespace: 'default' },

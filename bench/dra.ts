@@ -13,9 +13,9 @@ import { loadavg } from 'node:os';
 import path from 'node:path';
 import { cpuUsage } from 'node:process';
 import { ManualClock } from '../src/engine/api/clock';
-import type { DeviceClass, ResourceClaim, ResourceSlice } from '../src/engine/api/dra';
+import type { DeviceClass, ResourceClaim } from '../src/engine/api/dra';
 import { seededRandom } from '../src/engine/api/random';
-import type { Node, Pod } from '../src/engine/api/types';
+import type { Pod } from '../src/engine/api/types';
 import { ClusterCache } from '../src/engine/cache/cache';
 import { Framework } from '../src/engine/framework/runtime';
 import { DEFAULT_PROFILE } from '../src/engine/plugins/defaults';
@@ -23,33 +23,16 @@ import { inTreeRegistry } from '../src/engine/plugins/registry';
 import { Scheduler } from '../src/engine/scheduler/scheduler';
 import { BIN, ensureBuilt, ROOT } from '../test/cli/bundle';
 import type { Benchmark } from './benchmark';
+import { GPU_DRIVER as DRIVER, gpuNodes } from './workloads/gpus';
 
 const SCALE = Number(process.env['PODPLAN_BENCH_SCALE'] ?? '1');
-const DRIVER = 'gpu.example.com';
 
 function workload(nodeCount: number, podCount: number) {
-  const nodes: Node[] = [];
-  const slices: ResourceSlice[] = [];
-  for (let i = 0; i < nodeCount; i++) {
-    const name = `node-${i}`;
-    nodes.push({
-      metadata: { name, labels: { 'kubernetes.io/hostname': name, 'topology.kubernetes.io/zone': `zone-${i % 3}` } },
-      status: { allocatable: { cpu: '64', memory: '512Gi', pods: '110' } },
-    });
-    slices.push({
-      metadata: { name: `${name}-gpus` },
-      spec: {
-        driver: DRIVER,
-        nodeName: name,
-        pool: { name, generation: 1, resourceSliceCount: 1 },
-        devices: Array.from({ length: 8 }, (_, d) => ({
-          name: `gpu-${d}`,
-          attributes: { model: { string: 'h100' }, numa: { int: d % 2 } },
-          capacity: { memory: { value: '80Gi' } },
-        })),
-      },
-    });
-  }
+  const { nodes, slices } = gpuNodes(nodeCount, (d) => ({
+    name: `gpu-${d}`,
+    attributes: { model: { string: 'h100' }, numa: { int: d % 2 } },
+    capacity: { memory: { value: '80Gi' } },
+  }));
   const deviceClass: DeviceClass = {
     metadata: { name: 'gpu' },
     spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }] },
