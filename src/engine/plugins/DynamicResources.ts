@@ -25,7 +25,9 @@
 //   or a newer one. A failed write is an Error naming the claim, and the pod is not bound. Unreserve
 //   after a write takes the pod's reservation back out (the allocation stays, as upstream). A claim
 //   Podplan made up for a template entry (the pod's status names none yet) cannot be written: the
-//   error says kube-controller-manager has not created it. Without a ClaimWriter (previews,
+//   error says kube-controller-manager has not created it. The claim for extended resources served by
+//   DRA is created first (upstream createExtendedResourceClaimInAPI), then written, then the pod's
+//   status.extendedResourceClaimStatus patched; Unreserve deletes it. Without a ClaimWriter (previews,
 //   planning) PreBind writes nothing.
 // Not covered: binding conditions' wait in PreBind.
 import type { DeviceHolder } from '../api/device-failures';
