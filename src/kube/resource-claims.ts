@@ -15,13 +15,19 @@
 // written claim through the manifests decoder (objects.ts), for the plugin's assume cache. Taking a
 // reservation back (Unreserve after a write) is the same read and status update without the pod;
 // its failure is a warning.
+// For a pod's extended resources served by DRA (DRAExtendedResource), before that write: the special
+// claim created (POST, its generateName `<pod>-extended-resources-` named by the API server), and
+// after it the pod's status.extendedResourceClaimStatus patched (a strategic-merge patch of the
+// status subresource, as upstream's PatchPodStatus). Deleting that claim for a pod not bound
+// (Unreserve) first takes the finalizer off by an update, then deletes; its failure is a warning.
 import type { Clock } from '../engine/api/clock';
 import type { ResourceClaim } from '../engine/api/dra';
 import { err, ok, type Result } from '../engine/api/result';
+import type { Pod } from '../engine/api/types';
 import type { ClaimBinding, ClaimWriter } from '../engine/framework/binder';
 import type { ApiError, KubeHttp } from './http';
 import { cleanObject, decodeResourceClaim } from './objects';
-import { objectPath, RESOURCE_CLAIM } from './resources';
+import { collectionPath, objectPath, RESOURCE_CLAIM } from './resources';
 
 /** The finalizer upstream's PreBind adds before it stores an allocation (resourceapi.Finalizer). */
 export const CLAIM_FINALIZER = 'resource.kubernetes.io/delete-protection';
@@ -71,10 +77,15 @@ export function resourceClaimWriter(http: KubeHttp, options: ResourceClaimWriter
   const named = (b: ClaimBinding) => `${b.namespace}/${b.name}`;
 
   /** Reads the claim and runs `step` on it until it is not a conflict, at most RETRIES times. */
-  async function onConflictRetry<T>(b: ClaimBinding, step: (claim: ClaimObject) => Promise<Step<T>>): Promise<Result<T, string>> {
+  async function onConflictRetry<T>(
+    b: ClaimBinding,
+    step: (claim: ClaimObject) => Promise<Step<T>>,
+    missing?: { readonly value: T },
+  ): Promise<Result<T, string>> {
     let last = '';
     for (let attempt = 0; attempt < RETRIES; attempt++) {
       const read = await http.request<ClaimObject>(path(b));
+      if (!read.ok && missing && read.error.kind === 'not-found') return ok(missing.value);
       if (!read.ok)
         return err(
           read.error.kind === 'not-found'
@@ -145,6 +156,60 @@ export function resourceClaimWriter(http: KubeHttp, options: ResourceClaimWriter
         if (!done.ok)
           options.onWarning(`unreserve: pod ${b.consumer.name} is still in the reservedFor of claim ${named(b)}: ${done.error}`);
       });
+    },
+
+    async createClaim(claim) {
+      const namespace = claim.metadata.namespace ?? 'default';
+      const { name, ...metadata } = claim.metadata;
+      const body = {
+        apiVersion: 'resource.k8s.io/v1',
+        kind: 'ResourceClaim',
+        metadata: name ? claim.metadata : metadata,
+        spec: claim.spec,
+      };
+      const created = await http.request<ClaimObject>(collectionPath(RESOURCE_CLAIM, namespace), { method: 'POST', body });
+      if (!created.ok) return err(describe(created.error));
+      return decoded(context, created.value);
+    },
+
+    async patchPodExtendedResourceClaimStatus(pod: Pod, status) {
+      const namespace = pod.metadata.namespace ?? 'default';
+      const podPath = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}/status`;
+      const patched = await http.request(podPath, {
+        method: 'PATCH',
+        body: { status: { extendedResourceClaimStatus: status } },
+        contentType: 'application/strategic-merge-patch+json',
+      });
+      return patched.ok ? ok(undefined) : err(describe(patched.error));
+    },
+
+    deleteClaim(namespace, name) {
+      const b: ClaimBinding = { namespace, name, consumer: { resource: 'pods', name: '', uid: '' } };
+      void onConflictRetry<undefined>(
+        b,
+        async (claim) => {
+          const finalizers = claim.metadata.finalizers ?? [];
+          if (!finalizers.includes(CLAIM_FINALIZER)) return { kind: 'done', value: undefined };
+          const updated = await write(
+            b,
+            { ...claim, metadata: { ...claim.metadata, finalizers: finalizers.filter((f) => f !== CLAIM_FINALIZER) } },
+            false,
+          );
+          if (updated.ok) return { kind: 'done', value: undefined };
+          return updated.error.kind === 'conflict'
+            ? { kind: 'conflict' }
+            : { kind: 'failed', message: `update resourceclaim ${named(b)}: ${describe(updated.error)}` };
+        },
+        { value: undefined },
+      )
+        .then(async (done) => {
+          if (!done.ok) return done;
+          const deleted = await http.request(path(b), { method: 'DELETE' });
+          return deleted.ok || deleted.error.kind === 'not-found' ? done : err(describe(deleted.error));
+        })
+        .then((done) => {
+          if (!done.ok) options.onWarning(`unreserve: the claim ${named(b)} made for the extended resources is not deleted: ${done.error}`);
+        });
     },
   };
 }

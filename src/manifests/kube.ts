@@ -93,6 +93,7 @@ const metaFields = {
   namespace: string,
   uid: string,
   resourceVersion: string,
+  generateName: string,
   labels: stringMap,
   annotations: stringMap,
   ownerReferences: arrayOf(ownerReference),

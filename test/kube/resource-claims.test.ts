@@ -167,6 +167,69 @@ describe('kube/resource-claims (what PreBind writes to a ResourceClaim)', () => 
       'unreserve: pod p1 is still in the reservedFor of claim default/gone: claim default/gone got deleted in the meantime',
     ]);
   });
+  describe("the claim for a pod's extended resources (created, the pod's status patched, deleted for a pod not bound)", () => {
+    const POD = { apiVersion: 'v1', kind: 'Pod' };
+    const special = {
+      metadata: {
+        name: '',
+        generateName: 'p1-extended-resources-',
+        namespace: 'default',
+        annotations: { 'resource.kubernetes.io/extended-resource-claim': 'true' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p1', uid: 'uid-p1', controller: true }],
+      },
+      spec: {
+        devices: {
+          requests: [
+            { name: 'container-0-request-0', exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount' as const, count: 1 } },
+          ],
+        },
+      },
+    };
+
+    it('creates it under a name the API server makes from generateName; answers it decoded, with its uid', async () => {
+      const created = await writer().createClaim(special);
+      assert.ok(created.ok, created.ok ? '' : created.error);
+      assert.match(created.value.metadata.name, /^p1-extended-resources-[a-z0-9]{5}$/);
+      const object = stored(created.value.metadata.name);
+      assert.equal(created.value.metadata.uid, object.metadata.uid);
+      assert.deepEqual(object['spec'], special.spec);
+      assert.deepEqual((object.metadata as { annotations?: unknown }).annotations, special.metadata.annotations);
+      assert.deepEqual((object.metadata as { ownerReferences?: unknown }).ownerReferences, special.metadata.ownerReferences);
+    });
+
+    it("patches the pod's status.extendedResourceClaimStatus, keeping the rest of its status; a pod gone is an error", async () => {
+      server.create({
+        ...POD,
+        metadata: { name: 'p1', namespace: 'default' },
+        spec: { containers: [{ name: 'main', image: 'x' }] },
+        status: { phase: 'Pending' },
+      });
+      const status = {
+        requestMappings: [{ containerName: 'main', resourceName: 'example.com/gpu', requestName: 'container-0-request-0' }],
+        resourceClaimName: 'p1-extended-resources-abcde',
+      };
+      const pod = { metadata: { name: 'p1', namespace: 'default' }, spec: { containers: [{ name: 'main' }] } };
+      const patched = await writer().patchPodExtendedResourceClaimStatus(pod, status);
+      assert.ok(patched.ok, patched.ok ? '' : patched.error);
+      assert.deepEqual((server.get(POD, 'default', 'p1') as KubeObject)['status'], {
+        phase: 'Pending',
+        extendedResourceClaimStatus: status,
+      });
+      const gone = await writer().patchPodExtendedResourceClaimStatus({ ...pod, metadata: { name: 'p9', namespace: 'default' } }, status);
+      assert.ok(!gone.ok);
+      assert.match(gone.error, /^404 /);
+    });
+
+    it('deletes it, its finalizer taken off first', async () => {
+      server.create(claimObject('c1'));
+      await writer().bindClaim(binding('c1', { uid: stored('c1').metadata.uid, allocation }));
+      assert.deepEqual(stored('c1').metadata.finalizers, [CLAIM_FINALIZER]);
+      const w = writer();
+      w.deleteClaim('default', 'c1');
+      await until(() => server.get(CLAIM, 'default', 'c1') === undefined);
+      assert.deepEqual(warnings, []);
+    });
+  });
 });
 
 async function until(check: () => boolean): Promise<void> {

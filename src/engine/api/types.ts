@@ -22,6 +22,8 @@ export interface OwnerReference {
 
 export interface ObjectMeta {
   readonly name: string;
+  /** The name's prefix when the API server is to make the name (create only; `name` is then ''). */
+  readonly generateName?: string;
   readonly namespace?: string;
   readonly uid?: string;
   readonly resourceVersion?: string;

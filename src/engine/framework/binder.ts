@@ -45,4 +45,19 @@ export interface ClaimWriter {
   bindClaim(binding: ClaimBinding): Promise<Result<ResourceClaim, string>>;
   /** Takes the pod's reservation back out of a claim whose pod was not bound (the allocation stays); never fails the caller. */
   unreserveClaim(binding: ClaimBinding): void;
+  /**
+   * Creates the claim for a pod's extended resources (upstream createExtendedResourceClaimInAPI): `claim`
+   * carries metadata.generateName, no name; the answer is the claim as the API server made it (named, with its uid).
+   */
+  createClaim(claim: ResourceClaim): Promise<Result<ResourceClaim, string>>;
+  /** Patches the pod's status.extendedResourceClaimStatus (upstream patchPodExtendedResourceClaimStatus). */
+  patchPodExtendedResourceClaimStatus(pod: Pod, status: PodExtendedResourceClaimStatus): Promise<Result<void, string>>;
+  /** Deletes a claim PreBind created for a pod that was not bound (upstream deleteClaim, its finalizer first); never fails the caller. */
+  deleteClaim(namespace: string, name: string): void;
+}
+
+/** A pod's status.extendedResourceClaimStatus: which request of the special claim serves each container's extended resource. */
+export interface PodExtendedResourceClaimStatus {
+  readonly requestMappings: ReadonlyArray<{ readonly containerName: string; readonly resourceName: string; readonly requestName: string }>;
+  readonly resourceClaimName: string;
 }

@@ -25,7 +25,9 @@
 //   or a newer one. A failed write is an Error naming the claim, and the pod is not bound. Unreserve
 //   after a write takes the pod's reservation back out (the allocation stays, as upstream). A claim
 //   Podplan made up for a template entry (the pod's status names none yet) cannot be written: the
-//   error says kube-controller-manager has not created it. Without a ClaimWriter (previews,
+//   error says kube-controller-manager has not created it. The claim for extended resources served by
+//   DRA is created first (upstream createExtendedResourceClaimInAPI), then written, then the pod's
+//   status.extendedResourceClaimStatus patched; Unreserve deletes it. Without a ClaimWriter (previews,
 //   planning) PreBind writes nothing.
 // Not covered: binding conditions' wait in PreBind.
 import type { DeviceHolder } from '../api/device-failures';
@@ -38,7 +40,7 @@ import type {
   ResourceClaimTemplate,
   ResourceSlice,
 } from '../api/dra';
-import type { ClaimBinding } from '../framework/binder';
+import type { ClaimBinding, ClaimWriter } from '../framework/binder';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
 import { StateKey } from '../framework/cycle-state';
@@ -56,7 +58,7 @@ import type {
 import { MAX_NODE_SCORE } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
-import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type FilterStatus, type Status } from '../framework/status';
+import { errorStatus, isSuccess, SKIP, SUCCESS, unresolvable, unschedulable, type FilterStatus, type Status } from '../framework/status';
 import { KeyInterner } from '../framework/caches';
 import { nano } from './dynamicresources/capacity';
 import { factoryOf, noArgs } from './args';
@@ -75,8 +77,9 @@ import { madeUpClaimName, MADE_UP_ANNOTATION, podOwnerReference, podResourceClai
 import {
   EXTENDED_RESOURCE_CLAIM_ANNOTATION,
   extendedResourceClasses,
-  extendedResourceDeviceRequests,
+  extendedResourceRequestsAndMappings,
   isDraExtendedResourceName,
+  type ContainerExtendedResourceRequest,
 } from './dynamicresources/extended';
 import { Names } from './names';
 import { defaultNormalizeScore } from './normalize';
@@ -119,6 +122,8 @@ interface DraState {
   readonly extended: { readonly resources: readonly string[]; readonly userClaims: boolean } | undefined;
   /** Per node, the claim made for the extended resources there (its requests depend on the node). */
   readonly extendedByNode: Map<string, ResourceClaim>;
+  /** Per node, which of that claim's requests serves each container's extended resource (the pod's status names them). */
+  readonly extendedMappings: Map<string, readonly ContainerExtendedResourceRequest[]>;
   /** Claims whose allocation kept the pod off some node. */
   readonly unavailable: Set<number>;
   /** Indexes into claims of those allocated with a node selector (Filter checks them on every node). */
@@ -138,6 +143,7 @@ const EMPTY: DraState = Object.freeze({
   byNode: new Map(),
   extended: undefined,
   extendedByNode: new Map(),
+  extendedMappings: new Map(),
   unavailable: new Set<number>(),
   selectorBound: [],
   bindingFailed: [],
@@ -227,10 +233,13 @@ interface Assumed {
 
 /** What Reserve changed in one claim for a pod, and what PreBind is to write. */
 interface Reserved {
-  readonly key: string;
-  readonly before: Assumed | undefined;
-  /** The claim as the cycle found it (before Reserve). */
-  readonly listed: ResourceClaim;
+  /** The claim's key; the special claim's changes to the created claim's once PreBind has created it. */
+  key: string;
+  before: Assumed | undefined;
+  /** The claim as the cycle found it (before Reserve); for the special claim, as PreBind created it. */
+  listed: ResourceClaim;
+  /** The special claim for the pod's extended resources: the requests' mappings to containers, and whether PreBind created it. */
+  readonly extended?: { readonly mappings: readonly ContainerExtendedResourceRequest[]; created: boolean };
   /** The allocation Reserve chose for it (undefined when it was allocated already). */
   readonly allocation: AllocationResult | undefined;
   /** Whether the pod still has to be added to its reservedFor. */
@@ -527,6 +536,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       byNode: new Map(),
       extended: extended.length > 0 ? { resources: extended, userClaims } : undefined,
       extendedByNode: new Map(),
+      extendedMappings: new Map(),
       unavailable: new Set<number>(),
       selectorBound,
       bindingFailed,
@@ -693,11 +703,10 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       if (!s.extended.userClaims && served.length === 0) return SUCCESS;
       const classes = extendedResourceClasses(this.handle.objects?.().deviceClasses);
       const special = s.claims[s.claims.length - 1]!;
-      const forNode: ResourceClaim = {
-        ...special,
-        spec: { devices: { requests: extendedResourceDeviceRequests(pod.pod, served, classes) } },
-      };
+      const made = extendedResourceRequestsAndMappings(pod.pod, served, classes);
+      const forNode: ResourceClaim = { ...special, spec: { devices: { requests: made.requests } } };
       s.extendedByNode.set(node.metadata.name, forNode);
+      s.extendedMappings.set(node.metadata.name, made.mappings);
       allocating = [...s.allocating.slice(0, -1), forNode];
     }
     const unavailable: number[] = [];
@@ -857,7 +866,16 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
         },
       };
       const k = key(claim.metadata.namespace, claim.metadata.name);
-      changes.push({ key: k, before: this.assume(idx, updated), listed: claim, allocation: fresh, bind: !reserved, inFlight });
+      const special = s.extended && i === s.claims.length - 1;
+      changes.push({
+        key: k,
+        before: this.assume(idx, updated),
+        listed: claim,
+        allocation: fresh,
+        bind: !reserved,
+        inFlight,
+        ...(special ? { extended: { mappings: s.extendedMappings.get(nodeName) ?? [], created: false } } : {}),
+      });
       if (inFlight) this.inFlight.set(k, (this.inFlight.get(k) ?? 0) + 1);
     }
     this.reservedBy.set(pod.id, changes);
@@ -871,6 +889,12 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     for (const change of changes) this.land(change);
     const idx = this.indexes();
     for (const change of [...changes].reverse()) {
+      // The claim PreBind created for the extended resources is the pod's alone: deleted (upstream unreserveExtendedResourceClaim).
+      if (change.extended?.created) {
+        this.restore(idx, change.key, change.before);
+        this.handle.claimWriter?.deleteClaim(change.listed.metadata.namespace ?? 'default', change.listed.metadata.name);
+        continue;
+      }
       if (!change.written) {
         this.restore(idx, change.key, change.before);
         continue;
@@ -890,13 +914,21 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     if (!writer) return SUCCESS;
     for (const change of changes) {
       if (!change.bind) continue;
+      if (change.extended) {
+        // The node's device plugins serve every extended resource: no claim (upstream bindClaim's early return).
+        if (!change.allocation && (change.listed.spec.devices?.requests ?? []).length === 0) {
+          this.land(change);
+          this.restore(this.indexes(), change.key, change.before);
+          continue;
+        }
+        const created = await this.createExtendedClaim(writer, change, pod);
+        if (!isSuccess(created)) return created;
+      }
       const claim = change.listed;
       const name = key(claim.metadata.namespace, claim.metadata.name);
       if (claim.metadata.annotations?.[MADE_UP_ANNOTATION] === 'true') {
         return errorStatus(
-          claim.metadata.annotations[EXTENDED_RESOURCE_CLAIM_ANNOTATION] === 'true'
-            ? `ResourceClaim for the extended resources of pod ${pod.key}: podplan run does not create it (kube-scheduler's PreBind does)`
-            : `ResourceClaim for spec.resourceClaims "${claim.metadata.annotations['resource.kubernetes.io/pod-claim-name'] ?? ''}" of pod ${pod.key} is not created yet (kube-controller-manager's resourceclaim controller creates it from the template and names it in the pod's status.resourceClaimStatuses)`,
+          `ResourceClaim for spec.resourceClaims "${claim.metadata.annotations['resource.kubernetes.io/pod-claim-name'] ?? ''}" of pod ${pod.key} is not created yet (kube-controller-manager's resourceclaim controller creates it from the template and names it in the pod's status.resourceClaimStatuses)`,
         );
       }
       const written = await writer.bindClaim(this.bindingOf(change, pod));
@@ -908,8 +940,54 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       const a = this.assumed.get(change.key);
       if (a && written.value.metadata.resourceVersion !== undefined)
         this.assumed.set(change.key, { ...a, base: idx.claims.get(change.key), written: written.value.metadata.resourceVersion });
+      if (change.extended) {
+        // upstream patchPodExtendedResourceClaimStatus: the pod's status names the claim and maps its containers to its requests.
+        if (change.extended.mappings.length === 0)
+          return errorStatus(`nil or empty request mappings, no update of pod ${pod.key} ExtendedResourceClaimStatus`);
+        const patched = await writer.patchPodExtendedResourceClaimStatus(pod.pod, {
+          requestMappings: change.extended.mappings,
+          resourceClaimName: claim.metadata.name,
+        });
+        if (!patched.ok) return errorStatus(`update pod ${pod.key} ExtendedResourceClaimStatus: ${patched.error}`);
+      }
     }
     for (const change of changes) this.land(change);
+    return SUCCESS;
+  }
+
+  /**
+   * upstream createExtendedResourceClaimInAPI: the special claim created with `<pod>-extended-resources-`
+   * as generateName, the pod as its controller and the node's requests; from then on the change is
+   * the created claim's (assumed under its name, in flight until written), the made-up one forgotten.
+   */
+  private async createExtendedClaim(writer: ClaimWriter, change: Reserved, pod: PodInfo): Promise<Status> {
+    const made = change.listed;
+    const { [MADE_UP_ANNOTATION]: _madeUp, ...annotations } = made.metadata.annotations ?? {};
+    const created = await writer.createClaim({
+      metadata: {
+        name: '',
+        generateName: `${pod.pod.metadata.name}-extended-resources-`,
+        namespace: podNamespace(pod.pod),
+        annotations,
+        ownerReferences: made.metadata.ownerReferences ?? [podOwnerReference(pod.pod)],
+      },
+      spec: made.spec,
+    });
+    if (!created.ok) return errorStatus(`create claim for extended resources ${pod.key}: ${created.error}`);
+    const idx = this.indexes();
+    this.land(change);
+    this.restore(idx, change.key, change.before);
+    const claim = created.value;
+    const k = key(claim.metadata.namespace, claim.metadata.name);
+    change.key = k;
+    change.listed = claim;
+    change.extended!.created = true;
+    change.before = this.assume(idx, {
+      ...claim,
+      status: { ...(change.allocation ? { allocation: change.allocation } : {}), reservedFor: [consumerOf(pod)] },
+    });
+    change.inFlight = true;
+    this.inFlight.set(k, (this.inFlight.get(k) ?? 0) + 1);
     return SUCCESS;
   }
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { DeviceClass, DeviceRequest, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../../../src/engine/api/dra';
 import type { Result } from '../../../src/engine/api/result';
 import type { ClusterObjects, Pod } from '../../../src/engine/api/types';
-import type { ClaimBinding, ClaimWriter } from '../../../src/engine/framework/binder';
+import type { ClaimBinding, ClaimWriter, PodExtendedResourceClaimStatus } from '../../../src/engine/framework/binder';
 import type { FrameworkHandle } from '../../../src/engine/framework/interfaces';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
@@ -431,6 +431,26 @@ describe('engine/plugins/DynamicResources PreBind', () => {
     unreserveClaim(b: ClaimBinding): void {
       this.unreserved.push(b);
     }
+    readonly created: ResourceClaim[] = [];
+    readonly patched: Array<[pod: string, status: PodExtendedResourceClaimStatus]> = [];
+    readonly deleted: string[] = [];
+    failPatchWith: string | undefined;
+    async createClaim(c: ResourceClaim): Promise<Result<ResourceClaim, string>> {
+      this.created.push(c);
+      const name = `${c.metadata.generateName ?? ''}x7k2q`;
+      const { generateName: _generated, ...metadata } = c.metadata;
+      const made: ResourceClaim = { ...c, metadata: { ...metadata, name, uid: `uid-${name}`, resourceVersion: String(++this.version) } };
+      this.claims.set(name, made);
+      return { ok: true, value: made };
+    }
+    async patchPodExtendedResourceClaimStatus(pod: Pod, status: PodExtendedResourceClaimStatus): Promise<Result<void, string>> {
+      this.patched.push([pod.metadata.name, status]);
+      return this.failPatchWith ? { ok: false, error: this.failPatchWith } : { ok: true, value: undefined };
+    }
+    deleteClaim(namespace: string, name: string): void {
+      this.deleted.push(`${namespace}/${name}`);
+      this.claims.delete(name);
+    }
   }
 
   /** A plugin whose objects can be replaced (as informers hand new ones over), with a writer or none. */
@@ -584,5 +604,110 @@ describe('engine/plugins/DynamicResources PreBind', () => {
     plugin.reserve(state, pod, 'n1');
     assert.equal((await plugin.preBind(state, pod, 'n1')).code, 'Success');
     assert.deepEqual(writer.bound, []);
+  });
+  describe('extended resources backed by DRA (upstream createExtendedResourceClaimInAPI, patchPodExtendedResourceClaimStatus)', () => {
+    const served: DeviceClass = {
+      ...gpuClass,
+      metadata: { name: 'gpu-ext' },
+      spec: { ...gpuClass.spec, extendedResourceName: 'example.com/gpu' },
+    };
+    const wanting = (name: string, count = '1') => {
+      const info = podInfo({
+        metadata: { name, namespace: 'default', uid: `uid-${name}` },
+        spec: {
+          containers: [
+            { name: 'main', resources: { requests: { cpu: '1', 'example.com/gpu': count }, limits: { 'example.com/gpu': count } } },
+          ],
+        },
+      });
+      assert.ok(info.ok);
+      return info.value;
+    };
+    const ownedBy = (pod: string) => [{ apiVersion: 'v1', kind: 'Pod', name: pod, uid: `uid-${pod}`, controller: true }];
+
+    it("creates the claim (generateName <pod>-extended-resources-, the annotation, the pod its controller, the node's requests), writes allocation and reservation to it, then patches the pod's status", async () => {
+      const { plugin, snapshot, writer } = setup([], true, { deviceClasses: [served] });
+      const pod = wanting('p1');
+      const { state, verdicts } = runFilters(plugin, snapshot, pod);
+      assert.deepEqual(verdicts, { n1: 'ok', n2: CANNOT });
+      assert.equal(plugin.reserve(state, pod, 'n1').code, 'Success');
+      assert.equal((await plugin.preBind(state, pod, 'n1')).code, 'Success');
+      assert.deepEqual(writer.created, [
+        {
+          metadata: {
+            name: '',
+            generateName: 'p1-extended-resources-',
+            namespace: 'default',
+            annotations: { 'resource.kubernetes.io/extended-resource-claim': 'true' },
+            ownerReferences: ownedBy('p1'),
+          },
+          spec: {
+            devices: {
+              requests: [
+                { name: 'container-0-request-1', exactly: { deviceClassName: 'gpu-ext', allocationMode: 'ExactCount', count: 1 } },
+              ],
+            },
+          },
+        },
+      ]);
+      assert.deepEqual(writer.bound, [
+        {
+          namespace: 'default',
+          name: 'p1-extended-resources-x7k2q',
+          uid: 'uid-p1-extended-resources-x7k2q',
+          allocation: {
+            devices: { results: [{ request: 'container-0-request-1', driver: GPU, pool: 'n1', device: 'gpu-0' }] },
+            nodeSelector: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] },
+          },
+          consumer: { resource: 'pods', name: 'p1', uid: 'uid-p1' },
+        },
+      ]);
+      assert.deepEqual(writer.patched, [
+        [
+          'p1',
+          {
+            requestMappings: [{ containerName: 'main', resourceName: 'example.com/gpu', requestName: 'container-0-request-1' }],
+            resourceClaimName: 'p1-extended-resources-x7k2q',
+          },
+        ],
+      ]);
+      // The created claim holds the device (assumed until the objects show it): the next pod finds none on n1.
+      assert.deepEqual(runFilters(plugin, snapshot, wanting('p2')).verdicts, { n1: CANNOT, n2: CANNOT });
+    });
+
+    it('a patch of the pod that fails is an Error, the pod not bound; Unreserve deletes the created claim and gives the device back', async () => {
+      const { plugin, snapshot, writer } = setup([], true, { deviceClasses: [served] });
+      writer.failPatchWith = '403 pods "p1" is forbidden';
+      const pod = wanting('p1');
+      const { state } = runFilters(plugin, snapshot, pod);
+      plugin.reserve(state, pod, 'n1');
+      const status = await plugin.preBind(state, pod, 'n1');
+      assert.equal(status.code, 'Error');
+      assert.deepEqual(status.reasons, ['update pod default/p1 ExtendedResourceClaimStatus: 403 pods "p1" is forbidden']);
+      plugin.unreserve(state, pod, 'n1');
+      assert.deepEqual(writer.deleted, ['default/p1-extended-resources-x7k2q']);
+      assert.deepEqual(writer.unreserved, []);
+      assert.deepEqual(runFilters(plugin, snapshot, wanting('p2')).verdicts, { n1: 'ok', n2: CANNOT });
+    });
+
+    it('a claim write that fails after the create: an Error naming the created claim; Unreserve deletes it', async () => {
+      const { plugin, snapshot, writer } = setup([], true, { deviceClasses: [served] });
+      writer.failWith = 'claim default/p1-extended-resources-x7k2q got deleted in the meantime';
+      const pod = wanting('p1');
+      const { state } = runFilters(plugin, snapshot, pod);
+      plugin.reserve(state, pod, 'n1');
+      const status = await plugin.preBind(state, pod, 'n1');
+      assert.deepEqual(
+        [status.code, status.reasons],
+        [
+          'Error',
+          ['ResourceClaim default/p1-extended-resources-x7k2q: claim default/p1-extended-resources-x7k2q got deleted in the meantime'],
+        ],
+      );
+      assert.deepEqual(writer.patched, []);
+      plugin.unreserve(state, pod, 'n1');
+      assert.deepEqual(writer.deleted, ['default/p1-extended-resources-x7k2q']);
+      assert.deepEqual(runFilters(plugin, snapshot, wanting('p2')).verdicts, { n1: 'ok', n2: CANNOT });
+    });
   });
 });

@@ -60,46 +60,100 @@ interface Made {
   readonly count: number;
 }
 
-/** upstream createResourceRequestAndMappings: undefined when the container needs no request of its own. */
-function containerDeviceRequest(index: number, c: Container, name: string, reusable: ReadonlyArray<Made | undefined>): Made | undefined {
+/** One container's use of one extended resource: which request of the claim serves it (v1.ContainerExtendedResourceRequest). */
+export interface ContainerExtendedResourceRequest {
+  readonly containerName: string;
+  readonly resourceName: string;
+  readonly requestName: string;
+}
+
+/** upstream createResourceRequestAndMappings: the request (undefined when the container needs none of its own) and its mappings. */
+function containerDeviceRequest(
+  index: number,
+  c: Container,
+  name: string,
+  reusable: ReadonlyArray<Made | undefined>,
+): { readonly request: Made | undefined; readonly mappings: ContainerExtendedResourceRequest[] } {
+  const mappings: ContainerExtendedResourceRequest[] = [];
   const wanted = containerRequest(c, name);
-  if (wanted === 0) return undefined;
+  if (wanted === 0) return { request: undefined, mappings };
+  const mapTo = (requestName: string) => mappings.push({ containerName: c.name, resourceName: name, requestName });
   let sum = 0;
   for (const r of reusable) {
     if (!r) continue;
     sum += r.count;
-    if (sum >= wanted) return undefined;
+    mapTo(r.name);
+    if (sum >= wanted) return { request: undefined, mappings };
   }
   const keys = Object.keys({ ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) }).sort();
-  return { name: `container-${index}-request-${Math.max(0, keys.indexOf(name))}`, count: wanted - sum };
+  const request = { name: `container-${index}-request-${Math.max(0, keys.indexOf(name))}`, count: wanted - sum };
+  mapTo(request.name);
+  return { request, mappings };
 }
 
-/** upstream createRequestsAndMappings: the device requests for the resources served by DRA on a node. */
-export function extendedResourceDeviceRequests(
+/** The special claim's device requests on a node and which container each serves (upstream createRequestsAndMappings). */
+export interface ExtendedRequestsAndMappings {
+  readonly requests: DeviceRequest[];
+  readonly mappings: ContainerExtendedResourceRequest[];
+}
+
+/** upstream createRequestsAndMappings: the device requests for the resources served by DRA on a node, and the containers' mappings to them. */
+export function extendedResourceRequestsAndMappings(
   pod: Pod,
   resources: readonly string[],
   classes: ReadonlyMap<string, DeviceClass>,
-): DeviceRequest[] {
+): ExtendedRequestsAndMappings {
   const inits = pod.spec.initContainers ?? [];
   const containers = [...inits, ...pod.spec.containers];
   const long: number[] = [];
   const short: number[] = [];
   containers.forEach((c, i) => (i < inits.length && c.restartPolicy !== 'Always' ? short : long).push(i));
   const requests: Array<Made & { readonly cls: string }> = [];
+  const mappings: ContainerExtendedResourceRequest[] = [];
   for (const resource of [...resources].sort()) {
     const cls = classes.get(resource);
     if (!cls) continue;
     const longLived: Array<Made | undefined> = containers.map(() => undefined);
-    for (const i of long) longLived[i] = containerDeviceRequest(i, containers[i]!, resource, []);
+    const longMappings: ContainerExtendedResourceRequest[] = [];
+    for (const i of long) {
+      const made = containerDeviceRequest(i, containers[i]!, resource, []);
+      longLived[i] = made.request;
+      longMappings.push(...made.mappings);
+    }
     let maxShort: Made | undefined;
+    const shortNames = new Set<string>();
+    let shortMappings: ContainerExtendedResourceRequest[] = [];
     for (const i of short) {
-      const r = containerDeviceRequest(i, containers[i]!, resource, longLived.slice(i));
-      if (r && (!maxShort || maxShort.count < r.count)) maxShort = r;
+      const made = containerDeviceRequest(i, containers[i]!, resource, longLived.slice(i));
+      const r = made.request;
+      if (r) {
+        shortNames.add(r.name);
+        if (!maxShort || maxShort.count < r.count) maxShort = r;
+      }
+      shortMappings.push(...made.mappings);
+    }
+    // The short-lived containers' requests are one: the largest, which every one of them maps to.
+    if (maxShort && shortNames.size > 1) {
+      const max = maxShort.name;
+      shortMappings = shortMappings.map((m) => (shortNames.has(m.requestName) ? { ...m, requestName: max } : m));
     }
     if (maxShort) requests.push({ ...maxShort, cls: cls.metadata.name });
     for (const r of longLived) if (r) requests.push({ ...r, cls: cls.metadata.name });
+    mappings.push(...longMappings, ...shortMappings);
   }
-  return requests
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((r) => ({ name: r.name, exactly: { deviceClassName: r.cls, allocationMode: 'ExactCount', count: r.count } }));
+  return {
+    requests: requests
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((r) => ({ name: r.name, exactly: { deviceClassName: r.cls, allocationMode: 'ExactCount', count: r.count } })),
+    mappings,
+  };
+}
+
+/** upstream createRequestsAndMappings' requests: the device requests for the resources served by DRA on a node. */
+export function extendedResourceDeviceRequests(
+  pod: Pod,
+  resources: readonly string[],
+  classes: ReadonlyMap<string, DeviceClass>,
+): DeviceRequest[] {
+  return extendedResourceRequestsAndMappings(pod, resources, classes).requests;
 }
