@@ -216,7 +216,10 @@ items:
       assert.deepEqual([error.related?.range.file, error.related && at(error.related.range)], ['nodes.yaml', '3:19']);
       assert.equal(error.message, 'node "n1" is already defined');
       assert.equal(errorMessage(error), 'node "n1" is already defined at nodes.yaml:3:19; this one is left out');
-      assert.equal(errorMessage(error, (f) => `<${f}>`), 'node "n1" is already defined at <nodes.yaml>:3:19; this one is left out');
+      assert.equal(
+        errorMessage(error, (f) => `<${f}>`),
+        'node "n1" is already defined at <nodes.yaml>:3:19; this one is left out',
+      );
       assert.equal(
         formatError(error),
         'more.yaml:3:19: error duplicate-name: metadata.name: node "n1" is already defined at nodes.yaml:3:19; this one is left out',
