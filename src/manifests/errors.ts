@@ -32,18 +32,41 @@ export type ManifestErrorCode =
 
 export type Severity = 'error' | 'warning';
 
+/**
+ * Another place a problem involves (a duplicate's first definition). The text naming it is made
+ * where it is shown (`errorMessage`), with the file as the reader names it: the CLI by its path,
+ * the editor by its name (and as related information pointing at it).
+ */
+export interface RelatedPlace {
+  readonly range: SourceRange;
+  /** What is there, for a note beside it: `the first service "default/web"`. */
+  readonly note: string;
+  /** The message's words after the place (`message at <place><rest>`). */
+  readonly rest: string;
+}
+
 export interface ManifestError {
   readonly code: ManifestErrorCode;
   readonly severity: Severity;
-  /** What is wrong, without the location (the range says where). */
+  /** What is wrong, without any location (the ranges say where); with `related`, the words before its place. */
   readonly message: string;
   readonly range: SourceRange;
   /** The field it is about, from the document root, when there is one. */
   readonly path?: string;
+  readonly related?: RelatedPlace;
+}
+
+/** `file:line:column` of a range, its file as `fileName` names it. */
+export function placeOf(range: SourceRange, fileName: (file: string) => string = (f) => f): string {
+  return `${fileName(range.file)}:${range.start.line}:${range.start.column}`;
+}
+
+/** The error's message, naming its related place (if any) by `fileName`'s name for the file. */
+export function errorMessage(e: ManifestError, fileName: (file: string) => string = (f) => f): string {
+  return e.related ? `${e.message} at ${placeOf(e.related.range, fileName)}${e.related.rest}` : e.message;
 }
 
 /** `file:line:column: severity code: path: message`, the form compilers print. */
 export function formatError(e: ManifestError): string {
-  const where = `${e.range.file}:${e.range.start.line}:${e.range.start.column}`;
-  return `${where}: ${e.severity} ${e.code}: ${e.path ? `${e.path}: ` : ''}${e.message}`;
+  return `${placeOf(e.range)}: ${e.severity} ${e.code}: ${e.path ? `${e.path}: ` : ''}${errorMessage(e)}`;
 }

@@ -521,13 +521,13 @@ function unique<T>(items: readonly Located<T>[], what: string, key: (v: T) => st
       kept.push(item);
       continue;
     }
-    const where = fieldRange(first, 'metadata.name');
     errors.push({
       code: 'duplicate-name',
       severity: 'error',
-      message: `${what} "${k}" is already defined at ${where.file}:${where.start.line}:${where.start.column}; this one is left out`,
+      message: `${what} "${k}" is already defined`,
       range: fieldRange(item, 'metadata.name'),
       path: concatPath(item.base, 'metadata.name'),
+      related: { range: fieldRange(first, 'metadata.name'), note: `the first ${what} "${k}"`, rest: '; this one is left out' },
     });
   }
   return kept;
@@ -548,13 +548,17 @@ function uniqueUids(pods: readonly Located<Pod>[], errors: ManifestError[]): Loc
       seen.set(uid, p);
       return true;
     }
-    const where = fieldRange(first, 'metadata.uid');
     errors.push({
       code: 'duplicate-uid',
       severity: 'error',
-      message: `pod ${podKey(p.value)} has uid "${uid}", which pod ${podKey(first.value)} already has at ${where.file}:${where.start.line}:${where.start.column} (a uid is unique in a cluster); this one is left out`,
+      message: `pod ${podKey(p.value)} has uid "${uid}", which pod ${podKey(first.value)} already has`,
       range: fieldRange(p, 'metadata.uid'),
       path: concatPath(p.base, 'metadata.uid'),
+      related: {
+        range: fieldRange(first, 'metadata.uid'),
+        note: `pod ${podKey(first.value)} has uid "${uid}"`,
+        rest: ' (a uid is unique in a cluster); this one is left out',
+      },
     });
     return false;
   });

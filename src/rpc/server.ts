@@ -93,6 +93,12 @@ export async function startPlannerServer(options: PlannerServerOptions): Promise
   grpc.setLogVerbosity(grpc.logVerbosity.ERROR);
   if (!bound.ok) {
     server.forceShutdown();
+    // Matched in the text because grpc-js gives nothing else: its bindAsync error is one Error whose
+    // message joins each address's Node error *message* ("No address added … errors: [listen
+    // EADDRINUSE …]"); the Node errors' codes are dropped (server.js bindOneAddress keeps err.message).
+    // A node:net probe of the port first would give a structured EADDRINUSE, but only for a moment
+    // before grpc-js binds (another process can take the port between) and for one of the addresses a
+    // host name resolves to: the bind's own failure is the fact, and its text the only carrier of it.
     const inUse = /EADDRINUSE/.test(bound.error);
     return err(
       `cannot serve the planner API on ${wanted}: ${inUse ? 'the port is already in use (another planner server?); choose another port' : bound.error}`,

@@ -2,8 +2,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { noHistory } from '../../src/server/history';
+import { explainPodRequest } from '../../src/server/service';
 import { explainPod } from '../../src/server/service/planning';
 import { workspaceOf } from '../server/service/fixtures';
+import { cli } from './run-cli';
 import { runPodplan } from './run-cli-process';
 
 describe('cli explain (child process)', () => {
@@ -137,6 +140,42 @@ describe('cli explain (child process)', () => {
     const { code, stdout } = await runPodplan(['explain', 'examples/cluster', 'analytics/etl-0']);
     assert.equal(code, 0, stdout);
     assert.match(stdout, /^analytics\/etl-0 is in pod set nightly-batch: planned with its set by the \w+ planner/m);
+  });
+
+  describe('an object of the files that does not read refuses it in both, in the same words (manifests unreadablePods every-pod)', () => {
+    const node = (name: string, cpu: string) =>
+      `---\napiVersion: v1\nkind: Node\nmetadata: { name: ${name} }\nstatus: { allocatable: { cpu: "${cpu}", memory: 16Gi, pods: "110" } }\n`;
+    const pod = (name: string, cpu: string, extra = '') =>
+      `---\napiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:${extra}\n  containers: [{ name: main, resources: { requests: { cpu: "${cpu}" } } }]\n`;
+    const table: Array<[name: string, files: Record<string, string>, refusal: string | undefined]> = [
+      [
+        'another pending pod that does not read',
+        { 'c.yaml': node('n1', '4') + pod('web', '1') + pod('bad', 'two') },
+        'nothing is planned while a pod of the files does not read (pod default/bad at c.yaml:15:19): fix its errors first',
+      ],
+      [
+        'a node that does not read',
+        { 'c.yaml': node('n1', '4') + node('n2', 'four') + pod('web', '1') },
+        'nothing is planned while an object of the files does not read (node n2 at c.yaml:9:19): fix its errors first',
+      ],
+      ['every object reads: explained', { 'c.yaml': node('n1', '4') + pod('web', '1') }, undefined],
+    ];
+    for (const [name, files, refusal] of table) {
+      it(name, async () => {
+        const { code, stdout, stderr } = await cli(['explain', 'c.yaml', 'web', '--json'], files);
+        const editor = await explainPodRequest({ pod: { name: 'web' } }, workspaceOf(files).analysis(), noHistory('not kept'));
+        if (refusal) {
+          assert.equal(code, 2, stderr);
+          assert.equal(stderr.trim().split('\n').at(-1), `error: ${refusal}`);
+          assert.deepEqual(editor, { ok: false, error: refusal });
+        } else {
+          assert.equal(code, 0, stderr);
+          assert.ok(editor.ok, editor.ok ? '' : editor.error);
+          assert.equal((JSON.parse(stdout) as { node?: string }).node, 'n1');
+          assert.equal(editor.value.chosenNode, 'n1');
+        }
+      });
+    }
   });
 
   describe('refuses what it cannot explain (exit 2)', () => {

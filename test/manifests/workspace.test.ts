@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { podKey } from '../../src/engine/api/types';
-import { combine, formatError, readFile, readSnapshot, type ManifestError } from '../../src/manifests';
+import { combine, errorMessage, formatError, readFile, readSnapshot, type ManifestError } from '../../src/manifests';
 import { at, covered, fixture } from './fixtures';
 
 const brief = (e: ManifestError): string => `${e.severity} ${e.code} ${at(e.range)}`;
@@ -210,7 +210,20 @@ items:
         m.errors.map((e) => [e.code, e.range.file, at(e.range)]),
         [['duplicate-name', 'more.yaml', '3:19']],
       );
-      assert.match(m.errors[0]?.message ?? '', /node "n1" is already defined at nodes\.yaml:3:19/);
+      const [error] = m.errors;
+      assert.ok(error);
+      // The first one's place travels as data; the text naming it is made where it is shown.
+      assert.deepEqual([error.related?.range.file, error.related && at(error.related.range)], ['nodes.yaml', '3:19']);
+      assert.equal(error.message, 'node "n1" is already defined');
+      assert.equal(errorMessage(error), 'node "n1" is already defined at nodes.yaml:3:19; this one is left out');
+      assert.equal(
+        errorMessage(error, (f) => `<${f}>`),
+        'node "n1" is already defined at <nodes.yaml>:3:19; this one is left out',
+      );
+      assert.equal(
+        formatError(error),
+        'more.yaml:3:19: error duplicate-name: metadata.name: node "n1" is already defined at nodes.yaml:3:19; this one is left out',
+      );
     });
 
     it('gives the engine its snapshot: nodes and pods', () => {

@@ -124,6 +124,16 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
     for (const [file, code, pattern] of cases) it(`${code} (${file})`, () => assert.match(message(file, code), pattern));
   });
 
+  it('a duplicate name points at the first one as related information', () => {
+    const uri = session.uri('duplicate-name.yaml');
+    const duplicate = session.diagnostics(uri)?.find((d) => d.code === 'duplicate-name');
+    assert.deepEqual(duplicate?.relatedInformation?.[0]?.location, {
+      uri,
+      range: { start: { line: 4, character: 8 }, end: { line: 4, character: 12 } },
+    });
+    assert.match(duplicate?.relatedInformation?.[0]?.message ?? '', /^the first \w+ "/);
+  });
+
   it('points at the exact value: the infeasible node, the bad state', () => {
     const at = (file: string) => session.diagnostics(session.uri(file))?.[0]?.range;
     assert.deepEqual(at('node-infeasible.yaml'), { start: { line: 11, character: 12 }, end: { line: 11, character: 17 } });

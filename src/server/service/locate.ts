@@ -4,6 +4,9 @@ import type { Range } from 'vscode-languageserver';
 import { concatPath, type Located, type SourceMap, type SourceRange } from '../../manifests';
 import type { Anchor } from './schema';
 
+/** A file's name as a message shows it: the last part of its URI (the model names files by URI). */
+export const fileNameOf = (uri: string): string => decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
+
 export function lspRange(r: SourceRange): Range {
   return { start: { line: r.start.line - 1, character: r.start.column - 1 }, end: { line: r.end.line - 1, character: r.end.column - 1 } };
 }

@@ -39,6 +39,7 @@ import { amounts } from './amounts';
 import { nodeVerdicts } from '../../engine/explain/verdicts';
 import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts } from './pipeline';
 import { podSetLabelOf, schedulerOf, type Analysis, type Ranking } from './analysis';
+import { fileNameOf } from './locate';
 import { defaultProfile } from './profiles';
 
 export interface PlanRequest {
@@ -76,9 +77,6 @@ export function solverOf(analysis: Analysis): { solver?: SolverSettings } {
   const solver = analysis.options.solver?.();
   return solver ? { solver } : {};
 }
-
-/** A file's name as a message shows it: the last part of its URI. */
-const fileNameOf = (uri: string): string => decodeURIComponent(uri.slice(uri.lastIndexOf('/') + 1));
 
 /**
  * The planning framework for a plan of `set`, unless a pod of the files that does not read refuses

@@ -3,7 +3,7 @@ import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { CPU, MEMORY } from '../../engine/api/resources';
 import { parseGoDuration } from '../../engine/planner/podset/duration';
-import { splitPath, type Located, type ScheduleTriggerManifest } from '../../manifests';
+import { splitPath, unreadablePods, unreadableRefusal, type Located, type ScheduleTriggerManifest } from '../../manifests';
 import { valueAt } from './documents';
 import { closest } from './words';
 import type { Pod } from '../../engine/api/types';
@@ -23,6 +23,7 @@ import type {
 import type { PlanBoundView, PlanView, PodExplanationView } from '../../protocol/webview';
 import type { History } from '../history';
 import { fnv32a } from '../../manifests';
+import { fileNameOf } from './locate';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { incompleteDependencies } from './dependencies';
@@ -154,6 +155,9 @@ export async function explainPodRequest(
 ): Promise<Result<PodExplanationView>> {
   const pod = resolvePod(params.pod, analysis);
   if (!pod.ok) return pod;
+  // An object of the files that does not read refuses it, as it refuses podplan explain (manifests unreadablePods, the one rule).
+  const refusal = unreadableRefusal(unreadablePods(analysis.model, 'every-pod'), fileNameOf);
+  if (refusal) return err(refusal);
   return ok((params.inPlan && (await explainInPlan(pod.value, analysis, params.inPlan, history))) || explainPod(pod.value, analysis));
 }
 

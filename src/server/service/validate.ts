@@ -10,6 +10,7 @@ import { POD_SET_LABEL } from '../../engine/planner/plan';
 import type { Pod } from '../../engine/api/types';
 import {
   concatPath,
+  errorMessage,
   joinPath,
   unreadablePods,
   type Located,
@@ -22,7 +23,7 @@ import { keyOf, podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { CODES, SOURCE, type Code } from './codes';
 import { dependencyCycles, resolveDependency } from './dependencies';
 import { carriesPodSetLabel, declaredKind, documentAt, OUR_KINDS, PLAN, PROFILE_CONFIG, rawObjects, TRIGGER } from './documents';
-import { anchorRange, lspRange, rangeIn } from './locate';
+import { anchorRange, fileNameOf, lspRange, rangeIn } from './locate';
 import { subdomainError } from '../../engine/api/field';
 import { checkNames } from './names';
 import type { EntryProblem } from './plan-check';
@@ -111,7 +112,13 @@ function readerErrors(file: SourceFile, analysis: Analysis, checked: ReadonlySet
     const document = documentAt(file, error.range.start.offset);
     if (!document || checked.has(`${document.index}:${error.path ?? ''}`)) continue;
     if (!unreadable.has(error) && !reportsReaderError(file, document, error)) continue;
-    out.push(diagnostic(lspRange(error.range), error.code, error.severity, readerMessage(error)));
+    const related = error.related;
+    out.push({
+      ...diagnostic(lspRange(error.range), error.code, error.severity, readerMessage(error)),
+      ...(related
+        ? { relatedInformation: [{ location: { uri: related.range.file, range: lspRange(related.range) }, message: related.note }] }
+        : {}),
+    });
   }
 }
 
@@ -131,10 +138,9 @@ function reportsReaderError(file: SourceFile, document: Parameters<typeof declar
 }
 
 function readerMessage(error: ManifestError): string {
-  if (error.code === 'yaml-syntax')
-    return `${error.message.replace(/\s+at line \d+, column \d+.*$/s, '')}: fix the YAML syntax so the document can be read`;
-  // Files are named by URI in the model; a message reads better with the file's name.
-  const message = error.message.replace(/\b[a-z][\w+.-]*:\/\/\S*\/([^/\s:]+):(\d+):(\d+)/g, '$1:$2:$3');
+  // The reader parses with yaml's prettyErrors off (manifests/parse.ts): its messages carry no position.
+  if (error.code === 'yaml-syntax') return `${error.message}: fix the YAML syntax so the document can be read`;
+  const message = errorMessage(error, fileNameOf);
   return error.path ? `${error.path}: ${message}` : message;
 }
 
