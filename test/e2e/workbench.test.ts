@@ -392,19 +392,23 @@ for (const line of LINES) {
       await runCommand(page(), 'Extensions: Show Enabled Extensions');
       const row = page().locator('.extensions-viewlet .monaco-list-row', { hasText: 'Podplan' }).first();
       await row.waitFor();
-      const icon = row.locator('img.icon');
-      await icon.waitFor();
-      // Loaded, not just named: the image's own size once it has loaded.
-      const size = await icon.evaluate((img: HTMLImageElement) =>
-        img.complete && img.naturalWidth > 0
-          ? img.naturalWidth
-          : new Promise<number>((resolve, reject) => {
-              img.addEventListener('load', () => resolve(img.naturalWidth));
-              img.addEventListener('error', () => reject(new Error(`the icon ${img.src} did not load`)));
-            }),
+      // Loaded, not just named: the image's own size once it has loaded. The list may render the row
+      // again (a new <img>), so each poll looks the row up afresh; a bounded wait fails instead of hanging.
+      const loaded = await page().waitForFunction(
+        () => {
+          for (const r of document.querySelectorAll('.extensions-viewlet .monaco-list-row')) {
+            if (!r.textContent?.includes('Podplan')) continue;
+            const img = r.querySelector('img.icon');
+            if (img instanceof HTMLImageElement && img.complete && img.naturalWidth > 0) return { width: img.naturalWidth, src: img.src };
+          }
+          return undefined;
+        },
+        undefined,
+        { timeout: 60_000 },
       );
-      assert.ok(size >= 128, `icon ${size} px wide`);
-      assert.match((await icon.getAttribute('src')) ?? '', /podplan\.png/);
+      const { width, src } = (await loaded.jsonValue()) as { width: number; src: string };
+      assert.ok(width >= 128, `icon ${width} px wide`);
+      assert.match(src, /podplan\.png/);
       await shot('extensions-icon');
     });
 
