@@ -416,9 +416,13 @@ export function unreadableRefusal(unreadable: readonly UnreadablePod[], fileName
     const what = kind === 'Pod' ? `pod ${key}` : kind === 'Node' ? `node ${name ?? '(no name)'}` : `the pods of ${kind} ${key}`;
     return `${what} at ${fileName(at.file)}:${at.start.line}:${at.start.column}`;
   });
-  const one = unreadable.length === 1;
-  const noun = unreadable.some(({ object }) => object.value.kind === 'Node') ? (one ? 'object' : 'objects') : one ? 'pod' : 'pods';
-  return `nothing is planned while ${one ? `${noun === 'object' ? 'an' : 'a'} ${noun} of the files does` : `${unreadable.length} ${noun} of the files do`} not read (${names.join('; ')}): fix ${one ? 'its errors' : 'their errors'} first`;
+  // "pods" while every one is a pod or a workload's pods; a Node among them makes them "objects".
+  const node = unreadable.some(({ object }) => object.value.kind === 'Node');
+  const which =
+    unreadable.length === 1
+      ? `${node ? 'an object' : 'a pod'} of the files does`
+      : `${unreadable.length} ${node ? 'objects' : 'pods'} of the files do`;
+  return `nothing is planned while ${which} not read (${names.join('; ')}): fix ${unreadable.length === 1 ? 'its errors' : 'their errors'} first`;
 }
 
 function readDocument(parsed: ParsedDocument): DocumentRead {

@@ -15,6 +15,40 @@ function draFiles(): Record<string, string> {
   );
 }
 
+/**
+ * examples/dra without its pods, and a pod set `default/gang` of `workers` one-GPU pods of
+ * `deviceClass` (a Job from a ResourceClaimTemplate), the trigger's labels extended by `labels`.
+ */
+function gangFiles(workers: number, deviceClass: string, labels = ''): Record<string, string> {
+  return {
+    ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
+    'examples/dra/gang.yaml': `apiVersion: planner.ciena.io/v1alpha1
+kind: ScheduleTrigger
+metadata: {name: gang, namespace: default, labels: {planner.ciena.io/pod-set: gang${labels}}}
+spec: {state: Schedule}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: ${deviceClass}}}]}}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train}
+spec:
+  parallelism: ${workers}
+  completions: ${workers}
+  template:
+    metadata: {labels: {planner.ciena.io/pod-set: gang}}
+    spec:
+      schedulerName: podset-planner-scheduler
+      restartPolicy: Never
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers: [{name: t, image: t, resources: {requests: {cpu: "1"}}}]
+`,
+  };
+}
+
 // The built CLI (dist/cli.cjs) on the GPU example: the training gang gets two large GPUs on one
 // NUMA node each, the inference pod falls back to a small GPU, the pod asking for eight GPUs on
 // one node is placed nowhere, with upstream's words.
@@ -73,66 +107,14 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
   });
 
   it('plan: a gang of ten one-GPU pods gets the eight large GPUs there are, not more', async () => {
-    const files = {
-      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
-      'examples/dra/gang.yaml': `apiVersion: planner.ciena.io/v1alpha1
-kind: ScheduleTrigger
-metadata: {name: gang, namespace: default, labels: {planner.ciena.io/pod-set: gang}}
-spec: {state: Schedule}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu}
-spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: large-gpu.example.com}}]}}}
----
-apiVersion: batch/v1
-kind: Job
-metadata: {name: train}
-spec:
-  parallelism: 10
-  completions: 10
-  template:
-    metadata: {labels: {planner.ciena.io/pod-set: gang}}
-    spec:
-      schedulerName: podset-planner-scheduler
-      restartPolicy: Never
-      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
-      containers: [{name: t, image: t, resources: {requests: {cpu: "1"}}}]
-`,
-    };
+    const files = gangFiles(10, 'large-gpu.example.com');
     const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
     assert.match(stdout, /8 of 10 pods placed on 2 nodes/);
     assert.equal([...stdout.matchAll(/^default\/train-\d+\*\s+gpu-[ab]1$/gm)].length, 8, stdout);
   });
 
   it('plan: the exact planner counts devices, so an 8-pod one-GPU gang on 4-GPU nodes is proven optimal on 2 nodes', async () => {
-    const files = {
-      ...Object.fromEntries(Object.entries(draFiles()).filter(([name]) => !name.endsWith('pods.yaml'))),
-      'examples/dra/gang.yaml': `apiVersion: planner.ciena.io/v1alpha1
-kind: ScheduleTrigger
-metadata: {name: gang, namespace: default, labels: {planner.ciena.io/pod-set: gang, planner.ciena.io/planner: exact}}
-spec: {state: Schedule}
----
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu}
-spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
----
-apiVersion: batch/v1
-kind: Job
-metadata: {name: train}
-spec:
-  parallelism: 8
-  completions: 8
-  template:
-    metadata: {labels: {planner.ciena.io/pod-set: gang}}
-    spec:
-      schedulerName: podset-planner-scheduler
-      restartPolicy: Never
-      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
-      containers: [{name: t, image: t, resources: {requests: {cpu: "1"}}}]
-`,
-    };
+    const files = gangFiles(8, 'gpu.example.com', ', planner.ciena.io/planner: exact');
     const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
     assert.match(stdout, /8 of 8 pods placed on 2 nodes \(planner exact/);
     assert.match(stdout, /Bound \(HiGHS [\d.]+\): proven optimal\./);

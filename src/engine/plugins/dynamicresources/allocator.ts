@@ -557,8 +557,7 @@ class Search {
         for (const device of slice.spec.devices ?? []) {
           const candidate = { id: deviceId(pool.driver, pool.pool, device.name), device, slice, pool };
           // Static capacity only: what shares consume is checked when the device is taken.
-          if (this.selectable(ci, key, base, candidate) && fitsCapacity(base.spec.capacity?.requests, device, undefined, undefined))
-            all.push(candidate);
+          if (this.selectable(ci, key, base, candidate) && fitsCapacity(base.spec.capacity?.requests, device)) all.push(candidate);
         }
       }
     }

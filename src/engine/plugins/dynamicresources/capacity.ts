@@ -103,13 +103,13 @@ export function consumedBy(requests: Readonly<Record<string, string>> | undefine
 /**
  * Upstream CmpRequestOverCapacity: every capacity the request names exists, no consumed amount breaks
  * its policy, and what the device's shares consume (allocated before, in this allocation, and this
- * one) stays within each capacity.
+ * one) stays within each capacity. Without the shares, the static check: the device's capacity alone.
  */
 export function fitsCapacity(
   requests: Readonly<Record<string, string>> | undefined,
   device: Device,
-  allocated: Consumed | undefined,
-  allocating: Consumed | undefined,
+  allocated?: Consumed,
+  allocating?: Consumed,
 ): boolean {
   // Nothing asked, no policy, no other share: each capacity is consumed whole, which fits.
   if (requests === undefined && allocated === undefined && allocating === undefined && !hasPolicy(device)) return true;

@@ -190,11 +190,7 @@ function nodeSupply(
             const r = compiled.matches(device, driver);
             if (!r.ok || !r.value) return;
           }
-          if (
-            taintPreventsAllocation(device, kind.spec.tolerations) ||
-            !fitsCapacity(kind.spec.capacity?.requests, device, undefined, undefined)
-          )
-            return;
+          if (taintPreventsAllocation(device, kind.spec.tolerations) || !fitsCapacity(kind.spec.capacity?.requests, device)) return;
           total[k] = (total[k] ?? 0) + 1;
           if (isFree) free[k] = (free[k] ?? 0) + 1;
           sets.forEach((set, s) => {

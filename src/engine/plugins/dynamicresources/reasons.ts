@@ -194,7 +194,7 @@ function optionFailure(
   const usable: Candidate[] = [];
   for (const c of matching.passed) {
     if (taintPreventsAllocation(c.device, option.spec.tolerations)) tainted++;
-    else if (!fitsCapacity(option.spec.capacity?.requests, c.device, undefined, undefined)) capacity++;
+    else if (!fitsCapacity(option.spec.capacity?.requests, c.device)) capacity++;
     else usable.push(c);
   }
   if (usable.length === 0) return { failure: { ...head, code: 'unsuitable', devices: matching.passed.length, tainted, capacity } };
