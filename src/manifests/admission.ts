@@ -15,8 +15,11 @@
 //   scopeSelector (those and PriorityClass) match the pod refuse it when it would take the
 //   namespace's use past a hard limit, or when it gives no request (or limit) for the cpu or memory a
 //   quota limits; the pods already admitted count as used. Claims not yet admitted are held to the
-//   quotas' persistentvolumeclaims and requests.storage, also per storage class.
-// A refused object is left out, with a located warning in the API server's words.
+//   quotas' persistentvolumeclaims, count/persistentvolumeclaims and requests.storage, also per
+//   storage class, the quotas scoped by VolumeAttributesClass included.
+// A refused object is left out, with a located warning in the API server's words. A quota entry
+// neither applies (count/services, configmaps, ResourceClaim quotas, …) gets a located warning that
+// it is not applied, and why.
 import {
   podKey,
   DEFAULT_NAMESPACE,
@@ -31,7 +34,7 @@ import { isSupportedPodLevelResource, CPU, MEMORY, EPHEMERAL_STORAGE } from '../
 import { arrayOf, object, oneOf, string, type Decoder } from './decode';
 import type { ManifestError } from './errors';
 import { objectMeta, resourceList } from './kube';
-import { concatPath } from './source-map';
+import { concatPath, joinPath } from './source-map';
 import { fieldRange, type Located } from './workspace';
 
 export interface LimitRangeItem {
@@ -650,7 +653,10 @@ function claimUsage(claim: PersistentVolumeClaim): Amounts {
   ]);
   const storageClass = claim.spec?.storageClassName;
   if (storageClass) usage.set(`${storageClass}${STORAGE_CLASS_SUFFIX}persistentvolumeclaims`, ONE);
-  const request = amountsOf(claim.spec?.resources?.requests).get('storage');
+  // Storage allocated by an expansion counts when larger than the request (RecoverVolumeExpansionFailure, GA).
+  const requested = amountsOf(claim.spec?.resources?.requests).get('storage');
+  const allocated = requested && amountsOf(claim.status?.allocatedResources).get('storage');
+  const request = allocated && requested && compareQuantities(allocated, requested) > 0 ? allocated : requested;
   if (request) {
     const whole =
       request.numerator % request.denominator === 0n ? request : { ...request, numerator: wholeValue(request), denominator: 1n };
@@ -660,12 +666,44 @@ function claimUsage(claim: PersistentVolumeClaim): Amounts {
   return usage;
 }
 
+/** The VolumeAttributesClasses a claim names: asked for, current, and the target of a modification. */
+function attributesClasses(claim: PersistentVolumeClaim): Set<string> {
+  const names = [
+    claim.spec?.volumeAttributesClassName,
+    claim.status?.currentVolumeAttributesClassName,
+    claim.status?.modifyVolumeStatus?.targetVolumeAttributesClassName,
+  ];
+  return new Set(names.filter((n): n is string => !!n));
+}
+
+/**
+ * Upstream pvcMatchesScopeFunc: a claim is in the VolumeAttributesClass scope alone, matched as a
+ * selector over the one label {VolumeAttributesClass: a class the claim names} (any of them; no label
+ * when it names none); every other scope matches no claim.
+ */
+function claimMatchesScope(s: ScopedResourceSelectorRequirement, claim: PersistentVolumeClaim): boolean {
+  if (s.scopeName !== 'VolumeAttributesClass') return false;
+  const names = [...attributesClasses(claim)];
+  const values = s.values ?? [];
+  switch (s.operator) {
+    case 'Exists':
+      return names.length > 0;
+    case 'DoesNotExist':
+      return names.length === 0;
+    case 'In':
+      return names.some((n) => values.includes(n));
+    case 'NotIn':
+      return names.length === 0 || names.some((n) => !values.includes(n));
+  }
+}
+
 /**
  * ResourceQuota admission of the claims not yet admitted (the files' own without a uid and those a
  * StatefulSet's controller would create), after the pods', in file order: the admitted claims count
- * as used; a claim that would pass a quota's persistentvolumeclaims, requests.storage or their
- * per-class forms is left out with the API server's message. A quota with scopes charges no claim
- * (upstream's claims match only the VolumeAttributesClass scope, which Podplan does not apply).
+ * as used by the quotas whose scopes they match; a claim that would pass a matching quota's
+ * persistentvolumeclaims, count/persistentvolumeclaims, requests.storage or their per-class forms is
+ * left out with the API server's message. Claims match only the VolumeAttributesClass scope (upstream
+ * pvcMatchesScopeFunc): a quota with any other scope charges no claim.
  */
 export function admitClaimQuotas(
   claims: readonly Located<PersistentVolumeClaim>[],
@@ -674,14 +712,21 @@ export function admitClaimQuotas(
 ): Located<PersistentVolumeClaim>[] {
   const applied: AppliedQuota[] = [];
   for (const q of quotas) {
-    if (scopeRequirements(q.value.spec).length > 0) continue;
     const hard: Amounts = new Map([...amountsOf(q.value.spec?.hard)].filter(([name]) => trackedForClaims(name)));
     if (hard.size > 0)
-      applied.push({ name: q.value.metadata.name, namespace: namespaceOf(q.value.metadata), scopes: [], hard, used: new Map() });
+      applied.push({
+        name: q.value.metadata.name,
+        namespace: namespaceOf(q.value.metadata),
+        scopes: scopeRequirements(q.value.spec),
+        hard,
+        used: new Map(),
+      });
   }
   if (applied.length === 0) return [...claims];
   return claims.filter((c) => {
-    const mine = applied.filter((a) => a.namespace === namespaceOf(c.value.metadata));
+    const mine = applied.filter(
+      (a) => a.namespace === namespaceOf(c.value.metadata) && a.scopes.every((s) => claimMatchesScope(s, c.value)),
+    );
     const usage = claimUsage(c.value);
     const refusal = c.value.metadata.uid === undefined ? mine.map((q) => exceeded(q, usage)).find((r) => r !== undefined) : undefined;
     if (refusal !== undefined) {
@@ -691,4 +736,53 @@ export function admitClaimQuotas(
     charge(mine, usage);
     return true;
   });
+}
+
+/** The workloads whose pods Podplan makes: a quota on their count would refuse the workload, not its pods' placement. */
+const WORKLOAD_RESOURCES = new Set([
+  'replicationcontrollers',
+  'deployments.apps',
+  'replicasets.apps',
+  'statefulsets.apps',
+  'daemonsets.apps',
+  'jobs.batch',
+  'cronjobs.batch',
+]);
+
+/** The objects a quota entry Podplan does not apply counts (upstream's object count and service quota names). */
+function countedResource(name: string): string {
+  if (name.startsWith('count/')) return name.slice('count/'.length);
+  if (name.startsWith('services.')) return 'services';
+  if (name.endsWith('.deviceclass.resource.k8s.io/devices')) return 'resourceclaims.resource.k8s.io';
+  return name;
+}
+
+/** Why Podplan does not apply a quota entry, by what it counts. */
+function notAppliedReason(name: string): string {
+  const resource = countedResource(name);
+  if (resource === 'resourceclaims.resource.k8s.io')
+    return 'Podplan does not hold ResourceClaims to quotas: a claim past it is still allocated';
+  if (WORKLOAD_RESOURCES.has(resource))
+    return `it counts ${resource}: Podplan holds the pods they make to quotas, not the ${resource} themselves`;
+  return `it counts ${resource}, which do not affect placement`;
+}
+
+/**
+ * One located warning per quota entry (spec.hard) that neither the pods' nor the claims' admission
+ * applies (count/services, services.loadbalancers, configmaps, secrets, ResourceClaim quotas, …),
+ * saying that it is not applied and why, so that no entry is dropped silently.
+ */
+export function quotaEntriesNotApplied(quotas: readonly Located<ResourceQuota>[], errors: ManifestError[]): void {
+  for (const q of quotas)
+    for (const name of Object.keys(q.value.spec?.hard ?? {})) {
+      if (tracked(name) || trackedForClaims(name)) continue;
+      const path = joinPath('spec.hard', name);
+      errors.push({
+        code: 'bad-value',
+        severity: 'warning',
+        message: `ResourceQuota ${namespaceOf(q.value.metadata)}/${q.value.metadata.name}: ${name} is not applied: ${notAppliedReason(name)}`,
+        range: fieldRange(q, path),
+        path: concatPath(q.base, path),
+      });
+    }
 }

@@ -367,8 +367,14 @@ export const persistentVolumeClaim = object<PersistentVolumeClaim>(
       volumeName: string,
       resources: object({ requests: resourceList }),
       selector: labelSelector,
+      volumeAttributesClassName: string,
     }),
-    status: object<NonNullable<PersistentVolumeClaim['status']>>({ phase: oneOf(['Pending', 'Bound', 'Lost'] as const) }),
+    status: object<NonNullable<PersistentVolumeClaim['status']>>({
+      phase: oneOf(['Pending', 'Bound', 'Lost'] as const),
+      allocatedResources: resourceList,
+      currentVolumeAttributesClassName: string,
+      modifyVolumeStatus: object({ targetVolumeAttributesClassName: string }),
+    }),
   },
   ['metadata'],
 );

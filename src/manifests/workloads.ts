@@ -206,14 +206,15 @@ function claimVolumes(w: Workload, ordinal: number): PodSpec {
 /**
  * The claims a StatefulSet's controller creates for its replicas (upstream newPersistentVolumeClaim
  * for each template and ordinal below spec.replicas): the template's spec, its labels with the
- * set's selector labels, in the set's namespace, pending until bound.
+ * set's selector labels, in the set's namespace, pending until bound; each with the index of its
+ * template (where admission's warnings about it point).
  */
-export function statefulSetClaims(w: Workload): PersistentVolumeClaim[] {
-  const claims: PersistentVolumeClaim[] = [];
+export function statefulSetClaims(w: Workload): Array<{ readonly claim: PersistentVolumeClaim; readonly template: number }> {
+  const claims: Array<{ claim: PersistentVolumeClaim; template: number }> = [];
   for (let i = 0; i < w.replicas; i++) {
-    for (const t of w.claimTemplates ?? []) {
+    for (const [template, t] of (w.claimTemplates ?? []).entries()) {
       const labels = { ...t.metadata.labels, ...w.selector?.matchLabels };
-      claims.push({
+      const claim: PersistentVolumeClaim = {
         apiVersion: 'v1',
         kind: 'PersistentVolumeClaim',
         metadata: {
@@ -223,7 +224,8 @@ export function statefulSetClaims(w: Workload): PersistentVolumeClaim[] {
         },
         ...(t.spec ? { spec: t.spec } : {}),
         status: { phase: 'Pending' },
-      });
+      };
+      claims.push({ claim, template });
     }
   }
   return claims;

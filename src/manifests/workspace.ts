@@ -32,6 +32,7 @@ import {
   admitClaimQuotas,
   admitClaims,
   admitQuotas,
+  quotaEntriesNotApplied,
   applyLimitRanges,
   limitRange,
   resourceQuota,
@@ -269,8 +270,13 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     const template = concatPath(base, 'spec.template');
     if (w.kind !== 'DaemonSet')
       for (const p of workloadPods(w)) objects.push({ bucket: 'pods', value: p, base: template, generated: true });
-    for (const c of statefulSetClaims(w))
-      objects.push({ bucket: 'persistentVolumeClaims', value: c, base: concatPath(base, 'spec.volumeClaimTemplates'), generated: true });
+    for (const { claim, template } of statefulSetClaims(w))
+      objects.push({
+        bucket: 'persistentVolumeClaims',
+        value: claim,
+        base: concatPath(base, `spec.volumeClaimTemplates[${template}]`),
+        generated: true,
+      });
   } else if (kind === 'Namespace') {
     const n = decode(namespaceDecoder, 'v1');
     if (n) objects.push({ bucket: 'namespaces', value: n, base });
@@ -627,6 +633,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const priorityClasses = unique(all.priorityClasses, 'PriorityClass', (c) => c.metadata.name, errors);
   const limitRanges = unique(all.limitRanges, 'LimitRange', (r) => namespaced(r.metadata.namespace, r.metadata.name), errors);
   const resourceQuotas = unique(all.resourceQuotas, 'ResourceQuota', (q) => namespaced(q.metadata.namespace, q.metadata.name), errors);
+  quotaEntriesNotApplied(resourceQuotas, errors);
   // In file order, the made-up pods among the real ones; with their priorities, default resources and
   // quota checks as admission gives them (LimitRanger before ResourceQuota, as the API server runs them).
   const prioritized = admitPriorities(

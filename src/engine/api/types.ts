@@ -283,8 +283,16 @@ export interface PersistentVolumeClaim {
     readonly volumeName?: string;
     readonly resources?: { readonly requests?: ResourceList };
     readonly selector?: LabelSelector;
+    /** The VolumeAttributesClass asked for (ResourceQuota's VolumeAttributesClass scope). */
+    readonly volumeAttributesClassName?: string;
   };
-  readonly status?: { readonly phase?: 'Pending' | 'Bound' | 'Lost' };
+  readonly status?: {
+    readonly phase?: 'Pending' | 'Bound' | 'Lost';
+    /** Storage allocated after an expansion (quota counts it when larger than the request). */
+    readonly allocatedResources?: ResourceList;
+    readonly currentVolumeAttributesClassName?: string;
+    readonly modifyVolumeStatus?: { readonly targetVolumeAttributesClassName?: string };
+  };
 }
 
 /** A topology term of a StorageClass (allowedTopologies): every key must have one of its values. */
