@@ -19,6 +19,8 @@ export interface AdmissionCase {
    * without its order.
    */
   readonly refused: Readonly<Record<string, string>>;
+  /** The quota entries Podplan warns it does not apply (the API server does; the case's objects never reach them). */
+  readonly notApplied?: readonly string[];
 }
 
 const pod = (name: string, resources: string, extra = '') => `apiVersion: v1
@@ -95,6 +97,20 @@ spec:
   resources:
     requests:
       storage: ${size}
+---
+`;
+
+/** A claim of the website's policy/gold-vac-pvc.yaml form: a VolumeAttributesClass named, no StorageClass. */
+const vacClaim = (name: string, attributesClass: string, size: string) => `apiVersion: v1
+kind: PersistentVolumeClaim
+metadata:
+  name: ${name}
+spec:
+  accessModes:
+  - ReadWriteOnce
+  resources:
+    requests:
+      storage: ${size}${attributesClass ? `\n  volumeAttributesClassName: ${attributesClass}` : ''}
 ---
 `;
 
@@ -274,6 +290,7 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
       'pvc-quota-demo-2':
         'persistentvolumeclaims "pvc-quota-demo-2" is forbidden: exceeded quota: object-quota-demo, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=1, limited: persistentvolumeclaims=1',
     },
+    notApplied: ['services.loadbalancers', 'services.nodeports'],
   },
   {
     name: 'Resource Quotas, "Storage Resource Quota": requests.storage and a storage class\'s own requests.storage',
@@ -289,6 +306,72 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
         'persistentvolumeclaims "gold-2" is forbidden: exceeded quota: storage, requested: gold.storageclass.storage.k8s.io/requests.storage=2Gi, used: gold.storageclass.storage.k8s.io/requests.storage=1Gi, limited: gold.storageclass.storage.k8s.io/requests.storage=2Gi',
       'silver-2':
         'persistentvolumeclaims "silver-2" is forbidden: exceeded quota: storage, requested: requests.storage=1500Mi, used: requests.storage=9Gi, limited: requests.storage=10Gi',
+    },
+  },
+  {
+    name: "Limit Storage Consumption (storagelimits and storagequota): the third claim of a StatefulSet's 2Gi template passes the 5Gi quota, a 10Gi one the 2Gi max",
+    setup: [
+      limitRange('storagelimits', 'type: PersistentVolumeClaim\nmax:\n  storage: 2Gi\nmin:\n  storage: 1Gi'),
+      quota('storagequota', 'persistentvolumeclaims: "5"\nrequests.storage: "5Gi"'),
+    ].join(''),
+    objects: ['www-web-0', 'www-web-1', 'www-web-2', 'www-big']
+      .map((name) => vacClaim(name, '', name === 'www-big' ? '10Gi' : '2Gi'))
+      .join(''),
+    refused: {
+      'www-web-2':
+        'persistentvolumeclaims "www-web-2" is forbidden: exceeded quota: storagequota, requested: requests.storage=2Gi, used: requests.storage=4Gi, limited: requests.storage=5Gi',
+      'www-big':
+        'persistentvolumeclaims "www-big" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 10Gi',
+    },
+  },
+  {
+    name: 'Resource Quotas, "Storage Resource Quota": a storage class\'s own persistentvolumeclaims and requests.storage, and count/persistentvolumeclaims',
+    setup: quota(
+      'storage-classes',
+      'gold.storageclass.storage.k8s.io/requests.storage: 500Gi\nbronze.storageclass.storage.k8s.io/requests.storage: 100Gi\nbronze.storageclass.storage.k8s.io/persistentvolumeclaims: "1"\ncount/persistentvolumeclaims: "3"',
+    ),
+    objects: [
+      claim('gold-1', 'gold', '400Gi'),
+      claim('gold-2', 'gold', '200Gi'),
+      claim('bronze-1', 'bronze', '50Gi'),
+      claim('bronze-2', 'bronze', '10Gi'),
+      claim('silver-1', 'silver', '1Ti'),
+      claim('silver-2', 'silver', '1Gi'),
+    ].join(''),
+    refused: {
+      'gold-2':
+        'persistentvolumeclaims "gold-2" is forbidden: exceeded quota: storage-classes, requested: gold.storageclass.storage.k8s.io/requests.storage=200Gi, used: gold.storageclass.storage.k8s.io/requests.storage=400Gi, limited: gold.storageclass.storage.k8s.io/requests.storage=500Gi',
+      'bronze-2':
+        'persistentvolumeclaims "bronze-2" is forbidden: exceeded quota: storage-classes, requested: bronze.storageclass.storage.k8s.io/persistentvolumeclaims=1, used: bronze.storageclass.storage.k8s.io/persistentvolumeclaims=1, limited: bronze.storageclass.storage.k8s.io/persistentvolumeclaims=1',
+      'silver-2':
+        'persistentvolumeclaims "silver-2" is forbidden: exceeded quota: storage-classes, requested: count/persistentvolumeclaims=1, used: count/persistentvolumeclaims=3, limited: count/persistentvolumeclaims=3',
+    },
+  },
+  {
+    name: 'quota-vac.yaml and gold-vac-pvc.yaml: quotas scoped by VolumeAttributesClass, each counting only the claims of its class',
+    setup: [
+      ['pvcs-gold', '10Gi', 'gold'],
+      ['pvcs-silver', '20Gi', 'silver'],
+      ['pvcs-copper', '30Gi', 'copper'],
+    ]
+      .map(([name, storage, cls]) =>
+        quota(
+          name as string,
+          `requests.storage: "${storage}"\npersistentvolumeclaims: "10"`,
+          `scopeSelector:\n  matchExpressions:\n  - operator: In\n    scopeName: VolumeAttributesClass\n    values: ["${cls}"]`,
+        ),
+      )
+      .join(''),
+    objects: [
+      vacClaim('gold-vac-pvc', 'gold', '2Gi'),
+      vacClaim('gold-vac-pvc-2', 'gold', '9Gi'),
+      vacClaim('silver-vac-pvc', 'silver', '9Gi'),
+      vacClaim('no-vac-pvc', '', '50Gi'),
+      vacClaim('gold-vac-pvc-3', 'gold', '8Gi'),
+    ].join(''),
+    refused: {
+      'gold-vac-pvc-2':
+        'persistentvolumeclaims "gold-vac-pvc-2" is forbidden: exceeded quota: pvcs-gold, requested: requests.storage=9Gi, used: requests.storage=2Gi, limited: requests.storage=10Gi',
     },
   },
 ];

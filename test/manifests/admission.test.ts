@@ -93,6 +93,78 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
       assert.match(warnings[0] ?? '', /pods "b" is forbidden: exceeded quota: q, requested: pods=1, used: pods=0, limited: pods=0/);
     });
 
+    const claim = (name: string, spec: string, extra = '') =>
+      `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: { name: ${name}, namespace: ns${extra} }\nspec: { accessModes: [ReadWriteOnce], resources: { requests: { storage: 1Gi } }${spec} }\n---\n`;
+    const claims = (text: string) => {
+      const model = readSnapshot([{ name: 'f.yaml', text }]);
+      return (model.cluster.persistentVolumeClaims ?? []).map((c) => c.metadata.name);
+    };
+
+    describe('claims match the VolumeAttributesClass scope alone, by the classes they name (upstream pvcMatchesScopeFunc)', () => {
+      const vac = (operator: string, values = '') =>
+        quota(
+          '{ persistentvolumeclaims: "0" }',
+          `\n  scopeSelector: { matchExpressions: [{ scopeName: VolumeAttributesClass, operator: ${operator}${values} }] }`,
+        );
+      const table: Array<[what: string, quota: string, spec: string, status: string, refused: boolean]> = [
+        ['Exists: a claim asking for a class', vac('Exists'), ', volumeAttributesClassName: gold', '', true],
+        ['Exists: a claim naming none', vac('Exists'), '', '', false],
+        ['DoesNotExist: a claim naming none', vac('DoesNotExist'), '', '', true],
+        ['DoesNotExist: a claim asking for a class', vac('DoesNotExist'), ', volumeAttributesClassName: gold', '', false],
+        ['In: a class among the values', vac('In', ', values: [gold]'), ', volumeAttributesClassName: gold', '', true],
+        ['In: another class', vac('In', ', values: [gold]'), ', volumeAttributesClassName: silver', '', false],
+        ['NotIn: a claim naming none', vac('NotIn', ', values: [gold]'), '', '', true],
+        ['NotIn: the class it names', vac('NotIn', ', values: [gold]'), ', volumeAttributesClassName: gold', '', false],
+        [
+          'In: the current class of its status',
+          vac('In', ', values: [gold]'),
+          '',
+          ', status: { currentVolumeAttributesClassName: gold }',
+          true,
+        ],
+        [
+          'In: the target class of a modification in its status',
+          vac('In', ', values: [gold]'),
+          '',
+          ', status: { modifyVolumeStatus: { status: InProgress, targetVolumeAttributesClassName: gold } }',
+          true,
+        ],
+        [
+          'a pod scope (BestEffort): no claim is charged',
+          quota('{ persistentvolumeclaims: "0" }', '\n  scopes: [BestEffort]'),
+          '',
+          '',
+          false,
+        ],
+      ];
+      for (const [what, q, spec, status, isRefused] of table) {
+        it(what, () => {
+          const text = `${q}${claim('c', spec).replace('\n---', `${status.replace(', ', '\n').replace(/^/, '')}\n---`)}`;
+          assert.deepEqual(claims(text), isRefused ? [] : ['c'], text);
+        });
+      }
+    });
+
+    it("an admitted claim's storage counts as the larger of its request and its allocated storage", () => {
+      const admitted = claim('old', '', ', uid: u1').replace('\n---', '\nstatus: { allocatedResources: { storage: 3Gi } }\n---');
+      assert.deepEqual(claims(`${quota('{ requests.storage: 3Gi }')}${admitted}${claim('new', '')}`), ['old']);
+      assert.deepEqual(claims(`${quota('{ requests.storage: 3Gi }')}${claim('old', '', ', uid: u1')}${claim('new', '')}`), ['old', 'new']);
+    });
+
+    it('warns once per quota entry it does not apply, at the entry, saying why', () => {
+      const hard =
+        '\n    count/services: "2"\n    services.loadbalancers: "1"\n    configmaps: "5"\n    secrets: "5"\n    count/deployments.apps: "1"\n    gold.deviceclass.resource.k8s.io/devices: "2"\n    pods: "4"\n    requests.storage: 5Gi';
+      const { warnings } = read(quota(hard));
+      assert.deepEqual(warnings, [
+        'f.yaml:6:21: warning bad-value: spec.hard["count/services"]: ResourceQuota ns/q: count/services is not applied: it counts services, which do not affect placement',
+        'f.yaml:7:29: warning bad-value: spec.hard["services.loadbalancers"]: ResourceQuota ns/q: services.loadbalancers is not applied: it counts services, which do not affect placement',
+        'f.yaml:8:17: warning bad-value: spec.hard.configmaps: ResourceQuota ns/q: configmaps is not applied: it counts configmaps, which do not affect placement',
+        'f.yaml:9:14: warning bad-value: spec.hard.secrets: ResourceQuota ns/q: secrets is not applied: it counts secrets, which do not affect placement',
+        'f.yaml:10:29: warning bad-value: spec.hard["count/deployments.apps"]: ResourceQuota ns/q: count/deployments.apps is not applied: it counts deployments.apps: Podplan holds the pods they make to quotas, not the deployments.apps themselves',
+        'f.yaml:11:47: warning bad-value: spec.hard["gold.deviceclass.resource.k8s.io/devices"]: ResourceQuota ns/q: gold.deviceclass.resource.k8s.io/devices is not applied: Podplan does not hold ResourceClaims to quotas: a claim past it is still allocated',
+      ]);
+    });
+
     it('count/pods counts a finished pod, pods does not', () => {
       const done = pod('done', '', ', uid: u1').replace('spec:', 'status: { phase: Succeeded }\nspec:');
       assert.deepEqual(read(`${quota('{ pods: "1" }')}${done}---\n${pod('new')}`).pods, ['done', 'new']);
@@ -105,7 +177,13 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
       it(c.name, () => {
         const model = readSnapshot([{ name: 'f.yaml', text: `${c.setup}${c.objects}` }]);
         const refused: Record<string, string> = {};
+        const notApplied: string[] = [];
         for (const e of model.errors) {
+          const skipped = /^ResourceQuota \S+: (\S+) is not applied: /.exec(e.message);
+          if (skipped) {
+            notApplied.push(skipped[1] as string);
+            continue;
+          }
           const m =
             /^((?:pods|persistentvolumeclaims) "([^"]+)" is forbidden: .*) \((?:LimitRanger|ResourceQuota) admission\): \S+ left out$/.exec(
               e.message,
@@ -114,6 +192,7 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
           refused[m[2] as string] = unordered(m[1] as string);
         }
         assert.deepEqual(refused, Object.fromEntries(Object.entries(c.refused).map(([k, v]) => [k, unordered(v)])));
+        assert.deepEqual(notApplied, c.notApplied ?? []);
         const kept = [
           ...model.cluster.pods.map((p) => p.metadata.name),
           ...(model.cluster.persistentVolumeClaims ?? []).map((p) => p.metadata.name),
