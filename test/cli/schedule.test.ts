@@ -377,6 +377,48 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     );
   });
 
+  it("kubernetes/website Limit Storage Consumption with web.yaml's StatefulSet at 3 replicas of 2Gi: the third claim passes storagequota, is not created, and web-2 is not placed", async () => {
+    const names = ['limit-storage-consumption.yaml', 'kind-nodes.yaml'];
+    const { code, stdout, stderr } = await cli(['schedule', ...names.map(fixture), '--no-history'], files(...names));
+    assert.equal(code, 1, stdout + stderr);
+    assert.deepEqual(
+      [...stdout.matchAll(/^default\/(web-\d)\* +kind-worker/gm)].map((m) => m[1]),
+      ['web-0', 'web-1'],
+    );
+    assert.match(stdout, /^ {2}default\/web-2\*: 0\/3 nodes are available: persistentvolumeclaim "www-web-2" not found\./m);
+    assert.equal(
+      stderr,
+      `${fixture('limit-storage-consumption.yaml')}:54:13: warning bad-value: spec.volumeClaimTemplates[0].metadata.name: persistentvolumeclaims "www-web-2" is forbidden: exceeded quota: storagequota, requested: requests.storage=2Gi, used: requests.storage=4Gi, limited: requests.storage=5Gi (ResourceQuota admission): default/www-web-2 left out\n`,
+    );
+  });
+
+  it('kubernetes/website quota-objects.yaml (Configure Quotas for API Objects): the entries on Services are not applied, each said so at its place on stderr', async () => {
+    // The page's quota as published, in the page's namespace.
+    const quota = [
+      'apiVersion: v1',
+      'kind: ResourceQuota',
+      'metadata:',
+      '  name: object-quota-demo',
+      '  namespace: quota-object-example',
+      'spec:',
+      '  hard:',
+      '    persistentvolumeclaims: "1"',
+      '    services.loadbalancers: "2"',
+      '    services.nodeports: "0"',
+      '',
+    ].join('\n');
+    const { code, stderr } = await cli(['schedule', 'quota-objects.yaml', '--no-history'], { 'quota-objects.yaml': quota });
+    assert.equal(code, 0, stderr);
+    assert.equal(
+      stderr,
+      [
+        'quota-objects.yaml:9:29: warning bad-value: spec.hard["services.loadbalancers"]: ResourceQuota quota-object-example/object-quota-demo: services.loadbalancers is not applied: it counts services, which do not affect placement',
+        'quota-objects.yaml:10:25: warning bad-value: spec.hard["services.nodeports"]: ResourceQuota quota-object-example/object-quota-demo: services.nodeports is not applied: it counts services, which do not affect placement',
+        '',
+      ].join('\n'),
+    );
+  });
+
   it('kubernetes/website label syntax, broken three ways (a space in a value, two slashes in a key, a template value starting with -): located errors, exit 2', async () => {
     const { code, stdout, stderr } = await cli(['schedule', fixture('invalid-labels.yaml'), '--no-history'], files('invalid-labels.yaml'));
     assert.equal(code, 2);
