@@ -778,7 +778,7 @@ export function quotaEntriesNotApplied(quotas: readonly Located<ResourceQuota>[]
       if (tracked(name) || trackedForClaims(name)) continue;
       const path = joinPath('spec.hard', name);
       errors.push({
-        code: 'bad-value',
+        code: 'not-applied',
         severity: 'warning',
         message: `ResourceQuota ${namespaceOf(q.value.metadata)}/${q.value.metadata.name}: ${name} is not applied: ${notAppliedReason(name)}`,
         range: fieldRange(q, path),

@@ -28,7 +28,9 @@ export type ManifestErrorCode =
   /** A metadata.name or namespace the API server would refuse. */
   | 'invalid-name'
   /** A label key or value the API server would refuse (metadata.labels, a template's, a selector's matchLabels). */
-  | 'invalid-label';
+  | 'invalid-label'
+  /** A ResourceQuota entry the API server applies and Podplan does not (count/services, configmaps, …): a warning saying why. */
+  | 'not-applied';
 
 export type Severity = 'error' | 'warning';
 

@@ -412,8 +412,8 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.equal(
       stderr,
       [
-        'quota-objects.yaml:9:29: warning bad-value: spec.hard["services.loadbalancers"]: ResourceQuota quota-object-example/object-quota-demo: services.loadbalancers is not applied: it counts services, which do not affect placement',
-        'quota-objects.yaml:10:25: warning bad-value: spec.hard["services.nodeports"]: ResourceQuota quota-object-example/object-quota-demo: services.nodeports is not applied: it counts services, which do not affect placement',
+        'quota-objects.yaml:9:29: warning not-applied: spec.hard["services.loadbalancers"]: ResourceQuota quota-object-example/object-quota-demo: services.loadbalancers is not applied: it counts services, which do not affect placement',
+        'quota-objects.yaml:10:25: warning not-applied: spec.hard["services.nodeports"]: ResourceQuota quota-object-example/object-quota-demo: services.nodeports is not applied: it counts services, which do not affect placement',
         '',
       ].join('\n'),
     );

@@ -156,12 +156,12 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
         '\n    count/services: "2"\n    services.loadbalancers: "1"\n    configmaps: "5"\n    secrets: "5"\n    count/deployments.apps: "1"\n    gold.deviceclass.resource.k8s.io/devices: "2"\n    pods: "4"\n    requests.storage: 5Gi';
       const { warnings } = read(quota(hard));
       assert.deepEqual(warnings, [
-        'f.yaml:6:21: warning bad-value: spec.hard["count/services"]: ResourceQuota ns/q: count/services is not applied: it counts services, which do not affect placement',
-        'f.yaml:7:29: warning bad-value: spec.hard["services.loadbalancers"]: ResourceQuota ns/q: services.loadbalancers is not applied: it counts services, which do not affect placement',
-        'f.yaml:8:17: warning bad-value: spec.hard.configmaps: ResourceQuota ns/q: configmaps is not applied: it counts configmaps, which do not affect placement',
-        'f.yaml:9:14: warning bad-value: spec.hard.secrets: ResourceQuota ns/q: secrets is not applied: it counts secrets, which do not affect placement',
-        'f.yaml:10:29: warning bad-value: spec.hard["count/deployments.apps"]: ResourceQuota ns/q: count/deployments.apps is not applied: it counts deployments.apps: Podplan holds the pods they make to quotas, not the deployments.apps themselves',
-        'f.yaml:11:47: warning bad-value: spec.hard["gold.deviceclass.resource.k8s.io/devices"]: ResourceQuota ns/q: gold.deviceclass.resource.k8s.io/devices is not applied: Podplan does not hold ResourceClaims to quotas: a claim past it is still allocated',
+        'f.yaml:6:21: warning not-applied: spec.hard["count/services"]: ResourceQuota ns/q: count/services is not applied: it counts services, which do not affect placement',
+        'f.yaml:7:29: warning not-applied: spec.hard["services.loadbalancers"]: ResourceQuota ns/q: services.loadbalancers is not applied: it counts services, which do not affect placement',
+        'f.yaml:8:17: warning not-applied: spec.hard.configmaps: ResourceQuota ns/q: configmaps is not applied: it counts configmaps, which do not affect placement',
+        'f.yaml:9:14: warning not-applied: spec.hard.secrets: ResourceQuota ns/q: secrets is not applied: it counts secrets, which do not affect placement',
+        'f.yaml:10:29: warning not-applied: spec.hard["count/deployments.apps"]: ResourceQuota ns/q: count/deployments.apps is not applied: it counts deployments.apps: Podplan holds the pods they make to quotas, not the deployments.apps themselves',
+        'f.yaml:11:47: warning not-applied: spec.hard["gold.deviceclass.resource.k8s.io/devices"]: ResourceQuota ns/q: gold.deviceclass.resource.k8s.io/devices is not applied: Podplan does not hold ResourceClaims to quotas: a claim past it is still allocated',
       ]);
     });
 

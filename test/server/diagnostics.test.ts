@@ -48,6 +48,7 @@ const EXPECTED: Record<string, Array<[string, number, number]>> = {
   'yaml-syntax.yaml': [['yaml-syntax', 5, 1]],
   'duplicate-name.yaml': [['duplicate-name', 15, 1]],
   'bad-quantity.yaml': [['bad-quantity', 24, 1]],
+  'quota-not-applied.yaml': [['not-applied', 8, 2]],
   'cel-compile.yaml': [
     ['bad-value', 9, 1],
     ['bad-value', 23, 1],
@@ -120,6 +121,11 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
         /pod huge-0 cannot be placed on any node of the workspace: 0\/4 nodes are available: 1 node\(s\) had untolerated taint\(s\), 3 Insufficient cpu\. preemption: 0\/4 nodes are available: 4 Preemption is not helpful for scheduling; the planner will leave it unplaced/,
       ],
       ['duplicate-name.yaml', 'duplicate-name', /already defined at duplicate-name.yaml:5:9/],
+      [
+        'quota-not-applied.yaml',
+        'not-applied',
+        /^spec\.hard\["count\/services"\]: ResourceQuota default\/object-counts: count\/services is not applied: it counts services, which do not affect placement$/,
+      ],
     ];
     for (const [file, code, pattern] of cases) it(`${code} (${file})`, () => assert.match(message(file, code), pattern));
   });

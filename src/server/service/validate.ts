@@ -127,6 +127,8 @@ function reportsReaderError(file: SourceFile, document: Parameters<typeof declar
   if (error.code === 'yaml-syntax') return kind !== undefined && OUR_KINDS.includes(kind);
   // A misspelt kind drops its object from every preview: whoever wrote it wants to know.
   if (error.code === 'unknown-kind') return true;
+  // A quota entry Podplan does not apply: previews place pods a cluster may refuse, and no other extension knows.
+  if (error.code === 'not-applied') return true;
   if (kind === PROFILE_CONFIG) return true;
   // A device selector whose CEL does not compile: no generic extension compiles it, and the API server refuses it.
   if (kind !== undefined && DRA_KINDS.includes(kind) && CEL_EXPRESSION.test(error.path ?? '')) return true;
