@@ -746,7 +746,6 @@ const WORKLOAD_RESOURCES = new Set([
   'statefulsets.apps',
   'daemonsets.apps',
   'jobs.batch',
-  'cronjobs.batch',
 ]);
 
 /** The objects a quota entry Podplan does not apply counts (upstream's object count and service quota names). */

@@ -31,7 +31,8 @@ StatefulSets, Jobs, DaemonSets and ReplicationControllers become pods for the re
 pod in the files (a kubectl dump reads as the cluster is); names made up for them are marked * in
 the table ("generated": true in JSON). LimitRanges and ResourceQuotas apply to the pods and claims
 no API server has admitted yet (no uid), as admission would: a refused one is left out with the API
-server's message. With
+server's message; a quota entry on other kinds (count/services, configmaps, …) is not applied, with a
+warning saying so. With
 --context, the cluster of that kube context is read instead (its pods by their real names), and
 its pending pods whose schedulerName is podplan are scheduled too, as \`podplan run\` would.
 
