@@ -374,6 +374,52 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
         'persistentvolumeclaims "gold-vac-pvc-2" is forbidden: exceeded quota: pvcs-gold, requested: requests.storage=9Gi, used: requests.storage=2Gi, limited: requests.storage=10Gi',
     },
   },
+  {
+    name: "quota-vac.yaml's scopeSelector with Exists and DoesNotExist: one quota for the claims naming any class, one for those naming none",
+    setup: [
+      ['pvcs-any-class', '2', 'Exists'],
+      ['pvcs-no-class', '1', 'DoesNotExist'],
+    ]
+      .map(([name, count, operator]) =>
+        quota(
+          name as string,
+          `persistentvolumeclaims: "${count}"`,
+          `scopeSelector:\n  matchExpressions:\n  - operator: ${operator}\n    scopeName: VolumeAttributesClass`,
+        ),
+      )
+      .join(''),
+    objects: [
+      vacClaim('gold-vac-pvc', 'gold', '1Gi'),
+      vacClaim('silver-vac-pvc', 'silver', '1Gi'),
+      vacClaim('copper-vac-pvc', 'copper', '1Gi'),
+      vacClaim('plain-pvc', '', '1Gi'),
+      vacClaim('plain-pvc-2', '', '1Gi'),
+    ].join(''),
+    refused: {
+      'copper-vac-pvc':
+        'persistentvolumeclaims "copper-vac-pvc" is forbidden: exceeded quota: pvcs-any-class, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=2, limited: persistentvolumeclaims=2',
+      'plain-pvc-2':
+        'persistentvolumeclaims "plain-pvc-2" is forbidden: exceeded quota: pvcs-no-class, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=1, limited: persistentvolumeclaims=1',
+    },
+  },
+  {
+    name: "quota-vac.yaml's scopeSelector with NotIn: a quota for every claim but gold ones, those naming no class included",
+    setup: quota(
+      'pvcs-not-gold',
+      'requests.storage: "5Gi"',
+      'scopeSelector:\n  matchExpressions:\n  - operator: NotIn\n    scopeName: VolumeAttributesClass\n    values: ["gold"]',
+    ),
+    objects: [
+      vacClaim('gold-vac-pvc', 'gold', '20Gi'),
+      vacClaim('silver-vac-pvc', 'silver', '4Gi'),
+      vacClaim('plain-pvc', '', '1Gi'),
+      vacClaim('copper-vac-pvc', 'copper', '1Gi'),
+    ].join(''),
+    refused: {
+      'copper-vac-pvc':
+        'persistentvolumeclaims "copper-vac-pvc" is forbidden: exceeded quota: pvcs-not-gold, requested: requests.storage=1Gi, used: requests.storage=5Gi, limited: requests.storage=5Gi',
+    },
+  },
 ];
 
 /** The message with a bracketed list's items sorted, for comparing lists the API server orders at random. */
