@@ -317,7 +317,7 @@ function rangesByNamespace(ranges: readonly Located<LimitRange>[]): Map<string, 
   return byNamespace;
 }
 
-/** The warning for an object admission refused, at its name. */
+/** The warning for an object admission refused, at its name; returns the API server's message. */
 function refused<T extends { metadata: ObjectMeta }>(
   object: Located<T>,
   resource: string,
@@ -325,14 +325,26 @@ function refused<T extends { metadata: ObjectMeta }>(
   plugin: string,
   key: string,
   errors: ManifestError[],
-): void {
+): string {
+  const text = `${resource} "${object.value.metadata.name}" is forbidden: ${message}`;
   errors.push({
     code: 'bad-value',
     severity: 'warning',
-    message: `${resource} "${object.value.metadata.name}" is forbidden: ${message} (${plugin} admission): ${key} left out`,
+    message: `${text} (${plugin} admission): ${key} left out`,
     range: fieldRange(object, 'metadata.name'),
     path: concatPath(object.base, 'metadata.name'),
   });
+  return text;
+}
+
+/**
+ * Who creates claims in order and stops after a refusal (the StatefulSet controller,
+ * `StatefulSetCreation`): a claim it does not try is left out without a word (its replica's pod is
+ * reported instead), and it is told of each refusal.
+ */
+export interface ClaimCreation {
+  attempted(claim: PersistentVolumeClaim): boolean;
+  refused(claim: PersistentVolumeClaim, message: string): void;
 }
 
 /**
@@ -386,16 +398,25 @@ export function admitClaims(
   claims: readonly Located<PersistentVolumeClaim>[],
   ranges: readonly Located<LimitRange>[],
   errors: ManifestError[],
+  creation?: ClaimCreation,
 ): Located<PersistentVolumeClaim>[] {
-  if (ranges.length === 0) return [...claims];
   const byNamespace = rangesByNamespace(ranges);
   return claims.filter((c) => {
+    if (creation && !creation.attempted(c.value)) return false;
     if (c.value.metadata.uid !== undefined) return true;
     const error = (byNamespace.get(namespaceOf(c.value.metadata)) ?? [])
       .map((r) => claimLimitError(r, c.value))
       .find((e) => e !== undefined);
     if (error === undefined) return true;
-    refused(c, 'persistentvolumeclaims', error, 'LimitRanger', `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`, errors);
+    const text = refused(
+      c,
+      'persistentvolumeclaims',
+      error,
+      'LimitRanger',
+      `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`,
+      errors,
+    );
+    creation?.refused(c.value, text);
     return false;
   });
 }
@@ -709,6 +730,7 @@ export function admitClaimQuotas(
   claims: readonly Located<PersistentVolumeClaim>[],
   quotas: readonly Located<ResourceQuota>[],
   errors: ManifestError[],
+  creation?: ClaimCreation,
 ): Located<PersistentVolumeClaim>[] {
   const applied: AppliedQuota[] = [];
   for (const q of quotas) {
@@ -722,15 +744,23 @@ export function admitClaimQuotas(
         used: new Map(),
       });
   }
-  if (applied.length === 0) return [...claims];
   return claims.filter((c) => {
+    if (creation && !creation.attempted(c.value)) return false;
     const mine = applied.filter(
       (a) => a.namespace === namespaceOf(c.value.metadata) && a.scopes.every((s) => claimMatchesScope(s, c.value)),
     );
     const usage = claimUsage(c.value);
     const refusal = c.value.metadata.uid === undefined ? mine.map((q) => exceeded(q, usage)).find((r) => r !== undefined) : undefined;
     if (refusal !== undefined) {
-      refused(c, 'persistentvolumeclaims', refusal, 'ResourceQuota', `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`, errors);
+      const text = refused(
+        c,
+        'persistentvolumeclaims',
+        refusal,
+        'ResourceQuota',
+        `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`,
+        errors,
+      );
+      creation?.refused(c.value, text);
       return false;
     }
     charge(mine, usage);

@@ -26,7 +26,7 @@ import {
   type PodSpec,
   type Volume,
 } from '../engine/api/types';
-import { arrayOf, integer, isPlainObject, object, string, type DecodeContext, type Decoder } from './decode';
+import { arrayOf, integer, isPlainObject, object, oneOf, string, type DecodeContext, type Decoder } from './decode';
 import { labelSelector, objectMeta, persistentVolumeClaim, podSpec, templateMeta } from './kube';
 import { joinPath } from './source-map';
 
@@ -59,6 +59,8 @@ export interface Workload {
   readonly template: PodTemplate;
   /** A StatefulSet's spec.volumeClaimTemplates. */
   readonly claimTemplates?: readonly PersistentVolumeClaim[];
+  /** A StatefulSet's spec.podManagementPolicy Parallel (else OrderedReady). */
+  readonly parallel?: true;
 }
 
 interface WorkloadSpec {
@@ -68,6 +70,7 @@ interface WorkloadSpec {
   readonly selector?: LabelSelector;
   readonly template: PodTemplate;
   readonly volumeClaimTemplates?: PersistentVolumeClaim[];
+  readonly podManagementPolicy?: 'OrderedReady' | 'Parallel';
 }
 
 const count = integer(0, 1_000_000);
@@ -80,6 +83,7 @@ const workloadSpec = object<WorkloadSpec>(
     selector: labelSelector,
     template: object<PodTemplate>({ metadata: templateMeta, spec: podSpec }, ['spec']),
     volumeClaimTemplates: arrayOf(persistentVolumeClaim),
+    podManagementPolicy: oneOf(['OrderedReady', 'Parallel'] as const),
   },
   ['template'],
 );
@@ -105,6 +109,7 @@ export function workloadDecoder(kind: WorkloadKind): Decoder<Workload> {
       ...(spec.selector ? { selector: spec.selector } : {}),
       template: spec.template,
       ...(kind === 'StatefulSet' && spec.volumeClaimTemplates?.length ? { claimTemplates: spec.volumeClaimTemplates } : {}),
+      ...(kind === 'StatefulSet' && spec.podManagementPolicy === 'Parallel' ? { parallel: true as const } : {}),
     };
   };
 }
@@ -206,11 +211,13 @@ function claimVolumes(w: Workload, ordinal: number): PodSpec {
 /**
  * The claims a StatefulSet's controller creates for its replicas (upstream newPersistentVolumeClaim
  * for each template and ordinal below spec.replicas): the template's spec, its labels with the
- * set's selector labels, in the set's namespace, pending until bound; each with the index of its
- * template (where admission's warnings about it point).
+ * set's selector labels, in the set's namespace, pending until bound; each with its replica's
+ * ordinal and the index of its template (where admission's warnings about it point).
  */
-export function statefulSetClaims(w: Workload): Array<{ readonly claim: PersistentVolumeClaim; readonly template: number }> {
-  const claims: Array<{ claim: PersistentVolumeClaim; template: number }> = [];
+export function statefulSetClaims(
+  w: Workload,
+): Array<{ readonly claim: PersistentVolumeClaim; readonly ordinal: number; readonly template: number }> {
+  const claims: Array<{ claim: PersistentVolumeClaim; ordinal: number; template: number }> = [];
   for (let i = 0; i < w.replicas; i++) {
     for (const [template, t] of (w.claimTemplates ?? []).entries()) {
       const labels = { ...t.metadata.labels, ...w.selector?.matchLabels };
@@ -225,7 +232,7 @@ export function statefulSetClaims(w: Workload): Array<{ readonly claim: Persiste
         ...(t.spec ? { spec: t.spec } : {}),
         status: { phase: 'Pending' },
       };
-      claims.push({ claim, template });
+      claims.push({ claim, ordinal: i, template });
     }
   }
   return claims;
@@ -314,4 +321,97 @@ export function missingReplicas(workloads: readonly Workload[], pods: readonly P
       return true;
     },
   };
+}
+
+/**
+ * The last ordinal the StatefulSet controller tries to create once replica `failed` cannot be
+ * created (upstream updateStatefulSet): OrderedReady stops at it (processReplica returns on the
+ * error); Parallel runs its replicas in slow-start batches of 1, 2, 4, … (runForAll's
+ * slowStartBatch) and stops after the batch it is in.
+ */
+export function lastAttemptedOrdinal(failed: number, parallel: boolean): number {
+  if (!parallel) return failed;
+  let start = 0;
+  let size = 1;
+  while (start + size <= failed) {
+    start += size;
+    size *= 2;
+  }
+  return start + size - 1;
+}
+
+interface ClaimOwner {
+  readonly set: string;
+  readonly ordinal: number;
+}
+
+/**
+ * The StatefulSet controller creating its missing replicas in ordinal order, each one's claims
+ * before its pod (upstream CreateStatefulPod): a replica one of whose claims admission refuses gets
+ * no pod, and no replica past `lastAttemptedOrdinal` is tried (neither its claims nor its pod).
+ * Admission asks it which claims are tried (`attempted`) and tells it which are refused.
+ */
+export class StatefulSetCreation {
+  /** Claim (namespace/name) → the replica it is made for. */
+  private readonly owners = new Map<string, ClaimOwner>();
+  /** Set (namespace/name) → whether its podManagementPolicy is Parallel. */
+  private readonly parallel = new Map<string, boolean>();
+  /** Set → per refused ordinal, the refusals of its claims in the API server's words. */
+  private readonly refusals = new Map<string, Map<number, string[]>>();
+  /** Set → its lowest refused ordinal. */
+  private readonly first = new Map<string, number>();
+
+  /** `made(key)`: whether the claim of that key is the one the controller makes (no claim of the files has its name). */
+  constructor(workloads: readonly Workload[], made: (claimKey: string) => boolean) {
+    for (const w of workloads) {
+      if (w.kind !== 'StatefulSet' || !w.claimTemplates?.length) continue;
+      const namespace = w.metadata.namespace ?? DEFAULT_NAMESPACE;
+      const set = `${namespace}/${w.metadata.name}`;
+      this.parallel.set(set, w.parallel === true);
+      for (const { claim, ordinal } of statefulSetClaims(w)) {
+        const key = `${namespace}/${claim.metadata.name}`;
+        if (made(key)) this.owners.set(key, { set, ordinal });
+      }
+    }
+  }
+
+  private tried(set: string, ordinal: number): boolean {
+    const first = this.first.get(set);
+    return first === undefined || ordinal <= lastAttemptedOrdinal(first, this.parallel.get(set) === true);
+  }
+
+  /** Whether the controller tries to create this claim; a claim of no StatefulSet always is. */
+  attempted(claim: PersistentVolumeClaim): boolean {
+    const owner = this.owners.get(`${claim.metadata.namespace ?? DEFAULT_NAMESPACE}/${claim.metadata.name}`);
+    return owner === undefined || this.tried(owner.set, owner.ordinal);
+  }
+
+  /** Admission refused the claim with `message` (the API server's words). */
+  refused(claim: PersistentVolumeClaim, message: string): void {
+    const owner = this.owners.get(`${claim.metadata.namespace ?? DEFAULT_NAMESPACE}/${claim.metadata.name}`);
+    if (!owner) return;
+    const bySet = this.refusals.get(owner.set) ?? new Map<number, string[]>();
+    this.refusals.set(owner.set, bySet);
+    bySet.set(owner.ordinal, [...(bySet.get(owner.ordinal) ?? []), `failed to create PVC ${claim.metadata.name}: ${message}`]);
+    this.first.set(owner.set, Math.min(owner.ordinal, this.first.get(owner.set) ?? owner.ordinal));
+  }
+
+  /**
+   * Why the controller creates no pod for replica `ordinal` of the StatefulSet `name` in
+   * `namespace`: the FailedCreate event's words when one of its claims was refused, or the replica it
+   * stopped at; undefined when the pod is created.
+   */
+  podNotCreated(namespace: string, name: string, ordinal: number): string | undefined {
+    const set = `${namespace}/${name}`;
+    const refused = this.refusals.get(set)?.get(ordinal);
+    if (refused) {
+      const error = refused.length === 1 ? refused[0] : `[${refused.join(', ')}]`;
+      return `create Pod ${name}-${ordinal} in StatefulSet ${name} failed error: ${error}`;
+    }
+    const first = this.first.get(set);
+    if (first === undefined || this.tried(set, ordinal)) return undefined;
+    return this.parallel.get(set) === true
+      ? `StatefulSet ${name} creates its replicas in batches of 1, 2, 4, … (podManagementPolicy Parallel) and stops after the one in which ${name}-${first} could not be created`
+      : `StatefulSet ${name} creates its replicas in order (podManagementPolicy OrderedReady) and stops at ${name}-${first}, which could not be created`;
+  }
 }

@@ -63,6 +63,7 @@ import { concatPath, DocumentSyntax, joinPath, lineCounterOf, SourceMap, type So
 import {
   missingReplicas,
   statefulSetClaims,
+  StatefulSetCreation,
   WORKLOAD_API_VERSIONS,
   workloadDecoder,
   workloadPods,
@@ -608,6 +609,30 @@ function admitPriorities(
   });
 }
 
+/**
+ * Whether the StatefulSet controller creates this made-up replica's pod; when it does not (a claim
+ * of the replica refused, or a replica past the one it stopped at), a warning at the set's
+ * volumeClaimTemplates says why, in the FailedCreate event's words.
+ */
+function createdReplica(p: Located<Pod>, creation: StatefulSetCreation, errors: ManifestError[]): boolean {
+  const owner = p.value.metadata.ownerReferences?.[0];
+  const ordinal = Number(p.value.metadata.labels?.['apps.kubernetes.io/pod-index']);
+  if (owner?.kind !== 'StatefulSet' || !Number.isInteger(ordinal)) return true;
+  const namespace = p.value.metadata.namespace ?? DEFAULT_NAMESPACE;
+  const why = creation.podNotCreated(namespace, owner.name, ordinal);
+  if (why === undefined) return true;
+  // The pod's base is the set's spec.template: its claims' templates are next to it.
+  const at = p.base.replace(/spec\.template$/, 'spec.volumeClaimTemplates');
+  errors.push({
+    code: 'bad-value',
+    severity: 'warning',
+    message: `${why}: pod ${namespace}/${p.value.metadata.name} left out`,
+    range: p.source.locate(at),
+    path: at,
+  });
+  return false;
+}
+
 /** The workspace from files read by `readFile`: cheap enough to redo after every edit. */
 export function combine(files: readonly FileModel[], options: CombineOptions = {}): WorkspaceModel {
   const all = emptyLists();
@@ -634,26 +659,15 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const limitRanges = unique(all.limitRanges, 'LimitRange', (r) => namespaced(r.metadata.namespace, r.metadata.name), errors);
   const resourceQuotas = unique(all.resourceQuotas, 'ResourceQuota', (q) => namespaced(q.metadata.namespace, q.metadata.name), errors);
   quotaEntriesNotApplied(resourceQuotas, errors);
-  // In file order, the made-up pods among the real ones; with their priorities, default resources and
-  // quota checks as admission gives them (LimitRanger before ResourceQuota, as the API server runs them).
-  const prioritized = admitPriorities(
-    uniqueUids(
-      unique(
-        all.pods.filter((p) => !p.generated || missing.has(p.value)),
-        'pod',
-        podKey,
-        errors,
-      ),
-      errors,
-    ),
-    priorityClasses,
-    errors,
-  );
-  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges, errors), resourceQuotas, errors);
-  const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
   // A claim a StatefulSet's controller would create counts only where the files have no claim of that name.
+  // Claims are admitted before pods: the controller creates a replica's claims before its pod, and
+  // makes no pod for a replica whose claim admission refuses (nor for those it stops before).
   const claimKey = (c: PersistentVolumeClaim) => namespaced(c.metadata.namespace, c.metadata.name);
   const realClaims = new Set(all.persistentVolumeClaims.filter((c) => !c.generated).map((c) => claimKey(c.value)));
+  const creation = new StatefulSetCreation(
+    workloads.map((w) => w.value),
+    (key) => !realClaims.has(key),
+  );
   const claims = admitClaims(
     unique(
       all.persistentVolumeClaims.filter((c) => !c.generated || !realClaims.has(claimKey(c.value))),
@@ -663,6 +677,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     ),
     limitRanges,
     errors,
+    creation,
   );
   const persistentVolumes = unique(all.persistentVolumes, 'PersistentVolume', (v) => v.metadata.name, errors);
   const storageClasses = unique(all.storageClasses, 'StorageClass', (c) => c.metadata.name, errors);
@@ -674,7 +689,25 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     ),
     resourceQuotas,
     errors,
+    creation,
   );
+  // In file order, the made-up pods among the real ones; with their priorities, default resources and
+  // quota checks as admission gives them (LimitRanger before ResourceQuota, as the API server runs them).
+  const prioritized = admitPriorities(
+    uniqueUids(
+      unique(
+        all.pods.filter((p) => !p.generated || (missing.has(p.value) && createdReplica(p, creation, errors))),
+        'pod',
+        podKey,
+        errors,
+      ),
+      errors,
+    ),
+    priorityClasses,
+    errors,
+  );
+  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges, errors), resourceQuotas, errors);
+  const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
   const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);
   const csiStorageCapacities = unique(
