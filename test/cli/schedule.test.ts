@@ -377,18 +377,67 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     );
   });
 
-  it("kubernetes/website Limit Storage Consumption with web.yaml's StatefulSet at 3 replicas of 2Gi: the third claim passes storagequota, is not created, and web-2 is not placed", async () => {
+  it("kubernetes/website Limit Storage Consumption with web.yaml's StatefulSet at 3 replicas of 2Gi: the third claim passes storagequota, so its controller creates no pod web-2", async () => {
     const names = ['limit-storage-consumption.yaml', 'kind-nodes.yaml'];
     const { code, stdout, stderr } = await cli(['schedule', ...names.map(fixture), '--no-history'], files(...names));
-    assert.equal(code, 1, stdout + stderr);
+    assert.equal(code, 0, stdout + stderr);
     assert.deepEqual(
       [...stdout.matchAll(/^default\/(web-\d)\* +kind-worker/gm)].map((m) => m[1]),
       ['web-0', 'web-1'],
     );
-    assert.match(stdout, /^ {2}default\/web-2\*: 0\/3 nodes are available: persistentvolumeclaim "www-web-2" not found\./m);
+    assert.match(stdout, /^2 of 2 pending pods placed\.$/m);
+    const at = fixture('limit-storage-consumption.yaml');
+    const refusal =
+      'persistentvolumeclaims "www-web-2" is forbidden: exceeded quota: storagequota, requested: requests.storage=2Gi, used: requests.storage=4Gi, limited: requests.storage=5Gi';
     assert.equal(
       stderr,
-      `${fixture('limit-storage-consumption.yaml')}:54:13: warning bad-value: spec.volumeClaimTemplates[0].metadata.name: persistentvolumeclaims "www-web-2" is forbidden: exceeded quota: storagequota, requested: requests.storage=2Gi, used: requests.storage=4Gi, limited: requests.storage=5Gi (ResourceQuota admission): default/www-web-2 left out\n`,
+      [
+        `${at}:54:13: warning bad-value: spec.volumeClaimTemplates[0].metadata.name: ${refusal} (ResourceQuota admission): default/www-web-2 left out`,
+        `${at}:53:3: warning bad-value: spec.volumeClaimTemplates: create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod default/web-2 left out`,
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it("kubernetes/website pv-claim.yaml and pv-pod.yaml (Configure a Pod to Use a PersistentVolume) under Limit Storage Consumption's storagelimits: the 3Gi claim is refused, so task-pv-pod's claim is not found", async () => {
+    // The LimitRange and ResourceQuota of limit-storage-consumption.yaml, then the task's claim and pod as published.
+    const limits = readFileSync(fixture('limit-storage-consumption.yaml'), 'utf8').split(/^---$/m).slice(0, 2).join('---');
+    const task = [
+      'apiVersion: v1',
+      'kind: PersistentVolumeClaim',
+      'metadata:',
+      '  name: task-pv-claim',
+      'spec:',
+      '  storageClassName: manual',
+      '  accessModes:',
+      '    - ReadWriteOnce',
+      '  resources:',
+      '    requests:',
+      '      storage: 3Gi',
+      '---',
+      'apiVersion: v1',
+      'kind: Pod',
+      'metadata:',
+      '  name: task-pv-pod',
+      'spec:',
+      '  volumes:',
+      '    - name: task-pv-storage',
+      '      persistentVolumeClaim:',
+      '        claimName: task-pv-claim',
+      '  containers:',
+      '    - name: task-pv-container',
+      '      image: nginx',
+      '',
+    ].join('\n');
+    const { code, stdout, stderr } = await cli(['schedule', 'task.yaml', fixture('kind-nodes.yaml'), '--no-history'], {
+      'task.yaml': `${limits}---\n${task}`,
+      ...files('kind-nodes.yaml'),
+    });
+    assert.equal(code, 1, stdout + stderr);
+    assert.match(stdout, /^ {2}default\/task-pv-pod: 0\/3 nodes are available: persistentvolumeclaim "task-pv-claim" not found\./m);
+    assert.match(
+      stderr,
+      /^task\.yaml:\d+:\d+: warning bad-value: metadata\.name: persistentvolumeclaims "task-pv-claim" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 3Gi \(LimitRanger admission\): default\/task-pv-claim left out$/m,
     );
   });
 

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { podKey } from '../../src/engine/api/types';
 import { fieldRange, readFile, readSnapshot } from '../../src/manifests';
+import { lastAttemptedOrdinal } from '../../src/manifests/workloads';
 import { at, covered, fixture } from './fixtures';
 
 describe('manifests/workloads', () => {
@@ -190,5 +191,90 @@ metadata: { name: db-1, labels: { app: db }, ownerReferences: [{ apiVersion: app
 spec: { containers: [{ name: main }] }
 `;
     assert.deepEqual(podsOf(sts, existing), ['default/db-0*', 'default/db-2*', 'default/db-1']);
+  });
+});
+
+describe('manifests/workloads: the StatefulSet controller creates a replica only when admission admits its claims', () => {
+  it('lastAttemptedOrdinal: OrderedReady stops at the failed replica, Parallel at the end of its slow-start batch (1, 2, 4, …)', () => {
+    const table: Array<[failed: number, parallel: boolean, last: number]> = [
+      [0, false, 0],
+      [3, false, 3],
+      [0, true, 0],
+      [1, true, 2],
+      [2, true, 2],
+      [3, true, 6],
+      [6, true, 6],
+      [7, true, 14],
+    ];
+    for (const [failed, parallel, last] of table) assert.equal(lastAttemptedOrdinal(failed, parallel), last, `${failed} ${parallel}`);
+  });
+
+  // Four replicas of a 2Gi template in a namespace whose quota holds 5Gi: the third claim is refused.
+  const files = (policy: string, replicas = 4) => `apiVersion: v1
+kind: ResourceQuota
+metadata: { name: storagequota, namespace: ns }
+spec:
+  hard: { requests.storage: 5Gi }
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: { name: web, namespace: ns }
+spec:
+  replicas: ${replicas}${policy ? `\n  podManagementPolicy: ${policy}` : ''}
+  selector: { matchLabels: { app: web } }
+  template:
+    metadata: { labels: { app: web } }
+    spec:
+      containers: [{ name: c, image: nginx }]
+  volumeClaimTemplates:
+  - metadata: { name: www }
+    spec:
+      accessModes: [ReadWriteOnce]
+      resources: { requests: { storage: 2Gi } }
+`;
+  const read = (text: string) => {
+    const model = readSnapshot([{ name: 'f.yaml', text }]);
+    return {
+      pods: model.cluster.pods.map((p) => p.metadata.name),
+      claims: (model.cluster.persistentVolumeClaims ?? []).map((c) => c.metadata.name),
+      warnings: model.errors.map((e) => e.message),
+    };
+  };
+  const refusal =
+    'persistentvolumeclaims "www-web-2" is forbidden: exceeded quota: storagequota, requested: requests.storage=2Gi, used: requests.storage=4Gi, limited: requests.storage=5Gi';
+
+  it('OrderedReady (the default): no pod for the refused replica, and neither claim nor pod past it', () => {
+    assert.deepEqual(read(files('')), {
+      pods: ['web-0', 'web-1'],
+      claims: ['www-web-0', 'www-web-1'],
+      warnings: [
+        `${refusal} (ResourceQuota admission): ns/www-web-2 left out`,
+        `create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod ns/web-2 left out`,
+        'StatefulSet web creates its replicas in order (podManagementPolicy OrderedReady) and stops at web-2, which could not be created: pod ns/web-3 left out',
+      ],
+    });
+  });
+
+  it("Parallel: the rest of the refused replica's batch (web-1, web-2) is tried; the next batch (web-3 on) is not", () => {
+    const { pods, claims, warnings } = read(files('Parallel', 5));
+    assert.deepEqual(pods, ['web-0', 'web-1']);
+    assert.deepEqual(claims, ['www-web-0', 'www-web-1']);
+    assert.deepEqual(warnings.slice(1), [
+      `create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod ns/web-2 left out`,
+      'StatefulSet web creates its replicas in batches of 1, 2, 4, … (podManagementPolicy Parallel) and stops after the one in which web-2 could not be created: pod ns/web-3 left out',
+      'StatefulSet web creates its replicas in batches of 1, 2, 4, … (podManagementPolicy Parallel) and stops after the one in which web-2 could not be created: pod ns/web-4 left out',
+    ]);
+  });
+
+  it("a claim of the files by the replica's claim name is the one used: the controller creates none, and the pod", () => {
+    const claim = `---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: { name: www-web-2, namespace: ns, uid: c2 }
+spec: { accessModes: [ReadWriteOnce], resources: { requests: { storage: 2Gi } } }
+`;
+    const { pods, warnings } = read(files('', 3) + claim);
+    assert.deepEqual(pods, ['web-0', 'web-1', 'web-2']);
+    assert.deepEqual(warnings, []);
   });
 });
