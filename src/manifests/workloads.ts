@@ -13,7 +13,9 @@
 // Made-up pods are owned by their workload directly: a Deployment's intermediate ReplicaSet is not modelled.
 // A StatefulSet's volumeClaimTemplates are what its controller makes of them: replica i's volume
 // named after a template refers to the claim `<template>-<set>-<i>`, which the controller creates
-// when it does not exist (statefulSetClaims; the workspace keeps a claim of the files over it).
+// when it does not exist (statefulSetClaims; the workspace keeps a claim of the files over it),
+// before the replica's pod: a replica whose claim admission refuses gets no pod, and the controller
+// tries no replica past it (OrderedReady) or past its slow-start batch (Parallel): StatefulSetCreation.
 import { selectorMatches } from '../engine/api/labels';
 import {
   DEFAULT_NAMESPACE,
