@@ -392,7 +392,8 @@ export function applyLimitRanges(
 /**
  * LimitRanger on every claim not yet admitted (the files' own without a uid, and those a
  * StatefulSet's controller would create): a claim whose storage request breaks a min or max of
- * type PersistentVolumeClaim is left out with the API server's message.
+ * type PersistentVolumeClaim is left out with the API server's message. With `creation`, a claim it
+ * does not try is left out without a word, and it is told of each refusal.
  */
 export function admitClaims(
   claims: readonly Located<PersistentVolumeClaim>[],
@@ -724,7 +725,8 @@ function claimMatchesScope(s: ScopedResourceSelectorRequirement, claim: Persiste
  * as used by the quotas whose scopes they match; a claim that would pass a matching quota's
  * persistentvolumeclaims, count/persistentvolumeclaims, requests.storage or their per-class forms is
  * left out with the API server's message. Claims match only the VolumeAttributesClass scope (upstream
- * pvcMatchesScopeFunc): a quota with any other scope charges no claim.
+ * pvcMatchesScopeFunc): a quota with any other scope charges no claim. With `creation`, as in
+ * admitClaims.
  */
 export function admitClaimQuotas(
   claims: readonly Located<PersistentVolumeClaim>[],
