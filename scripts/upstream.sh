@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds upstream Kubernetes from the Go module proxy into .cache/upstream/<version>/bin:
-# kube-apiserver, kube-scheduler, kubectl (k8s.io/kubernetes/cmd/…), etcd (go.etcd.io/etcd/server/v3)
+# kube-apiserver, kube-scheduler, kube-controller-manager, kubectl (k8s.io/kubernetes/cmd/…), etcd (go.etcd.io/etcd/server/v3)
 # and the scheduler-framework oracle (test/upstream/oracle). Idempotent: each binary is rebuilt only
 # when what it is built from changed (a stamp of the go.mod/go.sum and sources beside it), so a second
 # run with the cache in place takes seconds. Prints the folder of the binaries on its last line.
@@ -40,7 +40,7 @@ build() {
 }
 
 if [ "${1:-}" = "--print" ]; then
-  for name in kube-apiserver kube-scheduler kubectl etcd oracle; do
+  for name in kube-apiserver kube-scheduler kube-controller-manager kubectl etcd oracle; do
     [ -x "$bin/$name" ] || { echo "upstream: $bin/$name is missing (run npm run upstream)" >&2; exit 1; }
   done
   echo "$bin"
@@ -58,6 +58,7 @@ build oracle "$oracle_stamp" "$module" ./oracle
 build kube-scheduler "$kube_stamp" "$module" k8s.io/kubernetes/cmd/kube-scheduler
 build kube-apiserver "$kube_stamp" "$module" k8s.io/kubernetes/cmd/kube-apiserver
 build kubectl "$kube_stamp" "$module" k8s.io/kubernetes/cmd/kubectl
+build kube-controller-manager "$kube_stamp" "$module" k8s.io/kubernetes/cmd/kube-controller-manager
 build etcd "$etcd_stamp" "$module/etcd" go.etcd.io/etcd/server/v3
 
 echo "$bin"

@@ -408,7 +408,7 @@ export class StatefulSetCreation {
     const refused = this.refusals.get(set)?.get(ordinal);
     if (refused) {
       const error = refused.length === 1 ? refused[0] : `[${refused.join(', ')}]`;
-      return `create Pod ${name}-${ordinal} in StatefulSet ${name} failed error: ${error}`;
+      return `Create Pod ${name}-${ordinal} in StatefulSet ${name} failed error: ${error}`;
     }
     const first = this.first.get(set);
     if (first === undefined || this.tried(set, ordinal)) return undefined;

@@ -393,7 +393,7 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
       stderr,
       [
         `${at}:54:13: warning bad-value: spec.volumeClaimTemplates[0].metadata.name: ${refusal} (ResourceQuota admission): default/www-web-2 left out`,
-        `${at}:53:3: warning bad-value: spec.volumeClaimTemplates: create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod default/web-2 left out`,
+        `${at}:53:3: warning bad-value: spec.volumeClaimTemplates: Create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod default/web-2 left out`,
         '',
       ].join('\n'),
     );

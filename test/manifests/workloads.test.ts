@@ -249,7 +249,7 @@ spec:
       claims: ['www-web-0', 'www-web-1'],
       warnings: [
         `${refusal} (ResourceQuota admission): ns/www-web-2 left out`,
-        `create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod ns/web-2 left out`,
+        `Create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod ns/web-2 left out`,
         'StatefulSet web creates its replicas in order (podManagementPolicy OrderedReady) and stops at web-2, which could not be created: pod ns/web-3 left out',
       ],
     });
@@ -260,7 +260,7 @@ spec:
     assert.deepEqual(pods, ['web-0', 'web-1']);
     assert.deepEqual(claims, ['www-web-0', 'www-web-1']);
     assert.deepEqual(warnings.slice(1), [
-      `create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod ns/web-2 left out`,
+      `Create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod ns/web-2 left out`,
       'StatefulSet web creates its replicas in batches of 1, 2, 4, … (podManagementPolicy Parallel) and stops after the one in which web-2 could not be created: pod ns/web-3 left out',
       'StatefulSet web creates its replicas in batches of 1, 2, 4, … (podManagementPolicy Parallel) and stops after the one in which web-2 could not be created: pod ns/web-4 left out',
     ]);

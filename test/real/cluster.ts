@@ -3,7 +3,8 @@
 // tokens signed by a key made here, the default admission plugins and certificates made here with
 // openssl. Nodes get no taint from TaintNodesByCondition (no node lifecycle controller runs to lift
 // the not-ready taint it adds), and each namespace a test makes gets its `default` ServiceAccount
-// (no controller manager runs to make it; the ServiceAccount admission plugin needs it).
+// (no controller manager runs to make it; the ServiceAccount admission plugin needs it). A test may
+// ask for some of kube-controller-manager's controllers (`controllers`), run as the admin.
 //
 //   const cluster = await startRealCluster();
 //   await cluster.apply(node('n1'), pod('p1'));
@@ -182,6 +183,8 @@ async function stopProcess(child: ChildProcess): Promise<void> {
 export interface RealClusterOptions {
   /** Extra kube-apiserver flags. */
   readonly apiserverArgs?: readonly string[];
+  /** Controllers of kube-controller-manager to run (its --controllers), as the admin; none when absent. */
+  readonly controllers?: readonly string[];
 }
 
 export async function startRealCluster(options: RealClusterOptions = {}): Promise<RealCluster> {
@@ -296,7 +299,9 @@ current-context: admin
       req.end(data);
     });
 
+  let controllerManager: ChildProcess | undefined;
   const stopAll = async () => {
+    if (controllerManager) await stopProcess(controllerManager);
     await stopProcess(apiserver);
     await stopProcess(etcd);
   };
@@ -332,6 +337,20 @@ current-context: admin
     namespaces.add(name);
   };
   await namespace('default');
+  if (options.controllers?.length) {
+    // The controllers asked for, as the admin (no service-account credentials: no token controller runs).
+    controllerManager = startProcess(
+      join(bin, 'kube-controller-manager'),
+      [
+        `--kubeconfig=${kubeconfig}`,
+        `--controllers=${options.controllers.join(',')}`,
+        '--leader-elect=false',
+        `--secure-port=${await freePort()}`,
+        `--cert-dir=${file('controller-manager')}`,
+      ],
+      file('kube-controller-manager.log'),
+    );
+  }
 
   const run = (command: string, args: readonly string[], env: Record<string, string> = {}, input?: string): Promise<Run> =>
     new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
-// The upstream Kubernetes the tests measure Podplan against: kube-apiserver, kube-scheduler, kubectl
-// and the scheduler-framework oracle, built from the Go module proxy by scripts/upstream.sh.
+// The upstream Kubernetes the tests measure Podplan against: kube-apiserver, kube-scheduler,
+// kube-controller-manager, kubectl and the scheduler-framework oracle, built from the Go module proxy by scripts/upstream.sh.
 module podplan.dev/upstream
 
 go 1.26.0
