@@ -328,7 +328,7 @@ function refused<T extends { metadata: ObjectMeta }>(
 ): string {
   const text = `${resource} "${object.value.metadata.name}" is forbidden: ${message}`;
   errors.push({
-    code: 'bad-value',
+    code: 'refused',
     severity: 'warning',
     message: `${text} (${plugin} admission): ${key} left out`,
     range: fieldRange(object, 'metadata.name'),

@@ -30,9 +30,21 @@ export type ManifestErrorCode =
   /** A label key or value the API server would refuse (metadata.labels, a template's, a selector's matchLabels). */
   | 'invalid-label'
   /** A ResourceQuota entry the API server applies and Podplan does not (count/services, configmaps, …): a warning saying why. */
-  | 'not-applied';
+  | 'not-applied'
+  /** An object admission refuses (LimitRanger, ResourceQuota, Priority): a warning in the API server's words. */
+  | 'refused'
+  /** A replica its controller does not create (a StatefulSet's claim refused: its FailedCreate event's words): left out, with a warning. */
+  | 'not-created';
 
 export type Severity = 'error' | 'warning';
+
+/**
+ * Admission's verdicts on the files' objects (manifests/admission.ts and the controllers it stops):
+ * an object refused, a replica not created, a quota entry not applied. Whatever document they are
+ * in, they change what is placed, so the CLI (every warning) and the editor (a diagnostic on every
+ * document, not only those of pod sets) both report each at its place.
+ */
+export const ADMISSION_VERDICTS: ReadonlySet<ManifestErrorCode> = new Set(['refused', 'not-created', 'not-applied']);
 
 /**
  * Another place a problem involves (a duplicate's first definition). The text naming it is made

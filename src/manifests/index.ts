@@ -1,6 +1,15 @@
 // YAML manifests ⇄ typed objects with source ranges (docs/architecture.md, Layers). Callers read files and
 // pass their text; nothing here does I/O.
-export { errorMessage, formatError, placeOf, type ManifestError, type RelatedPlace, type ManifestErrorCode, type Severity } from './errors';
+export {
+  ADMISSION_VERDICTS,
+  errorMessage,
+  formatError,
+  placeOf,
+  type ManifestError,
+  type RelatedPlace,
+  type ManifestErrorCode,
+  type Severity,
+} from './errors';
 export { concatPath, joinPath, splitPath, SourceMap, type PathSegment, type Position, type SourceRange } from './source-map';
 export { WORKLOAD_API_VERSIONS, workloadPods, type PodTemplate, type Workload, type WorkloadKind } from './workloads';
 export { DAEMON_POD_TOLERATIONS, daemonSetPods, runsDaemonPod, type NodeEligibility } from './daemonset';

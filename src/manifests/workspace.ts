@@ -601,7 +601,7 @@ function admitPriorities(
       const path = concatPath(p.base, 'spec.priorityClassName');
       if (warned.has(`${p.file}\u0000${p.document}\u0000${path}`)) return p;
       warned.add(`${p.file}\u0000${p.document}\u0000${path}`);
-      errors.push({ code: 'bad-value', severity: 'warning', message: error, range: fieldRange(p, 'spec.priorityClassName'), path });
+      errors.push({ code: 'refused', severity: 'warning', message: error, range: fieldRange(p, 'spec.priorityClassName'), path });
       return p;
     }
     const value = admitted.pods[next++] as Pod;
@@ -624,7 +624,7 @@ function createdReplica(p: Located<Pod>, creation: StatefulSetCreation, errors: 
   // The pod's base is the set's spec.template: its claims' templates are next to it.
   const at = p.base.replace(/spec\.template$/, 'spec.volumeClaimTemplates');
   errors.push({
-    code: 'bad-value',
+    code: 'not-created',
     severity: 'warning',
     message: `${why}: pod ${namespace}/${p.value.metadata.name} left out`,
     range: p.source.locate(at),

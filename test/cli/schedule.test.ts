@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { ADMISSION_VERDICTS, type ManifestErrorCode } from '../../src/manifests';
+import { validate } from '../../src/server/service';
+import { uriOf, workspaceOf } from '../server/service/fixtures';
 import { openTestStore, useTempDir, value } from '../store/helpers';
 import { cli } from './run-cli';
 
@@ -373,7 +376,7 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.doesNotMatch(stdout, /quota-mem-cpu-demo-2/);
     assert.equal(
       stderr,
-      `${fixture('quota-mem-cpu.yaml')}:40:9: warning bad-value: metadata.name: pods "quota-mem-cpu-demo-2" is forbidden: exceeded quota: mem-cpu-demo, requested: requests.memory=700Mi, used: requests.memory=600Mi, limited: requests.memory=1Gi (ResourceQuota admission): quota-mem-cpu-example/quota-mem-cpu-demo-2 left out\n`,
+      `${fixture('quota-mem-cpu.yaml')}:40:9: warning refused: metadata.name: pods "quota-mem-cpu-demo-2" is forbidden: exceeded quota: mem-cpu-demo, requested: requests.memory=700Mi, used: requests.memory=600Mi, limited: requests.memory=1Gi (ResourceQuota admission): quota-mem-cpu-example/quota-mem-cpu-demo-2 left out\n`,
     );
   });
 
@@ -392,8 +395,8 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.equal(
       stderr,
       [
-        `${at}:54:13: warning bad-value: spec.volumeClaimTemplates[0].metadata.name: ${refusal} (ResourceQuota admission): default/www-web-2 left out`,
-        `${at}:53:3: warning bad-value: spec.volumeClaimTemplates: Create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod default/web-2 left out`,
+        `${at}:54:13: warning refused: spec.volumeClaimTemplates[0].metadata.name: ${refusal} (ResourceQuota admission): default/www-web-2 left out`,
+        `${at}:53:3: warning not-created: spec.volumeClaimTemplates: Create Pod web-2 in StatefulSet web failed error: failed to create PVC www-web-2: ${refusal}: pod default/web-2 left out`,
         '',
       ].join('\n'),
     );
@@ -437,7 +440,7 @@ describe('cli schedule on real-world YAML (test/fixtures/real-world, each file c
     assert.match(stdout, /^ {2}default\/task-pv-pod: 0\/3 nodes are available: persistentvolumeclaim "task-pv-claim" not found\./m);
     assert.match(
       stderr,
-      /^task\.yaml:\d+:\d+: warning bad-value: metadata\.name: persistentvolumeclaims "task-pv-claim" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 3Gi \(LimitRanger admission\): default\/task-pv-claim left out$/m,
+      /^task\.yaml:\d+:\d+: warning refused: metadata\.name: persistentvolumeclaims "task-pv-claim" is forbidden: maximum storage usage per PersistentVolumeClaim is 2Gi, but request is 3Gi \(LimitRanger admission\): default\/task-pv-claim left out$/m,
     );
   });
 
@@ -519,4 +522,61 @@ describe('cli schedule: nothing dropped silently (real-world dumps)', () => {
       /^dump\.yaml:\d+:\d+: error duplicate-uid: metadata\.uid: pod default\/nginx-1 has uid "5b8a1c1e-0f6f-4b57-9d43-2a3f4b0c9e11", which pod default\/nginx-0 already has at dump\.yaml:\d+:\d+/,
     );
   });
+});
+
+describe("cli schedule and the editor: admission's verdicts the same, at the same places, on every document (manifests ADMISSION_VERDICTS)", () => {
+  const realWorld = (name: string) => readFileSync(path.join('test/fixtures/real-world', name), 'utf8');
+  // The LimitRange and ResourceQuota of Limit Storage Consumption (kubernetes/website), then what a case adds.
+  const storageLimits = realWorld('limit-storage-consumption.yaml').split(/^---$/m).slice(0, 2).join('---');
+  const deployment = (extra: string) =>
+    `---\napiVersion: apps/v1\nkind: Deployment\nmetadata: { name: web }\nspec:\n  replicas: 2\n  selector: { matchLabels: { app: web } }\n  template:\n    metadata: { labels: { app: web } }\n    spec:\n${extra}      containers: [{ name: main, resources: { requests: { cpu: "2" }, limits: { cpu: "2" } } }]\n`;
+  const table: Array<[name: string, files: Record<string, string>, codes: readonly ManifestErrorCode[]]> = [
+    ['kubernetes/website quota-mem-cpu.yaml: a pod past the quota', { 'quota.yaml': realWorld('quota-mem-cpu.yaml') }, ['refused']],
+    [
+      "kubernetes/website Limit Storage Consumption with web.yaml's StatefulSet: a claim refused, its replica not created",
+      { 'storage.yaml': realWorld('limit-storage-consumption.yaml'), 'nodes.yaml': realWorld('kind-nodes.yaml') },
+      ['refused', 'not-created'],
+    ],
+    [
+      'LimitRanger: the replicas of a Deployment past the max, a pod naming no PriorityClass that exists',
+      {
+        'web.yaml':
+          'apiVersion: v1\nkind: LimitRange\nmetadata: { name: cpu }\nspec:\n  limits: [{ type: Container, max: { cpu: "1" } }]\n' +
+          deployment('') +
+          '---\napiVersion: v1\nkind: Pod\nmetadata: { name: lone }\nspec:\n  priorityClassName: nope\n  containers: [{ name: main, resources: { limits: { cpu: 500m } } }]\n',
+      },
+      ['refused', 'refused', 'refused'],
+    ],
+    [
+      'kubernetes/website pv-claim.yaml over Limit Storage Consumption: the 3Gi claim refused by storagelimits',
+      {
+        'claim.yaml': `${storageLimits}---\napiVersion: v1\nkind: PersistentVolumeClaim\nmetadata:\n  name: task-pv-claim\nspec:\n  storageClassName: manual\n  accessModes:\n    - ReadWriteOnce\n  resources:\n    requests:\n      storage: 3Gi\n`,
+      },
+      ['refused'],
+    ],
+    [
+      'a quota of Services: not applied, said at its entry',
+      { 'quota.yaml': 'apiVersion: v1\nkind: ResourceQuota\nmetadata: { name: q }\nspec:\n  hard: { count/services: "2", pods: "9" }\n' },
+      ['not-applied'],
+    ],
+    ['nothing refused: nothing said', { 'web.yaml': deployment('') }, []],
+  ];
+  for (const [name, files, codes] of table) {
+    it(name, async () => {
+      const { stderr } = await cli(['schedule', ...Object.keys(files), '--no-history'], files);
+      const verdict = /^\S+:\d+:\d+: warning (\S+): /;
+      const fromCli = stderr.split('\n').filter((l) => ADMISSION_VERDICTS.has((verdict.exec(l)?.[1] ?? '') as ManifestErrorCode));
+      const analysis = workspaceOf(files).analysis();
+      const fromEditor = Object.keys(files).flatMap((f) =>
+        validate(uriOf(f), analysis)
+          .filter((d) => ADMISSION_VERDICTS.has(d.code as ManifestErrorCode))
+          .map(
+            (d) =>
+              `${f}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${d.severity === 2 ? 'warning' : 'other'} ${d.code}: ${d.message}`,
+          ),
+      );
+      assert.deepEqual([...fromEditor].sort(), [...fromCli].sort());
+      assert.deepEqual(fromCli.map((l) => verdict.exec(l)?.[1]).sort(), [...codes].sort(), stderr);
+    });
+  }
 });

@@ -72,7 +72,7 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
       const { pods, warnings } = read(`${quota('{ pods: "2" }')}${pod('a', '', ', uid: u1')}---\n${pod('b')}---\n${pod('c')}`);
       assert.deepEqual(pods, ['a', 'b']);
       assert.deepEqual(warnings, [
-        'f.yaml:25:19: warning bad-value: metadata.name: pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2 (ResourceQuota admission): ns/c left out',
+        'f.yaml:25:19: warning refused: metadata.name: pods "c" is forbidden: exceeded quota: q, requested: pods=1, used: pods=2, limited: pods=2 (ResourceQuota admission): ns/c left out',
       ]);
     });
 

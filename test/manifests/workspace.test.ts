@@ -278,8 +278,8 @@ items:
       assert.deepEqual(
         m.errors.map((e) => [e.severity, e.code, at(e.range), e.message]),
         [
-          ['warning', 'bad-value', '4:28', 'pods "p" is forbidden: no PriorityClass with name nope was found'],
-          ['warning', 'bad-value', '14:32', m.errors[1]?.message ?? ''],
+          ['warning', 'refused', '4:28', 'pods "p" is forbidden: no PriorityClass with name nope was found'],
+          ['warning', 'refused', '14:32', m.errors[1]?.message ?? ''],
         ],
       );
       assert.match(m.errors[1]?.message ?? '', /^pods "web-[a-z0-9-]+" is forbidden: no PriorityClass with name nope was found$/);

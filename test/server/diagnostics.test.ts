@@ -49,6 +49,11 @@ const EXPECTED: Record<string, Array<[string, number, number]>> = {
   'duplicate-name.yaml': [['duplicate-name', 15, 1]],
   'bad-quantity.yaml': [['bad-quantity', 24, 1]],
   'quota-not-applied.yaml': [['not-applied', 8, 2]],
+  'quota-refused.yaml': [['refused', 17, 2]],
+  'replica-not-created.yaml': [
+    ['not-created', 22, 2],
+    ['refused', 22, 2],
+  ],
   'cel-compile.yaml': [
     ['bad-value', 9, 1],
     ['bad-value', 23, 1],
@@ -125,6 +130,16 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
         'quota-not-applied.yaml',
         'not-applied',
         /^spec\.hard\["count\/services"\]: ResourceQuota default\/object-counts: count\/services is not applied: it counts services, which do not affect placement$/,
+      ],
+      [
+        'quota-refused.yaml',
+        'refused',
+        /^metadata\.name: pods "second" is forbidden: exceeded quota: two-pods, requested: pods=1, used: pods=1, limited: pods=1 \(ResourceQuota admission\): p-quota\/second left out$/,
+      ],
+      [
+        'replica-not-created.yaml',
+        'not-created',
+        /^spec\.volumeClaimTemplates: Create Pod web-1 in StatefulSet web failed error: failed to create PVC www-web-1: persistentvolumeclaims "www-web-1" is forbidden: exceeded quota: one-claim, requested: persistentvolumeclaims=1, used: persistentvolumeclaims=1, limited: persistentvolumeclaims=1: pod p-claims\/web-1 left out$/,
       ],
     ];
     for (const [file, code, pattern] of cases) it(`${code} (${file})`, () => assert.match(message(file, code), pattern));

@@ -1,6 +1,7 @@
 // Diagnostics of one file. Only our kinds (ScheduleTrigger, SchedulePlan, KubeSchedulerConfiguration)
 // and the objects they reference (pods of a pod set a trigger or plan names) get diagnostics, and a
-// DRA device selector (DeviceClass, ResourceClaim, ResourceClaimTemplate) whose CEL does not compile, so a
+// DRA device selector (DeviceClass, ResourceClaim, ResourceClaimTemplate) whose CEL does not compile, and
+// admission's verdicts wherever they are (manifests ADMISSION_VERDICTS, what the CLI prints too), so a
 // generic YAML or Kubernetes extension and this one never report the same problem twice. Every
 // diagnostic has a stable code (codes.ts), the narrowest range that shows the problem, and a
 // message that says how to fix it.
@@ -9,6 +10,7 @@ import { statusMessage, type Status } from '../../engine/framework/status';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import type { Pod } from '../../engine/api/types';
 import {
+  ADMISSION_VERDICTS,
   concatPath,
   errorMessage,
   joinPath,
@@ -127,8 +129,9 @@ function reportsReaderError(file: SourceFile, document: Parameters<typeof declar
   if (error.code === 'yaml-syntax') return kind !== undefined && OUR_KINDS.includes(kind);
   // A misspelt kind drops its object from every preview: whoever wrote it wants to know.
   if (error.code === 'unknown-kind') return true;
-  // A quota entry Podplan does not apply: previews place pods a cluster may refuse, and no other extension knows.
-  if (error.code === 'not-applied') return true;
+  // Admission's verdicts (an object refused, a replica not created, a quota entry not applied) change what
+  // is placed wherever they are written, and no other extension knows: on every document, as the CLI prints them.
+  if (ADMISSION_VERDICTS.has(error.code)) return true;
   if (kind === PROFILE_CONFIG) return true;
   // A device selector whose CEL does not compile: no generic extension compiles it, and the API server refuses it.
   if (kind !== undefined && DRA_KINDS.includes(kind) && CEL_EXPRESSION.test(error.path ?? '')) return true;

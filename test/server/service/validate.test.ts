@@ -44,6 +44,15 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
     ]);
   });
 
+  it('admission’s verdicts are reported wherever they are: a pod of no pod set that a quota refuses, a quota entry not applied', () => {
+    const quota = 'apiVersion: v1\nkind: ResourceQuota\nmetadata: { name: q }\nspec:\n  hard: { pods: "1", configmaps: "3" }\n';
+    const plain = (name: string) => `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name} }\nspec:\n  containers: [{ name: main }]\n`;
+    assert.deepEqual(codes({ 'q.yaml': docs(quota, plain('a'), plain('b')) }, 'q.yaml'), [
+      ['not-applied', 4],
+      ['refused', 14],
+    ]);
+  });
+
   it('a misspelt kind is reported wherever it is: its object is left out of every preview', () => {
     assert.deepEqual(codes({ 'n.yaml': 'apiVersion: v1\nkind: Nodee\nmetadata: { name: n1 }\n' }, 'n.yaml'), [['unknown-kind', 1]]);
   });
