@@ -16,10 +16,12 @@
 //   namespace's use past a hard limit, or when it gives no request (or limit) for the cpu or memory a
 //   quota limits; the pods already admitted count as used. Claims not yet admitted are held to the
 //   quotas' persistentvolumeclaims, count/persistentvolumeclaims and requests.storage, also per
-//   storage class, the quotas scoped by VolumeAttributesClass included.
+//   storage class, the quotas scoped by VolumeAttributesClass included; ResourceClaims (the files'
+//   own, and those the ResourceClaim controller creates from templates for the pods admitted) to
+//   count/resourceclaims.resource.k8s.io, `<class>.deviceclass.resource.k8s.io/devices` and the
+//   extended resources device classes serve. Every kind counts in one use per quota (QuotaUse).
 // A refused object is left out, with a located warning in the API server's words. A quota entry
-// neither applies (count/services, configmaps, ResourceClaim quotas, …) gets a located warning that
-// it is not applied, and why.
+// none applies (count/services, configmaps, …) gets a located warning that it is not applied, and why.
 import {
   podKey,
   DEFAULT_NAMESPACE,
@@ -29,6 +31,8 @@ import {
   type Pod,
   type ResourceList,
 } from '../engine/api/types';
+import type { DeviceClass, DeviceRequestSpec, ResourceClaim, ResourceClaimTemplate } from '../engine/api/dra';
+import { madeUpClaimName } from '../engine/plugins/dynamicresources/claims';
 import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../engine/api/quantity';
 import { isSupportedPodLevelResource, CPU, MEMORY, EPHEMERAL_STORAGE } from '../engine/api/resources';
 import { arrayOf, object, oneOf, string, type Decoder } from './decode';
@@ -553,6 +557,44 @@ interface AppliedQuota {
   readonly used: Amounts;
 }
 
+/**
+ * What each quota has admitted so far, by every evaluator (pods, claims, ResourceClaims): upstream
+ * checks an object against the quota's whole status.used, so what one kind used counts for the next
+ * (a ResourceClaim's devices and a pod's extended resource share `requests.<resource>`).
+ */
+export class QuotaUse {
+  private readonly used = new Map<string, Amounts>();
+
+  of(quota: ResourceQuota): Amounts {
+    const key = `${namespaceOf(quota.metadata)}/${quota.metadata.name}`;
+    let used = this.used.get(key);
+    if (!used) this.used.set(key, (used = new Map()));
+    return used;
+  }
+}
+
+/** The quotas with a hard entry `matching` takes, each with its use so far. */
+function appliedQuotas(
+  quotas: readonly Located<ResourceQuota>[],
+  matching: (name: string) => boolean,
+  use: QuotaUse,
+  allHard = false,
+): AppliedQuota[] {
+  const applied: AppliedQuota[] = [];
+  for (const q of quotas) {
+    const all = amountsOf(q.value.spec?.hard);
+    if (![...all.keys()].some(matching)) continue;
+    applied.push({
+      name: q.value.metadata.name,
+      namespace: namespaceOf(q.value.metadata),
+      scopes: scopeRequirements(q.value.spec),
+      hard: allHard ? all : new Map([...all].filter(([name]) => matching(name))),
+      used: use.of(q.value),
+    });
+  }
+  return applied;
+}
+
 const matches = (q: AppliedQuota, pod: Pod) => q.scopes.every((s) => matchesScope(s, pod));
 
 /** Upstream podEvaluator.Constraints: per missing resource, the containers that leave it out. */
@@ -618,20 +660,10 @@ export function admitQuotas(
   pods: readonly Located<Pod>[],
   quotas: readonly Located<ResourceQuota>[],
   errors: ManifestError[],
+  use = new QuotaUse(),
 ): Located<Pod>[] {
   if (quotas.length === 0) return [...pods];
-  const applied: AppliedQuota[] = [];
-  for (const q of quotas) {
-    const hard: Amounts = new Map([...amountsOf(q.value.spec?.hard)].filter(([name]) => tracked(name)));
-    if (hard.size > 0)
-      applied.push({
-        name: q.value.metadata.name,
-        namespace: namespaceOf(q.value.metadata),
-        scopes: scopeRequirements(q.value.spec),
-        hard,
-        used: new Map(),
-      });
-  }
+  const applied = appliedQuotas(quotas, tracked, use);
   const kept: Located<Pod>[] = [];
   for (const p of pods) {
     const pod = p.value;
@@ -733,19 +765,9 @@ export function admitClaimQuotas(
   quotas: readonly Located<ResourceQuota>[],
   errors: ManifestError[],
   creation?: ClaimCreation,
+  use = new QuotaUse(),
 ): Located<PersistentVolumeClaim>[] {
-  const applied: AppliedQuota[] = [];
-  for (const q of quotas) {
-    const hard: Amounts = new Map([...amountsOf(q.value.spec?.hard)].filter(([name]) => trackedForClaims(name)));
-    if (hard.size > 0)
-      applied.push({
-        name: q.value.metadata.name,
-        namespace: namespaceOf(q.value.metadata),
-        scopes: scopeRequirements(q.value.spec),
-        hard,
-        used: new Map(),
-      });
-  }
+  const applied = appliedQuotas(quotas, trackedForClaims, use);
   return claims.filter((c) => {
     if (creation && !creation.attempted(c.value)) return false;
     const mine = applied.filter(
@@ -770,6 +792,183 @@ export function admitClaimQuotas(
   });
 }
 
+// ---------------------------------------------------------------------------------------------
+// ResourceQuota on ResourceClaims (resource.k8s.io/v1; upstream claimEvaluator)
+
+/** Upstream ClaimObjectCountName. */
+const CLAIM_COUNT = 'count/resourceclaims.resource.k8s.io';
+/** Upstream ResourceClaimsPerClass: `<device class>.deviceclass.resource.k8s.io/devices`. */
+const DEVICES_PER_CLASS = '.deviceclass.resource.k8s.io/devices';
+/** Upstream ResourceImplicitExtendedClaimsPerClass: `requests.deviceclass.resource.kubernetes.io/<device class>`. */
+const IMPLICIT_EXTENDED = 'requests.deviceclass.resource.kubernetes.io/';
+/** Upstream AllocationResultsMaxSize: what a request for All devices counts, the most a claim can be given. */
+const ALLOCATION_RESULTS_MAX_SIZE = 32n;
+
+/** The device classes' extended resource names, as the API server's ExtendedResourceCache maps them (DRAExtendedResource, GA in 1.37). */
+export interface DeviceClassNames {
+  /** The class's spec.extendedResourceName. */
+  readonly extendedResource: (className: string) => string | undefined;
+  /** Whether a class names this extended resource as its own. */
+  readonly serves: (resourceName: string) => boolean;
+}
+
+export function deviceClassNames(classes: readonly DeviceClass[]): DeviceClassNames {
+  const byClass = new Map<string, string>();
+  for (const c of classes) if (c.spec.extendedResourceName) byClass.set(c.metadata.name, c.spec.extendedResourceName);
+  const served = new Set(byClass.values());
+  return { extendedResource: (name) => byClass.get(name), serves: (name) => served.has(name) };
+}
+
+/**
+ * Upstream claimEvaluator.MatchingResources: the claim count, devices per class, the implicit
+ * extended resource of a class that names an extended resource, and `requests.<extended resource>`
+ * (not a native name) a class serves.
+ */
+function trackedForDeviceClaims(name: string, classes: DeviceClassNames): boolean {
+  if (name === CLAIM_COUNT || name.endsWith(DEVICES_PER_CLASS)) return true;
+  if (name.startsWith(IMPLICIT_EXTENDED)) return classes.extendedResource(name.slice(IMPLICIT_EXTENDED.length)) !== undefined;
+  return name.startsWith('requests.') && !isNative(name) && classes.serves(name.slice('requests.'.length));
+}
+
+/** A device count as a quantity (a decimal integer always parses). */
+function count(n: bigint): Quantity {
+  const q = parseQuantity(n.toString());
+  return q.ok ? q.value : ONE;
+}
+
+/** How many devices a request (or a subrequest) may be given: its count, or for All the most a claim can hold. */
+const devicesOf = (r: DeviceRequestSpec): bigint =>
+  (r.allocationMode ?? 'ExactCount') === 'All' ? ALLOCATION_RESULTS_MAX_SIZE : BigInt(r.count ?? 1);
+
+/**
+ * Upstream claimEvaluator.Usage: the claim counted; per device class, the devices its requests may
+ * be given (a firstAvailable list: per class, the most any of its entries asks for); and for each
+ * class the implicit extended resource and the one it names, as DRAExtendedResource adds them (a
+ * claim the scheduler made for a pod's extended resources, which would net out the pod's own, is
+ * never in the files).
+ */
+function deviceClaimUsage(claim: ResourceClaim, classes: DeviceClassNames): Amounts {
+  const devices = new Map<string, bigint>();
+  const add = (className: string, n: bigint) => devices.set(className, (devices.get(className) ?? 0n) + n);
+  for (const request of claim.spec.devices?.requests ?? []) {
+    if (request.firstAvailable?.length) {
+      const most = new Map<string, bigint>();
+      for (const sub of request.firstAvailable) {
+        const n = devicesOf(sub);
+        if (n > (most.get(sub.deviceClassName) ?? 0n)) most.set(sub.deviceClassName, n);
+      }
+      for (const [className, n] of most) add(className, n);
+    } else if (request.exactly) add(request.exactly.deviceClassName, devicesOf(request.exactly));
+  }
+  const usage: Amounts = new Map([[CLAIM_COUNT, ONE]]);
+  for (const [className, n] of devices) {
+    usage.set(`${className}${DEVICES_PER_CLASS}`, count(n));
+    if (n <= 0n) continue;
+    usage.set(`${IMPLICIT_EXTENDED}${className}`, count(n));
+    const extended = classes.extendedResource(className);
+    if (extended !== undefined) usage.set(`requests.${extended}`, count(n));
+  }
+  return usage;
+}
+
+/**
+ * The ResourceQuota check of one ResourceClaim being created: its refusal by the first quota of its
+ * namespace it would take past a hard limit (every hard entry of a quota that tracks a claim
+ * resource is checked, as upstream masks the use by the quota's hard list), else undefined and the
+ * quotas charged. Quotas with scopes match no claim (upstream MatchesNoScopeFunc).
+ */
+function deviceClaimRefusal(claim: ResourceClaim, quotas: readonly AppliedQuota[], classes: DeviceClassNames): string | undefined {
+  const mine = quotas.filter((a) => a.scopes.length === 0 && a.namespace === namespaceOf(claim.metadata));
+  const usage = deviceClaimUsage(claim, classes);
+  const refusal = claim.metadata.uid === undefined ? mine.map((q) => exceeded(q, usage)).find((r) => r !== undefined) : undefined;
+  if (refusal === undefined) charge(mine, usage);
+  return refusal;
+}
+
+const deviceClaimQuotas = (quotas: readonly Located<ResourceQuota>[], classes: DeviceClassNames, use: QuotaUse) =>
+  appliedQuotas(quotas, (name) => trackedForDeviceClaims(name, classes), use, true);
+
+/**
+ * ResourceQuota admission of the files' ResourceClaims not yet admitted (no uid), in file order: a
+ * claim that would pass a quota's count/resourceclaims.resource.k8s.io, `<class>.deviceclass.resource.k8s.io/devices`
+ * or extended-resource entries is left out with the API server's message (its pods then find no
+ * claim); the admitted ones count as used.
+ */
+export function admitDeviceClaimQuotas(
+  claims: readonly Located<ResourceClaim>[],
+  quotas: readonly Located<ResourceQuota>[],
+  classes: DeviceClassNames,
+  errors: ManifestError[],
+  use = new QuotaUse(),
+): Located<ResourceClaim>[] {
+  const applied = deviceClaimQuotas(quotas, classes, use);
+  if (applied.length === 0) return [...claims];
+  return claims.filter((c) => {
+    const refusal = deviceClaimRefusal(c.value, applied, classes);
+    if (refusal === undefined) return true;
+    refused(
+      c,
+      'resourceclaims.resource.k8s.io',
+      refusal,
+      'ResourceQuota',
+      `${namespaceOf(c.value.metadata)}/${c.value.metadata.name}`,
+      errors,
+    );
+    return false;
+  });
+}
+
+/**
+ * The ResourceClaim controller on the pods not yet admitted (no uid), after their own admission: for
+ * each spec.resourceClaims entry naming a template of the files that the pod's status names no claim
+ * for, the claim it creates (the template's spec, under the name the engine makes up for it,
+ * madeUpClaimName), held to the quotas. A refused claim is never created, so upstream's scheduler
+ * finds none for the entry (resourceclaim.Name's "ResourceClaim not created yet") and the pod waits:
+ * a warning at the entry says why, in the API server's words, and the pod the engine gets has that
+ * entry name no template (an empty name, which no object has), so the engine's resolver, which makes
+ * up a template's claim wherever the template exists, finds none either.
+ */
+export function admitTemplateClaims(
+  pods: readonly Located<Pod>[],
+  templates: readonly Located<ResourceClaimTemplate>[],
+  quotas: readonly Located<ResourceQuota>[],
+  classes: DeviceClassNames,
+  errors: ManifestError[],
+  use = new QuotaUse(),
+): Located<Pod>[] {
+  const applied = deviceClaimQuotas(quotas, classes, use);
+  if (applied.length === 0) return [...pods];
+  const byName = new Map(templates.map((t) => [`${namespaceOf(t.value.metadata)}/${t.value.metadata.name}`, t.value]));
+  return pods.map((p) => {
+    const pod = p.value;
+    if (pod.metadata.uid !== undefined) return p;
+    const namespace = namespaceOf(pod.metadata);
+    const notCreated = new Set<string>();
+    (pod.spec.resourceClaims ?? []).forEach((entry, i) => {
+      const template =
+        entry.resourceClaimTemplateName !== undefined ? byName.get(`${namespace}/${entry.resourceClaimTemplateName}`) : undefined;
+      if (!template || pod.status?.resourceClaimStatuses?.some((st) => st.name === entry.name)) return;
+      const name = madeUpClaimName(pod, entry.name);
+      const refusal = deviceClaimRefusal({ metadata: { name, namespace }, spec: template.spec.spec }, applied, classes);
+      if (refusal === undefined) return;
+      const path = `spec.resourceClaims[${i}].resourceClaimTemplateName`;
+      errors.push({
+        code: 'refused',
+        severity: 'warning',
+        message: `resourceclaims.resource.k8s.io "${name}" is forbidden: ${refusal} (ResourceQuota admission): the claim ${entry.name} of pod ${podKey(pod)} is not created`,
+        range: fieldRange(p, path),
+        path: concatPath(p.base, path),
+      });
+      notCreated.add(entry.name);
+    });
+    if (notCreated.size === 0) return p;
+    const resourceClaims = pod.spec.resourceClaims?.map((c) =>
+      notCreated.has(c.name) ? { name: c.name, resourceClaimTemplateName: '' } : c,
+    );
+    return { ...p, value: { ...pod, spec: { ...pod.spec, resourceClaims } } };
+  });
+}
+
 /** The workloads whose pods Podplan makes: a quota on their count would refuse the workload, not its pods' placement. */
 const WORKLOAD_RESOURCES = new Set([
   'replicationcontrollers',
@@ -784,29 +983,26 @@ const WORKLOAD_RESOURCES = new Set([
 function countedResource(name: string): string {
   if (name.startsWith('count/')) return name.slice('count/'.length);
   if (name.startsWith('services.')) return 'services';
-  if (name.endsWith('.deviceclass.resource.k8s.io/devices')) return 'resourceclaims.resource.k8s.io';
   return name;
 }
 
 /** Why Podplan does not apply a quota entry, by what it counts. */
 function notAppliedReason(name: string): string {
   const resource = countedResource(name);
-  if (resource === 'resourceclaims.resource.k8s.io')
-    return 'Podplan does not hold ResourceClaims to quotas: a claim past it is still allocated';
   if (WORKLOAD_RESOURCES.has(resource))
     return `it counts ${resource}: Podplan holds the pods they make to quotas, not the ${resource} themselves`;
   return `it counts ${resource}, which do not affect placement`;
 }
 
 /**
- * One located warning per quota entry (spec.hard) that neither the pods' nor the claims' admission
- * applies (count/services, services.loadbalancers, configmaps, secrets, ResourceClaim quotas, …),
+ * One located warning per quota entry (spec.hard) that no admission here applies (count/services,
+ * services.loadbalancers, configmaps, secrets, count/resourceclaimtemplates.resource.k8s.io, …),
  * saying that it is not applied and why, so that no entry is dropped silently.
  */
 export function quotaEntriesNotApplied(quotas: readonly Located<ResourceQuota>[], errors: ManifestError[]): void {
   for (const q of quotas)
     for (const name of Object.keys(q.value.spec?.hard ?? {})) {
-      if (tracked(name) || trackedForClaims(name)) continue;
+      if (tracked(name) || trackedForClaims(name) || name === CLAIM_COUNT || name.endsWith(DEVICES_PER_CLASS)) continue;
       const path = joinPath('spec.hard', name);
       errors.push({
         code: 'not-applied',

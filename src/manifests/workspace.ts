@@ -31,7 +31,11 @@ import { PLANNER_API_VERSION, POD_SET_LABEL } from '../engine/planner/plan';
 import {
   admitClaimQuotas,
   admitClaims,
+  admitDeviceClaimQuotas,
   admitQuotas,
+  admitTemplateClaims,
+  deviceClassNames,
+  QuotaUse,
   quotaEntriesNotApplied,
   applyLimitRanges,
   limitRange,
@@ -659,6 +663,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
   const limitRanges = unique(all.limitRanges, 'LimitRange', (r) => namespaced(r.metadata.namespace, r.metadata.name), errors);
   const resourceQuotas = unique(all.resourceQuotas, 'ResourceQuota', (q) => namespaced(q.metadata.namespace, q.metadata.name), errors);
   quotaEntriesNotApplied(resourceQuotas, errors);
+  // What each quota admitted so far, whatever the kind: claims, ResourceClaims, pods, then the claims made from templates for the pods.
+  const quotaUse = new QuotaUse();
   // A claim a StatefulSet's controller would create counts only where the files have no claim of that name.
   // Claims are admitted before pods: the controller creates a replica's claims before its pod, and
   // makes no pod for a replica whose claim admission refuses (nor for those it stops before).
@@ -690,6 +696,22 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     resourceQuotas,
     errors,
     creation,
+    quotaUse,
+  );
+  const deviceClasses = unique(all.deviceClasses, 'DeviceClass', (c) => c.metadata.name, errors);
+  const classNames = deviceClassNames(deviceClasses.map((c) => c.value));
+  const resourceClaims = admitDeviceClaimQuotas(
+    unique(all.resourceClaims, 'ResourceClaim', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors),
+    resourceQuotas,
+    classNames,
+    errors,
+    quotaUse,
+  );
+  const resourceClaimTemplates = unique(
+    all.resourceClaimTemplates,
+    'ResourceClaimTemplate',
+    (t) => namespaced(t.metadata.namespace, t.metadata.name),
+    errors,
   );
   // In file order, the made-up pods among the real ones; with their priorities, default resources and
   // quota checks as admission gives them (LimitRanger before ResourceQuota, as the API server runs them).
@@ -706,7 +728,14 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     priorityClasses,
     errors,
   );
-  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges, errors), resourceQuotas, errors);
+  const pods = admitTemplateClaims(
+    admitQuotas(applyLimitRanges(prioritized, limitRanges, errors), resourceQuotas, errors, quotaUse),
+    resourceClaimTemplates,
+    resourceQuotas,
+    classNames,
+    errors,
+    quotaUse,
+  );
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
   const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);
@@ -722,14 +751,6 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     (b) => namespaced(b.metadata.namespace, b.metadata.name),
     errors,
   );
-  const resourceClaims = unique(all.resourceClaims, 'ResourceClaim', (c) => namespaced(c.metadata.namespace, c.metadata.name), errors);
-  const resourceClaimTemplates = unique(
-    all.resourceClaimTemplates,
-    'ResourceClaimTemplate',
-    (t) => namespaced(t.metadata.namespace, t.metadata.name),
-    errors,
-  );
-  const deviceClasses = unique(all.deviceClasses, 'DeviceClass', (c) => c.metadata.name, errors);
   const resourceSlices = unique(all.resourceSlices, 'ResourceSlice', (sl) => sl.metadata.name, errors);
   const deviceTaintRules = unique(all.deviceTaintRules, 'DeviceTaintRule', (r) => r.metadata.name, errors);
   return {

@@ -122,6 +122,32 @@ value: ${value}
 ---
 `;
 
+const deviceClass = (name: string, extendedResource = '') => `apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata:
+  name: ${name}
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "${name}"${extendedResource ? `\n  extendedResourceName: ${extendedResource}` : ''}
+---
+`;
+
+/** A ResourceClaim with these device requests (YAML list items). */
+const deviceClaim = (name: string, requests: string) => `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata:
+  name: ${name}
+spec:
+  devices:
+    requests:
+    ${requests.replace(/\n/g, '\n    ')}
+---
+`;
+
+const exactly = (className: string, more = '') =>
+  `- name: req-0\n  exactly:\n    deviceClassName: ${className}${more ? `\n    ${more.replace(/\n/g, '\n    ')}` : ''}`;
+
 export const ADMISSION_CASES: readonly AdmissionCase[] = [
   {
     name: 'cpu-constraints.yaml: a container above the max cpu, one below the min, one given the defaults',
@@ -418,6 +444,71 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
     refused: {
       'copper-vac-pvc':
         'persistentvolumeclaims "copper-vac-pvc" is forbidden: exceeded quota: pvcs-not-gold, requested: requests.storage=1Gi, used: requests.storage=5Gi, limited: requests.storage=5Gi',
+    },
+  },
+  // Dynamic Resource Allocation: the Resource Quotas concept page's quotas on ResourceClaims
+  // (count/resourceclaims.resource.k8s.io, <device class>.deviceclass.resource.k8s.io/devices) and
+  // the extended resource a DeviceClass serves.
+  {
+    name: 'count/resourceclaims.resource.k8s.io: the third claim is refused; a quota with a scope counts no claim',
+    setup: [
+      deviceClass('gpu.example.com'),
+      quota('claims', 'count/resourceclaims.resource.k8s.io: "2"'),
+      quota('best-effort-claims', 'count/resourceclaims.resource.k8s.io: "0"', 'scopes: ["BestEffort"]'),
+    ].join(''),
+    objects: [
+      deviceClaim('claim-a', exactly('gpu.example.com')),
+      deviceClaim('claim-b', exactly('gpu.example.com')),
+      deviceClaim('claim-c', exactly('gpu.example.com')),
+    ].join(''),
+    refused: {
+      'claim-c':
+        'resourceclaims.resource.k8s.io "claim-c" is forbidden: exceeded quota: claims, requested: count/resourceclaims.resource.k8s.io=1, used: count/resourceclaims.resource.k8s.io=2, limited: count/resourceclaims.resource.k8s.io=2',
+    },
+  },
+  {
+    name: 'devices per DeviceClass: exactly with a count, allocationMode All counted as 32, the default count of 1',
+    setup: [deviceClass('gpu.example.com'), quota('gpus', 'gpu.example.com.deviceclass.resource.k8s.io/devices: "4"')].join(''),
+    objects: [
+      deviceClaim('two-gpus', exactly('gpu.example.com', 'allocationMode: ExactCount\ncount: 2')),
+      deviceClaim('all-gpus', exactly('gpu.example.com', 'allocationMode: All')),
+      deviceClaim('one-gpu', exactly('gpu.example.com')),
+      deviceClaim('two-more', exactly('gpu.example.com', 'count: 2')),
+      deviceClaim('other-class', exactly('fpga.example.com', 'count: 8')),
+    ].join(''),
+    refused: {
+      'all-gpus':
+        'resourceclaims.resource.k8s.io "all-gpus" is forbidden: exceeded quota: gpus, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=32, used: gpu.example.com.deviceclass.resource.k8s.io/devices=2, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=4',
+      'two-more':
+        'resourceclaims.resource.k8s.io "two-more" is forbidden: exceeded quota: gpus, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=2, used: gpu.example.com.deviceclass.resource.k8s.io/devices=3, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=4',
+    },
+  },
+  {
+    name: 'firstAvailable: per class the most any entry asks for, added to the other requests of the claim',
+    setup: [
+      deviceClass('gpu.example.com'),
+      deviceClass('small.example.com'),
+      quota(
+        'devices',
+        'gpu.example.com.deviceclass.resource.k8s.io/devices: "3"\nsmall.example.com.deviceclass.resource.k8s.io/devices: "1"',
+      ),
+    ].join(''),
+    objects: [
+      deviceClaim(
+        'either',
+        '- name: req-0\n  firstAvailable:\n  - name: two\n    deviceClassName: gpu.example.com\n    count: 2\n  - name: one\n    deviceClassName: gpu.example.com\n  - name: small\n    deviceClassName: small.example.com',
+      ),
+      deviceClaim('small-too', '- name: req-0\n  firstAvailable:\n  - name: small\n    deviceClassName: small.example.com'),
+      deviceClaim(
+        'mixed',
+        `${exactly('gpu.example.com')}\n- name: req-1\n  firstAvailable:\n  - name: one\n    deviceClassName: gpu.example.com`,
+      ),
+    ].join(''),
+    refused: {
+      'small-too':
+        'resourceclaims.resource.k8s.io "small-too" is forbidden: exceeded quota: devices, requested: small.example.com.deviceclass.resource.k8s.io/devices=1, used: small.example.com.deviceclass.resource.k8s.io/devices=1, limited: small.example.com.deviceclass.resource.k8s.io/devices=1',
+      mixed:
+        'resourceclaims.resource.k8s.io "mixed" is forbidden: exceeded quota: devices, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=2, used: gpu.example.com.deviceclass.resource.k8s.io/devices=2, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=3',
     },
   },
 ];

@@ -153,7 +153,7 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
 
     it('warns once per quota entry it does not apply, at the entry, saying why', () => {
       const hard =
-        '\n    count/services: "2"\n    services.loadbalancers: "1"\n    configmaps: "5"\n    secrets: "5"\n    count/deployments.apps: "1"\n    gold.deviceclass.resource.k8s.io/devices: "2"\n    pods: "4"\n    requests.storage: 5Gi';
+        '\n    count/services: "2"\n    services.loadbalancers: "1"\n    configmaps: "5"\n    secrets: "5"\n    count/deployments.apps: "1"\n    count/resourceclaimtemplates.resource.k8s.io: "2"\n    pods: "4"\n    requests.storage: 5Gi';
       const { warnings } = read(quota(hard));
       assert.deepEqual(warnings, [
         'f.yaml:6:21: warning not-applied: spec.hard["count/services"]: ResourceQuota ns/q: count/services is not applied: it counts services, which do not affect placement',
@@ -161,7 +161,7 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
         'f.yaml:8:17: warning not-applied: spec.hard.configmaps: ResourceQuota ns/q: configmaps is not applied: it counts configmaps, which do not affect placement',
         'f.yaml:9:14: warning not-applied: spec.hard.secrets: ResourceQuota ns/q: secrets is not applied: it counts secrets, which do not affect placement',
         'f.yaml:10:29: warning not-applied: spec.hard["count/deployments.apps"]: ResourceQuota ns/q: count/deployments.apps is not applied: it counts deployments.apps: Podplan holds the pods they make to quotas, not the deployments.apps themselves',
-        'f.yaml:11:47: warning not-applied: spec.hard["gold.deviceclass.resource.k8s.io/devices"]: ResourceQuota ns/q: gold.deviceclass.resource.k8s.io/devices is not applied: Podplan does not hold ResourceClaims to quotas: a claim past it is still allocated',
+        'f.yaml:11:51: warning not-applied: spec.hard["count/resourceclaimtemplates.resource.k8s.io"]: ResourceQuota ns/q: count/resourceclaimtemplates.resource.k8s.io is not applied: it counts resourceclaimtemplates.resource.k8s.io, which do not affect placement',
       ]);
     });
 
@@ -185,7 +185,7 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
             continue;
           }
           const m =
-            /^((?:pods|persistentvolumeclaims) "([^"]+)" is forbidden: .*) \((?:LimitRanger|ResourceQuota) admission\): \S+ left out$/.exec(
+            /^((?:pods|persistentvolumeclaims|resourceclaims\.resource\.k8s\.io) "([^"]+)" is forbidden: .*) \((?:LimitRanger|ResourceQuota) admission\): \S+ left out$/.exec(
               e.message,
             );
           assert.ok(m, `an admission warning: ${formatError(e)}`);
@@ -196,6 +196,7 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
         const kept = [
           ...model.cluster.pods.map((p) => p.metadata.name),
           ...(model.cluster.persistentVolumeClaims ?? []).map((p) => p.metadata.name),
+          ...(model.cluster.resourceClaims ?? []).map((c) => c.metadata.name),
         ];
         for (const name of Object.keys(c.refused)) assert.ok(!kept.includes(name), `${name} left out`);
       });

@@ -40,10 +40,11 @@ describe('real kube-apiserver: LimitRanger and ResourceQuota refuse what the rea
   const create = async (namespace: string, doc: Doc): Promise<string | undefined> => {
     const file = join(dir, `${namespace}-${doc.kind}-${doc.metadata.name}.json`);
     writeFileSync(file, JSON.stringify(doc));
-    const args = doc.kind === 'PriorityClass' ? ['create', '-f', file] : ['create', '-n', namespace, '-f', file];
+    const clusterScoped = doc.kind === 'PriorityClass' || doc.kind === 'DeviceClass';
+    const args = clusterScoped ? ['create', '-f', file] : ['create', '-n', namespace, '-f', file];
     const run = await cluster.kubectl(args);
     if (run.code === 0) return undefined;
-    if (doc.kind === 'PriorityClass' && /AlreadyExists/.test(run.stderr)) return undefined;
+    if (clusterScoped && /AlreadyExists/.test(run.stderr)) return undefined;
     const message = /error when creating "[^"]*": (.*)$/m.exec(run.stderr)?.[1];
     assert.ok(message, `kubectl create ${doc.kind} ${doc.metadata.name}: ${run.stderr}`);
     return message;
