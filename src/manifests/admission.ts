@@ -808,26 +808,27 @@ const ALLOCATION_RESULTS_MAX_SIZE = 32n;
 export interface DeviceClassNames {
   /** The class's spec.extendedResourceName. */
   readonly extendedResource: (className: string) => string | undefined;
-  /** Whether a class names this extended resource as its own. */
+  /** Whether a class serves this extended resource: its extendedResourceName, or `deviceclass.resource.kubernetes.io/<class>` (every class). */
   readonly serves: (resourceName: string) => boolean;
 }
 
 export function deviceClassNames(classes: readonly DeviceClass[]): DeviceClassNames {
   const byClass = new Map<string, string>();
   for (const c of classes) if (c.spec.extendedResourceName) byClass.set(c.metadata.name, c.spec.extendedResourceName);
-  const served = new Set(byClass.values());
+  const served = new Set([...byClass.values(), ...classes.map((c) => `${IMPLICIT_EXTENDED.slice('requests.'.length)}${c.metadata.name}`)]);
   return { extendedResource: (name) => byClass.get(name), serves: (name) => served.has(name) };
 }
 
 /**
  * Upstream claimEvaluator.MatchingResources: the claim count, devices per class, the implicit
  * extended resource of a class that names an extended resource, and `requests.<extended resource>`
- * (not a native name) a class serves.
+ * (a name not native, or an implicit one) a class serves.
  */
 function trackedForDeviceClaims(name: string, classes: DeviceClassNames): boolean {
   if (name === CLAIM_COUNT || name.endsWith(DEVICES_PER_CLASS)) return true;
-  if (name.startsWith(IMPLICIT_EXTENDED)) return classes.extendedResource(name.slice(IMPLICIT_EXTENDED.length)) !== undefined;
-  return name.startsWith('requests.') && !isNative(name) && classes.serves(name.slice('requests.'.length));
+  const implicit = name.startsWith(IMPLICIT_EXTENDED);
+  if (implicit && classes.extendedResource(name.slice(IMPLICIT_EXTENDED.length)) !== undefined) return true;
+  return name.startsWith('requests.') && (implicit || !isNative(name)) && classes.serves(name.slice('requests.'.length));
 }
 
 /** A device count as a quantity (a decimal integer always parses). */

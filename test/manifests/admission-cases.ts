@@ -448,7 +448,8 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
   },
   // Dynamic Resource Allocation: the Resource Quotas concept page's quotas on ResourceClaims
   // (count/resourceclaims.resource.k8s.io, <device class>.deviceclass.resource.k8s.io/devices) and
-  // the extended resource a DeviceClass serves.
+  // the extended resource a DeviceClass serves. DeviceClasses are cluster-wide (one API server runs
+  // every case): a case that gives a class an extendedResourceName names a class of its own.
   {
     name: 'count/resourceclaims.resource.k8s.io: the third claim is refused; a quota with a scope counts no claim',
     setup: [
@@ -509,6 +510,27 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
         'resourceclaims.resource.k8s.io "small-too" is forbidden: exceeded quota: devices, requested: small.example.com.deviceclass.resource.k8s.io/devices=1, used: small.example.com.deviceclass.resource.k8s.io/devices=1, limited: small.example.com.deviceclass.resource.k8s.io/devices=1',
       mixed:
         'resourceclaims.resource.k8s.io "mixed" is forbidden: exceeded quota: devices, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=2, used: gpu.example.com.deviceclass.resource.k8s.io/devices=2, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=3',
+    },
+  },
+  {
+    name: 'the extended resource a DeviceClass serves (extendedResourceName), and the implicit one every class serves',
+    setup: [
+      deviceClass('served-gpu.example.com', 'example.com/gpu'),
+      deviceClass('plain.example.com'),
+      quota('extended', 'requests.example.com/gpu: "2"'),
+      quota('implicit', 'requests.deviceclass.resource.kubernetes.io/served-gpu.example.com: "3"'),
+      quota('plain', 'requests.deviceclass.resource.kubernetes.io/plain.example.com: "1"'),
+    ].join(''),
+    objects: [
+      deviceClaim('two-gpus', exactly('served-gpu.example.com', 'count: 2')),
+      deviceClaim('one-more', exactly('served-gpu.example.com')),
+      deviceClaim('five-plain', exactly('plain.example.com', 'count: 5')),
+    ].join(''),
+    refused: {
+      'one-more':
+        'resourceclaims.resource.k8s.io "one-more" is forbidden: exceeded quota: extended, requested: requests.example.com/gpu=1, used: requests.example.com/gpu=2, limited: requests.example.com/gpu=2',
+      'five-plain':
+        'resourceclaims.resource.k8s.io "five-plain" is forbidden: exceeded quota: plain, requested: requests.deviceclass.resource.kubernetes.io/plain.example.com=5, used: requests.deviceclass.resource.kubernetes.io/plain.example.com=0, limited: requests.deviceclass.resource.kubernetes.io/plain.example.com=1',
     },
   },
 ];
