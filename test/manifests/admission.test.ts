@@ -172,6 +172,57 @@ describe('manifests/admission: LimitRanger and ResourceQuota on pods not yet adm
     });
   });
 
+  describe('ResourceQuota on the claims the ResourceClaim controller makes from templates for the pods admitted', () => {
+    const setup = `apiVersion: v1
+kind: ResourceQuota
+metadata: { name: gpus, namespace: ns }
+spec:
+  hard: { gpu.example.com.deviceclass.resource.k8s.io/devices: "3", pods: "3" }
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: { name: two-gpus, namespace: ns }
+spec:
+  spec:
+    devices:
+      requests: [{ name: g, exactly: { deviceClassName: gpu.example.com, count: 2 } }]
+---
+`;
+    const gpuPod = (name: string, extra = '') =>
+      `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name}, namespace: ns${extra} }\nspec:\n  resourceClaims: [{ name: gpu, resourceClaimTemplateName: two-gpus }]\n  containers: [{ name: c }]\n---\n`;
+    const templates = (text: string) => {
+      const model = readSnapshot([{ name: 'f.yaml', text }]);
+      return {
+        pods: model.cluster.pods.map((p) => `${p.metadata.name}:${p.spec.resourceClaims?.[0]?.resourceClaimTemplateName ?? '-'}`),
+        warnings: model.errors.map(formatError),
+      };
+    };
+
+    it("a pod whose claim would pass the quota keeps its pod, and its entry finds no claim (upstream's pod waits for one never created)", () => {
+      const { pods, warnings } = templates(`${setup}${gpuPod('first')}${gpuPod('second')}`);
+      assert.deepEqual(pods, ['first:two-gpus', 'second:']);
+      assert.deepEqual(warnings, [
+        'f.yaml:26:60: warning refused: spec.resourceClaims[0].resourceClaimTemplateName: resourceclaims.resource.k8s.io "second-gpu-pbxs8" is forbidden: exceeded quota: gpus, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=2, used: gpu.example.com.deviceclass.resource.k8s.io/devices=2, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=3 (ResourceQuota admission): the claim gpu of pod ns/second is not created',
+      ]);
+    });
+
+    it('a pod admitted already (a uid), one whose status names its claim, and one the pod quota refuses make no claim', () => {
+      const named = gpuPod('named').replace(
+        '---\n',
+        'status: { resourceClaimStatuses: [{ name: gpu, resourceClaimName: named-gpu }] }\n---\n',
+      );
+      const { pods, warnings } = templates(`${setup}${gpuPod('admitted', ', uid: u1')}${named}${gpuPod('first')}${gpuPod('refused')}`);
+      assert.deepEqual(pods, ['admitted:two-gpus', 'named:two-gpus', 'first:two-gpus']);
+      assert.equal(warnings.length, 1);
+      assert.match(warnings[0] ?? '', /pods "refused" is forbidden: exceeded quota: gpus, requested: pods=1/);
+    });
+
+    it("the files' own claims count first: a template's claim past what they left is not created", () => {
+      const own = `apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: { name: own, namespace: ns }\nspec:\n  devices:\n    requests: [{ name: g, exactly: { deviceClassName: gpu.example.com, count: 2 } }]\n---\n`;
+      assert.deepEqual(templates(`${setup}${gpuPod('first')}${own}`).pods, ['first:']);
+    });
+  });
+
   describe("the API server's answers to real-world inputs (test/manifests/admission-cases.ts, checked against kube-apiserver in test/real/admission.test.ts)", () => {
     for (const c of ADMISSION_CASES) {
       it(c.name, () => {
