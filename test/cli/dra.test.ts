@@ -113,6 +113,29 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     assert.equal([...stdout.matchAll(/^default\/train-\d+\*\s+gpu-[ab]1$/gm)].length, 8, stdout);
   });
 
+  it("plan under a quota of six large GPUs: the ResourceClaim controller's claims for the last four pods of a ten-pod Job are refused, so those pods wait for claims never created", async () => {
+    const files = {
+      ...gangFiles(10, 'large-gpu.example.com'),
+      'examples/dra/quota.yaml':
+        'apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: large-gpus}\nspec:\n  hard: {large-gpu.example.com.deviceclass.resource.k8s.io/devices: "6"}\n',
+    };
+    const { stdout, stderr } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);
+    assert.match(stdout, /6 of 10 pods placed on 2 nodes/);
+    const waiting = [
+      ...stdout.matchAll(/^ {2}default\/(train-\d+): 0\/5 nodes are available: pod "default\/\1": ResourceClaim not created yet\.$/gm),
+    ];
+    assert.deepEqual(
+      waiting.map((m) => m[1]),
+      ['train-6', 'train-7', 'train-8', 'train-9'],
+    );
+    const refused = stderr.split('\n').filter((l) => l.startsWith('examples/dra/gang.yaml:22:63: warning refused: '));
+    assert.equal(refused.length, 4, stderr);
+    assert.match(
+      refused[0] ?? '',
+      /spec\.template\.spec\.resourceClaims\[0\]\.resourceClaimTemplateName: resourceclaims\.resource\.k8s\.io "train-6-gpu-\w{5}" is forbidden: exceeded quota: large-gpus, requested: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=1, used: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=6, limited: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=6 \(ResourceQuota admission\): the claim gpu of pod default\/train-6 is not created$/,
+    );
+  });
+
   it('plan: the exact planner counts devices, so an 8-pod one-GPU gang on 4-GPU nodes is proven optimal on 2 nodes', async () => {
     const files = gangFiles(8, 'gpu.example.com', ', planner.ciena.io/planner: exact');
     const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);

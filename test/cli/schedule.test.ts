@@ -559,6 +559,19 @@ describe("cli schedule and the editor: admission's verdicts the same, at the sam
       { 'quota.yaml': 'apiVersion: v1\nkind: ResourceQuota\nmetadata: { name: q }\nspec:\n  hard: { count/services: "2", pods: "9" }\n' },
       ['not-applied'],
     ],
+    [
+      "ResourceClaims past a quota of GPUs: the files' own claim, and the one the ResourceClaim controller would make from a template for a pod",
+      {
+        'gpus.yaml': [
+          'apiVersion: v1\nkind: ResourceQuota\nmetadata: { name: gpus }\nspec:\n  hard: { gpu.example.com.deviceclass.resource.k8s.io/devices: "2", count/resourceclaims.resource.k8s.io: "9" }\n',
+          'apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: { name: pair }\nspec:\n  devices:\n    requests: [{ name: g, exactly: { deviceClassName: gpu.example.com, count: 2 } }]\n',
+          'apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: { name: more }\nspec:\n  devices:\n    requests: [{ name: g, exactly: { deviceClassName: gpu.example.com } }]\n',
+          'apiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: { name: one }\nspec:\n  spec:\n    devices:\n      requests: [{ name: g, exactly: { deviceClassName: gpu.example.com } }]\n',
+          'apiVersion: v1\nkind: Pod\nmetadata: { name: trainer }\nspec:\n  resourceClaims: [{ name: gpu, resourceClaimTemplateName: one }]\n  containers: [{ name: main }]\n',
+        ].join('---\n'),
+      },
+      ['refused', 'refused'],
+    ],
     ['nothing refused: nothing said', { 'web.yaml': deployment('') }, []],
   ];
   for (const [name, files, codes] of table) {
