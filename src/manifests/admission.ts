@@ -925,7 +925,8 @@ export function admitDeviceClaimQuotas(
  * for, the claim it creates (the template's spec, under the name the engine makes up for it,
  * madeUpClaimName), held to the quotas. A refused claim is never created, so upstream's scheduler
  * finds none for the entry (resourceclaim.Name's "ResourceClaim not created yet") and the pod waits:
- * a warning at the entry says why, in the API server's words, and the pod the engine gets has that
+ * a warning at the entry says why, in the controller's FailedResourceClaimCreation event's words
+ * (checked against kube-controller-manager 1.37 in test/real/admission.test.ts), and the pod the engine gets has that
  * entry name no template (an empty name, which no object has), so the engine's resolver, which makes
  * up a template's claim wherever the template exists, finds none either.
  */
@@ -956,7 +957,8 @@ export function admitTemplateClaims(
       errors.push({
         code: 'refused',
         severity: 'warning',
-        message: `resourceclaims.resource.k8s.io "${name}" is forbidden: ${refusal} (ResourceQuota admission): the claim ${entry.name} of pod ${podKey(pod)} is not created`,
+        // The FailedResourceClaimCreation event's words (the controller names the claim by its generateName's empty name).
+        message: `PodResourceClaim ${entry.name}: create ResourceClaim : resourceclaims.resource.k8s.io "${name}" is forbidden: ${refusal}: pod ${podKey(pod)} waits for it`,
         range: fieldRange(p, path),
         path: concatPath(p.base, path),
       });

@@ -132,7 +132,7 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     assert.equal(refused.length, 4, stderr);
     assert.match(
       refused[0] ?? '',
-      /spec\.template\.spec\.resourceClaims\[0\]\.resourceClaimTemplateName: resourceclaims\.resource\.k8s\.io "train-6-gpu-\w{5}" is forbidden: exceeded quota: large-gpus, requested: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=1, used: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=6, limited: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=6 \(ResourceQuota admission\): the claim gpu of pod default\/train-6 is not created$/,
+      /spec\.template\.spec\.resourceClaims\[0\]\.resourceClaimTemplateName: PodResourceClaim gpu: create ResourceClaim : resourceclaims\.resource\.k8s\.io "train-6-gpu-\w{5}" is forbidden: exceeded quota: large-gpus, requested: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=1, used: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=6, limited: large-gpu\.example\.com\.deviceclass\.resource\.k8s\.io\/devices=6: pod default\/train-6 waits for it$/,
     );
   });
 

@@ -202,7 +202,7 @@ spec:
       const { pods, warnings } = templates(`${setup}${gpuPod('first')}${gpuPod('second')}`);
       assert.deepEqual(pods, ['first:two-gpus', 'second:']);
       assert.deepEqual(warnings, [
-        'f.yaml:26:60: warning refused: spec.resourceClaims[0].resourceClaimTemplateName: resourceclaims.resource.k8s.io "second-gpu-pbxs8" is forbidden: exceeded quota: gpus, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=2, used: gpu.example.com.deviceclass.resource.k8s.io/devices=2, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=3 (ResourceQuota admission): the claim gpu of pod ns/second is not created',
+        'f.yaml:26:60: warning refused: spec.resourceClaims[0].resourceClaimTemplateName: PodResourceClaim gpu: create ResourceClaim : resourceclaims.resource.k8s.io "second-gpu-pbxs8" is forbidden: exceeded quota: gpus, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=2, used: gpu.example.com.deviceclass.resource.k8s.io/devices=2, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=3: pod ns/second waits for it',
       ]);
     });
 
