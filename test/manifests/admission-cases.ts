@@ -533,6 +533,20 @@ export const ADMISSION_CASES: readonly AdmissionCase[] = [
         'resourceclaims.resource.k8s.io "five-plain" is forbidden: exceeded quota: plain, requested: requests.deviceclass.resource.kubernetes.io/plain.example.com=5, used: requests.deviceclass.resource.kubernetes.io/plain.example.com=0, limited: requests.deviceclass.resource.kubernetes.io/plain.example.com=1',
     },
   },
+  {
+    name: "a ResourceClaim's extended resource and a pod's add up in one quota: the pod asking for one more is refused",
+    setup: [deviceClass('shared-gpu.example.com', 'example.com/shared-gpu'), quota('shared', 'requests.example.com/shared-gpu: "2"')].join(
+      '',
+    ),
+    objects: [
+      deviceClaim('two-gpus', exactly('shared-gpu.example.com', 'count: 2')),
+      pod('one-gpu-pod', 'requests:\n  example.com/shared-gpu: "1"\nlimits:\n  example.com/shared-gpu: "1"'),
+    ].join(''),
+    refused: {
+      'one-gpu-pod':
+        'pods "one-gpu-pod" is forbidden: exceeded quota: shared, requested: requests.example.com/shared-gpu=1, used: requests.example.com/shared-gpu=2, limited: requests.example.com/shared-gpu=2',
+    },
+  },
 ];
 
 /** The message with a bracketed list's items sorted, for comparing lists the API server orders at random. */
