@@ -21,6 +21,7 @@ import {
   installPackaged,
   LINES,
   openWorkbench,
+  runCommand,
   runCommandOn,
   type CodeServerLine,
   type Installed,
@@ -125,6 +126,15 @@ async function oneRun(line: CodeServerLine, dir: string, workspace: string, inst
     const bound = Date.now();
     const waited = await serviceWorkerWait(page);
     const cpuAtBound = { server: server && cpuSeconds(server), host: cpuSeconds(host) };
+    // The same preview in a new panel, once the browser's startup is complete: what a user's next
+    // preview waits for, without the first webview's wait for Chromium (see docs/CONTRIBUTING.md).
+    await startupComplete;
+    await runCommand(page, 'View: Close All Editors');
+    await panel.locator('p.summary').waitFor({ state: 'detached' });
+    await runCommandOn(page, 'Podplan: Preview Plan', POD_SET);
+    const pickedAgain = Date.now();
+    await panel.locator('p.summary').waitFor();
+    const previewAgain = Date.now();
     const activated = await loggedAt(logs, 'exthost.log', /_doActivateExtension podplan\.podplan/);
     const ready = await loggedAt(logs, 'Podplan.log', /ready \d+ ms after the server started/);
     const read = await loggedAt(logs, 'Podplan.log', /read .* in \d+ ms/);
@@ -136,7 +146,7 @@ async function oneRun(line: CodeServerLine, dir: string, workspace: string, inst
       `  browser startup complete ${s(since(await startupComplete))}; the panel's webview host waited ${waited === undefined ? '? (not marked by this line)' : s(waited)} for its service worker`,
     );
     console.log(
-      `  cpu at the status: server ${cpuAtStatus.server?.toFixed(2) ?? '?'} s, extension host ${cpuAtStatus.host?.toFixed(2) ?? '?'} s; preview shown ${s(preview - picked)} after the pod set was picked, its bound ${s(bound - picked)}; cpu meanwhile: server ${((cpuAtBound.server ?? NaN) - (cpuAtStatus.server ?? NaN)).toFixed(2)} s, extension host ${((cpuAtBound.host ?? NaN) - (cpuAtStatus.host ?? NaN)).toFixed(2)} s`,
+      `  cpu at the status: server ${cpuAtStatus.server?.toFixed(2) ?? '?'} s, extension host ${cpuAtStatus.host?.toFixed(2) ?? '?'} s; preview shown ${s(preview - picked)} after the pod set was picked, its bound ${s(bound - picked)}, again in a new panel ${s(previewAgain - pickedAgain)}; cpu meanwhile: server ${((cpuAtBound.server ?? NaN) - (cpuAtStatus.server ?? NaN)).toFixed(2)} s, extension host ${((cpuAtBound.host ?? NaN) - (cpuAtStatus.host ?? NaN)).toFixed(2)} s`,
     );
   } finally {
     await workbench.browser.close().catch(() => undefined);
