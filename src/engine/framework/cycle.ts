@@ -46,6 +46,7 @@ export class CycleHandle implements FrameworkHandle {
     readonly binder: Binder,
     readonly claimWriter?: ClaimWriter,
     private readonly clock?: Clock,
+    readonly clusterControllers = false,
   ) {}
   now(): number | undefined {
     return this.clock?.now();

@@ -1,7 +1,7 @@
 // One interface per extension point, as upstream's pkg/scheduler/framework/interface.go. A plugin
 // implements the stages it takes part in; the runtime calls them in profile order.
 import type { Random } from '../api/random';
-import type { ClusterObjects } from '../api/types';
+import type { ClusterObjects, Pod } from '../api/types';
 import type { PreemptionRecord } from './preemption/record';
 import type { Binder, ClaimWriter } from './binder';
 import type { ArgsError } from '../api/field';
@@ -36,6 +36,14 @@ export interface SampleNodesPlugin extends Plugin {
 export interface PreFilterResult {
   /** When set, only these nodes can be feasible (e.g. spec.nodeName or matchFields metadata.name). */
   readonly nodeNames?: ReadonlySet<string>;
+}
+
+/**
+ * Upstream's PreEnqueue, for a PreFilter plugin that has it (DynamicResources): whether the pod may
+ * enter the scheduling queue's active part now; a live scheduler's queue holds it until it may.
+ */
+export interface PreEnqueuePlugin extends PreFilterPlugin {
+  preEnqueue(pod: Pod): Status;
 }
 
 export interface PreFilterPlugin extends Plugin {
@@ -138,6 +146,8 @@ export interface FrameworkHandle {
   readonly binder: Binder;
   /** Where DynamicResources' PreBind writes claims; none in previews and planning. */
   readonly claimWriter?: ClaimWriter;
+  /** FrameworkOptions.clusterControllers: a template's claim is waited for, not made up. */
+  readonly clusterControllers?: boolean;
   /** Set by the framework runtime (not by a plugin test's handle). */
   readonly evaluator?: PodEvaluator;
   /** The cluster's other objects (PriorityClasses, PodDisruptionBudgets, …) as of the cycle. */

@@ -1,5 +1,9 @@
 // DynamicResources as upstream 1.37 runs it (pkg/scheduler/framework/plugins/dynamicresources,
 // dynamicresources.go) with structured parameters:
+// - PreEnqueue (a live scheduler's queue asks it) holds a pod whose claims cannot all be found, with
+//   PreFilter's message: with the cluster's controllers beside it (FrameworkOptions.clusterControllers),
+//   a template entry's claim is the one the pod's status.resourceClaimStatuses names, and the pod waits
+//   until the resourceclaim controller has created and named it (upstream resourceclaim.Name).
 // - PreFilter finds the pod's ResourceClaims (dynamicresources/claims.ts); a claim that is missing,
 //   being deleted or not the pod's stops the pod (UnschedulableAndUnresolvable with upstream's
 //   message); a claim in the middle of being allocated likewise; for each claim still to allocate
@@ -23,9 +27,9 @@
 //   stays assumed in flight whatever the informers show, so no other pod takes its devices; once
 //   written, the claim as the API server answered stays assumed until the objects show that version
 //   or a newer one. A failed write is an Error naming the claim, and the pod is not bound. Unreserve
-//   after a write takes the pod's reservation back out (the allocation stays, as upstream). A claim
-//   Podplan made up for a template entry (the pod's status names none yet) cannot be written: the
-//   error says kube-controller-manager has not created it. The claim for extended resources served by
+//   after a write takes the pod's reservation back out (the allocation stays, as upstream). The
+//   framework of a live scheduler waits for template claims, so PreBind writes no made-up claim.
+//   The claim for extended resources served by
 //   DRA is created first (upstream createExtendedResourceClaimInAPI), then written, then the pod's
 //   status.extendedResourceClaimStatus patched; Unreserve deletes it. Without a ClaimWriter (previews,
 //   planning) PreBind writes nothing.
@@ -51,7 +55,7 @@ import type {
   PostFilterPlugin,
   PostFilterResult,
   PreBindPlugin,
-  PreFilterPlugin,
+  PreEnqueuePlugin,
   ReservePlugin,
   ScorePlugin,
 } from '../framework/interfaces';
@@ -319,7 +323,7 @@ function bindingUnavailable(claim: ResourceClaim, now: number | undefined): bool
   return !Number.isNaN(allocated) && allocated + BINDING_TIMEOUT_MS < now;
 }
 
-export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin {
+export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin {
   readonly name = NAME;
   private readonly stateKey = new StateKey<DraState>(`PreFilter${NAME}`);
   /** Claims this scheduler allocated, reserved or deallocated (upstream's assume cache). */
@@ -456,10 +460,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     }
     if ((pod.pod.spec.resourceClaims ?? []).length === 0 && extended.length === 0) return { status: SKIP };
     const idx = this.indexes();
-    const found = podResourceClaims(pod.pod, {
-      claim: (ns, n) => this.claim(idx, ns, n),
-      template: (ns, n) => idx.templates.get(key(ns, n)),
-    });
+    const found = this.resolve(idx, pod.pod);
     if (!found.ok) return { status: unresolvable(found.error) };
     // In a planner's what-if, a claim a pod placed earlier allocated (a shared claim) is allocated
     // there, as the scheduler following the plan would find it: this pod may only follow it.
@@ -668,12 +669,33 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   private claimsOf(idx: Indexes, pod: Pod): ReturnType<typeof podResourceClaims> {
     const kept = this.claimsByPod.get(pod);
     if (kept && kept.stamp === this.useStamp) return kept.found;
-    const found = podResourceClaims(pod, {
-      claim: (ns, n) => this.claim(idx, ns, n),
-      template: (ns, n) => idx.templates.get(key(ns, n)),
-    });
+    const found = this.resolve(idx, pod);
     this.claimsByPod.set(pod, { stamp: this.useStamp, found });
     return found;
+  }
+
+  /**
+   * The pod's claims: with a cluster's controllers beside the scheduler, a template entry's claim is
+   * the one the pod's status names (none yet: upstream's "ResourceClaim not created yet"), else the
+   * one the controller would create is made up.
+   */
+  private resolve(idx: Indexes, pod: Pod): ReturnType<typeof podResourceClaims> {
+    return podResourceClaims(
+      pod,
+      { claim: (ns, n) => this.claim(idx, ns, n), template: (ns, n) => idx.templates.get(key(ns, n)) },
+      this.handle.clusterControllers === true ? 'wait' : 'made-up',
+    );
+  }
+
+  /**
+   * upstream PreEnqueue: a pod whose claims cannot all be found (one not created yet, missing, being
+   * deleted, not the pod's) waits outside the active queue with PreFilter's message, until the
+   * pod's update or a claim's event lets them be found.
+   */
+  preEnqueue(pod: Pod): Status {
+    if ((pod.spec.resourceClaims ?? []).length === 0) return SUCCESS;
+    const found = this.resolve(this.indexes(), pod);
+    return found.ok ? SUCCESS : unresolvable(found.error);
   }
 
   private checkClass(idx: Indexes, className: string, request: string): Status | undefined {
@@ -926,11 +948,6 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       }
       const claim = change.listed;
       const name = key(claim.metadata.namespace, claim.metadata.name);
-      if (claim.metadata.annotations?.[MADE_UP_ANNOTATION] === 'true') {
-        return errorStatus(
-          `ResourceClaim for spec.resourceClaims "${claim.metadata.annotations['resource.kubernetes.io/pod-claim-name'] ?? ''}" of pod ${pod.key} is not created yet (kube-controller-manager's resourceclaim controller creates it from the template and names it in the pod's status.resourceClaimStatuses)`,
-        );
-      }
       const written = await writer.bindClaim(this.bindingOf(change, pod));
       if (!written.ok) return errorStatus(`ResourceClaim ${name}: ${written.error}`);
       change.written = written.value;

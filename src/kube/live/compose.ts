@@ -58,7 +58,13 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const claimWriter = c.claimWriter ? { claimWriter: c.claimWriter } : {};
-  const framework = Framework.build(registry.value, main, { random, binder: c.binder, clock: c.clock, ...claimWriter });
+  const framework = Framework.build(registry.value, main, {
+    random,
+    binder: c.binder,
+    clock: c.clock,
+    clusterControllers: true,
+    ...claimWriter,
+  });
   if (!framework.ok) return framework;
 
   const podSetProfile = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: POD_SET_SCHEDULER_NAME }), live(c.podSetProfile));
@@ -77,7 +83,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
     onPlan: (plan, cause) => built.scheduler?.planMade(plan, cause),
     onScheduled: (trigger) => built.scheduler?.triggerScheduled(trigger),
   });
-  const gated = podSetFramework(podSetProfile, { random, gate: coordinator, binder: c.binder, ...claimWriter });
+  const gated = podSetFramework(podSetProfile, { random, gate: coordinator, binder: c.binder, clusterControllers: true, ...claimWriter });
   if (!gated.ok) return gated;
   built.scheduler = new LiveScheduler({
     clock: c.clock,

@@ -578,23 +578,86 @@ describe('engine/plugins/DynamicResources PreBind', () => {
     assert.equal(writer.bound.at(-1)?.allocation, undefined);
   });
 
-  it('a claim made up for a template entry (the controller has not created it) is not written: the error says so', async () => {
+  // upstream PreEnqueue and PreFilter with resourceclaim.Name: a template entry's claim is the one
+  // the pod's status names; until the resourceclaim controller names it, the pod waits with
+  // `pod "<ns>/<name>": ResourceClaim not created yet` (ErrClaimNotFound). Without the cluster's
+  // controllers (files, previews, planning) Podplan makes up the claim the controller would create.
+  describe('a template entry whose claim the controller has not created yet', () => {
     const template: ResourceClaimTemplate = {
       metadata: { name: 'gpu-template', namespace: 'default' },
       spec: { spec: { devices: { requests: [exactly()] } } },
     };
-    const { plugin, snapshot, writer } = setup([], true, { resourceClaimTemplates: [template] });
-    const pod = podWith('p1', [{ name: 'gpus', resourceClaimTemplateName: 'gpu-template' }]);
-    const { state, verdicts } = runFilters(plugin, snapshot, pod);
-    assert.deepEqual(verdicts, { n1: 'ok', n2: CANNOT });
-    plugin.reserve(state, pod, 'n1');
-    const status = await plugin.preBind(state, pod, 'n1');
-    assert.equal(status.code, 'Error');
-    assert.match(
-      status.reasons[0] ?? '',
-      /^ResourceClaim for spec\.resourceClaims "gpus" of pod default\/p1 is not created yet \(kube-controller-manager's resourceclaim controller/,
-    );
-    assert.deepEqual(writer.bound, []);
+    const waiting = podWith('p1', [{ name: 'gpus', resourceClaimTemplateName: 'gpu-template' }]);
+    const created = claim('p1-gpus-x7k2p', [exactly()]);
+    const owned: ResourceClaim = {
+      ...created,
+      metadata: { ...created.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p1', uid: 'uid-p1', controller: true }] },
+    };
+    const named = podWith('p1', [{ name: 'gpus', resourceClaimTemplateName: 'gpu-template' }], {
+      resourceClaimStatuses: [{ name: 'gpus', resourceClaimName: 'p1-gpus-x7k2p' }],
+    });
+    const NOT_CREATED = 'UnschedulableAndUnresolvable: pod "default/p1": ResourceClaim not created yet';
+    const table: Array<[string, boolean, PodInfo, ResourceClaim[], string, string, Record<string, string>]> = [
+      // name, clusterControllers, pod, claims, PreEnqueue, PreFilter, Filter verdicts
+      ['with the controllers (live): held at PreEnqueue, and PreFilter says the same', true, waiting, [], NOT_CREATED, NOT_CREATED, {}],
+      ['without them (files): the made-up claim is allocated', false, waiting, [], 'Success', 'ok', { n1: 'ok', n2: CANNOT }],
+      [
+        'with the controllers, once the claim is created and named: let in',
+        true,
+        named,
+        [owned],
+        'Success',
+        'ok',
+        { n1: 'ok', n2: CANNOT },
+      ],
+      [
+        'with the controllers, a named claim not created yet: could not find it',
+        true,
+        named,
+        [],
+        'UnschedulableAndUnresolvable: could not find ResourceClaim "default/p1-gpus-x7k2p"',
+        'UnschedulableAndUnresolvable: could not find ResourceClaim "default/p1-gpus-x7k2p"',
+        {},
+      ],
+      ['a pod without claims is let in', true, podWith('p0', []), [], 'Success', 'Skip', {}],
+    ];
+    for (const [name, clusterControllers, pod, claims, preEnqueue, preFilter, verdicts] of table) {
+      it(name, () => {
+        const snapshot = snapshotOf(nodes);
+        const objects: ClusterObjects = {
+          deviceClasses: [gpuClass],
+          resourceSlices: [slice('n1', 1)],
+          resourceClaims: claims,
+          resourceClaimTemplates: [template],
+        };
+        const plugin = build(DR.factory, undefined, { ...handleOf(snapshot, 1, objects), clusterControllers });
+        const status = plugin.preEnqueue(pod.pod);
+        const run = runFilters(plugin, snapshot, pod);
+        assert.deepEqual(
+          [status.code === 'Success' ? 'Success' : `${status.code}: ${status.reasons.join(', ')}`, run.preFilter, run.verdicts],
+          [preEnqueue, preFilter, verdicts],
+        );
+      });
+    }
+
+    it('with the controllers, PreBind writes the claim the status names, by its name', async () => {
+      const snapshot = snapshotOf(nodes);
+      const objects: ClusterObjects = {
+        deviceClasses: [gpuClass],
+        resourceSlices: [slice('n1', 1)],
+        resourceClaims: [owned],
+        resourceClaimTemplates: [template],
+      };
+      const writer = new TableWriter(new Map([[owned.metadata.name, owned]]));
+      const plugin = build(DR.factory, undefined, { ...handleOf(snapshot, 1, objects), clusterControllers: true, claimWriter: writer });
+      const { state } = runFilters(plugin, snapshot, named);
+      plugin.reserve(state, named, 'n1');
+      assert.equal((await plugin.preBind(state, named, 'n1')).code, 'Success');
+      assert.deepEqual(
+        writer.bound.map((b) => [b.name, b.consumer.uid]),
+        [['p1-gpus-x7k2p', 'uid-p1']],
+      );
+    });
   });
 
   it('without a ClaimWriter (previews, planning) PreBind writes nothing and succeeds', async () => {

@@ -152,6 +152,8 @@ export function podSetFramework(
     readonly solver?: SolverSettings;
     readonly binder?: Binder;
     readonly claimWriter?: ClaimWriter;
+    /** FrameworkOptions.clusterControllers (a live scheduler's). */
+    readonly clusterControllers?: boolean;
   },
 ): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
@@ -166,6 +168,7 @@ export function podSetFramework(
     random: options.random,
     ...(options.binder ? { binder: options.binder } : {}),
     ...(options.claimWriter ? { claimWriter: options.claimWriter } : {}),
+    ...(options.clusterControllers ? { clusterControllers: true } : {}),
   });
   if (!built.ok) return built;
   return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });
