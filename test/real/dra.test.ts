@@ -98,6 +98,7 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
 
   before(async () => {
     cluster = await startRealCluster();
+    await cluster.apply(deviceClass, priorityClass('dra-first', 100));
   });
   after(async () => {
     await cluster?.stop();
@@ -175,7 +176,6 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
 
   it('schedule --context and its snapshot agree; podplan run writes each allocation and reservation before binding, as kube-scheduler does', async () => {
     // Both namespaces first, so both schedulers see the same four nodes.
-    await cluster.apply(deviceClass, priorityClass('dra-first', 100));
     await populate('dra', 'podplan');
     await populate('ks', 'default-scheduler');
 
@@ -261,5 +261,96 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
     assert.equal(new Set(devices).size, 3, `each pod its own device: ${devices.join(' ')}`);
     const message = (ns: string) => podsByName(ns).then((pods) => unschedulable(pods.get('c'))?.replaceAll(`${ns}-`, '<ns>-'));
     assert.equal(await message('dra'), await message('ks'));
+  });
+  // upstream DynamicResources.PreEnqueue: a pod whose template claim the resourceclaim controller has
+  // not created and named yet waits outside the active queue, never tried: no FailedScheduling event,
+  // no PodScheduled condition. Once the claim exists and the pod's status names it, it is scheduled.
+  it('a pod whose template claim is not created yet waits untried, as in kube-scheduler, and is placed once its status names the claim', async () => {
+    /** In `ns`: a GPU node, a template, pod t from it (no claim yet), then pod s with a claim by name. */
+    const hold = async (ns: string, schedulerName: string) => {
+      await cluster.apply(
+        node(`${ns}-gpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
+        slice(`${ns}-gpu`),
+        { apiVersion: API, kind: 'ResourceClaimTemplate', metadata: { name: 'one-gpu', namespace: ns }, spec: { spec: claimSpec } },
+        gpuPod(ns, 't', schedulerName, { resourceClaimTemplateName: 'one-gpu' }),
+        claim(ns, 's'),
+        gpuPod(ns, 's', schedulerName, { resourceClaimName: 's' }),
+      );
+    };
+    /** What the resourceclaim controller does for t: the claim, owned by the pod, then its name in the pod's status. */
+    const create = async (ns: string) => {
+      const t = (await podsByName(ns)).get('t')!;
+      const generated = `t-gpu-${ns.slice(0, 5)}`;
+      await cluster.apply({
+        apiVersion: API,
+        kind: 'ResourceClaim',
+        metadata: {
+          name: generated,
+          namespace: ns,
+          annotations: { 'resource.kubernetes.io/pod-claim-name': 'gpu' },
+          ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 't', uid: t.metadata.uid, controller: true, blockOwnerDeletion: true }],
+        },
+        spec: claimSpec,
+      });
+      const patched = await cluster.request(
+        'PATCH',
+        `/api/v1/namespaces/${ns}/pods/t/status`,
+        { status: { resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: generated }] } },
+        'application/merge-patch+json',
+      );
+      assert.equal(patched.status, 200, patched.text);
+    };
+    /** Pod t as the schedulers left it: bound or not, its PodScheduled condition, the events about it. */
+    const untried = async (ns: string) => {
+      const t = (await podsByName(ns)).get('t')!;
+      const events = (await cluster.events(ns)).filter((e) => e.regarding.name === 't');
+      return {
+        node: t.spec.nodeName ?? null,
+        conditions: t.status?.conditions ?? [],
+        events: events.map((e) => `${e.reason}: ${e.note ?? ''}`),
+      };
+    };
+    await hold('held', 'podplan');
+    await hold('kheld', 'default-scheduler');
+
+    // podplan run: s is bound, t never tried (--once ends: nothing of its own pending).
+    const first = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
+    assert.match(first.stdout, /^bound held\/s /m, `${first.stdout}\n${first.stderr}`);
+    assert.doesNotMatch(first.stdout, /held\/t/);
+    const scheduler = startKubeScheduler(cluster, 'dra-held-kube-scheduler');
+    try {
+      // t came into kube-scheduler's queue before s, at the same priority: s bound means t was passed over.
+      await eventually(
+        async () => ((await podsByName('kheld')).get('s')?.spec.nodeName ? true : undefined),
+        "kube-scheduler's binding of s",
+        90_000,
+      );
+      const expected = { node: null, conditions: [], events: [] };
+      assert.deepEqual(await untried('kheld'), expected);
+      assert.deepEqual(await untried('held'), expected);
+
+      await create('held');
+      await create('kheld');
+      await eventually(
+        async () => ((await podsByName('kheld')).get('t')?.spec.nodeName ? true : undefined),
+        "kube-scheduler's binding of t",
+        90_000,
+      ).catch((e: unknown) => {
+        throw new Error(`${String(e)}; kube-scheduler's log ends: ${scheduler.log().slice(-2000)}`);
+      });
+    } finally {
+      scheduler.stop();
+    }
+    const second = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
+    assert.match(second.stdout, /^bound held\/t /m, `${second.stdout}\n${second.stderr}`);
+    const ours = await allocations('held');
+    const theirs = await allocations('kheld');
+    const anyDevice = (all: Record<string, string>) =>
+      Object.fromEntries(Object.entries(all).map(([k, v]) => [k, v.replace(/gpu-\d/, 'gpu-N')]));
+    assert.deepEqual(anyDevice(ours), anyDevice(theirs));
+    assert.match(
+      ours['t']!,
+      /^gpu, gpu:gpu\.example\.com\/gpu\/gpu-\d, reserved for \[pods\/t\/uid\], finalizers \[resource\.kubernetes\.io\/delete-protection\]/,
+    );
   });
 });

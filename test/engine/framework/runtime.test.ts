@@ -770,11 +770,12 @@ describe('engine/framework/runtime', () => {
 
   it('PreEnqueue asks the PreFilter plugins that have it, in order: the first that holds the pod answers, named; a throw is an Error', () => {
     const holding = (name: string, status: Status) => ({ ...preFilter(name, SUCCESS), preEnqueue: () => status });
-    const p = makePod('p').pod;
+    const p = makePod('p').info.pod;
     const held = frameworkOf([preFilter('Plain', SUCCESS), holding('First', unresolvable('wait')), holding('Second', unresolvable('no'))]);
     assert.deepEqual(held.preEnqueue(p), { ...unresolvable('wait'), plugin: 'First', stage: 'PreEnqueue' });
     assert.equal(frameworkOf([holding('Fine', SUCCESS)]).preEnqueue(p).code, Code.Success);
-    const thrown = frameworkOf([{ ...preFilter('Thrower', SUCCESS), preEnqueue: throws }]).preEnqueue(p);
+    const thrower = { ...preFilter('Thrower', SUCCESS), preEnqueue: throws };
+    const thrown = frameworkOf([thrower]).preEnqueue(p);
     assert.deepEqual([thrown.code, thrown.plugin, thrown.stage], [Code.Error, 'Thrower', 'PreEnqueue']);
   });
 
