@@ -3,7 +3,9 @@
 // (`schedule --context` and its `snapshot` give the same verdicts), `podplan run` (the built
 // bin/podplan.js) writing each claim's allocation and reservation before binding its pod, and the
 // real kube-scheduler v1.37.2 on the same objects writing the same allocations and the same message
-// for the pod no device is left for.
+// for the pod no device is left for; a pod whose template claim is not created yet left untried by
+// both until its status names the claim; and the claim both make at PreBind for an extended resource
+// a DeviceClass serves (DRAExtendedResource), with the pod's status.extendedResourceClaimStatus.
 //
 // No kube-controller-manager runs in this tier, so no controller makes the claim of a template
 // entry: the test makes it as the resourceclaim controller would (owned by the pod, annotated with
@@ -352,5 +354,78 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
       ours['t']!,
       /^gpu, gpu:gpu\.example\.com\/gpu\/gpu-\d, reserved for \[pods\/t\/uid\], finalizers \[resource\.kubernetes\.io\/delete-protection\]/,
     );
+  });
+  // DRAExtendedResource (GA in 1.37): a pod asking for an extended resource no node's device plugin
+  // serves, but a DeviceClass's spec.extendedResourceName does, gets a claim made for it at PreBind
+  // (upstream createExtendedResourceClaimInAPI) and the pod's status.extendedResourceClaimStatus.
+  it('a pod asking for an extended resource a DeviceClass serves gets the same claim and pod status from podplan run as from kube-scheduler', async () => {
+    const RESOURCE = 'example.com/gpu';
+    await cluster.apply({
+      apiVersion: API,
+      kind: 'DeviceClass',
+      metadata: { name: 'gpu-ext' },
+      spec: { selectors: [{ cel: { expression: `device.driver == "${DRIVER}"` } }], extendedResourceName: RESOURCE },
+    });
+    const populateExt = async (ns: string, schedulerName: string) => {
+      await cluster.apply(
+        node(`${ns}-gpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
+        slice(`${ns}-gpu`),
+        pod('x', { namespace: ns, schedulerName, nodeSelector: { pool: ns }, extended: { [RESOURCE]: '2' } }),
+      );
+    };
+    await populateExt('ext', 'podplan');
+    await populateExt('kext', 'default-scheduler');
+
+    const run = await cluster.podplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
+    assert.match(run.stdout, /^bound ext\/x to ext-gpu$/m, `${run.stdout}\n${run.stderr}`);
+    const scheduler = startKubeScheduler(cluster, 'dra-ext-kube-scheduler');
+    try {
+      await eventually(
+        async () => ((await podsByName('kext')).get('x')?.spec.nodeName ? true : undefined),
+        "kube-scheduler's binding of x",
+        90_000,
+      ).catch((e: unknown) => {
+        throw new Error(`${String(e)}; kube-scheduler's log ends: ${scheduler.log().slice(-2000)}`);
+      });
+    } finally {
+      scheduler.stop();
+    }
+
+    /** The claim made for x and x's status, with the namespace, uids, times and the random name suffix taken out. */
+    const made = async (ns: string) => {
+      const claims = [...(await claimsOf(ns)).values()];
+      assert.equal(claims.length, 1, JSON.stringify(claims));
+      const c = claims[0]! as ClaimObject & {
+        metadata: { generateName?: string; annotations?: Record<string, string>; ownerReferences?: Array<Record<string, unknown>> };
+        spec: unknown;
+      };
+      const x = (await podsByName(ns)).get('x')! as PodObject & {
+        status?: { extendedResourceClaimStatus?: { resourceClaimName: string } };
+      };
+      const strip = (text: string) => text.replaceAll(x.metadata.uid, '<pod-uid>').replaceAll(`${ns}-`, '<ns>-');
+      const { allocationTimestamp, ...allocation } = c.status?.allocation ?? {};
+      return {
+        name: c.metadata.name.replace(/[a-z0-9]{5}$/, '<random>'),
+        generateName: c.metadata.generateName,
+        annotations: c.metadata.annotations,
+        finalizers: c.metadata.finalizers,
+        ownerReferences: strip(JSON.stringify(c.metadata.ownerReferences)),
+        spec: c.spec,
+        allocation: strip(JSON.stringify(allocation)),
+        allocationTimestamp: allocationTimestamp ? 'set' : 'unset',
+        reservedFor: strip(JSON.stringify(c.status?.reservedFor)),
+        node: x.spec.nodeName?.slice(ns.length + 1),
+        extendedResourceClaimStatus: strip(JSON.stringify(x.status?.extendedResourceClaimStatus).replaceAll(c.metadata.name, '<claim>')),
+      };
+    };
+    const ours = await made('ext');
+    const theirs = await made('kext');
+    assert.deepEqual(ours, theirs);
+    assert.equal(ours.name, 'x-extended-resources-<random>');
+    // Not equal for want of anything: two devices allocated on the GPU node, reserved for x, which names the claim.
+    assert.equal(ours.node, 'gpu');
+    assert.equal((ours.allocation.match(/"device":"gpu-\d"/g) ?? []).length, 2, ours.allocation);
+    assert.match(ours.reservedFor, /^\[\{"resource":"pods","name":"x","uid":"<pod-uid>"\}\]$/);
+    assert.match(ours.extendedResourceClaimStatus, /"resourceName":"example\.com\/gpu".*"resourceClaimName":"<claim>"/);
   });
 });
