@@ -45,7 +45,7 @@ export class CycleHandle implements FrameworkHandle {
     readonly random: Random,
     readonly binder: Binder,
     readonly claimWriter?: ClaimWriter,
-    private readonly clock?: Clock,
+    readonly clock?: Clock,
     readonly clusterControllers = false,
   ) {}
   now(): number | undefined {

@@ -1,5 +1,6 @@
 // One interface per extension point, as upstream's pkg/scheduler/framework/interface.go. A plugin
 // implements the stages it takes part in; the runtime calls them in profile order.
+import type { Clock } from '../api/clock';
 import type { Random } from '../api/random';
 import type { ClusterObjects, Pod } from '../api/types';
 import type { PreemptionRecord } from './preemption/record';
@@ -154,6 +155,8 @@ export interface FrameworkHandle {
   objects?(): ClusterObjects;
   /** The injected clock's time (ms since the epoch), when the framework was given one. */
   now?(): number | undefined;
+  /** The injected clock, when the framework was given one (DynamicResources' PreBind waits on it). */
+  readonly clock?: Clock;
 }
 
 /** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value naming each field. */

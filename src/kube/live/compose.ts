@@ -83,7 +83,14 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
     onPlan: (plan, cause) => built.scheduler?.planMade(plan, cause),
     onScheduled: (trigger) => built.scheduler?.triggerScheduled(trigger),
   });
-  const gated = podSetFramework(podSetProfile, { random, gate: coordinator, binder: c.binder, clusterControllers: true, ...claimWriter });
+  const gated = podSetFramework(podSetProfile, {
+    random,
+    gate: coordinator,
+    binder: c.binder,
+    clock: c.clock,
+    clusterControllers: true,
+    ...claimWriter,
+  });
   if (!gated.ok) return gated;
   built.scheduler = new LiveScheduler({
     clock: c.clock,

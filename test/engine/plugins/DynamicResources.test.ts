@@ -10,6 +10,7 @@ import { deviceFailureText } from '../../../src/engine/explain/devices';
 import { PREEMPTION_MODE } from '../../../src/engine/framework/preemption/record';
 import * as DR from '../../../src/engine/plugins/DynamicResources';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
+import { ManualClock } from '../../../src/engine/api/clock';
 import { handleOf, makeNode, snapshotOf } from '../../builders';
 import { build, filterAll, runFilters } from './harness';
 
@@ -658,6 +659,114 @@ describe('engine/plugins/DynamicResources PreBind', () => {
         [['p1-gpus-x7k2p', 'uid-p1']],
       );
     });
+  });
+
+  // upstream PreBind after bindClaim (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus,
+  // on by default in 1.37): a device with binding conditions makes the pod wait, looking every 5 s,
+  // until its conditions are True in the claim's status; a failure condition or the 10 minutes'
+  // timeout is an Error (isClaimReadyForBinding, ErrDeviceBindingFailed, ErrDeviceBindingTimeout).
+  describe('PreBind waits for the binding conditions of the devices it allocated, on the injected clock', () => {
+    const START = Date.parse('2026-06-01T12:00:00Z');
+    const attachable = (conditions = true): ResourceSlice => {
+      const base = slice('n1', 1);
+      return {
+        ...base,
+        spec: {
+          ...base.spec,
+          devices: [{ name: 'gpu-0', ...(conditions ? { bindingConditions: ['attached'], bindingFailureConditions: ['failed'] } : {}) }],
+        },
+      };
+    };
+    const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+    type Driver = Array<[afterMs: number, conditions: Record<string, 'True' | 'False'>]>;
+    const table: Array<[name: string, conditions: boolean, clock: boolean, driver: Driver, expected: string, atMs: number]> = [
+      ['bound once the driver says attached: Success at the next look', true, true, [[12_000, { attached: 'True' }]], 'Success', 15_000],
+      [
+        'a failure condition True: Error, the pod is not bound',
+        true,
+        true,
+        [
+          [3_000, { attached: 'False' }],
+          [7_000, { attached: 'False', failed: 'True' }],
+        ],
+        'Error: device binding failed: claim=c1, reason=R, message="the driver gave up"',
+        10_000,
+      ],
+      [
+        'never attached: Error at the binding timeout (10 minutes)',
+        true,
+        true,
+        [[1_000, { attached: 'False' }]],
+        `Error: ${DR.ERR_BINDING_DEADLINE}`,
+        600_000,
+      ],
+      ['a device without binding conditions: no wait', false, true, [], 'Success', 0],
+      ['no clock (no live scheduler): no wait', true, false, [], 'Success', 0],
+    ];
+    for (const [name, conditions, withClock, driver, expected, atMs] of table) {
+      it(name, async () => {
+        const clock = new ManualClock(START);
+        const snapshot = snapshotOf(nodes);
+        const c1 = claim('c1', [exactly()]);
+        let objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [attachable(conditions)], resourceClaims: [c1] };
+        const writer = new TableWriter(new Map([['c1', c1]]));
+        const handle: FrameworkHandle = {
+          ...handleOf(snapshot, 1),
+          objects: () => objects,
+          claimWriter: writer,
+          ...(withClock ? { clock, now: () => clock.now() } : {}),
+        };
+        const plugin = build(DR.factory, undefined, handle);
+        const pod = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+        const { state } = runFilters(plugin, snapshot, pod);
+        assert.equal(plugin.reserve(state, pod, 'n1').code, 'Success');
+        let outcome: string | undefined;
+        let at = 0;
+        void plugin.preBind(state, pod, 'n1').then((s) => {
+          outcome = s.code === 'Success' ? 'Success' : `${s.code}: ${s.reasons.join(', ')}`;
+          at = clock.now() - START;
+        });
+        await flush();
+        const written = writer.bound.length === 1 ? writer.bound[0]! : undefined;
+        assert.ok(written?.allocation, 'the allocation is written first');
+        // The driver's reports, as the objects show them (a newer version of the written claim).
+        let version = 100;
+        for (let t = 0; outcome === undefined && t < 700_000; t += 1_000) {
+          for (const [after, report] of driver)
+            if (after === t)
+              objects = {
+                ...objects,
+                resourceClaims: [
+                  {
+                    ...c1,
+                    metadata: { ...c1.metadata, resourceVersion: String(++version) },
+                    status: {
+                      allocation: written.allocation,
+                      reservedFor: [written.consumer],
+                      devices: [
+                        {
+                          driver: GPU,
+                          pool: 'n1',
+                          device: 'gpu-0',
+                          conditions: Object.entries(report).map(([type, status]) => ({
+                            type,
+                            status,
+                            reason: 'R',
+                            message: status === 'True' && type === 'failed' ? 'the driver gave up' : '',
+                            lastTransitionTime: '2026-06-01T12:00:00Z',
+                          })),
+                        },
+                      ],
+                    },
+                  },
+                ],
+              };
+          clock.advance(1_000);
+          await flush();
+        }
+        assert.deepEqual([outcome, at], [expected, atMs]);
+      });
+    }
   });
 
   it('without a ClaimWriter (previews, planning) PreBind writes nothing and succeeds', async () => {

@@ -8,6 +8,7 @@
 //
 // In a planner's own what-if cycles (marked in the CycleState) it only keeps a pod to the nodes the
 // planner allows it.
+import type { Clock } from '../../api/clock';
 import { fieldNotSupported, type ArgsError } from '../../api/field';
 import { err, ok, type Result } from '../../api/result';
 import { StateKey, type CycleState } from '../../framework/cycle-state';
@@ -154,6 +155,8 @@ export function podSetFramework(
     readonly claimWriter?: ClaimWriter;
     /** FrameworkOptions.clusterControllers (a live scheduler's). */
     readonly clusterControllers?: boolean;
+    /** What plugins read the time from and wait on (a live scheduler's clock). */
+    readonly clock?: Clock;
   },
 ): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
@@ -169,6 +172,7 @@ export function podSetFramework(
     ...(options.binder ? { binder: options.binder } : {}),
     ...(options.claimWriter ? { claimWriter: options.claimWriter } : {}),
     ...(options.clusterControllers ? { clusterControllers: true } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
   });
   if (!built.ok) return built;
   return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });
