@@ -5,7 +5,8 @@
 // real kube-scheduler v1.37.2 on the same objects writing the same allocations and the same message
 // for the pod no device is left for; a pod whose template claim is not created yet left untried by
 // both until its status names the claim; and the claim both make at PreBind for an extended resource
-// a DeviceClass serves (DRAExtendedResource), with the pod's status.extendedResourceClaimStatus.
+// a DeviceClass serves (DRAExtendedResource), with the pod's status.extendedResourceClaimStatus;
+// and a device with binding conditions, for which both write the claim and wait for the driver.
 //
 // No kube-controller-manager runs in this tier, so no controller makes the claim of a template
 // entry: the test makes it as the resourceclaim controller would (owned by the pod, annotated with
@@ -427,5 +428,106 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
     assert.equal((ours.allocation.match(/"device":"gpu-\d"/g) ?? []).length, 2, ours.allocation);
     assert.match(ours.reservedFor, /^\[\{"resource":"pods","name":"x","uid":"<pod-uid>"\}\]$/);
     assert.match(ours.extendedResourceClaimStatus, /"resourceName":"example\.com\/gpu".*"resourceClaimName":"<claim>"/);
+  });
+  // DRADeviceBindingConditions (on by default in 1.37): a device with binding conditions makes
+  // PreBind wait, after the claim is written, until the driver reports them True in the claim's
+  // status.devices; then the pod is bound. No driver runs here: the test reports as one would.
+  it('a device with binding conditions: podplan run and kube-scheduler write the claim, wait for the driver, then bind', async () => {
+    const attachable = (nodeName: string): KubeObject => {
+      const base = slice(nodeName) as KubeObject & { spec: { devices: Array<Record<string, unknown>> } };
+      return {
+        ...base,
+        spec: {
+          ...base.spec,
+          devices: base.spec.devices.map((d) => ({ ...d, bindingConditions: ['attached'], bindingFailureConditions: ['failed'] })),
+        },
+      };
+    };
+    const populateBc = async (ns: string, schedulerName: string) => {
+      await cluster.apply(
+        node(`${ns}-gpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
+        attachable(`${ns}-gpu`),
+        claim(ns, 'x'),
+        gpuPod(ns, 'x', schedulerName, { resourceClaimName: 'x' }),
+      );
+    };
+    await populateBc('bc', 'podplan');
+    await populateBc('kbc', 'default-scheduler');
+    const written = async (ns: string) => {
+      const c = (await claimsOf(ns)).get('x');
+      return c?.status?.reservedFor?.length ? c : undefined;
+    };
+    /** What a driver does once the device is attached: the condition True in the claim's status. */
+    const attach = async (ns: string) => {
+      const c = (await written(ns))!;
+      const result = c.status!.allocation!.devices!.results![0]!;
+      const patched = await cluster.request(
+        'PATCH',
+        `/apis/${API}/namespaces/${ns}/resourceclaims/x/status`,
+        {
+          status: {
+            devices: [
+              {
+                driver: result.driver,
+                pool: result.pool,
+                device: result.device,
+                conditions: [
+                  {
+                    type: 'attached',
+                    status: 'True',
+                    reason: 'Attached',
+                    message: '',
+                    lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+                  },
+                ],
+              },
+            ],
+          },
+        },
+        'application/merge-patch+json',
+      );
+      assert.equal(patched.status, 200, patched.text);
+    };
+
+    const run = cluster.spawnPodplan(['run', ...cluster.admin, '--once', '--no-history', '--lease-namespace', 'kube-system']);
+    const scheduler = startKubeScheduler(cluster, 'dra-bc-kube-scheduler');
+    try {
+      // Both have written the claim and wait: kube-scheduler says so with its event.
+      await eventually(() => written('bc'), "podplan run's claim write", 60_000);
+      await eventually(() => written('kbc'), "kube-scheduler's claim write", 60_000);
+      const pending = await eventually(
+        async () => (await cluster.events('kbc')).find((e) => e.regarding.name === 'x' && e.reason === 'BindingConditionsPending'),
+        "kube-scheduler's BindingConditionsPending event",
+        60_000,
+      );
+      assert.equal(pending.note, 'waiting for binding conditions for device on node kbc-gpu');
+      for (const ns of ['bc', 'kbc']) assert.equal((await podsByName(ns)).get('x')?.spec.nodeName, undefined, `${ns}/x waits`);
+      await attach('bc');
+      await attach('kbc');
+      await eventually(
+        async () => ((await podsByName('kbc')).get('x')?.spec.nodeName ? true : undefined),
+        "kube-scheduler's binding",
+        60_000,
+      );
+    } finally {
+      scheduler.stop();
+    }
+    await run.waitFor((o) => /^bound bc\/x to bc-gpu$/m.test(o.stdout), 'the binding of bc/x', 60_000);
+    await run.stop();
+    const claimOf = async (ns: string) => {
+      const c = (await claimsOf(ns)).get('x')!;
+      const { allocationTimestamp, ...allocation } = c.status?.allocation ?? {};
+      return {
+        allocation: JSON.stringify(allocation)
+          .replaceAll(ns, '<ns>')
+          .replace(/gpu-\d/, 'gpu-N'),
+        allocationTimestamp: allocationTimestamp ? 'set' : 'unset',
+        reservedFor: c.status?.reservedFor?.map((r) => r.name),
+        finalizers: c.metadata.finalizers,
+      };
+    };
+    const ours = await claimOf('bc');
+    assert.deepEqual(ours, await claimOf('kbc'));
+    assert.match(ours.allocation, /"bindingConditions":\["attached"\],"bindingFailureConditions":\["failed"\]/);
   });
 });
