@@ -495,12 +495,22 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
       // Both have written the claim and wait: kube-scheduler says so with its event.
       await eventually(() => written('bc'), "podplan run's claim write", 60_000);
       await eventually(() => written('kbc'), "kube-scheduler's claim write", 60_000);
-      const pending = await eventually(
-        async () => (await cluster.events('kbc')).find((e) => e.regarding.name === 'x' && e.reason === 'BindingConditionsPending'),
-        "kube-scheduler's BindingConditionsPending event",
-        60_000,
+      /** The BindingConditionsPending event about x, as both record it (the namespace taken out). */
+      const pendingEvent = (ns: string) =>
+        eventually(
+          async () => {
+            const e = (await cluster.events(ns)).find((e) => e.regarding.name === 'x' && e.reason === 'BindingConditionsPending');
+            return e && `${e.type} ${e.reason} ${e.action} ${e.reportingController}: ${(e.note ?? '').replaceAll(ns, '<ns>')}`;
+          },
+          `the BindingConditionsPending event in ${ns}`,
+          60_000,
+        );
+      const theirs = await pendingEvent('kbc');
+      assert.equal(
+        theirs,
+        'Normal BindingConditionsPending Scheduling default-scheduler: waiting for binding conditions for device on node <ns>-gpu',
       );
-      assert.equal(pending.note, 'waiting for binding conditions for device on node kbc-gpu');
+      assert.equal(await pendingEvent('bc'), theirs.replace('default-scheduler', 'podplan'));
       for (const ns of ['bc', 'kbc']) assert.equal((await podsByName(ns)).get('x')?.spec.nodeName, undefined, `${ns}/x waits`);
       await attach('bc');
       await attach('kbc');

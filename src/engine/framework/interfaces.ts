@@ -138,6 +138,14 @@ export interface PodEvaluator {
   preFilterRemovePod(state: CycleState, podToSchedule: PodInfo, podToRemove: PodInfo, node: NodeInfo): Status;
 }
 
+/** An event about a pod as a plugin records it (events.k8s.io/v1 type, reason, action and note). */
+export interface PodEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly action: string;
+  readonly note: string;
+}
+
 /** What a plugin factory receives from the framework it is built for. */
 export interface FrameworkHandle {
   /** The snapshot of the cycle being run (replaced at the start of each cycle). */
@@ -157,6 +165,8 @@ export interface FrameworkHandle {
   now?(): number | undefined;
   /** The injected clock, when the framework was given one (DynamicResources' PreBind waits on it). */
   readonly clock?: Clock;
+  /** Where a plugin's events about a pod go (a live scheduler's event recorder); none: not recorded. */
+  readonly recordEvent?: (pod: Pod, event: PodEvent) => void;
 }
 
 /** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value naming each field. */

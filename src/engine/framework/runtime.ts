@@ -19,6 +19,7 @@ import type {
   FrameworkHandle,
   Plugin,
   PodEvaluator,
+  PodEvent,
   PreBindPlugin,
   PreEnqueuePlugin,
   PreFilterPlugin,
@@ -62,6 +63,8 @@ export interface FrameworkOptions {
    * a pod's ResourceClaimTemplate entry is waited for until the pod's status names it, not made up.
    */
   readonly clusterControllers?: boolean;
+  /** Where plugins' events about pods go (a live scheduler's, for this profile's scheduler name). */
+  readonly recordEvent?: (pod: Pod, event: PodEvent) => void;
 }
 
 /** The methods a plugin needs to take part in each extension point. */
@@ -174,6 +177,7 @@ export class Framework implements PodEvaluator {
       options.claimWriter,
       options.clock,
       options.clusterControllers === true,
+      options.recordEvent,
     );
     const configs = profile.pluginConfig ?? [];
     const instances = new Map<string, Plugin>();

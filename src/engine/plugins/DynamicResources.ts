@@ -36,8 +36,8 @@
 // - PreBind then waits, on the injected clock, for the binding conditions of the pod's devices
 //   (DRADeviceBindingConditions): every 5 s until all are True; a failure condition True, a claim
 //   allocated longer ago than the binding timeout or 10 minutes of waiting is an Error with
-//   upstream's words. Not covered: upstream's BindingConditionsPending event, the DynamicResourcesArgs
-//   bindingTimeout (the default, 10 minutes, always).
+//   upstream's words; it records upstream's BindingConditionsPending event first. Not covered: the
+//   DynamicResourcesArgs bindingTimeout (the default, 10 minutes, always).
 import type { DeviceHolder } from '../api/device-failures';
 import type {
   AllocationResult,
@@ -959,7 +959,7 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
     }
   }
 
-  async preBind(state: CycleState, pod: PodInfo, _nodeName: string): Promise<Status> {
+  async preBind(state: CycleState, pod: PodInfo, nodeName: string): Promise<Status> {
     const changes = this.reservedBy.get(pod.id);
     if (!changes || changes.length === 0) return SKIP;
     const writer = this.handle.claimWriter;
@@ -1003,7 +1003,7 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
     const keys = new Set(changes.map((c) => c.key));
     for (const claim of state.read(this.stateKey)?.claims ?? [])
       if (!claim.metadata.annotations?.[EXTENDED_RESOURCE_CLAIM_ANNOTATION]) keys.add(key(claim.metadata.namespace, claim.metadata.name));
-    return this.awaitBindingConditions([...keys]);
+    return this.awaitBindingConditions([...keys], pod, nodeName);
   }
 
   /**
@@ -1013,15 +1013,22 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
    * through the objects, once they show PreBind's write) are looked at now and every 5 s until every
    * condition is True (Success). A failure condition True, a claim allocated longer ago than the
    * binding timeout, or the 10 minutes' wait running out is an Error with upstream's words: the pod
-   * is not bound, Unreserve runs, and the next attempt's Filter finds the claim unavailable.
+   * is not bound, Unreserve runs, and the next attempt's Filter finds the claim unavailable. Before
+   * it waits, upstream's BindingConditionsPending event is recorded.
    */
-  private async awaitBindingConditions(keys: readonly string[]): Promise<Status> {
+  private async awaitBindingConditions(keys: readonly string[], pod: PodInfo, nodeName: string): Promise<Status> {
     const clock = this.handle.clock;
     const claims = () => {
       const idx = this.indexes();
       return keys.map((k) => this.assumed.get(k)?.claim ?? idx.claims.get(k)).filter((c): c is ResourceClaim => c !== undefined);
     };
     if (!clock || !claims().some(hasBindingConditions)) return SUCCESS;
+    this.handle.recordEvent?.(pod.pod, {
+      type: 'Normal',
+      reason: 'BindingConditionsPending',
+      action: 'Scheduling',
+      note: `waiting for binding conditions for device on node ${nodeName}`,
+    });
     const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimer(ms, resolve));
     const deadline = clock.now() + BINDING_TIMEOUT_MS;
     for (;;) {

@@ -6,9 +6,11 @@
 // (RECORDED_SCORES), unless the profile asks for more: a live scheduler keeps every pod's last one.
 import type { Clock } from '../../engine/api/clock';
 import { seededRandom } from '../../engine/api/random';
+import type { Pod } from '../../engine/api/types';
 import { err, ok, type Result } from '../../engine/api/result';
 import type { ClusterCache } from '../../engine/cache/cache';
 import type { Binder, ClaimWriter } from '../../engine/framework/binder';
+import type { PodEvent } from '../../engine/framework/interfaces';
 import { mergeProfile, type Profile, type ProfileError } from '../../engine/framework/profile';
 import { Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
@@ -58,12 +60,17 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const claimWriter = c.claimWriter ? { claimWriter: c.claimWriter } : {};
+  // Plugins' events (DynamicResources' BindingConditionsPending) as the profile's scheduler records them.
+  const effects = c.effects;
+  const events = (schedulerName: string) =>
+    effects ? { recordEvent: (pod: Pod, event: PodEvent) => effects.event(pod, event, schedulerName) } : {};
   const framework = Framework.build(registry.value, main, {
     random,
     binder: c.binder,
     clock: c.clock,
     clusterControllers: true,
     ...claimWriter,
+    ...events(main.schedulerName),
   });
   if (!framework.ok) return framework;
 
@@ -90,6 +97,7 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
     clock: c.clock,
     clusterControllers: true,
     ...claimWriter,
+    ...events(podSetProfile.schedulerName),
   });
   if (!gated.ok) return gated;
   built.scheduler = new LiveScheduler({

@@ -706,6 +706,7 @@ describe('engine/plugins/DynamicResources PreBind', () => {
     for (const [name, conditions, withClock, driver, expected, atMs] of table) {
       it(name, async () => {
         const clock = new ManualClock(START);
+        const events: string[] = [];
         const snapshot = snapshotOf(nodes);
         const c1 = claim('c1', [exactly()]);
         let objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [attachable(conditions)], resourceClaims: [c1] };
@@ -715,6 +716,7 @@ describe('engine/plugins/DynamicResources PreBind', () => {
           objects: () => objects,
           claimWriter: writer,
           ...(withClock ? { clock, now: () => clock.now() } : {}),
+          recordEvent: (p, e) => events.push(`${p.metadata.name} ${e.type} ${e.reason} ${e.action}: ${e.note}`),
         };
         const plugin = build(DR.factory, undefined, handle);
         const pod = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
@@ -764,7 +766,16 @@ describe('engine/plugins/DynamicResources PreBind', () => {
           clock.advance(1_000);
           await flush();
         }
-        assert.deepEqual([outcome, at], [expected, atMs]);
+        // upstream records BindingConditionsPending when it starts to wait.
+        const waited = withClock && conditions;
+        assert.deepEqual(
+          [outcome, at, events],
+          [
+            expected,
+            atMs,
+            waited ? ['p1 Normal BindingConditionsPending Scheduling: waiting for binding conditions for device on node n1'] : [],
+          ],
+        );
       });
     }
   });

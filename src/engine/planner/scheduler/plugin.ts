@@ -16,7 +16,7 @@ import type { FrameworkHandle, PluginFactory, PreFilterPlugin, PreFilterResult, 
 import type { NodeInfoLister, PodInfo } from '../../framework/node-info';
 import type { Binder, ClaimWriter } from '../../framework/binder';
 import { mergeProfile, type Profile, type ProfileError } from '../../framework/profile';
-import { Framework } from '../../framework/runtime';
+import { Framework, type FrameworkOptions } from '../../framework/runtime';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../../framework/status';
 import type { Random } from '../../api/random';
 import { ArgsReader } from '../../plugins/args';
@@ -157,6 +157,8 @@ export function podSetFramework(
     readonly clusterControllers?: boolean;
     /** What plugins read the time from and wait on (a live scheduler's clock). */
     readonly clock?: Clock;
+    /** FrameworkOptions.recordEvent (a live scheduler's). */
+    readonly recordEvent?: FrameworkOptions['recordEvent'];
   },
 ): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
@@ -173,6 +175,7 @@ export function podSetFramework(
     ...(options.claimWriter ? { claimWriter: options.claimWriter } : {}),
     ...(options.clusterControllers ? { clusterControllers: true } : {}),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.recordEvent ? { recordEvent: options.recordEvent } : {}),
   });
   if (!built.ok) return built;
   return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });
