@@ -193,14 +193,15 @@ export class SchedulingQueue {
   addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
     this.inFlight.delete(queued.info.id);
     const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors };
-    if (this.moveRequestCycle >= this.schedulingCycle) this.backoff.upsert(entry);
-    else this.unschedulable.set(queued.info.id, entry);
+    if (this.moveRequestCycle >= this.schedulingCycle) {
+      if (!this.heldBack(queued)) this.backoff.upsert(entry);
+    } else this.unschedulable.set(queued.info.id, entry);
   }
 
   /** The popped pod failed for an internal reason (error, binding failure): it backs off and retries. */
   addBackoff(queued: QueuedPodInfo): void {
     this.inFlight.delete(queued.info.id);
-    this.backoff.upsert({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
+    if (!this.heldBack(queued)) this.backoff.upsert({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
   }
 
   /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
@@ -296,7 +297,18 @@ export class SchedulingQueue {
     return false;
   }
 
+  /**
+   * As upstream's moves into activeQ and backoffQ run the PreEnqueue plugins: a pod they hold now
+   * (its claim deleted meanwhile) waits gated instead. A pod leaving backoffQ was checked on entry.
+   */
+  private heldBack(queued: QueuedPodInfo): boolean {
+    if (!this.options.preEnqueue || this.options.preEnqueue(queued.info)) return false;
+    this.gated.set(queued.info.id, queued);
+    return true;
+  }
+
   private requeue(entry: Entry): void {
+    if (this.heldBack(entry.queued)) return;
     if (this.backoffExpiry(entry) > this.options.clock.now()) {
       this.backoff.upsert(entry);
     } else {

@@ -164,6 +164,27 @@ describe('engine/queue/scheduling-queue', () => {
     assert.deepEqual([queue.whereIs(b.id), ready], ['active', 2]);
   });
 
+  it('runs the PreEnqueue plugins on every move into activeQ or backoffQ: a pod they hold now waits gated', () => {
+    const clock = new ManualClock(0);
+    let found = true;
+    const queue = new SchedulingQueue({ clock, less: byPriority, preEnqueue: () => found });
+    const a = makePod('a').info;
+    const b = makePod('b').info;
+    queue.add(a);
+    queue.add(b);
+    failOnce(queue, 'DynamicResources');
+    const popped = queue.pop();
+    assert.ok(popped);
+    // Its claim is deleted meanwhile: a moved by an event and b failing with an error wait gated.
+    found = false;
+    queue.onEvent('NodeAdd');
+    queue.addBackoff(popped);
+    assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['gated', 'gated']);
+    found = true;
+    queue.onEvent('ObjectsUpdate');
+    assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['active', 'active']);
+  });
+
   it('tells listeners when a pod becomes ready and forgets deleted pods', () => {
     const { queue } = setup();
     let ready = 0;
