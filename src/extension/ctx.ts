@@ -101,7 +101,7 @@ export class Ctx implements vscode.Disposable {
   }
 
   async start(): Promise<void> {
-    const client = await createClient(this.extension, this.output);
+    const client = createClient(this.extension, this.output);
     this.client = client;
     this.clientSubscriptions.push(
       client.onDidChangeState((e) => {

@@ -136,6 +136,32 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     );
   });
 
+  it('explain of a pod of a set the plan leaves out says per node which device request could not be met, on the cluster as the plan leaves it', async () => {
+    const files = gangFiles(10, 'large-gpu.example.com');
+    const { code, stdout } = await cli(['explain', 'examples/dra', 'default/train-8'], files);
+    assert.equal(code, 1, stdout);
+    assert.match(stdout, /^default\/train-8 is in pod set gang: planned with its set by the greedy planner/);
+    // The large GPUs are the other eight pods' in the plan; the small ones are not of the class; cpu-1 has none.
+    const claim = String.raw`claim default/train-8-gpu-\w{5}, request gpu \(1 × large-gpu\.example\.com\)`;
+    for (const node of ['gpu-a1', 'gpu-b1'])
+      assert.match(
+        stdout,
+        new RegExp(
+          `\n {2}${node}:\n {4}- ${claim}: 0 of the node's 4 matching devices free, 4 taken by 4 devices for pods placed earlier in this plan\n`,
+        ),
+      );
+    assert.match(stdout, new RegExp(`\n {2}gpu-a2:\n {4}- ${claim}: none of the node's 4 devices is of class large-gpu\\.example\\.com`));
+    assert.match(stdout, new RegExp(`\n {2}cpu-1:\n {4}- ${claim}: the node has no devices\n`));
+    // -o json carries them as data, as for a pod alone.
+    const json = await cli(['explain', 'examples/dra', 'default/train-8', '-o', 'json'], files);
+    const report = JSON.parse(json.stdout) as { podSet: string; devices: Array<{ node: string; devices: Array<{ code: string }> }> };
+    assert.equal(report.podSet, 'gang');
+    assert.deepEqual(
+      report.devices.map((d) => `${d.node} ${d.devices.map((x) => x.code).join(' ')}`),
+      ['gpu-a1 notEnough', 'gpu-a2 noClassMatch', 'gpu-b1 notEnough', 'gpu-b2 noClassMatch', 'cpu-1 noDevices'],
+    );
+  });
+
   it('plan: the exact planner counts devices, so an 8-pod one-GPU gang on 4-GPU nodes is proven optimal on 2 nodes', async () => {
     const files = gangFiles(8, 'gpu.example.com', ', planner.ciena.io/planner: exact');
     const { stdout } = await cli(['plan', 'examples/dra', '--pod-set', 'default/gang', '--no-history'], files);

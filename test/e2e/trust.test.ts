@@ -9,7 +9,7 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { parseAllDocuments } from 'yaml';
-import { LINES, ROOT, runCommand, runCommandOn, useWorkbench } from './workbench';
+import { goTo, LINES, ROOT, runCommand, runCommandOn, useWorkbench } from './workbench';
 
 const STEP_MS = 60_000;
 
@@ -67,9 +67,7 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       await page().getByRole('treeitem', { name: 'podset.yaml' }).click();
       await page().locator('.tab.active', { hasText: 'podset.yaml' }).waitFor();
       await page().locator('.monaco-editor .view-lines').first().click();
-      await page().keyboard.press('Control+G');
-      await page().keyboard.type('5:1');
-      await page().keyboard.press('Enter');
+      await goTo(page(), 5, 1);
       await page().keyboard.press('Control+.');
       const create = page().locator('.action-widget .monaco-list-row', { hasText: 'Create a SchedulePlan for this trigger' });
       await create.waitFor();
@@ -144,9 +142,7 @@ for (const line of LINES.filter((l) => !ONLY || l.tag === ONLY)) {
       await page().getByRole('treeitem', { name: 'typo.yaml', exact: true }).click();
       await page().locator('.tab.active', { hasText: 'typo.yaml' }).waitFor();
       await page().locator('.monaco-editor .view-lines').first().click();
-      await page().keyboard.press('Control+G');
-      await page().keyboard.type('9:10');
-      await page().keyboard.press('Enter');
+      await goTo(page(), 9, 10);
       await page().keyboard.press('Control+.');
       const fix = page().locator('.action-widget .monaco-list-row', { hasText: 'Change to Planning' });
       await fix.waitFor();

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { cp, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { LINES, pickItem, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
+import { goTo, LINES, pickItem, ROOT, runCommand, runCommandOn, runNode, useWorkbench } from './workbench';
 
 // A plan that puts a pod that does not tolerate the GPU node's taint on that node.
 const BAD_PLAN = `apiVersion: planner.ciena.io/v1alpha1
@@ -134,9 +134,7 @@ for (const line of LINES) {
 
     it("moves the pod with the server's quick fix, after which the Problems panel is empty", async () => {
       await page().locator('.monaco-editor .view-lines').first().click();
-      await page().keyboard.press('Control+G');
-      await page().keyboard.type('11:13');
-      await page().keyboard.press('Enter');
+      await goTo(page(), 11, 13);
       await page().keyboard.press('Control+.');
       const fix = page().locator('.action-widget .monaco-list-row', { hasText: /Move tainted-0 to \S+, the best node where it fits/ });
       await fix.waitFor();
@@ -153,9 +151,7 @@ for (const line of LINES) {
 
     it('completes an emptied node: with the nodes ranked for the entry’s pod, the best first (never left at "Loading…")', async () => {
       const editor = page().locator('.monaco-editor .view-lines').first();
-      await page().keyboard.press('Control+G');
-      await page().keyboard.type('11:1');
-      await page().keyboard.press('Enter');
+      await goTo(page(), 11, 1);
       const written =
         (await editor.innerText())
           .replace(/\u00a0/g, ' ')

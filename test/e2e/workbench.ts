@@ -211,6 +211,23 @@ export async function pickItem(page: Page, item: string): Promise<void> {
   await input.press('Enter');
 }
 
+/**
+ * Puts the cursor of the focused editor at `line`:`column` with Go to Line (Ctrl+G), and returns once
+ * the status bar shows it there. Pressing on at once (Ctrl+. for the code actions there) could
+ * outrun the quick input on a loaded machine: code actions asked for at the old cursor, where there
+ * are none (the likeliest cause of a run where the quick fix test found no code actions).
+ */
+export async function goTo(page: Page, line: number, column: number): Promise<void> {
+  await page.keyboard.press('Control+G');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible' });
+  await page.keyboard.type(`${line}:${column}`);
+  // Go to Line has read the position: it words it ("go to line 11 at column 13", "… and character 13").
+  await page.locator('.quick-input-widget', { hasText: new RegExp(`go to line ${line}\\D+${column}\\b`, 'i') }).waitFor();
+  await page.keyboard.press('Enter');
+  await page.locator('.statusbar-item', { hasText: `Ln ${line}, Col ${column}` }).waitFor();
+}
+
 /** Runs a command that asks for an item (a pod set, a trigger) and picks `item`. */
 export async function runCommandOn(page: Page, title: string, item: string): Promise<void> {
   await runCommand(page, title);

@@ -3,18 +3,22 @@
 // closest node for an unplaceable pod, and one node in full (--node). The layout comes from the
 // engine's explain report (src/engine/explain/report.ts), the same value the editor's views read.
 import { podKey, type Pod } from '../../engine/api/types';
-import type { NodeScoreRecord } from '../../engine/framework/diagnosis';
 import { deviceFailureText } from '../../engine/explain/devices';
 import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
-import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
-import { POD_SET_LABEL } from '../../engine/planner/plan';
+import { explainedVerdicts, nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
+import type { Diagnosis, NodeScoreRecord } from '../../engine/framework/diagnosis';
+import { podInfo } from '../../engine/framework/node-info';
+import { Snapshot } from '../../engine/framework/snapshot';
+import { planningState } from '../../engine/planner/planner';
+import { WhatIf } from '../../engine/planner/search/what-if';
+import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset/podset';
 import { simulate } from '../../engine/scheduler/simulate';
 import { stringify } from 'yaml';
 import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand, type OutputFormat } from '../arguments';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
-import { loadPlanning, planSet } from '../planning';
+import { loadPlanning, planSet, type Planning } from '../planning';
 import { loadScheduling, runProfile } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 import { heading, paint, placement, tablePaint, type Paint } from '../colour';
@@ -210,14 +214,42 @@ async function explainPlanned(
     );
     return assigned ? EXIT.ok : EXIT.unplaced;
   }
-  const report = podReport(
-    { ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) },
-    { limit, ...(values.node !== undefined ? { node: values.node } : {}) },
-  );
+  const cycle = { ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) };
+  const verdicts = plan ? planVerdicts(planning, pod, plan, cycle) : [];
+  const report = podReport(cycle, {
+    limit,
+    ...(verdicts.length > 0 ? { verdicts } : {}),
+    ...(values.node !== undefined ? { node: values.node } : {}),
+  });
   io.stdout(
     structured(format, { ...report, podSet, planner: plan?.planner }) ?? `${lead}\n${formatReport(report, false, paint(io.color))}`,
   );
   return report.placed ? EXIT.ok : EXIT.unplaced;
+}
+
+/**
+ * The verdicts explain shows beside the planner's cycle for a pod of a set (the closest nodes, the
+ * device requests not met per node), as the editor's explain view has them (explainedVerdicts): on
+ * the cluster as the set's plan leaves it, the set's other placed pods on their nodes in a planner's
+ * what-if, where the claims they share or take count as allocated there.
+ */
+function planVerdicts(planning: Planning, pod: Pod, plan: Plan, cycle: Diagnosis): NodeVerdict[] {
+  const info = podInfo(pod);
+  const base = Snapshot.fromCluster(planning.workspace.cluster);
+  if (!info.ok || !base.ok) return [];
+  const whatIf = new WhatIf(base.value);
+  const namespace = pod.metadata.namespace ?? 'default';
+  const pods = new Map(
+    planning.workspace.cluster.pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace).map((p) => [p.metadata.name, p]),
+  );
+  for (const a of plan.assignments) {
+    const other = pods.get(a.pod);
+    const at = whatIf.indexOf(a.node);
+    if (a.pod === pod.metadata.name || !other || other.spec.nodeName || at === undefined) continue;
+    const placed = podInfo(other);
+    if (placed.ok) whatIf.assume(placed.value, at);
+  }
+  return explainedVerdicts(planning.planning.framework, info.value, whatIf.snapshot, cycle, planningState(info.value, undefined));
 }
 
 function more(count: number, shown: number): string {

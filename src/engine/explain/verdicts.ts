@@ -8,6 +8,7 @@ import type { Diagnosis } from '../framework/diagnosis';
 import type { NodeInfo, NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import { Code, type Stage } from '../framework/status';
+import { Names } from '../plugins/names';
 
 export interface FilterFailure {
   readonly plugin: string;
@@ -35,11 +36,17 @@ export interface NodeVerdict {
 
 /**
  * Each node's complete Filter verdict for `pod` on `snapshot` (all nodes, or those named), with the
- * resources it lacks. PreFilter runs once on a fresh state, as a cycle's would; a node it leaves out
- * (or every node, when it rejects the pod) carries that verdict alone.
+ * resources it lacks. PreFilter runs once on a fresh state (or the given one: a planner's what-if
+ * state), as a cycle's would; a node it leaves out (or every node, when it rejects the pod) carries
+ * that verdict alone.
  */
-export function nodeVerdicts(framework: Framework, pod: PodInfo, snapshot: NodeInfoLister, only?: readonly string[]): NodeVerdict[] {
-  const state = new CycleState();
+export function nodeVerdicts(
+  framework: Framework,
+  pod: PodInfo,
+  snapshot: NodeInfoLister,
+  only?: readonly string[],
+  state: CycleState = new CycleState(),
+): NodeVerdict[] {
   state.explainFilters = true;
   const nodes = only ? only.map((name) => snapshot.get(name)).filter((n): n is NodeInfo => n !== undefined) : snapshot.list();
   const pre = framework.preFilterPod(state, pod, snapshot);
@@ -77,6 +84,24 @@ export function nodeVerdicts(framework: Framework, pod: PodInfo, snapshot: NodeI
     }));
     return { node: n.name, failures, shortfall: failures.length > 0 ? shortfallOf(pod, n) : [] };
   });
+}
+
+/**
+ * The verdicts an explanation shows beside a cycle's Diagnosis (podplan explain, the editor's explain
+ * view, for a pod alone or in a pod set's plan): every node's when the cycle placed the pod nowhere
+ * (the closest node is ranked from them), else those of the nodes DynamicResources rejected (which
+ * device requests could not be met there). Judged on `snapshot`, the cluster the cycle saw.
+ */
+export function explainedVerdicts(
+  framework: Framework,
+  pod: PodInfo,
+  snapshot: NodeInfoLister,
+  diagnosis: Diagnosis,
+  state?: CycleState,
+): NodeVerdict[] {
+  if (diagnosis.chosenNode === undefined) return nodeVerdicts(framework, pod, snapshot, undefined, state);
+  const rejected = diagnosis.rejections.filter((r) => r.plugin === Names.DynamicResources && r.stage === 'Filter').map((r) => r.node);
+  return rejected.length > 0 ? nodeVerdicts(framework, pod, snapshot, rejected, state) : [];
 }
 
 function shortfallOf(pod: PodInfo, node: NodeInfo): Shortfall[] {

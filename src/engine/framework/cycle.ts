@@ -7,7 +7,7 @@
 // typed array and makes objects only for rejections.
 import type { Clock } from '../api/clock';
 import type { Random } from '../api/random';
-import type { ClusterObjects } from '../api/types';
+import type { ClusterObjects, Pod } from '../api/types';
 import type { Binder, ClaimWriter } from './binder';
 import { CycleLog, type ScheduleFailure, type ScheduleResult } from './cycle-log';
 import type { CycleState } from './cycle-state';
@@ -17,6 +17,7 @@ import type {
   FilterPlugin,
   FrameworkHandle,
   PodEvaluator,
+  PodEvent,
   PostFilterPlugin,
   PostFilterResult,
   PreFilterPlugin,
@@ -45,7 +46,9 @@ export class CycleHandle implements FrameworkHandle {
     readonly random: Random,
     readonly binder: Binder,
     readonly claimWriter?: ClaimWriter,
-    private readonly clock?: Clock,
+    readonly clock?: Clock,
+    readonly clusterControllers = false,
+    readonly recordEvent?: (pod: Pod, event: PodEvent) => void,
   ) {}
   now(): number | undefined {
     return this.clock?.now();

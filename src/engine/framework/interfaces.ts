@@ -1,7 +1,8 @@
 // One interface per extension point, as upstream's pkg/scheduler/framework/interface.go. A plugin
 // implements the stages it takes part in; the runtime calls them in profile order.
+import type { Clock } from '../api/clock';
 import type { Random } from '../api/random';
-import type { ClusterObjects } from '../api/types';
+import type { ClusterObjects, Pod } from '../api/types';
 import type { PreemptionRecord } from './preemption/record';
 import type { Binder, ClaimWriter } from './binder';
 import type { ArgsError } from '../api/field';
@@ -36,6 +37,14 @@ export interface SampleNodesPlugin extends Plugin {
 export interface PreFilterResult {
   /** When set, only these nodes can be feasible (e.g. spec.nodeName or matchFields metadata.name). */
   readonly nodeNames?: ReadonlySet<string>;
+}
+
+/**
+ * Upstream's PreEnqueue, for a PreFilter plugin that has it (DynamicResources): whether the pod may
+ * enter the scheduling queue's active part now; a live scheduler's queue holds it until it may.
+ */
+export interface PreEnqueuePlugin extends PreFilterPlugin {
+  preEnqueue(pod: Pod): Status;
 }
 
 export interface PreFilterPlugin extends Plugin {
@@ -129,6 +138,14 @@ export interface PodEvaluator {
   preFilterRemovePod(state: CycleState, podToSchedule: PodInfo, podToRemove: PodInfo, node: NodeInfo): Status;
 }
 
+/** An event about a pod as a plugin records it (events.k8s.io/v1 type, reason, action and note). */
+export interface PodEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly action: string;
+  readonly note: string;
+}
+
 /** What a plugin factory receives from the framework it is built for. */
 export interface FrameworkHandle {
   /** The snapshot of the cycle being run (replaced at the start of each cycle). */
@@ -138,12 +155,18 @@ export interface FrameworkHandle {
   readonly binder: Binder;
   /** Where DynamicResources' PreBind writes claims; none in previews and planning. */
   readonly claimWriter?: ClaimWriter;
+  /** FrameworkOptions.clusterControllers: a template's claim is waited for, not made up. */
+  readonly clusterControllers?: boolean;
   /** Set by the framework runtime (not by a plugin test's handle). */
   readonly evaluator?: PodEvaluator;
   /** The cluster's other objects (PriorityClasses, PodDisruptionBudgets, …) as of the cycle. */
   objects?(): ClusterObjects;
   /** The injected clock's time (ms since the epoch), when the framework was given one. */
   now?(): number | undefined;
+  /** The injected clock, when the framework was given one (DynamicResources' PreBind waits on it). */
+  readonly clock?: Clock;
+  /** Where a plugin's events about a pod go (a live scheduler's event recorder); none: not recorded. */
+  readonly recordEvent?: (pod: Pod, event: PodEvent) => void;
 }
 
 /** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value naming each field. */

@@ -5,7 +5,7 @@
 // the verdicts and scores remembered across cycles live in memo.ts.
 import type { Clock } from '../api/clock';
 import type { Random } from '../api/random';
-import type { ClusterObjects } from '../api/types';
+import type { ClusterObjects, Pod } from '../api/types';
 import { errorMessage } from '../api/errors';
 import { fieldErrorText, type ArgsError } from '../api/field';
 import { err, ok, type Result } from '../api/result';
@@ -19,7 +19,10 @@ import type {
   FrameworkHandle,
   Plugin,
   PodEvaluator,
+  PodEvent,
   PreBindPlugin,
+  PreEnqueuePlugin,
+  PreFilterPlugin,
   QueuedPodInfo,
   QueueSortPlugin,
   ReservePlugin,
@@ -28,7 +31,7 @@ import type {
 } from './interfaces';
 import { CycleMemos } from './memo';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
-import type { Entry } from './plugin-call';
+import { guarded, type Entry } from './plugin-call';
 import {
   frameworkSettings,
   pluginsNeeded,
@@ -41,7 +44,7 @@ import {
   type ResolvedPlugins,
 } from './profile';
 import type { Registry } from './registry';
-import type { FilterStatus, Status } from './status';
+import { isSuccess, SUCCESS, type FilterStatus, type Status } from './status';
 
 export type { Assumption, CommitResult } from './binding';
 export type { ScheduleFailure, ScheduleResult } from './cycle-log';
@@ -55,6 +58,13 @@ export interface FrameworkOptions {
   readonly claimWriter?: ClaimWriter;
   /** What plugins read the time from (DynamicResources: binding timeouts); without it they do without. */
   readonly clock?: Clock;
+  /**
+   * A cluster's kube-controller-manager runs beside this framework (a live scheduler): the claim of
+   * a pod's ResourceClaimTemplate entry is waited for until the pod's status names it, not made up.
+   */
+  readonly clusterControllers?: boolean;
+  /** Where plugins' events about pods go (a live scheduler's, for this profile's scheduler name). */
+  readonly recordEvent?: (pod: Pod, event: PodEvent) => void;
 }
 
 /** The methods a plugin needs to take part in each extension point. */
@@ -77,6 +87,8 @@ export class Framework implements PodEvaluator {
   readonly queueSortLess: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
   private readonly cycle: SchedulingCycle;
   private readonly binding: BindingPipeline;
+  /** The PreFilter plugins that are also PreEnqueue plugins (upstream's DynamicResources), in profile order. */
+  private readonly preEnqueuers: readonly Entry<PreEnqueuePlugin>[];
 
   private constructor(
     readonly profileName: string,
@@ -119,7 +131,20 @@ export class Framework implements PodEvaluator {
       },
       settings.bindRetries,
     );
+    this.preEnqueuers = at<PreFilterPlugin>('preFilter').filter((e): e is Entry<PreEnqueuePlugin> => 'preEnqueue' in e.plugin);
     cycleHandle.evaluator = this;
+  }
+
+  /**
+   * Upstream's PreEnqueue: whether the pod may enter the queue's active part now; the first plugin
+   * that holds it says why (the scheduling queue asks again on the pod's updates and cluster events).
+   */
+  preEnqueue(pod: Pod): Status {
+    for (const { name, plugin } of this.preEnqueuers) {
+      const status = guarded(name, 'PreEnqueue', () => plugin.preEnqueue(pod));
+      if (!isSuccess(status)) return status;
+    }
+    return SUCCESS;
   }
 
   /**
@@ -146,7 +171,14 @@ export class Framework implements PodEvaluator {
     const errors = validateProfile(profile, registry);
     // The plugins' own args are checked even when the profile has other errors: every error in one go.
     const prefix = `profile ${profile.schedulerName}: `;
-    const handle = new CycleHandle(options.random, options.binder ?? new InMemoryBinder(), options.claimWriter, options.clock);
+    const handle = new CycleHandle(
+      options.random,
+      options.binder ?? new InMemoryBinder(),
+      options.claimWriter,
+      options.clock,
+      options.clusterControllers === true,
+      options.recordEvent,
+    );
     const configs = profile.pluginConfig ?? [];
     const instances = new Map<string, Plugin>();
     for (const name of pluginsNeeded(profile)) {

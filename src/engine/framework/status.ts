@@ -18,6 +18,7 @@ export enum Code {
 
 /** The stages of a scheduling cycle, in the order they run. */
 export const STAGES = [
+  'PreEnqueue',
   'Sort',
   'SampleNodes',
   'PreFilter',

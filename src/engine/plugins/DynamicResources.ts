@@ -1,5 +1,9 @@
 // DynamicResources as upstream 1.37 runs it (pkg/scheduler/framework/plugins/dynamicresources,
 // dynamicresources.go) with structured parameters:
+// - PreEnqueue (a live scheduler's queue asks it) holds a pod whose claims cannot all be found, with
+//   PreFilter's message: with the cluster's controllers beside it (FrameworkOptions.clusterControllers),
+//   a template entry's claim is the one the pod's status.resourceClaimStatuses names, and the pod waits
+//   until the resourceclaim controller has created and named it (upstream resourceclaim.Name).
 // - PreFilter finds the pod's ResourceClaims (dynamicresources/claims.ts); a claim that is missing,
 //   being deleted or not the pod's stops the pod (UnschedulableAndUnresolvable with upstream's
 //   message); a claim in the middle of being allocated likewise; for each claim still to allocate
@@ -23,13 +27,17 @@
 //   stays assumed in flight whatever the informers show, so no other pod takes its devices; once
 //   written, the claim as the API server answered stays assumed until the objects show that version
 //   or a newer one. A failed write is an Error naming the claim, and the pod is not bound. Unreserve
-//   after a write takes the pod's reservation back out (the allocation stays, as upstream). A claim
-//   Podplan made up for a template entry (the pod's status names none yet) cannot be written: the
-//   error says kube-controller-manager has not created it. The claim for extended resources served by
+//   after a write takes the pod's reservation back out (the allocation stays, as upstream). The
+//   framework of a live scheduler waits for template claims, so PreBind writes no made-up claim.
+//   The claim for extended resources served by
 //   DRA is created first (upstream createExtendedResourceClaimInAPI), then written, then the pod's
 //   status.extendedResourceClaimStatus patched; Unreserve deletes it. Without a ClaimWriter (previews,
 //   planning) PreBind writes nothing.
-// Not covered: binding conditions' wait in PreBind.
+// - PreBind then waits, on the injected clock, for the binding conditions of the pod's devices
+//   (DRADeviceBindingConditions): every 5 s until all are True; a failure condition True, a claim
+//   allocated longer ago than the binding timeout or 10 minutes of waiting is an Error with
+//   upstream's words; it records upstream's BindingConditionsPending event first. Not covered: the
+//   DynamicResourcesArgs bindingTimeout (the default, 10 minutes, always).
 import type { DeviceHolder } from '../api/device-failures';
 import type {
   AllocationResult,
@@ -51,7 +59,7 @@ import type {
   PostFilterPlugin,
   PostFilterResult,
   PreBindPlugin,
-  PreFilterPlugin,
+  PreEnqueuePlugin,
   ReservePlugin,
   ScorePlugin,
 } from '../framework/interfaces';
@@ -286,40 +294,66 @@ function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | unde
 /** The scheduler's default bindingTimeout (DynamicResourcesArgs): how long binding conditions may take. */
 export const BINDING_TIMEOUT_MS = 600_000;
 
+/** How often PreBind looks at the claims while it waits for their binding conditions (upstream's poll interval). */
+export const BINDING_POLL_MS = 5_000;
+
+/** upstream ErrDeviceBindingTimeout as PreBind's wait ends at the binding timeout (a context's deadline). */
+export const ERR_BINDING_DEADLINE = 'device binding timeout: context deadline exceeded';
+
 /**
- * Upstream isClaimReadyForBinding and isClaimTimeout (DRADeviceBindingConditions with
- * DRAResourceClaimDeviceStatus, both on by default in 1.37), as Filter applies them to an allocated
- * claim: unavailable when a device's binding failure condition is True in the claim's status, or
- * when a device's binding conditions are not all True and the allocation is older than the binding
- * timeout (judged by the injected clock; without one, never).
+ * upstream isClaimReadyForBinding (DRADeviceBindingConditions with DRAResourceClaimDeviceStatus,
+ * both on by default in 1.37): ready when every binding condition of its devices is True in the
+ * claim's status, failed (upstream's ErrDeviceBindingFailed message) when one of a device's binding
+ * failure conditions is True, else waiting. Devices are looked at in order, up to the first not ready.
  */
-function bindingUnavailable(claim: ResourceClaim, now: number | undefined): boolean {
+function bindingReadiness(claim: ResourceClaim): { readonly ready: boolean; readonly failed?: string } {
   const allocation = claim.status?.allocation;
-  let ready = true;
-  let bound = false;
-  for (const result of allocation?.devices?.results ?? []) {
-    if (result.bindingConditions !== undefined) bound = true;
+  if (!allocation) return { ready: false };
+  for (const result of allocation.devices?.results ?? []) {
     if ((result.bindingConditions ?? []).length === 0) continue;
     const status = (claim.status?.devices ?? []).find(
       (d) => d.driver === result.driver && d.pool === result.pool && d.device === result.device,
     );
-    if (!status) {
-      ready = false;
-      break;
-    }
+    if (!status) return { ready: false };
     const condition = (type: string) => (status.conditions ?? []).find((c) => c.type === type);
-    if ((result.bindingFailureConditions ?? []).some((type) => condition(type)?.status === 'True')) return true;
-    if (!result.bindingConditions!.every((type) => condition(type)?.status === 'True')) {
-      ready = false;
-      break;
+    for (const type of result.bindingFailureConditions ?? []) {
+      const failed = condition(type);
+      if (failed?.status === 'True')
+        return {
+          ready: false,
+          failed: `device binding failed: claim=${claim.metadata.name}, reason=${failed.reason ?? ''}, message=${JSON.stringify(failed.message ?? '')}`,
+        };
     }
+    if (!result.bindingConditions!.every((type) => condition(type)?.status === 'True')) return { ready: false };
   }
-  if (ready || !bound || now === undefined || !allocation?.allocationTimestamp) return false;
+  return { ready: true };
+}
+
+/** upstream isClaimTimeout: a device of the allocation has binding conditions, and it was allocated longer ago than the binding timeout. */
+function bindingTimedOut(claim: ResourceClaim, now: number): boolean {
+  const allocation = claim.status?.allocation;
+  if (!allocation?.allocationTimestamp) return false;
+  if (!(allocation.devices?.results ?? []).some((r) => r.bindingConditions !== undefined)) return false;
   const allocated = Date.parse(allocation.allocationTimestamp);
   return !Number.isNaN(allocated) && allocated + BINDING_TIMEOUT_MS < now;
 }
 
-export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin {
+/**
+ * As Filter applies the two to an allocated claim: unavailable when its binding failed, or when it
+ * is not ready and timed out (judged by the injected clock; without one, never).
+ */
+function bindingUnavailable(claim: ResourceClaim, now: number | undefined): boolean {
+  const readiness = bindingReadiness(claim);
+  if (readiness.failed !== undefined) return true;
+  return !readiness.ready && now !== undefined && bindingTimedOut(claim, now);
+}
+
+/** upstream hasBindingConditions, for one claim: a device of its allocation has binding conditions. */
+function hasBindingConditions(claim: ResourceClaim): boolean {
+  return (claim.status?.allocation?.devices?.results ?? []).some((r) => (r.bindingConditions ?? []).length > 0);
+}
+
+export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin {
   readonly name = NAME;
   private readonly stateKey = new StateKey<DraState>(`PreFilter${NAME}`);
   /** Claims this scheduler allocated, reserved or deallocated (upstream's assume cache). */
@@ -456,10 +490,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     }
     if ((pod.pod.spec.resourceClaims ?? []).length === 0 && extended.length === 0) return { status: SKIP };
     const idx = this.indexes();
-    const found = podResourceClaims(pod.pod, {
-      claim: (ns, n) => this.claim(idx, ns, n),
-      template: (ns, n) => idx.templates.get(key(ns, n)),
-    });
+    const found = this.resolve(idx, pod.pod);
     if (!found.ok) return { status: unresolvable(found.error) };
     // In a planner's what-if, a claim a pod placed earlier allocated (a shared claim) is allocated
     // there, as the scheduler following the plan would find it: this pod may only follow it.
@@ -668,12 +699,33 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
   private claimsOf(idx: Indexes, pod: Pod): ReturnType<typeof podResourceClaims> {
     const kept = this.claimsByPod.get(pod);
     if (kept && kept.stamp === this.useStamp) return kept.found;
-    const found = podResourceClaims(pod, {
-      claim: (ns, n) => this.claim(idx, ns, n),
-      template: (ns, n) => idx.templates.get(key(ns, n)),
-    });
+    const found = this.resolve(idx, pod);
     this.claimsByPod.set(pod, { stamp: this.useStamp, found });
     return found;
+  }
+
+  /**
+   * The pod's claims: with a cluster's controllers beside the scheduler, a template entry's claim is
+   * the one the pod's status names (none yet: upstream's "ResourceClaim not created yet"), else the
+   * one the controller would create is made up.
+   */
+  private resolve(idx: Indexes, pod: Pod): ReturnType<typeof podResourceClaims> {
+    return podResourceClaims(
+      pod,
+      { claim: (ns, n) => this.claim(idx, ns, n), template: (ns, n) => idx.templates.get(key(ns, n)) },
+      this.handle.clusterControllers === true ? 'wait' : 'made-up',
+    );
+  }
+
+  /**
+   * upstream PreEnqueue: a pod whose claims cannot all be found (one not created yet, missing, being
+   * deleted, not the pod's) waits outside the active queue with PreFilter's message, until the
+   * pod's update or a claim's event lets them be found.
+   */
+  preEnqueue(pod: Pod): Status {
+    if ((pod.spec.resourceClaims ?? []).length === 0) return SUCCESS;
+    const found = this.resolve(this.indexes(), pod);
+    return found.ok ? SUCCESS : unresolvable(found.error);
   }
 
   private checkClass(idx: Indexes, className: string, request: string): Status | undefined {
@@ -907,7 +959,7 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
     }
   }
 
-  async preBind(_state: CycleState, pod: PodInfo, _nodeName: string): Promise<Status> {
+  async preBind(state: CycleState, pod: PodInfo, nodeName: string): Promise<Status> {
     const changes = this.reservedBy.get(pod.id);
     if (!changes || changes.length === 0) return SKIP;
     const writer = this.handle.claimWriter;
@@ -926,11 +978,6 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       }
       const claim = change.listed;
       const name = key(claim.metadata.namespace, claim.metadata.name);
-      if (claim.metadata.annotations?.[MADE_UP_ANNOTATION] === 'true') {
-        return errorStatus(
-          `ResourceClaim for spec.resourceClaims "${claim.metadata.annotations['resource.kubernetes.io/pod-claim-name'] ?? ''}" of pod ${pod.key} is not created yet (kube-controller-manager's resourceclaim controller creates it from the template and names it in the pod's status.resourceClaimStatuses)`,
-        );
-      }
       const written = await writer.bindClaim(this.bindingOf(change, pod));
       if (!written.ok) return errorStatus(`ResourceClaim ${name}: ${written.error}`);
       change.written = written.value;
@@ -952,7 +999,57 @@ export class DynamicResources implements PreFilterPlugin, FilterPlugin, PostFilt
       }
     }
     for (const change of changes) this.land(change);
-    return SUCCESS;
+    // The pod's claims: those PreFilter found (the extended resources' one as PreBind created it).
+    const keys = new Set(changes.map((c) => c.key));
+    for (const claim of state.read(this.stateKey)?.claims ?? [])
+      if (!claim.metadata.annotations?.[EXTENDED_RESOURCE_CLAIM_ANNOTATION]) keys.add(key(claim.metadata.namespace, claim.metadata.name));
+    return this.awaitBindingConditions([...keys], pod, nodeName);
+  }
+
+  /**
+   * upstream PreBind's wait for binding conditions (DRADeviceBindingConditions with
+   * DRAResourceClaimDeviceStatus, on by default in 1.37), on the injected clock: when a claim of the
+   * pod has devices with binding conditions, the claims as the scheduler knows them (the cluster's,
+   * through the objects, once they show PreBind's write) are looked at now and every 5 s until every
+   * condition is True (Success). A failure condition True, a claim allocated longer ago than the
+   * binding timeout, or the 10 minutes' wait running out is an Error with upstream's words: the pod
+   * is not bound, Unreserve runs, and the next attempt's Filter finds the claim unavailable. Before
+   * it waits, upstream's BindingConditionsPending event is recorded.
+   */
+  private async awaitBindingConditions(keys: readonly string[], pod: PodInfo, nodeName: string): Promise<Status> {
+    const clock = this.handle.clock;
+    const claims = () => {
+      const idx = this.indexes();
+      return keys.map((k) => this.assumed.get(k)?.claim ?? idx.claims.get(k)).filter((c): c is ResourceClaim => c !== undefined);
+    };
+    if (!clock || !claims().some(hasBindingConditions)) return SUCCESS;
+    this.handle.recordEvent?.(pod.pod, {
+      type: 'Normal',
+      reason: 'BindingConditionsPending',
+      action: 'Scheduling',
+      note: `waiting for binding conditions for device on node ${nodeName}`,
+    });
+    const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimer(ms, resolve));
+    const deadline = clock.now() + BINDING_TIMEOUT_MS;
+    for (;;) {
+      const now = clock.now();
+      let ready = true;
+      for (const claim of claims()) {
+        const readiness = bindingReadiness(claim);
+        if (readiness.failed !== undefined) return errorStatus(readiness.failed);
+        if (readiness.ready) continue;
+        if (bindingTimedOut(claim, now)) return errorStatus(`device binding timeout: claim=${claim.metadata.name}`);
+        ready = false;
+        break;
+      }
+      if (ready) return SUCCESS;
+      // The deadline comes before the look that would fall on it.
+      if (now + BINDING_POLL_MS >= deadline) {
+        await sleep(deadline - now);
+        return errorStatus(ERR_BINDING_DEADLINE);
+      }
+      await sleep(BINDING_POLL_MS);
+    }
   }
 
   /**

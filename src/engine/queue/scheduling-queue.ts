@@ -2,7 +2,8 @@
 // QueueSort plugin, backoffQ for pods that failed recently (1 s doubling to 10 s per attempt), and
 // the unschedulable pods, which move back when a cluster event could make them schedulable (one of
 // the plugins that rejected them cares about it) or after 5 minutes at the latest. Pods with
-// scheduling gates wait, gated, until an update removes the gates. Pods the QueueSort plugin ranks
+// scheduling gates wait, gated, until an update removes the gates; so do pods the framework's
+// PreEnqueue plugins hold, until an update or a change of the other objects lets them in. Pods the QueueSort plugin ranks
 // equal (same priority, same timestamp: a batch added at one instant of the injected clock) leave
 // activeQ in the order they were added, as they would in a cluster, where each arrives at its own time.
 import type { Clock, Timer } from '../api/clock';
@@ -26,6 +27,12 @@ export interface SchedulingQueueOptions {
    * event (safe default). Defaults to DEFAULT_EVENTS_OF_INTEREST.
    */
   readonly eventsOfInterest?: (plugin: string) => readonly ClusterEvent[] | undefined;
+  /**
+   * The framework's PreEnqueue plugins (a live scheduler's; upstream's DynamicResources): whether a
+   * pod may enter activeQ. A pod they hold waits gated until its update, or a change of the other
+   * objects (its claim created), lets it in.
+   */
+  readonly preEnqueue?: (info: PodInfo) => boolean;
 }
 
 /** Which events can make a pod rejected by an upstream plugin schedulable (upstream's EventsToRegister). */
@@ -118,7 +125,7 @@ export class SchedulingQueue {
   add(info: PodInfo): void {
     const queued: QueuedPodInfo = { info, timestamp: this.options.clock.now(), attempts: 0 };
     this.arrival.set(info.id, this.arrivals++);
-    if (isGated(info)) {
+    if (this.isGated(info)) {
       this.gated.set(info.id, queued);
       return;
     }
@@ -131,7 +138,7 @@ export class SchedulingQueue {
     const id = info.id;
     const gated = this.gated.get(id);
     if (gated) {
-      if (isGated(info)) {
+      if (this.isGated(info)) {
         this.gated.set(id, { ...gated, info });
       } else {
         this.gated.delete(id);
@@ -186,18 +193,30 @@ export class SchedulingQueue {
   addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
     this.inFlight.delete(queued.info.id);
     const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors };
-    if (this.moveRequestCycle >= this.schedulingCycle) this.backoff.upsert(entry);
-    else this.unschedulable.set(queued.info.id, entry);
+    if (this.moveRequestCycle >= this.schedulingCycle) {
+      if (!this.heldBack(queued)) this.backoff.upsert(entry);
+    } else this.unschedulable.set(queued.info.id, entry);
   }
 
   /** The popped pod failed for an internal reason (error, binding failure): it backs off and retries. */
   addBackoff(queued: QueuedPodInfo): void {
     this.inFlight.delete(queued.info.id);
-    this.backoff.upsert({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
+    if (!this.heldBack(queued)) this.backoff.upsert({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
   }
 
   /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
   onEvent(event: ClusterEvent): void {
+    // A pod held by PreEnqueue (not by scheduling gates) may be let in by the other objects' change.
+    if (event === 'ObjectsUpdate' && this.options.preEnqueue) {
+      let moved = false;
+      for (const [id, queued] of this.gated) {
+        if (this.isGated(queued.info)) continue;
+        this.gated.delete(id);
+        this.active.upsert(queued);
+        moved = true;
+      }
+      if (moved) this.notify();
+    }
     for (const [id, entry] of this.unschedulable) {
       if (this.couldHelp(entry, event)) {
         this.unschedulable.delete(id);
@@ -260,6 +279,11 @@ export class SchedulingQueue {
     };
   }
 
+  /** Held out of activeQ: by scheduling gates, or by the PreEnqueue plugins. */
+  private isGated(info: PodInfo): boolean {
+    return hasSchedulingGates(info) || (this.options.preEnqueue !== undefined && !this.options.preEnqueue(info));
+  }
+
   private backoffExpiry(entry: Entry): number {
     return entry.failedAt + this.backoffDuration(entry.queued.attempts);
   }
@@ -273,7 +297,18 @@ export class SchedulingQueue {
     return false;
   }
 
+  /**
+   * As upstream's moves into activeQ and backoffQ run the PreEnqueue plugins: a pod they hold now
+   * (its claim deleted meanwhile) waits gated instead. A pod leaving backoffQ was checked on entry.
+   */
+  private heldBack(queued: QueuedPodInfo): boolean {
+    if (!this.options.preEnqueue || this.options.preEnqueue(queued.info)) return false;
+    this.gated.set(queued.info.id, queued);
+    return true;
+  }
+
   private requeue(entry: Entry): void {
+    if (this.heldBack(entry.queued)) return;
     if (this.backoffExpiry(entry) > this.options.clock.now()) {
       this.backoff.upsert(entry);
     } else {
@@ -287,6 +322,6 @@ export class SchedulingQueue {
   }
 }
 
-function isGated(info: PodInfo): boolean {
+function hasSchedulingGates(info: PodInfo): boolean {
   return (info.pod.spec.schedulingGates?.length ?? 0) > 0;
 }

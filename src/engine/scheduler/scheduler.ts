@@ -12,7 +12,7 @@ import type { PreemptionRecord } from '../framework/preemption/record';
 import { boundPodInfo, podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
-import { errorStatus, isRejection, SUCCESS, type Status } from '../framework/status';
+import { errorStatus, isRejection, isSuccess, SUCCESS, type Status } from '../framework/status';
 import { SchedulingQueue, type ClusterEvent } from '../queue/scheduling-queue';
 import { DEFAULT_SCHEDULER_NAME } from '../framework/profile';
 
@@ -69,6 +69,11 @@ export interface SchedulerOptions {
    * the watch never shows expires). Default 'binder'.
    */
   readonly confirmedBy?: 'binder' | 'watch';
+  /**
+   * Whether the queue holds pods at the framework's PreEnqueue plugins, as kube-scheduler's does (a
+   * live scheduler). A simulation reports such a pod with the same message as PreFilter's verdict.
+   */
+  readonly preEnqueue?: boolean;
   /** The queue's back-off (KubeSchedulerConfiguration podInitialBackoffSeconds / podMaxBackoffSeconds); default 1 s to 10 s. */
   readonly backoff?: { readonly initialBackoffMs?: number; readonly maxBackoffMs?: number };
 }
@@ -93,7 +98,13 @@ export class Scheduler {
 
   constructor(private readonly options: SchedulerOptions) {
     this.schedulerName = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
-    this.queue = new SchedulingQueue({ clock: options.clock, less: options.framework.queueSortLess, ...options.backoff });
+    const framework = options.framework;
+    this.queue = new SchedulingQueue({
+      clock: options.clock,
+      less: framework.queueSortLess,
+      ...options.backoff,
+      ...(options.preEnqueue ? { preEnqueue: (info: PodInfo) => isSuccess(framework.preEnqueue(info.pod)) } : {}),
+    });
     this.snapshot = options.cache.snapshot();
   }
 

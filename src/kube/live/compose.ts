@@ -6,9 +6,11 @@
 // (RECORDED_SCORES), unless the profile asks for more: a live scheduler keeps every pod's last one.
 import type { Clock } from '../../engine/api/clock';
 import { seededRandom } from '../../engine/api/random';
+import type { Pod } from '../../engine/api/types';
 import { err, ok, type Result } from '../../engine/api/result';
 import type { ClusterCache } from '../../engine/cache/cache';
 import type { Binder, ClaimWriter } from '../../engine/framework/binder';
+import type { PodEvent } from '../../engine/framework/interfaces';
 import { mergeProfile, type Profile, type ProfileError } from '../../engine/framework/profile';
 import { Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
@@ -58,7 +60,18 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const registry = inTreeRegistry();
   if (!registry.ok) return err([{ code: 'profile/invalid', path: [], message: registry.error }]);
   const claimWriter = c.claimWriter ? { claimWriter: c.claimWriter } : {};
-  const framework = Framework.build(registry.value, main, { random, binder: c.binder, clock: c.clock, ...claimWriter });
+  // Plugins' events (DynamicResources' BindingConditionsPending) as the profile's scheduler records them.
+  const effects = c.effects;
+  const events = (schedulerName: string) =>
+    effects ? { recordEvent: (pod: Pod, event: PodEvent) => effects.event(pod, event, schedulerName) } : {};
+  const framework = Framework.build(registry.value, main, {
+    random,
+    binder: c.binder,
+    clock: c.clock,
+    clusterControllers: true,
+    ...claimWriter,
+    ...events(main.schedulerName),
+  });
   if (!framework.ok) return framework;
 
   const podSetProfile = mergeProfile(mergeProfile(DEFAULT_PROFILE, { schedulerName: POD_SET_SCHEDULER_NAME }), live(c.podSetProfile));
@@ -77,7 +90,15 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
     onPlan: (plan, cause) => built.scheduler?.planMade(plan, cause),
     onScheduled: (trigger) => built.scheduler?.triggerScheduled(trigger),
   });
-  const gated = podSetFramework(podSetProfile, { random, gate: coordinator, binder: c.binder, ...claimWriter });
+  const gated = podSetFramework(podSetProfile, {
+    random,
+    gate: coordinator,
+    binder: c.binder,
+    clock: c.clock,
+    clusterControllers: true,
+    ...claimWriter,
+    ...events(podSetProfile.schedulerName),
+  });
   if (!gated.ok) return gated;
   built.scheduler = new LiveScheduler({
     clock: c.clock,

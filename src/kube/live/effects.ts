@@ -8,6 +8,7 @@
 // Every write runs off the scheduling loop and never throws; failures go to `warning`.
 import type { Clock, Timer } from '../../engine/api/clock';
 import { podId, podKey, type Pod } from '../../engine/api/types';
+import type { PodEvent } from '../../engine/framework/interfaces';
 import type { ApiError, KubeHttp } from '../http';
 import type { ApiObject } from '../objects';
 
@@ -438,6 +439,8 @@ export interface SchedulingEffects {
   scheduled(pod: Pod, node: string, schedulerName: string): void;
   /** The pod was not placed: the FailedScheduling event, the PodScheduled condition, the nomination. */
   failed(pod: Pod, failure: SchedulingFailure, schedulerName: string): void;
+  /** A plugin's event about the pod (DynamicResources' BindingConditionsPending). */
+  event(pod: Pod, event: PodEvent, schedulerName: string): void;
   /**
    * Preemption chose `node` for `preemptor`: the victims get DisruptionTarget and are deleted; `lower`
    * lose their nomination. Resolves with the ids of the victims whose deletion failed.
@@ -502,6 +505,10 @@ export class KubeSchedulingEffects implements SchedulingEffects {
     });
     const nominate = failure.nominatedNode ?? (failure.clearNomination ? '' : undefined);
     void this.status.update(pod, { type: 'PodScheduled', status: 'False', reason: failure.reason, message: failure.message }, nominate);
+  }
+
+  event(pod: Pod, event: PodEvent, schedulerName: string): void {
+    this.recorder(schedulerName).record({ ...event, regarding: podReference(pod) });
   }
 
   inFlight(): number {

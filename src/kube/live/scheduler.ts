@@ -156,6 +156,7 @@ export class LiveScheduler {
         schedulerName,
         confirmedBy: options.confirmedBy ?? 'watch',
         preemption: 'nominate',
+        preEnqueue: true,
         ...(options.backoff ? { backoff: options.backoff } : {}),
       }),
     }));

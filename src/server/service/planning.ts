@@ -9,7 +9,6 @@ import { deviceFailureText } from '../../engine/explain/devices';
 import { deviceVerdicts, podReport, type NodeDevices } from '../../engine/explain/report';
 import { deviceId } from '../../engine/plugins/dynamicresources/allocator';
 import { deviceUse } from '../../engine/plugins/dynamicresources/plan-devices';
-import { Names } from '../../engine/plugins/names';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
 import { describeBound, type PlanBound } from '../../engine/planner/solver/bound';
@@ -36,7 +35,7 @@ import type {
 import type { History } from '../history';
 import { formatAmount, unitOf } from '../../protocol/amounts';
 import { amounts } from './amounts';
-import { nodeVerdicts } from '../../engine/explain/verdicts';
+import { explainedVerdicts } from '../../engine/explain/verdicts';
 import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts } from './pipeline';
 import { podSetLabelOf, schedulerOf, type Analysis, type Ranking } from './analysis';
 import { fileNameOf } from './locate';
@@ -403,18 +402,16 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
 function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): Pick<Cycle, 'complete' | 'devices'> {
   const info = podInfo(p);
   if (!info.ok || !ranking) return {};
-  const framework = analysis.engine.framework(schedulerOf(p));
   const d = ranking.result.diagnosis;
+  const verdicts = explainedVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot, d);
   if (d.chosenNode === undefined) {
-    const verdicts = nodeVerdicts(framework, info.value, ranking.snapshot);
     return {
       complete: { verdicts, describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts,
       devices: deviceVerdicts(verdicts),
     };
   }
-  // A placed pod: the device requests not met on the nodes DynamicResources rejected, from those nodes' own verdicts.
-  const drNodes = d.rejections.filter((r) => r.plugin === Names.DynamicResources && r.stage === 'Filter').map((r) => r.node);
-  return drNodes.length > 0 ? { devices: deviceVerdicts(nodeVerdicts(framework, info.value, ranking.snapshot, drNodes)) } : {};
+  // A placed pod: the device requests not met on the nodes DynamicResources rejected.
+  return verdicts.length > 0 ? { devices: deviceVerdicts(verdicts) } : {};
 }
 
 /**

@@ -768,6 +768,17 @@ describe('engine/framework/runtime', () => {
     });
   });
 
+  it('PreEnqueue asks the PreFilter plugins that have it, in order: the first that holds the pod answers, named; a throw is an Error', () => {
+    const holding = (name: string, status: Status) => ({ ...preFilter(name, SUCCESS), preEnqueue: () => status });
+    const p = makePod('p').info.pod;
+    const held = frameworkOf([preFilter('Plain', SUCCESS), holding('First', unresolvable('wait')), holding('Second', unresolvable('no'))]);
+    assert.deepEqual(held.preEnqueue(p), { ...unresolvable('wait'), plugin: 'First', stage: 'PreEnqueue' });
+    assert.equal(frameworkOf([holding('Fine', SUCCESS)]).preEnqueue(p).code, Code.Success);
+    const thrower = { ...preFilter('Thrower', SUCCESS), preEnqueue: throws };
+    const thrown = frameworkOf([thrower]).preEnqueue(p);
+    assert.deepEqual([thrown.code, thrown.plugin, thrown.stage], [Code.Error, 'Thrower', 'PreEnqueue']);
+  });
+
   describe('commit: the best candidates through Reserve → Permit → CheckConflicts → Bind', () => {
     /** Nodes ranked n2 > n1 > n0, and a binding pipeline that logs each call and fails where told. */
     function pipeline(fail: { permit?: string[]; conflict?: string[]; bind?: string[]; bindThrows?: string[] } = {}) {

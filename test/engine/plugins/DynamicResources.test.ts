@@ -10,6 +10,7 @@ import { deviceFailureText } from '../../../src/engine/explain/devices';
 import { PREEMPTION_MODE } from '../../../src/engine/framework/preemption/record';
 import * as DR from '../../../src/engine/plugins/DynamicResources';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
+import { ManualClock } from '../../../src/engine/api/clock';
 import { handleOf, makeNode, snapshotOf } from '../../builders';
 import { build, filterAll, runFilters } from './harness';
 
@@ -578,23 +579,205 @@ describe('engine/plugins/DynamicResources PreBind', () => {
     assert.equal(writer.bound.at(-1)?.allocation, undefined);
   });
 
-  it('a claim made up for a template entry (the controller has not created it) is not written: the error says so', async () => {
+  // upstream PreEnqueue and PreFilter with resourceclaim.Name: a template entry's claim is the one
+  // the pod's status names; until the resourceclaim controller names it, the pod waits with
+  // `pod "<ns>/<name>": ResourceClaim not created yet` (ErrClaimNotFound). Without the cluster's
+  // controllers (files, previews, planning) Podplan makes up the claim the controller would create.
+  describe('a template entry whose claim the controller has not created yet', () => {
     const template: ResourceClaimTemplate = {
       metadata: { name: 'gpu-template', namespace: 'default' },
       spec: { spec: { devices: { requests: [exactly()] } } },
     };
-    const { plugin, snapshot, writer } = setup([], true, { resourceClaimTemplates: [template] });
-    const pod = podWith('p1', [{ name: 'gpus', resourceClaimTemplateName: 'gpu-template' }]);
-    const { state, verdicts } = runFilters(plugin, snapshot, pod);
-    assert.deepEqual(verdicts, { n1: 'ok', n2: CANNOT });
-    plugin.reserve(state, pod, 'n1');
-    const status = await plugin.preBind(state, pod, 'n1');
-    assert.equal(status.code, 'Error');
-    assert.match(
-      status.reasons[0] ?? '',
-      /^ResourceClaim for spec\.resourceClaims "gpus" of pod default\/p1 is not created yet \(kube-controller-manager's resourceclaim controller/,
-    );
-    assert.deepEqual(writer.bound, []);
+    const waiting = podWith('p1', [{ name: 'gpus', resourceClaimTemplateName: 'gpu-template' }]);
+    const created = claim('p1-gpus-x7k2p', [exactly()]);
+    const owned: ResourceClaim = {
+      ...created,
+      metadata: { ...created.metadata, ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p1', uid: 'uid-p1', controller: true }] },
+    };
+    const named = podWith('p1', [{ name: 'gpus', resourceClaimTemplateName: 'gpu-template' }], {
+      resourceClaimStatuses: [{ name: 'gpus', resourceClaimName: 'p1-gpus-x7k2p' }],
+    });
+    const NOT_CREATED = 'UnschedulableAndUnresolvable: pod "default/p1": ResourceClaim not created yet';
+    const table: Array<[string, boolean, PodInfo, ResourceClaim[], string, string, Record<string, string>]> = [
+      // name, clusterControllers, pod, claims, PreEnqueue, PreFilter, Filter verdicts
+      ['with the controllers (live): held at PreEnqueue, and PreFilter says the same', true, waiting, [], NOT_CREATED, NOT_CREATED, {}],
+      ['without them (files): the made-up claim is allocated', false, waiting, [], 'Success', 'ok', { n1: 'ok', n2: CANNOT }],
+      [
+        'with the controllers, once the claim is created and named: let in',
+        true,
+        named,
+        [owned],
+        'Success',
+        'ok',
+        { n1: 'ok', n2: CANNOT },
+      ],
+      [
+        'with the controllers, a named claim not created yet: could not find it',
+        true,
+        named,
+        [],
+        'UnschedulableAndUnresolvable: could not find ResourceClaim "default/p1-gpus-x7k2p"',
+        'UnschedulableAndUnresolvable: could not find ResourceClaim "default/p1-gpus-x7k2p"',
+        {},
+      ],
+      ['a pod without claims is let in', true, podWith('p0', []), [], 'Success', 'Skip', {}],
+    ];
+    for (const [name, clusterControllers, pod, claims, preEnqueue, preFilter, verdicts] of table) {
+      it(name, () => {
+        const snapshot = snapshotOf(nodes);
+        const objects: ClusterObjects = {
+          deviceClasses: [gpuClass],
+          resourceSlices: [slice('n1', 1)],
+          resourceClaims: claims,
+          resourceClaimTemplates: [template],
+        };
+        const plugin = build(DR.factory, undefined, { ...handleOf(snapshot, 1, objects), clusterControllers });
+        const status = plugin.preEnqueue(pod.pod);
+        const run = runFilters(plugin, snapshot, pod);
+        assert.deepEqual(
+          [status.code === 'Success' ? 'Success' : `${status.code}: ${status.reasons.join(', ')}`, run.preFilter, run.verdicts],
+          [preEnqueue, preFilter, verdicts],
+        );
+      });
+    }
+
+    it('with the controllers, PreBind writes the claim the status names, by its name', async () => {
+      const snapshot = snapshotOf(nodes);
+      const objects: ClusterObjects = {
+        deviceClasses: [gpuClass],
+        resourceSlices: [slice('n1', 1)],
+        resourceClaims: [owned],
+        resourceClaimTemplates: [template],
+      };
+      const writer = new TableWriter(new Map([[owned.metadata.name, owned]]));
+      const plugin = build(DR.factory, undefined, { ...handleOf(snapshot, 1, objects), clusterControllers: true, claimWriter: writer });
+      const { state } = runFilters(plugin, snapshot, named);
+      plugin.reserve(state, named, 'n1');
+      assert.equal((await plugin.preBind(state, named, 'n1')).code, 'Success');
+      assert.deepEqual(
+        writer.bound.map((b) => [b.name, b.consumer.uid]),
+        [['p1-gpus-x7k2p', 'uid-p1']],
+      );
+    });
+  });
+
+  // upstream PreBind after bindClaim (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus,
+  // on by default in 1.37): a device with binding conditions makes the pod wait, looking every 5 s,
+  // until its conditions are True in the claim's status; a failure condition or the 10 minutes'
+  // timeout is an Error (isClaimReadyForBinding, ErrDeviceBindingFailed, ErrDeviceBindingTimeout).
+  describe('PreBind waits for the binding conditions of the devices it allocated, on the injected clock', () => {
+    const START = Date.parse('2026-06-01T12:00:00Z');
+    const attachable = (conditions = true): ResourceSlice => {
+      const base = slice('n1', 1);
+      return {
+        ...base,
+        spec: {
+          ...base.spec,
+          devices: [{ name: 'gpu-0', ...(conditions ? { bindingConditions: ['attached'], bindingFailureConditions: ['failed'] } : {}) }],
+        },
+      };
+    };
+    const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+    type Driver = Array<[afterMs: number, conditions: Record<string, 'True' | 'False'>]>;
+    const table: Array<[name: string, conditions: boolean, clock: boolean, driver: Driver, expected: string, atMs: number]> = [
+      ['bound once the driver says attached: Success at the next look', true, true, [[12_000, { attached: 'True' }]], 'Success', 15_000],
+      [
+        'a failure condition True: Error, the pod is not bound',
+        true,
+        true,
+        [
+          [3_000, { attached: 'False' }],
+          [7_000, { attached: 'False', failed: 'True' }],
+        ],
+        'Error: device binding failed: claim=c1, reason=R, message="the driver gave up"',
+        10_000,
+      ],
+      [
+        'never attached: Error at the binding timeout (10 minutes)',
+        true,
+        true,
+        [[1_000, { attached: 'False' }]],
+        `Error: ${DR.ERR_BINDING_DEADLINE}`,
+        600_000,
+      ],
+      ['a device without binding conditions: no wait', false, true, [], 'Success', 0],
+      ['no clock (no live scheduler): no wait', true, false, [], 'Success', 0],
+    ];
+    for (const [name, conditions, withClock, driver, expected, atMs] of table) {
+      it(name, async () => {
+        const clock = new ManualClock(START);
+        const events: string[] = [];
+        const snapshot = snapshotOf(nodes);
+        const c1 = claim('c1', [exactly()]);
+        let objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [attachable(conditions)], resourceClaims: [c1] };
+        const writer = new TableWriter(new Map([['c1', c1]]));
+        const handle: FrameworkHandle = {
+          ...handleOf(snapshot, 1),
+          objects: () => objects,
+          claimWriter: writer,
+          ...(withClock ? { clock, now: () => clock.now() } : {}),
+          recordEvent: (p, e) => events.push(`${p.metadata.name} ${e.type} ${e.reason} ${e.action}: ${e.note}`),
+        };
+        const plugin = build(DR.factory, undefined, handle);
+        const pod = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
+        const { state } = runFilters(plugin, snapshot, pod);
+        assert.equal(plugin.reserve(state, pod, 'n1').code, 'Success');
+        let outcome: string | undefined;
+        let at = 0;
+        void plugin.preBind(state, pod, 'n1').then((s) => {
+          outcome = s.code === 'Success' ? 'Success' : `${s.code}: ${s.reasons.join(', ')}`;
+          at = clock.now() - START;
+        });
+        await flush();
+        const written = writer.bound.length === 1 ? writer.bound[0]! : undefined;
+        assert.ok(written?.allocation, 'the allocation is written first');
+        // The driver's reports, as the objects show them (a newer version of the written claim).
+        let version = 100;
+        for (let t = 0; outcome === undefined && t < 700_000; t += 1_000) {
+          for (const [after, report] of driver)
+            if (after === t)
+              objects = {
+                ...objects,
+                resourceClaims: [
+                  {
+                    ...c1,
+                    metadata: { ...c1.metadata, resourceVersion: String(++version) },
+                    status: {
+                      allocation: written.allocation,
+                      reservedFor: [written.consumer],
+                      devices: [
+                        {
+                          driver: GPU,
+                          pool: 'n1',
+                          device: 'gpu-0',
+                          conditions: Object.entries(report).map(([type, status]) => ({
+                            type,
+                            status,
+                            reason: 'R',
+                            message: status === 'True' && type === 'failed' ? 'the driver gave up' : '',
+                            lastTransitionTime: '2026-06-01T12:00:00Z',
+                          })),
+                        },
+                      ],
+                    },
+                  },
+                ],
+              };
+          clock.advance(1_000);
+          await flush();
+        }
+        // upstream records BindingConditionsPending when it starts to wait.
+        const waited = withClock && conditions;
+        assert.deepEqual(
+          [outcome, at, events],
+          [
+            expected,
+            atMs,
+            waited ? ['p1 Normal BindingConditionsPending Scheduling: waiting for binding conditions for device on node n1'] : [],
+          ],
+        );
+      });
+    }
   });
 
   it('without a ClaimWriter (previews, planning) PreBind writes nothing and succeeds', async () => {

@@ -135,6 +135,56 @@ describe('engine/queue/scheduling-queue', () => {
     assert.equal(queue.whereIs(gated.info.id), 'active');
   });
 
+  it('holds a pod its PreEnqueue plugins hold until its update or a change of the other objects lets it in', () => {
+    const clock = new ManualClock(0);
+    // What the PreEnqueue plugins see: which pods' claims can be found (annotated pods, and any once `created`).
+    let created = false;
+    const queue = new SchedulingQueue({
+      clock,
+      less: byPriority,
+      preEnqueue: (info) => created || info.pod.metadata.annotations?.['named'] === 'yes',
+    });
+    let ready = 0;
+    queue.onReady(() => ready++);
+    const a = makePod('a').info;
+    const b = makePod('b').info;
+    queue.add(a);
+    queue.add(b);
+    assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id), queue.pop()], ['gated', 'gated', undefined]);
+    // The pod's own update that lets it in (its status names its claim).
+    queue.update(makePod('a').annotations({ named: 'yes' }).info);
+    assert.equal(queue.whereIs(a.id), 'active');
+    // Other events leave a held pod where it is; a change of the other objects that lets it in moves it.
+    for (const event of ['NodeAdd', 'PodUpdate', 'ObjectsUpdate'] as const) queue.onEvent(event);
+    assert.equal(queue.whereIs(b.id), 'gated');
+    created = true;
+    queue.onEvent('NodeAdd');
+    assert.equal(queue.whereIs(b.id), 'gated');
+    queue.onEvent('ObjectsUpdate');
+    assert.deepEqual([queue.whereIs(b.id), ready], ['active', 2]);
+  });
+
+  it('runs the PreEnqueue plugins on every move into activeQ or backoffQ: a pod they hold now waits gated', () => {
+    const clock = new ManualClock(0);
+    let found = true;
+    const queue = new SchedulingQueue({ clock, less: byPriority, preEnqueue: () => found });
+    const a = makePod('a').info;
+    const b = makePod('b').info;
+    queue.add(a);
+    queue.add(b);
+    failOnce(queue, 'DynamicResources');
+    const popped = queue.pop();
+    assert.ok(popped);
+    // Its claim is deleted meanwhile: a moved by an event and b failing with an error wait gated.
+    found = false;
+    queue.onEvent('NodeAdd');
+    queue.addBackoff(popped);
+    assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['gated', 'gated']);
+    found = true;
+    queue.onEvent('ObjectsUpdate');
+    assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['active', 'active']);
+  });
+
   it('tells listeners when a pod becomes ready and forgets deleted pods', () => {
     const { queue } = setup();
     let ready = 0;

@@ -113,7 +113,7 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
     ]);
   });
 
-  it('does not bind a pod whose claim cannot be written: a template entry with no claim created yet (no controller runs here)', async () => {
+  it('holds a pod whose template claim is not created yet (no controller runs here) until its claim is created and named, then binds it', async () => {
     const template = {
       apiVersion: DRA_API,
       kind: 'ResourceClaimTemplate',
@@ -125,19 +125,44 @@ describe('kube/live: podplan run with the cluster objects plugins read', functio
       ...base,
       spec: { ...(base.spec as object), resourceClaims: [{ name: 'gpu', resourceClaimTemplateName: 'one-gpu' }] },
     };
-    cluster = await startCluster([...nodes, ...oneGpu('node-b'), template, fromTemplate]);
+    cluster = await startCluster([...nodes, ...oneGpu('node-b'), template, fromTemplate, pod('plain')]);
+    const { server } = cluster;
     let stdout = '';
     let stop: (signal: string) => void = () => undefined;
     const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)), onStdout: (t) => void (stdout += t) });
-    await until('the PreBind error', () => stdout.includes('not placed default/t:'));
+    // The pod after it in the queue is bound; t is held at PreEnqueue: no attempt, no message, no claim written.
+    await until('the other pod is bound', () => podsOf(server).get('default/plain')?.spec.nodeName !== undefined);
+    assert.doesNotMatch(stdout, /default\/t/);
+    assert.deepEqual(server.list({ apiVersion: DRA_API, kind: 'ResourceClaim' }), []);
+    // What the resourceclaim controller does: the claim, owned by the pod, then its name in the pod's status.
+    const uid = (podsOf(server).get('default/t')?.metadata as { uid: string }).uid;
+    server.create({
+      apiVersion: DRA_API,
+      kind: 'ResourceClaim',
+      metadata: {
+        name: 't-gpu-x7k2p',
+        namespace: 'default',
+        annotations: { 'resource.kubernetes.io/pod-claim-name': 'gpu' },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 't', uid, controller: true, blockOwnerDeletion: true }],
+      },
+      spec: ONE_GPU,
+    });
+    assert.equal(podsOf(server).get('default/t')?.spec.nodeName, undefined);
+    server.patch({ apiVersion: 'v1', kind: 'Pod' }, 'default', 't', {
+      status: { resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: 't-gpu-x7k2p' }] },
+    });
+    await until('t is bound', () => podsOf(server).get('default/t')?.spec.nodeName !== undefined);
     stop('SIGTERM');
     await run;
-    assert.match(
-      stdout,
-      /not placed default\/t: pod default\/t was not bound: node-b \(PreBind DynamicResources: ResourceClaim for spec\.resourceClaims "gpu" of pod default\/t is not created yet \(kube-controller-manager's resourceclaim controller creates it/,
+    assert.equal(podsOf(server).get('default/t')?.spec.nodeName, 'node-b', stdout);
+    assert.doesNotMatch(stdout, /not placed default\/t/);
+    const claim = server.get({ apiVersion: DRA_API, kind: 'ResourceClaim' }, 'default', 't-gpu-x7k2p') as KubeObject & {
+      status?: { reservedFor?: Array<{ name: string; uid: string }> };
+    };
+    assert.deepEqual(
+      claim.status?.reservedFor?.map((r) => [r.name, r.uid]),
+      [['t', uid]],
     );
-    assert.equal(podsOf(cluster.server).get('default/t')?.spec.nodeName, undefined);
-    assert.deepEqual(cluster.server.list({ apiVersion: DRA_API, kind: 'ResourceClaim' }), []);
   });
 
   it('places a pod rejected for a missing PVC once the claim and its volume are created', async () => {

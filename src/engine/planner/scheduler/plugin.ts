@@ -8,6 +8,7 @@
 //
 // In a planner's own what-if cycles (marked in the CycleState) it only keeps a pod to the nodes the
 // planner allows it.
+import type { Clock } from '../../api/clock';
 import { fieldNotSupported, type ArgsError } from '../../api/field';
 import { err, ok, type Result } from '../../api/result';
 import { StateKey, type CycleState } from '../../framework/cycle-state';
@@ -15,7 +16,7 @@ import type { FrameworkHandle, PluginFactory, PreFilterPlugin, PreFilterResult, 
 import type { NodeInfoLister, PodInfo } from '../../framework/node-info';
 import type { Binder, ClaimWriter } from '../../framework/binder';
 import { mergeProfile, type Profile, type ProfileError } from '../../framework/profile';
-import { Framework } from '../../framework/runtime';
+import { Framework, type FrameworkOptions } from '../../framework/runtime';
 import { SKIP, SUCCESS, unschedulable, type Status } from '../../framework/status';
 import type { Random } from '../../api/random';
 import { ArgsReader } from '../../plugins/args';
@@ -152,6 +153,12 @@ export function podSetFramework(
     readonly solver?: SolverSettings;
     readonly binder?: Binder;
     readonly claimWriter?: ClaimWriter;
+    /** FrameworkOptions.clusterControllers (a live scheduler's). */
+    readonly clusterControllers?: boolean;
+    /** What plugins read the time from and wait on (a live scheduler's clock). */
+    readonly clock?: Clock;
+    /** FrameworkOptions.recordEvent (a live scheduler's). */
+    readonly recordEvent?: FrameworkOptions['recordEvent'];
   },
 ): Result<PodSetFramework, readonly ProfileError[]> {
   let plugin: PodSetPlanner | undefined;
@@ -166,6 +173,9 @@ export function podSetFramework(
     random: options.random,
     ...(options.binder ? { binder: options.binder } : {}),
     ...(options.claimWriter ? { claimWriter: options.claimWriter } : {}),
+    ...(options.clusterControllers ? { clusterControllers: true } : {}),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.recordEvent ? { recordEvent: options.recordEvent } : {}),
   });
   if (!built.ok) return built;
   return ok({ framework: built.value, args: (plugin as PodSetPlanner).args, ...(options.solver ? { solver: options.solver } : {}) });

@@ -1,10 +1,13 @@
 // A pod's ResourceClaims as upstream's resourceclaim.Name and the plugin's foreachPodResourceClaim
 // find them: a claim by name, or the claim the ResourceClaim controller created for a template entry
 // (named in the pod's status.resourceClaimStatuses, owned by the pod). Where the pod's status names
-// none and the template exists, Podplan makes up the claim the controller would create: the
-// template's spec, owned by the pod, annotated podplan.io/made-up: "true" and named as the
-// controller's generateName would (`<pod>-<claim>-` and five characters, here a hash of the pod and
-// claim names, not the API server's random ones).
+// none, what happens depends on who asks (`TemplateClaims`): a live scheduler waits, as upstream
+// (resourceclaim.Name's "ResourceClaim not created yet"), since kube-controller-manager will create
+// the claim and name it; files, previews and planners have no controller, so where the template
+// exists Podplan makes up the claim the controller would create: the template's spec, owned by the
+// pod, annotated podplan.io/made-up: "true" and named as the controller's generateName would
+// (`<pod>-<claim>-` and five characters, here a hash of the pod and claim names, not the API
+// server's random ones).
 import type { PodResourceClaim, ResourceClaim, ResourceClaimTemplate } from '../../api/dra';
 import { err, ok, type Result } from '../../api/result';
 import { podNamespace, type OwnerReference, type Pod } from '../../api/types';
@@ -77,8 +80,18 @@ function isForPod(pod: Pod, claim: ResourceClaim): string | undefined {
   return undefined;
 }
 
+/**
+ * A template entry whose claim the pod's status does not name yet: `made-up` gives the claim the
+ * controller would create (no controller runs: files, previews, planning), `wait` is upstream's
+ * error (a cluster's controller will create it; the live scheduler holds the pod until then).
+ */
+export type TemplateClaims = 'made-up' | 'wait';
+
+/** upstream resourceclaim.ErrClaimNotFound */
+export const ERR_CLAIM_NOT_CREATED = 'ResourceClaim not created yet';
+
 /** The pod's claims in spec order (entries the controller deliberately made no claim for are left out), or upstream's error. */
-export function podResourceClaims(pod: Pod, lookup: ClaimLookup): Result<ResourceClaim[]> {
+export function podResourceClaims(pod: Pod, lookup: ClaimLookup, templates: TemplateClaims = 'made-up'): Result<ResourceClaim[]> {
   const ns = podNamespace(pod);
   const out: ResourceClaim[] = [];
   for (const podClaim of pod.spec.resourceClaims ?? []) {
@@ -92,8 +105,8 @@ export function podResourceClaims(pod: Pod, lookup: ClaimLookup): Result<Resourc
         name = status.resourceClaimName;
         checkOwner = true;
       } else {
-        const template = lookup.template(ns, podClaim.resourceClaimTemplateName);
-        if (!template) return err(`pod "${ns}/${pod.metadata.name}": ResourceClaim not created yet`);
+        const template = templates === 'made-up' ? lookup.template(ns, podClaim.resourceClaimTemplateName) : undefined;
+        if (!template) return err(`pod "${ns}/${pod.metadata.name}": ${ERR_CLAIM_NOT_CREATED}`);
         const made = madeUpClaim(pod, podClaim, template);
         out.push(lookup.claim(ns, made.metadata.name) ?? made);
         continue;
