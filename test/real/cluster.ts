@@ -130,16 +130,36 @@ process.on('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** The first port of the kernel's ephemeral range (outgoing connections take their local ports from it). */
+function ephemeralStart(): number {
+  try {
+    return Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]) || 32768;
+  } catch {
+    return 32768;
+  }
+}
+
+function listensOn(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createNetServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/**
+ * A free loopback port below the ephemeral range: a port there cannot be taken, between this check
+ * and the server binding it, by one of the many outgoing connections the cluster's processes open
+ * (kube-apiserver's to etcd took one in a CI run: "bind: address already in use").
+ */
+async function freePort(): Promise<number> {
+  const high = ephemeralStart();
+  const low = Math.min(10_000, high - 1_000);
+  for (let tries = 0; tries < 200; tries++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await listensOn(port)) return port;
+  }
+  throw new Error(`no free loopback port in ${low}-${high - 1} after 200 tries`);
 }
 
 /** CA, serving and admin client certificates (EC P-256) and the service-account signing key. */
