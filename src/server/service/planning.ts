@@ -403,7 +403,11 @@ function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): 
   const info = podInfo(p);
   if (!info.ok || !ranking) return {};
   const d = ranking.result.diagnosis;
-  const verdicts = explainedVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot, d);
+  const framework = analysis.engine.framework(schedulerOf(p));
+  // On a plan's cluster, judged as the planners judge it: the devices its other pods take are taken.
+  const verdicts = ranking.cluster
+    ? ranking.cluster.verdicts(framework, info.value, d)
+    : explainedVerdicts(framework, info.value, ranking.snapshot, d);
   if (d.chosenNode === undefined) {
     return {
       complete: { verdicts, describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts,

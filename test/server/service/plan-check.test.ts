@@ -59,9 +59,9 @@ describe('server/service/plan-check: a plan applied entry by entry on a copy of 
         ['b', 'n1'],
       ],
     );
-    assert.equal(result.snapshot.get('n1')?.pods.length, 2);
+    assert.equal(result.cluster.snapshot.get('n1')?.pods.length, 2);
     assert.equal(analysis.engine.snapshot.get('n1')?.pods.length, 0);
-    assert.equal(result.snapshot.get('n2'), analysis.engine.snapshot.get('n2'), 'a node the plan leaves alone is not copied');
+    assert.equal(result.cluster.snapshot.get('n2'), analysis.engine.snapshot.get('n2'), 'a node the plan leaves alone is not copied');
     assert.deepEqual(result.missing, ['c', 'd']);
   });
 
