@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { DeviceFailure } from '../../src/engine/api/device-failures';
+import { deviceFailureText } from '../../src/engine/explain/devices';
+import { noHistory } from '../../src/server/history';
+import { explainInPlan } from '../../src/server/service/planning';
 import type { StoredPlan } from '../../src/store/types';
+import { workspaceOf } from '../server/service/fixtures';
 import { useTempDir } from '../store/helpers';
 import { cli } from './run-cli';
+import { runPodplan } from './run-cli-process';
 
 /** examples/dra as the in-memory file table the CLI harness reads. */
 function draFiles(): Record<string, string> {
@@ -169,5 +175,41 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     assert.equal(new Set(devices.map((m) => `${m[3]}/${m[4]}`)).size, 6, 'no device twice');
     const json = JSON.parse((await cli(['show', id, '-o', 'json', '--db', history])).stdout) as StoredPlan;
     assert.deepEqual(Object.keys(json.assignments[0]?.devices?.[0] ?? {}), ['claim', 'request', 'driver', 'pool', 'device']);
+  });
+
+  // The editor's explain of a pod a preview leaves out (explainInPlan) and podplan explain of it
+  // judge on the one cluster the plan leaves (engine/planner/plan-cluster.ts): the same device
+  // requests not met per node, the same closest node, the same message.
+  it('explain of a pod the plan leaves out: bin/podplan.js and the editor’s explain-in-plan say the same per node (test/fixtures/dra/plan)', async () => {
+    const dir = 'test/fixtures/dra/plan';
+    const run = await runPodplan(['explain', dir, 'default/train-4', '-o', 'json']);
+    assert.equal(run.code, 1, run.stderr);
+    const report = JSON.parse(run.stdout) as {
+      message: string;
+      closest: Array<{ node: string }>;
+      devices: Array<{ node: string; devices: DeviceFailure[] }>;
+    };
+    const analysis = workspaceOf(Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]))).analysis();
+    const pod = analysis.pod('default', 'train-4');
+    assert.ok(pod);
+    const editor = await explainInPlan(pod, analysis, { podSet: 'train' }, noHistory('not kept'));
+    assert.ok(editor);
+    const cliDevices = report.devices.map((n) => ({ node: n.node, lines: n.devices.map(deviceFailureText) }));
+    assert.deepEqual(editor.devices, cliDevices);
+    // Each GPU node's two GPUs are the plan's other pods'; the node without devices has none.
+    assert.deepEqual(
+      cliDevices.map((n) => [
+        n.node,
+        n.lines.map((l) => l.replace(/^claim default\/train-4-gpu-\w{5}, request gpu \(1 × gpu\.example\.com\): /, '')),
+      ]),
+      [
+        ['g1', ["0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan"]],
+        ['g2', ["0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan"]],
+        ['c1', ['the node has no devices']],
+      ],
+    );
+    assert.equal(editor.matrix.closest?.node, report.closest[0]?.node);
+    assert.equal(editor.message, report.message);
+    assert.equal(report.message, '0/3 nodes are available: 3 cannot allocate all claims.');
   });
 });

@@ -17,7 +17,12 @@ const GPU = 'gpu.example.com';
 const gpuClass: DeviceClass = { metadata: { name: GPU }, spec: { selectors: [{ cel: { expression: `device.driver == "${GPU}"` } }] } };
 const slice = (node: string): ResourceSlice => ({
   metadata: { name: `${node}-gpus` },
-  spec: { driver: GPU, nodeName: node, pool: { name: node, generation: 1, resourceSliceCount: 1 }, devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }] },
+  spec: {
+    driver: GPU,
+    nodeName: node,
+    pool: { name: node, generation: 1, resourceSliceCount: 1 },
+    devices: [{ name: 'gpu-0' }, { name: 'gpu-1' }],
+  },
 });
 const oneGpu: ResourceClaimTemplate = {
   metadata: { name: 'one-gpu', namespace: 'default' },
@@ -84,7 +89,11 @@ describe('engine/planner/plan-cluster', () => {
       ],
       pod: 'p',
       cpu: '4',
-      want: { g1: 'NodeResourcesFit: Insufficient cpu', g2: 'NodeResourcesFit: Insufficient cpu', c1: 'DynamicResources: cannot allocate all claims' },
+      want: {
+        g1: 'NodeResourcesFit: Insufficient cpu',
+        g2: 'NodeResourcesFit: Insufficient cpu',
+        c1: 'DynamicResources: cannot allocate all claims',
+      },
     },
   ];
   for (const row of table) {

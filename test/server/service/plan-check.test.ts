@@ -18,7 +18,8 @@ function check(entries: ReadonlyArray<[string, string]>, cluster: string, set = 
   const ws = workspaceOf({ ...files, 'cluster.yaml': cluster, 'plan.yaml': plan(set, entries) });
   const analysis = ws.analysis();
   const result = analysis.planCheck(analysis.model.plans[0]!.value);
-  const devices = (p: { readonly devices?: readonly DeviceFailure[] }) => (p.devices ?? []).map((d) => ` [${deviceFailureText(d)}]`).join('');
+  const devices = (p: { readonly devices?: readonly DeviceFailure[] }) =>
+    (p.devices ?? []).map((d) => ` [${deviceFailureText(d)}]`).join('');
   const short = (p: EntryProblem) => {
     switch (p.code) {
       case 'plan/node-infeasible':
