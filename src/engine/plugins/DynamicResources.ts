@@ -617,6 +617,8 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
       else byPool.set(pool, [entry]);
     };
     for (const nodeInfo of nodes) {
+      // A node none of whose other pods has claims takes no devices (most nodes of a large cluster).
+      if (!nodeInfo.pods.some((other) => other.id !== pod.id && (other.pod.spec.resourceClaims ?? []).length > 0)) continue;
       const pools = idx.slices.poolsFor(nodeInfo.node);
       const before = typeof pools === 'string' ? '' : pools.map((p) => (byPool.get(p.key) ?? []).join(',')).join(';');
       const kept = this.plannedMemo.get(nodeInfo);
