@@ -166,6 +166,16 @@ describe('server/service/plan-check: a plan applied entry by entry on a copy of 
     );
   });
 
+  it('the plan’s copy of the cluster carries its other objects: a pod with a claim on a volume is judged with the claim found', () => {
+    const withVolume = pod('a', 's', '1', '  volumes: [{ name: d, persistentVolumeClaim: { claimName: data } }]\n');
+    const claim = `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: { name: data }\nspec: { storageClassName: standard, accessModes: [ReadWriteOnce], resources: { requests: { storage: 1Gi } } }\n`;
+    const storageClass = `apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: { name: standard }\nprovisioner: example.com/x\nvolumeBindingMode: WaitForFirstConsumer\n`;
+    assert.deepEqual(check([['a', 'n1']], docs(node('n1', '2'), withVolume, claim, storageClass)).problems, [[]]);
+    assert.deepEqual(check([['a', 'n1']], docs(node('n1', '2'), withVolume)).problems, [
+      ['plan/node-infeasible VolumeRestrictions: persistentvolumeclaim "data" not found'],
+    ]);
+  });
+
   describe('devices (DRA): the claims of the pods planned before are allocated where they are, as the planners count them', () => {
     // test/fixtures/dra/plan: g1 and g2 with two GPUs each, c1 without; pods train-0…4 with one GPU each (a template's claim).
     const dir = 'test/fixtures/dra/plan';
