@@ -391,12 +391,18 @@ export class Analysis {
       const result = framework.scheduleOne(new CycleState(), info.value, snapshot);
       return { result, nodes: fitsOf(result, snapshot), snapshot };
     }
-    const check = this.planCheck(plan);
-    const assumed = check.assumed.get(pod.metadata.name);
-    // The plan's cluster without this pod: a copy, so the check's own stays as it is.
-    const cluster = assumed ? check.cluster.without(assumed, info.value) : check.cluster;
+    const cluster = this.planClusterFor(pod, plan);
     const result = cluster.scheduleOne(framework, info.value);
     return { result, nodes: fitsOf(result, cluster.snapshot), snapshot: cluster.snapshot, cluster };
+  }
+
+  /** The cluster as `plan` leaves it without `pod` (the plan's other pods placed, their devices taken): where the pod is judged against the plan. */
+  planClusterFor(pod: Pod, plan: SchedulePlanManifest): PlanCluster {
+    const check = this.planCheck(plan);
+    const assumed = check.assumed.get(pod.metadata.name);
+    const info = podInfo(pod);
+    // A copy without this pod, so the check's own stays as it is.
+    return assumed && info.ok ? check.cluster.without(assumed, info.value) : check.cluster;
   }
 
   /** The document and object at an offset of a file. */
