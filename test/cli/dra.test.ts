@@ -1,9 +1,15 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { DeviceFailure } from '../../src/engine/api/device-failures';
+import { deviceFailureText } from '../../src/engine/explain/devices';
+import { noHistory } from '../../src/server/history';
+import { explainInPlan } from '../../src/server/service/planning';
 import type { StoredPlan } from '../../src/store/types';
+import { workspaceOf } from '../server/service/fixtures';
 import { useTempDir } from '../store/helpers';
 import { cli } from './run-cli';
+import { runPodplan } from './run-cli-process';
 
 /** examples/dra as the in-memory file table the CLI harness reads. */
 function draFiles(): Record<string, string> {
@@ -192,5 +198,64 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     assert.equal(new Set(devices.map((m) => `${m[3]}/${m[4]}`)).size, 6, 'no device twice');
     const json = JSON.parse((await cli(['show', id, '-o', 'json', '--db', history])).stdout) as StoredPlan;
     assert.deepEqual(Object.keys(json.assignments[0]?.devices?.[0] ?? {}), ['claim', 'request', 'driver', 'pool', 'device']);
+  });
+
+  // The editor's explain of a pod in a preview (explainInPlan) and podplan explain of it judge on
+  // the one cluster the plan leaves (engine/planner/plan-cluster.ts): the same device requests not
+  // met per node, the same closest node, the same message.
+  describe('explain of a pod of a set: bin/podplan.js and the editor’s explain-in-plan say the same per node (test/fixtures/dra/plan)', () => {
+    const dir = 'test/fixtures/dra/plan';
+    const analysis = () =>
+      workspaceOf(Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(path.join(dir, f), 'utf8')]))).analysis();
+    const taken = "0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan";
+    const table: Array<[name: string, pod: string, code: number, devices: Array<[string, string[]]>]> = [
+      [
+        'a pod the plan leaves out: each GPU node’s two GPUs are the plan’s other pods’, the node without devices has none',
+        'train-4',
+        1,
+        [
+          ['g1', [taken]],
+          ['g2', [taken]],
+          ['c1', ['the node has no devices']],
+        ],
+      ],
+      [
+        'a pod the plan places last: the node the pods before took is rejected for its devices, beside the one without',
+        'train-3',
+        0,
+        [
+          ['g2', ["0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan"]],
+          ['c1', ['the node has no devices']],
+        ],
+      ],
+    ];
+    for (const [name, podName, code, devices] of table) {
+      it(name, async () => {
+        const run = await runPodplan(['explain', dir, `default/${podName}`, '-o', 'json']);
+        assert.equal(run.code, code, run.stderr);
+        const report = JSON.parse(run.stdout) as {
+          message?: string;
+          node?: string;
+          closest: Array<{ node: string }>;
+          devices: Array<{ node: string; devices: DeviceFailure[] }>;
+        };
+        const a = analysis();
+        const pod = a.pod('default', podName);
+        assert.ok(pod);
+        const editor = await explainInPlan(pod, a, { podSet: 'train' }, noHistory('not kept'));
+        assert.ok(editor);
+        const cliDevices = report.devices.map((n) => ({ node: n.node, lines: n.devices.map(deviceFailureText) }));
+        assert.deepEqual(editor.devices, cliDevices);
+        const prefix = `claim default/${podName}-gpu-`;
+        assert.deepEqual(
+          cliDevices.map((n) => [n.node, n.lines.map((l) => (l.startsWith(prefix) ? l.slice(l.indexOf('): ') + 3) : l))]),
+          devices,
+        );
+        assert.equal(editor.matrix.closest?.node, report.closest[0]?.node);
+        // Left out: upstream's message; placed: the node.
+        if (code === 1) assert.equal(editor.message, report.message);
+        else assert.equal(editor.plannedNode, report.node);
+      });
+    }
   });
 });

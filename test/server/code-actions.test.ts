@@ -106,3 +106,36 @@ describe('server code actions (over stdio, on the problems workspace)', () => {
     assert.ok(misspelt?.length, 'a trigger with a misspelt state keeps its lenses (it reads as Planning)');
   });
 });
+
+// The quick fix of a plan entry that over-commits a node's devices (test/fixtures/dra/plan: three
+// one-GPU pods on g1, which has two GPUs): it moves the pod to the best node with a GPU free on the
+// cluster as the plan's other entries leave it, and the plan is clean after.
+describe('server code actions on a plan with devices (over stdio, on test/fixtures/dra/plan)', () => {
+  let session: LspSession;
+  before(async () => (session = await startLspSession('test/fixtures/dra/plan', { historyDatabase: false })));
+  after(async () => session.shutdown());
+
+  it('"Move train-2 to g2, the best node where it fits" leaves the plan clean', async () => {
+    const uri = session.uri('plan.yaml');
+    const [diagnostic, ...others] = session.diagnostics(uri) ?? [];
+    assert.ok(diagnostic && others.length === 0, 'plan.yaml should have exactly one diagnostic');
+    assert.equal(diagnostic.code, 'plan/node-overcommitted');
+    const actions = (await session.connection.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri },
+      range: diagnostic.range,
+      context: { diagnostics: [diagnostic] },
+    })) as CodeAction[];
+    assert.deepEqual(
+      actions.map((a) => a.title),
+      ['Move train-2 to g2, the best node where it fits'],
+    );
+    const changed = applyWorkspaceEdit(actions[0]!.edit!, (u) => readFileSync(fileURLToPath(u), 'utf8'));
+    try {
+      for (const [target, text] of changed) await session.edit(target, text);
+      assert.deepEqual(changed.get(uri)?.split('\n').slice(13, 15), ['    - pod: train-2', '      node: g2']);
+      assert.deepEqual(session.diagnostics(uri), []);
+    } finally {
+      for (const target of changed.keys()) await session.close(target);
+    }
+  });
+});

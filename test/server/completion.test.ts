@@ -250,6 +250,78 @@ spec: {}
   });
 });
 
+// Node completion in a SchedulePlan entry, on test/fixtures/dra/plan (g1 and g2 with two GPUs each,
+// c1 without; one-GPU pods train-0…4): nodes are ranked on the cluster as the plan's other entries
+// leave it, where the devices their pods' claims take are taken, as the planners count them.
+describe('server completion of a plan entry’s node with devices (over stdio, on test/fixtures/dra/plan)', () => {
+  let session: LspSession;
+  let n = 0;
+  before(async () => (session = await startLspSession('test/fixtures/dra/plan', { historyDatabase: false })));
+  after(async () => session.shutdown());
+
+  const DRAFT = `apiVersion: planner.ciena.io/v1alpha1
+kind: SchedulePlan
+metadata:
+  name: draft
+  labels:
+    planner.ciena.io/pod-set: train
+spec:
+  plan:
+`;
+  const CANNOT = '✗ cannot allocate all claims';
+  /** The nodes that fit (best first when one is better), then the rejected ones by name with their reason. */
+  const table: Array<[name: string, before: Array<[string, string]>, fits: string[], rejected: Array<[string, string]>]> = [
+    ['nothing planned yet: either GPU node fits, the node without devices does not', [], ['g1', 'g2'], [['c1', CANNOT]]],
+    [
+      'two pods planned on g1 take its two GPUs: g2, with GPUs free, is the one that fits',
+      [
+        ['train-0', 'g1'],
+        ['train-1', 'g1'],
+      ],
+      ['g2'],
+      [
+        ['c1', CANNOT],
+        ['g1', CANNOT],
+      ],
+    ],
+    [
+      'every GPU planned: no node fits',
+      [
+        ['train-0', 'g1'],
+        ['train-1', 'g1'],
+        ['train-3', 'g2'],
+        ['train-4', 'g2'],
+      ],
+      [],
+      [
+        ['c1', CANNOT],
+        ['g1', CANNOT],
+        ['g2', CANNOT],
+      ],
+    ],
+  ];
+  for (const [name, entries, fits, rejected] of table) {
+    it(name, async () => {
+      const { text, position } = cursor(
+        `${DRAFT}${entries.map(([pod, node]) => `    - pod: ${pod}\n      node: ${node}\n`).join('')}    - pod: train-2\n      node: |`,
+      );
+      const uri = session.uri(`draft-${++n}.yaml`);
+      await session.edit(uri, text);
+      const result = (await session.connection.sendRequest(CompletionRequest.type, { textDocument: { uri }, position })) as
+        CompletionItem[] | CompletionList | null;
+      await session.close(uri);
+      const items = Array.isArray(result) ? result : (result?.items ?? []);
+      const feasible = items.filter((i) => !String(i.detail).startsWith('✗'));
+      assert.deepEqual(feasible.map((i) => String(i.label)).sort(), fits);
+      if (fits.length > 0) assert.equal(items[0]?.preselect, true, 'the best node that fits comes first, preselected');
+      assert.deepEqual(
+        items.slice(feasible.length).map((i) => [i.label, i.detail]),
+        rejected,
+      );
+    });
+  }
+});
+
 // An editor asks for completion at each trigger character and cancels the question before. Asked
 // while the server is busy (here with a preview of 200 pods on 1,500 nodes, its start seen by its
 // progress), a cancelled completion is answered as cancelled, not computed (each stale answer

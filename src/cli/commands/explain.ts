@@ -5,12 +5,11 @@
 import { podKey, type Pod } from '../../engine/api/types';
 import { deviceFailureText } from '../../engine/explain/devices';
 import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
-import { explainedVerdicts, nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
+import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
 import type { Diagnosis, NodeScoreRecord } from '../../engine/framework/diagnosis';
 import { podInfo } from '../../engine/framework/node-info';
 import { Snapshot } from '../../engine/framework/snapshot';
-import { planningState } from '../../engine/planner/planner';
-import { WhatIf } from '../../engine/planner/search/what-if';
+import { PlanCluster } from '../../engine/planner/plan-cluster';
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset/podset';
 import { simulate } from '../../engine/scheduler/simulate';
@@ -229,27 +228,27 @@ async function explainPlanned(
 
 /**
  * The verdicts explain shows beside the planner's cycle for a pod of a set (the closest nodes, the
- * device requests not met per node), as the editor's explain view has them (explainedVerdicts): on
- * the cluster as the set's plan leaves it, the set's other placed pods on their nodes in a planner's
- * what-if, where the claims they share or take count as allocated there.
+ * device requests not met per node), as the editor's explain view has them: on the cluster as the
+ * set's plan leaves it, the set's other placed pods on their nodes (engine/planner/plan-cluster.ts,
+ * which the editor's plan check and ranking judge on too), where the claims they share or take count
+ * as allocated there.
  */
 function planVerdicts(planning: Planning, pod: Pod, plan: Plan, cycle: Diagnosis): NodeVerdict[] {
   const info = podInfo(pod);
   const base = Snapshot.fromCluster(planning.workspace.cluster);
   if (!info.ok || !base.ok) return [];
-  const whatIf = new WhatIf(base.value);
+  const cluster = PlanCluster.on(base.value);
   const namespace = pod.metadata.namespace ?? 'default';
   const pods = new Map(
     planning.workspace.cluster.pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace).map((p) => [p.metadata.name, p]),
   );
   for (const a of plan.assignments) {
     const other = pods.get(a.pod);
-    const at = whatIf.indexOf(a.node);
-    if (a.pod === pod.metadata.name || !other || other.spec.nodeName || at === undefined) continue;
+    if (a.pod === pod.metadata.name || !other || other.spec.nodeName) continue;
     const placed = podInfo(other);
-    if (placed.ok) whatIf.assume(placed.value, at);
+    if (placed.ok) cluster.place(a.node, placed.value);
   }
-  return explainedVerdicts(planning.planning.framework, info.value, whatIf.snapshot, cycle, planningState(info.value, undefined));
+  return cluster.verdicts(planning.planning.framework, info.value, cycle);
 }
 
 function more(count: number, shown: number): string {

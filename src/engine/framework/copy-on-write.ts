@@ -4,6 +4,7 @@
 // plugins' per-node memos stay valid for every node left as it was. (A planner's scratch copy,
 // engine/planner/search/what-if.ts, is another thing: it owns a copy of every node in a Snapshot of its
 // own and counts its changes, which its PreFilter cache keys on.)
+import type { ClusterObjects } from '../api/types';
 import type { NodeInfo, NodeInfoLister, PodInfo } from './node-info';
 import type { Snapshot } from './snapshot';
 
@@ -38,6 +39,11 @@ export class CopyOnWriteCluster implements NodeInfoLister {
 
   havePodsWithRequiredAntiAffinity(): readonly NodeInfo[] {
     return (this.withRequiredAntiAffinity ??= this.nodes.filter((n) => n.podsWithRequiredAntiAffinity.length > 0));
+  }
+
+  /** The base's other objects (claims, templates, classes, volumes, …): a plan changes where pods are, not them. */
+  objects(): ClusterObjects {
+    return this.base.objects();
   }
 
   imageNumNodes(image: string): number {

@@ -7,6 +7,14 @@ export class StateKey<T> {
   constructor(readonly name: string) {}
 }
 
+/**
+ * The cycle judges a cluster a plan leaves (a planner's what-if, the editor's check of a
+ * SchedulePlan): the pods on its nodes may be placed there by the plan, not reserved, so the claims
+ * of theirs that are not allocated count as allocated on their node (DynamicResources), as the
+ * scheduler carrying the plan out would find them.
+ */
+export const PLANNED_PODS = new StateKey<true>('PlannedPods');
+
 /** A value copied when the state is cloned (a plugin's per-cycle data that later stages mutate). */
 export interface Cloneable<T> {
   clone(): T;

@@ -1,7 +1,7 @@
 // The planners' one interface: a pod set's pending pods and the cluster in, where each pod goes (or
 // why it cannot) out. Every planner asks the planning framework's own filter plugins whether a pod
 // fits a node, so a plan honours exactly the constraints the scheduler will check.
-import { CycleState, StateKey } from '../framework/cycle-state';
+import { CycleState, PLANNED_PODS, StateKey } from '../framework/cycle-state';
 import type { Diagnosis } from '../framework/diagnosis';
 import type { NodeInfoLister, PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
@@ -110,6 +110,8 @@ export const PLANNING_CYCLE = new StateKey<PlanningCycle>('PodSetPlanner/plannin
 /** A fresh CycleState for a planner's what-if cycle of `pod`. */
 export function planningState(pod: PodInfo, eligible: PlanRequest['eligible']): CycleState {
   const state = new CycleState();
+  // The planner's copy holds the pods it placed so far: their claims count as allocated there.
+  state.write(PLANNED_PODS, true);
   const nodes = eligible?.get(pod.key);
   state.write(PLANNING_CYCLE, nodes ? { eligible: nodes } : {});
   // Plans do not evict: preemption only says where it would make room.

@@ -51,7 +51,7 @@ import type {
 import type { ClaimBinding, ClaimWriter } from '../framework/binder';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../api/types';
 import type { CycleState } from '../framework/cycle-state';
-import { StateKey } from '../framework/cycle-state';
+import { PLANNED_PODS, StateKey } from '../framework/cycle-state';
 import type {
   FilterPlugin,
   FrameworkHandle,
@@ -492,10 +492,11 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
     const idx = this.indexes();
     const found = this.resolve(idx, pod.pod);
     if (!found.ok) return { status: unresolvable(found.error) };
-    // In a planner's what-if, a claim a pod placed earlier allocated (a shared claim) is allocated
-    // there, as the scheduler following the plan would find it: this pod may only follow it.
+    // On a cluster a plan leaves (a planner's what-if, the editor's plan check), a claim a pod placed
+    // earlier allocated (a shared claim) is allocated there, as the scheduler following the plan
+    // would find it: this pod may only follow it.
     const whatIf =
-      state.read(PREEMPTION_MODE) === 'report' && (extended.length > 0 || found.value.some((c) => !c.status?.allocation))
+      state.read(PLANNED_PODS) === true && (extended.length > 0 || found.value.some((c) => !c.status?.allocation))
         ? this.plannedDevices(idx, pod, nodes)
         : undefined;
     const podClaims =
@@ -616,6 +617,8 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
       else byPool.set(pool, [entry]);
     };
     for (const nodeInfo of nodes) {
+      // A node none of whose other pods has claims takes no devices (most nodes of a large cluster).
+      if (!nodeInfo.pods.some((other) => other.id !== pod.id && (other.pod.spec.resourceClaims ?? []).length > 0)) continue;
       const pools = idx.slices.poolsFor(nodeInfo.node);
       const before = typeof pools === 'string' ? '' : pools.map((p) => (byPool.get(p.key) ?? []).join(',')).join(';');
       const kept = this.plannedMemo.get(nodeInfo);
@@ -841,7 +844,8 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
   }
 
   postFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PostFilterResult } {
-    if (state.read(PREEMPTION_MODE) === 'report') return { status: SKIP };
+    // A plan that does not preempt; or a what-if, whose claims are not this plugin's to deallocate.
+    if (state.read(PREEMPTION_MODE) === 'report' || state.read(PLANNED_PODS) === true) return { status: SKIP };
     const s = state.read(this.stateKey);
     if (!s) return { status: NO_STATE };
     if (s.claims.length === 0) return { status: NOTHING_TO_DEALLOCATE };

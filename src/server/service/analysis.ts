@@ -32,7 +32,7 @@ import type { SourceFile } from '../workspace';
 import { documentAt } from './documents';
 import { checkPlan, type PlanCheck } from './plan-check';
 import { buildFramework, defaultProfile, resolveProfile, type ResolvedProfile } from './profiles';
-import { CopyOnWriteCluster } from '../../engine/framework/copy-on-write';
+import { PlanCluster } from '../../engine/planner/plan-cluster';
 
 export interface AnalysisOptions {
   /** Pods of a pod set must carry this schedulerName for the planner to see them (POD_SET_SCHEDULER_NAME when not given). */
@@ -153,10 +153,10 @@ export class EngineState {
     return check;
   }
 
-  /** The cluster as a what-if: planning changes it, never the snapshot. */
-  whatIf(): CopyOnWriteCluster {
+  /** The cluster before a plan's pods are put on it: a plan changes its copy, never the snapshot. */
+  planCluster(): PlanCluster {
     this.positions ??= new Map(this.snapshot.list().map((n, i) => [n.name, i]));
-    return new CopyOnWriteCluster(this.snapshot, this.positions);
+    return PlanCluster.on(this.snapshot, this.positions);
   }
 }
 
@@ -213,6 +213,8 @@ export interface Ranking {
   readonly result: ScheduleResult | ScheduleFailure;
   /** The cluster the cycle ran on. */
   readonly snapshot: NodeInfoLister;
+  /** With a plan: that cluster as the plan leaves it, where the verdicts of an explanation are judged too. */
+  readonly cluster?: PlanCluster;
 }
 
 /** Where an object of a document is: the object, what kind of list it is in, and the path within it. */
@@ -383,17 +385,24 @@ export class Analysis {
   rank(pod: Pod, plan?: SchedulePlanManifest): Ranking | undefined {
     const info = podInfo(pod);
     if (!info.ok) return undefined;
-    const check = plan ? this.planCheck(plan) : undefined;
-    const assumed = check?.assumed.get(pod.metadata.name);
-    // The plan's cluster without this pod: a copy, so the check's own stays as it is.
-    let snapshot: NodeInfoLister = check?.snapshot ?? this.engine.snapshot;
-    if (check && assumed) {
-      const without = check.snapshot.copy();
-      without.removePod(assumed, info.value);
-      snapshot = without;
+    const framework = this.engine.framework(schedulerOf(pod));
+    if (!plan) {
+      const snapshot = this.engine.snapshot;
+      const result = framework.scheduleOne(new CycleState(), info.value, snapshot);
+      return { result, nodes: fitsOf(result, snapshot), snapshot };
     }
-    const result = this.engine.framework(schedulerOf(pod)).scheduleOne(new CycleState(), info.value, snapshot);
-    return { result, nodes: fitsOf(result, snapshot), snapshot };
+    const cluster = this.planClusterFor(pod, plan);
+    const result = cluster.scheduleOne(framework, info.value);
+    return { result, nodes: fitsOf(result, cluster.snapshot), snapshot: cluster.snapshot, cluster };
+  }
+
+  /** The cluster as `plan` leaves it without `pod` (the plan's other pods placed, their devices taken): where the pod is judged against the plan. */
+  planClusterFor(pod: Pod, plan: SchedulePlanManifest): PlanCluster {
+    const check = this.planCheck(plan);
+    const assumed = check.assumed.get(pod.metadata.name);
+    const info = podInfo(pod);
+    // A copy without this pod, so the check's own stays as it is.
+    return assumed && info.ok ? check.cluster.without(assumed, info.value) : check.cluster;
   }
 
   /** The document and object at an offset of a file. */

@@ -270,7 +270,11 @@ function addMissing(d: Diagnostic, place: At, t: Target, analysis: Analysis): Co
   const check = analysis.planCheck(plan);
   const pods = check.missing.flatMap((name) => analysis.pod(plan.namespace, name) ?? []);
   const trigger = analysis.triggersOf(plan.namespace, plan.podSet)[0]?.value.name;
-  const built = planPodSet(analysis, { namespace: plan.namespace, podSet: plan.podSet, trigger }, { pods, snapshot: check.snapshot });
+  const built = planPodSet(
+    analysis,
+    { namespace: plan.namespace, podSet: plan.podSet, trigger },
+    { pods, snapshot: check.cluster.snapshot },
+  );
   if (!built.ok)
     return [
       {

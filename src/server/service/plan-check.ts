@@ -1,16 +1,19 @@
 // The checks of one SchedulePlan against the workspace: each entry's pod and node exist, no pod is
 // planned twice or comes from another set, and the engine's filters accept the node. The plan is
-// applied entry by entry on a copy of the cluster, so a node that fits each pod alone but not all
-// of them together is found at the entry that over-commits it, and a constraint between planned
-// pods (anti-affinity, host ports) at the entry that breaks it.
+// applied entry by entry on the cluster as the plan leaves it (engine/planner/plan-cluster.ts, as
+// the planners judge: the devices of the claims of pods planned earlier are theirs), so a node that
+// fits each pod alone but not all of them together is found at the entry that over-commits it (its
+// cpu, memory or devices), and a constraint between planned pods (anti-affinity, host ports) at the
+// entry that breaks it.
 import { type Pod } from '../../engine/api/types';
-import { CycleState } from '../../engine/framework/cycle-state';
-import { podInfo } from '../../engine/framework/node-info';
+import type { DeviceFailure } from '../../engine/api/device-failures';
+import { podInfo, type PodInfo } from '../../engine/framework/node-info';
+import type { Framework } from '../../engine/framework/runtime';
 import { isRejection, isSuccess, type Status } from '../../engine/framework/status';
+import type { PlanCluster } from '../../engine/planner/plan-cluster';
 import { Names } from '../../engine/plugins/names';
 import type { Located, SchedulePlanManifest } from '../../manifests';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
-import type { CopyOnWriteCluster } from '../../engine/framework/copy-on-write';
 import { closest } from './words';
 
 export type EntryProblem =
@@ -18,9 +21,23 @@ export type EntryProblem =
   | { readonly code: 'plan/duplicate-pod'; readonly first: number }
   | { readonly code: 'plan/pod-outside-set'; readonly pod: Located<Pod>; readonly podSet?: string }
   | { readonly code: 'plan/unknown-node'; readonly suggestion?: string }
-  /** `alone`: the node rejects the pod even without the plan's other pods. */
-  | { readonly code: 'plan/node-infeasible'; readonly status: Status; readonly alone: boolean; readonly before: readonly string[] }
-  | { readonly code: 'plan/node-overcommitted'; readonly status: Status; readonly before: readonly string[] };
+  /**
+   * `alone`: the node rejects the pod even without the plan's other pods. `devices`: for a
+   * rejection by DynamicResources, which device requests could not be met there and why.
+   */
+  | {
+      readonly code: 'plan/node-infeasible';
+      readonly status: Status;
+      readonly alone: boolean;
+      readonly before: readonly string[];
+      readonly devices?: readonly DeviceFailure[];
+    }
+  | {
+      readonly code: 'plan/node-overcommitted';
+      readonly status: Status;
+      readonly before: readonly string[];
+      readonly devices?: readonly DeviceFailure[];
+    };
 
 export interface PlanCheck {
   /** The problems of each entry of spec.plan, by index. */
@@ -28,7 +45,7 @@ export interface PlanCheck {
   /** Pods of the set the planner places that the plan leaves out. */
   readonly missing: readonly string[];
   /** The cluster with the plan applied. */
-  readonly snapshot: CopyOnWriteCluster;
+  readonly cluster: PlanCluster;
   /** Pod name → the node it was put on in `snapshot`. */
   readonly assumed: ReadonlyMap<string, string>;
 }
@@ -36,7 +53,7 @@ export interface PlanCheck {
 export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanCheck {
   const namespace = plan.namespace;
   const engine = analysis.engine;
-  const snapshot = engine.whatIf();
+  const cluster = engine.planCluster();
   const first = new Map<string, number>();
   const assumed = new Map<string, string>();
   const plannedOn = new Map<string, string[]>();
@@ -64,7 +81,7 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
       const podSet = podSetLabelOf(pod.value);
       problems.push({ code: 'plan/pod-outside-set', pod, ...(podSet !== undefined ? { podSet } : {}) });
     }
-    const node = snapshot.get(entry.node);
+    const node = cluster.snapshot.get(entry.node);
     if (!node) {
       const suggestion = closest(
         entry.node,
@@ -79,17 +96,21 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
     if (!info.ok) continue;
     const framework = engine.framework(schedulerOf(pod.value));
     const before = plannedOn.get(entry.node) ?? [];
-    const status = framework.checkNode(new CycleState(), info.value, snapshot, entry.node);
+    const status = cluster.checkNode(framework, info.value, entry.node);
     if (!isSuccess(status)) {
-      const base =
-        isRejection(status) && before.length > 0 ? framework.checkNode(new CycleState(), info.value, engine.snapshot, entry.node) : status;
+      const empty = isRejection(status) && before.length > 0 ? engine.planCluster() : undefined;
+      const base = empty ? empty.checkNode(framework, info.value, entry.node) : status;
       const alone = !isSuccess(base);
-      if (!alone && status.plugin === Names.NodeResourcesFit)
-        problems.push({ code: 'plan/node-overcommitted', status, before: [...before] });
-      else problems.push({ code: 'plan/node-infeasible', status: alone ? base : status, alone, before: [...before] });
+      const shown = alone ? base : status;
+      const devices = deviceFailures(shown, framework, info.value, empty && alone ? empty : cluster, entry.node);
+      const detail = devices.length > 0 ? { devices } : {};
+      // Over-committed: the pods planned there before took the room, or the devices, this one needed.
+      const taken = status.plugin === Names.NodeResourcesFit || (devices.length > 0 && devices.every((d) => d.code === 'notEnough'));
+      if (!alone && taken) problems.push({ code: 'plan/node-overcommitted', status, before: [...before], ...detail });
+      else problems.push({ code: 'plan/node-infeasible', status: shown, alone, before: [...before], ...detail });
     }
     if (pod.value.spec.nodeName) continue;
-    snapshot.addPod(entry.node, info.value);
+    cluster.place(entry.node, info.value);
     assumed.set(entry.pod, entry.node);
     plannedOn.set(entry.node, [...before, entry.pod]);
   }
@@ -97,5 +118,11 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
     .plannedPodsOf(namespace, plan.podSet)
     .map((p) => p.value.metadata.name)
     .filter((name) => !first.has(name));
-  return { entries, missing, snapshot, assumed };
+  return { entries, missing, cluster, assumed };
+}
+
+/** For a node DynamicResources rejected at Filter: the device requests not met there, from its complete verdict. */
+function deviceFailures(status: Status, framework: Framework, pod: PodInfo, cluster: PlanCluster, node: string): readonly DeviceFailure[] {
+  if (status.plugin !== Names.DynamicResources || status.stage !== 'Filter') return [];
+  return cluster.nodeVerdicts(framework, pod, [node]).flatMap((v) => v.failures.flatMap((f) => f.devices ?? []));
 }

@@ -11,6 +11,7 @@ import { deviceId } from '../../engine/plugins/dynamicresources/allocator';
 import { deviceUse } from '../../engine/plugins/dynamicresources/plan-devices';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
+import { PlanCluster } from '../../engine/planner/plan-cluster';
 import { describeBound, type PlanBound } from '../../engine/planner/solver/bound';
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
 import type { SolverSettings } from '../../engine/planner/planner';
@@ -37,7 +38,7 @@ import { formatAmount, unitOf } from '../../protocol/amounts';
 import { amounts } from './amounts';
 import { explainedVerdicts } from '../../engine/explain/verdicts';
 import { podFunnel, podMatrix, podSetFunnel, type CompleteVerdicts } from './pipeline';
-import { podSetLabelOf, schedulerOf, type Analysis, type Ranking } from './analysis';
+import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { fileNameOf } from './locate';
 import { defaultProfile } from './profiles';
 
@@ -392,25 +393,35 @@ export function explainPod(pod: Located<Pod>, analysis: Analysis): PodExplanatio
   return explanationView(p, {
     ...(ranking ? { diagnosis: ranking.result.diagnosis } : {}),
     nodes: (ranking?.snapshot ?? analysis.engine.snapshot).list().map((n) => n.name),
-    ...whatItLacks(p, analysis, ranking),
+    ...whatItLacks(p, analysis, ranking?.result.diagnosis, ranking?.cluster ?? ranking?.snapshot),
     source: 'now',
     ...(planned ? { planned: { node: planned.node, plan: planned.plan.value.name } } : {}),
   });
 }
 
-/** For a pod no node takes in `ranking`: every node's complete Filter verdict with what it lacks there (the closest node comes from them). */
-function whatItLacks(p: Pod, analysis: Analysis, ranking: Ranking | undefined): Pick<Cycle, 'complete' | 'devices'> {
+/**
+ * What an explanation of `d` shows beside it (explainedVerdicts): for a pod placed nowhere, every
+ * node's complete Filter verdict with what it lacks there (the closest node comes from them); for a
+ * placed one, the device requests not met on the nodes DynamicResources rejected. Judged on `on`: a
+ * plan's cluster (as the planners judge it: the devices its other pods take are taken), else the
+ * cluster the cycle ran on.
+ */
+function whatItLacks(
+  p: Pod,
+  analysis: Analysis,
+  d: Diagnosis | undefined,
+  on: PlanCluster | NodeInfoLister | undefined,
+): Pick<Cycle, 'complete' | 'devices'> {
   const info = podInfo(p);
-  if (!info.ok || !ranking) return {};
-  const d = ranking.result.diagnosis;
-  const verdicts = explainedVerdicts(analysis.engine.framework(schedulerOf(p)), info.value, ranking.snapshot, d);
+  if (!info.ok || !d || !on) return {};
+  const framework = analysis.engine.framework(schedulerOf(p));
+  const verdicts = on instanceof PlanCluster ? on.verdicts(framework, info.value, d) : explainedVerdicts(framework, info.value, on, d);
   if (d.chosenNode === undefined) {
     return {
       complete: { verdicts, describe: (s) => `${formatAmount(s.missing, unitOf(s.resource))} ${s.resource}` } satisfies CompleteVerdicts,
       devices: deviceVerdicts(verdicts),
     };
   }
-  // A placed pod: the device requests not met on the nodes DynamicResources rejected.
   return verdicts.length > 0 ? { devices: deviceVerdicts(verdicts) } : {};
 }
 
@@ -449,16 +460,19 @@ export async function explainInPlan(
     }
   }
   if (!cycle) return undefined;
-  // An unplaced pod: what it lacks on each node of the cluster as the plan leaves it (a stored
-  // plan's placements are not at hand: the workspace's cluster), so the closest node's shortfall is given.
-  const unplaced =
-    cycle.node === undefined
-      ? analysis.rank(p, placed ? { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed } : undefined)
-      : undefined;
+  // What the pod lacks per node: for a preview, on the cluster as its plan leaves it (the other
+  // pods placed, their devices taken), as podplan explain judges; a stored plan's placements are not
+  // at hand, so a pod it leaves out is judged on the workspace's cluster.
+  const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
+  const lacks = placed
+    ? whatItLacks(p, analysis, d, analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }))
+    : cycle.node === undefined
+      ? whatItLacks(p, analysis, analysis.rank(p)?.result.diagnosis, analysis.engine.snapshot)
+      : {};
   return explanationView(p, {
     diagnosis: cycle.diagnosis,
     nodes: analysis.engine.snapshot.list().map((n) => n.name),
-    ...whatItLacks(p, analysis, unplaced),
+    ...lacks,
     source: 'planner',
     ...(cycle.node !== undefined ? { planned: { node: cycle.node, plan: cycle.plan } } : {}),
   });

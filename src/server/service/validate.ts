@@ -6,6 +6,8 @@
 // diagnostic has a stable code (codes.ts), the narrowest range that shows the problem, and a
 // message that says how to fix it.
 import { DiagnosticSeverity, type Diagnostic, type Range } from 'vscode-languageserver';
+import type { DeviceFailure } from '../../engine/api/device-failures';
+import { deviceFailureText } from '../../engine/explain/devices';
 import { statusMessage, type Status } from '../../engine/framework/status';
 import { POD_SET_LABEL } from '../../engine/planner/plan';
 import type { Pod } from '../../engine/api/types';
@@ -211,6 +213,11 @@ function why(status: Status): string {
   return `${statusMessage(status)}${by}`;
 }
 
+/** The device requests DynamicResources could not meet on the node, in the words podplan explain prints them. */
+function devicesNotMet(devices: readonly DeviceFailure[] | undefined): string {
+  return devices && devices.length > 0 ? ` — ${devices.map(deviceFailureText).join('; ')}` : '';
+}
+
 function entryMessage(problem: EntryProblem, plan: SchedulePlanManifest, index: number, analysis: Analysis): string {
   const entry = plan.plan[index] ?? { pod: '', node: '' };
   switch (problem.code) {
@@ -231,10 +238,10 @@ function entryMessage(problem: EntryProblem, plan: SchedulePlanManifest, index: 
       return `no node "${entry.node}" in ${analysis.where}: ${problem.suggestion ? `did you mean "${problem.suggestion}"?` : `name a node of ${analysis.where} (completion ranks them by fit for this pod)`}`;
     case 'plan/node-infeasible': {
       const context = problem.alone ? '' : ` once the pods planned there before it are placed (${shortList(problem.before)})`;
-      return `pod ${entry.pod} cannot run on node ${entry.node}: ${why(problem.status)}${context}; choose a node where it fits (the quick fix picks the best one)`;
+      return `pod ${entry.pod} cannot run on node ${entry.node}: ${why(problem.status)}${context}${devicesNotMet(problem.devices)}; choose a node where it fits (the quick fix picks the best one)`;
     }
     case 'plan/node-overcommitted':
-      return `node ${entry.node} is over-committed by this plan: ${why(problem.status)} once the ${plural(problem.before.length, 'pod')} planned there before this one ${problem.before.length === 1 ? 'is' : 'are'} placed (${shortList(problem.before)}); move this pod to another node (the quick fix picks the best one)`;
+      return `node ${entry.node} is over-committed by this plan: ${why(problem.status)} once the ${plural(problem.before.length, 'pod')} planned there before this one ${problem.before.length === 1 ? 'is' : 'are'} placed (${shortList(problem.before)})${devicesNotMet(problem.devices)}; move this pod to another node (the quick fix picks the best one)`;
   }
 }
 

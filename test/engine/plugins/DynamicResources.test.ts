@@ -4,7 +4,7 @@ import type { Result } from '../../../src/engine/api/result';
 import type { ClusterObjects, Pod } from '../../../src/engine/api/types';
 import type { ClaimBinding, ClaimWriter, PodExtendedResourceClaimStatus } from '../../../src/engine/framework/binder';
 import type { FrameworkHandle } from '../../../src/engine/framework/interfaces';
-import { CycleState } from '../../../src/engine/framework/cycle-state';
+import { CycleState, PLANNED_PODS, type StateKey } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
 import { deviceFailureText } from '../../../src/engine/explain/devices';
 import { PREEMPTION_MODE } from '../../../src/engine/framework/preemption/record';
@@ -235,12 +235,24 @@ describe('engine/plugins/DynamicResources', () => {
     const pod = podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]);
     const run = runFilters(plugin, snapshot, pod);
     assert.deepEqual(run.verdicts, { n1: NOT_AVAILABLE, n2: NOT_AVAILABLE });
+    // On a cluster a plan leaves (PLANNED_PODS), or in a plan that does not preempt, PostFilter leaves the claim as it is.
+    for (const [key, value] of [
+      [PLANNED_PODS, true],
+      [PREEMPTION_MODE, 'report'],
+    ] as const) {
+      const whatIf = new CycleState();
+      whatIf.write(key as StateKey<unknown>, value);
+      plugin.preFilter(whatIf, pod, snapshot.list());
+      filterAll(plugin, whatIf, pod, snapshot.list());
+      assert.equal(plugin.postFilter(whatIf, pod).status.code, 'Skip');
+    }
+    assert.deepEqual(runFilters(plugin, snapshot, pod).verdicts, { n1: NOT_AVAILABLE, n2: NOT_AVAILABLE });
     assert.deepEqual(plugin.postFilter(run.state, pod).status.reasons, ['deallocation of ResourceClaim completed']);
     // Deallocated, the claim is allocated anew where devices are.
     assert.deepEqual(runFilters(plugin, snapshot, pod).verdicts, { n1: 'ok', n2: CANNOT });
   });
 
-  it("in a planner's what-if: the pods placed on a node take devices, and only while they are there", () => {
+  it("on a cluster a plan leaves (a planner's what-if, PLANNED_PODS): the pods placed on a node take devices, and only while they are there", () => {
     const objects: ClusterObjects = { ...base, resourceClaims: ['c1', 'c2', 'c3'].map((c) => claim(c, [exactly()])) };
     const placed = (name: string, c: string) => ({
       ...podWith(name, [{ name: 'c', resourceClaimName: c }]).pod,
@@ -251,10 +263,12 @@ describe('engine/plugins/DynamicResources', () => {
     const pod = podWith('p3', [{ name: 'c', resourceClaimName: 'c3' }]);
     const whatIf = () => {
       const state = new CycleState();
-      state.write(PREEMPTION_MODE, 'report');
+      state.write(PLANNED_PODS, true);
       assert.equal(plugin.preFilter(state, pod, snapshot.list()).status.code, 'Success');
       return filterAll(plugin, state, pod, snapshot.list());
     };
+    // A cycle that is no what-if does not count them: their claims are not allocated.
+    assert.deepEqual(runFilters(plugin, snapshot, pod).verdicts, { n1: 'ok', n2: CANNOT });
     // Two GPUs on n1, both taken by the pods the plan placed there; asked again, the same.
     assert.deepEqual(whatIf(), { n1: CANNOT, n2: CANNOT });
     assert.deepEqual(whatIf(), { n1: CANNOT, n2: CANNOT });

@@ -1,4 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { DeviceFailure } from '../../../src/engine/api/device-failures';
+import { deviceFailureText } from '../../../src/engine/explain/devices';
+import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import type { EntryProblem } from '../../../src/server/service/plan-check';
 import { docs, node, plan, pod, workspaceOf } from './fixtures';
 
@@ -9,17 +13,19 @@ const antiAffinity = `  affinity:
           labelSelector: { matchLabels: { app: s } }
 `;
 
-/** The problems of each entry of the plan of set `s`, in short. */
-function check(entries: ReadonlyArray<[string, string]>, cluster: string) {
-  const ws = workspaceOf({ 'cluster.yaml': cluster, 'plan.yaml': plan('s', entries) });
+/** The problems of each entry of the plan of set `s` (or `set`, with more files), in short. */
+function check(entries: ReadonlyArray<[string, string]>, cluster: string, set = 's', files: Record<string, string> = {}) {
+  const ws = workspaceOf({ ...files, 'cluster.yaml': cluster, 'plan.yaml': plan(set, entries) });
   const analysis = ws.analysis();
   const result = analysis.planCheck(analysis.model.plans[0]!.value);
+  const devices = (p: { readonly devices?: readonly DeviceFailure[] }) =>
+    (p.devices ?? []).map((d) => ` [${deviceFailureText(d)}]`).join('');
   const short = (p: EntryProblem) => {
     switch (p.code) {
       case 'plan/node-infeasible':
-        return `${p.code} ${p.status.plugin}: ${p.status.reasons.join(', ')}${p.alone ? '' : ` after ${p.before.join(',')}`}`;
+        return `${p.code} ${p.status.plugin}: ${p.status.reasons.join(', ')}${p.alone ? '' : ` after ${p.before.join(',')}`}${devices(p)}`;
       case 'plan/node-overcommitted':
-        return `${p.code} ${p.status.reasons.join(', ')} after ${p.before.join(',')}`;
+        return `${p.code} ${p.status.reasons.join(', ')} after ${p.before.join(',')}${devices(p)}`;
       case 'plan/unknown-pod':
       case 'plan/unknown-node':
         return `${p.code}${p.suggestion ? ` (${p.suggestion}?)` : ''}`;
@@ -59,9 +65,9 @@ describe('server/service/plan-check: a plan applied entry by entry on a copy of 
         ['b', 'n1'],
       ],
     );
-    assert.equal(result.snapshot.get('n1')?.pods.length, 2);
+    assert.equal(result.cluster.snapshot.get('n1')?.pods.length, 2);
     assert.equal(analysis.engine.snapshot.get('n1')?.pods.length, 0);
-    assert.equal(result.snapshot.get('n2'), analysis.engine.snapshot.get('n2'), 'a node the plan leaves alone is not copied');
+    assert.equal(result.cluster.snapshot.get('n2'), analysis.engine.snapshot.get('n2'), 'a node the plan leaves alone is not copied');
     assert.deepEqual(result.missing, ['c', 'd']);
   });
 
@@ -158,5 +164,61 @@ describe('server/service/plan-check: a plan applied entry by entry on a copy of 
       ).problems[4],
       ['plan/unknown-pod'],
     );
+  });
+
+  it('the plan’s copy of the cluster carries its other objects: a pod with a claim on a volume is judged with the claim found', () => {
+    const withVolume = pod('a', 's', '1', '  volumes: [{ name: d, persistentVolumeClaim: { claimName: data } }]\n');
+    const claim = `apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: { name: data }\nspec: { storageClassName: standard, accessModes: [ReadWriteOnce], resources: { requests: { storage: 1Gi } } }\n`;
+    const storageClass = `apiVersion: storage.k8s.io/v1\nkind: StorageClass\nmetadata: { name: standard }\nprovisioner: example.com/x\nvolumeBindingMode: WaitForFirstConsumer\n`;
+    assert.deepEqual(check([['a', 'n1']], docs(node('n1', '2'), withVolume, claim, storageClass)).problems, [[]]);
+    assert.deepEqual(check([['a', 'n1']], docs(node('n1', '2'), withVolume)).problems, [
+      ['plan/node-infeasible VolumeRestrictions: persistentvolumeclaim "data" not found'],
+    ]);
+  });
+
+  describe('devices (DRA): the claims of the pods planned before are allocated where they are, as the planners count them', () => {
+    // test/fixtures/dra/plan: g1 and g2 with two GPUs each, c1 without; pods train-0…4 with one GPU each (a template's claim).
+    const dir = 'test/fixtures/dra/plan';
+    const files = { 'gang.yaml': readFileSync(`${dir}/gang.yaml`, 'utf8') };
+    const cluster = readFileSync(`${dir}/cluster.yaml`, 'utf8');
+    const claim = (pod: string) =>
+      `claim default/${madeUpClaimName({ metadata: { name: pod, namespace: 'default' }, spec: { containers: [] } }, 'gpu')}, request gpu (1 × gpu.example.com)`;
+    const table: Array<[string, Array<[string, string]>, string[][]]> = [
+      [
+        'two pods on a node with two GPUs fit',
+        [
+          ['train-0', 'g1'],
+          ['train-1', 'g1'],
+          ['train-2', 'g2'],
+        ],
+        [[], [], []],
+      ],
+      [
+        'the third one-GPU pod on a two-GPU node over-commits its devices, in upstream’s words and the detail podplan explain gives',
+        [
+          ['train-0', 'g1'],
+          ['train-1', 'g1'],
+          ['train-2', 'g1'],
+          ['train-3', 'g2'],
+        ],
+        [
+          [],
+          [],
+          [
+            `plan/node-overcommitted cannot allocate all claims after train-0,train-1 [${claim('train-2')}: 0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan]`,
+          ],
+          [],
+        ],
+      ],
+      [
+        'a node without devices rejects the pod alone',
+        [
+          ['train-0', 'c1'],
+          ['train-1', 'g1'],
+        ],
+        [[`plan/node-infeasible DynamicResources: cannot allocate all claims [${claim('train-0')}: the node has no devices]`], []],
+      ],
+    ];
+    for (const [name, entries, want] of table) it(name, () => assert.deepEqual(check(entries, cluster, 'train', files).problems, want));
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import { noHistory } from '../../../src/server/history';
 import { explainInPlan, explainPod, planPodSet, planView } from '../../../src/server/service/planning';
 import { docs, node, plan, pod, workspaceOf } from './fixtures';
@@ -162,6 +163,28 @@ describe('server/service/planning: the view models of a plan and of an explanati
       t.devices?.find((n) => n.node === 'cpu-1')?.lines[0] ?? '',
       /^claim default\/trainer-0-gpus-\w{5}, request gpus \(2 × large-gpu\.example\.com\): the node has no devices$/,
     );
+  });
+
+  it('explaining a DRA pod a SchedulePlan places: on the cluster as the plan leaves it, the devices of the pods planned before it are taken', () => {
+    // test/fixtures/dra/plan: train-0, train-1 and train-2 planned on g1, which has two GPUs.
+    const dir = 'test/fixtures/dra/plan';
+    const analysis = workspaceOf(
+      Object.fromEntries(['cluster', 'gang', 'plan'].map((f) => [`${f}.yaml`, readFileSync(`${dir}/${f}.yaml`, 'utf8')])),
+    ).analysis();
+    const pod = analysis.pod('default', 'train-2');
+    assert.ok(pod);
+    const x = explainPod(pod, analysis);
+    assert.equal(x.plannedNode, 'g1');
+    assert.equal(x.verdict, 'g1, the planned node, rejects the pod at Filter: DynamicResources: cannot allocate all claims.');
+    const claim = `claim default/${madeUpClaimName(pod.value, 'gpu')}, request gpu (1 × gpu.example.com)`;
+    assert.deepEqual(x.devices, [
+      {
+        node: 'g1',
+        lines: [`${claim}: 0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan`],
+      },
+      { node: 'c1', lines: [`${claim}: the node has no devices`] },
+    ]);
+    assert.equal(x.chosenNode, 'g2', 'a cycle puts it where a GPU is free');
   });
 
   it('a DRA pod set: each placed pod’s devices in the plan, and per node its devices by class: allocated, planned, in all', () => {

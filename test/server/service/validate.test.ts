@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import type { Diagnostic } from 'vscode-languageserver';
 import { codeLenses, hover, symbols, validate } from '../../../src/server/service';
 import { docs, node, pod, trigger, uriOf, workspaceOf } from './fixtures';
@@ -133,6 +135,22 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
     );
     assert.ok(codeLenses(uriOf('t.yaml'), analysis).length > 0);
     assert.ok(hover(uriOf('t.yaml'), { line: 3, character: 4 }, analysis));
+  });
+
+  it('a SchedulePlan whose third one-GPU pod goes to a node with two GPUs: one diagnostic, at that entry’s node, in upstream’s DRA words and the device detail podplan explain gives', () => {
+    const dir = 'test/fixtures/dra/plan';
+    const files = Object.fromEntries(readdirSync(dir).map((f) => [f, readFileSync(`${dir}/${f}`, 'utf8')]));
+    const analysis = workspaceOf(files).analysis();
+    const diagnostics = ['cluster.yaml', 'gang.yaml', 'plan.yaml'].flatMap((f) => validate(uriOf(f), analysis));
+    assert.deepEqual(
+      diagnostics.map((d) => [d.code, d.range.start.line]),
+      [['plan/node-overcommitted', 14]],
+    );
+    const claim = madeUpClaimName(analysis.pod('default', 'train-2')!.value, 'gpu');
+    assert.equal(
+      diagnostics[0]?.message,
+      `node g1 is over-committed by this plan: cannot allocate all claims (DynamicResources) once the 2 pods planned there before this one are placed (train-0, train-1) — claim default/${claim}, request gpu (1 × gpu.example.com): 0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan; move this pod to another node (the quick fix picks the best one)`,
+    );
   });
 
   it('a file the workspace does not hold has no diagnostics', () =>
