@@ -119,19 +119,8 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
    * and pods a, b, c, t (t from the template, its claim made as the resourceclaim controller makes
    * it) for `schedulerName`, on two nodes of pool `ns`, one of them with three GPUs.
    */
-  async function populate(ns: string, schedulerName: string): Promise<void> {
-    await cluster.apply(
-      node(`${ns}-gpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
-      node(`${ns}-cpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
-      slice(`${ns}-gpu`),
-      claim(ns, 'a'),
-      claim(ns, 'b'),
-      claim(ns, 'c'),
-      { apiVersion: API, kind: 'ResourceClaimTemplate', metadata: { name: 'one-gpu', namespace: ns }, spec: { spec: claimSpec } },
-      gpuPod(ns, 'a', schedulerName, { resourceClaimName: 'a' }, 'dra-first'),
-      gpuPod(ns, 'b', schedulerName, { resourceClaimName: 'b' }, 'dra-first'),
-      gpuPod(ns, 't', schedulerName, { resourceClaimTemplateName: 'one-gpu' }, 'dra-first'),
-    );
+  /** What the resourceclaim controller does for pod t's template entry gpu: the claim, owned by the pod, then its name in the pod's status. */
+  async function createTemplateClaim(ns: string): Promise<void> {
     const t = (await podsByName(ns)).get('t')!;
     const generated = `t-gpu-${ns.slice(0, 5)}`;
     await cluster.apply({
@@ -152,6 +141,22 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
       'application/merge-patch+json',
     );
     assert.equal(patched.status, 200, patched.text);
+  }
+
+  async function populate(ns: string, schedulerName: string): Promise<void> {
+    await cluster.apply(
+      node(`${ns}-gpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
+      node(`${ns}-cpu`, { cpu: '8', memory: '32Gi', pods: '110' }, { pool: ns }),
+      slice(`${ns}-gpu`),
+      claim(ns, 'a'),
+      claim(ns, 'b'),
+      claim(ns, 'c'),
+      { apiVersion: API, kind: 'ResourceClaimTemplate', metadata: { name: 'one-gpu', namespace: ns }, spec: { spec: claimSpec } },
+      gpuPod(ns, 'a', schedulerName, { resourceClaimName: 'a' }, 'dra-first'),
+      gpuPod(ns, 'b', schedulerName, { resourceClaimName: 'b' }, 'dra-first'),
+      gpuPod(ns, 't', schedulerName, { resourceClaimTemplateName: 'one-gpu' }, 'dra-first'),
+    );
+    await createTemplateClaim(ns);
     // The last pod, of a lower priority, comes after the others in both queues: no GPU is left for it.
     await cluster.apply(gpuPod(ns, 'c', schedulerName, { resourceClaimName: 'c' }));
   }
@@ -280,29 +285,6 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
         gpuPod(ns, 's', schedulerName, { resourceClaimName: 's' }),
       );
     };
-    /** What the resourceclaim controller does for t: the claim, owned by the pod, then its name in the pod's status. */
-    const create = async (ns: string) => {
-      const t = (await podsByName(ns)).get('t')!;
-      const generated = `t-gpu-${ns.slice(0, 5)}`;
-      await cluster.apply({
-        apiVersion: API,
-        kind: 'ResourceClaim',
-        metadata: {
-          name: generated,
-          namespace: ns,
-          annotations: { 'resource.kubernetes.io/pod-claim-name': 'gpu' },
-          ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 't', uid: t.metadata.uid, controller: true, blockOwnerDeletion: true }],
-        },
-        spec: claimSpec,
-      });
-      const patched = await cluster.request(
-        'PATCH',
-        `/api/v1/namespaces/${ns}/pods/t/status`,
-        { status: { resourceClaimStatuses: [{ name: 'gpu', resourceClaimName: generated }] } },
-        'application/merge-patch+json',
-      );
-      assert.equal(patched.status, 200, patched.text);
-    };
     /** Pod t as the schedulers left it: bound or not, its PodScheduled condition, the events about it. */
     const untried = async (ns: string) => {
       const t = (await podsByName(ns)).get('t')!;
@@ -332,8 +314,8 @@ describe('real kube-apiserver: Dynamic Resource Allocation', function () {
       assert.deepEqual(await untried('kheld'), expected);
       assert.deepEqual(await untried('held'), expected);
 
-      await create('held');
-      await create('kheld');
+      await createTemplateClaim('held');
+      await createTemplateClaim('kheld');
       await eventually(
         async () => ((await podsByName('kheld')).get('t')?.spec.nodeName ? true : undefined),
         "kube-scheduler's binding of t",
