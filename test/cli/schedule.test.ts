@@ -153,6 +153,16 @@ describe('cli schedule', () => {
         ['c.yaml', '--profile', 'p.yaml'],
         /^p\.yaml:8:21: error profile\/bad-weight: profile default-scheduler: score weight for NodeAffinity must be between 1 and 100$/m,
       ],
+      [
+        "DynamicResources' bindingTimeout under 1 s (upstream ValidateDynamicResourcesArgs), at its value",
+        {
+          'c.yaml': TWO_NODES,
+          'p.yaml':
+            'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n  - pluginConfig:\n      - name: DynamicResources\n        args:\n          bindingTimeout: 500ms\n',
+        },
+        ['c.yaml', '--profile', 'p.yaml'],
+        /^p\.yaml:7:27: error profile\/bad-args: profile default-scheduler: plugin DynamicResources: bindingTimeout: Invalid value: "500ms": must be at least 1 second$/m,
+      ],
       ['no paths', {}, [], /no paths given/],
       ['a bad seed', { 'c.yaml': TWO_NODES }, ['c.yaml', '--seed', 'x'], /--seed must be a whole number/],
     ];

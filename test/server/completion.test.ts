@@ -120,6 +120,11 @@ describe('server completion (over stdio, on the cluster workspace)', () => {
       ['ignoredResources', 'ignoredResourceGroups', 'scoringStrategy'],
     ],
     [
+      "DynamicResources' args",
+      `${CONFIG}    pluginConfig:\n      - name: DynamicResources\n        args:\n          |`,
+      ['bindingTimeout', 'filterTimeout'],
+    ],
+    [
       'values of an arg',
       `${CONFIG}    pluginConfig:\n      - name: NodeResourcesFit\n        args:\n          scoringStrategy:\n            type: |`,
       ['LeastAllocated', 'MostAllocated', 'RequestedToCapacityRatio'],

@@ -35,9 +35,12 @@
 //   planning) PreBind writes nothing.
 // - PreBind then waits, on the injected clock, for the binding conditions of the pod's devices
 //   (DRADeviceBindingConditions): every 5 s until all are True; a failure condition True, a claim
-//   allocated longer ago than the binding timeout or 10 minutes of waiting is an Error with
-//   upstream's words; it records upstream's BindingConditionsPending event first. Not covered: the
-//   DynamicResourcesArgs bindingTimeout (the default, 10 minutes, always).
+//   allocated longer ago than the binding timeout or waiting as long as the binding timeout is an
+//   Error with upstream's words; it records upstream's BindingConditionsPending event first.
+// - Args (DynamicResourcesArgs, checked as upstream ValidateDynamicResourcesArgs): bindingTimeout
+//   (default 10 minutes, at least 1 s) is the wait's deadline and the allocation age past which Filter
+//   and PreBind count a claim's binding as timed out; filterTimeout (zero or positive; default 10 s
+//   upstream) is checked only: Podplan's allocator runs to its end, no timeout cuts it off.
 import type { DeviceHolder } from '../api/device-failures';
 import type {
   AllocationResult,
@@ -69,7 +72,10 @@ import { PREEMPTION_MODE } from '../framework/preemption/record';
 import { errorStatus, isSuccess, SKIP, SUCCESS, unresolvable, unschedulable, type FilterStatus, type Status } from '../framework/status';
 import { KeyInterner } from '../framework/caches';
 import { nano } from './dynamicresources/capacity';
-import { factoryOf, noArgs } from './args';
+import { fieldInvalid, type ArgsError } from '../api/field';
+import type { Result } from '../api/result';
+import { formatGoDurationNanos } from '../planner/podset/duration';
+import { ArgsReader, factoryOf } from './args';
 import {
   allocate,
   deviceId,
@@ -291,8 +297,36 @@ function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | unde
   };
 }
 
-/** The scheduler's default bindingTimeout (DynamicResourcesArgs): how long binding conditions may take. */
+/** upstream DynamicResourcesBindingTimeoutDefault (DynamicResourcesArgs bindingTimeout): how long binding conditions may take. */
 export const BINDING_TIMEOUT_MS = 600_000;
+
+/** DynamicResourcesArgs as Podplan applies them, defaulted, in milliseconds (filterTimeout is checked, not applied). */
+export interface DynamicResourcesArgs {
+  readonly bindingTimeoutMs: number;
+}
+
+const NANOS_PER_MS = 1_000_000n;
+
+/**
+ * DynamicResourcesArgs as upstream reads them (metav1.Duration text) and checks them
+ * (ValidateDynamicResourcesArgs, with DRASchedulerFilterTimeout, DRADeviceBindingConditions and
+ * DRAResourceClaimDeviceStatus on, as in 1.37): filterTimeout zero or positive, bindingTimeout at
+ * least 1 second; absent, upstream's defaults.
+ */
+export function dynamicResourcesArgs(args: unknown): Result<DynamicResourcesArgs, ArgsError> {
+  const reader = new ArgsReader(NAME);
+  const a = reader.object(args, [], ['filterTimeout', 'bindingTimeout']) ?? {};
+  const filter = reader.duration(a['filterTimeout'], ['filterTimeout']);
+  const binding = reader.duration(a['bindingTimeout'], ['bindingTimeout']);
+  // The value as upstream's field error shows a metav1.Duration: its JSON, Go's duration text.
+  if (filter !== undefined && filter < 0n)
+    reader.errors.push(fieldInvalid(['filterTimeout'], formatGoDurationNanos(filter), 'must be zero or positive'));
+  if (binding !== undefined && binding < 1_000n * NANOS_PER_MS)
+    reader.errors.push(fieldInvalid(['bindingTimeout'], formatGoDurationNanos(binding), 'must be at least 1 second'));
+  return reader.result({
+    bindingTimeoutMs: binding === undefined ? BINDING_TIMEOUT_MS : Number(binding) / 1e6,
+  });
+}
 
 /** How often PreBind looks at the claims while it waits for their binding conditions (upstream's poll interval). */
 export const BINDING_POLL_MS = 5_000;
@@ -330,22 +364,22 @@ function bindingReadiness(claim: ResourceClaim): { readonly ready: boolean; read
 }
 
 /** upstream isClaimTimeout: a device of the allocation has binding conditions, and it was allocated longer ago than the binding timeout. */
-function bindingTimedOut(claim: ResourceClaim, now: number): boolean {
+function bindingTimedOut(claim: ResourceClaim, now: number, timeoutMs: number): boolean {
   const allocation = claim.status?.allocation;
   if (!allocation?.allocationTimestamp) return false;
   if (!(allocation.devices?.results ?? []).some((r) => r.bindingConditions !== undefined)) return false;
   const allocated = Date.parse(allocation.allocationTimestamp);
-  return !Number.isNaN(allocated) && allocated + BINDING_TIMEOUT_MS < now;
+  return !Number.isNaN(allocated) && allocated + timeoutMs < now;
 }
 
 /**
  * As Filter applies the two to an allocated claim: unavailable when its binding failed, or when it
  * is not ready and timed out (judged by the injected clock; without one, never).
  */
-function bindingUnavailable(claim: ResourceClaim, now: number | undefined): boolean {
+function bindingUnavailable(claim: ResourceClaim, now: number | undefined, timeoutMs: number): boolean {
   const readiness = bindingReadiness(claim);
   if (readiness.failed !== undefined) return true;
-  return !readiness.ready && now !== undefined && bindingTimedOut(claim, now);
+  return !readiness.ready && now !== undefined && bindingTimedOut(claim, now, timeoutMs);
 }
 
 /** upstream hasBindingConditions, for one claim: a device of its allocation has binding conditions. */
@@ -408,7 +442,10 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
   private readonly inFlight = new Map<string, number>();
   private holders: { readonly at: number; readonly of: Indexes; readonly byDevice: Map<string, ResourceClaim> } | undefined;
 
-  constructor(private readonly handle: FrameworkHandle) {}
+  constructor(
+    private readonly handle: FrameworkHandle,
+    private readonly args: DynamicResourcesArgs,
+  ) {}
 
   private indexes(): Indexes {
     const idx = indexesOf(this.handle.objects?.() ?? {});
@@ -557,7 +594,7 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
     const now = this.handle.now?.();
     for (const [i, claim] of claims.entries()) {
       if (claim.status?.allocation?.nodeSelector) selectorBound.push(i);
-      if (claim.status?.allocation && bindingUnavailable(claim, now)) bindingFailed.push(i);
+      if (claim.status?.allocation && bindingUnavailable(claim, now, this.args.bindingTimeoutMs)) bindingFailed.push(i);
     }
     state.write(this.stateKey, {
       claims,
@@ -1034,7 +1071,7 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
       note: `waiting for binding conditions for device on node ${nodeName}`,
     });
     const sleep = (ms: number) => new Promise<void>((resolve) => clock.setTimer(ms, resolve));
-    const deadline = clock.now() + BINDING_TIMEOUT_MS;
+    const deadline = clock.now() + this.args.bindingTimeoutMs;
     for (;;) {
       const now = clock.now();
       let ready = true;
@@ -1042,7 +1079,8 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
         const readiness = bindingReadiness(claim);
         if (readiness.failed !== undefined) return errorStatus(readiness.failed);
         if (readiness.ready) continue;
-        if (bindingTimedOut(claim, now)) return errorStatus(`device binding timeout: claim=${claim.metadata.name}`);
+        if (bindingTimedOut(claim, now, this.args.bindingTimeoutMs))
+          return errorStatus(`device binding timeout: claim=${claim.metadata.name}`);
         ready = false;
         break;
       }
@@ -1118,4 +1156,4 @@ function consumerOf(pod: PodInfo): ResourceClaimConsumerReference {
   return { resource: 'pods', name: pod.pod.metadata.name, uid: pod.id };
 }
 
-export const factory = factoryOf(noArgs(NAME), (_args, handle) => new DynamicResources(handle));
+export const factory = factoryOf(dynamicResourcesArgs, (args, handle) => new DynamicResources(handle, args));

@@ -4,6 +4,7 @@
 // type, path, value), so the profile's reader points at the field; their text is made from them.
 import { fieldInvalid, fieldUnknown, type ArgsError, type FieldError, type FieldPath } from '../api/field';
 import { err, ok, type Result } from '../api/result';
+import { parseGoDurationNanos } from '../planner/podset/duration';
 import type { FrameworkHandle, Plugin } from '../framework/interfaces';
 
 export type ArgsObject = Readonly<Record<string, unknown>>;
@@ -69,6 +70,16 @@ export class ArgsReader {
     if (value === undefined || value === null) return undefined;
     if (is(value)) return value;
     this.errors.push(fieldInvalid(path, value, detail));
+    return undefined;
+  }
+
+  /** A metav1.Duration: Go's duration text ("30s", "1m30s"), as nanoseconds; undefined when absent or not one, which is an error. */
+  duration(value: unknown, path: FieldPath): bigint | undefined {
+    const text = this.typed(value, path, (v): v is string => typeof v === 'string', 'must be a duration such as "30s"');
+    if (text === undefined) return undefined;
+    const nanos = parseGoDurationNanos(text);
+    if (nanos.ok) return nanos.value;
+    this.errors.push(fieldInvalid(path, value, nanos.error));
     return undefined;
   }
 

@@ -3,7 +3,10 @@
 // the unschedulable pods, which move back when a cluster event could make them schedulable (one of
 // the plugins that rejected them cares about it) or after 5 minutes at the latest. Pods with
 // scheduling gates wait, gated, until an update removes the gates; so do pods the framework's
-// PreEnqueue plugins hold, until an update or a change of the other objects lets them in. Pods the QueueSort plugin ranks
+// PreEnqueue plugins hold, until an update or a change of the other objects lets them in. A gated
+// pod let in goes where any moved pod goes (upstream requeueEntityWithQueueingStrategy): to backoffQ
+// while the back-off of its last failed attempt runs, else to activeQ; a pod never attempted has no
+// back-off (upstream getBackoffTime with no attempts), so it goes to activeQ. Pods the QueueSort plugin ranks
 // equal (same priority, same timestamp: a batch added at one instant of the injected clock) leave
 // activeQ in the order they were added, as they would in a cluster, where each arrives at its own time.
 import type { Clock, Timer } from '../api/clock';
@@ -51,7 +54,7 @@ export type QueueName = 'active' | 'backoff' | 'unschedulable' | 'gated' | 'inFl
 
 interface Entry {
   queued: QueuedPodInfo;
-  /** When its last attempt failed (backoff and the 5-minute leftover count from here). */
+  /** When its last attempt failed (backoff and the 5-minute leftover count from here); for a pod never attempted, when it was added. */
   failedAt: number;
   /** Plugins that rejected it in its last attempt. */
   rejectors: ReadonlySet<string>;
@@ -64,7 +67,7 @@ export class SchedulingQueue {
   private readonly active: KeyedHeap<QueuedPodInfo>;
   private readonly backoff: KeyedHeap<Entry>;
   private readonly unschedulable = new Map<string, Entry>();
-  private readonly gated = new Map<string, QueuedPodInfo>();
+  private readonly gated = new Map<string, Entry>();
   private readonly inFlight = new Map<string, QueuedPodInfo>();
   private schedulingCycle = 0;
   /** The scheduling cycle during which a cluster event last moved pods (upstream moveRequestCycle). */
@@ -126,24 +129,24 @@ export class SchedulingQueue {
     const queued: QueuedPodInfo = { info, timestamp: this.options.clock.now(), attempts: 0 };
     this.arrival.set(info.id, this.arrivals++);
     if (this.isGated(info)) {
-      this.gated.set(info.id, queued);
+      this.gated.set(info.id, { queued, failedAt: queued.timestamp, rejectors: new Set() });
       return;
     }
     this.active.upsert(queued);
     this.notify();
   }
 
-  /** The pod changed: a gated pod whose gates are gone becomes active; elsewhere the new object replaces the old. */
+  /** The pod changed: a gated pod whose gates are gone is let in (backoffQ or activeQ); elsewhere the new object replaces the old. */
   update(info: PodInfo): void {
     const id = info.id;
     const gated = this.gated.get(id);
     if (gated) {
+      const entry = { ...gated, queued: { ...gated.queued, info } };
       if (this.isGated(info)) {
-        this.gated.set(id, { ...gated, info });
+        this.gated.set(id, entry);
       } else {
         this.gated.delete(id);
-        this.active.upsert({ ...gated, info });
-        this.notify();
+        this.letIn(entry);
       }
       return;
     }
@@ -194,28 +197,26 @@ export class SchedulingQueue {
     this.inFlight.delete(queued.info.id);
     const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors };
     if (this.moveRequestCycle >= this.schedulingCycle) {
-      if (!this.heldBack(queued)) this.backoff.upsert(entry);
+      if (!this.heldBack(entry)) this.backoff.upsert(entry);
     } else this.unschedulable.set(queued.info.id, entry);
   }
 
   /** The popped pod failed for an internal reason (error, binding failure): it backs off and retries. */
   addBackoff(queued: QueuedPodInfo): void {
     this.inFlight.delete(queued.info.id);
-    if (!this.heldBack(queued)) this.backoff.upsert({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
+    const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors: new Set() };
+    if (!this.heldBack(entry)) this.backoff.upsert(entry);
   }
 
   /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
   onEvent(event: ClusterEvent): void {
     // A pod held by PreEnqueue (not by scheduling gates) may be let in by the other objects' change.
     if (event === 'ObjectsUpdate' && this.options.preEnqueue) {
-      let moved = false;
-      for (const [id, queued] of this.gated) {
-        if (this.isGated(queued.info)) continue;
+      for (const [id, entry] of this.gated) {
+        if (this.isGated(entry.queued.info)) continue;
         this.gated.delete(id);
-        this.active.upsert(queued);
-        moved = true;
+        this.letIn(entry);
       }
-      if (moved) this.notify();
     }
     for (const [id, entry] of this.unschedulable) {
       if (this.couldHelp(entry, event)) {
@@ -284,8 +285,9 @@ export class SchedulingQueue {
     return hasSchedulingGates(info) || (this.options.preEnqueue !== undefined && !this.options.preEnqueue(info));
   }
 
+  /** When the pod's back-off ends; a pod never attempted has none (upstream getBackoffTime: the zero time). */
   private backoffExpiry(entry: Entry): number {
-    return entry.failedAt + this.backoffDuration(entry.queued.attempts);
+    return entry.queued.attempts === 0 ? entry.failedAt : entry.failedAt + this.backoffDuration(entry.queued.attempts);
   }
 
   private couldHelp(entry: Entry, event: ClusterEvent): boolean {
@@ -301,14 +303,18 @@ export class SchedulingQueue {
    * As upstream's moves into activeQ and backoffQ run the PreEnqueue plugins: a pod they hold now
    * (its claim deleted meanwhile) waits gated instead. A pod leaving backoffQ was checked on entry.
    */
-  private heldBack(queued: QueuedPodInfo): boolean {
-    if (!this.options.preEnqueue || this.options.preEnqueue(queued.info)) return false;
-    this.gated.set(queued.info.id, queued);
+  private heldBack(entry: Entry): boolean {
+    if (!this.options.preEnqueue || this.options.preEnqueue(entry.queued.info)) return false;
+    this.gated.set(entry.queued.info.id, entry);
     return true;
   }
 
   private requeue(entry: Entry): void {
-    if (this.heldBack(entry.queued)) return;
+    if (!this.heldBack(entry)) this.letIn(entry);
+  }
+
+  /** A pod the PreEnqueue plugins let in: to backoffQ while its back-off runs, else to activeQ. */
+  private letIn(entry: Entry): void {
     if (this.backoffExpiry(entry) > this.options.clock.now()) {
       this.backoff.upsert(entry);
     } else {

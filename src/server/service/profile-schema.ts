@@ -75,6 +75,21 @@ export const PLUGIN_ARGS: Readonly<Record<string, JsonSchema>> = {
       ignorePreferredTermsOfExistingPods: { type: 'boolean', description: 'Score with the incoming pod’s preferred terms only.' },
     },
   },
+  DynamicResources: {
+    type: 'object',
+    properties: {
+      bindingTimeout: {
+        type: 'string',
+        description:
+          'How long PreBind waits for the binding conditions of a pod’s devices, and how long after its allocation a claim’s binding may take (a duration such as "30s", at least 1s; default 10m).',
+      },
+      filterTimeout: {
+        type: 'string',
+        description:
+          'Upstream’s limit on device allocation per node (a duration, zero or positive; default 10s); checked, not applied: Podplan’s allocator is never cut off.',
+      },
+    },
+  },
   PodTopologySpread: {
     type: 'object',
     properties: {

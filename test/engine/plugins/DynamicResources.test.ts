@@ -12,7 +12,7 @@ import * as DR from '../../../src/engine/plugins/DynamicResources';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import { ManualClock } from '../../../src/engine/api/clock';
 import { handleOf, makeNode, snapshotOf } from '../../builders';
-import { build, filterAll, runFilters } from './harness';
+import { argsError, build, filterAll, runFilters } from './harness';
 
 const GPU = 'gpu.example.com';
 const gpuClass: DeviceClass = { metadata: { name: 'gpu' }, spec: { selectors: [{ cel: { expression: `device.driver == "${GPU}"` } }] } };
@@ -318,7 +318,7 @@ describe('engine/plugins/DynamicResources', () => {
 // dynamicresources.go isClaimReadyForBinding / isClaimTimeout as Filter applies them to an allocated
 // claim (DRADeviceBindingConditions with DRAResourceClaimDeviceStatus): its result's binding
 // conditions, the status the driver reported per device, the allocation's time against the
-// 10-minute binding timeout.
+// binding timeout (DynamicResourcesArgs bindingTimeout, 10 minutes by default).
 describe('engine/plugins/DynamicResources: binding conditions', () => {
   const nodes = [makeNode('n1'), makeNode('n2')];
   const NOW = Date.parse('2026-06-01T12:00:00Z');
@@ -352,7 +352,7 @@ describe('engine/plugins/DynamicResources: binding conditions', () => {
     });
   const RECENT = '2026-06-01T11:55:00Z';
   const OLD = '2026-06-01T11:00:00Z';
-  const table: Array<[name: string, claim: ResourceClaim, now: number | undefined, n1: string]> = [
+  const table: Array<[name: string, claim: ResourceClaim, now: number | undefined, n1: string, args?: unknown]> = [
     ['bound: available', held([condition('attached', 'True')], OLD), NOW, 'ok'],
     ['failure condition True: unavailable', held([condition('attached', 'True'), condition('failed', 'True')], RECENT), NOW, NOT_AVAILABLE],
     [
@@ -364,15 +364,29 @@ describe('engine/plugins/DynamicResources: binding conditions', () => {
     ['not bound yet, within the timeout: available (PreBind would wait)', held([condition('attached', 'False')], RECENT), NOW, 'ok'],
     ['not bound, past the timeout: unavailable', held([condition('attached', 'False')], OLD), NOW, NOT_AVAILABLE],
     ['no status yet, past the timeout: unavailable', held(undefined, OLD), NOW, NOT_AVAILABLE],
+    [
+      'not bound, allocated 5 minutes ago, bindingTimeout 1m: past it, unavailable',
+      held([condition('attached', 'False')], RECENT),
+      NOW,
+      NOT_AVAILABLE,
+      { bindingTimeout: '1m' },
+    ],
+    [
+      'not bound, allocated an hour ago, bindingTimeout 2h: within it, available',
+      held([condition('attached', 'False')], OLD),
+      NOW,
+      'ok',
+      { bindingTimeout: '2h' },
+    ],
     ['not bound, no allocation time: never times out', held([condition('attached', 'False')], undefined), NOW, 'ok'],
     ['not bound, past the timeout, but no clock: not judged', held([condition('attached', 'False')], OLD), undefined, 'ok'],
   ];
-  for (const [name, c, now, n1] of table) {
+  for (const [name, c, now, n1, args] of table) {
     it(name, () => {
       const snapshot = snapshotOf(nodes);
       const objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [slice('n1', 2)], resourceClaims: [c] };
       const handle = { ...handleOf(snapshot, 1, objects), ...(now !== undefined ? { now: () => now } : {}) };
-      const run = runFilters(build(DR.factory, undefined, handle), snapshot, podWith('p', [{ name: 'c', resourceClaimName: 'held' }]));
+      const run = runFilters(build(DR.factory, args, handle), snapshot, podWith('p', [{ name: 'c', resourceClaimName: 'held' }]));
       assert.deepEqual(run.verdicts, { n1, n2: NOT_AVAILABLE });
     });
   }
@@ -677,8 +691,9 @@ describe('engine/plugins/DynamicResources PreBind', () => {
 
   // upstream PreBind after bindClaim (DRADeviceBindingConditions and DRAResourceClaimDeviceStatus,
   // on by default in 1.37): a device with binding conditions makes the pod wait, looking every 5 s,
-  // until its conditions are True in the claim's status; a failure condition or the 10 minutes'
-  // timeout is an Error (isClaimReadyForBinding, ErrDeviceBindingFailed, ErrDeviceBindingTimeout).
+  // until its conditions are True in the claim's status; a failure condition or the binding timeout
+  // (DynamicResourcesArgs bindingTimeout, 10 minutes by default; upstream's PollUntilContextTimeout)
+  // is an Error (isClaimReadyForBinding, ErrDeviceBindingFailed, ErrDeviceBindingTimeout).
   describe('PreBind waits for the binding conditions of the devices it allocated, on the injected clock', () => {
     const START = Date.parse('2026-06-01T12:00:00Z');
     const attachable = (conditions = true): ResourceSlice => {
@@ -693,7 +708,9 @@ describe('engine/plugins/DynamicResources PreBind', () => {
     };
     const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
     type Driver = Array<[afterMs: number, conditions: Record<string, 'True' | 'False'>]>;
-    const table: Array<[name: string, conditions: boolean, clock: boolean, driver: Driver, expected: string, atMs: number]> = [
+    const table: Array<
+      [name: string, conditions: boolean, clock: boolean, driver: Driver, expected: string, atMs: number, args?: unknown]
+    > = [
       ['bound once the driver says attached: Success at the next look', true, true, [[12_000, { attached: 'True' }]], 'Success', 15_000],
       [
         'a failure condition True: Error, the pod is not bound',
@@ -714,10 +731,46 @@ describe('engine/plugins/DynamicResources PreBind', () => {
         `Error: ${DR.ERR_BINDING_DEADLINE}`,
         600_000,
       ],
+      [
+        'never attached, bindingTimeout 30s: Error after 30 s',
+        true,
+        true,
+        [[1_000, { attached: 'False' }]],
+        `Error: ${DR.ERR_BINDING_DEADLINE}`,
+        30_000,
+        { bindingTimeout: '30s' },
+      ],
+      [
+        'bindingTimeout 12s: the deadline falls between the looks at 10 s and 15 s, the Error at 12 s',
+        true,
+        true,
+        [[1_000, { attached: 'False' }]],
+        `Error: ${DR.ERR_BINDING_DEADLINE}`,
+        12_000,
+        { bindingTimeout: '12s' },
+      ],
+      [
+        'attached at 22 s, bindingTimeout 30s: Success at the look at 25 s',
+        true,
+        true,
+        [[22_000, { attached: 'True' }]],
+        'Success',
+        25_000,
+        { bindingTimeout: '30s' },
+      ],
+      [
+        'attached just after the look at 25 s, bindingTimeout 30s: the look at 30 s would fall on the deadline, so Error at 30 s',
+        true,
+        true,
+        [[25_000, { attached: 'True' }]],
+        `Error: ${DR.ERR_BINDING_DEADLINE}`,
+        30_000,
+        { bindingTimeout: '30s' },
+      ],
       ['a device without binding conditions: no wait', false, true, [], 'Success', 0],
       ['no clock (no live scheduler): no wait', true, false, [], 'Success', 0],
     ];
-    for (const [name, conditions, withClock, driver, expected, atMs] of table) {
+    for (const [name, conditions, withClock, driver, expected, atMs, args] of table) {
       it(name, async () => {
         const clock = new ManualClock(START);
         const events: string[] = [];
@@ -732,7 +785,7 @@ describe('engine/plugins/DynamicResources PreBind', () => {
           ...(withClock ? { clock, now: () => clock.now() } : {}),
           recordEvent: (p, e) => events.push(`${p.metadata.name} ${e.type} ${e.reason} ${e.action}: ${e.note}`),
         };
-        const plugin = build(DR.factory, undefined, handle);
+        const plugin = build(DR.factory, args, handle);
         const pod = podWith('p1', [{ name: 'c', resourceClaimName: 'c1' }]);
         const { state } = runFilters(plugin, snapshot, pod);
         assert.equal(plugin.reserve(state, pod, 'n1').code, 'Success');
@@ -907,4 +960,62 @@ describe('engine/plugins/DynamicResources PreBind', () => {
       assert.deepEqual(runFilters(plugin, snapshot, wanting('p2')).verdicts, { n1: 'ok', n2: CANNOT });
     });
   });
+});
+
+// upstream TestValidateDynamicResourcesArgs (pkg/scheduler/apis/config/validation), with the 1.37
+// defaults of its feature gates (DRASchedulerFilterTimeout, DRADeviceBindingConditions and
+// DRAResourceClaimDeviceStatus on), and the defaults of SetDefaults_DynamicResourcesArgs.
+describe('engine/plugins/DynamicResources args (upstream TestValidateDynamicResourcesArgs)', () => {
+  const table: Array<[name: string, args: unknown, error: string | undefined, bindingTimeoutMs?: number]> = [
+    ['valid args (default)', { filterTimeout: '10s', bindingTimeout: '600s' }, undefined, 600_000],
+    ['absent: the defaults (bindingTimeout 10 minutes)', undefined, undefined, DR.BINDING_TIMEOUT_MS],
+    ['negative FilterTimeout', { filterTimeout: '-1s' }, 'DynamicResources: filterTimeout: Invalid value: "-1s": must be zero or positive'],
+    ['FilterTimeout zero (no timeout upstream)', { filterTimeout: '0s' }, undefined, DR.BINDING_TIMEOUT_MS],
+    ['valid BindingTimeout', { bindingTimeout: '30s' }, undefined, 30_000],
+    [
+      'BindingTimeout < 1s (0s)',
+      { bindingTimeout: '0s' },
+      'DynamicResources: bindingTimeout: Invalid value: "0s": must be at least 1 second',
+    ],
+    [
+      'BindingTimeout < 1s (negative)',
+      { bindingTimeout: '-1s' },
+      'DynamicResources: bindingTimeout: Invalid value: "-1s": must be at least 1 second',
+    ],
+    [
+      'BindingTimeout < 1s, written in another unit: shown as Go prints the duration',
+      { bindingTimeout: '0.5s' },
+      'DynamicResources: bindingTimeout: Invalid value: "500ms": must be at least 1 second',
+    ],
+    ['BindingTimeout exactly 1s', { bindingTimeout: '1000ms' }, undefined, 1_000],
+    [
+      'not a duration',
+      { bindingTimeout: 'ten minutes' },
+      'DynamicResources: bindingTimeout: Invalid value: "ten minutes": time: invalid duration "ten minutes"',
+    ],
+    [
+      'a number, not a duration text',
+      { bindingTimeout: 30 },
+      'DynamicResources: bindingTimeout: Invalid value: 30: must be a duration such as "30s"',
+    ],
+    [
+      'both wrong: every error at once',
+      { filterTimeout: '-5s', bindingTimeout: '0s' },
+      'DynamicResources: [filterTimeout: Invalid value: "-5s": must be zero or positive, bindingTimeout: Invalid value: "0s": must be at least 1 second]',
+    ],
+    ['an unknown field is an error', { timeout: '1m' }, 'DynamicResources: unknown field "timeout"'],
+    [
+      'typed as in a KubeSchedulerConfiguration',
+      { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'DynamicResourcesArgs', bindingTimeout: '2m' },
+      undefined,
+      120_000,
+    ],
+  ];
+  for (const [name, args, error, bindingTimeoutMs] of table) {
+    it(name, () => {
+      const read = DR.dynamicResourcesArgs(args);
+      if (error === undefined) assert.deepEqual(read.ok ? read.value : read.error, { bindingTimeoutMs });
+      else assert.equal(argsError(DR.factory, args), error);
+    });
+  }
 });

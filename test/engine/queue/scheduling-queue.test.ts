@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
 import type { QueuedPodInfo } from '../../../src/engine/framework/interfaces';
-import { SchedulingQueue, type ClusterEvent } from '../../../src/engine/queue/scheduling-queue';
+import { SchedulingQueue, type ClusterEvent, type QueueName } from '../../../src/engine/queue/scheduling-queue';
 import { makePod } from '../../builders';
 
 // Higher priority first, then earlier arrival: the order PrioritySort gives.
@@ -180,9 +180,64 @@ describe('engine/queue/scheduling-queue', () => {
     queue.onEvent('NodeAdd');
     queue.addBackoff(popped);
     assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['gated', 'gated']);
+    // Let in while the back-off of their failed attempt (1 s) still runs: backoffQ, then activeQ.
     found = true;
     queue.onEvent('ObjectsUpdate');
+    assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['backoff', 'backoff']);
+    clock.advance(1_000);
+    queue.flushBackoffCompleted();
     assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['active', 'active']);
+  });
+
+  // upstream requeueEntityWithQueueingStrategy: a gated pod let in (its gating plugin's hint Queue,
+  // so queueAfterBackoff) goes to backoffQ while isEntityBackingoff, else to activeQ; getBackoffTime
+  // gives a pod with no failed attempts no back-off, so a pod held from its arrival goes to activeQ.
+  describe('lets a pod held at PreEnqueue in to backoffQ while the back-off of its last attempt runs, else to activeQ', () => {
+    const table: Array<
+      [name: string, attempts: number, letInAfterMs: number, by: 'ObjectsUpdate' | 'update', where: QueueName, activeAtMs: number]
+    > = [
+      ['held from its arrival (never attempted, no back-off), let in by its claim: activeQ', 0, 0, 'ObjectsUpdate', 'active', 0],
+      ['held from its arrival, let in by its own update: activeQ', 0, 0, 'update', 'active', 0],
+      ['1 attempt (1 s back-off), let in after 500 ms by its claim: backoffQ until 1 s', 1, 500, 'ObjectsUpdate', 'backoff', 1_000],
+      ['1 attempt, let in after 500 ms by its own update: backoffQ until 1 s', 1, 500, 'update', 'backoff', 1_000],
+      ['1 attempt, let in after 1.5 s: its back-off is over, activeQ', 1, 1_500, 'ObjectsUpdate', 'active', 1_500],
+      ['3 attempts (4 s back-off), let in after 3 s: backoffQ until 4 s', 3, 3_000, 'ObjectsUpdate', 'backoff', 4_000],
+      ['3 attempts, let in after 5 s: activeQ', 3, 5_000, 'ObjectsUpdate', 'active', 5_000],
+    ];
+    for (const [name, attempts, letInAfterMs, by, where, activeAtMs] of table) {
+      it(name, () => {
+        const clock = new ManualClock(0);
+        let found = attempts > 0;
+        const queue = new SchedulingQueue({ clock, less: byPriority, preEnqueue: () => found });
+        const pod = makePod('p').info;
+        queue.add(pod);
+        // Its attempts, each failed, each retried once its back-off is over.
+        for (let i = 1; i <= attempts; i++) {
+          failOnce(queue, 'DynamicResources');
+          if (i < attempts) {
+            clock.advance(queue.backoffDuration(i));
+            queue.onEvent('ObjectsUpdate');
+            assert.equal(queue.whereIs(pod.id), 'active');
+          }
+        }
+        // Its claim deleted after the last failure: moved by an event, it is held.
+        found = false;
+        queue.onEvent('ObjectsUpdate');
+        assert.equal(queue.whereIs(pod.id), 'gated');
+        const heldAt = clock.now();
+        clock.advance(letInAfterMs);
+        found = true;
+        if (by === 'update') queue.update(makePod('p').annotations({ seen: 'yes' }).info);
+        else queue.onEvent('ObjectsUpdate');
+        assert.equal(queue.whereIs(pod.id), where);
+        clock.advance(Math.max(0, heldAt + activeAtMs - clock.now() - 1));
+        queue.flushBackoffCompleted();
+        if (where === 'backoff') assert.equal(queue.whereIs(pod.id), 'backoff', '1 ms before its back-off ends');
+        clock.advance(1);
+        queue.flushBackoffCompleted();
+        assert.equal(queue.whereIs(pod.id), 'active');
+      });
+    }
   });
 
   it('tells listeners when a pod becomes ready and forgets deleted pods', () => {

@@ -68,6 +68,11 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
       ],
     ],
     [
+      "DynamicResources' bindingTimeout under 1 s, at the field; a valid filterTimeout beside it is fine",
+      '    pluginConfig:\n      - name: DynamicResources\n        args:\n          filterTimeout: 5s\n          bindingTimeout: 500ms\n',
+      [['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.bindingTimeout']],
+    ],
+    [
       'an unknown arg field',
       '    pluginConfig:\n      - name: NodeResourcesFit\n        args: { speed: 3 }\n',
       [['profile/bad-args', 'error', 'profiles[0].pluginConfig[0].args.speed']],
@@ -95,6 +100,19 @@ describe('server/service/profiles: workspace profiles as the engine runs them, p
     ],
   ];
   for (const [what, profile, expected] of cases) it(what, () => assert.deepEqual(issues(profile), expected));
+
+  it("says what is wrong with DynamicResources' bindingTimeout in upstream's words, at the field's path", () => {
+    const r = resolve('    pluginConfig:\n      - name: DynamicResources\n        args:\n          bindingTimeout: 500ms\n');
+    assert.deepEqual(
+      r.issues.map((i) => [i.message, i.path]),
+      [
+        [
+          'profile p: plugin DynamicResources: bindingTimeout: Invalid value: "500ms": must be at least 1 second',
+          'profiles[0].pluginConfig[0].args.bindingTimeout',
+        ],
+      ],
+    );
+  });
 
   it('says which plugin a misspelt disabled name meant', () => {
     assert.deepEqual(
