@@ -6,8 +6,11 @@
 // `semver` library (semver(), isSemver(), compareTo, isGreaterThan, isLessThan, major, minor,
 // patch; version attributes are semvers) and the `quantity` library (quantity(), isQuantity(),
 // compareTo, isGreaterThan, isLessThan, sign, isInteger, asInteger, asApproximateFloat, add, sub;
-// capacities are quantities). Not covered: cel.bind, the lists, sets, regex-extraction, URL, IP
-// and CIDR libraries and cost limits.
+// capacities are quantities), the `lists` library (isSorted, sum, min, max, indexOf, lastIndexOf,
+// includes) and the `sets` extension (sets.contains, sets.equivalent, sets.intersects), both in
+// cel-lists.ts. Not covered: cel.bind (@bufbuild/cel 0.6 has no macro extension), cel-go's lists
+// and two-variable comprehension extensions, the regex-extraction (find, findAll), URL, IP, CIDR and
+// format libraries and cost limits.
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
@@ -15,6 +18,7 @@ import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import type { Device } from '../../api/dra';
 import { parseQuantity } from '../../api/quantity';
+import { listFuncs } from './cel-lists';
 
 const STRING = 9;
 const INT64 = 3;
@@ -148,6 +152,7 @@ class CelEvalError extends Error {}
 
 const funcs = [
   ...strings,
+  ...listFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);

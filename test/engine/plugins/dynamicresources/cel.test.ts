@@ -38,13 +38,79 @@ describe('engine/plugins/dynamicresources/cel', () => {
     // A runtime error (no such attribute) and a compile error are errors, not false.
     [`device.attributes["${DRIVER}"].nope == 1`, 'runtime'],
     ['device.driver ==', 'compile'],
+    // k8s.io/apiserver/pkg/cel/library/lists.go (ListsVersion(1)), its documented examples.
+    ['[1, 2, 3].isSorted()', true],
+    ["['a', 'b', 'b', 'c'].isSorted()", true],
+    ['[2.0, 1.0].isSorted()', false],
+    ['[1].isSorted()', true],
+    ['[].isSorted()', true],
+    ['[1, 3].sum() == 4', true],
+    ['[1.0, 3.0].sum() == 4.0', true],
+    ["[duration('1m'), duration('1s')].sum() == duration('1m1s')", true],
+    ['[].sum() == 0', true],
+    ['[1, 3].min() == 1', true],
+    ['[1, 3].max() == 3', true],
+    ['[].min() == 0', 'runtime:min called on empty list'],
+    ['[].max() == 0', 'runtime:max called on empty list'],
+    ['[1].min() == 1', true],
+    ["['b', 'c', 'a'].max() == 'c'", true],
+    ['[1, 2, 2, 3].indexOf(2) == 1', true],
+    ["['a', 'b', 'b', 'c'].lastIndexOf('b') == 2", true],
+    ['[1.0].indexOf(1.1) == -1', true],
+    ["[].indexOf('string') == -1", true],
+    ['[1, 2, 3].includes(2)', true],
+    ['[1, 2, 3].includes(4)', false],
+    // On a device: a list built from attributes.
+    [`[device.attributes["${DRIVER}"].numa, 2, 3].isSorted()`, true],
+    [`["gpu-a", "gpu-b"].indexOf(device.attributes["${DRIVER}"].name) == 0`, true],
+    // The strings extension's indexOf still applies to strings.
+    ['"abc".indexOf("c") == 2', true],
+    // k8s.io/apiserver/pkg/cel/library/cost_test.go, TestSetsCost rows (cel-go's sets extension).
+    ['sets.contains([], [])', true],
+    ['sets.contains([1], [])', true],
+    ['sets.contains([1], [1])', true],
+    ['sets.contains([1], [1, 1])', true],
+    ['sets.contains([1, 1], [1])', true],
+    ['sets.contains([2, 1], [1])', true],
+    ['sets.contains([1, 2, 3, 4], [2, 3])', true],
+    ['sets.contains([1], [1.0, 1])', true],
+    ['sets.contains([1, 2], [2u, 2.0])', true],
+    ['sets.contains([1, 2u], [2, 2.0])', true],
+    ['sets.contains([1, 2.0, 3u], [1.0, 2u, 3])', true],
+    ['sets.contains([[1], [2, 3]], [[2, 3.0]])', true],
+    ['!sets.contains([1], [2])', true],
+    ['!sets.contains([1], [1, 2])', true],
+    ['!sets.contains([1], ["1", 1])', true],
+    ['!sets.contains([1], [1.1, 1u])', true],
+    ['sets.equivalent([], [])', true],
+    ['sets.equivalent([1], [1])', true],
+    ['sets.equivalent([1], [1, 1])', true],
+    ['sets.equivalent([1, 1], [1])', true],
+    ['sets.equivalent([1], [1u, 1.0])', true],
+    ['sets.equivalent([1, 2, 3], [3u, 2.0, 1])', true],
+    ['sets.equivalent([[1.0], [2, 3]], [[1], [2, 3.0]])', true],
+    ['!sets.equivalent([2, 1], [1])', true],
+    ['!sets.equivalent([1], [1, 2])', true],
+    ['!sets.equivalent([1, 2], [2u, 2, 2.0])', true],
+    ['!sets.equivalent([1, 2], [1u, 2, 2.3])', true],
+    ['sets.intersects([1], [1])', true],
+    ['sets.intersects([1], [1, 1])', true],
+    ['sets.intersects([1, 1], [1])', true],
+    ['sets.intersects([2, 1], [1])', true],
+    ['sets.intersects([1], [1, 2])', true],
+    ['sets.intersects([1], [])', false],
+    ['sets.intersects([1], [2])', false],
   ];
   for (const [expression, expected] of table) {
     it(expression, () => {
       const compiled = compileSelector(expression);
       if (!compiled.ok) return assert.equal(expected, 'compile', compiled.error);
       const result = compiled.matches(device, DRIVER);
-      if (!result.ok) return assert.equal(expected, 'runtime', result.error);
+      if (!result.ok) {
+        if (typeof expected === 'string' && expected.startsWith('runtime:'))
+          return assert.equal(result.error, expected.slice('runtime:'.length));
+        return assert.equal(expected, 'runtime', result.error);
+      }
       assert.equal(result.value, expected);
     });
   }

@@ -1,0 +1,122 @@
+// Kubernetes' CEL `lists` library (k8s.io/apiserver/pkg/cel/library/lists.go, ListsVersion(1) as
+// the 1.37 base environment enables it: isSorted, sum, min, max, indexOf, lastIndexOf, includes) and
+// cel-go's `sets` extension (sets.contains, sets.equivalent, sets.intersects), for device selectors.
+// Element comparison, equality and addition are @bufbuild/cel's own `<`, `==` and `+`, so mixed
+// numeric comparisons and the "no matching overload" errors are the library's.
+import {
+  celEnv,
+  celFunc,
+  celMethod,
+  CelScalar,
+  isCelError,
+  isCelList,
+  listType,
+  parse,
+  plan,
+  type CelFunc,
+  type CelList,
+} from '@bufbuild/cel';
+
+const LIST = listType(CelScalar.DYN);
+const opsEnv = celEnv({});
+
+type Binary = (a: unknown, b: unknown) => unknown;
+
+function binary(expression: string): Binary {
+  const program = plan(opsEnv, parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
+  return (a, b) => {
+    const out = program({ a, b });
+    if (isCelError(out)) throw out;
+    return out;
+  };
+}
+
+const less = binary('a < b');
+const eq = binary('a == b');
+const plus = binary('a + b');
+
+function isSorted(this: CelList): boolean {
+  let prev: unknown;
+  let first = true;
+  for (const next of this) {
+    if (!first && less(next, prev) === true) return false;
+    // Upstream fails on an element that is not comparable even when it is first.
+    if (first) less(next, next);
+    prev = next;
+    first = false;
+  }
+  return true;
+}
+
+function extreme(name: 'min' | 'max') {
+  return function (this: CelList): unknown {
+    let result: unknown;
+    let first = true;
+    for (const next of this) {
+      if (first) {
+        less(next, next);
+        result = next;
+        first = false;
+      } else if (name === 'min' ? less(next, result) === true : less(result, next) === true) {
+        result = next;
+      }
+    }
+    if (first) throw new Error(`${name} called on empty list`);
+    return result;
+  };
+}
+
+function indexOf(list: CelList, item: unknown, fromEnd: boolean): bigint {
+  const items = [...list];
+  for (let k = 0; k < items.length; k++) {
+    const i = fromEnd ? items.length - 1 - k : k;
+    if (eq(items[i], item) === true) return BigInt(i);
+  }
+  return -1n;
+}
+
+function contains(list: CelList, sub: CelList): boolean {
+  const items = [...list];
+  for (const s of sub) if (!items.some((x) => eq(x, s) === true)) return false;
+  return true;
+}
+
+function includes(target: unknown, item: unknown): boolean {
+  if (isCelList(target)) {
+    for (const x of target) if (eq(x, item) === true) return true;
+    return false;
+  }
+  return eq(target, item) === true;
+}
+
+export const listFuncs: CelFunc[] = [
+  celMethod('isSorted', LIST, [], CelScalar.BOOL, isSorted),
+  celMethod('min', LIST, [], CelScalar.DYN, extreme('min') as (this: CelList) => never),
+  celMethod('max', LIST, [], CelScalar.DYN, extreme('max') as (this: CelList) => never),
+  celMethod('sum', LIST, [], CelScalar.DYN, function (this: CelList) {
+    let acc: unknown;
+    let first = true;
+    for (const next of this) {
+      acc = first ? next : plus(acc, next);
+      first = false;
+    }
+    // The empty list's sum is the zero of its (statically known) element type; untyped here: int 0.
+    return (first ? 0n : acc) as never;
+  }),
+  celMethod('indexOf', LIST, [CelScalar.DYN], CelScalar.INT, function (this: CelList, item) {
+    return indexOf(this, item, false);
+  }),
+  celMethod('lastIndexOf', LIST, [CelScalar.DYN], CelScalar.INT, function (this: CelList, item) {
+    return indexOf(this, item, true);
+  }),
+  celMethod('includes', CelScalar.DYN, [CelScalar.DYN], CelScalar.BOOL, function (item) {
+    return includes(this, item);
+  }),
+  celFunc('sets.contains', [LIST, LIST], CelScalar.BOOL, (a, b) => contains(a, b)),
+  celFunc('sets.equivalent', [LIST, LIST], CelScalar.BOOL, (a, b) => contains(a, b) && contains(b, a)),
+  celFunc('sets.intersects', [LIST, LIST], CelScalar.BOOL, (a, b) => {
+    const items = [...a];
+    for (const s of b) if (items.some((x) => eq(x, s) === true)) return true;
+    return false;
+  }),
+];
