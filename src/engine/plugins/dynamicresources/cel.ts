@@ -8,9 +8,11 @@
 // compareTo, isGreaterThan, isLessThan, sign, isInteger, asInteger, asApproximateFloat, add, sub;
 // capacities are quantities), the `lists` library (isSorted, sum, min, max, indexOf, lastIndexOf,
 // includes) and the `sets` extension (sets.contains, sets.equivalent, sets.intersects), both in
-// cel-lists.ts. Not covered: cel.bind (@bufbuild/cel 0.6 has no macro extension), cel-go's lists
-// and two-variable comprehension extensions, the regex-extraction (find, findAll), URL, IP, CIDR and
-// format libraries and cost limits.
+// cel-lists.ts, and the `ip` library (ip(), isIP(), ip.isCanonical(), string(ip), family,
+// isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast; cel-ip.ts).
+// Not covered: cel.bind (@bufbuild/cel 0.6 has no macro extension), cel-go's lists and two-variable
+// comprehension extensions, the regex-extraction library (find, findAll: @bufbuild/re2 offers only
+// a yes/no match, no match positions), the URL, CIDR and format libraries and cost limits.
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
@@ -18,6 +20,7 @@ import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import type { Device } from '../../api/dra';
 import { parseQuantity } from '../../api/quantity';
+import { ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs } from './cel-lists';
 
 const STRING = 9;
@@ -153,6 +156,7 @@ class CelEvalError extends Error {}
 const funcs = [
   ...strings,
   ...listFuncs,
+  ...ipFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -231,7 +235,7 @@ const funcs = [
 let env: CelEnv | undefined;
 
 function theEnv(): CelEnv {
-  env ??= celEnv({ registry, funcs });
+  env ??= celEnv({ registry: createFileRegistry(registry, ipRegistry), funcs });
   return env;
 }
 
