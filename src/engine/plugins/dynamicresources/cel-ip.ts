@@ -1,14 +1,16 @@
-// Kubernetes' CEL `ip` library (k8s.io/apiserver/pkg/cel/library/ip.go, in the base environment
-// since 1.30): ip(), isIP(), ip.isCanonical(), string(ip), family, isUnspecified, isLoopback,
-// isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast. Addresses parse as Go's
-// netip.ParseAddr, with its error messages; zones and IPv4-mapped IPv6 addresses are refused as
-// upstream's parseIPAddr refuses them.
+// Kubernetes' CEL `ip` and `cidr` libraries (k8s.io/apiserver/pkg/cel/library/ip.go and cidr.go,
+// in the base environment since 1.30): ip(), isIP(), ip.isCanonical(), string(ip), family,
+// isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast; cidr(),
+// isCIDR(), string(cidr), containsIP, containsCIDR, ip, masked, prefixLength. Addresses and prefixes
+// parse as Go's netip.ParseAddr and netip.ParsePrefix, with their error messages; zones and
+// IPv4-mapped IPv6 addresses are refused as upstream's parseIPAddr and parseCIDR refuse them.
 import { celFunc, celMethod, CelScalar, objectType, type CelFunc } from '@bufbuild/cel';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 
 const BYTES = 12;
+const INT64 = 3;
 const OPTIONAL = 1;
 
 export const ipRegistry = createFileRegistry(
@@ -17,13 +19,25 @@ export const ipRegistry = createFileRegistry(
     package: 'net',
     syntax: 'proto3',
     // An address: its 4 or 16 bytes.
-    messageType: [{ name: 'IP', field: [{ name: 'addr', number: 1, type: BYTES, label: OPTIONAL }] }],
+    messageType: [
+      { name: 'IP', field: [{ name: 'addr', number: 1, type: BYTES, label: OPTIONAL }] },
+      // A prefix: its address as written (4 or 16 bytes) and its length.
+      {
+        name: 'CIDR',
+        field: [
+          { name: 'addr', number: 1, type: BYTES, label: OPTIONAL },
+          { name: 'bits', number: 2, type: INT64, label: OPTIONAL },
+        ],
+      },
+    ],
   }),
   () => undefined,
 );
 
 const IPDesc = ipRegistry.getMessage('net.IP') as DescMessage;
 const IP = objectType(IPDesc);
+const CIDRDesc = ipRegistry.getMessage('net.CIDR') as DescMessage;
+const CIDR = objectType(CIDRDesc);
 
 class AddrError extends Error {}
 
@@ -196,6 +210,98 @@ function addrString(b: readonly number[]): string {
   return out;
 }
 
+interface Prefix {
+  readonly bytes: number[];
+  readonly bits: number;
+}
+
+/** Go's netip.ParsePrefix. */
+function parsePrefix(s: string): Prefix {
+  const fail = (msg: string): AddrError => new AddrError(`netip.ParsePrefix(${quote(s)}): ${msg}`);
+  const slash = s.lastIndexOf('/');
+  if (slash < 0) throw fail("no '/'");
+  let addr: Addr;
+  try {
+    addr = parseAddr(s.slice(0, slash));
+  } catch (e) {
+    if (e instanceof AddrError) throw fail(e.message);
+    throw e;
+  }
+  if (addr.bytes.length === 16 && addr.zone !== '') throw fail('IPv6 zones cannot be present in a prefix');
+  const bitsStr = s.slice(slash + 1);
+  // strconv.Atoi: digits with an optional sign, within int64.
+  const atoiOk = /^[+-]?\d+$/.test(bitsStr) && BigInt(bitsStr) <= 9223372036854775807n && BigInt(bitsStr) >= -9223372036854775808n;
+  if ((bitsStr.length > 1 && (bitsStr[0]! < '1' || bitsStr[0]! > '9')) || !atoiOk) {
+    throw fail(`bad bits after slash: ${quote(bitsStr)}`);
+  }
+  const bits = Number(bitsStr);
+  if (bits < 0 || bits > addr.bytes.length * 8) throw fail('prefix length out of range');
+  return { bytes: addr.bytes, bits };
+}
+
+const CIDR_PARSE = 'network address parse error during conversion from string';
+
+/** upstream's parseCIDR: a prefix, or the error in its words. */
+function parseCIDR(raw: string): Prefix {
+  let p: Prefix;
+  try {
+    p = parsePrefix(raw);
+  } catch (e) {
+    if (e instanceof AddrError) throw new Error(`${CIDR_PARSE}: ${e.message}`, { cause: e });
+    throw e;
+  }
+  if (is4In6(p.bytes)) throw new Error(`IPv4-mapped IPv6 address ${quote(raw)} is not allowed`);
+  return p;
+}
+
+/** upstream's stringToCIDR (which wraps parseCIDR's error once more). */
+function stringToCIDR(raw: string): Prefix {
+  try {
+    return parseCIDR(raw);
+  } catch (e) {
+    throw new Error(`${CIDR_PARSE}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+  }
+}
+
+function maskBytes(b: readonly number[], bits: number): number[] {
+  return b.map((x, i) => {
+    const keep = Math.max(0, Math.min(8, bits - i * 8));
+    return x & ((0xff << (8 - keep)) & 0xff);
+  });
+}
+
+function sameBytes(a: readonly number[], b: readonly number[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+/** Go's Prefix.Contains. */
+function prefixContains(p: Prefix, ip: readonly number[]): boolean {
+  return p.bytes.length === ip.length && sameBytes(maskBytes(p.bytes, p.bits), maskBytes(ip, p.bits));
+}
+
+/** Go's Prefix.Overlaps. */
+function prefixOverlaps(p: Prefix, o: Prefix): boolean {
+  if (p.bytes.length !== o.bytes.length) return false;
+  const min = Math.min(p.bits, o.bits);
+  return min === 0 || sameBytes(maskBytes(p.bytes, min), maskBytes(o.bytes, min));
+}
+
+function cidrMessage(p: Prefix): ReflectMessage {
+  return reflect(CIDRDesc, create(CIDRDesc, { addr: new Uint8Array(p.bytes), bits: BigInt(p.bits) }));
+}
+
+function prefixOf(m: unknown): Prefix {
+  const msg = m as ReflectMessage;
+  return {
+    bytes: [...(msg.get(CIDRDesc.field['addr']!) as Uint8Array)],
+    bits: Number(msg.get(CIDRDesc.field['bits']!) as bigint),
+  };
+}
+
+function containsCIDR(p: Prefix, o: Prefix): boolean {
+  return prefixOverlaps(p, o) && p.bits <= o.bits;
+}
+
 function ipMessage(bytes: readonly number[]): ReflectMessage {
   return reflect(IPDesc, create(IPDesc, { addr: new Uint8Array(bytes) }));
 }
@@ -215,6 +321,48 @@ const isGlobalUnicast = (b: readonly number[]): boolean =>
   !(b.length === 4 && b.every((x) => x === 255)) && !isUnspecified(b) && !isLoopback(b) && !isMulticast(b) && !isLinkLocalUnicast(b);
 
 export const ipFuncs: CelFunc[] = [
+  celFunc('cidr', [CelScalar.STRING], CIDR, (s: string) => cidrMessage(stringToCIDR(s))),
+  celFunc('isCIDR', [CelScalar.STRING], CelScalar.BOOL, (s: string) => {
+    try {
+      parseCIDR(s);
+      return true;
+    } catch {
+      return false;
+    }
+  }),
+  celFunc('string', [CIDR], CelScalar.STRING, (c) => {
+    const p = prefixOf(c);
+    return `${addrString(p.bytes)}/${p.bits}`;
+  }),
+  celMethod('containsIP', CIDR, [IP], CelScalar.BOOL, function (ip) {
+    return prefixContains(prefixOf(this), bytesOf(ip));
+  }),
+  celMethod('containsIP', CIDR, [CelScalar.STRING], CelScalar.BOOL, function (s) {
+    let ip: number[];
+    try {
+      ip = parseIPAddr(s);
+    } catch {
+      // upstream's cidrContainsIP reports the CIDR, not the bad address: no such overload.
+      throw new Error('no such overload');
+    }
+    return prefixContains(prefixOf(this), ip);
+  }),
+  celMethod('containsCIDR', CIDR, [CIDR], CelScalar.BOOL, function (o) {
+    return containsCIDR(prefixOf(this), prefixOf(o));
+  }),
+  celMethod('containsCIDR', CIDR, [CelScalar.STRING], CelScalar.BOOL, function (s) {
+    return containsCIDR(prefixOf(this), stringToCIDR(s));
+  }),
+  celMethod('ip', CIDR, [], IP, function () {
+    return ipMessage(prefixOf(this).bytes);
+  }),
+  celMethod('masked', CIDR, [], CIDR, function () {
+    const p = prefixOf(this);
+    return cidrMessage({ bytes: maskBytes(p.bytes, p.bits), bits: p.bits });
+  }),
+  celMethod('prefixLength', CIDR, [], CelScalar.INT, function () {
+    return BigInt(prefixOf(this).bits);
+  }),
   celFunc('ip', [CelScalar.STRING], IP, (s: string) => ipMessage(parseIPAddr(s))),
   celFunc('isIP', [CelScalar.STRING], CelScalar.BOOL, (s: string) => {
     try {

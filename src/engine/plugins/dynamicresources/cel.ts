@@ -9,10 +9,12 @@
 // capacities are quantities), the `lists` library (isSorted, sum, min, max, indexOf, lastIndexOf,
 // includes) and the `sets` extension (sets.contains, sets.equivalent, sets.intersects), both in
 // cel-lists.ts, and the `ip` library (ip(), isIP(), ip.isCanonical(), string(ip), family,
-// isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast; cel-ip.ts).
-// Not covered: cel.bind (@bufbuild/cel 0.6 has no macro extension), cel-go's lists and two-variable
-// comprehension extensions, the regex-extraction library (find, findAll: @bufbuild/re2 offers only
-// a yes/no match, no match positions), the URL, CIDR and format libraries and cost limits.
+// isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast) and the
+// `cidr` library (cidr(), isCIDR(), string(cidr), containsIP, containsCIDR, ip, masked,
+// prefixLength), both in cel-ip.ts. Not covered: cel.bind (@bufbuild/cel 0.6 has no macro
+// extension), cel-go's lists and two-variable comprehension extensions, the regex-extraction library
+// (find, findAll: @bufbuild/re2 offers only a yes/no match, no match positions), the URL and format
+// libraries and cost limits.
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
