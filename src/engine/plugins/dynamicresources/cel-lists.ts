@@ -1,8 +1,9 @@
 // Kubernetes' CEL `lists` library (k8s.io/apiserver/pkg/cel/library/lists.go, ListsVersion(1) as
 // the 1.37 base environment enables it: isSorted, sum, min, max, indexOf, lastIndexOf, includes) and
 // cel-go's `sets` extension (sets.contains, sets.equivalent, sets.intersects), for device selectors.
-// Element comparison, equality and addition are @bufbuild/cel's own `<`, `==` and `+`, so mixed
-// numeric comparisons and the "no matching overload" errors are the library's.
+// Element comparison, equality and addition are @bufbuild/cel's own `<`, `==` and `+` (so numbers
+// compare across int, uint and double); as upstream, an element that is not comparable fails with
+// `no such overload`, and a comparison across types that fails counts as "not greater".
 import {
   celEnv,
   celFunc,
@@ -35,13 +36,30 @@ const less = binary('a < b');
 const eq = binary('a == b');
 const plus = binary('a + b');
 
+/** Whether a value is one of CEL's comparable types (cel-go's traits.Comparer); upstream's error otherwise. */
+function comparable(x: unknown): void {
+  try {
+    less(x, x);
+  } catch {
+    throw new Error('no such overload');
+  }
+}
+
+/** `a > b`, as upstream's `a.Compare(b) == 1`: a comparison across types that fails is not greater. */
+function greater(a: unknown, b: unknown): boolean {
+  try {
+    return less(b, a) === true;
+  } catch {
+    return false;
+  }
+}
+
 function isSorted(this: CelList): boolean {
   let prev: unknown;
   let first = true;
   for (const next of this) {
-    if (!first && less(next, prev) === true) return false;
-    // Upstream fails on an element that is not comparable even when it is first.
-    if (first) less(next, next);
+    comparable(next);
+    if (!first && greater(prev, next)) return false;
     prev = next;
     first = false;
   }
@@ -53,13 +71,9 @@ function extreme(name: 'min' | 'max') {
     let result: unknown;
     let first = true;
     for (const next of this) {
-      if (first) {
-        less(next, next);
-        result = next;
-        first = false;
-      } else if (name === 'min' ? less(next, result) === true : less(result, next) === true) {
-        result = next;
-      }
+      comparable(next);
+      if (first || (name === 'min' ? greater(result, next) : greater(next, result))) result = next;
+      first = false;
     }
     if (first) throw new Error(`${name} called on empty list`);
     return result;

@@ -58,6 +58,16 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ["['a', 'b', 'b', 'c'].lastIndexOf('b') == 2", true],
     ['[1.0].indexOf(1.1) == -1', true],
     ["[].indexOf('string') == -1", true],
+    // Upstream's isSorted/min/max: an element that is not comparable is `no such overload`; a
+    // comparison across types that fails is not "greater" (cel-go's Compare returns an error).
+    ['[{}].isSorted()', 'runtime:no such overload'],
+    ['[[1]].max() == [1]', 'runtime:no such overload'],
+    ['[1, "a"].isSorted()', true],
+    ['[2, 1.5, 3u].min() == 1.5', true],
+    ['[2, 1.5, 3u].max() == 3u', true],
+    ['[1, 2.0, 2u].isSorted()', true],
+    ['[false, true].isSorted() && ![true, false].isSorted()', true],
+    ["['b', 'a'].min() == 'a'", true],
     ['[1, 2, 3].includes(2)', true],
     ['[1, 2, 3].includes(4)', false],
     // On a device: a list built from attributes.
