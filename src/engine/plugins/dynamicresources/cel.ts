@@ -14,7 +14,8 @@
 // prefixLength), both in cel-ip.ts. Not covered: cel.bind (@bufbuild/cel 0.6 has no macro
 // extension), cel-go's lists and two-variable comprehension extensions, the regex-extraction library
 // (find, findAll: @bufbuild/re2 offers only a yes/no match, no match positions), the URL and format
-// libraries and cost limits.
+// libraries and cost limits. A call of a function the environment does not declare is a compile
+// error, as cel-go's checker reports it; other type errors show at evaluation.
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
@@ -259,10 +260,85 @@ export function compileSelector(expression: string): CompiledSelector {
   return result;
 }
 
+/** The parts of a parsed CEL expression (cel.expr.Expr) the function check walks. */
+interface ExprNode {
+  readonly exprKind:
+    | {
+        readonly case: 'callExpr';
+        readonly value: { readonly function: string; readonly target?: ExprNode; readonly args: readonly ExprNode[] };
+      }
+    | { readonly case: 'selectExpr'; readonly value: { readonly operand?: ExprNode; readonly field: string } }
+    | { readonly case: 'identExpr'; readonly value: { readonly name: string } }
+    | { readonly case: 'listExpr'; readonly value: { readonly elements: readonly ExprNode[] } }
+    | {
+        readonly case: 'structExpr';
+        readonly value: {
+          readonly entries: readonly { readonly value?: ExprNode; readonly keyKind: { readonly case: string; readonly value?: unknown } }[];
+        };
+      }
+    | { readonly case: 'comprehensionExpr'; readonly value: Record<string, unknown> }
+    | { readonly case: string | undefined; readonly value?: unknown };
+}
+
+/** Calls the planner handles itself rather than through a function. */
+const SPECIAL_CALLS = new Set(['_[_]', '_[?_]', '_?._', '_?_:_', '_&&_', '_||_', '@not_strictly_false', '__not_strictly_false__']);
+
+/** `a.b.c` as a name, as the planner resolves qualified function names (`sets.contains`). */
+function qualifiedName(e: ExprNode | undefined): string | undefined {
+  if (!e) return undefined;
+  if (e.exprKind.case === 'identExpr') return (e.exprKind.value as { name: string }).name;
+  if (e.exprKind.case === 'selectExpr') {
+    const v = e.exprKind.value as { operand?: ExprNode; field: string };
+    const q = qualifiedName(v.operand);
+    return q === undefined ? undefined : `${q}.${v.field}`;
+  }
+  return undefined;
+}
+
+/**
+ * The first call of a function the environment does not declare, as cel-go's checker reports it
+ * (`undeclared reference to 'f' (in container '')`): a compile error, not a runtime one.
+ */
+function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | undefined {
+  if (!e) return undefined;
+  const children: (ExprNode | undefined)[] = [];
+  const k = e.exprKind;
+  if (k.case === 'callExpr') {
+    const call = k.value as { function: string; target?: ExprNode; args: readonly ExprNode[] };
+    const q = qualifiedName(call.target);
+    const qualified = q !== undefined && env.funcs.find(`${q}.${call.function}`) !== undefined;
+    if (!qualified && !SPECIAL_CALLS.has(call.function) && env.funcs.find(call.function) === undefined) {
+      return `undeclared reference to '${call.function}' (in container '')`;
+    }
+    if (!qualified) children.push(call.target);
+    children.push(...call.args);
+  } else if (k.case === 'selectExpr') {
+    children.push((k.value as { operand?: ExprNode }).operand);
+  } else if (k.case === 'listExpr') {
+    children.push(...(k.value as { elements: readonly ExprNode[] }).elements);
+  } else if (k.case === 'structExpr') {
+    for (const entry of (k.value as { entries: readonly { value?: ExprNode; keyKind: { case: string; value?: unknown } }[] }).entries) {
+      if (entry.keyKind.case === 'mapKey') children.push(entry.keyKind.value as ExprNode);
+      children.push(entry.value);
+    }
+  } else if (k.case === 'comprehensionExpr') {
+    const c = k.value as Record<string, ExprNode | undefined>;
+    children.push(c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']);
+  }
+  for (const child of children) {
+    const found = undeclaredFunction(child, env);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
   try {
-    program = plan(theEnv(), parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
+    const parsed = parse(expression);
+    const undeclared = undeclaredFunction(parsed.expr as unknown as ExprNode, theEnv());
+    if (undeclared !== undefined) return { ok: false, error: undeclared };
+    program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }

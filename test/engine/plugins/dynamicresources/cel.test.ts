@@ -38,6 +38,13 @@ describe('engine/plugins/dynamicresources/cel', () => {
     // A runtime error (no such attribute) and a compile error are errors, not false.
     [`device.attributes["${DRIVER}"].nope == 1`, 'runtime'],
     ['device.driver ==', 'compile'],
+    // A function the environment does not declare is a compile error (cel-go's checker), anywhere.
+    ['nope(1)', "compile:undeclared reference to 'nope' (in container '')"],
+    ['device.driver.nope()', "compile:undeclared reference to 'nope' (in container '')"],
+    ['[1].all(x, x > 0 && sets.nope([x], [1]))', "compile:undeclared reference to 'nope' (in container '')"],
+    ['{"a": nope()}.size() == 1', "compile:undeclared reference to 'nope' (in container '')"],
+    ['[1, 2].exists(x, x == 2) && has(device.driver) && size("ab") == 2 && int("3") == 3', true],
+    ['device.driver.matches("^dra") ? true : false', true],
     // k8s.io/apiserver/pkg/cel/library/lists.go (ListsVersion(1)), its documented examples.
     ['[1, 2, 3].isSorted()', true],
     ["['a', 'b', 'b', 'c'].isSorted()", true],
@@ -238,7 +245,11 @@ describe('engine/plugins/dynamicresources/cel', () => {
   for (const [expression, expected] of table) {
     it(expression, () => {
       const compiled = compileSelector(expression);
-      if (!compiled.ok) return assert.equal(expected, 'compile', compiled.error);
+      if (!compiled.ok) {
+        if (typeof expected === 'string' && expected.startsWith('compile:'))
+          return assert.equal(compiled.error, expected.slice('compile:'.length));
+        return assert.equal(expected, 'compile', compiled.error);
+      }
       const result = compiled.matches(device, DRIVER);
       if (!result.ok) {
         if (typeof expected === 'string' && expected.startsWith('runtime:'))
