@@ -119,6 +119,26 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     assert.match(model.errors[0]?.message ?? '', /^the CEL expression does not compile: /);
   });
 
+  it('a CEL selector calling an undeclared function is an error at its expression', () => {
+    const model = readSnapshot([
+      {
+        name: 'claims.yaml',
+        text: CLAIMS.replace('device.driver == "gpu.example.com"', 'device.driver.nope() && sets.contains([1], [1])'),
+      },
+    ]);
+    assert.deepEqual(
+      model.errors.map((e) => [e.code, e.range.start.line, e.path, e.message]),
+      [
+        [
+          'bad-value',
+          5,
+          'spec.selectors[0].cel.expression',
+          "the CEL expression does not compile: undeclared reference to 'nope' (in container '')",
+        ],
+      ],
+    );
+  });
+
   it('a quantity that does not parse in a slice is located', () => {
     const model = readSnapshot([{ name: 'slices.yaml', text: SLICES.replace('80Gi', 'lots') }]);
     assert.deepEqual(
