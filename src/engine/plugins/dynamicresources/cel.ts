@@ -11,10 +11,11 @@
 // cel-lists.ts, and the `ip` library (ip(), isIP(), ip.isCanonical(), string(ip), family,
 // isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast) and the
 // `cidr` library (cidr(), isCIDR(), string(cidr), containsIP, containsCIDR, ip, masked,
-// prefixLength), both in cel-ip.ts. Not covered: cel.bind (@bufbuild/cel 0.6 has no macro
-// extension), cel-go's lists and two-variable comprehension extensions, the regex-extraction library
-// (find, findAll: @bufbuild/re2 offers only a yes/no match, no match positions), the URL and format
-// libraries and cost limits. A call of a function the environment does not declare is a compile
+// prefixLength), both in cel-ip.ts, the `regex` library (find, findAll, with re2js: cel-regex.ts)
+// and cel-go's `cel.bind` macro (cel-macros.ts). A constant pattern that does not compile is a
+// compile error, as upstream (`invalid matches argument`; for find and findAll `program
+// instantiation failed: error parsing regexp: …`). Not covered: cel-go's lists and two-variable
+// comprehension extensions, the URL and format libraries and cost limits. A call of a function the environment does not declare is a compile
 // error, as cel-go's checker reports it; other type errors show at evaluation.
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
@@ -25,6 +26,8 @@ import type { Device } from '../../api/dra';
 import { parseQuantity } from '../../api/quantity';
 import { ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs } from './cel-lists';
+import { expandMacros, type MacroNode } from './cel-macros';
+import { constantRegexError, regexFuncs } from './cel-regex';
 
 const STRING = 9;
 const INT64 = 3;
@@ -160,6 +163,7 @@ const funcs = [
   ...strings,
   ...listFuncs,
   ...ipFuncs,
+  ...regexFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -336,8 +340,13 @@ function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
   try {
     const parsed = parse(expression);
+    let id = 1n << 40n;
+    const macroError = expandMacros(parsed.expr as unknown as MacroNode, () => id++);
+    if (macroError !== undefined) return { ok: false, error: macroError };
     const undeclared = undeclaredFunction(parsed.expr as unknown as ExprNode, theEnv());
     if (undeclared !== undefined) return { ok: false, error: undeclared };
+    const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);
+    if (badRegex !== undefined) return { ok: false, error: badRegex };
     program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };

@@ -13,6 +13,7 @@ const device: Device = {
     healthy: { bool: true },
     driverVersion: { version: '1.4.2' },
     'other.example.com/flavor': { string: 'x' },
+    str: { string: 'this is a 123 string 456' },
   },
   capacity: { memory: { value: '40Gi' } },
 };
@@ -241,6 +242,63 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['cidr("0.0.0.0/0").containsCIDR("10.0.0.0/8")', true],
     ['string(cidr("2001:db8:1::/32")) == "2001:db8:1::/32"', true],
     ['ip.isCanonical("2001:db8:0:0:1:0:0:1") == false && ip.isCanonical("2001:db8::1:0:0:1")', true],
+    // k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation_test.go (v0.37.2),
+    // TestValidationExpressions "stdlib regex functions" (self.str as a device attribute): the
+    // Kubernetes regex library (k8s.io/apiserver/pkg/cel/library/regex.go).
+    ...[
+      "str.find('[0-9]+') == '123'",
+      "str.find('[0-9]+') != '456'",
+      "str.find('xyz') == ''",
+      "str.findAll('[0-9]+') == ['123', '456']",
+      "str.findAll('[0-9]+', 0) == []",
+      "str.findAll('[0-9]+', 1) == ['123']",
+      "str.findAll('[0-9]+', 2) == ['123', '456']",
+      "str.findAll('[0-9]+', 3) == ['123', '456']",
+      "str.findAll('[0-9]+', -1) == ['123', '456']",
+      "str.findAll('xyz') == []",
+      "str.findAll('xyz', 1) == []",
+    ].map((e): [string, boolean] => [`device.attributes["${DRIVER}"].${e}`, true]),
+    // Same table, its errors: a constant pattern that does not compile is a compile error.
+    [`device.attributes["${DRIVER}"].str.find(')') == ''`, 'compile:program instantiation failed: error parsing regexp: unexpected ): `)`'],
+    [
+      `device.attributes["${DRIVER}"].str.findAll(')') == []`,
+      'compile:program instantiation failed: error parsing regexp: unexpected ): `)`',
+    ],
+    [
+      `device.attributes["${DRIVER}"].str.findAll(')', 1) == []`,
+      'compile:program instantiation failed: error parsing regexp: unexpected ): `)`',
+    ],
+    [`device.attributes["${DRIVER}"].str.matches('x++')`, 'compile:invalid matches argument'],
+    // k8s.io/apiserver/pkg/cel/environment/environment_test.go: the base environment's regex row.
+    ["'a 1 b 2'.find('[0-9]') == '1'", true],
+    // k8s.io/apiserver/pkg/cel/library/cost_test.go, TestRegexLibrary... expressions (values here).
+    ["'abc 123 def 123'.find('123') == '123'", true],
+    ["'abc 123 def 123'.findAll('123') == ['123', '123']", true],
+    ["'abc 123 def 123'.findAll('123', 1) == ['123']", true],
+    // A pattern only known at evaluation that does not compile: regex.go's runtime error.
+    [
+      `device.attributes["${DRIVER}"].str.find(device.driver + ')') == ''`,
+      'runtime:Illegal regex: error parsing regexp: unexpected ): `dra.example.com)`',
+    ],
+    // Go's FindAllString: an empty match right after a match is skipped; a limit counts matches.
+    ["'baaab'.findAll('a*') == ['', 'aaa', '']", true],
+    ["'baaab'.findAll('a*', 2) == ['', 'aaa']", true],
+    ["'ab'.findAll('') == ['', '', '']", true],
+    ["'héllo wörld'.findAll('[^a-z ]') == ['é', 'ö']", true],
+    ["'a😀b'.findAll('.') == ['a', '😀', 'b']", true],
+    ["'line1\\nline2'.findAll('(?m)^line[0-9]') == ['line1', 'line2']", true],
+    ["'aaa'.find('a+?') == 'a' && 'xay'.find('^a') == ''", true],
+    // cel-go ext/bindings_test.go (v0.29.2), TestBindings: cel.bind, which DRA's environment adds
+    // (k8s.io/dynamic-resource-allocation/cel/compile.go, ext.Bindings).
+    ["cel.bind(a, 'hello!', cel.bind(b, 'goodbye', a + ' and, ' + b)) == 'hello! and, goodbye'", true],
+    ["cel.bind(a, cel.bind(a, 'world', a + '!'), 'hello ' + a) == 'hello ' + 'world' + '!'", true],
+    ['cel.bind(a, [3, 7], cel.bind(b, a[0], cel.bind(c, a[1], b + c))) == 10', true],
+    ['cel.bind(a.b, 1, a.b)', 'compile:cel.bind() variable names must be simple identifiers'],
+    // k8s.io/dynamic-resource-allocation/cel/compile_test.go, "bind".
+    [`cel.bind(dra, device.attributes["${DRIVER}"], dra.healthy)`, true],
+    [`cel.bind(dra, device.attributes["${DRIVER}"], dra.numa == 1 && dra.name.find('-[a-z]+') == '-a')`, true],
+    ['cel.bind(x, 0, x == 0) && [1, 2].all(x, cel.bind(y, x * 2, y > x))', true],
+    ['cel.bind(x, 1, nope(x))', "compile:undeclared reference to 'nope' (in container '')"],
   ];
   for (const [expression, expected] of table) {
     it(expression, () => {

@@ -1,0 +1,147 @@
+// Kubernetes' CEL `regex` library (k8s.io/apiserver/pkg/cel/library/regex.go, in the base
+// environment since 1.0: pkg/cel/environment/base.go, `UnversionedLib(library.Regex)`), for device
+// selectors: `'abc 123'.find('[0-9]+')` (the leftmost match, '' if none), `findAll(re)` and
+// `findAll(re, limit)` (the successive non-overlapping matches, at most `limit` when it is not
+// negative). Upstream uses Go's regexp (RE2 syntax, leftmost-first); re2js (a maintained JS port of
+// RE2 through RE2J) has the same syntax, the same error words and reports match positions, which
+// @bufbuild/cel's own RE2 cannot. findAll walks the matches as Go's FindAllString does: an empty
+// match right after the previous match is skipped.
+//
+// A constant pattern is compiled when the program is built (upstream's FindRegexOptimization and
+// FindAllRegexOptimization, through cel-go's OptimizeRegex): an invalid one is a compile error,
+// `program instantiation failed: error parsing regexp: …`; a pattern computed at evaluation that is
+// invalid is the runtime error `Illegal regex: error parsing regexp: …`. A constant pattern of
+// `matches` that does not compile is the checker's `invalid matches argument` (cel-go's
+// ValidateRegexLiterals, in the base environment since 1.29).
+import { celMethod, CelScalar, celList, listType, type CelFunc } from '@bufbuild/cel';
+import { RE2JS } from 're2js';
+
+const patterns = new Map<string, RE2JS | string>();
+const MAX_CACHED = 1024;
+
+/** The compiled pattern, or Go regexp's error text (`error parsing regexp: …`). */
+function compilePattern(pattern: string): RE2JS | string {
+  const hit = patterns.get(pattern);
+  if (hit !== undefined) return hit;
+  let out: RE2JS | string;
+  try {
+    out = RE2JS.compile(pattern);
+  } catch (e) {
+    out = e instanceof Error ? e.message : String(e);
+  }
+  if (patterns.size >= MAX_CACHED) patterns.clear();
+  patterns.set(pattern, out);
+  return out;
+}
+
+function regexOf(pattern: string): RE2JS {
+  const re = compilePattern(pattern);
+  if (typeof re === 'string') throw new Error(`Illegal regex: ${re}`);
+  return re;
+}
+
+/** Go's `FindAllString(s, n)`: n < 0 means all; n == 0 yields none. */
+function findAll(re: RE2JS, s: string, n: bigint): string[] {
+  const out: string[] = [];
+  const m = re.matcher(s);
+  let pos = 0;
+  let prevEnd = -1;
+  while ((n < 0n || BigInt(out.length) < n) && pos <= s.length && m.find(pos)) {
+    const start = m.start();
+    const end = m.end();
+    let accept = true;
+    if (end === pos) {
+      // An empty match: not right after the previous match; the next search starts one character on.
+      if (start === prevEnd) accept = false;
+      const code = s.codePointAt(pos);
+      pos += code === undefined ? 1 : code > 0xffff ? 2 : 1;
+    } else {
+      pos = end;
+    }
+    prevEnd = end;
+    if (accept) out.push(s.slice(start, end));
+  }
+  return out;
+}
+
+export const regexFuncs: readonly CelFunc[] = [
+  celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (pattern) {
+    const m = regexOf(pattern).matcher(this);
+    return m.find() ? (m.group() ?? '') : '';
+  }),
+  celMethod('findAll', CelScalar.STRING, [CelScalar.STRING], listType(CelScalar.STRING), function (pattern) {
+    return celList(findAll(regexOf(pattern), this, -1n));
+  }),
+  celMethod('findAll', CelScalar.STRING, [CelScalar.STRING, CelScalar.INT], listType(CelScalar.STRING), function (pattern, n) {
+    return celList(findAll(regexOf(pattern), this, n));
+  }),
+];
+
+/** The parts of a parsed expression the constant-pattern check reads. */
+interface Node {
+  readonly exprKind: { readonly case: string | undefined; readonly value?: unknown };
+}
+
+const REGEX_FUNCTIONS = new Set(['find', 'findAll']);
+
+function children(e: Node): (Node | undefined)[] {
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'callExpr': {
+      const v = k.value as { target?: Node; args: readonly Node[] };
+      return [v.target, ...v.args];
+    }
+    case 'selectExpr':
+      return [(k.value as { operand?: Node }).operand];
+    case 'listExpr':
+      return [...(k.value as { elements: readonly Node[] }).elements];
+    case 'structExpr':
+      return (k.value as { entries: readonly { value?: Node; keyKind: { case: string | undefined; value?: unknown } }[] }).entries.flatMap(
+        (entry) => [entry.keyKind.case === 'mapKey' ? (entry.keyKind.value as Node) : undefined, entry.value],
+      );
+    case 'comprehensionExpr': {
+      const c = k.value as Record<string, Node | undefined>;
+      return [c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']];
+    }
+    default:
+      return [];
+  }
+}
+
+/** The constant string pattern of a member call of one of `functions`, if it is one. */
+function constantPattern(e: Node, functions: ReadonlySet<string>): string | undefined {
+  if (e.exprKind.case !== 'callExpr') return undefined;
+  const call = e.exprKind.value as { function: string; target?: Node; args: readonly Node[] };
+  if (!functions.has(call.function) || call.target === undefined) return undefined;
+  const arg = call.args[0]?.exprKind;
+  if (arg?.case !== 'constExpr') return undefined;
+  const constant = (arg.value as { constantKind: { case: string | undefined; value?: unknown } }).constantKind;
+  return constant.case === 'stringValue' ? (constant.value as string) : undefined;
+}
+
+/** The first call (operands before the call, as cel-go's planner meets them) whose constant pattern does not compile. */
+function firstInvalid(e: Node | undefined, functions: ReadonlySet<string>): string | undefined {
+  if (!e) return undefined;
+  for (const child of children(e)) {
+    const found = firstInvalid(child, functions);
+    if (found !== undefined) return found;
+  }
+  const pattern = constantPattern(e, functions);
+  if (pattern === undefined) return undefined;
+  const re = compilePattern(pattern);
+  return typeof re === 'string' ? re : undefined;
+}
+
+const MATCHES = new Set(['matches']);
+
+/**
+ * The compile error upstream reports for a constant pattern that does not compile: first the
+ * checker's (cel-go's ValidateRegexLiterals, in the base environment since 1.29, on `matches`:
+ * `invalid matches argument`), then the program's (the regex library's optimizations, on `find`
+ * and `findAll`: `program instantiation failed: error parsing regexp: …`).
+ */
+export function constantRegexError(e: Node | undefined): string | undefined {
+  if (firstInvalid(e, MATCHES) !== undefined) return 'invalid matches argument';
+  const find = firstInvalid(e, REGEX_FUNCTIONS);
+  return find === undefined ? undefined : `program instantiation failed: ${find}`;
+}
