@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DeviceFailure } from '../../src/engine/api/device-failures';
 import { deviceFailureText } from '../../src/engine/explain/devices';
@@ -257,5 +257,70 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
         else assert.equal(editor.plannedNode, report.node);
       });
     }
+  });
+});
+
+// bin/podplan.js (the shipped bundle, with re2js inside) on claims whose selectors use the
+// Kubernetes regex library's find/findAll: the example's GPUs are a100s (gpu-a1, gpu-b1) and l4s
+// (gpu-a2, gpu-b2); a pattern nothing matches places the pod nowhere; a constant pattern that does
+// not compile is refused at its place in the file, with upstream's words.
+describe('cli: DRA selectors with find and findAll (bin/podplan.js)', () => {
+  const dir = useTempDir();
+  const claimAndPod = (name: string, expression: string): string => `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: ${name}}
+spec:
+  devices:
+    requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+          selectors:
+            - cel: {expression: "${expression}"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ${name}}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: ${name}}]
+  containers: [{name: c, image: c, resources: {requests: {cpu: "1"}, claims: [{name: gpu}]}}]
+`;
+  const cluster = (name: string, pods: string): string => {
+    const at = path.join(dir.path, name);
+    mkdirSync(at);
+    for (const f of ['classes.yaml', 'nodes.yaml', 'slices.yaml', 'profile.yaml'])
+      writeFileSync(path.join(at, f), readFileSync(path.join('examples/dra', f), 'utf8'));
+    writeFileSync(path.join(at, 'pods.yaml'), pods);
+    return at;
+  };
+  const model = "device.attributes['gpu.example.com'].model";
+
+  it('schedule places each pod on a node whose GPU model the pattern finds, and the one no GPU matches nowhere', async () => {
+    const at = cluster(
+      'placed',
+      [
+        claimAndPod('a-series', `${model}.find('[0-9]+') == '100'`),
+        claimAndPod('l-series', `${model}.findAll('[a-z]') == ['l'] && ${model}.findAll('[0-9]', 5) == ['4']`),
+        claimAndPod('h-series', `${model}.find('^h[0-9]+') != ''`),
+      ].join('---\n'),
+    );
+    const run = await runPodplan(['schedule', at, '--no-history']);
+    assert.equal(run.code, 1, run.stderr);
+    const placed = Object.fromEntries([...run.stdout.matchAll(/^default\/(\S+)\s+(\S+)/gm)].map((m) => [m[1], m[2]]));
+    assert.match(placed['a-series'] ?? '', /^gpu-[ab]1$/, run.stdout);
+    assert.match(placed['l-series'] ?? '', /^gpu-[ab]2$/, run.stdout);
+    assert.equal(placed['h-series'], '<none>', run.stdout);
+    assert.match(run.stdout, /default\/h-series: 0\/5 nodes are available: 5 cannot allocate all claims\./);
+  });
+
+  it('a constant pattern that does not compile is an error at the selector, as kube-apiserver refuses it', async () => {
+    const at = cluster('refused', claimAndPod('bad', `${model}.find(')') == ''`));
+    const run = await runPodplan(['schedule', at, '--no-history']);
+    assert.equal(run.code, 2, run.stdout);
+    assert.equal(
+      run.stderr.trim(),
+      `${path.join(at, 'pods.yaml')}:11:33: error bad-value: spec.devices.requests[0].exactly.selectors[0].cel.expression: ` +
+        'the CEL expression does not compile: program instantiation failed: error parsing regexp: unexpected ): `)`',
+    );
   });
 });
