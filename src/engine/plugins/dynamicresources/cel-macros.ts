@@ -1,9 +1,15 @@
-// cel-go's `cel.bind(var, init, expr)` macro (github.com/google/cel-go ext/bindings.go, celBind),
-// which DRA's environment adds (k8s.io/dynamic-resource-allocation/cel/compile.go, newCompiler:
-// `ext.Bindings(ext.BindingsVersion(0))`, introduced 1.31): @bufbuild/cel 0.6 parses the call but
-// takes no macros, so the parsed expression is rewritten here as cel-go expands it, to the
-// comprehension over an empty list whose accumulator is the variable, initialised to `init`, and
-// whose result is `expr`. Nested binds expand inside out, as the parser meets them.
+// cel-go's macros that @bufbuild/cel 0.6 does not expand (it parses the calls but takes no macros),
+// rewritten on the parsed expression as cel-go (v0.29.2) expands them:
+// - `cel.bind(var, init, expr)` (ext/bindings.go, celBind), which DRA's environment adds
+//   (k8s.io/dynamic-resource-allocation/cel/compile.go, newCompiler: `ext.Bindings(
+//   ext.BindingsVersion(0))`, introduced 1.31): the comprehension over an empty list whose
+//   accumulator is the variable, initialised to `init`, and whose result is `expr`;
+// - `list.sortBy(e, key)` (ext/lists.go, sortByMacro; the base environment's ext.Lists(3));
+// - the two-variable comprehensions (ext/comprehensions.go; the base environment's
+//   ext.TwoVarComprehensions(), since 1.32), with the parser's error words.
+// Macros expand inside out, as the parser meets them.
+
+import { celFunc, celList, celMap, CelScalar, isCelList, isCelMap, listType, mapType, type CelFunc } from '@bufbuild/cel';
 
 /** A parsed CEL expression node (cel.expr.Expr), as far as the rewrite reads and writes it. */
 export interface MacroNode {
@@ -41,9 +47,150 @@ function subnodes(e: MacroNode): (MacroNode | undefined)[] {
   }
 }
 
+type Kind = MacroNode['exprKind'];
+
+const ident = (id: bigint, name: string): MacroNode => node(id, { case: 'identExpr', value: { $typeName: 'cel.expr.Expr.Ident', name } });
+
+function constant(id: bigint, c: { case: 'boolValue'; value: boolean } | { case: 'int64Value'; value: bigint }): MacroNode {
+  return node(id, { case: 'constExpr', value: { $typeName: 'cel.expr.Constant', constantKind: c } });
+}
+
+function call(id: bigint, fn: string, args: MacroNode[], target?: MacroNode): MacroNode {
+  return node(id, { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: fn, target, args } });
+}
+
+function list(id: bigint, elements: MacroNode[]): MacroNode {
+  return node(id, { case: 'listExpr', value: { $typeName: 'cel.expr.Expr.CreateList', elements, optionalIndices: [] } });
+}
+
+interface Fold {
+  readonly range: MacroNode;
+  readonly iterVar: string;
+  readonly accuVar: string;
+  readonly init: MacroNode;
+  readonly condition: MacroNode;
+  readonly step: MacroNode;
+  readonly result: MacroNode;
+}
+
+function comprehension(f: Fold): Kind {
+  return {
+    case: 'comprehensionExpr',
+    value: {
+      $typeName: 'cel.expr.Expr.Comprehension',
+      iterVar: f.iterVar,
+      iterVar2: '',
+      iterRange: f.range,
+      accuVar: f.accuVar,
+      accuInit: f.init,
+      loopCondition: f.condition,
+      loopStep: f.step,
+      result: f.result,
+    },
+  };
+}
+
+/** cel.bind as cel-go expands it: a fold over an empty list whose accumulator is the variable. */
+function bind(name: string, init: MacroNode, result: MacroNode, nextId: () => bigint): Kind {
+  return comprehension({
+    range: list(nextId(), []),
+    iterVar: UNUSED_ITER_VAR,
+    accuVar: name,
+    init,
+    condition: constant(nextId(), { case: 'boolValue', value: false }),
+    step: ident(nextId(), name),
+    result,
+  });
+}
+
+/** The name of an identifier argument, or undefined. */
+function identName(e: MacroNode): string | undefined {
+  return e.exprKind.case === 'identExpr' ? (e.exprKind.value as { name: string }).name : undefined;
+}
+
+const ACCU = '@result';
+const ITER = '@it';
+
+/** cel-go's hidden accumulator name and the parser's visible one: not an iteration variable. */
+const ACCUMULATOR_NAMES = new Set([ACCU, '__result__']);
+
 /**
- * Expands every `cel.bind(v, init, expr)` in place; the error cel-go's parser reports when the
- * variable is not a plain identifier. `nextId` hands out ids for the new nodes.
+ * cel-go's two-variable comprehensions (ext/comprehensions.go, in the base environment since 1.32:
+ * `ext.TwoVarComprehensions()`). @bufbuild/cel 0.6 folds over one variable only, so the fold runs
+ * over `@entries(target)` (a list's [index, element] or a map's [key, value] pairs) and binds the
+ * two variables from each pair around every expression the user wrote; loop condition, step and
+ * result are cel-go's own.
+ */
+function twoVar(fn: string, target: MacroNode, args: MacroNode[], nextId: () => bigint): { kind: Kind } | { error: string } | undefined {
+  const arity = args.length;
+  const quantifier = ['all', 'exists', 'existsOne', 'exists_one'].includes(fn) && arity === 3;
+  const transform = ['transformList', 'transformMap', 'transformMapEntry'].includes(fn) && (arity === 3 || arity === 4);
+  if (!quantifier && !transform) return undefined;
+  const [a0, a1] = args as [MacroNode, MacroNode];
+  const v1 = identName(a0);
+  if (v1 === undefined) return { error: 'argument must be a simple name' };
+  const v2 = identName(a1);
+  if (v2 === undefined) return { error: 'argument must be a simple name' };
+  if (v1 === v2) return { error: `duplicate variable name: ${v1}` };
+  if (ACCUMULATOR_NAMES.has(v1) || ACCUMULATOR_NAMES.has(v2)) return { error: 'iteration variable overwrites accumulator variable' };
+  const bound = (e: MacroNode): MacroNode => {
+    const pair = (i: bigint) => call(nextId(), '_[_]', [ident(nextId(), ITER), constant(nextId(), { case: 'int64Value', value: i })]);
+    const inner = node(nextId(), bind(v2, pair(1n), e, nextId));
+    return node(nextId(), bind(v1, pair(0n), inner, nextId));
+  };
+  const accu = () => ident(nextId(), ACCU);
+  const bool = (value: boolean) => constant(nextId(), { case: 'boolValue', value });
+  const range = call(nextId(), '@entries', [target]);
+  const base = { range, iterVar: ITER, accuVar: ACCU };
+  let fold: Fold;
+  if (fn === 'all') {
+    fold = {
+      ...base,
+      init: bool(true),
+      condition: call(nextId(), '@not_strictly_false', [accu()]),
+      step: call(nextId(), '_&&_', [accu(), bound(args[2]!)]),
+      result: accu(),
+    };
+  } else if (fn === 'exists') {
+    fold = {
+      ...base,
+      init: bool(false),
+      condition: call(nextId(), '@not_strictly_false', [call(nextId(), '!_', [accu()])]),
+      step: call(nextId(), '_||_', [accu(), bound(args[2]!)]),
+      result: accu(),
+    };
+  } else if (quantifier) {
+    const one = () => constant(nextId(), { case: 'int64Value', value: 1n });
+    fold = {
+      ...base,
+      init: constant(nextId(), { case: 'int64Value', value: 0n }),
+      condition: bool(true),
+      step: call(nextId(), '_?_:_', [bound(args[2]!), call(nextId(), '_+_', [accu(), one()]), accu()]),
+      result: call(nextId(), '_==_', [accu(), one()]),
+    };
+  } else {
+    const filter = arity === 4 ? args[2] : undefined;
+    const expr = args[arity - 1]!;
+    let step =
+      fn === 'transformList'
+        ? call(nextId(), '_+_', [accu(), list(nextId(), [bound(expr)])])
+        : fn === 'transformMap'
+          ? call(nextId(), '@mapInsert', [accu(), bound(ident(nextId(), v1)), bound(expr)])
+          : call(nextId(), '@mapInsert', [accu(), bound(expr)]);
+    if (filter) step = call(nextId(), '_?_:_', [bound(filter), step, accu()]);
+    const init =
+      fn === 'transformList'
+        ? list(nextId(), [])
+        : node(nextId(), { case: 'structExpr', value: { $typeName: 'cel.expr.Expr.CreateStruct', messageName: '', entries: [] } });
+    fold = { ...base, init, condition: bool(true), step, result: accu() };
+  }
+  return { kind: comprehension(fold) };
+}
+
+/**
+ * Expands, in place and inside out as cel-go's parser meets them, every `cel.bind(v, init, expr)`,
+ * `sortBy` of cel-go's lists extension and two-variable comprehension; or the error cel-go's
+ * parser reports for one. `nextId` hands out ids for the new nodes.
  */
 export function expandMacros(e: MacroNode | undefined, nextId: () => bigint): string | undefined {
   if (!e) return undefined;
@@ -52,29 +199,67 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint): st
     if (error !== undefined) return error;
   }
   if (e.exprKind.case !== 'callExpr') return undefined;
-  const call = e.exprKind.value as { function: string; target?: MacroNode; args: MacroNode[] };
-  const target = call.target?.exprKind;
-  if (call.function !== 'bind' || call.args.length !== 3 || target?.case !== 'identExpr') return undefined;
-  if ((target.value as { name: string }).name !== 'cel') return undefined;
-  const [variable, init, result] = call.args as [MacroNode, MacroNode, MacroNode];
-  if (variable.exprKind.case !== 'identExpr') return 'cel.bind() variable names must be simple identifiers';
-  const name = (variable.exprKind.value as { name: string }).name;
-  e.exprKind = {
-    case: 'comprehensionExpr',
-    value: {
-      $typeName: 'cel.expr.Expr.Comprehension',
-      iterVar: UNUSED_ITER_VAR,
-      iterVar2: '',
-      iterRange: node(nextId(), { case: 'listExpr', value: { $typeName: 'cel.expr.Expr.CreateList', elements: [], optionalIndices: [] } }),
-      accuVar: name,
-      accuInit: init,
-      loopCondition: node(nextId(), {
-        case: 'constExpr',
-        value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'boolValue', value: false } },
+  const c = e.exprKind.value as { function: string; target?: MacroNode; args: MacroNode[] };
+  if (c.target === undefined) return undefined;
+  if (c.function === 'bind' && c.args.length === 3 && identName(c.target) === 'cel') {
+    const [variable, init, result] = c.args as [MacroNode, MacroNode, MacroNode];
+    const name = identName(variable);
+    if (name === undefined) return 'cel.bind() variable names must be simple identifiers';
+    e.exprKind = bind(name, init, result, nextId);
+    return undefined;
+  }
+  if (c.function === 'sortBy' && c.args.length === 2) {
+    // ext/lists.go sortByMacro: cel.bind(@__sortBy_input__, target,
+    //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key))).
+    const kind = c.target.exprKind.case;
+    if (!['listExpr', 'selectExpr', 'identExpr', 'comprehensionExpr', 'callExpr'].includes(kind ?? '')) {
+      return 'sortBy can only be applied to a list, identifier, comprehension, call or select expression';
+    }
+    const [variable, key] = c.args as [MacroNode, MacroNode];
+    const name = identName(variable);
+    if (name === undefined) return 'argument is not an identifier';
+    const input = '@__sortBy_input__';
+    const keys = node(
+      nextId(),
+      comprehension({
+        range: ident(nextId(), input),
+        iterVar: name,
+        accuVar: ACCU,
+        init: list(nextId(), []),
+        condition: constant(nextId(), { case: 'boolValue', value: true }),
+        step: call(nextId(), '_+_', [ident(nextId(), ACCU), list(nextId(), [key])]),
+        result: ident(nextId(), ACCU),
       }),
-      loopStep: node(nextId(), { case: 'identExpr', value: { $typeName: 'cel.expr.Expr.Ident', name } }),
-      result,
-    },
-  };
+    );
+    e.exprKind = bind(input, c.target, call(nextId(), '@sortByAssociatedKeys', [keys], ident(nextId(), input)), nextId);
+    return undefined;
+  }
+  const expanded = twoVar(c.function, c.target, c.args, nextId);
+  if (expanded === undefined) return undefined;
+  if ('error' in expanded) return expanded.error;
+  e.exprKind = expanded.kind;
   return undefined;
 }
+
+const MAP = mapType(CelScalar.DYN, CelScalar.DYN);
+
+/** cel-go's InsertMapKeyValue: a new map with the entry, or upstream's error if the key is there. */
+function insert(m: ReadonlyMap<unknown, unknown> & { has(k: unknown): boolean }, k: unknown, v: unknown): ReturnType<typeof celMap> {
+  if (m.has(k)) throw new Error(`insert failed: key ${String(k)} already exists`);
+  return celMap(new Map([...m.entries(), [k, v]]) as never);
+}
+
+/** The functions the expansions call: the pairs a two-variable fold runs over, and cel.@mapInsert. */
+export const macroFuncs: readonly CelFunc[] = [
+  celFunc('@entries', [CelScalar.DYN], listType(CelScalar.DYN), (range) => {
+    if (isCelList(range)) return celList([...range].map((v, i) => celList([BigInt(i), v] as never)));
+    if (isCelMap(range)) return celList([...range.entries()].map(([k, v]) => celList([k, v] as never)));
+    throw new Error('no such overload');
+  }),
+  celFunc('@mapInsert', [MAP, CelScalar.DYN, CelScalar.DYN], MAP, (m, k, v) => insert(m, k, v)),
+  celFunc('@mapInsert', [MAP, MAP], MAP, (m, update) => {
+    let out = m;
+    for (const [k, v] of update) out = insert(out, k, v);
+    return out;
+  }),
+];

@@ -11,12 +11,17 @@
 // cel-lists.ts, and the `ip` library (ip(), isIP(), ip.isCanonical(), string(ip), family,
 // isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast) and the
 // `cidr` library (cidr(), isCIDR(), string(cidr), containsIP, containsCIDR, ip, masked,
-// prefixLength), both in cel-ip.ts, the `regex` library (find, findAll, with re2js: cel-regex.ts)
-// and cel-go's `cel.bind` macro (cel-macros.ts). A constant pattern that does not compile is a
-// compile error, as upstream (`invalid matches argument`; for find and findAll `program
-// instantiation failed: error parsing regexp: …`). Not covered: cel-go's lists and two-variable
-// comprehension extensions, the URL and format libraries and cost limits. A call of a function the environment does not declare is a compile
-// error, as cel-go's checker reports it; other type errors show at evaluation.
+// prefixLength), both in cel-ip.ts, the `regex` library (find, findAll, with re2js: cel-regex.ts),
+// cel-go's `lists` extension at ListsVersion(3) (slice, flatten, sort, sortBy, lists.range, reverse,
+// distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy` and the two-variable
+// comprehensions (all, exists, existsOne/exists_one, transformList, transformMap,
+// transformMapEntry with two variables), expanded on the parsed expression (cel-macros.ts). A
+// constant pattern that does not compile is a compile error, as upstream (`invalid matches
+// argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
+// covered: the URL and format libraries, optional syntax (`a[?i]`, `{?k: v}`) and cost limits. A
+// call of a function the environment does not declare is a compile error, as cel-go's checker
+// reports it; other type errors (a range that is not a list or map, a sort of lists) show at
+// evaluation.
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
@@ -24,9 +29,10 @@ import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import type { Device } from '../../api/dra';
 import { parseQuantity } from '../../api/quantity';
+import { extListFuncs } from './cel-ext-lists';
 import { ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs } from './cel-lists';
-import { expandMacros, type MacroNode } from './cel-macros';
+import { expandMacros, macroFuncs, type MacroNode } from './cel-macros';
 import { constantRegexError, regexFuncs } from './cel-regex';
 
 const STRING = 9;
@@ -164,6 +170,8 @@ const funcs = [
   ...listFuncs,
   ...ipFuncs,
   ...regexFuncs,
+  ...extListFuncs,
+  ...macroFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);

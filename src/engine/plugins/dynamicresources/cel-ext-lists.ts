@@ -1,0 +1,109 @@
+// cel-go's `lists` extension (github.com/google/cel-go v0.29.2 ext/lists.go) as Kubernetes 1.37's
+// base CEL environment enables it (k8s.io/apiserver pkg/cel/environment/base.go: `ext.Lists(
+// ext.ListsVersion(3))`, introduced 1.34): `slice(start, end)`, `flatten()`, `flatten(depth)`,
+// `sort()`, `sortBy(e, key)` (a macro: cel-macros.ts expands it to `@sortByAssociatedKeys`),
+// `lists.range(n)`, `reverse()` and `distinct()`, with upstream's error words. Equality and order
+// are @bufbuild/cel's own `==` and `<`. Upstream sorts with Go's sort.Slice, which is not stable
+// beyond 12 elements; here equal keys keep their order.
+import {
+  celEnv,
+  celFunc,
+  celList,
+  celMethod,
+  CelScalar,
+  isCelError,
+  isCelList,
+  listType,
+  parse,
+  plan,
+  type CelFunc,
+  type CelList,
+} from '@bufbuild/cel';
+
+const LIST = listType(CelScalar.DYN);
+const opsEnv = celEnv({});
+
+function binary(expression: string): (a: unknown, b: unknown) => unknown {
+  const program = plan(opsEnv, parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
+  return (a, b) => {
+    const out = program({ a, b });
+    if (isCelError(out)) throw out;
+    return out;
+  };
+}
+
+const less = binary('a < b');
+const eq = binary('a == b');
+const sameType = binary('type(a) == type(b)');
+/** cel-go's comparableTypes: what sort and sortBy order by. */
+const comparableKey = binary(
+  '[int, uint, double, bool, google.protobuf.Duration, google.protobuf.Timestamp, string, bytes].exists(t, type(a) == t)',
+);
+
+/** The largest list lists.range builds (cel-go's defaultMaxRangeSize). */
+const MAX_RANGE = 10_000_000n;
+
+function slice(list: CelList, start: bigint, end: bigint): CelList {
+  if (start < 0n || end < 0n) throw new Error(`cannot slice(${start}, ${end}), negative indexes not supported`);
+  if (start > end) throw new Error(`cannot slice(${start}, ${end}), start index must be less than or equal to end index`);
+  if (BigInt(list.size) < end) throw new Error(`cannot slice(${start}, ${end}), list is length ${list.size}`);
+  return celList([...list].slice(Number(start), Number(end)) as never);
+}
+
+function flatten(list: CelList, depth: bigint): unknown[] {
+  if (depth < 0n) throw new Error('level must be non-negative');
+  const out: unknown[] = [];
+  for (const v of list) {
+    if (!isCelList(v) || depth === 0n) out.push(v);
+    else out.push(...flatten(v, depth - 1n));
+  }
+  return out;
+}
+
+/** cel-go's sortListByAssociatedKeys: `list` ordered by `keys`, which must be comparable and of one type. */
+function sortByKeys(list: CelList, keys: CelList): CelList {
+  if (list.size !== keys.size) {
+    throw new Error(
+      `@sortByAssociatedKeys() expected a list of the same size as the associated keys list, but got ${list.size} and ${keys.size} elements respectively`,
+    );
+  }
+  if (list.size === 0) return list;
+  const k = [...keys];
+  if (comparableKey(k[0], undefined) !== true) throw new Error('list elements must be comparable');
+  if (k.length > 1 && k.some((key) => sameType(key, k[0]) !== true)) throw new Error('list elements must have the same type');
+  const items = [...list];
+  const order = items.map((_, i) => i);
+  order.sort((i, j) => (less(k[i], k[j]) === true ? -1 : less(k[j], k[i]) === true ? 1 : 0));
+  return celList(order.map((i) => items[i]) as never);
+}
+
+export const extListFuncs: readonly CelFunc[] = [
+  celMethod('slice', LIST, [CelScalar.INT, CelScalar.INT], LIST, function (this: CelList, start, end) {
+    return slice(this, start, end);
+  }),
+  celMethod('flatten', LIST, [], LIST, function (this: CelList) {
+    return celList(flatten(this, 1n) as never);
+  }),
+  celMethod('flatten', LIST, [CelScalar.INT], LIST, function (this: CelList, depth) {
+    return celList(flatten(this, depth) as never);
+  }),
+  celMethod('sort', LIST, [], LIST, function (this: CelList) {
+    return sortByKeys(this, this);
+  }),
+  celMethod('@sortByAssociatedKeys', LIST, [LIST], LIST, function (this: CelList, keys) {
+    return sortByKeys(this, keys);
+  }),
+  celFunc('lists.range', [CelScalar.INT], listType(CelScalar.INT), (n) => {
+    if (n < 0n) throw new Error(`lists.range: size must be non-negative, got ${n}`);
+    if (n > MAX_RANGE) throw new Error(`lists.range: size ${n} exceeds maximum allowed (${MAX_RANGE})`);
+    return celList(Array.from({ length: Number(n) }, (_, i) => BigInt(i)));
+  }),
+  celMethod('reverse', LIST, [], LIST, function (this: CelList) {
+    return celList([...this].reverse() as never);
+  }),
+  celMethod('distinct', LIST, [], LIST, function (this: CelList) {
+    const unique: unknown[] = [];
+    for (const v of this) if (!unique.some((u) => eq(v, u) === true)) unique.push(v);
+    return celList(unique as never);
+  }),
+];
