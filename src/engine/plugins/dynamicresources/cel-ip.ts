@@ -163,6 +163,16 @@ function parseAddr(s: string): Addr {
   throw addrError(s, 'unable to parse IP');
 }
 
+/** Go's netip.ParseAddr for net/url's IP-literal check: whether it is IPv4, or its error text. */
+export function goParseAddr(s: string): { readonly is4: boolean } | string {
+  try {
+    return { is4: parseAddr(s).bytes.length === 4 };
+  } catch (e) {
+    if (e instanceof AddrError) return e.message;
+    throw e;
+  }
+}
+
 function is4In6(b: readonly number[]): boolean {
   return b.length === 16 && b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff;
 }

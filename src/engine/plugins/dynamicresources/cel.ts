@@ -12,13 +12,15 @@
 // isUnspecified, isLoopback, isLinkLocalMulticast, isLinkLocalUnicast, isGlobalUnicast) and the
 // `cidr` library (cidr(), isCIDR(), string(cidr), containsIP, containsCIDR, ip, masked,
 // prefixLength), both in cel-ip.ts, the `regex` library (find, findAll, with re2js: cel-regex.ts),
+// the `url` library (url(), isURL(), getScheme, getHost, getHostname, getPort, getEscapedPath,
+// getQuery, as Go's net/url: cel-url.ts),
 // cel-go's `lists` extension at ListsVersion(3) (slice, flatten, sort, sortBy, lists.range, reverse,
 // distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy` and the two-variable
 // comprehensions (all, exists, existsOne/exists_one, transformList, transformMap,
 // transformMapEntry with two variables), expanded on the parsed expression (cel-macros.ts). A
 // constant pattern that does not compile is a compile error, as upstream (`invalid matches
 // argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: the URL and format libraries, optional syntax (`a[?i]`, `{?k: v}`) and cost limits. A
+// covered: the format library, optional syntax (`a[?i]`, `{?k: v}`) and cost limits. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; other type errors (a range that is not a list or map, a sort of lists) show at
 // evaluation.
@@ -34,6 +36,7 @@ import { ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs } from './cel-lists';
 import { expandMacros, macroFuncs, type MacroNode } from './cel-macros';
 import { constantRegexError, regexFuncs } from './cel-regex';
+import { urlFuncs, urlRegistry } from './cel-url';
 
 const STRING = 9;
 const INT64 = 3;
@@ -172,6 +175,7 @@ const funcs = [
   ...regexFuncs,
   ...extListFuncs,
   ...macroFuncs,
+  ...urlFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -250,7 +254,7 @@ const funcs = [
 let env: CelEnv | undefined;
 
 function theEnv(): CelEnv {
-  env ??= celEnv({ registry: createFileRegistry(registry, ipRegistry), funcs });
+  env ??= celEnv({ registry: createFileRegistry(registry, ipRegistry, urlRegistry), funcs });
   return env;
 }
 

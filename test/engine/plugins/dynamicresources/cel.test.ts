@@ -402,6 +402,76 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['[].flatten(-1)', 'runtime:level must be non-negative'],
     ['[[1], [2]].sort()', 'runtime:list elements must be comparable'],
     ['1.sortBy(e, e)', 'compile:sortBy can only be applied to a list, identifier, comprehension, call or select expression'],
+    // k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation_test.go (v0.37.2),
+    // TestValidationExpressions "URL parsing" (self.url written out): the Kubernetes url library
+    // (k8s.io/apiserver/pkg/cel/library/urls.go).
+    ...(
+      [
+        "url('/path').getScheme() == ''",
+        "url('https://example.com/').getScheme() == 'https'",
+        "url('https://example.com:80/').getHost() == 'example.com:80'",
+        "url('https://example.com/').getHost() == 'example.com'",
+        "url('https://[::1]:80/').getHost() == '[::1]:80'",
+        "url('https://[::1]/').getHost() == '[::1]'",
+        "url('/path').getHost() == ''",
+        "url('https://example.com:80/').getHostname() == 'example.com'",
+        "url('https://127.0.0.1/').getHostname() == '127.0.0.1'",
+        "url('https://[::1]/').getHostname() == '::1'",
+        "url('/path').getHostname() == ''",
+        "url('https://example.com:80/').getPort() == '80'",
+        "url('https://example.com/').getPort() == ''",
+        "url('/path').getPort() == ''",
+        "url('https://example.com/path').getEscapedPath() == '/path'",
+        "url('https://example.com/with space/').getEscapedPath() == '/with%20space/'",
+        "url('https://example.com').getEscapedPath() == ''",
+        "url('https://example.com/path?k1=a&k2=b&k2=c').getQuery() == { 'k1': ['a'], 'k2': ['b', 'c']}",
+        "url('https://example.com/path?key with spaces=value with spaces').getQuery() == { 'key with spaces': ['value with spaces']}",
+        "url('https://example.com/path?').getQuery() == {}",
+        "url('https://example.com/path').getQuery() == {}",
+        "url('https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor').getScheme() == 'https'",
+        "url('https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor').getHost() == 'kubernetes.io:80'",
+        "url('https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor').getHostname() == 'kubernetes.io'",
+        "url('https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor').getPort() == '80'",
+        "url('https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor').getEscapedPath() == '/docs/home'",
+        "url('https://user:pass@kubernetes.io:80/docs/home?k1=a&k2=b&k2=c#anchor').getQuery() == {'k1': ['a'], 'k2': ['b', 'c']}",
+        "isURL('https://user:pass@example.com:80/path?query=val#fragment')",
+        "isURL('/path') == true",
+        "isURL('https://a:b:c/') == false",
+        "isURL('../relative-path') == false",
+      ] as const
+    ).map((e): [string, boolean] => [e, true]),
+    // Escapes, non-ASCII text and queries Go's net/url skips (a bad escape, a semicolon).
+    ...(
+      [
+        "url('https://example.com/a%2Fb').getEscapedPath() == '/a%2Fb'",
+        "url('https://example.com/\u00fc').getEscapedPath() == '/%C3%BC'",
+        "url('https://example.com/?a=%ZZ&b=1').getQuery() == {'b': ['1']}",
+        "url('https://example.com/?a=1;b=2&c=3').getQuery() == {'c': ['3']}",
+        "url('mailto:a@b').getHost() == '' && url('mailto:a@b').getScheme() == 'mailto'",
+        "url('http://[fe80::1%25en0]/').getHostname() == 'fe80::1%en0'",
+      ] as const
+    ).map((e): [string, boolean] => [e, true]),
+    // Errors in Go's words: each as Go 1.26.8's url.ParseRequestURI reports it for the same text.
+    ...(
+      [
+        ['../x', 'invalid URI for request'],
+        ['https://a:b:c/', 'invalid port ":b:c" after host'],
+        ['http://[::1', "missing ']' in host"],
+        ['http://x/%zz', 'invalid URL escape "%zz"'],
+        ['http://x/%2', 'invalid URL escape "%2"'],
+        ['https://[1.2.3.4]/', 'invalid IP-literal'],
+        ['http://ex ample.com/', 'invalid character " " in host name'],
+        [':x', 'missing protocol scheme'],
+        ['', 'empty url'],
+        ['http://[::1]:8a/', 'invalid port ":8a" after host'],
+        ['http://us er@x/', 'net/url: invalid userinfo'],
+        ['http://x%41/', 'invalid URL escape "%41"'],
+        ['http://[zz]/', 'invalid host: ParseAddr("zz"): unable to parse IP'],
+      ] as const
+    ).map(([text, error]): [string, string] => [
+      `url('${text}').getScheme() == ''`,
+      `runtime:URL parse error during conversion from string: parse "${text}": ${error}`,
+    ]),
     // k8s.io/dynamic-resource-allocation/cel/compile_test.go, "bind".
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.healthy)`, true],
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.numa == 1 && dra.name.find('-[a-z]+') == '-a')`, true],
