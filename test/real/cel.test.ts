@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { compileSelector } from '../../src/engine/plugins/dynamicresources/cel';
+import { startRealCluster, type RealCluster } from './cluster';
+
+// Selectors using the CEL functions and macros Podplan added for issue 23 (regex find/findAll,
+// cel.bind, cel-go's lists extension, two-variable comprehensions, the url library): the real
+// kube-apiserver v1.37.2 accepts a ResourceClaim with each one Podplan compiles (so the function is
+// in upstream's DRA environment and the selector is within its cost limit), and refuses the ones
+// Podplan refuses, with Podplan's words in its message.
+const D = 'device.attributes["dra.example.com"]';
+const accepted = [
+  `${D}.model.find('[0-9]+') == '100'`,
+  `${D}.model.findAll('[a-z]') == ['a']`,
+  `${D}.model.findAll('[0-9]', 2).size() == 2`,
+  `cel.bind(dra, ${D}, dra.model == 'a100' && dra.numa == 0)`,
+  `${D}.exists(k, v, k == 'model')`,
+  `${D}.all(k, v, k != '')`,
+  `[1, 2, 3].transformList(i, v, i * v) == [0, 2, 6]`,
+  `[3, 1, 2].sort() == [1, 2, 3] && [1, 1].distinct() == [1] && lists.range(2) == [0, 1]`,
+  `[[1], [2]].flatten() == [1, 2] && [1, 2].slice(0, 1) == [1] && [1, 2].reverse() == [2, 1]`,
+  `[2, 1].sortBy(e, e) == [1, 2]`,
+  `url('https://example.com:80/p').getPort() == '80' && isURL(${D}.model)`,
+  `url('https://x/p?a=1').getQuery() == {'a': ['1']} && url('https://x/a b').getEscapedPath() == '/a%20b'`,
+  `{'a': 1}.transformMap(k, v, v + 1) == {'a': 2} && [1, 2].existsOne(i, v, v == 2)`,
+];
+const refused = [
+  `${D}.model.find(')') == ''`,
+  `${D}.model.matches('x++')`,
+  `cel.bind(a.b, 1, true)`,
+  `[1].all(i, i, true)`,
+  `[1].all(i.j, v, true)`,
+  `[].all(__result__, i, true)`,
+];
+
+const claim = (expression: string) => ({
+  apiVersion: 'resource.k8s.io/v1',
+  kind: 'ResourceClaim',
+  metadata: { name: 'c', namespace: 'default' },
+  spec: { devices: { requests: [{ name: 'r', exactly: { deviceClassName: 'gpu', selectors: [{ cel: { expression } }] } }] } },
+});
+
+describe('real kube-apiserver: DRA selectors with the CEL extensions Podplan evaluates', function () {
+  this.timeout(600_000);
+  let cluster: RealCluster;
+
+  before(async () => {
+    cluster = await startRealCluster();
+  });
+
+  after(async () => {
+    await cluster?.stop();
+  });
+
+  const create = (expression: string) =>
+    cluster.request<{ message?: string }>(
+      'POST',
+      '/apis/resource.k8s.io/v1/namespaces/default/resourceclaims?dryRun=All',
+      claim(expression),
+    );
+
+  for (const expression of accepted) {
+    it(`accepted: ${expression}`, async () => {
+      assert.ok(compileSelector(expression).ok);
+      const answer = await create(expression);
+      assert.equal(answer.status, 201, answer.text);
+    });
+  }
+  for (const expression of refused) {
+    it(`refused: ${expression}`, async () => {
+      const compiled = compileSelector(expression);
+      assert.ok(!compiled.ok);
+      const answer = await create(expression);
+      assert.equal(answer.status, 422, answer.text);
+      assert.ok(answer.body.message?.includes(compiled.error), `${answer.body.message} should contain ${compiled.error}`);
+    });
+  }
+});
