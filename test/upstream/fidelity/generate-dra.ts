@@ -290,6 +290,10 @@ const GPU_SELECTORS = [
   `"model" in device.attributes["${GPU}"] && device.attributes["${GPU}"].model.startsWith("h")`,
   `device.attributes["${GPU}"].index < 2`,
   `!("nope" in device.attributes["other.example.com"])`,
+  // The regex library and cel.bind on one string attribute: cheap enough for kube-apiserver's cost
+  // limit (test/real/cel.test.ts), no iteration over lists.
+  `device.attributes["${GPU}"].model.find("[0-9]+") == "100"`,
+  `cel.bind(gpu, device.attributes["${GPU}"], gpu.model.findAll("[a-z]", 1) == ["h"] || gpu.numa == 1)`,
 ];
 const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
 
