@@ -65,7 +65,7 @@ Exit codes: 0 the pod is placed, 1 it cannot be, 2 bad input or no such pod.
 Examples:
   podplan explain examples/cluster ml/trainer
   podplan explain examples/cluster web-0 --node node-b1
-  podplan explain examples/cluster analytics/batch-0 --plan 12
+  podplan explain . analytics/batch-0 --plan 12
 `;
 
 /** How many nodes each list shows without --all. */
