@@ -313,13 +313,12 @@ async function explainStored(
   limit: number,
   io: CliIO,
 ): Promise<number> {
-  let stored: StoredForExplain | string = `no plan ${id}`;
+  let found: StoredForExplain | string | undefined;
   const read = await readHistory('explain', values.db, io, (store) => {
-    stored = readStored(store, id, wanted);
+    found = readStored(store, id, wanted);
     return EXIT.ok;
   });
-  if (read !== EXIT.ok) return read;
-  const found = stored as StoredForExplain | string;
+  if (read !== EXIT.ok || found === undefined) return read;
   if (typeof found === 'string') {
     io.stderr(`podplan explain: ${found}\n`);
     return EXIT.badInput;
