@@ -44,6 +44,7 @@ export function renderExplanation(x: PodExplanationView, ctx: ViewContext): HTML
   terms.push(['Nodes', `${x.nodes.feasible} feasible of ${x.nodes.evaluated} evaluated (${x.nodes.total} in the cluster)`]);
   out.push(h('dl', { class: 'verdict' }, ...terms.flatMap(([t, d]) => [h('dt', {}, t), h('dd', {}, d)])));
   if (x.message !== undefined) out.push(h('p', { class: 'message' }, x.message));
+  if (x.judgedOn !== undefined) out.push(h('p', { class: 'judged-on' }, x.judgedOn));
 
   const focus = x.plannedNode ?? x.chosenNode;
   const matrixState: MatrixState = {

@@ -2,6 +2,7 @@
 // PODPLAN_DB, else the user's data directory) and a run started on the command's source (the files,
 // or the kube context by name and server). Failures of the history are one line on stderr, never
 // the command's.
+import type { ClusterSnapshot } from '../engine/api/types';
 import type { Profile } from '../engine/framework/profile';
 import type { Plan } from '../engine/planner/plan';
 import { DEFAULT_PROFILE } from '../engine/plugins/defaults';
@@ -51,11 +52,12 @@ export class Recording {
 
   /**
    * Saves `plan` (made with `profile`, undefined: the default; `generated`: the workspace's pods whose
-   * names were made up for workload replicas, which the plan's record marks) and finishes the run with `message`.
+   * names were made up for workload replicas, which the plan's record marks; `cluster`: the cluster it
+   * was made on, which `podplan explain --plan` judges its pods on) and finishes the run with `message`.
    */
-  finished(plan: Plan, profile: Profile | undefined, message: string, generated: ReadonlySet<string>): void {
+  finished(plan: Plan, profile: Profile | undefined, message: string, generated: ReadonlySet<string>, cluster: ClusterSnapshot): void {
     const file = this.recording.file;
-    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)), madeUpPods(plan, generated));
+    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)), madeUpPods(plan, generated), cluster);
     this.recording.finish('succeeded', message);
     if (saved !== undefined) this.io.stderr(`Recorded as plan ${saved} in ${file} (podplan show ${saved}).\n`);
   }

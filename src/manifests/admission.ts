@@ -32,7 +32,7 @@ import {
   type ResourceList,
 } from '../engine/api/types';
 import type { DeviceClass, DeviceRequestSpec, ResourceClaim, ResourceClaimTemplate } from '../engine/api/dra';
-import { madeUpClaimName } from '../engine/plugins/dynamicresources/claims';
+import { madeUpClaimName, resourceClaimKey } from '../engine/plugins/dynamicresources/claims';
 import { addQuantities, compareQuantities, formatQuantity, parseQuantity, type Quantity } from '../engine/api/quantity';
 import { isSupportedPodLevelResource, CPU, MEMORY, EPHEMERAL_STORAGE } from '../engine/api/resources';
 import { arrayOf, object, oneOf, string, type Decoder } from './decode';
@@ -926,9 +926,10 @@ export function admitDeviceClaimQuotas(
  * madeUpClaimName), held to the quotas. A refused claim is never created, so upstream's scheduler
  * finds none for the entry (resourceclaim.Name's "ResourceClaim not created yet") and the pod waits:
  * a warning at the entry says why, in the controller's FailedResourceClaimCreation event's words
- * (checked against kube-controller-manager 1.37 in test/real/admission.test.ts), and the pod the engine gets has that
- * entry name no template (an empty name, which no object has), so the engine's resolver, which makes
- * up a template's claim wherever the template exists, finds none either.
+ * (checked against kube-controller-manager 1.37 in test/real/admission.test.ts). Returns the refused
+ * claims' `namespace/name` (resourceClaimKey), for the cluster's claimsNotCreated: the engine's
+ * resolver, which makes up a template's claim wherever the template exists, finds none for them
+ * either. The pods are left as they are.
  */
 export function admitTemplateClaims(
   pods: readonly Located<Pod>[],
@@ -937,15 +938,15 @@ export function admitTemplateClaims(
   classes: DeviceClassNames,
   errors: ManifestError[],
   use = new QuotaUse(),
-): Located<Pod>[] {
+): string[] {
   const applied = deviceClaimQuotas(quotas, classes, use);
-  if (applied.length === 0) return [...pods];
+  if (applied.length === 0) return [];
   const byName = new Map(templates.map((t) => [`${namespaceOf(t.value.metadata)}/${t.value.metadata.name}`, t.value]));
-  return pods.map((p) => {
+  const notCreated: string[] = [];
+  for (const p of pods) {
     const pod = p.value;
-    if (pod.metadata.uid !== undefined) return p;
+    if (pod.metadata.uid !== undefined) continue;
     const namespace = namespaceOf(pod.metadata);
-    const notCreated = new Set<string>();
     (pod.spec.resourceClaims ?? []).forEach((entry, i) => {
       const template =
         entry.resourceClaimTemplateName !== undefined ? byName.get(`${namespace}/${entry.resourceClaimTemplateName}`) : undefined;
@@ -962,14 +963,10 @@ export function admitTemplateClaims(
         range: fieldRange(p, path),
         path: concatPath(p.base, path),
       });
-      notCreated.add(entry.name);
+      notCreated.push(resourceClaimKey(namespace, name));
     });
-    if (notCreated.size === 0) return p;
-    const resourceClaims = pod.spec.resourceClaims?.map((c) =>
-      notCreated.has(c.name) ? { name: c.name, resourceClaimTemplateName: '' } : c,
-    );
-    return { ...p, value: { ...pod, spec: { ...pod.spec, resourceClaims } } };
-  });
+  }
+  return notCreated;
 }
 
 /** The workloads whose pods Podplan makes: a quota on their count would refuse the workload, not its pods' placement. */

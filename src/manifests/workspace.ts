@@ -728,14 +728,8 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
     priorityClasses,
     errors,
   );
-  const pods = admitTemplateClaims(
-    admitQuotas(applyLimitRanges(prioritized, limitRanges, errors), resourceQuotas, errors, quotaUse),
-    resourceClaimTemplates,
-    resourceQuotas,
-    classNames,
-    errors,
-    quotaUse,
-  );
+  const pods = admitQuotas(applyLimitRanges(prioritized, limitRanges, errors), resourceQuotas, errors, quotaUse);
+  const claimsNotCreated = admitTemplateClaims(pods, resourceClaimTemplates, resourceQuotas, classNames, errors, quotaUse);
   const namespaces = unique(all.namespaces, 'Namespace', (n) => n.metadata.name, errors);
   const csiNodes = unique(all.csiNodes, 'CSINode', (c) => c.metadata.name, errors);
   const csiDrivers = unique(all.csiDrivers, 'CSIDriver', (d) => d.metadata.name, errors);
@@ -797,6 +791,7 @@ export function combine(files: readonly FileModel[], options: CombineOptions = {
       ...(deviceClasses.length > 0 ? { deviceClasses: deviceClasses.map((c) => c.value) } : {}),
       ...(resourceSlices.length > 0 ? { resourceSlices: resourceSlices.map((sl) => sl.value) } : {}),
       ...(deviceTaintRules.length > 0 ? { deviceTaintRules: deviceTaintRules.map((r) => r.value) } : {}),
+      ...(claimsNotCreated.length > 0 ? { claimsNotCreated } : {}),
     },
     generated: new Set(pods.filter((p) => p.generated).map((p) => podKey(p.value))),
   };

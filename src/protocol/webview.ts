@@ -273,6 +273,11 @@ export interface PodExplanationView {
   readonly devices?: ReadonlyArray<{ readonly node: string; readonly lines: readonly string[] }>;
   /** When the cycle tried preemption: which victims make room on which node, and why the other candidate nodes lost. */
   readonly preemption?: PreemptionView;
+  /**
+   * For a stored plan's pod: what the per-node verdicts were judged on (the cluster that plan was
+   * made on), or why none were (a plan recorded before the history kept its cluster).
+   */
+  readonly judgedOn?: string;
 }
 
 export interface VictimView {

@@ -2,6 +2,7 @@
 // Backed by src/store (store-history.ts) when it can be opened; otherwise every request says why there
 // is no history.
 import { err, type Result } from '../engine/api/result';
+import type { ClusterSnapshot } from '../engine/api/types';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { PlanBound } from '../engine/planner/solver/bound';
@@ -9,6 +10,13 @@ import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { RecordingOptions, RunRecording } from '../store/recording';
 import type { RunKind, SourceRef } from '../store/types';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
+
+/** What explaining a stored plan's pod needs of it: its pods' namespace, its placements, the cluster it was made on. */
+export interface StoredPlanCluster {
+  readonly namespace: string;
+  readonly assignments: ReadonlyArray<{ readonly pod: string; readonly node: string }>;
+  readonly cluster: ClusterSnapshot | undefined;
+}
 
 export interface History {
   /** Why there is no history, when there is none: the error each request answers with. */
@@ -28,7 +36,12 @@ export interface History {
    * latest draft (same snapshot, profile, planner, placements and unplaced pods) is not stored
    * again: the draft's id comes back.
    */
-  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>): Result<number>;
+  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>, cluster: ClusterSnapshot): Result<number>;
+  /**
+   * Stored plan `id`'s placements and the cluster it was made on (`cluster` undefined when the history
+   * did not keep it: a plan recorded before it did), where its pods are explained.
+   */
+  planned(id: number): Result<StoredPlanCluster>;
   /** The bound proven for kept plan `id` after it was kept (a preview is kept before its bound). */
   setBound(id: number, bound: PlanBound): Result<void>;
   /** The plan was written to the workspace: applied, the set's previously applied plan superseded. */
@@ -51,6 +64,7 @@ export function noHistory(reason: string, noDriver = false): History {
     open: no,
     compare: no,
     diagnosis: no,
+    planned: no,
     savePreview: no,
     setBound: no,
     markApplied: no,

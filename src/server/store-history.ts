@@ -3,6 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ok, err, type Result } from '../engine/api/result';
+import type { ClusterSnapshot } from '../engine/api/types';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { PlanBound } from '../engine/planner/solver/bound';
@@ -11,7 +12,7 @@ import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webvi
 import { madeUpPods, RunRecording, type RecordingOptions } from '../store/recording';
 import { openStore, type PlanStore } from '../store/store';
 import type { PlanSummary, RunKind, SourceRef, StoreError } from '../store/types';
-import { noHistory, type History } from './history';
+import { noHistory, type History, type StoredPlanCluster } from './history';
 import { moveReason } from './service/pipeline';
 
 function entry(s: PlanSummary): HistoryEntryView {
@@ -112,13 +113,25 @@ class StoreHistory implements History {
     return message(this.store.diagnosis(id, pod));
   }
 
-  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>): Result<number> {
+  planned(id: number): Result<StoredPlanCluster> {
+    const plan = message(this.store.getPlan(id));
+    if (!plan.ok) return plan;
+    const cluster = message(this.store.planCluster(id));
+    if (!cluster.ok) return cluster;
+    return ok({
+      namespace: plan.value.summary.namespace,
+      assignments: plan.value.assignments.map((a) => ({ pod: a.pod, node: a.node })),
+      cluster: cluster.value,
+    });
+  }
+
+  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>, cluster: ClusterSnapshot): Result<number> {
     const same = this.sameAsLatestDraft(plan, profileHash);
     if (same !== undefined) return ok(same);
     const run = message(this.store.startRun(this.source, 'preview'));
     if (!run.ok) return run;
     const madeUp = madeUpPods(plan, generated);
-    const saved = message(this.store.savePlan(run.value, plan, { profileHash, ...(madeUp.length ? { madeUp } : {}) }));
+    const saved = message(this.store.savePlan(run.value, plan, { profileHash, ...(madeUp.length ? { madeUp } : {}), cluster }));
     const finished = this.store.finishRun(run.value, saved.ok ? 'succeeded' : 'failed', saved.ok ? undefined : saved.error);
     return saved.ok && !finished.ok ? message(finished) : saved;
   }

@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock, Timer } from '../engine/api/clock';
 import { ok, type Result } from '../engine/api/result';
+import type { ClusterSnapshot } from '../engine/api/types';
 import { explain } from '../engine/explain/explain';
 import type { Plan, PlanVictim } from '../engine/planner/plan';
 import type { ScheduleOutcome } from '../engine/scheduler/scheduler';
@@ -109,9 +110,21 @@ export class RunRecording {
     return this.store.file;
   }
 
-  /** Saves a plan under the run; its id, or undefined after reporting why it was not saved. */
-  savePlan(plan: Plan, profileHash: string = sha256(plan.profile), madeUp?: readonly string[]): number | undefined {
-    const saved = this.store.savePlan(this.run, plan, { profileHash, ...(madeUp?.length ? { madeUp } : {}) });
+  /**
+   * Saves a plan under the run; its id, or undefined after reporting why it was not saved. `cluster`:
+   * the cluster it was made on, kept so the plan's pods can be explained on it later.
+   */
+  savePlan(
+    plan: Plan,
+    profileHash: string = sha256(plan.profile),
+    madeUp?: readonly string[],
+    cluster?: ClusterSnapshot,
+  ): number | undefined {
+    const saved = this.store.savePlan(this.run, plan, {
+      profileHash,
+      ...(madeUp?.length ? { madeUp } : {}),
+      ...(cluster ? { cluster } : {}),
+    });
     this.report(saved);
     return saved.ok ? saved.value : undefined;
   }

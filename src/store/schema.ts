@@ -173,6 +173,21 @@ export const MIGRATIONS: readonly Migration[] = [
       ) WITHOUT ROWID;
     `,
   },
+  {
+    version: 8,
+    description: 'the cluster each plan was made on (deflated JSON), once per content, so a stored plan is explained on it',
+    sql: `
+      -- hash: sha256 of the JSON; plans made on the same cluster share its row, which goes with the last of them.
+      CREATE TABLE clusters (
+        id INTEGER PRIMARY KEY,
+        hash TEXT NOT NULL UNIQUE,
+        data BLOB NOT NULL
+      );
+      -- NULL: the plan was recorded without its cluster (before this version, or a live scheduler's decisions).
+      ALTER TABLE plans ADD COLUMN cluster_id INTEGER REFERENCES clusters (id);
+      CREATE INDEX plans_by_cluster ON plans (cluster_id) WHERE cluster_id IS NOT NULL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

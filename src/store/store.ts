@@ -2,12 +2,15 @@
 // One PlanStore owns one connection; a second process (the CLI beside the editor) opens its own and
 // the two share the file through WAL and busy_timeout. Every method returns a Result: a database
 // that cannot be read or written is an expected outcome the caller shows, not a crash.
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { deflateSync, inflateSync } from 'node:zlib';
 import type { Clock } from '../engine/api/clock';
 import type { PlanBound } from '../engine/planner/solver/bound';
 import type { Objective } from '../engine/planner/planner';
 import { err, ok, type Result } from '../engine/api/result';
+import type { ClusterSnapshot } from '../engine/api/types';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from '../engine/planner/plan';
 import type { PlannedDevice } from '../engine/plugins/dynamicresources/plan-devices';
@@ -225,12 +228,13 @@ export class PlanStore {
   /**
    * Saves a plan under a run, in one transaction with its assignments, unplaced pods and diagnoses,
    * and prunes the pod set's history to the newest `keepPerPodSet` in the same transaction. Encoding
-   * and compression happen before the write lock is taken.
+   * and compression happen before the write lock is taken. `cluster`: the cluster the plan was made
+   * on, kept once per content (plans made on the same cluster share it) for planCluster.
    */
   savePlan(
     runId: number,
     plan: Plan,
-    meta: { readonly profileHash: string; readonly madeUp?: readonly string[] },
+    meta: { readonly profileHash: string; readonly madeUp?: readonly string[]; readonly cluster?: ClusterSnapshot },
   ): Result<number, StoreError> {
     const duplicate = firstDuplicate([...plan.assignments.map((a) => a.pod), ...plan.unplaced.map((u) => u.pod)]);
     if (duplicate !== undefined)
@@ -247,10 +251,16 @@ export class PlanStore {
         diagnosed.map((d) => d.diagnosis),
         this.topScores,
       );
+      const cluster = meta.cluster ? encodeCluster(meta.cluster) : undefined;
       return immediate(this.db, () => {
+        let clusterId: number | null = null;
+        if (cluster) {
+          this.sql('INSERT INTO clusters (hash, data) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING').run(cluster.hash, cluster.data);
+          clusterId = this.sql('SELECT id FROM clusters WHERE hash = ?').get(cluster.hash)?.['id'] as number;
+        }
         const id = this.sql(
-          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted, made_up)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted, made_up, cluster_id)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           runId,
           plan.podSet,
@@ -267,6 +277,7 @@ export class PlanStore {
           plan.unplaced.length,
           victims.length,
           meta.madeUp?.length ? JSON.stringify(meta.madeUp) : null,
+          clusterId,
         ).lastInsertRowid;
         const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
         const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
@@ -289,6 +300,8 @@ export class PlanStore {
           `DELETE FROM plans WHERE status != 'applied' AND id IN (
              SELECT id FROM plans WHERE namespace = ? AND pod_set = ? ORDER BY id DESC LIMIT -1 OFFSET ?)`,
         ).run(plan.namespace, plan.podSet, this.keepPerPodSet);
+        // A cluster goes with the last plan made on it.
+        this.sql('DELETE FROM clusters WHERE id NOT IN (SELECT cluster_id FROM plans WHERE cluster_id IS NOT NULL)').run();
         return id;
       });
     });
@@ -339,6 +352,22 @@ export class PlanStore {
         victims: this.victimRows(id),
       };
     });
+  }
+
+  /**
+   * The cluster plan `id` was made on, as savePlan kept it; undefined when the plan was recorded
+   * without it (before schema version 8, or a live scheduler's decisions, made on a cluster that moves).
+   */
+  planCluster(id: number): Result<ClusterSnapshot | undefined, StoreError> {
+    const row = this.attempt(() =>
+      this.sql('SELECT p.cluster_id, c.data FROM plans p LEFT JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?').get(id),
+    );
+    if (!row.ok) return row;
+    if (!row.value) return notFound(`plan ${id}`);
+    const data = row.value['data'];
+    return this.attempt(() =>
+      data === null || data === undefined ? undefined : (JSON.parse(inflateSync(data as Uint8Array).toString('utf8')) as ClusterSnapshot),
+    );
   }
 
   /** One pod's full diagnosis, decompressed; undefined when the plan kept none for it. */
@@ -646,6 +675,12 @@ export class PlanStore {
       unplaced.set(row['pod'] as string, row['message'] as string);
     return { placed, unplaced, victims: new Map(this.victimRows(planId).map((v) => [v.pod, v])) };
   }
+}
+
+/** A cluster as the clusters table keeps it: deflated JSON, named by the JSON's sha256. */
+function encodeCluster(cluster: ClusterSnapshot): { readonly hash: string; readonly data: Uint8Array } {
+  const json = JSON.stringify(cluster);
+  return { hash: `sha256:${createHash('sha256').update(json).digest('hex')}`, data: deflateSync(json) };
 }
 
 function summaryOf(row: Row): PlanSummary {

@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DeviceFailure } from '../../src/engine/api/device-failures';
+import { deviceFailureText } from '../../src/engine/explain/devices';
 import { noHistory } from '../../src/server/history';
+import { openHistory } from '../../src/server/store-history';
 import { explainPodRequest } from '../../src/server/service';
-import { explainPod } from '../../src/server/service/planning';
+import { explainInPlan, explainPod } from '../../src/server/service/planning';
 import { workspaceOf } from '../server/service/fixtures';
 import { cli } from './run-cli';
 import { runPodplan } from './run-cli-process';
@@ -176,6 +179,118 @@ describe('cli explain (child process)', () => {
         }
       });
     }
+  });
+
+  // A stored plan's pod is judged on the cluster the history kept with that plan (schema 8), with the
+  // plan's other pods on their nodes: the files changing afterwards changes nothing, in podplan
+  // explain --plan as in the editor's explain of a stored plan (explainInPlan with a historyId).
+  describe('--plan: a pod of a stored plan, on the cluster that plan was made on (test/fixtures/dra/plan)', () => {
+    let dir: string;
+    let db: string;
+    before(() => {
+      dir = mkdtempSync(join(tmpdir(), 'podplan-explain-plan-'));
+      db = join(dir, 'history.db');
+      for (const f of ['cluster.yaml', 'gang.yaml']) copyFileSync(join('test/fixtures/dra/plan', f), join(dir, f));
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    /** c1 given two GPUs of its own: room for the fifth pod now. */
+    const c1Gpus = `---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: c1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: c1
+  pool: {name: c1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+`;
+    type Report = { placed: boolean; plan?: number; devices: Array<{ node: string; devices: DeviceFailure[] }> };
+    const lines = (r: Report) => r.devices.map((n) => ({ node: n.node, lines: n.devices.map(deviceFailureText) }));
+
+    it('judges the left-out pod as the plan left the cluster after the files change; the editor says the same', async () => {
+      const planned = await runPodplan(['plan', dir, '--pod-set', 'default/train', '--db', db]);
+      assert.equal(planned.code, 1, planned.stderr);
+      const id = /Recorded as plan (\d+)/.exec(planned.stderr)?.[1];
+      assert.ok(id, planned.stderr);
+      const before = await runPodplan(['explain', dir, 'default/train-4', '--plan', id, '--db', db, '-o', 'json']);
+      assert.equal(before.code, 1, before.stderr);
+      writeFileSync(join(dir, 'cluster.yaml'), `${readFileSync(join(dir, 'cluster.yaml'), 'utf8')}${c1Gpus}`);
+      const now = await runPodplan(['explain', dir, 'default/train-4', '-o', 'json']);
+      assert.equal(now.code, 0, 'on the files as they are now, the planner places it (on c1)');
+      const stored = await runPodplan(['explain', dir, 'default/train-4', '--plan', id, '--db', db, '-o', 'json']);
+      assert.equal(stored.code, 1, stored.stderr);
+      assert.equal(stored.stdout, before.stdout, 'the files changing changes nothing');
+      const report = JSON.parse(stored.stdout) as Report;
+      assert.equal(report.plan, Number(id));
+      const taken = "0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan";
+      assert.deepEqual(
+        lines(report).map((n) => [n.node, n.lines.map((l) => l.slice(l.indexOf('): ') + 3))]),
+        [
+          ['g1', [taken]],
+          ['g2', [taken]],
+          ['c1', ['the node has no devices']],
+        ],
+      );
+      const text = await runPodplan(['explain', dir, 'train-4', '--plan', id, '--db', db]);
+      assert.match(
+        text.stdout,
+        new RegExp(
+          `^default/train-4 in plan ${id} \\(pod set default/train, planner greedy, made \\S+\\): judged on the cluster that plan was made on, with its other pods on their planned nodes\\.$`,
+          'm',
+        ),
+      );
+      // The editor, on the changed workspace, explains the stored plan's pod the same way.
+      const history = await openHistory(db, ['file:///w'], () => undefined);
+      try {
+        const analysis = workspaceOf({
+          'cluster.yaml': readFileSync(join(dir, 'cluster.yaml'), 'utf8'),
+          'gang.yaml': readFileSync(join(dir, 'gang.yaml'), 'utf8'),
+        }).analysis();
+        const pod = analysis.pod('default', 'train-4');
+        assert.ok(pod);
+        const editor = await explainInPlan(pod, analysis, { podSet: 'train', historyId: Number(id) }, history);
+        assert.ok(editor);
+        assert.deepEqual(editor.devices, lines(report));
+        assert.equal(editor.judgedOn, `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes).`);
+      } finally {
+        history.close();
+      }
+    });
+
+    it('a plan recorded before the history kept its cluster (a schema-7 file): refused, saying so; the editor judges no node', async () => {
+      const old = join(dir, 'v7.db');
+      const Database = (await import('better-sqlite3')).default;
+      const sqlite = new Database(old);
+      sqlite.exec(readFileSync('test/fixtures/store/history-v7.sql', 'utf8'));
+      sqlite.close();
+      const run = await runPodplan(['explain', dir, 'default/train-4', '--plan', '1', '--db', old]);
+      assert.equal(run.code, 2, run.stderr);
+      assert.match(run.stderr, /^podplan explain: plan 1 \(pod set default\/web\) has no pod default\/train-4$/m);
+      const web = `apiVersion: v1\nkind: Pod\nmetadata: {name: web-2}\nspec:\n  containers: [{name: c, resources: {requests: {cpu: "9"}}}]\n`;
+      writeFileSync(join(dir, 'web.yaml'), web);
+      const refused = await runPodplan(['explain', dir, 'web-2', '--plan', '1', '--db', old]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(
+        refused.stderr,
+        /^podplan explain: plan 1 was recorded before the plan history kept the cluster a plan is made on \(history schema version 8\): its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer \(podplan show 1 prints where each pod went and why; podplan explain without --plan explains default\/web-2 on the files as they are\)$/m,
+      );
+      const history = await openHistory(old, ['file:///w'], () => undefined);
+      try {
+        const analysis = workspaceOf({ 'cluster.yaml': readFileSync(join(dir, 'cluster.yaml'), 'utf8'), 'web.yaml': web }).analysis();
+        const pod = analysis.pod('default', 'web-2');
+        assert.ok(pod);
+        const editor = await explainInPlan(pod, analysis, { podSet: 'web', historyId: 1 }, history);
+        assert.ok(editor);
+        assert.equal(editor.message, '0/2 nodes are available: 2 Insufficient cpu.', "the planner's kept cycle");
+        assert.equal(editor.devices, undefined);
+        // The closest node comes from the kept cycle alone: n1 is no node of today's files.
+        assert.equal(editor.matrix.closest?.node, 'n1');
+        assert.match(editor.judgedOn ?? '', /^Plan #1 was recorded before the plan history kept the cluster a plan is made on: /);
+      } finally {
+        history.close();
+      }
+    });
   });
 
   describe('refuses what it cannot explain (exit 2)', () => {

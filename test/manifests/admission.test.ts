@@ -194,13 +194,16 @@ spec:
       const model = readSnapshot([{ name: 'f.yaml', text }]);
       return {
         pods: model.cluster.pods.map((p) => `${p.metadata.name}:${p.spec.resourceClaims?.[0]?.resourceClaimTemplateName ?? '-'}`),
+        notCreated: model.cluster.claimsNotCreated ?? [],
         warnings: model.errors.map(formatError),
+        model,
       };
     };
 
     it("a pod whose claim would pass the quota keeps its pod, and its entry finds no claim (upstream's pod waits for one never created)", () => {
-      const { pods, warnings } = templates(`${setup}${gpuPod('first')}${gpuPod('second')}`);
-      assert.deepEqual(pods, ['first:two-gpus', 'second:']);
+      const { pods, notCreated, warnings } = templates(`${setup}${gpuPod('first')}${gpuPod('second')}`);
+      assert.deepEqual(pods, ['first:two-gpus', 'second:two-gpus']);
+      assert.deepEqual(notCreated, ['ns/second-gpu-pbxs8']);
       assert.deepEqual(warnings, [
         'f.yaml:26:60: warning refused: spec.resourceClaims[0].resourceClaimTemplateName: PodResourceClaim gpu: create ResourceClaim : resourceclaims.resource.k8s.io "second-gpu-pbxs8" is forbidden: exceeded quota: gpus, requested: gpu.example.com.deviceclass.resource.k8s.io/devices=2, used: gpu.example.com.deviceclass.resource.k8s.io/devices=2, limited: gpu.example.com.deviceclass.resource.k8s.io/devices=3: pod ns/second waits for it',
       ]);
@@ -211,15 +214,30 @@ spec:
         '---\n',
         'status: { resourceClaimStatuses: [{ name: gpu, resourceClaimName: named-gpu }] }\n---\n',
       );
-      const { pods, warnings } = templates(`${setup}${gpuPod('admitted', ', uid: u1')}${named}${gpuPod('first')}${gpuPod('refused')}`);
+      const { pods, notCreated, warnings } = templates(
+        `${setup}${gpuPod('admitted', ', uid: u1')}${named}${gpuPod('first')}${gpuPod('refused')}`,
+      );
       assert.deepEqual(pods, ['admitted:two-gpus', 'named:two-gpus', 'first:two-gpus']);
+      assert.deepEqual(notCreated, []);
       assert.equal(warnings.length, 1);
       assert.match(warnings[0] ?? '', /pods "refused" is forbidden: exceeded quota: gpus, requested: pods=1/);
     });
 
     it("the files' own claims count first: a template's claim past what they left is not created", () => {
       const own = `apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: { name: own, namespace: ns }\nspec:\n  devices:\n    requests: [{ name: g, exactly: { deviceClassName: gpu.example.com, count: 2 } }]\n---\n`;
-      assert.deepEqual(templates(`${setup}${gpuPod('first')}${own}`).pods, ['first:']);
+      const { pods, notCreated } = templates(`${setup}${gpuPod('first')}${own}`);
+      assert.deepEqual(pods, ['first:two-gpus']);
+      assert.deepEqual(notCreated, ['ns/first-gpu-p6cjz']);
+    });
+
+    it('a refused claim is data of the cluster, the pod object is the one the files gave (not a copy with its entry rewritten)', () => {
+      const text = `${setup}${gpuPod('first')}${gpuPod('second')}`;
+      const quotaless = readSnapshot([{ name: 'f.yaml', text: text.replace('"3", pods: "3"', '"9", pods: "3"') }]);
+      const { model } = templates(text);
+      for (const [i, p] of model.pods.entries()) {
+        assert.equal(model.cluster.pods[i], p.value, `${p.value.metadata.name}: the pod the engine gets is the located one`);
+        assert.deepEqual(p.value, quotaless.pods[i]?.value, `${p.value.metadata.name}: as without the refusal`);
+      }
     });
   });
 

@@ -98,17 +98,19 @@ describe('webview in headless Chromium: the example’s views tell the truth', f
   it('compare: every moved pod has its reason, from the newer plan’s cycle or, when its planner kept none, from the older one', async () => {
     const files = exampleFiles();
     const request = { namespace: 'analytics', podSet: 'nightly-batch', trigger: 'nightly-batch' };
-    const first = value(planPodSet(workspaceOf(files).analysis(), request));
-    const firstId = value(history.savePreview(first, 'sha256:p', new Set()));
+    const firstAnalysis = workspaceOf(files).analysis();
+    const first = value(planPodSet(firstAnalysis, request));
+    const firstId = value(history.savePreview(first, 'sha256:p', new Set(), firstAnalysis.model.cluster));
     files['podset.yaml'] = (files['podset.yaml'] ?? '').replace(
       'requests: { cpu: 1500m, memory: 3Gi }',
       'requests: { cpu: 2500m, memory: 3Gi }',
     );
-    const second = value(planPodSet(workspaceOf(files).analysis(), request));
-    const secondId = value(history.savePreview(second, 'sha256:p', new Set()));
+    const secondAnalysis = workspaceOf(files).analysis();
+    const second = value(planPodSet(secondAnalysis, request));
+    const secondId = value(history.savePreview(second, 'sha256:p', new Set(), secondAnalysis.model.cluster));
     // A planner that places the set as a whole (the solver's, replayed) keeps no cycle per placed pod.
     const whole: Plan = { ...second, planner: 'optimize', assignments: second.assignments.map(({ pod, node }) => ({ pod, node })) };
-    const wholeId = value(history.savePreview(whole, 'sha256:q', new Set()));
+    const wholeId = value(history.savePreview(whole, 'sha256:q', new Set(), secondAnalysis.model.cluster));
     const page = await open();
     for (const [to, pattern] of [
       [secondId, /^(\S+ now rejects it at Filter: NodeResourcesFit: Insufficient cpu|\S+ scores \d+, \S+ \d+)$/],

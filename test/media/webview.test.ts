@@ -249,6 +249,18 @@ describe('webview in headless Chromium', function () {
     await page.close();
   });
 
+  it("says what a stored plan's pod was judged on, or why no node was (judgedOn), under the verdict (screenshot test-results/webview-judged-on-light.png)", async () => {
+    const page = await open('light');
+    const note =
+      'Plan #3 was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.';
+    await send(page, { type: 'explanation', explanation: { ...unplacedExplanation(12), cycle: 'planner', judgedOn: note } });
+    assert.equal(await page.locator('p.judged-on').innerText(), note);
+    await page.screenshot({ path: `${RESULTS}/webview-judged-on-light.png` });
+    await send(page, { type: 'explanation', explanation: unplacedExplanation(12) });
+    assert.equal(await page.locator('p.judged-on').count(), 0, 'none for a pod judged now');
+    await page.close();
+  });
+
   it('matrix: filter verdicts per plugin, scores per plugin, sortable by any column, keyboard rows, closest node of an unplaced pod', async () => {
     const page = await open('light');
     await send(page, { type: 'explanation', explanation: unplacedExplanation(200) });

@@ -1,8 +1,10 @@
 // `podplan run --config` with podInitialBackoffSeconds / podMaxBackoffSeconds, in process against a
 // real kube-apiserver v1.37.2 on a manual clock: the live queue keeps a pod that failed in backoffQ
 // for the configured times (8 s after the first attempt, then 12 s, not 16), even when a node that
-// could take it arrives meanwhile. Time moves only when the test moves it; what the queue holds is
-// read from /metrics (scheduler_pending_pods) and the attempts from the run's output.
+// could take it arrives meanwhile, each to the end of the whole second its back-off expires in, as
+// upstream's backoffQueue (alignToWindow, isEntityBackingoff; flushes on whole seconds). The clock
+// starts on a whole second. Time moves only when the test moves it; what the queue holds is read
+// from /metrics (scheduler_pending_pods) and the attempts from the run's output.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -41,7 +43,7 @@ leaderElection:
       node('bo-small', { cpu: '1', memory: '8Gi', pods: '110' }, { pool: 'backoff' }),
       pod('big', { namespace: ns, cpu: '2', nodeSelector: { pool: 'backoff' } }),
     );
-    const clock = new ManualClock(Date.now());
+    const clock = new ManualClock(Math.ceil(Date.now() / 1000) * 1000);
     const output = { stdout: '', stderr: '' };
     let stop: (signal: string) => void = () => undefined;
     const stopped = new Promise<string>((resolve) => (stop = resolve));
@@ -83,17 +85,20 @@ leaderElection:
       clock.advance(5_500); // t0+7.5 s: the queue flushed backoffQ every second; the pod stays
       assert.deepEqual(await queue(), { active: 0, backoff: 1, unschedulable: 0 }, 'still backing off at t0+7.5 s');
       assert.equal(attempts(), 1);
-      clock.advance(1_000); // t0+8.5 s: released at the t0+8 s flush, tried at once
+      clock.advance(1_000); // t0+8.5 s: its expiry, t0+8 s, is in the current second; the pod stays
+      assert.deepEqual(await queue(), { active: 0, backoff: 1, unschedulable: 0 }, 'still backing off at t0+8.5 s');
+      assert.equal(attempts(), 1);
+      clock.advance(1_000); // t0+9.5 s: released at the t0+9 s flush, tried at once
       await waitOutput('the second attempt', () => attempts() === 2);
 
-      // Attempt 2 at t1 = t0+8.5 s: its back-off is min(2 × 8, 12) = 12 s.
+      // Attempt 2 at t1 = t0+9.5 s: its back-off is min(2 × 8, 12) = 12 s, to t0+21.5 s, in second t0+21.
       clock.advance(1_000);
       await cluster.apply(node('bo-roomy', { cpu: '4', memory: '8Gi', pods: '110' }, { pool: 'backoff' }));
       await inBackoff('the pod in backoffQ after the roomy node arrived');
       clock.advance(10_500); // t1+11.5 s: past the default maximum (10 s); the pod stays
       assert.deepEqual(await queue(), { active: 0, backoff: 1, unschedulable: 0 }, 'still backing off at t1+11.5 s');
       assert.doesNotMatch(output.stdout, /^bound /m);
-      clock.advance(1_000); // t1+12.5 s: released at the t1+12.5 s flush (16 s would hold it until t1+16 s)
+      clock.advance(1_000); // t1+12.5 s: released at the t0+22 s flush (16 s would hold it until t1+16 s)
       await waitOutput('the pod bound', () => output.stdout.includes(`bound ${ns}/big to bo-roomy`));
       assert.equal(attempts(), 2);
     } finally {

@@ -88,6 +88,8 @@ describe('store/schema', () => {
             assert.equal(value(store.latestApplied('web', 'default'))?.id, 1);
             assert.equal(value(store.triggerHistory({ trigger: 'web-trigger' })).items.length, 1);
             assert.equal(value(store.claims({ pool: 'gpu' })).items.length, version >= 2 ? 1 : 0);
+            // Plans from before the history kept a plan's cluster have none (explain says so).
+            assert.equal(value(store.planCluster(1)), undefined);
             // Plans from before evictions were kept evict nothing.
             assert.deepEqual([value(store.getPlan(1)).victims, value(store.summary(1)).evicted, plan.victims], [[], 0, undefined]);
           }

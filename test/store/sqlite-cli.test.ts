@@ -33,6 +33,7 @@ describe('store: read with the sqlite3 command-line tool', () => {
       'allocations',
       'assignments',
       'claims',
+      'clusters',
       'diagnoses',
       'diagnosis_chunks',
       'plans',

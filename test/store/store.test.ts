@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ManualClock } from '../../src/engine/api/clock';
+import type { ClusterSnapshot } from '../../src/engine/api/types';
 import type { Plan } from '../../src/engine/planner/plan';
 import { planFromManifest, readFile, writeSchedulePlan } from '../../src/manifests';
 import type { PlanStore } from '../../src/store/store';
@@ -258,6 +259,40 @@ describe('store/store', () => {
               + (SELECT count(*) FROM diagnosis_chunks WHERE plan_id NOT IN (SELECT id FROM plans)) AS n`,
       );
       assert.equal(orphans, 0);
+    });
+  });
+
+  // What explain judges a stored plan's pod on (schema 8): the cluster the plan was made on.
+  describe('the cluster a plan was made on', () => {
+    const cluster = (cpu: string): ClusterSnapshot => ({
+      nodes: [{ metadata: { name: 'n1' }, status: { allocatable: { cpu, pods: '110' } } }],
+      pods: [{ metadata: { name: 'web-0', namespace: 'default' }, spec: { containers: [{ name: 'c' }] } }],
+      claimsNotCreated: ['default/web-0-gpu-bcdfg'],
+    });
+    const saveOn = (plan: Plan, on: ClusterSnapshot | undefined): number =>
+      value(store.savePlan(value(store.startRun(workspace, 'preview')), plan, { ...profile, ...(on ? { cluster: on } : {}) }));
+    const clusters = () => rows('SELECT count(*) AS n FROM clusters');
+
+    it('reads back as saved; plans made on the same cluster share one row; a plan saved without one has none', () => {
+      const first = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'));
+      const same = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'));
+      const other = saveOn(planOf({ 'web-0': 'n1' }), cluster('8'));
+      const none = saveOn(planOf({ 'web-0': 'n1' }), undefined);
+      assert.deepEqual(value(store.planCluster(first)), cluster('4'));
+      assert.deepEqual(value(store.planCluster(same)), cluster('4'));
+      assert.deepEqual(value(store.planCluster(other)), cluster('8'));
+      assert.equal(value(store.planCluster(none)), undefined);
+      assert.equal(clusters(), 2);
+      assert.equal(value(store.loadPlan(first)).assignments[0]?.node, 'n1', 'the plan itself as before');
+      const missing = store.planCluster(99);
+      assert.ok(!missing.ok && missing.error.kind === 'not-found');
+    });
+
+    it('a cluster goes with the last plan made on it when retention drops the plans', () => {
+      saveOn(planOf({ 'web-0': 'n1' }), cluster('1'));
+      for (let i = 0; i < 5; i++) saveOn(planOf({ 'web-0': 'n1' }), cluster('2'));
+      assert.equal(clusters(), 1, 'the first plan, dropped by retention (5 per pod set), took its cluster with it');
+      assert.equal(rows('SELECT count(*) AS n FROM plans WHERE cluster_id NOT IN (SELECT id FROM clusters)'), 0);
     });
   });
 

@@ -2,14 +2,13 @@
 // stage funnel, the rejected nodes grouped by reason, the best nodes' scores plugin by plugin, the
 // closest node for an unplaceable pod, and one node in full (--node). The layout comes from the
 // engine's explain report (src/engine/explain/report.ts), the same value the editor's views read.
-import { podKey, type Pod } from '../../engine/api/types';
+import { podKey, type ClusterSnapshot, type Pod } from '../../engine/api/types';
 import { deviceFailureText } from '../../engine/explain/devices';
 import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
 import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
 import type { Diagnosis, NodeScoreRecord } from '../../engine/framework/diagnosis';
 import { podInfo } from '../../engine/framework/node-info';
-import { Snapshot } from '../../engine/framework/snapshot';
-import { PlanCluster } from '../../engine/planner/plan-cluster';
+import { planClusterOf } from '../../engine/planner/plan-cluster';
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset/podset';
 import { simulate } from '../../engine/scheduler/simulate';
@@ -18,6 +17,9 @@ import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand, type OutputForma
 import { STRICT_HELP, STRICT_OPTION } from '../input';
 import { EXIT, type CliIO, type Command } from '../io';
 import { loadPlanning, planSet, type Planning } from '../planning';
+import { DB_HELP, DB_OPTION, formatTime, planId, readHistory } from '../plan-store';
+import { ALL_PENDING_PODS, type PlanStore } from '../../store/store';
+import type { PlanSummary, StoredAssignment, StoredUnplaced } from '../../store/types';
 import { loadScheduling, runProfile } from '../scheduling';
 import { isClusterSource, sourceHelp, SOURCE_OPTIONS, sourceProblem, type SourceArgs } from '../source';
 import { heading, paint, placement, tablePaint, type Paint } from '../colour';
@@ -26,6 +28,7 @@ import { formatAmount, unitOf } from '../../protocol/amounts';
 
 const HELP = `Usage: podplan explain <paths…> POD [-n NS] [--node NODE] [-o json|yaml] [--all] [--profile file] [--seed n] [--strict]
        podplan explain --context NAME [--kubeconfig file] POD [options]
+       podplan explain <paths…> POD --plan ID [--db file] [options]
 
 Explains where one pending pod (POD as namespace/name, or name with -n or when only one namespace has it)
 goes and why, as podplan schedule places it (the same run, the same seed): the decision (its node,
@@ -35,6 +38,11 @@ with each Score plugin's raw, normalized and weighted score, and, when no node f
 nodes (fewest failing filters, a lone untolerated taint before a lone shortfall, then the smallest
 resource shortfall; the editor ranks them the same way). A pod of a pod set (label
 ${POD_SET_LABEL}, scheduled by the pod-set planner) is explained at its planned node.
+
+With --plan, a pod of a pod-set plan the history keeps (podplan history lists the ids) is explained
+as that plan judged it: the planner's own cycle for it, and each node's verdict on the cluster the
+plan was made on (kept with it) with the plan's other pods on their nodes. The paths give the
+profile only. A plan recorded before the history kept its cluster is refused, saying so.
 
 Options:
 ${sourceHelp(20)}
@@ -47,6 +55,8 @@ ${outputHelp(['json', 'yaml'], 20, ['json'])}
                     the explanation
   --profile <file>  a KubeSchedulerConfiguration, as podplan schedule takes it
   --seed <n>        seed for sampling and tie-breaking (default 1)
+  --plan <id>       explain the pod in that plan of the history, on the cluster it was made on
+${DB_HELP}
 ${STRICT_HELP}
   -h, --help        this help
 
@@ -55,6 +65,7 @@ Exit codes: 0 the pod is placed, 1 it cannot be, 2 bad input or no such pod.
 Examples:
   podplan explain examples/cluster ml/trainer
   podplan explain examples/cluster web-0 --node node-b1
+  podplan explain . analytics/batch-0 --plan 12
 `;
 
 /** How many nodes each list shows without --all. */
@@ -78,6 +89,8 @@ export const explainCommand: Command = {
         all: { type: 'boolean' },
         profile: { type: 'string' },
         seed: { type: 'string' },
+        plan: { type: 'string' },
+        ...DB_OPTION,
       },
       Infinity,
       io,
@@ -99,6 +112,11 @@ export const explainCommand: Command = {
     const source: SourceArgs = { positionals: positionals.slice(0, -1), values };
     const problem = sourceProblem(source);
     if (problem) return fail(`${problem}\n\n${HELP}`);
+    if (values.plan !== undefined) {
+      const id = planId('explain', values.plan, io);
+      if (id === undefined) return EXIT.badInput;
+      return explainStored(source, id, wanted, values, format, values.all ? Infinity : LIST_LIMIT, io);
+    }
     const scheduling = await loadScheduling('explain', source, values, io);
     if (!scheduling) return EXIT.badInput;
     const { workspace } = scheduling;
@@ -235,20 +253,107 @@ async function explainPlanned(
  */
 function planVerdicts(planning: Planning, pod: Pod, plan: Plan, cycle: Diagnosis): NodeVerdict[] {
   const info = podInfo(pod);
-  const base = Snapshot.fromCluster(planning.workspace.cluster);
-  if (!info.ok || !base.ok) return [];
-  const cluster = PlanCluster.on(base.value);
-  const namespace = pod.metadata.namespace ?? 'default';
-  const pods = new Map(
-    planning.workspace.cluster.pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace).map((p) => [p.metadata.name, p]),
-  );
-  for (const a of plan.assignments) {
-    const other = pods.get(a.pod);
-    if (a.pod === pod.metadata.name || !other || other.spec.nodeName) continue;
-    const placed = podInfo(other);
-    if (placed.ok) cluster.place(a.node, placed.value);
+  const cluster = planClusterOf(planning.workspace.cluster, pod.metadata.namespace ?? 'default', plan.assignments, pod.metadata.name);
+  if (!info.ok || !cluster.ok) return [];
+  return cluster.value.verdicts(planning.planning.framework, info.value, cycle);
+}
+
+/** What the history keeps of a plan for explaining one of its pods, or why it cannot be. */
+interface StoredForExplain {
+  readonly summary: PlanSummary;
+  readonly pod: Pod;
+  readonly cluster: ClusterSnapshot;
+  readonly assignments: readonly StoredAssignment[];
+  readonly unplaced?: StoredUnplaced;
+  readonly diagnosis: Diagnosis | undefined;
+}
+
+/** The plan, its cluster and the pod's kept cycle from the history; a message when one is missing. */
+function readStored(store: PlanStore, id: number, wanted: string): StoredForExplain | string {
+  const plan = store.getPlan(id);
+  if (!plan.ok) return plan.error.message;
+  const { summary, assignments, unplaced } = plan.value;
+  if (summary.podSet === ALL_PENDING_PODS)
+    return `plan ${id} records podplan schedule's decisions, not a pod set's plan: --plan explains a pod of a pod set's plan (podplan show ${id} prints where each pod went and why)`;
+  const name = wanted.includes('/') ? wanted.slice(wanted.indexOf('/') + 1) : wanted;
+  if (wanted.includes('/') && !wanted.startsWith(`${summary.namespace}/`))
+    return `plan ${id} is of pod set ${summary.namespace}/${summary.podSet}: it has no pod ${wanted}`;
+  const key = `${summary.namespace}/${name}`;
+  if (!assignments.some((a) => a.pod === name) && !unplaced.some((u) => u.pod === name))
+    return `plan ${id} (pod set ${summary.namespace}/${summary.podSet}) has no pod ${key}`;
+  const cluster = store.planCluster(id);
+  if (!cluster.ok) return cluster.error.message;
+  if (!cluster.value)
+    return `plan ${id} was recorded before the plan history kept the cluster a plan is made on (history schema version 8): its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer (podplan show ${id} prints where each pod went and why; podplan explain without --plan explains ${key} on the files as they are)`;
+  const pod = cluster.value.pods.find((p) => (p.metadata.namespace ?? 'default') === summary.namespace && p.metadata.name === name);
+  if (!pod) return `plan ${id}'s cluster has no pod ${key} (a name made up for a workload's replica is not kept as a pod)`;
+  const diagnosis = store.diagnosis(id, name);
+  if (!diagnosis.ok) return diagnosis.error.message;
+  const u = unplaced.find((x) => x.pod === name);
+  return { summary, pod, cluster: cluster.value, assignments, ...(u ? { unplaced: u } : {}), diagnosis: diagnosis.value };
+}
+
+/**
+ * A pod of a stored plan, explained as that plan judged it: the planner's kept cycle, and every
+ * node's verdict on the cluster the plan was made on with its other pods on their nodes (the same
+ * judgement as for a plan made now, planVerdicts), under the files' pod-set profile.
+ */
+async function explainStored(
+  source: SourceArgs,
+  id: number,
+  wanted: string,
+  values: {
+    db?: string | undefined;
+    node?: string | undefined;
+    profile?: string | undefined;
+    seed?: string | undefined;
+    strict?: boolean | undefined;
+  },
+  format: OutputFormat,
+  limit: number,
+  io: CliIO,
+): Promise<number> {
+  let found: StoredForExplain | string | undefined;
+  const read = await readHistory('explain', values.db, io, (store) => {
+    found = readStored(store, id, wanted);
+    return EXIT.ok;
+  });
+  if (read !== EXIT.ok || found === undefined) return read;
+  if (typeof found === 'string') {
+    io.stderr(`podplan explain: ${found}\n`);
+    return EXIT.badInput;
   }
-  return cluster.verdicts(planning.planning.framework, info.value, cycle);
+  if (values.node !== undefined && !found.cluster.nodes.some((n) => n.metadata.name === values.node)) {
+    io.stderr(`podplan explain: no node ${values.node} in the cluster plan ${id} was made on\n`);
+    return EXIT.badInput;
+  }
+  const planning = await loadPlanning('explain', source, values, io);
+  if (!planning) return EXIT.badInput;
+  const { summary, pod, diagnosis } = found;
+  const key = podKey(pod);
+  const assigned = found.assignments.find((a) => a.pod === pod.metadata.name);
+  const lead = `${key} in plan ${id} (pod set ${summary.namespace}/${summary.podSet}, planner ${summary.planner}, made ${formatTime(summary.createdAt)}): judged on the cluster that plan was made on, with its other pods on their planned nodes.`;
+  if (!diagnosis) {
+    const text = assigned
+      ? `${lead}\nPlanned node: ${assigned.node} (the planner chose it for the set as a whole; it records no cycle for this pod).\n`
+      : `${lead}\nNot placed: ${found.unplaced?.message ?? 'not planned'}\n`;
+    io.stdout(structured(format, { pod: key, plan: id, planner: summary.planner, node: assigned?.node ?? null }) ?? text);
+    return assigned ? EXIT.ok : EXIT.unplaced;
+  }
+  const cycle = { ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) };
+  const info = podInfo(pod);
+  const cluster = planClusterOf(found.cluster, summary.namespace, found.assignments, pod.metadata.name);
+  const verdicts = info.ok && cluster.ok ? cluster.value.verdicts(planning.planning.framework, info.value, cycle) : [];
+  const report = podReport(cycle, {
+    limit,
+    ...(verdicts.length > 0 ? { verdicts } : {}),
+    ...(values.node !== undefined ? { node: values.node } : {}),
+  });
+  io.stdout(
+    structured(format, { ...report, plan: id, podSet: summary.podSet, planner: summary.planner }) ??
+      `${lead}\n${formatReport(report, false, paint(io.color))}`,
+  );
+  return report.placed ? EXIT.ok : EXIT.unplaced;
 }
 
 function more(count: number, shown: number): string {

@@ -162,6 +162,7 @@ export const plan: Command = {
           planning.profile,
           `${made.assignments.length} of ${made.assignments.length + made.unplaced.length} pods of pod set ${podSetKey(ref)} placed`,
           planning.workspace.generated,
+          planning.workspace.cluster,
         );
       else history.failed(outcome.message ?? 'not planned');
     }

@@ -351,5 +351,6 @@ function recordRun(
     profile,
     `${placed.length} of ${pending} pending pods placed${untried > 0 ? `, ${untried} not tried` : ''}`,
     generated,
+    cluster,
   );
 }

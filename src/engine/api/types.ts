@@ -374,6 +374,12 @@ export interface ClusterObjects {
   readonly deviceClasses?: readonly DeviceClass[];
   readonly resourceSlices?: readonly ResourceSlice[];
   readonly deviceTaintRules?: readonly DeviceTaintRule[];
+  /**
+   * The ResourceClaims (`namespace/name`) a pod's template entry would have that were never created:
+   * ResourceQuota admission refused them (manifests/admission.ts admitTemplateClaims), so the pod's
+   * entry finds no claim, as upstream's pod waits for one (claims.ts podResourceClaims).
+   */
+  readonly claimsNotCreated?: readonly string[];
 }
 
 /** What a scheduling cycle sees of the cluster: the engine cannot tell a workspace from a live cluster. */

@@ -9,10 +9,12 @@
 import { explainedVerdicts, nodeVerdicts, type NodeVerdict } from '../explain/verdicts';
 import { CopyOnWriteCluster } from '../framework/copy-on-write';
 import { CycleState, PLANNED_PODS } from '../framework/cycle-state';
+import { ok, type Result } from '../api/result';
+import type { ClusterSnapshot } from '../api/types';
 import type { Diagnosis } from '../framework/diagnosis';
-import type { PodInfo } from '../framework/node-info';
+import { podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework, ScheduleFailure, ScheduleResult } from '../framework/runtime';
-import type { Snapshot } from '../framework/snapshot';
+import { Snapshot } from '../framework/snapshot';
 import type { Status } from '../framework/status';
 
 export class PlanCluster {
@@ -57,6 +59,31 @@ export class PlanCluster {
   verdicts(framework: Framework, pod: PodInfo, diagnosis: Diagnosis): NodeVerdict[] {
     return explainedVerdicts(framework, pod, this.snapshot, diagnosis, planState());
   }
+}
+
+/**
+ * `cluster` as a plan of pods in `namespace` leaves it: each assignment's pod that the cluster has
+ * and no node holds yet put on its node, all but the pod named `without` (the one being judged).
+ * How `podplan explain` rebuilds a plan's cluster from its placements, for a plan made now and for
+ * one the history kept with the cluster it was made on (as the editor's explain of a stored plan).
+ */
+export function planClusterOf(
+  cluster: ClusterSnapshot,
+  namespace: string,
+  assignments: ReadonlyArray<{ readonly pod: string; readonly node: string }>,
+  without?: string,
+): Result<PlanCluster> {
+  const base = Snapshot.fromCluster(cluster);
+  if (!base.ok) return base;
+  const planned = PlanCluster.on(base.value);
+  const pods = new Map(cluster.pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace).map((p) => [p.metadata.name, p]));
+  for (const a of assignments) {
+    const pod = pods.get(a.pod);
+    if (a.pod === without || !pod || pod.spec.nodeName) continue;
+    const info = podInfo(pod);
+    if (info.ok) planned.place(a.node, info.value);
+  }
+  return ok(planned);
 }
 
 /**

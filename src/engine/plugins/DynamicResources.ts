@@ -87,7 +87,7 @@ import {
   type Pool,
 } from './dynamicresources/allocator';
 import { allocatedElsewhere, deviceFailures } from './dynamicresources/reasons';
-import { madeUpClaimName, MADE_UP_ANNOTATION, podOwnerReference, podResourceClaims } from './dynamicresources/claims';
+import { claimsNotCreated, madeUpClaimName, MADE_UP_ANNOTATION, podOwnerReference, podResourceClaims } from './dynamicresources/claims';
 import {
   EXTENDED_RESOURCE_CLAIM_ANNOTATION,
   extendedResourceClasses,
@@ -171,6 +171,8 @@ function key(namespace: string | undefined, name: string): string {
 interface Indexes {
   readonly claims: Map<string, ResourceClaim>;
   readonly templates: Map<string, ResourceClaimTemplate>;
+  /** Claims ResourceQuota admission refused (ClusterObjects.claimsNotCreated). */
+  readonly notCreated: ReadonlySet<string>;
   readonly classes: Map<string, DeviceClass>;
   readonly slices: SliceIndex;
 }
@@ -184,6 +186,7 @@ function indexesOf(objects: ClusterObjects): Indexes {
     idx = {
       claims: new Map((objects.resourceClaims ?? []).map((c) => [key(c.metadata.namespace, c.metadata.name), c])),
       templates: new Map((objects.resourceClaimTemplates ?? []).map((t) => [key(t.metadata.namespace, t.metadata.name), t])),
+      notCreated: claimsNotCreated(objects),
       classes: new Map((objects.deviceClasses ?? []).map((c) => [c.metadata.name, c])),
       slices: new SliceIndex(withDeviceTaintRules(objects.resourceSlices ?? NO_SLICES, objects.deviceTaintRules ?? [])),
     };
@@ -752,7 +755,11 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
   private resolve(idx: Indexes, pod: Pod): ReturnType<typeof podResourceClaims> {
     return podResourceClaims(
       pod,
-      { claim: (ns, n) => this.claim(idx, ns, n), template: (ns, n) => idx.templates.get(key(ns, n)) },
+      {
+        claim: (ns, n) => this.claim(idx, ns, n),
+        template: (ns, n) => idx.templates.get(key(ns, n)),
+        notCreated: (ns, n) => idx.notCreated.has(key(ns, n)),
+      },
       this.handle.clusterControllers === true ? 'wait' : 'made-up',
     );
   }

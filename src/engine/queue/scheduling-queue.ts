@@ -1,5 +1,5 @@
 // The scheduling queue (upstream pkg/scheduler/backend/queue): activeQ ordered by the profile's
-// QueueSort plugin, backoffQ for pods that failed recently (1 s doubling to 10 s per attempt), and
+// QueueSort plugin, backoffQ for pods that failed recently, and
 // the unschedulable pods, which move back when a cluster event could make them schedulable (one of
 // the plugins that rejected them cares about it) or after 5 minutes at the latest. Pods with
 // scheduling gates wait, gated, until an update removes the gates; so do pods the framework's
@@ -9,6 +9,15 @@
 // back-off (upstream getBackoffTime with no attempts), so it goes to activeQ. Pods the QueueSort plugin ranks
 // equal (same priority, same timestamp: a batch added at one instant of the injected clock) leave
 // activeQ in the order they were added, as they would in a cluster, where each arrives at its own time.
+//
+// Back-off as upstream 1.37's backoffQueue (SchedulerPopFromBackoffQ on, its default): a pod counts
+// its failures as upstream's QueuedPodInfo does (UnschedulableCount when plugins rejected it, which
+// clears ConsecutiveErrorsCount; ConsecutiveErrorsCount when it failed with an error, and that count
+// wins while it is not 0), backs off initial × 2^(count-1) capped at the maximum (1 s and 10 s by
+// default; a maximum of 0 turns back-off off) from its last failure, and that expiry is truncated to
+// its whole second (alignToWindow); it is backing off while its expiry is not before the current
+// whole second (isEntityBackingoff), and backoffQ is flushed on whole seconds
+// (waitUntilAlignedWithOrderingWindow), so a 1 s back-off ends 1 to 2 s after the failure.
 import type { Clock, Timer } from '../api/clock';
 import type { QueuedPodInfo } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
@@ -60,6 +69,7 @@ interface Entry {
   rejectors: ReadonlySet<string>;
 }
 
+/** upstream backoffQOrderingWindowDuration: back-off expiries are whole seconds, and backoffQ is flushed on them. */
 const BACKOFF_FLUSH_MS = 1000;
 const UNSCHEDULABLE_FLUSH_MS = 30_000;
 
@@ -81,6 +91,8 @@ export class SchedulingQueue {
   /** Each queued pod's place in the order pods were added (first come, first served among equals). */
   private readonly arrival = new Map<string, number>();
   private arrivals = 0;
+  /** Per pod, upstream's QueuedPodInfo UnschedulableCount and ConsecutiveErrorsCount (absent: both 0). */
+  private readonly failures = new Map<string, { readonly unschedulable: number; readonly errors: number }>();
 
   constructor(private readonly options: SchedulingQueueOptions) {
     this.initialBackoffMs = options.initialBackoffMs ?? 1000;
@@ -104,18 +116,22 @@ export class SchedulingQueue {
     return () => this.listeners.delete(listener);
   }
 
-  /** Starts the periodic flushes on the injected clock (backoff every 1 s, leftovers every 30 s). */
+  /**
+   * Starts the periodic flushes on the injected clock: backoff on every whole second (the first at
+   * the next one, as upstream's waitUntilAlignedWithOrderingWindow), leftovers every 30 s.
+   */
   start(): void {
     if (this.timers.length) return;
-    const every = (ms: number, fn: () => void) => {
+    const every = (ms: number, fn: () => void, first = ms) => {
       const tick = () => {
         fn();
         this.timers[index] = this.options.clock.setTimer(ms, tick);
       };
       const index = this.timers.length;
-      this.timers.push(this.options.clock.setTimer(ms, tick));
+      this.timers.push(this.options.clock.setTimer(first, tick));
     };
-    every(BACKOFF_FLUSH_MS, () => this.flushBackoffCompleted());
+    const now = this.options.clock.now();
+    every(BACKOFF_FLUSH_MS, () => this.flushBackoffCompleted(), window(now + BACKOFF_FLUSH_MS) - now);
     every(UNSCHEDULABLE_FLUSH_MS, () => this.flushUnschedulableLeftover());
   }
 
@@ -171,6 +187,7 @@ export class SchedulingQueue {
     this.gated.delete(id);
     this.inFlight.delete(id);
     this.arrival.delete(id);
+    this.failures.delete(id);
   }
 
   /** The next pod to schedule, or undefined when activeQ is empty. */
@@ -187,6 +204,7 @@ export class SchedulingQueue {
   done(id: string): void {
     this.inFlight.delete(id);
     this.arrival.delete(id);
+    this.failures.delete(id);
   }
 
   /**
@@ -195,17 +213,17 @@ export class SchedulingQueue {
    */
   addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
     this.inFlight.delete(queued.info.id);
+    this.countFailure(queued.info.id, rejectors.size === 0);
     const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors };
-    if (this.moveRequestCycle >= this.schedulingCycle) {
-      if (!this.heldBack(entry)) this.backoff.upsert(entry);
-    } else this.unschedulable.set(queued.info.id, entry);
+    if (this.moveRequestCycle >= this.schedulingCycle) this.requeue(entry);
+    else this.unschedulable.set(queued.info.id, entry);
   }
 
   /** The popped pod failed for an internal reason (error, binding failure): it backs off and retries. */
   addBackoff(queued: QueuedPodInfo): void {
     this.inFlight.delete(queued.info.id);
-    const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors: new Set() };
-    if (!this.heldBack(entry)) this.backoff.upsert(entry);
+    this.countFailure(queued.info.id, true);
+    this.requeue({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
   }
 
   /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
@@ -231,7 +249,7 @@ export class SchedulingQueue {
   flushBackoffCompleted(): void {
     const now = this.options.clock.now();
     let moved = false;
-    for (let head = this.backoff.peek(); head && this.backoffExpiry(head) <= now; head = this.backoff.peek()) {
+    for (let head = this.backoff.peek(); head && !this.backingOff(head, now); head = this.backoff.peek()) {
       this.backoff.pop();
       this.active.upsert(head.queued);
       moved = true;
@@ -250,14 +268,24 @@ export class SchedulingQueue {
     }
   }
 
-  /** How long the pod backs off after its `attempts`-th failure: initial × 2^(attempts-1), capped. */
-  backoffDuration(attempts: number): number {
+  /**
+   * upstream calculateBackoffDuration: how long a pod backs off after `count` failures (its
+   * UnschedulableCount, or its ConsecutiveErrorsCount when that is not 0): initial × 2^(count-1),
+   * capped at the maximum; none for 0.
+   */
+  backoffDuration(count: number): number {
+    if (count === 0) return 0;
     let duration = this.initialBackoffMs;
-    for (let i = 1; i < attempts; i++) {
+    for (let i = 1; i < count; i++) {
       duration *= 2;
       if (duration >= this.maxBackoffMs) return this.maxBackoffMs;
     }
     return Math.min(duration, this.maxBackoffMs);
+  }
+
+  /** The pod's failure counts, as upstream's QueuedPodInfo has them. */
+  failureCounts(id: string): { readonly unschedulable: number; readonly errors: number } {
+    return this.failures.get(id) ?? { unschedulable: 0, errors: 0 };
   }
 
   /** Where a pod is, for views and tests. */
@@ -285,9 +313,27 @@ export class SchedulingQueue {
     return hasSchedulingGates(info) || (this.options.preEnqueue !== undefined && !this.options.preEnqueue(info));
   }
 
-  /** When the pod's back-off ends; a pod never attempted has none (upstream getBackoffTime: the zero time). */
+  /**
+   * upstream getBackoffTime: the whole second the pod's back-off ends in (its last failure plus
+   * backoffDuration, truncated: alignToWindow); -Infinity (upstream's zero time) for a pod that has
+   * not failed, or when the maximum back-off is 0.
+   */
   private backoffExpiry(entry: Entry): number {
-    return entry.queued.attempts === 0 ? entry.failedAt : entry.failedAt + this.backoffDuration(entry.queued.attempts);
+    const { unschedulable, errors } = this.failureCounts(entry.queued.info.id);
+    const count = errors > 0 ? errors : unschedulable;
+    if (this.maxBackoffMs === 0 || count === 0) return -Infinity;
+    return window(entry.failedAt + this.backoffDuration(count));
+  }
+
+  /** upstream isEntityBackingoff: its back-off expiry is not before the current whole second. */
+  private backingOff(entry: Entry, now: number): boolean {
+    return this.backoffExpiry(entry) >= window(now);
+  }
+
+  /** upstream AddUnschedulablePodIfNotPresent: an error counts in ConsecutiveErrorsCount, a rejection in UnschedulableCount (clearing the errors). */
+  private countFailure(id: string, error: boolean): void {
+    const { unschedulable, errors } = this.failureCounts(id);
+    this.failures.set(id, error ? { unschedulable, errors: errors + 1 } : { unschedulable: unschedulable + 1, errors: 0 });
   }
 
   private couldHelp(entry: Entry, event: ClusterEvent): boolean {
@@ -315,7 +361,7 @@ export class SchedulingQueue {
 
   /** A pod the PreEnqueue plugins let in: to backoffQ while its back-off runs, else to activeQ. */
   private letIn(entry: Entry): void {
-    if (this.backoffExpiry(entry) > this.options.clock.now()) {
+    if (this.backingOff(entry, this.options.clock.now())) {
       this.backoff.upsert(entry);
     } else {
       this.active.upsert(entry.queued);
@@ -326,6 +372,11 @@ export class SchedulingQueue {
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+/** upstream alignToWindow: the whole second (of the injected clock's milliseconds) `ms` falls in. */
+function window(ms: number): number {
+  return Math.floor(ms / BACKOFF_FLUSH_MS) * BACKOFF_FLUSH_MS;
 }
 
 function hasSchedulingGates(info: PodInfo): boolean {

@@ -11,7 +11,7 @@ import { deviceId } from '../../engine/plugins/dynamicresources/allocator';
 import { deviceUse } from '../../engine/plugins/dynamicresources/plan-devices';
 import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framework/node-info';
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
-import { PlanCluster } from '../../engine/planner/plan-cluster';
+import { PlanCluster, planClusterOf } from '../../engine/planner/plan-cluster';
 import { describeBound, type PlanBound } from '../../engine/planner/solver/bound';
 import type { Plan, UnplacedPod } from '../../engine/planner/plan';
 import type { SolverSettings } from '../../engine/planner/planner';
@@ -327,6 +327,8 @@ interface Cycle {
   readonly source: CycleSource;
   /** The node a plan gives the pod, and that plan's name. */
   readonly planned?: { readonly node: string; readonly plan: string };
+  /** PodExplanationView.judgedOn */
+  readonly judgedOn?: string;
 }
 
 function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
@@ -360,6 +362,7 @@ function explanationView(p: Pod, cycle: Cycle): PodExplanationView {
       ? { devices: cycle.devices.map((n) => ({ node: n.node, lines: n.devices.map(deviceFailureText) })) }
       : {}),
     ...(preemption ? { preemption } : {}),
+    ...(cycle.judgedOn !== undefined ? { judgedOn: cycle.judgedOn } : {}),
   };
 }
 
@@ -439,41 +442,68 @@ export async function explainInPlan(
   const p = pod.value;
   const namespace = p.metadata.namespace ?? 'default';
   let cycle: { diagnosis: Diagnosis; node?: string; plan: string } | undefined;
-  let placed: Array<{ pod: string; node: string }> | undefined;
+  let lacks: Pick<Cycle, 'complete' | 'devices'> = {};
+  let judgedOn: string | undefined;
+  let nodes = analysis.engine.snapshot.list().map((n) => n.name);
   if (ref.historyId !== undefined) {
-    const kept = history.diagnosis(ref.historyId, p.metadata.name);
+    const id = ref.historyId;
+    const kept = history.diagnosis(id, p.metadata.name);
     if (kept.ok && kept.value)
       cycle = {
         diagnosis: kept.value,
         ...(kept.value.chosenNode !== undefined ? { node: kept.value.chosenNode } : {}),
-        plan: `plan #${ref.historyId}`,
+        plan: `plan #${id}`,
       };
+    if (!cycle) return undefined;
+    // What the pod lacks per node: on the cluster the stored plan was made on, as it left it (its
+    // other pods placed, their devices taken), as podplan explain --plan judges; never on today's
+    // workspace, which may not be the cluster that plan saw.
+    const stored = history.planned(id);
+    const storedCluster = stored.ok ? stored.value.cluster : undefined;
+    if (stored.ok && storedCluster) {
+      const storedPod = storedCluster.pods.find(
+        (x) => (x.metadata.namespace ?? 'default') === namespace && x.metadata.name === p.metadata.name,
+      );
+      const planned = planClusterOf(storedCluster, stored.value.namespace, stored.value.assignments, p.metadata.name);
+      if (planned.ok) {
+        const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
+        lacks = whatItLacks(storedPod ?? p, analysis, d, planned.value);
+        nodes = storedCluster.nodes.map((n) => n.metadata.name);
+        judgedOn = `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes).`;
+      }
+    } else
+      judgedOn = stored.ok
+        ? `Plan #${id} was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
+        : `The cluster plan #${id} was made on could not be read (${stored.error}): no node’s verdict is judged.`;
   } else {
     const made = await previewPodSet(analysis, { namespace, name: ref.podSet }, solverOf(analysis));
     if (made.ok) {
       const name = `the preview of ${ref.podSet}`;
       const a = made.value.assignments.find((x) => x.pod === p.metadata.name);
       const u = made.value.unplaced.find((x) => x.pod === p.metadata.name);
-      placed = made.value.assignments.map((x) => ({ pod: x.pod, node: x.node }));
+      const placed = made.value.assignments.map((x) => ({ pod: x.pod, node: x.node }));
       if (a?.diagnosis) cycle = { diagnosis: a.diagnosis, node: a.node, plan: name };
       else if (u) cycle = { diagnosis: u.diagnosis, plan: name };
+      // What the pod lacks per node: on the cluster as the preview's plan leaves it (the other pods
+      // placed, their devices taken), as podplan explain judges.
+      if (cycle) {
+        const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
+        lacks = whatItLacks(
+          p,
+          analysis,
+          d,
+          analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }),
+        );
+      }
     }
   }
   if (!cycle) return undefined;
-  // What the pod lacks per node: for a preview, on the cluster as its plan leaves it (the other
-  // pods placed, their devices taken), as podplan explain judges; a stored plan's placements are not
-  // at hand, so a pod it leaves out is judged on the workspace's cluster.
-  const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
-  const lacks = placed
-    ? whatItLacks(p, analysis, d, analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }))
-    : cycle.node === undefined
-      ? whatItLacks(p, analysis, analysis.rank(p)?.result.diagnosis, analysis.engine.snapshot)
-      : {};
   return explanationView(p, {
     diagnosis: cycle.diagnosis,
-    nodes: analysis.engine.snapshot.list().map((n) => n.name),
+    nodes,
     ...lacks,
     source: 'planner',
     ...(cycle.node !== undefined ? { planned: { node: cycle.node, plan: cycle.plan } } : {}),
+    ...(judgedOn !== undefined ? { judgedOn } : {}),
   });
 }

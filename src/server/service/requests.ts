@@ -113,7 +113,12 @@ export const takesLong = (size: PlanSize): boolean => size.pods * size.nodes >= 
 /** The plan's view, after keeping it in the history (as its id) when there is one. */
 export function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
   const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
-  const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'), analysis.model.generated);
+  const saved = history.savePreview(
+    plan,
+    fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'),
+    analysis.model.generated,
+    analysis.model.cluster,
+  );
   const view = planView(plan, analysis, saved.ok ? saved.value : undefined);
   // With no history every save says so (the summary tells that once); a history that fails to write is news.
   return saved.ok || history.unavailable !== undefined

@@ -669,6 +669,24 @@ describe('engine/plugins/DynamicResources PreBind', () => {
       });
     }
 
+    // A claim ResourceQuota admission refused (manifests/admission.ts) is never created: without the
+    // controllers the claim is not made up for it, and the pod waits with upstream's words, as it would.
+    it('without them (files), a claim the cluster lists as never created (claimsNotCreated): held at PreEnqueue, PreFilter says the same', () => {
+      const snapshot = snapshotOf(nodes);
+      const objects: ClusterObjects = {
+        deviceClasses: [gpuClass],
+        resourceSlices: [slice('n1', 1)],
+        resourceClaimTemplates: [template],
+        claimsNotCreated: [`default/${madeUpClaimName(waiting.pod, 'gpus')}`],
+      };
+      const plugin = build(DR.factory, undefined, handleOf(snapshot, 1, objects));
+      const status = plugin.preEnqueue(waiting.pod);
+      const run = runFilters(plugin, snapshot, waiting);
+      assert.deepEqual([`${status.code}: ${status.reasons.join(', ')}`, run.preFilter, run.verdicts], [NOT_CREATED, NOT_CREATED, {}]);
+      const other = build(DR.factory, undefined, handleOf(snapshot, 1, { ...objects, claimsNotCreated: ['default/p1-gpus-other'] }));
+      assert.equal(runFilters(other, snapshot, waiting).preFilter, 'ok', "another pod's claim refused: this one's is made up");
+    });
+
     it('with the controllers, PreBind writes the claim the status names, by its name', async () => {
       const snapshot = snapshotOf(nodes);
       const objects: ClusterObjects = {

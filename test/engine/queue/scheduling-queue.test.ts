@@ -38,29 +38,147 @@ describe('engine/queue/scheduling-queue', () => {
     assert.equal(queue.pop(), undefined);
   });
 
-  describe('backs off 1 s doubling to 10 s per attempt', () => {
-    const table: Array<[attempts: number, ms: number]> = [
-      [1, 1000],
-      [2, 2000],
-      [3, 4000],
-      [4, 8000],
-      [5, 10_000],
-      [9, 10_000],
+  // upstream backoff_queue_test.go TestBackoffQueue_calculateBackoffDuration (its rows with entity
+  // size 1, in ms here): initial × 2^(count-1), capped at the maximum; 0 for no failure.
+  describe('backs off initial × 2^(count-1), capped (calculateBackoffDuration)', () => {
+    const table: Array<[name: string, initial: number, max: number, count: number, ms: number]> = [
+      ['no backoff', 1, 32, 0, 0],
+      ['normal', 3, 1000, 5, 48],
+      ['hitting max backoff duration', 1, 32, 16, 32],
+      ['overflow_32bit', 1, 2 ** 31 - 1, 32, 2 ** 31 - 1],
+      ['the defaults: 1 s', 1000, 10_000, 1, 1000],
+      ['the defaults: 8 s at the fourth failure', 1000, 10_000, 4, 8000],
+      ['the defaults: 10 s from the fifth', 1000, 10_000, 5, 10_000],
     ];
-    for (const [attempts, ms] of table) {
-      it(`attempt ${attempts} → ${ms} ms`, () => assert.equal(setup().queue.backoffDuration(attempts), ms));
+    for (const [name, initial, max, count, ms] of table) {
+      it(`${name}: count ${count} → ${ms} ms`, () => {
+        const queue = new SchedulingQueue({ clock: new ManualClock(0), less: byPriority, initialBackoffMs: initial, maxBackoffMs: max });
+        assert.equal(queue.backoffDuration(count), ms);
+      });
     }
   });
 
-  it('retries a pod that failed with an error after its backoff, flushed by the periodic timer', () => {
-    const { clock, queue } = setup();
+  // upstream backoff_queue_test.go TestBackoffQueue_getBackoffTime and scheduling_queue.go
+  // AddUnschedulablePodIfNotPresent: the count is UnschedulableCount (a rejection by plugins, which
+  // clears ConsecutiveErrorsCount), or ConsecutiveErrorsCount (an error, or a rejection naming no
+  // plugin) while that is not 0; the expiry, from the last failure, is truncated to its whole second
+  // (alignToWindow), and the pod backs off while the expiry is not before the current whole second
+  // (isEntityBackingoff); a maximum of 0 turns back-off off.
+  describe('counts failures as upstream and backs off to the whole second after the expiry (getBackoffTime, isEntityBackingoff)', () => {
+    type Failure = 'rejected' | 'error' | 'no plugin';
+    const table: Array<{
+      name: string;
+      failures: Failure[];
+      /** When the last failure happens (ms of the clock). */
+      at: number;
+      counts: { unschedulable: number; errors: number };
+      /** The first whole second the pod is out of back-off. */
+      activeAt: number;
+      max?: number;
+    }> = [
+      {
+        name: 'backoff by UnschedulableCount: 1 s from 0 ends in second 1, out at 2 s',
+        failures: ['rejected'],
+        at: 0,
+        counts: { unschedulable: 1, errors: 0 },
+        activeAt: 2000,
+      },
+      {
+        name: 'a failure at 0.7 s: 1.7 s truncates to 1 s, out at 2 s',
+        failures: ['rejected'],
+        at: 700,
+        counts: { unschedulable: 1, errors: 0 },
+        activeAt: 2000,
+      },
+      {
+        name: 'a failure at 0.3 s: 1.3 s truncates to 1 s, out at 2 s',
+        failures: ['rejected'],
+        at: 300,
+        counts: { unschedulable: 1, errors: 0 },
+        activeAt: 2000,
+      },
+      {
+        name: 'backoff is calculated with ConsecutiveErrorsCount: two errors after a rejection, 2 s',
+        failures: ['rejected', 'error', 'error'],
+        at: 0,
+        counts: { unschedulable: 1, errors: 2 },
+        activeAt: 3000,
+      },
+      {
+        name: 'a rejection clears the errors: two errors then a rejection back off by UnschedulableCount 1',
+        failures: ['error', 'error', 'rejected'],
+        at: 0,
+        counts: { unschedulable: 1, errors: 0 },
+        activeAt: 2000,
+      },
+      {
+        name: 'a rejection naming no plugin is an error',
+        failures: ['rejected', 'no plugin'],
+        at: 0,
+        counts: { unschedulable: 1, errors: 1 },
+        activeAt: 2000,
+      },
+      {
+        name: 'three rejections: 4 s, out at 5 s (attempts would say the same; errors between would not)',
+        failures: ['rejected', 'rejected', 'rejected'],
+        at: 0,
+        counts: { unschedulable: 3, errors: 0 },
+        activeAt: 5000,
+      },
+      {
+        name: 'zero maxBackoffDuration means no backoff',
+        failures: ['rejected'],
+        at: 0,
+        counts: { unschedulable: 1, errors: 0 },
+        activeAt: 0,
+        max: 0,
+      },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const clock = new ManualClock(0);
+        const queue = new SchedulingQueue({ clock, less: byPriority, ...(row.max !== undefined ? { maxBackoffMs: row.max } : {}) });
+        const pod = makePod('p').info;
+        queue.add(pod);
+        row.failures.forEach((failure, i) => {
+          if (i === row.failures.length - 1) clock.advance(row.at);
+          const popped = queue.pop();
+          assert.ok(popped, `attempt ${i + 1}`);
+          if (failure === 'error') queue.addBackoff(popped);
+          else {
+            // An event during the cycle sends it to backoffQ at once, as its back-off is what is tested.
+            queue.onEvent('NodeAdd');
+            queue.addUnschedulable(popped, new Set(failure === 'rejected' ? ['NodeResourcesFit'] : []));
+          }
+          if (i < row.failures.length - 1) {
+            clock.advance(20_000);
+            queue.flushBackoffCompleted();
+          }
+        });
+        assert.deepEqual(queue.failureCounts(pod.id), row.counts);
+        const start = clock.now() - row.at;
+        clock.advance(Math.max(0, start + row.activeAt - 1 - clock.now()));
+        queue.flushBackoffCompleted();
+        if (row.activeAt > row.at) assert.equal(queue.whereIs(pod.id), 'backoff', '1 ms before');
+        else assert.equal(queue.whereIs(pod.id), 'active', 'no back-off: activeQ at once');
+        clock.advance(1);
+        queue.flushBackoffCompleted();
+        assert.equal(queue.whereIs(pod.id), 'active');
+      });
+    }
+  });
+
+  it('retries a pod that failed with an error after its backoff, flushed by the periodic timer on whole seconds', () => {
+    const clock = new ManualClock(250);
+    const queue = new SchedulingQueue({ clock, less: byPriority });
     queue.start();
     queue.add(makePod('p').info);
     const popped = queue.pop();
     assert.ok(popped);
     queue.addBackoff(popped);
     assert.equal(queue.whereIs(popped.info.id), 'backoff');
-    clock.advance(999);
+    // Failed at 0.25 s: its 1 s back-off expires in second 1 (1.25 s truncated), so the 2 s flush lets it out.
+    clock.advance(1_749);
     assert.equal(queue.whereIs(popped.info.id), 'backoff');
     clock.advance(1);
     assert.equal(queue.whereIs(popped.info.id), 'active');
@@ -180,11 +298,14 @@ describe('engine/queue/scheduling-queue', () => {
     queue.onEvent('NodeAdd');
     queue.addBackoff(popped);
     assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['gated', 'gated']);
-    // Let in while the back-off of their failed attempt (1 s) still runs: backoffQ, then activeQ.
+    // Let in while the back-off of their failed attempt (1 s, to the end of second 1) still runs: backoffQ, then activeQ.
     found = true;
     queue.onEvent('ObjectsUpdate');
     assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['backoff', 'backoff']);
-    clock.advance(1_000);
+    clock.advance(1_999);
+    queue.flushBackoffCompleted();
+    assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['backoff', 'backoff']);
+    clock.advance(1);
     queue.flushBackoffCompleted();
     assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['active', 'active']);
   });
@@ -198,11 +319,19 @@ describe('engine/queue/scheduling-queue', () => {
     > = [
       ['held from its arrival (never attempted, no back-off), let in by its claim: activeQ', 0, 0, 'ObjectsUpdate', 'active', 0],
       ['held from its arrival, let in by its own update: activeQ', 0, 0, 'update', 'active', 0],
-      ['1 attempt (1 s back-off), let in after 500 ms by its claim: backoffQ until 1 s', 1, 500, 'ObjectsUpdate', 'backoff', 1_000],
-      ['1 attempt, let in after 500 ms by its own update: backoffQ until 1 s', 1, 500, 'update', 'backoff', 1_000],
-      ['1 attempt, let in after 1.5 s: its back-off is over, activeQ', 1, 1_500, 'ObjectsUpdate', 'active', 1_500],
-      ['3 attempts (4 s back-off), let in after 3 s: backoffQ until 4 s', 3, 3_000, 'ObjectsUpdate', 'backoff', 4_000],
-      ['3 attempts, let in after 5 s: activeQ', 3, 5_000, 'ObjectsUpdate', 'active', 5_000],
+      [
+        '1 failure (1 s back-off, to the end of second 1), let in after 500 ms by its claim: backoffQ until 2 s',
+        1,
+        500,
+        'ObjectsUpdate',
+        'backoff',
+        2_000,
+      ],
+      ['1 failure, let in after 500 ms by its own update: backoffQ until 2 s', 1, 500, 'update', 'backoff', 2_000],
+      ['1 failure, let in after 1.5 s: still in second 1, backoffQ until 2 s', 1, 1_500, 'ObjectsUpdate', 'backoff', 2_000],
+      ['1 failure, let in after 2 s: its back-off is over, activeQ', 1, 2_000, 'ObjectsUpdate', 'active', 2_000],
+      ['3 failures (4 s back-off), let in after 3 s: backoffQ until 5 s', 3, 3_000, 'ObjectsUpdate', 'backoff', 5_000],
+      ['3 failures, let in after 5 s: activeQ', 3, 5_000, 'ObjectsUpdate', 'active', 5_000],
     ];
     for (const [name, attempts, letInAfterMs, by, where, activeAtMs] of table) {
       it(name, () => {
@@ -215,7 +344,7 @@ describe('engine/queue/scheduling-queue', () => {
         for (let i = 1; i <= attempts; i++) {
           failOnce(queue, 'DynamicResources');
           if (i < attempts) {
-            clock.advance(queue.backoffDuration(i));
+            clock.advance(queue.backoffDuration(i) + 1_000);
             queue.onEvent('ObjectsUpdate');
             assert.equal(queue.whereIs(pod.id), 'active');
           }

@@ -7,10 +7,11 @@
 // exists Podplan makes up the claim the controller would create: the template's spec, owned by the
 // pod, annotated podplan.io/made-up: "true" and named as the controller's generateName would
 // (`<pod>-<claim>-` and five characters, here a hash of the pod and claim names, not the API
-// server's random ones).
+// server's random ones), unless the cluster says that claim was never created (ResourceQuota
+// admission refused it: ClusterObjects.claimsNotCreated), where the pod waits as upstream's does.
 import type { PodResourceClaim, ResourceClaim, ResourceClaimTemplate } from '../../api/dra';
 import { err, ok, type Result } from '../../api/result';
-import { podNamespace, type OwnerReference, type Pod } from '../../api/types';
+import { podNamespace, type ClusterObjects, type OwnerReference, type Pod } from '../../api/types';
 
 export const MADE_UP_ANNOTATION = 'podplan.io/made-up';
 
@@ -18,6 +19,18 @@ export const MADE_UP_ANNOTATION = 'podplan.io/made-up';
 export interface ClaimLookup {
   claim(namespace: string, name: string): ResourceClaim | undefined;
   template(namespace: string, name: string): ResourceClaimTemplate | undefined;
+  /** Whether the claim of that name was never created (ClusterObjects.claimsNotCreated). */
+  notCreated(namespace: string, name: string): boolean;
+}
+
+/** The `namespace/name` of a claim, as ClusterObjects.claimsNotCreated lists it. */
+export function resourceClaimKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? 'default'}/${name}`;
+}
+
+/** The claims of the objects' list that were never created, by resourceClaimKey. */
+export function claimsNotCreated(objects: ClusterObjects): ReadonlySet<string> {
+  return new Set(objects.claimsNotCreated ?? []);
 }
 
 // The API server's generateName alphabet (no vowels, no look-alikes).
@@ -106,7 +119,8 @@ export function podResourceClaims(pod: Pod, lookup: ClaimLookup, templates: Temp
         checkOwner = true;
       } else {
         const template = templates === 'made-up' ? lookup.template(ns, podClaim.resourceClaimTemplateName) : undefined;
-        if (!template) return err(`pod "${ns}/${pod.metadata.name}": ${ERR_CLAIM_NOT_CREATED}`);
+        if (!template || lookup.notCreated(ns, madeUpClaimName(pod, podClaim.name)))
+          return err(`pod "${ns}/${pod.metadata.name}": ${ERR_CLAIM_NOT_CREATED}`);
         const made = madeUpClaim(pod, podClaim, template);
         out.push(lookup.claim(ns, made.metadata.name) ?? made);
         continue;

@@ -14,7 +14,7 @@ import { podNamespace, type ClusterObjects, type Node, type Pod } from '../../ap
 import { deviceId, lookupAttribute, nodeMatches, SliceIndex, taintPreventsAllocation, type Pool } from './allocator';
 import { fitsCapacity } from './capacity';
 import { compileSelector } from './cel';
-import { MADE_UP_ANNOTATION, podResourceClaims } from './claims';
+import { claimsNotCreated, MADE_UP_ANNOTATION, podResourceClaims } from './claims';
 
 /** What a pod set's pods ask of devices and what nodes offer, over kinds the set itself names. */
 export interface DeviceCounts {
@@ -56,6 +56,7 @@ export function deviceCounts(pods: readonly Pod[], objects: ClusterObjects): Dev
   if (!pods.some((p) => (p.spec.resourceClaims ?? []).length > 0)) return undefined;
   const claims = new Map((objects.resourceClaims ?? []).map((c) => [key(c.metadata.namespace, c.metadata.name), c]));
   const templates = new Map((objects.resourceClaimTemplates ?? []).map((t) => [key(t.metadata.namespace, t.metadata.name), t]));
+  const notCreated = claimsNotCreated(objects);
   const classes = new Map((objects.deviceClasses ?? []).map((c) => [c.metadata.name, c]));
   const kinds: Kind[] = [];
   const kindIndex = new Map<string, number>();
@@ -74,6 +75,7 @@ export function deviceCounts(pods: readonly Pod[], objects: ClusterObjects): Dev
     const found = podResourceClaims(pod, {
       claim: (ns, n) => claims.get(key(ns, n)),
       template: (ns, n) => templates.get(key(ns, n)),
+      notCreated: (ns, n) => notCreated.has(key(ns, n)),
     });
     if (!found.ok) continue;
     const own = new Map<number, number>();

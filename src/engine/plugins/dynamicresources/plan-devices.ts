@@ -6,7 +6,7 @@ import type { Device, DeviceClass, ResourceClaim } from '../../api/dra';
 import { podNamespace, type ClusterObjects, type Node, type Pod } from '../../api/types';
 import { allocate, deviceId, nodeMatches, SliceIndex, type AllocatorInput } from './allocator';
 import { compileSelector } from './cel';
-import { podResourceClaims } from './claims';
+import { claimsNotCreated, podResourceClaims } from './claims';
 
 /** One device a placed pod's claim gets. */
 export interface PlannedDevice {
@@ -47,6 +47,7 @@ export function planDevices(
   if (!placements.some((p) => (p.pod.spec.resourceClaims ?? []).length > 0)) return out;
   const claims = new Map((objects.resourceClaims ?? []).map((c) => [key(c.metadata.namespace, c.metadata.name), c]));
   const templates = new Map((objects.resourceClaimTemplates ?? []).map((t) => [key(t.metadata.namespace, t.metadata.name), t]));
+  const notCreated = claimsNotCreated(objects);
   const taken = new Set<string>();
   for (const c of claims.values()) for (const id of takenBy(c)) taken.add(id);
   const input: AllocatorInput = {
@@ -58,7 +59,11 @@ export function planDevices(
   const allocated = new Map<string, PlannedDevice[]>();
   for (const { pod, node } of placements) {
     if ((pod.spec.resourceClaims ?? []).length === 0) continue;
-    const found = podResourceClaims(pod, { claim: (ns, n) => claims.get(key(ns, n)), template: (ns, n) => templates.get(key(ns, n)) });
+    const found = podResourceClaims(pod, {
+      claim: (ns, n) => claims.get(key(ns, n)),
+      template: (ns, n) => templates.get(key(ns, n)),
+      notCreated: (ns, n) => notCreated.has(key(ns, n)),
+    });
     if (!found.ok) continue;
     const devices: PlannedDevice[] = [];
     const pending: ResourceClaim[] = [];

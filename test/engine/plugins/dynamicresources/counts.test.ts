@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { DeviceClass, DeviceRequest, ResourceClaim, ResourceClaimTemplate, ResourceSlice } from '../../../../src/engine/api/dra';
 import type { ClusterObjects, Node, Pod } from '../../../../src/engine/api/types';
+import { madeUpClaimName } from '../../../../src/engine/plugins/dynamicresources/claims';
 import { deviceCounts } from '../../../../src/engine/plugins/dynamicresources/counts';
 
 // What the pod-set planners count of devices: per kind a pod's own claims ask for, its demand, and
@@ -45,6 +46,8 @@ describe('engine/plugins/dynamicresources/counts', () => {
     name: string;
     templates: ResourceClaimTemplate[];
     claims?: ResourceClaim[];
+    /** ClusterObjects.claimsNotCreated */
+    notCreated?: string[];
     pods: Pod[];
     names: string[] | undefined;
     demand?: Array<number[] | undefined>;
@@ -97,6 +100,19 @@ describe('engine/plugins/dynamicresources/counts', () => {
       total: [4],
     },
     {
+      name: "a template claim ResourceQuota admission refused (claimsNotCreated): its pod wants nothing, the other pod's is counted",
+      templates: [template('two', [exactly(2)])],
+      notCreated: [`default/${madeUpClaimName(pod('refused', []), 'g')}`],
+      pods: [
+        pod('refused', [{ name: 'g', resourceClaimTemplateName: 'two' }]),
+        pod('p', [{ name: 'g', resourceClaimTemplateName: 'two' }]),
+      ],
+      names: ['devices/gpu#0'],
+      demand: [undefined, [2]],
+      free: [3],
+      total: [4],
+    },
+    {
       name: 'a firstAvailable list, All and admin access are left to Filter',
       templates: [
         template('list', [{ name: 'g', firstAvailable: [{ name: 'a', deviceClassName: 'gpu' }] }]),
@@ -114,6 +130,7 @@ describe('engine/plugins/dynamicresources/counts', () => {
         resourceSlices: [slice],
         resourceClaimTemplates: row.templates,
         resourceClaims: [held, ...(row.claims ?? [])],
+        ...(row.notCreated ? { claimsNotCreated: row.notCreated } : {}),
       };
       const counts = deviceCounts(row.pods, objects);
       assert.deepEqual(counts?.names, row.names);
