@@ -29,7 +29,7 @@ type celCostInput struct {
 
 type celCostOutput struct {
 	Expression   string   `json:"expression"`
-	Cost         *uint64  `json:"cost,omitempty"`
+	Cost         *uint64  `json:"cost,string,omitempty"`
 	Limit        uint64   `json:"limit"`
 	CompileError string   `json:"compileError,omitempty"`
 	Errors       []string `json:"errors"`
