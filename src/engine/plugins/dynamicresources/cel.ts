@@ -282,6 +282,9 @@ export const quantitySemverCost: CelCostLibrary = {
     member('sub', 'quantity_sub_int', [QUANTITY_T, T.int], QUANTITY_T),
     overload('semver', 'string_to_semver', [T.string], SEMVER_T),
     overload('isSemver', 'is_semver_string', [T.string], T.bool),
+    // SemverVersion(1)'s normalizing forms; Podplan's runtime does not offer them yet (an evaluation error).
+    overload('semver', 'string_bool_to_semver_normalize', [T.string, T.bool], SEMVER_T),
+    overload('isSemver', 'is_semver_string_bool_normalize', [T.string, T.bool], T.bool),
     member('isGreaterThan', 'semver_is_greater_than', [SEMVER_T, SEMVER_T], T.bool),
     member('isLessThan', 'semver_is_less_than', [SEMVER_T, SEMVER_T], T.bool),
     member('compareTo', 'semver_compare_to', [SEMVER_T, SEMVER_T], T.int),
