@@ -280,7 +280,7 @@ function classes(): K8sObject[] {
 }
 
 /** Request selectors, each safe on every device of its class. */
-const GPU_SELECTORS = [
+export const GPU_SELECTORS = [
   `device.attributes["${GPU}"].model == "a100"`,
   `device.attributes["${GPU}"].model != "l4"`,
   `device.attributes["${GPU}"].numa == 0`,
@@ -291,7 +291,7 @@ const GPU_SELECTORS = [
   `device.attributes["${GPU}"].index < 2`,
   `!("nope" in device.attributes["other.example.com"])`,
 ];
-const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
+export const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
 
 function gpuDevice(g: Gen, i: number, model: string, knobs: Knobs): Record<string, unknown> {
   const device: Record<string, unknown> = {

@@ -5,7 +5,20 @@
 // and overload id, so each can move beside its library when that library lands; until then a call
 // of one of these functions is refused as undeclared before its cost matters. cel.bind and the
 // two-variable comprehensions need no entry: the coster prices their comprehensions itself.
-import { COST, est, fixed, member, overload, T, type AstNode, type CallCoster, type CelCostLibrary, type CelT, type CostContext, type Estimate } from './cel-cost';
+import {
+  COST,
+  est,
+  fixed,
+  member,
+  overload,
+  T,
+  type AstNode,
+  type CallCoster,
+  type CelCostLibrary,
+  type CelT,
+  type CostContext,
+  type Estimate,
+} from './cel-cost';
 
 const URL_T = T.struct('kubernetes.URL');
 const FORMAT_T = T.struct('kubernetes.NamedFormat');
@@ -76,7 +89,12 @@ export const pendingCost: CelCostLibrary = {
     getQuery: unit,
     validate: (ctx, _fn, _id, _target, args) =>
       args.length >= 1
-        ? { cost: est.factor(est.factor(ctx.size(args[0]!), COST.stringTraversalFactor), MAX_NAME_FORMAT_REGEX_SIZE * COST.regexStringLengthFactor) }
+        ? {
+            cost: est.factor(
+              est.factor(ctx.size(args[0]!), COST.stringTraversalFactor),
+              MAX_NAME_FORMAT_REGEX_SIZE * COST.regexStringLengthFactor,
+            ),
+          }
         : undefined,
     'format.named': unit,
   },
@@ -92,9 +110,13 @@ export const pendingCost: CelCostLibrary = {
       target || args.length !== 1 ? undefined : allocatingList(1, fixed(literalUint(args[0], (1n << 64n) - 1n))),
     list_reverse: (ctx, _fn, _id, target, args) => (!target || args.length !== 0 ? undefined : allocatingList(1, ctx.size(target))),
     list_flatten: (ctx, _fn, _id, target, args) =>
-      !target || args.length > 1 ? undefined : allocatingList(Number(args.length === 1 ? literalUint(args[0], (1n << 64n) - 1n) : 1n), ctx.size(target)),
+      !target || args.length > 1
+        ? undefined
+        : allocatingList(Number(args.length === 1 ? literalUint(args[0], (1n << 64n) - 1n) : 1n), ctx.size(target)),
     list_flatten_int: (ctx, _fn, _id, target, args) =>
-      !target || args.length > 1 ? undefined : allocatingList(Number(args.length === 1 ? literalUint(args[0], (1n << 64n) - 1n) : 1n), ctx.size(target)),
+      !target || args.length > 1
+        ? undefined
+        : allocatingList(Number(args.length === 1 ? literalUint(args[0], (1n << 64n) - 1n) : 1n), ctx.size(target)),
     list_distinct: (ctx, _fn, _id, target, args) => {
       if (!target || args.length !== 0) return undefined;
       const sz = ctx.size(target);
@@ -103,8 +125,10 @@ export const pendingCost: CelCostLibrary = {
     ...Object.fromEntries(
       COMPARABLE.flatMap((t) => {
         const stringy = t === 'string' || t === 'bytes';
-        const sort: CallCoster = (ctx, _fn, _id, target, args) => (!target || args.length !== 0 ? undefined : sortCost(ctx, target, stringy));
-        const sortBy: CallCoster = (ctx, _fn, _id, target, args) => (!target || args.length !== 1 ? undefined : sortCost(ctx, args[0]!, stringy));
+        const sort: CallCoster = (ctx, _fn, _id, target, args) =>
+          !target || args.length !== 0 ? undefined : sortCost(ctx, target, stringy);
+        const sortBy: CallCoster = (ctx, _fn, _id, target, args) =>
+          !target || args.length !== 1 ? undefined : sortCost(ctx, args[0]!, stringy);
         return [
           [`list_${t}_sort`, sort],
           [`list_${t}_sortByAssociatedKeys`, sortBy],

@@ -67,7 +67,10 @@ export const est = {
 // ---- types -------------------------------------------------------------------------------------
 
 export type CelT =
-  | { readonly k: 'dyn' | 'any' | 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'null' | 'timestamp' | 'duration' | 'type' | 'error' }
+  | {
+      readonly k:
+        'dyn' | 'any' | 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'null' | 'timestamp' | 'duration' | 'type' | 'error';
+    }
   | { readonly k: 'list'; readonly e: CelT }
   | { readonly k: 'map'; readonly key: CelT; readonly val: CelT }
   | { readonly k: 'struct'; readonly name: string }
@@ -145,16 +148,25 @@ export function member(fn: string, id: string, params: readonly CelT[], result: 
 export interface CostExpr {
   readonly id: bigint;
   readonly exprKind:
-    | { readonly case: 'constExpr'; readonly value: { readonly constantKind: { readonly case: string | undefined; readonly value?: unknown } } }
+    | {
+        readonly case: 'constExpr';
+        readonly value: { readonly constantKind: { readonly case: string | undefined; readonly value?: unknown } };
+      }
     | { readonly case: 'identExpr'; readonly value: { readonly name: string } }
     | { readonly case: 'selectExpr'; readonly value: { readonly operand?: CostExpr; readonly field: string; readonly testOnly: boolean } }
-    | { readonly case: 'callExpr'; readonly value: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] } }
+    | {
+        readonly case: 'callExpr';
+        readonly value: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] };
+      }
     | { readonly case: 'listExpr'; readonly value: { readonly elements: readonly CostExpr[] } }
     | {
         readonly case: 'structExpr';
         readonly value: {
           readonly messageName: string;
-          readonly entries: readonly { readonly keyKind: { readonly case: string | undefined; readonly value?: unknown }; readonly value?: CostExpr }[];
+          readonly entries: readonly {
+            readonly keyKind: { readonly case: string | undefined; readonly value?: unknown };
+            readonly value?: CostExpr;
+          }[];
         };
       }
     | {
@@ -196,7 +208,13 @@ export interface CostContext {
 }
 
 /** A cost entry: the call's own cost, without its arguments' (cel-go adds those). */
-export type CallCoster = (ctx: CostContext, fn: string, overloadId: string, target: AstNode | undefined, args: readonly AstNode[]) => CallEstimate | undefined;
+export type CallCoster = (
+  ctx: CostContext,
+  fn: string,
+  overloadId: string,
+  target: AstNode | undefined,
+  args: readonly AstNode[],
+) => CallEstimate | undefined;
 
 /**
  * A CEL library's share of the cost model, kept beside the library: its overloads' types for the
@@ -241,7 +259,12 @@ function resolve(t: CelT, b: Bindings): CelT {
     case 'map':
       return T.map(resolve(t.key, b), resolve(t.val, b));
     case 'opaque':
-      return t.params ? T.opaque(t.name, t.params.map((p) => resolve(p, b))) : t;
+      return t.params
+        ? T.opaque(
+            t.name,
+            t.params.map((p) => resolve(p, b)),
+          )
+        : t;
     default:
       return t;
   }
@@ -679,7 +702,10 @@ class Coster implements CostContext {
     if (en) this.entries.set(dst.id, en);
   }
 
-  private costCall(e: CostExpr, call: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] }): Estimate {
+  private costCall(
+    e: CostExpr,
+    call: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] },
+  ): Estimate {
     const qualified = this.checked.qualified.has(e.id);
     const fn = qualified ? `${qualifiedName(call.target)}.${call.function}` : call.function;
     if (fn === 'dyn' && call.args.length === 1) {
@@ -761,7 +787,12 @@ class Coster implements CostContext {
         break;
       case 'matches':
       case 'matches_string': {
-        const [str, re] = id === 'matches_string' && target && args.length === 1 ? [target, args[0]] : id === 'matches' && !target && args.length === 2 ? [args[0], args[1]] : [];
+        const [str, re] =
+          id === 'matches_string' && target && args.length === 1
+            ? [target, args[0]]
+            : id === 'matches' && !target && args.length === 2
+              ? [args[0], args[1]]
+              : [];
         if (str && re) {
           const strCost = traverse(est.add(this.size0(str), fixed(1n)));
           const reCost = est.factor(this.size0(re), COST.regexStringLengthFactor);
@@ -770,7 +801,8 @@ class Coster implements CostContext {
         break;
       }
       case 'contains_string':
-        if (target && args.length === 1) return { cost: est.add(est.mul(traverse(this.size0(target)), traverse(this.size0(args[0]!))), argSum()) };
+        if (target && args.length === 1)
+          return { cost: est.add(est.mul(traverse(this.size0(target)), traverse(this.size0(args[0]!))), argSum()) };
         break;
       case 'logical_or':
       case 'logical_and': {

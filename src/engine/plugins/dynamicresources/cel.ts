@@ -294,9 +294,20 @@ export const quantitySemverCost: CelCostLibrary = {
   ],
   byFunction: Object.fromEntries([
     ...['quantity', 'isQuantity', 'semver', 'isSemver'].map((f) => [f, traverseArg] as const),
-    ...['sign', 'asInteger', 'isInteger', 'asApproximateFloat', 'isGreaterThan', 'isLessThan', 'compareTo', 'add', 'sub', 'major', 'minor', 'patch'].map(
-      (f) => [f, unit] as const,
-    ),
+    ...[
+      'sign',
+      'asInteger',
+      'isInteger',
+      'asApproximateFloat',
+      'isGreaterThan',
+      'isLessThan',
+      'compareTo',
+      'add',
+      'sub',
+      'major',
+      'minor',
+      'patch',
+    ].map((f) => [f, unit] as const),
   ]),
 };
 
@@ -311,7 +322,8 @@ export const equalityCost: CelCostLibrary = {
     '_==_': (_ctx, _fn, _id, _target, args) => {
       const [l, r] = args;
       if (!l || !r) return undefined;
-      for (const t of [IP_T, CIDR_T, QUANTITY_T, SEMVER_T]) if (sameNamed(l.type, r.type, (t as { name: string }).name)) return { cost: fixed(1n) };
+      for (const t of [IP_T, CIDR_T, QUANTITY_T, SEMVER_T])
+        if (sameNamed(l.type, r.type, (t as { name: string }).name)) return { cost: fixed(1n) };
       return undefined;
     },
   },
@@ -385,7 +397,8 @@ export const stringsCost: CelCostLibrary = {
       const sz = ctx.size(target);
       let max = sz.max;
       const limit = args[1]?.expr?.exprKind;
-      if (limit?.case === 'constExpr' && limit.value.constantKind.case === 'int64Value') max = BigInt.asUintN(64, limit.value.constantKind.value as bigint);
+      if (limit?.case === 'constExpr' && limit.value.constantKind.case === 'int64Value')
+        max = BigInt.asUintN(64, limit.value.constantKind.value as bigint);
       return { cost: est.factor(sz, 2 * COST.stringTraversalFactor), resultSize: { min: 0n, max } };
     },
     join: (ctx, _fn, _id, target, args) => {
@@ -393,7 +406,12 @@ export const stringsCost: CelCostLibrary = {
       let sz: Estimate = { min: 0n, max: 0n };
       const list = ctx.size(target);
       if (target.type.k === 'list') {
-        const el: AstNode = { path: target.path && [...target.path, '@items'], type: target.type.e, expr: undefined, computedSize: undefined };
+        const el: AstNode = {
+          path: target.path && [...target.path, '@items'],
+          type: target.type.e,
+          expr: undefined,
+          computedSize: undefined,
+        };
         sz = est.mul(list, ctx.size(el));
       }
       if (args[0]) {
