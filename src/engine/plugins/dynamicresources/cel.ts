@@ -14,8 +14,10 @@
 // prefixLength), both in cel-ip.ts. Not covered: cel.bind (@bufbuild/cel 0.6 has no macro
 // extension), cel-go's lists and two-variable comprehension extensions, the regex-extraction library
 // (find, findAll: @bufbuild/re2 offers only a yes/no match, no match positions), the URL and format
-// libraries and cost limits. A call of a function the environment does not declare is a compile
-// error, as cel-go's checker reports it; other type errors show at evaluation.
+// libraries and the allocator's runtime cost limit. A call of a function the environment does not
+// declare is a compile error, as cel-go's checker reports it; other type errors show at evaluation.
+// selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
+// (cel-cost.ts; each library's declarations and costs beside the library).
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
