@@ -234,7 +234,6 @@ export interface CostEnvironment {
   readonly libraries: readonly CelCostLibrary[];
   /** checker.CostEstimator.EstimateSize for variables' paths. */
   readonly estimateSize: (node: AstNode) => Estimate | undefined;
-  /** Functions whose name includes a dot resolved as global functions (`sets.contains`). */
 }
 
 // ---- the checker ---------------------------------------------------------------------------------
@@ -278,12 +277,7 @@ function assignable(from: CelT, to: CelT, b: Bindings): boolean {
       b.set(to.name, from);
       return true;
     }
-    if (assignable(from, bound, b)) {
-      if (isDyn(from) && !isDyn(bound)) return true;
-      return true;
-    }
-    if (isDyn(bound)) return true;
-    return false;
+    return assignable(from, bound, b) || isDyn(bound);
   }
   if (isDyn(from) || isDyn(to)) return true;
   if (from.k === 'param') return true;
