@@ -277,7 +277,10 @@ function assignable(from: CelT, to: CelT, b: Bindings): boolean {
       b.set(to.name, from);
       return true;
     }
-    return assignable(from, bound, b) || isDyn(bound);
+    if (!assignable(from, bound, b) && !isDyn(bound)) return false;
+    // The binding widens to the more general type (the checker's mostGeneral): dyn over string.
+    if (isDyn(from) && !isDyn(bound)) b.set(to.name, from);
+    return true;
   }
   if (isDyn(from) || isDyn(to)) return true;
   if (from.k === 'param') return true;
@@ -377,7 +380,8 @@ class TypeChecker {
           const t = this.check(el);
           elem = elem === undefined ? t : joinTypes(elem, t);
         }
-        return this.set(e, T.list(elem ?? T.dyn));
+        // An empty list's element type is free until a call binds it (as the checker's type variables).
+        return this.set(e, T.list(elem ?? FREE));
       }
       case 'structExpr': {
         let key: CelT | undefined;
@@ -460,6 +464,13 @@ class TypeChecker {
   }
 }
 
+const FREE: CelT = { k: 'param', name: '_free' };
+
+/** A type with the checker's unbound type variables as dyn (the checked AST's final types). */
+function settled(t: CelT): CelT {
+  return resolve(t, new Map());
+}
+
 function joinTypes(prev: CelT, cur: CelT): CelT {
   if (sameType(prev, cur)) return prev;
   if (isDyn(prev)) return prev;
@@ -506,7 +517,8 @@ class Coster implements CostContext {
   }
 
   private typeOf(e: CostExpr | undefined): CelT {
-    return (e && this.checked.types.get(e.id)) ?? T.dyn;
+    const t = e && this.checked.types.get(e.id);
+    return t ? settled(t) : T.dyn;
   }
 
   private peek(name: string): LocalVar | undefined {

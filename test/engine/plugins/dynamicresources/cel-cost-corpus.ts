@@ -305,3 +305,79 @@ export const HANDWRITTEN: readonly string[] = [
   'device.attributes["gpu.example.com"].exists(a, a.matches(device.attributes["gpu.example.com"].model))',
   'device.attributes["gpu.example.com"].model.matches(device.attributes["gpu.example.com"].model)',
 ];
+
+/**
+ * Selectors drawn at random (a fixed linear congruential sequence from `seed`) from a small grammar of
+ * strings, ints, lists and booleans over `device`: the libraries, macros, operators and the sizes the
+ * estimator distinguishes, nested up to three deep; many land over the limit.
+ */
+export function generatedSelectors(seed: number, count: number): string[] {
+  let state = seed;
+  const rnd = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const A = 'device.attributes["gpu.example.com"]';
+  function str(d: number): string {
+    if (d <= 0) return pick([`${A}.model`, '"abc"', 'device.driver', `string(${A}.index)`, `${A}["x"]`, 's']);
+    return pick([
+      () => `${str(d - 1)} + ${str(d - 1)}`,
+      () => `${str(d - 1)}.lowerAscii()`,
+      () => `${str(d - 1)}.substring(1)`,
+      () => `${str(d - 1)}.replace(${str(d - 1)}, "x")`,
+      () => `[${str(d - 1)}, ${str(d - 1)}].join(",")`,
+      () => `${str(d - 1)}.split(",")[0]`,
+      () => `(${bool(d - 1)} ? ${str(d - 1)} : ${str(d - 1)})`,
+      () => `string(${int(d - 1)})`,
+      () => `${str(d - 1)}.trim()`,
+    ])();
+  }
+  function int(d: number): string {
+    if (d <= 0) return pick([`${A}.index`, '1', `size(${A}.model)`, 'i']);
+    return pick([
+      () => `${int(d - 1)} + ${int(d - 1)}`,
+      () => `${str(d - 1)}.size()`,
+      () => `${str(d - 1)}.indexOf("a")`,
+      () => `[${int(d - 1)}, ${int(d - 1)}].sum()`,
+      () => `[${int(d - 1)}, 2].max()`,
+      () => `${int(d - 1)} * 2`,
+      () => `device.attributes.filter(d, ${bool(d - 1)}).size()`,
+    ])();
+  }
+  function list(d: number): string {
+    if (d <= 0) return pick(['device.attributes', `${A}`, '[1, 2, 3]', '["a", "b"]', `device.capacity["gpu.example.com"]`]);
+    return pick([
+      () => `${list(d - 1)}.map(x, x)`,
+      () => `${list(d - 1)}.filter(x, true)`,
+      () => `[${str(d - 1)}]`,
+      () => `${str(d - 1)}.split("-")`,
+      () => `${list(d - 1)} + ${list(d - 1)}`,
+    ])();
+  }
+  function bool(d: number): string {
+    if (d <= 0) return pick([`${A}.healthy`, 'true', 'device.allowMultipleAllocations', `"model" in ${A}`, `has(${A}.model)`]);
+    return pick([
+      () => `${str(d - 1)} == ${str(d - 1)}`,
+      () => `${str(d - 1)} != ${str(d - 1)}`,
+      () => `${str(d - 1)}.startsWith(${str(d - 1)})`,
+      () => `${str(d - 1)}.contains(${str(d - 1)})`,
+      () => `${str(d - 1)}.matches(${str(d - 1)})`,
+      () => `${int(d - 1)} < ${int(d - 1)}`,
+      () => `${bool(d - 1)} && ${bool(d - 1)}`,
+      () => `!${bool(d - 1)} || ${bool(d - 1)}`,
+      () => `${list(d - 1)}.exists(s, ${bool(d - 1)})`,
+      () => `${list(d - 1)}.all(i, ${bool(d - 1)})`,
+      () => `${list(d - 1)}.exists_one(s, ${bool(d - 1)})`,
+      () => `${str(d - 1)} in ${list(d - 1)}`,
+      () => `sets.contains(${list(d - 1)}, ${list(d - 1)})`,
+      () => `${list(d - 1)}.isSorted()`,
+      () => `cidr("10.0.0.0/8").containsIP(${str(d - 1)})`,
+      () => `isIP(${str(d - 1)})`,
+      () => `device.capacity["gpu.example.com"].memory.isGreaterThan(quantity(${str(d - 1)}))`,
+      () => `${A}.v.isGreaterThan(semver(${str(d - 1)}))`,
+      () => `size(${list(d - 1)}) > 0`,
+      () => `${list(d - 1)}.size() > ${int(d - 1)}`,
+    ])();
+  }
+  const exprs: string[] = [];
+  for (let i = 0; i < count; i++) exprs.push(bool(1 + Math.floor(rnd() * 3)));
+  return exprs;
+}
