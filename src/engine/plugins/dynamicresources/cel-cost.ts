@@ -38,6 +38,11 @@ export function fixed(n: bigint): Estimate {
   return { min: n, max: n };
 }
 
+/** Go's plain uint64 arithmetic, which wraps (cel-go's result sizes of string conversions and quoting). */
+function wrap(x: bigint): bigint {
+  return BigInt.asUintN(64, x);
+}
+
 function addSat(x: bigint, y: bigint): bigint {
   const s = x + y;
   return s > MAX_UINT64 ? MAX_UINT64 : s;
@@ -247,21 +252,22 @@ interface Checked {
 
 type Bindings = Map<string, CelT>;
 
-function resolve(t: CelT, b: Bindings): CelT {
+/** A type with its parameters replaced by their bindings (unbound ones, and cycles, as dyn). */
+function resolve(t: CelT, b: Bindings, seen: ReadonlySet<string> = new Set()): CelT {
   switch (t.k) {
     case 'param': {
       const bound = b.get(t.name);
-      return bound ? resolve(bound, b) : T.dyn;
+      return bound && !seen.has(t.name) ? resolve(bound, b, new Set([...seen, t.name])) : T.dyn;
     }
     case 'list':
-      return T.list(resolve(t.e, b));
+      return T.list(resolve(t.e, b, seen));
     case 'map':
-      return T.map(resolve(t.key, b), resolve(t.val, b));
+      return T.map(resolve(t.key, b, seen), resolve(t.val, b, seen));
     case 'opaque':
       return t.params
         ? T.opaque(
             t.name,
-            t.params.map((p) => resolve(p, b)),
+            t.params.map((p) => resolve(p, b, seen)),
           )
         : t;
     default:
@@ -272,6 +278,7 @@ function resolve(t: CelT, b: Bindings): CelT {
 /** Whether a value of type `from` may be passed where `to` is expected, binding `to`'s type parameters. */
 function assignable(from: CelT, to: CelT, b: Bindings): boolean {
   if (to.k === 'param') {
+    if (from.k === 'param' && from.name === to.name) return true;
     const bound = b.get(to.name);
     if (!bound) {
       b.set(to.name, from);
@@ -769,7 +776,7 @@ class Coster implements CostContext {
       case 'string_to_bytes':
         if (args.length === 1) {
           const sz = this.size0(args[0]!);
-          return { cost: est.add(traverse(sz), argSum()), resultSize: { min: sz.min, max: mulSat(sz.max, 4n) } };
+          return { cost: est.add(traverse(sz), argSum()), resultSize: { min: sz.min, max: wrap(sz.max * 4n) } };
         }
         break;
       case 'bytes_to_string':
@@ -781,7 +788,7 @@ class Coster implements CostContext {
       case 'strings_quote':
         if (args.length === 1) {
           const sz = this.size0(args[0]!);
-          return { cost: est.add(traverse(sz), argSum()), resultSize: { min: addSat(sz.min, 2n), max: addSat(mulSat(sz.max, 2n), 2n) } };
+          return { cost: est.add(traverse(sz), argSum()), resultSize: { min: wrap(sz.min + 2n), max: wrap(sz.max * 2n + 2n) } };
         }
         break;
       case 'starts_with_string':

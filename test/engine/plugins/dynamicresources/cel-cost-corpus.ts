@@ -328,6 +328,16 @@ export function generatedSelectors(seed: number, count: number): string[] {
       () => `(${bool(d - 1)} ? ${str(d - 1)} : ${str(d - 1)})`,
       () => `string(${int(d - 1)})`,
       () => `${str(d - 1)}.trim()`,
+      () => `${str(d - 1)}.upperAscii()`,
+      () => `${str(d - 1)}.charAt(1)`,
+      () => `string(ip(${str(d - 1)}))`,
+      () => `string(cidr(${str(d - 1)}).masked())`,
+      () => `strings.quote(${str(d - 1)})`,
+      () => `dyn(${str(d - 1)})`,
+      () => `{"a": ${str(d - 1)}}["a"]`,
+      () => `device.attributes[${str(d - 1)}][${str(d - 1)}]`,
+      () => `[${str(d - 1)}, "x"][0]`,
+      () => `string(bytes(${str(d - 1)}))`,
     ])();
   }
   function int(d: number): string {
@@ -340,6 +350,15 @@ export function generatedSelectors(seed: number, count: number): string[] {
       () => `[${int(d - 1)}, 2].max()`,
       () => `${int(d - 1)} * 2`,
       () => `device.attributes.filter(d, ${bool(d - 1)}).size()`,
+      () => `["a", "b"].indexOf(${str(d - 1)})`,
+      () => `[1, 2].lastIndexOf(${int(d - 1)})`,
+      () => `device.capacity["gpu.example.com"].memory.compareTo(quantity(${str(d - 1)}))`,
+      () => `ip(${str(d - 1)}).family()`,
+      () => `cidr(${str(d - 1)}).prefixLength()`,
+      () => `int(${str(d - 1)})`,
+      () => `${int(d - 1)} % 3`,
+      () => `{1: ${int(d - 1)}}[1]`,
+      () => `device.attributes.map(d, device.attributes[d].size()).sum()`,
     ])();
   }
   function list(d: number): string {
@@ -350,6 +369,11 @@ export function generatedSelectors(seed: number, count: number): string[] {
       () => `[${str(d - 1)}]`,
       () => `${str(d - 1)}.split("-")`,
       () => `${list(d - 1)} + ${list(d - 1)}`,
+      () => `(${bool(d - 1)} ? ${list(d - 1)} : ${list(d - 1)})`,
+      () => `${str(d - 1)}.split(",", 3)`,
+      () => `device.attributes.map(d, device.attributes[d].filter(a, ${bool(d - 1)}))`,
+      () => `{"k": ${str(d - 1)}}`,
+      () => `[]`,
     ])();
   }
   function bool(d: number): string {
@@ -375,6 +399,22 @@ export function generatedSelectors(seed: number, count: number): string[] {
       () => `${A}.v.isGreaterThan(semver(${str(d - 1)}))`,
       () => `size(${list(d - 1)}) > 0`,
       () => `${list(d - 1)}.size() > ${int(d - 1)}`,
+      () => `sets.intersects(${list(d - 1)}, [${str(d - 1)}])`,
+      () => `sets.equivalent(${list(d - 1)}, ${list(d - 1)})`,
+      () => `${str(d - 1)} < ${str(d - 1)}`,
+      () => `${str(d - 1)} in {"a": 1}`,
+      () => `ip(${str(d - 1)}) == ip("1.2.3.4")`,
+      () => `cidr("10.0.0.0/8").containsCIDR(${str(d - 1)})`,
+      () => `ip.isCanonical(${str(d - 1)})`,
+      () => `device.capacity["gpu.example.com"].memory != device.capacity["gpu.example.com"]["m"]`,
+      () => `device.capacity["gpu.example.com"].memory.add(${int(d - 1)}).isLessThan(quantity("1"))`,
+      () => `${A}.v == semver("1.0.0")`,
+      () => `isSemver(${str(d - 1)}) || isQuantity(${str(d - 1)}) || isCIDR(${str(d - 1)})`,
+      () => `double(${int(d - 1)}) > 1.5`,
+      () => `uint(${int(d - 1)}) < 3u`,
+      () => `${list(d - 1)}.exists(x, ${list(d - 1)}.exists(y, x == y))`,
+      () => `${list(d - 1)}.min() == ${list(d - 1)}.max()`,
+      () => `device.attributes.all(dd, device.attributes[dd].exists(aa, device.attributes[dd][aa] == ${str(d - 1)}))`,
     ])();
   }
   const exprs: string[] = [];
