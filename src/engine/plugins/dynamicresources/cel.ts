@@ -442,7 +442,18 @@ function theCostModel(): CostModel {
  * A selector's estimated cost (the maximum, as kube-apiserver compares it with the limit) and whether
  * kube-apiserver's validation refuses it for it; undefined when it does not parse.
  */
-export function selectorCost(expression: string): { readonly cost: bigint; readonly exceeds: boolean } | undefined {
+export function selectorCost(expression: string): SelectorCost | undefined {
+  if (costs.has(expression)) return costs.get(expression);
+  const result = estimateSelector(expression);
+  if (costs.size >= MAX_CACHED) costs.clear();
+  costs.set(expression, result);
+  return result;
+}
+
+type SelectorCost = { readonly cost: bigint; readonly exceeds: boolean };
+const costs = new Map<string, SelectorCost | undefined>();
+
+function estimateSelector(expression: string): SelectorCost | undefined {
   let parsed;
   try {
     parsed = parse(expression);
