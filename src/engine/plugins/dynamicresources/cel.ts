@@ -271,9 +271,10 @@ export const quantitySemverCost: CelCostLibrary = {
   decls: [
     overload('quantity', 'string_to_quantity', [T.string], QUANTITY_T),
     overload('isQuantity', 'is_quantity_string', [T.string], T.bool),
-    member('sign', 'quantity_sign', [QUANTITY_T], T.int),
+    // upstream declares sign as a global function, sign(q) (Podplan offers q.sign() today).
+    overload('sign', 'quantity_sign', [QUANTITY_T], T.int),
     member('isInteger', 'quantity_is_integer', [QUANTITY_T], T.bool),
-    member('asInteger', 'quantity_get_integer', [QUANTITY_T], T.int),
+    member('asInteger', 'quantity_get_int', [QUANTITY_T], T.int),
     member('asApproximateFloat', 'quantity_get_float', [QUANTITY_T], T.double),
     member('isGreaterThan', 'quantity_is_greater_than', [QUANTITY_T, QUANTITY_T], T.bool),
     member('isLessThan', 'quantity_is_less_than', [QUANTITY_T, QUANTITY_T], T.bool),
@@ -285,8 +286,8 @@ export const quantitySemverCost: CelCostLibrary = {
     overload('semver', 'string_to_semver', [T.string], SEMVER_T),
     overload('isSemver', 'is_semver_string', [T.string], T.bool),
     // SemverVersion(1)'s normalizing forms; Podplan's runtime does not offer them yet (an evaluation error).
-    overload('semver', 'string_bool_to_semver_normalize', [T.string, T.bool], SEMVER_T),
-    overload('isSemver', 'is_semver_string_bool_normalize', [T.string, T.bool], T.bool),
+    overload('semver', 'string_bool_to_semver', [T.string, T.bool], SEMVER_T),
+    overload('isSemver', 'is_semver_string_bool', [T.string, T.bool], T.bool),
     member('isGreaterThan', 'semver_is_greater_than', [SEMVER_T, SEMVER_T], T.bool),
     member('isLessThan', 'semver_is_less_than', [SEMVER_T, SEMVER_T], T.bool),
     member('compareTo', 'semver_compare_to', [SEMVER_T, SEMVER_T], T.int),

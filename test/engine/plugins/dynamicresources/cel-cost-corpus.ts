@@ -218,6 +218,8 @@ export const UPSTREAM_TABLES: readonly string[] = [
 
 /** Written for this model: each library, macro, operator and size the estimator distinguishes, over and under the limit. */
 export const HANDWRITTEN: readonly string[] = [
+  'sign(device.capacity["gpu.example.com"].memory) == 1',
+  'sign(quantity("1")) > 0',
   'device.attributes["gpu.example.com"].model.matches("^a[0-9]+$")',
   'device.attributes["gpu.example.com"].model.contains("100")',
   'device.attributes["gpu.example.com"].model.endsWith("00")',
