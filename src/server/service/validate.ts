@@ -1,8 +1,8 @@
 // Diagnostics of one file. Only our kinds (ScheduleTrigger, SchedulePlan, KubeSchedulerConfiguration)
 // and the objects they reference (pods of a pod set a trigger or plan names) get diagnostics, and a
-// DRA device selector (DeviceClass, ResourceClaim, ResourceClaimTemplate) whose CEL does not compile or is
-// over kube-apiserver's cost limit, and
-// admission's verdicts wherever they are (manifests ADMISSION_VERDICTS, what the CLI prints too), so a
+// DRA device selector (DeviceClass, ResourceClaim, ResourceClaimTemplate) whose CEL does not compile or
+// is over kube-apiserver's cost limit, and admission's verdicts wherever they are (manifests
+// ADMISSION_VERDICTS, what the CLI prints too), so a
 // generic YAML or Kubernetes extension and this one never report the same problem twice. Every
 // diagnostic has a stable code (codes.ts), the narrowest range that shows the problem, and a
 // message that says how to fix it.
