@@ -290,6 +290,12 @@ export const GPU_SELECTORS = [
   `"model" in device.attributes["${GPU}"] && device.attributes["${GPU}"].model.startsWith("h")`,
   `device.attributes["${GPU}"].index < 2`,
   `!("nope" in device.attributes["other.example.com"])`,
+  // The lists, sets, ip and cidr libraries, as 7239678 had them but for the one kube-apiserver refuses
+  // as too complex (ip() of string() of an int: no size bound); Podplan's manifest check refuses it too.
+  `[device.attributes["${GPU}"].numa, device.attributes["${GPU}"].index].max() >= 1`,
+  `[0, 2, 4].indexOf(device.attributes["${GPU}"].index) >= 0`,
+  `sets.contains([0, 1], [device.attributes["${GPU}"].numa])`,
+  `cidr("10.0.0.0/31").containsIP("10.0.0." + string(device.attributes["${GPU}"].index))`,
 ];
 export const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
 
