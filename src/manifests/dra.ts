@@ -26,7 +26,7 @@ import type {
   ResourceSlice,
 } from '../engine/api/dra';
 import { parseQuantity } from '../engine/api/quantity';
-import { compileSelector } from '../engine/plugins/dynamicresources/cel';
+import { compileSelector, selectorCost, TOO_COMPLEX } from '../engine/plugins/dynamicresources/cel';
 import { anyValue, arrayOf, boolean, integer, object, oneOf, recordOf, refine, string, wrongType, type Decoder } from './decode';
 import { nodeSelector, objectMeta, templateMeta } from './kube';
 import { joinPath } from './source-map';
@@ -53,15 +53,20 @@ const deviceToleration = object<DeviceToleration>({
   tolerationSeconds: integer(),
 });
 
-/** A CEL selector: an expression that does not parse is an error where it is written (the API server refuses it). */
+/**
+ * A CEL selector: an expression that does not compile, or whose estimated cost exceeds the limit
+ * (kube-apiserver's `Forbidden: too complex, exceeds cost limit`), is an error where it is written
+ * (the API server refuses it).
+ */
 const deviceSelector = refine(
   object<DeviceSelector>({ cel: object<NonNullable<DeviceSelector['cel']>>({ expression: string }, ['expression']) }, ['cel']),
   (sel, path, ctx) => {
     const expression = sel.cel?.expression;
     if (expression === undefined) return;
     const compiled = compileSelector(expression);
-    if (!compiled.ok)
-      ctx.report(joinPath(joinPath(path, 'cel'), 'expression'), 'bad-value', `the CEL expression does not compile: ${compiled.error}`);
+    const at = joinPath(joinPath(path, 'cel'), 'expression');
+    if (!compiled.ok) ctx.report(at, 'bad-value', `the CEL expression does not compile: ${compiled.error}`);
+    else if (selectorCost(expression)?.exceeds === true) ctx.report(at, 'bad-value', TOO_COMPLEX);
   },
 );
 

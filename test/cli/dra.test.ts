@@ -77,6 +77,28 @@ describe('cli: Dynamic Resource Allocation (examples/dra)', () => {
     assert.match(stdout, /default\/too-big: 0\/5 nodes are available: 5 cannot allocate all claims\./);
   });
 
+  it('schedule refuses a claim whose selector is over the CEL cost limit, at its expression, in kube-apiserver words', async () => {
+    const files = draFiles();
+    files['examples/dra/too-complex.yaml'] = `apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: { name: too-complex, namespace: default }
+spec:
+  devices:
+    requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu
+          selectors:
+            - cel:
+                expression: 'ip("fe80::" + string(device.attributes["gpu.example.com"].index + 1)).isLinkLocalUnicast()'
+`;
+    const { stdout, stderr } = await cli(['schedule', 'examples/dra', '--no-history'], files);
+    assert.match(
+      stdout + stderr,
+      /^examples\/dra\/too-complex\.yaml:12:29: error bad-value: spec\.devices\.requests\[0\]\.exactly\.selectors\[0\]\.cel\.expression: Forbidden: too complex, exceeds cost limit$/m,
+    );
+  });
+
   it('explain says per node why the claim cannot be allocated', async () => {
     const { stdout } = await cli(['explain', 'examples/dra', 'default/too-big'], draFiles());
     assert.match(stdout, /5 × cannot allocate all claims \[DynamicResources, Filter\]/);

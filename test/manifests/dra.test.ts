@@ -139,6 +139,39 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     );
   });
 
+  it('a CEL selector whose estimated cost exceeds the limit is refused at its expression, in kube-apiserver words', () => {
+    // kube-apiserver 1.37 refused this one (7239678): string() of an int has no size bound.
+    const tooComplex = 'ip("fe80::" + string(device.attributes["gpu.example.com"].index + 1)).isLinkLocalUnicast()';
+    const cases: Array<[from: string, to: string, path: string, line: number]> = [
+      ['expression: \'device.driver == "gpu.example.com"\'', `expression: '${tooComplex}'`, 'spec.selectors[0].cel.expression', 5],
+      [
+        'exactly: { deviceClassName: gpu, count: 2 }',
+        `exactly: { deviceClassName: gpu, count: 2, selectors: [{ cel: { expression: '${tooComplex}' } }] }`,
+        'spec.devices.requests[0].exactly.selectors[0].cel.expression',
+        14,
+      ],
+    ];
+    for (const [from, to, path, line] of cases) {
+      const model = readSnapshot([{ name: 'claims.yaml', text: CLAIMS.replace(from, to) }]);
+      assert.deepEqual(
+        model.errors.map((e) => [e.code, e.range.start.line, `${e.path}: ${e.message}`]),
+        [['bad-value', line, `${path}: Forbidden: too complex, exceeds cost limit`]],
+        to,
+      );
+    }
+    // Under the limit, nothing to say (kube-apiserver accepted these in the same run).
+    const fine = readSnapshot([
+      {
+        name: 'claims.yaml',
+        text: CLAIMS.replace(
+          'device.driver == "gpu.example.com"',
+          'cidr("10.0.0.0/31").containsIP("10.0.0." + string(device.attributes["gpu.example.com"].index))',
+        ),
+      },
+    ]);
+    assert.deepEqual(fine.errors, []);
+  });
+
   it('a quantity that does not parse in a slice is located', () => {
     const model = readSnapshot([{ name: 'slices.yaml', text: SLICES.replace('80Gi', 'lots') }]);
     assert.deepEqual(

@@ -57,6 +57,7 @@ const EXPECTED: Record<string, Array<[string, number, number]>> = {
   'cel-compile.yaml': [
     ['bad-value', 9, 1],
     ['bad-value', 23, 1],
+    ['bad-value', 37, 1],
   ],
 };
 
@@ -167,5 +168,14 @@ describe('server diagnostics (over stdio, on the problems workspace)', () => {
     assert.match(String(cls?.message ?? ''), /^spec\.selectors\[0\]\.cel\.expression: .*the CEL expression does not compile: /);
     assert.equal(request?.range.start.line, 22);
     assert.match(String(request?.message ?? ''), /^spec\.spec\.devices\.requests\[0\]\.exactly\.selectors\[0\]\.cel\.expression: /);
+  });
+
+  it('a device selector over the CEL cost limit: at the expression, in kube-apiserver’s words', () => {
+    const [, , claim] = session.diagnostics(session.uri('cel-compile.yaml')) ?? [];
+    assert.equal(claim?.range.start.line, 36);
+    assert.match(
+      String(claim?.message ?? ''),
+      /^spec\.devices\.requests\[0\]\.exactly\.selectors\[0\]\.cel\.expression: Forbidden: too complex, exceeds cost limit/,
+    );
   });
 });

@@ -1,7 +1,8 @@
 // Diagnostics of one file. Only our kinds (ScheduleTrigger, SchedulePlan, KubeSchedulerConfiguration)
 // and the objects they reference (pods of a pod set a trigger or plan names) get diagnostics, and a
-// DRA device selector (DeviceClass, ResourceClaim, ResourceClaimTemplate) whose CEL does not compile, and
-// admission's verdicts wherever they are (manifests ADMISSION_VERDICTS, what the CLI prints too), so a
+// DRA device selector (DeviceClass, ResourceClaim, ResourceClaimTemplate) whose CEL does not compile or
+// is over kube-apiserver's cost limit, and admission's verdicts wherever they are (manifests
+// ADMISSION_VERDICTS, what the CLI prints too), so a
 // generic YAML or Kubernetes extension and this one never report the same problem twice. Every
 // diagnostic has a stable code (codes.ts), the narrowest range that shows the problem, and a
 // message that says how to fix it.
@@ -135,7 +136,7 @@ function reportsReaderError(file: SourceFile, document: Parameters<typeof declar
   // is placed wherever they are written, and no other extension knows: on every document, as the CLI prints them.
   if (ADMISSION_VERDICTS.has(error.code)) return true;
   if (kind === PROFILE_CONFIG) return true;
-  // A device selector whose CEL does not compile: no generic extension compiles it, and the API server refuses it.
+  // A device selector whose CEL does not compile or costs too much: no generic extension checks it, and the API server refuses it.
   if (kind !== undefined && DRA_KINDS.includes(kind) && CEL_EXPRESSION.test(error.path ?? '')) return true;
   if (kind === TRIGGER || kind === PLAN) {
     const path = error.path ?? '';

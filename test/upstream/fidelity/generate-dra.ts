@@ -280,7 +280,7 @@ function classes(): K8sObject[] {
 }
 
 /** Request selectors, each safe on every device of its class. */
-const GPU_SELECTORS = [
+export const GPU_SELECTORS = [
   `device.attributes["${GPU}"].model == "a100"`,
   `device.attributes["${GPU}"].model != "l4"`,
   `device.attributes["${GPU}"].numa == 0`,
@@ -294,8 +294,14 @@ const GPU_SELECTORS = [
   // limit (test/real/cel.test.ts), no iteration over lists.
   `device.attributes["${GPU}"].model.find("[0-9]+") == "100"`,
   `cel.bind(gpu, device.attributes["${GPU}"], gpu.model.findAll("[a-z]", 1) == ["h"] || gpu.numa == 1)`,
+  // The lists, sets, ip and cidr libraries, as 7239678 had them but for the one kube-apiserver refuses
+  // as too complex (ip() of string() of an int: no size bound); Podplan's manifest check refuses it too.
+  `[device.attributes["${GPU}"].numa, device.attributes["${GPU}"].index].max() >= 1`,
+  `[0, 2, 4].indexOf(device.attributes["${GPU}"].index) >= 0`,
+  `sets.contains([0, 1], [device.attributes["${GPU}"].numa])`,
+  `cidr("10.0.0.0/31").containsIP("10.0.0." + string(device.attributes["${GPU}"].index))`,
 ];
-const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
+export const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
 
 function gpuDevice(g: Gen, i: number, model: string, knobs: Knobs): Record<string, unknown> {
   const device: Record<string, unknown> = {

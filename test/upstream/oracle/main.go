@@ -140,6 +140,7 @@ func main() {
 	in := flag.String("in", "-", "JSON-lines file of cases ('-' for stdin)")
 	snapshot := flag.String("snapshot", "", "a folder of YAML snapshot files: schedule its pending pods (no trace)")
 	printProfile := flag.Bool("profile", false, "print the default profile's plugins per extension point, as the framework built it")
+	celCost := flag.Bool("celcost", false, "read JSON lines {\"expression\": ...}: DRA selectors' estimated CEL cost and kube-apiserver's validation errors (celcost.go)")
 	flag.Parse()
 	// klog would write the framework's own errors on stderr; keep them out of the way.
 	klog.SetOutput(io.Discard)
@@ -153,6 +154,10 @@ func main() {
 	out := bufio.NewWriter(os.Stdout)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
+	if *celCost {
+		celCostMain(*in, enc)
+		return
+	}
 	if *printProfile {
 		cl, _, err := newCluster(inputCase{})
 		if err != nil {

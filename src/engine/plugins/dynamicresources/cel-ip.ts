@@ -5,6 +5,7 @@
 // parse as Go's netip.ParseAddr and netip.ParsePrefix, with their error messages; zones and
 // IPv4-mapped IPv6 addresses are refused as upstream's parseIPAddr and parseCIDR refuse them.
 import { celFunc, celMethod, CelScalar, objectType, type CelFunc } from '@bufbuild/cel';
+import { CIDR_T, COST, est, fixed, IP_T, member, overload, T, type CallCoster, type CelCostLibrary } from './cel-cost';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
@@ -403,3 +404,68 @@ export const ipFuncs: CelFunc[] = [
     return isGlobalUnicast(bytesOf(this));
   }),
 ];
+
+const ipTraverse: CallCoster = (ctx, _fn, _id, _target, args) =>
+  args[0] ? { cost: est.factor(ctx.size(args[0]), COST.stringTraversalFactor) } : undefined;
+const ipUnit: CallCoster = () => ({ cost: fixed(1n) });
+/** An IP's size as the estimator assumes it: 4 to 16 bytes. */
+const IP_SIZE = { min: 4n, max: 16n };
+
+/**
+ * The ip and cidr libraries' share of the cost model: their overloads (k8s.io/apiserver
+ * pkg/cel/library ip.go, cidr.go) and their entries in library/cost.go's EstimateCallCost.
+ */
+export const ipCost: CelCostLibrary = {
+  decls: [
+    overload('ip', 'string_to_ip', [T.string], IP_T),
+    member('family', 'ip_family', [IP_T], T.int),
+    overload('ip.isCanonical', 'ip_is_canonical', [T.string], T.bool),
+    member('isUnspecified', 'ip_is_unspecified', [IP_T], T.bool),
+    member('isLoopback', 'ip_is_loopback', [IP_T], T.bool),
+    member('isLinkLocalMulticast', 'ip_is_link_local_multicast', [IP_T], T.bool),
+    member('isLinkLocalUnicast', 'ip_is_link_local_unicast', [IP_T], T.bool),
+    member('isGlobalUnicast', 'ip_is_global_unicast', [IP_T], T.bool),
+    overload('isIP', 'is_ip', [T.string], T.bool),
+    overload('string', 'ip_to_string', [IP_T], T.string),
+    overload('cidr', 'string_to_cidr', [T.string], CIDR_T),
+    member('containsIP', 'cidr_contains_ip_string', [CIDR_T, T.string], T.bool),
+    member('containsIP', 'cidr_contains_ip_ip', [CIDR_T, IP_T], T.bool),
+    member('containsCIDR', 'cidr_contains_cidr_string', [CIDR_T, T.string], T.bool),
+    member('containsCIDR', 'cidr_contains_cidr', [CIDR_T, CIDR_T], T.bool),
+    member('ip', 'cidr_ip', [CIDR_T], IP_T),
+    member('prefixLength', 'cidr_prefix_length', [CIDR_T], T.int),
+    member('masked', 'cidr_masked', [CIDR_T], CIDR_T),
+    overload('isCIDR', 'is_cidr', [T.string], T.bool),
+    overload('string', 'cidr_to_string', [CIDR_T], T.string),
+  ],
+  byFunction: {
+    cidr: ipTraverse,
+    isIP: ipTraverse,
+    isCIDR: ipTraverse,
+    ip: (ctx, fn, id, target, args) => (id === 'cidr_ip' ? { cost: fixed(1n) } : ipTraverse(ctx, fn, id, target, args)),
+    'ip.isCanonical': (ctx, _fn, _id, _target, args) =>
+      args[0] ? { cost: est.factor(ctx.size(args[0]), 2 * COST.stringTraversalFactor) } : undefined,
+    masked: ipUnit,
+    prefixLength: ipUnit,
+    family: ipUnit,
+    isUnspecified: ipUnit,
+    isLoopback: ipUnit,
+    isLinkLocalMulticast: ipUnit,
+    isLinkLocalUnicast: ipUnit,
+    isGlobalUnicast: ipUnit,
+    containsIP: (ctx, _fn, id, _target, args) => {
+      if (args.length < 1) return undefined;
+      let cost = est.factor(est.add(IP_SIZE, IP_SIZE), COST.stringTraversalFactor);
+      if (id === 'cidr_contains_ip_string') cost = est.add(cost, est.factor(ctx.size(args[0]!), COST.stringTraversalFactor));
+      return { cost };
+    },
+    containsCIDR: (ctx, _fn, id, _target, args) => {
+      if (args.length < 1) return undefined;
+      let cost = est.factor(est.add(IP_SIZE, IP_SIZE), COST.stringTraversalFactor);
+      cost = est.add(cost, est.factor(IP_SIZE, COST.stringTraversalFactor));
+      cost = est.add(cost, fixed(1n));
+      if (id === 'cidr_contains_cidr_string') cost = est.add(cost, est.factor(ctx.size(args[0]!), COST.stringTraversalFactor));
+      return { cost };
+    },
+  },
+};

@@ -17,6 +17,7 @@ import {
   type CelFunc,
   type CelList,
 } from '@bufbuild/cel';
+import { COST, est, fixed, member, overload, T, type AstNode, type CallCoster, type CelCostLibrary, type CelT } from './cel-cost';
 
 const LIST = listType(CelScalar.DYN);
 const opsEnv = celEnv({});
@@ -134,3 +135,68 @@ export const listFuncs: CelFunc[] = [
     return false;
   }),
 ];
+
+const COMPARABLE: readonly [string, CelT][] = [
+  ['int', T.int],
+  ['uint', T.uint],
+  ['double', T.double],
+  ['bool', T.bool],
+  ['duration', T.duration],
+  ['timestamp', T.timestamp],
+  ['string', T.string],
+  ['bytes', T.bytes],
+];
+const SUMMABLE = COMPARABLE.filter(([n]) => ['int', 'uint', 'double', 'duration'].includes(n));
+
+/** library/cost.go's estimate for the lists functions: one traversal of the target. */
+const listTraversal: CallCoster = (ctx, fn, _id, target) => {
+  if (!target) return undefined;
+  let elCost = fixed(1n);
+  if (target.type.k === 'list') {
+    const el: AstNode = { path: target.path && [...target.path, '@items'], type: target.type.e, expr: undefined, computedSize: undefined };
+    if (el.type.k === 'string' || el.type.k === 'bytes') elCost = est.add(elCost, est.factor(ctx.size(el), COST.stringTraversalFactor));
+    return { cost: est.mul(ctx.size(target), elCost) };
+  }
+  if (fn === 'includes') return { cost: est.mul(ctx.size(target), elCost) };
+  return { cost: est.factor(ctx.size(target), COST.stringTraversalFactor) };
+};
+
+/** cel-go ext/sets.go estimateSetsCost: |a|·|b|·factor + 1. */
+function setsCost(factor: number): CallCoster {
+  return (ctx, _fn, _id, _target, args) =>
+    args.length === 2 ? { cost: est.add(est.factor(est.mul(ctx.size(args[0]!), ctx.size(args[1]!)), factor), fixed(1n)) } : undefined;
+}
+
+/**
+ * The lists library's and the sets extension's share of the cost model: their overloads (k8s.io/apiserver
+ * pkg/cel/library/lists.go, cel-go ext/sets.go) and costs (library/cost.go by function name; the
+ * sets extension's own CostEstimatorOptions by overload id).
+ */
+export const listsCost: CelCostLibrary = {
+  decls: [
+    ...COMPARABLE.map(([n, t]) => member('isSorted', `list_${n}_is_sorted_bool`, [T.list(t)], T.bool)),
+    ...SUMMABLE.map(([n, t]) => member('sum', `list_${n}_sum_${n}`, [T.list(t)], t)),
+    ...COMPARABLE.map(([n, t]) => member('max', `list_${n}_max_${n}`, [T.list(t)], t)),
+    ...COMPARABLE.map(([n, t]) => member('min', `list_${n}_min_${n}`, [T.list(t)], t)),
+    member('indexOf', 'list_a_index_of_int', [T.list(T.A), T.A], T.int),
+    member('lastIndexOf', 'list_a_last_index_of_int', [T.list(T.A), T.A], T.int),
+    member('includes', 'list_includes_dyn_dyn', [T.dyn, T.dyn], T.bool),
+    overload('sets.contains', 'list_sets_contains_list', [T.list(T.A), T.list(T.A)], T.bool),
+    overload('sets.equivalent', 'list_sets_equivalent_list', [T.list(T.A), T.list(T.A)], T.bool),
+    overload('sets.intersects', 'list_sets_intersects_list', [T.list(T.A), T.list(T.A)], T.bool),
+  ],
+  byFunction: {
+    isSorted: listTraversal,
+    sum: listTraversal,
+    max: listTraversal,
+    min: listTraversal,
+    indexOf: listTraversal,
+    lastIndexOf: listTraversal,
+    includes: listTraversal,
+  },
+  byOverload: {
+    list_sets_contains_list: setsCost(1),
+    list_sets_intersects_list: setsCost(1),
+    list_sets_equivalent_list: setsCost(2),
+  },
+};

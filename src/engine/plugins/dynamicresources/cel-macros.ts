@@ -66,6 +66,7 @@ function list(id: bigint, elements: MacroNode[]): MacroNode {
 interface Fold {
   readonly range: MacroNode;
   readonly iterVar: string;
+  readonly iterVar2?: string;
   readonly accuVar: string;
   readonly init: MacroNode;
   readonly condition: MacroNode;
@@ -79,7 +80,7 @@ function comprehension(f: Fold): Kind {
     value: {
       $typeName: 'cel.expr.Expr.Comprehension',
       iterVar: f.iterVar,
-      iterVar2: '',
+      iterVar2: f.iterVar2 ?? '',
       iterRange: f.range,
       accuVar: f.accuVar,
       accuInit: f.init,
@@ -121,7 +122,13 @@ const ACCUMULATOR_NAMES = new Set([ACCU, '__result__']);
  * two variables from each pair around every expression the user wrote; loop condition, step and
  * result are cel-go's own.
  */
-function twoVar(fn: string, target: MacroNode, args: MacroNode[], nextId: () => bigint): { kind: Kind } | { error: string } | undefined {
+function twoVar(
+  fn: string,
+  target: MacroNode,
+  args: MacroNode[],
+  nextId: () => bigint,
+  shape: MacroShape,
+): { kind: Kind } | { error: string } | undefined {
   const arity = args.length;
   const quantifier = ['all', 'exists', 'existsOne', 'exists_one'].includes(fn) && arity === 3;
   const transform = ['transformList', 'transformMap', 'transformMapEntry'].includes(fn) && (arity === 3 || arity === 4);
@@ -134,14 +141,17 @@ function twoVar(fn: string, target: MacroNode, args: MacroNode[], nextId: () => 
   if (v1 === v2) return { error: `duplicate variable name: ${v1}` };
   if (ACCUMULATOR_NAMES.has(v1) || ACCUMULATOR_NAMES.has(v2)) return { error: 'iteration variable overwrites accumulator variable' };
   const bound = (e: MacroNode): MacroNode => {
+    if (shape === 'cel-go') return e;
     const pair = (i: bigint) => call(nextId(), '_[_]', [ident(nextId(), ITER), constant(nextId(), { case: 'int64Value', value: i })]);
     const inner = node(nextId(), bind(v2, pair(1n), e, nextId));
     return node(nextId(), bind(v1, pair(0n), inner, nextId));
   };
   const accu = () => ident(nextId(), ACCU);
   const bool = (value: boolean) => constant(nextId(), { case: 'boolValue', value });
-  const range = call(nextId(), '@entries', [target]);
-  const base = { range, iterVar: ITER, accuVar: ACCU };
+  const base =
+    shape === 'cel-go'
+      ? { range: target, iterVar: v1, iterVar2: v2, accuVar: ACCU }
+      : { range: call(nextId(), '@entries', [target]), iterVar: ITER, accuVar: ACCU };
   let fold: Fold;
   if (fn === 'all') {
     fold = {
@@ -188,14 +198,21 @@ function twoVar(fn: string, target: MacroNode, args: MacroNode[], nextId: () => 
 }
 
 /**
+ * What a two-variable comprehension expands to: a fold @bufbuild/cel can run (over `@entries`, the
+ * variables bound around each expression) or cel-go's own fold over both variables, the shape
+ * kube-apiserver's cost estimate walks.
+ */
+export type MacroShape = 'evaluate' | 'cel-go';
+
+/**
  * Expands, in place and inside out as cel-go's parser meets them, every `cel.bind(v, init, expr)`,
  * `sortBy` of cel-go's lists extension and two-variable comprehension; or the error cel-go's
  * parser reports for one. `nextId` hands out ids for the new nodes.
  */
-export function expandMacros(e: MacroNode | undefined, nextId: () => bigint): string | undefined {
+export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, shape: MacroShape = 'evaluate'): string | undefined {
   if (!e) return undefined;
   for (const child of subnodes(e)) {
-    const error = expandMacros(child, nextId);
+    const error = expandMacros(child, nextId, shape);
     if (error !== undefined) return error;
   }
   if (e.exprKind.case !== 'callExpr') return undefined;
@@ -234,7 +251,7 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint): st
     e.exprKind = bind(input, c.target, call(nextId(), '@sortByAssociatedKeys', [keys], ident(nextId(), input)), nextId);
     return undefined;
   }
-  const expanded = twoVar(c.function, c.target, c.args, nextId);
+  const expanded = twoVar(c.function, c.target, c.args, nextId, shape);
   if (expanded === undefined) return undefined;
   if ('error' in expanded) return expanded.error;
   e.exprKind = expanded.kind;

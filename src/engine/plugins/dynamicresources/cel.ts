@@ -20,10 +20,13 @@
 // transformMapEntry with two variables), expanded on the parsed expression (cel-macros.ts). A
 // constant pattern that does not compile is a compile error, as upstream (`invalid matches
 // argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: the format library, optional syntax (`a[?i]`, `{?k: v}`) and cost limits. A
+// covered: the format library, optional syntax (`a[?i]`, `{?k: v}`) and the allocator's runtime
+// cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; other type errors (a range that is not a list or map, a sort of lists) show at
 // evaluation.
+// selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
+// (cel-cost.ts; each library's declarations and costs beside the library).
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
@@ -31,10 +34,35 @@ import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
 import type { Device } from '../../api/dra';
 import { parseQuantity } from '../../api/quantity';
+import {
+  CEL_SELECTOR_EXPRESSION_MAX_COST,
+  CIDR_T,
+  COST,
+  costModel,
+  est,
+  fixed,
+  IP_T,
+  MAX_UINT64,
+  member,
+  overload,
+  QUANTITY_T,
+  SEMVER_T,
+  T,
+  type AstNode,
+  type CallCoster,
+  type CelCostLibrary,
+  type CelT,
+  type CostExpr,
+  type CostModel,
+  type Estimate,
+} from './cel-cost';
+import { DRA_STRUCT_FIELDS, DRA_VARIABLES, draEstimateSize } from './cel-cost-dra';
+import { pendingCost } from './cel-cost-pending';
+import { stdCost } from './cel-cost-std';
 import { extListFuncs } from './cel-ext-lists';
-import { ipFuncs, ipRegistry } from './cel-ip';
-import { listFuncs } from './cel-lists';
-import { expandMacros, macroFuncs, type MacroNode } from './cel-macros';
+import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
+import { listFuncs, listsCost } from './cel-lists';
+import { expandMacros, macroFuncs, type MacroNode, type MacroShape } from './cel-macros';
 import { constantRegexError, regexFuncs } from './cel-regex';
 import { urlFuncs, urlRegistry } from './cel-url';
 
@@ -251,6 +279,208 @@ const funcs = [
   }),
 ];
 
+const unit: CallCoster = () => ({ cost: fixed(1n) });
+const traverseArg: CallCoster = (ctx, _fn, _id, _target, args) =>
+  args[0] ? { cost: est.factor(ctx.size(args[0]), COST.stringTraversalFactor) } : undefined;
+
+/** The quantity and semver libraries' share of the cost model (library/cost.go: parsing traverses the string, the rest costs 1). */
+export const quantitySemverCost: CelCostLibrary = {
+  decls: [
+    overload('quantity', 'string_to_quantity', [T.string], QUANTITY_T),
+    overload('isQuantity', 'is_quantity_string', [T.string], T.bool),
+    // upstream declares sign as a global function, sign(q) (Podplan offers q.sign() today).
+    overload('sign', 'quantity_sign', [QUANTITY_T], T.int),
+    member('isInteger', 'quantity_is_integer', [QUANTITY_T], T.bool),
+    member('asInteger', 'quantity_get_int', [QUANTITY_T], T.int),
+    member('asApproximateFloat', 'quantity_get_float', [QUANTITY_T], T.double),
+    member('isGreaterThan', 'quantity_is_greater_than', [QUANTITY_T, QUANTITY_T], T.bool),
+    member('isLessThan', 'quantity_is_less_than', [QUANTITY_T, QUANTITY_T], T.bool),
+    member('compareTo', 'quantity_compare_to', [QUANTITY_T, QUANTITY_T], T.int),
+    member('add', 'quantity_add', [QUANTITY_T, QUANTITY_T], QUANTITY_T),
+    member('add', 'quantity_add_int', [QUANTITY_T, T.int], QUANTITY_T),
+    member('sub', 'quantity_sub', [QUANTITY_T, QUANTITY_T], QUANTITY_T),
+    member('sub', 'quantity_sub_int', [QUANTITY_T, T.int], QUANTITY_T),
+    overload('semver', 'string_to_semver', [T.string], SEMVER_T),
+    overload('isSemver', 'is_semver_string', [T.string], T.bool),
+    // SemverVersion(1)'s normalizing forms; Podplan's runtime does not offer them yet (an evaluation error).
+    overload('semver', 'string_bool_to_semver', [T.string, T.bool], SEMVER_T),
+    overload('isSemver', 'is_semver_string_bool', [T.string, T.bool], T.bool),
+    member('isGreaterThan', 'semver_is_greater_than', [SEMVER_T, SEMVER_T], T.bool),
+    member('isLessThan', 'semver_is_less_than', [SEMVER_T, SEMVER_T], T.bool),
+    member('compareTo', 'semver_compare_to', [SEMVER_T, SEMVER_T], T.int),
+    member('major', 'semver_major', [SEMVER_T], T.int),
+    member('minor', 'semver_minor', [SEMVER_T], T.int),
+    member('patch', 'semver_patch', [SEMVER_T], T.int),
+  ],
+  byFunction: Object.fromEntries([
+    ...['quantity', 'isQuantity', 'semver', 'isSemver'].map((f) => [f, traverseArg] as const),
+    ...[
+      'sign',
+      'asInteger',
+      'isInteger',
+      'asApproximateFloat',
+      'isGreaterThan',
+      'isLessThan',
+      'compareTo',
+      'add',
+      'sub',
+      'major',
+      'minor',
+      'patch',
+    ].map((f) => [f, unit] as const),
+  ]),
+};
+
+function sameNamed(a: CelT, b: CelT, name: string): boolean {
+  return (a.k === 'struct' || a.k === 'opaque') && a.k === b.k && a.name === name && b.name === name;
+}
+
+/** library/cost.go's `_==_`: constant for two values of one of Kubernetes' types (IP, CIDR, Quantity, Semver). */
+export const equalityCost: CelCostLibrary = {
+  decls: [],
+  byFunction: {
+    '_==_': (_ctx, _fn, _id, _target, args) => {
+      const [l, r] = args;
+      if (!l || !r) return undefined;
+      for (const t of [IP_T, CIDR_T, QUANTITY_T, SEMVER_T])
+        if (sameNamed(l.type, r.type, (t as { name: string }).name)) return { cost: fixed(1n) };
+      return undefined;
+    },
+  },
+};
+
+const targetTraversal: CallCoster = (ctx, _fn, _id, target) => {
+  if (!target) return undefined;
+  const sz = ctx.size(target);
+  return { cost: est.factor(sz, COST.stringTraversalFactor), resultSize: sz };
+};
+
+/** The strings extension's share of the cost model: its overloads (cel-go ext/strings.go) and library/cost.go's entries. */
+export const stringsCost: CelCostLibrary = {
+  decls: [
+    member('charAt', 'string_char_at_int', [T.string, T.int], T.string),
+    member('indexOf', 'string_index_of_string', [T.string, T.string], T.int),
+    member('indexOf', 'string_index_of_string_int', [T.string, T.string, T.int], T.int),
+    member('lastIndexOf', 'string_last_index_of_string', [T.string, T.string], T.int),
+    member('lastIndexOf', 'string_last_index_of_string_int', [T.string, T.string, T.int], T.int),
+    member('lowerAscii', 'string_lower_ascii', [T.string], T.string),
+    member('upperAscii', 'string_upper_ascii', [T.string], T.string),
+    member('replace', 'string_replace_string_string', [T.string, T.string, T.string], T.string),
+    member('replace', 'string_replace_string_string_int', [T.string, T.string, T.string, T.int], T.string),
+    member('split', 'string_split_string', [T.string, T.string], T.list(T.string)),
+    member('split', 'string_split_string_int', [T.string, T.string, T.int], T.list(T.string)),
+    member('substring', 'string_substring_int', [T.string, T.int], T.string),
+    member('substring', 'string_substring_int_int', [T.string, T.int, T.int], T.string),
+    member('trim', 'string_trim', [T.string], T.string),
+    member('join', 'list_join', [T.list(T.string)], T.string),
+    member('join', 'list_join_string', [T.list(T.string), T.string], T.string),
+    overload('strings.quote', 'strings_quote', [T.string], T.string),
+    member('format', 'string_format', [T.string, T.list(T.dyn)], T.string),
+  ],
+  byFunction: {
+    lowerAscii: targetTraversal,
+    upperAscii: targetTraversal,
+    substring: targetTraversal,
+    trim: targetTraversal,
+    replace: (ctx, _fn, _id, target, args) => {
+      if (!target || args.length < 2) return undefined;
+      const sz = ctx.size(target);
+      const from = ctx.size(args[0]!);
+      const to = ctx.size(args[1]!);
+      let countMax: bigint;
+      let countMin: bigint;
+      let keptMax = 0n;
+      let keptMin = 0n;
+      if (from.min === 0n) {
+        countMax = sz.max < MAX_UINT64 ? sz.max + 1n : sz.max;
+        keptMax = sz.max;
+      } else if (to.max <= from.min) {
+        countMax = 0n;
+        keptMax = sz.max;
+      } else {
+        countMax = BigInt(Math.ceil(Number(sz.max) / Number(from.min)));
+      }
+      if (from.max === 0n) {
+        countMin = sz.min < MAX_UINT64 ? sz.min + 1n : sz.min;
+        keptMin = sz.min;
+      } else if (from.max <= to.min) {
+        countMin = 0n;
+        keptMin = sz.min;
+      } else {
+        countMin = BigInt(Math.ceil(Number(sz.min) / Number(from.max)));
+      }
+      const size = est.add(est.mul({ min: countMin, max: countMax }, to), { min: keptMin, max: keptMax });
+      return { cost: est.factor(sz, 2 * COST.stringTraversalFactor), resultSize: size };
+    },
+    split: (ctx, _fn, _id, target, args) => {
+      if (!target) return undefined;
+      const sz = ctx.size(target);
+      let max = sz.max;
+      const limit = args[1]?.expr?.exprKind;
+      if (limit?.case === 'constExpr' && limit.value.constantKind.case === 'int64Value')
+        max = BigInt.asUintN(64, limit.value.constantKind.value as bigint);
+      return { cost: est.factor(sz, 2 * COST.stringTraversalFactor), resultSize: { min: 0n, max } };
+    },
+    join: (ctx, _fn, _id, target, args) => {
+      if (!target) return undefined;
+      let sz: Estimate = { min: 0n, max: 0n };
+      const list = ctx.size(target);
+      if (target.type.k === 'list') {
+        const el: AstNode = {
+          path: target.path && [...target.path, '@items'],
+          type: target.type.e,
+          expr: undefined,
+          computedSize: undefined,
+        };
+        sz = est.mul(list, ctx.size(el));
+      }
+      if (args[0]) {
+        const sep = ctx.size(args[0]);
+        sz = est.add(sz, est.mul(sep, { min: list.min > 0n ? list.min - 1n : 0n, max: list.max > 0n ? list.max - 1n : 0n }));
+      }
+      return { cost: est.factor(sz, COST.stringTraversalFactor), resultSize: sz };
+    },
+  },
+};
+
+let model: CostModel | undefined;
+
+/** The DRA selector environment's cost model: its variable, its libraries' declarations and costs. */
+function theCostModel(): CostModel {
+  model ??= costModel({
+    variables: DRA_VARIABLES,
+    structFields: DRA_STRUCT_FIELDS,
+    libraries: [stdCost, stringsCost, quantitySemverCost, equalityCost, listsCost, ipCost, pendingCost],
+    estimateSize: draEstimateSize,
+  });
+  return model;
+}
+
+/**
+ * A selector's estimated cost (the maximum, as kube-apiserver compares it with the limit) and whether
+ * kube-apiserver's validation refuses it for it; undefined when it does not parse.
+ */
+export function selectorCost(expression: string): SelectorCost | undefined {
+  if (costs.has(expression)) return costs.get(expression);
+  const result = estimateSelector(expression);
+  if (costs.size >= MAX_CACHED) costs.clear();
+  costs.set(expression, result);
+  return result;
+}
+
+type SelectorCost = { readonly cost: bigint; readonly exceeds: boolean };
+const costs = new Map<string, SelectorCost | undefined>();
+
+function estimateSelector(expression: string): SelectorCost | undefined {
+  const parsed = parseSelector(expression, 'cel-go');
+  if (!parsed.ok) return undefined;
+  const cost = theCostModel().estimate(parsed.expr.expr as unknown as CostExpr).max;
+  return { cost, exceeds: cost > CEL_SELECTOR_EXPRESSION_MAX_COST };
+}
+
+/** kube-apiserver's words for a selector whose estimated cost exceeds the limit (a field.Forbidden). */
+export const TOO_COMPLEX = 'Forbidden: too complex, exceeds cost limit';
+
 let env: CelEnv | undefined;
 
 function theEnv(): CelEnv {
@@ -348,13 +578,31 @@ function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | unde
   return undefined;
 }
 
+/**
+ * A selector parsed with cel-go's macros expanded (cel.bind, sortBy, two-variable comprehensions):
+ * the tree both the cost estimate and the program are made from, or why it does not parse.
+ */
+function parseSelector(
+  expression: string,
+  shape: MacroShape = 'evaluate',
+): { ok: true; expr: ReturnType<typeof parse> } | { ok: false; error: string } {
+  let parsed;
+  try {
+    parsed = parse(expression);
+  } catch (e) {
+    return { ok: false, error: e instanceof Error ? e.message : String(e) };
+  }
+  let id = 1n << 40n;
+  const macroError = expandMacros(parsed.expr as unknown as MacroNode, () => id++, shape);
+  return macroError === undefined ? { ok: true, expr: parsed } : { ok: false, error: macroError };
+}
+
 function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
   try {
-    const parsed = parse(expression);
-    let id = 1n << 40n;
-    const macroError = expandMacros(parsed.expr as unknown as MacroNode, () => id++);
-    if (macroError !== undefined) return { ok: false, error: macroError };
+    const expanded = parseSelector(expression);
+    if (!expanded.ok) return expanded;
+    const parsed = expanded.expr;
     const undeclared = undeclaredFunction(parsed.expr as unknown as ExprNode, theEnv());
     if (undeclared !== undefined) return { ok: false, error: undeclared };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);

@@ -1,0 +1,937 @@
+// The estimated cost of a DRA device selector, as kube-apiserver 1.37 computes it before it accepts
+// one: cel-go's checker.Cost (github.com/google/cel-go v0.29.2 checker/cost.go) over the checked
+// expression, with Kubernetes' library.CostEstimator (k8s.io/apiserver v0.37.2
+// pkg/cel/library/cost.go) and the DRA compiler's size estimates for the `device` variable
+// (k8s.io/dynamic-resource-allocation v0.37.2 cel/compile.go). @bufbuild/cel 0.6 does not type-check
+// (its checker handles constants and identifiers only), so this file carries the small type checker
+// the walk needs: the types and overloads of the functions the selector environment declares, each
+// library's own declarations and cost entries beside the library (CelCostLibrary).
+//
+// Costs are uint64 in upstream, saturating at 2^64-1; here bigints with the same saturation.
+
+export const MAX_UINT64 = (1n << 64n) - 1n;
+const TWO_TO_64 = 2 ** 64;
+
+/** resourceapi.CELSelectorExpressionMaxCost: the estimated (and, in the allocator, runtime) limit. */
+export const CEL_SELECTOR_EXPRESSION_MAX_COST = 1_000_000n;
+
+/** cel-go common/cost.go. */
+export const COST = {
+  selectAndIdent: 1n,
+  constant: 0n,
+  listCreateBase: 10n,
+  mapCreateBase: 30n,
+  structCreateBase: 40n,
+  stringTraversalFactor: 0.1,
+  regexStringLengthFactor: 0.25,
+} as const;
+
+/** A range of sizes or costs (checker.SizeEstimate, checker.CostEstimate). */
+export interface Estimate {
+  readonly min: bigint;
+  readonly max: bigint;
+}
+
+export const UNKNOWN: Estimate = { min: 0n, max: MAX_UINT64 };
+
+export function fixed(n: bigint): Estimate {
+  return { min: n, max: n };
+}
+
+/** Go's plain uint64 arithmetic, which wraps (cel-go's result sizes of string conversions and quoting). */
+function wrap(x: bigint): bigint {
+  return BigInt.asUintN(64, x);
+}
+
+function addSat(x: bigint, y: bigint): bigint {
+  const s = x + y;
+  return s > MAX_UINT64 ? MAX_UINT64 : s;
+}
+
+function mulSat(x: bigint, y: bigint): bigint {
+  const p = x * y;
+  return p > MAX_UINT64 ? MAX_UINT64 : p;
+}
+
+/** uint64 × float64 as Go computes it: through float64, rounded up, saturating. */
+function mulFactor(x: bigint, y: number): bigint {
+  const xf = Number(x);
+  if (xf > 0 && y > 0 && xf > TWO_TO_64 / y) return MAX_UINT64;
+  const c = Math.ceil(xf * y);
+  if (c >= TWO_TO_64) return MAX_UINT64;
+  return BigInt(c);
+}
+
+export const est = {
+  add: (a: Estimate, b: Estimate): Estimate => ({ min: addSat(a.min, b.min), max: addSat(a.max, b.max) }),
+  mul: (a: Estimate, b: Estimate): Estimate => ({ min: mulSat(a.min, b.min), max: mulSat(a.max, b.max) }),
+  factor: (a: Estimate, f: number): Estimate => ({ min: mulFactor(a.min, f), max: mulFactor(a.max, f) }),
+  union: (a: Estimate, b: Estimate): Estimate => ({ min: b.min < a.min ? b.min : a.min, max: b.max > a.max ? b.max : a.max }),
+};
+
+// ---- types -------------------------------------------------------------------------------------
+
+export type CelT =
+  | {
+      readonly k:
+        'dyn' | 'any' | 'bool' | 'int' | 'uint' | 'double' | 'string' | 'bytes' | 'null' | 'timestamp' | 'duration' | 'type' | 'error';
+    }
+  | { readonly k: 'list'; readonly e: CelT }
+  | { readonly k: 'map'; readonly key: CelT; readonly val: CelT }
+  | { readonly k: 'struct'; readonly name: string }
+  | { readonly k: 'opaque'; readonly name: string; readonly params?: readonly CelT[] }
+  | { readonly k: 'param'; readonly name: string };
+
+export const T = {
+  dyn: { k: 'dyn' },
+  any: { k: 'any' },
+  bool: { k: 'bool' },
+  int: { k: 'int' },
+  uint: { k: 'uint' },
+  double: { k: 'double' },
+  string: { k: 'string' },
+  bytes: { k: 'bytes' },
+  null: { k: 'null' },
+  timestamp: { k: 'timestamp' },
+  duration: { k: 'duration' },
+  type: { k: 'type' },
+  error: { k: 'error' },
+  list: (e: CelT): CelT => ({ k: 'list', e }),
+  map: (key: CelT, val: CelT): CelT => ({ k: 'map', key, val }),
+  struct: (name: string): CelT => ({ k: 'struct', name }),
+  opaque: (name: string, params?: readonly CelT[]): CelT => (params ? { k: 'opaque', name, params } : { k: 'opaque', name }),
+  param: (name: string): CelT => ({ k: 'param', name }),
+  A: { k: 'param', name: 'A' },
+  B: { k: 'param', name: 'B' },
+} as const satisfies Record<string, CelT | ((...a: never[]) => CelT)>;
+
+export const QUANTITY_T = T.struct('kubernetes.Quantity');
+export const SEMVER_T = T.struct('kubernetes.Semver');
+export const IP_T = T.opaque('net.IP');
+export const CIDR_T = T.opaque('net.CIDR');
+
+function isDyn(t: CelT): boolean {
+  return t.k === 'dyn' || t.k === 'any' || t.k === 'error';
+}
+
+function sameType(a: CelT, b: CelT): boolean {
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'list':
+      return sameType(a.e, (b as typeof a).e);
+    case 'map':
+      return sameType(a.key, (b as typeof a).key) && sameType(a.val, (b as typeof a).val);
+    case 'struct':
+    case 'opaque':
+    case 'param':
+      return a.name === (b as typeof a).name;
+    default:
+      return true;
+  }
+}
+
+/** One overload as the checker sees it (cel.Overload / cel.MemberOverload). */
+export interface CelOverloadDecl {
+  readonly fn: string;
+  readonly id: string;
+  readonly member: boolean;
+  /** For a member overload the target's type first. */
+  readonly params: readonly CelT[];
+  readonly result: CelT;
+}
+
+export function overload(fn: string, id: string, params: readonly CelT[], result: CelT): CelOverloadDecl {
+  return { fn, id, member: false, params, result };
+}
+
+export function member(fn: string, id: string, params: readonly CelT[], result: CelT): CelOverloadDecl {
+  return { fn, id, member: true, params, result };
+}
+
+// ---- the expression tree (cel.expr.Expr as @bufbuild/cel's parser builds it) --------------------
+
+export interface CostExpr {
+  readonly id: bigint;
+  readonly exprKind:
+    | {
+        readonly case: 'constExpr';
+        readonly value: { readonly constantKind: { readonly case: string | undefined; readonly value?: unknown } };
+      }
+    | { readonly case: 'identExpr'; readonly value: { readonly name: string } }
+    | { readonly case: 'selectExpr'; readonly value: { readonly operand?: CostExpr; readonly field: string; readonly testOnly: boolean } }
+    | {
+        readonly case: 'callExpr';
+        readonly value: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] };
+      }
+    | { readonly case: 'listExpr'; readonly value: { readonly elements: readonly CostExpr[] } }
+    | {
+        readonly case: 'structExpr';
+        readonly value: {
+          readonly messageName: string;
+          readonly entries: readonly {
+            readonly keyKind: { readonly case: string | undefined; readonly value?: unknown };
+            readonly value?: CostExpr;
+          }[];
+        };
+      }
+    | {
+        readonly case: 'comprehensionExpr';
+        readonly value: {
+          readonly iterVar: string;
+          readonly iterVar2: string;
+          readonly iterRange?: CostExpr;
+          readonly accuVar: string;
+          readonly accuInit?: CostExpr;
+          readonly loopCondition?: CostExpr;
+          readonly loopStep?: CostExpr;
+          readonly result?: CostExpr;
+        };
+      }
+    | { readonly case: undefined; readonly value?: undefined };
+}
+
+// ---- the estimator interface (checker.AstNode, CostEstimator, FunctionEstimator) -----------------
+
+/** What an estimator knows of a call's target or argument (checker.AstNode). */
+export interface AstNode {
+  readonly path: readonly string[] | undefined;
+  readonly type: CelT;
+  readonly expr: CostExpr | undefined;
+  readonly computedSize: Estimate | undefined;
+}
+
+export interface CallEstimate {
+  readonly cost: Estimate;
+  readonly resultSize?: Estimate;
+}
+
+/** What a library's cost entry may ask: the size of a node (computed, else the variable's estimate, else unknown). */
+export interface CostContext {
+  size(node: AstNode): Estimate;
+  /** The estimator's size of a path, without the node's computed size (EstimateSize). */
+  estimateSize(node: AstNode): Estimate | undefined;
+}
+
+/** A cost entry: the call's own cost, without its arguments' (cel-go adds those). */
+export type CallCoster = (
+  ctx: CostContext,
+  fn: string,
+  overloadId: string,
+  target: AstNode | undefined,
+  args: readonly AstNode[],
+) => CallEstimate | undefined;
+
+/**
+ * A CEL library's share of the cost model, kept beside the library: its overloads' types for the
+ * checker, its entries in Kubernetes' CostEstimator (keyed by function name, as library/cost.go
+ * switches) and its cel-go CostEstimatorOptions (keyed by overload id; they win over the former).
+ */
+export interface CelCostLibrary {
+  readonly decls: readonly CelOverloadDecl[];
+  readonly byFunction?: Readonly<Record<string, CallCoster>>;
+  readonly byOverload?: Readonly<Record<string, CallCoster>>;
+}
+
+/** Declared object types' fields (the checker's struct field lookup) and the size estimator of the environment's variables. */
+export interface CostEnvironment {
+  readonly variables: Readonly<Record<string, CelT>>;
+  readonly structFields: Readonly<Record<string, Readonly<Record<string, CelT>>>>;
+  readonly libraries: readonly CelCostLibrary[];
+  /** checker.CostEstimator.EstimateSize for variables' paths. */
+  readonly estimateSize: (node: AstNode) => Estimate | undefined;
+}
+
+// ---- the checker ---------------------------------------------------------------------------------
+
+interface Checked {
+  readonly types: Map<bigint, CelT>;
+  readonly overloads: Map<bigint, string[]>;
+  /** Calls whose target is a namespace (`sets.contains(…)`): checked as global functions. */
+  readonly qualified: Set<bigint>;
+}
+
+type Bindings = Map<string, CelT>;
+
+/** A type with its parameters replaced by their bindings (unbound ones, and cycles, as dyn). */
+function resolve(t: CelT, b: Bindings, seen: ReadonlySet<string> = new Set()): CelT {
+  switch (t.k) {
+    case 'param': {
+      const bound = b.get(t.name);
+      return bound && !seen.has(t.name) ? resolve(bound, b, new Set([...seen, t.name])) : T.dyn;
+    }
+    case 'list':
+      return T.list(resolve(t.e, b, seen));
+    case 'map':
+      return T.map(resolve(t.key, b, seen), resolve(t.val, b, seen));
+    case 'opaque':
+      return t.params
+        ? T.opaque(
+            t.name,
+            t.params.map((p) => resolve(p, b, seen)),
+          )
+        : t;
+    default:
+      return t;
+  }
+}
+
+/** Whether a value of type `from` may be passed where `to` is expected, binding `to`'s type parameters. */
+function assignable(from: CelT, to: CelT, b: Bindings): boolean {
+  if (to.k === 'param') {
+    if (from.k === 'param' && from.name === to.name) return true;
+    const bound = b.get(to.name);
+    if (!bound) {
+      b.set(to.name, from);
+      return true;
+    }
+    if (!assignable(from, bound, b) && !isDyn(bound)) return false;
+    // The binding widens to the more general type (the checker's mostGeneral): dyn over string.
+    if (isDyn(from) && !isDyn(bound)) b.set(to.name, from);
+    return true;
+  }
+  if (isDyn(from) || isDyn(to)) return true;
+  if (from.k === 'param') return true;
+  if (from.k !== to.k) return false;
+  switch (to.k) {
+    case 'list':
+      return assignable((from as typeof to).e, to.e, b);
+    case 'map':
+      return assignable((from as typeof to).key, to.key, b) && assignable((from as typeof to).val, to.val, b);
+    case 'struct':
+      return (from as typeof to).name === to.name;
+    case 'opaque': {
+      const f = from as typeof to;
+      if (f.name !== to.name) return false;
+      const fp = f.params ?? [];
+      const tp = to.params ?? [];
+      return fp.length === tp.length && fp.every((p, i) => assignable(p, tp[i]!, b));
+    }
+    default:
+      return true;
+  }
+}
+
+function qualifiedName(e: CostExpr | undefined): string | undefined {
+  if (!e) return undefined;
+  if (e.exprKind.case === 'identExpr') return e.exprKind.value.name;
+  if (e.exprKind.case === 'selectExpr') {
+    const q = qualifiedName(e.exprKind.value.operand);
+    return q === undefined ? undefined : `${q}.${e.exprKind.value.field}`;
+  }
+  return undefined;
+}
+
+class TypeChecker {
+  private readonly types = new Map<bigint, CelT>();
+  private readonly overloads = new Map<bigint, string[]>();
+  private readonly qualified = new Set<bigint>();
+  private readonly scopes: Map<string, CelT>[] = [];
+
+  constructor(
+    private readonly env: CostEnvironment,
+    private readonly byFn: Map<string, CelOverloadDecl[]>,
+  ) {}
+
+  run(e: CostExpr): Checked {
+    this.check(e);
+    return { types: this.types, overloads: this.overloads, qualified: this.qualified };
+  }
+
+  private set(e: CostExpr, t: CelT): CelT {
+    this.types.set(e.id, t);
+    return t;
+  }
+
+  private lookup(name: string): CelT | undefined {
+    for (let i = this.scopes.length - 1; i >= 0; i--) {
+      const t = this.scopes[i]!.get(name);
+      if (t) return t;
+    }
+    return this.env.variables[name];
+  }
+
+  check(e: CostExpr | undefined): CelT {
+    if (!e) return T.dyn;
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'constExpr': {
+        const c = k.value.constantKind.case;
+        const t: CelT =
+          c === 'boolValue'
+            ? T.bool
+            : c === 'int64Value'
+              ? T.int
+              : c === 'uint64Value'
+                ? T.uint
+                : c === 'doubleValue'
+                  ? T.double
+                  : c === 'stringValue'
+                    ? T.string
+                    : c === 'bytesValue'
+                      ? T.bytes
+                      : c === 'nullValue'
+                        ? T.null
+                        : T.dyn;
+        return this.set(e, t);
+      }
+      case 'identExpr':
+        return this.set(e, this.lookup(k.value.name) ?? (this.byFn.has(k.value.name) ? T.type : T.dyn));
+      case 'selectExpr': {
+        const operand = this.check(k.value.operand);
+        if (k.value.testOnly) return this.set(e, T.bool);
+        return this.set(e, this.selectField(operand, k.value.field));
+      }
+      case 'listExpr': {
+        let elem: CelT | undefined;
+        for (const el of k.value.elements) {
+          const t = this.check(el);
+          elem = elem === undefined ? t : joinTypes(elem, t);
+        }
+        // An empty list's element type is free until a call binds it (as the checker's type variables).
+        return this.set(e, T.list(elem ?? FREE));
+      }
+      case 'structExpr': {
+        let key: CelT | undefined;
+        let val: CelT | undefined;
+        for (const entry of k.value.entries) {
+          if (entry.keyKind.case === 'mapKey') {
+            const kt = this.check(entry.keyKind.value as CostExpr);
+            key = key === undefined ? kt : joinTypes(key, kt);
+          }
+          const vt = this.check(entry.value);
+          val = val === undefined ? vt : joinTypes(val, vt);
+        }
+        if (k.value.messageName !== '') return this.set(e, T.struct(k.value.messageName));
+        return this.set(e, T.map(key ?? T.dyn, val ?? T.dyn));
+      }
+      case 'comprehensionExpr': {
+        const c = k.value;
+        const range = this.check(c.iterRange);
+        const accu = this.check(c.accuInit);
+        const scope = new Map<string, CelT>();
+        const iter1 = range.k === 'list' ? (c.iterVar2 ? T.int : range.e) : range.k === 'map' ? range.key : T.dyn;
+        const iter2 = range.k === 'list' ? range.e : range.k === 'map' ? range.val : T.dyn;
+        scope.set(c.accuVar, accu);
+        scope.set(c.iterVar, iter1);
+        if (c.iterVar2) scope.set(c.iterVar2, iter2);
+        this.scopes.push(scope);
+        this.check(c.loopCondition);
+        const step = this.check(c.loopStep);
+        // The accumulator takes the step's type (a list literal's element type, once known).
+        scope.set(c.accuVar, accu.k === 'list' && step.k === 'list' ? step : accu);
+        scope.delete(c.iterVar);
+        if (c.iterVar2) scope.delete(c.iterVar2);
+        const result = this.check(c.result);
+        this.scopes.pop();
+        return this.set(e, result);
+      }
+      case 'callExpr':
+        return this.set(e, this.call(e, k.value));
+      default:
+        return this.set(e, T.dyn);
+    }
+  }
+
+  private selectField(operand: CelT, field: string): CelT {
+    if (operand.k === 'map') return operand.val;
+    if (operand.k === 'struct') return this.env.structFields[operand.name]?.[field] ?? T.dyn;
+    return T.dyn;
+  }
+
+  private call(e: CostExpr, call: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] }): CelT {
+    let fn = call.function;
+    let target = call.target;
+    const q = qualifiedName(target);
+    if (q !== undefined && this.lookup(q.split('.')[0]!) === undefined && this.byFn.has(`${q}.${fn}`)) {
+      fn = `${q}.${fn}`;
+      target = undefined;
+      this.qualified.add(e.id);
+    }
+    const argTypes = call.args.map((a) => this.check(a));
+    if (fn === '_&&_' || fn === '_||_') {
+      this.overloads.set(e.id, [fn === '_&&_' ? 'logical_and' : 'logical_or']);
+      return T.bool;
+    }
+    const targetType = target ? this.check(target) : undefined;
+    if (fn === 'dyn') return T.dyn;
+    const all = targetType ? [targetType, ...argTypes] : argTypes;
+    let result: CelT | undefined;
+    const ids: string[] = [];
+    for (const o of this.byFn.get(fn) ?? []) {
+      if (o.member !== (target !== undefined) || o.params.length !== all.length) continue;
+      const b: Bindings = new Map();
+      if (!all.every((t, i) => assignable(t, o.params[i]!, b))) continue;
+      ids.push(o.id);
+      const r = resolve(o.result, b);
+      if (result === undefined) result = r;
+      else if (!isDyn(result) && !sameType(r, result)) result = T.dyn;
+    }
+    this.overloads.set(e.id, ids);
+    return result ?? T.dyn;
+  }
+}
+
+const FREE: CelT = { k: 'param', name: '_free' };
+
+/** A type with the checker's unbound type variables as dyn (the checked AST's final types). */
+function settled(t: CelT): CelT {
+  return resolve(t, new Map());
+}
+
+function joinTypes(prev: CelT, cur: CelT): CelT {
+  if (sameType(prev, cur)) return prev;
+  if (isDyn(prev)) return prev;
+  if (isDyn(cur)) return cur;
+  if (prev.k === 'list' && cur.k === 'list') return T.list(joinTypes(prev.e, cur.e));
+  return T.dyn;
+}
+
+// ---- the coster (checker.Cost) ---------------------------------------------------------------------
+
+interface EntrySize {
+  readonly container: 'list' | 'map' | undefined;
+  readonly key: Estimate;
+  readonly val: Estimate;
+}
+
+interface LocalVar {
+  readonly path: readonly string[];
+  readonly size: Estimate | undefined;
+  readonly entry: EntrySize | undefined;
+}
+
+const ACCUMULATORS = new Set(['@result', '__result__']);
+
+class Coster implements CostContext {
+  private readonly paths = new Map<bigint, readonly string[]>();
+  private readonly sizes = new Map<bigint, Estimate>();
+  private readonly entries = new Map<bigint, EntrySize>();
+  private readonly locals = new Map<string, LocalVar[]>();
+
+  constructor(
+    private readonly env: CostEnvironment,
+    private readonly checked: Checked,
+    private readonly byFunction: Map<string, CallCoster>,
+    private readonly byOverload: Map<string, CallCoster>,
+  ) {}
+
+  size(node: AstNode): Estimate {
+    return node.computedSize ?? this.env.estimateSize(node) ?? UNKNOWN;
+  }
+
+  estimateSize(node: AstNode): Estimate | undefined {
+    return this.env.estimateSize(node);
+  }
+
+  private typeOf(e: CostExpr | undefined): CelT {
+    const t = e && this.checked.types.get(e.id);
+    return t ? settled(t) : T.dyn;
+  }
+
+  private peek(name: string): LocalVar | undefined {
+    const s = this.locals.get(name);
+    return s && s.length > 0 ? s[s.length - 1] : undefined;
+  }
+
+  private push(name: string, v: LocalVar): void {
+    const s = this.locals.get(name) ?? [];
+    s.push(v);
+    this.locals.set(name, s);
+  }
+
+  private pop(name: string): void {
+    this.locals.get(name)?.pop();
+  }
+
+  private pathOf(e: CostExpr | undefined): readonly string[] {
+    if (!e) return [];
+    if (e.exprKind.case === 'identExpr') {
+      const v = this.peek(e.exprKind.value.name);
+      if (v) return v.path;
+    }
+    return this.paths.get(e.id) ?? [];
+  }
+
+  private node(e: CostExpr): AstNode {
+    let path: readonly string[] | undefined = this.pathOf(e);
+    if (path.length > 0 && ACCUMULATORS.has(path[0]!)) path = undefined;
+    return { path, type: this.typeOf(e), expr: e, computedSize: this.computeSize(e) };
+  }
+
+  private sizeOrUnknown(e: CostExpr | undefined): Estimate {
+    return (e && this.computeSize(e)) ?? UNKNOWN;
+  }
+
+  private computeSize(e: CostExpr): Estimate | undefined {
+    const hit = this.sizes.get(e.id);
+    if (hit) return hit;
+    const literal = exprSize(e);
+    if (literal) return literal;
+    const estimated = this.env.estimateSize({ path: this.pathOf(e), type: this.typeOf(e), expr: e, computedSize: undefined });
+    if (estimated) {
+      this.sizes.set(e.id, estimated);
+      return estimated;
+    }
+    const t = this.typeOf(e);
+    if (isScalar(t)) return fixed(1n);
+    if (e.exprKind.case === 'identExpr') return this.peek(e.exprKind.value.name)?.size;
+    return undefined;
+  }
+
+  private entrySize(e: CostExpr | undefined): EntrySize | undefined {
+    if (!e) return undefined;
+    const hit = this.entries.get(e.id);
+    if (hit) return hit;
+    if (e.exprKind.case === 'identExpr') return this.peek(e.exprKind.value.name)?.entry;
+    return undefined;
+  }
+
+  private pushIter(name: string, range: CostExpr, which: 'single' | 'key' | 'value'): void {
+    const entry = this.entrySize(range);
+    const container = entry?.container ?? (this.typeOf(range).k === 'list' ? 'list' : this.typeOf(range).k === 'map' ? 'map' : undefined);
+    let size: Estimate | undefined;
+    let sub: string;
+    if (which === 'key') {
+      size = entry?.key;
+      sub = container === 'list' ? '@indices' : '@keys';
+    } else if (which === 'value') {
+      size = entry?.val;
+      sub = container === 'list' ? '@items' : '@values';
+    } else if (container === 'list') {
+      size = entry?.val;
+      sub = '@items';
+    } else {
+      size = entry?.key;
+      sub = '@keys';
+    }
+    this.push(name, { path: [...this.pathOf(range), sub], size, entry: undefined });
+  }
+
+  cost(e: CostExpr | undefined): Estimate {
+    if (!e) return fixed(0n);
+    const k = e.exprKind;
+    switch (k.case) {
+      case 'constExpr':
+        return fixed(COST.constant);
+      case 'identExpr': {
+        const v = this.peek(k.value.name);
+        this.paths.set(e.id, v ? v.path : [k.value.name]);
+        return fixed(COST.selectAndIdent);
+      }
+      case 'selectExpr': {
+        if (k.value.testOnly) return this.cost(k.value.operand); // PresenceTestHasCost(false)
+        let sum = this.cost(k.value.operand);
+        const kind = this.typeOf(k.value.operand).k;
+        if (kind === 'map' || kind === 'struct' || kind === 'param') sum = est.add(sum, fixed(COST.selectAndIdent));
+        this.paths.set(e.id, [...this.pathOf(k.value.operand), k.value.field]);
+        return sum;
+      }
+      case 'callExpr':
+        return this.costCall(e, k.value);
+      case 'listExpr': {
+        let sum = fixed(0n);
+        let item: Estimate = { min: k.value.elements.length === 0 ? 0n : MAX_UINT64, max: 0n };
+        for (const el of k.value.elements) {
+          sum = est.add(sum, this.cost(el));
+          item = est.union(item, this.sizeOrUnknown(el));
+        }
+        this.entries.set(e.id, { container: 'list', key: fixed(1n), val: item });
+        return est.add(sum, fixed(COST.listCreateBase));
+      }
+      case 'structExpr': {
+        let sum = fixed(0n);
+        if (k.value.messageName !== '') {
+          for (const entry of k.value.entries) sum = est.add(sum, this.cost(entry.value));
+          return est.add(sum, fixed(COST.structCreateBase));
+        }
+        const empty = k.value.entries.length === 0;
+        let key: Estimate = { min: empty ? 0n : MAX_UINT64, max: 0n };
+        let val: Estimate = { min: empty ? 0n : MAX_UINT64, max: 0n };
+        for (const entry of k.value.entries) {
+          const ke = entry.keyKind.value as CostExpr;
+          sum = est.add(sum, this.cost(ke));
+          sum = est.add(sum, this.cost(entry.value));
+          key = est.union(key, this.sizeOrUnknown(ke));
+          val = est.union(val, this.sizeOrUnknown(entry.value));
+        }
+        this.entries.set(e.id, { container: 'map', key, val });
+        return est.add(sum, fixed(COST.mapCreateBase));
+      }
+      case 'comprehensionExpr':
+        return isBind(k.value) ? this.costBind(e, k.value) : this.costComprehension(e, k.value);
+      default:
+        return fixed(0n);
+    }
+  }
+
+  private pushLocal(name: string, e: CostExpr | undefined): void {
+    this.push(name, { path: this.pathOf(e), size: e && this.computeSize(e), entry: this.entrySize(e) });
+  }
+
+  private costBind(e: CostExpr, c: Extract<CostExpr['exprKind'], { case: 'comprehensionExpr' }>['value']): Estimate {
+    let sum = est.add(this.cost(c.iterRange), this.cost(c.accuInit));
+    this.pushLocal(c.accuVar, c.accuInit);
+    sum = est.add(sum, this.cost(c.result));
+    this.pop(c.accuVar);
+    this.copySizes(e, c.result);
+    return sum;
+  }
+
+  private costComprehension(e: CostExpr, c: Extract<CostExpr['exprKind'], { case: 'comprehensionExpr' }>['value']): Estimate {
+    let sum = est.add(this.cost(c.iterRange), this.cost(c.accuInit));
+    this.pushLocal(c.accuVar, c.accuInit);
+    const range = c.iterRange!;
+    if (c.iterVar2) {
+      this.pushIter(c.iterVar, range, 'key');
+      this.pushIter(c.iterVar2, range, 'value');
+    } else {
+      this.pushIter(c.iterVar, range, 'single');
+    }
+    const loop = this.cost(c.loopCondition);
+    const step = this.cost(c.loopStep);
+    this.pop(c.iterVar);
+    if (c.iterVar2) this.pop(c.iterVar2);
+    sum = est.add(sum, this.cost(c.result));
+    this.pop(c.accuVar);
+    const count = this.sizeOrUnknown(range);
+    sum = est.add(sum, est.mul(count, est.add(step, loop)));
+    const init = c.accuInit?.exprKind.case;
+    if (init === 'constExpr') {
+      const s = c.accuInit && this.computeSize(c.accuInit);
+      if (s) this.sizes.set(e.id, s);
+    } else if (init === 'listExpr' || init === 'structExpr') {
+      this.sizes.set(e.id, count);
+      const stepEntry = this.entrySize(c.loopStep);
+      if (stepEntry) this.entries.set(e.id, stepEntry);
+    }
+    return sum;
+  }
+
+  private copySizes(dst: CostExpr, src: CostExpr | undefined): void {
+    if (!src) return;
+    const s = this.computeSize(src);
+    if (s) this.sizes.set(dst.id, s);
+    const en = this.entrySize(src);
+    if (en) this.entries.set(dst.id, en);
+  }
+
+  private costCall(
+    e: CostExpr,
+    call: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] },
+  ): Estimate {
+    const qualified = this.checked.qualified.has(e.id);
+    const fn = qualified ? `${qualifiedName(call.target)}.${call.function}` : call.function;
+    if (fn === 'dyn' && call.args.length === 1) {
+      const argCost = this.cost(call.args[0]);
+      this.copySizes(e, call.args[0]);
+      return est.add(fixed(1n), argCost);
+    }
+    const argCosts = call.args.map((a) => this.cost(a));
+    const args = call.args.map((a) => this.node(a));
+    const ids = this.checked.overloads.get(e.id) ?? [];
+    if (ids.length === 0) return fixed(0n);
+    let sum = fixed(0n);
+    let target: AstNode | undefined;
+    if (call.target && !qualified) {
+      sum = est.add(sum, this.cost(call.target));
+      target = this.node(call.target);
+    }
+    let fnCost: Estimate = { min: MAX_UINT64, max: 0n };
+    let resultSize: Estimate | undefined;
+    for (const id of ids) {
+      const oc = this.functionCost(e, fn, id, target, args, argCosts, call.args);
+      fnCost = est.union(fnCost, oc.cost);
+      if (oc.resultSize) resultSize = resultSize ? est.union(resultSize, oc.resultSize) : oc.resultSize;
+      if ((id === 'index_list' || id === 'index_map') && call.args.length > 0) {
+        resultSize = this.entrySize(call.args[0])?.val;
+        this.paths.set(e.id, [...this.pathOf(call.args[0]), id === 'index_list' ? '@items' : '@values']);
+      }
+      resultSize ??= this.computeSize(e);
+    }
+    if (resultSize) this.sizes.set(e.id, resultSize);
+    return est.add(sum, fnCost);
+  }
+
+  private functionCost(
+    e: CostExpr,
+    fn: string,
+    id: string,
+    target: AstNode | undefined,
+    args: readonly AstNode[],
+    argCosts: readonly Estimate[],
+    argExprs: readonly CostExpr[],
+  ): CallEstimate {
+    const argSum = (): Estimate => argCosts.reduce((a, b) => est.add(a, b), fixed(0n));
+    const withArgs = (c: CallEstimate | undefined): CallEstimate | undefined =>
+      c && (c.resultSize ? { cost: est.add(c.cost, argSum()), resultSize: c.resultSize } : { cost: est.add(c.cost, argSum()) });
+    const byId = withArgs(this.byOverload.get(id)?.(this, fn, id, target, args));
+    if (byId) return byId;
+    const byName = withArgs(this.byFunction.get(fn)?.(this, fn, id, target, args));
+    if (byName) return byName;
+    const traverse = (s: Estimate): Estimate => est.factor(s, COST.stringTraversalFactor);
+    switch (id) {
+      case 'string_format':
+        if (target) return { cost: est.add(traverse(this.size0(target)), argSum()) };
+        break;
+      case 'string_to_bytes':
+        if (args.length === 1) {
+          const sz = this.size0(args[0]!);
+          return { cost: est.add(traverse(sz), argSum()), resultSize: { min: sz.min, max: wrap(sz.max * 4n) } };
+        }
+        break;
+      case 'bytes_to_string':
+        if (args.length === 1) {
+          const sz = this.size0(args[0]!);
+          return { cost: est.add(traverse(sz), argSum()), resultSize: { min: sz.min / 4n, max: sz.max } };
+        }
+        break;
+      case 'strings_quote':
+        if (args.length === 1) {
+          const sz = this.size0(args[0]!);
+          return { cost: est.add(traverse(sz), argSum()), resultSize: { min: wrap(sz.min + 2n), max: wrap(sz.max * 2n + 2n) } };
+        }
+        break;
+      case 'starts_with_string':
+      case 'ends_with_string':
+        if (args.length === 1) return { cost: est.add(traverse(this.size0(args[0]!)), argSum()) };
+        break;
+      case 'in_list':
+        if (args.length === 2) return { cost: est.add(est.factor(this.size0(args[1]!), 1), argSum()) };
+        break;
+      case 'matches':
+      case 'matches_string': {
+        const [str, re] =
+          id === 'matches_string' && target && args.length === 1
+            ? [target, args[0]]
+            : id === 'matches' && !target && args.length === 2
+              ? [args[0], args[1]]
+              : [];
+        if (str && re) {
+          const strCost = traverse(est.add(this.size0(str), fixed(1n)));
+          const reCost = est.factor(this.size0(re), COST.regexStringLengthFactor);
+          return { cost: est.add(est.mul(strCost, reCost), argSum()) };
+        }
+        break;
+      }
+      case 'contains_string':
+        if (target && args.length === 1)
+          return { cost: est.add(est.mul(traverse(this.size0(target)), traverse(this.size0(args[0]!))), argSum()) };
+        break;
+      case 'logical_or':
+      case 'logical_and': {
+        const l = argCosts[0] ?? fixed(0n);
+        const r = argCosts[1] ?? fixed(0n);
+        return { cost: { min: l.min, max: est.add(l, r).max } };
+      }
+      case 'conditional': {
+        const size = est.union(this.size0(args[1]!), this.size0(args[2]!));
+        const a = this.entrySize(argExprs[1]);
+        const b = this.entrySize(argExprs[2]);
+        if (a && b) this.entries.set(e.id, { container: a.container, key: est.union(a.key, b.key), val: est.union(a.val, b.val) });
+        return { cost: est.add(argCosts[0]!, est.union(argCosts[1]!, argCosts[2]!)), resultSize: size };
+      }
+      case 'add_string':
+      case 'add_bytes':
+      case 'add_list':
+        if (args.length === 2) {
+          const resultSize = est.add(this.size0(args[0]!), this.size0(args[1]!));
+          const a = this.entrySize(argExprs[0]);
+          const b = this.entrySize(argExprs[1]);
+          if (a && b) this.entries.set(e.id, { container: a.container, key: est.union(a.key, b.key), val: est.union(a.val, b.val) });
+          if (id === 'add_list') return { cost: est.add(fixed(1n), argSum()), resultSize };
+          return { cost: est.add(traverse(resultSize), argSum()), resultSize };
+        }
+        break;
+      case 'less_string':
+      case 'greater_string':
+      case 'less_equals_string':
+      case 'greater_equals_string':
+      case 'less_bytes':
+      case 'greater_bytes':
+      case 'less_equals_bytes':
+      case 'greater_equals_bytes':
+      case 'equals':
+      case 'not_equals': {
+        const l = this.size0(args[0]!);
+        const r = this.size0(args[1]!);
+        const smallest = r.max < l.max ? r.max : l.max;
+        return { cost: est.add(traverse({ min: smallest > 0n ? 1n : 0n, max: smallest }), argSum()) };
+      }
+    }
+    return { cost: est.add(fixed(1n), argSum()) };
+  }
+
+  /** cel-go's sizeOrUnknown on an AstNode: its computed size only. */
+  private size0(node: AstNode): Estimate {
+    return node.computedSize ?? UNKNOWN;
+  }
+}
+
+function isBind(c: Extract<CostExpr['exprKind'], { case: 'comprehensionExpr' }>['value']): boolean {
+  const range = c.iterRange?.exprKind;
+  const cond = c.loopCondition?.exprKind;
+  return (
+    range?.case === 'listExpr' &&
+    range.value.elements.length === 0 &&
+    cond?.case === 'constExpr' &&
+    cond.value.constantKind.case === 'boolValue' &&
+    cond.value.constantKind.value === false &&
+    !ACCUMULATORS.has(c.accuVar)
+  );
+}
+
+function exprSize(e: CostExpr): Estimate | undefined {
+  const k = e.exprKind;
+  if (k.case === 'constExpr') {
+    const c = k.value.constantKind;
+    if (c.case === 'stringValue') return fixed(BigInt([...(c.value as string)].length));
+    if (c.case === 'bytesValue') return fixed(BigInt((c.value as Uint8Array).length));
+    return c.case === undefined ? undefined : fixed(1n);
+  }
+  if (k.case === 'listExpr') return fixed(BigInt(k.value.elements.length));
+  if (k.case === 'structExpr' && k.value.messageName === '') return fixed(BigInt(k.value.entries.length));
+  return undefined;
+}
+
+function isScalar(t: CelT): boolean {
+  switch (t.k) {
+    case 'bool':
+    case 'double':
+    case 'duration':
+    case 'int':
+    case 'timestamp':
+    case 'uint':
+      return true;
+    case 'opaque':
+      return t.name === 'optional_type' && t.params !== undefined && t.params[0] !== undefined && isScalar(t.params[0]);
+    default:
+      return false;
+  }
+}
+
+/** An environment's compiled declarations: build once, estimate many. */
+export interface CostModel {
+  /** The estimated cost range of an expression (its checked tree), as checker.Cost. */
+  estimate(expr: CostExpr): Estimate;
+}
+
+export function costModel(env: CostEnvironment): CostModel {
+  const byFn = new Map<string, CelOverloadDecl[]>();
+  const byFunction = new Map<string, CallCoster>();
+  const byOverload = new Map<string, CallCoster>();
+  for (const lib of env.libraries) {
+    for (const d of lib.decls) {
+      const list = byFn.get(d.fn) ?? [];
+      if (!list.some((o) => o.id === d.id)) list.push(d);
+      byFn.set(d.fn, list);
+    }
+    for (const [name, c] of Object.entries(lib.byFunction ?? {})) byFunction.set(name, c);
+    for (const [id, c] of Object.entries(lib.byOverload ?? {})) byOverload.set(id, c);
+  }
+  return {
+    estimate(expr) {
+      const checked = new TypeChecker(env, byFn).run(expr);
+      return new Coster(env, checked, byFunction, byOverload).cost(expr);
+    },
+  };
+}

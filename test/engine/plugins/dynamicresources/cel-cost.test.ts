@@ -1,0 +1,148 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { compileSelector, selectorCost, TOO_COMPLEX } from '../../../../src/engine/plugins/dynamicresources/cel';
+import { CEL_SELECTOR_EXPRESSION_MAX_COST } from '../../../../src/engine/plugins/dynamicresources/cel-cost';
+// generate.ts first: it and generate-dra.ts import each other.
+import '../../../upstream/fidelity/generate';
+import { GPU_SELECTORS, NIC_SELECTORS } from '../../../upstream/fidelity/generate-dra';
+import { oraclePath } from '../../../upstream/fidelity/oracle';
+import { generatedSelectors, HANDWRITTEN, REVERTED_7239678, UPSTREAM_TABLES } from './cel-cost-corpus';
+
+const A = 'device.attributes["gpu.example.com"]';
+const C = 'device.capacity["gpu.example.com"]';
+
+// Each expected cost is upstream's: the oracle's -celcost mode (k8s.io/dynamic-resource-allocation
+// v0.37.2's compiler, 1.37's default features) printed it; the upstream block below re-checks the
+// whole corpus against the oracle itself.
+const TABLE: Array<[expression: string, upstreamCost: bigint]> = [
+  ['device.driver == "gpu.example.com"', 4n],
+  [`${A}.model == "a100"`, 5n],
+  [`${A}.healthy`, 4n],
+  [`${C}.memory.isGreaterThan(quantity("30Gi"))`, 6n],
+  [`"model" in ${A} && ${A}.model.startsWith("h")`, 9n],
+  [`has(${A}.model)`, 3n],
+  // The lists, sets, ip and cidr selectors of 7239678: the one kube-apiserver refused is string(int)
+  // of unknown size fed to ip(); string() of an attribute (dyn) is bounded by the attribute's 64.
+  [`[${A}.numa, ${A}.index].max() >= 1`, 21n],
+  [`[0, 2, 4].indexOf(${A}.index) >= 0`, 18n],
+  [`sets.contains([0, 1], [${A}.numa])`, 27n],
+  [`cidr("10.0.0.0/31").containsIP("10.0.0." + string(${A}.index))`, 33n],
+  [`ip("fe80::" + string(${A}.index + 1)).isLinkLocalUnicast()`, 3689348814741910535n],
+  // Strings: traversal of the attribute's 64 characters; split/join of unknown sizes.
+  [`${A}.model.matches("^a[0-9]+$")`, 25n],
+  [`${A}.model.contains("100")`, 11n],
+  [`${A}.model.replace("a", "b") == "b100"`, 18n],
+  [`${A}.model.split("0").size() > 1`, 19n],
+  ['["a", "b"].join("-") == "a-b"', 1844674407370955275n],
+  ['["a", "b"].indexOf("a") == 0', 3689348814741910541n],
+  [`strings.quote(${A}.model) != ""`, 11n],
+  // Macros over the attribute maps (32 domains × 32 attributes).
+  ['device.attributes.exists(d, true)', 131n],
+  [`${A}.exists(k, k == "x")`, 196n],
+  ['device.attributes.all(d, device.attributes[d].all(a, device.attributes[d][a] != "x"))', 10499n],
+  ['device.attributes.exists_one(d, d == "gpu.example.com")', 164n],
+  ['device.attributes.map(d, device.attributes[d].map(a, a)).size() > 0', 14191n],
+  ['device.attributes.filter(d, d.startsWith("gpu")).size() == 1', 495n],
+  [
+    'device.attributes.exists(d, device.attributes[d].exists(a, device.attributes[d][a] == "x" && device.attributes[d].exists(b, b.matches(a))))',
+    1261859n,
+  ],
+  [
+    'device.attributes.exists(d, device.attributes.exists(e, device.attributes.exists(f, device.attributes[d].exists(a, device.attributes[e].exists(b, a == b)))))',
+    345283811n,
+  ],
+  // Kubernetes' types: == is constant, != traverses an unknown size.
+  [`${C}.memory == quantity("80Gi")`, 6n],
+  [`${C}.memory != quantity("80Gi")`, 1844674407370955269n],
+  [`${A}.driverVersion == semver("1.0.0")`, 12n],
+  ['cidr("10.0.0.0/8").containsCIDR("10.1.0.0/16")', 10n],
+  [`ip.isCanonical(${A}.model)`, 17n],
+  [`(${A}.index > 1 ? "a" : "bb") == ${A}.model`, 10n],
+  ['{"a": 1, "b": 2}[device.attributes["gpu.example.com"].model] == 1', 36n],
+  [`string(bytes(${A}.model)) == "a100"`, 38n],
+  [`type(${A}.model) == string`, 1844674407370955270n],
+  [`dyn(${A}.model) == "a100"`, 6n],
+];
+
+describe('engine/plugins/dynamicresources/cel-cost', () => {
+  for (const [expression, cost] of TABLE) {
+    it(`${expression} costs ${cost}${cost > CEL_SELECTOR_EXPRESSION_MAX_COST ? ' (over the limit)' : ''}`, () => {
+      assert.deepEqual(selectorCost(expression), { cost, exceeds: cost > CEL_SELECTOR_EXPRESSION_MAX_COST });
+    });
+  }
+
+  it('an expression that does not parse has no cost', () => {
+    assert.equal(selectorCost('device.driver =='), undefined);
+  });
+});
+
+/** The oracle, or why this machine cannot run it (no Go to build it). */
+function findOracle(): { path: string } | { skip: string } {
+  if (process.env.PODPLAN_ORACLE) return { path: process.env.PODPLAN_ORACLE };
+  try {
+    execFileSync('go', ['version'], { stdio: 'ignore' });
+  } catch {
+    return { skip: 'Go is not installed, so the oracle (test/upstream/oracle) cannot be built' };
+  }
+  return { path: oraclePath(true) };
+}
+
+interface OracleCost {
+  readonly expression: string;
+  readonly cost?: string;
+  readonly compileError?: string;
+  readonly errors: readonly string[];
+}
+
+describe('upstream: DRA selector cost against k8s.io/dynamic-resource-allocation v0.37.2 and kube-apiserver 1.37.2 validation (the oracle)', function () {
+  this.timeout(600_000);
+  const corpus = [
+    ...new Set([
+      ...REVERTED_7239678,
+      ...GPU_SELECTORS,
+      ...NIC_SELECTORS,
+      ...UPSTREAM_TABLES,
+      ...HANDWRITTEN,
+      ...generatedSelectors(1, 600),
+    ]),
+  ];
+  let results: OracleCost[] = [];
+
+  before(function () {
+    const found = findOracle();
+    if ('skip' in found) {
+      console.log(`      skipped: ${found.skip}`);
+      this.skip();
+    }
+    const input = corpus.map((expression) => JSON.stringify({ expression })).join('\n');
+    const out = execFileSync(found.path, ['-celcost'], { input, encoding: 'utf8', maxBuffer: 64 << 20 });
+    results = out
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as OracleCost);
+  });
+
+  it('every expression both compile gets the same estimated cost and the same verdict, in kube-apiserver words', () => {
+    assert.equal(results.length, corpus.length);
+    const PATH = 'spec.devices.requests[0].exactly.selectors[0].cel.expression';
+    const diffs: string[] = [];
+    let compared = 0;
+    let refused = 0;
+    for (const r of results) {
+      if (r.cost === undefined || !compileSelector(r.expression).ok) continue;
+      compared++;
+      const ours = selectorCost(r.expression);
+      const upstreamRefuses = r.errors.includes(`${PATH}: ${TOO_COMPLEX}`);
+      if (upstreamRefuses) refused++;
+      if (ours?.cost !== BigInt(r.cost) || ours.exceeds !== upstreamRefuses) {
+        diffs.push(
+          `${r.expression}: upstream ${r.cost}${upstreamRefuses ? ' refused' : ''}, Podplan ${ours?.cost}${ours?.exceeds ? ' refused' : ''}`,
+        );
+      }
+    }
+    assert.deepEqual(diffs, []);
+    // The comparison saw real work: most of the corpus, on both sides of the limit.
+    assert.ok(compared >= 450, `compared ${compared}`);
+    assert.ok(refused >= 50, `refused ${refused}`);
+  });
+});
