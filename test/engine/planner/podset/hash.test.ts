@@ -25,6 +25,16 @@ describe('engine/planner/podset/hash', () => {
     assert.equal(snapshotHash([], []), 'fnv64:0cd59d9e3a2607df');
   });
 
+  it('the same objects asked again, right after or after others, hash as they did the first time', () => {
+    const first = snapshotHash([n1, n2], [a, b]);
+    assert.equal(snapshotHash([n1, n2], [a, b]), first);
+    assert.notEqual(snapshotHash([n1], [a, b]), first);
+    assert.notEqual(snapshotHash([n1, n2], [a]), first);
+    assert.equal(snapshotHash([n2, n1], [b, a]), first);
+    // A node where a pod was, and nothing else moved: the lists differ though the objects are the same.
+    assert.notEqual(snapshotHash([], [n1 as unknown as Pod, n2 as unknown as Pod, a, b]), first);
+  });
+
   describe('any change shows', () => {
     const base = snapshotHash([n1, n2], [a, b]);
     const table: Array<[string, Node[], Pod[]]> = [
