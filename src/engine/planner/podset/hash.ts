@@ -52,6 +52,17 @@ function canonicalObject(value: Node | Pod): string {
   return text;
 }
 
+/**
+ * Writes the canonical text of `objects[from]` up to `count` of them ahead of a hash (kept while the
+ * object lives, as a hash keeps it): a caller with idle time spends it so that the first plan's hash
+ * of these objects has only to join and hash. Where it stopped: `objects.length` when done.
+ */
+export function writeAhead(objects: ReadonlyArray<Node | Pod>, from: number, count: number): number {
+  const end = Math.min(objects.length, from + count);
+  for (let i = from; i < end; i++) canonicalObject(objects[i] as Node | Pod);
+  return end;
+}
+
 /** Two 32-bit FNV-1a passes with different offsets over the UTF-16 code units: 64 bits, as 16 hex digits. */
 function hash64(text: string): string {
   let a = 0x811c9dc5;
