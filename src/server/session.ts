@@ -401,17 +401,17 @@ export class Session {
     }
     this.forced.clear();
     this.ports.sourceChanged(++this.generation);
-    this.writeHashAhead();
+    this.writeHashAhead(analysis);
   }
 
   /**
-   * In idle time after a publication, while the workspace has a pod set: the texts a preview's
-   * snapshot hash is written from, written ahead a few hundred objects a turn (so a request waits
-   * for one turn at most), until done or the next publication. The first preview then only joins
-   * and hashes them; what it records is the same.
+   * In idle time after a publication, while the analysis just published has a pod set: the texts
+   * a preview's snapshot hash is written from (its cluster's nodes and pods, the source's own while
+   * the files are the source), written ahead a few hundred objects a turn (so a request waits for
+   * one turn at most), until done or the next publication. The first preview then only joins and
+   * hashes them; what it records is the same.
    */
-  private writeHashAhead(): void {
-    const analysis = this.analysis();
+  private writeHashAhead(analysis: service.Analysis): void {
     const { nodes, pods } = analysis.model.cluster;
     if (!pods.some((p) => podSetLabelOf(p) !== undefined)) return;
     const objects = [...nodes, ...pods];
