@@ -67,6 +67,26 @@ const HASH = 35;
 const DASH = 45;
 const COLON = 58;
 const NEWLINE = 10;
+const COMMA = 44;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const DOUBLE_QUOTE = 34;
+const SINGLE_QUOTE = 39;
+/** What `String.prototype.trimEnd` takes off within one line: white space and line terminators (ECMAScript's WhiteSpace and LineTerminator). */
+const isTrimmed = (c: number): boolean =>
+  c === 32 ||
+  (c >= 9 && c <= 13) ||
+  c === 0xa0 ||
+  c === 0x1680 ||
+  (c >= 0x2000 && c <= 0x200a) ||
+  c === 0x2028 ||
+  c === 0x2029 ||
+  c === 0x202f ||
+  c === 0x205f ||
+  c === 0x3000 ||
+  c === 0xfeff;
 
 /** Characters that may not start a plain scalar here (indicators), besides `-`, `?`, `:` followed by a space. */
 const BAD_START = new Set(['&', '*', '!', '|', '>', '%', '@', '`', ',', ']', '}', '?', "'", '"', '[', '{', '#']);
@@ -607,71 +627,104 @@ class Parser {
 
   /** A flow collection on one line from `at`: its value and where it ends. */
   private flow(at: number, end: number): [unknown, number] {
+    const value = this.flowValue(at, end);
+    return [value, this.flowEnd];
+  }
+
+  /** Where the last flow value read (`flowValue`, `flowScalar`) ends. */
+  private flowEnd = 0;
+
+  /** The first position from `i` that is not a space. */
+  private skipSpaces(i: number): number {
     const t = this.text;
-    const skip = (i: number): number => {
-      while (t.charCodeAt(i) === SPACE) i++;
-      return i;
-    };
-    const scalar = (i: number, inMap: boolean): [unknown, number] => {
-      const c = t[i];
-      if (c === '{' || c === '[') return this.flow(i, end);
-      if (c === '"' || c === "'") {
-        const close = c === "'" ? this.singleQuotedEnd(i, end) : this.doubleQuotedEnd(i, end);
-        if (close < 0) giveUp();
-        const body = t.slice(i + 1, close - 1);
-        return [c === "'" ? singleQuoted(body) : doubleQuoted(body), close];
-      }
-      if (c === undefined || BAD_START.has(c) || c === ':' || (c === '-' && t.charCodeAt(i + 1) === SPACE)) giveUp();
-      let j = i;
-      for (; j < end; j++) {
-        const d = t[j];
-        if (d === ',' || d === ']' || d === '}') break;
-        if (d === ':' && (t.charCodeAt(j + 1) === SPACE || (inMap && /[,\]}]/.test(t[j + 1] ?? '')))) break;
-        if (d === '#' && t.charCodeAt(j - 1) === SPACE) giveUp();
-        if (d === '[' || d === '{') giveUp();
-      }
-      const text = t.slice(i, j).trimEnd();
-      if (text === '') giveUp();
-      return [resolvePlain(text), j];
-    };
-    const open = t[at];
-    let i = skip(at + 1);
-    if (open === '[') {
+    while (t.charCodeAt(i) === SPACE) i++;
+    return i;
+  }
+
+  /** A flow collection on one line from `at`, which ends before `end`: its value; `flowEnd` is after it. */
+  private flowValue(at: number, end: number): unknown {
+    const t = this.text;
+    let i = this.skipSpaces(at + 1);
+    if (t.charCodeAt(at) === OPEN_BRACKET) {
       const out: unknown[] = [];
-      if (t[i] === ']') return [out, i + 1];
+      if (t.charCodeAt(i) === CLOSE_BRACKET) {
+        this.flowEnd = i + 1;
+        return out;
+      }
       for (;;) {
-        const [value, after] = scalar(i, false);
-        out.push(value);
-        i = skip(after);
-        if (t[i] === ',') {
-          i = skip(i + 1);
-          if (t[i] === ']') giveUp(); // a trailing comma
+        out.push(this.flowScalar(i, end, false));
+        i = this.skipSpaces(this.flowEnd);
+        const c = t.charCodeAt(i);
+        if (c === COMMA) {
+          i = this.skipSpaces(i + 1);
+          if (t.charCodeAt(i) === CLOSE_BRACKET) giveUp(); // a trailing comma
           continue;
         }
-        if (t[i] === ']') return [out, i + 1];
+        if (c === CLOSE_BRACKET) {
+          this.flowEnd = i + 1;
+          return out;
+        }
         giveUp();
       }
     }
     const out: Record<string, unknown> = {};
-    if (t[i] === '}') return [out, i + 1];
+    if (t.charCodeAt(i) === CLOSE_BRACE) {
+      this.flowEnd = i + 1;
+      return out;
+    }
     for (;;) {
-      const [key, afterKey] = scalar(i, true);
+      const key = this.flowScalar(i, end, true);
       if (typeof key !== 'string' || key === '__proto__' || key === '<<' || Object.prototype.hasOwnProperty.call(out, key)) giveUp();
-      let j = skip(afterKey);
-      if (t[j] !== ':') giveUp();
-      j = skip(j + 1);
-      if (t[j] === ',' || t[j] === '}') giveUp(); // a key without a value
-      const [value, afterValue] = scalar(j, true);
-      out[key as string] = value;
-      i = skip(afterValue);
-      if (t[i] === ',') {
-        i = skip(i + 1);
-        if (t[i] === '}') giveUp();
+      let j = this.skipSpaces(this.flowEnd);
+      if (t.charCodeAt(j) !== COLON) giveUp();
+      j = this.skipSpaces(j + 1);
+      const next = t.charCodeAt(j);
+      if (next === COMMA || next === CLOSE_BRACE) giveUp(); // a key without a value
+      out[key as string] = this.flowScalar(j, end, true);
+      i = this.skipSpaces(this.flowEnd);
+      const c = t.charCodeAt(i);
+      if (c === COMMA) {
+        i = this.skipSpaces(i + 1);
+        if (t.charCodeAt(i) === CLOSE_BRACE) giveUp();
         continue;
       }
-      if (t[i] === '}') return [out, i + 1];
+      if (c === CLOSE_BRACE) {
+        this.flowEnd = i + 1;
+        return out;
+      }
       giveUp();
     }
+  }
+
+  /** A value inside a flow collection at `i` (a nested collection, a quoted or a plain scalar); `flowEnd` is after it. */
+  private flowScalar(i: number, end: number, inMap: boolean): unknown {
+    const t = this.text;
+    const c = t.charCodeAt(i);
+    if (c === OPEN_BRACE || c === OPEN_BRACKET) return this.flowValue(i, end);
+    if (c === DOUBLE_QUOTE || c === SINGLE_QUOTE) {
+      const close = c === SINGLE_QUOTE ? this.singleQuotedEnd(i, end) : this.doubleQuotedEnd(i, end);
+      if (close < 0) giveUp();
+      const body = t.slice(i + 1, close - 1);
+      this.flowEnd = close;
+      return c === SINGLE_QUOTE ? singleQuoted(body) : doubleQuoted(body);
+    }
+    if (Number.isNaN(c) || BAD_START.has(t[i] as string) || c === COLON || (c === DASH && t.charCodeAt(i + 1) === SPACE)) giveUp();
+    let j = i;
+    for (; j < end; j++) {
+      const d = t.charCodeAt(j);
+      if (d === COMMA || d === CLOSE_BRACKET || d === CLOSE_BRACE) break;
+      if (d === COLON) {
+        const after = t.charCodeAt(j + 1);
+        if (after === SPACE || (inMap && (after === COMMA || after === CLOSE_BRACKET || after === CLOSE_BRACE))) break;
+      } else if (d === HASH) {
+        if (t.charCodeAt(j - 1) === SPACE) giveUp();
+      } else if (d === OPEN_BRACKET || d === OPEN_BRACE) giveUp();
+    }
+    let k = j;
+    while (k > i && isTrimmed(t.charCodeAt(k - 1))) k--;
+    if (k === i) giveUp();
+    this.flowEnd = j;
+    return resolvePlain(t.slice(i, k));
   }
 }
 

@@ -13,6 +13,7 @@ import type { Clock } from '../engine/api/clock';
 import { err, ok, type Result } from '../engine/api/result';
 import { errorDetail } from '../engine/api/errors';
 import type { SolverSettings } from '../engine/planner/planner';
+import { writeAhead } from '../engine/planner/podset/hash';
 import type { MilpSolver } from '../engine/planner/solver/solver';
 import type { WorkspaceModel } from '../manifests';
 import type { KubeconfigOptions } from '../kube/kubeconfig';
@@ -43,6 +44,7 @@ import { noHistory, type History } from './history';
 import { LiveSource } from './live-source';
 import { overlayCluster } from './overlay';
 import * as service from './service';
+import { podSetLabelOf } from './service/analysis';
 import { planView } from './service/planning';
 import { plural } from './service/words';
 import { openHistory, workspaceSource } from './store-history';
@@ -399,8 +401,33 @@ export class Session {
     }
     this.forced.clear();
     this.ports.sourceChanged(++this.generation);
+    this.writeHashAhead(analysis);
+  }
+
+  /**
+   * In idle time after a publication, while the analysis just published has a pod set: the texts
+   * a preview's snapshot hash is written from (its cluster's nodes and pods, the source's own while
+   * the files are the source), written ahead a few hundred objects a turn (so a request waits for
+   * one turn at most), until done or the next publication. The first preview then only joins and
+   * hashes them; what it records is the same.
+   */
+  private writeHashAhead(analysis: service.Analysis): void {
+    const { nodes, pods } = analysis.model.cluster;
+    if (!pods.some((p) => podSetLabelOf(p) !== undefined)) return;
+    const objects = [...nodes, ...pods];
+    const generation = this.generation;
+    let at = 0;
+    const step = (): void => {
+      if (this.generation !== generation || at >= objects.length) return;
+      at = writeAhead(objects, at, HASH_AHEAD_STEP);
+      setImmediate(step);
+    };
+    setImmediate(step);
   }
 }
+
+/** Objects whose snapshot-hash text one idle turn writes (about a millisecond's work). */
+const HASH_AHEAD_STEP = 250;
 
 function isYaml(uri: string, languageId: string): boolean {
   return languageId === 'yaml' || YAML_FILE.test(uri);

@@ -115,8 +115,26 @@ export class Resource {
   }
 }
 
+/**
+ * Amounts already worked out, by unit and text: a workspace writes the same few quantities thousands
+ * of times ("100m", "1Gi"), and each parse is BigInt arithmetic. The function is pure, so a hit is the
+ * answer a parse gives. Budget: AMOUNTS_KEPT entries, all dropped when full.
+ */
+const amounts = new Map<string, Result<number>>();
+const AMOUNTS_KEPT = 4096;
+
 /** The amount of one resource of a ResourceList (millicores for cpu), or why `text` is none (without the field: the caller names it). */
 export function resourceAmount(name: string, text: string): Result<number> {
+  const key = (name === CPU ? 'm' : 'v') + text;
+  let amount = amounts.get(key);
+  if (amount === undefined) {
+    if (amounts.size >= AMOUNTS_KEPT) amounts.clear();
+    amounts.set(key, (amount = parsedAmount(name, text)));
+  }
+  return amount;
+}
+
+function parsedAmount(name: string, text: string): Result<number> {
   const q = parseQuantity(text);
   if (!q.ok) return q;
   const amount = name === CPU ? quantityMilliValue(q.value) : quantityValue(q.value);
