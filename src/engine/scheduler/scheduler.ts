@@ -171,8 +171,9 @@ export class Scheduler {
   }
 
   /**
-   * One scheduling cycle for the next pod in activeQ; undefined when there is none. A pod that fits
-   * nowhere waits among the unschedulable pods; one that failed to bind backs off.
+   * One scheduling cycle for the next pod the queue pops (activeQ's head, else backoffQ's when
+   * activeQ is empty); undefined when there is none. A pod that fits nowhere waits among the
+   * unschedulable pods; one that failed to bind backs off.
    */
   async scheduleNext(): Promise<ScheduleOutcome | undefined> {
     const queued = this.queue.pop();
@@ -263,8 +264,9 @@ export class Scheduler {
   }
 
   /**
-   * Runs cycles until nothing more can happen without a cluster change: activeQ empty and no pod
-   * backing off. Time is simulated: a backoff is waited out by advancing `clock`. A pod that has
+   * Runs cycles until nothing more can happen without a cluster change: nothing to pop and no pod
+   * backing off. A pod rejected by plugins is popped from backoffQ as soon as nothing else is ready
+   * (as upstream's queue does); one backing off for an error is waited out by advancing `clock`. A pod that has
    * failed `maxAttempts` times is given up on (its last outcome stays). For previews and the CLI; a
    * live scheduler runs on the real clock instead.
    */

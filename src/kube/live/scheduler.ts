@@ -536,7 +536,7 @@ export class LiveScheduler {
   private nextReady(): { readonly name: string; readonly scheduler: Scheduler } | undefined {
     for (let i = 0; i < this.schedulers.length; i++) {
       const entry = this.schedulers[(this.next + i) % this.schedulers.length];
-      if (entry && entry.scheduler.queue.counts().active > 0) {
+      if (entry && entry.scheduler.queue.hasNext()) {
         this.next = (this.next + i + 1) % this.schedulers.length;
         return entry;
       }

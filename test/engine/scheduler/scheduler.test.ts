@@ -93,6 +93,41 @@ describe('engine/scheduler/scheduler', () => {
     assert.equal(scheduler.outcomes.get('default/big')?.node, 'large');
   });
 
+  // upstream SchedulerPopFromBackoffQ: a pod moved to backoffQ by an event is tried again as soon
+  // as activeQ is empty, its back-off running or not; a pod in activeQ goes first.
+  describe('retries a rejected pod moved to backoffQ without waiting out its back-off when nothing else is ready', () => {
+    const table: Array<[name: string, busy: boolean, order: string[]]> = [
+      ['activeQ empty: retried at once', false, ['default/big', 'default/big']],
+      ['activeQ busy: the waiting pod first, then the one backing off', true, ['default/big', 'default/other', 'default/big']],
+    ];
+    for (const [name, busy, order] of table) {
+      it(name, async () => {
+        const { scheduler, clock } = setup(
+          [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
+          [makePod('big').req({ cpu: '8' })],
+        );
+        const cycles: string[] = [];
+        await scheduler.runUntilIdle(clock, { onCycle: (o) => cycles.push(o.pod) });
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), 'unschedulable');
+        if (busy) scheduler.onPodAdd(makePod('other').req({ cpu: '100m' }).obj);
+        scheduler.onNodeAdd(makeNode('large').alloc({ cpu: '16', memory: '64Gi', pods: '110' }).obj);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), 'backoff', 'its 1 s back-off still runs');
+        await scheduler.runUntilIdle(clock, { onCycle: (o) => cycles.push(o.pod) });
+        assert.deepEqual(cycles, order);
+        assert.equal(scheduler.outcomes.get('default/big')?.node, 'large');
+        assert.equal(clock.now(), 0, 'the simulated clock never moved');
+      });
+    }
+  });
+
+  it('waits out the back-off of a pod that failed with an error (error back-off is not popped early)', async () => {
+    const { scheduler, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
+    const at: number[] = [];
+    await scheduler.runUntilIdle(clock, { maxAttempts: 3, onCycle: () => at.push(clock.now()) });
+    // Errors 1 and 2 back off 1 s and 2 s, each to the end of the whole second it expires in.
+    assert.deepEqual(at, [0, 2_000, 5_000]);
+  });
+
   it('falls through to the next candidate when binding fails, keeping the cache in step', async () => {
     const binder = recordingBinder(['n1']);
     // n1 is the best node (emptiest), so it is tried first and refused.
