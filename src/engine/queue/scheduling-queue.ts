@@ -195,9 +195,15 @@ export class SchedulingQueue {
     }
     const unschedulable = this.unschedulable.get(id);
     if (unschedulable) {
-      // An update of the pod itself may make it schedulable (upstream moves it on any spec change).
+      const entry = { ...unschedulable, queued: { ...unschedulable.queued, info } };
+      // An update of the pod itself may make it schedulable when it changes what scheduling reads
+      // (upstream PodSchedulingPropertiesChange); its status written after a failed attempt does not.
+      if (!schedulingPropertiesChanged(unschedulable.queued.info.pod, info.pod)) {
+        this.unschedulable.set(id, entry);
+        return;
+      }
       this.unschedulable.delete(id);
-      this.requeue({ ...unschedulable, queued: { ...unschedulable.queued, info } });
+      this.requeue(entry);
       return;
     }
     if (!this.inFlight.has(id)) this.add(info);
@@ -430,6 +436,26 @@ export class SchedulingQueue {
 /** upstream alignToWindow: the whole second (of the injected clock's milliseconds) `ms` falls in. */
 function window(ms: number): number {
   return Math.floor(ms / BACKOFF_FLUSH_MS) * BACKOFF_FLUSH_MS;
+}
+
+/**
+ * upstream PodSchedulingPropertiesChange's extractors: the pod's labels, requests (containers, init
+ * containers, overhead), scheduling gates, tolerations or generated claims changed. Any other change
+ * (its status, annotations) is upstream's general Pod/Update event, which no in-tree plugin's
+ * rejection is undone by.
+ */
+function schedulingPropertiesChanged(before: PodInfo['pod'], after: PodInfo['pod']): boolean {
+  const read = (pod: PodInfo['pod']) =>
+    JSON.stringify([
+      pod.metadata.labels ?? {},
+      pod.spec.containers.map((c) => c.resources ?? {}),
+      (pod.spec.initContainers ?? []).map((c) => c.resources ?? {}),
+      pod.spec.overhead ?? {},
+      pod.spec.schedulingGates ?? [],
+      pod.spec.tolerations ?? [],
+      pod.status?.resourceClaimStatuses ?? [],
+    ]);
+  return read(before) !== read(after);
 }
 
 function hasSchedulingGates(info: PodInfo): boolean {

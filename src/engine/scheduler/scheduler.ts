@@ -139,8 +139,10 @@ export class Scheduler {
   onPodUpdate(pod: Pod): void {
     if (pod.spec.nodeName) {
       const known = this.options.cache.getPod(podId(pod));
-      // An assumed pod's bound version confirms it, like an add.
-      this.cacheChanged(known?.state === 'Added' ? this.options.cache.updatePod(pod) : this.options.cache.addPod(pod), 'PodUpdate');
+      // An assumed pod's bound version confirms it, like an add; so is a pod first seen bound (upstream's
+      // assigned-pod handlers see an update that binds a pod as an add: AssignedPodAdd, which frees no room).
+      if (known?.state === 'Added') this.cacheChanged(this.options.cache.updatePod(pod), 'PodUpdate');
+      else this.cacheChanged(this.options.cache.addPod(pod), 'PodAdd');
       // Bound (by this scheduler or another): it is no longer anyone's to schedule.
       this.queue.delete(podId(pod));
       this.nominated.remove(podId(pod));

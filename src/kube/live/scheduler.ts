@@ -444,8 +444,10 @@ export class LiveScheduler {
     this.ids.set(podKey(pod), id);
     if (pod.spec.nodeName) {
       this.unconfirmed.delete(id);
+      // An update that binds the pod (or confirms an assumed one) is, as for upstream's assigned-pod handlers, an add.
+      const seen = event === 'PodUpdate' && this.options.cache.getPod(id)?.state === 'Added' ? 'PodUpdate' : 'PodAdd';
       this.fanOut(
-        event,
+        seen,
         (s) => (event === 'PodAdd' ? s.onPodAdd(pod) : s.onPodUpdate(pod)),
         (s) => s.queue.delete(id),
       );

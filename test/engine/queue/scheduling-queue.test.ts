@@ -396,6 +396,29 @@ describe('engine/queue/scheduling-queue', () => {
     queue.stop();
   });
 
+  // upstream PriorityQueue.Update → PodSchedulingPropertiesChange: an unschedulable pod is moved by
+  // its own update only when labels, requests, gates, tolerations or generated claims change; its
+  // status (the PodScheduled condition the scheduler writes after a failure) or annotations do not.
+  describe('moves an unschedulable pod on its own update only when what scheduling reads changed', () => {
+    const table: Array<[name: string, updated: () => PodBuilder, moves: boolean]> = [
+      ['labels', () => makePod('p').req({ cpu: '1' }).labels({ app: 'web' }), true],
+      ['requests', () => makePod('p').req({ cpu: '2' }), true],
+      ['annotations', () => makePod('p').req({ cpu: '1' }).annotations({ note: 'x' }), false],
+      ['nothing it reads (a status write)', () => makePod('p').req({ cpu: '1' }), false],
+    ];
+    for (const [name, updated, moves] of table) {
+      it(`${name} → ${moves ? 'moves' : 'stays'}`, () => {
+        const { queue } = setup();
+        queue.add(makePod('p').req({ cpu: '1' }).info);
+        const popped = failOnce(queue, 'NodeResourcesFit');
+        queue.add(makePod('other').info);
+        queue.done(queue.pop()?.info.id ?? '');
+        queue.update(updated().info);
+        assert.equal(queue.whereIs(popped.info.id), moves ? 'backoff' : 'unschedulable');
+      });
+    }
+  });
+
   it('holds a pod with scheduling gates until an update removes them', () => {
     const { queue } = setup();
     const gated = makePod('g').gate('example.com/wait');
