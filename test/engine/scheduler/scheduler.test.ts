@@ -120,6 +120,30 @@ describe('engine/scheduler/scheduler', () => {
     }
   });
 
+  // upstream: an update that binds a pod reaches the assigned-pod handlers as an add (client-go's
+  // filtering handler), AssignedPodAdd, which NodeResourcesFit does not register for (it frees no
+  // room); an update of a pod already bound is a Pod/Update (a scale down frees room).
+  describe('a pod rejected for room is moved by the update of a bound pod, not by the update that binds one', () => {
+    const table: Array<[name: string, alreadyBound: boolean, where: string]> = [
+      ['another pod seen bound by its update: an add, the pod stays unschedulable', false, 'unschedulable'],
+      ['a bound pod updated: the pod is moved', true, 'backoff'],
+    ];
+    for (const [name, alreadyBound, where] of table) {
+      it(name, async () => {
+        const other = makePod('other').req({ cpu: '100m' });
+        const { scheduler, clock } = setup(
+          [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
+          [makePod('big').req({ cpu: '8' })],
+        );
+        if (alreadyBound) scheduler.onPodAdd(other.node('small').obj);
+        await scheduler.runUntilIdle(clock);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), 'unschedulable');
+        scheduler.onPodUpdate(makePod('other').req({ cpu: '100m' }).node('small').labels({ seen: 'again' }).obj);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), where);
+      });
+    }
+  });
+
   it('waits out the back-off of a pod that failed with an error (error back-off is not popped early)', async () => {
     const { scheduler, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
     const at: number[] = [];
