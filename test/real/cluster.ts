@@ -579,12 +579,15 @@ export interface KubeSchedulerRun {
   stop(): void;
 }
 
-/** The built kube-scheduler on the cluster (its default profile, no leader election, no serving port). */
-export function startKubeScheduler(cluster: RealCluster, name = 'kube-scheduler'): KubeSchedulerRun {
+/**
+ * The built kube-scheduler on the cluster (its default profile, no leader election, no serving port);
+ * `extraConfig`: more KubeSchedulerConfiguration lines (podInitialBackoffSeconds: 8, ...).
+ */
+export function startKubeScheduler(cluster: RealCluster, name = 'kube-scheduler', extraConfig = ''): KubeSchedulerRun {
   const config = join(cluster.dir, `${name}.yaml`);
   writeFileSync(
     config,
-    `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: ${cluster.kubeconfig}}\nleaderElection: {leaderElect: false}\n`,
+    `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: ${cluster.kubeconfig}}\nleaderElection: {leaderElect: false}\n${extraConfig}`,
   );
   const scheduler = spawn(join(cluster.bin, 'kube-scheduler'), [`--config=${config}`, '--secure-port=0', '--v=1'], {
     stdio: ['ignore', 'ignore', 'pipe'],

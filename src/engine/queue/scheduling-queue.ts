@@ -18,6 +18,13 @@
 // its whole second (alignToWindow); it is backing off while its expiry is not before the current
 // whole second (isEntityBackingoff), and backoffQ is flushed on whole seconds
 // (waitUntilAlignedWithOrderingWindow), so a 1 s back-off ends 1 to 2 s after the failure.
+// Each failure refreshes the pod's timestamp (upstream AddUnschedulablePodIfNotPresent), so among
+// pods of one priority a pod that failed goes after the pods that were waiting before it failed.
+// backoffQ is two heaps, as upstream's: pods rejected by plugins, ordered by back-off expiry and,
+// within one whole second, as activeQ orders them (lessBackoffCompletedWithPriority); pods whose
+// last attempt failed with an error, by expiry alone. When activeQ is empty, pop takes the head of
+// the first heap without waiting for its back-off to end (SchedulerPopFromBackoffQ: activeQueue
+// unlockedPop, backoffQueue popBackoff); a pod backing off for an error waits for the flush.
 import type { Clock, Timer } from '../api/clock';
 import type { QueuedPodInfo } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
@@ -75,7 +82,10 @@ const UNSCHEDULABLE_FLUSH_MS = 30_000;
 
 export class SchedulingQueue {
   private readonly active: KeyedHeap<QueuedPodInfo>;
+  /** backoffQ's pods rejected by plugins (upstream entityBackoffQ): pop takes its head when activeQ is empty. */
   private readonly backoff: KeyedHeap<Entry>;
+  /** backoffQ's pods whose last attempt failed with an error (upstream entityErrorBackoffQ): they leave only when flushed. */
+  private readonly errorBackoff: KeyedHeap<Entry>;
   private readonly unschedulable = new Map<string, Entry>();
   private readonly gated = new Map<string, Entry>();
   private readonly inFlight = new Map<string, QueuedPodInfo>();
@@ -100,13 +110,24 @@ export class SchedulingQueue {
     this.maxUnschedulableMs = options.maxUnschedulableMs ?? 300_000;
     this.eventsOfInterest = options.eventsOfInterest ?? ((plugin) => DEFAULT_EVENTS_OF_INTEREST[plugin]);
     const arrived = (q: QueuedPodInfo) => this.arrival.get(q.info.id) ?? 0;
-    this.active = new KeyedHeap(
-      (q) => q.info.id,
-      (a, b) => options.less(a, b) || (!options.less(b, a) && arrived(a) < arrived(b)),
-    );
+    const activeLess = (a: QueuedPodInfo, b: QueuedPodInfo) => options.less(a, b) || (!options.less(b, a) && arrived(a) < arrived(b));
+    this.active = new KeyedHeap((q) => q.info.id, activeLess);
+    // Equal expiries in the error heap (upstream leaves their order to its heap) go in arrival order.
     this.backoff = new KeyedHeap(
       (e) => e.queued.info.id,
-      (a, b) => this.backoffExpiry(a) < this.backoffExpiry(b),
+      (a, b) => {
+        const ea = this.backoffExpiry(a);
+        const eb = this.backoffExpiry(b);
+        return ea !== eb ? ea < eb : activeLess(a.queued, b.queued);
+      },
+    );
+    this.errorBackoff = new KeyedHeap(
+      (e) => e.queued.info.id,
+      (a, b) => {
+        const ea = this.backoffExpiry(a);
+        const eb = this.backoffExpiry(b);
+        return ea !== eb ? ea < eb : arrived(a.queued) < arrived(b.queued);
+      },
     );
   }
 
@@ -168,13 +189,21 @@ export class SchedulingQueue {
     }
     const active = this.active.get(id);
     if (active) return this.active.upsert({ ...active, info });
-    const backoff = this.backoff.get(id);
-    if (backoff) return this.backoff.upsert({ ...backoff, queued: { ...backoff.queued, info } });
+    for (const heap of [this.backoff, this.errorBackoff]) {
+      const backoff = heap.get(id);
+      if (backoff) return heap.upsert({ ...backoff, queued: { ...backoff.queued, info } });
+    }
     const unschedulable = this.unschedulable.get(id);
     if (unschedulable) {
-      // An update of the pod itself may make it schedulable (upstream moves it on any spec change).
+      const entry = { ...unschedulable, queued: { ...unschedulable.queued, info } };
+      // An update of the pod itself may make it schedulable when it changes what scheduling reads
+      // (upstream PodSchedulingPropertiesChange); its status written after a failed attempt does not.
+      if (!schedulingPropertiesChanged(unschedulable.queued.info.pod, info.pod)) {
+        this.unschedulable.set(id, entry);
+        return;
+      }
       this.unschedulable.delete(id);
-      this.requeue({ ...unschedulable, queued: { ...unschedulable.queued, info } });
+      this.requeue(entry);
       return;
     }
     if (!this.inFlight.has(id)) this.add(info);
@@ -183,6 +212,7 @@ export class SchedulingQueue {
   delete(id: string): void {
     this.active.delete(id);
     this.backoff.delete(id);
+    this.errorBackoff.delete(id);
     this.unschedulable.delete(id);
     this.gated.delete(id);
     this.inFlight.delete(id);
@@ -190,14 +220,23 @@ export class SchedulingQueue {
     this.failures.delete(id);
   }
 
-  /** The next pod to schedule, or undefined when activeQ is empty. */
+  /**
+   * The next pod to schedule: activeQ's head; when activeQ is empty, the head of backoffQ's pods
+   * rejected by plugins, backing off or not (upstream SchedulerPopFromBackoffQ); undefined when
+   * neither has one.
+   */
   pop(): QueuedPodInfo | undefined {
-    const next = this.active.pop();
+    const next = this.active.pop() ?? this.backoff.pop()?.queued;
     if (!next) return undefined;
     this.schedulingCycle++;
     const popped: QueuedPodInfo = { ...next, attempts: next.attempts + 1 };
     this.inFlight.set(popped.info.id, popped);
     return popped;
+  }
+
+  /** Whether pop has a pod to give (in activeQ, or among backoffQ's pods rejected by plugins). */
+  hasNext(): boolean {
+    return this.active.size > 0 || this.backoff.size > 0;
   }
 
   /** The popped pod was placed (or given up on): it leaves the queue. */
@@ -214,7 +253,7 @@ export class SchedulingQueue {
   addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
     this.inFlight.delete(queued.info.id);
     this.countFailure(queued.info.id, rejectors.size === 0);
-    const entry: Entry = { queued, failedAt: this.options.clock.now(), rejectors };
+    const entry: Entry = { queued: this.refreshed(queued), failedAt: this.options.clock.now(), rejectors };
     if (this.moveRequestCycle >= this.schedulingCycle) this.requeue(entry);
     else this.unschedulable.set(queued.info.id, entry);
   }
@@ -223,7 +262,7 @@ export class SchedulingQueue {
   addBackoff(queued: QueuedPodInfo): void {
     this.inFlight.delete(queued.info.id);
     this.countFailure(queued.info.id, true);
-    this.requeue({ queued, failedAt: this.options.clock.now(), rejectors: new Set() });
+    this.requeue({ queued: this.refreshed(queued), failedAt: this.options.clock.now(), rejectors: new Set() });
   }
 
   /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
@@ -245,14 +284,16 @@ export class SchedulingQueue {
     this.moveRequestCycle = this.schedulingCycle;
   }
 
-  /** Moves pods whose backoff has ended to activeQ (also run every second once started). */
+  /** Moves pods whose backoff has ended to activeQ, from both heaps (also run every second once started). */
   flushBackoffCompleted(): void {
     const now = this.options.clock.now();
     let moved = false;
-    for (let head = this.backoff.peek(); head && !this.backingOff(head, now); head = this.backoff.peek()) {
-      this.backoff.pop();
-      this.active.upsert(head.queued);
-      moved = true;
+    for (const heap of [this.backoff, this.errorBackoff]) {
+      for (let head = heap.peek(); head && !this.backingOff(head, now); head = heap.peek()) {
+        heap.pop();
+        this.active.upsert(head.queued);
+        moved = true;
+      }
     }
     if (moved) this.notify();
   }
@@ -291,7 +332,7 @@ export class SchedulingQueue {
   /** Where a pod is, for views and tests. */
   whereIs(id: string): QueueName | undefined {
     if (this.active.has(id)) return 'active';
-    if (this.backoff.has(id)) return 'backoff';
+    if (this.backoff.has(id) || this.errorBackoff.has(id)) return 'backoff';
     if (this.unschedulable.has(id)) return 'unschedulable';
     if (this.gated.has(id)) return 'gated';
     if (this.inFlight.has(id)) return 'inFlight';
@@ -301,7 +342,7 @@ export class SchedulingQueue {
   counts(): Readonly<Record<QueueName, number>> {
     return {
       active: this.active.size,
-      backoff: this.backoff.size,
+      backoff: this.backoff.size + this.errorBackoff.size,
       unschedulable: this.unschedulable.size,
       gated: this.gated.size,
       inFlight: this.inFlight.size,
@@ -328,6 +369,15 @@ export class SchedulingQueue {
   /** upstream isEntityBackingoff: its back-off expiry is not before the current whole second. */
   private backingOff(entry: Entry, now: number): boolean {
     return this.backoffExpiry(entry) >= window(now);
+  }
+
+  /**
+   * upstream AddUnschedulablePodIfNotPresent refreshes the timestamp of a pod that failed: QueueSort
+   * sees it as arriving now, after the pods already waiting.
+   */
+  private refreshed(queued: QueuedPodInfo): QueuedPodInfo {
+    this.arrival.set(queued.info.id, this.arrivals++);
+    return { ...queued, timestamp: this.options.clock.now() };
   }
 
   /** upstream AddUnschedulablePodIfNotPresent: an error counts in ConsecutiveErrorsCount, a rejection in UnschedulableCount (clearing the errors). */
@@ -359,10 +409,19 @@ export class SchedulingQueue {
     if (!this.heldBack(entry)) this.letIn(entry);
   }
 
-  /** A pod the PreEnqueue plugins let in: to backoffQ while its back-off runs, else to activeQ. */
+  /**
+   * A pod the PreEnqueue plugins let in: to backoffQ while its back-off runs (the error heap when its
+   * last attempt failed with an error, as upstream's backoffQueue add; else the heap pop takes from,
+   * so it is ready), else to activeQ.
+   */
   private letIn(entry: Entry): void {
     if (this.backingOff(entry, this.options.clock.now())) {
-      this.backoff.upsert(entry);
+      if (this.failureCounts(entry.queued.info.id).errors > 0) {
+        this.errorBackoff.upsert(entry);
+      } else {
+        this.backoff.upsert(entry);
+        this.notify();
+      }
     } else {
       this.active.upsert(entry.queued);
       this.notify();
@@ -377,6 +436,26 @@ export class SchedulingQueue {
 /** upstream alignToWindow: the whole second (of the injected clock's milliseconds) `ms` falls in. */
 function window(ms: number): number {
   return Math.floor(ms / BACKOFF_FLUSH_MS) * BACKOFF_FLUSH_MS;
+}
+
+/**
+ * upstream PodSchedulingPropertiesChange's extractors: the pod's labels, requests (containers, init
+ * containers, overhead), scheduling gates, tolerations or generated claims changed. Any other change
+ * (its status, annotations) is upstream's general Pod/Update event, which no in-tree plugin's
+ * rejection is undone by.
+ */
+function schedulingPropertiesChanged(before: PodInfo['pod'], after: PodInfo['pod']): boolean {
+  const read = (pod: PodInfo['pod']) =>
+    JSON.stringify([
+      pod.metadata.labels ?? {},
+      pod.spec.containers.map((c) => c.resources ?? {}),
+      (pod.spec.initContainers ?? []).map((c) => c.resources ?? {}),
+      pod.spec.overhead ?? {},
+      pod.spec.schedulingGates ?? [],
+      pod.spec.tolerations ?? [],
+      pod.status?.resourceClaimStatuses ?? [],
+    ]);
+  return read(before) !== read(after);
 }
 
 function hasSchedulingGates(info: PodInfo): boolean {

@@ -139,8 +139,10 @@ export class Scheduler {
   onPodUpdate(pod: Pod): void {
     if (pod.spec.nodeName) {
       const known = this.options.cache.getPod(podId(pod));
-      // An assumed pod's bound version confirms it, like an add.
-      this.cacheChanged(known?.state === 'Added' ? this.options.cache.updatePod(pod) : this.options.cache.addPod(pod), 'PodUpdate');
+      // An assumed pod's bound version confirms it, like an add; so is a pod first seen bound (upstream's
+      // assigned-pod handlers see an update that binds a pod as an add: AssignedPodAdd, which frees no room).
+      if (known?.state === 'Added') this.cacheChanged(this.options.cache.updatePod(pod), 'PodUpdate');
+      else this.cacheChanged(this.options.cache.addPod(pod), 'PodAdd');
       // Bound (by this scheduler or another): it is no longer anyone's to schedule.
       this.queue.delete(podId(pod));
       this.nominated.remove(podId(pod));
@@ -171,8 +173,9 @@ export class Scheduler {
   }
 
   /**
-   * One scheduling cycle for the next pod in activeQ; undefined when there is none. A pod that fits
-   * nowhere waits among the unschedulable pods; one that failed to bind backs off.
+   * One scheduling cycle for the next pod the queue pops (activeQ's head, else backoffQ's when
+   * activeQ is empty); undefined when there is none. A pod that fits nowhere waits among the
+   * unschedulable pods; one that failed to bind backs off.
    */
   async scheduleNext(): Promise<ScheduleOutcome | undefined> {
     const queued = this.queue.pop();
@@ -263,8 +266,9 @@ export class Scheduler {
   }
 
   /**
-   * Runs cycles until nothing more can happen without a cluster change: activeQ empty and no pod
-   * backing off. Time is simulated: a backoff is waited out by advancing `clock`. A pod that has
+   * Runs cycles until nothing more can happen without a cluster change: nothing to pop and no pod
+   * backing off. A pod rejected by plugins is popped from backoffQ as soon as nothing else is ready
+   * (as upstream's queue does); one backing off for an error is waited out by advancing `clock`. A pod that has
    * failed `maxAttempts` times is given up on (its last outcome stays). For previews and the CLI; a
    * live scheduler runs on the real clock instead.
    */

@@ -444,8 +444,10 @@ export class LiveScheduler {
     this.ids.set(podKey(pod), id);
     if (pod.spec.nodeName) {
       this.unconfirmed.delete(id);
+      // An update that binds the pod (or confirms an assumed one) is, as for upstream's assigned-pod handlers, an add.
+      const seen = event === 'PodUpdate' && this.options.cache.getPod(id)?.state === 'Added' ? 'PodUpdate' : 'PodAdd';
       this.fanOut(
-        event,
+        seen,
         (s) => (event === 'PodAdd' ? s.onPodAdd(pod) : s.onPodUpdate(pod)),
         (s) => s.queue.delete(id),
       );
@@ -536,7 +538,7 @@ export class LiveScheduler {
   private nextReady(): { readonly name: string; readonly scheduler: Scheduler } | undefined {
     for (let i = 0; i < this.schedulers.length; i++) {
       const entry = this.schedulers[(this.next + i) % this.schedulers.length];
-      if (entry && entry.scheduler.queue.counts().active > 0) {
+      if (entry && entry.scheduler.queue.hasNext()) {
         this.next = (this.next + i + 1) % this.schedulers.length;
         return entry;
       }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
 import type { QueuedPodInfo } from '../../../src/engine/framework/interfaces';
 import { SchedulingQueue, type ClusterEvent, type QueueName } from '../../../src/engine/queue/scheduling-queue';
-import { makePod } from '../../builders';
+import { makePod, type PodBuilder } from '../../builders';
 
 // Higher priority first, then earlier arrival: the order PrioritySort gives.
 const byPriority = (a: QueuedPodInfo, b: QueuedPodInfo) => {
@@ -186,6 +186,159 @@ describe('engine/queue/scheduling-queue', () => {
     queue.stop();
   });
 
+  // SchedulerPopFromBackoffQ (on by default in 1.37): when activeQ is empty, pop takes the head of
+  // backoffQ's heap of pods rejected by plugins (activeQueue unlockedPop → backoffQueue popBackoff),
+  // never a pod backing off for an error (entityErrorBackoffQ) nor an unschedulable one.
+  describe('pops from backoffQ when activeQ is empty (SchedulerPopFromBackoffQ)', () => {
+    /** Adds the pod and fails it now, sent to backoffQ by an event during its cycle: rejected by a plugin, or with an error. */
+    const failNow = (queue: SchedulingQueue, pod: PodBuilder, how: 'rejected' | 'error' | 'unschedulable') => {
+      queue.add(pod.info);
+      const popped = queue.pop();
+      assert.equal(popped?.info.id, pod.info.id, `${pod.info.key} popped to fail it`);
+      if (how === 'error') return queue.addBackoff(popped);
+      if (how === 'rejected') queue.onEvent('NodeAdd');
+      queue.addUnschedulable(popped, new Set(['NodeResourcesFit']));
+    };
+    const popAll = (queue: SchedulingQueue) => {
+      const names: string[] = [];
+      for (let q = queue.pop(); q; q = queue.pop()) names.push(q.info.pod.metadata.name);
+      return names;
+    };
+
+    // upstream scheduling_queue_test.go TestPriorityQueue_Pop, "individual pod, ... PopFromBackoffQ
+    // enabled, pops from both activeQ and backoffQ": a medium-priority pod in activeQ, a
+    // high-priority one in backoffQ, another in the error back-off heap, one unschedulable: pop
+    // gives the medium one, then the backing-off one; then nothing.
+    it('TestPriorityQueue_Pop: activeQ first, then backoffQ; not the error back-off nor the unschedulable pod', () => {
+      const { queue } = setup();
+      failNow(queue, makePod('hpp').priority(1000), 'rejected');
+      failNow(queue, makePod('hpp2').priority(1000), 'error');
+      // A pop of another pod makes a new cycle, so unschedulable stays unschedulable.
+      failNow(queue, makePod('up').priority(0), 'unschedulable');
+      queue.add(makePod('mpp').priority(100).info);
+      assert.deepEqual(
+        ['hpp', 'hpp2', 'up', 'mpp'].map((n) => queue.whereIs(`uid-default-${n}`)),
+        ['backoff', 'backoff', 'unschedulable', 'active'],
+      );
+      assert.equal(queue.hasNext(), true);
+      assert.deepEqual(popAll(queue), ['mpp', 'hpp']);
+      assert.equal(queue.hasNext(), false);
+      assert.deepEqual(queue.counts(), { active: 0, backoff: 1, unschedulable: 1, gated: 0, inFlight: 2 });
+    });
+
+    // upstream TestHighPriorityBackoff: a high-priority pod moved to backoffQ after failing does not
+    // pass the mid-priority pod waiting in activeQ; here, it is popped next, still backing off.
+    it('TestHighPriorityBackoff: the mid-priority pod in activeQ goes before the high-priority one backing off, which follows at once', () => {
+      const { clock, queue } = setup();
+      queue.add(makePod('test-midpod').priority(100).info);
+      queue.add(makePod('test-highpod').priority(1000).info);
+      const high = queue.pop();
+      assert.equal(high?.info.pod.metadata.name, 'test-highpod');
+      queue.addUnschedulable(high, new Set(['fooPlugin']));
+      queue.onEvent('NodeAdd');
+      assert.equal(queue.whereIs(high.info.id), 'backoff');
+      assert.deepEqual(popAll(queue), ['test-midpod', 'test-highpod']);
+      assert.equal(clock.now(), 0, 'without waiting for its back-off');
+    });
+
+    // upstream backoff_queue_test.go TestBackoffQueueOrdering, "Pods with the same window are ordered
+    // by priority if PopFromBackoffQ is enabled": five pods that failed once (UnschedulableCount 1,
+    // 1 s back-off) at -3 s, -2 s (two, priorities 1 and 2), -2 s + 1 ms (priority 2) and -1 s of a
+    // whole second T, and one at T. At T, popAllBackoffCompleted gives pod5, pod4, pod2, pod3 (the
+    // -1 s window by priority, then timestamp); pod1 and pod0 stay. Here, with activeQ empty, pop
+    // gives backoffQ's order itself: the completed ones, then pod1 and pod0 still backing off.
+    const ordering = () => {
+      const T = 13_000;
+      const clock = new ManualClock(T - 3_000);
+      const queue = new SchedulingQueue({ clock, less: byPriority });
+      failNow(queue, makePod('pod5').priority(1), 'rejected');
+      clock.advance(1_000);
+      failNow(queue, makePod('pod3').priority(1), 'rejected');
+      failNow(queue, makePod('pod4').priority(2), 'rejected');
+      clock.advance(1);
+      failNow(queue, makePod('pod2').priority(2), 'rejected');
+      clock.advance(999);
+      failNow(queue, makePod('pod1').priority(1), 'rejected');
+      clock.advance(1_000);
+      failNow(queue, makePod('pod0').priority(1), 'rejected');
+      assert.equal(clock.now(), T);
+      return queue;
+    };
+    it('TestBackoffQueueOrdering: backoffQ orders by expiry window, then as activeQ (priority, then timestamp)', () => {
+      assert.deepEqual(popAll(ordering()), ['pod5', 'pod4', 'pod2', 'pod3', 'pod1', 'pod0']);
+    });
+    it('TestBackoffQueueOrdering: the flush at T moves pod5, pod4, pod2 and pod3; activeQ pops them by priority, then backoffQ the rest', () => {
+      const queue = ordering();
+      queue.flushBackoffCompleted();
+      assert.deepEqual(
+        ['pod0', 'pod1', 'pod2', 'pod3', 'pod4', 'pod5'].map((n) => queue.whereIs(`uid-default-${n}`)),
+        ['backoff', 'backoff', 'active', 'active', 'active', 'active'],
+      );
+      assert.deepEqual(popAll(queue), ['pod4', 'pod2', 'pod5', 'pod3', 'pod1', 'pod0']);
+    });
+
+    // upstream backoff_queue_test.go TestBackoffQueue_popAllBackoffCompleted: pod0 and pod1 rejected
+    // (backoffQ), pod2 and pod3 failed with an error (the error heap); pod0 and pod2 failed 2 s
+    // before the check (their back-off is over), pod1 and pod3 one second later than upstream's
+    // (at the check, as a manual clock cannot go back; still backing off either way). The flush
+    // moves the completed pods of both heaps; of those left, pop takes only backoffQ's.
+    describe('TestBackoffQueue_popAllBackoffCompleted, then popBackoff', () => {
+      const table: Array<[name: string, inBackoff: string[], moved: string[], poppedLeft: string[]]> = [
+        ['Both queues empty, no pods moved to activeQ', [], [], []],
+        ['Pods only in backoffQ, some pods moved to activeQ', ['pod0', 'pod1'], ['pod0'], ['pod1']],
+        ['Pods only in errorBackoffQ, some pods moved to activeQ', ['pod2', 'pod3'], ['pod2'], []],
+        ['Pods in both queues, some pods moved to activeQ', ['pod0', 'pod1', 'pod2', 'pod3'], ['pod0', 'pod2'], ['pod1']],
+        ['Pods in both queues, all pods moved to activeQ', ['pod0', 'pod2'], ['pod0', 'pod2'], []],
+        ['Pods in both queues, no pods moved to activeQ', ['pod1', 'pod3'], [], ['pod1']],
+      ];
+      const how: Record<string, 'rejected' | 'error'> = { pod0: 'rejected', pod1: 'rejected', pod2: 'error', pod3: 'error' };
+      for (const [name, inBackoff, moved, poppedLeft] of table) {
+        it(name, () => {
+          const { clock, queue } = setup();
+          for (const p of inBackoff.filter((p) => p === 'pod0' || p === 'pod2')) failNow(queue, makePod(p), how[p]!);
+          clock.advance(2_000);
+          for (const p of inBackoff.filter((p) => p === 'pod1' || p === 'pod3')) failNow(queue, makePod(p), how[p]!);
+          queue.flushBackoffCompleted();
+          const active = inBackoff.filter((p) => queue.whereIs(`uid-default-${p}`) === 'active');
+          assert.deepEqual(active, moved);
+          assert.equal(queue.counts().backoff, inBackoff.length - moved.length);
+          for (const _ of moved) queue.pop();
+          assert.deepEqual(popAll(queue), poppedLeft);
+          assert.equal(queue.counts().backoff, inBackoff.length - moved.length - poppedLeft.length);
+        });
+      }
+    });
+
+    // upstream AddUnschedulablePodIfNotPresent: "Refresh the timestamp since the pod is re-added".
+    it('refreshes the timestamp of a pod that failed: it goes after a pod of its priority added before it failed', () => {
+      const { clock, queue } = setup();
+      queue.add(makePod('a').info);
+      clock.advance(10);
+      queue.add(makePod('b').info);
+      clock.advance(10);
+      const a = queue.pop();
+      assert.equal(a?.info.pod.metadata.name, 'a');
+      queue.onEvent('NodeAdd');
+      queue.addUnschedulable(a, new Set(['NodeResourcesFit']));
+      clock.advance(2_000);
+      queue.flushBackoffCompleted();
+      assert.equal(queue.whereIs(a.info.id), 'active');
+      const next = queue.pop();
+      assert.equal(next?.info.pod.metadata.name, 'b');
+      const again = queue.pop();
+      assert.deepEqual([again?.info.pod.metadata.name, again?.timestamp, again?.attempts], ['a', 20, 2]);
+    });
+
+    it('tells listeners when a rejected pod enters backoffQ (it can be popped), not when an erring one does', () => {
+      const { queue } = setup();
+      let ready = 0;
+      queue.onReady(() => ready++);
+      failNow(queue, makePod('r'), 'rejected');
+      failNow(queue, makePod('e'), 'error');
+      assert.equal(ready, 3, 'r added, r into backoffQ, e added');
+    });
+  });
+
   describe('moves an unschedulable pod back only on an event one of its rejecting plugins cares about', () => {
     const table: Array<[plugin: string, event: ClusterEvent, moves: boolean]> = [
       ['NodeResourcesFit', 'PodDelete', true],
@@ -241,6 +394,29 @@ describe('engine/queue/scheduling-queue', () => {
     clock.advance(30_000);
     assert.equal(queue.whereIs(popped.info.id), 'active');
     queue.stop();
+  });
+
+  // upstream PriorityQueue.Update → PodSchedulingPropertiesChange: an unschedulable pod is moved by
+  // its own update only when labels, requests, gates, tolerations or generated claims change; its
+  // status (the PodScheduled condition the scheduler writes after a failure) or annotations do not.
+  describe('moves an unschedulable pod on its own update only when what scheduling reads changed', () => {
+    const table: Array<[name: string, updated: () => PodBuilder, moves: boolean]> = [
+      ['labels', () => makePod('p').req({ cpu: '1' }).labels({ app: 'web' }), true],
+      ['requests', () => makePod('p').req({ cpu: '2' }), true],
+      ['annotations', () => makePod('p').req({ cpu: '1' }).annotations({ note: 'x' }), false],
+      ['nothing it reads (a status write)', () => makePod('p').req({ cpu: '1' }), false],
+    ];
+    for (const [name, updated, moves] of table) {
+      it(`${name} → ${moves ? 'moves' : 'stays'}`, () => {
+        const { queue } = setup();
+        queue.add(makePod('p').req({ cpu: '1' }).info);
+        const popped = failOnce(queue, 'NodeResourcesFit');
+        queue.add(makePod('other').info);
+        queue.done(queue.pop()?.info.id ?? '');
+        queue.update(updated().info);
+        assert.equal(queue.whereIs(popped.info.id), moves ? 'backoff' : 'unschedulable');
+      });
+    }
   });
 
   it('holds a pod with scheduling gates until an update removes them', () => {

@@ -93,6 +93,65 @@ describe('engine/scheduler/scheduler', () => {
     assert.equal(scheduler.outcomes.get('default/big')?.node, 'large');
   });
 
+  // upstream SchedulerPopFromBackoffQ: a pod moved to backoffQ by an event is tried again as soon
+  // as activeQ is empty, its back-off running or not; a pod in activeQ goes first.
+  describe('retries a rejected pod moved to backoffQ without waiting out its back-off when nothing else is ready', () => {
+    const table: Array<[name: string, busy: boolean, order: string[]]> = [
+      ['activeQ empty: retried at once', false, ['default/big', 'default/big']],
+      ['activeQ busy: the waiting pod first, then the one backing off', true, ['default/big', 'default/other', 'default/big']],
+    ];
+    for (const [name, busy, order] of table) {
+      it(name, async () => {
+        const { scheduler, clock } = setup(
+          [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
+          [makePod('big').req({ cpu: '8' })],
+        );
+        const cycles: string[] = [];
+        await scheduler.runUntilIdle(clock, { onCycle: (o) => cycles.push(o.pod) });
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), 'unschedulable');
+        if (busy) scheduler.onPodAdd(makePod('other').req({ cpu: '100m' }).obj);
+        scheduler.onNodeAdd(makeNode('large').alloc({ cpu: '16', memory: '64Gi', pods: '110' }).obj);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), 'backoff', 'its 1 s back-off still runs');
+        await scheduler.runUntilIdle(clock, { onCycle: (o) => cycles.push(o.pod) });
+        assert.deepEqual(cycles, order);
+        assert.equal(scheduler.outcomes.get('default/big')?.node, 'large');
+        assert.equal(clock.now(), 0, 'the simulated clock never moved');
+      });
+    }
+  });
+
+  // upstream: an update that binds a pod reaches the assigned-pod handlers as an add (client-go's
+  // filtering handler), AssignedPodAdd, which NodeResourcesFit does not register for (it frees no
+  // room); an update of a pod already bound is a Pod/Update (a scale down frees room).
+  describe('a pod rejected for room is moved by the update of a bound pod, not by the update that binds one', () => {
+    const table: Array<[name: string, alreadyBound: boolean, where: string]> = [
+      ['another pod seen bound by its update: an add, the pod stays unschedulable', false, 'unschedulable'],
+      ['a bound pod updated: the pod is moved', true, 'backoff'],
+    ];
+    for (const [name, alreadyBound, where] of table) {
+      it(name, async () => {
+        const other = makePod('other').req({ cpu: '100m' });
+        const { scheduler, clock } = setup(
+          [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
+          [makePod('big').req({ cpu: '8' })],
+        );
+        if (alreadyBound) scheduler.onPodAdd(other.node('small').obj);
+        await scheduler.runUntilIdle(clock);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), 'unschedulable');
+        scheduler.onPodUpdate(makePod('other').req({ cpu: '100m' }).node('small').labels({ seen: 'again' }).obj);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), where);
+      });
+    }
+  });
+
+  it('waits out the back-off of a pod that failed with an error (error back-off is not popped early)', async () => {
+    const { scheduler, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
+    const at: number[] = [];
+    await scheduler.runUntilIdle(clock, { maxAttempts: 3, onCycle: () => at.push(clock.now()) });
+    // Errors 1 and 2 back off 1 s and 2 s, each to the end of the whole second it expires in.
+    assert.deepEqual(at, [0, 2_000, 5_000]);
+  });
+
   it('falls through to the next candidate when binding fails, keeping the cache in step', async () => {
     const binder = recordingBinder(['n1']);
     // n1 is the best node (emptiest), so it is tried first and refused.
