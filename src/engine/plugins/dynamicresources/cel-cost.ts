@@ -494,8 +494,57 @@ interface EntrySize {
   readonly val: Estimate;
 }
 
+/**
+ * A Go []string: `len` elements of a backing array shared by every slice appended from it. cel-go
+ * builds paths with `append(path, name)` (checker/cost.go lines 414, 429, 445, 527, 579, 584), so two
+ * appends to one path with spare capacity write the same element: the earlier path then reads the
+ * later name (a two-variable comprehension's key variable reads its range's `@values`, line 429
+ * overwriting line 414's `@keys`). Kept as Go keeps it, since the sizes depend on it.
+ */
+interface GoSlice {
+  readonly backing: { readonly items: string[]; readonly cap: number };
+  readonly len: number;
+}
+
+const NIL_SLICE: GoSlice = { backing: { items: [], cap: 0 }, len: 0 };
+
+/** Go's malloc size classes up to 2 KiB (runtime/sizeclasses.go): where growslice rounds a capacity up to. */
+const SIZE_CLASSES = [
+  8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704,
+  768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048,
+];
+
+/** runtime.growslice's new capacity for a []string (16-byte elements) of `oldCap` that must hold `newLen`. */
+function growCap(oldCap: number, newLen: number): number {
+  let cap = newLen > oldCap * 2 ? newLen : oldCap < 256 ? oldCap * 2 : oldCap + ((oldCap + 768) >> 2);
+  let bytes = cap * 16;
+  // Objects of pointers above 512 bytes carry an 8-byte malloc header (runtime/msize.go roundupsize).
+  if (bytes > 512) bytes += 8;
+  const cls = SIZE_CLASSES.find((c) => c >= bytes);
+  if (cls !== undefined) cap = Math.floor((cls - (bytes > 512 + 8 ? 8 : 0)) / 16);
+  return cap;
+}
+
+/** Go's append(s, x). */
+function goAppend(s: GoSlice, x: string): GoSlice {
+  if (s.len < s.backing.cap) {
+    s.backing.items[s.len] = x;
+    return { backing: s.backing, len: s.len + 1 };
+  }
+  const items = [...s.backing.items.slice(0, s.len), x];
+  return { backing: { items, cap: growCap(s.backing.cap, s.len + 1) }, len: s.len + 1 };
+}
+
+function goItems(s: GoSlice): readonly string[] {
+  return s.backing.items.slice(0, s.len);
+}
+
+function goSlice(items: readonly string[]): GoSlice {
+  return { backing: { items: [...items], cap: items.length }, len: items.length };
+}
+
 interface LocalVar {
-  readonly path: readonly string[];
+  readonly path: GoSlice;
   readonly size: Estimate | undefined;
   readonly entry: EntrySize | undefined;
 }
@@ -503,7 +552,7 @@ interface LocalVar {
 const ACCUMULATORS = new Set(['@result', '__result__']);
 
 class Coster implements CostContext {
-  private readonly paths = new Map<bigint, readonly string[]>();
+  private readonly paths = new Map<bigint, GoSlice>();
   private readonly sizes = new Map<bigint, Estimate>();
   private readonly entries = new Map<bigint, EntrySize>();
   private readonly locals = new Map<string, LocalVar[]>();
@@ -543,17 +592,17 @@ class Coster implements CostContext {
     this.locals.get(name)?.pop();
   }
 
-  private pathOf(e: CostExpr | undefined): readonly string[] {
-    if (!e) return [];
+  private pathOf(e: CostExpr | undefined): GoSlice {
+    if (!e) return NIL_SLICE;
     if (e.exprKind.case === 'identExpr') {
       const v = this.peek(e.exprKind.value.name);
       if (v) return v.path;
     }
-    return this.paths.get(e.id) ?? [];
+    return this.paths.get(e.id) ?? NIL_SLICE;
   }
 
   private node(e: CostExpr): AstNode {
-    let path: readonly string[] | undefined = this.pathOf(e);
+    let path: readonly string[] | undefined = goItems(this.pathOf(e));
     if (path.length > 0 && ACCUMULATORS.has(path[0]!)) path = undefined;
     return { path, type: this.typeOf(e), expr: e, computedSize: this.computeSize(e) };
   }
@@ -567,7 +616,7 @@ class Coster implements CostContext {
     if (hit) return hit;
     const literal = exprSize(e);
     if (literal) return literal;
-    const estimated = this.env.estimateSize({ path: this.pathOf(e), type: this.typeOf(e), expr: e, computedSize: undefined });
+    const estimated = this.env.estimateSize({ path: goItems(this.pathOf(e)), type: this.typeOf(e), expr: e, computedSize: undefined });
     if (estimated) {
       this.sizes.set(e.id, estimated);
       return estimated;
@@ -604,7 +653,7 @@ class Coster implements CostContext {
       size = entry?.key;
       sub = '@keys';
     }
-    this.push(name, { path: [...this.pathOf(range), sub], size, entry: undefined });
+    this.push(name, { path: goAppend(this.pathOf(range), sub), size, entry: undefined });
   }
 
   cost(e: CostExpr | undefined): Estimate {
@@ -615,7 +664,7 @@ class Coster implements CostContext {
         return fixed(COST.constant);
       case 'identExpr': {
         const v = this.peek(k.value.name);
-        this.paths.set(e.id, v ? v.path : [k.value.name]);
+        this.paths.set(e.id, v ? v.path : goSlice([k.value.name]));
         return fixed(COST.selectAndIdent);
       }
       case 'selectExpr': {
@@ -623,7 +672,7 @@ class Coster implements CostContext {
         let sum = this.cost(k.value.operand);
         const kind = this.typeOf(k.value.operand).k;
         if (kind === 'map' || kind === 'struct' || kind === 'param') sum = est.add(sum, fixed(COST.selectAndIdent));
-        this.paths.set(e.id, [...this.pathOf(k.value.operand), k.value.field]);
+        this.paths.set(e.id, goAppend(this.pathOf(k.value.operand), k.value.field));
         return sum;
       }
       case 'callExpr':
@@ -744,7 +793,7 @@ class Coster implements CostContext {
       if (oc.resultSize) resultSize = resultSize ? est.union(resultSize, oc.resultSize) : oc.resultSize;
       if ((id === 'index_list' || id === 'index_map') && call.args.length > 0) {
         resultSize = this.entrySize(call.args[0])?.val;
-        this.paths.set(e.id, [...this.pathOf(call.args[0]), id === 'index_list' ? '@items' : '@values']);
+        this.paths.set(e.id, goAppend(this.pathOf(call.args[0]), id === 'index_list' ? '@items' : '@values'));
       }
       resultSize ??= this.computeSize(e);
     }

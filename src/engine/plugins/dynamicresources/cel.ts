@@ -5,7 +5,7 @@
 // passes the CEL conformance suite) and these Kubernetes CEL extensions: the strings extension, the
 // `semver` library (semver(), isSemver(), compareTo, isGreaterThan, isLessThan, major, minor,
 // patch; version attributes are semvers) and the `quantity` library (quantity(), isQuantity(),
-// compareTo, isGreaterThan, isLessThan, sign, isInteger, asInteger, asApproximateFloat, add, sub;
+// compareTo, isGreaterThan, isLessThan, sign(q), isInteger, asInteger, asApproximateFloat, add, sub;
 // capacities are quantities), the `lists` library (isSorted, sum, min, max, indexOf, lastIndexOf,
 // includes) and the `sets` extension (sets.contains, sets.equivalent, sets.intersects), both in
 // cel-lists.ts, and the `ip` library (ip(), isIP(), ip.isCanonical(), string(ip), family,
@@ -27,7 +27,7 @@
 // evaluation.
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
-import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
+import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
@@ -59,12 +59,12 @@ import {
 import { DRA_STRUCT_FIELDS, DRA_VARIABLES, draEstimateSize } from './cel-cost-dra';
 import { pendingCost } from './cel-cost-pending';
 import { stdCost } from './cel-cost-std';
-import { extListFuncs } from './cel-ext-lists';
+import { extListFuncs, extListsCost } from './cel-ext-lists';
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
-import { expandMacros, macroFuncs, type MacroNode, type MacroShape } from './cel-macros';
-import { constantRegexError, regexFuncs } from './cel-regex';
-import { urlFuncs, urlRegistry } from './cel-url';
+import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
+import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
+import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
 const STRING = 9;
 const INT64 = 3;
@@ -219,8 +219,9 @@ const funcs = [
   celMethod('isLessThan', QUANTITY, [QUANTITY], CelScalar.BOOL, function (o) {
     return compareRational(rationalOf(this), rationalOf(o)) < 0n;
   }),
-  celMethod('sign', QUANTITY, [], CelScalar.INT, function () {
-    const r = rationalOf(this);
+  // A global function, as quantity.go declares it (lines 162-164): sign(q), not q.sign().
+  celFunc('sign', [QUANTITY], CelScalar.INT, (q) => {
+    const r = rationalOf(q);
     return r.n > 0n ? 1n : r.n < 0n ? -1n : 0n;
   }),
   celMethod('isInteger', QUANTITY, [], CelScalar.BOOL, function () {
@@ -288,7 +289,6 @@ export const quantitySemverCost: CelCostLibrary = {
   decls: [
     overload('quantity', 'string_to_quantity', [T.string], QUANTITY_T),
     overload('isQuantity', 'is_quantity_string', [T.string], T.bool),
-    // upstream declares sign as a global function, sign(q) (Podplan offers q.sign() today).
     overload('sign', 'quantity_sign', [QUANTITY_T], T.int),
     member('isInteger', 'quantity_is_integer', [QUANTITY_T], T.bool),
     member('asInteger', 'quantity_get_int', [QUANTITY_T], T.int),
@@ -443,6 +443,24 @@ export const stringsCost: CelCostLibrary = {
   },
 };
 
+/** The functions the selector environment evaluates (the CelEnv's), for the check that each has a cost-model declaration. */
+export const SELECTOR_FUNCS: readonly CelFunc[] = funcs;
+
+/** The cost model's libraries: each one's declarations and cost entries. */
+export const SELECTOR_COST_LIBRARIES: readonly CelCostLibrary[] = [
+  stdCost,
+  stringsCost,
+  quantitySemverCost,
+  equalityCost,
+  listsCost,
+  ipCost,
+  regexCost,
+  urlCost,
+  extListsCost,
+  macrosCost,
+  pendingCost,
+];
+
 let model: CostModel | undefined;
 
 /** The DRA selector environment's cost model: its variable, its libraries' declarations and costs. */
@@ -450,7 +468,7 @@ function theCostModel(): CostModel {
   model ??= costModel({
     variables: DRA_VARIABLES,
     structFields: DRA_STRUCT_FIELDS,
-    libraries: [stdCost, stringsCost, quantitySemverCost, equalityCost, listsCost, ipCost, pendingCost],
+    libraries: SELECTOR_COST_LIBRARIES,
     estimateSize: draEstimateSize,
   });
   return model;

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { compileSelector, selectorCost, TOO_COMPLEX } from '../../../../src/engine/plugins/dynamicresources/cel';
+import {
+  compileSelector,
+  SELECTOR_COST_LIBRARIES,
+  SELECTOR_FUNCS,
+  selectorCost,
+  TOO_COMPLEX,
+} from '../../../../src/engine/plugins/dynamicresources/cel';
 import { CEL_SELECTOR_EXPRESSION_MAX_COST } from '../../../../src/engine/plugins/dynamicresources/cel-cost';
 // generate.ts first: it and generate-dra.ts import each other.
 import '../../../upstream/fidelity/generate';
 import { GPU_SELECTORS, NIC_SELECTORS } from '../../../upstream/fidelity/generate-dra';
 import { oraclePath } from '../../../upstream/fidelity/oracle';
-import { generatedSelectors, HANDWRITTEN, REVERTED_7239678, UPSTREAM_TABLES } from './cel-cost-corpus';
+import { CEL8, generatedSelectors, HANDWRITTEN, REVERTED_7239678, UPSTREAM_TABLES } from './cel-cost-corpus';
 
 const A = 'device.attributes["gpu.example.com"]';
 const C = 'device.capacity["gpu.example.com"]';
@@ -71,6 +77,23 @@ describe('engine/plugins/dynamicresources/cel-cost', () => {
     });
   }
 
+  it('every function the selector environment evaluates has a cost-model declaration of the same name, kind and arity', () => {
+    const decls = SELECTOR_COST_LIBRARIES.flatMap((l) => l.decls);
+    // @entries only exists in the tree Podplan evaluates (the two-variable comprehensions' pairs);
+    // the estimate walks cel-go's own expansion, which iterates both variables without it.
+    const evaluationOnly = new Set(['@entries']);
+    const missing = SELECTOR_FUNCS.filter((f) => !evaluationOnly.has(f.name))
+      .filter((f) => {
+        const isMember = f.target !== undefined;
+        const arity = f.arguments.length + (isMember ? 1 : 0);
+        return !decls.some((d) => d.fn === f.name && d.member === isMember && d.params.length === arity);
+      })
+      .map((f) => `${f.target ? 'member ' : ''}${f.name}/${f.arguments.length}`);
+    assert.deepEqual(missing, []);
+    // The walk saw the whole environment (strings, quantity, semver, lists, sets, ip, cidr, regex, url, lists extension).
+    assert.ok(SELECTOR_FUNCS.length >= 85, `${SELECTOR_FUNCS.length} functions`);
+  });
+
   it('an expression that does not parse has no cost', () => {
     assert.equal(selectorCost('device.driver =='), undefined);
   });
@@ -103,6 +126,7 @@ describe('upstream: DRA selector cost against k8s.io/dynamic-resource-allocation
       ...NIC_SELECTORS,
       ...UPSTREAM_TABLES,
       ...HANDWRITTEN,
+      ...CEL8,
       ...generatedSelectors(1, 600),
     ]),
   ];
