@@ -528,3 +528,71 @@ export const CEL8: readonly string[] = (() => {
     `cel.bind(u, url(${M}), u.getScheme() == "https" && u.getHost() != "")`,
   ];
 })();
+
+/**
+ * Selectors drawn at random (as generatedSelectors) from a grammar of cel8's functions and macros:
+ * regex, url, the lists extension, cel.bind and the two-variable comprehensions over the attribute
+ * maps, lists and local variables (whose paths cel-go appends to in place).
+ */
+export function generatedCel8Selectors(seed: number, count: number): string[] {
+  let state = seed;
+  const rnd = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const A = 'device.attributes["gpu.example.com"]';
+  function str(d: number): string {
+    if (d <= 0) return pick([`${A}.model`, '"abc"', 'device.driver', `string(${A}.index)`, `${A}["x"]`]);
+    return pick([
+      () => `${str(d - 1)}.find(${str(d - 1)})`,
+      () => `${str(d - 1)}.find("[a-z]+")`,
+      () => `${str(d - 1)}.findAll("[0-9]")[0]`,
+      () => `url(${str(d - 1)}).getHost()`,
+      () => `url(${str(d - 1)}).getEscapedPath()`,
+      () => `${strList(d - 1)}.sort()[0]`,
+      () => `${strList(d - 1)}.reverse()[0]`,
+      () => `cel.bind(s, ${str(d - 1)}, s + s)`,
+      () => `cel.bind(a, ${A}, string(a.model))`,
+      () => `(${str(d - 1)} + "x")`,
+    ])();
+  }
+  function strList(d: number): string {
+    if (d <= 0) return pick([`${A}.model.split("0")`, '["a", "b"]', `${A}.model.findAll(".")`, 'device.attributes.map(d, d)']);
+    return pick([
+      () => `${strList(d - 1)}.slice(0, 1)`,
+      () => `${strList(d - 1)}.distinct()`,
+      () => `${strList(d - 1)}.sortBy(x, x.size())`,
+      () => `[${strList(d - 1)}, ${strList(d - 1)}].flatten()`,
+      () => `${str(d - 1)}.findAll(${str(d - 1)}, 3)`,
+      () => `${A}.transformList(k, v, string(v))`,
+      () => `device.attributes.transformList(d, m, d)`,
+      () => `${strList(d - 1)}.transformList(i, s, i < 2, s + ${str(d - 1)})`,
+      () => `device.attributes.map(d, device.attributes[d].map(a, a)).flatten()`,
+      () => `device.attributes.transformList(d, m, m.transformList(k, v, k)).flatten()`,
+    ])();
+  }
+  function bool(d: number): string {
+    if (d <= 0) return pick([`${A}.healthy`, 'true', `isURL(${A}.model)`, `${A}.model.find("a") == "a"`]);
+    return pick([
+      () => `${str(d - 1)} == ${str(d - 1)}`,
+      () => `${str(d - 1)}.matches(${str(d - 1)})`,
+      () => `${bool(d - 1)} && ${bool(d - 1)}`,
+      () => `${strList(d - 1)}.exists(x, ${bool(d - 1)})`,
+      () => `${strList(d - 1)}.all(i, s, s.size() > i)`,
+      () => `${strList(d - 1)}.existsOne(i, s, s == ${str(d - 1)})`,
+      () => `${A}.exists(k, v, k.matches(string(v)))`,
+      () => `${A}.all(k, v, string(v).find(k) == "")`,
+      () => `device.attributes.exists(d, m, m.exists(k, v, ${str(d - 1)}.matches(k)))`,
+      () => `device.attributes.all(d, m, m.all(k, v, string(v) != ${str(d - 1)}))`,
+      () => `device.attributes.transformMap(d, m, m.size()).exists(k, v, v > 1)`,
+      () => `device.attributes.transformMapEntry(d, m, {d: m}).exists(k, v, v.exists(a, b, string(b) == a))`,
+      () => `cel.bind(a, ${A}, a.exists(k, string(a[k]).matches(k)))`,
+      () => `cel.bind(m, device.attributes, m.exists(d, m[d].exists(k, v, k == ${str(d - 1)})))`,
+      () => `lists.range(${strList(d - 1)}.size()).exists(i, i > 2)`,
+      () => `${strList(d - 1)}.size() > 2`,
+      () => `url(${str(d - 1)}).getQuery().exists(k, v, v.exists(x, x == k))`,
+      () => `isURL(${str(d - 1)})`,
+    ])();
+  }
+  const exprs: string[] = [];
+  for (let i = 0; i < count; i++) exprs.push(bool(1 + Math.floor(rnd() * 3)));
+  return exprs;
+}
