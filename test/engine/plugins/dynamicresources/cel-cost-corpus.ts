@@ -526,6 +526,7 @@ export const CEL8: readonly string[] = (() => {
     `cel.bind(q, device.capacity["gpu.example.com"].memory, q.isGreaterThan(quantity("1Gi")) && sign(q) == 1)`,
     `cel.bind(all, device.attributes.map(d, device.attributes[d].map(a, string(device.attributes[d][a]))).flatten(), all.all(x, all.exists(y, x.matches(y))))`,
     `cel.bind(u, url(${M}), u.getScheme() == "https" && u.getHost() != "")`,
+    `cel.bind(a, ${A}, a.exists(k, a[k] == "x" && "a".matches(k)))`,
   ];
 })();
 

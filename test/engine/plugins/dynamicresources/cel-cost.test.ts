@@ -78,9 +78,10 @@ const TABLE: Array<[expression: string, upstreamCost: bigint]> = [
   [`${A}.transformMap(k, v, string(v)).size() > 0`, 388n],
   // cel-go appends to a path in place: the key variable's path ends in the @values its value
   // variable's append wrote over @keys (64 characters, not an id's 32), as does a bound map's key
-  // once a[k] appended @values to the same path.
+  // once a[k] appended @values to the same path before k is sized.
   ['device.attributes.exists(d, device.attributes[d].exists(k, "a".matches(k)))', 13603n],
   ['device.attributes.exists(d, m, m.exists(k, v, "a".matches(k)))', 21699n],
+  [`cel.bind(a, ${A}, a.exists(k, a[k] == "x" && "a".matches(k)))`, 815n],
   [`cel.bind(a, ${A}, a.exists(k, string(a[k]).matches(k)))`, 2287n],
 ];
 
