@@ -228,6 +228,8 @@ export type CallCoster = (
  */
 export interface CelCostLibrary {
   readonly decls: readonly CelOverloadDecl[];
+  /** The qualified type names the library declares as identifiers (`net.IP`). */
+  readonly typeNames?: readonly string[];
   readonly byFunction?: Readonly<Record<string, CallCoster>>;
   readonly byOverload?: Readonly<Record<string, CallCoster>>;
 }
@@ -248,7 +250,14 @@ interface Checked {
   readonly overloads: Map<bigint, string[]>;
   /** Calls whose target is a namespace (`sets.contains(…)`): checked as global functions. */
   readonly qualified: Set<bigint>;
+  /** The expression's type (the checked AST's output type). */
+  readonly type: CelT;
+  /** The identifiers neither the environment nor a macro declares, in the order the checker meets them. */
+  readonly undeclared: readonly string[];
 }
+
+/** The type identifiers cel-go's standard environment declares (`type(x) == string`). */
+const TYPE_IDENTS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
 
 type Bindings = Map<string, CelT>;
 
@@ -326,15 +335,19 @@ class TypeChecker {
   private readonly overloads = new Map<bigint, string[]>();
   private readonly qualified = new Set<bigint>();
   private readonly scopes: Map<string, CelT>[] = [];
+  private readonly undeclared: string[] = [];
+  private readonly typeNames: ReadonlySet<string>;
 
   constructor(
     private readonly env: CostEnvironment,
     private readonly byFn: Map<string, CelOverloadDecl[]>,
-  ) {}
+  ) {
+    this.typeNames = new Set(env.libraries.flatMap((l) => l.typeNames ?? []));
+  }
 
   run(e: CostExpr): Checked {
-    this.check(e);
-    return { types: this.types, overloads: this.overloads, qualified: this.qualified };
+    const type = settled(this.check(e));
+    return { types: this.types, overloads: this.overloads, qualified: this.qualified, type, undeclared: this.undeclared };
   }
 
   private set(e: CostExpr, t: CelT): CelT {
@@ -374,9 +387,16 @@ class TypeChecker {
                         : T.dyn;
         return this.set(e, t);
       }
-      case 'identExpr':
-        return this.set(e, this.lookup(k.value.name) ?? (this.byFn.has(k.value.name) ? T.type : T.dyn));
+      case 'identExpr': {
+        const name = k.value.name;
+        const t = this.lookup(name) ?? (this.byFn.has(name) || TYPE_IDENTS.has(name) ? T.type : undefined);
+        if (t === undefined) this.undeclared.push(name);
+        return this.set(e, t ?? T.dyn);
+      }
       case 'selectExpr': {
+        // A protobuf type name (google.protobuf.Duration) is an identifier, not a select.
+        const q = qualifiedName(e);
+        if (q !== undefined && (q.startsWith('google.protobuf.') || this.typeNames.has(q))) return this.set(e, T.type);
         const operand = this.check(k.value.operand);
         if (k.value.testOnly) return this.set(e, T.bool);
         return this.set(e, this.selectField(operand, k.value.field));
@@ -402,7 +422,8 @@ class TypeChecker {
           val = val === undefined ? vt : joinTypes(val, vt);
         }
         if (k.value.messageName !== '') return this.set(e, T.struct(k.value.messageName));
-        return this.set(e, T.map(key ?? T.dyn, val ?? T.dyn));
+        // An empty map's key and value types are free until a call binds them (cel.@mapInsert).
+        return this.set(e, T.map(key ?? FREE_KEY, val ?? FREE_VAL));
       }
       case 'comprehensionExpr': {
         const c = k.value;
@@ -418,7 +439,7 @@ class TypeChecker {
         this.check(c.loopCondition);
         const step = this.check(c.loopStep);
         // The accumulator takes the step's type (a list literal's element type, once known).
-        scope.set(c.accuVar, accu.k === 'list' && step.k === 'list' ? step : accu);
+        scope.set(c.accuVar, (accu.k === 'list' && step.k === 'list') || (accu.k === 'map' && step.k === 'map') ? step : accu);
         scope.delete(c.iterVar);
         if (c.iterVar2) scope.delete(c.iterVar2);
         const result = this.check(c.result);
@@ -472,6 +493,8 @@ class TypeChecker {
 }
 
 const FREE: CelT = { k: 'param', name: '_free' };
+const FREE_KEY: CelT = { k: 'param', name: '_freeKey' };
+const FREE_VAL: CelT = { k: 'param', name: '_freeValue' };
 
 /** A type with the checker's unbound type variables as dyn (the checked AST's final types). */
 function settled(t: CelT): CelT {
@@ -962,6 +985,43 @@ function isScalar(t: CelT): boolean {
 export interface CostModel {
   /** The estimated cost range of an expression (its checked tree), as checker.Cost. */
   estimate(expr: CostExpr): Estimate;
+  /** The expression's output type and its undeclared identifiers, as the checker finds them. */
+  check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[] };
+}
+
+/** A type as cel-go prints it (types.Type.String), or undefined where this checker's type is not exact. */
+export function celTypeName(t: CelT): string | undefined {
+  switch (t.k) {
+    case 'bool':
+    case 'int':
+    case 'uint':
+    case 'double':
+    case 'string':
+    case 'bytes':
+    case 'dyn':
+      return t.k;
+    case 'null':
+      return 'null_type';
+    case 'any':
+      return 'google.protobuf.Any';
+    case 'timestamp':
+      return 'google.protobuf.Timestamp';
+    case 'duration':
+      return 'google.protobuf.Duration';
+    case 'struct':
+      return t.name;
+    case 'list': {
+      const e = celTypeName(t.e);
+      return e === undefined ? undefined : `list(${e})`;
+    }
+    case 'map': {
+      const key = celTypeName(t.key);
+      const val = celTypeName(t.val);
+      return key === undefined || val === undefined ? undefined : `map(${key}, ${val})`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 export function costModel(env: CostEnvironment): CostModel {
@@ -981,6 +1041,10 @@ export function costModel(env: CostEnvironment): CostModel {
     estimate(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
       return new Coster(env, checked, byFunction, byOverload).cost(expr);
+    },
+    check(expr) {
+      const checked = new TypeChecker(env, byFn).run(expr);
+      return { type: checked.type, undeclared: checked.undeclared };
     },
   };
 }

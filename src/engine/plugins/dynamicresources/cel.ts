@@ -36,6 +36,7 @@ import type { Device } from '../../api/dra';
 import { parseQuantity } from '../../api/quantity';
 import {
   CEL_SELECTOR_EXPRESSION_MAX_COST,
+  celTypeName,
   CIDR_T,
   COST,
   costModel,
@@ -496,6 +497,25 @@ function estimateSelector(expression: string): SelectorCost | undefined {
   return { cost, exceeds: cost > CEL_SELECTOR_EXPRESSION_MAX_COST };
 }
 
+/**
+ * What the cost model's checker refuses that cel-go's checker and the DRA compiler refuse, in their
+ * words: an identifier nothing declares (cel-go checker.go, `undeclared reference to 'x' (in
+ * container '')`) and a selector whose output is not a bool (k8s.io/dynamic-resource-allocation
+ * v0.37.2 cel/compile.go validateOutputType, lines 818-827: bool or the attribute type, the unknown
+ * type google.protobuf.Any). Only an output type this checker knows exactly is refused.
+ */
+function checkerError(expression: string): string | undefined {
+  const parsed = parseSelector(expression, 'cel-go');
+  if (!parsed.ok) return undefined;
+  const checked = theCostModel().check(parsed.expr.expr as unknown as CostExpr);
+  const name = checked.undeclared[0];
+  if (name !== undefined) return `undeclared reference to '${name}' (in container '')`;
+  const t = checked.type;
+  if (t.k === 'bool' || t.k === 'any' || t.k === 'dyn') return undefined;
+  const typeName = celTypeName(t);
+  return typeName === undefined ? undefined : `must evaluate to bool or the unknown type, not ${typeName}`;
+}
+
 /** kube-apiserver's words for a selector whose estimated cost exceeds the limit (a field.Forbidden). */
 export const TOO_COMPLEX = 'Forbidden: too complex, exceeds cost limit';
 
@@ -623,6 +643,8 @@ function compile(expression: string): CompiledSelector {
     const parsed = expanded.expr;
     const undeclared = undeclaredFunction(parsed.expr as unknown as ExprNode, theEnv());
     if (undeclared !== undefined) return { ok: false, error: undeclared };
+    const typeError = checkerError(expression);
+    if (typeError !== undefined) return { ok: false, error: typeError };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);
     if (badRegex !== undefined) return { ok: false, error: badRegex };
     program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;
