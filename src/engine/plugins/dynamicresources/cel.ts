@@ -583,7 +583,7 @@ function qualifiedName(e: ExprNode | undefined): string | undefined {
  * The first call of a function the environment does not declare, as cel-go's checker reports it
  * (`undeclared reference to 'f' (in container '')`): a compile error, not a runtime one.
  */
-function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | undefined {
+function undeclaredFunction(e: ExprNode | undefined, env: CelEnv, withheld: ReadonlySet<string> = NONE): string | undefined {
   if (!e) return undefined;
   const children: (ExprNode | undefined)[] = [];
   const k = e.exprKind;
@@ -591,7 +591,7 @@ function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | unde
     const call = k.value as { function: string; target?: ExprNode; args: readonly ExprNode[] };
     const q = qualifiedName(call.target);
     const qualified = q !== undefined && env.funcs.find(`${q}.${call.function}`) !== undefined;
-    if (!qualified && !SPECIAL_CALLS.has(call.function) && env.funcs.find(call.function) === undefined) {
+    if (!qualified && !SPECIAL_CALLS.has(call.function) && (withheld.has(call.function) || env.funcs.find(call.function) === undefined)) {
       return `undeclared reference to '${call.function}' (in container '')`;
     }
     if (!qualified) children.push(call.target);
@@ -610,10 +610,32 @@ function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | unde
     children.push(c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']);
   }
   for (const child of children) {
-    const found = undeclaredFunction(child, env);
+    const found = undeclaredFunction(child, env, withheld);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The functions kube-apiserver 1.37 does not offer a new expression: it validates one it is asked to
+ * create or change in the environment of its compatibility version, 1.36 (k8s.io/apiserver v0.37.2
+ * pkg/cel/environment/base.go DefaultCompatibilityVersion, lines 49-55, and the NewExpressions
+ * environment k8s.io/dynamic-resource-allocation's validation asks for), and Kubernetes' lists
+ * library at version 1 (`includes`) arrives with 1.37 (base.go lines 182-187). A stored expression
+ * (what the scheduler evaluates) has them.
+ */
+const NOT_IN_NEW_EXPRESSIONS: ReadonlySet<string> = new Set(['includes']);
+
+/**
+ * Why kube-apiserver refuses a selector that compiles (compileSelector) when an object is created
+ * with it: it calls a function new expressions do not have yet; undefined when it accepts it.
+ */
+export function newSelectorError(expression: string): string | undefined {
+  const parsed = parseSelector(expression, 'cel-go');
+  if (!parsed.ok) return undefined;
+  return undeclaredFunction(parsed.expr.expr as unknown as ExprNode, theEnv(), NOT_IN_NEW_EXPRESSIONS);
 }
 
 /**
