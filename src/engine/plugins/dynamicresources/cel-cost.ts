@@ -254,6 +254,14 @@ interface Checked {
   readonly type: CelT;
   /** The identifiers neither the environment nor a macro declares, in the order the checker meets them. */
   readonly undeclared: readonly string[];
+  /** Literals whose elements' types differ, in cel-go's words. */
+  readonly mismatches: readonly string[];
+}
+
+/** A type's name when this checker knows it exactly (no dyn, no free parameter inside). */
+function exactName(t: CelT): string | undefined {
+  const name = celTypeName(t, 'any');
+  return name === undefined || /\bdyn\b/.test(name) ? undefined : name;
 }
 
 /** The type identifiers cel-go's standard environment declares (`type(x) == string`). */
@@ -336,6 +344,11 @@ class TypeChecker {
   private readonly qualified = new Set<bigint>();
   private readonly scopes: Map<string, CelT>[] = [];
   private readonly undeclared: string[] = [];
+  /** The validator's findings with their literal's place in a pre-order walk (the order it reports them in). */
+  private readonly mismatches: { order: number; message: string }[] = [];
+  private literals = 0;
+  /** How many calls of `format` enclose the node being checked. */
+  private formatDepth = 0;
   private readonly typeNames: ReadonlySet<string>;
 
   constructor(
@@ -347,7 +360,14 @@ class TypeChecker {
 
   run(e: CostExpr): Checked {
     const type = settled(this.check(e));
-    return { types: this.types, overloads: this.overloads, qualified: this.qualified, type, undeclared: this.undeclared };
+    return {
+      types: this.types,
+      overloads: this.overloads,
+      qualified: this.qualified,
+      type,
+      undeclared: this.undeclared,
+      mismatches: [...this.mismatches].sort((a, b) => a.order - b.order).map((m) => m.message),
+    };
   }
 
   private set(e: CostExpr, t: CelT): CelT {
@@ -402,24 +422,26 @@ class TypeChecker {
         return this.set(e, this.selectField(operand, k.value.field));
       }
       case 'listExpr': {
+        const order = this.literals++;
         let elem: CelT | undefined;
         for (const el of k.value.elements) {
           const t = this.check(el);
-          elem = elem === undefined ? t : joinTypes(elem, t);
+          elem = elem === undefined ? t : this.joinLiteral(order, elem, t);
         }
         // An empty list's element type is free until a call binds it (as the checker's type variables).
         return this.set(e, T.list(elem ?? FREE));
       }
       case 'structExpr': {
+        const order = this.literals++;
         let key: CelT | undefined;
         let val: CelT | undefined;
         for (const entry of k.value.entries) {
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as CostExpr);
-            key = key === undefined ? kt : joinTypes(key, kt);
+            key = key === undefined ? kt : this.joinLiteral(order, key, kt);
           }
           const vt = this.check(entry.value);
-          val = val === undefined ? vt : joinTypes(val, vt);
+          val = val === undefined ? vt : k.value.messageName === '' ? this.joinLiteral(order, val, vt) : joinTypes(val, vt);
         }
         if (k.value.messageName !== '') return this.set(e, T.struct(k.value.messageName));
         // An empty map's key and value types are free until a call binds them (cel.@mapInsert).
@@ -446,11 +468,35 @@ class TypeChecker {
         this.scopes.pop();
         return this.set(e, result);
       }
-      case 'callExpr':
-        return this.set(e, this.call(e, k.value));
+      case 'callExpr': {
+        const format = k.value.function === 'format';
+        if (format) this.formatDepth++;
+        const t = this.call(e, k.value);
+        if (format) this.formatDepth--;
+        return this.set(e, t);
+      }
       default:
         return this.set(e, T.dyn);
     }
+  }
+
+  /**
+   * A list or map literal's element type so far joined with the next element's, noting where the
+   * next is not of the first's type: Kubernetes' base environment validates homogeneous aggregate
+   * literals (k8s.io/apiserver v0.37.2 pkg/cel/environment/base.go line 115; cel-go v0.29.2
+   * cel/validator.go lines 313-368, `expected type 'int' but found 'uint'`), except under a call of
+   * `format` (ext/formatting.go lines 421-427). Only types this checker knows exactly are compared.
+   */
+  private joinLiteral(order: number, prev: CelT, cur: CelT): CelT {
+    // Exact types that differ, or types of different kinds whatever their parameters (list(dyn) is no int).
+    const exact = exactName(prev) !== undefined && exactName(cur) !== undefined;
+    const kinds = !isDyn(prev) && !isDyn(cur) && prev.k !== 'param' && cur.k !== 'param' && prev.k !== cur.k;
+    const p = celTypeName(prev, 'any');
+    const c = celTypeName(cur, 'any');
+    if ((exact || kinds) && p !== undefined && c !== undefined && p !== c && this.formatDepth === 0) {
+      this.mismatches.push({ order, message: `expected type '${p}' but found '${c}'` });
+    }
+    return joinTypes(prev, cur);
   }
 
   private selectField(operand: CelT, field: string): CelT {
@@ -986,11 +1032,14 @@ export interface CostModel {
   /** The estimated cost range of an expression (its checked tree), as checker.Cost. */
   estimate(expr: CostExpr): Estimate;
   /** The expression's output type and its undeclared identifiers, as the checker finds them. */
-  check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[] };
+  check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[]; readonly mismatches: readonly string[] };
 }
 
-/** A type as cel-go prints it (types.Type.String), or undefined where this checker's type is not exact. */
-export function celTypeName(t: CelT): string | undefined {
+/**
+ * A type as cel-go prints it (types.Type.String; the checker's own messages, FormatCELType, call
+ * google.protobuf.Any `any`), or undefined where this checker's type is not exact.
+ */
+export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | undefined {
   switch (t.k) {
     case 'bool':
     case 'int':
@@ -1003,7 +1052,7 @@ export function celTypeName(t: CelT): string | undefined {
     case 'null':
       return 'null_type';
     case 'any':
-      return 'google.protobuf.Any';
+      return anyName;
     case 'timestamp':
       return 'google.protobuf.Timestamp';
     case 'duration':
@@ -1011,12 +1060,12 @@ export function celTypeName(t: CelT): string | undefined {
     case 'struct':
       return t.name;
     case 'list': {
-      const e = celTypeName(t.e);
+      const e = celTypeName(t.e, anyName);
       return e === undefined ? undefined : `list(${e})`;
     }
     case 'map': {
-      const key = celTypeName(t.key);
-      const val = celTypeName(t.val);
+      const key = celTypeName(t.key, anyName);
+      const val = celTypeName(t.val, anyName);
       return key === undefined || val === undefined ? undefined : `map(${key}, ${val})`;
     }
     default:
@@ -1044,7 +1093,7 @@ export function costModel(env: CostEnvironment): CostModel {
     },
     check(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
-      return { type: checked.type, undeclared: checked.undeclared };
+      return { type: checked.type, undeclared: checked.undeclared, mismatches: checked.mismatches };
     },
   };
 }

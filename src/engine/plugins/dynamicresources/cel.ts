@@ -510,6 +510,8 @@ function checkerError(expression: string): string | undefined {
   const checked = theCostModel().check(parsed.expr.expr as unknown as CostExpr);
   const name = checked.undeclared[0];
   if (name !== undefined) return `undeclared reference to '${name}' (in container '')`;
+  const mismatch = checked.mismatches[0];
+  if (mismatch !== undefined) return mismatch;
   const t = checked.type;
   if (t.k === 'bool' || t.k === 'any' || t.k === 'dyn') return undefined;
   const typeName = celTypeName(t);
