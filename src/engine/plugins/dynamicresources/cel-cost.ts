@@ -252,7 +252,10 @@ interface Checked {
   readonly qualified: Set<bigint>;
   /** The expression's type (the checked AST's output type). */
   readonly type: CelT;
-  /** The identifiers neither the environment nor a macro declares, in the order the checker meets them. */
+  /**
+   * The checker's errors, in the order it meets them: identifiers nothing declares, ranges that are
+   * not lists or maps, calls no overload takes; in cel-go's words.
+   */
   readonly undeclared: readonly string[];
   /** Literals whose elements' types differ, in cel-go's words. */
   readonly mismatches: readonly string[];
@@ -410,7 +413,7 @@ class TypeChecker {
       case 'identExpr': {
         const name = k.value.name;
         const t = this.lookup(name) ?? (this.byFn.has(name) || TYPE_IDENTS.has(name) ? T.type : undefined);
-        if (t === undefined) this.undeclared.push(name);
+        if (t === undefined) this.undeclared.push(`undeclared reference to '${name}' (in container '')`);
         return this.set(e, t ?? T.dyn);
       }
       case 'selectExpr': {
@@ -450,6 +453,10 @@ class TypeChecker {
       case 'comprehensionExpr': {
         const c = k.value;
         const range = this.check(c.iterRange);
+        const rangeName = celTypeName(range, 'any');
+        if (range.k !== 'list' && range.k !== 'map' && range.k !== 'dyn' && range.k !== 'param' && rangeName !== undefined) {
+          this.undeclared.push(`expression of type '${rangeName}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        }
         const accu = this.check(c.accuInit);
         const scope = new Map<string, CelT>();
         const iter1 = range.k === 'list' ? (c.iterVar2 ? T.int : range.e) : range.k === 'map' ? range.key : T.dyn;
@@ -478,6 +485,21 @@ class TypeChecker {
       default:
         return this.set(e, T.dyn);
     }
+  }
+
+  /**
+   * cel-go checker.go's `found no matching overload for 'f' applied to '(string, bool)'` (a member
+   * call: `'list(int).()'`), when the call's operands' types are known well enough to be sure: none
+   * is dyn, any or a free type parameter, and each has a name.
+   */
+  private noMatchingOverload(fn: string, target: CelT | undefined, args: readonly CelT[]): void {
+    const operands = target ? [target, ...args] : args;
+    if (operands.some((t) => isDyn(t) || t.k === 'param')) return;
+    const names = args.map((t) => celTypeName(settled(t), 'any'));
+    const targetName = target && celTypeName(settled(target), 'any');
+    if (names.some((n) => n === undefined) || (target && targetName === undefined)) return;
+    const signature = `${target ? `${targetName}.` : ''}(${names.join(', ')})`;
+    this.undeclared.push(`found no matching overload for '${fn}' applied to '${signature}'`);
   }
 
   /**
@@ -534,6 +556,7 @@ class TypeChecker {
       else if (!isDyn(result) && !sameType(r, result)) result = T.dyn;
     }
     this.overloads.set(e.id, ids);
+    if (ids.length === 0 && this.byFn.has(fn)) this.noMatchingOverload(fn, targetType, argTypes);
     return result ?? T.dyn;
   }
 }

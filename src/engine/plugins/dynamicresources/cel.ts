@@ -508,8 +508,8 @@ function checkerError(expression: string): string | undefined {
   const parsed = parseSelector(expression, 'cel-go');
   if (!parsed.ok) return undefined;
   const checked = theCostModel().check(parsed.expr.expr as unknown as CostExpr);
-  const name = checked.undeclared[0];
-  if (name !== undefined) return `undeclared reference to '${name}' (in container '')`;
+  const checkerError = checked.undeclared[0];
+  if (checkerError !== undefined) return checkerError;
   const mismatch = checked.mismatches[0];
   if (mismatch !== undefined) return mismatch;
   const t = checked.type;
