@@ -23,8 +23,12 @@
 // covered: the format library, optional syntax (`a[?i]`, `{?k: v}`) and the allocator's runtime
 // cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
-// reports it; other type errors (a range that is not a list or map, a sort of lists) show at
-// evaluation.
+// reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
+// undeclared identifier, a call no overload takes and a range that is neither list nor map (where
+// the operands' types are known), a list or map literal of mixed types (the homogeneous-literal
+// validator) and a selector whose output is not a bool (the DRA compiler's check), in upstream's
+// words; what the checker cannot type shows at evaluation. newSelectorError adds what kube-apiserver
+// refuses in a new expression only (`includes`, not in 1.36's environment).
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
 import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv, type CelFunc } from '@bufbuild/cel';
