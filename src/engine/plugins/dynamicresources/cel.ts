@@ -517,6 +517,11 @@ function checkerError(expression: string): string | undefined {
   const mismatch = checked.mismatches[0];
   if (mismatch !== undefined) return mismatch;
   const t = checked.type;
+  // dyn is refused too, but this checker's dyn is often a type it did not work out: only dyn(x) is sure.
+  const root = parsed.expr.expr?.exprKind;
+  if (root?.case === 'callExpr' && root.value.function === 'dyn' && root.value.target === undefined && root.value.args.length === 1) {
+    return 'must evaluate to bool or the unknown type, not dyn';
+  }
   if (t.k === 'bool' || t.k === 'any' || t.k === 'dyn') return undefined;
   const typeName = celTypeName(t);
   return typeName === undefined ? undefined : `must evaluate to bool or the unknown type, not ${typeName}`;

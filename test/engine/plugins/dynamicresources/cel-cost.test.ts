@@ -219,7 +219,7 @@ describe('upstream: DRA selector cost against k8s.io/dynamic-resource-allocation
     ]);
     // What Podplan's checker cannot yet tell (dyn outputs, the format clause check, overloads of
     // operands it types loosely): at most these.
-    assert.ok(upstreamOnly.length <= 8, upstreamOnly.join('\n'));
+    assert.ok(upstreamOnly.length <= 6, upstreamOnly.join('\n'));
     // Where both refuse, upstream's error carries Podplan's words, but for the few where upstream
     // reports another error first (a parse error's wording, an undeclared receiver before its
     // method, the format library's errors).

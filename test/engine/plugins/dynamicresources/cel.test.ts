@@ -363,6 +363,8 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ["{'a': 1}.transformMap(k, v, v + 1)", 'compile:must evaluate to bool or the unknown type, not map(string, int)'],
     ['[1, 2].slice(0, 1)', 'compile:must evaluate to bool or the unknown type, not list(int)'],
     ['"a"', 'compile:must evaluate to bool or the unknown type, not string'],
+    ['dyn(true)', 'compile:must evaluate to bool or the unknown type, not dyn'],
+    ['dyn(true) == true', true],
     ['nope == 1', "compile:undeclared reference to 'nope' (in container '')"],
     ['type(quantity("1")) == kubernetes.Quantity', "compile:undeclared reference to 'kubernetes' (in container '')"],
     // On a device: its attribute domains and attributes as two-variable comprehensions.
