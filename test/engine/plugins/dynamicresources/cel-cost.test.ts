@@ -217,8 +217,8 @@ describe('upstream: DRA selector cost against k8s.io/dynamic-resource-allocation
     assert.deepEqual(podplanOnly, [
       `format.named("dns1123Label").value() == format.named("dns1123Label").value(): undeclared reference to 'value' (in container '')`,
     ]);
-    // What Podplan's checker cannot yet tell (dyn outputs, the format clause check, overloads of
-    // operands it types loosely): at most these.
+    // What Podplan's checker cannot yet tell (the format clause check, overloads and literals of
+    // operands it types loosely as dyn): at most these.
     assert.ok(upstreamOnly.length <= 6, upstreamOnly.join('\n'));
     // Where both refuse, upstream's error carries Podplan's words, but for the few where upstream
     // reports another error first (a parse error's wording, an undeclared receiver before its
