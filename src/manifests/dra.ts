@@ -26,7 +26,7 @@ import type {
   ResourceSlice,
 } from '../engine/api/dra';
 import { parseQuantity } from '../engine/api/quantity';
-import { compileSelector, selectorCost, TOO_COMPLEX } from '../engine/plugins/dynamicresources/cel';
+import { compileSelector, newSelectorError, selectorCost, TOO_COMPLEX } from '../engine/plugins/dynamicresources/cel';
 import { anyValue, arrayOf, boolean, integer, object, oneOf, recordOf, refine, string, wrongType, type Decoder } from './decode';
 import { nodeSelector, objectMeta, templateMeta } from './kube';
 import { joinPath } from './source-map';
@@ -65,7 +65,8 @@ const deviceSelector = refine(
     if (expression === undefined) return;
     const compiled = compileSelector(expression);
     const at = joinPath(joinPath(path, 'cel'), 'expression');
-    if (!compiled.ok) ctx.report(at, 'bad-value', `the CEL expression does not compile: ${compiled.error}`);
+    const error = compiled.ok ? newSelectorError(expression) : compiled.error;
+    if (error !== undefined) ctx.report(at, 'bad-value', `the CEL expression does not compile: ${error}`);
     else if (selectorCost(expression)?.exceeds === true) ctx.report(at, 'bad-value', TOO_COMPLEX);
   },
 );

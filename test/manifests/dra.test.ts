@@ -139,6 +139,24 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     );
   });
 
+  it('a CEL selector kube-apiserver refuses to compile for its types or as a new expression is an error at its expression, in its words', () => {
+    // The oracle's -celcost mode (k8s.io/dynamic-resource-allocation v0.37.2, new expressions) refused each.
+    const cases: Array<[expression: string, error: string]> = [
+      ['device.attributes["gpu.example.com"].model.split("0")', 'must evaluate to bool or the unknown type, not list(string)'],
+      ['semver("1.2.3").major()', 'must evaluate to bool or the unknown type, not int'],
+      ['s == device.driver', "undeclared reference to 's' (in container '')"],
+      ['device.attributes["gpu.example.com"].model.includes("a")', "undeclared reference to 'includes' (in container '')"],
+    ];
+    for (const [expression, error] of cases) {
+      const model = readSnapshot([{ name: 'claims.yaml', text: CLAIMS.replace('device.driver == "gpu.example.com"', expression) }]);
+      assert.deepEqual(
+        model.errors.map((e) => [e.code, e.range.start.line, e.path, e.message]),
+        [['bad-value', 5, 'spec.selectors[0].cel.expression', `the CEL expression does not compile: ${error}`]],
+        expression,
+      );
+    }
+  });
+
   it('a CEL selector whose estimated cost exceeds the limit is refused at its expression, in kube-apiserver words', () => {
     // kube-apiserver 1.37 refused this one (7239678): string() of an int has no size bound.
     const tooComplex = 'ip("fe80::" + string(device.attributes["gpu.example.com"].index + 1)).isLinkLocalUnicast()';

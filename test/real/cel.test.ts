@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { compileSelector } from '../../src/engine/plugins/dynamicresources/cel';
+import { compileSelector, newSelectorError } from '../../src/engine/plugins/dynamicresources/cel';
 import { startRealCluster, type RealCluster } from './cluster';
 
 // Selectors using the CEL functions and macros Podplan added for issue 23 (regex find/findAll,
 // cel.bind, cel-go's lists extension, two-variable comprehensions, the url library): the real
 // kube-apiserver v1.37.2 accepts a ResourceClaim with each one Podplan compiles (so the function is
 // in upstream's DRA environment and the selector is within its cost limit), and refuses the ones
-// Podplan refuses, with Podplan's words in its message.
+// Podplan refuses (syntax, macros, regex literals, types), with Podplan's words in its message.
 const D = 'device.attributes["dra.example.com"]';
 const accepted = [
   `${D}.model.find('[0-9]+') == '100'`,
@@ -30,6 +30,11 @@ const refused = [
   `[1].all(i, i, true)`,
   `[1].all(i.j, v, true)`,
   `[].all(__result__, i, true)`,
+  // Type errors the checker finds: the output type, an undeclared identifier, a mixed literal, no overload.
+  `${D}.model.split('0')`,
+  `s == ${D}.model`,
+  `[1, 'a'].size() == 2`,
+  `device.driver + true == 'x'`,
 ];
 
 const claim = (expression: string) => ({
@@ -74,4 +79,14 @@ describe('real kube-apiserver: DRA selectors with the CEL extensions Podplan eva
       assert.ok(answer.body.message?.includes(compiled.error), `${answer.body.message} should contain ${compiled.error}`);
     });
   }
+
+  it('refused as a new expression, though the scheduler evaluates it: includes (lists library v1, after 1.36)', async () => {
+    const expression = `${D}.model.includes('a')`;
+    assert.ok(compileSelector(expression).ok);
+    const error = newSelectorError(expression);
+    assert.equal(error, "undeclared reference to 'includes' (in container '')");
+    const answer = await create(expression);
+    assert.equal(answer.status, 422, answer.text);
+    assert.ok(answer.body.message?.includes(error), `${answer.body.message} should contain ${error}`);
+  });
 });

@@ -228,6 +228,8 @@ export type CallCoster = (
  */
 export interface CelCostLibrary {
   readonly decls: readonly CelOverloadDecl[];
+  /** The qualified type names the library declares as identifiers (`net.IP`). */
+  readonly typeNames?: readonly string[];
   readonly byFunction?: Readonly<Record<string, CallCoster>>;
   readonly byOverload?: Readonly<Record<string, CallCoster>>;
 }
@@ -248,7 +250,25 @@ interface Checked {
   readonly overloads: Map<bigint, string[]>;
   /** Calls whose target is a namespace (`sets.contains(…)`): checked as global functions. */
   readonly qualified: Set<bigint>;
+  /** The expression's type (the checked AST's output type). */
+  readonly type: CelT;
+  /**
+   * The checker's errors, in the order it meets them: identifiers nothing declares, ranges that are
+   * not lists or maps, calls no overload takes; in cel-go's words.
+   */
+  readonly undeclared: readonly string[];
+  /** Literals whose elements' types differ, in cel-go's words. */
+  readonly mismatches: readonly string[];
 }
+
+/** A type's name when this checker knows it exactly (no dyn, no free parameter inside). */
+function exactName(t: CelT): string | undefined {
+  const name = celTypeName(t, 'any');
+  return name === undefined || /\bdyn\b/.test(name) ? undefined : name;
+}
+
+/** The type identifiers cel-go's standard environment declares (`type(x) == string`). */
+const TYPE_IDENTS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
 
 type Bindings = Map<string, CelT>;
 
@@ -326,15 +346,31 @@ class TypeChecker {
   private readonly overloads = new Map<bigint, string[]>();
   private readonly qualified = new Set<bigint>();
   private readonly scopes: Map<string, CelT>[] = [];
+  private readonly undeclared: string[] = [];
+  /** The validator's findings with their literal's place in a pre-order walk (the order it reports them in). */
+  private readonly mismatches: { order: number; message: string }[] = [];
+  private literals = 0;
+  /** How many calls of `format` enclose the node being checked. */
+  private formatDepth = 0;
+  private readonly typeNames: ReadonlySet<string>;
 
   constructor(
     private readonly env: CostEnvironment,
     private readonly byFn: Map<string, CelOverloadDecl[]>,
-  ) {}
+  ) {
+    this.typeNames = new Set(env.libraries.flatMap((l) => l.typeNames ?? []));
+  }
 
   run(e: CostExpr): Checked {
-    this.check(e);
-    return { types: this.types, overloads: this.overloads, qualified: this.qualified };
+    const type = settled(this.check(e));
+    return {
+      types: this.types,
+      overloads: this.overloads,
+      qualified: this.qualified,
+      type,
+      undeclared: this.undeclared,
+      mismatches: [...this.mismatches].sort((a, b) => a.order - b.order).map((m) => m.message),
+    };
   }
 
   private set(e: CostExpr, t: CelT): CelT {
@@ -374,39 +410,53 @@ class TypeChecker {
                         : T.dyn;
         return this.set(e, t);
       }
-      case 'identExpr':
-        return this.set(e, this.lookup(k.value.name) ?? (this.byFn.has(k.value.name) ? T.type : T.dyn));
+      case 'identExpr': {
+        const name = k.value.name;
+        const t = this.lookup(name) ?? (this.byFn.has(name) || TYPE_IDENTS.has(name) ? T.type : undefined);
+        if (t === undefined) this.undeclared.push(`undeclared reference to '${name}' (in container '')`);
+        return this.set(e, t ?? T.dyn);
+      }
       case 'selectExpr': {
+        // A protobuf type name (google.protobuf.Duration) is an identifier, not a select.
+        const q = qualifiedName(e);
+        if (q !== undefined && (q.startsWith('google.protobuf.') || this.typeNames.has(q))) return this.set(e, T.type);
         const operand = this.check(k.value.operand);
         if (k.value.testOnly) return this.set(e, T.bool);
         return this.set(e, this.selectField(operand, k.value.field));
       }
       case 'listExpr': {
+        const order = this.literals++;
         let elem: CelT | undefined;
         for (const el of k.value.elements) {
           const t = this.check(el);
-          elem = elem === undefined ? t : joinTypes(elem, t);
+          elem = elem === undefined ? t : this.joinLiteral(order, elem, t);
         }
         // An empty list's element type is free until a call binds it (as the checker's type variables).
         return this.set(e, T.list(elem ?? FREE));
       }
       case 'structExpr': {
+        const order = this.literals++;
         let key: CelT | undefined;
         let val: CelT | undefined;
         for (const entry of k.value.entries) {
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as CostExpr);
-            key = key === undefined ? kt : joinTypes(key, kt);
+            key = key === undefined ? kt : this.joinLiteral(order, key, kt);
           }
           const vt = this.check(entry.value);
-          val = val === undefined ? vt : joinTypes(val, vt);
+          val = val === undefined ? vt : k.value.messageName === '' ? this.joinLiteral(order, val, vt) : joinTypes(val, vt);
         }
         if (k.value.messageName !== '') return this.set(e, T.struct(k.value.messageName));
-        return this.set(e, T.map(key ?? T.dyn, val ?? T.dyn));
+        // An empty map's key and value types are free until a call binds them (cel.@mapInsert).
+        return this.set(e, T.map(key ?? FREE_KEY, val ?? FREE_VAL));
       }
       case 'comprehensionExpr': {
         const c = k.value;
         const range = this.check(c.iterRange);
+        const rangeName = celTypeName(range, 'any');
+        if (range.k !== 'list' && range.k !== 'map' && range.k !== 'dyn' && range.k !== 'param' && rangeName !== undefined) {
+          this.undeclared.push(`expression of type '${rangeName}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        }
         const accu = this.check(c.accuInit);
         const scope = new Map<string, CelT>();
         const iter1 = range.k === 'list' ? (c.iterVar2 ? T.int : range.e) : range.k === 'map' ? range.key : T.dyn;
@@ -418,18 +468,57 @@ class TypeChecker {
         this.check(c.loopCondition);
         const step = this.check(c.loopStep);
         // The accumulator takes the step's type (a list literal's element type, once known).
-        scope.set(c.accuVar, accu.k === 'list' && step.k === 'list' ? step : accu);
+        scope.set(c.accuVar, (accu.k === 'list' && step.k === 'list') || (accu.k === 'map' && step.k === 'map') ? step : accu);
         scope.delete(c.iterVar);
         if (c.iterVar2) scope.delete(c.iterVar2);
         const result = this.check(c.result);
         this.scopes.pop();
         return this.set(e, result);
       }
-      case 'callExpr':
-        return this.set(e, this.call(e, k.value));
+      case 'callExpr': {
+        const format = k.value.function === 'format';
+        if (format) this.formatDepth++;
+        const t = this.call(e, k.value);
+        if (format) this.formatDepth--;
+        return this.set(e, t);
+      }
       default:
         return this.set(e, T.dyn);
     }
+  }
+
+  /**
+   * cel-go checker.go's `found no matching overload for 'f' applied to '(string, bool)'` (a member
+   * call: `'list(int).()'`), when the call's operands' types are known well enough to be sure: none
+   * is dyn, any or a free type parameter, and each has a name.
+   */
+  private noMatchingOverload(fn: string, target: CelT | undefined, args: readonly CelT[]): void {
+    const operands = target ? [target, ...args] : args;
+    if (operands.some((t) => isDyn(t) || t.k === 'param')) return;
+    const names = args.map((t) => celTypeName(settled(t), 'any'));
+    const targetName = target && celTypeName(settled(target), 'any');
+    if (names.some((n) => n === undefined) || (target && targetName === undefined)) return;
+    const signature = `${target ? `${targetName}.` : ''}(${names.join(', ')})`;
+    this.undeclared.push(`found no matching overload for '${fn}' applied to '${signature}'`);
+  }
+
+  /**
+   * A list or map literal's element type so far joined with the next element's, noting where the
+   * next is not of the first's type: Kubernetes' base environment validates homogeneous aggregate
+   * literals (k8s.io/apiserver v0.37.2 pkg/cel/environment/base.go line 115; cel-go v0.29.2
+   * cel/validator.go lines 313-368, `expected type 'int' but found 'uint'`), except under a call of
+   * `format` (ext/formatting.go lines 421-427). Only types this checker knows exactly are compared.
+   */
+  private joinLiteral(order: number, prev: CelT, cur: CelT): CelT {
+    // Exact types that differ, or types of different kinds whatever their parameters (list(dyn) is no int).
+    const exact = exactName(prev) !== undefined && exactName(cur) !== undefined;
+    const kinds = !isDyn(prev) && !isDyn(cur) && prev.k !== 'param' && cur.k !== 'param' && prev.k !== cur.k;
+    const p = celTypeName(prev, 'any');
+    const c = celTypeName(cur, 'any');
+    if ((exact || kinds) && p !== undefined && c !== undefined && p !== c && this.formatDepth === 0) {
+      this.mismatches.push({ order, message: `expected type '${p}' but found '${c}'` });
+    }
+    return joinTypes(prev, cur);
   }
 
   private selectField(operand: CelT, field: string): CelT {
@@ -467,11 +556,14 @@ class TypeChecker {
       else if (!isDyn(result) && !sameType(r, result)) result = T.dyn;
     }
     this.overloads.set(e.id, ids);
+    if (ids.length === 0 && this.byFn.has(fn)) this.noMatchingOverload(fn, targetType, argTypes);
     return result ?? T.dyn;
   }
 }
 
 const FREE: CelT = { k: 'param', name: '_free' };
+const FREE_KEY: CelT = { k: 'param', name: '_freeKey' };
+const FREE_VAL: CelT = { k: 'param', name: '_freeValue' };
 
 /** A type with the checker's unbound type variables as dyn (the checked AST's final types). */
 function settled(t: CelT): CelT {
@@ -494,8 +586,57 @@ interface EntrySize {
   readonly val: Estimate;
 }
 
+/**
+ * A Go []string: `len` elements of a backing array shared by every slice appended from it. cel-go
+ * builds paths with `append(path, name)` (checker/cost.go lines 414, 429, 445, 527, 579, 584), so two
+ * appends to one path with spare capacity write the same element: the earlier path then reads the
+ * later name (a two-variable comprehension's key variable reads its range's `@values`, line 429
+ * overwriting line 414's `@keys`). Kept as Go keeps it, since the sizes depend on it.
+ */
+interface GoSlice {
+  readonly backing: { readonly items: string[]; readonly cap: number };
+  readonly len: number;
+}
+
+const NIL_SLICE: GoSlice = { backing: { items: [], cap: 0 }, len: 0 };
+
+/** Go's malloc size classes up to 2 KiB (runtime/sizeclasses.go): where growslice rounds a capacity up to. */
+const SIZE_CLASSES = [
+  8, 16, 24, 32, 48, 64, 80, 96, 112, 128, 144, 160, 176, 192, 208, 224, 240, 256, 288, 320, 352, 384, 416, 448, 480, 512, 576, 640, 704,
+  768, 896, 1024, 1152, 1280, 1408, 1536, 1792, 2048,
+];
+
+/** runtime.growslice's new capacity for a []string (16-byte elements) of `oldCap` that must hold `newLen`. */
+function growCap(oldCap: number, newLen: number): number {
+  let cap = newLen > oldCap * 2 ? newLen : oldCap < 256 ? oldCap * 2 : oldCap + ((oldCap + 768) >> 2);
+  let bytes = cap * 16;
+  // Objects of pointers above 512 bytes carry an 8-byte malloc header (runtime/msize.go roundupsize).
+  if (bytes > 512) bytes += 8;
+  const cls = SIZE_CLASSES.find((c) => c >= bytes);
+  if (cls !== undefined) cap = Math.floor((cls - (bytes > 512 + 8 ? 8 : 0)) / 16);
+  return cap;
+}
+
+/** Go's append(s, x). */
+function goAppend(s: GoSlice, x: string): GoSlice {
+  if (s.len < s.backing.cap) {
+    s.backing.items[s.len] = x;
+    return { backing: s.backing, len: s.len + 1 };
+  }
+  const items = [...s.backing.items.slice(0, s.len), x];
+  return { backing: { items, cap: growCap(s.backing.cap, s.len + 1) }, len: s.len + 1 };
+}
+
+function goItems(s: GoSlice): readonly string[] {
+  return s.backing.items.slice(0, s.len);
+}
+
+function goSlice(items: readonly string[]): GoSlice {
+  return { backing: { items: [...items], cap: items.length }, len: items.length };
+}
+
 interface LocalVar {
-  readonly path: readonly string[];
+  readonly path: GoSlice;
   readonly size: Estimate | undefined;
   readonly entry: EntrySize | undefined;
 }
@@ -503,7 +644,7 @@ interface LocalVar {
 const ACCUMULATORS = new Set(['@result', '__result__']);
 
 class Coster implements CostContext {
-  private readonly paths = new Map<bigint, readonly string[]>();
+  private readonly paths = new Map<bigint, GoSlice>();
   private readonly sizes = new Map<bigint, Estimate>();
   private readonly entries = new Map<bigint, EntrySize>();
   private readonly locals = new Map<string, LocalVar[]>();
@@ -543,17 +684,17 @@ class Coster implements CostContext {
     this.locals.get(name)?.pop();
   }
 
-  private pathOf(e: CostExpr | undefined): readonly string[] {
-    if (!e) return [];
+  private pathOf(e: CostExpr | undefined): GoSlice {
+    if (!e) return NIL_SLICE;
     if (e.exprKind.case === 'identExpr') {
       const v = this.peek(e.exprKind.value.name);
       if (v) return v.path;
     }
-    return this.paths.get(e.id) ?? [];
+    return this.paths.get(e.id) ?? NIL_SLICE;
   }
 
   private node(e: CostExpr): AstNode {
-    let path: readonly string[] | undefined = this.pathOf(e);
+    let path: readonly string[] | undefined = goItems(this.pathOf(e));
     if (path.length > 0 && ACCUMULATORS.has(path[0]!)) path = undefined;
     return { path, type: this.typeOf(e), expr: e, computedSize: this.computeSize(e) };
   }
@@ -567,7 +708,7 @@ class Coster implements CostContext {
     if (hit) return hit;
     const literal = exprSize(e);
     if (literal) return literal;
-    const estimated = this.env.estimateSize({ path: this.pathOf(e), type: this.typeOf(e), expr: e, computedSize: undefined });
+    const estimated = this.env.estimateSize({ path: goItems(this.pathOf(e)), type: this.typeOf(e), expr: e, computedSize: undefined });
     if (estimated) {
       this.sizes.set(e.id, estimated);
       return estimated;
@@ -604,7 +745,7 @@ class Coster implements CostContext {
       size = entry?.key;
       sub = '@keys';
     }
-    this.push(name, { path: [...this.pathOf(range), sub], size, entry: undefined });
+    this.push(name, { path: goAppend(this.pathOf(range), sub), size, entry: undefined });
   }
 
   cost(e: CostExpr | undefined): Estimate {
@@ -615,7 +756,7 @@ class Coster implements CostContext {
         return fixed(COST.constant);
       case 'identExpr': {
         const v = this.peek(k.value.name);
-        this.paths.set(e.id, v ? v.path : [k.value.name]);
+        this.paths.set(e.id, v ? v.path : goSlice([k.value.name]));
         return fixed(COST.selectAndIdent);
       }
       case 'selectExpr': {
@@ -623,7 +764,7 @@ class Coster implements CostContext {
         let sum = this.cost(k.value.operand);
         const kind = this.typeOf(k.value.operand).k;
         if (kind === 'map' || kind === 'struct' || kind === 'param') sum = est.add(sum, fixed(COST.selectAndIdent));
-        this.paths.set(e.id, [...this.pathOf(k.value.operand), k.value.field]);
+        this.paths.set(e.id, goAppend(this.pathOf(k.value.operand), k.value.field));
         return sum;
       }
       case 'callExpr':
@@ -744,7 +885,7 @@ class Coster implements CostContext {
       if (oc.resultSize) resultSize = resultSize ? est.union(resultSize, oc.resultSize) : oc.resultSize;
       if ((id === 'index_list' || id === 'index_map') && call.args.length > 0) {
         resultSize = this.entrySize(call.args[0])?.val;
-        this.paths.set(e.id, [...this.pathOf(call.args[0]), id === 'index_list' ? '@items' : '@values']);
+        this.paths.set(e.id, goAppend(this.pathOf(call.args[0]), id === 'index_list' ? '@items' : '@values'));
       }
       resultSize ??= this.computeSize(e);
     }
@@ -913,6 +1054,46 @@ function isScalar(t: CelT): boolean {
 export interface CostModel {
   /** The estimated cost range of an expression (its checked tree), as checker.Cost. */
   estimate(expr: CostExpr): Estimate;
+  /** The expression's output type and its undeclared identifiers, as the checker finds them. */
+  check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[]; readonly mismatches: readonly string[] };
+}
+
+/**
+ * A type as cel-go prints it (types.Type.String; the checker's own messages, FormatCELType, call
+ * google.protobuf.Any `any`), or undefined where this checker's type is not exact.
+ */
+export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | undefined {
+  switch (t.k) {
+    case 'bool':
+    case 'int':
+    case 'uint':
+    case 'double':
+    case 'string':
+    case 'bytes':
+    case 'dyn':
+      return t.k;
+    case 'null':
+      return 'null_type';
+    case 'any':
+      return anyName;
+    case 'timestamp':
+      return 'google.protobuf.Timestamp';
+    case 'duration':
+      return 'google.protobuf.Duration';
+    case 'struct':
+      return t.name;
+    case 'list': {
+      const e = celTypeName(t.e, anyName);
+      return e === undefined ? undefined : `list(${e})`;
+    }
+    case 'map': {
+      const key = celTypeName(t.key, anyName);
+      const val = celTypeName(t.val, anyName);
+      return key === undefined || val === undefined ? undefined : `map(${key}, ${val})`;
+    }
+    default:
+      return undefined;
+  }
 }
 
 export function costModel(env: CostEnvironment): CostModel {
@@ -932,6 +1113,10 @@ export function costModel(env: CostEnvironment): CostModel {
     estimate(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
       return new Coster(env, checked, byFunction, byOverload).cost(expr);
+    },
+    check(expr) {
+      const checked = new TypeChecker(env, byFn).run(expr);
+      return { type: checked.type, undeclared: checked.undeclared, mismatches: checked.mismatches };
     },
   };
 }

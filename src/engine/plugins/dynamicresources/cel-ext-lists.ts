@@ -19,6 +19,20 @@ import {
   type CelFunc,
   type CelList,
 } from '@bufbuild/cel';
+import {
+  COST,
+  est,
+  fixed,
+  member,
+  overload,
+  T,
+  type AstNode,
+  type CallCoster,
+  type CelCostLibrary,
+  type CelT,
+  type CostContext,
+  type Estimate,
+} from './cel-cost';
 
 const LIST = listType(CelScalar.DYN);
 const opsEnv = celEnv({});
@@ -107,3 +121,90 @@ export const extListFuncs: readonly CelFunc[] = [
     return celList(unique as never);
   }),
 ];
+
+// ---- the cost model's share: ext/lists.go's declarations (CompileOptions, lines 204-385) and its
+// cost estimators (CostEstimatorOptions at version 3, lines 362-383; the estimators lines 634-732).
+
+/** ext/lists.go comparableTypes (lines 34-43) with each type's TypeName, as the overload ids spell it. */
+const COMPARABLE: readonly [string, CelT][] = [
+  ['int', T.int],
+  ['uint', T.uint],
+  ['double', T.double],
+  ['bool', T.bool],
+  ['google.protobuf.Duration', T.duration],
+  ['google.protobuf.Timestamp', T.timestamp],
+  ['string', T.string],
+  ['bytes', T.bytes],
+];
+
+/** ext/costs.go nodeAsUintValue: an int literal's value (0 when negative), else the default. */
+function literalUint(node: AstNode | undefined, otherwise: bigint): bigint {
+  const k = node?.expr?.exprKind;
+  if (k?.case !== 'constExpr' || k.value.constantKind.case !== 'int64Value') return otherwise;
+  const v = k.value.constantKind.value as bigint;
+  return v < 0n ? 0n : v;
+}
+
+/** estimateAllocatingListCall: `size` elements at `factor` each, plus the call and the list's creation. */
+function allocatingList(factor: number, size: Estimate): { cost: Estimate; resultSize: Estimate } {
+  return { cost: est.add(est.add(est.factor(size, factor), fixed(1n)), fixed(COST.listCreateBase)), resultSize: size };
+}
+
+/** estimateListSortCost: O(n²) comparisons at factor 2, plus the string traversal factor for strings and bytes. */
+function sortCost(ctx: CostContext, node: AstNode, stringy: boolean): { cost: Estimate; resultSize: Estimate } {
+  const sz = ctx.size(node);
+  return allocatingList(2 + (stringy ? COST.stringTraversalFactor : 0), est.mul(sz, sz));
+}
+
+const flattenCost: CallCoster = (ctx, _fn, _id, target, args) =>
+  !target || args.length > 1
+    ? undefined
+    : allocatingList(Number(args.length === 1 ? literalUint(args[0], MAX_UINT) : 1n), ctx.size(target));
+
+const MAX_UINT = (1n << 64n) - 1n;
+const LIST_T = T.list(T.param('T'));
+
+export const extListsCost: CelCostLibrary = {
+  decls: [
+    member('slice', 'list_slice', [LIST_T, T.int, T.int], LIST_T),
+    member('flatten', 'list_flatten', [T.list(LIST_T)], LIST_T),
+    member('flatten', 'list_flatten_int', [T.list(T.dyn), T.int], T.list(T.dyn)),
+    ...COMPARABLE.map(([name, t]) => member('sort', `list_${name}_sort`, [T.list(t)], T.list(t))),
+    ...COMPARABLE.map(([name, t]) => member('@sortByAssociatedKeys', `list_${name}_sortByAssociatedKeys`, [LIST_T, T.list(t)], LIST_T)),
+    overload('lists.range', 'lists_range', [T.int], T.list(T.int)),
+    member('reverse', 'list_reverse', [LIST_T], LIST_T),
+    member('distinct', 'list_distinct', [LIST_T], LIST_T),
+  ],
+  byOverload: {
+    list_slice: (ctx, _fn, _id, target, args) => {
+      if (!target || args.length !== 2) return undefined;
+      const sz = ctx.size(target);
+      const start = literalUint(args[0], 0n);
+      const end = literalUint(args[1], sz.max);
+      return allocatingList(1, fixed(BigInt.asUintN(64, end - start)));
+    },
+    lists_range: (_ctx, _fn, _id, target, args) =>
+      target || args.length !== 1 ? undefined : allocatingList(1, fixed(literalUint(args[0], MAX_UINT))),
+    list_reverse: (ctx, _fn, _id, target, args) => (!target || args.length !== 0 ? undefined : allocatingList(1, ctx.size(target))),
+    list_flatten: flattenCost,
+    list_flatten_int: flattenCost,
+    list_distinct: (ctx, _fn, _id, target, args) => {
+      if (!target || args.length !== 0) return undefined;
+      const sz = ctx.size(target);
+      return allocatingList(2, est.mul(sz, sz));
+    },
+    ...Object.fromEntries(
+      COMPARABLE.flatMap(([name]) => {
+        const stringy = name === 'string' || name === 'bytes';
+        const sort: CallCoster = (ctx, _fn, _id, target, args) =>
+          !target || args.length !== 0 ? undefined : sortCost(ctx, target, stringy);
+        const sortBy: CallCoster = (ctx, _fn, _id, target, args) =>
+          !target || args.length !== 1 ? undefined : sortCost(ctx, args[0]!, stringy);
+        return [
+          [`list_${name}_sort`, sort],
+          [`list_${name}_sortByAssociatedKeys`, sortBy],
+        ] as [string, CallCoster][];
+      }),
+    ),
+  },
+};

@@ -416,6 +416,8 @@ const IP_SIZE = { min: 4n, max: 16n };
  * pkg/cel/library ip.go, cidr.go) and their entries in library/cost.go's EstimateCallCost.
  */
 export const ipCost: CelCostLibrary = {
+  // The opaque types' names are identifiers (ip.go and cidr.go register them: `type(ip(s)) == net.IP`).
+  typeNames: ['net.IP', 'net.CIDR'],
   decls: [
     overload('ip', 'string_to_ip', [T.string], IP_T),
     member('family', 'ip_family', [IP_T], T.int),

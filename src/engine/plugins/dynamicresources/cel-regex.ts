@@ -15,6 +15,7 @@
 // ValidateRegexLiterals, in the base environment since 1.29).
 import { celMethod, CelScalar, celList, listType, type CelFunc } from '@bufbuild/cel';
 import { RE2JS } from 're2js';
+import { COST, est, fixed, member, T, type CallCoster, type CelCostLibrary } from './cel-cost';
 
 const patterns = new Map<string, RE2JS | string>();
 const MAX_CACHED = 1024;
@@ -145,3 +146,25 @@ export function constantRegexError(e: Node | undefined): string | undefined {
   const find = firstInvalid(e, REGEX_FUNCTIONS);
   return find === undefined ? undefined : `program instantiation failed: ${find}`;
 }
+
+/**
+ * The regex library's share of the cost model: regex.go's declarations (lines 66-80) and
+ * library/cost.go's estimate for find and findAll (lines 126-137): the string's traversal (one more
+ * than its length) times a quarter of the pattern's length; the result at most the string's size.
+ */
+const findCost: CallCoster = (ctx, _fn, _id, target, args) => {
+  if (!target || args.length < 1) return undefined;
+  const sz = ctx.size(target);
+  const strCost = est.factor(est.add(sz, fixed(1n)), COST.stringTraversalFactor);
+  const reCost = est.factor(ctx.size(args[0]!), COST.regexStringLengthFactor);
+  return { cost: est.mul(strCost, reCost), resultSize: { min: 0n, max: sz.max } };
+};
+
+export const regexCost: CelCostLibrary = {
+  decls: [
+    member('find', 'string_find_string', [T.string, T.string], T.string),
+    member('findAll', 'string_find_all_string', [T.string, T.string], T.list(T.string)),
+    member('findAll', 'string_find_all_string_int', [T.string, T.string, T.int], T.list(T.string)),
+  ],
+  byFunction: { find: findCost, findAll: findCost },
+};

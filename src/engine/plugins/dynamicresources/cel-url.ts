@@ -10,7 +10,11 @@ import { celFunc, celList, celMap, celMethod, CelScalar, listType, mapType, obje
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';
+import { COST, est, fixed, member, overload, T, type CallCoster, type CelCostLibrary } from './cel-cost';
 import { goParseAddr } from './cel-ip';
+
+/** apiservercel.URLType: cel.ObjectType("kubernetes.URL") (k8s.io/apiserver pkg/cel/url.go line 38). */
+const URL_T = T.struct('kubernetes.URL');
 
 const STRING = 9;
 const OPTIONAL = 1;
@@ -372,3 +376,36 @@ export const urlFuncs: readonly CelFunc[] = [
     return celMap(new Map([...query(partsOf(this).rawQuery)].map(([k, v]) => [k, celList(v)])));
   }),
 ];
+
+const urlAccessor: CallCoster = () => ({ cost: fixed(1n) });
+
+/**
+ * The url library's share of the cost model: urls.go's declarations (lines 127-153) and
+ * library/cost.go's estimates: url() traverses its string and is as large (lines 312-316), the
+ * getters cost 1 (lines 505-507).
+ */
+export const urlCost: CelCostLibrary = {
+  decls: [
+    overload('url', 'string_to_url', [T.string], URL_T),
+    overload('isURL', 'is_url_string', [T.string], T.bool),
+    member('getScheme', 'url_get_scheme', [URL_T], T.string),
+    member('getHost', 'url_get_host', [URL_T], T.string),
+    member('getHostname', 'url_get_hostname', [URL_T], T.string),
+    member('getPort', 'url_get_port', [URL_T], T.string),
+    member('getEscapedPath', 'url_get_escaped_path', [URL_T], T.string),
+    member('getQuery', 'url_get_query', [URL_T], T.map(T.string, T.list(T.string))),
+  ],
+  byFunction: {
+    url: (ctx, _fn, _id, _target, args) => {
+      if (args.length !== 1) return undefined;
+      const sz = ctx.size(args[0]!);
+      return { cost: est.factor(sz, COST.stringTraversalFactor), resultSize: sz };
+    },
+    getScheme: urlAccessor,
+    getHostname: urlAccessor,
+    getHost: urlAccessor,
+    getPort: urlAccessor,
+    getEscapedPath: urlAccessor,
+    getQuery: urlAccessor,
+  },
+};

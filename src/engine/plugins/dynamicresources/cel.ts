@@ -5,7 +5,7 @@
 // passes the CEL conformance suite) and these Kubernetes CEL extensions: the strings extension, the
 // `semver` library (semver(), isSemver(), compareTo, isGreaterThan, isLessThan, major, minor,
 // patch; version attributes are semvers) and the `quantity` library (quantity(), isQuantity(),
-// compareTo, isGreaterThan, isLessThan, sign, isInteger, asInteger, asApproximateFloat, add, sub;
+// compareTo, isGreaterThan, isLessThan, sign(q), isInteger, asInteger, asApproximateFloat, add, sub;
 // capacities are quantities), the `lists` library (isSorted, sum, min, max, indexOf, lastIndexOf,
 // includes) and the `sets` extension (sets.contains, sets.equivalent, sets.intersects), both in
 // cel-lists.ts, and the `ip` library (ip(), isIP(), ip.isCanonical(), string(ip), family,
@@ -23,11 +23,15 @@
 // covered: the format library, optional syntax (`a[?i]`, `{?k: v}`) and the allocator's runtime
 // cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
-// reports it; other type errors (a range that is not a list or map, a sort of lists) show at
-// evaluation.
+// reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
+// undeclared identifier, a call no overload takes and a range that is neither list nor map (where
+// the operands' types are known), a list or map literal of mixed types (the homogeneous-literal
+// validator) and a selector whose output is not a bool (the DRA compiler's check), in upstream's
+// words; what the checker cannot type shows at evaluation. newSelectorError adds what kube-apiserver
+// refuses in a new expression only (`includes`, not in 1.36's environment).
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
-import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv } from '@bufbuild/cel';
+import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
@@ -36,6 +40,7 @@ import type { Device } from '../../api/dra';
 import { parseQuantity } from '../../api/quantity';
 import {
   CEL_SELECTOR_EXPRESSION_MAX_COST,
+  celTypeName,
   CIDR_T,
   COST,
   costModel,
@@ -59,12 +64,12 @@ import {
 import { DRA_STRUCT_FIELDS, DRA_VARIABLES, draEstimateSize } from './cel-cost-dra';
 import { pendingCost } from './cel-cost-pending';
 import { stdCost } from './cel-cost-std';
-import { extListFuncs } from './cel-ext-lists';
+import { extListFuncs, extListsCost } from './cel-ext-lists';
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
-import { expandMacros, macroFuncs, type MacroNode, type MacroShape } from './cel-macros';
-import { constantRegexError, regexFuncs } from './cel-regex';
-import { urlFuncs, urlRegistry } from './cel-url';
+import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
+import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
+import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
 const STRING = 9;
 const INT64 = 3;
@@ -219,8 +224,9 @@ const funcs = [
   celMethod('isLessThan', QUANTITY, [QUANTITY], CelScalar.BOOL, function (o) {
     return compareRational(rationalOf(this), rationalOf(o)) < 0n;
   }),
-  celMethod('sign', QUANTITY, [], CelScalar.INT, function () {
-    const r = rationalOf(this);
+  // A global function, as quantity.go declares it (lines 162-164): sign(q), not q.sign().
+  celFunc('sign', [QUANTITY], CelScalar.INT, (q) => {
+    const r = rationalOf(q);
     return r.n > 0n ? 1n : r.n < 0n ? -1n : 0n;
   }),
   celMethod('isInteger', QUANTITY, [], CelScalar.BOOL, function () {
@@ -288,7 +294,6 @@ export const quantitySemverCost: CelCostLibrary = {
   decls: [
     overload('quantity', 'string_to_quantity', [T.string], QUANTITY_T),
     overload('isQuantity', 'is_quantity_string', [T.string], T.bool),
-    // upstream declares sign as a global function, sign(q) (Podplan offers q.sign() today).
     overload('sign', 'quantity_sign', [QUANTITY_T], T.int),
     member('isInteger', 'quantity_is_integer', [QUANTITY_T], T.bool),
     member('asInteger', 'quantity_get_int', [QUANTITY_T], T.int),
@@ -443,6 +448,24 @@ export const stringsCost: CelCostLibrary = {
   },
 };
 
+/** The functions the selector environment evaluates (the CelEnv's), for the check that each has a cost-model declaration. */
+export const SELECTOR_FUNCS: readonly CelFunc[] = funcs;
+
+/** The cost model's libraries: each one's declarations and cost entries. */
+export const SELECTOR_COST_LIBRARIES: readonly CelCostLibrary[] = [
+  stdCost,
+  stringsCost,
+  quantitySemverCost,
+  equalityCost,
+  listsCost,
+  ipCost,
+  regexCost,
+  urlCost,
+  extListsCost,
+  macrosCost,
+  pendingCost,
+];
+
 let model: CostModel | undefined;
 
 /** The DRA selector environment's cost model: its variable, its libraries' declarations and costs. */
@@ -450,7 +473,7 @@ function theCostModel(): CostModel {
   model ??= costModel({
     variables: DRA_VARIABLES,
     structFields: DRA_STRUCT_FIELDS,
-    libraries: [stdCost, stringsCost, quantitySemverCost, equalityCost, listsCost, ipCost, pendingCost],
+    libraries: SELECTOR_COST_LIBRARIES,
     estimateSize: draEstimateSize,
   });
   return model;
@@ -476,6 +499,32 @@ function estimateSelector(expression: string): SelectorCost | undefined {
   if (!parsed.ok) return undefined;
   const cost = theCostModel().estimate(parsed.expr.expr as unknown as CostExpr).max;
   return { cost, exceeds: cost > CEL_SELECTOR_EXPRESSION_MAX_COST };
+}
+
+/**
+ * What the cost model's checker refuses that cel-go's checker and the DRA compiler refuse, in their
+ * words: an identifier nothing declares (cel-go checker.go, `undeclared reference to 'x' (in
+ * container '')`) and a selector whose output is not a bool (k8s.io/dynamic-resource-allocation
+ * v0.37.2 cel/compile.go validateOutputType, lines 818-827: bool or the attribute type, the unknown
+ * type google.protobuf.Any). Only an output type this checker knows exactly is refused.
+ */
+function checkerError(expression: string): string | undefined {
+  const parsed = parseSelector(expression, 'cel-go');
+  if (!parsed.ok) return undefined;
+  const checked = theCostModel().check(parsed.expr.expr as unknown as CostExpr);
+  const checkerError = checked.undeclared[0];
+  if (checkerError !== undefined) return checkerError;
+  const mismatch = checked.mismatches[0];
+  if (mismatch !== undefined) return mismatch;
+  const t = checked.type;
+  // dyn is refused too, but this checker's dyn is often a type it did not work out: only dyn(x) is sure.
+  const root = parsed.expr.expr?.exprKind;
+  if (root?.case === 'callExpr' && root.value.function === 'dyn' && root.value.target === undefined && root.value.args.length === 1) {
+    return 'must evaluate to bool or the unknown type, not dyn';
+  }
+  if (t.k === 'bool' || t.k === 'any' || t.k === 'dyn') return undefined;
+  const typeName = celTypeName(t);
+  return typeName === undefined ? undefined : `must evaluate to bool or the unknown type, not ${typeName}`;
 }
 
 /** kube-apiserver's words for a selector whose estimated cost exceeds the limit (a field.Forbidden). */
@@ -545,7 +594,7 @@ function qualifiedName(e: ExprNode | undefined): string | undefined {
  * The first call of a function the environment does not declare, as cel-go's checker reports it
  * (`undeclared reference to 'f' (in container '')`): a compile error, not a runtime one.
  */
-function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | undefined {
+function undeclaredFunction(e: ExprNode | undefined, env: CelEnv, withheld: ReadonlySet<string> = NONE): string | undefined {
   if (!e) return undefined;
   const children: (ExprNode | undefined)[] = [];
   const k = e.exprKind;
@@ -553,7 +602,7 @@ function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | unde
     const call = k.value as { function: string; target?: ExprNode; args: readonly ExprNode[] };
     const q = qualifiedName(call.target);
     const qualified = q !== undefined && env.funcs.find(`${q}.${call.function}`) !== undefined;
-    if (!qualified && !SPECIAL_CALLS.has(call.function) && env.funcs.find(call.function) === undefined) {
+    if (!qualified && !SPECIAL_CALLS.has(call.function) && (withheld.has(call.function) || env.funcs.find(call.function) === undefined)) {
       return `undeclared reference to '${call.function}' (in container '')`;
     }
     if (!qualified) children.push(call.target);
@@ -572,10 +621,32 @@ function undeclaredFunction(e: ExprNode | undefined, env: CelEnv): string | unde
     children.push(c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']);
   }
   for (const child of children) {
-    const found = undeclaredFunction(child, env);
+    const found = undeclaredFunction(child, env, withheld);
     if (found !== undefined) return found;
   }
   return undefined;
+}
+
+const NONE: ReadonlySet<string> = new Set();
+
+/**
+ * The functions kube-apiserver 1.37 does not offer a new expression: it validates one it is asked to
+ * create or change in the environment of its compatibility version, 1.36 (k8s.io/apiserver v0.37.2
+ * pkg/cel/environment/base.go DefaultCompatibilityVersion, lines 49-55, and the NewExpressions
+ * environment k8s.io/dynamic-resource-allocation's validation asks for), and Kubernetes' lists
+ * library at version 1 (`includes`) arrives with 1.37 (base.go lines 182-187). A stored expression
+ * (what the scheduler evaluates) has them.
+ */
+const NOT_IN_NEW_EXPRESSIONS: ReadonlySet<string> = new Set(['includes']);
+
+/**
+ * Why kube-apiserver refuses a selector that compiles (compileSelector) when an object is created
+ * with it: it calls a function new expressions do not have yet; undefined when it accepts it.
+ */
+export function newSelectorError(expression: string): string | undefined {
+  const parsed = parseSelector(expression, 'cel-go');
+  if (!parsed.ok) return undefined;
+  return undeclaredFunction(parsed.expr.expr as unknown as ExprNode, theEnv(), NOT_IN_NEW_EXPRESSIONS);
 }
 
 /**
@@ -605,6 +676,8 @@ function compile(expression: string): CompiledSelector {
     const parsed = expanded.expr;
     const undeclared = undeclaredFunction(parsed.expr as unknown as ExprNode, theEnv());
     if (undeclared !== undefined) return { ok: false, error: undeclared };
+    const typeError = checkerError(expression);
+    if (typeError !== undefined) return { ok: false, error: typeError };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);
     if (badRegex !== undefined) return { ok: false, error: badRegex };
     program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;

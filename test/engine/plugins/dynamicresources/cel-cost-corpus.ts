@@ -423,3 +423,177 @@ export function generatedSelectors(seed: number, count: number): string[] {
   for (let i = 0; i < count; i++) exprs.push(bool(1 + Math.floor(rnd() * 3)));
   return exprs;
 }
+
+/**
+ * cel8's functions and macros (the regex and url libraries, cel-go's lists extension at version 3,
+ * cel.bind, sortBy and the two-variable comprehensions), on device attributes and on literals, under
+ * and over the limit.
+ */
+export const CEL8: readonly string[] = (() => {
+  const A = 'device.attributes["gpu.example.com"]';
+  const M = `${A}.model`;
+  return [
+    // regex: find, findAll with and without a limit
+    `${M}.find("[0-9]+") == "100"`,
+    `${M}.find(${M}) != ""`,
+    '"abc 123".find("[0-9]+") == "123"',
+    `${M}.findAll("[0-9]") == ["1", "0", "0"]`,
+    `${M}.findAll("[0-9]", 2).size() == 2`,
+    '"a1b2c3".findAll("[0-9]").size() == 3',
+    '"a1b2c3".findAll("[0-9]", -1).size() == 3',
+    `${M}.findAll(${M}).size() > 0`,
+    `device.attributes.exists(d, device.attributes[d].exists(a, string(device.attributes[d][a]).findAll(".*x.*").size() > 0))`,
+    `device.attributes.exists(d, device.attributes[d].exists(a, string(device.attributes[d][a]).find(a) == a))`,
+    `device.attributes.all(d, device.attributes.all(e, device.attributes[d].all(a, device.attributes[e].all(b, string(device.attributes[d][a]).find(string(device.attributes[e][b])) != ""))))`,
+    // url and each getter, isURL
+    `isURL(${M})`,
+    'isURL("https://example.com/a?b=c")',
+    `url(${M}).getScheme() == "https"`,
+    'url("https://example.com:8080/a%20b?x=1&x=2").getHost() == "example.com:8080"',
+    `url(${M}).getHostname() == "example.com"`,
+    `url(${M}).getPort() == "443"`,
+    'url("https://example.com/a%20b").getEscapedPath() == "/a%20b"',
+    `url(${M}).getQuery()["x"][0] == "1"`,
+    'url("https://example.com/?x=1").getQuery().size() == 1',
+    `url(${M}) == url("https://example.com")`,
+    `device.attributes.exists(d, device.attributes[d].exists(a, url(string(device.attributes[d][a])).getHost() == "x"))`,
+    `device.attributes.all(d, device.attributes[d].all(a, device.attributes.all(e, device.attributes[e].all(b, url(string(device.attributes[d][a])) == url(string(device.attributes[e][b]))))))`,
+    // lists extension: slice, flatten with and without depth, sort, sortBy, lists.range, reverse, distinct
+    '[1, 2, 3, 4].slice(1, 3) == [2, 3]',
+    `[int(${A}.index), 2, 3].slice(0, 2).size() == 2`,
+    `${M}.split("0").slice(0, 1).size() == 1`,
+    `${M}.split("0").slice(1, ${A}.index).size() == 1`,
+    '[[1], [2, 3]].flatten() == [1, 2, 3]',
+    '[[[1], [2]], [[3]]].flatten(2) == [1, 2, 3]',
+    `[[int(${A}.index)], [1]].flatten().size() == 2`,
+    `[[int(${A}.index)], [1]].flatten(int(${A}.index)).size() == 2`,
+    `[${M}.split("0"), ["x"]].flatten().size() > 0`,
+    '[3, 1, 2].sort() == [1, 2, 3]',
+    '["b", "a"].sort()[0] == "a"',
+    `${M}.split("0").sort().size() > 0`,
+    `${M}.findAll("[0-9]").sort()[0] == "0"`,
+    `[int(${A}.index), 1].sort()[0] == 1`,
+    '[3, 1, 2].sortBy(x, -x) == [3, 2, 1]',
+    '["bb", "a"].sortBy(s, s.size())[0] == "a"',
+    `${M}.split("0").sortBy(s, s)[0] == ""`,
+    `device.attributes["gpu.example.com"].index in lists.range(5)`,
+    'lists.range(3) == [0, 1, 2]',
+    `lists.range(${A}.index).size() < 4`,
+    '[1, 2, 3].reverse() == [3, 2, 1]',
+    `${M}.split("0").reverse().size() > 0`,
+    '[1, 1, 2].distinct() == [1, 2]',
+    `${M}.split("").distinct().size() > 1`,
+    `${M}.findAll(".").distinct().size() > 1`,
+    `${M}.split("").sort().distinct().reverse().size() > 1`,
+    `device.attributes.map(d, d).sort()[0] != ""`,
+    `device.attributes.map(d, d).sortBy(d, d.size())[0] != ""`,
+    `device.attributes.map(d, device.attributes[d].map(a, a)).flatten().distinct().size() > 1`,
+    `device.attributes.map(d, device.attributes[d].map(a, a)).flatten().sort().size() > 1`,
+    `device.attributes.map(d, device.attributes[d].map(a, string(device.attributes[d][a]))).flatten().sortBy(s, s.size()).size() > 1`,
+    // two-variable comprehensions over lists and maps
+    `${A}.all(k, v, k != "" && string(v) != "")`,
+    `${A}.exists(k, v, k == "model" && v == "a100")`,
+    `${A}.existsOne(k, v, k == "model")`,
+    `${A}.exists_one(k, v, k == "model")`,
+    `${A}.transformList(k, v, k).size() > 0`,
+    `${A}.transformList(k, v, k.startsWith("m"), string(v)).size() > 0`,
+    `${A}.transformMap(k, v, string(v)).size() > 0`,
+    `${A}.transformMap(k, v, k.startsWith("m"), string(v))["model"] == "a100"`,
+    `${A}.transformMapEntry(k, v, {string(v): k}).size() > 0`,
+    `${A}.transformMapEntry(k, v, k != "", {k + "x": v}).size() > 0`,
+    `device.attributes.all(d, m, m.all(k, v, k != ""))`,
+    `device.attributes.exists(d, m, m.exists(k, v, string(v).matches(k)))`,
+    `device.attributes.transformMap(d, m, m.transformList(k, v, k)).size() > 0`,
+    `device.attributes.transformMapEntry(d, m, {d: m.size()}).size() > 0`,
+    `device.capacity.all(d, m, m.all(k, q, q.isGreaterThan(quantity("0"))))`,
+    `${M}.split("0").all(i, s, i >= 0 && s != "x")`,
+    `${M}.split("0").exists(i, s, i == 0 && s == "a1")`,
+    `${M}.split("0").existsOne(i, s, s == "")`,
+    `${M}.split("0").transformList(i, s, s + string(i)).size() > 0`,
+    `${M}.split("0").transformList(i, s, i < 2, s).size() > 0`,
+    `${M}.split("0").transformMap(i, s, s.size())[0] == 2`,
+    `${M}.split("0").transformMapEntry(i, s, {s: i}).size() > 0`,
+    '["a", "b"].transformMap(i, s, i < 1, s)[0] == "a"',
+    '["a", "b"].transformMapEntry(i, s, i < 1, {s: i})["a"] == 0',
+    `device.attributes.all(d, m, device.attributes.all(e, n, m.all(k, v, n.all(j, w, string(v) != string(w) || k == j))))`,
+    `device.attributes.exists(d, m, device.attributes.exists(e, n, m.exists(k, v, n.exists(j, w, string(v).matches(string(w))))))`,
+    // cel.bind
+    `cel.bind(m, ${M}, m == "a100" || m.startsWith("h"))`,
+    `cel.bind(x, [1, 2, 3], x.size() == 3)`,
+    `cel.bind(a, ${A}, cel.bind(m, a.model, m.find("[0-9]+") == "100"))`,
+    `cel.bind(parts, ${M}.split("0"), parts.sort().size() > 0 && parts.reverse().size() > 0)`,
+    `cel.bind(d, device.attributes, d.exists(k, v, v.exists(a, b, string(b).matches(a))))`,
+    `cel.bind(q, device.capacity["gpu.example.com"].memory, q.isGreaterThan(quantity("1Gi")) && sign(q) == 1)`,
+    `cel.bind(all, device.attributes.map(d, device.attributes[d].map(a, string(device.attributes[d][a]))).flatten(), all.all(x, all.exists(y, x.matches(y))))`,
+    `cel.bind(u, url(${M}), u.getScheme() == "https" && u.getHost() != "")`,
+    `cel.bind(a, ${A}, a.exists(k, a[k] == "x" && "a".matches(k)))`,
+  ];
+})();
+
+/**
+ * Selectors drawn at random (as generatedSelectors) from a grammar of cel8's functions and macros:
+ * regex, url, the lists extension, cel.bind and the two-variable comprehensions over the attribute
+ * maps, lists and local variables (whose paths cel-go appends to in place).
+ */
+export function generatedCel8Selectors(seed: number, count: number): string[] {
+  let state = seed;
+  const rnd = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const A = 'device.attributes["gpu.example.com"]';
+  function str(d: number): string {
+    if (d <= 0) return pick([`${A}.model`, '"abc"', 'device.driver', `string(${A}.index)`, `${A}["x"]`]);
+    return pick([
+      () => `${str(d - 1)}.find(${str(d - 1)})`,
+      () => `${str(d - 1)}.find("[a-z]+")`,
+      () => `${str(d - 1)}.findAll("[0-9]")[0]`,
+      () => `url(${str(d - 1)}).getHost()`,
+      () => `url(${str(d - 1)}).getEscapedPath()`,
+      () => `${strList(d - 1)}.sort()[0]`,
+      () => `${strList(d - 1)}.reverse()[0]`,
+      () => `cel.bind(s, ${str(d - 1)}, s + s)`,
+      () => `cel.bind(a, ${A}, string(a.model))`,
+      () => `(${str(d - 1)} + "x")`,
+    ])();
+  }
+  function strList(d: number): string {
+    if (d <= 0) return pick([`${A}.model.split("0")`, '["a", "b"]', `${A}.model.findAll(".")`, 'device.attributes.map(d, d)']);
+    return pick([
+      () => `${strList(d - 1)}.slice(0, 1)`,
+      () => `${strList(d - 1)}.distinct()`,
+      () => `${strList(d - 1)}.sortBy(x, x.size())`,
+      () => `[${strList(d - 1)}, ${strList(d - 1)}].flatten()`,
+      () => `${str(d - 1)}.findAll(${str(d - 1)}, 3)`,
+      () => `${A}.transformList(k, v, string(v))`,
+      () => `device.attributes.transformList(d, m, d)`,
+      () => `${strList(d - 1)}.transformList(i, s, i < 2, s + ${str(d - 1)})`,
+      () => `device.attributes.map(d, device.attributes[d].map(a, a)).flatten()`,
+      () => `device.attributes.transformList(d, m, m.transformList(k, v, k)).flatten()`,
+    ])();
+  }
+  function bool(d: number): string {
+    if (d <= 0) return pick([`${A}.healthy`, 'true', `isURL(${A}.model)`, `${A}.model.find("a") == "a"`]);
+    return pick([
+      () => `${str(d - 1)} == ${str(d - 1)}`,
+      () => `${str(d - 1)}.matches(${str(d - 1)})`,
+      () => `${bool(d - 1)} && ${bool(d - 1)}`,
+      () => `${strList(d - 1)}.exists(x, ${bool(d - 1)})`,
+      () => `${strList(d - 1)}.all(i, s, s.size() > i)`,
+      () => `${strList(d - 1)}.existsOne(i, s, s == ${str(d - 1)})`,
+      () => `${A}.exists(k, v, k.matches(string(v)))`,
+      () => `${A}.all(k, v, string(v).find(k) == "")`,
+      () => `device.attributes.exists(d, m, m.exists(k, v, ${str(d - 1)}.matches(k)))`,
+      () => `device.attributes.all(d, m, m.all(k, v, string(v) != ${str(d - 1)}))`,
+      () => `device.attributes.transformMap(d, m, m.size()).exists(k, v, v > 1)`,
+      () => `device.attributes.transformMapEntry(d, m, {d: m}).exists(k, v, v.exists(a, b, string(b) == a))`,
+      () => `cel.bind(a, ${A}, a.exists(k, string(a[k]).matches(k)))`,
+      () => `cel.bind(m, device.attributes, m.exists(d, m[d].exists(k, v, k == ${str(d - 1)})))`,
+      () => `lists.range(${strList(d - 1)}.size()).exists(i, i > 2)`,
+      () => `${strList(d - 1)}.size() > 2`,
+      () => `url(${str(d - 1)}).getQuery().exists(k, v, v.exists(x, x == k))`,
+      () => `isURL(${str(d - 1)})`,
+    ])();
+  }
+  const exprs: string[] = [];
+  for (let i = 0; i < count; i++) exprs.push(bool(1 + Math.floor(rnd() * 3)));
+  return exprs;
+}
