@@ -360,3 +360,64 @@ describe('server requests (over stdio, on the cluster workspace)', () => {
     }
   });
 });
+
+// A preview equal to the pod set's latest draft reuses that draft only when everything the plan was
+// made from is the same: not only nodes and pods (the snapshot hash) but every object a plugin reads
+// (here a ResourceSlice) and the pod-set profile, which the history keeps with the plan.
+describe('server requests: a kept preview is reused only on the same plan input (over stdio, test/fixtures/dra/plan)', () => {
+  let session: LspSession;
+  before(async () => (session = await startLspSession('test/fixtures/dra/plan')));
+  after(async () => session.shutdown());
+
+  const request = <P, R>(method: string, params?: P) => session.connection.sendRequest(method, params) as Promise<R>;
+  const preview = () => request<object, Result<PlanView>>(PreviewPlanRequest.method, { podSet: { namespace: 'default', name: 'train' } });
+  const explainIn = (pod: string, historyId: number | undefined) =>
+    request<object, Result<PodExplanationView>>(ExplainPodRequest.method, {
+      pod: { namespace: 'default', name: pod },
+      inPlan: { podSet: 'train', historyId },
+    });
+  const c1Lines = (e: PodExplanationView) => e.devices?.find((d) => d.node === 'c1')?.lines.map((l) => l.slice(l.indexOf('): ') + 3));
+
+  it('a ResourceSlice changes with the same placements: preview again gives a new plan, judged on the new slices', async () => {
+    const first = value(await preview());
+    assert.ok(first.historyId !== undefined);
+    const left = first.unplaced[0]?.pod;
+    assert.ok(left !== undefined, 'four GPUs for five pods: one is left out');
+    assert.deepEqual(c1Lines(value(await explainIn(left, first.historyId))), ['the node has no devices']);
+    const cluster = session.uri('cluster.yaml');
+    // c1 gets a NIC, which no GPU request matches: the plan places the same pods on the same nodes.
+    const nic = `---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: c1-nics}
+spec:
+  driver: nic.example.com
+  nodeName: c1
+  pool: {name: c1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: nic-0}]
+`;
+    try {
+      await session.edit(cluster, `${readFileSync(fileURLToPath(cluster), 'utf8')}${nic}`);
+      const second = value(await preview());
+      assert.deepEqual(
+        second.assignments.map((a) => [a.pod, a.node]),
+        first.assignments.map((a) => [a.pod, a.node]),
+      );
+      assert.deepEqual(second.unplaced.map((u) => u.pod), [left]);
+      assert.equal(second.snapshotHash, first.snapshotHash, 'nodes and pods are the same');
+      assert.notEqual(second.historyId, first.historyId, 'a new plan: it was made on another cluster');
+      const now = c1Lines(value(await explainIn(left, second.historyId)));
+      assert.ok(now && now.length > 0 && !now.includes('the node has no devices'), JSON.stringify(now));
+      assert.deepEqual(c1Lines(value(await explainIn(left, first.historyId))), ['the node has no devices'], 'the first plan keeps its cluster');
+      // The same input again: the draft just kept is reused.
+      assert.equal(value(await preview()).historyId, second.historyId);
+    } finally {
+      await session.close(cluster);
+    }
+    // Back to the files as they were: their input is the first plan's, but the latest draft is the
+    // second's, so a new draft is kept (only the latest draft is ever reused).
+    const third = value(await preview());
+    assert.notEqual(third.historyId, second.historyId);
+    assert.deepEqual(c1Lines(value(await explainIn(left, third.historyId))), ['the node has no devices']);
+  });
+});
