@@ -53,11 +53,13 @@ export class Recording {
   /**
    * Saves `plan` (made with `profile`, undefined: the default; `generated`: the workspace's pods whose
    * names were made up for workload replicas, which the plan's record marks; `cluster`: the cluster it
-   * was made on, which `podplan explain --plan` judges its pods on) and finishes the run with `message`.
+   * was made on, which `podplan explain --plan` judges its pods on with the profile) and finishes the
+   * run with `message`.
    */
   finished(plan: Plan, profile: Profile | undefined, message: string, generated: ReadonlySet<string>, cluster: ClusterSnapshot): void {
     const file = this.recording.file;
-    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(profile ?? DEFAULT_PROFILE)), madeUpPods(plan, generated), cluster);
+    const made = profile ?? DEFAULT_PROFILE;
+    const saved = this.recording.savePlan(plan, sha256(JSON.stringify(made)), madeUpPods(plan, generated), { cluster, profile: made });
     this.recording.finish('succeeded', message);
     if (saved !== undefined) this.io.stderr(`Recorded as plan ${saved} in ${file} (podplan show ${saved}).\n`);
   }

@@ -2,20 +2,20 @@
 // Backed by src/store (store-history.ts) when it can be opened; otherwise every request says why there
 // is no history.
 import { err, type Result } from '../engine/api/result';
-import type { ClusterSnapshot } from '../engine/api/types';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { PlanBound } from '../engine/planner/solver/bound';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { RecordingOptions, RunRecording } from '../store/recording';
-import type { RunKind, SourceRef } from '../store/types';
+import type { PlanBasis, RunKind, SourceRef } from '../store/types';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 
-/** What explaining a stored plan's pod needs of it: its pods' namespace, its placements, the cluster it was made on. */
+/** What explaining a stored plan's pod needs of it: its pods' namespace, its placements, the cluster and profile it was made with. */
 export interface StoredPlanCluster {
   readonly namespace: string;
   readonly assignments: ReadonlyArray<{ readonly pod: string; readonly node: string }>;
-  readonly cluster: ClusterSnapshot | undefined;
+  /** Undefined when the history did not keep it (a plan recorded before it did); its profile is absent before schema version 9. */
+  readonly basis: PlanBasis | undefined;
 }
 
 export interface History {
@@ -32,14 +32,15 @@ export interface History {
   /** The cycle of `pod` kept with stored plan `id`; undefined when the plan kept none. */
   diagnosis(id: number, pod: string): Result<Diagnosis | undefined>;
   /**
-   * Keeps a preview made with the profile of this hash; its id. A plan identical to the pod set's
-   * latest draft (same snapshot, profile, planner, placements and unplaced pods) is not stored
-   * again: the draft's id comes back.
+   * Keeps a preview made from `basis` (the cluster and the pod-set profile) with the profile of this
+   * hash; its id. A plan identical to the pod set's latest draft (the same basis, snapshot, planner,
+   * objective, trigger, placements, unplaced pods and evictions) is not stored again: the draft's id
+   * comes back. A draft kept without its basis is never reused.
    */
-  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>, cluster: ClusterSnapshot): Result<number>;
+  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>, basis: PlanBasis): Result<number>;
   /**
-   * Stored plan `id`'s placements and the cluster it was made on (`cluster` undefined when the history
-   * did not keep it: a plan recorded before it did), where its pods are explained.
+   * Stored plan `id`'s placements and what it was made from (`basis` undefined when the history did
+   * not keep it: a plan recorded before it did), where its pods are explained.
    */
   planned(id: number): Result<StoredPlanCluster>;
   /** The bound proven for kept plan `id` after it was kept (a preview is kept before its bound). */

@@ -3,15 +3,14 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ok, err, type Result } from '../engine/api/result';
-import type { ClusterSnapshot } from '../engine/api/types';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Plan } from '../engine/planner/plan';
 import type { PlanBound } from '../engine/planner/solver/bound';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 import { madeUpPods, RunRecording, type RecordingOptions } from '../store/recording';
-import { openStore, type PlanStore } from '../store/store';
-import type { PlanSummary, RunKind, SourceRef, StoreError } from '../store/types';
+import { basisHash, openStore, type PlanStore } from '../store/store';
+import type { PlanBasis, PlanSummary, RunKind, SourceRef, StoreError } from '../store/types';
 import { noHistory, type History, type StoredPlanCluster } from './history';
 import { moveReason } from './service/pipeline';
 
@@ -116,22 +115,22 @@ class StoreHistory implements History {
   planned(id: number): Result<StoredPlanCluster> {
     const plan = message(this.store.getPlan(id));
     if (!plan.ok) return plan;
-    const cluster = message(this.store.planCluster(id));
-    if (!cluster.ok) return cluster;
+    const basis = message(this.store.planBasis(id));
+    if (!basis.ok) return basis;
     return ok({
       namespace: plan.value.summary.namespace,
       assignments: plan.value.assignments.map((a) => ({ pod: a.pod, node: a.node })),
-      cluster: cluster.value,
+      basis: basis.value,
     });
   }
 
-  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>, cluster: ClusterSnapshot): Result<number> {
-    const same = this.sameAsLatestDraft(plan, profileHash);
+  savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>, basis: PlanBasis): Result<number> {
+    const same = this.sameAsLatestDraft(plan, profileHash, basis);
     if (same !== undefined) return ok(same);
     const run = message(this.store.startRun(this.source, 'preview'));
     if (!run.ok) return run;
     const madeUp = madeUpPods(plan, generated);
-    const saved = message(this.store.savePlan(run.value, plan, { profileHash, ...(madeUp.length ? { madeUp } : {}), cluster }));
+    const saved = message(this.store.savePlan(run.value, plan, { profileHash, ...(madeUp.length ? { madeUp } : {}), basis }));
     const finished = this.store.finishRun(run.value, saved.ok ? 'succeeded' : 'failed', saved.ok ? undefined : saved.error);
     return saved.ok && !finished.ok ? message(finished) : saved;
   }
@@ -159,16 +158,24 @@ class StoreHistory implements History {
     this.store.close();
   }
 
-  /** The id of the pod set's latest plan when it is a draft equal to `plan`. */
-  private sameAsLatestDraft(plan: Plan, profileHash: string): number | undefined {
+  /**
+   * The id of the pod set's latest plan when it is a draft equal to `plan` made from the same basis:
+   * the snapshot hash covers only nodes and pods (with the pods a trigger's dependencies placed first),
+   * the basis hash every other object of the cluster and the profile. A draft kept without its basis
+   * (before schema version 8) is never reused: it is not known what it was made from.
+   */
+  private sameAsLatestDraft(plan: Plan, profileHash: string, basis: PlanBasis): number | undefined {
     const latest = this.store.history({ podSet: plan.podSet, namespace: plan.namespace, limit: 1 });
     const last = latest.ok ? latest.value.items[0] : undefined;
     if (
       !last ||
       last.status !== 'draft' ||
+      last.basis === undefined ||
+      last.basis !== basisHash(basis) ||
       last.snapshotHash !== plan.snapshotHash ||
       last.profileHash !== profileHash ||
-      last.planner !== plan.planner
+      last.planner !== plan.planner ||
+      (last.objective ?? '') !== (plan.objective ?? '')
     )
       return undefined;
     if ((last.trigger ?? '') !== (plan.trigger ?? '') || last.placed !== plan.assignments.length || last.unplaced !== plan.unplaced.length)

@@ -7,12 +7,11 @@
 import { createHash } from 'node:crypto';
 import type { Clock, Timer } from '../engine/api/clock';
 import { ok, type Result } from '../engine/api/result';
-import type { ClusterSnapshot } from '../engine/api/types';
 import { explain } from '../engine/explain/explain';
 import type { Plan, PlanVictim } from '../engine/planner/plan';
 import type { ScheduleOutcome } from '../engine/scheduler/scheduler';
 import { ALL_PENDING_PODS, type PlanStore } from './store';
-import type { RunKind, SourceRef, StoreError } from './types';
+import type { PlanBasis, RunKind, SourceRef, StoreError } from './types';
 
 /** A live scheduler's decisions are saved in batches this far apart. */
 export const DECISION_FLUSH_MS = 2_000;
@@ -111,19 +110,14 @@ export class RunRecording {
   }
 
   /**
-   * Saves a plan under the run; its id, or undefined after reporting why it was not saved. `cluster`:
-   * the cluster it was made on, kept so the plan's pods can be explained on it later.
+   * Saves a plan under the run; its id, or undefined after reporting why it was not saved. `basis`:
+   * the cluster it was made on and its profile, kept so the plan's pods can be explained on them later.
    */
-  savePlan(
-    plan: Plan,
-    profileHash: string = sha256(plan.profile),
-    madeUp?: readonly string[],
-    cluster?: ClusterSnapshot,
-  ): number | undefined {
+  savePlan(plan: Plan, profileHash: string = sha256(plan.profile), madeUp?: readonly string[], basis?: PlanBasis): number | undefined {
     const saved = this.store.savePlan(this.run, plan, {
       profileHash,
       ...(madeUp?.length ? { madeUp } : {}),
-      ...(cluster ? { cluster } : {}),
+      ...(basis ? { basis } : {}),
     });
     this.report(saved);
     return saved.ok ? saved.value : undefined;

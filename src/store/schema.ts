@@ -188,6 +188,15 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX plans_by_cluster ON plans (cluster_id) WHERE cluster_id IS NOT NULL;
     `,
   },
+  {
+    version: 9,
+    description: 'the pod-set profile each plan was made with, kept with its cluster, so a stored plan is explained with that profile',
+    sql: `
+      -- JSON; NULL on rows kept before this version. With a profile, hash is the sha256 of
+      -- {"cluster":…,"profile":…}: plans share a row only when both are the same.
+      ALTER TABLE clusters ADD COLUMN profile TEXT;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

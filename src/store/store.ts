@@ -12,6 +12,7 @@ import type { Objective } from '../engine/planner/planner';
 import { err, ok, type Result } from '../engine/api/result';
 import type { ClusterSnapshot } from '../engine/api/types';
 import type { Diagnosis } from '../engine/framework/diagnosis';
+import type { Profile } from '../engine/framework/profile';
 import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from '../engine/planner/plan';
 import type { PlannedDevice } from '../engine/plugins/dynamicresources/plan-devices';
 import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-plan';
@@ -36,6 +37,7 @@ import type {
   Page,
   Paging,
   HistoryQuery,
+  PlanBasis,
   PlanDiff,
   PlanStatus,
   PlanSummary,
@@ -143,8 +145,8 @@ export function safeServer(server: string): string {
 export const ALL_PENDING_PODS = '*';
 
 const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.objective, p.bound, p.profile, p.profile_hash,
-  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, p.made_up, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
-const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id';
+  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, p.made_up, c.hash AS basis, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
+const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id LEFT JOIN clusters c ON c.id = p.cluster_id';
 
 export class PlanStore {
   readonly driver: DriverName;
@@ -228,13 +230,14 @@ export class PlanStore {
   /**
    * Saves a plan under a run, in one transaction with its assignments, unplaced pods and diagnoses,
    * and prunes the pod set's history to the newest `keepPerPodSet` in the same transaction. Encoding
-   * and compression happen before the write lock is taken. `cluster`: the cluster the plan was made
-   * on, kept once per content (plans made on the same cluster share it) for planCluster.
+   * and compression happen before the write lock is taken. `basis`: what the plan was made from (the
+   * cluster, and the pod-set profile), kept once per content (plans made from the same share it) for
+   * planBasis.
    */
   savePlan(
     runId: number,
     plan: Plan,
-    meta: { readonly profileHash: string; readonly madeUp?: readonly string[]; readonly cluster?: ClusterSnapshot },
+    meta: { readonly profileHash: string; readonly madeUp?: readonly string[]; readonly basis?: PlanBasis },
   ): Result<number, StoreError> {
     const duplicate = firstDuplicate([...plan.assignments.map((a) => a.pod), ...plan.unplaced.map((u) => u.pod)]);
     if (duplicate !== undefined)
@@ -251,12 +254,17 @@ export class PlanStore {
         diagnosed.map((d) => d.diagnosis),
         this.topScores,
       );
-      const cluster = meta.cluster ? encodeCluster(meta.cluster) : undefined;
+      const basis = meta.basis ? basisText(meta.basis) : undefined;
+      const data = basis ? deflateSync(basis.cluster) : undefined;
       return immediate(this.db, () => {
         let clusterId: number | null = null;
-        if (cluster) {
-          this.sql('INSERT INTO clusters (hash, data) VALUES (?, ?) ON CONFLICT (hash) DO NOTHING').run(cluster.hash, cluster.data);
-          clusterId = this.sql('SELECT id FROM clusters WHERE hash = ?').get(cluster.hash)?.['id'] as number;
+        if (basis && data) {
+          this.sql('INSERT INTO clusters (hash, data, profile) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING').run(
+            basis.hash,
+            data,
+            basis.profile ?? null,
+          );
+          clusterId = this.sql('SELECT id FROM clusters WHERE hash = ?').get(basis.hash)?.['id'] as number;
         }
         const id = this.sql(
           `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted, made_up, cluster_id)
@@ -355,19 +363,22 @@ export class PlanStore {
   }
 
   /**
-   * The cluster plan `id` was made on, as savePlan kept it; undefined when the plan was recorded
-   * without it (before schema version 8, or a live scheduler's decisions, made on a cluster that moves).
+   * What plan `id` was made from, as savePlan kept it: its cluster, and its pod-set profile (absent
+   * on plans kept before schema version 9); undefined when the plan was recorded without it (before
+   * schema version 8, or a live scheduler's decisions, made on a cluster that moves).
    */
-  planCluster(id: number): Result<ClusterSnapshot | undefined, StoreError> {
+  planBasis(id: number): Result<PlanBasis | undefined, StoreError> {
     const row = this.attempt(() =>
-      this.sql('SELECT p.cluster_id, c.data FROM plans p LEFT JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?').get(id),
+      this.sql('SELECT p.cluster_id, c.data, c.profile FROM plans p LEFT JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?').get(id),
     );
     if (!row.ok) return row;
     if (!row.value) return notFound(`plan ${id}`);
-    const data = row.value['data'];
-    return this.attempt(() =>
-      data === null || data === undefined ? undefined : (JSON.parse(inflateSync(data as Uint8Array).toString('utf8')) as ClusterSnapshot),
-    );
+    const { data, profile } = row.value;
+    return this.attempt(() => {
+      if (data === null || data === undefined) return undefined;
+      const cluster = JSON.parse(inflateSync(data as Uint8Array).toString('utf8')) as ClusterSnapshot;
+      return typeof profile === 'string' ? { cluster, profile: JSON.parse(profile) as Profile } : { cluster };
+    });
   }
 
   /** One pod's full diagnosis, decompressed; undefined when the plan kept none for it. */
@@ -677,10 +688,43 @@ export class PlanStore {
   }
 }
 
-/** A cluster as the clusters table keeps it: deflated JSON, named by the JSON's sha256. */
-function encodeCluster(cluster: ClusterSnapshot): { readonly hash: string; readonly data: Uint8Array } {
-  const json = JSON.stringify(cluster);
-  return { hash: `sha256:${createHash('sha256').update(json).digest('hex')}`, data: deflateSync(json) };
+/** A basis as the clusters table keeps it: the cluster's JSON (deflated there), the profile's, and the hash it is named by. */
+interface BasisText {
+  readonly cluster: string;
+  readonly profile?: string;
+  readonly hash: string;
+}
+
+/**
+ * The last basis written, by identity (a workspace hands the same cluster and profile objects to
+ * every preview until they change): a preview asked again hashes nothing. Budget: one basis.
+ */
+let lastBasis: { readonly cluster: ClusterSnapshot; readonly profile: Profile | undefined; readonly text: BasisText } | undefined;
+
+/**
+ * The basis's JSON and its sha256: of the cluster's JSON alone without a profile (as schema version
+ * 8 wrote every row), else of {"cluster":…,"profile":…}. The one place a basis is named.
+ */
+function basisText(basis: PlanBasis): BasisText {
+  if (lastBasis && lastBasis.cluster === basis.cluster && lastBasis.profile === basis.profile) return lastBasis.text;
+  const cluster = JSON.stringify(basis.cluster);
+  const profile = basis.profile === undefined ? undefined : JSON.stringify(basis.profile);
+  const named = profile === undefined ? cluster : `{"cluster":${cluster},"profile":${profile}}`;
+  const text = {
+    cluster,
+    ...(profile !== undefined ? { profile } : {}),
+    hash: `sha256:${createHash('sha256').update(named).digest('hex')}`,
+  };
+  lastBasis = { cluster: basis.cluster, profile: basis.profile, text };
+  return text;
+}
+
+/**
+ * The hash a plan made from `basis` is kept under (PlanSummary.basis): two plans made from the same
+ * cluster and profile have the same, and any object or setting of either that differs changes it.
+ */
+export function basisHash(basis: PlanBasis): string {
+  return basisText(basis).hash;
 }
 
 function summaryOf(row: Row): PlanSummary {
@@ -703,6 +747,7 @@ function summaryOf(row: Row): PlanSummary {
     unplaced: row['unplaced'] as number,
     evicted: row['evicted'] as number,
     ...optional('madeUp', typeof row['made_up'] === 'string' ? (JSON.parse(row['made_up']) as string[]) : null),
+    ...optional('basis', row['basis'] as string | null),
   };
 }
 

@@ -1,5 +1,7 @@
 // The store's public types: what callers pass in and what the history hands back.
 import type { Clock } from '../engine/api/clock';
+import type { ClusterSnapshot } from '../engine/api/types';
+import type { Profile } from '../engine/framework/profile';
 import type { Plan, PlanVictim } from '../engine/planner/plan';
 import type { PlannedDevice } from '../engine/plugins/dynamicresources/plan-devices';
 import type { DiagnosisSummary, ReasonCount } from './diagnoses';
@@ -51,6 +53,20 @@ export interface RunSummary {
 }
 
 /**
+ * What a plan was made from beside its settings (planner, trigger, objective): the whole cluster
+ * (nodes, pods and every object a plugin reads: claims, templates, classes, slices, volumes,
+ * priority classes, the claims admission did not create) and the pod-set profile. The history keeps
+ * it with the plan (the clusters table: the cluster since schema version 8, the profile since 9), a
+ * stored plan's pods are explained on it, and a preview reuses the latest draft only when its basis
+ * is the same (basisHash).
+ */
+export interface PlanBasis {
+  readonly cluster: ClusterSnapshot;
+  /** Absent on plans kept before schema version 9. */
+  readonly profile?: Profile;
+}
+
+/**
  * A stored plan's row: the engine Plan's own fields (`objective` absent on plans recorded before
  * schema version 4, `bound` when a solver said), and what the history adds.
  */
@@ -73,6 +89,8 @@ export interface PlanSummary extends Pick<
    * the files: no real pod has them. Absent when there are none (and on plans before schema version 6).
    */
   readonly madeUp?: readonly string[];
+  /** The sha256 its basis is kept under (store basisHash); absent when it was kept without one (before schema version 8, a live scheduler's decisions). */
+  readonly basis?: string;
 }
 
 export interface StoredAssignment {

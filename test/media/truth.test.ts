@@ -100,17 +100,17 @@ describe('webview in headless Chromium: the example’s views tell the truth', f
     const request = { namespace: 'analytics', podSet: 'nightly-batch', trigger: 'nightly-batch' };
     const firstAnalysis = workspaceOf(files).analysis();
     const first = value(planPodSet(firstAnalysis, request));
-    const firstId = value(history.savePreview(first, 'sha256:p', new Set(), firstAnalysis.model.cluster));
+    const firstId = value(history.savePreview(first, 'sha256:p', new Set(), { cluster: firstAnalysis.model.cluster }));
     files['podset.yaml'] = (files['podset.yaml'] ?? '').replace(
       'requests: { cpu: 1500m, memory: 3Gi }',
       'requests: { cpu: 2500m, memory: 3Gi }',
     );
     const secondAnalysis = workspaceOf(files).analysis();
     const second = value(planPodSet(secondAnalysis, request));
-    const secondId = value(history.savePreview(second, 'sha256:p', new Set(), secondAnalysis.model.cluster));
+    const secondId = value(history.savePreview(second, 'sha256:p', new Set(), { cluster: secondAnalysis.model.cluster }));
     // A planner that places the set as a whole (the solver's, replayed) keeps no cycle per placed pod.
     const whole: Plan = { ...second, planner: 'optimize', assignments: second.assignments.map(({ pod, node }) => ({ pod, node })) };
-    const wholeId = value(history.savePreview(whole, 'sha256:q', new Set(), secondAnalysis.model.cluster));
+    const wholeId = value(history.savePreview(whole, 'sha256:q', new Set(), { cluster: secondAnalysis.model.cluster }));
     const page = await open();
     for (const [to, pattern] of [
       [secondId, /^(\S+ now rejects it at Filter: NodeResourcesFit: Insufficient cpu|\S+ scores \d+, \S+ \d+)$/],

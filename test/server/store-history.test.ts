@@ -38,7 +38,7 @@ describe('server/store-history (the editor’s plan history on src/store)', () =
   function preview(files: Record<string, string>) {
     const analysis = workspaceOf(files).analysis();
     const made = value(planPodSet(analysis, { namespace: 'default', podSet: 's' }));
-    return { analysis, id: value(history.savePreview(made, 'sha256:p', analysis.model.generated, analysis.model.cluster)) };
+    return { analysis, id: value(history.savePreview(made, 'sha256:p', analysis.model.generated, { cluster: analysis.model.cluster })) };
   }
 
   it('keeps what a plan evicts: listed with its count, shown when opened, compared with a plan that evicts nothing', () => {

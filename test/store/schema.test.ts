@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openStore } from '../../src/store/store';
+import { basisHash, openStore } from '../../src/store/store';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/store/schema';
 import { openTestStore, useTempDir, value } from './helpers';
 import { syntheticPlan } from './synthetic';
@@ -89,7 +89,13 @@ describe('store/schema', () => {
             assert.equal(value(store.triggerHistory({ trigger: 'web-trigger' })).items.length, 1);
             assert.equal(value(store.claims({ pool: 'gpu' })).items.length, version >= 2 ? 1 : 0);
             // Plans from before the history kept a plan's cluster have none (explain says so).
-            assert.equal(value(store.planCluster(1)), undefined);
+            assert.equal(value(store.planBasis(1)), undefined);
+            // A plan kept with its cluster before the history kept its profile has the cluster alone (explain says so).
+            if (version === 8) {
+              const basis = value(store.planBasis(2));
+              assert.deepEqual([basis?.cluster.nodes.map((n) => n.metadata.name), basis?.profile], [['g1', 'g2', 'c1'], undefined]);
+              assert.equal(value(store.summary(2)).basis, basisHash({ cluster: basis!.cluster }), 'named as schema 8 named it');
+            }
             // Plans from before evictions were kept evict nothing.
             assert.deepEqual([value(store.getPlan(1)).victims, value(store.summary(1)).evicted, plan.victims], [[], 0, undefined]);
           }

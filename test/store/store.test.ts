@@ -2,10 +2,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ManualClock } from '../../src/engine/api/clock';
+import { ok } from '../../src/engine/api/result';
 import type { ClusterSnapshot } from '../../src/engine/api/types';
+import type { Profile } from '../../src/engine/framework/profile';
 import type { Plan } from '../../src/engine/planner/plan';
 import { planFromManifest, readFile, writeSchedulePlan } from '../../src/manifests';
-import type { PlanStore } from '../../src/store/store';
+import { basisHash, type PlanStore } from '../../src/store/store';
 import type { SourceRef } from '../../src/store/types';
 import { NO_CPU, openTestStore, planOf, useTempDir, value } from './helpers';
 import { syntheticPlan } from './synthetic';
@@ -262,15 +264,25 @@ describe('store/store', () => {
     });
   });
 
-  // What explain judges a stored plan's pod on (schema 8): the cluster the plan was made on.
-  describe('the cluster a plan was made on', () => {
+  // What explain judges a stored plan's pod on, and what a preview must share with a draft it reuses:
+  // the cluster the plan was made on (schema 8) and its pod-set profile (schema 9).
+  describe('the cluster and profile a plan was made with (its basis)', () => {
     const cluster = (cpu: string): ClusterSnapshot => ({
       nodes: [{ metadata: { name: 'n1' }, status: { allocatable: { cpu, pods: '110' } } }],
       pods: [{ metadata: { name: 'web-0', namespace: 'default' }, spec: { containers: [{ name: 'c' }] } }],
       claimsNotCreated: ['default/web-0-gpu-bcdfg'],
     });
-    const saveOn = (plan: Plan, on: ClusterSnapshot | undefined): number =>
-      value(store.savePlan(value(store.startRun(workspace, 'preview')), plan, { ...profile, ...(on ? { cluster: on } : {}) }));
+    const saveOn = (plan: Plan, on: ClusterSnapshot | undefined, with_?: Profile): number =>
+      value(
+        store.savePlan(value(store.startRun(workspace, 'preview')), plan, {
+          ...profile,
+          ...(on ? { basis: { cluster: on, ...(with_ ? { profile: with_ } : {}) } } : {}),
+        }),
+      );
+    const planCluster = (id: number) => {
+      const basis = store.planBasis(id);
+      return basis.ok ? ok(basis.value?.cluster) : basis;
+    };
     const clusters = () => rows('SELECT count(*) AS n FROM clusters');
 
     it('reads back as saved; plans made on the same cluster share one row; a plan saved without one has none', () => {
@@ -278,14 +290,37 @@ describe('store/store', () => {
       const same = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'));
       const other = saveOn(planOf({ 'web-0': 'n1' }), cluster('8'));
       const none = saveOn(planOf({ 'web-0': 'n1' }), undefined);
-      assert.deepEqual(value(store.planCluster(first)), cluster('4'));
-      assert.deepEqual(value(store.planCluster(same)), cluster('4'));
-      assert.deepEqual(value(store.planCluster(other)), cluster('8'));
-      assert.equal(value(store.planCluster(none)), undefined);
+      assert.deepEqual(value(planCluster(first)), cluster('4'));
+      assert.deepEqual(value(planCluster(same)), cluster('4'));
+      assert.deepEqual(value(planCluster(other)), cluster('8'));
+      assert.equal(value(planCluster(none)), undefined);
       assert.equal(clusters(), 2);
       assert.equal(value(store.loadPlan(first)).assignments[0]?.node, 'n1', 'the plan itself as before');
-      const missing = store.planCluster(99);
+      const missing = store.planBasis(99);
       assert.ok(!missing.ok && missing.error.kind === 'not-found');
+    });
+
+    it('keeps the profile with the cluster; the basis hash names both, so plans share a row only when both are the same', () => {
+      const packs: Profile = { schedulerName: 'podset-planner-scheduler' };
+      const spreads: Profile = { schedulerName: 'podset-planner-scheduler', percentageOfNodesToScore: 50 };
+      const first = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'), packs);
+      const same = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'), packs);
+      const otherProfile = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'), spreads);
+      const noProfile = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'));
+      assert.deepEqual(value(store.planBasis(first)), { cluster: cluster('4'), profile: packs });
+      assert.deepEqual(value(store.planBasis(otherProfile)), { cluster: cluster('4'), profile: spreads });
+      assert.deepEqual(value(store.planBasis(noProfile)), { cluster: cluster('4') }, 'as schema 8 kept it');
+      assert.equal(clusters(), 3);
+      const hashOf = (id: number) => value(store.summary(id)).basis;
+      assert.equal(hashOf(first), basisHash({ cluster: cluster('4'), profile: packs }));
+      assert.equal(hashOf(same), hashOf(first));
+      assert.notEqual(hashOf(otherProfile), hashOf(first));
+      assert.notEqual(
+        basisHash({ cluster: { ...cluster('4'), claimsNotCreated: [] }, profile: packs }),
+        hashOf(first),
+        'any object of the cluster',
+      );
+      assert.equal(value(store.summary(saveOn(planOf({ 'web-0': 'n1' }), undefined))).basis, undefined);
     });
 
     it('a cluster goes with the last plan made on it when retention drops the plans', () => {

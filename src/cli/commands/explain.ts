@@ -12,6 +12,9 @@ import { planClusterOf } from '../../engine/planner/plan-cluster';
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset/podset';
 import { simulate } from '../../engine/scheduler/simulate';
+import { seededRandom } from '../../engine/api/random';
+import type { Profile } from '../../engine/framework/profile';
+import { podSetFramework } from '../../engine/planner/scheduler/plugin';
 import { stringify } from 'yaml';
 import { OUTPUT_OPTION, outputFormat, outputHelp, parseCommand, type OutputFormat } from '../arguments';
 import { STRICT_HELP, STRICT_OPTION } from '../input';
@@ -28,7 +31,7 @@ import { formatAmount, unitOf } from '../../protocol/amounts';
 
 const HELP = `Usage: podplan explain <paths…> POD [-n NS] [--node NODE] [-o json|yaml] [--all] [--profile file] [--seed n] [--strict]
        podplan explain --context NAME [--kubeconfig file] POD [options]
-       podplan explain <paths…> POD --plan ID [--db file] [options]
+       podplan explain POD --plan ID [--db file] [options]
 
 Explains where one pending pod (POD as namespace/name, or name with -n or when only one namespace has it)
 goes and why, as podplan schedule places it (the same run, the same seed): the decision (its node,
@@ -41,8 +44,9 @@ ${POD_SET_LABEL}, scheduled by the pod-set planner) is explained at its planned 
 
 With --plan, a pod of a pod-set plan the history keeps (podplan history lists the ids) is explained
 as that plan judged it: the planner's own cycle for it, and each node's verdict on the cluster the
-plan was made on (kept with it) with the plan's other pods on their nodes. The paths give the
-profile only. A plan recorded before the history kept its cluster is refused, saying so.
+plan was made on with the plan's other pods on their nodes, under the pod-set profile it was made
+with (both kept with it). No paths are read (any given are ignored), and --profile does not apply.
+A plan recorded before the history kept its cluster and profile is refused, saying so.
 
 Options:
 ${sourceHelp(20)}
@@ -55,7 +59,7 @@ ${outputHelp(['json', 'yaml'], 20, ['json'])}
                     the explanation
   --profile <file>  a KubeSchedulerConfiguration, as podplan schedule takes it
   --seed <n>        seed for sampling and tie-breaking (default 1)
-  --plan <id>       explain the pod in that plan of the history, on the cluster it was made on
+  --plan <id>       explain the pod in that plan of the history, on the cluster and profile it was made with
 ${DB_HELP}
 ${STRICT_HELP}
   -h, --help        this help
@@ -65,7 +69,7 @@ Exit codes: 0 the pod is placed, 1 it cannot be, 2 bad input or no such pod.
 Examples:
   podplan explain examples/cluster ml/trainer
   podplan explain examples/cluster web-0 --node node-b1
-  podplan explain . analytics/batch-0 --plan 12
+  podplan explain analytics/batch-0 --plan 12
 `;
 
 /** How many nodes each list shows without --all. */
@@ -105,18 +109,21 @@ export const explainCommand: Command = {
     if (last?.includes('/') && values.namespace !== undefined && !last.startsWith(`${values.namespace}/`))
       return fail(`${last} is not in namespace ${values.namespace} (-n)`);
     const wanted = last !== undefined && values.namespace !== undefined && !last.includes('/') ? `${values.namespace}/${last}` : last;
-    const pathsNeeded = !isClusterSource({ positionals, values });
+    // --plan reads the cluster and profile the history kept with the plan: no paths.
+    const pathsNeeded = !isClusterSource({ positionals, values }) && values.plan === undefined;
     if (wanted === undefined || (pathsNeeded && positionals.length < 2))
       return fail(`${pathsNeeded ? 'paths and a pod are' : 'a pod is'} needed\n\n${HELP}`);
     // The last word is the pod; the words before it are the paths (none with --context).
     const source: SourceArgs = { positionals: positionals.slice(0, -1), values };
-    const problem = sourceProblem(source);
-    if (problem) return fail(`${problem}\n\n${HELP}`);
     if (values.plan !== undefined) {
+      if (values.profile !== undefined)
+        return fail('--profile does not apply with --plan: a stored plan is judged with the pod-set profile it was made with');
       const id = planId('explain', values.plan, io);
       if (id === undefined) return EXIT.badInput;
-      return explainStored(source, id, wanted, values, format, values.all ? Infinity : LIST_LIMIT, io);
+      return explainStored(id, wanted, values, format, values.all ? Infinity : LIST_LIMIT, io);
     }
+    const problem = sourceProblem(source);
+    if (problem) return fail(`${problem}\n\n${HELP}`);
     const scheduling = await loadScheduling('explain', source, values, io);
     if (!scheduling) return EXIT.badInput;
     const { workspace } = scheduling;
@@ -263,6 +270,7 @@ interface StoredForExplain {
   readonly summary: PlanSummary;
   readonly pod: Pod;
   readonly cluster: ClusterSnapshot;
+  readonly profile: Profile;
   readonly assignments: readonly StoredAssignment[];
   readonly unplaced?: StoredUnplaced;
   readonly diagnosis: Diagnosis | undefined;
@@ -281,34 +289,31 @@ function readStored(store: PlanStore, id: number, wanted: string): StoredForExpl
   const key = `${summary.namespace}/${name}`;
   if (!assignments.some((a) => a.pod === name) && !unplaced.some((u) => u.pod === name))
     return `plan ${id} (pod set ${summary.namespace}/${summary.podSet}) has no pod ${key}`;
-  const cluster = store.planCluster(id);
-  if (!cluster.ok) return cluster.error.message;
-  if (!cluster.value)
-    return `plan ${id} was recorded before the plan history kept the cluster a plan is made on (history schema version 8): its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer (podplan show ${id} prints where each pod went and why; podplan explain without --plan explains ${key} on the files as they are)`;
-  const pod = cluster.value.pods.find((p) => (p.metadata.namespace ?? 'default') === summary.namespace && p.metadata.name === name);
+  const basis = store.planBasis(id);
+  if (!basis.ok) return basis.error.message;
+  const instead = `podplan show ${id} prints where each pod went and why; podplan explain without --plan explains ${key} on the files as they are`;
+  if (!basis.value)
+    return `plan ${id} was recorded before the plan history kept the cluster a plan is made on (history schema version 8): its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer (${instead})`;
+  const { cluster, profile } = basis.value;
+  if (!profile)
+    return `plan ${id} was recorded before the plan history kept the pod-set profile a plan is made with (history schema version 9): its pods cannot be judged as it judged them, and judging them with today's profile would be another plan's answer (${instead})`;
+  const pod = cluster.pods.find((p) => (p.metadata.namespace ?? 'default') === summary.namespace && p.metadata.name === name);
   if (!pod) return `plan ${id}'s cluster has no pod ${key} (a name made up for a workload's replica is not kept as a pod)`;
   const diagnosis = store.diagnosis(id, name);
   if (!diagnosis.ok) return diagnosis.error.message;
   const u = unplaced.find((x) => x.pod === name);
-  return { summary, pod, cluster: cluster.value, assignments, ...(u ? { unplaced: u } : {}), diagnosis: diagnosis.value };
+  return { summary, pod, cluster, profile, assignments, ...(u ? { unplaced: u } : {}), diagnosis: diagnosis.value };
 }
 
 /**
  * A pod of a stored plan, explained as that plan judged it: the planner's kept cycle, and every
  * node's verdict on the cluster the plan was made on with its other pods on their nodes (the same
- * judgement as for a plan made now, planVerdicts), under the files' pod-set profile.
+ * judgement as for a plan made now, planVerdicts), under the pod-set profile it was made with.
  */
 async function explainStored(
-  source: SourceArgs,
   id: number,
   wanted: string,
-  values: {
-    db?: string | undefined;
-    node?: string | undefined;
-    profile?: string | undefined;
-    seed?: string | undefined;
-    strict?: boolean | undefined;
-  },
+  values: { db?: string | undefined; node?: string | undefined; seed?: string | undefined },
   format: OutputFormat,
   limit: number,
   io: CliIO,
@@ -327,12 +332,20 @@ async function explainStored(
     io.stderr(`podplan explain: no node ${values.node} in the cluster plan ${id} was made on\n`);
     return EXIT.badInput;
   }
-  const planning = await loadPlanning('explain', source, values, io);
-  if (!planning) return EXIT.badInput;
+  const seed = values.seed === undefined ? 1 : Number(values.seed);
+  if (!Number.isInteger(seed)) {
+    io.stderr(`podplan explain: --seed must be a whole number, not "${values.seed}"\n`);
+    return EXIT.badInput;
+  }
+  const planning = podSetFramework(found.profile, { random: seededRandom(seed) });
+  if (!planning.ok) {
+    io.stderr(`podplan explain: the profile plan ${id} was made with does not build: ${planning.error.map((e) => e.message).join('; ')}\n`);
+    return EXIT.badInput;
+  }
   const { summary, pod, diagnosis } = found;
   const key = podKey(pod);
   const assigned = found.assignments.find((a) => a.pod === pod.metadata.name);
-  const lead = `${key} in plan ${id} (pod set ${summary.namespace}/${summary.podSet}, planner ${summary.planner}, made ${formatTime(summary.createdAt)}): judged on the cluster that plan was made on, with its other pods on their planned nodes.`;
+  const lead = `${key} in plan ${id} (pod set ${summary.namespace}/${summary.podSet}, planner ${summary.planner}, made ${formatTime(summary.createdAt)}): judged on the cluster that plan was made on, with its other pods on their planned nodes, under the profile it was made with.`;
   if (!diagnosis) {
     const text = assigned
       ? `${lead}\nPlanned node: ${assigned.node} (the planner chose it for the set as a whole; it records no cycle for this pod).\n`
@@ -343,7 +356,7 @@ async function explainStored(
   const cycle = { ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) };
   const info = podInfo(pod);
   const cluster = planClusterOf(found.cluster, summary.namespace, found.assignments, pod.metadata.name);
-  const verdicts = info.ok && cluster.ok ? cluster.value.verdicts(planning.planning.framework, info.value, cycle) : [];
+  const verdicts = info.ok && cluster.ok ? cluster.value.verdicts(planning.value.framework, info.value, cycle) : [];
   const report = podReport(cycle, {
     limit,
     ...(verdicts.length > 0 ? { verdicts } : {}),

@@ -21,6 +21,8 @@ import { resolvePodSet, type PodSet, type PodSetRef } from '../../engine/planner
 import { planFromManifest, unreadablePods, unreadableRefusal, type Located } from '../../manifests';
 import { triggerSpec } from '../../manifests/planner';
 import type { Diagnosis } from '../../engine/framework/diagnosis';
+import type { Framework } from '../../engine/framework/runtime';
+import type { Profile } from '../../engine/framework/profile';
 import type {
   MatrixView,
   NodeUseView,
@@ -58,18 +60,22 @@ export interface PlanStart {
   readonly solver?: SolverSettings;
 }
 
-/**
- * The planning framework of the planner's profile as written (its sampling too), the defaults when
- * it has errors; built for each plan and seeded, so the same workspace gives the same plan.
- */
-function planning(analysis: Analysis, solver: SolverSettings | undefined): Result<PodSetFramework> {
+/** The pod-set profile a plan is made with: the planner's profile as written (its sampling too), the defaults when it has errors. */
+export function planningProfile(analysis: Analysis): Profile {
   const name = analysis.plannerSchedulerName;
   const resolved = analysis.engine.profile(name);
-  const built = podSetFramework(resolved.valid ? resolved.profile : defaultProfile(name).profile, {
-    random: seededRandom(1),
-    ...(solver ? { solver } : {}),
-  });
+  return resolved.valid ? resolved.profile : defaultProfile(name).profile;
+}
+
+/** The planning framework of `profile`, built for each plan and seeded, so the same workspace gives the same plan. */
+function frameworkOf(profile: Profile, solver: SolverSettings | undefined): Result<PodSetFramework> {
+  const built = podSetFramework(profile, { random: seededRandom(1), ...(solver ? { solver } : {}) });
   return built.ok ? built : err(built.error.map((e) => e.message).join('; '));
+}
+
+/** The planning framework of the planner's profile (planningProfile). */
+function planning(analysis: Analysis, solver: SolverSettings | undefined): Result<PodSetFramework> {
+  return frameworkOf(planningProfile(analysis), solver);
 }
 
 /** The analysis's solver as a plan start (previews, Explain in a preview, Apply Plan): nothing when none is loaded. */
@@ -414,10 +420,11 @@ function whatItLacks(
   analysis: Analysis,
   d: Diagnosis | undefined,
   on: PlanCluster | NodeInfoLister | undefined,
+  judge: Framework = analysis.engine.framework(schedulerOf(p)),
 ): Pick<Cycle, 'complete' | 'devices'> {
   const info = podInfo(p);
   if (!info.ok || !d || !on) return {};
-  const framework = analysis.engine.framework(schedulerOf(p));
+  const framework = judge;
   const verdicts = on instanceof PlanCluster ? on.verdicts(framework, info.value, d) : explainedVerdicts(framework, info.value, on, d);
   if (d.chosenNode === undefined) {
     return {
@@ -456,25 +463,31 @@ export async function explainInPlan(
       };
     if (!cycle) return undefined;
     // What the pod lacks per node: on the cluster the stored plan was made on, as it left it (its
-    // other pods placed, their devices taken), as podplan explain --plan judges; never on today's
-    // workspace, which may not be the cluster that plan saw.
+    // other pods placed, their devices taken), with the profile it was made with, as podplan explain
+    // --plan judges; never on today's workspace or profile, which may not be what that plan saw.
     const stored = history.planned(id);
-    const storedCluster = stored.ok ? stored.value.cluster : undefined;
-    if (stored.ok && storedCluster) {
+    const basis = stored.ok ? stored.value.basis : undefined;
+    const framework = basis?.profile ? frameworkOf(basis.profile, undefined) : undefined;
+    if (stored.ok && basis?.profile && framework?.ok) {
+      const storedCluster = basis.cluster;
       const storedPod = storedCluster.pods.find(
         (x) => (x.metadata.namespace ?? 'default') === namespace && x.metadata.name === p.metadata.name,
       );
       const planned = planClusterOf(storedCluster, stored.value.namespace, stored.value.assignments, p.metadata.name);
       if (planned.ok) {
         const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
-        lacks = whatItLacks(storedPod ?? p, analysis, d, planned.value);
+        lacks = whatItLacks(storedPod ?? p, analysis, d, planned.value, framework.value.framework);
         nodes = storedCluster.nodes.map((n) => n.metadata.name);
-        judgedOn = `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes).`;
+        judgedOn = `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes), with the profile it was made with.`;
       }
     } else
-      judgedOn = stored.ok
-        ? `Plan #${id} was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
-        : `The cluster plan #${id} was made on could not be read (${stored.error}): no node’s verdict is judged.`;
+      judgedOn = !stored.ok
+        ? `The cluster plan #${id} was made on could not be read (${stored.error}): no node’s verdict is judged.`
+        : !basis
+          ? `Plan #${id} was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
+          : !basis.profile
+            ? `Plan #${id} was recorded before the plan history kept the profile a plan is made with: the planner’s cycle is shown, but no node’s verdict is judged, since today’s profile may not be the one that plan was made with.`
+            : `The profile plan #${id} was made with does not build (${framework && !framework.ok ? framework.error : ''}): no node’s verdict is judged.`;
   } else {
     const made = await previewPodSet(analysis, { namespace, name: ref.podSet }, solverOf(analysis));
     if (made.ok) {

@@ -28,7 +28,7 @@ import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
 import { schedulePlanEdit } from './code-actions';
 import { incompleteDependencies } from './dependencies';
 import { replaceValue } from './edits';
-import { boundView, explainInPlan, explainPod, planView, previewPodSet, solverOf } from './planning';
+import { boundView, explainInPlan, explainPod, planningProfile, planView, previewPodSet, solverOf } from './planning';
 import type { PlanBound } from '../../engine/planner/solver/bound';
 
 const DEFAULT_NS = 'default';
@@ -112,13 +112,12 @@ export const takesLong = (size: PlanSize): boolean => size.pods * size.nodes >= 
 
 /** The plan's view, after keeping it in the history (as its id) when there is one. */
 export function keptView(plan: Plan, analysis: Analysis, history: History): PlanView {
-  const profile = analysis.engine.profile(analysis.plannerSchedulerName).profile;
-  const saved = history.savePreview(
-    plan,
-    fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'),
-    analysis.model.generated,
-    analysis.model.cluster,
-  );
+  // What the plan was made from: the whole cluster (every object a plugin reads) and the pod-set profile.
+  const profile = planningProfile(analysis);
+  const saved = history.savePreview(plan, fnv32a(JSON.stringify(profile)).toString(16).padStart(8, '0'), analysis.model.generated, {
+    cluster: analysis.model.cluster,
+    profile,
+  });
   const view = planView(plan, analysis, saved.ok ? saved.value : undefined);
   // With no history every save says so (the summary tells that once); a history that fails to write is news.
   return saved.ok || history.unavailable !== undefined
