@@ -182,8 +182,9 @@ describe('cli explain (child process)', () => {
   });
 
   // A stored plan's pod is judged on the cluster the history kept with that plan (schema 8), with the
-  // plan's other pods on their nodes: the files changing afterwards changes nothing, in podplan
-  // explain --plan as in the editor's explain of a stored plan (explainInPlan with a historyId).
+  // plan's other pods on their nodes, under the pod-set profile kept with it (schema 9): the files or
+  // their profile changing afterwards changes nothing, in podplan explain --plan as in the editor's
+  // explain of a stored plan (explainInPlan with a historyId).
   describe('--plan: a pod of a stored plan, on the cluster that plan was made on (test/fixtures/dra/plan)', () => {
     let dir: string;
     let db: string;
@@ -205,6 +206,15 @@ spec:
   pool: {name: c1, generation: 1, resourceSliceCount: 1}
   devices: [{name: gpu-0}, {name: gpu-1}]
 `;
+    /** A pod-set profile without DynamicResources: no node's device requests are judged under it. */
+    const noDra = `apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+  - schedulerName: podset-planner-scheduler
+    plugins:
+      multiPoint:
+        disabled: [{name: DynamicResources}]
+`;
     type Report = { placed: boolean; plan?: number; devices: Array<{ node: string; devices: DeviceFailure[] }> };
     const lines = (r: Report) => r.devices.map((n) => ({ node: n.node, lines: n.devices.map(deviceFailureText) }));
 
@@ -218,9 +228,28 @@ spec:
       writeFileSync(join(dir, 'cluster.yaml'), `${readFileSync(join(dir, 'cluster.yaml'), 'utf8')}${c1Gpus}`);
       const now = await runPodplan(['explain', dir, 'default/train-4', '-o', 'json']);
       assert.equal(now.code, 0, 'on the files as they are now, the planner places it (on c1)');
+      writeFileSync(join(dir, 'profile.yaml'), noDra);
       const stored = await runPodplan(['explain', dir, 'default/train-4', '--plan', id, '--db', db, '-o', 'json']);
       assert.equal(stored.code, 1, stored.stderr);
-      assert.equal(stored.stdout, before.stdout, 'the files changing changes nothing');
+      assert.equal(stored.stdout, before.stdout, 'the files and their profile changing change nothing');
+      const noPaths = await runPodplan(['explain', 'default/train-4', '--plan', id, '--db', db, '-o', 'json']);
+      assert.equal(noPaths.stdout, before.stdout, 'no paths are read');
+      const profiled = await runPodplan([
+        'explain',
+        dir,
+        'default/train-4',
+        '--plan',
+        id,
+        '--db',
+        db,
+        '--profile',
+        join(dir, 'profile.yaml'),
+      ]);
+      assert.equal(profiled.code, 2);
+      assert.match(
+        profiled.stderr,
+        /^podplan explain: --profile does not apply with --plan: a stored plan is judged with the pod-set profile it was made with$/m,
+      );
       const report = JSON.parse(stored.stdout) as Report;
       assert.equal(report.plan, Number(id));
       const taken = "0 of the node's 2 matching devices free, 2 taken by 2 devices for pods placed earlier in this plan";
@@ -236,7 +265,7 @@ spec:
       assert.match(
         text.stdout,
         new RegExp(
-          `^default/train-4 in plan ${id} \\(pod set default/train, planner greedy, made \\S+\\): judged on the cluster that plan was made on, with its other pods on their planned nodes\\.$`,
+          `^default/train-4 in plan ${id} \\(pod set default/train, planner greedy, made \\S+\\): judged on the cluster that plan was made on, with its other pods on their planned nodes, under the profile it was made with\\.$`,
           'm',
         ),
       );
@@ -246,13 +275,17 @@ spec:
         const analysis = workspaceOf({
           'cluster.yaml': readFileSync(join(dir, 'cluster.yaml'), 'utf8'),
           'gang.yaml': readFileSync(join(dir, 'gang.yaml'), 'utf8'),
+          'profile.yaml': noDra,
         }).analysis();
         const pod = analysis.pod('default', 'train-4');
         assert.ok(pod);
         const editor = await explainInPlan(pod, analysis, { podSet: 'train', historyId: Number(id) }, history);
         assert.ok(editor);
         assert.deepEqual(editor.devices, lines(report));
-        assert.equal(editor.judgedOn, `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes).`);
+        assert.equal(
+          editor.judgedOn,
+          `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes), with the profile it was made with.`,
+        );
       } finally {
         history.close();
       }
@@ -287,6 +320,36 @@ spec:
         // The closest node comes from the kept cycle alone: n1 is no node of today's files.
         assert.equal(editor.matrix.closest?.node, 'n1');
         assert.match(editor.judgedOn ?? '', /^Plan #1 was recorded before the plan history kept the cluster a plan is made on: /);
+      } finally {
+        history.close();
+      }
+    });
+
+    it('a plan kept with its cluster before the history kept its profile (a schema-8 file): refused, saying so; the editor judges no node', async () => {
+      const old = join(dir, 'v8.db');
+      const Database = (await import('better-sqlite3')).default;
+      const sqlite = new Database(old);
+      sqlite.exec(readFileSync('test/fixtures/store/history-v8.sql', 'utf8'));
+      sqlite.close();
+      const refused = await runPodplan(['explain', 'default/train-4', '--plan', '2', '--db', old]);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(
+        refused.stderr,
+        /^podplan explain: plan 2 was recorded before the plan history kept the pod-set profile a plan is made with \(history schema version 9\): its pods cannot be judged as it judged them, and judging them with today's profile would be another plan's answer \(podplan show 2 prints where each pod went and why; podplan explain without --plan explains default\/train-4 on the files as they are\)$/m,
+      );
+      const history = await openHistory(old, ['file:///w'], () => undefined);
+      try {
+        const analysis = workspaceOf({
+          'cluster.yaml': readFileSync('test/fixtures/dra/plan/cluster.yaml', 'utf8'),
+          'gang.yaml': readFileSync('test/fixtures/dra/plan/gang.yaml', 'utf8'),
+        }).analysis();
+        const pod = analysis.pod('default', 'train-4');
+        assert.ok(pod);
+        const editor = await explainInPlan(pod, analysis, { podSet: 'train', historyId: 2 }, history);
+        assert.ok(editor);
+        assert.equal(editor.cycle, 'planner', "the planner's kept cycle");
+        assert.equal(editor.devices, undefined);
+        assert.match(editor.judgedOn ?? '', /^Plan #2 was recorded before the plan history kept the profile a plan is made with: /);
       } finally {
         history.close();
       }
