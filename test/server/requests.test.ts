@@ -429,4 +429,30 @@ spec:
     assert.notEqual(third.historyId, secondId);
     assert.deepEqual(c1Lines(value(await explainIn(left, third.historyId))), ['the node has no devices']);
   });
+
+  it('a ResourceSlice in a file of its own: explain judges on it at once (the engine is not kept for the same nodes and pods)', async () => {
+    const explain = async () =>
+      value(
+        await request<object, Result<PodExplanationView>>(ExplainPodRequest.method, { pod: { namespace: 'default', name: 'train-0' } }),
+      );
+    const c1 = (e: PodExplanationView) => e.matrix.rows.find((r) => r.node === 'c1');
+    assert.equal(c1(await explain())?.verdict, 'rejected', 'c1 has no GPU');
+    const slice = session.uri('c1-gpus.yaml');
+    const gpus = `apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: c1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: c1
+  pool: {name: c1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+`;
+    try {
+      await session.edit(slice, gpus);
+      assert.notEqual(c1(await explain())?.verdict, 'rejected', 'c1 has two GPUs now');
+    } finally {
+      await session.close(slice);
+    }
+    assert.equal(c1(await explain())?.verdict, 'rejected', 'closed without being saved: c1 has no GPU again');
+  });
 });

@@ -388,6 +388,42 @@ export interface ClusterSnapshot extends ClusterObjects {
   readonly pods: readonly Pod[];
 }
 
+/** Every part of a ClusterSnapshot (the type fails to compile when a part is added and not named here). */
+const CLUSTER_PARTS = {
+  nodes: true,
+  pods: true,
+  namespaces: true,
+  persistentVolumeClaims: true,
+  persistentVolumes: true,
+  storageClasses: true,
+  csiNodes: true,
+  csiDrivers: true,
+  csiStorageCapacities: true,
+  priorityClasses: true,
+  podDisruptionBudgets: true,
+  resourceClaims: true,
+  resourceClaimTemplates: true,
+  deviceClasses: true,
+  resourceSlices: true,
+  deviceTaintRules: true,
+  claimsNotCreated: true,
+} as const satisfies Record<keyof ClusterSnapshot, true>;
+
+/**
+ * Whether two snapshots hold the same objects (each part's items the same objects, in the same
+ * order): what a cache of anything worked out from a cluster must compare, never the nodes and pods
+ * alone, since every plugin reads the other parts too.
+ */
+export function sameCluster(a: ClusterSnapshot, b: ClusterSnapshot): boolean {
+  if (a === b) return true;
+  for (const part of Object.keys(CLUSTER_PARTS) as Array<keyof ClusterSnapshot>) {
+    const x: readonly unknown[] = a[part] ?? [];
+    const y: readonly unknown[] = b[part] ?? [];
+    if (x.length !== y.length || x.some((item, i) => item !== y[i])) return false;
+  }
+  return true;
+}
+
 export const DEFAULT_NAMESPACE = 'default';
 
 export function podNamespace(pod: Pod): string {

@@ -7,7 +7,15 @@
 // reuses the objects of documents whose text did not change), so an edit in a trigger or a plan
 // re-checks that plan only.
 import type { Clock } from '../../engine/api/clock';
-import { podKey, DEFAULT_NAMESPACE, type ClusterObjects, type Node, type Pod } from '../../engine/api/types';
+import {
+  podKey,
+  sameCluster,
+  DEFAULT_NAMESPACE,
+  type ClusterObjects,
+  type ClusterSnapshot,
+  type Node,
+  type Pod,
+} from '../../engine/api/types';
 import { CycleState } from '../../engine/framework/cycle-state';
 import { isSuccess } from '../../engine/framework/status';
 import { DEFAULT_SCHEDULER_NAME } from '../../engine/framework/profile';
@@ -162,10 +170,10 @@ export class EngineState {
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
-/** Keeps the last EngineState while the objects it was built from are the same, and the profiles while theirs are. */
+/** Keeps the last EngineState while the objects it was built from are the same (every part of the cluster), and the profiles while theirs are. */
 export class EngineCache {
   private lastProfiles: Profiles | undefined;
-  private last: { state: EngineState; profiles: Profiles } | undefined;
+  private last: { state: EngineState; profiles: Profiles; cluster: ClusterSnapshot } | undefined;
 
   /** The model's profiles, without the cluster's snapshot (what the workspace summary needs of the engine). */
   profiles(model: WorkspaceModel): Profiles {
@@ -185,15 +193,9 @@ export class EngineCache {
   state(model: WorkspaceModel): EngineState {
     const last = this.last;
     const profiles = this.profiles(model);
-    if (
-      last &&
-      last.profiles === profiles &&
-      sameItems(last.state.nodes, model.cluster.nodes) &&
-      sameItems(last.state.pods, model.cluster.pods)
-    )
-      return last.state;
+    if (last && last.profiles === profiles && sameCluster(last.cluster, model.cluster)) return last.state;
     const state = new EngineState(model.cluster.nodes, model.cluster.pods, profiles, model.cluster);
-    this.last = { state, profiles };
+    this.last = { state, profiles, cluster: model.cluster };
     return state;
   }
 }
