@@ -1,5 +1,8 @@
 // The snapshot hash a plan records: the same nodes and pods give the same hash whatever their order
-// or the order of their fields, so a plan can tell whether the cluster it was made for has changed.
+// or the order of their fields, so a plan can tell whether the nodes and pods it was made for have
+// changed. It covers nothing else a plan depends on (claims, slices, classes, volumes, the profile):
+// what decides whether a stored plan is still the plan of a workspace is the history's basis hash
+// (src/store basisHash), beside it.
 import { podKey, type Node, type Pod } from '../../api/types';
 
 /**
