@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { sameCluster, type ClusterSnapshot, type ResourceSlice } from '../../../src/engine/api/types';
+import type { ResourceSlice } from '../../../src/engine/api/dra';
+import { sameCluster, type ClusterSnapshot } from '../../../src/engine/api/types';
 
 // sameCluster: what a cache of anything worked out from a cluster compares (the editor's engine).
 describe('engine/api/types sameCluster', () => {
