@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { schedulePlanName } from '../../src/engine/planner/podset/name';
 import { readFile } from '../../src/manifests';
-import { useTempDir } from '../store/helpers';
+import { openStore } from '../../src/store/store';
+import { useTempDir, value } from '../store/helpers';
 import { noHistory } from '../../src/server/history';
 import { previewPlan, validate } from '../../src/server/service';
 import { uriOf, workspaceOf } from '../server/service/fixtures';
@@ -337,6 +338,41 @@ spec:${extra}
       assert.equal((await cli(['diff', '1', '2', '--db', db])).code, 0);
       const exported = await cli(['export', '2', '--db', db]);
       assert.match(exported.stdout, /^kind: SchedulePlan$/m);
+    });
+
+    it('records every run as a plan of its own (no plan is reused), each with the cluster and pod-set profile it was made with', async () => {
+      const db = path.join(dir.path, 'basis.db');
+      const slice = `apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: nics}
+spec:
+  driver: nic.example.com
+  allNodes: true
+  pool: {name: nics, generation: 1, resourceSliceCount: 1}
+  devices: [{name: nic-0}]
+`;
+      for (const files of [FRAGMENTED, FRAGMENTED, { ...FRAGMENTED, 'slice.yaml': slice }]) {
+        const paths = 'slice.yaml' in files ? ['c.yaml', 'slice.yaml'] : ['c.yaml'];
+        const run = await cli(['plan', ...paths, '--pod-set', 'batch', '--db', db], files);
+        assert.match(run.stderr, /^Recorded as plan \d+ in /m);
+      }
+      const store = value(await openStore(db));
+      try {
+        const plans = value(store.history({ podSet: 'batch' })).items;
+        assert.equal(plans.length, 3);
+        const [latest, same, first] = plans;
+        assert.equal(same?.basis, first?.basis, 'the same files: the same basis, kept once');
+        assert.notEqual(latest?.basis, first?.basis, 'a ResourceSlice more: another basis');
+        assert.equal(latest?.snapshotHash, first?.snapshotHash, 'nodes and pods are the same');
+        const basis = value(store.planBasis(latest!.id));
+        assert.deepEqual(
+          basis?.cluster.resourceSlices?.map((s) => s.metadata.name),
+          ['nics'],
+        );
+        assert.equal(basis?.profile?.schedulerName, latest?.profile, 'the profile the plan was made with');
+      } finally {
+        store.close();
+      }
     });
 
     it('records nothing with --no-history, and refuses it with --db', async () => {
