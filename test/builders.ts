@@ -225,6 +225,20 @@ export class PodBuilder {
     return this;
   }
 
+  /** Nominated to the node by an earlier preemption (status.nominatedNodeName). */
+  nominatedTo(node: string): this {
+    this.m.status = { ...this.m.status, nominatedNodeName: node };
+    return this;
+  }
+
+  /** Being deleted by a scheduler's preemption: deletionTimestamp and DisruptionTarget (PreemptionByScheduler). */
+  preemptedByScheduler(): this {
+    this.deleting();
+    const target = { type: 'DisruptionTarget', status: 'True' as const, reason: 'PreemptionByScheduler' };
+    this.m.status = { ...this.m.status, conditions: [...(this.m.status?.conditions ?? []), target] };
+    return this;
+  }
+
   /** A controller ownerReference (ReplicaSet, StatefulSet, …). */
   controlledBy(kind: string, name: string): this {
     (this.m.metadata.ownerReferences ??= []).push({ kind, name, controller: true });

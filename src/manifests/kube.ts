@@ -261,7 +261,7 @@ const conditionStatus = oneOf(['True', 'False', 'Unknown'] as const);
 
 const podStatus = object<NonNullable<Pod['status']>>({
   phase: oneOf(['Pending', 'Running', 'Succeeded', 'Failed', 'Unknown'] as const),
-  conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus }, ['type', 'status'])),
+  conditions: arrayOf(object<PodCondition>({ type: string, status: conditionStatus, reason: string }, ['type', 'status'])),
   startTime: string,
   nominatedNodeName: string,
   resourceClaimStatuses: arrayOf(podResourceClaimStatus),

@@ -193,6 +193,8 @@ export type PodPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Unknown
 export interface PodCondition {
   readonly type: string;
   readonly status: 'True' | 'False' | 'Unknown';
+  /** Why, as a CamelCase word (e.g. DisruptionTarget's PreemptionByScheduler). */
+  readonly reason?: string;
 }
 
 export interface Pod {

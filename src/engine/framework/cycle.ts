@@ -49,6 +49,7 @@ export class CycleHandle implements FrameworkHandle {
     readonly clock?: Clock,
     readonly clusterControllers = false,
     readonly recordEvent?: (pod: Pod, event: PodEvent) => void,
+    readonly preemptionRunning?: (pod: Pod) => boolean,
   ) {}
   now(): number | undefined {
     return this.clock?.now();

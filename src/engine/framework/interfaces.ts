@@ -40,10 +40,10 @@ export interface PreFilterResult {
 }
 
 /**
- * Upstream's PreEnqueue, for a PreFilter plugin that has it (DynamicResources): whether the pod may
- * enter the scheduling queue's active part now; a live scheduler's queue holds it until it may.
+ * Upstream's PreEnqueue, for a plugin that has it (DynamicResources, DefaultPreemption): whether the
+ * pod may enter the scheduling queue's active part now; a live scheduler's queue holds it until it may.
  */
-export interface PreEnqueuePlugin extends PreFilterPlugin {
+export interface PreEnqueuePlugin extends Plugin {
   preEnqueue(pod: Pod): Status;
 }
 
@@ -167,6 +167,8 @@ export interface FrameworkHandle {
   readonly clock?: Clock;
   /** Where a plugin's events about a pod go (a live scheduler's event recorder); none: not recorded. */
   readonly recordEvent?: (pod: Pod, event: PodEvent) => void;
+  /** Whether the pod's own preemption is still being carried out (a live scheduler's executor); none: never. */
+  readonly preemptionRunning?: (pod: Pod) => boolean;
 }
 
 /** Builds a plugin from its args (from the profile's pluginConfig); bad args are an error value naming each field. */

@@ -22,7 +22,6 @@ import type {
   PodEvent,
   PreBindPlugin,
   PreEnqueuePlugin,
-  PreFilterPlugin,
   QueuedPodInfo,
   QueueSortPlugin,
   ReservePlugin,
@@ -65,6 +64,8 @@ export interface FrameworkOptions {
   readonly clusterControllers?: boolean;
   /** Where plugins' events about pods go (a live scheduler's, for this profile's scheduler name). */
   readonly recordEvent?: (pod: Pod, event: PodEvent) => void;
+  /** Whether a pod's own preemption is still being carried out (a live scheduler's executor). */
+  readonly preemptionRunning?: (pod: Pod) => boolean;
 }
 
 /** The methods a plugin needs to take part in each extension point. */
@@ -131,7 +132,10 @@ export class Framework implements PodEvaluator {
       },
       settings.bindRetries,
     );
-    this.preEnqueuers = at<PreFilterPlugin>('preFilter').filter((e): e is Entry<PreEnqueuePlugin> => 'preEnqueue' in e.plugin);
+    // PreEnqueue is offered by PreFilter plugins and by DefaultPreemption (PostFilter), as upstream's multiPoint enables them.
+    this.preEnqueuers = [...at<Plugin>('preFilter'), ...at<Plugin>('postFilter')].filter(
+      (e): e is Entry<PreEnqueuePlugin> => 'preEnqueue' in e.plugin,
+    );
     cycleHandle.evaluator = this;
   }
 
@@ -178,6 +182,7 @@ export class Framework implements PodEvaluator {
       options.clock,
       options.clusterControllers === true,
       options.recordEvent,
+      options.preemptionRunning,
     );
     const configs = profile.pluginConfig ?? [];
     const instances = new Map<string, Plugin>();

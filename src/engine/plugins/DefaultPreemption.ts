@@ -6,20 +6,35 @@
 import { fieldInvalid, type ArgsError } from '../api/field';
 import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
-import type { PostFilterPlugin, PostFilterResult } from '../framework/interfaces';
+import type { Pod } from '../api/types';
+import type { PostFilterPlugin, PostFilterResult, PreEnqueuePlugin } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
 import { DEFAULT_PREEMPTION_ARGS, Evaluator, type PreemptionArgs } from '../framework/preemption/evaluator';
 import { PREEMPTION_MODE } from '../framework/preemption/record';
-import { Code, SKIP, type Status } from '../framework/status';
+import { Code, SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
 import { ArgsReader, factoryOf } from './args';
 import { Names } from './names';
 
 export const NAME = Names.DefaultPreemption;
 
-export class DefaultPreemption implements PostFilterPlugin {
+/** Upstream's PreEnqueue words for a pod whose preemption is still being carried out. */
+export const WAITING_FOR_PREEMPTION = 'waiting for the preemption for this pod to be finished';
+
+export class DefaultPreemption implements PostFilterPlugin, PreEnqueuePlugin {
   readonly name = NAME;
 
-  constructor(private readonly evaluator: Evaluator) {}
+  constructor(
+    private readonly evaluator: Evaluator,
+    private readonly preemptionRunning?: (pod: Pod) => boolean,
+  ) {}
+
+  /**
+   * Upstream 1.37's PreEnqueue (async preemption): a pod whose victims are still being evicted for it
+   * is held until that is done, so it does not preempt again meanwhile.
+   */
+  preEnqueue(pod: Pod): Status {
+    return this.preemptionRunning?.(pod) ? unresolvable(WAITING_FOR_PREEMPTION) : SUCCESS;
+  }
 
   postFilter(state: CycleState, pod: PodInfo, statuses: ReadonlyMap<string, Status>): { status: Status; result?: PostFilterResult } {
     const outcome = this.evaluator.preempt(state, pod, statuses);
@@ -65,4 +80,7 @@ export function preemptionArgs(args: unknown): Result<PreemptionArgs, ArgsError>
   return reader.result({ minCandidateNodesPercentage: percentage, minCandidateNodesAbsolute: absolute });
 }
 
-export const factory = factoryOf(preemptionArgs, (args, handle) => new DefaultPreemption(new Evaluator(handle, args)));
+export const factory = factoryOf(
+  preemptionArgs,
+  (args, handle) => new DefaultPreemption(new Evaluator(handle, args), handle.preemptionRunning),
+);

@@ -268,13 +268,7 @@ export class SchedulingQueue {
   /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
   onEvent(event: ClusterEvent): void {
     // A pod held by PreEnqueue (not by scheduling gates) may be let in by the other objects' change.
-    if (event === 'ObjectsUpdate' && this.options.preEnqueue) {
-      for (const [id, entry] of this.gated) {
-        if (this.isGated(entry.queued.info)) continue;
-        this.gated.delete(id);
-        this.letIn(entry);
-      }
-    }
+    if (event === 'ObjectsUpdate') this.recheckHeld();
     for (const [id, entry] of this.unschedulable) {
       if (this.couldHelp(entry, event)) {
         this.unschedulable.delete(id);
@@ -282,6 +276,16 @@ export class SchedulingQueue {
       }
     }
     this.moveRequestCycle = this.schedulingCycle;
+  }
+
+  /** Asks the PreEnqueue plugins again about the pods they hold: those they let go now enter the queue. */
+  recheckHeld(): void {
+    if (!this.options.preEnqueue) return;
+    for (const [id, entry] of this.gated) {
+      if (this.isGated(entry.queued.info)) continue;
+      this.gated.delete(id);
+      this.letIn(entry);
+    }
   }
 
   /** Moves pods whose backoff has ended to activeQ, from both heaps (also run every second once started). */

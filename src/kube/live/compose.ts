@@ -64,8 +64,12 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const effects = c.effects;
   const events = (schedulerName: string) =>
     effects ? { recordEvent: (pod: Pod, event: PodEvent) => effects.event(pod, event, schedulerName) } : {};
+  // The scheduler, built last, carries out preemption; DefaultPreemption's PreEnqueue asks it.
+  const built: { scheduler?: LiveScheduler } = {};
+  const preemptionRunning = (pod: Pod): boolean => built.scheduler?.preemptionRunning(pod) ?? false;
   const framework = Framework.build(registry.value, main, {
     random,
+    preemptionRunning,
     binder: c.binder,
     clock: c.clock,
     clusterControllers: true,
@@ -78,8 +82,6 @@ export function composeLiveScheduler(c: LiveComposition): Result<LiveScheduler, 
   const planning = podSetFramework(podSetProfile, { random });
   if (!planning.ok) return planning;
   const view = new Snapshot([]);
-  // The coordinator's callbacks reach the scheduler built after it.
-  const built: { scheduler?: LiveScheduler } = {};
   const coordinator = new PodSetCoordinator({
     clock: c.clock,
     planning: planning.value,

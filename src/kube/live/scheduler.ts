@@ -129,6 +129,8 @@ export class LiveScheduler {
   private readonly unconfirmed = new Set<string>();
   /** Victims of a preemption this scheduler asked to delete, not yet seen deleted through the watch. */
   private readonly awaitingDeletion = new Set<string>();
+  /** Preemptors whose victims are still being evicted (upstream Executor.preempting). */
+  private readonly preempting = new Set<string>();
   private readonly cycles = new Set<Promise<void>>();
   private readonly writes = new Set<Promise<void>>();
   private readonly planTimers = new Map<string, Timer>();
@@ -557,6 +559,11 @@ export class LiveScheduler {
     if (pod && this.options.effects) this.writeEffects(scheduler, pod, outcome, this.options.effects);
   }
 
+  /** Whether the pod's preemption is still being carried out (DefaultPreemption's PreEnqueue asks). */
+  preemptionRunning(pod: Pod): boolean {
+    return this.preempting.has(podId(pod));
+  }
+
   /** As kube-scheduler after a cycle: the Scheduled event, or FailedScheduling with the PodScheduled condition, and preemption's writes. */
   private writeEffects(scheduler: string, pod: Pod, outcome: ScheduleOutcome, effects: SchedulingEffects): void {
     if (outcome.node !== undefined) {
@@ -589,8 +596,17 @@ export class LiveScheduler {
       .filter((p) => p.id !== podId(pod) && podPriority(p.pod) < priority)
       .map((p) => this.latest.get(p.id) ?? p.pod);
     for (const v of victims) this.awaitingDeletion.add(podId(v));
-    void effects.preempt(pod, nominatedNode, victims, lower).then((failed) => {
-      for (const v of failed) this.awaitingDeletion.delete(v);
-    });
+    // Upstream's async preemption: DefaultPreemption's PreEnqueue holds the preemptor until its victims' evictions are made.
+    const preemptor = podId(pod);
+    this.preempting.add(preemptor);
+    void effects
+      .preempt(pod, nominatedNode, victims, lower)
+      .then((failed) => {
+        for (const v of failed) this.awaitingDeletion.delete(v);
+      })
+      .finally(() => {
+        this.preempting.delete(preemptor);
+        for (const { scheduler } of this.schedulers) scheduler.queue.recheckHeld();
+      });
   }
 }

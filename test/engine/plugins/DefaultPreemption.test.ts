@@ -149,11 +149,65 @@ describe('engine/plugins/DefaultPreemption', () => {
         statuses: { node1: U },
         want: ['', U, 'preemption: not eligible due to preemptionPolicy=Never.'],
       },
+      // upstream TestPodEligibleToPreemptOthers (default_preemption_test.go), the nominated-node rows
+      {
+        name: 'a pod nominated to a node where a lower-priority pod is terminating by preemption is not eligible',
+        pod: makePod('p').priority(high).nominatedTo('node1'),
+        pods: [makePod('p1').node('node1').priority(low).preemptedByScheduler(), makePod('p2').node('node2').priority(low)],
+        nodes: [onePod('node1'), onePod('node2')],
+        statuses: { node1: U, node2: U },
+        want: ['', U, 'preemption: not eligible due to a terminating pod on the nominated node.'],
+      },
+      {
+        name: 'the terminating pod on the nominated node has the same priority: eligible',
+        pod: makePod('p').priority(high).nominatedTo('node1'),
+        pods: [makePod('p1').node('node1').priority(high).preemptedByScheduler(), makePod('p2').node('node2').priority(low)],
+        nodes: [onePod('node1'), onePod('node2')],
+        statuses: { node1: U, node2: U },
+        want: ['node2', Code.Success, 'preemption: found a potential placement for pod on node node2, preempting 1 victims'],
+      },
+      {
+        name: 'the lower-priority pod on the nominated node is terminating, not by preemption: eligible',
+        pod: makePod('p').priority(high).nominatedTo('node1'),
+        pods: [makePod('p1').node('node1').priority(low).deleting(), makePod('p2').node('node2').priority(low)],
+        nodes: [onePod('node1'), onePod('node2')],
+        statuses: { node1: UAU, node2: U },
+        want: ['node2', Code.Success, 'preemption: found a potential placement for pod on node node2, preempting 1 victims'],
+      },
+      {
+        name: 'the nominated node is UnschedulableAndUnresolvable: eligible again, whatever terminates there',
+        pod: makePod('p').priority(high).nominatedTo('node1'),
+        pods: [makePod('p1').node('node1').priority(low).preemptedByScheduler(), makePod('p2').node('node2').priority(low)],
+        nodes: [onePod('node1'), onePod('node2')],
+        statuses: { node1: UAU, node2: U },
+        want: ['node2', Code.Success, 'preemption: found a potential placement for pod on node node2, preempting 1 victims'],
+      },
     ];
     for (const c of table) {
       it(c.name, () => {
         const { status, nominated } = postFilter(c);
         assert.deepEqual([nominated, status.code, status.reasons.join(', ')], c.want);
+      });
+    }
+  });
+
+  // Upstream 1.37's PreEnqueue (async preemption, default_preemption.go): the preemptor waits while its victims are evicted.
+  describe('PreEnqueue holds a pod whose preemption is still being carried out', () => {
+    const table: Array<[string, string, readonly [Code, string]]> = [
+      ['its preemption running', 'busy', [Code.UnschedulableAndUnresolvable, DefaultPreemption.WAITING_FOR_PREEMPTION]],
+      ['no preemption of its own running', 'idle', [Code.Success, '']],
+    ];
+    for (const [name, pod, want] of table) {
+      it(name, () => {
+        const registry = inTreeRegistry();
+        assert.ok(registry.ok);
+        const framework = Framework.build(registry.value, DEFAULT_PROFILE, {
+          random: seededRandom(1),
+          preemptionRunning: (p) => p.metadata.name === 'busy',
+        });
+        assert.ok(framework.ok);
+        const status = framework.value.preEnqueue(makePod(pod).obj);
+        assert.deepEqual([status.code, status.reasons.join(', ')], want);
       });
     }
   });

@@ -3,6 +3,7 @@
 // fewest such pods on each, and pick one node by upstream's criteria. It runs on copies of the nodes
 // and of the cycle state; nothing it tries is seen by anyone else.
 import { podPriority } from '../../api/priority';
+import type { Pod } from '../../api/types';
 import type { CycleState } from '../cycle-state';
 import { histogram, NO_NODES_AVAILABLE } from '../fit-error';
 import type { FrameworkHandle, PodEvaluator } from '../interfaces';
@@ -26,6 +27,7 @@ export const DEFAULT_PREEMPTION_ARGS: PreemptionArgs = { minCandidateNodesPercen
 export const NOT_HELPFUL = 'Preemption is not helpful for scheduling';
 export const NO_VICTIMS = 'No preemption victims found for incoming pod';
 export const NOT_ELIGIBLE_NEVER = 'not eligible due to preemptionPolicy=Never.';
+export const NOT_ELIGIBLE_TERMINATING = 'not eligible due to a terminating pod on the nominated node.';
 
 /** A node where evicting `victims` (highest priority first) lets the pod in. */
 export interface Candidate {
@@ -58,7 +60,8 @@ export class Evaluator {
 
   /** Upstream Preempt: eligibility, candidates from the nodes preemption can help, the best of them. */
   preempt(state: CycleState, pod: PodInfo, statuses: ReadonlyMap<string, Status>): PreemptionOutcome {
-    if (pod.pod.spec.preemptionPolicy === 'Never') return { status: unschedulable(NOT_ELIGIBLE_NEVER) };
+    const ineligible = this.whyNotEligible(pod, statuses);
+    if (ineligible !== undefined) return { status: unschedulable(ineligible) };
     const all = this.handle.snapshot().list();
     if (all.length === 0) return { status: errorStatus(NO_NODES_AVAILABLE) };
     // Only a node whose failure another pod's absence could resolve (Unschedulable, not Unresolvable).
@@ -96,6 +99,22 @@ export class Evaluator {
       failures: failed,
     };
     return { status: SUCCESS, node: chosen.node, victims: chosen.victims, record };
+  }
+
+  /**
+   * Upstream DefaultPreemption's PodEligibleToPreemptOthers: a pod whose preemption policy is Never
+   * preempts nothing, nor does one whose nominated node still holds a lower-priority pod terminating
+   * by preemption (it waits for the room it already made) unless the filters rule that node out for
+   * good. Undefined when the pod may preempt.
+   */
+  private whyNotEligible(pod: PodInfo, statuses: ReadonlyMap<string, Status>): string | undefined {
+    if (pod.pod.spec.preemptionPolicy === 'Never') return NOT_ELIGIBLE_NEVER;
+    const nominated = pod.pod.status?.nominatedNodeName;
+    if (!nominated || statuses.get(nominated)?.code === Code.UnschedulableAndUnresolvable) return undefined;
+    const priority = podPriority(pod.pod);
+    const node = this.handle.snapshot().get(nominated);
+    const terminating = node?.pods.some((p) => podPriority(p.pod) < priority && terminatingByPreemption(p.pod));
+    return terminating ? NOT_ELIGIBLE_TERMINATING : undefined;
   }
 
   /**
@@ -233,4 +252,11 @@ export function pickOneNodeForPreemption<C extends Candidate>(candidates: readon
   const [chosen, ...rest] = left as [C, ...C[]];
   for (const c of rest) lost.set(c.node, LOST_ON[5]);
   return { chosen, lost };
+}
+
+/** Upstream PodTerminatingByPreemption: being deleted, its DisruptionTarget condition set by a scheduler's preemption. */
+function terminatingByPreemption(pod: Pod): boolean {
+  if (pod.metadata.deletionTimestamp === undefined) return false;
+  const target = pod.status?.conditions?.find((c) => c.type === 'DisruptionTarget');
+  return target?.status === 'True' && target.reason === 'PreemptionByScheduler';
 }
