@@ -1091,6 +1091,12 @@ export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | 
       const val = celTypeName(t.val, anyName);
       return key === undefined || val === undefined ? undefined : `map(${key}, ${val})`;
     }
+    case 'opaque': {
+      // cel-go's opaque types print with their parameters: optional_type(int), net.IP.
+      const params = (t.params ?? []).map((p) => celTypeName(p, anyName));
+      if (params.some((p) => p === undefined)) return undefined;
+      return params.length === 0 ? t.name : `${t.name}(${params.join(', ')})`;
+    }
     default:
       return undefined;
   }

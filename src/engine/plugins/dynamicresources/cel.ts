@@ -62,12 +62,13 @@ import {
   type Estimate,
 } from './cel-cost';
 import { DRA_STRUCT_FIELDS, DRA_VARIABLES, draEstimateSize } from './cel-cost-dra';
-import { pendingCost } from './cel-cost-pending';
 import { stdCost } from './cel-cost-std';
 import { extListFuncs, extListsCost } from './cel-ext-lists';
+import { FORMAT_T_NAME, formatCost, formatFuncs, formatRegistry } from './cel-format';
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
+import { optionalCost, optionalFuncs, optionalRegistry } from './cel-optional';
 import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
@@ -209,6 +210,8 @@ const funcs = [
   ...extListFuncs,
   ...macroFuncs,
   ...urlFuncs,
+  ...optionalFuncs,
+  ...formatFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -340,7 +343,13 @@ function sameNamed(a: CelT, b: CelT, name: string): boolean {
   return (a.k === 'struct' || a.k === 'opaque') && a.k === b.k && a.name === name && b.name === name;
 }
 
-/** library/cost.go's `_==_`: constant for two values of one of Kubernetes' types (IP, CIDR, Quantity, Semver). */
+/** apiservercel.MaxFormatSize. */
+const MAX_FORMAT_SIZE = 64n;
+
+/**
+ * library/cost.go's `_==_` (lines 508-536): constant for two values of one of Kubernetes' types (IP,
+ * CIDR, Quantity, Semver), a format's name's traversal for two formats.
+ */
 export const equalityCost: CelCostLibrary = {
   decls: [],
   byFunction: {
@@ -349,6 +358,8 @@ export const equalityCost: CelCostLibrary = {
       if (!l || !r) return undefined;
       for (const t of [IP_T, CIDR_T, QUANTITY_T, SEMVER_T])
         if (sameNamed(l.type, r.type, (t as { name: string }).name)) return { cost: fixed(1n) };
+      // A format: up to MaxFormatSize (64) at the string traversal factor (lines 525-526).
+      if (sameNamed(l.type, r.type, FORMAT_T_NAME)) return { cost: est.factor({ min: 1n, max: MAX_FORMAT_SIZE }, COST.stringTraversalFactor) };
       return undefined;
     },
   },
@@ -463,7 +474,8 @@ export const SELECTOR_COST_LIBRARIES: readonly CelCostLibrary[] = [
   urlCost,
   extListsCost,
   macrosCost,
-  pendingCost,
+  optionalCost,
+  formatCost,
 ];
 
 let model: CostModel | undefined;
@@ -533,7 +545,7 @@ export const TOO_COMPLEX = 'Forbidden: too complex, exceeds cost limit';
 let env: CelEnv | undefined;
 
 function theEnv(): CelEnv {
-  env ??= celEnv({ registry: createFileRegistry(registry, ipRegistry, urlRegistry), funcs });
+  env ??= celEnv({ registry: createFileRegistry(registry, ipRegistry, urlRegistry, optionalRegistry, formatRegistry), funcs });
   return env;
 }
 
