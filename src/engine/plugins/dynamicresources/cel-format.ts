@@ -47,7 +47,7 @@ const maxLenBytes = (n: number): string => `must be no more than ${n} bytes`;
 /** RegexError: the message, its examples and the pattern (both packages word it alike). */
 function regexError(msg: string, pattern: string, ...examples: string[]): string {
   if (examples.length === 0) return `${msg} (regex used for validation is '${pattern}')`;
-  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join('or ')}regex used for validation is '${pattern}')`;
+  return `${msg} (e.g. ${examples.map((e) => `'${e}', `).join(' or ')}regex used for validation is '${pattern}')`;
 }
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';

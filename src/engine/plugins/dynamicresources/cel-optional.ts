@@ -8,7 +8,18 @@
 // syntax (`a[?i]`, `{?k: v}`, `.?f`, which @bufbuild/cel's parser does not read), indexing an
 // optional list or map (`optional_list_index_int`), the macros optMap and optFlatMap, and the
 // short-circuit of `or`/`orValue` (the argument is evaluated even when the optional has a value).
-import { celFunc, celList, celMethod, CelScalar, isCelList, isCelMap, listType, objectType, type CelFunc, type CelList } from '@bufbuild/cel';
+import {
+  celFunc,
+  celList,
+  celMethod,
+  CelScalar,
+  isCelList,
+  isCelMap,
+  listType,
+  objectType,
+  type CelFunc,
+  type CelList,
+} from '@bufbuild/cel';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { isReflectMessage, reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import { FileDescriptorProtoSchema } from '@bufbuild/protobuf/wkt';

@@ -359,7 +359,8 @@ export const equalityCost: CelCostLibrary = {
       for (const t of [IP_T, CIDR_T, QUANTITY_T, SEMVER_T])
         if (sameNamed(l.type, r.type, (t as { name: string }).name)) return { cost: fixed(1n) };
       // A format: up to MaxFormatSize (64) at the string traversal factor (lines 525-526).
-      if (sameNamed(l.type, r.type, FORMAT_T_NAME)) return { cost: est.factor({ min: 1n, max: MAX_FORMAT_SIZE }, COST.stringTraversalFactor) };
+      if (sameNamed(l.type, r.type, FORMAT_T_NAME))
+        return { cost: est.factor({ min: 1n, max: MAX_FORMAT_SIZE }, COST.stringTraversalFactor) };
       return undefined;
     },
   },
