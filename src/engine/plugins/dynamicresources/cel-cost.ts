@@ -412,7 +412,7 @@ class TypeChecker {
       }
       case 'identExpr': {
         const name = k.value.name;
-        const t = this.lookup(name) ?? (this.byFn.has(name) || TYPE_IDENTS.has(name) ? T.type : undefined);
+        const t = this.lookup(name) ?? (TYPE_IDENTS.has(name) ? T.type : undefined);
         if (t === undefined) this.undeclared.push(`undeclared reference to '${name}' (in container '')`);
         return this.set(e, t ?? T.dyn);
       }
