@@ -13,15 +13,19 @@
 // `cidr` library (cidr(), isCIDR(), string(cidr), containsIP, containsCIDR, ip, masked,
 // prefixLength), both in cel-ip.ts, the `regex` library (find, findAll, with re2js: cel-regex.ts),
 // the `url` library (url(), isURL(), getScheme, getHost, getHostname, getPort, getEscapedPath,
-// getQuery, as Go's net/url: cel-url.ts),
+// getQuery, as Go's net/url: cel-url.ts), the `format` library (format.named, format.<name>() for
+// its 13 named formats, validate, with the Kubernetes validators' words: cel-format.ts) and cel-go's
+// optional functions as the base environment enables them (optional.of, optional.ofNonZeroValue,
+// optional.none, value, hasValue, or, orValue, first, last, optional.unwrap, unwrapOpt, over an
+// opaque message: cel-optional.ts),
 // cel-go's `lists` extension at ListsVersion(3) (slice, flatten, sort, sortBy, lists.range, reverse,
 // distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy` and the two-variable
 // comprehensions (all, exists, existsOne/exists_one, transformList, transformMap,
 // transformMapEntry with two variables), expanded on the parsed expression (cel-macros.ts). A
 // constant pattern that does not compile is a compile error, as upstream (`invalid matches
 // argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: the format library, optional syntax (`a[?i]`, `{?k: v}`) and the allocator's runtime
-// cost limit. A
+// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`), the optMap and optFlatMap macros, indexing
+// an optional, the short-circuit of or/orValue, and the allocator's runtime cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
 // undeclared identifier, a call no overload takes and a range that is neither list nor map (where
