@@ -2,11 +2,12 @@
 // OptionalTypes, lines 361-595; kube-apiserver's base environment enables it from 1.28 with no
 // OptionalTypesVersion, so every version's functions: k8s.io/apiserver v0.37.2
 // pkg/cel/environment/base.go lines 100-105): optional.of, optional.ofNonZeroValue, optional.none,
-// value, hasValue, or, orValue (version 0), first, last, optional.unwrap, unwrapOpt (version 2).
+// value, hasValue, or, orValue (version 0), first, last, optional.unwrap, unwrapOpt (version 2); the
+// macros optMap and optFlatMap expand in cel-macros.ts.
 // @bufbuild/cel 0.6 has no optional type, so an optional is a message of our own registry holding
 // whether it has a value; the value sits beside it, keyed by the message. Not covered: the optional
 // syntax (`a[?i]`, `{?k: v}`, `.?f`, which @bufbuild/cel's parser does not read), indexing an
-// optional list or map (`optional_list_index_int`), the macros optMap and optFlatMap, and the
+// optional list or map (`optional_list_index_int`) and the
 // short-circuit of `or`/`orValue` (the argument is evaluated even when the optional has a value).
 import {
   celFunc,

@@ -692,5 +692,16 @@ export const CEL10: readonly string[] = (() => {
     '[1].unwrapOpt()',
     `${A}.map(k, optional.of(k)).unwrapOpt().size() > 0`,
     `${A}.map(k, optional.ofNonZeroValue(k)).exists(o, o.hasValue())`,
+    // cel-go's optMap and optFlatMap macros.
+    "{'key': {}}['key'].optMap(k, k.size()) == optional.of(0)",
+    'optional.of(2).optMap(x, x * 3).value() == 6',
+    'optional.none().optMap(x, x * 3).hasValue()',
+    'optional.of(2).optFlatMap(x, optional.of(x + 1)).value() == 3',
+    'optional.of(2).optFlatMap(x, x + 1).hasValue()',
+    'optional.of(2).optMap(x.y, 1).hasValue()',
+    'optional.ofNonZeroValue(device.attributes["gpu.example.com"].model).optMap(m, m.size()).orValue(0) > 2',
+    'format.named(device.attributes["gpu.example.com"].model).optMap(f, f.validate("x")).hasValue()',
+    '[optional.of(1)].map(o, o.optMap(v, v + 1)).unwrapOpt() == [2]',
+    'optional.of("a").optMap(s, s + "b") == optional.of("ab")',
   ];
 })();

@@ -49,6 +49,22 @@ describe('engine/plugins/dynamicresources/cel-optional', () => {
       "compile: found no matching overload for '_==_' applied to '(optional_type(int), optional_type(string))'",
     ],
     ['optional.of(1).orValue("a") == 1', "compile: found no matching overload for 'orValue' applied to 'optional_type(int).(string)'"],
+    // The optMap and optFlatMap macros (library.go optMap, optFlatMap; cel-go's documented examples,
+    // and the errors in the words the oracle's kube-apiserver validation printed).
+    ['optional.of(2).optMap(x, x * 3).value() == 6', true],
+    ['optional.none().optMap(x, x * 3).hasValue()', false],
+    ['optional.of(2).optFlatMap(x, optional.of(x + 1)).value() == 3', true],
+    [
+      "{'key': {}}['key'].optMap(k, k.size()) == optional.of(0)",
+      "compile: found no matching overload for 'hasValue' applied to 'map(dyn, dyn).()'",
+    ],
+    ["optional.of({'subkey': 'value'}).optFlatMap(k, optional.ofNonZeroValue(k['subkey'])).value() == 'value'", true],
+    [`optional.ofNonZeroValue(device.attributes["${DRIVER}"].model).optMap(m, m.size()).orValue(0) == 4`, true],
+    [
+      'optional.of(2).optFlatMap(x, x + 1).hasValue()',
+      "compile: found no matching overload for '_?_:_' applied to '(bool, int, optional_type(dyn))'",
+    ],
+    ['optional.of(2).optMap(x.y, 1).hasValue()', 'compile: optMap() variable name must be a simple identifier'],
     // Not in the 1.37 environment: the optional syntax does not parse (@bufbuild/cel's parser).
     ['[1][?0].hasValue()', 'compile: <input>:1:4: found [ but expecting end of input'],
   ];
