@@ -9,7 +9,8 @@
 //   ext.TwoVarComprehensions(), since 1.32), with the parser's error words;
 // - `opt.optMap(v, expr)` and `opt.optFlatMap(v, expr)` (cel/library.go optMap, optFlatMap; the base
 //   environment's cel.OptionalTypes(), since 1.28): `opt.hasValue() ? [optional.of](cel.bind(v,
-//   opt.value(), expr)) : optional.none()`, the receiver copied with new ids.
+//   opt.value(), expr)) : optional.none()`, the receiver copied with new ids;
+// - for evaluation only, `opt.or(o)` and `opt.orValue(v)`, which cel-go short-circuits.
 // Macros expand inside out, as the parser meets them.
 
 import { celFunc, celList, celMap, CelScalar, isCelList, isCelMap, listType, mapType, type CelFunc } from '@bufbuild/cel';
@@ -275,6 +276,16 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, sha
     const bound = node(nextId(), bind(name, call(nextId(), 'value', [], copyNode(c.target, nextId)), mapExpr, nextId));
     const some = c.function === 'optMap' ? call(nextId(), 'optional.of', [bound]) : bound;
     e.exprKind = call(nextId(), '_?_:_', [call(nextId(), 'hasValue', [], c.target), some, call(nextId(), 'optional.none', [])]).exprKind;
+    return undefined;
+  }
+  if ((c.function === 'or' || c.function === 'orValue') && c.args.length === 1 && shape === 'evaluate') {
+    // cel-go evaluates or/orValue short-circuiting (library.go decorateOptionalOr): the argument
+    // only when the optional is empty. Evaluated here as cel.bind(@opt, target, @opt.hasValue() ?
+    // @opt or @opt.value() : arg); the cost estimate and the checker read the call itself.
+    const name = `@opt${e.id}`;
+    const some = c.function === 'or' ? ident(nextId(), name) : call(nextId(), 'value', [], ident(nextId(), name));
+    const pick = call(nextId(), '_?_:_', [call(nextId(), 'hasValue', [], ident(nextId(), name)), some, c.args[0]!]);
+    e.exprKind = bind(name, c.target, pick, nextId);
     return undefined;
   }
   const expanded = twoVar(c.function, c.target, c.args, nextId, shape);

@@ -7,8 +7,8 @@
 // @bufbuild/cel 0.6 has no optional type, so an optional is a message of our own registry holding
 // whether it has a value; the value sits beside it, keyed by the message. Not covered: the optional
 // syntax (`a[?i]`, `{?k: v}`, `.?f`, which @bufbuild/cel's parser does not read), indexing an
-// optional list or map (`optional_list_index_int`) and the
-// short-circuit of `or`/`orValue` (the argument is evaluated even when the optional has a value).
+// optional list or map (`optional_list_index_int`). `or` and `orValue` short-circuit as cel-go's
+// do (their argument evaluated only for an empty optional) through cel-macros.ts.
 import {
   celFunc,
   celList,

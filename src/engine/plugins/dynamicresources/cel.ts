@@ -19,12 +19,14 @@
 // optional.none, value, hasValue, or, orValue, first, last, optional.unwrap, unwrapOpt, over an
 // opaque message: cel-optional.ts),
 // cel-go's `lists` extension at ListsVersion(3) (slice, flatten, sort, sortBy, lists.range, reverse,
-// distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy`, `optMap`, `optFlatMap` and the two-variable
-// comprehensions (all, exists, existsOne/exists_one, transformList, transformMap,
-// transformMapEntry with two variables), expanded on the parsed expression (cel-macros.ts). A
+// distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy`, `optMap`, `optFlatMap`
+// and the two-variable comprehensions (all, exists, existsOne/exists_one, transformList,
+// transformMap, transformMapEntry with two variables), expanded on the parsed expression
+// (cel-macros.ts, which also makes or/orValue short-circuit as cel-go's do). A
 // constant pattern that does not compile is a compile error, as upstream (`invalid matches
 // argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`), indexing an optional, the short-circuit of or/orValue, and the allocator's runtime cost limit. A
+// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`), indexing an optional, and the allocator's
+// runtime cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
 // undeclared identifier, a call no overload takes and a range that is neither list nor map (where

@@ -49,6 +49,11 @@ describe('engine/plugins/dynamicresources/cel-optional', () => {
       "compile: found no matching overload for '_==_' applied to '(optional_type(int), optional_type(string))'",
     ],
     ['optional.of(1).orValue("a") == 1', "compile: found no matching overload for 'orValue' applied to 'optional_type(int).(string)'"],
+    // or and orValue short-circuit (library.go decorateOptionalOr): the argument only for an empty optional.
+    ['optional.of(1).orValue(1 / 0) == 1', true],
+    ['optional.of(1).or(optional.of(1 / 0)).value() == 1', true],
+    ['optional.none().orValue(optional.none().value()) == 1', 'runtime: optional.none() dereference'],
+    ['optional.none().or(optional.none()).or(optional.of(5)).orValue(0) == 5', true],
     // The optMap and optFlatMap macros (library.go optMap, optFlatMap; cel-go's documented examples,
     // and the errors in the words the oracle's kube-apiserver validation printed).
     ['optional.of(2).optMap(x, x * 3).value() == 6', true],
