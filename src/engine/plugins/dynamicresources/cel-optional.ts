@@ -60,22 +60,28 @@ export const optionalT = (t: CelT): CelT => T.opaque('optional_type', [t]);
 const held = new WeakMap<object, unknown>();
 let unkeyed = 0;
 
-/** A key equal for values CEL calls equal (numbers across int, uint and double; lists; messages by their fields). */
+/** A key equal for values CEL calls equal (numbers across int, uint and double; lists and maps by their elements; messages by their fields). */
 function equalityKey(v: unknown): string {
   if (typeof v === 'bigint') return `n${v}`;
-  if (typeof v === 'number') return Number.isInteger(v) ? `n${BigInt(v)}` : `n${v}`;
+  if (typeof v === 'number') return Number.isNaN(v) ? `u${unkeyed++}` : Number.isInteger(v) ? `n${BigInt(v)}` : `n${v}`;
   if (typeof v === 'string') return `s${JSON.stringify(v)}`;
   if (typeof v === 'boolean') return `b${v}`;
   if (v === null) return 'null';
   if (typeof v === 'object' && 'value' in v && typeof (v as { value: unknown }).value === 'bigint' && Object.keys(v).length === 1) {
     return `n${(v as { value: bigint }).value}`;
   }
+  if (v instanceof Uint8Array) return `y${[...v].join(',')}`;
   if (isCelList(v)) return `[${[...v].map(equalityKey).join(',')}]`;
+  if (isCelMap(v))
+    return `{${[...v.entries()]
+      .map(([k, x]) => `${equalityKey(k)}:${equalityKey(x)}`)
+      .sort()
+      .join(',')}}`;
   if (isReflectMessage(v)) {
     if (v.desc === OptionalDesc) return `o${String(v.get(OptionalDesc.field['hasValue']!))}${String(v.get(OptionalDesc.field['key']!))}`;
     return `m${v.desc.typeName}${JSON.stringify(v.message, (_k, x: unknown) => (typeof x === 'bigint' ? String(x) : x))}`;
   }
-  // Maps and other values: equal only to themselves.
+  // Other values (NaN): equal only to themselves.
   return `u${unkeyed++}`;
 }
 
