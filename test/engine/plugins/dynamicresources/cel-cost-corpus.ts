@@ -692,6 +692,9 @@ export const CEL10: readonly string[] = (() => {
     '[1].unwrapOpt()',
     `${A}.map(k, optional.of(k)).unwrapOpt().size() > 0`,
     `${A}.map(k, optional.ofNonZeroValue(k)).exists(o, o.hasValue())`,
+    // Indexing an optional list or map (optional_list_index_int, optional_map_index_value): not offered.
+    'optional.of([1])[0] == optional.of(1)',
+    "optional.of({'a': 1})['a'].hasValue()",
     // cel-go's optMap and optFlatMap macros.
     "{'key': {}}['key'].optMap(k, k.size()) == optional.of(0)",
     'optional.of(2).optMap(x, x * 3).value() == 6',
