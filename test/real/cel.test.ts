@@ -3,7 +3,8 @@ import { compileSelector, newSelectorError } from '../../src/engine/plugins/dyna
 import { startRealCluster, type RealCluster } from './cluster';
 
 // Selectors using the CEL functions and macros Podplan added for issue 23 (regex find/findAll,
-// cel.bind, cel-go's lists extension, two-variable comprehensions, the url library): the real
+// cel.bind, cel-go's lists extension, two-variable comprehensions, the url library) and for cel10
+// (the format library, cel-go's optional functions): the real
 // kube-apiserver v1.37.2 accepts a ResourceClaim with each one Podplan compiles (so the function is
 // in upstream's DRA environment and the selector is within its cost limit), and refuses the ones
 // Podplan refuses (syntax, macros, regex literals, types), with Podplan's words in its message.
@@ -22,6 +23,10 @@ const accepted = [
   `url('https://example.com:80/p').getPort() == '80' && isURL(${D}.model)`,
   `url('https://x/p?a=1').getQuery() == {'a': ['1']} && url('https://x/a b').getEscapedPath() == '/a%20b'`,
   `{'a': 1}.transformMap(k, v, v + 1) == {'a': 2} && [1, 2].existsOne(i, v, v == 2)`,
+  `!format.dns1123Label().validate(${D}.model).hasValue() && format.named('uuid').hasValue()`,
+  `format.named('qualifiedName').value().validate(${D}.model).orValue([]).size() == 0`,
+  `optional.ofNonZeroValue(${D}.model).or(optional.none()).orValue('') == 'a100' && [${D}.numa].first().value() == 0`,
+  `optional.unwrap([optional.of(1), optional.none()]) == [1] && [optional.of(2)].unwrapOpt() == [2]`,
 ];
 const refused = [
   `${D}.model.find(')') == ''`,
@@ -35,6 +40,8 @@ const refused = [
   `s == ${D}.model`,
   `[1, 'a'].size() == 2`,
   `device.driver + true == 'x'`,
+  `format.validate(${D}.model).hasValue()`,
+  `optional.of(1) == optional.of('a')`,
 ];
 
 const claim = (expression: string) => ({

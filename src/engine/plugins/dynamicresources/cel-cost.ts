@@ -412,7 +412,7 @@ class TypeChecker {
       }
       case 'identExpr': {
         const name = k.value.name;
-        const t = this.lookup(name) ?? (this.byFn.has(name) || TYPE_IDENTS.has(name) ? T.type : undefined);
+        const t = this.lookup(name) ?? (TYPE_IDENTS.has(name) ? T.type : undefined);
         if (t === undefined) this.undeclared.push(`undeclared reference to '${name}' (in container '')`);
         return this.set(e, t ?? T.dyn);
       }
@@ -1090,6 +1090,12 @@ export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | 
       const key = celTypeName(t.key, anyName);
       const val = celTypeName(t.val, anyName);
       return key === undefined || val === undefined ? undefined : `map(${key}, ${val})`;
+    }
+    case 'opaque': {
+      // cel-go's opaque types print with their parameters: optional_type(int), net.IP.
+      const params = (t.params ?? []).map((p) => celTypeName(p, anyName));
+      if (params.some((p) => p === undefined)) return undefined;
+      return params.length === 0 ? t.name : `${t.name}(${params.join(', ')})`;
     }
     default:
       return undefined;

@@ -6,7 +6,11 @@
 //   accumulator is the variable, initialised to `init`, and whose result is `expr`;
 // - `list.sortBy(e, key)` (ext/lists.go, sortByMacro; the base environment's ext.Lists(3));
 // - the two-variable comprehensions (ext/comprehensions.go; the base environment's
-//   ext.TwoVarComprehensions(), since 1.32), with the parser's error words.
+//   ext.TwoVarComprehensions(), since 1.32), with the parser's error words;
+// - `opt.optMap(v, expr)` and `opt.optFlatMap(v, expr)` (cel/library.go optMap, optFlatMap; the base
+//   environment's cel.OptionalTypes(), since 1.28): `opt.hasValue() ? [optional.of](cel.bind(v,
+//   opt.value(), expr)) : optional.none()`, the receiver copied with new ids;
+// - for evaluation only, `opt.or(o)` and `opt.orValue(v)`, which cel-go short-circuits.
 // Macros expand inside out, as the parser meets them.
 
 import { celFunc, celList, celMap, CelScalar, isCelList, isCelMap, listType, mapType, type CelFunc } from '@bufbuild/cel';
@@ -103,6 +107,19 @@ function bind(name: string, init: MacroNode, result: MacroNode, nextId: () => bi
     step: ident(nextId(), name),
     result,
   });
+}
+
+/** A deep copy of a node with new ids for it and every node under it (cel-go's MacroExprFactory.Copy). */
+function copyNode(e: MacroNode, nextId: () => bigint): MacroNode {
+  const copy = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(copy);
+    if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return v;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(v)) out[k] = copy(x);
+    if ((v as { $typeName?: string }).$typeName === 'cel.expr.Expr') out['id'] = nextId();
+    return out;
+  };
+  return copy(e) as MacroNode;
 }
 
 /** The name of an identifier argument, or undefined. */
@@ -250,6 +267,25 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, sha
       }),
     );
     e.exprKind = bind(input, c.target, call(nextId(), '@sortByAssociatedKeys', [keys], ident(nextId(), input)), nextId);
+    return undefined;
+  }
+  if ((c.function === 'optMap' || c.function === 'optFlatMap') && c.args.length === 2) {
+    const [variable, mapExpr] = c.args as [MacroNode, MacroNode];
+    const name = identName(variable);
+    if (name === undefined) return `${c.function}() variable name must be a simple identifier`;
+    const bound = node(nextId(), bind(name, call(nextId(), 'value', [], copyNode(c.target, nextId)), mapExpr, nextId));
+    const some = c.function === 'optMap' ? call(nextId(), 'optional.of', [bound]) : bound;
+    e.exprKind = call(nextId(), '_?_:_', [call(nextId(), 'hasValue', [], c.target), some, call(nextId(), 'optional.none', [])]).exprKind;
+    return undefined;
+  }
+  if ((c.function === 'or' || c.function === 'orValue') && c.args.length === 1 && shape === 'evaluate') {
+    // cel-go evaluates or/orValue short-circuiting (library.go decorateOptionalOr): the argument
+    // only when the optional is empty. Evaluated here as cel.bind(@opt, target, @opt.hasValue() ?
+    // @opt or @opt.value() : arg); the cost estimate and the checker read the call itself.
+    const name = `@opt${e.id}`;
+    const some = c.function === 'or' ? ident(nextId(), name) : call(nextId(), 'value', [], ident(nextId(), name));
+    const pick = call(nextId(), '_?_:_', [call(nextId(), 'hasValue', [], ident(nextId(), name)), some, c.args[0]!]);
+    e.exprKind = bind(name, c.target, pick, nextId);
     return undefined;
   }
   const expanded = twoVar(c.function, c.target, c.args, nextId, shape);

@@ -285,6 +285,21 @@ function isURL(text: string): boolean {
   }
 }
 
+/**
+ * Go's url.ParseRequestURI error text (`parse "x": invalid URI for request`, a *url.Error), or
+ * undefined when it parses: what the format library's uri format reports.
+ */
+export function parseRequestURIError(text: string): string | undefined {
+  const raw = toBytes(text);
+  try {
+    parse(raw, true);
+    return undefined;
+  } catch (e) {
+    if (!(e instanceof UrlError)) throw e;
+    return `parse ${goQuote(text)}: ${e.message}`;
+  }
+}
+
 function message(u: Parsed): ReflectMessage {
   return reflect(
     URLDesc,

@@ -13,15 +13,20 @@
 // `cidr` library (cidr(), isCIDR(), string(cidr), containsIP, containsCIDR, ip, masked,
 // prefixLength), both in cel-ip.ts, the `regex` library (find, findAll, with re2js: cel-regex.ts),
 // the `url` library (url(), isURL(), getScheme, getHost, getHostname, getPort, getEscapedPath,
-// getQuery, as Go's net/url: cel-url.ts),
+// getQuery, as Go's net/url: cel-url.ts), the `format` library (format.named, format.<name>() for
+// its 13 named formats, validate, with the Kubernetes validators' words: cel-format.ts) and cel-go's
+// optional functions as the base environment enables them (optional.of, optional.ofNonZeroValue,
+// optional.none, value, hasValue, or, orValue, first, last, optional.unwrap, unwrapOpt, over an
+// opaque message: cel-optional.ts),
 // cel-go's `lists` extension at ListsVersion(3) (slice, flatten, sort, sortBy, lists.range, reverse,
-// distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy` and the two-variable
-// comprehensions (all, exists, existsOne/exists_one, transformList, transformMap,
-// transformMapEntry with two variables), expanded on the parsed expression (cel-macros.ts). A
+// distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy`, `optMap`, `optFlatMap`
+// and the two-variable comprehensions (all, exists, existsOne/exists_one, transformList,
+// transformMap, transformMapEntry with two variables), expanded on the parsed expression
+// (cel-macros.ts, which also makes or/orValue short-circuit as cel-go's do). A
 // constant pattern that does not compile is a compile error, as upstream (`invalid matches
 // argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: the format library, optional syntax (`a[?i]`, `{?k: v}`) and the allocator's runtime
-// cost limit. A
+// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`), indexing an optional, and the allocator's
+// runtime cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
 // undeclared identifier, a call no overload takes and a range that is neither list nor map (where
@@ -62,12 +67,13 @@ import {
   type Estimate,
 } from './cel-cost';
 import { DRA_STRUCT_FIELDS, DRA_VARIABLES, draEstimateSize } from './cel-cost-dra';
-import { pendingCost } from './cel-cost-pending';
 import { stdCost } from './cel-cost-std';
 import { extListFuncs, extListsCost } from './cel-ext-lists';
+import { FORMAT_T_NAME, formatCost, formatFuncs, formatRegistry } from './cel-format';
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
+import { optionalCost, optionalFuncs, optionalRegistry } from './cel-optional';
 import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
@@ -209,6 +215,8 @@ const funcs = [
   ...extListFuncs,
   ...macroFuncs,
   ...urlFuncs,
+  ...optionalFuncs,
+  ...formatFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -340,7 +348,13 @@ function sameNamed(a: CelT, b: CelT, name: string): boolean {
   return (a.k === 'struct' || a.k === 'opaque') && a.k === b.k && a.name === name && b.name === name;
 }
 
-/** library/cost.go's `_==_`: constant for two values of one of Kubernetes' types (IP, CIDR, Quantity, Semver). */
+/** apiservercel.MaxFormatSize. */
+const MAX_FORMAT_SIZE = 64n;
+
+/**
+ * library/cost.go's `_==_` (lines 508-536): constant for two values of one of Kubernetes' types (IP,
+ * CIDR, Quantity, Semver), a format's name's traversal for two formats.
+ */
 export const equalityCost: CelCostLibrary = {
   decls: [],
   byFunction: {
@@ -349,6 +363,9 @@ export const equalityCost: CelCostLibrary = {
       if (!l || !r) return undefined;
       for (const t of [IP_T, CIDR_T, QUANTITY_T, SEMVER_T])
         if (sameNamed(l.type, r.type, (t as { name: string }).name)) return { cost: fixed(1n) };
+      // A format: up to MaxFormatSize (64) at the string traversal factor (lines 525-526).
+      if (sameNamed(l.type, r.type, FORMAT_T_NAME))
+        return { cost: est.factor({ min: 1n, max: MAX_FORMAT_SIZE }, COST.stringTraversalFactor) };
       return undefined;
     },
   },
@@ -463,7 +480,8 @@ export const SELECTOR_COST_LIBRARIES: readonly CelCostLibrary[] = [
   urlCost,
   extListsCost,
   macrosCost,
-  pendingCost,
+  optionalCost,
+  formatCost,
 ];
 
 let model: CostModel | undefined;
@@ -533,7 +551,7 @@ export const TOO_COMPLEX = 'Forbidden: too complex, exceeds cost limit';
 let env: CelEnv | undefined;
 
 function theEnv(): CelEnv {
-  env ??= celEnv({ registry: createFileRegistry(registry, ipRegistry, urlRegistry), funcs });
+  env ??= celEnv({ registry: createFileRegistry(registry, ipRegistry, urlRegistry, optionalRegistry, formatRegistry), funcs });
   return env;
 }
 

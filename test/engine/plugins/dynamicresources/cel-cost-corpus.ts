@@ -597,3 +597,114 @@ export function generatedCel8Selectors(seed: number, count: number): string[] {
   for (let i = 0; i < count; i++) exprs.push(bool(1 + Math.floor(rnd() * 3)));
   return exprs;
 }
+
+/**
+ * cel10's format library and optional functions: upstream's format tests (k8s.io/apiserver v0.37.2
+ * pkg/cel/library/format_test.go, apiextensions-apiserver validation_test.go "format") as
+ * selectors, on literals and device attributes, and cel-go's optional functions, under and over the
+ * limit and where the checker refuses them.
+ */
+export const CEL10: readonly string[] = (() => {
+  const A = 'device.attributes["gpu.example.com"]';
+  const M = `${A}.model`;
+  const names = [
+    'dns1123Label',
+    'dns1123Subdomain',
+    'dns1035Label',
+    'qualifiedName',
+    'dns1123LabelPrefix',
+    'dns1123SubdomainPrefix',
+    'dns1035LabelPrefix',
+    'labelValue',
+    'uri',
+    'uuid',
+    'byte',
+    'date',
+    'datetime',
+  ];
+  return [
+    ...names.flatMap((n) => [
+      `format.${n}().validate("x").hasValue()`,
+      `!format.${n}().validate(${M}).hasValue()`,
+      `format.named("${n}").value() == format.${n}()`,
+      `format.named("${n}").hasValue()`,
+      `format.${n}().validate(${M}) == optional.none()`,
+      `format.${n}().validate(${M}).orValue([]).size() == 0`,
+      `format.${n}()`,
+    ]),
+    'format.dns1123Label() == format.dns1123Subdomain()',
+    'format.named("unknown").hasValue()',
+    '!format.named("unknown").hasValue()',
+    `format.named(${M}).hasValue()`,
+    `format.named(${M}).value().validate(${M}).hasValue()`,
+    `format.named(${M}).orValue(format.uuid()).validate(${M}).hasValue()`,
+    `format.named(${M}).or(format.named("uri")).hasValue()`,
+    'format.dns1123Label().validate("contains a space").value()[0].startsWith("a lowercase")',
+    'format.dns1123Label().validate("contains a space").value().size() == 1',
+    `format.qualifiedName().validate(${M}).value().exists(e, e.contains("prefix"))`,
+    `format.dns1123Label().validate(${M}).value().all(e, e.size() > 0)`,
+    `${A}.exists(k, format.labelValue().validate(k).hasValue())`,
+    `[${M}, "b"].all(s, !format.dns1035Label().validate(s).hasValue())`,
+    `format.labelValue().validate(${M} + ${M} + ${M}).hasValue()`,
+    'format.dns1123Label().validate(1)',
+    'format.dns1123Label().validate("x", "y")',
+    'format.named(1).hasValue()',
+    'format.named()',
+    'format.nope()',
+    'format.validate("x")',
+    '"x".validate("x")',
+    'format.dns1123Label().validate("x")',
+    'format.named("x")',
+    // cel-go's optional functions (OptionalTypes, every version).
+    'optional.of(1).hasValue()',
+    'optional.of(1).value() == 1',
+    'optional.none().hasValue()',
+    'optional.none() == optional.none()',
+    'optional.of(1) == optional.of(1.0)',
+    'optional.of(1) == optional.of("a")',
+    'optional.of(1).orValue("a") == 1',
+    'optional.of(1).orValue(2) == 1',
+    'optional.none().orValue(3) == 3',
+    'optional.none().or(optional.of(1)).value() == 1',
+    'optional.ofNonZeroValue("").hasValue()',
+    `optional.ofNonZeroValue(${M}).hasValue()`,
+    `optional.ofNonZeroValue(${A}.numa).orValue(0) > 1`,
+    `optional.of(${M}).value() == "a100"`,
+    `optional.of(${M}).value().startsWith("a")`,
+    `optional.of(${M}) == optional.of("a100")`,
+    `[${M}].first().value() == "a100"`,
+    `[${M}, "x"].last().orValue("") == "x"`,
+    '[1, 2].first().value() == 1',
+    '[].first().hasValue()',
+    '[optional.of(1), optional.none()].unwrapOpt() == [1]',
+    'optional.unwrap([optional.of(1), optional.none()]) == [1]',
+    `optional.unwrap([optional.of(${M}), optional.none()]).size() == 1`,
+    `lists.range(5).map(i, optional.of(i)).unwrapOpt().size() == 5`,
+    'optional.none().value() == 1',
+    'optional.of(1)',
+    'optional.of(true).value()',
+    'optional.of(true).orValue(false)',
+    'optional.none().value()',
+    'optional.of()',
+    'optional.nope(1)',
+    '1.hasValue()',
+    '"a".value()',
+    '[1].unwrapOpt()',
+    `${A}.map(k, optional.of(k)).unwrapOpt().size() > 0`,
+    `${A}.map(k, optional.ofNonZeroValue(k)).exists(o, o.hasValue())`,
+    // Indexing an optional list or map (optional_list_index_int, optional_map_index_value): not offered.
+    'optional.of([1])[0] == optional.of(1)',
+    "optional.of({'a': 1})['a'].hasValue()",
+    // cel-go's optMap and optFlatMap macros.
+    "{'key': {}}['key'].optMap(k, k.size()) == optional.of(0)",
+    'optional.of(2).optMap(x, x * 3).value() == 6',
+    'optional.none().optMap(x, x * 3).hasValue()',
+    'optional.of(2).optFlatMap(x, optional.of(x + 1)).value() == 3',
+    'optional.of(2).optFlatMap(x, x + 1).hasValue()',
+    'optional.of(2).optMap(x.y, 1).hasValue()',
+    'optional.ofNonZeroValue(device.attributes["gpu.example.com"].model).optMap(m, m.size()).orValue(0) > 2',
+    'format.named(device.attributes["gpu.example.com"].model).optMap(f, f.validate("x")).hasValue()',
+    '[optional.of(1)].map(o, o.optMap(v, v + 1)).unwrapOpt() == [2]',
+    'optional.of("a").optMap(s, s + "b") == optional.of("ab")',
+  ];
+})();
