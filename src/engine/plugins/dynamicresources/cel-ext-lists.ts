@@ -5,20 +5,7 @@
 // `lists.range(n)`, `reverse()` and `distinct()`, with upstream's error words. Equality and order
 // are @bufbuild/cel's own `==` and `<`. Upstream sorts with Go's sort.Slice, which is not stable
 // beyond 12 elements; here equal keys keep their order.
-import {
-  celEnv,
-  celFunc,
-  celList,
-  celMethod,
-  CelScalar,
-  isCelError,
-  isCelList,
-  listType,
-  parse,
-  plan,
-  type CelFunc,
-  type CelList,
-} from '@bufbuild/cel';
+import { celFunc, celList, celMethod, CelScalar, isCelList, listType, type CelFunc, type CelList } from '@bufbuild/cel';
 import {
   COST,
   est,
@@ -33,21 +20,9 @@ import {
   type CostContext,
   type Estimate,
 } from './cel-cost';
+import { binary, eq, less } from './cel-lists';
 
 const LIST = listType(CelScalar.DYN);
-const opsEnv = celEnv({});
-
-function binary(expression: string): (a: unknown, b: unknown) => unknown {
-  const program = plan(opsEnv, parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
-  return (a, b) => {
-    const out = program({ a, b });
-    if (isCelError(out)) throw out;
-    return out;
-  };
-}
-
-const less = binary('a < b');
-const eq = binary('a == b');
 const sameType = binary('type(a) == type(b)');
 /** cel-go's comparableTypes: what sort and sortBy order by. */
 const comparableKey = binary(

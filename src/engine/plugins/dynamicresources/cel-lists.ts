@@ -24,7 +24,8 @@ const opsEnv = celEnv({});
 
 type Binary = (a: unknown, b: unknown) => unknown;
 
-function binary(expression: string): Binary {
+/** A CEL operator on two values (`a < b`, …) as CEL itself evaluates it, errors thrown. */
+export function binary(expression: string): Binary {
   const program = plan(opsEnv, parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
   return (a, b) => {
     const out = program({ a, b });
@@ -33,8 +34,8 @@ function binary(expression: string): Binary {
   };
 }
 
-const less = binary('a < b');
-const eq = binary('a == b');
+export const less = binary('a < b');
+export const eq = binary('a == b');
 const plus = binary('a + b');
 
 /** Whether a value is one of CEL's comparable types (cel-go's traits.Comparer); upstream's error otherwise. */
