@@ -226,10 +226,16 @@ describe('real kube-apiserver: podplan run', function () {
       // A late pod of a planned set is placed at once.
       await cluster.apply(member('db-2', 'db'));
       await eventually(async () => ((await nodeOf('db-2')) ? true : undefined), 'the late pod bound');
-      const plans = await cluster.request<{ items: Array<{ metadata: { name: string } }> }>(
-        'GET',
-        `/apis/planner.ciena.io/v1alpha1/namespaces/${ns}/scheduleplans`,
+      // A plan is written once it settles (planWriteDelayMs), which can be after its pods are bound.
+      const listPlans = () =>
+        cluster.request<{ items: Array<{ metadata: { name: string } }> }>(
+          'GET',
+          `/apis/planner.ciena.io/v1alpha1/namespaces/${ns}/scheduleplans`,
+        );
+      await eventually(async () => ((await listPlans()).body.items.length >= 2 ? true : undefined), "both sets' plans written").catch(
+        () => undefined,
       );
+      const plans = await listPlans();
       assert.equal(plans.body.items.length, 2, JSON.stringify(plans.body.items.map((p) => p.metadata.name)));
     } finally {
       const stopped = await running.stop();
