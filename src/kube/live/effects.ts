@@ -64,6 +64,8 @@ interface CachedEvent {
   series?: { count: number; lastObservedTime: string };
   readonly eventTime: number;
   lastObserved: number;
+  /** Its creation: a series patch waits for it, as client-go's one writer sends them in order. */
+  created?: Promise<void>;
 }
 
 /** client-go tools/events: series end after 6 minutes without a repeat; series counts are written again every 30 minutes. */
@@ -134,7 +136,8 @@ export class EventRecorder {
     };
     const event: CachedEvent = { body, eventTime: now, lastObserved: now };
     this.cache.set(key, event);
-    this.track(this.create(event));
+    event.created = this.create(event);
+    this.track(event.created);
   }
 
   /** Waits for the writes in flight. */
@@ -212,6 +215,7 @@ export class EventRecorder {
 
   /** The series as it is now, patched onto the event (created again when it is gone, as client-go does). */
   private async patchSeries(event: CachedEvent): Promise<void> {
+    await event.created;
     const api = await this.served();
     const series = event.series;
     if (!series) return;
