@@ -662,10 +662,16 @@ const NOT_IN_NEW_EXPRESSIONS: ReadonlySet<string> = new Set(['includes']);
  * with it: it calls a function new expressions do not have yet; undefined when it accepts it.
  */
 export function newSelectorError(expression: string): string | undefined {
+  // Asked on every check of a document (each edit in the editor): parsed once per expression.
+  if (newErrors.has(expression)) return newErrors.get(expression);
   const parsed = parseSelector(expression, 'cel-go');
-  if (!parsed.ok) return undefined;
-  return undeclaredFunction(parsed.expr.expr as unknown as ExprNode, theEnv(), NOT_IN_NEW_EXPRESSIONS);
+  const error = parsed.ok ? undeclaredFunction(parsed.expr.expr as unknown as ExprNode, theEnv(), NOT_IN_NEW_EXPRESSIONS) : undefined;
+  if (newErrors.size >= MAX_CACHED) newErrors.clear();
+  newErrors.set(expression, error);
+  return error;
 }
+
+const newErrors = new Map<string, string | undefined>();
 
 /**
  * A selector parsed with cel-go's macros expanded (cel.bind, sortBy, two-variable comprehensions):
