@@ -140,7 +140,7 @@ async function oneRun(line: CodeServerLine, dir: string, workspace: string, inst
     const read = await loggedAt(logs, 'Podplan.log', /read .* in \d+ ms/);
     const since = (at: number | undefined) => (at === undefined ? undefined : at - asked);
     console.log(
-      `run ${run + 1} (load ${loadBefore} before, ${load()} after): workbench shown ${s(shown - asked)}; extension host started ${s(since(hostStarted?.at))}; Podplan activated ${s(since(activated?.at))}; server ready ${s(since(ready?.at))} (${/ready (\d+ ms)/.exec(ready?.line ?? '')?.[1] ?? '?'} after its process started; ${/read .* in \d+ ms/.exec(read?.line ?? '')?.[0] ?? '?'}); status shown ${s(status - asked)} = ${s(status - shown)} after the workbench`,
+      `run ${run + 1} (load ${loadBefore} before, ${load()} after): workbench shown ${s(shown - asked)}; extension host started ${s(since(hostStarted?.at))}; Podplan activated ${s(since(activated?.at))} (${/activationEvent: '([^']*)'/.exec(activated?.line ?? '')?.[1] ?? '?'}); server ready ${s(since(ready?.at))} (${/ready (\d+ ms)/.exec(ready?.line ?? '')?.[1] ?? '?'} after its process started; ${/read .* in \d+ ms/.exec(read?.line ?? '')?.[0] ?? '?'}); status shown ${s(status - asked)} = ${s(status - shown)} after the workbench`,
     );
     console.log(
       `  browser startup complete ${s(since(await startupComplete))}; the panel's webview host waited ${waited === undefined ? '? (not marked by this line)' : s(waited)} for its service worker`,
