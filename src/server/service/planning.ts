@@ -473,12 +473,24 @@ export async function explainInPlan(
       const storedPod = storedCluster.pods.find(
         (x) => (x.metadata.namespace ?? 'default') === namespace && x.metadata.name === p.metadata.name,
       );
-      const planned = planClusterOf(storedCluster, stored.value.namespace, stored.value.assignments, p.metadata.name);
+      const before = basis.placedBefore;
+      const planned = planClusterOf(
+        storedCluster,
+        { namespace: stored.value.namespace, assignments: stored.value.assignments, ...(before ? { placedBefore: before } : {}) },
+        p.metadata.name,
+      );
       if (planned.ok) {
         const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
         lacks = whatItLacks(storedPod ?? p, analysis, d, planned.value, framework.value.framework);
         nodes = storedCluster.nodes.map((n) => n.metadata.name);
-        judgedOn = `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes), with the profile it was made with.`;
+        const seen = before?.length
+          ? ` (with the ${before.length === 1 ? 'pod' : `${before.length} pods`} the sets planned before it placed on their nodes)`
+          : '';
+        const unknown =
+          before === undefined && stored.value.trigger !== undefined
+            ? ` The plan was recorded before the history kept the pods the sets planned before it placed: if ScheduleTrigger ${stored.value.trigger} depends on other sets, their pods are missing here.`
+            : '';
+        judgedOn = `Judged on the cluster plan #${id} was made on${seen}, as it left it (its other pods on their nodes), with the profile it was made with.${unknown}`;
       }
     } else
       judgedOn = !stored.ok
@@ -501,11 +513,21 @@ export async function explainInPlan(
       // placed, their devices taken), as podplan explain judges.
       if (cycle) {
         const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
+        // With the pods of the sets planned before it (its trigger's dependencies) on their nodes: the cluster it was made on.
+        const before = made.value.placedBefore;
+        const on = before
+          ? planClusterOf(
+              analysis.model.cluster,
+              { namespace, assignments: placed, placedBefore: before },
+              p.metadata.name,
+              analysis.engine.planCluster(),
+            )
+          : undefined;
         lacks = whatItLacks(
           p,
           analysis,
           d,
-          analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }),
+          on?.ok ? on.value : analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }),
         );
       }
     }
