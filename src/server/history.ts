@@ -15,6 +15,8 @@ export interface StoredPlanCluster {
   readonly namespace: string;
   /** The ScheduleTrigger it was planned through, if any. */
   readonly trigger?: string;
+  /** Made by a live scheduler, whose plans the history keeps without their cluster. */
+  readonly live: boolean;
   readonly assignments: ReadonlyArray<{ readonly pod: string; readonly node: string }>;
   /**
    * Undefined when the history did not keep it (a plan recorded before it did); its profile is absent

@@ -120,6 +120,7 @@ class StoreHistory implements History {
     return ok({
       namespace: plan.value.summary.namespace,
       ...(plan.value.summary.trigger !== undefined ? { trigger: plan.value.summary.trigger } : {}),
+      live: plan.value.summary.runKind === 'live',
       assignments: plan.value.assignments.map((a) => ({ pod: a.pod, node: a.node })),
       basis: basis.value,
     });

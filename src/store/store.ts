@@ -146,7 +146,7 @@ export function safeServer(server: string): string {
 export const ALL_PENDING_PODS = '*';
 
 const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.objective, p.bound, p.profile, p.profile_hash,
-  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, p.made_up, c.hash AS basis, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
+  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, p.made_up, c.hash AS basis, r.kind AS run_kind, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
 const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id LEFT JOIN clusters c ON c.id = p.cluster_id';
 
 export class PlanStore {
@@ -751,6 +751,7 @@ function summaryOf(row: Row): PlanSummary {
   return {
     id: row['id'] as number,
     runId: row['run_id'] as number,
+    runKind: row['run_kind'] as RunKind,
     source: sourceOf(row),
     podSet: row['pod_set'] as string,
     namespace: row['namespace'] as string,

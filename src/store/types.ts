@@ -86,6 +86,8 @@ export interface PlanSummary extends Pick<
 > {
   readonly id: number;
   readonly runId: number;
+  /** What its run was: a preview (the CLI's plan and schedule, the editor's previews), a trigger firing, a live scheduler. */
+  readonly runKind: RunKind;
   readonly source: Source;
   readonly profileHash: string;
   readonly status: PlanStatus;

@@ -294,6 +294,8 @@ function readStored(store: PlanStore, id: number, wanted: string): StoredForExpl
   const basis = store.planBasis(id);
   if (!basis.ok) return basis.error.message;
   const instead = `podplan show ${id} prints where each pod went and why; podplan explain without --plan explains ${key} on the files as they are`;
+  if (!basis.value && summary.runKind === 'live')
+    return `plan ${id} was made by a live scheduler (podplan run, or the editor's Run Podplan as scheduler) on the cluster as it was at that moment, which the history does not keep with a live scheduler's plans: its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer (${instead})`;
   if (!basis.value)
     return `plan ${id} was recorded before the plan history kept the cluster a plan is made on (history schema version 8): its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer (${instead})`;
   const { cluster, profile, placedBefore } = basis.value;

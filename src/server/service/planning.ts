@@ -495,11 +495,13 @@ export async function explainInPlan(
     } else
       judgedOn = !stored.ok
         ? `The cluster plan #${id} was made on could not be read (${stored.error}): no node’s verdict is judged.`
-        : !basis
-          ? `Plan #${id} was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
-          : !basis.profile
-            ? `Plan #${id} was recorded before the plan history kept the profile a plan is made with: the planner’s cycle is shown, but no node’s verdict is judged, since today’s profile may not be the one that plan was made with.`
-            : `The profile plan #${id} was made with does not build (${framework && !framework.ok ? framework.error : ''}): no node’s verdict is judged.`;
+        : !basis && stored.value.live
+          ? `Plan #${id} was made by a live scheduler on the cluster as it was at that moment, which the history does not keep with a live scheduler’s plans: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
+          : !basis
+            ? `Plan #${id} was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
+            : !basis.profile
+              ? `Plan #${id} was recorded before the plan history kept the profile a plan is made with: the planner’s cycle is shown, but no node’s verdict is judged, since today’s profile may not be the one that plan was made with.`
+              : `The profile plan #${id} was made with does not build (${framework && !framework.ok ? framework.error : ''}): no node’s verdict is judged.`;
   } else {
     const made = await previewPodSet(analysis, { namespace, name: ref.podSet }, solverOf(analysis));
     if (made.ok) {
