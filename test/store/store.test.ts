@@ -136,6 +136,7 @@ describe('store/store', () => {
         {
           id: 0,
           runId: 0,
+          runKind: 'preview',
           source: { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' },
           podSet: 'web',
           namespace: 'default',
