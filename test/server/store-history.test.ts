@@ -6,7 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../../src/engine/api/result';
 import type { History } from '../../src/server/history';
-import { planPodSet, planView, previewPodSet } from '../../src/server/service/planning';
+import { ManualClock } from '../../src/engine/api/clock';
+import { explainInPlan, planPodSet, planView, previewPodSet } from '../../src/server/service/planning';
 import { openHistory } from '../../src/server/store-history';
 import { cli } from '../cli/run-cli';
 import { openTestStore, useTempDir } from '../store/helpers';
@@ -108,5 +109,27 @@ describe('server/store-history (the editor’s plan history on src/store)', () =
     assert.ok(first);
     const elsewhere = keep({ ...made, placedBefore: [{ ...first, node: first.node === 'n1' ? 'n2' : 'n1' }, ...rest] });
     assert.notEqual(elsewhere, id, 'a pod placed before it on another node: another plan');
+  });
+
+  it('a live scheduler’s plan is kept without its cluster: the editor’s explain of it says that is why no node is judged', async () => {
+    const analysis = workspaceOf({ 'cluster.yaml': CLUSTER }).analysis();
+    const made = value(planPodSet(analysis, { namespace: 'default', podSet: 's' }));
+    const live = value(
+      history.record({ kind: 'kube-context', name: 'test', server: 'https://127.0.0.1:6443' }, 'live', {
+        clock: new ManualClock(0),
+        onError: (m) => assert.fail(m),
+      }),
+    );
+    const id = live.savePlan(made);
+    live.finish('succeeded', 'stopped');
+    assert.ok(id !== undefined);
+    assert.equal(value(history.planned(id)).live, true);
+    const pod = analysis.pod('default', 'a');
+    assert.ok(pod);
+    const editor = await explainInPlan(pod, analysis, { podSet: 's', historyId: id }, history);
+    assert.equal(
+      editor?.judgedOn,
+      `Plan #${id} was made by a live scheduler on the cluster as it was at that moment, which the history does not keep with a live scheduler’s plans: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`,
+    );
   });
 });
