@@ -371,7 +371,7 @@ export class PlanStore {
    * What plan `id` was made from, as savePlan kept it: its cluster, its pod-set profile (absent on
    * plans kept before schema version 9) and the pods other sets' plans placed before it (absent on
    * plans kept before schema version 10); undefined when the plan was recorded without its cluster
-   * (before schema version 8, or a live scheduler's decisions, made on a cluster that moves).
+   * (before schema version 8, or a live scheduler's plans and decisions, made on a cluster that moves).
    */
   planBasis(id: number): Result<StoredBasis | undefined, StoreError> {
     const row = this.attempt(() =>

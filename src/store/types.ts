@@ -101,7 +101,7 @@ export interface PlanSummary extends Pick<
    * the files: no real pod has them. Absent when there are none (and on plans before schema version 6).
    */
   readonly madeUp?: readonly string[];
-  /** The sha256 its basis is kept under (store basisHash); absent when it was kept without one (before schema version 8, a live scheduler's decisions). */
+  /** The sha256 its basis is kept under (store basisHash); absent when it was kept without one (before schema version 8, a live scheduler's plans and decisions). */
   readonly basis?: string;
 }
 

@@ -44,9 +44,11 @@ ${POD_SET_LABEL}, scheduled by the pod-set planner) is explained at its planned 
 
 With --plan, a pod of a pod-set plan the history keeps (podplan history lists the ids) is explained
 as that plan judged it: the planner's own cycle for it, and each node's verdict on the cluster the
-plan was made on with the plan's other pods on their nodes, under the pod-set profile it was made
-with (both kept with it). No paths are read (any given are ignored), and --profile does not apply.
-A plan recorded before the history kept its cluster and profile is refused, saying so.
+plan was made on (with the pods the sets planned before it placed: its trigger's dependencies),
+with the plan's other pods on their nodes, under the pod-set profile it was made with (all kept
+with it). No paths are read (any given are ignored), and --profile does not apply. A plan recorded
+before the history kept its cluster and profile, or made by a live scheduler (podplan run, whose
+plans it keeps without the cluster, which moves), is refused, saying so.
 
 Options:
 ${sourceHelp(20)}
