@@ -7,15 +7,22 @@ import type { Plan } from '../engine/planner/plan';
 import type { PlanBound } from '../engine/planner/solver/bound';
 import type { HistoryPage, ListHistoryParams } from '../protocol/requests';
 import type { RecordingOptions, RunRecording } from '../store/recording';
-import type { PlanBasis, RunKind, SourceRef } from '../store/types';
+import type { PlanBasis, RunKind, SourceRef, StoredBasis } from '../store/types';
 import type { HistoryEntryView, PlanDiffView, PlanView } from '../protocol/webview';
 
 /** What explaining a stored plan's pod needs of it: its pods' namespace, its placements, the cluster and profile it was made with. */
 export interface StoredPlanCluster {
   readonly namespace: string;
+  /** The ScheduleTrigger it was planned through, if any. */
+  readonly trigger?: string;
+  /** Made by a live scheduler, whose plans the history keeps without their cluster. */
+  readonly live: boolean;
   readonly assignments: ReadonlyArray<{ readonly pod: string; readonly node: string }>;
-  /** Undefined when the history did not keep it (a plan recorded before it did); its profile is absent before schema version 9. */
-  readonly basis: PlanBasis | undefined;
+  /**
+   * Undefined when the history did not keep it (a plan recorded before it did); its profile is absent
+   * before schema version 9, the pods placed before the plan before schema version 10.
+   */
+  readonly basis: StoredBasis | undefined;
 }
 
 export interface History {
@@ -34,7 +41,7 @@ export interface History {
   /**
    * Keeps a preview made from `basis` (the cluster and the pod-set profile) with the profile of this
    * hash; its id. A plan identical to the pod set's latest draft (the same basis, snapshot, planner,
-   * objective, trigger, placements, unplaced pods and evictions) is not stored again: the draft's id
+   * objective, trigger, placements, unplaced pods, evictions and pods placed before it) is not stored again: the draft's id
    * comes back. A draft kept without its basis is never reused.
    */
   savePreview(plan: Plan, profileHash: string, generated: ReadonlySet<string>, basis: PlanBasis): Result<number>;

@@ -119,6 +119,8 @@ class StoreHistory implements History {
     if (!basis.ok) return basis;
     return ok({
       namespace: plan.value.summary.namespace,
+      ...(plan.value.summary.trigger !== undefined ? { trigger: plan.value.summary.trigger } : {}),
+      live: plan.value.summary.runKind === 'live',
       assignments: plan.value.assignments.map((a) => ({ pod: a.pod, node: a.node })),
       basis: basis.value,
     });
@@ -161,8 +163,10 @@ class StoreHistory implements History {
   /**
    * The id of the pod set's latest plan when it is a draft equal to `plan` made from the same basis:
    * the snapshot hash covers only nodes and pods (with the pods a trigger's dependencies placed first),
-   * the basis hash every other object of the cluster and the profile. A draft kept without its basis
-   * (before schema version 8) is never reused: it is not known what it was made from.
+   * the basis hash every other object of the cluster and the profile, the pods placed before it where
+   * they went (a draft kept before schema version 10 kept none: one made after other sets' plans is
+   * not reused). A draft kept without its basis (before schema version 8) is never reused: it is not
+   * known what it was made from.
    */
   private sameAsLatestDraft(plan: Plan, profileHash: string, basis: PlanBasis): number | undefined {
     const latest = this.store.history({ podSet: plan.podSet, namespace: plan.namespace, limit: 1 });
@@ -187,6 +191,7 @@ class StoreHistory implements History {
         p.assignments.map((a) => [a.pod, a.node]),
         p.unplaced.map((u) => [u.pod, u.message]),
         (p.victims ?? []).map((v) => [v.pod, v.node, v.by]),
+        (p.placedBefore ?? []).map((b) => [b.namespace, b.pod, b.node]),
       ]);
     return placements(stored.value) === placements(plan) ? last.id : undefined;
   }

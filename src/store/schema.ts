@@ -197,6 +197,17 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE clusters ADD COLUMN profile TEXT;
     `,
   },
+  {
+    version: 10,
+    description:
+      "the pods the plans of other sets placed before each plan was made (a trigger's dependencies), so a stored plan is judged on the cluster it saw",
+    sql: `
+      -- Deflated JSON [[namespace, pod, node], …] in the order they were placed: a delta on the plan's
+      -- shared clusters row, which stays one per content. [] when there were none; NULL on rows kept
+      -- before this version, when it is not known.
+      ALTER TABLE plans ADD COLUMN placed_before BLOB;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -13,7 +13,7 @@ import { err, ok, type Result } from '../engine/api/result';
 import type { ClusterSnapshot } from '../engine/api/types';
 import type { Diagnosis } from '../engine/framework/diagnosis';
 import type { Profile } from '../engine/framework/profile';
-import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from '../engine/planner/plan';
+import type { PlacedPod, Plan, PlanAssignment, PlanVictim, UnplacedPod } from '../engine/planner/plan';
 import type { PlannedDevice } from '../engine/plugins/dynamicresources/plan-devices';
 import { writeSchedulePlan, type WritePlanOptions } from '../manifests/schedule-plan';
 import { systemClock } from '../platform/clock';
@@ -47,6 +47,7 @@ import type {
   Source,
   SourceKind,
   SourceRef,
+  StoredBasis,
   StoredPlan,
   StoreError,
   StoreOptions,
@@ -145,7 +146,7 @@ export function safeServer(server: string): string {
 export const ALL_PENDING_PODS = '*';
 
 const PLAN_COLUMNS = `p.id, p.run_id, p.pod_set, p.namespace, p.trigger_name, p.planner, p.objective, p.bound, p.profile, p.profile_hash,
-  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, p.made_up, c.hash AS basis, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
+  p.snapshot_hash, p.status, p.created_at, p.placed, p.unplaced, p.evicted, p.made_up, c.hash AS basis, r.kind AS run_kind, s.kind AS source_kind, s.name AS source_name, s.server AS source_server`;
 const PLAN_FROM = 'plans p JOIN runs r ON r.id = p.run_id JOIN sources s ON s.id = r.source_id LEFT JOIN clusters c ON c.id = p.cluster_id';
 
 export class PlanStore {
@@ -232,7 +233,8 @@ export class PlanStore {
    * and prunes the pod set's history to the newest `keepPerPodSet` in the same transaction. Encoding
    * and compression happen before the write lock is taken. `basis`: what the plan was made from (the
    * cluster, and the pod-set profile), kept once per content (plans made from the same share it) for
-   * planBasis.
+   * planBasis; the pods other sets' plans placed before it (Plan.placedBefore) are kept on its own
+   * row, so the cluster it saw is read back exactly without a second copy of the cluster.
    */
   savePlan(
     runId: number,
@@ -256,6 +258,8 @@ export class PlanStore {
       );
       const basis = meta.basis ? basisText(meta.basis) : undefined;
       const data = basis ? deflateSync(basis.cluster) : undefined;
+      // The pods placed before the plan: a delta on its cluster's row, which plans made from the same cluster share.
+      const placedBefore = deflateSync(JSON.stringify((plan.placedBefore ?? []).map((p) => [p.namespace, p.pod, p.node])));
       return immediate(this.db, () => {
         let clusterId: number | null = null;
         if (basis && data) {
@@ -267,8 +271,8 @@ export class PlanStore {
           clusterId = this.sql('SELECT id FROM clusters WHERE hash = ?').get(basis.hash)?.['id'] as number;
         }
         const id = this.sql(
-          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted, made_up, cluster_id)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO plans (run_id, pod_set, namespace, trigger_name, planner, objective, bound, profile, profile_hash, snapshot_hash, created_at, placed, unplaced, evicted, made_up, cluster_id, placed_before)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         ).run(
           runId,
           plan.podSet,
@@ -286,6 +290,7 @@ export class PlanStore {
           victims.length,
           meta.madeUp?.length ? JSON.stringify(meta.madeUp) : null,
           clusterId,
+          placedBefore,
         ).lastInsertRowid;
         const insertChunk = this.sql('INSERT INTO diagnosis_chunks (plan_id, data) VALUES (?, ?)');
         const chunkIds = packed.chunks.map((data) => insertChunk.run(id, data).lastInsertRowid);
@@ -363,13 +368,16 @@ export class PlanStore {
   }
 
   /**
-   * What plan `id` was made from, as savePlan kept it: its cluster, and its pod-set profile (absent
-   * on plans kept before schema version 9); undefined when the plan was recorded without it (before
-   * schema version 8, or a live scheduler's decisions, made on a cluster that moves).
+   * What plan `id` was made from, as savePlan kept it: its cluster, its pod-set profile (absent on
+   * plans kept before schema version 9) and the pods other sets' plans placed before it (absent on
+   * plans kept before schema version 10); undefined when the plan was recorded without its cluster
+   * (before schema version 8, or a live scheduler's plans and decisions, made on a cluster that moves).
    */
-  planBasis(id: number): Result<PlanBasis | undefined, StoreError> {
+  planBasis(id: number): Result<StoredBasis | undefined, StoreError> {
     const row = this.attempt(() =>
-      this.sql('SELECT p.cluster_id, c.data, c.profile FROM plans p LEFT JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?').get(id),
+      this.sql(
+        'SELECT p.cluster_id, p.placed_before, c.data, c.profile FROM plans p LEFT JOIN clusters c ON c.id = p.cluster_id WHERE p.id = ?',
+      ).get(id),
     );
     if (!row.ok) return row;
     if (!row.value) return notFound(`plan ${id}`);
@@ -377,7 +385,12 @@ export class PlanStore {
     return this.attempt(() => {
       if (data === null || data === undefined) return undefined;
       const cluster = JSON.parse(inflateSync(data as Uint8Array).toString('utf8')) as ClusterSnapshot;
-      return typeof profile === 'string' ? { cluster, profile: JSON.parse(profile) as Profile } : { cluster };
+      const placedBefore = placedBeforeOf(row.value?.['placed_before']);
+      return {
+        cluster,
+        ...(typeof profile === 'string' ? { profile: JSON.parse(profile) as Profile } : {}),
+        ...(placedBefore ? { placedBefore } : {}),
+      };
     });
   }
 
@@ -414,7 +427,14 @@ export class PlanStore {
         if (!diagnosis) throw new Error(`plan ${id}: the diagnosis of unplaced pod ${u.pod} is missing`);
         unplaced.push({ ...u, diagnosis });
       }
-      return { ...planHeader(summary.value), assignments, unplaced, ...this.victimsOf(id) };
+      const placedBefore = placedBeforeOf(this.sql('SELECT placed_before FROM plans WHERE id = ?').get(id)?.['placed_before']);
+      return {
+        ...planHeader(summary.value),
+        assignments,
+        unplaced,
+        ...this.victimsOf(id),
+        ...(placedBefore?.length ? { placedBefore } : {}),
+      };
     });
   }
 
@@ -731,6 +751,7 @@ function summaryOf(row: Row): PlanSummary {
   return {
     id: row['id'] as number,
     runId: row['run_id'] as number,
+    runKind: row['run_kind'] as RunKind,
     source: sourceOf(row),
     podSet: row['pod_set'] as string,
     namespace: row['namespace'] as string,
@@ -764,6 +785,13 @@ function planHeader(s: PlanSummary): Omit<Plan, 'assignments' | 'unplaced'> {
     createdAt: s.createdAt,
     snapshotHash: s.snapshotHash,
   };
+}
+
+/** A plans row's placed_before: the pods placed before the plan, or undefined on a row kept before schema version 10. */
+function placedBeforeOf(value: unknown): PlacedPod[] | undefined {
+  if (value === null || value === undefined) return undefined;
+  const rows = JSON.parse(inflateSync(value as Uint8Array).toString('utf8')) as Array<[string, string, string]>;
+  return rows.map(([namespace, pod, node]) => ({ namespace, pod, node }));
 }
 
 function sourceOf(row: Row): Source {

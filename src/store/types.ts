@@ -2,7 +2,7 @@
 import type { Clock } from '../engine/api/clock';
 import type { ClusterSnapshot } from '../engine/api/types';
 import type { Profile } from '../engine/framework/profile';
-import type { Plan, PlanVictim } from '../engine/planner/plan';
+import type { PlacedPod, Plan, PlanVictim } from '../engine/planner/plan';
 import type { PlannedDevice } from '../engine/plugins/dynamicresources/plan-devices';
 import type { DiagnosisSummary, ReasonCount } from './diagnoses';
 import type { DriverLoader } from './driver';
@@ -57,13 +57,23 @@ export interface RunSummary {
  * (nodes, pods and every object a plugin reads: claims, templates, classes, slices, volumes,
  * priority classes, the claims admission did not create) and the pod-set profile. The history keeps
  * it with the plan (the clusters table: the cluster since schema version 8, the profile since 9), a
- * stored plan's pods are explained on it, and a preview reuses the latest draft only when its basis
- * is the same (basisHash).
+ * stored plan's pods are explained on it (with the pods placed before the plan, StoredBasis), and a
+ * preview reuses the latest draft only when its basis is the same (basisHash).
  */
 export interface PlanBasis {
   readonly cluster: ClusterSnapshot;
   /** Absent on plans kept before schema version 9. */
   readonly profile?: Profile;
+}
+
+/**
+ * A stored plan's basis as planBasis reads it back: the cluster and profile it shares with the plans
+ * made from the same, and the pods the plans of other sets placed before it was made (the plan's own
+ * Plan.placedBefore, kept on its row since schema version 10; absent on older rows, where it is not
+ * known): the cluster the plan saw is `cluster` with those placed.
+ */
+export interface StoredBasis extends PlanBasis {
+  readonly placedBefore?: readonly PlacedPod[];
 }
 
 /**
@@ -76,6 +86,8 @@ export interface PlanSummary extends Pick<
 > {
   readonly id: number;
   readonly runId: number;
+  /** What its run was: a preview (the CLI's plan and schedule, the editor's previews), a trigger firing, a live scheduler. */
+  readonly runKind: RunKind;
   readonly source: Source;
   readonly profileHash: string;
   readonly status: PlanStatus;
@@ -89,7 +101,7 @@ export interface PlanSummary extends Pick<
    * the files: no real pod has them. Absent when there are none (and on plans before schema version 6).
    */
   readonly madeUp?: readonly string[];
-  /** The sha256 its basis is kept under (store basisHash); absent when it was kept without one (before schema version 8, a live scheduler's decisions). */
+  /** The sha256 its basis is kept under (store basisHash); absent when it was kept without one (before schema version 8, a live scheduler's plans and decisions). */
   readonly basis?: string;
 }
 

@@ -356,6 +356,130 @@ profiles:
     });
   });
 
+  // A set planned after the sets its trigger depends on was made on the cluster with their pods
+  // placed: the history keeps those placements with the plan (schema 10), so a stored plan's pod is
+  // judged where the planner judged it, as explain judges it at planning time. jobs/second depends on
+  // jobs/first, whose pods take 3 of each node's 4 CPUs: second-1 (2 CPUs) fits no node there, and
+  // every node on the nodes alone.
+  describe('--plan: a set planned after the set it depends on (test/fixtures/workspaces/depends-on)', () => {
+    const fixture = 'test/fixtures/workspaces/depends-on';
+    let dir: string;
+    let db: string;
+    let id: string;
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'podplan-explain-depends-'));
+      db = join(dir, 'history.db');
+      const planned = await runPodplan(['plan', fixture, '--pod-set', 'jobs/second', '--db', db]);
+      assert.equal(planned.code, 1, planned.stderr);
+      assert.match(planned.stdout, /^ {2}jobs\/second-1: 0\/3 nodes are available: 3 Insufficient cpu\.$/m);
+      id = /Recorded as plan (\d+)/.exec(planned.stderr)?.[1] ?? '';
+      assert.ok(id, planned.stderr);
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    type Report = {
+      placed: boolean;
+      plan?: number;
+      closest: Array<{ node: string }>;
+      detail: { failures: Array<{ plugin: string; reasons: string[] }> };
+    };
+    const explained = async (args: string[]) => {
+      const run = await runPodplan(['explain', ...args, '-o', 'json']);
+      const { plan: _, ...report } = JSON.parse(run.stdout) as Report;
+      return { code: run.code, report };
+    };
+
+    for (const [pod, code] of [
+      ['jobs/second-1', 1],
+      ['jobs/second-0', 0],
+    ] as const) {
+      it(`${pod}: the same verdicts from the history as when planned, node by node`, async () => {
+        for (const node of ['n1', 'n2', 'n3']) {
+          const now = await explained([fixture, pod, '--node', node]);
+          const stored = await explained([pod, '--plan', id, '--db', db, '--node', node]);
+          assert.equal(now.code, code);
+          assert.deepEqual(stored, now, node);
+          // Judged beside first's pods: the left-out pod fails every node for CPU, as its cycle said.
+          if (!now.report.placed)
+            assert.deepEqual(
+              now.report.detail.failures.map((f) => [f.plugin, ...f.reasons]),
+              [['NodeResourcesFit', 'Insufficient cpu']],
+              node,
+            );
+        }
+      });
+    }
+
+    it('the left-out pod lacks CPU on every node, beside the pods of the set planned first; the editor says the same', async () => {
+      const { report } = await explained(['jobs/second-1', '--plan', id, '--db', db]);
+      assert.deepEqual(
+        report.closest.map((c) => c.node),
+        ['n2', 'n3', 'n1'],
+        'every node short of CPU, n1 (where second-0 went) most',
+      );
+      const text = await runPodplan(['explain', 'jobs/second-1', '--plan', id, '--db', db, '--node', 'n2']);
+      assert.match(
+        text.stdout,
+        new RegExp(
+          `^jobs/second-1 in plan ${id} \\(pod set jobs/second, planner greedy, made \\S+\\): judged on the cluster that plan was made on \\(with the 3 pods the sets planned before it placed on their nodes\\), with its other pods on their planned nodes, under the profile it was made with\\.$`,
+          'm',
+        ),
+      );
+      assert.match(text.stdout, /^ {2}fails NodeResourcesFit \(Filter\): Insufficient cpu\n {2}lacks: cpu short by 1$/m);
+      const history = await openHistory(db, ['file:///w'], () => undefined);
+      try {
+        const analysis = workspaceOf({
+          'cluster.yaml': readFileSync(join(fixture, 'cluster.yaml'), 'utf8'),
+          'podsets.yaml': readFileSync(join(fixture, 'podsets.yaml'), 'utf8'),
+        }).analysis();
+        const pod = analysis.pod('jobs', 'second-1');
+        assert.ok(pod);
+        const stored = await explainInPlan(pod, analysis, { podSet: 'second', historyId: Number(id) }, history);
+        const preview = await explainInPlan(pod, analysis, { podSet: 'second' }, history);
+        assert.ok(stored && preview);
+        assert.equal(stored.message, '0/3 nodes are available: 3 Insufficient cpu.');
+        assert.deepEqual(stored.matrix.closest, { node: 'n2', why: 'fails only NodeResourcesFit: Insufficient cpu (short by 1 cpu)' });
+        assert.deepEqual(preview.matrix.closest, stored.matrix.closest, 'the preview, planned now, says the same');
+        assert.equal(
+          stored.judgedOn,
+          `Judged on the cluster plan #${id} was made on (with the 3 pods the sets planned before it placed on their nodes), as it left it (its other pods on their nodes), with the profile it was made with.`,
+        );
+      } finally {
+        history.close();
+      }
+    });
+
+    it('a plan recorded before the history kept those pods (a schema-9 file): judged without them, saying so; the editor too', async () => {
+      const old = join(dir, 'v9.db');
+      const Database = (await import('better-sqlite3')).default;
+      const sqlite = new Database(old);
+      sqlite.exec(readFileSync('test/fixtures/store/history-v9.sql', 'utf8'));
+      sqlite.close();
+      const text = await runPodplan(['explain', 'jobs/second-1', '--plan', '3', '--db', old]);
+      assert.equal(text.code, 1, text.stderr);
+      assert.match(
+        text.stdout,
+        /^jobs\/second-1 in plan 3 \(pod set jobs\/second, planner greedy, made \S+\): judged on the cluster that plan was made on, with its other pods on their planned nodes, under the profile it was made with\. The plan was recorded before the history kept the pods the sets planned before it placed \(history schema version 10\): if ScheduleTrigger second depends on other sets, their pods are missing here\.$/m,
+      );
+      const history = await openHistory(old, ['file:///w'], () => undefined);
+      try {
+        const analysis = workspaceOf({
+          'cluster.yaml': readFileSync(join(fixture, 'cluster.yaml'), 'utf8'),
+          'podsets.yaml': readFileSync(join(fixture, 'podsets.yaml'), 'utf8'),
+        }).analysis();
+        const pod = analysis.pod('jobs', 'second-1');
+        assert.ok(pod);
+        const editor = await explainInPlan(pod, analysis, { podSet: 'second', historyId: 3 }, history);
+        assert.match(
+          editor?.judgedOn ?? '',
+          /The plan was recorded before the history kept the pods the sets planned before it placed: if ScheduleTrigger second depends on other sets, their pods are missing here\.$/,
+        );
+      } finally {
+        history.close();
+      }
+    });
+  });
+
   describe('refuses what it cannot explain (exit 2)', () => {
     const table: Array<[what: string, args: string[], expected: RegExp]> = [
       ['no pod given', ['examples/cluster'], /paths and a pod are needed/],

@@ -2,10 +2,12 @@
 // preempts keeps its evicted pods, the opened plan shows them, and comparing it with a plan that
 // does not preempt says which running pods only one of them evicts.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Result } from '../../src/engine/api/result';
 import type { History } from '../../src/server/history';
-import { planPodSet, planView } from '../../src/server/service/planning';
+import { ManualClock } from '../../src/engine/api/clock';
+import { explainInPlan, planPodSet, planView, previewPodSet } from '../../src/server/service/planning';
 import { openHistory } from '../../src/server/store-history';
 import { cli } from '../cli/run-cli';
 import { openTestStore, useTempDir } from '../store/helpers';
@@ -86,5 +88,48 @@ describe('server/store-history (the editor’s plan history on src/store)', () =
     }
     const shown = await cli(['show', String(editor.id), '--db', db]);
     assert.match(shown.stdout, /\* a name made up for a workload's replica/);
+  });
+
+  // A set planned after the set its trigger depends on was made on the cluster with that set's pods
+  // placed (Plan.placedBefore): the preview keeps them, and a draft is reused only for the same.
+  it('keeps with a dependent set’s preview the pods the set it depends on placed; reuses a draft only when they are the same', async () => {
+    const fixture = 'test/fixtures/workspaces/depends-on';
+    const analysis = workspaceOf({
+      'cluster.yaml': readFileSync(join(fixture, 'cluster.yaml'), 'utf8'),
+      'podsets.yaml': readFileSync(join(fixture, 'podsets.yaml'), 'utf8'),
+    }).analysis();
+    const made = value(await previewPodSet(analysis, { namespace: 'jobs', name: 'second' }));
+    assert.deepEqual(made.placedBefore?.map((p) => `${p.namespace}/${p.pod}`).sort(), ['jobs/first-0', 'jobs/first-1', 'jobs/first-2']);
+    const keep = (plan: typeof made) =>
+      value(history.savePreview(plan, 'sha256:p', analysis.model.generated, { cluster: analysis.model.cluster }));
+    const id = keep(made);
+    assert.deepEqual(value(history.planned(id)).basis?.placedBefore, made.placedBefore);
+    assert.equal(keep(made), id, 'the same preview again: the same draft');
+    const [first, ...rest] = made.placedBefore ?? [];
+    assert.ok(first);
+    const elsewhere = keep({ ...made, placedBefore: [{ ...first, node: first.node === 'n1' ? 'n2' : 'n1' }, ...rest] });
+    assert.notEqual(elsewhere, id, 'a pod placed before it on another node: another plan');
+  });
+
+  it('a live scheduler’s plan is kept without its cluster: the editor’s explain of it says that is why no node is judged', async () => {
+    const analysis = workspaceOf({ 'cluster.yaml': CLUSTER }).analysis();
+    const made = value(planPodSet(analysis, { namespace: 'default', podSet: 's' }));
+    const live = value(
+      history.record({ kind: 'kube-context', name: 'test', server: 'https://127.0.0.1:6443' }, 'live', {
+        clock: new ManualClock(0),
+        onError: (m) => assert.fail(m),
+      }),
+    );
+    const id = live.savePlan(made);
+    live.finish('succeeded', 'stopped');
+    assert.ok(id !== undefined);
+    assert.equal(value(history.planned(id)).live, true);
+    const pod = analysis.pod('default', 'a');
+    assert.ok(pod);
+    const editor = await explainInPlan(pod, analysis, { podSet: 's', historyId: id }, history);
+    assert.equal(
+      editor?.judgedOn,
+      `Plan #${id} was made by a live scheduler on the cluster as it was at that moment, which the history does not keep with a live scheduler’s plans: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`,
+    );
   });
 });

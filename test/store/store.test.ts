@@ -136,6 +136,7 @@ describe('store/store', () => {
         {
           id: 0,
           runId: 0,
+          runKind: 'preview',
           source: { kind: 'kube-context', name: 'prod', server: 'https://10.0.0.1:6443' },
           podSet: 'web',
           namespace: 'default',
@@ -307,9 +308,9 @@ describe('store/store', () => {
       const same = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'), packs);
       const otherProfile = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'), spreads);
       const noProfile = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'));
-      assert.deepEqual(value(store.planBasis(first)), { cluster: cluster('4'), profile: packs });
-      assert.deepEqual(value(store.planBasis(otherProfile)), { cluster: cluster('4'), profile: spreads });
-      assert.deepEqual(value(store.planBasis(noProfile)), { cluster: cluster('4') }, 'as schema 8 kept it');
+      assert.deepEqual(value(store.planBasis(first)), { cluster: cluster('4'), profile: packs, placedBefore: [] });
+      assert.deepEqual(value(store.planBasis(otherProfile)), { cluster: cluster('4'), profile: spreads, placedBefore: [] });
+      assert.deepEqual(value(store.planBasis(noProfile)), { cluster: cluster('4'), placedBefore: [] }, 'as schema 8 kept it');
       assert.equal(clusters(), 3);
       const hashOf = (id: number) => value(store.summary(id)).basis;
       assert.equal(hashOf(first), basisHash({ cluster: cluster('4'), profile: packs }));
@@ -321,6 +322,24 @@ describe('store/store', () => {
         'any object of the cluster',
       );
       assert.equal(value(store.summary(saveOn(planOf({ 'web-0': 'n1' }), undefined))).basis, undefined);
+    });
+
+    // A set planned after others (a trigger's dependencies) was made on the cluster with their pods
+    // placed: that is kept on the plan's own row, a delta on the cluster row it shares (schema 10).
+    it('keeps the pods the sets planned before it placed with the plan, not as another copy of the cluster', () => {
+      const packs: Profile = { schedulerName: 'podset-planner-scheduler' };
+      const placedBefore = [
+        { namespace: 'default', pod: 'first-1', node: 'n1' },
+        { namespace: 'other', pod: 'first-0', node: 'n1' },
+      ];
+      const alone = saveOn(planOf({ 'web-0': 'n1' }), cluster('4'), packs);
+      const after = saveOn({ ...planOf({ 'web-0': 'n1' }), placedBefore }, cluster('4'), packs);
+      assert.deepEqual(value(store.planBasis(after)), { cluster: cluster('4'), profile: packs, placedBefore }, 'in the order placed');
+      assert.deepEqual(value(store.planBasis(alone))?.placedBefore, [], 'none: known to be none');
+      assert.deepEqual(value(store.loadPlan(after)).placedBefore, placedBefore, 'the plan as the planner made it');
+      assert.equal(value(store.loadPlan(alone)).placedBefore, undefined);
+      assert.equal(clusters(), 1, 'one cluster row for both');
+      assert.equal(value(store.summary(after)).basis, value(store.summary(alone)).basis);
     });
 
     it('a cluster goes with the last plan made on it when retention drops the plans', () => {

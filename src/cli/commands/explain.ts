@@ -9,7 +9,7 @@ import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } fr
 import type { Diagnosis, NodeScoreRecord } from '../../engine/framework/diagnosis';
 import { podInfo } from '../../engine/framework/node-info';
 import { planClusterOf } from '../../engine/planner/plan-cluster';
-import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
+import { POD_SET_LABEL, type PlacedPod, type Plan } from '../../engine/planner/plan';
 import { POD_SET_SCHEDULER_NAME, podSetsIn } from '../../engine/planner/podset/podset';
 import { simulate } from '../../engine/scheduler/simulate';
 import { seededRandom } from '../../engine/api/random';
@@ -44,9 +44,11 @@ ${POD_SET_LABEL}, scheduled by the pod-set planner) is explained at its planned 
 
 With --plan, a pod of a pod-set plan the history keeps (podplan history lists the ids) is explained
 as that plan judged it: the planner's own cycle for it, and each node's verdict on the cluster the
-plan was made on with the plan's other pods on their nodes, under the pod-set profile it was made
-with (both kept with it). No paths are read (any given are ignored), and --profile does not apply.
-A plan recorded before the history kept its cluster and profile is refused, saying so.
+plan was made on (with the pods the sets planned before it placed: its trigger's dependencies),
+with the plan's other pods on their nodes, under the pod-set profile it was made with (all kept
+with it). No paths are read (any given are ignored), and --profile does not apply. A plan recorded
+before the history kept its cluster and profile, or made by a live scheduler (podplan run, whose
+plans it keeps without the cluster, which moves), is refused, saying so.
 
 Options:
 ${sourceHelp(20)}
@@ -254,13 +256,13 @@ async function explainPlanned(
 /**
  * The verdicts explain shows beside the planner's cycle for a pod of a set (the closest nodes, the
  * device requests not met per node), as the editor's explain view has them: on the cluster as the
- * set's plan leaves it, the set's other placed pods on their nodes (engine/planner/plan-cluster.ts,
- * which the editor's plan check and ranking judge on too), where the claims they share or take count
- * as allocated there.
+ * set's plan leaves it, the pods of the sets planned before it (its trigger's dependencies) and the
+ * set's other placed pods on their nodes (engine/planner/plan-cluster.ts, which the editor's plan
+ * check and ranking judge on too), where the claims they share or take count as allocated there.
  */
 function planVerdicts(planning: Planning, pod: Pod, plan: Plan, cycle: Diagnosis): NodeVerdict[] {
   const info = podInfo(pod);
-  const cluster = planClusterOf(planning.workspace.cluster, pod.metadata.namespace ?? 'default', plan.assignments, pod.metadata.name);
+  const cluster = planClusterOf(planning.workspace.cluster, plan, pod.metadata.name);
   if (!info.ok || !cluster.ok) return [];
   return cluster.value.verdicts(planning.planning.framework, info.value, cycle);
 }
@@ -271,6 +273,8 @@ interface StoredForExplain {
   readonly pod: Pod;
   readonly cluster: ClusterSnapshot;
   readonly profile: Profile;
+  /** The pods the plans of other sets placed before it; undefined when the history did not keep them (before schema version 10). */
+  readonly placedBefore: readonly PlacedPod[] | undefined;
   readonly assignments: readonly StoredAssignment[];
   readonly unplaced?: StoredUnplaced;
   readonly diagnosis: Diagnosis | undefined;
@@ -292,9 +296,11 @@ function readStored(store: PlanStore, id: number, wanted: string): StoredForExpl
   const basis = store.planBasis(id);
   if (!basis.ok) return basis.error.message;
   const instead = `podplan show ${id} prints where each pod went and why; podplan explain without --plan explains ${key} on the files as they are`;
+  if (!basis.value && summary.runKind === 'live')
+    return `plan ${id} was made by a live scheduler (podplan run, or the editor's Run Podplan as scheduler) on the cluster as it was at that moment, which the history does not keep with a live scheduler's plans: its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer (${instead})`;
   if (!basis.value)
     return `plan ${id} was recorded before the plan history kept the cluster a plan is made on (history schema version 8): its pods cannot be judged as it left the cluster, and judging them on today's files would be another plan's answer (${instead})`;
-  const { cluster, profile } = basis.value;
+  const { cluster, profile, placedBefore } = basis.value;
   if (!profile)
     return `plan ${id} was recorded before the plan history kept the pod-set profile a plan is made with (history schema version 9): its pods cannot be judged as it judged them, and judging them with today's profile would be another plan's answer (${instead})`;
   const pod = cluster.pods.find((p) => (p.metadata.namespace ?? 'default') === summary.namespace && p.metadata.name === name);
@@ -302,7 +308,7 @@ function readStored(store: PlanStore, id: number, wanted: string): StoredForExpl
   const diagnosis = store.diagnosis(id, name);
   if (!diagnosis.ok) return diagnosis.error.message;
   const u = unplaced.find((x) => x.pod === name);
-  return { summary, pod, cluster, profile, assignments, ...(u ? { unplaced: u } : {}), diagnosis: diagnosis.value };
+  return { summary, pod, cluster, profile, placedBefore, assignments, ...(u ? { unplaced: u } : {}), diagnosis: diagnosis.value };
 }
 
 /**
@@ -345,7 +351,7 @@ async function explainStored(
   const { summary, pod, diagnosis } = found;
   const key = podKey(pod);
   const assigned = found.assignments.find((a) => a.pod === pod.metadata.name);
-  const lead = `${key} in plan ${id} (pod set ${summary.namespace}/${summary.podSet}, planner ${summary.planner}, made ${formatTime(summary.createdAt)}): judged on the cluster that plan was made on, with its other pods on their planned nodes, under the profile it was made with.`;
+  const lead = `${key} in plan ${id} (pod set ${summary.namespace}/${summary.podSet}, planner ${summary.planner}, made ${formatTime(summary.createdAt)}): ${judgedOn(found)}`;
   if (!diagnosis) {
     const text = assigned
       ? `${lead}\nPlanned node: ${assigned.node} (the planner chose it for the set as a whole; it records no cycle for this pod).\n`
@@ -355,7 +361,11 @@ async function explainStored(
   }
   const cycle = { ...diagnosis, ...(assigned ? { chosenNode: assigned.node } : {}) };
   const info = podInfo(pod);
-  const cluster = planClusterOf(found.cluster, summary.namespace, found.assignments, pod.metadata.name);
+  const cluster = planClusterOf(
+    found.cluster,
+    { namespace: summary.namespace, assignments: found.assignments, ...(found.placedBefore ? { placedBefore: found.placedBefore } : {}) },
+    pod.metadata.name,
+  );
   const verdicts = info.ok && cluster.ok ? cluster.value.verdicts(planning.value.framework, info.value, cycle) : [];
   const report = podReport(cycle, {
     limit,
@@ -367,6 +377,19 @@ async function explainStored(
       `${lead}\n${formatReport(report, false, paint(io.color))}`,
   );
   return report.placed ? EXIT.ok : EXIT.unplaced;
+}
+
+/** Where a stored plan's pod is judged, in words: the cluster as that plan saw it, and what of it the history did not keep. */
+function judgedOn(found: StoredForExplain): string {
+  const before = found.placedBefore;
+  const placed = before?.length
+    ? ` (with the ${before.length === 1 ? 'pod' : `${before.length} pods`} the sets planned before it placed on their nodes)`
+    : '';
+  const unknown =
+    before === undefined && found.summary.trigger !== undefined
+      ? ` The plan was recorded before the history kept the pods the sets planned before it placed (history schema version 10): if ScheduleTrigger ${found.summary.trigger} depends on other sets, their pods are missing here.`
+      : '';
+  return `judged on the cluster that plan was made on${placed}, with its other pods on their planned nodes, under the profile it was made with.${unknown}`;
 }
 
 function more(count: number, shown: number): string {

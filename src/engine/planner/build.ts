@@ -12,7 +12,7 @@ import { GREEDY, greedy } from './planners/greedy';
 import { snapshotHash } from './podset/hash';
 import { optimize } from './planners/optimize';
 import { pallet } from './planners/pallet';
-import type { Plan, PlanAssignment, PlanVictim, UnplacedPod } from './plan';
+import type { PlacedPod, Plan, PlanAssignment, PlanVictim, UnplacedPod } from './plan';
 import { preemptForUnplaced, victimsOfPlaced } from './search/preempt';
 import { OBJECTIVES, type Objective, type Planner, type SolverSettings } from './planner';
 import type { PodSetFramework } from './scheduler/plugin';
@@ -56,6 +56,8 @@ export interface PlanInput {
   readonly now: number;
   /** A MILP solver for the exact planner and the bound beside every plan, when the process has one. */
   readonly solver?: SolverSettings;
+  /** Pods other sets' plans put on the snapshot before this one (plan-all's fixpoint): recorded on the plan (Plan.placedBefore). */
+  readonly placedBefore?: readonly PlacedPod[];
 }
 
 /** A label whose value cannot be used, and why. */
@@ -195,6 +197,7 @@ export function buildPlan(input: PlanInput, settings: PlanSettings = {}): Result
     assignments,
     unplaced,
     ...(victims.length > 0 ? { victims } : {}),
+    ...(input.placedBefore?.length ? { placedBefore: input.placedBefore } : {}),
     createdAt: input.now,
     snapshotHash: snapshotHash(
       cluster.map((n) => n.node),

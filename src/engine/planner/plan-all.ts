@@ -20,7 +20,7 @@ import {
 } from '../reconcile/triggers';
 import { planPodSet, type PlanSettings } from './build';
 import { schedulePlanName } from './podset/name';
-import type { Plan } from './plan';
+import type { PlacedPod, Plan } from './plan';
 import type { PodSetFramework } from './scheduler/plugin';
 import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from './podset/podset';
 import { readTrigger, triggerKey, type TriggerSpec } from './podset/trigger';
@@ -80,8 +80,9 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
   const plans = new Map<string, Plan>();
   for (const p of input.plans ?? []) plans.set(setId(SCHEDULE_PLAN_KIND, { namespace: p.namespace, name: p.podSet }), p);
   const planOfTrigger = new Map<string, Plan>();
-  /** Pods placed by the plans made so far, by key. */
+  /** Pods placed by the plans made so far, by key, and in the order they were put on the working copy. */
   const placed = new Set<string>();
+  const placedInOrder: PlacedPod[] = [];
   const members = (ref: PodSetRef) => resolvePodSet(input.cluster.pods, ref, schedulerName).pods;
 
   const plan = async (descriptor: TriggerDescriptor): Promise<Terminal> => {
@@ -92,14 +93,15 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
     const first = owner.get(podSetKey(ref)) as TriggerSpec;
     if (first !== spec) return failed(`pod set ${podSetKey(ref)} is planned by ScheduleTrigger ${triggerKey(first)}`);
     const podSet = resolvePodSet(input.cluster.pods, ref, schedulerName);
+    // The cluster it is made on is the input's with what the plans before it placed: the plan records them.
     const built = planPodSet(
       input.planning,
-      { podSet, snapshot: working.snapshot, now: input.now },
+      { podSet, snapshot: working.snapshot, now: input.now, placedBefore: [...placedInOrder] },
       { trigger: spec, override: input.override },
     );
     if (!built.ok) return failed(built.error);
     const made = built.value;
-    assume(working, podSet.pending, made);
+    placedInOrder.push(...assume(working, podSet.pending, made));
     for (const a of made.assignments) placed.add(`${made.namespace}/${a.pod}`);
     planOfTrigger.set(descriptor.id, made);
     plans.set(setId(SCHEDULE_PLAN_KIND, ref), made);
@@ -252,15 +254,19 @@ function withDependencies(trigger: TriggerSpec, triggers: readonly TriggerSpec[]
   return triggers.filter((t) => needed.has(t));
 }
 
-/** The plan's new placements on the working copy, so later plans see them. */
-function assume(working: WhatIf, pending: readonly Pod[], plan: Plan): void {
+/** The plan's new placements on the working copy, so later plans see them; the pods it put there. */
+function assume(working: WhatIf, pending: readonly Pod[], plan: Plan): PlacedPod[] {
   const byName = new Map(pending.map((p) => [p.metadata.name, p]));
+  const put: PlacedPod[] = [];
   for (const a of plan.assignments) {
     const pod = byName.get(a.pod);
     const node = working.indexOf(a.node);
     if (!pod || node === undefined) continue;
     // buildPlan has read every pending pod already, so this is ok.
     const info = podInfo(pod);
-    if (info.ok) working.assume(info.value, node);
+    if (!info.ok) continue;
+    working.assume(info.value, node);
+    put.push({ namespace: plan.namespace, pod: a.pod, node: a.node });
   }
+  return put;
 }

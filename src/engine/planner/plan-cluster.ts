@@ -16,6 +16,7 @@ import { podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework, ScheduleFailure, ScheduleResult } from '../framework/runtime';
 import { Snapshot } from '../framework/snapshot';
 import type { Status } from '../framework/status';
+import type { PlacedPod } from './plan';
 
 export class PlanCluster {
   private constructor(readonly snapshot: CopyOnWriteCluster) {}
@@ -61,28 +62,38 @@ export class PlanCluster {
   }
 }
 
+/** What of a plan decides the cluster it leaves: its pods' nodes, and the pods placed before it was made. */
+export interface PlanPlacements {
+  readonly namespace: string;
+  readonly assignments: ReadonlyArray<{ readonly pod: string; readonly node: string }>;
+  /** Pods other sets' plans put on the cluster before this plan was made (Plan.placedBefore). */
+  readonly placedBefore?: readonly PlacedPod[];
+}
+
 /**
- * `cluster` as a plan of pods in `namespace` leaves it: each assignment's pod that the cluster has
- * and no node holds yet put on its node, all but the pod named `without` (the one being judged).
- * How `podplan explain` rebuilds a plan's cluster from its placements, for a plan made now and for
- * one the history kept with the cluster it was made on (as the editor's explain of a stored plan).
+ * `cluster` as a plan leaves it: first the pods the plans before it placed (`placedBefore`: the
+ * cluster it was made on), then each assignment's pod in its namespace, each one the cluster has
+ * and no node holds yet put on its node, all but the pod of the plan named `without` (the one being
+ * judged). How `podplan explain` rebuilds a plan's cluster from its placements, for a plan made now
+ * and for one the history kept with the cluster it was made on (as the editor's explain of a stored
+ * plan and of a preview). `base`: that cluster's snapshot with nothing placed yet, when the caller
+ * has one (else built from `cluster`).
  */
-export function planClusterOf(
-  cluster: ClusterSnapshot,
-  namespace: string,
-  assignments: ReadonlyArray<{ readonly pod: string; readonly node: string }>,
-  without?: string,
-): Result<PlanCluster> {
-  const base = Snapshot.fromCluster(cluster);
-  if (!base.ok) return base;
-  const planned = PlanCluster.on(base.value);
-  const pods = new Map(cluster.pods.filter((p) => (p.metadata.namespace ?? 'default') === namespace).map((p) => [p.metadata.name, p]));
-  for (const a of assignments) {
-    const pod = pods.get(a.pod);
-    if (a.pod === without || !pod || pod.spec.nodeName) continue;
-    const info = podInfo(pod);
-    if (info.ok) planned.place(a.node, info.value);
+export function planClusterOf(cluster: ClusterSnapshot, plan: PlanPlacements, without?: string, base?: PlanCluster): Result<PlanCluster> {
+  if (!base) {
+    const snapshot = Snapshot.fromCluster(cluster);
+    return snapshot.ok ? planClusterOf(cluster, plan, without, PlanCluster.on(snapshot.value)) : snapshot;
   }
+  const planned = base;
+  const pods = new Map(cluster.pods.map((p) => [`${p.metadata.namespace ?? 'default'}/${p.metadata.name}`, p]));
+  const put = (namespace: string, name: string, node: string) => {
+    const pod = pods.get(`${namespace}/${name}`);
+    if (!pod || pod.spec.nodeName) return;
+    const info = podInfo(pod);
+    if (info.ok) planned.place(node, info.value);
+  };
+  for (const p of plan.placedBefore ?? []) put(p.namespace, p.pod, p.node);
+  for (const a of plan.assignments) if (a.pod !== without) put(plan.namespace, a.pod, a.node);
   return ok(planned);
 }
 

@@ -22,6 +22,16 @@ export interface UnplacedPod {
   readonly diagnosis: Diagnosis;
 }
 
+/**
+ * A pod another set's plan put on the cluster before this plan was made (planWorkspace plans a
+ * trigger's dependencies first and assumes each plan on the cluster before the next).
+ */
+export interface PlacedPod {
+  readonly namespace: string;
+  readonly pod: string;
+  readonly node: string;
+}
+
 /** A running pod the plan evicts (the profile lets plans preempt): where, and for which pod of the set. */
 export interface PlanVictim {
   /** namespace/name */
@@ -50,6 +60,11 @@ export interface Plan {
   readonly createdAt: number;
   /** A hash of the nodes and pods the plan was made from, to tell whether it is stale. */
   readonly snapshotHash: string;
+  /**
+   * The pending pods the plans of other sets made before it put on their nodes, in that order: the
+   * cluster it was made on is its input's with these placed. Absent when there were none.
+   */
+  readonly placedBefore?: readonly PlacedPod[];
 }
 
 /** The API group/version of Pallet's ScheduleTrigger and SchedulePlan objects. */

@@ -473,21 +473,35 @@ export async function explainInPlan(
       const storedPod = storedCluster.pods.find(
         (x) => (x.metadata.namespace ?? 'default') === namespace && x.metadata.name === p.metadata.name,
       );
-      const planned = planClusterOf(storedCluster, stored.value.namespace, stored.value.assignments, p.metadata.name);
+      const before = basis.placedBefore;
+      const planned = planClusterOf(
+        storedCluster,
+        { namespace: stored.value.namespace, assignments: stored.value.assignments, ...(before ? { placedBefore: before } : {}) },
+        p.metadata.name,
+      );
       if (planned.ok) {
         const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
         lacks = whatItLacks(storedPod ?? p, analysis, d, planned.value, framework.value.framework);
         nodes = storedCluster.nodes.map((n) => n.metadata.name);
-        judgedOn = `Judged on the cluster plan #${id} was made on, as it left it (its other pods on their nodes), with the profile it was made with.`;
+        const seen = before?.length
+          ? ` (with the ${before.length === 1 ? 'pod' : `${before.length} pods`} the sets planned before it placed on their nodes)`
+          : '';
+        const unknown =
+          before === undefined && stored.value.trigger !== undefined
+            ? ` The plan was recorded before the history kept the pods the sets planned before it placed: if ScheduleTrigger ${stored.value.trigger} depends on other sets, their pods are missing here.`
+            : '';
+        judgedOn = `Judged on the cluster plan #${id} was made on${seen}, as it left it (its other pods on their nodes), with the profile it was made with.${unknown}`;
       }
     } else
       judgedOn = !stored.ok
         ? `The cluster plan #${id} was made on could not be read (${stored.error}): no node’s verdict is judged.`
-        : !basis
-          ? `Plan #${id} was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
-          : !basis.profile
-            ? `Plan #${id} was recorded before the plan history kept the profile a plan is made with: the planner’s cycle is shown, but no node’s verdict is judged, since today’s profile may not be the one that plan was made with.`
-            : `The profile plan #${id} was made with does not build (${framework && !framework.ok ? framework.error : ''}): no node’s verdict is judged.`;
+        : !basis && stored.value.live
+          ? `Plan #${id} was made by a live scheduler on the cluster as it was at that moment, which the history does not keep with a live scheduler’s plans: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
+          : !basis
+            ? `Plan #${id} was recorded before the plan history kept the cluster a plan is made on: the planner’s cycle is shown, but no node’s verdict is judged, since today’s workspace may not be the cluster that plan saw.`
+            : !basis.profile
+              ? `Plan #${id} was recorded before the plan history kept the profile a plan is made with: the planner’s cycle is shown, but no node’s verdict is judged, since today’s profile may not be the one that plan was made with.`
+              : `The profile plan #${id} was made with does not build (${framework && !framework.ok ? framework.error : ''}): no node’s verdict is judged.`;
   } else {
     const made = await previewPodSet(analysis, { namespace, name: ref.podSet }, solverOf(analysis));
     if (made.ok) {
@@ -501,11 +515,21 @@ export async function explainInPlan(
       // placed, their devices taken), as podplan explain judges.
       if (cycle) {
         const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
+        // With the pods of the sets planned before it (its trigger's dependencies) on their nodes: the cluster it was made on.
+        const before = made.value.placedBefore;
+        const on = before
+          ? planClusterOf(
+              analysis.model.cluster,
+              { namespace, assignments: placed, placedBefore: before },
+              p.metadata.name,
+              analysis.engine.planCluster(),
+            )
+          : undefined;
         lacks = whatItLacks(
           p,
           analysis,
           d,
-          analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }),
+          on?.ok ? on.value : analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }),
         );
       }
     }

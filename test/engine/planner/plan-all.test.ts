@@ -60,6 +60,24 @@ describe('engine/planner/plan-all', () => {
     assert.notEqual(outcomes[0]?.plan?.assignments[0]?.node, outcomes[1]?.plan?.assignments[0]?.node);
   });
 
+  // The cluster a plan was made on is the input's with what the plans before it placed: the plan
+  // records those pods (Plan.placedBefore), which the history keeps and explain places again.
+  it('records on each plan the pods the plans before it placed, in the order they were placed', async () => {
+    const outcomes = await plan([trigger('app', ['db']), trigger('db')], [app(0), db(0), db(1)]);
+    const [appPlan, dbPlan] = outcomes.map((o) => o.plan);
+    assert.equal(dbPlan?.placedBefore, undefined, 'planned first: on the input as it is');
+    assert.deepEqual(
+      appPlan?.placedBefore,
+      dbPlan?.assignments.map((a) => ({ namespace: 'default', pod: a.pod, node: a.node })),
+    );
+    const chained = await plan(
+      [trigger('a'), trigger('b', ['a']), trigger('c', ['b'])],
+      [setPod('a-0', 'a').req({ cpu: '1' }), setPod('b-0', 'b').req({ cpu: '1' }), setPod('c-0', 'c').req({ cpu: '1' })],
+    );
+    const placed = (set: string) => chained.find((o) => o.trigger.name === set)?.plan?.placedBefore?.map((p) => p.pod);
+    assert.deepEqual([placed('a'), placed('b'), placed('c')], [undefined, ['a-0'], ['a-0', 'b-0']]);
+  });
+
   describe('what can never proceed ends with a clear status', () => {
     const table: Array<{ name: string; triggers: TriggerSpec[]; pods: PodBuilder[]; expect: Record<string, string> }> = [
       {

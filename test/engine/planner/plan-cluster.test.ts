@@ -5,7 +5,7 @@ import { deviceFailureText } from '../../../src/engine/explain/devices';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
 import { Snapshot } from '../../../src/engine/framework/snapshot';
 import { statusMessage } from '../../../src/engine/framework/status';
-import { PlanCluster } from '../../../src/engine/planner/plan-cluster';
+import { PlanCluster, planClusterOf } from '../../../src/engine/planner/plan-cluster';
 import { madeUpClaimName } from '../../../src/engine/plugins/dynamicresources/claims';
 import { makeNode } from '../../builders';
 import { planning } from './fixtures';
@@ -104,6 +104,58 @@ describe('engine/planner/plan-cluster', () => {
       assert.deepEqual(Object.fromEntries(['g1', 'g2', 'c1'].map((n) => [n, verdict(cluster, pod, n)])), row.want);
     });
   }
+
+  // planClusterOf rebuilds a plan's cluster from a cluster and the plan's placements: first the pods
+  // the sets planned before it placed (Plan.placedBefore: the cluster it was made on), then its own.
+  describe('planClusterOf: the cluster a plan saw, and as it leaves it', () => {
+    const pod = (name: string, namespace: string, nodeName?: string): Pod => ({
+      metadata: { name, namespace, uid: `uid-${namespace}-${name}` },
+      spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: 'main', resources: { requests: { cpu: '3' } } }] },
+    });
+    const cluster = {
+      nodes: ['n1', 'n2'].map((n) => makeNode(n).alloc({ cpu: '4', memory: '16Gi', pods: '110' }).obj),
+      pods: [pod('first-0', 'jobs'), pod('first-1', 'jobs'), pod('second-0', 'jobs'), pod('bound', 'web', 'n2'), pod('second-1', 'jobs')],
+    };
+    const judged = pod('p', 'jobs');
+    const verdicts = (placements: Parameters<typeof planClusterOf>[1], without?: string) => {
+      const built = planClusterOf({ ...cluster, pods: [...cluster.pods, judged] }, placements, without);
+      assert.ok(built.ok);
+      const info = podInfo(judged);
+      assert.ok(info.ok);
+      return Object.fromEntries(['n1', 'n2'].map((n) => [n, verdict(built.value, info.value, n)]));
+    };
+    const table: Array<{ name: string; placements: Parameters<typeof planClusterOf>[1]; without?: string; want: Record<string, string> }> =
+      [
+        {
+          name: 'the plan alone: its pods on their nodes (a bound pod stays where it is)',
+          placements: { namespace: 'jobs', assignments: [{ pod: 'second-0', node: 'n1' }] },
+          want: { n1: 'NodeResourcesFit: Insufficient cpu', n2: 'NodeResourcesFit: Insufficient cpu' },
+        },
+        {
+          name: 'the pods placed before it too, by namespace, whatever the plan’s own',
+          placements: { namespace: 'web', assignments: [], placedBefore: [{ namespace: 'jobs', pod: 'first-0', node: 'n1' }] },
+          want: { n1: 'NodeResourcesFit: Insufficient cpu', n2: 'NodeResourcesFit: Insufficient cpu' },
+        },
+        {
+          name: 'the judged pod of the plan left out',
+          placements: { namespace: 'jobs', assignments: [{ pod: 'second-1', node: 'n1' }] },
+          without: 'second-1',
+          want: { n1: 'fits', n2: 'NodeResourcesFit: Insufficient cpu' },
+        },
+        {
+          name: 'a pod placed before it never is: it is no pod of the plan',
+          placements: { namespace: 'jobs', assignments: [], placedBefore: [{ namespace: 'jobs', pod: 'first-1', node: 'n1' }] },
+          without: 'first-1',
+          want: { n1: 'NodeResourcesFit: Insufficient cpu', n2: 'NodeResourcesFit: Insufficient cpu' },
+        },
+        {
+          name: 'nothing placed: the cluster as it is',
+          placements: { namespace: 'jobs', assignments: [] },
+          want: { n1: 'fits', n2: 'NodeResourcesFit: Insufficient cpu' },
+        },
+      ];
+    for (const row of table) it(row.name, () => assert.deepEqual(verdicts(row.placements, row.without), row.want));
+  });
 
   it('a placement on a node that does not exist is refused', () => {
     assert.equal(PlanCluster.on(base()).place('nowhere', gpuPod('a')), false);

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { schedulePlanName } from '../../../src/engine/planner/podset/name';
 import { PLANNER_CRDS } from '../../../src/kube/crds';
 import type { KubeObject } from '../apiserver';
+import { cli } from '../../cli/run-cli';
+import { openTestStore } from '../../store/helpers';
 import { node, pod, podRef, podsOf, POD_SETS, runArgs, runLive, startCluster, until, type Cluster } from './cluster';
 
 const TRIGGER = { apiVersion: 'planner.ciena.io/v1alpha1', kind: 'ScheduleTrigger' } as const;
@@ -126,5 +128,72 @@ describe('kube/live: ScheduleTriggers', function () {
     const result = await run;
     assert.match(result.stderr, /ScheduleTrigger shop\/web waits for ScheduleTrigger\/shop\/db \(their pods Ready\)/);
     for (const p of ['db-0', 'db-1', 'web-0']) assert.equal(server.counters.bindings.get(`shop/${p}`), 1);
+  });
+
+  // A set whose trigger depends on another is planned once that one's plan is complete, before its
+  // pods are bound: beside them (the coordinator assumes the pods other sets' plans placed), as
+  // podplan plan plans it. db's pods take 3 of each node's 4 CPUs: web-1 (2 CPUs) fits nowhere.
+  it('dependsOn: the dependent set is planned beside the pods its dependency’s plan placed, not bound yet; explain --plan says why a live plan has no cluster', async () => {
+    cluster = await startCluster(['n1', 'n2', 'n3'].map((n) => node(n, { cpu: '4', memory: '16Gi', pods: '110' })));
+    const { server } = cluster;
+    server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
+    const setMember = (name: string, set: string, cpu: string) =>
+      pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu, labels: { 'planner.ciena.io/pod-set': set } });
+    const triggerOf = (set: string, spec: Record<string, unknown>): KubeObject => ({
+      ...TRIGGER,
+      metadata: { name: set, namespace: 'shop', labels: { 'planner.ciena.io/pod-set': set } },
+      spec: { state: 'Schedule', ...spec },
+    });
+    server.create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+      triggerOf('db', {}),
+      triggerOf('web', { dependsOn: [{ name: 'db' }] }),
+      ...['db-0', 'db-1', 'db-2'].map((name) => setMember(name, 'db', '3')),
+      setMember('web-0', 'web', '1'),
+      setMember('web-1', 'web', '2'),
+    );
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
+    const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
+    await until('db and web-0 are bound', () => ['db-0', 'db-1', 'db-2', 'web-0'].every((p) => nodeOf(p) !== undefined));
+    stop('SIGTERM');
+    const result = await run;
+    const webPlans = [...result.stderr.matchAll(/plan of pod set shop\/web \(([a-z-]+)\): (\d+) placed, (\d+) left out/g)].map((m) =>
+      m.slice(1),
+    );
+    assert.deepEqual(webPlans[0], ['by-hand', '1', '1'], result.stderr);
+    assert.ok(!webPlans.some(([cause]) => cause === 'node-infeasible'), 'no planned node turned out taken');
+    assert.equal(nodeOf('web-1'), undefined);
+    for (const p of ['db-0', 'db-1', 'db-2', 'web-0']) assert.equal(server.counters.bindings.get(`shop/${p}`), 1);
+    const store = await openTestStore(cluster.db);
+    let id: number | undefined;
+    try {
+      const plans = store.history({ podSet: 'web' });
+      assert.ok(plans.ok);
+      const first = plans.value.items.at(-1);
+      assert.ok(first);
+      id = first.id;
+      const db = store.history({ podSet: 'db' });
+      assert.ok(db.ok);
+      const dbPlan = store.loadPlan(db.value.items.at(-1)!.id);
+      const webPlan = store.loadPlan(first.id);
+      assert.ok(dbPlan.ok && webPlan.ok);
+      assert.deepEqual(
+        webPlan.value.placedBefore,
+        dbPlan.value.assignments.map((a) => ({ namespace: 'shop', pod: a.pod, node: a.node })),
+        'the db pods it was planned beside',
+      );
+    } finally {
+      store.close();
+    }
+    const explained = await cli(['explain', 'shop/web-1', '--plan', String(id), '--db', cluster.db]);
+    assert.equal(explained.code, 2);
+    assert.match(
+      explained.stderr,
+      new RegExp(
+        `^podplan explain: plan ${id} was made by a live scheduler \\(podplan run, or the editor's Run Podplan as scheduler\\) on the cluster as it was at that moment, which the history does not keep with a live scheduler's plans: `,
+        'm',
+      ),
+    );
   });
 });

@@ -5,11 +5,12 @@
 import type { Clock } from '../../api/clock';
 import { err, ok, type Result } from '../../api/result';
 import { podKey, type Pod } from '../../api/types';
-import type { NodeInfoLister, PodInfo } from '../../framework/node-info';
+import { podInfo, type NodeInfoLister, type PodInfo } from '../../framework/node-info';
 import { fitErrorReasons } from '../../framework/fit-error';
 import { isRejection, isSuccess } from '../../framework/status';
 import { buildPlan, planSettings, type PlanSettings } from '../build';
-import type { Plan, PlanAssignment, UnplacedPod } from '../plan';
+import type { PlacedPod, Plan, PlanAssignment, UnplacedPod } from '../plan';
+import { WhatIf } from '../search/what-if';
 import { planningState } from '../planner';
 import type { Admission, PodSetFramework, PodSetGate } from './plugin';
 import { podSetKey, podSetOf, type PodSet, type PodSetRef } from '../podset/podset';
@@ -222,14 +223,16 @@ export class PodSetCoordinator implements PodSetGate {
         .map((m) => (m.node && !m.pod.spec.nodeName ? { ...m.pod, spec: { ...m.pod.spec, nodeName: m.node } } : m.pod)),
     };
     const settings = this.settings(set, podSet);
+    const { snapshot, placedBefore } = settings.ok ? this.withOtherPlans(set, cluster, onNodes) : { snapshot: cluster, placedBefore: [] };
     const plan = settings.ok
       ? buildPlan(
           {
             podSet,
-            snapshot: cluster,
+            snapshot,
             framework: this.options.planning.framework,
             now: this.options.clock.now(),
             ...(this.options.planning.solver ? { solver: this.options.planning.solver } : {}),
+            placedBefore,
           },
           // The plan being replaced: the moves objective keeps its pods where it put them.
           { ...settings.value, ...(set.plan ? { previous: new Map(set.plan.assignments.map((a) => [a.pod, a.node])) } : {}) },
@@ -240,6 +243,38 @@ export class PodSetCoordinator implements PodSetGate {
     set.plan = plan.value;
     set.replaced.clear();
     this.options.onPlan?.(plan.value, cause);
+  }
+
+  /**
+   * The cluster a set's plan is made on: `cluster` with the pods the other sets' plans put on nodes
+   * and no node holds yet (the scheduler binds them as planned: their room is spoken for, and a set
+   * whose trigger depends on another is planned once that one's plan is complete, before its pods
+   * are bound), as plan-all assumes the plans made before; and those pods, which the plan records.
+   * The cluster itself when there are none (no copy).
+   */
+  private withOtherPlans(
+    set: SetRecord,
+    cluster: NodeInfoLister,
+    onNodes: ReadonlySet<string>,
+  ): { snapshot: NodeInfoLister; placedBefore: PlacedPod[] } {
+    const placedBefore: PlacedPod[] = [];
+    let working: WhatIf | undefined;
+    for (const other of this.sets.values()) {
+      if (other === set || !other.plan) continue;
+      for (const a of other.plan.assignments) {
+        const key = `${other.ref.namespace}/${a.pod}`;
+        const member = other.members.get(key);
+        if (!member || member.node !== undefined || member.pod.spec.nodeName || onNodes.has(key)) continue;
+        const info = podInfo(member.pod);
+        if (!info.ok) continue;
+        working ??= new WhatIf(cluster);
+        const node = working.indexOf(a.node);
+        if (node === undefined) continue;
+        working.assume(info.value, node);
+        placedBefore.push({ namespace: other.ref.namespace, pod: a.pod, node: a.node });
+      }
+    }
+    return { snapshot: working?.snapshot ?? cluster, placedBefore };
   }
 
   /** Planner and gang from the trigger's labels, else the pods', else the profile's PodSetPlanner args. */

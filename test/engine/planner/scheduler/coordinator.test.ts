@@ -157,6 +157,39 @@ describe('engine/planner/scheduler/coordinator', () => {
     );
   });
 
+  // A set is planned beside the pods other sets' plans put on nodes and the scheduler has not bound
+  // yet: their room is spoken for (a set whose trigger depends on another is planned as soon as
+  // that one's plan is complete, before its pods are bound), as plan-all assumes the plans before.
+  it('plans a set beside the pods another set’s plan placed and no node holds yet, and records them', async () => {
+    const s = scheduler();
+    const db = (i: number) => setPod(`db-${i}`, 'db').req({ cpu: '3' });
+    s.coordinator.applyTrigger(trigger({ name: 'db', podSet: 'db', state: 'Schedule' }));
+    for (const i of [0, 1]) s.coordinator.podAdded(db(i).obj);
+    const dbPlan = s.coordinator.plan('default', 'db');
+    assert.deepEqual(dbPlan?.unplaced, []);
+    s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
+    for (const i of [0, 1]) s.coordinator.podAdded(web(i, i === 0 ? '1' : '2').obj);
+    const webPlan = s.coordinator.plan('default', 'web');
+    assert.deepEqual(
+      [webPlan?.assignments.map((a) => a.pod), webPlan?.unplaced.map((u) => u.pod)],
+      [['web-0'], ['web-1']],
+      'web-1 (2 CPUs) fits no node beside db’s planned pods (3 of 4 CPUs each)',
+    );
+    assert.deepEqual(
+      webPlan?.placedBefore,
+      dbPlan?.assignments.map((a) => ({ namespace: 'default', pod: a.pod, node: a.node })),
+    );
+    // Once db's pods are bound they are on their nodes: nothing is assumed twice, nothing recorded.
+    for (const a of dbPlan?.assignments ?? []) assert.equal(await s.schedule(db(Number(a.pod.slice(-1)))), a.node);
+    s.coordinator.podAdded(web(2, '1').obj);
+    const after = s.coordinator.plan('default', 'web');
+    assert.equal(after?.placedBefore, undefined);
+    assert.deepEqual(
+      after?.unplaced.map((u) => u.pod),
+      ['web-1'],
+    );
+  });
+
   it('a pod the plan leaves out is told why, in upstream form', async () => {
     const s = scheduler();
     s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
