@@ -163,7 +163,7 @@ export interface CostExpr {
         readonly case: 'callExpr';
         readonly value: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] };
       }
-    | { readonly case: 'listExpr'; readonly value: { readonly elements: readonly CostExpr[] } }
+    | { readonly case: 'listExpr'; readonly value: { readonly elements: readonly CostExpr[]; readonly optionalIndices?: readonly number[] } }
     | {
         readonly case: 'structExpr';
         readonly value: {
@@ -171,6 +171,7 @@ export interface CostExpr {
           readonly entries: readonly {
             readonly keyKind: { readonly case: string | undefined; readonly value?: unknown };
             readonly value?: CostExpr;
+            readonly optionalEntry?: boolean;
           }[];
         };
       }
@@ -422,13 +423,18 @@ class TypeChecker {
         if (q !== undefined && (q.startsWith('google.protobuf.') || this.typeNames.has(q))) return this.set(e, T.type);
         const operand = this.check(k.value.operand);
         if (k.value.testOnly) return this.set(e, T.bool);
-        return this.set(e, this.selectField(operand, k.value.field));
+        // An optional operand's field is an optional (checker.go checkSelectField).
+        const inner = unwrapOptional(operand);
+        const field = this.selectField(inner ?? operand, k.value.field);
+        return this.set(e, inner ? optionalOf(field) : field);
       }
       case 'listExpr': {
         const order = this.literals++;
         let elem: CelT | undefined;
-        for (const el of k.value.elements) {
-          const t = this.check(el);
+        const optional = new Set(k.value.optionalIndices ?? []);
+        for (const [i, el] of k.value.elements.entries()) {
+          let t = this.check(el);
+          if (optional.has(i)) t = this.unwrapOptionalInit(t);
           elem = elem === undefined ? t : this.joinLiteral(order, elem, t);
         }
         // An empty list's element type is free until a call binds it (as the checker's type variables).
@@ -443,7 +449,8 @@ class TypeChecker {
             const kt = this.check(entry.keyKind.value as CostExpr);
             key = key === undefined ? kt : this.joinLiteral(order, key, kt);
           }
-          const vt = this.check(entry.value);
+          let vt = this.check(entry.value);
+          if (entry.optionalEntry === true) vt = this.unwrapOptionalInit(vt);
           val = val === undefined ? vt : k.value.messageName === '' ? this.joinLiteral(order, val, vt) : joinTypes(val, vt);
         }
         if (k.value.messageName !== '') return this.set(e, T.struct(k.value.messageName));
@@ -521,6 +528,28 @@ class TypeChecker {
     return joinTypes(prev, cur);
   }
 
+  /**
+   * An optional list element's or map entry's type: the optional's value type, or cel-go's
+   * `expected type 'optional_type(int)' but found 'int'` (checker.go checkCreateList, checkCreateMap).
+   */
+  private unwrapOptionalInit(t: CelT): CelT {
+    const inner = unwrapOptional(t);
+    if (inner) return inner;
+    const name = celTypeName(settled(t), 'any');
+    if (!isDyn(t) && t.k !== 'param' && name !== undefined) this.undeclared.push(`expected type 'optional_type(${name})' but found '${name}'`);
+    return t;
+  }
+
+  /** `a.?f` (the parser's `_?._`(a, "f")): the field's type as an optional (checker.go checkOptSelect). */
+  private optSelect(e: CostExpr, args: readonly CostExpr[]): CelT {
+    const operand = this.check(args[0]);
+    const f = args[1];
+    const name = f?.exprKind.case === 'constExpr' && f.exprKind.value.constantKind.case === 'stringValue' ? (f.exprKind.value.constantKind.value as string) : '';
+    if (f) this.set(f, T.string);
+    this.overloads.set(e.id, ['select_optional_field']);
+    return optionalOf(this.selectField(unwrapOptional(operand) ?? operand, name));
+  }
+
   private selectField(operand: CelT, field: string): CelT {
     if (operand.k === 'map') return operand.val;
     if (operand.k === 'struct') return this.env.structFields[operand.name]?.[field] ?? T.dyn;
@@ -528,6 +557,7 @@ class TypeChecker {
   }
 
   private call(e: CostExpr, call: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] }): CelT {
+    if (call.function === '_?._' && call.args.length === 2 && !call.target) return this.optSelect(e, call.args);
     let fn = call.function;
     let target = call.target;
     const q = qualifiedName(target);
@@ -559,6 +589,16 @@ class TypeChecker {
     if (ids.length === 0 && this.byFn.has(fn)) this.noMatchingOverload(fn, targetType, argTypes);
     return result ?? T.dyn;
   }
+}
+
+/** optional_type(t). */
+function optionalOf(t: CelT): CelT {
+  return T.opaque('optional_type', [t]);
+}
+
+/** An optional's value type, or undefined for a type that is not an optional. */
+function unwrapOptional(t: CelT): CelT | undefined {
+  return t.k === 'opaque' && t.name === 'optional_type' && t.params?.length === 1 ? t.params[0] : undefined;
 }
 
 const FREE: CelT = { k: 'param', name: '_free' };
@@ -1056,6 +1096,8 @@ export interface CostModel {
   estimate(expr: CostExpr): Estimate;
   /** The expression's output type and its undeclared identifiers, as the checker finds them. */
   check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[]; readonly mismatches: readonly string[] };
+  /** The checker's type of each node (its type parameters bound as far as the checker binds them). */
+  types(expr: CostExpr): ReadonlyMap<bigint, CelT>;
 }
 
 /**
@@ -1123,6 +1165,9 @@ export function costModel(env: CostEnvironment): CostModel {
     check(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
       return { type: checked.type, undeclared: checked.undeclared, mismatches: checked.mismatches };
+    },
+    types(expr) {
+      return new TypeChecker(env, byFn).run(expr).types;
     },
   };
 }

@@ -73,7 +73,8 @@ import { FORMAT_T_NAME, formatCost, formatFuncs, formatRegistry } from './cel-fo
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
-import { optionalCost, optionalFuncs, optionalRegistry } from './cel-optional';
+import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
+import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
 import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
@@ -216,6 +217,7 @@ const funcs = [
   ...macroFuncs,
   ...urlFuncs,
   ...optionalFuncs,
+  ...optionalSyntaxFuncs,
   ...formatFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
@@ -682,14 +684,24 @@ function parseSelector(
   shape: MacroShape = 'evaluate',
 ): { ok: true; expr: ReturnType<typeof parse> } | { ok: false; error: string } {
   let parsed;
+  // The optional syntax's `?`s blanked (positions kept), then given back to the tree.
+  const syntax = scanOptionalSyntax(expression);
   try {
-    parsed = parse(expression);
+    parsed = parse(syntax.text);
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
   let id = 1n << 40n;
-  const macroError = expandMacros(parsed.expr as unknown as MacroNode, () => id++, shape);
-  return macroError === undefined ? { ok: true, expr: parsed } : { ok: false, error: macroError };
+  const nextId = () => id++;
+  if (syntax.any) {
+    const info = parsed.sourceInfo;
+    const syntaxError = applyOptionalSyntax(parsed.expr, info?.positions ?? {}, syntax.marks, nextId, info?.macroCalls);
+    if (syntaxError !== undefined) return { ok: false, error: syntaxError };
+  }
+  const macroError = expandMacros(parsed.expr as unknown as MacroNode, nextId, shape);
+  if (macroError !== undefined) return { ok: false, error: macroError };
+  if (shape === 'evaluate') optionalForEvaluation(parsed.expr as unknown as MacroNode, theCostModel().types(parsed.expr as unknown as CostExpr), nextId);
+  return { ok: true, expr: parsed };
 }
 
 function compile(expression: string): CompiledSelector {
