@@ -66,7 +66,16 @@ func runCelCost(reader io.Reader, enc *json.Encoder) error {
 			return fmt.Errorf("celcost input: %w", err)
 		}
 		out := celCostOutput{Expression: in.Expression, Limit: resource.CELSelectorExpressionMaxCost, Errors: []string{}}
-		result := compiler.CompileCELExpression(in.Expression, dracel.Options{EnvType: &envType})
+		result, panicked := compileRecovering(compiler, in.Expression, envType)
+		if panicked != "" {
+			// cel-go's homogeneous-literal validator indexes an optional element's type parameters
+			// without looking (cel/validator.go line 329): a dyn element panics.
+			out.CompileError = "panic: " + panicked
+			if err := enc.Encode(out); err != nil {
+				return err
+			}
+			continue
+		}
 		if result.Error != nil {
 			out.CompileError = result.Error.Detail
 		} else {
@@ -105,6 +114,19 @@ func runCelCost(reader io.Reader, enc *json.Encoder) error {
 		}
 	}
 	return scanner.Err()
+}
+
+// compileRecovering compiles as kube-apiserver does, or says why cel-go panicked (kube-apiserver's
+// handler would recover and answer 500).
+func compileRecovering(compiler interface {
+	CompileCELExpression(string, dracel.Options) dracel.CompilationResult
+}, expression string, envType environment.Type) (result dracel.CompilationResult, panicked string) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked = fmt.Sprint(r)
+		}
+	}()
+	return compiler.CompileCELExpression(expression, dracel.Options{EnvType: &envType}), ""
 }
 
 func celCostMain(path string, enc *json.Encoder) {

@@ -253,6 +253,8 @@ interface Checked {
   readonly qualified: Set<bigint>;
   /** The expression's type (the checked AST's output type). */
   readonly type: CelT;
+  /** Whether that type is a type variable nothing bound (dyn once settled: `optional.none().value()`). */
+  readonly free: boolean;
   /**
    * The checker's errors, in the order it meets them: identifiers nothing declares, ranges that are
    * not lists or maps, calls no overload takes; in cel-go's words.
@@ -264,8 +266,7 @@ interface Checked {
 
 /** A type's name when this checker knows it exactly (no dyn, no free parameter inside). */
 function exactName(t: CelT): string | undefined {
-  const name = celTypeName(t, 'any');
-  return name === undefined || /\bdyn\b/.test(name) ? undefined : name;
+  return celTypeName(t, 'any');
 }
 
 /** The type identifiers cel-go's standard environment declares (`type(x) == string`). */
@@ -274,25 +275,63 @@ const TYPE_IDENTS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes',
 type Bindings = Map<string, CelT>;
 
 /** A type with its parameters replaced by their bindings (unbound ones, and cycles, as dyn). */
-function resolve(t: CelT, b: Bindings, seen: ReadonlySet<string> = new Set()): CelT {
+function resolve(t: CelT, b: Bindings, seen: ReadonlySet<string> = new Set(), free: CelT = T.dyn): CelT {
   switch (t.k) {
     case 'param': {
       const bound = b.get(t.name);
-      return bound && !seen.has(t.name) ? resolve(bound, b, new Set([...seen, t.name])) : T.dyn;
+      return bound && !seen.has(t.name) ? resolve(bound, b, new Set([...seen, t.name]), free) : free;
     }
     case 'list':
-      return T.list(resolve(t.e, b, seen));
+      return T.list(resolve(t.e, b, seen, free));
     case 'map':
-      return T.map(resolve(t.key, b, seen), resolve(t.val, b, seen));
+      return T.map(resolve(t.key, b, seen, free), resolve(t.val, b, seen, free));
     case 'opaque':
       return t.params
         ? T.opaque(
             t.name,
-            t.params.map((p) => resolve(p, b, seen)),
+            t.params.map((p) => resolve(p, b, seen, free)),
           )
         : t;
     default:
       return t;
+  }
+}
+
+function hasParam(t: CelT): boolean {
+  switch (t.k) {
+    case 'param':
+      return true;
+    case 'list':
+      return hasParam(t.e);
+    case 'map':
+      return hasParam(t.key) || hasParam(t.val);
+    case 'opaque':
+      return (t.params ?? []).some(hasParam);
+    default:
+      return false;
+  }
+}
+
+/** cel-go checker/types.go isEqualOrLessSpecific: whether a is as general as b, or more. */
+function lessSpecific(a: CelT, b: CelT): boolean {
+  if (isDyn(a) || a.k === 'param') return true;
+  if (isDyn(b) || b.k === 'param') return false;
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'opaque': {
+      const o = b as typeof a;
+      const ap = a.params ?? [];
+      const bp = o.params ?? [];
+      return a.name === o.name && ap.length === bp.length && ap.every((p, i) => lessSpecific(p, bp[i]!));
+    }
+    case 'list':
+      return lessSpecific(a.e, (b as typeof a).e);
+    case 'map':
+      return lessSpecific(a.key, (b as typeof a).key) && lessSpecific(a.val, (b as typeof a).val);
+    case 'type':
+      return true;
+    default:
+      return sameType(a, b);
   }
 }
 
@@ -306,8 +345,11 @@ function assignable(from: CelT, to: CelT, b: Bindings): boolean {
       return true;
     }
     if (!assignable(from, bound, b) && !isDyn(bound)) return false;
-    // The binding widens to the more general type (the checker's mostGeneral): dyn over string.
-    if (isDyn(from) && !isDyn(bound)) b.set(to.name, from);
+    // The binding widens to the more general type (the checker's mostGeneral): dyn over string,
+    // map(string, any) over map(string, kubernetes.Quantity).
+    // A free type variable in `from` is bound by cel-go to what it meets (optional.none() beside
+    // optional.of("x") is an optional_type(string)): it widens nothing.
+    if (!isDyn(bound) && bound.k !== 'param' && !hasParam(from) && lessSpecific(from, bound)) b.set(to.name, from);
     return true;
   }
   if (isDyn(from) || isDyn(to)) return true;
@@ -363,8 +405,10 @@ class TypeChecker {
   }
 
   run(e: CostExpr): Checked {
-    const type = settled(this.check(e));
+    const raw = this.check(e);
+    const type = settled(raw);
     return {
+      free: raw.k === 'param',
       types: this.types,
       overloads: this.overloads,
       qualified: this.qualified,
@@ -500,8 +544,8 @@ class TypeChecker {
    * is dyn, any or a free type parameter, and each has a name.
    */
   private noMatchingOverload(fn: string, target: CelT | undefined, args: readonly CelT[]): void {
-    const operands = target ? [target, ...args] : args;
-    if (operands.some((t) => isDyn(t) || t.k === 'param')) return;
+    // An operand this checker types as dyn where cel-go knows more matches at least the overloads
+    // cel-go's type does: when none matches, none matches upstream either.
     const names = args.map((t) => celTypeName(settled(t), 'any'));
     const targetName = target && celTypeName(settled(target), 'any');
     if (names.some((n) => n === undefined) || (target && targetName === undefined)) return;
@@ -581,7 +625,8 @@ class TypeChecker {
       const b: Bindings = new Map();
       if (!all.every((t, i) => assignable(t, o.params[i]!, b))) continue;
       ids.push(o.id);
-      const r = resolve(o.result, b);
+      // A type parameter nothing bound stays free (the checker's fresh type variable, dyn once settled).
+      const r = resolve(o.result, b, new Set(), FREE);
       if (result === undefined) result = r;
       else if (!isDyn(result) && !sameType(r, result)) result = T.dyn;
     }
@@ -1095,7 +1140,12 @@ export interface CostModel {
   /** The estimated cost range of an expression (its checked tree), as checker.Cost. */
   estimate(expr: CostExpr): Estimate;
   /** The expression's output type and its undeclared identifiers, as the checker finds them. */
-  check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[]; readonly mismatches: readonly string[] };
+  check(expr: CostExpr): {
+    readonly type: CelT;
+    readonly free: boolean;
+    readonly undeclared: readonly string[];
+    readonly mismatches: readonly string[];
+  };
   /** The checker's type of each node (its type parameters bound as far as the checker binds them). */
   types(expr: CostExpr): ReadonlyMap<bigint, CelT>;
 }
@@ -1164,7 +1214,7 @@ export function costModel(env: CostEnvironment): CostModel {
     },
     check(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
-      return { type: checked.type, undeclared: checked.undeclared, mismatches: checked.mismatches };
+      return { type: checked.type, free: checked.free, undeclared: checked.undeclared, mismatches: checked.mismatches };
     },
     types(expr) {
       return new TypeChecker(env, byFn).run(expr).types;

@@ -539,6 +539,8 @@ function checkerError(expression: string): string | undefined {
   const t = checked.type;
   // dyn is refused too, but this checker's dyn is often a type it did not work out: only dyn(x) is sure.
   const root = parsed.expr.expr?.exprKind;
+  // So is a type variable nothing bound (optional.none().value(), [].first().value()).
+  if (checked.free) return 'must evaluate to bool or the unknown type, not dyn';
   if (root?.case === 'callExpr' && root.value.function === 'dyn' && root.value.target === undefined && root.value.args.length === 1) {
     return 'must evaluate to bool or the unknown type, not dyn';
   }
