@@ -353,7 +353,16 @@ function assignable(from: CelT, to: CelT, b: Bindings): boolean {
     return true;
   }
   if (isDyn(from) || isDyn(to)) return true;
-  if (from.k === 'param') return true;
+  if (from.k === 'param') {
+    // An operand's free type variable (`[]`'s element) is bound by the first overload that takes it.
+    if (!FREE_NAMES.has(from.name)) return true;
+    const bound = b.get(from.name);
+    if (!bound) {
+      b.set(from.name, to);
+      return true;
+    }
+    return assignable(bound, to, b);
+  }
   if (from.k !== to.k) return false;
   switch (to.k) {
     case 'list':
@@ -475,11 +484,16 @@ class TypeChecker {
       case 'listExpr': {
         const order = this.literals++;
         let elem: CelT | undefined;
+        let first: CelT | undefined;
+        let reported = false;
         const optional = new Set(k.value.optionalIndices ?? []);
         for (const [i, el] of k.value.elements.entries()) {
           let t = this.check(el);
           if (optional.has(i)) t = this.unwrapOptionalInit(t);
-          elem = elem === undefined ? t : this.joinLiteral(order, elem, t);
+          // The validator reports a list's first element of another type than the first, only.
+          if (first !== undefined && !reported) reported = this.literalMismatch(order, first, t);
+          first ??= t;
+          elem = elem === undefined ? t : joinTypes(elem, t);
         }
         // An empty list's element type is free until a call binds it (as the checker's type variables).
         return this.set(e, T.list(elem ?? FREE));
@@ -488,14 +502,22 @@ class TypeChecker {
         const order = this.literals++;
         let key: CelT | undefined;
         let val: CelT | undefined;
+        let firstKey: CelT | undefined;
+        let firstVal: CelT | undefined;
+        const map = k.value.messageName === '';
         for (const entry of k.value.entries) {
+          // The validator compares each entry's key and value with the first entry's.
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as CostExpr);
-            key = key === undefined ? kt : this.joinLiteral(order, key, kt);
+            if (firstKey !== undefined) this.literalMismatch(order, firstKey, kt);
+            firstKey ??= kt;
+            key = key === undefined ? kt : joinTypes(key, kt);
           }
           let vt = this.check(entry.value);
           if (entry.optionalEntry === true) vt = this.unwrapOptionalInit(vt);
-          val = val === undefined ? vt : k.value.messageName === '' ? this.joinLiteral(order, val, vt) : joinTypes(val, vt);
+          if (map && firstVal !== undefined) this.literalMismatch(order, firstVal, vt);
+          firstVal ??= vt;
+          val = val === undefined ? vt : joinTypes(val, vt);
         }
         if (k.value.messageName !== '') return this.set(e, T.struct(k.value.messageName));
         // An empty map's key and value types are free until a call binds them (cel.@mapInsert).
@@ -554,22 +576,23 @@ class TypeChecker {
   }
 
   /**
-   * A list or map literal's element type so far joined with the next element's, noting where the
-   * next is not of the first's type: Kubernetes' base environment validates homogeneous aggregate
-   * literals (k8s.io/apiserver v0.37.2 pkg/cel/environment/base.go line 115; cel-go v0.29.2
-   * cel/validator.go lines 313-368, `expected type 'int' but found 'uint'`), except under a call of
-   * `format` (ext/formatting.go lines 421-427). Only types this checker knows exactly are compared.
+   * Whether a list or map literal's element is of another type than its first, noting it: Kubernetes'
+   * base environment validates homogeneous aggregate literals (k8s.io/apiserver v0.37.2
+   * pkg/cel/environment/base.go line 115; cel-go v0.29.2 cel/validator.go lines 313-368, `expected
+   * type 'int' but found 'uint'`, dyn and any being types of their own), except under a call of
+   * `format` (ext/formatting.go lines 421-427). Types with a free type variable inside are compared
+   * only when their kinds differ (cel-go binds the variable to what the literal joins it with).
    */
-  private joinLiteral(order: number, prev: CelT, cur: CelT): CelT {
-    // Exact types that differ, or types of different kinds whatever their parameters (list(dyn) is no int).
-    const exact = exactName(prev) !== undefined && exactName(cur) !== undefined;
-    const kinds = !isDyn(prev) && !isDyn(cur) && prev.k !== 'param' && cur.k !== 'param' && prev.k !== cur.k;
-    const p = celTypeName(prev, 'any');
-    const c = celTypeName(cur, 'any');
+  private literalMismatch(order: number, first: CelT, cur: CelT): boolean {
+    const exact = exactName(first) !== undefined && exactName(cur) !== undefined;
+    const kinds = first.k !== 'param' && cur.k !== 'param' && first.k !== cur.k;
+    const p = celTypeName(settled(first), 'any');
+    const c = celTypeName(settled(cur), 'any');
     if ((exact || kinds) && p !== undefined && c !== undefined && p !== c && this.formatDepth === 0) {
       this.mismatches.push({ order, message: `expected type '${p}' but found '${c}'` });
+      return true;
     }
-    return joinTypes(prev, cur);
+    return false;
   }
 
   /**
@@ -620,10 +643,14 @@ class TypeChecker {
     const all = targetType ? [targetType, ...argTypes] : argTypes;
     let result: CelT | undefined;
     const ids: string[] = [];
+    // cel-go keeps what a matching overload bound the operands' free type variables to (checker.go
+    // resolveOverload, isAssignableList): `[].min()` is list_int_min_int's int, not also double's.
+    const kept: Bindings = new Map();
     for (const o of this.byFn.get(fn) ?? []) {
       if (o.member !== (target !== undefined) || o.params.length !== all.length) continue;
-      const b: Bindings = new Map();
+      const b: Bindings = new Map(kept);
       if (!all.every((t, i) => assignable(t, o.params[i]!, b))) continue;
+      for (const name of FREE_NAMES) if (!kept.has(name) && b.has(name)) kept.set(name, b.get(name)!);
       ids.push(o.id);
       // A type parameter nothing bound stays free (the checker's fresh type variable, dyn once settled).
       const r = resolve(o.result, b, new Set(), FREE);
@@ -649,6 +676,7 @@ function unwrapOptional(t: CelT): CelT | undefined {
 const FREE: CelT = { k: 'param', name: '_free' };
 const FREE_KEY: CelT = { k: 'param', name: '_freeKey' };
 const FREE_VAL: CelT = { k: 'param', name: '_freeValue' };
+const FREE_NAMES: ReadonlySet<string> = new Set(['_free', '_freeKey', '_freeValue']);
 
 /** A type with the checker's unbound type variables as dyn (the checked AST's final types). */
 function settled(t: CelT): CelT {
@@ -657,6 +685,9 @@ function settled(t: CelT): CelT {
 
 function joinTypes(prev: CelT, cur: CelT): CelT {
   if (sameType(prev, cur)) return prev;
+  // A free type variable takes the other's type (the checker binds it).
+  if (cur.k === 'param') return prev;
+  if (prev.k === 'param') return cur;
   if (isDyn(prev)) return prev;
   if (isDyn(cur)) return cur;
   if (prev.k === 'list' && cur.k === 'list') return T.list(joinTypes(prev.e, cur.e));
