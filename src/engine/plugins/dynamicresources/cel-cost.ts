@@ -163,7 +163,10 @@ export interface CostExpr {
         readonly case: 'callExpr';
         readonly value: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] };
       }
-    | { readonly case: 'listExpr'; readonly value: { readonly elements: readonly CostExpr[]; readonly optionalIndices?: readonly number[] } }
+    | {
+        readonly case: 'listExpr';
+        readonly value: { readonly elements: readonly CostExpr[]; readonly optionalIndices?: readonly number[] };
+      }
     | {
         readonly case: 'structExpr';
         readonly value: {
@@ -259,9 +262,21 @@ interface Checked {
    * The checker's errors, in the order it meets them: identifiers nothing declares, ranges that are
    * not lists or maps, calls no overload takes; in cel-go's words.
    */
-  readonly undeclared: readonly string[];
+  readonly undeclared: readonly CheckerError[];
   /** Literals whose elements' types differ, in cel-go's words. */
-  readonly mismatches: readonly string[];
+  readonly mismatches: readonly CheckerError[];
+  /**
+   * Whether cel-go's homogeneous-literal validator panics on the expression: an optional list element
+   * or map entry whose value is typed dyn or any (cel/validator.go line 329 takes its type's first
+   * parameter, which it has not); kube-apiserver's handler recovers and answers 500.
+   */
+  readonly panics: boolean;
+}
+
+/** A checker's or validator's finding: its words, at a node of the expression. */
+export interface CheckerError {
+  readonly at: bigint;
+  readonly message: string;
 }
 
 /** A type's name when this checker knows it exactly (no dyn, no free parameter inside). */
@@ -314,8 +329,9 @@ function hasParam(t: CelT): boolean {
 
 /** cel-go checker/types.go isEqualOrLessSpecific: whether a is as general as b, or more. */
 function lessSpecific(a: CelT, b: CelT): boolean {
-  if (isDyn(a) || a.k === 'param') return true;
-  if (isDyn(b) || b.k === 'param') return false;
+  // checker/types.go isDyn: dyn, any and type parameters (not the error type).
+  if (a.k === 'dyn' || a.k === 'any' || a.k === 'param') return true;
+  if (b.k === 'dyn' || b.k === 'any' || b.k === 'param') return false;
   if (a.k !== b.k) return false;
   switch (a.k) {
     case 'opaque': {
@@ -398,10 +414,10 @@ class TypeChecker {
   private readonly overloads = new Map<bigint, string[]>();
   private readonly qualified = new Set<bigint>();
   private readonly scopes: Map<string, CelT>[] = [];
-  private readonly undeclared: string[] = [];
-  /** The validator's findings with their literal's place in a pre-order walk (the order it reports them in). */
-  private readonly mismatches: { order: number; message: string }[] = [];
-  private literals = 0;
+  private readonly undeclared: CheckerError[] = [];
+  /** The validators' findings (homogeneous literals, string.format clauses). */
+  private readonly mismatches: CheckerError[] = [];
+  private panics = false;
   /** How many calls of `format` enclose the node being checked. */
   private formatDepth = 0;
   private readonly typeNames: ReadonlySet<string>;
@@ -423,7 +439,8 @@ class TypeChecker {
       qualified: this.qualified,
       type,
       undeclared: this.undeclared,
-      mismatches: [...this.mismatches].sort((a, b) => a.order - b.order).map((m) => m.message),
+      mismatches: [...this.mismatches, ...this.formatErrors(e)],
+      panics: this.panics,
     };
   }
 
@@ -467,8 +484,9 @@ class TypeChecker {
       case 'identExpr': {
         const name = k.value.name;
         const t = this.lookup(name) ?? (TYPE_IDENTS.has(name) ? T.type : undefined);
-        if (t === undefined) this.undeclared.push(`undeclared reference to '${name}' (in container '')`);
-        return this.set(e, t ?? T.dyn);
+        if (t === undefined) this.undeclared.push({ at: e.id, message: `undeclared reference to '${name}' (in container '')` });
+        // cel-go types what it could not resolve as the error type (`!error!` in later messages).
+        return this.set(e, t ?? T.error);
       }
       case 'selectExpr': {
         // A protobuf type name (google.protobuf.Duration) is an identifier, not a select.
@@ -482,16 +500,15 @@ class TypeChecker {
         return this.set(e, inner ? optionalOf(field) : field);
       }
       case 'listExpr': {
-        const order = this.literals++;
         let elem: CelT | undefined;
         let first: CelT | undefined;
         let reported = false;
         const optional = new Set(k.value.optionalIndices ?? []);
         for (const [i, el] of k.value.elements.entries()) {
           let t = this.check(el);
-          if (optional.has(i)) t = this.unwrapOptionalInit(t);
+          if (optional.has(i)) t = this.unwrapOptionalInit(el.id, t);
           // The validator reports a list's first element of another type than the first, only.
-          if (first !== undefined && !reported) reported = this.literalMismatch(order, first, t);
+          if (first !== undefined && !reported) reported = this.literalMismatch(el.id, first, t);
           first ??= t;
           elem = elem === undefined ? t : joinTypes(elem, t);
         }
@@ -499,7 +516,6 @@ class TypeChecker {
         return this.set(e, T.list(elem ?? FREE));
       }
       case 'structExpr': {
-        const order = this.literals++;
         let key: CelT | undefined;
         let val: CelT | undefined;
         let firstKey: CelT | undefined;
@@ -509,13 +525,13 @@ class TypeChecker {
           // The validator compares each entry's key and value with the first entry's.
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as CostExpr);
-            if (firstKey !== undefined) this.literalMismatch(order, firstKey, kt);
+            if (firstKey !== undefined) this.literalMismatch((entry.keyKind.value as CostExpr).id, firstKey, kt);
             firstKey ??= kt;
             key = key === undefined ? kt : joinTypes(key, kt);
           }
           let vt = this.check(entry.value);
-          if (entry.optionalEntry === true) vt = this.unwrapOptionalInit(vt);
-          if (map && firstVal !== undefined) this.literalMismatch(order, firstVal, vt);
+          if (entry.optionalEntry === true && entry.value) vt = this.unwrapOptionalInit(entry.value.id, vt);
+          if (map && firstVal !== undefined && entry.value) this.literalMismatch(entry.value.id, firstVal, vt);
           firstVal ??= vt;
           val = val === undefined ? vt : joinTypes(val, vt);
         }
@@ -527,8 +543,18 @@ class TypeChecker {
         const c = k.value;
         const range = this.check(c.iterRange);
         const rangeName = celTypeName(range, 'any');
-        if (range.k !== 'list' && range.k !== 'map' && range.k !== 'dyn' && range.k !== 'param' && rangeName !== undefined) {
-          this.undeclared.push(`expression of type '${rangeName}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        if (
+          range.k !== 'list' &&
+          range.k !== 'map' &&
+          range.k !== 'dyn' &&
+          range.k !== 'error' &&
+          range.k !== 'param' &&
+          rangeName !== undefined
+        ) {
+          this.undeclared.push({
+            at: c.iterRange!.id,
+            message: `expression of type '${rangeName}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+          });
         }
         const accu = this.check(c.accuInit);
         const scope = new Map<string, CelT>();
@@ -561,18 +587,101 @@ class TypeChecker {
   }
 
   /**
+   * cel-go's string.format validator (ext/formatting.go lines 411-659, the strings extension at
+   * version 2 as kube-apiserver's base environment has it): each `"<constant>".format([<list
+   * literal>])` has its clauses parsed and each clause's argument's type checked by kind (dyn
+   * passes), in cel-go's words, at the argument (or the call) it finds wrong.
+   */
+  private formatErrors(root: CostExpr): CheckerError[] {
+    const out: CheckerError[] = [];
+    const typeOf = (e: CostExpr): CelT => settled(this.types.get(e.id) ?? T.dyn);
+    const kindOk = (e: CostExpr, kinds: readonly string[]): boolean => {
+      const t = typeOf(e);
+      return t.k === 'dyn' || t.k === 'error' || kinds.includes(t.k);
+    };
+    const typeName = (e: CostExpr): string => formatTypeName(typeOf(e));
+    const verifyString = (sub: CostExpr): CostExpr | undefined => {
+      if (!kindOk(sub, ['list', 'map', 'int', 'uint', 'double', 'bool', 'string', 'timestamp', 'bytes', 'duration', 'type', 'null']))
+        return sub;
+      const k = sub.exprKind;
+      if (k.case === 'listExpr') {
+        for (const el of k.value.elements) {
+          const bad = verifyString(el);
+          if (bad) return bad;
+        }
+      } else if (k.case === 'structExpr' && k.value.messageName === '') {
+        for (const entry of k.value.entries) {
+          const bad = verifyString(entry.keyKind.value as CostExpr) ?? (entry.value && verifyString(entry.value));
+          if (bad) return bad;
+        }
+      }
+      return undefined;
+    };
+    const visit = (e: CostExpr | undefined): void => {
+      if (!e) return;
+      for (const child of children(e)) visit(child);
+      const k = e.exprKind;
+      if (k.case !== 'callExpr' || k.value.function !== 'format' || !k.value.target) return;
+      const ids = this.overloads.get(e.id) ?? [];
+      if (ids.length > 0 && !ids.includes('string_format')) return;
+      const t = k.value.target.exprKind;
+      if (t.case !== 'constExpr' || t.value.constantKind.case !== 'stringValue' || k.value.args.length !== 1) return;
+      const list = k.value.args[0]!.exprKind;
+      if (list.case !== 'listExpr') return;
+      const args = list.value.elements;
+      const found = checkFormat(t.value.constantKind.value as string, args.length, (clause, index) => {
+        const arg = args[index]!;
+        const err = (words: string, at: CostExpr = arg) => ({
+          at: at.id,
+          message: `error during formatting: ${words}, was given ${typeName(at)}`,
+        });
+        switch (clause) {
+          case 's': {
+            const bad = verifyString(arg);
+            return (
+              bad &&
+              err(
+                'string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps',
+                bad,
+              )
+            );
+          }
+          case 'd':
+            return kindOk(arg, ['int', 'uint']) ? undefined : err('decimal clause can only be used on integers');
+          case 'f':
+            return kindOk(arg, ['double', 'string']) ? undefined : err('fixed-point clause can only be used on doubles');
+          case 'e':
+            return kindOk(arg, ['double', 'string']) ? undefined : err('scientific clause can only be used on doubles');
+          case 'b':
+            return kindOk(arg, ['int', 'uint', 'bool']) ? undefined : err('only integers and bools can be formatted as binary');
+          case 'x':
+          case 'X':
+            return kindOk(arg, ['int', 'uint', 'string', 'bytes'])
+              ? undefined
+              : err('only integers, byte buffers, and strings can be formatted as hex');
+          default:
+            return kindOk(arg, ['int', 'uint']) ? undefined : err('octal clause can only be used on integers');
+        }
+      });
+      if (found) out.push('at' in found ? found : { at: e.id, message: found.message });
+    };
+    visit(root);
+    return out;
+  }
+
+  /**
    * cel-go checker.go's `found no matching overload for 'f' applied to '(string, bool)'` (a member
    * call: `'list(int).()'`), when the call's operands' types are known well enough to be sure: none
    * is dyn, any or a free type parameter, and each has a name.
    */
-  private noMatchingOverload(fn: string, target: CelT | undefined, args: readonly CelT[]): void {
+  private noMatchingOverload(at: bigint, fn: string, target: CelT | undefined, args: readonly CelT[]): void {
     // An operand this checker types as dyn where cel-go knows more matches at least the overloads
     // cel-go's type does: when none matches, none matches upstream either.
     const names = args.map((t) => celTypeName(settled(t), 'any'));
     const targetName = target && celTypeName(settled(target), 'any');
     if (names.some((n) => n === undefined) || (target && targetName === undefined)) return;
     const signature = `${target ? `${targetName}.` : ''}(${names.join(', ')})`;
-    this.undeclared.push(`found no matching overload for '${fn}' applied to '${signature}'`);
+    this.undeclared.push({ at, message: `found no matching overload for '${fn}' applied to '${signature}'` });
   }
 
   /**
@@ -583,13 +692,13 @@ class TypeChecker {
    * `format` (ext/formatting.go lines 421-427). Types with a free type variable inside are compared
    * only when their kinds differ (cel-go binds the variable to what the literal joins it with).
    */
-  private literalMismatch(order: number, first: CelT, cur: CelT): boolean {
+  private literalMismatch(at: bigint, first: CelT, cur: CelT): boolean {
     const exact = exactName(first) !== undefined && exactName(cur) !== undefined;
     const kinds = first.k !== 'param' && cur.k !== 'param' && first.k !== cur.k;
     const p = celTypeName(settled(first), 'any');
     const c = celTypeName(settled(cur), 'any');
     if ((exact || kinds) && p !== undefined && c !== undefined && p !== c && this.formatDepth === 0) {
-      this.mismatches.push({ order, message: `expected type '${p}' but found '${c}'` });
+      this.mismatches.push({ at, message: `expected type '${p}' but found '${c}'` });
       return true;
     }
     return false;
@@ -599,11 +708,15 @@ class TypeChecker {
    * An optional list element's or map entry's type: the optional's value type, or cel-go's
    * `expected type 'optional_type(int)' but found 'int'` (checker.go checkCreateList, checkCreateMap).
    */
-  private unwrapOptionalInit(t: CelT): CelT {
+  private unwrapOptionalInit(at: bigint, t: CelT): CelT {
     const inner = unwrapOptional(t);
     if (inner) return inner;
     const name = celTypeName(settled(t), 'any');
-    if (!isDyn(t) && t.k !== 'param' && name !== undefined) this.undeclared.push(`expected type 'optional_type(${name})' but found '${name}'`);
+    if (!isDyn(t) && t.k !== 'param' && name !== undefined) {
+      this.undeclared.push({ at, message: `expected type 'optional_type(${name})' but found '${name}'` });
+    } else if (this.formatDepth === 0) {
+      this.panics = true;
+    }
     return t;
   }
 
@@ -611,7 +724,10 @@ class TypeChecker {
   private optSelect(e: CostExpr, args: readonly CostExpr[]): CelT {
     const operand = this.check(args[0]);
     const f = args[1];
-    const name = f?.exprKind.case === 'constExpr' && f.exprKind.value.constantKind.case === 'stringValue' ? (f.exprKind.value.constantKind.value as string) : '';
+    const name =
+      f?.exprKind.case === 'constExpr' && f.exprKind.value.constantKind.case === 'stringValue'
+        ? (f.exprKind.value.constantKind.value as string)
+        : '';
     if (f) this.set(f, T.string);
     this.overloads.set(e.id, ['select_optional_field']);
     return optionalOf(this.selectField(unwrapOptional(operand) ?? operand, name));
@@ -658,8 +774,98 @@ class TypeChecker {
       else if (!isDyn(result) && !sameType(r, result)) result = T.dyn;
     }
     this.overloads.set(e.id, ids);
-    if (ids.length === 0 && this.byFn.has(fn)) this.noMatchingOverload(fn, targetType, argTypes);
+    if (ids.length === 0 && this.byFn.has(fn)) {
+      this.noMatchingOverload(e.id, fn, targetType, argTypes);
+      return T.error;
+    }
     return result ?? T.dyn;
+  }
+}
+
+/** A type's name as cel-go's Type.TypeName gives it (the string.format validator's words). */
+function formatTypeName(t: CelT): string {
+  switch (t.k) {
+    case 'list':
+    case 'map':
+      return t.k;
+    case 'struct':
+    case 'opaque':
+    case 'param':
+      return t.name;
+    default:
+      return celTypeName(t) ?? 'dyn';
+  }
+}
+
+/**
+ * ext/formatting.go parseFormatString as the validator runs it: each clause of the format string
+ * handed to `check` with its argument's index; the first error (a clause's, at its argument, or
+ * the string's own, at the call), or undefined.
+ */
+function checkFormat(
+  format: string,
+  size: number,
+  check: (clause: string, index: number) => CheckerError | undefined,
+): CheckerError | { message: string } | undefined {
+  let i = 0;
+  let arg = 0;
+  let requested = 0;
+  while (i < format.length) {
+    if (format[i] !== '%') {
+      i++;
+      continue;
+    }
+    if (format[i + 1] === '%') {
+      i += 2;
+      continue;
+    }
+    requested++;
+    if (i + 1 >= format.length) return { message: 'unexpected end of string' };
+    if (arg >= size) return { message: `index ${arg} out of range` };
+    let j = i + 1;
+    if (format[j] === '.') {
+      j++;
+      const start = j;
+      while (j < format.length && /[0-9]/.test(format[j]!)) j++;
+      if (j >= format.length) {
+        return { message: 'could not parse formatting clause: error while parsing precision: could not find end of precision specifier' };
+      }
+      if (j === start) {
+        return {
+          message:
+            'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax',
+        };
+      }
+    }
+    const clause = format[j]!;
+    if (!'sdfebxXo'.includes(clause)) return { message: `could not parse formatting clause: unrecognized formatting clause "${clause}"` };
+    const bad = check(clause, arg);
+    if (bad) return bad;
+    i = j + 1;
+    arg++;
+  }
+  if (size > requested) return { message: `too many arguments supplied to string.format (expected ${requested}, got ${size})` };
+  return undefined;
+}
+
+function children(e: CostExpr): (CostExpr | undefined)[] {
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      return [k.value.operand];
+    case 'callExpr':
+      return [k.value.target, ...k.value.args];
+    case 'listExpr':
+      return [...k.value.elements];
+    case 'structExpr':
+      return k.value.entries.flatMap((entry) => [
+        entry.keyKind.case === 'mapKey' ? (entry.keyKind.value as CostExpr) : undefined,
+        entry.value,
+      ]);
+    case 'comprehensionExpr':
+      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result];
+    default:
+      return [];
   }
 }
 
@@ -1174,8 +1380,9 @@ export interface CostModel {
   check(expr: CostExpr): {
     readonly type: CelT;
     readonly free: boolean;
-    readonly undeclared: readonly string[];
-    readonly mismatches: readonly string[];
+    readonly undeclared: readonly CheckerError[];
+    readonly mismatches: readonly CheckerError[];
+    readonly panics: boolean;
   };
   /** The checker's type of each node (its type parameters bound as far as the checker binds them). */
   types(expr: CostExpr): ReadonlyMap<bigint, CelT>;
@@ -1197,6 +1404,8 @@ export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | 
       return t.k;
     case 'null':
       return 'null_type';
+    case 'error':
+      return '!error!';
     case 'any':
       return anyName;
     case 'timestamp':
@@ -1245,7 +1454,13 @@ export function costModel(env: CostEnvironment): CostModel {
     },
     check(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
-      return { type: checked.type, free: checked.free, undeclared: checked.undeclared, mismatches: checked.mismatches };
+      return {
+        type: checked.type,
+        free: checked.free,
+        undeclared: checked.undeclared,
+        mismatches: checked.mismatches,
+        panics: checked.panics,
+      };
     },
     types(expr) {
       return new TypeChecker(env, byFn).run(expr).types;

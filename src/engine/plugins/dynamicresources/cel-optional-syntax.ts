@@ -101,7 +101,10 @@ export function scanOptionalSyntax(text: string): OptionalSyntax {
     if (IDENT.test(ch) || (ch === '.' && /[0-9]/.test(text[i + 1] ?? '') && prev.kind !== 'operand')) {
       const start = i;
       // Numbers with fractions and exponents, identifiers.
-      while (i < text.length && (IDENT.test(text[i]!) || (text[i] === '.' && /[0-9]/.test(text[i + 1] ?? '') && /^[0-9]/.test(text.slice(start, i + 1))))) {
+      while (
+        i < text.length &&
+        (IDENT.test(text[i]!) || (text[i] === '.' && /[0-9]/.test(text[i + 1] ?? '') && /^[0-9]/.test(text.slice(start, i + 1))))
+      ) {
         if ((text[i] === 'e' || text[i] === 'E') && /^[0-9.]+$/.test(text.slice(start, i)) && /[+-]/.test(text[i + 1] ?? '')) i++;
         i++;
       }
@@ -188,7 +191,10 @@ export function applyOptionalSyntax(
           const field: SyntaxNode = {
             $typeName: 'cel.expr.Expr',
             id: nextId(),
-            exprKind: { case: 'constExpr', value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'stringValue', value: v.field } } },
+            exprKind: {
+              case: 'constExpr',
+              value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'stringValue', value: v.field } },
+            },
           } as SyntaxNode;
           e.exprKind = { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: '_?._', args: [v.operand, field] } };
         }
@@ -215,7 +221,9 @@ export function applyOptionalSyntax(
         return;
       }
       case 'structExpr': {
-        const v = k.value as { entries: { keyKind: { case: string | undefined; value?: unknown }; value?: SyntaxNode; optionalEntry: boolean }[] };
+        const v = k.value as {
+          entries: { keyKind: { case: string | undefined; value?: unknown }; value?: SyntaxNode; optionalEntry: boolean }[];
+        };
         for (const entry of v.entries) {
           if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value as SyntaxNode);
           walk(entry.value);
@@ -269,7 +277,7 @@ function mk(id: bigint, exprKind: SyntaxNode['exprKind']): SyntaxNode {
   return { $typeName: 'cel.expr.Expr', id, exprKind } as SyntaxNode;
 }
 
-function callOf(id: bigint, fn: string, args: SyntaxNode[]): SyntaxNode['exprKind'] {
+function callOf(fn: string, args: SyntaxNode[]): SyntaxNode['exprKind'] {
   return { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: fn, args } };
 }
 
@@ -300,7 +308,7 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
       const v = k.value as { operand?: SyntaxNode; field: string; testOnly: boolean };
       optionalForEvaluation(v.operand, types, nextId);
       if (v.operand && isOptionalType(types.get(v.operand.id))) {
-        e.exprKind = callOf(e.id, v.testOnly ? '@optHas' : '@optSelect', [v.operand, stringConst(nextId(), v.field)]);
+        e.exprKind = callOf(v.testOnly ? '@optHas' : '@optSelect', [v.operand, stringConst(nextId(), v.field)]);
       }
       return;
     }
@@ -309,10 +317,10 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
       optionalForEvaluation(v.target, types, nextId);
       for (const a of v.args) optionalForEvaluation(a, types, nextId);
       if (v.target) return;
-      if (v.function === '_?._' && v.args.length === 2) e.exprKind = callOf(e.id, '@optSelect', v.args);
-      else if (v.function === '_[?_]' && v.args.length === 2) e.exprKind = callOf(e.id, '@optIndex', v.args);
+      if (v.function === '_?._' && v.args.length === 2) e.exprKind = callOf('@optSelect', v.args);
+      else if (v.function === '_[?_]' && v.args.length === 2) e.exprKind = callOf('@optIndex', v.args);
       else if (v.function === '_[_]' && v.args.length === 2 && isOptionalType(types.get(v.args[0]!.id))) {
-        e.exprKind = callOf(e.id, '@optIndex', v.args);
+        e.exprKind = callOf('@optIndex', v.args);
       }
       return;
     }
@@ -324,7 +332,7 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
         nextId(),
         v.optionalIndices.map((i) => intConst(nextId(), i)),
       );
-      e.exprKind = callOf(e.id, '@optList', [listOf(nextId(), v.elements), flags]);
+      e.exprKind = callOf('@optList', [listOf(nextId(), v.elements), flags]);
       return;
     }
     case 'structExpr': {
@@ -342,7 +350,7 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
         nextId(),
         v.entries.flatMap((entry, i) => (entry.optionalEntry ? [intConst(nextId(), i)] : [])),
       );
-      e.exprKind = callOf(e.id, '@optMap', [listOf(nextId(), pairs), flags]);
+      e.exprKind = callOf('@optMap', [listOf(nextId(), pairs), flags]);
       return;
     }
     case 'comprehensionExpr': {

@@ -748,10 +748,10 @@ export const OPTIONAL_SYNTAX: readonly string[] = (() => {
     "optional.of({'a': 1}).b.hasValue()",
     "optional.of({'a': {'b': 2}}).a.b.value() == 2",
     "optional.of({'a': {'b': 2}}).?a.c.hasValue()",
-    "optional.none().a.hasValue()",
+    'optional.none().a.hasValue()',
     "has(optional.of({'a': 1}).a)",
     "has(optional.of({'a': 1}).b)",
-    "has(optional.none().a)",
+    'has(optional.none().a)',
     `has(${A}.?model.x)`,
     `has(device.attributes.?x.y)`,
     `has(device.attributes.?x)`,
@@ -802,7 +802,13 @@ export function generatedOptionalSelectors(seed: number, count: number): string[
     ])();
   }
   function optMap(d: number): string {
-    if (d <= 0) return pick([`device.attributes[?"gpu.example.com"]`, `device.attributes.?other`, `optional.of(${A})`, `device.capacity[?"gpu.example.com"]`]);
+    if (d <= 0)
+      return pick([
+        `device.attributes[?"gpu.example.com"]`,
+        `device.attributes.?other`,
+        `optional.of(${A})`,
+        `device.capacity[?"gpu.example.com"]`,
+      ]);
     return pick([
       () => `${optMap(d - 1)}.or(${optMap(d - 1)})`,
       () => `optional.of(device.attributes)[${'"gpu.example.com"'}]`,

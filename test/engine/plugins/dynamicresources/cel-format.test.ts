@@ -221,7 +221,10 @@ describe('engine/plugins/dynamicresources/cel-format', () => {
   }
 
   it('a format the library lacks does not compile; the value of none is an error, as cel-go words it', () => {
-    assert.equal(run('format.nope().validate("x").hasValue()'), "compile: undeclared reference to 'nope' (in container '')");
+    assert.equal(
+      run('format.nope().validate("x").hasValue()'),
+      "compile: undeclared reference to 'format' (in container '')\nundeclared reference to 'nope' (in container '')",
+    );
     assert.equal(run('format.named("nope").value().validate("x").hasValue()'), 'runtime: optional.none() dereference');
     assert.equal(
       run('format.dns1123Label().validate(1).hasValue()'),

@@ -65,7 +65,7 @@ describe('engine/plugins/dynamicresources/cel-optional', () => {
     ['optional.of(2).optFlatMap(x, optional.of(x + 1)).value() == 3', true],
     [
       "{'key': {}}['key'].optMap(k, k.size()) == optional.of(0)",
-      "compile: found no matching overload for 'hasValue' applied to 'map(dyn, dyn).()'",
+      "compile: found no matching overload for 'hasValue' applied to 'map(dyn, dyn).()'\nfound no matching overload for 'value' applied to 'map(dyn, dyn).()'",
     ],
     ["optional.of({'subkey': 'value'}).optFlatMap(k, optional.ofNonZeroValue(k['subkey'])).value() == 'value'", true],
     [`optional.ofNonZeroValue(device.attributes["${DRIVER}"].model).optMap(m, m.size()).orValue(0) == 4`, true],
