@@ -268,7 +268,7 @@ interface Checked {
   /**
    * Whether cel-go's homogeneous-literal validator panics on the expression: an optional list element
    * or map entry whose value is typed dyn or any (cel/validator.go line 329 takes its type's first
-   * parameter, which it has not); kube-apiserver's handler recovers and answers 500.
+   * parameter, which it has not); kube-apiserver drops the request unanswered.
    */
   readonly panics: boolean;
 }

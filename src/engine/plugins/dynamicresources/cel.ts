@@ -590,9 +590,9 @@ function checkerError(expression: string): string | undefined {
 }
 
 /**
- * What cel-go's homogeneous-literal validator does on an optional element or entry typed dyn: it
- * panics (cel/validator.go line 329); kube-apiserver's handler recovers and refuses the request
- * with an internal error. Podplan refuses the selector with the panic's words.
+ * What cel-go's homogeneous-literal validator does on an optional element or entry typed dyn or any:
+ * it panics (cel/validator.go line 329), and kube-apiserver drops the request unanswered
+ * (test/real/cel.test.ts). Podplan refuses the selector with the panic's words.
  */
 export const VALIDATOR_PANIC = 'runtime error: index out of range [0] with length 0';
 
