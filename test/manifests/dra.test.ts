@@ -146,6 +146,10 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
       ['semver("1.2.3").major()', 'must evaluate to bool or the unknown type, not int'],
       ['s == device.driver', "undeclared reference to 's' (in container '')"],
       ['device.attributes["gpu.example.com"].model.includes("a")', "undeclared reference to 'includes' (in container '')"],
+      // The optional syntax's errors; several errors, one a line, in the order of their places.
+      ['device.attributes.?x == 1', "found no matching overload for '_==_' applied to '(optional_type(map(string, any)), int)'"],
+      ['has(device.attributes.?x)', 'invalid argument to has() macro'],
+      ['[?1] == [1] && s', "expected type 'optional_type(int)' but found 'int'\nundeclared reference to 's' (in container '')"],
     ];
     for (const [expression, error] of cases) {
       const model = readSnapshot([{ name: 'claims.yaml', text: CLAIMS.replace('device.driver == "gpu.example.com"', expression) }]);
