@@ -124,7 +124,7 @@ describe('real kube-apiserver: DRA selectors with the CEL extensions Podplan eva
     const expression = `${D}.model.includes('a')`;
     assert.ok(compileSelector(expression).ok);
     const error = newSelectorError(expression);
-    assert.equal(error, "undeclared reference to 'includes' (in container '')");
+    assert.equal(error, "<input>:1:52: undeclared reference to 'includes' (in container '')");
     const answer = await create(expression);
     assert.equal(answer.status, 422, answer.text);
     assert.ok(answer.body.message?.includes(error), `${answer.body.message} should contain ${error}`);

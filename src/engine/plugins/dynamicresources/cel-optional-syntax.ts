@@ -169,14 +169,17 @@ export function scanOptionalSyntax(text: string): OptionalSyntax {
   return { text: out.join(''), marks, any };
 }
 
-/** Gives the parsed tree (positions by node id) back the optional syntax the scan found; an error when a mark found no node. */
+/**
+ * Gives the parsed tree (positions by node id) back the optional syntax the scan found; an error
+ * (at an offset where cel-go reports it) when the syntax is where cel-go refuses it.
+ */
 export function applyOptionalSyntax(
   root: SyntaxNode | undefined,
   positions: Readonly<Record<string, number>>,
   marks: Marks,
   nextId: () => bigint,
   macroCalls: Readonly<Record<string, SyntaxNode>> = {},
-): string | undefined {
+): { readonly error: string; readonly at?: number } | undefined {
   const seen = { selects: 0, indexes: 0, lists: 0, maps: 0 };
   const walk = (e: SyntaxNode | undefined): void => {
     if (!e) return;
@@ -252,7 +255,8 @@ export function applyOptionalSyntax(
     const c = m.exprKind.value as { function: string; target?: SyntaxNode; args: SyntaxNode[] };
     const arg = c.args[0];
     const at = arg && positions[String(arg.id)];
-    if (c.function === 'has' && !c.target && at !== undefined && marks.selects.has(at)) return 'invalid argument to has() macro';
+    if (c.function === 'has' && !c.target && at !== undefined && marks.selects.has(at))
+      return { error: 'invalid argument to has() macro', at };
   }
   if (
     seen.selects !== marks.selects.size ||
@@ -260,7 +264,7 @@ export function applyOptionalSyntax(
     seen.lists !== marks.lists.size ||
     seen.maps !== marks.maps.size
   ) {
-    return "unsupported syntax '?'";
+    return { error: "unsupported syntax '?'" };
   }
   return undefined;
 }

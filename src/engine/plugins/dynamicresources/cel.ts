@@ -596,13 +596,30 @@ function checkerError(expression: string): string | undefined {
  */
 export const VALIDATOR_PANIC = 'runtime error: index out of range [0] with length 0';
 
-/** Operators cel-go positions at their token, @bufbuild/cel at the end of their left operand. */
-const BINARY = new Set(['_+_', '_-_', '_*_', '_/_', '_%_', '_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '@in', '_&&_', '_||_']);
+/** Operators cel-go positions at their token, @bufbuild/cel at the end of what precedes it (spaces before it). */
+const BINARY = new Set([
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '@in',
+  '_&&_',
+  '_||_',
+  '!_',
+  '-_',
+]);
 
 /**
- * Errors as kube-apiserver's message shows them: by where cel-go places each (its parser's position
- * of the node: an operator's token, a call's `(`, a conditional's `?`; cel/env.go's issues sorted by
- * location), each in its words, one a line.
+ * Errors as kube-apiserver's message shows them: each at where cel-go places its node (its parser's
+ * position: an operator's token, a call's `(`, a conditional's `?`), `<input>:line:column: words`,
+ * one a line, sorted by place (cel/env.go's issues, sorted by location).
  */
 function inCelGoOrder(expression: string, parsed: ReturnType<typeof parse>, errors: readonly CheckerError[]): string {
   const text = scanOptionalSyntax(expression).text;
@@ -635,6 +652,9 @@ function inCelGoOrder(expression: string, parsed: ReturnType<typeof parse>, erro
     const k = nodes.get(id)?.exprKind;
     if (k?.case !== 'callExpr') return at;
     const c = k.value as { function: string; target?: ExprNode };
+    if (c.function === '_?._' || c.function === '_[_]' || c.function === '_[?_]') return at;
+    // A member call, or what a macro made of one (cel-go gives the expansion the call's place): its `(`.
+    if (text[at] === '.') return findTopLevel(text, at, '(');
     if (BINARY.has(c.function)) return skipSpace(text, at);
     if (c.function === '_?_:_') return findTopLevel(text, at, '?');
     if (c.function.startsWith('_') || c.function.startsWith('!') || c.function.startsWith('-') || c.function.startsWith('@')) return at;
@@ -644,8 +664,16 @@ function inCelGoOrder(expression: string, parsed: ReturnType<typeof parse>, erro
   return [...errors]
     .map((e, i) => ({ e, i, at: offset(e.at) }))
     .sort((a, b) => a.at - b.at || a.i - b.i)
-    .map(({ e }) => e.message)
+    .map(({ e, at }) => (at === Number.MAX_SAFE_INTEGER ? e.message : `${inputLocation(expression, at)}: ${e.message}`))
     .join('\n');
+}
+
+/** cel-go's `<input>:line:column` of an offset (both from 1, the column in characters). */
+export function inputLocation(text: string, offset: number): string {
+  const before = [...text.slice(0, offset)];
+  const line = before.filter((c) => c === '\n').length + 1;
+  const lastNewline = before.lastIndexOf('\n');
+  return `<input>:${line}:${before.length - lastNewline}`;
 }
 
 function skipSpace(text: string, at: number): number {
@@ -827,7 +855,10 @@ function parseSelector(
   if (syntax.any) {
     const info = parsed.sourceInfo;
     const syntaxError = applyOptionalSyntax(parsed.expr, info?.positions ?? {}, syntax.marks, nextId, info?.macroCalls);
-    if (syntaxError !== undefined) return { ok: false, error: syntaxError };
+    if (syntaxError !== undefined) {
+      const at = syntaxError.at === undefined ? '' : `${inputLocation(expression, syntaxError.at)}: `;
+      return { ok: false, error: `${at}${syntaxError.error}` };
+    }
   }
   const macroError = expandMacros(parsed.expr as unknown as MacroNode, nextId, shape);
   if (macroError !== undefined) return { ok: false, error: macroError };

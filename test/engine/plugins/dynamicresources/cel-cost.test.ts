@@ -276,8 +276,8 @@ describe('upstream: DRA selector cost against k8s.io/dynamic-resource-allocation
     // panic on an optional element typed dyn).
     assert.deepEqual(podplanOnly, []);
     assert.deepEqual(upstreamOnly, []);
-    // Where both refuse, upstream's message carries each of Podplan's errors, in its words, in its
-    // order (by position) and as many, but for a parse error's words.
+    // Where both refuse, upstream's message carries each of Podplan's errors, at its line and column
+    // (`<input>:1:5: …`), in its words, in its order and as many, but for a parse error's words.
     assert.deepEqual(otherWords, []);
     assert.ok(bothRefuse >= 300 && bothRefuse - sameWords <= 5, `${sameWords} of ${bothRefuse} in upstream's words`);
   });

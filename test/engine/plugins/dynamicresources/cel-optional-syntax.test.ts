@@ -92,22 +92,25 @@ describe('engine/plugins/dynamicresources/cel-optional-syntax', () => {
     [`${A}.?model.optMap(m, m.size()).orValue(0) == 4`, true],
     // What fails: a missing value's dereference at evaluation; the rest at compile time, in cel-go's words.
     [`device.capacity["${DRIVER}"][?"nope"].value().isGreaterThan(quantity("1Gi"))`, 'runtime: optional.none() dereference'],
-    ['has(device.attributes.?x)', 'compile: invalid argument to has() macro'],
-    ['[?1] == [1]', "compile: expected type 'optional_type(int)' but found 'int'"],
-    ['{?"a": 1}.size() == 1', "compile: expected type 'optional_type(int)' but found 'int'"],
-    ['device.attributes.?x == 1', "compile: found no matching overload for '_==_' applied to '(optional_type(map(string, any)), int)'"],
+    ['has(device.attributes.?x)', 'compile: <input>:1:22: invalid argument to has() macro'],
+    ['[?1] == [1]', "compile: <input>:1:3: expected type 'optional_type(int)' but found 'int'"],
+    ['{?"a": 1}.size() == 1', "compile: <input>:1:8: expected type 'optional_type(int)' but found 'int'"],
+    [
+      'device.attributes.?x == 1',
+      "compile: <input>:1:22: found no matching overload for '_==_' applied to '(optional_type(map(string, any)), int)'",
+    ],
     [`${A}.?model`, 'compile: must evaluate to bool or the unknown type, not optional_type(google.protobuf.Any)'],
-    ['[1][?"a"].hasValue()', "compile: found no matching overload for '_[?_]' applied to '(list(int), string)'"],
+    ['[1][?"a"].hasValue()', "compile: <input>:1:4: found no matching overload for '_[?_]' applied to '(list(int), string)'"],
     // cel-go's homogeneous-literal validator panics on an optional element typed dyn or any (kube-apiserver answers 500).
     [`[?${A}.model].size() == 1`, 'compile: runtime error: index out of range [0] with length 0'],
     // Every error, in the order of their places in the selector.
     [
       '[?1] == [?"a"] && x',
       [
-        "compile: expected type 'optional_type(int)' but found 'int'",
-        "found no matching overload for '_==_' applied to '(list(int), list(string))'",
-        "expected type 'optional_type(string)' but found 'string'",
-        "undeclared reference to 'x' (in container '')",
+        "compile: <input>:1:3: expected type 'optional_type(int)' but found 'int'",
+        "<input>:1:6: found no matching overload for '_==_' applied to '(list(int), list(string))'",
+        "<input>:1:11: expected type 'optional_type(string)' but found 'string'",
+        "<input>:1:19: undeclared reference to 'x' (in container '')",
       ].join('\n'),
     ],
   ];

@@ -50,9 +50,12 @@ describe('engine/plugins/dynamicresources/cel-optional', () => {
     ['optional.none().value() == 1', 'runtime: optional.none() dereference'],
     [
       "optional.of(1) == optional.of('a')",
-      "compile: found no matching overload for '_==_' applied to '(optional_type(int), optional_type(string))'",
+      "compile: <input>:1:16: found no matching overload for '_==_' applied to '(optional_type(int), optional_type(string))'",
     ],
-    ['optional.of(1).orValue("a") == 1', "compile: found no matching overload for 'orValue' applied to 'optional_type(int).(string)'"],
+    [
+      'optional.of(1).orValue("a") == 1',
+      "compile: <input>:1:23: found no matching overload for 'orValue' applied to 'optional_type(int).(string)'",
+    ],
     // or and orValue short-circuit (library.go decorateOptionalOr): the argument only for an empty optional.
     ['optional.of(1).orValue(1 / 0) == 1', true],
     ['optional.of(1).or(optional.of(1 / 0)).value() == 1', true],
@@ -71,7 +74,7 @@ describe('engine/plugins/dynamicresources/cel-optional', () => {
     [`optional.ofNonZeroValue(device.attributes["${DRIVER}"].model).optMap(m, m.size()).orValue(0) == 4`, true],
     [
       'optional.of(2).optFlatMap(x, x + 1).hasValue()',
-      "compile: found no matching overload for '_?_:_' applied to '(bool, int, optional_type(dyn))'",
+      "compile: <input>:1:26: found no matching overload for '_?_:_' applied to '(bool, int, optional_type(dyn))'",
     ],
     ['optional.of(2).optMap(x.y, 1).hasValue()', 'compile: optMap() variable name must be a simple identifier'],
     // The optional syntax (cel-optional-syntax.test.ts has more).
