@@ -5,10 +5,11 @@
 // value, hasValue, or, orValue (version 0), first, last, optional.unwrap, unwrapOpt (version 2); the
 // macros optMap and optFlatMap expand in cel-macros.ts.
 // @bufbuild/cel 0.6 has no optional type, so an optional is a message of our own registry holding
-// whether it has a value; the value sits beside it, keyed by the message. Not covered: the optional
-// syntax (`a[?i]`, `{?k: v}`, `.?f`, which @bufbuild/cel's parser does not read), indexing an
-// optional list or map (`optional_list_index_int`). `or` and `orValue` short-circuit as cel-go's
-// do (their argument evaluated only for an empty optional) through cel-macros.ts.
+// whether it has a value; the value sits beside it, keyed by the message. The optional syntax
+// (`a[?i]`, `{?k: v}`, `.?f`) and indexing an optional list or map (`optional_list_index_int`)
+// are declared here and evaluated by optionalSyntaxFuncs, which cel-optional-syntax.ts's rewrite
+// calls. `or` and `orValue` short-circuit as cel-go's do (their argument evaluated only for an
+// empty optional) through cel-macros.ts.
 import {
   celFunc,
   celList,

@@ -22,17 +22,19 @@
 // distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy`, `optMap`, `optFlatMap`
 // and the two-variable comprehensions (all, exists, existsOne/exists_one, transformList,
 // transformMap, transformMapEntry with two variables), expanded on the parsed expression
-// (cel-macros.ts, which also makes or/orValue short-circuit as cel-go's do). A
-// constant pattern that does not compile is a compile error, as upstream (`invalid matches
-// argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`), indexing an optional, and the allocator's
-// runtime cost limit. A
+// (cel-macros.ts, which also makes or/orValue short-circuit as cel-go's do), and CEL's optional
+// syntax (`a.?f`, `a[?k]`, `[?e]`, `{?k: v}`) with selects, indexes and presence tests on optionals
+// (cel-optional-syntax.ts). A constant pattern that does not compile is a compile error, as
+// upstream (`invalid matches argument`; for find and findAll `program instantiation failed: error
+// parsing regexp: …`). Not covered: the allocator's runtime cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
 // undeclared identifier, a call no overload takes and a range that is neither list nor map (where
 // the operands' types are known), a list or map literal of mixed types (the homogeneous-literal
-// validator) and a selector whose output is not a bool (the DRA compiler's check), in upstream's
-// words; what the checker cannot type shows at evaluation. newSelectorError adds what kube-apiserver
+// validator), a string.format clause its argument does not take, and a selector whose output is
+// not a bool (the DRA compiler's check), in upstream's words, each at the line and column cel-go
+// gives it, in the order kube-apiserver's message lists them; what the checker cannot type shows
+// at evaluation. newSelectorError adds what kube-apiserver
 // refuses in a new expression only (`includes`, not in 1.36's environment).
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
