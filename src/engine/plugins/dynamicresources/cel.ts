@@ -863,7 +863,10 @@ function parseSelector(
     }
   }
   const macroError = expandMacros(parsed.expr as unknown as MacroNode, nextId, shape);
-  if (macroError !== undefined) return { ok: false, error: macroError };
+  if (macroError !== undefined) {
+    const at = parsed.sourceInfo?.positions[String(macroError.at)];
+    return { ok: false, error: at === undefined ? macroError.error : `${inputLocation(expression, at)}: ${macroError.error}` };
+  }
   if (shape === 'evaluate')
     optionalForEvaluation(parsed.expr as unknown as MacroNode, theCostModel().types(parsed.expr as unknown as CostExpr), nextId);
   return { ok: true, expr: parsed };

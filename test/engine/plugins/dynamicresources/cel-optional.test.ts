@@ -76,7 +76,7 @@ describe('engine/plugins/dynamicresources/cel-optional', () => {
       'optional.of(2).optFlatMap(x, x + 1).hasValue()',
       "compile: <input>:1:26: found no matching overload for '_?_:_' applied to '(bool, int, optional_type(dyn))'",
     ],
-    ['optional.of(2).optMap(x.y, 1).hasValue()', 'compile: optMap() variable name must be a simple identifier'],
+    ['optional.of(2).optMap(x.y, 1).hasValue()', 'compile: <input>:1:24: optMap() variable name must be a simple identifier'],
     // The optional syntax (cel-optional-syntax.test.ts has more).
     ['[1][?0].hasValue()', true],
   ];

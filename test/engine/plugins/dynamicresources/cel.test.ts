@@ -309,7 +309,7 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ["cel.bind(a, 'hello!', cel.bind(b, 'goodbye', a + ' and, ' + b)) == 'hello! and, goodbye'", true],
     ["cel.bind(a, cel.bind(a, 'world', a + '!'), 'hello ' + a) == 'hello ' + 'world' + '!'", true],
     ['cel.bind(a, [3, 7], cel.bind(b, a[0], cel.bind(c, a[1], b + c))) == 10', true],
-    ['cel.bind(a.b, 1, a.b)', 'compile:cel.bind() variable names must be simple identifiers'],
+    ['cel.bind(a.b, 1, a.b)', 'compile:<input>:1:11: cel.bind() variable names must be simple identifiers'],
     // cel-go ext/comprehensions_test.go (v0.29.2), TestTwoVarComprehensions and
     // TestTwoVarComprehensionsRuntimeCost: two-variable comprehensions (ext.TwoVarComprehensions,
     // k8s.io/apiserver pkg/cel/environment/base.go, since 1.32). Rows using optional syntax
@@ -357,14 +357,14 @@ describe('engine/plugins/dynamicresources/cel', () => {
       ] as const
     ).map((e): [string, boolean] => [e, true]),
     // Same file, TestTwoVarComprehensionsErrors (the parser's errors).
-    ['[].all(i, i, i < i)', 'compile:duplicate variable name: i'],
-    ['[].all(__result__, i, __result__ < i)', 'compile:iteration variable overwrites accumulator variable'],
-    ['[].all(j, __result__, __result__ < j)', 'compile:iteration variable overwrites accumulator variable'],
-    ['[].all(i.j, k, i.j < k)', 'compile:argument must be a simple name'],
-    ['[].all(j, i.k, j < i.k)', 'compile:argument must be a simple name'],
-    ['[].exists(i.j, k, i.j < k)', 'compile:argument must be a simple name'],
-    ['[].existsOne(j, i.k, j < i.k)', 'compile:argument must be a simple name'],
-    ['[].transformList(i.j, k, i.j + k)', 'compile:argument must be a simple name'],
+    ['[].all(i, i, i < i)', 'compile:<input>:1:11: duplicate variable name: i'],
+    ['[].all(__result__, i, __result__ < i)', 'compile:<input>:1:8: iteration variable overwrites accumulator variable'],
+    ['[].all(j, __result__, __result__ < j)', 'compile:<input>:1:11: iteration variable overwrites accumulator variable'],
+    ['[].all(i.j, k, i.j < k)', 'compile:<input>:1:9: argument must be a simple name'],
+    ['[].all(j, i.k, j < i.k)', 'compile:<input>:1:12: argument must be a simple name'],
+    ['[].exists(i.j, k, i.j < k)', 'compile:<input>:1:12: argument must be a simple name'],
+    ['[].existsOne(j, i.k, j < i.k)', 'compile:<input>:1:18: argument must be a simple name'],
+    ['[].transformList(i.j, k, i.j + k)', 'compile:<input>:1:19: argument must be a simple name'],
     // A key made twice: types.InsertMapKeyValue's error.
     // A selector must evaluate to a bool (compile.go validateOutputType): the rows of cel-go's tests
     // whose result is a list or map compare it, so the runtime error is what shows.
@@ -442,7 +442,7 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['dyn({}).flatten() == []', "runtime:found no matching overload for 'flatten' applied to 'map(dyn, dyn).()'"],
     ['[].flatten(-1) == []', 'runtime:level must be non-negative'],
     ['[[1], [2]].sort()', "compile:<input>:1:16: found no matching overload for 'sort' applied to 'list(list(int)).()'"],
-    ['1.sortBy(e, e)', 'compile:sortBy can only be applied to a list, identifier, comprehension, call or select expression'],
+    ['1.sortBy(e, e)', 'compile:<input>:1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression'],
     // k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation_test.go (v0.37.2),
     // TestValidationExpressions "URL parsing" (self.url written out): the Kubernetes url library
     // (k8s.io/apiserver/pkg/cel/library/urls.go).
