@@ -78,7 +78,7 @@ import { listFuncs, listsCost } from './cel-lists';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
-import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
+import { constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
 const STRING = 9;
@@ -577,7 +577,8 @@ function checkerError(expression: string): string | undefined {
   const errors = [...undeclaredFunctions(parsed.expr.expr as unknown as ExprNode, theEnv()), ...checked.undeclared];
   if (errors.length > 0) return inCelGoOrder(expression, parsed.expr, errors);
   if (checked.panics) return VALIDATOR_PANIC;
-  if (checked.mismatches.length > 0) return inCelGoOrder(expression, parsed.expr, checked.mismatches);
+  const validators = [...checked.mismatches, ...invalidMatchesLiterals(parsed.expr.expr as unknown as ExprNode)];
+  if (validators.length > 0) return inCelGoOrder(expression, parsed.expr, validators);
   const t = checked.type;
   // dyn is refused too, but this checker's dyn is often a type it did not work out: only dyn(x) is sure.
   const root = parsed.expr.expr?.exprKind;
