@@ -150,7 +150,10 @@ export function constantRegexError(e: Node | undefined): string | undefined {
  * cel-go's ValidateRegexLiterals (in the base environment since 1.29, a validator): each `matches`
  * whose constant pattern does not compile, `invalid matches argument` at the pattern.
  */
-export function invalidMatchesLiterals(e: Node | undefined, out: { at: bigint; message: string }[] = []): { at: bigint; message: string }[] {
+export function invalidMatchesLiterals(
+  e: Node | undefined,
+  out: { at: bigint; message: string }[] = [],
+): { at: bigint; message: string }[] {
   if (!e) return out;
   for (const child of children(e)) invalidMatchesLiterals(child, out);
   const pattern = constantPattern(e, MATCHES);
