@@ -493,10 +493,10 @@ class TypeChecker {
         const q = qualifiedName(e);
         if (q !== undefined && (q.startsWith('google.protobuf.') || this.typeNames.has(q))) return this.set(e, T.type);
         const operand = this.check(k.value.operand);
-        if (k.value.testOnly) return this.set(e, T.bool);
-        // An optional operand's field is an optional (checker.go checkSelectField).
+        // An optional operand's field is an optional (checker.go checkSelectField); a presence test a bool.
         const inner = unwrapOptional(operand);
-        const field = this.selectField(inner ?? operand, k.value.field);
+        const field = this.selectField(e.id, inner ?? operand, k.value.field);
+        if (k.value.testOnly) return this.set(e, T.bool);
         return this.set(e, inner ? optionalOf(field) : field);
       }
       case 'listExpr': {
@@ -730,12 +730,31 @@ class TypeChecker {
         : '';
     if (f) this.set(f, T.string);
     this.overloads.set(e.id, ['select_optional_field']);
-    return optionalOf(this.selectField(unwrapOptional(operand) ?? operand, name));
+    return optionalOf(this.selectField(e.id, unwrapOptional(operand) ?? operand, name));
   }
 
-  private selectField(operand: CelT, field: string): CelT {
+  /**
+   * A field's type, as checker.go checkSelectField finds it: a map's value type, a declared
+   * struct's field (`undefined field 'f'`; a type the environment declares no fields for is
+   * `unexpected failed resolution of 'kubernetes.Quantity'`), dyn for dyn, any and type parameters,
+   * and for any other type `type 'string' does not support field selection`.
+   */
+  private selectField(at: bigint, operand: CelT, field: string): CelT {
     if (operand.k === 'map') return operand.val;
-    if (operand.k === 'struct') return this.env.structFields[operand.name]?.[field] ?? T.dyn;
+    if (operand.k === 'struct') {
+      const fields = this.env.structFields[operand.name];
+      if (!fields) {
+        this.undeclared.push({ at, message: `unexpected failed resolution of '${operand.name}'` });
+        return T.error;
+      }
+      const t = fields[field];
+      if (t) return t;
+      this.undeclared.push({ at, message: `undefined field '${field}'` });
+      return T.error;
+    }
+    if (isDyn(operand) || operand.k === 'param') return T.dyn;
+    const name = celTypeName(settled(operand), 'any');
+    if (name !== undefined) this.undeclared.push({ at, message: `type '${name}' does not support field selection` });
     return T.dyn;
   }
 
@@ -1389,10 +1408,13 @@ export interface CostModel {
 }
 
 /**
- * A type as cel-go prints it (types.Type.String; the checker's own messages, FormatCELType, call
- * google.protobuf.Any `any`), or undefined where this checker's type is not exact.
+ * A type as cel-go prints it, or undefined where this checker's type is not exact: as types.Type's
+ * String (`google.protobuf.Any`, the DRA compiler's output-type error) by default, or, with
+ * `'any'`, as the checker's messages print it (checker/format.go FormatCELType: `any`,
+ * `timestamp`, `duration`, `null`).
  */
 export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | undefined {
+  const checker = anyName === 'any';
   switch (t.k) {
     case 'bool':
     case 'int':
@@ -1403,15 +1425,15 @@ export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | 
     case 'dyn':
       return t.k;
     case 'null':
-      return 'null_type';
+      return checker ? 'null' : 'null_type';
     case 'error':
       return '!error!';
     case 'any':
       return anyName;
     case 'timestamp':
-      return 'google.protobuf.Timestamp';
+      return checker ? 'timestamp' : 'google.protobuf.Timestamp';
     case 'duration':
-      return 'google.protobuf.Duration';
+      return checker ? 'duration' : 'google.protobuf.Duration';
     case 'struct':
       return t.name;
     case 'list': {

@@ -653,6 +653,8 @@ function inCelGoOrder(expression: string, parsed: ReturnType<typeof parse>, erro
     const at = positions[String(id)];
     if (at === undefined) return Number.MAX_SAFE_INTEGER;
     const k = nodes.get(id)?.exprKind;
+    // A presence test: @bufbuild/cel places has() at its name, cel-go at its `(`.
+    if (k?.case === 'selectExpr' && (k.value as { testOnly: boolean }).testOnly) return findTopLevel(text, at, '(');
     if (k?.case !== 'callExpr') return at;
     const c = k.value as { function: string; target?: ExprNode };
     if (c.function === '_?._' || c.function === '_[_]' || c.function === '_[?_]') return at;

@@ -100,6 +100,12 @@ describe('engine/plugins/dynamicresources/cel-optional-syntax', () => {
       "compile: <input>:1:22: found no matching overload for '_==_' applied to '(optional_type(map(string, any)), int)'",
     ],
     [`${A}.?model`, 'compile: must evaluate to bool or the unknown type, not optional_type(google.protobuf.Any)'],
+    // Field selection as cel-go's checker allows it: a declared field of `device`, a map's key.
+    ['device.?nope.hasValue()', "compile: <input>:1:7: undefined field 'nope'"],
+    ['has(device.nope)', "compile: <input>:1:4: undefined field 'nope'"],
+    ['device.driver.?x.hasValue()', "compile: <input>:1:14: type 'string' does not support field selection"],
+    ['has(optional.of(1).x)', "compile: <input>:1:4: type 'int' does not support field selection"],
+    ['quantity("1").?x.hasValue()', "compile: <input>:1:14: unexpected failed resolution of 'kubernetes.Quantity'"],
     ['[1][?"a"].hasValue()', "compile: <input>:1:4: found no matching overload for '_[?_]' applied to '(list(int), string)'"],
     // cel-go's homogeneous-literal validator panics on an optional element typed dyn or any (kube-apiserver answers 500).
     [`[?${A}.model].size() == 1`, 'compile: runtime error: index out of range [0] with length 0'],
