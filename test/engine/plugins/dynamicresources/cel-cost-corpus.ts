@@ -778,6 +778,19 @@ export const OPTIONAL_SYNTAX: readonly string[] = (() => {
     `${A}.?model`,
     `${A}[?"model"] + 1 == 2`,
     `f(?${M})`,
+    // Field selection as the checker allows it, plain and optional.
+    'device.nope == 1',
+    'device.?nope.hasValue()',
+    'has(device.nope)',
+    'device.driver.x == 1',
+    'device.driver.?x.hasValue()',
+    'has(optional.of(1).x)',
+    'ip("1.2.3.4").?x.hasValue()',
+    'quantity("1").x == 1',
+    'url("https://x").?x.hasValue()',
+    `${M}.?x.hasValue()`,
+    'timestamp("2020-01-01T00:00:00Z") + 1 == 1',
+    '[?optional.of(1), ?optional.of(null)].size() == 1',
   ];
 })();
 
