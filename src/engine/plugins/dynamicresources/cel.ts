@@ -552,6 +552,7 @@ export function selectorCost(expression: string): SelectorCost | undefined {
 }
 
 type SelectorCost = { readonly cost: bigint; readonly exceeds: boolean };
+type ParsedExpr = ReturnType<typeof parse>;
 const costs = new Map<string, SelectorCost | undefined>();
 
 function estimateSelector(expression: string): SelectorCost | undefined {
@@ -855,7 +856,7 @@ function parseSelector(
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
-  let id = 1n << 40n;
+  let id = FIRST_MACRO_ID;
   const nextId = () => id++;
   if (syntax.any) {
     const info = parsed.sourceInfo;
@@ -870,9 +871,25 @@ function parseSelector(
     const at = parsed.sourceInfo?.positions[String(macroError.at)];
     return { ok: false, error: at === undefined ? macroError.error : `${inputLocation(expression, at)}: ${macroError.error}` };
   }
-  if (shape === 'evaluate')
-    optionalForEvaluation(parsed.expr as unknown as MacroNode, theCostModel().types(parsed.expr as unknown as CostExpr), nextId);
+  if (shape === 'evaluate') optionalForEvaluation(parsed.expr as unknown as MacroNode, evaluationTypes(expression, parsed.expr), nextId);
   return { ok: true, expr: parsed };
+}
+
+/** The first id the macro expansions hand out; the parser's nodes (the user's) have smaller ones. */
+const FIRST_MACRO_ID = 1n << 40n;
+
+/**
+ * The checker's types for the tree to evaluate: the user's nodes as cel-go's expansion types them
+ * (the checker reads that shape whole: a two-variable comprehension's variables typed from their
+ * range, where the evaluated shape binds them from pairs), the rest as the evaluated shape's.
+ */
+function evaluationTypes(expression: string, evaluated: ParsedExpr['expr']): ReadonlyMap<bigint, CelT> {
+  const types = new Map(theCostModel().types(evaluated as unknown as CostExpr));
+  const celGo = parseSelector(expression, 'cel-go');
+  if (celGo.ok) {
+    for (const [id, t] of theCostModel().types(celGo.expr.expr as unknown as CostExpr)) if (id < FIRST_MACRO_ID) types.set(id, t);
+  }
+  return types;
 }
 
 function compile(expression: string): CompiledSelector {

@@ -90,6 +90,9 @@ describe('engine/plugins/dynamicresources/cel-optional-syntax', () => {
     [`${A}.exists(k, ${A}[?k].hasValue())`, true],
     [`cel.bind(o, ${A}.?model, o.hasValue() && o.value() == "a100")`, true],
     [`${A}.?model.optMap(m, m.size()).orValue(0) == 4`, true],
+    // A two-variable comprehension's variable holding an optional (typed from its range, as cel-go's).
+    ["[optional.of({'a': 1})].all(i, o, o.a.hasValue())", true],
+    ['[optional.of([1])].transformList(i, o, o[0]) == [optional.of(1)]', true],
     // What fails: a missing value's dereference at evaluation; the rest at compile time, in cel-go's words.
     [`device.capacity["${DRIVER}"][?"nope"].value().isGreaterThan(quantity("1Gi"))`, 'runtime: optional.none() dereference'],
     ['has(device.attributes.?x)', 'compile: <input>:1:22: invalid argument to has() macro'],
