@@ -133,7 +133,7 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
           'bad-value',
           5,
           'spec.selectors[0].cel.expression',
-          "the CEL expression does not compile: undeclared reference to 'nope' (in container '')",
+          "the CEL expression does not compile: <input>:1:19: undeclared reference to 'nope' (in container '')",
         ],
       ],
     );
@@ -144,8 +144,18 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     const cases: Array<[expression: string, error: string]> = [
       ['device.attributes["gpu.example.com"].model.split("0")', 'must evaluate to bool or the unknown type, not list(string)'],
       ['semver("1.2.3").major()', 'must evaluate to bool or the unknown type, not int'],
-      ['s == device.driver', "undeclared reference to 's' (in container '')"],
-      ['device.attributes["gpu.example.com"].model.includes("a")', "undeclared reference to 'includes' (in container '')"],
+      ['s == device.driver', "<input>:1:1: undeclared reference to 's' (in container '')"],
+      ['device.attributes["gpu.example.com"].model.includes("a")', "<input>:1:52: undeclared reference to 'includes' (in container '')"],
+      // The optional syntax's errors; several errors, one a line, in the order of their places.
+      [
+        'device.attributes.?x == 1',
+        "<input>:1:22: found no matching overload for '_==_' applied to '(optional_type(map(string, any)), int)'",
+      ],
+      ['has(device.attributes.?x)', '<input>:1:22: invalid argument to has() macro'],
+      [
+        '[?1] == [1] && s',
+        "<input>:1:3: expected type 'optional_type(int)' but found 'int'\n<input>:1:16: undeclared reference to 's' (in container '')",
+      ],
     ];
     for (const [expression, error] of cases) {
       const model = readSnapshot([{ name: 'claims.yaml', text: CLAIMS.replace('device.driver == "gpu.example.com"', expression) }]);

@@ -300,6 +300,14 @@ export const GPU_SELECTORS = [
   `[0, 2, 4].indexOf(device.attributes["${GPU}"].index) >= 0`,
   `sets.contains([0, 1], [device.attributes["${GPU}"].numa])`,
   `cidr("10.0.0.0/31").containsIP("10.0.0." + string(device.attributes["${GPU}"].index))`,
+  // CEL's optional syntax (a.?f, a[?k], [?e], {?k: v}) and selects and indexes on optionals.
+  `device.attributes["${GPU}"].?model.orValue("") == "a100"`,
+  `device.attributes["${GPU}"][?"numa"].orValue(1) == 0`,
+  `[?device.attributes["${GPU}"].?model, ?device.attributes["${GPU}"].?nope].size() == 1 && device.attributes["${GPU}"].healthy`,
+  `{?"i": device.attributes["${GPU}"].?index}[?"i"].orValue(9) < 2`,
+  `device.capacity[?"${GPU}"].?memory.optMap(m, m.isGreaterThan(quantity("30Gi"))).orValue(false)`,
+  `optional.of(device.attributes["${GPU}"]).model.value().startsWith("h")`,
+  `has(optional.of(device.attributes["${GPU}"]).driverVersion) && device.attributes["${GPU}"].?driverVersion.value().major() >= 2`,
 ];
 export const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
 

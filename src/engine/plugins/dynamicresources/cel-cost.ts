@@ -163,7 +163,10 @@ export interface CostExpr {
         readonly case: 'callExpr';
         readonly value: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] };
       }
-    | { readonly case: 'listExpr'; readonly value: { readonly elements: readonly CostExpr[] } }
+    | {
+        readonly case: 'listExpr';
+        readonly value: { readonly elements: readonly CostExpr[]; readonly optionalIndices?: readonly number[] };
+      }
     | {
         readonly case: 'structExpr';
         readonly value: {
@@ -171,6 +174,7 @@ export interface CostExpr {
           readonly entries: readonly {
             readonly keyKind: { readonly case: string | undefined; readonly value?: unknown };
             readonly value?: CostExpr;
+            readonly optionalEntry?: boolean;
           }[];
         };
       }
@@ -252,19 +256,32 @@ interface Checked {
   readonly qualified: Set<bigint>;
   /** The expression's type (the checked AST's output type). */
   readonly type: CelT;
+  /** Whether that type is a type variable nothing bound (dyn once settled: `optional.none().value()`). */
+  readonly free: boolean;
   /**
    * The checker's errors, in the order it meets them: identifiers nothing declares, ranges that are
    * not lists or maps, calls no overload takes; in cel-go's words.
    */
-  readonly undeclared: readonly string[];
+  readonly undeclared: readonly CheckerError[];
   /** Literals whose elements' types differ, in cel-go's words. */
-  readonly mismatches: readonly string[];
+  readonly mismatches: readonly CheckerError[];
+  /**
+   * Whether cel-go's homogeneous-literal validator panics on the expression: an optional list element
+   * or map entry whose value is typed dyn or any (cel/validator.go line 329 takes its type's first
+   * parameter, which it has not); kube-apiserver drops the request unanswered.
+   */
+  readonly panics: boolean;
+}
+
+/** A checker's or validator's finding: its words, at a node of the expression. */
+export interface CheckerError {
+  readonly at: bigint;
+  readonly message: string;
 }
 
 /** A type's name when this checker knows it exactly (no dyn, no free parameter inside). */
 function exactName(t: CelT): string | undefined {
-  const name = celTypeName(t, 'any');
-  return name === undefined || /\bdyn\b/.test(name) ? undefined : name;
+  return celTypeName(t, 'any');
 }
 
 /** The type identifiers cel-go's standard environment declares (`type(x) == string`). */
@@ -273,25 +290,64 @@ const TYPE_IDENTS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes',
 type Bindings = Map<string, CelT>;
 
 /** A type with its parameters replaced by their bindings (unbound ones, and cycles, as dyn). */
-function resolve(t: CelT, b: Bindings, seen: ReadonlySet<string> = new Set()): CelT {
+function resolve(t: CelT, b: Bindings, seen: ReadonlySet<string> = new Set(), free: CelT = T.dyn): CelT {
   switch (t.k) {
     case 'param': {
       const bound = b.get(t.name);
-      return bound && !seen.has(t.name) ? resolve(bound, b, new Set([...seen, t.name])) : T.dyn;
+      return bound && !seen.has(t.name) ? resolve(bound, b, new Set([...seen, t.name]), free) : free;
     }
     case 'list':
-      return T.list(resolve(t.e, b, seen));
+      return T.list(resolve(t.e, b, seen, free));
     case 'map':
-      return T.map(resolve(t.key, b, seen), resolve(t.val, b, seen));
+      return T.map(resolve(t.key, b, seen, free), resolve(t.val, b, seen, free));
     case 'opaque':
       return t.params
         ? T.opaque(
             t.name,
-            t.params.map((p) => resolve(p, b, seen)),
+            t.params.map((p) => resolve(p, b, seen, free)),
           )
         : t;
     default:
       return t;
+  }
+}
+
+function hasParam(t: CelT): boolean {
+  switch (t.k) {
+    case 'param':
+      return true;
+    case 'list':
+      return hasParam(t.e);
+    case 'map':
+      return hasParam(t.key) || hasParam(t.val);
+    case 'opaque':
+      return (t.params ?? []).some(hasParam);
+    default:
+      return false;
+  }
+}
+
+/** cel-go checker/types.go isEqualOrLessSpecific: whether a is as general as b, or more. */
+function lessSpecific(a: CelT, b: CelT): boolean {
+  // checker/types.go isDyn: dyn, any and type parameters (not the error type).
+  if (a.k === 'dyn' || a.k === 'any' || a.k === 'param') return true;
+  if (b.k === 'dyn' || b.k === 'any' || b.k === 'param') return false;
+  if (a.k !== b.k) return false;
+  switch (a.k) {
+    case 'opaque': {
+      const o = b as typeof a;
+      const ap = a.params ?? [];
+      const bp = o.params ?? [];
+      return a.name === o.name && ap.length === bp.length && ap.every((p, i) => lessSpecific(p, bp[i]!));
+    }
+    case 'list':
+      return lessSpecific(a.e, (b as typeof a).e);
+    case 'map':
+      return lessSpecific(a.key, (b as typeof a).key) && lessSpecific(a.val, (b as typeof a).val);
+    case 'type':
+      return true;
+    default:
+      return sameType(a, b);
   }
 }
 
@@ -305,12 +361,24 @@ function assignable(from: CelT, to: CelT, b: Bindings): boolean {
       return true;
     }
     if (!assignable(from, bound, b) && !isDyn(bound)) return false;
-    // The binding widens to the more general type (the checker's mostGeneral): dyn over string.
-    if (isDyn(from) && !isDyn(bound)) b.set(to.name, from);
+    // The binding widens to the more general type (the checker's mostGeneral): dyn over string,
+    // map(string, any) over map(string, kubernetes.Quantity).
+    // A free type variable in `from` is bound by cel-go to what it meets (optional.none() beside
+    // optional.of("x") is an optional_type(string)): it widens nothing.
+    if (!isDyn(bound) && bound.k !== 'param' && !hasParam(from) && lessSpecific(from, bound)) b.set(to.name, from);
     return true;
   }
   if (isDyn(from) || isDyn(to)) return true;
-  if (from.k === 'param') return true;
+  if (from.k === 'param') {
+    // An operand's free type variable (`[]`'s element) is bound by the first overload that takes it.
+    if (!FREE_NAMES.has(from.name)) return true;
+    const bound = b.get(from.name);
+    if (!bound) {
+      b.set(from.name, to);
+      return true;
+    }
+    return assignable(bound, to, b);
+  }
   if (from.k !== to.k) return false;
   switch (to.k) {
     case 'list':
@@ -346,10 +414,10 @@ class TypeChecker {
   private readonly overloads = new Map<bigint, string[]>();
   private readonly qualified = new Set<bigint>();
   private readonly scopes: Map<string, CelT>[] = [];
-  private readonly undeclared: string[] = [];
-  /** The validator's findings with their literal's place in a pre-order walk (the order it reports them in). */
-  private readonly mismatches: { order: number; message: string }[] = [];
-  private literals = 0;
+  private readonly undeclared: CheckerError[] = [];
+  /** The validators' findings (homogeneous literals, string.format clauses). */
+  private readonly mismatches: CheckerError[] = [];
+  private panics = false;
   /** How many calls of `format` enclose the node being checked. */
   private formatDepth = 0;
   private readonly typeNames: ReadonlySet<string>;
@@ -362,14 +430,17 @@ class TypeChecker {
   }
 
   run(e: CostExpr): Checked {
-    const type = settled(this.check(e));
+    const raw = this.check(e);
+    const type = settled(raw);
     return {
+      free: raw.k === 'param',
       types: this.types,
       overloads: this.overloads,
       qualified: this.qualified,
       type,
       undeclared: this.undeclared,
-      mismatches: [...this.mismatches].sort((a, b) => a.order - b.order).map((m) => m.message),
+      mismatches: [...this.mismatches, ...this.formatErrors(e)],
+      panics: this.panics,
     };
   }
 
@@ -413,38 +484,56 @@ class TypeChecker {
       case 'identExpr': {
         const name = k.value.name;
         const t = this.lookup(name) ?? (TYPE_IDENTS.has(name) ? T.type : undefined);
-        if (t === undefined) this.undeclared.push(`undeclared reference to '${name}' (in container '')`);
-        return this.set(e, t ?? T.dyn);
+        if (t === undefined) this.undeclared.push({ at: e.id, message: `undeclared reference to '${name}' (in container '')` });
+        // cel-go types what it could not resolve as the error type (`!error!` in later messages).
+        return this.set(e, t ?? T.error);
       }
       case 'selectExpr': {
         // A protobuf type name (google.protobuf.Duration) is an identifier, not a select.
         const q = qualifiedName(e);
         if (q !== undefined && (q.startsWith('google.protobuf.') || this.typeNames.has(q))) return this.set(e, T.type);
         const operand = this.check(k.value.operand);
+        // An optional operand's field is an optional (checker.go checkSelectField); a presence test a bool.
+        const inner = unwrapOptional(operand);
+        const field = this.selectField(e.id, inner ?? operand, k.value.field);
         if (k.value.testOnly) return this.set(e, T.bool);
-        return this.set(e, this.selectField(operand, k.value.field));
+        return this.set(e, inner ? optionalOf(field) : field);
       }
       case 'listExpr': {
-        const order = this.literals++;
         let elem: CelT | undefined;
-        for (const el of k.value.elements) {
-          const t = this.check(el);
-          elem = elem === undefined ? t : this.joinLiteral(order, elem, t);
+        let first: CelT | undefined;
+        let reported = false;
+        const optional = new Set(k.value.optionalIndices ?? []);
+        for (const [i, el] of k.value.elements.entries()) {
+          let t = this.check(el);
+          if (optional.has(i)) t = this.unwrapOptionalInit(el.id, t);
+          // The validator reports a list's first element of another type than the first, only.
+          if (first !== undefined && !reported) reported = this.literalMismatch(el.id, first, t);
+          first ??= t;
+          elem = elem === undefined ? t : joinTypes(elem, t);
         }
         // An empty list's element type is free until a call binds it (as the checker's type variables).
         return this.set(e, T.list(elem ?? FREE));
       }
       case 'structExpr': {
-        const order = this.literals++;
         let key: CelT | undefined;
         let val: CelT | undefined;
+        let firstKey: CelT | undefined;
+        let firstVal: CelT | undefined;
+        const map = k.value.messageName === '';
         for (const entry of k.value.entries) {
+          // The validator compares each entry's key and value with the first entry's.
           if (entry.keyKind.case === 'mapKey') {
             const kt = this.check(entry.keyKind.value as CostExpr);
-            key = key === undefined ? kt : this.joinLiteral(order, key, kt);
+            if (firstKey !== undefined) this.literalMismatch((entry.keyKind.value as CostExpr).id, firstKey, kt);
+            firstKey ??= kt;
+            key = key === undefined ? kt : joinTypes(key, kt);
           }
-          const vt = this.check(entry.value);
-          val = val === undefined ? vt : k.value.messageName === '' ? this.joinLiteral(order, val, vt) : joinTypes(val, vt);
+          let vt = this.check(entry.value);
+          if (entry.optionalEntry === true && entry.value) vt = this.unwrapOptionalInit(entry.value.id, vt);
+          if (map && firstVal !== undefined && entry.value) this.literalMismatch(entry.value.id, firstVal, vt);
+          firstVal ??= vt;
+          val = val === undefined ? vt : joinTypes(val, vt);
         }
         if (k.value.messageName !== '') return this.set(e, T.struct(k.value.messageName));
         // An empty map's key and value types are free until a call binds them (cel.@mapInsert).
@@ -454,8 +543,18 @@ class TypeChecker {
         const c = k.value;
         const range = this.check(c.iterRange);
         const rangeName = celTypeName(range, 'any');
-        if (range.k !== 'list' && range.k !== 'map' && range.k !== 'dyn' && range.k !== 'param' && rangeName !== undefined) {
-          this.undeclared.push(`expression of type '${rangeName}' cannot be range of a comprehension (must be list, map, or dynamic)`);
+        if (
+          range.k !== 'list' &&
+          range.k !== 'map' &&
+          range.k !== 'dyn' &&
+          range.k !== 'error' &&
+          range.k !== 'param' &&
+          rangeName !== undefined
+        ) {
+          this.undeclared.push({
+            at: c.iterRange!.id,
+            message: `expression of type '${rangeName}' cannot be range of a comprehension (must be list, map, or dynamic)`,
+          });
         }
         const accu = this.check(c.accuInit);
         const scope = new Map<string, CelT>();
@@ -488,46 +587,179 @@ class TypeChecker {
   }
 
   /**
+   * cel-go's string.format validator (ext/formatting.go lines 411-659, the strings extension at
+   * version 2 as kube-apiserver's base environment has it): each `"<constant>".format([<list
+   * literal>])` has its clauses parsed and each clause's argument's type checked by kind (dyn
+   * passes), in cel-go's words, at the argument (or the call) it finds wrong.
+   */
+  private formatErrors(root: CostExpr): CheckerError[] {
+    const out: CheckerError[] = [];
+    const typeOf = (e: CostExpr): CelT => settled(this.types.get(e.id) ?? T.dyn);
+    const kindOk = (e: CostExpr, kinds: readonly string[]): boolean => {
+      const t = typeOf(e);
+      return t.k === 'dyn' || t.k === 'error' || kinds.includes(t.k);
+    };
+    const typeName = (e: CostExpr): string => formatTypeName(typeOf(e));
+    const verifyString = (sub: CostExpr): CostExpr | undefined => {
+      if (!kindOk(sub, ['list', 'map', 'int', 'uint', 'double', 'bool', 'string', 'timestamp', 'bytes', 'duration', 'type', 'null']))
+        return sub;
+      const k = sub.exprKind;
+      if (k.case === 'listExpr') {
+        for (const el of k.value.elements) {
+          const bad = verifyString(el);
+          if (bad) return bad;
+        }
+      } else if (k.case === 'structExpr' && k.value.messageName === '') {
+        for (const entry of k.value.entries) {
+          const bad = verifyString(entry.keyKind.value as CostExpr) ?? (entry.value && verifyString(entry.value));
+          if (bad) return bad;
+        }
+      }
+      return undefined;
+    };
+    const visit = (e: CostExpr | undefined): void => {
+      if (!e) return;
+      for (const child of children(e)) visit(child);
+      const k = e.exprKind;
+      if (k.case !== 'callExpr' || k.value.function !== 'format' || !k.value.target) return;
+      const ids = this.overloads.get(e.id) ?? [];
+      if (ids.length > 0 && !ids.includes('string_format')) return;
+      const t = k.value.target.exprKind;
+      if (t.case !== 'constExpr' || t.value.constantKind.case !== 'stringValue' || k.value.args.length !== 1) return;
+      const list = k.value.args[0]!.exprKind;
+      if (list.case !== 'listExpr') return;
+      const args = list.value.elements;
+      const found = checkFormat(t.value.constantKind.value as string, args.length, (clause, index) => {
+        const arg = args[index]!;
+        const err = (words: string, at: CostExpr = arg) => ({
+          at: at.id,
+          message: `error during formatting: ${words}, was given ${typeName(at)}`,
+        });
+        switch (clause) {
+          case 's': {
+            const bad = verifyString(arg);
+            return (
+              bad &&
+              err(
+                'string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps',
+                bad,
+              )
+            );
+          }
+          case 'd':
+            return kindOk(arg, ['int', 'uint']) ? undefined : err('decimal clause can only be used on integers');
+          case 'f':
+            return kindOk(arg, ['double', 'string']) ? undefined : err('fixed-point clause can only be used on doubles');
+          case 'e':
+            return kindOk(arg, ['double', 'string']) ? undefined : err('scientific clause can only be used on doubles');
+          case 'b':
+            return kindOk(arg, ['int', 'uint', 'bool']) ? undefined : err('only integers and bools can be formatted as binary');
+          case 'x':
+          case 'X':
+            return kindOk(arg, ['int', 'uint', 'string', 'bytes'])
+              ? undefined
+              : err('only integers, byte buffers, and strings can be formatted as hex');
+          default:
+            return kindOk(arg, ['int', 'uint']) ? undefined : err('octal clause can only be used on integers');
+        }
+      });
+      if (found) out.push('at' in found ? found : { at: e.id, message: found.message });
+    };
+    visit(root);
+    return out;
+  }
+
+  /**
    * cel-go checker.go's `found no matching overload for 'f' applied to '(string, bool)'` (a member
    * call: `'list(int).()'`), when the call's operands' types are known well enough to be sure: none
    * is dyn, any or a free type parameter, and each has a name.
    */
-  private noMatchingOverload(fn: string, target: CelT | undefined, args: readonly CelT[]): void {
-    const operands = target ? [target, ...args] : args;
-    if (operands.some((t) => isDyn(t) || t.k === 'param')) return;
+  private noMatchingOverload(at: bigint, fn: string, target: CelT | undefined, args: readonly CelT[]): void {
+    // An operand this checker types as dyn where cel-go knows more matches at least the overloads
+    // cel-go's type does: when none matches, none matches upstream either.
     const names = args.map((t) => celTypeName(settled(t), 'any'));
     const targetName = target && celTypeName(settled(target), 'any');
     if (names.some((n) => n === undefined) || (target && targetName === undefined)) return;
     const signature = `${target ? `${targetName}.` : ''}(${names.join(', ')})`;
-    this.undeclared.push(`found no matching overload for '${fn}' applied to '${signature}'`);
+    this.undeclared.push({ at, message: `found no matching overload for '${fn}' applied to '${signature}'` });
   }
 
   /**
-   * A list or map literal's element type so far joined with the next element's, noting where the
-   * next is not of the first's type: Kubernetes' base environment validates homogeneous aggregate
-   * literals (k8s.io/apiserver v0.37.2 pkg/cel/environment/base.go line 115; cel-go v0.29.2
-   * cel/validator.go lines 313-368, `expected type 'int' but found 'uint'`), except under a call of
-   * `format` (ext/formatting.go lines 421-427). Only types this checker knows exactly are compared.
+   * Whether a list or map literal's element is of another type than its first, noting it: Kubernetes'
+   * base environment validates homogeneous aggregate literals (k8s.io/apiserver v0.37.2
+   * pkg/cel/environment/base.go line 115; cel-go v0.29.2 cel/validator.go lines 313-368, `expected
+   * type 'int' but found 'uint'`, dyn and any being types of their own), except under a call of
+   * `format` (ext/formatting.go lines 421-427). Types with a free type variable inside are compared
+   * only when their kinds differ (cel-go binds the variable to what the literal joins it with).
    */
-  private joinLiteral(order: number, prev: CelT, cur: CelT): CelT {
-    // Exact types that differ, or types of different kinds whatever their parameters (list(dyn) is no int).
-    const exact = exactName(prev) !== undefined && exactName(cur) !== undefined;
-    const kinds = !isDyn(prev) && !isDyn(cur) && prev.k !== 'param' && cur.k !== 'param' && prev.k !== cur.k;
-    const p = celTypeName(prev, 'any');
-    const c = celTypeName(cur, 'any');
+  private literalMismatch(at: bigint, first: CelT, cur: CelT): boolean {
+    const exact = exactName(first) !== undefined && exactName(cur) !== undefined;
+    const kinds = first.k !== 'param' && cur.k !== 'param' && first.k !== cur.k;
+    const p = celTypeName(settled(first), 'any');
+    const c = celTypeName(settled(cur), 'any');
     if ((exact || kinds) && p !== undefined && c !== undefined && p !== c && this.formatDepth === 0) {
-      this.mismatches.push({ order, message: `expected type '${p}' but found '${c}'` });
+      this.mismatches.push({ at, message: `expected type '${p}' but found '${c}'` });
+      return true;
     }
-    return joinTypes(prev, cur);
+    return false;
   }
 
-  private selectField(operand: CelT, field: string): CelT {
+  /**
+   * An optional list element's or map entry's type: the optional's value type, or cel-go's
+   * `expected type 'optional_type(int)' but found 'int'` (checker.go checkCreateList, checkCreateMap).
+   */
+  private unwrapOptionalInit(at: bigint, t: CelT): CelT {
+    const inner = unwrapOptional(t);
+    if (inner) return inner;
+    const name = celTypeName(settled(t), 'any');
+    if (!isDyn(t) && t.k !== 'param' && name !== undefined) {
+      this.undeclared.push({ at, message: `expected type 'optional_type(${name})' but found '${name}'` });
+    } else if (this.formatDepth === 0) {
+      this.panics = true;
+    }
+    return t;
+  }
+
+  /** `a.?f` (the parser's `_?._`(a, "f")): the field's type as an optional (checker.go checkOptSelect). */
+  private optSelect(e: CostExpr, args: readonly CostExpr[]): CelT {
+    const operand = this.check(args[0]);
+    const f = args[1];
+    const name =
+      f?.exprKind.case === 'constExpr' && f.exprKind.value.constantKind.case === 'stringValue'
+        ? (f.exprKind.value.constantKind.value as string)
+        : '';
+    if (f) this.set(f, T.string);
+    this.overloads.set(e.id, ['select_optional_field']);
+    return optionalOf(this.selectField(e.id, unwrapOptional(operand) ?? operand, name));
+  }
+
+  /**
+   * A field's type, as checker.go checkSelectField finds it: a map's value type, a declared
+   * struct's field (`undefined field 'f'`; a type the environment declares no fields for is
+   * `unexpected failed resolution of 'kubernetes.Quantity'`), dyn for dyn, any and type parameters,
+   * and for any other type `type 'string' does not support field selection`.
+   */
+  private selectField(at: bigint, operand: CelT, field: string): CelT {
     if (operand.k === 'map') return operand.val;
-    if (operand.k === 'struct') return this.env.structFields[operand.name]?.[field] ?? T.dyn;
+    if (operand.k === 'struct') {
+      const fields = this.env.structFields[operand.name];
+      if (!fields) {
+        this.undeclared.push({ at, message: `unexpected failed resolution of '${operand.name}'` });
+        return T.error;
+      }
+      const t = fields[field];
+      if (t) return t;
+      this.undeclared.push({ at, message: `undefined field '${field}'` });
+      return T.error;
+    }
+    if (isDyn(operand) || operand.k === 'param') return T.dyn;
+    const name = celTypeName(settled(operand), 'any');
+    if (name !== undefined) this.undeclared.push({ at, message: `type '${name}' does not support field selection` });
     return T.dyn;
   }
 
   private call(e: CostExpr, call: { readonly function: string; readonly target?: CostExpr; readonly args: readonly CostExpr[] }): CelT {
+    if (call.function === '_?._' && call.args.length === 2 && !call.target) return this.optSelect(e, call.args);
     let fn = call.function;
     let target = call.target;
     const q = qualifiedName(target);
@@ -546,24 +778,130 @@ class TypeChecker {
     const all = targetType ? [targetType, ...argTypes] : argTypes;
     let result: CelT | undefined;
     const ids: string[] = [];
+    // cel-go keeps what a matching overload bound the operands' free type variables to (checker.go
+    // resolveOverload, isAssignableList): `[].min()` is list_int_min_int's int, not also double's.
+    const kept: Bindings = new Map();
     for (const o of this.byFn.get(fn) ?? []) {
       if (o.member !== (target !== undefined) || o.params.length !== all.length) continue;
-      const b: Bindings = new Map();
+      const b: Bindings = new Map(kept);
       if (!all.every((t, i) => assignable(t, o.params[i]!, b))) continue;
+      for (const name of FREE_NAMES) if (!kept.has(name) && b.has(name)) kept.set(name, b.get(name)!);
       ids.push(o.id);
-      const r = resolve(o.result, b);
+      // A type parameter nothing bound stays free (the checker's fresh type variable, dyn once settled).
+      const r = resolve(o.result, b, new Set(), FREE);
       if (result === undefined) result = r;
       else if (!isDyn(result) && !sameType(r, result)) result = T.dyn;
     }
     this.overloads.set(e.id, ids);
-    if (ids.length === 0 && this.byFn.has(fn)) this.noMatchingOverload(fn, targetType, argTypes);
+    if (ids.length === 0 && this.byFn.has(fn)) {
+      this.noMatchingOverload(e.id, fn, targetType, argTypes);
+      return T.error;
+    }
     return result ?? T.dyn;
   }
+}
+
+/** A type's name as cel-go's Type.TypeName gives it (the string.format validator's words). */
+function formatTypeName(t: CelT): string {
+  switch (t.k) {
+    case 'list':
+    case 'map':
+      return t.k;
+    case 'struct':
+    case 'opaque':
+    case 'param':
+      return t.name;
+    default:
+      return celTypeName(t) ?? 'dyn';
+  }
+}
+
+/**
+ * ext/formatting.go parseFormatString as the validator runs it: each clause of the format string
+ * handed to `check` with its argument's index; the first error (a clause's, at its argument, or
+ * the string's own, at the call), or undefined.
+ */
+function checkFormat(
+  format: string,
+  size: number,
+  check: (clause: string, index: number) => CheckerError | undefined,
+): CheckerError | { message: string } | undefined {
+  let i = 0;
+  let arg = 0;
+  let requested = 0;
+  while (i < format.length) {
+    if (format[i] !== '%') {
+      i++;
+      continue;
+    }
+    if (format[i + 1] === '%') {
+      i += 2;
+      continue;
+    }
+    requested++;
+    if (i + 1 >= format.length) return { message: 'unexpected end of string' };
+    if (arg >= size) return { message: `index ${arg} out of range` };
+    let j = i + 1;
+    if (format[j] === '.') {
+      j++;
+      const start = j;
+      while (j < format.length && /[0-9]/.test(format[j]!)) j++;
+      if (j >= format.length) {
+        return { message: 'could not parse formatting clause: error while parsing precision: could not find end of precision specifier' };
+      }
+      if (j === start) {
+        return {
+          message:
+            'could not parse formatting clause: error while parsing precision: error while converting precision to integer: strconv.Atoi: parsing "": invalid syntax',
+        };
+      }
+    }
+    const clause = format[j]!;
+    if (!'sdfebxXo'.includes(clause)) return { message: `could not parse formatting clause: unrecognized formatting clause "${clause}"` };
+    const bad = check(clause, arg);
+    if (bad) return bad;
+    i = j + 1;
+    arg++;
+  }
+  if (size > requested) return { message: `too many arguments supplied to string.format (expected ${requested}, got ${size})` };
+  return undefined;
+}
+
+function children(e: CostExpr): (CostExpr | undefined)[] {
+  const k = e.exprKind;
+  switch (k.case) {
+    case 'selectExpr':
+      return [k.value.operand];
+    case 'callExpr':
+      return [k.value.target, ...k.value.args];
+    case 'listExpr':
+      return [...k.value.elements];
+    case 'structExpr':
+      return k.value.entries.flatMap((entry) => [
+        entry.keyKind.case === 'mapKey' ? (entry.keyKind.value as CostExpr) : undefined,
+        entry.value,
+      ]);
+    case 'comprehensionExpr':
+      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result];
+    default:
+      return [];
+  }
+}
+
+/** optional_type(t). */
+function optionalOf(t: CelT): CelT {
+  return T.opaque('optional_type', [t]);
+}
+
+/** An optional's value type, or undefined for a type that is not an optional. */
+function unwrapOptional(t: CelT): CelT | undefined {
+  return t.k === 'opaque' && t.name === 'optional_type' && t.params?.length === 1 ? t.params[0] : undefined;
 }
 
 const FREE: CelT = { k: 'param', name: '_free' };
 const FREE_KEY: CelT = { k: 'param', name: '_freeKey' };
 const FREE_VAL: CelT = { k: 'param', name: '_freeValue' };
+const FREE_NAMES: ReadonlySet<string> = new Set(['_free', '_freeKey', '_freeValue']);
 
 /** A type with the checker's unbound type variables as dyn (the checked AST's final types). */
 function settled(t: CelT): CelT {
@@ -572,6 +910,9 @@ function settled(t: CelT): CelT {
 
 function joinTypes(prev: CelT, cur: CelT): CelT {
   if (sameType(prev, cur)) return prev;
+  // A free type variable takes the other's type (the checker binds it).
+  if (cur.k === 'param') return prev;
+  if (prev.k === 'param') return cur;
   if (isDyn(prev)) return prev;
   if (isDyn(cur)) return cur;
   if (prev.k === 'list' && cur.k === 'list') return T.list(joinTypes(prev.e, cur.e));
@@ -1055,14 +1396,25 @@ export interface CostModel {
   /** The estimated cost range of an expression (its checked tree), as checker.Cost. */
   estimate(expr: CostExpr): Estimate;
   /** The expression's output type and its undeclared identifiers, as the checker finds them. */
-  check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[]; readonly mismatches: readonly string[] };
+  check(expr: CostExpr): {
+    readonly type: CelT;
+    readonly free: boolean;
+    readonly undeclared: readonly CheckerError[];
+    readonly mismatches: readonly CheckerError[];
+    readonly panics: boolean;
+  };
+  /** The checker's type of each node (its type parameters bound as far as the checker binds them). */
+  types(expr: CostExpr): ReadonlyMap<bigint, CelT>;
 }
 
 /**
- * A type as cel-go prints it (types.Type.String; the checker's own messages, FormatCELType, call
- * google.protobuf.Any `any`), or undefined where this checker's type is not exact.
+ * A type as cel-go prints it, or undefined where this checker's type is not exact: as types.Type's
+ * String (`google.protobuf.Any`, the DRA compiler's output-type error) by default, or, with
+ * `'any'`, as the checker's messages print it (checker/format.go FormatCELType: `any`,
+ * `timestamp`, `duration`, `null`).
  */
 export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | undefined {
+  const checker = anyName === 'any';
   switch (t.k) {
     case 'bool':
     case 'int':
@@ -1073,13 +1425,15 @@ export function celTypeName(t: CelT, anyName = 'google.protobuf.Any'): string | 
     case 'dyn':
       return t.k;
     case 'null':
-      return 'null_type';
+      return checker ? 'null' : 'null_type';
+    case 'error':
+      return '!error!';
     case 'any':
       return anyName;
     case 'timestamp':
-      return 'google.protobuf.Timestamp';
+      return checker ? 'timestamp' : 'google.protobuf.Timestamp';
     case 'duration':
-      return 'google.protobuf.Duration';
+      return checker ? 'duration' : 'google.protobuf.Duration';
     case 'struct':
       return t.name;
     case 'list': {
@@ -1122,7 +1476,16 @@ export function costModel(env: CostEnvironment): CostModel {
     },
     check(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
-      return { type: checked.type, undeclared: checked.undeclared, mismatches: checked.mismatches };
+      return {
+        type: checked.type,
+        free: checked.free,
+        undeclared: checked.undeclared,
+        mismatches: checked.mismatches,
+        panics: checked.panics,
+      };
+    },
+    types(expr) {
+      return new TypeChecker(env, byFn).run(expr).types;
     },
   };
 }

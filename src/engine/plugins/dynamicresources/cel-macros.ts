@@ -146,18 +146,19 @@ function twoVar(
   args: MacroNode[],
   nextId: () => bigint,
   shape: MacroShape,
-): { kind: Kind } | { error: string } | undefined {
+): { kind: Kind } | MacroError | undefined {
   const arity = args.length;
   const quantifier = ['all', 'exists', 'existsOne', 'exists_one'].includes(fn) && arity === 3;
   const transform = ['transformList', 'transformMap', 'transformMapEntry'].includes(fn) && (arity === 3 || arity === 4);
   if (!quantifier && !transform) return undefined;
   const [a0, a1] = args as [MacroNode, MacroNode];
   const v1 = identName(a0);
-  if (v1 === undefined) return { error: 'argument must be a simple name' };
+  if (v1 === undefined) return { error: 'argument must be a simple name', at: a0.id };
   const v2 = identName(a1);
-  if (v2 === undefined) return { error: 'argument must be a simple name' };
-  if (v1 === v2) return { error: `duplicate variable name: ${v1}` };
-  if (ACCUMULATOR_NAMES.has(v1) || ACCUMULATOR_NAMES.has(v2)) return { error: 'iteration variable overwrites accumulator variable' };
+  if (v2 === undefined) return { error: 'argument must be a simple name', at: a1.id };
+  if (v1 === v2) return { error: `duplicate variable name: ${v1}`, at: a1.id };
+  if (ACCUMULATOR_NAMES.has(v1)) return { error: 'iteration variable overwrites accumulator variable', at: a0.id };
+  if (ACCUMULATOR_NAMES.has(v2)) return { error: 'iteration variable overwrites accumulator variable', at: a1.id };
   const bound = (e: MacroNode): MacroNode => {
     if (shape === 'cel-go') return e;
     const pair = (i: bigint) => call(nextId(), '_[_]', [ident(nextId(), ITER), constant(nextId(), { case: 'int64Value', value: i })]);
@@ -222,12 +223,18 @@ function twoVar(
  */
 export type MacroShape = 'evaluate' | 'cel-go';
 
+/** A macro's error in cel-go's words, at the node cel-go reports it at (its argument or target). */
+export interface MacroError {
+  readonly error: string;
+  readonly at: bigint;
+}
+
 /**
  * Expands, in place and inside out as cel-go's parser meets them, every `cel.bind(v, init, expr)`,
  * `sortBy` of cel-go's lists extension and two-variable comprehension; or the error cel-go's
  * parser reports for one. `nextId` hands out ids for the new nodes.
  */
-export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, shape: MacroShape = 'evaluate'): string | undefined {
+export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, shape: MacroShape = 'evaluate'): MacroError | undefined {
   if (!e) return undefined;
   for (const child of subnodes(e)) {
     const error = expandMacros(child, nextId, shape);
@@ -239,7 +246,7 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, sha
   if (c.function === 'bind' && c.args.length === 3 && identName(c.target) === 'cel') {
     const [variable, init, result] = c.args as [MacroNode, MacroNode, MacroNode];
     const name = identName(variable);
-    if (name === undefined) return 'cel.bind() variable names must be simple identifiers';
+    if (name === undefined) return { error: 'cel.bind() variable names must be simple identifiers', at: variable.id };
     e.exprKind = bind(name, init, result, nextId);
     return undefined;
   }
@@ -248,11 +255,11 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, sha
     //   @__sortBy_input__.@sortByAssociatedKeys(@__sortBy_input__.map(e, key))).
     const kind = c.target.exprKind.case;
     if (!['listExpr', 'selectExpr', 'identExpr', 'comprehensionExpr', 'callExpr'].includes(kind ?? '')) {
-      return 'sortBy can only be applied to a list, identifier, comprehension, call or select expression';
+      return { error: 'sortBy can only be applied to a list, identifier, comprehension, call or select expression', at: c.target.id };
     }
     const [variable, key] = c.args as [MacroNode, MacroNode];
     const name = identName(variable);
-    if (name === undefined) return 'argument is not an identifier';
+    if (name === undefined) return { error: 'argument is not an identifier', at: variable.id };
     const input = '@__sortBy_input__';
     const keys = node(
       nextId(),
@@ -272,7 +279,7 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, sha
   if ((c.function === 'optMap' || c.function === 'optFlatMap') && c.args.length === 2) {
     const [variable, mapExpr] = c.args as [MacroNode, MacroNode];
     const name = identName(variable);
-    if (name === undefined) return `${c.function}() variable name must be a simple identifier`;
+    if (name === undefined) return { error: `${c.function}() variable name must be a simple identifier`, at: variable.id };
     const bound = node(nextId(), bind(name, call(nextId(), 'value', [], copyNode(c.target, nextId)), mapExpr, nextId));
     const some = c.function === 'optMap' ? call(nextId(), 'optional.of', [bound]) : bound;
     e.exprKind = call(nextId(), '_?_:_', [call(nextId(), 'hasValue', [], c.target), some, call(nextId(), 'optional.none', [])]).exprKind;
@@ -290,7 +297,7 @@ export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, sha
   }
   const expanded = twoVar(c.function, c.target, c.args, nextId, shape);
   if (expanded === undefined) return undefined;
-  if ('error' in expanded) return expanded.error;
+  if ('error' in expanded) return expanded;
   e.exprKind = expanded.kind;
   return undefined;
 }

@@ -5,13 +5,17 @@
 // value, hasValue, or, orValue (version 0), first, last, optional.unwrap, unwrapOpt (version 2); the
 // macros optMap and optFlatMap expand in cel-macros.ts.
 // @bufbuild/cel 0.6 has no optional type, so an optional is a message of our own registry holding
-// whether it has a value; the value sits beside it, keyed by the message. Not covered: the optional
-// syntax (`a[?i]`, `{?k: v}`, `.?f`, which @bufbuild/cel's parser does not read), indexing an
-// optional list or map (`optional_list_index_int`). `or` and `orValue` short-circuit as cel-go's
-// do (their argument evaluated only for an empty optional) through cel-macros.ts.
+// whether it has a value; the value sits beside it, keyed by the message. The optional syntax
+// (`a[?i]`, `{?k: v}`, `.?f`) and indexing an optional list or map (`optional_list_index_int`)
+// are declared here and evaluated by optionalSyntaxFuncs, which cel-optional-syntax.ts's rewrite
+// calls. `or` and `orValue` short-circuit as cel-go's do (their argument evaluated only for an
+// empty optional) through cel-macros.ts.
 import {
   celFunc,
   celList,
+  celMap,
+  isCelUint,
+  mapType,
   celMethod,
   CelScalar,
   isCelList,
@@ -141,6 +145,90 @@ export const optionalFuncs: readonly CelFunc[] = [
   }),
 ];
 
+/** Whether v is an optional value. */
+function isOptional(v: unknown): v is ReflectMessage {
+  return isReflectMessage(v) && v.desc === OptionalDesc;
+}
+
+/**
+ * The object a qualifier applies to once an optional is met (interpreter/attributes.go
+ * applyQualifiers): an optional's value, or undefined for an empty optional (the result stays empty).
+ */
+function qualified(x: unknown): { obj: unknown } | undefined {
+  if (!isOptional(x)) return { obj: x };
+  return hasValue(x) ? { obj: held.get(x.message) } : undefined;
+}
+
+/** cel-go's refQualify testing presence: the value at a map's key or a list's index, or undefined where absent. */
+function qualifyIfPresent(obj: unknown, key: unknown): { value: unknown } | undefined {
+  if (isCelMap(obj)) return obj.has(key as never) ? { value: obj.get(key as never) } : undefined;
+  if (isCelList(obj)) {
+    let i: bigint;
+    if (typeof key === 'bigint') i = key;
+    else if (isCelUint(key)) i = key.value;
+    else if (typeof key === 'number' && Number.isInteger(key)) i = BigInt(key);
+    else throw new Error(`unsupported index value ${String(key)}`);
+    return i >= 0n && i < BigInt(obj.size) ? { value: obj.get(Number(i)) } : undefined;
+  }
+  return undefined;
+}
+
+/** `a.?f`, `a[?k]`, and a select or index on an optional: an optional of what is there. */
+function optionalQualify(x: unknown, key: unknown): ReflectMessage {
+  const q = qualified(x);
+  if (!q) return optionalNone();
+  const found = qualifyIfPresent(q.obj, key);
+  return found ? optionalOf(found.value) : optionalNone();
+}
+
+/**
+ * The optional syntax's runtime, as cel-optional-syntax.ts rewrites a selector for evaluation (cel-go
+ * v0.29.2 interpreter/attributes.go applyQualifiers and interpretable.go evalTestOnly, evalList,
+ * evalMap): a select or index that met an optional yields optional.none() for what is absent; a
+ * presence test on an optional is false when it is empty; a list's optional element and a map's
+ * optional entry are left out when empty (an empty entry removes the key an earlier entry set).
+ */
+export const optionalSyntaxFuncs: readonly CelFunc[] = [
+  celFunc('@optSelect', [DYN, CelScalar.STRING], OPT, (x, f) => optionalQualify(x, f)),
+  celFunc('@optIndex', [DYN, DYN], OPT, (x, k) => optionalQualify(x, k)),
+  celFunc('@optHas', [DYN, CelScalar.STRING], CelScalar.BOOL, (x, f) => {
+    const q = qualified(x);
+    return q !== undefined && qualifyIfPresent(q.obj, f) !== undefined;
+  }),
+  celFunc('@optList', [listType(DYN), listType(DYN)], listType(DYN), (elements, optional) => {
+    const opt = new Set([...optional].map((i) => Number(i as bigint)));
+    const out: unknown[] = [];
+    [...elements].forEach((v, i) => {
+      if (!opt.has(i)) out.push(v);
+      else if (!isOptional(v)) throw new Error(`cannot initialize optional list element from non-optional value ${String(v)}`);
+      else if (hasValue(v)) out.push(held.get(v.message));
+    });
+    return celList(out as never);
+  }),
+  celFunc('@optMap', [listType(DYN), listType(DYN)], mapType(DYN, DYN), (pairs, optional) => {
+    const opt = new Set([...optional].map((i) => Number(i as bigint)));
+    const items = [...pairs];
+    const out = new Map<unknown, unknown>();
+    for (let i = 0; 2 * i + 1 < items.length; i++) {
+      const k = items[2 * i];
+      let v = items[2 * i + 1];
+      if (opt.has(i)) {
+        if (!isOptional(v)) throw new Error(`cannot initialize optional entry '${String(k)}' from non-optional value ${String(v)}`);
+        if (!hasValue(v)) {
+          out.delete(k);
+          continue;
+        }
+        v = held.get(v.message) as never;
+      }
+      out.set(k, v);
+    }
+    return celMap(out as never);
+  }),
+];
+
+/** The runtime functions only the rewritten tree calls (no cost-model declaration: the estimate reads cel-go's shape). */
+export const OPTIONAL_SYNTAX_RUNTIME: ReadonlySet<string> = new Set(optionalSyntaxFuncs.map((f) => f.name));
+
 function unwrap(l: CelList): CelList {
   const out: unknown[] = [];
   for (const o of l) {
@@ -151,6 +239,7 @@ function unwrap(l: CelList): CelList {
 }
 
 const A = T.param('V');
+const K = T.param('K');
 const OPT_A = optionalT(A);
 
 /**
@@ -170,6 +259,13 @@ export const optionalCost: CelCostLibrary = {
     member('first', 'list_first', [T.list(A)], OPT_A),
     overload('optional.unwrap', 'optional_unwrap', [T.list(OPT_A)], T.list(A)),
     member('unwrapOpt', 'optional_unwrapOpt', [T.list(OPT_A)], T.list(A)),
+    // `a[?k]` (library.go lines 507-520) and an index into an optional list or map (lines 522-525).
+    overload('_[?_]', 'list_optindex_optional_int', [T.list(A), T.int], OPT_A),
+    overload('_[?_]', 'optional_list_optindex_optional_int', [optionalT(T.list(A)), T.int], OPT_A),
+    overload('_[?_]', 'map_optindex_optional_value', [T.map(K, A), K], OPT_A),
+    overload('_[?_]', 'optional_map_optindex_optional_value', [optionalT(T.map(K, A)), K], OPT_A),
+    overload('_[_]', 'optional_list_index_int', [optionalT(T.list(A)), T.int], OPT_A),
+    overload('_[_]', 'optional_map_index_value', [optionalT(T.map(K, A)), K], OPT_A),
   ],
   byFunction: {},
 };

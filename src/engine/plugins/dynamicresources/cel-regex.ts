@@ -80,6 +80,7 @@ export const regexFuncs: readonly CelFunc[] = [
 
 /** The parts of a parsed expression the constant-pattern check reads. */
 interface Node {
+  readonly id?: bigint;
   readonly exprKind: { readonly case: string | undefined; readonly value?: unknown };
 }
 
@@ -136,15 +137,31 @@ function firstInvalid(e: Node | undefined, functions: ReadonlySet<string>): stri
 const MATCHES = new Set(['matches']);
 
 /**
- * The compile error upstream reports for a constant pattern that does not compile: first the
- * checker's (cel-go's ValidateRegexLiterals, in the base environment since 1.29, on `matches`:
- * `invalid matches argument`), then the program's (the regex library's optimizations, on `find`
- * and `findAll`: `program instantiation failed: error parsing regexp: …`).
+ * The program's error upstream reports for a constant pattern of `find` or `findAll` that does not
+ * compile (the regex library's optimizations: `program instantiation failed: error parsing regexp:
+ * …`), once the expression compiled.
  */
 export function constantRegexError(e: Node | undefined): string | undefined {
-  if (firstInvalid(e, MATCHES) !== undefined) return 'invalid matches argument';
   const find = firstInvalid(e, REGEX_FUNCTIONS);
   return find === undefined ? undefined : `program instantiation failed: ${find}`;
+}
+
+/**
+ * cel-go's ValidateRegexLiterals (in the base environment since 1.29, a validator): each `matches`
+ * whose constant pattern does not compile, `invalid matches argument` at the pattern.
+ */
+export function invalidMatchesLiterals(
+  e: Node | undefined,
+  out: { at: bigint; message: string }[] = [],
+): { at: bigint; message: string }[] {
+  if (!e) return out;
+  for (const child of children(e)) invalidMatchesLiterals(child, out);
+  const pattern = constantPattern(e, MATCHES);
+  if (pattern !== undefined && typeof compilePattern(pattern) === 'string') {
+    const arg = (e.exprKind.value as { args: readonly Node[] }).args[0]!;
+    out.push({ at: arg.id ?? -1n, message: 'invalid matches argument' });
+  }
+  return out;
 }
 
 /**

@@ -22,17 +22,19 @@
 // distinct: cel-ext-lists.ts), and cel-go's macros `cel.bind`, `sortBy`, `optMap`, `optFlatMap`
 // and the two-variable comprehensions (all, exists, existsOne/exists_one, transformList,
 // transformMap, transformMapEntry with two variables), expanded on the parsed expression
-// (cel-macros.ts, which also makes or/orValue short-circuit as cel-go's do). A
-// constant pattern that does not compile is a compile error, as upstream (`invalid matches
-// argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`), indexing an optional, and the allocator's
-// runtime cost limit. A
+// (cel-macros.ts, which also makes or/orValue short-circuit as cel-go's do), and CEL's optional
+// syntax (`a.?f`, `a[?k]`, `[?e]`, `{?k: v}`) with selects, indexes and presence tests on optionals
+// (cel-optional-syntax.ts). A constant pattern that does not compile is a compile error, as
+// upstream (`invalid matches argument`; for find and findAll `program instantiation failed: error
+// parsing regexp: …`). Not covered: the allocator's runtime cost limit. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
 // undeclared identifier, a call no overload takes and a range that is neither list nor map (where
 // the operands' types are known), a list or map literal of mixed types (the homogeneous-literal
-// validator) and a selector whose output is not a bool (the DRA compiler's check), in upstream's
-// words; what the checker cannot type shows at evaluation. newSelectorError adds what kube-apiserver
+// validator), a string.format clause its argument does not take, and a selector whose output is
+// not a bool (the DRA compiler's check), in upstream's words, each at the line and column cel-go
+// gives it, in the order kube-apiserver's message lists them; what the checker cannot type shows
+// at evaluation. newSelectorError adds what kube-apiserver
 // refuses in a new expression only (`includes`, not in 1.36's environment).
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
@@ -63,6 +65,7 @@ import {
   type CelCostLibrary,
   type CelT,
   type CostExpr,
+  type CheckerError,
   type CostModel,
   type Estimate,
 } from './cel-cost';
@@ -73,8 +76,9 @@ import { FORMAT_T_NAME, formatCost, formatFuncs, formatRegistry } from './cel-fo
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
-import { optionalCost, optionalFuncs, optionalRegistry } from './cel-optional';
-import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
+import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
+import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
+import { constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
 const STRING = 9;
@@ -216,6 +220,7 @@ const funcs = [
   ...macroFuncs,
   ...urlFuncs,
   ...optionalFuncs,
+  ...optionalSyntaxFuncs,
   ...formatFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
@@ -465,6 +470,42 @@ export const stringsCost: CelCostLibrary = {
   },
 };
 
+const AUTHORIZER_T = T.struct('kubernetes.authorization.Authorizer');
+const PATH_CHECK_T = T.struct('kubernetes.authorization.PathCheck');
+const GROUP_CHECK_T = T.struct('kubernetes.authorization.GroupCheck');
+const RESOURCE_CHECK_T = T.struct('kubernetes.authorization.ResourceCheck');
+const DECISION_T = T.struct('kubernetes.authorization.Decision');
+
+/**
+ * Kubernetes' authz and authz selectors libraries, which the base environment declares for every
+ * expression (k8s.io/apiserver v0.37.2 pkg/cel/library/authz.go lines 249-355): DRA's environment
+ * has no `authorizer` to call them on, so Podplan declares them for the checker only (a call on a
+ * value of another type is refused in cel-go's words; on a dyn one it compiles and fails when
+ * evaluated, where upstream would find no authorizer either). Their costs are cel-go's default.
+ */
+export const authzCost: CelCostLibrary = {
+  decls: [
+    member('path', 'authorizer_path', [AUTHORIZER_T, T.string], PATH_CHECK_T),
+    member('group', 'authorizer_group', [AUTHORIZER_T, T.string], GROUP_CHECK_T),
+    member('serviceAccount', 'authorizer_serviceaccount', [AUTHORIZER_T, T.string, T.string], AUTHORIZER_T),
+    member('resource', 'groupcheck_resource', [GROUP_CHECK_T, T.string], RESOURCE_CHECK_T),
+    member('subresource', 'resourcecheck_subresource', [RESOURCE_CHECK_T, T.string], RESOURCE_CHECK_T),
+    member('namespace', 'resourcecheck_namespace', [RESOURCE_CHECK_T, T.string], RESOURCE_CHECK_T),
+    member('name', 'resourcecheck_name', [RESOURCE_CHECK_T, T.string], RESOURCE_CHECK_T),
+    member('check', 'pathcheck_check', [PATH_CHECK_T, T.string], DECISION_T),
+    member('check', 'resourcecheck_check', [RESOURCE_CHECK_T, T.string], DECISION_T),
+    member('errored', 'decision_errored', [DECISION_T], T.bool),
+    member('error', 'decision_error', [DECISION_T], T.string),
+    member('allowed', 'decision_allowed', [DECISION_T], T.bool),
+    member('reason', 'decision_reason', [DECISION_T], T.string),
+    member('fieldSelector', 'authorizer_fieldselector', [RESOURCE_CHECK_T, T.string], RESOURCE_CHECK_T),
+    member('labelSelector', 'authorizer_labelselector', [RESOURCE_CHECK_T, T.string], RESOURCE_CHECK_T),
+  ],
+};
+
+/** The functions upstream's environment declares that Podplan's does not evaluate (authzCost's). */
+const DECLARED_NOT_EVALUATED: ReadonlySet<string> = new Set(authzCost.decls.map((d) => d.fn));
+
 /** The functions the selector environment evaluates (the CelEnv's), for the check that each has a cost-model declaration. */
 export const SELECTOR_FUNCS: readonly CelFunc[] = funcs;
 
@@ -482,6 +523,7 @@ export const SELECTOR_COST_LIBRARIES: readonly CelCostLibrary[] = [
   macrosCost,
   optionalCost,
   formatCost,
+  authzCost,
 ];
 
 let model: CostModel | undefined;
@@ -510,6 +552,7 @@ export function selectorCost(expression: string): SelectorCost | undefined {
 }
 
 type SelectorCost = { readonly cost: bigint; readonly exceeds: boolean };
+type ParsedExpr = ReturnType<typeof parse>;
 const costs = new Map<string, SelectorCost | undefined>();
 
 function estimateSelector(expression: string): SelectorCost | undefined {
@@ -530,19 +573,138 @@ function checkerError(expression: string): string | undefined {
   const parsed = parseSelector(expression, 'cel-go');
   if (!parsed.ok) return undefined;
   const checked = theCostModel().check(parsed.expr.expr as unknown as CostExpr);
-  const checkerError = checked.undeclared[0];
-  if (checkerError !== undefined) return checkerError;
-  const mismatch = checked.mismatches[0];
-  if (mismatch !== undefined) return mismatch;
+  // The checker's errors (functions and identifiers nothing declares, calls no overload takes), all of
+  // them; only when there are none do the validators run (cel/env.go Check).
+  const errors = [...undeclaredFunctions(parsed.expr.expr as unknown as ExprNode, theEnv()), ...checked.undeclared];
+  if (errors.length > 0) return inCelGoOrder(expression, parsed.expr, errors);
+  if (checked.panics) return VALIDATOR_PANIC;
+  const validators = [...checked.mismatches, ...invalidMatchesLiterals(parsed.expr.expr as unknown as ExprNode)];
+  if (validators.length > 0) return inCelGoOrder(expression, parsed.expr, validators);
   const t = checked.type;
   // dyn is refused too, but this checker's dyn is often a type it did not work out: only dyn(x) is sure.
   const root = parsed.expr.expr?.exprKind;
+  // So is a type variable nothing bound (optional.none().value(), [].first().value()).
+  if (checked.free) return 'must evaluate to bool or the unknown type, not dyn';
   if (root?.case === 'callExpr' && root.value.function === 'dyn' && root.value.target === undefined && root.value.args.length === 1) {
     return 'must evaluate to bool or the unknown type, not dyn';
   }
   if (t.k === 'bool' || t.k === 'any' || t.k === 'dyn') return undefined;
   const typeName = celTypeName(t);
   return typeName === undefined ? undefined : `must evaluate to bool or the unknown type, not ${typeName}`;
+}
+
+/**
+ * What cel-go's homogeneous-literal validator does on an optional element or entry typed dyn or any:
+ * it panics (cel/validator.go line 329), and kube-apiserver drops the request unanswered
+ * (test/real/cel.test.ts). Podplan refuses the selector with the panic's words.
+ */
+export const VALIDATOR_PANIC = 'runtime error: index out of range [0] with length 0';
+
+/** Operators cel-go positions at their token, @bufbuild/cel at the end of what precedes it (spaces before it). */
+const BINARY = new Set([
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '@in',
+  '_&&_',
+  '_||_',
+  '!_',
+  '-_',
+]);
+
+/**
+ * Errors as kube-apiserver's message shows them: each at where cel-go places its node (its parser's
+ * position: an operator's token, a call's `(`, a conditional's `?`), `<input>:line:column: words`,
+ * one a line, sorted by place (cel/env.go's issues, sorted by location).
+ */
+function inCelGoOrder(expression: string, parsed: ReturnType<typeof parse>, errors: readonly CheckerError[]): string {
+  const text = scanOptionalSyntax(expression).text;
+  const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
+  const nodes = new Map<bigint, ExprNode>();
+  const walk = (e: ExprNode | undefined): void => {
+    if (!e) return;
+    nodes.set(e.id, e);
+    const k = e.exprKind;
+    if (k.case === 'callExpr') {
+      const c = k.value as { target?: ExprNode; args: readonly ExprNode[] };
+      walk(c.target);
+      c.args.forEach(walk);
+    } else if (k.case === 'selectExpr') walk((k.value as { operand?: ExprNode }).operand);
+    else if (k.case === 'listExpr') (k.value as { elements: readonly ExprNode[] }).elements.forEach(walk);
+    else if (k.case === 'structExpr') {
+      for (const entry of (k.value as { entries: readonly { value?: ExprNode; keyKind: { case: string; value?: unknown } }[] }).entries) {
+        if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value as ExprNode);
+        walk(entry.value);
+      }
+    } else if (k.case === 'comprehensionExpr') {
+      const c = k.value as Record<string, ExprNode | undefined>;
+      for (const part of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result']) walk(c[part]);
+    }
+  };
+  walk(parsed.expr as unknown as ExprNode);
+  const offset = (id: bigint): number => {
+    const at = positions[String(id)];
+    if (at === undefined) return Number.MAX_SAFE_INTEGER;
+    const k = nodes.get(id)?.exprKind;
+    // A presence test: @bufbuild/cel places has() at its name, cel-go at its `(`.
+    if (k?.case === 'selectExpr' && (k.value as { testOnly: boolean }).testOnly) return findTopLevel(text, at, '(');
+    if (k?.case !== 'callExpr') return at;
+    const c = k.value as { function: string; target?: ExprNode };
+    if (c.function === '_?._' || c.function === '_[_]' || c.function === '_[?_]') return at;
+    // A member call, or what a macro made of one (cel-go gives the expansion the call's place): its `(`.
+    if (text[at] === '.') return findTopLevel(text, at, '(');
+    if (BINARY.has(c.function)) return skipSpace(text, at);
+    if (c.function === '_?_:_') return findTopLevel(text, at, '?');
+    if (c.function.startsWith('_') || c.function.startsWith('!') || c.function.startsWith('-') || c.function.startsWith('@')) return at;
+    // A call: cel-go at its `(` (a member call's too; @bufbuild/cel at the name or the `.`).
+    return findTopLevel(text, at, '(');
+  };
+  return [...errors]
+    .map((e, i) => ({ e, i, at: offset(e.at) }))
+    .sort((a, b) => a.at - b.at || a.i - b.i)
+    .map(({ e, at }) => (at === Number.MAX_SAFE_INTEGER ? e.message : `${inputLocation(expression, at)}: ${e.message}`))
+    .join('\n');
+}
+
+/** cel-go's `<input>:line:column` of an offset (both from 1, the column in characters). */
+export function inputLocation(text: string, offset: number): string {
+  const before = [...text.slice(0, offset)];
+  const line = before.filter((c) => c === '\n').length + 1;
+  const lastNewline = before.lastIndexOf('\n');
+  return `<input>:${line}:${before.length - lastNewline}`;
+}
+
+function skipSpace(text: string, at: number): number {
+  let i = at;
+  while (i < text.length && /\s/.test(text[i]!)) i++;
+  return i;
+}
+
+/** The first `ch` at or after `at` outside strings and brackets opened after `at`. */
+function findTopLevel(text: string, at: number, ch: string): number {
+  let depth = 0;
+  for (let i = at; i < text.length; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'") {
+      const q = text.startsWith(c.repeat(3), i) ? c.repeat(3) : c;
+      i += q.length;
+      while (i < text.length && !text.startsWith(q, i)) i += text[i] === '\\' ? 2 : 1;
+      i += q.length - 1;
+      continue;
+    }
+    if (depth === 0 && c === ch) return i;
+    if (c === '(' || c === '[' || c === '{') depth++;
+    if (c === ')' || c === ']' || c === '}') depth--;
+  }
+  return at;
 }
 
 /** kube-apiserver's words for a selector whose estimated cost exceeds the limit (a field.Forbidden). */
@@ -575,6 +737,7 @@ export function compileSelector(expression: string): CompiledSelector {
 
 /** The parts of a parsed CEL expression (cel.expr.Expr) the function check walks. */
 interface ExprNode {
+  readonly id: bigint;
   readonly exprKind:
     | {
         readonly case: 'callExpr';
@@ -609,19 +772,25 @@ function qualifiedName(e: ExprNode | undefined): string | undefined {
 }
 
 /**
- * The first call of a function the environment does not declare, as cel-go's checker reports it
- * (`undeclared reference to 'f' (in container '')`): a compile error, not a runtime one.
+ * The calls of functions the environment does not declare, as cel-go's checker reports them
+ * (`undeclared reference to 'f' (in container '')`, at the call): compile errors, not runtime ones.
  */
-function undeclaredFunction(e: ExprNode | undefined, env: CelEnv, withheld: ReadonlySet<string> = NONE): string | undefined {
-  if (!e) return undefined;
+function undeclaredFunctions(
+  e: ExprNode | undefined,
+  env: CelEnv,
+  withheld: ReadonlySet<string> = NONE,
+  out: CheckerError[] = [],
+): CheckerError[] {
+  if (!e) return out;
   const children: (ExprNode | undefined)[] = [];
   const k = e.exprKind;
   if (k.case === 'callExpr') {
     const call = k.value as { function: string; target?: ExprNode; args: readonly ExprNode[] };
     const q = qualifiedName(call.target);
     const qualified = q !== undefined && env.funcs.find(`${q}.${call.function}`) !== undefined;
-    if (!qualified && !SPECIAL_CALLS.has(call.function) && (withheld.has(call.function) || env.funcs.find(call.function) === undefined)) {
-      return `undeclared reference to '${call.function}' (in container '')`;
+    const declared = env.funcs.find(call.function) !== undefined || DECLARED_NOT_EVALUATED.has(call.function);
+    if (!qualified && !SPECIAL_CALLS.has(call.function) && (withheld.has(call.function) || !declared)) {
+      out.push({ at: e.id, message: `undeclared reference to '${call.function}' (in container '')` });
     }
     if (!qualified) children.push(call.target);
     children.push(...call.args);
@@ -638,11 +807,8 @@ function undeclaredFunction(e: ExprNode | undefined, env: CelEnv, withheld: Read
     const c = k.value as Record<string, ExprNode | undefined>;
     children.push(c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']);
   }
-  for (const child of children) {
-    const found = undeclaredFunction(child, env, withheld);
-    if (found !== undefined) return found;
-  }
-  return undefined;
+  for (const child of children) undeclaredFunctions(child, env, withheld, out);
+  return out;
 }
 
 const NONE: ReadonlySet<string> = new Set();
@@ -665,7 +831,8 @@ export function newSelectorError(expression: string): string | undefined {
   // Asked on every check of a document (each edit in the editor): parsed once per expression.
   if (newErrors.has(expression)) return newErrors.get(expression);
   const parsed = parseSelector(expression, 'cel-go');
-  const error = parsed.ok ? undeclaredFunction(parsed.expr.expr as unknown as ExprNode, theEnv(), NOT_IN_NEW_EXPRESSIONS) : undefined;
+  const found = parsed.ok ? undeclaredFunctions(parsed.expr.expr as unknown as ExprNode, theEnv(), NOT_IN_NEW_EXPRESSIONS) : [];
+  const error = parsed.ok && found.length > 0 ? inCelGoOrder(expression, parsed.expr, found) : undefined;
   if (newErrors.size >= MAX_CACHED) newErrors.clear();
   newErrors.set(expression, error);
   return error;
@@ -682,14 +849,47 @@ function parseSelector(
   shape: MacroShape = 'evaluate',
 ): { ok: true; expr: ReturnType<typeof parse> } | { ok: false; error: string } {
   let parsed;
+  // The optional syntax's `?`s blanked (positions kept), then given back to the tree.
+  const syntax = scanOptionalSyntax(expression);
   try {
-    parsed = parse(expression);
+    parsed = parse(syntax.text);
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
-  let id = 1n << 40n;
-  const macroError = expandMacros(parsed.expr as unknown as MacroNode, () => id++, shape);
-  return macroError === undefined ? { ok: true, expr: parsed } : { ok: false, error: macroError };
+  let id = FIRST_MACRO_ID;
+  const nextId = () => id++;
+  if (syntax.any) {
+    const info = parsed.sourceInfo;
+    const syntaxError = applyOptionalSyntax(parsed.expr, info?.positions ?? {}, syntax.marks, nextId, info?.macroCalls);
+    if (syntaxError !== undefined) {
+      const at = syntaxError.at === undefined ? '' : `${inputLocation(expression, syntaxError.at)}: `;
+      return { ok: false, error: `${at}${syntaxError.error}` };
+    }
+  }
+  const macroError = expandMacros(parsed.expr as unknown as MacroNode, nextId, shape);
+  if (macroError !== undefined) {
+    const at = parsed.sourceInfo?.positions[String(macroError.at)];
+    return { ok: false, error: at === undefined ? macroError.error : `${inputLocation(expression, at)}: ${macroError.error}` };
+  }
+  if (shape === 'evaluate') optionalForEvaluation(parsed.expr as unknown as MacroNode, evaluationTypes(expression, parsed.expr), nextId);
+  return { ok: true, expr: parsed };
+}
+
+/** The first id the macro expansions hand out; the parser's nodes (the user's) have smaller ones. */
+const FIRST_MACRO_ID = 1n << 40n;
+
+/**
+ * The checker's types for the tree to evaluate: the user's nodes as cel-go's expansion types them
+ * (the checker reads that shape whole: a two-variable comprehension's variables typed from their
+ * range, where the evaluated shape binds them from pairs), the rest as the evaluated shape's.
+ */
+function evaluationTypes(expression: string, evaluated: ParsedExpr['expr']): ReadonlyMap<bigint, CelT> {
+  const types = new Map(theCostModel().types(evaluated as unknown as CostExpr));
+  const celGo = parseSelector(expression, 'cel-go');
+  if (celGo.ok) {
+    for (const [id, t] of theCostModel().types(celGo.expr.expr as unknown as CostExpr)) if (id < FIRST_MACRO_ID) types.set(id, t);
+  }
+  return types;
 }
 
 function compile(expression: string): CompiledSelector {
@@ -698,8 +898,6 @@ function compile(expression: string): CompiledSelector {
     const expanded = parseSelector(expression);
     if (!expanded.ok) return expanded;
     const parsed = expanded.expr;
-    const undeclared = undeclaredFunction(parsed.expr as unknown as ExprNode, theEnv());
-    if (undeclared !== undefined) return { ok: false, error: undeclared };
     const typeError = checkerError(expression);
     if (typeError !== undefined) return { ok: false, error: typeError };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);

@@ -708,3 +708,159 @@ export const CEL10: readonly string[] = (() => {
     'optional.of("a").optMap(s, s + "b") == optional.of("ab")',
   ];
 })();
+
+/**
+ * CEL's optional syntax (cel.OptionalTypes' parser option): `a.?f`, `a[?k]`, `[?e]`, `{?k: v}`,
+ * chains of them, selects, indexes and presence tests on optionals, with the words and positions
+ * cel-go reports for what its parser, macros and checker refuse.
+ */
+export const OPTIONAL_SYNTAX: readonly string[] = (() => {
+  const A = 'device.attributes["gpu.example.com"]';
+  const M = `${A}.model`;
+  return [
+    `${A}.?model.orValue("") == "a100"`,
+    `${A}[?"model"].hasValue()`,
+    `${A}[?"nope"].orValue(1) == 1`,
+    `${A}.?nope.hasValue()`,
+    `device.attributes[?"gpu.example.com"].?model.orValue("") == "a100"`,
+    `device.attributes[?"other.example.com"].hasValue()`,
+    `device.attributes.?other.?x.hasValue()`,
+    'device.?driver == optional.of("gpu.example.com")',
+    'device.?driver.orValue("") == "gpu.example.com"',
+    `device.capacity[?"gpu.example.com"].?memory.hasValue()`,
+    `device.capacity["gpu.example.com"][?"memory"].value().isGreaterThan(quantity("1Gi"))`,
+    '[?optional.of(1), ?optional.none()] == [1]',
+    '[1, ?optional.none(), 2].size() == 2',
+    `[?${A}.?model, ?${A}.?nope].size() == 1`,
+    `[?optional.ofNonZeroValue(${M})][0] == ${M}`,
+    '{?"a": optional.of(1)}.?a == optional.of(1)',
+    '{?"a": optional.none(), "b": 1}.size() == 1',
+    '{"a": 1, ?"a": optional.none()}.size() == 0',
+    `{?"m": ${A}.?model, ?"n": ${A}.?nope}.size() == 1`,
+    '[1][?2] == optional.none()',
+    '[1][?0] == optional.of(1)',
+    '{1: 2}[?1].value() == 2',
+    "{'a': 1}[?'b'].hasValue()",
+    'optional.of([1])[0] == optional.of(1)',
+    'optional.of([1])[5].hasValue()',
+    "optional.of({'a': 1})['a'].hasValue()",
+    "optional.of({'a': 1}).a == optional.of(1)",
+    "optional.of({'a': 1}).b.hasValue()",
+    "optional.of({'a': {'b': 2}}).a.b.value() == 2",
+    "optional.of({'a': {'b': 2}}).?a.c.hasValue()",
+    'optional.none().a.hasValue()',
+    "has(optional.of({'a': 1}).a)",
+    "has(optional.of({'a': 1}).b)",
+    'has(optional.none().a)',
+    `has(${A}.?model.x)`,
+    `has(device.attributes.?x.y)`,
+    `has(device.attributes.?x)`,
+    `${A}.?model.size() > 0`,
+    `${A}.?model == "a100"`,
+    'device.attributes.?x == 1',
+    '[?1] == [1]',
+    '{?"a": 1}.size() == 1',
+    `[?${M}].size() == 1`,
+    `${A}[?1].hasValue()`,
+    '[1][?"a"].hasValue()',
+    `optional.of(${M}).?x.hasValue()`,
+    `${A}.?model.optMap(m, m.size()).orValue(0) == 4`,
+    `${A}.?numa.or(${A}.?index).value() >= 0`,
+    `${A}.exists(k, ${A}[?k].hasValue())`,
+    `device.attributes.all(d, device.attributes[?d].hasValue())`,
+    `[${A}.?model, ${A}.?nope].unwrapOpt().size() == 1`,
+    `cel.bind(o, ${A}.?model, o.hasValue() && o.value() == "a100")`,
+    "[optional.of({'a': 1})].all(i, o, o.a.hasValue())",
+    "{'k': optional.of({'a': 1})}.exists(k, o, o.?a.hasValue() && o.b.orValue(2) == 2)",
+    '[optional.of([1])].transformList(i, o, o[0]) == [optional.of(1)]',
+    `${A}.transformMap(k, v, optional.of({'v': v}).v).exists(k, o, o.hasValue())`,
+    `${A}.? model.hasValue()`,
+    `${A}[ ? "model"].hasValue()`,
+    `[ ?${A}.?model ].size() == 1`,
+    `"a?b" == "a?b" ? ${A}.?model.hasValue() : false`,
+    `${A}.?model.?x`,
+    `${A}.?model`,
+    `${A}[?"model"] + 1 == 2`,
+    `f(?${M})`,
+    // Field selection as the checker allows it, plain and optional.
+    'device.nope == 1',
+    'device.?nope.hasValue()',
+    'has(device.nope)',
+    'device.driver.x == 1',
+    'device.driver.?x.hasValue()',
+    'has(optional.of(1).x)',
+    'ip("1.2.3.4").?x.hasValue()',
+    'quantity("1").x == 1',
+    'url("https://x").?x.hasValue()',
+    `${M}.?x.hasValue()`,
+    'timestamp("2020-01-01T00:00:00Z") + 1 == 1',
+    '[?optional.of(1), ?optional.of(null)].size() == 1',
+  ];
+})();
+
+/** Selectors drawn at random (as generatedSelectors) from a grammar of the optional syntax over the device and literals. */
+export function generatedOptionalSelectors(seed: number, count: number): string[] {
+  let state = seed;
+  const rnd = (): number => (state = (state * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const pick = <T>(a: readonly T[]): T => a[Math.floor(rnd() * a.length)]!;
+  const A = 'device.attributes["gpu.example.com"]';
+  const key = (): string => pick(['"model"', '"numa"', '"nope"', '"index"', '"healthy"']);
+  function optStr(d: number): string {
+    if (d <= 0) return pick([`${A}.?model`, `${A}[?"model"]`, `${A}.?nope`, 'device.?driver', `optional.ofNonZeroValue(${A}.model)`]);
+    return pick([
+      () => `${optMap(d - 1)}.?model`,
+      () => `${optMap(d - 1)}[?"model"]`,
+      () => `${optStr(d - 1)}.or(${optStr(d - 1)})`,
+      () => `optional.of([${str(d - 1)}])[0]`,
+      () => `[${str(d - 1)}][?${int(d - 1)}]`,
+      () => `optional.of({"k": ${str(d - 1)}}).k`,
+      () => `{"k": ${str(d - 1)}}[?${str(d - 1)}]`,
+      () => `${optStr(d - 1)}.optMap(s, s + "x")`,
+    ])();
+  }
+  function optMap(d: number): string {
+    if (d <= 0)
+      return pick([
+        `device.attributes[?"gpu.example.com"]`,
+        `device.attributes.?other`,
+        `optional.of(${A})`,
+        `device.capacity[?"gpu.example.com"]`,
+      ]);
+    return pick([
+      () => `${optMap(d - 1)}.or(${optMap(d - 1)})`,
+      () => `optional.of(device.attributes)[${'"gpu.example.com"'}]`,
+      () => `device.attributes.?other.?x`,
+    ])();
+  }
+  function str(d: number): string {
+    if (d <= 0) return pick([`${A}.model`, '"abc"', 'device.driver']);
+    return pick([() => `${optStr(d - 1)}.orValue("")`, () => `${str(d - 1)} + "x"`, () => `[?${optStr(d - 1)}, "z"][0]`])();
+  }
+  function int(d: number): string {
+    if (d <= 0) return pick([`${A}.index`, '0', '1', `${A}.numa`]);
+    return pick([
+      () => `${A}[?${key()}].orValue(0)`,
+      () => `[?${optStr(d - 1)}, ?${optStr(d - 1)}].size()`,
+      () => `{?"a": ${optStr(d - 1)}, "b": ""}.size()`,
+      () => `${optStr(d - 1)}.orValue("").size()`,
+    ])();
+  }
+  function bool(d: number): string {
+    return pick([
+      () => `${optStr(d)}.hasValue()`,
+      () => `!${optMap(d)}.hasValue()`,
+      () => `${optStr(d)} == optional.of(${str(d)})`,
+      () => `${optStr(d)}.orValue("") == ${str(d)}`,
+      () => `${int(d)} > ${int(d)}`,
+      () => `has(${optMap(d)}.model)`,
+      () => `${A}[?${key()}].hasValue()`,
+      () => `[?${optStr(d)}].size() == 1`,
+      () => `{?${str(d)}: ${optStr(d)}}.size() == 1`,
+      () => `${optMap(d)}.?model.optMap(m, m.size() > 1).orValue(false)`,
+      () => `device.attributes.exists(dom, device.attributes[?dom].?model.hasValue())`,
+    ])();
+  }
+  const exprs: string[] = [];
+  for (let i = 0; i < count; i++) exprs.push(rnd() < 0.7 ? bool(1 + Math.floor(rnd() * 2)) : `${bool(1)} && ${bool(1)}`);
+  return exprs;
+}

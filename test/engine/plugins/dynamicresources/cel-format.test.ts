@@ -221,11 +221,14 @@ describe('engine/plugins/dynamicresources/cel-format', () => {
   }
 
   it('a format the library lacks does not compile; the value of none is an error, as cel-go words it', () => {
-    assert.equal(run('format.nope().validate("x").hasValue()'), "compile: undeclared reference to 'nope' (in container '')");
+    assert.equal(
+      run('format.nope().validate("x").hasValue()'),
+      "compile: <input>:1:1: undeclared reference to 'format' (in container '')\n<input>:1:12: undeclared reference to 'nope' (in container '')",
+    );
     assert.equal(run('format.named("nope").value().validate("x").hasValue()'), 'runtime: optional.none() dereference');
     assert.equal(
       run('format.dns1123Label().validate(1).hasValue()'),
-      "compile: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'",
+      "compile: <input>:1:31: found no matching overload for 'validate' applied to 'kubernetes.NamedFormat.(int)'",
     );
   });
 

@@ -40,10 +40,13 @@ describe('engine/plugins/dynamicresources/cel', () => {
     [`device.attributes["${DRIVER}"].nope == 1`, 'runtime'],
     ['device.driver ==', 'compile'],
     // A function the environment does not declare is a compile error (cel-go's checker), anywhere.
-    ['nope(1)', "compile:undeclared reference to 'nope' (in container '')"],
-    ['device.driver.nope()', "compile:undeclared reference to 'nope' (in container '')"],
-    ['[1].all(x, x > 0 && sets.nope([x], [1]))', "compile:undeclared reference to 'nope' (in container '')"],
-    ['{"a": nope()}.size() == 1', "compile:undeclared reference to 'nope' (in container '')"],
+    ['nope(1)', "compile:<input>:1:5: undeclared reference to 'nope' (in container '')"],
+    ['device.driver.nope()', "compile:<input>:1:19: undeclared reference to 'nope' (in container '')"],
+    [
+      '[1].all(x, x > 0 && sets.nope([x], [1]))',
+      "compile:<input>:1:21: undeclared reference to 'sets' (in container '')\n<input>:1:30: undeclared reference to 'nope' (in container '')",
+    ],
+    ['{"a": nope()}.size() == 1', "compile:<input>:1:11: undeclared reference to 'nope' (in container '')"],
     ['[1, 2].exists(x, x == 2) && has(device.driver) && size("ab") == 2 && int("3") == 3', true],
     ['device.driver.matches("^dra") ? true : false', true],
     // k8s.io/apiserver/pkg/cel/library/lists.go (ListsVersion(1)), its documented examples.
@@ -69,12 +72,12 @@ describe('engine/plugins/dynamicresources/cel', () => {
     // Upstream's isSorted/min/max: a list whose elements are known not to be comparable does not
     // compile (the checker finds no overload); a comparison across types that fails is not
     // "greater" (cel-go's Compare returns an error).
-    ['[{}].isSorted()', "compile:found no matching overload for 'isSorted' applied to 'list(map(dyn, dyn)).()'"],
-    ['[[1]].max() == [1]', "compile:found no matching overload for 'max' applied to 'list(list(int)).()'"],
-    ['[1, "a"].isSorted()', "compile:expected type 'int' but found 'string'"],
-    ['[2, 1.5, 3u].min() == 1.5', "compile:expected type 'int' but found 'double'"],
-    ['[2, 1.5, 3u].max() == 3u', "compile:expected type 'int' but found 'double'"],
-    ['[1, 2.0, 2u].isSorted()', "compile:expected type 'int' but found 'double'"],
+    ['[{}].isSorted()', "compile:<input>:1:14: found no matching overload for 'isSorted' applied to 'list(map(dyn, dyn)).()'"],
+    ['[[1]].max() == [1]', "compile:<input>:1:10: found no matching overload for 'max' applied to 'list(list(int)).()'"],
+    ['[1, "a"].isSorted()', "compile:<input>:1:5: expected type 'int' but found 'string'"],
+    ['[2, 1.5, 3u].min() == 1.5', "compile:<input>:1:5: expected type 'int' but found 'double'"],
+    ['[2, 1.5, 3u].max() == 3u', "compile:<input>:1:5: expected type 'int' but found 'double'"],
+    ['[1, 2.0, 2u].isSorted()', "compile:<input>:1:5: expected type 'int' but found 'double'"],
     ['[false, true].isSorted() && ![true, false].isSorted()', true],
     ["['b', 'a'].min() == 'a'", true],
     ['[1, 2, 3].includes(2)', true],
@@ -82,7 +85,7 @@ describe('engine/plugins/dynamicresources/cel', () => {
     // On a device: a list built from attributes.
     // A literal's elements are of one type (kube-apiserver validates homogeneous aggregate literals):
     // an attribute is google.protobuf.Any, so it takes a conversion to sit beside ints.
-    [`[device.attributes["${DRIVER}"].numa, 2, 3].isSorted()`, "compile:expected type 'any' but found 'int'"],
+    [`[device.attributes["${DRIVER}"].numa, 2, 3].isSorted()`, "compile:<input>:1:45: expected type 'any' but found 'int'"],
     [`[int(device.attributes["${DRIVER}"].numa), 2, 3].isSorted()`, true],
     [`["gpu-a", "gpu-b"].indexOf(device.attributes["${DRIVER}"].name) == 0`, true],
     // The strings extension's indexOf still applies to strings.
@@ -95,26 +98,35 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['sets.contains([1, 1], [1])', true],
     ['sets.contains([2, 1], [1])', true],
     ['sets.contains([1, 2, 3, 4], [2, 3])', true],
-    ['sets.contains([1], [1.0, 1])', "compile:expected type 'double' but found 'int'"],
-    ['sets.contains([1, 2], [2u, 2.0])', "compile:expected type 'uint' but found 'double'"],
-    ['sets.contains([1, 2u], [2, 2.0])', "compile:expected type 'int' but found 'uint'"],
-    ['sets.contains([1, 2.0, 3u], [1.0, 2u, 3])', "compile:expected type 'int' but found 'double'"],
-    ['sets.contains([[1], [2, 3]], [[2, 3.0]])', "compile:expected type 'int' but found 'double'"],
+    ['sets.contains([1], [1.0, 1])', "compile:<input>:1:26: expected type 'double' but found 'int'"],
+    ['sets.contains([1, 2], [2u, 2.0])', "compile:<input>:1:28: expected type 'uint' but found 'double'"],
+    [
+      'sets.contains([1, 2u], [2, 2.0])',
+      "compile:<input>:1:19: expected type 'int' but found 'uint'\n<input>:1:28: expected type 'int' but found 'double'",
+    ],
+    [
+      'sets.contains([1, 2.0, 3u], [1.0, 2u, 3])',
+      "compile:<input>:1:19: expected type 'int' but found 'double'\n<input>:1:35: expected type 'double' but found 'uint'",
+    ],
+    ['sets.contains([[1], [2, 3]], [[2, 3.0]])', "compile:<input>:1:35: expected type 'int' but found 'double'"],
     ['!sets.contains([1], [2])', true],
     ['!sets.contains([1], [1, 2])', true],
-    ['!sets.contains([1], ["1", 1])', "compile:expected type 'string' but found 'int'"],
-    ['!sets.contains([1], [1.1, 1u])', "compile:expected type 'double' but found 'uint'"],
+    ['!sets.contains([1], ["1", 1])', "compile:<input>:1:27: expected type 'string' but found 'int'"],
+    ['!sets.contains([1], [1.1, 1u])', "compile:<input>:1:27: expected type 'double' but found 'uint'"],
     ['sets.equivalent([], [])', true],
     ['sets.equivalent([1], [1])', true],
     ['sets.equivalent([1], [1, 1])', true],
     ['sets.equivalent([1, 1], [1])', true],
-    ['sets.equivalent([1], [1u, 1.0])', "compile:expected type 'uint' but found 'double'"],
-    ['sets.equivalent([1, 2, 3], [3u, 2.0, 1])', "compile:expected type 'uint' but found 'double'"],
-    ['sets.equivalent([[1.0], [2, 3]], [[1], [2, 3.0]])', "compile:expected type 'list(double)' but found 'list(int)'"],
+    ['sets.equivalent([1], [1u, 1.0])', "compile:<input>:1:27: expected type 'uint' but found 'double'"],
+    ['sets.equivalent([1, 2, 3], [3u, 2.0, 1])', "compile:<input>:1:33: expected type 'uint' but found 'double'"],
+    [
+      'sets.equivalent([[1.0], [2, 3]], [[1], [2, 3.0]])',
+      "compile:<input>:1:25: expected type 'list(double)' but found 'list(int)'\n<input>:1:40: expected type 'list(int)' but found 'list(dyn)'\n<input>:1:44: expected type 'int' but found 'double'",
+    ],
     ['!sets.equivalent([2, 1], [1])', true],
     ['!sets.equivalent([1], [1, 2])', true],
-    ['!sets.equivalent([1, 2], [2u, 2, 2.0])', "compile:expected type 'uint' but found 'int'"],
-    ['!sets.equivalent([1, 2], [1u, 2, 2.3])', "compile:expected type 'uint' but found 'int'"],
+    ['!sets.equivalent([1, 2], [2u, 2, 2.0])', "compile:<input>:1:31: expected type 'uint' but found 'int'"],
+    ['!sets.equivalent([1, 2], [1u, 2, 2.3])', "compile:<input>:1:31: expected type 'uint' but found 'int'"],
     ['sets.intersects([1], [1])', true],
     ['sets.intersects([1], [1, 1])', true],
     ['sets.intersects([1, 1], [1])', true],
@@ -272,7 +284,7 @@ describe('engine/plugins/dynamicresources/cel', () => {
       `device.attributes["${DRIVER}"].str.findAll(')', 1) == []`,
       'compile:program instantiation failed: error parsing regexp: unexpected ): `)`',
     ],
-    [`device.attributes["${DRIVER}"].str.matches('x++')`, 'compile:invalid matches argument'],
+    [`device.attributes["${DRIVER}"].str.matches('x++')`, 'compile:<input>:1:50: invalid matches argument'],
     // k8s.io/apiserver/pkg/cel/environment/environment_test.go: the base environment's regex row.
     ["'a 1 b 2'.find('[0-9]') == '1'", true],
     // k8s.io/apiserver/pkg/cel/library/cost_test.go, TestRegexLibrary... expressions (values here).
@@ -297,7 +309,7 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ["cel.bind(a, 'hello!', cel.bind(b, 'goodbye', a + ' and, ' + b)) == 'hello! and, goodbye'", true],
     ["cel.bind(a, cel.bind(a, 'world', a + '!'), 'hello ' + a) == 'hello ' + 'world' + '!'", true],
     ['cel.bind(a, [3, 7], cel.bind(b, a[0], cel.bind(c, a[1], b + c))) == 10', true],
-    ['cel.bind(a.b, 1, a.b)', 'compile:cel.bind() variable names must be simple identifiers'],
+    ['cel.bind(a.b, 1, a.b)', 'compile:<input>:1:11: cel.bind() variable names must be simple identifiers'],
     // cel-go ext/comprehensions_test.go (v0.29.2), TestTwoVarComprehensions and
     // TestTwoVarComprehensionsRuntimeCost: two-variable comprehensions (ext.TwoVarComprehensions,
     // k8s.io/apiserver pkg/cel/environment/base.go, since 1.32). Rows using optional syntax
@@ -345,14 +357,14 @@ describe('engine/plugins/dynamicresources/cel', () => {
       ] as const
     ).map((e): [string, boolean] => [e, true]),
     // Same file, TestTwoVarComprehensionsErrors (the parser's errors).
-    ['[].all(i, i, i < i)', 'compile:duplicate variable name: i'],
-    ['[].all(__result__, i, __result__ < i)', 'compile:iteration variable overwrites accumulator variable'],
-    ['[].all(j, __result__, __result__ < j)', 'compile:iteration variable overwrites accumulator variable'],
-    ['[].all(i.j, k, i.j < k)', 'compile:argument must be a simple name'],
-    ['[].all(j, i.k, j < i.k)', 'compile:argument must be a simple name'],
-    ['[].exists(i.j, k, i.j < k)', 'compile:argument must be a simple name'],
-    ['[].existsOne(j, i.k, j < i.k)', 'compile:argument must be a simple name'],
-    ['[].transformList(i.j, k, i.j + k)', 'compile:argument must be a simple name'],
+    ['[].all(i, i, i < i)', 'compile:<input>:1:11: duplicate variable name: i'],
+    ['[].all(__result__, i, __result__ < i)', 'compile:<input>:1:8: iteration variable overwrites accumulator variable'],
+    ['[].all(j, __result__, __result__ < j)', 'compile:<input>:1:11: iteration variable overwrites accumulator variable'],
+    ['[].all(i.j, k, i.j < k)', 'compile:<input>:1:9: argument must be a simple name'],
+    ['[].all(j, i.k, j < i.k)', 'compile:<input>:1:12: argument must be a simple name'],
+    ['[].exists(i.j, k, i.j < k)', 'compile:<input>:1:12: argument must be a simple name'],
+    ['[].existsOne(j, i.k, j < i.k)', 'compile:<input>:1:18: argument must be a simple name'],
+    ['[].transformList(i.j, k, i.j + k)', 'compile:<input>:1:19: argument must be a simple name'],
     // A key made twice: types.InsertMapKeyValue's error.
     // A selector must evaluate to a bool (compile.go validateOutputType): the rows of cel-go's tests
     // whose result is a list or map compare it, so the runtime error is what shows.
@@ -365,8 +377,8 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['"a"', 'compile:must evaluate to bool or the unknown type, not string'],
     ['dyn(true)', 'compile:must evaluate to bool or the unknown type, not dyn'],
     ['dyn(true) == true', true],
-    ['nope == 1', "compile:undeclared reference to 'nope' (in container '')"],
-    ['type(quantity("1")) == kubernetes.Quantity', "compile:undeclared reference to 'kubernetes' (in container '')"],
+    ['nope == 1', "compile:<input>:1:1: undeclared reference to 'nope' (in container '')"],
+    ['type(quantity("1")) == kubernetes.Quantity', "compile:<input>:1:24: undeclared reference to 'kubernetes' (in container '')"],
     // On a device: its attribute domains and attributes as two-variable comprehensions.
     [`device.attributes["${DRIVER}"].exists(k, v, k == 'name' && v.find('-[a-z]') == '-a')`, true],
     [`device.attributes["${DRIVER}"].transformList(k, v, k.startsWith('num'), v) == [1]`, true],
@@ -390,15 +402,25 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['[1,2,3,4].slice(-5, -3) == []', 'runtime:cannot slice(-5, -3), negative indexes not supported'],
     ['dyn([]).flatten() == []', true],
     ['dyn([1,2,3,4]).flatten() == [1,2,3,4]', true],
-    ['[1,[2,[3,4]]].flatten() == [1,2,[3,4]]', "compile:expected type 'int' but found 'list(dyn)'"],
-    ['[1,2,[],[],[3,4]].flatten() == [1,2,3,4]', true],
-    ['[1,[2,[3,4]]].flatten(2) == [1,2,3,4]', "compile:expected type 'int' but found 'list(dyn)'"],
-    ['[1,[2,[3,[4]]]].flatten(-1) == [1,2,3,4]', "compile:expected type 'int' but found 'list(dyn)'"],
+    [
+      '[1,[2,[3,4]]].flatten() == [1,2,[3,4]]',
+      "compile:<input>:1:4: expected type 'int' but found 'list(dyn)'\n<input>:1:7: expected type 'int' but found 'list(int)'\n<input>:1:33: expected type 'int' but found 'list(int)'",
+    ],
+    // kube-apiserver's homogeneous-literal validator: an empty list is list(dyn) beside an int (the oracle's words).
+    ['[1,2,[],[],[3,4]].flatten() == [1,2,3,4]', "compile:<input>:1:6: expected type 'int' but found 'list(dyn)'"],
+    [
+      '[1,[2,[3,4]]].flatten(2) == [1,2,3,4]',
+      "compile:<input>:1:4: expected type 'int' but found 'list(dyn)'\n<input>:1:7: expected type 'int' but found 'list(int)'",
+    ],
+    [
+      '[1,[2,[3,[4]]]].flatten(-1) == [1,2,3,4]',
+      "compile:<input>:1:4: expected type 'int' but found 'list(dyn)'\n<input>:1:7: expected type 'int' but found 'list(dyn)'\n<input>:1:10: expected type 'int' but found 'list(int)'",
+    ],
     ['[].sort() == []', true],
     ['[1].sort() == [1]', true],
     ['[4, 3, 2, 1].sort() == [1, 2, 3, 4]', true],
     ['["d", "a", "b", "c"].sort() == ["a", "b", "c", "d"]', true],
-    ['["d", 3, 2, "c"].sort() == ["a", "b", "c", "d"]', "compile:expected type 'string' but found 'int'"],
+    ['["d", 3, 2, "c"].sort() == ["a", "b", "c", "d"]', "compile:<input>:1:7: expected type 'string' but found 'int'"],
     ['[].sortBy(e, e) == []', true],
     ['["a"].sortBy(e, e) == ["a"]', true],
     ['[-3, 1, -5, -2, 4].sortBy(e, -(e * e)) == [-5, 4, -3, -2, 1]', true],
@@ -409,15 +431,18 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['[1].distinct() == [1]', true],
     ['[-2, 5, -2, 1, 1, 5, -2, 1].distinct() == [-2, 5, 1]', true],
     ["['c', 'a', 'a', 'b', 'a', 'b', 'c', 'c'].distinct() == ['c', 'a', 'b']", true],
-    ['[1, 2.0, "c", 3, "c", 1].distinct() == [1, 2.0, "c", 3]', "compile:expected type 'int' but found 'double'"],
-    ['[1, 1.0, 2].distinct() == [1, 2]', "compile:expected type 'int' but found 'double'"],
+    [
+      '[1, 2.0, "c", 3, "c", 1].distinct() == [1, 2.0, "c", 3]',
+      "compile:<input>:1:5: expected type 'int' but found 'double'\n<input>:1:44: expected type 'int' but found 'double'",
+    ],
+    ['[1, 1.0, 2].distinct() == [1, 2]', "compile:<input>:1:5: expected type 'int' but found 'double'"],
     ['[[1], [1], [2]].distinct() == [[1], [2]]', true],
     // Same file, TestListsRuntimeErrors; and the key a sort cannot order.
     // (upstream: `no such overload: map.flatten()`; @bufbuild/cel's dispatch words here)
     ['dyn({}).flatten() == []', "runtime:found no matching overload for 'flatten' applied to 'map(dyn, dyn).()'"],
     ['[].flatten(-1) == []', 'runtime:level must be non-negative'],
-    ['[[1], [2]].sort()', "compile:found no matching overload for 'sort' applied to 'list(list(int)).()'"],
-    ['1.sortBy(e, e)', 'compile:sortBy can only be applied to a list, identifier, comprehension, call or select expression'],
+    ['[[1], [2]].sort()', "compile:<input>:1:16: found no matching overload for 'sort' applied to 'list(list(int)).()'"],
+    ['1.sortBy(e, e)', 'compile:<input>:1:1: sortBy can only be applied to a list, identifier, comprehension, call or select expression'],
     // k8s.io/apiextensions-apiserver/pkg/apiserver/schema/cel/validation_test.go (v0.37.2),
     // TestValidationExpressions "URL parsing" (self.url written out): the Kubernetes url library
     // (k8s.io/apiserver/pkg/cel/library/urls.go).
@@ -492,7 +517,7 @@ describe('engine/plugins/dynamicresources/cel', () => {
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.healthy)`, true],
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.numa == 1 && dra.name.find('-[a-z]+') == '-a')`, true],
     ['cel.bind(x, 0, x == 0) && [1, 2].all(x, cel.bind(y, x * 2, y > x))', true],
-    ['cel.bind(x, 1, nope(x))', "compile:undeclared reference to 'nope' (in container '')"],
+    ['cel.bind(x, 1, nope(x))', "compile:<input>:1:20: undeclared reference to 'nope' (in container '')"],
   ];
   for (const [expression, expected] of table) {
     it(expression, () => {
