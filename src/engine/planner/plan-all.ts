@@ -158,7 +158,10 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
       });
     }
     if (kind === SCHEDULE_PLAN_KIND) {
-      const p = plans.get(id);
+      // A set a trigger of the run plans has the plan that trigger makes, not the one written before.
+      const named = plans.get(id);
+      const first = named && owner.get(podSetKey({ namespace: named.namespace, name: named.podSet }));
+      const p = first && !planOfTrigger.has(triggerId(first)) ? undefined : named;
       const inPlan = new Set(p?.assignments.map((a) => a.pod));
       return podSetProgress({
         pods: p ? members({ namespace: p.namespace, name: p.podSet }) : [],
