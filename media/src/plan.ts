@@ -125,7 +125,7 @@ function legend(colouring: Colouring, palette: ReturnType<typeof ownerPalette>):
   return h(
     'p',
     { class: 'legend' },
-    `Tile: ${colouring} used (bound + planned) of allocatable. `,
+    `Tile: ${colouring} used (bound, placed before and planned) of allocatable. `,
     swatch(bandOf(10)),
     ' under 50% ',
     swatch(bandOf(60)),
