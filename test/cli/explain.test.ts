@@ -498,7 +498,10 @@ profiles:
     it('podplan plan places second beside the written plan’s pods on their nodes, as the editor’s preview does', async () => {
       const planned = await runPodplan(['plan', ...paths, '--pod-set', 'jobs/second', '--db', db, '-o', 'json']);
       assert.equal(planned.code, 1, planned.stderr);
-      const json = JSON.parse(planned.stdout) as { assignments: Array<{ pod: string; node: string }>; unplaced: Array<{ pod: string; message: string }> };
+      const json = JSON.parse(planned.stdout) as {
+        assignments: Array<{ pod: string; node: string }>;
+        unplaced: Array<{ pod: string; message: string }>;
+      };
       // Beside first's pods: second-0 finds a pod of first to sit beside, second-1 no node with 2 CPUs left.
       assert.deepEqual(
         json.unplaced.map((u) => [u.pod, u.message]),

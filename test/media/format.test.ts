@@ -19,8 +19,16 @@ describe('webview format', () => {
     ['over: the planned part is cut at the end of the bar', cpu(4000, 3000, 2000), { requested: 75, before: 0, planned: 25, over: true }],
     ['bound pods alone over', cpu(1000, 1500, 500), { requested: 100, before: 0, planned: 0, over: true }],
     ['nothing allocatable', cpu(0, 0, 100), { requested: 0, before: 0, planned: 0, over: true }],
-    ['pods placed before the plan: between bound and planned', cpu(4000, 1000, 1000, 1000), { requested: 25, before: 25, planned: 25, over: false }],
-    ['over with pods placed before: the planned part is cut', cpu(4000, 1000, 2000, 2000), { requested: 25, before: 50, planned: 25, over: true }],
+    [
+      'pods placed before the plan: between bound and planned',
+      cpu(4000, 1000, 1000, 1000),
+      { requested: 25, before: 25, planned: 25, over: false },
+    ],
+    [
+      'over with pods placed before: the planned part is cut',
+      cpu(4000, 1000, 2000, 2000),
+      { requested: 25, before: 50, planned: 25, over: true },
+    ],
   ];
   for (const [name, use, shares] of bars) {
     it(`bar: ${name}`, () => assert.deepEqual(barShares(use), shares));

@@ -31,9 +31,22 @@ describe('engine/planner/placed-before', () => {
   describe('writtenPlansBefore: the written plans a set is planned beside', () => {
     const plans = ['a', 'b', 'c', 'lone'].map(written);
     const table: Array<[string, TriggerSpec[], string[], ((t: TriggerSpec) => boolean)?]> = [
-      ['none planned now: every written plan its trigger reaches, deepest first', [trigger('a'), trigger('b', ['a']), trigger('c', ['b'])], ['a', 'b']],
-      ['a trigger planned now stands for its set: its written plan is not', [trigger('a'), trigger('b', ['a']), trigger('c', ['b'])], ['a'], (t) => t.podSet === 'b'],
-      ['a SchedulePlan entry of a set without a trigger', [trigger('c', [{ kind: 'SchedulePlan', name: schedulePlanName('default', 'lone') }])], ['lone']],
+      [
+        'none planned now: every written plan its trigger reaches, deepest first',
+        [trigger('a'), trigger('b', ['a']), trigger('c', ['b'])],
+        ['a', 'b'],
+      ],
+      [
+        'a trigger planned now stands for its set: its written plan is not',
+        [trigger('a'), trigger('b', ['a']), trigger('c', ['b'])],
+        ['a'],
+        (t) => t.podSet === 'b',
+      ],
+      [
+        'a SchedulePlan entry of a set without a trigger',
+        [trigger('c', [{ kind: 'SchedulePlan', name: schedulePlanName('default', 'lone') }])],
+        ['lone'],
+      ],
       ['a PodSet entry of a set without a trigger', [trigger('c', [{ kind: 'PodSet', name: 'lone' }])], ['lone']],
       ['a set with no written plan adds nothing', [trigger('c', [{ kind: 'PodSet', name: 'nothing-written' }])], []],
       ['a cycle back to the set itself: never its own plan', [trigger('c', ['b']), trigger('b', ['c'])], ['b']],

@@ -218,7 +218,10 @@ describe('engine/planner/plan-all', () => {
         { namespace: 'default', name: 'app' },
       );
       assert.ok(one.ok);
-      assert.deepEqual(one.value.plan?.assignments.map((a) => [a.pod, a.node]), [['app-0', 'n2']]);
+      assert.deepEqual(
+        one.value.plan?.assignments.map((a) => [a.pod, a.node]),
+        [['app-0', 'n2']],
+      );
       assert.deepEqual(one.value.plan?.placedBefore, onN2);
     });
   });

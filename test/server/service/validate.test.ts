@@ -195,7 +195,8 @@ spec:
           diagnostics.map((d) => [d.code, d.range.start.line]),
           expect,
         );
-        assert.ok(diagnostics[0]?.message.startsWith(message), diagnostics[0]?.message);
+        const text = String(diagnostics[0]?.message);
+        assert.ok(text.startsWith(message), text);
       });
     }
   });
