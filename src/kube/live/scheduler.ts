@@ -17,7 +17,15 @@ import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { resolvePodSet } from '../../engine/planner/podset/podset';
 import type { TriggerSpec } from '../../engine/planner/podset/trigger';
 import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
-import { nodeId, podSetProgress, TRIGGER_KIND, unmetDependencies, type DependencyProgress } from '../../engine/reconcile/triggers';
+import {
+  nodeId,
+  parseNodeId,
+  podSetProgress,
+  TRIGGER_KIND,
+  unmetDependencies,
+  type DependencyProgress,
+} from '../../engine/reconcile/triggers';
+import { resolveDependency } from '../../engine/planner/placed-before';
 import { Scheduler, type ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { explain } from '../../engine/explain/explain';
 import { isRejection } from '../../engine/framework/status';
@@ -260,18 +268,24 @@ export class LiveScheduler {
     this.wakePodSets();
   }
 
-  /** How far the set of the trigger `id` names has got: its coordinator plan and its pods as the watch has them. */
+  /**
+   * How far the set a dependency `id` names has got: its coordinator plan and its pods as the watch
+   * has them. A PodSet or SchedulePlan entry stands for the triggers of that set, as in plan-all and
+   * the editor (engine/planner/placed-before resolveDependency); a set no trigger of the cluster plans
+   * has no plan here (the live scheduler follows the plans it makes and reads no SchedulePlan written
+   * by others), so it is complete only once every pod is bound.
+   */
   private dependencyProgress(id: string): DependencyProgress {
-    const spec = this.triggers.get(id);
     const podSets = this.options.podSets;
-    if (!spec || !podSets) return { complete: false, ready: false };
-    const plan = podSets.coordinator.plan(spec.namespace, spec.podSet);
+    const dependency = parseNodeId(id);
+    if (!podSets || !dependency.ok) return { complete: false, ready: false };
+    const { kind, namespace, name } = dependency.value;
+    const resolved = resolveDependency({ kind, namespace, name }, namespace, [...this.triggers.values()], []);
+    const set = resolved.podSet;
+    if (!set) return { complete: false, ready: false };
+    const plan = resolved.triggers.length > 0 ? podSets.coordinator.plan(set.namespace, set.name) : undefined;
     const inPlan = new Set(plan?.assignments.map((a) => a.pod));
-    const members = resolvePodSet(
-      [...this.latest.values()],
-      { namespace: spec.namespace, name: spec.podSet },
-      podSets.profile.schedulerName,
-    ).pods;
+    const members = resolvePodSet([...this.latest.values()], set, podSets.profile.schedulerName).pods;
     return podSetProgress({ pods: members, planned: plan !== undefined, placed: (pod) => inPlan.has(pod.metadata.name) });
   }
 
