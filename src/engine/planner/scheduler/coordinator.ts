@@ -11,7 +11,7 @@ import { isRejection, isSuccess } from '../../framework/status';
 import { buildPlan, planSettings, type PlanSettings } from '../build';
 import type { PlacedPod, Plan, PlanAssignment, UnplacedPod } from '../plan';
 import { WhatIf } from '../search/what-if';
-import { assumePlacements } from '../placed-before';
+import { assumePlacements, writtenPlansBefore } from '../placed-before';
 import { planningState } from '../planner';
 import type { Admission, PodSetFramework, PodSetGate } from './plugin';
 import { podSetKey, podSetOf, type PodSet, type PodSetRef } from '../podset/podset';
@@ -71,6 +71,8 @@ interface SetRecord {
 export class PodSetCoordinator implements PodSetGate {
   private readonly sets = new Map<string, SetRecord>();
   private readonly schedulerName: string;
+  /** SchedulePlans written in the cluster: those of sets no trigger here plans stand (placed-before.ts). */
+  private written: readonly Plan[] = [];
 
   constructor(private readonly options: CoordinatorOptions) {
     this.schedulerName = options.planning.args.schedulerName;
@@ -113,6 +115,15 @@ export class PodSetCoordinator implements PodSetGate {
   podDeleted(pod: Pod): void {
     const ref = podSetOf(pod, this.schedulerName);
     if (ref) this.sets.get(podSetKey(ref))?.members.delete(podKey(pod));
+  }
+
+  /**
+   * The SchedulePlans written in the cluster, as they are now. One of a set no trigger here plans,
+   * which a set's trigger depends on, stands: that set is planned beside its pods, as plan-all plans
+   * a set beside a written plan it depends on and does not plan again.
+   */
+  writtenPlans(plans: readonly Plan[]): void {
+    this.written = plans;
   }
 
   /** The pod set's plan, once made. */
@@ -261,6 +272,18 @@ export class PodSetCoordinator implements PodSetGate {
   ): { snapshot: NodeInfoLister; placedBefore: PlacedPod[] } {
     const candidates: PlacedPod[] = [];
     const pods = new Map<string, Pod>();
+    // First the written plans that stand before it (every trigger here is planned here: only plans of sets without one).
+    const triggers = [...this.sets.values()].flatMap((s) => (s.trigger ? [s.trigger.spec] : []));
+    for (const written of writtenPlansBefore(set.ref, triggers, this.written, () => true)) {
+      const other = this.sets.get(podSetKey({ namespace: written.namespace, name: written.podSet }));
+      for (const a of written.assignments) {
+        const key = `${written.namespace}/${a.pod}`;
+        const member = other?.members.get(key);
+        if (!member || member.node !== undefined || onNodes.has(key)) continue;
+        candidates.push({ namespace: written.namespace, pod: a.pod, node: a.node });
+        pods.set(key, member.pod);
+      }
+    }
     for (const other of this.sets.values()) {
       if (other === set || !other.plan) continue;
       for (const a of other.plan.assignments) {
