@@ -1,8 +1,8 @@
 // The pods a pod set is planned beside that no node holds yet: what other sets' plans placed. One
 // home for two questions every front end asks. Which SchedulePlans already written stand before a
 // set (`writtenPlansBefore`): a plan of a set its trigger depends on (transitively) that is not being
-// planned again, whose pods the scheduler will bind as written (a PodSetPlanner follows its set's
-// plan), so their room is spoken for. And how placements go on a working copy of the cluster
+// planned again, which says where that set's pods go (Pallet's PodSetPlanner follows its set's plan),
+// so their room is spoken for. And how placements go on a working copy of the cluster
 // (`assumePlacements`), which plan-all's fixpoint (the CLI's podplan plan and the editor's preview,
 // through planOnePodSet), the live scheduler's coordinator (podplan run) and the editor's check of a
 // written plan all use, so the pods put there are the ones the plan records as its placedBefore.
