@@ -21,11 +21,13 @@ import { renderPods } from './pods';
 import { parseQuery, sortNodes, usePercent, type NodeOrder } from './query';
 import type { ViewContext } from './state';
 
-/** A node's use of one resource as a bar: bound pods, then planned pods, cut at allocatable. */
+/** A node's use of one resource as a bar: bound pods, the pods placed before the plan, then planned pods, cut at allocatable. */
 export function bar(use: ResourceUseView): HTMLElement {
   const shares = barShares(use);
   const requested = h('span', { class: 'requested' });
   requested.style.width = `${shares.requested}%`;
+  const before = h('span', { class: 'before' });
+  before.style.width = `${shares.before}%`;
   const planned = h('span', { class: 'planned' });
   planned.style.width = `${shares.planned}%`;
   const text = usageText(use);
@@ -33,11 +35,11 @@ export function bar(use: ResourceUseView): HTMLElement {
     'div',
     {
       class: `use${shares.over ? ' over' : ''}`,
-      title: `${use.resource}: ${formatAmount(use.requested, use.unit, 'words')} bound, ${formatAmount(use.planned, use.unit, 'words')} planned, ${formatAmount(use.allocatable, use.unit, 'words')} allocatable`,
+      title: `${use.resource}: ${formatAmount(use.requested, use.unit, 'words')} bound, ${use.before !== undefined ? `${formatAmount(use.before, use.unit, 'words')} placed before the plan, ` : ''}${formatAmount(use.planned, use.unit, 'words')} planned, ${formatAmount(use.allocatable, use.unit, 'words')} allocatable`,
     },
     h('span', { class: 'resource' }, use.resource),
     h('span', { class: 'amount' }, text),
-    h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, planned),
+    h('span', { class: 'bar', role: 'img', 'aria-label': `${use.resource} ${text}` }, requested, before, planned),
   );
 }
 
@@ -76,11 +78,13 @@ function nodeDetail(n: NodeUseView, namespace: string, inPlan: PlanRefView): HTM
       'p',
       { class: 'facts' },
       n.zone !== undefined ? `zone ${n.zone} · ` : '',
-      `${plural(n.bound, 'pod')} bound · ${plural(n.pods.length, 'pod')} planned`,
+      `${plural(n.bound, 'pod')} bound · ${n.before ? `${plural(n.before.length, 'pod')} placed before the plan · ` : ''}${plural(n.pods.length, 'pod')} planned`,
     ),
     ...n.resources.map(bar),
     (n.devices ?? []).length > 0 && h('h4', {}, 'Devices (DRA)'),
     ...(n.devices ?? []).map(deviceBar),
+    n.before !== undefined && h('h4', {}, 'Placed before the plan (other sets’ plans)'),
+    n.before !== undefined && h('ul', { class: 'pods before-pods' }, ...n.before.map((p) => h('li', {}, h('code', {}, p)))),
     n.owners.length > 0 && h('h4', {}, 'Planned pods by owner'),
     ...n.owners.map((o) =>
       h(
@@ -121,7 +125,7 @@ function legend(colouring: Colouring, palette: ReturnType<typeof ownerPalette>):
   return h(
     'p',
     { class: 'legend' },
-    `Tile: ${colouring} used (bound + planned) of allocatable. `,
+    `Tile: ${colouring} used (bound, placed before and planned) of allocatable. `,
     swatch(bandOf(10)),
     ' under 50% ',
     swatch(bandOf(60)),
@@ -174,13 +178,15 @@ function groupOf(n: NodeUseView, grouping: string): string {
   return '';
 }
 
-/** A group's summary: its nodes, the pods the plan puts there, and its cpu and memory in use (bound + planned) of allocatable. */
+/** A group's summary: its nodes, the pods the plan puts there, and its cpu and memory in use (bound + placed before + planned) of allocatable. */
 function groupSummary(name: string, nodes: readonly NodeUseView[]): string {
-  const sum = (resource: string, field: 'allocatable' | 'requested' | 'planned') =>
+  const sum = (resource: string, field: 'allocatable' | 'requested' | 'before' | 'planned') =>
     nodes.reduce((t, n) => t + (n.resources.find((r) => r.resource === resource)?.[field] ?? 0), 0);
   const percent = (resource: string) => {
     const allocatable = sum(resource, 'allocatable');
-    return allocatable > 0 ? `${Math.round(((sum(resource, 'requested') + sum(resource, 'planned')) / allocatable) * 100)}%` : '—';
+    return allocatable > 0
+      ? `${Math.round(((sum(resource, 'requested') + sum(resource, 'before') + sum(resource, 'planned')) / allocatable) * 100)}%`
+      : '—';
   };
   const planned = nodes.reduce((t, n) => t + n.pods.length, 0);
   return `${name}: ${nodes.length.toLocaleString('en')} node${nodes.length === 1 ? '' : 's'}, ${planned.toLocaleString('en')} pod${planned === 1 ? '' : 's'} planned, cpu ${percent('cpu')} and memory ${percent('memory')} in use`;

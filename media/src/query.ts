@@ -3,17 +3,17 @@
 //   zone:z1      the node's zone
 //   owner:web    a node the plan puts pods of an owner there whose name contains it ("Deployment/web")
 //   key=value    a label (key=value exactly; key= any value of key)
-//   cpu>80       use of a resource in percent of allocatable, bound and planned pods together (> or <)
+//   cpu>80       use of a resource in percent of allocatable, bound, placed-before and planned pods together (> or <)
 // Reading view-model numbers only: the share a bar draws, never a scheduling decision.
 import type { NodeUseView } from '../../src/protocol/webview';
 
 export type NodePredicate = (node: NodeUseView) => boolean;
 
-/** A resource's use in percent of what the node offers (bound + planned); 0 when it offers none. */
+/** A resource's use in percent of what the node offers (bound + placed before + planned); 0 when it offers none. */
 export function usePercent(node: NodeUseView, resource: string): number {
   const use = node.resources.find((r) => r.resource === resource);
   if (!use || use.allocatable <= 0) return 0;
-  return ((use.requested + use.planned) / use.allocatable) * 100;
+  return ((use.requested + (use.before ?? 0) + use.planned) / use.allocatable) * 100;
 }
 
 function word(text: string): NodePredicate {

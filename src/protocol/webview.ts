@@ -19,6 +19,8 @@ export interface ResourceUseView {
   readonly allocatable: number;
   /** By pods already bound to the node. */
   readonly requested: number;
+  /** By the pods other sets' plans put there before this plan was made (Plan.placedBefore), when there are any. */
+  readonly before?: number;
   /** By the pods the plan puts there. */
   readonly planned: number;
 }
@@ -40,6 +42,8 @@ export interface NodeUseView {
   readonly unschedulable?: boolean;
   /** Pods already bound to the node. */
   readonly bound: number;
+  /** Pods other sets' plans put on the node before this plan was made (namespace/name, Plan.placedBefore), when there are any. */
+  readonly before?: readonly string[];
   /** Pods the plan puts on the node, by name. */
   readonly pods: readonly string[];
   /** The same pods grouped by owner, most pods first. */

@@ -6,7 +6,7 @@ import type { DeviceFailure } from '../../src/engine/api/device-failures';
 import { deviceFailureText } from '../../src/engine/explain/devices';
 import { noHistory } from '../../src/server/history';
 import { openHistory } from '../../src/server/store-history';
-import { explainPodRequest } from '../../src/server/service';
+import { explainPodRequest, previewPlan } from '../../src/server/service';
 import { explainInPlan, explainPod } from '../../src/server/service/planning';
 import { workspaceOf } from '../server/service/fixtures';
 import { cli } from './run-cli';
@@ -477,6 +477,76 @@ profiles:
       } finally {
         history.close();
       }
+    });
+  });
+
+  describe('a set that depends on a SchedulePlan already written (test/fixtures/workspaces/depends-on-written)', () => {
+    const paths = ['test/fixtures/workspaces/depends-on/cluster.yaml', 'test/fixtures/workspaces/depends-on-written'];
+    const files = () => ({
+      'cluster.yaml': readFileSync(paths[0] as string, 'utf8'),
+      'podsets.yaml': readFileSync(join(paths[1] as string, 'podsets.yaml'), 'utf8'),
+    });
+    let dir: string;
+    let db: string;
+    let id: string;
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'podplan-explain-written-'));
+      db = join(dir, 'history.db');
+    });
+    after(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('podplan plan places second beside the written plan’s pods on their nodes, as the editor’s preview does', async () => {
+      const planned = await runPodplan(['plan', ...paths, '--pod-set', 'jobs/second', '--db', db, '-o', 'json']);
+      assert.equal(planned.code, 1, planned.stderr);
+      const json = JSON.parse(planned.stdout) as {
+        assignments: Array<{ pod: string; node: string }>;
+        unplaced: Array<{ pod: string; message: string }>;
+      };
+      // Beside first's pods: second-0 finds a pod of first to sit beside, second-1 no node with 2 CPUs left.
+      assert.deepEqual(
+        json.unplaced.map((u) => [u.pod, u.message]),
+        [['second-1', '0/3 nodes are available: 3 Insufficient cpu.']],
+      );
+      assert.deepEqual(
+        json.assignments.map((a) => a.pod),
+        ['second-0'],
+      );
+      id = /Recorded as plan (\d+)/.exec(planned.stderr)?.[1] ?? '';
+      assert.ok(id, planned.stderr);
+      const analysis = workspaceOf(files()).analysis();
+      const preview = await previewPlan({ podSet: { namespace: 'jobs', name: 'second' } }, analysis, noHistory('not kept'));
+      assert.ok(preview.ok, preview.ok ? '' : preview.error);
+      assert.deepEqual(
+        preview.value.assignments.map((a) => [a.pod, a.node]),
+        json.assignments.map((a) => [a.pod, a.node]),
+      );
+      assert.deepEqual(
+        preview.value.nodes.map((n) => [n.node, n.before]),
+        [
+          ['n1', ['jobs/first-2']],
+          ['n2', ['jobs/first-0']],
+          ['n3', ['jobs/first-1']],
+        ],
+        'the node map shows the written plan’s pods placed before',
+      );
+    });
+
+    it('explain --plan judges it on the cluster it was made on: the written plan’s 3 pods on their nodes', async () => {
+      const text = await runPodplan(['explain', 'jobs/second-1', '--plan', id, '--db', db, '--node', 'n2']);
+      assert.equal(text.code, 1, text.stderr);
+      assert.match(
+        text.stdout,
+        new RegExp(
+          `^jobs/second-1 in plan ${id} \\(pod set jobs/second, planner greedy, made \\S+\\): judged on the cluster that plan was made on \\(with the 3 pods the sets planned before it placed on their nodes\\)`,
+          'm',
+        ),
+      );
+      assert.match(text.stdout, /^ {2}fails NodeResourcesFit \(Filter\): Insufficient cpu\n {2}lacks: cpu short by 1$/m);
+      const now = await runPodplan(['explain', ...paths, 'jobs/second-1', '--node', 'n2', '-o', 'json']);
+      const stored = await runPodplan(['explain', 'jobs/second-1', '--plan', id, '--db', db, '--node', 'n2', '-o', 'json']);
+      const { plan: _a, ...fromFiles } = JSON.parse(now.stdout) as Record<string, unknown>;
+      const { plan: _b, ...fromHistory } = JSON.parse(stored.stdout) as Record<string, unknown>;
+      assert.deepEqual(fromHistory, fromFiles, 'the files explained now and the history say the same');
     });
   });
 

@@ -3,7 +3,7 @@
 // checked, and screenshots in the light, dark and high contrast themes go to test-results/.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { explainPod, planPodSet, planView } from '../../src/server/service/planning';
+import { explainPod, planPodSet, planView, previewPodSet } from '../../src/server/service/planning';
 import { workspaceOf } from '../server/service/fixtures';
 import type { Browser, Page } from 'playwright-core';
 import type { HostToWebview } from '../../src/protocol/webview';
@@ -342,6 +342,39 @@ describe('webview in headless Chromium', function () {
       ],
     );
     await page.screenshot({ path: `${RESULTS}/webview-node-devices-dark.png`, fullPage: true });
+    await violationsAndPosts(page);
+    await page.close();
+  });
+
+  it('node map of a set planned beside a written plan it depends on: the pods placed before the plan in the node’s detail and bars (screenshot test-results/webview-node-before-light.png)', async () => {
+    // What the server sends for second of test/fixtures/workspaces/depends-on-written (in process).
+    const analysis = workspaceOf({
+      'cluster.yaml': readFileSync('test/fixtures/workspaces/depends-on/cluster.yaml', 'utf8'),
+      'podsets.yaml': readFileSync('test/fixtures/workspaces/depends-on-written/podsets.yaml', 'utf8'),
+    }).analysis();
+    const made = await previewPodSet(analysis, { namespace: 'jobs', name: 'second' });
+    assert.ok(made.ok);
+    const view = planView(made.value, analysis);
+    const used = view.assignments[0]?.node;
+    assert.ok(used);
+    const page = await open('light');
+    await send(page, { type: 'plan', plan: view });
+    await page.locator('vscode-textfield.search input').fill(used);
+    await page.locator('.map-view .count[role=status]', { hasText: /^1 of 3 nodes$/ }).waitFor();
+    await page.locator('.node-map canvas').click({ position: { x: 15, y: 15 } });
+    const detail = await page.locator('.node-detail').innerText();
+    assert.match(detail, /0 pods bound · 1 pod placed before the plan · 1 pod planned/);
+    assert.match(detail, /Placed before the plan \(other sets’ plans\)\s+jobs\/first-\d/);
+    const cpu = page.locator('.node-detail .use', { has: page.locator('.resource', { hasText: /^cpu$/ }) });
+    assert.equal(await cpu.locator('.amount').innerText(), '4 cores / 4 cores (1 core planned, 3 cores placed before)');
+    assert.equal(await cpu.getAttribute('title'), 'cpu: 0m bound, 3 cores placed before the plan, 1 core planned, 4 cores allocatable');
+    const widths = await cpu.locator('.bar span').evaluateAll((els) => els.map((e) => [e.className, (e as HTMLElement).style.width]));
+    assert.deepEqual(widths, [
+      ['requested', '0%'],
+      ['before', '75%'],
+      ['planned', '25%'],
+    ]);
+    await page.screenshot({ path: `${RESULTS}/webview-node-before-light.png`, fullPage: true });
     await violationsAndPosts(page);
     await page.close();
   });

@@ -111,6 +111,28 @@ describe('server/store-history (the editor’s plan history on src/store)', () =
     assert.notEqual(elsewhere, id, 'a pod placed before it on another node: another plan');
   });
 
+  it('the stored plan’s node map shows the pods placed before it: a set planned beside a written plan it depends on (depends-on-written)', async () => {
+    const analysis = workspaceOf({
+      'cluster.yaml': readFileSync('test/fixtures/workspaces/depends-on/cluster.yaml', 'utf8'),
+      'podsets.yaml': readFileSync('test/fixtures/workspaces/depends-on-written/podsets.yaml', 'utf8'),
+    }).analysis();
+    const made = value(await previewPodSet(analysis, { namespace: 'jobs', name: 'second' }));
+    const id = value(history.savePreview(made, 'sha256:w', analysis.model.generated, { cluster: analysis.model.cluster }));
+    const view = value(history.open(id, (plan, stored) => planView(plan, analysis, stored)));
+    const cpu = (n: (typeof view.nodes)[number]) => n.resources.find((r) => r.resource === 'cpu');
+    const second0 = view.assignments.find((a) => a.pod === 'second-0')?.node;
+    assert.ok(second0);
+    assert.deepEqual(
+      view.nodes.map((n) => [n.node, n.before, cpu(n)?.before, cpu(n)?.planned]),
+      [
+        ['n1', ['jobs/first-2'], 3000, second0 === 'n1' ? 1000 : 0],
+        ['n2', ['jobs/first-0'], 3000, second0 === 'n2' ? 1000 : 0],
+        ['n3', ['jobs/first-1'], 3000, second0 === 'n3' ? 1000 : 0],
+      ],
+      'the written plan of first: first-2 on n1, first-0 on n2, first-1 on n3, 3 CPUs each',
+    );
+  });
+
   it('a live scheduler’s plan is kept without its cluster: the editor’s explain of it says that is why no node is judged', async () => {
     const analysis = workspaceOf({ 'cluster.yaml': CLUSTER }).analysis();
     const made = value(planPodSet(analysis, { namespace: 'default', podSet: 's' }));

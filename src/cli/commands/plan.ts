@@ -22,7 +22,10 @@ Plans the pending pods of a pod set (pods labelled planner.ciena.io/pod-set: NAM
 schedulerName podset-planner-scheduler) all at once, on the nodes and pods of the YAML files and
 directories given (or of the cluster of --context, read only), as the set's ScheduleTrigger would
 on turning to Schedule. ScheduleTriggers the
-set's trigger depends on (spec.dependsOn) are planned first and their pods assumed placed.
+set's trigger depends on (spec.dependsOn) are planned first and their pods assumed placed; a
+SchedulePlan already in the files that it depends on, of a set no trigger plans again, stands: its
+pods are assumed on their nodes as written. The plan records those pods (podplan explain --plan
+places them again).
 
 Options:
 ${sourceHelp(22)}

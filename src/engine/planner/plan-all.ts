@@ -1,15 +1,16 @@
 // Planning every ScheduleTrigger of a workspace (or a cluster snapshot) to the fixpoint: a trigger
 // with spec.dependsOn is planned only once what it names is complete (every pod placed) or, with
 // requireReady, its pods are Ready; each plan is assumed on the cluster before the next, so a set
-// planned later sees the pods planned before it. The Reconciler decides the order and ends what can
-// never proceed with a clear status (a dependency not found, failed, never ready, or a cycle).
+// planned later sees the pods planned before it. A SchedulePlan already written that a trigger of the
+// run depends on and the run does not plan again (its set has no trigger here) stands: its pods are
+// assumed on their nodes before any plan is made (placed-before.ts). The Reconciler decides the
+// order and ends what can never proceed with a clear status (a dependency not found, failed, never
+// ready, or a cycle).
 import { err, ok, type Result } from '../api/result';
 import { podKey, type ClusterSnapshot, type Pod } from '../api/types';
-import { podInfo } from '../framework/node-info';
 import { Snapshot } from '../framework/snapshot';
 import { failed, Reconciler, terminal, type NodeStatus, type Terminal } from '../reconcile/reconciler';
 import {
-  dependencyId,
   nodeId,
   parseNodeId,
   podSetProgress,
@@ -19,6 +20,15 @@ import {
   type TriggerDescriptor,
 } from '../reconcile/triggers';
 import { planPodSet, type PlanSettings } from './build';
+import {
+  assumePlacements,
+  placementsOf,
+  podsByKey,
+  POD_SET_KIND,
+  resolveDependency,
+  SCHEDULE_PLAN_KIND,
+  writtenPlansBefore,
+} from './placed-before';
 import { schedulePlanName } from './podset/name';
 import type { PlacedPod, Plan } from './plan';
 import type { PodSetFramework } from './scheduler/plugin';
@@ -26,8 +36,7 @@ import { podSetKey, podSetsIn, resolvePodSet, type PodSetRef } from './podset/po
 import { readTrigger, triggerKey, type TriggerSpec } from './podset/trigger';
 import { WhatIf } from './search/what-if';
 
-export const POD_SET_KIND = 'PodSet';
-export const SCHEDULE_PLAN_KIND = 'SchedulePlan';
+export { POD_SET_KIND, SCHEDULE_PLAN_KIND } from './placed-before';
 
 export interface WorkspaceInput {
   /** Nodes, and pods bound or not: the sets' pods among them. */
@@ -84,6 +93,16 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
   const placed = new Set<string>();
   const placedInOrder: PlacedPod[] = [];
   const members = (ref: PodSetRef) => resolvePodSet(input.cluster.pods, ref, schedulerName).pods;
+  const podOf = podsByKey(input.cluster.pods);
+
+  // The written plans the run's triggers depend on and it does not plan again: their pods go on
+  // their nodes first, and every plan of the run records them.
+  const inRun = new Set(input.triggers);
+  const standing = new Set<Plan>();
+  for (const t of input.triggers)
+    for (const p of writtenPlansBefore({ namespace: t.namespace, name: t.podSet }, input.triggers, input.plans ?? [], (d) => inRun.has(d)))
+      standing.add(p);
+  placedInOrder.push(...assumePlacements(working, placementsOf([...standing]), podOf));
 
   const plan = async (descriptor: TriggerDescriptor): Promise<Terminal> => {
     const spec = specs.get(descriptor.id) as TriggerSpec;
@@ -101,7 +120,7 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
     );
     if (!built.ok) return failed(built.error);
     const made = built.value;
-    placedInOrder.push(...assume(working, podSet.pending, made));
+    placedInOrder.push(...assumePlacements(working, placementsOf([made]), podOf));
     for (const a of made.assignments) placed.add(`${made.namespace}/${a.pod}`);
     planOfTrigger.set(descriptor.id, made);
     plans.set(setId(SCHEDULE_PLAN_KIND, ref), made);
@@ -129,14 +148,20 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
     }
     if (kind === POD_SET_KIND) {
       const first = owner.get(podSetKey({ namespace, name }));
+      // A set no trigger of the run plans: its written plan, if any, is its plan.
+      const written = first === undefined ? plans.get(setId(SCHEDULE_PLAN_KIND, { namespace, name })) : undefined;
+      const inPlan = new Set(written?.assignments.map((a) => a.pod));
       return podSetProgress({
         pods: members({ namespace, name }),
         planned: first === undefined || planOfTrigger.has(triggerId(first)),
-        placed: isPlaced,
+        placed: (pod) => isPlaced(pod) || inPlan.has(pod.metadata.name),
       });
     }
     if (kind === SCHEDULE_PLAN_KIND) {
-      const p = plans.get(id);
+      // A set a trigger of the run plans has the plan that trigger makes, not the one written before.
+      const named = plans.get(id);
+      const first = named && owner.get(podSetKey({ namespace: named.namespace, name: named.podSet }));
+      const p = first && !planOfTrigger.has(triggerId(first)) ? undefined : named;
       const inPlan = new Set(p?.assignments.map((a) => a.pod));
       return podSetProgress({
         pods: p ? members({ namespace: p.namespace, name: p.podSet }) : [],
@@ -197,7 +222,7 @@ export interface SetOutcome {
 export async function planOnePodSet(input: WorkspaceInput, ref: PodSetRef): Promise<Result<SetOutcome>> {
   const own = input.triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
   if (own) {
-    const outcomes = await planWorkspace({ ...input, triggers: withDependencies(own, input.triggers) });
+    const outcomes = await planWorkspace({ ...input, triggers: withDependencies(own, input.triggers, input.plans ?? []) });
     if (!outcomes.ok) return outcomes;
     const outcome = outcomes.value.find((o) => o.trigger === own) as TriggerOutcome;
     return ok({
@@ -224,49 +249,18 @@ export async function planOnePodSet(input: WorkspaceInput, ref: PodSetRef): Prom
  */
 export function podSetsPlannedFor(ref: PodSetRef, triggers: readonly TriggerSpec[]): PodSetRef[] {
   const own = triggers.find((t) => t.namespace === ref.namespace && t.podSet === ref.name);
-  const planned = own ? withDependencies(own, triggers).map((t) => ({ namespace: t.namespace, name: t.podSet })) : [];
+  const planned = own ? withDependencies(own, triggers, []).map((t) => ({ namespace: t.namespace, name: t.podSet })) : [];
   return [ref, ...planned.filter((set) => set.namespace !== ref.namespace || set.name !== ref.name)];
 }
 
 /** `trigger` and every trigger it depends on, transitively (a PodSet or SchedulePlan entry stands for the triggers of that set), in input order. */
-function withDependencies(trigger: TriggerSpec, triggers: readonly TriggerSpec[]): TriggerSpec[] {
+function withDependencies(trigger: TriggerSpec, triggers: readonly TriggerSpec[], plans: readonly Plan[]): TriggerSpec[] {
   const needed = new Set<TriggerSpec>();
   const visit = (t: TriggerSpec) => {
     if (needed.has(t)) return;
     needed.add(t);
-    for (const ref of t.dependsOn ?? []) {
-      const id = parseNodeId(dependencyId(ref, t.namespace));
-      if (!id.ok) continue;
-      const { kind, namespace, name } = id.value;
-      for (const other of triggers) {
-        if (other.namespace !== namespace) continue;
-        const named =
-          kind === TRIGGER_KIND
-            ? other.name === name
-            : kind === POD_SET_KIND
-              ? other.podSet === name
-              : kind === SCHEDULE_PLAN_KIND && schedulePlanName(namespace, other.podSet) === name;
-        if (named) visit(other);
-      }
-    }
+    for (const ref of t.dependsOn ?? []) for (const other of resolveDependency(ref, t.namespace, triggers, plans).triggers) visit(other);
   };
   visit(trigger);
   return triggers.filter((t) => needed.has(t));
-}
-
-/** The plan's new placements on the working copy, so later plans see them; the pods it put there. */
-function assume(working: WhatIf, pending: readonly Pod[], plan: Plan): PlacedPod[] {
-  const byName = new Map(pending.map((p) => [p.metadata.name, p]));
-  const put: PlacedPod[] = [];
-  for (const a of plan.assignments) {
-    const pod = byName.get(a.pod);
-    const node = working.indexOf(a.node);
-    if (!pod || node === undefined) continue;
-    // buildPlan has read every pending pod already, so this is ok.
-    const info = podInfo(pod);
-    if (!info.ok) continue;
-    working.assume(info.value, node);
-    put.push({ namespace: plan.namespace, pod: a.pod, node: a.node });
-  }
-  return put;
 }

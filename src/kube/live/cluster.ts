@@ -6,7 +6,7 @@ import type { Clock } from '../../engine/api/clock';
 import type { ClusterObjects } from '../../engine/api/types';
 import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
-import { schedulePlanObject } from '../../manifests/schedule-plan';
+import { planFromManifest, schedulePlanObject } from '../../manifests/schedule-plan';
 import { triggerSpec } from '../../manifests/planner';
 import type { BindingAnswer, PostBinding, ReadBoundNode } from '../binder';
 import { planForCluster } from '../crds';
@@ -203,6 +203,7 @@ export function startInformers(
     const node = file.nodes[0]?.value;
     const pod = file.pods[0]?.value;
     const trigger = file.triggers[0]?.value;
+    const plan = file.plans[0]?.value;
     if (node) {
       if (event.type === 'add') live.nodeAdded(node);
       else if (event.type === 'update') live.nodeUpdated(node);
@@ -214,6 +215,9 @@ export function startInformers(
     } else if (trigger) {
       if (event.type === 'delete') live.triggerDeleted(trigger.namespace, trigger.name, trigger.podSet);
       else live.triggerApplied(triggerSpec(trigger));
+    } else if (plan) {
+      if (event.type === 'delete') live.planDeleted(plan.namespace, plan.name);
+      else live.planWritten(plan.name, planFromManifest(plan));
     }
   };
   // After the first list, changes are handed over once per burst (a relist is one), before the loop's next turn.
@@ -239,7 +243,8 @@ export function startInformers(
   });
   const informer = (resource: ResourceType) => new Informer(http, { resource, clock: options.clock, onEvent, onError: options.onError });
   const nodes = informer(NODE);
-  const rest = [informer(POD), informer(SCHEDULE_TRIGGER)];
+  // SchedulePlans too: a trigger may depend on one written for a set no trigger plans here.
+  const rest = [informer(POD), informer(SCHEDULE_TRIGGER), informer(SCHEDULE_PLAN)];
   const all = [nodes, ...rest];
   const synced = Promise.all([nodes.start().then(() => nodes.synced), mirror.start().then(() => mirror.synced)])
     .then(() => {

@@ -17,7 +17,15 @@ import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { resolvePodSet } from '../../engine/planner/podset/podset';
 import type { TriggerSpec } from '../../engine/planner/podset/trigger';
 import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
-import { nodeId, podSetProgress, TRIGGER_KIND, unmetDependencies, type DependencyProgress } from '../../engine/reconcile/triggers';
+import {
+  nodeId,
+  parseNodeId,
+  podSetProgress,
+  TRIGGER_KIND,
+  unmetDependencies,
+  type DependencyProgress,
+} from '../../engine/reconcile/triggers';
+import { resolveDependency } from '../../engine/planner/placed-before';
 import { Scheduler, type ScheduleOutcome } from '../../engine/scheduler/scheduler';
 import { explain } from '../../engine/explain/explain';
 import { isRejection } from '../../engine/framework/status';
@@ -122,6 +130,8 @@ export class LiveScheduler {
   private readonly ids = new Map<string, string>();
   /** ScheduleTriggers as written, by reconcile node id (ScheduleTrigger/namespace/name). */
   private readonly triggers = new Map<string, TriggerSpec>();
+  /** SchedulePlans written in the cluster, by namespace/name. */
+  private readonly written = new Map<string, Plan>();
   /** Triggers held back on their dependsOn. */
   private readonly held = new Set<string>();
   /** Plans changed and not written yet, by pod set (namespace/name). */
@@ -234,6 +244,23 @@ export class LiveScheduler {
     this.applyTrigger(id, spec);
   }
 
+  /**
+   * A SchedulePlan written in the cluster (by anyone, this scheduler too; `name` its metadata.name).
+   * One of a set no trigger plans here is that set's plan: a trigger depending on it goes ahead once
+   * it places every pod, and its pods are planned around (PodSetCoordinator.writtenPlans).
+   */
+  planWritten(name: string, plan: Plan): void {
+    this.written.set(`${plan.namespace}/${name}`, plan);
+    this.options.podSets?.coordinator.writtenPlans([...this.written.values()]);
+    this.releaseHeld();
+  }
+
+  planDeleted(namespace: string, name: string): void {
+    if (!this.written.delete(`${namespace}/${name}`)) return;
+    this.options.podSets?.coordinator.writtenPlans([...this.written.values()]);
+    this.releaseHeld();
+  }
+
   triggerDeleted(namespace: string, name: string, podSet: string): void {
     this.triggers.delete(nodeId({ kind: TRIGGER_KIND, namespace, name }));
     this.held.delete(nodeId({ kind: TRIGGER_KIND, namespace, name }));
@@ -260,18 +287,28 @@ export class LiveScheduler {
     this.wakePodSets();
   }
 
-  /** How far the set of the trigger `id` names has got: its coordinator plan and its pods as the watch has them. */
+  /**
+   * How far the set a dependency `id` names has got: its coordinator plan and its pods as the watch
+   * has them. A PodSet or SchedulePlan entry stands for the triggers of that set, as in plan-all and
+   * the editor (engine/planner/placed-before resolveDependency); a set no trigger here plans has the
+   * SchedulePlan written for it, if any, as its plan (as plan-all reads a written plan it does not
+   * plan again), else is complete only once every pod is bound.
+   */
   private dependencyProgress(id: string): DependencyProgress {
-    const spec = this.triggers.get(id);
     const podSets = this.options.podSets;
-    if (!spec || !podSets) return { complete: false, ready: false };
-    const plan = podSets.coordinator.plan(spec.namespace, spec.podSet);
+    const dependency = parseNodeId(id);
+    if (!podSets || !dependency.ok) return { complete: false, ready: false };
+    const { kind, namespace, name } = dependency.value;
+    const written = [...this.written.values()];
+    const resolved = resolveDependency({ kind, namespace, name }, namespace, [...this.triggers.values()], written);
+    const set = resolved.podSet;
+    if (!set) return { complete: false, ready: false };
+    const plan =
+      resolved.triggers.length > 0
+        ? podSets.coordinator.plan(set.namespace, set.name)
+        : written.find((p) => p.namespace === set.namespace && p.podSet === set.name);
     const inPlan = new Set(plan?.assignments.map((a) => a.pod));
-    const members = resolvePodSet(
-      [...this.latest.values()],
-      { namespace: spec.namespace, name: spec.podSet },
-      podSets.profile.schedulerName,
-    ).pods;
+    const members = resolvePodSet([...this.latest.values()], set, podSets.profile.schedulerName).pods;
     return podSetProgress({ pods: members, planned: plan !== undefined, placed: (pod) => inPlan.has(pod.metadata.name) });
   }
 

@@ -23,12 +23,16 @@ import { NodeInfo, podInfo, type NodeInfoLister } from '../../engine/framework/n
 import type { ScheduleFailure, ScheduleResult } from '../../engine/framework/runtime';
 import { type Framework } from '../../engine/framework/runtime';
 import { Snapshot } from '../../engine/framework/snapshot';
-import { POD_SET_LABEL } from '../../engine/planner/plan';
+import { POD_SET_LABEL, type PlacedPod, type Plan } from '../../engine/planner/plan';
+import { placementsOf, writtenPlansBefore } from '../../engine/planner/placed-before';
+import type { TriggerSpec } from '../../engine/planner/podset/trigger';
+import { triggerSpec } from '../../manifests/planner';
 import { POD_SET_SCHEDULER_NAME } from '../../engine/planner/podset/podset';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { seededRandom } from '../../engine/api/random';
 import {
   concatPath,
+  planFromManifest,
   type Located,
   type ManifestDocument,
   type ProfileManifest,
@@ -263,6 +267,9 @@ export class Analysis {
   private nodeIndex: Map<string, Located<Node>> | undefined;
   private setIndex: Map<string, Located<Pod>[]> | undefined;
   private triggerIndex: Map<string, Located<ScheduleTriggerManifest>> | undefined;
+  private placedBeforeSets: Map<string, readonly PlacedPod[]> | undefined;
+  private triggerSpecs: TriggerSpec[] | undefined;
+  private writtenPlans: Plan[] | undefined;
   private triggersBySet: Map<string, Located<ScheduleTriggerManifest>[]> | undefined;
   private plansBySet: Map<string, Located<SchedulePlanManifest>[]> | undefined;
   private planIndex: Map<string, Located<SchedulePlanManifest>> | undefined;
@@ -342,6 +349,25 @@ export class Analysis {
     return (
       (this.triggersBySet ??= group(this.model.triggers, (t) => keyOf(t.value.namespace, t.value.podSet))).get(keyOf(namespace, set)) ?? []
     );
+  }
+
+  /**
+   * The pods the written SchedulePlans a set's trigger depends on put on their nodes, which a plan of
+   * the set is made beside (engine/planner/placed-before writtenPlansBefore: nothing is planned again
+   * here, every written plan of a set it depends on stands): the cluster a written plan of the set is
+   * checked on, as plan-all plans the set beside a written plan it depends on.
+   */
+  placedBefore(namespace: string, set: string): readonly PlacedPod[] {
+    const key = keyOf(namespace, set);
+    this.placedBeforeSets ??= new Map();
+    let placed = this.placedBeforeSets.get(key);
+    if (!placed) {
+      const triggers = (this.triggerSpecs ??= this.model.triggers.map((t) => triggerSpec(t.value)));
+      const plans = (this.writtenPlans ??= this.model.plans.map((p) => planFromManifest(p.value)));
+      placed = placementsOf(writtenPlansBefore({ namespace, name: set }, triggers, plans));
+      this.placedBeforeSets.set(key, placed);
+    }
+    return placed;
   }
 
   plansOf(namespace: string, set: string): readonly Located<SchedulePlanManifest>[] {

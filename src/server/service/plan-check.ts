@@ -4,13 +4,15 @@
 // the planners judge: the devices of the claims of pods planned earlier are theirs), so a node that
 // fits each pod alone but not all of them together is found at the entry that over-commits it (its
 // cpu, memory or devices), and a constraint between planned pods (anti-affinity, host ports) at the
-// entry that breaks it.
+// entry that breaks it. The cluster it starts from is the one the plan is made on: the pods of the
+// written plans its set's trigger depends on placed first (Analysis.placedBefore), as podplan plan and
+// the preview plan the set beside them.
 import { type Pod } from '../../engine/api/types';
 import type { DeviceFailure } from '../../engine/api/device-failures';
 import { podInfo, type PodInfo } from '../../engine/framework/node-info';
 import type { Framework } from '../../engine/framework/runtime';
 import { isRejection, isSuccess, type Status } from '../../engine/framework/status';
-import type { PlanCluster } from '../../engine/planner/plan-cluster';
+import { planClusterOf, type PlanCluster } from '../../engine/planner/plan-cluster';
 import { Names } from '../../engine/plugins/names';
 import type { Located, SchedulePlanManifest } from '../../manifests';
 import { podSetLabelOf, schedulerOf, type Analysis } from './analysis';
@@ -31,12 +33,15 @@ export type EntryProblem =
       readonly alone: boolean;
       readonly before: readonly string[];
       readonly devices?: readonly DeviceFailure[];
+      /** The pods the written plans the set depends on put on the node first (namespace/name), when there are any. */
+      readonly beside?: readonly string[];
     }
   | {
       readonly code: 'plan/node-overcommitted';
       readonly status: Status;
       readonly before: readonly string[];
       readonly devices?: readonly DeviceFailure[];
+      readonly beside?: readonly string[];
     };
 
 export interface PlanCheck {
@@ -53,7 +58,14 @@ export interface PlanCheck {
 export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanCheck {
   const namespace = plan.namespace;
   const engine = analysis.engine;
-  const cluster = engine.planCluster();
+  // The cluster the plan is made on: with the pods of the written plans its set depends on placed first.
+  const placedBefore = analysis.placedBefore(namespace, plan.podSet);
+  const made = () => {
+    const on = planClusterOf(analysis.model.cluster, { namespace, assignments: [], placedBefore }, undefined, engine.planCluster());
+    return on.ok ? on.value : engine.planCluster();
+  };
+  const beside = (node: string) => placedBefore.filter((p) => p.node === node).map((p) => `${p.namespace}/${p.pod}`);
+  const cluster = made();
   const first = new Map<string, number>();
   const assumed = new Map<string, string>();
   const plannedOn = new Map<string, string[]>();
@@ -98,12 +110,13 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
     const before = plannedOn.get(entry.node) ?? [];
     const status = cluster.checkNode(framework, info.value, entry.node);
     if (!isSuccess(status)) {
-      const empty = isRejection(status) && before.length > 0 ? engine.planCluster() : undefined;
+      const empty = isRejection(status) && before.length > 0 ? made() : undefined;
       const base = empty ? empty.checkNode(framework, info.value, entry.node) : status;
       const alone = !isSuccess(base);
       const shown = alone ? base : status;
       const devices = deviceFailures(shown, framework, info.value, empty && alone ? empty : cluster, entry.node);
-      const detail = devices.length > 0 ? { devices } : {};
+      const others = beside(entry.node);
+      const detail = { ...(devices.length > 0 ? { devices } : {}), ...(others.length > 0 ? { beside: others } : {}) };
       // Over-committed: the pods planned there before took the room, or the devices, this one needed.
       const taken = status.plugin === Names.NodeResourcesFit || (devices.length > 0 && devices.every((d) => d.code === 'notEnough'));
       if (!alone && taken) problems.push({ code: 'plan/node-overcommitted', status, before: [...before], ...detail });

@@ -13,7 +13,7 @@ import { podInfo, type NodeInfoLister, type PodInfo } from '../../engine/framewo
 import { planPodSet as buildPodSetPlan } from '../../engine/planner/build';
 import { PlanCluster, planClusterOf } from '../../engine/planner/plan-cluster';
 import { describeBound, type PlanBound } from '../../engine/planner/solver/bound';
-import type { Plan, UnplacedPod } from '../../engine/planner/plan';
+import type { PlacedPod, Plan, UnplacedPod } from '../../engine/planner/plan';
 import type { SolverSettings } from '../../engine/planner/planner';
 import { podSetFramework, type PodSetFramework } from '../../engine/planner/scheduler/plugin';
 import { planOnePodSet, podSetsPlannedFor } from '../../engine/planner/plan-all';
@@ -190,23 +190,38 @@ export function ownerOf(pod: Pod | undefined): string {
   return labels['app.kubernetes.io/name'] ?? labels['app'] ?? '';
 }
 
-/** Every node of the cluster: what it offers, holds already and gets from the plan, its pods by owner. */
-function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
+/** The pods of `placements` the workspace has and no node holds, by node (what a plan put there). */
+function podsByNode(placements: readonly PlacedPod[], analysis: Analysis): Map<string, PodInfo[]> {
   const byNode = new Map<string, PodInfo[]>();
-  for (const a of plan.assignments) {
-    const pod = analysis.pod(plan.namespace, a.pod);
-    const pi = pod ? podInfo(pod.value) : undefined;
-    if (!pi?.ok) continue;
+  for (const a of placements) {
+    const pod = analysis.pod(a.namespace, a.pod);
+    if (!pod || pod.value.spec.nodeName) continue;
+    const pi = podInfo(pod.value);
+    if (!pi.ok) continue;
     const list = byNode.get(a.node);
     if (list) list.push(pi.value);
     else byNode.set(a.node, [pi.value]);
   }
+  return byNode;
+}
+
+/**
+ * Every node of the cluster: what it offers, holds already, holds from the plans made before this
+ * one (Plan.placedBefore: the cluster it was made on) and gets from the plan, its pods by owner.
+ */
+function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
+  const byNode = podsByNode(
+    plan.assignments.map((a) => ({ namespace: plan.namespace, pod: a.pod, node: a.node })),
+    analysis,
+  );
+  const beforeOn = podsByNode(plan.placedBefore ?? [], analysis);
   const devicesOn = deviceUse(
     analysis.model.cluster,
     new Set(plan.assignments.flatMap((a) => (a.devices ?? []).filter((d) => !d.existing).map((d) => deviceId(d.driver, d.pool, d.device)))),
   );
   return analysis.engine.snapshot.list().map((info): NodeUseView => {
     const planned = byNode.get(info.name) ?? [];
+    const before = beforeOn.get(info.name) ?? [];
     const devices = devicesOn?.(info.node) ?? [];
     const owners = new Map<string, string[]>();
     for (const p of planned) {
@@ -216,7 +231,7 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
       else owners.set(owner, [p.pod.metadata.name]);
     }
     const resources = new Set([CPU, MEMORY, PODS]);
-    for (const p of planned) for (const name of p.requests.names()) resources.add(name);
+    for (const p of [...before, ...planned]) for (const name of p.requests.names()) resources.add(name);
     const labels = info.node.metadata.labels ?? {};
     const zone = labels[ZONE_LABEL];
     return {
@@ -225,6 +240,7 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
       labels,
       ...(info.node.spec?.unschedulable ? { unschedulable: true } : {}),
       bound: info.pods.length,
+      ...(before.length > 0 ? { before: before.map((p) => p.key) } : {}),
       pods: planned.map((p) => p.pod.metadata.name),
       owners: [...owners]
         .map(([owner, pods]) => ({ owner, pods }))
@@ -234,6 +250,9 @@ function nodeUse(plan: Plan, analysis: Analysis): NodeUseView[] {
         unit: unitOf(resource),
         allocatable: info.allocatable.get(resource),
         requested: resource === PODS ? info.pods.length : info.requested.get(resource),
+        ...(before.length > 0
+          ? { before: resource === PODS ? before.length : before.reduce((sum, p) => sum + p.requests.get(resource), 0) }
+          : {}),
         planned: resource === PODS ? planned.length : planned.reduce((sum, p) => sum + p.requests.get(resource), 0),
       })),
       ...(devices.length > 0 ? { devices } : {}),

@@ -239,11 +239,18 @@ function entryMessage(problem: EntryProblem, plan: SchedulePlanManifest, index: 
       return `no node "${entry.node}" in ${analysis.where}: ${problem.suggestion ? `did you mean "${problem.suggestion}"?` : `name a node of ${analysis.where} (completion ranks them by fit for this pod)`}`;
     case 'plan/node-infeasible': {
       const context = problem.alone ? '' : ` once the pods planned there before it are placed (${shortList(problem.before)})`;
-      return `pod ${entry.pod} cannot run on node ${entry.node}: ${why(problem.status)}${context}${devicesNotMet(problem.devices)}; choose a node where it fits (the quick fix picks the best one)`;
+      return `pod ${entry.pod} cannot run on node ${entry.node}: ${why(problem.status)}${context}${besideText(problem.beside)}${devicesNotMet(problem.devices)}; choose a node where it fits (the quick fix picks the best one)`;
     }
     case 'plan/node-overcommitted':
-      return `node ${entry.node} is over-committed by this plan: ${why(problem.status)} once the ${plural(problem.before.length, 'pod')} planned there before this one ${problem.before.length === 1 ? 'is' : 'are'} placed (${shortList(problem.before)})${devicesNotMet(problem.devices)}; move this pod to another node (the quick fix picks the best one)`;
+      return `node ${entry.node} is over-committed by this plan: ${why(problem.status)} once the ${plural(problem.before.length, 'pod')} planned there before this one ${problem.before.length === 1 ? 'is' : 'are'} placed (${shortList(problem.before)})${besideText(problem.beside)}${devicesNotMet(problem.devices)}; move this pod to another node (the quick fix picks the best one)`;
   }
+}
+
+/** The pods the written plans the set depends on put on the node, in words (none: nothing). */
+function besideText(beside: readonly string[] | undefined): string {
+  return beside && beside.length > 0
+    ? `, beside the ${plural(beside.length, 'pod')} the plans its set depends on put there (${shortList(beside)})`
+    : '';
 }
 
 const ENTRY_FIELD: Readonly<Record<EntryProblem['code'], 'pod' | 'node' | ''>> = {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import type { DependencyRef } from '../../../src/engine/reconcile/triggers';
 import { schedulePlanName } from '../../../src/engine/planner/podset/name';
-import { planWorkspace, type TriggerOutcome } from '../../../src/engine/planner/plan-all';
+import { planOnePodSet, planWorkspace, type TriggerOutcome } from '../../../src/engine/planner/plan-all';
+import type { Plan } from '../../../src/engine/planner/plan';
 import type { TriggerSpec } from '../../../src/engine/planner/podset/trigger';
 import { makeNode, type PodBuilder } from '../../builders';
 import { planning, setPod } from './fixtures';
@@ -21,10 +22,11 @@ const trigger = (set: string, dependsOn: Array<string | DependencyRef> = [], fie
   ...fields,
 });
 
-async function plan(triggers: TriggerSpec[], pods: PodBuilder[]): Promise<TriggerOutcome[]> {
+async function plan(triggers: TriggerSpec[], pods: PodBuilder[], plans: Plan[] = []): Promise<TriggerOutcome[]> {
   const outcomes = await planWorkspace({
     cluster: { nodes: nodes.map((n) => n.obj), pods: pods.map((p) => p.obj) },
     triggers,
+    plans,
     planning: planning(),
     now: 0,
     poolSize: 2,
@@ -159,5 +161,68 @@ describe('engine/planner/plan-all', () => {
         assert.equal(statuses(await plan([trigger('app', [ref]), trigger('db')], [app(0), db(0)]))['app'], expect);
       });
     }
+  });
+
+  // A SchedulePlan already in the files that a trigger depends on and no trigger of the run plans
+  // again stands: the scheduler binds its pods as written, so the dependent is planned beside them.
+  describe('a written plan a trigger depends on and the run does not plan again', () => {
+    /** db's plan as written: db-0 on n2 (greedy alone would take n1). */
+    const written: Plan = {
+      podSet: 'db',
+      namespace: 'default',
+      planner: 'greedy',
+      profile: 'podset-planner-scheduler',
+      assignments: [{ pod: 'db-0', node: 'n2' }],
+      unplaced: [],
+      createdAt: 0,
+      snapshotHash: '',
+    };
+    const onN2 = [{ namespace: 'default', pod: 'db-0', node: 'n2' }];
+    const table: Array<[string, TriggerSpec[], { node?: string; placedBefore?: unknown; status: string }]> = [
+      [
+        'SchedulePlan entry: app beside db-0 on n2, recorded',
+        [trigger('app', [{ kind: 'SchedulePlan', name: schedulePlanName('default', 'db') }])],
+        { node: 'n2', placedBefore: onN2, status: 'ready' },
+      ],
+      ['PodSet entry: the same', [trigger('app', [{ kind: 'PodSet', name: 'db' }])], { node: 'n2', placedBefore: onN2, status: 'ready' }],
+      [
+        'db has a trigger in the run: planned again, the written plan not placed',
+        [trigger('app', [{ kind: 'SchedulePlan', name: schedulePlanName('default', 'db') }]), trigger('db')],
+        { node: 'n1', placedBefore: [{ namespace: 'default', pod: 'db-0', node: 'n1' }], status: 'ready' },
+      ],
+      [
+        'no trigger depends on it: not placed, so app-0 has no db pod to sit beside',
+        [trigger('app')],
+        { status: 'not ready: planned 0 of 1 pods; left out: app-0' },
+      ],
+    ];
+    for (const [name, triggers, expect] of table) {
+      it(name, async () => {
+        const outcomes = await plan(triggers, [app(0), db(0)], [written]);
+        const made = outcomes.find((o) => o.trigger.name === 'app');
+        assert.equal(statuses(outcomes)['app'], expect.status);
+        assert.equal(made?.plan?.assignments[0]?.node, expect.node);
+        assert.deepEqual(made?.plan?.placedBefore, expect.placedBefore);
+      });
+    }
+
+    it('planOnePodSet (podplan plan, the editor’s preview) plans the dependent the same way', async () => {
+      const one = await planOnePodSet(
+        {
+          cluster: { nodes: nodes.map((n) => n.obj), pods: [app(0).obj, db(0).obj] },
+          triggers: [trigger('app', [{ kind: 'PodSet', name: 'db' }])],
+          plans: [written],
+          planning: planning(),
+          now: 0,
+        },
+        { namespace: 'default', name: 'app' },
+      );
+      assert.ok(one.ok);
+      assert.deepEqual(
+        one.value.plan?.assignments.map((a) => [a.pod, a.node]),
+        [['app-0', 'n2']],
+      );
+      assert.deepEqual(one.value.plan?.placedBefore, onN2);
+    });
   });
 });

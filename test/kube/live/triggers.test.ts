@@ -196,4 +196,95 @@ describe('kube/live: ScheduleTriggers', function () {
       ),
     );
   });
+
+  // A PodSet or SchedulePlan entry stands for the triggers of that set, as podplan plan and the
+  // editor read it (engine/planner/placed-before resolveDependency); podplan run held such a
+  // trigger for ever (it looked the entry up as a trigger).
+  for (const entry of [
+    { kind: 'PodSet', name: 'db' },
+    { kind: 'SchedulePlan', name: schedulePlanName('shop', 'db') },
+  ]) {
+    it(`dependsOn ${entry.kind}: the dependent set is planned once its dependency's plan places every pod, beside those pods`, async () => {
+      cluster = await startCluster(['n1', 'n2', 'n3'].map((n) => node(n, { cpu: '4', memory: '16Gi', pods: '110' })));
+      const { server } = cluster;
+      server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
+      const setMember = (name: string, set: string, cpu: string) =>
+        pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu, labels: { 'planner.ciena.io/pod-set': set } });
+      const triggerOf = (set: string, spec: Record<string, unknown>): KubeObject => ({
+        ...TRIGGER,
+        metadata: { name: set, namespace: 'shop', labels: { 'planner.ciena.io/pod-set': set } },
+        spec: { state: 'Schedule', ...spec },
+      });
+      server.create(
+        { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+        triggerOf('db', {}),
+        triggerOf('web', { dependsOn: [entry] }),
+        ...['db-0', 'db-1', 'db-2'].map((name) => setMember(name, 'db', '3')),
+        setMember('web-0', 'web', '1'),
+        setMember('web-1', 'web', '2'),
+      );
+      let stop: (signal: string) => void = () => undefined;
+      const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
+      const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
+      await until('db and web-0 are bound', () => ['db-0', 'db-1', 'db-2', 'web-0'].every((p) => nodeOf(p) !== undefined));
+      stop('SIGTERM');
+      const result = await run;
+      const webPlans = [...result.stderr.matchAll(/plan of pod set shop\/web \(([a-z-]+)\): (\d+) placed, (\d+) left out/g)].map((m) =>
+        m.slice(1),
+      );
+      assert.deepEqual(webPlans[0], ['by-hand', '1', '1'], result.stderr);
+      assert.equal(nodeOf('web-1'), undefined, 'no node has 2 CPUs left beside db');
+    });
+  }
+
+  it('dependsOn a SchedulePlan written for a set no trigger plans: the dependent set is planned beside its pods on their nodes, and records them', async () => {
+    cluster = await startCluster(['n1', 'n2', 'n3'].map((n) => node(n, { cpu: '4', memory: '16Gi', pods: '110' })));
+    const { server } = cluster;
+    server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
+    const setMember = (name: string, set: string, cpu: string) =>
+      pod(name, { namespace: 'shop', schedulerName: POD_SETS, cpu, labels: { 'planner.ciena.io/pod-set': set } });
+    const dbPlan = schedulePlanName('shop', 'db');
+    const written = [
+      { pod: 'db-0', node: 'n2' },
+      { pod: 'db-1', node: 'n3' },
+      { pod: 'db-2', node: 'n1' },
+    ];
+    server.create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+      { ...PLAN, metadata: { name: dbPlan, namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'db' } }, spec: { plan: written } },
+      {
+        ...TRIGGER,
+        metadata: { name: 'web', namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'web' } },
+        spec: { state: 'Schedule', dependsOn: [{ kind: 'SchedulePlan', name: dbPlan }] },
+      },
+      ...['db-0', 'db-1', 'db-2'].map((name) => setMember(name, 'db', '3')),
+      setMember('web-0', 'web', '1'),
+      setMember('web-1', 'web', '2'),
+    );
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
+    const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
+    await until('web-0 is bound', () => nodeOf('web-0') !== undefined);
+    stop('SIGTERM');
+    const result = await run;
+    const webPlans = [...result.stderr.matchAll(/plan of pod set shop\/web \(([a-z-]+)\): (\d+) placed, (\d+) left out/g)].map((m) =>
+      m.slice(1),
+    );
+    assert.deepEqual(webPlans[0], ['by-hand', '1', '1'], result.stderr);
+    assert.equal(nodeOf('web-1'), undefined, 'no node has 2 CPUs left beside the written plan’s db pods');
+    const store = await openTestStore(cluster.db);
+    try {
+      const plans = store.history({ podSet: 'web' });
+      assert.ok(plans.ok);
+      const first = store.loadPlan(plans.value.items.at(-1)!.id);
+      assert.ok(first.ok);
+      assert.deepEqual(
+        first.value.placedBefore,
+        written.map((w) => ({ namespace: 'shop', ...w })),
+        'the written plan’s pods it was planned beside',
+      );
+    } finally {
+      store.close();
+    }
+  });
 });

@@ -153,6 +153,54 @@ describe('server/service/validate: diagnostics for our kinds and the objects the
     );
   });
 
+  describe('a SchedulePlan of a set that depends on a written plan: checked beside that plan’s pods (test/fixtures/workspaces/depends-on-written)', () => {
+    const written = 'test/fixtures/workspaces/depends-on-written/podsets.yaml';
+    const secondPlan = `apiVersion: planner.ciena.io/v1alpha1
+kind: SchedulePlan
+metadata:
+  name: second-plan
+  namespace: jobs
+  labels: { planner.ciena.io/pod-set: second }
+spec:
+  plan:
+    - pod: second-0
+      node: n1
+    - pod: second-1
+      node: n2
+`;
+    const files = (podsets: string) => ({
+      'cluster.yaml': readFileSync('test/fixtures/workspaces/depends-on/cluster.yaml', 'utf8'),
+      'podsets.yaml': podsets,
+      'second.yaml': secondPlan,
+    });
+    const table: Array<[string, string, Array<[string | number | undefined, number]>, string]> = [
+      [
+        'it depends on first’s plan: second-0 finds first-2 on n1, second-1 finds n2 full beside first-0',
+        readFileSync(written, 'utf8'),
+        [['plan/node-infeasible', 11]],
+        'pod second-1 cannot run on node n2: Insufficient cpu (NodeResourcesFit), beside the 1 pod the plans its set depends on put there (jobs/first-0); choose a node where it fits (the quick fix picks the best one)',
+      ],
+      [
+        'it does not: judged on the nodes alone, second-0 has no pod of first to sit beside',
+        readFileSync(written, 'utf8').replace(/ {2}dependsOn:\n {4}- kind: SchedulePlan\n {6}name: first-869556756f\n/, ''),
+        [['plan/node-infeasible', 9]],
+        'pod second-0 cannot run on node n1: ',
+      ],
+    ];
+    for (const [name, podsets, expect, message] of table) {
+      it(name, () => {
+        const analysis = workspaceOf(files(podsets)).analysis();
+        const diagnostics = validate(uriOf('second.yaml'), analysis);
+        assert.deepEqual(
+          diagnostics.map((d) => [d.code, d.range.start.line]),
+          expect,
+        );
+        const text = String(diagnostics[0]?.message);
+        assert.ok(text.startsWith(message), text);
+      });
+    }
+  });
+
   it('a file the workspace does not hold has no diagnostics', () =>
     assert.deepEqual(validate('file:///elsewhere.yaml', workspaceOf({}).analysis()), []));
 });

@@ -5,12 +5,13 @@
 import type { Clock } from '../../api/clock';
 import { err, ok, type Result } from '../../api/result';
 import { podKey, type Pod } from '../../api/types';
-import { podInfo, type NodeInfoLister, type PodInfo } from '../../framework/node-info';
+import type { NodeInfoLister, PodInfo } from '../../framework/node-info';
 import { fitErrorReasons } from '../../framework/fit-error';
 import { isRejection, isSuccess } from '../../framework/status';
 import { buildPlan, planSettings, type PlanSettings } from '../build';
 import type { PlacedPod, Plan, PlanAssignment, UnplacedPod } from '../plan';
 import { WhatIf } from '../search/what-if';
+import { assumePlacements, writtenPlansBefore } from '../placed-before';
 import { planningState } from '../planner';
 import type { Admission, PodSetFramework, PodSetGate } from './plugin';
 import { podSetKey, podSetOf, type PodSet, type PodSetRef } from '../podset/podset';
@@ -70,6 +71,8 @@ interface SetRecord {
 export class PodSetCoordinator implements PodSetGate {
   private readonly sets = new Map<string, SetRecord>();
   private readonly schedulerName: string;
+  /** SchedulePlans written in the cluster: those of sets no trigger here plans stand (placed-before.ts). */
+  private written: readonly Plan[] = [];
 
   constructor(private readonly options: CoordinatorOptions) {
     this.schedulerName = options.planning.args.schedulerName;
@@ -112,6 +115,15 @@ export class PodSetCoordinator implements PodSetGate {
   podDeleted(pod: Pod): void {
     const ref = podSetOf(pod, this.schedulerName);
     if (ref) this.sets.get(podSetKey(ref))?.members.delete(podKey(pod));
+  }
+
+  /**
+   * The SchedulePlans written in the cluster, as they are now. One of a set no trigger here plans,
+   * which a set's trigger depends on, stands: that set is planned beside its pods, as plan-all plans
+   * a set beside a written plan it depends on and does not plan again.
+   */
+  writtenPlans(plans: readonly Plan[]): void {
+    this.written = plans;
   }
 
   /** The pod set's plan, once made. */
@@ -249,32 +261,43 @@ export class PodSetCoordinator implements PodSetGate {
    * The cluster a set's plan is made on: `cluster` with the pods the other sets' plans put on nodes
    * and no node holds yet (the scheduler binds them as planned: their room is spoken for, and a set
    * whose trigger depends on another is planned once that one's plan is complete, before its pods
-   * are bound), as plan-all assumes the plans made before; and those pods, which the plan records.
-   * The cluster itself when there are none (no copy).
+   * are bound), as plan-all assumes the plans made before (placed-before.ts assumePlacements, the
+   * one way placements go on a copy); and those pods, which the plan records. The cluster itself
+   * when there are none (no copy).
    */
   private withOtherPlans(
     set: SetRecord,
     cluster: NodeInfoLister,
     onNodes: ReadonlySet<string>,
   ): { snapshot: NodeInfoLister; placedBefore: PlacedPod[] } {
-    const placedBefore: PlacedPod[] = [];
-    let working: WhatIf | undefined;
+    const candidates: PlacedPod[] = [];
+    const pods = new Map<string, Pod>();
+    // First the written plans that stand before it (every trigger here is planned here: only plans of sets without one).
+    const triggers = [...this.sets.values()].flatMap((s) => (s.trigger ? [s.trigger.spec] : []));
+    for (const written of writtenPlansBefore(set.ref, triggers, this.written, () => true)) {
+      const other = this.sets.get(podSetKey({ namespace: written.namespace, name: written.podSet }));
+      for (const a of written.assignments) {
+        const key = `${written.namespace}/${a.pod}`;
+        const member = other?.members.get(key);
+        if (!member || member.node !== undefined || onNodes.has(key)) continue;
+        candidates.push({ namespace: written.namespace, pod: a.pod, node: a.node });
+        pods.set(key, member.pod);
+      }
+    }
     for (const other of this.sets.values()) {
       if (other === set || !other.plan) continue;
       for (const a of other.plan.assignments) {
         const key = `${other.ref.namespace}/${a.pod}`;
         const member = other.members.get(key);
-        if (!member || member.node !== undefined || member.pod.spec.nodeName || onNodes.has(key)) continue;
-        const info = podInfo(member.pod);
-        if (!info.ok) continue;
-        working ??= new WhatIf(cluster);
-        const node = working.indexOf(a.node);
-        if (node === undefined) continue;
-        working.assume(info.value, node);
-        placedBefore.push({ namespace: other.ref.namespace, pod: a.pod, node: a.node });
+        if (!member || member.node !== undefined || onNodes.has(key)) continue;
+        candidates.push({ namespace: other.ref.namespace, pod: a.pod, node: a.node });
+        pods.set(key, member.pod);
       }
     }
-    return { snapshot: working?.snapshot ?? cluster, placedBefore };
+    if (candidates.length === 0) return { snapshot: cluster, placedBefore: [] };
+    const working = new WhatIf(cluster);
+    const placedBefore = assumePlacements(working, candidates, (p) => pods.get(`${p.namespace}/${p.pod}`));
+    return { snapshot: working.snapshot, placedBefore };
   }
 
   /** Planner and gang from the trigger's labels, else the pods', else the profile's PodSetPlanner args. */

@@ -190,6 +190,44 @@ describe('engine/planner/scheduler/coordinator', () => {
     );
   });
 
+  // A SchedulePlan written in the cluster for a set no trigger plans here, which a set's trigger
+  // depends on, stands (placed-before writtenPlansBefore, as plan-all): its pods not on a node yet
+  // are put on their nodes before the dependent set is planned. One nothing depends on does not.
+  for (const [name, dependsOn, expect] of [
+    ['depends on it: planned beside db-0 on n2 and db-1 on n1, recorded', [{ kind: 'PodSet', name: 'db' }], { left: ['web-1'], before: 2 }],
+    ['depends on nothing: planned on the nodes alone', [], { left: [], before: 0 }],
+  ] as const) {
+    it(`a written plan of a set without a trigger: ${name}`, () => {
+      const s = scheduler();
+      for (const i of [0, 1]) s.coordinator.podAdded(setPod(`db-${i}`, 'db').req({ cpu: '3' }).obj);
+      const written: Plan = {
+        podSet: 'db',
+        namespace: 'default',
+        planner: 'greedy',
+        profile: '',
+        assignments: [
+          { pod: 'db-0', node: 'n2' },
+          { pod: 'db-1', node: 'n1' },
+        ],
+        unplaced: [],
+        createdAt: 0,
+        snapshotHash: '',
+      };
+      s.coordinator.writtenPlans([written]);
+      s.coordinator.applyTrigger(trigger({ state: 'Schedule', dependsOn }));
+      for (const i of [0, 1]) s.coordinator.podAdded(web(i, i === 0 ? '1' : '2').obj);
+      const webPlan = s.coordinator.plan('default', 'web');
+      assert.deepEqual(
+        webPlan?.unplaced.map((u) => u.pod),
+        expect.left,
+      );
+      assert.deepEqual(
+        webPlan?.placedBefore,
+        expect.before > 0 ? written.assignments.map((a) => ({ namespace: 'default', ...a })) : undefined,
+      );
+    });
+  }
+
   it('a pod the plan leaves out is told why, in upstream form', async () => {
     const s = scheduler();
     s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
