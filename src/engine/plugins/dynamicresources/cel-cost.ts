@@ -1056,6 +1056,11 @@ export interface CostModel {
   estimate(expr: CostExpr): Estimate;
   /** The expression's output type and its undeclared identifiers, as the checker finds them. */
   check(expr: CostExpr): { readonly type: CelT; readonly undeclared: readonly string[]; readonly mismatches: readonly string[] };
+  /**
+   * The checker's overload candidates per call (by node id) and the calls of a qualified function
+   * name (`sets.contains`): what cel-go's planner resolves a call to (cel-runtime-cost.ts).
+   */
+  references(expr: CostExpr): { readonly overloads: ReadonlyMap<bigint, readonly string[]>; readonly qualified: ReadonlySet<bigint> };
 }
 
 /**
@@ -1123,6 +1128,10 @@ export function costModel(env: CostEnvironment): CostModel {
     check(expr) {
       const checked = new TypeChecker(env, byFn).run(expr);
       return { type: checked.type, undeclared: checked.undeclared, mismatches: checked.mismatches };
+    },
+    references(expr) {
+      const checked = new TypeChecker(env, byFn).run(expr);
+      return { overloads: checked.overloads, qualified: checked.qualified };
     },
   };
 }

@@ -75,6 +75,7 @@ import { listFuncs, listsCost } from './cel-lists';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
 import { optionalCost, optionalFuncs, optionalRegistry } from './cel-optional';
 import { constantRegexError, regexCost, regexFuncs } from './cel-regex';
+import { actualCost, COST_LIMIT_EXCEEDED, type ActualCost, type CostTracking } from './cel-runtime-cost';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
 const STRING = 9;
@@ -709,7 +710,10 @@ function compile(expression: string): CompiledSelector {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
   type Verdict = { ok: true; value: boolean } | { ok: false; error: string };
+  const tracking = costTracking(expression);
   const run = (device: Device, driver: string): Verdict => {
+    // The runtime cost limit (cel-runtime-cost.ts): cel-go stops past it, whatever the value.
+    if (tracking && actualCost(tracking, deviceValue(device, driver), LIMIT)?.exceeded) return { ok: false, error: COST_LIMIT_EXCEEDED };
     let out: unknown;
     try {
       out = program({ device: deviceValue(device, driver) });
@@ -730,6 +734,29 @@ function compile(expression: string): CompiledSelector {
     return verdict;
   };
   return { ok: true, matches };
+}
+
+const LIMIT = Number(CEL_SELECTOR_EXPRESSION_MAX_COST);
+
+/**
+ * What counting a selector's actual cost needs (cel-runtime-cost.ts), for a selector whose actual
+ * cost may pass the limit: an estimate over half of it. The actual cost exceeds the estimate only
+ * by the 1 of each attribute cel-go makes of a call's or literal's result (`s.split(",")[0]`),
+ * whose estimate is at least 1 more, so below that it stays within the limit.
+ */
+function costTracking(expression: string, always = false): CostTracking | undefined {
+  const estimate = selectorCost(expression);
+  if (!estimate || (!always && estimate.cost * 2n <= CEL_SELECTOR_EXPRESSION_MAX_COST)) return undefined;
+  const parsed = parseSelector(expression, 'cel-go');
+  if (!parsed.ok) return undefined;
+  const expr = parsed.expr.expr as unknown as CostExpr;
+  return { env: theEnv(), expr, ...theCostModel().references(expr) };
+}
+
+/** A selector's actual cost on a device, counted up to the limit (whatever its estimate); undefined where the count does not cover it. */
+export function selectorActualCost(expression: string, device: Device, driver: string): ActualCost {
+  const tracking = costTracking(expression, true);
+  return tracking && actualCost(tracking, deviceValue(device, driver), LIMIT);
 }
 
 const values = new WeakMap<Device, Map<string, unknown>>();
