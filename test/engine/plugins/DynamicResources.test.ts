@@ -1027,6 +1027,45 @@ describe('engine/plugins/DynamicResources Filter timeout (DRASchedulerFilterTime
   }
 });
 
+// upstream Filter's default case: the allocator's error (here cel-go's, past the runtime cost limit
+// of a selector) is an Error status with its text, on every node it is met.
+describe('engine/plugins/DynamicResources Filter: a selector past the runtime cost limit', () => {
+  const table: Array<[name: string, expression: string, expected: string]> = [
+    [
+      'estimated within the limit (kube-apiserver accepts it), past it when evaluated: an Error',
+      'lists.range(55554).all(i, [i][0] == i)',
+      `Error: claim default/c1: selector #0 on device ${GPU}/n1/gpu-0: CEL runtime error: operation cancelled: actual cost limit exceeded`,
+    ],
+    ['within it: allocated', 'lists.range(166664).all(i, i >= 0)', 'ok'],
+  ];
+  for (const [name, expression, expected] of table) {
+    it(name, function () {
+      this.timeout(30_000);
+      const snapshot = snapshotOf([makeNode('n1')]);
+      const c1: ResourceClaim = {
+        ...claim('c1', []),
+        spec: {
+          devices: {
+            requests: [
+              {
+                name: 'req',
+                exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1, selectors: [{ cel: { expression } }] },
+              },
+            ],
+          },
+        },
+      };
+      const objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [slice('n1', 2)], resourceClaims: [c1] };
+      const run = runFilters(
+        build(DR.factory, undefined, handleOf(snapshot, 1, objects)),
+        snapshot,
+        podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]),
+      );
+      assert.deepEqual([run.preFilter, run.verdicts], ['ok', { n1: expected }]);
+    });
+  }
+});
+
 // upstream TestValidateDynamicResourcesArgs (pkg/scheduler/apis/config/validation), with the 1.37
 // defaults of its feature gates (DRASchedulerFilterTimeout, DRADeviceBindingConditions and
 // DRAResourceClaimDeviceStatus on), and the defaults of SetDefaults_DynamicResourcesArgs.
