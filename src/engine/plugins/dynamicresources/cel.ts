@@ -25,8 +25,8 @@
 // (cel-macros.ts, which also makes or/orValue short-circuit as cel-go's do). A
 // constant pattern that does not compile is a compile error, as upstream (`invalid matches
 // argument`; for find and findAll `program instantiation failed: error parsing regexp: …`). Not
-// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`), indexing an optional, and the allocator's
-// runtime cost limit. A
+// covered: optional syntax (`a[?i]`, `{?k: v}`, `.?f`) and indexing an optional. The allocator's
+// runtime cost limit is counted by cel-runtime-cost.ts for a selector estimated near it. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
 // undeclared identifier, a call no overload takes and a range that is neither list nor map (where
