@@ -347,6 +347,19 @@ spec:
     );
   });
 
+  it('a claim the cluster stored (it has a uid) is evaluated whatever its estimate, and fails past the runtime limit', async () => {
+    const stored = claimAndPod('stored', 'lists.range(166665).all(i, i >= 0)').replace(
+      'metadata: {name: stored}',
+      'metadata: {name: stored, uid: 7d1c}',
+    );
+    const run = await runPodplan(['schedule', cluster('stored', stored), '--no-history']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stdout,
+      /^ {2}default\/stored: claim default\/stored: selector #0 on device gpu\.example\.com\/gpu-a1\/gpu-0: CEL runtime error: operation cancelled: actual cost limit exceeded$/m,
+    );
+  });
+
   it('a constant pattern that does not compile is an error at the selector, as kube-apiserver refuses it', async () => {
     const at = cluster('refused', claimAndPod('bad', `${model}.find(')') == ''`));
     const run = await runPodplan(['schedule', at, '--no-history']);
