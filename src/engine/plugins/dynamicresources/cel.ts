@@ -740,9 +740,9 @@ const LIMIT = Number(CEL_SELECTOR_EXPRESSION_MAX_COST);
 
 /**
  * What counting a selector's actual cost needs (cel-runtime-cost.ts), for a selector whose actual
- * cost may pass the limit: an estimate over half of it. The actual cost exceeds the estimate only
- * by the 1 of each attribute cel-go makes of a call's or literal's result (`s.split(",")[0]`),
- * whose estimate is at least 1 more, so below that it stays within the limit.
+ * cost may pass the limit: an estimate over half of it. The actual cost passes the estimate only by
+ * the 1 of each attribute cel-go makes of a call's or literal's result (`s.split(",")[0]`), and
+ * that result is estimated at 1 at least, so the actual cost stays under twice the estimate.
  */
 function costTracking(expression: string, always = false): CostTracking | undefined {
   const estimate = selectorCost(expression);
