@@ -17,6 +17,12 @@ export interface Issue {
 export class DecodeContext {
   readonly issues: Issue[] = [];
   private errorCount = 0;
+  /**
+   * Whether the object being decoded was admitted by an API server (it has a metadata.uid: read from
+   * a cluster or dumped from one): the checks kube-apiserver applies only to new objects are not
+   * applied to it, as the scheduler evaluates what the cluster stored.
+   */
+  admitted = false;
 
   report(path: string, code: ManifestErrorCode, message: string, severity: Severity = 'error'): undefined {
     this.issues.push({ path, code, message, severity });

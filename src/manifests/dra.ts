@@ -56,7 +56,9 @@ const deviceToleration = object<DeviceToleration>({
 /**
  * A CEL selector: an expression that does not compile, or whose estimated cost exceeds the limit
  * (kube-apiserver's `Forbidden: too complex, exceeds cost limit`), is an error where it is written
- * (the API server refuses it).
+ * (the API server refuses it). An admitted object's (one with a uid: the cluster stored it) is
+ * checked as the scheduler compiles it: neither its estimated cost nor the functions new
+ * expressions lack (`includes`) are held against it; evaluation applies the runtime cost limit.
  */
 const deviceSelector = refine(
   object<DeviceSelector>({ cel: object<NonNullable<DeviceSelector['cel']>>({ expression: string }, ['expression']) }, ['cel']),
@@ -65,9 +67,9 @@ const deviceSelector = refine(
     if (expression === undefined) return;
     const compiled = compileSelector(expression);
     const at = joinPath(joinPath(path, 'cel'), 'expression');
-    const error = compiled.ok ? newSelectorError(expression) : compiled.error;
+    const error = compiled.ok ? (ctx.admitted ? undefined : newSelectorError(expression)) : compiled.error;
     if (error !== undefined) ctx.report(at, 'bad-value', `the CEL expression does not compile: ${error}`);
-    else if (selectorCost(expression)?.exceeds === true) ctx.report(at, 'bad-value', TOO_COMPLEX);
+    else if (!ctx.admitted && selectorCost(expression)?.exceeds === true) ctx.report(at, 'bad-value', TOO_COMPLEX);
   },
 );
 

@@ -237,7 +237,13 @@ function readValue(value: unknown, base: string, objects: Decoded[], ctx: Decode
     const before = ctx.errors;
     checkNames(value, base, ctx);
     checkFields(kind, value, base, ctx);
-    const decoded = decoder(value, base, ctx);
+    ctx.admitted = typeof fieldOf(fieldOf(value, 'metadata'), 'uid') === 'string';
+    let decoded: T | undefined;
+    try {
+      decoded = decoder(value, base, ctx);
+    } finally {
+      ctx.admitted = false;
+    }
     const written = field(value, 'apiVersion');
     if (written !== apiVersion) {
       const got = typeof written === 'string' ? `"${written}"` : 'none';

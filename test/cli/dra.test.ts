@@ -285,8 +285,9 @@ spec:
 // bin/podplan.js (the shipped bundle, with re2js inside) on claims whose selectors use the
 // Kubernetes regex library's find/findAll: the example's GPUs are a100s (gpu-a1, gpu-b1) and l4s
 // (gpu-a2, gpu-b2); a pattern nothing matches places the pod nowhere; a constant pattern that does
-// not compile is refused at its place in the file, with upstream's words.
-describe('cli: DRA selectors with find and findAll (bin/podplan.js)', () => {
+// not compile is refused at its place in the file, with upstream's words. And the runtime cost
+// limit: a selector kube-apiserver accepts (estimated 999984) that passes the limit when evaluated.
+describe('cli: DRA selectors with find and findAll, and the runtime cost limit (bin/podplan.js)', () => {
   const dir = useTempDir();
   const claimAndPod = (name: string, expression: string): string => `apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
@@ -333,6 +334,30 @@ spec:
     assert.match(placed['l-series'] ?? '', /^gpu-[ab]2$/, run.stdout);
     assert.equal(placed['h-series'], '<none>', run.stdout);
     assert.match(run.stdout, /default\/h-series: 0\/5 nodes are available: 5 cannot allocate all claims\./);
+  });
+
+  it("a selector whose evaluation passes the runtime cost limit fails the cycle with cel-go's error, as upstream's allocator reports it", async () => {
+    const at = cluster('costly', claimAndPod('costly', 'lists.range(55554).all(i, [i][0] == i)'));
+    const run = await runPodplan(['schedule', at, '--no-history']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(run.stdout, /^default\/costly\s+<none>$/m);
+    assert.match(
+      run.stdout,
+      /^ {2}default\/costly: claim default\/costly: selector #0 on device gpu\.example\.com\/gpu-a1\/gpu-0: CEL runtime error: operation cancelled: actual cost limit exceeded$/m,
+    );
+  });
+
+  it('a claim the cluster stored (it has a uid) is evaluated whatever its estimate, and fails past the runtime limit', async () => {
+    const stored = claimAndPod('stored', 'lists.range(166665).all(i, i >= 0)').replace(
+      'metadata: {name: stored}',
+      'metadata: {name: stored, uid: 7d1c}',
+    );
+    const run = await runPodplan(['schedule', cluster('stored', stored), '--no-history']);
+    assert.equal(run.code, 1, run.stderr);
+    assert.match(
+      run.stdout,
+      /^ {2}default\/stored: claim default\/stored: selector #0 on device gpu\.example\.com\/gpu-a1\/gpu-0: CEL runtime error: operation cancelled: actual cost limit exceeded$/m,
+    );
   });
 
   it('a constant pattern that does not compile is an error at the selector, as kube-apiserver refuses it', async () => {

@@ -200,6 +200,24 @@ describe('manifests: Dynamic Resource Allocation kinds', () => {
     assert.deepEqual(fine.errors, []);
   });
 
+  it("an admitted object's selector (it has a uid: the cluster stored it) is not refused for its estimated cost nor for a function new expressions lack", () => {
+    const admitted = (expression: string): string =>
+      CLAIMS.replace('device.driver == "gpu.example.com"', expression).replace(
+        'metadata: { name: gpu }',
+        'metadata: { name: gpu, uid: 7d1c }',
+      );
+    for (const expression of ['lists.range(166665).all(i, i >= 0)', '[1, 2].includes(1)']) {
+      assert.deepEqual(readSnapshot([{ name: 'claims.yaml', text: admitted(expression) }]).errors, [], expression);
+      assert.equal(
+        readSnapshot([{ name: 'claims.yaml', text: CLAIMS.replace('device.driver == "gpu.example.com"', expression) }]).errors.length,
+        1,
+        expression,
+      );
+    }
+    // One that does not compile is refused all the same.
+    assert.equal(readSnapshot([{ name: 'claims.yaml', text: admitted('device.nope(') }]).errors.length, 1);
+  });
+
   it('a quantity that does not parse in a slice is located', () => {
     const model = readSnapshot([{ name: 'slices.yaml', text: SLICES.replace('80Gi', 'lots') }]);
     assert.deepEqual(

@@ -39,8 +39,10 @@
 //   Error with upstream's words; it records upstream's BindingConditionsPending event first.
 // - Args (DynamicResourcesArgs, checked as upstream ValidateDynamicResourcesArgs): bindingTimeout
 //   (default 10 minutes, at least 1 s) is the wait's deadline and the allocation age past which Filter
-//   and PreBind count a claim's binding as timed out; filterTimeout (zero or positive; default 10 s
-//   upstream) is checked only: Podplan's allocator runs to its end, no timeout cuts it off.
+//   and PreBind count a claim's binding as timed out; filterTimeout (zero or positive; default 10 s,
+//   DRASchedulerFilterTimeout being on in 1.37; 0: none) bounds each node's allocation in Filter on
+//   the injected clock (dynamicresources/deadline.ts): past it, an Error
+//   `node <name>: timed out trying to allocate devices`, so the pod goes to the error back-off.
 import type { DeviceHolder } from '../api/device-failures';
 import type {
   AllocationResult,
@@ -76,6 +78,7 @@ import { fieldInvalid, type ArgsError } from '../api/field';
 import type { Result } from '../api/result';
 import { formatGoDurationNanos } from '../planner/podset/duration';
 import { ArgsReader, factoryOf } from './args';
+import { allocationDeadline, FILTER_TIMEOUT_MS, timedOutMessage, type AllocationDeadline } from './dynamicresources/deadline';
 import {
   allocate,
   deviceId,
@@ -303,8 +306,10 @@ function madeExtendedClaim(special: ResourceClaim, forNode: ResourceClaim | unde
 /** upstream DynamicResourcesBindingTimeoutDefault (DynamicResourcesArgs bindingTimeout): how long binding conditions may take. */
 export const BINDING_TIMEOUT_MS = 600_000;
 
-/** DynamicResourcesArgs as Podplan applies them, defaulted, in milliseconds (filterTimeout is checked, not applied). */
+/** DynamicResourcesArgs as Podplan applies them, defaulted, in milliseconds. */
 export interface DynamicResourcesArgs {
+  /** Each node's allocation in Filter stops after it (0: never; upstream SetDefaults_DynamicResourcesArgs: 10 s). */
+  readonly filterTimeoutMs: number;
   readonly bindingTimeoutMs: number;
 }
 
@@ -327,6 +332,7 @@ export function dynamicResourcesArgs(args: unknown): Result<DynamicResourcesArgs
   if (binding !== undefined && binding < 1_000n * NANOS_PER_MS)
     reader.errors.push(fieldInvalid(['bindingTimeout'], formatGoDurationNanos(binding), 'must be at least 1 second'));
   return reader.result({
+    filterTimeoutMs: filter === undefined ? FILTER_TIMEOUT_MS : Number(filter) / 1e6,
     bindingTimeoutMs: binding === undefined ? BINDING_TIMEOUT_MS : Number(binding) / 1e6,
   });
 }
@@ -815,7 +821,10 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
     // Binding failed or timed out: on every node (a claim already unavailable by its selector counts once).
     for (const i of s.bindingFailed) if (!unavailable.includes(i)) unavailable.push(i);
     if (s.input) {
-      const outcome = s.extended ? allocate(s.input, node, allocating) : this.allocateOn(s, s.input, node);
+      // upstream's context.WithTimeout(filterTimeout) around this node's allocation.
+      const deadline = allocationDeadline(this.handle.clock, this.args.filterTimeoutMs);
+      const outcome = s.extended ? allocate(s.input, node, allocating, deadline) : this.allocateOn(s, s.input, node, deadline);
+      if (outcome.kind === 'timeout') return errorStatus(timedOutMessage(node.metadata.name));
       if (outcome.kind === 'error') return errorStatus(outcome.message);
       if (outcome.kind === 'none') {
         const status = outcome.invalidPools ? INVALID_POOLS : CANNOT_ALLOCATE;
@@ -865,10 +874,10 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
   }
 
   /** The allocator's outcome on the node, from the memo while the node's pools are as they were. */
-  private allocateOn(s: DraState, input: AllocatorInput, node: Node): AllocateOutcome {
+  private allocateOn(s: DraState, input: AllocatorInput, node: Node, deadline?: AllocationDeadline): AllocateOutcome {
     const pools = input.slices.poolsFor(node);
-    if (typeof pools === 'string') return allocate(input, node, s.allocating);
-    if (s.specs === '') return allocate(input, node, s.allocating);
+    if (typeof pools === 'string') return allocate(input, node, s.allocating, deadline);
+    if (s.specs === '') return allocate(input, node, s.allocating, deadline);
     let byNode = this.memo.get(node);
     const hit = byNode?.get(s.specs);
     const versions = this.poolVersions;
@@ -878,9 +887,9 @@ export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFil
       if (same) return hit.outcome;
     }
     const at = pools.map((p) => versions[p.id] ?? 0);
-    const outcome = allocate(input, node, s.allocating);
-    // An error names the claim: not kept (the next pod's claims have other names).
-    if (outcome.kind === 'error') return outcome;
+    const outcome = allocate(input, node, s.allocating, deadline);
+    // An error names the claim: not kept (the next pod's claims have other names); a timeout is the clock's.
+    if (outcome.kind === 'error' || outcome.kind === 'timeout') return outcome;
     if (!byNode) this.memo.set(node, (byNode = new Map()));
     if (byNode.size >= MEMO_PER_NODE) byNode.clear();
     byNode.set(s.specs, { pools, versions: at, outcome });

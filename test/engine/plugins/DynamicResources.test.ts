@@ -980,15 +980,107 @@ describe('engine/plugins/DynamicResources PreBind', () => {
   });
 });
 
+// upstream TestPlugin's rows "timeout", "timeout_zero" and "timeout_disabled" (DRASchedulerFilterTimeout,
+// beta and on in 1.37): Filter gives each node's allocation the profile's filterTimeout (10 s by
+// default, 0: none); past it, an Error naming the node (so the pod retries through the error
+// back-off rather than waiting for a cluster event). The deadline is on the injected clock, which
+// here moves `stepMs` each time it is read: once when Filter starts, then at every step of the
+// allocator's search (one device for one request: four steps).
+describe('engine/plugins/DynamicResources Filter timeout (DRASchedulerFilterTimeout) on the injected clock', () => {
+  class SteppingClock {
+    private t = Date.parse('2026-06-01T12:00:00Z');
+    constructor(private readonly stepMs: number) {}
+    now(): number {
+      const t = this.t;
+      this.t += this.stepMs;
+      return t;
+    }
+    setTimer(): never {
+      throw new Error('Filter sets no timer');
+    }
+  }
+  const TIMED_OUT = 'Error: node n1: timed out trying to allocate devices';
+  const table: Array<[name: string, args: unknown, stepMs: number | undefined, expected: string]> = [
+    ['timeout: 1ns has passed at the first step', { filterTimeout: '1ns' }, 1, TIMED_OUT],
+    ['timeout_zero: 0 applies no timeout', { filterTimeout: '0s' }, 5_000, 'ok'],
+    ['the default, 10 s: 4 steps of 1 ms are within it', undefined, 1, 'ok'],
+    ['the default, 10 s: steps of 5 s reach it at the second step', undefined, 5_000, TIMED_OUT],
+    ['30s: 4 steps of 5 s are within it', { filterTimeout: '30s' }, 5_000, 'ok'],
+    ['30s: steps of 10 s reach it at the third step', { filterTimeout: '30s' }, 10_000, TIMED_OUT],
+    ['no clock (no time passes for the engine): no timeout', { filterTimeout: '1ns' }, undefined, 'ok'],
+  ];
+  for (const [name, args, stepMs, expected] of table) {
+    it(name, () => {
+      const snapshot = snapshotOf([makeNode('n1')]);
+      const objects: ClusterObjects = {
+        deviceClasses: [gpuClass],
+        resourceSlices: [slice('n1', 2)],
+        resourceClaims: [claim('c1', [exactly()])],
+      };
+      const handle: FrameworkHandle = {
+        ...handleOf(snapshot, 1, objects),
+        ...(stepMs === undefined ? {} : { clock: new SteppingClock(stepMs) }),
+      };
+      const run = runFilters(build(DR.factory, args, handle), snapshot, podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]));
+      assert.deepEqual([run.preFilter, run.verdicts], ['ok', { n1: expected }]);
+    });
+  }
+});
+
+// upstream Filter's default case: the allocator's error (here cel-go's, past the runtime cost limit
+// of a selector) is an Error status with its text, on every node it is met.
+describe('engine/plugins/DynamicResources Filter: a selector past the runtime cost limit', () => {
+  const table: Array<[name: string, expression: string, expected: string]> = [
+    [
+      'estimated within the limit (kube-apiserver accepts it), past it when evaluated: an Error',
+      'lists.range(55554).all(i, [i][0] == i)',
+      `Error: claim default/c1: selector #0 on device ${GPU}/n1/gpu-0: CEL runtime error: operation cancelled: actual cost limit exceeded`,
+    ],
+    ['within it: allocated', 'lists.range(166664).all(i, i >= 0)', 'ok'],
+  ];
+  for (const [name, expression, expected] of table) {
+    it(name, function () {
+      this.timeout(30_000);
+      const snapshot = snapshotOf([makeNode('n1')]);
+      const c1: ResourceClaim = {
+        ...claim('c1', []),
+        spec: {
+          devices: {
+            requests: [
+              {
+                name: 'req',
+                exactly: { deviceClassName: 'gpu', allocationMode: 'ExactCount', count: 1, selectors: [{ cel: { expression } }] },
+              },
+            ],
+          },
+        },
+      };
+      const objects: ClusterObjects = { deviceClasses: [gpuClass], resourceSlices: [slice('n1', 2)], resourceClaims: [c1] };
+      const run = runFilters(
+        build(DR.factory, undefined, handleOf(snapshot, 1, objects)),
+        snapshot,
+        podWith('p', [{ name: 'c', resourceClaimName: 'c1' }]),
+      );
+      assert.deepEqual([run.preFilter, run.verdicts], ['ok', { n1: expected }]);
+    });
+  }
+});
+
 // upstream TestValidateDynamicResourcesArgs (pkg/scheduler/apis/config/validation), with the 1.37
 // defaults of its feature gates (DRASchedulerFilterTimeout, DRADeviceBindingConditions and
 // DRAResourceClaimDeviceStatus on), and the defaults of SetDefaults_DynamicResourcesArgs.
 describe('engine/plugins/DynamicResources args (upstream TestValidateDynamicResourcesArgs)', () => {
-  const table: Array<[name: string, args: unknown, error: string | undefined, bindingTimeoutMs?: number]> = [
-    ['valid args (default)', { filterTimeout: '10s', bindingTimeout: '600s' }, undefined, 600_000],
-    ['absent: the defaults (bindingTimeout 10 minutes)', undefined, undefined, DR.BINDING_TIMEOUT_MS],
+  const table: Array<[name: string, args: unknown, error: string | undefined, bindingTimeoutMs?: number, filterTimeoutMs?: number]> = [
+    ['valid args (default)', { filterTimeout: '10s', bindingTimeout: '600s' }, undefined, 600_000, 10_000],
+    ['absent: the defaults (filterTimeout 10 s, bindingTimeout 10 minutes)', undefined, undefined, DR.BINDING_TIMEOUT_MS, 10_000],
     ['negative FilterTimeout', { filterTimeout: '-1s' }, 'DynamicResources: filterTimeout: Invalid value: "-1s": must be zero or positive'],
-    ['FilterTimeout zero (no timeout upstream)', { filterTimeout: '0s' }, undefined, DR.BINDING_TIMEOUT_MS],
+    ['FilterTimeout zero (no timeout upstream)', { filterTimeout: '0s' }, undefined, DR.BINDING_TIMEOUT_MS, 0],
+    ['FilterTimeout in another unit', { filterTimeout: '1m30s' }, undefined, DR.BINDING_TIMEOUT_MS, 90_000],
+    [
+      'FilterTimeout negative in another unit: shown as Go prints the duration',
+      { filterTimeout: '-1500ms' },
+      'DynamicResources: filterTimeout: Invalid value: "-1.5s": must be zero or positive',
+    ],
     ['valid BindingTimeout', { bindingTimeout: '30s' }, undefined, 30_000],
     [
       'BindingTimeout < 1s (0s)',
@@ -1029,10 +1121,10 @@ describe('engine/plugins/DynamicResources args (upstream TestValidateDynamicReso
       120_000,
     ],
   ];
-  for (const [name, args, error, bindingTimeoutMs] of table) {
+  for (const [name, args, error, bindingTimeoutMs, filterTimeoutMs = 10_000] of table) {
     it(name, () => {
       const read = DR.dynamicResourcesArgs(args);
-      if (error === undefined) assert.deepEqual(read.ok ? read.value : read.error, { bindingTimeoutMs });
+      if (error === undefined) assert.deepEqual(read.ok ? read.value : read.error, { filterTimeoutMs, bindingTimeoutMs });
       else assert.equal(argsError(DR.factory, args), error);
     });
   }

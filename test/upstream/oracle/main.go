@@ -141,6 +141,7 @@ func main() {
 	snapshot := flag.String("snapshot", "", "a folder of YAML snapshot files: schedule its pending pods (no trace)")
 	printProfile := flag.Bool("profile", false, "print the default profile's plugins per extension point, as the framework built it")
 	celCost := flag.Bool("celcost", false, "read JSON lines {\"expression\": ...}: DRA selectors' estimated CEL cost and kube-apiserver's validation errors (celcost.go)")
+	celRuntime := flag.Bool("celruntime", false, "read JSON lines {\"expression\": ..., \"driver\": ..., \"device\": ...}: a DRA selector evaluated on the device as the allocator does, its actual CEL cost and error (celruntime.go)")
 	flag.Parse()
 	// klog would write the framework's own errors on stderr; keep them out of the way.
 	klog.SetOutput(io.Discard)
@@ -156,6 +157,10 @@ func main() {
 	enc := json.NewEncoder(out)
 	if *celCost {
 		celCostMain(*in, enc)
+		return
+	}
+	if *celRuntime {
+		celRuntimeMain(*in, enc)
 		return
 	}
 	if *printProfile {

@@ -27,6 +27,7 @@ import type {
 import type { Node, NodeSelector, NodeSelectorRequirement } from '../../api/types';
 import { consumedBy, fitsCapacity, nano, quantityText, type Consumed } from './capacity';
 import { compileSelector } from './cel';
+import { deadlinePassed, type AllocationDeadline } from './deadline';
 
 /** The allocation result limit per claim (resourceapi.AllocationResultsMaxSize). */
 export const ALLOCATION_RESULTS_MAX_SIZE = 32;
@@ -275,7 +276,9 @@ export interface AllocatorInput {
 export type AllocateOutcome =
   | { readonly kind: 'allocated'; readonly results: readonly AllocationResult[] }
   | { readonly kind: 'none'; readonly invalidPools: boolean }
-  | { readonly kind: 'error'; readonly message: string };
+  | { readonly kind: 'error'; readonly message: string }
+  /** The deadline passed at a step of the search (upstream `filter operation aborted: context deadline exceeded`). */
+  | { readonly kind: 'timeout' };
 
 interface Candidate {
   readonly id: string;
@@ -306,6 +309,9 @@ interface Picked {
 class StopError {
   constructor(readonly message: string) {}
 }
+
+/** The search stopped because its deadline passed. */
+class TimedOut {}
 
 const TOO_MANY = Symbol('allocation max size exceeded');
 
@@ -473,13 +479,23 @@ function prepareRequest(
 }
 
 /** One Allocate call for one node (upstream Allocator.Allocate). */
-export function allocate(input: AllocatorInput, node: Node, claims: readonly ResourceClaim[]): AllocateOutcome {
+/**
+ * Allocates the claims on the node. With a deadline (DRASchedulerFilterTimeout), the search asks the
+ * clock at every step, where upstream's allocateOne asks its context, and stops once it has passed.
+ */
+export function allocate(
+  input: AllocatorInput,
+  node: Node,
+  claims: readonly ResourceClaim[],
+  deadline?: AllocationDeadline,
+): AllocateOutcome {
   const pools = input.slices.poolsFor(node);
   if (typeof pools === 'string') return { kind: 'error', message: `gather pool information: ${pools}` };
   try {
-    return new Search(input, node, claims, pools).run();
+    return new Search(input, node, claims, pools, deadline).run();
   } catch (e) {
     if (e instanceof StopError) return { kind: 'error', message: e.message };
+    if (e instanceof TimedOut) return { kind: 'timeout' };
     throw e;
   }
 }
@@ -504,6 +520,7 @@ class Search {
     private readonly node: Node,
     private readonly claims: readonly ResourceClaim[],
     private readonly pools: readonly Pool[],
+    private readonly deadline: AllocationDeadline | undefined,
   ) {}
 
   run(): AllocateOutcome {
@@ -618,6 +635,7 @@ class Search {
     startSlice: number,
     startDevice: number,
   ): boolean | typeof TOO_MANY {
+    if (deadlinePassed(this.deadline)) throw new TimedOut();
     if (ci >= this.claims.length) return true;
     const perRequest = this.requests[ci]!;
     if (ri >= perRequest.length) {

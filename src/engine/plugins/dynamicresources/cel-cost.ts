@@ -1405,6 +1405,11 @@ export interface CostModel {
   };
   /** The checker's type of each node (its type parameters bound as far as the checker binds them). */
   types(expr: CostExpr): ReadonlyMap<bigint, CelT>;
+  /**
+   * The checker's overload candidates per call (by node id) and the calls of a qualified function
+   * name (`sets.contains`): what cel-go's planner resolves a call to (cel-runtime-cost.ts).
+   */
+  references(expr: CostExpr): { readonly overloads: ReadonlyMap<bigint, readonly string[]>; readonly qualified: ReadonlySet<bigint> };
 }
 
 /**
@@ -1486,6 +1491,10 @@ export function costModel(env: CostEnvironment): CostModel {
     },
     types(expr) {
       return new TypeChecker(env, byFn).run(expr).types;
+    },
+    references(expr) {
+      const checked = new TypeChecker(env, byFn).run(expr);
+      return { overloads: checked.overloads, qualified: checked.qualified };
     },
   };
 }

@@ -103,6 +103,12 @@ export function optionalNone(): ReflectMessage {
 
 const hasValue = (o: ReflectMessage): boolean => o.get(OptionalDesc.field['hasValue']!) === true;
 
+/** What an optional value holds ({value}), none when it is empty or not an optional (cel-runtime-cost.ts: its size). */
+export function optionalHeld(v: unknown): { readonly value: unknown } | undefined {
+  if (!isReflectMessage(v, OptionalDesc) || !hasValue(v)) return undefined;
+  return { value: held.get(v.message) };
+}
+
 /** cel-go's traits.Zeroer: the values optional.ofNonZeroValue treats as empty. */
 function isZero(v: unknown): boolean {
   if (v === null || v === false || v === '' || v === 0n || v === 0) return true;

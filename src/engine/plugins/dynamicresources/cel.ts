@@ -26,7 +26,8 @@
 // syntax (`a.?f`, `a[?k]`, `[?e]`, `{?k: v}`) with selects, indexes and presence tests on optionals
 // (cel-optional-syntax.ts). A constant pattern that does not compile is a compile error, as
 // upstream (`invalid matches argument`; for find and findAll `program instantiation failed: error
-// parsing regexp: …`). Not covered: the allocator's runtime cost limit. A
+// parsing regexp: …`). The allocator's runtime cost limit is counted by cel-runtime-cost.ts for a
+// selector estimated near it. A
 // call of a function the environment does not declare is a compile error, as cel-go's checker
 // reports it; so are, through the cost model's checker (cel-cost.ts, one home for the types), an
 // undeclared identifier, a call no overload takes and a range that is neither list nor map (where
@@ -79,6 +80,7 @@ import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape }
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
 import { constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
+import { actualCost, COST_LIMIT_EXCEEDED, type ActualCost, type CostTracking } from './cel-runtime-cost';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
 const STRING = 9;
@@ -907,7 +909,10 @@ function compile(expression: string): CompiledSelector {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
   type Verdict = { ok: true; value: boolean } | { ok: false; error: string };
+  const tracking = costTracking(expression);
   const run = (device: Device, driver: string): Verdict => {
+    // The runtime cost limit (cel-runtime-cost.ts): cel-go stops past it, whatever the value.
+    if (tracking && actualCost(tracking, deviceValue(device, driver), LIMIT)?.exceeded) return { ok: false, error: COST_LIMIT_EXCEEDED };
     let out: unknown;
     try {
       out = program({ device: deviceValue(device, driver) });
@@ -928,6 +933,29 @@ function compile(expression: string): CompiledSelector {
     return verdict;
   };
   return { ok: true, matches };
+}
+
+const LIMIT = Number(CEL_SELECTOR_EXPRESSION_MAX_COST);
+
+/**
+ * What counting a selector's actual cost needs (cel-runtime-cost.ts), for a selector whose actual
+ * cost may pass the limit: an estimate over half of it. The actual cost passes the estimate only by
+ * the 1 of each attribute cel-go makes of a call's or literal's result (`s.split(",")[0]`), and
+ * that result is estimated at 1 at least, so the actual cost stays under twice the estimate.
+ */
+function costTracking(expression: string, always = false): CostTracking | undefined {
+  const estimate = selectorCost(expression);
+  if (!estimate || (!always && estimate.cost * 2n <= CEL_SELECTOR_EXPRESSION_MAX_COST)) return undefined;
+  const parsed = parseSelector(expression, 'cel-go');
+  if (!parsed.ok) return undefined;
+  const expr = parsed.expr.expr as unknown as CostExpr;
+  return { env: theEnv(), expr, ...theCostModel().references(expr) };
+}
+
+/** A selector's actual cost on a device, counted up to the limit (whatever its estimate); undefined where the count does not cover it. */
+export function selectorActualCost(expression: string, device: Device, driver: string): ActualCost {
+  const tracking = costTracking(expression, true);
+  return tracking && actualCost(tracking, deviceValue(device, driver), LIMIT);
 }
 
 const values = new WeakMap<Device, Map<string, unknown>>();

@@ -9,7 +9,9 @@ import type {
   ResourceSlice,
 } from '../../../../src/engine/api/dra';
 import type { Node } from '../../../../src/engine/api/types';
+import type { Clock } from '../../../../src/engine/api/clock';
 import { allocate, deviceId, SliceIndex, withDeviceTaintRules } from '../../../../src/engine/plugins/dynamicresources/allocator';
+import type { AllocationDeadline } from '../../../../src/engine/plugins/dynamicresources/deadline';
 
 // k8s.io/dynamic-resource-allocation/structured/internal/allocatortesting/allocator_testing.go, the
 // rows named below (driver-a, pool-1, node-1, class-a as there).
@@ -60,12 +62,20 @@ const counterSlice = (name: string, m: string, nodeName = 'node-1'): ResourceSli
   },
 });
 
-function run(claims: ResourceClaim[], slices: ResourceSlice[], node = node1, allocated: string[] = []): string[][] | string | undefined {
+function run(
+  claims: ResourceClaim[],
+  slices: ResourceSlice[],
+  node = node1,
+  allocated: string[] = [],
+  deadline?: AllocationDeadline,
+): string[][] | string | undefined {
   const outcome = allocate(
     { classes: new Map([[classA.metadata.name, classA]]), slices: new SliceIndex(slices), allocated: new Set(allocated) },
     node,
     claims,
+    deadline,
   );
+  if (outcome.kind === 'timeout') return 'timeout';
   if (outcome.kind === 'error') return outcome.message;
   if (outcome.kind === 'none') return undefined;
   return outcome.results.map((r) => (r.devices?.results ?? []).map((d) => `${d.request}=${d.device}${d.adminAccess ? ' (admin)' : ''}`));
@@ -358,5 +368,49 @@ describe('engine/plugins/dynamicresources/allocator', () => {
         [['req-0=device-1']],
       );
     });
+  });
+
+  // DRASchedulerFilterTimeout: upstream's allocateOne checks its context at every step of the search
+  // (`filter operation aborted: context deadline exceeded`); Podplan's asks the injected clock there.
+  // A clock that moves 1 ms each time it is read counts the steps: one device for one request is four
+  // (the device, the request's end, the claim's end, the claims' end), as upstream's allocateOne calls.
+  describe('a deadline on the injected clock, asked at every step of the search', () => {
+    class TickingClock implements Clock {
+      private t = 0;
+      reads = 0;
+      now(): number {
+        this.reads++;
+        return this.t++;
+      }
+      setTimer(): never {
+        throw new Error('the allocator sets no timer');
+      }
+    }
+    const three = [slice('slice-1', [dev('device-1'), dev('device-2'), dev('device-3')])];
+    const table: Array<
+      [
+        name: string,
+        claims: ResourceClaim[],
+        slices: ResourceSlice[],
+        at: number | undefined,
+        expected: string[][] | string | undefined,
+        reads: number,
+      ]
+    > = [
+      ['no deadline: the clock is not read', [claim([request('req-0')])], three, undefined, [['req-0=device-1']], 0],
+      ['the deadline after the last of 4 steps: allocated', [claim([request('req-0')])], three, 4, [['req-0=device-1']], 4],
+      ['the deadline at the 4th step: timed out', [claim([request('req-0')])], three, 3, 'timeout', 4],
+      ['the deadline at once: timed out at the first step', [claim([request('req-0')])], three, 0, 'timeout', 1],
+      // 4 devices from 3: the search tries every combination before it fails (1 + 3 + 3 + 1 = 8 steps).
+      ['an exhaustive search that fails, within the deadline: no devices', [claim([request('req-0', 4)])], three, 100, undefined, 8],
+      ['the same search past the deadline: timed out, not "no devices"', [claim([request('req-0', 4)])], three, 5, 'timeout', 6],
+    ];
+    for (const [name, claims, slices, at, expected, reads] of table) {
+      it(name, () => {
+        const clock = new TickingClock();
+        const outcome = run(claims, slices, node1, [], at === undefined ? undefined : { clock, at });
+        assert.deepEqual([outcome, clock.reads], [expected, reads]);
+      });
+    }
   });
 });

@@ -1,0 +1,809 @@
+// The runtime cost limit of DRA device selectors, as the scheduler's allocator meets it: upstream
+// compiles every selector with cel.CostLimit(resourceapi.CELSelectorExpressionMaxCost = 1000000)
+// (k8s.io/dynamic-resource-allocation v0.37.2 cel/compile.go), and cel-go stops the evaluation once
+// its actual cost passes the limit (interpreter/runtimecost.go: `operation cancelled: actual cost
+// limit exceeded`), which the allocator reports as the selector's CEL runtime error.
+//
+// The actual cost is cel-go v0.29.2's CostTracker over the program Kubernetes plans (the checked
+// AST, OptOptimize, PresenceTestHasCost(false)), counted here by a second walk of the expression in
+// cel-go's shape (cel-macros.ts 'cel-go'), with values from the same functions the selector runs:
+// - an attribute (an identifier, or a call's result made relative) costs 1 when it is evaluated as
+//   an expression, and each qualifier applied to it (a field, a constant index, an index by another
+//   attribute or expression) 1 more; a branch of `?:` that is an attribute is resolved without its
+//   own 1 (planCallConditional takes its Attr()); `has(a.f)` costs its qualifiers only;
+// - constants cost 0, and so do list and map literals of constants and type conversions of a
+//   constant (OptOptimize folds them); another list literal costs 10, a map literal 30;
+// - `&&`, `||`, `?:` and a comprehension cost nothing themselves: their operands as evaluated
+//   (short-circuits, the fold stopping when its condition is false, the accumulator's initial value
+//   evaluated when first read);
+// - a call costs its arguments and the call's own cost from the actual values: cel-go's overload
+//   trackers (the lists extension), then Kubernetes' CostEstimator.CallCost (k8s.io/apiserver
+//   v0.37.2 pkg/cel/library/cost.go), then cel-go's defaults by overload id (1 for most);
+//   `x in [constants]` costs its operand only (a set membership test).
+// The walk stops as cel-go does once the cost passes the limit.
+import {
+  celEnv,
+  celFunc,
+  celList,
+  celMap,
+  CelScalar,
+  celUint,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelUint,
+  parse,
+  plan,
+  type CelEnv,
+  type CelList,
+  type CelMap,
+} from '@bufbuild/cel';
+import { isReflectMessage, type ReflectMessage } from '@bufbuild/protobuf/reflect';
+import type { CostExpr } from './cel-cost';
+import { optionalHeld } from './cel-optional';
+
+/** cel-go's error when the actual cost passes the limit (interpreter.EvalCancelledError). */
+export const COST_LIMIT_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
+
+/** What the walk needs: the selector in cel-go's shape, the checker's references and the selectors' functions. */
+export interface CostTracking {
+  readonly env: CelEnv;
+  readonly expr: CostExpr;
+  readonly overloads: ReadonlyMap<bigint, readonly string[]>;
+  readonly qualified: ReadonlySet<bigint>;
+}
+
+/** The actual cost of evaluating the selector on `device` (its CEL value), or undefined for a construct the walk does not cover. */
+export type ActualCost = { readonly cost: number; readonly exceeded: boolean } | undefined;
+
+/** The actual cost, counted until it passes `limit` (then `exceeded`, and the cost at that point). */
+export function actualCost(t: CostTracking, device: unknown, limit: number): ActualCost {
+  return inEvalContext(t.env, () => {
+    const walk = new Walk(t, limit);
+    try {
+      walk.eval(t.expr, new Scope(undefined, 'device', { v: celMap(device as never) }));
+    } catch (e) {
+      if (e === OVER) return { cost: walk.cost, exceeded: true };
+      // cel-go's program recovers a panic as an `internal error`: the evaluation ends there.
+      if (e === INTERNAL) return { cost: walk.cost, exceeded: false };
+      if (e === UNSUPPORTED) return undefined;
+      throw e;
+    }
+    return { cost: walk.cost, exceeded: false };
+  });
+}
+
+const OVER = Symbol('actual cost limit exceeded');
+const UNSUPPORTED = Symbol('not covered');
+const INTERNAL = Symbol('a cost tracker panicked');
+
+/** An error value (cel-go's types.Err): what it says does not matter here, only that it is one. */
+class Err {
+  constructor(readonly message: string) {}
+}
+
+type Val = unknown;
+
+const isErr = (v: Val): boolean => v instanceof Err || isCelError(v);
+
+/** A variable in scope: a value, or a comprehension's accumulator not evaluated yet. */
+type Slot = { v: Val } | { lazy: () => Val };
+
+class Scope {
+  constructor(
+    private readonly parent: Scope | undefined,
+    private readonly name: string,
+    private slot: Slot,
+  ) {}
+
+  lookup(name: string): Val | undefined {
+    if (this.name !== name) return this.parent?.lookup(name);
+    if ('lazy' in this.slot) this.slot = { v: this.slot.lazy() };
+    return this.slot.v;
+  }
+
+  set(v: Val): void {
+    this.slot = { v };
+  }
+}
+
+// ---- attributes as cel-go's planner builds them ---------------------------------------------------
+
+type Qual =
+  | { readonly k: 'const'; readonly value: Val }
+  | { readonly k: 'attr'; readonly node: CostExpr }
+  | { readonly k: 'rel'; readonly node: CostExpr }
+  | { readonly k: 'test'; readonly field: string };
+
+type Root =
+  | { readonly k: 'ident'; readonly name: string }
+  | { readonly k: 'rel'; readonly node: CostExpr }
+  | { readonly k: 'cond'; readonly cond: CostExpr; readonly t: CostExpr; readonly f: CostExpr };
+
+interface Chain {
+  readonly root: Root;
+  readonly quals: readonly Qual[];
+}
+
+/** The type names an identifier can be (a checked identifier of type kind: a constant). */
+const TYPE_IDENTS = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
+
+/** The type identifiers' values as @bufbuild/cel's type() gives them (the scalar ones). */
+const TYPE_VALUES: Readonly<Record<string, unknown>> = {
+  bool: CelScalar.BOOL,
+  bytes: CelScalar.BYTES,
+  double: CelScalar.DOUBLE,
+  int: CelScalar.INT,
+  uint: CelScalar.UINT,
+  string: CelScalar.STRING,
+  null_type: CelScalar.NULL,
+  type: CelScalar.TYPE,
+};
+
+/** cel-go's type conversion functions (overloads.IsTypeConversionFunction): folded on a constant. */
+const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
+
+function call(e: CostExpr): { function: string; target?: CostExpr; args: readonly CostExpr[] } | undefined {
+  return e.exprKind.case === 'callExpr' ? e.exprKind.value : undefined;
+}
+
+class Walk {
+  cost = 0;
+
+  constructor(
+    private readonly t: CostTracking,
+    private readonly limit: number,
+  ) {}
+
+  private add(n: number): void {
+    this.cost += n;
+    if (this.cost > this.limit) throw OVER;
+  }
+
+  /** Whether the planner makes the node an attribute (InterpretableAttribute). */
+  private isAttr(e: CostExpr): boolean {
+    const k = e.exprKind;
+    if (k.case === 'identExpr') return !TYPE_IDENTS.has(k.value.name);
+    if (k.case === 'selectExpr') return true;
+    const c = call(e);
+    return c !== undefined && (c.function === '_[_]' || c.function === '_?_:_') && !this.t.qualified.has(e.id);
+  }
+
+  /** The node folded to a constant by OptOptimize (InterpretableConst), with its value; undefined when it is not one. */
+  private constant(e: CostExpr): { v: Val } | undefined {
+    const k = e.exprKind;
+    if (k.case === 'constExpr') return { v: this.evalConst(e) };
+    if (k.case === 'identExpr' && TYPE_IDENTS.has(k.value.name)) {
+      const t = TYPE_VALUES[k.value.name];
+      if (t === undefined) throw UNSUPPORTED;
+      return { v: t };
+    }
+    if (k.case === 'listExpr') {
+      const vals: Val[] = [];
+      for (const el of k.value.elements) {
+        const c = this.constant(el);
+        if (!c) return undefined;
+        vals.push(c.v);
+      }
+      return { v: celList(vals as never) };
+    }
+    if (k.case === 'structExpr' && k.value.messageName === '') {
+      const m = new Map<unknown, unknown>();
+      for (const entry of k.value.entries) {
+        if (entry.keyKind.case !== 'mapKey' || !entry.value) return undefined;
+        const key = this.constant(entry.keyKind.value as CostExpr);
+        const val = this.constant(entry.value);
+        if (!key || !val) return undefined;
+        m.set(key.v, val.v);
+      }
+      return { v: celMap(m as never) };
+    }
+    const c = call(e);
+    if (c && c.target === undefined && c.args.length === 1 && CONVERSIONS.has(c.function)) {
+      const arg = this.constant(c.args[0]!);
+      if (!arg) return undefined;
+      return { v: this.dispatch(e, c.function, undefined, [arg.v]) };
+    }
+    return undefined;
+  }
+
+  private evalConst(e: CostExpr): Val {
+    if (e.exprKind.case !== 'constExpr') throw UNSUPPORTED;
+    const c = e.exprKind.value.constantKind;
+    switch (c.case) {
+      case 'stringValue':
+      case 'bytesValue':
+      case 'doubleValue':
+      case 'boolValue':
+      case 'int64Value':
+        return c.value;
+      case 'uint64Value':
+        return celUint(c.value as bigint);
+      case 'nullValue':
+        return null;
+      default:
+        throw UNSUPPORTED;
+    }
+  }
+
+  eval(e: CostExpr | undefined, scope: Scope): Val {
+    if (!e) throw UNSUPPORTED;
+    const folded = this.constant(e);
+    if (folded) return folded.v;
+    const k = e.exprKind;
+    if (this.isAttr(e)) return this.resolve(this.chain(e), scope, true);
+    switch (k.case) {
+      case 'listExpr': {
+        // evalList stops at the first error; the construction is counted either way.
+        const vals: Val[] = [];
+        let bad: Val | undefined;
+        for (const el of k.value.elements) {
+          const v = this.eval(el, scope);
+          if (isErr(v)) {
+            bad = v;
+            break;
+          }
+          vals.push(v);
+        }
+        this.add(10);
+        return bad !== undefined ? bad : celList(vals as never);
+      }
+      case 'structExpr': {
+        if (k.value.messageName !== '') throw UNSUPPORTED;
+        const m = new Map<unknown, unknown>();
+        let bad: Val | undefined;
+        for (const entry of k.value.entries) {
+          if (entry.keyKind.case !== 'mapKey') throw UNSUPPORTED;
+          const key = this.eval(entry.keyKind.value as CostExpr, scope);
+          if (isErr(key)) {
+            bad = key;
+            break;
+          }
+          const val = this.eval(entry.value, scope);
+          if (isErr(val)) {
+            bad = val;
+            break;
+          }
+          if (m.has(key)) {
+            bad = new Err('duplicate key');
+            break;
+          }
+          m.set(key, val);
+        }
+        this.add(30);
+        return bad !== undefined ? bad : celMap(m as never);
+      }
+      case 'comprehensionExpr':
+        return this.fold(k.value, scope);
+      case 'callExpr':
+        return this.call(e, k.value, scope);
+      default:
+        throw UNSUPPORTED;
+    }
+  }
+
+  /** The attribute the planner makes of an attribute node: its root and qualifiers. */
+  private chain(e: CostExpr): Chain {
+    const k = e.exprKind;
+    if (k.case === 'identExpr') return { root: { k: 'ident', name: k.value.name }, quals: [] };
+    if (k.case === 'selectExpr') {
+      const base = this.operandChain(k.value.operand);
+      const qual: Qual = k.value.testOnly ? { k: 'test', field: k.value.field } : { k: 'const', value: k.value.field };
+      return { root: base.root, quals: [...base.quals, qual] };
+    }
+    const c = call(e)!;
+    if (c.function === '_?_:_') return { root: { k: 'cond', cond: c.args[0]!, t: c.args[1]!, f: c.args[2]! }, quals: [] };
+    const base = this.operandChain(c.args[0]);
+    const ind = c.args[1]!;
+    const folded = this.constant(ind);
+    const qual: Qual = folded ? { k: 'const', value: folded.v } : this.isAttr(ind) ? { k: 'attr', node: ind } : { k: 'rel', node: ind };
+    return { root: base.root, quals: [...base.quals, qual] };
+  }
+
+  private operandChain(op: CostExpr | undefined): Chain {
+    if (!op) throw UNSUPPORTED;
+    if (this.isAttr(op) && !this.constant(op)) {
+      const inner = this.chain(op);
+      // A test-only select as an operand is not an attribute one can qualify further.
+      if (inner.quals.some((q) => q.k === 'test')) throw UNSUPPORTED;
+      return inner;
+    }
+    return { root: { k: 'rel', node: op }, quals: [] };
+  }
+
+  /**
+   * An attribute's value: the root, then each qualifier until one fails. Observed as an expression
+   * (`observed`), it costs 1 more unless it is a conditional or a presence test.
+   */
+  private resolve(chain: Chain, scope: Scope, observed: boolean): Val {
+    const root = chain.root;
+    let v: Val;
+    if (root.k === 'ident') {
+      const found = scope.lookup(root.name);
+      v = found === undefined ? new Err(`no such attribute: ${root.name}`) : found;
+    } else if (root.k === 'rel') {
+      v = this.eval(root.node, scope);
+    } else {
+      const cond = this.eval(root.cond, scope);
+      if (cond === true || cond === false) {
+        const branch = cond ? root.t : root.f;
+        v = this.isAttr(branch) && !this.constant(branch) ? this.resolve(this.chain(branch), scope, false) : this.eval(branch, scope);
+      } else {
+        v = isErr(cond) ? cond : new Err('no such overload');
+      }
+    }
+    const testOnly = chain.quals.some((q) => q.k === 'test');
+    for (const q of chain.quals) {
+      if (isErr(v)) break;
+      if (q.k === 'const') {
+        this.add(1);
+        v = qualify(v, q.value);
+      } else if (q.k === 'test') {
+        this.add(1);
+        v = present(v, q.field);
+      } else {
+        const key = q.k === 'attr' ? this.resolve(this.chain(q.node), scope, false) : this.eval(q.node, scope);
+        const attrRoot = q.k === 'attr' ? this.chain(q.node).root.k : 'rel';
+        if (attrRoot !== 'cond') this.add(1);
+        v = isErr(key) ? key : qualify(v, key);
+      }
+    }
+    if (observed && root.k !== 'cond' && !testOnly) this.add(1);
+    return v;
+  }
+
+  /** cel-go's evalFold and folder: the accumulator evaluated when first read, the loop stopping when its condition is false. */
+  private fold(c: Extract<CostExpr['exprKind'], { case: 'comprehensionExpr' }>['value'], scope: Scope): Val {
+    const range = this.eval(c.iterRange, scope);
+    if (isErr(range)) return range;
+    const accu = new Scope(scope, c.accuVar, { lazy: () => this.eval(c.accuInit, scope) });
+    let entries: Array<[Val, Val]>;
+    if (isCelList(range)) entries = [...(range as CelList)].map((v, i) => [BigInt(i), v]);
+    else if (isCelMap(range)) entries = [...(range as CelMap).entries()].map(([k, v]) => [k, v]);
+    else return new Err('expected iterable type');
+    const twoVars = c.iterVar2 !== '';
+    for (const [key, value] of entries) {
+      const first = twoVars || isCelMap(range) ? key : value;
+      let iter = new Scope(accu, c.iterVar, { v: first });
+      if (twoVars) iter = new Scope(iter, c.iterVar2, { v: value });
+      const cond = this.eval(c.loopCondition, iter);
+      if (cond === false) break;
+      accu.set(this.eval(c.loopStep, iter));
+    }
+    return this.eval(c.result, accu);
+  }
+
+  private call(e: CostExpr, c: { function: string; target?: CostExpr; args: readonly CostExpr[] }, scope: Scope): Val {
+    const fn = this.t.qualified.has(e.id) ? `${qualifiedName(c.target)}.${c.function}` : c.function;
+    const operands = this.t.qualified.has(e.id) || c.target === undefined ? c.args : [c.target, ...c.args];
+    if (fn === '_&&_' || fn === '_||_') {
+      const stop = fn === '_||_';
+      let err: Val | undefined;
+      for (const term of operands) {
+        const v = this.eval(term, scope);
+        if (v === stop) return stop;
+        if (v !== !stop && err === undefined) err = isErr(v) ? v : new Err('no such overload');
+      }
+      return err !== undefined ? err : !stop;
+    }
+    if (fn === 'or' || fn === 'orValue') {
+      // cel-go's decorateOptionalOr: the argument only when the optional is empty; no cost of its own.
+      const opt = this.eval(operands[0], scope);
+      if (isErr(opt)) return opt;
+      const held = optionalHeld(opt);
+      if (held) return fn === 'or' ? opt : held.value;
+      return this.eval(operands[1], scope);
+    }
+    const ids = this.t.overloads.get(e.id) ?? [];
+    const overloadId = ids.length === 1 ? ids[0]! : '';
+    if (fn === '@in' && overloadId === 'in_list') {
+      const list = this.constant(operands[1]!);
+      if (list && isCelList(list.v)) {
+        // maybeOptimizeSetMembership: a constant list of primitives is a set; testing it costs nothing.
+        const elems = [...(list.v as CelList)];
+        if (elems.length === 0) return false;
+        if (elems.every(isPrimitive)) {
+          const v = this.eval(operands[0], scope);
+          return isErr(v) ? v : this.dispatch(e, fn, undefined, [v, list.v]);
+        }
+      }
+    }
+    const args: Val[] = [];
+    // evalVarArgs stops at the first error, and the call is then not counted when an operand after
+    // it was not evaluated (the tracker's stack lacks it): three or more operands, a function cel-go dispatches at run time
+    // (more than one overload the checker leaves open, unless the function has one binding for all,
+    // as the standard operators), a call the regex optimizer rebuilt (a constant pattern).
+    const varArgs =
+      operands.length > 2 ||
+      (ids.length > 1 && !SINGLETON_BINDINGS.has(fn)) ||
+      (REGEX_OPTIMIZED.has(fn) && this.constant(operands[1]!) !== undefined);
+    for (const [i, a] of operands.entries()) {
+      const v = this.eval(a, scope);
+      args.push(v);
+      if (varArgs && isErr(v) && i < operands.length - 1) return v;
+    }
+    let result: Val;
+    const bad = args.find(isErr);
+    if (fn === '@not_strictly_false' || fn === '__not_strictly_false__') result = args[0] === false ? false : true;
+    else if (bad !== undefined) result = bad;
+    else if ((fn === '_==_' || fn === '_!=_') && kubernetesTypeMismatch(args[0], args[1])) result = new Err('no such overload');
+    else if (this.t.qualified.has(e.id) || c.target === undefined) result = this.dispatch(e, fn, undefined, args);
+    else result = this.dispatch(e, fn, args[0], args.slice(1));
+    this.add(callCost(fn, overloadId, args, result));
+    return result;
+  }
+
+  private dispatch(e: CostExpr, fn: string, target: Val | undefined, args: Val[]): Val {
+    const group = this.t.env.funcs.find(fn);
+    const r = group?.call(Number(e.id), target as never, args as never);
+    if (r === undefined) return new Err('no such overload');
+    return r;
+  }
+}
+
+function qualifiedName(e: CostExpr | undefined): string {
+  if (!e) throw UNSUPPORTED;
+  if (e.exprKind.case === 'identExpr') return e.exprKind.value.name;
+  if (e.exprKind.case === 'selectExpr') return `${qualifiedName(e.exprKind.value.operand)}.${e.exprKind.value.field}`;
+  throw UNSUPPORTED;
+}
+
+/**
+ * The functions declared with one binding for all their overloads (cel-go common/stdlib and the
+ * lists extension's SingletonUnaryBinding / SingletonBinaryBinding): planned as unary or binary
+ * calls, which evaluate every operand, whatever the overload.
+ */
+const SINGLETON_BINDINGS = new Set([
+  '!_',
+  '-_',
+  '_==_',
+  '_!=_',
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '@in',
+  'size',
+  'type',
+  'dyn',
+  'matches',
+  'sort',
+  '@sortByAssociatedKeys',
+]);
+
+/**
+ * Kubernetes' CEL types compare only with their own type: their Equal gives `no such overload` for
+ * another (k8s.io/apiserver pkg/cel semver.go, quantity.go, ip.go, cidr.go, url.go, format.go),
+ * where cel-go's own types give false.
+ */
+function kubernetesTypeMismatch(lhs: Val, rhs: Val): boolean {
+  if (!isReflectMessage(lhs) || !UNIT_EQUALITY.has(lhs.desc.typeName)) return false;
+  return !isReflectMessage(rhs) || rhs.desc.typeName !== lhs.desc.typeName;
+}
+
+/** The calls cel-go's regex optimizer rebuilds as var-args calls when the pattern is a constant (matches; Kubernetes' find, findAll). */
+const REGEX_OPTIMIZED = new Set(['matches', 'find', 'findAll']);
+
+/** types.IsPrimitiveType without bytes (maybeOptimizeSetMembership). */
+function isPrimitive(v: Val): boolean {
+  return typeof v === 'boolean' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'string' || isCelUint(v);
+}
+
+/** A qualifier applied to a value (cel-go's attribute qualification), an error when it does not apply. */
+function qualify(obj: Val, key: Val): Val {
+  if (isCelMap(obj)) {
+    const m = obj as CelMap;
+    if (typeof key !== 'string' && typeof key !== 'bigint' && typeof key !== 'boolean' && typeof key !== 'number' && !isCelUint(key))
+      return new Err('unsupported key');
+    const v = m.get(key as never);
+    return v === undefined ? new Err('no such key') : v;
+  }
+  if (isCelList(obj)) {
+    const l = obj as CelList;
+    const i =
+      typeof key === 'bigint'
+        ? Number(key)
+        : isCelUint(key)
+          ? Number((key as { value: bigint }).value)
+          : typeof key === 'number' && Number.isInteger(key)
+            ? key
+            : NaN;
+    if (!Number.isInteger(i) || i < 0 || i >= l.size) return new Err('index out of range');
+    return l.get(i);
+  }
+  return new Err('no such overload');
+}
+
+function present(obj: Val, field: string): Val {
+  if (isCelMap(obj)) return (obj as CelMap).has(field as never);
+  return new Err('no such overload');
+}
+
+// ---- call costs ---------------------------------------------------------------------------------
+
+const STRING_TRAVERSAL = 0.1;
+const REGEX_LENGTH = 0.25;
+const LIST_CREATE = 10;
+const CALL = 1;
+
+const encoder = new TextEncoder();
+
+/** cel-go's actualSize: a string's runes, a list's or map's entries, an optional's value's; else 1. */
+function size(v: Val): number {
+  if (typeof v === 'string') {
+    let n = 0;
+    for (const _ of v) n++;
+    return n;
+  }
+  if (v instanceof Uint8Array) return v.length;
+  if (isCelList(v)) return (v as CelList).size;
+  if (isCelMap(v)) return (v as CelMap).size;
+  if (isReflectMessage(v)) {
+    const held = optionalHeld(v);
+    if (held) return size(held.value);
+    const name = v.desc.typeName;
+    // apiservercel.IP: its bytes; CIDR: its prefix length in bytes.
+    if (name === 'net.IP') return (v.get(v.desc.field['addr']!) as Uint8Array).length;
+    if (name === 'net.CIDR') return Math.ceil(Number(v.get(v.desc.field['bits']!) as bigint) / 8);
+  }
+  return 1;
+}
+
+/** library/cost.go traversalCost: strings and bytes by their length, lists and maps by their elements. */
+function traversal(v: Val): number {
+  if (typeof v === 'string') return Math.trunc(encoder.encode(v).length * STRING_TRAVERSAL);
+  if (v instanceof Uint8Array) return Math.trunc(v.length * STRING_TRAVERSAL);
+  if (isCelList(v)) {
+    let c = 0;
+    for (const e of v as CelList) c += traversal(e);
+    return c;
+  }
+  if (isCelMap(v)) {
+    let c = 0;
+    for (const [k, e] of (v as CelMap).entries()) c += traversal(k) + traversal(e);
+    return c;
+  }
+  return 1;
+}
+
+const ceilTraversal = (n: number): number => Math.ceil(n * STRING_TRAVERSAL);
+
+/** apiservercel.Format MaxRegexSize, by the format's name (pkg/cel/library/format.go). */
+const FORMAT_REGEX_SIZE: Readonly<Record<string, number>> = {
+  DNS1123Label: 30,
+  DNS1123Subdomain: 60,
+  DNS1035Label: 30,
+  QualifiedName: 60,
+  DNS1123LabelPrefix: 30,
+  DNS1123SubdomainPrefix: 60,
+  DNS1035LabelPrefix: 30,
+  LabelValue: 40,
+  URI: 1103,
+  uuid: 70,
+  byte: 84,
+  date: 71,
+  datetime: 71,
+};
+
+/** The Kubernetes types whose equality costs 1 (library/cost.go CallCost `_==_`). */
+const UNIT_EQUALITY = new Set([
+  'kubernetes.Quantity',
+  'kubernetes.Semver',
+  'net.IP',
+  'net.CIDR',
+  'kubernetes.NamedFormat',
+  'kubernetes.URL',
+]);
+
+/** cel-go ext/lists.go trackAllocatingListCall. */
+function allocatingList(factor: number, n: number): number {
+  return Math.trunc(n * factor) + CALL + LIST_CREATE;
+}
+
+/** ext/sets.go trackSetsCost. */
+function sets(args: readonly Val[], factor: number): number {
+  return CALL + Math.trunc(size(args[0]) * size(args[1]) * factor);
+}
+
+/** ext/lists.go trackListSelfCompare (which panics on an operand that is not a list: an error). */
+function selfCompare(l: Val): number {
+  if (!isCelList(l)) throw INTERNAL;
+  const n = size(l);
+  if (n === 0) return allocatingList(2, 0);
+  const first = (l as CelList).get(0);
+  const factor = typeof first === 'string' || first instanceof Uint8Array ? 2 + STRING_TRAVERSAL : 2;
+  return allocatingList(factor, n * n);
+}
+
+/**
+ * A call's own cost from its actual operands (the target first) and result: cel-go's overload
+ * trackers, Kubernetes' CallCost (library/cost.go lines 86-268), cel-go's CostTracker.costCall.
+ */
+export function callCost(fn: string, overloadId: string, args: readonly Val[], result: Val): number {
+  // cel-go ext/lists.go ProgramOptions: OverloadCostTracker entries win.
+  if (overloadId === 'list_slice' || overloadId === 'lists_range' || overloadId === 'list_reverse') return allocatingList(1, size(result));
+  if (overloadId === 'list_flatten') return allocatingList(1, size(args[0]));
+  if (overloadId === 'list_flatten_int') {
+    if (typeof args[1] !== 'bigint') throw INTERNAL;
+    return allocatingList(Number(args[1]), size(args[0]));
+  }
+  if (overloadId === 'list_distinct' || /^list_.*_sort$/.test(overloadId)) return selfCompare(args[0]);
+  if (/^list_.*_sortByAssociatedKeys$/.test(overloadId)) return selfCompare(args[1]);
+  if (overloadId === 'list_sets_contains_list' || overloadId === 'list_sets_intersects_list') return sets(args, 1);
+  if (overloadId === 'list_sets_equivalent_list') return sets(args, 2);
+  const k8s = kubernetesCallCost(fn, overloadId, args, result);
+  if (k8s !== undefined) return k8s;
+  switch (overloadId) {
+    case 'starts_with_string':
+    case 'ends_with_string':
+      return ceilTraversal(size(args[1]));
+    case 'string_to_bytes':
+    case 'bytes_to_string':
+    case 'strings_quote':
+    case 'string_format':
+      return ceilTraversal(size(args[0]));
+    case 'in_list':
+      return size(args[1]);
+    case 'less_string':
+    case 'greater_string':
+    case 'less_equals_string':
+    case 'greater_equals_string':
+    case 'less_bytes':
+    case 'greater_bytes':
+    case 'less_equals_bytes':
+    case 'greater_equals_bytes':
+    case 'equals':
+    case 'not_equals':
+      return ceilTraversal(Math.min(size(args[0]), size(args[1])));
+    case 'add_string':
+    case 'add_bytes':
+      return ceilTraversal(size(args[0]) + size(args[1]));
+    case 'matches':
+    case 'matches_string':
+      return Math.ceil((1 + size(args[0])) * STRING_TRAVERSAL) * Math.ceil(size(args[1]) * REGEX_LENGTH);
+    case 'contains_string':
+      return ceilTraversal(size(args[0])) * ceilTraversal(size(args[1]));
+    default:
+      return 1;
+  }
+}
+
+/** Kubernetes' CostEstimator.CallCost for the functions DRA's environment has; undefined where it gives none. */
+function kubernetesCallCost(fn: string, overloadId: string, args: readonly Val[], result: Val): number | undefined {
+  switch (fn) {
+    case 'isSorted':
+    case 'sum':
+    case 'max':
+    case 'min':
+    case 'indexOf':
+    case 'lastIndexOf':
+    case 'includes':
+      return args.length > 0 ? traversal(args[0]) : 0;
+    case 'url':
+    case 'lowerAscii':
+    case 'upperAscii':
+    case 'substring':
+    case 'trim':
+    case 'jsonpatch.escapeKey':
+      return args.length >= 1 ? ceilTraversal(size(args[0])) : undefined;
+    case 'replace':
+    case 'split':
+      return args.length >= 1 ? Math.ceil(size(args[0]) * 2 * STRING_TRAVERSAL) : undefined;
+    case 'join':
+      return args.length >= 1 ? Math.ceil(size(result) * 2 * STRING_TRAVERSAL) : undefined;
+    case 'find':
+    case 'findAll':
+      return args.length >= 2 ? Math.ceil((1 + size(args[0])) * STRING_TRAVERSAL) * Math.ceil(size(args[1]) * REGEX_LENGTH) : undefined;
+    case 'cidr':
+    case 'isIP':
+    case 'isCIDR':
+      return args.length >= 1 ? ceilTraversal(size(args[0])) : undefined;
+    case 'ip':
+      if (args.length < 1) return undefined;
+      return overloadId === 'cidr_ip' ? 1 : ceilTraversal(size(args[0]));
+    case 'ip.isCanonical':
+      return args.length >= 1 ? Math.ceil(size(args[0]) * 2 * STRING_TRAVERSAL) : undefined;
+    case 'masked':
+    case 'prefixLength':
+    case 'family':
+    case 'isUnspecified':
+    case 'isLoopback':
+    case 'isLinkLocalMulticast':
+    case 'isLinkLocalUnicast':
+    case 'isGlobalUnicast':
+      return 1;
+    case 'containsIP':
+    case 'containsCIDR': {
+      if (args.length < 2) return undefined;
+      const cidr = size(args[0]);
+      let cost = ceilTraversal(cidr + cidr);
+      if (fn === 'containsCIDR') cost += ceilTraversal(cidr) + 1;
+      if (overloadId === (fn === 'containsIP' ? 'cidr_contains_ip_string' : 'cidr_contains_cidr_string'))
+        cost += ceilTraversal(size(args[1]));
+      return cost;
+    }
+    case 'quantity':
+    case 'isQuantity':
+    case 'semver':
+    case 'isSemver':
+      return args.length >= 1 ? ceilTraversal(size(args[0])) : undefined;
+    case 'validate': {
+      const format = args[0];
+      if (args.length < 2 || !isReflectMessage(format) || format.desc.typeName !== 'kubernetes.NamedFormat') return undefined;
+      const regexSize = FORMAT_REGEX_SIZE[(format as ReflectMessage).get(format.desc.field['name']!) as string] ?? 0;
+      return Math.ceil((1 + size(args[1])) * STRING_TRAVERSAL) * Math.ceil(regexSize * REGEX_LENGTH);
+    }
+    case 'format.named':
+    case 'sign':
+    case 'asInteger':
+    case 'isInteger':
+    case 'asApproximateFloat':
+    case 'isGreaterThan':
+    case 'isLessThan':
+    case 'compareTo':
+    case 'add':
+    case 'sub':
+    case 'major':
+    case 'minor':
+    case 'patch':
+    case 'getScheme':
+    case 'getHostname':
+    case 'getHost':
+    case 'getPort':
+    case 'getEscapedPath':
+    case 'getQuery':
+      return 1;
+    case '_==_': {
+      const lhs = args[0];
+      if (args.length === 2 && isReflectMessage(lhs) && UNIT_EQUALITY.has(lhs.desc.typeName)) return 1;
+      return undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+// ---- an evaluation context for the selectors' functions -------------------------------------------
+
+/**
+ * Runs `fn` inside an evaluation of @bufbuild/cel (its functions may ask the evaluation's
+ * registry): a one-call program whose function is the walk.
+ */
+function inEvalContext<T>(env: CelEnv, fn: () => T): T {
+  let program = programs.get(env);
+  if (!program) {
+    const runner = celFunc('podplanActualCost', [], CelScalar.BOOL, () => {
+      const job = pending.pop()!;
+      try {
+        job.out = { ok: job.fn() };
+      } catch (e) {
+        job.out = { error: e };
+      }
+      return true;
+    });
+    const compiled = plan(celEnv({ registry: env.registry, funcs: [runner] }), parse('podplanActualCost()')) as unknown as (
+      ctx: Record<string, unknown>,
+    ) => unknown;
+    programs.set(env, (program = compiled));
+  }
+  const job: Job = { fn, out: undefined };
+  pending.push(job);
+  program({});
+  const out = job.out as { ok: T } | { error: unknown } | undefined;
+  if (!out) throw new Error('the cost walk did not run');
+  if ('error' in out) throw out.error;
+  return out.ok;
+}
+
+interface Job {
+  readonly fn: () => unknown;
+  out: { ok: unknown } | { error: unknown } | undefined;
+}
+
+const pending: Job[] = [];
+const programs = new WeakMap<CelEnv, (ctx: Record<string, unknown>) => unknown>();
