@@ -93,6 +93,8 @@ interface Entry {
   rejectors: ReadonlySet<string>;
   /** The PreEnqueue plugin holding it, while it is held (upstream GatingPlugin). */
   gatingPlugin?: string;
+  /** When the 5-minute flush last moved it (upstream FlushTimestamp): a pod held again is not flushed again before another 5 minutes. */
+  flushedAt?: number;
 }
 
 /** A cluster event seen while pods were being scheduled (upstream's inFlightEvents), replayed for them when they fail. */
@@ -370,9 +372,9 @@ export class SchedulingQueue {
     const now = this.options.clock.now();
     const label = eventLabel(EventUnschedulableTimeout);
     for (const [id, entry] of [...this.unschedulable, ...this.gated]) {
-      if (now - entry.failedAt >= this.maxUnschedulableMs) {
+      if (now - Math.max(entry.failedAt, entry.flushedAt ?? -Infinity) >= this.maxUnschedulableMs) {
         this.takeOut(id);
-        this.requeue({ ...entry, failedAt: now }, 'afterBackoff', label);
+        this.requeue({ ...entry, flushedAt: now }, 'afterBackoff', label);
       }
     }
   }

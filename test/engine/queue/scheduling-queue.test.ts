@@ -727,6 +727,47 @@ describe('engine/queue/scheduling-queue', () => {
     }
   });
 
+  // upstream recordIncomingEntitiesMetrics: each move into a queue counts under the queue and the
+  // event's label (scheduler_queue_incoming_pods_total); a pod left among the unschedulable ones by an
+  // event its hints skip is not counted again.
+  it('reports each pod entering a queue with the label of the event that moved it', () => {
+    const clock = new ManualClock(0);
+    const incoming: string[] = [];
+    const queue = new SchedulingQueue({
+      clock,
+      less: byPriority,
+      queueingHints: defaultHints(),
+      initialBackoffMs: 8_000,
+      maxBackoffMs: 16_000,
+      onIncoming: (q, event) => incoming.push(`${q}/${event}`),
+    });
+    queue.start();
+    queue.add(makePod('p').nodeSelector({ hint: 'sel' }).info);
+    failOnce(queue, 'NodeAffinity');
+    const node = makeNode('n').labels({ hint: 'other' });
+    for (const { event, oldObj, newObj } of [
+      ...nodeUpdate(node, makeNode('n').labels({ hint: 'other' }).annotations({ note: 'x' })),
+      ...nodeUpdate(node, makeNode('n').labels({ hint: 'other', unrelated: 'yes' })),
+    ])
+      queue.onEvent(event, oldObj, newObj);
+    assert.equal(queue.whereIs('uid-default-p'), 'unschedulable');
+    for (const { event, oldObj, newObj } of nodeUpdate(node, makeNode('n').labels({ hint: 'sel' }))) queue.onEvent(event, oldObj, newObj);
+    assert.equal(queue.pop()?.info.pod.metadata.name, 'p');
+    // A gated pod: counted as unschedulable when added, and again when the 5-minute flush finds it still held.
+    queue.add(makePod('g').gate('example.com/wait').info);
+    clock.advance(300_000);
+    clock.advance(30_000);
+    assert.deepEqual(incoming, [
+      'active/UnscheduledPodAdd',
+      'unschedulable/ScheduleAttemptFailure',
+      'backoff/NodeUpdateNodeLabel',
+      'active/PopFromBackoffQ',
+      'unschedulable/UnscheduledPodAdd',
+      'unschedulable/UnschedulableTimeout',
+    ]);
+    queue.stop();
+  });
+
   it('tells listeners when a pod becomes ready and forgets deleted pods', () => {
     const { queue } = setup();
     let ready = 0;
