@@ -399,6 +399,12 @@ export class SchedulingQueue {
     return this.failures.get(id) ?? { unschedulable: 0, errors: 0 };
   }
 
+  /** The pod as the queue holds it now (its last version seen), wherever it is. */
+  pendingPod(id: string): Pod | undefined {
+    const entry = this.gated.get(id) ?? this.unschedulable.get(id) ?? this.backoff.get(id) ?? this.errorBackoff.get(id);
+    return (entry?.queued ?? this.active.get(id) ?? this.inFlight.get(id)?.queued)?.info.pod;
+  }
+
   /** Where a pod is, for views and tests. */
   whereIs(id: string): QueueName | undefined {
     if (this.active.has(id)) return 'active';

@@ -188,8 +188,16 @@ export class Scheduler {
       return events;
     }
     const info = podInfo(pod);
+    const old = info.ok ? this.queue.pendingPod(info.value.id) : undefined;
     if (info.ok && this.responsibleFor(pod)) this.queue.update(info.value);
     if (info.ok && pod.status?.nominatedNodeName) this.nominated.nominate(info.value, pod.status.nominatedNodeName);
+    // upstream updatePodInSchedulingQueue: a pod whose nominated node changed no longer holds room
+    // there, for pods of lower or equal priority (as if it were deleted from it).
+    const nominatedBefore = old?.status?.nominatedNodeName;
+    if (old && nominatedBefore && nominatedBefore !== pod.status?.nominatedNodeName) {
+      const priority = podPriority(old);
+      this.queue.onEvent(EventAssignedPodDelete, old, undefined, (p) => podPriority(p) <= priority);
+    }
     return [];
   }
 

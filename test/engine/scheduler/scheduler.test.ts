@@ -163,6 +163,33 @@ describe('engine/scheduler/scheduler', () => {
     }
   });
 
+  // upstream updatePodInSchedulingQueue: a pending pod whose nominated node changed frees the room it
+  // held there for pods of lower or equal priority (AssignedPodDelete of its old version, with
+  // getLEPriorityPreCheck): NodeResourcesFit's hint queues them.
+  describe('a pod rejected for room is moved when a pod nominated to a node loses its nomination, if it is not of higher priority', () => {
+    const table: Array<[name: string, nominatedPriority: number, where: string]> = [
+      ['the nominated pod has higher priority: moved', 10, 'backoff'],
+      ['the nominated pod has the same priority: moved', 0, 'backoff'],
+      ['the nominated pod has lower priority: stays', -1, 'unschedulable'],
+    ];
+    for (const [name, nominatedPriority, where] of table) {
+      it(name, async () => {
+        const nominated = () => makePod('q').req({ cpu: '8' }).priority(nominatedPriority);
+        const { scheduler, clock } = setup(
+          [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
+          [makePod('big').req({ cpu: '2' }), nominated().nominatedTo('small')],
+        );
+        await scheduler.runUntilIdle(clock);
+        assert.deepEqual(
+          [scheduler.queue.whereIs('uid-default-big'), scheduler.queue.whereIs('uid-default-q')],
+          ['unschedulable', 'unschedulable'],
+        );
+        scheduler.onPodUpdate(nominated().obj);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), where);
+      });
+    }
+  });
+
   it('waits out the back-off of a pod that failed with an error (error back-off is not popped early)', async () => {
     const { scheduler, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
     const at: number[] = [];
