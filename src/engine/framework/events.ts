@@ -257,7 +257,7 @@ function conditionStatuses(node: Node): Record<string, string> {
 }
 
 function declaredFeatures(node: Node): readonly string[] {
-  return (node.status as { declaredFeatures?: readonly string[] } | undefined)?.declaredFeatures ?? [];
+  return node.status?.declaredFeatures ?? [];
 }
 
 function emptyAsUndefined<T>(list: readonly T[] | undefined): readonly T[] | undefined {

@@ -1,9 +1,12 @@
 // The scheduling queue (upstream pkg/scheduler/backend/queue): activeQ ordered by the profile's
 // QueueSort plugin, backoffQ for pods that failed recently, and
-// the unschedulable pods, which move back when a cluster event could make them schedulable (one of
-// the plugins that rejected them cares about it) or after 5 minutes at the latest. Pods with
-// scheduling gates wait, gated, until an update removes the gates; so do pods the framework's
-// PreEnqueue plugins hold, until an update or a change of the other objects lets them in. A gated
+// the unschedulable pods, which move back when a queueing hint of a plugin that rejected them says a
+// cluster event may make them schedulable (upstream isPodWorthRequeuing: the event, with the object
+// before and after, offered to the hints those plugins registered for it) or after 5 minutes at the
+// latest. Pods with scheduling gates wait, gated, until an update removes the gates; so do pods the
+// framework's PreEnqueue plugins hold, until their update or an event their gating plugin registered
+// lets them in. Events that come while pods are being scheduled are replayed for a pod that fails
+// (upstream's in-flight events). Each move into a queue is reported with the event's label. A gated
 // pod let in goes where any moved pod goes (upstream requeueEntityWithQueueingStrategy): to backoffQ
 // while the back-off of its last failed attempt runs, else to activeQ; a pod never attempted has no
 // back-off (upstream getBackoffTime with no attempts), so it goes to activeQ. Pods the QueueSort plugin ranks
@@ -82,8 +85,12 @@ export interface SchedulingQueueOptions {
 
 export type QueueName = 'active' | 'backoff' | 'unschedulable' | 'gated' | 'inFlight';
 
-/** upstream queueingStrategy: stay, to backoffQ (or activeQ once the back-off is over), or (a pending plugin's Queue) to activeQ. */
-type Strategy = 'skip' | 'afterBackoff' | 'immediately';
+/**
+ * upstream queueingStrategy: stay, or to backoffQ (activeQ once the back-off is over). Upstream's
+ * third, queueImmediately, answers a Pending plugin's Queue; no in-tree plugin of 1.37's default
+ * profile returns Pending, and Podplan's statuses have no such code.
+ */
+type Strategy = 'skip' | 'afterBackoff';
 
 interface Entry {
   queued: QueuedPodInfo;
@@ -474,7 +481,7 @@ export class SchedulingQueue {
 
   /**
    * upstream requeueEntityWithQueueingStrategy: skip stays unschedulable; after back-off goes to
-   * backoffQ while the back-off runs; otherwise activeQ. PreEnqueue may hold it instead. Returns
+   * backoffQ while the back-off runs, else to activeQ. PreEnqueue may hold it instead. Returns
    * where it went.
    */
   private requeue(entry: Entry, strategy: Strategy, label: string): 'active' | 'backoff' | 'unschedulable' {
@@ -482,7 +489,7 @@ export class SchedulingQueue {
       this.toUnschedulable(entry, label);
       return 'unschedulable';
     }
-    if (strategy === 'afterBackoff' && this.backingOff(entry, this.options.clock.now())) {
+    if (this.backingOff(entry, this.options.clock.now())) {
       return this.moveToBackoff(entry, label) ? 'backoff' : 'unschedulable';
     }
     return this.moveToActive(entry, label, false) ? 'active' : 'unschedulable';
