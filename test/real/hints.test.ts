@@ -11,6 +11,9 @@
 // - Pod `taint` (nodeSelector hint=taint) fails with `sel`: NodeAffinity and TaintToleration reject
 //   it. sel-node's label changes do not move it (NodeAffinity's hint: sel-node does not match its
 //   selector); the taint's removal does (TaintToleration's hint: Queue), and it is placed.
+// - Pod `room` (2 cpu, nodeSelector hint=room) fails: `room-node` has 1 cpu left beside a bound pod
+//   `filler`. The filler's labels change (AssignedPod/UpdatePodLabel: not registered by
+//   NodeResourcesFit), then it is deleted (AssignedPod/Delete: NodeResourcesFit's hint: Queue).
 //
 // Both run with podInitialBackoffSeconds 8, so a pod moved within 8 s of its failure goes to backoffQ
 // (backoff/NodeUpdateNodeLabel) and, activeQ being empty, is popped from it (active/PopFromBackoffQ).
@@ -116,13 +119,33 @@ describe('real kube-apiserver: queueing hints, kube-scheduler v1.37.2 and podpla
     await patchNode('sel-node', { metadata: { labels: { hint: 'sel' } } });
     await until(ns, (h) => placed(h, 'sel'), 'sel placed');
     await patchNode('taint-node', { spec: { taints: null } });
-    return until(ns, (h) => placed(h, 'taint'), 'taint placed');
+    await until(ns, (h) => placed(h, 'taint'), 'taint placed');
+
+    // Room: a bound pod relabelled frees nothing (AssignedPod/UpdatePodLabel: NodeResourcesFit did
+    // not register it); its deletion does (AssignedPod/Delete: NodeResourcesFit's hint says Queue).
+    await cluster.apply(
+      node('room-node', { cpu: '4', memory: '8Gi', pods: '110' }, { hint: 'room' }),
+      pod('filler', { namespace: ns, schedulerName, cpu: '3', nodeName: 'room-node' }),
+    );
+    await cluster.apply(pod('room', { namespace: ns, schedulerName, cpu: '2', nodeSelector: { hint: 'room' } }));
+    await until(ns, (h) => h['room']?.length === 1, "room's first attempt");
+    const relabelled = await cluster.request(
+      'PATCH',
+      `/api/v1/namespaces/${ns}/pods/filler`,
+      { metadata: { labels: { seen: 'yes' } } },
+      'application/merge-patch+json',
+    );
+    if (relabelled.status !== 200) throw new Error(`relabelling filler: ${relabelled.status} ${relabelled.text}`);
+    const deleted = await cluster.request('DELETE', `/api/v1/namespaces/${ns}/pods/filler?gracePeriodSeconds=0`);
+    if (deleted.status !== 200) throw new Error(`deleting filler: ${deleted.status} ${deleted.text}`);
+    return until(ns, (h) => placed(h, 'room'), 'room placed');
   }
 
   /** Removes the nodes a scenario made (its pods go with its namespace's end of use), so the next one meets the same cluster. */
   async function clear(ns: string) {
-    for (const name of ['sel', 'taint']) await cluster.request('DELETE', `/api/v1/namespaces/${ns}/pods/${name}?gracePeriodSeconds=0`);
-    for (const n of ['sel-node', 'taint-node']) await cluster.request('DELETE', `/api/v1/nodes/${n}`);
+    for (const name of ['sel', 'taint', 'room'])
+      await cluster.request('DELETE', `/api/v1/namespaces/${ns}/pods/${name}?gracePeriodSeconds=0`);
+    for (const n of ['sel-node', 'taint-node', 'room-node']) await cluster.request('DELETE', `/api/v1/nodes/${n}`);
     await eventually(async () => ((await cluster.pods(ns)).length === 0 ? true : undefined), 'the pods gone');
   }
 
@@ -181,14 +204,16 @@ describe('real kube-apiserver: queueing hints, kube-scheduler v1.37.2 and podpla
     const kinds = (h: History, name: string) => h[name]?.map((e) => e.split(':')[0]);
     assert.deepEqual(kinds(kube, 'sel'), ['FailedScheduling', 'Scheduled'], JSON.stringify(kube));
     assert.deepEqual(kinds(kube, 'taint'), ['FailedScheduling', 'Scheduled'], JSON.stringify(kube));
+    assert.deepEqual(kinds(kube, 'room'), ['FailedScheduling', 'Scheduled'], JSON.stringify(kube));
     assert.deepEqual(
       kubeIncoming,
       {
-        'active/UnscheduledPodAdd': 2,
-        'unschedulable/ScheduleAttemptFailure': 2,
+        'active/UnscheduledPodAdd': 3,
+        'unschedulable/ScheduleAttemptFailure': 3,
         'backoff/NodeUpdateNodeLabel': 1,
         'backoff/NodeUpdateNodeTaint': 1,
-        'active/PopFromBackoffQ': 2,
+        'backoff/AssignedPodDelete': 1,
+        'active/PopFromBackoffQ': 3,
       },
       JSON.stringify(kubeIncoming),
     );
