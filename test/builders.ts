@@ -287,6 +287,11 @@ export class NodeBuilder {
     return this;
   }
 
+  annotations(annotations: Labels): this {
+    this.m.metadata.annotations = { ...this.m.metadata.annotations, ...annotations };
+    return this;
+  }
+
   taint(key: string, value: string | undefined, effect: TaintEffect = 'NoSchedule'): this {
     const spec = (this.m.spec ??= {});
     (spec.taints ??= []).push({ key, ...(value !== undefined ? { value } : {}), effect } as Mutable<Taint>);

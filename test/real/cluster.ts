@@ -152,7 +152,7 @@ function listensOn(port: number): Promise<boolean> {
  * and the server binding it, by one of the many outgoing connections the cluster's processes open
  * (kube-apiserver's to etcd took one in a CI run: "bind: address already in use").
  */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const high = ephemeralStart();
   const low = Math.min(10_000, high - 1_000);
   for (let tries = 0; tries < 200; tries++) {
@@ -580,16 +580,26 @@ export interface KubeSchedulerRun {
 }
 
 /**
- * The built kube-scheduler on the cluster (its default profile, no leader election, no serving port);
- * `extraConfig`: more KubeSchedulerConfiguration lines (podInitialBackoffSeconds: 8, ...).
+ * The built kube-scheduler on the cluster (its default profile, no leader election, no serving port
+ * unless `metricsPort`); `extraConfig`: more KubeSchedulerConfiguration lines (podInitialBackoffSeconds: 8, ...).
  */
-export function startKubeScheduler(cluster: RealCluster, name = 'kube-scheduler', extraConfig = ''): KubeSchedulerRun {
+export function startKubeScheduler(
+  cluster: RealCluster,
+  name = 'kube-scheduler',
+  extraConfig = '',
+  metricsPort?: number,
+): KubeSchedulerRun {
   const config = join(cluster.dir, `${name}.yaml`);
   writeFileSync(
     config,
     `apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: ${cluster.kubeconfig}}\nleaderElection: {leaderElect: false}\n${extraConfig}`,
   );
-  const scheduler = spawn(join(cluster.bin, 'kube-scheduler'), [`--config=${config}`, '--secure-port=0', '--v=1'], {
+  // With `metricsPort`, it serves /metrics there (HTTPS, its self-signed certificate) to anyone.
+  const serving =
+    metricsPort === undefined
+      ? ['--secure-port=0']
+      : [`--secure-port=${metricsPort}`, '--bind-address=127.0.0.1', '--authorization-always-allow-paths=/metrics'];
+  const scheduler = spawn(join(cluster.bin, 'kube-scheduler'), [`--config=${config}`, ...serving, '--v=1'], {
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.add(scheduler);

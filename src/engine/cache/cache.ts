@@ -290,6 +290,12 @@ export class ClusterCache {
   }
 
   /** A copy of the NodeInfo for `name` (live, ghost or placeholder); the cache's own is never handed out. */
+  /** The live node of that name, as last added or updated. */
+  getNode(name: string): Node | undefined {
+    const entry = this.nodes.get(name);
+    return entry?.state === 'Live' ? entry.info.node : undefined;
+  }
+
   nodeInfo(name: string): NodeInfo | undefined {
     return this.nodes.get(name)?.info.clone();
   }

@@ -3,6 +3,7 @@
 // selection) records its Diagnosis in a cycle log (cycle-log.ts); the binding pipeline (binding.ts)
 // then tries the best candidates in order. Every plugin call goes through plugin-call.ts's guard;
 // the verdicts and scores remembered across cycles live in memo.ts.
+import { ALL_EVENTS, unrollPodEvent, type EnqueueExtensions, type QueueingHint, type QueueingHintEntry } from './events';
 import type { Clock } from '../api/clock';
 import type { Random } from '../api/random';
 import type { ClusterObjects, Pod } from '../api/types';
@@ -83,6 +84,9 @@ const METHODS: { readonly [P in ExtensionPoint]: readonly string[] } = {
   bind: ['bind'],
 };
 
+/** upstream defaultQueueingHintFn: a registration without a hint queues on every matching event. */
+const queueAlways = (): QueueingHint => 'Queue';
+
 export class Framework implements PodEvaluator {
   /** Whether `a` leaves the queue before `b`: the profile's queueSort plugin. */
   readonly queueSortLess: (a: QueuedPodInfo, b: QueuedPodInfo) => boolean;
@@ -90,6 +94,8 @@ export class Framework implements PodEvaluator {
   private readonly binding: BindingPipeline;
   /** The PreFilter plugins that are also PreEnqueue plugins (upstream's DynamicResources), in profile order. */
   private readonly preEnqueuers: readonly Entry<PreEnqueuePlugin>[];
+  /** upstream buildQueueingHintMap's input: the plugins whose rejections the queue asks about, with their registrations. */
+  private readonly hints: readonly QueueingHintEntry[];
 
   private constructor(
     readonly profileName: string,
@@ -136,7 +142,30 @@ export class Framework implements PodEvaluator {
     this.preEnqueuers = [...at<Plugin>('preFilter'), ...at<Plugin>('postFilter')].filter(
       (e): e is Entry<PreEnqueuePlugin> => 'preEnqueue' in e.plugin,
     );
+    // upstream fillEnqueueExtensions: PreEnqueue, PreFilter, Filter, Reserve and Permit plugins; one
+    // without EnqueueExtensions is registered for every event with no hint (each one moves its pods).
+    const rejecting = new Set([
+      ...this.preEnqueuers.map((e) => e.name),
+      ...plugins.points.preFilter,
+      ...plugins.points.filter,
+      ...plugins.points.reserve,
+      ...plugins.points.permit,
+    ]);
+    const hints: QueueingHintEntry[] = [];
+    for (const name of rejecting) {
+      const plugin = instances.get(name);
+      if (!plugin) continue;
+      const registered = 'eventsToRegister' in plugin ? (plugin as Plugin & EnqueueExtensions).eventsToRegister() : ALL_EVENTS;
+      for (const { event, hint } of registered)
+        for (const unrolled of unrollPodEvent(event)) hints.push({ plugin: name, event: unrolled, hint: hint ?? queueAlways });
+    }
+    this.hints = hints;
     cycleHandle.evaluator = this;
+  }
+
+  /** The profile's queueing hints (upstream QueueingHintMap): which events could undo each plugin's rejection, and whether one does. */
+  queueingHints(): readonly QueueingHintEntry[] {
+    return this.hints;
   }
 
   /**

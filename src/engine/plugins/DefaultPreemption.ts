@@ -7,6 +7,7 @@ import { fieldInvalid, type ArgsError } from '../api/field';
 import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
 import type { Pod } from '../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type QueueingHint } from '../framework/events';
 import type { PostFilterPlugin, PostFilterResult, PreEnqueuePlugin } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
 import { DEFAULT_PREEMPTION_ARGS, Evaluator, type PreemptionArgs } from '../framework/preemption/evaluator';
@@ -32,6 +33,14 @@ export class DefaultPreemption implements PostFilterPlugin, PreEnqueuePlugin {
    * Upstream 1.37's PreEnqueue (async preemption): a pod whose victims are still being evicted for it
    * is held until that is done, so it does not preempt again meanwhile.
    */
+  /**
+   * upstream EventsToRegister with async preemption (on in 1.37): a bound pod's deletion, whose hint
+   * says QueueSkip (the preemptor is let in when its preemption is carried out: ForceActivate).
+   */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [{ event: clusterEvent('AssignedPod', ActionType.Delete), hint: isPodSchedulableAfterAssignedPodDeletion }];
+  }
+
   preEnqueue(pod: Pod): Status {
     return this.preemptionRunning?.(pod) ? unresolvable(WAITING_FOR_PREEMPTION) : SUCCESS;
   }
@@ -61,6 +70,11 @@ export class DefaultPreemption implements PostFilterPlugin, PreEnqueuePlugin {
 }
 
 /** DefaultPreemptionArgs, checked as upstream ValidateDefaultPreemptionArgs does. */
+/** upstream isPodSchedulableAfterAssignedPodDeletion: never (the hold ends when the preemption is done). */
+export function isPodSchedulableAfterAssignedPodDeletion(): QueueingHint {
+  return 'QueueSkip';
+}
+
 export function preemptionArgs(args: unknown): Result<PreemptionArgs, ArgsError> {
   const reader = new ArgsReader(NAME);
   const a = reader.object(args, [], ['minCandidateNodesPercentage', 'minCandidateNodesAbsolute']) ?? {};

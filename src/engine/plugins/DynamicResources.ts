@@ -43,6 +43,7 @@
 //   DRASchedulerFilterTimeout being on in 1.37; 0: none) bounds each node's allocation in Filter on
 //   the injected clock (dynamicresources/deadline.ts): past it, an Error
 //   `node <name>: timed out trying to allocate devices`, so the pod goes to the error back-off.
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
 import type { DeviceHolder } from '../api/device-failures';
 import type {
   AllocationResult,
@@ -396,8 +397,55 @@ function hasBindingConditions(claim: ResourceClaim): boolean {
   return (claim.status?.allocation?.devices?.results ?? []).some((r) => (r.bindingConditions ?? []).length > 0);
 }
 
-export class DynamicResources implements PreEnqueuePlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin {
+export class DynamicResources
+  implements PreEnqueuePlugin, FilterPlugin, PostFilterPlugin, ScorePlugin, ReservePlugin, PreBindPlugin, EnqueueExtensions
+{
   readonly name = NAME;
+
+  /**
+   * upstream EventsToRegister: a node added, relabelled or its allocatable changed, a DeviceClass or
+   * ResourceSlice added or changed (no hints: each queues); a ResourceClaim added, changed or
+   * deleted, and the pod's generated claims (hints).
+   */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      { event: clusterEvent('Node', ActionType.Add | ActionType.UpdateNodeLabel | ActionType.UpdateNodeAllocatable) },
+      {
+        event: clusterEvent('resource.k8s.io/ResourceClaim', ActionType.Add | ActionType.Update | ActionType.Delete),
+        hint: (pod, o, n) => this.isSchedulableAfterClaimChange(pod, o, n),
+      },
+      {
+        event: clusterEvent('TargetPod', ActionType.UpdatePodGeneratedResourceClaim),
+        hint: (pod, o, n) => this.isSchedulableAfterTargetPodUpdate(pod, o, n),
+      },
+      { event: clusterEvent('resource.k8s.io/DeviceClass', ActionType.Add | ActionType.Update) },
+      { event: clusterEvent('resource.k8s.io/ResourceSlice', ActionType.Add | ActionType.Update) },
+    ];
+  }
+
+  /**
+   * upstream isSchedulableAfterClaimChange: an allocated claim deleted or deallocated (room freed for
+   * any pod); else a claim the pod uses (all its claims found) added, or its status changed.
+   */
+  isSchedulableAfterClaimChange(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+    const [original, modified] = [oldObj as ResourceClaim | undefined, newObj as ResourceClaim | undefined];
+    if (!modified) return original?.status?.allocation ? 'Queue' : 'QueueSkip';
+    const found = this.resolve(this.indexes(), pod);
+    if (!found.ok) return 'QueueSkip';
+    if (original?.status?.allocation && !modified.status?.allocation) return 'Queue';
+    const same = (c: ResourceClaim) =>
+      c.metadata.uid !== undefined && modified.metadata.uid !== undefined
+        ? c.metadata.uid === modified.metadata.uid
+        : c.metadata.name === modified.metadata.name && (c.metadata.namespace ?? 'default') === (modified.metadata.namespace ?? 'default');
+    if (!found.value.some(same)) return 'QueueSkip';
+    if (!original) return 'Queue';
+    return JSON.stringify(original.status ?? {}) === JSON.stringify(modified.status ?? {}) ? 'QueueSkip' : 'Queue';
+  }
+
+  /** upstream isSchedulableAfterTargetPodUpdate: the pod's claims can all be found now. */
+  isSchedulableAfterTargetPodUpdate(_pod: Pod, _oldObj: unknown, newObj: unknown): QueueingHint {
+    return this.resolve(this.indexes(), newObj as Pod).ok ? 'Queue' : 'QueueSkip';
+  }
   private readonly stateKey = new StateKey<DraState>(`PreFilter${NAME}`);
   /** Claims this scheduler allocated, reserved or deallocated (upstream's assume cache). */
   private readonly assumed = new Map<string, Assumed>();

@@ -11,7 +11,8 @@ import {
 } from '../api/node-affinity';
 import { aggregate, fieldErrorText, type ArgsError, type FieldPath } from '../api/field';
 import { err, ok, type Result } from '../api/result';
-import type { NodeSelectorRequirement, NodeSelectorTerm, PreferredSchedulingTerm } from '../api/types';
+import type { Node, NodeSelectorRequirement, NodeSelectorTerm, Pod, PreferredSchedulingTerm } from '../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
 import type { CycleState } from '../framework/cycle-state';
 import {
   MAX_NODE_SCORE,
@@ -46,7 +47,7 @@ const POD_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_POD));
 const ENFORCED_MISMATCH: Status = Object.freeze(unresolvable(ERR_REASON_ENFORCED));
 const PREFERRED_PATH = ['spec', 'affinity', 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution'];
 
-export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
+export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   readonly name = NAME;
   /** What Filter and Score read of the pod (the addedAffinity is the plugin's own, the same for every pod). */
   private readonly requiredKey = keyPerPod((pod) => [
@@ -65,6 +66,29 @@ export class NodeAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlug
   constructor(args: NodeAffinityArgs) {
     this.addedRequired = args.addedRequired;
     this.addedPreferred = args.addedPreferred;
+  }
+
+  /** upstream EventsToRegister: a node added or its labels changed. */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      {
+        event: clusterEvent('Node', ActionType.Add | ActionType.UpdateNodeLabel),
+        hint: (pod, o, n) => this.isSchedulableAfterNodeChange(pod, o, n),
+      },
+    ];
+  }
+
+  /**
+   * upstream isSchedulableAfterNodeChange: the node (matching the profile's addedAffinity) matches
+   * the pod's required affinity and selector now, and, for an update, did not before.
+   */
+  isSchedulableAfterNodeChange(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+    const [original, modified] = [oldObj as Node | undefined, newObj as Node];
+    if (this.addedRequired && !this.addedRequired.matches(modified)) return 'QueueSkip';
+    const required = requiredNodeAffinity(pod);
+    if (!required.matches(modified)) return 'QueueSkip';
+    if (!original) return 'Queue';
+    return required.matches(original) ? 'QueueSkip' : 'Queue';
   }
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {

@@ -6,7 +6,8 @@
 // whose action is RestartAllContainers. (UserNamespacesHostNetworkSupport and
 // VolumeBindMountOptions are alpha and off: the API server drops the fields that would need them.)
 // A pod that needs nothing skips the plugin.
-import type { Container, Pod } from '../api/types';
+import type { Container, Node, Pod } from '../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
 import type { CycleState } from '../framework/cycle-state';
 import type { FilterPlugin, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
@@ -29,8 +30,16 @@ export function requiredFeatures(pod: Pod): readonly string[] {
   return [...pod.spec.containers, ...(pod.spec.initContainers ?? [])].some(restartsAll) ? [RESTART_ALL_CONTAINERS] : [];
 }
 
-export class NodeDeclaredFeatures implements PreFilterPlugin, FilterPlugin {
+export class NodeDeclaredFeatures implements PreFilterPlugin, FilterPlugin, EnqueueExtensions {
   readonly name = NAME;
+
+  /** upstream EventsToRegister: a node added or its declared features changed; any update of the pod. */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      { event: clusterEvent('Node', ActionType.Add | ActionType.UpdateNodeDeclaredFeature), hint: isSchedulableAfterNodeChange },
+      { event: clusterEvent('TargetPod', ActionType.Update), hint: isSchedulableAfterTargetPodUpdate },
+    ];
+  }
   private readonly required = new CycleValue<readonly string[]>(`PreFilter${NAME}`);
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status } {
@@ -50,6 +59,18 @@ export class NodeDeclaredFeatures implements PreFilterPlugin, FilterPlugin {
   filterKey(state: CycleState): string {
     return (this.required.read(state) ?? []).join(',');
   }
+}
+
+/** upstream isSchedulableAfterTargetPodUpdate: the features the pod needs changed. */
+export function isSchedulableAfterTargetPodUpdate(_pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  return requiredFeatures(oldObj as Pod).join() === requiredFeatures(newObj as Pod).join() ? 'QueueSkip' : 'Queue';
+}
+
+/** upstream isSchedulableAfterNodeChange: a node added, or its declared features changed. */
+export function isSchedulableAfterNodeChange(_pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  const [original, modified] = [oldObj as Node | undefined, newObj as Node];
+  if (original && (original.status?.declaredFeatures ?? []).join() === (modified.status?.declaredFeatures ?? []).join()) return 'QueueSkip';
+  return 'Queue';
 }
 
 export const factory = factoryOf(noArgs(NAME), () => new NodeDeclaredFeatures());

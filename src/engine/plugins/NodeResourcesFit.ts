@@ -12,7 +12,12 @@ import {
   type ArgsError,
   type FieldPath,
 } from '../api/field';
-import { CPU, EPHEMERAL_STORAGE, MEMORY } from '../api/resources';
+import { CPU, EPHEMERAL_STORAGE, MEMORY, nodeAllocatable, podResources } from '../api/resources';
+import type { DeviceClass } from '../api/dra';
+import type { Node, Pod } from '../api/types';
+import { CycleState as FreshCycleState } from '../framework/cycle-state';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
+import { NodeInfo as EmptyNodeInfo, podInfo } from '../framework/node-info';
 import { type Result } from '../api/result';
 import type { CycleState } from '../framework/cycle-state';
 import {
@@ -120,7 +125,7 @@ interface PreFilterState {
 
 type Scorer = (requested: readonly number[], allocatable: readonly number[]) => number;
 
-export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
+export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   readonly name = NAME;
   private readonly allocation: ResourceAllocation;
   private readonly scorer: Scorer;
@@ -143,6 +148,45 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
           : requestedToCapacityRatioScorer(resources, requestedToCapacityRatio?.shape ?? []);
     this.ignored = new Set(args.ignoredResources);
     this.ignoredGroups = new Set(args.ignoredResourceGroups);
+  }
+
+  /**
+   * upstream EventsToRegister with 1.37's default features: a bound pod deleted; a node added or its
+   * allocatable changed; a DeviceClass added or changed (DRAExtendedResource); a bound pod's requests
+   * scaled down, or the pod's own (InPlacePodVerticalScaling).
+   */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      { event: clusterEvent('AssignedPod', ActionType.Delete), hint: isSchedulableAfterAssignedPodDelete },
+      {
+        event: clusterEvent('Node', ActionType.Add | ActionType.UpdateNodeAllocatable),
+        hint: (pod, o, n) => this.isSchedulableAfterNodeChange(pod, o, n),
+      },
+      { event: clusterEvent('resource.k8s.io/DeviceClass', ActionType.Add | ActionType.Update), hint: isSchedulableAfterDeviceClassEvent },
+      { event: clusterEvent('AssignedPod', ActionType.UpdatePodScaleDown), hint: isSchedulableAfterAssignedPodScaleDown },
+      { event: clusterEvent('TargetPod', ActionType.UpdatePodScaleDown), hint: () => 'Queue' },
+    ];
+  }
+
+  /**
+   * upstream isSchedulableAfterNodeChange: the pod fits the node when empty (isFit) and, for an
+   * update, a resource it asks for (or the pod count) grew.
+   */
+  isSchedulableAfterNodeChange(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+    const [original, modified] = [oldObj as Node | undefined, newObj as Node];
+    const info = podInfo(pod);
+    if (!info.ok) return 'Queue';
+    if (this.filter(new FreshCycleState(), info.value, new EmptyNodeInfo(modified)).code !== Code.Success) return 'QueueSkip';
+    if (!original) return 'Queue';
+    const [before, after] = [nodeAllocatable(original), nodeAllocatable(modified)];
+    if (!before.ok || !after.ok) return 'Queue';
+    if (after.value.allowedPodNumber > before.value.allowedPodNumber) return 'Queue';
+    for (const r of this.podRequests(info.value).requests) {
+      if (amountOf(after.value, r.kind, r.name) > amountOf(before.value, r.kind, r.name)) return 'Queue';
+      // upstream shouldDelegateResourceToDRA: a request the node does not offer, served by DRA.
+      if (r.dra && amountOf(after.value, r.kind, r.name) === 0) return 'Queue';
+    }
+    return 'QueueSkip';
   }
 
   preFilter(state: CycleState, pod: PodInfo): { status: Status; result?: PreFilterResult } {
@@ -217,6 +261,44 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
 }
 
 /** LeastAllocated: the share left free, 0..100; 0 when the request exceeds capacity. */
+/** upstream isSchedulableAfterAssignedPodDelete: a bound (or nominated) pod's deletion may free room. */
+export function isSchedulableAfterAssignedPodDelete(_pod: Pod, oldObj: unknown): QueueingHint {
+  const deleted = oldObj as Pod;
+  return !deleted.spec.nodeName && !deleted.status?.nominatedNodeName ? 'QueueSkip' : 'Queue';
+}
+
+/** upstream isSchedulableAfterAssignedPodScaleDown (haveEnoughRelevantResourcesDecreased): a bound pod asks for less of a resource the pod asks for. */
+export function isSchedulableAfterAssignedPodScaleDown(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  const [original, modified] = [oldObj as Pod, newObj as Pod];
+  if (!modified.spec.nodeName) return 'QueueSkip';
+  const [wanted, before, after] = [podResources(pod), podResources(original), podResources(modified)];
+  if (!wanted.ok || !before.ok || !after.ok) return 'Queue';
+  const w = wanted.value.requests;
+  const [b, a] = [before.value.requests, after.value.requests];
+  if (w.milliCPU > 0 && b.milliCPU > a.milliCPU) return 'Queue';
+  if (w.memory > 0 && b.memory > a.memory) return 'Queue';
+  if (w.ephemeralStorage > 0 && b.ephemeralStorage > a.ephemeralStorage) return 'Queue';
+  for (const [name, amount] of w.scalar)
+    if (amount > 0 && isScalarResourceName(name) && (b.scalar.get(name) ?? 0) > (a.scalar.get(name) ?? 0)) return 'Queue';
+  return 'QueueSkip';
+}
+
+/**
+ * upstream isSchedulableAfterDeviceClassEvent: a class now serves an extended resource the pod asks
+ * for (its extendedResourceName changed, or, for a new class, its implicit
+ * deviceclass.resource.kubernetes.io/<class> name).
+ */
+export function isSchedulableAfterDeviceClassEvent(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  const [original, modified] = [oldObj as DeviceClass | undefined, newObj as DeviceClass];
+  const requests = podResources(pod);
+  const asks = (name: string) => requests.ok && requests.value.requests.scalar.has(name);
+  if (original) {
+    if ((original.spec.extendedResourceName ?? '') === (modified.spec.extendedResourceName ?? '')) return 'QueueSkip';
+  } else if (asks(`deviceclass.resource.kubernetes.io/${modified.metadata.name}`)) return 'Queue';
+  const served = modified.spec.extendedResourceName;
+  return served !== undefined && asks(served) ? 'Queue' : 'QueueSkip';
+}
+
 export function leastRequestedScore(requested: number, capacity: number): number {
   if (capacity === 0 || requested > capacity) return 0;
   return mulDiv(capacity - requested, MAX_NODE_SCORE, capacity);

@@ -2,7 +2,8 @@
 // to a node (distinct volume handles not attached there yet), per driver, with those the node's pods
 // already use, may not exceed the driver's attach limit in the node's CSINode
 // (spec.drivers[].allocatable.count). A driver without a limit is not limited.
-import type { Pod } from '../api/types';
+import type { CSINode, PersistentVolumeClaim, Pod } from '../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
 import { claimClass, claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
 import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
@@ -56,8 +57,22 @@ function csiVolumes(pod: Pod, index: StorageIndex, into = new Map<string, Set<st
   return into;
 }
 
-export class NodeVolumeLimits implements PreFilterPlugin, FilterPlugin {
+export class NodeVolumeLimits implements PreFilterPlugin, FilterPlugin, EnqueueExtensions {
   readonly name = NAME;
+
+  /**
+   * upstream EventsToRegister (CSILimits): a CSINode added (no hint) or updated; a bound pod deleted;
+   * a claim added; a VolumeAttachment deleted (a kind Podplan does not watch: no such event comes).
+   */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      { event: clusterEvent('storage.k8s.io/CSINode', ActionType.Add) },
+      { event: clusterEvent('storage.k8s.io/CSINode', ActionType.Update), hint: isSchedulableAfterCSINodeUpdated },
+      { event: clusterEvent('AssignedPod', ActionType.Delete), hint: isSchedulableAfterAssignedPodDeleted },
+      { event: clusterEvent('PersistentVolumeClaim', ActionType.Add), hint: isSchedulableAfterPVCAdded },
+      { event: clusterEvent('storage.k8s.io/VolumeAttachment', ActionType.Delete), hint: isSchedulableAfterVolumeAttachmentDeleted },
+    ];
+  }
 
   constructor(private readonly handle: FrameworkHandle) {}
 
@@ -86,3 +101,31 @@ export class NodeVolumeLimits implements PreFilterPlugin, FilterPlugin {
 }
 
 export const factory = factoryOf(noArgs(NAME), (_args, handle) => new NodeVolumeLimits(handle));
+
+/** upstream isSchedulableAfterAssignedPodDeleted: a bound (or nominated) pod with a claim or an ephemeral volume (in-tree volumes Podplan does not read). */
+export function isSchedulableAfterAssignedPodDeleted(_pod: Pod, oldObj: unknown): QueueingHint {
+  const deleted = oldObj as Pod;
+  const volumes = deleted.spec.volumes ?? [];
+  if (volumes.length === 0) return 'QueueSkip';
+  if (!deleted.spec.nodeName && !deleted.status?.nominatedNodeName) return 'QueueSkip';
+  return volumes.some((v) => v.persistentVolumeClaim || v.ephemeral) ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterPVCAdded: a claim of its namespace that one of its volumes names (an ephemeral one as <pod>-<volume>). */
+export function isSchedulableAfterPVCAdded(pod: Pod, _oldObj: unknown, newObj: unknown): QueueingHint {
+  const claim = newObj as PersistentVolumeClaim;
+  if ((claim.metadata.namespace ?? 'default') !== (pod.metadata.namespace ?? 'default')) return 'QueueSkip';
+  return podClaimNames(pod).includes(claim.metadata.name) ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterVolumeAttachmentDeleted: any pod with a claim (inline migratable volumes are not read by Podplan). */
+export function isSchedulableAfterVolumeAttachmentDeleted(pod: Pod): QueueingHint {
+  return (pod.spec.volumes ?? []).some((v) => v.persistentVolumeClaim) ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterCSINodeUpdated: a driver's attachable volume limit grew. */
+export function isSchedulableAfterCSINodeUpdated(_pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  const [before, after] = [oldObj as CSINode, newObj as CSINode];
+  const limits = new Map((before.spec.drivers ?? []).map((d) => [d.name, d.allocatable?.count ?? 0]));
+  return (after.spec.drivers ?? []).some((d) => (d.allocatable?.count ?? 0) > (limits.get(d.name) ?? 0)) ? 'Queue' : 'QueueSkip';
+}

@@ -11,7 +11,17 @@ import { NodeSelectorMatcher } from '../api/node-affinity';
 import { selectorMatches } from '../api/labels';
 import { parseQuantity, quantityValue } from '../api/quantity';
 import { parseResourceList } from '../api/resources';
-import type { CSIStorageCapacity, Node, PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/types';
+import type {
+  CSIDriver,
+  CSINode,
+  CSIStorageCapacity,
+  Node,
+  PersistentVolume,
+  PersistentVolumeClaim,
+  Pod,
+  StorageClass,
+} from '../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
 import { claimClass, claimKey, podClaimNames, storageIndex, type StorageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
 import {
@@ -76,8 +86,34 @@ interface ReservedClaim {
   readonly volume?: string;
 }
 
-export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin {
+export class VolumeBinding implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, ReservePlugin, EnqueueExtensions {
   readonly name = NAME;
+
+  /**
+   * upstream EventsToRegister: a StorageClass added or changed; a claim added or changed; a volume
+   * added or changed, a node added or relabelled (no hints); a CSINode added or changed; a CSIDriver
+   * changed; a CSIStorageCapacity added or changed.
+   */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      {
+        event: clusterEvent('storage.k8s.io/StorageClass', ActionType.Add | ActionType.Update),
+        hint: isSchedulableAfterStorageClassChange,
+      },
+      {
+        event: clusterEvent('PersistentVolumeClaim', ActionType.Add | ActionType.Update),
+        hint: isSchedulableAfterPersistentVolumeClaimChange,
+      },
+      { event: clusterEvent('PersistentVolume', ActionType.Add | ActionType.Update) },
+      { event: clusterEvent('Node', ActionType.Add | ActionType.UpdateNodeLabel) },
+      { event: clusterEvent('storage.k8s.io/CSINode', ActionType.Add | ActionType.Update), hint: isSchedulableAfterCSINodeChange },
+      { event: clusterEvent('storage.k8s.io/CSIDriver', ActionType.Update), hint: isSchedulableAfterCSIDriverChange },
+      {
+        event: clusterEvent('storage.k8s.io/CSIStorageCapacity', ActionType.Add | ActionType.Update),
+        hint: isSchedulableAfterCSIStorageCapacityChange,
+      },
+    ];
+  }
   private readonly state = new CycleValue<PodVolumes>(`PreFilter${NAME}`);
   private readonly byNode = new CycleValue<Map<string, NodeVolumes>>(`Filter${NAME}`);
   /**
@@ -310,6 +346,49 @@ function enoughCapacity(
         selectorMatches(c.nodeTopology, node.metadata.labels),
     ) ?? false
   );
+}
+
+const MIGRATED_PLUGINS_ANNOTATION = 'storage.alpha.kubernetes.io/migrated-plugins';
+
+/** upstream isSchedulableAfterCSINodeChange: a CSINode added, or its migrated-plugins annotation changed. */
+export function isSchedulableAfterCSINodeChange(_pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  if (oldObj === undefined) return 'Queue';
+  const [before, after] = [oldObj as CSINode, newObj as CSINode];
+  return before.metadata.annotations?.[MIGRATED_PLUGINS_ANNOTATION] !== after.metadata.annotations?.[MIGRATED_PLUGINS_ANNOTATION]
+    ? 'Queue'
+    : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterPersistentVolumeClaimChange: a claim of its namespace that one of its volumes names (an ephemeral one as <pod>-<volume>). */
+export function isSchedulableAfterPersistentVolumeClaimChange(pod: Pod, _oldObj: unknown, newObj: unknown): QueueingHint {
+  const claim = newObj as PersistentVolumeClaim;
+  if ((claim.metadata.namespace ?? 'default') !== (pod.metadata.namespace ?? 'default')) return 'QueueSkip';
+  return podClaimNames(pod).includes(claim.metadata.name) ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterStorageClassChange: a class added, or its allowedTopologies changed. */
+export function isSchedulableAfterStorageClassChange(_pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  if (oldObj === undefined) return 'Queue';
+  const [before, after] = [oldObj as StorageClass, newObj as StorageClass];
+  return JSON.stringify(before.allowedTopologies ?? null) !== JSON.stringify(after.allowedTopologies ?? null) ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterCSIStorageCapacityChange: a capacity added, or its limit (maximumVolumeSize, else capacity) grown or newly set. */
+export function isSchedulableAfterCSIStorageCapacityChange(_pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  if (oldObj === undefined) return 'Queue';
+  const [before, after] = [bytesOf(volumeLimit(oldObj as CSIStorageCapacity)), bytesOf(volumeLimit(newObj as CSIStorageCapacity))];
+  return after !== undefined && (before === undefined || after > before) ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterCSIDriverChange: a driver of one of its inline CSI volumes stopped asking for capacity checks. */
+export function isSchedulableAfterCSIDriverChange(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  const [before, after] = [oldObj as CSIDriver, newObj as CSIDriver];
+  for (const v of pod.spec.volumes ?? []) {
+    const csi = (v as { readonly csi?: { readonly driver?: string } }).csi;
+    if (csi?.driver !== after.metadata.name) continue;
+    if (before.spec.storageCapacity === true && after.spec.storageCapacity !== true) return 'Queue';
+  }
+  return 'QueueSkip';
 }
 
 function volumeLimit(capacity: CSIStorageCapacity): string | undefined {

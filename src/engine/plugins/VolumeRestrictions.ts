@@ -6,6 +6,8 @@
 // also checks, GCE PD, EBS, RBD, iSCSI, are not read by Podplan.)
 import { claimKey, podClaimNames, storageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
+import type { PersistentVolumeClaim, Pod } from '../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
 import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { errorStatus, SKIP, SUCCESS, unresolvable, unschedulable, type Status } from '../framework/status';
@@ -36,8 +38,17 @@ class PreFilterState implements Cloneable<PreFilterState> {
 
 const STATE = new StateKey<PreFilterState>(`PreFilter${NAME}`);
 
-export class VolumeRestrictions implements PreFilterPlugin, FilterPlugin {
+export class VolumeRestrictions implements PreFilterPlugin, FilterPlugin, EnqueueExtensions {
   readonly name = NAME;
+
+  /** upstream EventsToRegister: a bound pod deleted; a node added (no hint); a claim added. */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      { event: clusterEvent('AssignedPod', ActionType.Delete), hint: isSchedulableAfterAssignedPodDeleted },
+      { event: clusterEvent('Node', ActionType.Add) },
+      { event: clusterEvent('PersistentVolumeClaim', ActionType.Add), hint: isSchedulableAfterPersistentVolumeClaimAdded },
+    ];
+  }
 
   constructor(private readonly handle: FrameworkHandle) {}
 
@@ -81,6 +92,29 @@ export class VolumeRestrictions implements PreFilterPlugin, FilterPlugin {
     const s = state.read(STATE);
     return s && s.conflicts > 0 ? unschedulable(ERR_REASON_READ_WRITE_ONCE_POD_CONFLICT) : SUCCESS;
   }
+}
+
+/** The names of the claims the pod's persistentVolumeClaim volumes name (upstream's hints read those only). */
+function claimNamesOf(pod: Pod): string[] {
+  return (pod.spec.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : []));
+}
+
+/** upstream isSchedulableAfterPersistentVolumeClaimAdded: a claim of the pod's namespace that one of its volumes names. */
+export function isSchedulableAfterPersistentVolumeClaimAdded(pod: Pod, _oldObj: unknown, newObj: unknown): QueueingHint {
+  const claim = newObj as PersistentVolumeClaim;
+  if ((claim.metadata.namespace ?? 'default') !== (pod.metadata.namespace ?? 'default')) return 'QueueSkip';
+  return claimNamesOf(pod).includes(claim.metadata.name) ? 'Queue' : 'QueueSkip';
+}
+
+/**
+ * upstream isSchedulableAfterAssignedPodDeleted: a pod of its namespace that used one of its claims
+ * (the in-tree disk kinds it also compares are not read by Podplan).
+ */
+export function isSchedulableAfterAssignedPodDeleted(pod: Pod, oldObj: unknown): QueueingHint {
+  const deleted = oldObj as Pod;
+  if ((deleted.metadata.namespace ?? 'default') !== (pod.metadata.namespace ?? 'default')) return 'QueueSkip';
+  const claims = new Set(claimNamesOf(pod));
+  return claimNamesOf(deleted).some((name) => claims.has(name)) ? 'Queue' : 'QueueSkip';
 }
 
 export const factory = factoryOf(noArgs(NAME), (_args, handle) => new VolumeRestrictions(handle));

@@ -3,6 +3,8 @@
 // nodes in one of them. A node with none of those labels has no zone constraint and passes.
 import { podClaimNames, claimKey, storageIndex } from '../api/volumes';
 import type { CycleState } from '../framework/cycle-state';
+import type { PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../framework/events';
 import type { FilterPlugin, FrameworkHandle, PreFilterPlugin } from '../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../framework/node-info';
 import { SKIP, SUCCESS, unresolvable, type Status } from '../framework/status';
@@ -25,8 +27,21 @@ interface VolumeTopology {
   readonly values: ReadonlySet<string>;
 }
 
-export class VolumeZone implements PreFilterPlugin, FilterPlugin {
+export class VolumeZone implements PreFilterPlugin, FilterPlugin, EnqueueExtensions {
   readonly name = NAME;
+
+  /** upstream EventsToRegister: a StorageClass added; a node added or relabelled (no hint); a claim or a volume added or changed. */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      { event: clusterEvent('storage.k8s.io/StorageClass', ActionType.Add), hint: isSchedulableAfterStorageClassAdded },
+      { event: clusterEvent('Node', ActionType.Add | ActionType.UpdateNodeLabel) },
+      {
+        event: clusterEvent('PersistentVolumeClaim', ActionType.Add | ActionType.Update),
+        hint: isSchedulableAfterPersistentVolumeClaimChange,
+      },
+      { event: clusterEvent('PersistentVolume', ActionType.Add | ActionType.Update), hint: isSchedulableAfterPersistentVolumeChange },
+    ];
+  }
   private readonly state = new CycleValue<readonly VolumeTopology[]>(`PreFilter${NAME}`);
 
   constructor(private readonly handle: FrameworkHandle) {}
@@ -62,6 +77,27 @@ export class VolumeZone implements PreFilterPlugin, FilterPlugin {
     }
     return SUCCESS;
   }
+}
+
+/** upstream isSchedulableAfterPersistentVolumeClaimChange (isPVCRequestedFromPod): a claim of its namespace one of its volumes names. */
+export function isSchedulableAfterPersistentVolumeClaimChange(pod: Pod, _oldObj: unknown, newObj: unknown): QueueingHint {
+  const claim = newObj as PersistentVolumeClaim | undefined;
+  if (!claim || (claim.metadata.namespace ?? 'default') !== (pod.metadata.namespace ?? 'default')) return 'QueueSkip';
+  const names = (pod.spec.volumes ?? []).flatMap((v) => (v.persistentVolumeClaim ? [v.persistentVolumeClaim.claimName] : []));
+  return names.includes(claim.metadata.name) ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterStorageClassAdded: only a class that binds on first consumer. */
+export function isSchedulableAfterStorageClassAdded(_pod: Pod, _oldObj: unknown, newObj: unknown): QueueingHint {
+  return (newObj as StorageClass).volumeBindingMode === 'WaitForFirstConsumer' ? 'Queue' : 'QueueSkip';
+}
+
+/** upstream isSchedulableAfterPersistentVolumeChange: a volume added, or its zone and region labels changed. */
+export function isSchedulableAfterPersistentVolumeChange(_pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  const [original, modified] = [oldObj as PersistentVolume | undefined, newObj as PersistentVolume];
+  if (!original) return 'Queue';
+  const topologies = (pv: PersistentVolume) => TOPOLOGY_LABELS.map((key) => [key, pv.metadata.labels?.[key]?.split('__').sort() ?? null]);
+  return JSON.stringify(topologies(original)) === JSON.stringify(topologies(modified)) ? 'QueueSkip' : 'Queue';
 }
 
 export const factory = factoryOf(noArgs(NAME), (_args, handle) => new VolumeZone(handle));

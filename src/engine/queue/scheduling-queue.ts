@@ -1,9 +1,12 @@
 // The scheduling queue (upstream pkg/scheduler/backend/queue): activeQ ordered by the profile's
 // QueueSort plugin, backoffQ for pods that failed recently, and
-// the unschedulable pods, which move back when a cluster event could make them schedulable (one of
-// the plugins that rejected them cares about it) or after 5 minutes at the latest. Pods with
-// scheduling gates wait, gated, until an update removes the gates; so do pods the framework's
-// PreEnqueue plugins hold, until an update or a change of the other objects lets them in. A gated
+// the unschedulable pods, which move back when a queueing hint of a plugin that rejected them says a
+// cluster event may make them schedulable (upstream isPodWorthRequeuing: the event, with the object
+// before and after, offered to the hints those plugins registered for it) or after 5 minutes at the
+// latest. Pods with scheduling gates wait, gated, until an update removes the gates; so do pods the
+// framework's PreEnqueue plugins hold, until their update or an event their gating plugin registered
+// lets them in. Events that come while pods are being scheduled are replayed for a pod that fails
+// (upstream's in-flight events). Each move into a queue is reported with the event's label. A gated
 // pod let in goes where any moved pod goes (upstream requeueEntityWithQueueingStrategy): to backoffQ
 // while the back-off of its last failed attempt runs, else to activeQ; a pod never attempted has no
 // back-off (upstream getBackoffTime with no attempts), so it goes to activeQ. Pods the QueueSort plugin ranks
@@ -26,12 +29,30 @@
 // the first heap without waiting for its back-off to end (SchedulerPopFromBackoffQ: activeQueue
 // unlockedPop, backoffQueue popBackoff); a pod backing off for an error waits for the flush.
 import type { Clock, Timer } from '../api/clock';
+import type { Pod } from '../api/types';
+import {
+  BackoffComplete,
+  EventForceActivate,
+  EventUnscheduledPodAdd,
+  EventUnschedulableTimeout,
+  eventLabel,
+  isWildCard,
+  matchAnyClusterEvent,
+  matchClusterEvents,
+  podSchedulingPropertiesChange,
+  PopFromBackoffQ,
+  ScheduleAttemptFailure,
+  type ClusterEvent,
+  type QueueingHintEntry,
+} from '../framework/events';
 import type { QueuedPodInfo } from '../framework/interfaces';
 import type { PodInfo } from '../framework/node-info';
 import { KeyedHeap } from './heap';
 
-/** `ObjectsUpdate`: one of the cluster's other objects (ClusterObjects: PVCs, PVs, Namespaces, PDBs, ...) changed. */
-export type ClusterEvent = 'NodeAdd' | 'NodeUpdate' | 'NodeDelete' | 'PodAdd' | 'PodUpdate' | 'PodDelete' | 'ObjectsUpdate';
+export type { ClusterEvent } from '../framework/events';
+
+/** The plugin upstream's scheduling gates are held by (its PreEnqueue), which its queueing hints are registered under. */
+export const SCHEDULING_GATES = 'SchedulingGates';
 
 export interface SchedulingQueueOptions {
   readonly clock: Clock;
@@ -42,38 +63,59 @@ export interface SchedulingQueueOptions {
   /** How long a pod may stay unschedulable before it is retried anyway. */
   readonly maxUnschedulableMs?: number;
   /**
-   * The cluster events a plugin's rejection can be undone by; a plugin not listed is woken by every
-   * event (safe default). Defaults to DEFAULT_EVENTS_OF_INTEREST.
+   * The profile's queueing hints (upstream QueueingHintMap, `Framework.queueingHints`): per plugin,
+   * the events that could undo its rejection and the function that says whether one does. Without
+   * them every event moves every rejected pod (as upstream for a plugin without EnqueueExtensions).
    */
-  readonly eventsOfInterest?: (plugin: string) => readonly ClusterEvent[] | undefined;
+  readonly queueingHints?: readonly QueueingHintEntry[];
   /**
-   * The framework's PreEnqueue plugins (a live scheduler's; upstream's DynamicResources): whether a
-   * pod may enter activeQ. A pod they hold waits gated until its update, or a change of the other
-   * objects (its claim created), lets it in.
+   * The framework's PreEnqueue plugins (a live scheduler's; upstream's DynamicResources and
+   * DefaultPreemption): the plugin that holds the pod out of activeQ, undefined when it may enter.
+   * A pod held waits, gated, until its update or a cluster event its gating plugin's hints answer
+   * Queue for lets it in.
    */
-  readonly preEnqueue?: (info: PodInfo) => boolean;
+  readonly preEnqueue?: (info: PodInfo) => string | undefined;
+  /**
+   * A pod entered one of the queues (upstream's scheduler_queue_incoming_pods_total: the queue and
+   * the event's label, e.g. active/UnscheduledPodAdd, unschedulable/ScheduleAttemptFailure,
+   * backoff/NodeUpdateNodeLabel, active/BackoffComplete, active/PopFromBackoffQ).
+   */
+  readonly onIncoming?: (queue: 'active' | 'backoff' | 'unschedulable', event: string) => void;
 }
 
-/** Which events can make a pod rejected by an upstream plugin schedulable (upstream's EventsToRegister). */
-export const DEFAULT_EVENTS_OF_INTEREST: Readonly<Record<string, readonly ClusterEvent[]>> = {
-  NodeName: ['NodeAdd'],
-  NodeUnschedulable: ['NodeAdd', 'NodeUpdate'],
-  NodeResourcesFit: ['NodeAdd', 'NodeUpdate', 'PodDelete', 'PodUpdate'],
-  NodeAffinity: ['NodeAdd', 'NodeUpdate'],
-  TaintToleration: ['NodeAdd', 'NodeUpdate'],
-  NodePorts: ['NodeAdd', 'PodDelete'],
-  PodTopologySpread: ['NodeAdd', 'NodeUpdate', 'NodeDelete', 'PodAdd', 'PodUpdate', 'PodDelete'],
-  InterPodAffinity: ['NodeAdd', 'NodeUpdate', 'PodAdd', 'PodUpdate', 'PodDelete'],
-};
-
 export type QueueName = 'active' | 'backoff' | 'unschedulable' | 'gated' | 'inFlight';
+
+/**
+ * upstream queueingStrategy: stay, or to backoffQ (activeQ once the back-off is over). Upstream's
+ * third, queueImmediately, answers a Pending plugin's Queue; no in-tree plugin of 1.37's default
+ * profile returns Pending, and Podplan's statuses have no such code.
+ */
+type Strategy = 'skip' | 'afterBackoff';
 
 interface Entry {
   queued: QueuedPodInfo;
   /** When its last attempt failed (backoff and the 5-minute leftover count from here); for a pod never attempted, when it was added. */
   failedAt: number;
-  /** Plugins that rejected it in its last attempt. */
+  /** Plugins that rejected it in its last attempt, and the PreEnqueue plugin that held it since (upstream UnschedulablePlugins). */
   rejectors: ReadonlySet<string>;
+  /** The PreEnqueue plugin holding it, while it is held (upstream GatingPlugin). */
+  gatingPlugin?: string;
+  /** When the 5-minute flush last moved it (upstream FlushTimestamp): a pod held again is not flushed again before another 5 minutes. */
+  flushedAt?: number;
+}
+
+/** A cluster event seen while pods were being scheduled (upstream's inFlightEvents), replayed for them when they fail. */
+interface InFlightEvent {
+  readonly seq: number;
+  readonly event: ClusterEvent;
+  readonly oldObj: unknown;
+  readonly newObj: unknown;
+}
+
+interface InFlight {
+  queued: QueuedPodInfo;
+  /** The sequence number of the last event recorded before it was popped: the events after it are its own. */
+  readonly since: number;
 }
 
 /** upstream backoffQOrderingWindowDuration: back-off expiries are whole seconds, and backoffQ is flushed on them. */
@@ -87,17 +129,18 @@ export class SchedulingQueue {
   /** backoffQ's pods whose last attempt failed with an error (upstream entityErrorBackoffQ): they leave only when flushed. */
   private readonly errorBackoff: KeyedHeap<Entry>;
   private readonly unschedulable = new Map<string, Entry>();
+  /** Pods held by scheduling gates or a PreEnqueue plugin (upstream keeps them among the unschedulable ones, gated). */
   private readonly gated = new Map<string, Entry>();
-  private readonly inFlight = new Map<string, QueuedPodInfo>();
-  private schedulingCycle = 0;
-  /** The scheduling cycle during which a cluster event last moved pods (upstream moveRequestCycle). */
-  private moveRequestCycle = -1;
+  private readonly inFlight = new Map<string, InFlight>();
+  private inFlightEvents: InFlightEvent[] = [];
+  private eventSeq = 0;
   private timers: Timer[] = [];
   private readonly listeners = new Set<() => void>();
   private readonly initialBackoffMs: number;
   private readonly maxBackoffMs: number;
   private readonly maxUnschedulableMs: number;
-  private readonly eventsOfInterest: (plugin: string) => readonly ClusterEvent[] | undefined;
+  /** Per plugin, the events it registered (upstream pluginToEventsMap: what may let in a pod it holds). */
+  private readonly pluginEvents = new Map<string, ClusterEvent[]>();
   /** Each queued pod's place in the order pods were added (first come, first served among equals). */
   private readonly arrival = new Map<string, number>();
   private arrivals = 0;
@@ -108,7 +151,11 @@ export class SchedulingQueue {
     this.initialBackoffMs = options.initialBackoffMs ?? 1000;
     this.maxBackoffMs = options.maxBackoffMs ?? 10_000;
     this.maxUnschedulableMs = options.maxUnschedulableMs ?? 300_000;
-    this.eventsOfInterest = options.eventsOfInterest ?? ((plugin) => DEFAULT_EVENTS_OF_INTEREST[plugin]);
+    for (const { plugin, event } of options.queueingHints ?? []) {
+      const events = this.pluginEvents.get(plugin) ?? [];
+      events.push(event);
+      this.pluginEvents.set(plugin, events);
+    }
     const arrived = (q: QueuedPodInfo) => this.arrival.get(q.info.id) ?? 0;
     const activeLess = (a: QueuedPodInfo, b: QueuedPodInfo) => options.less(a, b) || (!options.less(b, a) && arrived(a) < arrived(b));
     this.active = new KeyedHeap((q) => q.info.id, activeLess);
@@ -161,30 +208,26 @@ export class SchedulingQueue {
     this.timers = [];
   }
 
-  /** A new pending pod: gated pods wait, others go to activeQ. */
+  /** A new pending pod (upstream Add, event UnscheduledPodAdd): gated pods wait, others go to activeQ. */
   add(info: PodInfo): void {
     const queued: QueuedPodInfo = { info, timestamp: this.options.clock.now(), attempts: 0 };
     this.arrival.set(info.id, this.arrivals++);
-    if (this.isGated(info)) {
-      this.gated.set(info.id, { queued, failedAt: queued.timestamp, rejectors: new Set() });
-      return;
-    }
-    this.active.upsert(queued);
-    this.notify();
+    this.moveToActive({ queued, failedAt: queued.timestamp, rejectors: new Set() }, eventLabel(EventUnscheduledPodAdd), false);
   }
 
-  /** The pod changed: a gated pod whose gates are gone is let in (backoffQ or activeQ); elsewhere the new object replaces the old. */
+  /**
+   * The pod changed (upstream Update). In flight, the update's events are recorded for its return;
+   * in activeQ or backoffQ, the new object replaces the old; held or unschedulable, each part of it
+   * that changed (TargetPod/UpdatePodLabel, …/UpdatePodSchedulingGatesEliminated, …) is offered to
+   * the hints of the plugins that rejected or hold it, and the first that moves it wins.
+   */
   update(info: PodInfo): void {
     const id = info.id;
-    const gated = this.gated.get(id);
-    if (gated) {
-      const entry = { ...gated, queued: { ...gated.queued, info } };
-      if (this.isGated(info)) {
-        this.gated.set(id, entry);
-      } else {
-        this.gated.delete(id);
-        this.letIn(entry);
-      }
+    const flying = this.inFlight.get(id);
+    if (flying) {
+      const old = flying.queued.info.pod;
+      flying.queued = { ...flying.queued, info };
+      for (const event of podSchedulingPropertiesChange(info.pod, old, true)) this.recordInFlight(event, old, info.pod);
       return;
     }
     const active = this.active.get(id);
@@ -193,20 +236,21 @@ export class SchedulingQueue {
       const backoff = heap.get(id);
       if (backoff) return heap.upsert({ ...backoff, queued: { ...backoff.queued, info } });
     }
-    const unschedulable = this.unschedulable.get(id);
-    if (unschedulable) {
-      const entry = { ...unschedulable, queued: { ...unschedulable.queued, info } };
-      // An update of the pod itself may make it schedulable when it changes what scheduling reads
-      // (upstream PodSchedulingPropertiesChange); its status written after a failed attempt does not.
-      if (!schedulingPropertiesChanged(unschedulable.queued.info.pod, info.pod)) {
-        this.unschedulable.set(id, entry);
-        return;
+    const waiting = this.gated.get(id) ?? this.unschedulable.get(id);
+    if (waiting) {
+      const old = waiting.queued.info.pod;
+      const entry: Entry = { ...waiting, queued: { ...waiting.queued, info } };
+      (this.gated.has(id) ? this.gated : this.unschedulable).set(id, entry);
+      for (const event of podSchedulingPropertiesChange(info.pod, old, true)) {
+        const strategy = this.worthRequeuing(entry, event, old, info.pod);
+        if (strategy === 'skip') continue;
+        this.takeOut(id);
+        const where = this.requeue(entry, strategy, eventLabel(event));
+        if (where !== 'unschedulable') break;
       }
-      this.unschedulable.delete(id);
-      this.requeue(entry);
       return;
     }
-    if (!this.inFlight.has(id)) this.add(info);
+    this.add(info);
   }
 
   delete(id: string): void {
@@ -215,22 +259,25 @@ export class SchedulingQueue {
     this.errorBackoff.delete(id);
     this.unschedulable.delete(id);
     this.gated.delete(id);
-    this.inFlight.delete(id);
+    this.leaveFlight(id);
     this.arrival.delete(id);
     this.failures.delete(id);
   }
 
   /**
    * The next pod to schedule: activeQ's head; when activeQ is empty, the head of backoffQ's pods
-   * rejected by plugins, backing off or not (upstream SchedulerPopFromBackoffQ); undefined when
-   * neither has one.
+   * rejected by plugins, backing off or not (upstream SchedulerPopFromBackoffQ, counted as entering
+   * activeQ by PopFromBackoffQ); undefined when neither has one.
    */
   pop(): QueuedPodInfo | undefined {
-    const next = this.active.pop() ?? this.backoff.pop()?.queued;
+    let next = this.active.pop();
+    if (!next) {
+      next = this.backoff.pop()?.queued;
+      if (next) this.options.onIncoming?.('active', PopFromBackoffQ);
+    }
     if (!next) return undefined;
-    this.schedulingCycle++;
     const popped: QueuedPodInfo = { ...next, attempts: next.attempts + 1 };
-    this.inFlight.set(popped.info.id, popped);
+    this.inFlight.set(popped.info.id, { queued: popped, since: this.eventSeq });
     return popped;
   }
 
@@ -241,50 +288,74 @@ export class SchedulingQueue {
 
   /** The popped pod was placed (or given up on): it leaves the queue. */
   done(id: string): void {
-    this.inFlight.delete(id);
+    this.leaveFlight(id);
     this.arrival.delete(id);
     this.failures.delete(id);
   }
 
   /**
-   * The popped pod could not be placed; `rejectors` are the plugins that rejected it. If a cluster
-   * event arrived while it was being scheduled it backs off and retries, else it waits for an event.
+   * The popped pod could not be placed; `rejectors` are the plugins that rejected it (upstream
+   * AddUnschedulablePodIfNotPresent). The events that came while it was being scheduled are offered
+   * to their hints (upstream determineSchedulingHintForInFlightPod): one answered Queue, it goes to
+   * backoffQ (activeQ once its back-off is over); none did, it waits among the unschedulable pods.
+   * Without rejectors (an error) it backs off.
    */
   addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
-    this.inFlight.delete(queued.info.id);
-    this.countFailure(queued.info.id, rejectors.size === 0);
-    const entry: Entry = { queued: this.refreshed(queued), failedAt: this.options.clock.now(), rejectors };
-    if (this.moveRequestCycle >= this.schedulingCycle) this.requeue(entry);
-    else this.unschedulable.set(queued.info.id, entry);
+    const id = queued.info.id;
+    const latest = this.inFlight.get(id)?.queued.info ?? queued.info;
+    const events = this.eventsSince(id);
+    this.leaveFlight(id);
+    this.countFailure(id, rejectors.size === 0);
+    const entry: Entry = { queued: this.refreshed({ ...queued, info: latest }), failedAt: this.options.clock.now(), rejectors };
+    let strategy: Strategy = 'skip';
+    if (rejectors.size === 0) strategy = 'afterBackoff';
+    else {
+      for (const e of events) {
+        strategy = this.worthRequeuing(entry, e.event, e.oldObj, e.newObj);
+        if (strategy !== 'skip') break;
+      }
+    }
+    this.requeue(entry, strategy, ScheduleAttemptFailure);
   }
 
   /** The popped pod failed for an internal reason (error, binding failure): it backs off and retries. */
   addBackoff(queued: QueuedPodInfo): void {
-    this.inFlight.delete(queued.info.id);
-    this.countFailure(queued.info.id, true);
-    this.requeue({ queued: this.refreshed(queued), failedAt: this.options.clock.now(), rejectors: new Set() });
+    this.addUnschedulable(queued, new Set());
   }
 
-  /** A cluster event: unschedulable pods that one of their rejecting plugins cares about move back. */
-  onEvent(event: ClusterEvent): void {
-    // A pod held by PreEnqueue (not by scheduling gates) may be let in by the other objects' change.
-    if (event === 'ObjectsUpdate') this.recheckHeld();
-    for (const [id, entry] of this.unschedulable) {
-      if (this.couldHelp(entry, event)) {
-        this.unschedulable.delete(id);
-        this.requeue(entry);
-      }
+  /**
+   * A cluster event with the object before (undefined for an add) and after (undefined for a
+   * delete) (upstream MoveAllToActiveOrBackoffQueue): each unschedulable pod one of whose rejecting
+   * plugins' hints answers Queue moves to backoffQ (activeQ once its back-off is over); a held pod is
+   * asked about only for events its gating plugin registered. `preCheck` narrows the pods considered
+   * (upstream's, for a nominated pod's deletion: those of lower or equal priority). The event is
+   * recorded for the pods being scheduled.
+   */
+  onEvent(event: ClusterEvent, oldObj?: unknown, newObj?: unknown, preCheck?: (pod: Pod) => boolean): void {
+    if (!this.isEventOfInterest(event)) return;
+    const label = eventLabel(event);
+    for (const [id, entry] of [...this.unschedulable, ...this.gated]) {
+      if (preCheck && !preCheck(entry.queued.info.pod)) continue;
+      if (entry.gatingPlugin !== undefined && !isWildCard(event) && !this.gatingPluginCares(entry.gatingPlugin, event)) continue;
+      const strategy = this.worthRequeuing(entry, event, oldObj, newObj);
+      if (strategy === 'skip') continue;
+      this.takeOut(id);
+      this.requeue(entry, strategy, label);
     }
-    this.moveRequestCycle = this.schedulingCycle;
+    if (this.inFlight.size > 0) this.recordInFlight(event, oldObj, newObj);
   }
 
-  /** Asks the PreEnqueue plugins again about the pods they hold: those they let go now enter the queue. */
+  /**
+   * Asks the PreEnqueue plugins again about the pods they hold (upstream Activate after a pod's
+   * preemption was carried out, event ForceActivate): those they let go now enter the queue.
+   */
   recheckHeld(): void {
     if (!this.options.preEnqueue) return;
+    const label = eventLabel(EventForceActivate);
     for (const [id, entry] of this.gated) {
-      if (this.isGated(entry.queued.info)) continue;
+      if (this.isGated(entry.queued.info) !== undefined) continue;
       this.gated.delete(id);
-      this.letIn(entry);
+      this.moveToActive(entry, label, false);
     }
   }
 
@@ -295,20 +366,22 @@ export class SchedulingQueue {
     for (const heap of [this.backoff, this.errorBackoff]) {
       for (let head = heap.peek(); head && !this.backingOff(head, now); head = heap.peek()) {
         heap.pop();
-        this.active.upsert(head.queued);
+        // PreEnqueue ran when it entered backoffQ (SchedulerPopFromBackoffQ).
+        this.moveToActive(head, BackoffComplete, true);
         moved = true;
       }
     }
     if (moved) this.notify();
   }
 
-  /** Retries pods that have been unschedulable for longer than the limit (also run every 30 s). */
+  /** Retries pods that have been unschedulable (or held) for longer than the limit (also run every 30 s; upstream UnschedulableTimeout). */
   flushUnschedulableLeftover(): void {
     const now = this.options.clock.now();
-    for (const [id, entry] of this.unschedulable) {
-      if (now - entry.failedAt >= this.maxUnschedulableMs) {
-        this.unschedulable.delete(id);
-        this.requeue(entry);
+    const label = eventLabel(EventUnschedulableTimeout);
+    for (const [id, entry] of [...this.unschedulable, ...this.gated]) {
+      if (now - Math.max(entry.failedAt, entry.flushedAt ?? -Infinity) >= this.maxUnschedulableMs) {
+        this.takeOut(id);
+        this.requeue({ ...entry, flushedAt: now }, 'afterBackoff', label);
       }
     }
   }
@@ -333,6 +406,12 @@ export class SchedulingQueue {
     return this.failures.get(id) ?? { unschedulable: 0, errors: 0 };
   }
 
+  /** The pod as the queue holds it now (its last version seen), wherever it is. */
+  pendingPod(id: string): Pod | undefined {
+    const entry = this.gated.get(id) ?? this.unschedulable.get(id) ?? this.backoff.get(id) ?? this.errorBackoff.get(id);
+    return (entry?.queued ?? this.active.get(id) ?? this.inFlight.get(id)?.queued)?.info.pod;
+  }
+
   /** Where a pod is, for views and tests. */
   whereIs(id: string): QueueName | undefined {
     if (this.active.has(id)) return 'active';
@@ -353,9 +432,138 @@ export class SchedulingQueue {
     };
   }
 
-  /** Held out of activeQ: by scheduling gates, or by the PreEnqueue plugins. */
-  private isGated(info: PodInfo): boolean {
-    return hasSchedulingGates(info) || (this.options.preEnqueue !== undefined && !this.options.preEnqueue(info));
+  /** The plugin that holds the pod out of activeQ: SchedulingGates for a pod with gates, else the PreEnqueue plugins' (upstream runPreEnqueuePlugins). */
+  private isGated(info: PodInfo): string | undefined {
+    if ((info.pod.spec.schedulingGates?.length ?? 0) > 0) return SCHEDULING_GATES;
+    return this.options.preEnqueue?.(info);
+  }
+
+  /** upstream isEventOfInterest: a wildcard, or an event some plugin registered (every event without hints). */
+  private isEventOfInterest(event: ClusterEvent): boolean {
+    if (isWildCard(event) || !this.options.queueingHints) return true;
+    return this.options.queueingHints.some((h) => matchClusterEvents(h.event, event));
+  }
+
+  private gatingPluginCares(plugin: string, event: ClusterEvent): boolean {
+    if (!this.options.queueingHints) return true;
+    return matchAnyClusterEvent(event, this.pluginEvents.get(plugin) ?? []);
+  }
+
+  /**
+   * upstream isPodWorthRequeuing: no rejectors or a wildcard event (a ForceActivate for another pod
+   * aside), after back-off; else after back-off when a hint of a plugin that rejected it, registered
+   * for a matching event, answers Queue (or fails: an error counts as Queue).
+   */
+  private worthRequeuing(entry: Entry, event: ClusterEvent, oldObj: unknown, newObj: unknown): Strategy {
+    if (entry.rejectors.size === 0) return 'afterBackoff';
+    if (isWildCard(event)) {
+      const target = newObj as Pod | undefined;
+      if (target?.metadata?.uid !== undefined && target.metadata.uid !== entry.queued.info.pod.metadata.uid) return 'skip';
+      return 'afterBackoff';
+    }
+    const hints = this.options.queueingHints;
+    if (!hints) return 'afterBackoff';
+    const pod = entry.queued.info.pod;
+    for (const h of hints) {
+      if (!entry.rejectors.has(h.plugin) || !matchClusterEvents(h.event, event)) continue;
+      const hint = h.hint(pod, oldObj, newObj);
+      if (hint === 'QueueSkip') continue;
+      return 'afterBackoff';
+    }
+    return 'skip';
+  }
+
+  /** Takes a waiting pod out of the unschedulable or held pods. */
+  private takeOut(id: string): void {
+    this.unschedulable.delete(id);
+    this.gated.delete(id);
+  }
+
+  /**
+   * upstream requeueEntityWithQueueingStrategy: skip stays unschedulable; after back-off goes to
+   * backoffQ while the back-off runs, else to activeQ. PreEnqueue may hold it instead. Returns
+   * where it went.
+   */
+  private requeue(entry: Entry, strategy: Strategy, label: string): 'active' | 'backoff' | 'unschedulable' {
+    if (strategy === 'skip') {
+      this.toUnschedulable(entry, label);
+      return 'unschedulable';
+    }
+    if (this.backingOff(entry, this.options.clock.now())) {
+      return this.moveToBackoff(entry, label) ? 'backoff' : 'unschedulable';
+    }
+    return this.moveToActive(entry, label, false) ? 'active' : 'unschedulable';
+  }
+
+  /** Among the unschedulable pods, or the held ones when a plugin holds it; counted when it was not there yet. */
+  private toUnschedulable(entry: Entry, label: string): void {
+    const id = entry.queued.info.id;
+    const present = this.unschedulable.has(id) || this.gated.has(id);
+    this.takeOut(id);
+    (entry.gatingPlugin !== undefined ? this.gated : this.unschedulable).set(id, entry);
+    if (!present) this.options.onIncoming?.('unschedulable', label);
+  }
+
+  /** Runs the PreEnqueue plugins: the entry as held by the first that holds it, or as let in. */
+  private gate(entry: Entry): Entry {
+    const plugin = this.isGated(entry.queued.info);
+    if (plugin === undefined) {
+      if (entry.gatingPlugin === undefined) return entry;
+      const { gatingPlugin: _gone, ...rest } = entry;
+      return rest;
+    }
+    return { ...entry, gatingPlugin: plugin, rejectors: new Set([...entry.rejectors, plugin]) };
+  }
+
+  /** upstream moveToActiveQ: PreEnqueue first (unless it comes from backoffQ, checked on entry); held, it waits among the unschedulable pods. */
+  private moveToActive(entry: Entry, label: string, fromBackoff: boolean): boolean {
+    const checked = fromBackoff ? entry : this.gate(entry);
+    if (checked.gatingPlugin !== undefined) {
+      this.toUnschedulable(checked, label);
+      return false;
+    }
+    this.active.upsert(checked.queued);
+    this.options.onIncoming?.('active', label);
+    if (!fromBackoff) this.notify();
+    return true;
+  }
+
+  /**
+   * upstream moveToBackoffQ: PreEnqueue runs on entry (SchedulerPopFromBackoffQ); the error heap when
+   * its last attempt failed with an error, else the heap pop takes from (so it is ready).
+   */
+  private moveToBackoff(entry: Entry, label: string): boolean {
+    const checked = this.gate(entry);
+    if (checked.gatingPlugin !== undefined) {
+      this.toUnschedulable(checked, label);
+      return false;
+    }
+    this.options.onIncoming?.('backoff', label);
+    if (this.failureCounts(checked.queued.info.id).errors > 0) this.errorBackoff.upsert(checked);
+    else {
+      this.backoff.upsert(checked);
+      this.notify();
+    }
+    return true;
+  }
+
+  private recordInFlight(event: ClusterEvent, oldObj: unknown, newObj: unknown): void {
+    this.inFlightEvents.push({ seq: ++this.eventSeq, event, oldObj, newObj });
+  }
+
+  /** The events recorded since the pod was popped. */
+  private eventsSince(id: string): readonly InFlightEvent[] {
+    const flying = this.inFlight.get(id);
+    if (!flying) return [];
+    return this.inFlightEvents.filter((e) => e.seq > flying.since);
+  }
+
+  /** The pod is no longer in flight: events no pod in flight needs are dropped. */
+  private leaveFlight(id: string): void {
+    if (!this.inFlight.delete(id)) return;
+    let oldest = Infinity;
+    for (const f of this.inFlight.values()) oldest = Math.min(oldest, f.since);
+    this.inFlightEvents = this.inFlightEvents.filter((e) => e.seq > oldest);
   }
 
   /**
@@ -390,48 +598,6 @@ export class SchedulingQueue {
     this.failures.set(id, error ? { unschedulable, errors: errors + 1 } : { unschedulable: unschedulable + 1, errors: 0 });
   }
 
-  private couldHelp(entry: Entry, event: ClusterEvent): boolean {
-    if (entry.rejectors.size === 0) return true;
-    for (const plugin of entry.rejectors) {
-      const events = this.eventsOfInterest(plugin);
-      if (!events || events.includes(event)) return true;
-    }
-    return false;
-  }
-
-  /**
-   * As upstream's moves into activeQ and backoffQ run the PreEnqueue plugins: a pod they hold now
-   * (its claim deleted meanwhile) waits gated instead. A pod leaving backoffQ was checked on entry.
-   */
-  private heldBack(entry: Entry): boolean {
-    if (!this.options.preEnqueue || this.options.preEnqueue(entry.queued.info)) return false;
-    this.gated.set(entry.queued.info.id, entry);
-    return true;
-  }
-
-  private requeue(entry: Entry): void {
-    if (!this.heldBack(entry)) this.letIn(entry);
-  }
-
-  /**
-   * A pod the PreEnqueue plugins let in: to backoffQ while its back-off runs (the error heap when its
-   * last attempt failed with an error, as upstream's backoffQueue add; else the heap pop takes from,
-   * so it is ready), else to activeQ.
-   */
-  private letIn(entry: Entry): void {
-    if (this.backingOff(entry, this.options.clock.now())) {
-      if (this.failureCounts(entry.queued.info.id).errors > 0) {
-        this.errorBackoff.upsert(entry);
-      } else {
-        this.backoff.upsert(entry);
-        this.notify();
-      }
-    } else {
-      this.active.upsert(entry.queued);
-      this.notify();
-    }
-  }
-
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
@@ -440,28 +606,4 @@ export class SchedulingQueue {
 /** upstream alignToWindow: the whole second (of the injected clock's milliseconds) `ms` falls in. */
 function window(ms: number): number {
   return Math.floor(ms / BACKOFF_FLUSH_MS) * BACKOFF_FLUSH_MS;
-}
-
-/**
- * upstream PodSchedulingPropertiesChange's extractors: the pod's labels, requests (containers, init
- * containers, overhead), scheduling gates, tolerations or generated claims changed. Any other change
- * (its status, annotations) is upstream's general Pod/Update event, which no in-tree plugin's
- * rejection is undone by.
- */
-function schedulingPropertiesChanged(before: PodInfo['pod'], after: PodInfo['pod']): boolean {
-  const read = (pod: PodInfo['pod']) =>
-    JSON.stringify([
-      pod.metadata.labels ?? {},
-      pod.spec.containers.map((c) => c.resources ?? {}),
-      (pod.spec.initContainers ?? []).map((c) => c.resources ?? {}),
-      pod.spec.overhead ?? {},
-      pod.spec.schedulingGates ?? [],
-      pod.spec.tolerations ?? [],
-      pod.status?.resourceClaimStatuses ?? [],
-    ]);
-  return read(before) !== read(after);
-}
-
-function hasSchedulingGates(info: PodInfo): boolean {
-  return (info.pod.spec.schedulingGates?.length ?? 0) > 0;
 }

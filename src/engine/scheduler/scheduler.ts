@@ -13,7 +13,18 @@ import { boundPodInfo, podInfo, type PodInfo } from '../framework/node-info';
 import type { Framework } from '../framework/runtime';
 import type { Snapshot } from '../framework/snapshot';
 import { errorStatus, isRejection, isSuccess, SUCCESS, type Status } from '../framework/status';
-import { SchedulingQueue, type ClusterEvent } from '../queue/scheduling-queue';
+import { SchedulingQueue } from '../queue/scheduling-queue';
+import {
+  EventAssignedPodAdd,
+  EventAssignedPodDelete,
+  EventNodeAdd,
+  EventNodeDelete,
+  nodeSchedulingPropertiesChange,
+  podSchedulingPropertiesChange,
+  type ClusterEvent,
+} from '../framework/events';
+import { podPriority } from '../api/priority';
+import { EVENTS as SCHEDULING_GATES_EVENTS, NAME as SCHEDULING_GATES } from '../plugins/SchedulingGates';
 import { DEFAULT_SCHEDULER_NAME } from '../framework/profile';
 
 export interface ScheduleOutcome {
@@ -39,6 +50,13 @@ export interface Preempted {
   readonly node: string;
   /** The preemptor, namespace/name. */
   readonly by: string;
+}
+
+/** A cluster event as the queue was told of it, with the object before and after (another scheduler's queue on the same cache hears the same). */
+export interface DeliveredEvent {
+  readonly event: ClusterEvent;
+  readonly oldObj: unknown;
+  readonly newObj: unknown;
 }
 
 /** A pod the scheduler cannot take at all (malformed requests): reported, never queued. */
@@ -76,6 +94,8 @@ export interface SchedulerOptions {
   readonly preEnqueue?: boolean;
   /** The queue's back-off (KubeSchedulerConfiguration podInitialBackoffSeconds / podMaxBackoffSeconds); default 1 s to 10 s. */
   readonly backoff?: { readonly initialBackoffMs?: number; readonly maxBackoffMs?: number };
+  /** A pod entered one of the queues, by which event (upstream's scheduler_queue_incoming_pods_total). */
+  readonly onQueueIncoming?: (queue: 'active' | 'backoff' | 'unschedulable', event: string) => void;
 }
 
 export class Scheduler {
@@ -103,7 +123,20 @@ export class Scheduler {
       clock: options.clock,
       less: framework.queueSortLess,
       ...options.backoff,
-      ...(options.preEnqueue ? { preEnqueue: (info: PodInfo) => isSuccess(framework.preEnqueue(info.pod)) } : {}),
+      // The queue holds pods with scheduling gates for every profile (SchedulingGates is upstream's PreEnqueue plugin).
+      queueingHints: [
+        ...framework.queueingHints(),
+        ...SCHEDULING_GATES_EVENTS.map(({ event, hint }) => ({ plugin: SCHEDULING_GATES, event, hint: hint ?? (() => 'Queue' as const) })),
+      ],
+      ...(options.preEnqueue
+        ? {
+            preEnqueue: (info: PodInfo) => {
+              const status = framework.preEnqueue(info.pod);
+              return isSuccess(status) ? undefined : (status.plugin ?? 'PreEnqueue');
+            },
+          }
+        : {}),
+      ...(options.onQueueIncoming ? { onIncoming: options.onQueueIncoming } : {}),
     });
     this.snapshot = options.cache.snapshot();
   }
@@ -119,57 +152,88 @@ export class Scheduler {
     );
   }
 
-  onPodAdd(pod: Pod): void {
+  /** A pod seen added; returns the cluster events its queue was told of. */
+  onPodAdd(pod: Pod): readonly DeliveredEvent[] {
     if (pod.spec.nodeName) {
-      this.cacheChanged(this.options.cache.addPod(pod), 'PodAdd');
+      const events = this.cacheChanged(this.options.cache.addPod(pod), [EventAssignedPodAdd], undefined, pod);
       this.queue.delete(podId(pod));
-      return;
+      return events;
     }
-    if (!this.responsibleFor(pod)) return;
+    if (!this.responsibleFor(pod)) return [];
     const info = podInfo(pod);
     if (!info.ok) {
       this.rejected.push({ pod: podKey(pod), error: info.error });
-      return;
+      return [];
     }
     this.pendingIds.set(info.value.key, info.value.id);
     this.queue.add(info.value);
     if (pod.status?.nominatedNodeName) this.nominated.nominate(info.value, pod.status.nominatedNodeName);
+    return [];
   }
 
-  onPodUpdate(pod: Pod): void {
+  /** A pod seen changed; returns the cluster events its queue was told of. */
+  onPodUpdate(pod: Pod): readonly DeliveredEvent[] {
     if (pod.spec.nodeName) {
       const known = this.options.cache.getPod(podId(pod));
       // An assumed pod's bound version confirms it, like an add; so is a pod first seen bound (upstream's
       // assigned-pod handlers see an update that binds a pod as an add: AssignedPodAdd, which frees no room).
-      if (known?.state === 'Added') this.cacheChanged(this.options.cache.updatePod(pod), 'PodUpdate');
-      else this.cacheChanged(this.options.cache.addPod(pod), 'PodAdd');
+      // A bound pod's update is split into the parts that changed (AssignedPod/UpdatePodLabel, …).
+      const events =
+        known?.state === 'Added'
+          ? this.cacheChanged(this.options.cache.updatePod(pod), podSchedulingPropertiesChange(pod, known.pod, false), known.pod, pod)
+          : this.cacheChanged(this.options.cache.addPod(pod), [EventAssignedPodAdd], undefined, pod);
       // Bound (by this scheduler or another): it is no longer anyone's to schedule.
       this.queue.delete(podId(pod));
       this.nominated.remove(podId(pod));
-      return;
+      return events;
     }
     const info = podInfo(pod);
+    const old = info.ok ? this.queue.pendingPod(info.value.id) : undefined;
     if (info.ok && this.responsibleFor(pod)) this.queue.update(info.value);
     if (info.ok && pod.status?.nominatedNodeName) this.nominated.nominate(info.value, pod.status.nominatedNodeName);
+    // upstream updatePodInSchedulingQueue: a pod whose nominated node changed no longer holds room
+    // there, for pods of lower or equal priority (as if it were deleted from it).
+    const nominatedBefore = old?.status?.nominatedNodeName;
+    if (old && nominatedBefore && nominatedBefore !== pod.status?.nominatedNodeName) {
+      const priority = podPriority(old);
+      this.queue.onEvent(EventAssignedPodDelete, old, undefined, (p) => podPriority(p) <= priority);
+    }
+    return [];
   }
 
-  onPodDelete(pod: Pod): void {
-    if (pod.spec.nodeName) this.cacheChanged(this.options.cache.removePod(pod), 'PodDelete');
+  /** A pod seen deleted; returns the cluster events its queue was told of. */
+  onPodDelete(pod: Pod): readonly DeliveredEvent[] {
+    const events = pod.spec.nodeName ? this.cacheChanged(this.options.cache.removePod(pod), [EventAssignedPodDelete], pod, undefined) : [];
     const info = podInfo(pod);
     if (info.ok) this.queue.delete(info.value.id);
     this.nominated.remove(podId(pod));
+    // upstream deletePodFromSchedulingQueue: a nominated pod's room is freed for pods of lower or equal priority.
+    if (!pod.spec.nodeName && pod.status?.nominatedNodeName) {
+      const priority = podPriority(pod);
+      this.queue.onEvent(EventAssignedPodDelete, pod, undefined, (p) => podPriority(p) <= priority);
+    }
+    return events;
   }
 
-  onNodeAdd(node: Node): void {
-    this.cacheChanged(this.options.cache.addNode(node), 'NodeAdd');
+  onNodeAdd(node: Node): readonly DeliveredEvent[] {
+    return this.cacheChanged(this.options.cache.addNode(node), [EventNodeAdd], undefined, node);
   }
 
-  onNodeUpdate(node: Node): void {
-    this.cacheChanged(this.options.cache.updateNode(node), 'NodeUpdate');
+  /** A node changed: each part of it that changed (Node/UpdateNodeLabel, …/UpdateNodeTaint, …) is one event, with the node before and after. */
+  onNodeUpdate(node: Node): readonly DeliveredEvent[] {
+    const old = this.options.cache.getNode(node.metadata.name);
+    const result = this.options.cache.updateNode(node);
+    return this.cacheChanged(result, old ? nodeSchedulingPropertiesChange(node, old) : [EventNodeAdd], old, node);
   }
 
-  onNodeDelete(name: string): void {
-    this.cacheChanged(this.options.cache.removeNode(name), 'NodeDelete');
+  onNodeDelete(name: string): readonly DeliveredEvent[] {
+    const old = this.options.cache.getNode(name);
+    return this.cacheChanged(this.options.cache.removeNode(name), [EventNodeDelete], old, undefined);
+  }
+
+  /** Another of the cluster's objects (a claim, a slice, a device class, a volume claim, …) was added, changed or deleted. */
+  onObjectEvent(event: ClusterEvent, oldObj: unknown, newObj: unknown): void {
+    this.queue.onEvent(event, oldObj, newObj);
   }
 
   /**
@@ -232,7 +296,8 @@ export class Scheduler {
     if (this.options.confirmedBy !== 'watch') cache.addPod(boundPodInfo(info, commit.node).pod);
     this.queue.done(info.id);
     this.nominated.remove(info.id);
-    this.queue.onEvent('PodAdd');
+    // Where nothing watches, the scheduler's own confirmation is the AssignedPodAdd a watch would bring.
+    if (this.options.confirmedBy !== 'watch') this.queue.onEvent(EventAssignedPodAdd, undefined, boundPodInfo(info, commit.node).pod);
     const victims = this.evictedFor.get(info.key);
     this.evictedFor.delete(info.key);
     preemption ??= this.preemptionFor.get(info.key);
@@ -297,8 +362,15 @@ export class Scheduler {
     return outcome;
   }
 
-  private cacheChanged(result: { ok: boolean }, event: ClusterEvent): void {
-    if (result.ok) this.queue.onEvent(event);
+  private cacheChanged(
+    result: { ok: boolean },
+    events: readonly ClusterEvent[],
+    oldObj: unknown,
+    newObj: unknown,
+  ): readonly DeliveredEvent[] {
+    if (!result.ok) return [];
+    for (const event of events) this.queue.onEvent(event, oldObj, newObj);
+    return events.map((event) => ({ event, oldObj, newObj }));
   }
 }
 

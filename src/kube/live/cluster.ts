@@ -4,6 +4,9 @@
 // logic is written against, over KubeHttp (plain JSON, errors as redacted values) and PlannerObjects.
 import type { Clock } from '../../engine/api/clock';
 import type { ClusterObjects } from '../../engine/api/types';
+import { ActionType, clusterEvent, type EventResource } from '../../engine/framework/events';
+import type { DeliveredEvent } from '../../engine/scheduler/scheduler';
+import type { FileModel } from '../../manifests/workspace';
 import { err, ok, type Result } from '../../engine/api/result';
 import type { Plan } from '../../engine/planner/plan';
 import { planFromManifest, schedulePlanObject } from '../../manifests/schedule-plan';
@@ -155,6 +158,22 @@ export interface InformerSet {
 /** The kinds besides Nodes, Pods and the planner's own that plugins read (ClusterObjects). */
 const OBJECT_RESOURCES = CLUSTER_RESOURCES.filter((r) => ![NODE, POD, SCHEDULE_TRIGGER, SCHEDULE_PLAN].includes(r));
 
+/**
+ * The kinds of the other objects whose changes are cluster events for the queues (upstream's event
+ * handlers for them: Add, Update, Delete of each), with how a decoded object of the kind is found.
+ */
+const EVENT_KINDS: Readonly<Record<string, { readonly resource: EventResource; readonly decoded: (f: FileModel) => unknown }>> = {
+  ResourceClaim: { resource: 'resource.k8s.io/ResourceClaim', decoded: (f) => f.resourceClaims[0]?.value },
+  ResourceSlice: { resource: 'resource.k8s.io/ResourceSlice', decoded: (f) => f.resourceSlices[0]?.value },
+  DeviceClass: { resource: 'resource.k8s.io/DeviceClass', decoded: (f) => f.deviceClasses[0]?.value },
+  PersistentVolumeClaim: { resource: 'PersistentVolumeClaim', decoded: (f) => f.persistentVolumeClaims[0]?.value },
+  PersistentVolume: { resource: 'PersistentVolume', decoded: (f) => f.persistentVolumes[0]?.value },
+  StorageClass: { resource: 'storage.k8s.io/StorageClass', decoded: (f) => f.storageClasses[0]?.value },
+  CSINode: { resource: 'storage.k8s.io/CSINode', decoded: (f) => f.csiNodes[0]?.value },
+  CSIDriver: { resource: 'storage.k8s.io/CSIDriver', decoded: (f) => f.csiDrivers[0]?.value },
+  CSIStorageCapacity: { resource: 'storage.k8s.io/CSIStorageCapacity', decoded: (f) => f.csiStorageCapacities[0]?.value },
+};
+
 /** The ClusterObjects part of a mirror's model: everything the engine reads but its nodes and pods (named once, in ClusterObjects). */
 function clusterObjects(mirror: ClusterMirror): ClusterObjects {
   const { nodes: _nodes, pods: _pods, ...objects } = mirror.model().cluster;
@@ -223,16 +242,32 @@ export function startInformers(
   // After the first list, changes are handed over once per burst (a relist is one), before the loop's next turn.
   let objectsSynced = false;
   let handOver: Promise<void> | undefined;
+  // Each object of an event kind as last decoded (the object before its next change), and the events
+  // of the burst not handed over yet.
+  const lastSeen = new Map<string, unknown>();
+  let pending: DeliveredEvent[] = [];
   const objectsChanged = (event: InformerEvent) => {
-    const problem = mirror.fileOf(event)?.errors.find((e) => e.severity === 'error');
-    if (problem)
-      options.onError(
-        `${event.resource.kind} ${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name} is left out: ${problem.message}`,
-      );
+    const file = mirror.fileOf(event);
+    const problem = file?.errors.find((e) => e.severity === 'error');
+    const name = `${event.object.metadata.namespace ? `${event.object.metadata.namespace}/` : ''}${event.object.metadata.name}`;
+    if (problem) options.onError(`${event.resource.kind} ${name} is left out: ${problem.message}`);
+    const kind = EVENT_KINDS[event.resource.kind];
+    if (kind) {
+      const key = `${event.resource.kind}/${name}`;
+      const before = lastSeen.get(key);
+      const after = event.type === 'delete' || !file ? undefined : kind.decoded(file);
+      if (after === undefined) lastSeen.delete(key);
+      else lastSeen.set(key, after);
+      const action = event.type === 'add' ? ActionType.Add : event.type === 'delete' ? ActionType.Delete : ActionType.Update;
+      if (objectsSynced && (before !== undefined || after !== undefined))
+        pending.push({ event: clusterEvent(kind.resource, before === undefined ? ActionType.Add : action), oldObj: before, newObj: after });
+    }
     if (!objectsSynced || handOver) return;
     handOver = Promise.resolve().then(() => {
       handOver = undefined;
-      live.objectsChanged(clusterObjects(mirror));
+      const events = pending;
+      pending = [];
+      live.objectsChanged(clusterObjects(mirror), events);
     });
   };
   const mirror = new ClusterMirror(http, {

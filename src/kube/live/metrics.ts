@@ -71,6 +71,16 @@ export class SchedulerMetrics {
         this.set({ queue: 'gated' }, c.gated);
       },
     });
+    new Counter({
+      name: 'scheduler_queue_incoming_pods_total',
+      help: 'Number of pods added to scheduling queues by event and queue type.',
+      labelNames: ['queue', 'event'],
+      registers,
+      collect() {
+        this.reset();
+        for (const { queue, event, count } of counts().queueIncoming.values()) this.inc({ queue, event }, count);
+      },
+    });
     this.plansWritten = new Counter({
       name: 'podplan_plans_total',
       help: 'SchedulePlans made for pod sets, by what made them',

@@ -16,7 +16,8 @@ import type { PlanCause, PodSetCoordinator } from '../../engine/planner/schedule
 import { POD_SET_LABEL, type Plan } from '../../engine/planner/plan';
 import { resolvePodSet } from '../../engine/planner/podset/podset';
 import type { TriggerSpec } from '../../engine/planner/podset/trigger';
-import type { ClusterEvent } from '../../engine/queue/scheduling-queue';
+import { ActionType, type ClusterEvent } from '../../engine/framework/events';
+import type { DeliveredEvent } from '../../engine/scheduler/scheduler';
 import {
   nodeId,
   parseNodeId,
@@ -90,6 +91,12 @@ export interface LiveSchedulerOptions {
   readonly effects?: SchedulingEffects;
 }
 
+/**
+ * Podplan's own event: the pod-set coordinator's plans or triggers changed. A wildcard (as upstream's
+ * ForceActivate): every pod of the pod-set scheduler waiting among the unschedulable ones is tried again.
+ */
+const PLANS_CHANGED: ClusterEvent = { resource: '*', actionType: ActionType.All, customLabel: 'PodSetPlansChanged' };
+
 export const LIVE_DEFAULTS = {
   maxBindingsInFlight: 256,
   cyclesPerTurn: 64,
@@ -119,6 +126,8 @@ export interface LiveCounts {
   readonly writesInFlight: number;
   /** Victims of preemption asked to go and not yet seen deleted. */
   readonly preempting: number;
+  /** Pods that entered each queue, by queue and event label, since the start (upstream scheduler_queue_incoming_pods_total). */
+  readonly queueIncoming: ReadonlyMap<string, { readonly queue: string; readonly event: string; readonly count: number }>;
 }
 
 export class LiveScheduler {
@@ -148,6 +157,8 @@ export class LiveScheduler {
   private leading = false;
   private stopped = false;
   private turn: Timer | undefined;
+  /** scheduler_queue_incoming_pods_total over every profile's queue, by queue and event. */
+  private readonly queueIncoming = new Map<string, { readonly queue: string; readonly event: string; count: number }>();
   private next = 0;
   private bound = 0;
 
@@ -170,6 +181,12 @@ export class LiveScheduler {
         preemption: 'nominate',
         preEnqueue: true,
         ...(options.backoff ? { backoff: options.backoff } : {}),
+        onQueueIncoming: (queue, event) => {
+          const key = `${queue}\u0000${event}`;
+          const entry = this.queueIncoming.get(key);
+          if (entry) entry.count++;
+          else this.queueIncoming.set(key, { queue, event, count: 1 });
+        },
       }),
     }));
     for (const { scheduler } of this.schedulers) {
@@ -188,11 +205,11 @@ export class LiveScheduler {
   // ---- events in
 
   podAdded(pod: Pod): void {
-    this.podEvent(pod, 'PodAdd');
+    this.podEvent(pod, 'add');
   }
 
   podUpdated(pod: Pod): void {
-    this.podEvent(pod, 'PodUpdate');
+    this.podEvent(pod, 'update');
   }
 
   podDeleted(pod: Pod): void {
@@ -203,7 +220,6 @@ export class LiveScheduler {
     this.awaitingDeletion.delete(id);
     this.options.podSets?.coordinator.podDeleted(pod);
     this.fanOut(
-      'PodDelete',
       (s) => s.onPodDelete(pod),
       (s) => s.queue.delete(id),
     );
@@ -211,25 +227,30 @@ export class LiveScheduler {
   }
 
   nodeAdded(node: Node): void {
-    this.fanOut('NodeAdd', (s) => s.onNodeAdd(node));
+    this.fanOut((s) => s.onNodeAdd(node));
   }
 
   nodeUpdated(node: Node): void {
-    this.fanOut('NodeUpdate', (s) => s.onNodeUpdate(node));
+    this.fanOut((s) => s.onNodeUpdate(node));
   }
 
   nodeDeleted(name: string): void {
-    this.fanOut('NodeDelete', (s) => s.onNodeDelete(name));
+    this.fanOut((s) => s.onNodeDelete(name));
   }
 
-  /** The cluster's other objects changed (all of them, as they are now): every framework reads these from now on. */
-  objectsChanged(objects: ClusterObjects): void {
+  /**
+   * The cluster's other objects changed (all of them, as they are now): every framework reads these
+   * from now on; then each change (a ResourceClaim updated, a DeviceClass added, …, with the object
+   * before and after) is a cluster event for every queue, which the plugins' hints judge.
+   */
+  objectsChanged(objects: ClusterObjects, events: readonly DeliveredEvent[] = []): void {
     for (const { framework } of this.options.profiles) framework.useObjects(objects);
     if (this.options.podSets) {
       this.options.podSets.profile.framework.useObjects(objects);
       this.options.podSets.planning.useObjects(objects);
     }
-    for (const { scheduler } of this.schedulers) scheduler.queue.onEvent('ObjectsUpdate');
+    for (const { event, oldObj, newObj } of events)
+      for (const { scheduler } of this.schedulers) scheduler.onObjectEvent(event, oldObj, newObj);
   }
 
   /**
@@ -354,6 +375,7 @@ export class LiveScheduler {
       triggersWaiting,
       writesInFlight: this.writes.size + this.planTimers.size + (this.options.effects?.inFlight() ?? 0),
       preempting: this.awaitingDeletion.size,
+      queueIncoming: this.queueIncoming,
     };
   }
 
@@ -477,17 +499,16 @@ export class LiveScheduler {
 
   // ---- the loop
 
-  private podEvent(pod: Pod, event: 'PodAdd' | 'PodUpdate'): void {
+  private podEvent(pod: Pod, event: 'add' | 'update'): void {
     const id = podId(pod);
     this.latest.set(id, pod);
     this.ids.set(podKey(pod), id);
     if (pod.spec.nodeName) {
       this.unconfirmed.delete(id);
-      // An update that binds the pod (or confirms an assumed one) is, as for upstream's assigned-pod handlers, an add.
-      const seen = event === 'PodUpdate' && this.options.cache.getPod(id)?.state === 'Added' ? 'PodUpdate' : 'PodAdd';
+      // An update that binds the pod (or confirms an assumed one) is, as for upstream's assigned-pod
+      // handlers, an add (the scheduler tells AssignedPodAdd from a bound pod's update).
       this.fanOut(
-        seen,
-        (s) => (event === 'PodAdd' ? s.onPodAdd(pod) : s.onPodUpdate(pod)),
+        (s) => (event === 'add' ? s.onPodAdd(pod) : s.onPodUpdate(pod)),
         (s) => s.queue.delete(id),
       );
       this.podSetPodChanged(pod);
@@ -497,8 +518,8 @@ export class LiveScheduler {
     if (!owner) return;
     // As upstream's updatePodInSchedulingQueue: an unbound version of a pod assumed bound (a status
     // write that went out before its binding, seen now) does not put it back in the queue.
-    if (event === 'PodUpdate' && this.options.cache.getPod(id)?.state === 'Assumed') return;
-    if (event === 'PodAdd') {
+    if (event === 'update' && this.options.cache.getPod(id)?.state === 'Assumed') return;
+    if (event === 'add') {
       this.options.podSets?.coordinator.podAdded(pod);
       owner.onPodAdd(pod);
     } else owner.onPodUpdate(pod);
@@ -506,15 +527,16 @@ export class LiveScheduler {
 
   /**
    * A cluster event: the first scheduler applies it to the shared cache (and its queue), every other
-   * scheduler's queue hears of it, after `forOthers` when given.
+   * scheduler's queue hears of the events it made (with the objects before and after), after
+   * `forOthers` when given.
    */
-  private fanOut(event: ClusterEvent, apply: (s: Scheduler) => void, forOthers?: (s: Scheduler) => void): void {
+  private fanOut(apply: (s: Scheduler) => readonly DeliveredEvent[], forOthers?: (s: Scheduler) => void): void {
     const [first, ...others] = this.schedulers;
     if (!first) return;
-    apply(first.scheduler);
+    const events = apply(first.scheduler);
     for (const { scheduler } of others) {
       forOthers?.(scheduler);
-      scheduler.queue.onEvent(event);
+      for (const { event, oldObj, newObj } of events) scheduler.queue.onEvent(event, oldObj, newObj);
     }
   }
 
@@ -524,7 +546,7 @@ export class LiveScheduler {
     if (!podSets) return;
     const entry = this.schedulers.find((s) => s.name === podSets.profile.schedulerName);
     if (!entry) return;
-    entry.scheduler.queue.onEvent('PodUpdate');
+    entry.scheduler.queue.onEvent(PLANS_CHANGED);
     entry.scheduler.queue.flushBackoffCompleted();
   }
 

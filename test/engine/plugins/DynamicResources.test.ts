@@ -4,6 +4,7 @@ import type { Result } from '../../../src/engine/api/result';
 import type { ClusterObjects, Pod } from '../../../src/engine/api/types';
 import type { ClaimBinding, ClaimWriter, PodExtendedResourceClaimStatus } from '../../../src/engine/framework/binder';
 import type { FrameworkHandle } from '../../../src/engine/framework/interfaces';
+import type { QueueingHint } from '../../../src/engine/framework/events';
 import { CycleState, PLANNED_PODS, type StateKey } from '../../../src/engine/framework/cycle-state';
 import { podInfo, type PodInfo } from '../../../src/engine/framework/node-info';
 import { deviceFailureText } from '../../../src/engine/explain/devices';
@@ -1127,5 +1128,110 @@ describe('engine/plugins/DynamicResources args (upstream TestValidateDynamicReso
       if (error === undefined) assert.deepEqual(read.ok ? read.value : read.error, { filterTimeoutMs, bindingTimeoutMs });
       else assert.equal(argsError(DR.factory, args), error);
     });
+  }
+});
+
+// upstream dynamicresources/dynamicresources_test.go TestIsSchedulableAfterClaimChange (the claims
+// known, and the claim added or updated, are in the plugin's objects as in upstream's claim cache;
+// the rows giving the hint an object of another kind or a DeletedFinalStateUnknown are left out:
+// Podplan's informers hand it claims only) and TestIsSchedulableAfterTargetPodUpdate.
+describe('DynamicResources queueing hints', () => {
+  const claimName = 'my-pod-my-resource';
+  const owner = { apiVersion: 'v1', kind: 'Pod', name: 'my-pod', uid: '1234', controller: true };
+  const pending: ResourceClaim = {
+    ...claim(claimName, [exactly()]),
+    metadata: { name: claimName, namespace: 'default', uid: 'uid-claim', ownerReferences: [owner] },
+  };
+  const allocated: ResourceClaim = { ...pending, status: allocatedOn('n1') };
+  const other: ResourceClaim = { ...claim('not-my-claim', [exactly()]), status: allocatedOn('n1') };
+  /** upstream podWithClaimName / podWithClaimTemplate (uid 1234, the claim's owner), with its status naming the claim when `named`. */
+  const pod = (template: boolean, named = false): Pod => {
+    const made = podWith(
+      'my-pod',
+      [template ? { name: 'my-resource', resourceClaimTemplateName: claimName } : { name: 'my-resource', resourceClaimName: claimName }],
+      named ? { resourceClaimStatuses: [{ name: 'my-resource', resourceClaimName: claimName }] } : undefined,
+    ).pod;
+    return { ...made, metadata: { ...made.metadata, uid: '1234' } };
+  };
+  const plugin = (claims: readonly ResourceClaim[]) =>
+    build(DR.factory, undefined, {
+      ...handleOf(snapshotOf([]), 1, { deviceClasses: [gpuClass], resourceSlices: [slice('n1', 2)], resourceClaims: [...claims] }),
+      clusterControllers: true,
+    }) as DR.DynamicResources;
+  const table: Array<
+    [
+      name: string,
+      pod: Pod,
+      claims: ResourceClaim[],
+      oldObj: ResourceClaim | undefined,
+      newObj: ResourceClaim | undefined,
+      hint: QueueingHint,
+    ]
+  > = [
+    ['skip-deletes', pod(true), [], pending, undefined, 'QueueSkip'],
+    ['queue-on-delete-with-allocation', pod(true), [], allocated, undefined, 'Queue'],
+    [
+      'skip-wrong-claim',
+      pod(true),
+      [],
+      undefined,
+      { ...allocated, metadata: { ...allocated.metadata, ownerReferences: [{ ...owner, uid: '1234123' }] } },
+      'QueueSkip',
+    ],
+    [
+      'skip-unrelated-claim',
+      pod(true),
+      [allocated],
+      undefined,
+      { ...allocated, metadata: { ...allocated.metadata, name: `${claimName}-foo`, uid: 'uid-claim123' } },
+      'QueueSkip',
+    ],
+    ['queue-on-add', pod(false), [], undefined, pending, 'Queue'],
+    [
+      'skip-adding-finalizer',
+      pod(false),
+      [pending],
+      pending,
+      { ...pending, metadata: { ...pending.metadata, finalizers: ['foo'] } as ResourceClaim['metadata'] },
+      'QueueSkip',
+    ],
+    [
+      'queue-on-status-change',
+      pod(false),
+      [pending],
+      pending,
+      { ...pending, status: { allocation: { devices: { results: [] } } } },
+      'Queue',
+    ],
+    ['claim-deallocate', pod(false), [pending, other], other, { ...other, status: {} }, 'Queue'],
+  ];
+  for (const [name, p, claims, oldObj, newObj, hint] of table) {
+    it(`isSchedulableAfterClaimChange: ${name}`, () => {
+      // As upstream's claim cache: the claim added or updated is among those known.
+      const known = newObj ? [...claims.filter((c) => c.metadata.name !== newObj.metadata.name), newObj] : claims;
+      assert.equal(plugin(known).isSchedulableAfterClaimChange(p, oldObj, newObj), hint);
+    });
+  }
+
+  // upstream TestIsSchedulableAfterTargetPodUpdate: the pod's update queues it once its claims can all be found.
+  const twoTemplates = (): Pod => {
+    const made = podWith(
+      'my-pod',
+      [
+        { name: 'my-resource', resourceClaimTemplateName: claimName },
+        { name: 'my-resource-2', resourceClaimTemplateName: `${claimName}-2` },
+      ],
+      { resourceClaimStatuses: [{ name: 'my-resource', resourceClaimName: claimName }] },
+    ).pod;
+    return { ...made, metadata: { ...made.metadata, uid: '1234' } };
+  };
+  const updates: Array<[name: string, newPod: Pod, claims: ResourceClaim[], hint: QueueingHint]> = [
+    ['complete', pod(true, true), [pending], 'Queue'],
+    ['missing-claim', pod(true, true), [], 'QueueSkip'],
+    ['incomplete', twoTemplates(), [pending], 'QueueSkip'],
+  ];
+  for (const [name, newPod, claims, hint] of updates) {
+    it(`isSchedulableAfterTargetPodUpdate: ${name}`, () =>
+      assert.equal(plugin(claims).isSchedulableAfterTargetPodUpdate(pod(true), undefined, newPod), hint));
   }
 });

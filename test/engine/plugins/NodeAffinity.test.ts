@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { QueueingHint } from '../../../src/engine/framework/events';
 import { Code } from '../../../src/engine/framework/status';
 import { factory } from '../../../src/engine/plugins/NodeAffinity';
 import { makeNode, makePod, nodeInfoOf, type PodBuilder } from '../../builders';
@@ -216,4 +217,46 @@ describe('engine/plugins/NodeAffinity', () => {
     ];
     for (const [args, error] of table) it(error, () => assert.equal(argsError(factory, args), `NodeAffinity: ${error}`));
   });
+});
+
+// upstream nodeaffinity/node_affinity_test.go Test_isSchedulableAfterNodeChange (the rows giving the
+// hint an object of another kind are left out: the queue hands it nodes only).
+describe('NodeAffinity queueing hint: isSchedulableAfterNodeChange', () => {
+  const pod = makePod('p').requireNode({ key: 'foo', operator: 'In', values: ['bar'] }).obj;
+  const enforced = {
+    addedAffinity: {
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        nodeSelectorTerms: [{ matchExpressions: [{ key: 'foo', operator: 'In', values: ['bar'] }] }],
+      },
+    },
+  };
+  const node = () => makeNode('n');
+  const table: Array<[name: string, args: unknown, oldObj: unknown, newObj: unknown, hint: QueueingHint]> = [
+    ['skip-queue-on-add', undefined, undefined, node().obj, 'QueueSkip'],
+    ['queue-on-add', undefined, undefined, node().labels({ foo: 'bar' }).obj, 'Queue'],
+    ['skip-unrelated-changes', undefined, node().obj, node().alloc({}).obj, 'QueueSkip'],
+    ['skip-unrelated-changes-on-labels', undefined, node().obj, node().labels({ k: 'v' }).obj, 'QueueSkip'],
+    [
+      'skip-labels-changes-on-node-from-suitable-to-unsuitable',
+      undefined,
+      node().labels({ foo: 'bar' }).obj,
+      node().labels({ k: 'v' }).obj,
+      'QueueSkip',
+    ],
+    ['queue-on-labels-change-makes-pod-schedulable', undefined, node().obj, node().labels({ foo: 'bar' }).obj, 'Queue'],
+    [
+      'skip-unrelated-change-that-keeps-pod-schedulable',
+      undefined,
+      node().labels({ foo: 'bar' }).obj,
+      node().alloc({}).labels({ foo: 'bar' }).obj,
+      'QueueSkip',
+    ],
+    ['skip-queue-on-add-scheduler-enforced-node-affinity', enforced, undefined, node().obj, 'QueueSkip'],
+    ['queue-on-add-scheduler-enforced-node-affinity', enforced, undefined, node().labels({ foo: 'bar' }).obj, 'Queue'],
+  ];
+  for (const [name, args, oldObj, newObj, hint] of table) {
+    it(name, () => {
+      assert.equal(build(factory, args).isSchedulableAfterNodeChange(pod, oldObj, newObj), hint);
+    });
+  }
 });

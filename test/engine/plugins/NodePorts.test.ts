@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import type { Pod } from '../../../src/engine/api/types';
 import { podInfo } from '../../../src/engine/framework/node-info';
 import { Code } from '../../../src/engine/framework/status';
-import { factory } from '../../../src/engine/plugins/NodePorts';
+import type { QueueingHint } from '../../../src/engine/framework/events';
+import { factory, isSchedulableAfterAssignedPodDeleted } from '../../../src/engine/plugins/NodePorts';
 import { makeNode, makePod, nodeInfoOf, type PodBuilder } from '../../builders';
 import { argsError, build, runFilter, type Verdict } from './harness';
 
@@ -49,4 +50,17 @@ describe('engine/plugins/NodePorts', () => {
   });
 
   it('takes no args', () => assert.equal(argsError(factory, { ports: [] }), 'NodePorts: unknown field "ports"'));
+});
+
+// upstream nodeports/node_ports_test.go Test_isSchedulableAfterAssignedPodDeleted (the row giving the
+// hint an object of another kind is left out: the queue hands it pods only).
+describe('NodePorts queueing hint: isSchedulableAfterAssignedPodDeleted', () => {
+  const pod = makePod('p').hostPort(8080).obj;
+  const table: Array<[name: string, deleted: Pod, hint: QueueingHint]> = [
+    ['skip-queue-on-unscheduled', makePod('d').obj, 'QueueSkip'],
+    ['skip-queue-on-non-hostport', makePod('d').node('fake-node').obj, 'QueueSkip'],
+    ['skip-queue-on-unrelated-hostport', makePod('d').node('fake-node').hostPort(8081).obj, 'QueueSkip'],
+    ['queue-on-released-hostport', makePod('d').node('fake-node').hostPort(8080).obj, 'Queue'],
+  ];
+  for (const [name, deleted, hint] of table) it(name, () => assert.equal(isSchedulableAfterAssignedPodDeleted(pod, deleted), hint));
 });

@@ -3,7 +3,14 @@ import type { ResourceList } from '../../../src/engine/api/types';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import type { NodeInfo } from '../../../src/engine/framework/node-info';
 import { Code } from '../../../src/engine/framework/status';
-import { brokenLinearFunction, factory } from '../../../src/engine/plugins/NodeResourcesFit';
+import type { QueueingHint } from '../../../src/engine/framework/events';
+import {
+  brokenLinearFunction,
+  factory,
+  isSchedulableAfterAssignedPodDelete,
+  isSchedulableAfterAssignedPodScaleDown,
+  isSchedulableAfterDeviceClassEvent,
+} from '../../../src/engine/plugins/NodeResourcesFit';
 import { makeNode, makePod, nodeInfoOf, type PodBuilder } from '../../builders';
 import { argsError, build, runFilter, runScore, type Verdict } from './harness';
 
@@ -350,5 +357,146 @@ describe('engine/plugins/NodeResourcesFit', () => {
     for (const [args, error] of table) {
       it(error, () => assert.equal(argsError(factory, args), `NodeResourcesFit: ${error}`));
     }
+  });
+});
+
+// upstream noderesources/fit_test.go Test_isSchedulableAfterAssignedPodDelete,
+// Test_isSchedulableAfterAssignedPodScaleDown, Test_isSchedulableAfterNodeChange and
+// Test_isSchedulableAfterDeviceClassChange (the rows giving a hint an object of another kind are left
+// out: the queue hands each its resource's objects; so are the deferred-resize rows:
+// InPlacePodVerticalScalingSchedulerPreemption is off in 1.37; pod-level rows use container requests).
+describe('NodeResourcesFit queueing hints', () => {
+  describe('isSchedulableAfterAssignedPodDelete', () => {
+    const pod = makePod('pod1').req({ cpu: '1' }).obj;
+    const table: Array<[name: string, deleted: PodBuilder, hint: QueueingHint]> = [
+      ['queue-on-other-pod-deleted', makePod('pod2').req({ cpu: '1' }).node('fake'), 'Queue'],
+      ['skip-queue-on-unscheduled-pod-deleted', makePod('pod2').req({ cpu: '1' }), 'QueueSkip'],
+      ['queue-on-nominated-pod-deleted', makePod('pod2').req({ cpu: '2' }).nominatedTo('fake'), 'Queue'],
+    ];
+    for (const [name, deleted, hint] of table) it(name, () => assert.equal(isSchedulableAfterAssignedPodDelete(pod, deleted.obj), hint));
+  });
+
+  describe('isSchedulableAfterAssignedPodScaleDown', () => {
+    const table: Array<[name: string, pod: PodBuilder, oldObj: PodBuilder, newObj: PodBuilder, hint: QueueingHint]> = [
+      [
+        'skip-queue-on-other-unscheduled-pod',
+        makePod('pod1').req({ cpu: '1' }),
+        makePod('pod2').req({ cpu: '2' }),
+        makePod('pod2').req({ cpu: '1' }),
+        'QueueSkip',
+      ],
+      [
+        'skip-queue-on-other-pod-unrelated-resource-scaled-down',
+        makePod('pod1').req({ cpu: '1' }),
+        makePod('pod2').req({ memory: '2' }).node('fake'),
+        makePod('pod2').req({ memory: '1' }).node('fake'),
+        'QueueSkip',
+      ],
+      [
+        'queue-on-other-pod-some-resource-scale-down',
+        makePod('pod1').req({ cpu: '1' }),
+        makePod('pod2').req({ cpu: '2' }).node('fake'),
+        makePod('pod2').req({ cpu: '1' }).node('fake'),
+        'Queue',
+      ],
+    ];
+    for (const [name, pod, oldObj, newObj, hint] of table)
+      it(name, () => assert.equal(isSchedulableAfterAssignedPodScaleDown(pod.obj, oldObj.obj, newObj.obj), hint));
+  });
+
+  describe('isSchedulableAfterNodeChange', () => {
+    const plugin = build(factory);
+    const A = 'example.com/aaa';
+    const B = 'example.com/bbb';
+    /** upstream st.MakeNode().Capacity(...): the resources given, and 32 pods. */
+    const node = (resources: ResourceList) => makeNode('n').alloc({ pods: '32', ...resources }).obj;
+    const wants = (memory: string | undefined, a: string | undefined) =>
+      makePod('p').req({ ...(memory ? { memory } : {}), ...(a ? { [A]: a } : {}) }).obj;
+    const table: Array<[name: string, pod: ReturnType<typeof wants>, oldObj: unknown, newObj: unknown, hint: QueueingHint]> = [
+      ['skip-queue-on-node-add-without-sufficient-resources', wants('2', undefined), undefined, node({ memory: '1' }), 'QueueSkip'],
+      ['skip-queue-on-node-add-without-required-resource-type', wants(undefined, '1'), undefined, node({ [B]: '1' }), 'QueueSkip'],
+      ['queue-on-node-add-with-sufficient-resources', wants('2', '1'), undefined, node({ memory: '4', [A]: '2' }), 'Queue'],
+      [
+        'skip-queue-on-node-unrelated-changes',
+        wants('2', '1'),
+        node({ memory: '2', [A]: '2' }),
+        node({ memory: '2', [A]: '1', [B]: '2' }),
+        'QueueSkip',
+      ],
+      [
+        'queue-on-pod-requested-resources-increase',
+        wants('2', '1'),
+        node({ memory: '2', [A]: '1' }),
+        node({ memory: '2', [A]: '2' }),
+        'Queue',
+      ],
+      [
+        'skip-queue-on-node-changes-from-suitable-to-unsuitable',
+        wants('2', '1'),
+        node({ memory: '4', [A]: '2' }),
+        node({ memory: '1', [A]: '2' }),
+        'QueueSkip',
+      ],
+      [
+        'queue-on-node-changes-from-unsuitable-to-suitable',
+        wants('2', '1'),
+        node({ memory: '1', [A]: '2' }),
+        node({ memory: '4', [A]: '2' }),
+        'Queue',
+      ],
+    ];
+    for (const [name, pod, oldObj, newObj, hint] of table)
+      it(name, () => assert.equal(plugin.isSchedulableAfterNodeChange(pod, oldObj, newObj), hint));
+  });
+
+  describe('isSchedulableAfterDeviceClassEvent', () => {
+    const cls = (name: string, extendedResourceName?: string) => ({
+      metadata: { name },
+      spec: extendedResourceName ? { extendedResourceName } : {},
+    });
+    const memory = makePod('p').req({ memory: '2' }).obj;
+    const wants = (resource: string) => makePod('p').req({ [resource]: '1' }).obj;
+    const table: Array<[name: string, pod: typeof memory, oldObj: unknown, newObj: unknown, hint: QueueingHint]> = [
+      ['skip-queue-on-class-nil-extended-resource-name-pointer', memory, cls(''), cls(''), 'QueueSkip'],
+      ['skip-queue-on-class-same-extended-resource-name', memory, cls('', 'example.com/gpu'), cls('', 'example.com/gpu'), 'QueueSkip'],
+      [
+        'queue-on-class-add-with-implicit-extended-resource-name',
+        wants('deviceclass.resource.kubernetes.io/gpuclass'),
+        undefined,
+        cls('gpuclass', 'example.com/gpu'),
+        'Queue',
+      ],
+      [
+        'skip-on-class-add-with-implicit-extended-resource-name-not-matching',
+        wants('deviceclass.resource.kubernetes.io/gpuclass'),
+        undefined,
+        cls('myclass', 'example.com/gpu'),
+        'QueueSkip',
+      ],
+      [
+        'skip-on-class-add-with-explicit-extended-resource-name-not-matching',
+        wants('example.com/othergpu'),
+        undefined,
+        cls('myclass', 'example.com/gpu'),
+        'QueueSkip',
+      ],
+      [
+        'skip-on-class-update-with-implicit-extended-resource-name',
+        wants('deviceclass.resource.kubernetes.io/gpuclass'),
+        cls('gpuclass'),
+        cls('gpuclass', 'example.com/gpu'),
+        'QueueSkip',
+      ],
+      ['queue-on-class-add-with-extended-resource-name', wants('example.com/gpu'), undefined, cls('', 'example.com/gpu'), 'Queue'],
+      [
+        'queue-on-class-update-with-extended-resource-name',
+        wants('example.com/gpu'),
+        cls('', 'example.com/gpu1'),
+        cls('', 'example.com/gpu'),
+        'Queue',
+      ],
+    ];
+    for (const [name, p, oldObj, newObj, hint] of table)
+      it(name, () => assert.equal(isSchedulableAfterDeviceClassEvent(p, oldObj, newObj), hint));
   });
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { ClusterObjects } from '../../../src/engine/api/types';
+import type { ClusterObjects, CSINode, PersistentVolumeClaim, Pod } from '../../../src/engine/api/types';
+import type { QueueingHint } from '../../../src/engine/framework/events';
 import * as NodeVolumeLimits from '../../../src/engine/plugins/NodeVolumeLimits';
 import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
@@ -52,4 +53,48 @@ describe('engine/plugins/NodeVolumeLimits', () => {
       assert.deepEqual(run.verdicts, { n: want });
     });
   }
+});
+
+// upstream nodevolumelimits/csi_test.go TestCSILimitsQHint (the EBS inline-volume row is left out:
+// Podplan does not read in-tree volume kinds), TestCSILimitsAddedPVCQHint and
+// TestCSILimitsAfterCSINodeUpdatedQHint.
+describe('NodeVolumeLimits queueing hints', () => {
+  const pod = makePod('p').claims('csi-ebs.csi.aws.com-2').obj;
+  const deleted: Array<[name: string, deletedPod: Pod, hint: QueueingHint]> = [
+    ['a scheduled pod with a claim', makePod('d').claims('placeholder').node('csiNode').obj, 'Queue'],
+    ['a scheduled pod without volumes', makePod('d').node('csiNode').obj, 'QueueSkip'],
+    ['a pod not scheduled', makePod('d').claims('csi-ebs.csi.aws.com-0').obj, 'QueueSkip'],
+  ];
+  for (const [name, deletedPod, hint] of deleted)
+    it(`isSchedulableAfterAssignedPodDeleted: ${name}`, () =>
+      assert.equal(NodeVolumeLimits.isSchedulableAfterAssignedPodDeleted(pod, deletedPod), hint));
+
+  const pvc = (name: string, namespace: string): PersistentVolumeClaim => ({ metadata: { name, namespace }, spec: {} });
+  const ephemeral: Pod = {
+    ...makePod('pod1', 'ns1').obj,
+    spec: { ...makePod('pod1', 'ns1').obj.spec, volumes: [{ name: 'ephemeral', ephemeral: {} }] },
+  };
+  const added: Array<[name: string, newPod: Pod, addedPvc: PersistentVolumeClaim, hint: QueueingHint]> = [
+    ['a claim of another namespace', makePod('p', 'ns1').obj, pvc('', 'ns2'), 'QueueSkip'],
+    ['the claim the pod names', makePod('p', 'ns1').claims('pvc1').obj, pvc('pvc1', 'ns1'), 'Queue'],
+    ["the claim of the pod's ephemeral volume", ephemeral, pvc('pod1-ephemeral', 'ns1'), 'Queue'],
+    ['another claim', makePod('p', 'ns1').claims('pvc1').obj, pvc('pvc2', 'ns1'), 'QueueSkip'],
+    ['a pod without claims', makePod('p', 'ns1').obj, pvc('pvc2', 'ns1'), 'QueueSkip'],
+  ];
+  for (const [name, newPod, addedPvc, hint] of added)
+    it(`isSchedulableAfterPVCAdded: ${name}`, () =>
+      assert.equal(NodeVolumeLimits.isSchedulableAfterPVCAdded(newPod, undefined, addedPvc), hint));
+
+  const csiNode = (count: number): CSINode => ({
+    metadata: { name: 'n' },
+    spec: { drivers: [{ name: 'ebs.csi.aws.com', nodeID: 'n', allocatable: { count } }] },
+  });
+  const nodes: Array<[name: string, oldObj: CSINode, newObj: CSINode, hint: QueueingHint]> = [
+    ['the limit grew', csiNode(1), csiNode(2), 'Queue'],
+    ['the limit shrank', csiNode(2), csiNode(1), 'QueueSkip'],
+    ['the limit is the same', csiNode(1), csiNode(1), 'QueueSkip'],
+  ];
+  for (const [name, oldObj, newObj, hint] of nodes)
+    it(`isSchedulableAfterCSINodeUpdated: ${name}`, () =>
+      assert.equal(NodeVolumeLimits.isSchedulableAfterCSINodeUpdated(pod, oldObj, newObj), hint));
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as SchedulingGates from '../../../src/engine/plugins/SchedulingGates';
+import { ActionType } from '../../../src/engine/framework/events';
 import { makePod, type PodBuilder } from '../../builders';
 import { Code } from '../../../src/engine/framework/status';
 import { build, verdict, type Verdict } from './harness';
@@ -16,4 +17,16 @@ describe('engine/plugins/SchedulingGates', () => {
     ],
   ];
   for (const [name, pod, want] of table) it(name, () => assert.deepEqual(verdict(plugin.preEnqueue(pod.obj)), want));
+});
+
+// upstream schedulinggates/scheduling_gates_test.go TestIsSchedulableAfterUpdateTargetPodSchedulingGatesEliminated:
+// the last gate removed queues the pod; registered for TargetPod/UpdatePodSchedulingGatesEliminated only.
+describe('SchedulingGates queueing hint', () => {
+  it('isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated: queues', () => {
+    assert.equal(SchedulingGates.isSchedulableAfterUpdateTargetPodSchedulingGatesEliminated(), 'Queue');
+    assert.deepEqual(
+      SchedulingGates.EVENTS.map((e) => [e.event.resource, e.event.actionType]),
+      [['TargetPod', ActionType.UpdatePodSchedulingGatesEliminated]],
+    );
+  });
 });

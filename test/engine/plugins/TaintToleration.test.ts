@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import type { Toleration } from '../../../src/engine/api/types';
 import { Code } from '../../../src/engine/framework/status';
-import { factory } from '../../../src/engine/plugins/TaintToleration';
+import type { QueueingHint } from '../../../src/engine/framework/events';
+import {
+  factory,
+  isSchedulableAfterNodeChange,
+  isSchedulableAfterTargetPodTolerationChange,
+} from '../../../src/engine/plugins/TaintToleration';
 import { makeNode, makePod, nodeInfoOf, type NodeBuilder } from '../../builders';
 import { argsError, build, runFilter, runScore, type Verdict } from './harness';
 
@@ -78,4 +83,22 @@ describe('engine/plugins/TaintToleration', () => {
   });
 
   it('takes no args', () => assert.equal(argsError(factory, { x: 1 }), 'TaintToleration: unknown field "x"'));
+});
+
+// upstream tainttoleration/taint_toleration_test.go TestIsSchedulableAfterNodeChange (the rows giving
+// the hint an object of another kind are left out: the queue hands it nodes only) and
+// Test_isSchedulableAfterTargetPodTolerationChange (any toleration added queues).
+describe('TaintToleration queueing hints', () => {
+  const pod = makePod('pod1').tolerate({ key: 'dedicated', operator: 'Equal', value: 'user2', effect: 'NoSchedule' }).obj;
+  const tainted = (...users: string[]) => users.reduce((n, u) => n.taint('dedicated', u), makeNode('nodeA')).obj;
+  const table: Array<[name: string, oldObj: unknown, newObj: unknown, hint: QueueingHint]> = [
+    ['skip-queue-on-untoleratedtaint-node-added', undefined, tainted('user1'), 'QueueSkip'],
+    ['queue-on-toleratedtaint-node-added', undefined, tainted('user2'), 'Queue'],
+    ['skip-unrelated-change', tainted('user1'), tainted('user1', 'user3'), 'QueueSkip'],
+    ['queue-on-taint-change', tainted('user1'), tainted('user2'), 'Queue'],
+  ];
+  for (const [name, oldObj, newObj, hint] of table) {
+    it(`isSchedulableAfterNodeChange: ${name}`, () => assert.equal(isSchedulableAfterNodeChange(pod, oldObj, newObj), hint));
+  }
+  it('isSchedulableAfterTargetPodTolerationChange: queues', () => assert.equal(isSchedulableAfterTargetPodTolerationChange(), 'Queue'));
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type {
   ClusterObjects,
+  CSINode,
   CSIStorageCapacity,
   PersistentVolume,
   PersistentVolumeClaim,
@@ -13,6 +14,7 @@ import { Snapshot } from '../../../src/engine/framework/snapshot';
 import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
 import { inTreeRegistry } from '../../../src/engine/plugins/registry';
 import * as VolumeBinding from '../../../src/engine/plugins/VolumeBinding';
+import type { QueueingHint } from '../../../src/engine/framework/events';
 import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
 
@@ -243,4 +245,63 @@ describe('engine/plugins/VolumeBinding in a whole cycle', () => {
     const result = framework.value.scheduleOne(new CycleState(), usingClaims('pvc-a').info, snapshot.value);
     assert.deepEqual(result.ok ? result.suggestedHost : result.diagnosis.message, 'b1');
   });
+});
+
+// upstream volumebinding/volume_binding_test.go TestIsSchedulableAfterCSINodeChange,
+// TestIsSchedulableAfterStorageClassChange and TestIsSchedulableAfterCSIStorageCapacityChange (the
+// rows giving a hint an object of another kind are left out: the queue hands each its resource's objects).
+describe('VolumeBinding queueing hints', () => {
+  const pod = makePod('pod-a').obj;
+  const MIGRATED = 'storage.alpha.kubernetes.io/migrated-plugins';
+  const csiNode = (migrated?: string): CSINode => ({
+    metadata: { name: 'node-a', ...(migrated ? { annotations: { [MIGRATED]: migrated } } : {}) },
+    spec: {},
+  });
+  const nodes: Array<[name: string, oldObj: CSINode | undefined, newObj: CSINode, hint: QueueingHint]> = [
+    ['CSINode is newly created', undefined, csiNode(), 'Queue'],
+    ["CSINode's migrated-plugins annotations is added", csiNode(), csiNode('test1'), 'Queue'],
+    ["CSINode's migrated-plugins annotation is updated", csiNode('test1'), csiNode('test1, test2'), 'Queue'],
+    ['CSINode is updated but migrated-plugins annotation gets unchanged', csiNode('test1'), csiNode('test1'), 'QueueSkip'],
+  ];
+  for (const [name, oldObj, newObj, hint] of nodes)
+    it(`isSchedulableAfterCSINodeChange: ${name}`, () =>
+      assert.equal(VolumeBinding.isSchedulableAfterCSINodeChange(pod, oldObj, newObj), hint));
+
+  const sc = (topologies?: StorageClass['allowedTopologies']): StorageClass => ({
+    metadata: { name: 'sc-a' },
+    provisioner: 'p',
+    ...(topologies ? { allowedTopologies: topologies } : {}),
+  });
+  const classes: Array<[name: string, oldObj: StorageClass | undefined, newObj: StorageClass, hint: QueueingHint]> = [
+    ['When a new StorageClass is created, it returns Queue', undefined, sc(), 'Queue'],
+    [
+      'When the AllowedTopologies are changed, it returns Queue',
+      sc(),
+      sc([{ matchLabelExpressions: [{ key: 'kubernetes.io/hostname', values: ['node-a'] }] }]),
+      'Queue',
+    ],
+    ['When there are no changes to the StorageClass, it returns QueueSkip', sc(), sc(), 'QueueSkip'],
+  ];
+  for (const [name, oldObj, newObj, hint] of classes)
+    it(`isSchedulableAfterStorageClassChange: ${name}`, () =>
+      assert.equal(VolumeBinding.isSchedulableAfterStorageClassChange(pod, oldObj, newObj), hint));
+
+  const cap = (capacity?: string, maximumVolumeSize?: string): CSIStorageCapacity => ({
+    metadata: { name: 'cap-a' },
+    storageClassName: 'sc-a',
+    ...(capacity ? { capacity } : {}),
+    ...(maximumVolumeSize ? { maximumVolumeSize } : {}),
+  });
+  const capacities: Array<[name: string, oldObj: CSIStorageCapacity | undefined, newObj: CSIStorageCapacity, hint: QueueingHint]> = [
+    ['When a new CSIStorageCapacity is created, it returns Queue', undefined, cap(), 'Queue'],
+    ['When the volume limit is increase(Capacity set), it returns Queue', cap(), cap('100'), 'Queue'],
+    ['When the volume limit is increase(MaximumVolumeSize set), it returns Queue', cap(), cap(undefined, '100'), 'Queue'],
+    ['When the volume limit is increase(Capacity increase), it returns Queue', cap('50'), cap('100'), 'Queue'],
+    ['When the volume limit is increase(MaximumVolumeSize unset), it returns Queue', cap('100', '50'), cap('100'), 'Queue'],
+    ['When the volume limit is increase(MaximumVolumeSize increase), it returns Queue', cap('100', '50'), cap('100', '60'), 'Queue'],
+    ['When there are no changes to the CSIStorageCapacity, it returns QueueSkip', cap('100', '50'), cap('100', '50'), 'QueueSkip'],
+  ];
+  for (const [name, oldObj, newObj, hint] of capacities)
+    it(`isSchedulableAfterCSIStorageCapacityChange: ${name}`, () =>
+      assert.equal(VolumeBinding.isSchedulableAfterCSIStorageCapacityChange(pod, oldObj, newObj), hint));
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { AccessMode, ClusterObjects } from '../../../src/engine/api/types';
+import type { AccessMode, ClusterObjects, PersistentVolumeClaim, Pod } from '../../../src/engine/api/types';
+import type { QueueingHint } from '../../../src/engine/framework/events';
 import { CycleState } from '../../../src/engine/framework/cycle-state';
 import * as VolumeRestrictions from '../../../src/engine/plugins/VolumeRestrictions';
 import { makeNode, makePod, snapshotOf, type PodBuilder, handleOf } from '../../builders';
@@ -72,4 +73,34 @@ describe('engine/plugins/VolumeRestrictions', () => {
     plugin.addPod(state, pod, other.info);
     assert.equal(verdictText(plugin.filter(state)), CONFLICT);
   });
+});
+
+// upstream volumerestrictions/volume_restrictions_test.go Test_isSchedulableAfterAssignedPodDeleted
+// (the claim rows; the GCE PD, EBS, RBD and iSCSI rows are left out: Podplan does not read those
+// volume kinds) and Test_isSchedulableAfterPersistentVolumeClaimChange.
+describe('VolumeRestrictions queueing hints', () => {
+  const deleted: Array<[name: string, pod: Pod, oldObj: Pod, hint: QueueingHint]> = [
+    ['queue-has-same-claim', makePod('pod1').claims('claim-rwop').obj, makePod('pod2').claims('claim-rwop').obj, 'Queue'],
+    ['skip-no-same-claim', makePod('pod1').claims('claim-1-rwop').obj, makePod('pod2').claims('claim-2-rwop').obj, 'QueueSkip'],
+  ];
+  for (const [name, pod, oldObj, hint] of deleted)
+    it(`isSchedulableAfterAssignedPodDeleted: ${name}`, () =>
+      assert.equal(VolumeRestrictions.isSchedulableAfterAssignedPodDeleted(pod, oldObj), hint));
+
+  const pvc = (name: string): PersistentVolumeClaim => ({
+    metadata: { name, namespace: 'default' },
+    spec: { accessModes: ['ReadWriteMany'] },
+  });
+  const one = makePod('pod-with-one-pvc').claims('claim-with-rwx-1').node('node-1').obj;
+  const two = makePod('pod-with-two-pvcs').claims('claim-with-rwx-1', 'claim-with-rwx-2').node('node-1').obj;
+  const otherNamespace = makePod('pod-with-one-pvc', 'kube-system').claims('claim-with-rwx-1').node('claim-with-rwx-2').obj;
+  const added: Array<[name: string, pod: Pod, newObj: PersistentVolumeClaim, hint: QueueingHint]> = [
+    ['queue-new-object-pvc-belong-pod', two, pvc('claim-with-rwx-1'), 'Queue'],
+    ['skip-new-object-unused', one, pvc('claim-with-rwx-2'), 'QueueSkip'],
+    ['skip-new-object-not-belong-pod', one, pvc('claim-with-rwx-2'), 'QueueSkip'],
+    ['skip-new-object-namespace-not-equal-pod', otherNamespace, pvc('claim-with-rwx-1'), 'QueueSkip'],
+  ];
+  for (const [name, pod, newObj, hint] of added)
+    it(`isSchedulableAfterPersistentVolumeClaimAdded: ${name}`, () =>
+      assert.equal(VolumeRestrictions.isSchedulableAfterPersistentVolumeClaimAdded(pod, undefined, newObj), hint));
 });

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import type { ClusterObjects } from '../../../src/engine/api/types';
+import type { ClusterObjects, PersistentVolume, PersistentVolumeClaim, Pod, StorageClass } from '../../../src/engine/api/types';
+import type { QueueingHint } from '../../../src/engine/framework/events';
 import * as VolumeZone from '../../../src/engine/plugins/VolumeZone';
 import { makeNode, makePod, snapshotOf, handleOf } from '../../builders';
 import { build, runFilters } from './harness';
@@ -67,4 +68,62 @@ describe('engine/plugins/VolumeZone', () => {
       'Skip',
     );
   });
+});
+
+// upstream volumezone/volume_zone_test.go TestIsSchedulableAfterPersistentVolumeClaimAdded,
+// TestIsSchedulableAfterStorageClassAdded and TestIsSchedulableAfterPersistentVolumeChange (the rows
+// giving a hint an object of another kind are left out: the queue hands each its resource's objects).
+describe('VolumeZone queueing hints', () => {
+  const withVolume = (claim: string) => makePod('pod_1').claims(claim).obj;
+  const pvc = (namespace: string, volumeName: string): PersistentVolumeClaim => ({
+    metadata: { name: 'PVC_1', namespace },
+    spec: { volumeName },
+  });
+  const claims: Array<
+    [name: string, pod: Pod, oldObj: PersistentVolumeClaim | undefined, newObj: PersistentVolumeClaim, hint: QueueingHint]
+  > = [
+    ['pvc-was-added-but-pod-refers-no-pvc', makePod('pod_1').obj, undefined, pvc('default', 'Vol_1'), 'QueueSkip'],
+    ['pvc-was-added-and-pod-was-bound-to-different-pvc', withVolume('PVC_2'), undefined, pvc('default', 'Vol_1'), 'QueueSkip'],
+    ['pvc-was-added-and-pod-was-bound-to-pvc-but-different-ns', withVolume('PVC_1'), undefined, pvc('ns1', 'Vol_1'), 'QueueSkip'],
+    ['pvc-was-added-and-pod-was-bound-to-the-pvc', withVolume('PVC_1'), undefined, pvc('default', 'Vol_1'), 'Queue'],
+    ['pvc-was-updated-and-pod-was-bound-to-the-pvc', withVolume('PVC_1'), pvc('default', ''), pvc('default', 'Vol_1'), 'Queue'],
+    ['pvc-was-updated-but-pod-refers-no-pvc', makePod('pod_1').obj, pvc('default', ''), pvc('default', 'Vol_1'), 'QueueSkip'],
+  ];
+  for (const [name, pod, oldObj, newObj, hint] of claims)
+    it(`isSchedulableAfterPersistentVolumeClaimChange: ${name}`, () =>
+      assert.equal(VolumeZone.isSchedulableAfterPersistentVolumeClaimChange(pod, oldObj, newObj), hint));
+
+  const classes: Array<[name: string, cls: StorageClass, hint: QueueingHint]> = [
+    ["sc-doesn't-have-volume-binding-mode", { metadata: { name: 'SC_1' }, provisioner: 'p' }, 'QueueSkip'],
+    [
+      'new-sc-is-wait-for-first-consumer-mode',
+      { metadata: { name: 'SC_1' }, provisioner: 'p', volumeBindingMode: 'WaitForFirstConsumer' },
+      'Queue',
+    ],
+  ];
+  for (const [name, cls, hint] of classes)
+    it(`isSchedulableAfterStorageClassAdded: ${name}`, () =>
+      assert.equal(VolumeZone.isSchedulableAfterStorageClassAdded(withVolume('PVC_1'), undefined, cls), hint));
+
+  const BETA_ZONE = 'failure-domain.beta.kubernetes.io/zone';
+  const pv = (labels: Record<string, string>): PersistentVolume => ({ metadata: { name: 'Vol_1', labels }, spec: {} }) as PersistentVolume;
+  const volumes: Array<[name: string, oldObj: PersistentVolume | undefined, newObj: PersistentVolume, hint: QueueingHint]> = [
+    ['new-pv-was-added', undefined, pv({ [BETA_ZONE]: 'us-west1-b' }), 'Queue'],
+    ['pv-was-updated-and-changed-topology', pv({ [BETA_ZONE]: 'us-west1-a' }), pv({ [BETA_ZONE]: 'us-west1-b' }), 'Queue'],
+    [
+      'pv-was-updated-and-added-topology-label',
+      pv({ [BETA_ZONE]: 'us-west1-a' }),
+      pv({ [BETA_ZONE]: 'us-west1-a', 'topology.kubernetes.io/zone': 'zone' }),
+      'Queue',
+    ],
+    [
+      'pv-was-updated-but-no-topology-is-changed',
+      pv({ [BETA_ZONE]: 'us-west1-a', 'topology.kubernetes.io/zone': 'zone' }),
+      pv({ [BETA_ZONE]: 'us-west1-a', 'topology.kubernetes.io/zone': 'zone' }),
+      'QueueSkip',
+    ],
+  ];
+  for (const [name, oldObj, newObj, hint] of volumes)
+    it(`isSchedulableAfterPersistentVolumeChange: ${name}`, () =>
+      assert.equal(VolumeZone.isSchedulableAfterPersistentVolumeChange(withVolume('PVC_1'), oldObj, newObj), hint));
 });

@@ -1,8 +1,23 @@
 import assert from 'node:assert/strict';
 import { ManualClock } from '../../../src/engine/api/clock';
 import type { QueuedPodInfo } from '../../../src/engine/framework/interfaces';
-import { SchedulingQueue, type ClusterEvent, type QueueName } from '../../../src/engine/queue/scheduling-queue';
-import { makePod, type PodBuilder } from '../../builders';
+import { seededRandom } from '../../../src/engine/api/random';
+import {
+  ActionType,
+  clusterEvent,
+  EventAssignedPodDelete,
+  EventNodeAdd,
+  nodeSchedulingPropertiesChange,
+  type ClusterEvent,
+  type QueueingHintEntry,
+} from '../../../src/engine/framework/events';
+import type { PodInfo } from '../../../src/engine/framework/node-info';
+import { Framework } from '../../../src/engine/framework/runtime';
+import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
+import { inTreeRegistry } from '../../../src/engine/plugins/registry';
+import { EVENTS as SCHEDULING_GATES_EVENTS } from '../../../src/engine/plugins/SchedulingGates';
+import { SchedulingQueue, type QueueName } from '../../../src/engine/queue/scheduling-queue';
+import { makeNode, makePod, type NodeBuilder, type PodBuilder } from '../../builders';
 
 // Higher priority first, then earlier arrival: the order PrioritySort gives.
 const byPriority = (a: QueuedPodInfo, b: QueuedPodInfo) => {
@@ -10,6 +25,29 @@ const byPriority = (a: QueuedPodInfo, b: QueuedPodInfo) => {
   const pb = b.info.pod.spec.priority ?? 0;
   return pa !== pb ? pa > pb : a.timestamp < b.timestamp;
 };
+
+/** The default profile's queueing hints, as a scheduler gives them to its queue (the in-tree plugins' own). */
+function defaultHints(): readonly QueueingHintEntry[] {
+  const registry = inTreeRegistry();
+  assert.ok(registry.ok);
+  const framework = Framework.build(registry.value, DEFAULT_PROFILE, { random: seededRandom(1) });
+  assert.ok(framework.ok);
+  return [
+    ...framework.value.queueingHints(),
+    ...SCHEDULING_GATES_EVENTS.map(({ event, hint }) => ({ plugin: 'SchedulingGates', event, hint: hint ?? (() => 'Queue' as const) })),
+  ];
+}
+
+/** A claim added: the event a PreEnqueue plugin standing for DynamicResources is registered for in these tests. */
+const CLAIM_ADDED = clusterEvent('resource.k8s.io/ResourceClaim', ActionType.Add);
+/** The PreEnqueue plugin of these tests: holds the pod while `found()` says no; registered for a claim's addition and any update of the pod. */
+const held = (found: (info: PodInfo) => boolean) => ({
+  preEnqueue: (info: PodInfo) => (found(info) ? undefined : 'DynamicResources'),
+  queueingHints: [
+    { plugin: 'DynamicResources', event: CLAIM_ADDED, hint: () => 'Queue' as const },
+    { plugin: 'DynamicResources', event: clusterEvent('TargetPod', ActionType.Update), hint: () => 'Queue' as const },
+  ],
+});
 
 function setup() {
   const clock = new ManualClock(0);
@@ -147,7 +185,7 @@ describe('engine/queue/scheduling-queue', () => {
           if (failure === 'error') queue.addBackoff(popped);
           else {
             // An event during the cycle sends it to backoffQ at once, as its back-off is what is tested.
-            queue.onEvent('NodeAdd');
+            queue.onEvent(EventNodeAdd);
             queue.addUnschedulable(popped, new Set(failure === 'rejected' ? ['NodeResourcesFit'] : []));
           }
           if (i < row.failures.length - 1) {
@@ -196,7 +234,7 @@ describe('engine/queue/scheduling-queue', () => {
       const popped = queue.pop();
       assert.equal(popped?.info.id, pod.info.id, `${pod.info.key} popped to fail it`);
       if (how === 'error') return queue.addBackoff(popped);
-      if (how === 'rejected') queue.onEvent('NodeAdd');
+      if (how === 'rejected') queue.onEvent(EventNodeAdd);
       queue.addUnschedulable(popped, new Set(['NodeResourcesFit']));
     };
     const popAll = (queue: SchedulingQueue) => {
@@ -235,7 +273,7 @@ describe('engine/queue/scheduling-queue', () => {
       const high = queue.pop();
       assert.equal(high?.info.pod.metadata.name, 'test-highpod');
       queue.addUnschedulable(high, new Set(['fooPlugin']));
-      queue.onEvent('NodeAdd');
+      queue.onEvent(EventNodeAdd);
       assert.equal(queue.whereIs(high.info.id), 'backoff');
       assert.deepEqual(popAll(queue), ['test-midpod', 'test-highpod']);
       assert.equal(clock.now(), 0, 'without waiting for its back-off');
@@ -318,7 +356,7 @@ describe('engine/queue/scheduling-queue', () => {
       clock.advance(10);
       const a = queue.pop();
       assert.equal(a?.info.pod.metadata.name, 'a');
-      queue.onEvent('NodeAdd');
+      queue.onEvent(EventNodeAdd);
       queue.addUnschedulable(a, new Set(['NodeResourcesFit']));
       clock.advance(2_000);
       queue.flushBackoffCompleted();
@@ -339,38 +377,163 @@ describe('engine/queue/scheduling-queue', () => {
     });
   });
 
-  describe('moves an unschedulable pod back only on an event one of its rejecting plugins cares about', () => {
-    const table: Array<[plugin: string, event: ClusterEvent, moves: boolean]> = [
-      ['NodeResourcesFit', 'PodDelete', true],
-      ['NodeResourcesFit', 'NodeAdd', true],
-      ['TaintToleration', 'PodDelete', false],
-      ['TaintToleration', 'NodeUpdate', true],
-      ['NodeName', 'NodeUpdate', false],
-      ['SomeOutOfTreePlugin', 'PodAdd', true],
+  /** A node updated from `before` to `after`: each part that changed is one event, as the scheduler delivers them. */
+  const nodeUpdate = (before: NodeBuilder, after: NodeBuilder) =>
+    nodeSchedulingPropertiesChange(after.obj, before.obj).map((event) => ({ event, oldObj: before.obj, newObj: after.obj }));
+  const roomy = () => makeNode('n').alloc({ cpu: '4', memory: '8Gi', pods: '110' });
+
+  // upstream isPodWorthRequeuing: only the hints of the plugins that rejected the pod are asked, only
+  // for events they registered; one Queue moves it (activeQ here: its back-off is over).
+  describe('moves an unschedulable pod back only when a hint of a plugin that rejected it says Queue', () => {
+    const table: Array<
+      [
+        name: string,
+        plugin: string,
+        pod: PodBuilder,
+        events: () => Array<{ event: ClusterEvent; oldObj?: unknown; newObj?: unknown }>,
+        moves: boolean,
+      ]
+    > = [
+      [
+        'NodeResourcesFit: a bound pod deleted',
+        'NodeResourcesFit',
+        makePod('p'),
+        () => [{ event: EventAssignedPodDelete, oldObj: makePod('gone').node('n').obj }],
+        true,
+      ],
+      [
+        'NodeResourcesFit: a pending pod deleted (it held no room)',
+        'NodeResourcesFit',
+        makePod('p'),
+        () => [{ event: EventAssignedPodDelete, oldObj: makePod('gone').obj }],
+        false,
+      ],
+      [
+        'NodeResourcesFit: a node added that fits it',
+        'NodeResourcesFit',
+        makePod('p').req({ cpu: '2' }),
+        () => [{ event: EventNodeAdd, newObj: roomy().obj }],
+        true,
+      ],
+      [
+        'NodeResourcesFit: a node added too small',
+        'NodeResourcesFit',
+        makePod('p').req({ cpu: '8' }),
+        () => [{ event: EventNodeAdd, newObj: roomy().obj }],
+        false,
+      ],
+      [
+        "NodeResourcesFit: a node's allocatable grown",
+        'NodeResourcesFit',
+        makePod('p').req({ cpu: '6' }),
+        () => nodeUpdate(roomy(), makeNode('n').alloc({ cpu: '8', memory: '8Gi', pods: '110' })),
+        true,
+      ],
+      [
+        'TaintToleration: a bound pod deleted',
+        'TaintToleration',
+        makePod('p'),
+        () => [{ event: EventAssignedPodDelete, oldObj: makePod('gone').node('n').obj }],
+        false,
+      ],
+      ['TaintToleration: the taint removed', 'TaintToleration', makePod('p'), () => nodeUpdate(roomy().taint('k', 'v'), roomy()), true],
+      [
+        'TaintToleration: another taint it does not tolerate added',
+        'TaintToleration',
+        makePod('p'),
+        () => nodeUpdate(roomy().taint('k', 'v'), roomy().taint('k', 'v').taint('j', 'w')),
+        false,
+      ],
+      [
+        'NodeAffinity: an annotation changed',
+        'NodeAffinity',
+        makePod('p').nodeSelector({ pool: 'a' }),
+        () => nodeUpdate(roomy(), roomy().annotations({ note: 'x' })),
+        false,
+      ],
+      [
+        'NodeAffinity: a label changed that does not match',
+        'NodeAffinity',
+        makePod('p').nodeSelector({ pool: 'a' }),
+        () => nodeUpdate(roomy(), roomy().labels({ pool: 'b' })),
+        false,
+      ],
+      [
+        'NodeAffinity: a label changed that matches',
+        'NodeAffinity',
+        makePod('p').nodeSelector({ pool: 'a' }),
+        () => nodeUpdate(roomy(), roomy().labels({ pool: 'a' })),
+        true,
+      ],
+      ["NodeName: a node's labels changed", 'NodeName', makePod('p'), () => nodeUpdate(roomy(), roomy().labels({ pool: 'a' })), false],
+      ['NodeName: a node added', 'NodeName', makePod('p'), () => [{ event: EventNodeAdd, newObj: roomy().obj }], true],
+      [
+        'NodePorts: a bound pod holding its host port deleted',
+        'NodePorts',
+        makePod('p').hostPort(80),
+        () => [{ event: EventAssignedPodDelete, oldObj: makePod('gone').hostPort(80).node('n').obj }],
+        true,
+      ],
+      [
+        'NodePorts: a bound pod holding another port deleted',
+        'NodePorts',
+        makePod('p').hostPort(80),
+        () => [{ event: EventAssignedPodDelete, oldObj: makePod('gone').hostPort(81).node('n').obj }],
+        false,
+      ],
     ];
-    for (const [plugin, event, moves] of table) {
-      it(`${plugin} + ${event} → ${moves ? 'moves' : 'stays'}`, () => {
-        const { clock, queue } = setup();
-        queue.add(makePod('p').info);
+    for (const [name, plugin, pod, events, moves] of table) {
+      it(`${name} → ${moves ? 'moves' : 'stays'}`, () => {
+        const clock = new ManualClock(0);
+        const queue = new SchedulingQueue({ clock, less: byPriority, queueingHints: defaultHints() });
+        queue.add(pod.info);
         const popped = failOnce(queue, plugin);
-        // A pop of another pod makes a new cycle, so the event below is not "during" p's cycle.
-        queue.add(makePod('other').info);
-        queue.done(queue.pop()?.info.id ?? '');
         clock.advance(5000);
-        queue.onEvent(event);
+        for (const { event, oldObj, newObj } of events()) queue.onEvent(event, oldObj, newObj);
         assert.equal(queue.whereIs(popped.info.id), moves ? 'active' : 'unschedulable');
       });
     }
   });
 
-  it('sends a pod to backoff rather than unschedulable when an event arrived during its cycle', () => {
-    const { queue } = setup();
-    queue.add(makePod('p').info);
-    const popped = queue.pop();
-    assert.ok(popped);
-    queue.onEvent('NodeAdd');
-    queue.addUnschedulable(popped, new Set(['NodeResourcesFit']));
-    assert.equal(queue.whereIs(popped.info.id), 'backoff');
+  // upstream determineSchedulingHintForInFlightPod: the events seen while the pod was being
+  // scheduled are replayed for it when it fails; one its rejecting plugin's hint queues sends it to
+  // backoffQ, else it waits among the unschedulable pods.
+  describe('replays the events that came during its cycle when a pod fails', () => {
+    const table: Array<[name: string, event: () => { event: ClusterEvent; oldObj?: unknown; newObj?: unknown }, where: QueueName]> = [
+      ['a node added that fits it: backoffQ', () => ({ event: EventNodeAdd, newObj: roomy().obj }), 'backoff'],
+      [
+        'a node added too small: unschedulable',
+        () => ({ event: EventNodeAdd, newObj: makeNode('n').alloc({ cpu: '1', pods: '110' }).obj }),
+        'unschedulable',
+      ],
+      ['a pending pod deleted: unschedulable', () => ({ event: EventAssignedPodDelete, oldObj: makePod('gone').obj }), 'unschedulable'],
+    ];
+    for (const [name, make, where] of table) {
+      it(name, () => {
+        const queue = new SchedulingQueue({ clock: new ManualClock(0), less: byPriority, queueingHints: defaultHints() });
+        queue.add(makePod('p').req({ cpu: '2' }).info);
+        const popped = queue.pop();
+        assert.ok(popped);
+        const { event, oldObj, newObj } = make();
+        queue.onEvent(event, oldObj, newObj);
+        queue.addUnschedulable(popped, new Set(['NodeResourcesFit']));
+        assert.equal(queue.whereIs(popped.info.id), where);
+      });
+    }
+
+    it('forgets the events of cycles that are over: a later failure does not replay them', () => {
+      const queue = new SchedulingQueue({ clock: new ManualClock(0), less: byPriority, queueingHints: defaultHints() });
+      queue.add(makePod('a').req({ cpu: '2' }).info);
+      const a = queue.pop();
+      assert.ok(a);
+      queue.onEvent(EventNodeAdd, undefined, roomy().obj);
+      queue.addUnschedulable(a, new Set(['NodeResourcesFit']));
+      queue.add(makePod('b').req({ cpu: '2' }).info);
+      const b = queue.pop();
+      assert.equal(b?.info.pod.metadata.name, 'b');
+      queue.addUnschedulable(b, new Set(['NodeResourcesFit']));
+      assert.equal(queue.whereIs(b.info.id), 'unschedulable');
+    });
   });
 
   it('puts a moved pod still backing off into backoffQ, not activeQ', () => {
@@ -380,7 +543,7 @@ describe('engine/queue/scheduling-queue', () => {
     clock.advance(500);
     queue.add(makePod('q').info);
     queue.done(queue.pop()?.info.id ?? '');
-    queue.onEvent('PodDelete');
+    queue.onEvent(EventAssignedPodDelete, makePod('gone').node('n').obj);
     assert.equal(queue.whereIs(popped.info.id), 'backoff');
   });
 
@@ -396,23 +559,42 @@ describe('engine/queue/scheduling-queue', () => {
     queue.stop();
   });
 
-  // upstream PriorityQueue.Update → PodSchedulingPropertiesChange: an unschedulable pod is moved by
-  // its own update only when labels, requests, gates, tolerations or generated claims change; its
-  // status (the PodScheduled condition the scheduler writes after a failure) or annotations do not.
-  describe('moves an unschedulable pod on its own update only when what scheduling reads changed', () => {
-    const table: Array<[name: string, updated: () => PodBuilder, moves: boolean]> = [
-      ['labels', () => makePod('p').req({ cpu: '1' }).labels({ app: 'web' }), true],
-      ['requests', () => makePod('p').req({ cpu: '2' }), true],
-      ['annotations', () => makePod('p').req({ cpu: '1' }).annotations({ note: 'x' }), false],
-      ['nothing it reads (a status write)', () => makePod('p').req({ cpu: '1' }), false],
+  // upstream PriorityQueue.Update → PodSchedulingPropertiesChange: each part of the pod's own update
+  // that changed (TargetPod/UpdatePodLabel, …ScaleDown, …ScaleUp, …Toleration) is offered to the
+  // hints of the plugins that rejected it; its status or annotations are the general Update, which
+  // none of them registered.
+  describe("moves an unschedulable pod on its own update only when a rejecting plugin's hint says so", () => {
+    const table: Array<[name: string, plugin: string, updated: () => PodBuilder, moves: boolean]> = [
+      ['NodeResourcesFit: requests lowered', 'NodeResourcesFit', () => makePod('p').req({ cpu: '500m' }), true],
+      ['NodeResourcesFit: requests raised', 'NodeResourcesFit', () => makePod('p').req({ cpu: '2' }), false],
+      ['NodeResourcesFit: labels', 'NodeResourcesFit', () => makePod('p').req({ cpu: '1' }).labels({ app: 'web' }), false],
+      ['NodeResourcesFit: annotations', 'NodeResourcesFit', () => makePod('p').req({ cpu: '1' }).annotations({ note: 'x' }), false],
+      ['NodeResourcesFit: nothing it reads (a status write)', 'NodeResourcesFit', () => makePod('p').req({ cpu: '1' }), false],
+      [
+        'TaintToleration: a toleration added',
+        'TaintToleration',
+        () => makePod('p').req({ cpu: '1' }).tolerate({ key: 'k', operator: 'Exists' }),
+        true,
+      ],
+      [
+        'NodeUnschedulable: a toleration added, not of the cordon',
+        'NodeUnschedulable',
+        () => makePod('p').req({ cpu: '1' }).tolerate({ key: 'k', operator: 'Exists' }),
+        false,
+      ],
+      [
+        "NodeUnschedulable: the cordon's toleration added",
+        'NodeUnschedulable',
+        () =>
+          makePod('p').req({ cpu: '1' }).tolerate({ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' }),
+        true,
+      ],
     ];
-    for (const [name, updated, moves] of table) {
+    for (const [name, plugin, updated, moves] of table) {
       it(`${name} → ${moves ? 'moves' : 'stays'}`, () => {
-        const { queue } = setup();
+        const queue = new SchedulingQueue({ clock: new ManualClock(0), less: byPriority, queueingHints: defaultHints() });
         queue.add(makePod('p').req({ cpu: '1' }).info);
-        const popped = failOnce(queue, 'NodeResourcesFit');
-        queue.add(makePod('other').info);
-        queue.done(queue.pop()?.info.id ?? '');
+        const popped = failOnce(queue, plugin);
         queue.update(updated().info);
         assert.equal(queue.whereIs(popped.info.id), moves ? 'backoff' : 'unschedulable');
       });
@@ -436,7 +618,7 @@ describe('engine/queue/scheduling-queue', () => {
     const queue = new SchedulingQueue({
       clock,
       less: byPriority,
-      preEnqueue: (info) => created || info.pod.metadata.annotations?.['named'] === 'yes',
+      ...held((info) => created || info.pod.metadata.annotations?.['named'] === 'yes'),
     });
     let ready = 0;
     queue.onReady(() => ready++);
@@ -449,19 +631,19 @@ describe('engine/queue/scheduling-queue', () => {
     queue.update(makePod('a').annotations({ named: 'yes' }).info);
     assert.equal(queue.whereIs(a.id), 'active');
     // Other events leave a held pod where it is; a change of the other objects that lets it in moves it.
-    for (const event of ['NodeAdd', 'PodUpdate', 'ObjectsUpdate'] as const) queue.onEvent(event);
+    for (const event of [EventNodeAdd, EventAssignedPodDelete, CLAIM_ADDED]) queue.onEvent(event);
     assert.equal(queue.whereIs(b.id), 'gated');
     created = true;
-    queue.onEvent('NodeAdd');
+    queue.onEvent(EventNodeAdd);
     assert.equal(queue.whereIs(b.id), 'gated');
-    queue.onEvent('ObjectsUpdate');
+    queue.onEvent(CLAIM_ADDED);
     assert.deepEqual([queue.whereIs(b.id), ready], ['active', 2]);
   });
 
   it('runs the PreEnqueue plugins on every move into activeQ or backoffQ: a pod they hold now waits gated', () => {
     const clock = new ManualClock(0);
     let found = true;
-    const queue = new SchedulingQueue({ clock, less: byPriority, preEnqueue: () => found });
+    const queue = new SchedulingQueue({ clock, less: byPriority, ...held(() => found) });
     const a = makePod('a').info;
     const b = makePod('b').info;
     queue.add(a);
@@ -471,12 +653,12 @@ describe('engine/queue/scheduling-queue', () => {
     assert.ok(popped);
     // Its claim is deleted meanwhile: a moved by an event and b failing with an error wait gated.
     found = false;
-    queue.onEvent('NodeAdd');
+    queue.onEvent(CLAIM_ADDED);
     queue.addBackoff(popped);
     assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['gated', 'gated']);
     // Let in while the back-off of their failed attempt (1 s, to the end of second 1) still runs: backoffQ, then activeQ.
     found = true;
-    queue.onEvent('ObjectsUpdate');
+    queue.onEvent(CLAIM_ADDED);
     assert.deepEqual([queue.whereIs(a.id), queue.whereIs(b.id)], ['backoff', 'backoff']);
     clock.advance(1_999);
     queue.flushBackoffCompleted();
@@ -513,7 +695,7 @@ describe('engine/queue/scheduling-queue', () => {
       it(name, () => {
         const clock = new ManualClock(0);
         let found = attempts > 0;
-        const queue = new SchedulingQueue({ clock, less: byPriority, preEnqueue: () => found });
+        const queue = new SchedulingQueue({ clock, less: byPriority, ...held(() => found) });
         const pod = makePod('p').info;
         queue.add(pod);
         // Its attempts, each failed, each retried once its back-off is over.
@@ -521,19 +703,19 @@ describe('engine/queue/scheduling-queue', () => {
           failOnce(queue, 'DynamicResources');
           if (i < attempts) {
             clock.advance(queue.backoffDuration(i) + 1_000);
-            queue.onEvent('ObjectsUpdate');
+            queue.onEvent(CLAIM_ADDED);
             assert.equal(queue.whereIs(pod.id), 'active');
           }
         }
         // Its claim deleted after the last failure: moved by an event, it is held.
         found = false;
-        queue.onEvent('ObjectsUpdate');
+        queue.onEvent(CLAIM_ADDED);
         assert.equal(queue.whereIs(pod.id), 'gated');
         const heldAt = clock.now();
         clock.advance(letInAfterMs);
         found = true;
         if (by === 'update') queue.update(makePod('p').annotations({ seen: 'yes' }).info);
-        else queue.onEvent('ObjectsUpdate');
+        else queue.onEvent(CLAIM_ADDED);
         assert.equal(queue.whereIs(pod.id), where);
         clock.advance(Math.max(0, heldAt + activeAtMs - clock.now() - 1));
         queue.flushBackoffCompleted();
@@ -543,6 +725,47 @@ describe('engine/queue/scheduling-queue', () => {
         assert.equal(queue.whereIs(pod.id), 'active');
       });
     }
+  });
+
+  // upstream recordIncomingEntitiesMetrics: each move into a queue counts under the queue and the
+  // event's label (scheduler_queue_incoming_pods_total); a pod left among the unschedulable ones by an
+  // event its hints skip is not counted again.
+  it('reports each pod entering a queue with the label of the event that moved it', () => {
+    const clock = new ManualClock(0);
+    const incoming: string[] = [];
+    const queue = new SchedulingQueue({
+      clock,
+      less: byPriority,
+      queueingHints: defaultHints(),
+      initialBackoffMs: 8_000,
+      maxBackoffMs: 16_000,
+      onIncoming: (q, event) => incoming.push(`${q}/${event}`),
+    });
+    queue.start();
+    queue.add(makePod('p').nodeSelector({ hint: 'sel' }).info);
+    failOnce(queue, 'NodeAffinity');
+    const node = makeNode('n').labels({ hint: 'other' });
+    for (const { event, oldObj, newObj } of [
+      ...nodeUpdate(node, makeNode('n').labels({ hint: 'other' }).annotations({ note: 'x' })),
+      ...nodeUpdate(node, makeNode('n').labels({ hint: 'other', unrelated: 'yes' })),
+    ])
+      queue.onEvent(event, oldObj, newObj);
+    assert.equal(queue.whereIs('uid-default-p'), 'unschedulable');
+    for (const { event, oldObj, newObj } of nodeUpdate(node, makeNode('n').labels({ hint: 'sel' }))) queue.onEvent(event, oldObj, newObj);
+    assert.equal(queue.pop()?.info.pod.metadata.name, 'p');
+    // A gated pod: counted as unschedulable when added, and again when the 5-minute flush finds it still held.
+    queue.add(makePod('g').gate('example.com/wait').info);
+    clock.advance(300_000);
+    clock.advance(30_000);
+    assert.deepEqual(incoming, [
+      'active/UnscheduledPodAdd',
+      'unschedulable/ScheduleAttemptFailure',
+      'backoff/NodeUpdateNodeLabel',
+      'active/PopFromBackoffQ',
+      'unschedulable/UnscheduledPodAdd',
+      'unschedulable/UnschedulableTimeout',
+    ]);
+    queue.stop();
   });
 
   it('tells listeners when a pod becomes ready and forgets deleted pods', () => {

@@ -122,15 +122,34 @@ describe('engine/scheduler/scheduler', () => {
 
   // upstream: an update that binds a pod reaches the assigned-pod handlers as an add (client-go's
   // filtering handler), AssignedPodAdd, which NodeResourcesFit does not register for (it frees no
-  // room); an update of a pod already bound is a Pod/Update (a scale down frees room).
-  describe('a pod rejected for room is moved by the update of a bound pod, not by the update that binds one', () => {
-    const table: Array<[name: string, alreadyBound: boolean, where: string]> = [
-      ['another pod seen bound by its update: an add, the pod stays unschedulable', false, 'unschedulable'],
-      ['a bound pod updated: the pod is moved', true, 'backoff'],
+  // room); an update of a pod already bound is split into its parts (PodSchedulingPropertiesChange):
+  // AssignedPod/UpdatePodScaleDown frees room, and NodeResourcesFit's hint queues the pod when the
+  // bound pod asks for less of what it asks for; AssignedPod/UpdatePodLabel is not registered.
+  describe('a pod rejected for room is moved by a bound pod scaled down, not by the update that binds one nor a label change', () => {
+    const table: Array<[name: string, alreadyBound: boolean, updated: PodBuilder, where: string]> = [
+      [
+        'another pod seen bound by its update: an add, the pod stays unschedulable',
+        false,
+        makePod('other').req({ cpu: '100m' }),
+        'unschedulable',
+      ],
+      [
+        "a bound pod's labels changed: the pod stays",
+        true,
+        makePod('other').req({ cpu: '100m' }).labels({ seen: 'again' }),
+        'unschedulable',
+      ],
+      ['a bound pod scaled down: the pod is moved', true, makePod('other').req({ cpu: '50m' }), 'backoff'],
+      [
+        'a bound pod scaled down in memory, which the pod does not ask for: the pod stays',
+        true,
+        makePod('other').req({ cpu: '100m', memory: '1Mi' }),
+        'unschedulable',
+      ],
     ];
-    for (const [name, alreadyBound, where] of table) {
+    for (const [name, alreadyBound, updated, where] of table) {
       it(name, async () => {
-        const other = makePod('other').req({ cpu: '100m' });
+        const other = makePod('other').req({ cpu: '100m', memory: '2Mi' });
         const { scheduler, clock } = setup(
           [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
           [makePod('big').req({ cpu: '8' })],
@@ -138,7 +157,34 @@ describe('engine/scheduler/scheduler', () => {
         if (alreadyBound) scheduler.onPodAdd(other.node('small').obj);
         await scheduler.runUntilIdle(clock);
         assert.equal(scheduler.queue.whereIs('uid-default-big'), 'unschedulable');
-        scheduler.onPodUpdate(makePod('other').req({ cpu: '100m' }).node('small').labels({ seen: 'again' }).obj);
+        scheduler.onPodUpdate(updated.node('small').obj);
+        assert.equal(scheduler.queue.whereIs('uid-default-big'), where);
+      });
+    }
+  });
+
+  // upstream updatePodInSchedulingQueue: a pending pod whose nominated node changed frees the room it
+  // held there for pods of lower or equal priority (AssignedPodDelete of its old version, with
+  // getLEPriorityPreCheck): NodeResourcesFit's hint queues them.
+  describe('a pod rejected for room is moved when a pod nominated to a node loses its nomination, if it is not of higher priority', () => {
+    const table: Array<[name: string, nominatedPriority: number, where: string]> = [
+      ['the nominated pod has higher priority: moved', 10, 'backoff'],
+      ['the nominated pod has the same priority: moved', 0, 'backoff'],
+      ['the nominated pod has lower priority: stays', -1, 'unschedulable'],
+    ];
+    for (const [name, nominatedPriority, where] of table) {
+      it(name, async () => {
+        const nominated = () => makePod('q').req({ cpu: '8' }).priority(nominatedPriority);
+        const { scheduler, clock } = setup(
+          [makeNode('small').alloc({ cpu: '1', memory: '1Gi', pods: '10' })],
+          [makePod('big').req({ cpu: '2' }), nominated().nominatedTo('small')],
+        );
+        await scheduler.runUntilIdle(clock);
+        assert.deepEqual(
+          [scheduler.queue.whereIs('uid-default-big'), scheduler.queue.whereIs('uid-default-q')],
+          ['unschedulable', 'unschedulable'],
+        );
+        scheduler.onPodUpdate(nominated().obj);
         assert.equal(scheduler.queue.whereIs('uid-default-big'), where);
       });
     }

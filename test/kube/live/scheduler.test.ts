@@ -59,6 +59,39 @@ describe('kube/live/scheduler', () => {
     await s.scheduler.stop();
   });
 
+  // Queueing hints through the live loop: a node's update is split into its parts, each offered to
+  // the hints of the plugins that rejected the pod; only the label change that makes its selector
+  // match moves it (to backoffQ, popped at once as activeQ is empty). counts().queueIncoming is what
+  // /metrics serves as scheduler_queue_incoming_pods_total.
+  it('moves a pod rejected by its node selector only on the node change that makes it match, and counts each move by event', async () => {
+    const s = live();
+    s.scheduler.setLeading(true);
+    const node = () => makeNode('n1').alloc({ cpu: '4', memory: '8Gi', pods: '10' }).labels({ pool: 'other' });
+    s.scheduler.nodeAdded(node().obj);
+    s.scheduler.podAdded(makePod('a').req({ cpu: '1' }).scheduler('podplan').nodeSelector({ pool: 'x' }).obj);
+    await s.settle();
+    assert.equal(s.scheduler.counts().unschedulable, 1);
+    s.scheduler.nodeUpdated(node().annotations({ note: 'unrelated' }).obj);
+    s.scheduler.nodeUpdated(node().annotations({ note: 'unrelated' }).labels({ unrelated: 'yes' }).obj);
+    await s.settle();
+    assert.deepEqual(
+      [s.scheduler.counts().unschedulable, s.binder.bindings.size],
+      [1, 0],
+      'not moved by the annotation nor the unrelated label',
+    );
+    s.scheduler.nodeUpdated(node().annotations({ note: 'unrelated' }).labels({ unrelated: 'yes', pool: 'x' }).obj);
+    await s.settle();
+    assert.deepEqual([...s.binder.bindings.keys()], ['default/a']);
+    const incoming = Object.fromEntries([...s.scheduler.counts().queueIncoming.values()].map((e) => [`${e.queue}/${e.event}`, e.count]));
+    assert.deepEqual(incoming, {
+      'active/UnscheduledPodAdd': 1,
+      'unschedulable/ScheduleAttemptFailure': 1,
+      'backoff/NodeUpdateNodeLabel': 1,
+      'active/PopFromBackoffQ': 1,
+    });
+    await s.scheduler.stop();
+  });
+
   it('requeues a pod whose binding the watch never shows once its assumption expires', async () => {
     const s = live();
     s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '4', memory: '8Gi', pods: '10' }).obj);

@@ -7,6 +7,8 @@ import type { CycleState } from '../../framework/cycle-state';
 import type { FilterPlugin, FrameworkHandle, NodeScore, PreFilterPlugin, PreScorePlugin, ScorePlugin } from '../../framework/interfaces';
 import type { NodeInfo, PodInfo } from '../../framework/node-info';
 import type { Status } from '../../framework/status';
+import type { Node, Pod } from '../../api/types';
+import { ActionType, clusterEvent, type ClusterEventWithHint, type EnqueueExtensions, type QueueingHint } from '../../framework/events';
 import { argsObject, argsResult, factoryOf } from '../args';
 import { Names } from '../names';
 import { AffinityFiltering } from './filtering';
@@ -38,10 +40,79 @@ export function validateArgs(args: unknown): Result<InterPodAffinityArgs, ArgsEr
 
 export const factory = factoryOf(validateArgs, (args, handle) => new InterPodAffinity(args, handle));
 
-export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin {
+export class InterPodAffinity implements PreFilterPlugin, FilterPlugin, PreScorePlugin, ScorePlugin, EnqueueExtensions {
   readonly name = NAME;
   private readonly filtering: AffinityFiltering;
   private readonly scoring: AffinityScoring;
+  /** The terms the queueing hints compile (matched without namespace labels, as upstream's hints). */
+  private readonly hintTerms = new TermCatalog();
+
+  /** upstream EventsToRegister: a bound pod added, relabelled or deleted; the pod's own labels; a node added or relabelled. */
+  eventsToRegister(): readonly ClusterEventWithHint[] {
+    return [
+      {
+        event: clusterEvent('AssignedPod', ActionType.Add | ActionType.UpdatePodLabel | ActionType.Delete),
+        hint: (pod, o, n) => this.isSchedulableAfterAssignedPodChange(pod, o, n),
+      },
+      { event: clusterEvent('TargetPod', ActionType.UpdatePodLabel), hint: () => 'Queue' },
+      {
+        event: clusterEvent('Node', ActionType.Add | ActionType.UpdateNodeLabel),
+        hint: (pod, o, n) => this.isSchedulableAfterNodeChange(pod, o, n),
+      },
+    ];
+  }
+
+  /**
+   * upstream isSchedulableAfterAssignedPodChange: a bound (or nominated) pod now matches all the
+   * pod's affinity terms, or no longer matches one of its anti-affinity terms; added, it matches all
+   * the affinity terms; deleted, it matched an anti-affinity term, or the pod matched one of its own.
+   */
+  isSchedulableAfterAssignedPodChange(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+    const [original, modified] = [oldObj as Pod | undefined, newObj as Pod | undefined];
+    const unassigned = (p: Pod | undefined) => p !== undefined && !p.spec.nodeName && !p.status?.nominatedNodeName;
+    if (unassigned(modified) || unassigned(original)) return 'QueueSkip';
+    const catalog = this.hintTerms;
+    const { requiredAffinity: terms, requiredAntiAffinity: antiTerms } = catalog.of(pod);
+    const matchesAll = (p: Pod) => terms.length > 0 && terms.every((t) => catalog.matchesWithoutNamespaceLabels(t, p));
+    const matchesAny = (list: typeof antiTerms, p: Pod) => list.some((t) => catalog.matchesWithoutNamespaceLabels(t, p));
+    if (modified && original) {
+      if (!matchesAll(original) && matchesAll(modified)) return 'Queue';
+      if (matchesAny(antiTerms, original) && !matchesAny(antiTerms, modified)) return 'Queue';
+      return 'QueueSkip';
+    }
+    if (modified) return matchesAll(modified) ? 'Queue' : 'QueueSkip';
+    if (!original) return 'Queue';
+    if (matchesAny(antiTerms, original)) return 'Queue';
+    return matchesAny(catalog.of(original).requiredAntiAffinity, pod) ? 'Queue' : 'QueueSkip';
+  }
+
+  /**
+   * upstream isSchedulableAfterNodeChange: a node added with an affinity term's topology key (any
+   * added node when the pod has anti-affinity terms), or a node's value for an affinity term's key
+   * added or changed, or for an anti-affinity term's key removed or changed.
+   */
+  isSchedulableAfterNodeChange(pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+    const [original, modified] = [oldObj as Node | undefined, newObj as Node];
+    const { requiredAffinity: terms, requiredAntiAffinity: antiTerms } = this.hintTerms.of(pod);
+    const label = (n: Node, key: string) => n.metadata.labels?.[key];
+    for (const term of terms) {
+      const after = label(modified, term.topologyKey);
+      if (!original) {
+        if (after !== undefined) return 'Queue';
+        continue;
+      }
+      const before = label(original, term.topologyKey);
+      if (before === undefined && after !== undefined) return 'Queue';
+      if (before !== undefined && after !== undefined && before !== after) return 'Queue';
+    }
+    for (const term of antiTerms) {
+      if (!original) return 'Queue';
+      const [before, after] = [label(original, term.topologyKey), label(modified, term.topologyKey)];
+      if (before !== undefined && after === undefined) return 'Queue';
+      if (before !== undefined && after !== undefined && before !== after) return 'Queue';
+    }
+    return 'QueueSkip';
+  }
 
   constructor(args: InterPodAffinityArgs, handle: FrameworkHandle) {
     const catalog = new TermCatalog();

@@ -102,6 +102,15 @@ export class TermCatalog {
     return term.selector(pod.metadata.labels);
   }
 
+  /**
+   * upstream AffinityTerm.Matches with no namespace labels (as the queueing hints call it): its
+   * listed namespaces, or a namespaceSelector that matches an empty set of labels.
+   */
+  matchesWithoutNamespaceLabels(term: AffinityTerm, pod: Pod): boolean {
+    if (!term.namespaces.has(podNamespace(pod)) && !term.namespaceSelector({})) return false;
+    return term.selector(pod.metadata.labels);
+  }
+
   /** False for no terms, as upstream's podMatchesAllAffinityTerms. */
   matchesAll(terms: readonly AffinityTerm[], pod: Pod): boolean {
     return terms.length > 0 && terms.every((t) => this.matches(t, pod));

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { argsErrorText } from '../../../../src/engine/api/field';
 import { type Namespace, type PodAffinityTerm } from '../../../../src/engine/api/types';
 import { type NodeInfo } from '../../../../src/engine/framework/node-info';
+import type { QueueingHint } from '../../../../src/engine/framework/events';
 import { Code } from '../../../../src/engine/framework/status';
 import {
   ERR_REASON_AFFINITY_RULES_NOT_MATCH,
@@ -432,5 +433,187 @@ describe('engine/plugins/interpodaffinity/plugin (InterPodAffinity)', () => {
         assert.equal(runScores(build<InterPodAffinity>(factory, args, handleOf(snapshot)), snapshot, incoming.info).preScore, 'Skip');
       });
     }
+  });
+});
+
+// upstream interpodaffinity/plugin_test.go Test_isSchedulableAfterAssignedPodChange and
+// Test_isSchedulableAfterNodeChange (st.PodAffinityIn(key, topologyKey, values) is a required term
+// selecting key In values; st.PodAffinityExists(key, topologyKey), key Exists).
+describe('InterPodAffinity queueing hints', () => {
+  const built = factory(undefined, handleOf(snapshotOf([])));
+  assert.ok(built.ok);
+  const plugin = built.value as InterPodAffinity;
+  const term = (key: string, topologyKey: string, values?: string[]): PodAffinityTerm => ({
+    labelSelector: { matchExpressions: [values ? { key, operator: 'In', values } : { key, operator: 'Exists' }] },
+    topologyKey,
+  });
+  const affinityIn = (topologyKey: string) =>
+    makePod('p').requirePods('podAffinity', term('service', topologyKey, ['securityscan', 'value2']));
+  const antiIn = () => makePod('p').requirePods('podAntiAffinity', term('service', 'region', ['securityscan', 'value2']));
+  const other = () => makePod('other').node('fake-node');
+
+  describe('isSchedulableAfterAssignedPodChange', () => {
+    const twoExists = () =>
+      makePod('p').requirePods('podAffinity', term('aaa', 'hostname')).requirePods('podAffinity', term('bbb', 'hostname'));
+    const twoAnti = () =>
+      makePod('p')
+        .requirePods('podAntiAffinity', term('service', 'region', ['securityscan']))
+        .requirePods('podAntiAffinity', term('app', 'region', ['web']));
+    const table: Array<
+      [name: string, pod: PodBuilder, oldPod: PodBuilder | undefined, newPod: PodBuilder | undefined, hint: QueueingHint]
+    > = [
+      ['add a pod which matches the pod affinity', affinityIn('region'), undefined, other().labels({ service: 'securityscan' }), 'Queue'],
+      ['add an un-scheduled pod', affinityIn('region'), undefined, makePod('other').labels({ service: 'securityscan' }), 'QueueSkip'],
+      ["add a pod which doesn't match the pod affinity", affinityIn('region'), undefined, other().labels({ aaa: 'a' }), 'QueueSkip'],
+      [
+        'update a pod from non-match to match pod affinity',
+        affinityIn('region'),
+        other().labels({ aaa: 'a' }),
+        other().labels({ service: 'securityscan' }),
+        'Queue',
+      ],
+      [
+        "the updating pod matches target pod's affinity both before and after label changes",
+        affinityIn('region'),
+        other().labels({ service: 'value2' }),
+        other().labels({ service: 'securityscan' }),
+        'QueueSkip',
+      ],
+      [
+        'update an un-scheduled pod',
+        affinityIn('region'),
+        makePod('other').labels({ aaa: 'a' }),
+        makePod('other').labels({ service: 'securityscan' }),
+        'QueueSkip',
+      ],
+      [
+        'update a pod from match to non-match the pod affinity',
+        affinityIn('region'),
+        other().labels({ service: 'securityscan' }),
+        other().labels({ aaa: 'a' }),
+        'QueueSkip',
+      ],
+      [
+        "update a pod from match to non-match pod's affinity - multiple terms case",
+        twoExists(),
+        other().labels({ aaa: 'a' }),
+        other().labels({ service: 'securityscan' }),
+        'QueueSkip',
+      ],
+      [
+        "update a pod from non-match to match pod's affinity - multiple terms case",
+        twoExists(),
+        other().labels({ aaa: 'a' }),
+        other().labels({ aaa: '', bbb: '' }),
+        'Queue',
+      ],
+      [
+        'modify pod label to change it from satisfying pod anti-affinity to not satisfying anti-affinity',
+        antiIn(),
+        other().labels({ service: 'securityscan' }),
+        other().labels({ service: 'aaaa' }),
+        'Queue',
+      ],
+      [
+        'modify pod label to change it from not satisfying pod anti-affinity to satisfying anti-affinity',
+        antiIn(),
+        other().labels({ service: 'bbb' }),
+        other().labels({ service: 'securityscan' }),
+        'QueueSkip',
+      ],
+      ["delete a pod which doesn't match pod's anti-affinity", antiIn(), other().labels({ aaa: 'a' }), undefined, 'QueueSkip'],
+      ["delete a pod which matches pod's anti-affinity", antiIn(), other().labels({ service: 'securityscan' }), undefined, 'Queue'],
+      [
+        'delete a pod with anti-affinity that matches pending pod',
+        makePod('p').labels({ service: 'securityscan' }),
+        other().requirePods('podAntiAffinity', term('service', 'region', ['securityscan', 'value2'])),
+        undefined,
+        'Queue',
+      ],
+      [
+        "delete a pod with anti-affinity that doesn't match pending pod",
+        makePod('p').labels({ service: 'foo' }),
+        other().requirePods('podAntiAffinity', term('service', 'region', ['securityscan', 'value2'])),
+        undefined,
+        'QueueSkip',
+      ],
+      [
+        "delete a nominated pod which doesn't match pod's anti-affinity",
+        antiIn(),
+        makePod('other').nominatedTo('fake-node').labels({ aaa: 'a' }),
+        undefined,
+        'QueueSkip',
+      ],
+      [
+        "delete a nominated pod which matches pod's anti-affinity",
+        antiIn(),
+        makePod('other').nominatedTo('fake-node').labels({ service: 'securityscan' }),
+        undefined,
+        'Queue',
+      ],
+      [
+        "modify pod label to change it from matching only one of target pod's anti-affinity terms to matching none",
+        twoAnti(),
+        other().labels({ service: 'securityscan', app: 'bar' }),
+        other().labels({ service: 'foo', app: 'bar' }),
+        'Queue',
+      ],
+      [
+        "modify pod label but it still matches one of target pod's anti-affinity terms",
+        twoAnti(),
+        other().labels({ service: 'securityscan', app: 'bar' }),
+        other().labels({ service: 'foo', app: 'web' }),
+        'QueueSkip',
+      ],
+      [
+        "delete a pod which matches only one of target pod's anti-affinity terms",
+        twoAnti(),
+        other().labels({ service: 'securityscan' }),
+        undefined,
+        'Queue',
+      ],
+    ];
+    for (const [name, pod, oldPod, newPod, hint] of table)
+      it(name, () => assert.equal(plugin.isSchedulableAfterAssignedPodChange(pod.obj, oldPod?.obj, newPod?.obj), hint));
+  });
+
+  describe('isSchedulableAfterNodeChange', () => {
+    const anti = () =>
+      makePod('p').requirePods('podAntiAffinity', { labelSelector: { matchLabels: { another: 'label' } }, topologyKey: 'zone' });
+    const node = (labels: Record<string, string> = {}) => makeNode('node-a').labels(labels).obj;
+    const table: Array<[name: string, pod: PodBuilder, oldNode: unknown, newNode: unknown, hint: QueueingHint]> = [
+      ['add a new node with matched pod affinity topologyKey', affinityIn('zone'), undefined, node({ zone: 'zone1' }), 'Queue'],
+      ['add a new node without matched topologyKey', affinityIn('region'), undefined, node({ zone: 'zone1' }), 'QueueSkip'],
+      ['update node label but not topologyKey', affinityIn('zone'), node({ aaa: 'a' }), node({ aaa: 'b' }), 'QueueSkip'],
+      [
+        "update node label that isn't related to the pod affinity",
+        affinityIn('zone'),
+        node({ zone: 'zone1' }),
+        node({ zone: 'zone1', 'unrelated-label': 'unrelated' }),
+        'QueueSkip',
+      ],
+      [
+        'update node with different affinity topologyKey value',
+        affinityIn('zone'),
+        node({ zone: 'zone1' }),
+        node({ zone: 'zone2' }),
+        'Queue',
+      ],
+      ['update node to have the affinity topology label', affinityIn('zone'), node({ aaa: 'a' }), node({ zone: 'zone1' }), 'Queue'],
+      ['add a new node with matched pod anti-affinity topologyKey', anti(), undefined, node({ zone: 'zone1' }), 'Queue'],
+      ['add a new node without matched pod anti-affinity topologyKey', anti(), undefined, node(), 'Queue'],
+      [
+        "update node label that isn't related to the pod anti-affinity",
+        anti(),
+        node({ zone: 'zone1' }),
+        node({ zone: 'zone1', 'unrelated-label': 'unrelated' }),
+        'QueueSkip',
+      ],
+      ['update node with different anti-affinity topologyKey value', anti(), node({ zone: 'zone1' }), node({ zone: 'zone2' }), 'Queue'],
+      ['update node to have the anti-affinity topology label', anti(), node({ aaa: 'a' }), node({ zone: 'zone1' }), 'QueueSkip'],
+      ['update node label not to have anti-affinity topology label', anti(), node({ zone: 'zone1' }), node({ aaa: 'a' }), 'Queue'],
+    ];
+    for (const [name, pod, oldNode, newNode, hint] of table)
+      it(name, () => assert.equal(plugin.isSchedulableAfterNodeChange(pod.obj, oldNode, newNode), hint));
   });
 });

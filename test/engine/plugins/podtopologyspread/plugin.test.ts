@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { argsErrorText } from '../../../../src/engine/api/field';
 import { type TopologySpreadConstraint } from '../../../../src/engine/api/types';
 import { type NodeInfo } from '../../../../src/engine/framework/node-info';
+import type { QueueingHint } from '../../../../src/engine/framework/events';
 import { Code } from '../../../../src/engine/framework/status';
 import { LABEL_HOSTNAME, LABEL_TOPOLOGY_ZONE } from '../../../../src/engine/plugins/podtopologyspread/common';
 import {
@@ -445,5 +446,135 @@ describe('engine/plugins/podtopologyspread/plugin (PodTopologySpread)', () => {
         assert.equal(runScores(build<PodTopologySpread>(factory, undefined, handleOf(snapshot)), snapshot, pod.info).preScore, 'Skip');
       });
     }
+  });
+});
+
+// upstream podtopologyspread/plugin_test.go Test_isSchedulableAfterNodeChange and
+// Test_isSchedulableAfterAssignedPodChange (fooSelector: the label foo exists).
+describe('PodTopologySpread queueing hints', () => {
+  const plugin = build(factory) as PodTopologySpread;
+  const constraint = (topologyKey: string): TopologySpreadConstraint => ({
+    maxSkew: 1,
+    topologyKey,
+    whenUnsatisfiable: 'DoNotSchedule',
+    labelSelector: { matchExpressions: [{ key: 'foo', operator: 'Exists' }] },
+  });
+  const zone = () => makePod('p').spread(constraint('zone'));
+  const zoneAndNode = () => makePod('p').spread(constraint('zone')).spread(constraint('node'));
+  /** A node with only the labels given (upstream's st.MakeNode has no hostname label). */
+  const node = (labels: Record<string, string>, taintKey?: string) => {
+    const n = makeNode('node-a');
+    const obj = { ...n.obj, metadata: { ...n.obj.metadata, labels } };
+    return taintKey ? { ...obj, spec: { taints: [{ key: taintKey, value: 'bbb', effect: 'NoSchedule' as const }] } } : obj;
+  };
+
+  describe('isSchedulableAfterNodeChange', () => {
+    const table: Array<[name: string, pod: PodBuilder, oldNode: unknown, newNode: unknown, hint: QueueingHint]> = [
+      ['node updates label which matches topologyKey', zone(), node({ zone: 'zone1' }), node({ zone: 'zone2' }), 'Queue'],
+      [
+        "node that doesn't match topologySpreadConstraints updates non-related label",
+        zone(),
+        node({ foo: 'bar1' }),
+        node({ foo: 'bar2' }),
+        'QueueSkip',
+      ],
+      [
+        'node that match topologySpreadConstraints adds non-related label',
+        zoneAndNode(),
+        node({ zone: 'zone1', node: 'node1', foo: 'bar' }),
+        node({ zone: 'zone1', node: 'node1' }),
+        'QueueSkip',
+      ],
+      ['create node with non-related labels', zone(), undefined, node({ foo: 'bar' }), 'QueueSkip'],
+      ['create node with related labels', zone(), undefined, node({ zone: 'zone1' }), 'Queue'],
+      ['delete node with non-related labels', zone(), node({ foo: 'bar' }), undefined, 'QueueSkip'],
+      ['delete node with related labels', zone(), node({ zone: 'zone1' }), undefined, 'Queue'],
+      [
+        'add node with related labels that only match one of topologySpreadConstraints',
+        zoneAndNode(),
+        undefined,
+        node({ zone: 'zone1' }),
+        'QueueSkip',
+      ],
+      [
+        'add node with related labels that match all topologySpreadConstraints',
+        zoneAndNode(),
+        undefined,
+        node({ zone: 'zone1', node: 'node1' }),
+        'Queue',
+      ],
+      [
+        'update node with related labels that only match one of topologySpreadConstraints',
+        zoneAndNode(),
+        node({ zone: 'zone1' }),
+        node({ zone: 'zone1' }),
+        'QueueSkip',
+      ],
+      [
+        'update node with related labels that match all topologySpreadConstraints',
+        zoneAndNode(),
+        node({ zone: 'zone1', node: 'node1' }),
+        node({ zone: 'zone1', node: 'node2' }),
+        'Queue',
+      ],
+      [
+        'update node with different taints that match all topologySpreadConstraints',
+        zoneAndNode(),
+        node({ zone: 'zone1', node: 'node1' }, 'aaa'),
+        node({ zone: 'zone1', node: 'node1' }, 'ccc'),
+        'Queue',
+      ],
+      [
+        'update node with different taints that only match one of topologySpreadConstraints',
+        zoneAndNode(),
+        node({ node: 'node1' }, 'aaa'),
+        node({ node: 'node1' }, 'ccc'),
+        'QueueSkip',
+      ],
+    ];
+    for (const [name, pod, oldNode, newNode, hint] of table)
+      it(name, () => assert.equal(plugin.isSchedulableAfterNodeChange(pod.obj, oldNode, newNode), hint));
+  });
+
+  describe('isSchedulableAfterAssignedPodChange', () => {
+    const pod = () => zone().labels({ foo: '' });
+    const table: Array<[name: string, oldPod: PodBuilder | undefined, newPod: PodBuilder | undefined, hint: QueueingHint]> = [
+      [
+        'add pod with labels match topologySpreadConstraints selector',
+        undefined,
+        makePod('p2').node('fake-node').labels({ foo: '' }),
+        'Queue',
+      ],
+      ['add un-scheduled pod', undefined, makePod('p2').labels({ foo: '' }), 'QueueSkip'],
+      ['update un-scheduled pod', makePod('p2').labels({ bar: '' }), makePod('p2').labels({ foo: '' }), 'QueueSkip'],
+      ['delete un-scheduled pod', makePod('p2').labels({ foo: '' }), undefined, 'QueueSkip'],
+      ['add pod with different namespace', undefined, makePod('p2', 'fake-namespace').node('fake-node').labels({ foo: '' }), 'QueueSkip'],
+      [
+        "add pod with labels don't match topologySpreadConstraints selector",
+        undefined,
+        makePod('p2').node('fake-node').labels({ bar: '' }),
+        'QueueSkip',
+      ],
+      [
+        'delete pod with labels that match topologySpreadConstraints selector',
+        makePod('p2').node('fake-node').labels({ foo: '' }),
+        undefined,
+        'Queue',
+      ],
+      [
+        "delete nominated pod with labels that don't match topologySpreadConstraints selector",
+        makePod('p2').nominatedTo('fake-node').labels({ bar: '' }),
+        undefined,
+        'QueueSkip',
+      ],
+      [
+        'delete nominated pod with labels that match topologySpreadConstraints selector',
+        makePod('p2').nominatedTo('fake-node').labels({ foo: '' }),
+        undefined,
+        'Queue',
+      ],
+    ];
+    for (const [name, oldPod, newPod, hint] of table)
+      it(name, () => assert.equal(plugin.isSchedulableAfterAssignedPodChange(pod().obj, oldPod?.obj, newPod?.obj), hint));
   });
 });
