@@ -21,6 +21,7 @@
 //   v0.37.2 pkg/cel/library/cost.go), then cel-go's defaults by overload id (1 for most);
 //   `x in [constants]` costs its operand only (a set membership test).
 // The walk stops as cel-go does once the cost passes the limit.
+import { KUBERNETES_EQUALITY_TYPES, kubernetesTypeMismatch } from './cel-equality';
 import {
   celEnv,
   celFunc,
@@ -426,7 +427,9 @@ class Walk {
     const bad = args.find(isErr);
     if (fn === '@not_strictly_false' || fn === '__not_strictly_false__') result = args[0] === false ? false : true;
     else if (bad !== undefined) result = bad;
-    else if ((fn === '_==_' || fn === '_!=_') && kubernetesTypeMismatch(args[0], args[1])) result = new Err('no such overload');
+    // cel-go's evalNe is `Equal(l, r) != True`: the mismatch is an error for == only (cel-equality.ts).
+    else if (fn === '_==_' && kubernetesTypeMismatch(args[0], args[1])) result = new Err('no such overload');
+    else if (fn === '_!=_' && kubernetesTypeMismatch(args[0], args[1])) result = true;
     else if (this.t.qualified.has(e.id) || c.target === undefined) result = this.dispatch(e, fn, undefined, args);
     else result = this.dispatch(e, fn, args[0], args.slice(1));
     this.add(callCost(fn, overloadId, args, result));
@@ -475,16 +478,6 @@ const SINGLETON_BINDINGS = new Set([
   'sort',
   '@sortByAssociatedKeys',
 ]);
-
-/**
- * Kubernetes' CEL types compare only with their own type: their Equal gives `no such overload` for
- * another (k8s.io/apiserver pkg/cel semver.go, quantity.go, ip.go, cidr.go, url.go, format.go),
- * where cel-go's own types give false.
- */
-function kubernetesTypeMismatch(lhs: Val, rhs: Val): boolean {
-  if (!isReflectMessage(lhs) || !UNIT_EQUALITY.has(lhs.desc.typeName)) return false;
-  return !isReflectMessage(rhs) || rhs.desc.typeName !== lhs.desc.typeName;
-}
 
 /** The calls cel-go's regex optimizer rebuilds as var-args calls when the pattern is a constant (matches; Kubernetes' find, findAll). */
 const REGEX_OPTIMIZED = new Set(['matches', 'find', 'findAll']);
@@ -591,14 +584,7 @@ const FORMAT_REGEX_SIZE: Readonly<Record<string, number>> = {
 };
 
 /** The Kubernetes types whose equality costs 1 (library/cost.go CallCost `_==_`). */
-const UNIT_EQUALITY = new Set([
-  'kubernetes.Quantity',
-  'kubernetes.Semver',
-  'net.IP',
-  'net.CIDR',
-  'kubernetes.NamedFormat',
-  'kubernetes.URL',
-]);
+const UNIT_EQUALITY = KUBERNETES_EQUALITY_TYPES;
 
 /** cel-go ext/lists.go trackAllocatingListCall. */
 function allocatingList(factor: number, n: number): number {

@@ -76,6 +76,7 @@ import { extListFuncs, extListsCost } from './cel-ext-lists';
 import { FORMAT_T_NAME, formatCost, formatFuncs, formatRegistry } from './cel-format';
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
+import { equalityFuncs, setMembership } from './cel-equality';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
@@ -224,6 +225,7 @@ const funcs = [
   ...optionalFuncs,
   ...optionalSyntaxFuncs,
   ...formatFuncs,
+  ...equalityFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -879,6 +881,8 @@ function parseSelector(
 
 /** The first id the macro expansions hand out; the parser's nodes (the user's) have smaller ones. */
 const FIRST_MACRO_ID = 1n << 40n;
+/** The first id of the nodes the program's set membership tests add (cel-equality.ts), past the macros'. */
+const SET_MEMBERSHIP_FIRST_ID = 1n << 50n;
 
 /**
  * The checker's types for the tree to evaluate: the user's nodes as cel-go's expansion types them
@@ -904,6 +908,8 @@ function compile(expression: string): CompiledSelector {
     if (typeError !== undefined) return { ok: false, error: typeError };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);
     if (badRegex !== undefined) return { ok: false, error: badRegex };
+    let setKeyId = SET_MEMBERSHIP_FIRST_ID;
+    setMembership(parsed.expr as unknown as MacroNode, () => setKeyId++);
     program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;
   } catch (e) {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { SET_KEY } from '../../../../src/engine/plugins/dynamicresources/cel-equality';
 import { execFileSync } from 'node:child_process';
 import {
   compileSelector,
@@ -110,7 +111,8 @@ describe('engine/plugins/dynamicresources/cel-cost', () => {
     // @entries only exists in the tree Podplan evaluates (the two-variable comprehensions' pairs);
     // the estimate walks cel-go's own expansion, which iterates both variables without it.
     // So do the optional syntax's runtime functions (cel-optional-syntax.ts rewrites the tree it evaluates).
-    const evaluationOnly = new Set(['@entries', ...OPTIONAL_SYNTAX_RUNTIME]);
+    // And the set membership test's key (cel-equality.ts).
+    const evaluationOnly = new Set(['@entries', ...OPTIONAL_SYNTAX_RUNTIME, SET_KEY]);
     const missing = SELECTOR_FUNCS.filter((f) => !evaluationOnly.has(f.name))
       .filter((f) => {
         const isMember = f.target !== undefined;

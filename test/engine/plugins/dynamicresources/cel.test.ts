@@ -49,6 +49,31 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ['{"a": nope()}.size() == 1', "compile:<input>:1:11: undeclared reference to 'nope' (in container '')"],
     ['[1, 2].exists(x, x == 2) && has(device.driver) && size("ab") == 2 && int("3") == 3', true],
     ['device.driver.matches("^dra") ? true : false', true],
+    // Equality where an operand is typed dyn, as cel-go v0.29.2 evaluates it (each row's verdict from
+    // the oracle's -celcost mode on this device): a Kubernetes type on the left of == meeting another
+    // type is `no such overload`; != is never an error; lists and maps are equal unless a pair is
+    // false; `x in [constants]` is a hash lookup that panics on a Semver or Format (cel-equality.ts).
+    [`device.attributes["${DRIVER}"].driverVersion == "1.4.2"`, 'runtime:no such overload'],
+    [`device.attributes["${DRIVER}"].driverVersion == 1`, 'runtime:no such overload'],
+    [`device.attributes["${DRIVER}"].driverVersion != "1.4.2"`, true],
+    [`"1.4.2" == device.attributes["${DRIVER}"].driverVersion`, false],
+    [`device.attributes["${DRIVER}"].driverVersion == null`, false],
+    [`device.attributes["${DRIVER}"].driverVersion == semver("1.4.2")`, true],
+    [`[device.attributes["${DRIVER}"].driverVersion] == ["1.4.2"]`, true],
+    [`{"a": device.attributes["${DRIVER}"].driverVersion} == {"a": "x"}`, true],
+    [`device.attributes["${DRIVER}"].exists(k, device.attributes["${DRIVER}"][k] == "gpu-a")`, true],
+    [`device.attributes["${DRIVER}"].exists(k, device.attributes["${DRIVER}"][k] == "zzz")`, 'runtime:no such overload'],
+    ['dyn(quantity("1")) == 1', 'runtime:no such overload'],
+    ['dyn(ip("1.2.3.4")) == "1.2.3.4"', 'runtime:no such overload'],
+    [
+      `device.attributes["${DRIVER}"].driverVersion in ["1.4.2"]`,
+      'runtime:internal error: runtime error: hash of unhashable type cel.Semver',
+    ],
+    ['dyn(format.named("uuid").value()) in ["x"]', 'runtime:internal error: runtime error: hash of unhashable type cel.Format'],
+    [`device.attributes["${DRIVER}"].driverVersion in []`, false],
+    [`device.attributes["${DRIVER}"].driverVersion in ["a", device.driver]`, false],
+    ['dyn(quantity("1")) in ["a"]', false],
+    ['[dyn(semver("1.0.0"))] in [["a"]]', true],
     // k8s.io/apiserver/pkg/cel/library/lists.go (ListsVersion(1)), its documented examples.
     ['[1, 2, 3].isSorted()', true],
     ["['a', 'b', 'b', 'c'].isSorted()", true],
