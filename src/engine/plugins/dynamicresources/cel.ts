@@ -898,6 +898,17 @@ function evaluationTypes(expression: string, evaluated: ParsedExpr['expr']): Rea
   return types;
 }
 
+/**
+ * @bufbuild/cel's words for a missing map key (access.js fieldNotFound: a message and a node id, no
+ * kind) in cel-go's (types.ValOrErr "no such key: %v"), which the allocator's `CEL runtime error: …`
+ * shows a user: a device without the attribute a selector reads.
+ */
+function celGoRuntimeWords(message: string): string {
+  const missing = /^field not found: (.*)$/s.exec(message);
+  if (missing) return `no such key: ${missing[1]}`;
+  return message;
+}
+
 function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
   try {
@@ -925,7 +936,7 @@ function compile(expression: string): CompiledSelector {
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
-    if (isCelError(out)) return { ok: false, error: out.message };
+    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out.message) };
     if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
     return { ok: true, value: out };
   };

@@ -37,7 +37,8 @@ describe('engine/plugins/dynamicresources/cel', () => {
     [`device.attributes["${DRIVER}"].name.startsWith("gpu")`, true],
     ['device.allowMultipleAllocations', false],
     // A runtime error (no such attribute) and a compile error are errors, not false.
-    [`device.attributes["${DRIVER}"].nope == 1`, 'runtime'],
+    [`device.attributes["${DRIVER}"].nope == 1`, 'runtime:no such key: nope'],
+    [`device.attributes["${DRIVER}"]["nope"] == 1`, 'runtime:no such key: nope'],
     ['device.driver ==', 'compile'],
     // A function the environment does not declare is a compile error (cel-go's checker), anywhere.
     ['nope(1)', "compile:<input>:1:5: undeclared reference to 'nope' (in container '')"],
