@@ -77,6 +77,7 @@ import { FORMAT_T_NAME, formatCost, formatFuncs, formatRegistry } from './cel-fo
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
 import { equalityFuncs, setMembership } from './cel-equality';
+import { stdErrorFuncs } from './cel-std-errors';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
@@ -173,6 +174,58 @@ function parseVersion(text: string): Version | undefined {
   return { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!), pre: m[4] ?? '' };
 }
 
+const SEMVER_NUMBER = /^[0-9]*$/;
+const SEMVER_ALPHANUM = /^[0-9A-Za-z-]*$/;
+const MAX_UINT64_TEXT = 18446744073709551615n;
+
+/** Go's %q of a string (the ASCII cases blang/semver's messages meet). */
+const goQuote = (s: string): string => JSON.stringify(s);
+
+/** strconv.ParseUint(s, 10, 64)'s error, of digits only. */
+function parseUintError(s: string): string | undefined {
+  if (s === '') return 'strconv.ParseUint: parsing "": invalid syntax';
+  return BigInt(s) > MAX_UINT64_TEXT ? `strconv.ParseUint: parsing ${goQuote(s)}: value out of range` : undefined;
+}
+
+/** Why github.com/blang/semver/v4's Parse refuses a version (semver()'s runtime error), in its words. */
+function semverParseError(s: string): string {
+  if (s === '') return 'Version string empty';
+  const dot = s.indexOf('.');
+  const dot2 = dot < 0 ? -1 : s.indexOf('.', dot + 1);
+  if (dot2 < 0) return 'No Major.Minor.Patch elements found';
+  const numbers: Array<[string, string, string]> = [
+    [s.slice(0, dot), 'major', 'Major'],
+    [s.slice(dot + 1, dot2), 'minor', 'Minor'],
+  ];
+  let patch = s.slice(dot2 + 1);
+  let build: string[] = [];
+  let pre: string[] = [];
+  const plus = patch.indexOf('+');
+  if (plus >= 0) [build, patch] = [patch.slice(plus + 1).split('.'), patch.slice(0, plus)];
+  const minus = patch.indexOf('-');
+  if (minus >= 0) [pre, patch] = [patch.slice(minus + 1).split('.'), patch.slice(0, minus)];
+  numbers.push([patch, 'patch', 'Patch']);
+  for (const [text, lower, upper] of numbers) {
+    if (!SEMVER_NUMBER.test(text)) return `Invalid character(s) found in ${lower} number ${goQuote(text)}`;
+    if (text.length > 1 && text.startsWith('0')) return `${upper} number must not contain leading zeroes ${goQuote(text)}`;
+    const e = parseUintError(text);
+    if (e !== undefined) return e;
+  }
+  for (const p of pre) {
+    if (p === '') return 'Prerelease is empty';
+    if (SEMVER_NUMBER.test(p)) {
+      if (p.length > 1 && p.startsWith('0')) return `Numeric PreRelease version must not contain leading zeroes ${goQuote(p)}`;
+      const e = parseUintError(p);
+      if (e !== undefined) return e;
+    } else if (!SEMVER_ALPHANUM.test(p)) return `Invalid character(s) found in prerelease ${goQuote(p)}`;
+  }
+  for (const b of build) {
+    if (b === '') return 'Build meta data is empty';
+    if (!SEMVER_ALPHANUM.test(b)) return `Invalid character(s) found in build meta data ${goQuote(b)}`;
+  }
+  return 'invalid semver';
+}
+
 function semverMessage(v: Version): ReflectMessage {
   return reflect(SemverDesc, create(SemverDesc, { major: v.major, minor: v.minor, patch: v.patch, pre: v.pre }));
 }
@@ -226,6 +279,7 @@ const funcs = [
   ...optionalSyntaxFuncs,
   ...formatFuncs,
   ...equalityFuncs,
+  ...stdErrorFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -278,7 +332,7 @@ const funcs = [
   }),
   celFunc('semver', [CelScalar.STRING], SEMVER, (s: string) => {
     const v = parseVersion(s);
-    if (!v) throw new CelEvalError('invalid semver');
+    if (!v) throw new CelEvalError(semverParseError(s));
     return semverMessage(v);
   }),
   celFunc('isSemver', [CelScalar.STRING], CelScalar.BOOL, (s: string) => parseVersion(s) !== undefined),
@@ -899,18 +953,29 @@ function evaluationTypes(expression: string, evaluated: ParsedExpr['expr']): Rea
 }
 
 /**
- * @bufbuild/cel's words for a missing map key (access.js fieldNotFound: a message and a node id, no
- * kind) in cel-go's (types.ValOrErr "no such key: %v"), which the allocator's `CEL runtime error: …`
- * shows a user: a device without the attribute a selector reads.
+ * @bufbuild/cel's words for a failed attribute access (access.js: a message and the id of the
+ * operand, no kind) in cel-go's, which the allocator's `CEL runtime error: …` shows a user: a
+ * missing map key (a device without the attribute a selector reads) `no such key: <key>`
+ * (types.ValOrErr), a list index out of range `index out of bounds: <i>`. A numeric index's
+ * failure reads the same in @bufbuild/cel for both: the operand's type from the checker
+ * (`operandType`) tells them apart; where the checker types the operand dyn, the words stay
+ * @bufbuild/cel's.
  */
-function celGoRuntimeWords(message: string): string {
-  const missing = /^field not found: (.*)$/s.exec(message);
+function celGoRuntimeWords(error: { readonly message: string; readonly exprId: bigint | undefined }, operandType: (id: bigint) => CelT | undefined): string {
+  const missing = /^field not found: (.*)$/s.exec(error.message);
   if (missing) return `no such key: ${missing[1]}`;
-  return message;
+  const index = /^index (.*) out of bounds \[0, -1\)$/s.exec(error.message);
+  if (index && error.exprId !== undefined) {
+    const kind = operandType(error.exprId)?.k;
+    if (kind === 'map') return `no such key: ${index[1]}`;
+    if (kind === 'list') return `index out of bounds: ${index[1]}`;
+  }
+  return error.message;
 }
 
 function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
+  let operandType: (id: bigint) => CelT | undefined = () => undefined;
   try {
     const expanded = parseSelector(expression);
     if (!expanded.ok) return expanded;
@@ -919,6 +984,14 @@ function compile(expression: string): CompiledSelector {
     if (typeError !== undefined) return { ok: false, error: typeError };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);
     if (badRegex !== undefined) return { ok: false, error: badRegex };
+    // The checker's types of the tree evaluated (parsed again: the same ids, without the set
+    // membership rewrite), for an error's words only.
+    let types: ReadonlyMap<bigint, CelT> | undefined;
+    const evaluatedTypes = (): ReadonlyMap<bigint, CelT> => {
+      const again = parseSelector(expression);
+      return again.ok ? evaluationTypes(expression, again.expr.expr) : new Map();
+    };
+    operandType = (id) => (types ??= evaluatedTypes()).get(id);
     let setKeyId = SET_MEMBERSHIP_FIRST_ID;
     setMembership(parsed.expr as unknown as MacroNode, () => setKeyId++);
     program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;
@@ -936,7 +1009,7 @@ function compile(expression: string): CompiledSelector {
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
-    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out.message) };
+    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out, operandType) };
     if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
     return { ok: true, value: out };
   };

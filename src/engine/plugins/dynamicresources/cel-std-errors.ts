@@ -1,0 +1,202 @@
+// The standard functions and the strings extension where cel-go v0.29.2 answers a selector
+// differently from @bufbuild/cel: the errors, in cel-go's words (the allocator shows them to a
+// user as `CEL runtime error: …`), and the conversions it refuses or accepts otherwise. Each
+// replaces @bufbuild/cel's overload of the same name and argument types (registered after it).
+// - int, uint arithmetic (common/types/int.go, uint.go, overflow.go): an overflow is `integer
+//   overflow` / `unsigned integer overflow`, a zero divisor `division by zero` / `modulus by zero`;
+//   MinInt64 % -1 overflows too;
+// - int(), uint() of a double or of the other integer type: `integer overflow` / `unsigned integer
+//   overflow` out of range; of a string: strconv.ParseInt / ParseUint in base 10, or `type
+//   conversion error from 'string' to 'int'` ('uint'); double() of a string: strconv.ParseFloat
+//   (Go's literal syntax with `_` between digits, hexadecimal with a `p` exponent, inf, infinity,
+//   nan; no blanks; out of range an error); duration() and timestamp() of a string that does not
+//   parse: `type conversion error from 'string' to 'google.protobuf.Duration'` ('…Timestamp');
+//   string() of bytes that are not UTF-8: `invalid UTF-8 in bytes, cannot convert to string`;
+// - charAt, indexOf, lastIndexOf and substring count runes (code points), as ext/strings.go does:
+//   an index out of range is `index out of range: <i>`, an offset past the end of indexOf /
+//   lastIndexOf is no match (or the offset itself for an empty substring), substring(start, end)
+//   with start > end `invalid substring range. start: <s>, end: <e>`.
+import { celEnv, celFunc, celMethod, CelScalar, celUint, isCelError, objectType, type CelFunc, type CelUint } from '@bufbuild/cel';
+import { DurationSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
+
+const { INT, UINT, DOUBLE, STRING, BYTES } = CelScalar;
+const DURATION = objectType(DurationSchema);
+const TIMESTAMP = objectType(TimestampSchema);
+
+const MAX_INT = 9223372036854775807n;
+const MIN_INT = -9223372036854775808n;
+const MAX_UINT = 18446744073709551615n;
+
+const INT_OVERFLOW = 'integer overflow';
+const UINT_OVERFLOW = 'unsigned integer overflow';
+
+function int(v: bigint): bigint {
+  if (v < MIN_INT || v > MAX_INT) throw new Error(INT_OVERFLOW);
+  return v;
+}
+
+function uint(v: bigint): CelUint {
+  if (v < 0n || v > MAX_UINT) throw new Error(UINT_OVERFLOW);
+  return celUint(v);
+}
+
+function divisor(r: bigint, op: 'division' | 'modulus'): bigint {
+  if (r === 0n) throw new Error(`${op} by zero`);
+  return r;
+}
+
+/** overflow.go doubleToInt64Checked: NaN, ±Inf and what is not strictly inside the int64 range overflow. */
+function doubleToInt(v: number): bigint {
+  if (!Number.isFinite(v) || v <= Number(MIN_INT) || v >= Number(MAX_INT)) throw new Error(INT_OVERFLOW);
+  return BigInt(Math.trunc(v));
+}
+
+/** overflow.go doubleToUint64Checked. */
+function doubleToUint(v: number): CelUint {
+  if (!Number.isFinite(v) || v < 0 || v >= Number(MAX_UINT)) throw new Error(UINT_OVERFLOW);
+  return celUint(BigInt(Math.trunc(v)));
+}
+
+const conversionError = (to: string): Error => new Error(`type conversion error from 'string' to '${to}'`);
+
+/** strconv.ParseInt(s, 10, 64). */
+function parseGoInt(s: string): bigint {
+  if (!/^[+-]?[0-9]+$/.test(s)) throw conversionError('int');
+  const v = BigInt(s);
+  if (v < MIN_INT || v > MAX_INT) throw conversionError('int');
+  return v;
+}
+
+/** strconv.ParseUint(s, 10, 64): no sign. */
+function parseGoUint(s: string): CelUint {
+  if (!/^[0-9]+$/.test(s)) throw conversionError('uint');
+  const v = BigInt(s);
+  if (v > MAX_UINT) throw conversionError('uint');
+  return celUint(v);
+}
+
+const DIGITS = String.raw`\d+(?:_\d+)*`;
+const HEX = String.raw`[0-9a-fA-F]+(?:_[0-9a-fA-F]+)*`;
+const DECIMAL_FLOAT = new RegExp(String.raw`^[+-]?(?:${DIGITS}(?:\.(?:${DIGITS})?)?|\.${DIGITS})(?:[eE][+-]?${DIGITS})?$`);
+const HEX_FLOAT = new RegExp(String.raw`^([+-]?)0[xX]_?(?:(${HEX})(?:\.(${HEX})?)?|\.(${HEX}))[pP]([+-]?${DIGITS})$`);
+
+/** strconv.ParseFloat(s, 64): Go's float literal syntax, inf/infinity/nan in any case; ±Inf by overflow is an error. */
+function parseGoFloat(s: string): number {
+  const special = /^([+-]?)inf(?:inity)?$/i.exec(s);
+  if (special) return special[1] === '-' ? -Infinity : Infinity;
+  if (/^nan$/i.test(s)) return NaN;
+  let v: number;
+  if (DECIMAL_FLOAT.test(s)) v = Number(s.replaceAll('_', ''));
+  else {
+    const hex = HEX_FLOAT.exec(s);
+    if (!hex) throw conversionError('double');
+    const whole = (hex[2] ?? '').replaceAll('_', '');
+    const fraction = (hex[3] ?? hex[4] ?? '').replaceAll('_', '');
+    const mantissa = Number(BigInt(`0x${whole || '0'}${fraction}`));
+    v = mantissa * 2 ** (Number(hex[5]!.replaceAll('_', '')) - 4 * fraction.length);
+    if (hex[1] === '-') v = -v;
+  }
+  if (!Number.isFinite(v)) throw conversionError('double');
+  return v;
+}
+
+// @bufbuild/cel's own conversions (through its standard functions), for what they parse as cel-go does.
+const std = celEnv().funcs;
+function libraryConversion(name: string, to: string): (s: string) => unknown {
+  const f = std.find(name);
+  return (s: string) => {
+    let out: unknown;
+    try {
+      out = f?.call(0n, undefined, [s] as never);
+    } catch {
+      throw conversionError(to);
+    }
+    if (out === undefined || isCelError(out)) throw conversionError(to);
+    return out;
+  };
+}
+const parseDuration = libraryConversion('duration', 'google.protobuf.Duration');
+const parseTimestamp = libraryConversion('timestamp', 'google.protobuf.Timestamp');
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+const runes = (s: string): string[] => Array.from(s);
+const outOfRange = (i: bigint): Error => new Error(`index out of range: ${i}`);
+
+function charAt(this: string, index: bigint): string {
+  const r = runes(this);
+  if (index < 0n || index > BigInt(r.length)) throw outOfRange(index);
+  return r[Number(index)] ?? '';
+}
+
+function indexOf(this: string, sub: string, offset = 0n): bigint {
+  if (sub === '') return offset;
+  if (offset < 0n) throw outOfRange(offset);
+  const r = runes(this);
+  const s = runes(sub);
+  for (let i = Number(offset); i + s.length <= r.length; i++) if (s.every((c, k) => r[i + k] === c)) return BigInt(i);
+  return -1n;
+}
+
+function lastIndexOf(this: string, sub: string, offset?: bigint): bigint {
+  const r = runes(this);
+  const last = offset ?? BigInt(r.length - 1);
+  if (sub === '') return offset ?? BigInt(r.length);
+  if (last < 0n) throw outOfRange(last);
+  const s = runes(sub);
+  if (s.length > r.length) return -1n;
+  let off = Math.min(Number(last), r.length - 1, r.length - s.length);
+  for (; off >= 0; off--) if (s.every((c, k) => r[off + k] === c)) return BigInt(off);
+  return -1n;
+}
+
+function substring(this: string, start: bigint, end?: bigint): string {
+  const r = runes(this);
+  const n = BigInt(r.length);
+  if (end !== undefined && start > end) throw new Error(`invalid substring range. start: ${start}, end: ${end}`);
+  if (start < 0n || start > n) throw outOfRange(start);
+  if (end !== undefined && (end < 0n || end > n)) throw outOfRange(end);
+  return r.slice(Number(start), end === undefined ? undefined : Number(end)).join('');
+}
+
+type U = CelUint;
+
+export const stdErrorFuncs: readonly CelFunc[] = [
+  celFunc('_+_', [INT, INT], INT, (l: bigint, r: bigint) => int(l + r)),
+  celFunc('_-_', [INT, INT], INT, (l: bigint, r: bigint) => int(l - r)),
+  celFunc('_*_', [INT, INT], INT, (l: bigint, r: bigint) => int(l * r)),
+  celFunc('_/_', [INT, INT], INT, (l: bigint, r: bigint) => int(l / divisor(r, 'division'))),
+  celFunc('_%_', [INT, INT], INT, (l: bigint, r: bigint) => {
+    if (divisor(r, 'modulus') === -1n && l === MIN_INT) throw new Error(INT_OVERFLOW);
+    return l % r;
+  }),
+  celFunc('-_', [INT], INT, (x: bigint) => int(-x)),
+  celFunc('_+_', [UINT, UINT], UINT, (l: U, r: U) => uint(l.value + r.value)),
+  celFunc('_-_', [UINT, UINT], UINT, (l: U, r: U) => uint(l.value - r.value)),
+  celFunc('_*_', [UINT, UINT], UINT, (l: U, r: U) => uint(l.value * r.value)),
+  celFunc('_/_', [UINT, UINT], UINT, (l: U, r: U) => celUint(l.value / divisor(r.value, 'division'))),
+  celFunc('_%_', [UINT, UINT], UINT, (l: U, r: U) => celUint(l.value % divisor(r.value, 'modulus'))),
+  celFunc('int', [UINT], INT, (x: U) => int(x.value)),
+  celFunc('int', [DOUBLE], INT, doubleToInt),
+  celFunc('int', [STRING], INT, parseGoInt),
+  celFunc('uint', [INT], UINT, uint),
+  celFunc('uint', [DOUBLE], UINT, doubleToUint),
+  celFunc('uint', [STRING], UINT, parseGoUint),
+  celFunc('double', [STRING], DOUBLE, parseGoFloat),
+  celFunc('duration', [STRING], DURATION, parseDuration as never),
+  celFunc('timestamp', [STRING], TIMESTAMP, parseTimestamp as never),
+  celFunc('string', [BYTES], STRING, (b: Uint8Array) => {
+    try {
+      return utf8.decode(b);
+    } catch {
+      throw new Error('invalid UTF-8 in bytes, cannot convert to string');
+    }
+  }),
+  celMethod('charAt', STRING, [INT], STRING, charAt),
+  celMethod('indexOf', STRING, [STRING], INT, indexOf),
+  celMethod('indexOf', STRING, [STRING, INT], INT, indexOf),
+  celMethod('lastIndexOf', STRING, [STRING], INT, lastIndexOf),
+  celMethod('lastIndexOf', STRING, [STRING, INT], INT, lastIndexOf),
+  celMethod('substring', STRING, [INT], STRING, substring),
+  celMethod('substring', STRING, [INT, INT], STRING, substring),
+];
