@@ -81,7 +81,7 @@ import { stdErrorFuncs } from './cel-std-errors';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
-import { constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
+import { children as exprChildren, constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
 import { actualCost, COST_LIMIT_EXCEEDED, type ActualCost, type CostTracking } from './cel-runtime-cost';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
@@ -973,6 +973,35 @@ function celGoRuntimeWords(error: { readonly message: string; readonly exprId: b
   return error.message;
 }
 
+/** cel-go's type conversion functions (overloads.IsTypeConversionFunction). */
+const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
+
+/**
+ * The error of a type conversion of a constant, which cel-go's planner evaluates while it builds
+ * the program (interpreter decOptimize, maybeOptimizeConstUnary: `program instantiation failed:
+ * …`, a compile error): a conversion call whose one argument is a literal or such a conversion.
+ */
+function constantConversionError(parsed: ParsedExpr, e: ExprNode): string | undefined {
+  const folded = new Set<ExprNode>();
+  const walk = (n: ExprNode | undefined): string | undefined => {
+    if (!n) return undefined;
+    for (const child of exprChildren(n as never) as (ExprNode | undefined)[]) {
+      const found = walk(child);
+      if (found !== undefined) return found;
+    }
+    if (n.exprKind.case !== 'callExpr') return undefined;
+    const call = n.exprKind.value;
+    const arg = call.args[0];
+    if (call.target || call.args.length !== 1 || !arg || !CONVERSIONS.has(call.function)) return undefined;
+    if (arg.exprKind.case !== 'constExpr' && !folded.has(arg)) return undefined;
+    const out = (plan(theEnv(), { ...parsed, expr: n } as never) as unknown as (ctx: Record<string, unknown>) => unknown)({});
+    if (isCelError(out)) return out.message;
+    folded.add(n);
+    return undefined;
+  };
+  return walk(e);
+}
+
 function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
   let operandType: (id: bigint) => CelT | undefined = () => undefined;
@@ -984,6 +1013,8 @@ function compile(expression: string): CompiledSelector {
     if (typeError !== undefined) return { ok: false, error: typeError };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);
     if (badRegex !== undefined) return { ok: false, error: badRegex };
+    const badConversion = constantConversionError(parsed, parsed.expr as unknown as ExprNode);
+    if (badConversion !== undefined) return { ok: false, error: `program instantiation failed: ${badConversion}` };
     // The checker's types of the tree evaluated (parsed again: the same ids, without the set
     // membership rewrite), for an error's words only.
     let types: ReadonlyMap<bigint, CelT> | undefined;
