@@ -15,7 +15,10 @@
 // - charAt, indexOf, lastIndexOf and substring count runes (code points), as ext/strings.go does:
 //   an index out of range is `index out of range: <i>`, an offset past the end of indexOf /
 //   lastIndexOf is no match (or the offset itself for an empty substring), substring(start, end)
-//   with start > end `invalid substring range. start: <s>, end: <e>`.
+//   with start > end `invalid substring range. start: <s>, end: <e>`; replace with a negative
+//   count replaces every occurrence;
+// - bool() of a string: strconv.ParseBool, or `type conversion error from 'string' to 'bool'`;
+// - <, <=, >, >= with a double NaN on either side: `NaN values cannot be ordered`.
 import { celEnv, celFunc, celMethod, CelScalar, celUint, isCelError, objectType, type CelFunc, type CelUint } from '@bufbuild/cel';
 import { DurationSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
 
@@ -140,10 +143,11 @@ function indexOf(this: string, sub: string, offset = 0n): bigint {
 
 function lastIndexOf(this: string, sub: string, offset?: bigint): bigint {
   const r = runes(this);
-  const last = offset ?? BigInt(r.length - 1);
-  if (sub === '') return offset ?? BigInt(r.length);
-  if (last < 0n) throw outOfRange(last);
   const s = runes(sub);
+  if (sub === '') return offset ?? BigInt(r.length);
+  if (offset === undefined && s.length > r.length) return -1n;
+  const last = offset ?? BigInt(r.length - 1);
+  if (last < 0n) throw outOfRange(last);
   if (s.length > r.length) return -1n;
   let off = Math.min(Number(last), r.length - 1, r.length - s.length);
   for (; off >= 0; off--) if (s.every((c, k) => r[off + k] === c)) return BigInt(off);
@@ -158,6 +162,63 @@ function substring(this: string, start: bigint, end?: bigint): string {
   if (end !== undefined && (end < 0n || end > n)) throw outOfRange(end);
   return r.slice(Number(start), end === undefined ? undefined : Number(end)).join('');
 }
+
+/** strconv.ParseBool. */
+function parseGoBool(s: string): boolean {
+  if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(s)) return true;
+  if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(s)) return false;
+  throw conversionError('bool');
+}
+
+/** strings.Replace: a negative count replaces every occurrence (Go's strings.Replace, as ext/strings.go calls it). */
+function replace(this: string, from: string, to: string, n?: bigint): string {
+  if (n === undefined || n < 0n) return this.split(from).join(to);
+  let out = '';
+  let rest = this;
+  for (let i = 0n; i < n; i++) {
+    const at = rest.indexOf(from);
+    if (at < 0) break;
+    if (from === '') {
+      // Go's strings.Replace with an empty old string: before each rune, up to n times.
+      const [first = ''] = Array.from(rest);
+      out += to + first;
+      rest = rest.slice(first.length);
+      if (first === '') break;
+      continue;
+    }
+    out += rest.slice(0, at) + to;
+    rest = rest.slice(at + from.length);
+  }
+  return out + rest;
+}
+
+/** cel-go's Double.Compare and the mixed comparisons: a NaN on either side cannot be ordered. */
+function ordered<A, B>(op: (a: number, b: number) => boolean, num: (a: A) => number, numB: (b: B) => number) {
+  return (a: A, b: B): boolean => {
+    const x = num(a);
+    const y = numB(b);
+    if (Number.isNaN(x) || Number.isNaN(y)) throw new Error('NaN values cannot be ordered');
+    return op(x, y);
+  };
+}
+const ORDERINGS: ReadonlyArray<[string, (a: number, b: number) => boolean]> = [
+  ['_<_', (a, b) => a < b],
+  ['_<=_', (a, b) => a <= b],
+  ['_>_', (a, b) => a > b],
+  ['_>=_', (a, b) => a >= b],
+];
+const asNumber = {
+  double: (x: number) => x,
+  int: (x: bigint) => Number(x),
+  uint: (x: CelUint) => Number(x.value),
+};
+const MIXED: ReadonlyArray<[CelScalar, CelScalar, (a: never) => number, (b: never) => number]> = [
+  [DOUBLE, DOUBLE, asNumber.double as never, asNumber.double as never],
+  [INT, DOUBLE, asNumber.int as never, asNumber.double as never],
+  [DOUBLE, INT, asNumber.double as never, asNumber.int as never],
+  [UINT, DOUBLE, asNumber.uint as never, asNumber.double as never],
+  [DOUBLE, UINT, asNumber.double as never, asNumber.uint as never],
+];
 
 type U = CelUint;
 
@@ -192,6 +253,10 @@ export const stdErrorFuncs: readonly CelFunc[] = [
       throw new Error('invalid UTF-8 in bytes, cannot convert to string');
     }
   }),
+  celFunc('bool', [STRING], CelScalar.BOOL, parseGoBool),
+  celMethod('replace', STRING, [STRING, STRING], STRING, replace),
+  celMethod('replace', STRING, [STRING, STRING, INT], STRING, replace),
+  ...ORDERINGS.flatMap(([name, op]) => MIXED.map(([l, r, nl, nr]) => celFunc(name, [l, r], CelScalar.BOOL, ordered(op, nl, nr)))),
   celMethod('charAt', STRING, [INT], STRING, charAt),
   celMethod('indexOf', STRING, [STRING], INT, indexOf),
   celMethod('indexOf', STRING, [STRING, INT], INT, indexOf),

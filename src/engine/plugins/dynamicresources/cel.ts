@@ -39,7 +39,7 @@
 // refuses in a new expression only (`includes`, not in 1.36's environment).
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
-import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv, type CelFunc } from '@bufbuild/cel';
+import { celEnv, celFunc, celMethod, CelScalar, isCelError, isCelList, objectType, parse, plan, type CelEnv, type CelFunc } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
@@ -152,6 +152,10 @@ function parseRational(text: string): Rational | undefined {
   return q.ok ? { n: q.value.numerator, d: q.value.denominator } : undefined;
 }
 
+function isInt64(r: Rational): boolean {
+  return r.d === 1n && r.n >= -(1n << 63n) && r.n < 1n << 63n;
+}
+
 function compareRational(a: Rational, b: Rational): bigint {
   const l = a.n * b.d;
   const r = b.n * a.d;
@@ -171,12 +175,14 @@ const SEMVER_RE =
 function parseVersion(text: string): Version | undefined {
   const m = SEMVER_RE.exec(text);
   if (!m) return undefined;
-  return { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!), pre: m[4] ?? '' };
+  const v = { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!), pre: m[4] ?? '' };
+  // blang/semver parses each number (a numeric prerelease identifier too) as a uint64.
+  const numbers = [v.major, v.minor, v.patch, ...v.pre.split('.').filter((p) => /^[0-9]+$/.test(p)).map(BigInt)];
+  return numbers.some((n) => n > MAX_UINT64) ? undefined : v;
 }
 
 const SEMVER_NUMBER = /^[0-9]*$/;
 const SEMVER_ALPHANUM = /^[0-9A-Za-z-]*$/;
-const MAX_UINT64_TEXT = 18446744073709551615n;
 
 /** Go's %q of a string (the ASCII cases blang/semver's messages meet). */
 const goQuote = (s: string): string => JSON.stringify(s);
@@ -184,7 +190,7 @@ const goQuote = (s: string): string => JSON.stringify(s);
 /** strconv.ParseUint(s, 10, 64)'s error, of digits only. */
 function parseUintError(s: string): string | undefined {
   if (s === '') return 'strconv.ParseUint: parsing "": invalid syntax';
-  return BigInt(s) > MAX_UINT64_TEXT ? `strconv.ParseUint: parsing ${goQuote(s)}: value out of range` : undefined;
+  return BigInt(s) > MAX_UINT64 ? `strconv.ParseUint: parsing ${goQuote(s)}: value out of range` : undefined;
 }
 
 /** Why github.com/blang/semver/v4's Parse refuses a version (semver()'s runtime error), in its words. */
@@ -300,12 +306,13 @@ const funcs = [
     const r = rationalOf(q);
     return r.n > 0n ? 1n : r.n < 0n ? -1n : 0n;
   }),
+  // resource.Quantity's AsInt64: an integer within int64's range (isInteger is whether it succeeds).
   celMethod('isInteger', QUANTITY, [], CelScalar.BOOL, function () {
-    return rationalOf(this).d === 1n;
+    return isInt64(rationalOf(this));
   }),
   celMethod('asInteger', QUANTITY, [], CelScalar.INT, function () {
     const r = rationalOf(this);
-    if (r.d !== 1n) throw new CelEvalError('cannot convert value to integer');
+    if (!isInt64(r)) throw new CelEvalError('cannot convert value to integer');
     return r.n;
   }),
   celMethod('asApproximateFloat', QUANTITY, [], CelScalar.DOUBLE, function () {
@@ -952,25 +959,74 @@ function evaluationTypes(expression: string, evaluated: ParsedExpr['expr']): Rea
   return types;
 }
 
+/** What the words of a runtime error need of the tree evaluated, looked up by a node's id. */
+interface ErrorContext {
+  /** The checker's type of the node. */
+  type(id: bigint): CelT | undefined;
+  /** The node. */
+  node(id: bigint): ExprNode | undefined;
+  /** The node's value on the device, where it reads nothing but `device` (undefined otherwise). */
+  value(id: bigint): unknown;
+}
+
+/** Functions whose call no overload takes is cel-go's bare `no such overload` (the string functions' specialized plans). */
+const BARE_NO_SUCH_OVERLOAD = new Set(['contains', 'startsWith', 'endsWith', '@in']);
+/** The regex functions, bare with a constant pattern (decRegexOptimizer's plans), `matches` named otherwise. */
+const REGEX_CALLS = new Set(['matches', 'find', 'findAll']);
+
+/** cel-go's words for a call no overload takes at evaluation (an operand typed dyn). */
+function noSuchOverloadWords(fn: string, signature: string, node: ExprNode | undefined): string {
+  if (/^(?:_[^a-zA-Z]+_|-_|!_)$/.test(fn) || BARE_NO_SUCH_OVERLOAD.has(fn)) return 'no such overload';
+  if (fn === 'size') return 'no such overload: size';
+  if (REGEX_CALLS.has(fn)) {
+    const pattern = node?.exprKind.case === 'callExpr' ? node.exprKind.value.args[0] : undefined;
+    const constant = pattern?.exprKind.case === 'constExpr';
+    if (constant) return 'no such overload';
+    if (fn === 'matches') return 'no such overload: matches';
+  }
+  // @bufbuild/cel's `recv.(a, b)` or `(a, b)`: cel-go's noSuchOverload lists the receiver first.
+  const m = /^(?:(.*)\.)?\((.*)\)$/s.exec(signature);
+  if (!m) return 'no such overload';
+  const types = [m[1], m[2]].filter((t) => t !== undefined && t !== '').join(', ');
+  return `no such overload: ${fn}(${types})`;
+}
+
 /**
- * @bufbuild/cel's words for a failed attribute access (access.js: a message and the id of the
- * operand, no kind) in cel-go's, which the allocator's `CEL runtime error: …` shows a user: a
- * missing map key (a device without the attribute a selector reads) `no such key: <key>`
- * (types.ValOrErr), a list index out of range `index out of bounds: <i>`. A numeric index's
- * failure reads the same in @bufbuild/cel for both: the operand's type from the checker
- * (`operandType`) tells them apart; where the checker types the operand dyn, the words stay
- * @bufbuild/cel's.
+ * @bufbuild/cel's words for a runtime error where only its message and node id tell what failed
+ * (its dispatch and its attribute access, access.js) in cel-go's, which the allocator's `CEL
+ * runtime error: …` shows a user: a call no overload takes (noSuchOverloadWords), a missing map
+ * key (a device without the attribute a selector reads) `no such key: <key>` (types.ValOrErr), a
+ * list index out of range `index out of bounds: <i>`. A numeric index's failure reads the same in
+ * @bufbuild/cel for a map and a list (the id is the operand's): the operand's type from the checker
+ * tells them apart, or where it is typed dyn its value (an index into what is not a list is `no
+ * such key`); where that value needs a comprehension's variables, the words stay @bufbuild/cel's.
  */
-function celGoRuntimeWords(error: { readonly message: string; readonly exprId: bigint | undefined }, operandType: (id: bigint) => CelT | undefined): string {
+function celGoRuntimeWords(error: { readonly message: string; readonly exprId: bigint | undefined }, context: ErrorContext): string {
+  const overload = /^found no matching overload for '(.*)' applied to '(.*)'$/s.exec(error.message);
+  if (overload) return noSuchOverloadWords(overload[1]!, overload[2]!, error.exprId === undefined ? undefined : context.node(error.exprId));
   const missing = /^field not found: (.*)$/s.exec(error.message);
   if (missing) return `no such key: ${missing[1]}`;
   const index = /^index (.*) out of bounds \[0, -1\)$/s.exec(error.message);
   if (index && error.exprId !== undefined) {
-    const kind = operandType(error.exprId)?.k;
+    const kind = context.type(error.exprId)?.k;
     if (kind === 'map') return `no such key: ${index[1]}`;
     if (kind === 'list') return `index out of bounds: ${index[1]}`;
+    const value = context.value(error.exprId);
+    if (value !== undefined) return isCelList(value) ? `index out of bounds: ${index[1]}` : `no such key: ${index[1]}`;
   }
   return error.message;
+}
+
+/** The nodes of a tree by id. */
+function nodesById(e: ExprNode): ReadonlyMap<bigint, ExprNode> {
+  const out = new Map<bigint, ExprNode>();
+  const walk = (n: ExprNode | undefined): void => {
+    if (!n) return;
+    out.set(n.id, n);
+    for (const child of exprChildren(n as never) as (ExprNode | undefined)[]) walk(child);
+  };
+  walk(e);
+  return out;
 }
 
 /** cel-go's type conversion functions (overloads.IsTypeConversionFunction). */
@@ -1004,7 +1060,7 @@ function constantConversionError(parsed: ParsedExpr, e: ExprNode): string | unde
 
 function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
-  let operandType: (id: bigint) => CelT | undefined = () => undefined;
+  let errorContext: (device: unknown) => ErrorContext = () => ({ type: () => undefined, node: () => undefined, value: () => undefined });
   try {
     const expanded = parseSelector(expression);
     if (!expanded.ok) return expanded;
@@ -1015,14 +1071,28 @@ function compile(expression: string): CompiledSelector {
     if (badRegex !== undefined) return { ok: false, error: badRegex };
     const badConversion = constantConversionError(parsed, parsed.expr as unknown as ExprNode);
     if (badConversion !== undefined) return { ok: false, error: `program instantiation failed: ${badConversion}` };
-    // The checker's types of the tree evaluated (parsed again: the same ids, without the set
-    // membership rewrite), for an error's words only.
-    let types: ReadonlyMap<bigint, CelT> | undefined;
-    const evaluatedTypes = (): ReadonlyMap<bigint, CelT> => {
+    // The tree evaluated (parsed again: the same ids, without the set membership rewrite) and its
+    // checker's types, for an error's words only.
+    let tree: { types: ReadonlyMap<bigint, CelT>; nodes: ReadonlyMap<bigint, ExprNode> } | undefined;
+    const evaluatedTree = (): NonNullable<typeof tree> => {
       const again = parseSelector(expression);
-      return again.ok ? evaluationTypes(expression, again.expr.expr) : new Map();
+      if (!again.ok) return { types: new Map(), nodes: new Map() };
+      return { types: evaluationTypes(expression, again.expr.expr), nodes: nodesById(again.expr.expr as unknown as ExprNode) };
     };
-    operandType = (id) => (types ??= evaluatedTypes()).get(id);
+    errorContext = (device) => ({
+      type: (id) => (tree ??= evaluatedTree()).types.get(id),
+      node: (id) => (tree ??= evaluatedTree()).nodes.get(id),
+      value: (id) => {
+        const node = (tree ??= evaluatedTree()).nodes.get(id);
+        if (!node) return undefined;
+        try {
+          const out = (plan(theEnv(), { ...parsed, expr: node } as never) as unknown as (ctx: Record<string, unknown>) => unknown)({ device });
+          return isCelError(out) ? undefined : out;
+        } catch {
+          return undefined;
+        }
+      },
+    });
     let setKeyId = SET_MEMBERSHIP_FIRST_ID;
     setMembership(parsed.expr as unknown as MacroNode, () => setKeyId++);
     program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;
@@ -1040,7 +1110,7 @@ function compile(expression: string): CompiledSelector {
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
-    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out, operandType) };
+    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out, errorContext(deviceValue(device, driver))) };
     if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
     return { ok: true, value: out };
   };
