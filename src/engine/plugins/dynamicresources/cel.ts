@@ -39,7 +39,19 @@
 // refuses in a new expression only (`includes`, not in 1.36's environment).
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
-import { celEnv, celFunc, celMethod, CelScalar, isCelError, isCelList, objectType, parse, plan, type CelEnv, type CelFunc } from '@bufbuild/cel';
+import {
+  celEnv,
+  celFunc,
+  celMethod,
+  CelScalar,
+  isCelError,
+  isCelList,
+  objectType,
+  parse,
+  plan,
+  type CelEnv,
+  type CelFunc,
+} from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
@@ -177,7 +189,15 @@ function parseVersion(text: string): Version | undefined {
   if (!m) return undefined;
   const v = { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!), pre: m[4] ?? '' };
   // blang/semver parses each number (a numeric prerelease identifier too) as a uint64.
-  const numbers = [v.major, v.minor, v.patch, ...v.pre.split('.').filter((p) => /^[0-9]+$/.test(p)).map(BigInt)];
+  const numbers = [
+    v.major,
+    v.minor,
+    v.patch,
+    ...v.pre
+      .split('.')
+      .filter((p) => /^[0-9]+$/.test(p))
+      .map(BigInt),
+  ];
   return numbers.some((n) => n > MAX_UINT64) ? undefined : v;
 }
 
@@ -984,11 +1004,40 @@ function noSuchOverloadWords(fn: string, signature: string, node: ExprNode | und
     if (constant) return 'no such overload';
     if (fn === 'matches') return 'no such overload: matches';
   }
-  // @bufbuild/cel's `recv.(a, b)` or `(a, b)`: cel-go's noSuchOverload lists the receiver first.
+  // @bufbuild/cel's `recv.(a, b)` or `(a, b)`: cel-go's noSuchOverload lists the receiver first,
+  // each value's type by its runtime name (`list`, `map`, `optional_type`); the lists extension's
+  // flatten names a receiver that is not a list with its type in full.
   const m = /^(?:(.*)\.)?\((.*)\)$/s.exec(signature);
   if (!m) return 'no such overload';
-  const types = [m[1], m[2]].filter((t) => t !== undefined && t !== '').join(', ');
-  return `no such overload: ${fn}(${types})`;
+  if (fn === 'flatten' && m[1] !== undefined) return `no such overload: ${m[1]}.flatten()`;
+  const types = [m[1], ...splitTypes(m[2]!)].filter((t) => t !== undefined && t !== '').map((t) => celGoTypeName(t!));
+  return `no such overload: ${fn}(${types.join(', ')})`;
+}
+
+/** A signature's types, split at its top-level commas (`map(dyn, dyn), int`). */
+function splitTypes(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(list.slice(start).trim());
+  return out;
+}
+
+/** A value's type as cel-go's runtime names it (a list's and a map's without parameters). */
+function celGoTypeName(bufbuild: string): string {
+  if (bufbuild.startsWith('list(')) return 'list';
+  if (bufbuild.startsWith('map(')) return 'map';
+  if (bufbuild === 'podplan.Optional') return 'optional_type';
+  return bufbuild;
 }
 
 /**
@@ -1086,7 +1135,9 @@ function compile(expression: string): CompiledSelector {
         const node = (tree ??= evaluatedTree()).nodes.get(id);
         if (!node) return undefined;
         try {
-          const out = (plan(theEnv(), { ...parsed, expr: node } as never) as unknown as (ctx: Record<string, unknown>) => unknown)({ device });
+          const out = (plan(theEnv(), { ...parsed, expr: node } as never) as unknown as (ctx: Record<string, unknown>) => unknown)({
+            device,
+          });
           return isCelError(out) ? undefined : out;
         } catch {
           return undefined;
