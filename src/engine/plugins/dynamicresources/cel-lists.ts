@@ -23,7 +23,7 @@ import { COST, est, fixed, member, overload, T, type AstNode, type CallCoster, t
 const LIST = listType(CelScalar.DYN);
 const opsEnv = celEnv({});
 // The standard operators with cel-go's errors (cel-std-errors.ts: `a + b` overflowing is `integer overflow`).
-const arithmeticEnv = celEnv({ funcs: stdErrorFuncs });
+const arithmeticEnv = celEnv({ funcs: [...stdErrorFuncs] });
 
 type Binary = (a: unknown, b: unknown) => unknown;
 

@@ -110,7 +110,7 @@ function libraryConversion(name: string, to: string): (s: string) => unknown {
   return (s: string) => {
     let out: unknown;
     try {
-      out = f?.call(0n, undefined, [s] as never);
+      out = f?.call(0, undefined, [s] as never);
     } catch {
       throw conversionError(to);
     }
@@ -174,7 +174,7 @@ function parseGoBool(s: string): boolean {
 function replace(this: string, from: string, to: string, n?: bigint): string {
   if (n === undefined || n < 0n) return this.split(from).join(to);
   let out = '';
-  let rest = this;
+  let rest = String(this);
   for (let i = 0n; i < n; i++) {
     const at = rest.indexOf(from);
     if (at < 0) break;
@@ -212,7 +212,9 @@ const asNumber = {
   int: (x: bigint) => Number(x),
   uint: (x: CelUint) => Number(x.value),
 };
-const MIXED: ReadonlyArray<[CelScalar, CelScalar, (a: never) => number, (b: never) => number]> = [
+const MIXED: ReadonlyArray<
+  [typeof DOUBLE | typeof INT | typeof UINT, typeof DOUBLE | typeof INT | typeof UINT, (a: never) => number, (b: never) => number]
+> = [
   [DOUBLE, DOUBLE, asNumber.double as never, asNumber.double as never],
   [INT, DOUBLE, asNumber.int as never, asNumber.double as never],
   [DOUBLE, INT, asNumber.double as never, asNumber.int as never],
@@ -256,7 +258,7 @@ export const stdErrorFuncs: readonly CelFunc[] = [
   celFunc('bool', [STRING], CelScalar.BOOL, parseGoBool),
   celMethod('replace', STRING, [STRING, STRING], STRING, replace),
   celMethod('replace', STRING, [STRING, STRING, INT], STRING, replace),
-  ...ORDERINGS.flatMap(([name, op]) => MIXED.map(([l, r, nl, nr]) => celFunc(name, [l, r], CelScalar.BOOL, ordered(op, nl, nr)))),
+  ...ORDERINGS.flatMap(([name, op]) => MIXED.map(([l, r, nl, nr]) => celFunc(name, [l, r], CelScalar.BOOL, ordered(op, nl, nr) as never))),
   celMethod('charAt', STRING, [INT], STRING, charAt),
   celMethod('indexOf', STRING, [STRING], INT, indexOf),
   celMethod('indexOf', STRING, [STRING, INT], INT, indexOf),

@@ -999,7 +999,7 @@ function noSuchOverloadWords(fn: string, signature: string, node: ExprNode | und
   if (/^(?:_[^a-zA-Z]+_|-_|!_)$/.test(fn) || BARE_NO_SUCH_OVERLOAD.has(fn)) return 'no such overload';
   if (fn === 'size') return 'no such overload: size';
   if (REGEX_CALLS.has(fn)) {
-    const pattern = node?.exprKind.case === 'callExpr' ? node.exprKind.value.args[0] : undefined;
+    const pattern = node?.exprKind.case === 'callExpr' ? (node.exprKind.value as { args: readonly ExprNode[] }).args[0] : undefined;
     const constant = pattern?.exprKind.case === 'constExpr';
     if (constant) return 'no such overload';
     if (fn === 'matches') return 'no such overload: matches';
@@ -1095,7 +1095,7 @@ function constantConversionError(parsed: ParsedExpr, e: ExprNode): string | unde
       if (found !== undefined) return found;
     }
     if (n.exprKind.case !== 'callExpr') return undefined;
-    const call = n.exprKind.value;
+    const call = n.exprKind.value as { readonly function: string; readonly target?: ExprNode; readonly args: readonly ExprNode[] };
     const arg = call.args[0];
     if (call.target || call.args.length !== 1 || !arg || !CONVERSIONS.has(call.function)) return undefined;
     if (arg.exprKind.case !== 'constExpr' && !folded.has(arg)) return undefined;
