@@ -18,9 +18,31 @@
 //   with start > end `invalid substring range. start: <s>, end: <e>`; replace with a negative
 //   count replaces every occurrence;
 // - bool() of a string: strconv.ParseBool, or `type conversion error from 'string' to 'bool'`;
+// - string.format: a clause's argument of a kind it does not take is `error during formatting:
+//   <the clause's words>, was given <type>` (FORMAT_CLAUSE_WORDS, the checker's too), a value inside
+//   a list or map `%s` cannot format `error during formatting: no formatting function for <type>`;
 // - <, <=, >, >= with a double NaN on either side: `NaN values cannot be ordered`.
-import { celEnv, celFunc, celMethod, CelScalar, celUint, isCelError, objectType, type CelFunc, type CelUint } from '@bufbuild/cel';
+import {
+  celEnv,
+  celFunc,
+  celMethod,
+  CelScalar,
+  celUint,
+  isCelError,
+  isCelList,
+  isCelMap,
+  isCelType,
+  isCelUint,
+  listType,
+  objectType,
+  type CelFunc,
+  type CelList,
+  type CelUint,
+} from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import { DurationSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
+import { FORMAT_CLAUSE_WORDS } from './cel-cost';
 
 const { INT, UINT, DOUBLE, STRING, BYTES } = CelScalar;
 const DURATION = objectType(DurationSchema);
@@ -222,6 +244,84 @@ const MIXED: ReadonlyArray<
   [DOUBLE, UINT, asNumber.double as never, asNumber.uint as never],
 ];
 
+/** A value's type as cel-go names it at evaluation. */
+function runtimeTypeName(v: unknown): string {
+  if (v === null) return 'null_type';
+  if (typeof v === 'boolean') return 'bool';
+  if (typeof v === 'bigint') return 'int';
+  if (typeof v === 'number') return 'double';
+  if (typeof v === 'string') return 'string';
+  if (v instanceof Uint8Array) return 'bytes';
+  if (isCelUint(v)) return 'uint';
+  if (isCelList(v)) return 'list';
+  if (isCelMap(v)) return 'map';
+  if (isCelType(v)) return 'type';
+  if (isReflectMessage(v)) return v.desc.typeName === 'podplan.Optional' ? 'optional_type' : v.desc.typeName;
+  return typeof v;
+}
+
+const WELL_KNOWN_FORMATTED = new Set(['google.protobuf.Duration', 'google.protobuf.Timestamp']);
+
+/** Whether `%s` formats a value: the kinds the string clause takes (a message only as a duration or a timestamp). */
+const stringFormatted = (v: unknown): boolean => !isReflectMessage(v) || WELL_KNOWN_FORMATTED.has(v.desc.typeName);
+
+/** The first value inside a list or map `%s` has no formatting function for. */
+function unformattable(v: unknown): unknown {
+  const values: unknown[] = isCelList(v) ? [...v] : isCelMap(v) ? [...v.entries()].flat() : [];
+  for (const x of values) {
+    if (!stringFormatted(x)) return x;
+    const inner = unformattable(x);
+    if (inner !== undefined) return inner;
+  }
+  return undefined;
+}
+
+/** cel-go's error for a format clause's argument of a kind the clause does not take, or undefined. */
+function formatArgumentError(verb: string, v: unknown): string | undefined {
+  const given = (words: string) => `error during formatting: ${words}, was given ${runtimeTypeName(v)}`;
+  const integer = typeof v === 'bigint' || isCelUint(v);
+  switch (verb) {
+    case 's': {
+      if (!stringFormatted(v)) return given(FORMAT_CLAUSE_WORDS.s);
+      const bad = unformattable(v);
+      return bad === undefined ? undefined : `error during formatting: no formatting function for ${runtimeTypeName(bad)}`;
+    }
+    case 'd':
+      return integer ? undefined : given(FORMAT_CLAUSE_WORDS.d);
+    case 'o':
+      return integer ? undefined : given(FORMAT_CLAUSE_WORDS.o);
+    case 'f':
+    case 'e':
+      return typeof v === 'number' || (typeof v === 'string' && ['NaN', 'Infinity', '-Infinity'].includes(v))
+        ? undefined
+        : given(FORMAT_CLAUSE_WORDS[verb]);
+    case 'b':
+      return integer || typeof v === 'boolean' ? undefined : given(FORMAT_CLAUSE_WORDS.b);
+    case 'x':
+    case 'X':
+      return integer || typeof v === 'string' || v instanceof Uint8Array ? undefined : given(FORMAT_CLAUSE_WORDS.x);
+    default:
+      return undefined;
+  }
+}
+
+const libraryFormat = celEnv({ funcs: strings }).funcs.find('format');
+
+/** string.format: each clause's argument checked as cel-go does at evaluation, then @bufbuild/cel's formatting. */
+function format(this: string, args: CelList): unknown {
+  let index = 0;
+  for (const m of this.matchAll(/%(?:\.[0-9]+)?(.)/gs)) {
+    const verb = m[1]!;
+    if (verb === '%') continue;
+    if (index >= args.size) break;
+    const error = formatArgumentError(verb, args.get(index++));
+    if (error !== undefined) throw new Error(error);
+  }
+  const out = libraryFormat?.call(0, String(this) as never, [args] as never);
+  if (isCelError(out)) throw new Error(out.message);
+  return out;
+}
+
 type U = CelUint;
 
 export const stdErrorFuncs: readonly CelFunc[] = [
@@ -259,6 +359,7 @@ export const stdErrorFuncs: readonly CelFunc[] = [
   celMethod('replace', STRING, [STRING, STRING], STRING, replace),
   celMethod('replace', STRING, [STRING, STRING, INT], STRING, replace),
   ...ORDERINGS.flatMap(([name, op]) => MIXED.map(([l, r, nl, nr]) => celFunc(name, [l, r], CelScalar.BOOL, ordered(op, nl, nr) as never))),
+  celMethod('format', STRING, [listType(CelScalar.DYN)], STRING, format as never),
   celMethod('charAt', STRING, [INT], STRING, charAt),
   celMethod('indexOf', STRING, [STRING], INT, indexOf),
   celMethod('indexOf', STRING, [STRING, INT], INT, indexOf),
