@@ -18,6 +18,8 @@
 //   with start > end `invalid substring range. start: <s>, end: <e>`; replace with a negative
 //   count replaces every occurrence;
 // - bool() of a string: strconv.ParseBool, or `type conversion error from 'string' to 'bool'`;
+// - timestamp and duration arithmetic out of range: `timestamp overflow`, `integer overflow`; a
+//   timestamp accessor's unknown time zone: `unknown time zone <tz>`;
 // - string.format: a clause's argument of a kind it does not take is `error during formatting:
 //   <the clause's words>, was given <type>` (FORMAT_CLAUSE_WORDS, the checker's too), a value inside
 //   a list or map `%s` cannot format `error during formatting: no formatting function for <type>`;
@@ -322,6 +324,41 @@ function format(this: string, args: CelList): unknown {
   return out;
 }
 
+/** The library's function `name` on these arguments (and target), its error in cel-go's words (`words`). */
+function libraryCall(name: string, words: (message: string) => string, member = false) {
+  const f = std.find(name);
+  return function (this: unknown, ...args: unknown[]): unknown {
+    let out: unknown;
+    try {
+      out = f?.call(0, (member ? this : undefined) as never, args as never);
+    } catch (e) {
+      throw new Error(words(e instanceof Error ? e.message : String(e)));
+    }
+    if (isCelError(out)) throw new Error(words(out.message));
+    return out;
+  };
+}
+
+/** cel-go's timestamp and duration arithmetic: `timestamp overflow`, a duration's `integer overflow`. */
+const timeWords = (message: string): string =>
+  message === 'timestamp out of range' ? 'timestamp overflow' : message === 'duration out of range' ? INT_OVERFLOW : message;
+
+/** cel-go (Go's time.LoadLocation) names a time zone it does not know `unknown time zone <tz>`. */
+const zoneWords = (message: string): string => message.replace(/^Invalid time zone specified: /, 'unknown time zone ');
+
+const TIMESTAMP_ACCESSORS = [
+  'getFullYear',
+  'getMonth',
+  'getDayOfYear',
+  'getDayOfMonth',
+  'getDate',
+  'getDayOfWeek',
+  'getHours',
+  'getMinutes',
+  'getSeconds',
+  'getMilliseconds',
+];
+
 type U = CelUint;
 
 export const stdErrorFuncs: readonly CelFunc[] = [
@@ -359,6 +396,13 @@ export const stdErrorFuncs: readonly CelFunc[] = [
   celMethod('replace', STRING, [STRING, STRING], STRING, replace),
   celMethod('replace', STRING, [STRING, STRING, INT], STRING, replace),
   ...ORDERINGS.flatMap(([name, op]) => MIXED.map(([l, r, nl, nr]) => celFunc(name, [l, r], CelScalar.BOOL, ordered(op, nl, nr) as never))),
+  celFunc('_+_', [TIMESTAMP, DURATION], TIMESTAMP, libraryCall('_+_', timeWords) as never),
+  celFunc('_+_', [DURATION, TIMESTAMP], TIMESTAMP, libraryCall('_+_', timeWords) as never),
+  celFunc('_+_', [DURATION, DURATION], DURATION, libraryCall('_+_', timeWords) as never),
+  celFunc('_-_', [TIMESTAMP, DURATION], TIMESTAMP, libraryCall('_-_', timeWords) as never),
+  celFunc('_-_', [TIMESTAMP, TIMESTAMP], DURATION, libraryCall('_-_', timeWords) as never),
+  celFunc('_-_', [DURATION, DURATION], DURATION, libraryCall('_-_', timeWords) as never),
+  ...TIMESTAMP_ACCESSORS.map((name) => celMethod(name, TIMESTAMP, [STRING], INT, libraryCall(name, zoneWords, true) as never)),
   celMethod('format', STRING, [listType(CelScalar.DYN)], STRING, format as never),
   celMethod('charAt', STRING, [INT], STRING, charAt),
   celMethod('indexOf', STRING, [STRING], INT, indexOf),

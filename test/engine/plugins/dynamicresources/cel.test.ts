@@ -1002,6 +1002,40 @@ describe('engine/plugins/dynamicresources/cel', () => {
     [`"%d".format([dyn(b"a")]) == ""`, 'runtime:error during formatting: decimal clause can only be used on integers, was given bytes'],
     [`"%d".format([dyn(int)]) == ""`, 'runtime:error during formatting: decimal clause can only be used on integers, was given type'],
     [`"%d".format([dyn(1u)]) == "1"`, true],
+    [
+      `timestamp("9999-12-31T23:59:59Z" + device.attributes["${DRIVER}"].name.substring(0,0)) + duration("1s") > timestamp("2020-01-01T00:00:00Z")`,
+      'runtime:timestamp overflow',
+    ],
+    [
+      `duration("1s") + timestamp("9999-12-31T23:59:59Z" + device.attributes["${DRIVER}"].name.substring(0,0)) > timestamp("2020-01-01T00:00:00Z")`,
+      'runtime:timestamp overflow',
+    ],
+    [
+      `timestamp("0001-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0)) - duration("1s") > timestamp("2020-01-01T00:00:00Z")`,
+      'runtime:timestamp overflow',
+    ],
+    [
+      `timestamp("9999-12-31T23:59:59Z" + device.attributes["${DRIVER}"].name.substring(0,0)) - timestamp("0001-01-01T00:00:00Z") > duration("1s")`,
+      'runtime:integer overflow',
+    ],
+    [
+      `duration("2562047h" + device.attributes["${DRIVER}"].name.substring(0,0)) + duration("2562047h") > duration("1s")`,
+      'runtime:integer overflow',
+    ],
+    [
+      `duration("-2562047h" + device.attributes["${DRIVER}"].name.substring(0,0)) - duration("2562047h") > duration("1s")`,
+      'runtime:integer overflow',
+    ],
+    [
+      `timestamp("2020-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0)).getHours("Nowhere/Zone") == 0`,
+      'runtime:unknown time zone Nowhere/Zone',
+    ],
+    [
+      `timestamp("2020-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0)).getMonth(device.attributes["${DRIVER}"].name) == 0`,
+      'runtime:unknown time zone gpu-a',
+    ],
+    [`timestamp("2020-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0)).getHours("+01:00") == 1`, true],
+    [`timestamp("2020-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0)).getHours("Europe/Paris") == 1`, true],
     // k8s.io/dynamic-resource-allocation/cel/compile_test.go, "bind".
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.healthy)`, true],
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.numa == 1 && dra.name.find('-[a-z]+') == '-a')`, true],
