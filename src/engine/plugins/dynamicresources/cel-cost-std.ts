@@ -152,7 +152,10 @@ export const stdCost: CelCostLibrary = {
       'bool',
     ),
     overload('type', 'type', [T.A], T.type),
+    overload('duration', 'duration_to_duration', [T.duration], T.duration),
     overload('duration', 'string_to_duration', [T.string], T.duration),
+    overload('timestamp', 'timestamp_to_timestamp', [T.timestamp], T.timestamp),
     overload('timestamp', 'string_to_timestamp', [T.string], T.timestamp),
+    overload('timestamp', 'int64_to_timestamp', [T.int], T.timestamp),
   ],
 };

@@ -11,7 +11,7 @@
 //   (Go's literal syntax with `_` between digits, hexadecimal with a `p` exponent, inf, infinity,
 //   nan; no blanks; out of range an error); duration() and timestamp() of a string that does not
 //   parse: `type conversion error from 'string' to 'google.protobuf.Duration'` ('…Timestamp');
-//   string() of bytes that are not UTF-8: `invalid UTF-8 in bytes, cannot convert to string`;
+//   timestamp() of an int reads Unix seconds; string() of bytes that are not UTF-8: `invalid UTF-8 in bytes, cannot convert to string`;
 // - charAt, indexOf, lastIndexOf and substring count runes (code points), as ext/strings.go does:
 //   an index out of range is `index out of range: <i>`, an offset past the end of indexOf /
 //   lastIndexOf is no match (or the offset itself for an empty substring), substring(start, end)
@@ -42,6 +42,7 @@ import {
   type CelUint,
 } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
+import { create } from '@bufbuild/protobuf';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import { DurationSchema, TimestampSchema } from '@bufbuild/protobuf/wkt';
 import { FORMAT_CLAUSE_WORDS } from './cel-cost';
@@ -332,7 +333,7 @@ function libraryCall(name: string, words: (message: string) => string, member = 
     try {
       out = f?.call(0, (member ? this : undefined) as never, args as never);
     } catch (e) {
-      throw new Error(words(e instanceof Error ? e.message : String(e)));
+      throw new Error(words(e instanceof Error ? e.message : String(e)), { cause: e });
     }
     if (isCelError(out)) throw new Error(words(out.message));
     return out;
@@ -385,6 +386,11 @@ export const stdErrorFuncs: readonly CelFunc[] = [
   celFunc('double', [STRING], DOUBLE, parseGoFloat),
   celFunc('duration', [STRING], DURATION, parseDuration as never),
   celFunc('timestamp', [STRING], TIMESTAMP, parseTimestamp as never),
+  // cel-go's timestamp(int): Unix seconds (@bufbuild/cel's reads milliseconds), within years 1 to 9999.
+  celFunc('timestamp', [INT], TIMESTAMP, ((seconds: bigint) => {
+    if (seconds < -62135596800n || seconds > 253402300799n) throw new Error('timestamp overflow');
+    return create(TimestampSchema, { seconds });
+  }) as never),
   celFunc('string', [BYTES], STRING, (b: Uint8Array) => {
     try {
       return utf8.decode(b);

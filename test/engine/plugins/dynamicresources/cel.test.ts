@@ -1036,6 +1036,17 @@ describe('engine/plugins/dynamicresources/cel', () => {
     ],
     [`timestamp("2020-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0)).getHours("+01:00") == 1`, true],
     [`timestamp("2020-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0)).getHours("Europe/Paris") == 1`, true],
+    [`timestamp(1 + device.attributes["${DRIVER}"].numa) > timestamp("1970-01-01T00:00:00Z")`, true],
+    [
+      `timestamp(timestamp("2020-01-01T00:00:00Z" + device.attributes["${DRIVER}"].name.substring(0,0))) > timestamp("1970-01-01T00:00:00Z")`,
+      true,
+    ],
+    [`duration(duration("1s" + device.attributes["${DRIVER}"].name.substring(0,0))) > duration("0s")`, true],
+    [`timestamp(253402300800 + device.attributes["${DRIVER}"].numa) > timestamp("2020-01-01T00:00:00Z")`, 'runtime:timestamp overflow'],
+    [`timestamp(1 + device.attributes["${DRIVER}"].numa) == timestamp("1970-01-01T00:00:02Z")`, true],
+    [`timestamp(-62135596801 + device.attributes["${DRIVER}"].numa) == timestamp("0001-01-01T00:00:00Z")`, true],
+    [`timestamp(-62135596802 + device.attributes["${DRIVER}"].numa) == timestamp("0001-01-01T00:00:00Z")`, 'runtime:timestamp overflow'],
+    [`timestamp(1) == timestamp("1970-01-01T00:00:01Z") && device.attributes["${DRIVER}"].numa == 1`, true],
     // k8s.io/dynamic-resource-allocation/cel/compile_test.go, "bind".
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.healthy)`, true],
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.numa == 1 && dra.name.find('-[a-z]+') == '-a')`, true],
