@@ -16,7 +16,8 @@
 //   an index out of range is `index out of range: <i>`, an offset past the end of indexOf /
 //   lastIndexOf is no match (or the offset itself for an empty substring), substring(start, end)
 //   with start > end `invalid substring range. start: <s>, end: <e>`; replace with a negative
-//   count replaces every occurrence;
+//   count replaces every occurrence (an empty one before each rune and at the end); split as Go's
+//   strings.SplitN;
 // - bool() of a string: strconv.ParseBool, or `type conversion error from 'string' to 'bool'`;
 // - timestamp and duration arithmetic out of range: `timestamp overflow`, `integer overflow`; a
 //   timestamp accessor's unknown time zone: `unknown time zone <tz>`;
@@ -27,6 +28,7 @@
 import {
   celEnv,
   celFunc,
+  celList,
   celMethod,
   CelScalar,
   celUint,
@@ -197,6 +199,7 @@ function parseGoBool(s: string): boolean {
 
 /** strings.Replace: a negative count replaces every occurrence (Go's strings.Replace, as ext/strings.go calls it). */
 function replace(this: string, from: string, to: string, n?: bigint): string {
+  if (from === '' && (n === undefined || n < 0n)) n = BigInt(runes(this).length + 1);
   if (n === undefined || n < 0n) return this.split(from).join(to);
   let out = '';
   let rest = String(this);
@@ -215,6 +218,15 @@ function replace(this: string, from: string, to: string, n?: bigint): string {
     rest = rest.slice(at + from.length);
   }
   return out + rest;
+}
+
+/** strings.SplitN: at most n parts (the last the rest), all of them for a negative n, none for 0; an empty separator splits runes. */
+function split(this: string, sep: string, n?: bigint): CelList {
+  const parts = sep === '' ? runes(this) : this.split(sep);
+  if (n === 0n) return celList([]);
+  if (n === undefined || n < 0n || n >= BigInt(parts.length)) return celList(parts);
+  const k = Number(n);
+  return celList([...parts.slice(0, k - 1), parts.slice(k - 1).join(sep)]);
 }
 
 /** cel-go's Double.Compare and the mixed comparisons: a NaN on either side cannot be ordered. */
@@ -399,6 +411,8 @@ export const stdErrorFuncs: readonly CelFunc[] = [
     }
   }),
   celFunc('bool', [STRING], CelScalar.BOOL, parseGoBool),
+  celMethod('split', STRING, [STRING], listType(CelScalar.DYN), split as never),
+  celMethod('split', STRING, [STRING, INT], listType(CelScalar.DYN), split as never),
   celMethod('replace', STRING, [STRING, STRING], STRING, replace),
   celMethod('replace', STRING, [STRING, STRING, INT], STRING, replace),
   ...ORDERINGS.flatMap(([name, op]) => MIXED.map(([l, r, nl, nr]) => celFunc(name, [l, r], CelScalar.BOOL, ordered(op, nl, nr) as never))),
