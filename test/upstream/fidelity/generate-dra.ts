@@ -60,6 +60,8 @@ interface Knobs {
   readonly binding: number;
   /** How likely a GPU allows multiple allocations with a request policy on its memory (DRAConsumableCapacity). */
   readonly consumable: number;
+  /** How likely a request's GPU selectors get one that fails on some devices (RUNTIME_ERROR_SELECTORS). */
+  readonly runtimeErrors: number;
 }
 
 const BASE: Knobs = {
@@ -83,6 +85,7 @@ const BASE: Knobs = {
   taintRules: 0,
   binding: 0,
   consumable: 0,
+  runtimeErrors: 0,
 };
 
 const KNOBS: Record<DraFamily, Knobs> = {
@@ -90,7 +93,7 @@ const KNOBS: Record<DraFamily, Knobs> = {
   'dra-templates': { ...BASE, template: 0.9 },
   'dra-classes': { ...BASE, missingClass: 0.12, selectors: 0.2 },
   'dra-slices': { ...BASE, oddSlices: 0.6, gpuNodes: 0.8, taints: 0.3, all: 0.1 },
-  'dra-selectors': { ...BASE, selectors: 0.9 },
+  'dra-selectors': { ...BASE, selectors: 0.9, runtimeErrors: 0.2 },
   'dra-constraints': { ...BASE, constraints: 0.8 },
   'dra-prioritized': { ...BASE, firstAvailable: 0.8 },
   'dra-shared': { ...BASE, shared: 0.6, allocated: 0.6, pending: [2, 7] },
@@ -309,6 +312,25 @@ export const GPU_SELECTORS = [
   `optional.of(device.attributes["${GPU}"]).model.value().startsWith("h")`,
   `has(optional.of(device.attributes["${GPU}"]).driverVersion) && device.attributes["${GPU}"].?driverVersion.value().major() >= 2`,
 ];
+/**
+ * GPU selectors that fail on some devices at evaluation (a runtime error: the allocator's `CEL
+ * runtime error: …`, an Error that ends the cycle, compared on its words) and answer on others.
+ */
+export const RUNTIME_ERROR_SELECTORS = [
+  `10 / device.attributes["${GPU}"].numa > 1`,
+  `10 % device.attributes["${GPU}"].index == 0`,
+  `device.attributes["${GPU}"].model.charAt(device.attributes["${GPU}"].index + 2) != "x"`,
+  `device.attributes["${GPU}"].model.substring(device.attributes["${GPU}"].index + 3) != "x"`,
+  `int(device.attributes["${GPU}"].model) > 0 || device.attributes["${GPU}"].healthy`,
+  `double(device.attributes["${GPU}"].model.substring(1)) > 50.0`,
+  `uint(device.attributes["${GPU}"].numa - 1) >= 0u`,
+  `9223372036854775807 - device.attributes["${GPU}"].index + 2 > 0`,
+  `[10, 20][device.attributes["${GPU}"].index] > 5`,
+  `{0: true}[device.attributes["${GPU}"].numa]`,
+  `semver(device.attributes["${GPU}"].model).major() > 0`,
+  `device.attributes["${GPU}"].nope == 1 || device.attributes["${GPU}"].healthy`,
+  `"%d".format([dyn(device.attributes["${GPU}"].model)]) != ""`,
+];
 export const NIC_SELECTORS = [`device.attributes["${NIC}"].speed >= 100`, `device.attributes["${NIC}"].rdma`];
 
 function gpuDevice(g: Gen, i: number, model: string, knobs: Knobs): Record<string, unknown> {
@@ -443,8 +465,12 @@ function requestSpec(g: Gen, knobs: Knobs): Record<string, unknown> {
   // As the API server's defaulting leaves them: ExactCount with a count (1 when not written).
   if (g.chance(knobs.all)) spec.allocationMode = 'All';
   else Object.assign(spec, { allocationMode: 'ExactCount', count: g.chance(0.4) ? g.int(1, 3) : 1 });
-  if (g.chance(knobs.selectors))
-    spec.selectors = g.some(nic ? NIC_SELECTORS : GPU_SELECTORS, 2).map((expression) => ({ cel: { expression } }));
+  if (g.chance(knobs.selectors)) {
+    const expressions = g.some(nic ? NIC_SELECTORS : GPU_SELECTORS, 2);
+    // Drawn only where the knob is on, so the other families' cases stay as they were.
+    if (!nic && knobs.runtimeErrors > 0 && g.chance(knobs.runtimeErrors)) expressions.push(g.pick(RUNTIME_ERROR_SELECTORS));
+    spec.selectors = expressions.map((expression) => ({ cel: { expression } }));
+  }
   if (g.chance(knobs.taints))
     spec.tolerations = [
       g.pick([

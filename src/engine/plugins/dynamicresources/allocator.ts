@@ -607,7 +607,7 @@ class Search {
       const compiled = compileSelector(s.cel?.expression ?? '');
       if (!compiled.ok) throw new StopError(`${owner}: selector #${i}: CEL compile error: ${compiled.error}`);
       const r = compiled.matches(c.device, driver);
-      if (!r.ok) throw new StopError(`${owner}: selector #${i} on device ${c.id}: CEL runtime error: ${r.error}`);
+      if (!r.ok) throw new StopError(`${owner}: selector #${i} on device ${c.id}: CEL runtime error: ${enhanceRuntimeError(r.error)}`);
       if (!r.value) return false;
     }
     return true;
@@ -891,3 +891,13 @@ function addNew(from: readonly NodeSelectorRequirement[], to: NodeSelectorRequir
 }
 
 export type { DeviceRequest };
+
+/**
+ * k8s.io/dynamic-resource-allocation/cel EnhanceRuntimeError, as the allocator wraps a selector's
+ * runtime error: a missing key (`no such key: model`) gets a hint.
+ */
+export function enhanceRuntimeError(error: string): string {
+  return error.includes('no such key:')
+    ? `${error}. consider using CEL optional chaining (.? followed by orValue()) or guarding the check with has() for optional fields`
+    : error;
+}

@@ -152,7 +152,31 @@ export const stdCost: CelCostLibrary = {
       'bool',
     ),
     overload('type', 'type', [T.A], T.type),
+    overload('duration', 'duration_to_duration', [T.duration], T.duration),
     overload('duration', 'string_to_duration', [T.string], T.duration),
+    overload('timestamp', 'timestamp_to_timestamp', [T.timestamp], T.timestamp),
     overload('timestamp', 'string_to_timestamp', [T.string], T.timestamp),
+    overload('timestamp', 'int64_to_timestamp', [T.int], T.timestamp),
+    // The timestamp accessors, in UTC or a time zone, and the duration's (cel-go's standard library).
+    ...(
+      [
+        ['getFullYear', 'full_year'],
+        ['getMonth', 'month'],
+        ['getDayOfYear', 'day_of_year'],
+        ['getDayOfMonth', 'day_of_month_zero_based'],
+        ['getDate', 'day_of_month_one_based'],
+        ['getDayOfWeek', 'day_of_week'],
+        ['getHours', 'hours'],
+        ['getMinutes', 'minutes'],
+        ['getSeconds', 'seconds'],
+        ['getMilliseconds', 'milliseconds'],
+      ] as const
+    ).flatMap(([fn, id]) => [
+      member(fn, `timestamp_to_${id}`, [T.timestamp], T.int),
+      member(fn, `timestamp_to_${id}_with_tz`, [T.timestamp, T.string], T.int),
+    ]),
+    ...(['hours', 'minutes', 'seconds', 'milliseconds'] as const).map((unit) =>
+      member(`get${unit[0]!.toUpperCase()}${unit.slice(1)}`, `duration_to_${unit}`, [T.duration], T.int),
+    ),
   ],
 };

@@ -9,6 +9,17 @@
 //
 // Costs are uint64 in upstream, saturating at 2^64-1; here bigints with the same saturation.
 
+/** cel-go's words (ext/formatting.go) for a format clause's argument of a kind it does not take, by verb (x for X too). */
+export const FORMAT_CLAUSE_WORDS = {
+  s: 'string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps',
+  d: 'decimal clause can only be used on integers',
+  f: 'fixed-point clause can only be used on doubles',
+  e: 'scientific clause can only be used on doubles',
+  b: 'only integers and bools can be formatted as binary',
+  x: 'only integers, byte buffers, and strings can be formatted as hex',
+  o: 'octal clause can only be used on integers',
+} as const;
+
 export const MAX_UINT64 = (1n << 64n) - 1n;
 const TWO_TO_64 = 2 ** 64;
 
@@ -638,29 +649,21 @@ class TypeChecker {
         switch (clause) {
           case 's': {
             const bad = verifyString(arg);
-            return (
-              bad &&
-              err(
-                'string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps',
-                bad,
-              )
-            );
+            return bad && err(FORMAT_CLAUSE_WORDS.s, bad);
           }
           case 'd':
-            return kindOk(arg, ['int', 'uint']) ? undefined : err('decimal clause can only be used on integers');
+            return kindOk(arg, ['int', 'uint']) ? undefined : err(FORMAT_CLAUSE_WORDS.d);
           case 'f':
-            return kindOk(arg, ['double', 'string']) ? undefined : err('fixed-point clause can only be used on doubles');
+            return kindOk(arg, ['double', 'string']) ? undefined : err(FORMAT_CLAUSE_WORDS.f);
           case 'e':
-            return kindOk(arg, ['double', 'string']) ? undefined : err('scientific clause can only be used on doubles');
+            return kindOk(arg, ['double', 'string']) ? undefined : err(FORMAT_CLAUSE_WORDS.e);
           case 'b':
-            return kindOk(arg, ['int', 'uint', 'bool']) ? undefined : err('only integers and bools can be formatted as binary');
+            return kindOk(arg, ['int', 'uint', 'bool']) ? undefined : err(FORMAT_CLAUSE_WORDS.b);
           case 'x':
           case 'X':
-            return kindOk(arg, ['int', 'uint', 'string', 'bytes'])
-              ? undefined
-              : err('only integers, byte buffers, and strings can be formatted as hex');
+            return kindOk(arg, ['int', 'uint', 'string', 'bytes']) ? undefined : err(FORMAT_CLAUSE_WORDS.x);
           default:
-            return kindOk(arg, ['int', 'uint']) ? undefined : err('octal clause can only be used on integers');
+            return kindOk(arg, ['int', 'uint']) ? undefined : err(FORMAT_CLAUSE_WORDS.o);
         }
       });
       if (found) out.push('at' in found ? found : { at: e.id, message: found.message });

@@ -17,16 +17,19 @@ import {
   type CelFunc,
   type CelList,
 } from '@bufbuild/cel';
+import { stdErrorFuncs } from './cel-std-errors';
 import { COST, est, fixed, member, overload, T, type AstNode, type CallCoster, type CelCostLibrary, type CelT } from './cel-cost';
 
 const LIST = listType(CelScalar.DYN);
 const opsEnv = celEnv({});
+// The standard operators with cel-go's errors (cel-std-errors.ts: `a + b` overflowing is `integer overflow`).
+const arithmeticEnv = celEnv({ funcs: [...stdErrorFuncs] });
 
 type Binary = (a: unknown, b: unknown) => unknown;
 
 /** A CEL operator on two values (`a < b`, …) as CEL itself evaluates it, errors thrown. */
-export function binary(expression: string): Binary {
-  const program = plan(opsEnv, parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
+export function binary(expression: string, env = opsEnv): Binary {
+  const program = plan(env, parse(expression)) as unknown as (ctx: Record<string, unknown>) => unknown;
   return (a, b) => {
     const out = program({ a, b });
     if (isCelError(out)) throw out;
@@ -36,7 +39,7 @@ export function binary(expression: string): Binary {
 
 export const less = binary('a < b');
 export const eq = binary('a == b');
-const plus = binary('a + b');
+const plus = binary('a + b', arithmeticEnv);
 
 /** Whether a value is one of CEL's comparable types (cel-go's traits.Comparer); upstream's error otherwise. */
 function comparable(x: unknown): void {

@@ -86,7 +86,8 @@ interface Node {
 
 const REGEX_FUNCTIONS = new Set(['find', 'findAll']);
 
-function children(e: Node): (Node | undefined)[] {
+/** A parsed node's sub-expressions, in the order cel-go plans them. */
+export function children(e: Node): (Node | undefined)[] {
   const k = e.exprKind;
   switch (k.case) {
     case 'callExpr': {

@@ -39,7 +39,19 @@
 // refuses in a new expression only (`includes`, not in 1.36's environment).
 // selectorCost estimates a selector's cost as kube-apiserver does before it accepts one
 // (cel-cost.ts; each library's declarations and costs beside the library).
-import { celEnv, celFunc, celMethod, CelScalar, isCelError, objectType, parse, plan, type CelEnv, type CelFunc } from '@bufbuild/cel';
+import {
+  celEnv,
+  celFunc,
+  celMethod,
+  CelScalar,
+  isCelError,
+  isCelList,
+  objectType,
+  parse,
+  plan,
+  type CelEnv,
+  type CelFunc,
+} from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { create, createFileRegistry, type DescMessage } from '@bufbuild/protobuf';
 import { reflect, type ReflectMessage } from '@bufbuild/protobuf/reflect';
@@ -77,10 +89,11 @@ import { FORMAT_T_NAME, formatCost, formatFuncs, formatRegistry } from './cel-fo
 import { ipCost, ipFuncs, ipRegistry } from './cel-ip';
 import { listFuncs, listsCost } from './cel-lists';
 import { equalityFuncs, setMembership } from './cel-equality';
+import { stdErrorFuncs } from './cel-std-errors';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
-import { constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
+import { children as exprChildren, constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
 import { actualCost, COST_LIMIT_EXCEEDED, type ActualCost, type CostTracking } from './cel-runtime-cost';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
@@ -151,6 +164,10 @@ function parseRational(text: string): Rational | undefined {
   return q.ok ? { n: q.value.numerator, d: q.value.denominator } : undefined;
 }
 
+function isInt64(r: Rational): boolean {
+  return r.d === 1n && r.n >= -(1n << 63n) && r.n < 1n << 63n;
+}
+
 function compareRational(a: Rational, b: Rational): bigint {
   const l = a.n * b.d;
   const r = b.n * a.d;
@@ -170,7 +187,69 @@ const SEMVER_RE =
 function parseVersion(text: string): Version | undefined {
   const m = SEMVER_RE.exec(text);
   if (!m) return undefined;
-  return { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!), pre: m[4] ?? '' };
+  const v = { major: BigInt(m[1]!), minor: BigInt(m[2]!), patch: BigInt(m[3]!), pre: m[4] ?? '' };
+  // blang/semver parses each number (a numeric prerelease identifier too) as a uint64.
+  const numbers = [
+    v.major,
+    v.minor,
+    v.patch,
+    ...v.pre
+      .split('.')
+      .filter((p) => /^[0-9]+$/.test(p))
+      .map(BigInt),
+  ];
+  return numbers.some((n) => n > MAX_UINT64) ? undefined : v;
+}
+
+const SEMVER_NUMBER = /^[0-9]*$/;
+const SEMVER_ALPHANUM = /^[0-9A-Za-z-]*$/;
+
+/** Go's %q of a string (the ASCII cases blang/semver's messages meet). */
+const goQuote = (s: string): string => JSON.stringify(s);
+
+/** strconv.ParseUint(s, 10, 64)'s error, of digits only. */
+function parseUintError(s: string): string | undefined {
+  if (s === '') return 'strconv.ParseUint: parsing "": invalid syntax';
+  return BigInt(s) > MAX_UINT64 ? `strconv.ParseUint: parsing ${goQuote(s)}: value out of range` : undefined;
+}
+
+/** Why github.com/blang/semver/v4's Parse refuses a version (semver()'s runtime error), in its words. */
+function semverParseError(s: string): string {
+  if (s === '') return 'Version string empty';
+  const dot = s.indexOf('.');
+  const dot2 = dot < 0 ? -1 : s.indexOf('.', dot + 1);
+  if (dot2 < 0) return 'No Major.Minor.Patch elements found';
+  const numbers: Array<[string, string, string]> = [
+    [s.slice(0, dot), 'major', 'Major'],
+    [s.slice(dot + 1, dot2), 'minor', 'Minor'],
+  ];
+  let patch = s.slice(dot2 + 1);
+  let build: string[] = [];
+  let pre: string[] = [];
+  const plus = patch.indexOf('+');
+  if (plus >= 0) [build, patch] = [patch.slice(plus + 1).split('.'), patch.slice(0, plus)];
+  const minus = patch.indexOf('-');
+  if (minus >= 0) [pre, patch] = [patch.slice(minus + 1).split('.'), patch.slice(0, minus)];
+  numbers.push([patch, 'patch', 'Patch']);
+  for (const [text, lower, upper] of numbers) {
+    if (!SEMVER_NUMBER.test(text)) return `Invalid character(s) found in ${lower} number ${goQuote(text)}`;
+    if (text.length > 1 && text.startsWith('0')) return `${upper} number must not contain leading zeroes ${goQuote(text)}`;
+    const e = parseUintError(text);
+    if (e !== undefined) return e;
+  }
+  for (const p of pre) {
+    if (p === '') return 'Prerelease is empty';
+    if (SEMVER_NUMBER.test(p)) {
+      if (p.length > 1 && p.startsWith('0')) return `Numeric PreRelease version must not contain leading zeroes ${goQuote(p)}`;
+      const e = parseUintError(p);
+      if (e !== undefined) return e;
+    } else if (!SEMVER_ALPHANUM.test(p)) return `Invalid character(s) found in prerelease ${goQuote(p)}`;
+  }
+  for (const b of build) {
+    if (b === '') return 'Build meta data is empty';
+    if (!SEMVER_ALPHANUM.test(b)) return `Invalid character(s) found in build meta data ${goQuote(b)}`;
+  }
+  return 'invalid semver';
 }
 
 function semverMessage(v: Version): ReflectMessage {
@@ -226,6 +305,7 @@ const funcs = [
   ...optionalSyntaxFuncs,
   ...formatFuncs,
   ...equalityFuncs,
+  ...stdErrorFuncs,
   celFunc('quantity', [CelScalar.STRING], QUANTITY, (s: string) => {
     const r = parseRational(s);
     if (!r) throw new CelEvalError(`quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'`);
@@ -246,12 +326,13 @@ const funcs = [
     const r = rationalOf(q);
     return r.n > 0n ? 1n : r.n < 0n ? -1n : 0n;
   }),
+  // resource.Quantity's AsInt64: an integer within int64's range (isInteger is whether it succeeds).
   celMethod('isInteger', QUANTITY, [], CelScalar.BOOL, function () {
-    return rationalOf(this).d === 1n;
+    return isInt64(rationalOf(this));
   }),
   celMethod('asInteger', QUANTITY, [], CelScalar.INT, function () {
     const r = rationalOf(this);
-    if (r.d !== 1n) throw new CelEvalError('cannot convert value to integer');
+    if (!isInt64(r)) throw new CelEvalError('cannot convert value to integer');
     return r.n;
   }),
   celMethod('asApproximateFloat', QUANTITY, [], CelScalar.DOUBLE, function () {
@@ -278,7 +359,7 @@ const funcs = [
   }),
   celFunc('semver', [CelScalar.STRING], SEMVER, (s: string) => {
     const v = parseVersion(s);
-    if (!v) throw new CelEvalError('invalid semver');
+    if (!v) throw new CelEvalError(semverParseError(s));
     return semverMessage(v);
   }),
   celFunc('isSemver', [CelScalar.STRING], CelScalar.BOOL, (s: string) => parseVersion(s) !== undefined),
@@ -898,19 +979,137 @@ function evaluationTypes(expression: string, evaluated: ParsedExpr['expr']): Rea
   return types;
 }
 
+/** What the words of a runtime error need of the tree evaluated, looked up by a node's id. */
+interface ErrorContext {
+  /** The checker's type of the node. */
+  type(id: bigint): CelT | undefined;
+  /** The node. */
+  node(id: bigint): ExprNode | undefined;
+  /** The node's value on the device, where it reads nothing but `device` (undefined otherwise). */
+  value(id: bigint): unknown;
+}
+
+/** Functions whose call no overload takes is cel-go's bare `no such overload` (the string functions' specialized plans). */
+const BARE_NO_SUCH_OVERLOAD = new Set(['contains', 'startsWith', 'endsWith', '@in']);
+/** The regex functions, bare with a constant pattern (decRegexOptimizer's plans), `matches` named otherwise. */
+const REGEX_CALLS = new Set(['matches', 'find', 'findAll']);
+
+/** cel-go's words for a call no overload takes at evaluation (an operand typed dyn). */
+function noSuchOverloadWords(fn: string, signature: string, node: ExprNode | undefined): string {
+  if (/^(?:_[^a-zA-Z]+_|-_|!_)$/.test(fn) || BARE_NO_SUCH_OVERLOAD.has(fn)) return 'no such overload';
+  if (fn === 'size') return 'no such overload: size';
+  if (REGEX_CALLS.has(fn)) {
+    const pattern = node?.exprKind.case === 'callExpr' ? (node.exprKind.value as { args: readonly ExprNode[] }).args[0] : undefined;
+    const constant = pattern?.exprKind.case === 'constExpr';
+    if (constant) return 'no such overload';
+    if (fn === 'matches') return 'no such overload: matches';
+  }
+  // @bufbuild/cel's `recv.(a, b)` or `(a, b)`: cel-go's noSuchOverload lists the receiver first,
+  // each value's type by its runtime name (`list`, `map`, `optional_type`); the lists extension's
+  // flatten names a receiver that is not a list with its type in full.
+  const m = /^(?:(.*)\.)?\((.*)\)$/s.exec(signature);
+  if (!m) return 'no such overload';
+  if (fn === 'flatten' && m[1] !== undefined) return `no such overload: ${m[1]}.flatten()`;
+  const types = [m[1], ...splitTypes(m[2]!)].filter((t) => t !== undefined && t !== '').map((t) => celGoTypeName(t!));
+  return `no such overload: ${fn}(${types.join(', ')})`;
+}
+
+/** A signature's types, split at its top-level commas (`map(dyn, dyn), int`). */
+function splitTypes(list: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const c = list[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (c === ',' && depth === 0) {
+      out.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  out.push(list.slice(start).trim());
+  return out;
+}
+
+/** A value's type as cel-go's runtime names it (a list's and a map's without parameters). */
+function celGoTypeName(bufbuild: string): string {
+  if (bufbuild.startsWith('list(')) return 'list';
+  if (bufbuild.startsWith('map(')) return 'map';
+  if (bufbuild === 'podplan.Optional') return 'optional_type';
+  return bufbuild;
+}
+
 /**
- * @bufbuild/cel's words for a missing map key (access.js fieldNotFound: a message and a node id, no
- * kind) in cel-go's (types.ValOrErr "no such key: %v"), which the allocator's `CEL runtime error: …`
- * shows a user: a device without the attribute a selector reads.
+ * @bufbuild/cel's words for a runtime error where only its message and node id tell what failed
+ * (its dispatch and its attribute access, access.js) in cel-go's, which the allocator's `CEL
+ * runtime error: …` shows a user: a call no overload takes (noSuchOverloadWords), a missing map
+ * key (a device without the attribute a selector reads) `no such key: <key>` (types.ValOrErr), a
+ * list index out of range `index out of bounds: <i>`. A numeric index's failure reads the same in
+ * @bufbuild/cel for a map and a list (the id is the operand's): the operand's type from the checker
+ * tells them apart, or where it is typed dyn its value (an index into what is not a list is `no
+ * such key`); where that value needs a comprehension's variables, the words stay @bufbuild/cel's.
  */
-function celGoRuntimeWords(message: string): string {
-  const missing = /^field not found: (.*)$/s.exec(message);
+function celGoRuntimeWords(error: { readonly message: string; readonly exprId: bigint | undefined }, context: ErrorContext): string {
+  const overload = /^found no matching overload for '(.*)' applied to '(.*)'$/s.exec(error.message);
+  if (overload) return noSuchOverloadWords(overload[1]!, overload[2]!, error.exprId === undefined ? undefined : context.node(error.exprId));
+  const missing = /^field not found: (.*)$/s.exec(error.message);
   if (missing) return `no such key: ${missing[1]}`;
-  return message;
+  const index = /^index (.*) out of bounds \[0, -1\)$/s.exec(error.message);
+  if (index && error.exprId !== undefined) {
+    const kind = context.type(error.exprId)?.k;
+    if (kind === 'map') return `no such key: ${index[1]}`;
+    if (kind === 'list') return `index out of bounds: ${index[1]}`;
+    const value = context.value(error.exprId);
+    if (value !== undefined) return isCelList(value) ? `index out of bounds: ${index[1]}` : `no such key: ${index[1]}`;
+  }
+  return error.message;
+}
+
+/** The nodes of a tree by id. */
+function nodesById(e: ExprNode): ReadonlyMap<bigint, ExprNode> {
+  const out = new Map<bigint, ExprNode>();
+  const walk = (n: ExprNode | undefined): void => {
+    if (!n) return;
+    out.set(n.id, n);
+    for (const child of exprChildren(n as never) as (ExprNode | undefined)[]) walk(child);
+  };
+  walk(e);
+  return out;
+}
+
+/** cel-go's type conversion functions (overloads.IsTypeConversionFunction). */
+const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
+
+/**
+ * The error of a type conversion of a constant, which cel-go's planner evaluates while it builds
+ * the program (interpreter decOptimize, maybeOptimizeConstUnary: `program instantiation failed:
+ * …`, a compile error): a conversion call whose one argument is a literal or such a conversion.
+ */
+function constantConversionError(parsed: ParsedExpr, e: ExprNode): string | undefined {
+  const folded = new Set<ExprNode>();
+  const walk = (n: ExprNode | undefined): string | undefined => {
+    if (!n) return undefined;
+    for (const child of exprChildren(n as never) as (ExprNode | undefined)[]) {
+      const found = walk(child);
+      if (found !== undefined) return found;
+    }
+    if (n.exprKind.case !== 'callExpr') return undefined;
+    const call = n.exprKind.value as { readonly function: string; readonly target?: ExprNode; readonly args: readonly ExprNode[] };
+    const arg = call.args[0];
+    if (call.target || call.args.length !== 1 || !arg || !CONVERSIONS.has(call.function)) return undefined;
+    if (arg.exprKind.case !== 'constExpr' && !folded.has(arg)) return undefined;
+    const out = (plan(theEnv(), { ...parsed, expr: n } as never) as unknown as (ctx: Record<string, unknown>) => unknown)({});
+    if (isCelError(out)) return out.message;
+    folded.add(n);
+    return undefined;
+  };
+  return walk(e);
 }
 
 function compile(expression: string): CompiledSelector {
   let program: (ctx: Record<string, unknown>) => unknown;
+  let errorContext: (device: unknown) => ErrorContext = () => ({ type: () => undefined, node: () => undefined, value: () => undefined });
   try {
     const expanded = parseSelector(expression);
     if (!expanded.ok) return expanded;
@@ -919,6 +1118,32 @@ function compile(expression: string): CompiledSelector {
     if (typeError !== undefined) return { ok: false, error: typeError };
     const badRegex = constantRegexError(parsed.expr as unknown as ExprNode);
     if (badRegex !== undefined) return { ok: false, error: badRegex };
+    const badConversion = constantConversionError(parsed, parsed.expr as unknown as ExprNode);
+    if (badConversion !== undefined) return { ok: false, error: `program instantiation failed: ${badConversion}` };
+    // The tree evaluated (parsed again: the same ids, without the set membership rewrite) and its
+    // checker's types, for an error's words only.
+    let tree: { types: ReadonlyMap<bigint, CelT>; nodes: ReadonlyMap<bigint, ExprNode> } | undefined;
+    const evaluatedTree = (): NonNullable<typeof tree> => {
+      const again = parseSelector(expression);
+      if (!again.ok) return { types: new Map(), nodes: new Map() };
+      return { types: evaluationTypes(expression, again.expr.expr), nodes: nodesById(again.expr.expr as unknown as ExprNode) };
+    };
+    errorContext = (device) => ({
+      type: (id) => (tree ??= evaluatedTree()).types.get(id),
+      node: (id) => (tree ??= evaluatedTree()).nodes.get(id),
+      value: (id) => {
+        const node = (tree ??= evaluatedTree()).nodes.get(id);
+        if (!node) return undefined;
+        try {
+          const out = (plan(theEnv(), { ...parsed, expr: node } as never) as unknown as (ctx: Record<string, unknown>) => unknown)({
+            device,
+          });
+          return isCelError(out) ? undefined : out;
+        } catch {
+          return undefined;
+        }
+      },
+    });
     let setKeyId = SET_MEMBERSHIP_FIRST_ID;
     setMembership(parsed.expr as unknown as MacroNode, () => setKeyId++);
     program = plan(theEnv(), parsed) as unknown as (ctx: Record<string, unknown>) => unknown;
@@ -936,7 +1161,7 @@ function compile(expression: string): CompiledSelector {
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
-    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out.message) };
+    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out, errorContext(deviceValue(device, driver))) };
     if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
     return { ok: true, value: out };
   };
