@@ -15,8 +15,8 @@ import {
   CharStream,
   CommonTokenStream,
   DefaultErrorStrategy,
-  ParserRuleContext,
-  TerminalNode,
+  type ParserRuleContext,
+  type TerminalNode,
   type ATNSimulator,
   type ErrorNode,
   type ParseTree,
@@ -81,7 +81,9 @@ class Listener extends BaseErrorListener {
     msg: string,
   ): void {
     // cel-go's words for a literal where a field name goes (parser.go SyntaxError, reservedIdentifier).
-    const message = msg.includes('no viable alternative') ? msg.replace(/no viable alternative at input '.(true|false|null)'/g, "mismatched input '$1' expecting IDENTIFIER") : msg;
+    const message = msg.includes('no viable alternative')
+      ? msg.replace(/no viable alternative at input '.(true|false|null)'/g, "mismatched input '$1' expecting IDENTIFIER")
+      : msg;
     if (this.reports < ERROR_REPORTING_LIMIT) {
       this.reports++;
       this.issues.push({ line, column, message: `Syntax error: ${message}` });
