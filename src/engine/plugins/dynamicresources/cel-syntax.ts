@@ -27,7 +27,17 @@ import {
   type Token,
 } from 'antlr4ng';
 import { CELLexer } from './cel-grammar/gen/CELLexer';
-import { CELParser, GlobalCallContext, IdentContext } from './cel-grammar/gen/CELParser';
+import {
+  CalcContext,
+  CELParser,
+  ExprContext,
+  GlobalCallContext,
+  IdentContext,
+  IndexContext,
+  MemberCallContext,
+  RelationContext,
+  SelectContext,
+} from './cel-grammar/gen/CELParser';
 
 /** cel-go's parser limits (parser/parser.go NewParser defaults; Kubernetes sets none of them). */
 const ERROR_RECOVERY_LIMIT = 30;
@@ -207,9 +217,32 @@ function syntaxErrors(expression: string): string | undefined {
     if (!(e instanceof Stop)) throw e;
   }
   issues.unshift(...listener.issues);
-  // The visitor runs on the tree (the one the recovery made too): its reserved identifiers.
-  if (tree) reservedIdentifiers(tree, issues);
+  // The visitor runs on the tree (the one the recovery made too): its recursion limit, its reserved
+  // identifiers (those it meets before it stops).
+  if (tree && visitorDepth(tree) > MAX_RECURSION_DEPTH) internal('max recursion depth exceeded');
+  else if (tree) reservedIdentifiers(tree, issues);
   return issues.length === 0 ? undefined : display(issues);
+}
+
+/**
+ * The deepest nesting of the nodes parser.go's Visit counts against its recursion limit (a
+ * conditional, a relation or arithmetic with its operator, a select, a member call, an index):
+ * `a.b.c…`, `1 + 1 + …` past 250 are refused though the parse listener's limit (one rule nested in
+ * itself) lets them through.
+ */
+function visitorDepth(tree: ParseTree): number {
+  let deepest = 0;
+  for (let i = 0; i < tree.getChildCount(); i++) {
+    const child = tree.getChild(i);
+    if (child) deepest = Math.max(deepest, visitorDepth(child));
+  }
+  return deepest + (countsDepth(tree) ? 1 : 0);
+}
+
+function countsDepth(tree: ParseTree): boolean {
+  if (tree instanceof SelectContext || tree instanceof MemberCallContext || tree instanceof IndexContext) return true;
+  if (tree instanceof ExprContext || tree instanceof RelationContext || tree instanceof CalcContext) return tree._op != null;
+  return false;
 }
 
 /** The identifiers (a name, a global call's name) parser.go VisitIdent and VisitGlobalCall refuse. */

@@ -998,6 +998,14 @@ export const MALFORMED: readonly string[] = (() => {
     // (300 negations parse: cel-go's limit counts one rule nested in itself.)
     `${'-'.repeat(300)}1 == 1`,
     `${'['.repeat(260)}${']'.repeat(260)} == []`,
+    // The visitor's recursion limit (250 operators, selects, calls and indexes nested), each side of it.
+    `1${' + 1'.repeat(249)} > 0`,
+    `1${' + 1'.repeat(250)} > 0`,
+    `${a}${'.b'.repeat(247)} == 1`,
+    `${a}${'.b'.repeat(248)} == 1`,
+    `[1]${'[0]'.repeat(249)} == 1`,
+    `"a"${'.size().string()'.repeat(150)} == ""`,
+    `true${' ? true'.repeat(30)}${' : false'.repeat(30)}`,
   ];
   return rows;
 })();

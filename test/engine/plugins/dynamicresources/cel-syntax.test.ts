@@ -46,6 +46,8 @@ const CASES: readonly { readonly expression: string; readonly errors: readonly s
   { expression: '"😀😀" == a.b )', errors: ["<input>:1:13: Syntax error: extraneous input ')' expecting <EOF>"] },
   // cel-go's limits: nesting, recovery attempts.
   { expression: `${'('.repeat(260)}1${')'.repeat(260)}`, errors: ['<input>:-1:0: expression recursion limit exceeded: 250'] },
+  { expression: `1${' + 1'.repeat(250)} > 0`, errors: ['<input>:-1:0: max recursion depth exceeded'] },
+  { expression: `device${'.b'.repeat(300)} == 1`, errors: ['<input>:-1:0: max recursion depth exceeded'] },
 ];
 
 describe('engine/plugins/dynamicresources/cel-syntax', () => {
@@ -57,8 +59,9 @@ describe('engine/plugins/dynamicresources/cel-syntax', () => {
     });
   }
 
-  it('what cel-go parses has no syntax error (the optional syntax too)', () => {
+  it('what cel-go parses has no syntax error (the optional syntax too, 249 operators nested)', () => {
     for (const e of [
+      `1${' + 1'.repeat(249)} > 0`,
       'device.driver == "a"',
       'device.attributes["a"].?b.orValue(1) == 1',
       '[?optional.none()] == []',
