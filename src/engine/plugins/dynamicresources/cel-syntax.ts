@@ -6,9 +6,11 @@
  * `missing … at`, `no viable alternative at input`, the lexer's `token recognition error at:`),
  * each `Syntax error: …` at its token; the recovery limits (30 recovery attempts, 256 tokens
  * consumed by one recovery, 100 syntax errors), the parse listener's recursion limit (250 of one
- * rule nested) and the expression size limit (100,000 code points); and the reserved identifiers
- * the parser's visitor refuses (`reserved identifier: if`). @bufbuild/cel stays the parser the
- * planner evaluates; this one only says whether, and why, cel-go refuses to parse.
+ * rule nested) and the expression size limit (100,000 code points); and, of the parser's visitor,
+ * its recursion limit and the reserved identifiers it refuses (`reserved identifier: if`; not its
+ * other errors on a tree the recovery made, as a macro's `argument must be a simple name`).
+ * @bufbuild/cel stays the parser the planner evaluates; this one only says whether, and why, cel-go
+ * refuses to parse.
  */
 import {
   BaseErrorListener,
