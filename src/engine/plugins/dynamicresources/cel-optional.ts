@@ -151,8 +151,8 @@ export const optionalFuncs: readonly CelFunc[] = [
   }),
 ];
 
-/** Whether v is an optional value. */
-function isOptional(v: unknown): v is ReflectMessage {
+/** Whether v is an optional value (empty or not). */
+export function isOptional(v: unknown): v is ReflectMessage {
   return isReflectMessage(v) && v.desc === OptionalDesc;
 }
 

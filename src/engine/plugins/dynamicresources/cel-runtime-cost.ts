@@ -11,6 +11,12 @@
 //   an expression, and each qualifier applied to it (a field, a constant index, an index by another
 //   attribute or expression) 1 more; a branch of `?:` that is an attribute is resolved without its
 //   own 1 (planCallConditional takes its Attr()); `has(a.f)` costs its qualifiers only;
+// - the optional syntax's `a.?f` and `a[?k]` are qualifiers too (planCallIndex with its optional
+//   flag), and so are a select and an index on an optional: once an optional qualifier or an
+//   optional root is met, each qualifier tests presence and costs 1 only when present, the first
+//   absent one ending the attribute as optional.none() (attributes.go applyQualifiers,
+//   evalWatch*Qual.QualifyIfPresent); an optional list element or map entry costs what its value
+//   does, the list or map 10 or 30 as any;
 // - constants cost 0, and so do list and map literals of constants and type conversions of a
 //   constant (OptOptimize folds them); another list literal costs 10, a map literal 30;
 // - `&&`, `||`, `?:` and a comprehension cost nothing themselves: their operands as evaluated
@@ -41,7 +47,7 @@ import {
 } from '@bufbuild/cel';
 import { isReflectMessage, type ReflectMessage } from '@bufbuild/protobuf/reflect';
 import type { CostExpr } from './cel-cost';
-import { optionalHeld } from './cel-optional';
+import { isOptional, optionalHeld, optionalNone, optionalOf } from './cel-optional';
 
 /** cel-go's error when the actual cost passes the limit (interpreter.EvalCancelledError). */
 export const COST_LIMIT_EXCEEDED = 'operation cancelled: actual cost limit exceeded';
@@ -110,10 +116,11 @@ class Scope {
 
 // ---- attributes as cel-go's planner builds them ---------------------------------------------------
 
+/** A qualifier; `opt` for the optional syntax's (`a.?f`, `a[?k]`), which tests presence. */
 type Qual =
-  | { readonly k: 'const'; readonly value: Val }
-  | { readonly k: 'attr'; readonly node: CostExpr }
-  | { readonly k: 'rel'; readonly node: CostExpr }
+  | { readonly k: 'const'; readonly value: Val; readonly opt: boolean }
+  | { readonly k: 'attr'; readonly node: CostExpr; readonly opt: boolean }
+  | { readonly k: 'rel'; readonly node: CostExpr; readonly opt: boolean }
   | { readonly k: 'test'; readonly field: string };
 
 type Root =
@@ -125,6 +132,9 @@ interface Chain {
   readonly root: Root;
   readonly quals: readonly Qual[];
 }
+
+/** The calls cel-go's planner makes attributes of: indexes (planCallIndex, the optional syntax's too) and the conditional. */
+const ATTRIBUTE_CALLS = new Set(['_[_]', '_[?_]', '_?._', '_?_:_']);
 
 /** The type names an identifier can be (a checked identifier of type kind: a constant). */
 const TYPE_IDENTS = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
@@ -167,7 +177,7 @@ class Walk {
     if (k.case === 'identExpr') return !TYPE_IDENTS.has(k.value.name);
     if (k.case === 'selectExpr') return true;
     const c = call(e);
-    return c !== undefined && (c.function === '_[_]' || c.function === '_?_:_') && !this.t.qualified.has(e.id);
+    return c !== undefined && ATTRIBUTE_CALLS.has(c.function) && !this.t.qualified.has(e.id);
   }
 
   /** The node folded to a constant by OptOptimize (InterpretableConst), with its value; undefined when it is not one. */
@@ -186,6 +196,8 @@ class Walk {
         if (!c) return undefined;
         vals.push(c.v);
       }
+      // An optional element must be an optional, which a constant is not: the folded list is an error.
+      if ((k.value.optionalIndices ?? []).length > 0) return { v: new Err('cannot initialize optional list element') };
       return { v: celList(vals as never) };
     }
     if (k.case === 'structExpr' && k.value.messageName === '') {
@@ -195,6 +207,7 @@ class Walk {
         const key = this.constant(entry.keyKind.value as CostExpr);
         const val = this.constant(entry.value);
         if (!key || !val) return undefined;
+        if (entry.optionalEntry === true) return { v: new Err('cannot initialize optional entry') };
         m.set(key.v, val.v);
       }
       return { v: celMap(m as never) };
@@ -235,11 +248,21 @@ class Walk {
     if (this.isAttr(e)) return this.resolve(this.chain(e), scope, true);
     switch (k.case) {
       case 'listExpr': {
-        // evalList stops at the first error; the construction is counted either way.
+        // evalList stops at the first error; the construction is counted either way. An optional
+        // element is left out when empty, its value taken otherwise.
         const vals: Val[] = [];
+        const optional = new Set(k.value.optionalIndices ?? []);
         let bad: Val | undefined;
-        for (const el of k.value.elements) {
-          const v = this.eval(el, scope);
+        for (const [i, el] of k.value.elements.entries()) {
+          let v = this.eval(el, scope);
+          if (!isErr(v) && optional.has(i)) {
+            if (!isOptional(v)) v = new Err('cannot initialize optional list element from non-optional value');
+            else {
+              const held = optionalHeld(v);
+              if (!held) continue;
+              v = held.value;
+            }
+          }
           if (isErr(v)) {
             bad = v;
             break;
@@ -260,7 +283,19 @@ class Walk {
             bad = key;
             break;
           }
-          const val = this.eval(entry.value, scope);
+          let val = this.eval(entry.value, scope);
+          if (!isErr(val) && entry.optionalEntry === true) {
+            // An optional entry: an empty one removes the key, a valued one sets its value.
+            if (!isOptional(val)) val = new Err('cannot initialize optional entry from non-optional value');
+            else {
+              const held = optionalHeld(val);
+              if (!held) {
+                m.delete(key);
+                continue;
+              }
+              val = held.value;
+            }
+          }
           if (isErr(val)) {
             bad = val;
             break;
@@ -289,15 +324,20 @@ class Walk {
     if (k.case === 'identExpr') return { root: { k: 'ident', name: k.value.name }, quals: [] };
     if (k.case === 'selectExpr') {
       const base = this.operandChain(k.value.operand);
-      const qual: Qual = k.value.testOnly ? { k: 'test', field: k.value.field } : { k: 'const', value: k.value.field };
+      const qual: Qual = k.value.testOnly ? { k: 'test', field: k.value.field } : { k: 'const', value: k.value.field, opt: false };
       return { root: base.root, quals: [...base.quals, qual] };
     }
     const c = call(e)!;
     if (c.function === '_?_:_') return { root: { k: 'cond', cond: c.args[0]!, t: c.args[1]!, f: c.args[2]! }, quals: [] };
     const base = this.operandChain(c.args[0]);
     const ind = c.args[1]!;
+    const opt = c.function !== '_[_]';
     const folded = this.constant(ind);
-    const qual: Qual = folded ? { k: 'const', value: folded.v } : this.isAttr(ind) ? { k: 'attr', node: ind } : { k: 'rel', node: ind };
+    const qual: Qual = folded
+      ? { k: 'const', value: folded.v, opt }
+      : this.isAttr(ind)
+        ? { k: 'attr', node: ind, opt }
+        : { k: 'rel', node: ind, opt };
     return { root: base.root, quals: [...base.quals, qual] };
   }
 
@@ -334,23 +374,50 @@ class Walk {
       }
     }
     const testOnly = chain.quals.some((q) => q.k === 'test');
-    for (const q of chain.quals) {
-      if (isErr(v)) break;
-      if (q.k === 'const') {
-        this.add(1);
-        v = qualify(v, q.value);
-      } else if (q.k === 'test') {
-        this.add(1);
-        v = present(v, q.field);
-      } else {
-        const key = q.k === 'attr' ? this.resolve(this.chain(q.node), scope, false) : this.eval(q.node, scope);
-        const attrRoot = q.k === 'attr' ? this.chain(q.node).root.k : 'rel';
-        if (attrRoot !== 'cond') this.add(1);
-        v = isErr(key) ? key : qualify(v, key);
-      }
-    }
+    v = this.qualifyAll(v, chain.quals, scope);
+    // evalTestOnly: a presence test that met an optional is whether the optional holds a value.
+    if (testOnly && isOptional(v)) v = optionalHeld(v) !== undefined;
     if (observed && root.k !== 'cond' && !testOnly) this.add(1);
     return v;
+  }
+
+  /**
+   * cel-go's applyQualifiers: an optional root is unwrapped (an empty one is the result as it is);
+   * once it or an optional qualifier is met, every later qualifier tests presence (QualifyIfPresent),
+   * costs 1 only when present, and makes the result optional.none() when absent; the result is then
+   * an optional of what was found. Otherwise a qualifier costs 1 and fails with an error.
+   */
+  private qualifyAll(root: Val, quals: readonly Qual[], scope: Scope): Val {
+    let v = root;
+    if (isErr(v)) return v;
+    let opt = false;
+    if (isOptional(v)) {
+      const held = optionalHeld(v);
+      if (!held) return v;
+      v = held.value;
+      opt = true;
+    }
+    for (const q of quals) {
+      if (q.k !== 'test') opt ||= q.opt;
+      let key: Val;
+      if (q.k === 'const') key = q.value;
+      else if (q.k === 'test') key = q.field;
+      else key = q.k === 'attr' ? this.resolve(this.chain(q.node), scope, false) : this.eval(q.node, scope);
+      if (!opt) {
+        this.add(1);
+        if (isErr(key)) return key;
+        v = q.k === 'test' ? present(v, q.field) : qualify(v, key);
+        if (isErr(v)) return v;
+        continue;
+      }
+      if (isErr(key)) return key;
+      const found = qualifyIfPresent(v, key);
+      if (found === undefined) return optionalNone();
+      if (isErr(found.value)) return found.value;
+      this.add(1);
+      v = q.k === 'test' ? true : found.value;
+    }
+    return opt ? optionalOf(v) : v;
   }
 
   /** cel-go's evalFold and folder: the accumulator evaluated when first read, the loop stopping when its condition is false. */
@@ -510,6 +577,34 @@ function qualify(obj: Val, key: Val): Val {
     return l.get(i);
   }
   return new Err('no such overload');
+}
+
+/**
+ * A qualifier applied testing presence (cel-go's QualifyIfPresent, refQualify with presenceTest):
+ * what is at a map's key or a list's index, undefined where absent (and on another value), an
+ * error for an index that is not one.
+ */
+function qualifyIfPresent(obj: Val, key: Val): { readonly value: Val } | undefined {
+  if (isCelMap(obj)) {
+    const m = obj as CelMap;
+    if (typeof key !== 'string' && typeof key !== 'bigint' && typeof key !== 'boolean' && typeof key !== 'number' && !isCelUint(key))
+      return { value: new Err('unsupported key') };
+    return m.has(key as never) ? { value: m.get(key as never) } : undefined;
+  }
+  if (isCelList(obj)) {
+    const l = obj as CelList;
+    const i =
+      typeof key === 'bigint'
+        ? Number(key)
+        : isCelUint(key)
+          ? Number((key as { value: bigint }).value)
+          : typeof key === 'number' && Number.isInteger(key)
+            ? key
+            : NaN;
+    if (!Number.isInteger(i)) return { value: new Err('unsupported index type') };
+    return i >= 0 && i < l.size ? { value: l.get(i) } : undefined;
+  }
+  return undefined;
 }
 
 function present(obj: Val, field: string): Val {

@@ -8,7 +8,16 @@ import { COST_LIMIT_EXCEEDED } from '../../../../src/engine/plugins/dynamicresou
 import '../../../upstream/fidelity/generate';
 import { GPU_SELECTORS, NIC_SELECTORS } from '../../../upstream/fidelity/generate-dra';
 import { oraclePath } from '../../../upstream/fidelity/oracle';
-import { CEL10, CEL8, generatedCel8Selectors, generatedSelectors, HANDWRITTEN, REVERTED_7239678, UPSTREAM_TABLES } from './cel-cost-corpus';
+import {
+  CEL10,
+  CEL8,
+  generatedCel8Selectors,
+  generatedSelectors,
+  HANDWRITTEN,
+  OPTIONAL_SYNTAX,
+  REVERTED_7239678,
+  UPSTREAM_TABLES,
+} from './cel-cost-corpus';
 
 const GPU = 'gpu.example.com';
 const SHORT: Device = { name: 'short', attributes: { model: { string: 'a1' } } };
@@ -187,6 +196,37 @@ const QUICK_OVER = [
   `${A}.model.split("").sort().size() > 0 && lists.range(999975).size() > 0`,
 ];
 
+// The optional syntax's qualifiers as cel-go's planner makes them (attribute qualifiers testing
+// presence, free when absent), by what indexes: a constant, another attribute, a call's result,
+// a conditional; on an optional root (a call's result, a comprehension's variable, a conditional's
+// branch); presence tests on them; optional list elements and map entries that are not optionals.
+const OPTIONAL_QUALIFIERS = (() => {
+  const A = `device.attributes["${GPU}"]`;
+  return [
+    `${A}[?device.driver].hasValue()`,
+    `device.attributes[?device.driver].?model.orValue("") == "a1"`,
+    `device.attributes[?device.driver + ""].?index.orValue(0) == 2`,
+    `device.attributes[?(device.driver == "${GPU}" ? "${GPU}" : "x")].?model.hasValue()`,
+    `${A}[?"mo" + "del"].orValue("") == "a1"`,
+    `device.attributes[device.driver == "${GPU}" ? "${GPU}" : "x"].?model.hasValue()`,
+    `device.attributes[device.driver == "${GPU}" ? "${GPU}" : "x"].model == "a1"`,
+    `[1, 2][device.driver == "${GPU}" ? 0 : 1] == 1`,
+    `[${A}.?model].all(o, o.?x.hasValue() || o.hasValue())`,
+    `[optional.of(${A})].all(o, o.model.orValue("") == "a1")`,
+    `(${A}.?model.hasValue() ? optional.of(${A}) : optional.none()).?index.orValue(1) > 0`,
+    `has(optional.of(${A}).model) || has(optional.of(${A}).index)`,
+    `has(${A}.?nope.model)`,
+    `optional.of(device.attributes)["${GPU}"].?driverVersion.hasValue()`,
+    `optional.of(device).attributes[?"${GPU}"].?index.orValue(0) >= 0`,
+    `[?${A}.?index, ?${A}.?model, ?${A}.?driverVersion].size() >= 0`,
+    `{?"a": ${A}.?model, "a": "b", ?"a": ${A}.?index}.size() == 1`,
+    `${A}.?model.optMap(m, m + "x").orValue("") == "a1x"`,
+    `${A}.?driverVersion.optFlatMap(v, v.major() > 0 ? optional.of(v.minor()) : optional.none()).orValue(0) == 2`,
+    `${A}.?model.value() == "a1"`,
+    `[1, 2, 3][?${A}.?index.orValue(9)].orValue(0) == 3`,
+  ];
+})();
+
 // Devices whose maps hold at most one entry per level: a quantifier over a map with more stops at
 // a place that depends on Go's map order, so upstream's cost changes from run to run there.
 const CORPUS_DEVICES: readonly Device[] = [
@@ -209,6 +249,8 @@ describe("upstream: DRA selectors' actual CEL cost against k8s.io/dynamic-resour
       ...CEL8,
       ...generatedCel8Selectors(7, 200),
       ...CEL10,
+      ...OPTIONAL_SYNTAX,
+      ...OPTIONAL_QUALIFIERS,
       ...QUICK_OVER,
     ]),
   ].filter((e) => compileSelector(e).ok);
