@@ -7,8 +7,8 @@
  * each `Syntax error: …` at its token; the recovery limits (30 recovery attempts, 256 tokens
  * consumed by one recovery, 100 syntax errors), the parse listener's recursion limit (250 of one
  * rule nested) and the expression size limit (100,000 code points); and, of the parser's visitor,
- * its recursion limit and the reserved identifiers it refuses (`reserved identifier: if`; not its
- * other errors on a tree the recovery made, as a macro's `argument must be a simple name`).
+ * its recursion limit, the reserved identifiers it refuses (`reserved identifier: if`, and a
+ * macro's `argument must be a simple name` when one is its variable) and a `.?` with no name.
  * @bufbuild/cel stays the parser the planner evaluates; this one only says whether, and why, cel-go
  * refuses to parse.
  */
@@ -32,6 +32,7 @@ import { CELLexer } from './cel-grammar/gen/CELLexer';
 import {
   CalcContext,
   CELParser,
+  EscapeIdentContext,
   ExprContext,
   GlobalCallContext,
   IdentContext,
@@ -247,7 +248,13 @@ function countsDepth(tree: ParseTree): boolean {
   return false;
 }
 
-/** The identifiers (a name, a global call's name) parser.go VisitIdent and VisitGlobalCall refuse. */
+/**
+ * The identifiers (a name, a global call's name) parser.go VisitIdent and VisitGlobalCall refuse,
+ * and the errors the macros then give on such a name in a variable's place (macro.go
+ * makeQuantifier, the map and filter macros, ext/comprehensions.go extractIterVar: `argument must be
+ * a simple name`, at the name, after its own error); `.?` with no name after it (VisitSelect's
+ * normalizeIdent: `unsupported ident kind`).
+ */
 function reservedIdentifiers(tree: ParseTree, out: SyntaxIssue[]): void {
   if (tree instanceof IdentContext || tree instanceof GlobalCallContext) {
     const id = tree._id;
@@ -260,6 +267,68 @@ function reservedIdentifiers(tree: ParseTree, out: SyntaxIssue[]): void {
     const child = tree.getChild(i);
     if (child) reservedIdentifiers(child, out);
   }
+  if (tree instanceof SelectContext && tree._op != null && tree._id?.constructor === EscapeIdentContext) {
+    const start = tree._id.start;
+    out.push({ line: start?.line ?? -1, column: start?.column ?? -1, message: 'unsupported ident kind' });
+  }
+  if (tree instanceof MemberCallContext) {
+    const name = tree._id?.text ?? '';
+    const args = tree._args?._e ?? [];
+    const receiver = tree.getChild(0)?.getText();
+    const macro = MACRO_VARIABLES.get(`${receiver === 'cel' ? 'cel.' : ''}${name}/${args.length}`);
+    for (const arg of args.slice(0, macro?.[0] ?? 0)) {
+      const ident = reservedName(arg);
+      if (ident) {
+        out.push({ line: ident.start?.line ?? -1, column: ident.start?.column ?? -1, message: macro![1] });
+        break;
+      }
+    }
+  }
+}
+
+const SIMPLE_NAME = 'argument must be a simple name';
+const NOT_AN_IDENTIFIER = 'argument is not an identifier';
+
+/**
+ * The receiver macros of the selector environment, by name and argument count: how many leading
+ * arguments are variables, and the words for one that is not a name (parser/macro.go,
+ * ext/comprehensions.go, ext/lists.go sortBy, ext/bindings.go, cel/library.go optMap, optFlatMap).
+ */
+const MACRO_VARIABLES: ReadonlyMap<string, readonly [number, string]> = new Map([
+  ['all/2', [1, SIMPLE_NAME]],
+  ['exists/2', [1, SIMPLE_NAME]],
+  ['exists_one/2', [1, SIMPLE_NAME]],
+  ['map/2', [1, NOT_AN_IDENTIFIER]],
+  ['map/3', [1, NOT_AN_IDENTIFIER]],
+  ['filter/2', [1, NOT_AN_IDENTIFIER]],
+  ['sortBy/2', [1, NOT_AN_IDENTIFIER]],
+  ['optMap/2', [1, 'optMap() variable name must be a simple identifier']],
+  ['optFlatMap/2', [1, 'optFlatMap() variable name must be a simple identifier']],
+  ['cel.bind/3', [1, 'cel.bind() variable names must be simple identifiers']],
+  ['all/3', [2, SIMPLE_NAME]],
+  ['exists/3', [2, SIMPLE_NAME]],
+  ['existsOne/3', [2, SIMPLE_NAME]],
+  ['exists_one/3', [2, SIMPLE_NAME]],
+  ['transformList/3', [2, SIMPLE_NAME]],
+  ['transformList/4', [2, SIMPLE_NAME]],
+  ['transformMap/3', [2, SIMPLE_NAME]],
+  ['transformMap/4', [2, SIMPLE_NAME]],
+  ['transformMapEntry/3', [2, SIMPLE_NAME]],
+  ['transformMapEntry/4', [2, SIMPLE_NAME]],
+]);
+
+/** The reserved identifier an argument is (in parentheses or not), if it is one. */
+function reservedName(arg: ParseTree): IdentContext | undefined {
+  let node: ParseTree | null = arg;
+  // Down the single-child chain (expr, conditionals, relation, calc, unary, member, primary) and
+  // through parentheses.
+  while (node && !(node instanceof IdentContext)) {
+    if (node.getChildCount() === 1) node = node.getChild(0);
+    else if (node.getChildCount() === 3 && node.getChild(0)?.getText() === '(' && node.getChild(2)?.getText() === ')')
+      node = node.getChild(1);
+    else return undefined;
+  }
+  return node && RESERVED_IDS.has(node._id?.text ?? '') ? node : undefined;
 }
 
 /** common/errors.go ToDisplayString: sorted by line and column (stably), at most 100 shown. */

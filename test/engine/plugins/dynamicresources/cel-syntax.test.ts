@@ -31,6 +31,27 @@ const CASES: readonly { readonly expression: string; readonly errors: readonly s
     expression: 'if == 1 && (',
     errors: ['<input>:1:1: reserved identifier: if', `<input>:1:13: Syntax error: mismatched input '<EOF>' expecting ${EXPECTING_EXPR}`],
   },
+  // A reserved identifier as a macro's variable: the macro's error too, at it, after it.
+  {
+    expression: '[1].exists(if, if > 0)',
+    errors: [
+      '<input>:1:12: reserved identifier: if',
+      '<input>:1:12: argument must be a simple name',
+      '<input>:1:16: reserved identifier: if',
+    ],
+  },
+  {
+    expression: 'cel.bind(if, 1, true)',
+    errors: ['<input>:1:10: reserved identifier: if', '<input>:1:10: cel.bind() variable names must be simple identifiers'],
+  },
+  { expression: '[1].map(x, while, 1) == [1]', errors: ['<input>:1:12: reserved identifier: while'] },
+  {
+    expression: 'a.?',
+    errors: [
+      "<input>:1:4: Syntax error: mismatched input '<EOF>' expecting {IDENTIFIER, ESC_IDENTIFIER}",
+      '<input>:1:4: unsupported ident kind',
+    ],
+  },
   {
     expression: ') ) ) )',
     errors: [`<input>:1:1: Syntax error: mismatched input ')' expecting ${EXPECTING_EXPR}`],
