@@ -8,7 +8,8 @@
  * consumed by one recovery, 100 syntax errors), the parse listener's recursion limit (250 of one
  * rule nested) and the expression size limit (100,000 code points); and, of the parser's visitor,
  * its recursion limit, the reserved identifiers it refuses (`reserved identifier: if`, and a
- * macro's `argument must be a simple name` when one is its variable) and a `.?` with no name.
+ * macro's `argument must be a simple name` when one is its variable), numbers out of range
+ * (`invalid int literal`) and a `.?` with no name.
  * @bufbuild/cel stays the parser the planner evaluates; this one only says whether, and why, cel-go
  * refuses to parse.
  */
@@ -17,7 +18,7 @@ import {
   CharStream,
   CommonTokenStream,
   DefaultErrorStrategy,
-  type ParserRuleContext,
+  ParserRuleContext,
   type TerminalNode,
   type ATNSimulator,
   type ErrorNode,
@@ -32,6 +33,9 @@ import { CELLexer } from './cel-grammar/gen/CELLexer';
 import {
   CalcContext,
   CELParser,
+  DoubleContext,
+  IntContext,
+  UintContext,
   EscapeIdentContext,
   ExprContext,
   GlobalCallContext,
@@ -223,7 +227,7 @@ function syntaxErrors(expression: string): string | undefined {
   // The visitor runs on the tree (the one the recovery made too): its recursion limit, its reserved
   // identifiers (those it meets before it stops).
   if (tree && visitorDepth(tree) > MAX_RECURSION_DEPTH) internal('max recursion depth exceeded');
-  else if (tree) reservedIdentifiers(tree, issues);
+  else if (tree) visitorErrors(tree, issues);
   return issues.length === 0 ? undefined : display(issues);
 }
 
@@ -255,7 +259,7 @@ function countsDepth(tree: ParseTree): boolean {
  * a simple name`, at the name, after its own error); `.?` with no name after it (VisitSelect's
  * normalizeIdent: `unsupported ident kind`).
  */
-function reservedIdentifiers(tree: ParseTree, out: SyntaxIssue[]): void {
+function visitorErrors(tree: ParseTree, out: SyntaxIssue[]): void {
   if (tree instanceof IdentContext || tree instanceof GlobalCallContext) {
     const id = tree._id;
     if (id?.text !== undefined && RESERVED_IDS.has(id.text)) {
@@ -263,9 +267,13 @@ function reservedIdentifiers(tree: ParseTree, out: SyntaxIssue[]): void {
       out.push({ line: start?.line ?? -1, column: start?.column ?? -1, message: `reserved identifier: ${id.text}` });
     }
   }
+  const literal = literalError(tree);
+  if (literal !== undefined && tree instanceof ParserRuleContext) {
+    out.push({ line: tree.start?.line ?? -1, column: tree.start?.column ?? -1, message: literal });
+  }
   for (let i = 0; i < tree.getChildCount(); i++) {
     const child = tree.getChild(i);
-    if (child) reservedIdentifiers(child, out);
+    if (child) visitorErrors(child, out);
   }
   if (tree instanceof SelectContext && tree._op != null && tree._id?.constructor === EscapeIdentContext) {
     const start = tree._id.start;
@@ -284,6 +292,28 @@ function reservedIdentifiers(tree: ParseTree, out: SyntaxIssue[]): void {
       }
     }
   }
+}
+
+/** parser.go VisitInt, VisitUint, VisitDouble: a number strconv cannot hold (only `0x` is hex). */
+function literalError(tree: ParseTree): string | undefined {
+  if (tree instanceof IntContext) {
+    const n = integer(tree._tok?.text ?? '');
+    const v = n === undefined ? undefined : tree._sign != null ? -n : n;
+    return v === undefined || v < -(2n ** 63n) || v >= 2n ** 63n ? 'invalid int literal' : undefined;
+  }
+  if (tree instanceof UintContext) {
+    const n = integer((tree._tok?.text ?? '').slice(0, -1));
+    return n === undefined || n >= 2n ** 64n ? 'invalid uint literal' : undefined;
+  }
+  if (tree instanceof DoubleContext) {
+    return Number.isFinite(Number(tree._tok?.text ?? '')) ? undefined : 'invalid double literal';
+  }
+  return undefined;
+}
+
+function integer(text: string): bigint | undefined {
+  if (text.startsWith('0x')) return /^0x[0-9a-fA-F]+$/.test(text) ? BigInt(text) : undefined;
+  return /^[0-9]+$/.test(text) ? BigInt(text) : undefined;
 }
 
 const SIMPLE_NAME = 'argument must be a simple name';

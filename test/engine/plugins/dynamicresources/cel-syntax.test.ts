@@ -52,6 +52,16 @@ const CASES: readonly { readonly expression: string; readonly errors: readonly s
       '<input>:1:4: unsupported ident kind',
     ],
   },
+  // Numbers strconv cannot hold, with the syntax errors, by place.
+  {
+    expression: '[99999999999999999999, 1e999] == [] && (',
+    errors: [
+      '<input>:1:2: invalid int literal',
+      '<input>:1:24: invalid double literal',
+      `<input>:1:41: Syntax error: mismatched input '<EOF>' expecting ${EXPECTING_EXPR}`,
+    ],
+  },
+  { expression: '18446744073709551616u > 0u', errors: ['<input>:1:1: invalid uint literal'] },
   {
     expression: ') ) ) )',
     errors: [`<input>:1:1: Syntax error: mismatched input ')' expecting ${EXPECTING_EXPR}`],
@@ -83,6 +93,9 @@ describe('engine/plugins/dynamicresources/cel-syntax', () => {
   it('what cel-go parses has no syntax error (the optional syntax too, 249 operators nested)', () => {
     for (const e of [
       `1${' + 1'.repeat(249)} > 0`,
+      '-9223372036854775808 < 0',
+      '18446744073709551615u > 0u',
+      '1e-999 == 0.0',
       'device.driver == "a"',
       'device.attributes["a"].?b.orValue(1) == 1',
       '[?optional.none()] == []',
