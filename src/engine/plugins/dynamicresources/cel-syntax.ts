@@ -8,7 +8,8 @@
  * consumed by one recovery, 100 syntax errors), the parse listener's recursion limit (250 of one
  * rule nested) and the expression size limit (100,000 code points); and, of the parser's visitor,
  * its recursion limit, the reserved identifiers it refuses (`reserved identifier: if`, and a
- * macro's `argument must be a simple name` when one is its variable), numbers out of range
+ * macro's `argument must be a simple name` when one, or a literal, is its variable; has() of a
+ * literal or an identifier), numbers out of range
  * (`invalid int literal`) and a `.?` with no name.
  * @bufbuild/cel stays the parser the planner evaluates; this one only says whether, and why, cel-go
  * refuses to parse.
@@ -35,6 +36,7 @@ import {
   CELParser,
   DoubleContext,
   IntContext,
+  LiteralContext,
   UintContext,
   EscapeIdentContext,
   ExprContext,
@@ -279,13 +281,18 @@ function visitorErrors(tree: ParseTree, out: SyntaxIssue[]): void {
     const start = tree._id.start;
     out.push({ line: start?.line ?? -1, column: start?.column ?? -1, message: 'unsupported ident kind' });
   }
+  // has() of what is not a select (macro.go MakeHas).
+  if (tree instanceof GlobalCallContext && tree._id?.text === 'has' && tree._args?._e.length === 1) {
+    const arg = simpleArgument(tree._args._e[0]!);
+    if (arg) out.push({ line: arg.start?.line ?? -1, column: arg.start?.column ?? -1, message: 'invalid argument to has() macro' });
+  }
   if (tree instanceof MemberCallContext) {
     const name = tree._id?.text ?? '';
     const args = tree._args?._e ?? [];
     const receiver = tree.getChild(0)?.getText();
     const macro = MACRO_VARIABLES.get(`${receiver === 'cel' ? 'cel.' : ''}${name}/${args.length}`);
     for (const arg of args.slice(0, macro?.[0] ?? 0)) {
-      const ident = reservedName(arg);
+      const ident = notAName(arg);
       if (ident) {
         out.push({ line: ident.start?.line ?? -1, column: ident.start?.column ?? -1, message: macro![1] });
         break;
@@ -347,18 +354,24 @@ const MACRO_VARIABLES: ReadonlyMap<string, readonly [number, string]> = new Map(
   ['transformMapEntry/4', [2, SIMPLE_NAME]],
 ]);
 
-/** The reserved identifier an argument is (in parentheses or not), if it is one. */
-function reservedName(arg: ParseTree): IdentContext | undefined {
+/** What an argument is (in parentheses or not) when it is a literal or an identifier. */
+function simpleArgument(arg: ParseTree): IdentContext | LiteralContext | undefined {
   let node: ParseTree | null = arg;
   // Down the single-child chain (expr, conditionals, relation, calc, unary, member, primary) and
   // through parentheses.
-  while (node && !(node instanceof IdentContext)) {
+  while (node && !(node instanceof IdentContext) && !(node instanceof LiteralContext)) {
     if (node.getChildCount() === 1) node = node.getChild(0);
     else if (node.getChildCount() === 3 && node.getChild(0)?.getText() === '(' && node.getChild(2)?.getText() === ')')
       node = node.getChild(1);
     else return undefined;
   }
-  return node && RESERVED_IDS.has(node._id?.text ?? '') ? node : undefined;
+  return node ?? undefined;
+}
+
+/** An argument a macro takes for a variable's name that is not one: a literal, a reserved identifier. */
+function notAName(arg: ParseTree): IdentContext | LiteralContext | undefined {
+  const node = simpleArgument(arg);
+  return node instanceof LiteralContext || (node && RESERVED_IDS.has(node._id?.text ?? '')) ? node : undefined;
 }
 
 /** common/errors.go ToDisplayString: sorted by line and column (stably), at most 100 shown. */

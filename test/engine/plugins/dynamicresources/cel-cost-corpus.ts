@@ -988,6 +988,18 @@ export const MALFORMED: readonly string[] = (() => {
     'cel.bind(if, 1, true)',
     'cel.bind(x, 1, cel.bind(let, 2, true))',
     `[1].exists(if, if > 0) && (`,
+    // A macro's argument of the wrong kind.
+    'has(1)',
+    'has(device)',
+    'has(if)',
+    'has((1))',
+    'has(-1)',
+    `${a}.numa > 0 && has(true)`,
+    '[1].exists(1, true)',
+    '[1].map(-1, 1) == [1]',
+    '[1].exists("x", true)',
+    '[1].all(null, true)',
+    'cel.bind(1, 1, true)',
     // Numbers out of range (the parser's words), each side of the limits.
     `${a}.numa == 99999999999999999999`,
     `${a}.numa == 9223372036854775807`,
