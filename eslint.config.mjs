@@ -3,7 +3,16 @@ import tseslint from 'typescript-eslint';
 import { layersRule } from './scripts/eslint/layers.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'media/*.js', 'test/fixtures/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.cache/**',
+      'media/*.js',
+      'test/fixtures/**',
+      'src/engine/plugins/dynamicresources/cel-grammar/gen/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -9,7 +9,7 @@ const SCHEMAS = path.resolve('schemas');
 /** layer -> { layers it may import, packages it may import (prefix match) } */
 export const LAYERS = {
   // @bufbuild/cel (and the protobuf runtime it builds on): pure CEL evaluation for DRA device selectors
-  engine: { layers: [], packages: ['@bufbuild/cel', '@bufbuild/protobuf', 're2js'] },
+  engine: { layers: [], packages: ['@bufbuild/cel', '@bufbuild/protobuf', 're2js', 'antlr4ng'] },
   // node-side implementations of the engine's injected seams (the system clock, the MILP solver)
   platform: { layers: ['engine'], packages: ['node:', 'highs'] },
   manifests: { layers: ['engine'], packages: ['yaml'] },

@@ -370,4 +370,17 @@ spec:
         'the CEL expression does not compile: program instantiation failed: error parsing regexp: unexpected ): `)`',
     );
   });
+
+  it("a selector that does not parse is an error at the selector with cel-go's syntax errors, all of them, as kube-apiserver refuses it", async () => {
+    const at = cluster('malformed', claimAndPod('malformed', `(${model} == 'a100' # 1`));
+    const run = await runPodplan(['schedule', at, '--no-history']);
+    assert.equal(run.code, 2, run.stdout);
+    // kube-apiserver 1.37.2's words (the oracle): `compilation failed: ERROR: <input>:1:55: Syntax error: …`.
+    assert.equal(
+      run.stderr.trim(),
+      `${path.join(at, 'pods.yaml')}:11:33: error bad-value: spec.devices.requests[0].exactly.selectors[0].cel.expression: ` +
+        "the CEL expression does not compile: <input>:1:55: Syntax error: token recognition error at: '#'\n" +
+        "<input>:1:57: Syntax error: mismatched input '1' expecting ')'",
+    );
+  });
 });

@@ -93,6 +93,7 @@ import { stdErrorFuncs } from './cel-std-errors';
 import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape } from './cel-macros';
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
+import { celGoSyntaxErrors } from './cel-syntax';
 import { children as exprChildren, constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
 import { actualCost, COST_LIMIT_EXCEEDED, type ActualCost, type CostTracking } from './cel-runtime-cost';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
@@ -933,6 +934,10 @@ function parseSelector(
   expression: string,
   shape: MacroShape = 'evaluate',
 ): { ok: true; expr: ReturnType<typeof parse> } | { ok: false; error: string } {
+  // What cel-go refuses to parse, in its words (cel-syntax.ts); @bufbuild/cel's words only for what
+  // cel-go parses and @bufbuild/cel does not.
+  const refused = celGoSyntaxErrors(expression);
+  if (refused !== undefined) return { ok: false, error: refused };
   let parsed;
   // The optional syntax's `?`s blanked (positions kept), then given back to the tree.
   const syntax = scanOptionalSyntax(expression);
