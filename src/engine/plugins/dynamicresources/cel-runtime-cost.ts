@@ -554,6 +554,13 @@ function isPrimitive(v: Val): boolean {
   return typeof v === 'boolean' || typeof v === 'bigint' || typeof v === 'number' || typeof v === 'string' || isCelUint(v);
 }
 
+/** A list qualifier's index: an int, a uint or an integral double (cel-go's IndexOrError); NaN otherwise. */
+function listIndex(key: Val): number {
+  if (typeof key === 'bigint') return Number(key);
+  if (isCelUint(key)) return Number((key as { value: bigint }).value);
+  return typeof key === 'number' && Number.isInteger(key) ? key : NaN;
+}
+
 /** A qualifier applied to a value (cel-go's attribute qualification), an error when it does not apply. */
 function qualify(obj: Val, key: Val): Val {
   if (isCelMap(obj)) {
@@ -565,14 +572,7 @@ function qualify(obj: Val, key: Val): Val {
   }
   if (isCelList(obj)) {
     const l = obj as CelList;
-    const i =
-      typeof key === 'bigint'
-        ? Number(key)
-        : isCelUint(key)
-          ? Number((key as { value: bigint }).value)
-          : typeof key === 'number' && Number.isInteger(key)
-            ? key
-            : NaN;
+    const i = listIndex(key);
     if (!Number.isInteger(i) || i < 0 || i >= l.size) return new Err('index out of range');
     return l.get(i);
   }
@@ -593,14 +593,7 @@ function qualifyIfPresent(obj: Val, key: Val): { readonly value: Val } | undefin
   }
   if (isCelList(obj)) {
     const l = obj as CelList;
-    const i =
-      typeof key === 'bigint'
-        ? Number(key)
-        : isCelUint(key)
-          ? Number((key as { value: bigint }).value)
-          : typeof key === 'number' && Number.isInteger(key)
-            ? key
-            : NaN;
+    const i = listIndex(key);
     if (!Number.isInteger(i)) return { value: new Err('unsupported index type') };
     return i >= 0 && i < l.size ? { value: l.get(i) } : undefined;
   }
