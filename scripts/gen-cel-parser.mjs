@@ -15,8 +15,15 @@ const HEADER = [
   '// @ts-nocheck',
   '',
 ].join('\n');
+// Kebab-case names, as every file here (test/scripts/file-names.test.ts): CELLexer.ts → cel-lexer.ts.
+const kebab = (f) =>
+  f
+    .replace(/^CEL/, 'Cel')
+    .replace(/([a-z])([A-Z])/g, '$1-$2')
+    .toLowerCase();
 for (const f of readdirSync(out)) {
   const path = join(out, f);
-  if (!f.endsWith('.ts')) rmSync(path);
-  else writeFileSync(path, HEADER + readFileSync(path, 'utf8'));
+  const text = f.endsWith('.ts') ? HEADER + readFileSync(path, 'utf8') : undefined;
+  rmSync(path);
+  if (text !== undefined) writeFileSync(join(out, kebab(f)), text);
 }

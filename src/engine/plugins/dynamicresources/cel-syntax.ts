@@ -30,7 +30,7 @@ import {
   type Recognizer,
   type Token,
 } from 'antlr4ng';
-import { CELLexer } from './cel-grammar/gen/CELLexer';
+import { CELLexer } from './cel-grammar/gen/cel-lexer';
 import {
   CalcContext,
   CELParser,
@@ -46,7 +46,7 @@ import {
   MemberCallContext,
   RelationContext,
   SelectContext,
-} from './cel-grammar/gen/CELParser';
+} from './cel-grammar/gen/cel-parser';
 
 /** cel-go's parser limits (parser/parser.go NewParser defaults; Kubernetes sets none of them). */
 const ERROR_RECOVERY_LIMIT = 30;
