@@ -278,10 +278,16 @@ export function startInformers(
   });
   const informer = (resource: ResourceType) => new Informer(http, { resource, clock: options.clock, onEvent, onError: options.onError });
   const nodes = informer(NODE);
-  // SchedulePlans too: a trigger may depend on one written for a set no trigger plans here.
-  const rest = [informer(POD), informer(SCHEDULE_TRIGGER), informer(SCHEDULE_PLAN)];
-  const all = [nodes, ...rest];
-  const synced = Promise.all([nodes.start().then(() => nodes.synced), mirror.start().then(() => mirror.synced)])
+  // SchedulePlans before the triggers: a trigger found Schedule takes the plan written for its set
+  // (the editor's Apply, an earlier leader), and may depend on one written for a set no trigger plans here.
+  const plans = informer(SCHEDULE_PLAN);
+  const rest = [informer(POD), informer(SCHEDULE_TRIGGER)];
+  const all = [nodes, plans, ...rest];
+  const synced = Promise.all([
+    nodes.start().then(() => nodes.synced),
+    mirror.start().then(() => mirror.synced),
+    plans.start().then(() => plans.synced),
+  ])
     .then(() => {
       objectsSynced = true;
       live.objectsChanged(clusterObjects(mirror));

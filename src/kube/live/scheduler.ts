@@ -456,11 +456,20 @@ export class LiveScheduler {
 
   // ---- plans and triggers (the coordinator's callbacks)
 
-  /** For CoordinatorOptions.onPlan: reports the plan and writes it once it settles. */
+  /**
+   * For CoordinatorOptions.onPlan: reports the plan and writes it once it settles. A plan taken from
+   * the cluster ('written') is there already: it is not written back, and one of ours waiting to be
+   * written is dropped.
+   */
   planMade(plan: Plan, cause: PlanCause): void {
     this.options.report.plan(plan, cause);
     this.releaseHeld();
     const key = `${plan.namespace}/${plan.podSet}`;
+    if (cause === 'written') {
+      this.pendingPlans.delete(key);
+      this.wakePodSets();
+      return;
+    }
     this.pendingPlans.set(key, plan);
     if (this.planTimers.has(key)) return;
     this.planTimers.set(

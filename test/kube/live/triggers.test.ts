@@ -69,6 +69,40 @@ describe('kube/live: ScheduleTriggers', function () {
     for (const p of ['cart-0', 'cart-1', 'cart-2', 'cart-3']) assert.equal(server.counters.bindings.get(`shop/${p}`), 1);
   });
 
+  // The editor's Apply writes the SchedulePlan, then flips the trigger; an earlier leader leaves its
+  // plan. Podplan run binds the set where that plan says (as Pallet's scheduler follows it) and does
+  // not write a plan of its own over it. The planner alone would spread the pods over the nodes.
+  it('a trigger found Schedule with a SchedulePlan written for its set: the pods are bound where it says, and it is not rewritten', async () => {
+    cluster = await startCluster(['n1', 'n2', 'n3'].map((n) => node(n, { cpu: '4', memory: '16Gi', pods: '110' })));
+    const { server } = cluster;
+    server.create(...(PLANNER_CRDS as unknown as KubeObject[]));
+    const planName = schedulePlanName('shop', 'cart');
+    const written = [
+      { pod: 'cart-0', node: 'n3' },
+      { pod: 'cart-1', node: 'n3' },
+    ];
+    server.create(
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'shop' } },
+      { ...PLAN, metadata: { name: planName, namespace: 'shop', labels: { 'planner.ciena.io/pod-set': 'cart' } }, spec: { plan: written } },
+      { ...trigger, spec: { state: 'Schedule' } },
+      member('cart-0'),
+      member('cart-1'),
+    );
+    const version = () => (server.get(PLAN, 'shop', planName) as KubeObject).metadata?.resourceVersion;
+    const before = version();
+    assert.ok(before !== undefined);
+    let stop: (signal: string) => void = () => undefined;
+    const run = runLive(runArgs(cluster), { stop: new Promise((resolve) => (stop = resolve)) });
+    const nodeOf = (name: string) => podsOf(server).get(`shop/${name}`)?.spec.nodeName;
+    await until('the set is bound', () => ['cart-0', 'cart-1'].every((p) => nodeOf(p) !== undefined));
+    stop('SIGTERM');
+    const result = await run;
+    assert.deepEqual(['cart-0', 'cart-1'].map(nodeOf), ['n3', 'n3'], result.stderr);
+    assert.match(result.stderr, /plan of pod set shop\/cart \(written\): 2 placed, 0 left out/);
+    assert.doesNotMatch(result.stderr, /plan of pod set shop\/cart \((?!written)/);
+    assert.equal(version(), before, 'the written plan is left as it was');
+  });
+
   it('dependsOn with requireReady: the dependent set waits until the pods of its dependency are Ready (their status conditions), not only bound', async () => {
     cluster = await startCluster([
       node('n1', { cpu: '8', memory: '32Gi', pods: '110' }),

@@ -30,7 +30,12 @@ export type PlanCause =
   /** A pod was reserved on another node than planned: the plan follows it. */
   | 'reserved-elsewhere'
   /** A reservation was undone: the plan is as before it. */
-  | 'unreserved';
+  | 'unreserved'
+  /**
+   * A SchedulePlan written in the cluster by another hand (the editor's Apply, an earlier leader) for
+   * a set that is Schedule: its pods are bound where it says, as Pallet's scheduler follows the plan.
+   */
+  | 'written';
 
 export interface CoordinatorOptions {
   readonly clock: Clock;
@@ -66,7 +71,17 @@ interface SetRecord {
   plan?: Plan;
   /** Per pod name: its entry in the plan before a reservation elsewhere replaced it. */
   readonly replaced: Map<string, PlanEntry>;
+  /** The identities (planIdentity) of the last plans made here, to tell them from another's when the watch brings them back. */
+  readonly made: Set<string>;
+  /** The identity of the written plan last taken as the set's plan, so one seen again is not taken twice. */
+  taken?: string;
 }
+
+/** Plans made here that are remembered per set: the watch brings a write back long before this many more are made. */
+const MADE_REMEMBERED = 16;
+
+/** What tells plans apart once written and read back: the clock's time and the cluster's hash (a changed entry keeps both). */
+const planIdentity = (plan: Plan): string => `${plan.createdAt}|${plan.snapshotHash}|${plan.planner}`;
 
 export class PodSetCoordinator implements PodSetGate {
   private readonly sets = new Map<string, SetRecord>();
@@ -120,10 +135,16 @@ export class PodSetCoordinator implements PodSetGate {
   /**
    * The SchedulePlans written in the cluster, as they are now. One of a set no trigger here plans,
    * which a set's trigger depends on, stands: that set is planned beside its pods, as plan-all plans
-   * a set beside a written plan it depends on and does not plan again.
+   * a set beside a written plan it depends on and does not plan again. One written by another hand
+   * for a set that is Schedule is that set's plan from now on (cause 'written').
    */
   writtenPlans(plans: readonly Plan[]): void {
     this.written = plans;
+    for (const set of this.sets.values()) {
+      if (set.trigger?.state !== 'Schedule' || set.invalid !== undefined) continue;
+      const another = this.writtenByAnother(set, { again: false });
+      if (another) this.take(set, another);
+    }
   }
 
   /** The pod set's plan, once made. */
@@ -199,7 +220,7 @@ export class PodSetCoordinator implements PodSetGate {
   private set(ref: PodSetRef): SetRecord {
     const key = podSetKey(ref);
     let set = this.sets.get(key);
-    if (!set) this.sets.set(key, (set = { ref, members: new Map(), replaced: new Map() }));
+    if (!set) this.sets.set(key, (set = { ref, members: new Map(), replaced: new Map(), made: new Set() }));
     return set;
   }
 
@@ -213,7 +234,9 @@ export class PodSetCoordinator implements PodSetGate {
     if (set.members.has(key)) return;
     set.members.set(key, pod.spec.nodeName ? { pod, node: pod.spec.nodeName } : { pod });
     if (set.trigger?.state === 'Planning') set.trigger.podArrived();
-    else if (set.trigger?.state === 'Schedule' && set.invalid === undefined) this.rebuild(set, 'late-pod', cluster);
+    // A pod the plan has an entry for already (a written plan taken before its pods came) needs no new plan.
+    else if (set.trigger?.state === 'Schedule' && set.invalid === undefined && !(set.plan && this.entryOf(set.plan, pod.metadata.name)))
+      this.rebuild(set, 'late-pod', cluster);
   }
 
   /** Whether the planned node still takes the pod, by the planning framework's filters. */
@@ -221,8 +244,37 @@ export class PodSetCoordinator implements PodSetGate {
     return isSuccess(this.options.planning.framework.checkNode(planningState(pod, undefined), pod, cluster, node));
   }
 
-  /** A new plan for the set's members not on a node yet, the bound ones staying where they are. */
+  /**
+   * The SchedulePlan written in the cluster for the set that this coordinator did not make, if any;
+   * unless `again`, only one not taken before (the watch hands every written plan over on each change).
+   */
+  private writtenByAnother(set: SetRecord, { again }: { readonly again: boolean }): Plan | undefined {
+    const written = this.writtenFor(set);
+    if (!written) return undefined;
+    const identity = planIdentity(written);
+    return set.made.has(identity) || (!again && set.taken === identity) ? undefined : written;
+  }
+
+  private writtenFor(set: SetRecord): Plan | undefined {
+    return this.written.find((p) => p.namespace === set.ref.namespace && p.podSet === set.ref.name);
+  }
+
+  /** A written plan as the set's plan: its pods are admitted to its nodes while they still fit (admit). */
+  private take(set: SetRecord, written: Plan): void {
+    set.taken = planIdentity(written);
+    set.plan = written;
+    set.replaced.clear();
+    this.options.onPlan?.(written, 'written');
+  }
+
+  /**
+   * A new plan for the set's members not on a node yet, the bound ones staying where they are. Set to
+   * Schedule by hand, a set with a plan written by another hand (the editor's Apply writes the plan,
+   * then the trigger) takes that plan instead.
+   */
   private rebuild(set: SetRecord, cause: PlanCause, cluster: NodeInfoLister): void {
+    const another = cause === 'by-hand' ? this.writtenByAnother(set, { again: true }) : undefined;
+    if (another) return this.take(set, another);
     const onNodes = new Set(cluster.list().flatMap((n) => n.pods.map((p) => p.key)));
     const members = [...set.members.values()].sort((a, b) => (podKey(a.pod) < podKey(b.pod) ? -1 : 1));
     const bound = (m: { pod: Pod; node?: string }) => m.node !== undefined || onNodes.has(podKey(m.pod));
@@ -254,6 +306,11 @@ export class PodSetCoordinator implements PodSetGate {
     if (!plan.ok) return;
     set.plan = plan.value;
     set.replaced.clear();
+    set.made.add(planIdentity(plan.value));
+    for (const old of set.made) if (set.made.size > MADE_REMEMBERED) set.made.delete(old);
+    // The plan written before this one was made is superseded by it, not taken later.
+    const before = this.writtenFor(set);
+    if (before) set.taken = planIdentity(before);
     this.options.onPlan?.(plan.value, cause);
   }
 

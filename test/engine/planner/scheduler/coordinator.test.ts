@@ -63,6 +63,7 @@ function scheduler(
   };
   return { clock, cluster, coordinator, plans, scheduled, bind, schedule };
 }
+type Scheduler = ReturnType<typeof scheduler>;
 
 const web = (i: number, cpu = '2') => setPod(`web-${i}`).req({ cpu });
 
@@ -227,6 +228,103 @@ describe('engine/planner/scheduler/coordinator', () => {
       );
     });
   }
+
+  // A SchedulePlan another hand wrote for a set that is Schedule (the editor's Apply writes the plan,
+  // then flips the trigger; an earlier leader) is followed as Pallet's scheduler follows it: the
+  // planner alone would put web-0 on n1 (see 'set to Schedule by hand'), the written plan says n2.
+  const writtenWeb = (assignments: Record<string, string>, createdAt = 1): Plan => ({
+    podSet: 'web',
+    namespace: 'default',
+    planner: 'greedy',
+    profile: '',
+    assignments: Object.entries(assignments).map(([pod, node]) => ({ pod, node })),
+    unplaced: [],
+    createdAt,
+    snapshotHash: 'editor',
+  });
+  for (const [name, steps, expected] of [
+    [
+      'the plan written before the trigger turned Schedule by hand is taken, and its pods go there',
+      (s: Scheduler) => {
+        s.coordinator.writtenPlans([writtenWeb({ 'web-0': 'n2', 'web-1': 'n2' })]);
+        s.coordinator.podAdded(web(0).obj);
+        s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
+        s.coordinator.podAdded(web(1).obj);
+      },
+      { causes: ['written'], nodes: ['n2', 'n2'] },
+    ],
+    [
+      'the trigger found Schedule before its pods (informers list in any order) takes the plan; pods joining it plan nothing',
+      (s: Scheduler) => {
+        s.coordinator.writtenPlans([writtenWeb({ 'web-0': 'n2', 'web-1': 'n2' })]);
+        s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
+        for (const i of [0, 1]) s.coordinator.podAdded(web(i).obj);
+      },
+      { causes: ['written'], nodes: ['n2', 'n2'] },
+    ],
+    [
+      'the written plan seen after the trigger turned Schedule (the watch brought the trigger first) replaces the plan made here',
+      (s: Scheduler) => {
+        s.coordinator.applyTrigger(trigger());
+        for (const i of [0, 1]) s.coordinator.podAdded(web(i).obj);
+        s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
+        s.coordinator.writtenPlans([writtenWeb({ 'web-0': 'n2', 'web-1': 'n2' })]);
+      },
+      { causes: ['by-hand', 'written'], nodes: ['n2', 'n2'] },
+    ],
+    [
+      'a plan made here, read back from the cluster, is not taken again once a newer one is made',
+      (s: Scheduler) => {
+        s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
+        s.coordinator.podAdded(web(0).obj);
+        const first = s.coordinator.plan('default', 'web') as Plan;
+        s.coordinator.podAdded(web(1, '3').obj);
+        s.coordinator.writtenPlans([first]);
+      },
+      // The second plan moves web-0 to make room for web-1's 3 CPUs; the first, read back, is not taken.
+      { causes: ['late-pod', 'late-pod'], nodes: ['n2', 'n1'] },
+    ],
+    [
+      'a written plan seen while the trigger was Planning does not replace the plan its quiet time made',
+      (s: Scheduler) => {
+        s.coordinator.applyTrigger(trigger());
+        s.coordinator.writtenPlans([writtenWeb({ 'web-0': 'n2', 'web-1': 'n2' })]);
+        for (const i of [0, 1]) s.coordinator.podAdded(web(i).obj);
+        s.clock.advance(120_000);
+        s.coordinator.writtenPlans([writtenWeb({ 'web-0': 'n2', 'web-1': 'n2' })]);
+      },
+      { causes: ['quiet-time'], nodes: ['n1', 'n2'] },
+    ],
+  ] as const) {
+    it(name, async () => {
+      const s = scheduler();
+      steps(s);
+      assert.deepEqual(
+        s.plans.map(([cause]) => cause),
+        expected.causes,
+      );
+      assert.deepEqual(
+        await Promise.all([0, 1].map((i) => s.schedule(web(i, i === 1 && expected.causes[0] === 'late-pod' ? '3' : '2')))),
+        expected.nodes,
+      );
+    });
+  }
+
+  it('a written plan whose node no longer holds its pod is planned again', async () => {
+    const s = scheduler();
+    s.coordinator.writtenPlans([writtenWeb({ 'web-0': 'n2' })]);
+    s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
+    s.coordinator.podAdded(web(0, '3').obj);
+    s.bind(makePod('squatter').req({ cpu: '3' }), 'n2');
+    assert.equal(await s.schedule(web(0, '3')), 'n1');
+    assert.deepEqual(
+      s.plans.map(([cause, assignments]) => [cause, assignments]),
+      [
+        ['written', { 'web-0': 'n2' }],
+        ['node-infeasible', { 'web-0': 'n1' }],
+      ],
+    );
+  });
 
   it('a pod the plan leaves out is told why, in upstream form', async () => {
     const s = scheduler();
