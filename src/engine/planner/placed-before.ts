@@ -83,15 +83,16 @@ export function writtenPlansBefore(
   return standing;
 }
 
-/** The placements of `plans` of pods `pods` has (by namespace/name), in plan order. */
+/** The placements of `plans`, in plan order. */
 export function placementsOf(plans: readonly Plan[]): PlacedPod[] {
   return plans.flatMap((p) => p.assignments.map((a) => ({ namespace: p.namespace, pod: a.pod, node: a.node })));
 }
 
 /**
  * Puts each placement's pod on its node of `working`, skipping a pod `podOf` does not find, one
- * bound already (spec.nodeName: it is on its node), one that does not decode and a node the copy
- * lacks: the placements made, in order, which a plan made on the copy records as its placedBefore.
+ * bound already (spec.nodeName: it is on its node), one that does not decode, a node the copy lacks
+ * and a pod put already by an earlier placement (never twice): the placements made, in order,
+ * which a plan made on the copy records as its placedBefore.
  */
 export function assumePlacements(
   working: WhatIf,
@@ -99,13 +100,16 @@ export function assumePlacements(
   podOf: (placement: PlacedPod) => Pod | undefined,
 ): PlacedPod[] {
   const put: PlacedPod[] = [];
+  const keys = new Set<string>();
   for (const p of placements) {
-    const pod = podOf(p);
+    const key = `${p.namespace}/${p.pod}`;
+    const pod = keys.has(key) ? undefined : podOf(p);
     if (!pod || pod.spec.nodeName) continue;
     const node = working.indexOf(p.node);
     const info = podInfo(pod);
     if (node === undefined || !info.ok) continue;
     working.assume(info.value, node);
+    keys.add(key);
     put.push({ namespace: p.namespace, pod: p.pod, node: p.node });
   }
   return put;

@@ -102,7 +102,9 @@ export async function planWorkspace(input: WorkspaceInput): Promise<Result<Trigg
   for (const t of input.triggers)
     for (const p of writtenPlansBefore({ namespace: t.namespace, name: t.podSet }, input.triggers, input.plans ?? [], (d) => inRun.has(d)))
       standing.add(p);
-  placedInOrder.push(...assumePlacements(working, placementsOf([...standing]), podOf));
+  // Each plan's pods are looked up among its own set's members: a name another set's pod has is not it.
+  for (const p of standing)
+    placedInOrder.push(...assumePlacements(working, placementsOf([p]), podsByKey(members({ namespace: p.namespace, name: p.podSet }))));
 
   const plan = async (descriptor: TriggerDescriptor): Promise<Terminal> => {
     const spec = specs.get(descriptor.id) as TriggerSpec;
