@@ -206,6 +206,14 @@ describe('engine/planner/plan-all', () => {
       });
     }
 
+    it('an entry of the written plan naming a pod of another set is not that pod: only db’s own pods are placed before', async () => {
+      const naming = { ...written, assignments: [...written.assignments, { pod: 'app-0', node: 'n1' }] };
+      const outcomes = await plan([trigger('app', [{ kind: 'PodSet', name: 'db' }])], [app(0), db(0)], [naming]);
+      const made = outcomes.find((o) => o.trigger.name === 'app');
+      assert.deepEqual(made?.plan?.placedBefore, onN2);
+      assert.equal(made?.plan?.assignments[0]?.node, 'n2');
+    });
+
     it('planOnePodSet (podplan plan, the editor’s preview) plans the dependent the same way', async () => {
       const one = await planOnePodSet(
         {

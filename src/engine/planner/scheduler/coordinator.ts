@@ -77,11 +77,18 @@ interface SetRecord {
   taken?: string;
 }
 
-/** Plans made here that are remembered per set: the watch brings a write back long before this many more are made. */
-const MADE_REMEMBERED = 16;
+/**
+ * Plans made here that are remembered per set. Only a settled plan is written (planWriteDelayMs), so
+ * the watch brings a write back long before this many more are made.
+ */
+const MADE_REMEMBERED = 64;
 
-/** What tells plans apart once written and read back: the clock's time and the cluster's hash (a changed entry keeps both). */
-const planIdentity = (plan: Plan): string => `${plan.createdAt}|${plan.snapshotHash}|${plan.planner}`;
+/**
+ * What tells plans apart once written and read back: the clock's time, the cluster's hash, the
+ * planner and the entries (a SchedulePlan written without Podplan's status has none of the first three).
+ */
+const planIdentity = (plan: Plan): string =>
+  [plan.createdAt, plan.snapshotHash, plan.planner, ...plan.assignments.map((a) => `${a.pod}=${a.node}`).sort()].join('|');
 
 export class PodSetCoordinator implements PodSetGate {
   private readonly sets = new Map<string, SetRecord>();
@@ -306,8 +313,7 @@ export class PodSetCoordinator implements PodSetGate {
     if (!plan.ok) return;
     set.plan = plan.value;
     set.replaced.clear();
-    set.made.add(planIdentity(plan.value));
-    for (const old of set.made) if (set.made.size > MADE_REMEMBERED) set.made.delete(old);
+    this.remember(set, plan.value);
     // The plan written before this one was made is superseded by it, not taken later.
     const before = this.writtenFor(set);
     if (before) set.taken = planIdentity(before);
@@ -341,12 +347,13 @@ export class PodSetCoordinator implements PodSetGate {
         pods.set(key, member.pod);
       }
     }
+    // Then the plans of the other sets that are Schedule (one held, or whose trigger is gone, binds nothing).
     for (const other of this.sets.values()) {
-      if (other === set || !other.plan) continue;
+      if (other === set || !other.plan || other.trigger?.state !== 'Schedule' || other.invalid !== undefined) continue;
       for (const a of other.plan.assignments) {
         const key = `${other.ref.namespace}/${a.pod}`;
         const member = other.members.get(key);
-        if (!member || member.node !== undefined || onNodes.has(key)) continue;
+        if (!member || member.node !== undefined || onNodes.has(key) || pods.has(key)) continue;
         candidates.push({ namespace: other.ref.namespace, pod: a.pod, node: a.node });
         pods.set(key, member.pod);
       }
@@ -379,6 +386,13 @@ export class PodSetCoordinator implements PodSetGate {
     if ('assignment' in entry) assignments.push(entry.assignment);
     else unplaced.push(entry.unplaced);
     set.plan = { ...plan, assignments, unplaced };
+    this.remember(set, set.plan);
     this.options.onPlan?.(set.plan, cause);
+  }
+
+  /** A plan made or changed here, to be known as this coordinator's own when the watch brings it back. */
+  private remember(set: SetRecord, plan: Plan): void {
+    set.made.add(planIdentity(plan));
+    for (const old of set.made) if (set.made.size > MADE_REMEMBERED) set.made.delete(old);
   }
 }

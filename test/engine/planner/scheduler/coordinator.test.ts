@@ -310,6 +310,51 @@ describe('engine/planner/scheduler/coordinator', () => {
     });
   }
 
+  it('a written plan without Podplan’s status (Pallet’s, kubectl apply) is told from the next one by its entries', () => {
+    const s = scheduler();
+    const bare = (node: string): Plan => ({ ...writtenWeb({ 'web-0': node }, 0), planner: '', snapshotHash: '' });
+    s.coordinator.applyTrigger(trigger({ state: 'Schedule' }));
+    s.coordinator.writtenPlans([bare('n2')]);
+    s.coordinator.writtenPlans([bare('n2')]);
+    s.coordinator.writtenPlans([bare('n1')]);
+    assert.deepEqual(
+      s.plans.map(([cause, assignments]) => [cause, assignments]),
+      [
+        ['written', { 'web-0': 'n2' }],
+        ['written', { 'web-0': 'n1' }],
+      ],
+    );
+  });
+
+  // A set whose trigger is gone binds nothing: its plan holds no room, but its SchedulePlan written
+  // in the cluster stands for a set depending on it (once, not with the old plan beside it).
+  for (const [name, written] of [
+    ['its written plan stands, once', true],
+    ['nothing written: planned on the nodes alone', false],
+  ] as const) {
+    it(`the plan of a set whose trigger is gone holds no room: ${name}`, () => {
+      const s = scheduler();
+      const db = (i: number) => setPod(`db-${i}`, 'db').req({ cpu: '3' });
+      s.coordinator.applyTrigger(trigger({ name: 'db', podSet: 'db', state: 'Schedule' }));
+      for (const i of [0, 1]) s.coordinator.podAdded(db(i).obj);
+      const dbPlan = s.coordinator.plan('default', 'db') as Plan;
+      s.coordinator.deleteTrigger('default', 'db');
+      if (written) s.coordinator.writtenPlans([dbPlan]);
+      s.coordinator.applyTrigger(trigger({ state: 'Schedule', dependsOn: [{ kind: 'PodSet', name: 'db' }] }));
+      s.coordinator.podAdded(web(0, '1').obj);
+      const webPlan = s.coordinator.plan('default', 'web');
+      assert.deepEqual(
+        webPlan?.placedBefore,
+        written ? dbPlan.assignments.map((a) => ({ namespace: 'default', pod: a.pod, node: a.node })) : undefined,
+      );
+      assert.deepEqual(
+        webPlan?.unplaced.map((u) => u.pod),
+        [],
+        'web-0 (1 CPU) fits beside one db pod (3 of 4 CPUs)',
+      );
+    });
+  }
+
   it('a written plan whose node no longer holds its pod is planned again', async () => {
     const s = scheduler();
     s.coordinator.writtenPlans([writtenWeb({ 'web-0': 'n2' })]);
