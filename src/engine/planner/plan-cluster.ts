@@ -85,6 +85,7 @@ export function planClusterOf(cluster: ClusterSnapshot, plan: PlanPlacements, wi
     return snapshot.ok ? planClusterOf(cluster, plan, without, PlanCluster.on(snapshot.value)) : snapshot;
   }
   const planned = base;
+  if ((plan.placedBefore ?? []).length === 0 && plan.assignments.length === 0) return ok(planned);
   const pods = new Map(cluster.pods.map((p) => [`${p.metadata.namespace ?? 'default'}/${p.metadata.name}`, p]));
   const put = (namespace: string, name: string, node: string) => {
     const pod = pods.get(`${namespace}/${name}`);

@@ -60,11 +60,20 @@ export function checkPlan(plan: SchedulePlanManifest, analysis: Analysis): PlanC
   const engine = analysis.engine;
   // The cluster the plan is made on: with the pods of the written plans its set depends on placed first.
   const placedBefore = analysis.placedBefore(namespace, plan.podSet);
+  // Nothing before it (the common case): the engine's copy-on-write cluster, with no pass over the pods.
   const made = () => {
+    if (placedBefore.length === 0) return engine.planCluster();
     const on = planClusterOf(analysis.model.cluster, { namespace, assignments: [], placedBefore }, undefined, engine.planCluster());
     return on.ok ? on.value : engine.planCluster();
   };
-  const beside = (node: string) => placedBefore.filter((p) => p.node === node).map((p) => `${p.namespace}/${p.pod}`);
+  // The pods put there before it: those the workspace has and no node holds (as planClusterOf puts them).
+  const beside = (node: string) =>
+    placedBefore
+      .filter((p) => {
+        const pod = analysis.pod(p.namespace, p.pod);
+        return p.node === node && pod !== undefined && !pod.value.spec.nodeName;
+      })
+      .map((p) => `${p.namespace}/${p.pod}`);
   const cluster = made();
   const first = new Map<string, number>();
   const assumed = new Map<string, string>();
