@@ -534,22 +534,16 @@ export async function explainInPlan(
       // placed, their devices taken), as podplan explain judges.
       if (cycle) {
         const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
-        // With the pods of the sets planned before it (its trigger's dependencies) on their nodes: the cluster it was made on.
+        // With the pods of the sets planned before it (its trigger's dependencies) on their nodes: the
+        // cluster it was made on, as podplan explain rebuilds it (planClusterOf).
         const before = made.value.placedBefore;
-        const on = before
-          ? planClusterOf(
-              analysis.model.cluster,
-              { namespace, assignments: placed, placedBefore: before },
-              p.metadata.name,
-              analysis.engine.planCluster(),
-            )
-          : undefined;
-        lacks = whatItLacks(
-          p,
-          analysis,
-          d,
-          on?.ok ? on.value : analysis.planClusterFor(p, { name: '', namespace, labels: {}, podSet: ref.podSet, plan: placed }),
+        const on = planClusterOf(
+          analysis.model.cluster,
+          { namespace, assignments: placed, ...(before ? { placedBefore: before } : {}) },
+          p.metadata.name,
+          analysis.engine.planCluster(),
         );
+        if (on.ok) lacks = whatItLacks(p, analysis, d, on.value);
       }
     }
   }

@@ -95,6 +95,8 @@ export class PodSetCoordinator implements PodSetGate {
   private readonly schedulerName: string;
   /** SchedulePlans written in the cluster: those of sets no trigger here plans stand (placed-before.ts). */
   private written: readonly Plan[] = [];
+  /** The first of `written` per set (podSetKey). */
+  private writtenBySet = new Map<string, Plan>();
 
   constructor(private readonly options: CoordinatorOptions) {
     this.schedulerName = options.planning.args.schedulerName;
@@ -147,6 +149,11 @@ export class PodSetCoordinator implements PodSetGate {
    */
   writtenPlans(plans: readonly Plan[]): void {
     this.written = plans;
+    this.writtenBySet = new Map();
+    for (const plan of plans) {
+      const key = podSetKey({ namespace: plan.namespace, name: plan.podSet });
+      if (!this.writtenBySet.has(key)) this.writtenBySet.set(key, plan);
+    }
     for (const set of this.sets.values()) {
       if (set.trigger?.state !== 'Schedule' || set.invalid !== undefined) continue;
       const another = this.writtenByAnother(set, { again: false });
@@ -263,7 +270,7 @@ export class PodSetCoordinator implements PodSetGate {
   }
 
   private writtenFor(set: SetRecord): Plan | undefined {
-    return this.written.find((p) => p.namespace === set.ref.namespace && p.podSet === set.ref.name);
+    return this.writtenBySet.get(podSetKey(set.ref));
   }
 
   /** A written plan as the set's plan: its pods are admitted to its nodes while they still fit (admit). */
