@@ -298,11 +298,15 @@ export class SchedulingQueue {
    * AddUnschedulablePodIfNotPresent). The events that came while it was being scheduled are offered
    * to their hints (upstream determineSchedulingHintForInFlightPod): one answered Queue, it goes to
    * backoffQ (activeQ once its back-off is over); none did, it waits among the unschedulable pods.
-   * Without rejectors (an error) it backs off.
+   * Without rejectors (an error) it backs off. A pod no longer in flight (deleted while it was being
+   * scheduled or bound) is not added back (upstream handleSchedulingFailure drops a pod the informer
+   * cache no longer has).
    */
   addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
     const id = queued.info.id;
-    const latest = this.inFlight.get(id)?.queued.info ?? queued.info;
+    const flying = this.inFlight.get(id);
+    if (!flying) return;
+    const latest = flying.queued.info;
     const events = this.eventsSince(id);
     this.leaveFlight(id);
     this.countFailure(id, rejectors.size === 0);

@@ -57,6 +57,8 @@ export interface DeliveredEvent {
   readonly event: ClusterEvent;
   readonly oldObj: unknown;
   readonly newObj: unknown;
+  /** The pods the event is for (upstream's PreEnqueueCheck: a nominated pod's room freed concerns those of lower or equal priority); all when absent. */
+  readonly preCheck?: (pod: Pod) => boolean;
 }
 
 /** A pod the scheduler cannot take at all (malformed requests): reported, never queued. */
@@ -96,6 +98,12 @@ export interface SchedulerOptions {
   readonly backoff?: { readonly initialBackoffMs?: number; readonly maxBackoffMs?: number };
   /** A pod entered one of the queues, by which event (upstream's scheduler_queue_incoming_pods_total). */
   readonly onQueueIncoming?: (queue: 'active' | 'backoff' | 'unschedulable', event: string) => void;
+  /**
+   * A cluster event the scheduler made itself, after its own queue heard it (an assumed pod
+   * forgotten when its binding failed; its own confirmation of a bound pod): other schedulers'
+   * queues on the same cache should hear it too.
+   */
+  readonly onOwnEvent?: (event: DeliveredEvent) => void;
 }
 
 export class Scheduler {
@@ -283,7 +291,17 @@ export class Scheduler {
     }
     const commit = await framework.commit(state, info, result.candidates, result.diagnosis, {
       assume: (node) => statusOf(cache.assumePod(info.pod, node)),
-      forget: () => void cache.forgetPod(info.pod),
+      // upstream handleBindingCycleError: the forgotten pod's room is freed as by its deletion
+      // (AssignedPodDelete of the assumed pod), for every pod but itself.
+      forget: (node) => {
+        if (cache.forgetPod(info.pod).ok)
+          this.ownEvent({
+            event: EventAssignedPodDelete,
+            oldObj: boundPodInfo(info, node).pod,
+            newObj: undefined,
+            preCheck: (p) => p.metadata.uid !== info.pod.metadata.uid,
+          });
+      },
     });
     if (!commit.ok) {
       // Seen bound meanwhile (another scheduler won the binding): nothing is left to retry.
@@ -297,7 +315,8 @@ export class Scheduler {
     this.queue.done(info.id);
     this.nominated.remove(info.id);
     // Where nothing watches, the scheduler's own confirmation is the AssignedPodAdd a watch would bring.
-    if (this.options.confirmedBy !== 'watch') this.queue.onEvent(EventAssignedPodAdd, undefined, boundPodInfo(info, commit.node).pod);
+    if (this.options.confirmedBy !== 'watch')
+      this.ownEvent({ event: EventAssignedPodAdd, oldObj: undefined, newObj: boundPodInfo(info, commit.node).pod });
     const victims = this.evictedFor.get(info.key);
     this.evictedFor.delete(info.key);
     preemption ??= this.preemptionFor.get(info.key);
@@ -305,6 +324,12 @@ export class Scheduler {
     // The placing cycle's diagnosis, with what the preemption before it weighed.
     const diagnosis = victims && preemption ? { ...commit.diagnosis, preemption } : commit.diagnosis;
     return this.record({ pod: info.key, node: commit.node, diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });
+  }
+
+  /** An event the scheduler made itself: its queue hears it, then the other schedulers' (onOwnEvent). */
+  private ownEvent(delivered: DeliveredEvent): void {
+    this.queue.onEvent(delivered.event, delivered.oldObj, delivered.newObj, delivered.preCheck);
+    this.options.onOwnEvent?.(delivered);
   }
 
   /** A cycle's state, carrying the nominated pods when there are any. */

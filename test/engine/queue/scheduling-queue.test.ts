@@ -536,6 +536,32 @@ describe('engine/queue/scheduling-queue', () => {
     });
   });
 
+  // upstream handleSchedulingFailure: a pod no longer in the informer cache (deleted while it was
+  // being scheduled or bound) is not added back; the queue, told of the deletion, no longer has it
+  // in flight, and a failure reported for it afterwards leaves no trace.
+  describe('drops the failure of a pod deleted while it was in flight', () => {
+    const table: Array<[name: string, fail: (queue: SchedulingQueue, popped: QueuedPodInfo) => void]> = [
+      ['rejected by plugins (addUnschedulable)', (queue, popped) => queue.addUnschedulable(popped, new Set(['NodeResourcesFit']))],
+      ['failed with an error, e.g. its binding (addBackoff)', (queue, popped) => queue.addBackoff(popped)],
+    ];
+    for (const [name, fail] of table) {
+      it(name, () => {
+        const incoming: string[] = [];
+        const clock = new ManualClock(0);
+        const queue = new SchedulingQueue({ clock, less: byPriority, onIncoming: (q, e) => incoming.push(`${q}/${e}`) });
+        queue.add(makePod('p').info);
+        const popped = queue.pop();
+        assert.ok(popped);
+        queue.delete(popped.info.id);
+        fail(queue, popped);
+        assert.equal(queue.whereIs(popped.info.id), undefined);
+        assert.deepEqual(queue.failureCounts(popped.info.id), { unschedulable: 0, errors: 0 });
+        assert.deepEqual(queue.counts(), { active: 0, backoff: 0, unschedulable: 0, gated: 0, inFlight: 0 });
+        assert.deepEqual(incoming, ['active/UnscheduledPodAdd']);
+      });
+    }
+  });
+
   it('puts a moved pod still backing off into backoffQ, not activeQ', () => {
     const { clock, queue } = setup();
     queue.add(makePod('p').info);

@@ -220,6 +220,51 @@ describe('engine/scheduler/scheduler', () => {
     ]);
   });
 
+  // upstream handleBindingCycleError and handleSchedulingFailure: a binding that fails forgets the
+  // assumed pod, which frees its room as its deletion would (AssignedPodDelete, not offered to the
+  // pod itself); the pod is retried after its back-off unless it was deleted meanwhile (no longer
+  // in the informer cache).
+  describe('a failed binding: the forgotten pod wakes the pods its room may help; a pod deleted during its binding is not retried', () => {
+    const table: Array<{ name: string; deleteDuringBinding: boolean; a: string | undefined; b: string }> = [
+      {
+        name: 'a binding refused: a retried after back-off, b (rejected for the room a held) moved',
+        deleteDuringBinding: false,
+        a: 'backoff',
+        b: 'backoff',
+      },
+      { name: 'a deleted while its binding runs, then refused: a gone, b moved', deleteDuringBinding: true, a: undefined, b: 'backoff' },
+    ];
+    for (const row of table) {
+      it(row.name, async () => {
+        let answer: (status: ReturnType<typeof errorStatus>) => void = () => assert.fail('no binding asked');
+        let asked: () => void = () => undefined;
+        const bindingAsked = new Promise<void>((resolve) => (asked = resolve));
+        const binder: Binder = {
+          bind: () =>
+            new Promise((resolve) => {
+              answer = resolve;
+              asked();
+            }),
+        };
+        const a = makePod('a').req({ cpu: '1' }).priority(10);
+        const { scheduler } = setup(
+          [makeNode('n1').alloc({ cpu: '1', memory: '4Gi', pods: '10' })],
+          [a, makePod('b').req({ cpu: '1' })],
+          binder,
+        );
+        const binding = scheduler.scheduleNext();
+        assert.equal((await scheduler.scheduleNext())?.node, undefined, 'b finds no room beside the assumed a');
+        assert.equal(scheduler.queue.whereIs('uid-default-b'), 'unschedulable');
+        await bindingAsked;
+        if (row.deleteDuringBinding) scheduler.onPodDelete(a.obj);
+        answer(errorStatus('the API server refused the binding'));
+        assert.equal((await binding)?.node, undefined);
+        assert.deepEqual([scheduler.queue.whereIs('uid-default-a'), scheduler.queue.whereIs('uid-default-b')], [row.a, row.b]);
+        if (row.deleteDuringBinding) assert.deepEqual(scheduler.queue.failureCounts('uid-default-a'), { unschedulable: 0, errors: 0 });
+      });
+    }
+  });
+
   it('gives a pod up after repeated binding failures and says why', async () => {
     const { scheduler, cache, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
     await scheduler.runUntilIdle(clock, { maxAttempts: 3 });
