@@ -164,7 +164,7 @@ export class Scheduler {
   onPodAdd(pod: Pod): readonly DeliveredEvent[] {
     if (pod.spec.nodeName) {
       const events = this.cacheChanged(this.options.cache.addPod(pod), [EventAssignedPodAdd], undefined, pod);
-      this.queue.delete(podId(pod));
+      this.forgetPending(podId(pod));
       return events;
     }
     if (!this.responsibleFor(pod)) return [];
@@ -191,22 +191,47 @@ export class Scheduler {
           ? this.cacheChanged(this.options.cache.updatePod(pod), podSchedulingPropertiesChange(pod, known.pod, false), known.pod, pod)
           : this.cacheChanged(this.options.cache.addPod(pod), [EventAssignedPodAdd], undefined, pod);
       // Bound (by this scheduler or another): it is no longer anyone's to schedule.
-      this.queue.delete(podId(pod));
-      this.nominated.remove(podId(pod));
+      this.forgetPending(podId(pod));
       return events;
     }
     const info = podInfo(pod);
     const old = info.ok ? this.queue.pendingPod(info.value.id) : undefined;
     if (info.ok && this.responsibleFor(pod)) this.queue.update(info.value);
+    const nominatedBefore = old?.status?.nominatedNodeName;
+    // upstream UpdateNominatedPod: the nomination follows the pod's; one cleared is removed (a pod
+    // nominated in memory only, by preemption, keeps it while the pod says none before and after).
     if (info.ok && pod.status?.nominatedNodeName) this.nominated.nominate(info.value, pod.status.nominatedNodeName);
+    else if (info.ok && nominatedBefore) this.nominated.remove(info.value.id);
     // upstream updatePodInSchedulingQueue: a pod whose nominated node changed no longer holds room
     // there, for pods of lower or equal priority (as if it were deleted from it).
-    const nominatedBefore = old?.status?.nominatedNodeName;
-    if (old && nominatedBefore && nominatedBefore !== pod.status?.nominatedNodeName) {
-      const priority = podPriority(old);
-      this.queue.onEvent(EventAssignedPodDelete, old, undefined, (p) => podPriority(p) <= priority);
-    }
+    if (old && nominatedBefore && nominatedBefore !== pod.status?.nominatedNodeName) return [this.nominationGone(old)];
     return [];
+  }
+
+  /**
+   * The pod is bound, or deleted, and another scheduler applied the change to the shared cache: it
+   * leaves this scheduler's queue and nominated pods (upstream's one queue and nominator).
+   */
+  forgetPending(id: string): void {
+    this.queue.delete(id);
+    this.nominated.remove(id);
+  }
+
+  /**
+   * upstream getLEPriorityPreCheck: a pod nominated to a node lost it (deleted, or nominated
+   * elsewhere); the room it held is freed for pods of lower or equal priority (AssignedPodDelete of
+   * it as it was).
+   */
+  private nominationGone(pod: Pod): DeliveredEvent {
+    const priority = podPriority(pod);
+    const delivered: DeliveredEvent = {
+      event: EventAssignedPodDelete,
+      oldObj: pod,
+      newObj: undefined,
+      preCheck: (p) => podPriority(p) <= priority,
+    };
+    this.queue.onEvent(delivered.event, delivered.oldObj, delivered.newObj, delivered.preCheck);
+    return delivered;
   }
 
   /** A pod seen deleted; returns the cluster events its queue was told of. */
@@ -216,10 +241,7 @@ export class Scheduler {
     if (info.ok) this.queue.delete(info.value.id);
     this.nominated.remove(podId(pod));
     // upstream deletePodFromSchedulingQueue: a nominated pod's room is freed for pods of lower or equal priority.
-    if (!pod.spec.nodeName && pod.status?.nominatedNodeName) {
-      const priority = podPriority(pod);
-      this.queue.onEvent(EventAssignedPodDelete, pod, undefined, (p) => podPriority(p) <= priority);
-    }
+    if (!pod.spec.nodeName && pod.status?.nominatedNodeName) return [...events, this.nominationGone(pod)];
     return events;
   }
 

@@ -190,6 +190,27 @@ describe('engine/scheduler/scheduler', () => {
     }
   });
 
+  // upstream nominator.UpdateNominatedPod: a pending pod's nomination follows its status; one the
+  // update clears is removed, unless neither version names a node (the nomination preemption made
+  // in memory, not yet written, is kept).
+  describe("a pending pod's nomination follows its status.nominatedNodeName", () => {
+    const table: Array<{ name: string; before?: string; inMemory?: string; after?: string; node: string | undefined }> = [
+      { name: 'cleared: no longer nominated', before: 'n1', node: undefined },
+      { name: 'moved to another node: nominated there', before: 'n1', after: 'n2', node: 'n2' },
+      { name: 'set: nominated', after: 'n1', node: 'n1' },
+      { name: 'none before nor after: the nomination in memory is kept', inMemory: 'n1', node: 'n1' },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const pod = () => makePod('q').gate('wait');
+        const { scheduler } = setup([makeNode('n1'), makeNode('n2')], [row.before ? pod().nominatedTo(row.before) : pod()]);
+        if (row.inMemory) scheduler.nominated.nominate(pod().info, row.inMemory);
+        scheduler.onPodUpdate((row.after ? pod().nominatedTo(row.after) : pod().labels({ touched: 'yes' })).obj);
+        assert.equal(scheduler.nominated.nodeOfPod('uid-default-q'), row.node);
+      });
+    }
+  });
+
   it('waits out the back-off of a pod that failed with an error (error back-off is not popped early)', async () => {
     const { scheduler, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
     const at: number[] = [];
