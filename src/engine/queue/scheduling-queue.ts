@@ -378,16 +378,24 @@ export class SchedulingQueue {
     if (moved) this.notify();
   }
 
-  /** Retries pods that have been unschedulable (or held) for longer than the limit (also run every 30 s; upstream UnschedulableTimeout). */
+  /**
+   * Retries pods that have been unschedulable (or held) for longer than the limit, strictly (also
+   * run every 30 s; upstream flushUnschedulableEntitiesLeftover, event UnschedulableTimeout). When
+   * it moved one, the event is recorded for the pods in flight, as any event (a wildcard: they are
+   * retried after their back-off when they fail).
+   */
   flushUnschedulableLeftover(): void {
     const now = this.options.clock.now();
     const label = eventLabel(EventUnschedulableTimeout);
+    let flushed = false;
     for (const [id, entry] of [...this.unschedulable, ...this.gated]) {
-      if (now - Math.max(entry.failedAt, entry.flushedAt ?? -Infinity) >= this.maxUnschedulableMs) {
+      if (now - Math.max(entry.failedAt, entry.flushedAt ?? -Infinity) > this.maxUnschedulableMs) {
         this.takeOut(id);
         this.requeue({ ...entry, flushedAt: now }, 'afterBackoff', label);
+        flushed = true;
       }
     }
+    if (flushed && this.inFlight.size > 0) this.recordInFlight(EventUnschedulableTimeout, undefined, undefined);
   }
 
   /**
@@ -534,7 +542,8 @@ export class SchedulingQueue {
 
   /**
    * upstream moveToBackoffQ: PreEnqueue runs on entry (SchedulerPopFromBackoffQ); the error heap when
-   * its last attempt failed with an error, else the heap pop takes from (so it is ready).
+   * no plugin rejected or held it (upstream backoffQueue.add: no unschedulable nor pending plugins),
+   * else the heap pop takes from (so it is ready).
    */
   private moveToBackoff(entry: Entry, label: string): boolean {
     const checked = this.gate(entry);
@@ -543,7 +552,7 @@ export class SchedulingQueue {
       return false;
     }
     this.options.onIncoming?.('backoff', label);
-    if (this.failureCounts(checked.queued.info.id).errors > 0) this.errorBackoff.upsert(checked);
+    if (checked.rejectors.size === 0) this.errorBackoff.upsert(checked);
     else {
       this.backoff.upsert(checked);
       this.notify();

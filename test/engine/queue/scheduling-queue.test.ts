@@ -562,6 +562,31 @@ describe('engine/queue/scheduling-queue', () => {
     }
   });
 
+  // upstream moveEntitiesToActiveOrBackoffQueue, called by the flush only when it moves a pod:
+  // UnschedulableTimeout is then recorded for the pods in flight (addEventIfAnyInFlight), and, a
+  // wildcard, it requeues one that fails after its back-off.
+  describe('records the 5-minute flush for the pods in flight when it moved one', () => {
+    const table: Array<[name: string, waitingFailedAt: number, where: QueueName]> = [
+      ["a pod flushed during r's cycle: r, rejected, goes to backoffQ", 0, 'backoff'],
+      ['nothing flushed: r, rejected, waits among the unschedulable pods', 100_000, 'unschedulable'],
+    ];
+    for (const [name, waitingFailedAt, where] of table) {
+      it(name, () => {
+        const { clock, queue } = setup();
+        clock.advance(waitingFailedAt);
+        queue.add(makePod('waiting').info);
+        failOnce(queue, 'TaintToleration');
+        clock.advance(300_001 - waitingFailedAt);
+        queue.add(makePod('r').info);
+        const r = queue.pop();
+        assert.equal(r?.info.pod.metadata.name, 'r');
+        queue.flushUnschedulableLeftover();
+        queue.addUnschedulable(r, new Set(['NodeResourcesFit']));
+        assert.equal(queue.whereIs(r.info.id), where);
+      });
+    }
+  });
+
   it('puts a moved pod still backing off into backoffQ, not activeQ', () => {
     const { clock, queue } = setup();
     queue.add(makePod('p').info);
@@ -573,16 +598,36 @@ describe('engine/queue/scheduling-queue', () => {
     assert.equal(queue.whereIs(popped.info.id), 'backoff');
   });
 
-  it('retries an unschedulable pod after 5 minutes even without an event', () => {
+  it('retries an unschedulable pod after more than 5 minutes even without an event, on the 30 s flush', () => {
     const { clock, queue } = setup();
     queue.start();
     queue.add(makePod('p').info);
     const popped = failOnce(queue, 'TaintToleration');
-    clock.advance(299_000);
-    assert.equal(queue.whereIs(popped.info.id), 'unschedulable');
+    clock.advance(300_000);
+    assert.equal(queue.whereIs(popped.info.id), 'unschedulable', 'the flush at 5 minutes exactly leaves it');
     clock.advance(30_000);
     assert.equal(queue.whereIs(popped.info.id), 'active');
     queue.stop();
+  });
+
+  // upstream flushUnschedulableEntitiesLeftover: moved once currentTime.Sub(lastScheduleTime) >
+  // podMaxInUnschedulablePodsDuration (strictly more), counting from its last flush when later.
+  describe('flushes a pod unschedulable for more than the limit, not at the limit (flushUnschedulableEntitiesLeftover)', () => {
+    const table: Array<[name: string, at: number, where: QueueName]> = [
+      ['1 ms before the limit: stays', 299_999, 'unschedulable'],
+      ['at the limit: stays', 300_000, 'unschedulable'],
+      ['1 ms after the limit: moved', 300_001, 'active'],
+    ];
+    for (const [name, at, where] of table) {
+      it(name, () => {
+        const { clock, queue } = setup();
+        queue.add(makePod('p').info);
+        const popped = failOnce(queue, 'TaintToleration');
+        clock.advance(at);
+        queue.flushUnschedulableLeftover();
+        assert.equal(queue.whereIs(popped.info.id), where);
+      });
+    }
   });
 
   // upstream PriorityQueue.Update → PodSchedulingPropertiesChange: each part of the pod's own update
@@ -664,6 +709,34 @@ describe('engine/queue/scheduling-queue', () => {
     assert.equal(queue.whereIs(b.id), 'gated');
     queue.onEvent(CLAIM_ADDED);
     assert.deepEqual([queue.whereIs(b.id), ready], ['active', 2]);
+  });
+
+  // upstream backoffQueue.add: the error heap (not popped early) takes an entity with no
+  // unschedulable nor pending plugins; a PreEnqueue plugin that held it is one of its unschedulable
+  // plugins (runPreEnqueuePlugins), so a pod held after an error and let in while backing off goes to
+  // the heap pop takes from.
+  describe('sends a pod to the error back-off heap only when no plugin rejected or held it', () => {
+    const table: Array<[name: string, heldAfterError: boolean, popped: boolean]> = [
+      ['an error: the error heap, not popped early', false, false],
+      ['an error, then held at PreEnqueue and let in by its claim: popped at once', true, true],
+    ];
+    for (const [name, heldAfterError, popped] of table) {
+      it(name, () => {
+        const clock = new ManualClock(0);
+        let found = true;
+        const queue = new SchedulingQueue({ clock, less: byPriority, ...held(() => found) });
+        queue.add(makePod('p').info);
+        const p = queue.pop();
+        assert.ok(p);
+        found = !heldAfterError;
+        queue.addBackoff(p);
+        assert.equal(queue.whereIs(p.info.id), heldAfterError ? 'gated' : 'backoff');
+        found = true;
+        queue.onEvent(CLAIM_ADDED);
+        assert.equal(queue.whereIs(p.info.id), 'backoff');
+        assert.equal(queue.pop()?.info.id, popped ? p.info.id : undefined);
+      });
+    }
   });
 
   it('runs the PreEnqueue plugins on every move into activeQ or backoffQ: a pod they hold now waits gated', () => {
