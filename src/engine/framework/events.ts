@@ -66,12 +66,13 @@ export type QueueingHint = 'Queue' | 'QueueSkip';
 
 /**
  * upstream QueueingHintFn: whether the event (the object before, undefined for an add; after,
- * undefined for a delete) may make `pod`, which this plugin rejected, schedulable. An object of
- * the wrong kind is upstream's error, which the queue takes as Queue.
+ * undefined for a delete) may make `pod`, which this plugin rejected, schedulable. A hint that
+ * fails (returns a HintError, or throws) is taken by the queue as Queue, as upstream takes a
+ * QueueingHintFn's error, and the event goes on to the other pods.
  */
 export type QueueingHintFn = (pod: Pod, oldObj: unknown, newObj: unknown) => QueueingHint | HintError;
 
-/** A hint function's error (upstream returns Queue with it, and the queue takes it as Queue). */
+/** A hint function's error (upstream's QueueingHintFn returns one with its hint; the queue takes it as Queue). */
 export interface HintError {
   readonly error: string;
 }

@@ -43,6 +43,7 @@ import {
   PopFromBackoffQ,
   ScheduleAttemptFailure,
   type ClusterEvent,
+  type QueueingHint,
   type QueueingHintEntry,
 } from '../framework/events';
 import type { QueuedPodInfo } from '../framework/interfaces';
@@ -478,8 +479,7 @@ export class SchedulingQueue {
     const pod = entry.queued.info.pod;
     for (const h of hints) {
       if (!entry.rejectors.has(h.plugin) || !matchClusterEvents(h.event, event)) continue;
-      const hint = h.hint(pod, oldObj, newObj);
-      if (hint === 'QueueSkip') continue;
+      if (askHint(h, pod, oldObj, newObj) === 'QueueSkip') continue;
       return 'afterBackoff';
     }
     return 'skip';
@@ -613,6 +613,19 @@ export class SchedulingQueue {
 
   private notify(): void {
     for (const listener of this.listeners) listener();
+  }
+}
+
+/**
+ * A hint's answer; one that fails (returns a HintError, or throws) is Queue, as upstream's
+ * isPodWorthRequeuing takes a QueueingHintFn's error, so the pod is not stuck among the unschedulable ones.
+ */
+function askHint(entry: QueueingHintEntry, pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  try {
+    const hint = entry.hint(pod, oldObj, newObj);
+    return hint === 'QueueSkip' ? 'QueueSkip' : 'Queue';
+  } catch {
+    return 'Queue';
   }
 }
 

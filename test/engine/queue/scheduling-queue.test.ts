@@ -384,6 +384,42 @@ describe('engine/queue/scheduling-queue', () => {
 
   // upstream isPodWorthRequeuing: only the hints of the plugins that rejected the pod are asked, only
   // for events they registered; one Queue moves it (activeQ here: its back-off is over).
+  // upstream isPodWorthRequeuing: a QueueingHintFn's error is logged and taken as Queue, so the pod
+  // does not stay stuck; the event goes on to the other pods.
+  describe('takes a hint that fails (returns an error or throws) as Queue, and goes on with the event', () => {
+    const table: Array<[name: string, hint: QueueingHintEntry['hint'], where: QueueName]> = [
+      ['QueueSkip: stays', () => 'QueueSkip', 'unschedulable'],
+      ['Queue: moved', () => 'Queue', 'backoff'],
+      ['an error returned: moved', () => ({ error: 'unexpected object' }), 'backoff'],
+      [
+        'thrown: moved',
+        () => {
+          throw new TypeError('cannot read properties of undefined');
+        },
+        'backoff',
+      ],
+    ];
+    for (const [name, hint, where] of table) {
+      it(name, () => {
+        const clock = new ManualClock(0);
+        const queue = new SchedulingQueue({
+          clock,
+          less: byPriority,
+          queueingHints: [
+            { plugin: 'Tested', event: EventNodeAdd, hint },
+            { plugin: 'Other', event: EventNodeAdd, hint: () => 'Queue' },
+          ],
+        });
+        queue.add(makePod('a').info);
+        failOnce(queue, 'Tested');
+        queue.add(makePod('b').info);
+        failOnce(queue, 'Other');
+        queue.onEvent(EventNodeAdd, undefined, makeNode('n').obj);
+        assert.deepEqual([queue.whereIs('uid-default-a'), queue.whereIs('uid-default-b')], [where, 'backoff']);
+      });
+    }
+  });
+
   describe('moves an unschedulable pod back only when a hint of a plugin that rejected it says Queue', () => {
     const table: Array<
       [
