@@ -248,9 +248,9 @@ function resourceMap(r: Resource, asked: ReadonlySet<string>): ReadonlyMap<strin
   return out;
 }
 
-/** The pod's status.extendedResourceClaimStatus (kept by the live scheduler's objects as the API server sends it). */
+/** The pod's status.extendedResourceClaimStatus (decoded with the rest of its status). */
 function extendedStatus(pod: Pod): unknown {
-  return (pod.status as { extendedResourceClaimStatus?: unknown } | undefined)?.extendedResourceClaimStatus;
+  return pod.status?.extendedResourceClaimStatus;
 }
 
 function conditionStatuses(node: Node): Record<string, string> {
