@@ -351,17 +351,29 @@ export class SchedulingQueue {
   }
 
   /**
-   * Asks the PreEnqueue plugins again about the pods they hold (upstream Activate after a pod's
-   * preemption was carried out, event ForceActivate): those they let go now enter the queue.
+   * upstream Activate (after the pod's preemption was carried out, event ForceActivate): a pod
+   * waiting among the unschedulable or held pods goes to activeQ, its PreEnqueue plugins asked again;
+   * one in backoffQ goes to activeQ at once; one in flight has the event recorded for it alone, so
+   * it is retried after its back-off when it fails. Returns whether it was moved.
    */
-  recheckHeld(): void {
-    if (!this.options.preEnqueue) return;
+  activate(id: string): boolean {
     const label = eventLabel(EventForceActivate);
-    for (const [id, entry] of this.gated) {
-      if (this.isGated(entry.queued.info) !== undefined) continue;
-      this.gated.delete(id);
-      this.moveToActive(entry, label, false);
+    const waiting = this.unschedulable.get(id) ?? this.gated.get(id);
+    if (waiting) {
+      this.takeOut(id);
+      return this.moveToActive(waiting, label, false);
     }
+    for (const heap of [this.backoff, this.errorBackoff]) {
+      const backingOff = heap.get(id);
+      if (!backingOff) continue;
+      heap.delete(id);
+      const moved = this.moveToActive(backingOff, label, true);
+      this.notify();
+      return moved;
+    }
+    const flying = this.inFlight.get(id);
+    if (flying) this.recordInFlight(EventForceActivate, undefined, flying.queued.info.pod);
+    return false;
   }
 
   /** Moves pods whose backoff has ended to activeQ, from both heaps (also run every second once started). */

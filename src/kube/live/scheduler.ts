@@ -683,7 +683,8 @@ export class LiveScheduler {
       })
       .finally(() => {
         this.preempting.delete(preemptor);
-        for (const { scheduler } of this.schedulers) scheduler.queue.recheckHeld();
+        // upstream Activate of the preemptor alone (its DefaultPreemption PreEnqueue now lets it in).
+        entry?.scheduler.queue.activate(preemptor);
       });
   }
 }

@@ -775,6 +775,46 @@ describe('engine/queue/scheduling-queue', () => {
     }
   });
 
+  // upstream PriorityQueue.Activate / activate: from the unschedulable pods (PreEnqueue asked again)
+  // or backoffQ to activeQ; a pod in flight has ForceActivate recorded for it alone.
+  describe('activates one pod (ForceActivate)', () => {
+    const table: Array<{ name: string; start: 'unschedulable' | 'held' | 'still held' | 'backoff' | 'inFlight'; after: QueueName }> = [
+      { name: 'unschedulable: activeQ', start: 'unschedulable', after: 'active' },
+      { name: 'held, now let in: activeQ', start: 'held', after: 'active' },
+      { name: 'held, still held: stays held', start: 'still held', after: 'gated' },
+      { name: 'backing off: activeQ at once', start: 'backoff', after: 'active' },
+      { name: 'in flight, then rejected: backoffQ (not unschedulable)', start: 'inFlight', after: 'backoff' },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const clock = new ManualClock(0);
+        let found = true;
+        const queue = new SchedulingQueue({ clock, less: byPriority, ...held(() => found) });
+        queue.add(makePod('other').info);
+        failOnce(queue, 'NodeResourcesFit');
+        queue.add(makePod('p').info);
+        const p = queue.pop();
+        assert.ok(p);
+        if (row.start === 'inFlight') {
+          queue.activate(p.info.id);
+          queue.addUnschedulable(p, new Set(['NodeResourcesFit']));
+        } else {
+          found = row.start !== 'held' && row.start !== 'still held';
+          // An event during its cycle sends it to backoffQ, where PreEnqueue runs on entry.
+          if (row.start !== 'unschedulable') queue.onEvent(CLAIM_ADDED);
+          queue.addUnschedulable(p, new Set([row.start === 'unschedulable' ? 'NodeResourcesFit' : 'DynamicResources']));
+          assert.equal(
+            queue.whereIs(p.info.id),
+            { unschedulable: 'unschedulable', held: 'gated', 'still held': 'gated', backoff: 'backoff' }[row.start],
+          );
+          found = row.start !== 'still held';
+          queue.activate(p.info.id);
+        }
+        assert.deepEqual([queue.whereIs(p.info.id), queue.whereIs('uid-default-other')], [row.after, 'unschedulable']);
+      });
+    }
+  });
+
   it('runs the PreEnqueue plugins on every move into activeQ or backoffQ: a pod they hold now waits gated', () => {
     const clock = new ManualClock(0);
     let found = true;
