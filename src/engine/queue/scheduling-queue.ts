@@ -243,7 +243,7 @@ export class SchedulingQueue {
       const entry: Entry = { ...waiting, queued: { ...waiting.queued, info } };
       (this.gated.has(id) ? this.gated : this.unschedulable).set(id, entry);
       for (const event of podSchedulingPropertiesChange(info.pod, old, true)) {
-        const strategy = this.worthRequeuing(entry, event, old, info.pod);
+        const strategy = this.worthRequeuing(entry, event, old, info.pod, this.matchingHints(event)?.hints);
         if (strategy === 'skip') continue;
         this.takeOut(id);
         const where = this.requeue(entry, strategy, eventLabel(event));
@@ -316,7 +316,7 @@ export class SchedulingQueue {
     if (rejectors.size === 0) strategy = 'afterBackoff';
     else {
       for (const e of events) {
-        strategy = this.worthRequeuing(entry, e.event, e.oldObj, e.newObj);
+        strategy = this.worthRequeuing(entry, e.event, e.oldObj, e.newObj, this.matchingHints(e.event)?.hints);
         if (strategy !== 'skip') break;
       }
     }
@@ -339,10 +339,21 @@ export class SchedulingQueue {
   onEvent(event: ClusterEvent, oldObj?: unknown, newObj?: unknown, preCheck?: (pod: Pod) => boolean): void {
     if (!this.isEventOfInterest(event)) return;
     const label = eventLabel(event);
-    for (const [id, entry] of [...this.unschedulable, ...this.gated]) {
-      if (preCheck && !preCheck(entry.queued.info.pod)) continue;
-      if (entry.gatingPlugin !== undefined && !isWildCard(event) && !this.gatingPluginCares(entry.gatingPlugin, event)) continue;
-      const strategy = this.worthRequeuing(entry, event, oldObj, newObj);
+    // The hints registered for the event, found once: a pod none of whose rejectors has one stays
+    // (as worthRequeuing would say, without asking it). The pods to ask are taken first, as moving
+    // one may hold it again among the held pods.
+    const matching = isWildCard(event) ? undefined : this.matchingHints(event);
+    const candidates: Array<readonly [string, Entry]> = [];
+    for (const waiting of [this.unschedulable, this.gated]) {
+      for (const [id, entry] of waiting) {
+        if (matching && entry.rejectors.size > 0 && !hasAny(entry.rejectors, matching.plugins)) continue;
+        if (preCheck && !preCheck(entry.queued.info.pod)) continue;
+        if (entry.gatingPlugin !== undefined && !isWildCard(event) && !this.gatingPluginCares(entry.gatingPlugin, event)) continue;
+        candidates.push([id, entry]);
+      }
+    }
+    for (const [id, entry] of candidates) {
+      const strategy = this.worthRequeuing(entry, event, oldObj, newObj, matching?.hints);
       if (strategy === 'skip') continue;
       this.takeOut(id);
       this.requeue(entry, strategy, label);
@@ -479,22 +490,41 @@ export class SchedulingQueue {
    * aside), after back-off; else after back-off when a hint of a plugin that rejected it, registered
    * for a matching event, answers Queue (or fails: an error counts as Queue).
    */
-  private worthRequeuing(entry: Entry, event: ClusterEvent, oldObj: unknown, newObj: unknown): Strategy {
+  private worthRequeuing(
+    entry: Entry,
+    event: ClusterEvent,
+    oldObj: unknown,
+    newObj: unknown,
+    /** The hints registered for the event (matchingHints); undefined without hints. */
+    matching: readonly QueueingHintEntry[] | undefined,
+  ): Strategy {
     if (entry.rejectors.size === 0) return 'afterBackoff';
     if (isWildCard(event)) {
       const target = newObj as Pod | undefined;
       if (target?.metadata?.uid !== undefined && target.metadata.uid !== entry.queued.info.pod.metadata.uid) return 'skip';
       return 'afterBackoff';
     }
-    const hints = this.options.queueingHints;
-    if (!hints) return 'afterBackoff';
+    if (!matching) return 'afterBackoff';
     const pod = entry.queued.info.pod;
-    for (const h of hints) {
-      if (!entry.rejectors.has(h.plugin) || !matchClusterEvents(h.event, event)) continue;
+    for (const h of matching) {
+      if (!entry.rejectors.has(h.plugin)) continue;
       if (askHint(h, pod, oldObj, newObj) === 'QueueSkip') continue;
       return 'afterBackoff';
     }
     return 'skip';
+  }
+
+  /**
+   * The profile's hints registered for an event matching `event`, in their order, and their plugins;
+   * undefined without hints (every event moves every rejected pod).
+   */
+  private matchingHints(
+    event: ClusterEvent,
+  ): { readonly hints: readonly QueueingHintEntry[]; readonly plugins: ReadonlySet<string> } | undefined {
+    const all = this.options.queueingHints;
+    if (!all) return undefined;
+    const hints = all.filter((h) => matchClusterEvents(h.event, event));
+    return { hints, plugins: new Set(hints.map((h) => h.plugin)) };
   }
 
   /** Takes a waiting pod out of the unschedulable or held pods. */
@@ -639,6 +669,11 @@ function askHint(entry: QueueingHintEntry, pod: Pod, oldObj: unknown, newObj: un
   } catch {
     return 'Queue';
   }
+}
+
+function hasAny(set: ReadonlySet<string>, of: ReadonlySet<string>): boolean {
+  for (const x of set) if (of.has(x)) return true;
+  return false;
 }
 
 /** upstream alignToWindow: the whole second (of the injected clock's milliseconds) `ms` falls in. */
