@@ -2,8 +2,8 @@
 // QueueSort plugin, backoffQ for pods that failed recently, and
 // the unschedulable pods, which move back when a queueing hint of a plugin that rejected them says a
 // cluster event may make them schedulable (upstream isPodWorthRequeuing: the event, with the object
-// before and after, offered to the hints those plugins registered for it) or after 5 minutes at the
-// latest. Pods with scheduling gates wait, gated, until an update removes the gates; so do pods the
+// before and after, offered to the hints those plugins registered for it) or once they have waited
+// more than 5 minutes. Pods with scheduling gates wait, gated, until an update removes the gates; so do pods the
 // framework's PreEnqueue plugins hold, until their update or an event their gating plugin registered
 // lets them in. Events that come while pods are being scheduled are replayed for a pod that fails
 // (upstream's in-flight events). Each move into a queue is reported with the event's label. A gated
@@ -24,8 +24,8 @@
 // Each failure refreshes the pod's timestamp (upstream AddUnschedulablePodIfNotPresent), so among
 // pods of one priority a pod that failed goes after the pods that were waiting before it failed.
 // backoffQ is two heaps, as upstream's: pods rejected by plugins, ordered by back-off expiry and,
-// within one whole second, as activeQ orders them (lessBackoffCompletedWithPriority); pods whose
-// last attempt failed with an error, by expiry alone. When activeQ is empty, pop takes the head of
+// within one whole second, as activeQ orders them (lessBackoffCompletedWithPriority); pods no plugin
+// rejected or held (their last attempt failed with an error), by expiry alone. When activeQ is empty, pop takes the head of
 // the first heap without waiting for its back-off to end (SchedulerPopFromBackoffQ: activeQueue
 // unlockedPop, backoffQueue popBackoff); a pod backing off for an error waits for the flush.
 import type { Clock, Timer } from '../api/clock';
@@ -127,7 +127,7 @@ export class SchedulingQueue {
   private readonly active: KeyedHeap<QueuedPodInfo>;
   /** backoffQ's pods rejected by plugins (upstream entityBackoffQ): pop takes its head when activeQ is empty. */
   private readonly backoff: KeyedHeap<Entry>;
-  /** backoffQ's pods whose last attempt failed with an error (upstream entityErrorBackoffQ): they leave only when flushed. */
+  /** backoffQ's pods no plugin rejected or held: their last attempt failed with an error (upstream entityErrorBackoffQ); they leave only when flushed. */
   private readonly errorBackoff: KeyedHeap<Entry>;
   private readonly unschedulable = new Map<string, Entry>();
   /** Pods held by scheduling gates or a PreEnqueue plugin (upstream keeps them among the unschedulable ones, gated). */
