@@ -221,6 +221,28 @@ const podResourceClaim = refine(
 
 const podResourceClaimStatus = object<PodResourceClaimStatus>({ name: string, resourceClaimName: string }, ['name']);
 
+type ExtendedStatus = NonNullable<NonNullable<Pod['status']>['extendedResourceClaimStatus']>;
+
+const extendedStatusFields = object<ExtendedStatus>(
+  {
+    requestMappings: arrayOf(
+      object<ExtendedStatus['requestMappings'][number]>({ containerName: string, resourceName: string, requestName: string }, [
+        'containerName',
+        'resourceName',
+        'requestName',
+      ]),
+    ),
+    resourceClaimName: string,
+  },
+  ['resourceClaimName'],
+);
+
+/** status.extendedResourceClaimStatus (upstream PodExtendedResourceClaimStatus); requestMappings null or absent is none. */
+const podExtendedResourceClaimStatus: Decoder<ExtendedStatus> = (v, path, ctx) => {
+  const decoded = extendedStatusFields(v, path, ctx);
+  return decoded === undefined ? undefined : { ...decoded, requestMappings: decoded.requestMappings ?? [] };
+};
+
 const preemptionPolicy = oneOf<PreemptionPolicy>(['PreemptLowerPriority', 'Never']);
 
 const volume = object<Volume>(
@@ -265,6 +287,7 @@ const podStatus = object<NonNullable<Pod['status']>>({
   startTime: string,
   nominatedNodeName: string,
   resourceClaimStatuses: arrayOf(podResourceClaimStatus),
+  extendedResourceClaimStatus: podExtendedResourceClaimStatus,
 });
 
 /**

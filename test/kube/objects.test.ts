@@ -14,6 +14,7 @@ import {
   type ApiObject,
 } from '../../src/kube';
 import { podInfo } from '../../src/engine/framework/node-info';
+import { eventLabel, podSchedulingPropertiesChange } from '../../src/engine/framework/events';
 import { formatError } from '../../src/manifests';
 
 const listItem = (name: string, ns?: string, extra: Record<string, unknown> = {}) => ({
@@ -133,6 +134,58 @@ describe('kube/objects (API objects as Podplan keeps them)', () => {
       cleanObject(POD, { metadata: { name: 'c', namespace: 'shop' }, spec: { containers: [{ name: 'c' }] } }) as ApiObject,
     );
     assert.deepEqual(wrongKind, { ok: false, error: ['context/prod/Pod/shop/c: not a Node'] });
+  });
+
+  // A watched pod keeps status.extendedResourceClaimStatus, so the update that writes it is
+  // UpdatePodGeneratedResourceClaim (upstream PodSchedulingPropertiesChange's extended-claim half);
+  // a malformed one is a located error, as any other field's.
+  describe('decodes status.extendedResourceClaimStatus: an update that writes it is UpdatePodGeneratedResourceClaim', () => {
+    const mapping = { containerName: 'c', resourceName: 'example.com/gpu', requestName: 'container-0-request-0' };
+    const table: Array<{ name: string; status?: unknown; events?: string[]; error?: RegExp }> = [
+      {
+        name: 'written',
+        status: { resourceClaimName: 'a-extended-resources-x7k', requestMappings: [mapping] },
+        events: ['UnscheduledPodUpdatePodGeneratedResourceClaim'],
+      },
+      {
+        name: 'written with requestMappings null',
+        status: { resourceClaimName: 'a-x', requestMappings: null },
+        events: ['UnscheduledPodUpdatePodGeneratedResourceClaim'],
+      },
+      { name: 'absent: the plain update', events: ['UnscheduledPodUpdate'] },
+      {
+        name: 'a mapping without its requestName',
+        status: { resourceClaimName: 'a-x', requestMappings: [{ containerName: 'c', resourceName: 'r' }] },
+        error: /requestName/,
+      },
+      { name: 'no resourceClaimName', status: { requestMappings: [] }, error: /resourceClaimName/ },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const raw = (status?: unknown) =>
+          cleanObject(POD, {
+            metadata: { name: 'a', namespace: 'shop', labels: { app: 'web' } },
+            spec: { containers: [{ name: 'c' }] },
+            status: { phase: 'Pending', ...(status !== undefined ? { extendedResourceClaimStatus: status } : {}) },
+          }) as ApiObject;
+        const before = decodePod('prod', raw());
+        const after = decodePod('prod', raw(row.status));
+        assert.ok(before.ok);
+        if (row.error) {
+          assert.ok(!after.ok);
+          assert.match(after.error.join('\n'), /^context\/prod\/Pod\/shop\/a:\d+:\d+: error /);
+          assert.match(after.error.join('\n'), row.error);
+          return;
+        }
+        assert.ok(after.ok, !after.ok ? after.error.join('\n') : '');
+        if (row.status !== undefined)
+          assert.deepEqual(after.value.status?.extendedResourceClaimStatus, {
+            ...(row.status as object),
+            requestMappings: (row.status as { requestMappings: unknown }).requestMappings ?? [],
+          });
+        assert.deepEqual(podSchedulingPropertiesChange(after.value, before.value, false).map(eventLabel), row.events);
+      });
+    }
   });
 
   describe('WatchedPods: a new version that only binds the pod reuses the decoded one', () => {

@@ -211,7 +211,15 @@ export interface Pod {
     readonly nominatedNodeName?: string;
     /** The claims the ResourceClaim controller created for the pod's template entries. */
     readonly resourceClaimStatuses?: readonly PodResourceClaimStatus[];
+    /** The claim the scheduler created for the pod's extended resources backed by DRA (DynamicResources' PreBind writes it). */
+    readonly extendedResourceClaimStatus?: PodExtendedResourceClaimStatus;
   };
+}
+
+/** A pod's status.extendedResourceClaimStatus: which request of the special claim serves each container's extended resource. */
+export interface PodExtendedResourceClaimStatus {
+  readonly requestMappings: ReadonlyArray<{ readonly containerName: string; readonly resourceName: string; readonly requestName: string }>;
+  readonly resourceClaimName: string;
 }
 
 export interface ContainerImage {

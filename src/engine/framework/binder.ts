@@ -2,7 +2,7 @@
 // in-memory one. The DefaultBinder plugin calls whichever the framework was built with.
 import type { AllocationResult, ResourceClaim, ResourceClaimConsumerReference } from '../api/dra';
 import type { Result } from '../api/result';
-import type { Pod } from '../api/types';
+import type { Pod, PodExtendedResourceClaimStatus } from '../api/types';
 import { podKey } from '../api/types';
 import { errorStatus, SUCCESS, type Status } from './status';
 
@@ -56,8 +56,4 @@ export interface ClaimWriter {
   deleteClaim(namespace: string, name: string): void;
 }
 
-/** A pod's status.extendedResourceClaimStatus: which request of the special claim serves each container's extended resource. */
-export interface PodExtendedResourceClaimStatus {
-  readonly requestMappings: ReadonlyArray<{ readonly containerName: string; readonly resourceName: string; readonly requestName: string }>;
-  readonly resourceClaimName: string;
-}
+export type { PodExtendedResourceClaimStatus };

@@ -66,12 +66,13 @@ export type QueueingHint = 'Queue' | 'QueueSkip';
 
 /**
  * upstream QueueingHintFn: whether the event (the object before, undefined for an add; after,
- * undefined for a delete) may make `pod`, which this plugin rejected, schedulable. An object of
- * the wrong kind is upstream's error, which the queue takes as Queue.
+ * undefined for a delete) may make `pod`, which this plugin rejected, schedulable. A hint that
+ * fails (returns a HintError, or throws) is taken by the queue as Queue, as upstream takes a
+ * QueueingHintFn's error, and the event goes on to the other pods.
  */
 export type QueueingHintFn = (pod: Pod, oldObj: unknown, newObj: unknown) => QueueingHint | HintError;
 
-/** A hint function's error (upstream returns Queue with it, and the queue takes it as Queue). */
+/** A hint function's error (upstream's QueueingHintFn returns one with its hint; the queue takes it as Queue). */
 export interface HintError {
   readonly error: string;
 }
@@ -247,9 +248,9 @@ function resourceMap(r: Resource, asked: ReadonlySet<string>): ReadonlyMap<strin
   return out;
 }
 
-/** The pod's status.extendedResourceClaimStatus (kept by the live scheduler's objects as the API server sends it). */
+/** The pod's status.extendedResourceClaimStatus (decoded with the rest of its status). */
 function extendedStatus(pod: Pod): unknown {
-  return (pod.status as { extendedResourceClaimStatus?: unknown } | undefined)?.extendedResourceClaimStatus;
+  return pod.status?.extendedResourceClaimStatus;
 }
 
 function conditionStatuses(node: Node): Record<string, string> {

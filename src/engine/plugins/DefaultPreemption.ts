@@ -30,10 +30,6 @@ export class DefaultPreemption implements PostFilterPlugin, PreEnqueuePlugin {
   ) {}
 
   /**
-   * Upstream 1.37's PreEnqueue (async preemption): a pod whose victims are still being evicted for it
-   * is held until that is done, so it does not preempt again meanwhile.
-   */
-  /**
    * upstream EventsToRegister with async preemption (on in 1.37): a bound pod's deletion, whose hint
    * says QueueSkip (the preemptor is let in when its preemption is carried out: ForceActivate).
    */
@@ -41,6 +37,10 @@ export class DefaultPreemption implements PostFilterPlugin, PreEnqueuePlugin {
     return [{ event: clusterEvent('AssignedPod', ActionType.Delete), hint: isPodSchedulableAfterAssignedPodDeletion }];
   }
 
+  /**
+   * Upstream 1.37's PreEnqueue (async preemption): a pod whose victims are still being evicted for it
+   * is held until that is done, so it does not preempt again meanwhile.
+   */
   preEnqueue(pod: Pod): Status {
     return this.preemptionRunning?.(pod) ? unresolvable(WAITING_FOR_PREEMPTION) : SUCCESS;
   }
@@ -69,12 +69,12 @@ export class DefaultPreemption implements PostFilterPlugin, PreEnqueuePlugin {
   }
 }
 
-/** DefaultPreemptionArgs, checked as upstream ValidateDefaultPreemptionArgs does. */
 /** upstream isPodSchedulableAfterAssignedPodDeletion: never (the hold ends when the preemption is done). */
 export function isPodSchedulableAfterAssignedPodDeletion(): QueueingHint {
   return 'QueueSkip';
 }
 
+/** DefaultPreemptionArgs, checked as upstream ValidateDefaultPreemptionArgs does. */
 export function preemptionArgs(args: unknown): Result<PreemptionArgs, ArgsError> {
   const reader = new ArgsReader(NAME);
   const a = reader.object(args, [], ['minCandidateNodesPercentage', 'minCandidateNodesAbsolute']) ?? {};

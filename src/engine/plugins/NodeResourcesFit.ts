@@ -260,7 +260,6 @@ export class NodeResourcesFit implements PreFilterPlugin, FilterPlugin, PreScore
   }
 }
 
-/** LeastAllocated: the share left free, 0..100; 0 when the request exceeds capacity. */
 /** upstream isSchedulableAfterAssignedPodDelete: a bound (or nominated) pod's deletion may free room. */
 export function isSchedulableAfterAssignedPodDelete(_pod: Pod, oldObj: unknown): QueueingHint {
   const deleted = oldObj as Pod;
@@ -299,6 +298,7 @@ export function isSchedulableAfterDeviceClassEvent(pod: Pod, oldObj: unknown, ne
   return served !== undefined && asks(served) ? 'Queue' : 'QueueSkip';
 }
 
+/** LeastAllocated: the share left free, 0..100; 0 when the request exceeds capacity. */
 export function leastRequestedScore(requested: number, capacity: number): number {
   if (capacity === 0 || requested > capacity) return 0;
   return mulDiv(capacity - requested, MAX_NODE_SCORE, capacity);

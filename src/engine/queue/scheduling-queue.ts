@@ -2,8 +2,8 @@
 // QueueSort plugin, backoffQ for pods that failed recently, and
 // the unschedulable pods, which move back when a queueing hint of a plugin that rejected them says a
 // cluster event may make them schedulable (upstream isPodWorthRequeuing: the event, with the object
-// before and after, offered to the hints those plugins registered for it) or after 5 minutes at the
-// latest. Pods with scheduling gates wait, gated, until an update removes the gates; so do pods the
+// before and after, offered to the hints those plugins registered for it) or once they have waited
+// more than 5 minutes. Pods with scheduling gates wait, gated, until an update removes the gates; so do pods the
 // framework's PreEnqueue plugins hold, until their update or an event their gating plugin registered
 // lets them in. Events that come while pods are being scheduled are replayed for a pod that fails
 // (upstream's in-flight events). Each move into a queue is reported with the event's label. A gated
@@ -24,8 +24,8 @@
 // Each failure refreshes the pod's timestamp (upstream AddUnschedulablePodIfNotPresent), so among
 // pods of one priority a pod that failed goes after the pods that were waiting before it failed.
 // backoffQ is two heaps, as upstream's: pods rejected by plugins, ordered by back-off expiry and,
-// within one whole second, as activeQ orders them (lessBackoffCompletedWithPriority); pods whose
-// last attempt failed with an error, by expiry alone. When activeQ is empty, pop takes the head of
+// within one whole second, as activeQ orders them (lessBackoffCompletedWithPriority); pods no plugin
+// rejected or held (their last attempt failed with an error), by expiry alone. When activeQ is empty, pop takes the head of
 // the first heap without waiting for its back-off to end (SchedulerPopFromBackoffQ: activeQueue
 // unlockedPop, backoffQueue popBackoff); a pod backing off for an error waits for the flush.
 import type { Clock, Timer } from '../api/clock';
@@ -43,6 +43,7 @@ import {
   PopFromBackoffQ,
   ScheduleAttemptFailure,
   type ClusterEvent,
+  type QueueingHint,
   type QueueingHintEntry,
 } from '../framework/events';
 import type { QueuedPodInfo } from '../framework/interfaces';
@@ -126,7 +127,7 @@ export class SchedulingQueue {
   private readonly active: KeyedHeap<QueuedPodInfo>;
   /** backoffQ's pods rejected by plugins (upstream entityBackoffQ): pop takes its head when activeQ is empty. */
   private readonly backoff: KeyedHeap<Entry>;
-  /** backoffQ's pods whose last attempt failed with an error (upstream entityErrorBackoffQ): they leave only when flushed. */
+  /** backoffQ's pods no plugin rejected or held: their last attempt failed with an error (upstream entityErrorBackoffQ); they leave only when flushed. */
   private readonly errorBackoff: KeyedHeap<Entry>;
   private readonly unschedulable = new Map<string, Entry>();
   /** Pods held by scheduling gates or a PreEnqueue plugin (upstream keeps them among the unschedulable ones, gated). */
@@ -242,7 +243,7 @@ export class SchedulingQueue {
       const entry: Entry = { ...waiting, queued: { ...waiting.queued, info } };
       (this.gated.has(id) ? this.gated : this.unschedulable).set(id, entry);
       for (const event of podSchedulingPropertiesChange(info.pod, old, true)) {
-        const strategy = this.worthRequeuing(entry, event, old, info.pod);
+        const strategy = this.worthRequeuing(entry, event, old, info.pod, this.matchingHints(event)?.hints);
         if (strategy === 'skip') continue;
         this.takeOut(id);
         const where = this.requeue(entry, strategy, eventLabel(event));
@@ -298,11 +299,15 @@ export class SchedulingQueue {
    * AddUnschedulablePodIfNotPresent). The events that came while it was being scheduled are offered
    * to their hints (upstream determineSchedulingHintForInFlightPod): one answered Queue, it goes to
    * backoffQ (activeQ once its back-off is over); none did, it waits among the unschedulable pods.
-   * Without rejectors (an error) it backs off.
+   * Without rejectors (an error) it backs off. A pod no longer in flight (deleted while it was being
+   * scheduled or bound) is not added back (upstream handleSchedulingFailure drops a pod the informer
+   * cache no longer has).
    */
   addUnschedulable(queued: QueuedPodInfo, rejectors: ReadonlySet<string>): void {
     const id = queued.info.id;
-    const latest = this.inFlight.get(id)?.queued.info ?? queued.info;
+    const flying = this.inFlight.get(id);
+    if (!flying) return;
+    const latest = flying.queued.info;
     const events = this.eventsSince(id);
     this.leaveFlight(id);
     this.countFailure(id, rejectors.size === 0);
@@ -311,7 +316,7 @@ export class SchedulingQueue {
     if (rejectors.size === 0) strategy = 'afterBackoff';
     else {
       for (const e of events) {
-        strategy = this.worthRequeuing(entry, e.event, e.oldObj, e.newObj);
+        strategy = this.worthRequeuing(entry, e.event, e.oldObj, e.newObj, this.matchingHints(e.event)?.hints);
         if (strategy !== 'skip') break;
       }
     }
@@ -334,10 +339,21 @@ export class SchedulingQueue {
   onEvent(event: ClusterEvent, oldObj?: unknown, newObj?: unknown, preCheck?: (pod: Pod) => boolean): void {
     if (!this.isEventOfInterest(event)) return;
     const label = eventLabel(event);
-    for (const [id, entry] of [...this.unschedulable, ...this.gated]) {
-      if (preCheck && !preCheck(entry.queued.info.pod)) continue;
-      if (entry.gatingPlugin !== undefined && !isWildCard(event) && !this.gatingPluginCares(entry.gatingPlugin, event)) continue;
-      const strategy = this.worthRequeuing(entry, event, oldObj, newObj);
+    // The hints registered for the event, found once: a pod none of whose rejectors has one stays
+    // (as worthRequeuing would say, without asking it). The pods to ask are taken first, as moving
+    // one may hold it again among the held pods.
+    const matching = isWildCard(event) ? undefined : this.matchingHints(event);
+    const candidates: Array<readonly [string, Entry]> = [];
+    for (const waiting of [this.unschedulable, this.gated]) {
+      for (const [id, entry] of waiting) {
+        if (matching && entry.rejectors.size > 0 && !hasAny(entry.rejectors, matching.plugins)) continue;
+        if (preCheck && !preCheck(entry.queued.info.pod)) continue;
+        if (entry.gatingPlugin !== undefined && !isWildCard(event) && !this.gatingPluginCares(entry.gatingPlugin, event)) continue;
+        candidates.push([id, entry]);
+      }
+    }
+    for (const [id, entry] of candidates) {
+      const strategy = this.worthRequeuing(entry, event, oldObj, newObj, matching?.hints);
       if (strategy === 'skip') continue;
       this.takeOut(id);
       this.requeue(entry, strategy, label);
@@ -346,17 +362,29 @@ export class SchedulingQueue {
   }
 
   /**
-   * Asks the PreEnqueue plugins again about the pods they hold (upstream Activate after a pod's
-   * preemption was carried out, event ForceActivate): those they let go now enter the queue.
+   * upstream Activate (after the pod's preemption was carried out, event ForceActivate): a pod
+   * waiting among the unschedulable or held pods goes to activeQ, its PreEnqueue plugins asked again;
+   * one in backoffQ goes to activeQ at once; one in flight has the event recorded for it alone, so
+   * it is retried after its back-off when it fails. Returns whether it was moved.
    */
-  recheckHeld(): void {
-    if (!this.options.preEnqueue) return;
+  activate(id: string): boolean {
     const label = eventLabel(EventForceActivate);
-    for (const [id, entry] of this.gated) {
-      if (this.isGated(entry.queued.info) !== undefined) continue;
-      this.gated.delete(id);
-      this.moveToActive(entry, label, false);
+    const waiting = this.unschedulable.get(id) ?? this.gated.get(id);
+    if (waiting) {
+      this.takeOut(id);
+      return this.moveToActive(waiting, label, false);
     }
+    for (const heap of [this.backoff, this.errorBackoff]) {
+      const backingOff = heap.get(id);
+      if (!backingOff) continue;
+      heap.delete(id);
+      const moved = this.moveToActive(backingOff, label, true);
+      this.notify();
+      return moved;
+    }
+    const flying = this.inFlight.get(id);
+    if (flying) this.recordInFlight(EventForceActivate, undefined, flying.queued.info.pod);
+    return false;
   }
 
   /** Moves pods whose backoff has ended to activeQ, from both heaps (also run every second once started). */
@@ -374,16 +402,24 @@ export class SchedulingQueue {
     if (moved) this.notify();
   }
 
-  /** Retries pods that have been unschedulable (or held) for longer than the limit (also run every 30 s; upstream UnschedulableTimeout). */
+  /**
+   * Retries pods that have been unschedulable (or held) for longer than the limit, strictly (also
+   * run every 30 s; upstream flushUnschedulableEntitiesLeftover, event UnschedulableTimeout). When
+   * it moved one, the event is recorded for the pods in flight, as any event (a wildcard: they are
+   * retried after their back-off when they fail).
+   */
   flushUnschedulableLeftover(): void {
     const now = this.options.clock.now();
     const label = eventLabel(EventUnschedulableTimeout);
+    let flushed = false;
     for (const [id, entry] of [...this.unschedulable, ...this.gated]) {
-      if (now - Math.max(entry.failedAt, entry.flushedAt ?? -Infinity) >= this.maxUnschedulableMs) {
+      if (now - Math.max(entry.failedAt, entry.flushedAt ?? -Infinity) > this.maxUnschedulableMs) {
         this.takeOut(id);
         this.requeue({ ...entry, flushedAt: now }, 'afterBackoff', label);
+        flushed = true;
       }
     }
+    if (flushed && this.inFlight.size > 0) this.recordInFlight(EventUnschedulableTimeout, undefined, undefined);
   }
 
   /**
@@ -454,23 +490,41 @@ export class SchedulingQueue {
    * aside), after back-off; else after back-off when a hint of a plugin that rejected it, registered
    * for a matching event, answers Queue (or fails: an error counts as Queue).
    */
-  private worthRequeuing(entry: Entry, event: ClusterEvent, oldObj: unknown, newObj: unknown): Strategy {
+  private worthRequeuing(
+    entry: Entry,
+    event: ClusterEvent,
+    oldObj: unknown,
+    newObj: unknown,
+    /** The hints registered for the event (matchingHints); undefined without hints. */
+    matching: readonly QueueingHintEntry[] | undefined,
+  ): Strategy {
     if (entry.rejectors.size === 0) return 'afterBackoff';
     if (isWildCard(event)) {
       const target = newObj as Pod | undefined;
       if (target?.metadata?.uid !== undefined && target.metadata.uid !== entry.queued.info.pod.metadata.uid) return 'skip';
       return 'afterBackoff';
     }
-    const hints = this.options.queueingHints;
-    if (!hints) return 'afterBackoff';
+    if (!matching) return 'afterBackoff';
     const pod = entry.queued.info.pod;
-    for (const h of hints) {
-      if (!entry.rejectors.has(h.plugin) || !matchClusterEvents(h.event, event)) continue;
-      const hint = h.hint(pod, oldObj, newObj);
-      if (hint === 'QueueSkip') continue;
+    for (const h of matching) {
+      if (!entry.rejectors.has(h.plugin)) continue;
+      if (askHint(h, pod, oldObj, newObj) === 'QueueSkip') continue;
       return 'afterBackoff';
     }
     return 'skip';
+  }
+
+  /**
+   * The profile's hints registered for an event matching `event`, in their order, and their plugins;
+   * undefined without hints (every event moves every rejected pod).
+   */
+  private matchingHints(
+    event: ClusterEvent,
+  ): { readonly hints: readonly QueueingHintEntry[]; readonly plugins: ReadonlySet<string> } | undefined {
+    const all = this.options.queueingHints;
+    if (!all) return undefined;
+    const hints = all.filter((h) => matchClusterEvents(h.event, event));
+    return { hints, plugins: new Set(hints.map((h) => h.plugin)) };
   }
 
   /** Takes a waiting pod out of the unschedulable or held pods. */
@@ -530,7 +584,8 @@ export class SchedulingQueue {
 
   /**
    * upstream moveToBackoffQ: PreEnqueue runs on entry (SchedulerPopFromBackoffQ); the error heap when
-   * its last attempt failed with an error, else the heap pop takes from (so it is ready).
+   * no plugin rejected or held it (upstream backoffQueue.add: no unschedulable nor pending plugins),
+   * else the heap pop takes from (so it is ready).
    */
   private moveToBackoff(entry: Entry, label: string): boolean {
     const checked = this.gate(entry);
@@ -539,7 +594,7 @@ export class SchedulingQueue {
       return false;
     }
     this.options.onIncoming?.('backoff', label);
-    if (this.failureCounts(checked.queued.info.id).errors > 0) this.errorBackoff.upsert(checked);
+    if (checked.rejectors.size === 0) this.errorBackoff.upsert(checked);
     else {
       this.backoff.upsert(checked);
       this.notify();
@@ -601,6 +656,24 @@ export class SchedulingQueue {
   private notify(): void {
     for (const listener of this.listeners) listener();
   }
+}
+
+/**
+ * A hint's answer; one that fails (returns a HintError, or throws) is Queue, as upstream's
+ * isPodWorthRequeuing takes a QueueingHintFn's error, so the pod is not stuck among the unschedulable ones.
+ */
+function askHint(entry: QueueingHintEntry, pod: Pod, oldObj: unknown, newObj: unknown): QueueingHint {
+  try {
+    const hint = entry.hint(pod, oldObj, newObj);
+    return hint === 'QueueSkip' ? 'QueueSkip' : 'Queue';
+  } catch {
+    return 'Queue';
+  }
+}
+
+function hasAny(set: ReadonlySet<string>, of: ReadonlySet<string>): boolean {
+  for (const x of set) if (of.has(x)) return true;
+  return false;
 }
 
 /** upstream alignToWindow: the whole second (of the injected clock's milliseconds) `ms` falls in. */

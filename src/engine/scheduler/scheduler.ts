@@ -57,6 +57,8 @@ export interface DeliveredEvent {
   readonly event: ClusterEvent;
   readonly oldObj: unknown;
   readonly newObj: unknown;
+  /** The pods the event is for (upstream's PreEnqueueCheck: a nominated pod's room freed concerns those of lower or equal priority); all when absent. */
+  readonly preCheck?: (pod: Pod) => boolean;
 }
 
 /** A pod the scheduler cannot take at all (malformed requests): reported, never queued. */
@@ -96,6 +98,12 @@ export interface SchedulerOptions {
   readonly backoff?: { readonly initialBackoffMs?: number; readonly maxBackoffMs?: number };
   /** A pod entered one of the queues, by which event (upstream's scheduler_queue_incoming_pods_total). */
   readonly onQueueIncoming?: (queue: 'active' | 'backoff' | 'unschedulable', event: string) => void;
+  /**
+   * A cluster event the scheduler made itself, after its own queue heard it (an assumed pod
+   * forgotten when its binding failed; its own confirmation of a bound pod): other schedulers'
+   * queues on the same cache should hear it too.
+   */
+  readonly onOwnEvent?: (event: DeliveredEvent) => void;
 }
 
 export class Scheduler {
@@ -156,7 +164,7 @@ export class Scheduler {
   onPodAdd(pod: Pod): readonly DeliveredEvent[] {
     if (pod.spec.nodeName) {
       const events = this.cacheChanged(this.options.cache.addPod(pod), [EventAssignedPodAdd], undefined, pod);
-      this.queue.delete(podId(pod));
+      this.forgetPending(podId(pod));
       return events;
     }
     if (!this.responsibleFor(pod)) return [];
@@ -183,22 +191,47 @@ export class Scheduler {
           ? this.cacheChanged(this.options.cache.updatePod(pod), podSchedulingPropertiesChange(pod, known.pod, false), known.pod, pod)
           : this.cacheChanged(this.options.cache.addPod(pod), [EventAssignedPodAdd], undefined, pod);
       // Bound (by this scheduler or another): it is no longer anyone's to schedule.
-      this.queue.delete(podId(pod));
-      this.nominated.remove(podId(pod));
+      this.forgetPending(podId(pod));
       return events;
     }
     const info = podInfo(pod);
     const old = info.ok ? this.queue.pendingPod(info.value.id) : undefined;
     if (info.ok && this.responsibleFor(pod)) this.queue.update(info.value);
+    const nominatedBefore = old?.status?.nominatedNodeName;
+    // upstream UpdateNominatedPod: the nomination follows the pod's; one cleared is removed (a pod
+    // nominated in memory only, by preemption, keeps it while the pod says none before and after).
     if (info.ok && pod.status?.nominatedNodeName) this.nominated.nominate(info.value, pod.status.nominatedNodeName);
+    else if (info.ok && nominatedBefore) this.nominated.remove(info.value.id);
     // upstream updatePodInSchedulingQueue: a pod whose nominated node changed no longer holds room
     // there, for pods of lower or equal priority (as if it were deleted from it).
-    const nominatedBefore = old?.status?.nominatedNodeName;
-    if (old && nominatedBefore && nominatedBefore !== pod.status?.nominatedNodeName) {
-      const priority = podPriority(old);
-      this.queue.onEvent(EventAssignedPodDelete, old, undefined, (p) => podPriority(p) <= priority);
-    }
+    if (old && nominatedBefore && nominatedBefore !== pod.status?.nominatedNodeName) return [this.nominationGone(old)];
     return [];
+  }
+
+  /**
+   * The pod is bound, or deleted, and another scheduler applied the change to the shared cache: it
+   * leaves this scheduler's queue and nominated pods (upstream's one queue and nominator).
+   */
+  forgetPending(id: string): void {
+    this.queue.delete(id);
+    this.nominated.remove(id);
+  }
+
+  /**
+   * upstream getLEPriorityPreCheck: a pod nominated to a node lost it (deleted, or nominated
+   * elsewhere); the room it held is freed for pods of lower or equal priority (AssignedPodDelete of
+   * it as it was).
+   */
+  private nominationGone(pod: Pod): DeliveredEvent {
+    const priority = podPriority(pod);
+    const delivered: DeliveredEvent = {
+      event: EventAssignedPodDelete,
+      oldObj: pod,
+      newObj: undefined,
+      preCheck: (p) => podPriority(p) <= priority,
+    };
+    this.queue.onEvent(delivered.event, delivered.oldObj, delivered.newObj, delivered.preCheck);
+    return delivered;
   }
 
   /** A pod seen deleted; returns the cluster events its queue was told of. */
@@ -208,10 +241,7 @@ export class Scheduler {
     if (info.ok) this.queue.delete(info.value.id);
     this.nominated.remove(podId(pod));
     // upstream deletePodFromSchedulingQueue: a nominated pod's room is freed for pods of lower or equal priority.
-    if (!pod.spec.nodeName && pod.status?.nominatedNodeName) {
-      const priority = podPriority(pod);
-      this.queue.onEvent(EventAssignedPodDelete, pod, undefined, (p) => podPriority(p) <= priority);
-    }
+    if (!pod.spec.nodeName && pod.status?.nominatedNodeName) return [...events, this.nominationGone(pod)];
     return events;
   }
 
@@ -283,7 +313,17 @@ export class Scheduler {
     }
     const commit = await framework.commit(state, info, result.candidates, result.diagnosis, {
       assume: (node) => statusOf(cache.assumePod(info.pod, node)),
-      forget: () => void cache.forgetPod(info.pod),
+      // upstream handleBindingCycleError: the forgotten pod's room is freed as by its deletion
+      // (AssignedPodDelete of the assumed pod), for every pod but itself.
+      forget: (node) => {
+        if (cache.forgetPod(info.pod).ok)
+          this.ownEvent({
+            event: EventAssignedPodDelete,
+            oldObj: boundPodInfo(info, node).pod,
+            newObj: undefined,
+            preCheck: (p) => p.metadata.uid !== info.pod.metadata.uid,
+          });
+      },
     });
     if (!commit.ok) {
       // Seen bound meanwhile (another scheduler won the binding): nothing is left to retry.
@@ -297,7 +337,8 @@ export class Scheduler {
     this.queue.done(info.id);
     this.nominated.remove(info.id);
     // Where nothing watches, the scheduler's own confirmation is the AssignedPodAdd a watch would bring.
-    if (this.options.confirmedBy !== 'watch') this.queue.onEvent(EventAssignedPodAdd, undefined, boundPodInfo(info, commit.node).pod);
+    if (this.options.confirmedBy !== 'watch')
+      this.ownEvent({ event: EventAssignedPodAdd, oldObj: undefined, newObj: boundPodInfo(info, commit.node).pod });
     const victims = this.evictedFor.get(info.key);
     this.evictedFor.delete(info.key);
     preemption ??= this.preemptionFor.get(info.key);
@@ -305,6 +346,12 @@ export class Scheduler {
     // The placing cycle's diagnosis, with what the preemption before it weighed.
     const diagnosis = victims && preemption ? { ...commit.diagnosis, preemption } : commit.diagnosis;
     return this.record({ pod: info.key, node: commit.node, diagnosis, attempts: queued.attempts, ...(victims ? { victims } : {}) });
+  }
+
+  /** An event the scheduler made itself: its queue hears it, then the other schedulers' (onOwnEvent). */
+  private ownEvent(delivered: DeliveredEvent): void {
+    this.queue.onEvent(delivered.event, delivered.oldObj, delivered.newObj, delivered.preCheck);
+    this.options.onOwnEvent?.(delivered);
   }
 
   /** A cycle's state, carrying the nominated pods when there are any. */

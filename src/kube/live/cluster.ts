@@ -175,6 +175,17 @@ const EVENT_KINDS: Readonly<Record<string, { readonly resource: EventResource; r
 };
 
 /** The ClusterObjects part of a mirror's model: everything the engine reads but its nodes and pods (named once, in ClusterObjects). */
+/**
+ * The cluster event an informer's change of one object makes, from the object as last seen and as
+ * it is now (undefined: not seen, or gone or left out): Add, Delete or Update by those alone, so an
+ * `add` of an object seen before (a relist) is an Update, and one that no longer decodes a Delete.
+ */
+export function objectEvent(resource: EventResource, before: unknown, after: unknown): DeliveredEvent | undefined {
+  if (before === undefined && after === undefined) return undefined;
+  const action = before === undefined ? ActionType.Add : after === undefined ? ActionType.Delete : ActionType.Update;
+  return { event: clusterEvent(resource, action), oldObj: before, newObj: after };
+}
+
 function clusterObjects(mirror: ClusterMirror): ClusterObjects {
   const { nodes: _nodes, pods: _pods, ...objects } = mirror.model().cluster;
   return objects;
@@ -258,9 +269,8 @@ export function startInformers(
       const after = event.type === 'delete' || !file ? undefined : kind.decoded(file);
       if (after === undefined) lastSeen.delete(key);
       else lastSeen.set(key, after);
-      const action = event.type === 'add' ? ActionType.Add : event.type === 'delete' ? ActionType.Delete : ActionType.Update;
-      if (objectsSynced && (before !== undefined || after !== undefined))
-        pending.push({ event: clusterEvent(kind.resource, before === undefined ? ActionType.Add : action), oldObj: before, newObj: after });
+      const delivered = objectEvent(kind.resource, before, after);
+      if (objectsSynced && delivered) pending.push(delivered);
     }
     if (!objectsSynced || handOver) return;
     handOver = Promise.resolve().then(() => {

@@ -169,10 +169,9 @@ export class LiveScheduler {
       planWriteDelayMs: options.planWriteDelayMs ?? LIVE_DEFAULTS.planWriteDelayMs,
     };
     const profiles = [...options.profiles, ...(options.podSets ? [options.podSets.profile] : [])];
-    this.schedulers = profiles.map(({ schedulerName, framework }) => ({
-      name: schedulerName,
+    this.schedulers = profiles.map(({ schedulerName, framework }) => {
       // A live scheduler deletes no pod: preemption only nominates, so a preemptor never lands on a node its victims still use.
-      scheduler: new Scheduler({
+      const scheduler: Scheduler = new Scheduler({
         framework,
         cache: options.cache,
         clock: options.clock,
@@ -187,8 +186,11 @@ export class LiveScheduler {
           if (entry) entry.count++;
           else this.queueIncoming.set(key, { queue, event, count: 1 });
         },
-      }),
-    }));
+        // A forgotten assumed pod (its binding failed) frees room for every profile's pods.
+        onOwnEvent: (delivered) => this.deliverToOthers(scheduler, [delivered]),
+      });
+      return { name: schedulerName, scheduler };
+    });
     for (const { scheduler } of this.schedulers) {
       scheduler.queue.onReady(() => this.kick());
       scheduler.queue.start();
@@ -221,7 +223,7 @@ export class LiveScheduler {
     this.options.podSets?.coordinator.podDeleted(pod);
     this.fanOut(
       (s) => s.onPodDelete(pod),
-      (s) => s.queue.delete(id),
+      (s) => s.forgetPending(id),
     );
     this.podSetPodChanged(pod);
   }
@@ -518,7 +520,7 @@ export class LiveScheduler {
       // handlers, an add (the scheduler tells AssignedPodAdd from a bound pod's update).
       this.fanOut(
         (s) => (event === 'add' ? s.onPodAdd(pod) : s.onPodUpdate(pod)),
-        (s) => s.queue.delete(id),
+        (s) => s.forgetPending(id),
       );
       this.podSetPodChanged(pod);
       return;
@@ -531,7 +533,7 @@ export class LiveScheduler {
     if (event === 'add') {
       this.options.podSets?.coordinator.podAdded(pod);
       owner.onPodAdd(pod);
-    } else owner.onPodUpdate(pod);
+    } else this.deliverToOthers(owner, owner.onPodUpdate(pod));
   }
 
   /**
@@ -543,9 +545,16 @@ export class LiveScheduler {
     const [first, ...others] = this.schedulers;
     if (!first) return;
     const events = apply(first.scheduler);
-    for (const { scheduler } of others) {
-      forOthers?.(scheduler);
-      for (const { event, oldObj, newObj } of events) scheduler.queue.onEvent(event, oldObj, newObj);
+    for (const { scheduler } of others) forOthers?.(scheduler);
+    this.deliverToOthers(first.scheduler, events);
+  }
+
+  /** Events one scheduler's queue heard (with their preCheck) told to every other scheduler's queue. */
+  private deliverToOthers(from: Scheduler, events: readonly DeliveredEvent[]): void {
+    if (events.length === 0) return;
+    for (const { scheduler } of this.schedulers) {
+      if (scheduler === from) continue;
+      for (const { event, oldObj, newObj, preCheck } of events) scheduler.queue.onEvent(event, oldObj, newObj, preCheck);
     }
   }
 
@@ -674,7 +683,8 @@ export class LiveScheduler {
       })
       .finally(() => {
         this.preempting.delete(preemptor);
-        for (const { scheduler } of this.schedulers) scheduler.queue.recheckHeld();
+        // upstream Activate of the preemptor alone (its DefaultPreemption PreEnqueue now lets it in).
+        entry?.scheduler.queue.activate(preemptor);
       });
   }
 }

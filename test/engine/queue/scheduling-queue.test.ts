@@ -384,6 +384,42 @@ describe('engine/queue/scheduling-queue', () => {
 
   // upstream isPodWorthRequeuing: only the hints of the plugins that rejected the pod are asked, only
   // for events they registered; one Queue moves it (activeQ here: its back-off is over).
+  // upstream isPodWorthRequeuing: a QueueingHintFn's error is logged and taken as Queue, so the pod
+  // does not stay stuck; the event goes on to the other pods.
+  describe('takes a hint that fails (returns an error or throws) as Queue, and goes on with the event', () => {
+    const table: Array<[name: string, hint: QueueingHintEntry['hint'], where: QueueName]> = [
+      ['QueueSkip: stays', () => 'QueueSkip', 'unschedulable'],
+      ['Queue: moved', () => 'Queue', 'backoff'],
+      ['an error returned: moved', () => ({ error: 'unexpected object' }), 'backoff'],
+      [
+        'thrown: moved',
+        () => {
+          throw new TypeError('cannot read properties of undefined');
+        },
+        'backoff',
+      ],
+    ];
+    for (const [name, hint, where] of table) {
+      it(name, () => {
+        const clock = new ManualClock(0);
+        const queue = new SchedulingQueue({
+          clock,
+          less: byPriority,
+          queueingHints: [
+            { plugin: 'Tested', event: EventNodeAdd, hint },
+            { plugin: 'Other', event: EventNodeAdd, hint: () => 'Queue' },
+          ],
+        });
+        queue.add(makePod('a').info);
+        failOnce(queue, 'Tested');
+        queue.add(makePod('b').info);
+        failOnce(queue, 'Other');
+        queue.onEvent(EventNodeAdd, undefined, makeNode('n').obj);
+        assert.deepEqual([queue.whereIs('uid-default-a'), queue.whereIs('uid-default-b')], [where, 'backoff']);
+      });
+    }
+  });
+
   describe('moves an unschedulable pod back only when a hint of a plugin that rejected it says Queue', () => {
     const table: Array<
       [
@@ -536,6 +572,57 @@ describe('engine/queue/scheduling-queue', () => {
     });
   });
 
+  // upstream handleSchedulingFailure: a pod no longer in the informer cache (deleted while it was
+  // being scheduled or bound) is not added back; the queue, told of the deletion, no longer has it
+  // in flight, and a failure reported for it afterwards leaves no trace.
+  describe('drops the failure of a pod deleted while it was in flight', () => {
+    const table: Array<[name: string, fail: (queue: SchedulingQueue, popped: QueuedPodInfo) => void]> = [
+      ['rejected by plugins (addUnschedulable)', (queue, popped) => queue.addUnschedulable(popped, new Set(['NodeResourcesFit']))],
+      ['failed with an error, e.g. its binding (addBackoff)', (queue, popped) => queue.addBackoff(popped)],
+    ];
+    for (const [name, fail] of table) {
+      it(name, () => {
+        const incoming: string[] = [];
+        const clock = new ManualClock(0);
+        const queue = new SchedulingQueue({ clock, less: byPriority, onIncoming: (q, e) => incoming.push(`${q}/${e}`) });
+        queue.add(makePod('p').info);
+        const popped = queue.pop();
+        assert.ok(popped);
+        queue.delete(popped.info.id);
+        fail(queue, popped);
+        assert.equal(queue.whereIs(popped.info.id), undefined);
+        assert.deepEqual(queue.failureCounts(popped.info.id), { unschedulable: 0, errors: 0 });
+        assert.deepEqual(queue.counts(), { active: 0, backoff: 0, unschedulable: 0, gated: 0, inFlight: 0 });
+        assert.deepEqual(incoming, ['active/UnscheduledPodAdd']);
+      });
+    }
+  });
+
+  // upstream moveEntitiesToActiveOrBackoffQueue, called by the flush only when it moves a pod:
+  // UnschedulableTimeout is then recorded for the pods in flight (addEventIfAnyInFlight), and, a
+  // wildcard, it requeues one that fails after its back-off.
+  describe('records the 5-minute flush for the pods in flight when it moved one', () => {
+    const table: Array<[name: string, waitingFailedAt: number, where: QueueName]> = [
+      ["a pod flushed during r's cycle: r, rejected, goes to backoffQ", 0, 'backoff'],
+      ['nothing flushed: r, rejected, waits among the unschedulable pods', 100_000, 'unschedulable'],
+    ];
+    for (const [name, waitingFailedAt, where] of table) {
+      it(name, () => {
+        const { clock, queue } = setup();
+        clock.advance(waitingFailedAt);
+        queue.add(makePod('waiting').info);
+        failOnce(queue, 'TaintToleration');
+        clock.advance(300_001 - waitingFailedAt);
+        queue.add(makePod('r').info);
+        const r = queue.pop();
+        assert.equal(r?.info.pod.metadata.name, 'r');
+        queue.flushUnschedulableLeftover();
+        queue.addUnschedulable(r, new Set(['NodeResourcesFit']));
+        assert.equal(queue.whereIs(r.info.id), where);
+      });
+    }
+  });
+
   it('puts a moved pod still backing off into backoffQ, not activeQ', () => {
     const { clock, queue } = setup();
     queue.add(makePod('p').info);
@@ -547,16 +634,36 @@ describe('engine/queue/scheduling-queue', () => {
     assert.equal(queue.whereIs(popped.info.id), 'backoff');
   });
 
-  it('retries an unschedulable pod after 5 minutes even without an event', () => {
+  it('retries an unschedulable pod after more than 5 minutes even without an event, on the 30 s flush', () => {
     const { clock, queue } = setup();
     queue.start();
     queue.add(makePod('p').info);
     const popped = failOnce(queue, 'TaintToleration');
-    clock.advance(299_000);
-    assert.equal(queue.whereIs(popped.info.id), 'unschedulable');
+    clock.advance(300_000);
+    assert.equal(queue.whereIs(popped.info.id), 'unschedulable', 'the flush at 5 minutes exactly leaves it');
     clock.advance(30_000);
     assert.equal(queue.whereIs(popped.info.id), 'active');
     queue.stop();
+  });
+
+  // upstream flushUnschedulableEntitiesLeftover: moved once currentTime.Sub(lastScheduleTime) >
+  // podMaxInUnschedulablePodsDuration (strictly more), counting from its last flush when later.
+  describe('flushes a pod unschedulable for more than the limit, not at the limit (flushUnschedulableEntitiesLeftover)', () => {
+    const table: Array<[name: string, at: number, where: QueueName]> = [
+      ['1 ms before the limit: stays', 299_999, 'unschedulable'],
+      ['at the limit: stays', 300_000, 'unschedulable'],
+      ['1 ms after the limit: moved', 300_001, 'active'],
+    ];
+    for (const [name, at, where] of table) {
+      it(name, () => {
+        const { clock, queue } = setup();
+        queue.add(makePod('p').info);
+        const popped = failOnce(queue, 'TaintToleration');
+        clock.advance(at);
+        queue.flushUnschedulableLeftover();
+        assert.equal(queue.whereIs(popped.info.id), where);
+      });
+    }
   });
 
   // upstream PriorityQueue.Update → PodSchedulingPropertiesChange: each part of the pod's own update
@@ -638,6 +745,74 @@ describe('engine/queue/scheduling-queue', () => {
     assert.equal(queue.whereIs(b.id), 'gated');
     queue.onEvent(CLAIM_ADDED);
     assert.deepEqual([queue.whereIs(b.id), ready], ['active', 2]);
+  });
+
+  // upstream backoffQueue.add: the error heap (not popped early) takes an entity with no
+  // unschedulable nor pending plugins; a PreEnqueue plugin that held it is one of its unschedulable
+  // plugins (runPreEnqueuePlugins), so a pod held after an error and let in while backing off goes to
+  // the heap pop takes from.
+  describe('sends a pod to the error back-off heap only when no plugin rejected or held it', () => {
+    const table: Array<[name: string, heldAfterError: boolean, popped: boolean]> = [
+      ['an error: the error heap, not popped early', false, false],
+      ['an error, then held at PreEnqueue and let in by its claim: popped at once', true, true],
+    ];
+    for (const [name, heldAfterError, popped] of table) {
+      it(name, () => {
+        const clock = new ManualClock(0);
+        let found = true;
+        const queue = new SchedulingQueue({ clock, less: byPriority, ...held(() => found) });
+        queue.add(makePod('p').info);
+        const p = queue.pop();
+        assert.ok(p);
+        found = !heldAfterError;
+        queue.addBackoff(p);
+        assert.equal(queue.whereIs(p.info.id), heldAfterError ? 'gated' : 'backoff');
+        found = true;
+        queue.onEvent(CLAIM_ADDED);
+        assert.equal(queue.whereIs(p.info.id), 'backoff');
+        assert.equal(queue.pop()?.info.id, popped ? p.info.id : undefined);
+      });
+    }
+  });
+
+  // upstream PriorityQueue.Activate / activate: from the unschedulable pods (PreEnqueue asked again)
+  // or backoffQ to activeQ; a pod in flight has ForceActivate recorded for it alone.
+  describe('activates one pod (ForceActivate)', () => {
+    const table: Array<{ name: string; start: 'unschedulable' | 'held' | 'still held' | 'backoff' | 'inFlight'; after: QueueName }> = [
+      { name: 'unschedulable: activeQ', start: 'unschedulable', after: 'active' },
+      { name: 'held, now let in: activeQ', start: 'held', after: 'active' },
+      { name: 'held, still held: stays held', start: 'still held', after: 'gated' },
+      { name: 'backing off: activeQ at once', start: 'backoff', after: 'active' },
+      { name: 'in flight, then rejected: backoffQ (not unschedulable)', start: 'inFlight', after: 'backoff' },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const clock = new ManualClock(0);
+        let found = true;
+        const queue = new SchedulingQueue({ clock, less: byPriority, ...held(() => found) });
+        queue.add(makePod('other').info);
+        failOnce(queue, 'NodeResourcesFit');
+        queue.add(makePod('p').info);
+        const p = queue.pop();
+        assert.ok(p);
+        if (row.start === 'inFlight') {
+          queue.activate(p.info.id);
+          queue.addUnschedulable(p, new Set(['NodeResourcesFit']));
+        } else {
+          found = row.start !== 'held' && row.start !== 'still held';
+          // An event during its cycle sends it to backoffQ, where PreEnqueue runs on entry.
+          if (row.start !== 'unschedulable') queue.onEvent(CLAIM_ADDED);
+          queue.addUnschedulable(p, new Set([row.start === 'unschedulable' ? 'NodeResourcesFit' : 'DynamicResources']));
+          assert.equal(
+            queue.whereIs(p.info.id),
+            { unschedulable: 'unschedulable', held: 'gated', 'still held': 'gated', backoff: 'backoff' }[row.start],
+          );
+          found = row.start !== 'still held';
+          queue.activate(p.info.id);
+        }
+        assert.deepEqual([queue.whereIs(p.info.id), queue.whereIs('uid-default-other')], [row.after, 'unschedulable']);
+      });
+    }
   });
 
   it('runs the PreEnqueue plugins on every move into activeQ or backoffQ: a pod they hold now waits gated', () => {

@@ -190,6 +190,27 @@ describe('engine/scheduler/scheduler', () => {
     }
   });
 
+  // upstream nominator.UpdateNominatedPod: a pending pod's nomination follows its status; one the
+  // update clears is removed, unless neither version names a node (the nomination preemption made
+  // in memory, not yet written, is kept).
+  describe("a pending pod's nomination follows its status.nominatedNodeName", () => {
+    const table: Array<{ name: string; before?: string; inMemory?: string; after?: string; node: string | undefined }> = [
+      { name: 'cleared: no longer nominated', before: 'n1', node: undefined },
+      { name: 'moved to another node: nominated there', before: 'n1', after: 'n2', node: 'n2' },
+      { name: 'set: nominated', after: 'n1', node: 'n1' },
+      { name: 'none before nor after: the nomination in memory is kept', inMemory: 'n1', node: 'n1' },
+    ];
+    for (const row of table) {
+      it(row.name, () => {
+        const pod = () => makePod('q').gate('wait');
+        const { scheduler } = setup([makeNode('n1'), makeNode('n2')], [row.before ? pod().nominatedTo(row.before) : pod()]);
+        if (row.inMemory) scheduler.nominated.nominate(pod().info, row.inMemory);
+        scheduler.onPodUpdate((row.after ? pod().nominatedTo(row.after) : pod().labels({ touched: 'yes' })).obj);
+        assert.equal(scheduler.nominated.nodeOfPod('uid-default-q'), row.node);
+      });
+    }
+  });
+
   it('waits out the back-off of a pod that failed with an error (error back-off is not popped early)', async () => {
     const { scheduler, clock } = setup([makeNode('n1')], [makePod('p')], recordingBinder(['n1']));
     const at: number[] = [];
@@ -218,6 +239,51 @@ describe('engine/scheduler/scheduler', () => {
       ['n1', 'Error'],
       ['n2', 'Success'],
     ]);
+  });
+
+  // upstream handleBindingCycleError and handleSchedulingFailure: a binding that fails forgets the
+  // assumed pod, which frees its room as its deletion would (AssignedPodDelete, not offered to the
+  // pod itself); the pod is retried after its back-off unless it was deleted meanwhile (no longer
+  // in the informer cache).
+  describe('a failed binding: the forgotten pod wakes the pods its room may help; a pod deleted during its binding is not retried', () => {
+    const table: Array<{ name: string; deleteDuringBinding: boolean; a: string | undefined; b: string }> = [
+      {
+        name: 'a binding refused: a retried after back-off, b (rejected for the room a held) moved',
+        deleteDuringBinding: false,
+        a: 'backoff',
+        b: 'backoff',
+      },
+      { name: 'a deleted while its binding runs, then refused: a gone, b moved', deleteDuringBinding: true, a: undefined, b: 'backoff' },
+    ];
+    for (const row of table) {
+      it(row.name, async () => {
+        let answer: (status: ReturnType<typeof errorStatus>) => void = () => assert.fail('no binding asked');
+        let asked: () => void = () => undefined;
+        const bindingAsked = new Promise<void>((resolve) => (asked = resolve));
+        const binder: Binder = {
+          bind: () =>
+            new Promise((resolve) => {
+              answer = resolve;
+              asked();
+            }),
+        };
+        const a = makePod('a').req({ cpu: '1' }).priority(10);
+        const { scheduler } = setup(
+          [makeNode('n1').alloc({ cpu: '1', memory: '4Gi', pods: '10' })],
+          [a, makePod('b').req({ cpu: '1' })],
+          binder,
+        );
+        const binding = scheduler.scheduleNext();
+        assert.equal((await scheduler.scheduleNext())?.node, undefined, 'b finds no room beside the assumed a');
+        assert.equal(scheduler.queue.whereIs('uid-default-b'), 'unschedulable');
+        await bindingAsked;
+        if (row.deleteDuringBinding) scheduler.onPodDelete(a.obj);
+        answer(errorStatus('the API server refused the binding'));
+        assert.equal((await binding)?.node, undefined);
+        assert.deepEqual([scheduler.queue.whereIs('uid-default-a'), scheduler.queue.whereIs('uid-default-b')], [row.a, row.b]);
+        if (row.deleteDuringBinding) assert.deepEqual(scheduler.queue.failureCounts('uid-default-a'), { unschedulable: 0, errors: 0 });
+      });
+    }
   });
 
   it('gives a pod up after repeated binding failures and says why', async () => {

@@ -7,8 +7,14 @@ import { ManualClock } from '../../../src/engine/api/clock';
 import type { Pod } from '../../../src/engine/api/types';
 import { InMemoryBinder } from '../../../src/engine/framework/binder';
 import { errorStatus } from '../../../src/engine/framework/status';
+import { seededRandom } from '../../../src/engine/api/random';
+import { mergeProfile } from '../../../src/engine/framework/profile';
+import { Framework } from '../../../src/engine/framework/runtime';
+import { DEFAULT_PROFILE } from '../../../src/engine/plugins/defaults';
+import { inTreeRegistry } from '../../../src/engine/plugins/registry';
 import { composeLiveScheduler } from '../../../src/kube/live/compose';
-import { liveCache, type LiveScheduler } from '../../../src/kube/live/scheduler';
+import type { SchedulingEffects } from '../../../src/kube/live/effects';
+import { liveCache, LiveScheduler } from '../../../src/kube/live/scheduler';
 import { makeNode, makePod } from '../../builders';
 
 function live() {
@@ -32,6 +38,42 @@ function live() {
     }
   };
   return { clock, binder, warnings, scheduler, settle };
+}
+
+/** A live scheduler with two profiles of the default plugins, `first` and `second`, over one cache. */
+function twoProfiles(refuse = false) {
+  const clock = new ManualClock(0);
+  const landed = new InMemoryBinder();
+  const binder = {
+    bind: async (pod: Pod, node: string) => (refuse ? errorStatus('the API server refused the binding') : landed.bind(pod, node)),
+    bindings: landed.bindings,
+  };
+  const registry = inTreeRegistry();
+  assert.ok(registry.ok);
+  const profile = (schedulerName: string) => {
+    const framework = Framework.build(registry.value, mergeProfile(DEFAULT_PROFILE, { schedulerName }), {
+      random: seededRandom(1),
+      binder,
+      clock,
+    });
+    assert.ok(framework.ok);
+    return { schedulerName, framework: framework.value };
+  };
+  const scheduler = new LiveScheduler({
+    clock,
+    cache: liveCache(clock, 30_000),
+    profiles: [profile('first'), profile('second')],
+    writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+    report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: () => undefined },
+  });
+  const settle = async () => {
+    for (let i = 0; i < 5; i++) {
+      clock.advance(0);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+  const incoming = () => Object.fromEntries([...scheduler.counts().queueIncoming.values()].map((e) => [`${e.queue}/${e.event}`, e.count]));
+  return { clock, binder, scheduler, settle, incoming };
 }
 
 const member = (name: string, set: string) =>
@@ -159,6 +201,116 @@ describe('kube/live/scheduler', () => {
     assert.deepEqual(scheduler.notPlaced(), []);
     scheduler.podUpdated(bound(ours('elsewhere'), 'n2'));
     assert.equal(scheduler.boundHere(), 1, 'a pod this process never tried is not counted');
+    await scheduler.stop();
+  });
+
+  // upstream has one queue and one nominator for every profile: a nominated pod's deletion or lost
+  // nomination (AssignedPodDelete of it, for pods of lower or equal priority) reaches every
+  // profile's pods, and a pod deleted or bound leaves every profile's nominated pods.
+  describe("hands a profile's nominated-pod events to the other profiles' queues", () => {
+    const table: Array<{ name: string; priority: number; change: 'delete' | 'clear'; moved: number }> = [
+      { name: 'nominated pod deleted, same priority: moved', priority: 0, change: 'delete', moved: 1 },
+      { name: 'nominated pod deleted, lower priority: stays', priority: -1, change: 'delete', moved: 0 },
+      { name: 'nomination cleared, same priority: moved', priority: 0, change: 'clear', moved: 1 },
+      { name: 'nomination cleared, lower priority: stays', priority: -1, change: 'clear', moved: 0 },
+    ];
+    for (const row of table) {
+      it(row.name, async () => {
+        const s = twoProfiles();
+        s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '1', memory: '8Gi', pods: '10' }).obj);
+        s.scheduler.podAdded(makePod('busy').req({ cpu: '1' }).node('n1').obj);
+        s.scheduler.podAdded(makePod('big').req({ cpu: '1' }).scheduler('second').obj);
+        s.scheduler.setLeading(true);
+        await s.settle();
+        s.scheduler.setLeading(false);
+        assert.equal(s.scheduler.counts().unschedulable, 1, "second's big waits for room");
+        const q = () => makePod('q').req({ cpu: '1' }).scheduler('first').gate('wait').priority(row.priority);
+        s.scheduler.podAdded(q().nominatedTo('n1').obj);
+        if (row.change === 'delete') s.scheduler.podDeleted(q().nominatedTo('n1').obj);
+        else s.scheduler.podUpdated(q().obj);
+        assert.equal(s.incoming()['backoff/AssignedPodDelete'] ?? 0, row.moved);
+        await s.scheduler.stop();
+      });
+    }
+
+    it("a pod's binding refused in one profile frees the room its assumption held for another's pods", async () => {
+      const s = twoProfiles(true);
+      s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '1', memory: '8Gi', pods: '10' }).obj);
+      s.scheduler.podAdded(makePod('a').req({ cpu: '1' }).scheduler('first').obj);
+      s.scheduler.podAdded(makePod('big').req({ cpu: '1' }).scheduler('second').obj);
+      s.scheduler.setLeading(true);
+      await s.settle();
+      assert.equal(s.incoming()['unschedulable/ScheduleAttemptFailure'], 1, 'big found no room beside the assumed a');
+      assert.equal(s.incoming()['backoff/AssignedPodDelete'], 1, 'the forgotten a moved big');
+      await s.scheduler.stop();
+    });
+
+    it('a nominated pod deleted leaves the nominated pods of its own profile when another profile applies the deletion', async () => {
+      const s = twoProfiles();
+      s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '1', memory: '8Gi', pods: '10' }).obj);
+      const q = makePod('q').req({ cpu: '1' }).scheduler('second').gate('wait').priority(10).nominatedTo('n1').obj;
+      s.scheduler.podAdded(q);
+      s.scheduler.podAdded(makePod('p').req({ cpu: '1' }).scheduler('second').obj);
+      s.scheduler.setLeading(true);
+      await s.settle();
+      assert.equal(s.binder.bindings.size, 0, 'q holds the room on n1');
+      s.scheduler.podDeleted(q);
+      await s.settle();
+      assert.deepEqual([...s.binder.bindings], [['default/p', 'n1']]);
+      await s.scheduler.stop();
+    });
+  });
+
+  // upstream async preemption: once the victims' deletions are made, Activate moves the preemptor
+  // alone to activeQ (event ForceActivate; DefaultPreemption's PreEnqueue now lets it in); pods other
+  // PreEnqueue plugins hold are not asked again (a claim created without an event leaves its pod held).
+  it('activates only the preemptor once its preemption has been carried out', async () => {
+    const clock = new ManualClock(0);
+    const binder = new InMemoryBinder();
+    let preempted: () => void = () => assert.fail('no preemption');
+    const effects: SchedulingEffects = {
+      scheduled: () => undefined,
+      failed: () => undefined,
+      event: () => undefined,
+      preempt: () => new Promise((resolve) => (preempted = () => resolve([]))),
+      inFlight: () => 0,
+      podObserved: () => undefined,
+      stop: () => Promise.resolve(),
+    };
+    const composed = composeLiveScheduler({
+      clock,
+      cache: liveCache(clock, 30_000),
+      binder,
+      effects,
+      writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+      report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: () => undefined },
+    });
+    assert.ok(composed.ok);
+    const scheduler = composed.value;
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) {
+        clock.advance(0);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const incoming = () =>
+      Object.fromEntries([...scheduler.counts().queueIncoming.values()].map((e) => [`${e.queue}/${e.event}`, e.count]));
+    scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '1', memory: '8Gi', pods: '10' }).obj);
+    scheduler.podAdded(makePod('victim').req({ cpu: '1' }).node('n1').obj);
+    scheduler.podAdded(makePod('claimant').scheduler('podplan').deviceClaims({ claim: 'gpu' }).obj);
+    scheduler.podAdded(makePod('urgent').req({ cpu: '1' }).priority(100).scheduler('podplan').obj);
+    scheduler.setLeading(true);
+    await settle();
+    assert.equal(scheduler.counts().gated, 1, 'claimant waits for its claim');
+    assert.equal(scheduler.counts().unschedulable, 1, 'urgent waits for its victim to go');
+    // The claim appears without an event (as a resync would show it): claimant stays held until one comes.
+    scheduler.objectsChanged({
+      resourceClaims: [{ metadata: { name: 'gpu', namespace: 'default', uid: 'uid-gpu' }, spec: { devices: { requests: [] } } }],
+    });
+    scheduler.setLeading(false);
+    preempted();
+    await settle();
+    assert.deepEqual([scheduler.counts().gated, scheduler.counts().active, incoming()['active/ForceActivate']], [1, 1, 1]);
     await scheduler.stop();
   });
 
