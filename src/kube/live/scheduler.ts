@@ -676,15 +676,22 @@ export class LiveScheduler {
     // Upstream's async preemption: DefaultPreemption's PreEnqueue holds the preemptor until its victims' evictions are made.
     const preemptor = podId(pod);
     this.preempting.add(preemptor);
+    let failures = 0;
     void effects
       .preempt(pod, nominatedNode, victims, lower)
       .then((failed) => {
+        failures = failed.length;
         for (const v of failed) this.awaitingDeletion.delete(v);
       })
+      .catch(() => (failures = victims.length))
       .finally(() => {
         this.preempting.delete(preemptor);
-        // upstream Activate of the preemptor alone (its DefaultPreemption PreEnqueue now lets it in).
-        entry?.scheduler.queue.activate(preemptor);
+        const queue = entry?.scheduler.queue;
+        // An eviction failed: upstream activates the preemptor at once (no deletion event will come).
+        // Else it is let in as its victims' deletion events would (backoffQ first): an immediate retry
+        // could find the victims not yet terminating in the cache and preempt them again.
+        if (failures > 0) queue?.activate(preemptor);
+        else queue?.release(preemptor);
       });
   }
 }

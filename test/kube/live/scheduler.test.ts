@@ -264,55 +264,65 @@ describe('kube/live/scheduler', () => {
   // upstream async preemption: once the victims' deletions are made, Activate moves the preemptor
   // alone to activeQ (event ForceActivate; DefaultPreemption's PreEnqueue now lets it in); pods other
   // PreEnqueue plugins hold are not asked again (a claim created without an event leaves its pod held).
-  it('activates only the preemptor once its preemption has been carried out', async () => {
-    const clock = new ManualClock(0);
-    const binder = new InMemoryBinder();
-    let preempted: () => void = () => assert.fail('no preemption');
-    const effects: SchedulingEffects = {
-      scheduled: () => undefined,
-      failed: () => undefined,
-      event: () => undefined,
-      preempt: () => new Promise((resolve) => (preempted = () => resolve([]))),
-      inFlight: () => 0,
-      podObserved: () => undefined,
-      stop: () => Promise.resolve(),
-    };
-    const composed = composeLiveScheduler({
-      clock,
-      cache: liveCache(clock, 30_000),
-      binder,
-      effects,
-      writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
-      report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: () => undefined },
+  // Once a preemption is carried out, upstream activates the preemptor only when an eviction failed
+  // (no deletion event will come); else its victims' deletion events let it in. Other held pods stay.
+  for (const [name, failed, expected] of [
+    ['every eviction made: the preemptor waits for its victims’ deletion events', [], { unschedulable: 1, active: 0, forced: undefined }],
+    ['an eviction failed: the preemptor alone is activated', ['default/victim'], { unschedulable: 0, active: 1, forced: 1 }],
+  ] as const) {
+    it(name, async () => {
+      const clock = new ManualClock(0);
+      const binder = new InMemoryBinder();
+      let preempted: () => void = () => assert.fail('no preemption');
+      const effects: SchedulingEffects = {
+        scheduled: () => undefined,
+        failed: () => undefined,
+        event: () => undefined,
+        preempt: () => new Promise((resolve) => (preempted = () => resolve(failed))),
+        inFlight: () => 0,
+        podObserved: () => undefined,
+        stop: () => Promise.resolve(),
+      };
+      const composed = composeLiveScheduler({
+        clock,
+        cache: liveCache(clock, 30_000),
+        binder,
+        effects,
+        writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+        report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: () => undefined },
+      });
+      assert.ok(composed.ok);
+      const scheduler = composed.value;
+      const settle = async () => {
+        for (let i = 0; i < 5; i++) {
+          clock.advance(0);
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      };
+      const incoming = () =>
+        Object.fromEntries([...scheduler.counts().queueIncoming.values()].map((e) => [`${e.queue}/${e.event}`, e.count]));
+      scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '1', memory: '8Gi', pods: '10' }).obj);
+      scheduler.podAdded(makePod('victim').req({ cpu: '1' }).node('n1').obj);
+      scheduler.podAdded(makePod('claimant').scheduler('podplan').deviceClaims({ claim: 'gpu' }).obj);
+      scheduler.podAdded(makePod('urgent').req({ cpu: '1' }).priority(100).scheduler('podplan').obj);
+      scheduler.setLeading(true);
+      await settle();
+      assert.equal(scheduler.counts().gated, 1, 'claimant waits for its claim');
+      assert.equal(scheduler.counts().unschedulable, 1, 'urgent waits for its victim to go');
+      // The claim appears without an event (as a resync would show it): claimant stays held until one comes.
+      scheduler.objectsChanged({
+        resourceClaims: [{ metadata: { name: 'gpu', namespace: 'default', uid: 'uid-gpu' }, spec: { devices: { requests: [] } } }],
+      });
+      scheduler.setLeading(false);
+      preempted();
+      await settle();
+      assert.deepEqual(
+        [scheduler.counts().gated, scheduler.counts().unschedulable, scheduler.counts().active, incoming()['active/ForceActivate']],
+        [1, expected.unschedulable, expected.active, expected.forced],
+      );
+      await scheduler.stop();
     });
-    assert.ok(composed.ok);
-    const scheduler = composed.value;
-    const settle = async () => {
-      for (let i = 0; i < 5; i++) {
-        clock.advance(0);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-    };
-    const incoming = () =>
-      Object.fromEntries([...scheduler.counts().queueIncoming.values()].map((e) => [`${e.queue}/${e.event}`, e.count]));
-    scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '1', memory: '8Gi', pods: '10' }).obj);
-    scheduler.podAdded(makePod('victim').req({ cpu: '1' }).node('n1').obj);
-    scheduler.podAdded(makePod('claimant').scheduler('podplan').deviceClaims({ claim: 'gpu' }).obj);
-    scheduler.podAdded(makePod('urgent').req({ cpu: '1' }).priority(100).scheduler('podplan').obj);
-    scheduler.setLeading(true);
-    await settle();
-    assert.equal(scheduler.counts().gated, 1, 'claimant waits for its claim');
-    assert.equal(scheduler.counts().unschedulable, 1, 'urgent waits for its victim to go');
-    // The claim appears without an event (as a resync would show it): claimant stays held until one comes.
-    scheduler.objectsChanged({
-      resourceClaims: [{ metadata: { name: 'gpu', namespace: 'default', uid: 'uid-gpu' }, spec: { devices: { requests: [] } } }],
-    });
-    scheduler.setLeading(false);
-    preempted();
-    await settle();
-    assert.deepEqual([scheduler.counts().gated, scheduler.counts().active, incoming()['active/ForceActivate']], [1, 1, 1]);
-    await scheduler.stop();
-  });
+  }
 
   it('holds a trigger until the triggers it dependsOn have complete plans', async () => {
     const s = live();
