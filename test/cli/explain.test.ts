@@ -472,7 +472,7 @@ profiles:
         const editor = await explainInPlan(pod, analysis, { podSet: 'second', historyId: 3 }, history);
         assert.match(
           editor?.judgedOn ?? '',
-          /The plan was recorded before the history kept the pods the sets planned before it placed: if ScheduleTrigger second depends on other sets, their pods are missing here\.$/,
+          /The plan was recorded before the history kept the pods the sets planned before it placed \(history schema version 10\): if ScheduleTrigger second depends on other sets, their pods are missing here\.$/,
         );
       } finally {
         history.close();

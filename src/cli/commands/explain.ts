@@ -4,6 +4,7 @@
 // engine's explain report (src/engine/explain/report.ts), the same value the editor's views read.
 import { podKey, type ClusterSnapshot, type Pod } from '../../engine/api/types';
 import { deviceFailureText } from '../../engine/explain/devices';
+import { placedBeforeWords } from '../../engine/explain/placed-before-words';
 import { podReport, type NodeDetail, type PodReport, type PreemptionReport } from '../../engine/explain/report';
 import { nodeVerdicts, type FilterFailure, type NodeVerdict, type Shortfall } from '../../engine/explain/verdicts';
 import type { Diagnosis, NodeScoreRecord } from '../../engine/framework/diagnosis';
@@ -381,15 +382,8 @@ async function explainStored(
 
 /** Where a stored plan's pod is judged, in words: the cluster as that plan saw it, and what of it the history did not keep. */
 function judgedOn(found: StoredForExplain): string {
-  const before = found.placedBefore;
-  const placed = before?.length
-    ? ` (with the ${before.length === 1 ? 'pod' : `${before.length} pods`} the sets planned before it placed on their nodes)`
-    : '';
-  const unknown =
-    before === undefined && found.summary.trigger !== undefined
-      ? ` The plan was recorded before the history kept the pods the sets planned before it placed (history schema version 10): if ScheduleTrigger ${found.summary.trigger} depends on other sets, their pods are missing here.`
-      : '';
-  return `judged on the cluster that plan was made on${placed}, with its other pods on their planned nodes, under the profile it was made with.${unknown}`;
+  const { seen, unknown } = placedBeforeWords(found.placedBefore, found.summary.trigger);
+  return `judged on the cluster that plan was made on${seen}, with its other pods on their planned nodes, under the profile it was made with.${unknown}`;
 }
 
 function more(count: number, shown: number): string {

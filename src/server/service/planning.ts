@@ -6,6 +6,7 @@ import { CPU, MEMORY, PODS } from '../../engine/api/resources';
 import { podKey, type Pod } from '../../engine/api/types';
 import { explain } from '../../engine/explain/explain';
 import { deviceFailureText } from '../../engine/explain/devices';
+import { placedBeforeWords } from '../../engine/explain/placed-before-words';
 import { deviceVerdicts, podReport, type NodeDevices } from '../../engine/explain/report';
 import { deviceId } from '../../engine/plugins/dynamicresources/allocator';
 import { deviceUse } from '../../engine/plugins/dynamicresources/plan-devices';
@@ -502,13 +503,7 @@ export async function explainInPlan(
         const d = cycle.node !== undefined ? { ...cycle.diagnosis, chosenNode: cycle.node } : cycle.diagnosis;
         lacks = whatItLacks(storedPod ?? p, analysis, d, planned.value, framework.value.framework);
         nodes = storedCluster.nodes.map((n) => n.metadata.name);
-        const seen = before?.length
-          ? ` (with the ${before.length === 1 ? 'pod' : `${before.length} pods`} the sets planned before it placed on their nodes)`
-          : '';
-        const unknown =
-          before === undefined && stored.value.trigger !== undefined
-            ? ` The plan was recorded before the history kept the pods the sets planned before it placed: if ScheduleTrigger ${stored.value.trigger} depends on other sets, their pods are missing here.`
-            : '';
+        const { seen, unknown } = placedBeforeWords(before, stored.value.trigger);
         judgedOn = `Judged on the cluster plan #${id} was made on${seen}, as it left it (its other pods on their nodes), with the profile it was made with.${unknown}`;
       }
     } else
