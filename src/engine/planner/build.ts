@@ -56,7 +56,7 @@ export interface PlanInput {
   readonly now: number;
   /** A MILP solver for the exact planner and the bound beside every plan, when the process has one. */
   readonly solver?: SolverSettings;
-  /** Pods other sets' plans put on the snapshot before this one (plan-all's fixpoint): recorded on the plan (Plan.placedBefore). */
+  /** Pods other sets' plans put on the snapshot before this one (plan-all, the live coordinator): recorded on the plan (Plan.placedBefore). */
   readonly placedBefore?: readonly PlacedPod[];
 }
 

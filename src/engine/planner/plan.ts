@@ -24,7 +24,8 @@ export interface UnplacedPod {
 
 /**
  * A pod another set's plan put on the cluster before this plan was made (planWorkspace plans a
- * trigger's dependencies first and assumes each plan on the cluster before the next).
+ * trigger's dependencies first and assumes each plan on the cluster before the next; the live
+ * coordinator puts the other sets' planned, unbound pods and the written plans that stand).
  */
 export interface PlacedPod {
   readonly namespace: string;
