@@ -94,7 +94,8 @@ import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape }
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
 import { celGoSyntaxErrors } from './cel-syntax';
-import { children as exprChildren, constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
+import { constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
+import { exprChildren } from './cel-ast';
 import { actualCost, COST_LIMIT_EXCEEDED, type ActualCost, type CostTracking } from './cel-runtime-cost';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
@@ -1156,17 +1157,38 @@ function compile(expression: string): CompiledSelector {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
   type Verdict = { ok: true; value: boolean } | { ok: false; error: string };
-  const tracking = costTracking(expression);
+  // What counting the actual cost needs; a selector it cannot be made for (a throw: none is known)
+  // is evaluated without the runtime limit, as one whose tree the walk does not cover.
+  let tracking: CostTracking | undefined;
+  try {
+    tracking = costTracking(expression);
+  } catch {
+    tracking = undefined;
+  }
   const run = (device: Device, driver: string): Verdict => {
-    // The runtime cost limit (cel-runtime-cost.ts): cel-go stops past it, whatever the value.
-    if (tracking && actualCost(tracking, deviceValue(device, driver), LIMIT)?.exceeded) return { ok: false, error: COST_LIMIT_EXCEEDED };
+    // The runtime cost limit (cel-runtime-cost.ts): cel-go stops past it, whatever the value. A
+    // walk that gives up (undefined) or throws leaves the selector to be evaluated without it.
+    let counted: ActualCost;
+    try {
+      counted = tracking && actualCost(tracking, deviceValue(device, driver), LIMIT);
+    } catch {
+      counted = undefined;
+    }
+    if (counted?.exceeded) return { ok: false, error: COST_LIMIT_EXCEEDED };
     let out: unknown;
     try {
       out = program({ device: deviceValue(device, driver) });
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
-    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out, errorContext(deviceValue(device, driver))) };
+    if (isCelError(out)) {
+      // cel-go's words for the error; @bufbuild/cel's own should finding them throw.
+      try {
+        return { ok: false, error: celGoRuntimeWords(out, errorContext(deviceValue(device, driver))) };
+      } catch {
+        return { ok: false, error: out.message };
+      }
+    }
     if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
     return { ok: true, value: out };
   };

@@ -1116,6 +1116,19 @@ describe('engine/plugins/dynamicresources/cel', () => {
     [`cel.bind(dra, device.attributes["${DRIVER}"], dra.numa == 1 && dra.name.find('-[a-z]+') == '-a')`, true],
     ['cel.bind(x, 0, x == 0) && [1, 2].all(x, cel.bind(y, x * 2, y > x))', true],
     ['cel.bind(x, 1, nope(x))', "compile:<input>:1:20: undeclared reference to 'nope' (in container '')"],
+    // matches, both of cel-go's forms, from cel-regex.ts's pattern cache (the oracle's -celruntime
+    // and -celcost): a pattern computed at evaluation that does not compile is Go regexp's error;
+    // a constant one is the validator's for the method, the planner's for the function.
+    ['matches("abc", "a")', true],
+    ['matches(device.driver, "^dra")', true],
+    [`matches(device.attributes["${DRIVER}"].name, "^gpu-[0-9]$")`, false],
+    [`device.attributes["${DRIVER}"].name.matches("a$") && device.attributes["${DRIVER}"].name.matches("a$")`, true],
+    ['matches(device.driver, "(" + device.driver)', 'runtime:error parsing regexp: missing closing ): `(dra.example.com`'],
+    ['device.driver.matches("(" + device.driver)', 'runtime:error parsing regexp: missing closing ): `(dra.example.com`'],
+    [
+      'matches(device.driver, "x++")',
+      'compile:program instantiation failed: error parsing regexp: invalid nested repetition operator: `++`',
+    ],
   ];
   for (const [expression, expected] of table) {
     it(expression, () => {
