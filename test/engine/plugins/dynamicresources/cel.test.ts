@@ -1148,3 +1148,33 @@ describe('engine/plugins/dynamicresources/cel', () => {
     });
   }
 });
+
+// A throw while the runtime cost is counted (cel-runtime-cost.ts, for a selector estimated over half
+// the limit) falls back as cel.ts documents: the selector is evaluated without the limit, and the
+// allocator gets a verdict, never the exception. The throw here: a device whose attributes cannot
+// be read the first time (the count reads them first).
+describe('engine/plugins/dynamicresources/cel: a throw while counting the cost does not escape', () => {
+  const flaky = (): Device => {
+    let reads = 0;
+    return {
+      name: 'flaky',
+      get attributes() {
+        if (reads++ === 0) throw new Error('attributes unreadable');
+        return { name: { string: 'gpu-a' } };
+      },
+    };
+  };
+  const table: Array<[expression: string, expected: { ok: true; value: boolean } | { ok: false; error: string }]> = [
+    ['lists.range(166664).all(i, i >= 0)', { ok: true, value: true }],
+    // Past the limit when counted: uncounted, it is evaluated to its value.
+    ['lists.range(166665).all(i, i >= 0)', { ok: true, value: true }],
+    [`lists.range(100000).all(i, device.attributes["${DRIVER}"].name.contains("x"))`, { ok: true, value: false }],
+  ];
+  for (const [expression, expected] of table) {
+    it(expression, () => {
+      const compiled = compileSelector(expression);
+      assert.ok(compiled.ok);
+      assert.deepEqual(compiled.matches(flaky(), DRIVER), expected);
+    });
+  }
+});
