@@ -900,8 +900,10 @@ export function callCost(fn: string, overloadId: string, args: readonly Val[], r
     if (typeof args[1] !== 'bigint') throw INTERNAL;
     return allocatingList(Number(args[1]), size(args[0]));
   }
-  if (overloadId === 'list_distinct' || /^list_.*_sort$/.test(overloadId)) return selfCompare(args[0]);
-  if (/^list_.*_sortByAssociatedKeys$/.test(overloadId)) return selfCompare(args[1]);
+  if (overloadId.startsWith('list_')) {
+    if (overloadId === 'list_distinct' || overloadId.endsWith('_sort')) return selfCompare(args[0]);
+    if (overloadId.endsWith('_sortByAssociatedKeys')) return selfCompare(args[1]);
+  }
   if (overloadId === 'list_sets_contains_list' || overloadId === 'list_sets_intersects_list') return sets(args, 1);
   if (overloadId === 'list_sets_equivalent_list') return sets(args, 2);
   const k8s = kubernetesCallCost(fn, overloadId, args, result);
