@@ -21,6 +21,7 @@ import { benchmarks as kube } from './kube';
 import { benchmarks as kubeSideBySide } from './kube-side-by-side';
 import { benchmarks as dra } from './dra';
 import { benchmarks as draPlan } from './dra-plan';
+import { benchmarks as celSelectors } from './cel-selectors';
 
 const all: readonly Benchmark[] = [
   ...scheduler,
@@ -43,6 +44,7 @@ const all: readonly Benchmark[] = [
   ...kubeSideBySide,
   ...dra,
   ...draPlan,
+  ...celSelectors,
 ];
 
 const filter = process.argv[2] ?? '';

@@ -16,8 +16,16 @@
 //   the pod (`engine/api` keeps its own per-pod parses the same way: resources, node affinity).
 // Process-wide, not per Framework: DRA capacity amounts parsed by their text (plugins/dynamicresources/
 // capacity.ts, 4,096 entries, then it starts over) and whether a device has a request policy (per
-// device object); attributed copies of frozen statuses (status.ts) and their stage
-// outcomes (cycle-log.ts), one per (frozen status, plugin, stage), dropped with the status.
+// device object); DRA CEL selectors (plugins/dynamicresources/): compiled selectors, estimated costs
+// and new-expression errors by expression text (cel.ts `compiled`, `costs`, `newErrors`: 4,096
+// entries each, then each starts over; a compiled selector holds its cost walk's per-node plans,
+// cel-runtime-cost.ts `plans`, dropped with it), compiled regex patterns by text (cel-regex.ts
+// `patterns`, 1,024, then it starts over), and per device object the `device` value by driver and
+// each compiled selector's verdicts by driver (cel.ts `values`, `verdicts`), dropped with the
+// device; per object also the allocator's node selector matchers and prepared claims per claim list
+// (allocator.ts) and optionals' values (cel-optional.ts); attributed copies of frozen statuses
+// (status.ts) and their stage outcomes (cycle-log.ts), one per (frozen status, plugin, stage),
+// dropped with the status.
 import type { Pod } from '../api/types';
 
 /** Values by key (one per distinct pod shape), the least recently used dropped beyond `capacity`. */

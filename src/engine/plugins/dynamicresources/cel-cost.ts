@@ -8,6 +8,7 @@
 // library's own declarations and cost entries beside the library (CelCostLibrary).
 //
 // Costs are uint64 in upstream, saturating at 2^64-1; here bigints with the same saturation.
+import { exprChildren, qualifiedName, TYPE_IDENTS } from './cel-ast';
 
 /** cel-go's words (ext/formatting.go) for a format clause's argument of a kind it does not take, by verb (x for X too). */
 export const FORMAT_CLAUSE_WORDS = {
@@ -290,14 +291,6 @@ export interface CheckerError {
   readonly message: string;
 }
 
-/** A type's name when this checker knows it exactly (no dyn, no free parameter inside). */
-function exactName(t: CelT): string | undefined {
-  return celTypeName(t, 'any');
-}
-
-/** The type identifiers cel-go's standard environment declares (`type(x) == string`). */
-const TYPE_IDENTS = new Set(['bool', 'int', 'uint', 'double', 'string', 'bytes', 'list', 'map', 'null_type', 'type', 'dyn']);
-
 type Bindings = Map<string, CelT>;
 
 /** A type with its parameters replaced by their bindings (unbound ones, and cycles, as dyn). */
@@ -408,16 +401,6 @@ function assignable(from: CelT, to: CelT, b: Bindings): boolean {
     default:
       return true;
   }
-}
-
-function qualifiedName(e: CostExpr | undefined): string | undefined {
-  if (!e) return undefined;
-  if (e.exprKind.case === 'identExpr') return e.exprKind.value.name;
-  if (e.exprKind.case === 'selectExpr') {
-    const q = qualifiedName(e.exprKind.value.operand);
-    return q === undefined ? undefined : `${q}.${e.exprKind.value.field}`;
-  }
-  return undefined;
 }
 
 class TypeChecker {
@@ -630,7 +613,7 @@ class TypeChecker {
     };
     const visit = (e: CostExpr | undefined): void => {
       if (!e) return;
-      for (const child of children(e)) visit(child);
+      for (const child of exprChildren(e)) visit(child);
       const k = e.exprKind;
       if (k.case !== 'callExpr' || k.value.function !== 'format' || !k.value.target) return;
       const ids = this.overloads.get(e.id) ?? [];
@@ -696,7 +679,7 @@ class TypeChecker {
    * only when their kinds differ (cel-go binds the variable to what the literal joins it with).
    */
   private literalMismatch(at: bigint, first: CelT, cur: CelT): boolean {
-    const exact = exactName(first) !== undefined && exactName(cur) !== undefined;
+    const exact = celTypeName(first, 'any') !== undefined && celTypeName(cur, 'any') !== undefined;
     const kinds = first.k !== 'param' && cur.k !== 'param' && first.k !== cur.k;
     const p = celTypeName(settled(first), 'any');
     const c = celTypeName(settled(cur), 'any');
@@ -868,27 +851,6 @@ function checkFormat(
   }
   if (size > requested) return { message: `too many arguments supplied to string.format (expected ${requested}, got ${size})` };
   return undefined;
-}
-
-function children(e: CostExpr): (CostExpr | undefined)[] {
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'selectExpr':
-      return [k.value.operand];
-    case 'callExpr':
-      return [k.value.target, ...k.value.args];
-    case 'listExpr':
-      return [...k.value.elements];
-    case 'structExpr':
-      return k.value.entries.flatMap((entry) => [
-        entry.keyKind.case === 'mapKey' ? (entry.keyKind.value as CostExpr) : undefined,
-        entry.value,
-      ]);
-    case 'comprehensionExpr':
-      return [k.value.iterRange, k.value.accuInit, k.value.loopCondition, k.value.loopStep, k.value.result];
-    default:
-      return [];
-  }
 }
 
 /** optional_type(t). */

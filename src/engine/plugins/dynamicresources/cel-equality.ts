@@ -15,6 +15,7 @@
 import { celEnv, celFunc, CelScalar, isCelList, isCelMap, listType, type CelFunc, type CelValue } from '@bufbuild/cel';
 import { isReflectMessage } from '@bufbuild/protobuf/reflect';
 import type { MacroNode } from './cel-macros';
+import { exprChildren } from './cel-ast';
 
 /** The Kubernetes CEL types whose Equal refuses another type (and whose `_==_` costs 1). */
 export const KUBERNETES_EQUALITY_TYPES: ReadonlySet<string> = new Set([
@@ -93,52 +94,28 @@ const PRIMITIVE_CONSTANTS = new Set(['boolValue', 'int64Value', 'uint64Value', '
 /** Rewrites each `x in [constants]` of the tree to evaluate as cel-go's set membership test (above). */
 export function setMembership(e: MacroNode | undefined, nextId: () => bigint): void {
   if (!e) return;
+  for (const child of exprChildren(e)) setMembership(child, nextId);
   const k = e.exprKind;
-  switch (k.case) {
-    case 'callExpr': {
-      const c = k.value as { function: string; target?: MacroNode; args: MacroNode[] };
-      if (c.target) setMembership(c.target, nextId);
-      for (const a of c.args) setMembership(a, nextId);
-      const [x, range] = c.args;
-      if (c.function !== '@in' || c.target || !x || range?.exprKind.case !== 'listExpr') return;
-      const list = range.exprKind.value as { elements: MacroNode[]; optionalIndices: number[] };
-      if (list.optionalIndices.length > 0) return;
-      const constant = (n: MacroNode): boolean =>
-        n.exprKind.case === 'constExpr' &&
-        PRIMITIVE_CONSTANTS.has((n.exprKind.value as { constantKind: { case?: string } }).constantKind.case ?? '');
-      if (!list.elements.every(constant)) return;
-      if (list.elements.length === 0) {
-        e.exprKind = {
-          case: 'constExpr',
-          value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'boolValue', value: false } },
-        } as never;
-        return;
-      }
-      const key = { ...x, id: nextId() } as MacroNode;
-      c.args[0] = {
-        ...x,
-        exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: SET_KEY, args: [key] } },
-      } as never;
-      return;
-    }
-    case 'selectExpr':
-      setMembership((k.value as { operand?: MacroNode }).operand, nextId);
-      return;
-    case 'listExpr':
-      for (const el of (k.value as { elements: MacroNode[] }).elements) setMembership(el, nextId);
-      return;
-    case 'structExpr':
-      for (const entry of (k.value as { entries: { value?: MacroNode; keyKind: { case?: string; value?: unknown } }[] }).entries) {
-        if (entry.keyKind.case === 'mapKey') setMembership(entry.keyKind.value as MacroNode, nextId);
-        setMembership(entry.value, nextId);
-      }
-      return;
-    case 'comprehensionExpr': {
-      const c = k.value as Record<string, MacroNode | undefined>;
-      for (const part of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result']) setMembership(c[part], nextId);
-      return;
-    }
-    default:
-      return;
+  if (k.case !== 'callExpr') return;
+  const c = k.value as { function: string; target?: MacroNode; args: MacroNode[] };
+  const [x, range] = c.args;
+  if (c.function !== '@in' || c.target || !x || range?.exprKind.case !== 'listExpr') return;
+  const list = range.exprKind.value as { elements: MacroNode[]; optionalIndices: number[] };
+  if (list.optionalIndices.length > 0) return;
+  const constant = (n: MacroNode): boolean =>
+    n.exprKind.case === 'constExpr' &&
+    PRIMITIVE_CONSTANTS.has((n.exprKind.value as { constantKind: { case?: string } }).constantKind.case ?? '');
+  if (!list.elements.every(constant)) return;
+  if (list.elements.length === 0) {
+    e.exprKind = {
+      case: 'constExpr',
+      value: { $typeName: 'cel.expr.Constant', constantKind: { case: 'boolValue', value: false } },
+    } as never;
+    return;
   }
+  const key = { ...x, id: nextId() } as MacroNode;
+  c.args[0] = {
+    ...x,
+    exprKind: { case: 'callExpr', value: { $typeName: 'cel.expr.Expr.Call', function: SET_KEY, args: [key] } },
+  } as never;
 }

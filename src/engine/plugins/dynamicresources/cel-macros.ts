@@ -15,6 +15,7 @@
 
 import { celFunc, celList, celMap, CelScalar, isCelList, isCelMap, listType, mapType, type CelFunc } from '@bufbuild/cel';
 import { overload, T, type CelCostLibrary } from './cel-cost';
+import { exprChildren } from './cel-ast';
 
 /** A parsed CEL expression node (cel.expr.Expr), as far as the rewrite reads and writes it. */
 export interface MacroNode {
@@ -26,30 +27,6 @@ const UNUSED_ITER_VAR = '#unused';
 
 function node(id: bigint, exprKind: MacroNode['exprKind']): MacroNode {
   return { $typeName: 'cel.expr.Expr', id, exprKind } as MacroNode;
-}
-
-function subnodes(e: MacroNode): (MacroNode | undefined)[] {
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'callExpr': {
-      const v = k.value as { target?: MacroNode; args: MacroNode[] };
-      return [v.target, ...v.args];
-    }
-    case 'selectExpr':
-      return [(k.value as { operand?: MacroNode }).operand];
-    case 'listExpr':
-      return (k.value as { elements: MacroNode[] }).elements;
-    case 'structExpr':
-      return (k.value as { entries: { value?: MacroNode; keyKind: { case: string | undefined; value?: unknown } }[] }).entries.flatMap(
-        (entry) => [entry.keyKind.case === 'mapKey' ? (entry.keyKind.value as MacroNode) : undefined, entry.value],
-      );
-    case 'comprehensionExpr': {
-      const c = k.value as Record<string, MacroNode | undefined>;
-      return [c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']];
-    }
-    default:
-      return [];
-  }
 }
 
 type Kind = MacroNode['exprKind'];
@@ -236,7 +213,7 @@ export interface MacroError {
  */
 export function expandMacros(e: MacroNode | undefined, nextId: () => bigint, shape: MacroShape = 'evaluate'): MacroError | undefined {
   if (!e) return undefined;
-  for (const child of subnodes(e)) {
+  for (const child of exprChildren(e)) {
     const error = expandMacros(child, nextId, shape);
     if (error !== undefined) return error;
   }

@@ -11,6 +11,7 @@
 // calls of the optional library's runtime functions (cel-optional.ts), with cel-go's interpreter's
 // semantics (interpreter/attributes.go applyQualifiers: once an optional is met, later qualifiers
 // test presence and yield optional.none() for what is absent).
+import { exprChildren } from './cel-ast';
 
 /** A parsed node as far as the marks touch it (cel.expr.Expr). */
 interface SyntaxNode {
@@ -183,12 +184,12 @@ export function applyOptionalSyntax(
   const seen = { selects: 0, indexes: 0, lists: 0, maps: 0 };
   const walk = (e: SyntaxNode | undefined): void => {
     if (!e) return;
+    for (const child of exprChildren(e)) walk(child);
     const at = positions[String(e.id)];
     const k = e.exprKind;
     switch (k.case) {
       case 'selectExpr': {
         const v = k.value as { operand?: SyntaxNode; field: string; testOnly: boolean };
-        walk(v.operand);
         if (at !== undefined && marks.selects.has(at)) {
           seen.selects++;
           const field: SyntaxNode = {
@@ -205,8 +206,6 @@ export function applyOptionalSyntax(
       }
       case 'callExpr': {
         const v = k.value as { function: string; target?: SyntaxNode; args: SyntaxNode[] };
-        walk(v.target);
-        v.args.forEach(walk);
         if (v.function === '_[_]' && at !== undefined && marks.indexes.has(at)) {
           seen.indexes++;
           v.function = '_[?_]';
@@ -215,7 +214,6 @@ export function applyOptionalSyntax(
       }
       case 'listExpr': {
         const v = k.value as { elements: SyntaxNode[]; optionalIndices: number[] };
-        v.elements.forEach(walk);
         const opt = at === undefined ? undefined : marks.lists.get(at);
         if (opt) {
           seen.lists++;
@@ -227,20 +225,11 @@ export function applyOptionalSyntax(
         const v = k.value as {
           entries: { keyKind: { case: string | undefined; value?: unknown }; value?: SyntaxNode; optionalEntry: boolean }[];
         };
-        for (const entry of v.entries) {
-          if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value as SyntaxNode);
-          walk(entry.value);
-        }
         const opt = at === undefined ? undefined : marks.maps.get(at);
         if (opt) {
           seen.maps++;
           for (const i of opt) if (v.entries[i]) v.entries[i].optionalEntry = true;
         }
-        return;
-      }
-      case 'comprehensionExpr': {
-        const c = k.value as Record<string, SyntaxNode | undefined>;
-        for (const part of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result']) walk(c[part]);
         return;
       }
       default:
@@ -306,11 +295,11 @@ function stringConst(id: bigint, s: string): SyntaxNode {
  */
 export function optionalForEvaluation(e: SyntaxNode | undefined, types: ReadonlyMap<bigint, TypeView>, nextId: () => bigint): void {
   if (!e) return;
+  for (const child of exprChildren(e)) optionalForEvaluation(child, types, nextId);
   const k = e.exprKind;
   switch (k.case) {
     case 'selectExpr': {
       const v = k.value as { operand?: SyntaxNode; field: string; testOnly: boolean };
-      optionalForEvaluation(v.operand, types, nextId);
       if (v.operand && isOptionalType(types.get(v.operand.id))) {
         e.exprKind = callOf(v.testOnly ? '@optHas' : '@optSelect', [v.operand, stringConst(nextId(), v.field)]);
       }
@@ -318,8 +307,6 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
     }
     case 'callExpr': {
       const v = k.value as { function: string; target?: SyntaxNode; args: SyntaxNode[] };
-      optionalForEvaluation(v.target, types, nextId);
-      for (const a of v.args) optionalForEvaluation(a, types, nextId);
       if (v.target) return;
       if (v.function === '_?._' && v.args.length === 2) e.exprKind = callOf('@optSelect', v.args);
       else if (v.function === '_[?_]' && v.args.length === 2) e.exprKind = callOf('@optIndex', v.args);
@@ -330,7 +317,6 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
     }
     case 'listExpr': {
       const v = k.value as { elements: SyntaxNode[]; optionalIndices: number[] };
-      for (const el of v.elements) optionalForEvaluation(el, types, nextId);
       if (v.optionalIndices.length === 0) return;
       const flags = listOf(
         nextId(),
@@ -344,10 +330,6 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
         messageName: string;
         entries: { keyKind: { case: string | undefined; value?: unknown }; value?: SyntaxNode; optionalEntry: boolean }[];
       };
-      for (const entry of v.entries) {
-        if (entry.keyKind.case === 'mapKey') optionalForEvaluation(entry.keyKind.value as SyntaxNode, types, nextId);
-        optionalForEvaluation(entry.value, types, nextId);
-      }
       if (v.messageName !== '' || !v.entries.some((entry) => entry.optionalEntry)) return;
       const pairs = v.entries.flatMap((entry) => [entry.keyKind.value as SyntaxNode, entry.value!]);
       const flags = listOf(
@@ -355,11 +337,6 @@ export function optionalForEvaluation(e: SyntaxNode | undefined, types: Readonly
         v.entries.flatMap((entry, i) => (entry.optionalEntry ? [intConst(nextId(), i)] : [])),
       );
       e.exprKind = callOf('@optMap', [listOf(nextId(), pairs), flags]);
-      return;
-    }
-    case 'comprehensionExpr': {
-      const c = k.value as Record<string, SyntaxNode | undefined>;
-      for (const part of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result']) optionalForEvaluation(c[part], types, nextId);
       return;
     }
     default:

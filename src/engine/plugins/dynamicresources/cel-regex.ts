@@ -13,8 +13,14 @@
 // invalid is the runtime error `Illegal regex: error parsing regexp: …`. A constant pattern of
 // `matches` that does not compile is the checker's `invalid matches argument` (cel-go's
 // ValidateRegexLiterals, in the base environment since 1.29).
-import { celMethod, CelScalar, celList, listType, type CelFunc } from '@bufbuild/cel';
+//
+// `matches` too (cel-go's `matches(s, re)` and `s.matches(re)`) takes its patterns from the cache
+// here, in place of @bufbuild/cel's own, which compiles the pattern on every call: true when the
+// pattern matches anywhere in the string; a pattern that does not compile is the runtime error of
+// Go's regexp, `error parsing regexp: …`, with no `Illegal regex` before it (cel-go's stdlib).
+import { celFunc, celMethod, CelScalar, celList, listType, type CelFunc } from '@bufbuild/cel';
 import { RE2JS } from 're2js';
+import { exprChildren } from './cel-ast';
 import { COST, est, fixed, member, T, type CallCoster, type CelCostLibrary } from './cel-cost';
 
 const patterns = new Map<string, RE2JS | string>();
@@ -39,6 +45,13 @@ function regexOf(pattern: string): RE2JS {
   const re = compilePattern(pattern);
   if (typeof re === 'string') throw new Error(`Illegal regex: ${re}`);
   return re;
+}
+
+/** cel-go's `matches`: whether the pattern matches somewhere in `s`. */
+function matches(s: string, pattern: string): boolean {
+  const re = compilePattern(pattern);
+  if (typeof re === 'string') throw new Error(re);
+  return re.test(s);
 }
 
 /** Go's `FindAllString(s, n)`: n < 0 means all; n == 0 yields none. */
@@ -66,6 +79,10 @@ function findAll(re: RE2JS, s: string, n: bigint): string[] {
 }
 
 export const regexFuncs: readonly CelFunc[] = [
+  celMethod('matches', CelScalar.STRING, [CelScalar.STRING], CelScalar.BOOL, function (pattern) {
+    return matches(this, pattern);
+  }),
+  celFunc('matches', [CelScalar.STRING, CelScalar.STRING], CelScalar.BOOL, matches),
   celMethod('find', CelScalar.STRING, [CelScalar.STRING], CelScalar.STRING, function (pattern) {
     const m = regexOf(pattern).matcher(this);
     return m.find() ? (m.group() ?? '') : '';
@@ -85,65 +102,44 @@ interface Node {
 }
 
 const REGEX_FUNCTIONS = new Set(['find', 'findAll']);
+const MATCHES = new Set(['matches']);
 
-/** A parsed node's sub-expressions, in the order cel-go plans them. */
-export function children(e: Node): (Node | undefined)[] {
-  const k = e.exprKind;
-  switch (k.case) {
-    case 'callExpr': {
-      const v = k.value as { target?: Node; args: readonly Node[] };
-      return [v.target, ...v.args];
-    }
-    case 'selectExpr':
-      return [(k.value as { operand?: Node }).operand];
-    case 'listExpr':
-      return [...(k.value as { elements: readonly Node[] }).elements];
-    case 'structExpr':
-      return (k.value as { entries: readonly { value?: Node; keyKind: { case: string | undefined; value?: unknown } }[] }).entries.flatMap(
-        (entry) => [entry.keyKind.case === 'mapKey' ? (entry.keyKind.value as Node) : undefined, entry.value],
-      );
-    case 'comprehensionExpr': {
-      const c = k.value as Record<string, Node | undefined>;
-      return [c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']];
-    }
-    default:
-      return [];
-  }
-}
-
-/** The constant string pattern of a member call of one of `functions`, if it is one. */
-function constantPattern(e: Node, functions: ReadonlySet<string>): string | undefined {
+/**
+ * The constant string pattern of a call of one of `functions`, if it is one: a member call's first
+ * argument; with `global`, also the second argument of the function form (`matches(s, re)`).
+ */
+function constantPattern(e: Node, functions: ReadonlySet<string>, global = false): string | undefined {
   if (e.exprKind.case !== 'callExpr') return undefined;
   const call = e.exprKind.value as { function: string; target?: Node; args: readonly Node[] };
-  if (!functions.has(call.function) || call.target === undefined) return undefined;
-  const arg = call.args[0]?.exprKind;
+  if (!functions.has(call.function)) return undefined;
+  if (call.target === undefined && !(global && call.args.length === 2)) return undefined;
+  const arg = call.args[call.target === undefined ? 1 : 0]?.exprKind;
   if (arg?.case !== 'constExpr') return undefined;
   const constant = (arg.value as { constantKind: { case: string | undefined; value?: unknown } }).constantKind;
   return constant.case === 'stringValue' ? (constant.value as string) : undefined;
 }
 
 /** The first call (operands before the call, as cel-go's planner meets them) whose constant pattern does not compile. */
-function firstInvalid(e: Node | undefined, functions: ReadonlySet<string>): string | undefined {
+function firstInvalid(e: Node | undefined): string | undefined {
   if (!e) return undefined;
-  for (const child of children(e)) {
-    const found = firstInvalid(child, functions);
+  for (const child of exprChildren(e)) {
+    const found = firstInvalid(child);
     if (found !== undefined) return found;
   }
-  const pattern = constantPattern(e, functions);
+  const pattern = constantPattern(e, REGEX_FUNCTIONS) ?? constantPattern(e, MATCHES, true);
   if (pattern === undefined) return undefined;
   const re = compilePattern(pattern);
   return typeof re === 'string' ? re : undefined;
 }
 
-const MATCHES = new Set(['matches']);
-
 /**
- * The program's error upstream reports for a constant pattern of `find` or `findAll` that does not
- * compile (the regex library's optimizations: `program instantiation failed: error parsing regexp:
+ * The program's error upstream reports for a constant pattern of `find`, `findAll` or the function
+ * form of `matches` (which the validator below does not read) that does not compile (cel-go's and
+ * the regex library's regex optimizations: `program instantiation failed: error parsing regexp:
  * …`), once the expression compiled.
  */
 export function constantRegexError(e: Node | undefined): string | undefined {
-  const find = firstInvalid(e, REGEX_FUNCTIONS);
+  const find = firstInvalid(e);
   return find === undefined ? undefined : `program instantiation failed: ${find}`;
 }
 
@@ -156,7 +152,7 @@ export function invalidMatchesLiterals(
   out: { at: bigint; message: string }[] = [],
 ): { at: bigint; message: string }[] {
   if (!e) return out;
-  for (const child of children(e)) invalidMatchesLiterals(child, out);
+  for (const child of exprChildren(e)) invalidMatchesLiterals(child, out);
   const pattern = constantPattern(e, MATCHES);
   if (pattern !== undefined && typeof compilePattern(pattern) === 'string') {
     const arg = (e.exprKind.value as { args: readonly Node[] }).args[0]!;

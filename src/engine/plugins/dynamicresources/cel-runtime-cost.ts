@@ -34,6 +34,8 @@ import {
   celList,
   celMap,
   CelScalar,
+  listType,
+  mapType,
   celUint,
   isCelError,
   isCelList,
@@ -46,7 +48,8 @@ import {
   type CelMap,
 } from '@bufbuild/cel';
 import { isReflectMessage, type ReflectMessage } from '@bufbuild/protobuf/reflect';
-import type { CostExpr } from './cel-cost';
+import { CONVERSIONS, exprChildren, qualifiedName, TYPE_IDENTS } from './cel-ast';
+import { COST, type CostExpr } from './cel-cost';
 import { isOptional, optionalHeld, optionalNone, optionalOf } from './cel-optional';
 
 /** cel-go's error when the actual cost passes the limit (interpreter.EvalCancelledError). */
@@ -65,8 +68,11 @@ export type ActualCost = { readonly cost: number; readonly exceeded: boolean } |
 
 /** The actual cost, counted until it passes `limit` (then `exceeded`, and the cost at that point). */
 export function actualCost(t: CostTracking, device: unknown, limit: number): ActualCost {
+  let p = plans.get(t);
+  if (!p) plans.set(t, (p = new Plans(t.expr)));
+  const plan = p;
   return inEvalContext(t.env, () => {
-    const walk = new Walk(t, limit);
+    const walk = new Walk(t, plan, limit);
     try {
       walk.eval(t.expr, new Scope(undefined, 'device', { v: celMap(device as never) }));
     } catch (e) {
@@ -81,6 +87,12 @@ export function actualCost(t: CostTracking, device: unknown, limit: number): Act
 }
 
 const OVER = Symbol('actual cost limit exceeded');
+/**
+ * A tree the walk does not count, none of which a selector that compiles holds: a node missing, a
+ * constant of a kind the parser never makes, a select or index on a presence test, a message field
+ * key in a map literal or a map key in a message literal. actualCost is then undefined, and the
+ * selector is evaluated without the limit (cel.ts; docs/fidelity.md).
+ */
 const UNSUPPORTED = Symbol('not covered');
 const INTERNAL = Symbol('a cost tracker panicked');
 
@@ -131,15 +143,111 @@ type Root =
 interface Chain {
   readonly root: Root;
   readonly quals: readonly Qual[];
+  /** Whether a qualifier is a presence test (`has()`). */
+  readonly testOnly: boolean;
 }
+
+/** What the walk computes of a call node once: the function's name, its operands and overloads. */
+interface CallPlan {
+  readonly fn: string;
+  readonly operands: readonly CostExpr[];
+  /** Whether the first operand is the target the function is dispatched on. */
+  readonly onTarget: boolean;
+  readonly ids: readonly string[];
+  readonly overloadId: string;
+  /** A var-args call as cel-go plans it (see Walk.call). */
+  readonly varArgs: boolean;
+}
+
+/**
+ * What the walk computes of a selector's nodes once, kept with its CostTracking: a node folded to a
+ * constant (null when it is not one), an attribute's chain, a call's plan, and the identifiers that
+ * name a comprehension's variable (so `list` in `[1].all(list, list > 0)` is no type).
+ */
+class Plans {
+  readonly folded = new Map<CostExpr, { readonly v: Val } | null>();
+  readonly chains = new Map<CostExpr, Chain>();
+  readonly calls = new Map<CostExpr, CallPlan>();
+  readonly variables = new Set<CostExpr>();
+
+  constructor(root: CostExpr) {
+    const walk = (e: CostExpr | undefined, bound: ReadonlySet<string>): void => {
+      if (!e) return;
+      const k = e.exprKind;
+      if (k.case === 'identExpr' && bound.has(k.value.name)) this.variables.add(e);
+      if (k.case !== 'comprehensionExpr') {
+        for (const child of exprChildren(e)) walk(child, bound);
+        return;
+      }
+      // cel-go's checker: the range and the accumulator's initial value outside, the condition and
+      // the step with the iteration variables and the accumulator, the result with the accumulator.
+      const c = k.value;
+      const withAccu = new Set([...bound, c.accuVar]);
+      const inLoop = new Set([...withAccu, c.iterVar, ...(c.iterVar2 !== '' ? [c.iterVar2] : [])]);
+      walk(c.iterRange, bound);
+      walk(c.accuInit, bound);
+      walk(c.loopCondition, inLoop);
+      walk(c.loopStep, inLoop);
+      walk(c.result, withAccu);
+    };
+    walk(root, new Set());
+  }
+
+  private readonly builders = new Map<CostExpr, Map<string, (ctx: Record<string, Val>) => Val>>();
+
+  /** A program building the message literal `e` from its `present` fields' values (variables FIELD_VARIABLE + index). */
+  messageBuilder(env: CelEnv, e: CostExpr, present: readonly number[]): (ctx: Record<string, Val>) => Val {
+    let byFields = this.builders.get(e);
+    if (!byFields) this.builders.set(e, (byFields = new Map()));
+    const key = present.join(',');
+    let built = byFields.get(key);
+    if (!built) {
+      const literal = e.exprKind.value as Extract<CostExpr['exprKind'], { case: 'structExpr' }>['value'];
+      const entries = present.map((i) => ({
+        ...literal.entries[i]!,
+        optionalEntry: false,
+        value: {
+          $typeName: 'cel.expr.Expr',
+          id: e.id,
+          exprKind: { case: 'identExpr', value: { $typeName: 'cel.expr.Expr.Ident', name: `${FIELD_VARIABLE}${i}` } },
+        },
+      }));
+      const expr = { ...e, exprKind: { case: 'structExpr', value: { ...literal, entries } } };
+      built = plan(env, expr as never) as unknown as (ctx: Record<string, Val>) => Val;
+      byFields.set(key, built);
+    }
+    return built;
+  }
+
+  /** Whether the node names a message type (`google.protobuf.Duration`): a constant, as the checker resolves it. */
+  isMessageType(e: CostExpr, env: CelEnv): boolean {
+    let root: CostExpr | undefined = e;
+    while (root?.exprKind.case === 'selectExpr') root = root.exprKind.value.operand;
+    if (!root || this.variables.has(root)) return false;
+    const name = qualifiedName(e);
+    return name !== undefined && name !== 'device' && env.registry.getMessage(name) !== undefined;
+  }
+
+  /** Whether the node is a type identifier (not a comprehension's variable of that name). */
+  isTypeIdent(e: CostExpr): boolean {
+    return e.exprKind.case === 'identExpr' && TYPE_IDENTS.has(e.exprKind.value.name) && !this.variables.has(e);
+  }
+}
+
+const plans = new WeakMap<CostTracking, Plans>();
+
+/** The variables a message literal's builder reads its fields' values from (no CEL identifier has a `#`). */
+const FIELD_VARIABLE = '#field';
 
 /** The calls cel-go's planner makes attributes of: indexes (planCallIndex, the optional syntax's too) and the conditional. */
 const ATTRIBUTE_CALLS = new Set(['_[_]', '_[?_]', '_?._', '_?_:_']);
 
-/** The type names an identifier can be (a checked identifier of type kind: a constant). */
-const TYPE_IDENTS = new Set(['bool', 'bytes', 'double', 'int', 'uint', 'string', 'list', 'map', 'null_type', 'type', 'dyn']);
-
-/** The type identifiers' values as @bufbuild/cel's type() gives them (the scalar ones). */
+/**
+ * The type identifiers' values (a checked identifier of type kind: a constant) as @bufbuild/cel's
+ * type() gives them: `list` and `map` as the list and map of dyn, whatever their elements (cel-go's
+ * ListType and MapType equal any list and map type); `dyn`, which type() never gives and DRA's
+ * environment does not declare, as dyn.
+ */
 const TYPE_VALUES: Readonly<Record<string, unknown>> = {
   bool: CelScalar.BOOL,
   bytes: CelScalar.BYTES,
@@ -149,10 +257,10 @@ const TYPE_VALUES: Readonly<Record<string, unknown>> = {
   string: CelScalar.STRING,
   null_type: CelScalar.NULL,
   type: CelScalar.TYPE,
+  list: listType(CelScalar.DYN),
+  map: mapType(CelScalar.DYN, CelScalar.DYN),
+  dyn: CelScalar.DYN,
 };
-
-/** cel-go's type conversion functions (overloads.IsTypeConversionFunction): folded on a constant. */
-const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
 
 function call(e: CostExpr): { function: string; target?: CostExpr; args: readonly CostExpr[] } | undefined {
   return e.exprKind.case === 'callExpr' ? e.exprKind.value : undefined;
@@ -163,6 +271,7 @@ class Walk {
 
   constructor(
     private readonly t: CostTracking,
+    private readonly plans: Plans,
     private readonly limit: number,
   ) {}
 
@@ -174,21 +283,24 @@ class Walk {
   /** Whether the planner makes the node an attribute (InterpretableAttribute). */
   private isAttr(e: CostExpr): boolean {
     const k = e.exprKind;
-    if (k.case === 'identExpr') return !TYPE_IDENTS.has(k.value.name);
-    if (k.case === 'selectExpr') return true;
+    if (k.case === 'identExpr') return !this.plans.isTypeIdent(e) && !this.plans.isMessageType(e, this.t.env);
+    if (k.case === 'selectExpr') return !this.plans.isMessageType(e, this.t.env);
     const c = call(e);
     return c !== undefined && ATTRIBUTE_CALLS.has(c.function) && !this.t.qualified.has(e.id);
   }
 
   /** The node folded to a constant by OptOptimize (InterpretableConst), with its value; undefined when it is not one. */
-  private constant(e: CostExpr): { v: Val } | undefined {
+  private constant(e: CostExpr): { readonly v: Val } | undefined {
+    let folded = this.plans.folded.get(e);
+    if (folded === undefined) this.plans.folded.set(e, (folded = this.fold0(e) ?? null));
+    return folded ?? undefined;
+  }
+
+  private fold0(e: CostExpr): { v: Val } | undefined {
     const k = e.exprKind;
     if (k.case === 'constExpr') return { v: this.evalConst(e) };
-    if (k.case === 'identExpr' && TYPE_IDENTS.has(k.value.name)) {
-      const t = TYPE_VALUES[k.value.name];
-      if (t === undefined) throw UNSUPPORTED;
-      return { v: t };
-    }
+    if (this.plans.isTypeIdent(e)) return { v: TYPE_VALUES[(k.value as { name: string }).name] };
+    if (this.plans.isMessageType(e, this.t.env)) return { v: (plan(this.t.env, e as never) as unknown as (ctx: object) => Val)({}) };
     if (k.case === 'listExpr') {
       const vals: Val[] = [];
       for (const el of k.value.elements) {
@@ -273,7 +385,7 @@ class Walk {
         return bad !== undefined ? bad : celList(vals as never);
       }
       case 'structExpr': {
-        if (k.value.messageName !== '') throw UNSUPPORTED;
+        if (k.value.messageName !== '') return this.message(e, k.value.entries, scope);
         const m = new Map<unknown, unknown>();
         let bad: Val | undefined;
         for (const entry of k.value.entries) {
@@ -318,8 +430,49 @@ class Walk {
     }
   }
 
-  /** The attribute the planner makes of an attribute node: its root and qualifiers. */
+  /**
+   * A message literal (`google.protobuf.Duration{seconds: i}`, cel-go's evalObj): its fields'
+   * values in order, stopping at the first error, then 40 (StructCreateBaseCost) either way; an
+   * optional field left out when empty. The message is built by @bufbuild/cel from the values.
+   */
+  private message(e: CostExpr, entries: Extract<CostExpr['exprKind'], { case: 'structExpr' }>['value']['entries'], scope: Scope): Val {
+    const values: Record<string, Val> = {};
+    const present: number[] = [];
+    let bad: Val | undefined;
+    for (const [i, entry] of entries.entries()) {
+      if (entry.keyKind.case !== 'fieldKey') throw UNSUPPORTED;
+      let v = this.eval(entry.value, scope);
+      if (!isErr(v) && entry.optionalEntry === true) {
+        if (!isOptional(v)) v = new Err('cannot initialize optional entry from non-optional value');
+        else {
+          const held = optionalHeld(v);
+          if (!held) continue;
+          v = held.value;
+        }
+      }
+      if (isErr(v)) {
+        bad = v;
+        break;
+      }
+      values[`${FIELD_VARIABLE}${i}`] = v;
+      present.push(i);
+    }
+    this.add(40);
+    if (bad !== undefined) return bad;
+    return this.plans.messageBuilder(this.t.env, e, present)(values);
+  }
+
+  /** The attribute the planner makes of an attribute node: its root and qualifiers (made once per node). */
   private chain(e: CostExpr): Chain {
+    let chain = this.plans.chains.get(e);
+    if (!chain) {
+      const made = this.chain0(e);
+      this.plans.chains.set(e, (chain = { ...made, testOnly: made.quals.some((q) => q.k === 'test') }));
+    }
+    return chain;
+  }
+
+  private chain0(e: CostExpr): Omit<Chain, 'testOnly'> {
     const k = e.exprKind;
     if (k.case === 'identExpr') return { root: { k: 'ident', name: k.value.name }, quals: [] };
     if (k.case === 'selectExpr') {
@@ -341,12 +494,12 @@ class Walk {
     return { root: base.root, quals: [...base.quals, qual] };
   }
 
-  private operandChain(op: CostExpr | undefined): Chain {
+  private operandChain(op: CostExpr | undefined): Omit<Chain, 'testOnly'> {
     if (!op) throw UNSUPPORTED;
     if (this.isAttr(op) && !this.constant(op)) {
       const inner = this.chain(op);
       // A test-only select as an operand is not an attribute one can qualify further.
-      if (inner.quals.some((q) => q.k === 'test')) throw UNSUPPORTED;
+      if (inner.testOnly) throw UNSUPPORTED;
       return inner;
     }
     return { root: { k: 'rel', node: op }, quals: [] };
@@ -373,7 +526,7 @@ class Walk {
         v = isErr(cond) ? cond : new Err('no such overload');
       }
     }
-    const testOnly = chain.quals.some((q) => q.k === 'test');
+    const testOnly = chain.testOnly;
     v = this.qualifyAll(v, chain.quals, scope);
     // evalTestOnly: a presence test that met an optional is whether the optional holds a value.
     if (testOnly && isOptional(v)) v = optionalHeld(v) !== undefined;
@@ -425,25 +578,57 @@ class Walk {
     const range = this.eval(c.iterRange, scope);
     if (isErr(range)) return range;
     const accu = new Scope(scope, c.accuVar, { lazy: () => this.eval(c.accuInit, scope) });
-    let entries: Array<[Val, Val]>;
-    if (isCelList(range)) entries = [...(range as CelList)].map((v, i) => [BigInt(i), v]);
-    else if (isCelMap(range)) entries = [...(range as CelMap).entries()].map(([k, v]) => [k, v]);
-    else return new Err('expected iterable type');
     const twoVars = c.iterVar2 !== '';
-    for (const [key, value] of entries) {
-      const first = twoVars || isCelMap(range) ? key : value;
-      let iter = new Scope(accu, c.iterVar, { v: first });
+    // One step; false when the loop stops.
+    const step = (key: Val, value: Val): boolean => {
+      let iter = new Scope(accu, c.iterVar, { v: key });
       if (twoVars) iter = new Scope(iter, c.iterVar2, { v: value });
       const cond = this.eval(c.loopCondition, iter);
-      if (cond === false) break;
+      if (cond === false) return false;
       accu.set(this.eval(c.loopStep, iter));
-    }
+      return true;
+    };
+    if (isCelList(range)) {
+      // A list's element by index (the first variable its index when there are two).
+      const l = range as CelList;
+      for (let i = 0; i < l.size; i++) {
+        const v = l.get(i);
+        if (!(twoVars ? step(BigInt(i), v) : step(v, undefined))) break;
+      }
+    } else if (isCelMap(range)) {
+      for (const [key, value] of (range as CelMap).entries()) if (!step(key, value)) break;
+    } else return new Err('expected iterable type');
     return this.eval(c.result, accu);
   }
 
+  /** A call node's plan, made once. */
+  private callPlan(e: CostExpr, c: { function: string; target?: CostExpr; args: readonly CostExpr[] }): CallPlan {
+    let p = this.plans.calls.get(e);
+    if (p) return p;
+    const qualified = this.t.qualified.has(e.id);
+    let fn = c.function;
+    if (qualified) {
+      const name = qualifiedName(c.target);
+      if (name === undefined) throw UNSUPPORTED;
+      fn = `${name}.${fn}`;
+    }
+    const operands = qualified || c.target === undefined ? c.args : [c.target, ...c.args];
+    const ids = this.t.overloads.get(e.id) ?? [];
+    // evalVarArgs stops at the first error, and the call is then not counted when an operand after
+    // it was not evaluated (the tracker's stack lacks it): three or more operands, a function cel-go dispatches at run time
+    // (more than one overload the checker leaves open, unless the function has one binding for all,
+    // as the standard operators), a call the regex optimizer rebuilt (a constant pattern).
+    const varArgs =
+      operands.length > 2 ||
+      (ids.length > 1 && !SINGLETON_BINDINGS.has(fn)) ||
+      (REGEX_OPTIMIZED.has(fn) && operands[1] !== undefined && this.constant(operands[1]) !== undefined);
+    p = { fn, operands, onTarget: !qualified && c.target !== undefined, ids, overloadId: ids.length === 1 ? ids[0]! : '', varArgs };
+    this.plans.calls.set(e, p);
+    return p;
+  }
+
   private call(e: CostExpr, c: { function: string; target?: CostExpr; args: readonly CostExpr[] }, scope: Scope): Val {
-    const fn = this.t.qualified.has(e.id) ? `${qualifiedName(c.target)}.${c.function}` : c.function;
-    const operands = this.t.qualified.has(e.id) || c.target === undefined ? c.args : [c.target, ...c.args];
+    const { fn, operands, onTarget, overloadId, varArgs } = this.callPlan(e, c);
     if (fn === '_&&_' || fn === '_||_') {
       const stop = fn === '_||_';
       let err: Val | undefined;
@@ -462,31 +647,23 @@ class Walk {
       if (held) return fn === 'or' ? opt : held.value;
       return this.eval(operands[1], scope);
     }
-    const ids = this.t.overloads.get(e.id) ?? [];
-    const overloadId = ids.length === 1 ? ids[0]! : '';
     if (fn === '@in' && overloadId === 'in_list') {
       const list = this.constant(operands[1]!);
       if (list && isCelList(list.v)) {
         // maybeOptimizeSetMembership: a constant list of primitives is a set; testing it costs nothing.
-        const elems = [...(list.v as CelList)];
-        if (elems.length === 0) return false;
-        if (elems.every(isPrimitive)) {
+        const elems = list.v as CelList;
+        if (elems.size === 0) return false;
+        let primitives = true;
+        for (const el of elems) primitives &&= isPrimitive(el);
+        if (primitives) {
           const v = this.eval(operands[0], scope);
           return isErr(v) ? v : this.dispatch(e, fn, undefined, [v, list.v]);
         }
       }
     }
     const args: Val[] = [];
-    // evalVarArgs stops at the first error, and the call is then not counted when an operand after
-    // it was not evaluated (the tracker's stack lacks it): three or more operands, a function cel-go dispatches at run time
-    // (more than one overload the checker leaves open, unless the function has one binding for all,
-    // as the standard operators), a call the regex optimizer rebuilt (a constant pattern).
-    const varArgs =
-      operands.length > 2 ||
-      (ids.length > 1 && !SINGLETON_BINDINGS.has(fn)) ||
-      (REGEX_OPTIMIZED.has(fn) && this.constant(operands[1]!) !== undefined);
-    for (const [i, a] of operands.entries()) {
-      const v = this.eval(a, scope);
+    for (let i = 0; i < operands.length; i++) {
+      const v = this.eval(operands[i], scope);
       args.push(v);
       if (varArgs && isErr(v) && i < operands.length - 1) return v;
     }
@@ -497,7 +674,7 @@ class Walk {
     // cel-go's evalNe is `Equal(l, r) != True`: the mismatch is an error for == only (cel-equality.ts).
     else if (fn === '_==_' && kubernetesTypeMismatch(args[0], args[1])) result = new Err('no such overload');
     else if (fn === '_!=_' && kubernetesTypeMismatch(args[0], args[1])) result = true;
-    else if (this.t.qualified.has(e.id) || c.target === undefined) result = this.dispatch(e, fn, undefined, args);
+    else if (!onTarget) result = this.dispatch(e, fn, undefined, args);
     else result = this.dispatch(e, fn, args[0], args.slice(1));
     this.add(callCost(fn, overloadId, args, result));
     return result;
@@ -509,13 +686,6 @@ class Walk {
     if (r === undefined) return new Err('no such overload');
     return r;
   }
-}
-
-function qualifiedName(e: CostExpr | undefined): string {
-  if (!e) throw UNSUPPORTED;
-  if (e.exprKind.case === 'identExpr') return e.exprKind.value.name;
-  if (e.exprKind.case === 'selectExpr') return `${qualifiedName(e.exprKind.value.operand)}.${e.exprKind.value.field}`;
-  throw UNSUPPORTED;
 }
 
 /**
@@ -607,20 +777,44 @@ function present(obj: Val, field: string): Val {
 
 // ---- call costs ---------------------------------------------------------------------------------
 
-const STRING_TRAVERSAL = 0.1;
-const REGEX_LENGTH = 0.25;
+const STRING_TRAVERSAL = COST.stringTraversalFactor;
+const REGEX_LENGTH = COST.regexStringLengthFactor;
 const LIST_CREATE = 10;
 const CALL = 1;
 
-const encoder = new TextEncoder();
+/** Whether the UTF-16 unit at `i` starts a surrogate pair (one code point of two units). */
+function pairAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 0xd800 || c > 0xdbff || i + 1 >= s.length) return false;
+  const d = s.charCodeAt(i + 1);
+  return d >= 0xdc00 && d <= 0xdfff;
+}
+
+/** A string's code points (Go's runes), counted without making strings. */
+function runes(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) if (pairAt(s, i)) i++;
+  return n;
+}
+
+/** A string's length in UTF-8 (as TextEncoder writes it: a lone surrogate as U+FFFD, 3 bytes), counted without encoding it. */
+function utf8Length(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (pairAt(s, i)) {
+      n += 4;
+      i++;
+    } else n += 3;
+  }
+  return n;
+}
 
 /** cel-go's actualSize: a string's runes, a list's or map's entries, an optional's value's; else 1. */
 function size(v: Val): number {
-  if (typeof v === 'string') {
-    let n = 0;
-    for (const _ of v) n++;
-    return n;
-  }
+  if (typeof v === 'string') return runes(v);
   if (v instanceof Uint8Array) return v.length;
   if (isCelList(v)) return (v as CelList).size;
   if (isCelMap(v)) return (v as CelMap).size;
@@ -637,7 +831,7 @@ function size(v: Val): number {
 
 /** library/cost.go traversalCost: strings and bytes by their length, lists and maps by their elements. */
 function traversal(v: Val): number {
-  if (typeof v === 'string') return Math.trunc(encoder.encode(v).length * STRING_TRAVERSAL);
+  if (typeof v === 'string') return Math.trunc(utf8Length(v) * STRING_TRAVERSAL);
   if (v instanceof Uint8Array) return Math.trunc(v.length * STRING_TRAVERSAL);
   if (isCelList(v)) {
     let c = 0;
@@ -706,8 +900,10 @@ export function callCost(fn: string, overloadId: string, args: readonly Val[], r
     if (typeof args[1] !== 'bigint') throw INTERNAL;
     return allocatingList(Number(args[1]), size(args[0]));
   }
-  if (overloadId === 'list_distinct' || /^list_.*_sort$/.test(overloadId)) return selfCompare(args[0]);
-  if (/^list_.*_sortByAssociatedKeys$/.test(overloadId)) return selfCompare(args[1]);
+  if (overloadId.startsWith('list_')) {
+    if (overloadId === 'list_distinct' || overloadId.endsWith('_sort')) return selfCompare(args[0]);
+    if (overloadId.endsWith('_sortByAssociatedKeys')) return selfCompare(args[1]);
+  }
   if (overloadId === 'list_sets_contains_list' || overloadId === 'list_sets_intersects_list') return sets(args, 1);
   if (overloadId === 'list_sets_equivalent_list') return sets(args, 2);
   const k8s = kubernetesCallCost(fn, overloadId, args, result);

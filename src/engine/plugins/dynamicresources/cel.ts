@@ -94,7 +94,8 @@ import { expandMacros, macroFuncs, macrosCost, type MacroNode, type MacroShape }
 import { optionalCost, optionalFuncs, optionalRegistry, optionalSyntaxFuncs } from './cel-optional';
 import { applyOptionalSyntax, optionalForEvaluation, scanOptionalSyntax } from './cel-optional-syntax';
 import { celGoSyntaxErrors } from './cel-syntax';
-import { children as exprChildren, constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
+import { constantRegexError, invalidMatchesLiterals, regexCost, regexFuncs } from './cel-regex';
+import { CONVERSIONS, exprChildren, qualifiedName } from './cel-ast';
 import { actualCost, COST_LIMIT_EXCEEDED, type ActualCost, type CostTracking } from './cel-runtime-cost';
 import { urlCost, urlFuncs, urlRegistry } from './cel-url';
 
@@ -714,28 +715,7 @@ const BINARY = new Set([
 function inCelGoOrder(expression: string, parsed: ReturnType<typeof parse>, errors: readonly CheckerError[]): string {
   const text = scanOptionalSyntax(expression).text;
   const positions = (parsed.sourceInfo?.positions ?? {}) as Record<string, number>;
-  const nodes = new Map<bigint, ExprNode>();
-  const walk = (e: ExprNode | undefined): void => {
-    if (!e) return;
-    nodes.set(e.id, e);
-    const k = e.exprKind;
-    if (k.case === 'callExpr') {
-      const c = k.value as { target?: ExprNode; args: readonly ExprNode[] };
-      walk(c.target);
-      c.args.forEach(walk);
-    } else if (k.case === 'selectExpr') walk((k.value as { operand?: ExprNode }).operand);
-    else if (k.case === 'listExpr') (k.value as { elements: readonly ExprNode[] }).elements.forEach(walk);
-    else if (k.case === 'structExpr') {
-      for (const entry of (k.value as { entries: readonly { value?: ExprNode; keyKind: { case: string; value?: unknown } }[] }).entries) {
-        if (entry.keyKind.case === 'mapKey') walk(entry.keyKind.value as ExprNode);
-        walk(entry.value);
-      }
-    } else if (k.case === 'comprehensionExpr') {
-      const c = k.value as Record<string, ExprNode | undefined>;
-      for (const part of ['iterRange', 'accuInit', 'loopCondition', 'loopStep', 'result']) walk(c[part]);
-    }
-  };
-  walk(parsed.expr as unknown as ExprNode);
+  const nodes = nodesById(parsed.expr as unknown as ExprNode);
   const offset = (id: bigint): number => {
     const at = positions[String(id)];
     if (at === undefined) return Number.MAX_SAFE_INTEGER;
@@ -845,18 +825,6 @@ interface ExprNode {
 /** Calls the planner handles itself rather than through a function. */
 const SPECIAL_CALLS = new Set(['_[_]', '_[?_]', '_?._', '_?_:_', '_&&_', '_||_', '@not_strictly_false', '__not_strictly_false__']);
 
-/** `a.b.c` as a name, as the planner resolves qualified function names (`sets.contains`). */
-function qualifiedName(e: ExprNode | undefined): string | undefined {
-  if (!e) return undefined;
-  if (e.exprKind.case === 'identExpr') return (e.exprKind.value as { name: string }).name;
-  if (e.exprKind.case === 'selectExpr') {
-    const v = e.exprKind.value as { operand?: ExprNode; field: string };
-    const q = qualifiedName(v.operand);
-    return q === undefined ? undefined : `${q}.${v.field}`;
-  }
-  return undefined;
-}
-
 /**
  * The calls of functions the environment does not declare, as cel-go's checker reports them
  * (`undeclared reference to 'f' (in container '')`, at the call): compile errors, not runtime ones.
@@ -868,7 +836,7 @@ function undeclaredFunctions(
   out: CheckerError[] = [],
 ): CheckerError[] {
   if (!e) return out;
-  const children: (ExprNode | undefined)[] = [];
+  let children: (ExprNode | undefined)[] = exprChildren(e);
   const k = e.exprKind;
   if (k.case === 'callExpr') {
     const call = k.value as { function: string; target?: ExprNode; args: readonly ExprNode[] };
@@ -878,20 +846,8 @@ function undeclaredFunctions(
     if (!qualified && !SPECIAL_CALLS.has(call.function) && (withheld.has(call.function) || !declared)) {
       out.push({ at: e.id, message: `undeclared reference to '${call.function}' (in container '')` });
     }
-    if (!qualified) children.push(call.target);
-    children.push(...call.args);
-  } else if (k.case === 'selectExpr') {
-    children.push((k.value as { operand?: ExprNode }).operand);
-  } else if (k.case === 'listExpr') {
-    children.push(...(k.value as { elements: readonly ExprNode[] }).elements);
-  } else if (k.case === 'structExpr') {
-    for (const entry of (k.value as { entries: readonly { value?: ExprNode; keyKind: { case: string; value?: unknown } }[] }).entries) {
-      if (entry.keyKind.case === 'mapKey') children.push(entry.keyKind.value as ExprNode);
-      children.push(entry.value);
-    }
-  } else if (k.case === 'comprehensionExpr') {
-    const c = k.value as Record<string, ExprNode | undefined>;
-    children.push(c['iterRange'], c['accuInit'], c['loopCondition'], c['loopStep'], c['result']);
+    // A qualified function's target is its name, not an operand.
+    if (qualified) children = [...call.args];
   }
   for (const child of children) undeclaredFunctions(child, env, withheld, out);
   return out;
@@ -1077,14 +1033,11 @@ function nodesById(e: ExprNode): ReadonlyMap<bigint, ExprNode> {
   const walk = (n: ExprNode | undefined): void => {
     if (!n) return;
     out.set(n.id, n);
-    for (const child of exprChildren(n as never) as (ExprNode | undefined)[]) walk(child);
+    for (const child of exprChildren(n)) walk(child);
   };
   walk(e);
   return out;
 }
-
-/** cel-go's type conversion functions (overloads.IsTypeConversionFunction). */
-const CONVERSIONS = new Set(['bool', 'bytes', 'double', 'duration', 'dyn', 'int', 'string', 'timestamp', 'type', 'uint']);
 
 /**
  * The error of a type conversion of a constant, which cel-go's planner evaluates while it builds
@@ -1095,7 +1048,7 @@ function constantConversionError(parsed: ParsedExpr, e: ExprNode): string | unde
   const folded = new Set<ExprNode>();
   const walk = (n: ExprNode | undefined): string | undefined => {
     if (!n) return undefined;
-    for (const child of exprChildren(n as never) as (ExprNode | undefined)[]) {
+    for (const child of exprChildren(n)) {
       const found = walk(child);
       if (found !== undefined) return found;
     }
@@ -1156,17 +1109,38 @@ function compile(expression: string): CompiledSelector {
     return { ok: false, error: e instanceof Error ? e.message : String(e) };
   }
   type Verdict = { ok: true; value: boolean } | { ok: false; error: string };
-  const tracking = costTracking(expression);
+  // What counting the actual cost needs; a selector it cannot be made for (a throw: none is known)
+  // is evaluated without the runtime limit, as one whose tree the walk does not cover.
+  let tracking: CostTracking | undefined;
+  try {
+    tracking = costTracking(expression);
+  } catch {
+    tracking = undefined;
+  }
   const run = (device: Device, driver: string): Verdict => {
-    // The runtime cost limit (cel-runtime-cost.ts): cel-go stops past it, whatever the value.
-    if (tracking && actualCost(tracking, deviceValue(device, driver), LIMIT)?.exceeded) return { ok: false, error: COST_LIMIT_EXCEEDED };
+    // The runtime cost limit (cel-runtime-cost.ts): cel-go stops past it, whatever the value. A
+    // walk that gives up (undefined) or throws leaves the selector to be evaluated without it.
+    let counted: ActualCost;
+    try {
+      counted = tracking && actualCost(tracking, deviceValue(device, driver), LIMIT);
+    } catch {
+      counted = undefined;
+    }
+    if (counted?.exceeded) return { ok: false, error: COST_LIMIT_EXCEEDED };
     let out: unknown;
     try {
       out = program({ device: deviceValue(device, driver) });
     } catch (e) {
       return { ok: false, error: e instanceof Error ? e.message : String(e) };
     }
-    if (isCelError(out)) return { ok: false, error: celGoRuntimeWords(out, errorContext(deviceValue(device, driver))) };
+    if (isCelError(out)) {
+      // cel-go's words for the error; @bufbuild/cel's own should finding them throw.
+      try {
+        return { ok: false, error: celGoRuntimeWords(out, errorContext(deviceValue(device, driver))) };
+      } catch {
+        return { ok: false, error: out.message };
+      }
+    }
     if (typeof out !== 'boolean') return { ok: false, error: `CEL result of type ${typeof out} could not be converted to bool` };
     return { ok: true, value: out };
   };

@@ -78,6 +78,21 @@ const TABLE: Array<[expression: string, short: Expected, long: Expected]> = [
   // sort: twice the square of the size (the lists extension's tracker).
   ['lists.range(706).sort().size() == 706', [997602, true], [997602, true]],
   ['lists.range(707).sort().size() == 707', 'exceeded', 'exceeded'],
+  // The type identifiers are constants, `list` and `map` too; a comprehension's variable of that
+  // name is a variable (an attribute).
+  ['lists.range(200000).all(i, type(i) != list)', 'exceeded', 'exceeded'],
+  ['lists.range(200000).all(i, type(i) != map)', 'exceeded', 'exceeded'],
+  ['lists.range(200000).all(i, [type(i)] != [list])', 'exceeded', 'exceeded'],
+  ['lists.range(3).all(i, type(i) != list)', [33, true], [33, true]],
+  ['lists.range(10).all(i, type(i) != map)', [82, true], [82, true]],
+  ['[1, 2].all(list, list > 0)', [11, true], [11, true]],
+  ['lists.range(200000).all(list, list >= 0)', 'exceeded', 'exceeded'],
+  // A message literal costs 40 (its fields as evaluated); a message type's name is a constant.
+  ['size([google.protobuf.Duration{seconds: 1}]) == 1', [52, true], [52, true]],
+  ['type(google.protobuf.Duration{}) == google.protobuf.Duration', [42, true], [42, true]],
+  ['lists.range(3).all(i, size([google.protobuf.Duration{seconds: i, nanos: 2}]) == 1)', [183, true], [183, true]],
+  ['size([google.protobuf.Duration{seconds: size(device.driver)}]) == 1', [55, true], [55, true]],
+  ['lists.range(200000).all(i, size([google.protobuf.Duration{seconds: i}]) == 1)', 'exceeded', 'exceeded'],
 ];
 
 describe('engine/plugins/dynamicresources/cel-runtime-cost: the runtime cost limit, as upstream counts it', function () {
