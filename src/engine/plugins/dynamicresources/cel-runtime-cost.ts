@@ -366,15 +366,8 @@ class Walk {
         const optional = new Set(k.value.optionalIndices ?? []);
         let bad: Val | undefined;
         for (const [i, el] of k.value.elements.entries()) {
-          let v = this.eval(el, scope);
-          if (!isErr(v) && optional.has(i)) {
-            if (!isOptional(v)) v = new Err('cannot initialize optional list element from non-optional value');
-            else {
-              const held = optionalHeld(v);
-              if (!held) continue;
-              v = held.value;
-            }
-          }
+          const v = optional.has(i) ? optionalMember(this.eval(el, scope), 'list element') : this.eval(el, scope);
+          if (v === undefined) continue;
           if (isErr(v)) {
             bad = v;
             break;
@@ -441,15 +434,8 @@ class Walk {
     let bad: Val | undefined;
     for (const [i, entry] of entries.entries()) {
       if (entry.keyKind.case !== 'fieldKey') throw UNSUPPORTED;
-      let v = this.eval(entry.value, scope);
-      if (!isErr(v) && entry.optionalEntry === true) {
-        if (!isOptional(v)) v = new Err('cannot initialize optional entry from non-optional value');
-        else {
-          const held = optionalHeld(v);
-          if (!held) continue;
-          v = held.value;
-        }
-      }
+      const v = entry.optionalEntry === true ? optionalMember(this.eval(entry.value, scope), 'entry') : this.eval(entry.value, scope);
+      if (v === undefined) continue;
       if (isErr(v)) {
         bad = v;
         break;
@@ -1077,3 +1063,13 @@ interface Job {
 
 const pending: Job[] = [];
 const programs = new WeakMap<CelEnv, (ctx: Record<string, unknown>) => unknown>();
+
+/**
+ * A list element or entry marked optional (`[?e]`, `{?k: v}`), as cel-go builds it: the value its
+ * optional holds, undefined when the optional is empty (left out), an error when it is no optional.
+ */
+function optionalMember(v: Val, what: string): Val | undefined {
+  if (isErr(v)) return v;
+  if (!isOptional(v)) return new Err(`cannot initialize optional ${what} from non-optional value`);
+  return optionalHeld(v)?.value;
+}
