@@ -148,7 +148,8 @@ export class LiveRun {
       },
       plan: (plan, cause) => {
         options.report.plan(plan, cause);
-        recording?.savePlan(plan);
+        // A plan taken from the cluster ('written') is not this run's: whoever made it keeps it (Apply records it applied).
+        if (cause !== 'written') recording?.savePlan(plan);
       },
       triggerScheduled: (trigger) => {
         options.report.triggerScheduled(trigger);

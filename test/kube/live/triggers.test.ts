@@ -101,6 +101,14 @@ describe('kube/live: ScheduleTriggers', function () {
     assert.match(result.stderr, /plan of pod set shop\/cart \(written\): 2 placed, 0 left out/);
     assert.doesNotMatch(result.stderr, /plan of pod set shop\/cart \((?!written)/);
     assert.equal(version(), before, 'the written plan is left as it was');
+    const store = await openTestStore(cluster.db);
+    try {
+      const plans = store.history({ podSet: 'cart' });
+      assert.ok(plans.ok);
+      assert.deepEqual(plans.value.items, [], 'a plan taken from the cluster is not recorded as this run’s');
+    } finally {
+      store.close();
+    }
   });
 
   it('dependsOn with requireReady: the dependent set waits until the pods of its dependency are Ready (their status conditions), not only bound', async () => {
