@@ -109,9 +109,14 @@ describe('real kube-apiserver: preemption by podplan run', function () {
       assert.match(metrics, /^scheduler_pod_scheduling_sli_duration_seconds_count\{attempts="\d+"\} 1$/m);
       assert.match(metrics, /^scheduler_scheduling_attempt_duration_seconds_bucket\{le="\+Inf",result="scheduled",profile="podplan"\} 1$/m);
       assert.match(metrics, /^process_cpu_seconds_total /m);
-    } finally {
+    } catch (e) {
+      // The failure as it happened, with what podplan printed (the check below would hide it).
       const stopped = await running.stop();
-      assert.equal(stopped.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/urgent to `)).length, 1, stopped.stdout);
+      throw new Error(`${e instanceof Error ? e.message : String(e)}\npodplan printed:\n${stopped.stdout}\n${stopped.stderr}`, {
+        cause: e,
+      });
     }
+    const stopped = await running.stop();
+    assert.equal(stopped.stdout.split('\n').filter((l) => l.startsWith(`bound ${ns}/urgent to `)).length, 1, stopped.stdout);
   });
 });

@@ -362,20 +362,6 @@ export class SchedulingQueue {
   }
 
   /**
-   * A held pod whose PreEnqueue plugins may let it in now (its preemption was carried out): asked
-   * again, and let in as an event moving it would (upstream movePodsToActiveOrBackoffQueue), to
-   * backoffQ while its back-off runs (so the watch brings its victims' deletion first), else activeQ.
-   * Returns whether it was let in.
-   */
-  release(id: string): boolean {
-    const entry = this.gated.get(id);
-    if (!entry || this.isGated(entry.queued.info) !== undefined) return false;
-    this.takeOut(id);
-    const { gatingPlugin: _gone, ...rest } = entry;
-    return this.requeue(rest, 'afterBackoff', eventLabel(EventForceActivate)) !== 'unschedulable';
-  }
-
-  /**
    * upstream Activate (after the pod's preemption was carried out, event ForceActivate): a pod
    * waiting among the unschedulable or held pods goes to activeQ, its PreEnqueue plugins asked again;
    * one in backoffQ goes to activeQ at once; one in flight has the event recorded for it alone, so

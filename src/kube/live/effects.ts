@@ -528,22 +528,26 @@ export class KubeSchedulingEffects implements SchedulingEffects {
     this.counts.victims += todo.length;
     for (const p of lower) void this.status.update(p, undefined, '');
     const failed: string[] = [];
-    await Promise.all(
-      todo.map((victim) => {
-        const id = podId(victim);
-        this.preemptingNow.add(id);
-        const done = this.preemptOne(preemptor, victim, node, schedulerName)
-          .then((ok) => {
-            if (!ok) failed.push(id);
-          })
-          .finally(() => {
-            this.preemptingNow.delete(id);
-            this.deletions.delete(done);
-          });
-        this.deletions.add(done);
-        return done;
-      }),
-    );
+    const evict = (victim: Pod): Promise<void> => {
+      const id = podId(victim);
+      this.preemptingNow.add(id);
+      const done = this.preemptOne(preemptor, victim, node, schedulerName)
+        .then((ok) => {
+          if (!ok) failed.push(id);
+        })
+        .finally(() => {
+          this.preemptingNow.delete(id);
+          this.deletions.delete(done);
+        });
+      this.deletions.add(done);
+      return done;
+    };
+    // As upstream's async preemption: all but the last victim at once, then the last once they are
+    // gone (skipped when one failed), so the watch shows the others going before the last's deletion.
+    const last = todo[todo.length - 1] as Pod;
+    await Promise.all(todo.slice(0, -1).map(evict));
+    if (failed.length === 0) await evict(last);
+    else failed.push(podId(last));
     return failed;
   }
 

@@ -148,8 +148,8 @@ export class LiveScheduler {
   private readonly unconfirmed = new Set<string>();
   /** Victims of a preemption this scheduler asked to delete, not yet seen deleted through the watch. */
   private readonly awaitingDeletion = new Set<string>();
-  /** Preemptors whose victims are still being evicted (upstream Executor.preempting). */
-  private readonly preempting = new Set<string>();
+  /** Preemptors whose victims are still being evicted (upstream Executor.preempting), with those victims. */
+  private readonly preempting = new Map<string, readonly string[]>();
   private readonly cycles = new Set<Promise<void>>();
   private readonly writes = new Set<Promise<void>>();
   private readonly planTimers = new Map<string, Timer>();
@@ -636,9 +636,15 @@ export class LiveScheduler {
     if (pod && this.options.effects) this.writeEffects(scheduler, pod, outcome, this.options.effects);
   }
 
-  /** Whether the pod's preemption is still being carried out (DefaultPreemption's PreEnqueue asks). */
+  /**
+   * Whether the pod's preemption is still being carried out (DefaultPreemption's PreEnqueue asks):
+   * its evictions are being made and a victim is not seen deleted yet. Once every victim is gone the
+   * pod goes ahead (upstream IsPodRunningPreemption's check of the last victim), so a deletion seen
+   * before the evictions returned does not leave it held.
+   */
   preemptionRunning(pod: Pod): boolean {
-    return this.preempting.has(podId(pod));
+    const victims = this.preempting.get(podId(pod));
+    return victims !== undefined && victims.some((v) => this.awaitingDeletion.has(v));
   }
 
   /** As kube-scheduler after a cycle: the Scheduled event, or FailedScheduling with the PodScheduled condition, and preemption's writes. */
@@ -675,7 +681,10 @@ export class LiveScheduler {
     for (const v of victims) this.awaitingDeletion.add(podId(v));
     // Upstream's async preemption: DefaultPreemption's PreEnqueue holds the preemptor until its victims' evictions are made.
     const preemptor = podId(pod);
-    this.preempting.add(preemptor);
+    this.preempting.set(
+      preemptor,
+      victims.map((v) => podId(v)),
+    );
     let failures = 0;
     void effects
       .preempt(pod, nominatedNode, victims, lower)
@@ -686,12 +695,10 @@ export class LiveScheduler {
       .catch(() => (failures = victims.length))
       .finally(() => {
         this.preempting.delete(preemptor);
-        const queue = entry?.scheduler.queue;
-        // An eviction failed: upstream activates the preemptor at once (no deletion event will come).
-        // Else it is let in as its victims' deletion events would (backoffQ first): an immediate retry
-        // could find the victims not yet terminating in the cache and preempt them again.
-        if (failures > 0) queue?.activate(preemptor);
-        else queue?.release(preemptor);
+        // As upstream's async preemption: activated at once only when an eviction failed (no deletion
+        // event will come); else its victims' events let it in once the cache shows them going, so
+        // a retry never finds a victim not yet terminating and preempts it again.
+        if (failures > 0) entry?.scheduler.queue.activate(preemptor);
       });
   }
 }

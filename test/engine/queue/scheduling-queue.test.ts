@@ -815,33 +815,6 @@ describe('engine/queue/scheduling-queue', () => {
     }
   });
 
-  // A held pod its PreEnqueue may let in now (its preemption carried out) goes where an event would
-  // move it: backoffQ while its back-off runs, then activeQ; one still held, or not held, stays.
-  describe('releases one held pod as an event would', () => {
-    const table: Array<{ name: string; waited: number; letIn: boolean; after: QueueName }> = [
-      { name: 'let in while backing off: backoffQ', waited: 0, letIn: true, after: 'backoff' },
-      { name: 'let in after its back-off: activeQ', waited: 2_000, letIn: true, after: 'active' },
-      { name: 'still held: stays held', waited: 0, letIn: false, after: 'gated' },
-    ];
-    for (const row of table) {
-      it(row.name, () => {
-        const clock = new ManualClock(0);
-        let found = true;
-        const queue = new SchedulingQueue({ clock, less: byPriority, ...held(() => found) });
-        queue.add(makePod('p').info);
-        const p = queue.pop();
-        assert.ok(p);
-        found = false;
-        queue.addBackoff(p);
-        assert.equal(queue.whereIs(p.info.id), 'gated');
-        clock.advance(row.waited);
-        found = row.letIn;
-        assert.equal(queue.release(p.info.id), row.letIn);
-        assert.equal(queue.whereIs(p.info.id), row.after);
-      });
-    }
-  });
-
   it('runs the PreEnqueue plugins on every move into activeQ or backoffQ: a pod they hold now waits gated', () => {
     const clock = new ManualClock(0);
     let found = true;
