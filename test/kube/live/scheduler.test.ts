@@ -324,6 +324,50 @@ describe('kube/live/scheduler', () => {
     });
   }
 
+  // A victim seen deleted before the evictions returned lets the preemptor go ahead at once
+  // (upstream IsPodRunningPreemption's check of the last victim): its deletion event is not lost on a
+  // preemptor still held.
+  it('a preemptor whose victims are all seen deleted goes ahead before its evictions return', async () => {
+    const clock = new ManualClock(0);
+    const binder = new InMemoryBinder();
+    const effects: SchedulingEffects = {
+      scheduled: () => undefined,
+      failed: () => undefined,
+      event: () => undefined,
+      preempt: () => new Promise(() => undefined),
+      inFlight: () => 0,
+      podObserved: () => undefined,
+      stop: () => Promise.resolve(),
+    };
+    const composed = composeLiveScheduler({
+      clock,
+      cache: liveCache(clock, 30_000),
+      binder,
+      effects,
+      writer: { writePlan: () => Promise.resolve({ ok: true }), setTriggerState: () => Promise.resolve({ ok: true }) },
+      report: { decision: () => undefined, plan: () => undefined, triggerScheduled: () => undefined, warning: () => undefined },
+    });
+    assert.ok(composed.ok);
+    const scheduler = composed.value;
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) {
+        clock.advance(1_000);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '1', memory: '8Gi', pods: '10' }).obj);
+    const victim = makePod('victim').req({ cpu: '1' }).node('n1').obj;
+    scheduler.podAdded(victim);
+    scheduler.podAdded(makePod('urgent').req({ cpu: '1' }).priority(100).scheduler('podplan').obj);
+    scheduler.setLeading(true);
+    await settle();
+    assert.equal(binder.bindings.get('default/urgent'), undefined, 'it waits for its victim');
+    scheduler.podDeleted(victim);
+    await settle();
+    assert.equal(binder.bindings.get('default/urgent'), 'n1');
+    await scheduler.stop();
+  });
+
   it('holds a trigger until the triggers it dependsOn have complete plans', async () => {
     const s = live();
     s.scheduler.nodeAdded(makeNode('n1').alloc({ cpu: '8', memory: '8Gi', pods: '10' }).obj);
